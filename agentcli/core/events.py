@@ -1,0 +1,217 @@
+"""The event vocabulary between the engine and its front ends.
+
+Every event is plain, frozen data. The engine emits them through one sink (a
+plain callable); front ends render them and the session store writes them.
+Subagent events carry the child's id in ``agent_id`` and the parent's
+``tool_use`` id in ``parent_tool_use_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+MAIN = "main"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts for one call or a running total, and the cost in USD when known."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float | None = None
+
+    def __add__(self, other: "Usage") -> "Usage":
+        if self.cost is None and other.cost is None:
+            cost = None
+        else:
+            cost = (self.cost or 0.0) + (other.cost or 0.0)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            cost,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    @property
+    def context_tokens(self) -> int:
+        """How much of the context window the prompt of this call filled."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Usage":
+        data = data or {}
+        return cls(**{f.name: data.get(f.name, f.default) for f in dataclasses.fields(cls)})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    agent_id: str = MAIN
+    parent_tool_use_id: str | None = None
+
+    @classmethod
+    def event_type(cls) -> str:
+        """The snake_case name used as ``"type"`` in JSON: ``ToolCallStarted`` → ``tool_call_started``."""
+        return _snake(cls.__name__)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, used by stream-json output and the session store."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.metadata.get("transient"):
+                continue
+            value = getattr(self, f.name)
+            out[f.name] = value.to_dict() if isinstance(value, Usage) else value
+        if "type" in out:  # SubagentStarted.type is the agent type
+            out["subagent_type"] = out.pop("type")
+        return {"type": self.event_type(), **out}
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserMessage(Event):
+    """A user-role message appended to an agent's history: the prompt, or tool results."""
+
+    content: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted(Event):
+    turn: int = 1
+    max_turns: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistantMessage(Event):
+    """The final content blocks of one assistant message, as appended to history."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallStarted(Event):
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallFinished(Event):
+    id: str
+    name: str
+    output: str
+    is_error: bool
+    seconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageUpdated(Event):
+    """Usage of one model call (``usage``) and the agent's running total (``total``)."""
+
+    usage: Usage
+    total: Usage
+    model: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentStarted(Event):
+    id: str
+    type: str  # the agent type, e.g. "general-purpose"; "subagent_type" in JSON
+    description: str
+    prompt: str
+    max_turns: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentFinished(Event):
+    id: str
+    status: str  # done | capped | timed_out | failed | cancelled | interrupted
+    result: str
+    turns: int
+    usage: Usage
+    seconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequested(Event):
+    """A tool call waits for the user. The front end resolves ``future`` with an Approval."""
+
+    tool: str
+    input: dict[str, Any]
+    description: str = ""
+    future: asyncio.Future[str] | None = field(default=None, compare=False, metadata={"transient": True})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    level: str  # info | warning | error
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnFinished(Event):
+    stop_reason: str | None
+
+
+# The answers a front end may give to an ApprovalRequested future.
+ALLOW_ONCE = "allow_once"
+ALLOW_SESSION = "allow_session"
+ALLOW_ALWAYS = "allow_always"
+DENY = "deny"
+
+Sink = Callable[[Event], None]
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+def _register() -> None:
+    for cls in (UserMessage, TurnStarted, TextDelta, AssistantMessage, ToolCallStarted,
+                ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
+                ApprovalRequested, Notice, TurnFinished):
+        EVENT_TYPES[_snake(cls.__name__)] = cls
+
+
+_register()
+
+
+def event_from_dict(data: dict[str, Any]) -> Event | None:
+    """Rebuild an event written by ``Event.to_dict``; None for unknown records."""
+    cls = EVENT_TYPES.get(data.get("type", ""))
+    if cls is None:
+        return None
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("transient"):
+            continue
+        key = "subagent_type" if f.name == "type" else f.name
+        if key in data:
+            value = data[key]
+            if f.name in ("usage", "total"):
+                value = Usage.from_dict(value)
+            kwargs[f.name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        return None

@@ -1,0 +1,148 @@
+"""What every tool is, the context it runs in, and input checking against its schema."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ..events import MAIN, Sink
+from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..permissions import Permissions
+    from ..subagents import Subagents
+
+# read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
+# task: starts a subagent (concurrent, main agent only).
+ToolKind = Literal["read", "edit", "exec", "task"]
+
+# Tool output longer than this is cut to head and tail (characters).
+OUTPUT_CAP = 30_000
+
+
+class ToolError(Exception):
+    """A failure the model should read: one clear sentence, returned with is_error."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Everything a tool call may use. One per agent; ``tool_use_id`` is set per call."""
+
+    workspace: Workspace
+    emit: Sink
+    permissions: "Permissions"
+    agent_id: str = MAIN
+    parent_tool_use_id: str | None = None
+    depth: int = 0  # 0 for the main agent, 1 for a subagent
+    subagents: "Subagents | None" = None
+    tool_use_id: str = ""
+    output_dir: Path | None = None  # where full copies of cut outputs go
+    env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
+
+    def for_call(self, tool_use_id: str) -> "ToolContext":
+        return dataclasses.replace(self, tool_use_id=tool_use_id)
+
+
+class Tool:
+    """A tool the model can call. Subclasses set the class attributes and implement run()."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_schema: ClassVar[dict[str, Any]]
+    kind: ClassVar[ToolKind] = "read"
+    key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        raise NotImplementedError
+
+    def schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    def summary(self, args: dict[str, Any]) -> str:
+        value = args.get(self.key_arg, "") if self.key_arg else ""
+        return str(value).splitlines()[0] if value else ""
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def check_input(tool: Tool, args: Any) -> str | None:
+    """Why ``args`` does not fit the tool's schema, in one sentence; None when it fits."""
+    schema = tool.input_schema
+    props: dict[str, Any] = schema.get("properties", {})
+    expected = _describe_params(schema)
+    if not isinstance(args, dict):
+        return f"{tool.name} expects a JSON object of arguments ({expected})."
+    missing = [name for name in schema.get("required", []) if name not in args]
+    if missing:
+        return f"{tool.name} is missing required argument {_names(missing)}; it takes {expected}."
+    unknown = [name for name in args if name not in props]
+    if unknown:
+        return f"{tool.name} has no argument {_names(unknown)}; it takes {expected}."
+    for name, value in args.items():
+        spec = props[name]
+        json_type = spec.get("type")
+        if json_type and not _is_type(value, json_type):
+            return f"{tool.name}: '{name}' must be {_article(json_type)}, not {_json_name(value)}."
+        if "enum" in spec and value not in spec["enum"]:
+            options = ", ".join(repr(v) for v in spec["enum"])
+            return f"{tool.name}: '{name}' must be one of {options}, not {value!r}."
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in spec and value < spec["minimum"]:
+                return f"{tool.name}: '{name}' must be at least {spec['minimum']}, not {value}."
+            if "maximum" in spec and value > spec["maximum"]:
+                return f"{tool.name}: '{name}' must be at most {spec['maximum']}, not {value}."
+    return None
+
+
+def _is_type(value: Any, json_type: str) -> bool:
+    if json_type in ("integer", "number") and isinstance(value, bool):
+        return False
+    if json_type == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES.get(json_type, (object,)))
+
+
+def _describe_params(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    parts = []
+    for name, spec in schema.get("properties", {}).items():
+        parts.append(f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}")
+    return ", ".join(parts) if parts else "no arguments"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
+def _article(json_type: str) -> str:
+    return ("an " if json_type[0] in "aeiou" else "a ") + json_type
+
+
+def _json_name(value: Any) -> str:
+    for name, types in _JSON_TYPES.items():
+        if name != "number" and isinstance(value, types) and not (name == "integer" and isinstance(value, bool)):
+            return _article(name)
+    if value is None:
+        return "null"
+    return _article("number") if isinstance(value, float) else type(value).__name__
+
+
+def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
+    """Cut ``text`` to its head and tail, with a marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit * 2 // 3]
+    tail = text[-(limit // 3):]
+    cut = len(text) - len(head) - len(tail)
+    lines = text.count("\n", len(head), len(text) - len(tail))
+    return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
