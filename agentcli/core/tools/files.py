@@ -1,0 +1,541 @@
+"""File tools: read_file, write_file and edit_file.
+
+All three confine paths to the workspace, do their blocking work in a thread, and
+turn every foreseeable failure into a ToolError the model can act on. Writes are
+atomic (temporary file + os.replace) and keep an existing file's mode; edits keep
+the file's line endings and encoding byte for byte outside the replaced text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import errno
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..workspace import OutsideWorkspace
+from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+
+DEFAULT_LIMIT = 2000  # lines read_file shows by default
+MAX_LINE_CHARS = 2000  # longer lines are cut with a marker
+BINARY_SNIFF = 8192  # a NUL byte in this many leading bytes marks a file as binary
+# read_file stops adding lines past this many characters, so the registry's head/tail
+# cut (OUTPUT_CAP) never lands in the middle of a file listing.
+READ_CHAR_BUDGET = OUTPUT_CAP - 1_000
+_LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def resolve_path(ctx: ToolContext, path: str) -> Path:
+    """The real path of a tool's ``path`` argument, confined to the workspace."""
+    if not path.strip():
+        raise ToolError("The path is empty; give a file path relative to the workspace root.")
+    try:
+        return ctx.workspace.resolve(path)
+    except OutsideWorkspace as exc:
+        raise ToolError(str(exc)) from None
+    except (OSError, RuntimeError) as exc:  # symlink loops and the like
+        raise ToolError(f"Cannot resolve {path}: {_reason(exc)}.") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
+
+
+def _os_error(exc: OSError, action: str, shown: str) -> ToolError:
+    """One sentence for an OSError raised while doing ``action`` ("read", "write"...) on ``shown``."""
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(f"File not found: {shown}.")
+    if isinstance(exc, PermissionError):
+        return ToolError(f"Permission denied: cannot {action} {shown}.")
+    if isinstance(exc, IsADirectoryError):
+        return ToolError(f"{shown} is a directory, not a file; use glob to list its files.")
+    if isinstance(exc, NotADirectoryError):
+        return ToolError(f"Cannot {action} {shown}: a component of the path is a file, not a directory.")
+    if exc.errno == errno.ENOSPC:
+        return ToolError(f"Cannot {action} {shown}: no space left on the device.")
+    if exc.errno == errno.EROFS:
+        return ToolError(f"Cannot {action} {shown}: the file system is read-only.")
+    return ToolError(f"Cannot {action} {shown}: {_reason(exc)}.")
+
+
+def _not_found(ctx: ToolContext, real: Path, shown: str, hint: str = "") -> ToolError:
+    """A "file not found" error, naming similar files in the nearest existing directory."""
+    parent = real.parent
+    while not parent.is_dir() and ctx.workspace.contains(parent.parent) and parent != parent.parent:
+        parent = parent.parent
+    suggestion = ""
+    try:
+        if parent.is_dir() and ctx.workspace.contains(parent):
+            names = [entry.name for _, entry in zip(range(5000), os.scandir(parent))]
+            close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
+            if close:
+                shown_close = ", ".join(ctx.workspace.relative(parent / name) for name in close)
+                suggestion = f" Did you mean {shown_close}?"
+    except OSError:
+        pass
+    return ToolError(f"File not found: {shown}.{suggestion}{hint}")
+
+
+def _require_regular(real: Path, shown: str) -> None:
+    """Refuse FIFOs, sockets and devices, which could block a read forever."""
+    if not stat.S_ISREG(os.stat(real).st_mode):
+        raise ToolError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read.")
+
+
+def decode_bytes(data: bytes) -> tuple[str, str]:
+    """Text and codec name: UTF-8 with BOM ("utf-8-sig"), UTF-8, or latin-1 as a last resort."""
+    if data.startswith(UTF8_BOM):
+        try:
+            return data.decode("utf-8-sig"), "utf-8-sig"
+        except UnicodeDecodeError:
+            return data[len(UTF8_BOM):].decode("latin-1"), "bom+latin-1"
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def encode_text(text: str, codec: str) -> bytes:
+    if codec == "bom+latin-1":
+        return UTF8_BOM + text.encode("latin-1")
+    return text.encode(codec)
+
+
+def is_binary(head: bytes) -> bool:
+    return b"\x00" in head[:BINARY_SNIFF]
+
+
+def atomic_write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` through a temporary file and os.replace; True when it created the file.
+
+    An existing file keeps its permission bits; a new one gets the usual 0o666 minus umask.
+    """
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+        created = False
+    except FileNotFoundError:
+        mode, created = None, True
+    if mode is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return created
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+# ---------------------------------------------------------------- read_file
+
+
+@dataclass
+class _Listing:
+    lines: list[str]
+    total: int  # lines in the file
+    first: int  # number of the first line shown
+    budget_hit: bool  # stopped early because of READ_CHAR_BUDGET
+
+
+def _read_listing(real: Path, offset: int, limit: int) -> _Listing | str:
+    """Numbered lines ``offset``..``offset+limit-1`` of ``real``; a note string for special cases.
+
+    Streams the file, so huge files cost only the lines shown. Each line is decoded on
+    its own (UTF-8, falling back to latin-1) and cut at MAX_LINE_CHARS characters.
+    """
+    with open(real, "rb") as handle:
+        head = handle.read(BINARY_SNIFF)
+        if not head:
+            return "empty"
+        if is_binary(head):
+            return "binary"
+        handle.seek(0)
+        shown: list[str] = []
+        used = 0
+        total = 0
+        budget_hit = False
+        last_wanted = offset + limit - 1
+        while total < last_wanted and not budget_hit:
+            raw = handle.readline(_LINE_READ_BYTES)
+            if not raw:
+                break
+            extra = 0  # bytes of this line beyond what was read
+            cut = not raw.endswith(b"\n")
+            if cut:  # a very long line (or the last one): skip the rest of it
+                while more := handle.readline(1 << 20):
+                    extra += len(more.rstrip(b"\r\n"))
+                    if more.endswith(b"\n"):
+                        break
+            total += 1
+            if total < offset:
+                continue
+            if total == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM):]
+            raw = raw.rstrip(b"\n")
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            text = _decode_line(raw, cut=cut and extra > 0)
+            length = len(text) + extra
+            if length > MAX_LINE_CHARS:
+                text = f"{text[:MAX_LINE_CHARS]}… [line cut: {length - MAX_LINE_CHARS:,} more characters]"
+            entry = f"{total:>6}\t{text}"
+            if shown and used + len(entry) + 1 > READ_CHAR_BUDGET:
+                budget_hit = True
+                break
+            shown.append(entry)
+            used += len(entry) + 1
+        total += _count_rest(handle)
+    return _Listing(shown, total, offset, budget_hit)
+
+
+def _count_rest(handle: Any) -> int:
+    """Lines from the current position of a binary file to its end."""
+    count = 0
+    last = b"\n"
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _decode_line(raw: bytes, cut: bool) -> str:
+    """UTF-8, else latin-1. A ``cut`` line may end in the middle of a UTF-8 character."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.start >= len(raw) - 3 and exc.reason == "unexpected end of data":
+            return raw[: exc.start].decode("utf-8", errors="replace")
+        return raw.decode("latin-1")
+
+
+class ReadFile(Tool):
+    name = "read_file"
+    description = (
+        "Read a text file from the workspace. Output is numbered like `cat -n`: the line number, "
+        "a tab, then the line. The numbers are not part of the file: never copy them into edit_file's "
+        "old_string. By default it shows the first 2000 lines; for longer files pass `offset` "
+        "(the first line number to show, 1-based) and `limit` (how many lines). Lines longer than "
+        "2000 characters are cut with a marker, and output stops at about 29,000 characters; a last "
+        "line then tells you which lines were shown and the offset to continue from. Binary files "
+        "are refused. Paths are relative to the workspace root (absolute paths inside it also work). "
+        "To list a directory use glob; to search contents use grep."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to read, relative to the workspace root."},
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Line number to start at (1-based). Default 1.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of lines to show. Default {DEFAULT_LIMIT}.",
+            },
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        real = resolve_path(ctx, args["path"])
+        offset = int(args.get("offset") or 1)
+        limit = int(args.get("limit") or DEFAULT_LIMIT)
+        return await asyncio.to_thread(self._read, ctx, real, offset, limit)
+
+    def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> str:
+        shown = ctx.workspace.relative(real)
+        if real.is_dir():
+            raise ToolError(
+                f"{shown} is a directory, not a file; use glob (e.g. pattern '*' with path '{shown}') to list it."
+            )
+        if not real.exists():
+            raise _not_found(ctx, real, shown)
+        try:
+            _require_regular(real, shown)
+            result = _read_listing(real, offset, limit)
+        except OSError as exc:
+            raise _os_error(exc, "read", shown) from None
+        if result == "empty":
+            return f"({shown} is empty.)"
+        if result == "binary":
+            raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes), so it cannot be shown as text.")
+        assert isinstance(result, _Listing)
+        if not result.lines:
+            raise ToolError(
+                f"{shown} has only {_plural(result.total, 'line')}, so offset {offset} is past its end."
+            )
+        last = result.first + len(result.lines) - 1
+        body = "\n".join(result.lines)
+        if result.first == 1 and last == result.total:
+            return body
+        if last < result.total:
+            why = " (output size limit reached)" if result.budget_hit else ""
+            footer = (
+                f"[Showed lines {result.first}-{last} of {result.total:,}{why}. "
+                f"To read more, call read_file with offset={last + 1}.]"
+            )
+        else:
+            footer = f"[Showed lines {result.first}-{last} of {result.total:,}; the file starts at offset=1.]"
+        return f"{body}\n{footer}"
+
+
+# ---------------------------------------------------------------- write_file
+
+
+def _write(real: Path, shown: str, content: str) -> bool:
+    if real.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path to write.")
+    data = content.encode("utf-8")
+    if real.is_file() and not content.startswith("\ufeff"):
+        try:
+            with open(real, "rb") as handle:
+                if handle.read(len(UTF8_BOM)) == UTF8_BOM:
+                    data = UTF8_BOM + data  # keep an existing file's byte-order mark
+        except OSError:
+            pass
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"Cannot write {shown}: part of its directory path is a file, not a directory.") from None
+    return atomic_write(real, data)
+
+
+class WriteFile(Tool):
+    name = "write_file"
+    description = (
+        "Create a file, or replace an existing file's entire contents, with `content` (written as "
+        "UTF-8; missing parent directories are created). The write is atomic and an existing file "
+        "keeps its permissions. Prefer edit_file for changing part of an existing file: it is safer "
+        "and cheaper. Read a file before overwriting it. Paths are relative to the workspace root."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to write, relative to the workspace root."},
+            "content": {"type": "string", "description": "The complete new contents of the file."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+    kind = "edit"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        real = resolve_path(ctx, args["path"])
+        shown = ctx.workspace.relative(real)
+        content: str = args["content"]
+        try:
+            created = await asyncio.to_thread(_write, real, shown, content)
+        except OSError as exc:
+            raise _os_error(exc, "write", shown) from None
+        lines = _plural(count_lines(content), "line")
+        return f"Created {shown} ({lines})." if created else f"Wrote {shown} ({lines})."
+
+
+# ---------------------------------------------------------------- edit_file
+
+
+_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _ranges(spans: list[tuple[int, int]], limit: int = 10) -> str:
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in spans[:limit]]
+    if len(spans) > limit:
+        parts.append(f"and {len(spans) - limit} more")
+    label = "line" if len(spans) == 1 and spans[0][0] == spans[0][1] else "lines"
+    return f"{label} {', '.join(parts)}"
+
+
+def _squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _no_match_hint(text: str, old: str) -> str:
+    """Why ``old`` may not have matched ``text``: whitespace, line-number prefixes, or the closest line."""
+    lines = text.split("\n")
+    if _LINE_NUMBER_PREFIX.search(old) and _LINE_NUMBER_PREFIX.sub("", old) in text:
+        return " old_string seems to include read_file's line-number prefixes; leave them out."
+    old_lines = [ln for ln in old.split("\n") if ln.strip()]
+    if not old_lines:
+        return " old_string contains only whitespace."
+    # Whitespace-insensitive search: compare runs of stripped lines.
+    squashed = [_squash(ln) for ln in lines]
+    wanted = [_squash(ln) for ln in old_lines]
+    candidates = [i for i, ln in enumerate(squashed) if ln and wanted[0] in ln]
+    for i in candidates:
+        window = [ln for ln in squashed[i:] if ln][: len(wanted)]
+        if len(window) == len(wanted) and all(
+            w == ln or (k == 0 and ln.endswith(w)) or (k == len(wanted) - 1 and ln.startswith(w))
+            for k, (w, ln) in enumerate(zip(wanted, window))
+        ):
+            return (
+                f" It matches near line {i + 1} if whitespace is ignored: check indentation "
+                "(tabs vs spaces) and trailing spaces, and copy the text exactly from read_file."
+            )
+    first = old_lines[0].strip()
+    stripped = [ln.strip() for ln in lines]
+    close = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    if close:
+        number = stripped.index(close[0]) + 1
+        shown = close[0] if len(close[0]) <= 200 else close[0][:200] + "…"
+        return f" The closest line is {number}: {shown!r}. Read the file again and copy the text exactly."
+    return " Read the file again and copy the text exactly, including whitespace."
+
+
+def _to_crlf(s: str) -> str:
+    return s.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str]:
+    if real.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file.")
+    if not real.exists():
+        raise _not_found(ctx, real, shown, " To create a new file, use write_file.")
+    _require_regular(real, shown)
+    with open(real, "rb") as handle:
+        data = handle.read()
+    if is_binary(data):
+        raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes); edit_file only edits text.")
+    text, codec = decode_bytes(data)
+
+    # Line endings: a file that mostly uses CRLF gets CRLF in the replacement too, even when
+    # the model wrote plain \n (read_file shows lines without their \r).
+    crlf = text.count("\r\n")
+    crlf_file = crlf > 0 and crlf >= text.count("\n") - crlf
+    count = text.count(old)
+    if count == 0 and crlf and "\n" in old and "\r\n" not in old and text.count(_to_crlf(old)):
+        old, new = _to_crlf(old), _to_crlf(new)
+        count = text.count(old)
+    elif crlf_file and "\n" not in old:
+        new = _to_crlf(new)
+    if count == 0:
+        hint = _no_match_hint(text.replace("\r\n", "\n"), old.replace("\r\n", "\n"))
+        raise ToolError(f"old_string was not found in {shown}.{hint}")
+    if count > 1 and not replace_all:
+        positions = []
+        start = text.find(old)
+        while start != -1 and len(positions) < 10:
+            positions.append(_line_of(text, start))
+            start = text.find(old, start + len(old))
+        where = ", ".join(str(n) for n in positions) + (", …" if count > len(positions) else "")
+        raise ToolError(
+            f"old_string matches {count} times in {shown} (at lines {where}); include more surrounding "
+            "lines to make it unique, or set replace_all to true to replace every occurrence."
+        )
+
+    # Build the new text and note where each replacement landed.
+    pieces: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    out_len = 0
+    out_lines = 1
+    new_nl = new.count("\n")
+    while True:
+        found = text.find(old, pos)
+        if found == -1 or (spans and not replace_all):
+            break
+        chunk = text[pos:found]
+        pieces.append(chunk)
+        out_lines += chunk.count("\n")
+        out_len += len(chunk)
+        end_line = out_lines + new_nl - (1 if new.endswith("\n") and new_nl else 0)
+        spans.append((out_lines, max(out_lines, end_line)))
+        pieces.append(new)
+        out_lines += new_nl
+        out_len += len(new)
+        pos = found + len(old)
+    pieces.append(text[pos:])
+    result = "".join(pieces)
+    try:
+        encoded = encode_text(result, codec)
+    except UnicodeEncodeError:
+        raise ToolError(
+            f"{shown} is latin-1 encoded and new_string contains characters latin-1 cannot represent; "
+            "use only latin-1 characters or rewrite the file with write_file (as UTF-8)."
+        ) from None
+    atomic_write(real, encoded)
+    return len(spans), _ranges(spans)
+
+
+class EditFile(Tool):
+    name = "edit_file"
+    description = (
+        "Replace exact text in an existing file. `old_string` must appear exactly once in the file "
+        "(include enough surrounding lines to make it unique) unless `replace_all` is true, which "
+        "replaces every occurrence (useful for renames). Copy old_string exactly from read_file's "
+        "output, with the same indentation, but without the line-number prefixes. The file keeps its "
+        "encoding (UTF-8, UTF-8 with BOM, or latin-1) and line endings (CRLF files stay CRLF even if "
+        "you write \\n). To create a file or rewrite it completely, use write_file."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to edit, relative to the workspace root."},
+            "old_string": {"type": "string", "description": "The exact text to replace."},
+            "new_string": {"type": "string", "description": "The text to put in its place (must differ)."},
+            "replace_all": {
+                "type": "boolean",
+                "description": "Replace every occurrence of old_string instead of requiring exactly one. Default false.",
+            },
+        },
+        "required": ["path", "old_string", "new_string"],
+        "additionalProperties": False,
+    }
+    kind = "edit"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        real = resolve_path(ctx, args["path"])
+        shown = ctx.workspace.relative(real)
+        old: str = args["old_string"]
+        new: str = args["new_string"]
+        replace_all = bool(args.get("replace_all", False))
+        if old == new:
+            raise ToolError("old_string and new_string are identical, so there is nothing to change.")
+        if old == "":
+            raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
+        try:
+            count, where = await asyncio.to_thread(_edit, ctx, real, shown, old, new, replace_all)
+        except OSError as exc:
+            raise _os_error(exc, "edit", shown) from None
+        return f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."

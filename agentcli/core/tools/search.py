@@ -1,0 +1,460 @@
+"""Search tools: grep (content search) and glob (file names), both on top of ripgrep.
+
+ripgrep comes from the ``ripgrep`` PyPI package, which installs an ``rg`` binary next to
+the Python interpreter; ``rg_path()`` finds it. Both tools run rg with the workspace root
+as the working directory, so every path they print is relative to the root, and both
+respect .gitignore (also outside git repositories), include hidden files and skip .git/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+from .files import resolve_path
+
+GREP_MAX_LINES = 250  # lines of grep output shown
+GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
+GREP_MAX_COLUMNS = 500  # longer matching lines are shortened by rg
+GLOB_MAX_FILES = 200
+_COUNT_LIMIT_BYTES = 256 * 1024 * 1024  # stop reading (and just say "more than") past this much output
+
+# Options every rg call shares: ignore user config, respect .gitignore even without git,
+# search hidden files but never the .git directory.
+COMMON_RG_ARGS = ("--no-config", "--no-require-git", "--hidden", "--glob", "!.git")
+
+
+def rg_path() -> str | None:
+    """Where the ripgrep binary is: on PATH, else next to the running Python (the PyPI package)."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    bindir = Path(sys.executable).parent
+    for name in ("rg", "rg.exe"):
+        candidate = bindir / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _require_rg() -> str:
+    found = rg_path()
+    if not found:
+        raise ToolError("ripgrep (rg) is not installed; install the 'ripgrep' Python package or put rg on PATH.")
+    return found
+
+
+@dataclass
+class _RgResult:
+    lines: list[str]  # the lines kept
+    total: int  # lines rg printed (at least; see more_than)
+    returncode: int
+    stderr: str
+    more_than: bool = False  # output was so large that counting stopped
+    budget_hit: bool = False
+
+
+async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None) -> _RgResult:
+    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            _require_rg(),
+            *args,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as exc:
+        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+    assert proc.stdout is not None and proc.stderr is not None
+    kept: list[str] = []
+    used = 0
+    total = 0
+    more_than = False
+    budget_hit = False
+    counting = False  # enough lines kept: from now on only count them
+
+    def full() -> bool:
+        return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
+
+    stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
+    try:
+        pending = b""
+        read_bytes = 0
+        while True:
+            chunk = await proc.stdout.read(1 << 16)
+            if not chunk:
+                break
+            read_bytes += len(chunk)
+            if counting:
+                total += chunk.count(b"\n")
+                if read_bytes > _COUNT_LIMIT_BYTES:
+                    more_than = True
+                    proc.kill()
+                    break
+                continue
+            parts = (pending + chunk).split(b"\n")
+            pending = parts.pop()
+            for raw in parts:
+                total += 1
+                if full():
+                    continue
+                line = raw.decode("utf-8", errors="replace")
+                if char_budget is not None and kept and used + len(line) + 1 > char_budget:
+                    budget_hit = True
+                    continue
+                kept.append(line)
+                used += len(line) + 1
+            counting = full()
+        if pending and not counting:
+            total += 1
+            if not full():
+                kept.append(pending.decode("utf-8", errors="replace"))
+        stderr = (await stderr_task).decode("utf-8", errors="replace")
+        returncode = await proc.wait()
+    finally:
+        if proc.returncode is None:
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            stderr_task.cancel()
+            await asyncio.shield(proc.wait())
+    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit)
+
+
+async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
+    """Read ``stream`` to its end, keeping the first ``keep`` bytes."""
+    data = bytearray()
+    while chunk := await stream.read(1 << 16):
+        if len(data) < keep:
+            data += chunk[: keep - len(data)]
+    return bytes(data)
+
+
+def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
+    text = stderr.strip()
+    if pattern is not None and "regex parse error" in text:
+        reason = next(
+            (ln.strip()[len("error:"):].strip() for ln in reversed(text.splitlines()) if ln.strip().startswith("error:")),
+            "invalid syntax",
+        )
+        return ToolError(
+            f"Invalid regular expression {pattern!r}: {reason}. grep uses Rust regex syntax; escape "
+            "characters such as ( ) [ ] { } . * + ? | with a backslash to match them literally."
+        )
+    lines = [ln.removeprefix("rg: ").strip() for ln in text.splitlines() if ln.strip()]
+    message = " ".join(lines)[:1000] or "unknown error"
+    return ToolError(f"ripgrep failed: {message.rstrip('.')}.")
+
+
+def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Path, str | None, str]:
+    """(real path, rg path argument or None for the root, name to show) for a tool's ``path``."""
+    if not path or path in (".", "./"):
+        return ctx.workspace.root, None, "the workspace"
+    real = resolve_path(ctx, path)
+    shown = ctx.workspace.relative(real)
+    if not real.exists():
+        raise ToolError(f"No such file or directory: {shown}.")
+    if need_dir and not real.is_dir():
+        raise ToolError(f"{shown} is a file, not a directory; glob's path must be a directory.")
+    if real == ctx.workspace.root:
+        return real, None, "the workspace"
+    return real, shown, shown
+
+
+# ---------------------------------------------------------------- grep
+
+
+class Grep(Tool):
+    name = "grep"
+    description = (
+        "Search file contents with ripgrep (Rust regex syntax, e.g. `def \\w+_user`, `log.*Error`; "
+        "escape ( ) [ ] { } . * + ? | to match them literally). Searches the workspace, or `path` "
+        "(a directory or a file). Files ignored by .gitignore are skipped (hidden files are searched, "
+        ".git/ never); `glob` narrows the files searched, e.g. '*.py' or 'src/**/*.{ts,tsx}'. "
+        "output_mode: 'content' (default) prints matching lines as `path:line:text` (with `context` "
+        "lines before and after, shown as `path-line-text`); 'files_with_matches' lists matching files; "
+        "'count' prints `path:count` of matching lines per file. Matching is case-sensitive unless "
+        "case_insensitive is true. Output stops after 250 lines (very long lines are shortened); "
+        "narrow the search when it does. Use this instead of running grep or rg through bash."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regular expression to search for."},
+            "path": {
+                "type": "string",
+                "description": "File or directory to search, relative to the workspace root. Default: the whole workspace.",
+            },
+            "glob": {
+                "type": "string",
+                "description": "Only search files whose path matches this glob, e.g. '*.py' or 'src/**/*.ts'.",
+            },
+            "output_mode": {
+                "type": "string",
+                "enum": ["content", "files_with_matches", "count"],
+                "description": "content (default): matching lines; files_with_matches: file paths; count: matches per file.",
+            },
+            "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 50,
+                "description": "Lines of context to show before and after each match (content mode only).",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "pattern"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        pattern: str = args["pattern"]
+        if pattern == "":
+            raise ToolError("The pattern is empty; give a regular expression to search for.")
+        mode = args.get("output_mode") or "content"
+        glob = args.get("glob") or None
+        _, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), False)
+
+        rg_args = [*COMMON_RG_ARGS, "--color", "never", "--no-heading", "--with-filename", "--sort", "path"]
+        rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
+        if args.get("case_insensitive"):
+            rg_args.append("--ignore-case")
+        if glob:
+            rg_args += ["--glob", glob]
+        if mode == "files_with_matches":
+            rg_args.append("--files-with-matches")
+        elif mode == "count":
+            rg_args.append("--count")
+        else:
+            rg_args.append("--line-number")
+            if args.get("context"):
+                rg_args += ["--context", str(int(args["context"]))]
+        rg_args += ["--regexp", pattern, "--"]
+        if target is not None:
+            rg_args.append(target)
+
+        result = await _run_rg(rg_args, ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET)
+        if result.returncode == 1 or (result.returncode == 0 and not result.lines):
+            scope = f" among files matching {glob!r}" if glob else ""
+            return f"No matches for {pattern!r} in {where}{scope} (files ignored by .gitignore were not searched)."
+        if result.returncode not in (0, 1) and not result.lines:
+            raise _rg_error(result.stderr, pattern)
+
+        out = list(result.lines)
+        if mode == "count":
+            counts = [ln.rsplit(":", 1)[-1] for ln in result.lines]
+            if len(result.lines) == result.total and all(c.isdigit() for c in counts):
+                matches = sum(int(c) for c in counts)
+                out.append(
+                    f"[{matches:,} matching line{'s' if matches != 1 else ''} in "
+                    f"{result.total:,} file{'s' if result.total != 1 else ''}]"
+                )
+        left = result.total - len(result.lines)
+        if left > 0 or result.more_than:
+            unit = "files" if mode in ("files_with_matches", "count") else "lines"
+            total = f"more than {result.total:,}" if result.more_than else f"{result.total:,}"
+            out.append(
+                f"[Output cut: showing {len(result.lines):,} of {total} {unit}; "
+                f"{'many' if result.more_than else f'{left:,}'} more left out. Narrow the search with "
+                "`path`, `glob` or a more specific pattern"
+                + (", or use output_mode 'files_with_matches' or 'count' to see where the matches are.]"
+                   if mode == "content" else ".]")
+            )
+        if result.returncode not in (0, 1) and result.stderr.strip():
+            first = result.stderr.strip().splitlines()[0].removeprefix("rg: ")
+            out.append(f"[Some files could not be searched: {first}]")
+        return "\n".join(out)
+
+
+# ---------------------------------------------------------------- glob
+
+
+def _expand_braces(pattern: str, limit: int = 256) -> list[str]:
+    """Expand {a,b} alternatives (nested too): 'src/*.{ts,tsx}' -> ['src/*.ts', 'src/*.tsx']."""
+    depth = 0
+    start = -1
+    for i, ch in enumerate(pattern):
+        if ch == "\\":
+            continue
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = pattern[start + 1 : i]
+                options, level, current = [], 0, ""
+                for c in body:
+                    if c == "," and level == 0:
+                        options.append(current)
+                        current = ""
+                        continue
+                    level += c == "{"
+                    level -= c == "}"
+                    current += c
+                options.append(current)
+                if len(options) < 2:
+                    continue
+                results: list[str] = []
+                for option in options:
+                    results.extend(_expand_braces(pattern[:start] + option + pattern[i + 1 :], limit))
+                    if len(results) >= limit:
+                        break
+                return results[:limit]
+    return [pattern]
+
+
+def _translate(pattern: str) -> str:
+    """A regex for one glob: ** crosses directories, * and ? stay within one, [..] is a class."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "*":
+            if pattern.startswith("**", i):
+                i += 2
+                while i < n and pattern[i] == "*":
+                    i += 1
+                if i < n and pattern[i] == "/":
+                    out.append("(?:.*/)?")  # zero or more directories
+                    i += 1
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(ch))
+            else:
+                body = pattern[i + 1 : j]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif ch == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A compiled matcher for paths relative to the search directory.
+
+    A pattern without a slash matches file names at any depth ('*.py' is '**/*.py').
+    """
+    pattern = pattern.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    alternatives = []
+    for alt in _expand_braces(pattern):
+        alt = alt.lstrip("/") if alt.startswith("/") else alt
+        if "/" not in alt.rstrip("/"):
+            alt = "**/" + alt
+        alt = alt.rstrip("/") if alt.endswith("/") else alt
+        alternatives.append(_translate(alt))
+    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
+
+
+def _by_mtime(root: Path, paths: list[str]) -> list[str]:
+    def key(p: str) -> tuple[float, str]:
+        try:
+            return (-os.stat(root / p).st_mtime, p)
+        except OSError:
+            return (0.0, p)
+
+    return sorted(paths, key=key)
+
+
+class Glob(Tool):
+    name = "glob"
+    description = (
+        "Find files by name with a glob pattern, newest first (by modification time). `*` matches "
+        "within one directory level, `**` across any number of directories, `?` one character, "
+        "`[abc]` a set, `{a,b}` alternatives. A pattern without a slash matches file names at any "
+        "depth: '*.py' finds every Python file, like '**/*.py'; 'src/*.py' only files directly in "
+        "src/. Patterns are relative to `path` (default: the workspace root). Lists files only (not "
+        "directories), skips files ignored by .gitignore and the .git directory, includes hidden "
+        "files. Shows at most 200 files. To search file contents, use grep."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Glob pattern, e.g. '**/*.ts', 'test_*.py', 'src/**/index.*'."},
+            "path": {
+                "type": "string",
+                "description": "Directory to search in, relative to the workspace root. Default: the workspace root.",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "pattern"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        pattern: str = args["pattern"]
+        if not pattern.strip():
+            raise ToolError("The pattern is empty; give a glob such as '**/*.py'.")
+        base, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), True)
+        if os.path.isabs(pattern):
+            try:
+                pattern = str(Path(pattern).relative_to(base))
+            except ValueError:
+                raise ToolError(
+                    f"The pattern {pattern} is an absolute path outside {where}; give a relative pattern "
+                    "and use `path` to choose the directory."
+                ) from None
+        try:
+            matcher = compile_glob(pattern)
+        except re.error as exc:
+            raise ToolError(f"Invalid glob pattern {pattern!r}: {exc}.") from None
+
+        rg_args = [*COMMON_RG_ARGS, "--files"]
+        if target is not None:
+            rg_args += ["--", target]
+        result = await _run_rg(rg_args, ctx.workspace.root, None, None)
+        if result.returncode not in (0, 1) and not result.lines:
+            raise _rg_error(result.stderr)
+        prefix = "" if target is None else target.rstrip("/") + "/"
+        matches = []
+        for line in result.lines:
+            if not line:
+                continue
+            inner = line[len(prefix):] if prefix and line.startswith(prefix) else line
+            if matcher.match(inner):
+                matches.append(line)
+        if not matches:
+            return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed)."
+        ordered = await asyncio.to_thread(_by_mtime, ctx.workspace.root, matches)
+        if len(ordered) > GLOB_MAX_FILES:
+            shown = ordered[:GLOB_MAX_FILES]
+            shown.append(
+                f"[Showing the {GLOB_MAX_FILES} most recently modified of {len(ordered):,} matching files; "
+                "use a more specific pattern or path to see the others.]"
+            )
+            return "\n".join(shown)
+        return "\n".join(ordered)

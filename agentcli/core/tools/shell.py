@@ -1,0 +1,336 @@
+"""The bash tool: run one shell command in the workspace, safely bounded.
+
+Each command runs as ``bash -c`` in its own session (so its own process group), with
+stdin closed and stdout and stderr merged into one pipe that this module owns. On
+timeout or cancellation the whole group is stopped: SIGTERM, a short grace, then
+SIGKILL, so background children such as ``sleep 1000 &`` die with it. When the command
+exits but a background child still holds the output pipe open, the group is stopped
+after a short wait instead of hanging until EOF. Output is kept as head and tail only,
+so a command printing gigabytes costs little memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import uuid
+from pathlib import Path
+from typing import Any, Mapping
+
+from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
+
+DEFAULT_TIMEOUT = 120  # seconds
+MAX_TIMEOUT = 600
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 1.0  # seconds to wait for end of output after the command itself exited
+BASH_CAP = OUTPUT_CAP - 1_000  # room for the status lines, so the registry never cuts again
+_HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
+_TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
+
+# Environment variables whose names contain one of these (any case) are not passed on.
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(value)
+
+
+def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for commands: ``base`` (default os.environ) without secret-looking variables.
+
+    A variable is dropped when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+    CREDENTIAL, ignoring case, unless ``keep_secrets`` is true.
+    """
+    env = dict(os.environ if base is None else base)
+    if not keep_secrets:
+        env = {k: v for k, v in env.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
+    return env
+
+
+# ---------------------------------------------------------------- process groups
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count, where /proc tells)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while loop.time() < deadline and _group_alive(pgid):
+            await asyncio.sleep(0.05)
+    finally:  # also when cancelled while waiting
+        if _group_alive(pgid):
+            _signal_group(pgid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- output capture
+
+
+class _Capture(asyncio.Protocol):
+    """Reads the command's output pipe, keeping head and tail, optionally copying all to a file."""
+
+    def __init__(self, done: asyncio.Future[None], spill_path: Path | None) -> None:
+        self.done = done
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.dropped = 0
+        self.dropped_lines = 0
+        self.spill_path = spill_path
+        self.spill: Any = None
+        self.spilled = False
+
+    def data_received(self, data: bytes) -> None:
+        self.total += len(data)
+        self._copy(data)
+        if len(self.head) < _HEAD_KEEP:
+            take = _HEAD_KEEP - len(self.head)
+            self.head += data[:take]
+            data = data[take:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * _TAIL_KEEP:
+                excess = len(self.tail) - _TAIL_KEEP
+                self.dropped += excess
+                self.dropped_lines += self.tail.count(b"\n", 0, excess)
+                del self.tail[:excess]
+
+    def _copy(self, data: bytes) -> None:
+        if self.spill_path is None:
+            return
+        try:
+            if self.spill is None:
+                if self.total <= BASH_CAP:
+                    return
+                self.spill_path.parent.mkdir(parents=True, exist_ok=True)
+                self.spill = open(self.spill_path, "wb")
+                self.spilled = True
+                earlier = bytes(self.head + self.tail)  # everything before this chunk (nothing dropped yet)
+                self.spill.write(earlier)
+            self.spill.write(data)
+        except OSError:
+            self.spill_path = None
+            self.spilled = False
+            self.close_spill()
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def close_spill(self) -> None:
+        if self.spill is not None:
+            try:
+                self.spill.close()
+            except OSError:
+                pass
+            self.spill = None
+
+    def text(self) -> str:
+        """The output, cut to head and tail (with cap_output's marker) when long."""
+        if not self.dropped:
+            return cap_output(_decode(bytes(self.head + self.tail)).rstrip("\n"), BASH_CAP)
+        head_text = _decode(bytes(self.head))
+        tail_text = _decode(bytes(self.tail)).rstrip("\n")
+        head = head_text[: BASH_CAP * 2 // 3]
+        tail = tail_text[-(BASH_CAP // 3) :]
+        cut = len(head_text) - len(head) + self.dropped + len(tail_text) - len(tail)
+        lines = head_text.count("\n", len(head)) + self.dropped_lines + tail_text.count("\n", 0, len(tail_text) - len(tail))
+        return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def _decode(data: bytes) -> str:
+    return _ANSI.sub("", data.decode("utf-8", errors="replace"))
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}"
+
+
+# ---------------------------------------------------------------- the tool
+
+
+class Bash(Tool):
+    name = "bash"
+    description = (
+        "Run a shell command with `bash -c` in the workspace root and return its output (stdout and "
+        "stderr merged). Use it for builds, tests, git, package managers and other programs; prefer "
+        "read_file, grep, glob and edit_file for reading, searching and editing files. Each call starts "
+        "fresh in the workspace root: `cd` and variables do not carry over, so chain steps with && "
+        "(e.g. `cd sub && make`). stdin is closed, so interactive prompts fail instead of waiting: "
+        "pass flags such as --yes, and avoid editors and pagers. `timeout` is in seconds (default 120, "
+        "max 600); on timeout the command and everything it started are killed. Background jobs that "
+        "keep the output open (`server &`) are stopped shortly after the command exits; to leave one "
+        "running, redirect its output: `server > server.log 2>&1 &`. Long output is cut to its "
+        "beginning and end. A non-zero exit code is reported as an error together with the output."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command line to run with bash -c."},
+            "timeout": {
+                "type": "number",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT,
+                "description": f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}.",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    kind = "exec"
+    key_arg = "command"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        command: str = args["command"]
+        if not command.strip():
+            raise ToolError("The command is empty.")
+        timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
+        timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
+        env = command_env(_truthy(ctx.env.get("keep_secret_env")))
+        bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
+        spill_path = None
+        if ctx.output_dir is not None:
+            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id) or uuid.uuid4().hex[:12]
+            spill_path = Path(ctx.output_dir) / f"bash-{stem}.txt"
+
+        loop = asyncio.get_running_loop()
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                bash,
+                "-c",
+                command,
+                cwd=str(ctx.workspace.root),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
+        finally:
+            os.close(write_fd)
+
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        done: asyncio.Future[None] = loop.create_future()
+        capture = _Capture(done, spill_path)
+        pgid = proc.pid
+        transport = None
+        timed_out = False
+        stray = False
+        try:
+            transport, _ = await loop.connect_read_pipe(lambda: capture, pipe)
+            try:
+                await asyncio.wait_for(proc.wait(), timeout)
+            except asyncio.TimeoutError:
+                timed_out = True
+                await stop_group(pgid)
+                await proc.wait()
+            try:
+                await asyncio.wait_for(asyncio.shield(done), DRAIN_GRACE)
+            except asyncio.TimeoutError:
+                # The command exited, but something it started still holds the output open.
+                stray = True
+                await stop_group(pgid)
+                try:
+                    await asyncio.wait_for(asyncio.shield(done), 1.0)
+                except asyncio.TimeoutError:
+                    pass  # held by a process outside the group: stop reading anyway
+        except BaseException:  # cancellation, mostly: leave nothing running
+            try:
+                await stop_group(pgid)
+            finally:
+                if proc.returncode is None:
+                    try:
+                        proc.kill()
+                    except ProcessLookupError:
+                        pass
+            try:
+                await asyncio.wait_for(proc.wait(), KILL_GRACE)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+            raise
+        finally:
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
+            capture.close_spill()
+
+        output = capture.text()
+        notes = []
+        if stray and not timed_out:
+            notes.append(
+                "[Background processes still holding the output open were stopped after the command exited; "
+                "to leave one running, redirect its output, e.g. `cmd > cmd.log 2>&1 &`.]"
+            )
+        if capture.spilled and spill_path is not None:
+            notes.append(f"[Full output ({capture.total:,} bytes) saved to {spill_path}]")
+        body = "\n".join([output or "(no output)", *notes])
+        if timed_out:
+            raise ToolError(
+                f"Command timed out and was killed after {_seconds(timeout)} s (pass a larger timeout, "
+                f"up to {MAX_TIMEOUT}, if it needs longer). Output so far:\n{body}"
+            )
+        code = proc.returncode
+        if code:
+            if code < 0:
+                try:
+                    how = f"was killed by {signal.Signals(-code).name}"
+                except ValueError:
+                    how = f"was killed by signal {-code}"
+                raise ToolError(f"Command {how} (exit code {code}).\n{body}")
+            raise ToolError(f"Command failed with exit code {code}.\n{body}")
+        return body
