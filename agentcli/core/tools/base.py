@@ -34,6 +34,7 @@ class ToolContext:
     emit: Sink
     permissions: "Permissions"
     agent_id: str = MAIN
+    agent_description: str = ""  # a subagent's task description, shown with its approval requests
     parent_tool_use_id: str | None = None
     depth: int = 0  # 0 for the main agent, 1 for a subagent
     subagents: "Subagents | None" = None

@@ -1,0 +1,128 @@
+"""The command line: parse flags, load settings, and hand over to a front end."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .config import ConfigError, Settings, load_settings
+from .core.permissions import MODES
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+class UsageError(Exception):
+    """A bad command line; the message is one sentence."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see agentcli --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
+               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents'.")
+    p.add_argument("--version", action="version", version=f"agentcli {__version__}")
+    p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
+                   help="run headless: answer PROMPT (or standard input) and exit")
+    p.add_argument("--plain", action="store_true", help="line mode instead of the full-screen app")
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output format")
+    p.add_argument("--model", help="model id (default: config, ANTHROPIC_MODEL, or a current Sonnet)")
+    p.add_argument("--permission-mode", choices=MODES, help="what runs without asking")
+    p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
+    p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
+    p.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session here")
+    p.add_argument("--resume", metavar="SESSION", help="resume a session by id")
+    return p
+
+
+def build_subcommand_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="agentcli")
+    sub = p.add_subparsers(dest="command", required=True)
+    sessions = sub.add_parser("sessions", help="list or show saved sessions")
+    sessions_sub = sessions.add_subparsers(dest="action", required=True)
+    ls = sessions_sub.add_parser("list", help="sessions of this workspace, newest first")
+    ls.add_argument("--all", action="store_true", help="every workspace")
+    ls.add_argument("--json", action="store_true", help="raw records")
+    show = sessions_sub.add_parser("show", help="a session's main transcript, or one subagent's")
+    show.add_argument("session")
+    show.add_argument("--agent", metavar="SUBAGENT_ID", help="a subagent id such as sa-1")
+    show.add_argument("--json", action="store_true", help="raw records")
+    sub.add_parser("agents", help="list the agent types available here")
+    return p
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        code = run(list(sys.argv[1:] if argv is None else argv))
+    except (UsageError, ConfigError) as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        print("agentcli: interrupted.", file=sys.stderr)
+        code = 130
+    sys.exit(code)
+
+
+def run(argv: list[str]) -> int:
+    root = Path.cwd()
+    if argv and argv[0] in ("sessions", "agents"):
+        args = build_subcommand_parser().parse_args(argv)
+        from . import commands
+
+        return commands.run(args, root)
+    args = build_parser().parse_args(argv)
+    if args.continue_ and args.resume:
+        raise UsageError("use either --continue or --resume, not both")
+    settings = load_settings(root, {
+        "model": args.model, "permission_mode": args.permission_mode,
+        "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
+    })
+    if args.prompt is not None:
+        return run_headless(args, settings, root)
+    if args.plain:
+        from .ui.plain import run_plain
+
+        return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
+    from .ui.tui.app import run_tui
+
+    return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+
+
+def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
+    from .core.llm import MissingCredentials, resolve_credentials
+    from .core.session import Session
+    from .core.workspace import Workspace
+    from .ui.headless import make_headless_output, run_headless as run_prompt
+
+    prompt = args.prompt
+    if prompt == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("-p needs a prompt, as an argument or on standard input")
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        raise UsageError("the prompt is empty")
+    try:
+        resolve_credentials()
+    except MissingCredentials as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 2
+    output = make_headless_output(args.output_format)
+    session = Session(settings, Workspace.at(root), output, interactive=False)
+    return asyncio.run(run_prompt(session, prompt, output))
+

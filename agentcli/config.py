@@ -1,0 +1,108 @@
+"""Settings: defaults < user TOML < project TOML < environment < command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .core.llm import DEFAULT_MODEL
+from .core.permissions import MODES
+
+
+class ConfigError(Exception):
+    """A setting a user wrote is wrong; the message says which and why."""
+
+
+@dataclass
+class Settings:
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 16_000
+    permission_mode: str = "default"
+    max_turns: int = 200  # main agent, per user message
+    subagent_max_turns: int = 30
+    subagent_timeout: float = 900.0  # seconds
+    max_parallel_subagents: int = 3
+    keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
+    theme: str = "agentcli"
+    # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
+    permissions: dict[str, list[str]] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # files that were read
+
+    def merge(self, values: dict[str, Any], source: str) -> None:
+        known = {f.name: f for f in dataclasses.fields(self) if f.name != "sources"}
+        for key, value in values.items():
+            key = key.replace("-", "_")
+            if key not in known:
+                raise ConfigError(f"{source}: unknown setting '{key}'.")
+            current = getattr(self, key)
+            if isinstance(current, dict):
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{source}: '{key}' must be a table.")
+                value = {**current, **value}
+            elif isinstance(current, bool):
+                value = _as_bool(value, key, source)
+            elif isinstance(current, (int, float)):
+                try:
+                    value = type(current)(value)
+                except (TypeError, ValueError):
+                    raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.") from None
+                if value <= 0:
+                    raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
+            setattr(self, key, value)
+        if self.permission_mode not in MODES:
+            raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
+                              f"not {self.permission_mode!r}.")
+        self.sources.append(source)
+
+
+def _as_bool(value: Any, key: str, source: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("1", "true", "yes", "on"):
+        return True
+    if str(value).lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}.")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}.") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+
+
+ENV_SETTINGS = {
+    "ANTHROPIC_MODEL": "model",
+    "AGENTCLI_MODEL": "model",
+    "AGENTCLI_PERMISSION_MODE": "permission_mode",
+    "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
+}
+
+
+def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+    settings = Settings()
+    for path in (paths.user_config_file(), paths.project_config_file(root)):
+        values = _read_toml(path)
+        if values:
+            settings.merge(values, str(path))
+    env = dict(os.environ) if env is None else env
+    from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
+    if from_env:
+        settings.merge(from_env, "environment")
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    if given:
+        settings.merge(given, "command line")
+    return settings

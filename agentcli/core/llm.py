@@ -1,0 +1,249 @@
+"""One streamed assistant message through the official SDK, turned into this project's terms.
+
+``anthropic`` is imported lazily: it costs about a second, and the TUI draws first.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from .events import Usage
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+PLACEHOLDER_KEY = "agentcli-no-key"  # sent to local servers (Ollama, vLLM) that ignore keys
+
+# USD per million tokens: input, output, cache write, cache read. Matched by prefix,
+# longest first; unknown models report tokens only.
+PRICES: dict[str, tuple[float, float, float, float]] = {
+    "claude-opus-4-5": (5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-6": (5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-1": (15.0, 75.0, 18.75, 1.50),
+    "claude-opus-4": (15.0, 75.0, 18.75, 1.50),
+    "claude-sonnet-4": (3.0, 15.0, 3.75, 0.30),
+    "claude-sonnet-5": (3.0, 15.0, 3.75, 0.30),
+    "claude-haiku-4-5": (1.0, 5.0, 1.25, 0.10),
+    "claude-3-5-haiku": (0.80, 4.0, 1.0, 0.08),
+}
+
+# Context window size in tokens; current Claude models have at least this much.
+DEFAULT_CONTEXT_WINDOW = 200_000
+
+
+def context_window(model: str) -> int:
+    return DEFAULT_CONTEXT_WINDOW
+
+
+class MissingCredentials(Exception):
+    """Neither an API key nor a base URL is configured."""
+
+
+class LLMError(Exception):
+    """A failed model call, described in one sentence a user can act on."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+MISSING_KEY_MESSAGE = (
+    "No API key: set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-…), "
+    "or point ANTHROPIC_BASE_URL at a local Anthropic-compatible server such as Ollama or vLLM."
+)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    api_key: str
+    base_url: str | None
+
+
+def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
+    """The key and base URL, as the SDK would read them; a placeholder key for local servers."""
+    env = dict(os.environ) if env is None else env
+    key = env.get("ANTHROPIC_API_KEY") or None
+    base_url = env.get("ANTHROPIC_BASE_URL") or None
+    if key is None and base_url is None:
+        raise MissingCredentials(MISSING_KEY_MESSAGE)
+    return Credentials(api_key=key or PLACEHOLDER_KEY, base_url=base_url)
+
+
+def price_for(model: str) -> tuple[float, float, float, float] | None:
+    for prefix in sorted(PRICES, key=len, reverse=True):
+        if model.startswith(prefix):
+            return PRICES[prefix]
+    return None
+
+
+def usage_with_cost(model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int) -> Usage:
+    price = price_for(model)
+    cost = None
+    if price is not None:
+        p_in, p_out, p_write, p_read = price
+        cost = (input_tokens * p_in + output_tokens * p_out + cache_write * p_write + cache_read * p_read) / 1e6
+    return Usage(input_tokens, output_tokens, cache_read, cache_write, cost)
+
+
+@dataclass
+class ModelReply:
+    """One finished assistant message: plain-dict blocks, why it stopped, and what it cost."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    usage: Usage
+    model: str = ""
+
+
+@dataclass
+class LLM:
+    """A model endpoint. One instance is shared by the main agent and its subagents."""
+
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 16_000
+    credentials: Credentials | None = None
+    max_retries: int = 2  # the SDK's own retries of the initial request
+    timeout: float = 600.0
+    _client: "AsyncAnthropic | None" = field(default=None, repr=False)
+
+    def client(self) -> "AsyncAnthropic":
+        if self._client is None:
+            from anthropic import AsyncAnthropic
+
+            creds = self.credentials or resolve_credentials()
+            self._client = AsyncAnthropic(
+                api_key=creds.api_key, base_url=creds.base_url,
+                max_retries=self.max_retries, timeout=self.timeout,
+            )
+        return self._client
+
+    async def stream(
+        self,
+        *,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+        model: str | None = None,
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelReply:
+        """Stream one assistant message; text deltas go to ``on_text`` as they arrive."""
+        model = model or self.model
+        params: dict[str, Any] = {
+            "model": model,
+            "max_tokens": max_tokens or self.max_tokens,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": with_cache_breakpoint(messages),
+        }
+        if tools:
+            params["tools"] = with_cache_breakpoint_on_last(tools)
+        if tool_choice:
+            params["tool_choice"] = tool_choice
+        import anthropic
+        import httpx2
+
+        try:
+            async with self.client().messages.stream(**params) as stream:
+                async for event in stream:
+                    if event.type == "text":
+                        on_text(event.text)
+                final = await stream.get_final_message()
+        except anthropic.APIError as exc:
+            raise describe_api_error(exc, self.client().base_url) from None
+        except (httpx2.HTTPError, httpx2.StreamError) as exc:  # the stream died mid-way
+            raise LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True) from None
+        u = final.usage
+        usage = usage_with_cost(
+            model, u.input_tokens or 0, u.output_tokens or 0,
+            getattr(u, "cache_read_input_tokens", 0) or 0,
+            getattr(u, "cache_creation_input_tokens", 0) or 0,
+        )
+        content = [block_to_dict(b) for b in final.content]
+        return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
+                          usage=usage, model=model)
+
+
+def block_to_dict(block: Any) -> dict[str, Any] | None:
+    """An SDK content block as the plain dict we keep in history (None for empty text)."""
+    if block.type == "text":
+        return {"type": "text", "text": block.text} if block.text else None
+    if block.type == "tool_use":
+        data = block.input if isinstance(block.input, dict) else {}
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
+    if block.type in ("thinking", "redacted_thinking"):
+        return block.model_dump(exclude_none=True)
+    return block.model_dump(exclude_none=True)
+
+
+def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = list(items)
+    out[-1] = {**out[-1], "cache_control": {"type": "ephemeral"}}
+    return out
+
+
+def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` whose latest block carries a cache breakpoint."""
+    if not messages:
+        return messages
+    out = list(messages)
+    last = copy.copy(out[-1])
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    last["content"] = with_cache_breakpoint_on_last(content)
+    out[-1] = last
+    return out
+
+
+def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
+    """Turn an SDK exception into an LLMError with one clear sentence (never the API key)."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIConnectionError):
+        reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
+        return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
+                        retryable=True)
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        message = _error_message(exc)
+        retry_after = _retry_after(exc)
+        if status == 401:
+            return LLMError(f"The API key was rejected (401): {message}. Check ANTHROPIC_API_KEY.", status=status)
+        if status == 403:
+            return LLMError(f"Permission denied by the API (403): {message}.", status=status)
+        if status == 404:
+            return LLMError(f"Not found (404): {message}. Check --model and ANTHROPIC_BASE_URL.", status=status)
+        if status == 429:
+            return LLMError(f"Rate limited (429): {message}.", status=status, retryable=True,
+                            retry_after=retry_after)
+        if status == 529 or status >= 500:
+            return LLMError(f"The API is overloaded or failing ({status}): {message}.", status=status,
+                            retryable=True, retry_after=retry_after)
+        return LLMError(f"The API refused the request ({status}): {message}.", status=status)
+    # A stream that died mid-way surfaces as a plain APIError.
+    return LLMError(f"The response stream failed: {exc}.", retryable=True)
+
+
+def _error_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"]).rstrip(".")
+    return str(getattr(exc, "message", exc)).rstrip(".")
+
+
+def _retry_after(exc: Any) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError):
+        return None

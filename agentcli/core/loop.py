@@ -1,0 +1,174 @@
+"""The agent loop: one loop for the main agent and every subagent.
+
+Each turn calls the model, streams its events out, runs the tool calls it asked
+for, and appends their results. Invariant: every ``tool_use`` gets exactly one
+``tool_result`` in the next user message, whatever happens (errors, cancellation,
+unknown tools), so the history is always one the API accepts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .events import (AssistantMessage, Event, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
+                     TurnStarted, Usage, UsageUpdated, UserMessage)
+from .llm import LLM, ModelReply
+from .tools import ToolOutcome, ToolRegistry
+from .tools.base import ToolContext
+
+INTERRUPTED = "Interrupted: the user stopped this call before it finished."
+CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
+           "Make the call again with less input, for example by splitting the work into smaller steps.")
+
+
+@dataclass
+class RunResult:
+    text: str  # the final assistant text
+    status: str  # done | capped
+    turns: int
+
+
+class Agent:
+    """A model, a history, tools and budgets. Subagents are Agents with their own state."""
+
+    def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
+                 max_turns: int, model: str | None = None, messages: list[dict[str, Any]] | None = None,
+                 turns: int = 0, usage: Usage | None = None) -> None:
+        self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
+        self.max_turns = max_turns
+        self.model = model or llm.model
+        self.messages: list[dict[str, Any]] = messages if messages is not None else []
+        self.turns = turns  # model calls made, over the agent's whole life
+        self.usage = usage or Usage()
+        self.last_usage = Usage()  # of the latest call: how full the context is
+
+    @property
+    def agent_id(self) -> str:
+        return self.ctx.agent_id
+
+    def emit(self, event_type: type[Event], **fields: Any) -> None:
+        self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
+                                 **fields))
+
+    async def run(self, prompt: str) -> RunResult:
+        """Work on ``prompt`` until the model answers without tools, or the turn cap."""
+        self.add_user([{"type": "text", "text": prompt}])
+        for _ in range(self.max_turns):
+            reply = await self.call_model(tools=self.tools.schemas())
+            calls = [b for b in reply.content if b["type"] == "tool_use"]
+            if reply.stop_reason == "cut_off":  # the model was told; let it try again
+                continue
+            if not calls:
+                return RunResult(final_text(reply.content), "done", self.turns)
+            await self.run_tools(calls)
+        return RunResult(self.last_text(), "capped", self.turns)
+
+    async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None
+                         ) -> ModelReply:
+        """One model call: streams text out and appends the assistant message."""
+        self.turns += 1
+        self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)
+        on_text = lambda text: self.emit(TextDelta, text=text)  # noqa: E731
+        try:
+            reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
+                                          on_text=on_text, model=self.model, tool_choice=tool_choice)
+            self.count(reply)
+            if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
+                # Never run a call whose input was cut off; retry once with room to finish it.
+                reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
+                                              on_text=on_text, model=self.model, tool_choice=tool_choice,
+                                              max_tokens=self.llm.max_tokens * 2)
+                self.count(reply)
+        except asyncio.CancelledError:
+            self.emit(TurnFinished, stop_reason="cancelled")
+            raise
+        if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
+            kept = [b for b in reply.content if b["type"] != "tool_use"] or [{"type": "text", "text": "…"}]
+            self.add_assistant(kept, reply.stop_reason)
+            self.add_user([{"type": "text", "text": CUT_OFF}])
+            return ModelReply(kept, "cut_off", reply.usage, reply.model)
+        self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
+        return reply
+
+    def count(self, reply: ModelReply) -> None:
+        self.usage = self.usage + reply.usage
+        self.last_usage = reply.usage
+        self.emit(UsageUpdated, usage=reply.usage, total=self.usage, model=reply.model)
+
+    async def run_tools(self, calls: list[dict[str, Any]]) -> None:
+        """Run one message's tool calls and append one result for each, even when cancelled."""
+        results: dict[str, ToolOutcome] = {}
+        stop_reason = "cancelled"
+        try:
+            for batch in self.batches(calls):
+                await asyncio.gather(*(self.run_tool(call, results) for call in batch))
+            stop_reason = "tool_use"
+        finally:
+            self.add_user([
+                {"type": "tool_result", "tool_use_id": call["id"], "is_error": outcome.is_error,
+                 "content": outcome.output or "(no output)"}
+                for call in calls
+                for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
+            ])
+            self.emit(TurnFinished, stop_reason=stop_reason)
+
+    def batches(self, calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """Consecutive read-only and task calls run together; writes and bash run alone, in order."""
+        batches: list[list[dict[str, Any]]] = []
+        for call in calls:
+            if self.tools.runs_concurrently(call["name"]) and batches and self.tools.runs_concurrently(
+                    batches[-1][0]["name"]):
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+        return batches
+
+    async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome]) -> None:
+        self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"])
+        started = time.monotonic()
+        outcome = ToolOutcome(INTERRUPTED, True)
+        try:
+            outcome = await self.tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
+        finally:
+            results[call["id"]] = outcome
+            self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
+                      is_error=outcome.is_error, seconds=time.monotonic() - started)
+
+    def add_user(self, content: list[dict[str, Any]]) -> None:
+        """Append a user message, merged into the previous one when that is a user message too."""
+        if self.messages and self.messages[-1]["role"] == "user":
+            previous = self.messages[-1]
+            merged = as_blocks(previous["content"]) + content
+            self.messages[-1] = {"role": "user", "content": merged}
+        else:
+            self.messages.append({"role": "user", "content": content})
+        self.emit(UserMessage, content=content)
+
+    def add_assistant(self, content: list[dict[str, Any]], stop_reason: str | None) -> None:
+        self.messages.append({"role": "assistant", "content": content})
+        self.emit(AssistantMessage, content=content, stop_reason=stop_reason)
+        if not has_tool_use(content):
+            self.emit(TurnFinished, stop_reason=stop_reason)
+
+    def last_text(self) -> str:
+        for message in reversed(self.messages):
+            if message["role"] == "assistant":
+                text = final_text(message["content"])
+                if text:
+                    return text
+        return ""
+
+
+def has_tool_use(content: list[dict[str, Any]]) -> bool:
+    return any(b.get("type") == "tool_use" for b in content)
+
+
+def final_text(content: list[dict[str, Any]]) -> str:
+    return "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
+
+
+def as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)

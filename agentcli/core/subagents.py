@@ -1,0 +1,214 @@
+"""The task tool: subagents with a fresh history, budgets, a parallel limit and a final summary.
+
+A subagent is the same ``Agent`` as the main one, with its own state. Its events go
+to the same sink tagged with its id; its messages never reach the parent. The parent
+gets only the child's final text and one footer line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agents import AgentType
+from .context import SUMMARY_REQUEST, subagent_system_prompt
+from .events import Event, SubagentFinished, SubagentStarted, ToolCallFinished, Usage
+from .llm import LLM, LLMError
+from .loop import Agent, final_text
+from .tools import Tool, ToolRegistry
+from .tools.base import ToolContext, ToolError
+
+SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
+
+
+@dataclass
+class Budgets:
+    max_turns: int = 30
+    timeout: float = 900.0
+    max_parallel: int = 3
+
+
+@dataclass
+class SubagentRecord:
+    """One subagent of this session: what it was asked, how it went, and its full transcript."""
+
+    id: str
+    type: str
+    description: str
+    prompt: str
+    tool_use_id: str
+    max_turns: int = 0
+    status: str = "queued"  # queued | running | done | capped | timed_out | failed | cancelled | interrupted
+    result: str = ""
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    started: float = 0.0  # time.monotonic() when it began running
+    tool_output_chars: int = 0  # tool output it read that never reached the parent
+    events: list[Event] = field(default_factory=list)
+    task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    cancel_requested: bool = False
+
+    @property
+    def footer(self) -> str:
+        tokens = f"{self.usage.total_tokens / 1000:.1f}k" if self.usage.total_tokens >= 1000 \
+            else str(self.usage.total_tokens)
+        turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
+        return f"[{self.id} · {self.status} · {turns} · {tokens} tokens · {self.seconds:.0f} s]"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
+                "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
+                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tool_output_chars // 4}
+
+
+class Subagents:
+    """Starts, limits, cancels and remembers the subagents of one session."""
+
+    def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType],
+                 budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None) -> None:
+        self.llm = llm
+        self.tools = tools.without("task")
+        self.agent_types = agent_types
+        self.budgets = budgets or Budgets()
+        self.type_settings = type_settings or {}
+        self.records: dict[str, SubagentRecord] = {}
+        self.next_number = 1
+        self._slots = asyncio.Semaphore(self.budgets.max_parallel)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for record in self.records.values():
+            total = total + record.usage
+        return total
+
+    def cancel(self, subagent_id: str) -> bool:
+        """Stop one subagent; its parent still gets a summary of what it did."""
+        record = self.records.get(subagent_id)
+        if record is None or record.task is None or record.task.done():
+            return False
+        record.cancel_requested = True
+        record.task.cancel()
+        return True
+
+    async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext) -> tuple[str, bool]:
+        """Run one subagent to the end. Returns the text for the parent and whether it is an error."""
+        agent_type = self.agent_types[type_name]
+        record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
+                                prompt=prompt, tool_use_id=ctx.tool_use_id, max_turns=self.max_turns(agent_type))
+        self.next_number += 1
+        self.records[record.id] = record
+        record.task = asyncio.create_task(self._run(record, agent_type, ctx), name=record.id)
+        await record.task  # cancelling the parent cancels this child too
+        text = f"{record.result}\n\n{record.footer}" if record.result else record.footer
+        return text, record.status == "failed"
+
+    def max_turns(self, agent_type: AgentType) -> int:
+        return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
+
+    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext) -> None:
+        def emit(event: Event) -> None:
+            record.events.append(event)
+            if isinstance(event, ToolCallFinished):
+                record.tool_output_chars += len(event.output)
+            parent.emit(event)
+
+        ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
+                                  parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
+                                  subagents=None, emit=emit, tool_use_id="")
+        overrides = self.type_settings.get(agent_type.name, {})
+        model = overrides.get("model") or agent_type.model
+        tools = self.tools if agent_type.tools is None else self.tools.only(agent_type.tools)
+        agent = Agent(llm=self.llm, tools=tools, ctx=ctx, system=subagent_system_prompt(parent.workspace, agent_type),
+                      max_turns=record.max_turns, model=None if model == "inherit" else model)
+        timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
+        record.started = time.monotonic()
+        emit(SubagentStarted(id=record.id, type=record.type, description=record.description, prompt=record.prompt,
+                             max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        try:
+            try:
+                async with self._slots:  # at most max_parallel children run at once; the rest wait here
+                    record.status = "running"
+                    async with asyncio.timeout(timeout):
+                        result = await agent.run(record.prompt)
+                record.status, record.result = result.status, result.text
+                if result.status == "capped":
+                    record.result = await self._summarize(agent, f"turns ({record.max_turns})")
+            except TimeoutError:
+                record.status = "timed_out"
+                record.result = await self._summarize(agent, f"time ({timeout:.0f} s)")
+            except LLMError as exc:
+                record.status, record.result = "failed", f"The subagent failed: {exc}"
+            except asyncio.CancelledError:
+                record.status = "cancelled"
+                if not record.cancel_requested:  # the parent itself is being cancelled
+                    record.result = agent.last_text()
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                record.result = await self._summarize(agent, "time: the user cancelled you") if agent.turns \
+                    else "Cancelled by the user before it started."
+        finally:
+            record.turns, record.usage = agent.turns, agent.usage
+            record.seconds = time.monotonic() - record.started
+            emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
+                                  usage=record.usage, seconds=record.seconds,
+                                  agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+
+    async def _summarize(self, agent: Agent, reason: str) -> str:
+        """One last call with no tools, so the parent always receives a text."""
+        agent.add_user([{"type": "text", "text": SUMMARY_REQUEST.format(reason=reason)}])
+        try:
+            async with asyncio.timeout(SUMMARY_TIMEOUT):
+                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"})
+            return final_text(reply.content) or agent.last_text()
+        except (LLMError, TimeoutError) as exc:
+            found = agent.last_text()
+            return f"{found}\n\n(No final summary: {exc})" if found else f"(No final summary: {exc})"
+
+
+class TaskTool(Tool):
+    name = "task"
+    kind = "task"
+    key_arg = "description"
+    description = ""
+    input_schema: dict[str, Any] = {}
+
+    def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
+        from .agents import BUILT_IN
+
+        self.agent_types = agent_types or BUILT_IN
+        listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
+        self.description = (
+            "Hand a self-contained errand to a subagent, which works with its own fresh context and tools "
+            "and returns only a short final answer. Use it for searches and investigations whose raw "
+            "output you do not need to keep, and for independent work that can run in parallel (several "
+            "task calls in one message run at the same time). The subagent knows nothing of this "
+            "conversation: write `prompt` as a complete brief with the goal, what you know, where to look, "
+            "and what to report.\n\nAgent types (subagent_type):\n" + listing
+        )
+        self.input_schema = {
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A 3-5 word summary shown to the user."},
+                "prompt": {"type": "string", "description": "The complete, self-contained brief."},
+                "subagent_type": {"type": "string", "enum": list(self.agent_types),
+                                  "description": "Which kind of subagent; default general-purpose."},
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": False,
+        }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        if ctx.depth > 0 or ctx.subagents is None:
+            raise ToolError("Subagents cannot start subagents; do this part of the work yourself.")
+        type_name = args.get("subagent_type") or "general-purpose"
+        if type_name not in ctx.subagents.agent_types:
+            raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
+        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx)
+        if failed:
+            raise ToolError(text)
+        return text

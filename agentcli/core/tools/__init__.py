@@ -1,0 +1,82 @@
+"""The tool registry: which tools an agent is offered, and the one place tool calls run."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input
+
+__all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    output: str
+    is_error: bool = False
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tools
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self._tools.values()]
+
+    def only(self, names: Iterable[str]) -> "ToolRegistry":
+        wanted = set(names)
+        return ToolRegistry(t for t in self._tools.values() if t.name in wanted)
+
+    def without(self, *names: str) -> "ToolRegistry":
+        return ToolRegistry(t for t in self._tools.values() if t.name not in names)
+
+    def runs_concurrently(self, name: str) -> bool:
+        tool = self._tools.get(name)
+        return tool is None or tool.kind in ("read", "task")
+
+    async def call(self, name: str, args: Any, ctx: ToolContext) -> ToolOutcome:
+        """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises."""
+        if name == "task" and ctx.depth > 0:
+            return ToolOutcome("Subagents cannot start subagents; do this part of the work yourself.", True)
+        tool = self._tools.get(name)
+        if tool is None:
+            offered = ", ".join(self._tools) or "none"
+            return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True)
+        problem = check_input(tool, args)
+        if problem:
+            return ToolOutcome(problem, True)
+        refusal = await ctx.permissions.authorize(tool, args, ctx)
+        if refusal:
+            return ToolOutcome(refusal, True)
+        try:
+            output = await tool.run(args, ctx)
+        except ToolError as exc:
+            return ToolOutcome(cap_output(str(exc), OUTPUT_CAP), True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug in a tool must not end the session
+            return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
+        return ToolOutcome(cap_output(output, OUTPUT_CAP))
+
+
+def default_tools(agent_types: dict | None = None) -> list[Tool]:
+    """Every built-in tool, ``task`` included, offering ``agent_types`` (default: the built-ins)."""
+    from ..subagents import TaskTool
+    from .files import EditFile, ReadFile, WriteFile
+    from .search import Glob, Grep
+    from .shell import Bash
+
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), TaskTool(agent_types)]

@@ -1,0 +1,80 @@
+"""Headless front end (-p): one prompt in, the answer out as text, JSON or a JSON event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import IO, Any
+
+from ..core.events import Event, Notice
+from ..core.llm import LLMError
+from ..core.session import Session
+
+FORMATS = ("text", "json", "stream-json")
+
+
+class HeadlessOutput:
+    """The sink for a headless run: writes stream-json lines, and notices to stderr."""
+
+    def __init__(self, output_format: str, out: IO[str], err: IO[str]) -> None:
+        self.format, self.out, self.err = output_format, out, err
+
+    def __call__(self, event: Event) -> None:
+        if self.format == "stream-json":
+            self.line(event.to_dict())
+        elif isinstance(event, Notice) and event.level in ("warning", "error"):
+            print(f"agentcli: {event.text}", file=self.err, flush=True)
+
+    def line(self, record: dict[str, Any]) -> None:
+        self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
+
+def summary(session: Session, result: str, is_error: bool, status: str) -> dict[str, Any]:
+    main = session.main
+    return {
+        "type": "result",
+        "subtype": status,
+        "result": result,
+        "is_error": is_error,
+        "session_id": session.id,
+        "num_turns": main.turns,
+        "model": main.model,
+        "usage": session.usage.to_dict(),
+        "main_usage": main.usage.to_dict(),
+        "tokens_kept_out": sum(r.tool_output_chars for r in session.subagents.records.values()) // 4,
+        "subagents": [r.to_dict() for r in session.subagents.records.values()],
+    }
+
+
+async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:
+    """Run one prompt to the end. Returns the process exit code."""
+    if output.format == "stream-json":
+        output.line({"type": "system", "subtype": "init", "session_id": session.id, "model": session.main.model,
+                     "cwd": str(session.workspace.root), "tools": session.main.tools.names(),
+                     "permission_mode": session.permissions.mode})
+    try:
+        run = await session.send(prompt)
+        text, status, is_error = run.text, run.status, run.status != "done"
+        reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
+    except LLMError as exc:
+        text, status, is_error, reason = str(exc), "error", True, str(exc)
+    except asyncio.CancelledError:
+        text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
+    finally:
+        session.close()
+    if output.format == "text":
+        if text and status != "error":
+            output.out.write(text.rstrip("\n") + "\n")
+            output.out.flush()
+    else:
+        output.line(summary(session, text, is_error, status))
+    if reason and output.format == "text":
+        print(f"agentcli: {reason}", file=output.err, flush=True)
+    return 130 if status == "interrupted" else (1 if is_error else 0)
+
+
+def make_headless_output(output_format: str) -> HeadlessOutput:
+    return HeadlessOutput(output_format, sys.stdout, sys.stderr)
+

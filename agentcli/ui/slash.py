@@ -1,0 +1,96 @@
+"""Slash commands shared by the TUI and line mode: names, help, parsing, and reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..core.events import Usage
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    args: str
+    help: str
+    front_ends: tuple[str, ...] = ("tui", "plain")
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "", "List commands and keys"),
+    SlashCommand("clear", "", "Start a fresh conversation (the session file keeps the old one)"),
+    SlashCommand("agents", "", "Show this session's subagents, and the agent types"),
+    SlashCommand("transcript", "N", "Print subagent N's full transcript", ("plain",)),
+    SlashCommand("cost", "", "Tokens and cost per agent and in total, and context use"),
+    SlashCommand("model", "NAME", "Switch the main agent's model"),
+    SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
+    SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
+    SlashCommand("exit", "", "Quit agentcli"),
+)
+ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
+
+
+class UnknownCommand(Exception):
+    pass
+
+
+def commands_for(front_end: str) -> list[SlashCommand]:
+    return [c for c in COMMANDS if front_end in c.front_ends]
+
+
+def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
+    """Split '/model opus' into the command and its argument text."""
+    head, _, rest = text.strip().lstrip("/").partition(" ")
+    name = ALIASES.get(head.lower(), head.lower())
+    for command in commands_for(front_end):
+        if command.name == name:
+            return command, rest.strip()
+    raise UnknownCommand(f"Unknown command /{head}; /help lists the commands.")
+
+
+def complete(prefix: str, front_end: str = "tui") -> list[SlashCommand]:
+    """Commands whose name starts with what follows the slash."""
+    typed = prefix.lstrip("/").lower()
+    return [c for c in commands_for(front_end) if c.name.startswith(typed)]
+
+
+def help_text(front_end: str) -> str:
+    width = max(len(f"/{c.name} {c.args}".strip()) for c in commands_for(front_end))
+    return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in commands_for(front_end))
+
+
+def tokens(n: int) -> str:
+    """12345 → '12.3k'."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def money(usage: Usage) -> str:
+    return "n/a" if usage.cost is None else f"${usage.cost:.4f}"
+
+
+def usage_line(label: str, usage: Usage) -> str:
+    return (f"{label:<10} in {tokens(usage.input_tokens):>7}  out {tokens(usage.output_tokens):>7}  "
+            f"cache read {tokens(usage.cache_read_tokens):>7}  write {tokens(usage.cache_write_tokens):>7}  "
+            f"{money(usage):>9}")
+
+
+def cost_report(session: "Session") -> str:
+    """Usage per agent and in total, how full the main context is, and what delegation kept out."""
+    lines = [usage_line("main", session.main.usage)]
+    for record in session.subagents.records.values():
+        lines.append(usage_line(record.id, record.usage) + f"  {record.description}")
+    lines.append(usage_line("total", session.usage))
+    lines.append(context_line(session))
+    kept = sum(r.tool_output_chars for r in session.subagents.records.values()) // 4
+    lines.append(f"kept out of main context: {tokens(kept)} tokens")
+    return "\n".join(lines)
+
+
+def context_line(session: "Session") -> str:
+    used, window = session.context_used(), session.context_window()
+    return f"main context: {tokens(used)} of {tokens(window)} tokens ({100 * used / window:.0f}%)"

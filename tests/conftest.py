@@ -1,0 +1,104 @@
+"""Shared fixtures: an isolated home, the stand-in API server, a workspace, and sessions on top."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from agentcli.config import Settings
+from agentcli.core.events import Event
+from agentcli.core.llm import LLM, Credentials
+from agentcli.core.session import Session
+from agentcli.core.workspace import Workspace
+from tests.fakes.anthropic_server import FakeAnthropic
+
+API_KEY = "sk-ant-test-SECRET-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads or writes the real home: AGENTCLI_HOME and XDG dirs point into tmp."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("AGENTCLI_HOME", str(home / "agentcli"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return home / "agentcli"
+
+
+@pytest.fixture
+def server() -> Any:
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.fixture
+def api_env(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Point the SDK at the stand-in server, with a key, through the environment."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    return {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": API_KEY}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A small real git repository to explore."""
+    root = tmp_path / "repo"
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "auth.py").write_text(
+        "import hashlib\n\n\ndef login(user, password):\n    \"\"\"Check a password.\"\"\"\n"
+        "    return handle_auth(user, password)\n\n\ndef handle_auth(user, password):\n"
+        "    return hashlib.sha256(password.encode()).hexdigest() == user.digest\n")
+    (root / "src" / "app" / "views.py").write_text("from .auth import login\n\n\ndef index():\n    return 'hi'\n")
+    (root / "README.md").write_text("# Demo app\n\nA tiny app for tests.\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "auth.py").write_text("def handle_auth(): pass  # generated, ignored\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Initial commit")
+    return root
+
+
+class Recorder:
+    """A sink that keeps every event, for assertions."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type, **match: Any) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)
+                and all(getattr(e, k) == v for k, v in match.items())]
+
+
+@pytest.fixture
+def make_session(server: FakeAnthropic, repo: Path) -> Callable[..., tuple[Session, Recorder]]:
+    """Build a Session on ``repo`` talking to the stand-in server through the real SDK."""
+    made: list[Session] = []
+
+    def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
+        settings = Settings(**overrides)
+        llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
+                  credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+        recorder = Recorder()
+        session = Session(settings, Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
+        made.append(session)
+        return session, recorder
+
+    yield build
+    for session in made:
+        session.close()

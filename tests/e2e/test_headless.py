@@ -1,0 +1,121 @@
+"""`agentcli -p` as a user runs it: a real subprocess, the real SDK, the stand-in server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import API_KEY
+from tests.fakes.anthropic_server import offers_tool, text, tool_use
+
+
+def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "agentcli", *args], cwd=cwd, env=full_env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def delegation_script(server):
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}),
+                text("Auth is handled in `src/app/auth.py:9`."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
+                text("handle_auth is defined at src/app/auth.py:9."))
+
+
+def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, isolated_home):
+    delegation_script(server)
+    proc = agentcli("-p", "Use a subagent to find where auth is handled", "--output-format", "json",
+                    cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["result"] == "Auth is handled in `src/app/auth.py:9`."
+    assert out["is_error"] is False and out["num_turns"] == 2 and out["session_id"]
+    assert out["usage"]["input_tokens"] > 0
+    [child] = out["subagents"]
+    assert {k: child[k] for k in ("id", "type", "description", "status", "turns")} == {
+        "id": "sa-1", "type": "general-purpose", "description": "Find auth handler", "status": "done", "turns": 2}
+    assert child["usage"]["output_tokens"] > 0 and child["seconds"] >= 0
+    # Transcripts are on disk, the child's in its own file, and the key is in none of them.
+    files = list(isolated_home.rglob("*.jsonl"))
+    assert any(f.name == "sa-1.jsonl" for f in files) and any(f.name == f"{out['session_id']}.jsonl" for f in files)
+    assert all(API_KEY not in f.read_text() for f in files)
+    server.assert_no_rejections()
+
+
+def test_text_output_prints_just_the_answer(server, api_env, repo):
+    server.script(text("Hello from the model."))
+    proc = agentcli("-p", "hi", cwd=repo, env=api_env)
+    assert (proc.returncode, proc.stdout) == (0, "Hello from the model.\n")
+
+
+def test_prompt_from_standard_input(server, api_env, repo):
+    server.script(text("Read it."))
+    proc = agentcli("-p", cwd=repo, env=api_env, stdin="what is this repo?")
+    assert proc.returncode == 0 and proc.stdout == "Read it.\n"
+    assert server.requests[0]["messages"][0]["content"][0]["text"] == "what is this repo?"
+
+
+def test_stream_json_starts_with_init_and_tags_child_events(server, api_env, repo):
+    delegation_script(server)
+    proc = agentcli("-p", "delegate it", "--output-format", "stream-json", cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init" and lines[0]["session_id"]
+    assert lines[-1]["type"] == "result" and lines[-1]["result"].startswith("Auth is handled")
+    task_call = next(e for e in lines if e["type"] == "tool_call_started" and e["name"] == "task")
+    child = [e for e in lines if e.get("agent_id") == "sa-1"]
+    assert child and all(e["parent_tool_use_id"] == task_call["id"] for e in child)
+    assert any(e["type"] == "subagent_started" and e["subagent_type"] == "general-purpose" for e in child)
+    assert any(e["type"] == "text_delta" for e in lines)
+
+
+def test_placeholder_key_when_only_a_base_url_is_set(server, repo):
+    server.script(text("local model says hi"))
+    proc = agentcli("-p", "hi", "--model", "qwen3:8b", cwd=repo, env={"ANTHROPIC_BASE_URL": server.base_url})
+    assert proc.returncode == 0, proc.stderr
+    assert server.requests[0]["model"] == "qwen3:8b"
+    headers = server.request_headers[0]
+    assert "agentcli-no-key" in (headers.get("x-api-key", "") + headers.get("authorization", ""))
+
+
+def test_missing_key_is_one_clear_sentence(repo):
+    proc = agentcli("-p", "hi", cwd=repo)
+    assert proc.returncode == 2
+    assert "ANTHROPIC_API_KEY" in proc.stderr and "ANTHROPIC_BASE_URL" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_dead_network_is_one_clear_sentence(repo):
+    proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"})
+    assert proc.returncode == 1
+    assert "could not connect" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bad_flags_are_one_clear_sentence(repo):
+    for args in (["--permission-mode", "yolo", "-p", "x"], ["--max-turns", "zero", "-p", "x"], ["--frobnicate"]):
+        proc = agentcli(*args, cwd=repo)
+        assert proc.returncode == 2, args
+        assert proc.stderr.startswith("agentcli: ") and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_api_error_exits_non_zero_with_the_reason(server, api_env, repo):
+    from tests.fakes.anthropic_server import error
+
+    server.script(*[error(401, "authentication_error", "invalid x-api-key")] * 3)
+    proc = agentcli("-p", "hi", "--output-format", "json", cwd=repo, env=api_env)
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["is_error"] is True and "API key was rejected" in out["result"]
+    assert API_KEY not in proc.stdout + proc.stderr
+
+
+def test_version(repo):
+    proc = agentcli("--version", cwd=repo)
+    assert proc.returncode == 0 and proc.stdout.startswith("agentcli ")
