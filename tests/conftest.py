@@ -92,7 +92,8 @@ def make_session(server: FakeAnthropic, repo: Path) -> Callable[..., tuple[Sessi
 
     def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
         settings = Settings(**overrides)
-        llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
+        llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
+                  stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
                   credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
         recorder = Recorder()
         session = Session(settings, Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)

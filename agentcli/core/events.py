@@ -99,6 +99,11 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TextReset(Event):
+    """The model call is being retried: drop the text streamed so far for this message."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class AssistantMessage(Event):
     """The final content blocks of one assistant message, as appended to history."""
 
@@ -157,6 +162,8 @@ class ApprovalRequested(Event):
     tool: str
     input: dict[str, Any]
     description: str = ""
+    reason: str = ""  # why it needs a yes, e.g. "files in .git/ are protected"; "" when nothing unusual
+    rules: tuple[str, ...] = ()  # what allow-for-session / always-allow record; empty: they count once
     future: asyncio.Future[str] | None = field(default=None, compare=False, metadata={"transient": True})
 
 
@@ -169,6 +176,17 @@ class Notice(Event):
 @dataclass(frozen=True, kw_only=True)
 class TurnFinished(Event):
     stop_reason: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compacted(Event):
+    """Older turns were replaced by a summary to free context."""
+
+    messages_summarized: int
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    messages: list[dict[str, Any]]  # the whole new history; resume starts from here
 
 
 # The answers a front end may give to an ApprovalRequested future.
@@ -187,9 +205,9 @@ def _snake(name: str) -> str:
 
 
 def _register() -> None:
-    for cls in (UserMessage, TurnStarted, TextDelta, AssistantMessage, ToolCallStarted,
+    for cls in (UserMessage, TurnStarted, TextDelta, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
-                ApprovalRequested, Notice, TurnFinished):
+                ApprovalRequested, Notice, TurnFinished, Compacted):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 
 

@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import json
 import os
+import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -47,11 +50,12 @@ class LLMError(Exception):
     """A failed model call, described in one sentence a user can act on."""
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, overflow: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.overflow = overflow  # the prompt no longer fits the context window
 
 
 MISSING_KEY_MESSAGE = (
@@ -104,14 +108,23 @@ class ModelReply:
 
 @dataclass
 class LLM:
-    """A model endpoint. One instance is shared by the main agent and its subagents."""
+    """A model endpoint. One instance is shared by the main agent and its subagents.
+
+    The SDK does not retry on its own here: ``stream`` retries overloads, server errors,
+    broken and stalled streams itself, so that each retry can be shown as a notice.
+    """
 
     model: str = DEFAULT_MODEL
     max_tokens: int = 16_000
     credentials: Credentials | None = None
-    max_retries: int = 2  # the SDK's own retries of the initial request
+    max_retries: int = 0  # the SDK's own retries; ours are ``retries``
+    retries: int = 8
+    retry_base_delay: float = 1.0  # seconds; doubles each attempt, capped at retry_max_delay
+    retry_max_delay: float = 30.0
+    stall_timeout: float = 60.0  # seconds without a stream event before the stream counts as dead
     timeout: float = 600.0
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
+    _can_count_tokens: bool = field(default=True, repr=False)
 
     def client(self) -> "AsyncAnthropic":
         if self._client is None:
@@ -131,11 +144,17 @@ class LLM:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
+        on_retry: Callable[[str], None] = lambda notice: None,
         model: str | None = None,
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> ModelReply:
-        """Stream one assistant message; text deltas go to ``on_text`` as they arrive."""
+        """Stream one assistant message; text deltas go to ``on_text`` as they arrive.
+
+        Failures before any content block completed are retried with backoff (``on_retry``
+        gets a one-line notice each time). When the stream dies after some blocks completed,
+        those blocks come back with stop_reason ``"incomplete"``: nothing is asked twice.
+        """
         model = model or self.model
         params: dict[str, Any] = {
             "model": model,
@@ -147,28 +166,93 @@ class LLM:
             params["tools"] = with_cache_breakpoint_on_last(tools)
         if tool_choice:
             params["tool_choice"] = tool_choice
+        attempt = 0
+        while True:
+            try:
+                return await self._stream_once(params, model, on_text)
+            except LLMError as exc:
+                attempt += 1
+                if not exc.retryable or attempt > self.retries:
+                    raise
+                delay = self.backoff(attempt, exc.retry_after)
+                on_retry(f"{exc} Retrying in {delay:.0f} s ({attempt}/{self.retries}).")
+                await asyncio.sleep(delay)
+
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.retry_max_delay * 2)
+        delay = min(self.retry_base_delay * 2 ** (attempt - 1), self.retry_max_delay)
+        return delay * random.uniform(0.75, 1.25)
+
+    async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None]) -> ModelReply:
         import anthropic
         import httpx2
 
+        completed: list[dict[str, Any]] = []
+        stream = None
         try:
             async with self.client().messages.stream(**params) as stream:
-                async for event in stream:
+                events = stream.__aiter__()
+                while True:
+                    try:
+                        event = await asyncio.wait_for(events.__anext__(), self.stall_timeout)
+                    except StopAsyncIteration:
+                        break
                     if event.type == "text":
                         on_text(event.text)
+                    elif event.type == "content_block_stop":
+                        block = block_to_dict(event.content_block)
+                        if block is not None:
+                            completed.append(block)
                 final = await stream.get_final_message()
-        except anthropic.APIError as exc:
-            raise describe_api_error(exc, self.client().base_url) from None
-        except (httpx2.HTTPError, httpx2.StreamError) as exc:  # the stream died mid-way
-            raise LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True) from None
-        u = final.usage
-        usage = usage_with_cost(
-            model, u.input_tokens or 0, u.output_tokens or 0,
-            getattr(u, "cache_read_input_tokens", 0) or 0,
-            getattr(u, "cache_creation_input_tokens", 0) or 0,
-        )
+        except Exception as exc:
+            if isinstance(exc, LLMError):
+                error = exc
+            elif isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+                error = LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).",
+                                 retryable=True)
+            elif isinstance(exc, anthropic.APIError):
+                error = describe_api_error(exc, self.client().base_url)
+            elif isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
+                error = LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
+            else:
+                raise
+            if completed and error.retryable:  # keep what completed; never ask for it twice
+                snapshot = stream.current_message_snapshot if stream is not None else None
+                return ModelReply(completed, "incomplete", _usage(model, snapshot), model)
+            raise error from None
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
-                          usage=usage, model=model)
+                          usage=_usage(model, final), model=model)
+
+    async def count_tokens(self, *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                           model: str | None = None) -> int | None:
+        """The server's token count for a prompt, or None where the server does not offer one."""
+        if not self._can_count_tokens:
+            return None
+        try:
+            params: dict[str, Any] = {"model": model or self.model, "system": system, "messages": messages}
+            if tools:
+                params["tools"] = tools
+            result = await self.client().messages.count_tokens(**params)
+            return int(result.input_tokens)
+        except Exception:  # Ollama and others: no such endpoint; estimate instead
+            self._can_count_tokens = False
+            return None
+
+
+def _usage(model: str, message: Any) -> Usage:
+    u = getattr(message, "usage", None)
+    if u is None:
+        return Usage()
+    return usage_with_cost(model, u.input_tokens or 0, u.output_tokens or 0,
+                           getattr(u, "cache_read_input_tokens", 0) or 0,
+                           getattr(u, "cache_creation_input_tokens", 0) or 0)
+
+
+def estimate_tokens(*parts: Any) -> int:
+    """A rough token count (about four characters a token) for servers that report none."""
+    return sum(len(p) if isinstance(p, str) else len(json.dumps(p, default=str)) for p in parts) // 4
 
 
 def block_to_dict(block: Any) -> dict[str, Any] | None:
@@ -214,6 +298,9 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         message = _error_message(exc)
+        if _error_type(exc) in ("overloaded_error", "api_error", "rate_limit_error") and status < 400:
+            # An error event in the middle of a stream that began as 200.
+            return LLMError(f"The API failed mid-response ({_error_type(exc)}): {message}.", retryable=True)
         retry_after = _retry_after(exc)
         if status == 401:
             return LLMError(f"The API key was rejected (401): {message}. Check ANTHROPIC_API_KEY.", status=status)
@@ -227,7 +314,8 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
         if status == 529 or status >= 500:
             return LLMError(f"The API is overloaded or failing ({status}): {message}.", status=status,
                             retryable=True, retry_after=retry_after)
-        return LLMError(f"The API refused the request ({status}): {message}.", status=status)
+        overflow = "prompt is too long" in message.lower() or "context window" in message.lower()
+        return LLMError(f"The API refused the request ({status}): {message}.", status=status, overflow=overflow)
     # A stream that died mid-way surfaces as a plain APIError.
     return LLMError(f"The response stream failed: {exc}.", retryable=True)
 
@@ -239,6 +327,12 @@ def _error_message(exc: Any) -> str:
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"]).rstrip(".")
     return str(getattr(exc, "message", exc)).rstrip(".")
+
+
+def _error_type(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    err = body.get("error") if isinstance(body, dict) else None
+    return str(err.get("type", "")) if isinstance(err, dict) else ""
 
 
 def _retry_after(exc: Any) -> float | None:

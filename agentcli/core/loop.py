@@ -13,15 +13,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .events import (AssistantMessage, Event, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
-                     TurnStarted, Usage, UsageUpdated, UserMessage)
-from .llm import LLM, ModelReply
+from . import compaction
+from .events import (AssistantMessage, Event, Notice, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
+                     TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
+from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
 from .tools.base import ToolContext
 
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
            "Make the call again with less input, for example by splitting the work into smaller steps.")
+BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
 
 
 @dataclass
@@ -36,7 +38,7 @@ class Agent:
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
                  max_turns: int, model: str | None = None, messages: list[dict[str, Any]] | None = None,
-                 turns: int = 0, usage: Usage | None = None) -> None:
+                 turns: int = 0, usage: Usage | None = None, compact_threshold: float = 0.85) -> None:
         self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
         self.max_turns = max_turns
         self.model = model or llm.model
@@ -44,6 +46,8 @@ class Agent:
         self.turns = turns  # model calls made, over the agent's whole life
         self.usage = usage or Usage()
         self.last_usage = Usage()  # of the latest call: how full the context is
+        self.compact_threshold = compact_threshold  # share of the window that triggers compaction
+        self.compactions_in_a_row = 0
 
     @property
     def agent_id(self) -> str:
@@ -59,7 +63,7 @@ class Agent:
         for _ in range(self.max_turns):
             reply = await self.call_model(tools=self.tools.schemas())
             calls = [b for b in reply.content if b["type"] == "tool_use"]
-            if reply.stop_reason == "cut_off":  # the model was told; let it try again
+            if reply.stop_reason == "cut_off":  # the model was told why; let it go on
                 continue
             if not calls:
                 return RunResult(final_text(reply.content), "done", self.turns)
@@ -69,28 +73,58 @@ class Agent:
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None
                          ) -> ModelReply:
         """One model call: streams text out and appends the assistant message."""
+        if compaction.needed(self):
+            await compaction.compact(self, reason="the context was nearly full")
         self.turns += 1
         self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)
-        on_text = lambda text: self.emit(TextDelta, text=text)  # noqa: E731
         try:
-            reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
-                                          on_text=on_text, model=self.model, tool_choice=tool_choice)
-            self.count(reply)
+            reply = await self.stream(tools, tool_choice)
             if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
                 # Never run a call whose input was cut off; retry once with room to finish it.
-                reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
-                                              on_text=on_text, model=self.model, tool_choice=tool_choice,
-                                              max_tokens=self.llm.max_tokens * 2)
-                self.count(reply)
+                reply = await self.stream(tools, tool_choice, max_tokens=self.llm.max_tokens * 2)
         except asyncio.CancelledError:
             self.emit(TurnFinished, stop_reason="cancelled")
             raise
+        if not compaction.needed(self):
+            self.compactions_in_a_row = 0
         if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
             kept = [b for b in reply.content if b["type"] != "tool_use"] or [{"type": "text", "text": "…"}]
             self.add_assistant(kept, reply.stop_reason)
             self.add_user([{"type": "text", "text": CUT_OFF}])
             return ModelReply(kept, "cut_off", reply.usage, reply.model)
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
+        if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
+            self.add_user([{"type": "text", "text": BROKEN_OFF}])
+            return ModelReply(reply.content, "cut_off", reply.usage, reply.model)
+        return reply
+
+    async def stream(self, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None,
+                     max_tokens: int | None = None) -> ModelReply:
+        """Stream one reply; compact and try again if the prompt no longer fits."""
+        streamed = False
+
+        def on_text(text: str) -> None:
+            nonlocal streamed
+            streamed = True
+            self.emit(TextDelta, text=text)
+
+        def on_retry(notice: str) -> None:
+            nonlocal streamed
+            if streamed:
+                self.emit(TextReset)
+                streamed = False
+            self.emit(Notice, level="warning", text=notice)
+
+        while True:
+            try:
+                reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
+                                              on_text=on_text, on_retry=on_retry, model=self.model,
+                                              tool_choice=tool_choice, max_tokens=max_tokens)
+                break
+            except LLMError as exc:
+                if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
+                    raise
+        self.count(reply)
         return reply
 
     def count(self, reply: ModelReply) -> None:

@@ -92,7 +92,8 @@ def test_missing_key_is_one_clear_sentence(repo):
 
 
 def test_dead_network_is_one_clear_sentence(repo):
-    proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"})
+    proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k",
+                                               "AGENTCLI_API_RETRIES": "0"})
     assert proc.returncode == 1
     assert "could not connect" in proc.stderr and "Traceback" not in proc.stderr
 
