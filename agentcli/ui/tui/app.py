@@ -1,0 +1,360 @@
+"""The full-screen app: a conversation with the main agent, and a live side panel of its subagents.
+
+The engine runs in a worker on the app's event loop. Its sink posts each event as an
+``EngineEvent`` message; the handlers here route it to the widgets. Workers never touch widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable, Coroutine, Iterable
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, TextArea
+
+from ...config import Settings
+from ...core.events import (DENY, MAIN, ApprovalRequested, Event, SubagentStarted, UsageUpdated)
+from ...core.llm import LLM, LLMError, MissingCredentials, resolve_credentials
+from ...core.session import Session
+from ...core.workspace import Workspace
+from .commands import run_command
+from .format import StatusFacts
+from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
+from .screens.approval import ApprovalScreen
+from .screens.no_key import NoKeyScreen
+from .screens.transcript import TranscriptScreen
+from .state import SubagentState
+from .theme import AGENTCLI_THEME
+from .widgets.conversation import Conversation
+from .widgets.prompt import PromptBar, PromptInput
+from .widgets.side_panel import SidePanel
+from .widgets.status_bar import StatusBar
+from .widgets.tool_call import TaskEntry
+
+
+class AgentApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "agentcli"
+    BINDINGS = [
+        Binding("ctrl+c", "ctrl_c", "Quit (press twice)", show=False, priority=True),
+        Binding("escape", "interrupt", "Interrupt"),
+        Binding("ctrl+t", "toggle_panel", "Panel"),
+        Binding("ctrl+o", "open_transcript", "Transcript"),
+    ]
+
+    def __init__(self, session: Session, *, testing: bool = False, clock: Callable[[], float] = time.monotonic,
+                 credentials_missing: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
+        self.clock = clock
+        self.no_key = credentials_missing
+        self.busy = False
+        self.subagents: dict[str, SubagentState] = {}
+        self.approvals: deque[ApprovalRequested] = deque()
+        self.first_paint_without_sdk: bool | None = None
+        self._asking = False
+        self._ctrl_c_armed = False
+        self._work: Any = None
+        self.conversation = Conversation(show_times=not testing, id="conversation")
+        self.conversation.now = clock
+        self.conversation.subagent = self.subagent_for_call
+        self.panel = SidePanel(show_times=not testing)
+        self.panel.now = clock
+        self.register_theme(AGENTCLI_THEME)
+        self.theme = session.settings.theme if session.settings.theme in self.available_themes else "agentcli"
+        if testing:
+            self.animation_level = "none"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield self.conversation
+            yield self.panel
+        yield PromptBar(self.session.workspace.root, blink=not self.testing)
+        yield StatusBar(id="status")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.refresh_status()
+        await self.restore()
+        self.query_one(PromptInput).focus()
+        if self.no_key:
+            self.push_screen(NoKeyScreen())
+        self.call_after_refresh(self.warm_up)
+        if not self.testing:
+            self.set_interval(1.0, self.tick)
+
+    def warm_up(self) -> None:
+        """The first screen is up: now import the SDK in a thread, so the first answer starts fast."""
+        self.first_paint_without_sdk = "anthropic" not in sys.modules
+        self.run_worker(import_sdk, thread=True, group="warm-up")
+
+    async def restore(self) -> None:
+        """Show a resumed session: its subagents in the panel, its messages in the conversation."""
+        for record in self.session.subagents.records.values():
+            self.subagents[record.id] = SubagentState.from_record(record)
+        messages = self.session.main.messages
+        if messages:
+            await self.conversation.replay_messages(messages)
+            self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
+                                                   for text in [user_text(m)] if text]
+        for state in self.subagents.values():
+            await self.panel.show(state, self.clock())
+            self.conversation.show_subagent(state)
+        if self.subagents:
+            self.show_panel()
+        if not messages:
+            root = self.session.workspace.root
+            await self.conversation.add_notice(
+                f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
+                "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+
+    # -- the engine --
+
+    def deliver(self, event: Event) -> None:
+        """The session's sink: hand the event to the app's message queue."""
+        self.post_message(EngineEvent(event))
+
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        event = message.event
+        if isinstance(event, ApprovalRequested):
+            self.ask(event)
+        elif event.agent_id == MAIN:
+            await self.conversation.apply(event)
+        else:
+            await self.subagent_event(event)
+        if isinstance(event, (UsageUpdated, SubagentStarted)) or type(event).__name__ in ("Compacted",
+                                                                                        "SubagentFinished"):
+            self.refresh_status()
+
+    async def subagent_event(self, event: Event) -> None:
+        if isinstance(event, SubagentStarted):
+            if not self.subagents:
+                self.show_panel()  # opens by itself for the first subagent
+            self.subagents[event.id] = SubagentState.started_by(event, self.clock())
+        state = self.subagents.get(event.agent_id)
+        if state is None:
+            return
+        state.apply(event, self.clock())
+        await self.panel.show(state, self.clock())
+        self.conversation.show_subagent(state)
+        for screen in self.screen_stack:
+            if isinstance(screen, TranscriptScreen) and screen.agent_id == state.id:
+                await screen.apply(event)
+
+    def subagent_for_call(self, tool_use_id: str) -> SubagentState | None:
+        return next((s for s in self.subagents.values() if s.tool_use_id == tool_use_id), None)
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if message.text.startswith("/"):
+            await run_command(self, message.text)
+        elif not await self.refuse_while_busy(message.text):
+            self.start_work(self.session.send(message.text), "turn")
+
+    def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
+        """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
+        self.busy = True
+        self.refresh_status()
+        self._work = self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
+                                     exclusive=True, exit_on_error=False)
+
+    async def on_turn_ended(self, message: TurnEnded) -> None:
+        self.busy = False
+        await self.conversation.end_answer()
+        notes = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
+                 "capped": (f"Stopped after {self.session.main.max_turns} turns; send a message to go on.",
+                            "warning"),
+                 "error": (message.detail, "error"), "no_key": (message.detail, "error"),
+                 "nothing": ("There is too little conversation to compact yet.", "info")}
+        if message.status in notes:
+            await self.conversation.add_notice(*notes[message.status])
+        if message.status == "no_key":
+            self.no_key = True
+        self.refresh_status()
+
+    async def refuse_while_busy(self, text: str = "") -> bool:
+        if not self.busy:
+            return False
+        if text:
+            self.query_one(PromptInput).load_text(text)
+        self.notify("The agent is still working: wait for it, or press esc to interrupt.", severity="warning")
+        return True
+
+    def refresh_status(self) -> None:
+        self.query_one(StatusBar).show(StatusFacts.of(self.session, busy=self.busy, no_key=self.no_key))
+
+    async def tick(self) -> None:
+        """Once a second: the elapsed time of running subagents."""
+        now = self.clock()
+        for state in self.subagents.values():
+            if not state.finished:
+                await self.panel.show(state, now)
+                self.conversation.show_subagent(state)
+        if isinstance(self.screen, TranscriptScreen):
+            self.screen.refresh_header()
+
+    # -- approvals --
+
+    def ask(self, request: ApprovalRequested) -> None:
+        self.approvals.append(request)
+        self.next_approval()
+
+    def next_approval(self) -> None:
+        while self.approvals and not self._asking:
+            request = self.approvals.popleft()
+            future = request.future
+            if future is None or future.done():
+                continue
+            self._asking = True
+
+            def answered(answer: str | None, future: asyncio.Future[str] = future) -> None:
+                self._asking = False
+                if not future.done():
+                    future.set_result(answer or DENY)
+                self.next_approval()
+
+            self.push_screen(ApprovalScreen(request), answered)
+
+    # -- subagents --
+
+    def show_panel(self, focus: bool = False) -> None:
+        self.panel.open()
+        if focus:
+            self.panel.focus_first()
+
+    def on_open_transcript(self, message: OpenTranscript) -> None:
+        self.open_transcript(message.agent_id)
+
+    def open_transcript(self, agent_id: str | None) -> None:
+        state = self.subagents.get(agent_id or "")
+        if state is None:
+            self.notify("No subagent has run in this session yet.", severity="warning")
+            return
+        if isinstance(self.screen, TranscriptScreen):
+            if self.screen.agent_id == state.id:
+                return
+            self.pop_screen()
+        self.push_screen(TranscriptScreen(state, show_times=not self.testing, now=self.clock))
+
+    def on_cancel_subagent(self, message: CancelSubagent) -> None:
+        if self.session.subagents.cancel(message.agent_id):
+            self.notify(f"Cancelling {message.agent_id}; its parent gets a summary of what it found.")
+        else:
+            self.notify(f"{message.agent_id} is not running.", severity="warning")
+
+    # -- actions --
+
+    def action_interrupt(self) -> None:
+        if self._work is not None and self.busy:
+            self._work.cancel()
+
+    def action_toggle_panel(self) -> None:
+        self.panel.open(not self.panel.is_open)
+
+    def action_open_transcript(self) -> None:
+        focused = self.screen.focused
+        task = focused.parent if focused is not None and isinstance(focused.parent, TaskEntry) else None
+        chosen = self.panel.focused_id() or (task.agent_id if task else None)
+        self.open_transcript(chosen or next(reversed(self.subagents), None))
+
+    def action_ctrl_c(self) -> None:
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.selected_text:
+            focused.action_copy()
+        elif self._ctrl_c_armed:
+            self.exit(0)
+        else:
+            self._ctrl_c_armed = True
+            self.notify("Press ctrl+c again to quit.", timeout=3)
+            self.set_timer(3, self._disarm_ctrl_c)
+
+    def _disarm_ctrl_c(self) -> None:
+        self._ctrl_c_armed = False
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Interrupt", "Stop the running answer (esc)", self.action_interrupt)
+        yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", self.action_toggle_panel)
+        yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
+                            self.action_open_transcript)
+        for name, help_ in (("help", "List commands and keys"), ("clear", "Start a fresh conversation"),
+                            ("agents", "Focus the panel and list agent types"), ("cost", "Tokens and cost"),
+                            ("compact", "Summarize older turns to free context")):
+            yield SystemCommand(f"/{name}", help_, lambda name=name: self.run_slash(f"/{name}"))
+        from ...core.permissions import MODES
+
+        for mode in MODES:
+            yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
+                                lambda mode=mode: self.run_slash(f"/permissions {mode}"))
+
+    def run_slash(self, text: str) -> None:
+        self.run_worker(run_command(self, text), group="command")
+
+    async def on_unmount(self) -> None:
+        self.session.close()
+
+
+async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[TurnEnded], Any]) -> None:
+    """Await the engine and post how it ended. Runs as the worker: it touches no widget."""
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        post(TurnEnded("interrupted"))
+        raise
+    except MissingCredentials as exc:
+        post(TurnEnded("no_key", str(exc)))
+    except LLMError as exc:
+        post(TurnEnded("error", str(exc)))
+    except Exception as exc:  # a bug must not take the app down; say what happened
+        post(TurnEnded("error", f"Unexpected error: {type(exc).__name__}: {exc}"))
+    else:
+        if kind == "compact":
+            post(TurnEnded("done" if result else "nothing"))
+        else:
+            post(TurnEnded(getattr(result, "status", "done")))
+
+
+def import_sdk() -> None:
+    import anthropic  # noqa: F401
+
+
+def user_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.strip()
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+                     ).strip()
+
+
+def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
+             interactive: bool = True, testing: bool = False, clock: Callable[[], float] = time.monotonic
+             ) -> AgentApp:
+    """The app on a new session (or on ``session``, whose events it then also receives)."""
+    missing = False
+    if llm is None or llm.credentials is None:
+        try:
+            resolve_credentials()
+        except MissingCredentials:
+            missing = True
+    if session is None:
+        session = Session(settings, Workspace.at(root), lambda event: None, interactive=interactive, llm=llm)
+    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing)
+    earlier = session.sink
+    session.sink = lambda event: (earlier(event), app.deliver(event))
+    return app
+
+
+def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
+    from .resume import open_session
+
+    session = open_session(settings, root, resume=resume, continue_=continue_)
+    app = make_app(settings, root, session=session)
+    code = app.run()
+    return code if isinstance(code, int) else 0

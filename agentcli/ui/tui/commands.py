@@ -1,0 +1,96 @@
+"""Slash commands in the full-screen app. Names, parsing and reports come from ``ui/slash.py``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from ...core.agents import load_agent_types
+from ...core.permissions import MODES
+from .. import slash
+
+if TYPE_CHECKING:
+    from .app import AgentApp
+
+KEYS = """\
+enter send · ctrl+j or shift+enter new line · ↑/↓ history · @ complete a file · / complete a command
+esc interrupt the answer · ctrl+t side panel · ctrl+o subagent transcript · ctrl+p every action
+in the panel: enter transcript · space expand · x cancel that subagent
+ctrl+c twice or ctrl+q quit"""
+
+
+async def run_command(app: "AgentApp", text: str) -> None:
+    try:
+        command, arg = slash.parse(text, "tui")
+    except slash.UnknownCommand as exc:
+        await app.conversation.add_notice(str(exc), "warning")
+        return
+    await HANDLERS[command.name](app, arg)
+
+
+async def show_help(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(f"{slash.help_text('tui')}\n\n{KEYS}", block=True)
+
+
+async def clear(app: "AgentApp", arg: str) -> None:
+    if await app.refuse_while_busy():
+        return
+    app.session.clear()
+    await app.conversation.clear()
+    await app.conversation.add_notice("Started a fresh conversation; the session file keeps the old one.")
+    app.refresh_status()
+
+
+async def agents(app: "AgentApp", arg: str) -> None:
+    app.show_panel(focus=True)
+    types = load_agent_types(app.session.workspace.root)
+    lines = ["Agent types:"] + [f"  {t.name}  {t.description}" for t in types.values()]
+    if app.subagents:
+        lines += ["", "This session:"] + [f"  {s.id}  {s.status:<10} {s.type}  {s.description}"
+                                          for s in app.subagents.values()]
+    await app.conversation.add_notice("\n".join(lines), block=True)
+
+
+async def cost(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.cost_report(app.session), block=True)
+
+
+async def model(app: "AgentApp", arg: str) -> None:
+    if not arg:
+        await app.conversation.add_notice(f"The model is {app.session.main.model}; /model NAME switches it.")
+        return
+    app.session.set_model(arg)
+    app.refresh_status()
+    await app.conversation.add_notice(f"Switched the main agent to {arg}.")
+
+
+async def compact(app: "AgentApp", arg: str) -> None:
+    if await app.refuse_while_busy():
+        return
+    if not hasattr(app.session, "compact"):
+        await app.conversation.add_notice("Compaction is not available in this version.", "warning")
+        return
+    app.start_work(app.session.compact(arg), "compact")
+
+
+async def permissions(app: "AgentApp", arg: str) -> None:
+    if not arg:
+        await app.conversation.add_notice(f"Permission mode: {app.session.permissions.mode} "
+                                          f"(modes: {', '.join(MODES)}).")
+        return
+    if arg not in MODES:
+        await app.conversation.add_notice(f"There is no mode '{arg}'; choose one of {', '.join(MODES)}.",
+                                          "warning")
+        return
+    app.session.permissions.mode = arg
+    app.refresh_status()
+    await app.conversation.add_notice(f"Permission mode is now {arg}.")
+
+
+async def leave(app: "AgentApp", arg: str) -> None:
+    app.exit(0)
+
+
+HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
+    "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
+    "compact": compact, "permissions": permissions, "exit": leave,
+}

@@ -1,0 +1,126 @@
+"""Pure formatting for the TUI: times, tool summaries, status icons, and the status bar's facts."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+
+from ..slash import money, tokens
+
+if TYPE_CHECKING:
+    from ...core.session import Session
+    from ...core.tools import Tool
+
+# One glyph and one theme colour per subagent status.
+STATUS_ICONS = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
+                "failed": "✗", "cancelled": "⊘", "interrupted": "‖"}
+STATUS_STYLES = {"queued": "$text-muted", "running": "$warning", "done": "$success", "capped": "$warning",
+                 "timed_out": "$warning", "failed": "$error", "cancelled": "$text-muted",
+                 "interrupted": "$text-muted"}
+FOOTER = re.compile(r"\n*\[sa-\d+ · [^\]]*\]\s*$")  # the line the engine appends to a task result
+
+
+def seconds(value: float) -> str:
+    """0.04 → '0.0s', 7.2 → '7s', 125 → '2m 05s'."""
+    if value < 10:
+        return f"{value:.1f}s"
+    if value < 60:
+        return f"{value:.0f}s"
+    minutes, rest = divmod(int(value), 60)
+    return f"{minutes}m {rest:02d}s"
+
+
+def one_line(text: str, width: int = 80) -> str:
+    """The first line of ``text``, cut to ``width`` characters with an ellipsis."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def strip_footer(result: str) -> str:
+    return FOOTER.sub("", result).rstrip()
+
+
+@lru_cache(maxsize=1)
+def _tools() -> dict[str, "Tool"]:
+    from ...core.tools import default_tools
+
+    return {tool.name: tool for tool in default_tools()}
+
+
+def tool_summary(name: str, args: dict[str, Any], width: int = 70) -> str:
+    """The key argument of a call, on one line: 'src/app.py' for read_file, the pattern for grep."""
+    tool = _tools().get(name)
+    text = tool.summary(args) if tool is not None and isinstance(args, dict) else ""
+    if not text and isinstance(args, dict):
+        text = next((str(v) for v in args.values() if isinstance(v, str) and v.strip()), "")
+    return one_line(text, width)
+
+
+def describe_input(args: Any, max_lines: int = 40) -> str:
+    """A tool's input as 'key: value' lines, long values indented and cut."""
+    if not isinstance(args, dict):
+        return json.dumps(args, ensure_ascii=False)
+    lines: list[str] = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts = text.splitlines() or [""]
+        if len(parts) == 1:
+            lines.append(f"{key}: {parts[0]}")
+        else:
+            lines.append(f"{key}:")
+            lines.extend("  " + part for part in parts)
+    return clip_lines("\n".join(lines), max_lines)
+
+
+def clip_lines(text: str, max_lines: int) -> str:
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return text
+    return "\n".join(lines[:max_lines] + [f"… {len(lines) - max_lines} more lines"])
+
+
+def status_icon(status: str) -> Content:
+    return Content.styled(STATUS_ICONS.get(status, "?"), STATUS_STYLES.get(status, ""))
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What the status bar shows, read from the session by the app's handlers."""
+
+    model: str
+    mode: str
+    tokens: int
+    cost: str
+    context_used: int
+    context_window: int
+    kept_out: int
+    busy: bool = False
+    no_key: bool = False
+
+    @classmethod
+    def of(cls, session: "Session", *, busy: bool = False, no_key: bool = False) -> "StatusFacts":
+        records = session.subagents.records.values()
+        return cls(model=session.main.model, mode=session.permissions.mode,
+                   tokens=session.usage.total_tokens, cost=money(session.usage),
+                   context_used=session.context_used(), context_window=session.context_window(),
+                   kept_out=sum(r.tool_output_chars for r in records) // 4, busy=busy, no_key=no_key)
+
+    def render(self) -> Content:
+        pct = 100 * self.context_used / self.context_window if self.context_window else 0
+        state = (Content.styled(" no API key ", "$error") if self.no_key
+                 else Content.styled(" ● working · esc interrupts ", "$warning") if self.busy
+                 else Content.styled(" ready ", "$success"))
+        sep = Content.styled(" │ ", "$text-muted")
+        parts = [
+            Content.styled(self.model, "bold"),
+            Content(f"mode {self.mode}"),
+            Content(f"{tokens(self.tokens)} tokens · {self.cost}"),
+            Content(f"context {pct:.0f}% of {tokens(self.context_window)}"),
+            Content(f"kept out of main context: {tokens(self.kept_out)} tokens"),
+        ]
+        return Content.assemble(state, sep, sep.join(parts))

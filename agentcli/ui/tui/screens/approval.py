@@ -1,0 +1,61 @@
+"""The approval modal: which agent wants to run which tool with what input, and the user's answer."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ....core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
+from ..format import describe_input
+
+CHOICES = (
+    (ALLOW_ONCE, "Allow once", "y", "success"),
+    (ALLOW_SESSION, "Allow for this session", "s", "primary"),
+    (ALLOW_ALWAYS, "Always allow here", "a", "default"),
+    (DENY, "Deny", "n", "error"),
+)
+
+
+def who_asks(request: ApprovalRequested) -> str:
+    if request.agent_id == MAIN:
+        return "the main agent"
+    return f"subagent {request.agent_id}" + (f" ({request.description})" if request.description else "")
+
+
+class ApprovalScreen(ModalScreen[str]):
+    """Resolves to one of ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS or DENY."""
+
+    CSS_PATH = "approval.tcss"
+    BINDINGS = [Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES] + [
+        Binding("escape", f"answer('{DENY}')", "Deny", show=False)]
+
+    def __init__(self, request: ApprovalRequested) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approval"):
+            yield Static(Content.assemble(Content.styled("Approve ", "bold"),
+                                          Content.styled(self.request.tool, "bold $warning"), "?"),
+                         id="approval-title")
+            yield Static(Content.assemble("Asked by ", Content.styled(who_asks(self.request), "bold")),
+                         id="approval-agent")
+            with VerticalScroll(id="approval-input"):
+                yield Static(Content(describe_input(self.request.input, max_lines=60)))
+            with Horizontal(id="approval-buttons"):
+                for answer, label, key, variant in CHOICES:
+                    yield Button(f"{label} [{key}]", id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{ALLOW_ONCE}", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_answer(event.button.id or DENY)
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)

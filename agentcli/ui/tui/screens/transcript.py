@@ -1,0 +1,74 @@
+"""A subagent's full transcript: the brief, every message, every tool call with input and output, the result.
+
+It is fed the subagent's events so far, then live ones while the child runs.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ....core.events import Event
+from ...slash import tokens
+from ..format import seconds, status_icon
+from ..messages import CancelSubagent
+from ..state import SubagentState
+from ..widgets.conversation import Conversation
+
+
+class TranscriptScreen(Screen[None]):
+    CSS_PATH = "transcript.tcss"
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("x", "cancel", "Cancel subagent"),
+        Binding("end", "follow", "Follow"),
+    ]
+
+    def __init__(self, state: SubagentState, *, show_times: bool = True, now: Callable[[], float]) -> None:
+        super().__init__()
+        self.state = state
+        self.show_times = show_times
+        self.now = now
+        self.conversation = Conversation(show_times=show_times, expand_tools=True, brief_label="brief",
+                                         max_widgets=5000, id="transcript")
+
+    @property
+    def agent_id(self) -> str:
+        return self.state.id
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="transcript-header")
+        yield self.conversation
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.refresh_header()
+        await self.conversation.replay(list(self.state.events))
+        self.conversation.focus()
+
+    def refresh_header(self) -> None:
+        s = self.state
+        facts = [s.status, f"turn {s.turn}/{s.max_turns}", f"{tokens(s.tokens)} tokens"]
+        if self.show_times:
+            facts.append(seconds(s.elapsed(self.now())))
+        self.query_one("#transcript-header", Static).update(Content.assemble(
+            status_icon(s.status), " ", Content.styled(f"{s.id} · {s.type}", "bold"), "  ", s.description, "\n",
+            Content.styled(" · ".join(facts) + "   (esc closes)", "$text-muted")))
+
+    async def apply(self, event: Event) -> None:
+        await self.conversation.apply(event)
+        self.refresh_header()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_cancel(self) -> None:
+        self.post_message(CancelSubagent(self.state.id))
+
+    def action_follow(self) -> None:
+        self.conversation.anchor()

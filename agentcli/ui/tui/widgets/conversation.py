@@ -1,0 +1,251 @@
+"""A conversation: user messages, streamed Markdown answers, tool calls and notices, anchored to the bottom.
+
+The main screen shows the main agent's conversation; the transcript screen shows a subagent's
+with the same widget. Both are fed engine events, live or replayed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from ....core.events import (AssistantMessage, Event, Notice, SubagentFinished, TextDelta, ToolCallFinished,
+                             ToolCallStarted, TurnFinished, UserMessage)
+from ...slash import tokens
+from ..format import seconds
+from ..state import SubagentState
+from .tool_call import TaskEntry, ToolCallEntry
+
+
+def text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+class UserEntry(Static):
+    DEFAULT_CSS = """
+    UserEntry {
+        margin: 1 0 1 0; padding: 0 1; background: $primary 12%; border-left: thick $primary;
+        color: $foreground;
+    }
+    """
+
+    def __init__(self, text: str, label: str = "you") -> None:
+        super().__init__(Content.assemble(Content.styled(f"{label} ", "bold $primary"), text.rstrip()))
+
+
+class AssistantEntry(Markdown):
+    DEFAULT_CSS = """
+    AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
+    """
+
+
+class NoticeEntry(Static):
+    DEFAULT_CSS = """
+    NoticeEntry {
+        margin: 0 0 1 0; padding: 0 1; color: $text-muted;
+        &.-warning { color: $warning; }
+        &.-error { color: $error; }
+        &.-block { color: $foreground; background: $boost; padding: 1 2; }
+    }
+    """
+
+    def __init__(self, text: str, level: str = "info", *, block: bool = False) -> None:
+        super().__init__(Content(text), classes=f"-{level}" + (" -block" if block else ""))
+
+
+class PrunedMarker(Static):
+    DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
+
+    def __init__(self) -> None:
+        super().__init__("⋯ earlier messages are hidden here; the session keeps them all")
+
+
+class Conversation(VerticalScroll):
+    """Follows new output until the user scrolls up; keeps at most ``max_widgets`` children."""
+
+    DEFAULT_CSS = """
+    Conversation { layout: stream; height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    """
+
+    def __init__(self, *, show_times: bool = True, expand_tools: bool = False, max_widgets: int = 400,
+                 brief_label: str = "you", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_times = show_times
+        self.expand_tools = expand_tools
+        self.max_widgets = max_widgets
+        self.brief_label = brief_label
+        self.user_messages = 0
+        self.tools: dict[str, ToolCallEntry] = {}
+        self.tasks: dict[str, TaskEntry] = {}  # by the task call's tool_use id
+        self._answer: AssistantEntry | None = None
+        self._stream: MarkdownStream | None = None
+        self.subagent: Callable[[str], SubagentState | None] = lambda agent_id: None
+        self.now: Callable[[], float] = lambda: 0.0
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def streaming(self) -> bool:
+        return self._stream is not None
+
+    async def add(self, *widgets: Widget) -> None:
+        await self.mount_all(widgets)
+        await self.prune()
+
+    async def prune(self) -> None:
+        children = [c for c in self.children if not isinstance(c, PrunedMarker)]
+        excess = len(children) - self.max_widgets
+        if excess <= 0:
+            return
+        doomed = [c for c in children[:excess] if c is not self._answer]
+        if not isinstance(self.children[0], PrunedMarker):
+            await self.mount(PrunedMarker(), before=0)
+        await self.remove_children(doomed)
+
+    async def add_notice(self, text: str, level: str = "info", *, block: bool = False) -> None:
+        await self.end_answer()
+        await self.add(NoticeEntry(text, level, block=block))
+
+    async def add_user(self, text: str) -> None:
+        label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"
+        self.user_messages += 1
+        await self.add(UserEntry(text, label))
+
+    async def clear(self) -> None:
+        await self.end_answer()
+        self.tools.clear()
+        self.tasks.clear()
+        self.user_messages = 0
+        await self.remove_children()
+
+    # -- streaming answers --
+
+    async def write(self, text: str) -> None:
+        if self._stream is None:
+            self._answer = AssistantEntry()
+            await self.add(self._answer)
+            self._stream = Markdown.get_stream(self._answer)
+        await self._stream.write(text)
+
+    async def end_answer(self) -> None:
+        """Stop streaming into the current answer; its text stays."""
+        stream, self._stream, self._answer = self._stream, None, None
+        if stream is not None:
+            await stream.stop()
+
+    async def drop_answer(self) -> None:
+        """Throw away the text streamed so far (the engine is retrying the call)."""
+        answer = self._answer
+        await self.end_answer()
+        if answer is not None:
+            await answer.remove()
+
+    # -- events --
+
+    async def apply(self, event: Event) -> None:
+        """Show one event of the agent this conversation belongs to."""
+        if isinstance(event, TextDelta):
+            await self.write(event.text)
+        elif type(event).__name__ == "TextReset":
+            await self.drop_answer()
+        elif isinstance(event, AssistantMessage):
+            streamed = self._stream is not None
+            await self.end_answer()
+            if not streamed and text_of(event.content).strip():
+                await self.add(AssistantEntry(text_of(event.content)))
+        elif isinstance(event, UserMessage):
+            text = text_of(event.content)
+            if text.strip():
+                await self.add_user(text)
+        elif isinstance(event, ToolCallStarted):
+            await self.end_answer()
+            await self.start_tool(event)
+        elif isinstance(event, ToolCallFinished):
+            await self.finish_tool(event)
+        elif isinstance(event, Notice):
+            await self.add_notice(event.text, event.level)
+        elif isinstance(event, TurnFinished) and event.stop_reason == "cancelled":
+            await self.end_answer()
+        elif isinstance(event, SubagentFinished):
+            await self.end_answer()
+            line = f"{event.id} {event.status} · {event.turns} turns · {tokens(event.usage.total_tokens)} tokens"
+            if self.show_times:
+                line += f" · {seconds(event.seconds)}"
+            await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))
+        elif type(event).__name__ == "Compacted":
+            before, after = getattr(event, "tokens_before", 0), getattr(event, "tokens_after", 0)
+            await self.add_notice(f"Compacted {getattr(event, 'messages_summarized', 0)} older messages "
+                                  f"into a summary ({before} → {after} tokens).")
+
+    async def replay(self, events: Iterable[Event]) -> None:
+        """Show events that already happened: whole messages instead of their deltas."""
+        pending: list[str] = []
+        for event in events:
+            if isinstance(event, TextDelta):
+                pending.append(event.text)
+                continue
+            if isinstance(event, AssistantMessage) or type(event).__name__ == "TextReset":
+                pending.clear()
+            await self.apply(event)
+        if pending:  # the message being written right now
+            await self.write("".join(pending))
+
+    async def start_tool(self, event: ToolCallStarted) -> None:
+        if event.name == "task":
+            entry = TaskEntry(event, show_times=self.show_times)
+            self.tasks[event.id] = entry
+            await self.add(entry)
+        else:
+            tool = ToolCallEntry(event, show_times=self.show_times, collapsed=not self.expand_tools,
+                                 max_output_lines=2000 if self.expand_tools else 200)
+            self.tools[event.id] = tool
+            await self.add(tool)
+
+    async def finish_tool(self, event: ToolCallFinished) -> None:
+        if event.id in self.tasks:
+            task = self.tasks[event.id]
+            await task.finish(event.output, self.subagent(task.agent_id or ""), self.now())
+        elif event.id in self.tools:
+            self.tools[event.id].finish(event)
+
+    def show_subagent(self, state: SubagentState) -> None:
+        task = self.tasks.get(state.tool_use_id or "")
+        if task is not None:
+            task.show(state, self.now())
+
+    # -- resume --
+
+    async def replay_messages(self, messages: list[dict[str, Any]]) -> None:
+        """Rebuild the view of a resumed conversation from its API messages."""
+        results: dict[str, dict[str, Any]] = {}
+        for message in messages:
+            if message.get("role") == "user" and isinstance(message.get("content"), list):
+                for block in message["content"]:
+                    if isinstance(block, dict) and block.get("type") == "tool_result":
+                        results[block.get("tool_use_id", "")] = block
+        for message in messages:
+            content = message.get("content")
+            if message.get("role") == "user":
+                if text_of(content).strip():
+                    await self.add_user(text_of(content))
+                continue
+            for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+                if block.get("type") == "text" and block.get("text", "").strip():
+                    await self.add(AssistantEntry(block["text"]))
+                elif block.get("type") == "tool_use":
+                    call = ToolCallStarted(id=block["id"], name=block["name"], input=block.get("input", {}))
+                    await self.start_tool(call)
+                    result = results.get(block["id"])
+                    if result is not None:
+                        output = result.get("content")
+                        output = output if isinstance(output, str) else text_of(output)
+                        await self.finish_tool(ToolCallFinished(id=block["id"], name=block["name"], output=output,
+                                                                is_error=bool(result.get("is_error")), seconds=-1.0))

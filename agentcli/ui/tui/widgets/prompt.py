@@ -1,0 +1,180 @@
+"""The input: a multi-line TextArea with history and completion of '@' files and '/' commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from ..completion import Candidate, Word, candidates, list_files
+
+
+class Completions(OptionList):
+    DEFAULT_CSS = """
+    Completions {
+        height: auto; max-height: 10; border: none; padding: 0 1; background: $surface;
+        &.-hidden { display: none; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="completions", classes="-hidden")
+        self.items: list[Candidate] = []
+        self.word = Word("", 0)
+
+    @property
+    def showing(self) -> bool:
+        return not self.has_class("-hidden")
+
+    def offer(self, word: Word, items: list[Candidate]) -> None:
+        self.word, self.items = word, items
+        self.clear_options()
+        self.add_options(Option(Content.assemble(Content.styled(c.label, "bold"),
+                                                 Content.styled(f"  {c.hint}", "$text-muted") if c.hint else ""))
+                         for c in items)
+        self.set_class(not items, "-hidden")
+        if items:
+            self.highlighted = 0
+
+    def hide(self) -> None:
+        self.items = []
+        self.add_class("-hidden")
+
+    def chosen(self) -> Candidate | None:
+        if not self.showing or self.highlighted is None or self.highlighted >= len(self.items):
+            return None
+        return self.items[self.highlighted]
+
+
+class PromptInput(TextArea):
+    """Enter sends; ctrl+j or shift+enter breaks the line; up and down at the edges recall history."""
+
+    DEFAULT_CSS = """
+    PromptInput { height: auto; min-height: 3; max-height: 12; border: tall $primary 50%; padding: 0 1; }
+    PromptInput:focus { border: tall $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, blink: bool = True) -> None:
+        super().__init__(id="prompt", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         highlight_cursor_line=False,
+                         placeholder="Ask about this repository — @ adds a file, / runs a command, enter sends")
+        self.cursor_blink = blink
+        self.sent: list[str] = []
+        self._recall: int | None = None  # index into history while browsing it
+        self._draft = ""
+
+    @property
+    def completions(self) -> Completions:
+        return self.screen.query_one(Completions)
+
+    async def _on_key(self, event: events.Key) -> None:
+        menu = self.completions
+        handled = True
+        if menu.showing and event.key in ("up", "down"):
+            menu.action_cursor_up() if event.key == "up" else menu.action_cursor_down()
+        elif menu.showing and event.key in ("tab", "enter"):
+            self.accept(menu.chosen())
+        elif menu.showing and event.key == "escape":
+            menu.hide()
+        elif event.key == "enter":
+            self.submit()
+        elif event.key in ("ctrl+j", "shift+enter"):
+            self.insert("\n")
+        elif event.key == "up" and self.cursor_location[0] == 0:
+            self.recall(-1)
+        elif event.key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            self.recall(+1)
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self._recall = None
+        self.clear()
+        self.completions.hide()
+        self.post_message(self.Submitted(text))
+
+    def recall(self, step: int) -> None:
+        if not self.sent:
+            return
+        if self._recall is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            index = len(self.sent) - 1
+        else:
+            index = self._recall + step
+        if index >= len(self.sent):
+            self._recall = None
+            self.load_text(self._draft)
+        else:
+            self._recall = max(0, index)
+            self.load_text(self.sent[self._recall])
+        self.move_cursor(self.document.end)
+
+    def accept(self, candidate: Candidate | None) -> None:
+        menu = self.completions
+        if candidate is None:
+            menu.hide()
+            return
+        row = self.cursor_location[0]
+        self.replace(candidate.replacement, (row, menu.word.start), self.cursor_location)
+        menu.hide()
+
+
+class PromptBar(Vertical):
+    """The input and its completion menu; lists the workspace's files in a thread when '@' is first typed."""
+
+    DEFAULT_CSS = "PromptBar { height: auto; }"
+
+    def __init__(self, root: Path, *, blink: bool = True) -> None:
+        super().__init__(id="prompt-bar")
+        self.root = root
+        self.blink = blink
+        self.files: list[str] = []
+        self._listing: Worker[list[str]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Completions()
+        yield PromptInput(blink=self.blink)
+
+    @on(TextArea.Changed)
+    def _suggest(self, event: TextArea.Changed) -> None:
+        area = event.text_area
+        row, column = area.cursor_location
+        line = area.document.get_line(row)
+        word, items = candidates(line, column, row, self.files)
+        if word.text == "@" or (word.text.startswith("@") and self._listing is None):
+            self.refresh_files()
+        self.query_one(Completions).offer(word, items)
+
+    def refresh_files(self) -> None:
+        self._listing = self.run_worker(lambda: list_files(self.root), thread=True, group="files", exclusive=True)
+
+    @on(Worker.StateChanged)
+    def _listed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self._listing and event.state == WorkerState.SUCCESS:
+            self.files = event.worker.result or []
+            area = self.query_one(PromptInput)
+            self._suggest(TextArea.Changed(area))

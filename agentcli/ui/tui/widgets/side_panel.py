@@ -1,0 +1,152 @@
+"""The side panel: one collapsible entry per subagent of this session, newest first, kept after it ends."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets._collapsible import CollapsibleTitle
+
+from ...slash import tokens
+from ..format import one_line, seconds, status_icon, tool_summary
+from ..messages import CancelSubagent, OpenTranscript
+from ..state import SubagentState
+
+
+class EntryTitle(CollapsibleTitle):
+    """The one line of an entry. Enter opens the transcript, space expands, x cancels."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Transcript"),
+        Binding("space", "toggle_collapsible", "Expand"),
+        Binding("x", "cancel", "Cancel subagent"),
+    ]
+
+    def action_open(self) -> None:
+        self.post_message(OpenTranscript(self._entry_id))
+
+    def action_cancel(self) -> None:
+        self.post_message(CancelSubagent(self._entry_id))
+
+    @property
+    def _entry_id(self) -> str:
+        entry = self.parent
+        return entry.agent_id if isinstance(entry, SubagentEntry) else ""
+
+
+class SubagentEntry(Collapsible):
+    DEFAULT_CSS = """
+    SubagentEntry {
+        padding: 0; border-top: none; margin: 0 0 1 0; background: $surface;
+        EntryTitle { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        Contents { padding: 0 1 0 2; }
+        .entry-tools { color: $text-muted; }
+        .entry-files { color: $success; }
+        Markdown { padding: 0; margin: 1 0 0 0; background: transparent; }
+        .-pending { display: none; }
+    }
+    """
+
+    def __init__(self, state: SubagentState, *, show_times: bool = True) -> None:
+        self.agent_id = state.id
+        self.show_times = show_times
+        self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " ", state.description),
+                             classes="entry-about")
+        self._tools = Static("", classes="entry-tools")
+        self._files = Static("", classes="entry-files -pending")
+        self._result = Markdown("", classes="-pending")
+        self._shown_result = ""
+        self.state = state
+        super().__init__(self._about, self._tools, self._files, self._result, title="", id=f"entry-{state.id}")
+        # Swap in a title whose enter opens the transcript instead of expanding.
+        self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
+
+    def line(self, state: SubagentState, now: float) -> Content:
+        """One line: status icon, type, description (cut to fit), turn n/max, tokens, elapsed."""
+        facts = [f"{state.turn}/{state.max_turns}", tokens(state.tokens)]
+        if self.show_times:
+            facts.append(seconds(state.elapsed(now)))
+        tail = "  " + " ".join(facts)
+        width = (self.size.width or 50) - 4  # the ▶ symbol and padding
+        room = max(8, width - 2 - len(state.type) - 2 - len(tail))
+        return Content.assemble(
+            status_icon(state.status), " ", Content.styled(state.type, "$secondary"), ": ",
+            Content.styled(one_line(state.description, room), "bold"), Content.styled(tail, "$text-muted"))
+
+    async def show(self, state: SubagentState, now: float) -> None:
+        self.state = state
+        self.title = self.line(state, now)  # type: ignore[assignment]
+        self.set_class(state.finished, "-finished")
+        recent = state.recent_tools()
+        lines = [Content.assemble(status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")), " ",
+                                  Content.styled(t.name, "bold"), " ", tool_summary(t.name, t.input, 40))
+                 for t in recent]
+        self._tools.update(Content("\n").join(lines) if lines else Content("no tool calls yet"))
+        if state.files_changed:
+            self._files.remove_class("-pending")
+            self._files.update(Content("changed: " + ", ".join(state.files_changed)))
+        if state.finished and state.result and state.result != self._shown_result:
+            self._shown_result = state.result
+            self._result.remove_class("-pending")
+            await self._result.update(state.result)
+
+
+class SidePanel(Vertical):
+    DEFAULT_CSS = """
+    SidePanel {
+        width: 40%; min-width: 50; max-width: 84; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        &.-hidden { display: none; }
+        #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
+        #panel-hint { padding: 0 1 1 1; color: $text-muted; }
+        #entries { height: 1fr; scrollbar-size-vertical: 1; }
+    }
+    """
+
+    def __init__(self, *, show_times: bool = True) -> None:
+        super().__init__(id="side-panel", classes="-hidden")
+        self.show_times = show_times
+        self.entries: dict[str, SubagentEntry] = {}
+        self.now: Callable[[], float] = lambda: 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static("Subagents", id="panel-title")
+        yield Static("enter transcript · space expand · x cancel", id="panel-hint")
+        yield VerticalScroll(id="entries")
+
+    @property
+    def is_open(self) -> bool:
+        return not self.has_class("-hidden")
+
+    def open(self, visible: bool = True) -> None:
+        self.set_class(not visible, "-hidden")
+
+    async def show(self, state: SubagentState, now: float) -> None:
+        """Add or update the entry of one subagent (new ones go on top)."""
+        entry = self.entries.get(state.id)
+        if entry is None:
+            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times)
+            entries = self.query_one("#entries", VerticalScroll)
+            await entries.mount(entry, before=0 if entries.children else None)
+        await entry.show(state, now)
+        self.query_one("#panel-title", Static).update(f"Subagents ({len(self.entries)})")
+
+    def on_resize(self) -> None:
+        for entry in self.entries.values():  # descriptions are cut to the width
+            entry.title = entry.line(entry.state, self.now())  # type: ignore[assignment]
+
+    def focused_id(self) -> str | None:
+        node = self.screen.focused
+        while node is not None:
+            if isinstance(node, SubagentEntry):
+                return node.agent_id
+            node = node.parent
+        return None
+
+    def focus_first(self) -> None:
+        entries = self.query_one("#entries", VerticalScroll)
+        if entries.children:
+            entries.children[0].query_one(EntryTitle).focus()

@@ -1,0 +1,17 @@
+"""The status bar: model, permission mode, tokens and cost, main context fill, tokens kept out by subagents."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from ..format import StatusFacts
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1;
+                text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def show(self, facts: StatusFacts) -> None:
+        self.update(facts.render())

@@ -1,0 +1,120 @@
+"""A tool call in a conversation: one compact line that expands to its input and output; and task calls."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+
+from ....core.events import ToolCallFinished, ToolCallStarted
+from ...slash import tokens
+from ..format import clip_lines, describe_input, one_line, seconds, status_icon, strip_footer, tool_summary
+from ..messages import OpenTranscript
+from ..state import SubagentState
+
+
+class ToolCallEntry(Collapsible):
+    """``grep  handle_auth  ✓ 0.1s``; click or enter shows the input and the output."""
+
+    DEFAULT_CSS = """
+    ToolCallEntry {
+        border-top: none; padding: 0; margin: 0 0 0 2; background: transparent;
+        &:focus-within { background-tint: $foreground 4%; }
+        CollapsibleTitle { padding: 0; color: $text-muted; }
+        Contents { padding: 0 0 1 2; }
+        .tool-input { color: $text-muted; }
+        .tool-output { color: $foreground 85%; }
+        .tool-output.-error { color: $error; }
+    }
+    """
+
+    def __init__(self, event: ToolCallStarted, *, show_times: bool = True, collapsed: bool = True,
+                 max_output_lines: int = 200) -> None:
+        self.call = event
+        self.show_times = show_times
+        self.max_output_lines = max_output_lines
+        self.result: ToolCallFinished | None = None
+        self._input = Static(Content(describe_input(event.input)), classes="tool-input")
+        self._output = Static(Content("running…"), classes="tool-output")
+        super().__init__(self._input, self._output, title=self._label(), collapsed=collapsed)
+
+    def _label(self) -> Content:  # a Content, so brackets in arguments are never read as markup
+        name = Content.styled(self.call.name, "bold $secondary")
+        summary = Content(tool_summary(self.call.name, self.call.input))
+        if self.result is None:
+            state = Content.styled("…", "$warning")
+        else:
+            state = status_icon("failed" if self.result.is_error else "done")
+            if self.show_times and self.result.seconds >= 0:  # replayed calls have no timing
+                state = state + Content.styled(f" {seconds(self.result.seconds)}", "$text-muted")
+        return Content.assemble(name, "  ", summary, "  ", state)
+
+    def finish(self, event: ToolCallFinished) -> None:
+        self.result = event
+        self.title = self._label()  # type: ignore[assignment]
+        self._output.update(Content(clip_lines(event.output or "(no output)", self.max_output_lines)))
+        self._output.set_class(event.is_error, "-error")
+
+
+class TaskTitle(Static, can_focus=True):
+    BINDINGS = [("enter", "open", "Open transcript")]
+
+    def action_open(self) -> None:
+        entry = self.parent
+        if isinstance(entry, TaskEntry) and entry.agent_id:
+            self.post_message(OpenTranscript(entry.agent_id))
+
+    def on_click(self) -> None:
+        self.action_open()
+
+
+class TaskEntry(Vertical):
+    """A ``task`` call: what it was asked, a live status line, then the distilled result."""
+
+    DEFAULT_CSS = """
+    TaskEntry {
+        height: auto; margin: 0 0 1 2; padding: 0 1; border-left: thick $secondary; background: $boost;
+        TaskTitle { width: 1fr; }
+        TaskTitle:focus { background: $block-cursor-blurred-background; }
+        Markdown { margin: 1 0 0 0; padding: 0; background: transparent; }
+        Markdown.-pending { display: none; }
+    }
+    """
+
+    def __init__(self, event: ToolCallStarted, *, show_times: bool = True) -> None:
+        super().__init__()
+        self.call = event
+        self.show_times = show_times
+        self.agent_id: str | None = None
+        self.description = str(event.input.get("description", "")) if isinstance(event.input, dict) else ""
+        self.subagent_type = str(event.input.get("subagent_type") or "general-purpose") \
+            if isinstance(event.input, dict) else "general-purpose"
+        self._title = TaskTitle(self._line(None, 0.0))
+        self._result = Markdown("", classes="-pending")
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        yield self._result
+
+    def _line(self, state: SubagentState | None, now: float) -> Content:
+        head = Content.assemble(Content.styled("task ", "bold $secondary"),
+                                Content.styled(one_line(self.description, 60), "bold"))
+        if state is None:
+            return head + Content.styled("  waiting to start", "$text-muted")
+        facts = [state.id, f"turn {state.turn}/{state.max_turns}", f"{tokens(state.tokens)} tokens"]
+        if self.show_times:
+            facts.append(seconds(state.elapsed(now)))
+        tail = Content.styled("  " + " · ".join(facts), "$text-muted")
+        return Content.assemble(head, "  ", status_icon(state.status), " ", Content(state.status), tail)
+
+    def show(self, state: SubagentState, now: float) -> None:
+        self.agent_id = state.id
+        self._title.update(self._line(state, now))
+
+    async def finish(self, result: str, state: SubagentState | None, now: float) -> None:
+        if state is not None:
+            self.show(state, now)
+        text = (state.result if state is not None and state.result else strip_footer(result)) or "(no result)"
+        self._result.remove_class("-pending")
+        await self._result.update(text)
