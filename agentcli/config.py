@@ -12,6 +12,7 @@ from typing import Any
 from . import paths
 from .core.llm import DEFAULT_MODEL
 from .core.permissions import MODES
+from .core.rules import RuleError, merge_lists
 
 
 class ConfigError(Exception):
@@ -42,7 +43,12 @@ class Settings:
             if key not in known:
                 raise ConfigError(f"{source}: unknown setting '{key}'.")
             current = getattr(self, key)
-            if isinstance(current, dict):
+            if key == "permissions":  # rule lists add up across files
+                try:
+                    value = merge_lists(current, value)
+                except RuleError as exc:
+                    raise ConfigError(f"{source}: {exc}") from None
+            elif isinstance(current, dict):
                 if not isinstance(value, dict):
                     raise ConfigError(f"{source}: '{key}' must be a table.")
                 value = {**current, **value}

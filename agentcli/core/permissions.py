@@ -1,55 +1,336 @@
-"""Who may run what: permission modes, and approval requests to the user.
+"""Who may run what: permission modes, rules, the workspace boundary, and approval requests.
 
-The engine asks ``Permissions.authorize`` before every tool call. In a front end
-with a user, calls that need a yes become an ``ApprovalRequested`` event whose
-future the front end resolves; headless runs refuse them, naming the flag that
-would allow them.
+The registry asks ``Permissions.authorize`` before every tool call. ``decide`` says allow,
+ask or refuse; a call that asks becomes an ``ApprovalRequested`` event whose future the front
+end resolves, and headless runs refuse it, naming the flag or rule that would allow it.
+
+The order of checks, for every call:
+
+1. deny rules (they hold in every mode, bypassPermissions included);
+2. plan mode refuses writes and commands;
+3. the workspace boundary: writes outside it are refused, reads outside it ask;
+4. bypassPermissions allows everything else;
+5. protected paths (``.git/``, ``.agentcli/``, shell start-up files) and ask rules ask,
+   and command substitution in bash always asks;
+6. what the mode lets run freely, then allow rules and this session's rules;
+7. anything else asks.
+
+Subagents share their parent's ``Permissions`` through the tool context, so they have its
+mode and rules, and answers given to one agent's requests apply to the others.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
-from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested
+from .. import paths
+from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
+from .rules import Rule, RuleError, RuleSet, SimpleCommand, command_rule, save_allow_rule, split_command
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
-# What each mode lets run without asking, by tool kind.
+# Tool kinds each mode runs without asking (bypassPermissions runs everything).
 _FREE: dict[str, set[str]] = {
     "default": {"read", "task"},
     "acceptEdits": {"read", "task", "edit"},
     "plan": {"read", "task"},
-    "bypassPermissions": {"read", "task", "edit", "exec"},
 }
+
+# Never written without an explicit yes, even in acceptEdits.
+PROTECTED_DIRS = {".git", ".agentcli", ".ssh", ".gnupg"}
+PROTECTED_FILES = {
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+    ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", "config.fish", ".gitconfig", ".gitmodules",
+    ".git-credentials", ".netrc", ".npmrc", ".pypirc",
+}
+
+BYPASS = "--permission-mode bypassPermissions"
+SETTINGS = ".agentcli/settings.toml"
+
+
+def protected(rel: Path) -> str:
+    """Why writing ``rel`` (relative to the workspace root) needs an explicit yes; "" when it does not."""
+    for part in rel.parts[:-1]:
+        if part.lower() in PROTECTED_DIRS:
+            return f"files in {part}/ are protected"
+    name = rel.name.lower()
+    if name in PROTECTED_DIRS:
+        return f"{rel.name} is protected"
+    if name in PROTECTED_FILES:
+        return f"{rel.name} is a protected start-up or credentials file"
+    return ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # "allow", "ask" or "refuse"
+    reason: str = ""  # refuse: the sentence the model gets; ask: why it needs a yes ("" when nothing special)
+    rules: tuple[str, ...] = ()  # ask: what "allow for the session" and "always allow" record; () = once only
+    allows: str = ""  # ask: what would let it run without asking, for headless refusals
+    grant: Path | None = None  # a path outside the workspace this call may touch once allowed
+
+    def headless_refusal(self, tool: str) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        return (f"{tool} needs approval{why}, and no one can give it in a headless run; "
+                f"to allow it, {self.allows}.")
+
+
+ALLOW = Decision("allow")
+
+
+def _refuse(reason: str) -> Decision:
+    return Decision("refuse", reason)
+
+
+def _plan_refusal(tool: str, flag: str) -> str:
+    return (f"{tool} is not allowed in plan mode, which only reads and searches; the user can leave plan mode "
+            f"with /permissions, or run with --permission-mode {flag}.")
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where a path argument leads: as written, without and with symlinks followed."""
+
+    shown: str
+    lexical: Path
+    real: Path
+    inside: bool
+    is_dir: bool
 
 
 @dataclass
 class Permissions:
     mode: str = "default"
     interactive: bool = False  # a user is there to answer approval requests
-    session_allowed: set[str] = field(default_factory=set)  # tool names allowed for this session
+    rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
+    session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
+    _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)  # one question at a time
+
+    def __post_init__(self) -> None:
+        self.set_mode(self.mode)
+
+    @classmethod
+    def from_settings(cls, mode: str, rules: dict[str, list[str]] | None, interactive: bool) -> "Permissions":
+        return cls(mode=mode, interactive=interactive, rules=RuleSet.parse(rules))
+
+    def set_mode(self, mode: str) -> None:
+        """Switch modes (``/permissions``); ValueError with one sentence for an unknown mode."""
+        if mode not in MODES:
+            raise ValueError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
+        self.mode = mode
+
+    def describe(self) -> str:
+        """The mode and every rule, for ``/permissions``."""
+        lines = [f"Permission mode: {self.mode}"]
+        for kind in ("deny", "ask", "allow"):
+            for rule in getattr(self.rules, kind):
+                lines.append(f"  {kind:5} {rule.text}")
+        lines += [f"  allow {rule.text}  (this session)" for rule in self.session_rules]
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ the question
 
     async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> str | None:
         """None when the call may run; otherwise the sentence the model gets back."""
-        if tool.kind in _FREE.get(self.mode, _FREE["default"]) or tool.name in self.session_allowed:
-            return None
-        if self.mode == "plan":
-            return f"{tool.name} is not allowed in plan mode, which only reads and searches."
-        if not self.interactive:
-            flag = "acceptEdits" if tool.kind == "edit" else "bypassPermissions"
-            return (f"{tool.name} needs approval, and no one can approve it in this mode; "
-                    f"run with --permission-mode {flag} to allow it.")
+        decision = self.decide(tool, args, ctx)
+        if decision.verdict == "ask":
+            if not self.interactive:
+                return decision.headless_refusal(tool.name)
+            async with self._asking:
+                decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
+                if decision.verdict == "ask":
+                    answer = await self._ask(tool, args, ctx, decision)
+                    if answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
+                        return (f"The user denied this {tool.name} call. Do not retry it; "
+                                "ask the user or take another approach.")
+                    await self._remember(answer, decision, ctx)
+                    decision = dataclasses.replace(decision, verdict="allow")
+        if decision.verdict == "refuse":
+            return decision.reason
+        if decision.grant is not None:
+            self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
+        return None
+
+    def permits_outside(self, ctx: "ToolContext", real: Path) -> bool:
+        """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
+        return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
+
+    async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision) -> str:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description, future=future,
+        ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
+                                   reason=decision.reason, rules=decision.rules, future=future,
                                    agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
-        answer = await future
-        if answer in (ALLOW_SESSION, ALLOW_ALWAYS):
-            self.session_allowed.add(tool.name)
-        if answer in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
+        try:
+            return await future
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            return "deny"  # the front end withdrew the question
+
+    async def _remember(self, answer: str, decision: Decision, ctx: "ToolContext") -> None:
+        if answer == ALLOW_ONCE:
+            return
+        if not decision.rules:
+            ctx.emit(Notice(level="info", text=f"Allowed once: {decision.reason or 'this call'} needs a yes "
+                                                "every time.", agent_id=ctx.agent_id))
+            return
+        for text in decision.rules:
+            rule = Rule.parse(text)
+            if rule not in self.session_rules:
+                self.session_rules.append(rule)
+        if answer != ALLOW_ALWAYS:
+            return
+        settings_file = paths.project_config_file(ctx.workspace.root)
+        for text in decision.rules:
+            try:
+                await asyncio.to_thread(save_allow_rule, settings_file, text)
+            except (OSError, RuleError) as exc:
+                ctx.emit(Notice(level="warning", text=f"Could not save the rule {text} to {settings_file}: "
+                                                      f"{exc}. It applies for this session only."))
+
+    # ------------------------------------------------------------ the decision
+
+    def decide(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> Decision:
+        """What to do with one call, without asking anyone."""
+        if tool.name == "bash" and isinstance(args.get("command"), str):
+            return self._decide_command(args["command"])
+        root = ctx.workspace.root
+        target = self._target(ctx, args) if "path" in tool.input_schema.get("properties", {}) else None
+        if target is not None:
+            def matches(rule: Rule, strict: bool = False) -> bool:
+                assert target is not None
+                hit = rule.matches_path(target.real, root, target.is_dir)
+                return hit or (not strict and rule.matches_path(target.lexical, root, target.is_dir))
+            subject = f"{target.shown}"
+        else:
+            value = str(args.get(tool.key_arg, "")) if tool.key_arg else ""
+
+            def matches(rule: Rule, strict: bool = False) -> bool:
+                return rule.matches_text(value)
+            subject = value
+        about = f"{tool.name} on {subject}" if subject else tool.name
+        kind = tool.kind
+
+        deny = self._find("deny", tool.name, matches)
+        if deny:
+            return _refuse(f"{about} is denied by the rule `{deny.text}`; do not try to get around it.")
+        if self.mode == "plan" and kind in ("edit", "exec"):
+            return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
+        if target is not None and not target.inside:
+            return self._decide_outside(tool, kind, target, root, matches)
+        if self.mode == "bypassPermissions":
+            return ALLOW
+        if kind == "edit" and target is not None:
+            why = protected(target.lexical.relative_to(root)) if root in target.lexical.parents else ""
+            why = why or protected(target.real.relative_to(root))
+            if why:
+                return Decision("ask", why, allows=f"run with {BYPASS}")
+        ask = self._find("ask", tool.name, matches)
+        if ask:
+            return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
+        if kind in _FREE[self.mode] or self._find("allow", tool.name, lambda r: matches(r, True)):
+            return ALLOW
+        if kind == "edit" and target is not None:
+            rel = target.real.relative_to(root).as_posix()
+            return Decision("ask", rules=(tool.name,), allows=f"run with --permission-mode acceptEdits, or add "
+                            f"the allow rule `{tool.name}({rel})` to {SETTINGS}")
+        return Decision("ask", rules=(tool.name,),
+                        allows=f"run with {BYPASS}, or add the allow rule `{tool.name}` to {SETTINGS}")
+
+    def _decide_outside(self, tool: "Tool", kind: str, target: _Target, root: Path,
+                        matches: Callable[..., bool]) -> Decision:
+        where = f"{target.real} is outside the workspace {root}"
+        if target.shown != str(target.real):
+            where = f"{target.shown} resolves to {target.real}, which is outside the workspace {root}"
+        if self.mode == "bypassPermissions":
+            return Decision("allow", grant=target.real)
+        if kind != "read":
+            return _refuse(f"{where}; {tool.name} is refused outside the workspace in every permission mode "
+                           f"but bypassPermissions ({BYPASS}).")
+        ask = self._find("ask", tool.name, matches)
+        if ask:
+            return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
+                            grant=target.real)
+        if self._find("allow", tool.name, lambda r: matches(r, True)):
+            return Decision("allow", grant=target.real)
+        folder = target.real if target.is_dir else target.real.parent
+        return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
+                        allows=f"add the allow rule `{tool.name}({target.real})` to {SETTINGS}, or run with {BYPASS}",
+                        grant=target.real)
+
+    def _decide_command(self, command: str) -> Decision:
+        line = split_command(command)
+        for part in line.commands:
+            deny = self._find("deny", "bash", lambda r: r.matches_command(part.text) or r.matches_command(part.bare))
+            if deny:
+                return _refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
+                               "do not try to get around it.")
+        if self.mode == "plan":
+            return _refuse(_plan_refusal("bash", "bypassPermissions"))
+        if self.mode == "bypassPermissions":
+            return ALLOW
+        if line.substitution:
+            return Decision("ask", "it uses command substitution, $(...) or backticks, which always needs a yes",
+                            allows=f"run with {BYPASS}")
+        if not line.commands:
+            return Decision("ask", allows=f"run with {BYPASS}")
+        for part in line.commands:
+            ask = self._find("ask", "bash", lambda r: r.matches_command(part.text) or r.matches_command(part.bare))
+            if ask:
+                return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
+        missing = [part for part in line.commands if not self._command_allowed(part)]
+        if not missing:
+            return ALLOW
+        suggested = [command_rule(part) for part in missing]
+        once = any(part.writes_file for part in missing) or not all(suggested)
+        shown = ", ".join(f"`{part.text}`" for part in missing)
+        writes = [part for part in missing if part.writes_file]
+        if writes:
+            reason = f"`{writes[0].text}` writes to a file through a redirection"
+            allows = f"run with {BYPASS}, or add an allow rule that includes the redirection to {SETTINGS}"
+        else:
+            reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
+            rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
+            allows = f"run with {BYPASS}, or add {rules} to the allow list in {SETTINGS}"
+        if len(line.commands) == 1 and not writes:
+            reason = ""  # a plain command in default mode: nothing unusual to say
+        return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
+
+    def _command_allowed(self, part: SimpleCommand) -> bool:
+        return any(rule.matches_command(part.text) and (not part.writes_file or rule.pattern is None
+                                                        or ">" in rule.pattern)
+                   for rule in self._rules("allow", "bash"))
+
+    # ------------------------------------------------------------ helpers
+
+    def _rules(self, kind: str, tool: str) -> list[Rule]:
+        found = self.rules.of(kind, tool)
+        if kind == "allow":
+            found += [rule for rule in self.session_rules if rule.covers(tool)]
+        return found
+
+    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool]) -> Rule | None:
+        return next((rule for rule in self._rules(kind, tool) if matches(rule)), None)
+
+    @staticmethod
+    def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:
+        raw = args.get("path")
+        path = raw if isinstance(raw, str) and raw.strip() else "."
+        workspace = ctx.workspace
+        lexical = workspace.lexical(path)
+        try:
+            real = workspace.locate(path)
+        except (OSError, RuntimeError):  # a symlink loop: the tool reports it
             return None
-        return f"The user denied this {tool.name} call. Do not retry it; ask or take another approach."
+        return _Target(shown=path, lexical=lexical, real=real, inside=workspace.contains(real),
+                       is_dir=os.path.isdir(real))

@@ -87,7 +87,7 @@ class Session:
         self.store = SessionStore.for_workspace(workspace.root, self.id) if store else None
         self.sink = sink
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens)
-        self.permissions = Permissions(mode=settings.permission_mode, interactive=interactive)
+        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root)
         tools = ToolRegistry(default_tools(agent_types))
         self.subagents = Subagents(

@@ -1,4 +1,9 @@
-"""The workspace: the root directory the agent works in, and path confinement."""
+"""The workspace: the root directory the agent works in, and path confinement.
+
+Every path a tool touches is resolved with symlinks followed and must lie inside the root;
+``resolve`` raises ``OutsideWorkspace`` otherwise. Only the permission layer lets a single,
+approved tool call past that (see ``Permissions.permits_outside``).
+"""
 
 from __future__ import annotations
 
@@ -36,10 +41,15 @@ class Workspace:
 
     def locate(self, path: str) -> Path:
         """Like resolve(), without the confinement check."""
+        return self._absolute(path).resolve()
+
+    def lexical(self, path: str) -> Path:
+        """Where ``path`` points before symlinks are followed: absolute, with ``..`` and ``.`` folded."""
+        return Path(os.path.normpath(self._absolute(path)))
+
+    def _absolute(self, path: str) -> Path:
         p = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
-        if not p.is_absolute():
-            p = self.root / p
-        return p.resolve()
+        return p if p.is_absolute() else self.root / p
 
     def contains(self, resolved: Path) -> bool:
         return resolved == self.root or self.root in resolved.parents

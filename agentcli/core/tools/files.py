@@ -43,6 +43,8 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
     try:
         return ctx.workspace.resolve(path)
     except OutsideWorkspace as exc:
+        if ctx.permissions is not None and ctx.permissions.permits_outside(ctx, exc.resolved):
+            return exc.resolved  # this very call was approved (or runs in bypassPermissions)
         raise ToolError(str(exc)) from None
     except (OSError, RuntimeError) as exc:  # symlink loops and the like
         raise ToolError(f"Cannot resolve {path}: {_reason(exc)}.") from None
