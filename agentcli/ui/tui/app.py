@@ -27,6 +27,7 @@ from ...core.workspace import Workspace
 from .commands import run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
+from .resume import SessionError, open_session
 from .screens.approval import ApprovalScreen
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
@@ -50,12 +51,13 @@ class AgentApp(App[int]):
     ]
 
     def __init__(self, session: Session, *, testing: bool = False, clock: Callable[[], float] = time.monotonic,
-                 credentials_missing: bool = False) -> None:
+                 credentials_missing: bool = False, opened: list[Event] | None = None) -> None:
         super().__init__()
         self.session = session
         self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
         self.clock = clock
         self.no_key = credentials_missing
+        self.opened = opened or []  # what the session said while opening (warnings), shown on mount
         self.busy = False
         self.subagents: dict[str, SubagentState] = {}
         self.approvals: deque[ApprovalRequested] = deque()
@@ -97,24 +99,29 @@ class AgentApp(App[int]):
         self.run_worker(import_sdk, thread=True, group="warm-up")
 
     async def restore(self) -> None:
-        """Show a resumed session: its subagents in the panel, its messages in the conversation."""
+        """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
         for record in self.session.subagents.records.values():
             self.subagents[record.id] = SubagentState.from_record(record)
+        restored = [e for e in getattr(self.session, "restored_events", []) if e.agent_id == MAIN]
         messages = self.session.main.messages
-        if messages:
+        if restored:
+            await self.conversation.replay(restored)
+        elif messages:
             await self.conversation.replay_messages(messages)
-            self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
-                                                   for text in [user_text(m)] if text]
+        self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
+                                            for text in [user_text(m)] if text]
         for state in self.subagents.values():
             await self.panel.show(state, self.clock())
             self.conversation.show_subagent(state)
         if self.subagents:
             self.show_panel()
-        if not messages:
+        if not (restored or messages):
             root = self.session.workspace.root
             await self.conversation.add_notice(
                 f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
                 "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+        for event in self.opened:
+            await self.conversation.apply(event)
 
     # -- the engine --
 
@@ -334,27 +341,34 @@ def user_text(message: dict[str, Any]) -> str:
 
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
-             interactive: bool = True, testing: bool = False, clock: Callable[[], float] = time.monotonic
-             ) -> AgentApp:
-    """The app on a new session (or on ``session``, whose events it then also receives)."""
+             interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
+             clock: Callable[[], float] = time.monotonic) -> AgentApp:
+    """The app on ``session``, whose events it then also receives, or on a session it opens.
+
+    Opening may raise ``SessionError`` (a bad --resume or --continue), in one sentence.
+    """
     missing = False
-    if llm is None or llm.credentials is None:
+    given = llm or (session.llm if session is not None else None)
+    if given is None or given.credentials is None:
         try:
             resolve_credentials()
         except MissingCredentials:
             missing = True
+    opened: list[Event] = []
     if session is None:
-        session = Session(settings, Workspace.at(root), lambda event: None, interactive=interactive, llm=llm)
-    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing)
+        session, opened = open_session(settings, root, llm=llm, interactive=interactive, resume=resume,
+                                       continue_=continue_)
+    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing, opened=opened)
     earlier = session.sink
     session.sink = lambda event: (earlier(event), app.deliver(event))
     return app
 
 
 def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
-    from .resume import open_session
-
-    session = open_session(settings, root, resume=resume, continue_=continue_)
-    app = make_app(settings, root, session=session)
+    try:
+        app = make_app(settings, root, resume=resume, continue_=continue_)
+    except SessionError as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 2
     code = app.run()
     return code if isinstance(code, int) else 0

@@ -73,15 +73,17 @@ async def compact(app: "AgentApp", arg: str) -> None:
 
 
 async def permissions(app: "AgentApp", arg: str) -> None:
+    rules = app.session.permissions
     if not arg:
-        await app.conversation.add_notice(f"Permission mode: {app.session.permissions.mode} "
-                                          f"(modes: {', '.join(MODES)}).")
+        described = rules.describe() if hasattr(rules, "describe") else f"Permission mode: {rules.mode}"
+        await app.conversation.add_notice(f"{described}\n\nModes: {', '.join(MODES)}; /permissions MODE switches.",
+                                          block=True)
         return
     if arg not in MODES:
         await app.conversation.add_notice(f"There is no mode '{arg}'; choose one of {', '.join(MODES)}.",
                                           "warning")
         return
-    app.session.permissions.mode = arg
+    rules.mode = arg
     app.refresh_status()
     await app.conversation.add_notice(f"Permission mode is now {arg}.")
 

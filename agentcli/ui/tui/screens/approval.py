@@ -44,8 +44,16 @@ class ApprovalScreen(ModalScreen[str]):
                          id="approval-title")
             yield Static(Content.assemble("Asked by ", Content.styled(who_asks(self.request), "bold")),
                          id="approval-agent")
+            reason = getattr(self.request, "reason", "")
+            if reason:
+                yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
                 yield Static(Content(describe_input(self.request.input, max_lines=60)))
+            rules = getattr(self.request, "rules", None)
+            if rules is not None:
+                scope = (f"For the session or always, this allows {', '.join(rules)}." if rules
+                         else "No rule can cover this call: each one needs its own yes.")
+                yield Static(Content(scope), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 for answer, label, key, variant in CHOICES:
                     yield Button(f"{label} [{key}]", id=answer, variant=variant, compact=True)  # type: ignore[arg-type]

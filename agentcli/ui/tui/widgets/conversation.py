@@ -86,7 +86,7 @@ class Conversation(VerticalScroll):
         self.tasks: dict[str, TaskEntry] = {}  # by the task call's tool_use id
         self._answer: AssistantEntry | None = None
         self._stream: MarkdownStream | None = None
-        self.subagent: Callable[[str], SubagentState | None] = lambda agent_id: None
+        self.subagent: Callable[[str], SubagentState | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
@@ -212,7 +212,7 @@ class Conversation(VerticalScroll):
     async def finish_tool(self, event: ToolCallFinished) -> None:
         if event.id in self.tasks:
             task = self.tasks[event.id]
-            await task.finish(event.output, self.subagent(task.agent_id or ""), self.now())
+            await task.finish(event.output, self.subagent(event.id), self.now())
         elif event.id in self.tools:
             self.tools[event.id].finish(event)
 

@@ -71,11 +71,13 @@ class SubagentEntry(Collapsible):
         if self.show_times:
             facts.append(seconds(state.elapsed(now)))
         tail = "  " + " ".join(facts)
-        width = (self.size.width or 50) - 4  # the ▶ symbol and padding
-        room = max(8, width - 2 - len(state.type) - 2 - len(tail))
+        room = (self.size.width or 50) - 4 - 2 - len(tail)  # less the ▶ symbol, padding and status icon
+        description = one_line(state.description, 200)
+        kind = one_line(state.type, max(8, room - 2 - len(description)))  # the description comes first
         return Content.assemble(
-            status_icon(state.status), " ", Content.styled(state.type, "$secondary"), ": ",
-            Content.styled(one_line(state.description, room), "bold"), Content.styled(tail, "$text-muted"))
+            status_icon(state.status), " ", Content.styled(kind, "$secondary"), ": ",
+            Content.styled(one_line(description, max(8, room - 2 - len(kind))), "bold"),
+            Content.styled(tail, "$text-muted"))
 
     async def show(self, state: SubagentState, now: float) -> None:
         self.state = state

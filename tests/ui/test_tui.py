@@ -1,0 +1,369 @@
+"""The full-screen app under Pilot, against the stand-in server: what a user sees and does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+
+from textual.widgets import Collapsible
+
+from agentcli.core.events import ALLOW_ALWAYS
+from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.screens.approval import ApprovalScreen
+from agentcli.ui.tui.screens.no_key import NoKeyScreen
+from agentcli.ui.tui.screens.transcript import TranscriptScreen
+from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, PrunedMarker
+from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
+from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
+from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
+from tests.fakes.anthropic_server import (first_user_text, reply, text, tool_result_text, tool_results, tool_use,
+                                          tool_use_block)
+from tests.ui.test_tui_support import (SIZE, answer, is_child, is_main, plain, send, shown, tui,  # noqa: F401
+                                       until)
+
+
+def delegate(description: str, prompt: str) -> dict:
+    return tool_use_block("task", {"description": description, "prompt": prompt})
+
+
+async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server, tui):
+    gate = threading.Event()
+    server.when(is_main, reply("Let me delegate.", delegate("Find auth handler", "Find where handle_auth is.")),
+                text("handle_auth lives in **src/app/auth.py**."))
+    server.when(is_child, tool_use("grep", {"pattern": "def handle_auth"}, gate=gate, gate_timeout=30),
+                tool_use("read_file", {"path": "src/app/auth.py"}),
+                text("handle_auth is defined at src/app/auth.py:9."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        assert not app.panel.is_open
+        await send(pilot, "Use a subagent to find where auth is handled")
+        await until(pilot, lambda: "sa-1" in app.panel.entries, "the panel entry")
+        entry = app.panel.entries["sa-1"]
+        assert app.panel.is_open  # it opened by itself
+        line = plain(entry).splitlines()[0]
+        assert line.startswith("● general") and "Find auth handler  1/30" in line
+        assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
+        gate.set()
+        await until(pilot, lambda: not app.busy, "the answer")
+        await pilot.pause()
+        assert plain(entry).startswith("✓ general") and "Find auth handler  3/30" in plain(entry).splitlines()[0]
+        assert "read_file src/app/auth.py" in plain(entry)
+        task = app.conversation.query_one(TaskEntry)
+        assert "handle_auth is defined at src/app/auth.py:9." in plain(task)
+        answers = [plain(a) for a in app.conversation.query(AssistantEntry)]
+        assert answers[-1] == "handle_auth lives in **src/app/auth.py**."
+        assert "kept out of main context" in str(app.query_one("#status").content)
+    server.assert_no_rejections()
+
+
+async def test_ctrl_o_shows_the_childs_tool_calls_with_input_and_output(server, tui):
+    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
+    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}),
+                tool_use("read_file", {"path": "src/app/auth.py"}), text("It is in src/app/auth.py:9."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "Find auth through a subagent")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
+        screen = app.screen
+        await until(pilot, lambda: len(screen.conversation.query(ToolCallEntry)) == 2, "the replayed calls")
+        calls = list(screen.conversation.query(ToolCallEntry))
+        assert [c.call.name for c in calls] == ["grep", "read_file"]
+        assert all(not c.collapsed for c in calls)  # the transcript shows every input and output
+        assert "src/app/auth.py:9:def handle_auth(user, password):" in plain(calls[0])
+        assert "pattern: handle_auth" in plain(calls[0])
+        assert "def login(user, password):" in plain(calls[1])
+        body = shown(screen.conversation)
+        assert body.startswith("brief Find handle_auth.")
+        assert "It is in src/app/auth.py:9." in body
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TranscriptScreen)
+    server.assert_no_rejections()
+
+
+async def test_x_cancels_one_child_of_three_while_the_others_finish(server, tui):
+    hold = threading.Event()
+    server.when(is_main, reply(delegate("Errand one", "Errand 1"), delegate("Errand two", "Errand 2"),
+                               delegate("Errand three", "Errand 3")), text("All reported."))
+    server.when(lambda b: first_user_text(b) == "Errand 2" and b.get("tool_choice") == {"type": "none"},
+                text("Partial: errand two looked in src/ only."))
+    server.when(lambda b: first_user_text(b) == "Errand 2", tool_use("grep", {"pattern": "x"}),
+                text("never sent", gate=hold, gate_timeout=60))
+    for n in (1, 3):
+        server.when(lambda b, n=n: first_user_text(b) == f"Errand {n}", text(f"Result {n}"))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Run three errands")
+        await until(pilot, lambda: "sa-2" in app.subagents and app.subagents["sa-2"].turn == 2,
+                    "errand two to wait on its second call")
+        app.query_one("#entry-sa-2", SubagentEntry).query_one(EntryTitle).focus()
+        await pilot.press("x")
+        await until(pilot, lambda: not app.busy, "the parent to finish")
+        await pilot.pause()
+        statuses = {i: s.status for i, s in app.subagents.items()}
+        assert statuses == {"sa-1": "done", "sa-2": "cancelled", "sa-3": "done"}
+        assert plain(app.panel.entries["sa-2"]).startswith("⊘")
+        results = [tool_result_text(r) for r in tool_results(server.requests[-1])]
+        assert results[0].startswith("Result 1") and results[2].startswith("Result 3")
+        assert results[1].startswith("Partial: errand two looked in src/ only.")
+        assert "sa-2 · cancelled" in results[1]
+        # Entries stay, newest first.
+        assert [e.agent_id for e in app.panel.query(SubagentEntry)] == ["sa-3", "sa-2", "sa-1"]
+    hold.set()
+    server.assert_no_rejections()
+
+
+async def test_escape_mid_stream_interrupts_and_leaves_a_valid_history(server, tui):
+    long_answer = " ".join(f"word{i}" for i in range(300))
+    server.script(text(long_answer, stall_after_events=8, stall_seconds=60), text("Second answer."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me a long story")
+        await until(pilot, lambda: app.conversation.streaming, "the answer to stream")
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy, "the interrupt")
+        notices = [plain(n) for n in app.conversation.query(NoticeEntry)]
+        assert any(n.startswith("Interrupted.") for n in notices), shown(app.conversation)
+        assert app.session.main.messages[-1]["role"] == "user"
+        await answer(pilot, "Go on")
+        assert plain(list(app.conversation.query(AssistantEntry))[-1]) == "Second answer."
+    server.assert_no_rejections()  # the stand-in server checks every history it is sent, as the API does
+    assert "Go on" in json.dumps(server.requests[-1]["messages"][-1])
+
+
+async def test_the_approval_modal_answers(server, tui):
+    server.script(tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo two"}),
+                  tool_use("bash", {"command": "echo three"}), tool_use("bash", {"command": "echo three"}),
+                  text("Ran them."))
+    app = tui(interactive=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Run four commands")
+        for key in ("y", "n", "s"):
+            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "an approval request")
+            modal = app.screen
+            assert modal.request.tool == "bash"
+            assert "main agent" in plain(modal.query_one("#approval-agent"))
+            await pilot.press(key)
+            await until(pilot, lambda: app.screen is not modal, "the modal to close")
+        await until(pilot, lambda: not app.busy, "the end of the turn")
+        assert not isinstance(app.screen, ApprovalScreen)  # "echo three" was allowed for the session
+    outputs = [tool_result_text(tool_results(b)[0]) for b in server.requests[1:]]
+    assert outputs[0].strip() == "one"
+    assert "denied" in outputs[1]
+    assert outputs[2].strip() == "three" and outputs[3].strip() == "three"
+    server.assert_no_rejections()
+
+
+async def test_always_allow_resolves_the_request_and_names_the_asking_subagent(server, tui):
+    server.when(is_main, tool_use("task", {"description": "Run the tests", "prompt": "Run echo ok."}), text("ok"))
+    server.when(is_child, tool_use("bash", {"command": "echo ok"}), text("Tests pass."))
+    app = tui(interactive=True)
+    answers = []
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "delegate the tests")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        request = app.screen.request
+        request.future.add_done_callback(lambda f: answers.append(f.result()))
+        assert "subagent sa-1 (Run the tests)" in plain(app.screen.query_one("#approval-agent"))
+        await pilot.press("a")
+        await until(pilot, lambda: not app.busy, "the end of the turn")
+    assert answers == [ALLOW_ALWAYS]
+    assert app.subagents["sa-1"].status == "done"
+
+
+async def test_tool_calls_are_one_line_and_expand_on_enter(server, tui):
+    server.script(tool_use("grep", {"pattern": "handle_auth"}), text("Found it."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "grep for handle_auth")
+        call = app.conversation.query_one(ToolCallEntry)
+        title = plain(call).splitlines()[0]
+        assert title.startswith("grep  handle_auth  ✓")
+        assert call.collapsed
+        call.query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        assert not call.collapsed
+        assert "src/app/auth.py:6:    return handle_auth(user, password)" in plain(call)
+
+
+async def test_slash_commands(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/help")
+        assert "/model NAME" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await send(pilot, "/model claude-haiku-4-5")
+        assert app.session.main.model == "claude-haiku-4-5"
+        assert "claude-haiku-4-5" in str(app.query_one("#status").content)
+        await send(pilot, "/permissions plan")
+        assert app.session.permissions.mode == "plan"
+        await send(pilot, "/permissions sometimes")
+        assert "There is no mode 'sometimes'" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await send(pilot, "/cost")
+        assert "kept out of main context" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await send(pilot, "/agents")
+        assert app.panel.is_open
+        assert "general-purpose" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await send(pilot, "/bogus")
+        assert "Unknown command /bogus" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await send(pilot, "/clear")
+        assert len(app.conversation.children) == 1
+        await send(pilot, "/exit")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_compact_runs_in_a_worker(server, tui):
+    server.script(text("First answer."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "hello")
+        server.responder = lambda body: text("Summary of the conversation so far.")
+        await send(pilot, "/compact the auth code")
+        await until(pilot, lambda: not app.busy, "compaction")
+        assert not [n for n in app.conversation.query(NoticeEntry) if "-error" in n.classes]
+    server.assert_no_rejections()
+
+
+async def test_input_completes_files_and_commands_and_recalls_history(server, tui, repo):
+    server.script(text("One."), text("Two."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        area = app.query_one(PromptInput)
+        menu = app.query_one(Completions)
+        await pilot.press("@", "a", "u")
+        await until(pilot, lambda: menu.showing and menu.items, "file completions")
+        labels = [c.label for c in menu.items]
+        assert "src/app/auth.py" in labels
+        assert "build/auth.py" not in labels  # ignored by .gitignore
+        await pilot.press("tab")
+        assert area.text == "@src/app/auth.py "
+        area.clear()
+        await pilot.press("/", "m", "o")
+        await until(pilot, lambda: menu.showing, "command completions")
+        assert [c.label for c in menu.items] == ["/model NAME"]
+        await pilot.press("enter")
+        assert area.text == "/model "
+        area.clear()
+        await pilot.pause()
+        await pilot.press("a", "ctrl+j", "b")
+        assert area.text == "a\nb"
+        area.clear()
+        await answer(pilot, "first question")
+        await answer(pilot, "second question")
+        await pilot.press("up")
+        assert area.text == "second question"
+        await pilot.press("up")
+        assert area.text == "first question"
+        await pilot.press("down", "down")
+        assert area.text == ""
+
+
+async def test_ctrl_c_twice_quits_and_once_only_warns(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_side_panel_toggles_and_ctrl_o_without_subagents_says_so(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+t")
+        assert app.panel.is_open
+        await pilot.press("ctrl+t")
+        assert not app.panel.is_open
+        await pilot.press("ctrl+o")
+        assert not isinstance(app.screen, TranscriptScreen)
+        assert any("No subagent" in n.message for n in app._notifications)
+
+
+async def test_long_sessions_prune_old_widgets(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        app.conversation.max_widgets = 20
+        for n in range(50):
+            await app.conversation.add_notice(f"note {n}")
+        await pilot.pause()
+        children = list(app.conversation.children)
+        assert isinstance(children[0], PrunedMarker)
+        assert len(children) == 21
+        assert plain(children[-1]) == "note 49"
+
+
+async def test_resumed_session_rebuilds_panel_and_conversation(server, make_session):
+    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+                text("It is in auth.py."))
+    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}), text("src/app/auth.py:9"))
+    session, _ = make_session(interactive=True)
+    await session.send("find auth via a subagent")  # as if loaded from disk: messages and records are there
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.panel.is_open
+        assert plain(app.panel.entries["sa-1"]).startswith("✓ general-purpose: Find auth  2/30")
+        body = shown(app.conversation)
+        assert "you find auth via a subagent" in body and "It is in auth.py." in body
+        assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
+        await until(pilot, lambda: app.screen.conversation.query(ToolCallEntry), "the child's calls")
+        assert app.screen.conversation.query_one(ToolCallEntry).call.name == "grep"
+        await pilot.press("up")  # the resumed prompts are in the input history
+        await pilot.press("escape")
+        await pilot.press("up")
+        assert app.query_one(PromptInput).text == "find auth via a subagent"
+
+
+async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
+    app = make_app(__import__("agentcli.config").config.Settings(), repo, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, NoKeyScreen)
+        assert "ANTHROPIC_API_KEY" in app.screen.query_one("Markdown").source
+        await pilot.press("escape")
+        assert not isinstance(app.screen, NoKeyScreen)
+        await answer(pilot, "hello?")
+        notices = [plain(n) for n in app.conversation.query(NoticeEntry)]
+        assert any("No API key" in n for n in notices)
+        assert "no API key" in str(app.query_one("#status").content)
+
+
+async def test_command_palette_lists_the_apps_actions_and_themes(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("Interrupt", "Side panel", "Transcript", "/help", "/compact", "Theme", "Quit"):
+            assert wanted in titles
+        assert app.theme == "agentcli"
+        assert {"agentcli", "textual-dark", "nord"} <= set(app.available_themes)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CommandPalette"
+
+
+def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
+    script = tmp_path / "first_paint.py"
+    script.write_text(
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from agentcli.config import Settings\n"
+        "from agentcli.ui.tui.app import make_app\n"
+        "assert 'anthropic' not in sys.modules, 'importing the TUI imported the SDK'\n"
+        "async def main():\n"
+        f"    app = make_app(Settings(), Path({str(repo)!r}), testing=True)\n"
+        "    async with app.run_test() as pilot:\n"
+        "        while app.first_paint_without_sdk is None:\n"
+        "            await pilot.pause(0.01)\n"
+        "        print('first paint without sdk:', app.first_paint_without_sdk)\n"
+        "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          cwd=str(repo))
+    assert done.returncode == 0, done.stderr
+    assert "first paint without sdk: True" in done.stdout
