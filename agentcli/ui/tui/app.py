@@ -285,6 +285,12 @@ class AgentApp(App[int]):
     def _disarm_ctrl_c(self) -> None:
         self._ctrl_c_armed = False
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
+        if action in ("toggle_panel", "open_transcript", "interrupt") and self.screen is not self.screen_stack[0]:
+            return False
+        return True
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Interrupt", "Stop the running answer (esc)", self.action_interrupt)

@@ -112,15 +112,14 @@ class StatusFacts:
 
     def render(self) -> Content:
         pct = 100 * self.context_used / self.context_window if self.context_window else 0
-        state = (Content.styled(" no API key ", "$error") if self.no_key
-                 else Content.styled(" ● working · esc interrupts ", "$warning") if self.busy
-                 else Content.styled(" ready ", "$success"))
+        state = (Content.styled("no API key", "bold $error") if self.no_key
+                 else Content.styled("● working", "bold $warning") if self.busy else None)
         sep = Content.styled(" │ ", "$text-muted")
         parts = [
             Content.styled(self.model, "bold"),
-            Content(f"mode {self.mode}"),
-            Content(f"{tokens(self.tokens)} tokens · {self.cost}"),
-            Content(f"context {pct:.0f}% of {tokens(self.context_window)}"),
+            Content(self.mode),
+            Content(f"{tokens(self.tokens)} tok {self.cost}"),
+            Content(f"context {pct:.0f}%"),
             Content(f"kept out of main context: {tokens(self.kept_out)} tokens"),
         ]
-        return Content.assemble(state, sep, sep.join(parts))
+        return sep.join(([state] if state else []) + parts)

@@ -14,8 +14,8 @@ from ..format import describe_input
 
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
-    (ALLOW_SESSION, "Allow for this session", "s", "primary"),
-    (ALLOW_ALWAYS, "Always allow here", "a", "default"),
+    (ALLOW_SESSION, "For this session", "s", "primary"),
+    (ALLOW_ALWAYS, "Always", "a", "default"),
     (DENY, "Deny", "n", "error"),
 )
 
@@ -56,10 +56,17 @@ class ApprovalScreen(ModalScreen[str]):
                 yield Static(Content(scope), id="approval-scope")
             with Horizontal(id="approval-buttons"):
                 for answer, label, key, variant in CHOICES:
-                    yield Button(f"{label} [{key}]", id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+                    yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")), id=answer,
+                                 variant=variant, compact=True)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
         self.query_one(f"#{ALLOW_ONCE}", Button).focus()
+        if self.request.future is not None:  # withdrawn (the turn was interrupted): close by itself
+            self.request.future.add_done_callback(lambda _: self.app.call_later(self._withdrawn))
+
+    def _withdrawn(self) -> None:
+        if self.is_current:
+            self.dismiss(DENY)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -67,7 +67,7 @@ class SubagentEntry(Collapsible):
 
     def line(self, state: SubagentState, now: float) -> Content:
         """One line: status icon, type, description (cut to fit), turn n/max, tokens, elapsed."""
-        facts = [f"{state.turn}/{state.max_turns}", tokens(state.tokens)]
+        facts = [f"{state.turn}/{state.max_turns}", f"{tokens(state.tokens)} tok"]
         if self.show_times:
             facts.append(seconds(state.elapsed(now)))
         tail = "  " + " ".join(facts)
@@ -100,7 +100,7 @@ class SubagentEntry(Collapsible):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 40%; min-width: 50; max-width: 84; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 45%; min-width: 50; max-width: 84; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
         #panel-hint { padding: 0 1 1 1; color: $text-muted; }

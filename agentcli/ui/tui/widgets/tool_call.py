@@ -24,7 +24,7 @@ class ToolCallEntry(Collapsible):
         CollapsibleTitle { padding: 0; color: $text-muted; }
         Contents { padding: 0 0 1 2; }
         .tool-input { color: $text-muted; }
-        .tool-output { color: $foreground 85%; }
+        .tool-output { color: $foreground 85%; border-left: vkey $secondary 40%; padding-left: 1; }
         .tool-output.-error { color: $error; }
     }
     """
