@@ -11,6 +11,7 @@ from typing import Sequence
 from . import __version__
 from .config import ConfigError, Settings, load_settings
 from .core.permissions import MODES
+from .core.store import SessionError, resume_target
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -73,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (UsageError, ConfigError) as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 2
+    except SessionError as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        code = 1
     except KeyboardInterrupt:
         print("agentcli: interrupted.", file=sys.stderr)
         code = 130
@@ -89,6 +93,7 @@ def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.continue_ and args.resume:
         raise UsageError("use either --continue or --resume, not both")
+    args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
@@ -106,7 +111,7 @@ def run(argv: list[str]) -> int:
 
 def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
     from .core.llm import MissingCredentials, resolve_credentials
-    from .core.session import Session
+    from .core.session import open_session
     from .core.workspace import Workspace
     from .ui.headless import make_headless_output, run_headless as run_prompt
 
@@ -123,6 +128,7 @@ def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> in
         print(f"agentcli: {exc}", file=sys.stderr)
         return 2
     output = make_headless_output(args.output_format)
-    session = Session(settings, Workspace.at(root), output, interactive=False)
+    session = open_session(settings, Workspace.at(root), output, interactive=False, resume=args.resume,
+                           continue_=args.continue_)
     return asyncio.run(run_prompt(session, prompt, output))
 

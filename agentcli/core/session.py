@@ -1,91 +1,49 @@
-"""A session: the main agent, its subagents, and the append-only JSONL store of every transcript.
+"""A session: the main agent and its subagents, stored as they go (``store.py``) and resumable.
 
-Layout under ``$AGENTCLI_HOME/projects/<workspace slug>/``:
-``<session>.jsonl`` holds the main transcript; ``<session>/subagents/<sa-id>.jsonl`` each child's.
-Each record is one event as JSON plus a timestamp, written and flushed as it happens.
+Resuming rebuilds the main agent's history, turns and usage, and every child's record and
+transcript, from the stored records (``history.py``); new events append to the same files.
 """
 
 from __future__ import annotations
 
-import datetime
-import json
-import secrets
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from .. import paths
 from ..config import Settings
 from .agents import load_agent_types
 from .context import main_system_prompt
-from .events import MAIN, Event, SubagentFinished, SubagentStarted, TextDelta, Usage
+from .events import MAIN, Event, Notice, SubagentFinished, SubagentStarted, Usage
+from .history import agent_state, replay_events, subagent_record
 from .llm import LLM, context_window
 from .loop import Agent, RunResult
 from .permissions import Permissions
 from .subagents import Budgets, Subagents
+from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
+                    open_store, read_records)
 from .tools import ToolRegistry, default_tools
 from .tools.base import ToolContext
 from .workspace import Workspace
 
-
-def new_session_id() -> str:
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{secrets.token_hex(2)}"
-
-
-class SessionStore:
-    """Appends each agent's events to its own JSONL file, flushed per record."""
-
-    def __init__(self, project_dir: Path, session_id: str) -> None:
-        self.project_dir = project_dir
-        self.session_id = session_id
-        self.main_path = project_dir / f"{session_id}.jsonl"
-        self.subagent_dir = project_dir / session_id / "subagents"
-        self._files: dict[str, IO[str]] = {}
-
-    @classmethod
-    def for_workspace(cls, root: Path, session_id: str) -> "SessionStore":
-        return cls(paths.data_home() / "projects" / paths.project_slug(root), session_id)
-
-    def path_for(self, agent_id: str) -> Path:
-        return self.main_path if agent_id == MAIN else self.subagent_dir / f"{agent_id}.jsonl"
-
-    def write(self, event: Event) -> None:
-        if isinstance(event, TextDelta):  # the AssistantMessage that follows holds the whole text
-            return
-        record = {"ts": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds"),
-                  **event.to_dict()}
-        self._append(event.agent_id, record)
-        if isinstance(event, (SubagentStarted, SubagentFinished)):
-            self._append(MAIN, record)  # the main transcript lists its children too
-
-    def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
-        self._append(agent_id, record)
-
-    def _append(self, agent_id: str, record: dict[str, Any]) -> None:
-        f = self._files.get(agent_id)
-        if f is None:
-            path = self.path_for(agent_id)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            f = self._files[agent_id] = path.open("a", encoding="utf-8")
-        f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        f.flush()
-
-    def close(self) -> None:
-        for f in self._files.values():
-            f.close()
-        self._files.clear()
+__all__ = ["Session", "SessionError", "SessionStore", "new_session_id", "open_session"]
 
 
 class Session:
     """What a front end drives: user text goes in, events come out through ``sink``."""
 
     def __init__(self, settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool,
-                 llm: LLM | None = None, session_id: str | None = None, store: bool = True) -> None:
+                 llm: LLM | None = None, session_id: str | None = None, store: bool = True,
+                 resume: str | None = None) -> None:
+        """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
+        Raises SessionError when there is none; forks into a copy when another process has it open."""
         self.settings = settings
         self.workspace = workspace
-        self.id = session_id or new_session_id()
-        self.store = SessionStore.for_workspace(workspace.root, self.id) if store else None
         self.sink = sink
+        self.store: SessionStore | None = None
+        self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
+        notices: list[str] = []
+        if store:
+            saved = find_session(workspace.root, resume) if resume is not None else None
+            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
+        self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root)
@@ -96,9 +54,35 @@ class Session:
         env = {"keep_secret_env": "1"} if settings.keep_secret_env else {}
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
-                          output_dir=self.store.project_dir / self.id / "outputs" if self.store else None)
+                          output_dir=self.store.output_dir if self.store else None)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns)
+        if resume is not None and self.store is not None:
+            notices += self.restore()
+        for text in notices:
+            self.emit(Notice(level="warning", text=text))
+
+    def restore(self) -> list[str]:
+        """Load the stored transcripts into the main agent and the subagent records; returns warnings."""
+        assert self.store is not None
+        records, warnings = read_records(self.store.main_path)
+        state = agent_state(records)
+        self.main.messages, self.main.turns = state.messages, state.turns
+        self.main.usage, self.main.last_usage = state.usage, state.last_usage
+        self.restored_events = [e for e in replay_events(records)
+                                if e.agent_id == MAIN or isinstance(e, (SubagentStarted, SubagentFinished))]
+        children, child_warnings = child_records(self.store.main_path)
+        for child_id, child in children.items():
+            record = subagent_record(child, child_id)
+            if record is None:
+                continue
+            self.subagents.records[child_id] = record
+            if not any(r.get("type") == "subagent_finished" for r in child):  # died with the process
+                self.store.write(record.events[-1])
+                self.restored_events.append(record.events[-1])
+        numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
+        self.subagents.next_number = max(numbers, default=0) + 1
+        return warnings + child_warnings
 
     def emit(self, event: Event) -> None:
         if self.store is not None:
@@ -113,6 +97,8 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage = Usage()
+        if self.store is not None:
+            self.store.append_record(MAIN, {"type": "history_cleared", "messages": []})
 
     def set_model(self, model: str) -> None:
         self.main.model = model
@@ -132,3 +118,11 @@ class Session:
         if self.store is not None:
             self.store.close()
 
+
+def open_session(settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool, llm: LLM | None = None,
+                 resume: str | None = None, continue_: bool = False) -> Session:
+    """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
+    ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
+    if resume is None and continue_:
+        resume = latest_session(workspace.root).stem
+    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume)

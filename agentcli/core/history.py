@@ -1,0 +1,186 @@
+"""Rebuilding an agent's state from its stored records, and repairing it into a history the API accepts.
+
+Pure functions of the records; the session applies them on resume and the `sessions` command reads
+with them. A crash can leave a ``tool_use`` without its result, a torn last record, or a child that
+never finished: the history gets a synthetic ``is_error`` result marked interrupted, a message left
+with no usable content is dropped, and the child is marked ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import (MAIN, AssistantMessage, Event, SubagentFinished, SubagentStarted, TextDelta, ToolCallFinished,
+                     Usage, event_from_dict)
+from .loop import final_text
+from .subagents import SubagentRecord
+
+INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
+INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"
+HISTORY_RESETS = ("compacted", "history_cleared")  # records after which the history starts again
+
+
+@dataclass
+class AgentState:
+    """What resuming gives back to an agent."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)  # running total
+    last_usage: Usage = field(default_factory=Usage)  # of the latest call: how full the context was
+    model: str = ""
+
+
+def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentState:
+    """One agent's history, turns and usage, rebuilt from its records and repaired."""
+    state = AgentState()
+    messages: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("agent_id", MAIN) != agent_id:
+            continue
+        kind = record.get("type")
+        if kind == "user_message":
+            add_user(messages, blocks(record.get("content")))
+        elif kind == "assistant_message":
+            messages.append({"role": "assistant", "content": blocks(record.get("content"))})
+        elif kind in HISTORY_RESETS:
+            messages = copy.deepcopy(record.get("messages") or [])
+            state.last_usage = Usage(input_tokens=int(record.get("tokens_after") or 0))
+        elif kind == "turn_started":
+            state.turns = max(state.turns, int(record.get("turn") or 0))
+        elif kind == "usage_updated":
+            state.usage = Usage.from_dict(record.get("total"))
+            state.last_usage = Usage.from_dict(record.get("usage"))
+            state.model = record.get("model") or state.model
+    state.messages = repair(messages)
+    return state
+
+
+def blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def add_user(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
+    """Append a user message, merged into the previous one when that is a user message too (as Agent does)."""
+    if messages and messages[-1]["role"] == "user":
+        messages[-1] = {"role": "user", "content": blocks(messages[-1]["content"]) + content}
+    else:
+        messages.append({"role": "user", "content": content})
+
+
+def usable(block: dict[str, Any]) -> bool:
+    kind = block.get("type")
+    if kind == "text":
+        return isinstance(block.get("text"), str) and bool(block["text"].strip())
+    if kind == "tool_use":
+        return bool(block.get("id")) and bool(block.get("name")) and isinstance(block.get("input"), dict)
+    if kind == "tool_result":
+        return isinstance(block.get("tool_use_id"), str)
+    return isinstance(kind, str)
+
+
+def tool_use_ids(message: dict[str, Any] | None) -> list[str]:
+    if not message or message["role"] != "assistant":
+        return []
+    return [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+
+
+def interrupted_result(tool_use_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "is_error": True, "content": INTERRUPTED_RESULT}
+
+
+def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A history the API accepts: user first, roles alternating, every tool_use answered right after.
+
+    Blocks with no usable content are dropped, and so is a message left empty (a partial assistant
+    message among them); a tool_use without a result gets an ``is_error`` "interrupted" one; results
+    that answer nothing are dropped.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = [b for b in blocks(message.get("content")) if usable(b)]
+        if message.get("role") == "assistant":
+            if not out:
+                continue  # the first message must be the user's
+            if out[-1]["role"] == "assistant":
+                if tool_use_ids(out[-1]):
+                    out.append({"role": "user", "content": [interrupted_result(i) for i in tool_use_ids(out[-1])]})
+                elif content:
+                    out[-1] = {"role": "assistant", "content": out[-1]["content"] + content}
+                    continue
+            if content:
+                out.append({"role": "assistant", "content": content})
+        elif message.get("role") == "user":
+            if out and out[-1]["role"] == "user":  # merge first, so results are checked against one message
+                content = blocks(out.pop()["content"]) + content
+            asked = tool_use_ids(out[-1] if out else None)
+            answered: dict[str, dict[str, Any]] = {}
+            for b in content:
+                if b.get("type") == "tool_result" and b["tool_use_id"] in asked:
+                    answered.setdefault(b["tool_use_id"], b)
+            others = [b for b in content if b.get("type") != "tool_result"]
+            results = [answered.get(i) or interrupted_result(i) for i in asked]
+            if results or others:
+                out.append({"role": "user", "content": results + others})
+    if out and tool_use_ids(out[-1]):
+        out.append({"role": "user", "content": [interrupted_result(i) for i in tool_use_ids(out[-1])]})
+    return out
+
+
+def replay_events(records: list[dict[str, Any]]) -> list[Event]:
+    """Stored records as the events a front end saw live (a TextDelta before each message's text)."""
+    events: list[Event] = []
+    for record in records:
+        event = event_from_dict(record)
+        if event is None:
+            continue
+        if isinstance(event, AssistantMessage):
+            text = final_text(event.content)
+            if text:
+                events.append(TextDelta(text=text, agent_id=event.agent_id,
+                                        parent_tool_use_id=event.parent_tool_use_id))
+        events.append(event)
+    return events
+
+
+def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRecord | None:
+    """A child's record rebuilt from its transcript; one that never finished is ``interrupted``."""
+    events = replay_events([r for r in records if r.get("agent_id") == agent_id])
+    started = next((e for e in events if isinstance(e, SubagentStarted)), None)
+    if started is None:
+        return None
+    record = SubagentRecord(id=agent_id, type=started.type, description=started.description, prompt=started.prompt,
+                            tool_use_id=started.parent_tool_use_id or "", max_turns=started.max_turns,
+                            events=events)
+    record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))
+    finished = next((e for e in reversed(events) if isinstance(e, SubagentFinished)), None)
+    if finished is not None:
+        record.status, record.result, record.turns = finished.status, finished.result, finished.turns
+        record.usage, record.seconds = finished.usage, finished.seconds
+        return record
+    state = agent_state(records, agent_id)
+    said = [final_text(e.content) for e in events if isinstance(e, AssistantMessage)]
+    found = next((text for text in reversed(said) if text), "")
+    record.status, record.turns, record.usage = "interrupted", state.turns, state.usage
+    record.result = f"{found}\n\n{INTERRUPTED_CHILD}" if found else INTERRUPTED_CHILD
+    record.seconds = span_seconds(records)
+    record.events.append(SubagentFinished(id=agent_id, status=record.status, result=record.result,
+                                          turns=record.turns, usage=record.usage, seconds=record.seconds,
+                                          agent_id=agent_id, parent_tool_use_id=started.parent_tool_use_id))
+    return record
+
+
+def span_seconds(records: list[dict[str, Any]]) -> float:
+    """Time from the first record to the last."""
+    stamps = []
+    for record in records:
+        try:
+            stamps.append(datetime.datetime.fromisoformat(record["ts"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return (max(stamps) - min(stamps)).total_seconds() if len(stamps) > 1 else 0.0

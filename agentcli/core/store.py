@@ -1,0 +1,375 @@
+"""The append-only JSONL store of every transcript: writing, locking, reading and finding sessions.
+
+Layout under ``$AGENTCLI_HOME/projects/<workspace slug>/``: ``<session>.jsonl`` holds the main
+transcript, ``<session>/subagents/<sa-id>.jsonl`` each child's. Every record is one JSON object on
+one line with ``type``, ``ts``, ``agent_id`` and ``parent_tool_use_id``, appended and flushed as it
+happens. The main file starts with a ``session_started`` record (id, cwd, model).
+
+While a session is open its process holds an exclusive ``flock`` on the main file, so a second
+process that resumes it forks into a copy instead of interleaving writes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fcntl
+import json
+import os
+import secrets
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from .. import paths
+from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
+
+NOT_STORED = ("text_delta", "text_reset")  # the AssistantMessage that follows holds the whole text
+TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
+
+
+class SessionError(Exception):
+    """A session that cannot be found or opened; the message is one sentence."""
+
+
+def new_session_id() -> str:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{secrets.token_hex(2)}"
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def projects_home() -> Path:
+    return paths.data_home() / "projects"
+
+
+def project_dir(root: Path) -> Path:
+    return projects_home() / paths.project_slug(root)
+
+
+class SessionStore:
+    """Appends each agent's events to its own JSONL file, flushed per record.
+
+    ``header`` holds the fields of the record written before the first main record
+    (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an
+    opened session that never gets a prompt leaves no file behind.
+    """
+
+    def __init__(self, project_dir: Path, session_id: str, header: dict[str, Any] | None = None) -> None:
+        self.project_dir = project_dir
+        self.session_id = session_id
+        self.main_path = project_dir / f"{session_id}.jsonl"
+        self.subagent_dir = project_dir / session_id / "subagents"
+        self.output_dir = project_dir / session_id / "outputs"
+        self._header = header
+        self._files: dict[str, IO[str]] = {}
+        self.warnings: list[str] = []  # damage found in files it opened
+
+    @classmethod
+    def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> "SessionStore":
+        return cls(project_dir(root), session_id, header)
+
+    def path_for(self, agent_id: str) -> Path:
+        return self.main_path if agent_id == MAIN else self.subagent_dir / f"{agent_id}.jsonl"
+
+    def write(self, event: Event) -> None:
+        record = event.to_dict()
+        if record["type"] in NOT_STORED:
+            return
+        record = {"ts": now_iso(), **record}
+        self._append(event.agent_id, record)
+        if isinstance(event, (SubagentStarted, SubagentFinished)):
+            self._append(MAIN, record)  # the main transcript lists its children too
+
+    def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
+        """Append a record that is no event (``ts`` and ids are filled in)."""
+        self._append(agent_id, {"ts": now_iso(), **record, "agent_id": agent_id,
+                                "parent_tool_use_id": record.get("parent_tool_use_id")})
+
+    def lock(self) -> bool:
+        """Open the main file and take its exclusive lock; False when another process holds it."""
+        try:
+            self._open(MAIN)
+        except BlockingIOError:
+            return False
+        return True
+
+    def write_header(self) -> None:
+        """Write the header now, if it is still pending."""
+        if self._header is not None:
+            header, self._header = self._header, None
+            self._append(MAIN, {"ts": now_iso(), **header})
+
+    def _append(self, agent_id: str, record: dict[str, Any]) -> None:
+        if agent_id == MAIN:
+            self.write_header()
+        f = self._files.get(agent_id) or self._open(agent_id)
+        f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        f.flush()
+
+    def _open(self, agent_id: str) -> IO[str]:
+        path = self.path_for(agent_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = path.open("a", encoding="utf-8")
+        if agent_id == MAIN:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                raise
+        problem = mend_tail(path)  # a torn line from a crash must not swallow the next record
+        if problem:
+            self.warnings.append(problem)
+        self._files[agent_id] = f
+        return f
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()  # closing releases the lock
+        self._files.clear()
+
+
+def in_use(path: Path) -> bool:
+    """Whether a process holds the session at ``path`` open now."""
+    try:
+        with path.open("rb") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)  # released on close
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def header_record(kind: str, session_id: str, cwd: Path, model: str, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "agent_id": MAIN, "parent_tool_use_id": None, "session_id": session_id,
+            "cwd": str(cwd), "model": model, "pid": os.getpid(), **extra}
+
+
+def open_store(root: Path, model: str, *, session_id: str | None = None, resume: Path | None = None
+               ) -> tuple[SessionStore, list[str]]:
+    """The store of a new session, or of the saved one at ``resume``, locked; and warnings to show.
+
+    When another process has ``resume`` open, this one forks: a new session id with a copy of the
+    history, so the two never write to one file.
+    """
+    if resume is None:
+        session_id = session_id or new_session_id()
+        return SessionStore(project_dir(root), session_id, header_record("session_started", session_id, root, model)), []
+    store = SessionStore(resume.parent, resume.stem, header_record("session_resumed", resume.stem, root, model))
+    if store.lock():
+        store.write_header()  # at once: it marks where this process's part of the file begins
+        return store, store.warnings
+    session_id = new_session_id()
+    store = SessionStore(resume.parent, session_id,
+                         header_record("session_started", session_id, root, model, forked_from=resume.stem))
+    warnings = fork(resume, store)
+    return store, warnings + [f"Session {resume.stem} is open in another agentcli, so this one continues in a new "
+                              f"session, {session_id}, with a copy of its history."]
+
+
+def fork(source: Path, store: SessionStore) -> list[str]:
+    """Copy a session's transcripts (complete lines only) into ``store``'s new session.
+
+    The process that holds ``source`` wrote the last header in it; when that is a resumer's
+    ``session_resumed``, its work in progress from there on stays out of the copy.
+    """
+    records, warnings = read_records(source)
+    headers = [i for i, r in enumerate(records) if r.get("type") in ("session_started", "session_resumed")]
+    if headers and records[headers[-1]]["type"] == "session_resumed":
+        records = records[:headers[-1]]
+    store.write_header()
+    for record in records:
+        if record.get("type") != "session_started":
+            store._append(MAIN, record)
+    started = {r.get("agent_id") for r in records if r.get("type") == "subagent_started"}
+    children, child_warnings = child_records(source)
+    for child_id, child in children.items():
+        for record in child if child_id in started else []:
+            store._append(child_id, record)
+    outputs = source.parent / source.stem / "outputs"
+    if outputs.is_dir():
+        shutil.copytree(outputs, store.output_dir, dirs_exist_ok=True)
+    return warnings + child_warnings
+
+
+def child_records(main_path: Path) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """Each child's records by id (sa-1, sa-2, … in order), and warnings for damaged lines."""
+    folder = main_path.parent / main_path.stem / "subagents"
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: (len(p.stem), p.stem)) if folder.is_dir() else []
+    children: dict[str, list[dict[str, Any]]] = {}
+    warnings: list[str] = []
+    for path in files:
+        children[path.stem], problems = read_records(path)
+        warnings += problems
+    return children, warnings
+
+
+def mend_tail(path: Path) -> str | None:
+    """End the file with a newline: keep a last line that parses, cut one torn by a crash (and say so)."""
+    with path.open("rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return None
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return None
+        f.seek(0)
+        data = f.read()  # rare: only after a crash
+        start = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[start:])
+            f.write(b"\n")
+            return None
+        except ValueError:
+            f.truncate(start)
+            return TORN.format(name=path.name)
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of one JSONL file, and a warning for each damaged line that was skipped."""
+    records: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return [], [f"Could not read {path}: {exc.strerror or exc}."]
+    lines = data.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict):
+            records.append(record)
+        elif number == len(lines):
+            warnings.append(TORN.format(name=path.name))
+        else:
+            warnings.append(f"Skipped damaged line {number} in {path.name}.")
+    return records, warnings
+
+
+@dataclass
+class SessionInfo:
+    """What `agentcli sessions list` shows of one session."""
+
+    id: str
+    path: Path
+    cwd: str = ""
+    started: str = ""  # ISO time, UTC
+    updated: float = 0.0  # last write, seconds since the epoch
+    model: str = ""
+    first_prompt: str = ""
+    turns: int = 0
+    subagents: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    forked_from: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "path": str(self.path), "cwd": self.cwd, "started": self.started,
+                "updated": datetime.datetime.fromtimestamp(self.updated, datetime.timezone.utc).isoformat(
+                    timespec="seconds"),
+                "model": self.model, "first_prompt": self.first_prompt, "turns": self.turns,
+                "subagents": len(self.subagents), "usage": self.usage.to_dict(), "forked_from": self.forked_from}
+
+
+def session_info(path: Path) -> SessionInfo:
+    """Summarize one main transcript (and, for children that never finished, their files)."""
+    records, _ = read_records(path)
+    info = SessionInfo(id=path.stem, path=path, updated=last_write(path))
+    main_usage = Usage()
+    finished: dict[str, Usage] = {}
+    for record in records:
+        kind, agent = record.get("type"), record.get("agent_id", MAIN)
+        if kind == "session_started" and not info.started:
+            info.cwd, info.model = record.get("cwd", ""), record.get("model", "")
+            info.started, info.forked_from = record.get("ts", ""), record.get("forked_from")
+        elif kind == "subagent_started" and agent not in info.subagents:
+            info.subagents.append(agent)
+        elif kind == "subagent_finished":
+            finished[agent] = Usage.from_dict(record.get("usage"))
+        elif agent != MAIN:
+            continue
+        elif kind == "user_message" and not info.first_prompt:
+            info.first_prompt = " ".join(b.get("text", "") for b in record.get("content") or []
+                                         if isinstance(b, dict) and b.get("type") == "text").strip()
+        elif kind == "turn_started":
+            info.turns = max(info.turns, int(record.get("turn") or 0))
+        elif kind == "usage_updated":
+            main_usage = Usage.from_dict(record.get("total"))
+    info.started = info.started or (records[0].get("ts", "") if records else "")
+    info.usage = main_usage
+    for child in info.subagents:
+        info.usage = info.usage + (finished.get(child) or child_usage(path, child))
+    return info
+
+
+def child_usage(main_path: Path, child: str) -> Usage:
+    """The running total of a child that never finished, from its own file."""
+    total = Usage()
+    for record in read_records(main_path.parent / main_path.stem / "subagents" / f"{child}.jsonl")[0]:
+        if record.get("type") == "usage_updated":
+            total = Usage.from_dict(record.get("total"))
+    return total
+
+
+def last_write(path: Path) -> float:
+    """When the session last changed: its main file or any child's."""
+    times = [path.stat().st_mtime]
+    children = path.parent / path.stem / "subagents"
+    if children.is_dir():
+        times += [p.stat().st_mtime for p in children.glob("*.jsonl")]
+    return max(times)
+
+
+def session_files(root: Path | None) -> list[Path]:
+    """Main transcripts of one workspace, or of every workspace when ``root`` is None."""
+    dirs = [project_dir(root)] if root is not None else (
+        sorted(p for p in projects_home().iterdir() if p.is_dir()) if projects_home().is_dir() else [])
+    return [p for d in dirs if d.is_dir() for p in d.glob("*.jsonl") if p.is_file()]
+
+
+def list_sessions(root: Path | None) -> list[SessionInfo]:
+    """Sessions of one workspace (every workspace when ``root`` is None), most recently used first."""
+    return sorted((session_info(p) for p in session_files(root)), key=lambda s: s.updated, reverse=True)
+
+
+def find_session(root: Path, text: str, *, everywhere: bool = False) -> Path:
+    """The main file of the session whose id is ``text`` or starts with it (a unique prefix)."""
+    text = text.strip().removesuffix(".jsonl")
+    scopes: list[Path | None] = [root, None] if everywhere else [root]
+    for scope in scopes:
+        files = session_files(scope)
+        exact = [p for p in files if p.stem == text]
+        matches = exact or [p for p in files if text and p.stem.startswith(text)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            ids = ", ".join(sorted(p.stem for p in matches)[:3])
+            raise SessionError(f"'{text}' matches {len(matches)} sessions ({ids}{', …' if len(matches) > 3 else ''}); "
+                               "give more of the id.")
+    elsewhere = [] if everywhere else [p for p in session_files(None) if p.stem.startswith(text) and text]
+    if len(elsewhere) == 1:
+        cwd = session_info(elsewhere[0]).cwd or "another workspace"
+        raise SessionError(f"Session {elsewhere[0].stem} belongs to {cwd}; run agentcli from there to resume it.")
+    if everywhere:
+        raise SessionError(f"No session '{text}'; 'agentcli sessions list --all' shows them.")
+    raise SessionError(f"No session '{text}' in this workspace; 'agentcli sessions list' shows them.")
+
+
+def latest_session(root: Path) -> Path:
+    files = session_files(root)
+    if not files:
+        raise SessionError("No session to continue in this workspace; start one with agentcli.")
+    return max(files, key=last_write)
+
+
+def resume_target(root: Path, resume: str | None, continue_: bool) -> str | None:
+    """The full id that ``--resume ID`` (a unique prefix will do) or ``--continue`` means, if any."""
+    if resume:
+        return find_session(root, resume).stem
+    return latest_session(root).stem if continue_ else None
