@@ -15,6 +15,9 @@ from .core.permissions import MODES
 from .core.rules import RuleError, merge_lists
 
 
+MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
+
+
 class ConfigError(Exception):
     """A setting a user wrote is wrong; the message says which and why."""
 
@@ -28,6 +31,9 @@ class Settings:
     subagent_max_turns: int = 30
     subagent_timeout: float = 900.0  # seconds
     max_parallel_subagents: int = 3
+    api_retries: int = 8  # retries of overloaded, failing or broken model calls
+    stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
+    compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
     theme: str = "agentcli"
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
@@ -59,7 +65,7 @@ class Settings:
                     value = type(current)(value)
                 except (TypeError, ValueError):
                     raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.") from None
-                if value <= 0:
+                if value < 0 or (value == 0 and key not in MAY_BE_ZERO):
                     raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
             setattr(self, key, value)
         if self.permission_mode not in MODES:
@@ -95,6 +101,7 @@ ENV_SETTINGS = {
     "AGENTCLI_MODEL": "model",
     "AGENTCLI_PERMISSION_MODE": "permission_mode",
     "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
+    "AGENTCLI_API_RETRIES": "api_retries",
 }
 
 

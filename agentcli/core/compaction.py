@@ -105,7 +105,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     agent.emit(Notice, level="info", text=f"Compacted {len(older)} older messages into a summary{why}: "
                                           f"about {before:,} → {after:,} tokens.")
     agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
-               summary=summary, messages=agent.messages)
+               summary=summary, messages=list(agent.messages))
     return True
 
 
