@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
 import threading
 
-from textual.widgets import Collapsible
-
+from agentcli.config import Settings
 from agentcli.core.events import ALLOW_ALWAYS
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.approval import ApprovalScreen
@@ -322,7 +320,7 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
 
 
 async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
-    app = make_app(__import__("agentcli.config").config.Settings(), repo, testing=True)
+    app = make_app(Settings(), repo, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, NoKeyScreen)

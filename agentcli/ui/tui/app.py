@@ -6,10 +6,8 @@ The engine runs in a worker on the app's event loop. Its sink posts each event a
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Iterable
 
@@ -20,24 +18,24 @@ from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
 from ...config import Settings
-from ...core.events import (DENY, MAIN, ApprovalRequested, Event, SubagentStarted, UsageUpdated)
-from ...core.llm import LLM, LLMError, MissingCredentials, resolve_credentials
+from ...core.events import MAIN, ApprovalRequested, Event, SubagentStarted, UsageUpdated
+from ...core.llm import LLM, MissingCredentials, resolve_credentials
 from ...core.session import Session
-from ...core.workspace import Workspace
-from .commands import run_command
+from .commands import palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, open_session
-from .screens.approval import ApprovalScreen
+from .screens.approval import ApprovalQueue
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
 from .state import SubagentState
 from .theme import AGENTCLI_THEME
-from .widgets.conversation import Conversation
+from .widgets.conversation import Conversation, text_of
 from .widgets.prompt import PromptBar, PromptInput
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.tool_call import TaskEntry
+from .work import import_sdk, report
 
 
 class AgentApp(App[int]):
@@ -60,9 +58,8 @@ class AgentApp(App[int]):
         self.opened = opened or []  # what the session said while opening (warnings), shown on mount
         self.busy = False
         self.subagents: dict[str, SubagentState] = {}
-        self.approvals: deque[ApprovalRequested] = deque()
+        self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
-        self._asking = False
         self._ctrl_c_armed = False
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
@@ -109,7 +106,7 @@ class AgentApp(App[int]):
         elif messages:
             await self.conversation.replay_messages(messages)
         self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
-                                            for text in [user_text(m)] if text]
+                                            for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
             await self.panel.show(state, self.clock())
             self.conversation.show_subagent(state)
@@ -132,7 +129,7 @@ class AgentApp(App[int]):
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         if isinstance(event, ApprovalRequested):
-            self.ask(event)
+            self.approvals.ask(event)
         elif event.agent_id == MAIN:
             await self.conversation.apply(event)
         else:
@@ -207,28 +204,6 @@ class AgentApp(App[int]):
         if isinstance(self.screen, TranscriptScreen):
             self.screen.refresh_header()
 
-    # -- approvals --
-
-    def ask(self, request: ApprovalRequested) -> None:
-        self.approvals.append(request)
-        self.next_approval()
-
-    def next_approval(self) -> None:
-        while self.approvals and not self._asking:
-            request = self.approvals.popleft()
-            future = request.future
-            if future is None or future.done():
-                continue
-            self._asking = True
-
-            def answered(answer: str | None, future: asyncio.Future[str] = future) -> None:
-                self._asking = False
-                if not future.done():
-                    future.set_result(answer or DENY)
-                self.next_approval()
-
-            self.push_screen(ApprovalScreen(request), answered)
-
     # -- subagents --
 
     def show_panel(self, focus: bool = False) -> None:
@@ -293,57 +268,13 @@ class AgentApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Interrupt", "Stop the running answer (esc)", self.action_interrupt)
-        yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", self.action_toggle_panel)
-        yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
-                            self.action_open_transcript)
-        for name, help_ in (("help", "List commands and keys"), ("clear", "Start a fresh conversation"),
-                            ("agents", "Focus the panel and list agent types"), ("cost", "Tokens and cost"),
-                            ("compact", "Summarize older turns to free context")):
-            yield SystemCommand(f"/{name}", help_, lambda name=name: self.run_slash(f"/{name}"))
-        from ...core.permissions import MODES
-
-        for mode in MODES:
-            yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
-                                lambda mode=mode: self.run_slash(f"/permissions {mode}"))
+        yield from palette_commands(self)
 
     def run_slash(self, text: str) -> None:
-        self.run_worker(run_command(self, text), group="command")
+        self.call_later(run_command, self, text)  # on the app's own message loop, like a typed command
 
     async def on_unmount(self) -> None:
         self.session.close()
-
-
-async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[TurnEnded], Any]) -> None:
-    """Await the engine and post how it ended. Runs as the worker: it touches no widget."""
-    try:
-        result = await work
-    except asyncio.CancelledError:
-        post(TurnEnded("interrupted"))
-        raise
-    except MissingCredentials as exc:
-        post(TurnEnded("no_key", str(exc)))
-    except LLMError as exc:
-        post(TurnEnded("error", str(exc)))
-    except Exception as exc:  # a bug must not take the app down; say what happened
-        post(TurnEnded("error", f"Unexpected error: {type(exc).__name__}: {exc}"))
-    else:
-        if kind == "compact":
-            post(TurnEnded("done" if result else "nothing"))
-        else:
-            post(TurnEnded(getattr(result, "status", "done")))
-
-
-def import_sdk() -> None:
-    import anthropic  # noqa: F401
-
-
-def user_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content.strip()
-    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
-                     ).strip()
 
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
+
+from textual.app import SystemCommand
 
 from ...core.agents import load_agent_types
 from ...core.permissions import MODES
@@ -96,3 +98,17 @@ HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "exit": leave,
 }
+
+
+def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
+    """The app's own entries in the command palette (ctrl+p), next to Textual's (themes, keys, quit)."""
+    yield SystemCommand("Interrupt", "Stop the running answer (esc)", app.action_interrupt)
+    yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", app.action_toggle_panel)
+    yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
+                        app.action_open_transcript)
+    for command in slash.commands_for("tui"):
+        if not command.args.startswith("NAME"):  # /model needs a name: type it
+            yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
+    for mode in MODES:
+        yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
+                            lambda mode=mode: app.run_slash(f"/permissions {mode}"))

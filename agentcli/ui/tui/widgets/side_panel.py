@@ -51,9 +51,10 @@ class SubagentEntry(Collapsible):
     }
     """
 
-    def __init__(self, state: SubagentState, *, show_times: bool = True) -> None:
+    def __init__(self, state: SubagentState, *, show_times: bool = True, now: Callable[[], float]) -> None:
         self.agent_id = state.id
         self.show_times = show_times
+        self.now = now
         self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " ", state.description),
                              classes="entry-about")
         self._tools = Static("", classes="entry-tools")
@@ -78,6 +79,9 @@ class SubagentEntry(Collapsible):
             status_icon(state.status), " ", Content.styled(kind, "$secondary"), ": ",
             Content.styled(one_line(description, max(8, room - 2 - len(kind))), "bold"),
             Content.styled(tail, "$text-muted"))
+
+    def on_resize(self) -> None:
+        self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
 
     async def show(self, state: SubagentState, now: float) -> None:
         self.state = state
@@ -130,15 +134,11 @@ class SidePanel(Vertical):
         """Add or update the entry of one subagent (new ones go on top)."""
         entry = self.entries.get(state.id)
         if entry is None:
-            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times)
+            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times, now=self.now)
             entries = self.query_one("#entries", VerticalScroll)
             await entries.mount(entry, before=0 if entries.children else None)
         await entry.show(state, now)
         self.query_one("#panel-title", Static).update(f"Subagents ({len(self.entries)})")
-
-    def on_resize(self) -> None:
-        for entry in self.entries.values():  # descriptions are cut to the width
-            entry.title = entry.line(entry.state, self.now())  # type: ignore[assignment]
 
     def focused_id(self) -> str | None:
         node = self.screen.focused

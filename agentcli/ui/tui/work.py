@@ -1,0 +1,36 @@
+"""What runs in workers: the engine on one user message (or /compact), and the SDK warm-up import.
+
+Workers touch no widget: they post a ``TurnEnded`` message and the app's handler takes it from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Coroutine
+
+from ...core.llm import LLMError, MissingCredentials
+from .messages import TurnEnded
+
+
+async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[TurnEnded], Any]) -> None:
+    """Await the engine and post how it ended. Runs as the worker: it touches no widget."""
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        post(TurnEnded("interrupted"))
+        raise
+    except MissingCredentials as exc:
+        post(TurnEnded("no_key", str(exc)))
+    except LLMError as exc:
+        post(TurnEnded("error", str(exc)))
+    except Exception as exc:  # a bug must not take the app down; say what happened
+        post(TurnEnded("error", f"Unexpected error: {type(exc).__name__}: {exc}"))
+    else:
+        if kind == "compact":
+            post(TurnEnded("done" if result else "nothing"))
+        else:
+            post(TurnEnded(getattr(result, "status", "done")))
+
+
+def import_sdk() -> None:
+    import anthropic  # noqa: F401
