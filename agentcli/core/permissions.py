@@ -128,6 +128,11 @@ class Permissions:
             raise ValueError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
         self.mode = mode
 
+    @property
+    def session_allowed(self) -> set[str]:
+        """The rules answers added this session, as written (``bash(git diff *)``, ``edit_file``)."""
+        return {rule.text for rule in self.session_rules}
+
     def describe(self) -> str:
         """The mode and every rule, for ``/permissions``."""
         lines = [f"Permission mode: {self.mode}"]

@@ -312,6 +312,7 @@ async def test_allow_session_scopes_bash_to_the_command_and_edits_to_the_tool(se
         ("bash", "git status"), ("bash", "git log -1"), ("edit_file", "README.md"), ("write_file", "w.txt")]
     assert asked[0].rules == ("bash(git status *)",) and asked[2].rules == ("edit_file",)
     assert [r.text for r in session.permissions.session_rules] == ["bash(git status *)", "edit_file"]
+    assert session.permissions.session_allowed == {"bash(git status *)", "edit_file"}  # /permissions shows these
     assert (repo / "README.md").read_text().startswith("# Fine app") and "small" in (repo / "README.md").read_text()
     assert not (repo / "w.txt").exists()
     assert not (repo / ".agentcli").exists()  # session answers write nothing
