@@ -17,8 +17,8 @@ from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, Pr
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
-from tests.fakes.anthropic_server import (first_user_text, reply, text, tool_result_text, tool_results, tool_use,
-                                          tool_use_block)
+from tests.fakes.anthropic_server import (first_user_text, reply, stream_error, text, tool_result_text, tool_results,
+                                          tool_use, tool_use_block)
 from tests.ui.test_tui_support import (SIZE, answer, is_child, is_main, plain, send, shown, tui,  # noqa: F401
                                        until)
 
@@ -38,7 +38,8 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
     async with app.run_test(size=SIZE) as pilot:
         assert not app.panel.is_open
         await send(pilot, "Use a subagent to find where auth is handled")
-        await until(pilot, lambda: "sa-1" in app.panel.entries, "the panel entry")
+        await until(pilot, lambda: "sa-1" in app.panel.entries and app.subagents["sa-1"].turn == 1,
+                    "the panel entry")
         entry = app.panel.entries["sa-1"]
         assert app.panel.is_open  # it opened by itself
         line = plain(entry).splitlines()[0]
@@ -365,3 +366,16 @@ def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
                           cwd=str(repo))
     assert done.returncode == 0, done.stderr
     assert "first paint without sdk: True" in done.stdout
+
+
+async def test_a_retried_answer_replaces_the_text_streamed_before_the_error(server, tui):
+    server.script(stream_error("overloaded_error", "Overloaded", after_events=6,
+                               base=text("This first try breaks off in the middle of the sentence.")),
+                  text("The second try arrives whole."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "hello")
+        assert [plain(a) for a in app.conversation.query(AssistantEntry)] == ["The second try arrives whole."]
+        warnings = [n for n in app.conversation.query(NoticeEntry) if "-warning" in n.classes]
+        assert warnings  # the retry is said, once
+    server.assert_no_rejections()

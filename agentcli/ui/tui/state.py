@@ -47,7 +47,8 @@ class SubagentState:
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "SubagentState":
         return cls(id=event.id, type=event.type, description=event.description, prompt=event.prompt,
-                   tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now)
+                   tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
+                   status="queued")  # until its first turn: it may wait for a free slot
 
     @classmethod
     def from_record(cls, record: "SubagentRecord") -> "SubagentState":

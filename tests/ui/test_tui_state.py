@@ -1,0 +1,59 @@
+"""The panel's view of a subagent, built from engine events alone."""
+
+from __future__ import annotations
+
+from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted,
+                                  Usage, UsageUpdated)
+from agentcli.core.subagents import SubagentRecord
+from agentcli.ui.tui.format import seconds, strip_footer, tool_summary
+from agentcli.ui.tui.state import SubagentState
+
+A = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+
+
+def events() -> list:
+    return [
+        TurnStarted(turn=1, max_turns=30, **A),
+        UsageUpdated(usage=Usage(100, 10), total=Usage(100, 10), **A),
+        ToolCallStarted(id="c1", name="edit_file", input={"path": "src/a.py", "old_string": "x", "new_string": "y"},
+                        **A),
+        ToolCallFinished(id="c1", name="edit_file", output="ok", is_error=False, seconds=0.1, **A),
+        ToolCallStarted(id="c2", name="write_file", input={"path": "src/b.py", "content": "z"}, **A),
+        ToolCallFinished(id="c2", name="write_file", output="refused", is_error=True, seconds=0.1, **A),
+        TurnStarted(turn=2, max_turns=30, **A),
+        UsageUpdated(usage=Usage(200, 20), total=Usage(300, 30), **A),
+        SubagentFinished(id="sa-1", status="done", result="Changed a.py.", turns=2, usage=Usage(300, 30),
+                         seconds=4.0, **A),
+    ]
+
+
+def test_state_follows_the_events_of_one_subagent():
+    started = SubagentStarted(id="sa-1", type="general-purpose", description="Fix a", prompt="Fix a.py",
+                              max_turns=30, **A)
+    state = SubagentState.started_by(started, now=10.0)
+    assert state.status == "queued" and state.tool_use_id == "toolu_1"
+    for event in events():
+        state.apply(event, now=12.0)
+        if isinstance(event, TurnStarted):
+            assert state.status == "running"
+    assert (state.status, state.turn, state.tokens, state.result) == ("done", 2, 330, "Changed a.py.")
+    assert state.files_changed == ["src/a.py"]  # the refused write changed nothing
+    assert [t.status for t in state.recent_tools()] == ["ok", "error"]
+    assert state.elapsed(now=99.0) == 4.0
+
+
+def test_state_of_a_restored_record_keeps_its_final_facts():
+    record = SubagentRecord(id="sa-1", type="general-purpose", description="Fix a", prompt="Fix a.py",
+                            tool_use_id="toolu_1", max_turns=30, status="interrupted", result="Partial.", turns=2,
+                            usage=Usage(300, 30), seconds=4.0, events=events()[:-1])
+    state = SubagentState.from_record(record)
+    assert (state.status, state.result, state.turn, state.tokens) == ("interrupted", "Partial.", 2, 330)
+    assert state.files_changed == ["src/a.py"] and len(state.events) == 8
+
+
+def test_formatting_helpers():
+    assert tool_summary("read_file", {"path": "src/app.py", "limit": 5}) == "src/app.py"
+    assert tool_summary("bash", {"command": "make test\nmore"}) == "make test"
+    assert tool_summary("mystery", {"n": 1, "what": "this"}) == "this"
+    assert strip_footer("Found it.\n\n[sa-3 · done · 7 turns · 12.3k tokens · 41 s]") == "Found it."
+    assert (seconds(0.04), seconds(12.4), seconds(125)) == ("0.0s", "12s", "2m 05s")
