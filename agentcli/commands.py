@@ -15,12 +15,38 @@ def run(args: argparse.Namespace, root: Path) -> int:
 
 
 def list_agents(root: Path) -> int:
+    """Print the agent types available here, and a warning for each agent file that was skipped."""
+    import shutil
+    import sys
+    import textwrap
+
+    from . import paths
+    from .config import load_settings
     from .core.agents import load_agent_types
 
-    types = load_agent_types(root)
+    settings = load_settings(root)
+    warnings: list[str] = []
+    types = load_agent_types(root, warnings)
+    for warning in warnings:
+        print(f"agentcli: {warning}", file=sys.stderr)
     width = max(len(name) for name in types)
+    columns = max(shutil.get_terminal_size().columns, width + 40)
+    indent = " " * (width + 2)
     for agent_type in types.values():
-        tools = ", ".join(agent_type.tools) if agent_type.tools is not None else "all tools but task"
-        print(f"{agent_type.name:<{width}}  {agent_type.description}")
-        print(f"{'':<{width}}  tools: {tools} · model: {agent_type.model} · from {agent_type.source}")
+        configured = settings.agents.get(agent_type.name, {}).get("model")
+        model = configured or agent_type.model
+        model = f"inherit ({settings.model})" if model == "inherit" else model + (" (config)" if configured else "")
+        details = [f"tools: {agent_type.tools_text()}", f"model: {model}"]
+        if agent_type.max_turns:
+            details.append(f"max {agent_type.max_turns} turns")
+        if agent_type.timeout:
+            details.append(f"timeout {agent_type.timeout:g} s")
+        if agent_type.memory:
+            details.append("sees AGENTS.md")
+        details.append(agent_type.source)
+        print(textwrap.fill(agent_type.description, columns, initial_indent=f"{agent_type.name:<{width}}  ",
+                            subsequent_indent=indent))
+        print(textwrap.fill(" · ".join(details), columns, initial_indent=indent, subsequent_indent=indent))
+    user_dir = paths.config_home() / "agents"
+    print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/ (see docs/agents.md).")
     return 0

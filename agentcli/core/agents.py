@@ -1,8 +1,43 @@
-"""Agent types: what a subagent of each kind may use, and how it is told to work."""
+"""Agent types: what a subagent of each kind may use, and how it is told to work.
+
+Three are built in (general-purpose, explore, bash). More come from Markdown files with a
+frontmatter block, whose body is the type's system prompt:
+
+- ``.agentcli/agents/*.md`` in the workspace (project),
+- ``.claude/agents/*.md`` in the workspace (Claude Code's project agents; tool names are mapped),
+- ``<config_home>/agents/*.md`` (user).
+
+A project file overrides a user file of the same name, and a user file overrides a built-in.
+A file that cannot be used is skipped with one warning that names it and says why.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import paths
+from .frontmatter import FrontmatterError, split_frontmatter
+from .llm import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from .tools import ToolRegistry
+
+# Every tool a subagent can be given, by name (task is never offered to subagents).
+READ_TOOLS = ("read_file", "grep", "glob")
+GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
+TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *GIT_TOOLS)
+
+# Claude Code's tool names, as they appear in .claude/agents files.
+CLAUDE_TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "glob", "Bash": "bash", "Edit": "edit_file",
+                     "MultiEdit": "edit_file", "Write": "write_file", "LS": "glob"}
+
+# Model aliases Claude Code agent files use.
+MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 @dataclass(frozen=True)
@@ -10,12 +45,25 @@ class AgentType:
     name: str
     description: str
     tools: tuple[str, ...] | None = None  # None: every tool but task
+    disallowed_tools: tuple[str, ...] = ()
     model: str = "inherit"
     max_turns: int | None = None  # at most the configured ceiling
     timeout: float | None = None  # seconds; at most the configured ceiling
     prompt: str = ""  # added to the subagent system prompt
     memory: bool = False  # whether AGENTS.md reaches it
-    source: str = "built-in"
+    source: str = "built-in"  # "built-in", or the file it came from
+
+    def select(self, tools: "ToolRegistry") -> "ToolRegistry":
+        """The part of ``tools`` this type may use."""
+        chosen = tools if self.tools is None else tools.only(self.tools)
+        return chosen.without("task", *self.disallowed_tools)
+
+    def tools_text(self) -> str:
+        """The tools, as a person would read them."""
+        text = "all tools but task" if self.tools is None else ", ".join(self.tools) or "no tools"
+        if self.disallowed_tools:
+            text += f" (except {', '.join(self.disallowed_tools)})"
+        return text
 
 
 GENERAL_PURPOSE = AgentType(
@@ -23,9 +71,207 @@ GENERAL_PURPOSE = AgentType(
     description="Researches a question or carries out a multi-step errand with every tool but task.",
 )
 
-BUILT_IN: dict[str, AgentType] = {GENERAL_PURPOSE.name: GENERAL_PURPOSE}
+EXPLORE = AgentType(
+    name="explore",
+    description=("Fast, read-only scout: finds where something is defined, handled or used, and answers "
+                 "with paths and line numbers. Cannot change files or run commands."),
+    tools=(*READ_TOOLS, *GIT_TOOLS),
+    prompt="""\
+You are a read-only scout. Your job is to locate things fast, not to explain everything.
+- Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.
+- Read only the lines that settle the question (read_file with offset and limit).
+- Run several independent searches in one message.
+- Answer with path:line for every claim, most relevant first, one short line each.
+- Stop as soon as the question is answered.""",
+)
+
+BASH = AgentType(
+    name="bash",
+    description="Runs builds, tests and other commands, fixes what they need, and reports the outcome.",
+    tools=("bash", "read_file", "write_file", "edit_file", "glob"),
+    prompt="""\
+You run commands for the agent that sent you: builds, tests, linters, scripts.
+- Run the command you were asked to run; read its output carefully.
+- Report the outcome first: passed or failed, with counts.
+- For failures, quote the few lines that matter (test name, assertion, path:line), not the whole log.
+- Change files only when the brief asks you to.""",
+)
+
+BUILT_IN: dict[str, AgentType] = {t.name: t for t in (GENERAL_PURPOSE, EXPLORE, BASH)}
 
 
-def load_agent_types(root: object = None) -> dict[str, AgentType]:
-    """The agent types available in a workspace, by name."""
-    return dict(BUILT_IN)
+class AgentFileError(ValueError):
+    """An agent file cannot be used; the message says why."""
+
+
+def agent_dirs(root: Path | None) -> list[Path]:
+    """Where agent files live, lowest precedence first: user, then Claude Code's project folder, then project."""
+    dirs = [paths.config_home() / "agents"]
+    if root is not None:
+        dirs += [root / ".claude" / "agents", root / ".agentcli" / "agents"]
+    return dirs
+
+
+def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None) -> dict[str, AgentType]:
+    """The agent types available in a workspace, by name: built-ins first, then custom types by name.
+
+    A project file overrides a user file of the same name, and a user file overrides a built-in.
+    Each skipped file adds one sentence to ``warnings`` when a list is given.
+    """
+    found: list[str] = [] if warnings is None else warnings
+    types = dict(BUILT_IN)
+    custom: dict[str, AgentType] = {}
+    base = Path(root).resolve() if root is not None else None
+    for folder in agent_dirs(base):
+        here: dict[str, AgentType] = {}
+        for path in _markdown_files(folder):
+            shown = display_path(path, base)
+            try:
+                agent_type = parse_agent_file(path.read_text(encoding="utf-8"), source=shown, notes=found)
+            except (AgentFileError, FrontmatterError) as exc:
+                found.append(f"Skipped agent file {shown}: {exc}.")
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is not UTF-8 text"
+                found.append(f"Skipped agent file {shown}: {reason.lower()}.")
+                continue
+            if agent_type.name in here:
+                found.append(f"Skipped agent file {shown}: {here[agent_type.name].source} already defines "
+                             f"'{agent_type.name}'.")
+                continue
+            here[agent_type.name] = agent_type
+        custom.update(here)
+    for name in sorted(custom):
+        types[name] = custom[name]
+    return types
+
+
+def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) -> AgentType:
+    """One agent type from the text of its file. Raises AgentFileError or FrontmatterError.
+
+    Claude Code's tool names (Read, Grep, ...) are mapped to agentcli's; names agentcli does not
+    have are left out, with a note in ``notes``.
+    """
+    meta, body = split_frontmatter(text)
+    fields = {_field_name(key): value for key, value in meta.items()}
+    name = _required_text(fields, "name")
+    if not NAME.fullmatch(name):
+        raise AgentFileError(f"the name {name!r} may only use letters, digits, '-', '_' and '.'")
+    description = _required_text(fields, "description")
+    unknown: list[str] = []
+    tools = _tool_list(fields.get("tools"), "tools", unknown)
+    disallowed = _tool_list(fields.get("disallowed_tools"), "disallowed_tools", unknown) or ()
+    if unknown and notes is not None:
+        notes.append(f"Agent file {source}: leaving out tools agentcli does not have: {', '.join(unknown)}.")
+    model = _optional_text(fields, "model") or "inherit"
+    return AgentType(
+        name=name,
+        description=" ".join(description.split()),
+        tools=tools,
+        disallowed_tools=tuple(disallowed),
+        model=MODEL_ALIASES.get(model, model),
+        max_turns=_positive(fields, "max_turns", whole=True),
+        timeout=_positive(fields, "timeout", whole=False),
+        prompt=body,
+        memory=_flag(fields, "memory"),
+        source=source,
+    )
+
+
+# ---------------------------------------------------------------- fields
+
+
+def _field_name(key: str) -> str:
+    """maxTurns, max-turns and max_turns all mean max_turns."""
+    return re.sub(r"(?<=[a-z])([A-Z])", r"_\1", key).replace("-", "_").lower()
+
+
+def _required_text(fields: dict[str, Any], key: str) -> str:
+    value = fields.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise AgentFileError(f"the required field '{key}' is missing")
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise AgentFileError(f"'{key}' must be text")
+    return str(value).strip()
+
+
+def _optional_text(fields: dict[str, Any], key: str) -> str | None:
+    value = fields.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise AgentFileError(f"'{key}' must be text, not {value!r}")
+    return value.strip() or None
+
+
+def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | None:
+    """A tools field, given as 'a, b' or a list, in agentcli's names; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        items = [part.strip() for part in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        items = [item.strip() for item in value]
+    else:
+        raise AgentFileError(f"'{key}' must be a comma-separated list of tool names, or a list of them")
+    items = [item for item in items if item]
+    if not items and key == "tools":
+        return None
+    names: list[str] = []
+    for item in items:
+        bare = item.split("(", 1)[0].strip()  # Claude Code permission forms like Bash(npm test:*)
+        if bare == "*":
+            return None
+        name = CLAUDE_TOOL_NAMES.get(bare, bare)
+        if name.lower() == "task":  # subagents never start subagents
+            continue
+        if name not in TOOL_NAMES:
+            if item not in unknown:
+                unknown.append(item)
+        elif name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _positive(fields: dict[str, Any], key: str, *, whole: bool) -> Any:
+    value = fields.get(key)
+    if value is None:
+        return None
+    kind = "a whole number" if whole else "a number of seconds"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not float(value).is_integer()):
+        raise AgentFileError(f"'{key}' must be {kind}, not {value!r}")
+    if value <= 0:
+        raise AgentFileError(f"'{key}' must be positive, not {value}")
+    return int(value) if whole else float(value)
+
+
+def _flag(fields: dict[str, Any], key: str) -> bool:
+    value = fields.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise AgentFileError(f"'{key}' must be true or false, not {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------- files
+
+
+def _markdown_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.glob("*.md") if p.is_file())
+    except OSError:
+        return []
+
+
+def display_path(path: Path, root: Path | None) -> str:
+    """A file's path as the user knows it: relative to the workspace, or with ~ for the home folder."""
+    if root is not None:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            pass
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)

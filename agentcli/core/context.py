@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import datetime
 import platform
+from pathlib import Path
 
-from .agents import AgentType
+from .. import paths
+from .agents import AgentType, display_path
+from .tools.git import snapshot
 from .workspace import Workspace
+
+MEMORY_FILE_CAP = 20_000  # characters of one memory file that reach the prompt
+MEMORY_TOTAL_CAP = 40_000  # characters of all memory files together
+GIT_STATUS_LINES = 20  # lines of `git status --short` in the prompt
 
 MAIN_PROMPT = """\
 You are agentcli, a coding agent working in a user's repository from their terminal.
@@ -38,13 +45,71 @@ def environment(workspace: Workspace) -> str:
     return f"Workspace root: {workspace.root}\nPlatform: {platform.system()}\nToday: {today}"
 
 
+def memory_paths(workspace: Workspace) -> list[Path]:
+    """The memory files, in prompt order: the user's AGENTS.md, then the project's AGENTS.md and CLAUDE.md."""
+    return [paths.config_home() / "AGENTS.md", workspace.root / "AGENTS.md", workspace.root / "CLAUDE.md"]
+
+
+def project_memory(workspace: Workspace) -> str:
+    """The memory files that exist, each capped, as one prompt section; "" when there are none. Blocking."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    room = MEMORY_TOTAL_CAP
+    for path in memory_paths(workspace):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:  # missing or unreadable: nothing to add
+            continue
+        if not text or text in seen:  # CLAUDE.md is often a copy of (or a link to) AGENTS.md
+            continue
+        seen.add(text)
+        cap = min(MEMORY_FILE_CAP, room)
+        if cap <= 0:
+            break
+        if len(text) > cap:
+            text = (f"{text[:cap].rstrip()}\n[… cut: {display_path(path, workspace.root)} has {len(text):,} "
+                    f"characters; only the first {cap:,} are shown. Read the file for the rest.]")
+        room -= min(len(text), cap)
+        parts.append(f"## {display_path(path, workspace.root)}\n{text}")
+    if not parts:
+        return ""
+    return ("# Project memory\nThe user's standing instructions for this project and for you. Follow them; "
+            "where they differ from the guidance above, they win.\n\n" + "\n\n".join(parts))
+
+
+def git_context(workspace: Workspace) -> str:
+    """The branch, main branch, short status and last commits as a prompt section; "" outside git. Blocking."""
+    state = snapshot(workspace.root)
+    if state is None:
+        return ""
+    lines = ["# Git",
+             "A snapshot from the start of the session; git_status, git_diff, git_log and git_blame show more.",
+             f"Current branch: {state.branch}"]
+    if state.main_branch:
+        lines.append(f"Main branch (for comparisons and pull requests): {state.main_branch}")
+    if state.status:
+        lines.append("Status:")
+        lines += state.status[:GIT_STATUS_LINES]
+        if len(state.status) > GIT_STATUS_LINES:
+            lines.append(f"… and {len(state.status) - GIT_STATUS_LINES} more changed files")
+    else:
+        lines.append("Status: clean")
+    if state.commits:
+        lines.append("Recent commits:")
+        lines += state.commits
+    return "\n".join(lines)
+
+
 def main_system_prompt(workspace: Workspace) -> str:
-    return f"{MAIN_PROMPT}\n\n# Environment\n{environment(workspace)}"
+    """The main agent's system prompt: instructions, environment, git state and memory files. Blocking."""
+    parts = [MAIN_PROMPT, f"# Environment\n{environment(workspace)}", git_context(workspace),
+             project_memory(workspace)]
+    return "\n\n".join(part for part in parts if part)
 
 
 def subagent_system_prompt(workspace: Workspace, agent_type: AgentType) -> str:
-    parts = [SUBAGENT_PROMPT]
-    if agent_type.prompt:
-        parts.append(agent_type.prompt)
-    parts.append(f"# Environment\n{environment(workspace)}")
-    return "\n\n".join(parts)
+    """A subagent's system prompt: its type's prompt, the environment, and memory if the type asks for it."""
+    parts = [SUBAGENT_PROMPT, agent_type.prompt, f"# Environment\n{environment(workspace)}"]
+    if agent_type.memory:
+        parts.append(project_memory(workspace))
+    return "\n\n".join(part for part in parts if part)

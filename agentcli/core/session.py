@@ -46,8 +46,8 @@ class Session:
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
-        agent_types = load_agent_types(workspace.root)
-        tools = ToolRegistry(default_tools(agent_types))
+        agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
+        tools = ToolRegistry(default_tools(agent_types, workspace.root))
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents))

@@ -15,7 +15,7 @@ from typing import Any
 
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
-from .events import Event, SubagentFinished, SubagentStarted, ToolCallFinished, Usage
+from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
 from .llm import LLM, LLMError
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
@@ -48,6 +48,7 @@ class SubagentRecord:
     seconds: float = 0.0
     started: float = 0.0  # time.monotonic() when it began running
     tool_output_chars: int = 0  # tool output it read that never reached the parent
+    changed_files: list[str] = field(default_factory=list)  # paths it wrote or edited, relative to the root
     events: list[Event] = field(default_factory=list)
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     cancel_requested: bool = False
@@ -78,6 +79,7 @@ class Subagents:
         self.records: dict[str, SubagentRecord] = {}
         self.next_number = 1
         self._slots = asyncio.Semaphore(self.budgets.max_parallel)
+        self._clashes: set[tuple[frozenset[str], str]] = set()  # (two children, a file) already warned about
 
     @property
     def usage(self) -> Usage:
@@ -111,18 +113,26 @@ class Subagents:
         return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
 
     async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext) -> None:
+        edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
+
         def emit(event: Event) -> None:
             record.events.append(event)
+            if isinstance(event, ToolCallStarted) and self._is_edit(event.name):
+                edits[event.id] = str(event.input.get("path") or "")
             if isinstance(event, ToolCallFinished):
                 record.tool_output_chars += len(event.output)
             parent.emit(event)
+            if isinstance(event, ToolCallFinished):
+                path = edits.pop(event.id, "")
+                if path and not event.is_error:
+                    self._changed(record, path, parent)
 
         ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         overrides = self.type_settings.get(agent_type.name, {})
         model = overrides.get("model") or agent_type.model
-        tools = self.tools if agent_type.tools is None else self.tools.only(agent_type.tools)
+        tools = agent_type.select(self.tools)
         agent = Agent(llm=self.llm, tools=tools, ctx=ctx, system=subagent_system_prompt(parent.workspace, agent_type),
                       max_turns=record.max_turns, model=None if model == "inherit" else model)
         timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
@@ -157,6 +167,28 @@ class Subagents:
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
                                   usage=record.usage, seconds=record.seconds,
                                   agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+
+    def _is_edit(self, tool_name: str) -> bool:
+        tool = self.tools.get(tool_name)
+        return tool is not None and tool.kind == "edit"
+
+    def _changed(self, record: SubagentRecord, path: str, parent: ToolContext) -> None:
+        """Remember a file a child changed; warn once when another running child changed it too."""
+        try:
+            shown = parent.workspace.relative(parent.workspace.locate(path))
+        except (OSError, RuntimeError):
+            shown = path
+        if shown not in record.changed_files:
+            record.changed_files.append(shown)
+        for other in self.records.values():
+            clash = (frozenset((other.id, record.id)), shown)
+            if other is record or other.status != "running" or shown not in other.changed_files \
+                    or clash in self._clashes:
+                continue
+            self._clashes.add(clash)
+            parent.emit(Notice(level="warning", text=(
+                f"{other.id} and {record.id} both changed {shown} while running at the same time; "
+                "check that one did not undo the other's edits.")))
 
     async def _summarize(self, agent: Agent, reason: str) -> str:
         """One last call with no tools, so the parent always receives a text."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input
@@ -72,11 +73,16 @@ class ToolRegistry:
         return ToolOutcome(cap_output(output, OUTPUT_CAP))
 
 
-def default_tools(agent_types: dict | None = None) -> list[Tool]:
-    """Every built-in tool, ``task`` included, offering ``agent_types`` (default: the built-ins)."""
+def default_tools(agent_types: dict | None = None, root: Path | None = None) -> list[Tool]:
+    """Every built-in tool, ``task`` included, offering ``agent_types`` (default: the built-ins).
+
+    The read-only git tools come too when ``root`` lies in a git repository.
+    """
     from ..subagents import TaskTool
     from .files import EditFile, ReadFile, WriteFile
+    from .git import git_tools, is_git_repo
     from .search import Glob, Grep
     from .shell import Bash
 
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), TaskTool(agent_types)]
+    git = git_tools() if root is not None and is_git_repo(root) else []
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), *git, TaskTool(agent_types)]

@@ -1,0 +1,258 @@
+"""Read-only git tools (git_status, git_diff, git_log, git_blame) and the git snapshot for the system prompt.
+
+All of it goes through GitPython, in a thread, from the workspace root, so paths read like the
+other tools' paths. Nothing here changes the repository: commands run with GIT_OPTIONAL_LOCKS=0,
+so even ``status`` does not refresh the index behind the user's back. Outside a git repository
+(or without a git binary) the tools are not offered and the snapshot is None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .base import Tool, ToolContext, ToolError
+from .files import resolve_path
+
+GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
+COMMAND_TIMEOUT = 60.0  # seconds before a git command is killed
+STATUS_MAX_LINES = 300  # git_status output lines shown
+BLAME_MAX_LINES = 400  # git_blame lines shown when no range is given
+DIFF_STAT_OVER = 20_000  # characters of diff past which a --stat summary goes first
+LOG_DEFAULT, LOG_MAX = 20, 200
+MAIN_BRANCH_NAMES = ("main", "master", "trunk", "develop")
+
+
+def _git() -> ModuleType | None:
+    """GitPython, or None when it cannot find a git binary."""
+    try:
+        import git
+    except ImportError:
+        return None
+    return git
+
+
+def is_git_repo(root: Path) -> bool:
+    """Whether ``root`` lies in a git work tree."""
+    git = _git()
+    if git is None:
+        return False
+    try:
+        with git.Repo(root, search_parent_directories=True) as repo:
+            return not repo.bare
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError):
+        return False
+
+
+def run_git(root: Path, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Run one git command from ``root``: (exit status, stdout, stderr). Blocking."""
+    git = _git()
+    if git is None:
+        return 127, "", "git is not installed"
+    command = git.Git(str(root))
+    try:
+        status, out, err = command.execute(
+            [command.GIT_PYTHON_GIT_EXECUTABLE or "git", "-c", "core.quotepath=off", "-c", "color.ui=never",
+             *args],
+            with_extended_output=True, with_exceptions=False, stdout_as_string=False,
+            kill_after_timeout=timeout, env=GIT_ENV)
+    except git.GitCommandNotFound:
+        return 127, "", "git is not installed"
+    text = out.decode("utf-8", errors="replace") if isinstance(out, bytes) else str(out or "")
+    return status, text, str(err or "")
+
+
+async def _git_output(ctx: ToolContext, *args: str) -> str:
+    status, out, err = await asyncio.to_thread(run_git, ctx.workspace.root, *args)
+    if status != 0:
+        raise ToolError(f"git {args[0]} failed: {_first_error(err)}.")
+    return out
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        line = line.strip()
+        if line.startswith(("fatal:", "error:")):
+            return line.split(":", 1)[1].strip().rstrip(".")
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    return lines[0].rstrip(".") if lines else "unknown error"
+
+
+def _path_arg(ctx: ToolContext, path: str | None) -> tuple[str | None, Path | None]:
+    """(the path for git, relative to the root; its real location) for an optional path argument."""
+    if not path or path in (".", "./"):
+        return None, None
+    real = resolve_path(ctx, path)
+    return ctx.workspace.relative(real), real
+
+
+def _capped(lines: list[str], limit: int, advice: str) -> str:
+    if len(lines) <= limit:
+        return "\n".join(lines)
+    return "\n".join(lines[:limit]) + f"\n[{len(lines) - limit:,} more lines not shown; {advice}]"
+
+
+class GitStatus(Tool):
+    name = "git_status"
+    description = ("Show the git working tree status: the branch and how it tracks its upstream, then one line "
+                   "per changed file (XY path: X is the staged state, Y the unstaged one; ?? untracked). "
+                   "Read-only.")
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    kind = "read"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal")
+        lines = out.rstrip("\n").splitlines()
+        if len(lines) <= 1:
+            lines.append("Working tree clean: nothing to commit.")
+        return _capped(lines, STATUS_MAX_LINES, "pass a path to git_diff to look at one of them")
+
+
+class GitDiff(Tool):
+    name = "git_diff"
+    description = ("Show uncommitted changes as a unified diff: unstaged ones by default, staged ones with "
+                   "staged=true. `path` narrows it to a file or directory. Untracked files do not appear "
+                   "(git_status lists them). Read-only.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File or directory to diff, relative to the workspace root."},
+            "staged": {"type": "boolean", "description": "Diff the staged changes (the index) instead. Default false."},
+        },
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        target, _ = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
+        base = ["diff", "--no-ext-diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
+        scope = ["--", target] if target else []
+        out = await _git_output(ctx, *base, *scope)
+        if not out.strip():
+            which = "staged" if args.get("staged") else "unstaged"
+            where = f" in {target}" if target else ""
+            hint = "" if args.get("staged") else " (untracked files never show here; git_status lists them)"
+            return f"No {which} changes{where}{hint}."
+        if len(out) > DIFF_STAT_OVER:
+            stat = await _git_output(ctx, *base, "--stat", *scope)
+            return f"{stat.rstrip()}\n\n{out}"
+        return out
+
+
+class GitLog(Tool):
+    name = "git_log"
+    description = ("List recent commits, newest first: short hash, date, author and subject. `path` shows only "
+                   "commits that touched it (following renames for a file); `limit` defaults to 20. Read-only.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Only commits touching this file or directory."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": LOG_MAX,
+                      "description": f"How many commits to show (default {LOG_DEFAULT})."},
+        },
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        target, real = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
+        limit = int(args.get("limit") or LOG_DEFAULT)
+        command = ["log", f"--max-count={limit}", "--date=short", "--format=%h %ad %an: %s"]
+        if target:
+            follow = ["--follow"] if real is not None and real.is_file() else []
+            command += [*follow, "--", target]
+        status, out, err = await asyncio.to_thread(run_git, ctx.workspace.root, *command)
+        if status != 0:
+            if "does not have any commits" in err:
+                return "No commits yet."
+            raise ToolError(f"git log failed: {_first_error(err)}.")
+        if not out.strip():
+            return f"No commits touch {target}." if target else "No commits yet."
+        return out.rstrip("\n")
+
+
+class GitBlame(Tool):
+    name = "git_blame"
+    description = ("Show who last changed each line of a file and in which commit: `hash (author date line) "
+                   f"text`. `start` and `end` (1-based, inclusive) pick a range; without them the first "
+                   f"{BLAME_MAX_LINES} lines are shown. Read-only.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file, relative to the workspace root."},
+            "start": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
+            "end": {"type": "integer", "minimum": 1, "description": "Last line, inclusive."},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    kind = "read"
+    key_arg = "path"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        target, real = await asyncio.to_thread(_path_arg, ctx, args["path"])
+        if target is None or real is None or real.is_dir():
+            raise ToolError(f"git_blame needs a file, and {args['path']} is a directory.")
+        start, end = args.get("start"), args.get("end")
+        if start is not None and end is not None and end < start:
+            raise ToolError(f"end ({end}) is before start ({start}); give a range with start <= end.")
+        command = ["blame", "--date=short"]
+        if start is not None or end is not None:
+            command.append(f"-L{start or 1},{end or ''}")
+        out = await _git_output(ctx, *command, "--", target)
+        lines = out.rstrip("\n").splitlines()
+        if start is None and end is None:
+            return _capped(lines, BLAME_MAX_LINES, "pass start and end to see the rest")
+        return "\n".join(lines)
+
+
+def git_tools() -> list[Tool]:
+    return [GitStatus(), GitDiff(), GitLog(), GitBlame()]
+
+
+# ---------------------------------------------------------------- the snapshot for the system prompt
+
+
+@dataclass(frozen=True)
+class GitSnapshot:
+    branch: str  # the current branch, or "detached HEAD at <hash>"
+    main_branch: str | None
+    status: list[str]  # `git status --short` lines
+    commits: list[str]  # "<hash> <subject>", newest first
+
+
+def snapshot(root: Path, commits: int = 5) -> GitSnapshot | None:
+    """The state of the repository ``root`` is in, or None outside one. Blocking."""
+    if not is_git_repo(root):
+        return None
+    code, out, _ = run_git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    if code == 0 and out.strip():
+        branch = out.strip()
+    else:
+        code, out, _ = run_git(root, "rev-parse", "--short", "HEAD")
+        branch = f"detached HEAD at {out.strip()}" if code == 0 else "unknown"
+    code, out, _ = run_git(root, "status", "--short", "--untracked-files=normal", timeout=10)
+    status = out.rstrip("\n").splitlines() if code == 0 else []
+    code, out, _ = run_git(root, "log", f"--max-count={commits}", "--format=%h %s")
+    recent = out.rstrip("\n").splitlines() if code == 0 else []
+    return GitSnapshot(branch=branch, main_branch=main_branch(root, branch), status=status, commits=recent)
+
+
+def main_branch(root: Path, current: str) -> str | None:
+    """The branch changes are merged into: origin's HEAD, else a local main/master/trunk/develop."""
+    code, out, _ = run_git(root, "symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD")
+    if code == 0 and out.strip():
+        return out.strip().removeprefix("origin/")
+    code, out, _ = run_git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    local = out.split() if code == 0 else []
+    for name in MAIN_BRANCH_NAMES:
+        if name in local:
+            return name
+    if local == [current] or (not local and not current.startswith("detached")):
+        return current
+    return None
