@@ -379,3 +379,19 @@ async def test_a_retried_answer_replaces_the_text_streamed_before_the_error(serv
         warnings = [n for n in app.conversation.query(NoticeEntry) if "-warning" in n.classes]
         assert warnings  # the retry is said, once
     server.assert_no_rejections()
+
+
+async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, make_session):
+    from agentcli.core.events import AssistantMessage, UserMessage
+
+    session, _ = make_session()
+    session.restored_events = [event for n in range(300) for event in (
+        UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
+        AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]))]
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        children = list(app.conversation.children)
+        assert isinstance(children[0], PrunedMarker)
+        assert len(children) <= app.conversation.max_widgets + 1
+        assert plain(children[-1]) == "answer 299"

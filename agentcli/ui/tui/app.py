@@ -102,7 +102,7 @@ class AgentApp(App[int]):
         restored = [e for e in getattr(self.session, "restored_events", []) if e.agent_id == MAIN]
         messages = self.session.main.messages
         if restored:
-            await self.conversation.replay(restored)
+            await self.conversation.replay(restored, limit=self.conversation.max_widgets)
         elif messages:
             await self.conversation.replay_messages(messages)
         self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"

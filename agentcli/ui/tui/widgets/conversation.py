@@ -28,6 +28,19 @@ def text_of(content: Any) -> str:
     return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
+def tail_start(events: list[Event], widgets: int) -> int:
+    """Where to start replaying so that about ``widgets`` messages and tool calls are drawn."""
+    seen = 0
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, (AssistantMessage, UserMessage)) and text_of(event.content).strip() \
+                or isinstance(event, ToolCallStarted):
+            seen += 1
+            if seen >= widgets:
+                return index
+    return 0
+
+
 class UserEntry(Static):
     DEFAULT_CSS = """
     UserEntry {
@@ -185,8 +198,17 @@ class Conversation(VerticalScroll):
             await self.add_notice(f"Compacted {getattr(event, 'messages_summarized', 0)} older messages "
                                   f"into a summary ({before} → {after} tokens).")
 
-    async def replay(self, events: Iterable[Event]) -> None:
-        """Show events that already happened: whole messages instead of their deltas."""
+    async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
+        """Show events that already happened: whole messages instead of their deltas.
+
+        With ``limit``, only the latest events that make about that many widgets are drawn.
+        """
+        events = list(events)
+        if limit is not None:
+            start = tail_start(events, limit)
+            if start:
+                await self.mount(PrunedMarker())
+            events = events[start:]
         pending: list[str] = []
         for event in events:
             if isinstance(event, TextDelta):

@@ -21,7 +21,7 @@ class ToolCallEntry(Collapsible):
     ToolCallEntry {
         border-top: none; padding: 0; margin: 0 0 0 2; background: transparent;
         &:focus-within { background-tint: $foreground 4%; }
-        CollapsibleTitle { padding: 0; color: $text-muted; }
+        CollapsibleTitle { padding: 0; color: $text-muted; width: 1fr; }
         Contents { padding: 0 0 1 2; }
         .tool-input { color: $text-muted; }
         .tool-output { color: $foreground 85%; border-left: vkey $secondary 40%; padding-left: 1; }
