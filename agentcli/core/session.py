@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings
+from . import compaction
 from .agents import load_agent_types
 from .context import main_system_prompt
 from .events import MAIN, Event, Notice, SubagentFinished, SubagentStarted, Usage
@@ -44,19 +45,21 @@ class Session:
             saved = find_session(workspace.root, resume) if resume is not None else None
             self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
-        self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens)
+        self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
+                              stall_timeout=settings.stall_timeout)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
         tools = ToolRegistry(default_tools(agent_types, workspace.root))
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
-            budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents))
+            budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
+            compact_threshold=settings.compact_threshold)
         env = {"keep_secret_env": "1"} if settings.keep_secret_env else {}
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
-                          max_turns=settings.max_turns)
+                          max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
             notices += self.restore()
         for text in notices:
@@ -99,6 +102,10 @@ class Session:
         self.main.last_usage = Usage()
         if self.store is not None:
             self.store.append_record(MAIN, {"type": "history_cleared", "messages": []})
+
+    async def compact(self, focus: str = "") -> bool:
+        """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
+        return await compaction.compact(self.main, focus, reason="asked for")
 
     def set_model(self, model: str) -> None:
         self.main.model = model

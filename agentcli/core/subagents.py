@@ -70,12 +70,14 @@ class Subagents:
     """Starts, limits, cancels and remembers the subagents of one session."""
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType],
-                 budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None) -> None:
+                 budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
+                 compact_threshold: float = 0.85) -> None:
         self.llm = llm
         self.tools = tools.without("task")
         self.agent_types = agent_types
         self.budgets = budgets or Budgets()
         self.type_settings = type_settings or {}
+        self.compact_threshold = compact_threshold
         self.records: dict[str, SubagentRecord] = {}
         self.next_number = 1
         self._slots = asyncio.Semaphore(self.budgets.max_parallel)
@@ -134,7 +136,8 @@ class Subagents:
         model = overrides.get("model") or agent_type.model
         tools = agent_type.select(self.tools)
         agent = Agent(llm=self.llm, tools=tools, ctx=ctx, system=subagent_system_prompt(parent.workspace, agent_type),
-                      max_turns=record.max_turns, model=None if model == "inherit" else model)
+                      max_turns=record.max_turns, model=None if model == "inherit" else model,
+                      compact_threshold=self.compact_threshold)
         timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
         record.started = time.monotonic()
         emit(SubagentStarted(id=record.id, type=record.type, description=record.description, prompt=record.prompt,
@@ -152,7 +155,9 @@ class Subagents:
                 record.status = "timed_out"
                 record.result = await self._summarize(agent, f"time ({timeout:.0f} s)")
             except LLMError as exc:
-                record.status, record.result = "failed", f"The subagent failed: {exc}"
+                record.status = "failed"
+                record.result = await self._summarize(agent, "context") if exc.overflow \
+                    else f"The subagent failed: {exc}"
             except asyncio.CancelledError:
                 record.status = "cancelled"
                 if not record.cancel_requested:  # the parent itself is being cancelled

@@ -70,7 +70,18 @@ class ToolRegistry:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
             return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
+        if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
+            output = await asyncio.to_thread(keep_in_full, output, ctx)
         return ToolOutcome(cap_output(output, OUTPUT_CAP))
+
+
+def keep_in_full(output: str, ctx: ToolContext) -> str:
+    """Save an output too long for the model in the session folder; say where, above the cut version."""
+    assert ctx.output_dir is not None
+    ctx.output_dir.mkdir(parents=True, exist_ok=True)
+    path = ctx.output_dir / f"{ctx.tool_use_id or 'output'}.txt"
+    path.write_text(output, encoding="utf-8")
+    return f"[Full output ({len(output):,} characters) saved to {path}]\n{output}"
 
 
 def default_tools(agent_types: dict | None = None, root: Path | None = None) -> list[Tool]:
