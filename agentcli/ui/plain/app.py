@@ -1,0 +1,320 @@
+"""Line mode: a prompt-toolkit REPL around a Session, on one asyncio loop with the engine.
+
+At the prompt, prompt-toolkit owns the keyboard. While a turn runs, the app reads keys
+itself (the terminal in raw mode): ctrl+c interrupts the turn, y/s/a/n answer an approval,
+and anything else is kept as type-ahead for the next prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any, Awaitable, Iterator, TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.input import Input, create_input
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+from rich.console import Console
+
+from ... import __version__
+from ...config import Settings
+from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event
+from ...core.llm import LLMError, MissingCredentials, resolve_credentials
+from ...core.session import Session, SessionError, open_session
+from ...core.workspace import Workspace
+from ..slash import money, tokens
+from .commands import run_command
+from .display import Display
+from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
+from .screen import Painter, Screen, terminal_size
+
+APPROVAL_KEYS = {"y": ALLOW_ONCE, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY}
+PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
+
+
+def color_system_for(out: TextIO) -> str | None:
+    """The terminal's colors, or None for plain text (NO_COLOR, TERM=dumb, or not a terminal)."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or not out.isatty():
+        return None
+    return Console(file=out).color_system
+
+
+class PlainApp:
+    def __init__(self, session: Session, *, input: Input | None = None, output: Output | None = None,
+                 out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
+                 pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
+                 opened: list[Event] | None = None) -> None:
+        self.session = session
+        self.opened = opened or []  # events from opening the session, shown after the banner
+        self.out = out or sys.stdout
+        tty = self.out.isatty()
+        color_system = color_system_for(self.out) if color is None else ("truecolor" if color else None)
+        self.screen = Screen(self.out, live=tty if live is None else live, size=lambda: terminal_size(self.out))
+        self.painter = Painter(color_system, lambda: self.screen.width)
+        self.display = Display(self.screen, self.painter, tools=session.main.tools)
+        self.use_pager = tty if pager is None else pager
+        self.handle_sigint = handle_sigint
+        self.input = input or create_input()
+        self.files = FileIndex(session.workspace.root)
+        terminal = _isatty(getattr(self.input, "stdin", None))
+        self.prompt: PromptSession[str] = PromptSession(
+            history=history if history is not None else _file_history(), input=self.input, output=output,
+            completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
+            key_bindings=key_bindings(self._disarm_quit, terminal),
+            bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
+            prompt_continuation=lambda width, line, wrap: " " * (width - 2) + "┆ ", enable_history_search=False)
+        self.task: asyncio.Future[Any] | None = None
+        self.approvals: deque[ApprovalRequested] = deque()
+        self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
+        self.watching = False
+        self.at_prompt = False  # waiting for the user's next line (tests watch this)
+        self.prompts = 0  # prompts shown so far
+        self._quit_armed = False
+        self._forward = session.sink
+        session.sink = self.on_event
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self.banner()
+        self.recap()
+        try:
+            while True:
+                text = await self.read()
+                if text is None:
+                    break
+                if not text.strip():
+                    continue
+                if text.lstrip().startswith("/"):
+                    if not await run_command(self, text.strip()):
+                        break
+                else:
+                    await self.run_turn(self.session.send(text))
+        finally:
+            self.display.end_turn()
+            self.session.close()
+        self.display.say(f"Session {self.session.id} is saved.", "dim")
+        return 0
+
+    async def read(self) -> str | None:
+        """The next line from the user; None to quit (ctrl+d, or ctrl+c twice on an empty line)."""
+        while True:
+            self.files.refresh()
+            if self.typed:
+                store_typeahead(self.input, self.typed)
+                self.typed = []
+            self.at_prompt = True
+            self.prompts += 1
+            try:
+                text = await self.prompt.prompt_async([("class:prompt", "› ")],
+                                                     set_exception_handler=False)
+            except KeyboardInterrupt:
+                if self._quit_armed:
+                    return None
+                self._quit_armed = True
+                self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
+                continue
+            except EOFError:
+                return None
+            finally:
+                self.at_prompt = False
+            self._quit_armed = False
+            return text
+
+    def _disarm_quit(self) -> None:
+        self._quit_armed = False
+
+    async def run_turn(self, work: Awaitable[Any]) -> Any:
+        """Run engine work until it ends or the user interrupts it; report how it ended."""
+        task = self.task = asyncio.ensure_future(work)
+        try:
+            with self.watch_keys(), self.sigint():
+                await asyncio.wait([task])
+        finally:
+            if not task.done():
+                task.cancel()
+            self.task = None
+            self.approvals.clear()
+            self.display.end_turn()
+        result = None
+        if task.cancelled():
+            self.display.say("Interrupted.", "yellow")
+        elif isinstance(task.exception(), LLMError):
+            self.display.say(f"Error: {task.exception()}", "red")
+        elif task.exception() is not None:
+            exc = task.exception()
+            self.display.say(f"Error: {type(exc).__name__}: {exc}", "red")
+        else:
+            result = task.result()
+            if getattr(result, "status", "") == "capped":
+                self.display.say(f"Stopped after {self.session.main.max_turns} turns (--max-turns).", "yellow")
+        self.display.emit("")
+        return result
+
+    def interrupt(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    # -- events and approvals ----------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        if self._forward is not None:
+            self._forward(event)
+        if isinstance(event, ApprovalRequested):
+            self.approvals.append(event)
+            if not self.watching:  # no keyboard to answer with
+                self.answer(DENY)
+            elif len(self.approvals) == 1:
+                self.display.ask(event)
+            return
+        self.display.handle(event)
+
+    def answer(self, choice: str) -> None:
+        event = self.approvals.popleft()
+        if event.future is not None and not event.future.done():
+            event.future.set_result(choice)
+            self.display.answered(event, choice)
+        while self.approvals and (self.approvals[0].future is None or self.approvals[0].future.done()):
+            self.approvals.popleft()
+        self.display.ask(self.approvals[0] if self.approvals else None)
+
+    # -- keys while a turn runs --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def watch_keys(self) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(self.input.raw_mode())
+                stack.enter_context(self.input.attach(self._keys_ready))
+                self.watching = True
+            except (EOFError, OSError, NotImplementedError):
+                pass
+            for key in get_typeahead(self.input):
+                self.on_key(key)
+            try:
+                yield
+            finally:
+                self.watching = False
+
+    def _keys_ready(self) -> None:
+        for key in self.input.read_keys() + self.input.flush_keys():
+            self.on_key(key)
+        if self.input.closed:
+            self.watching = False
+            while self.approvals:
+                self.answer(DENY)
+
+    def on_key(self, key: KeyPress) -> None:
+        if key.key == Keys.ControlC:
+            self.interrupt()
+        elif self.approvals:
+            choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
+            if choice is not None:
+                self.answer(choice)
+        else:
+            self.typed.append(key)
+            self.display.set_typeahead(typed_text(self.typed))
+
+    @contextlib.contextmanager
+    def sigint(self) -> Iterator[None]:
+        """A SIGINT (e.g. kill -INT) interrupts the turn too, not the program."""
+        loop = asyncio.get_running_loop()
+        installed = False
+        if self.handle_sigint:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signal.SIGINT, self.interrupt)
+                installed = True
+        try:
+            yield
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    # -- what the prompt shows ---------------------------------------------------------------
+
+    def banner(self) -> None:
+        main = self.session.main
+        self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
+        self.display.say(f"model {main.model} · permissions {self.session.permissions.mode} · "
+                         "/help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits",
+                         "dim")
+        self.display.emit("")
+
+    def recap(self) -> None:
+        """A resumed session's conversation so far, and what opening the session had to say."""
+        restored = getattr(self.session, "restored_events", [])
+        if restored:
+            self.display.say(f"Resumed session {self.session.id}.", "bold")
+            self.display.replay(restored)
+            self.display.emit("")
+        for event in self.opened:
+            self.display.handle(event)
+
+    def toolbar(self) -> str:
+        session = self.session
+        usage, used, window = session.usage, session.context_used(), session.context_window()
+        cost = f" ({money(usage)})" if usage.cost is not None else ""
+        return (f" {session.main.model} · {session.permissions.mode} · {tokens(usage.total_tokens)} tokens{cost}"
+                f" · context {tokens(used)}/{tokens(window)} ({100 * used / window:.0f}%) ")
+
+    def transcript_choices(self) -> list[tuple[str, str]]:
+        return [(str(n), f"{r.id} {r.description}")
+                for n, r in enumerate(self.session.subagents.records.values(), start=1)]
+
+
+def typed_text(keys: list[KeyPress]) -> str:
+    """Roughly what the prompt will show once these keys reach it."""
+    text = ""
+    for key in keys:
+        if key.key in (Keys.Backspace, Keys.ControlH):
+            text = text[:-1]
+        elif key.key in (Keys.ControlM, Keys.ControlJ):
+            text += "\n"
+        elif key.key == Keys.BracketedPaste or (len(key.data) == 1 and key.data.isprintable()):
+            text += key.data
+    return text
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _file_history() -> History:
+    path = history_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileHistory(str(path))
+
+
+def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None) -> int:
+    """`agentcli --plain`: returns the exit code."""
+    try:
+        resolve_credentials()
+    except MissingCredentials as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        opened: list[Event] = []  # warnings from opening, shown once the screen is up
+        try:
+            session = open_session(settings, Workspace.at(root), opened.append, interactive=True, resume=resume,
+                                   continue_=bool(continue_))
+        except SessionError as exc:
+            print(f"agentcli: {exc}", file=sys.stderr)
+            return 1
+        session.sink = None
+        return await PlainApp(session, handle_sigint=True, opened=opened).run()
+
+    return asyncio.run(main())

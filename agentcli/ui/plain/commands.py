@@ -1,0 +1,133 @@
+"""Slash commands in line mode. Names, help and reports come from ``ui/slash.py``, shared with the TUI."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from ...core.permissions import MODES
+from ...core.subagents import SubagentRecord
+from .. import slash
+from .display import STATUS_MARKS, seconds
+from .transcript import page, pager_command, transcript_text
+
+if TYPE_CHECKING:
+    from .app import PlainApp
+
+KEYS_HELP = """Keys
+  enter               send
+  ctrl+j, meta+enter  new line
+  tab                 complete /commands and @paths
+  ctrl+c              interrupt the running turn; clear the line; twice on an empty line quits
+  ctrl+d              quit
+Approvals: y allows once, s for this session, a always, n denies."""
+
+
+async def run_command(app: "PlainApp", text: str) -> bool:
+    """Run one slash command; False when line mode should quit."""
+    try:
+        command, arg = slash.parse(text, "plain")
+    except slash.UnknownCommand as exc:
+        app.display.say(str(exc), "red")
+        return True
+    handler = HANDLERS[command.name]
+    keep_going = await handler(app, arg)
+    app.display.emit("")
+    return keep_going is not False
+
+
+async def help_(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.help_text("plain"))
+    app.display.say(KEYS_HELP, "dim")
+
+
+async def clear(app: "PlainApp", arg: str) -> None:
+    app.session.clear()
+    app.display.say("Started a fresh conversation; the session file keeps the earlier one.")
+
+
+async def cost(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.cost_report(app.session))
+
+
+async def model(app: "PlainApp", arg: str) -> None:
+    if not arg:
+        app.display.say(f"Model: {app.session.main.model}. /model NAME switches it.")
+        return
+    app.session.set_model(arg)
+    app.display.say(f"Model set to {arg}.")
+
+
+async def compact(app: "PlainApp", arg: str) -> None:
+    run = app.session.compact
+    if await app.run_turn(run(arg)) is False:
+        app.display.say("There is too little to compact yet.")
+
+
+async def permissions(app: "PlainApp", arg: str) -> None:
+    perms = app.session.permissions
+    if arg:
+        try:
+            perms.set_mode(arg)
+        except ValueError as exc:
+            app.display.say(str(exc), "red")
+            return
+        app.display.say(f"Permission mode set to {arg}.")
+        return
+    app.display.say(perms.describe())
+    app.display.say(f"Modes: {', '.join(MODES)}; /permissions MODE switches.", "dim")
+
+
+async def agents(app: "PlainApp", arg: str) -> None:
+    records = list(app.session.subagents.records.values())
+    if not records:
+        app.display.say("No subagents in this session yet.")
+    for n, record in enumerate(records, start=1):
+        app.display.line(agent_row(n, record))
+    types = ", ".join(app.session.subagents.agent_types)
+    app.display.say(f"Agent types: {types}. /transcript N prints subagent N's transcript.", "dim")
+
+
+def agent_row(n: int, record: SubagentRecord) -> Text:
+    mark, style = STATUS_MARKS.get(record.status, ("·", "cyan"))
+    turns = f"{record.turns} turn{'' if record.turns == 1 else 's'}"
+    return (Text(f"{n:>3}. ") + Text(record.id, style="bold") + Text(f" {mark} {record.status:<9}", style=style)
+            + Text(f" {record.description}") + Text(f" · {record.type} · {turns} · "
+                                                    f"{slash.tokens(record.usage.total_tokens)} tokens · "
+                                                    f"{seconds(record.seconds)}", style="dim"))
+
+
+async def transcript(app: "PlainApp", arg: str) -> None:
+    records = list(app.session.subagents.records.values())
+    if not records:
+        app.display.say("No subagents in this session yet.")
+        return
+    record = find_record(records, arg)
+    if record is None:
+        app.display.say(f"No subagent {arg!r}; /agents lists them, numbered from 1.", "red")
+        return
+    text = transcript_text(record)
+    command = pager_command() if app.use_pager else None
+    if command is not None and await asyncio.to_thread(page, text, command):
+        return
+    app.display.emit(*text.split("\n"))
+
+
+def find_record(records: list[SubagentRecord], arg: str) -> SubagentRecord | None:
+    """By number in /agents (default: the latest), or by id such as sa-2."""
+    if not arg:
+        return records[-1]
+    if arg.isdigit():
+        n = int(arg)
+        return records[n - 1] if 1 <= n <= len(records) else None
+    return next((r for r in records if r.id == arg), None)
+
+
+async def exit_(app: "PlainApp", arg: str) -> bool:
+    return False
+
+
+HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
+            "permissions": permissions, "agents": agents, "transcript": transcript, "exit": exit_}

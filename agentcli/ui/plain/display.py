@@ -1,0 +1,385 @@
+"""What line mode shows for the engine's events, and the live lines at the bottom of the terminal.
+
+Main agent: its text streams, then shows as Markdown; each tool call ends as one line.
+Subagents: indented lines for start, tool calls and finish. Tool lines of one child come
+at most once per ``CHILD_LINE_EVERY`` seconds; calls in between are summed up on the next
+line, so three children working at once stay readable. On a terminal, running tools and
+children also show live, with a spinner and their time so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.text import Text
+
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, SubagentFinished,
+                            SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished,
+                            TurnStarted, UserMessage)
+from ...core.tools import ToolRegistry
+from ..slash import tokens
+from .screen import Painter, Screen
+from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK = 0.25  # seconds between redraws of the live lines while something runs
+STREAM_EVERY = 0.05  # seconds between renders of streaming text
+CHILD_LINE_EVERY = 1.0  # seconds between two tool lines of one subagent
+CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
+STATUS_MARKS = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
+                "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow")}
+NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
+           "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
+APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
+
+
+@dataclass
+class RunningTool:
+    name: str
+    summary: str
+    started: float
+
+
+@dataclass
+class Child:
+    id: str
+    description: str
+    color: str
+    started: float
+    turn: int = 0
+    max_turns: int = 0
+    current: str = ""
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (tool name, summary) not yet shown
+    last_line: float = float("-inf")
+    flush: asyncio.TimerHandle | None = None
+
+
+class Display:
+    def __init__(self, screen: Screen, painter: Painter, tools: ToolRegistry | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.screen, self.painter, self.tools, self.clock = screen, painter, tools, clock
+        self.render = markdown_renderer(painter) if painter.color else plain_renderer
+        self.tail_lines = MARKDOWN_TAIL if painter.color else 1
+        self.stream: TextStream | None = None
+        self.tail: list[str] = []
+        self.thinking_since: float | None = None
+        self.running: dict[str, RunningTool] = {}
+        self.children: dict[str, Child] = {}
+        self.delegating: set[str] = set()  # task tool_use ids whose child has started
+        self.question: list[Text] = []
+        self.typeahead = ""
+        self.children_seen = 0
+        self._stream_timer: asyncio.TimerHandle | None = None
+        self._ticker: asyncio.TimerHandle | None = None
+
+    # -- output ------------------------------------------------------------------------------
+
+    def emit(self, *lines: str) -> None:
+        """Print rendered lines for good, and redraw the live lines under them."""
+        self.screen.print(*lines, live=self.live_lines())
+
+    def line(self, *texts: Text | str) -> None:
+        """Print each text as one line, cut to the width."""
+        self.emit(*(self.painter.line(t) for t in texts))
+
+    def say(self, text: str, style: str = "") -> None:
+        """Print a message, wrapped at the width."""
+        self.emit(*self.painter.lines(Text(text, style=style)))
+
+    def refresh(self) -> None:
+        self.screen.set_live(self.live_lines())
+        busy = self.thinking_since is not None or self.running or self.children
+        if self.screen.live and busy and self._ticker is None:
+            self._ticker = asyncio.get_running_loop().call_later(TICK, self._tick)
+
+    def _tick(self) -> None:
+        self._ticker = None
+        self.refresh()
+
+    # -- events ------------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        if event.agent_id == MAIN:
+            self._main_event(event)
+        else:
+            self._child_event(event)
+        if not isinstance(event, TextDelta):  # streaming text redraws on its own clock
+            self.refresh()
+
+    def _main_event(self, event: Event) -> None:
+        if isinstance(event, TurnStarted):
+            self.thinking_since = self.clock()
+        elif isinstance(event, TextDelta):
+            self.thinking_since = None
+            self._stream_add(event.text)
+        elif isinstance(event, TextReset):  # a retry streams the message anew: drop what is not printed yet
+            self.finish_stream(keep=False)
+        elif isinstance(event, AssistantMessage):
+            self.thinking_since = None
+            self.finish_stream()
+        elif isinstance(event, ToolCallStarted):
+            self.running[event.id] = RunningTool(event.name, self.summary(event.name, event.input), self.clock())
+        elif isinstance(event, ToolCallFinished):
+            self._tool_finished(event)
+        elif isinstance(event, TurnFinished):
+            if event.stop_reason == "cancelled":
+                self.thinking_since = None
+                self.finish_stream()
+            elif event.stop_reason == "max_tokens":
+                self.say("The answer hit the output token limit and stops there.", "yellow")
+        elif isinstance(event, Notice):
+            self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
+
+    def _tool_finished(self, event: ToolCallFinished) -> None:
+        tool = self.running.pop(event.id, None)
+        if event.name == "task" and (event.id in self.delegating or not event.is_error):
+            return  # the child's own lines tell the story
+        mark = Text("● ", style="red" if event.is_error else "green")
+        line = mark + Text(event.name, style="bold")
+        if tool and tool.summary:
+            line += Text(f" {tool.summary}")
+        line += Text(f" · {seconds(event.seconds)}", style="dim")
+        if event.is_error:
+            line += Text(f" · {first_line(event.output)}", style="red")
+        self.line(line)
+
+    def _child_event(self, event: Event) -> None:
+        if isinstance(event, SubagentStarted):
+            color = CHILD_COLORS[self.children_seen % len(CHILD_COLORS)]
+            self.children_seen += 1
+            child = self.children[event.id] = Child(event.id, event.description, color, self.clock(),
+                                                    max_turns=event.max_turns)
+            if event.parent_tool_use_id:
+                self.delegating.add(event.parent_tool_use_id)
+            self.line(self._child_prefix(child) + Text(" ▸ ", style="dim") + Text(event.description)
+                      + Text(f" · {event.type}", style="dim"))
+            return
+        child = self.children.get(event.agent_id)
+        if child is None:
+            return
+        if isinstance(event, TurnStarted):
+            child.turn, child.max_turns = event.turn, event.max_turns or child.max_turns
+        elif isinstance(event, ToolCallStarted):
+            summary = self.summary(event.name, event.input)
+            child.current = f"{event.name} {summary}".strip()
+            self._child_tool(child, event.name, summary)
+        elif isinstance(event, Notice):
+            self.line(self._child_prefix(child) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
+        elif isinstance(event, SubagentFinished):
+            self._flush_child(child)
+            del self.children[child.id]
+            mark, style = STATUS_MARKS.get(event.status, ("·", ""))
+            turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
+            self.line(self._child_prefix(child) + Text(f" {mark} {event.status}", style=style)
+                      + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
+                             style="dim"))
+
+    def _child_prefix(self, child: Child) -> Text:
+        return Text("  ") + Text(child.id, style=f"bold {child.color}")
+
+    def _child_tool(self, child: Child, name: str, summary: str) -> None:
+        child.pending.append((name, summary))
+        if child.flush is not None:
+            return
+        wait = child.last_line + CHILD_LINE_EVERY - self.clock()
+        if wait <= 0:
+            self._flush_child(child)
+        else:
+            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, child)
+
+    def _flush_child(self, child: Child) -> None:
+        if child.flush is not None:
+            child.flush.cancel()
+            child.flush = None
+        if not child.pending:
+            return
+        (name, summary), rest = child.pending[0], child.pending[1:]
+        child.pending, child.last_line = [], self.clock()
+        line = self._child_prefix(child) + Text(" · ", style="dim") + Text(name, style="bold")
+        if summary:
+            line += Text(f" {summary}")
+        if rest:
+            counts = Counter(n for n, _ in rest)
+            names = ", ".join(n if k == 1 else f"{n} ×{k}" for n, k in counts.items())
+            line += Text(f"  +{len(rest)} more: {names}", style="dim")
+        self.line(line)
+        self.refresh()
+
+    # -- streaming text ----------------------------------------------------------------------
+
+    def _stream_add(self, text: str) -> None:
+        if self.stream is None:
+            self.stream = TextStream(self.render, self.tail_lines)
+            self.emit("")
+        self.stream.add(text)
+        if self._stream_timer is None:
+            self._stream_timer = asyncio.get_running_loop().call_later(STREAM_EVERY, self._stream_step)
+
+    def _stream_step(self) -> None:
+        self._stream_timer = None
+        if self.stream is None:
+            return
+        new, tail = self.stream.step()
+        self.tail = [self._fit_tail(line) for line in tail]
+        if new:
+            self.emit(*new)
+        else:
+            self.refresh()
+
+    def _fit_tail(self, line: str) -> str:
+        if self.painter.color:
+            return line  # rendered at the width already
+        width = self.screen.width
+        return line if len(line) < width else "…" + line[-(width - 2):]
+
+    def finish_stream(self, keep: bool = True) -> None:
+        """Print the rest of the streamed message for good (or drop it: ``keep=False``)."""
+        if self._stream_timer is not None:
+            self._stream_timer.cancel()
+            self._stream_timer = None
+        if self.stream is None:
+            return
+        new, _ = self.stream.step(final=True)
+        self.stream, self.tail = None, []
+        self.emit(*(new if keep else []))
+
+    # -- approvals and type-ahead ------------------------------------------------------------
+
+    def ask(self, event: ApprovalRequested | None) -> None:
+        """Show an approval question (None: no question)."""
+        self.question = [] if event is None else self._question(event)
+        if event is not None and not self.screen.live:
+            self.line(*self.question)
+        self.refresh()
+
+    def _question(self, event: ApprovalRequested) -> list[Text]:
+        lines = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
+                 + Text(f" wants to run {event.tool}")]
+        lines += [Text(f"    {part}") for part in self.approval_details(event)]
+        reason = getattr(event, "reason", "")
+        if reason:
+            lines.append(Text(f"  Why: {reason}.", style="dim"))
+        rules = getattr(event, "rules", None)
+        if rules:
+            lines.append(Text(f"  [s]ession and [a]lways allow {', '.join(rules)}", style="dim"))
+        elif rules is not None:
+            lines.append(Text("  No rule can cover this call: each one needs its own yes.", style="dim"))
+        lines.append(Text(f"  {APPROVAL_KEYS_HINT}", style="yellow"))
+        return lines
+
+    def approval_details(self, event: ApprovalRequested) -> list[str]:
+        tool = self.tools.get(event.tool) if self.tools else None
+        key = getattr(tool, "key_arg", "")
+        value = event.input.get(key) if key else None
+        if isinstance(value, str) and value:
+            lines = value.splitlines() or [value]
+            more = [f"… ({len(lines) - 8} more lines)"] if len(lines) > 8 else []
+            details = lines[:8] + more
+            others = {k: v for k, v in event.input.items() if k != key and k not in ("content", "old_string",
+                                                                                     "new_string")}
+            if "content" in event.input:
+                details.append(f"({len(str(event.input['content']).splitlines())} lines of content)")
+            if others:
+                details.append(json.dumps(others, ensure_ascii=False))
+            return details
+        return [json.dumps(event.input, ensure_ascii=False)]
+
+    def answered(self, event: ApprovalRequested, answer: str) -> None:
+        mark, style, words = ANSWERS.get(answer, ("·", "", answer))
+        self.question = []
+        summary = self.summary(event.tool, event.input)
+        self.line(Text(f"  {mark} {words}: ", style=style) + Text(f"{event.tool} {summary}".strip())
+                  + Text(f" ({event.agent_id})", style="dim"))
+
+    def set_typeahead(self, text: str) -> None:
+        self.typeahead = text
+        self.refresh()
+
+    # -- live lines --------------------------------------------------------------------------
+
+    def live_lines(self) -> list[str]:
+        if not self.screen.live:
+            return []
+        now = self.clock()
+        spin = SPINNER[int(now * 10) % len(SPINNER)]
+        texts: list[Text] = []
+        if self.thinking_since is not None and not self.tail:
+            texts.append(Text(f"{spin} Thinking · {seconds(now - self.thinking_since)}", style="dim"))
+        for tool_id, tool in self.running.items():
+            if tool.name == "task" and tool_id in self.delegating:
+                continue
+            texts.append(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold")
+                         + Text(f" {tool.summary}") + Text(f" · {seconds(now - tool.started)}", style="dim"))
+        for child in self.children.values():
+            turn = f"turn {child.turn}/{child.max_turns}" if child.max_turns else f"turn {child.turn}"
+            texts.append(self._child_prefix(child) + Text(f" {spin} ", style=child.color)
+                         + Text(child.current or "starting") + Text(f" · {child.description}", style="dim")
+                         + Text(f" · {turn} · {seconds(now - child.started)}", style="dim"))
+        texts.extend(self.question)
+        if self.typeahead:
+            texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))
+        return self.tail + [self.painter.line(t) for t in texts]
+
+    def replay(self, events: list[Event]) -> None:
+        """Show a resumed conversation: the user's messages, the answers, tool and subagent lines."""
+        for event in events:
+            if isinstance(event, UserMessage):
+                texts = [b.get("text", "") for b in event.content if b.get("type") == "text"]
+                if any(t.strip() for t in texts):
+                    self.emit("", *self.painter.lines(Text("› ", style="bold") + Text("\n".join(texts).strip())))
+            elif isinstance(event, AssistantMessage):
+                text = "\n".join(b["text"] for b in event.content if b.get("type") == "text" and b.get("text"))
+                if event.agent_id == MAIN and text.strip():
+                    stream = TextStream(self.render, self.tail_lines)
+                    stream.add(text)
+                    self.emit("", *stream.step(final=True)[0])
+            elif not isinstance(event, (TextDelta, TurnStarted, ApprovalRequested)):
+                self.handle(event)
+        self.end_turn()
+
+    def end_turn(self) -> None:
+        """Settle everything a turn left: the rest of the text, pending child lines, the live lines."""
+        self.finish_stream()
+        for child in list(self.children.values()):
+            self._flush_child(child)
+        self.children.clear()
+        self.running.clear()
+        self.thinking_since, self.question, self.typeahead = None, [], ""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        self.screen.set_live([])
+
+    def summary(self, name: str, args: dict[str, Any]) -> str:
+        """The argument that says what a call does: the path, pattern, command or description."""
+        tool = self.tools.get(name) if self.tools else None
+        text = tool.summary(args) if tool else ""
+        if not text and name == "task":
+            text = str(args.get("description", ""))
+        if not text:
+            text = next((v for v in args.values() if isinstance(v, str) and v), "")
+        text = text.splitlines()[0] if text else ""
+        return text if len(text) <= 120 else text[:119] + "…"
+
+
+def who(event: ApprovalRequested) -> str:
+    if event.agent_id == MAIN:
+        return "main agent"
+    return f"{event.agent_id} ({event.description})" if event.description else event.agent_id
+
+
+def seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return "(no output)"

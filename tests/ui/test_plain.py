@@ -1,0 +1,345 @@
+"""Line mode, driven through prompt-toolkit's pipe input against the stand-in server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import re
+import threading
+from typing import Any, Callable
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agentcli.config import Settings
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage
+from agentcli.core.session import Session
+from agentcli.core.workspace import Workspace
+from agentcli.ui.plain import PlainApp, run_plain
+from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
+from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
+from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
+from tests.fakes.scenarios import demo_responder
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+DELEGATE = "use a subagent to find where handle_auth is handled"
+
+
+class Harness:
+    """A PlainApp running on the test's loop; keys go in through a pipe, lines come out in ``out``."""
+
+    def __init__(self, app: PlainApp, pipe: Any, out: io.StringIO) -> None:
+        self.app, self.pipe, self.out = app, pipe, out
+        self.task = asyncio.ensure_future(app.run())
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    async def until(self, condition: Callable[[], bool], what: str = "condition") -> None:
+        for _ in range(1500):  # a deadline against hangs, not a timing assertion
+            if condition():
+                return
+            if self.task.done():
+                self.task.result()
+                raise AssertionError(f"line mode quit while waiting for {what}:\n{self.text}")
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"timed out waiting for {what}:\n{self.text}")
+
+    async def idle(self) -> None:
+        await self.until(lambda: self.app.at_prompt and self.app.task is None, "the prompt")
+
+    async def submit(self, line: str) -> str:
+        """Type a line at the prompt, wait until the prompt is back, and return what it printed."""
+        await self.idle()
+        start, prompts = len(self.text), self.app.prompts
+        self.pipe.send_text(line + "\r")
+        await self.until(lambda: self.app.prompts > prompts and self.app.at_prompt, "the next prompt")
+        return self.text[start:]
+
+    async def quit(self) -> int:
+        await self.idle()
+        self.pipe.send_text("\x04")  # ctrl+d
+        return await asyncio.wait_for(self.task, 30)
+
+
+@pytest.fixture
+async def plain(make_session):
+    harnesses: list[Harness] = []
+    pipes = contextlib.ExitStack()
+
+    def start(*, color: bool = False, **overrides: Any) -> Harness:
+        session, _ = make_session(interactive=True, **overrides)
+        pipe = pipes.enter_context(create_pipe_input())
+        out = io.StringIO()
+        app = PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=color, live=False, pager=False)
+        harness = Harness(app, pipe, out)
+        harnesses.append(harness)
+        return harness
+
+    yield start
+    for harness in harnesses:
+        if not harness.task.done():
+            harness.task.cancel()
+            await asyncio.gather(harness.task, return_exceptions=True)
+    pipes.close()
+
+
+async def test_a_delegated_question_prints_the_answer_and_the_child_s_progress(plain, server):
+    server.responder = demo_responder
+    ui = plain()
+    shown = await ui.submit(DELEGATE)
+    assert "handle_auth is handled in src/app/auth.py:9" in shown
+    assert "sa-1 ▸ Find where handle_auth is handled · general-purpose" in shown
+    assert "sa-1 · grep handle_auth" in shown
+    assert re.search(r"sa-1 ✓ done · 3 turns · [\d.]+k? tokens", shown)
+    # one line per subagent lifecycle step, indented under the main agent's text
+    assert shown.index("I'll ask a subagent") < shown.index("  sa-1 ▸") < shown.index("## What the subagent found")
+    assert await ui.quit() == 0
+    server.assert_no_rejections()
+
+
+async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, server):
+    server.responder = demo_responder
+    ui = plain()
+    await ui.submit(DELEGATE)
+    listing = await ui.submit("/agents")
+    assert re.search(r"1\. sa-1 ✓ done\s+Find where handle_auth is handled · general-purpose · 3 turns", listing)
+    transcript = await ui.submit("/transcript 1")
+    assert "── Brief" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
+    assert "Tool call grep:" in transcript and '"pattern": "handle_auth"' in transcript
+    assert "src/app/auth.py:6:    return handle_auth(user, password)" in transcript  # the grep output
+    assert "Tool call read_file:" in transcript
+    assert "── Result · done" in transcript and "handle_auth is handled in src/app/auth.py:9" in transcript
+    assert "No subagent '7'" in await ui.submit("/transcript 7")
+    await ui.quit()
+
+
+async def test_ctrl_c_mid_stream_interrupts_and_the_next_request_is_valid(plain, server):
+    long_answer = "".join(f"Line {n} of a long answer.\n" for n in range(200))
+    server.script(text(long_answer, chunk_delay=0.05), text("Second answer."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("tell me everything\r")
+    await ui.until(lambda: "Line 3 of a long answer." in ui.text, "streamed text")
+    ui.pipe.send_text("\x03")  # ctrl+c
+    await ui.idle()
+    assert "Interrupted." in ui.text
+    assert "Line 199 of" not in ui.text
+    shown = await ui.submit("and now?")
+    assert "Second answer." in shown
+    server.assert_no_rejections()  # the server validates the history as the API does
+    second = server.requests[1]["messages"]
+    assert [m["role"] for m in second] == ["user"]  # the cut-off reply never entered the history
+    assert [b["text"] for b in second[0]["content"]] == ["tell me everything", "and now?"]
+    await ui.quit()
+
+
+async def test_an_approval_answered_n_denies_the_subagent_s_bash_call(plain, server):
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Run the tests", "prompt": "Run make test and report."}),
+                text("The subagent could not run the tests."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("bash", {"command": "make test"}),
+                text("I was not allowed to run make test."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("run the tests\r")
+    await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
+    assert "? sa-1 (Run the tests) wants to run bash" in ui.text
+    assert "    make test" in ui.text
+    ui.pipe.send_text("n")
+    await ui.idle()
+    assert "✗ denied: bash make test (sa-1)" in ui.text
+    assert "The subagent could not run the tests." in ui.text
+    child_followup = [b for b in server.requests if not offers_tool(b, "task")][-1]
+    [result] = tool_results(child_followup)
+    assert result["is_error"] and "The user denied this bash call" in tool_result_text(result)
+    server.assert_no_rejections()
+    await ui.quit()
+
+
+async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, server, repo):
+    server.script(tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo one"}),
+                  text("Both ran."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("echo twice\r")
+    await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
+    assert "? main agent wants to run bash" in ui.text
+    ui.pipe.send_text("s")
+    await ui.idle()
+    assert ui.text.count("[y]es once") == 1  # the second call needed no question
+    assert "allowed for this session: bash echo one (main)" in ui.text
+    assert ui.text.count("● bash echo one") == 2 and "Both ran." in ui.text
+    assert "(this session)" in (await ui.submit("/permissions"))
+    await ui.quit()
+
+
+async def test_commands_answer_in_one_sentence(plain, server):
+    server.script(text("Hello there."))
+    ui = plain()
+    await ui.submit("hi")
+    assert "/transcript N" in await ui.submit("/help")
+    assert "Unknown command /frobnicate; /help lists the commands." in await ui.submit("/frobnicate")
+    assert "main context:" in await ui.submit("/cost")
+    assert "Model set to claude-haiku-4-5." in await ui.submit("/model claude-haiku-4-5")
+    assert ui.app.session.main.model == "claude-haiku-4-5"
+    assert "Unknown permission mode 'sometimes'" in await ui.submit("/permissions sometimes")
+    assert "Permission mode set to acceptEdits." in await ui.submit("/permissions acceptEdits")
+    assert "No subagents in this session yet." in await ui.submit("/agents")
+    assert "Started a fresh conversation" in await ui.submit("/clear")
+    assert ui.app.session.main.messages == []
+    assert "too little to compact" in await ui.submit("/compact")
+    await ui.idle()
+    ui.pipe.send_text("/exit\r")
+    assert await asyncio.wait_for(ui.task, 30) == 0
+
+
+async def test_ctrl_c_twice_on_an_empty_line_quits_and_history_is_kept(plain, server):
+    server.script(text("Noted."))
+    ui = plain()
+    await ui.submit("remember this line")
+    ui.pipe.send_text("\x03")
+    await ui.until(lambda: "Press ctrl+c again to quit" in ui.text, "the hint")
+    ui.pipe.send_text("\x03")
+    assert await asyncio.wait_for(ui.task, 30) == 0
+    assert "remember this line" in history_path().read_text()
+
+
+async def test_ctrl_j_adds_a_line_and_enter_sends(plain, server):
+    server.script(text("Two lines received."))
+    ui = plain()
+    await ui.submit("first\nsecond")  # "\n" is ctrl+j in a terminal
+    [request] = server.requests
+    assert request["messages"][0]["content"][0]["text"] == "first\nsecond"
+    await ui.quit()
+
+
+async def test_markdown_is_rendered_with_color_and_printed_once(plain, server):
+    server.script(text("## Findings\n\nThe code is in `src/app/auth.py`.\n\n```python\ndef f():\n    return 1\n```\n"))
+    ui = plain(color=True)
+    shown = await ui.submit("where?")
+    plain_text = ANSI.sub("", shown)
+    assert "## Findings" not in plain_text and "Findings" in plain_text  # rendered, not raw
+    assert plain_text.count("The code is in src/app/auth.py.") == 1
+    assert "\x1b[" in shown  # styled
+    assert "def f():" in plain_text
+    await ui.quit()
+
+
+async def test_without_color_the_output_is_plain_text(plain, server):
+    server.responder = demo_responder
+    ui = plain(color=False)
+    shown = await ui.submit(DELEGATE)
+    assert "\x1b" not in shown
+    assert "## What the subagent found" in shown  # raw Markdown, as the model wrote it
+    await ui.quit()
+
+
+async def test_completion_of_commands_and_gitignore_aware_paths(repo):
+    files = FileIndex(repo)
+    await files.read()
+    assert "src/app/auth.py" in files.files and "build/auth.py" not in files.files
+    completer = PlainCompleter(files, lambda: [("1", "sa-1 Find auth")])
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/com") == ["/compact"]
+    assert "/transcript" in complete("/t")
+    assert complete("/permissions acc") == ["acceptEdits"]
+    assert complete("/transcript ") == ["1"]
+    assert complete("look at @auth") == ["@src/app/auth.py"]
+    assert complete("look at @src/") == ["@src/", "@src/app/", "@src/app/auth.py", "@src/app/views.py"]
+
+
+def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
+    assert run_plain(Settings(), repo) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agentcli: No API key: set ANTHROPIC_API_KEY") and "Traceback" not in err
+
+
+async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):
+    gate = threading.Event()
+    server.script(text("First answer.", gate=gate), text("Second answer."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("first question\r")
+    await ui.until(lambda: ui.app.task is not None and len(server.requests) == 1, "the first request")
+    ui.pipe.send_text("second question\r")  # typed ahead, while the answer is awaited
+    await ui.until(lambda: ui.app.display.typeahead == "second question\n", "the type-ahead")
+    gate.set()
+    await ui.until(lambda: "Second answer." in ui.text, "the second answer")
+    assert server.requests[1]["messages"][-1]["content"][0]["text"] == "second question"
+    await ui.quit()
+
+
+def settle(output: str) -> str:
+    """What a terminal shows after the live region's erase-and-redraw sequences have been applied."""
+    output = output.replace(SYNC_START, "").replace(SYNC_END, "")
+    shown = ""
+    for n, part in enumerate(re.split(r"\r\x1b\[(\d+)A\x1b\[J", output)):
+        if n % 2:
+            shown = "".join(shown.splitlines(keepends=True)[:-int(part)])
+        else:
+            shown += part
+    return shown
+
+
+async def test_on_a_terminal_live_lines_are_redrawn_in_place_and_nothing_is_printed_twice(make_session, server):
+    server.responder = demo_responder
+    session, _ = make_session(interactive=True)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        app = PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=True, live=True, pager=False)
+        ui = Harness(app, pipe, out)
+        await ui.submit(DELEGATE)
+        assert "\x1b[J" in out.getvalue()  # live lines were drawn and erased
+        shown = ANSI.sub("", settle(out.getvalue()))
+        assert shown.count("handle_auth is handled in src/app/auth.py:9.") == 1
+        assert shown.count("I'll ask a subagent to look for handle_auth.") == 1
+        assert "Thinking" not in shown and "turn 1/30" not in shown  # live-only lines are gone
+        assert "sa-1 ✓ done · 3 turns" in shown
+        await ui.quit()
+
+
+async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
+    server.responder = demo_responder
+    ui = plain()
+    await ui.submit(DELEGATE)
+    await ui.quit()
+    old = ui.app.session
+    resumed = Session(Settings(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
+        again = Harness(app, pipe, out)
+        await again.idle()
+        assert f"Resumed session {old.id}." in out.getvalue()
+        assert f"› {DELEGATE}" in out.getvalue()
+        assert "sa-1 ✓ done · 3 turns" in out.getvalue()
+        assert "1. sa-1 ✓ done" in await again.submit("/agents")
+        assert "Tool call grep:" in await again.submit("/transcript 1")
+        await again.quit()
+
+
+async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
+    out = io.StringIO()
+    screen = Screen(out, live=False, size=lambda: (120, 40))
+    display = Display(screen, Painter(None, lambda: screen.width), clock=lambda: 100.0)
+    child = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+    display.handle(SubagentStarted(id="sa-1", type="explore", description="Map the code", prompt="…", **child))
+    for n, (name, args) in enumerate([("grep", {"pattern": "a"}), ("grep", {"pattern": "b"}),
+                                      ("read_file", {"path": "x.py"}), ("grep", {"pattern": "c"})]):
+        display.handle(ToolCallStarted(id=f"t{n}", name=name, input=args, **child))
+    assert out.getvalue().count("sa-1 ·") == 1  # the first call shows; the others wait for the next line
+    display.handle(SubagentFinished(id="sa-1", status="done", result="ok", turns=5, usage=Usage(1500, 500),
+                                    seconds=4.2, **child))
+    lines = out.getvalue().splitlines()
+    assert lines == ["  sa-1 ▸ Map the code · explore", "  sa-1 · grep a",
+                     "  sa-1 · grep b  +2 more: read_file, grep", "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2 s"]
