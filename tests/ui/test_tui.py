@@ -9,7 +9,7 @@ import threading
 
 from agentcli.config import Settings
 from agentcli.core.events import ALLOW_ALWAYS
-from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.screens.approval import ApprovalScreen
 from agentcli.ui.tui.screens.no_key import NoKeyScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
@@ -353,7 +353,7 @@ def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
         "import asyncio, sys\n"
         "from pathlib import Path\n"
         "from agentcli.config import Settings\n"
-        "from agentcli.ui.tui.app import make_app\n"
+        "from agentcli.ui.tui.app import RESUME_WIDGETS, make_app\n"
         "assert 'anthropic' not in sys.modules, 'importing the TUI imported the SDK'\n"
         "async def main():\n"
         f"    app = make_app(Settings(), Path({str(repo)!r}), testing=True)\n"
@@ -393,5 +393,5 @@ async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, ma
         await pilot.pause()
         children = list(app.conversation.children)
         assert isinstance(children[0], PrunedMarker)
-        assert len(children) <= app.conversation.max_widgets + 1
+        assert len(children) <= RESUME_WIDGETS + 1
         assert plain(children[-1]) == "answer 299"

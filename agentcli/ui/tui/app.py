@@ -18,7 +18,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
 from ...config import Settings
-from ...core.events import MAIN, ApprovalRequested, Event, SubagentStarted, UsageUpdated
+from ...core.events import (MAIN, ApprovalRequested, Event, SubagentFinished, SubagentStarted, ToolCallFinished,
+                             UsageUpdated)
 from ...core.llm import LLM, MissingCredentials, resolve_credentials
 from ...core.session import Session
 from .commands import palette_commands, run_command
@@ -36,6 +37,11 @@ from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.tool_call import TaskEntry
 from .work import import_sdk, report
+
+
+RESUME_WIDGETS = 120  # messages and tool calls drawn when a session is resumed; the file keeps the rest
+# Events after which the status bar's numbers change (a child's tool output counts as "kept out").
+STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished)
 
 
 class AgentApp(App[int]):
@@ -102,7 +108,7 @@ class AgentApp(App[int]):
         restored = [e for e in getattr(self.session, "restored_events", []) if e.agent_id == MAIN]
         messages = self.session.main.messages
         if restored:
-            await self.conversation.replay(restored, limit=self.conversation.max_widgets)
+            await self.conversation.replay(restored, limit=RESUME_WIDGETS)
         elif messages:
             await self.conversation.replay_messages(messages)
         self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
@@ -134,8 +140,7 @@ class AgentApp(App[int]):
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
-        if isinstance(event, (UsageUpdated, SubagentStarted)) or type(event).__name__ in ("Compacted",
-                                                                                        "SubagentFinished"):
+        if isinstance(event, STATUS_EVENTS) or type(event).__name__ == "Compacted":
             self.refresh_status()
 
     async def subagent_event(self, event: Event) -> None:

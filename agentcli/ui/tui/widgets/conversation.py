@@ -98,6 +98,7 @@ class Conversation(VerticalScroll):
         self.tools: dict[str, ToolCallEntry] = {}
         self.tasks: dict[str, TaskEntry] = {}  # by the task call's tool_use id
         self._answer: AssistantEntry | None = None
+        self._batch: list[Widget] | None = None
         self._stream: MarkdownStream | None = None
         self.subagent: Callable[[str], SubagentState | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
@@ -110,6 +111,9 @@ class Conversation(VerticalScroll):
         return self._stream is not None
 
     async def add(self, *widgets: Widget) -> None:
+        if self._batch is not None:  # replaying: mounted together at the end
+            self._batch.extend(widgets)
+            return
         await self.mount_all(widgets)
         await self.prune()
 
@@ -210,13 +214,18 @@ class Conversation(VerticalScroll):
                 await self.mount(PrunedMarker())
             events = events[start:]
         pending: list[str] = []
-        for event in events:
-            if isinstance(event, TextDelta):
-                pending.append(event.text)
-                continue
-            if isinstance(event, AssistantMessage) or type(event).__name__ == "TextReset":
-                pending.clear()
-            await self.apply(event)
+        self._batch = []
+        try:
+            for event in events:
+                if isinstance(event, TextDelta):
+                    pending.append(event.text)
+                    continue
+                if isinstance(event, AssistantMessage) or type(event).__name__ == "TextReset":
+                    pending.clear()
+                await self.apply(event)
+        finally:
+            batch, self._batch = self._batch, None
+            await self.add(*batch)
         if pending:  # the message being written right now
             await self.write("".join(pending))
 

@@ -117,4 +117,7 @@ class TaskEntry(Vertical):
             self.show(state, now)
         text = (state.result if state is not None and state.result else strip_footer(result)) or "(no result)"
         self._result.remove_class("-pending")
-        await self._result.update(text)
+        if self._result.is_mounted:
+            await self._result.update(text)
+        else:  # replayed before being mounted
+            self._result = Markdown(text)
