@@ -395,3 +395,18 @@ async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, ma
         assert isinstance(children[0], PrunedMarker)
         assert len(children) <= RESUME_WIDGETS + 1
         assert plain(children[-1]) == "answer 299"
+
+
+async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
+    server.script(tool_use("edit_file", {"path": "README.md", "old_string": "# Demo app",
+                                         "new_string": "# Demo application"}), text("Renamed."))
+    app = tui(interactive=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Rename the app in the README")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        shown_input = plain(app.screen.query_one("#approval-input"))
+        assert "README.md\n- # Demo app\n+ # Demo application" in shown_input
+        await pilot.press("y")
+        await until(pilot, lambda: not app.busy, "the end of the turn")
+        assert plain(app.conversation.query_one(ToolCallEntry)).startswith("edit_file  README.md  ✓")
+    assert (repo / "README.md").read_text().startswith("# Demo application\n")

@@ -77,6 +77,23 @@ def describe_input(args: Any, max_lines: int = 40) -> str:
     return clip_lines("\n".join(lines), max_lines)
 
 
+def input_view(name: str, args: Any, max_lines: int = 40) -> Content:
+    """A tool's input for people: edits as a diff, new files by their first lines, the rest as 'key: value'."""
+    if not isinstance(args, dict) or name not in ("edit_file", "write_file"):
+        return Content(describe_input(args, max_lines))
+    head = Content.styled(f"{args.get('path', '')}", "bold")
+    if name == "write_file":
+        body = clip_lines(str(args.get("content", "")), max_lines)
+        return Content.assemble(head, Content.styled("  (new content)\n", "$text-muted"), body)
+    old = [Content.styled(f"- {line}", "$error") for line in str(args.get("old_string", "")).splitlines()]
+    new = [Content.styled(f"+ {line}", "$success") for line in str(args.get("new_string", "")).splitlines()]
+    lines = old + new
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [Content(f"… {len(lines) - max_lines} more lines")]
+    every = Content.styled("  (every match)", "$text-muted") if args.get("replace_all") else Content("")
+    return Content("\n").join([head + every, *lines])
+
+
 def clip_lines(text: str, max_lines: int) -> str:
     lines = text.splitlines()
     if len(lines) <= max_lines:

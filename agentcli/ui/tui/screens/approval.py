@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ....core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
-from ..format import describe_input
+from ..format import input_view
 
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
@@ -51,7 +51,7 @@ class ApprovalScreen(ModalScreen[str]):
             if reason:
                 yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
-                yield Static(Content(describe_input(self.request.input, max_lines=60)))
+                yield Static(input_view(self.request.tool, self.request.input, max_lines=60))
             rules = getattr(self.request, "rules", None)
             if rules is not None:
                 scope = (f"For the session or always, this allows {', '.join(rules)}." if rules

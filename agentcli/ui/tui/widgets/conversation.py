@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from ....core import loop
 from ....core.events import (AssistantMessage, Event, Notice, SubagentFinished, TextDelta, ToolCallFinished,
                              ToolCallStarted, TurnFinished, UserMessage)
 from ...slash import tokens
@@ -26,6 +27,9 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+ENGINE_NOTES = {loop.CUT_OFF, getattr(loop, "BROKEN_OFF", loop.CUT_OFF)}
 
 
 def tail_start(events: list[Event], widgets: int) -> int:
@@ -180,7 +184,9 @@ class Conversation(VerticalScroll):
                 await self.add(AssistantEntry(text_of(event.content)))
         elif isinstance(event, UserMessage):
             text = text_of(event.content)
-            if text.strip():
+            if text.strip() in ENGINE_NOTES:  # what the loop tells the model, not what the user said
+                await self.add_notice(text.strip())
+            elif text.strip():
                 await self.add_user(text)
         elif isinstance(event, ToolCallStarted):
             await self.end_answer()

@@ -9,7 +9,7 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from ....core.events import ToolCallFinished, ToolCallStarted
 from ...slash import tokens
-from ..format import clip_lines, describe_input, one_line, seconds, status_icon, strip_footer, tool_summary
+from ..format import clip_lines, input_view, one_line, seconds, status_icon, strip_footer, tool_summary
 from ..messages import OpenTranscript
 from ..state import SubagentState
 
@@ -35,7 +35,7 @@ class ToolCallEntry(Collapsible):
         self.show_times = show_times
         self.max_output_lines = max_output_lines
         self.result: ToolCallFinished | None = None
-        self._input = Static(Content(describe_input(event.input)), classes="tool-input")
+        self._input = Static(input_view(event.name, event.input), classes="tool-input")
         self._output = Static(Content("running…"), classes="tool-output")
         super().__init__(self._input, self._output, title=self._label(), collapsed=collapsed)
 
