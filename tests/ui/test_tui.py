@@ -410,3 +410,24 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
         await until(pilot, lambda: not app.busy, "the end of the turn")
         assert plain(app.conversation.query_one(ToolCallEntry)).startswith("edit_file  README.md  ✓")
     assert (repo / "README.md").read_text().startswith("# Demo application\n")
+
+
+async def test_quitting_mid_answer_saves_a_session_that_resumes_validly(server, make_session):
+    from agentcli.ui.tui.resume import open_session
+
+    server.script(text(" ".join(f"word{i}" for i in range(200)), stall_after_events=8, stall_seconds=60),
+                  text("Picked up again."))
+    session, _ = make_session(interactive=True)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me a long story")
+        await until(pilot, lambda: app.conversation.streaming, "the answer to stream")
+        await pilot.press("ctrl+q")
+    resumed, _ = open_session(session.settings, session.workspace.root, llm=session.llm, resume=session.id)
+    app = make_app(resumed.settings, resumed.workspace.root, session=resumed, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "you Tell me a long story" in shown(app.conversation)
+        await answer(pilot, "Go on")
+        assert plain(list(app.conversation.query(AssistantEntry))[-1]) == "Picked up again."
+    server.assert_no_rejections()

@@ -6,6 +6,7 @@ The engine runs in a worker on the app's event loop. Its sink posts each event a
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, TextArea
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Event, SubagentFinished, SubagentStarted, ToolCallFinished,
@@ -279,6 +281,14 @@ class AgentApp(App[int]):
         self.call_later(run_command, self, text)  # on the app's own message loop, like a typed command
 
     async def on_unmount(self) -> None:
+        """Quitting mid-turn: stop the engine first, so its last records are written, then close the store."""
+        work = self._work
+        if work is not None and not work.is_finished:
+            work.cancel()
+            try:
+                await asyncio.wait_for(work.wait(), timeout=5)
+            except (WorkerCancelled, WorkerFailed, TimeoutError):
+                pass
         self.session.close()
 
 
