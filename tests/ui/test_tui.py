@@ -199,7 +199,7 @@ async def test_slash_commands(server, tui):
         await send(pilot, "/permissions plan")
         assert app.session.permissions.mode == "plan"
         await send(pilot, "/permissions sometimes")
-        assert "There is no mode 'sometimes'" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "Unknown permission mode 'sometimes'" in plain(list(app.conversation.query(NoticeEntry))[-1])
         await send(pilot, "/cost")
         assert "kept out of main context" in plain(list(app.conversation.query(NoticeEntry))[-1])
         await send(pilot, "/agents")

@@ -20,8 +20,8 @@ from textual.widgets import Footer, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, Event, SubagentFinished, SubagentStarted, ToolCallFinished,
-                             UsageUpdated)
+from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
+                             ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MissingCredentials, resolve_credentials
 from ...core.session import Session
 from .commands import palette_commands, run_command
@@ -43,7 +43,7 @@ from .work import import_sdk, report
 
 RESUME_WIDGETS = 120  # messages and tool calls drawn when a session is resumed; the file keeps the rest
 # Events after which the status bar's numbers change (a child's tool output counts as "kept out").
-STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished)
+STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished, Compacted)
 
 
 class AgentApp(App[int]):
@@ -107,7 +107,7 @@ class AgentApp(App[int]):
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
         for record in self.session.subagents.records.values():
             self.subagents[record.id] = SubagentState.from_record(record)
-        restored = [e for e in getattr(self.session, "restored_events", []) if e.agent_id == MAIN]
+        restored = [e for e in self.session.restored_events if e.agent_id == MAIN]
         messages = self.session.main.messages
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
@@ -142,7 +142,7 @@ class AgentApp(App[int]):
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
-        if isinstance(event, STATUS_EVENTS) or type(event).__name__ == "Compacted":
+        if isinstance(event, STATUS_EVENTS):
             self.refresh_status()
 
     async def subagent_event(self, event: Event) -> None:

@@ -68,24 +68,20 @@ async def model(app: "AgentApp", arg: str) -> None:
 async def compact(app: "AgentApp", arg: str) -> None:
     if await app.refuse_while_busy():
         return
-    if not hasattr(app.session, "compact"):
-        await app.conversation.add_notice("Compaction is not available in this version.", "warning")
-        return
     app.start_work(app.session.compact(arg), "compact")
 
 
 async def permissions(app: "AgentApp", arg: str) -> None:
     rules = app.session.permissions
     if not arg:
-        described = rules.describe() if hasattr(rules, "describe") else f"Permission mode: {rules.mode}"
-        await app.conversation.add_notice(f"{described}\n\nModes: {', '.join(MODES)}; /permissions MODE switches.",
-                                          block=True)
+        await app.conversation.add_notice(f"{rules.describe()}\n\nModes: {', '.join(MODES)}; "
+                                          "/permissions MODE switches.", block=True)
         return
-    if arg not in MODES:
-        await app.conversation.add_notice(f"There is no mode '{arg}'; choose one of {', '.join(MODES)}.",
-                                          "warning")
+    try:
+        rules.set_mode(arg)
+    except ValueError as exc:
+        await app.conversation.add_notice(str(exc), "warning")
         return
-    rules.mode = arg
     app.refresh_status()
     await app.conversation.add_notice(f"Permission mode is now {arg}.")
 

@@ -15,8 +15,8 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ....core import loop
-from ....core.events import (AssistantMessage, Event, Notice, SubagentFinished, TextDelta, ToolCallFinished,
-                             ToolCallStarted, TurnFinished, UserMessage)
+from ....core.events import (AssistantMessage, Compacted, Event, Notice, SubagentFinished, TextDelta, TextReset,
+                             ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ...slash import tokens
 from ..format import seconds
 from ..state import SubagentState
@@ -29,7 +29,7 @@ def text_of(content: Any) -> str:
     return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-ENGINE_NOTES = {loop.CUT_OFF, getattr(loop, "BROKEN_OFF", loop.CUT_OFF)}
+ENGINE_NOTES = {loop.CUT_OFF, loop.BROKEN_OFF}
 
 
 def tail_start(events: list[Event], widgets: int) -> int:
@@ -130,6 +130,9 @@ class Conversation(VerticalScroll):
         if not isinstance(self.children[0], PrunedMarker):
             await self.mount(PrunedMarker(), before=0)
         await self.remove_children(doomed)
+        gone = set(map(id, doomed))
+        self.tools = {k: w for k, w in self.tools.items() if id(w) not in gone}
+        self.tasks = {k: w for k, w in self.tasks.items() if id(w) not in gone}
 
     async def add_notice(self, text: str, level: str = "info", *, block: bool = False) -> None:
         await self.end_answer()
@@ -175,7 +178,7 @@ class Conversation(VerticalScroll):
         """Show one event of the agent this conversation belongs to."""
         if isinstance(event, TextDelta):
             await self.write(event.text)
-        elif type(event).__name__ == "TextReset":
+        elif isinstance(event, TextReset):
             await self.drop_answer()
         elif isinstance(event, AssistantMessage):
             streamed = self._stream is not None
@@ -203,10 +206,9 @@ class Conversation(VerticalScroll):
             if self.show_times:
                 line += f" · {seconds(event.seconds)}"
             await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))
-        elif type(event).__name__ == "Compacted":
-            before, after = getattr(event, "tokens_before", 0), getattr(event, "tokens_after", 0)
-            await self.add_notice(f"Compacted {getattr(event, 'messages_summarized', 0)} older messages "
-                                  f"into a summary ({before} → {after} tokens).")
+        elif isinstance(event, Compacted):
+            await self.add_notice(f"Compacted {event.messages_summarized} older messages into a summary "
+                                  f"({tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens).")
 
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
@@ -226,7 +228,7 @@ class Conversation(VerticalScroll):
                 if isinstance(event, TextDelta):
                     pending.append(event.text)
                     continue
-                if isinstance(event, AssistantMessage) or type(event).__name__ == "TextReset":
+                if isinstance(event, (AssistantMessage, TextReset)):
                     pending.clear()
                 await self.apply(event)
         finally:
