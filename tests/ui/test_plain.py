@@ -23,6 +23,7 @@ from agentcli.ui.plain import PlainApp, run_plain
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
+from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.scenarios import demo_responder
 
@@ -108,8 +109,9 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
     server.responder = demo_responder
     ui = plain()
     await ui.submit(DELEGATE)
-    listing = await ui.submit("/agents")
-    assert re.search(r"1\. sa-1 ✓ done\s+Find where handle_auth is handled · general-purpose · 3 turns", listing)
+    listing = " ".join((await ui.submit("/agents")).split())  # rows wrap at the width
+    assert re.search(r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+ s · general-purpose · "
+                     r"Find where handle_auth is handled", listing)
     transcript = await ui.submit("/transcript 1")
     assert "── Brief" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
     assert "Tool call grep:" in transcript and '"pattern": "handle_auth"' in transcript
@@ -343,3 +345,20 @@ async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
     lines = out.getvalue().splitlines()
     assert lines == ["  sa-1 ▸ Map the code · explore", "  sa-1 · grep a",
                      "  sa-1 · grep b  +2 more: read_file, grep", "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2 s"]
+
+
+def test_a_long_markdown_answer_streams_in_segments_and_prints_as_a_whole_would():
+    painter = Painter("truecolor", lambda: 80)
+    render = markdown_renderer(painter)
+    blocks = ["## Step {n}\n\nSome text with `code` and **bold** words, long enough to wrap at the end of a line.\n\n",
+              "- one\n- two\n\n  still two\n\n- three\n\n", "```python\ndef f(x):\n\n    return x * {n}\n```\n\n",
+              "> a quote\n>\n> and more\n\n", "| a | b |\n|---|---|\n| {n} | 2 |\n\n"]
+    answer = "".join(blocks[n % len(blocks)].format(n=n) for n in range(40)) + "The end."
+    stream = TextStream(render, MARKDOWN_TAIL, segments=True)
+    printed: list[str] = []
+    for start in range(0, len(answer), 7):
+        stream.add(answer[start:start + 7])
+        printed += stream.step()[0]
+    printed += stream.step(final=True)[0]
+    assert stream.base > 0  # it was cut into segments
+    assert printed == render(answer, True)

@@ -72,7 +72,7 @@ class PlainApp:
             completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
             key_bindings=key_bindings(self._disarm_quit, terminal),
             bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
-            prompt_continuation=lambda width, line, wrap: " " * (width - 2) + "┆ ", enable_history_search=False)
+            prompt_continuation=continuation, enable_history_search=False)
         self.task: asyncio.Future[Any] | None = None
         self.approvals: deque[ApprovalRequested] = deque()
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
@@ -264,12 +264,17 @@ class PlainApp:
         session = self.session
         usage, used, window = session.usage, session.context_used(), session.context_window()
         cost = f" ({money(usage)})" if usage.cost is not None else ""
-        return (f" {session.main.model} · {session.permissions.mode} · {tokens(usage.total_tokens)} tokens{cost}"
-                f" · context {tokens(used)}/{tokens(window)} ({100 * used / window:.0f}%) ")
+        return (f" {session.main.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
+                f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ")
 
     def transcript_choices(self) -> list[tuple[str, str]]:
         return [(str(n), f"{r.id} {r.description}")
                 for n, r in enumerate(self.session.subagents.records.values(), start=1)]
+
+
+def continuation(width: int, line_number: int, soft_wrap: bool) -> str:
+    """The margin of the second and later lines of a message (none where a long line wraps)."""
+    return "" if soft_wrap else " " * (width - 2) + "┆ "
 
 
 def typed_text(keys: list[KeyPress]) -> str:

@@ -85,7 +85,7 @@ async def agents(app: "PlainApp", arg: str) -> None:
     if not records:
         app.display.say("No subagents in this session yet.")
     for n, record in enumerate(records, start=1):
-        app.display.line(agent_row(n, record))
+        app.display.say(agent_row(n, record))
     types = ", ".join(app.session.subagents.agent_types)
     app.display.say(f"Agent types: {types}. /transcript N prints subagent N's transcript.", "dim")
 
@@ -94,9 +94,8 @@ def agent_row(n: int, record: SubagentRecord) -> Text:
     mark, style = STATUS_MARKS.get(record.status, ("·", "cyan"))
     turns = f"{record.turns} turn{'' if record.turns == 1 else 's'}"
     return (Text(f"{n:>3}. ") + Text(record.id, style="bold") + Text(f" {mark} {record.status:<9}", style=style)
-            + Text(f" {record.description}") + Text(f" · {record.type} · {turns} · "
-                                                    f"{slash.tokens(record.usage.total_tokens)} tokens · "
-                                                    f"{seconds(record.seconds)}", style="dim"))
+            + Text(f" {turns} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
+                   f" · {record.type} · ", style="dim") + Text(record.description))
 
 
 async def transcript(app: "PlainApp", arg: str) -> None:

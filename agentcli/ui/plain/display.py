@@ -76,6 +76,7 @@ class Display:
         self.typeahead = ""
         self.children_seen = 0
         self._stream_timer: asyncio.TimerHandle | None = None
+        self._stream_every = STREAM_EVERY
         self._ticker: asyncio.TimerHandle | None = None
 
     # -- output ------------------------------------------------------------------------------
@@ -88,9 +89,9 @@ class Display:
         """Print each text as one line, cut to the width."""
         self.emit(*(self.painter.line(t) for t in texts))
 
-    def say(self, text: str, style: str = "") -> None:
+    def say(self, text: Text | str, style: str = "") -> None:
         """Print a message, wrapped at the width."""
-        self.emit(*self.painter.lines(Text(text, style=style)))
+        self.emit(*self.painter.lines(Text(text, style=style) if isinstance(text, str) else text))
 
     def refresh(self) -> None:
         self.screen.set_live(self.live_lines())
@@ -215,17 +216,21 @@ class Display:
 
     def _stream_add(self, text: str) -> None:
         if self.stream is None:
-            self.stream = TextStream(self.render, self.tail_lines)
+            self.stream = TextStream(self.render, self.tail_lines, segments=self.painter.color)
+            self._stream_every = STREAM_EVERY
             self.emit("")
         self.stream.add(text)
         if self._stream_timer is None:
-            self._stream_timer = asyncio.get_running_loop().call_later(STREAM_EVERY, self._stream_step)
+            self._stream_timer = asyncio.get_running_loop().call_later(self._stream_every, self._stream_step)
 
     def _stream_step(self) -> None:
         self._stream_timer = None
         if self.stream is None:
             return
+        started = time.perf_counter()
         new, tail = self.stream.step()
+        # A long answer takes longer to render: render it less often, so the loop stays free.
+        self._stream_every = max(STREAM_EVERY, 5 * (time.perf_counter() - started))
         self.tail = [self._fit_tail(line) for line in tail]
         if new:
             self.emit(*new)
@@ -319,8 +324,8 @@ class Display:
         for child in self.children.values():
             turn = f"turn {child.turn}/{child.max_turns}" if child.max_turns else f"turn {child.turn}"
             texts.append(self._child_prefix(child) + Text(f" {spin} ", style=child.color)
-                         + Text(child.current or "starting") + Text(f" · {child.description}", style="dim")
-                         + Text(f" · {turn} · {seconds(now - child.started)}", style="dim"))
+                         + Text(child.current or "starting")
+                         + Text(f" · {turn} · {seconds(now - child.started)} · {child.description}", style="dim"))
         texts.extend(self.question)
         if self.typeahead:
             texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))

@@ -89,14 +89,17 @@ class Painter:
                                width=80, legacy_windows=False)
 
     def lines(self, renderable: RenderableType) -> list[str]:
-        """All lines of ``renderable``, wrapped at the width, trailing blank lines dropped."""
+        """All lines of ``renderable``, wrapped at the width, without empty lines at either end."""
         self.console.width = self.width()
         with self.console.capture() as capture:
             self.console.print(renderable)
         lines = capture.get().split("\n")
-        while lines and not _visible(lines[-1]):
+        while lines and not visible(lines[-1]):
             lines.pop()
-        return lines
+        start = 0
+        while start < len(lines) and not visible(lines[start]):
+            start += 1
+        return lines[start:]
 
     def line(self, text: Text | str) -> str:
         """One line, cut with an ellipsis when too wide."""
@@ -108,5 +111,6 @@ class Painter:
         return found[0] if found else ""
 
 
-def _visible(line: str) -> bool:
-    return bool(Text.from_ansi(line).plain.strip())
+def visible(line: str) -> bool:
+    """False for a line with nothing in it; spaces count (a code block's padding has a background)."""
+    return bool(Text.from_ansi(line).plain)
