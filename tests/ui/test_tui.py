@@ -431,3 +431,17 @@ async def test_quitting_mid_answer_saves_a_session_that_resumes_validly(server, 
         await answer(pilot, "Go on")
         assert plain(list(app.conversation.query(AssistantEntry))[-1]) == "Picked up again."
     server.assert_no_rejections()
+
+
+async def test_typing_while_the_panel_has_focus_goes_to_the_input(server, tui):
+    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
+    server.when(is_child, text("It is in src/app/auth.py:9."))
+    app = tui()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await answer(pilot, "Find auth through a subagent")
+        app.panel.focus_first()
+        await pilot.press("x")  # bound on the entry: cancel, not typing
+        assert app.query_one(PromptInput).text == ""
+        assert any("sa-1 is not running" in n.message for n in app._notifications)
+        await pilot.press("h", "i")
+        assert app.query_one(PromptInput).text == "hi" and app.query_one(PromptInput).has_focus

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Iterable
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -263,6 +264,15 @@ class AgentApp(App[int]):
             self._ctrl_c_armed = True
             self.notify("Press ctrl+c again to quit.", timeout=3)
             self.set_timer(3, self._disarm_ctrl_c)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing on the main screen goes to the input, wherever the focus is (bound keys excepted)."""
+        if (self.screen is self.screen_stack[0] and event.is_printable and event.character
+                and not isinstance(self.focused, TextArea) and event.key not in self.active_bindings):
+            prompt = self.query_one(PromptInput)
+            prompt.focus()
+            prompt.insert(event.character)
+            event.stop()
 
     def _disarm_ctrl_c(self) -> None:
         self._ctrl_c_armed = False
