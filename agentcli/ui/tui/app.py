@@ -23,7 +23,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
                              ToolCallFinished, UsageUpdated)
-from ...core.llm import LLM, MissingCredentials, resolve_credentials
+from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.session import Session
 from .commands import palette_commands, run_command
 from .format import StatusFacts
@@ -167,6 +167,8 @@ class AgentApp(App[int]):
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         if message.text.startswith("/"):
             await run_command(self, message.text)
+        elif self.no_key:  # nothing to send it with: say so, and leave the session as it is
+            await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
         elif not await self.refuse_while_busy(message.text):
             self.start_work(self.session.send(message.text), "turn")
 
