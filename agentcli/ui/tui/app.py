@@ -176,11 +176,13 @@ class AgentApp(App[int]):
         """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
         self.busy = True
         self.refresh_status()
+        self.refresh_bindings()
         self._work = self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
                                      exclusive=True, exit_on_error=False)
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         self.busy = False
+        self.refresh_bindings()
         await self.conversation.end_answer()
         notes = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
                  "capped": (f"Stopped after {self.session.main.max_turns} turns; send a message to go on.",
@@ -283,6 +285,8 @@ class AgentApp(App[int]):
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
         if action in ("toggle_panel", "open_transcript", "interrupt") and self.screen is not self.screen_stack[0]:
             return False
+        if action == "interrupt" and not self.busy:
+            return None  # shown dimmed: nothing to interrupt
         return True
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
