@@ -45,7 +45,14 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
         line = plain(entry).splitlines()[0]
         assert line.startswith("● general") and "Find auth handler  1/30" in line
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
+        await pilot.press("ctrl+o")  # the transcript, live while the child works
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
+        transcript = app.screen
+        assert shown(transcript.conversation).startswith("brief Find where handle_auth is.")
+        assert not transcript.conversation.query(ToolCallEntry)
         gate.set()
+        await until(pilot, lambda: len(transcript.conversation.query(ToolCallEntry)) == 2, "live tool calls")
+        await pilot.press("escape")
         await until(pilot, lambda: not app.busy, "the answer")
         await pilot.pause()
         assert plain(entry).startswith("✓ general") and "Find auth handler  3/30" in plain(entry).splitlines()[0]
