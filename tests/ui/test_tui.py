@@ -251,8 +251,13 @@ async def test_input_completes_files_and_commands_and_recalls_history(server, tu
         await until(pilot, lambda: menu.showing, "command completions")
         assert [c.label for c in menu.items] == ["/model NAME"]
         await pilot.press("enter")
-        assert area.text == "/model "
+        assert area.text == "/model "  # it needs a name: enter only completes it
         area.clear()
+        await pilot.press("/", "c", "o", "s")
+        await until(pilot, lambda: menu.showing, "command completions")
+        await pilot.press("enter")  # nothing more to type: it runs at once
+        assert area.text == ""
+        assert "kept out of main context" in plain(list(app.conversation.query(NoticeEntry))[-1])
         await pilot.pause()
         await pilot.press("a", "ctrl+j", "b")
         assert area.text == "a\nb"

@@ -85,7 +85,10 @@ class PromptInput(TextArea):
         if menu.showing and event.key in ("up", "down"):
             menu.action_cursor_up() if event.key == "up" else menu.action_cursor_down()
         elif menu.showing and event.key in ("tab", "enter"):
-            self.accept(menu.chosen())
+            chosen = menu.chosen()
+            self.accept(chosen)
+            if event.key == "enter" and chosen is not None and chosen.complete:
+                self.submit()  # /help, /cost, ...: nothing more to type
         elif menu.showing and event.key == "escape":
             menu.hide()
         elif event.key == "enter":
