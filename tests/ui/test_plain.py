@@ -113,11 +113,11 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
     assert re.search(r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+ s · general-purpose · "
                      r"Find where handle_auth is handled", listing)
     transcript = await ui.submit("/transcript 1")
-    assert "── Brief" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
-    assert "Tool call grep:" in transcript and '"pattern": "handle_auth"' in transcript
+    assert "Brief:" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
+    assert '● grep(pattern="handle_auth")' in transcript
     assert "src/app/auth.py:6:    return handle_auth(user, password)" in transcript  # the grep output
-    assert "Tool call read_file:" in transcript
-    assert "── Result · done" in transcript and "handle_auth is handled in src/app/auth.py:9" in transcript
+    assert "● read_file(" in transcript
+    assert "Status: done" in transcript and "handle_auth is handled in src/app/auth.py:9" in transcript
     assert "No subagent '7'" in await ui.submit("/transcript 7")
     await ui.quit()
 
@@ -326,7 +326,7 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
         assert f"› {DELEGATE}" in out.getvalue()
         assert "sa-1 ✓ done · 3 turns" in out.getvalue()
         assert "1. sa-1 ✓ done" in await again.submit("/agents")
-        assert "Tool call grep:" in await again.submit("/transcript 1")
+        assert "● grep(" in await again.submit("/transcript 1")
         await again.quit()
 
 
