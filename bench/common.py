@@ -1,0 +1,93 @@
+"""What several measures share: sessions on the stand-in server, memory readings, paths."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import socket
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from agentcli.config import Settings
+from agentcli.core.events import Event
+from agentcli.core.llm import LLM, Credentials
+from agentcli.core.session import Session
+from agentcli.core.workspace import Workspace
+from tests.fakes.anthropic_server import FakeAnthropic, _Handler, estimate_tokens
+
+API_KEY = "sk-ant-bench-0000"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent  # the venv's bin: python, agentcli, rg
+
+
+class _NoDelayHandler(_Handler):
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class StandIn(FakeAnthropic):
+    """The stand-in server with TCP_NODELAY on its sockets, as real API front ends have.
+
+    Without it, its small unbuffered writes meet the client's delayed ACKs and every request
+    waits about 40 ms: a cost of the fake, not of agentcli, that would swamp the loop measures.
+    """
+
+    def start(self) -> "StandIn":
+        super().start()
+        if self._httpd is not None:
+            self._httpd.RequestHandlerClass = _NoDelayHandler
+        return self
+
+
+def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None] | None = None,
+                 **overrides: Any) -> Session:
+    """A Session on ``root`` talking to ``server`` through the real SDK (as tests/conftest.py builds one)."""
+    settings = Settings(**overrides)
+    llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
+              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+    return Session(settings, Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
+
+
+async def close_session(session: Session) -> None:
+    """Close the session and its HTTP client (else the client is closed by the garbage collector after
+    the event loop has gone, which prints a traceback)."""
+    session.close()
+    await session.llm.client().close()
+
+
+def api_env(server: FakeAnthropic) -> dict[str, str]:
+    """The environment for an agentcli subprocess pointed at ``server``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": API_KEY})
+    return env
+
+
+def request_bytes(body: dict[str, Any]) -> int:
+    """Size of one request body as JSON on the wire."""
+    return len(json.dumps(body, ensure_ascii=False).encode())
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """Input tokens of one request, estimated as the stand-in server counts them (JSON chars / 4)."""
+    return estimate_tokens(body)
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident set size of a process, in MiB (Linux /proc)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def screen_text(app: Any) -> str:
+    """The text on a Textual app's screen (from its SVG screenshot), spaces and all."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")

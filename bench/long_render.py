@@ -1,0 +1,82 @@
+"""A 500-turn session with tool calls in the TUI: time to open it by resume, memory, scrolling.
+
+Each opening runs in a process of its own (``bench.session_view``, headless ``run_test`` at
+120×40), so its RSS is its own: agentcli resuming the long session, agentcli on a new session (the
+peer for opening and memory), and a bare Textual VerticalScroll of plain Static widgets with the
+same heights as the resumed conversation's (the peer for scrolling).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import REPO_ROOT
+from .long_session import LongSession, build
+from .stats import Section, paced
+
+BUDGET = 240.0  # seconds for the repeated runs; at least three happen whatever it takes
+
+
+def _view(mode: str, session: LongSession) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "bench.session_view", mode, str(session.root)]
+    if mode == "resume":
+        argv.append(session.session_id)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    started = time.monotonic()
+    proc = subprocess.run(argv, cwd=session.root, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench.session_view {mode} failed: {proc.stderr.strip()[-500:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    data["open_ms"] = (data["drawn"] - started) * 1000
+    screen = data.pop("screen", None)
+    if screen is not None and session.last_marker not in screen:
+        raise RuntimeError("the resumed session's last answer is not on the first screen")
+    return data
+
+
+def run(work: Path, runs: int = 5) -> Section:
+    section = Section("500-turn session")
+    session = build(work / "long-session-ws")
+    got: dict[str, list[dict[str, Any]]] = {"resume": [], "fresh": [], "bare": []}
+    for _ in paced(runs, BUDGET):
+        for mode in got:  # resume first: it writes the heights the bare peer copies
+            got[mode].append(_view(mode, session))
+
+    def col(mode: str, key: str) -> list[float]:
+        return [r[key] for r in got[mode]]
+
+    children, rows = got["resume"][0]["children"], got["resume"][0]["rows"]
+    section.compare("open by --resume, launch to drawn", col("resume", "open_ms"), "new session",
+                    col("fresh", "open_ms"), digits=0)
+    section.compare("RSS once open", col("resume", "rss_mb"), "new session", col("fresh", "rss_mb"), unit="MiB",
+                    digits=0)
+    steps = len(got["resume"][0]["scroll_ms"])
+    section.compare("scroll: jump to the top", col("resume", "top_ms"), "bare VerticalScroll", col("bare", "top_ms"),
+                    digits=1)
+    section.compare("scroll: jump back to the end", col("resume", "bottom_ms"), "bare VerticalScroll",
+                    col("bare", "bottom_ms"), digits=1)
+    section.compare("scroll: one page up", [statistics.median(r["scroll_ms"]) for r in got["resume"]],
+                    "bare VerticalScroll", [statistics.median(r["scroll_ms"]) for r in got["bare"]], digits=1,
+                    note=f"median of the {steps} pages from the end to the top")
+    section.compare("scroll: slowest page up", [max(r["scroll_ms"]) for r in got["resume"]], "bare VerticalScroll",
+                    [max(r["scroll_ms"]) for r in got["bare"]], digits=1)
+    section.notes.append(
+        f"The session: {session.turns} turns in {session.turns // 10} exchanges (a question, nine turns of "
+        "`read_file` / `grep` / `glob` calls with their outputs, a Markdown answer with a list and a code block), "
+        f"{session.path.stat().st_size / 1e6:.1f} MB of JSONL written by the engine's store. Each run starts "
+        "`python -m bench.session_view` (the app under `App.run_test()` headless, 120×40) three times: resuming "
+        "it, on a new session, and the bare peer. Open: from process launch to the first screen drawn after "
+        "mount (checked to show the last answer). RSS: after scrolling, 0.5 s later. Scroll, each move timed from "
+        "the scroll to the end of the repaint that follows: from the end, a jump to the top and back, then page "
+        f"up (a page is the view's height) until the top. The resumed conversation is {rows} rows long and holds "
+        f"{children} widgets (the app draws the latest part "
+        "of a long session and marks the rest hidden; the whole history stays in the session); the bare peer "
+        "holds the same number of plain `Static` widgets of the same heights.")
+    return section

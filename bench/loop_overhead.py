@@ -1,0 +1,142 @@
+"""Loop overhead: 200 turns of tool calls through ``Session.send``, the stand-in server answering at once,
+against a bare SDK loop (mini-swe-agent style) doing the same calls with the same tool."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from agentcli.core.permissions import Permissions
+from agentcli.core.tools import default_tools
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.files import ReadFile
+from agentcli.core.workspace import Workspace
+from tests.fakes.anthropic_server import FakeAnthropic, Reply, text, tool_use
+
+from .common import API_KEY, StandIn, close_session, make_session
+from .stats import Section, Stat, paced
+
+TURNS = 200
+BUDGET = 80.0  # seconds for the timed runs (half as much for memory); at least three of each
+PROMPT = "Read notes.md again and again."
+
+
+class Script:
+    """A model that reads a file on each of its first ``turns`` turns, then answers."""
+
+    def __init__(self) -> None:
+        self.turns = TURNS
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        done = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if done < self.turns:
+            return tool_use("read_file", {"path": "notes.md"})
+        return text(f"Read it {self.turns} times; it says the same thing.")
+
+
+def _workspace(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "notes.md").write_text("- keep the loop short\n- say each idea once\n- measure, don't guess\n")
+    return root
+
+
+async def _agentcli(server: FakeAnthropic, root: Path, turns: int) -> Any:
+    """One run through the engine; returns the session (kept alive while memory is read)."""
+    session = make_session(server, root, max_turns=turns + 10)
+    result = await session.send(PROMPT)
+    await close_session(session)
+    if result.turns != turns + 1:
+        raise RuntimeError(f"expected {turns + 1} model calls, got {result}")
+    return session
+
+
+async def _bare(server: FakeAnthropic, root: Path, turns: int) -> Any:
+    """The floor: the same SDK calls and the same tool, with nothing around them. Returns the history."""
+    from anthropic import AsyncAnthropic
+
+    client = AsyncAnthropic(api_key=API_KEY, base_url=server.base_url, max_retries=0)
+    tools = [t.schema() for t in default_tools()]
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions())
+    read_file = ReadFile()
+    messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+    while True:
+        async with client.messages.stream(model="claude-sonnet-5-5", max_tokens=16_000, system="You are terse.",
+                                          messages=messages, tools=tools) as stream:
+            async for _ in stream:
+                pass
+            final = await stream.get_final_message()
+        content = [b.model_dump(exclude_none=True) for b in final.content]
+        messages.append({"role": "assistant", "content": content})
+        calls = [b for b in content if b["type"] == "tool_use"]
+        if not calls:
+            break
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call["id"], "content": await read_file.run(call["input"], ctx)}
+            for call in calls]})
+    await client.close()
+    return messages
+
+
+def client_ms_per_turn(server: FakeAnthropic) -> float:
+    """Mean time from the server finishing one reply to the next request arriving: the client's share."""
+    spans = sorted(server.timeline)
+    gaps = [spans[i + 1][1] - spans[i][2] for i in range(len(spans) - 1)]
+    return sum(gaps) * 1000 / len(gaps)
+
+
+async def _one(kind: str, server: FakeAnthropic, root: Path, turns: int, traced: bool) -> tuple[float, float]:
+    """(client ms per turn, MiB still held after the run, or nan when not traced)."""
+    server.reset()
+    gc.collect()
+    if traced:
+        tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0] if traced else 0
+    keep = await (_agentcli if kind == "agentcli" else _bare)(server, root, turns)
+    server.assert_no_rejections()
+    per_turn = client_ms_per_turn(server)
+    server.reset()  # the server's record of every request is not the client's memory
+    gc.collect()
+    held = (tracemalloc.get_traced_memory()[0] - before) / 2**20 if traced else float("nan")
+    if traced:
+        tracemalloc.stop()
+    del keep
+    return per_turn, held
+
+
+async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> None:
+    script = Script()
+    with StandIn(responder=script) as server:
+        script.turns = 20  # warm up imports, connections and caches on a short run of each
+        for kind in ("agentcli", "bare"):
+            await _one(kind, server, root, 20, False)
+        script.turns = TURNS
+        ms: dict[str, list[float]] = {"agentcli": [], "bare": []}
+        mem: dict[str, list[float]] = {"agentcli": [], "bare": []}
+        for i in paced(runs, BUDGET):
+            for kind in (("agentcli", "bare") if i % 2 == 0 else ("bare", "agentcli")):
+                ms[kind].append((await _one(kind, server, root, TURNS, False))[0])
+        for _ in paced(mem_runs, BUDGET / 2):
+            for kind in ("agentcli", "bare"):
+                mem[kind].append((await _one(kind, server, root, TURNS, True))[1])
+    section.compare("ms per turn, excluding the model", ms["agentcli"], "bare SDK loop", ms["bare"], digits=2)
+    section.compare(f"memory held after {TURNS} turns", mem["agentcli"], "bare SDK loop", mem["bare"],
+                    unit="MiB", digits=2,
+                    note=f"{Stat([m * 1024 / TURNS for m in mem['agentcli']], 'KiB', 1)} per turn")
+
+
+def run(work: Path, runs: int = 5, mem_runs: int = 3) -> Section:
+    section = Section("Loop overhead")
+    asyncio.run(_measure(_workspace(work / "loop-ws"), runs, mem_runs, section))
+    section.notes.append(
+        f"One `Session.send` that makes {TURNS} `read_file` tool calls and then answers ({TURNS + 1} model "
+        "calls through the real SDK to the in-process stand-in server, which answers at once). Per turn: the "
+        "mean gap between the server finishing one reply and the next request arriving (the server's timeline), "
+        "i.e. everything on the client side: SDK streaming and parsing, events, permission checks, the tool, the "
+        "JSONL store, building and sending the next request, which holds the whole history. The peer is a bare "
+        "`AsyncAnthropic` loop calling the same `read_file` tool with the same tool schemas. Memory: "
+        "tracemalloc bytes still allocated after the run while the session (or the bare loop's message list) "
+        "is alive, i.e. what a long session keeps; the server's own records are dropped first.")
+    return section

@@ -1,0 +1,96 @@
+"""Open a session in the TUI headless and report on it, in a process of its own (so its memory is
+its own): ``python -m bench.session_view MODE ROOT [SESSION_ID]`` prints one JSON line.
+
+MODE ``resume``: agentcli resuming SESSION_ID; ``fresh``: agentcli on a new session; ``bare``: a bare
+Textual VerticalScroll holding plain Static widgets of the heights in ROOT/heights.json (written by a
+``resume`` run), the peer for scrolling. The JSON has ``drawn`` (time.monotonic() when the first
+screen had been drawn), ``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top
+and back) and ``scroll_ms`` (page-up steps from the bottom to the top).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from .common import API_KEY, rss_mb, screen_text
+
+SIZE = (120, 40)
+MAX_STEPS = 100
+
+
+class BareScroll(App[None]):
+    def __init__(self, heights: list[int]) -> None:
+        super().__init__()
+        self.heights = heights
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="log"):
+            for n, height in enumerate(self.heights):
+                yield Static("\n".join(f"entry {n} line {i}: some text of about the usual width"
+                                       for i in range(max(1, height))))
+
+
+async def _timed(app: App[Any], action: Any) -> float:
+    started = time.perf_counter()
+    action()
+    await app.wait_for_refresh()
+    return (time.perf_counter() - started) * 1000
+
+
+def _page_up(view: VerticalScroll) -> None:
+    """What the page-up key does, without deferring the scroll to after the next refresh."""
+    view.scroll_to(y=view.scroll_y - view.scrollable_content_region.height, animate=False, immediate=True)
+
+
+async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
+    """From the bottom: jump to the top, jump back to the end, then page up step by step to the top."""
+    view.scroll_end(animate=False, immediate=True)
+    await app.wait_for_refresh()
+    top = await _timed(app, lambda: view.scroll_home(animate=False, immediate=True))
+    bottom = await _timed(app, lambda: view.scroll_end(animate=False, immediate=True))
+    steps = []
+    while view.scroll_y > 0 and len(steps) < MAX_STEPS:
+        steps.append(await _timed(app, lambda: _page_up(view)))
+    return {"scroll_ms": steps, "top_ms": top, "bottom_ms": bottom, "rows": view.virtual_size.height}
+
+
+async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
+    if mode == "bare":
+        app: App[Any] = BareScroll(json.loads((root / "heights.json").read_text()))
+    else:
+        from agentcli.config import Settings
+        from agentcli.core.llm import LLM, Credentials
+        from agentcli.ui.tui.app import make_app
+
+        llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
+        app = make_app(Settings(), root, llm=llm, resume=session_id if mode == "resume" else None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.wait_for_refresh()
+        drawn = time.monotonic()
+        screen = screen_text(app)
+        view = app.query_one("#log" if mode == "bare" else "#conversation", VerticalScroll)
+        report = {"drawn": drawn, "children": len(view.children), **await _scroll(app, view)}
+        await pilot.pause(0.5)  # let the TUI's background SDK import finish, as it would in use
+        report["rss_mb"] = rss_mb()
+        if mode == "resume":
+            (root / "heights.json").write_text(json.dumps([c.outer_size.height for c in view.children]))
+            report["screen"] = screen
+    return report
+
+
+if __name__ == "__main__":
+    mode, root = sys.argv[1], Path(sys.argv[2])
+    print(json.dumps(asyncio.run(main(mode, root, sys.argv[3] if len(sys.argv) > 3 else None))))
+    sys.stdout.flush()
+    os._exit(0)  # do not wait on the warm-up thread or the HTTP client at exit
