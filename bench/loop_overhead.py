@@ -138,5 +138,7 @@ def run(work: Path, runs: int = 5, mem_runs: int = 3) -> Section:
         "JSONL store, building and sending the next request, which holds the whole history. The peer is a bare "
         "`AsyncAnthropic` loop calling the same `read_file` tool with the same tool schemas. Memory: "
         "tracemalloc bytes still allocated after the run while the session (or the bare loop's message list) "
-        "is alive, i.e. what a long session keeps; the server's own records are dropped first.")
+        "is alive, i.e. what a long session keeps; the server's own records are dropped first. Here and in every "
+        "in-process measure the stand-in server's sockets have TCP_NODELAY, as real API front ends do; without "
+        "it, each request of the fake waits about 40 ms on delayed ACKs, which would swamp these numbers.")
     return section
