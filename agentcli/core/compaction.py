@@ -95,10 +95,11 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     first_blocks = [b for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
                     if b["type"] == "text"] or [{"type": "text", "text": "(earlier request)"}]
     head = {"role": "user", "content": first_blocks + [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{summary}"}]}
-    agent.messages = [head] + recent
-    after = await agent.llm.count_tokens(system=agent.system, messages=agent.messages, tools=agent.tools.schemas(),
-                                         model=agent.model) or estimate_tokens(agent.system, agent.messages,
+    compacted = [head] + recent
+    after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),
+                                         model=agent.model) or estimate_tokens(agent.system, compacted,
                                                                                  agent.tools.schemas())
+    agent.messages = compacted  # only now: a cancel above leaves the history as it was
     agent.last_usage = type(agent.last_usage)(input_tokens=after)
     agent.compactions_in_a_row += 1
     why = f" ({reason})" if reason else ""

@@ -137,6 +137,11 @@ class LLM:
             )
         return self._client
 
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
     async def stream(
         self,
         *,
@@ -256,14 +261,12 @@ def estimate_tokens(*parts: Any) -> int:
 
 
 def block_to_dict(block: Any) -> dict[str, Any] | None:
-    """An SDK content block as the plain dict we keep in history (None for empty text)."""
-    if block.type == "text":
-        return {"type": "text", "text": block.text} if block.text else None
+    """An SDK content block as the plain dict we keep in history (None for blank text)."""
+    if block.type == "text":  # the API refuses text blocks of only white space in history
+        return {"type": "text", "text": block.text} if block.text.strip() else None
     if block.type == "tool_use":
         data = block.input if isinstance(block.input, dict) else {}
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
-    if block.type in ("thinking", "redacted_thinking"):
-        return block.model_dump(exclude_none=True)
     return block.model_dump(exclude_none=True)
 
 

@@ -81,9 +81,14 @@ class Agent:
             reply = await self.stream(tools, tool_choice)
             if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
                 # Never run a call whose input was cut off; retry once with room to finish it.
+                if final_text(reply.content):
+                    self.emit(TextReset)
                 reply = await self.stream(tools, tool_choice, max_tokens=self.llm.max_tokens * 2)
         except asyncio.CancelledError:
             self.emit(TurnFinished, stop_reason="cancelled")
+            raise
+        except LLMError:
+            self.emit(TurnFinished, stop_reason="error")
             raise
         if not compaction.needed(self):
             self.compactions_in_a_row = 0

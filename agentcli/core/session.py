@@ -108,7 +108,9 @@ class Session:
         return await compaction.compact(self.main, focus, reason="asked for")
 
     def set_model(self, model: str) -> None:
+        """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = model
+        self.llm.model = model
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""
@@ -124,6 +126,11 @@ class Session:
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+
+    async def aclose(self) -> None:
+        """close(), and the model client's connections too (front ends that own the event loop)."""
+        self.close()
+        await self.llm.aclose()
 
 
 def open_session(settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool, llm: LLM | None = None,

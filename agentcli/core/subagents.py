@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
@@ -19,7 +19,7 @@ from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFi
 from .llm import LLM, LLMError
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
-from .tools.base import ToolContext, ToolError
+from .tools.base import NO_RECURSION, ToolContext, ToolError
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 
@@ -51,7 +51,8 @@ class SubagentRecord:
     changed_files: list[str] = field(default_factory=list)  # paths it wrote or edited, relative to the root
     events: list[Event] = field(default_factory=list)
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
-    cancel_requested: bool = False
+    cancel_requested: bool = False  # the user asked to stop this child (not its parent)
+    cancel_absorbed: bool = False  # that cancel has been turned into a summary
 
     @property
     def footer(self) -> str:
@@ -60,10 +61,15 @@ class SubagentRecord:
         turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
         return f"[{self.id} · {self.status} · {turns} · {tokens} tokens · {self.seconds:.0f} s]"
 
+    @property
+    def tokens_kept_out(self) -> int:
+        """Tool output this child read that never reached the main context, in estimated tokens."""
+        return self.tool_output_chars // 4
+
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
                 "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
-                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tool_output_chars // 4}
+                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
 
 
 class Subagents:
@@ -90,10 +96,14 @@ class Subagents:
             total = total + record.usage
         return total
 
+    @property
+    def tokens_kept_out(self) -> int:
+        return sum(record.tokens_kept_out for record in self.records.values())
+
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
         record = self.records.get(subagent_id)
-        if record is None or record.task is None or record.task.done():
+        if record is None or record.task is None or record.task.done() or record.cancel_requested:
             return False
         record.cancel_requested = True
         record.task.cancel()
@@ -129,20 +139,14 @@ class Subagents:
                 if path and not event.is_error:
                     self._changed(record, path, parent)
 
-        ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
-                                  parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
-                                  subagents=None, emit=emit, tool_use_id="")
-        overrides = self.type_settings.get(agent_type.name, {})
-        model = overrides.get("model") or agent_type.model
-        tools = agent_type.select(self.tools)
-        agent = Agent(llm=self.llm, tools=tools, ctx=ctx, system=subagent_system_prompt(parent.workspace, agent_type),
-                      max_turns=record.max_turns, model=None if model == "inherit" else model,
-                      compact_threshold=self.compact_threshold)
-        timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
         record.started = time.monotonic()
         emit(SubagentStarted(id=record.id, type=record.type, description=record.description, prompt=record.prompt,
                              max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        agent: Agent | None = None
         try:
+            agent = self._agent(record, agent_type, parent, emit)
+            timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
+            cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
                 async with self._slots:  # at most max_parallel children run at once; the rest wait here
                     record.status = "running"
@@ -150,28 +154,54 @@ class Subagents:
                         result = await agent.run(record.prompt)
                 record.status, record.result = result.status, result.text
                 if result.status == "capped":
-                    record.result = await self._summarize(agent, f"turns ({record.max_turns})")
+                    cut_off = f"turns ({record.max_turns})"
             except TimeoutError:
-                record.status = "timed_out"
-                record.result = await self._summarize(agent, f"time ({timeout:.0f} s)")
+                record.status, cut_off = "timed_out", f"time ({timeout:.0f} s)"
             except LLMError as exc:
-                record.status = "failed"
-                record.result = await self._summarize(agent, "context") if exc.overflow \
-                    else f"The subagent failed: {exc}"
+                record.status, record.result = "failed", f"The subagent failed: {exc}"
+                if exc.overflow:
+                    cut_off = "context"
             except asyncio.CancelledError:
                 record.status = "cancelled"
-                if not record.cancel_requested:  # the parent itself is being cancelled
+                if not self._user_cancelled(record):  # the parent itself is being cancelled
                     record.result = agent.last_text()
                     raise
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]
-                record.result = await self._summarize(agent, "time: the user cancelled you") if agent.turns \
-                    else "Cancelled by the user before it started."
+                record.result = "Cancelled by the user before it started."
+                if agent.turns:
+                    cut_off = "time: the user cancelled you"
+            if cut_off:
+                record.result = await self._summarize(agent, cut_off, record)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bad setting or a bug must not leave the child stuck as "running"
+            record.status, record.result = "failed", f"The subagent could not run: {type(exc).__name__}: {exc}"
         finally:
-            record.turns, record.usage = agent.turns, agent.usage
+            if agent is not None:
+                record.turns, record.usage = agent.turns, agent.usage
             record.seconds = time.monotonic() - record.started
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
                                   usage=record.usage, seconds=record.seconds,
                                   agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+
+    def _agent(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
+               emit: Callable[[Event], None]) -> Agent:
+        """The child: a fresh history, its type's tools and model, and events tagged with its id."""
+        ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
+                                  parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
+                                  subagents=None, emit=emit, tool_use_id="")
+        model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
+        return Agent(llm=self.llm, tools=agent_type.select(self.tools), ctx=ctx,
+                     system=subagent_system_prompt(parent.workspace, agent_type), max_turns=record.max_turns,
+                     model=None if model == "inherit" else model, compact_threshold=self.compact_threshold)
+
+    @staticmethod
+    def _user_cancelled(record: SubagentRecord) -> bool:
+        """Whether the cancel now arriving is the user's (``cancel``), to be absorbed once."""
+        if not record.cancel_requested or record.cancel_absorbed:
+            return False
+        record.cancel_absorbed = True
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]
+        return True
 
     def _is_edit(self, tool_name: str) -> bool:
         tool = self.tools.get(tool_name)
@@ -195,16 +225,22 @@ class Subagents:
                 f"{other.id} and {record.id} both changed {shown} while running at the same time; "
                 "check that one did not undo the other's edits.")))
 
-    async def _summarize(self, agent: Agent, reason: str) -> str:
+    async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
         agent.add_user([{"type": "text", "text": SUMMARY_REQUEST.format(reason=reason)}])
+        found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
                 reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"})
-            return final_text(reply.content) or agent.last_text()
+            return final_text(reply.content) or found
         except (LLMError, TimeoutError) as exc:
-            found = agent.last_text()
             return f"{found}\n\n(No final summary: {exc})" if found else f"(No final summary: {exc})"
+        except asyncio.CancelledError:
+            if not self._user_cancelled(record):
+                raise
+            record.status = "cancelled"
+            return f"{found}\n\n(The user cancelled the final summary.)" if found else \
+                "(The user cancelled the subagent before it summarized.)"
 
 
 class TaskTool(Tool):
@@ -241,7 +277,7 @@ class TaskTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         if ctx.depth > 0 or ctx.subagents is None:
-            raise ToolError("Subagents cannot start subagents; do this part of the work yourself.")
+            raise ToolError(NO_RECURSION)
         type_name = args.get("subagent_type") or "general-purpose"
         if type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")

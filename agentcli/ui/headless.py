@@ -11,8 +11,6 @@ from ..core.events import Event, Notice
 from ..core.llm import LLMError
 from ..core.session import Session
 
-FORMATS = ("text", "json", "stream-json")
-
 
 class HeadlessOutput:
     """The sink for a headless run: writes stream-json lines, and notices to stderr."""
@@ -43,7 +41,7 @@ def summary(session: Session, result: str, is_error: bool, status: str) -> dict[
         "model": main.model,
         "usage": session.usage.to_dict(),
         "main_usage": main.usage.to_dict(),
-        "tokens_kept_out": sum(r.tool_output_chars for r in session.subagents.records.values()) // 4,
+        "tokens_kept_out": session.subagents.tokens_kept_out,
         "subagents": [r.to_dict() for r in session.subagents.records.values()],
     }
 
@@ -63,7 +61,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
     except asyncio.CancelledError:
         text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
     finally:
-        session.close()
+        await session.aclose()
     if output.format == "text":
         if text and status != "error":
             output.out.write(text.rstrip("\n") + "\n")

@@ -86,8 +86,7 @@ def cost_report(session: "Session") -> str:
         lines.append(usage_line(record.id, record.usage) + f"  {record.description}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
-    kept = sum(r.tool_output_chars for r in session.subagents.records.values()) // 4
-    lines.append(f"kept out of main context: {tokens(kept)} tokens")
+    lines.append(f"kept out of main context: {tokens(session.subagents.tokens_kept_out)} tokens")
     return "\n".join(lines)
 
 

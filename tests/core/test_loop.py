@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agentcli.core.events import (AssistantMessage, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
+from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished,
                                   UsageUpdated)
 from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use, tool_use_block
 
@@ -169,3 +169,46 @@ async def test_max_tokens_inside_a_tool_call_is_retried_and_never_run(server, ma
     third = server.requests[2]["messages"]
     assert "output token limit" in third[-1]["content"][-1]["text"]
     server.assert_no_rejections()
+
+
+async def test_nul_characters_in_arguments_are_refused_not_raised(server, make_session):
+    server.script(reply(tool_use_block("read_file", {"path": "src/a\x00b.py"}),
+                        tool_use_block("bash", {"command": "echo \x00"})), text("ok"))
+    session, _ = make_session(permission_mode="bypassPermissions")
+    assert (await session.send("x")).text == "ok"
+    for result in tool_results(server.requests[1]):
+        assert result["is_error"] and "NUL character" in tool_result_text(result)
+
+
+async def test_a_blank_answer_does_not_poison_the_history(server, make_session):
+    server.script(text("\n\n"), text("Real answer."))
+    session, _ = make_session()
+    await session.send("first")
+    assert (await session.send("second")).text == "Real answer."
+    server.assert_no_rejections()
+
+
+async def test_the_max_tokens_retry_withdraws_the_streamed_text(server, make_session):
+    cut = reply("Let me write the file.", tool_use_block("write_file", {"path": "f.txt", "content": "a" * 100}),
+                stop_reason="max_tokens", truncate_json_at=30)
+    server.script(cut, reply("Let me write the file.", tool_use_block("write_file", {"path": "f.txt", "content": "a"}),
+                             stop_reason="max_tokens", truncate_json_at=10), text("done"))
+    session, events = make_session(permission_mode="acceptEdits")
+    await session.send("go")
+    kinds = [type(e).__name__ for e in events.events if type(e).__name__ in ("TextDelta", "TextReset")]
+    assert "TextReset" in kinds
+    shown = "".join(e.text for e in events.events[events.events.index(events.of(TextReset)[-1]):]
+                    if isinstance(e, TextDelta))
+    assert shown.count("Let me write the file.") == 1
+
+
+async def test_a_failed_call_closes_its_turn(server, make_session):
+    from tests.fakes.anthropic_server import error
+
+    server.script(error(401, "authentication_error", "bad key"))
+    session, events = make_session()
+    try:
+        await session.send("x")
+    except Exception:
+        pass
+    assert events.of(TurnFinished)[-1].stop_reason == "error"

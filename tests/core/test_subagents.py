@@ -186,3 +186,35 @@ async def test_cancelling_the_parent_cancels_children_with_valid_transcripts(ser
     assert main_last["content"][0]["type"] == "tool_result" and main_last["content"][0]["is_error"]
     assert (await session.send("and now?")).text == "after"
     server.assert_no_rejections()
+
+
+async def test_cancelling_a_child_during_its_final_summary_still_answers_the_parent(server, make_session):
+    hold, summary_hold = threading.Event(), threading.Event()
+    server.when(is_main, delegate("Slow search", "Search slowly."), text("Parent carries on."))
+    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+                text("never sent", gate=summary_hold, gate_timeout=30))
+    server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=30))
+    session, events = make_session(subagent_timeout=0.5)
+    run = asyncio.create_task(session.send("go"))
+    while not any(b.get("tool_choice") == {"type": "none"} for b in server.requests):  # timed out, summarizing
+        await asyncio.sleep(0.02)
+    assert session.subagents.cancel("sa-1")
+    assert not session.subagents.cancel("sa-1")  # a second press does nothing
+    result = await run
+    hold.set(), summary_hold.set()
+    assert result.text == "Parent carries on."
+    record = session.subagents.records["sa-1"]
+    assert record.status == "cancelled" and "The user cancelled" in record.result
+    assert [e.status for e in events.of(SubagentFinished)] == ["cancelled"]
+    server.assert_no_rejections()
+
+
+async def test_a_child_that_cannot_start_fails_cleanly(server, make_session):
+    server.when(is_main, delegate("Broken type", "Anything."), text("Noted."))
+    session, events = make_session(agents={"general-purpose": "not-a-table"})  # bypasses config validation
+    result = await session.send("go")
+    assert result.text == "Noted."
+    [finished] = events.of(SubagentFinished)
+    assert finished.status == "failed" and "could not run" in finished.result
+    [failure] = tool_results(server.requests[-1])
+    assert failure["is_error"] and "could not run" in tool_result_text(failure)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input
+from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
 
@@ -51,27 +51,27 @@ class ToolRegistry:
     async def call(self, name: str, args: Any, ctx: ToolContext) -> ToolOutcome:
         """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises."""
         if name == "task" and ctx.depth > 0:
-            return ToolOutcome("Subagents cannot start subagents; do this part of the work yourself.", True)
+            return ToolOutcome(NO_RECURSION, True)
         tool = self._tools.get(name)
         if tool is None:
             offered = ", ".join(self._tools) or "none"
             return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True)
-        problem = check_input(tool, args)
-        if problem:
-            return ToolOutcome(problem, True)
-        refusal = await ctx.permissions.authorize(tool, args, ctx)
-        if refusal:
-            return ToolOutcome(refusal, True)
         try:
+            problem = check_input(tool, args)
+            if problem:
+                return ToolOutcome(problem, True)
+            refusal = await ctx.permissions.authorize(tool, args, ctx)
+            if refusal:
+                return ToolOutcome(refusal, True)
             output = await tool.run(args, ctx)
+            if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
+                output = await asyncio.to_thread(keep_in_full, output, ctx)
         except ToolError as exc:
             return ToolOutcome(cap_output(str(exc), OUTPUT_CAP), True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
             return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
-        if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
-            output = await asyncio.to_thread(keep_in_full, output, ctx)
         return ToolOutcome(cap_output(output, OUTPUT_CAP))
 
 

@@ -22,6 +22,9 @@ ToolKind = Literal["read", "edit", "exec", "task"]
 OUTPUT_CAP = 30_000
 
 
+NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
+
+
 class ToolError(Exception):
     """A failure the model should read: one clear sentence, returned with is_error."""
 
@@ -94,6 +97,8 @@ def check_input(tool: Tool, args: Any) -> str | None:
         json_type = spec.get("type")
         if json_type and not _is_type(value, json_type):
             return f"{tool.name}: '{name}' must be {_article(json_type)}, not {_json_name(value)}."
+        if isinstance(value, str) and "\x00" in value:
+            return f"{tool.name}: '{name}' contains a NUL character, which no path or command can hold."
         if "enum" in spec and value not in spec["enum"]:
             options = ", ".join(repr(v) for v in spec["enum"])
             return f"{tool.name}: '{name}' must be one of {options}, not {value!r}."

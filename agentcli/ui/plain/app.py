@@ -102,7 +102,7 @@ class PlainApp:
                     await self.run_turn(self.session.send(text))
         finally:
             self.display.end_turn()
-            self.session.close()
+            await self.session.aclose()
         self.display.say(f"Session {self.session.id} is saved.", "dim")
         return 0
 

@@ -305,7 +305,7 @@ class AgentApp(App[int]):
                 await asyncio.wait_for(work.wait(), timeout=5)
             except (WorkerCancelled, WorkerFailed, TimeoutError):
                 pass
-        self.session.close()
+        await self.session.aclose()
 
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,

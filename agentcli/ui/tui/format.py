@@ -121,11 +121,10 @@ class StatusFacts:
 
     @classmethod
     def of(cls, session: "Session", *, busy: bool = False, no_key: bool = False) -> "StatusFacts":
-        records = session.subagents.records.values()
         return cls(model=session.main.model, mode=session.permissions.mode,
                    tokens=session.usage.total_tokens, cost=money(session.usage),
                    context_used=session.context_used(), context_window=session.context_window(),
-                   kept_out=sum(r.tool_output_chars for r in records) // 4, busy=busy, no_key=no_key)
+                   kept_out=session.subagents.tokens_kept_out, busy=busy, no_key=no_key)
 
     def render(self) -> Content:
         pct = 100 * self.context_used / self.context_window if self.context_window else 0
