@@ -16,6 +16,7 @@ from .core.rules import RuleError, merge_lists
 
 
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
+AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 
 
 class ConfigError(Exception):
@@ -54,13 +55,15 @@ class Settings:
                     value = merge_lists(current, value)
                 except RuleError as exc:
                     raise ConfigError(f"{source}: {exc}") from None
-            elif isinstance(current, dict):
-                if not isinstance(value, dict):
-                    raise ConfigError(f"{source}: '{key}' must be a table.")
-                value = {**current, **value}
+            elif key == "agents":
+                value = {**current, **_agent_tables(value, source)}
             elif isinstance(current, bool):
                 value = _as_bool(value, key, source)
+            elif isinstance(current, str):
+                value = _as_text(value, key, source)
             elif isinstance(current, (int, float)):
+                if isinstance(value, bool):  # int(True) would pass as 1
+                    raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.")
                 try:
                     value = type(current)(value)
                 except (TypeError, ValueError):
@@ -72,6 +75,32 @@ class Settings:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
         self.sources.append(source)
+
+
+def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
+    """``[agents.<type>]`` tables, checked: each a table of known settings with text values."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: 'agents' must be a table of agent types, such as [agents.explore].")
+    tables: dict[str, dict[str, str]] = {}
+    for name, table in value.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: 'agents.{name}' must be a table, such as "
+                              f"[agents.{name}] with model = \"claude-haiku-4-5\", not {table!r}.")
+        for setting, text in table.items():
+            if setting not in AGENT_TYPE_SETTINGS:
+                raise ConfigError(f"{source}: unknown setting 'agents.{name}.{setting}' "
+                                  f"(known: {', '.join(AGENT_TYPE_SETTINGS)}).")
+            _as_text(text, f"agents.{name}.{setting}", source)
+        tables[name] = dict(table)
+    return tables
+
+
+def _as_text(value: Any, key: str, source: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{source}: '{key}' must be a string, not {value!r}.")
+    if not value.strip():
+        raise ConfigError(f"{source}: '{key}' must not be empty.")
+    return value
 
 
 def _as_bool(value: Any, key: str, source: str) -> bool:
