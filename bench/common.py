@@ -6,7 +6,6 @@ import html
 import json
 import os
 import re
-import socket
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -16,31 +15,13 @@ from agentcli.core.events import Event
 from agentcli.core.llm import LLM, Credentials
 from agentcli.core.session import Session
 from agentcli.core.workspace import Workspace
-from tests.fakes.anthropic_server import FakeAnthropic, _Handler, estimate_tokens
+from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
+
+StandIn = FakeAnthropic  # the stand-in server sets TCP_NODELAY itself, as real API front ends do
 
 API_KEY = "sk-ant-bench-0000"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # the venv's bin: python, agentcli, rg
-
-
-class _NoDelayHandler(_Handler):
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-class StandIn(FakeAnthropic):
-    """The stand-in server with TCP_NODELAY on its sockets, as real API front ends have.
-
-    Without it, its small unbuffered writes meet the client's delayed ACKs and every request
-    waits about 40 ms: a cost of the fake, not of agentcli, that would swamp the loop measures.
-    """
-
-    def start(self) -> "StandIn":
-        super().start()
-        if self._httpd is not None:
-            self._httpd.RequestHandlerClass = _NoDelayHandler
-        return self
 
 
 def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None] | None = None,
@@ -53,10 +34,7 @@ def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None
 
 
 async def close_session(session: Session) -> None:
-    """Close the session and its HTTP client (else the client is closed by the garbage collector after
-    the event loop has gone, which prints a traceback)."""
-    session.close()
-    await session.llm.client().close()
+    await session.aclose()
 
 
 def api_env(server: FakeAnthropic) -> dict[str, str]:

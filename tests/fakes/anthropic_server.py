@@ -687,6 +687,11 @@ class _Handler(BaseHTTPRequestHandler):
     # read a whole response always finds it in the server's timeline.
     before_final_write: Callable[[], None] = staticmethod(lambda: None)
 
+    def setup(self) -> None:
+        super().setup()
+        # Small SSE writes would otherwise wait on the client's delayed ACKs (~40 ms a request).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         if self.server.fake.verbose:
             sys.stderr.write("fake-anthropic: " + (format % args) + "\n")
