@@ -6,7 +6,7 @@ transcript, from the stored records (``history.py``); new events append to the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..config import Settings
 from . import compaction
@@ -81,16 +81,24 @@ class Session:
                 continue
             self.subagents.records[child_id] = record
             if not any(r.get("type") == "subagent_finished" for r in child):  # died with the process
-                self.store.write(record.events[-1])
+                self.save(lambda store: store.write(record.events[-1]))
                 self.restored_events.append(record.events[-1])
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
         self.subagents.next_number = max(numbers, default=0) + 1
         return warnings + child_warnings
 
     def emit(self, event: Event) -> None:
-        if self.store is not None:
-            self.store.write(event)
+        self.save(lambda store: store.write(event))
         self.sink(event)
+
+    def save(self, write: Callable[[SessionStore], None]) -> None:
+        """Write to the store, if there is one. A failed write turns the store off and becomes one warning."""
+        if self.store is None:
+            return
+        try:
+            write(self.store)
+        except SessionError as exc:
+            self.sink(Notice(level="warning", text=str(exc)))
 
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
@@ -100,8 +108,7 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage = Usage()
-        if self.store is not None:
-            self.store.append_record(MAIN, {"type": "history_cleared", "messages": []})
+        self.save(lambda store: store.append_record(MAIN, {"type": "history_cleared", "messages": []}))
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""

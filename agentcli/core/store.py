@@ -29,7 +29,7 @@ TORN = "Skipped a torn last line in {name} (the process probably died mid-write)
 
 
 class SessionError(Exception):
-    """A session that cannot be found or opened; the message is one sentence."""
+    """A session that cannot be found, opened or saved; the message is one sentence."""
 
 
 def new_session_id() -> str:
@@ -55,6 +55,9 @@ class SessionStore:
     ``header`` holds the fields of the record written before the first main record
     (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an
     opened session that never gets a prompt leaves no file behind.
+
+    When a write fails (a full disk, a folder made read-only), the store turns itself off: that
+    write raises SessionError once, and every later one does nothing.
     """
 
     def __init__(self, project_dir: Path, session_id: str, header: dict[str, Any] | None = None) -> None:
@@ -66,6 +69,7 @@ class SessionStore:
         self._header = header
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
+        self.off = False  # a write failed; nothing more is written
 
     @classmethod
     def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> "SessionStore":
@@ -94,6 +98,8 @@ class SessionStore:
             self._open(MAIN)
         except BlockingIOError:
             return False
+        except OSError as exc:
+            raise SessionError(f"Cannot open {self.main_path} ({_reason(exc)}).") from None
         return True
 
     def write_header(self) -> None:
@@ -103,11 +109,19 @@ class SessionStore:
             self._append(MAIN, {"ts": now_iso(), **header})
 
     def _append(self, agent_id: str, record: dict[str, Any]) -> None:
+        if self.off:
+            return
         if agent_id == MAIN:
             self.write_header()
-        f = self._files.get(agent_id) or self._open(agent_id)
-        f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        f.flush()
+        try:
+            f = self._files.get(agent_id) or self._open(agent_id)
+            f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            f.flush()
+        except OSError as exc:
+            self.off = True
+            self.close()
+            raise SessionError(f"Could not write {self.path_for(agent_id)} ({_reason(exc)}), so the rest of "
+                               "this session will not be saved.") from None
 
     def _open(self, agent_id: str) -> IO[str]:
         path = self.path_for(agent_id)
@@ -127,8 +141,27 @@ class SessionStore:
 
     def close(self) -> None:
         for f in self._files.values():
-            f.close()  # closing releases the lock
+            try:
+                f.close()  # closing releases the lock
+            except OSError:  # a last flush that failed: the store is off already
+                pass
         self._files.clear()
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def writable_folder(folder: Path) -> None:
+    """Create ``folder`` if need be; raise SessionError when sessions cannot be written there."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        problem = None if os.access(folder, os.W_OK | os.X_OK) else "not writable"
+    except OSError as exc:
+        problem = _reason(exc)
+    if problem:
+        raise SessionError(f"Cannot save sessions in {folder} ({problem}); make it writable, or set "
+                           "AGENTCLI_HOME to a folder that is.")
 
 
 def in_use(path: Path) -> bool:
@@ -153,8 +186,9 @@ def open_store(root: Path, model: str, *, session_id: str | None = None, resume:
     """The store of a new session, or of the saved one at ``resume``, locked; and warnings to show.
 
     When another process has ``resume`` open, this one forks: a new session id with a copy of the
-    history, so the two never write to one file.
+    history, so the two never write to one file. Raises SessionError when the folder cannot be written.
     """
+    writable_folder(resume.parent if resume is not None else project_dir(root))
     if resume is None:
         session_id = session_id or new_session_id()
         return SessionStore(project_dir(root), session_id, header_record("session_started", session_id, root, model)), []

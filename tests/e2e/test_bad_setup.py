@@ -41,3 +41,13 @@ def test_agents_lists_a_configured_model(repo):
     proc = agentcli("agents", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert "model: claude-haiku-4-5 (config)" in proc.stdout
+
+
+def test_a_data_folder_that_is_a_file(repo, api_env, isolated_home):
+    isolated_home.mkdir(parents=True)
+    (isolated_home / "projects").write_text("")
+    proc = agentcli("-p", "hello", cwd=repo, env=api_env)
+    assert proc.returncode == 1
+    message = one_sentence(proc.stderr)
+    assert message.startswith(f"agentcli: Cannot save sessions in {isolated_home / 'projects'}/")
+    assert "(not a directory)" in message

@@ -1,0 +1,59 @@
+"""The transcript store when the disk says no, and the files it keeps open."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
+from agentcli.core.session import SessionError
+from agentcli.core.store import open_store, projects_home
+from tests.fakes.anthropic_server import offers_tool, text, tool_use
+
+
+def delegate(server):
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+                text("Auth is in src/app/auth.py."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
+                text("handle_auth: src/app/auth.py:9"))
+
+
+async def test_a_full_disk_mid_session_is_one_warning_and_the_session_goes_on(server, make_session):
+    delegate(server)
+    session, recorder = make_session()
+    session.store.subagent_dir.mkdir(parents=True)
+    (session.store.subagent_dir / "sa-1.jsonl").symlink_to("/dev/full")  # every write: no space left on device
+    run = await session.send("Use a subagent to find auth")
+    assert run.status == "done" and run.text == "Auth is in src/app/auth.py."
+    [warning] = [n for n in recorder.of(Notice) if n.level == "warning"]
+    assert "sa-1.jsonl" in warning.text and "no space left" in warning.text
+    assert warning.text.endswith("the rest of this session will not be saved.")
+    # The front end still saw everything; the disk has what came before the failure.
+    assert recorder.of(SubagentFinished, status="done") and recorder.of(AssistantMessage, agent_id="main")
+    kinds = [json.loads(line)["type"] for line in session.store.main_path.read_text().splitlines()]
+    assert kinds[:2] == ["session_started", "user_message"] and "subagent_started" not in kinds
+    session.clear()  # the store is off: no second warning, no exception
+    assert len([n for n in recorder.of(Notice) if n.level == "warning"]) == 1
+    server.assert_no_rejections()
+
+
+@pytest.mark.parametrize("spoil", ["file", "read-only"])
+def test_a_data_folder_that_cannot_be_written_is_one_sentence(repo, spoil):
+    home = projects_home()
+    if spoil == "file":
+        home.parent.mkdir(parents=True)
+        home.write_text("")
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes into read-only folders")
+        home.mkdir(parents=True)
+        home.chmod(0o555)
+    with pytest.raises(SessionError) as caught:
+        open_store(repo, "claude-sonnet-4-5")
+    message = str(caught.value)
+    assert message.startswith(f"Cannot save sessions in {home}/") and "AGENTCLI_HOME" in message
+    assert "\n" not in message
+
