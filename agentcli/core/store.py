@@ -86,6 +86,8 @@ class SessionStore:
         self._append(event.agent_id, record)
         if isinstance(event, (SubagentStarted, SubagentFinished)):
             self._append(MAIN, record)  # the main transcript lists its children too
+        if isinstance(event, SubagentFinished):
+            self._close(event.agent_id)  # one file per child adds up; a late record opens it again
 
     def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
         """Append a record that is no event (``ts`` and ids are filled in)."""
@@ -139,13 +141,17 @@ class SessionStore:
         self._files[agent_id] = f
         return f
 
+    def _close(self, agent_id: str) -> None:
+        f = self._files.pop(agent_id, None)
+        try:
+            if f is not None:
+                f.close()  # closing the main file releases the lock
+        except OSError:  # a last flush that failed: the store is off already
+            pass
+
     def close(self) -> None:
-        for f in self._files.values():
-            try:
-                f.close()  # closing releases the lock
-            except OSError:  # a last flush that failed: the store is off already
-                pass
-        self._files.clear()
+        for agent_id in list(self._files):
+            self._close(agent_id)
 
 
 def _reason(exc: OSError) -> str:

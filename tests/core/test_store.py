@@ -57,3 +57,25 @@ def test_a_data_folder_that_cannot_be_written_is_one_sentence(repo, spoil):
     assert message.startswith(f"Cannot save sessions in {home}/") and "AGENTCLI_HOME" in message
     assert "\n" not in message
 
+
+def open_paths() -> list[str]:
+    """The files this process has open now."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    return found
+
+
+async def test_a_finished_subagent_file_is_closed(server, make_session):
+    delegate(server)
+    session, _ = make_session()
+    await session.send("Use a subagent to find auth")
+    child = session.store.subagent_dir / "sa-1.jsonl"
+    assert child.exists() and str(child) not in open_paths()
+    assert str(session.store.main_path) in open_paths()  # the main file stays open: it holds the lock
+    # A late record for the child opens its file again and lands after the finish.
+    session.store.append_record("sa-1", {"type": "note", "text": "late"})
+    assert json.loads(child.read_text().splitlines()[-1])["type"] == "note"
