@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
-from .core.llm import DEFAULT_MODEL
+from .core.llm import DEFAULT_MODEL, resolve_model
 from .core.permissions import MODES
 from .core.rules import RuleError, merge_lists
 
@@ -147,4 +147,5 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     if given:
         settings.merge(given, "command line")
+    settings.model = resolve_model(settings.model)
     return settings

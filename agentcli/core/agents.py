@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from .frontmatter import FrontmatterError, split_frontmatter
-from .llm import DEFAULT_MODEL
+from .llm import resolve_model
 
 if TYPE_CHECKING:
     from .tools import ToolRegistry
@@ -35,7 +35,6 @@ CLAUDE_TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "glob", "Bash"
                      "MultiEdit": "edit_file", "Write": "write_file", "LS": "glob"}
 
 # Model aliases Claude Code agent files use.
-MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -169,7 +168,7 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
         description=" ".join(description.split()),
         tools=tools,
         disallowed_tools=tuple(disallowed),
-        model=MODEL_ALIASES.get(model, model),
+        model=model if model == "inherit" else resolve_model(model),
         max_turns=_positive(fields, "max_turns", whole=True),
         timeout=_positive(fields, "timeout", whole=False),
         prompt=body,

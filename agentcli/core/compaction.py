@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .events import Compacted, Notice
+from .events import Compacted
 from .llm import LLMError, context_window, estimate_tokens
 
 if TYPE_CHECKING:
@@ -102,11 +102,8 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     agent.messages = compacted  # only now: a cancel above leaves the history as it was
     agent.last_usage = type(agent.last_usage)(input_tokens=after)
     agent.compactions_in_a_row += 1
-    why = f" ({reason})" if reason else ""
-    agent.emit(Notice, level="info", text=f"Compacted {len(older)} older messages into a summary{why}: "
-                                          f"about {before:,} → {after:,} tokens.")
     agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
-               summary=summary, messages=list(agent.messages))
+               summary=summary, messages=list(agent.messages), reason=reason)
     return True
 
 

@@ -187,6 +187,7 @@ class Compacted(Event):
     tokens_after: int
     summary: str
     messages: list[dict[str, Any]]  # the whole new history; resume starts from here
+    reason: str = ""  # why: "the context was nearly full", "the prompt was too long", "asked for"
 
 
 # The answers a front end may give to an ApprovalRequested future.

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# Short names users type (as in Claude Code), for the newest model of each family.
+MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 PLACEHOLDER_KEY = "agentcli-no-key"  # sent to local servers (Ollama, vLLM) that ignore keys
 
 # USD per million tokens: input, output, cache write, cache read. Matched by prefix,
@@ -78,6 +80,11 @@ def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
     if key is None and base_url is None:
         raise MissingCredentials(MISSING_KEY_MESSAGE)
     return Credentials(api_key=key or PLACEHOLDER_KEY, base_url=base_url)
+
+
+def resolve_model(name: str) -> str:
+    """A model id from what a user wrote: 'opus' → the newest Opus id; anything else as written."""
+    return MODEL_ALIASES.get(name.strip().lower(), name.strip())
 
 
 def price_for(model: str) -> tuple[float, float, float, float] | None:

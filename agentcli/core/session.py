@@ -14,7 +14,7 @@ from .agents import load_agent_types
 from .context import main_system_prompt
 from .events import MAIN, Event, Notice, SubagentFinished, SubagentStarted, Usage
 from .history import agent_state, replay_events, subagent_record
-from .llm import LLM, context_window
+from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
 from .permissions import Permissions
 from .subagents import Budgets, Subagents
@@ -116,8 +116,7 @@ class Session:
 
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
-        self.main.model = model
-        self.llm.model = model
+        self.main.model = self.llm.model = resolve_model(model)
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""

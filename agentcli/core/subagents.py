@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
-from .llm import LLM, LLMError
+from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
 from .tools.base import NO_RECURSION, ToolContext, ToolError
@@ -192,7 +192,8 @@ class Subagents:
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
         return Agent(llm=self.llm, tools=agent_type.select(self.tools), ctx=ctx,
                      system=subagent_system_prompt(parent.workspace, agent_type), max_turns=record.max_turns,
-                     model=None if model == "inherit" else model, compact_threshold=self.compact_threshold)
+                     model=None if model == "inherit" else resolve_model(model),
+                     compact_threshold=self.compact_threshold)
 
     @staticmethod
     def _user_cancelled(record: SubagentRecord) -> bool:

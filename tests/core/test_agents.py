@@ -204,7 +204,7 @@ You are a senior code reviewer.
     warnings: list[str] = []
     reviewer = load_agent_types(repo, warnings)["code-reviewer"]
     assert reviewer.tools == ("read_file", "grep", "glob", "bash", "edit_file", "write_file")
-    assert reviewer.model == "claude-haiku-4-5" and reviewer.max_turns == 7
+    assert reviewer.model == "claude-haiku-5-5" and reviewer.max_turns == 7
     assert reviewer.prompt == "You are a senior code reviewer."
     assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebFetch."]
 

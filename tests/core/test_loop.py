@@ -212,3 +212,15 @@ async def test_a_failed_call_closes_its_turn(server, make_session):
     except Exception:
         pass
     assert events.of(TurnFinished)[-1].stop_reason == "error"
+
+
+async def test_model_aliases_become_model_ids(server, make_session, repo):
+    from agentcli.config import load_settings
+
+    assert load_settings(repo, {"model": "opus"}).model == "claude-opus-5-5"
+    server.script(text("hi"))
+    session, _ = make_session()
+    session.set_model("haiku")
+    await session.send("x")
+    assert server.requests[-1]["model"] == "claude-haiku-5-5"
+    assert session.llm.model == "claude-haiku-5-5"  # subagents of type 'inherit' follow

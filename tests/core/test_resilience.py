@@ -98,7 +98,6 @@ async def test_prompt_too_long_compacts_and_the_task_finishes(server, make_sessi
     assert final[1]["role"] == "assistant"
     summarizer = [b for b in server.requests if is_summarizer(b)][0]
     assert "tools" not in summarizer and "TOOL CALL grep" in summarizer["messages"][0]["content"][0]["text"]
-    assert any("Compacted" in e.text for e in events.of(Notice))
     server.assert_no_rejections()
 
 
@@ -145,3 +144,15 @@ async def test_five_megabyte_output_is_cut_and_kept_in_full(server, make_session
     assert len(output) < 40_000 and "cut" in output
     saved = [p for p in isolated_home.rglob("*.txt") if p.stat().st_size >= 5_000_000]
     assert saved and str(saved[0].name) in output
+
+
+async def test_compaction_says_why_once(server, make_session):
+    long_conversation(server, 3)
+    server.script(text("answer"))
+    server.when(is_summarizer, text("Summary."))
+    session, events = make_session()
+    await session.send("work")
+    await session.compact()
+    [compacted] = events.of(Compacted)
+    assert compacted.reason == "asked for" and compacted.tokens_after > 0
+    assert not [e for e in events.of(Notice) if "ompact" in e.text]  # the event is the one report
