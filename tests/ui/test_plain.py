@@ -142,6 +142,39 @@ async def test_ctrl_c_mid_stream_interrupts_and_the_next_request_is_valid(plain,
     await ui.quit()
 
 
+async def test_esc_interrupts_a_running_turn_like_ctrl_c(plain, server):
+    long_answer = "".join(f"Line {n} of a long answer.\n" for n in range(200))
+    server.script(text(long_answer, chunk_delay=0.05), text("Second answer."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("tell me everything\r")
+    await ui.until(lambda: "Line 3 of a long answer." in ui.text, "streamed text")
+    ui.pipe.send_text("\x1b")  # esc on its own
+    await ui.idle()
+    assert "Interrupted." in ui.text and "Line 199 of" not in ui.text
+    assert "Second answer." in await ui.submit("and now?")
+    server.assert_no_rejections()
+    await ui.quit()
+
+
+async def test_alt_enter_typed_during_a_turn_is_a_new_line_not_an_interrupt(plain, server):
+    gate = threading.Event()
+    server.script(text("First answer.", gate=gate), text("Second answer."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("first question\r")
+    await ui.until(lambda: ui.app.task is not None and len(server.requests) == 1, "the first request")
+    ui.pipe.send_text("one\x1b\rtwo")  # alt+enter sends esc and enter at once
+    await ui.until(lambda: ui.app.display.typeahead == "one\ntwo", "the type-ahead")
+    gate.set()
+    await ui.until(lambda: "First answer." in ui.text and ui.app.at_prompt, "the first answer")
+    assert "Interrupted." not in ui.text
+    ui.pipe.send_text("\r")
+    await ui.until(lambda: "Second answer." in ui.text, "the second answer")
+    assert server.requests[1]["messages"][-1]["content"][0]["text"] == "one\ntwo"
+    await ui.quit()
+
+
 async def test_an_approval_answered_n_denies_the_subagent_s_bash_call(plain, server):
     server.when(lambda b: offers_tool(b, "task"),
                 tool_use("task", {"description": "Run the tests", "prompt": "Run make test and report."}),

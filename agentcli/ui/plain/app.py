@@ -1,8 +1,8 @@
 """Line mode: a prompt-toolkit REPL around a Session, on one asyncio loop with the engine.
 
 At the prompt, prompt-toolkit owns the keyboard. While a turn runs, the app reads keys
-itself (the terminal in raw mode): ctrl+c interrupts the turn, y/s/a/n answer an approval,
-and anything else is kept as type-ahead for the next prompt.
+itself (the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
+an approval, and anything else is kept as type-ahead for the next prompt.
 """
 
 from __future__ import annotations
@@ -199,23 +199,27 @@ class PlainApp:
                 self.watching = True
             except (EOFError, OSError, NotImplementedError):
                 pass
-            for key in get_typeahead(self.input):
-                self.on_key(key)
+            self.on_keys(get_typeahead(self.input))
             try:
                 yield
             finally:
                 self.watching = False
 
     def _keys_ready(self) -> None:
-        for key in self.input.read_keys() + self.input.flush_keys():
-            self.on_key(key)
+        self.on_keys(self.input.read_keys() + self.input.flush_keys())
         if self.input.closed:
             self.watching = False
             while self.approvals:
                 self.answer(DENY)
 
-    def on_key(self, key: KeyPress) -> None:
-        if key.key == Keys.ControlC:
+    def on_keys(self, keys: list[KeyPress]) -> None:
+        """Keys read in one go. An escape with another key right behind it is meta+key (alt+enter
+        sends both at once), so it is type-ahead; an escape on its own is the esc key."""
+        for n, key in enumerate(keys):
+            self.on_key(key, meta=key.key == Keys.Escape and n + 1 < len(keys))
+
+    def on_key(self, key: KeyPress, meta: bool = False) -> None:
+        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and not self.approvals):
             self.interrupt()
         elif self.approvals:
             choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())

@@ -20,6 +20,7 @@ KEYS_HELP = """Keys
   enter               send
   ctrl+j, meta+enter  new line
   tab                 complete /commands and @paths
+  esc                 interrupt the running turn
   ctrl+c              interrupt the running turn; clear the line; twice on an empty line quits
   ctrl+d              quit
 Approvals: y allows once, s for this session, a always, n denies."""
