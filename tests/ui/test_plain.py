@@ -16,11 +16,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agentcli.config import Settings
-from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
 from agentcli.core.session import Session
 from agentcli.core.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
-from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.display import Display, RunningTool
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
@@ -213,6 +213,37 @@ async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, ser
     assert ui.text.count("● bash echo one") == 2 and "Both ran." in ui.text
     assert "(this session)" in (await ui.submit("/permissions"))
     await ui.quit()
+
+
+async def test_a_bash_call_shows_the_last_lines_of_its_output_and_ctrl_o_shows_all(plain, server, repo):
+    server.script(tool_use("bash", {"command": "seq 1 30"}), tool_use("read_file", {"path": "src/app/auth.py"}),
+                  tool_use("bash", {"command": "echo boom; exit 3"}), text("Ran them."))
+    ui = plain(permission_mode="bypassPermissions")
+    lines = (await ui.submit("count")).splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("● bash seq 1 30 · ")))
+    assert lines[at + 1:at + 6] == ["    … 26 earlier lines · ctrl+o shows all",
+                                    "    27", "    28", "    29", "    30"]
+    at = lines.index(next(line for line in lines if line.startswith("● read_file src/app/auth.py · ")))
+    assert lines[at + 1].startswith("● bash echo boom")  # read_file keeps one line
+    assert lines[at + 1].endswith("· Command failed with exit code 3.") and lines[at + 2] == "    boom"
+    shown = await ui.submit("\x0f")  # ctrl+o, then enter on the empty line
+    assert "● bash seq 1 30 · " in shown and all(f"\n{n}\n" in shown for n in range(1, 31))
+    assert "boom" not in shown  # only calls whose preview was cut
+    await ui.quit()
+
+
+def test_a_long_command_is_cut_so_the_time_stays_on_its_lines():
+    out = io.StringIO()
+    now = [100.0]
+    screen = Screen(out, live=True, size=lambda: (61, 40))
+    display = Display(screen, Painter(None, lambda: screen.width), clock=lambda: now[0])
+    command = "pytest tests/" + "x" * 100
+    display.running["t1"] = RunningTool("bash", display.summary("bash", {"command": command}), started=100.0)
+    now[0] = 103.2
+    [live] = display.live_lines()
+    assert live[2:].startswith("bash pytest tests/xxx") and live.endswith("… · 3.2 s") and len(live) <= 60
+    display.handle(ToolCallFinished(id="t1", name="bash", output="ok", is_error=False, seconds=4.5))
+    assert out.getvalue().splitlines()[0].endswith("… · 4.5 s")
 
 
 async def test_commands_answer_in_one_sentence(plain, server):

@@ -37,6 +37,7 @@ from .commands import run_command
 from .display import Display
 from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
 from .screen import Painter, Screen, terminal_size
+from .transcript import page, pager_command
 
 APPROVAL_KEYS = {"y": ALLOW_ONCE, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY}
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
@@ -70,7 +71,7 @@ class PlainApp:
         self.prompt: PromptSession[str] = PromptSession(
             history=history if history is not None else _file_history(), input=self.input, output=output,
             completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
-            key_bindings=key_bindings(self._disarm_quit, terminal),
+            key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
             bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
             prompt_continuation=continuation, enable_history_search=False)
         self.task: asyncio.Future[Any] | None = None
@@ -270,6 +271,20 @@ class PlainApp:
         cost = f" ({money(usage)})" if usage.cost is not None else ""
         return (f" {session.main.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
                 f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ")
+
+    async def show_outputs(self) -> None:
+        """ctrl+o: the whole output of the latest request's calls whose preview was cut."""
+        text = self.display.full_outputs()
+        if not text:
+            self.display.say("No cut tool output in the latest request.", "dim")
+            return
+        await self.show_long(text)
+
+    async def show_long(self, text: str) -> None:
+        """Long plain text: in the pager on a terminal, printed otherwise."""
+        command = pager_command() if self.use_pager else None
+        if command is None or not await asyncio.to_thread(page, text, command):
+            self.display.emit(*text.split("\n"))
 
     def transcript_choices(self) -> list[tuple[str, str]]:
         return [(str(n), f"{r.id} {r.description}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -11,7 +10,7 @@ from ...core.permissions import MODES
 from ...core.subagents import SubagentRecord
 from .. import slash
 from .display import STATUS_MARKS, seconds
-from .transcript import page, pager_command, transcript_text
+from .transcript import transcript_text
 
 if TYPE_CHECKING:
     from .app import PlainApp
@@ -20,6 +19,7 @@ KEYS_HELP = """Keys
   enter               send
   ctrl+j, meta+enter  new line
   tab                 complete /commands and @paths
+  ctrl+o              whole output of the latest request's bash calls, where the preview was cut
   esc                 interrupt the running turn
   ctrl+c              interrupt the running turn; clear the line; twice on an empty line quits
   ctrl+d              quit
@@ -108,11 +108,7 @@ async def transcript(app: "PlainApp", arg: str) -> None:
     if record is None:
         app.display.say(f"No subagent {arg!r}; /agents lists them, numbered from 1.", "red")
         return
-    text = transcript_text(record)
-    command = pager_command() if app.use_pager else None
-    if command is not None and await asyncio.to_thread(page, text, command):
-        return
-    app.display.emit(*text.split("\n"))
+    await app.show_long(transcript_text(record))
 
 
 def find_record(records: list[SubagentRecord], arg: str) -> SubagentRecord | None:

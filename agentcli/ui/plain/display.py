@@ -1,6 +1,8 @@
 """What line mode shows for the engine's events, and the live lines at the bottom of the terminal.
 
-Main agent: its text streams, then shows as Markdown; each tool call ends as one line.
+Main agent: its text streams, then shows as Markdown; each tool call ends as one line, and a
+bash call's last few output lines show under it (the whole output of the latest request's calls
+is kept for ctrl+o).
 Subagents: indented lines for start, tool calls and finish. Tool lines of one child come
 at most once per ``CHILD_LINE_EVERY`` seconds; calls in between are summed up on the next
 line, so three children working at once stay readable. On a terminal, running tools and
@@ -30,6 +32,9 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
 STREAM_EVERY = 0.05  # seconds between renders of streaming text
 CHILD_LINE_EVERY = 1.0  # seconds between two tool lines of one subagent
+PREVIEW_TOOLS = ("bash",)  # tools whose output the user wants to see; the others keep one line
+PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
+MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narrow for it
 CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
 STATUS_MARKS = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
                 "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow")}
@@ -75,6 +80,7 @@ class Display:
         self.question: list[Text] = []
         self.typeahead = ""
         self.children_seen = 0
+        self.cut_outputs: list[tuple[str, str]] = []  # (tool line, whole output) of this request's cut previews
         self._stream_timer: asyncio.TimerHandle | None = None
         self._stream_every = STREAM_EVERY
         self._ticker: asyncio.TimerHandle | None = None
@@ -114,7 +120,9 @@ class Display:
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
-        if isinstance(event, TurnStarted):
+        if isinstance(event, UserMessage) and is_request(event):
+            self.cut_outputs.clear()
+        elif isinstance(event, TurnStarted):
             self.thinking_since = self.clock()
         elif isinstance(event, TextDelta):
             self.thinking_since = None
@@ -142,13 +150,40 @@ class Display:
         if event.name == "task" and (event.id in self.delegating or not event.is_error):
             return  # the child's own lines tell the story
         mark = Text("● ", style="red" if event.is_error else "green")
-        line = mark + Text(event.name, style="bold")
-        if tool and tool.summary:
-            line += Text(f" {tool.summary}")
-        line += Text(f" · {seconds(event.seconds)}", style="dim")
+        after = Text(f" · {seconds(event.seconds)}", style="dim")
         if event.is_error:
-            line += Text(f" · {first_line(event.output)}", style="red")
-        self.line(line)
+            after += Text(f" · {first_line(event.output)}", style="red")
+        line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), tool.summary if tool else "", after))
+        self.emit(line, *self.preview(event, line))
+
+    def _fit(self, head: Text, summary: str, after: Text) -> Text:
+        """head, summary and after on one line; a long summary is cut so that what follows it stays."""
+        if summary:
+            room = max(MIN_SUMMARY, self.screen.width - head.cell_len - after.cell_len - 1)
+            head = head + Text(" " + (summary if len(summary) <= room else summary[:room - 1] + "…"))
+        return head + after
+
+    def preview(self, event: ToolCallFinished, line: str) -> list[str]:
+        """The last lines of a bash call's output, dimmed and indented; the whole of it goes to ctrl+o."""
+        if event.name not in PREVIEW_TOOLS:
+            return []
+        lines = event.output.splitlines()[1 if event.is_error else 0:]  # an error's first line is on the tool line
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if not lines or lines == ["(no output)"]:
+            return []
+        shown = lines[-PREVIEW_LINES:]
+        texts = [Text(f"    {text}", style="dim") for text in shown]
+        hidden = len(lines) - len(shown)
+        if hidden:
+            self.cut_outputs.append((Text.from_ansi(line).plain, event.output))
+            texts.insert(0, Text(f"    … {hidden} earlier line{'' if hidden == 1 else 's'} · ctrl+o shows all",
+                                 style="dim"))
+        return [self.painter.line(text) for text in texts]
+
+    def full_outputs(self) -> str:
+        """The whole output of each call of the latest request whose preview was cut (for ctrl+o)."""
+        return "\n\n".join(f"{line}\n{output}" for line, output in self.cut_outputs)
 
     def _child_event(self, event: Event) -> None:
         if isinstance(event, SubagentStarted):
@@ -319,8 +354,8 @@ class Display:
         for tool_id, tool in self.running.items():
             if tool.name == "task" and tool_id in self.delegating:
                 continue
-            texts.append(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold")
-                         + Text(f" {tool.summary}") + Text(f" · {seconds(now - tool.started)}", style="dim"))
+            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
+                                   Text(f" · {seconds(now - tool.started)}", style="dim")))
         for child in self.children.values():
             turn = f"turn {child.turn}/{child.max_turns}" if child.max_turns else f"turn {child.turn}"
             texts.append(self._child_prefix(child) + Text(f" {spin} ", style=child.color)
@@ -335,6 +370,8 @@ class Display:
         """Show a resumed conversation: the user's messages, the answers, tool and subagent lines."""
         for event in events:
             if isinstance(event, UserMessage):
+                if event.agent_id == MAIN and is_request(event):
+                    self.cut_outputs.clear()
                 texts = [b.get("text", "") for b in event.content if b.get("type") == "text"]
                 if any(t.strip() for t in texts):
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text("\n".join(texts).strip())))
@@ -377,6 +414,11 @@ def who(event: ApprovalRequested) -> str:
     if event.agent_id == MAIN:
         return "main agent"
     return f"{event.agent_id} ({event.description})" if event.description else event.agent_id
+
+
+def is_request(event: UserMessage) -> bool:
+    """A message the user wrote (not tool results)."""
+    return any(block.get("type") == "text" for block in event.content)
 
 
 def seconds(value: float) -> str:

@@ -6,8 +6,9 @@ import asyncio
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
+from prompt_toolkit.application import in_terminal
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -117,8 +118,10 @@ class PlainCompleter(Completer):
                 yield Completion(value, start_position=-len(arg), display_meta=meta)
 
 
-def key_bindings(on_clear: Callable[[], None], terminal: bool = True) -> KeyBindings:
-    """meta+enter and ctrl+j add a line; ctrl+c clears what is typed (on an empty line it quits, twice).
+def key_bindings(on_clear: Callable[[], None], show_outputs: Callable[[], Awaitable[None]],
+                 terminal: bool = True) -> KeyBindings:
+    """meta+enter and ctrl+j add a line; ctrl+c clears what is typed (on an empty line it quits, twice);
+    ctrl+o shows the whole output of the latest request's tool calls, above the prompt.
 
     When the input is not a terminal, a newline ("ctrl+j") ends the line, as piped text expects."""
     kb = KeyBindings()
@@ -132,5 +135,12 @@ def key_bindings(on_clear: Callable[[], None], terminal: bool = True) -> KeyBind
     def _clear(event: KeyPressEvent) -> None:
         event.current_buffer.reset()
         on_clear()
+
+    @kb.add("c-o")
+    def _outputs(event: KeyPressEvent) -> None:
+        async def show() -> None:
+            async with in_terminal():
+                await show_outputs()
+        event.app.create_background_task(show())
 
     return kb
