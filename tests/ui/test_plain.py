@@ -394,6 +394,27 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
         await again.quit()
 
 
+async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server, repo):
+    server.script(text("One."), text("Two."), text("The user said first and second."))
+    ui = plain()
+    await ui.submit("first")
+    await ui.submit("second")
+    shown = await ui.submit("/compact")
+    line = re.search(r"compacted 3 older messages into a summary \(asked for\): about [\d.]+k? → [\d.]+k? tokens",
+                     shown)
+    assert line and "too little" not in shown
+    await ui.quit()
+    resumed = Session(Settings(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
+                      resume=ui.app.session.id)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
+        again = Harness(app, pipe, out)
+        await again.idle()
+        assert line.group(0) in out.getvalue()
+        await again.quit()
+
+
 async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
     out = io.StringIO()
     screen = Screen(out, live=False, size=lambda: (120, 40))

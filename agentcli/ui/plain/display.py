@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, SubagentFinished,
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, SubagentFinished,
                             SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished,
                             TurnStarted, UserMessage)
 from ...core.tools import ToolRegistry
@@ -144,6 +144,8 @@ class Display:
                 self.say("The answer hit the output token limit and stops there.", "yellow")
         elif isinstance(event, Notice):
             self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
+        elif isinstance(event, Compacted):
+            self.say(compacted(event), "dim")
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.running.pop(event.id, None)
@@ -207,6 +209,8 @@ class Display:
             self._child_tool(child, event.name, summary)
         elif isinstance(event, Notice):
             self.line(self._child_prefix(child) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
+        elif isinstance(event, Compacted):
+            self.line(self._child_prefix(child) + Text(f" · {compacted(event)}", style="dim"))
         elif isinstance(event, SubagentFinished):
             self._flush_child(child)
             del self.children[child.id]
@@ -419,6 +423,12 @@ def who(event: ApprovalRequested) -> str:
 def is_request(event: UserMessage) -> bool:
     """A message the user wrote (not tool results)."""
     return any(block.get("type") == "text" for block in event.content)
+
+
+def compacted(event: Compacted) -> str:
+    why = f" ({event.reason})" if event.reason else ""
+    return (f"compacted {event.messages_summarized} older messages into a summary{why}: "
+            f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
 
 
 def seconds(value: float) -> str:
