@@ -25,6 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
                              ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.session import Session
+from . import keys
 from .commands import palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
@@ -218,10 +219,8 @@ class AgentApp(App[int]):
 
     # -- subagents --
 
-    def show_panel(self, focus: bool = False) -> None:
+    def show_panel(self) -> None:
         self.panel.open()
-        if focus:
-            self.panel.focus_first()
 
     def on_open_transcript(self, message: OpenTranscript) -> None:
         self.open_transcript(message.agent_id)
@@ -238,10 +237,8 @@ class AgentApp(App[int]):
         self.push_screen(TranscriptScreen(state, show_times=not self.testing, now=self.clock))
 
     def on_cancel_subagent(self, message: CancelSubagent) -> None:
-        if self.session.subagents.cancel(message.agent_id):
+        if self.session.subagents.cancel(message.agent_id):  # one that has finished: nothing to say
             self.notify(f"Cancelling {message.agent_id}; its parent gets a summary of what it found.")
-        else:
-            self.notify(f"{message.agent_id} is not running.", severity="warning")
 
     # -- actions --
 
@@ -270,13 +267,21 @@ class AgentApp(App[int]):
             self.set_timer(3, self._disarm_ctrl_c)
 
     def on_key(self, event: events.Key) -> None:
-        """Typing on the main screen goes to the input, wherever the focus is (bound keys excepted)."""
-        if (self.screen is self.screen_stack[0] and event.is_printable and event.character
-                and not isinstance(self.focused, TextArea) and event.key not in self.active_bindings):
-            prompt = self.query_one(PromptInput)
-            prompt.focus()
-            prompt.insert(event.character)
+        """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
+        if self.screen is self.screen_stack[0] and keys.route(self, event, self.query_one(PromptInput)):
             event.stop()
+            event.prevent_default()  # not a binding of the focused widget either
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.MouseDown, events.Paste)) and self.screen is self.screen_stack[0]:
+            prompt = self.query_one(PromptInput)
+            prompt.typing = False  # a click moves the focus on purpose
+            if isinstance(event, events.Paste) and not event.is_forwarded and not isinstance(self.focused, TextArea):
+                prompt.focus()  # pasted text goes to the input, like typed text
+                prompt.insert(event.text)
+                prompt.typing = True
+                return
+        await super().on_event(event)
 
     def _disarm_ctrl_c(self) -> None:
         self._ctrl_c_armed = False

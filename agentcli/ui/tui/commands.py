@@ -18,6 +18,8 @@ enter send · ctrl+j or shift+enter new line · ↑/↓ history · @ complete a 
 esc interrupt the answer · ctrl+t side panel · ctrl+o subagent transcript · ctrl+p every action
 in the panel: enter transcript · space expand · x cancel that subagent
 ctrl+c twice or ctrl+q quit"""
+PANEL_HOW_TO = ("shift+tab (or tab) moves to the panel's entries: enter opens a transcript, space expands, "
+                "x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
 
 
 async def run_command(app: "AgentApp", text: str) -> None:
@@ -43,12 +45,13 @@ async def clear(app: "AgentApp", arg: str) -> None:
 
 
 async def agents(app: "AgentApp", arg: str) -> None:
-    app.show_panel(focus=True)
+    app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
     types = load_agent_types(app.session.workspace.root)
     lines = ["Agent types:"] + [f"  {t.name}  {t.description}" for t in types.values()]
     if app.subagents:
         lines += ["", "This session:"] + [f"  {s.id}  {s.status:<10} {s.type}  {s.description}"
                                           for s in app.subagents.values()]
+    lines += ["", PANEL_HOW_TO]
     await app.conversation.add_notice("\n".join(lines), block=True)
 
 

@@ -63,6 +63,11 @@ class TranscriptScreen(Screen[None]):
     async def apply(self, event: Event) -> None:
         await self.conversation.apply(event)
         self.refresh_header()
+        if self.state.finished:
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "cancel" and self.state.finished)  # nothing to cancel: not offered
 
     def action_close(self) -> None:
         self.dismiss()

@@ -74,12 +74,14 @@ class PromptInput(TextArea):
         self.sent: list[str] = []
         self._recall: int | None = None  # index into history while browsing it
         self._draft = ""
+        self.typing = False  # the last key typed text here: keys elsewhere are text too, until tab or a click
 
     @property
     def completions(self) -> Completions:
         return self.screen.query_one(Completions)
 
     async def _on_key(self, event: events.Key) -> None:
+        self.typing = event.is_printable or event.key in ("backspace", "delete")
         menu = self.completions
         handled = True
         if menu.showing and event.key in ("up", "down"):

@@ -18,19 +18,25 @@ from ..state import SubagentState
 
 
 class EntryTitle(CollapsibleTitle):
-    """The one line of an entry. Enter opens the transcript, space expands, x cancels."""
+    """The one line of an entry. Enter opens the transcript, space expands, x cancels a running subagent."""
 
     BINDINGS = [
         Binding("enter", "open", "Transcript"),
         Binding("space", "toggle_collapsible", "Expand"),
         Binding("x", "cancel", "Cancel subagent"),
     ]
+    KEYS = ("space", "x")  # printable keys that are the entry's own, even when they do nothing
 
     def action_open(self) -> None:
         self.post_message(OpenTranscript(self._entry_id))
 
     def action_cancel(self) -> None:
         self.post_message(CancelSubagent(self._entry_id))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A finished subagent has nothing to cancel: x does nothing, and the footer does not offer it."""
+        entry = self.parent
+        return not (action == "cancel" and isinstance(entry, SubagentEntry) and entry.state.finished)
 
     @property
     def _entry_id(self) -> str:
@@ -86,7 +92,9 @@ class SubagentEntry(Collapsible):
     async def show(self, state: SubagentState, now: float) -> None:
         self.state = state
         self.title = self.line(state, now)  # type: ignore[assignment]
-        self.set_class(state.finished, "-finished")
+        if state.finished != self.has_class("-finished"):
+            self.set_class(state.finished, "-finished")
+            self.refresh_bindings()  # no more "x Cancel" in the footer
         recent = state.recent_tools()
         lines = [Content.assemble(status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")), " ",
                                   Content.styled(t.name, "bold"), " ", tool_summary(t.name, t.input, 40))

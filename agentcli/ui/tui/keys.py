@@ -1,0 +1,37 @@
+"""Where keys go on the main screen: typing lands in the input, wherever the focus is.
+
+A focused widget keeps its own keys (the panel's ``x`` and ``space``, a tool line's ``enter``) only when
+the user moved there on purpose (tab, shift+tab, a click) and is not typing. While the user types, every
+printable key is text: it goes to the input and takes the focus there, so the rest of the typing lands
+there too.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App
+from textual.widgets import TextArea
+
+from .widgets.prompt import PromptInput
+from .widgets.side_panel import EntryTitle
+
+NAVIGATION = ("tab", "shift+tab")  # moving the focus on purpose
+
+
+def route(app: App[object], event: events.Key, prompt: PromptInput) -> bool:
+    """Handle a key that reached the app from a widget other than the input. True when it was taken."""
+    focused = app.focused
+    if isinstance(focused, TextArea):
+        return False
+    if event.key in NAVIGATION:
+        prompt.typing = False
+        return False
+    if event.is_printable and event.character:
+        if not prompt.typing and (event.key in app.active_bindings
+                                  or isinstance(focused, EntryTitle) and event.key in EntryTitle.KEYS):
+            return False  # the focused widget's own key, pressed on purpose
+        prompt.focus()
+        prompt.insert(event.character)
+        prompt.typing = True
+        return True
+    return False
