@@ -24,7 +24,7 @@ from agentcli.ui.plain.display import Display, RunningTool
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
-from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
+from tests.fakes.anthropic_server import error, offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.scenarios import demo_responder
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -74,11 +74,11 @@ async def plain(make_session):
     harnesses: list[Harness] = []
     pipes = contextlib.ExitStack()
 
-    def start(*, color: bool = False, **overrides: Any) -> Harness:
+    def start(*, color: bool = False, live: bool = False, **overrides: Any) -> Harness:
         session, _ = make_session(interactive=True, **overrides)
         pipe = pipes.enter_context(create_pipe_input())
         out = io.StringIO()
-        app = PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=color, live=False, pager=False)
+        app = PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=color, live=live, pager=False)
         harness = Harness(app, pipe, out)
         harnesses.append(harness)
         return harness
@@ -372,6 +372,22 @@ async def test_on_a_terminal_live_lines_are_redrawn_in_place_and_nothing_is_prin
         assert "Thinking" not in shown and "turn 1/30" not in shown  # live-only lines are gone
         assert "sa-1 ✓ done · 3 turns" in shown
         await ui.quit()
+
+
+async def test_api_retries_update_one_live_line_and_the_outcome_stays(plain, server):
+    overloaded = error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})
+    server.script(overloaded, overloaded, text("Made it."), overloaded, overloaded, overloaded)
+    ui = plain(live=True, api_retries=2)
+    await ui.submit("hi")
+    assert "Retrying in 0 s (2/2) · The API is overloaded or failing (529): Overloaded." in ANSI.sub("", ui.text)
+    await ui.submit("again")
+    shown = ANSI.sub("", settle(ui.text))
+    assert "Retrying in" not in shown  # the live line is gone; no paragraph per try
+    retried = "! The API is overloaded or failing (529): Overloaded. Retried 2 times.\n"
+    assert shown.count(retried) == 2
+    first, second = shown.split("Made it.")  # the outcome of each run of retries stays: the answer, the error
+    assert retried in first and (retried + "Error: The API is overloaded or failing (529): Overloaded.") in second
+    await ui.quit()
 
 
 async def test_a_resumed_session_shows_its_conversation(plain, server, repo):

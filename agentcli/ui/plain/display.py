@@ -39,6 +39,7 @@ CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
 STATUS_MARKS = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
                 "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow")}
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
+RETRYING = " Retrying in "  # marks the engine's notice of an API retry
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
@@ -49,6 +50,15 @@ class RunningTool:
     name: str
     summary: str
     started: float
+
+
+@dataclass
+class Retry:
+    """An agent's model call that is being retried: the error, when the next try comes, tries so far."""
+
+    error: str
+    when: str
+    count: int = 1
 
 
 @dataclass
@@ -75,6 +85,7 @@ class Display:
         self.tail: list[str] = []
         self.thinking_since: float | None = None
         self.running: dict[str, RunningTool] = {}
+        self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
         self.children: dict[str, Child] = {}
         self.delegating: set[str] = set()  # task tool_use ids whose child has started
         self.question: list[Text] = []
@@ -112,10 +123,15 @@ class Display:
     # -- events ------------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
-        if event.agent_id == MAIN:
-            self._main_event(event)
+        retry = retry_notice(event)
+        if retry is not None and self.screen.live:
+            self._retrying(event.agent_id, *retry)
         else:
-            self._child_event(event)
+            self._retried(event.agent_id)  # a run of retries ends with the agent's next event
+            if event.agent_id == MAIN:
+                self._main_event(event)
+            else:
+                self._child_event(event)
         if not isinstance(event, TextDelta):  # streaming text redraws on its own clock
             self.refresh()
 
@@ -219,6 +235,23 @@ class Display:
             self.line(self._child_prefix(child) + Text(f" {mark} {event.status}", style=style)
                       + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
                              style="dim"))
+
+    def _retrying(self, agent_id: str, error: str, when: str) -> None:
+        """One live line per agent while its call is retried, instead of a paragraph per try."""
+        retry = self.retries.get(agent_id)
+        if retry is None:
+            self.retries[agent_id] = Retry(error, when)
+        else:
+            retry.error, retry.when, retry.count = error, when, retry.count + 1
+
+    def _retried(self, agent_id: str) -> None:
+        """The run of retries is over (the call went through, or the turn ended): one line says so."""
+        retry = self.retries.pop(agent_id, None)
+        if retry is None:
+            return
+        child = self.children.get(agent_id)
+        text = Text(f"! {retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}.", style="yellow")
+        self.line(self._child_prefix(child) + " " + text if child else text)
 
     def _child_prefix(self, child: Child) -> Text:
         return Text("  ") + Text(child.id, style=f"bold {child.color}")
@@ -365,6 +398,10 @@ class Display:
             texts.append(self._child_prefix(child) + Text(f" {spin} ", style=child.color)
                          + Text(child.current or "starting")
                          + Text(f" · {turn} · {seconds(now - child.started)} · {child.description}", style="dim"))
+        for agent_id, retry in self.retries.items():
+            child = self.children.get(agent_id)
+            text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")
+            texts.append(self._child_prefix(child) + " " + text if child else text)
         texts.extend(self.question)
         if self.typeahead:
             texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))
@@ -392,6 +429,8 @@ class Display:
     def end_turn(self) -> None:
         """Settle everything a turn left: the rest of the text, pending child lines, the live lines."""
         self.finish_stream()
+        for agent_id in list(self.retries):
+            self._retried(agent_id)
         for child in list(self.children.values()):
             self._flush_child(child)
         self.children.clear()
@@ -418,6 +457,14 @@ def who(event: ApprovalRequested) -> str:
     if event.agent_id == MAIN:
         return "main agent"
     return f"{event.agent_id} ({event.description})" if event.description else event.agent_id
+
+
+def retry_notice(event: Event) -> tuple[str, str] | None:
+    """(error, when the next try comes) of the engine's notice that it retries a model call."""
+    if not isinstance(event, Notice) or event.level != "warning" or RETRYING not in event.text:
+        return None
+    error, _, when = event.text.partition(RETRYING)
+    return error, when.rstrip(".")
 
 
 def is_request(event: UserMessage) -> bool:
