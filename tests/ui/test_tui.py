@@ -492,3 +492,23 @@ async def test_agents_keeps_the_focus_in_the_input_and_typed_x_never_cancels(ser
         await until(pilot, lambda: app.subagents["sa-1"].finished, "the cancel")
         assert app.subagents["sa-1"].status == "cancelled" and prompt.text == ""
     gate.set()
+
+
+async def test_typed_text_and_enter_send_even_when_a_tool_line_has_the_focus(server, tui):
+    server.script(tool_use("grep", {"pattern": "handle_auth"}), text("Found it."), text("Sent."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "grep for handle_auth")
+        call = app.conversation.query_one(ToolCallEntry)
+        await pilot.press(*"fix it")
+        call.query_one("CollapsibleTitle").focus()  # the focus lands on the tool line while the user types
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.busy and len(app.conversation.query(AssistantEntry)) == 2, "the answer")
+        assert call.collapsed
+        assert "you fix it" in shown(app.conversation)
+        assert app.query_one(PromptInput).has_focus
+        call.query_one("CollapsibleTitle").focus()  # moved there on purpose, with nothing typed since
+        await pilot.pause()
+        await pilot.press("enter")
+        assert not call.collapsed

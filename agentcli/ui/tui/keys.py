@@ -3,7 +3,7 @@
 A focused widget keeps its own keys (the panel's ``x`` and ``space``, a tool line's ``enter``) only when
 the user moved there on purpose (tab, shift+tab, a click) and is not typing. While the user types, every
 printable key is text: it goes to the input and takes the focus there, so the rest of the typing lands
-there too.
+there too, and ``enter`` sends what was typed.
 """
 
 from __future__ import annotations
@@ -33,5 +33,9 @@ def route(app: App[object], event: events.Key, prompt: PromptInput) -> bool:
         prompt.focus()
         prompt.insert(event.character)
         prompt.typing = True
+        return True
+    if event.key == "enter" and prompt.typing and prompt.text.strip():
+        prompt.focus()
+        prompt.submit()  # what was typed, not the focused tool line's enter
         return True
     return False

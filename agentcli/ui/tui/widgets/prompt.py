@@ -116,6 +116,7 @@ class PromptInput(TextArea):
         if not self.sent or self.sent[-1] != text:
             self.sent.append(text)
         self._recall = None
+        self.typing = False
         self.clear()
         self.completions.hide()
         self.post_message(self.Submitted(text))
