@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import io
 import re
+import subprocess
+import sys
 import threading
 from typing import Any, Callable
 
@@ -322,6 +324,28 @@ async def test_completion_of_commands_and_gitignore_aware_paths(repo):
     assert complete("/transcript ") == ["1"]
     assert complete("look at @auth") == ["@src/app/auth.py"]
     assert complete("look at @src/") == ["@src/", "@src/app/", "@src/app/auth.py", "@src/app/views.py"]
+
+
+async def test_piped_lines_are_read_plainly_and_echoed_once(make_session, server):
+    server.script(text("Hello back."))
+    session, _ = make_session(interactive=True)
+    out = io.StringIO()
+    app = PlainApp(session, out=out, color=False, live=False, pager=False, lines=io.StringIO("hello\n\n/cost\n"))
+    assert await asyncio.wait_for(app.run(), 30) == 0
+    shown = out.getvalue()
+    assert shown.count("› hello\n") == 1 and shown.count("› /cost\n") == 1 and "\r" not in shown
+    assert shown.index("› hello") < shown.index("Hello back.") < shown.index("› /cost") < shown.index("main context:")
+    assert app.prompt is None  # no prompt-toolkit session at all
+
+
+def test_piping_into_line_mode_prints_no_terminal_warning(server, api_env, repo):
+    server.script(text("Hello back."))
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "--plain"], cwd=repo, input="hello\n/cost\n",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "not a terminal" not in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout.count("› hello\n") == 1 and proc.stdout.count("› /cost\n") == 1 and "\r" not in proc.stdout
+    assert "Hello back." in proc.stdout and "main context:" in proc.stdout
 
 
 def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):

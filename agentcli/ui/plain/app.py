@@ -1,6 +1,7 @@
 """Line mode: a prompt-toolkit REPL around a Session, on one asyncio loop with the engine.
 
-At the prompt, prompt-toolkit owns the keyboard. While a turn runs, the app reads keys
+At the prompt, prompt-toolkit owns the keyboard. When stdin is not a terminal (piped text), there
+is no prompt and no keyboard: each line read is echoed and sent. While a turn runs, the app reads keys
 itself (the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
 an approval, and anything else is kept as type-ahead for the next prompt.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -25,6 +27,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console
+from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
@@ -54,7 +57,7 @@ class PlainApp:
     def __init__(self, session: Session, *, input: Input | None = None, output: Output | None = None,
                  out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
-                 opened: list[Event] | None = None) -> None:
+                 opened: list[Event] | None = None, lines: TextIO | None = None) -> None:
         self.session = session
         self.opened = opened or []  # events from opening the session, shown after the banner
         self.out = out or sys.stdout
@@ -65,15 +68,19 @@ class PlainApp:
         self.display = Display(self.screen, self.painter, tools=session.main.tools)
         self.use_pager = tty if pager is None else pager
         self.handle_sigint = handle_sigint
-        self.input = input or create_input()
+        self.lines = lines  # piped input, read line by line instead of through a prompt
         self.files = FileIndex(session.workspace.root)
-        terminal = _isatty(getattr(self.input, "stdin", None))
-        self.prompt: PromptSession[str] = PromptSession(
-            history=history if history is not None else _file_history(), input=self.input, output=output,
-            completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
-            key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
-            bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
-            prompt_continuation=continuation, enable_history_search=False)
+        self.input: Input | None = None
+        self.prompt: PromptSession[str] | None = None
+        if lines is None:
+            self.input = input or create_input()
+            terminal = _isatty(getattr(self.input, "stdin", None))
+            self.prompt = PromptSession(
+                history=history if history is not None else _file_history(), input=self.input, output=output,
+                completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
+                key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
+                bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
+                prompt_continuation=continuation, enable_history_search=False)
         self.task: asyncio.Future[Any] | None = None
         self.approvals: deque[ApprovalRequested] = deque()
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
@@ -109,6 +116,9 @@ class PlainApp:
 
     async def read(self) -> str | None:
         """The next line from the user; None to quit (ctrl+d, or ctrl+c twice on an empty line)."""
+        if self.lines is not None:
+            return await self.read_line(self.lines)
+        assert self.input is not None and self.prompt is not None
         while True:
             self.files.refresh()
             if self.typed:
@@ -131,6 +141,21 @@ class PlainApp:
                 self.at_prompt = False
             self._quit_armed = False
             return text
+
+    async def read_line(self, lines: TextIO) -> str | None:
+        """The next piped line, echoed once as `› line`; None at the end of the input."""
+        self.at_prompt = True
+        self.prompts += 1
+        try:
+            line = await asyncio.to_thread(lines.readline)
+        finally:
+            self.at_prompt = False
+        if not line:
+            return None
+        text = line.rstrip("\r\n")
+        if text.strip():
+            self.display.say(Text("› ", style="bold") + Text(text))
+        return text
 
     def _disarm_quit(self) -> None:
         self._quit_armed = False
@@ -193,6 +218,9 @@ class PlainApp:
 
     @contextlib.contextmanager
     def watch_keys(self) -> Iterator[None]:
+        if self.input is None:  # no keyboard: approvals are denied, SIGINT still interrupts
+            yield
+            return
         with contextlib.ExitStack() as stack:
             try:
                 stack.enter_context(self.input.raw_mode())
@@ -207,6 +235,7 @@ class PlainApp:
                 self.watching = False
 
     def _keys_ready(self) -> None:
+        assert self.input is not None
         self.on_keys(self.input.read_keys() + self.input.flush_keys())
         if self.input.closed:
             self.watching = False
@@ -250,9 +279,9 @@ class PlainApp:
     def banner(self) -> None:
         main = self.session.main
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
-        self.display.say(f"model {main.model} · permissions {self.session.permissions.mode} · "
-                         "/help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits",
-                         "dim")
+        keys = " · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
+        self.display.say(f"model {main.model} · permissions {self.session.permissions.mode}"
+                         f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")
 
     def recap(self) -> None:
@@ -339,6 +368,7 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
             print(f"agentcli: {exc}", file=sys.stderr)
             return 1
         session.sink = None
-        return await PlainApp(session, handle_sigint=True, opened=opened).run()
+        piped = None if _isatty(sys.stdin) else (sys.stdin or io.StringIO())  # no prompt-toolkit without a tty
+        return await PlainApp(session, handle_sigint=True, opened=opened, lines=piped).run()
 
     return asyncio.run(main())
