@@ -512,3 +512,24 @@ async def test_typed_text_and_enter_send_even_when_a_tool_line_has_the_focus(ser
         await pilot.pause()
         await pilot.press("enter")
         assert not call.collapsed
+
+
+async def test_ctrl_c_interrupts_the_turn_then_clears_the_input_then_quits(server, tui):
+    server.script(text(" ".join(f"word{i}" for i in range(300)), stall_after_events=8, stall_seconds=60))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Tell me a long story")
+        await until(pilot, lambda: app.conversation.streaming, "the answer to stream")
+        await pilot.press("ctrl+c")  # like esc: stop the answer, keep the app
+        await until(pilot, lambda: not app.busy, "the interrupt")
+        assert app.is_running
+        assert any(plain(n).startswith("Interrupted.") for n in app.conversation.query(NoticeEntry))
+        await pilot.press("a", "b", "ctrl+c")  # a draft, and nothing runs: clear it
+        assert app.prompt.text == "" and app.is_running
+        await pilot.press("ctrl+c")  # an empty input: only now does it ask for a second press
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_value == 0
+    server.assert_no_rejections()

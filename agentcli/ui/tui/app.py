@@ -52,7 +52,7 @@ class AgentApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "agentcli"
     BINDINGS = [
-        Binding("ctrl+c", "ctrl_c", "Quit (press twice)", show=False, priority=True),
+        Binding("ctrl+c", "ctrl_c", "Interrupt, clear, or quit (press twice)", show=False, priority=True),
         Binding("escape", "interrupt", "Interrupt"),
         Binding("ctrl+t", "toggle_panel", "Panel"),
         Binding("ctrl+o", "open_transcript", "Transcript"),
@@ -82,6 +82,10 @@ class AgentApp(App[int]):
         if testing:
             self.animation_level = "none"
 
+    @property
+    def prompt(self) -> PromptInput:
+        return self.screen_stack[0].query_one(PromptInput)
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield self.conversation
@@ -93,7 +97,7 @@ class AgentApp(App[int]):
     async def on_mount(self) -> None:
         self.refresh_status()
         await self.restore()
-        self.query_one(PromptInput).focus()
+        self.prompt.focus()
         if self.no_key:
             self.push_screen(NoKeyScreen())
         self.call_after_refresh(self.warm_up)
@@ -115,7 +119,7 @@ class AgentApp(App[int]):
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
         elif messages:
             await self.conversation.replay_messages(messages)
-        self.query_one(PromptInput).sent = [text for m in messages if m.get("role") == "user"
+        self.prompt.sent = [text for m in messages if m.get("role") == "user"
                                             for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
             await self.panel.show(state, self.clock())
@@ -200,7 +204,7 @@ class AgentApp(App[int]):
         if not self.busy:
             return False
         if text:
-            self.query_one(PromptInput).load_text(text)
+            self.prompt.load_text(text)
         self.notify("The agent is still working: wait for it, or press esc to interrupt.", severity="warning")
         return True
 
@@ -256,9 +260,17 @@ class AgentApp(App[int]):
         self.open_transcript(chosen or next(reversed(self.subagents), None))
 
     def action_ctrl_c(self) -> None:
+        """Copy the selection; or stop the running turn; or clear the input; or, pressed twice, quit."""
         focused = self.focused
+        selected = self.screen.get_selected_text()
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
+        elif selected:
+            self.copy_to_clipboard(selected)
+        elif self.busy:
+            self.action_interrupt()
+        elif self.prompt.text and self.screen is self.screen_stack[0]:
+            self.prompt.clear()
         elif self._ctrl_c_armed:
             self.exit(0)
         else:
@@ -268,13 +280,13 @@ class AgentApp(App[int]):
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
-        if self.screen is self.screen_stack[0] and keys.route(self, event, self.query_one(PromptInput)):
+        if self.screen is self.screen_stack[0] and keys.route(self, event, self.prompt):
             event.stop()
             event.prevent_default()  # not a binding of the focused widget either
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.MouseDown, events.Paste)) and self.screen is self.screen_stack[0]:
-            prompt = self.query_one(PromptInput)
+            prompt = self.prompt
             prompt.typing = False  # a click moves the focus on purpose
             if isinstance(event, events.Paste) and not event.is_forwarded and not isinstance(self.focused, TextArea):
                 prompt.focus()  # pasted text goes to the input, like typed text

@@ -17,7 +17,7 @@ KEYS = """\
 enter send · ctrl+j or shift+enter new line · ↑/↓ history · @ complete a file · / complete a command
 esc interrupt the answer · ctrl+t side panel · ctrl+o subagent transcript · ctrl+p every action
 in the panel: enter transcript · space expand · x cancel that subagent
-ctrl+c twice or ctrl+q quit"""
+ctrl+c stops the answer, or clears the input, or (twice, on an empty input) quits · ctrl+q quits"""
 PANEL_HOW_TO = ("shift+tab (or tab) moves to the panel's entries: enter opens a transcript, space expands, "
                 "x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
 
