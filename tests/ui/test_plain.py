@@ -279,6 +279,18 @@ async def test_ctrl_c_twice_on_an_empty_line_quits_and_history_is_kept(plain, se
     assert "remember this line" in history_path().read_text()
 
 
+async def test_quitting_says_how_to_resume_the_session(plain, server):
+    server.script(text("Noted."))
+    ui = plain()
+    await ui.submit("remember this")
+    await ui.quit()
+    resume = f"Session {ui.app.session.id} is saved; resume it with agentcli --plain --continue."
+    assert ui.text.rstrip().endswith(resume)
+    empty = plain()
+    await empty.quit()
+    assert "is saved" not in empty.text and empty.text.rstrip().endswith("Nothing was saved: no message was sent.")
+
+
 async def test_ctrl_j_adds_a_line_and_enter_sends(plain, server):
     server.script(text("Two lines received."))
     ui = plain()
@@ -334,7 +346,8 @@ async def test_piped_lines_are_read_plainly_and_echoed_once(make_session, server
     assert await asyncio.wait_for(app.run(), 30) == 0
     shown = out.getvalue()
     assert shown.count("› hello\n") == 1 and shown.count("› /cost\n") == 1 and "\r" not in shown
-    assert shown.index("› hello") < shown.index("Hello back.") < shown.index("› /cost") < shown.index("main context:")
+    order = [shown.index(part) for part in ("› hello", "Hello back.", "› /cost", "main context:")]
+    assert order == sorted(order)
     assert app.prompt is None  # no prompt-toolkit session at all
 
 

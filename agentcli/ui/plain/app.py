@@ -111,8 +111,17 @@ class PlainApp:
         finally:
             self.display.end_turn()
             await self.session.aclose()
-        self.display.say(f"Session {self.session.id} is saved.", "dim")
+        self.goodbye()
         return 0
+
+    def goodbye(self) -> None:
+        """Say how to come back to this session, if anything of it was saved."""
+        store = self.session.store
+        if store is not None and not store.off and store.main_path.exists():
+            self.display.say(f"Session {self.session.id} is saved; resume it with agentcli --plain --continue.",
+                             "dim")
+        else:
+            self.display.say("Nothing was saved: no message was sent.", "dim")
 
     async def read(self) -> str | None:
         """The next line from the user; None to quit (ctrl+d, or ctrl+c twice on an empty line)."""
