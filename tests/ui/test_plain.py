@@ -219,7 +219,8 @@ async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, ser
 
 async def test_a_bash_call_shows_the_last_lines_of_its_output_and_ctrl_o_shows_all(plain, server, repo):
     server.script(tool_use("bash", {"command": "seq 1 30"}), tool_use("read_file", {"path": "src/app/auth.py"}),
-                  tool_use("bash", {"command": "echo boom; exit 3"}), text("Ran them."))
+                  tool_use("bash", {"command": "echo boom; exit 3"}), tool_use("bash", {"command": "seq 11 15"}),
+                  text("Ran them."))
     ui = plain(permission_mode="bypassPermissions")
     lines = (await ui.submit("count")).splitlines()
     at = lines.index(next(line for line in lines if line.startswith("● bash seq 1 30 · ")))
@@ -228,6 +229,8 @@ async def test_a_bash_call_shows_the_last_lines_of_its_output_and_ctrl_o_shows_a
     at = lines.index(next(line for line in lines if line.startswith("● read_file src/app/auth.py · ")))
     assert lines[at + 1].startswith("● bash echo boom")  # read_file keeps one line
     assert lines[at + 1].endswith("· Command failed with exit code 3.") and lines[at + 2] == "    boom"
+    assert lines[at + 3].startswith("● bash seq 11 15 · ")
+    assert lines[at + 4:at + 9] == ["    11", "    12", "    13", "    14", "    15"]  # no hint to hide one line
     shown = await ui.submit("\x0f")  # ctrl+o, then enter on the empty line
     assert "● bash seq 1 30 · " in shown and all(f"\n{n}\n" in shown for n in range(1, 31))
     assert "boom" not in shown  # only calls whose preview was cut

@@ -190,7 +190,7 @@ class Display:
             lines.pop()
         if not lines or lines == ["(no output)"]:
             return []
-        shown = lines[-PREVIEW_LINES:]
+        shown = lines if len(lines) <= PREVIEW_LINES + 1 else lines[-PREVIEW_LINES:]  # a hint hides 2 or more
         texts = [Text(f"    {text}", style="dim") for text in shown]
         hidden = len(lines) - len(shown)
         if hidden:
