@@ -226,7 +226,7 @@ class Display:
         elif isinstance(event, Notice):
             self.line(self._child_prefix(child) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
         elif isinstance(event, Compacted):
-            self.line(self._child_prefix(child) + Text(f" · {compacted(event)}", style="dim"))
+            self.say(self._child_prefix(child) + Text(f" · {compacted(event)}", style="dim"))
         elif isinstance(event, SubagentFinished):
             self._flush_child(child)
             del self.children[child.id]
