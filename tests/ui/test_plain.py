@@ -26,6 +26,7 @@ from agentcli.ui.plain.display import Display, RunningTool
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
+from agentcli.ui.plain.transcript import page
 from tests.fakes.anthropic_server import error, offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.scenarios import demo_responder
 
@@ -362,6 +363,11 @@ def test_piping_into_line_mode_prints_no_terminal_warning(server, api_env, repo)
     assert "not a terminal" not in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout.count("› hello\n") == 1 and proc.stdout.count("› /cost\n") == 1 and "\r" not in proc.stdout
     assert "Hello back." in proc.stdout and "main context:" in proc.stdout
+
+
+def test_the_pager_gets_a_final_newline_so_the_prompt_starts_on_its_own_line(capfd):
+    assert page("one\ntwo", ["cat"])  # PAGER=cat prints as is
+    assert capfd.readouterr().out == "one\ntwo\n"
 
 
 def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):

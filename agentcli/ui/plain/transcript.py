@@ -34,7 +34,7 @@ def page(text: str, command: list[str]) -> bool:
     env = dict(os.environ)
     env.setdefault("LESS", "FR")  # quit at once if it fits on one screen; keep colors
     try:
-        subprocess.run(command, input=text, text=True, env=env, check=False)
+        subprocess.run(command, input=text if text.endswith("\n") else text + "\n", text=True, env=env, check=False)
     except OSError:
         return False
     return True
