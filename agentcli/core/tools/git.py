@@ -1,14 +1,22 @@
 """Read-only git tools (git_status, git_diff, git_log, git_blame) and the git snapshot for the system prompt.
 
-All of it goes through GitPython, in a thread, from the workspace root, so paths read like the
-other tools' paths. Nothing here changes the repository: commands run with GIT_OPTIONAL_LOCKS=0,
-so even ``status`` does not refresh the index behind the user's back. Outside a git repository
-(or without a git binary) the tools are not offered and the snapshot is None.
+Commands run as a git subprocess, in a thread, from the workspace root, so paths read like the
+other tools' paths; GitPython only tells whether the root is in a repository. Nothing here changes
+the repository: commands run with GIT_OPTIONAL_LOCKS=0, so even ``status`` does not refresh the
+index behind the user's back. Outside a git repository (or without a git binary) the tools are
+not offered and the snapshot is None.
+
+A repository is untrusted input: its config can name commands for git to run (an fsmonitor hook,
+textconv, external diff and filter drivers, a gpg program), and the snapshot runs before the user
+has approved anything. So git gets the environment bash gets, without secrets (``command_env``),
+and every such hook that status, diff, log and blame could start is switched off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -16,8 +24,19 @@ from typing import Any
 
 from .base import Tool, ToolContext, ToolError
 from .files import resolve_path
+from .shell import command_env
 
-GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
+GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "LANGUAGE": "C"}
+# Before the subcommand: plain output, and no fsmonitor hook (status and diff would start it).
+GIT_OPTIONS = ("--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never", "-c", "core.fsmonitor=false")
+# After the subcommand: no textconv or external diff drivers, no gpg to verify signatures.
+SUBCOMMAND_OPTIONS = {
+    "diff": ("--no-ext-diff", "--no-textconv"),
+    "log": ("--no-ext-diff", "--no-textconv", "--no-show-signature"),
+    "blame": ("--no-textconv",),
+}
+READS_WORK_TREE = ("status", "diff", "blame")  # these run clean filters on changed files
+FILTER_COMMANDS = ("clean", "smudge", "process")
 COMMAND_TIMEOUT = 60.0  # seconds before a git command is killed
 STATUS_MAX_LINES = 300  # git_status output lines shown
 BLAME_MAX_LINES = 400  # git_blame lines shown when no range is given
@@ -48,21 +67,49 @@ def is_git_repo(root: Path) -> bool:
 
 
 def run_git(root: Path, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
-    """Run one git command from ``root``: (exit status, stdout, stderr). Blocking."""
-    git = _git()
-    if git is None:
+    """Run one git command from ``root``, its hooks off: (exit status, stdout, stderr). Blocking."""
+    env = {**command_env(), **GIT_ENV}
+    executable = shutil.which("git", path=env.get("PATH"))
+    if executable is None:
         return 127, "", "git is not installed"
-    command = git.Git(str(root))
+    subcommand, *rest = args
+    if subcommand in READS_WORK_TREE:
+        env.update(_no_repository_filters(executable, root, env))
+    command = [executable, *GIT_OPTIONS, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
     try:
-        status, out, err = command.execute(
-            [command.GIT_PYTHON_GIT_EXECUTABLE or "git", "-c", "core.quotepath=off", "-c", "color.ui=never",
-             *args],
-            with_extended_output=True, with_exceptions=False, stdout_as_string=False,
-            kill_after_timeout=timeout, env=GIT_ENV)
-    except git.GitCommandNotFound:
-        return 127, "", "git is not installed"
-    text = out.decode("utf-8", errors="replace") if isinstance(out, bytes) else str(out or "")
-    return status, text, str(err or "")
+        done = subprocess.run(command, cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
+    except OSError as exc:
+        return 127, "", f"fatal: cannot run git: {exc.strerror or exc}"
+    return (done.returncode, done.stdout.decode("utf-8", errors="replace"),
+            done.stderr.decode("utf-8", errors="replace"))
+
+
+def _no_repository_filters(executable: str, root: Path, env: dict[str, str]) -> dict[str, str]:
+    """Environment that empties the filter drivers the repository's own config defines.
+
+    A clean filter runs on every changed file that status, diff or blame looks at. The user's own
+    drivers (git-lfs in ~/.gitconfig) stay; those the repository sets (its .git/config and what that
+    includes) are replaced by nothing, through GIT_CONFIG_COUNT, which takes any driver name.
+    """
+    try:
+        done = subprocess.run([executable, "config", "--null", "--show-scope", "--get-regexp", r"^filter\."],
+                              cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    except (subprocess.TimeoutExpired, OSError):
+        return {}
+    fields = done.stdout.decode("utf-8", errors="replace").split("\0")
+    drivers = {key.split("\n", 1)[0][len("filter."):].rpartition(".")[0]
+               for scope, key in zip(fields[::2], fields[1::2]) if scope in ("local", "worktree")}
+    settings = [(f"filter.{name}.{key}", "") for name in sorted(drivers) if name for key in FILTER_COMMANDS]
+    settings += [(f"filter.{name}.required", "false") for name in sorted(drivers) if name]
+    count = env.get("GIT_CONFIG_COUNT", "")
+    first = int(count) if count.isdigit() else 0
+    overrides = {"GIT_CONFIG_COUNT": str(first + len(settings))}  # after any the user set
+    for number, (key, value) in enumerate(settings, first):
+        overrides[f"GIT_CONFIG_KEY_{number}"], overrides[f"GIT_CONFIG_VALUE_{number}"] = key, value
+    return overrides if settings else {}
 
 
 async def _git_output(ctx: ToolContext, *args: str) -> str:
@@ -129,7 +176,7 @@ class GitDiff(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         target, _ = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
-        base = ["diff", "--no-ext-diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
+        base = ["diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
         scope = ["--", target] if target else []
         out = await _git_output(ctx, *base, *scope)
         if not out.strip():
