@@ -9,11 +9,12 @@ import threading
 
 from agentcli.config import Settings
 from agentcli.core.events import ALLOW_ALWAYS
+from agentcli.ui.slash import tokens
 from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.screens.approval import ApprovalScreen
 from agentcli.ui.tui.screens.no_key import NoKeyScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
-from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, PrunedMarker
+from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, PrunedMarker, ReportEntry
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
@@ -43,7 +44,7 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
         entry = app.panel.entries["sa-1"]
         assert app.panel.is_open  # it opened by itself
         line = plain(entry).splitlines()[0]
-        assert line.startswith("● general") and "Find auth handler  1/30" in line
+        assert line.startswith("● Find auth handler  1/30")  # the type makes room for the description
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
         await pilot.press("ctrl+o")  # the transcript, live while the child works
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
@@ -55,13 +56,14 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
         await pilot.press("escape")
         await until(pilot, lambda: not app.busy, "the answer")
         await pilot.pause()
-        assert plain(entry).startswith("✓ general") and "Find auth handler  3/30" in plain(entry).splitlines()[0]
+        assert plain(entry).startswith("✓ Find auth handler  3/30")
         assert "read_file src/app/auth.py" in plain(entry)
         task = app.conversation.query_one(TaskEntry)
         assert "handle_auth is defined at src/app/auth.py:9." in plain(task)
         answers = [plain(a) for a in app.conversation.query(AssistantEntry)]
         assert answers[-1] == "handle_auth lives in **src/app/auth.py**."
-        assert "kept out of main context" in str(app.query_one("#status").content)
+        kept_out = tokens(app.session.subagents.tokens_kept_out)
+        assert f"kept out of main context: {kept_out} tokens" in str(app.query_one("#status").content)
     server.assert_no_rejections()
 
 
@@ -199,7 +201,7 @@ async def test_slash_commands(server, tui):
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/help")
-        assert "/model NAME" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "/model NAME" in plain(list(app.conversation.query(ReportEntry))[-1])
         await send(pilot, "/model claude-haiku-4-5")
         assert app.session.main.model == "claude-haiku-4-5"
         assert "claude-haiku-4-5" in str(app.query_one("#status").content)
@@ -208,10 +210,10 @@ async def test_slash_commands(server, tui):
         await send(pilot, "/permissions sometimes")
         assert "Unknown permission mode 'sometimes'" in plain(list(app.conversation.query(NoticeEntry))[-1])
         await send(pilot, "/cost")
-        assert "kept out of main context" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "kept out of main context" in plain(list(app.conversation.query(ReportEntry))[-1])
         await send(pilot, "/agents")
         assert app.panel.is_open
-        assert "general-purpose" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "general-purpose" in plain(list(app.conversation.query(ReportEntry))[-1])
         await send(pilot, "/bogus")
         assert "Unknown command /bogus" in plain(list(app.conversation.query(NoticeEntry))[-1])
         await send(pilot, "/clear")
@@ -257,7 +259,7 @@ async def test_input_completes_files_and_commands_and_recalls_history(server, tu
         await until(pilot, lambda: menu.showing, "command completions")
         await pilot.press("enter")  # nothing more to type: it runs at once
         assert area.text == ""
-        assert "kept out of main context" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "kept out of main context" in plain(list(app.conversation.query(ReportEntry))[-1])
         await pilot.pause()
         await pilot.press("a", "ctrl+j", "b")
         assert area.text == "a\nb"
@@ -318,7 +320,7 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.panel.is_open
-        assert plain(app.panel.entries["sa-1"]).startswith("✓ general-purpose: Find auth  2/30")
+        assert plain(app.panel.entries["sa-1"]).startswith("✓ Find auth  2/30")
         body = shown(app.conversation)
         assert "you find auth via a subagent" in body and "It is in auth.py." in body
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
@@ -475,7 +477,7 @@ async def test_agents_keeps_the_focus_in_the_input_and_typed_x_never_cancels(ser
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
         await send(pilot, "/agents")
         assert app.panel.is_open and prompt.has_focus
-        assert "shift+tab" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        assert "shift+tab" in plain(list(app.conversation.query(ReportEntry))[-1])
         await pilot.press("x", "y")  # typed, with the panel open: text
         assert prompt.text == "xy"
         prompt.clear()
@@ -533,3 +535,37 @@ async def test_ctrl_c_interrupts_the_turn_then_clears_the_input_then_quits(serve
         await pilot.pause()
     assert app.return_value == 0
     server.assert_no_rejections()
+
+
+async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server, tui):
+    gate = threading.Event()
+    server.when(is_main, tool_use("task", {"description": "Find where billing is handled", "prompt": "Find it."}),
+                text("Done."))
+    server.when(is_child, tool_use("grep", {"pattern": "charge"}, gate=gate, gate_timeout=30), text("Nowhere."))
+    app = tui()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "Find billing through a subagent")
+        await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
+        await pilot.pause()
+        assert app.conversation.size.width >= 45  # the panel leaves the conversation room
+        line = plain(app.panel.entries["sa-1"]).splitlines()[0]
+        assert line == "● Find where billing is handled  1/30"  # whole: type and tokens made room
+        assert app.panel.entries["sa-1"].query_one(EntryTitle).size.height == 2  # and the line wraps
+        status = app.query_one("#status")
+        facts = str(status.content)
+        assert "● working" in facts and "kept out 0" in facts and "ctx " in facts, facts
+        assert len(facts) <= status.content_size.width
+        await send(pilot, "/cost")
+        report = plain(list(app.conversation.query(ReportEntry))[-1])
+        assert "sa-1" in report and "total" in report and "kept out of main context" in report
+        assert "…" not in report  # columns that do not fit go whole; no number is cut
+        await send(pilot, "/agents")
+        report = plain(list(app.conversation.query(ReportEntry))[-1])
+        assert "general-purpose" in report and "● running" in report
+        assert max(map(len, report.splitlines())) <= list(app.conversation.query(ReportEntry))[-1].outer_size.width
+        await pilot.resize_terminal(200, 40)
+        await pilot.pause()
+        line = plain(app.panel.entries["sa-1"]).splitlines()[0]
+        assert line.startswith("● general-purpose: Find where billing is handled  1/30")
+        assert "kept out of main context: 0 tokens" in str(status.content)
+    gate.set()

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from agentcli.ui.tui.app import AgentApp, make_app
+from agentcli.ui.tui.widgets.conversation import ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from tests.fakes.anthropic_server import offers_tool
 
@@ -67,6 +69,8 @@ def plain(widget: Widget) -> str:
     """The text a widget shows."""
     if isinstance(widget, Markdown):
         return widget.source
+    if isinstance(widget, ReportEntry):  # a table drawn to its width: read it as drawn
+        return "\n".join(strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, *widget.outer_size)))
     if isinstance(widget, Collapsible):
         title = widget.title
         return getattr(title, "plain", str(title)) + "\n" + "\n".join(plain(w) for w in widget.query(Static))

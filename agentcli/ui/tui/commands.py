@@ -1,4 +1,4 @@
-"""Slash commands in the full-screen app. Names, parsing and reports come from ``ui/slash.py``."""
+"""Slash commands in the full-screen app. Names and parsing come from ``ui/slash.py``, tables from reports.py."""
 
 from __future__ import annotations
 
@@ -9,15 +9,19 @@ from textual.app import SystemCommand
 from ...core.agents import load_agent_types
 from ...core.permissions import MODES
 from .. import slash
+from . import reports
 
 if TYPE_CHECKING:
     from .app import AgentApp
 
-KEYS = """\
-enter send · ctrl+j or shift+enter new line · ↑/↓ history · @ complete a file · / complete a command
-esc interrupt the answer · ctrl+t side panel · ctrl+o subagent transcript · ctrl+p every action
-in the panel: enter transcript · space expand · x cancel that subagent
-ctrl+c stops the answer, or clears the input, or (twice, on an empty input) quits · ctrl+q quits"""
+KEYS = [
+    ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
+    ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"),
+    ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
+    ("ctrl+t", "show or hide the side panel"), ("ctrl+o", "a subagent's transcript"),
+    ("shift+tab, tab", "to the panel's entries: enter transcript, space expand, x cancel"),
+    ("ctrl+p", "every action"), ("ctrl+q", "quit"),
+]
 PANEL_HOW_TO = ("shift+tab (or tab) moves to the panel's entries: enter opens a transcript, space expands, "
                 "x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
 
@@ -32,7 +36,7 @@ async def run_command(app: "AgentApp", text: str) -> None:
 
 
 async def show_help(app: "AgentApp", arg: str) -> None:
-    await app.conversation.add_notice(f"{slash.help_text('tui')}\n\n{KEYS}", block=True)
+    await app.conversation.add_report(reports.help_report(KEYS))
 
 
 async def clear(app: "AgentApp", arg: str) -> None:
@@ -47,16 +51,11 @@ async def clear(app: "AgentApp", arg: str) -> None:
 async def agents(app: "AgentApp", arg: str) -> None:
     app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
     types = load_agent_types(app.session.workspace.root)
-    lines = ["Agent types:"] + [f"  {t.name}  {t.description}" for t in types.values()]
-    if app.subagents:
-        lines += ["", "This session:"] + [f"  {s.id}  {s.status:<10} {s.type}  {s.description}"
-                                          for s in app.subagents.values()]
-    lines += ["", PANEL_HOW_TO]
-    await app.conversation.add_notice("\n".join(lines), block=True)
+    await app.conversation.add_report(reports.agents_report(types.values(), app.subagents.values(), PANEL_HOW_TO))
 
 
 async def cost(app: "AgentApp", arg: str) -> None:
-    await app.conversation.add_notice(slash.cost_report(app.session), block=True)
+    await app.conversation.add_report(reports.cost_report(app.session))
 
 
 async def model(app: "AgentApp", arg: str) -> None:

@@ -126,16 +126,23 @@ class StatusFacts:
                    context_used=session.context_used(), context_window=session.context_window(),
                    kept_out=session.subagents.tokens_kept_out, busy=busy, no_key=no_key)
 
-    def render(self) -> Content:
+    def render(self, width: int = 1000) -> Content:
+        """The facts on one line of ``width`` cells: labels get shorter before any number is lost."""
         pct = 100 * self.context_used / self.context_window if self.context_window else 0
-        state = (Content.styled("no API key", "bold $error") if self.no_key
-                 else Content.styled("● working", "bold $warning") if self.busy else None)
         sep = Content.styled(" │ ", "$text-muted")
-        parts = [
-            Content.styled(self.model, "bold"),
-            Content(self.mode),
-            Content(f"{tokens(self.tokens)} tok {self.cost}"),
-            Content(f"context {pct:.0f}%"),
-            Content(f"kept out of main context: {tokens(self.kept_out)} tokens"),
-        ]
-        return sep.join(([state] if state else []) + parts)
+        line = Content("")
+        for short in range(6):  # each step shortens one more label
+            state = (Content.styled("no API key", "bold $error") if self.no_key
+                     else Content.styled("● working" if short < 4 else "●", "bold $warning") if self.busy else None)
+            parts = [
+                Content.styled(self.model if short < 3 else self.model.removeprefix("claude-"), "bold"),
+                Content(self.mode) if short < 5 or self.mode != "default" else None,
+                Content(f"{tokens(self.tokens)} tok {self.cost}"),
+                Content(f"context {pct:.0f}%" if short < 2 else f"ctx {pct:.0f}%"),
+                Content(f"kept out of main context: {tokens(self.kept_out)} tokens" if short < 1
+                        else f"kept out {tokens(self.kept_out)}"),
+            ]
+            line = sep.join([part for part in [state, *parts] if part is not None])
+            if line.cell_length <= width:
+                break
+        return line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -77,6 +78,12 @@ class NoticeEntry(Static):
         super().__init__(Content(text), classes=f"-{level}" + (" -block" if block else ""))
 
 
+class ReportEntry(Static):
+    """What a command reports (/cost, /agents, /help): drawn again to the width the conversation has."""
+
+    DEFAULT_CSS = "ReportEntry { margin: 0 0 1 0; padding: 1 2; background: $boost; }"
+
+
 class PrunedMarker(Static):
     DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
 
@@ -137,6 +144,10 @@ class Conversation(VerticalScroll):
     async def add_notice(self, text: str, level: str = "info", *, block: bool = False) -> None:
         await self.end_answer()
         await self.add(NoticeEntry(text, level, block=block))
+
+    async def add_report(self, report: RenderableType) -> None:
+        await self.end_answer()
+        await self.add(ReportEntry(report))
 
     async def add_user(self, text: str) -> None:
         label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"

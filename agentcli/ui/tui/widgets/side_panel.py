@@ -48,7 +48,7 @@ class SubagentEntry(Collapsible):
     DEFAULT_CSS = """
     SubagentEntry {
         padding: 0; border-top: none; margin: 0 0 1 0; background: $surface;
-        EntryTitle { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        EntryTitle { width: 1fr; padding: 0 1; }
         Contents { padding: 0 1 0 2; }
         .entry-tools { color: $text-muted; }
         .entry-files { color: $success; }
@@ -61,7 +61,8 @@ class SubagentEntry(Collapsible):
         self.agent_id = state.id
         self.show_times = show_times
         self.now = now
-        self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " ", state.description),
+        self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " · ",
+                                              Content.styled(state.type, "$secondary"), "\n", state.description),
                              classes="entry-about")
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
@@ -73,18 +74,23 @@ class SubagentEntry(Collapsible):
         self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def line(self, state: SubagentState, now: float) -> Content:
-        """One line: status icon, type, description (cut to fit), turn n/max, tokens, elapsed."""
-        facts = [f"{state.turn}/{state.max_turns}", f"{tokens(state.tokens)} tok"]
-        if self.show_times:
-            facts.append(seconds(state.elapsed(now)))
-        tail = "  " + " ".join(facts)
-        room = (self.size.width or 50) - 4 - 2 - len(tail)  # less the ▶ symbol, padding and status icon
-        description = one_line(state.description, 200)
-        kind = one_line(state.type, max(8, room - 2 - len(description)))  # the description comes first
-        return Content.assemble(
-            status_icon(state.status), " ", Content.styled(kind, "$secondary"), ": ",
-            Content.styled(one_line(description, max(8, room - 2 - len(kind))), "bold"),
-            Content.styled(tail, "$text-muted"))
+        """Status icon, type, description, turn n/max, tokens and elapsed time, on one line if they fit.
+
+        The description stays whole: to make room for it, the type goes first, then the tokens. If it
+        still does not fit, the line wraps.
+        """
+        description = one_line(state.description, 120)
+        room = (self.size.width or 50) - 4 - 2  # less the ▶ symbol, padding and status icon
+        turn = f"{state.turn}/{state.max_turns}"
+        took = seconds(state.elapsed(now)) if self.show_times else ""
+        used = f"{tokens(state.tokens)} tok"
+        for kind, facts in ((state.type, (turn, used, took)), ("", (turn, used, took)), ("", (turn, took))):
+            tail = "  " + " ".join(fact for fact in facts if fact)
+            if len(kind) + 2 * bool(kind) + len(description) + len(tail) <= room:
+                break
+        head = [Content.styled(kind, "$secondary"), ": "] if kind else []
+        return Content.assemble(status_icon(state.status), " ", *head, Content.styled(description, "bold"),
+                                Content.styled(tail, "$text-muted"))
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
@@ -112,7 +118,7 @@ class SubagentEntry(Collapsible):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 45%; min-width: 50; max-width: 84; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 38%; min-width: 26; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
         #panel-hint { padding: 0 1 1 1; color: $text-muted; }

@@ -13,5 +13,12 @@ class StatusBar(Static):
                 text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
+    facts: StatusFacts | None = None
+
     def show(self, facts: StatusFacts) -> None:
-        self.update(facts.render())
+        self.facts = facts
+        self.update(facts.render(self.content_size.width or 1000))
+
+    def on_resize(self) -> None:
+        if self.facts is not None:
+            self.show(self.facts)

@@ -1,0 +1,115 @@
+"""The reports of /cost, /agents and /help: tables drawn to the width the conversation has.
+
+When a table does not fit, its least needed columns go, whole, instead of every cell being cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+from .. import slash
+from .format import STATUS_ICONS
+
+if TYPE_CHECKING:
+    from ...core.agents import AgentType
+    from ...core.session import Session
+    from .state import SubagentState
+
+GAP = 2  # cells between columns
+WRAPPED = 16  # the width a wrapping column (a description) needs at least
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    keep: int  # the higher, the longer the column stays when the width is short
+    numeric: bool = False
+    wraps: bool = False  # free text: it wraps, and takes the width left over
+
+
+class Fitted:
+    """A table that leaves out its least needed columns rather than squeezing all of them."""
+
+    def __init__(self, columns: list[Column], rows: list[list[str]], *, bold_last: bool = False) -> None:
+        self.columns = columns
+        self.rows = rows
+        self.bold_last = bold_last
+
+    def width(self, index: int) -> int:
+        column = self.columns[index]
+        widest = max([cell_len(column.header)] + [cell_len(row[index]) for row in self.rows])
+        return min(widest, WRAPPED) if column.wraps else widest
+
+    def shown(self, width: int) -> list[int]:
+        """The columns that fit in ``width``, in their order."""
+        shown = [i for i in range(len(self.columns)) if any(row[i] for row in self.rows)]
+        while len(shown) > 1 and sum(map(self.width, shown)) + GAP * (len(shown) - 1) > width:
+            shown.remove(min(shown, key=lambda i: self.columns[i].keep))
+        return shown
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        shown = self.shown(options.max_width)
+        table = Table(box=None, padding=(0, GAP // 2), pad_edge=False, show_edge=False, header_style="bold",
+                      expand=False)
+        for i in shown:
+            column = self.columns[i]
+            table.add_column(column.header, justify="right" if column.numeric else "left",
+                             no_wrap=not column.wraps, overflow="fold" if column.wraps else "ellipsis",
+                             ratio=1 if column.wraps else None)
+        for number, row in enumerate(self.rows):
+            bold = self.bold_last and number == len(self.rows) - 1
+            table.add_row(*(row[i] for i in shown), style="bold" if bold else None)
+        yield table
+
+
+def titled(title: str, body: RenderableType) -> Group:
+    return Group(Text(title, style="bold"), body)
+
+
+def cost_report(session: "Session") -> Group:
+    """Tokens and cost per agent and in total, how full the main context is, what subagents kept out."""
+    columns = [Column("agent", 9), Column("input", 7, numeric=True), Column("output", 6, numeric=True),
+               Column("cache read", 3, numeric=True), Column("cache write", 2, numeric=True),
+               Column("cost", 8, numeric=True), Column("task", 4, wraps=True)]
+    agents = [("main", session.main.usage, "")] + [
+        (r.id, r.usage, r.description) for r in session.subagents.records.values()]
+    rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
+             slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
+    rows.append(["total", *usage_cells(session)])
+    notes = Text(f"{slash.context_line(session)}\n"
+                 f"kept out of main context: {slash.tokens(session.subagents.tokens_kept_out)} tokens")
+    return Group(titled("Tokens and cost", Fitted(columns, rows, bold_last=True)), Text(""), notes)
+
+
+def usage_cells(session: "Session") -> list[str]:
+    u = session.usage
+    return [slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
+            slash.tokens(u.cache_write_tokens), slash.money(u), ""]
+
+
+def agents_report(types: Iterable["AgentType"], subagents: Iterable["SubagentState"], how_to: str) -> Group:
+    """The agent types a task may use, this session's subagents, and how to reach the panel."""
+    kinds = Fitted([Column("type", 9), Column("what it is for", 5, wraps=True)],
+                   [[t.name, t.description] for t in types])
+    parts: list[RenderableType] = [titled("Agent types", kinds)]
+    rows = [[s.id, f"{STATUS_ICONS.get(s.status, '?')} {s.status}", s.type, f"{s.turn}/{s.max_turns}",
+             slash.tokens(s.tokens), s.description] for s in subagents]
+    if rows:
+        columns = [Column("id", 9), Column("status", 8), Column("type", 2), Column("turns", 4, numeric=True),
+                   Column("tokens", 3, numeric=True), Column("task", 6, wraps=True)]
+        parts += [Text(""), titled("This session", Fitted(columns, rows))]
+    parts += [Text(""), Text(how_to, style="dim")]
+    return Group(*parts)
+
+
+def help_report(keys: list[tuple[str, str]]) -> Group:
+    commands = Fitted([Column("command", 9), Column("what it does", 5, wraps=True)],
+                      [[f"/{c.name} {c.args}".strip(), c.help] for c in slash.commands_for("tui")])
+    shortcuts = Fitted([Column("key", 9), Column("what it does", 5, wraps=True)], [list(k) for k in keys])
+    return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts))
