@@ -569,3 +569,19 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         assert line.startswith("● general-purpose: Find where billing is handled  1/30")
         assert "kept out of main context: 0 tokens" in str(status.content)
     gate.set()
+
+
+async def test_sending_while_scrolled_up_jumps_to_the_bottom_and_follows(server, tui):
+    server.script(text("\n\n".join(f"Paragraph {n}." for n in range(40))))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        for n in range(60):
+            await app.conversation.add_notice(f"note {n}")
+        await pilot.pause()
+        app.conversation.scroll_home(animate=False)  # the user scrolls up to read
+        await pilot.pause()
+        assert app.conversation.scroll_y == 0
+        await answer(pilot, "tell me more")
+        await pilot.pause()
+        assert app.conversation.max_scroll_y > 0
+        assert app.conversation.scroll_y == app.conversation.max_scroll_y  # followed the answer down

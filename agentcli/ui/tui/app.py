@@ -170,6 +170,7 @@ class AgentApp(App[int]):
         return next((s for s in self.subagents.values() if s.tool_use_id == tool_use_id), None)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
         if message.text.startswith("/"):
             await run_command(self, message.text)
         elif self.no_key:  # nothing to send it with: say so, and leave the session as it is

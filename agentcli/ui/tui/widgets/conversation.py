@@ -117,6 +117,10 @@ class Conversation(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
+    def follow(self) -> None:
+        """Jump to the bottom and follow new output again (until the user scrolls up)."""
+        self.anchor()
+
     @property
     def streaming(self) -> bool:
         return self._stream is not None
