@@ -18,7 +18,7 @@ from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, Pr
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
-from tests.fakes.anthropic_server import (first_user_text, reply, stream_error, text, tool_result_text, tool_results,
+from tests.fakes.anthropic_server import (error, first_user_text, reply, stream_error, text, tool_result_text, tool_results,
                                           tool_use, tool_use_block)
 from tests.ui.test_tui_support import (SIZE, answer, is_child, is_main, plain, send, shown, tui,  # noqa: F401
                                        until)
@@ -585,3 +585,30 @@ async def test_sending_while_scrolled_up_jumps_to_the_bottom_and_follows(server,
         await pilot.pause()
         assert app.conversation.max_scroll_y > 0
         assert app.conversation.scroll_y == app.conversation.max_scroll_y  # followed the answer down
+
+
+async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(server, tui):
+    gate = threading.Event()
+
+    def overloaded():
+        return error(529, "overloaded_error", "Overloaded")
+
+    server.when(is_main, overloaded(), overloaded(), overloaded(),
+                tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
+    server.when(is_child, overloaded(), overloaded(), text("In src/app/auth.py.", gate=gate, gate_timeout=30))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Find auth through a subagent")
+        await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].retry == "retrying 2/8",
+                    "the child's second retry")
+        await pilot.pause()
+        assert "Find auth  retrying 2/8  1/30" in plain(app.panel.entries["sa-1"]).splitlines()[0]
+        assert "retrying 2/8" in plain(app.conversation.query_one(TaskEntry))
+        retries = [plain(n) for n in app.conversation.query(NoticeEntry) if "Retrying in" in plain(n)]
+        assert len(retries) == 1 and retries[0].endswith("(3/8).")  # one line, updated in place
+        gate.set()
+        await until(pilot, lambda: not app.busy, "the answer")
+        await pilot.pause()
+        assert app.subagents["sa-1"].retry == ""
+        assert "retrying" not in plain(app.panel.entries["sa-1"])
+    server.assert_no_rejections()

@@ -25,6 +25,17 @@ STATUS_STYLES = {"queued": "$text-muted", "running": "$warning", "done": "$succe
 FOOTER = re.compile(r"\n*\[sa-\d+ · [^\]]*\]\s*$")  # the line the engine appends to a task result
 
 
+RETRY = re.compile(r"Retrying in .*?(?:\((\d+/\d+)\))?\.?$")  # the engine's notice before it calls again
+
+
+def retry_note(level: str, text: str) -> str | None:
+    """'retrying 3/8' for the engine's notice of an API retry; None for any other notice."""
+    found = RETRY.search(text) if level == "warning" else None
+    if found is None:
+        return None
+    return f"retrying {found.group(1)}" if found.group(1) else "retrying"
+
+
 def seconds(value: float) -> str:
     """0.04 → '0.0s', 7.2 → '7s', 125 → '2m 05s'."""
     if value < 10:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...core.events import (Event, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
-                            TurnStarted, UsageUpdated)
+from ...core.events import (AssistantMessage, Event, Notice, SubagentFinished, SubagentStarted, TextDelta,
+                            ToolCallFinished, ToolCallStarted, TurnStarted, UsageUpdated)
+from .format import retry_note
 
 if TYPE_CHECKING:
     from ...core.subagents import SubagentRecord
@@ -43,6 +44,7 @@ class SubagentState:
     tools: dict[str, ToolView] = field(default_factory=dict)
     files_changed: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript viewer
+    retry: str = ""  # "retrying 3/8" while its model call is being retried
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "SubagentState":
@@ -76,6 +78,10 @@ class SubagentState:
 
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
+        if isinstance(event, Notice):
+            self.retry = retry_note(event.level, event.text) or self.retry
+        elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
+            self.retry = ""  # the call got through
         if isinstance(event, TurnStarted):
             self.turn = event.turn
             self.max_turns = event.max_turns or self.max_turns

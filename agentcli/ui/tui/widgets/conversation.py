@@ -19,7 +19,7 @@ from ....core import loop
 from ....core.events import (AssistantMessage, Compacted, Event, Notice, SubagentFinished, TextDelta, TextReset,
                              ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ...slash import tokens
-from ..format import seconds
+from ..format import retry_note, seconds
 from ..state import SubagentState
 from .tool_call import TaskEntry, ToolCallEntry
 
@@ -75,7 +75,8 @@ class NoticeEntry(Static):
     """
 
     def __init__(self, text: str, level: str = "info", *, block: bool = False) -> None:
-        super().__init__(Content(text), classes=f"-{level}" + (" -block" if block else ""))
+        classes = " ".join(f"-{word}" for word in level.split())  # "warning retry": -warning -retry
+        super().__init__(Content(text), classes=classes + (" -block" if block else ""))
 
 
 class ReportEntry(Static):
@@ -153,6 +154,15 @@ class Conversation(VerticalScroll):
         await self.end_answer()
         await self.add(ReportEntry(report))
 
+    async def retrying(self, text: str) -> None:
+        """An API retry: one line, updated in place while the retries follow each other."""
+        await self.end_answer()
+        last = self._batch[-1] if self._batch else self.children[-1] if self.children else None
+        if isinstance(last, NoticeEntry) and last.has_class("-retry"):
+            last.update(Content(text))
+        else:
+            await self.add(NoticeEntry(text, "warning retry"))
+
     async def add_user(self, text: str) -> None:
         label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"
         self.user_messages += 1
@@ -211,6 +221,8 @@ class Conversation(VerticalScroll):
             await self.start_tool(event)
         elif isinstance(event, ToolCallFinished):
             await self.finish_tool(event)
+        elif isinstance(event, Notice) and retry_note(event.level, event.text):
+            await self.retrying(event.text)
         elif isinstance(event, Notice):
             await self.add_notice(event.text, event.level)
         elif isinstance(event, TurnFinished) and event.stop_reason == "cancelled":

@@ -84,13 +84,14 @@ class SubagentEntry(Collapsible):
         turn = f"{state.turn}/{state.max_turns}"
         took = seconds(state.elapsed(now)) if self.show_times else ""
         used = f"{tokens(state.tokens)} tok"
+        retry = f"  {state.retry}" if state.retry else ""
         for kind, facts in ((state.type, (turn, used, took)), ("", (turn, used, took)), ("", (turn, took))):
             tail = "  " + " ".join(fact for fact in facts if fact)
-            if len(kind) + 2 * bool(kind) + len(description) + len(tail) <= room:
+            if len(kind) + 2 * bool(kind) + len(description) + len(retry) + len(tail) <= room:
                 break
         head = [Content.styled(kind, "$secondary"), ": "] if kind else []
         return Content.assemble(status_icon(state.status), " ", *head, Content.styled(description, "bold"),
-                                Content.styled(tail, "$text-muted"))
+                                Content.styled(retry, "$warning"), Content.styled(tail, "$text-muted"))
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width

@@ -106,7 +106,8 @@ class TaskEntry(Vertical):
         if self.show_times:
             facts.append(seconds(state.elapsed(now)))
         tail = Content.styled("  " + " · ".join(facts), "$text-muted")
-        return Content.assemble(head, "  ", status_icon(state.status), " ", Content(state.status), tail)
+        status = Content.styled(state.retry, "$warning") if state.retry else Content(state.status)
+        return Content.assemble(head, "  ", status_icon(state.status), " ", status, tail)
 
     def show(self, state: SubagentState, now: float) -> None:
         self.agent_id = state.id
