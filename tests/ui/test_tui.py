@@ -612,3 +612,23 @@ async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(serve
         assert app.subagents["sa-1"].retry == ""
         assert "retrying" not in plain(app.panel.entries["sa-1"])
     server.assert_no_rejections()
+
+
+async def test_enter_runs_a_command_whose_argument_is_optional_at_once(server, tui):
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        area, menu = app.prompt, app.query_one(Completions)
+        await pilot.press(*"/model")
+        await until(pilot, lambda: menu.showing, "command completions")
+        await pilot.press("enter")  # the whole name typed: /model alone shows the model
+        assert area.text == ""
+        assert "The model is" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await pilot.press(*"/perm")
+        await until(pilot, lambda: menu.showing, "command completions")
+        await pilot.press("enter")  # [MODE] is optional: it runs
+        assert area.text == ""
+        assert "Modes:" in plain(list(app.conversation.query(NoticeEntry))[-1])
+        await pilot.press(*"/mo")
+        await until(pilot, lambda: menu.showing, "command completions")
+        await pilot.press("enter")  # only part of a command that takes a name: enter completes it
+        assert area.text == "/model "

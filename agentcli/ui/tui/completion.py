@@ -17,7 +17,7 @@ class Candidate:
     replacement: str  # what replaces the word being typed
     label: str  # what the menu shows
     hint: str = ""
-    complete: bool = False  # enter on it may send at once (a command that takes no argument)
+    complete: bool = False  # enter on it sends at once (a command whose argument is optional, or already typed)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ def candidates(line: str, column: int, row: int, files: list[str]) -> tuple[Word
     """Completions for the word before the cursor: '/cmd' at the very start, '@path' anywhere."""
     word = word_at(line, column)
     if row == 0 and word.start == 0 and word.text.startswith("/"):
-        return word, [Candidate(f"/{c.name} ", f"/{c.name} {c.args}".rstrip(), c.help, complete=not c.args)
+        return word, [Candidate(f"/{c.name} ", f"/{c.name} {c.args}".rstrip(), c.help,
+                                complete=not c.args or c.args.startswith("[") or word.text.lower() == f"/{c.name}")
                       for c in complete_command(word.text)]
     if word.text.startswith("@"):
         return word, [Candidate(f"@{path} ", path) for path in match_files(word.text[1:], files)]
