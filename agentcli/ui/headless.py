@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import IO, Any
 
@@ -12,21 +13,45 @@ from ..core.llm import LLMError
 from ..core.session import Session
 
 
+READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
+
+
 class HeadlessOutput:
-    """The sink for a headless run: writes stream-json lines, and notices to stderr."""
+    """The sink for a headless run: writes stream-json lines, and notices to stderr.
+
+    When the reader goes away (`agentcli -p … | head -1`), writing stops quietly, the stream is
+    pointed at /dev/null so nothing complains at exit, and ``run`` (the task of the run) is cancelled:
+    nobody reads what it would do.
+    """
 
     def __init__(self, output_format: str, out: IO[str], err: IO[str]) -> None:
         self.format, self.out, self.err = output_format, out, err
+        self.reader_gone = False
+        self.run: asyncio.Task[Any] | None = None
 
     def __call__(self, event: Event) -> None:
         if self.format == "stream-json":
             self.line(event.to_dict())
         elif isinstance(event, Notice) and event.level in ("warning", "error"):
-            print(f"agentcli: {event.text}", file=self.err, flush=True)
+            self.write(self.err, f"agentcli: {event.text}\n")
 
     def line(self, record: dict[str, Any]) -> None:
-        self.out.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self.out.flush()
+        self.write(self.out, json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+    def write(self, stream: IO[str], text: str) -> None:
+        if self.reader_gone:
+            return
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:
+            self.reader_gone = True
+            try:  # what is still buffered goes nowhere at exit, instead of raising again
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError):  # not a real file
+                pass
+            if self.run is not None:
+                self.run.cancel()
 
 
 def summary(session: Session, result: str, is_error: bool, status: str) -> dict[str, Any]:
@@ -52,6 +77,10 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
         output.line({"type": "system", "subtype": "init", "session_id": session.id, "model": session.main.model,
                      "cwd": str(session.workspace.root), "tools": session.main.tools.names(),
                      "permission_mode": session.permissions.mode})
+    if output.reader_gone:  # gone before the start: nothing to do
+        await session.aclose()
+        return READER_GONE
+    output.run = asyncio.current_task()
     try:
         run = await session.send(prompt)
         text, status, is_error = run.text, run.status, run.status != "done"
@@ -61,15 +90,17 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
     except asyncio.CancelledError:
         text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
     finally:
+        output.run = None  # the run is over: a closed pipe from here on has nothing to stop
         await session.aclose()
     if output.format == "text":
         if text and status != "error":
-            output.out.write(text.rstrip("\n") + "\n")
-            output.out.flush()
+            output.write(output.out, text.rstrip("\n") + "\n")
     else:
         output.line(summary(session, text, is_error, status))
     if reason and output.format == "text":
-        print(f"agentcli: {reason}", file=output.err, flush=True)
+        output.write(output.err, f"agentcli: {reason}\n")
+    if output.reader_gone:
+        return READER_GONE
     return 130 if status == "interrupted" else (1 if is_error else 0)
 
 

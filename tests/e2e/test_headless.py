@@ -6,10 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import API_KEY
-from tests.fakes.anthropic_server import offers_tool, text, tool_use
+from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use, tool_use_block
 
 
 def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
@@ -120,3 +123,34 @@ def test_api_error_exits_non_zero_with_the_reason(server, api_env, repo):
 def test_version(repo):
     proc = agentcli("--version", cwd=repo)
     assert proc.returncode == 0 and proc.stdout.startswith("agentcli ")
+
+
+def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
+    """`agentcli -p … --output-format stream-json | head -1`: no traceback, the run stops, exit 141."""
+    answered = threading.Event()
+    server.script(reply("Running it.", tool_use_block("bash", {"command": "touch ran.txt"}), gate=answered),
+                  text("Done."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",
+                             "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert json.loads(proc.stdout.readline())["subtype"] == "init"
+    proc.stdout.close()  # what head does after its line
+    answered.set()  # only now: all that comes next finds the pipe closed
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == ""
+    assert len(server.requests) <= 1 and not (repo / "ran.txt").exists()  # nobody reads on: it stopped
+
+
+@pytest.mark.parametrize("output_format, requests", [("text", 1), ("stream-json", 0)])
+def test_output_nobody_reads_is_quiet(server, api_env, repo, output_format, requests):
+    """`agentcli -p hi | true`: text is written at the end, so the run finishes; a stream stops at its first line."""
+    server.script(text("Hello from the model."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", output_format],
+                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # long before agentcli writes anything
+    stderr = proc.stderr.read()
+    assert (proc.wait(timeout=60), stderr) == (141, "")
+    assert len(server.requests) == requests
