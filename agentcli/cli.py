@@ -91,6 +91,8 @@ def run(argv: list[str]) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
+    if args.resume is not None and not args.resume.strip():
+        raise UsageError("--resume needs a session id; 'agentcli sessions list' shows them")
     if args.continue_ and args.resume:
         raise UsageError("use either --continue or --resume, not both")
     args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts

@@ -51,3 +51,32 @@ def test_a_data_folder_that_is_a_file(repo, api_env, isolated_home):
     message = one_sentence(proc.stderr)
     assert message.startswith(f"agentcli: Cannot save sessions in {isolated_home / 'projects'}/")
     assert "(not a directory)" in message
+
+
+FRONT_ENDS = {"tui": [], "plain": ["--plain"], "headless": ["-p", "hi"]}
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_an_empty_resume_is_a_usage_error(repo, api_env, front_end, value):
+    proc = agentcli(*FRONT_ENDS[front_end], "--resume", value, cwd=repo, env=api_env)
+    assert proc.returncode == 2
+    assert one_sentence(proc.stderr) == ("agentcli: --resume needs a session id; 'agentcli sessions list' "
+                                         "shows them")
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_a_bad_resume_exits_1_with_one_sentence_from_every_front_end(repo, api_env, front_end):
+    proc = agentcli(*FRONT_ENDS[front_end], "--resume", "nope", cwd=repo, env=api_env)
+    assert (proc.returncode, one_sentence(proc.stderr)) == (
+        1, "agentcli: No session 'nope' in this workspace; 'agentcli sessions list' shows them.")
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_a_session_that_cannot_open_exits_1_from_every_front_end(repo, api_env, isolated_home, front_end):
+    """Past the command line's own checks, each front end opens the session and reports failure itself."""
+    isolated_home.mkdir(parents=True)
+    (isolated_home / "projects").write_text("")
+    proc = agentcli(*FRONT_ENDS[front_end], cwd=repo, env=api_env)
+    assert proc.returncode == 1
+    assert one_sentence(proc.stderr).startswith(f"agentcli: Cannot save sessions in {isolated_home / 'projects'}/")

@@ -355,6 +355,6 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
         app = make_app(settings, root, resume=resume, continue_=continue_)
     except SessionError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
-        return 2
+        return 1  # as headless and line mode do
     code = app.run()
     return code if isinstance(code, int) else 0
