@@ -550,7 +550,8 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         assert app.conversation.size.width >= 45  # the panel leaves the conversation room
         line = plain(app.panel.entries["sa-1"]).splitlines()[0]
         assert line == "● Find where billing is handled  1/30"  # whole: type and tokens made room
-        assert app.panel.entries["sa-1"].query_one(EntryTitle).size.height == 2  # and the line wraps
+        title = app.panel.entries["sa-1"].query_one(EntryTitle)
+        await until(pilot, lambda: title.size.height == 2, "the line to wrap")
         status = app.query_one("#status")
         facts = str(status.content)
         assert "● working" in facts and "kept out 0" in facts and "ctx " in facts, facts
@@ -632,3 +633,33 @@ async def test_enter_runs_a_command_whose_argument_is_optional_at_once(server, t
         await until(pilot, lambda: menu.showing, "command completions")
         await pilot.press("enter")  # only part of a command that takes a name: enter completes it
         assert area.text == "/model "
+
+
+async def test_compaction_is_one_line_live_and_resumed_and_a_clear_shows_as_a_divider(server, make_session):
+    from agentcli.core.events import Notice
+    from agentcli.ui.tui.resume import open_session
+
+    server.script(text("One."), text("Two."), text("The user said first and second."), text("Three."))
+    session, _ = make_session(interactive=True)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "first")
+        await answer(pilot, "second")
+        await send(pilot, "/compact")
+        await until(pilot, lambda: not app.busy, "compaction")
+        await pilot.pause()
+        lines = [plain(n) for n in app.conversation.query(NoticeEntry) if "compacted" in plain(n).lower()]
+        assert len(lines) == 1 and lines[0].startswith("── compacted 3 older messages into a summary (asked for)")
+        # As sessions saved before the engine dropped its own notice of compaction have it:
+        session.emit(Notice(level="info", text="Compacted 3 older messages into a summary: about 1,000 → 100."))
+        await send(pilot, "/clear")
+        await answer(pilot, "third")
+    resumed, _ = open_session(session.settings, session.workspace.root, llm=session.llm, resume=session.id)
+    app = make_app(resumed.settings, resumed.workspace.root, session=resumed, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        body = shown(app.conversation)
+        assert body.lower().count("compacted") == 1
+        before, divider, after = body.partition("── /clear: the conversation started afresh")
+        assert divider and "you second" in before and "you third" in after and "Three." in after
+    server.assert_no_rejections()

@@ -29,7 +29,7 @@ from . import keys
 from .commands import palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
-from .resume import SessionError, open_session
+from .resume import SessionError, main_events, open_session
 from .screens.approval import ApprovalQueue
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
@@ -113,7 +113,7 @@ class AgentApp(App[int]):
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
         for record in self.session.subagents.records.values():
             self.subagents[record.id] = SubagentState.from_record(record)
-        restored = [e for e in self.session.restored_events if e.agent_id == MAIN]
+        restored = main_events(self.session)
         messages = self.session.main.messages
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)

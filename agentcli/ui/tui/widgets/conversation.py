@@ -20,6 +20,7 @@ from ....core.events import (AssistantMessage, Compacted, Event, Notice, Subagen
                              ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ...slash import tokens
 from ..format import retry_note, seconds
+from ..resume import HistoryCleared
 from ..state import SubagentState
 from .tool_call import TaskEntry, ToolCallEntry
 
@@ -31,6 +32,7 @@ def text_of(content: Any) -> str:
 
 
 ENGINE_NOTES = {loop.CUT_OFF, loop.BROKEN_OFF}
+COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
 
 def tail_start(events: list[Event], widgets: int) -> int:
@@ -221,6 +223,8 @@ class Conversation(VerticalScroll):
             await self.start_tool(event)
         elif isinstance(event, ToolCallFinished):
             await self.finish_tool(event)
+        elif isinstance(event, Notice) and event.text.startswith(COMPACTED) and "into a summary" in event.text:
+            pass  # sessions saved before the engine reported compaction only with the Compacted event
         elif isinstance(event, Notice) and retry_note(event.level, event.text):
             await self.retrying(event.text)
         elif isinstance(event, Notice):
@@ -234,8 +238,11 @@ class Conversation(VerticalScroll):
                 line += f" · {seconds(event.seconds)}"
             await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))
         elif isinstance(event, Compacted):
-            await self.add_notice(f"Compacted {event.messages_summarized} older messages into a summary "
-                                  f"({tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens).")
+            why = f" ({event.reason})" if event.reason else ""
+            await self.add_notice(f"── compacted {event.messages_summarized} older messages into a summary{why}: "
+                                  f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+        elif isinstance(event, HistoryCleared):
+            await self.add_notice("── /clear: the conversation started afresh; the model does not see what is above")
 
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
