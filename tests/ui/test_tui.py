@@ -339,7 +339,7 @@ async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, NoKeyScreen)
-        assert "ANTHROPIC_API_KEY" in app.screen.query_one("Markdown").source
+        assert "export ANTHROPIC_API_KEY" in plain(app.screen.query_one("#no-key-text"))
         await pilot.press("escape")
         assert not isinstance(app.screen, NoKeyScreen)
         await answer(pilot, "hello?")
@@ -663,3 +663,34 @@ async def test_compaction_is_one_line_live_and_resumed_and_a_clear_shows_as_a_di
         before, divider, after = body.partition("── /clear: the conversation started afresh")
         assert divider and "you second" in before and "you third" in after and "Three." in after
     server.assert_no_rejections()
+
+
+async def test_the_no_key_window_fits_80_by_24(repo):
+    app = make_app(Settings(), repo, testing=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        window = app.screen.query_one("#no-key")
+        assert app.screen.region.contains_region(window.region)  # the whole frame is on the screen
+        assert window.max_scroll_y == 0  # and all of the text, without scrolling
+        await pilot.resize_terminal(60, 14)
+        await pilot.pause()
+        assert app.screen.region.contains_region(window.region)  # smaller still: it scrolls instead
+
+
+async def test_one_escape_closes_the_transcript_and_only_the_next_interrupts(server, tui):
+    gate = threading.Event()
+    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
+    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=30), text("Found."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Find auth through a subagent")
+        await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TranscriptScreen)
+        assert app.busy and app.subagents["sa-1"].status == "running"  # closed, and nothing interrupted
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy, "the interrupt")
+    gate.set()

@@ -4,30 +4,26 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
-HOW_TO = """\
-## No API key yet
-
-agentcli talks to Claude through the Anthropic API and needs a key. Set one, then start agentcli again:
-
-```sh
-export ANTHROPIC_API_KEY=sk-ant-...
-agentcli
-```
-
-Or point it at a local Anthropic-compatible server (Ollama, vLLM, a proxy):
-
-```sh
-export ANTHROPIC_BASE_URL=http://localhost:11434
-```
-
-Keys are made at <https://console.anthropic.com/settings/keys>.
-
-**esc** closes this and lets you look around · **ctrl+q** quits
-"""
+HOW_TO = Content("\n").join([
+    Content.styled("No API key yet", "bold $error"),
+    Content(""),
+    Content("agentcli talks to Claude through the Anthropic API and needs a key. Set one, then start "
+            "agentcli again:"),
+    Content.styled("  export ANTHROPIC_API_KEY=sk-ant-...", "bold $secondary"),
+    Content(""),
+    Content("Or point it at a local Anthropic-compatible server (Ollama, vLLM, a proxy):"),
+    Content.styled("  export ANTHROPIC_BASE_URL=http://localhost:11434", "bold $secondary"),
+    Content(""),
+    Content("Keys are made at https://console.anthropic.com/settings/keys"),
+    Content(""),
+    Content.assemble(Content.styled("esc", "bold"), " closes this and lets you look around · ",
+                     Content.styled("ctrl+q", "bold"), " quits"),
+])
 
 
 class NoKeyScreen(ModalScreen[None]):
@@ -35,5 +31,5 @@ class NoKeyScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="no-key"):
-            yield Markdown(HOW_TO)
+        with VerticalScroll(id="no-key"):  # scrolls rather than overflow a small terminal
+            yield Static(HOW_TO, id="no-key-text")
