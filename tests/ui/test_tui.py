@@ -694,3 +694,30 @@ async def test_one_escape_closes_the_transcript_and_only_the_next_interrupts(ser
         await pilot.press("escape")
         await until(pilot, lambda: not app.busy, "the interrupt")
     gate.set()
+
+
+async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, tui):
+    first, third = threading.Event(), threading.Event()
+    server.script(text("First answer.", gate=first, gate_timeout=30), text("Second answer."),
+                  text("Third answer.", gate=third, gate_timeout=30))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await until(pilot, lambda: len(server.requests) == 1, "the first request")
+        await send(pilot, "second")  # the agent is busy: it waits in the queue, in sight
+        assert app.busy and app.queued.messages == ["second"]
+        assert plain(app.queued).startswith("queued second")
+        first.set()
+        await until(pilot, lambda: len(app.conversation.query(AssistantEntry)) == 2 and not app.busy, "both")
+        body = shown(app.conversation)
+        assert body.index("First answer.") < body.index("you second") < body.index("Second answer.")
+        assert not app.queued.messages and not app.queued.display
+        await send(pilot, "third")
+        await until(pilot, lambda: len(server.requests) == 3, "the third request")
+        await send(pilot, "fourth")
+        await pilot.press("escape")  # interrupts, and takes the queue back into the input
+        await until(pilot, lambda: not app.busy, "the interrupt")
+        assert not app.queued.messages and app.prompt.text == "fourth"
+        await pilot.pause()
+        assert len(server.requests) == 3
+    third.set()

@@ -37,6 +37,7 @@ from .state import SubagentState
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
 from .widgets.prompt import PromptBar, PromptInput
+from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.tool_call import TaskEntry
@@ -75,6 +76,7 @@ class AgentApp(App[int]):
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
         self.conversation.subagent = self.subagent_for_call
+        self.queued = QueuedMessages()
         self.panel = SidePanel(show_times=not testing)
         self.panel.now = clock
         self.register_theme(AGENTCLI_THEME)
@@ -90,6 +92,7 @@ class AgentApp(App[int]):
         with Horizontal(id="body"):
             yield self.conversation
             yield self.panel
+        yield self.queued
         yield PromptBar(self.session.workspace.root, blink=not self.testing)
         yield StatusBar(id="status")
         yield Footer()
@@ -175,7 +178,9 @@ class AgentApp(App[int]):
             await run_command(self, message.text)
         elif self.no_key:  # nothing to send it with: say so, and leave the session as it is
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
-        elif not await self.refuse_while_busy(message.text):
+        elif self.busy:  # sent when the turn ends
+            self.queued.add(message.text)
+        else:
             self.start_work(self.session.send(message.text), "turn")
 
     def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
@@ -200,12 +205,12 @@ class AgentApp(App[int]):
         if message.status == "no_key":
             self.no_key = True
         self.refresh_status()
+        if self.queued.messages and message.status not in ("interrupted", "no_key"):
+            self.start_work(self.session.send(self.queued.take()), "turn")
 
-    async def refuse_while_busy(self, text: str = "") -> bool:
+    async def refuse_while_busy(self) -> bool:
         if not self.busy:
             return False
-        if text:
-            self.prompt.load_text(text)
         self.notify("The agent is still working: wait for it, or press esc to interrupt.", severity="warning")
         return True
 
@@ -248,8 +253,14 @@ class AgentApp(App[int]):
     # -- actions --
 
     def action_interrupt(self) -> None:
+        """Stop the running turn; queued messages go back to the input, unless it holds a draft."""
         if self._work is not None and self.busy:
             self._work.cancel()
+        if self.queued.messages:
+            text = self.queued.take()
+            if not self.prompt.text.strip():
+                self.prompt.load_text(text)
+                self.prompt.move_cursor(self.prompt.document.end)
 
     def action_toggle_panel(self) -> None:
         self.panel.open(not self.panel.is_open)
