@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -37,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=MODES, help="what runs without asking")
     p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
-    p.add_argument("--continue", dest="continue_", action="store_true", help="resume the latest session here")
-    p.add_argument("--resume", metavar="SESSION", help="resume a session by id")
+    p.add_argument("-c", "--continue", dest="continue_", action="store_true",
+                   help="resume the latest session here")
+    p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
     return p
 
 
@@ -86,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def run(argv: list[str]) -> int:
     root = Path.cwd()
     if argv and argv[0] in ("sessions", "agents"):
+        if argv == ["sessions"]:
+            argv = ["sessions", "list"]
         args = build_subcommand_parser().parse_args(argv)
         from . import commands
 
@@ -111,17 +116,31 @@ def run(argv: list[str]) -> int:
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
 
 
+def piped_input() -> str | None:
+    """What a pipe or a redirected file holds on standard input; None for a terminal or /dev/null."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode if sys.stdin is not None else 0
+    except (OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.read()
+
+
 def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
     from .core.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .core.workspace import Workspace
     from .ui.headless import make_headless_output, run_headless as run_prompt
 
+    piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
-        if sys.stdin is None or sys.stdin.isatty():
+        if piped is None:
             raise UsageError("-p needs a prompt, as an argument or on standard input")
-        prompt = sys.stdin.read()
+        prompt = piped
+    elif piped and piped.strip():  # `git diff | agentcli -p "review this"`: the input comes with the prompt
+        prompt = f"{prompt}\n\n{piped}"
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     try:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from typing import IO, Any
 
 from ..core.events import Event, Notice
@@ -54,15 +55,23 @@ class HeadlessOutput:
                 self.run.cancel()
 
 
-def summary(session: Session, result: str, is_error: bool, status: str) -> dict[str, Any]:
+# Result subtypes, named as Claude Code's -p names them, so scripts written for it keep working.
+SUBTYPES = {"done": "success", "capped": "error_max_turns", "error": "error_during_execution",
+            "interrupted": "interrupted"}
+
+
+def summary(session: Session, result: str, is_error: bool, status: str, seconds: float) -> dict[str, Any]:
     main = session.main
+    cost = session.usage.cost
     return {
         "type": "result",
-        "subtype": status,
+        "subtype": SUBTYPES.get(status, status),
         "result": result,
         "is_error": is_error,
         "session_id": session.id,
         "num_turns": main.turns,
+        "duration_ms": round(seconds * 1000),
+        "total_cost_usd": None if cost is None else round(cost, 6),
         "model": main.model,
         "usage": session.usage.to_dict(),
         "main_usage": main.usage.to_dict(),
@@ -81,6 +90,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
         await session.aclose()
         return READER_GONE
     output.run = asyncio.current_task()
+    started = time.monotonic()
     try:
         run = await session.send(prompt)
         text, status, is_error = run.text, run.status, run.status != "done"
@@ -96,7 +106,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
         if text and status != "error":
             output.write(output.out, text.rstrip("\n") + "\n")
     else:
-        output.line(summary(session, text, is_error, status))
+        output.line(summary(session, text, is_error, status, time.monotonic() - started))
     if reason and output.format == "text":
         output.write(output.err, f"agentcli: {reason}\n")
     if output.reader_gone:

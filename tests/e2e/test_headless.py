@@ -39,6 +39,7 @@ def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, iso
     out = json.loads(proc.stdout)
     assert out["result"] == "Auth is handled in `src/app/auth.py:9`."
     assert out["is_error"] is False and out["num_turns"] == 2 and out["session_id"]
+    assert out["subtype"] == "success" and out["duration_ms"] >= 0 and out["total_cost_usd"] > 0
     assert out["usage"]["input_tokens"] > 0
     [child] = out["subagents"]
     assert {k: child[k] for k in ("id", "type", "description", "status", "turns")} == {
@@ -154,3 +155,21 @@ def test_output_nobody_reads_is_quiet(server, api_env, repo, output_format, requ
     stderr = proc.stderr.read()
     assert (proc.wait(timeout=60), stderr) == (141, "")
     assert len(server.requests) == requests
+
+
+def test_piped_input_comes_with_the_prompt(server, api_env, repo):
+    server.script(text("Looks fine."))
+    proc = agentcli("-p", "review this diff", cwd=repo, env=api_env, stdin="+added line\n-removed line\n")
+    assert proc.returncode == 0, proc.stderr
+    sent = server.requests[0]["messages"][0]["content"][0]["text"]
+    assert sent.startswith("review this diff\n\n") and "+added line" in sent
+
+
+def test_short_flags_and_bare_sessions(server, api_env, repo):
+    server.script(text("First."), text("Second."))
+    assert agentcli("-p", "one", cwd=repo, env=api_env).returncode == 0
+    again = agentcli("-c", "-p", "two", cwd=repo, env=api_env)
+    assert again.returncode == 0 and again.stdout == "Second.\n"
+    assert [m["role"] for m in server.requests[-1]["messages"]] == ["user", "assistant", "user"]
+    listing = agentcli("sessions", cwd=repo, env=api_env)
+    assert listing.returncode == 0 and "one" in listing.stdout
