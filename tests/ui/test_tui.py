@@ -552,6 +552,9 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         assert line == "● Find where billing is handled  1/30"  # whole: type and tokens made room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)
         await until(pilot, lambda: title.size.height == 2, "the line to wrap")
+        entry, state = app.panel.entries["sa-1"], app.subagents["sa-1"]
+        entry.show_times = True  # as outside tests: the time goes too, before the line wraps
+        assert entry.line(state, state.started + 3).plain == "● Find where billing is handled  1/30"
         status = app.query_one("#status")
         facts = str(status.content)
         assert "● working" in facts and "kept out 0" in facts and "ctx " in facts, facts

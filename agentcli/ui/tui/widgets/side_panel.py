@@ -76,8 +76,8 @@ class SubagentEntry(Collapsible):
     def line(self, state: SubagentState, now: float) -> Content:
         """Status icon, type, description, turn n/max, tokens and elapsed time, on one line if they fit.
 
-        The description stays whole: to make room for it, the type goes first, then the tokens. If it
-        still does not fit, the line wraps.
+        The description stays whole: to make room for it, the type goes first, then the tokens, then the
+        time. If it still does not fit, the line wraps.
         """
         description = one_line(state.description, 120)
         room = (self.size.width or 50) - 4 - 2  # less the ▶ symbol, padding and status icon
@@ -85,7 +85,8 @@ class SubagentEntry(Collapsible):
         took = seconds(state.elapsed(now)) if self.show_times else ""
         used = f"{tokens(state.tokens)} tok"
         retry = f"  {state.retry}" if state.retry else ""
-        for kind, facts in ((state.type, (turn, used, took)), ("", (turn, used, took)), ("", (turn, took))):
+        for kind, facts in ((state.type, (turn, used, took)), ("", (turn, used, took)), ("", (turn, took)),
+                            ("", (turn,))):
             tail = "  " + " ".join(fact for fact in facts if fact)
             if len(kind) + 2 * bool(kind) + len(description) + len(retry) + len(tail) <= room:
                 break
