@@ -123,7 +123,7 @@ class AgentApp(App[int]):
         elif messages:
             await self.conversation.replay_messages(messages)
         self.prompt.sent = [text for m in messages if m.get("role") == "user"
-                                            for text in [text_of(m.get("content")).strip()] if text]
+                            for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
             await self.panel.show(state, self.clock())
             self.conversation.show_subagent(state)
