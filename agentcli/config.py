@@ -16,6 +16,7 @@ from .core.rules import RuleError, merge_lists
 
 
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
+FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 
 
@@ -70,6 +71,8 @@ class Settings:
                     raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.") from None
                 if value < 0 or (value == 0 and key not in MAY_BE_ZERO):
                     raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
+                if key in FRACTIONS and value > 1:
+                    raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
             setattr(self, key, value)
         if self.permission_mode not in MODES:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "

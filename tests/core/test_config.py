@@ -53,3 +53,17 @@ def test_wrong_shapes_name_the_file_and_key(tmp_path, text, key, words):
 def test_an_empty_model_on_the_command_line_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="command line: 'model' must not be empty"):
         load_settings(tmp_path, {"model": ""}, env={})
+
+
+def test_compact_threshold_is_a_share_of_the_window(tmp_path):
+    from agentcli.config import ConfigError, Settings
+
+    settings = Settings()
+    settings.merge({"compact_threshold": 0.5}, "test")
+    assert settings.compact_threshold == 0.5
+    try:
+        settings.merge({"compact_threshold": 85}, "settings.toml")
+    except ConfigError as exc:
+        assert "at most 1" in str(exc) and "settings.toml" in str(exc)
+    else:
+        raise AssertionError("85 was accepted")
