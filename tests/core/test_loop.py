@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import asyncio
 
-from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished,
-                                  UsageUpdated)
+from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
+                                  TurnFinished, UsageUpdated)
 from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use, tool_use_block
+
+
+async def cancel_when(work, ready) -> None:
+    """Start ``work``, cancel it once ``ready()`` holds, and wait for it to wind down."""
+    run = asyncio.create_task(work)
+    while not ready():
+        await asyncio.sleep(0.01)
+    run.cancel()
+    try:
+        await run
+    except asyncio.CancelledError:
+        pass
 
 
 async def test_plain_answer_streams_text_and_counts_usage(server, make_session):
@@ -108,14 +120,7 @@ async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_sessio
                         tool_use_block("bash", {"command": "sleep 30"})),
                   text("Resumed fine."))
     session, events = make_session(permission_mode="bypassPermissions")
-    run = asyncio.create_task(session.send("Look and wait"))
-    while not any(e.name == "bash" for e in events.of(ToolCallStarted)):
-        await asyncio.sleep(0.01)
-    run.cancel()
-    try:
-        await run
-    except asyncio.CancelledError:
-        pass
+    await cancel_when(session.send("Look and wait"), lambda: bool(events.of(ToolCallStarted, name="bash")))
     last = session.main.messages[-1]
     assert last["role"] == "user"
     assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result"]
@@ -132,14 +137,7 @@ async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_sessio
 async def test_cancel_mid_stream_drops_the_partial_message(server, make_session):
     server.script(text("This answer is slow to arrive and never finishes", chunk_delay=0.2), text("Second try."))
     session, events = make_session()
-    run = asyncio.create_task(session.send("Say something"))
-    while not events.of(TextDelta):
-        await asyncio.sleep(0.01)
-    run.cancel()
-    try:
-        await run
-    except asyncio.CancelledError:
-        pass
+    await cancel_when(session.send("Say something"), lambda: bool(events.of(TextDelta)))
     assert [m["role"] for m in session.main.messages] == ["user"]
     assert not events.of(AssistantMessage)
     assert (await session.send("Again")).text == "Second try."
