@@ -546,10 +546,11 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "Find billing through a subagent")
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
-        await pilot.pause()
+        first_line = lambda: plain(app.panel.entries["sa-1"]).splitlines()[0]  # noqa: E731
+        # Layout settles over a few refreshes (more of them on a loaded machine): wait for it.
+        await until(pilot, lambda: first_line() == "● Find where billing is handled  1/30",
+                    "the entry line, whole: type and tokens made room")
         assert app.conversation.size.width >= 45  # the panel leaves the conversation room
-        line = plain(app.panel.entries["sa-1"]).splitlines()[0]
-        assert line == "● Find where billing is handled  1/30"  # whole: type and tokens made room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)
         await until(pilot, lambda: title.size.height == 2, "the line to wrap")
         entry, state = app.panel.entries["sa-1"], app.subagents["sa-1"]
@@ -568,10 +569,9 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         assert "general-purpose" in report and "● running" in report
         assert max(map(len, report.splitlines())) <= list(app.conversation.query(ReportEntry))[-1].outer_size.width
         await pilot.resize_terminal(200, 40)
-        await pilot.pause()
-        line = plain(app.panel.entries["sa-1"]).splitlines()[0]
-        assert line.startswith("● general-purpose: Find where billing is handled  1/30")
-        assert "kept out of main context: 0 tokens" in str(status.content)
+        await until(pilot, lambda: first_line().startswith("● general-purpose: Find where billing is handled  1/30"),
+                    "the wide entry line")
+        await until(pilot, lambda: "kept out of main context: 0 tokens" in str(status.content), "the wide status")
     gate.set()
 
 
