@@ -111,9 +111,21 @@ def run(argv: list[str]) -> int:
         from .ui.plain import run_plain
 
         return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
+    if not terminal():
+        print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
+              "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
+        return 1
     from .ui.tui.app import run_tui
 
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+
+
+def terminal() -> bool:
+    """Whether standard input and output are both a terminal, as the full-screen app needs."""
+    try:
+        return sys.stdin is not None and sys.stdout is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    except (OSError, ValueError):  # closed
+        return False
 
 
 def piped_input() -> str | None:

@@ -23,12 +23,13 @@ def list_agents(root: Path) -> int:
     from . import paths
     from .config import load_settings
     from .core.agents import load_agent_types
+    from .ui.escapes import visible
 
     settings = load_settings(root)
     warnings: list[str] = []
     types = load_agent_types(root, warnings)
     for warning in warnings:
-        print(f"agentcli: {warning}", file=sys.stderr)
+        print(f"agentcli: {visible(warning)}", file=sys.stderr)
     width = max(len(name) for name in types)
     columns = max(shutil.get_terminal_size().columns, width + 40)
     indent = " " * (width + 2)
@@ -44,7 +45,8 @@ def list_agents(root: Path) -> int:
         if agent_type.memory:
             details.append("sees AGENTS.md")
         details.append(agent_type.source)
-        print(textwrap.fill(agent_type.description, columns, initial_indent=f"{agent_type.name:<{width}}  ",
+        print(textwrap.fill(visible(agent_type.description), columns,
+                            initial_indent=f"{visible(agent_type.name):<{width}}  ",
                             subsequent_indent=indent))
         print(textwrap.fill(" · ".join(details), columns, initial_indent=indent, subsequent_indent=indent))
     user_dir = paths.config_home() / "agents"

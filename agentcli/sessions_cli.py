@@ -13,6 +13,7 @@ from typing import Any, Iterator
 from .core.history import subagent_record
 from .core.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
     read_records, session_info
+from .ui.escapes import json_line, visible
 from .ui.slash import tokens
 from .ui.transcript_text import clip, local_time, plural, subagent_lines, transcript
 
@@ -30,13 +31,13 @@ def run_sessions(args: argparse.Namespace, root: Path) -> int:
 def list_command(root: Path, *, everywhere: bool, as_json: bool) -> int:
     sessions = list_sessions(None if everywhere else root)
     if as_json:
-        print(json.dumps([s.to_dict() for s in sessions], indent=2, ensure_ascii=False))
+        print(json_line(json.dumps([s.to_dict() for s in sessions], indent=2, ensure_ascii=False)))
         return 0
     if not sessions:
         print("No sessions in this workspace yet." if not everywhere else "No sessions yet.")
         return 0
     for line in list_lines(sessions, everywhere):
-        print(line)
+        print(visible(line))
     return 0
 
 
@@ -68,15 +69,15 @@ def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> 
             raise SessionError(f"Session {path.stem} has no subagent {agent}; it has {have}.")
         records = children[agent]
     for warning in warnings:
-        print(f"agentcli: warning: {warning}", file=sys.stderr)
+        print(f"agentcli: warning: {visible(warning)}", file=sys.stderr)
     if as_json:
         for record in records:
-            print(json.dumps(record, ensure_ascii=False))
+            print(json_line(json.dumps(record, ensure_ascii=False)))
         return 0
     live = in_use(path)  # another agentcli is working in it right now
     lines = child_transcript(records, agent, path, live) if agent is not None else main_transcript(records, path, live)
     for line in lines:
-        print(line)
+        print(visible(line))
     return 0
 
 

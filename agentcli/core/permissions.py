@@ -301,8 +301,9 @@ class Permissions:
         shown = ", ".join(f"`{part.text}`" for part in missing)
         writes = [part for part in missing if part.writes_file]
         if writes:
-            reason = f"`{writes[0].text}` writes to a file through a redirection"
-            allows = f"run with {BYPASS}, or add an allow rule that includes the redirection to {SETTINGS}"
+            how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
+            reason = f"`{writes[0].text}` writes to a file through {how}"
+            allows = f"run with {BYPASS}, or add an allow rule that includes {how} to {SETTINGS}"
         else:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
             rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
@@ -312,8 +313,9 @@ class Permissions:
         return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
 
     def _command_allowed(self, part: SimpleCommand) -> bool:
-        return any(rule.matches_command(part.text) and (not part.writes_file or rule.pattern is None
-                                                        or ">" in rule.pattern)
+        # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``.
+        return any(rule.matches_command(part.text)
+                   and (rule.pattern is None or all(mark in rule.pattern for mark in part.writes))
                    for rule in self._rules("allow", "bash"))
 
     # ------------------------------------------------------------ helpers

@@ -164,7 +164,12 @@ def merge_lists(current: dict[str, list[str]], new: object) -> dict[str, list[st
 class SimpleCommand:
     text: str  # whitespace collapsed, leading shell keywords dropped
     bare: str  # also without leading VAR=value assignments (for deny and ask rules only)
-    writes_file: bool  # output is redirected to a file (not /dev/null or another descriptor)
+    writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
+
+    @property
+    def writes_file(self) -> bool:
+        """It writes to a file it names: a redirection (not to /dev/null or a descriptor), or an option."""
+        return bool(self.writes)
 
 
 @dataclass(frozen=True)
@@ -304,9 +309,47 @@ def _simple(piece: str) -> SimpleCommand | None:
     bare = text
     while match := _ASSIGNMENT.match(bare + " "):
         bare = (bare + " ")[match.end():].strip()
-    writes = any(target and not target.startswith("&") and target != "/dev/null"
-                 for target in _REDIRECT.findall(_unquoted(text)))
+    redirects = any(target and not target.startswith("&") and target != "/dev/null"
+                    for target in _REDIRECT.findall(_unquoted(text)))
+    writes = ((">",) if redirects else ()) + _writing_options((bare or text).split())
     return SimpleCommand(text, bare or text, writes)
+
+
+# Options that make a command write (or delete, or run) files named on its command line, so that
+# an allow rule written for reading, such as ``bash(git diff *)``, does not cover
+# ``git diff --output=/elsewhere``. A rule covers them only when its pattern names the option.
+_WRITING_LONG = re.compile(r"--(output|output-file|output-document|out-file|outfile|out|log-file|logfile"
+                           r"|in-place|cookie-jar|dump-header|remote-name)(?==|$)")
+_WRITING_SHORT = {  # command: short options (or find's single-dash words) that write
+    "sort": ("-o",), "curl": ("-o", "-O", "-D", "-c"), "wget": ("-O", "-o", "-a"), "sed": ("-i",),
+    "perl": ("-i",), "cc": ("-o",), "gcc": ("-o",), "g++": ("-o",), "clang": ("-o",), "c++": ("-o",),
+    "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-exec", "-execdir", "-ok", "-okdir"),
+}
+
+
+def _writing_options(words: list[str]) -> tuple[str, ...]:
+    if not words:
+        return ()
+    program = os.path.basename(words[0])
+    short = _WRITING_SHORT.get(program, ())
+    if program == "git" and len(words) > 1 and words[1] == "format-patch":
+        short = ("-o",)
+    found: list[str] = []
+    for word in words[1:]:
+        if match := _WRITING_LONG.match(word):
+            found.append("--" + match.group(1))
+        elif program == "find":
+            found += [word] if word in short else []
+        elif program == "tee" and not word.startswith("-"):
+            found.append("tee")  # every file argument is written
+        elif word.startswith("-") and not word.startswith("--"):
+            found += [option for option in short if _sets_short(word, option[1])]
+    return tuple(dict.fromkeys(found))
+
+
+def _sets_short(word: str, letter: str) -> bool:
+    """Whether ``word`` sets ``-letter``: as its first option (``-ofile``, ``-i.bak``) or in a cluster (``-ni``)."""
+    return word[1:2] == letter or (word[1:].isalpha() and letter in word[1:])
 
 
 def _unquoted(text: str) -> str:

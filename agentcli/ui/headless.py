@@ -12,6 +12,7 @@ from typing import IO, Any
 from ..core.events import Event, Notice
 from ..core.llm import LLMError
 from ..core.session import Session
+from .escapes import json_line, visible
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
@@ -37,13 +38,13 @@ class HeadlessOutput:
             self.write(self.err, f"agentcli: {event.text}\n")
 
     def line(self, record: dict[str, Any]) -> None:
-        self.write(self.out, json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.write(self.out, json_line(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
 
     def write(self, stream: IO[str], text: str) -> None:
         if self.reader_gone:
             return
         try:
-            stream.write(text)
+            stream.write(visible(text))  # what a stranger wrote never drives the reader's terminal
             stream.flush()
         except BrokenPipeError:
             self.reader_gone = True

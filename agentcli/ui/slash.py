@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.events import Usage
+from .escapes import visible
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -83,7 +84,7 @@ def cost_report(session: "Session") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
     lines = [usage_line("main", session.main.usage)]
     for record in session.subagents.records.values():
-        lines.append(usage_line(record.id, record.usage) + f"  {record.description}")
+        lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
     lines.append(f"kept out of main context: {tokens(session.subagents.tokens_kept_out)} tokens")

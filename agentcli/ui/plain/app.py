@@ -35,6 +35,7 @@ from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approv
 from ...core.llm import LLMError, MissingCredentials, resolve_credentials
 from ...core.session import Session, SessionError, open_session
 from ...core.workspace import Workspace
+from ..escapes import visible_event
 from ..slash import money, tokens
 from .commands import run_command
 from .display import Display
@@ -205,6 +206,7 @@ class PlainApp:
     def on_event(self, event: Event) -> None:
         if self._forward is not None:
             self._forward(event)
+        event = visible_event(event)
         if isinstance(event, ApprovalRequested):
             self.approvals.append(event)
             if not self.watching:  # no keyboard to answer with
@@ -298,10 +300,10 @@ class PlainApp:
         restored = getattr(self.session, "restored_events", [])
         if restored:
             self.display.say(f"Resumed session {self.session.id}.", "bold")
-            self.display.replay(restored)
+            self.display.replay([visible_event(event) for event in restored])
             self.display.emit("")
         for event in self.opened:
-            self.display.handle(event)
+            self.display.handle(visible_event(event))
 
     def toolbar(self) -> str:
         session = self.session

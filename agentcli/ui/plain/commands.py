@@ -9,6 +9,7 @@ from rich.text import Text
 from ...core.permissions import MODES
 from ...core.subagents import SubagentRecord
 from .. import slash
+from ..escapes import visible
 from .display import STATUS_MARKS, seconds
 from .transcript import transcript_text
 
@@ -96,7 +97,7 @@ def agent_row(n: int, record: SubagentRecord) -> Text:
     turns = f"{record.turns} turn{'' if record.turns == 1 else 's'}"
     return (Text(f"{n:>3}. ") + Text(record.id, style="bold") + Text(f" {mark} {record.status:<9}", style=style)
             + Text(f" {turns} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
-                   f" · {record.type} · ", style="dim") + Text(record.description))
+                   f" · {record.type} · ", style="dim") + Text(visible(record.description)))
 
 
 async def transcript(app: "PlainApp", arg: str) -> None:

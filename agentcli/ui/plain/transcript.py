@@ -8,13 +8,14 @@ import shutil
 import subprocess
 
 from ...core.subagents import SubagentRecord
+from ..escapes import visible
 from ..transcript_text import subagent_lines
 
 
 def transcript_text(record: SubagentRecord) -> str:
     """The brief, each assistant message, each tool call with input and output, and the result."""
     records = [event.to_dict() for event in record.events]
-    return "\n".join(subagent_lines(record, records, live=record.status in ("queued", "running")))
+    return visible("\n".join(subagent_lines(record, records, live=record.status in ("queued", "running"))))
 
 
 def pager_command() -> list[str] | None:

@@ -26,6 +26,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.session import Session
 from . import keys
+from ..escapes import visible_data, visible_event
 from .commands import palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
@@ -116,12 +117,12 @@ class AgentApp(App[int]):
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
         for record in self.session.subagents.records.values():
             self.subagents[record.id] = SubagentState.from_record(record)
-        restored = main_events(self.session)
+        restored = [visible_event(event) for event in main_events(self.session)]
         messages = self.session.main.messages
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
         elif messages:
-            await self.conversation.replay_messages(messages)
+            await self.conversation.replay_messages(visible_data(messages))
         self.prompt.sent = [text for m in messages if m.get("role") == "user"
                             for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
@@ -135,13 +136,13 @@ class AgentApp(App[int]):
                 f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
                 "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
         for event in self.opened:
-            await self.conversation.apply(event)
+            await self.conversation.apply(visible_event(event))
 
     # -- the engine --
 
     def deliver(self, event: Event) -> None:
         """The session's sink: hand the event to the app's message queue."""
-        self.post_message(EngineEvent(event))
+        self.post_message(EngineEvent(visible_event(event)))
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event

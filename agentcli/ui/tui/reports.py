@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import slash
+from ..escapes import visible_data
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class Fitted:
 
     def __init__(self, columns: list[Column], rows: list[list[str]], *, bold_last: bool = False) -> None:
         self.columns = columns
-        self.rows = rows
+        self.rows = visible_data(rows)  # descriptions come from agent files and the model
         self.bold_last = bold_last
 
     def width(self, index: int) -> int:

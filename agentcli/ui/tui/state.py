@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.events import (AssistantMessage, Event, Notice, SubagentFinished, SubagentStarted, TextDelta,
                             ToolCallFinished, ToolCallStarted, TurnStarted, UsageUpdated)
+from ..escapes import visible, visible_event
 from .format import retry_note
 
 if TYPE_CHECKING:
@@ -55,12 +56,12 @@ class SubagentState:
     @classmethod
     def from_record(cls, record: "SubagentRecord") -> "SubagentState":
         """A subagent restored by resume: its events replayed, then its final facts from the record."""
-        state = cls(id=record.id, type=record.type, description=record.description, prompt=record.prompt,
-                    tool_use_id=record.tool_use_id, max_turns=record.max_turns)
+        state = cls(id=record.id, type=record.type, description=visible(record.description),
+                    prompt=visible(record.prompt), tool_use_id=record.tool_use_id, max_turns=record.max_turns)
         for event in record.events:
-            state.apply(event, 0.0)
+            state.apply(visible_event(event), 0.0)
         state.status = record.status
-        state.result = record.result or state.result
+        state.result = visible(record.result or "") or state.result
         state.turn = max(state.turn, record.turns)
         state.tokens = record.usage.total_tokens or state.tokens
         state.seconds = record.seconds
