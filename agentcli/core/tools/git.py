@@ -44,7 +44,6 @@ HARDENING = (
     "-c", "submodule.recurse=false", "-c", "diff.ignoreSubmodules=all", "-c", "diff.submodule=short",
     "-c", "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
     "-c", "log.showSignature=false",  # gpg.program
-    "-c", "blame.ignoreRevsFile=",  # a file anywhere on disk, whose first line an error would quote
     "-c", "safe.bareRepository=explicit",  # a bare repository committed inside the project
     "-c", "protocol.allow=never", *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
 )
@@ -147,6 +146,8 @@ def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAN
     subcommand, *rest = args
     if repo is not None and subcommand in READS_WORK_TREE:
         env.update(_no_repository_filters(repo))
+    if repo is not None and subcommand == "blame":
+        _check_ignore_revs_files(repo)
     command = [executable, *location, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
     try:
         done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -157,6 +158,19 @@ def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAN
         return 127, "", f"fatal: cannot run git: {exc.strerror or exc}"
     return (done.returncode, done.stdout.decode("utf-8", errors="replace"),
             done.stderr.decode("utf-8", errors="replace"))
+
+
+def _check_ignore_revs_files(repo: Repository) -> None:
+    """Refuse blame when blame.ignoreRevsFile names a file outside the workspace.
+
+    Blame reads that file and quotes a line it cannot parse in its error, so it could show any file on
+    disk; no command-line setting drops the configured files before git 2.41.
+    """
+    code, out, _ = _run(repo.root, repo, "config", "--type=path", "--get-all", "blame.ignoreRevsFile", timeout=10)
+    for name in out.splitlines() if code == 0 else []:
+        if name and not (repo.work_tree / name).resolve().is_relative_to(repo.root):
+            raise UnsafeRepository(f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
+                                   "so git_blame refuses to run: git would read that file.")
 
 
 def _no_repository_filters(repo: Repository) -> dict[str, str]:
