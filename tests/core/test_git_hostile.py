@@ -87,6 +87,8 @@ def arm(repo: Path, tmp_path: Path, attack: str) -> None:
 
 @pytest.mark.parametrize("attack", ["filter", "external diff", "textconv", "fsmonitor"])
 async def test_a_submodule_runs_nothing(with_submodule, tmp_path, monkeypatch, attack):
+    """Each attack sits in the submodule's own config. (fsmonitor was already off: git hands its -c
+    settings to the git it starts in a submodule; the test guards that too.)"""
     repo, marker = with_submodule, tmp_path / "marker"
     arm(repo, tmp_path, attack)
     plain_git(repo, "status")
@@ -118,14 +120,10 @@ async def test_git_variables_in_our_environment_are_ignored(repo, tmp_path, monk
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "README.md").write_text(PRIVATE_KEY + "\n")
-    monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
-    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
-    monkeypatch.setenv("GIT_CONFIG_KEY_0", "diff.external")
-    monkeypatch.setenv("GIT_CONFIG_VALUE_0", hook(tmp_path, "external-diff"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))  # left over from a git hook that started us, say
     (repo / "README.md").write_text("changed\n")
     results = await every_git_call(repo)
-    shown = "\n".join(output for output, _ in results)
-    assert PRIVATE_KEY not in shown and not (tmp_path / "marker").exists()
+    assert PRIVATE_KEY not in "\n".join(output for output, _ in results)
     assert "+changed" in results[2][0]
 
 
