@@ -150,3 +150,34 @@ async def test_an_included_config_cannot_switch_anything_back_on(repo, tmp_path)
     assert "+changed" in results[2][0]
     blame, is_error = results[-1]
     assert is_error and "blame.ignoreRevsFile" in blame and "\n" not in blame
+
+
+async def test_a_workspace_inside_a_repository_sees_only_itself(repo):
+    """The repository is larger than the workspace: status and diff stop at the workspace root."""
+    (repo / "README.md").write_text(PRIVATE_KEY + "\n")
+    (repo / "src" / "app" / "auth.py").write_text("changed\n")
+    results = await every_git_call(repo / "src")
+    assert PRIVATE_KEY not in "\n".join(output for output, _ in results)
+    assert "README.md" not in results[1][0] and " M app/auth.py" in results[1][0]
+    assert "+changed" in results[2][0]
+
+
+async def test_a_partial_clone_fetches_nothing(tmp_path):
+    """A blob missing from a partial clone would be fetched from the remote, which may name a command."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    (origin / "README.md").write_text("one\n")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "One")
+    (origin / "README.md").write_text("two\n")
+    git(origin, "commit", "-qam", "Two")
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", "clone")
+    clone = tmp_path / "clone"  # it has README.md's newest blob only
+    git(clone, "config", "remote.origin.url", f"ext::sh -c touch% {tmp_path / 'marker'}")
+    git(clone, "config", "protocol.ext.allow", "always")
+    results = await every_git_call(clone)
+    assert not (tmp_path / "marker").exists(), "git ran the remote's command to fetch a missing blob"
+    blame, is_error = results[-1]
+    assert is_error and "promisor remote" in blame
