@@ -33,6 +33,7 @@ from .base import Tool, ToolContext, ToolError
 from .files import resolve_path
 from .shell import command_env
 
+# GIT_NO_LAZY_FETCH needs git 2.45; before that, forbidding every transport below stops a lazy fetch.
 GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_NO_LAZY_FETCH": "1",
            "GIT_PROTOCOL_FROM_USER": "0", "LC_ALL": "C", "LANGUAGE": "C"}
 PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
@@ -168,7 +169,11 @@ def _check_ignore_revs_files(repo: Repository) -> None:
     """
     code, out, _ = _run(repo.root, repo, "config", "--type=path", "--get-all", "blame.ignoreRevsFile", timeout=10)
     for name in out.splitlines() if code == 0 else []:
-        if name and not (repo.work_tree / name).resolve().is_relative_to(repo.root):
+        try:
+            inside = (repo.work_tree / name).resolve().is_relative_to(repo.root)
+        except (OSError, RuntimeError):  # a symlink loop
+            inside = False
+        if name and not inside:
             raise UnsafeRepository(f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
                                    "so git_blame refuses to run: git would read that file.")
 
