@@ -181,3 +181,17 @@ async def test_a_partial_clone_fetches_nothing(tmp_path):
     assert not (tmp_path / "marker").exists(), "git ran the remote's command to fetch a missing blob"
     blame, is_error = results[-1]
     assert is_error and "promisor remote" in blame
+
+
+async def test_a_linked_worktree_and_a_submodule_checkout_are_not_refused(with_submodule, tmp_path):
+    """Both have a .git file naming a git directory elsewhere; a submodule's even sets core.worktree."""
+    repo = with_submodule
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "linked"))
+    (tmp_path / "linked" / "README.md").write_text("linked change\n")
+    (repo / "sub" / "a.txt").write_text("sub change\n")
+    layouts = ((tmp_path / "linked", "feature", "+linked change"), (repo / "sub", "main", "+sub change"))
+    for root, branch, change in layouts:
+        results = await every_git_call(root)
+        assert f"Current branch: {branch}" in results[0][0]
+        assert results[1][0].startswith(f"## {branch}") and change in results[2][0]
+        assert not [output for output, is_error in results[1:] if is_error and "README" not in output]
