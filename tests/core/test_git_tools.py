@@ -10,7 +10,7 @@ import pytest
 from agentcli.core.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.git import GIT_ENV, is_git_repo, main_branch, snapshot
+from agentcli.core.tools.git import GIT_ENV, find_repository, is_git_repo, main_branch, snapshot
 from agentcli.core.workspace import Workspace
 from tests.conftest import git
 
@@ -175,7 +175,7 @@ def test_main_branch_from_origin_head(tmp_path, repo):
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     git(clone, "branch", "-q", "-m", "main", "work")  # no local main left; origin/HEAD says main
-    assert main_branch(clone, "work") == "main"
+    assert main_branch(find_repository(clone), "work") == "main"
 
 
 def test_nothing_outside_a_repository(tmp_path):

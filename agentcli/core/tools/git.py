@@ -1,15 +1,23 @@
 """Read-only git tools (git_status, git_diff, git_log, git_blame) and the git snapshot for the system prompt.
 
-Commands run as a git subprocess, in a thread, from the workspace root, so paths read like the
-other tools' paths; GitPython only tells whether the root is in a repository. Nothing here changes
-the repository: commands run with GIT_OPTIONAL_LOCKS=0, so even ``status`` does not refresh the
-index behind the user's back. Outside a git repository (or without a git binary) the tools are
-not offered and the snapshot is None.
+Every git command goes through ``_run``, which runs git as a subprocess, in a thread, from the
+workspace root, so paths read like the other tools' paths. Nothing here changes the repository:
+commands run with GIT_OPTIONAL_LOCKS=0, so even ``status`` does not refresh the index behind the
+user's back. Outside a git repository (or without a git binary) the tools are not offered and the
+snapshot is None.
 
-A repository is untrusted input: its config can name commands for git to run (an fsmonitor hook,
-textconv, external diff and filter drivers, a gpg program), and the snapshot runs before the user
-has approved anything. So git gets the environment bash gets, without secrets (``command_env``),
-and every such hook that status, diff, log and blame could start is switched off.
+A repository is untrusted input: its config, its submodules' configs and the files its config
+includes can name commands for git to run (an fsmonitor hook, textconv, external diff and filter
+drivers, a gpg program, a transport for a lazy fetch), or move the work tree (core.worktree) out of
+the workspace. The snapshot runs before the user has approved anything. So:
+
+- git gets the environment bash gets, without secrets (``command_env``) and without any GIT_*
+  variable from our own environment (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_* ...);
+- settings given with ``-c`` win over every config file, so they switch the hooks off, keep git
+  out of submodules and forbid every transport;
+- the filter drivers the repository's own config defines are emptied by name;
+- the git directory and work tree are found once and then fixed on every command line, and a
+  repository whose configured work tree is not the directory holding its ``.git`` is refused.
 """
 
 from __future__ import annotations
@@ -19,20 +27,32 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from .base import Tool, ToolContext, ToolError
 from .files import resolve_path
 from .shell import command_env
 
-GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C", "LANGUAGE": "C"}
-# Before the subcommand: plain output, and no fsmonitor hook (status and diff would start it).
-GIT_OPTIONS = ("--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never", "-c", "core.fsmonitor=false")
-# After the subcommand: no textconv or external diff drivers, no gpg to verify signatures.
+# GIT_NO_LAZY_FETCH needs git 2.45; before that, forbidding every transport below stops a lazy fetch.
+GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_NO_LAZY_FETCH": "1",
+           "GIT_PROTOCOL_FROM_USER": "0", "LC_ALL": "C", "LANGUAGE": "C"}
+PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
+# Before the subcommand, on every command. Command-line settings beat every config file and what it
+# includes; git also hands them to any git it starts itself.
+HARDENING = (
+    "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never",
+    "-c", "core.fsmonitor=false",  # status and diff would start the fsmonitor hook
+    "-c", "submodule.recurse=false", "-c", "diff.ignoreSubmodules=all", "-c", "diff.submodule=short",
+    "-c", "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
+    "-c", "log.showSignature=false",  # gpg.program
+    "-c", "safe.bareRepository=explicit",  # a bare repository committed inside the project
+    "-c", "protocol.allow=never", *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
+)
+# After the subcommand: no textconv or external diff drivers, no gpg, no submodules.
 SUBCOMMAND_OPTIONS = {
-    "diff": ("--no-ext-diff", "--no-textconv"),
-    "log": ("--no-ext-diff", "--no-textconv", "--no-show-signature"),
+    "status": ("--ignore-submodules=all",),
+    "diff": ("--no-ext-diff", "--no-textconv", "--ignore-submodules=all"),
+    "log": ("--no-ext-diff", "--no-textconv", "--no-show-signature", "--ignore-submodules=all"),
     "blame": ("--no-textconv",),
 }
 READS_WORK_TREE = ("status", "diff", "blame")  # these run clean filters on changed files
@@ -45,39 +65,93 @@ LOG_DEFAULT, LOG_MAX = 20, 200
 MAIN_BRANCH_NAMES = ("main", "master", "trunk", "develop")
 
 
-def _git() -> ModuleType | None:
-    """GitPython, or None when it cannot find a git binary."""
-    try:
-        import git
-    except ImportError:
+class UnsafeRepository(ToolError):
+    """The repository's config points git outside the workspace; the git tools refuse it."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    """Where git runs (the workspace root) and what it reads: the git directory and the work tree."""
+
+    root: Path
+    git_dir: Path
+    work_tree: Path
+
+
+def find_repository(root: Path) -> Repository | None:
+    """The repository ``root`` lies in, or None outside one (or in a bare one). Blocking.
+
+    Raises UnsafeRepository when the repository's config moves its work tree (core.worktree) away
+    from the directory that holds its ``.git``: git would then read files outside the workspace.
+    """
+    code, out, _ = _run(root, None, "rev-parse", "--absolute-git-dir")
+    if code != 0 or not out.strip():
         return None
-    return git
+    git_dir = Path(out.strip()).resolve()
+    work_tree = _checkout_of(root, git_dir)
+    if work_tree is None:
+        return None
+    code, out, err = _run(root, None, "rev-parse", "--show-toplevel")
+    configured = Path(out.strip()).resolve() if code == 0 and out.strip() else None
+    if configured != work_tree:
+        where = f"to {configured}" if configured else f"somewhere git cannot use ({_first_error(err)})"
+        raise UnsafeRepository(
+            f"This repository's git config (core.worktree) moves its work tree {where}, away from {work_tree} "
+            "where its .git is, so the git tools refuse it: they only read the workspace.")
+    return Repository(root, git_dir, work_tree)
+
+
+def _checkout_of(root: Path, git_dir: Path) -> Path | None:
+    """The nearest folder at or above ``root`` whose ``.git`` (a directory, or a file naming one) is ``git_dir``."""
+    start = root.resolve()
+    for folder in (start, *start.parents):
+        entry = folder / ".git"
+        try:
+            if entry.is_dir():
+                found = entry
+            elif entry.is_file():
+                line = entry.read_text(encoding="utf-8", errors="replace").partition("\n")[0]
+                if not line.startswith("gitdir:"):
+                    continue
+                found = folder / line.removeprefix("gitdir:").strip()
+            else:
+                continue
+            if found.resolve() == git_dir:
+                return folder
+        except OSError:
+            continue
+    return None
 
 
 def is_git_repo(root: Path) -> bool:
-    """Whether ``root`` lies in a git work tree."""
-    git = _git()
-    if git is None:
-        return False
+    """Whether ``root`` lies in a git work tree (one the tools refuse counts: they say why)."""
     try:
-        with git.Repo(root, search_parent_directories=True) as repo:
-            return not repo.bare
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError):
-        return False
+        return find_repository(root) is not None
+    except UnsafeRepository:
+        return True
 
 
-def run_git(root: Path, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
-    """Run one git command from ``root``, its hooks off: (exit status, stdout, stderr). Blocking."""
-    env = {**command_env(), **GIT_ENV}
+def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Run one git command on ``repo``, hardened: (exit status, stdout, stderr). Blocking."""
+    return _run(repo.root, repo, *args, timeout=timeout)
+
+
+def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
+    env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
+    env.update(GIT_ENV)
     executable = shutil.which("git", path=env.get("PATH"))
     if executable is None:
         return 127, "", "git is not installed"
+    location = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}") if repo else ()
     subcommand, *rest = args
-    if subcommand in READS_WORK_TREE:
-        env.update(_no_repository_filters(executable, root, env))
-    command = [executable, *GIT_OPTIONS, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
+    if repo is not None and subcommand in READS_WORK_TREE:
+        env.update(_no_repository_filters(repo))
+    if repo is not None and subcommand == "blame":
+        _check_ignore_revs_files(repo)
+    command = [executable, *location, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
     try:
-        done = subprocess.run(command, cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, "", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
@@ -87,33 +161,55 @@ def run_git(root: Path, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[i
             done.stderr.decode("utf-8", errors="replace"))
 
 
-def _no_repository_filters(executable: str, root: Path, env: dict[str, str]) -> dict[str, str]:
+def _check_ignore_revs_files(repo: Repository) -> None:
+    """Refuse blame when blame.ignoreRevsFile names a file outside the workspace.
+
+    Blame reads that file and quotes a line it cannot parse in its error, so it could show any file on
+    disk; no command-line setting drops the configured files before git 2.41.
+    """
+    code, out, _ = _run(repo.root, repo, "config", "--type=path", "--get-all", "blame.ignoreRevsFile", timeout=10)
+    for name in out.splitlines() if code == 0 else []:
+        try:
+            inside = (repo.work_tree / name).resolve().is_relative_to(repo.root)
+        except (OSError, RuntimeError):  # a symlink loop
+            inside = False
+        if name and not inside:
+            raise UnsafeRepository(f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
+                                   "so git_blame refuses to run: git would read that file.")
+
+
+def _no_repository_filters(repo: Repository) -> dict[str, str]:
     """Environment that empties the filter drivers the repository's own config defines.
 
     A clean filter runs on every changed file that status, diff or blame looks at. The user's own
     drivers (git-lfs in ~/.gitconfig) stay; those the repository sets (its .git/config and what that
     includes) are replaced by nothing, through GIT_CONFIG_COUNT, which takes any driver name.
     """
-    try:
-        done = subprocess.run([executable, "config", "--null", "--show-scope", "--get-regexp", r"^filter\."],
-                              cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-    except (subprocess.TimeoutExpired, OSError):
+    code, out, _ = _run(repo.root, repo, "config", "--null", "--show-scope", "--get-regexp", r"^filter\.",
+                        timeout=10)
+    if code not in (0, 1):  # 1: no filter is set
         return {}
-    fields = done.stdout.decode("utf-8", errors="replace").split("\0")
+    fields = out.split("\0")
     drivers = {key.split("\n", 1)[0][len("filter."):].rpartition(".")[0]
                for scope, key in zip(fields[::2], fields[1::2]) if scope in ("local", "worktree")}
     settings = [(f"filter.{name}.{key}", "") for name in sorted(drivers) if name for key in FILTER_COMMANDS]
     settings += [(f"filter.{name}.required", "false") for name in sorted(drivers) if name]
-    count = env.get("GIT_CONFIG_COUNT", "")
-    first = int(count) if count.isdigit() else 0
-    overrides = {"GIT_CONFIG_COUNT": str(first + len(settings))}  # after any the user set
-    for number, (key, value) in enumerate(settings, first):
+    overrides = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for number, (key, value) in enumerate(settings):
         overrides[f"GIT_CONFIG_KEY_{number}"], overrides[f"GIT_CONFIG_VALUE_{number}"] = key, value
     return overrides if settings else {}
 
 
+def _workspace_git(root: Path, *args: str) -> tuple[int, str, str]:
+    """Run one git command on the repository the workspace lies in, found afresh. Blocking."""
+    repo = find_repository(root)
+    if repo is None:
+        raise ToolError("The workspace is no longer in a git repository.")
+    return run_git(repo, *args)
+
+
 async def _git_output(ctx: ToolContext, *args: str) -> str:
-    status, out, err = await asyncio.to_thread(run_git, ctx.workspace.root, *args)
+    status, out, err = await asyncio.to_thread(_workspace_git, ctx.workspace.root, *args)
     if status != 0:
         raise ToolError(f"git {args[0]} failed: {_first_error(err)}.")
     return out
@@ -151,7 +247,7 @@ class GitStatus(Tool):
     kind = "read"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal")
+        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".")
         lines = out.rstrip("\n").splitlines()
         if len(lines) <= 1:
             lines.append("Working tree clean: nothing to commit.")
@@ -177,7 +273,7 @@ class GitDiff(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         target, _ = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
         base = ["diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
-        scope = ["--", target] if target else []
+        scope = ["--", target or "."]  # the workspace only, when it is part of a larger repository
         out = await _git_output(ctx, *base, *scope)
         if not out.strip():
             which = "staged" if args.get("staged") else "unstaged"
@@ -213,7 +309,7 @@ class GitLog(Tool):
         if target:
             follow = ["--follow"] if real is not None and real.is_file() else []
             command += [*follow, "--", target]
-        status, out, err = await asyncio.to_thread(run_git, ctx.workspace.root, *command)
+        status, out, err = await asyncio.to_thread(_workspace_git, ctx.workspace.root, *command)
         if status != 0:
             if "does not have any commits" in err:
                 return "No commits yet."
@@ -275,27 +371,31 @@ class GitSnapshot:
 
 def snapshot(root: Path, commits: int = 5) -> GitSnapshot | None:
     """The state of the repository ``root`` is in, or None outside one. Blocking."""
-    if not is_git_repo(root):
+    try:
+        repo = find_repository(root)
+    except UnsafeRepository:
+        return None  # the git tools say why when called
+    if repo is None:
         return None
-    code, out, _ = run_git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    code, out, _ = run_git(repo, "symbolic-ref", "--short", "-q", "HEAD")
     if code == 0 and out.strip():
         branch = out.strip()
     else:
-        code, out, _ = run_git(root, "rev-parse", "--short", "HEAD")
+        code, out, _ = run_git(repo, "rev-parse", "--short", "HEAD")
         branch = f"detached HEAD at {out.strip()}" if code == 0 else "unknown"
-    code, out, _ = run_git(root, "status", "--short", "--untracked-files=normal", timeout=10)
+    code, out, _ = run_git(repo, "status", "--short", "--untracked-files=normal", "--", ".", timeout=10)
     status = out.rstrip("\n").splitlines() if code == 0 else []
-    code, out, _ = run_git(root, "log", f"--max-count={commits}", "--format=%h %s")
+    code, out, _ = run_git(repo, "log", f"--max-count={commits}", "--format=%h %s")
     recent = out.rstrip("\n").splitlines() if code == 0 else []
-    return GitSnapshot(branch=branch, main_branch=main_branch(root, branch), status=status, commits=recent)
+    return GitSnapshot(branch=branch, main_branch=main_branch(repo, branch), status=status, commits=recent)
 
 
-def main_branch(root: Path, current: str) -> str | None:
+def main_branch(repo: Repository, current: str) -> str | None:
     """The branch changes are merged into: origin's HEAD, else a local main/master/trunk/develop."""
-    code, out, _ = run_git(root, "symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD")
+    code, out, _ = run_git(repo, "symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD")
     if code == 0 and out.strip():
         return out.strip().removeprefix("origin/")
-    code, out, _ = run_git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    code, out, _ = run_git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads")
     local = out.split() if code == 0 else []
     for name in MAIN_BRANCH_NAMES:
         if name in local:
