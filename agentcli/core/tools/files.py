@@ -472,6 +472,8 @@ class WriteFile(Tool):
 
 
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+HINT_LINES = 2_000  # lines of a big file the no-match hint compares old_string with
+HINT_LINE_CHARS = 500  # characters of each line it compares
 
 
 def _line_of(text: str, pos: int) -> int:
@@ -491,19 +493,28 @@ def _squash(s: str) -> str:
 
 
 def _no_match_hint(text: str, old: str) -> str:
-    """Why ``old`` may not have matched ``text``: whitespace, line-number prefixes, or the closest line."""
-    lines = text.split("\n")
+    """Why ``old`` may not have matched ``text``: whitespace, line-number prefixes, or the closest line.
+
+    The work is bounded: at most HINT_LINES lines of a big file are compared (those holding the
+    longest word of old_string's first line, else the first ones), each cut to HINT_LINE_CHARS.
+    """
     if _LINE_NUMBER_PREFIX.search(old) and _LINE_NUMBER_PREFIX.sub("", old) in text:
         return " old_string seems to include read_file's line-number prefixes; leave them out."
     old_lines = [ln for ln in old.split("\n") if ln.strip()]
     if not old_lines:
         return " old_string contains only whitespace."
+    lines = text.split("\n")
+    first = old_lines[0].strip()
+    word = max(first.split(), key=len)
+    numbers = range(len(lines))
+    if len(lines) > HINT_LINES:
+        numbers = [i for i in numbers if word in lines[i]][:HINT_LINES] or range(HINT_LINES)  # type: ignore[assignment]
     # Whitespace-insensitive search: compare runs of stripped lines.
-    squashed = [_squash(ln) for ln in lines]
     wanted = [_squash(ln) for ln in old_lines]
-    candidates = [i for i, ln in enumerate(squashed) if ln and wanted[0] in ln]
-    for i in candidates:
-        window = [ln for ln in squashed[i:] if ln][: len(wanted)]
+    for i in numbers:
+        if wanted[0] not in _squash(lines[i]):
+            continue
+        window = [squashed for ln in lines[i:i + 4 * len(wanted) + 50] if (squashed := _squash(ln))][: len(wanted)]
         if len(window) == len(wanted) and all(
             w == ln or (k == 0 and ln.endswith(w)) or (k == len(wanted) - 1 and ln.startswith(w))
             for k, (w, ln) in enumerate(zip(wanted, window))
@@ -512,13 +523,11 @@ def _no_match_hint(text: str, old: str) -> str:
                 f" It matches near line {i + 1} if whitespace is ignored: check indentation "
                 "(tabs vs spaces) and trailing spaces, and copy the text exactly from read_file."
             )
-    first = old_lines[0].strip()
-    stripped = [ln.strip() for ln in lines]
-    close = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    stripped = {lines[i].strip()[:HINT_LINE_CHARS]: i for i in reversed(numbers)}  # first line wins
+    close = difflib.get_close_matches(first[:HINT_LINE_CHARS], list(stripped), n=1, cutoff=0.5)
     if close:
-        number = stripped.index(close[0]) + 1
         shown = close[0] if len(close[0]) <= 200 else close[0][:200] + "…"
-        return f" The closest line is {number}: {shown!r}. Read the file again and copy the text exactly."
+        return f" The closest line is {stripped[close[0]] + 1}: {shown!r}. Read the file again and copy the text exactly."
     return " Read the file again and copy the text exactly, including whitespace."
 
 
