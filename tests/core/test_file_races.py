@@ -286,7 +286,8 @@ async def test_a_symlink_in_place_of_a_resolved_name_is_refused_clearly(ctx, tmp
 # ---------------------------------------------------------------- too-long paths
 
 
-@pytest.mark.parametrize("path", ["x" * 5000, "dir/" + "y" * 300 + ".txt", "a/" * 2100 + "f"])
+@pytest.mark.parametrize("path", ["x" * 5000, "dir/" + "y" * 300 + ".txt", "a/" * 2100 + "f"],
+                         ids=["5000-characters", "a-300-character-name", "4201-characters-of-short-names"])
 @pytest.mark.parametrize("tool, args", [
     ("read_file", {}), ("write_file", {"content": "x"}), ("edit_file", {"old_string": "a", "new_string": "b"}),
     ("grep", {"pattern": "a"}), ("glob", {"pattern": "*"}),
