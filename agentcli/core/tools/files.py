@@ -2,8 +2,13 @@
 
 All three confine paths to the workspace, do their blocking work in a thread, and
 turn every foreseeable failure into a ToolError the model can act on. Writes are
-atomic (temporary file + os.replace) and keep an existing file's mode; edits keep
+atomic (temporary file + rename) and keep an existing file's mode; edits keep
 the file's line endings and encoding byte for byte outside the replaced text.
+
+Files are opened through descriptors, one folder at a time from the workspace root and
+following no symlink, so a link swapped in after resolve_path cannot lead outside.
+Changing an existing file needs this agent to have read it (or written it) in its
+current state; the workspace's FileLedger records that and serializes the writes.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
     """The real path of a tool's ``path`` argument, confined to the workspace."""
     if not path.strip():
         raise ToolError("The path is empty; give a file path relative to the workspace root.")
-    if len(os.fsencode(path)) > PATH_MAX_BYTES or any(len(os.fsencode(p)) > NAME_MAX_BYTES for p in path.split("/")):
+    absolute = os.fsencode(ctx.workspace.lexical(path))
+    if len(absolute) > PATH_MAX_BYTES or any(len(name) > NAME_MAX_BYTES for name in absolute.split(b"/")):
         raise _too_long(path)
     try:
         return ctx.workspace.resolve(path)
@@ -441,7 +447,8 @@ class WriteFile(Tool):
         "Create a file, or replace an existing file's entire contents, with `content` (written as "
         "UTF-8; missing parent directories are created). The write is atomic and an existing file "
         "keeps its permissions. Prefer edit_file for changing part of an existing file: it is safer "
-        "and cheaper. Read a file before overwriting it. Paths are relative to the workspace root."
+        "and cheaper. To overwrite an existing file, read it with read_file first; if it changed since "
+        "your last read, the write is refused and you must read it again. Paths are relative to the workspace root."
     )
     input_schema = {
         "type": "object",
@@ -527,7 +534,8 @@ def _no_match_hint(text: str, old: str) -> str:
     close = difflib.get_close_matches(first[:HINT_LINE_CHARS], list(stripped), n=1, cutoff=0.5)
     if close:
         shown = close[0] if len(close[0]) <= 200 else close[0][:200] + "…"
-        return f" The closest line is {stripped[close[0]] + 1}: {shown!r}. Read the file again and copy the text exactly."
+        number = stripped[close[0]] + 1
+        return f" The closest line is {number}: {shown!r}. Read the file again and copy the text exactly."
     return " Read the file again and copy the text exactly, including whitespace."
 
 
@@ -623,8 +631,9 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 class EditFile(Tool):
     name = "edit_file"
     description = (
-        "Replace exact text in an existing file. `old_string` must appear exactly once in the file "
-        "(include enough surrounding lines to make it unique) unless `replace_all` is true, which "
+        "Replace exact text in an existing file. Read the file with read_file first; if it changed since "
+        "your last read, the edit is refused and you must read it again. `old_string` must appear exactly "
+        "once in the file (include enough surrounding lines to make it unique) unless `replace_all` is true, which "
         "replaces every occurrence (useful for renames). Copy old_string exactly from read_file's "
         "output, with the same indentation, but without the line-number prefixes. The file keeps its "
         "encoding (UTF-8, UTF-8 with BOM, or latin-1) and line endings (CRLF files stay CRLF even if "
