@@ -24,7 +24,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ..workspace import OutsideWorkspace
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
@@ -36,6 +36,8 @@ BINARY_SNIFF = 8192  # a NUL byte in this many leading bytes marks a file as bin
 # cut (OUTPUT_CAP) never lands in the middle of a file listing.
 READ_CHAR_BUDGET = OUTPUT_CAP - 1_000
 _LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
+
+T = TypeVar("T")
 
 UTF8_BOM = b"\xef\xbb\xbf"
 PATH_MAX_BYTES = 4095  # Linux PATH_MAX less the final NUL
@@ -177,6 +179,20 @@ def _open_regular(dir_fd: int, name: str, shown: str) -> tuple[int, os.stat_resu
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a directory")
     raise ToolError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read.")
+
+
+async def _serialized(ctx: ToolContext, real: Path, change: Callable[..., T], *args: Any) -> T:
+    """Run ``change`` in a thread while holding ``real``'s lock, which every agent of the session shares.
+
+    A cancelled call keeps the lock until its thread has finished, so no other write overlaps it.
+    """
+    async with ctx.workspace.files.lock(real):
+        work = asyncio.ensure_future(asyncio.to_thread(change, *args))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            await asyncio.wait([work])
+            raise
 
 
 def _digest(data: bytes) -> bytes:
@@ -467,8 +483,7 @@ class WriteFile(Tool):
         shown = ctx.workspace.relative(real)
         content: str = args["content"]
         try:
-            async with ctx.workspace.files.lock(real):
-                created = await asyncio.to_thread(_write, ctx, real, shown, content)
+            created = await _serialized(ctx, real, _write, ctx, real, shown, content)
         except OSError as exc:
             raise _os_error(exc, "write", shown) from None
         lines = _plural(count_lines(content), "line")
@@ -667,8 +682,7 @@ class EditFile(Tool):
         if old == "":
             raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
         try:
-            async with ctx.workspace.files.lock(real):
-                count, where = await asyncio.to_thread(_edit, ctx, real, shown, old, new, replace_all)
+            count, where = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None
         return f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
