@@ -209,7 +209,10 @@ class Subagents:
         return tool is not None and tool.kind == "edit"
 
     def _changed(self, record: SubagentRecord, path: str, parent: ToolContext) -> None:
-        """Remember a file a child changed; warn once when another running child changed it too."""
+        """Remember a file a child changed; warn once when a child that ran alongside changed it too.
+
+        That child may have finished already: a write undoing a finished sibling's edit is a clash too.
+        """
         try:
             shown = parent.workspace.relative(parent.workspace.locate(path))
         except (OSError, RuntimeError):
@@ -218,8 +221,8 @@ class Subagents:
             record.changed_files.append(shown)
         for other in self.records.values():
             clash = (frozenset((other.id, record.id)), shown)
-            if other is record or other.status != "running" or shown not in other.changed_files \
-                    or clash in self._clashes:
+            ran_alongside = not other.seconds or other.started + other.seconds >= record.started  # 0: not ended
+            if other is record or not ran_alongside or shown not in other.changed_files or clash in self._clashes:
                 continue
             self._clashes.add(clash)
             parent.emit(Notice(level="warning", text=(

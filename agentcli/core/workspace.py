@@ -1,14 +1,20 @@
-"""The workspace: the root directory the agent works in, and path confinement.
+"""The workspace: the root directory the agent works in, path confinement, and file bookkeeping.
 
 Every path a tool touches is resolved with symlinks followed and must lie inside the root;
 ``resolve`` raises ``OutsideWorkspace`` otherwise. Only the permission layer lets a single,
 approved tool call past that (see ``Permissions.permits_outside``).
+
+One Workspace serves one session, so it also carries the session's ``FileLedger``: what each
+agent last saw of each file, and one lock per file for read-modify-write.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -21,9 +27,43 @@ class OutsideWorkspace(Exception):
         self.resolved = resolved
 
 
+class FileLedger:
+    """Per file: a lock shared by every agent of the session, and what each agent last saw of it.
+
+    A "seen" entry is a digest of the file's bytes at the agent's last read_file or own write;
+    edits compare it with the file as it is now, so nobody overwrites changes they never saw.
+    """
+
+    def __init__(self) -> None:
+        self._locks: dict[Path, tuple[asyncio.Lock, int]] = {}  # lock and how many callers hold or wait
+        self._seen: dict[tuple[str, Path], bytes] = {}
+
+    @contextlib.asynccontextmanager
+    async def lock(self, path: Path) -> AsyncIterator[None]:
+        """Hold ``path`` for one read-modify-write; other agents' writes to it wait."""
+        lock, users = self._locks.get(path) or (asyncio.Lock(), 0)
+        self._locks[path] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[path]
+            if users == 1:
+                del self._locks[path]  # unused locks go, so none outlives its event loop
+            else:
+                self._locks[path] = (lock, users - 1)
+
+    def saw(self, agent_id: str, path: Path, digest: bytes) -> None:
+        self._seen[(agent_id, path)] = digest
+
+    def seen(self, agent_id: str, path: Path) -> bytes | None:
+        return self._seen.get((agent_id, path))
+
+
 @dataclass(frozen=True)
 class Workspace:
     root: Path
+    files: FileLedger = field(default_factory=FileLedger, compare=False, repr=False)
 
     @classmethod
     def at(cls, root: str | os.PathLike[str]) -> "Workspace":

@@ -284,10 +284,21 @@ async def test_two_running_children_editing_one_file_warn(server, make_session, 
                                tool_use_block("task", {"description": "B", "prompt": "Errand B"}),
                                tool_use_block("task", {"description": "C", "prompt": "Errand C"})),
                 text("done"))
+    a_wrote = threading.Event()  # B reads the file after A's write, so B's write is not refused as stale
+
+    def wrote(name):
+        def answer(body):
+            if name == "A":
+                a_wrote.set()
+            return text(f"{name} wrote", gate=both_wrote if name != "C" else None, gate_timeout=60)
+        return answer
+
     for name, path in (("A", "src/app/auth.py"), ("B", "./src/app/auth.py"), ("C", "notes.txt")):
         server.when(lambda b, n=name: first_user_text(b) == f"Errand {n}",
-                    tool_use("write_file", {"path": path, "content": f"# {name}\n"}),
-                    text(f"{name} wrote", gate=both_wrote if name != "C" else None))
+                    reply(tool_use_block("read_file", {"path": path}),
+                          tool_use_block("write_file", {"path": path, "content": f"# {name}\n"}),
+                          gate=a_wrote if name == "B" else None, gate_timeout=60),
+                    wrote(name))
     session, events = make_session(permission_mode="acceptEdits")
     await session.send("go")
     [warning] = events.of(Notice, level="warning")

@@ -75,10 +75,11 @@ async def test_each_mode_runs_exactly_what_it_should(server, make_session, repo,
     (repo / "out").symlink_to(outside)
     blocks = [tool_use_block(name, {k: v.replace("{outside}", str(outside)) for k, v in args.items()})
               for name, args in CALLS.values()]
-    server.script(reply(*blocks), text("done"))
+    reads = [tool_use_block("read_file", {"path": path}) for path in ("README.md", "out/victim.txt")]
+    server.script(reply(*reads), reply(*blocks), text("done"))  # edits need a read first
     session, events = make_session(permission_mode=mode)
     await session.send("Do everything")
-    outcomes = dict(zip(CALLS, results_of(server)))
+    outcomes = dict(zip(CALLS, results_of(server, 2)))
     for label, (is_error, output) in outcomes.items():
         assert is_error == (label not in RUNS[mode]), (label, output)
         if label in FLAG.get(mode, {}):
@@ -300,6 +301,7 @@ async def test_allow_session_scopes_bash_to_the_command_and_edits_to_the_tool(se
     server.script(tool_use("bash", {"command": "git status"}),
                   tool_use("bash", {"command": "git status --short"}),  # covered: no question
                   tool_use("bash", {"command": "git log -1"}),  # not covered: asks
+                  tool_use("read_file", {"path": "README.md"}),  # edits need a read first
                   tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Fine"}),
                   tool_use("edit_file", {"path": "README.md", "old_string": "tiny", "new_string": "small"}),
                   tool_use("write_file", {"path": "w.txt", "content": "w"}),  # another tool: asks

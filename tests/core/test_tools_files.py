@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -22,11 +23,19 @@ async def read(ctx: ToolContext, **args) -> str:
     return await ReadFile().run(args, ctx)
 
 
+async def read_first(ctx: ToolContext, path: str) -> None:
+    """What a careful model does, and edit_file and write_file require: read the file before changing it."""
+    with contextlib.suppress(ToolError):
+        await read(ctx, path=path)
+
+
 async def edit(ctx: ToolContext, **args) -> str:
+    await read_first(ctx, args["path"])
     return await EditFile().run(args, ctx)
 
 
 async def write(ctx: ToolContext, **args) -> str:
+    await read_first(ctx, args["path"])
     return await WriteFile().run(args, ctx)
 
 

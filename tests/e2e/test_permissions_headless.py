@@ -18,6 +18,7 @@ def escape_attempts(outside: Path) -> list[dict]:
             tool_use_block("write_file", {"path": "../escape.txt", "content": "x"}),
             tool_use_block("write_file", {"path": str(outside / "abs.txt"), "content": "x"}),
             tool_use_block("write_file", {"path": "out/link.txt", "content": "x"}),
+            tool_use_block("read_file", {"path": "out/victim.txt"}),  # edits need a read first
             tool_use_block("edit_file", {"path": "out/victim.txt", "old_string": "keep", "new_string": "lost"})]
 
 
@@ -48,7 +49,7 @@ def test_no_bash_and_no_writes_outside_headless(server, api_env, repo, outside, 
     # The same refusals reach the stream-json reader.
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     finished = [e for e in events if e["type"] == "tool_call_finished"]
-    assert len(finished) == 6 and finished[0]["is_error"]
+    assert len(finished) == 7 and finished[0]["is_error"]
     server.assert_no_rejections()
 
 

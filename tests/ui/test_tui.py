@@ -413,7 +413,8 @@ async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, ma
 
 
 async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
-    server.script(tool_use("edit_file", {"path": "README.md", "old_string": "# Demo app",
+    server.script(tool_use("read_file", {"path": "README.md"}),  # edits need a read first
+                  tool_use("edit_file", {"path": "README.md", "old_string": "# Demo app",
                                          "new_string": "# Demo application"}), text("Renamed."))
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -423,7 +424,7 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
         assert "README.md\n- # Demo app\n+ # Demo application" in shown_input
         await pilot.press("y")
         await until(pilot, lambda: not app.busy, "the end of the turn")
-        assert plain(app.conversation.query_one(ToolCallEntry)).startswith("edit_file  README.md  ✓")
+        assert plain(app.conversation.query(ToolCallEntry).last()).startswith("edit_file  README.md  ✓")
     assert (repo / "README.md").read_text().startswith("# Demo application\n")
 
 

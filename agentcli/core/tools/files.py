@@ -2,22 +2,29 @@
 
 All three confine paths to the workspace, do their blocking work in a thread, and
 turn every foreseeable failure into a ToolError the model can act on. Writes are
-atomic (temporary file + os.replace) and keep an existing file's mode; edits keep
+atomic (temporary file + rename) and keep an existing file's mode; edits keep
 the file's line endings and encoding byte for byte outside the replaced text.
+
+Files are opened through descriptors, one folder at a time from the workspace root and
+following no symlink, so a link swapped in after resolve_path cannot lead outside.
+Changing an existing file needs this agent to have read it (or written it) in its
+current state; the workspace's FileLedger records that and serializes the writes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import errno
+import hashlib
 import os
 import re
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ..workspace import OutsideWorkspace
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
@@ -30,7 +37,11 @@ BINARY_SNIFF = 8192  # a NUL byte in this many leading bytes marks a file as bin
 READ_CHAR_BUDGET = OUTPUT_CAP - 1_000
 _LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters of UTF-8
 
+T = TypeVar("T")
+
 UTF8_BOM = b"\xef\xbb\xbf"
+PATH_MAX_BYTES = 4095  # Linux PATH_MAX less the final NUL
+NAME_MAX_BYTES = 255  # one file or directory name
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -40,6 +51,9 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
     """The real path of a tool's ``path`` argument, confined to the workspace."""
     if not path.strip():
         raise ToolError("The path is empty; give a file path relative to the workspace root.")
+    absolute = os.fsencode(ctx.workspace.lexical(path))
+    if len(absolute) > PATH_MAX_BYTES or any(len(name) > NAME_MAX_BYTES for name in absolute.split(b"/")):
+        raise _too_long(path)
     try:
         return ctx.workspace.resolve(path)
     except OutsideWorkspace as exc:
@@ -47,7 +61,15 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
             return exc.resolved  # this very call was approved (or runs in bypassPermissions)
         raise ToolError(str(exc)) from None
     except (OSError, RuntimeError) as exc:  # symlink loops and the like
+        if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+            raise _too_long(path) from None
         raise ToolError(f"Cannot resolve {path}: {_reason(exc)}.") from None
+
+
+def _too_long(path: str) -> ToolError:
+    shown = path if len(path) <= 80 else f"{path[:60]}…{path[-15:]}"
+    return ToolError(f"The path is too long: {shown} ({len(path):,} characters); a path may have at most "
+                     f"{PATH_MAX_BYTES:,} bytes and each name in it at most {NAME_MAX_BYTES}.")
 
 
 def _reason(exc: BaseException) -> str:
@@ -66,6 +88,11 @@ def _os_error(exc: OSError, action: str, shown: str) -> ToolError:
         return ToolError(f"{shown} is a directory, not a file; use glob to list its files.")
     if isinstance(exc, NotADirectoryError):
         return ToolError(f"Cannot {action} {shown}: a component of the path is a file, not a directory.")
+    if isinstance(exc, _SymlinkRace):
+        return ToolError(f"{shown} changed while it was being opened (a symbolic link was swapped into its "
+                         "path), so it was left alone; check the path and try again.")
+    if exc.errno == errno.ENAMETOOLONG:
+        return ToolError(f"Cannot {action} {shown}: the path is too long.")
     if exc.errno == errno.ENOSPC:
         return ToolError(f"Cannot {action} {shown}: no space left on the device.")
     if exc.errno == errno.EROFS:
@@ -91,10 +118,95 @@ def _not_found(ctx: ToolContext, real: Path, shown: str, hint: str = "") -> Tool
     return ToolError(f"File not found: {shown}.{suggestion}{hint}")
 
 
-def _require_regular(real: Path, shown: str) -> None:
-    """Refuse FIFOs, sockets and devices, which could block a read forever."""
-    if not stat.S_ISREG(os.stat(real).st_mode):
-        raise ToolError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read.")
+class _SymlinkRace(OSError):
+    """A path component turned into a symbolic link after the path was resolved."""
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_step(name: str, dir_fd: int, flags: int) -> int:
+    """Open ``name`` in ``dir_fd`` without following a symlink; a symlink found there is a race."""
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(name, dir_fd):
+            raise _SymlinkRace(errno.ELOOP, "a symbolic link was swapped into the path") from None
+        raise
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _open_dir(ctx: ToolContext, directory: Path, create: bool = False) -> int:
+    """A descriptor of ``directory``, reached one component at a time from the workspace root.
+
+    ``directory`` is already resolved, so no component may be a symlink; following none means a
+    link swapped in after resolve_path cannot lead the open (or a temporary file) outside.
+    """
+    root = ctx.workspace.root
+    anchor = root if ctx.workspace.contains(directory) else Path(directory.anchor)  # approved outside paths
+    fd = os.open(anchor, _DIR_FLAGS)
+    try:
+        for part in directory.relative_to(anchor).parts:
+            try:
+                step = _open_step(part, fd, _DIR_FLAGS)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=fd)
+                step = _open_step(part, fd, _DIR_FLAGS)
+            os.close(fd)
+            fd = step
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_regular(dir_fd: int, name: str, shown: str) -> tuple[int, os.stat_result]:
+    """Open a regular file for reading, refusing FIFOs, sockets and devices (which could block)."""
+    fd = _open_step(name, dir_fd, os.O_RDONLY | os.O_NONBLOCK)
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode):
+        return fd, info
+    os.close(fd)
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory")
+    raise ToolError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read.")
+
+
+async def _serialized(ctx: ToolContext, real: Path, change: Callable[..., T], *args: Any) -> T:
+    """Run ``change`` in a thread while holding ``real``'s lock, which every agent of the session shares.
+
+    A cancelled call keeps the lock until its thread has finished, so no other write overlaps it.
+    """
+    async with ctx.workspace.files.lock(real):
+        work = asyncio.ensure_future(asyncio.to_thread(change, *args))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            await asyncio.wait([work])
+            raise
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _check_seen(ctx: ToolContext, real: Path, shown: str, data: bytes) -> None:
+    """Refuse to change a file this agent has not read, or that changed since it last read it."""
+    seen = ctx.workspace.files.seen(ctx.agent_id, real)
+    if seen is None:
+        raise ToolError(f"You have not read {shown} yet; read it with read_file before changing it.")
+    if seen != _digest(data):
+        raise ToolError(f"{shown} changed since you read it (another agent, a command or the user wrote to it); "
+                        "read it again, then redo your change.")
 
 
 def decode_bytes(data: bytes) -> tuple[str, str]:
@@ -120,35 +232,26 @@ def is_binary(head: bytes) -> bool:
     return b"\x00" in head[:BINARY_SNIFF]
 
 
-def atomic_write(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` through a temporary file and os.replace; True when it created the file.
+def replace_in(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
+    """Write ``data`` to ``name`` in ``dir_fd`` through a temporary file and a rename.
 
-    An existing file keeps its permission bits; a new one gets the usual 0o666 minus umask.
+    The temporary file is created in that same directory (exclusively, never through a link);
+    ``mode`` None gives a new file the usual 0o666 minus umask.
     """
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-        created = False
-    except FileNotFoundError:
-        mode, created = None, True
-    if mode is None:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
-    return created
 
 
 def count_lines(text: str) -> int:
@@ -170,54 +273,53 @@ class _Listing:
     budget_hit: bool  # stopped early because of READ_CHAR_BUDGET
 
 
-def _read_listing(real: Path, offset: int, limit: int) -> _Listing | str:
-    """Numbered lines ``offset``..``offset+limit-1`` of ``real``; a note string for special cases.
+def _read_listing(handle: Any, offset: int, limit: int) -> _Listing | str:
+    """Numbered lines ``offset``..``offset+limit-1`` of an open binary file; a note string for special cases.
 
     Streams the file, so huge files cost only the lines shown. Each line is decoded on
     its own (UTF-8, falling back to latin-1) and cut at MAX_LINE_CHARS characters.
     """
-    with open(real, "rb") as handle:
-        head = handle.read(BINARY_SNIFF)
-        if not head:
-            return "empty"
-        if is_binary(head):
-            return "binary"
-        handle.seek(0)
-        shown: list[str] = []
-        used = 0
-        total = 0
-        budget_hit = False
-        last_wanted = offset + limit - 1
-        while total < last_wanted and not budget_hit:
-            raw = handle.readline(_LINE_READ_BYTES)
-            if not raw:
-                break
-            extra = 0  # bytes of this line beyond what was read
-            cut = not raw.endswith(b"\n")
-            if cut:  # a very long line (or the last one): skip the rest of it
-                while more := handle.readline(1 << 20):
-                    extra += len(more.rstrip(b"\r\n"))
-                    if more.endswith(b"\n"):
-                        break
-            total += 1
-            if total < offset:
-                continue
-            if total == 1 and raw.startswith(UTF8_BOM):
-                raw = raw[len(UTF8_BOM):]
-            raw = raw.rstrip(b"\n")
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            text = _decode_line(raw, cut=cut and extra > 0)
-            length = len(text) + extra
-            if length > MAX_LINE_CHARS:
-                text = f"{text[:MAX_LINE_CHARS]}… [line cut: {length - MAX_LINE_CHARS:,} more characters]"
-            entry = f"{total:>6}\t{text}"
-            if shown and used + len(entry) + 1 > READ_CHAR_BUDGET:
-                budget_hit = True
-                break
-            shown.append(entry)
-            used += len(entry) + 1
-        total += _count_rest(handle)
+    head = handle.read(BINARY_SNIFF)
+    if not head:
+        return "empty"
+    if is_binary(head):
+        return "binary"
+    handle.seek(0)
+    shown: list[str] = []
+    used = 0
+    total = 0
+    budget_hit = False
+    last_wanted = offset + limit - 1
+    while total < last_wanted and not budget_hit:
+        raw = handle.readline(_LINE_READ_BYTES)
+        if not raw:
+            break
+        extra = 0  # bytes of this line beyond what was read
+        cut = not raw.endswith(b"\n")
+        if cut:  # a very long line (or the last one): skip the rest of it
+            while more := handle.readline(1 << 20):
+                extra += len(more.rstrip(b"\r\n"))
+                if more.endswith(b"\n"):
+                    break
+        total += 1
+        if total < offset:
+            continue
+        if total == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM):]
+        raw = raw.rstrip(b"\n")
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        text = _decode_line(raw, cut=cut and extra > 0)
+        length = len(text) + extra
+        if length > MAX_LINE_CHARS:
+            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {length - MAX_LINE_CHARS:,} more characters]"
+        entry = f"{total:>6}\t{text}"
+        if shown and used + len(entry) + 1 > READ_CHAR_BUDGET:
+            budget_hit = True
+            break
+        shown.append(entry)
+        used += len(entry) + 1
+    total += _count_rest(handle)
     return _Listing(shown, total, offset, budget_hit)
 
 
@@ -289,8 +391,15 @@ class ReadFile(Tool):
         if not real.exists():
             raise _not_found(ctx, real, shown)
         try:
-            _require_regular(real, shown)
-            result = _read_listing(real, offset, limit)
+            dir_fd = _open_dir(ctx, real.parent)
+            try:
+                fd, _ = _open_regular(dir_fd, real.name, shown)
+            finally:
+                os.close(dir_fd)
+            with os.fdopen(fd, "rb") as handle:
+                result = _read_listing(handle, offset, limit)
+                handle.seek(0)
+                ctx.workspace.files.saw(ctx.agent_id, real, hashlib.file_digest(handle, "sha256").digest())
         except OSError as exc:
             raise _os_error(exc, "read", shown) from None
         if result == "empty":
@@ -320,22 +429,32 @@ class ReadFile(Tool):
 # ---------------------------------------------------------------- write_file
 
 
-def _write(real: Path, shown: str, content: str) -> bool:
+def _write(ctx: ToolContext, real: Path, shown: str, content: str) -> bool:
+    """Write ``content`` to ``real``; True when that created the file. Hold the file's lock around it."""
     if real.is_dir():
         raise ToolError(f"{shown} is a directory; give a file path to write.")
     data = content.encode("utf-8")
-    if real.is_file() and not content.startswith("\ufeff"):
-        try:
-            with open(real, "rb") as handle:
-                if handle.read(len(UTF8_BOM)) == UTF8_BOM:
-                    data = UTF8_BOM + data  # keep an existing file's byte-order mark
-        except OSError:
-            pass
     try:
-        real.parent.mkdir(parents=True, exist_ok=True)
+        dir_fd = _open_dir(ctx, real.parent, create=True)
     except (FileExistsError, NotADirectoryError):
         raise ToolError(f"Cannot write {shown}: part of its directory path is a file, not a directory.") from None
-    return atomic_write(real, data)
+    try:
+        try:
+            fd, info = _open_regular(dir_fd, real.name, shown)
+        except FileNotFoundError:
+            mode = None
+        else:
+            with os.fdopen(fd, "rb") as handle:
+                old = handle.read()
+            _check_seen(ctx, real, shown, old)
+            mode = stat.S_IMODE(info.st_mode)
+            if old.startswith(UTF8_BOM) and not content.startswith("\ufeff"):
+                data = UTF8_BOM + data  # keep an existing file's byte-order mark
+        replace_in(dir_fd, real.name, data, mode)
+    finally:
+        os.close(dir_fd)
+    ctx.workspace.files.saw(ctx.agent_id, real, _digest(data))
+    return mode is None
 
 
 class WriteFile(Tool):
@@ -344,7 +463,8 @@ class WriteFile(Tool):
         "Create a file, or replace an existing file's entire contents, with `content` (written as "
         "UTF-8; missing parent directories are created). The write is atomic and an existing file "
         "keeps its permissions. Prefer edit_file for changing part of an existing file: it is safer "
-        "and cheaper. Read a file before overwriting it. Paths are relative to the workspace root."
+        "and cheaper. To overwrite an existing file, read it with read_file first; if it changed since "
+        "your last read, the write is refused and you must read it again. Paths are relative to the workspace root."
     )
     input_schema = {
         "type": "object",
@@ -363,7 +483,7 @@ class WriteFile(Tool):
         shown = ctx.workspace.relative(real)
         content: str = args["content"]
         try:
-            created = await asyncio.to_thread(_write, real, shown, content)
+            created = await _serialized(ctx, real, _write, ctx, real, shown, content)
         except OSError as exc:
             raise _os_error(exc, "write", shown) from None
         lines = _plural(count_lines(content), "line")
@@ -374,6 +494,8 @@ class WriteFile(Tool):
 
 
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+HINT_LINES = 2_000  # lines of a big file the no-match hint compares old_string with
+HINT_LINE_CHARS = 500  # characters of each line it compares
 
 
 def _line_of(text: str, pos: int) -> int:
@@ -393,19 +515,28 @@ def _squash(s: str) -> str:
 
 
 def _no_match_hint(text: str, old: str) -> str:
-    """Why ``old`` may not have matched ``text``: whitespace, line-number prefixes, or the closest line."""
-    lines = text.split("\n")
+    """Why ``old`` may not have matched ``text``: whitespace, line-number prefixes, or the closest line.
+
+    The work is bounded: at most HINT_LINES lines of a big file are compared (those holding the
+    longest word of old_string's first line, else the first ones), each cut to HINT_LINE_CHARS.
+    """
     if _LINE_NUMBER_PREFIX.search(old) and _LINE_NUMBER_PREFIX.sub("", old) in text:
         return " old_string seems to include read_file's line-number prefixes; leave them out."
     old_lines = [ln for ln in old.split("\n") if ln.strip()]
     if not old_lines:
         return " old_string contains only whitespace."
+    lines = text.split("\n")
+    first = old_lines[0].strip()
+    word = max(first.split(), key=len)
+    numbers = range(len(lines))
+    if len(lines) > HINT_LINES:
+        numbers = [i for i in numbers if word in lines[i]][:HINT_LINES] or range(HINT_LINES)  # type: ignore[assignment]
     # Whitespace-insensitive search: compare runs of stripped lines.
-    squashed = [_squash(ln) for ln in lines]
     wanted = [_squash(ln) for ln in old_lines]
-    candidates = [i for i, ln in enumerate(squashed) if ln and wanted[0] in ln]
-    for i in candidates:
-        window = [ln for ln in squashed[i:] if ln][: len(wanted)]
+    for i in numbers:
+        if wanted[0] not in _squash(lines[i]):
+            continue
+        window = [squashed for ln in lines[i:i + 4 * len(wanted) + 50] if (squashed := _squash(ln))][: len(wanted)]
         if len(window) == len(wanted) and all(
             w == ln or (k == 0 and ln.endswith(w)) or (k == len(wanted) - 1 and ln.startswith(w))
             for k, (w, ln) in enumerate(zip(wanted, window))
@@ -414,12 +545,11 @@ def _no_match_hint(text: str, old: str) -> str:
                 f" It matches near line {i + 1} if whitespace is ignored: check indentation "
                 "(tabs vs spaces) and trailing spaces, and copy the text exactly from read_file."
             )
-    first = old_lines[0].strip()
-    stripped = [ln.strip() for ln in lines]
-    close = difflib.get_close_matches(first, stripped, n=1, cutoff=0.5)
+    stripped = {lines[i].strip()[:HINT_LINE_CHARS]: i for i in reversed(numbers)}  # first line wins
+    close = difflib.get_close_matches(first[:HINT_LINE_CHARS], list(stripped), n=1, cutoff=0.5)
     if close:
-        number = stripped.index(close[0]) + 1
         shown = close[0] if len(close[0]) <= 200 else close[0][:200] + "…"
+        number = stripped[close[0]] + 1
         return f" The closest line is {number}: {shown!r}. Read the file again and copy the text exactly."
     return " Read the file again and copy the text exactly, including whitespace."
 
@@ -429,13 +559,28 @@ def _to_crlf(s: str) -> str:
 
 
 def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str]:
+    """Replace ``old`` by ``new`` in ``real``: the count and where. Hold the file's lock around it."""
     if real.is_dir():
         raise ToolError(f"{shown} is a directory, not a file.")
     if not real.exists():
         raise _not_found(ctx, real, shown, " To create a new file, use write_file.")
-    _require_regular(real, shown)
-    with open(real, "rb") as handle:
-        data = handle.read()
+    dir_fd = _open_dir(ctx, real.parent)
+    try:
+        fd, info = _open_regular(dir_fd, real.name, shown)
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read()
+        if not is_binary(data):  # refused below in any case
+            _check_seen(ctx, real, shown, data)
+        encoded, count, where = _replaced(data, shown, old, new, replace_all)
+        replace_in(dir_fd, real.name, encoded, stat.S_IMODE(info.st_mode))
+    finally:
+        os.close(dir_fd)
+    ctx.workspace.files.saw(ctx.agent_id, real, _digest(encoded))
+    return count, where
+
+
+def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) -> tuple[bytes, int, str]:
+    """The file's new bytes, how many replacements, and the lines they landed on."""
     if is_binary(data):
         raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes); edit_file only edits text.")
     text, codec = decode_bytes(data)
@@ -495,15 +640,15 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
             f"{shown} is latin-1 encoded and new_string contains characters latin-1 cannot represent; "
             "use only latin-1 characters or rewrite the file with write_file (as UTF-8)."
         ) from None
-    atomic_write(real, encoded)
-    return len(spans), _ranges(spans)
+    return encoded, len(spans), _ranges(spans)
 
 
 class EditFile(Tool):
     name = "edit_file"
     description = (
-        "Replace exact text in an existing file. `old_string` must appear exactly once in the file "
-        "(include enough surrounding lines to make it unique) unless `replace_all` is true, which "
+        "Replace exact text in an existing file. Read the file with read_file first; if it changed since "
+        "your last read, the edit is refused and you must read it again. `old_string` must appear exactly "
+        "once in the file (include enough surrounding lines to make it unique) unless `replace_all` is true, which "
         "replaces every occurrence (useful for renames). Copy old_string exactly from read_file's "
         "output, with the same indentation, but without the line-number prefixes. The file keeps its "
         "encoding (UTF-8, UTF-8 with BOM, or latin-1) and line endings (CRLF files stay CRLF even if "
@@ -537,7 +682,7 @@ class EditFile(Tool):
         if old == "":
             raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
         try:
-            count, where = await asyncio.to_thread(_edit, ctx, real, shown, old, new, replace_all)
+            count, where = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None
         return f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
