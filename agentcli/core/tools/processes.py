@@ -121,7 +121,8 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
         if stat is None:
             continue
         state, parent, session = stat
-        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen)
+        # An orphan: re-parented to us from a call, or detached from one with setsid (a session leader).
+        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid)
         if state in ("Z", "X"):
             if orphan:
                 zombies.append(pid)
