@@ -23,12 +23,13 @@ _used: dict[Path, int] = {}  # bytes written per session output folder
 _lock = threading.Lock()  # keep_in_full writes from worker threads
 
 
-def _setting(ctx: ToolContext, name: str, default: float) -> int:
+def _setting(ctx: ToolContext, name: str, default: float) -> float:
+    """A cap in MB from the tool settings."""
     try:
         value = float(ctx.env.get(name, default))
     except (TypeError, ValueError):
-        value = default
-    return max(0, int(value * _MB))
+        return default
+    return value if value > 0 else default
 
 
 def _folder_size(folder: Path) -> int:
@@ -46,8 +47,8 @@ def _folder_size(folder: Path) -> int:
     return total
 
 
-def _mb(size: int) -> str:
-    return f"{size / _MB:g} MB"
+def _mb(size: float) -> str:
+    return f"{size:g} MB"
 
 
 class CappedCopy:
@@ -57,8 +58,9 @@ class CappedCopy:
         assert ctx.output_dir is not None
         self.folder = Path(ctx.output_dir)
         self.path = self.folder / name
-        self.copy_cap = _setting(ctx, "output_copy_max_mb", COPY_CAP_MB)
-        self.session_cap = _setting(ctx, "output_session_max_mb", SESSION_CAP_MB)
+        self.copy_mb = _setting(ctx, "output_copy_max_mb", COPY_CAP_MB)
+        self.session_mb = _setting(ctx, "output_session_max_mb", SESSION_CAP_MB)
+        self.copy_cap, self.session_cap = int(self.copy_mb * _MB), int(self.session_mb * _MB)
         self.written = 0
         self.dropped = 0
         self.full = ""  # "copy" or "session": which cap stopped it
@@ -114,14 +116,14 @@ class CappedCopy:
             return f"[No full copy of the output was kept: {self.failed}]"
         if self.full == "session" and not self.written:
             return (f"[No full copy of the output was kept: this session's full-output copies reached their "
-                    f"{_mb(self.session_cap)} cap (setting output_session_max_mb)]")
+                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
         if self.full == "session":
             return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
                     f"{self.written:,} bytes, before this session's full-output copies reached their "
-                    f"{_mb(self.session_cap)} cap (setting output_session_max_mb)]")
+                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
         if self.full == "copy":
             return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
-                    f"{self.written:,} bytes, the {_mb(self.copy_cap)} cap of one copy "
+                    f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
                     f"(setting output_copy_max_mb); the rest was not kept]")
         return f"[Full output ({total:,} {unit}) saved to {self.path}]"
 
