@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,7 +174,7 @@ class BackgroundShells:
         running = self.running()
         for shell in running:
             try:
-                os.killpg(shell.pid, 9)
+                os.killpg(shell.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         processes.kill_now([s.marker for s in running])

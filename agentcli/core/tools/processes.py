@@ -10,12 +10,15 @@ Two mechanisms work together (Linux; elsewhere only the process group is stopped
   parent died is re-parented to agentcli instead of init, so it stays findable even when it
   scrubbed its environment, and agentcli reaps it (no zombies are left behind).
 
-When a call ends, times out or is cancelled, ``stop_call`` kills what carries its marker and any
-orphan that carries no live call's marker, then reaps them. Orphans are told apart from the
-children agentcli waits for itself: those live in agentcli's own session (rg, git) or are the
-bash processes registered here (``direct``). Code that starts a child in a new session of its
-own must register its pid in ``direct`` (and remove it once waited for), or its zombie may be
-reaped here first.
+When a call ends, times out or is cancelled, ``stop_call`` kills what carries its marker, what
+carries the marker of a call of ours that has ended, and orphans that carry no marker, then
+reaps them. An orphan is a child of ours that asyncio does not wait for: it lives in a bash
+call's session, was seen carrying a marker, or leads a session of its own (``setsid``). So code
+that starts a child in a new session of its own must register its pid in ``direct`` (and
+remove it once waited for), or that child may be taken for an orphan.
+
+Known limit: a process that scrubs its environment and detaches with ``setsid`` while its
+parent stays alive is found only once that parent has died.
 """
 
 from __future__ import annotations
@@ -64,8 +67,8 @@ def _pids() -> list[int]:
         return []
 
 
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, parent pid, session id) of ``pid``; None when it is gone."""
+def _stat(pid: int | str) -> tuple[str, int, int, int] | None:
+    """(state, parent pid, session id, start time in clock ticks) of ``pid``; None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read()
@@ -73,7 +76,7 @@ def _stat(pid: int) -> tuple[str, int, int] | None:
         return None
     fields = data[data.rfind(b")") + 2:].split()
     try:
-        return fields[0].decode(), int(fields[1]), int(fields[3])
+        return fields[0].decode(), int(fields[1]), int(fields[3]), int(fields[19])
     except (IndexError, ValueError):
         return None
 
@@ -111,6 +114,8 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
     environment. To reap: zombies among our orphans.
     """
     me, mine = os.getpid(), f"{os.getpid()}-"
+    own = _stat("self")
+    born = own[3] if own else 0  # nothing older than agentcli can carry its markers
     running = set(active.values())
     live: list[int] = []
     zombies: list[int] = []
@@ -120,7 +125,9 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
         stat = _stat(pid)
         if stat is None:
             continue
-        state, parent, session = stat
+        state, parent, session, start = stat
+        if start < born:
+            continue
         # An orphan: re-parented to us from a call, or detached from one with setsid (a session leader).
         orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid)
         if state in ("Z", "X"):
