@@ -72,3 +72,50 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
     results = [b for r in records if r["type"] == "user_message" for b in r["content"]
                if b.get("type") == "tool_result"]
     assert [b["tool_use_id"] for b in results] == [started["id"]]
+
+
+@pytest.mark.parametrize("front_end", [[], ["--plain"]])
+def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_home, front_end):
+    """The TUI and line mode on a real terminal (a pty): SIGTERM while bash runs stops it and exits 143."""
+    import pty
+
+    seconds = "8830" if not front_end else "8831"
+    server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    drained = bytearray()
+
+    def drain() -> None:  # keep the terminal's buffer from filling up
+        import select
+        while select.select([leader], [], [], 0)[0]:
+            try:
+                drained.extend(os.read(leader, 65536))
+            except OSError:
+                return
+
+    try:
+        sent = 0.0
+        deadline = time.monotonic() + DEADLINE
+        while not processes_running(["sleep", seconds]):
+            assert time.monotonic() < deadline, f"bash never started `sleep {seconds}`:\n{bytes(drained[-3000:])!r}"
+            assert proc.poll() is None, bytes(drained[-3000:])
+            drain()
+            if time.monotonic() - sent > 5:  # until the app takes it: it may still be starting
+                os.write(leader, b"wait a while\r")
+                sent = time.monotonic()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + DEADLINE
+        while proc.poll() is None:
+            assert time.monotonic() < deadline, "agentcli never exited after SIGTERM"
+            drain()
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(leader)
+    assert proc.returncode == 143, bytes(drained[-3000:])
+    wait_for(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
