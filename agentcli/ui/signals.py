@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -35,3 +35,9 @@ def exit_signals(handler: Callable[[int], None]) -> Iterator[None]:
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+async def run_until_signal(app: Any) -> Any:
+    """Run a Textual app; SIGTERM and SIGHUP quit it as /exit does, with their exit status as its result."""
+    with exit_signals(lambda signum: app.exit(exit_code(signum))):
+        return await app.run_async()

@@ -25,7 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
                              ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.session import Session
-from ..signals import exit_code, exit_signals
+from ..signals import run_until_signal
 from . import keys
 from .commands import palette_commands, run_command
 from .format import StatusFacts
@@ -368,9 +368,5 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
     except SessionError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return 1  # as headless and line mode do
-    async def run() -> Any:  # SIGTERM and SIGHUP quit as /exit does, with their conventional exit status
-        with exit_signals(lambda signum: app.exit(exit_code(signum))):
-            return await app.run_async()
-
-    code = asyncio.run(run())
+    code = asyncio.run(run_until_signal(app))
     return code if isinstance(code, int) else 0
