@@ -24,6 +24,7 @@ parent stays alive is found only once that parent has died.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import ctypes
 import os
 import signal
@@ -47,6 +48,7 @@ def become_subreaper() -> bool:
     global _subreaper
     if _subreaper is None:
         _subreaper = False
+        atexit.register(kill_all_now)
         if sys.platform.startswith("linux"):
             try:
                 libc = ctypes.CDLL(None, use_errno=True)
@@ -188,6 +190,13 @@ async def stop_call(marker: str | None, grace: float = KILL_GRACE) -> int:
             _kill(live, signal.SIGKILL)
         reap(leftovers(marker)[1])
     return len(stopped)
+
+
+def kill_all_now() -> None:
+    """At exit: SIGKILL whatever still carries a marker of this process (short of SIGKILL, nothing outlives us)."""
+    if sys.platform.startswith("linux"):
+        mine = f"{os.getpid()}-"
+        _kill([pid for pid in _pids() if (_marker_of(pid) or "").startswith(mine)], signal.SIGKILL)
 
 
 def kill_now(markers: list[str]) -> None:
