@@ -37,6 +37,9 @@ class Settings:
     stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
+    search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
+    output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
+    output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
     theme: str = "agentcli"
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)

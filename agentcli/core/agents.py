@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 # Every tool a subagent can be given, by name (task is never offered to subagents).
 READ_TOOLS = ("read_file", "grep", "glob")
 GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
-TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *GIT_TOOLS)
+BASH_COMPANIONS = ("bash_output", "kill_bash")  # come with bash: a type that may run bash may manage its shells
+TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS)
 
 # Claude Code's tool names, as they appear in .claude/agents files.
 CLAUDE_TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "glob", "Bash": "bash", "Edit": "edit_file",
@@ -54,8 +55,12 @@ class AgentType:
 
     def select(self, tools: "ToolRegistry") -> "ToolRegistry":
         """The part of ``tools`` this type may use."""
-        chosen = tools if self.tools is None else tools.only(self.tools)
-        return chosen.without("task", *self.disallowed_tools)
+        wanted = self.tools
+        if wanted is not None and "bash" in wanted:
+            wanted = (*wanted, *BASH_COMPANIONS)
+        chosen = tools if wanted is None else tools.only(wanted)
+        unwanted = (*self.disallowed_tools, *(BASH_COMPANIONS if "bash" in self.disallowed_tools else ()))
+        return chosen.without("task", *unwanted)
 
     def tools_text(self) -> str:
         """The tools, as a person would read them."""

@@ -24,6 +24,8 @@ from .tools import ToolRegistry, default_tools
 from .tools.base import ToolContext
 from .workspace import Workspace
 
+TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
+
 __all__ = ["Session", "SessionError", "SessionStore", "new_session_id", "open_session"]
 
 
@@ -54,7 +56,9 @@ class Session:
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
             compact_threshold=settings.compact_threshold)
-        env = {"keep_secret_env": "1"} if settings.keep_secret_env else {}
+        env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
+        if settings.keep_secret_env:
+            env["keep_secret_env"] = "1"
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None)
@@ -134,7 +138,9 @@ class Session:
             self.store.close()
 
     async def aclose(self) -> None:
-        """close(), and the model client's connections too (front ends that own the event loop)."""
+        """Stop background shells, close(), and the model client's connections too (front ends that own
+        the event loop)."""
+        await self.main.ctx.shells.stop_all()
         self.close()
         await self.llm.aclose()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 import time
 from typing import IO, Any
@@ -13,6 +14,7 @@ from ..core.events import Event, Notice
 from ..core.llm import LLMError
 from ..core.session import Session
 from .escapes import json_line, visible
+from .signals import exit_code, exit_signals
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
@@ -92,17 +94,27 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
         return READER_GONE
     output.run = asyncio.current_task()
     started = time.monotonic()
-    try:
-        run = await session.send(prompt)
-        text, status, is_error = run.text, run.status, run.status != "done"
-        reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
-    except LLMError as exc:
-        text, status, is_error, reason = str(exc), "error", True, str(exc)
-    except asyncio.CancelledError:
-        text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
-    finally:
-        output.run = None  # the run is over: a closed pipe from here on has nothing to stop
-        await session.aclose()
+    ended_by: list[int] = []  # SIGTERM or SIGHUP: stop as an interrupt does, then exit 128 + signum
+
+    def on_signal(signum: int) -> None:
+        ended_by.append(signum)
+        if output.run is not None:
+            output.run.cancel()
+
+    with exit_signals(on_signal):  # also while closing: background shells are being stopped
+        try:
+            run = await session.send(prompt)
+            text, status, is_error = run.text, run.status, run.status != "done"
+            reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
+        except LLMError as exc:
+            text, status, is_error, reason = str(exc), "error", True, str(exc)
+        except asyncio.CancelledError:
+            text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
+            if ended_by:
+                reason = f"stopped by {signal.Signals(ended_by[0]).name}"
+        finally:
+            output.run = None  # the run is over: a closed pipe from here on has nothing to stop
+            await session.aclose()
     if output.format == "text":
         if text and status != "error":
             output.write(output.out, text.rstrip("\n") + "\n")
@@ -112,6 +124,8 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
         output.write(output.err, f"agentcli: {reason}\n")
     if output.reader_gone:
         return READER_GONE
+    if ended_by:
+        return exit_code(ended_by[0])
     return 130 if status == "interrupted" else (1 if is_error else 0)
 
 

@@ -29,6 +29,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
+    SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
     SlashCommand("exit", "", "Quit agentcli"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
@@ -94,3 +95,38 @@ def cost_report(session: "Session") -> str:
 def context_line(session: "Session") -> str:
     used, window = session.context_used(), session.context_window()
     return f"main context: {tokens(used)} of {tokens(window)} tokens ({100 * used / window:.0f}%)"
+
+
+def bashes_text(session: "Session") -> str:
+    """/bashes: one line per background shell of the session, newest last."""
+    shells = session.main.ctx.shells.shells.values()
+    if not shells:
+        return "No background shells in this session; the model starts one with bash run_in_background."
+    lines = []
+    for shell in shells:
+        command = shell.command.splitlines()[0] if shell.command.strip() else ""
+        lines.append(f"{shell.id:<8} {shell.state():<22} pid {shell.pid:<8} {shell.seconds():>6.0f} s  "
+                     f"{shell.owner:<6} {command[:80]}")
+    return "\n".join(lines) + "\n/bashes kill ID stops one; all are stopped when the session ends."
+
+
+async def kill_bash(session: "Session", arg: str) -> str:
+    """/bashes kill ID: stop one background shell; the sentence to show."""
+    shells = session.main.ctx.shells
+    shell = shells.shells.get(arg.strip())
+    if shell is None:
+        return f"No background shell {arg.strip()!r}; /bashes lists them."
+    if shell.status != "running":
+        return f"{shell.id} is no longer running: it {shell.state()}."
+    await shells.stop(shell)
+    return f"Stopped {shell.id} and everything it started."
+
+
+async def bashes(session: "Session", arg: str) -> str:
+    """/bashes [kill ID]: the list, or the outcome of stopping one."""
+    verb, _, rest = arg.strip().partition(" ")
+    if not verb:
+        return bashes_text(session)
+    if verb == "kill" and rest.strip():
+        return await kill_bash(session, rest)
+    return "Usage: /bashes lists background shells; /bashes kill ID stops one."

@@ -76,12 +76,16 @@ class ToolRegistry:
 
 
 def keep_in_full(output: str, ctx: ToolContext) -> str:
-    """Save an output too long for the model in the session folder; say where, above the cut version."""
-    assert ctx.output_dir is not None
-    ctx.output_dir.mkdir(parents=True, exist_ok=True)
-    path = ctx.output_dir / f"{ctx.tool_use_id or 'output'}.txt"
-    path.write_text(output, encoding="utf-8")
-    return f"[Full output ({len(output):,} characters) saved to {path}]\n{output}"
+    """Save an output too long for the model in the session folder (within the caps of
+    ``outputs.py``); say where, above the cut version."""
+    from .outputs import CappedCopy
+
+    copy = CappedCopy(ctx, f"{ctx.tool_use_id or 'output'}.txt")
+    try:
+        copy.write(output.encode("utf-8", errors="replace"))
+    finally:
+        copy.close()
+    return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
 def default_tools(agent_types: dict | None = None, root: Path | None = None) -> list[Tool]:
@@ -93,7 +97,8 @@ def default_tools(agent_types: dict | None = None, root: Path | None = None) -> 
     from .files import EditFile, ReadFile, WriteFile
     from .git import git_tools, is_git_repo
     from .search import Glob, Grep
-    from .shell import Bash
+    from .shell import Bash, BashOutput, KillBash
 
     git = git_tools() if root is not None and is_git_repo(root) else []
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), *git, TaskTool(agent_types)]
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git,
+            TaskTool(agent_types)]

@@ -13,6 +13,7 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..permissions import Permissions
     from ..subagents import Subagents
+    from .background import BackgroundShells
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
 # task: starts a subagent (concurrent, main agent only).
@@ -44,9 +45,16 @@ class ToolContext:
     tool_use_id: str = ""
     output_dir: Path | None = None  # where full copies of cut outputs go
     env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
+    shells: "BackgroundShells" = field(default_factory=lambda: _new_shells())  # shared by all agents of a session
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)
+
+
+def _new_shells() -> "BackgroundShells":
+    from .background import BackgroundShells
+
+    return BackgroundShells()
 
 
 class Tool:

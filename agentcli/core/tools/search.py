@@ -25,6 +25,7 @@ GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room f
 GREP_MAX_COLUMNS = 500  # longer matching lines are shortened by rg
 GLOB_MAX_FILES = 200
 _COUNT_LIMIT_BYTES = 256 * 1024 * 1024  # stop reading (and just say "more than") past this much output
+SEARCH_TIMEOUT = 60.0  # seconds before rg is stopped and what it found so far is returned (setting search_timeout)
 
 # Options every rg call shares: ignore user config, respect .gitignore even without git,
 # search hidden files but never the .git directory.
@@ -59,10 +60,26 @@ class _RgResult:
     stderr: str
     more_than: bool = False  # output was so large that counting stopped
     budget_hit: bool = False
+    timed_out: float = 0.0  # the timeout, when rg was stopped by it
 
 
-async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None) -> _RgResult:
-    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest."""
+def search_timeout(ctx: ToolContext) -> float:
+    try:
+        value = float(ctx.env.get("search_timeout", SEARCH_TIMEOUT))
+    except (TypeError, ValueError):
+        return SEARCH_TIMEOUT
+    return value if value > 0 else SEARCH_TIMEOUT
+
+
+def timeout_note(result: _RgResult) -> str:
+    return (f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
+            "missing; narrow it with `path` or `glob`.]")
+
+
+async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
+                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
+    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
+    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
     try:
         proc = await asyncio.create_subprocess_exec(
             _require_rg(),
@@ -86,11 +103,19 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
         return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
 
     stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    timed_out = 0.0
     try:
         pending = b""
         read_bytes = 0
         while True:
-            chunk = await proc.stdout.read(1 << 16)
+            try:
+                chunk = await asyncio.wait_for(proc.stdout.read(1 << 16), max(deadline - loop.time(), 0))
+            except asyncio.TimeoutError:
+                timed_out = timeout
+                proc.kill()
+                break
             if not chunk:
                 break
             read_bytes += len(chunk)
@@ -114,12 +139,17 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
                 kept.append(line)
                 used += len(line) + 1
             counting = full()
-        if pending and not counting:
+        if pending and not counting and not timed_out:  # a line cut off by the timeout is left out
             total += 1
             if not full():
                 kept.append(pending.decode("utf-8", errors="replace"))
-        stderr = (await stderr_task).decode("utf-8", errors="replace")
-        returncode = await proc.wait()
+        if timed_out:
+            stderr_task.cancel()
+            stderr, returncode = "", 0
+            await proc.wait()
+        else:
+            stderr = (await stderr_task).decode("utf-8", errors="replace")
+            returncode = await proc.wait()
     finally:
         if proc.returncode is None:
             try:
@@ -128,7 +158,7 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
                 pass
             stderr_task.cancel()
             await asyncio.shield(proc.wait())
-    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit)
+    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
 
 
 async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
@@ -164,6 +194,9 @@ def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Pa
     shown = ctx.workspace.relative(real)
     if not real.exists():
         raise ToolError(f"No such file or directory: {shown}.")
+    if not real.is_dir() and not real.is_file():  # a FIFO or a device would block rg forever
+        raise ToolError(f"{shown} is not a regular file or directory (it is a device, pipe or socket), "
+                        "so it cannot be searched.")
     if need_dir and not real.is_dir():
         raise ToolError(f"{shown} is a file, not a directory; glob's path must be a directory.")
     if real == ctx.workspace.root:
@@ -244,7 +277,10 @@ class Grep(Tool):
         if target is not None:
             rg_args.append(target)
 
-        result = await _run_rg(rg_args, ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET)
+        result = await _run_rg(rg_args, ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET, search_timeout(ctx))
+        if result.timed_out and not result.lines:
+            raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
+                            f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
         if result.returncode == 1 or (result.returncode == 0 and not result.lines):
             scope = f" among files matching {glob!r}" if glob else ""
             return f"No matches for {pattern!r} in {where}{scope} (files ignored by .gitignore were not searched)."
@@ -274,6 +310,8 @@ class Grep(Tool):
         if result.returncode not in (0, 1) and result.stderr.strip():
             first = result.stderr.strip().splitlines()[0].removeprefix("rg: ")
             out.append(f"[Some files could not be searched: {first}]")
+        if result.timed_out:
+            out.append(timeout_note(result))
         return "\n".join(out)
 
 
@@ -436,7 +474,10 @@ class Glob(Tool):
         rg_args = [*COMMON_RG_ARGS, "--files"]
         if target is not None:
             rg_args += ["--", target]
-        result = await _run_rg(rg_args, ctx.workspace.root, None, None)
+        result = await _run_rg(rg_args, ctx.workspace.root, None, None, search_timeout(ctx))
+        if result.timed_out and not result.lines:
+            raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
+                            "(setting search_timeout); give a narrower `path`.")
         if result.returncode not in (0, 1) and not result.lines:
             raise _rg_error(result.stderr)
         prefix = "" if target is None else target.rstrip("/") + "/"
@@ -447,8 +488,9 @@ class Glob(Tool):
             inner = line[len(prefix):] if prefix and line.startswith(prefix) else line
             if matcher.match(inner):
                 matches.append(line)
+        stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
         if not matches:
-            return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed)."
+            return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed).{stopped}"
         ordered = await asyncio.to_thread(_by_mtime, ctx.workspace.root, matches)
         if len(ordered) > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
@@ -456,5 +498,5 @@ class Glob(Tool):
                 f"[Showing the {GLOB_MAX_FILES} most recently modified of {len(ordered):,} matching files; "
                 "use a more specific pattern or path to see the others.]"
             )
-            return "\n".join(shown)
-        return "\n".join(ordered)
+            return "\n".join(shown) + stopped
+        return "\n".join(ordered) + stopped

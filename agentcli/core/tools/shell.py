@@ -1,12 +1,13 @@
 """The bash tool: run one shell command in the workspace, safely bounded.
 
 Each command runs as ``bash -c`` in its own session (so its own process group), with
-stdin closed and stdout and stderr merged into one pipe that this module owns. On
-timeout or cancellation the whole group is stopped: SIGTERM, a short grace, then
-SIGKILL, so background children such as ``sleep 1000 &`` die with it. When the command
-exits but a background child still holds the output pipe open, the group is stopped
-after a short wait instead of hanging until EOF. Output is kept as head and tail only,
-so a command printing gigabytes costs little memory.
+stdin closed and stdout and stderr merged into one pipe that this module owns. Nothing
+a call starts outlives it: when the command exits, times out or is cancelled, its group
+and everything else it started (found by the call's marker, also after ``setsid`` or a
+double fork; see ``processes.py``) are stopped: SIGTERM, a short grace, then SIGKILL.
+Long-running processes use ``run_in_background`` instead (``background.py``). Output is
+kept as head and tail only, so a command printing gigabytes costs little memory; the
+full copy in the session folder is capped (``outputs.py``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import os
 import re
 import shutil
 import signal
-import uuid
-from pathlib import Path
 from typing import Any, Mapping
 
+from . import processes
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
+from .outputs import CappedCopy
 
 DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
@@ -111,18 +112,17 @@ async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
 
 
 class _Capture(asyncio.Protocol):
-    """Reads the command's output pipe, keeping head and tail, optionally copying all to a file."""
+    """Reads the command's output pipe, keeping head and tail, copying long output to a capped file."""
 
-    def __init__(self, done: asyncio.Future[None], spill_path: Path | None) -> None:
+    def __init__(self, done: asyncio.Future[None], ctx: ToolContext | None, name: str) -> None:
         self.done = done
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
         self.dropped = 0
         self.dropped_lines = 0
-        self.spill_path = spill_path
-        self.spill: Any = None
-        self.spilled = False
+        self.ctx, self.name = ctx, name  # where a full copy goes, once the output is too long to show
+        self.spill: CappedCopy | None = None
 
     def data_received(self, data: bytes) -> None:
         self.total += len(data)
@@ -140,22 +140,12 @@ class _Capture(asyncio.Protocol):
                 del self.tail[:excess]
 
     def _copy(self, data: bytes) -> None:
-        if self.spill_path is None:
-            return
-        try:
-            if self.spill is None:
-                if self.total <= BASH_CAP:
-                    return
-                self.spill_path.parent.mkdir(parents=True, exist_ok=True)
-                self.spill = open(self.spill_path, "wb")
-                self.spilled = True
-                earlier = bytes(self.head + self.tail)  # everything before this chunk (nothing dropped yet)
-                self.spill.write(earlier)
-            self.spill.write(data)
-        except OSError:
-            self.spill_path = None
-            self.spilled = False
-            self.close_spill()
+        if self.spill is None:
+            if self.ctx is None or self.ctx.output_dir is None or self.total <= BASH_CAP:
+                return
+            self.spill = CappedCopy(self.ctx, self.name)
+            self.spill.write(bytes(self.head + self.tail))  # everything before this chunk (nothing dropped yet)
+        self.spill.write(data)
 
     def eof_received(self) -> bool:
         return False
@@ -166,18 +156,14 @@ class _Capture(asyncio.Protocol):
 
     def close_spill(self) -> None:
         if self.spill is not None:
-            try:
-                self.spill.close()
-            except OSError:
-                pass
-            self.spill = None
+            self.spill.close()
 
     def text(self) -> str:
         """The output, cut to head and tail (with cap_output's marker) when long."""
         if not self.dropped:
-            return cap_output(_decode(bytes(self.head + self.tail)).rstrip("\n"), BASH_CAP)
-        head_text = _decode(bytes(self.head))
-        tail_text = _decode(bytes(self.tail)).rstrip("\n")
+            return cap_output(decode(bytes(self.head + self.tail)).rstrip("\n"), BASH_CAP)
+        head_text = decode(bytes(self.head))
+        tail_text = decode(bytes(self.tail)).rstrip("\n")
         head = head_text[: BASH_CAP * 2 // 3]
         tail = tail_text[-(BASH_CAP // 3) :]
         cut = len(head_text) - len(head) + self.dropped + len(tail_text) - len(tail)
@@ -188,7 +174,7 @@ class _Capture(asyncio.Protocol):
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
-def _decode(data: bytes) -> str:
+def decode(data: bytes) -> str:
     return _ANSI.sub("", data.decode("utf-8", errors="replace"))
 
 
@@ -197,6 +183,27 @@ def _seconds(value: float) -> str:
 
 
 # ---------------------------------------------------------------- the tool
+
+
+async def spawn(command: str, ctx: ToolContext, marker: str) -> tuple[asyncio.subprocess.Process, Any]:
+    """Start ``bash -c command`` in the workspace root, in a session of its own, with ``marker`` in its
+    environment; stdout and stderr go to one pipe, whose read end (a file) is returned."""
+    env = command_env(_truthy(ctx.env.get("keep_secret_env")))
+    env[processes.MARKER] = marker
+    bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
+    processes.become_subreaper()
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            bash, "-c", command, cwd=str(ctx.workspace.root), env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd, stderr=write_fd, start_new_session=True)
+    except OSError as exc:
+        os.close(read_fd)
+        raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
+    finally:
+        os.close(write_fd)
+    processes.started(marker, proc.pid)
+    return proc, os.fdopen(read_fd, "rb", buffering=0)
 
 
 class Bash(Tool):
@@ -208,10 +215,13 @@ class Bash(Tool):
         "fresh in the workspace root: `cd` and variables do not carry over, so chain steps with && "
         "(e.g. `cd sub && make`). stdin is closed, so interactive prompts fail instead of waiting: "
         "pass flags such as --yes, and avoid editors and pagers. `timeout` is in seconds (default 120, "
-        "max 600); on timeout the command and everything it started are killed. Background jobs that "
-        "keep the output open (`server &`) are stopped shortly after the command exits; to leave one "
-        "running, redirect its output: `server > server.log 2>&1 &`. Long output is cut to its "
-        "beginning and end. A non-zero exit code is reported as an error together with the output."
+        "max 600); on timeout the command and everything it started are killed. Nothing a call starts "
+        "outlives it: processes left running (`cmd &`, nohup, setsid) are stopped when the command "
+        "exits. For a dev server, a watcher or anything else that must keep running, pass "
+        "run_in_background: true; the call returns an id such as bash-1 at once, bash_output reads "
+        "the new output, kill_bash stops it, and it is stopped when the session ends. Long output is "
+        "cut to its beginning and end. A non-zero exit code is reported as an error together with "
+        "the output."
     )
     input_schema = {
         "type": "object",
@@ -222,6 +232,11 @@ class Bash(Tool):
                 "minimum": 1,
                 "maximum": MAX_TIMEOUT,
                 "description": f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}.",
+            },
+            "run_in_background": {
+                "type": "boolean",
+                "description": "Leave the command running and return its id at once (no timeout); read its "
+                               "output with bash_output, stop it with kill_bash.",
             },
         },
         "required": ["command"],
@@ -234,42 +249,23 @@ class Bash(Tool):
         command: str = args["command"]
         if not command.strip():
             raise ToolError("The command is empty.")
+        if args.get("run_in_background"):
+            shell = await ctx.shells.start(command, ctx)
+            return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
+                    f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
         timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
         timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
-        env = command_env(_truthy(ctx.env.get("keep_secret_env")))
-        bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
-        spill_path = None
-        if ctx.output_dir is not None:
-            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id) or uuid.uuid4().hex[:12]
-            spill_path = Path(ctx.output_dir) / f"bash-{stem}.txt"
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id)
+        marker = processes.new_marker()
+        proc, pipe = await spawn(command, ctx, marker)
 
         loop = asyncio.get_running_loop()
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                bash,
-                "-c",
-                command,
-                cwd=str(ctx.workspace.root),
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            os.close(read_fd)
-            raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
-        finally:
-            os.close(write_fd)
-
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
         done: asyncio.Future[None] = loop.create_future()
-        capture = _Capture(done, spill_path)
+        capture = _Capture(done, ctx, f"bash-{stem or marker.rsplit('-', 1)[-1][:12]}.txt")
         pgid = proc.pid
         transport = None
         timed_out = False
-        stray = False
+        left = 0  # processes the command left running, stopped when it ended
         try:
             transport, _ = await loop.connect_read_pipe(lambda: capture, pipe)
             try:
@@ -278,16 +274,19 @@ class Bash(Tool):
                 timed_out = True
                 await stop_group(pgid)
                 await proc.wait()
-            try:
+            processes.ended(marker, proc.pid)
+            try:  # a moment for background jobs still writing to finish on their own
                 await asyncio.wait_for(asyncio.shield(done), DRAIN_GRACE)
             except asyncio.TimeoutError:
-                # The command exited, but something it started still holds the output open.
-                stray = True
+                pass
+            left = await processes.stop_call(marker)
+            if _group_alive(pgid):  # where /proc cannot tell (not Linux), the process group still can
+                left += 1
                 await stop_group(pgid)
-                try:
-                    await asyncio.wait_for(asyncio.shield(done), 1.0)
-                except asyncio.TimeoutError:
-                    pass  # held by a process outside the group: stop reading anyway
+            try:
+                await asyncio.wait_for(asyncio.shield(done), 1.0)
+            except asyncio.TimeoutError:
+                pass  # held by a process outside our reach: stop reading anyway
         except BaseException:  # cancellation, mostly: leave nothing running
             try:
                 await stop_group(pgid)
@@ -301,8 +300,11 @@ class Bash(Tool):
                 await asyncio.wait_for(proc.wait(), KILL_GRACE)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 pass
+            processes.ended(marker, proc.pid)
+            await asyncio.shield(processes.stop_call(marker))
             raise
         finally:
+            processes.ended(marker, proc.pid)
             if transport is not None:
                 transport.close()
             else:
@@ -311,13 +313,13 @@ class Bash(Tool):
 
         output = capture.text()
         notes = []
-        if stray and not timed_out:
+        if left and not timed_out:
             notes.append(
-                "[Background processes still holding the output open were stopped after the command exited; "
-                "to leave one running, redirect its output, e.g. `cmd > cmd.log 2>&1 &`.]"
+                f"[Stopped {left} process{'es' if left != 1 else ''} the command left running: nothing a call "
+                "starts outlives it. Start servers and watchers with run_in_background: true.]"
             )
-        if capture.spilled and spill_path is not None:
-            notes.append(f"[Full output ({capture.total:,} bytes) saved to {spill_path}]")
+        if capture.spill is not None:
+            notes.append(capture.spill.note(capture.total))
         body = "\n".join([output or "(no output)", *notes])
         if timed_out:
             raise ToolError(
@@ -334,3 +336,6 @@ class Bash(Tool):
                 raise ToolError(f"Command {how} (exit code {code}).\n{body}")
             raise ToolError(f"Command failed with exit code {code}.\n{body}")
         return body
+
+
+from .background import BashOutput, KillBash  # noqa: E402  (the tools that go with run_in_background)

@@ -36,6 +36,7 @@ from ...core.llm import LLMError, MissingCredentials, resolve_credentials
 from ...core.session import Session, SessionError, open_session
 from ...core.workspace import Workspace
 from ..escapes import visible_event
+from ..signals import exit_code, exit_signals
 from ..slash import money, tokens
 from .commands import run_command
 from .display import Display
@@ -83,6 +84,8 @@ class PlainApp:
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
                 prompt_continuation=continuation, enable_history_search=False)
         self.task: asyncio.Future[Any] | None = None
+        self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
+        self.ended_by: list[int] = []  # the signal that ends the program
         self.approvals: deque[ApprovalRequested] = deque()
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
         self.watching = False
@@ -95,25 +98,40 @@ class PlainApp:
     # -- the loop ----------------------------------------------------------------------------
 
     async def run(self) -> int:
+        self.main_task = asyncio.current_task()
         self.banner()
         self.recap()
-        try:
-            while True:
-                text = await self.read()
-                if text is None:
-                    break
-                if not text.strip():
-                    continue
-                if text.lstrip().startswith("/"):
-                    if not await run_command(self, text.strip()):
+        with exit_signals(self.end_by_signal):
+            try:
+                while not self.ended_by:
+                    text = await self.read()
+                    if text is None:
                         break
-                else:
-                    await self.run_turn(self.session.send(text))
-        finally:
-            self.display.end_turn()
-            await self.session.aclose()
+                    if not text.strip():
+                        continue
+                    if text.lstrip().startswith("/"):
+                        if not await run_command(self, text.strip()):
+                            break
+                    else:
+                        await self.run_turn(self.session.send(text))
+            except asyncio.CancelledError:
+                if not self.ended_by:
+                    raise
+            finally:
+                self.display.end_turn()
+                await self.session.aclose()
+        if self.ended_by:  # the terminal may be gone (SIGHUP): say nothing more
+            return exit_code(self.ended_by[0])
         self.goodbye()
         return 0
+
+    def end_by_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: interrupt the turn as ctrl+c does, then leave (from the prompt at once)."""
+        self.ended_by.append(signum)
+        if self.task is not None:
+            self.interrupt()
+        elif self.main_task is not None:
+            self.main_task.cancel()
 
     def goodbye(self) -> None:
         """Say how to come back to this session, if anything of it was saved."""

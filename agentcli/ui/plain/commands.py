@@ -122,9 +122,14 @@ def find_record(records: list[SubagentRecord], arg: str) -> SubagentRecord | Non
     return next((r for r in records if r.id == arg), None)
 
 
+async def bashes(app: "PlainApp", arg: str) -> None:
+    app.display.say(await slash.bashes(app.session, arg))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
-            "permissions": permissions, "agents": agents, "transcript": transcript, "exit": exit_}
+            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
+            "exit": exit_}

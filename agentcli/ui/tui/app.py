@@ -25,6 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
                              ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.session import Session
+from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
 from .commands import palette_commands, run_command
@@ -368,5 +369,5 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
     except SessionError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return 1  # as headless and line mode do
-    code = app.run()
+    code = asyncio.run(run_until_signal(app))
     return code if isinstance(code, int) else 0

@@ -88,13 +88,17 @@ async def permissions(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(f"Permission mode is now {arg}.")
 
 
+async def bashes(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(await slash.bashes(app.session, arg), block=True)
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.exit(0)
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
-    "compact": compact, "permissions": permissions, "exit": leave,
+    "compact": compact, "permissions": permissions, "bashes": bashes, "exit": leave,
 }
 
 

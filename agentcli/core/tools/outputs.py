@@ -1,0 +1,134 @@
+"""Full copies of long tool output, kept in the session folder within two caps.
+
+Each copy stops growing at ``output_copy_max_mb`` (default 64 MB), and all copies of a session
+together at ``output_session_max_mb`` (default 512 MB), so a command printing without end
+(``yes``) cannot fill the disk. The note the model sees says when a copy was cut, and why.
+Both caps are settings, passed to tools through ``ToolContext.env``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import IO
+
+from .base import ToolContext
+
+COPY_CAP_MB = 64.0
+SESSION_CAP_MB = 512.0
+_MB = 1024 * 1024
+
+_used: dict[Path, int] = {}  # bytes written per session output folder
+_lock = threading.Lock()  # keep_in_full writes from worker threads
+
+
+def _setting(ctx: ToolContext, name: str, default: float) -> float:
+    """A cap in MB from the tool settings."""
+    try:
+        value = float(ctx.env.get(name, default))
+    except (TypeError, ValueError):
+        return default
+    return value if value > 0 else default
+
+
+def _folder_size(folder: Path) -> int:
+    total = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False):
+                total += entry.stat(follow_symlinks=False).st_size
+        except OSError:
+            pass
+    return total
+
+
+def _mb(size: float) -> str:
+    return f"{size:g} MB"
+
+
+class CappedCopy:
+    """A file that takes bytes until its cap or the session's; counts what it had to drop."""
+
+    def __init__(self, ctx: ToolContext, name: str) -> None:
+        assert ctx.output_dir is not None
+        self.folder = Path(ctx.output_dir)
+        self.path = self.folder / name
+        self.copy_mb = _setting(ctx, "output_copy_max_mb", COPY_CAP_MB)
+        self.session_mb = _setting(ctx, "output_session_max_mb", SESSION_CAP_MB)
+        self.copy_cap, self.session_cap = int(self.copy_mb * _MB), int(self.session_mb * _MB)
+        self.written = 0
+        self.dropped = 0
+        self.full = ""  # "copy" or "session": which cap stopped it
+        self.failed = ""  # why the file could not be written
+        self.handle: IO[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if self.full or self.failed:
+            self.dropped += len(data)
+            return
+        with _lock:
+            used = _used.setdefault(self.folder, _folder_size(self.folder))
+            room = min(self.copy_cap - self.written, self.session_cap - used)
+            take = data[:max(room, 0)]
+            if take:
+                try:
+                    if self.handle is None:
+                        self.folder.mkdir(parents=True, exist_ok=True)
+                        self.handle = open(self.path, "wb")
+                    self.handle.write(take)
+                except OSError as exc:
+                    self.failed = exc.strerror or str(exc)
+                    self.dropped += len(data)
+                    self.close()
+                    return
+                self.written += len(take)
+                _used[self.folder] = used + len(take)
+            if len(take) < len(data):
+                self.dropped += len(data) - len(take)
+                self.full = "copy" if self.written >= self.copy_cap else "session"
+
+    def flush(self) -> None:
+        if self.handle is not None:
+            try:
+                self.handle.flush()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        if self.handle is not None:
+            try:
+                self.handle.close()
+            except OSError:
+                pass
+            self.handle = None
+
+    def note(self, total: int | None = None, unit: str = "bytes") -> str:
+        """The line the model reads about this copy."""
+        total = self.written + self.dropped if total is None else total
+        if self.failed and not self.written:
+            return f"[No full copy of the output was kept: {self.failed}]"
+        if self.full == "session" and not self.written:
+            return (f"[No full copy of the output was kept: this session's full-output copies reached their "
+                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
+        if self.full == "session":
+            return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
+                    f"{self.written:,} bytes, before this session's full-output copies reached their "
+                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
+        if self.full == "copy":
+            return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
+                    f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
+                    f"(setting output_copy_max_mb); the rest was not kept]")
+        return f"[Full output ({total:,} {unit}) saved to {self.path}]"
+
+
+def session_output_used(folder: Path) -> int:
+    """Bytes of full-output copies written to ``folder`` (for tests and reports)."""
+    with _lock:
+        return _used.get(Path(folder), 0)

@@ -1,0 +1,207 @@
+"""What a bash call started, found and stopped however it tried to get away.
+
+Two mechanisms work together (Linux; elsewhere only the process group is stopped):
+
+- **A marker.** Every bash call (and every background shell) runs with its own
+  ``AGENTCLI_CALL=<token>`` environment variable. Everything it starts inherits it, also
+  through ``setsid``, ``nohup``, double forks and ``setsid -f``, so ``/proc/*/environ`` names
+  what each call started, whichever session or process group it moved to.
+- **agentcli is the subreaper** of its descendants (``PR_SET_CHILD_SUBREAPER``). A process whose
+  parent died is re-parented to agentcli instead of init, so it stays findable even when it
+  scrubbed its environment, and agentcli reaps it (no zombies are left behind).
+
+When a call ends, times out or is cancelled, ``stop_call`` kills what carries its marker, what
+carries the marker of a call of ours that has ended, and orphans that carry no marker, then
+reaps them. An orphan is a child of ours that asyncio does not wait for: it lives in a bash
+call's session, was seen carrying a marker, or leads a session of its own (``setsid``). So code
+that starts a child in a new session of its own must register its pid in ``direct`` (and
+remove it once waited for), or that child may be taken for an orphan.
+
+Known limit: a process that scrubs its environment and detaches with ``setsid`` while its
+parent stays alive is found only once that parent has died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import ctypes
+import os
+import signal
+import sys
+import uuid
+
+MARKER = "AGENTCLI_CALL"
+_MARKER_BYTES = MARKER.encode() + b"="
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+_ROUNDS = 50  # SIGKILL rounds against processes that keep forking
+
+active: dict[str, int] = {}  # marker -> session of each running call and background shell
+direct: set[int] = set()  # bash processes whose exit status asyncio waits for: never reaped here
+_sessions: set[int] = set()  # the sessions bash calls were started in (each call's bash pid)
+_seen: set[int] = set()  # processes found carrying a marker of ours: reaped here once they die
+_subreaper: bool | None = None
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (once; Linux only)."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        atexit.register(kill_all_now)
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+            except (OSError, AttributeError):
+                pass
+    return _subreaper
+
+
+def new_marker() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:16]}"
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _stat(pid: int | str) -> tuple[str, int, int, int] | None:
+    """(state, parent pid, session id, start time in clock ticks) of ``pid``; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    try:
+        return fields[0].decode(), int(fields[1]), int(fields[3]), int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _marker_of(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    for entry in data.split(b"\0"):
+        if entry.startswith(_MARKER_BYTES):
+            return entry[len(_MARKER_BYTES):].decode(errors="replace")
+    return None
+
+
+def started(marker: str, pid: int) -> None:
+    """Register a bash process that was just started (in a session of its own) with ``marker``."""
+    active[marker] = pid
+    direct.add(pid)
+    _sessions.add(pid)
+
+
+def ended(marker: str, pid: int) -> None:
+    """The call's bash process has been waited for; its marker no longer protects anything."""
+    active.pop(marker, None)
+    direct.discard(pid)
+
+
+def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
+    """(live processes to stop, zombies to reap) at the end of the call with ``marker``.
+
+    To stop: what carries ``marker``; what carries a marker of this agentcli whose call has ended;
+    and orphans re-parented to us from a call's session that scrubbed the marker from their
+    environment. To reap: zombies among our orphans.
+    """
+    me, mine = os.getpid(), f"{os.getpid()}-"
+    own = _stat("self")
+    born = own[3] if own else 0  # nothing older than agentcli can carry its markers
+    running = set(active.values())
+    live: list[int] = []
+    zombies: list[int] = []
+    for pid in _pids():
+        if pid == me:
+            continue
+        stat = _stat(pid)
+        if stat is None:
+            continue
+        state, parent, session, start = stat
+        if start < born:
+            continue
+        # An orphan: re-parented to us from a call, or detached from one with setsid (a session leader).
+        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid)
+        if state in ("Z", "X"):
+            if orphan:
+                zombies.append(pid)
+            continue
+        found = _marker_of(pid)
+        if (found is not None and (found == marker or (found.startswith(mine) and found not in active))) or (
+                found is None and orphan and session not in running):
+            live.append(pid)
+            _seen.add(pid)
+    return live, zombies
+
+
+def _kill(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def reap(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except (ChildProcessError, OSError):
+            done = pid
+        if done:
+            _seen.discard(pid)
+
+
+async def stop_call(marker: str | None, grace: float = KILL_GRACE) -> int:
+    """Stop what the call with ``marker`` left running (and stray orphans); returns how many were stopped."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    live, zombies = await asyncio.to_thread(leftovers, marker)
+    reap(zombies)
+    if not live:
+        return 0
+    stopped = set(live)
+    _kill(live, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    try:
+        while live and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+            live, zombies = await asyncio.to_thread(leftovers, marker)
+            reap(zombies)
+            stopped.update(live)
+    finally:  # also when cancelled while waiting
+        for _ in range(_ROUNDS):
+            live, zombies = leftovers(marker)
+            reap(zombies)
+            if not live:
+                break
+            stopped.update(live)
+            _kill(live, signal.SIGKILL)
+        reap(leftovers(marker)[1])
+    return len(stopped)
+
+
+def kill_all_now() -> None:
+    """At exit: SIGKILL whatever still carries a marker of this process (short of SIGKILL, nothing outlives us)."""
+    if sys.platform.startswith("linux"):
+        mine = f"{os.getpid()}-"
+        _kill([pid for pid in _pids() if (_marker_of(pid) or "").startswith(mine)], signal.SIGKILL)
+
+
+def kill_now(markers: list[str]) -> None:
+    """SIGKILL everything carrying one of ``markers``, without waiting (the last resort at exit)."""
+    if not markers or not sys.platform.startswith("linux"):
+        return
+    wanted = set(markers)
+    _kill([pid for pid in _pids() if _marker_of(pid) in wanted], signal.SIGKILL)

@@ -1,0 +1,121 @@
+"""SIGTERM and SIGHUP to `agentcli -p` while bash runs: nothing keeps running, the session file is complete."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.anthropic_server import text, tool_use
+
+DEADLINE = 60.0  # seconds: generous, for a loaded machine
+
+
+def processes_running(argv: list[str]) -> list[int]:
+    """Live processes whose command line is exactly ``argv`` (zombies do not count)."""
+    wanted = "\0".join(argv).encode() + b"\0"
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        if cmdline == wanted and stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} never happened within {DEADLINE:.0f} s")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, isolated_home, signum):
+    seconds = f"88{signum:02d}"  # its own number per case, so cases cannot see each other's sleep
+    server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--output-format", "json",
+                             "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
+                 f"bash starting `sleep {seconds}`")
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=DEADLINE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    assert json.loads(out)["subtype"] == "interrupted"
+    wait_for(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
+
+    [session_file] = [f for f in isolated_home.rglob("*.jsonl") if f.parent.name != "outputs"]
+    records = [json.loads(line) for line in session_file.read_text().splitlines()]
+    [started] = [r for r in records if r["type"] == "tool_call_started"]
+    [finished] = [r for r in records if r["type"] == "tool_call_finished"]
+    assert finished["id"] == started["id"] and finished["is_error"] and "Interrupted" in finished["output"]
+    results = [b for r in records if r["type"] == "user_message" for b in r["content"]
+               if b.get("type") == "tool_result"]
+    assert [b["tool_use_id"] for b in results] == [started["id"]]
+
+
+@pytest.mark.parametrize("front_end", [[], ["--plain"]])
+def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_home, front_end):
+    """The TUI and line mode on a real terminal (a pty): SIGTERM while bash runs stops it and exits 143."""
+    import pty
+
+    seconds = "8830" if not front_end else "8831"
+    server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    drained = bytearray()
+
+    def drain() -> None:  # keep the terminal's buffer from filling up
+        import select
+        while select.select([leader], [], [], 0)[0]:
+            try:
+                drained.extend(os.read(leader, 65536))
+            except OSError:
+                return
+
+    try:
+        sent = 0.0
+        deadline = time.monotonic() + DEADLINE
+        while not processes_running(["sleep", seconds]):
+            assert time.monotonic() < deadline, f"bash never started `sleep {seconds}`:\n{bytes(drained[-3000:])!r}"
+            assert proc.poll() is None, bytes(drained[-3000:])
+            drain()
+            if time.monotonic() - sent > 5:  # until the app takes it: it may still be starting
+                os.write(leader, b"wait a while\r")
+                sent = time.monotonic()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + DEADLINE
+        while proc.poll() is None:
+            assert time.monotonic() < deadline, "agentcli never exited after SIGTERM"
+            drain()
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(leader)
+    assert proc.returncode == 143, bytes(drained[-3000:])
+    wait_for(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
