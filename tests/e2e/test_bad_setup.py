@@ -77,6 +77,6 @@ def test_a_session_that_cannot_open_exits_1_from_every_front_end(repo, api_env, 
     """Past the command line's own checks, each front end opens the session and reports failure itself."""
     isolated_home.mkdir(parents=True)
     (isolated_home / "projects").write_text("")
-    proc = agentcli(*FRONT_ENDS[front_end], cwd=repo, env=api_env)
+    proc = agentcli(*FRONT_ENDS[front_end], cwd=repo, env=api_env, terminal=front_end == "tui")
     assert proc.returncode == 1
     assert one_sentence(proc.stderr).startswith(f"agentcli: Cannot save sessions in {isolated_home / 'projects'}/")

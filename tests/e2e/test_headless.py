@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 import threading
@@ -15,12 +16,23 @@ from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use, tool_use_block
 
 
-def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
-             ) -> subprocess.CompletedProcess[str]:
+def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None,
+             terminal: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run agentcli; with ``terminal``, standard input and output are a pty (the app needs one), stderr a pipe."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "agentcli", *args], cwd=cwd, env=full_env, input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    command = [sys.executable, "-m", "agentcli", *args]
+    if not terminal:
+        return subprocess.run(command, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True,
+                              timeout=60)
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(command, cwd=cwd, env=full_env, stdin=follower, stdout=follower,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    return subprocess.CompletedProcess(done.args, done.returncode, "", done.stderr)
 
 
 def delegation_script(server):
