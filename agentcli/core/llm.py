@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
