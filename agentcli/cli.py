@@ -12,7 +12,9 @@ from typing import Sequence
 
 from . import __version__
 from .config import ConfigError, Settings, load_settings
+from .core.key_helper import KeyHelperError, load_helper_key
 from .core.permissions import MODES
+from .core.secret_env import start_without_secrets
 from .core.store import SessionError, resume_target
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -72,12 +74,14 @@ def positive_int(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    if argv is None:  # the real command line: nothing agentcli starts may find a key in its environment
+        start_without_secrets()
     try:
         code = run(list(sys.argv[1:] if argv is None else argv))
     except (UsageError, ConfigError) as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 2
-    except SessionError as exc:
+    except (SessionError, KeyHelperError) as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
@@ -105,6 +109,8 @@ def run(argv: list[str]) -> int:
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
     })
+    if settings.api_key_helper:
+        load_helper_key(settings.api_key_helper)
     if args.prompt is not None:
         return run_headless(args, settings, root)
     if args.plain:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import paths
+from .core import secret_env
 from .core.llm import DEFAULT_MODEL, resolve_model
 from .core.permissions import MODES
 from .core.rules import RuleError, merge_lists
@@ -18,6 +18,7 @@ from .core.rules import RuleError, merge_lists
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
+USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
 
 
 class ConfigError(Exception):
@@ -41,6 +42,7 @@ class Settings:
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
     theme: str = "agentcli"
+    api_key_helper: str = ""  # a command printing the API key, run once at startup (user config only)
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
@@ -137,16 +139,20 @@ ENV_SETTINGS = {
     "AGENTCLI_PERMISSION_MODE": "permission_mode",
     "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
     "AGENTCLI_API_RETRIES": "api_retries",
+    "AGENTCLI_API_KEY_HELPER": "api_key_helper",
 }
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
     settings = Settings()
-    for path in (paths.user_config_file(), paths.project_config_file(root)):
+    user_file = paths.user_config_file()
+    for path in (user_file, paths.project_config_file(root)):
         values = _read_toml(path)
+        if path != user_file:
+            values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
         if values:
             settings.merge(values, str(path))
-    env = dict(os.environ) if env is None else env
+    env = secret_env.environ() if env is None else env  # AGENTCLI_API_KEY_HELPER is held as a secret
     from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
     if from_env:
         settings.merge(from_env, "environment")

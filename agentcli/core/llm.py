@@ -13,7 +13,9 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import secret_env
 from .events import Usage
+from .key_helper import helper_key
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -68,18 +70,21 @@ MISSING_KEY_MESSAGE = (
 
 @dataclass(frozen=True)
 class Credentials:
-    api_key: str
+    api_key: str | None
     base_url: str | None
+    auth_token: str | None = None  # sent as a bearer token
 
 
 def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
-    """The key and base URL, as the SDK would read them; a placeholder key for local servers."""
-    env = dict(os.environ) if env is None else env
-    key = env.get("ANTHROPIC_API_KEY") or None
+    """The key (api_key_helper's, else ANTHROPIC_API_KEY), bearer token and base URL; a placeholder
+    key for local servers. The environment is the one the user started agentcli with, secrets included."""
+    env = secret_env.environ() if env is None else env
+    key = helper_key() or env.get("ANTHROPIC_API_KEY") or None
+    token = None if key else env.get("ANTHROPIC_AUTH_TOKEN") or None  # the SDK takes one of the two
     base_url = env.get("ANTHROPIC_BASE_URL") or None
-    if key is None and base_url is None:
+    if key is None and token is None and base_url is None:
         raise MissingCredentials(MISSING_KEY_MESSAGE)
-    return Credentials(api_key=key or PLACEHOLDER_KEY, base_url=base_url)
+    return Credentials(api_key=None if token else key or PLACEHOLDER_KEY, base_url=base_url, auth_token=token)
 
 
 def resolve_model(name: str) -> str:
@@ -139,7 +144,7 @@ class LLM:
 
             creds = self.credentials or resolve_credentials()
             self._client = AsyncAnthropic(
-                api_key=creds.api_key, base_url=creds.base_url,
+                api_key=creds.api_key, auth_token=creds.auth_token, base_url=creds.base_url,
                 max_retries=self.max_retries, timeout=self.timeout,
             )
         return self._client

@@ -19,6 +19,7 @@ from typing import Any
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
 from .files import resolve_path
+from .shell import command_env
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -85,6 +86,7 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
             _require_rg(),
             *args,
             cwd=str(cwd),
+            env=command_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

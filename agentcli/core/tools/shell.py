@@ -20,6 +20,7 @@ import signal
 from typing import Any, Mapping
 
 from . import processes
+from .. import secret_env
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
 from .outputs import CappedCopy
 
@@ -31,9 +32,6 @@ BASH_CAP = OUTPUT_CAP - 1_000  # room for the status lines, so the registry neve
 _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
 _TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
 
-# Environment variables whose names contain one of these (any case) are not passed on.
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-
 
 def _truthy(value: Any) -> bool:
     if isinstance(value, str):
@@ -42,14 +40,19 @@ def _truthy(value: Any) -> bool:
 
 
 def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for commands: ``base`` (default os.environ) without secret-looking variables.
+    """The environment for every process agentcli starts: ``base`` (default os.environ) without secrets.
 
-    A variable is dropped when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-    CREDENTIAL, ignoring case, unless ``keep_secrets`` is true.
+    A variable is a secret when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+    CREDENTIAL, ignoring case, or it is ANTHROPIC_BASE_URL with a user:password@ in it. With
+    ``keep_secrets`` they stay, and without ``base`` the secrets held in memory come back too.
     """
-    env = dict(os.environ if base is None else base)
+    if base is None:
+        env = secret_env.environ() if keep_secrets else dict(os.environ)
+    else:
+        env = dict(base)
     if not keep_secrets:
-        env = {k: v for k, v in env.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
+        env = secret_env.without_secrets(env)
+    env.pop(secret_env.HANDOVER_VAR, None)
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
     return env
 

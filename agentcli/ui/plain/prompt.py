@@ -18,6 +18,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from ... import paths
 from ...core.permissions import MODES
 from ...core.tools.search import COMMON_RG_ARGS, rg_path
+from ...core.tools.shell import command_env
 from .. import slash
 
 MAX_FILES = 50_000
@@ -58,7 +59,7 @@ class FileIndex:
             return []
         try:
             done = subprocess.run([rg, "--files", *COMMON_RG_ARGS], cwd=self.root, capture_output=True, text=True,
-                                  timeout=10, stdin=subprocess.DEVNULL)
+                                  timeout=10, stdin=subprocess.DEVNULL, env=command_env())
         except (OSError, subprocess.TimeoutExpired):
             return []
         return sorted(done.stdout.splitlines()[:MAX_FILES])

@@ -9,6 +9,7 @@ import subprocess
 
 from ...core.subagents import SubagentRecord
 from ..escapes import visible
+from ...core.tools.shell import command_env
 from ..transcript_text import subagent_lines
 
 
@@ -32,7 +33,7 @@ def pager_command() -> list[str] | None:
 
 def page(text: str, command: list[str]) -> bool:
     """Show ``text`` in the pager; False when the pager could not be run."""
-    env = dict(os.environ)
+    env = command_env()
     env.setdefault("LESS", "FR")  # quit at once if it fits on one screen; keep colors
     try:
         subprocess.run(command, input=text if text.endswith("\n") else text + "\n", text=True, env=env, check=False)

@@ -31,13 +31,14 @@ class Word:
 def list_files(root: Path) -> list[str]:
     """Files of the workspace that git would not ignore, via ``rg --files`` (blocking; run it in a thread)."""
     from ...core.tools.search import rg_path
+    from ...core.tools.shell import command_env
 
     rg = rg_path()
     if rg is None:
         return []
     try:
         done = subprocess.run([rg, "--files", "--hidden", "--glob", "!.git"], cwd=root, capture_output=True,
-                              text=True, timeout=20, stdin=subprocess.DEVNULL)
+                              text=True, timeout=20, stdin=subprocess.DEVNULL, env=command_env())
     except (OSError, subprocess.TimeoutExpired):
         return []
     return sorted(done.stdout.splitlines()[:MAX_FILES])

@@ -1,0 +1,128 @@
+"""Secrets this process keeps in memory instead of in its environment.
+
+Any process may read the environment its parent started with from ``/proc/<ppid>/environ``
+(root may read everyone's), and deleting a variable from ``os.environ`` does not change that
+block. So before anything else runs, ``start_without_secrets`` replaces the process once with
+the same interpreter and argv, minus every secret-looking variable. The values travel through a
+pipe that the new image inherits; ``AGENTCLI_SECRETS_FD`` names it as ``pid:fd``, so a copy of
+that variable in a child's environment is ignored there. From then on the secrets live only in
+memory: credentials are resolved from ``environ()``, and commands get them back only with
+``keep_secret_env``. No secret ever goes into argv.
+
+Only the standard library's lightest modules are imported here: this runs on every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from typing import Mapping
+
+# Environment variables whose names contain one of these (any case) are secrets.
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+HANDOVER_VAR = "AGENTCLI_SECRETS_FD"
+URL_SETTINGS = ("ANTHROPIC_BASE_URL",)  # a secret when the URL carries user:password@
+
+_held: dict[str, str] = {}
+
+
+def is_secret(name: str, value: str) -> bool:
+    """Whether a variable is a secret: by its name, or a base URL with credentials in it."""
+    if any(marker in name.upper() for marker in SECRET_MARKERS):
+        return True
+    return name in URL_SETTINGS and "@" in value.partition("://")[2].partition("/")[0]
+
+
+def held() -> dict[str, str]:
+    """The secrets taken out of this process's environment."""
+    return dict(_held)
+
+
+def environ() -> dict[str, str]:
+    """The environment as the user gave it: ``os.environ`` plus the held secrets."""
+    return {**os.environ, **_held}
+
+
+def start_without_secrets() -> None:
+    """Hold the secrets in memory and restart this process without them in its environment.
+
+    Returns at once when there are none (and in the restarted process). Call it before anything
+    is read from standard input or written to standard output: the pid, the open files and the
+    terminal stay the same, but the interpreter starts over.
+    """
+    handed = os.environ.pop(HANDOVER_VAR, None)
+    if handed is not None:
+        _held.update(_take_handover(handed))
+    names = [name for name, value in os.environ.items() if is_secret(name, value)]
+    if not names:
+        return
+    for name in names:
+        _held[name] = os.environ.pop(name)
+    if os.name != "posix" or not sys.executable or not getattr(sys, "orig_argv", None):
+        return  # no /proc to read them from; they are out of os.environ, which children inherit
+    try:
+        fd = _pipe_holding(json.dumps(_held).encode())
+    except OSError:
+        return
+    env = {**os.environ, HANDOVER_VAR: f"{os.getpid()}:{fd}"}
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    try:
+        os.execve(sys.executable, sys.orig_argv, env)
+    except OSError:
+        os.close(fd)
+
+
+def _pipe_holding(data: bytes) -> int:
+    """The read end of a pipe that holds ``data`` and whose write end is closed."""
+    read_fd, write_fd = os.pipe()
+    try:
+        if len(data) >= 65_536:
+            import fcntl
+
+            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, len(data) + 1)
+        os.set_blocking(write_fd, False)  # never hang: all of it fits, or we give up
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view):]
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    os.set_inheritable(read_fd, True)
+    return read_fd
+
+
+def _take_handover(value: str) -> dict[str, str]:
+    """The secrets an earlier image of this process left in the pipe ``value`` names; {} if none."""
+    pid, _, number = value.partition(":")
+    if pid != str(os.getpid()) or not number.isdigit() or int(number) < 3:
+        return {}  # not handed to this process: inherited from an agentcli further up
+    fd = int(number)
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return {}
+    except OSError:
+        return {}
+    chunks: list[bytes] = []
+    try:
+        os.set_blocking(fd, False)  # the writer closed its end, so this reads to the end or fails
+        while chunk := os.read(fd, 65_536):
+            chunks.append(chunk)
+        secrets = json.loads(b"".join(chunks))
+    except (OSError, ValueError):
+        return {}
+    finally:
+        os.close(fd)
+    if not isinstance(secrets, dict):
+        return {}
+    return {k: v for k, v in secrets.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` minus its secrets."""
+    return {name: value for name, value in env.items() if not is_secret(name, value)}
