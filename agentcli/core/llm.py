@@ -193,9 +193,10 @@ class LLM:
     ) -> ModelReply:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive.
 
-        Failures before any content block completed are retried with backoff (``on_retry``
-        gets a one-line notice each time). When the stream dies after some blocks completed,
-        those blocks come back with stop_reason ``"incomplete"``: nothing is asked twice.
+        Failures, broken streams and malformed replies are retried with backoff (``on_retry``
+        gets a one-line notice each time). When a stream dies after some blocks completed, those
+        blocks come back after the notice and the pause, with stop_reason ``"incomplete"``, so the
+        model goes on from them and nothing is asked twice.
         """
         model = model or self.model
         params: dict[str, Any] = {
