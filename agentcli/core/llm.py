@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import math
 import os
 import random
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -54,12 +56,40 @@ class LLMError(Exception):
     """A failed model call, described in one sentence a user can act on."""
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, overflow: bool = False) -> None:
-        super().__init__(message)
+                 retry_after: float | None = None, overflow: bool = False,
+                 partial: "ModelReply | None" = None) -> None:
+        super().__init__(redact(message))
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
         self.overflow = overflow  # the prompt no longer fits the context window
+        self.partial = partial  # the blocks that completed before a stream broke: kept, never asked twice
+
+
+_USERINFO_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\s:]*):[^/@\s]*@")
+
+
+def redact(text: str) -> str:
+    """``text`` with the password of every URL in it (``http://user:PASS@host``) replaced by ``***``."""
+    text = _USERINFO_PASSWORD.sub(r"\1:***@", text)
+    password = _base_url_password()
+    return text.replace(password, "***") if password else text
+
+
+def _base_url_password() -> str:
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        password = urlsplit(os.environ.get("ANTHROPIC_BASE_URL", "")).password
+    except ValueError:
+        return ""
+    return unquote(password) if password and len(password) >= 4 else ""
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Server text as one trimmed line: white space runs (blank lines too) become one space."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 MISSING_KEY_MESSAGE = (
@@ -168,9 +198,10 @@ class LLM:
     ) -> ModelReply:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive.
 
-        Failures before any content block completed are retried with backoff (``on_retry``
-        gets a one-line notice each time). When the stream dies after some blocks completed,
-        those blocks come back with stop_reason ``"incomplete"``: nothing is asked twice.
+        Failures, broken streams and malformed replies are retried with backoff (``on_retry``
+        gets a one-line notice each time). When a stream dies after some blocks completed, those
+        blocks come back after the notice and the pause, with stop_reason ``"incomplete"``, so the
+        model goes on from them and nothing is asked twice.
         """
         model = model or self.model
         params: dict[str, Any] = {
@@ -194,21 +225,32 @@ class LLM:
                 delay = self.backoff(attempt, exc.retry_after)
                 on_retry(f"{exc} Retrying in {delay:.0f} s ({attempt}/{self.retries}).")
                 await asyncio.sleep(delay)
+                if exc.partial is not None:  # the model goes on from the blocks that completed
+                    return exc.partial
 
     def backoff(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.retry_max_delay * 2)
+        if retry_after is not None:  # what the server asked for, within reason
+            return max(0.0, min(retry_after, self.retry_max_delay * 2))
         delay = min(self.retry_base_delay * 2 ** (attempt - 1), self.retry_max_delay)
         return delay * random.uniform(0.75, 1.25)
 
     async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None]) -> ModelReply:
+        """One request. A reply counts only when complete: a stream that ends without
+        ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
+        LLMError whose ``partial`` holds the blocks that completed before it (if any)."""
         import anthropic
         import httpx2
 
         completed: list[dict[str, Any]] = []
+        tool_json: dict[int, str] = {}
+        torn = False  # a tool call's input JSON did not parse: it and what follows are dropped
+        stopped = False
         stream = None
         try:
             async with self.client().messages.stream(**params) as stream:
+                content_type = stream.response.headers.get("content-type", "")
+                if content_type and "event-stream" not in content_type:
+                    return await self._plain_reply(stream.response, content_type, model, on_text)
                 events = stream.__aiter__()
                 while True:
                     try:
@@ -217,11 +259,17 @@ class LLM:
                         break
                     if event.type == "text":
                         on_text(event.text)
+                    elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                        tool_json[event.index] = tool_json.get(event.index, "") + event.delta.partial_json
                     elif event.type == "content_block_stop":
                         block = block_to_dict(event.content_block)
-                        if block is not None:
+                        if block is not None and block["type"] == "tool_use":
+                            torn = torn or not _parses(tool_json.get(event.index, ""))
+                        if block is not None and not torn:
                             completed.append(block)
-                final = await stream.get_final_message()
+                    elif event.type == "message_stop":
+                        stopped = True
+                final = await stream.get_final_message() if stopped else None
         except Exception as exc:
             if isinstance(exc, LLMError):
                 error = exc
@@ -232,15 +280,54 @@ class LLM:
                 error = describe_api_error(exc, self.client().base_url)
             elif isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
                 error = LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
+            elif isinstance(exc, (ValueError, RuntimeError)):  # data that is not JSON, events out of order
+                error = LLMError(f"The server sent a malformed reply ({one_line(exc, 120)}).", retryable=True)
             else:
                 raise
-            if completed and error.retryable:  # keep what completed; never ask for it twice
-                snapshot = stream.current_message_snapshot if stream is not None else None
-                return ModelReply(completed, "incomplete", _usage(model, snapshot), model)
-            raise error from None
+            raise self._with_partial(error, completed, stream, model) from None
+        if final is None or final.stop_reason is None:
+            what = "ended before the reply was complete" if final is None else "ended without a stop reason"
+            raise self._with_partial(LLMError(f"The response stream {what}.", retryable=True), completed, stream,
+                                     model)
+        if torn and final.stop_reason != "max_tokens":  # a cut at max_tokens is the loop's to handle
+            raise self._with_partial(LLMError("The reply held a tool call whose input is not valid JSON.",
+                                              retryable=True), completed, stream, model)
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
                           usage=_usage(model, final), model=model)
+
+    @staticmethod
+    def _with_partial(error: LLMError, completed: list[dict[str, Any]], stream: Any, model: str) -> LLMError:
+        if completed and error.retryable:  # keep what completed; never ask for it twice
+            try:
+                snapshot = stream.current_message_snapshot if stream is not None else None
+            except AssertionError:  # no message_start came
+                snapshot = None
+            error.partial = ModelReply(completed, "incomplete", _usage(model, snapshot), model)
+        return error
+
+    async def _plain_reply(self, response: Any, content_type: str, model: str,
+                           on_text: Callable[[str], None]) -> ModelReply:
+        """A streaming request answered with a whole body (LiteLLM's proxy does this): a complete
+        Message is the reply, shown as if it had streamed; anything else is a retryable failure."""
+        from anthropic.types import Message
+
+        body = (await response.aread()).decode("utf-8", "replace")
+        try:
+            data = json.loads(body) if "json" in content_type else None
+            message = Message.model_validate(data) if isinstance(data, dict) and data.get("type") == "message" \
+                else None
+        except ValueError:
+            data = message = None
+        if message is None or message.stop_reason is None:
+            detail = _error_message_of(data) or body
+            raise LLMError(f"The server answered with {content_type.split(';')[0]} instead of a reply: "
+                           f"{one_line(detail, 160)}", retryable=True)
+        content = [b for b in (block_to_dict(b) for b in message.content) if b is not None]
+        for block in content:
+            if block["type"] == "text":
+                on_text(block["text"])
+        return ModelReply(content, message.stop_reason, _usage(model, message), model)
 
     async def count_tokens(self, *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                            model: str | None = None) -> int | None:
@@ -332,16 +419,20 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
         overflow = "prompt is too long" in message.lower() or "context window" in message.lower()
         return LLMError(f"The API refused the request ({status}): {message}.", status=status, overflow=overflow)
     # A stream that died mid-way surfaces as a plain APIError.
-    return LLMError(f"The response stream failed: {exc}.", retryable=True)
+    return LLMError(f"The response stream failed: {one_line(exc)}.", retryable=True)
 
 
 def _error_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"]).rstrip(".")
-    return str(getattr(exc, "message", exc)).rstrip(".")
+    found = _error_message_of(getattr(exc, "body", None))
+    return one_line(found or getattr(exc, "message", exc)).rstrip(".")
+
+
+def _error_message_of(body: Any) -> str:
+    """The message of an API-shaped error body (``{"error": {"message": …}}``), or ''."""
+    err = body.get("error") if isinstance(body, dict) else None
+    if isinstance(err, dict) and err.get("message"):
+        return one_line(err["message"])
+    return one_line(err) if isinstance(err, str) else ""
 
 
 def _error_type(exc: Any) -> str:
@@ -352,7 +443,17 @@ def _error_type(exc: Any) -> str:
 
 def _retry_after(exc: Any) -> float | None:
     try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError):
+        value = float(exc.response.headers.get("retry-after"))
+    except (AttributeError, TypeError, ValueError):
         return None
+    return value if math.isfinite(value) else None
+
+
+def _parses(text: str) -> bool:
+    """Whether a tool call's streamed input is one whole JSON object (none at all counts as {})."""
+    if not text.strip():
+        return True
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False

@@ -24,12 +24,13 @@ INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
            "Make the call again with less input, for example by splitting the work into smaller steps.")
 BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
+REFUSED = "The model declined to answer this request (stop reason: refusal)."
 
 
 @dataclass
 class RunResult:
     text: str  # the final assistant text
-    status: str  # done | capped
+    status: str  # done | capped | refused
     turns: int
 
 
@@ -65,6 +66,10 @@ class Agent:
             calls = [b for b in reply.content if b["type"] == "tool_use"]
             if reply.stop_reason == "cut_off":  # the model was told why; let it go on
                 continue
+            if reply.stop_reason == "refusal":
+                return RunResult(REFUSED, "refused", self.turns)
+            if reply.stop_reason == "pause_turn" and not calls:  # the server paused a long turn: resume it
+                continue
             if not calls:
                 return RunResult(final_text(reply.content), "done", self.turns)
             await self.run_tools(calls)
@@ -98,6 +103,8 @@ class Agent:
             self.add_user([{"type": "text", "text": CUT_OFF}])
             return ModelReply(kept, "cut_off", reply.usage, reply.model)
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
+        if reply.stop_reason == "refusal":
+            self.emit(Notice, level="error", text=REFUSED)
         if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
             self.add_user([{"type": "text", "text": BROKEN_OFF}])
             return ModelReply(reply.content, "cut_off", reply.usage, reply.model)
@@ -125,12 +132,20 @@ class Agent:
                 reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
                                               on_text=on_text, on_retry=on_retry, model=self.model,
                                               tool_choice=tool_choice, max_tokens=max_tokens)
-                break
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
                     raise
-        self.count(reply)
-        return reply
+                continue
+            self.count(reply)
+            if reply.stop_reason != "model_context_window_exceeded":
+                return reply
+            # The reply filled the context window before it was done: drop it, compact, ask again.
+            if streamed:
+                self.emit(TextReset)
+                streamed = False
+            if not await compaction.compact(self, reason="the reply filled the context window"):
+                raise LLMError("The reply filled the model's context window, and the conversation "
+                               "cannot be compacted further. Start a new session.")
 
     def count(self, reply: ModelReply) -> None:
         self.usage = self.usage + reply.usage

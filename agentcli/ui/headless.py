@@ -60,7 +60,7 @@ class HeadlessOutput:
 
 # Result subtypes, named as Claude Code's -p names them, so scripts written for it keep working.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "error": "error_during_execution",
-            "interrupted": "interrupted"}
+            "interrupted": "interrupted", "refused": "error_refusal"}
 
 
 def summary(session: Session, result: str, is_error: bool, status: str, seconds: float) -> dict[str, Any]:
@@ -104,7 +104,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
     with exit_signals(on_signal):  # also while closing: background shells are being stopped
         try:
             run = await session.send(prompt)
-            text, status, is_error = run.text, run.status, run.status != "done"
+            text, status, is_error = run.text, run.status, run.status != "done"  # 0 only for a complete answer
             reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
         except LLMError as exc:
             text, status, is_error, reason = str(exc), "error", True, str(exc)
@@ -116,7 +116,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
             output.run = None  # the run is over: a closed pipe from here on has nothing to stop
             await session.aclose()
     if output.format == "text":
-        if text and status != "error":
+        if text and status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
             output.write(output.out, text.rstrip("\n") + "\n")
     else:
         output.line(summary(session, text, is_error, status, time.monotonic() - started))

@@ -50,6 +50,7 @@ __all__ = [
     "reply",
     "error",
     "stream_error",
+    "raw",
     "text_block",
     "tool_use_block",
     "new_tool_use_id",
@@ -121,6 +122,13 @@ class Reply:
     stall_seconds: float = 0.0  # ... for this long, then carry on
     error_after_events: int | None = None  # send N events, then an SSE error event and stop
     truncate_json_at: int | None = None  # chars of the last tool_use's JSON to send
+    torn_json: str | None = None  # sent as the last tool_use's input JSON instead of the real one
+    end_after_events: int | None = None  # send N events, then end the stream cleanly (no message_stop)
+    garbage_after_events: int | None = None  # send N events, then a `data:` line that is not JSON
+    omit_stop_reason: bool = False  # message_delta carries stop_reason null
+    plain_json: bool = False  # answer a streaming request with the whole Message as JSON (as LiteLLM does)
+    raw_body: str | None = None  # send this body as it is (with ``status``), e.g. a proxy's HTML page
+    raw_content_type: str = "text/html; charset=utf-8"
     ping: bool = True  # send a ping event after message_start, as the API does
 
     @property
@@ -198,6 +206,11 @@ def stream_error(
     overloaded mid-response.  The SDK raises an ``APIStatusError`` while iterating."""
     base = base or text("This reply will be interrupted by an error.")
     return base.with_options(error_type=err_type, error_message=message, error_after_events=after_events)
+
+
+def raw(body: str, content_type: str = "text/html; charset=utf-8", status: int = 200, **options: Any) -> Reply:
+    """A response that is not the API's: ``body`` as it is, e.g. a proxy's HTML or JSON error page."""
+    return Reply(raw_body=body, raw_content_type=content_type, status=status, **options)
 
 
 # --------------------------------------------------------------------------
@@ -557,6 +570,8 @@ def _tool_json(reply: Reply, index: int) -> str:
     full = json.dumps(block.get("input", {}), ensure_ascii=False)
     tool_indexes = [i for i, b in enumerate(reply.blocks) if b.get("type") == "tool_use"]
     is_last_tool = bool(tool_indexes) and index == tool_indexes[-1]
+    if is_last_tool and reply.torn_json is not None:
+        return reply.torn_json
     if is_last_tool and reply.truncate_json_at is not None:
         return full[: reply.truncate_json_at]
     if is_last_tool and reply.final_stop_reason == "max_tokens" and index == len(reply.blocks) - 1:
@@ -617,7 +632,8 @@ def sse_events(reply: Reply, body: dict[str, Any], message_id: str = "msg_01fake
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": reply.final_stop_reason, "stop_sequence": None},
+                "delta": {"stop_reason": None if reply.omit_stop_reason else reply.final_stop_reason,
+                          "stop_sequence": None},
                 "usage": {
                     "input_tokens": usage["input_tokens"],
                     "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
@@ -644,7 +660,7 @@ def _final_message(reply: Reply, body: dict[str, Any], message_id: str) -> dict[
                 block["input"] = {}  # truncated mid-way
         content.append(block)
     message["content"] = content
-    message["stop_reason"] = reply.final_stop_reason
+    message["stop_reason"] = None if reply.omit_stop_reason else reply.final_stop_reason
     usage = _usage_for(reply, body)
     message["usage"] = {**usage, "service_tier": "standard"}
     return message
@@ -728,6 +744,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.before_final_write()
         self.wfile.write(data)
 
+    def send_raw(self, status: int, body: str, content_type: str, headers: dict[str, str] | None = None) -> None:
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.before_final_write()
+        self.wfile.write(data)
+
     def start_sse(self, headers: dict[str, str] | None = None) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
@@ -739,7 +766,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def send_event(self, name: str, data: dict[str, Any]) -> None:
-        payload = f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+        self.send_chunk(f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+
+    def send_chunk(self, payload: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
 
     def end_sse(self) -> None:
@@ -1034,13 +1063,16 @@ class FakeAnthropic:
             handler.drop_connection()
             return
 
+        if chosen.raw_body is not None:
+            handler.send_raw(chosen.status, chosen.raw_body, chosen.raw_content_type, chosen.headers)
+            return
         if chosen.is_error:
             handler.send_json(chosen.status, _error_body(chosen.error_type or "api_error", chosen.error_message),
                               chosen.headers)
             return
 
         message_id = _random_id("msg_")
-        if not body.get("stream"):
+        if not body.get("stream") or chosen.plain_json:
             if chosen.cut_after_events is not None:
                 handler.drop_connection()
                 return
@@ -1055,6 +1087,11 @@ class FakeAnthropic:
                 return
             if chosen.error_after_events is not None and n >= chosen.error_after_events:
                 handler.send_event("error", _error_body(chosen.error_type or "api_error", chosen.error_message))
+                break
+            if chosen.end_after_events is not None and n >= chosen.end_after_events:
+                break
+            if chosen.garbage_after_events is not None and n >= chosen.garbage_after_events:
+                handler.send_chunk(b"event: content_block_delta\ndata: <html>Bad Gateway</html>\n\n")
                 break
             if chosen.stall_after_events is not None and n == chosen.stall_after_events:
                 self._wait(chosen.stall_seconds)

@@ -37,7 +37,8 @@ PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
 MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narrow for it
 CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
 STATUS_MARKS = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
-                "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow")}
+                "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow"),
+                "refused": ("✗", "red")}
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 RETRYING = " Retrying in "  # marks the engine's notice of an API retry
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),

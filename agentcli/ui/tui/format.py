@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 # One glyph and one theme colour per subagent status.
 STATUS_ICONS = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
-                "failed": "✗", "cancelled": "⊘", "interrupted": "‖"}
+                "failed": "✗", "cancelled": "⊘", "interrupted": "‖", "refused": "✗"}
 STATUS_STYLES = {"queued": "$text-muted", "running": "$warning", "done": "$success", "capped": "$warning",
                  "timed_out": "$warning", "failed": "$error", "cancelled": "$text-muted",
-                 "interrupted": "$text-muted"}
+                 "interrupted": "$text-muted", "refused": "$error"}
 FOOTER = re.compile(r"\n*\[sa-\d+ · [^\]]*\]\s*$")  # the line the engine appends to a task result
 
 

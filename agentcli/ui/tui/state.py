@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ...core.subagents import SubagentRecord
 
 EDIT_TOOLS = ("write_file", "edit_file")
-FINISHED = ("done", "capped", "timed_out", "failed", "cancelled", "interrupted")
+FINISHED = ("done", "capped", "timed_out", "failed", "cancelled", "interrupted", "refused")
 
 
 @dataclass
