@@ -46,14 +46,18 @@ def fields_of(record_type: str) -> dict[str, Any]:
     cls = EVENT_TYPES.get(record_type)
     if cls is None:
         return {}
-    hints = typing.get_type_hints(cls)
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation only a type checker can resolve: check presence, not types
+        hints = {}
     out: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.metadata.get("transient") or f.name in COMMON:
             continue
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         key = "subagent_type" if f.name == "type" else f.name
-        out[key] = Required(hints[f.name]) if required else hints[f.name]
+        kind = hints.get(f.name, Any)
+        out[key] = Required(kind) if required else kind
     return out
 
 
@@ -131,7 +135,7 @@ def fits(value: Any, kind: Any) -> bool:
     if origin is list or origin is tuple:  # a tuple is stored as a JSON array
         item = args[0] if args else Any
         return isinstance(value, list) and all(fits(v, item) for v in value)
-    if origin is dict:
+    if origin is dict or dataclasses.is_dataclass(kind):  # a dataclass is stored as its JSON object
         return isinstance(value, dict)
     return not isinstance(kind, type) or isinstance(value, kind)  # a hint this check does not know: anything
 
