@@ -27,8 +27,13 @@ STORE_RECORDS: dict[str, dict[str, Any]] = {
     "history_cleared": {"messages": list[dict[str, Any]]},
 }
 USAGE_FIELDS: dict[str, Any] = typing.get_type_hints(Usage)
-MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",
+MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",  # checked block by block
                   "compacted": "messages", "history_cleared": "messages"}
+BLOCK_FIELDS: dict[str, dict[str, Any]] = {
+    "text": {"text": str},
+    "tool_use": {"id": str, "name": str, "input": dict[str, Any]},
+    "tool_result": {"tool_use_id": str, "is_error": bool | None, "content": str | list[dict[str, Any]] | None},
+}
 
 
 class Required:
@@ -102,12 +107,6 @@ def blocks_problem(content: Any, where: str) -> str | None:
                 return f"'{name}' of block {number} of {where} must be {describe(kind)}, not {json_name(block[name])}"
     return None
 
-
-BLOCK_FIELDS: dict[str, dict[str, Any]] = {
-    "text": {"text": str},
-    "tool_use": {"id": str, "name": str, "input": dict[str, Any]},
-    "tool_result": {"tool_use_id": str, "is_error": bool | None, "content": str | list[dict[str, Any]] | None},
-}
 
 
 def is_optional(kind: Any) -> bool:
