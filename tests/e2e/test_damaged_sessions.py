@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,15 @@ def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, ap
     one_warning(agent.stderr, child, child_line)
     assert "Status: done" in agent.stdout and '● grep(pattern="def handle_auth")' in agent.stdout
 
+    server.when(is_main, text("Yes, auth.py."))
+    line_mode = agentcli("--plain", "-c", cwd=repo, env=api_env, stdin="Sure?\n")
+    assert line_mode.returncode == 0 and "Yes, auth.py." in line_mode.stdout, line_mode.stderr
+    unwrapped = re.sub(r"\s+", "", line_mode.stdout)  # line mode wraps long lines at its width
+    assert unwrapped.count(re.sub(r"\s+", "", f"Skipped line {line} of {main}: ")) == 1, line_mode.stdout
+    assert "Traceback" not in line_mode.stderr
+    server.assert_no_rejections()
+    assert last_user_text(server.requests[-1]) == "Sure?"
+
     server.when(is_main, text("Still auth.py."))
     resumed = agentcli("-c", "-p", "Where again?", cwd=repo, env=api_env)
     assert resumed.returncode == 0 and resumed.stdout == "Still auth.py.\n"
@@ -93,6 +103,7 @@ def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, ap
     sent = server.requests[-1]
     assert first_user_text(sent) == "Find auth with a subagent" and last_user_text(sent) == "Where again?"
     assert "Auth is in src/app/auth.py." in json.dumps(sent["messages"])
+
 
 
 def test_a_repeated_tool_call_is_sent_once_on_resume(server, api_env, repo, isolated_home):
