@@ -136,19 +136,21 @@ def strict_json(line: str) -> dict:
 def test_a_tool_call_with_nan_is_refused_and_never_stored_or_sent(server, api_env, repo, isolated_home):
     server.script(tool_use("read_file", {"path": "README.md", "limit": float("nan")}),  # streamed as raw `NaN`
                   tool_use("read_file", {"path": "README.md", "offset": float("inf")}),
+                  tool_use("no_such_tool", {"size": float("-inf")}),  # refused for its name, yet in the history
                   text("I could not read it that way."))
     proc = agentcli("-p", "Read the README", cwd=repo, env=api_env)
     assert proc.returncode == 0 and proc.stdout == "I could not read it that way.\n", proc.stderr
     server.assert_no_rejections()
-    assert len(server.requests) == 3  # each later request could be encoded
-    for body, name in ((server.requests[1], "'limit'"), (server.requests[2], "'offset'")):
+    assert len(server.requests) == 4  # each later request could be encoded
+    for body, start in ((server.requests[1], "read_file: 'limit'"), (server.requests[2], "read_file: 'offset'"),
+                        (server.requests[3], "no_such_tool: 'size'")):
         [result] = tool_results(body)
         assert result["is_error"] is True
-        assert tool_result_text(result).startswith(f"read_file: {name} held NaN or Infinity")
+        assert tool_result_text(result).startswith(f"{start} held NaN or Infinity")
     [main] = (isolated_home / "projects").rglob("*.jsonl")
     records = [strict_json(line) for line in main.read_text().splitlines()]
     calls = [r["input"] for r in records if r["type"] == "tool_call_started"]
-    assert calls == [{"path": "README.md", "limit": None}, {"path": "README.md", "offset": None}]
+    assert calls == [{"path": "README.md", "limit": None}, {"path": "README.md", "offset": None}, {"size": None}]
 
     server.script(text("Shall I read it whole?"))
     resumed = agentcli("-c", "-p", "Try again", cwd=repo, env=api_env)

@@ -81,22 +81,15 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def check_input(tool: Tool, args: Any) -> str | None:
-    """Why ``args`` does not fit the tool's schema, in one sentence; None when it fits.
-
-    NaN and Infinity (which some models send, and JSON has not) are refused, and replaced by
-    null in ``args`` itself: that dict is the call's input in the agent's history, which every
-    later request sends again, and a request that holds NaN cannot be encoded at all.
-    """
+    """Why ``args`` does not fit the tool's schema, in one sentence; None when it fits."""
     schema = tool.input_schema
     props: dict[str, Any] = schema.get("properties", {})
     expected = _describe_params(schema)
     if not isinstance(args, dict):
         return f"{tool.name} expects a JSON object of arguments ({expected})."
-    not_numbers = [name for name, value in args.items() if not finite(value)]
-    if not_numbers:
-        args.update({name: finite_copy(args[name]) for name in not_numbers})
-        return (f"{tool.name}: {_names(not_numbers)} held NaN or Infinity, which is not a number JSON can carry; "
-                "call it again with finite numbers.")
+    problem = check_numbers(tool.name, args)
+    if problem:
+        return problem
     missing = [name for name in schema.get("required", []) if name not in args]
     if missing:
         return f"{tool.name} is missing required argument {_names(missing)}; it takes {expected}."
@@ -119,6 +112,22 @@ def check_input(tool: Tool, args: Any) -> str | None:
             if "maximum" in spec and value > spec["maximum"]:
                 return f"{tool.name}: '{name}' must be at most {spec['maximum']}, not {value}."
     return None
+
+
+def check_numbers(tool_name: str, args: Any) -> str | None:
+    """Refuse NaN and Infinity (which some models send, and JSON has not), in one sentence.
+
+    They are replaced by null in ``args`` itself: that dict is the call's input in the agent's
+    history, which every later request sends again, and a request holding NaN cannot be encoded.
+    """
+    if not isinstance(args, dict):
+        return None
+    not_numbers = [name for name, value in args.items() if not finite(value)]
+    if not not_numbers:
+        return None
+    args.update({name: finite_copy(args[name]) for name in not_numbers})
+    return (f"{tool_name}: {_names(not_numbers)} held NaN or Infinity, which is not a number JSON can carry; "
+            "call it again with finite numbers.")
 
 
 def _is_type(value: Any, json_type: str) -> bool:
