@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -31,7 +32,18 @@ def project_config_file(root: Path) -> Path:
 
 
 def project_slug(root: Path) -> str:
-    """A folder name for a workspace path: /home/me/src/app → home-me-src-app."""
+    """A folder name for a workspace: the path made readable, plus a short hash of the path.
+
+    /home/me/src/app → home-me-src-app-1f3a9c2e. The hash keeps apart paths that read alike
+    (/x/a-b and /x/a/b); a long path keeps its last part, the one that tells workspaces apart.
+    """
+    resolved = str(root.resolve())
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{legacy_project_slug(root)[-80:].lstrip('-')}-{digest}"
+
+
+def legacy_project_slug(root: Path) -> str:
+    """The folder name sessions were saved under before the hash (shared by paths that read alike)."""
     text = str(root.resolve()).strip("/\\").replace(":", "")
     slug = "".join(c if c.isalnum() or c in "._" else "-" for c in text)
     return slug or "root"

@@ -30,6 +30,7 @@ def run_sessions(args: argparse.Namespace, root: Path) -> int:
 
 def list_command(root: Path, *, everywhere: bool, as_json: bool) -> int:
     sessions = list_sessions(None if everywhere else root)
+    warn([w for s in sessions for w in s.warnings])
     if as_json:
         print(json_line(json.dumps([s.to_dict() for s in sessions], indent=2, ensure_ascii=False)))
         return 0
@@ -68,8 +69,7 @@ def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> 
             have = ", ".join(children) or "none"
             raise SessionError(f"Session {path.stem} has no subagent {agent}; it has {have}.")
         records = children[agent]
-    for warning in warnings:
-        print(f"agentcli: warning: {visible(warning)}", file=sys.stderr)
+    warn(warnings)
     if as_json:
         for record in records:
             print(json_line(json.dumps(record, ensure_ascii=False)))
@@ -79,6 +79,11 @@ def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> 
     for line in lines:
         print(visible(line))
     return 0
+
+
+def warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"agentcli: warning: {visible(warning)}", file=sys.stderr)
 
 
 def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> Iterator[str]:

@@ -78,7 +78,8 @@ def usable(block: dict[str, Any]) -> bool:
     if kind == "text":
         return isinstance(block.get("text"), str) and bool(block["text"].strip())
     if kind == "tool_use":
-        return bool(block.get("id")) and bool(block.get("name")) and isinstance(block.get("input"), dict)
+        return all(isinstance(block.get(k), str) and block[k] for k in ("id", "name")) \
+            and isinstance(block.get("input"), dict)
     if kind == "tool_result":
         return isinstance(block.get("tool_use_id"), str)
     return isinstance(kind, str)
@@ -98,13 +99,16 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A history the API accepts: user first, roles alternating, every tool_use answered right after.
 
     Blocks with no usable content are dropped, and so is a message left empty (a partial assistant
-    message among them); a tool_use without a result gets an ``is_error`` "interrupted" one; results
-    that answer nothing are dropped.
+    message among them); a tool_use whose id came before (the API wants each once) is dropped; a
+    tool_use without a result gets an ``is_error`` "interrupted" one; results that answer nothing
+    are dropped.
     """
     out: list[dict[str, Any]] = []
+    seen: set[str] = set()  # tool_use ids so far
     for message in messages:
         content = [b for b in blocks(message.get("content")) if usable(b)]
         if message.get("role") == "assistant":
+            content = [b for b in content if b.get("type") != "tool_use" or first_time(b["id"], seen)]
             if not out:
                 continue  # the first message must be the user's
             if out[-1]["role"] == "assistant":
@@ -130,6 +134,14 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if out and tool_use_ids(out[-1]):
         out.append({"role": "user", "content": [interrupted_result(i) for i in tool_use_ids(out[-1])]})
     return out
+
+
+def first_time(tool_use_id: str, seen: set[str]) -> bool:
+    """Whether ``tool_use_id`` is new (and note it)."""
+    if tool_use_id in seen:
+        return False
+    seen.add(tool_use_id)
+    return True
 
 
 def replay_events(records: list[dict[str, Any]]) -> list[Event]:

@@ -23,6 +23,7 @@ from typing import IO, Any
 
 from .. import paths
 from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
+from .records import finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "text_reset")  # the AssistantMessage that follows holds the whole text
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
@@ -117,7 +118,8 @@ class SessionStore:
             self.write_header()
         try:
             f = self._files.get(agent_id) or self._open(agent_id)
-            f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            f.write(json.dumps(record if finite(record) else finite_copy(record), ensure_ascii=False,
+                               default=str) + "\n")
             f.flush()
         except OSError as exc:
             self.off = True
@@ -269,7 +271,12 @@ def mend_tail(path: Path) -> str | None:
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """The records of one JSONL file, and a warning for each damaged line that was skipped."""
+    """The records of one JSONL file, and a warning for each line that was skipped.
+
+    Every reader of session files comes through here, so each record is checked once
+    (``records.record_problem``): a line that does not parse, or whose fields have the wrong
+    types, is left out, and everything else is still read.
+    """
     records: list[dict[str, Any]] = []
     warnings: list[str] = []
     try:
@@ -284,12 +291,13 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
             record = json.loads(line)
         except ValueError:
             record = None
-        if isinstance(record, dict):
-            records.append(record)
-        elif number == len(lines):
-            warnings.append(TORN.format(name=path.name))
+        if not isinstance(record, dict):
+            warnings.append(TORN.format(name=path.name) if number == len(lines)
+                            else f"Skipped line {number} of {path}: it is not a JSON object.")
+        elif problem := record_problem(record):
+            warnings.append(f"Skipped line {number} of {path}: {problem}.")
         else:
-            warnings.append(f"Skipped damaged line {number} in {path.name}.")
+            records.append(record)
     return records, warnings
 
 
@@ -308,6 +316,7 @@ class SessionInfo:
     subagents: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     forked_from: str | None = None
+    warnings: list[str] = field(default_factory=list)  # lines of its files that were skipped
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "path": str(self.path), "cwd": self.cwd, "started": self.started,
@@ -319,8 +328,8 @@ class SessionInfo:
 
 def session_info(path: Path) -> SessionInfo:
     """Summarize one main transcript (and, for children that never finished, their files)."""
-    records, _ = read_records(path)
-    info = SessionInfo(id=path.stem, path=path, updated=last_write(path))
+    records, warnings = read_records(path)
+    info = SessionInfo(id=path.stem, path=path, updated=last_write(path), warnings=warnings)
     main_usage = Usage()
     finished: dict[str, Usage] = {}
     for record in records:
@@ -344,14 +353,16 @@ def session_info(path: Path) -> SessionInfo:
     info.started = info.started or (records[0].get("ts", "") if records else "")
     info.usage = main_usage
     for child in info.subagents:
-        info.usage = info.usage + (finished.get(child) or child_usage(path, child))
+        info.usage = info.usage + (finished.get(child) or child_usage(path, child, info.warnings))
     return info
 
 
-def child_usage(main_path: Path, child: str) -> Usage:
-    """The running total of a child that never finished, from its own file."""
+def child_usage(main_path: Path, child: str, warnings: list[str]) -> Usage:
+    """The running total of a child that never finished, from its own file (adding to ``warnings``)."""
     total = Usage()
-    for record in read_records(main_path.parent / main_path.stem / "subagents" / f"{child}.jsonl")[0]:
+    records, problems = read_records(main_path.parent / main_path.stem / "subagents" / f"{child}.jsonl")
+    warnings += problems
+    for record in records:
         if record.get("type") == "usage_updated":
             total = Usage.from_dict(record.get("total"))
     return total
@@ -367,10 +378,40 @@ def last_write(path: Path) -> float:
 
 
 def session_files(root: Path | None) -> list[Path]:
-    """Main transcripts of one workspace, or of every workspace when ``root`` is None."""
-    dirs = [project_dir(root)] if root is not None else (
-        sorted(p for p in projects_home().iterdir() if p.is_dir()) if projects_home().is_dir() else [])
-    return [p for d in dirs if d.is_dir() for p in d.glob("*.jsonl") if p.is_file()]
+    """Main transcripts of one workspace, or of every workspace when ``root`` is None.
+
+    A workspace's sessions from before folder names had a hash are found in the old folder,
+    which paths that read alike (/x/a-b, /x/a/b) shared: there, only those started in ``root``
+    count. Raises SessionError when the folders cannot be read.
+    """
+    if root is None:
+        return [p for d in folder_entries(projects_home()) if d.is_dir() for p in transcripts_in(d)]
+    legacy = projects_home() / paths.legacy_project_slug(root)
+    return transcripts_in(project_dir(root)) + [p for p in transcripts_in(legacy) if started_in(p, root)]
+
+
+def transcripts_in(folder: Path) -> list[Path]:
+    return [p for p in folder_entries(folder) if p.suffix == ".jsonl" and p.is_file()]
+
+
+def folder_entries(folder: Path) -> list[Path]:
+    """What ``folder`` holds (nothing when it does not exist yet); SessionError when it cannot be read."""
+    try:
+        return sorted(Path(entry.path) for entry in os.scandir(folder))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise SessionError(f"Cannot read sessions in {folder} ({_reason(exc)}); make it readable, or set "
+                           "AGENTCLI_HOME to a folder that is.") from None
+
+
+def started_in(path: Path, root: Path) -> bool:
+    """Whether the session at ``path`` was started in the workspace ``root`` (by its first record)."""
+    try:
+        with path.open("rb") as f:
+            return Path(json.loads(f.readline())["cwd"]).resolve() == root.resolve()
+    except (OSError, ValueError, TypeError, KeyError):
+        return True  # no header to tell by: keep it findable
 
 
 def list_sessions(root: Path | None) -> list[SessionInfo]:

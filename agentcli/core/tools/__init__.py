@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input
+from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
 
@@ -50,6 +50,9 @@ class ToolRegistry:
 
     async def call(self, name: str, args: Any, ctx: ToolContext) -> ToolOutcome:
         """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises."""
+        problem = check_numbers(name, args)  # first: even a call refused for its name stays in the history
+        if problem:
+            return ToolOutcome(problem, True)
         if name == "task" and ctx.depth > 0:
             return ToolOutcome(NO_RECURSION, True)
         tool = self._tools.get(name)

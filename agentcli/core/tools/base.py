@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..events import MAIN, Sink
+from ..records import finite, finite_copy
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
@@ -94,6 +95,9 @@ def check_input(tool: Tool, args: Any) -> str | None:
     expected = _describe_params(schema)
     if not isinstance(args, dict):
         return f"{tool.name} expects a JSON object of arguments ({expected})."
+    problem = check_numbers(tool.name, args)
+    if problem:
+        return problem
     missing = [name for name in schema.get("required", []) if name not in args]
     if missing:
         return f"{tool.name} is missing required argument {_names(missing)}; it takes {expected}."
@@ -116,6 +120,22 @@ def check_input(tool: Tool, args: Any) -> str | None:
             if "maximum" in spec and value > spec["maximum"]:
                 return f"{tool.name}: '{name}' must be at most {spec['maximum']}, not {value}."
     return None
+
+
+def check_numbers(tool_name: str, args: Any) -> str | None:
+    """Refuse NaN and Infinity (which some models send, and JSON has not), in one sentence.
+
+    They are replaced by null in ``args`` itself: that dict is the call's input in the agent's
+    history, which every later request sends again, and a request holding NaN cannot be encoded.
+    """
+    if not isinstance(args, dict):
+        return None
+    not_numbers = [name for name, value in args.items() if not finite(value)]
+    if not not_numbers:
+        return None
+    args.update({name: finite_copy(args[name]) for name in not_numbers})
+    return (f"{tool_name}: {_names(not_numbers)} held NaN or Infinity, which is not a number JSON can carry; "
+            "call it again with finite numbers.")
 
 
 def _is_type(value: Any, json_type: str) -> bool:
