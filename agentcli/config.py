@@ -1,4 +1,10 @@
-"""Settings: defaults < user TOML < project TOML < environment < command-line flags."""
+"""Settings: defaults < user TOML < project TOML < environment < command-line flags.
+
+The project file (``.agentcli/settings.toml``) comes with the repository, so it is written by
+whoever wrote the repository. What it says that can only narrow permissions or is neutral
+applies always. What could widen them (``WIDENING``) applies only once the user trusted the
+workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the trust check what that is.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,18 @@ from .core.rules import RuleError, merge_lists
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
+NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
+
+# What a project settings file may set without the user's trust: limits, models, looks, and
+# rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
+NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
+           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents"}
+WIDENING = {"permission_mode", "keep_secret_env", "permissions"}
+MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
+                       "bypassPermissions": "every tool call runs without asking"}
+
+
+_SETTING_NAMES: set[str] = set()  # filled below, once Settings exists
 
 
 class ConfigError(Exception):
@@ -43,9 +61,10 @@ class Settings:
     # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
     permissions: dict[str, list[str]] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # files that were read
+    notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
 
     def merge(self, values: dict[str, Any], source: str) -> None:
-        known = {f.name: f for f in dataclasses.fields(self) if f.name != "sources"}
+        known = {f.name: f for f in dataclasses.fields(self) if f.name not in NOT_SETTINGS}
         for key, value in values.items():
             key = key.replace("-", "_")
             if key not in known:
@@ -78,6 +97,9 @@ class Settings:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
         self.sources.append(source)
+
+
+_SETTING_NAMES.update(f.name for f in dataclasses.fields(Settings) if f.name not in NOT_SETTINGS)
 
 
 def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
@@ -137,12 +159,71 @@ ENV_SETTINGS = {
 }
 
 
-def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A project file's settings as (what applies untrusted, what widens): a mode above default,
+    ``keep_secret_env = true``, allow rules, and any setting not known to be neutral."""
+    kept: dict[str, Any] = {}
+    widening: dict[str, Any] = {}
+    for key, value in values.items():
+        name = key.replace("-", "_")
+        if name in NEUTRAL or name not in WIDENING and name not in _SETTING_NAMES:
+            kept[key] = value  # neutral, or unknown: merge names the unknown setting
+        elif name == "permission_mode":
+            (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
+        elif name == "keep_secret_env":
+            (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
+             else kept)[key] = value
+        elif name == "permissions" and isinstance(value, dict):
+            narrowing = {k: v for k, v in value.items() if k != "allow"}
+            if narrowing:
+                kept[key] = narrowing
+            if "allow" in value:
+                widening[key] = {"allow": value["allow"]}
+        else:
+            widening[key] = value
+    return kept, widening
+
+
+def describe_widening(widening: dict[str, Any]) -> list[str]:
+    """Each thing a project file's widening settings ask for, as the trust prompt shows it."""
+    lines: list[str] = []
+    for key, value in widening.items():
+        name = key.replace("-", "_")
+        if name == "permission_mode":
+            lines.append(f'permission_mode = "{value}" ({MODES_ABOVE_DEFAULT.get(value, "a wider mode")})')
+        elif name == "keep_secret_env":
+            lines.append("keep_secret_env = true (bash and every command see your API keys, tokens and secrets)")
+        elif name == "permissions" and isinstance(value, dict):
+            rules = value.get("allow")
+            for rule in rules if isinstance(rules, list) else [rules]:
+                lines.append(f"allow rule {rule} (runs without asking)")
+        else:
+            lines.append(f"{key} = {value!r}")
+    return lines
+
+
+def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str, Any]]]:
+    """For the trust check: each project settings file that asks for something widening, with
+    what it asks for (one line each) and the widening content itself."""
+    path = paths.project_config_file(root)
+    _, widening = split_widening(_read_toml(path))
+    return [(path, describe_widening(widening), widening)] if widening else []
+
+
+def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
+                  trusted: bool = False) -> Settings:
+    """``trusted``: the user trusts this workspace, so its project file may widen permissions too."""
     settings = Settings()
-    for path in (paths.user_config_file(), paths.project_config_file(root)):
-        values = _read_toml(path)
-        if values:
-            settings.merge(values, str(path))
+    user_file, project_file = paths.user_config_file(), paths.project_config_file(root)
+    values = _read_toml(user_file)
+    if values:
+        settings.merge(values, str(user_file))
+    values = _read_toml(project_file)
+    if values:
+        kept, widening = split_widening(values)
+        settings.merge(kept if not trusted else values, str(project_file))
+        if widening and not trusted:  # checked all the same, so a bad value is an error either way
+            Settings().merge(widening, str(project_file))
     env = dict(os.environ) if env is None else env
     from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
     if from_env:

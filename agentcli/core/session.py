@@ -40,7 +40,7 @@ class Session:
         self.sink = sink
         self.store: SessionStore | None = None
         self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
-        notices: list[str] = []
+        notices: list[str] = list(settings.notices)  # e.g. the workspace's settings that were not trusted
         if store:
             saved = find_session(workspace.root, resume) if resume is not None else None
             self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
