@@ -40,7 +40,7 @@ class Session:
         self.sink = sink
         self.store: SessionStore | None = None
         self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
-        notices: list[str] = list(settings.notices)  # e.g. the workspace's settings that were not trusted
+        notices: list[str] = []
         if store:
             saved = find_session(workspace.root, resume) if resume is not None else None
             self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
@@ -62,7 +62,7 @@ class Session:
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
             notices += self.restore()
-        for text in notices:
+        for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
 
     def restore(self) -> list[str]:

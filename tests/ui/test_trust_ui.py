@@ -1,0 +1,122 @@
+"""The trust question in the TUI (under Pilot) and in line mode (through a prompt-toolkit pipe)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agentcli import trust
+from agentcli.config import load_settings
+from agentcli.core.llm import LLM, Credentials
+from agentcli.ui.plain import trust as plain_trust
+from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.screens.trust import TrustApp, TrustScreen
+from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from tests.conftest import API_KEY
+from tests.ui.test_tui_support import SIZE, plain, until
+
+HOSTILE = 'permission_mode = "bypassPermissions"\nkeep_secret_env = true\n[permissions]\nallow = ["bash(make *)"]\n'
+
+
+@pytest.fixture
+def hostile(repo: Path) -> Path:
+    (repo / ".agentcli").mkdir()
+    (repo / ".agentcli" / "settings.toml").write_text(HOSTILE)
+    return repo
+
+
+def asked_items(text: str) -> None:
+    """The question names the file and every widening item in it."""
+    assert ".agentcli/settings.toml" in text
+    assert 'permission_mode = "bypassPermissions"' in text
+    assert "keep_secret_env = true" in text
+    assert "allow rule bash(make *)" in text
+
+
+@pytest.mark.parametrize("key, answer", [("y", True), ("n", False), ("escape", None)])
+async def test_tui_trust_screen_shows_what_the_files_ask_for_and_returns_the_answer(hostile, key, answer):
+    app = TrustApp(trust.request_for(hostile))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust screen")
+        asked_items(plain(app.screen))
+        assert str(hostile.resolve()) in plain(app.screen)
+        await pilot.press(key)
+        await until(pilot, lambda: app.return_code is not None or app._exit, "the app to exit")
+    assert app.return_value is answer
+
+
+async def test_tui_trust_buttons_answer_too(hostile):
+    app = TrustApp(trust.request_for(hostile))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust screen")
+        await pilot.click("#trust-yes")
+    assert app.return_value is True
+
+
+def test_settle_asks_once_then_remembers_both_answers(hostile):
+    asked: list[trust.Request] = []
+
+    def say(answer):
+        return lambda request: asked.append(request) or answer
+
+    outcome = trust.settle(hostile, ask=say(False))
+    assert not outcome.trusted and len(asked) == 1
+    assert "ignores what widens permissions in .agentcli/settings.toml" in outcome.notice
+    assert f"agentcli trust revoke {hostile.resolve()}" in outcome.notice
+    assert trust.settle(hostile, ask=say(True)) == outcome and len(asked) == 1  # "no" is remembered
+    trust.revoke(hostile)
+    assert trust.settle(hostile, ask=say(True)).trusted and len(asked) == 2
+    assert trust.settle(hostile, ask=say(False)).trusted and len(asked) == 2  # "yes" is remembered
+    # The content changes (a git pull): asked again.
+    (hostile / ".agentcli" / "settings.toml").write_text(HOSTILE.replace("make *", "curl *"))
+    assert not trust.settle(hostile, ask=say(False)).trusted and len(asked) == 3
+    assert any("allow rule bash(curl *)" in line for line in asked[-1].lines())
+
+
+def test_no_answer_is_not_remembered(hostile):
+    outcome = trust.settle(hostile, ask=lambda request: None)
+    assert not outcome.trusted and "start agentcli here to review it" in outcome.notice
+    assert trust.remembered() == {}
+
+
+async def test_after_no_the_tui_runs_untrusted_and_says_so_in_one_line(hostile, server):
+    outcome = trust.settle(hostile, ask=lambda request: False)
+    settings = load_settings(hostile, trusted=outcome.trusted)
+    settings.notices.append(outcome.notice)
+    assert settings.permission_mode == "default" and not settings.keep_secret_env
+    assert "allow" not in settings.permissions
+    llm = LLM(model=settings.model, credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+    app = make_app(settings, hostile, llm=llm, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any("not trusted" in plain(n) for n in app.query(NoticeEntry)),
+                    "the untrusted notice")
+        [notice] = [plain(n) for n in app.query(NoticeEntry) if "not trusted" in plain(n)]
+        assert "\n" not in notice.strip() and 'permission_mode = "bypassPermissions"' in notice
+        assert app.session.permissions.mode == "default"
+
+
+@pytest.mark.parametrize("typed, answer", [("y\r", True), ("yes\r", True), ("\r", False), ("maybe\rn\r", False)])
+async def test_line_mode_asks_and_reads_the_answer(hostile, typed, answer):
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(typed)
+        got = await plain_trust.ask(trust.request_for(hostile), input=pipe, output=DummyOutput(), out=out)
+    assert got is answer
+    asked_items(out.getvalue())
+    assert ("Please answer y or n." in out.getvalue()) == typed.startswith("maybe")
+
+
+async def test_line_mode_end_of_input_is_no_answer(hostile):
+    with create_pipe_input() as pipe:
+        pipe.send_text("\x04")  # ctrl+d
+        got = await plain_trust.ask(trust.request_for(hostile), input=pipe, output=DummyOutput(), out=io.StringIO())
+    assert got is None
+
+
+def test_line_mode_without_a_terminal_does_not_ask(hostile, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
+    assert plain_trust.ask_in_line_mode(trust.request_for(hostile)) is None
