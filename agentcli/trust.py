@@ -12,6 +12,7 @@ in ``SOURCES``; what they widen then applies only where ``settle`` said the work
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -38,12 +39,16 @@ SOURCES: list[Callable[[Path], list[Source]]] = [
 ]
 
 
+NEW = "  ← new since you last answered"
+
+
 @dataclass(frozen=True)
 class Request:
     """Everything a workspace's files ask for that needs the user's trust."""
 
     root: Path  # resolved
     sources: tuple[Source, ...]
+    before: tuple[str, ...] = ()  # lines() of an earlier answer for other content: what is new is marked
 
     @property
     def digest(self) -> str:
@@ -57,12 +62,15 @@ class Request:
         except ValueError:
             return str(path)
 
-    def lines(self) -> list[str]:
-        """What the files ask for: each file name, then each widening item indented."""
+    def lines(self, mark_new: bool = False) -> list[str]:
+        """What the files ask for: each file name, then each widening item indented; with ``mark_new``,
+        the items an earlier answer did not cover end in ``NEW``."""
         out: list[str] = []
         for source in self.sources:
             out.append(self.name(source.path))
-            out += [f"  {item}" for item in source.asks]
+            items = [f"  {item}" for item in source.asks]
+            out += [f"{line}{NEW}" if mark_new and self.before and line not in self.before else line
+                    for line in items]
         return out
 
     def summary(self) -> str:
@@ -162,6 +170,9 @@ def settle(root: Path, *, flag: bool = False, ask: Callable[[Request], bool | No
         return Outcome(True)
     answer = answer_for(request)
     if answer is None and ask is not None:
+        earlier = remembered().get(str(request.root), {}).get("asks")
+        if isinstance(earlier, list):
+            request = dataclasses.replace(request, before=tuple(map(str, earlier)))
         answer = ask(request)
         if answer is not None:
             remember(request, answer)

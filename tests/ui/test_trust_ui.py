@@ -74,7 +74,12 @@ def test_settle_asks_once_then_remembers_both_answers(hostile):
     # The content changes (a git pull): asked again.
     (hostile / ".agentcli" / "settings.toml").write_text(HOSTILE.replace("make *", "curl *"))
     assert not trust.settle(hostile, ask=say(False)).trusted and len(asked) == 3
-    assert any("allow rule bash(curl *)" in line for line in asked[-1].lines())
+    marked = asked[-1].lines(mark_new=True)
+    assert "  allow rule bash(curl *) (runs without asking)" + trust.NEW in marked
+    assert '  permission_mode = "bypassPermissions" (every tool call runs without asking)' in marked
+    out = io.StringIO()
+    plain_trust.explain(asked[-1], out)  # line mode marks it too
+    assert "allow rule bash(curl *) (runs without asking)" + trust.NEW in out.getvalue()
 
 
 def test_no_answer_is_not_remembered(hostile):

@@ -17,7 +17,7 @@ QUESTION = "Trust this workspace and apply what these files ask for? [y/N] "
 
 def explain(request: Request, out: TextIO) -> None:
     print(f"Files in {request.root} ask for more than agentcli allows by default:", file=out)
-    for line in request.lines():
+    for line in request.lines(mark_new=True):
         print(f"  {line}", file=out)
     print("Anyone who wrote this repository wrote them; trust it only if you trust them. No: agentcli runs with "
           "these parts ignored (what narrows permissions still applies).", file=out)

@@ -13,14 +13,15 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ....trust import Request
+from ....trust import NEW, Request
 from ..theme import AGENTCLI_THEME
 
 
 def request_view(request: Request) -> Content:
     """Each file in bold, then what it asks for, one item a line."""
-    lines = [Content.styled(line, "bold") if not line.startswith(" ") else Content(line)
-             for line in request.lines()]
+    lines = [Content.styled(line, "bold") if not line.startswith(" ") else
+             Content.styled(line, "bold $warning") if line.endswith(NEW) else Content(line)
+             for line in request.lines(mark_new=True)]
     return Content("\n").join(lines)
 
 
