@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 
@@ -125,3 +126,101 @@ async def test_line_mode_end_of_input_is_no_answer(hostile):
 def test_line_mode_without_a_terminal_does_not_ask(hostile, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     assert plain_trust.ask_in_line_mode(trust.request_for(hostile)) is None
+
+
+class Terminal:
+    """`agentcli --plain` on a real pseudo-terminal, as a user starts it."""
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        import os
+        import pty
+        import subprocess
+        import sys
+
+        import fcntl
+        import struct
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # rows, columns
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        full_env.update(env, TERM="xterm", NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--plain"], cwd=cwd, env=full_env,
+                                     stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        os.close(slave)
+        self.seen = ""
+
+    def until(self, text: str) -> str:
+        import os
+        import select
+        import time
+
+        deadline = time.monotonic() + 60  # against a hang, not a timing assertion
+        while text not in self.seen:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} never appeared; the terminal shows:\n{self.seen}")
+            ready, _, _ = select.select([self.master], [], [], 0.5)
+            if ready:
+                try:
+                    self.seen += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:  # the process ended and closed the terminal
+                    raise AssertionError(f"{text!r} never appeared; the terminal shows:\n{self.seen}") from None
+        return self.seen
+
+    def type(self, text: str) -> None:
+        import os
+
+        os.write(self.master, text.encode())
+
+    def close(self) -> int:
+        """ctrl+d at the prompt quits; what it prints meanwhile is read, so it never blocks on a full terminal."""
+        import os
+        import select
+        import time
+
+        self.type("\x04")
+        deadline = time.monotonic() + 60
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            if select.select([self.master], [], [], 0.5)[0]:
+                try:
+                    self.seen += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        code = self.proc.wait(timeout=60)
+        os.close(self.master)
+        return code
+
+
+@pytest.mark.parametrize("typed, mode", [("y\r", "bypassPermissions"), ("n\r", "default")])
+def test_line_mode_on_a_terminal_asks_once_and_applies_the_answer(hostile, api_env, typed, mode):
+    term = Terminal(hostile, api_env)
+    try:
+        term.until("Trust this workspace and apply what these files ask for? [y/N]")
+        asked_items(term.seen)
+        term.type(typed)
+        term.until(f"permissions {mode}")
+        if mode == "default":
+            term.until("This workspace is not trusted, so agentcli ignores what widens permissions")
+        term.until("›")  # the prompt: prompt-toolkit reads keys now
+    finally:
+        assert term.close() == 0
+    assert trust.answer_for(trust.request_for(hostile)) is (mode != "default")
+    again = Terminal(hostile, api_env)  # remembered: no second question
+    try:
+        shown = again.until("›")
+        assert "Trust this workspace" not in shown and f"permissions {mode}" in shown
+    finally:
+        assert again.close() == 0
+
+
+async def test_tui_trust_screen_marks_what_is_new_since_the_last_answer(hostile):
+    request = trust.request_for(hostile)
+    earlier = tuple(line for line in request.lines() if "bash(make *)" not in line)
+    app = TrustApp(dataclasses.replace(request, before=earlier))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust screen")
+        lines = plain(app.screen).splitlines()
+        assert any("allow rule bash(make *)" in line and trust.NEW in line for line in lines)
+        assert not any("keep_secret_env" in line and trust.NEW in line for line in lines)
+        await pilot.press("n")
+    assert app.return_value is False
