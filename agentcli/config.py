@@ -1,7 +1,8 @@
-"""Settings: defaults < user TOML < project TOML < environment < command-line flags.
+"""Settings: defaults < user TOML < project files < environment < command-line flags.
 
-The project file (``.agentcli/settings.toml``) comes with the repository, so it is written by
-whoever wrote the repository. What it says that can only narrow permissions or is neutral
+The project files (``.agentcli/settings.toml``, and the permission rules and ``defaultMode`` of
+Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json``) come with the
+repository, so they are written by whoever wrote the repository. What it says that can only narrow permissions or is neutral
 applies always. What could widen them (``WIDENING``) applies only once the user trusted the
 workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the trust check what that is.
 """
@@ -9,6 +10,7 @@ workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the trust 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from typing import Any
 from . import paths
 from .core.llm import DEFAULT_MODEL, resolve_model
 from .core.permissions import MODES
-from .core.rules import RuleError, merge_lists
+from .core.rules import LISTS, RuleError, merge_lists
 
 
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
@@ -202,24 +204,62 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
     return lines
 
 
+CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+
+
+def _read_claude(path: Path) -> dict[str, Any]:
+    """What agentcli understands of a Claude Code settings file, as agentcli settings: the
+    ``permissions`` allow/ask/deny rules, and ``defaultMode`` when it names an agentcli mode."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    table = data.get("permissions") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    values: dict[str, Any] = {}
+    if table.get("defaultMode") in MODES:  # Claude Code's other modes mean nothing here
+        values["permission_mode"] = table["defaultMode"]
+    lists = {name: table[name] for name in LISTS if name in table}
+    if lists:
+        values["permissions"] = lists
+    return values
+
+
+def project_files(root: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The workspace's settings files that say something, weakest first, each with its settings."""
+    found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS]
+    found.append((paths.project_config_file(root), _read_toml(paths.project_config_file(root))))
+    return [(path, values) for path, values in found if values]
+
+
 def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str, Any]]]:
     """For the trust check: each project settings file that asks for something widening, with
     what it asks for (one line each) and the widening content itself."""
-    path = paths.project_config_file(root)
-    _, widening = split_widening(_read_toml(path))
-    return [(path, describe_widening(widening), widening)] if widening else []
+    sources = []
+    for path, values in project_files(root):
+        _, widening = split_widening(values)
+        if widening:
+            asks = describe_widening(widening)
+            if path.suffix == ".json":  # say it in the file's own words
+                asks = [line.replace("permission_mode =", "permissions.defaultMode =") for line in asks]
+            sources.append((path, asks, widening))
+    return sources
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
                   trusted: bool = False) -> Settings:
-    """``trusted``: the user trusts this workspace, so its project file may widen permissions too."""
+    """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
     settings = Settings()
-    user_file, project_file = paths.user_config_file(), paths.project_config_file(root)
+    user_file = paths.user_config_file()
     values = _read_toml(user_file)
     if values:
         settings.merge(values, str(user_file))
-    values = _read_toml(project_file)
-    if values:
+    for project_file, values in project_files(root):
         kept, widening = split_widening(values)
         settings.merge(kept if not trusted else values, str(project_file))
         if widening and not trusted:  # checked all the same, so a bad value is an error either way

@@ -120,3 +120,40 @@ def test_headless_without_anything_to_trust_says_nothing(tmp_path):
     assert not outcome.trusted and outcome.notice.endswith("pass --trust-workspace to apply it.")
     assert trust.settle(tmp_path, headless=True, flag=True) == trust.Outcome(True)
     assert trust.remembered() == {}  # the flag is for one run
+
+
+def write_claude(root: Path, name: str, data: dict) -> None:
+    import json
+
+    (root / ".claude").mkdir(exist_ok=True)
+    (root / ".claude" / name).write_text(json.dumps(data))
+
+
+def test_claude_code_settings_narrow_untrusted_and_widen_trusted(tmp_path):
+    write_claude(tmp_path, "settings.json", {
+        "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(.env)"], "defaultMode": "acceptEdits"},
+        "env": {"X": "1"}, "hooks": {}})  # keys agentcli does not read yet ask for nothing
+    write_claude(tmp_path, "settings.local.json", {"permissions": {"ask": ["Bash(git push:*)"]}})
+    untrusted = load_settings(tmp_path, env={})
+    assert untrusted.permission_mode == "default"
+    assert untrusted.permissions == {"deny": ["Read(.env)"], "ask": ["Bash(git push:*)"]}
+    trusted = load_settings(tmp_path, env={}, trusted=True)
+    assert trusted.permission_mode == "acceptEdits" and trusted.permissions["allow"] == ["Bash(npm run test:*)"]
+    assert trust.request_for(tmp_path).lines() == [
+        ".claude/settings.json",
+        '  permissions.defaultMode = "acceptEdits" (file edits run without asking)',
+        "  allow rule Bash(npm run test:*) (runs without asking)"]
+    # The agentcli file is read last, so it wins; both files are under the one decision.
+    write_project(tmp_path, 'permission_mode = "plan"\n[permissions]\nallow = ["bash(make *)"]\n')
+    assert load_settings(tmp_path, env={}, trusted=True).permission_mode == "plan"
+    assert [line for line in trust.request_for(tmp_path).lines() if not line.startswith(" ")] == [
+        ".claude/settings.json", ".agentcli/settings.toml"]
+
+
+def test_a_broken_claude_settings_file_is_one_sentence(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text("{nope")
+    with pytest.raises(ConfigError, match=r"settings\.json is not valid JSON"):
+        load_settings(tmp_path, env={})
+    write_claude(tmp_path, "settings.json", {"permissions": {"defaultMode": "dontAsk", "deny": ["Bash(rm:*)"]}})
+    assert load_settings(tmp_path, env={}).permission_mode == "default"  # a mode agentcli lacks is left out

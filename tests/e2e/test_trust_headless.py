@@ -106,3 +106,14 @@ def test_trust_list_and_revoke(cloned, isolated_home):
     assert proc.stderr == (f"agentcli: no trust answer is remembered for {cloned}; "
                            "'agentcli trust list' shows them.\n")
     assert trust.remembered() == {}
+
+
+def test_claude_code_settings_deny_untrusted_and_allow_only_trusted(server, api_env, cloned):
+    (cloned / ".agentcli" / "settings.toml").unlink()
+    (cloned / ".claude").mkdir()
+    (cloned / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(touch:*)"], "deny": ["Bash(echo:*)"]}}))
+    proc, result = run_attack(server, api_env, cloned)
+    assert result["is_error"] and "denied by the rule `Bash(echo:*)`" in tool_result_text(result)
+    assert "not trusted" in proc.stderr and ".claude/settings.json" in proc.stderr
+    assert not (cloned / "pwned").exists()

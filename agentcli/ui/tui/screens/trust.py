@@ -6,6 +6,8 @@ built from settled settings: nothing a file widens is in effect while the questi
 
 from __future__ import annotations
 
+import sys
+
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -74,4 +76,7 @@ class TrustApp(App[bool | None]):
 
 
 def ask_in_tui(request: Request) -> bool | None:
+    """Asks on the terminal; without one there is no one to ask, so None."""
+    if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
     return TrustApp(request).run()
