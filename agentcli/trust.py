@@ -67,16 +67,22 @@ class Request:
         the items an earlier answer did not cover end in ``NEW``."""
         out: list[str] = []
         for source in self.sources:
-            out.append(self.name(source.path))
-            items = [f"  {item}" for item in source.asks]
+            out.append(visible(self.name(source.path)))
+            items = [f"  {visible(item)}" for item in source.asks]
             out += [f"{line}{NEW}" if mark_new and self.before and line not in self.before else line
                     for line in items]
         return out
 
     def summary(self) -> str:
         """The files and items on one line, for warnings."""
-        return "; ".join(f"{self.name(s.path)}: {', '.join(item.split(' (')[0] for item in s.asks)}"
-                         for s in self.sources)
+        return visible("; ".join(f"{self.name(s.path)}: {', '.join(item.split(' (')[0] for item in s.asks)}"
+                                 for s in self.sources))
+
+
+def visible(text: str) -> str:
+    """``text`` on one line, control characters shown as escapes: a file cannot forge lines of the
+    question or send the terminal escape sequences."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def request_for(root: Path) -> Request:

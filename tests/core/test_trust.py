@@ -157,3 +157,11 @@ def test_a_broken_claude_settings_file_is_one_sentence(tmp_path):
         load_settings(tmp_path, env={})
     write_claude(tmp_path, "settings.json", {"permissions": {"defaultMode": "dontAsk", "deny": ["Bash(rm:*)"]}})
     assert load_settings(tmp_path, env={}).permission_mode == "default"  # a mode agentcli lacks is left out
+
+
+def test_a_file_cannot_forge_lines_of_the_question_or_send_escapes(tmp_path):
+    write_project(tmp_path, '[permissions]\nallow = ["bash(make *)\\n  (nothing else asked)\\u001b[2J"]\n')
+    lines = trust.request_for(tmp_path).lines()
+    assert lines == [".agentcli/settings.toml",
+                     "  allow rule bash(make *)\\n  (nothing else asked)\\x1b[2J (runs without asking)"]
+    assert "\x1b" not in trust.request_for(tmp_path).summary()
