@@ -204,9 +204,9 @@ def run_trust_command(action: str, path: str | None, out: Any, err: Any) -> int:
         for key in sorted(workspaces):
             entry = workspaces[key]
             verdict = "trusted" if entry.get("trusted") is True else "not trusted"
-            print(f"{key}  {verdict} ({entry.get('decided', 'date unknown')})", file=out)
+            print(visible(f"{key}  {verdict} ({entry.get('decided', 'date unknown')})"), file=out)
             for line in entry.get("asks", []):
-                print(f"    {line}", file=out)
+                print(f"    {visible(str(line))}", file=out)
         return 0
     assert path is not None
     if not revoke(Path(path)):
