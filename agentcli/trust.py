@@ -160,7 +160,7 @@ def revoke(path: Path) -> bool:
 @dataclass(frozen=True)
 class Outcome:
     trusted: bool  # the workspace's widening settings apply
-    notice: str = ""  # one line when they were ignored; "" otherwise
+    notice: str = ""  # one line to show: what was ignored, or that the answer could not be saved
 
 
 def settle(root: Path, *, flag: bool = False, ask: Callable[[Request], bool | None] | None = None,
@@ -175,20 +175,24 @@ def settle(root: Path, *, flag: bool = False, ask: Callable[[Request], bool | No
     if not request.sources or flag:
         return Outcome(True)
     answer = answer_for(request)
+    unsaved = ""
     if answer is None and ask is not None:
         earlier = remembered().get(str(request.root), {}).get("asks")
         if isinstance(earlier, list):
             request = dataclasses.replace(request, before=tuple(map(str, earlier)))
         answer = ask(request)
         if answer is not None:
-            remember(request, answer)
+            try:
+                remember(request, answer)
+            except ConfigError as exc:  # the answer holds for this run all the same
+                unsaved = f"{exc} agentcli asks again next time."
     if answer:
-        return Outcome(True)
+        return Outcome(True, unsaved)
     how = ("pass --trust-workspace to apply it" if headless
-           else f"'agentcli trust revoke {request.root}' asks again" if answer is False
+           else f"'agentcli trust revoke {request.root}' asks again" if answer is False and not unsaved
            else "start agentcli here to review it")
     return Outcome(False, f"This workspace is not trusted, so agentcli ignores what widens permissions in "
-                          f"{request.summary()}; {how}.")
+                          f"{request.summary()}; {how}.{' ' + unsaved if unsaved else ''}")
 
 
 # ------------------------------------------------------------------ agentcli trust list|revoke

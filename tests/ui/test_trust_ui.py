@@ -224,3 +224,10 @@ async def test_tui_trust_screen_marks_what_is_new_since_the_last_answer(hostile)
         assert not any("keep_secret_env" in line and trust.NEW in line for line in lines)
         await pilot.press("n")
     assert app.return_value is False
+
+
+def test_an_answer_that_cannot_be_saved_holds_for_this_run(hostile):
+    trust.store_path().mkdir(parents=True)  # a folder where the file should be: the save fails
+    outcome = trust.settle(hostile, ask=lambda request: True)
+    assert outcome.trusted and outcome.notice.startswith("Cannot save the trust answer to ")
+    assert outcome.notice.endswith("agentcli asks again next time.")
