@@ -2,9 +2,10 @@
 
 The project files (``.agentcli/settings.toml``, and the permission rules and ``defaultMode`` of
 Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json``) come with the
-repository, so they are written by whoever wrote the repository. What it says that can only narrow permissions or is neutral
-applies always. What could widen them (``WIDENING``) applies only once the user trusted the
-workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the trust check what that is.
+repository, so whoever wrote the repository wrote them. What they say that only narrows
+permissions or is neutral applies always. What could widen them (``WIDENING``) applies only once
+the user trusted the workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the
+trust check what that is.
 """
 
 from __future__ import annotations

@@ -46,8 +46,7 @@ async def test_tui_trust_screen_shows_what_the_files_ask_for_and_returns_the_ans
         asked_items(plain(app.screen))
         assert str(hostile.resolve()) in plain(app.screen)
         await pilot.press(key)
-        await until(pilot, lambda: app.return_code is not None or app._exit, "the app to exit")
-    assert app.return_value is answer
+    assert app.return_value is answer and not app.quit_asked
 
 
 async def test_tui_trust_buttons_answer_too(hostile):
@@ -231,3 +230,18 @@ def test_an_answer_that_cannot_be_saved_holds_for_this_run(hostile):
     outcome = trust.settle(hostile, ask=lambda request: True)
     assert outcome.trusted and outcome.notice.startswith("Cannot save the trust answer to ")
     assert outcome.notice.endswith("agentcli asks again next time.")
+
+
+async def test_ctrl_q_at_the_tui_question_quits_rather_than_answers(hostile):
+    app = TrustApp(trust.request_for(hostile))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust screen")
+        await pilot.press("ctrl+q")
+    assert app.quit_asked and app.return_value is None
+
+
+async def test_ctrl_c_at_the_line_mode_question_stops_agentcli(hostile):
+    with create_pipe_input() as pipe:
+        pipe.send_text("\x03")
+        with pytest.raises(KeyboardInterrupt):
+            await plain_trust.ask(trust.request_for(hostile), input=pipe, output=DummyOutput(), out=io.StringIO())

@@ -25,14 +25,15 @@ def explain(request: Request, out: TextIO) -> None:
 
 async def ask(request: Request, *, input: Input | None = None, output: Output | None = None,
               out: TextIO | None = None) -> bool | None:
-    """True or False as answered (enter is no); None when the input ends or ctrl+c is pressed."""
+    """True or False as answered (enter is no); None when the input ends (ctrl+d). ctrl+c raises
+    KeyboardInterrupt: agentcli stops."""
     out = out or sys.stdout
     explain(request, out)
     session: PromptSession[str] = PromptSession(input=input, output=output)
     while True:
         try:
             text = (await session.prompt_async(QUESTION)).strip().lower()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return None
         if text in ("y", "yes"):
             return True

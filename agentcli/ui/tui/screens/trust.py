@@ -63,11 +63,16 @@ class TrustScreen(ModalScreen[bool | None]):
 
 
 class TrustApp(App[bool | None]):
-    """Only the question; returns the answer."""
+    """Only the question; returns the answer. ctrl+q quits agentcli instead (``quit_asked``)."""
 
     def __init__(self, request: Request) -> None:
         super().__init__()
         self.request = request
+        self.quit_asked = False
+
+    async def action_quit(self) -> None:
+        self.quit_asked = True
+        self.exit()
 
     def on_mount(self) -> None:
         self.register_theme(AGENTCLI_THEME)
@@ -79,4 +84,8 @@ def ask_in_tui(request: Request) -> bool | None:
     """Asks on the terminal; without one there is no one to ask, so None."""
     if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()):
         return None
-    return TrustApp(request).run()
+    app = TrustApp(request)
+    answer = app.run()
+    if app.quit_asked:
+        raise KeyboardInterrupt
+    return answer
