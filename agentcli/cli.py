@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import __version__
 from .config import ConfigError, Settings, load_settings
@@ -16,6 +16,9 @@ from .core.key_helper import KeyHelperError, load_helper_key
 from .core.permissions import MODES
 from .core.secret_env import start_without_secrets
 from .core.store import SessionError, resume_target
+
+if TYPE_CHECKING:
+    from .trust import Outcome
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -31,7 +34,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
-               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents'.")
+               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -44,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--continue", dest="continue_", action="store_true",
                    help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
+    p.add_argument("--trust-workspace", action="store_true",
+                   help="apply what this workspace's settings widen, for this run, without asking")
     return p
 
 
@@ -60,6 +65,10 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     show.add_argument("--agent", metavar="SUBAGENT_ID", help="a subagent id such as sa-1")
     show.add_argument("--json", action="store_true", help="raw records")
     sub.add_parser("agents", help="list the agent types available here")
+    trust = sub.add_parser("trust", help="the remembered workspace trust answers")
+    trust_sub = trust.add_subparsers(dest="action", required=True)
+    trust_sub.add_parser("list", help="every remembered answer and what the files asked for")
+    trust_sub.add_parser("revoke", help="forget the answer for a workspace").add_argument("path")
     return p
 
 
@@ -92,9 +101,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def run(argv: list[str]) -> int:
     root = Path.cwd()
-    if argv and argv[0] in ("sessions", "agents"):
-        if argv == ["sessions"]:
-            argv = ["sessions", "list"]
+    if argv and argv[0] in ("sessions", "agents", "trust"):
+        if argv in (["sessions"], ["trust"]):
+            argv = [argv[0], "list"]
         args = build_subcommand_parser().parse_args(argv)
         from . import commands
 
@@ -105,10 +114,19 @@ def run(argv: list[str]) -> int:
     if args.continue_ and args.resume:
         raise UsageError("use either --continue or --resume, not both")
     args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts
+    if args.prompt is None and not args.plain and not terminal():
+        print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
+              "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
+        return 1
+    trust = settle_trust(args, root)
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-    })
+    }, trusted=trust.trusted)
+    if trust.notice and args.prompt is not None:
+        print(f"agentcli: {trust.notice}", file=sys.stderr)
+    elif trust.notice:
+        settings.notices.append(trust.notice)
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
     if args.prompt is not None:
@@ -117,10 +135,6 @@ def run(argv: list[str]) -> int:
         from .ui.plain import run_plain
 
         return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
-    if not terminal():
-        print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
-              "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
-        return 1
     from .ui.tui.app import run_tui
 
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
@@ -132,6 +146,19 @@ def terminal() -> bool:
         return sys.stdin is not None and sys.stdout is not None and sys.stdin.isatty() and sys.stdout.isatty()
     except (OSError, ValueError):  # closed
         return False
+
+
+def settle_trust(args: argparse.Namespace, root: Path) -> "Outcome":
+    """Whether the workspace's own settings may widen permissions: the front end asks the first time."""
+    from .trust import settle
+
+    if args.prompt is not None:
+        return settle(root, flag=args.trust_workspace, headless=True)
+    if args.plain:
+        from .ui.plain.trust import ask_in_line_mode as ask
+    else:
+        from .ui.tui.screens.trust import ask_in_tui as ask
+    return settle(root, flag=args.trust_workspace, ask=ask)
 
 
 def piped_input() -> str | None:

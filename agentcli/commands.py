@@ -1,4 +1,4 @@
-"""Subcommands that need no model: `agentcli agents` and `agentcli sessions …`."""
+"""Subcommands that need no model: `agentcli agents`, `agentcli sessions …` and `agentcli trust …`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ from pathlib import Path
 def run(args: argparse.Namespace, root: Path) -> int:
     if args.command == "agents":
         return list_agents(root)
+    if args.command == "trust":
+        import sys
+
+        from .trust import run_trust_command
+
+        return run_trust_command(args.action, getattr(args, "path", None), sys.stdout, sys.stderr)
     from .sessions_cli import run_sessions
 
     return run_sessions(args, root)

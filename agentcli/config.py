@@ -1,8 +1,17 @@
-"""Settings: defaults < user TOML < project TOML < environment < command-line flags."""
+"""Settings: defaults < user TOML < project files < environment < command-line flags.
+
+The project files (``.agentcli/settings.toml``, and the permission rules and ``defaultMode`` of
+Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json``) come with the
+repository, so whoever wrote the repository wrote them. What they say that only narrows
+permissions or is neutral applies always. What could widen them (``WIDENING``) applies only once
+the user trusted the workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the
+trust check what that is.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,13 +21,27 @@ from . import paths
 from .core import secret_env
 from .core.llm import DEFAULT_MODEL, resolve_model
 from .core.permissions import MODES
-from .core.rules import RuleError, merge_lists
+from .core.rules import LISTS, RuleError, merge_lists
 
 
 MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
+NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
+
+# What a project settings file may set without the user's trust: limits, models, looks, and
+# rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
+NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
+           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout"}
+# Raising the output caps lets commands fill more disk; api_key_helper is never read from a workspace at all.
+WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
+            "api_key_helper"}
+MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
+                       "bypassPermissions": "every tool call runs without asking"}
+
+
+_SETTING_NAMES: set[str] = set()  # filled below, once Settings exists
 
 
 class ConfigError(Exception):
@@ -48,9 +71,10 @@ class Settings:
     # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
     permissions: dict[str, list[str]] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # files that were read
+    notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
 
     def merge(self, values: dict[str, Any], source: str) -> None:
-        known = {f.name: f for f in dataclasses.fields(self) if f.name != "sources"}
+        known = {f.name: f for f in dataclasses.fields(self) if f.name not in NOT_SETTINGS}
         for key, value in values.items():
             key = key.replace("-", "_")
             if key not in known:
@@ -83,6 +107,9 @@ class Settings:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
         self.sources.append(source)
+
+
+_SETTING_NAMES.update(f.name for f in dataclasses.fields(Settings) if f.name not in NOT_SETTINGS)
 
 
 def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
@@ -143,15 +170,110 @@ ENV_SETTINGS = {
 }
 
 
-def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A project file's settings as (what applies untrusted, what widens): a mode above default,
+    ``keep_secret_env = true``, allow rules, and any setting not known to be neutral."""
+    kept: dict[str, Any] = {}
+    widening: dict[str, Any] = {}
+    for key, value in values.items():
+        name = key.replace("-", "_")
+        if name in NEUTRAL or name not in WIDENING and name not in _SETTING_NAMES:
+            kept[key] = value  # neutral, or unknown: merge names the unknown setting
+        elif name == "permission_mode":
+            (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
+        elif name == "keep_secret_env":
+            (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
+             else kept)[key] = value
+        elif name == "permissions" and isinstance(value, dict):
+            narrowing = {k: v for k, v in value.items() if k != "allow"}
+            if narrowing:
+                kept[key] = narrowing
+            if "allow" in value:
+                widening[key] = {"allow": value["allow"]}
+        else:
+            widening[key] = value
+    return kept, widening
+
+
+def describe_widening(widening: dict[str, Any]) -> list[str]:
+    """Each thing a project file's widening settings ask for, as the trust prompt shows it."""
+    lines: list[str] = []
+    for key, value in widening.items():
+        name = key.replace("-", "_")
+        if name == "permission_mode":
+            lines.append(f'permission_mode = "{value}" ({MODES_ABOVE_DEFAULT.get(value, "a wider mode")})')
+        elif name == "keep_secret_env":
+            lines.append("keep_secret_env = true (bash and every command see your API keys, tokens and secrets)")
+        elif name == "permissions" and isinstance(value, dict):
+            rules = value.get("allow")
+            for rule in rules if isinstance(rules, list) else [rules]:
+                lines.append(f"allow rule {rule} (runs without asking)")
+        else:
+            lines.append(f"{key} = {value!r}")
+    return lines
+
+
+CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+
+
+def _read_claude(path: Path) -> dict[str, Any]:
+    """What agentcli understands of a Claude Code settings file, as agentcli settings: the
+    ``permissions`` allow/ask/deny rules, and ``defaultMode`` when it names an agentcli mode."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    table = data.get("permissions") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    values: dict[str, Any] = {}
+    if table.get("defaultMode") in MODES:  # Claude Code's other modes mean nothing here
+        values["permission_mode"] = table["defaultMode"]
+    lists = {name: table[name] for name in LISTS if name in table}
+    if lists:
+        values["permissions"] = lists
+    return values
+
+
+def project_files(root: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The workspace's settings files that say something, weakest first, each with its settings."""
+    found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS]
+    found.append((paths.project_config_file(root), _read_toml(paths.project_config_file(root))))
+    return [(path, values) for path, values in found if values]
+
+
+def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str, Any]]]:
+    """For the trust check: each project settings file that asks for something widening, with
+    what it asks for (one line each) and the widening content itself."""
+    sources = []
+    for path, values in project_files(root):
+        _, widening = split_widening(values)
+        if widening:
+            asks = describe_widening(widening)
+            if path.suffix == ".json":  # say it in the file's own words
+                asks = [line.replace("permission_mode =", "permissions.defaultMode =") for line in asks]
+            sources.append((path, asks, widening))
+    return sources
+
+
+def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
+                  trusted: bool = False) -> Settings:
+    """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
     settings = Settings()
     user_file = paths.user_config_file()
-    for path in (user_file, paths.project_config_file(root)):
-        values = _read_toml(path)
-        if path != user_file:
-            values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
-        if values:
-            settings.merge(values, str(path))
+    values = _read_toml(user_file)
+    if values:
+        settings.merge(values, str(user_file))
+    for project_file, values in project_files(root):
+        values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
+        kept, widening = split_widening(values)
+        settings.merge(kept if not trusted else values, str(project_file))
+        if widening and not trusted:  # checked all the same, so a bad value is an error either way
+            Settings().merge(widening, str(project_file))
     env = secret_env.environ() if env is None else env  # AGENTCLI_API_KEY_HELPER is held as a secret
     from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
     if from_env:

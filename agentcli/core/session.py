@@ -66,7 +66,7 @@ class Session:
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
             notices += self.restore()
-        for text in notices:
+        for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
 
     def restore(self) -> list[str]:

@@ -195,7 +195,7 @@ def test_rules_from_user_and_project_settings_add_up(repo, isolated_home):
     user.write_text('[permissions]\nallow = ["bash(npm test *)"]\ndeny = ["read_file(.env)"]\n')
     (repo / ".agentcli").mkdir()
     (repo / ".agentcli" / "settings.toml").write_text('[permissions]\nallow = ["bash(git diff *)"]\n')
-    settings = load_settings(repo)
+    settings = load_settings(repo, trusted=True)  # project allow rules apply in a trusted workspace only
     assert settings.permissions == {"allow": ["bash(npm test *)", "bash(git diff *)"], "deny": ["read_file(.env)"]}
     (repo / ".agentcli" / "settings.toml").write_text('[permissions]\nallow = ["bash(npm test"]\n')
     with pytest.raises(ConfigError, match="cannot read the permission rule"):
@@ -331,7 +331,7 @@ async def test_allow_always_writes_a_project_rule_that_later_runs_use(server, ma
     assert not results_of(server)[0][0]
     written = (repo / ".agentcli" / "settings.toml").read_text()
     assert written.startswith("# my settings\n") and 'allow = ["bash(git log *)"]' in written
-    settings = load_settings(repo)
+    settings = load_settings(repo, trusted=True)  # the saved rule widens: it needs the workspace trusted
     assert settings.permissions == {"deny": ["bash(rm *)"], "allow": ["bash(git log *)"]}
     assert settings.model == "claude-sonnet-4-5"
     server.reset()

@@ -67,7 +67,7 @@ def test_a_project_allow_rule_runs_that_command_headless(server, api_env, repo):
     (repo / ".agentcli" / "settings.toml").write_text('[permissions]\nallow = ["bash(git status *)"]\n')
     server.script(reply(tool_use_block("bash", {"command": "git status --short && touch ran.txt"}),
                         tool_use_block("bash", {"command": "git status --short"})), text("ok"))
-    proc = agentcli("-p", "status", cwd=repo, env=api_env)
+    proc = agentcli("-p", "status", "--trust-workspace", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     chained, status = tool_results(server.requests[1])
     assert chained["is_error"] and "`touch ran.txt`" in tool_result_text(chained)
