@@ -265,9 +265,10 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
     settings = Settings()
     user_file = paths.user_config_file()
-    values = _read_toml(user_file)
-    if values:
-        settings.merge(values, str(user_file))
+    for own_file in (user_file, paths.workspace_config_file(root)):
+        values = _read_toml(own_file)
+        if values:
+            settings.merge(values, str(own_file))
     for project_file, values in project_files(root):
         values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
         kept, widening = split_widening(values)

@@ -31,6 +31,13 @@ def project_config_file(root: Path) -> Path:
     return root / ".agentcli" / "settings.toml"
 
 
+def workspace_config_file(root: Path) -> Path:
+    """Your own settings for one workspace, kept in your config folder: the rules you answered
+    "Always" there. Being yours, they apply without the workspace's trust, and the repository's
+    files (and its git status) stay as they were."""
+    return config_home() / "workspaces" / f"{project_slug(root)}.toml"
+
+
 def project_slug(root: Path) -> str:
     """A folder name for a workspace: the path made readable, plus a short hash of the path.
 

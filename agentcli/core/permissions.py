@@ -195,7 +195,7 @@ class Permissions:
                 self.session_rules.append(rule)
         if answer != ALLOW_ALWAYS:
             return
-        settings_file = paths.project_config_file(ctx.workspace.root)
+        settings_file = paths.workspace_config_file(ctx.workspace.root)  # yours, not the repository's
         for text in decision.rules:
             try:
                 await asyncio.to_thread(save_allow_rule, settings_file, text)

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
+from agentcli import paths
 from agentcli.config import ConfigError, Settings, load_settings
 from agentcli.core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Notice,
                                   SubagentFinished, ToolCallFinished)
@@ -320,19 +321,21 @@ async def test_allow_session_scopes_bash_to_the_command_and_edits_to_the_tool(se
     assert not (repo / ".agentcli").exists()  # session answers write nothing
 
 
-async def test_allow_always_writes_a_project_rule_that_later_runs_use(server, make_session, repo):
-    (repo / ".agentcli").mkdir()
-    (repo / ".agentcli" / "settings.toml").write_text('# my settings\nmodel = "claude-sonnet-4-5"\n\n'
-                                                      '[permissions]\ndeny = ["bash(rm *)"]\n')
+async def test_allow_always_saves_the_rule_in_your_own_config_and_later_runs_use_it(server, make_session, repo):
+    project_file = repo / ".agentcli" / "settings.toml"
+    project_file.parent.mkdir()
+    project_file.write_text('# my settings\nmodel = "claude-sonnet-4-5"\n\n[permissions]\ndeny = ["bash(rm *)"]\n')
+    before = project_file.read_text()
     server.script(tool_use("bash", {"command": "git log --oneline -3"}), text("ok"))
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ALWAYS])
     await session.send("log")
     assert not results_of(server)[0][0]
-    written = (repo / ".agentcli" / "settings.toml").read_text()
-    assert written.startswith("# my settings\n") and 'allow = ["bash(git log *)"]' in written
-    settings = load_settings(repo, trusted=True)  # the saved rule widens: it needs the workspace trusted
-    assert settings.permissions == {"deny": ["bash(rm *)"], "allow": ["bash(git log *)"]}
+    assert project_file.read_text() == before  # the repository's file stays as it was
+    own = paths.workspace_config_file(repo)
+    assert own.read_text() == '[permissions]\nallow = ["bash(git log *)"]\n'
+    settings = load_settings(repo)  # your own answer: it needs no trust of the workspace
+    assert settings.permissions == {"allow": ["bash(git log *)"], "deny": ["bash(rm *)"]}
     assert settings.model == "claude-sonnet-4-5"
     server.reset()
     # A later headless run in default mode runs it without asking anyone.
