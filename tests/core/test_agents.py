@@ -287,7 +287,7 @@ async def test_two_running_children_editing_one_file_warn(server, make_session, 
     for name, path in (("A", "src/app/auth.py"), ("B", "./src/app/auth.py"), ("C", "notes.txt")):
         server.when(lambda b, n=name: first_user_text(b) == f"Errand {n}",
                     tool_use("write_file", {"path": path, "content": f"# {name}\n"}),
-                    text(f"{name} wrote", gate=both_wrote if name != "C" else None))
+                    text(f"{name} wrote", gate=both_wrote if name != "C" else None, gate_timeout=120))
     session, events = make_session(permission_mode="acceptEdits")
     await session.send("go")
     [warning] = events.of(Notice, level="warning")

@@ -152,7 +152,7 @@ def test_two_resumers_of_one_session_never_share_a_file(server, api_env, repo, i
     server.script(text("First answer."))
     session_id = json_run("-p", "hello", cwd=repo, env=api_env)["session_id"]
     release = threading.Event()
-    server.when(lambda b: last_user_text(b) == "FIRST-RESUMER", text("first done", gate=release, gate_timeout=60))
+    server.when(lambda b: last_user_text(b) == "FIRST-RESUMER", text("first done", gate=release, gate_timeout=120))
     server.when(lambda b: last_user_text(b) == "SECOND-RESUMER", text("second done"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
     first = subprocess.Popen([sys.executable, "-m", "agentcli", "--resume", session_id, "-p", "FIRST-RESUMER",

@@ -287,7 +287,7 @@ async def test_concurrent_requests_overlap(server):
 
 async def test_barrier_gate_proves_concurrency(server):
     barrier = threading.Barrier(3)
-    server.script(*(text("ok", gate=barrier) for _ in range(3)))
+    server.script(*(text("ok", gate=barrier, gate_timeout=120) for _ in range(3)))
     client = async_client(server)
 
     async def one() -> str:

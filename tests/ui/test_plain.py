@@ -148,7 +148,7 @@ async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, serve
 
 async def test_alt_enter_typed_during_a_turn_is_a_new_line_not_an_interrupt(plain, server):
     gate = threading.Event()
-    server.script(text("First answer.", gate=gate), text("Second answer."))
+    server.script(text("First answer.", gate=gate, gate_timeout=120), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")
@@ -364,7 +364,7 @@ def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
 
 async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):
     gate = threading.Event()
-    server.script(text("First answer.", gate=gate), text("Second answer."))
+    server.script(text("First answer.", gate=gate, gate_timeout=120), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")

@@ -32,7 +32,7 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
     gate = threading.Event()
     server.when(is_main, reply("Let me delegate.", delegate("Find auth handler", "Find where handle_auth is.")),
                 text("handle_auth lives in **src/app/auth.py**."))
-    server.when(is_child, tool_use("grep", {"pattern": "def handle_auth"}, gate=gate, gate_timeout=30),
+    server.when(is_child, tool_use("grep", {"pattern": "def handle_auth"}, gate=gate, gate_timeout=120),
                 tool_use("read_file", {"path": "src/app/auth.py"}),
                 text("handle_auth is defined at src/app/auth.py:9."))
     app = tui()
@@ -99,7 +99,7 @@ async def test_x_cancels_one_child_of_three_while_the_others_finish(server, tui)
     server.when(lambda b: first_user_text(b) == "Errand 2" and b.get("tool_choice") == {"type": "none"},
                 text("Partial: errand two looked in src/ only."))
     server.when(lambda b: first_user_text(b) == "Errand 2", tool_use("grep", {"pattern": "x"}),
-                text("never sent", gate=hold, gate_timeout=60))
+                text("never sent", gate=hold, gate_timeout=120))
     for n in (1, 3):
         server.when(lambda b, n=n: first_user_text(b) == f"Errand {n}", text(f"Result {n}"))
     app = tui()
@@ -468,7 +468,7 @@ async def test_typing_while_the_panel_has_focus_goes_to_the_input(server, tui):
 async def test_agents_keeps_the_focus_in_the_input_and_typed_x_never_cancels(server, tui):
     gate = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=30),
+    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=120),
                 text("It is in src/app/auth.py:9."))
     app = tui()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -541,7 +541,7 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
     gate = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find where billing is handled", "prompt": "Find it."}),
                 text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "charge"}, gate=gate, gate_timeout=30), text("Nowhere."))
+    server.when(is_child, tool_use("grep", {"pattern": "charge"}, gate=gate, gate_timeout=120), text("Nowhere."))
     app = tui()
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "Find billing through a subagent")
@@ -599,7 +599,7 @@ async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(serve
 
     server.when(is_main, overloaded(), overloaded(), overloaded(),
                 tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
-    server.when(is_child, overloaded(), overloaded(), text("In src/app/auth.py.", gate=gate, gate_timeout=30))
+    server.when(is_child, overloaded(), overloaded(), text("In src/app/auth.py.", gate=gate, gate_timeout=120))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Find auth through a subagent")
@@ -683,7 +683,7 @@ async def test_the_no_key_window_fits_80_by_24(repo):
 async def test_one_escape_closes_the_transcript_and_only_the_next_interrupts(server, tui):
     gate = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=30), text("Found."))
+    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=120), text("Found."))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Find auth through a subagent")
@@ -701,8 +701,8 @@ async def test_one_escape_closes_the_transcript_and_only_the_next_interrupts(ser
 
 async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, tui):
     first, third = threading.Event(), threading.Event()
-    server.script(text("First answer.", gate=first, gate_timeout=30), text("Second answer."),
-                  text("Third answer.", gate=third, gate_timeout=30))
+    server.script(text("First answer.", gate=first, gate_timeout=120), text("Second answer."),
+                  text("Third answer.", gate=third, gate_timeout=120))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
