@@ -128,7 +128,8 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
 @pytest.mark.parametrize("key", ["\x03", "\x1b"], ids=["ctrl+c", "esc"])
 async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, server, key):
     long_answer = "".join(f"Line {n} of a long answer.\n" for n in range(200))
-    server.script(text(long_answer, chunk_delay=0.05), text("Second answer."))
+    # The first lines arrive, then the stream goes silent until the server stops: the key lands mid-stream.
+    server.script(text(long_answer, stall_after_events=40, stall_seconds=600), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("tell me everything\r")

@@ -126,7 +126,7 @@ async def test_x_cancels_one_child_of_three_while_the_others_finish(server, tui)
 
 async def test_escape_mid_stream_interrupts_and_leaves_a_valid_history(server, tui):
     long_answer = " ".join(f"word{i}" for i in range(300))
-    server.script(text(long_answer, stall_after_events=8, stall_seconds=60), text("Second answer."))
+    server.script(text(long_answer, stall_after_events=8, stall_seconds=600), text("Second answer."))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me a long story")
@@ -430,7 +430,7 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
 async def test_quitting_mid_answer_saves_a_session_that_resumes_validly(server, make_session):
     from agentcli.ui.tui.resume import open_session
 
-    server.script(text(" ".join(f"word{i}" for i in range(200)), stall_after_events=8, stall_seconds=60),
+    server.script(text(" ".join(f"word{i}" for i in range(200)), stall_after_events=8, stall_seconds=600),
                   text("Picked up again."))
     session, _ = make_session(interactive=True)
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
@@ -517,7 +517,7 @@ async def test_typed_text_and_enter_send_even_when_a_tool_line_has_the_focus(ser
 
 
 async def test_ctrl_c_interrupts_the_turn_then_clears_the_input_then_quits(server, tui):
-    server.script(text(" ".join(f"word{i}" for i in range(300)), stall_after_events=8, stall_seconds=60))
+    server.script(text(" ".join(f"word{i}" for i in range(300)), stall_after_events=8, stall_seconds=600))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me a long story")
