@@ -36,12 +36,28 @@ async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, time
                                detail=lambda: "the screen shows:\n" + shown(getattr(app, "conversation", app.screen)))
 
 
+async def resize(pilot: Pilot[Any], width: int, height: int) -> None:
+    """Resize the terminal and wait until the screen has its new size (Textual applies it on a timer)."""
+    await pilot.resize_terminal(width, height)
+    await until(pilot, lambda: pilot.app.screen.size == (width, height), f"the screen to be {width}x{height}")
+
+
 async def send(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` and press enter; return once the app has handled it.
+
+    Pilot's press() judges that a key was handled by the process looking idle, which a busy machine
+    fools. So wait for the input to clear (it was sent) and for the message to have left every queue
+    between the input and the app; the last pause lets the app's handler finish.
+    """
     area = pilot.app.query_one(PromptInput)
     area.focus()
     area.load_text(text)
     await pilot.pause()
     await pilot.press("enter")
+    path = [area, *area.ancestors]
+    await until(pilot, lambda: area.text == "" and not any(node.message_queue_size for node in path),
+                f"{text!r} to be sent")
+    await pilot.pause()
 
 
 async def answer(pilot: Pilot[Any], text: str) -> None:
