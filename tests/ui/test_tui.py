@@ -393,11 +393,13 @@ def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
         "async def main():\n"
         f"    app = make_app(Settings(), Path({str(repo)!r}), testing=True)\n"
         "    async with app.run_test() as pilot:\n"
+        "        deadline = asyncio.get_running_loop().time() + 60\n"
         "        while app.first_paint_without_sdk is None:\n"
+        "            assert asyncio.get_running_loop().time() < deadline, 'the first paint never happened'\n"
         "            await pilot.pause(0.01)\n"
         "        print('first paint without sdk:', app.first_paint_without_sdk)\n"
         "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=110,
                           cwd=str(repo))
     assert done.returncode == 0, done.stderr
     assert "first paint without sdk: True" in done.stdout
