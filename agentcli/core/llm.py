@@ -253,8 +253,9 @@ class LLM:
                     return await self._plain_reply(stream.response, content_type, model, on_text)
                 events = stream.__aiter__()
                 while True:
-                    try:
-                        event = await asyncio.wait_for(events.__anext__(), self.stall_timeout)
+                    try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
+                        async with asyncio.timeout(self.stall_timeout):
+                            event = await events.__anext__()
                     except StopAsyncIteration:
                         break
                     if event.type == "text":

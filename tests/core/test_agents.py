@@ -290,14 +290,14 @@ async def test_two_running_children_editing_one_file_warn(server, make_session, 
         def answer(body):
             if name == "A":
                 a_wrote.set()
-            return text(f"{name} wrote", gate=both_wrote if name != "C" else None, gate_timeout=60)
+            return text(f"{name} wrote", gate=both_wrote if name != "C" else None, gate_timeout=120)
         return answer
 
     for name, path in (("A", "src/app/auth.py"), ("B", "./src/app/auth.py"), ("C", "notes.txt")):
         server.when(lambda b, n=name: first_user_text(b) == f"Errand {n}",
                     reply(tool_use_block("read_file", {"path": path}),
                           tool_use_block("write_file", {"path": path, "content": f"# {name}\n"}),
-                          gate=a_wrote if name == "B" else None, gate_timeout=60),
+                          gate=a_wrote if name == "B" else None, gate_timeout=120),
                     wrote(name))
     session, events = make_session(permission_mode="acceptEdits")
     await session.send("go")

@@ -6,14 +6,16 @@ import asyncio
 
 from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                                   TurnFinished, UsageUpdated)
-from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use, tool_use_block
+from tests.fakes.anthropic_server import (reply, sse_events, text, tool_result_text, tool_results, tool_use,
+                                          tool_use_block)
+from tests.waiting import until
 
 
-async def cancel_when(work, ready) -> None:
+async def cancel_when(work, ready, what: str) -> None:
     """Start ``work``, cancel it once ``ready()`` holds, and wait for it to wind down."""
     run = asyncio.create_task(work)
-    while not ready():
-        await asyncio.sleep(0.01)
+    await until(lambda: ready() or run.done(), what)
+    assert not run.done(), f"the work ended before {what}"
     run.cancel()
     try:
         await run
@@ -120,7 +122,8 @@ async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_sessio
                         tool_use_block("bash", {"command": "sleep 30"})),
                   text("Resumed fine."))
     session, events = make_session(permission_mode="bypassPermissions")
-    await cancel_when(session.send("Look and wait"), lambda: bool(events.of(ToolCallStarted, name="bash")))
+    await cancel_when(session.send("Look and wait"), lambda: bool(events.of(ToolCallStarted, name="bash")),
+                      "the bash call to start")
     last = session.main.messages[-1]
     assert last["role"] == "user"
     assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result"]
@@ -135,9 +138,13 @@ async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_sessio
 
 
 async def test_cancel_mid_stream_drops_the_partial_message(server, make_session):
-    server.script(text("This answer is slow to arrive and never finishes", chunk_delay=0.2), text("Second try."))
+    slow = text("This answer is slow to arrive and never finishes")
+    names = [name for name, _ in sse_events(slow, {"model": "m", "messages": []})]
+    # The first words arrive, then the stream goes silent until the server stops: the cancel lands mid-stream.
+    server.script(slow.with_options(stall_after_events=names.index("content_block_delta") + 1, stall_seconds=600),
+                  text("Second try."))
     session, events = make_session()
-    await cancel_when(session.send("Say something"), lambda: bool(events.of(TextDelta)))
+    await cancel_when(session.send("Say something"), lambda: bool(events.of(TextDelta)), "the first words")
     assert [m["role"] for m in session.main.messages] == ["user"]
     assert not events.of(AssistantMessage)
     assert (await session.send("Again")).text == "Second try."

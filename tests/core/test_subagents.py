@@ -6,9 +6,10 @@ import asyncio
 import json
 import threading
 
-from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, UsageUpdated
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
                                           tool_use, tool_use_block)
+from tests.waiting import until, within
 
 
 def is_child(body):
@@ -114,7 +115,7 @@ async def test_three_tasks_in_one_message_run_at_the_same_time(server, make_sess
                                  for n in (1, 2, 3)]), text("All three reported."))
     for n in (1, 2, 3):
         server.when(lambda b, n=n: is_child(b) and first_user_text(b) == f"Errand number {n}",
-                    text(f"Result {n}", gate=barrier))
+                    text(f"Result {n}", gate=barrier, gate_timeout=120))
     session, events = make_session()
     result = await session.send("Do three errands")
     assert result.text == "All three reported."
@@ -129,14 +130,16 @@ async def test_parallel_limit_makes_the_fourth_child_wait(server, make_session):
     gate = threading.Event()
     server.when(is_main, reply(*[tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}"})
                                  for n in range(4)]), text("done"))
-    server.responder = lambda body: text("child done", gate=gate)
-    session, _ = make_session(max_parallel_subagents=3)
+    server.responder = lambda body: text("child done", gate=gate, gate_timeout=120)
+    session, events = make_session(max_parallel_subagents=3)
     run = asyncio.create_task(session.send("go"))
-    await asyncio.to_thread(server.wait_for_requests, 4)  # main + three children
-    await asyncio.sleep(0.2)
-    assert len(server.requests) == 4  # the fourth child waits for a free slot
+    await until(lambda: len(events.of(SubagentStarted)) == 4 and len(server.requests) == 4,
+                "all four children to start and three of them to call the model")
+    # A child past SubagentStarted either holds a slot (running) or waits for one (queued): no await between.
+    statuses = sorted(r.status for r in session.subagents.records.values())
+    assert statuses == ["queued", "running", "running", "running"]  # the fourth waits for a free slot
     gate.set()
-    await run
+    await within(run, "the parent's answer")
     assert len([b for b in server.requests if is_child(b)]) == 4
 
 
@@ -148,15 +151,15 @@ async def test_cancelling_one_child_gives_the_parent_its_partial_summary(server,
     server.when(lambda b: first_user_text(b) == "Slow errand" and b.get("tool_choice") == {"type": "none"},
                 text("Partial: looked in src/ only."))
     server.when(lambda b: first_user_text(b) == "Slow errand", tool_use("grep", {"pattern": "x"}),
-                text("never sent", gate=hold, gate_timeout=30))
+                text("never sent", gate=hold, gate_timeout=120))
     server.when(lambda b: first_user_text(b) == "Quick errand", text("Quick result."))
     session, events = make_session()
     run = asyncio.create_task(session.send("two errands"))
-    while len([e for e in events.of(UsageUpdated) if e.agent_id in ("sa-1", "sa-2")]) < 2:
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.1)
+    await until(lambda: events.of(SubagentFinished, id="sa-2")
+                and len([b for b in server.requests if first_user_text(b) == "Slow errand"]) == 2,
+                "the quick child to finish and the slow one to wait on its second call")
     assert session.subagents.cancel("sa-1")
-    await run
+    await within(run, "the parent's answer")
     hold.set()
     slow, quick = [tool_result_text(r) for r in tool_results(server.requests[-1])]
     assert slow.startswith("Partial: looked in src/ only.") and "[sa-1 · cancelled" in slow
@@ -167,12 +170,11 @@ async def test_cancelling_one_child_gives_the_parent_its_partial_summary(server,
 async def test_cancelling_the_parent_cancels_children_with_valid_transcripts(server, make_session):
     hold = threading.Event()
     server.when(is_main, delegate("Stuck", "Wait forever"), text("after"))
-    server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=30))
+    server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=120))
     session, events = make_session()
     run = asyncio.create_task(session.send("go"))
-    while not events.of(ToolCallStarted, agent_id="sa-1"):
-        await asyncio.sleep(0.01)
-    await asyncio.to_thread(server.wait_for_requests, 3)
+    await until(lambda: events.of(ToolCallStarted, agent_id="sa-1") and len(server.requests) >= 3,
+                "the child to call grep and then the model again")
     run.cancel()
     try:
         await run
@@ -192,15 +194,15 @@ async def test_cancelling_a_child_during_its_final_summary_still_answers_the_par
     hold, summary_hold = threading.Event(), threading.Event()
     server.when(is_main, delegate("Slow search", "Search slowly."), text("Parent carries on."))
     server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("never sent", gate=summary_hold, gate_timeout=30))
-    server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=30))
+                text("never sent", gate=summary_hold, gate_timeout=120))
+    server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=120))
     session, events = make_session(subagent_timeout=0.5)
     run = asyncio.create_task(session.send("go"))
-    while not any(b.get("tool_choice") == {"type": "none"} for b in server.requests):  # timed out, summarizing
-        await asyncio.sleep(0.02)
+    await until(lambda: any(b.get("tool_choice") == {"type": "none"} for b in server.requests),
+                "the child to time out and ask for its summary")
     assert session.subagents.cancel("sa-1")
     assert not session.subagents.cancel("sa-1")  # a second press does nothing
-    result = await run
+    result = await within(run, "the parent's answer")
     hold.set(), summary_hold.set()
     assert result.text == "Parent carries on."
     record = session.subagents.records["sa-1"]

@@ -141,7 +141,8 @@ def test_version(repo):
 def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
     """`agentcli -p … --output-format stream-json | head -1`: no traceback, the run stops, exit 141."""
     answered = threading.Event()
-    server.script(reply("Running it.", tool_use_block("bash", {"command": "touch ran.txt"}), gate=answered),
+    server.script(reply("Running it.", tool_use_block("bash", {"command": "touch ran.txt"}), gate=answered,
+                        gate_timeout=120),
                   text("Done."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",

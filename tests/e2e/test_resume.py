@@ -108,10 +108,10 @@ def test_kill_9_while_a_child_works_then_resume_sends_a_valid_history(server, ap
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "Use a subagent to find auth"], cwd=repo,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        server.wait_for_requests(3, timeout=30)
+        server.wait_for_requests(3, timeout=60)
     finally:
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
+        proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGKILL
 
     [info] = json.loads(agentcli("sessions", "list", "--json", cwd=repo).stdout)
@@ -152,14 +152,14 @@ def test_two_resumers_of_one_session_never_share_a_file(server, api_env, repo, i
     server.script(text("First answer."))
     session_id = json_run("-p", "hello", cwd=repo, env=api_env)["session_id"]
     release = threading.Event()
-    server.when(lambda b: last_user_text(b) == "FIRST-RESUMER", text("first done", gate=release, gate_timeout=60))
+    server.when(lambda b: last_user_text(b) == "FIRST-RESUMER", text("first done", gate=release, gate_timeout=120))
     server.when(lambda b: last_user_text(b) == "SECOND-RESUMER", text("second done"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
     first = subprocess.Popen([sys.executable, "-m", "agentcli", "--resume", session_id, "-p", "FIRST-RESUMER",
                               "--output-format", "json"], cwd=repo, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
-        server.wait_for_requests(2, timeout=30)  # the first resumer holds the session and waits on the model
+        server.wait_for_requests(2, timeout=60)  # the first resumer holds the session and waits on the model
         second = agentcli("--resume", session_id, "-p", "SECOND-RESUMER", "--output-format", "json", cwd=repo,
                           env=api_env)
     finally:

@@ -116,7 +116,7 @@ class Reply:
     delay: float = 0.0  # seconds to wait before responding at all
     chunk_delay: float = 0.0  # seconds between SSE events (for demos)
     gate: Any = None  # threading.Event or threading.Barrier to wait on before responding
-    gate_timeout: float = 10.0
+    gate_timeout: float = 120.0
     cut_after_events: int | None = None  # send N events, then drop the connection
     stall_after_events: int | None = None  # send N events, then go silent ...
     stall_seconds: float = 0.0  # ... for this long, then carry on
@@ -928,7 +928,7 @@ class FakeAnthropic:
         with self._lock:
             return list(self._count_tokens_requests)
 
-    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def wait_for_requests(self, n: int, timeout: float = 60.0) -> list[dict[str, Any]]:
         """Block until at least ``n`` message requests have arrived; returns them."""
         with self._lock:
             if not self._lock.wait_for(lambda: len(self._requests) >= n, timeout=timeout):

@@ -260,7 +260,8 @@ async def test_stream_error_event(server):
 
 
 async def test_stall_then_resume(server):
-    server.script(text("slow but complete", stall_after_events=2, stall_seconds=0.3))
+    # Long enough that the check below runs well inside the stall even on a loaded machine.
+    server.script(text("slow but complete", stall_after_events=2, stall_seconds=3))
     async with async_client(server).messages.stream(model=MODEL, max_tokens=10, messages=[user("hi")]) as stream:
         first = await stream.__anext__()
         assert first.type == "message_start"
@@ -270,14 +271,19 @@ async def test_stall_then_resume(server):
 
 
 async def test_concurrent_requests_overlap(server):
-    server.script(*(text(f"answer {i}", delay=0.2) for i in range(3)))
+    gate = threading.Event()  # opened once all three are in: they are in flight together, however slow
+    server.script(*(text(f"answer {i}", gate=gate, gate_timeout=120) for i in range(3)))
     client = async_client(server)
 
     async def one(i: int) -> str:
         async with client.messages.stream(model=MODEL, max_tokens=10, messages=[user(f"q{i}")]) as stream:
             return await stream.get_final_text()
 
-    answers = await asyncio.gather(*(one(i) for i in range(3)))
+    async def open_when_all_arrived() -> None:
+        await asyncio.to_thread(server.wait_for_requests, 3, 60)
+        gate.set()
+
+    *answers, _ = await asyncio.gather(*(one(i) for i in range(3)), open_when_all_arrived())
     assert sorted(answers) == ["answer 0", "answer 1", "answer 2"]
     spans = {i: (start, end) for i, start, end in server.timeline}
     assert len(spans) == 3
@@ -287,7 +293,7 @@ async def test_concurrent_requests_overlap(server):
 
 async def test_barrier_gate_proves_concurrency(server):
     barrier = threading.Barrier(3)
-    server.script(*(text("ok", gate=barrier) for _ in range(3)))
+    server.script(*(text("ok", gate=barrier, gate_timeout=120) for _ in range(3)))
     client = async_client(server)
 
     async def one() -> str:
@@ -348,7 +354,7 @@ def test_wait_for_requests(server):
         target=lambda: sync_client(server).messages.create(model=MODEL, max_tokens=10, messages=[user("x")]),
         daemon=True,
     ).start()
-    assert server.wait_for_requests(1, timeout=5)[0]["messages"][0]["content"] == "x"
+    assert server.wait_for_requests(1, timeout=60)[0]["messages"][0]["content"] == "x"
 
 
 # --------------------------------------------------------------------------
@@ -596,4 +602,4 @@ def test_command_line_serves_demo_scenario():
         assert message.content[0].type == "text"
     finally:
         proc.terminate()
-        proc.wait(timeout=5)
+        proc.wait(timeout=60)

@@ -29,6 +29,7 @@ from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_rendere
 from agentcli.ui.plain.transcript import page
 from tests.fakes.anthropic_server import error, offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.scenarios import demo_responder
+from tests.waiting import until, within
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 DELEGATE = "use a subagent to find where handle_auth is handled"
@@ -46,14 +47,13 @@ class Harness:
         return self.out.getvalue()
 
     async def until(self, condition: Callable[[], bool], what: str = "condition") -> None:
-        for _ in range(1500):  # a deadline against hangs, not a timing assertion
-            if condition():
-                return
+        def holds() -> bool:
             if self.task.done():
                 self.task.result()
                 raise AssertionError(f"line mode quit while waiting for {what}:\n{self.text}")
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"timed out waiting for {what}:\n{self.text}")
+            return bool(condition())
+
+        await until(holds, what, detail=lambda: f"line mode printed:\n{self.text}")
 
     async def idle(self) -> None:
         await self.until(lambda: self.app.at_prompt and self.app.task is None, "the prompt")
@@ -69,7 +69,7 @@ class Harness:
     async def quit(self) -> int:
         await self.idle()
         self.pipe.send_text("\x04")  # ctrl+d
-        return await asyncio.wait_for(self.task, 30)
+        return await within(self.task, "line mode to quit")
 
 
 @pytest.fixture
@@ -128,7 +128,8 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
 @pytest.mark.parametrize("key", ["\x03", "\x1b"], ids=["ctrl+c", "esc"])
 async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, server, key):
     long_answer = "".join(f"Line {n} of a long answer.\n" for n in range(200))
-    server.script(text(long_answer, chunk_delay=0.05), text("Second answer."))
+    # The first lines arrive, then the stream goes silent until the server stops: the key lands mid-stream.
+    server.script(text(long_answer, stall_after_events=40, stall_seconds=600), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("tell me everything\r")
@@ -148,7 +149,7 @@ async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, serve
 
 async def test_alt_enter_typed_during_a_turn_is_a_new_line_not_an_interrupt(plain, server):
     gate = threading.Event()
-    server.script(text("First answer.", gate=gate), text("Second answer."))
+    server.script(text("First answer.", gate=gate, gate_timeout=120), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")
@@ -255,7 +256,7 @@ async def test_commands_answer_in_one_sentence(plain, server):
     assert "too little to compact" in await ui.submit("/compact")
     await ui.idle()
     ui.pipe.send_text("/exit\r")
-    assert await asyncio.wait_for(ui.task, 30) == 0
+    assert await within(ui.task, "line mode to quit") == 0
 
 
 async def test_ctrl_c_twice_on_an_empty_line_quits_and_history_is_kept(plain, server):
@@ -265,7 +266,7 @@ async def test_ctrl_c_twice_on_an_empty_line_quits_and_history_is_kept(plain, se
     ui.pipe.send_text("\x03")
     await ui.until(lambda: "Press ctrl+c again to quit" in ui.text, "the hint")
     ui.pipe.send_text("\x03")
-    assert await asyncio.wait_for(ui.task, 30) == 0
+    assert await within(ui.task, "line mode to quit") == 0
     assert "remember this line" in history_path().read_text()
 
 
@@ -333,7 +334,7 @@ async def test_piped_lines_are_read_plainly_and_echoed_once(make_session, server
     session, _ = make_session(interactive=True)
     out = io.StringIO()
     app = PlainApp(session, out=out, color=False, live=False, pager=False, lines=io.StringIO("hello\n\n/cost\n"))
-    assert await asyncio.wait_for(app.run(), 30) == 0
+    assert await within(app.run(), "line mode to quit") == 0
     shown = out.getvalue()
     assert shown.count("› hello\n") == 1 and shown.count("› /cost\n") == 1 and "\r" not in shown
     order = [shown.index(part) for part in ("› hello", "Hello back.", "› /cost", "main context:")]
@@ -364,7 +365,7 @@ def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
 
 async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):
     gate = threading.Event()
-    server.script(text("First answer.", gate=gate), text("Second answer."))
+    server.script(text("First answer.", gate=gate, gate_timeout=120), text("Second answer."))
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")

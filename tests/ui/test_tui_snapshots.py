@@ -17,7 +17,7 @@ from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.tui.widgets.side_panel import EntryTitle
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.fakes.anthropic_server import first_user_text, reply, text, tool_use, tool_use_block
-from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, send, tui, until  # noqa: F401
+from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, send, until
 
 ANSWER = """\
 ## Where auth is handled

@@ -1,19 +1,21 @@
-"""Helpers shared by the TUI tests: an app on the stand-in server, waiting, and reading widgets."""
+"""Helpers shared by the TUI tests: sending, waiting, and reading widgets (the ``tui`` fixture is in conftest)."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-import pytest
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
-from agentcli.ui.tui.app import AgentApp, make_app
+from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.widgets.conversation import ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
+from tests import waiting
 from tests.fakes.anthropic_server import offers_tool
+from tests.ui.conftest import tui  # noqa: F401  (the fixture's old import path)
+from tests.waiting import DEADLINE
 
 SIZE = (110, 34)
 USAGE = {"input_tokens": 1200, "output_tokens": 80}  # fixed, so numbers on screen do not depend on tmp paths
@@ -27,33 +29,35 @@ def is_child(body: dict[str, Any]) -> bool:
     return not offers_tool(body, "task")
 
 
-@pytest.fixture
-def tui(make_session: Callable[..., Any]) -> Callable[..., AgentApp]:
-    """An app on a fresh session of the ``repo`` fixture, talking to the stand-in server."""
-
-    def build(*, interactive: bool = True, testing: bool = True, **settings: Any) -> AgentApp:
-        session, _ = make_session(interactive=interactive, **settings)
-        return make_app(session.settings, session.workspace.root, session=session, testing=testing)
-
-    return build
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-    """Let the app run until ``condition()`` holds (the timeout only guards against a hang)."""
-    for _ in range(int(timeout / 0.02)):
-        if condition():
-            return
-        await pilot.pause(0.02)
+async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = DEADLINE) -> Any:
+    """Let the app run until ``condition()`` holds; on a hang, fail with ``what`` and the screen's text."""
     app = pilot.app
-    raise AssertionError(f"gave up waiting for {what}; the screen shows:\n" + shown(app.conversation if hasattr(app, "conversation") else app.screen))
+    return await waiting.until(condition, what, timeout=timeout, step=lambda: pilot.pause(0.02),
+                               detail=lambda: "the screen shows:\n" + shown(getattr(app, "conversation", app.screen)))
+
+
+async def resize(pilot: Pilot[Any], width: int, height: int) -> None:
+    """Resize the terminal and wait until the screen has its new size (Textual applies it on a timer)."""
+    await pilot.resize_terminal(width, height)
+    await until(pilot, lambda: pilot.app.screen.size == (width, height), f"the screen to be {width}x{height}")
 
 
 async def send(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` and press enter; return once the app has handled it.
+
+    Pilot's press() judges that a key was handled by the process looking idle, which a busy machine
+    fools. So wait for the input to clear (it was sent) and for the message to have left every queue
+    between the input and the app; the last pause lets the app's handler finish.
+    """
     area = pilot.app.query_one(PromptInput)
     area.focus()
     area.load_text(text)
     await pilot.pause()
     await pilot.press("enter")
+    path = [area, *area.ancestors]
+    await until(pilot, lambda: area.text == "" and not any(node.message_queue_size for node in path),
+                f"{text!r} to be sent")
+    await pilot.pause()
 
 
 async def answer(pilot: Pilot[Any], text: str) -> None:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.visual import VisualType
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
@@ -26,6 +27,13 @@ class EntryTitle(CollapsibleTitle):
         Binding("x", "cancel", "Cancel subagent"),
     ]
     KEYS = ("space", "x")  # printable keys that are the entry's own, even when they do nothing
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        # Textual 8.2.8 caches a widget's box model under a counter that refresh(layout=True) leaves alone
+        # while an earlier layout request is still pending (one is, from the labels set before mounting).
+        # A label set then kept the old label's height: at 80 columns the line did not wrap, cut off.
+        self._box_model_cache.clear()
+        super().update(content, layout=layout)
 
     def action_open(self) -> None:
         self.post_message(OpenTranscript(self._entry_id))

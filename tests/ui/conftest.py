@@ -1,0 +1,20 @@
+"""Fixtures the TUI tests share."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from agentcli.ui.tui.app import AgentApp, make_app
+
+
+@pytest.fixture
+def tui(make_session: Callable[..., Any]) -> Callable[..., AgentApp]:
+    """An app on a fresh session of the ``repo`` fixture, talking to the stand-in server."""
+
+    def build(*, interactive: bool = True, testing: bool = True, **settings: Any) -> AgentApp:
+        session, _ = make_session(interactive=interactive, **settings)
+        return make_app(session.settings, session.workspace.root, session=session, testing=testing)
+
+    return build
