@@ -12,6 +12,7 @@ from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.workspace import Workspace
+from tests.waiting import until
 
 DEADLINE = 30.0
 
@@ -44,19 +45,10 @@ def running(argv: list[str]) -> list[int]:
     return found
 
 
-async def wait_for(condition, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DEADLINE
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} never happened within {DEADLINE:.0f} s")
-        await asyncio.sleep(0.05)
-
-
 async def gone(argv: list[str], pids: list[int] = ()) -> None:
     """No ``argv`` process runs, and ``pids`` are not even zombies any more: they were reaped."""
-    await wait_for(lambda: not running(argv), f"every `{' '.join(argv)}` process ending")
-    await wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), f"{pids} being reaped")
+    await until(lambda: not running(argv), f"every `{' '.join(argv)}` process ending")
+    await until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), f"{pids} being reaped")
 
 
 async def bash(ctx: ToolContext, command: str, **args) -> str:
@@ -91,7 +83,7 @@ async def test_escape_ends_with_a_timeout(ctx):
 
 async def test_escape_ends_when_the_call_is_cancelled(ctx):
     task = asyncio.create_task(bash(ctx, "setsid -f sleep 7791 > /dev/null 2>&1; sleep 300"))
-    await wait_for(lambda: running(["sleep", "7791"]), "the escaped sleep starting")
+    await until(lambda: running(["sleep", "7791"]), "the escaped sleep starting")
     pids = running(["sleep", "7791"])
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -103,7 +95,7 @@ async def test_a_finished_escape_leaves_no_zombie(ctx):
     """A detached process that exits on its own after its parent died is reaped, not left a zombie."""
     await bash(ctx, "setsid -f sh -c 'echo $$ > pid; sleep 0.2' > /dev/null 2>&1; sleep 0.5")
     pid = int((ctx.workspace.root / "pid").read_text())
-    await wait_for(lambda: not Path(f"/proc/{pid}").exists(), f"process {pid} being reaped")
+    await until(lambda: not Path(f"/proc/{pid}").exists(), f"process {pid} being reaped")
 
 
 # ---------------------------------------------------------------- background shells
@@ -137,7 +129,7 @@ async def test_background_shell_runs_reports_and_is_killed_with_its_escapes(ctx)
     assert not started.is_error and "bash-1" in started.output
     seen = await output_until(ctx, "bash-1", "hello")
     assert "bash-1 · running" in seen
-    await wait_for(lambda: running(["sleep", "7792"]) and running(["sleep", "7793"]), "both sleeps starting")
+    await until(lambda: running(["sleep", "7792"]) and running(["sleep", "7793"]), "both sleeps starting")
     again = await call(ctx, "bash_output", bash_id="bash-1")
     assert again.output.startswith("(no new output)")  # only what is new since the last read
 
@@ -158,7 +150,7 @@ async def test_background_shell_that_exits_says_how(ctx):
 
 async def test_session_end_stops_background_shells(ctx):
     await call(ctx, "bash", command="setsid sleep 7794 > /dev/null 2>&1 & sleep 7795", run_in_background=True)
-    await wait_for(lambda: running(["sleep", "7794"]) and running(["sleep", "7795"]), "both sleeps starting")
+    await until(lambda: running(["sleep", "7794"]) and running(["sleep", "7795"]), "both sleeps starting")
     await ctx.shells.stop_all()
     await gone(["sleep", "7794"])
     await gone(["sleep", "7795"])
@@ -170,7 +162,7 @@ async def test_a_subagent_reaches_only_its_own_shells(ctx):
     for name in ("bash_output", "kill_bash"):
         outcome = await call(child, name, bash_id="bash-1")
         assert outcome.is_error and "no background shell 'bash-1'" in outcome.output
-    await wait_for(lambda: running(["sleep", "7796"]), "the main agent's shell running on")
+    await until(lambda: running(["sleep", "7796"]), "the main agent's shell running on")
     await call(child, "bash", command="sleep 7797", run_in_background=True)
     assert not (await call(child, "kill_bash", bash_id="bash-2")).is_error
     assert not (await call(ctx, "kill_bash", bash_id="bash-1")).is_error  # the main agent reaches every one

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.anthropic_server import text, tool_use
+from tests.waiting import wait_until
 
 DEADLINE = 60.0  # seconds: generous, for a loaded machine
 
@@ -34,14 +35,6 @@ def processes_running(argv: list[str]) -> list[int]:
     return found
 
 
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} never happened within {DEADLINE:.0f} s")
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, isolated_home, signum):
     seconds = f"88{signum:02d}"  # its own number per case, so cases cannot see each other's sleep
@@ -51,7 +44,7 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
                              "--permission-mode", "bypassPermissions"],
                             cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
+        wait_until(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
                  f"bash starting `sleep {seconds}`")
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signum)
@@ -62,7 +55,7 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert json.loads(out)["subtype"] == "interrupted"
-    wait_for(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
+    wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
 
     [session_file] = [f for f in isolated_home.rglob("*.jsonl") if f.parent.name != "outputs"]
     records = [json.loads(line) for line in session_file.read_text().splitlines()]
@@ -118,4 +111,4 @@ def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_h
             proc.kill()
         os.close(leader)
     assert proc.returncode == 143, bytes(drained[-3000:])
-    wait_for(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
+    wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")

@@ -12,6 +12,7 @@ from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixt
 from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
 from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from tests import waiting
 
 
 def running(argv: list[str]) -> bool:
@@ -26,24 +27,16 @@ def running(argv: list[str]) -> bool:
     return False
 
 
-async def wait_for(condition, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
-    while not condition():
-        assert loop.time() < deadline, f"{what} never happened within 30 s"
-        await asyncio.sleep(0.05)
-
-
 async def test_line_mode_bashes_lists_and_kills(plain, server):  # noqa: F811
     server.script(tool_use("bash", {"command": "sleep 7801", "run_in_background": True}), text("Started it."))
     ui = plain(permission_mode="bypassPermissions")
     assert "No background shells in this session" in await ui.submit("/bashes")
     await ui.submit("start the server")
-    await wait_for(lambda: running(["sleep", "7801"]), "the background sleep starting")
+    await waiting.until(lambda: running(["sleep", "7801"]), "the background sleep starting")
     listing = await ui.submit("/bashes")
     assert "bash-1" in listing and "running" in listing and "sleep 7801" in listing
     assert "Stopped bash-1" in await ui.submit("/bashes kill bash-1")
-    await wait_for(lambda: not running(["sleep", "7801"]), "the background sleep ending")
+    await waiting.until(lambda: not running(["sleep", "7801"]), "the background sleep ending")
     assert "killed" in await ui.submit("/bashes")
     assert "No background shell 'bash-7'" in await ui.submit("/bashes kill bash-7")
 
@@ -53,7 +46,7 @@ async def test_line_mode_sigterm_during_bash_stops_it_and_exits_143(plain, serve
     ui = plain(permission_mode="bypassPermissions")
     await ui.idle()
     ui.pipe.send_text("wait a while\r")
-    await wait_for(lambda: running(["sleep", "7802"]), "bash starting sleep 7802")
+    await waiting.until(lambda: running(["sleep", "7802"]), "bash starting sleep 7802")
     assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL, "line mode does not handle SIGTERM"
     os.kill(os.getpid(), signal.SIGTERM)
     assert await asyncio.wait_for(ui.task, 30) == 143
