@@ -43,7 +43,8 @@ def list_command(root: Path, *, everywhere: bool, as_json: bool) -> int:
 
 
 def list_lines(sessions: list[SessionInfo], everywhere: bool) -> Iterator[str]:
-    width = shutil.get_terminal_size((120, 24)).columns
+    # First prompts are cut to the terminal's width; for a pipe or a file they are kept whole, as ls does.
+    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 100_000
     id_width = max(len(s.id) for s in sessions)
     head = f"{'ID':<{id_width}}  {'STARTED':<16}  {'TURNS':>5}  {'AGENTS':>6}  {'TOKENS':>7}  "
     places = [short_path(s.cwd) for s in sessions]

@@ -39,7 +39,8 @@ def test_a_handover_larger_than_a_pipe_buffer():
 
 
 @pytest.mark.parametrize("value", ["", "nonsense", "1:", f"{os.getpid()}:1", f"{os.getpid()}:987654",
-                                   f"{os.getpid() + 1}:3"])
+                                   f"{os.getpid() + 1}:3"],
+                         ids=["empty", "nonsense", "no-fd", "our-pid-stdout", "our-pid-no-such-fd", "other-pid"])
 def test_a_handover_variable_that_is_not_ours_gives_nothing(value):
     assert secret_env._take_handover(value) == {}
 
