@@ -7,7 +7,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from . import __version__
 
@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         start_without_secrets()
     try:
-        code = run(list(sys.argv[1:] if argv is None else argv))
+        code = run(list(sys.argv[1:] if argv is None else argv), leave_when_done=argv is None)
     except UsageError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 2
@@ -116,7 +116,7 @@ def user_error_code(exc: Exception) -> int | None:
     return None
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], leave_when_done: bool = False) -> int:
     from .config import load_settings
     from .core.key_helper import load_helper_key
     from .core.store import resume_target
@@ -151,7 +151,10 @@ def run(argv: list[str]) -> int:
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
     if args.prompt is not None:
-        return run_headless(args, settings, root)
+        code = run_headless(args, settings, root)
+        if leave_when_done:
+            leave(code)
+        return code
     if args.plain:
         from .ui.plain import run_plain
 
@@ -159,6 +162,27 @@ def run(argv: list[str]) -> int:
     from .ui.tui.app import run_tui
 
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+
+
+def leave(code: int) -> NoReturn:
+    """End the process now that a headless run has printed its answer and closed its session.
+
+    The interpreter's own teardown of every loaded module takes hundreds of milliseconds and
+    nobody waits for it. What must happen still does: the exit hooks (they kill process groups
+    still running, such as background shells) and flushing standard output and error.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # the reader went away with the last words unread
+            code = code or 141
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def terminal() -> bool:
