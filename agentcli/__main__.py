@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 
 def main() -> None:
+    if sys.argv[1:] == ["--version"]:  # starts nothing and reads no key: no restart, no imports
+        from . import __version__
+
+        sys.stdout.write(f"agentcli {__version__}\n")
+        return
     from .core.secret_env import start_without_secrets
 
     start_without_secrets()  # first: the restart then costs one bare interpreter start

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from . import __version__
-from .config import ConfigError, Settings, load_settings
-from .core.key_helper import KeyHelperError, load_helper_key
-from .core.permissions import MODES
-from .core.secret_env import start_without_secrets
-from .core.store import SessionError, resume_target
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .trust import Outcome
+
+# Settings, permissions, the store (and through them asyncio and pathspec) are imported inside
+# run(), where they are needed: `agentcli --help` and usage errors stay quick.
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -33,6 +31,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .core.permissions import MODES
+
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
                epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
@@ -84,22 +84,43 @@ def positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     if argv is None:  # the real command line: nothing agentcli starts may find a key in its environment
+        from .core.secret_env import start_without_secrets
+
         start_without_secrets()
     try:
-        code = run(list(sys.argv[1:] if argv is None else argv))
-    except (UsageError, ConfigError) as exc:
+        code = run(list(sys.argv[1:] if argv is None else argv), leave_when_done=argv is None)
+    except UsageError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 2
-    except (SessionError, KeyHelperError) as exc:
-        print(f"agentcli: {exc}", file=sys.stderr)
-        code = 1
     except KeyboardInterrupt:
         print("agentcli: interrupted.", file=sys.stderr)
         code = 130
+    except Exception as exc:
+        code = user_error_code(exc)
+        if code is None:
+            raise
+        print(f"agentcli: {exc}", file=sys.stderr)
     sys.exit(code)
 
 
-def run(argv: list[str]) -> int:
+def user_error_code(exc: Exception) -> int | None:
+    """The exit code for an error a user can cause (bad settings 2, a session or key helper 1), else None."""
+    from .config import ConfigError
+    from .core.key_helper import KeyHelperError
+    from .core.store import SessionError
+
+    if isinstance(exc, ConfigError):
+        return 2
+    if isinstance(exc, (SessionError, KeyHelperError)):
+        return 1
+    return None
+
+
+def run(argv: list[str], leave_when_done: bool = False) -> int:
+    from .config import load_settings
+    from .core.key_helper import load_helper_key
+    from .core.store import resume_target
+
     root = Path.cwd()
     if argv and argv[0] in ("sessions", "agents", "trust"):
         if argv in (["sessions"], ["trust"]):
@@ -130,7 +151,10 @@ def run(argv: list[str]) -> int:
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
     if args.prompt is not None:
-        return run_headless(args, settings, root)
+        code = run_headless(args, settings, root)
+        if leave_when_done:
+            leave(code)
+        return code
     if args.plain:
         from .ui.plain import run_plain
 
@@ -138,6 +162,27 @@ def run(argv: list[str]) -> int:
     from .ui.tui.app import run_tui
 
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+
+
+def leave(code: int) -> NoReturn:
+    """End the process now that a headless run has printed its answer and closed its session.
+
+    The interpreter's own teardown of every loaded module takes hundreds of milliseconds and
+    nobody waits for it. What must happen still does: the exit hooks (they kill process groups
+    still running, such as background shells) and flushing standard output and error.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BrokenPipeError:  # the reader went away with the last words unread
+            code = code or 141
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def terminal() -> bool:
@@ -172,7 +217,9 @@ def piped_input() -> str | None:
     return sys.stdin.read()
 
 
-def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
+def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
+    import asyncio
+
     from .core.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .core.workspace import Workspace

@@ -30,7 +30,9 @@ CASES = [
 
 def _bare_rg(rg: str, args: list[str], cwd: str) -> float:
     started = time.perf_counter()
-    subprocess.run([rg, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    # stdin closed, as the tool runs it: with stdin a pipe, rg would search stdin instead of the repository.
+    subprocess.run([rg, *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   check=False)
     return (time.perf_counter() - started) * 1000
 
 

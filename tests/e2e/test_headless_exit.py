@@ -1,0 +1,56 @@
+"""`agentcli -p` leaves as soon as the answer is out: what must survive the quick exit does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agentcli.core.store import read_records
+from tests.fakes.anthropic_server import text, tool_use
+
+
+def run(repo: Path, api_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
+    return subprocess.run([sys.executable, "-m", "agentcli", *args], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_the_session_file_is_complete_and_background_shells_are_stopped(server, api_env, repo, isolated_home):
+    server.script(tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}),
+                  text("Started it; done."))
+    proc = run(repo, api_env, "-p", "start a server", "--permission-mode", "bypassPermissions",
+               "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["result"], out["is_error"]) == ("Started it; done.", False)
+    [path] = [p for p in isolated_home.rglob(f"{out['session_id']}.jsonl")]
+    records, warnings = read_records(path)
+    assert warnings == []
+    assert "Started it; done." in json.dumps(records[-2:])  # the answer and the turn's end made it to disk
+    assert (records[-1]["type"], records[-1]["stop_reason"]) == ("turn_finished", "end_turn")
+    pid = int((repo / "shell.pid").read_text())
+    deadline = time.monotonic() + 30
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), "the background shell outlived agentcli -p"
+
+
+def test_exit_codes_stay_as_they_were(server, api_env, repo):
+    server.script(text("All good."))
+    proc = run(repo, api_env, "-p", "hi")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "All good.\n", "")
+    server.script(tool_use("bash", {"command": "true"}), text("never asked for"))
+    capped = run(repo, api_env, "-p", "hi", "--max-turns", "1", "--permission-mode", "bypassPermissions")
+    assert capped.returncode == 1 and "stopped after --max-turns 1" in capped.stderr
