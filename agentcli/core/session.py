@@ -6,13 +6,13 @@ transcript, from the stored records (``history.py``); new events append to the s
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from ..config import Settings
 from . import compaction
 from .agents import load_agent_types
 from .context import main_system_prompt
-from .events import MAIN, Event, Notice, SubagentFinished, SubagentStarted, Usage
+from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
 from .history import agent_state, replay_events, subagent_record
 from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
@@ -30,9 +30,9 @@ __all__ = ["Session", "SessionError", "SessionStore", "new_session_id", "open_se
 
 
 class Session:
-    """What a front end drives: user text goes in, events come out through ``sink``."""
+    """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
-    def __init__(self, settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool,
+    def __init__(self, settings: Settings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
                  resume: str | None = None) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
@@ -40,6 +40,8 @@ class Session:
         self.settings = settings
         self.workspace = workspace
         self.sink = sink
+        self.subscribers: list[Sink] = []
+        self.opening: list[Event] | None = []  # what the session said while it opened (warnings), until open
         self.store: SessionStore | None = None
         self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
         notices: list[str] = []
@@ -68,6 +70,13 @@ class Session:
             notices += self.restore()
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
+        self.opened, self.opening = self.opening, None
+
+    def subscribe(self, sink: Sink) -> None:
+        """Send every event from now on to ``sink`` too; first the warnings the session gave while it opened."""
+        for event in self.opened:
+            sink(event)
+        self.subscribers.append(sink)
 
     def restore(self) -> list[str]:
         """Load the stored transcripts into the main agent and the subagent records; returns warnings."""
@@ -93,7 +102,14 @@ class Session:
 
     def emit(self, event: Event) -> None:
         self.save(lambda store: store.write(event))
-        self.sink(event)
+        self.deliver(event)
+
+    def deliver(self, event: Event) -> None:
+        if self.opening is not None:
+            self.opening.append(event)
+        for sink in [self.sink, *self.subscribers]:
+            if sink is not None:
+                sink(event)
 
     def save(self, write: Callable[[SessionStore], None]) -> None:
         """Write to the store, if there is one. A failed write turns the store off and becomes one warning."""
@@ -102,7 +118,7 @@ class Session:
         try:
             write(self.store)
         except SessionError as exc:
-            self.sink(Notice(level="warning", text=str(exc)))
+            self.deliver(Notice(level="warning", text=str(exc)))
 
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
@@ -112,7 +128,7 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage = Usage()
-        self.save(lambda store: store.append_record(MAIN, {"type": "history_cleared", "messages": []}))
+        self.emit(HistoryCleared())
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
@@ -145,7 +161,7 @@ class Session:
         await self.llm.aclose()
 
 
-def open_session(settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool, llm: LLM | None = None,
+def open_session(settings: Settings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False) -> Session:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""

@@ -44,6 +44,14 @@ class ToolRegistry:
     def without(self, *names: str) -> "ToolRegistry":
         return ToolRegistry(t for t in self._tools.values() if t.name not in names)
 
+    def kind(self, name: str) -> str:
+        tool = self._tools.get(name)
+        return tool.kind if tool is not None else ""
+
+    def summary(self, name: str, args: Any) -> str:
+        """A call on one line: the tool's key argument (the path, pattern, command), else its first text."""
+        return call_summary(self._tools.get(name), args)
+
     def runs_concurrently(self, name: str) -> bool:
         tool = self._tools.get(name)
         return tool is None or tool.kind in ("read", "task")
@@ -76,6 +84,15 @@ class ToolRegistry:
         except Exception as exc:  # a bug in a tool must not end the session
             return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
         return ToolOutcome(cap_output(output, OUTPUT_CAP))
+
+
+def call_summary(tool: Tool | None, args: Any) -> str:
+    if not isinstance(args, dict):
+        return ""
+    text = tool.summary(args) if tool is not None else ""
+    if not text:
+        text = next((str(v) for v in args.values() if isinstance(v, str) and v.strip()), "")
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 def keep_in_full(output: str, ctx: ToolContext) -> str:
