@@ -17,6 +17,7 @@ from typing import Any
 
 from .events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
+from .content import append_user, as_blocks
 from .loop import BROKEN_OFF, CUT_OFF, final_text
 from .subagents import SubagentRecord
 from .tools import ToolRegistry, default_tools
@@ -46,9 +47,9 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             continue
         kind = record.get("type")
         if kind == "user_message":
-            add_user(messages, blocks(record.get("content")))
+            append_user(messages, as_blocks(record.get("content")))
         elif kind == "assistant_message":
-            messages.append({"role": "assistant", "content": blocks(record.get("content"))})
+            messages.append({"role": "assistant", "content": as_blocks(record.get("content"))})
         elif kind in HISTORY_RESETS:
             messages = copy.deepcopy(record.get("messages") or [])
             state.last_usage = Usage(input_tokens=int(record.get("tokens_after") or 0))
@@ -60,20 +61,6 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             state.model = record.get("model") or state.model
     state.messages = repair(messages)
     return state
-
-
-def blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
-def add_user(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
-    """Append a user message, merged into the previous one when that is a user message too (as Agent does)."""
-    if messages and messages[-1]["role"] == "user":
-        messages[-1] = {"role": "user", "content": blocks(messages[-1]["content"]) + content}
-    else:
-        messages.append({"role": "user", "content": content})
 
 
 def usable(block: dict[str, Any]) -> bool:
@@ -109,7 +96,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()  # tool_use ids so far
     for message in messages:
-        content = [b for b in blocks(message.get("content")) if usable(b)]
+        content = [b for b in as_blocks(message.get("content")) if usable(b)]
         if message.get("role") == "assistant":
             content = [b for b in content if b.get("type") != "tool_use" or first_time(b["id"], seen)]
             if not out:
@@ -124,7 +111,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out.append({"role": "assistant", "content": content})
         elif message.get("role") == "user":
             if out and out[-1]["role"] == "user":  # merge first, so results are checked against one message
-                content = blocks(out.pop()["content"]) + content
+                content = as_blocks(out.pop()["content"]) + content
             asked = tool_use_ids(out[-1] if out else None)
             answered: dict[str, dict[str, Any]] = {}
             for b in content:

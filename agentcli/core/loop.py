@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import compaction
+from .content import append_user, has_tool_use, text_of
 from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset,
                      ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .llm import LLM, LLMError, ModelReply
@@ -209,12 +210,7 @@ class Agent:
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""
-        if self.messages and self.messages[-1]["role"] == "user":
-            previous = self.messages[-1]
-            merged = as_blocks(previous["content"]) + content
-            self.messages[-1] = {"role": "user", "content": merged}
-        else:
-            self.messages.append({"role": "user", "content": content})
+        append_user(self.messages, content)
         self.emit(UserMessage, content=content, origin=origin)
 
     def add_assistant(self, content: list[dict[str, Any]], stop_reason: str | None) -> None:
@@ -232,13 +228,6 @@ class Agent:
         return ""
 
 
-def has_tool_use(content: list[dict[str, Any]]) -> bool:
-    return any(b.get("type") == "tool_use" for b in content)
-
 
 def final_text(content: list[dict[str, Any]]) -> str:
-    return "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
-
-
-def as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return text_of(content).strip()

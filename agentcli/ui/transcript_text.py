@@ -9,6 +9,7 @@ import datetime
 import json
 from typing import Any, Iterator
 
+from ..core.content import text_of
 from ..core.events import Retrying, Usage, event_from_dict
 from ..core.subagents import SubagentRecord
 from .format import seconds, tokens
@@ -113,10 +114,7 @@ def status_line(record: SubagentRecord) -> str:
 
 
 def block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
-                     ).strip()
+    return text_of(content).strip()
 
 
 def usage_total(usage: Any) -> int:

@@ -23,6 +23,7 @@ from rich.text import Text
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
                             SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                             TurnFinished, TurnStarted, UserMessage)
+from ...core.content import text_of
 from ...core.tools import ToolRegistry, call_summary
 from ..format import seconds, tokens
 from .screen import Painter, Screen
@@ -415,11 +416,11 @@ class Display:
             if isinstance(event, UserMessage):
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
-                texts = [b.get("text", "") for b in event.content if b.get("type") == "text"]
-                if any(t.strip() for t in texts):
-                    self.emit("", *self.painter.lines(Text("› ", style="bold") + Text("\n".join(texts).strip())))
+                text = text_of(event.content).strip()
+                if text:
+                    self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
-                text = "\n".join(b["text"] for b in event.content if b.get("type") == "text" and b.get("text"))
+                text = text_of(event.content)
                 if event.agent_id == MAIN and text.strip():
                     stream = TextStream(self.render, self.tail_lines)
                     stream.add(text)

@@ -17,6 +17,8 @@ from textual.widgets.markdown import MarkdownStream
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
                              TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
+from ....core.content import as_blocks
+from ....core.content import text_of as content_text
 from ....core.history import tool_call_started
 from ...format import seconds, tokens
 from ..state import SubagentState
@@ -24,9 +26,7 @@ from .tool_call import TaskEntry, ToolCallEntry
 
 
 def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return content_text(content, "\n\n")
 
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
@@ -310,7 +310,7 @@ class Conversation(VerticalScroll):
                 if text_of(content).strip():
                     await self.add_user(text_of(content))
                 continue
-            for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            for block in as_blocks(content):
                 if block.get("type") == "text" and block.get("text", "").strip():
                     await self.add(AssistantEntry(block["text"]))
                 elif block.get("type") == "tool_use":
