@@ -19,7 +19,7 @@ from .events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, Su
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
 from .content import append_user, as_blocks
 from .loop import BROKEN_OFF, CUT_OFF, final_text
-from .subagents import SubagentRecord
+from .subagents import SubagentRecord, TaskTool
 from .tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
@@ -165,7 +165,7 @@ def tool_call_started(block: dict[str, Any]) -> ToolCallStarted:
 @cache
 def builtin_tools() -> ToolRegistry:
     """The built-in tools, for what records written before events carried a call's kind and summary."""
-    return ToolRegistry(default_tools())
+    return ToolRegistry([*default_tools(), TaskTool()])
 
 
 def legacy_origin(content: list[dict[str, Any]]) -> Origin:

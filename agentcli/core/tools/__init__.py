@@ -108,17 +108,15 @@ def keep_in_full(output: str, ctx: ToolContext) -> str:
     return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
-def default_tools(agent_types: dict | None = None, root: Path | None = None) -> list[Tool]:
-    """Every built-in tool, ``task`` included, offering ``agent_types`` (default: the built-ins).
+def default_tools(root: Path | None = None) -> list[Tool]:
+    """Every built-in tool but ``task`` (the session adds it: it runs the engine above the tools).
 
     The read-only git tools come too when ``root`` lies in a git repository.
     """
-    from ..subagents import TaskTool
     from .files import EditFile, ReadFile, WriteFile
     from .git import git_tools, is_git_repo
     from .search import Glob, Grep
     from .shell import Bash, BashOutput, KillBash
 
     git = git_tools() if root is not None and is_git_repo(root) else []
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git,
-            TaskTool(agent_types)]
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git]
