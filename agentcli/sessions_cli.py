@@ -14,7 +14,7 @@ from .core.history import subagent_record
 from .core.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
     read_records, session_info
 from .ui.escapes import json_line, visible
-from .ui.slash import tokens
+from .ui.format import tokens
 from .ui.transcript_text import clip, local_time, plural, subagent_lines, transcript
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .content import as_blocks, text_of
 from .events import Compacted
 from .llm import LLMError, context_window, estimate_tokens
 
@@ -59,17 +60,14 @@ def render(messages: list[dict[str, Any]]) -> str:
     """Older messages as plain text for the summarizer (no tool blocks, so no tools needed)."""
     lines = []
     for message in messages:
-        blocks = message["content"] if isinstance(message["content"], list) else [
-            {"type": "text", "text": message["content"]}]
-        for block in blocks:
+        for block in as_blocks(message["content"]):
             if block["type"] == "text":
                 lines.append(f"{message['role'].upper()}: {_cap(block['text'])}")
             elif block["type"] == "tool_use":
                 lines.append(f"TOOL CALL {block['name']}: {_cap(json.dumps(block['input']))}")
             elif block["type"] == "tool_result":
                 content = block.get("content", "")
-                text = content if isinstance(content, str) else " ".join(
-                    b.get("text", "") for b in content if isinstance(b, dict))
+                text = text_of(content, " ")
                 error = " (error)" if block.get("is_error") else ""
                 lines.append(f"TOOL RESULT{error}: {_cap(text)}")
     return "\n\n".join(lines)
@@ -121,5 +119,5 @@ async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str) -> 
             older = older[2:]  # the oldest exchange goes
             continue
         agent.count(reply)
-        text = "\n".join(b["text"] for b in reply.content if b["type"] == "text").strip()
+        text = text_of(reply.content).strip()
         return text or "(The summarizer returned nothing.)"

@@ -11,9 +11,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 MAIN = "main"
+
+# A subagent's status, from queued to how it ended; the one list every front end draws from.
+Status = Literal["queued", "running", "done", "capped", "timed_out", "failed", "cancelled", "interrupted", "refused"]
+STATUSES: tuple[str, ...] = get_args(Status)
+FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
+# Who a user-role message comes from: the person, the tool results of a turn, or a note of the engine's.
+Origin = Literal["user", "tool_results", "engine"]
 
 
 @dataclass(frozen=True)
@@ -75,16 +82,15 @@ class Event:
                 continue
             value = getattr(self, f.name)
             out[f.name] = value.to_dict() if isinstance(value, Usage) else value
-        if "type" in out:  # SubagentStarted.type is the agent type
-            out["subagent_type"] = out.pop("type")
         return {"type": self.event_type(), **out}
 
 
 @dataclass(frozen=True, kw_only=True)
 class UserMessage(Event):
-    """A user-role message appended to an agent's history: the prompt, or tool results."""
+    """A user-role message appended to an agent's history: the prompt, tool results, or an engine note."""
 
     content: list[dict[str, Any]]
+    origin: Origin = "user"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +122,8 @@ class ToolCallStarted(Event):
     id: str
     name: str
     input: dict[str, Any]
+    kind: str = ""  # the tool's kind: read | edit | exec | task ("" for a tool that does not exist)
+    summary: str = ""  # the call on one line: the path, the pattern, the command, the description
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,7 +147,7 @@ class UsageUpdated(Event):
 @dataclass(frozen=True, kw_only=True)
 class SubagentStarted(Event):
     id: str
-    type: str  # the agent type, e.g. "general-purpose"; "subagent_type" in JSON
+    subagent_type: str  # the agent type, e.g. "general-purpose"
     description: str
     prompt: str
     max_turns: int = 0
@@ -148,8 +156,8 @@ class SubagentStarted(Event):
 @dataclass(frozen=True, kw_only=True)
 class SubagentFinished(Event):
     id: str
-    status: str  # done | capped | timed_out | failed | cancelled | interrupted
-    result: str
+    status: Status
+    result: str  # the child's answer, clean: the footer the model sees is added to the tool result only
     turns: int
     usage: Usage
     seconds: float
@@ -171,6 +179,27 @@ class ApprovalRequested(Event):
 class Notice(Event):
     level: str  # info | warning | error
     text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retrying(Event):
+    """A model call failed in a way worth another try; the next one comes after ``delay`` seconds."""
+
+    attempt: int
+    retries: int
+    delay: float
+    error: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.error} Retrying in {self.delay:.0f} s ({self.attempt}/{self.retries})."
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryCleared(Event):
+    """/clear: the conversation starts afresh; ``messages`` is the new (empty) history."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,7 +237,7 @@ def _snake(name: str) -> str:
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
-                ApprovalRequested, Notice, TurnFinished, Compacted):
+                ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 
 
@@ -224,9 +253,8 @@ def event_from_dict(data: dict[str, Any]) -> Event | None:
     for f in dataclasses.fields(cls):
         if f.metadata.get("transient"):
             continue
-        key = "subagent_type" if f.name == "type" else f.name
-        if key in data:
-            value = data[key]
+        if f.name in data:
+            value = data[f.name]
             if f.name in ("usage", "total"):
                 value = Usage.from_dict(value)
             kwargs[f.name] = value

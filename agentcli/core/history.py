@@ -9,14 +9,18 @@ with no usable content is dropped, and the child is marked ``interrupted``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from .events import (MAIN, AssistantMessage, Event, SubagentFinished, SubagentStarted, TextDelta, ToolCallFinished,
-                     Usage, event_from_dict)
-from .loop import final_text
-from .subagents import SubagentRecord
+from .events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
+                     ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
+from .content import append_user, as_blocks
+from .loop import BROKEN_OFF, CUT_OFF, final_text
+from .subagents import SubagentRecord, TaskTool
+from .tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
 INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"
@@ -43,9 +47,9 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             continue
         kind = record.get("type")
         if kind == "user_message":
-            add_user(messages, blocks(record.get("content")))
+            append_user(messages, as_blocks(record.get("content")))
         elif kind == "assistant_message":
-            messages.append({"role": "assistant", "content": blocks(record.get("content"))})
+            messages.append({"role": "assistant", "content": as_blocks(record.get("content"))})
         elif kind in HISTORY_RESETS:
             messages = copy.deepcopy(record.get("messages") or [])
             state.last_usage = Usage(input_tokens=int(record.get("tokens_after") or 0))
@@ -57,20 +61,6 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             state.model = record.get("model") or state.model
     state.messages = repair(messages)
     return state
-
-
-def blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-
-
-def add_user(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
-    """Append a user message, merged into the previous one when that is a user message too (as Agent does)."""
-    if messages and messages[-1]["role"] == "user":
-        messages[-1] = {"role": "user", "content": blocks(messages[-1]["content"]) + content}
-    else:
-        messages.append({"role": "user", "content": content})
 
 
 def usable(block: dict[str, Any]) -> bool:
@@ -106,7 +96,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()  # tool_use ids so far
     for message in messages:
-        content = [b for b in blocks(message.get("content")) if usable(b)]
+        content = [b for b in as_blocks(message.get("content")) if usable(b)]
         if message.get("role") == "assistant":
             content = [b for b in content if b.get("type") != "tool_use" or first_time(b["id"], seen)]
             if not out:
@@ -121,7 +111,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out.append({"role": "assistant", "content": content})
         elif message.get("role") == "user":
             if out and out[-1]["role"] == "user":  # merge first, so results are checked against one message
-                content = blocks(out.pop()["content"]) + content
+                content = as_blocks(out.pop()["content"]) + content
             asked = tool_use_ids(out[-1] if out else None)
             answered: dict[str, dict[str, Any]] = {}
             for b in content:
@@ -151,6 +141,11 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
         event = event_from_dict(record)
         if event is None:
             continue
+        if isinstance(event, UserMessage) and "origin" not in record:  # written before messages had one
+            event = dataclasses.replace(event, origin=legacy_origin(event.content))
+        if isinstance(event, ToolCallStarted) and "summary" not in record:
+            event = dataclasses.replace(event, kind=builtin_tools().kind(event.name),
+                                        summary=builtin_tools().summary(event.name, event.input))
         if isinstance(event, AssistantMessage):
             text = final_text(event.content)
             if text:
@@ -160,13 +155,34 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
     return events
 
 
+def tool_call_started(block: dict[str, Any]) -> ToolCallStarted:
+    """The event for a ``tool_use`` block of a stored history, as the loop would have emitted it."""
+    name, args = block["name"], block.get("input", {})
+    return ToolCallStarted(id=block["id"], name=name, input=args, kind=builtin_tools().kind(name),
+                           summary=builtin_tools().summary(name, args))
+
+
+@cache
+def builtin_tools() -> ToolRegistry:
+    """The built-in tools, for what records written before events carried a call's kind and summary."""
+    return ToolRegistry([*default_tools(), TaskTool()])
+
+
+def legacy_origin(content: list[dict[str, Any]]) -> Origin:
+    """Who a user message stored without an ``origin`` came from."""
+    if any(b.get("type") == "tool_result" for b in content):
+        return "tool_results"
+    texts = [b.get("text", "").strip() for b in content if b.get("type") == "text"]
+    return "engine" if texts and all(t in (CUT_OFF, BROKEN_OFF) for t in texts) else "user"
+
+
 def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRecord | None:
     """A child's record rebuilt from its transcript; one that never finished is ``interrupted``."""
     events = replay_events([r for r in records if r.get("agent_id") == agent_id])
     started = next((e for e in events if isinstance(e, SubagentStarted)), None)
     if started is None:
         return None
-    record = SubagentRecord(id=agent_id, type=started.type, description=started.description, prompt=started.prompt,
+    record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
                             tool_use_id=started.parent_tool_use_id or "", max_turns=started.max_turns,
                             events=events)
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import secret_env
-from .events import Usage
+from .events import Retrying, Usage
 from .key_helper import helper_key
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class LLM:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
-        on_retry: Callable[[str], None] = lambda notice: None,
+        on_retry: Callable[[Retrying], None] = lambda retrying: None,
         model: str | None = None,
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int | None = None,
@@ -199,7 +199,7 @@ class LLM:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive.
 
         Failures, broken streams and malformed replies are retried with backoff (``on_retry``
-        gets a one-line notice each time). When a stream dies after some blocks completed, those
+        gets a ``Retrying`` each time). When a stream dies after some blocks completed, those
         blocks come back after the notice and the pause, with stop_reason ``"incomplete"``, so the
         model goes on from them and nothing is asked twice.
         """
@@ -223,7 +223,7 @@ class LLM:
                 if not exc.retryable or attempt > self.retries:
                     raise
                 delay = self.backoff(attempt, exc.retry_after)
-                on_retry(f"{exc} Retrying in {delay:.0f} s ({attempt}/{self.retries}).")
+                on_retry(Retrying(attempt=attempt, retries=self.retries, delay=delay, error=str(exc)))
                 await asyncio.sleep(delay)
                 if exc.partial is not None:  # the model goes on from the blocks that completed
                     return exc.partial

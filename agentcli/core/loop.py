@@ -9,13 +9,15 @@ unknown tools), so the history is always one the API accepts.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from . import compaction
-from .events import (AssistantMessage, Event, Notice, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
-                     TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
+from .content import append_user, has_tool_use, text_of
+from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset,
+                     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
 from .tools.base import ToolContext
@@ -27,11 +29,24 @@ BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from
 REFUSED = "The model declined to answer this request (stop reason: refusal)."
 
 
+# What one model call means for the loop: an answer, tool calls to run, call again (the model was told
+# why: its reply was cut off, or the server paused a long turn), or a refusal.
+Outcome = Literal["answer", "tool_calls", "again", "refused"]
+
+
 @dataclass
 class RunResult:
     text: str  # the final assistant text
-    status: str  # done | capped | refused
+    status: Status  # done | capped | refused
     turns: int
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model call's reply as appended to history, and what it means for the loop."""
+
+    content: list[dict[str, Any]]
+    outcome: Outcome
 
 
 class Agent:
@@ -62,21 +77,17 @@ class Agent:
         """Work on ``prompt`` until the model answers without tools, or the turn cap."""
         self.add_user([{"type": "text", "text": prompt}])
         for _ in range(self.max_turns):
-            reply = await self.call_model(tools=self.tools.schemas())
-            calls = [b for b in reply.content if b["type"] == "tool_use"]
-            if reply.stop_reason == "cut_off":  # the model was told why; let it go on
-                continue
-            if reply.stop_reason == "refusal":
+            turn = await self.call_model(tools=self.tools.schemas())
+            if turn.outcome == "refused":
                 return RunResult(REFUSED, "refused", self.turns)
-            if reply.stop_reason == "pause_turn" and not calls:  # the server paused a long turn: resume it
-                continue
-            if not calls:
-                return RunResult(final_text(reply.content), "done", self.turns)
-            await self.run_tools(calls)
+            if turn.outcome == "answer":
+                return RunResult(final_text(turn.content), "done", self.turns)
+            if turn.outcome == "tool_calls":
+                await self.run_tools([b for b in turn.content if b["type"] == "tool_use"])
         return RunResult(self.last_text(), "capped", self.turns)
 
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None
-                         ) -> ModelReply:
+                         ) -> Turn:
         """One model call: streams text out and appends the assistant message."""
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
@@ -100,15 +111,19 @@ class Agent:
         if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
             kept = [b for b in reply.content if b["type"] != "tool_use"] or [{"type": "text", "text": "…"}]
             self.add_assistant(kept, reply.stop_reason)
-            self.add_user([{"type": "text", "text": CUT_OFF}])
-            return ModelReply(kept, "cut_off", reply.usage, reply.model)
+            self.add_user([{"type": "text", "text": CUT_OFF}], origin="engine")
+            return Turn(kept, "again")
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
         if reply.stop_reason == "refusal":
             self.emit(Notice, level="error", text=REFUSED)
         if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
-            self.add_user([{"type": "text", "text": BROKEN_OFF}])
-            return ModelReply(reply.content, "cut_off", reply.usage, reply.model)
-        return reply
+            self.add_user([{"type": "text", "text": BROKEN_OFF}], origin="engine")
+            return Turn(reply.content, "again")
+        if reply.stop_reason == "refusal":
+            return Turn(reply.content, "refused")
+        if has_tool_use(reply.content):
+            return Turn(reply.content, "tool_calls")
+        return Turn(reply.content, "again" if reply.stop_reason == "pause_turn" else "answer")
 
     async def stream(self, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None,
                      max_tokens: int | None = None) -> ModelReply:
@@ -120,12 +135,13 @@ class Agent:
             streamed = True
             self.emit(TextDelta, text=text)
 
-        def on_retry(notice: str) -> None:
+        def on_retry(retrying: Retrying) -> None:
             nonlocal streamed
             if streamed:
                 self.emit(TextReset)
                 streamed = False
-            self.emit(Notice, level="warning", text=notice)
+            self.ctx.emit(dataclasses.replace(retrying, agent_id=self.ctx.agent_id,
+                                              parent_tool_use_id=self.ctx.parent_tool_use_id))
 
         while True:
             try:
@@ -166,7 +182,7 @@ class Agent:
                  "content": outcome.output or "(no output)"}
                 for call in calls
                 for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
-            ])
+            ], origin="tool_results")
             self.emit(TurnFinished, stop_reason=stop_reason)
 
     def batches(self, calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -181,7 +197,8 @@ class Agent:
         return batches
 
     async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome]) -> None:
-        self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"])
+        self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"],
+                  kind=self.tools.kind(call["name"]), summary=self.tools.summary(call["name"], call["input"]))
         started = time.monotonic()
         outcome = ToolOutcome(INTERRUPTED, True)
         try:
@@ -191,15 +208,10 @@ class Agent:
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
                       is_error=outcome.is_error, seconds=time.monotonic() - started)
 
-    def add_user(self, content: list[dict[str, Any]]) -> None:
+    def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""
-        if self.messages and self.messages[-1]["role"] == "user":
-            previous = self.messages[-1]
-            merged = as_blocks(previous["content"]) + content
-            self.messages[-1] = {"role": "user", "content": merged}
-        else:
-            self.messages.append({"role": "user", "content": content})
-        self.emit(UserMessage, content=content)
+        append_user(self.messages, content)
+        self.emit(UserMessage, content=content, origin=origin)
 
     def add_assistant(self, content: list[dict[str, Any]], stop_reason: str | None) -> None:
         self.messages.append({"role": "assistant", "content": content})
@@ -216,13 +228,6 @@ class Agent:
         return ""
 
 
-def has_tool_use(content: list[dict[str, Any]]) -> bool:
-    return any(b.get("type") == "tool_use" for b in content)
-
 
 def final_text(content: list[dict[str, Any]]) -> str:
-    return "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
-
-
-def as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return text_of(content).strip()

@@ -1,8 +1,8 @@
 """What a stored record must hold: the one check every reader of a session file relies on.
 
 An event's record must carry the fields of its event class (``events.py``) with the types
-declared there; the store's own records (``session_started``, ``session_resumed``,
-``history_cleared``) are listed below. Messages and content blocks must have the shape the
+declared there; the store's own records (``session_started``, ``session_resumed``) are listed
+below. Messages and content blocks must have the shape the
 API takes, and no number may be NaN or Infinity (JSON has neither). A record that fails is
 skipped by ``store.read_records`` with one warning, so the readers after it (list, show,
 resume) can trust every field they read.
@@ -24,7 +24,6 @@ HEADER: dict[str, Any] = {"session_id": str, "cwd": str, "model": str, "pid": in
 STORE_RECORDS: dict[str, dict[str, Any]] = {
     "session_started": HEADER,
     "session_resumed": HEADER,
-    "history_cleared": {"messages": list[dict[str, Any]]},
 }
 USAGE_FIELDS: dict[str, Any] = typing.get_type_hints(Usage)
 MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",  # checked block by block
@@ -60,9 +59,8 @@ def fields_of(record_type: str) -> dict[str, Any]:
         if f.metadata.get("transient") or f.name in COMMON:
             continue
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        key = "subagent_type" if f.name == "type" else f.name
         kind = hints.get(f.name, Any)
-        out[key] = Required(kind) if required else kind
+        out[f.name] = Required(kind) if required else kind
     return out
 
 

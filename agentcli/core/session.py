@@ -6,18 +6,17 @@ transcript, from the stored records (``history.py``); new events append to the s
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from ..config import Settings
 from . import compaction
 from .agents import load_agent_types
 from .context import main_system_prompt
-from .events import MAIN, Event, Notice, SubagentFinished, SubagentStarted, Usage
+from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
 from .history import agent_state, replay_events, subagent_record
 from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
 from .permissions import Permissions
-from .subagents import Budgets, Subagents
+from .subagents import Budgets, Subagents, TaskTool
 from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
                     open_store, read_records)
 from .tools import ToolRegistry, default_tools
@@ -26,13 +25,35 @@ from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
-__all__ = ["Session", "SessionError", "SessionStore", "new_session_id", "open_session"]
+__all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session"]
+
+
+class SessionSettings(Protocol):
+    """The settings a session reads (``agentcli.config.Settings`` has them): plain values, passed in."""
+
+    model: str
+    max_tokens: int
+    permission_mode: str
+    max_turns: int
+    subagent_max_turns: int
+    subagent_timeout: float
+    max_parallel_subagents: int
+    api_retries: int
+    stall_timeout: float
+    compact_threshold: float
+    keep_secret_env: bool
+    search_timeout: float
+    output_copy_max_mb: float
+    output_session_max_mb: float
+    agents: dict[str, dict[str, Any]]
+    permissions: dict[str, list[str]]
+    notices: list[str]
 
 
 class Session:
-    """What a front end drives: user text goes in, events come out through ``sink``."""
+    """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
-    def __init__(self, settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool,
+    def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
                  resume: str | None = None) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
@@ -40,6 +61,8 @@ class Session:
         self.settings = settings
         self.workspace = workspace
         self.sink = sink
+        self.subscribers: list[Sink] = []
+        self.opening: list[Event] | None = []  # what the session said while it opened (warnings), until open
         self.store: SessionStore | None = None
         self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
         notices: list[str] = []
@@ -51,7 +74,7 @@ class Session:
                               stall_timeout=settings.stall_timeout)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
-        tools = ToolRegistry(default_tools(agent_types, workspace.root))
+        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types)])  # task runs the engine
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
@@ -68,6 +91,13 @@ class Session:
             notices += self.restore()
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
+        self.opened, self.opening = self.opening, None
+
+    def subscribe(self, sink: Sink) -> None:
+        """Send every event from now on to ``sink`` too; first the warnings the session gave while it opened."""
+        for event in self.opened:
+            sink(event)
+        self.subscribers.append(sink)
 
     def restore(self) -> list[str]:
         """Load the stored transcripts into the main agent and the subagent records; returns warnings."""
@@ -93,7 +123,14 @@ class Session:
 
     def emit(self, event: Event) -> None:
         self.save(lambda store: store.write(event))
-        self.sink(event)
+        self.deliver(event)
+
+    def deliver(self, event: Event) -> None:
+        if self.opening is not None:
+            self.opening.append(event)
+        for sink in [self.sink, *self.subscribers]:
+            if sink is not None:
+                sink(event)
 
     def save(self, write: Callable[[SessionStore], None]) -> None:
         """Write to the store, if there is one. A failed write turns the store off and becomes one warning."""
@@ -102,7 +139,7 @@ class Session:
         try:
             write(self.store)
         except SessionError as exc:
-            self.sink(Notice(level="warning", text=str(exc)))
+            self.deliver(Notice(level="warning", text=str(exc)))
 
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
@@ -112,7 +149,7 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage = Usage()
-        self.save(lambda store: store.append_record(MAIN, {"type": "history_cleared", "messages": []}))
+        self.emit(HistoryCleared())
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
@@ -145,7 +182,7 @@ class Session:
         await self.llm.aclose()
 
 
-def open_session(settings: Settings, workspace: Workspace, sink: Any, *, interactive: bool, llm: LLM | None = None,
+def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False) -> Session:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""

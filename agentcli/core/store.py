@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import paths
+from .content import text_of
 from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
 from .records import finite, finite_copy, record_problem
 
@@ -344,8 +345,7 @@ def session_info(path: Path) -> SessionInfo:
         elif agent != MAIN:
             continue
         elif kind == "user_message" and not info.first_prompt:
-            info.first_prompt = " ".join(b.get("text", "") for b in record.get("content") or []
-                                         if isinstance(b, dict) and b.get("type") == "text").strip()
+            info.first_prompt = text_of(record.get("content"), " ").strip()
         elif kind == "turn_started":
             info.turns = max(info.turns, int(record.get("turn") or 0))
         elif kind == "usage_updated":

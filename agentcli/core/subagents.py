@@ -140,8 +140,8 @@ class Subagents:
                     self._changed(record, path, parent)
 
         record.started = time.monotonic()
-        emit(SubagentStarted(id=record.id, type=record.type, description=record.description, prompt=record.prompt,
-                             max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=record.description,
+                             prompt=record.prompt, max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
             agent = self._agent(record, agent_type, parent, emit)
@@ -231,7 +231,7 @@ class Subagents:
 
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
-        agent.add_user([{"type": "text", "text": SUMMARY_REQUEST.format(reason=reason)}])
+        agent.add_user([{"type": "text", "text": SUMMARY_REQUEST.format(reason=reason)}], origin="engine")
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import IO, Any
 
-from ..core.events import Event, Notice
+from ..core.events import Event, Notice, Retrying
 from ..core.llm import LLMError
 from ..core.session import Session
 from .escapes import json_line, visible
@@ -36,7 +36,7 @@ class HeadlessOutput:
     def __call__(self, event: Event) -> None:
         if self.format == "stream-json":
             self.line(event.to_dict())
-        elif isinstance(event, Notice) and event.level in ("warning", "error"):
+        elif isinstance(event, Retrying) or isinstance(event, Notice) and event.level in ("warning", "error"):
             self.write(self.err, f"agentcli: {event.text}\n")
 
     def line(self, record: dict[str, Any]) -> None:

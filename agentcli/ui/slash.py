@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..core.events import Usage
 from .escapes import visible
+from .format import tokens
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -62,13 +63,6 @@ def complete(prefix: str, front_end: str = "tui") -> list[SlashCommand]:
 def help_text(front_end: str) -> str:
     width = max(len(f"/{c.name} {c.args}".strip()) for c in commands_for(front_end))
     return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in commands_for(front_end))
-
-
-def tokens(n: int) -> str:
-    """12345 → '12.3k'."""
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
 def money(usage: Usage) -> str:

@@ -9,9 +9,10 @@ import datetime
 import json
 from typing import Any, Iterator
 
-from ..core.events import Usage
+from ..core.content import text_of
+from ..core.events import Retrying, Usage, event_from_dict
 from ..core.subagents import SubagentRecord
-from .slash import tokens
+from .format import seconds, tokens
 
 OUTPUT_LINES = 12  # lines of each tool output shown in a main transcript; a subagent's are shown in full
 INPUT_CHARS = 200  # characters of each long tool argument shown in a main transcript
@@ -67,9 +68,11 @@ def transcript(records: list[dict[str, Any]], *, full: bool, live: bool, brief: 
             yield f"  ▸ {record.get('id')} started · {record.get('subagent_type')} · {record.get('description')}"
         elif kind == "subagent_finished" and not full:
             yield f"  ▪ {record.get('id')} {record.get('status')} · {plural(record.get('turns', 0), 'turn')} · " \
-                  f"{tokens(usage_total(record.get('usage')))} tokens · {float(record.get('seconds') or 0):.0f} s"
+                  f"{tokens(usage_total(record.get('usage')))} tokens · {seconds(float(record.get('seconds') or 0))}"
         elif kind == "notice" and record.get("level") in ("warning", "error"):
             yield f"! {record.get('text', '')}"
+        elif kind == "retrying" and isinstance(retrying := event_from_dict(record), Retrying):
+            yield f"! {retrying.text}"
         elif kind == "session_resumed":
             yield ""
             yield f"── resumed {local_time(record.get('ts', ''))}"
@@ -107,14 +110,11 @@ def output_lines(output: str, is_error: bool, full: bool) -> Iterator[str]:
 
 
 def status_line(record: SubagentRecord) -> str:
-    return f"{record.status} · {plural(record.turns, 'turn')} · {tokens(record.usage.total_tokens)} tokens · {record.seconds:.0f} s"
+    return f"{record.status} · {plural(record.turns, 'turn')} · {tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
 
 
 def block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
-                     ).strip()
+    return text_of(content).strip()
 
 
 def usage_total(usage: Any) -> int:

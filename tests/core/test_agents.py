@@ -238,7 +238,7 @@ async def test_task_runs_a_custom_type_with_its_model_tools_and_prompt(server, m
     assert first_user_text(children[0]) == "Where is login defined?"
     assert all(b["model"] == "claude-opus-4-6" for b in server.requests if is_main(b))
     [started] = events.of(SubagentStarted)
-    assert started.type == "finder"
+    assert started.subagent_type == "finder"
     server.assert_no_rejections()
 
 

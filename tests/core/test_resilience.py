@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentcli.core.compaction import SUMMARIZER, SUMMARY_HEADER
-from agentcli.core.events import Compacted, Notice, TextDelta, TextReset, ToolCallFinished
+from agentcli.core.events import Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallFinished
 from agentcli.core.llm import LLMError
 from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
 
@@ -15,7 +15,7 @@ def is_summarizer(body):
 
 
 def warnings(events):
-    return [e.text for e in events.of(Notice) if e.level == "warning"]
+    return [e.text for e in events.events if isinstance(e, Retrying) or isinstance(e, Notice) and e.level == "warning"]
 
 
 async def test_overload_then_server_error_then_cut_stream_then_success(server, make_session):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agentcli.core.compaction import SUMMARIZER
-from agentcli.core.events import AssistantMessage, Compacted, Notice, TextDelta, TextReset, ToolCallStarted
+from agentcli.core.events import AssistantMessage, Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallStarted
 from agentcli.core.llm import LLM, LLMError, redact
 from agentcli.core.loop import REFUSED
 from tests.fakes.anthropic_server import (error, raw, reply, sse_events, text, tool_result_text, tool_results,
@@ -15,7 +15,7 @@ from tests.fakes.anthropic_server import (error, raw, reply, sse_events, text, t
 
 
 def warnings(events):
-    return [e.text for e in events.of(Notice) if e.level == "warning"]
+    return [e.text for e in events.events if isinstance(e, Retrying) or isinstance(e, Notice) and e.level == "warning"]
 
 
 def event_index(r, name, nth=1):

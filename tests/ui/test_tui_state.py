@@ -5,7 +5,8 @@ from __future__ import annotations
 from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted,
                                   Usage, UsageUpdated)
 from agentcli.core.subagents import SubagentRecord
-from agentcli.ui.tui.format import seconds, strip_footer, tool_summary
+from agentcli.core.tools import ToolRegistry, default_tools
+from agentcli.ui.format import seconds
 from agentcli.ui.tui.state import SubagentState
 
 A = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
@@ -28,7 +29,7 @@ def events() -> list:
 
 
 def test_state_follows_the_events_of_one_subagent():
-    started = SubagentStarted(id="sa-1", type="general-purpose", description="Fix a", prompt="Fix a.py",
+    started = SubagentStarted(id="sa-1", subagent_type="general-purpose", description="Fix a", prompt="Fix a.py",
                               max_turns=30, **A)
     state = SubagentState.started_by(started, now=10.0)
     assert state.status == "queued" and state.tool_use_id == "toolu_1"
@@ -52,8 +53,8 @@ def test_state_of_a_restored_record_keeps_its_final_facts():
 
 
 def test_formatting_helpers():
-    assert tool_summary("read_file", {"path": "src/app.py", "limit": 5}) == "src/app.py"
-    assert tool_summary("bash", {"command": "make test\nmore"}) == "make test"
-    assert tool_summary("mystery", {"n": 1, "what": "this"}) == "this"
-    assert strip_footer("Found it.\n\n[sa-3 · done · 7 turns · 12.3k tokens · 41 s]") == "Found it."
+    tools = ToolRegistry(default_tools())
+    assert tools.summary("read_file", {"path": "src/app.py", "limit": 5}) == "src/app.py"
+    assert tools.summary("bash", {"command": "make test\nmore"}) == "make test"
+    assert tools.summary("mystery", {"n": 1, "what": "this"}) == "this"
     assert (seconds(0.04), seconds(12.4), seconds(125)) == ("0.0s", "12s", "2m 05s")

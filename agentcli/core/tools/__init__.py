@@ -44,6 +44,14 @@ class ToolRegistry:
     def without(self, *names: str) -> "ToolRegistry":
         return ToolRegistry(t for t in self._tools.values() if t.name not in names)
 
+    def kind(self, name: str) -> str:
+        tool = self._tools.get(name)
+        return tool.kind if tool is not None else ""
+
+    def summary(self, name: str, args: Any) -> str:
+        """A call on one line: the tool's key argument (the path, pattern, command), else its first text."""
+        return call_summary(self._tools.get(name), args)
+
     def runs_concurrently(self, name: str) -> bool:
         tool = self._tools.get(name)
         return tool is None or tool.kind in ("read", "task")
@@ -78,6 +86,15 @@ class ToolRegistry:
         return ToolOutcome(cap_output(output, OUTPUT_CAP))
 
 
+def call_summary(tool: Tool | None, args: Any) -> str:
+    if not isinstance(args, dict):
+        return ""
+    text = tool.summary(args) if tool is not None else ""
+    if not text:
+        text = next((str(v) for v in args.values() if isinstance(v, str) and v.strip()), "")
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
 def keep_in_full(output: str, ctx: ToolContext) -> str:
     """Save an output too long for the model in the session folder (within the caps of
     ``outputs.py``); say where, above the cut version."""
@@ -91,17 +108,15 @@ def keep_in_full(output: str, ctx: ToolContext) -> str:
     return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
-def default_tools(agent_types: dict | None = None, root: Path | None = None) -> list[Tool]:
-    """Every built-in tool, ``task`` included, offering ``agent_types`` (default: the built-ins).
+def default_tools(root: Path | None = None) -> list[Tool]:
+    """Every built-in tool but ``task`` (the session adds it: it runs the engine above the tools).
 
     The read-only git tools come too when ``root`` lies in a git repository.
     """
-    from ..subagents import TaskTool
     from .files import EditFile, ReadFile, WriteFile
     from .git import git_tools, is_git_repo
     from .search import Glob, Grep
     from .shell import Bash, BashOutput, KillBash
 
     git = git_tools() if root is not None and is_git_repo(root) else []
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git,
-            TaskTool(agent_types)]
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git]

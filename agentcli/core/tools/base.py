@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ..events import MAIN, Sink
 from ..records import finite, finite_copy
@@ -13,7 +13,6 @@ from ..workspace import Workspace
 
 if TYPE_CHECKING:
     from ..permissions import Permissions
-    from ..subagents import Subagents
     from .background import BackgroundShells
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
@@ -25,6 +24,14 @@ OUTPUT_CAP = 30_000
 
 
 NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
+
+
+class SubagentRunner(Protocol):
+    """What the ``task`` tool asks of the session's subagents (``core/subagents.py``), without importing them."""
+
+    agent_types: dict[str, Any]
+
+    async def run(self, description: str, prompt: str, type_name: str, ctx: "ToolContext") -> tuple[str, bool]: ...
 
 
 class ToolError(Exception):
@@ -42,7 +49,7 @@ class ToolContext:
     agent_description: str = ""  # a subagent's task description, shown with its approval requests
     parent_tool_use_id: str | None = None
     depth: int = 0  # 0 for the main agent, 1 for a subagent
-    subagents: "Subagents | None" = None
+    subagents: SubagentRunner | None = None
     tool_use_id: str = ""
     output_dir: Path | None = None  # where full copies of cut outputs go
     env: dict[str, str] = field(default_factory=dict)  # extra settings for tools

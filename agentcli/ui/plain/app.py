@@ -37,7 +37,8 @@ from ...core.session import Session, SessionError, open_session
 from ...core.workspace import Workspace
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
-from ..slash import money, tokens
+from ..format import tokens
+from ..slash import money
 from .commands import run_command
 from .display import Display
 from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
@@ -59,9 +60,8 @@ class PlainApp:
     def __init__(self, session: Session, *, input: Input | None = None, output: Output | None = None,
                  out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
-                 opened: list[Event] | None = None, lines: TextIO | None = None) -> None:
+                 lines: TextIO | None = None) -> None:
         self.session = session
-        self.opened = opened or []  # events from opening the session, shown after the banner
         self.out = out or sys.stdout
         tty = self.out.isatty()
         color_system = color_system_for(self.out) if color is None else ("truecolor" if color else None)
@@ -92,8 +92,6 @@ class PlainApp:
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
         self._quit_armed = False
-        self._forward = session.sink
-        session.sink = self.on_event
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -222,8 +220,6 @@ class PlainApp:
     # -- events and approvals ----------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
-        if self._forward is not None:
-            self._forward(event)
         event = visible_event(event)
         if isinstance(event, ApprovalRequested):
             self.approvals.append(event)
@@ -320,8 +316,7 @@ class PlainApp:
             self.display.say(f"Resumed session {self.session.id}.", "bold")
             self.display.replay([visible_event(event) for event in restored])
             self.display.emit("")
-        for event in self.opened:
-            self.display.handle(visible_event(event))
+        self.session.subscribe(self.on_event)  # what opening the session had to say comes first
 
     def toolbar(self) -> str:
         session = self.session
@@ -389,15 +384,13 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
         return 2
 
     async def main() -> int:
-        opened: list[Event] = []  # warnings from opening, shown once the screen is up
         try:
-            session = open_session(settings, Workspace.at(root), opened.append, interactive=True, resume=resume,
+            session = open_session(settings, Workspace.at(root), None, interactive=True, resume=resume,
                                    continue_=bool(continue_))
         except SessionError as exc:
             print(f"agentcli: {exc}", file=sys.stderr)
             return 1
-        session.sink = None
         piped = None if _isatty(sys.stdin) else (sys.stdin or io.StringIO())  # no prompt-toolkit without a tty
-        return await PlainApp(session, handle_sigint=True, opened=opened, lines=piped).run()
+        return await PlainApp(session, handle_sigint=True, lines=piped).run()
 
     return asyncio.run(main())

@@ -10,7 +10,8 @@ from ...core.permissions import MODES
 from ...core.subagents import SubagentRecord
 from .. import slash
 from ..escapes import visible
-from .display import STATUS_MARKS, seconds
+from ..format import seconds
+from .display import STATUS_MARKS
 from .transcript import transcript_text
 
 if TYPE_CHECKING:

@@ -20,11 +20,12 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, SubagentFinished,
-                            SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished,
-                            TurnStarted, UserMessage)
-from ...core.tools import ToolRegistry
-from ..slash import tokens
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
+                            SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
+                            TurnFinished, TurnStarted, UserMessage)
+from ...core.content import text_of
+from ...core.tools import ToolRegistry, call_summary
+from ..format import seconds, tokens
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -36,11 +37,10 @@ PREVIEW_TOOLS = ("bash", "bash_output")  # tools whose output the user wants to 
 PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
 MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narrow for it
 CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
-STATUS_MARKS = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
+STATUS_MARKS: dict[Status, tuple[str, str]] = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
                 "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow"),
                 "refused": ("✗", "red")}
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
-RETRYING = " Retrying in "  # marks the engine's notice of an API retry
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
@@ -124,10 +124,12 @@ class Display:
     # -- events ------------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
-        retry = retry_notice(event)
-        if retry is not None and self.screen.live:
-            self._retrying(event.agent_id, *retry)
+        if isinstance(event, Retrying) and self.screen.live:
+            self._retrying(event.agent_id, event.error, f"{event.delay:.0f} s ({event.attempt}/{event.retries})")
         else:
+            if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
+                event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
+                               parent_tool_use_id=event.parent_tool_use_id)
             self._retried(event.agent_id)  # a run of retries ends with the agent's next event
             if event.agent_id == MAIN:
                 self._main_event(event)
@@ -150,7 +152,7 @@ class Display:
             self.thinking_since = None
             self.finish_stream()
         elif isinstance(event, ToolCallStarted):
-            self.running[event.id] = RunningTool(event.name, self.summary(event.name, event.input), self.clock())
+            self.running[event.id] = RunningTool(event.name, cut(event.summary), self.clock())
         elif isinstance(event, ToolCallFinished):
             self._tool_finished(event)
         elif isinstance(event, TurnFinished):
@@ -213,7 +215,7 @@ class Display:
             if event.parent_tool_use_id:
                 self.delegating.add(event.parent_tool_use_id)
             self.line(self._child_prefix(child) + Text(" ▸ ", style="dim") + Text(event.description)
-                      + Text(f" · {event.type}", style="dim"))
+                      + Text(f" · {event.subagent_type}", style="dim"))
             return
         child = self.children.get(event.agent_id)
         if child is None:
@@ -221,7 +223,7 @@ class Display:
         if isinstance(event, TurnStarted):
             child.turn, child.max_turns = event.turn, event.max_turns or child.max_turns
         elif isinstance(event, ToolCallStarted):
-            summary = self.summary(event.name, event.input)
+            summary = cut(event.summary)
             child.current = f"{event.name} {summary}".strip()
             self._child_tool(child, event.name, summary)
         elif isinstance(event, Notice):
@@ -414,11 +416,11 @@ class Display:
             if isinstance(event, UserMessage):
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
-                texts = [b.get("text", "") for b in event.content if b.get("type") == "text"]
-                if any(t.strip() for t in texts):
-                    self.emit("", *self.painter.lines(Text("› ", style="bold") + Text("\n".join(texts).strip())))
+                text = text_of(event.content).strip()
+                if text:
+                    self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
-                text = "\n".join(b["text"] for b in event.content if b.get("type") == "text" and b.get("text"))
+                text = text_of(event.content)
                 if event.agent_id == MAIN and text.strip():
                     stream = TextStream(self.render, self.tail_lines)
                     stream.add(text)
@@ -444,14 +446,7 @@ class Display:
 
     def summary(self, name: str, args: dict[str, Any]) -> str:
         """The argument that says what a call does: the path, pattern, command or description."""
-        tool = self.tools.get(name) if self.tools else None
-        text = tool.summary(args) if tool else ""
-        if not text and name == "task":
-            text = str(args.get("description", ""))
-        if not text:
-            text = next((v for v in args.values() if isinstance(v, str) and v), "")
-        text = text.splitlines()[0] if text else ""
-        return text if len(text) <= 120 else text[:119] + "…"
+        return cut(call_summary(self.tools.get(name) if self.tools else None, args))
 
 
 def who(event: ApprovalRequested) -> str:
@@ -460,17 +455,9 @@ def who(event: ApprovalRequested) -> str:
     return f"{event.agent_id} ({event.description})" if event.description else event.agent_id
 
 
-def retry_notice(event: Event) -> tuple[str, str] | None:
-    """(error, when the next try comes) of the engine's notice that it retries a model call."""
-    if not isinstance(event, Notice) or event.level != "warning" or RETRYING not in event.text:
-        return None
-    error, _, when = event.text.partition(RETRYING)
-    return error, when.rstrip(".")
-
-
 def is_request(event: UserMessage) -> bool:
-    """A message the user wrote (not tool results)."""
-    return any(block.get("type") == "text" for block in event.content)
+    """A message the user wrote (not tool results, not a note of the engine's)."""
+    return event.origin == "user"
 
 
 def compacted(event: Compacted) -> str:
@@ -479,8 +466,8 @@ def compacted(event: Compacted) -> str:
             f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
 
 
-def seconds(value: float) -> str:
-    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+def cut(text: str, width: int = 120) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def first_line(text: str) -> str:

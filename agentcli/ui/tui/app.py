@@ -62,13 +62,13 @@ class AgentApp(App[int]):
     ]
 
     def __init__(self, session: Session, *, testing: bool = False, clock: Callable[[], float] = time.monotonic,
-                 credentials_missing: bool = False, opened: list[Event] | None = None) -> None:
+                 credentials_missing: bool = False) -> None:
         super().__init__()
         self.session = session
         self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
         self.clock = clock
         self.no_key = credentials_missing
-        self.opened = opened or []  # what the session said while opening (warnings), shown on mount
+        self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
         self.busy = False
         self.subagents: dict[str, SubagentState] = {}
         self.approvals = ApprovalQueue(self)
@@ -136,14 +136,18 @@ class AgentApp(App[int]):
             await self.conversation.add_notice(
                 f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
                 "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
-        for event in self.opened:
+        opened, self.opened = self.opened or [], None
+        for event in opened:
             await self.conversation.apply(visible_event(event))
 
     # -- the engine --
 
     def deliver(self, event: Event) -> None:
-        """The session's sink: hand the event to the app's message queue."""
-        self.post_message(EngineEvent(visible_event(event)))
+        """The session's subscriber: hand the event to the app's message queue (kept until restore() ran)."""
+        if self.opened is not None:
+            self.opened.append(event)
+        else:
+            self.post_message(EngineEvent(visible_event(event)))
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
@@ -290,7 +294,7 @@ class AgentApp(App[int]):
         else:
             self._ctrl_c_armed = True
             self.notify("Press ctrl+c again to quit.", timeout=3)
-            self.set_timer(3, self._disarm_ctrl_c)
+            self.set_timer(3, lambda: setattr(self, "_ctrl_c_armed", False))
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
@@ -308,9 +312,6 @@ class AgentApp(App[int]):
                 prompt.typing = True
                 return
         await super().on_event(event)
-
-    def _disarm_ctrl_c(self) -> None:
-        self._ctrl_c_armed = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
@@ -353,13 +354,11 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
             resolve_credentials()
         except MissingCredentials:
             missing = True
-    opened: list[Event] = []
     if session is None:
-        session, opened = open_session(settings, root, llm=llm, interactive=interactive, resume=resume,
-                                       continue_=continue_)
-    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing, opened=opened)
-    earlier = session.sink
-    session.sink = lambda event: (earlier(event), app.deliver(event))
+        session, _ = open_session(settings, root, llm=llm, interactive=interactive, resume=resume,
+                                  continue_=continue_)
+    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing)
+    session.subscribe(app.deliver)
     return app
 
 

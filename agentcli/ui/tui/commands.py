@@ -42,9 +42,7 @@ async def show_help(app: "AgentApp", arg: str) -> None:
 async def clear(app: "AgentApp", arg: str) -> None:
     if await app.refuse_while_busy():
         return
-    app.session.clear()
-    await app.conversation.clear()
-    await app.conversation.add_notice("Started a fresh conversation; the session file keeps the old one.")
+    app.session.clear()  # the conversation empties itself on the HistoryCleared event
     app.refresh_status()
 
 

@@ -3,73 +3,30 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from ..slash import money, tokens
+from ...core.events import Status
+from ..format import tokens
+from ..slash import money
 
 if TYPE_CHECKING:
     from ...core.session import Session
-    from ...core.tools import Tool
 
 # One glyph and one theme colour per subagent status.
-STATUS_ICONS = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
+STATUS_ICONS: dict[Status, str] = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
                 "failed": "✗", "cancelled": "⊘", "interrupted": "‖", "refused": "✗"}
-STATUS_STYLES = {"queued": "$text-muted", "running": "$warning", "done": "$success", "capped": "$warning",
+STATUS_STYLES: dict[Status, str] = {"queued": "$text-muted", "running": "$warning", "done": "$success", "capped": "$warning",
                  "timed_out": "$warning", "failed": "$error", "cancelled": "$text-muted",
                  "interrupted": "$text-muted", "refused": "$error"}
-FOOTER = re.compile(r"\n*\[sa-\d+ · [^\]]*\]\s*$")  # the line the engine appends to a task result
-
-
-RETRY = re.compile(r"Retrying in .*?(?:\((\d+/\d+)\))?\.?$")  # the engine's notice before it calls again
-
-
-def retry_note(level: str, text: str) -> str | None:
-    """'retrying 3/8' for the engine's notice of an API retry; None for any other notice."""
-    found = RETRY.search(text) if level == "warning" else None
-    if found is None:
-        return None
-    return f"retrying {found.group(1)}" if found.group(1) else "retrying"
-
-
-def seconds(value: float) -> str:
-    """0.04 → '0.0s', 7.2 → '7s', 125 → '2m 05s'."""
-    if value < 10:
-        return f"{value:.1f}s"
-    if value < 60:
-        return f"{value:.0f}s"
-    minutes, rest = divmod(int(value), 60)
-    return f"{minutes}m {rest:02d}s"
 
 
 def one_line(text: str, width: int = 80) -> str:
     """The first line of ``text``, cut to ``width`` characters with an ellipsis."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
-
-
-def strip_footer(result: str) -> str:
-    return FOOTER.sub("", result).rstrip()
-
-
-@lru_cache(maxsize=1)
-def _tools() -> dict[str, "Tool"]:
-    from ...core.tools import default_tools
-
-    return {tool.name: tool for tool in default_tools()}
-
-
-def tool_summary(name: str, args: dict[str, Any], width: int = 70) -> str:
-    """The key argument of a call, on one line: 'src/app.py' for read_file, the pattern for grep."""
-    tool = _tools().get(name)
-    text = tool.summary(args) if tool is not None and isinstance(args, dict) else ""
-    if not text and isinstance(args, dict):
-        text = next((str(v) for v in args.values() if isinstance(v, str) and v.strip()), "")
-    return one_line(text, width)
 
 
 def describe_input(args: Any, max_lines: int = 40) -> str:

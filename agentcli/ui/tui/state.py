@@ -5,16 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...core.events import (AssistantMessage, Event, Notice, SubagentFinished, SubagentStarted, TextDelta,
-                            ToolCallFinished, ToolCallStarted, TurnStarted, UsageUpdated)
+from ...core.events import (FINISHED, AssistantMessage, Event, Retrying, Status, SubagentFinished, SubagentStarted,
+                            TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, UsageUpdated)
 from ..escapes import visible, visible_event
-from .format import retry_note
 
 if TYPE_CHECKING:
     from ...core.subagents import SubagentRecord
 
 EDIT_TOOLS = ("write_file", "edit_file")
-FINISHED = ("done", "capped", "timed_out", "failed", "cancelled", "interrupted", "refused")
 
 
 @dataclass
@@ -24,6 +22,7 @@ class ToolView:
     id: str
     name: str
     input: dict[str, Any]
+    summary: str = ""
     status: str = "running"  # running | ok | error
     seconds: float | None = None
 
@@ -36,7 +35,7 @@ class SubagentState:
     prompt: str = ""
     tool_use_id: str | None = None
     max_turns: int = 0
-    status: str = "running"
+    status: Status = "running"
     turn: int = 0
     tokens: int = 0
     started: float = 0.0  # the UI clock when it started
@@ -49,7 +48,7 @@ class SubagentState:
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "SubagentState":
-        return cls(id=event.id, type=event.type, description=event.description, prompt=event.prompt,
+        return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
                    tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
                    status="queued")  # until its first turn: it may wait for a free slot
 
@@ -79,8 +78,8 @@ class SubagentState:
 
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
-        if isinstance(event, Notice):
-            self.retry = retry_note(event.level, event.text) or self.retry
+        if isinstance(event, Retrying):
+            self.retry = f"retrying {event.attempt}/{event.retries}"
         elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
             self.retry = ""  # the call got through
         if isinstance(event, TurnStarted):
@@ -91,7 +90,8 @@ class SubagentState:
         elif isinstance(event, UsageUpdated):
             self.tokens = event.total.total_tokens
         elif isinstance(event, ToolCallStarted):
-            self.tools[event.id] = ToolView(event.id, event.name, event.input if isinstance(event.input, dict) else {})
+            self.tools[event.id] = ToolView(event.id, event.name, event.input if isinstance(event.input, dict) else {},
+                                              event.summary)
         elif isinstance(event, ToolCallFinished):
             view = self.tools.get(event.id)
             if view is not None:

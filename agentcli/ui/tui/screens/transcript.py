@@ -14,8 +14,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ....core.events import Event
-from ...slash import tokens
-from ..format import seconds, status_icon
+from ...format import seconds, tokens
+from ..format import status_icon
 from ..messages import CancelSubagent
 from ..state import SubagentState
 from ..widgets.conversation import Conversation

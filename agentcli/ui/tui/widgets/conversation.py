@@ -15,23 +15,20 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from ....core import loop
-from ....core.events import (AssistantMessage, Compacted, Event, Notice, SubagentFinished, TextDelta, TextReset,
-                             ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
-from ...slash import tokens
-from ..format import retry_note, seconds
-from ..resume import HistoryCleared
+from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
+                             TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
+from ....core.content import as_blocks
+from ....core.content import text_of as content_text
+from ....core.history import tool_call_started
+from ...format import seconds, tokens
 from ..state import SubagentState
 from .tool_call import TaskEntry, ToolCallEntry
 
 
 def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return content_text(content, "\n\n")
 
 
-ENGINE_NOTES = {loop.CUT_OFF, loop.BROKEN_OFF}
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
 
@@ -214,7 +211,7 @@ class Conversation(VerticalScroll):
                 await self.add(AssistantEntry(text_of(event.content)))
         elif isinstance(event, UserMessage):
             text = text_of(event.content)
-            if text.strip() in ENGINE_NOTES:  # what the loop tells the model, not what the user said
+            if event.origin == "engine":  # what the loop tells the model, not what the user said
                 await self.add_notice(text.strip())
             elif text.strip():
                 await self.add_user(text)
@@ -225,7 +222,7 @@ class Conversation(VerticalScroll):
             await self.finish_tool(event)
         elif isinstance(event, Notice) and event.text.startswith(COMPACTED) and "into a summary" in event.text:
             pass  # sessions saved before the engine reported compaction only with the Compacted event
-        elif isinstance(event, Notice) and retry_note(event.level, event.text):
+        elif isinstance(event, Retrying):
             await self.retrying(event.text)
         elif isinstance(event, Notice):
             await self.add_notice(event.text, event.level)
@@ -241,6 +238,9 @@ class Conversation(VerticalScroll):
             why = f" ({event.reason})" if event.reason else ""
             await self.add_notice(f"── compacted {event.messages_summarized} older messages into a summary{why}: "
                                   f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+        elif isinstance(event, HistoryCleared) and self._batch is None:  # live: /clear empties the view
+            await self.clear()
+            await self.add_notice("Started a fresh conversation; the session file keeps the old one.")
         elif isinstance(event, HistoryCleared):
             await self.add_notice("── /clear: the conversation started afresh; the model does not see what is above")
 
@@ -310,11 +310,11 @@ class Conversation(VerticalScroll):
                 if text_of(content).strip():
                     await self.add_user(text_of(content))
                 continue
-            for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            for block in as_blocks(content):
                 if block.get("type") == "text" and block.get("text", "").strip():
                     await self.add(AssistantEntry(block["text"]))
                 elif block.get("type") == "tool_use":
-                    call = ToolCallStarted(id=block["id"], name=block["name"], input=block.get("input", {}))
+                    call = tool_call_started(block)
                     await self.start_tool(call)
                     result = results.get(block["id"])
                     if result is not None:

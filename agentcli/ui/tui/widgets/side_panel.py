@@ -10,10 +10,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.visual import VisualType
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets._collapsible import CollapsibleTitle
+from textual.widgets.collapsible import CollapsibleTitle
 
-from ...slash import tokens
-from ..format import one_line, seconds, status_icon, tool_summary
+from ...format import seconds, tokens
+from ..format import one_line, status_icon
 from ..messages import CancelSubagent, OpenTranscript
 from ..state import SubagentState
 
@@ -113,7 +113,7 @@ class SubagentEntry(Collapsible):
             self.refresh_bindings()  # no more "x Cancel" in the footer
         recent = state.recent_tools()
         lines = [Content.assemble(status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")), " ",
-                                  Content.styled(t.name, "bold"), " ", tool_summary(t.name, t.input, 40))
+                                  Content.styled(t.name, "bold"), " ", one_line(t.summary, 40))
                  for t in recent]
         self._tools.update(Content("\n").join(lines) if lines else Content("no tool calls yet"))
         if state.files_changed:

@@ -8,8 +8,8 @@ from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 
 from ....core.events import ToolCallFinished, ToolCallStarted
-from ...slash import tokens
-from ..format import clip_lines, input_view, one_line, seconds, status_icon, strip_footer, tool_summary
+from ...format import seconds, tokens
+from ..format import clip_lines, input_view, one_line, status_icon
 from ..messages import OpenTranscript
 from ..state import SubagentState
 
@@ -41,7 +41,7 @@ class ToolCallEntry(Collapsible):
 
     def _label(self) -> Content:  # a Content, so brackets in arguments are never read as markup
         name = Content.styled(self.call.name, "bold $secondary")
-        summary = Content(tool_summary(self.call.name, self.call.input))
+        summary = Content(one_line(self.call.summary, 70))
         if self.result is None:
             state = Content.styled("…", "$warning")
         else:
@@ -116,7 +116,7 @@ class TaskEntry(Vertical):
     async def finish(self, result: str, state: SubagentState | None, now: float) -> None:
         if state is not None:
             self.show(state, now)
-        text = (state.result if state is not None and state.result else strip_footer(result)) or "(no result)"
+        text = (state.result if state is not None and state.result else result) or "(no result)"
         self._result.remove_class("-pending")
         if self._result.is_mounted:
             await self._result.update(text)
