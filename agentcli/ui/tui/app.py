@@ -294,7 +294,10 @@ class AgentApp(App[int]):
         else:
             self._ctrl_c_armed = True
             self.notify("Press ctrl+c again to quit.", timeout=3)
-            self.set_timer(3, lambda: setattr(self, "_ctrl_c_armed", False))
+            self.set_timer(3, self._disarm_ctrl_c)
+
+    def _disarm_ctrl_c(self) -> None:
+        self._ctrl_c_armed = False
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
