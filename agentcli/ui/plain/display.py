@@ -26,6 +26,7 @@ from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted
 from ...core.content import text_of
 from ...core.tools import ToolRegistry, call_summary
 from ..format import seconds, tokens
+from ..view import SessionView
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -63,14 +64,10 @@ class Retry:
 
 
 @dataclass
-class Child:
-    id: str
-    description: str
+class ChildLines:
+    """How line mode paces one subagent's lines; its facts are in the view model's ``Subagent``."""
+
     color: str
-    started: float
-    turn: int = 0
-    max_turns: int = 0
-    current: str = ""
     pending: list[tuple[str, str]] = field(default_factory=list)  # (tool name, summary) not yet shown
     last_line: float = float("-inf")
     flush: asyncio.TimerHandle | None = None
@@ -87,7 +84,8 @@ class Display:
         self.thinking_since: float | None = None
         self.running: dict[str, RunningTool] = {}
         self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
-        self.children: dict[str, Child] = {}
+        self.view = SessionView()  # the facts of each subagent, shared with the TUI
+        self.children: dict[str, ChildLines] = {}  # subagents with live lines, by id
         self.delegating: set[str] = set()  # task tool_use ids whose child has started
         self.question: list[Text] = []
         self.typeahead = ""
@@ -124,6 +122,7 @@ class Display:
     # -- events ------------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
+        self.view.apply(event, self.clock())
         if isinstance(event, Retrying) and self.screen.live:
             self._retrying(event.agent_id, event.error, f"{event.delay:.0f} s ({event.attempt}/{event.retries})")
         else:
@@ -210,32 +209,28 @@ class Display:
         if isinstance(event, SubagentStarted):
             color = CHILD_COLORS[self.children_seen % len(CHILD_COLORS)]
             self.children_seen += 1
-            child = self.children[event.id] = Child(event.id, event.description, color, self.clock(),
-                                                    max_turns=event.max_turns)
+            self.children[event.id] = ChildLines(color)
             if event.parent_tool_use_id:
                 self.delegating.add(event.parent_tool_use_id)
-            self.line(self._child_prefix(child) + Text(" ▸ ", style="dim") + Text(event.description)
+            self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
                       + Text(f" · {event.subagent_type}", style="dim"))
             return
-        child = self.children.get(event.agent_id)
-        if child is None:
+        child_id = event.agent_id
+        if child_id not in self.children:
             return
-        if isinstance(event, TurnStarted):
-            child.turn, child.max_turns = event.turn, event.max_turns or child.max_turns
-        elif isinstance(event, ToolCallStarted):
-            summary = cut(event.summary)
-            child.current = f"{event.name} {summary}".strip()
-            self._child_tool(child, event.name, summary)
+        if isinstance(event, ToolCallStarted):
+            self._child_tool(child_id, event.name, cut(event.summary))
         elif isinstance(event, Notice):
-            self.line(self._child_prefix(child) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
+            self.line(self._child_prefix(child_id) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
         elif isinstance(event, Compacted):
-            self.say(self._child_prefix(child) + Text(f" · {compacted(event)}", style="dim"))
+            self.say(self._child_prefix(child_id) + Text(f" · {compacted(event)}", style="dim"))
         elif isinstance(event, SubagentFinished):
-            self._flush_child(child)
-            del self.children[child.id]
+            prefix = self._child_prefix(child_id)
+            self._flush_child(child_id)
+            del self.children[child_id]
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
             turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
-            self.line(self._child_prefix(child) + Text(f" {mark} {event.status}", style=style)
+            self.line(prefix + Text(f" {mark} {event.status}", style=style)
                       + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
                              style="dim"))
 
@@ -252,24 +247,27 @@ class Display:
         retry = self.retries.pop(agent_id, None)
         if retry is None:
             return
-        child = self.children.get(agent_id)
         text = Text(f"! {retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}.", style="yellow")
-        self.line(self._child_prefix(child) + " " + text if child else text)
+        self.line(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
 
-    def _child_prefix(self, child: Child) -> Text:
-        return Text("  ") + Text(child.id, style=f"bold {child.color}")
+    def _child_prefix(self, child_id: str) -> Text:
+        return Text("  ") + Text(child_id, style=f"bold {self.children[child_id].color}")
 
-    def _child_tool(self, child: Child, name: str, summary: str) -> None:
+    def _child_tool(self, child_id: str, name: str, summary: str) -> None:
+        child = self.children[child_id]
         child.pending.append((name, summary))
         if child.flush is not None:
             return
         wait = child.last_line + CHILD_LINE_EVERY - self.clock()
         if wait <= 0:
-            self._flush_child(child)
+            self._flush_child(child_id)
         else:
-            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, child)
+            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, child_id)
 
-    def _flush_child(self, child: Child) -> None:
+    def _flush_child(self, child_id: str) -> None:
+        child = self.children.get(child_id)
+        if child is None:
+            return
         if child.flush is not None:
             child.flush.cancel()
             child.flush = None
@@ -277,7 +275,7 @@ class Display:
             return
         (name, summary), rest = child.pending[0], child.pending[1:]
         child.pending, child.last_line = [], self.clock()
-        line = self._child_prefix(child) + Text(" · ", style="dim") + Text(name, style="bold")
+        line = self._child_prefix(child_id) + Text(" · ", style="dim") + Text(name, style="bold")
         if summary:
             line += Text(f" {summary}")
         if rest:
@@ -396,15 +394,15 @@ class Display:
                 continue
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
                                    Text(f" · {seconds(now - tool.started)}", style="dim")))
-        for child in self.children.values():
-            turn = f"turn {child.turn}/{child.max_turns}" if child.max_turns else f"turn {child.turn}"
-            texts.append(self._child_prefix(child) + Text(f" {spin} ", style=child.color)
-                         + Text(child.current or "starting")
-                         + Text(f" · {turn} · {seconds(now - child.started)} · {child.description}", style="dim"))
+        for child_id, child in self.children.items():
+            agent = self.view.subagents[child_id]
+            turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
+            texts.append(self._child_prefix(child_id) + Text(f" {spin} ", style=child.color)
+                         + Text(cut(agent.latest_call) or "starting")
+                         + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
         for agent_id, retry in self.retries.items():
-            child = self.children.get(agent_id)
             text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")
-            texts.append(self._child_prefix(child) + " " + text if child else text)
+            texts.append(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
         texts.extend(self.question)
         if self.typeahead:
             texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))
@@ -434,8 +432,8 @@ class Display:
         self.finish_stream()
         for agent_id in list(self.retries):
             self._retried(agent_id)
-        for child in list(self.children.values()):
-            self._flush_child(child)
+        for child_id in list(self.children):
+            self._flush_child(child_id)
         self.children.clear()
         self.running.clear()
         self.thinking_since, self.question, self.typeahead = None, [], ""

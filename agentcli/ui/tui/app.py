@@ -28,6 +28,7 @@ from ...core.session import Session
 from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
+from ..view import SessionView
 from .commands import palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
@@ -35,7 +36,6 @@ from .resume import SessionError, main_events, open_session
 from .screens.approval import ApprovalQueue
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
-from .state import SubagentState
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
 from .widgets.prompt import PromptBar, PromptInput
@@ -70,14 +70,15 @@ class AgentApp(App[int]):
         self.no_key = credentials_missing
         self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
         self.busy = False
-        self.subagents: dict[str, SubagentState] = {}
+        self.view = SessionView()
+        self.subagents = self.view.subagents  # by id
         self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
         self._ctrl_c_armed = False
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
-        self.conversation.subagent = self.subagent_for_call
+        self.conversation.subagent = self.view.for_call
         self.queued = QueuedMessages()
         self.panel = SidePanel(show_times=not testing)
         self.panel.now = clock
@@ -116,8 +117,7 @@ class AgentApp(App[int]):
 
     async def restore(self) -> None:
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
-        for record in self.session.subagents.records.values():
-            self.subagents[record.id] = SubagentState.from_record(record)
+        self.view.restore(list(self.session.subagents.records.values()))
         restored = [visible_event(event) for event in main_events(self.session)]
         messages = self.session.main.messages
         if restored:
@@ -161,22 +161,16 @@ class AgentApp(App[int]):
             self.refresh_status()
 
     async def subagent_event(self, event: Event) -> None:
-        if isinstance(event, SubagentStarted):
-            if not self.subagents:
-                self.show_panel()  # opens by itself for the first subagent
-            self.subagents[event.id] = SubagentState.started_by(event, self.clock())
-        state = self.subagents.get(event.agent_id)
+        if isinstance(event, SubagentStarted) and not self.subagents:
+            self.show_panel()  # opens by itself for the first subagent
+        state = self.view.apply(event, self.clock())
         if state is None:
             return
-        state.apply(event, self.clock())
         await self.panel.show(state, self.clock())
         self.conversation.show_subagent(state)
         for screen in self.screen_stack:
             if isinstance(screen, TranscriptScreen) and screen.agent_id == state.id:
                 await screen.apply(event)
-
-    def subagent_for_call(self, tool_use_id: str) -> SubagentState | None:
-        return next((s for s in self.subagents.values() if s.tool_use_id == tool_use_id), None)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom

@@ -20,7 +20,7 @@ from .format import STATUS_ICONS
 if TYPE_CHECKING:
     from ...core.agents import AgentType
     from ...core.session import Session
-    from .state import SubagentState
+    from ..view import Subagent
 
 GAP = 2  # cells between columns
 WRAPPED = 16  # the width a wrapping column (a description) needs at least
@@ -94,7 +94,7 @@ def usage_cells(session: "Session") -> list[str]:
             slash.tokens(u.cache_write_tokens), slash.money(u), ""]
 
 
-def agents_report(types: Iterable["AgentType"], subagents: Iterable["SubagentState"], how_to: str) -> Group:
+def agents_report(types: Iterable["AgentType"], subagents: Iterable["Subagent"], how_to: str) -> Group:
     """The agent types a task may use, this session's subagents, and how to reach the panel."""
     kinds = Fitted([Column("type", 9), Column("what it is for", 5, wraps=True)],
                    [[t.name, t.description] for t in types])

@@ -17,7 +17,7 @@ from ....core.events import Event
 from ...format import seconds, tokens
 from ..format import status_icon
 from ..messages import CancelSubagent
-from ..state import SubagentState
+from ...view import Subagent
 from ..widgets.conversation import Conversation
 
 
@@ -29,7 +29,7 @@ class TranscriptScreen(Screen[None]):
         Binding("end", "follow", "Follow"),
     ]
 
-    def __init__(self, state: SubagentState, *, show_times: bool = True, now: Callable[[], float]) -> None:
+    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float]) -> None:
         super().__init__()
         self.state = state
         self.show_times = show_times

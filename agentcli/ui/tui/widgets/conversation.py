@@ -21,7 +21,7 @@ from ....core.content import as_blocks
 from ....core.content import text_of as content_text
 from ....core.history import tool_call_started
 from ...format import seconds, tokens
-from ..state import SubagentState
+from ...view import Subagent
 from .tool_call import TaskEntry, ToolCallEntry
 
 
@@ -111,7 +111,7 @@ class Conversation(VerticalScroll):
         self._answer: AssistantEntry | None = None
         self._batch: list[Widget] | None = None
         self._stream: MarkdownStream | None = None
-        self.subagent: Callable[[str], SubagentState | None] = lambda tool_use_id: None  # by task call id
+        self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
@@ -289,7 +289,7 @@ class Conversation(VerticalScroll):
         elif event.id in self.tools:
             self.tools[event.id].finish(event)
 
-    def show_subagent(self, state: SubagentState) -> None:
+    def show_subagent(self, state: Subagent) -> None:
         task = self.tasks.get(state.tool_use_id or "")
         if task is not None:
             task.show(state, self.now())

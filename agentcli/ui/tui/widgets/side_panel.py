@@ -15,7 +15,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from ...format import seconds, tokens
 from ..format import one_line, status_icon
 from ..messages import CancelSubagent, OpenTranscript
-from ..state import SubagentState
+from ...view import Subagent
 
 
 class EntryTitle(CollapsibleTitle):
@@ -65,7 +65,7 @@ class SubagentEntry(Collapsible):
     }
     """
 
-    def __init__(self, state: SubagentState, *, show_times: bool = True, now: Callable[[], float]) -> None:
+    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float]) -> None:
         self.agent_id = state.id
         self.show_times = show_times
         self.now = now
@@ -81,7 +81,7 @@ class SubagentEntry(Collapsible):
         # Swap in a title whose enter opens the transcript instead of expanding.
         self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
-    def line(self, state: SubagentState, now: float) -> Content:
+    def line(self, state: Subagent, now: float) -> Content:
         """Status icon, type, description, turn n/max, tokens and elapsed time, on one line if they fit.
 
         The description stays whole: to make room for it, the type goes first, then the tokens, then the
@@ -105,7 +105,7 @@ class SubagentEntry(Collapsible):
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
 
-    async def show(self, state: SubagentState, now: float) -> None:
+    async def show(self, state: Subagent, now: float) -> None:
         self.state = state
         self.title = self.line(state, now)  # type: ignore[assignment]
         if state.finished != self.has_class("-finished"):
@@ -154,7 +154,7 @@ class SidePanel(Vertical):
     def open(self, visible: bool = True) -> None:
         self.set_class(not visible, "-hidden")
 
-    async def show(self, state: SubagentState, now: float) -> None:
+    async def show(self, state: Subagent, now: float) -> None:
         """Add or update the entry of one subagent (new ones go on top)."""
         entry = self.entries.get(state.id)
         if entry is None:

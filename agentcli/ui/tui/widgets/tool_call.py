@@ -11,7 +11,7 @@ from ....core.events import ToolCallFinished, ToolCallStarted
 from ...format import seconds, tokens
 from ..format import clip_lines, input_view, one_line, status_icon
 from ..messages import OpenTranscript
-from ..state import SubagentState
+from ...view import Subagent
 
 
 class ToolCallEntry(Collapsible):
@@ -97,7 +97,7 @@ class TaskEntry(Vertical):
         yield self._title
         yield self._result
 
-    def _line(self, state: SubagentState | None, now: float) -> Content:
+    def _line(self, state: Subagent | None, now: float) -> Content:
         head = Content.assemble(Content.styled("task ", "bold $secondary"),
                                 Content.styled(one_line(self.description, 60), "bold"))
         if state is None:
@@ -109,11 +109,11 @@ class TaskEntry(Vertical):
         status = Content.styled(state.retry, "$warning") if state.retry else Content(state.status)
         return Content.assemble(head, "  ", status_icon(state.status), " ", status, tail)
 
-    def show(self, state: SubagentState, now: float) -> None:
+    def show(self, state: Subagent, now: float) -> None:
         self.agent_id = state.id
         self._title.update(self._line(state, now))
 
-    async def finish(self, result: str, state: SubagentState | None, now: float) -> None:
+    async def finish(self, result: str, state: Subagent | None, now: float) -> None:
         if state is not None:
             self.show(state, now)
         text = (state.result if state is not None and state.result else result) or "(no result)"

@@ -1,4 +1,4 @@
-"""The panel's view of a subagent, built from engine events alone."""
+"""The view model: a session's subagents and status-bar facts, built from engine events alone (no Textual, no prompt-toolkit)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFin
 from agentcli.core.subagents import SubagentRecord
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.ui.format import seconds
-from agentcli.ui.tui.state import SubagentState
+from agentcli.ui.view import SessionView, Subagent
 
 A = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
@@ -16,10 +16,10 @@ def events() -> list:
     return [
         TurnStarted(turn=1, max_turns=30, **A),
         UsageUpdated(usage=Usage(100, 10), total=Usage(100, 10), **A),
-        ToolCallStarted(id="c1", name="edit_file", input={"path": "src/a.py", "old_string": "x", "new_string": "y"},
+        ToolCallStarted(id="c1", name="edit_file", kind="edit", input={"path": "src/a.py", "old_string": "x", "new_string": "y"},
                         **A),
         ToolCallFinished(id="c1", name="edit_file", output="ok", is_error=False, seconds=0.1, **A),
-        ToolCallStarted(id="c2", name="write_file", input={"path": "src/b.py", "content": "z"}, **A),
+        ToolCallStarted(id="c2", name="write_file", kind="edit", input={"path": "src/b.py", "content": "z"}, **A),
         ToolCallFinished(id="c2", name="write_file", output="refused", is_error=True, seconds=0.1, **A),
         TurnStarted(turn=2, max_turns=30, **A),
         UsageUpdated(usage=Usage(200, 20), total=Usage(300, 30), **A),
@@ -31,7 +31,7 @@ def events() -> list:
 def test_state_follows_the_events_of_one_subagent():
     started = SubagentStarted(id="sa-1", subagent_type="general-purpose", description="Fix a", prompt="Fix a.py",
                               max_turns=30, **A)
-    state = SubagentState.started_by(started, now=10.0)
+    state = Subagent.started_by(started, now=10.0)
     assert state.status == "queued" and state.tool_use_id == "toolu_1"
     for event in events():
         state.apply(event, now=12.0)
@@ -47,7 +47,7 @@ def test_state_of_a_restored_record_keeps_its_final_facts():
     record = SubagentRecord(id="sa-1", type="general-purpose", description="Fix a", prompt="Fix a.py",
                             tool_use_id="toolu_1", max_turns=30, status="interrupted", result="Partial.", turns=2,
                             usage=Usage(300, 30), seconds=4.0, events=events()[:-1])
-    state = SubagentState.from_record(record)
+    state = Subagent.from_record(record)
     assert (state.status, state.result, state.turn, state.tokens) == ("interrupted", "Partial.", 2, 330)
     assert state.files_changed == ["src/a.py"] and len(state.events) == 8
 
@@ -58,3 +58,38 @@ def test_formatting_helpers():
     assert tools.summary("bash", {"command": "make test\nmore"}) == "make test"
     assert tools.summary("mystery", {"n": 1, "what": "this"}) == "this"
     assert (seconds(0.04), seconds(12.4), seconds(125)) == ("0.0s", "12s", "2m 05s")
+
+
+def test_changed_files_come_from_the_tool_kind_not_its_name():
+    agent = Subagent(id="sa-1", type="general-purpose", description="d")
+    calls = [("c1", "apply_patch", "edit", "src/new.py"), ("c2", "read_file", "read", "src/read.py"),
+             ("c3", "edit_file", "edit", "src/new.py")]
+    for call_id, name, kind, path in calls:
+        agent.apply(ToolCallStarted(id=call_id, name=name, kind=kind, input={"path": path}, **A), 0.0)
+        agent.apply(ToolCallFinished(id=call_id, name=name, output="ok", is_error=False, seconds=0.1, **A), 0.0)
+        assert agent.latest_call == name  # no summary given
+    assert agent.files_changed == ["src/new.py"]  # an edit-kind tool of any name counts, once per path
+
+
+def test_session_view_routes_events_and_sums_the_status_bar_facts():
+    view = SessionView()
+    main_usage = Usage(input_tokens=1000, output_tokens=50, cache_read_tokens=500)
+    view.apply(UsageUpdated(usage=main_usage, total=main_usage, model="claude-x"), now=1.0)
+    started = SubagentStarted(id="sa-1", subagent_type="general-purpose", description="Fix a", prompt="p",
+                              max_turns=30, **A)
+    agent = view.apply(started, now=10.0)
+    assert agent is not None and agent.status == "queued" and view.for_call("toolu_1") is agent
+    assert view.running == [agent]
+    for event in events():
+        assert view.apply(event, now=12.0) is agent
+    assert view.for_call("toolu_other") is None and view.running == []
+    assert (view.model, view.context_used) == ("claude-x", 1500)
+    assert view.usage.total_tokens == 1550 + 330  # the main agent's total and the child's final usage
+    assert view.tokens_kept_out == len("ok" + "refused") // 4  # the child's tool output never reached main
+    assert agent.elapsed(now=99.0) == 4.0 and agent.finished
+
+
+def test_an_event_of_an_unknown_subagent_is_ignored():
+    view = SessionView()
+    assert view.apply(TurnStarted(turn=1, agent_id="sa-9"), now=0.0) is None
+    assert view.subagents == {}
