@@ -180,10 +180,10 @@ def start_sdk_import() -> None:
     """Headless: import the SDK (most of the time to the first request) while the settings, the
     session and the system prompt are prepared.
 
-    Garbage collection waits until the import is done: the import makes a few hundred thousand
-    objects and none of them is garbage, so the collector's passes over them are pure cost; they
-    are then frozen, never to be scanned again. The thread never reports: a failed import happens
-    again, with its own clear error, where the SDK is first used.
+    Garbage collection waits until the run starts (``sdk_imported``): the import and the preparation
+    make a few hundred thousand objects and none of them is garbage, so the collector's passes over
+    them are pure cost; they are then frozen, never to be scanned again. The thread never reports:
+    a failed import happens again, with its own clear error, where the SDK is first used.
     """
     global sdk_import
     if sdk_import is not None or "anthropic" in sys.modules:
@@ -195,13 +195,19 @@ def start_sdk_import() -> None:
                 importlib.import_module(name)
         except BaseException:  # the main thread's own import will say what is wrong
             pass
-        finally:
-            gc.freeze()
-            gc.enable()
 
     gc.disable()
     sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
     sdk_import.start()
+
+
+def sdk_imported() -> None:
+    """Wait for the SDK import started by ``start_sdk_import`` (if any), then collect garbage again."""
+    if sdk_import is None or gc.isenabled():
+        return
+    sdk_import.join()
+    gc.freeze()
+    gc.enable()
 
 
 def leave(code: int) -> NoReturn:
@@ -283,5 +289,6 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     output = make_headless_output(args.output_format)
     session = open_session(settings, Workspace.at(root), output, interactive=False, resume=args.resume,
                            continue_=args.continue_)
+    sdk_imported()
     return asyncio.run(run_prompt(session, prompt, output))
 
