@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import os
 import stat
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Sequence
 
@@ -100,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if code is None:
             raise
         print(f"agentcli: {exc}", file=sys.stderr)
+    if argv is None and sdk_import is not None:  # a run that failed early: no teardown racing the import
+        leave(code)
     sys.exit(code)
 
 
@@ -117,10 +122,6 @@ def user_error_code(exc: Exception) -> int | None:
 
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
-    from .config import load_settings
-    from .core.key_helper import load_helper_key
-    from .core.store import resume_target
-
     root = Path.cwd()
     if argv and argv[0] in ("sessions", "agents", "trust"):
         if argv in (["sessions"], ["trust"]):
@@ -130,6 +131,12 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
+    if args.prompt is not None:
+        start_sdk_import()
+    from .config import load_settings
+    from .core.key_helper import load_helper_key
+    from .core.store import resume_target
+
     if args.resume is not None and not args.resume.strip():
         raise UsageError("--resume needs a session id; 'agentcli sessions list' shows them")
     if args.continue_ and args.resume:
@@ -162,6 +169,45 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     from .ui.tui.app import run_tui
 
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+
+
+# The SDK, and what its async client loads only when the first request goes out.
+SDK_MODULES = ("anthropic", "httpcore2", "anyio._backends._asyncio")
+sdk_import: threading.Thread | None = None
+
+
+def start_sdk_import() -> None:
+    """Headless: import the SDK (most of the time to the first request) while the settings, the
+    session and the system prompt are prepared.
+
+    Garbage collection waits until the run starts (``sdk_imported``): the import and the preparation
+    make a few hundred thousand objects and none of them is garbage, so the collector's passes over
+    them are pure cost; they are then frozen, never to be scanned again. The thread never reports:
+    a failed import happens again, with its own clear error, where the SDK is first used.
+    """
+    global sdk_import
+    if sdk_import is not None or "anthropic" in sys.modules:
+        return
+
+    def load() -> None:
+        try:
+            for name in SDK_MODULES:
+                importlib.import_module(name)
+        except BaseException:  # the main thread's own import will say what is wrong
+            pass
+
+    gc.disable()
+    sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
+    sdk_import.start()
+
+
+def sdk_imported() -> None:
+    """Wait for the SDK import started by ``start_sdk_import`` (if any), then collect garbage again."""
+    if sdk_import is None or gc.isenabled():
+        return
+    sdk_import.join()
+    gc.freeze()
+    gc.enable()
 
 
 def leave(code: int) -> NoReturn:
@@ -243,5 +289,6 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     output = make_headless_output(args.output_format)
     session = open_session(settings, Workspace.at(root), output, interactive=False, resume=args.resume,
                            continue_=args.continue_)
+    sdk_imported()
     return asyncio.run(run_prompt(session, prompt, output))
 

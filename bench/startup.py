@@ -16,8 +16,8 @@ from .stats import Section
 from .terminal import Tmux
 
 TUI_READY = "ask about the code"  # the welcome line, drawn once the prompt has focus
-BARE_SDK = ("import anthropic; anthropic.Anthropic().messages.create(model='claude-sonnet-5-5', max_tokens=64, "
-            "messages=[{'role': 'user', 'content': 'hi'}])")
+BARE_SDK = ("import anthropic\nwith anthropic.Anthropic().messages.stream(model='claude-sonnet-5-5', max_tokens=64, "
+            "messages=[{'role': 'user', 'content': 'hi'}]) as stream:\n    stream.get_final_message()")
 
 
 def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
@@ -98,6 +98,6 @@ def run(work: Path, runs: int = 5) -> Section:
         "widgets, the same widgets count as agentcli's first screen: 16) each started in a fresh detached tmux "
         "session; the time is from `tmux new-session` to the first `capture-pane` showing the app's ready text "
         "(agentcli: its welcome line, drawn after the prompt takes focus). `-p`: from process launch to the "
-        "stand-in server receiving the request; the peer is a one-line script that imports `anthropic` and sends "
-        "one request, the floor for any Python agent on this SDK.")
+        "stand-in server receiving the request; the peer is a three-line script that imports `anthropic` and "
+        "streams one request (as agentcli does), the floor for any Python agent on this SDK.")
     return section
