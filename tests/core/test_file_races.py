@@ -12,7 +12,6 @@ import ctypes
 import dataclasses
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
 from agentcli.core.workspace import Workspace
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use_block)
+from tests.waiting import wait_until
 
 STALE = "changed since you read it"
 UNREAD = "You have not read"
@@ -187,11 +187,8 @@ async def test_a_write_over_a_finished_siblings_edit_warns(server, make_session,
     holder: dict = {}
 
     def b_writes_once_a_has_finished(body):
-        deadline = time.monotonic() + 60
-        while not any(r.description == "A" and r.status == "done" and r.seconds
-                      for r in holder["session"].subagents.records.values()):
-            assert time.monotonic() < deadline, "subagent A never finished"
-            time.sleep(0.02)
+        wait_until(lambda: any(r.description == "A" and r.status == "done" and r.seconds
+                               for r in holder["session"].subagents.records.values()), "subagent A finishing")
         return reply(tool_use_block("read_file", {"path": "README.md"}),
                      tool_use_block("write_file", {"path": "README.md", "content": "# B's rewrite\n"}))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from agentcli.core.tools import ToolRegistry, default_tools, keep_in_full
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.workspace import Workspace
+from tests.waiting import until
 
 MB = 1024 * 1024
 
@@ -67,12 +67,7 @@ async def test_background_output_file_is_capped_and_new_output_still_reads(tmp_p
     assert not started.is_error, started.output
     shell = ctx.shells.shells["bash-1"]
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while not (shell.copy and shell.copy.full):
-            assert loop.time() < deadline, "the background copy never reached its 0.2 MB cap"
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0)  # more output after the cap
+        await until(lambda: shell.copy and shell.copy.full, "the background copy reaching its 0.2 MB cap")
         read = await registry.call("bash_output", {"bash_id": "bash-1"}, ctx.for_call("toolu_read"))
         assert not read.is_error and read.output.startswith("y\ny\n")
         assert "only in part" in read.output and "0.2 MB cap of one copy" in read.output

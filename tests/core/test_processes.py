@@ -13,6 +13,7 @@ from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.workspace import Workspace
 from tests.waiting import until
+from tests import waiting
 
 DEADLINE = 30.0
 
@@ -110,17 +111,18 @@ async def call(ctx: ToolContext, name: str, **args):
 
 
 async def output_until(ctx: ToolContext, bash_id: str, wanted: str) -> str:
-    seen = ""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DEADLINE
-    while wanted not in seen:
-        if loop.time() > deadline:
-            raise AssertionError(f"{wanted!r} never appeared in {bash_id}'s output; read: {seen!r}")
+    """Read the shell's new output until ``wanted`` is in what was read."""
+    seen: list[str] = []
+
+    async def read_more() -> None:
         outcome = await call(ctx, "bash_output", bash_id=bash_id)
         assert not outcome.is_error, outcome.output
-        seen += outcome.output
-        await asyncio.sleep(0.05)
-    return seen
+        seen.append(outcome.output)
+        await asyncio.sleep(waiting.STEP)  # let the shell's reader run
+
+    await until(lambda: wanted in "".join(seen), f"{wanted!r} appearing in {bash_id}'s output",
+                step=read_more, detail=lambda: "read: " + repr("".join(seen)))
+    return "".join(seen)
 
 
 async def test_background_shell_runs_reports_and_is_killed_with_its_escapes(ctx):

@@ -22,6 +22,7 @@ import pytest
 from tests.e2e.test_bad_setup import one_sentence
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
+from tests.waiting import wait_until
 
 # Every ancestor of bash, up to pid 1: "== pid", then its environment and argv, one entry a line.
 DUMP_ANCESTORS = (
@@ -201,9 +202,12 @@ def read_some(fd: int, wait: float) -> bytes:
 
 
 def read_until(fd: int, proc: subprocess.Popen, wanted: bytes, failure: str) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + 60
-    while wanted not in seen:
-        assert time.monotonic() < deadline and proc.poll() is None, f"{failure}: {seen[-2000:]!r}"
-        seen += read_some(fd, 0.5)
-    return seen
+    seen = bytearray()
+
+    def arrived() -> bool:
+        assert proc.poll() is None, f"{failure}: agentcli exited; it printed {bytes(seen[-2000:])!r}"
+        seen.extend(read_some(fd, 0.5))
+        return wanted in seen
+
+    wait_until(arrived, failure, detail=lambda: repr(bytes(seen[-2000:])))
+    return bytes(seen)

@@ -90,22 +90,19 @@ def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_h
                 return
 
     try:
-        sent = 0.0
-        deadline = time.monotonic() + DEADLINE
-        while not processes_running(["sleep", seconds]):
-            assert time.monotonic() < deadline, f"bash never started `sleep {seconds}`:\n{bytes(drained[-3000:])!r}"
+        sent = [0.0]
+
+        def sleep_started() -> bool:
             assert proc.poll() is None, bytes(drained[-3000:])
             drain()
-            if time.monotonic() - sent > 5:  # until the app takes it: it may still be starting
+            if time.monotonic() - sent[0] > 5:  # type the prompt again until the app takes it: it may still be starting
                 os.write(leader, b"wait a while\r")
-                sent = time.monotonic()
-            time.sleep(0.1)
+                sent[0] = time.monotonic()
+            return bool(processes_running(["sleep", seconds]))
+
+        wait_until(sleep_started, f"bash starting `sleep {seconds}`", detail=lambda: repr(bytes(drained[-3000:])))
         proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + DEADLINE
-        while proc.poll() is None:
-            assert time.monotonic() < deadline, "agentcli never exited after SIGTERM"
-            drain()
-            time.sleep(0.05)
+        wait_until(lambda: drain() or proc.poll() is not None, "agentcli exiting after SIGTERM")
     finally:
         if proc.poll() is None:
             proc.kill()
