@@ -6,11 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from agentcli.core.store import read_records
 from tests.fakes.anthropic_server import text, tool_use
+from tests.waiting import wait_until
 
 
 def run(repo: Path, api_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -41,10 +41,7 @@ def test_the_session_file_is_complete_and_background_shells_are_stopped(server, 
     assert "Started it; done." in json.dumps(records[-2:])  # the answer and the turn's end made it to disk
     assert (records[-1]["type"], records[-1]["stop_reason"]) == ("turn_finished", "end_turn")
     pid = int((repo / "shell.pid").read_text())
-    deadline = time.monotonic() + 30
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(pid), "the background shell outlived agentcli -p"
+    wait_until(lambda: not alive(pid), "the background shell ending with agentcli -p")
 
 
 def test_exit_codes_stay_as_they_were(server, api_env, repo):
