@@ -116,7 +116,7 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
                 chunk = await asyncio.wait_for(proc.stdout.read(1 << 16), max(deadline - loop.time(), 0))
             except asyncio.TimeoutError:
                 timed_out = timeout
-                proc.kill()
+                _stop(proc)
                 break
             if not chunk:
                 break
@@ -125,7 +125,7 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
                 total += chunk.count(b"\n")
                 if read_bytes > _COUNT_LIMIT_BYTES:
                     more_than = True
-                    proc.kill()
+                    _stop(proc)
                     break
                 continue
             parts = (pending + chunk).split(b"\n")
@@ -154,13 +154,18 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
             returncode = await proc.wait()
     finally:
         if proc.returncode is None:
-            try:
-                proc.kill()
-            except ProcessLookupError:
-                pass
+            _stop(proc)
             stderr_task.cancel()
             await asyncio.shield(proc.wait())
     return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
+
+
+def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Kill rg; it may already have exited on its own, which is just as good."""
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
 
 
 async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
