@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .core.permissions import MODES
 
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
-               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke'.")
+               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
+                      "'agentcli trust list|revoke'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -67,6 +68,17 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     show.add_argument("session")
     show.add_argument("--agent", metavar="SUBAGENT_ID", help="a subagent id such as sa-1")
     show.add_argument("--json", action="store_true", help="raw records")
+    rewind = sub.add_parser("rewind", help="list a session's checkpoints, or go back to before a prompt")
+    rewind.add_argument("session")
+    what = rewind.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="the prompts and the files changed after each (default)")
+    what.add_argument("--to", type=positive_int, metavar="N", help="go back to just before prompt N")
+    how = rewind.add_mutually_exclusive_group()
+    how.add_argument("--files", action="store_true", help="restore the files only")
+    how.add_argument("--conversation", action="store_true", help="restore the conversation only")
+    how.add_argument("--both", action="store_true", help="restore both (the default)")
+    rewind.add_argument("--overwrite", action="store_true",
+                        help="also put back files changed by hand since the agent wrote them")
     sub.add_parser("agents", help="list the agent types available here")
     trust = sub.add_parser("trust", help="the remembered workspace trust answers")
     trust_sub = trust.add_subparsers(dest="action", required=True)
@@ -123,7 +135,7 @@ def user_error_code(exc: Exception) -> int | None:
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
-    if argv and argv[0] in ("sessions", "agents", "trust"):
+    if argv and argv[0] in ("sessions", "agents", "trust", "rewind"):
         if argv in (["sessions"], ["trust"]):
             argv = [argv[0], "list"]
         args = build_subcommand_parser().parse_args(argv)

@@ -1,4 +1,5 @@
-"""Subcommands that need no model: `agentcli agents`, `agentcli sessions …` and `agentcli trust …`."""
+"""Subcommands that need no model: `agentcli agents`, `agentcli sessions …`, `agentcli rewind …` and
+`agentcli trust …`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ def run(args: argparse.Namespace, root: Path) -> int:
         from .trust import run_trust_command
 
         return run_trust_command(args.action, getattr(args, "path", None), sys.stdout, sys.stderr)
+    if args.command == "rewind":
+        from .rewind_cli import run_rewind
+
+        return run_rewind(args, root)
     from .sessions_cli import run_sessions
 
     return run_sessions(args, root)

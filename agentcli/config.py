@@ -34,9 +34,9 @@ NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
            "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout"}
-# Raising the output caps lets commands fill more disk; api_key_helper is never read from a workspace at all.
+# Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
-            "api_key_helper"}
+            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -64,6 +64,8 @@ class Settings:
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
+    checkpoint_file_max_mb: float = 16.0  # a file bigger than this is not kept for /rewind (noted instead)
+    checkpoint_session_max_mb: float = 512.0  # cap of all checkpoint contents of a session
     theme: str = "agentcli"
     api_key_helper: str = ""  # a command printing the API key, run once at startup (user config only)
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
+from .core.checkpoints import checkpoint_bytes
 from .core.history import subagent_record
 from .core.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
     read_records, session_info
@@ -99,7 +100,9 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
     yield ""
     agents = f" · subagents: {', '.join(info.subagents)} (show one with --agent {info.subagents[0]})" \
         if info.subagents else ""
-    yield f"── {plural(info.turns, 'turn')} · {tokens(info.usage.total_tokens)} tokens{agents}"
+    kept = checkpoint_bytes(path.parent / path.stem / "checkpoints")
+    saved = f" · checkpoints {kept / 1e6:.1f} MB (agentcli rewind {info.id} --list)" if kept else ""
+    yield f"── {plural(info.turns, 'turn')} · {tokens(info.usage.total_tokens)} tokens{agents}{saved}"
 
 
 def child_transcript(records: list[dict[str, Any]], agent: str, path: Path, live: bool) -> Iterator[str]:

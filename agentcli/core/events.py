@@ -203,6 +203,15 @@ class HistoryCleared(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Rewound(HistoryCleared):
+    """/rewind of the conversation: ``messages`` is the history as it was before prompt ``to_prompt``,
+    whose text ``prompt`` front ends offer back for editing."""
+
+    to_prompt: int = 0
+    prompt: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class TurnFinished(Event):
     stop_reason: str | None
 
@@ -237,7 +246,7 @@ def _snake(name: str) -> str:
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
-                ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared):
+                ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 
 

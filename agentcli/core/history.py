@@ -24,7 +24,7 @@ from .tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
 INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"
-HISTORY_RESETS = ("compacted", "history_cleared")  # records after which the history starts again
+HISTORY_RESETS = ("compacted", "history_cleared", "rewound")  # records after which the history starts again
 
 
 @dataclass
@@ -61,6 +61,38 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             state.model = record.get("model") or state.model
     state.messages = repair(messages)
     return state
+
+
+@dataclass
+class Prompt:
+    """A message the user typed to the main agent: its number (from 1, in file order) and text."""
+
+    number: int
+    text: str
+    ts: str
+    index: int  # of its record
+
+
+def user_prompts(records: list[dict[str, Any]]) -> list[Prompt]:
+    """The user's prompts to the main agent, numbered in the order they were sent."""
+    prompts: list[Prompt] = []
+    for index, record in enumerate(records):
+        if record.get("type") != "user_message" or record.get("agent_id", MAIN) != MAIN:
+            continue
+        content = as_blocks(record.get("content"))
+        if record.get("origin", legacy_origin(content)) != "user":
+            continue
+        text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+        prompts.append(Prompt(len(prompts) + 1, text, str(record.get("ts", "")), index))
+    return prompts
+
+
+def history_before(records: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    """The main agent's history as it was just before prompt ``number`` was sent."""
+    prompts = user_prompts(records)
+    if not 1 <= number <= len(prompts):
+        raise ValueError(f"there is no prompt {number}")
+    return agent_state(records[:prompts[number - 1].index]).messages
 
 
 def usable(block: dict[str, Any]) -> bool:

@@ -27,7 +27,7 @@ STORE_RECORDS: dict[str, dict[str, Any]] = {
 }
 USAGE_FIELDS: dict[str, Any] = typing.get_type_hints(Usage)
 MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",  # checked block by block
-                  "compacted": "messages", "history_cleared": "messages"}
+                  "compacted": "messages", "history_cleared": "messages", "rewound": "messages"}
 BLOCK_FIELDS: dict[str, dict[str, Any]] = {
     "text": {"text": str},
     "tool_use": {"id": str, "name": str, "input": dict[str, Any]},

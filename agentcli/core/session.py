@@ -10,9 +10,10 @@ from typing import Any, Callable, Protocol
 
 from . import compaction
 from .agents import load_agent_types
+from .checkpoints import Checkpoints, Restore
 from .context import main_system_prompt
-from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
-from .history import agent_state, replay_events, subagent_record
+from .events import MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, Usage
+from .history import Prompt, agent_state, history_before, replay_events, subagent_record, user_prompts
 from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
 from .permissions import Permissions
@@ -45,6 +46,8 @@ class SessionSettings(Protocol):
     search_timeout: float
     output_copy_max_mb: float
     output_session_max_mb: float
+    checkpoint_file_max_mb: float
+    checkpoint_session_max_mb: float
     agents: dict[str, dict[str, Any]]
     permissions: dict[str, list[str]]
     notices: list[str]
@@ -79,12 +82,17 @@ class Session:
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
             compact_threshold=settings.compact_threshold)
+        mb = 1024 * 1024
+        self.checkpoints = Checkpoints(workspace.root, self.store.checkpoint_dir if self.store else None,
+                                       max_file_bytes=int(settings.checkpoint_file_max_mb * mb),
+                                       max_total_bytes=int(settings.checkpoint_session_max_mb * mb))
+        self.prompts = 0  # user prompts sent so far; checkpoints are kept per prompt
         env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
         if settings.keep_secret_env:
             env["keep_secret_env"] = "1"
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
-                          output_dir=self.store.output_dir if self.store else None)
+                          output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
@@ -106,6 +114,7 @@ class Session:
         state = agent_state(records)
         self.main.messages, self.main.turns = state.messages, state.turns
         self.main.usage, self.main.last_usage = state.usage, state.last_usage
+        self.prompts = len(user_prompts(records))
         self.restored_events = [e for e in replay_events(records)
                                 if e.agent_id == MAIN or isinstance(e, (SubagentStarted, SubagentFinished))]
         children, child_warnings = child_records(self.store.main_path)
@@ -143,7 +152,37 @@ class Session:
 
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
+        self.prompts += 1
+        self.checkpoints.begin(self.prompts)
         return await self.main.run(text)
+
+    def prompt_list(self) -> list[Prompt]:
+        """The user's prompts so far (from the session file), for /rewind."""
+        if self.store is None:
+            return []
+        records, _ = read_records(self.store.main_path)
+        return user_prompts(records)
+
+    def rewind(self, number: int, *, conversation: bool, files: bool, overwrite: bool = False) -> Restore:
+        """Go back to just before prompt ``number``: its files, its conversation, or both.
+
+        Files the user changed by hand since an agent wrote them are left alone and listed, unless
+        ``overwrite``. Raises SessionError with one sentence when there is no such prompt."""
+        prompts = self.prompt_list()
+        if not 1 <= number <= len(prompts):
+            raise SessionError(f"There is no prompt {number} to rewind to; this session has {len(prompts)}.")
+        restore = self.checkpoints.restore(number, overwrite=overwrite, dry_run=not files)
+        if files and restore.restored:
+            self.emit(Notice(level="info", text=f"Restored {len(restore.restored)} file"
+                             f"{'s' if len(restore.restored) != 1 else ''} to before prompt {number}: "
+                             + ", ".join(restore.restored)))
+        if conversation:
+            assert self.store is not None
+            records, _ = read_records(self.store.main_path)
+            self.main.messages = history_before(records, number)
+            self.main.last_usage = Usage()
+            self.emit(Rewound(to_prompt=number, prompt=prompts[number - 1].text, messages=self.main.messages))
+        return restore
 
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""

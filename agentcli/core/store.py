@@ -68,6 +68,7 @@ class SessionStore:
         self.main_path = project_dir / f"{session_id}.jsonl"
         self.subagent_dir = project_dir / session_id / "subagents"
         self.output_dir = project_dir / session_id / "outputs"
+        self.checkpoint_dir = project_dir / session_id / "checkpoints"
         self._header = header
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened

@@ -30,6 +30,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
+    SlashCommand("rewind", "[N [files|conversation|both]]",
+                 "List your prompts with the files changed after each; go back to before prompt N"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
     SlashCommand("exit", "", "Quit agentcli"),
 )

@@ -439,6 +439,7 @@ def _write(ctx: ToolContext, real: Path, shown: str, content: str) -> bool:
     except (FileExistsError, NotADirectoryError):
         raise ToolError(f"Cannot write {shown}: part of its directory path is a file, not a directory.") from None
     try:
+        old: bytes | None = None
         try:
             fd, info = _open_regular(dir_fd, real.name, shown)
         except FileNotFoundError:
@@ -450,7 +451,11 @@ def _write(ctx: ToolContext, real: Path, shown: str, content: str) -> bool:
             mode = stat.S_IMODE(info.st_mode)
             if old.startswith(UTF8_BOM) and not content.startswith("\ufeff"):
                 data = UTF8_BOM + data  # keep an existing file's byte-order mark
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.before_change(real, old, mode)
         replace_in(dir_fd, real.name, data, mode)
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.after_change(real, data)
     finally:
         os.close(dir_fd)
     ctx.workspace.files.saw(ctx.agent_id, real, _digest(data))
@@ -572,7 +577,11 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
         if not is_binary(data):  # refused below in any case
             _check_seen(ctx, real, shown, data)
         encoded, count, where = _replaced(data, shown, old, new, replace_all)
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.before_change(real, data, stat.S_IMODE(info.st_mode))
         replace_in(dir_fd, real.name, encoded, stat.S_IMODE(info.st_mode))
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.after_change(real, encoded)
     finally:
         os.close(dir_fd)
     ctx.workspace.files.saw(ctx.agent_id, real, _digest(encoded))

@@ -136,8 +136,17 @@ def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> t
     return _run(repo.root, repo, *args, timeout=timeout)
 
 
-def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
-    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
+def git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> bytes | None:
+    """The raw stdout of one hardened git command on ``repo`` (a blob's bytes), or None when it failed."""
+    out = bytearray()
+    code, _, _ = _run(repo.root, repo, *args, timeout=timeout, into=out)
+    return bytes(out) if code == 0 else None
+
+
+def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
+         into: bytearray | None = None) -> tuple[int, str, str]:
+    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds.
+    ``into`` takes stdout as bytes (then the returned stdout is empty)."""
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     executable = shutil.which("git", path=env.get("PATH"))
@@ -157,6 +166,9 @@ def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAN
         return 124, "", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
         return 127, "", f"fatal: cannot run git: {exc.strerror or exc}"
+    if into is not None:
+        into += done.stdout
+        return done.returncode, "", done.stderr.decode("utf-8", errors="replace")
     return (done.returncode, done.stdout.decode("utf-8", errors="replace"),
             done.stderr.decode("utf-8", errors="replace"))
 

@@ -256,6 +256,21 @@ class Bash(Tool):
             shell = await ctx.shells.start(command, ctx)
             return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
+        if ctx.checkpoints is None:
+            return await self.run_command(command, args, ctx)
+        from ..checkpoints import scan_tree, tree_changes
+
+        root = ctx.workspace.root
+        before = await asyncio.to_thread(scan_tree, root)
+        try:
+            return await self.run_command(command, args, ctx)
+        finally:  # what the command changed, kept for /rewind as far as it can be
+            if before is None:
+                ctx.checkpoints.bash_changed({"": "unknown"})
+            else:
+                ctx.checkpoints.bash_changed(await asyncio.shield(asyncio.to_thread(tree_changes, root, before)))
+
+    async def run_command(self, command: str, args: dict[str, Any], ctx: ToolContext) -> str:
         timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
         timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id)

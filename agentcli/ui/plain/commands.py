@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ...core.permissions import MODES
+from ...core.store import SessionError
 from ...core.subagents import SubagentRecord
 from .. import slash
+from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible
 from ..format import seconds
 from .display import STATUS_MARKS
@@ -127,10 +129,28 @@ async def bashes(app: "PlainApp", arg: str) -> None:
     app.display.say(await slash.bashes(app.session, arg))
 
 
+async def rewind(app: "PlainApp", arg: str) -> None:
+    if not arg:
+        lines = rewind_list(app.session.prompt_list(), app.session.checkpoints.list())
+        app.display.say("\n".join(visible(line) for line in lines))
+        app.display.say("/rewind N [files|conversation|both] goes back to just before prompt N.", "dim")
+        return
+    parsed = parse_rewind(arg)
+    if isinstance(parsed, str):
+        app.display.say(parsed, "red")
+        return
+    try:
+        lines = rewind_session(app.session, *parsed)
+    except SessionError as exc:
+        app.display.say(str(exc), "red")
+        return
+    app.display.say("\n".join(visible(line) for line in lines))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
-            "exit": exit_}
+            "rewind": rewind, "exit": exit_}

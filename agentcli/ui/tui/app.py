@@ -29,7 +29,7 @@ from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
 from ..view import SessionView
-from .commands import palette_commands, run_command
+from .commands import escape_on_empty_input, palette_commands, run_command
 from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
@@ -57,6 +57,7 @@ class AgentApp(App[int]):
     BINDINGS = [
         Binding("ctrl+c", "ctrl_c", "Interrupt, clear, or quit (press twice)", show=False, priority=True),
         Binding("escape", "interrupt", "Interrupt"),
+        Binding("escape", "rewind_on_escape", show=False),  # twice on an empty input: /rewind
         Binding("ctrl+t", "toggle_panel", "Panel"),
         Binding("ctrl+o", "open_transcript", "Transcript"),
     ]
@@ -75,6 +76,7 @@ class AgentApp(App[int]):
         self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
         self._ctrl_c_armed = False
+        self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
@@ -262,6 +264,9 @@ class AgentApp(App[int]):
                 self.prompt.load_text(text)
                 self.prompt.move_cursor(self.prompt.document.end)
 
+    def action_rewind_on_escape(self) -> None:
+        escape_on_empty_input(self)
+
     def action_toggle_panel(self) -> None:
         self.panel.open(not self.panel.is_open)
 
@@ -315,7 +320,9 @@ class AgentApp(App[int]):
         if action in ("toggle_panel", "open_transcript", "interrupt") and self.screen is not self.screen_stack[0]:
             return False
         if action == "interrupt" and not self.busy:
-            return None  # shown dimmed: nothing to interrupt
+            return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
+        if action == "rewind_on_escape":
+            return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]
         return True
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
 from ...core.agents import load_agent_types
 from ...core.permissions import MODES
+from ...core.store import SessionError
 from .. import slash
+from ..rewind import parse_rewind, rewind_session
 from . import reports
+from .screens.rewind import RewindScreen
 
 if TYPE_CHECKING:
     from .app import AgentApp
 
 KEYS = [
     ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
-    ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"),
+    ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
     ("ctrl+t", "show or hide the side panel"), ("ctrl+o", "a subagent's transcript"),
     ("shift+tab, tab", "to the panel's entries: enter transcript, space expand, x cancel"),
@@ -90,13 +94,58 @@ async def bashes(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(await slash.bashes(app.session, arg), block=True)
 
 
+async def rewind(app: "AgentApp", arg: str) -> None:
+    if await app.refuse_while_busy():
+        return
+    if arg:
+        parsed = parse_rewind(arg)
+        if isinstance(parsed, str):
+            await app.conversation.add_notice(parsed, "warning")
+        else:
+            await rewind_to(app, *parsed)
+        return
+    prompts = app.session.prompt_list()
+    if not prompts:
+        await app.conversation.add_notice("There is nothing to rewind yet: no prompt has been sent.")
+        return
+
+    async def chosen(choice: tuple[int, str] | None) -> None:
+        if choice is not None:
+            await rewind_to(app, *choice)
+
+    app.push_screen(RewindScreen(prompts, app.session.checkpoints.list()), callback=chosen)
+
+
+async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = False) -> None:
+    try:
+        lines = rewind_session(app.session, number, what, overwrite)
+    except SessionError as exc:
+        await app.conversation.add_notice(str(exc), "warning")
+        return
+    if what != "files" and not app.prompt.text.strip():  # the prompt comes back, to edit and send again
+        app.prompt.load_text(app.session.prompt_list()[number - 1].text)
+        app.prompt.move_cursor(app.prompt.document.end)
+    app.refresh_status()
+    await app.conversation.add_notice("\n".join(lines), block=True)
+
+
+def escape_on_empty_input(app: "AgentApp") -> None:
+    """esc twice on an empty input (within a second) opens /rewind."""
+    now = time.monotonic()
+    if now - app.last_escape < 1.0:
+        app.last_escape = -10.0
+        app.run_worker(rewind(app, ""))
+    else:
+        app.last_escape = now
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.exit(0)
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
-    "compact": compact, "permissions": permissions, "bashes": bashes, "exit": leave,
+    "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "exit": leave,
 }
 
 
