@@ -176,6 +176,9 @@ class Checkpoints:
                 result.not_kept.append(path)
                 continue
             real = self.root / path
+            if not self.inside(real):  # a folder on the way became a link out of the workspace since
+                result.not_kept.append(path)
+                continue
             current = _read(real)
             was = self._blob(before.blob) if before.blob is not None else None
             if current == was:
@@ -188,18 +191,26 @@ class Checkpoints:
             if dry_run:
                 continue
             if before.blob is None:
-                if current is not None:
+                if current is not None or real.is_symlink():
                     real.unlink()
             else:
+                from .tools.files import replace_in
+
                 real.parent.mkdir(parents=True, exist_ok=True)
-                data = self._blob(before.blob)
-                tmp = real.with_name(f".{real.name}.rewind.tmp")
-                tmp.write_bytes(data)
-                if before.mode is not None:
-                    os.chmod(tmp, before.mode)
-                os.replace(tmp, real)
+                folder = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+                try:  # through a temporary file in that folder and a rename: a link in its place is replaced
+                    replace_in(folder, real.name, self._blob(before.blob), before.mode)
+                finally:
+                    os.close(folder)
             self._record({"kind": "after", "path": path, "blob": before.blob})
         return result
+
+    def inside(self, real: Path) -> bool:
+        """Whether ``real``'s folder still lies in the workspace, links followed."""
+        try:
+            return real.parent.resolve().is_relative_to(self.root)
+        except (OSError, RuntimeError):
+            return False
 
     def size(self) -> int:
         """Bytes of kept contents."""

@@ -141,3 +141,21 @@ async def test_too_large_and_unknown_bash_changes_are_noted(server, make_session
     restore = session.rewind(1, conversation=False, files=True)
     assert sorted(restore.not_kept) == ["big.txt", "src/app/views.py"]
     assert (repo / "big.txt").read_text() == "small\n"
+
+
+async def test_a_folder_turned_into_a_link_out_of_the_workspace_is_not_written_through(server, make_session, repo,
+                                                                                      tmp_path):
+    server.when(lambda b: True, tool_use("read_file", {"path": "src/app/auth.py"}),
+                tool_use("edit_file", {"path": "src/app/auth.py", "old_string": "hashlib", "new_string": "hmac",
+                                       "replace_all": True}), text("Edited."))
+    session, _ = make_session(permission_mode="bypassPermissions")
+    await session.send("edit auth")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "src" / "app" / "auth.py").rename(outside / "auth.py")
+    (repo / "src" / "app" / "views.py").unlink()
+    (repo / "src" / "app").rmdir()
+    (repo / "src" / "app").symlink_to(outside)
+    restore = session.rewind(1, conversation=False, files=True, overwrite=True)
+    assert restore.not_kept == ["src/app/auth.py"] and restore.restored == []
+    assert "hmac" in (outside / "auth.py").read_text()  # the file behind the link is untouched
