@@ -100,6 +100,20 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
     agents = f" · subagents: {', '.join(info.subagents)} (show one with --agent {info.subagents[0]})" \
         if info.subagents else ""
     yield f"── {plural(info.turns, 'turn')} · {tokens(info.usage.total_tokens)} tokens{agents}"
+    yield from worktree_lines(info)
+
+
+def worktree_lines(info: SessionInfo) -> Iterator[str]:
+    """The session's subagent worktrees not yet merged or discarded, and how to deal with them."""
+    from .core import worktrees
+
+    try:
+        kept = [w for w in worktrees.listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []
+    except (worktrees.WorktreeError, OSError):
+        return
+    if kept:
+        yield "Worktrees kept (agentcli worktrees diff|merge|discard ID, from the repository):"
+        yield from (f"  {line}" for line in worktrees.listing_lines(kept, info.id))
 
 
 def child_transcript(records: list[dict[str, Any]], agent: str, path: Path, live: bool) -> Iterator[str]:

@@ -127,10 +127,16 @@ async def bashes(app: "PlainApp", arg: str) -> None:
     app.display.say(await slash.bashes(app.session, arg))
 
 
+async def worktree(app: "PlainApp", action: str, arg: str) -> None:
+    text, failed = await slash.worktree(app.session, action, arg)
+    app.display.say(text, "red" if failed else "")
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
-            "exit": exit_}
+            "exit": exit_,
+            **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")}}

@@ -90,6 +90,11 @@ async def bashes(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(await slash.bashes(app.session, arg), block=True)
 
 
+async def worktree(app: "AgentApp", action: str, arg: str) -> None:
+    text, failed = await slash.worktree(app.session, action, arg)
+    await app.conversation.add_notice(text, "warning" if failed else "info", block=action == "diff" and not failed)
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.exit(0)
 
@@ -97,6 +102,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "exit": leave,
+    **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 
 
@@ -107,7 +113,7 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
                         app.action_open_transcript)
     for command in slash.commands_for("tui"):
-        if not command.args.startswith("NAME"):  # /model needs a name: type it
+        if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
     for mode in MODES:
         yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
