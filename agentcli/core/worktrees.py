@@ -85,14 +85,14 @@ def summary(changes: list[FileChange]) -> str:
     return f"{files} changed (+{added} −{removed}): {each}{more}"
 
 
-def repository(root: Path) -> Repository:
-    """The repository the workspace lies in; WorktreeError outside one."""
+def repository(root: Path, outside: str = "") -> Repository:
+    """The repository the workspace lies in; WorktreeError (``outside``, or a default sentence) outside one."""
     try:
         repo = find_repository(root)
     except UnsafeRepository as exc:
         raise WorktreeError(f"Worktree isolation is not available here: {exc}") from None
     if repo is None:
-        raise WorktreeError(f"isolation: worktree needs a git repository, and {root} is not in one; "
+        raise WorktreeError(outside or f"isolation: worktree needs a git repository, and {root} is not in one; "
                             "run the subagent without isolation.")
     return repo
 
@@ -174,7 +174,7 @@ def _write_meta(worktree: Worktree) -> None:
 
 def listing(root: Path) -> list[Worktree]:
     """Every agentcli worktree of the repository ``root`` lies in, oldest session first."""
-    repo = repository(root)
+    repo = repository(root, f"{root} is not in a git repository, so it has no subagent worktrees.")
     found: list[Worktree] = []
     entry: dict[str, str] = {}
     for line in [*_git(repo, "worktree", "list", "--porcelain").splitlines(), ""]:

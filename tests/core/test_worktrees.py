@@ -169,3 +169,13 @@ async def test_the_main_agents_worktree_tool_merges_only_as_a_write(server, make
     assert (repo / "README.md").read_text() == "from the child\n"
     assert worktrees.listing(repo) == []
     assert "worktree" not in [t["name"] for b in server.requests if not is_main(b) for t in b["tools"]]
+
+
+def test_worktrees_left_by_a_session_that_died_are_offered_for_cleanup(make_session, repo, tmp_path):
+    from agentcli.core.events import Notice
+
+    worktrees.create(repo, tmp_path / "trees", "20260101-000000-dead", "sa-4")
+    _, events = make_session(interactive=True)
+    [notice] = [n for n in events.of(Notice) if "worktrees left" in n.text]
+    assert notice.text.startswith("Subagent worktrees left by earlier sessions: sa-4 (session 20260101-000000-dead).")
+    assert "`agentcli worktrees discard ID`" in notice.text
