@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .core.permissions import MODES
 
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
-               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard'.")
+               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke', "
+                      "'agentcli worktrees list|diff|merge|discard'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")

@@ -1,4 +1,4 @@
-"""Subcommands that need no model: `agentcli agents`, `agentcli sessions …`, `agentcli trust …`, `agentcli worktrees …`."""
+"""Subcommands that need no model: `agentcli agents`, `sessions …`, `trust …` and `worktrees …`."""
 
 from __future__ import annotations
 

@@ -121,7 +121,8 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     child = Repository(path, _git_dir_of(path), path)
     if _copy_uncommitted(repo, path):
         _git(child, "add", "-A")
-        _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m", f"agentcli: uncommitted changes as {agent_id} began")
+        _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m",
+             f"agentcli: uncommitted changes as {agent_id} began")
     base = _git(child, "rev-parse", "HEAD").strip()
     worktree = Worktree(agent_id, session, branch, path, prefix, base, repo.work_tree,
                         str(session_file) if session_file else "")

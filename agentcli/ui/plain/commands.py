@@ -139,4 +139,5 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
             "exit": exit_,
-            **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")}}
+            **{action: (lambda app, arg, action=action: worktree(app, action, arg))
+               for action in ("diff", "merge", "discard")}}
