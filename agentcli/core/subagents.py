@@ -73,9 +73,10 @@ class SubagentRecord:
         return self.tool_output_chars // 4
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
+        data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
                 "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
+        return {**data, "worktree": self.worktree} if self.worktree else data
 
 
 class Subagents:

@@ -15,6 +15,7 @@ filters, fsmonitor and drivers never run. Blocking functions: call them through 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shutil
@@ -118,15 +119,20 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     folder.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "add", "-q", "-b", branch, str(path), head.strip())
     prefix = "" if repo.root.resolve() == repo.work_tree else str(repo.root.resolve().relative_to(repo.work_tree))
-    child = Repository(path, _git_dir_of(path), path)
-    if _copy_uncommitted(repo, path):
-        _git(child, "add", "-A")
-        _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m",
-             f"agentcli: uncommitted changes as {agent_id} began")
-    base = _git(child, "rev-parse", "HEAD").strip()
-    worktree = Worktree(agent_id, session, branch, path, prefix, base, repo.work_tree,
+    worktree = Worktree(agent_id, session, branch, path, prefix, head.strip(), repo.work_tree,
                         str(session_file) if session_file else "")
-    _write_meta(worktree)
+    try:
+        child = Repository(path, _git_dir_of(path), path)
+        if _copy_uncommitted(repo, path):
+            _git(child, "add", "-A")
+            _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m",
+                 f"agentcli: uncommitted changes as {agent_id} began")
+        worktree = dataclasses.replace(worktree, base=_git(child, "rev-parse", "HEAD").strip())
+        _write_meta(worktree)
+    except (OSError, WorktreeError) as exc:
+        discard(worktree)  # no half-made worktree stays behind
+        reason = exc if isinstance(exc, WorktreeError) else f"{exc.strerror or exc} ({exc.filename})"
+        raise WorktreeError(f"Could not copy your uncommitted changes into a worktree: {reason}") from None
     return worktree
 
 
@@ -320,7 +326,7 @@ def merge(worktree: Worktree) -> str:
     found = changes(worktree)
     discard(worktree)
     applied = summary(found) if found else "no changes"
-    return f"Merged {worktree.id} into your working tree: {applied}. Removed its worktree and branch."
+    return f"Merged {worktree.id} into your working tree: {applied}. Removed its worktree and branch {worktree.branch}."
 
 
 def _blob(repo: Repository, sha: str) -> bytes:

@@ -20,8 +20,10 @@ def test_headless_keeps_the_branch_and_the_shell_commands_merge_it(server, api_e
     proc = agentcli("-p", "fix it in a worktree", "--permission-mode", "acceptEdits", "--output-format", "json",
                     cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
-    session = json.loads(proc.stdout)["session_id"]
+    out = json.loads(proc.stdout)
+    session = out["session_id"]
     branch = f"agentcli/{session}/sa-1"
+    assert out["subagents"][0]["worktree"] == branch
     answer = tool_result_text(tool_results(server.requests[-1])[0])
     assert f"Worktree branch {branch}: 1 file changed (+1 −1): README.md +1 −1." in answer
     assert "A tiny app" in (repo / "README.md").read_text()
