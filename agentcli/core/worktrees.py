@@ -57,6 +57,7 @@ class Worktree:
     base: str  # the commit the child started from
     main: Path  # the user's work tree (the repository's top folder)
     session_file: str = ""  # the session's main transcript, to tell a live session from a dead one
+    git_dir: Path | None = None  # its admin folder in the main repository's .git/worktrees (None: gone)
 
     @property
     def root(self) -> Path:
@@ -120,9 +121,9 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     _git(repo, "worktree", "add", "-q", "-b", branch, str(path), head.strip())
     prefix = "" if repo.root.resolve() == repo.work_tree else str(repo.root.resolve().relative_to(repo.work_tree))
     worktree = Worktree(agent_id, session, branch, path, prefix, head.strip(), repo.work_tree,
-                        str(session_file) if session_file else "")
+                        str(session_file) if session_file else "", _admin_dir(repo, path))
     try:
-        child = Repository(path, _git_dir_of(path), path)
+        child = _child(worktree)
         if _copy_uncommitted(repo, path):
             _git(child, "add", "-A")
             _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m",
@@ -136,9 +137,22 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     return worktree
 
 
-def _git_dir_of(path: Path) -> Path:
-    line = (path / ".git").read_text(encoding="utf-8").partition("\n")[0]
-    return Path(line.removeprefix("gitdir:").strip()).resolve()
+def _admin_dir(repo: Repository, path: Path) -> Path | None:
+    """The worktree's git directory, as the main repository records it (never from the worktree's own
+    ``.git`` file, which the child could rewrite to point git at a repository of its making)."""
+    common = Path(_git(repo, "rev-parse", "--git-common-dir").strip())
+    folder = (repo.root / common if not common.is_absolute() else common).resolve() / "worktrees"
+    try:
+        admins = sorted(folder.iterdir())
+    except OSError:
+        return None
+    for admin in admins:
+        try:
+            if Path((admin / "gitdir").read_text(encoding="utf-8").strip()).parent.resolve() == path.resolve():
+                return admin
+        except OSError:
+            continue
+    return None
 
 
 def _copy_uncommitted(repo: Repository, path: Path) -> bool:
@@ -198,7 +212,7 @@ def listing(root: Path) -> list[Worktree]:
         meta = _read_meta(path)
         base = meta.get("base") or _git(repo, "merge-base", branch, "HEAD").strip()
         found.append(Worktree(agent_id, session, branch, path, meta.get("prefix", ""), base, repo.work_tree,
-                              meta.get("session_file", "")))
+                              meta.get("session_file", ""), _admin_dir(repo, path)))
     return sorted(found, key=lambda w: (w.session, _number(w.id)))
 
 
@@ -245,7 +259,10 @@ def _child(worktree: Worktree) -> Repository:
     if not worktree.present:
         raise WorktreeError(f"The worktree of {worktree.id} ({worktree.path}) is gone; "
                             f"`agentcli worktrees discard {worktree.id}` removes its branch.")
-    return Repository(worktree.path, _git_dir_of(worktree.path), worktree.path)
+    if worktree.git_dir is None:
+        raise WorktreeError(f"The main repository has no record of the worktree of {worktree.id}; "
+                            f"`agentcli worktrees discard {worktree.id}` removes its branch.")
+    return Repository(worktree.path, worktree.git_dir, worktree.path)
 
 
 def changes(worktree: Worktree) -> list[FileChange]:
@@ -377,6 +394,12 @@ def discard(worktree: Worktree) -> str:
     """Remove the worktree, its branch and its note."""
     repo = repository(worktree.main)
     if worktree.present:
+        if worktree.git_dir is not None:  # git removes only a worktree whose .git file points back
+            dot_git = worktree.path / ".git"
+            if dot_git.is_dir() and not dot_git.is_symlink():
+                shutil.rmtree(dot_git, ignore_errors=True)
+            dot_git.unlink(missing_ok=True)
+            (worktree.path / ".git").write_text(f"gitdir: {worktree.git_dir}\n", encoding="utf-8")
         code, _, err = run_git(repo, "worktree", "remove", "--force", "--force", str(worktree.path))
         if code != 0:
             raise WorktreeError(f"Could not remove the worktree of {worktree.id}: {_first_error(err)}.")

@@ -179,3 +179,23 @@ def test_worktrees_left_by_a_session_that_died_are_offered_for_cleanup(make_sess
     [notice] = [n for n in events.of(Notice) if "worktrees left" in n.text]
     assert notice.text.startswith("Subagent worktrees left by earlier sessions: sa-4 (session 20260101-000000-dead).")
     assert "`agentcli worktrees discard ID`" in notice.text
+
+
+def test_a_rewritten_dot_git_file_in_the_worktree_does_not_redirect_git(repo, tmp_path):
+    """The child owns its worktree, its .git file included: git is pointed at the admin folder the main
+    repository records, never at what that file says."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    git(elsewhere, "init", "-q", "-b", "main")
+    (elsewhere / "x").write_text("x\n")
+    git(elsewhere, "add", "x")
+    git(elsewhere, "commit", "-qm", "Someone else's history")
+    tree = worktrees.create(repo, tmp_path / "trees", "S1", "sa-1")
+    (tree.path / "README.md").write_text("the child's words\n")
+    (tree.path / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
+    [again] = worktrees.listing(repo)
+    assert "+the child's words" in worktrees.diff(again)
+    assert worktrees.merge(again).startswith("Merged sa-1")
+    assert (repo / "README.md").read_text() == "the child's words\n"
+    assert subprocess.run(["git", "log", "--format=%s"], cwd=elsewhere, capture_output=True, text=True,
+                          check=True).stdout == "Someone else's history\n"
