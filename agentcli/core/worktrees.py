@@ -194,7 +194,13 @@ def _write_meta(worktree: Worktree) -> None:
 
 
 def listing(root: Path) -> list[Worktree]:
-    """Every agentcli worktree of the repository ``root`` lies in, oldest session first."""
+    """Every agentcli worktree of the repository ``root`` lies in, oldest session first.
+
+    Only worktrees in agentcli's own folders count: a repository's .git could name others, and
+    discarding one removes its folder."""
+    from .store import projects_home
+
+    ours = projects_home().resolve()
     repo = repository(root, f"{root} is not in a git repository, so it has no subagent worktrees.")
     found: list[Worktree] = []
     entry: dict[str, str] = {}
@@ -209,6 +215,8 @@ def listing(root: Path) -> list[Worktree]:
             continue
         _, session, agent_id = branch.split("/")
         path = Path(current["worktree"])
+        if not path.resolve().is_relative_to(ours):
+            continue
         meta = _read_meta(path)
         base = meta.get("base") or _git(repo, "merge-base", branch, "HEAD").strip()
         found.append(Worktree(agent_id, session, branch, path, meta.get("prefix", ""), base, repo.work_tree,

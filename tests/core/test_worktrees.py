@@ -17,6 +17,13 @@ from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, t
 DOC = '    """Check a password."""\n'
 
 
+def trees() -> Path:
+    """Where a session would keep its children's worktrees (in the test's own AGENTCLI_HOME)."""
+    from agentcli.core.store import projects_home
+
+    return projects_home() / "demo" / "S1" / "worktrees"
+
+
 def is_main(body):
     return offers_tool(body, "task")
 
@@ -136,7 +143,7 @@ def test_the_repositorys_hooks_never_run(repo, tmp_path):
     marker.unlink()
 
     (repo / "src/app/views.py").write_text("changed by the user\n")
-    tree = worktrees.create(repo, tmp_path / "trees", "S1", "sa-1")
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
     (tree.path / "src/app/auth.py").write_text("changed by the child\n")
     assert "+1 −" in worktrees.finish(tree)
     assert "changed by the child" in worktrees.diff(tree)
@@ -154,7 +161,7 @@ def test_agent_files_may_ask_for_a_worktree():
 
 
 async def test_the_main_agents_worktree_tool_merges_only_as_a_write(server, make_session, repo, tmp_path):
-    tree = worktrees.create(repo, tmp_path / "trees", "OLD", "sa-1")
+    tree = worktrees.create(repo, trees(), "OLD", "sa-1")
     (tree.path / "README.md").write_text("from the child\n")
     merge_call = tool_use("worktree", {"action": "merge", "id": "sa-1"})
     server.when(is_main, merge_call, text("refused"), merge_call, text("merged"))
@@ -174,7 +181,7 @@ async def test_the_main_agents_worktree_tool_merges_only_as_a_write(server, make
 def test_worktrees_left_by_a_session_that_died_are_offered_for_cleanup(make_session, repo, tmp_path):
     from agentcli.core.events import Notice
 
-    worktrees.create(repo, tmp_path / "trees", "20260101-000000-dead", "sa-4")
+    worktrees.create(repo, trees(), "20260101-000000-dead", "sa-4")
     _, events = make_session(interactive=True)
     [notice] = [n for n in events.of(Notice) if "worktrees left" in n.text]
     assert notice.text.startswith("Subagent worktrees left by earlier sessions: sa-4 (session 20260101-000000-dead).")
@@ -190,7 +197,7 @@ def test_a_rewritten_dot_git_file_in_the_worktree_does_not_redirect_git(repo, tm
     (elsewhere / "x").write_text("x\n")
     git(elsewhere, "add", "x")
     git(elsewhere, "commit", "-qm", "Someone else's history")
-    tree = worktrees.create(repo, tmp_path / "trees", "S1", "sa-1")
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
     (tree.path / "README.md").write_text("the child's words\n")
     (tree.path / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
     [again] = worktrees.listing(repo)
@@ -199,3 +206,13 @@ def test_a_rewritten_dot_git_file_in_the_worktree_does_not_redirect_git(repo, tm
     assert (repo / "README.md").read_text() == "the child's words\n"
     assert subprocess.run(["git", "log", "--format=%s"], cwd=elsewhere, capture_output=True, text=True,
                           check=True).stdout == "Someone else's history\n"
+
+
+def test_a_worktree_outside_agentclis_folders_is_never_listed_nor_removed(repo, tmp_path):
+    """A repository's .git can name any folder as a worktree on an agentcli/ branch; discard would delete it."""
+    precious = tmp_path / "precious"
+    git(repo, "worktree", "add", "-q", "-b", "agentcli/S9/sa-1", str(precious), "HEAD")
+    assert worktrees.listing(repo) == []
+    with pytest.raises(worktrees.WorktreeError, match="No subagent worktree 'sa-1'"):
+        worktrees.act(repo, "discard", "sa-1")
+    assert (precious / "README.md").exists()
