@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import worktrees
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
@@ -21,7 +22,6 @@ from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
 from .tools.base import NO_RECURSION, ToolContext, ToolError
 from .workspace import Workspace
-from . import worktrees
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
