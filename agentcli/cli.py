@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
                epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
-                      "'agentcli trust list|revoke'.")
+                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -80,6 +80,12 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     rewind.add_argument("--overwrite", action="store_true",
                         help="also put back files changed by hand since the agent wrote them")
     sub.add_parser("agents", help="list the agent types available here")
+    trees = sub.add_parser("worktrees", help="isolated subagents' worktrees: list, diff, merge or discard one")
+    trees_sub = trees.add_subparsers(dest="action", required=True)
+    trees_sub.add_parser("list", help="every subagent worktree of this repository and what it changed")
+    for action, text in (("diff", "show what it changed"), ("merge", "apply it to your working tree"),
+                         ("discard", "remove it and its branch")):
+        trees_sub.add_parser(action, help=text).add_argument("id", help="a subagent id such as sa-3")
     trust = sub.add_parser("trust", help="the remembered workspace trust answers")
     trust_sub = trust.add_subparsers(dest="action", required=True)
     trust_sub.add_parser("list", help="every remembered answer and what the files asked for")
@@ -135,8 +141,8 @@ def user_error_code(exc: Exception) -> int | None:
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
-    if argv and argv[0] in ("sessions", "agents", "trust", "rewind"):
-        if argv in (["sessions"], ["trust"]):
+    if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees"):
+        if argv in (["sessions"], ["trust"], ["worktrees"]):
             argv = [argv[0], "list"]
         args = build_subcommand_parser().parse_args(argv)
         from . import commands

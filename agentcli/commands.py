@@ -1,5 +1,4 @@
-"""Subcommands that need no model: `agentcli agents`, `agentcli sessions …`, `agentcli rewind …` and
-`agentcli trust …`."""
+"""Subcommands that need no model: `agentcli agents`, `sessions …`, `rewind …`, `trust …` and `worktrees …`."""
 
 from __future__ import annotations
 
@@ -10,6 +9,8 @@ from pathlib import Path
 def run(args: argparse.Namespace, root: Path) -> int:
     if args.command == "agents":
         return list_agents(root)
+    if args.command == "worktrees":
+        return worktrees_command(args.action, getattr(args, "id", None), root)
     if args.command == "trust":
         import sys
 
@@ -23,6 +24,29 @@ def run(args: argparse.Namespace, root: Path) -> int:
     from .sessions_cli import run_sessions
 
     return run_sessions(args, root)
+
+
+def worktrees_command(action: str, ident: str | None, root: Path) -> int:
+    """`agentcli worktrees list|diff|merge|discard ID`: what /diff, /merge and /discard do in the app."""
+    import sys
+
+    from .core import worktrees
+    from .ui.escapes import visible
+
+    try:
+        if action == "list":
+            found = worktrees.listing(root)
+            for line in worktrees.listing_lines(found):
+                print(visible(line))
+            if not found:
+                print("No subagent worktrees in this repository.")
+            return 0
+        assert ident is not None
+        print(visible(worktrees.act(root, action, ident).rstrip("\n")))
+        return 0
+    except worktrees.WorktreeError as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 1
 
 
 def list_agents(root: Path) -> int:
@@ -55,6 +79,8 @@ def list_agents(root: Path) -> int:
             details.append(f"timeout {agent_type.timeout:g} s")
         if agent_type.memory:
             details.append("sees AGENTS.md")
+        if agent_type.isolation:
+            details.append("works in its own git worktree")
         details.append(agent_type.source)
         print(textwrap.fill(visible(agent_type.description), columns,
                             initial_indent=f"{visible(agent_type.name):<{width}}  ",

@@ -103,6 +103,20 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
     kept = checkpoint_bytes(path.parent / path.stem / "checkpoints")
     saved = f" · checkpoints {kept / 1e6:.1f} MB (agentcli rewind {info.id} --list)" if kept else ""
     yield f"── {plural(info.turns, 'turn')} · {tokens(info.usage.total_tokens)} tokens{agents}{saved}"
+    yield from worktree_lines(info)
+
+
+def worktree_lines(info: SessionInfo) -> Iterator[str]:
+    """The session's subagent worktrees not yet merged or discarded, and how to deal with them."""
+    from .core import worktrees
+
+    try:
+        kept = [w for w in worktrees.listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []
+    except (worktrees.WorktreeError, OSError):
+        return
+    if kept:
+        yield "Worktrees kept (agentcli worktrees diff|merge|discard ID, from the repository):"
+        yield from (f"  {line}" for line in worktrees.listing_lines(kept, info.id))
 
 
 def child_transcript(records: list[dict[str, Any]], agent: str, path: Path, live: bool) -> Iterator[str]:

@@ -51,6 +51,7 @@ class AgentType:
     timeout: float | None = None  # seconds; at most the configured ceiling
     prompt: str = ""  # added to the subagent system prompt
     memory: bool = False  # whether AGENTS.md reaches it
+    isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
 
     def select(self, tools: "ToolRegistry") -> "ToolRegistry":
@@ -178,6 +179,7 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
         timeout=_positive(fields, "timeout", whole=False),
         prompt=body,
         memory=_flag(fields, "memory"),
+        isolation=_isolation(fields),
         source=source,
     )
 
@@ -247,6 +249,15 @@ def _positive(fields: dict[str, Any], key: str, *, whole: bool) -> Any:
     if value <= 0:
         raise AgentFileError(f"'{key}' must be positive, not {value}")
     return int(value) if whole else float(value)
+
+
+def _isolation(fields: dict[str, Any]) -> str | None:
+    value = fields.get("isolation")
+    if value in (None, "", "none"):
+        return None
+    if value != "worktree":
+        raise AgentFileError(f"'isolation' can only be worktree, not {value!r}")
+    return "worktree"
 
 
 def _flag(fields: dict[str, Any], key: str) -> bool:

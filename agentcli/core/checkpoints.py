@@ -341,7 +341,7 @@ def _walk(root: Path) -> list[str] | None:
 def tree_changes(root: Path, before: TreeScan) -> dict[str, bytes | None | str]:
     """What a bash call changed since ``before``: each path with its earlier bytes when they can be had
     (a clean tracked file, from git), None for a new file, else ``"unknown"``. Blocking."""
-    from .tools.git import git_bytes
+    from .tools.git import run_git_bytes
 
     after = scan_tree(root)
     if after is None:
@@ -356,8 +356,8 @@ def tree_changes(root: Path, before: TreeScan) -> dict[str, bytes | None | str]:
         elif path in before.clean and before.repo is not None:
             prefix = root.resolve().relative_to(before.repo.work_tree.resolve()).as_posix()
             name = path if prefix in ("", ".") else f"{prefix}/{path}"
-            blob = git_bytes(before.repo, "cat-file", "blob", f":{name}")
-            changes[path] = blob if blob is not None else "unknown"
+            code, blob, _ = run_git_bytes(before.repo, "cat-file", "blob", f":{name}")
+            changes[path] = blob if code == 0 else "unknown"
         else:
             changes[path] = "unknown"
     return changes

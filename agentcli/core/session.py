@@ -6,9 +6,10 @@ transcript, from the stored records (``history.py``); new events append to the s
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable, Protocol
 
-from . import compaction
+from . import compaction, worktrees
 from .agents import load_agent_types
 from .checkpoints import Checkpoints, Restore
 from .context import main_system_prompt
@@ -19,9 +20,10 @@ from .loop import Agent, RunResult
 from .permissions import Permissions
 from .subagents import Budgets, Subagents, TaskTool
 from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
-                    open_store, read_records)
+                    open_store, project_dir, read_records)
 from .tools import ToolRegistry, default_tools
 from .tools.base import ToolContext
+from .tools.git import is_git_repo
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
@@ -77,11 +79,15 @@ class Session:
                               stall_timeout=settings.stall_timeout)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
-        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types)])  # task runs the engine
+        in_git = is_git_repo(workspace.root)
+        worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
+        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
             compact_threshold=settings.compact_threshold)
+        self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,
+                                                        self.store.main_path if self.store else None)
         mb = 1024 * 1024
         self.checkpoints = Checkpoints(workspace.root, self.store.checkpoint_dir if self.store else None,
                                        max_file_bytes=int(settings.checkpoint_file_max_mb * mb),
@@ -97,6 +103,8 @@ class Session:
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
             notices += self.restore()
+        if in_git and interactive:
+            notices += self.leftover_worktrees()
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
         self.opened, self.opening = self.opening, None
@@ -129,6 +137,20 @@ class Session:
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
         self.subagents.next_number = max(numbers, default=0) + 1
         return warnings + child_warnings
+
+    def leftover_worktrees(self) -> list[str]:
+        """One warning naming the worktrees that sessions no longer running left behind, if any."""
+        left = worktrees.leftovers(self.workspace.root, self.id)
+        if not left:
+            return []
+        names = ", ".join(f"{w.id} (session {w.session})" for w in left)
+        return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
+                "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
+
+    async def worktree(self, action: str, ident: str) -> str:
+        """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""
+        return await asyncio.to_thread(worktrees.act, self.workspace.root, action, ident, self.id,
+                                       self.subagents.running)
 
     def emit(self, event: Event) -> None:
         self.save(lambda store: store.write(event))

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import worktrees
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
@@ -20,8 +21,12 @@ from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
 from .tools.base import NO_RECURSION, ToolContext, ToolError
+from .workspace import Workspace
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
+WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
+                 "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
+                 "the user's files until they review and merge it.")
 
 
 @dataclass
@@ -53,6 +58,7 @@ class SubagentRecord:
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     cancel_requested: bool = False  # the user asked to stop this child (not its parent)
     cancel_absorbed: bool = False  # that cancel has been turned into a summary
+    worktree: str = ""  # the branch of its own git worktree, when it runs isolated
 
     @property
     def footer(self) -> str:
@@ -67,9 +73,10 @@ class SubagentRecord:
         return self.tool_output_chars // 4
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
+        data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
                 "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
+        return {**data, "worktree": self.worktree} if self.worktree else data
 
 
 class Subagents:
@@ -79,7 +86,8 @@ class Subagents:
                  budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
                  compact_threshold: float = 0.85) -> None:
         self.llm = llm
-        self.tools = tools.without("task")
+        self.tools = tools.without("task", *worktrees.MAIN_ONLY)
+        self.worktree_place: worktrees.Place | None = None  # where isolated children's worktrees go
         self.agent_types = agent_types
         self.budgets = budgets or Budgets()
         self.type_settings = type_settings or {}
@@ -100,6 +108,10 @@ class Subagents:
     def tokens_kept_out(self) -> int:
         return sum(record.tokens_kept_out for record in self.records.values())
 
+    def running(self, subagent_id: str) -> bool:
+        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        return record is not None and record.task is not None and not record.task.done()
+
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
         record = self.records.get(subagent_id)
@@ -109,23 +121,47 @@ class Subagents:
         record.task.cancel()
         return True
 
-    async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext) -> tuple[str, bool]:
-        """Run one subagent to the end. Returns the text for the parent and whether it is an error."""
+    async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext,
+                  isolation: str | None = None) -> tuple[str, bool]:
+        """Run one subagent to the end. Returns the text for the parent and whether it is an error.
+
+        ``isolation="worktree"`` (or a type that says so) runs it in its own git worktree; raises
+        WorktreeError, a ToolError, when none can be made."""
         agent_type = self.agent_types[type_name]
         record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
                                 prompt=prompt, tool_use_id=ctx.tool_use_id, max_turns=self.max_turns(agent_type))
         self.next_number += 1
+        worktree = None
+        if (isolation or agent_type.isolation) == "worktree":
+            worktree = await self._isolate(record, ctx)
         self.records[record.id] = record
-        record.task = asyncio.create_task(self._run(record, agent_type, ctx), name=record.id)
+        record.task = asyncio.create_task(self._run(record, agent_type, ctx, worktree), name=record.id)
         await record.task  # cancelling the parent cancels this child too
-        text = f"{record.result}\n\n{record.footer}" if record.result else record.footer
+        note = ""
+        if worktree is not None:
+            try:
+                note = await asyncio.to_thread(worktrees.finish, worktree)
+            except worktrees.WorktreeError as exc:
+                note = str(exc)
+        text = "\n\n".join(part for part in (record.result, note, record.footer) if part)
         return text, record.status == "failed"
+
+    async def _isolate(self, record: SubagentRecord, ctx: ToolContext) -> worktrees.Worktree:
+        place = self.worktree_place
+        if place is None:
+            raise worktrees.WorktreeError("isolation: worktree is not available in this session.")
+        worktree = await asyncio.to_thread(worktrees.create, ctx.workspace.root, place.folder, place.session,
+                                           record.id, place.session_file)
+        record.worktree = worktree.branch
+        return worktree
 
     def max_turns(self, agent_type: AgentType) -> int:
         return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
 
-    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext) -> None:
+    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
+                   worktree: worktrees.Worktree | None = None) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
+        workspace = Workspace.at(worktree.root) if worktree is not None else parent.workspace
 
         def emit(event: Event) -> None:
             record.events.append(event)
@@ -137,14 +173,14 @@ class Subagents:
             if isinstance(event, ToolCallFinished):
                 path = edits.pop(event.id, "")
                 if path and not event.is_error:
-                    self._changed(record, path, parent)
+                    self._changed(record, path, parent, workspace)
 
         record.started = time.monotonic()
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=record.description,
                              prompt=record.prompt, max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
-            agent = self._agent(record, agent_type, parent, emit)
+            agent = self._agent(record, agent_type, dataclasses.replace(parent, workspace=workspace), emit)
             timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
@@ -190,8 +226,9 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
+        system = subagent_system_prompt(parent.workspace, agent_type)
         return Agent(llm=self.llm, tools=agent_type.select(self.tools), ctx=ctx,
-                     system=subagent_system_prompt(parent.workspace, agent_type), max_turns=record.max_turns,
+                     system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
                      compact_threshold=self.compact_threshold)
 
@@ -208,18 +245,21 @@ class Subagents:
         tool = self.tools.get(tool_name)
         return tool is not None and tool.kind == "edit"
 
-    def _changed(self, record: SubagentRecord, path: str, parent: ToolContext) -> None:
+    def _changed(self, record: SubagentRecord, path: str, parent: ToolContext, workspace: Workspace) -> None:
         """Remember a file a child changed; warn once when a child that ran alongside changed it too.
 
         That child may have finished already: a write undoing a finished sibling's edit is a clash too.
+        Children in worktrees of their own never clash.
         """
         try:
-            shown = parent.workspace.relative(parent.workspace.locate(path))
+            shown = workspace.relative(workspace.locate(path))
         except (OSError, RuntimeError):
             shown = path
         if shown not in record.changed_files:
             record.changed_files.append(shown)
         for other in self.records.values():
+            if record.worktree or other.worktree:
+                continue
             clash = (frozenset((other.id, record.id)), shown)
             ran_alongside = not other.seconds or other.started + other.seconds >= record.started  # 0: not ended
             if other is record or not ran_alongside or shown not in other.changed_files or clash in self._clashes:
@@ -274,6 +314,9 @@ class TaskTool(Tool):
                 "prompt": {"type": "string", "description": "The complete, self-contained brief."},
                 "subagent_type": {"type": "string", "enum": list(self.agent_types),
                                   "description": "Which kind of subagent; default general-purpose."},
+                "isolation": {"type": "string", "enum": ["worktree"], "description": (
+                    "worktree: the subagent edits in its own git worktree and branch, never the user's files; "
+                    "you get a summary of its diff, and the user merges or discards it.")},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -285,7 +328,8 @@ class TaskTool(Tool):
         type_name = args.get("subagent_type") or "general-purpose"
         if type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
-        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx)
+        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx,
+                                               isolation=args.get("isolation"))
         if failed:
             raise ToolError(text)
         return text

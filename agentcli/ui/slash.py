@@ -33,6 +33,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rewind", "[N [files|conversation|both]]",
                  "List your prompts with the files changed after each; go back to before prompt N"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
+    SlashCommand("diff", "ID", "Show what an isolated subagent changed in its worktree"),
+    SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
+    SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("exit", "", "Quit agentcli"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
@@ -116,6 +119,18 @@ async def kill_bash(session: "Session", arg: str) -> str:
         return f"{shell.id} is no longer running: it {shell.state()}."
     await shells.stop(shell)
     return f"Stopped {shell.id} and everything it started."
+
+
+async def worktree(session: "Session", action: str, arg: str) -> tuple[str, bool]:
+    """/diff, /merge, /discard ID: (the text to show, whether it is an error)."""
+    from ..core.worktrees import WorktreeError
+
+    if not arg.strip():
+        return f"Usage: /{action} ID, such as /{action} sa-3 (a subagent that ran with isolation: worktree).", True
+    try:
+        return visible(await session.worktree(action, arg.strip())), False
+    except WorktreeError as exc:
+        return str(exc), True
 
 
 async def bashes(session: "Session", arg: str) -> str:

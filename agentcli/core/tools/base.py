@@ -32,7 +32,10 @@ class SubagentRunner(Protocol):
 
     agent_types: dict[str, Any]
 
-    async def run(self, description: str, prompt: str, type_name: str, ctx: "ToolContext") -> tuple[str, bool]: ...
+    def running(self, subagent_id: str) -> bool: ...
+
+    async def run(self, description: str, prompt: str, type_name: str, ctx: "ToolContext",
+                  isolation: str | None = None) -> tuple[str, bool]: ...
 
 
 class ToolError(Exception):

@@ -41,6 +41,8 @@ PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
 # includes; git also hands them to any git it starts itself.
 HARDENING = (
     "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never",
+    "-c", "core.hooksPath=/dev/null",  # worktree add, commit and checkout would run the repository's hooks
+    "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
     "-c", "core.fsmonitor=false",  # status and diff would start the fsmonitor hook
     "-c", "submodule.recurse=false", "-c", "diff.ignoreSubmodules=all", "-c", "diff.submodule=short",
     "-c", "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
@@ -55,7 +57,8 @@ SUBCOMMAND_OPTIONS = {
     "log": ("--no-ext-diff", "--no-textconv", "--no-show-signature", "--ignore-submodules=all"),
     "blame": ("--no-textconv",),
 }
-READS_WORK_TREE = ("status", "diff", "blame")  # these run clean filters on changed files
+# These run clean or smudge filters on files they read or write (worktrees.py adds, commits and checks out).
+READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "worktree", "checkout", "reset")
 FILTER_COMMANDS = ("clean", "smudge", "process")
 COMMAND_TIMEOUT = 60.0  # seconds before a git command is killed
 STATUS_MAX_LINES = 300  # git_status output lines shown
@@ -136,41 +139,44 @@ def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> t
     return _run(repo.root, repo, *args, timeout=timeout)
 
 
-def git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> bytes | None:
-    """The raw stdout of one hardened git command on ``repo`` (a blob's bytes), or None when it failed."""
-    out = bytearray()
-    code, _, _ = _run(repo.root, repo, *args, timeout=timeout, into=out)
-    return bytes(out) if code == 0 else None
+def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
+    """Like run_git, with stdout as bytes (file contents). Blocking."""
+    return _run_bytes(repo.root, repo, *args, timeout=timeout)
 
 
-def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
-         into: bytearray | None = None) -> tuple[int, str, str]:
-    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds.
-    ``into`` takes stdout as bytes (then the returned stdout is empty)."""
+def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
+    code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout)
+    return code, out.decode("utf-8", errors="replace"), err
+
+
+def _run_bytes(cwd: Path, repo: Repository | None, *args: str,
+               timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     executable = shutil.which("git", path=env.get("PATH"))
     if executable is None:
-        return 127, "", "git is not installed"
+        return 127, b"", "git is not installed"
     location = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}") if repo else ()
+    settings: list[str] = []  # leading "-c key=value" pairs: the caller's own settings (a commit identity)
+    while len(args) > 2 and args[0] == "-c":
+        settings += args[:2]
+        args = args[2:]
     subcommand, *rest = args
     if repo is not None and subcommand in READS_WORK_TREE:
         env.update(_no_repository_filters(repo))
     if repo is not None and subcommand == "blame":
         _check_ignore_revs_files(repo)
-    command = [executable, *location, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
+    command = [executable, *location, *settings, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()),
+               *rest]
     try:
         done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
-        return 124, "", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
+        return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
-        return 127, "", f"fatal: cannot run git: {exc.strerror or exc}"
-    if into is not None:
-        into += done.stdout
-        return done.returncode, "", done.stderr.decode("utf-8", errors="replace")
-    return (done.returncode, done.stdout.decode("utf-8", errors="replace"),
-            done.stderr.decode("utf-8", errors="replace"))
+        return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
 
 
 def _check_ignore_revs_files(repo: Repository) -> None:

@@ -147,10 +147,17 @@ async def rewind(app: "PlainApp", arg: str) -> None:
     app.display.say("\n".join(visible(line) for line in lines))
 
 
+async def worktree(app: "PlainApp", action: str, arg: str) -> None:
+    text, failed = await slash.worktree(app.session, action, arg)
+    app.display.say(text, "red" if failed else "")
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
-            "rewind": rewind, "exit": exit_}
+            "rewind": rewind, "exit": exit_,
+            **{action: (lambda app, arg, action=action: worktree(app, action, arg))
+               for action in ("diff", "merge", "discard")}}

@@ -139,6 +139,11 @@ def escape_on_empty_input(app: "AgentApp") -> None:
         app.last_escape = now
 
 
+async def worktree(app: "AgentApp", action: str, arg: str) -> None:
+    text, failed = await slash.worktree(app.session, action, arg)
+    await app.conversation.add_notice(text, "warning" if failed else "info", block=action == "diff" and not failed)
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.exit(0)
 
@@ -146,6 +151,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "exit": leave,
+    **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 
 
@@ -156,7 +162,7 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
                         app.action_open_transcript)
     for command in slash.commands_for("tui"):
-        if not command.args.startswith("NAME"):  # /model needs a name: type it
+        if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
     for mode in MODES:
         yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",

@@ -1,0 +1,59 @@
+"""/diff, /merge and /discard in both front ends, on children that ran with isolation: worktree."""
+
+from __future__ import annotations
+
+from tests.fakes.anthropic_server import first_user_text, offers_tool, reply, text, tool_use, tool_use_block
+from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
+from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
+from tests.ui.test_tui_support import plain as shown_text
+from agentcli.ui.tui.widgets.conversation import NoticeEntry
+
+DOC = '    """Check a password."""\n'
+
+
+def two_children_edit_the_same_line(server) -> None:
+    """sa-1 and sa-2, each in its own worktree, rewrite the same docstring line differently."""
+    server.when(lambda b: offers_tool(b, "task"), reply(*[
+        tool_use_block("task", {"description": f"Edit {n}", "prompt": f"brief {n}", "isolation": "worktree"})
+        for n in ("one", "two")]), text("Both are done."))
+    for n in ("one", "two"):
+        server.when(lambda b, n=n: not offers_tool(b, "task") and first_user_text(b) == f"brief {n}",
+                    tool_use("read_file", {"path": "src/app/auth.py"}),
+                    tool_use("edit_file", {"path": "src/app/auth.py", "old_string": DOC,
+                                           "new_string": f'    """Check a password ({n})."""\n'}),
+                    text("Changed it."))
+
+
+async def test_line_mode_diff_merge_conflict_and_discard(plain, server, repo):  # noqa: F811
+    two_children_edit_the_same_line(server)
+    ui = plain(permission_mode="acceptEdits")
+    await ui.submit("have two subagents edit auth.py")
+    assert '+    """Check a password (one)."""' in await ui.submit("/diff sa-1")
+    assert "Merged sa-1 into your working tree" in await ui.submit("/merge sa-1")
+    refused = await ui.submit("/merge sa-2")
+    assert "Cannot merge sa-2: src/app/auth.py changed both" in refused and "Nothing was changed" in refused
+    assert "(one)" in (repo / "src/app/auth.py").read_text()
+    assert "Discarded sa-2" in await ui.submit("/discard 2")
+    assert "Usage: /merge ID" in await ui.submit("/merge")
+
+
+async def test_tui_diff_merge_conflict_and_discard(server, tui, repo):  # noqa: F811
+    two_children_edit_the_same_line(server)
+    app = tui(permission_mode="acceptEdits")
+
+    def last() -> str:
+        notices = list(app.conversation.query(NoticeEntry))
+        return shown_text(notices[-1]) if notices else ""
+
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "have two subagents edit auth.py")
+        await send(pilot, "/diff sa-2")
+        await until(pilot, lambda: "(two)" in last(), "the /diff of sa-2")
+        await send(pilot, "/merge sa-1")
+        await until(pilot, lambda: "Merged sa-1 into your working tree" in last(), "sa-1 merged")
+        await send(pilot, "/merge sa-2")
+        await until(pilot, lambda: "Cannot merge sa-2: src/app/auth.py changed both" in last(),
+                    "the conflict refusal for sa-2")
+        await send(pilot, "/discard sa-2")
+        await until(pilot, lambda: "Discarded sa-2" in last(), "sa-2 discarded")
+    assert "(one)" in (repo / "src/app/auth.py").read_text()
