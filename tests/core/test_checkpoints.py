@@ -159,3 +159,15 @@ async def test_a_folder_turned_into_a_link_out_of_the_workspace_is_not_written_t
     restore = session.rewind(1, conversation=False, files=True, overwrite=True)
     assert restore.not_kept == ["src/app/auth.py"] and restore.restored == []
     assert "hmac" in (outside / "auth.py").read_text()  # the file behind the link is untouched
+
+
+async def test_a_worktree_child_s_changes_are_not_checkpoints_of_the_main_tree(server, make_session, repo):
+    server.when(lambda b: offers_tool(b, "task"),
+                reply(tool_use_block("task", {"description": "Isolated", "prompt": "child in a worktree",
+                                              "isolation": "worktree"})), text("Done."))
+    child(server, "child in a worktree", tool_use("bash", {"command": "echo changed > README.md && echo x > new.txt"}))
+    before = tree(repo)
+    session, _ = make_session(permission_mode="bypassPermissions")
+    await session.send("work in isolation")
+    assert tree(repo) == before
+    assert session.checkpoints.list() == []  # nothing of the main tree changed, so nothing to put back
