@@ -20,6 +20,7 @@ from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
 from .tools.base import NO_RECURSION, ToolContext, ToolError
+from .units import seconds, tokens
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 
@@ -56,10 +57,8 @@ class SubagentRecord:
 
     @property
     def footer(self) -> str:
-        tokens = f"{self.usage.total_tokens / 1000:.1f}k" if self.usage.total_tokens >= 1000 \
-            else str(self.usage.total_tokens)
         turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
-        return f"[{self.id} · {self.status} · {turns} · {tokens} tokens · {self.seconds:.0f} s]"
+        return f"[{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}]"
 
     @property
     def tokens_kept_out(self) -> int:

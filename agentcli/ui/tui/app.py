@@ -30,7 +30,6 @@ from . import keys
 from ..escapes import visible_data, visible_event
 from ..view import SessionView
 from .commands import palette_commands, run_command
-from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
 from .screens.approval import ApprovalQueue
@@ -117,8 +116,8 @@ class AgentApp(App[int]):
 
     async def restore(self) -> None:
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
-        self.view.restore(list(self.session.subagents.records.values()))
         restored = [visible_event(event) for event in main_events(self.session)]
+        self.view.restore(list(self.session.subagents.records.values()), restored)
         messages = self.session.main.messages
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
@@ -154,6 +153,7 @@ class AgentApp(App[int]):
         if isinstance(event, ApprovalRequested):
             self.approvals.ask(event)
         elif event.agent_id == MAIN:
+            self.view.apply(event, self.clock())
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
@@ -215,7 +215,9 @@ class AgentApp(App[int]):
         return True
 
     def refresh_status(self) -> None:
-        self.query_one(StatusBar).show(StatusFacts.of(self.session, busy=self.busy, no_key=self.no_key))
+        s = self.session  # what the user chose; the counts come from the view
+        self.query_one(StatusBar).show(self.view.status(model=s.main.model, mode=s.permissions.mode,
+                                       context_window=s.context_window(), busy=self.busy, no_key=self.no_key))
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents."""
