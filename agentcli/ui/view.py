@@ -22,7 +22,7 @@ from .format import seconds, tokens
 from .slash import money
 
 if TYPE_CHECKING:
-    from ..core.subagents import SubagentRecord
+    from ..core.session import SubagentRecord
 
 __all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "seconds", "tokens"]
 

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ...core.permissions import MODES
-from ...core.subagents import SubagentRecord
+from ...core.session import MODES, SubagentRecord
 from .. import slash
 from ..escapes import visible
 from ..format import seconds

@@ -7,7 +7,7 @@ import shlex
 import shutil
 import subprocess
 
-from ...core.subagents import SubagentRecord
+from ...core.session import SubagentRecord
 from ...core.tools.shell import command_env
 from ..transcript_text import subagent_lines
 from ..view import Subagent

@@ -23,8 +23,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
                              ToolCallFinished, UsageUpdated)
-from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
-from ...core.session import Session
+from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Session, resolve_credentials
 from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
@@ -32,7 +31,7 @@ from ..view import SessionView
 from .commands import palette_commands, run_command
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
-from .screens.approval import ApprovalQueue
+from .screens import approval
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
 from .theme import AGENTCLI_THEME
@@ -71,7 +70,6 @@ class AgentApp(App[int]):
         self.busy = False
         self.view = SessionView()
         self.subagents = self.view.subagents  # by id
-        self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
         self._ctrl_c_armed = False
         self._work: Any = None
@@ -122,7 +120,7 @@ class AgentApp(App[int]):
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
         elif messages:
-            await self.conversation.replay_messages(visible_data(messages))
+            await self.conversation.replay_messages(visible_data(messages), self.session.call_started)
         self.prompt.sent = [text for m in messages if m.get("role") == "user"
                             for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
@@ -151,7 +149,7 @@ class AgentApp(App[int]):
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         if isinstance(event, ApprovalRequested):
-            self.approvals.ask(event)
+            approval.ask(self, event)
         elif event.agent_id == MAIN:
             self.view.apply(event, self.clock())
             await self.conversation.apply(event)

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
-from ...core.agents import load_agent_types
-from ...core.permissions import MODES
+from ...core.session import MODES, load_agent_types
 from .. import slash
 from . import reports
 
