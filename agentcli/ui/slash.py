@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import tokens
+from .format import seconds, tokens
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -99,7 +99,7 @@ def bashes_text(session: "Session") -> str:
     lines = []
     for shell in shells:
         command = shell.command.splitlines()[0] if shell.command.strip() else ""
-        lines.append(f"{shell.id:<8} {shell.state():<22} pid {shell.pid:<8} {shell.seconds():>6.0f} s  "
+        lines.append(f"{shell.id:<8} {shell.state():<22} pid {shell.pid:<8} {seconds(shell.seconds()):>10}  "
                      f"{shell.owner:<6} {command[:80]}")
     return "\n".join(lines) + "\n/bashes kill ID stops one; all are stopped when the session ends."
 
