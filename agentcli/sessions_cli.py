@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -11,12 +12,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .core.checkpoints import checkpoint_bytes
-from .core.history import subagent_record
+from .core.events import SubagentFinished
+from .core.history import replay_events, subagent_record
 from .core.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
     read_records, session_info
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
-from .ui.transcript_text import clip, local_time, plural, subagent_lines, transcript
+from .ui.transcript_text import clip, item_lines, local_time, main_lines, plural, subagent_lines
+from .ui.view import SessionView, Transcript
 
 
 def run_sessions(args: argparse.Namespace, root: Path) -> int:
@@ -88,15 +91,35 @@ def warn(warnings: list[str]) -> None:
         print(f"agentcli: warning: {visible(warning)}", file=sys.stderr)
 
 
+def replay(records: list[dict[str, Any]]) -> tuple[SessionView, float]:
+    """Stored records → the events a live run emitted → the view every front end draws from.
+
+    The clock is each record's own time, so a child that never finished has run from its first
+    record to its last; returns the view and that last time."""
+    view, now = SessionView(), 0.0
+    for record in records:
+        now = stamp(record) or now
+        if record.get("type") == "session_resumed":  # the store's own record, not an event
+            view.transcript.resumed(str(record.get("ts", "")))
+        for event in replay_events([record]):
+            view.apply(event, now)
+    return view, now
+
+
+def stamp(record: dict[str, Any]) -> float:
+    try:
+        return datetime.datetime.fromisoformat(record["ts"]).timestamp()
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+
+
 def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> Iterator[str]:
     info = session_info(path)
     yield f"Session {info.id} · started {local_time(info.started)} · {info.model or 'unknown model'}"
     yield f"Workspace: {info.cwd or '?'}" + (f" · forked from {info.forked_from}" if info.forked_from else "") \
         + (" · open in another agentcli now" if live else "")
-    yield from transcript(records, full=False, live=live)
-    finished = {r.get("id") for r in records if r.get("type") == "subagent_finished"}
-    for child in (c for c in info.subagents if c not in finished):
-        yield f"  ▪ {child} {'running' if live else 'interrupted: the process stopped while it worked'}"
+    view, _ = replay(records)
+    yield from main_lines(view, live=live)
     yield ""
     agents = f" · subagents: {', '.join(info.subagents)} (show one with --agent {info.subagents[0]})" \
         if info.subagents else ""
@@ -119,15 +142,24 @@ def worktree_lines(info: SessionInfo) -> Iterator[str]:
         yield from (f"  {line}" for line in worktrees.listing_lines(kept, info.id))
 
 
-def child_transcript(records: list[dict[str, Any]], agent: str, path: Path, live: bool) -> Iterator[str]:
-    record = subagent_record(records, agent)
-    if record is None:
-        yield f"{agent} of session {path.stem}: its transcript has no start record."
-        yield from transcript(records, full=True, live=live)
+def child_transcript(records: list[dict[str, Any]], agent_id: str, path: Path, live: bool) -> Iterator[str]:
+    view, now = replay(records)
+    agent = view.subagents.get(agent_id)
+    if agent is None:
+        yield f"{agent_id} of session {path.stem}: its transcript has no start record."
+        transcript = Transcript()
+        for event in (e for r in records for e in replay_events([r])):
+            transcript.apply(event)
+        yield from item_lines(transcript.items, full=True, live=live)
         return
-    if live and record.status == "interrupted":  # not dead: still at work in the other process
-        record.status, record.result = "running", ""
-    yield from subagent_lines(record, records, live=live, where=f"session {path.stem}")
+    if live and agent.status == "interrupted":  # not dead: still at work in the other process
+        agent.status, agent.result = "running", ""
+    record = subagent_record(records, agent_id)
+    if not agent.finished and not live and record is not None:  # it stopped when its process did
+        ended = record.events[-1]
+        if isinstance(ended, SubagentFinished):
+            agent.apply(ended, now)
+    yield from subagent_lines(agent, live=live, now=now, where=f"session {path.stem}")
 
 
 def one_line(text: str) -> str:

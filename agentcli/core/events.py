@@ -165,7 +165,10 @@ class SubagentFinished(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ApprovalRequested(Event):
-    """A tool call waits for the user. The front end resolves ``future`` with an Approval."""
+    """A tool call waits for the user. The front end resolves ``future`` with an Approval.
+
+    The engine asks one question at a time (it keeps the queue): the next comes only after this
+    ``future`` is done, answered by the front end or cancelled because the call was."""
 
     tool: str
     input: dict[str, Any]

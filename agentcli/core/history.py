@@ -187,13 +187,6 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
     return events
 
 
-def tool_call_started(block: dict[str, Any]) -> ToolCallStarted:
-    """The event for a ``tool_use`` block of a stored history, as the loop would have emitted it."""
-    name, args = block["name"], block.get("input", {})
-    return ToolCallStarted(id=block["id"], name=name, input=args, kind=builtin_tools().kind(name),
-                           summary=builtin_tools().summary(name, args))
-
-
 @cache
 def builtin_tools() -> ToolRegistry:
     """The built-in tools, for what records written before events carried a call's kind and summary."""

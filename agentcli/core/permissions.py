@@ -113,7 +113,8 @@ class Permissions:
     rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
-    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)  # one question at a time
+    # The approval queue: one question at a time, in the order asked (front ends only show and answer it).
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.set_mode(self.mode)

@@ -10,25 +10,32 @@ import asyncio
 from typing import Any, Callable, Protocol
 
 from . import compaction, worktrees
-from .agents import load_agent_types
-from .checkpoints import Checkpoints, Restore
+from .agents import AgentType, load_agent_types
+from .checkpoints import Checkpoint, Checkpoints, Restore
+from .worktrees import WorktreeError
 from .context import main_system_prompt
-from .events import MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, Usage
+from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
+                     ToolCallStarted, Usage)
 from .history import Prompt, agent_state, history_before, replay_events, subagent_record, user_prompts
-from .llm import LLM, context_window, resolve_model
+from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
+    resolve_model
 from .loop import Agent, RunResult
-from .permissions import Permissions
-from .subagents import Budgets, Subagents, TaskTool
+from .permissions import MODES, Permissions
+from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
                     open_store, project_dir, read_records)
-from .tools import ToolRegistry, default_tools
+from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.git import is_git_repo
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
-__all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session"]
+__all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
+           # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
+           "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
+           "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
+           "Checkpoint", "Prompt", "Restore", "WorktreeError"]
 
 
 class SessionSettings(Protocol):
@@ -219,6 +226,12 @@ class Session:
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = self.llm.model = resolve_model(model)
+
+    def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
+        """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""
+        tools, name, args = self.main.tools, block["name"], block.get("input", {})
+        return ToolCallStarted(id=block["id"], name=name, input=args, kind=tools.kind(name),
+                               summary=tools.summary(name, args))
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""

@@ -20,7 +20,8 @@ from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFi
 from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
-from .tools.base import NO_RECURSION, ToolContext, ToolError
+from .tools.base import ToolContext, ToolError
+from .units import seconds, tokens
 from .workspace import Workspace
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
@@ -62,10 +63,8 @@ class SubagentRecord:
 
     @property
     def footer(self) -> str:
-        tokens = f"{self.usage.total_tokens / 1000:.1f}k" if self.usage.total_tokens >= 1000 \
-            else str(self.usage.total_tokens)
         turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
-        return f"[{self.id} · {self.status} · {turns} · {tokens} tokens · {self.seconds:.0f} s]"
+        return f"[{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}]"
 
     @property
     def tokens_kept_out(self) -> int:
@@ -323,8 +322,8 @@ class TaskTool(Tool):
         }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        if ctx.depth > 0 or ctx.subagents is None:
-            raise ToolError(NO_RECURSION)
+        # Only the main agent gets here: the registry refuses task below it (the one no-recursion guard).
+        assert ctx.subagents is not None, "a subagent's context has no subagents of its own"
         type_name = args.get("subagent_type") or "general-purpose"
         if type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")

@@ -11,8 +11,7 @@ import time
 from typing import IO, Any
 
 from ..core.events import Event, Notice, Retrying
-from ..core.llm import LLMError
-from ..core.session import Session
+from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
 

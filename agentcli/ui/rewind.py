@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.checkpoints import Checkpoint, Restore
-from ..core.history import Prompt
+from ..core.session import Checkpoint, Prompt, Restore
 
 if TYPE_CHECKING:
     from ..core.session import Session
 
 WHAT = ("both", "files", "conversation")
+from .format import flat
 from .transcript_text import clip, local_time
 
 
@@ -22,7 +22,7 @@ def rewind_list(prompts: list[Prompt], points: list[Checkpoint]) -> list[str]:
     by_prompt = {p.prompt: p for p in points}
     lines = []
     for prompt in prompts:
-        lines.append(f"{prompt.number:>3}  {local_time(prompt.ts):<16}  {clip(' '.join(prompt.text.split()), 90)}")
+        lines.append(f"{prompt.number:>3}  {local_time(prompt.ts):<16}  {clip(flat(prompt.text), 90)}")
         point = by_prompt.get(prompt.number)
         if point is not None and point.files:
             lines.append(f"     changed: {', '.join(point.files)}")

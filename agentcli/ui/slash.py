@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import tokens
+from .format import seconds, tokens
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -104,7 +104,7 @@ def bashes_text(session: "Session") -> str:
     lines = []
     for shell in shells:
         command = shell.command.splitlines()[0] if shell.command.strip() else ""
-        lines.append(f"{shell.id:<8} {shell.state():<22} pid {shell.pid:<8} {shell.seconds():>6.0f} s  "
+        lines.append(f"{shell.id:<8} {shell.state():<22} pid {shell.pid:<8} {seconds(shell.seconds()):>10}  "
                      f"{shell.owner:<6} {command[:80]}")
     return "\n".join(lines) + "\n/bashes kill ID stops one; all are stopped when the session ends."
 
@@ -123,7 +123,7 @@ async def kill_bash(session: "Session", arg: str) -> str:
 
 async def worktree(session: "Session", action: str, arg: str) -> tuple[str, bool]:
     """/diff, /merge, /discard ID: (the text to show, whether it is an error)."""
-    from ..core.worktrees import WorktreeError
+    from ..core.session import WorktreeError
 
     if not arg.strip():
         return f"Usage: /{action} ID, such as /{action} sa-3 (a subagent that ran with isolation: worktree).", True

@@ -1,87 +1,76 @@
 """Transcripts as readable text, for `agentcli sessions show` and line mode's /transcript.
 
-Works on stored records (event dicts); live events become records with ``event.to_dict()``.
+Drawn from the view model (``ui/view.py``): a stored session is replayed into a ``SessionView``
+first, a live one already is one, so there is one renderer for both.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
-from ..core.content import text_of
-from ..core.events import Retrying, Usage, event_from_dict
-from ..core.subagents import SubagentRecord
 from .format import seconds, tokens
+from .view import CallEnded, ChildMark, Divider, Item, Note, Said, SessionView, Subagent, ToolView
 
 OUTPUT_LINES = 12  # lines of each tool output shown in a main transcript; a subagent's are shown in full
 INPUT_CHARS = 200  # characters of each long tool argument shown in a main transcript
 
 
-def subagent_lines(record: SubagentRecord, records: list[dict[str, Any]], *, live: bool, where: str = ""
-                   ) -> Iterator[str]:
+def main_lines(view: SessionView, *, live: bool) -> Iterator[str]:
+    """The main agent's transcript, tool output cut short, and the children that never finished."""
+    yield from item_lines(view.transcript.items, full=False, live=live)
+    for agent in (a for a in view.subagents.values() if not a.finished):
+        yield f"  ▪ {agent.id} {'running' if live else 'interrupted: the process stopped while it worked'}"
+
+
+def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") -> Iterator[str]:
     """A subagent's whole transcript: the brief, every message, each tool call in full, the result."""
-    yield f"{record.id} · {record.type} · {record.description}" + (f"  ({where})" if where else "")
-    yield f"Status: {status_line(record)}"
+    yield f"{agent.id} · {agent.type} · {agent.description}" + (f"  ({where})" if where else "")
+    yield f"Status: {status_line(agent, now)}"
     yield ""
     yield "Brief:"
-    yield from indent(record.prompt, "  ")
-    yield from transcript(records, full=True, live=live, brief=record.prompt)
+    yield from indent(agent.prompt, "  ")
+    yield from item_lines(agent.transcript.items, full=True, live=live, brief=agent.prompt.strip())
     yield ""
-    if record.result and record.result == last_reply(records):
+    if agent.result and agent.result == agent.transcript.last_reply:
         yield "Result: the last message above."
     else:
         yield "Result:"
-        yield from indent(record.result or "(none)", "  ")
+        yield from indent(agent.result or "(none)", "  ")
 
 
-def last_reply(records: list[dict[str, Any]]) -> str:
-    replies = [block_text(r.get("content")) for r in records if r.get("type") == "assistant_message"]
-    return next((text for text in reversed(replies) if text), "")
-
-
-def transcript(records: list[dict[str, Any]], *, full: bool, live: bool, brief: str | None = None
-               ) -> Iterator[str]:
+def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None) -> Iterator[str]:
     """The readable lines of one transcript: prompts, replies, tool calls and their output, children."""
-    finished = {r.get("id") for r in records if r.get("type") == "tool_call_finished"}
-    for record in records:
-        kind = record.get("type")
-        if kind == "user_message":
-            text = block_text(record.get("content"))
-            if text and text != brief:
+    for item in items:
+        if isinstance(item, Said) and item.role == "user":
+            if item.text != brief:
                 yield ""
-                yield from indent(text, "> ")
+                yield from indent(item.text, "> ")
             brief = None  # only the first user message can be the brief
-        elif kind == "assistant_message":
-            text = block_text(record.get("content"))
-            if text:
-                yield ""
-                yield text
-        elif kind == "tool_call_started":
+        elif isinstance(item, Said):
             yield ""
-            yield from call_lines(record.get("name", "?"), record.get("input") or {}, full)
-            if record.get("id") not in finished:
+            yield item.text
+        elif isinstance(item, ToolView):
+            yield ""
+            yield from call_lines(item.name, item.input, full)
+            if item.status == "running":
                 yield "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
-        elif kind == "tool_call_finished":
-            yield from output_lines(str(record.get("output", "")), bool(record.get("is_error")), full)
-        elif kind == "subagent_started" and not full:
-            yield f"  ▸ {record.get('id')} started · {record.get('subagent_type')} · {record.get('description')}"
-        elif kind == "subagent_finished" and not full:
-            yield f"  ▪ {record.get('id')} {record.get('status')} · {plural(record.get('turns', 0), 'turn')} · " \
-                  f"{tokens(usage_total(record.get('usage')))} tokens · {seconds(float(record.get('seconds') or 0))}"
-        elif kind == "notice" and record.get("level") in ("warning", "error"):
-            yield f"! {record.get('text', '')}"
-        elif kind == "retrying" and isinstance(retrying := event_from_dict(record), Retrying):
-            yield f"! {retrying.text}"
-        elif kind == "session_resumed":
+        elif isinstance(item, CallEnded):
+            yield from output_lines(item.call.output, item.call.status == "error", full)
+        elif isinstance(item, ChildMark) and not full:
+            if item.status is None:
+                yield f"  ▸ {item.id} started · {item.subagent_type} · {item.description}"
+            else:
+                yield f"  ▪ {item.id} {item.status} · {plural(item.turns, 'turn')} · {tokens(item.tokens)} tokens · " \
+                      f"{seconds(item.seconds)}"
+        elif isinstance(item, Note):
+            yield f"! {item.text}"
+        elif isinstance(item, Divider):
             yield ""
-            yield f"── resumed {local_time(record.get('ts', ''))}"
-        elif kind == "history_cleared":
-            yield ""
-            yield "── /clear: the conversation started afresh"
-        elif kind == "compacted":
-            yield ""
-            yield f"── compacted {record.get('messages_summarized', 0)} older messages into a summary"
+            yield {"resumed": f"── resumed {local_time(item.at)}",
+                   "cleared": "── /clear: the conversation started afresh",
+                   "compacted": f"── compacted {item.messages} older messages into a summary"}[item.kind]
 
 
 def call_lines(name: str, args: dict[str, Any], full: bool) -> Iterator[str]:
@@ -109,16 +98,8 @@ def output_lines(output: str, is_error: bool, full: bool) -> Iterator[str]:
         yield f"    … {len(lines) - len(shown)} more lines (--agent shows a child's in full)"
 
 
-def status_line(record: SubagentRecord) -> str:
-    return f"{record.status} · {plural(record.turns, 'turn')} · {tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
-
-
-def block_text(content: Any) -> str:
-    return text_of(content).strip()
-
-
-def usage_total(usage: Any) -> int:
-    return Usage.from_dict(usage if isinstance(usage, dict) else None).total_tokens
+def status_line(agent: Subagent, now: float) -> str:
+    return f"{agent.status} · {plural(agent.turn, 'turn')} · {tokens(agent.tokens)} tokens · {seconds(agent.elapsed(now))}"
 
 
 def indent(text: str, prefix: str) -> Iterator[str]:

@@ -1,26 +1,30 @@
 """The view model every front end renders: one reducer fed live or replayed engine events.
 
-``SessionView.apply(event, now)`` folds each event into plain state: the subagents (status, turns,
-tokens, time, tool calls, changed files, their own events for the transcript) and the facts of the
-status bar (tokens, cost, context fill, tokens kept out of the main context). It knows no framework;
-``now`` is the caller's clock, so the same events give the same view in a test, the TUI and line mode.
+``SessionView.apply(event, now)`` folds each event into plain state: the main transcript (messages,
+tool calls with their output, subagents starting and ending, notes and dividers), the subagents
+(status, turns, tokens, time, tool calls, changed files, their own transcript and events) and the
+facts of the status bar (tokens, cost, context fill, tokens kept out of the main context). It knows
+no framework; ``now`` is the caller's clock (a replay passes each record's time), so the same events
+give the same view in a test, the TUI, line mode and ``agentcli sessions show``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
-from ..core.events import (FINISHED, MAIN, AssistantMessage, Event, Retrying, Status, SubagentFinished,
-                           SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
-                           UsageUpdated)
+from ..core.content import text_of
+from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
+                           Retrying, Status, SubagentFinished, SubagentStarted, TextDelta, ToolCallFinished,
+                           ToolCallStarted, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
+from .slash import money
 
 if TYPE_CHECKING:
-    from ..core.subagents import SubagentRecord
+    from ..core.session import SubagentRecord
 
-__all__ = ["SessionView", "Subagent", "ToolView", "seconds", "tokens"]
+__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "seconds", "tokens"]
 
 CHARS_PER_TOKEN = 4  # how tool output a child read is counted as tokens kept out of the main context
 
@@ -36,6 +40,103 @@ class ToolView:
     kind: str = ""  # read | edit | exec | task, as the engine reported it
     status: str = "running"  # running | ok | error
     seconds: float | None = None
+    output: str = ""
+
+
+@dataclass
+class Said:
+    """A message with text: the user's prompt (or an engine note, by ``origin``) or the assistant's reply."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    origin: Origin = "user"
+
+
+@dataclass
+class Note:
+    """A warning or error of the engine's, or a model call being retried."""
+
+    level: str
+    text: str
+
+
+@dataclass
+class Divider:
+    """Where the conversation changed course: resumed (``at``: ISO time), cleared, or compacted."""
+
+    kind: Literal["resumed", "cleared", "compacted"]
+    at: str = ""
+    messages: int = 0  # compacted: how many older messages the summary replaced
+
+
+@dataclass
+class ChildMark:
+    """A subagent starting or ending, as its parent's transcript lists it."""
+
+    id: str
+    subagent_type: str = ""
+    description: str = ""
+    status: Status | None = None  # None: the start
+    turns: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class CallEnded:
+    """Where a call's result came in (after its siblings' starts, when calls ran in parallel)."""
+
+    call: ToolView
+
+
+Item = Union[Said, ToolView, CallEnded, Note, Divider, ChildMark]
+
+
+@dataclass
+class Transcript:
+    """One agent's conversation as a list of items, in the order they happened."""
+
+    items: list[Item] = field(default_factory=list)
+    calls: dict[str, ToolView] = field(default_factory=dict)
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, (UserMessage, AssistantMessage)):
+            text = text_of(event.content).strip()
+            if text:
+                origin = event.origin if isinstance(event, UserMessage) else "user"
+                self.items.append(Said("user" if isinstance(event, UserMessage) else "assistant", text, origin))
+        elif isinstance(event, ToolCallStarted):
+            call = self.calls[event.id] = ToolView(event.id, event.name,
+                                                   event.input if isinstance(event.input, dict) else {},
+                                                   event.summary, event.kind)
+            self.items.append(call)
+        elif isinstance(event, ToolCallFinished):
+            call = self.calls.get(event.id)
+            if call is None:  # its start was lost (a damaged file)
+                call = self.calls[event.id] = ToolView(event.id, event.name, {})
+            call.status, call.seconds, call.output = "error" if event.is_error else "ok", event.seconds, event.output
+            self.items.append(CallEnded(call))
+        elif isinstance(event, Notice) and event.level in ("warning", "error"):
+            self.items.append(Note(event.level, event.text))
+        elif isinstance(event, Retrying):
+            self.items.append(Note("warning", event.text))
+        elif isinstance(event, HistoryCleared):
+            self.items.append(Divider("cleared"))
+        elif isinstance(event, Compacted):
+            self.items.append(Divider("compacted", messages=event.messages_summarized))
+        elif isinstance(event, SubagentStarted):
+            self.items.append(ChildMark(event.id, event.subagent_type, event.description))
+        elif isinstance(event, SubagentFinished):
+            self.items.append(ChildMark(event.id, status=event.status, turns=event.turns,
+                                        tokens=event.usage.total_tokens, seconds=event.seconds))
+
+    def resumed(self, at: str) -> None:
+        self.items.append(Divider("resumed", at=at))
+
+    @property
+    def last_reply(self) -> str:
+        """The text of the latest assistant message; "" when there is none."""
+        return next((i.text for i in reversed(self.items) if isinstance(i, Said) and i.role == "assistant"), "")
 
 
 @dataclass
@@ -54,7 +155,7 @@ class Subagent:
     started: float = 0.0  # the caller's clock when it started
     seconds: float | None = None  # how long it ran, once finished
     result: str = ""
-    tools: dict[str, ToolView] = field(default_factory=dict)
+    transcript: Transcript = field(default_factory=Transcript)
     files_changed: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript
     retry: str = ""  # "retrying 3/8" while its model call is being retried
@@ -85,6 +186,11 @@ class Subagent:
         return self.status in FINISHED
 
     @property
+    def tools(self) -> dict[str, ToolView]:
+        """Its tool calls by id, in the order it made them."""
+        return self.transcript.calls
+
+    @property
     def latest_call(self) -> str:
         """The latest tool call it made, as name and summary; "" before its first."""
         latest = next(reversed(self.tools.values()), None)
@@ -102,6 +208,8 @@ class Subagent:
 
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
+        if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
+            self.transcript.apply(event)
         if isinstance(event, Retrying):
             self.retry = f"retrying {event.attempt}/{event.retries}"
         elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
@@ -113,18 +221,12 @@ class Subagent:
                 self.status = "running"
         elif isinstance(event, UsageUpdated):
             self.tokens = event.total.total_tokens
-        elif isinstance(event, ToolCallStarted):
-            self.tools[event.id] = ToolView(event.id, event.name, event.input if isinstance(event.input, dict) else {},
-                                            event.summary, event.kind)
         elif isinstance(event, ToolCallFinished):
             self.output_chars += len(event.output)
-            tool = self.tools.get(event.id)
-            if tool is not None:
-                tool.status = "error" if event.is_error else "ok"
-                tool.seconds = event.seconds
-                path = tool.input.get("path")
-                if tool.kind == "edit" and not event.is_error and path and str(path) not in self.files_changed:
-                    self.files_changed.append(str(path))
+            tool = self.tools[event.id]
+            path = tool.input.get("path")
+            if tool.kind == "edit" and not event.is_error and path and str(path) not in self.files_changed:
+                self.files_changed.append(str(path))
         elif isinstance(event, SubagentFinished):
             self.status = event.status
             self.result = event.result
@@ -133,11 +235,27 @@ class Subagent:
             self.seconds = event.seconds
 
 
+@dataclass(frozen=True)
+class StatusFacts:
+    """What a status bar shows: what the user chose (model, mode, busy) and what the events said."""
+
+    model: str
+    mode: str
+    tokens: int
+    cost: str
+    context_used: int
+    context_window: int
+    kept_out: int
+    busy: bool = False
+    no_key: bool = False
+
+
 @dataclass
 class SessionView:
-    """A session as its front ends show it: the subagents and the facts of the status bar."""
+    """A session as its front ends show it: the main transcript, the subagents, the status-bar facts."""
 
     subagents: dict[str, Subagent] = field(default_factory=dict)
+    transcript: Transcript = field(default_factory=Transcript)  # the main agent's
     main_usage: Usage = field(default_factory=Usage)  # the main agent's running total
     context_used: int = 0  # tokens the main context held at its latest call
     model: str = ""
@@ -145,22 +263,40 @@ class SessionView:
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any."""
         if isinstance(event, SubagentStarted):
+            self.transcript.apply(event)
             agent = self.subagents[event.id] = Subagent.started_by(event, now)
             return agent
         if event.agent_id == MAIN:
+            self.transcript.apply(event)
             if isinstance(event, UsageUpdated):
                 self.main_usage, self.context_used = event.total, event.usage.context_tokens
                 self.model = event.model or self.model
+            elif isinstance(event, Compacted):
+                self.context_used = event.tokens_after
+            elif isinstance(event, HistoryCleared):
+                self.context_used = 0
             return None
+        if isinstance(event, SubagentFinished):
+            self.transcript.apply(event)
         agent = self.subagents.get(event.agent_id)
         if agent is not None:
             agent.apply(event, now)
         return agent
 
-    def restore(self, records: "list[SubagentRecord]") -> None:
-        """The subagents of a resumed session, from their records."""
+    def status(self, *, model: str, mode: str, context_window: int, busy: bool = False,
+               no_key: bool = False) -> StatusFacts:
+        """The status bar: the settings the front end passes, and the counts from the events."""
+        usage = self.usage
+        return StatusFacts(model=model, mode=mode, tokens=usage.total_tokens, cost=money(usage),
+                           context_used=self.context_used, context_window=context_window,
+                           kept_out=self.tokens_kept_out, busy=busy, no_key=no_key)
+
+    def restore(self, records: "list[SubagentRecord]", main_events: Sequence[Event] = ()) -> None:
+        """A resumed session: the subagents from their records, the main agent from its events."""
         for record in records:
             self.subagents[record.id] = Subagent.from_record(record)
+        for event in main_events:
+            self.apply(event, 0.0)
 
     def for_call(self, tool_use_id: str) -> Subagent | None:
         """The subagent started by the task call ``tool_use_id``."""

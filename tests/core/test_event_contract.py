@@ -128,7 +128,7 @@ def test_old_stream_json_subagent_records_read_back():
 def test_every_front_end_draws_every_status_and_one_duration_format():
     assert set(STATUS_ICONS) == set(STATUS_STYLES) == set(STATUSES)
     assert set(STATUS_MARKS) == set(STATUSES) - {"queued", "running"}
-    assert (seconds(0.3), seconds(0.04), seconds(12.4), seconds(125)) == ("0.3s", "0.0s", "12s", "2m 05s")
+    assert (seconds(0.3), seconds(0.04), seconds(12.4), seconds(125)) == ("0.3 s", "0.0 s", "12 s", "2 min 05 s")
 
 
 async def test_a_subscriber_gets_the_opening_warnings_first_then_the_live_events(server, make_session):

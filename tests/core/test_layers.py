@@ -57,3 +57,36 @@ def test_the_check_sees_relative_and_absolute_imports():
                                                          "def f():\n    from ..subagents import TaskTool\n")
     assert "agentcli.ui.slash" in imported_modules(session, "from agentcli.ui import slash\n")
     assert "textual.widgets._collapsible" in imported_modules(session, "from textual.widgets._collapsible import X\n")
+
+
+# What a front end may import from core: the session (which also hands out the few names a front end
+# needs to drive it: errors, the workspace, modes, agent types), the events, content blocks and the
+# shared formatters. Two process helpers besides, so the file lists for @-completion and the pager run
+# the way the tools run processes: with rg's own arguments and a scrubbed environment.
+UI_MAY_IMPORT = {"agentcli.core.session", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
+                 "agentcli.core.tools.search", "agentcli.core.tools.shell"}
+
+
+def core_imports_outside(folder: Path, allowed: set[str]) -> list[str]:
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        modules = imported_modules(path)
+        for module in sorted(modules):
+            if module == "agentcli.core" or not module.startswith("agentcli.core."):
+                continue  # the package itself is empty; "from ...core import session" names its module too
+            if module in allowed or any(module.startswith(a + ".") and module.rsplit(".", 1)[0] == a for a in allowed):
+                continue  # a module on the list, or a name imported from one
+            out.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    return out
+
+
+def test_front_ends_import_only_the_public_surface_of_core():
+    assert core_imports_outside(PACKAGE / "ui", UI_MAY_IMPORT) == []
+
+
+def test_the_surface_check_sees_storage_imports():
+    """It would have caught conversation.py's ``from ....core.history import tool_call_started`` of before."""
+    path = PACKAGE / "ui" / "tui" / "widgets" / "conversation.py"
+    modules = imported_modules(path, "from ....core.history import tool_call_started\n")
+    assert "agentcli.core.history" in modules
+    assert not ({m for m in modules if m.startswith("agentcli.core.")} <= UI_MAY_IMPORT)

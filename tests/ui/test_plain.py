@@ -113,7 +113,7 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
     ui = plain()
     await ui.submit(DELEGATE)
     listing = " ".join((await ui.submit("/agents")).split())  # rows wrap at the width
-    assert re.search(r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+s · general-purpose · "
+    assert re.search(r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+ s · general-purpose · "
                      r"Find where handle_auth is handled", listing)
     transcript = await ui.submit("/transcript 1")
     assert "Brief:" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
@@ -234,9 +234,9 @@ def test_a_long_command_is_cut_so_the_time_stays_on_its_lines():
     display.running["t1"] = RunningTool("bash", display.summary("bash", {"command": command}), started=100.0)
     now[0] = 103.2
     [live] = display.live_lines()
-    assert live[2:].startswith("bash pytest tests/xxx") and live.endswith("… · 3.2s") and len(live) <= 60
+    assert live[2:].startswith("bash pytest tests/xxx") and live.endswith("… · 3.2 s") and len(live) <= 60
     display.handle(ToolCallFinished(id="t1", name="bash", output="ok", is_error=False, seconds=4.5))
-    assert out.getvalue().splitlines()[0].endswith("… · 4.5s")
+    assert out.getvalue().splitlines()[0].endswith("… · 4.5 s")
 
 
 async def test_commands_answer_in_one_sentence(plain, server):
@@ -478,7 +478,7 @@ async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
                                     seconds=4.2, **child))
     lines = out.getvalue().splitlines()
     assert lines == ["  sa-1 ▸ Map the code · explore", "  sa-1 · grep a",
-                     "  sa-1 · grep b  +2 more: read_file, grep", "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2s"]
+                     "  sa-1 · grep b  +2 more: read_file, grep", "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2 s"]
 
 
 def test_a_long_markdown_answer_streams_in_segments_and_prints_as_a_whole_would():

@@ -57,7 +57,7 @@ def test_formatting_helpers():
     assert tools.summary("read_file", {"path": "src/app.py", "limit": 5}) == "src/app.py"
     assert tools.summary("bash", {"command": "make test\nmore"}) == "make test"
     assert tools.summary("mystery", {"n": 1, "what": "this"}) == "this"
-    assert (seconds(0.04), seconds(12.4), seconds(125)) == ("0.0s", "12s", "2m 05s")
+    assert (seconds(0.04), seconds(12.4), seconds(125)) == ("0.0 s", "12 s", "2 min 05 s")
 
 
 def test_changed_files_come_from_the_tool_kind_not_its_name():

@@ -61,7 +61,7 @@ class ToolRegistry:
         problem = check_numbers(name, args)  # first: even a call refused for its name stays in the history
         if problem:
             return ToolOutcome(problem, True)
-        if name == "task" and ctx.depth > 0:
+        if name == "task" and ctx.depth > 0:  # the one no-recursion guard: a subagent starts no subagents
             return ToolOutcome(NO_RECURSION, True)
         tool = self._tools.get(name)
         if tool is None:
@@ -76,6 +76,8 @@ class ToolRegistry:
                 return ToolOutcome(refusal, True)
             output = await tool.run(args, ctx)
             if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
+                from .outputs import keep_in_full  # the one full-output store (bash streams into it too)
+
                 output = await asyncio.to_thread(keep_in_full, output, ctx)
         except ToolError as exc:
             return ToolOutcome(cap_output(str(exc), OUTPUT_CAP), True)
@@ -93,19 +95,6 @@ def call_summary(tool: Tool | None, args: Any) -> str:
     if not text:
         text = next((str(v) for v in args.values() if isinstance(v, str) and v.strip()), "")
     return text.strip().splitlines()[0] if text.strip() else ""
-
-
-def keep_in_full(output: str, ctx: ToolContext) -> str:
-    """Save an output too long for the model in the session folder (within the caps of
-    ``outputs.py``); say where, above the cut version."""
-    from .outputs import CappedCopy
-
-    copy = CappedCopy(ctx, f"{ctx.tool_use_id or 'output'}.txt")
-    try:
-        copy.write(output.encode("utf-8", errors="replace"))
-    finally:
-        copy.close()
-    return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
 def default_tools(root: Path | None = None) -> list[Tool]:

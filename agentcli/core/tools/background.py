@@ -20,6 +20,7 @@ from typing import Any
 
 from . import processes
 from .base import Tool, ToolContext, ToolError, cap_output
+from ..units import seconds
 from .outputs import CappedCopy
 
 UNREAD_KEEP = 60_000  # bytes of unread output kept in memory per shell; older unread output is dropped
@@ -149,7 +150,7 @@ class BackgroundShells:
         saved = ""
         if shell.copy is not None and (shell.copy.written or shell.copy.dropped):
             saved = " · " + shell.copy.note().strip("[]")
-        return f"[{shell.id} · {shell.state()} · pid {shell.pid} · {shell.seconds():.0f} s{saved}]"
+        return f"[{shell.id} · {shell.state()} · pid {shell.pid} · {seconds(shell.seconds())}{saved}]"
 
     async def stop(self, shell: BackgroundShell) -> None:
         """Stop the shell: its process group and everything carrying its marker."""

@@ -1,4 +1,7 @@
-"""Full copies of long tool output, kept in the session folder within two caps.
+"""Full copies of long tool output, kept in the session folder within two caps: the one store.
+
+Two ways in: bash streams its output into a ``CappedCopy`` as it comes (it may never end), and the
+registry hands any other tool's finished output that is too long for the model to ``keep_in_full``.
 
 Each copy stops growing at ``output_copy_max_mb`` (default 64 MB), and all copies of a session
 together at ``output_session_max_mb`` (default 512 MB), so a command printing without end
@@ -126,6 +129,16 @@ class CappedCopy:
                     f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
                     f"(setting output_copy_max_mb); the rest was not kept]")
         return f"[Full output ({total:,} {unit}) saved to {self.path}]"
+
+
+def keep_in_full(output: str, ctx: ToolContext) -> str:
+    """Save an output too long for the model; say where, above the output (the registry cuts it next)."""
+    copy = CappedCopy(ctx, f"{ctx.tool_use_id or 'output'}.txt")
+    try:
+        copy.write(output.encode("utf-8", errors="replace"))
+    finally:
+        copy.close()
+    return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
 def session_output_used(folder: Path) -> int:

@@ -14,7 +14,6 @@ import io
 import os
 import signal
 import sys
-from collections import deque
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
 
@@ -32,9 +31,8 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event
-from ...core.llm import LLMError, MissingCredentials, resolve_credentials
-from ...core.session import Session, SessionError, open_session
-from ...core.workspace import Workspace
+from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
+                             resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
@@ -86,7 +84,7 @@ class PlainApp:
         self.task: asyncio.Future[Any] | None = None
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
-        self.approvals: deque[ApprovalRequested] = deque()
+        self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
@@ -196,7 +194,7 @@ class PlainApp:
             if not task.done():
                 task.cancel()
             self.task = None
-            self.approvals.clear()
+            self.question = None
             self.display.end_turn()
         result = None
         if task.cancelled():
@@ -222,22 +220,29 @@ class PlainApp:
     def on_event(self, event: Event) -> None:
         event = visible_event(event)
         if isinstance(event, ApprovalRequested):
-            self.approvals.append(event)
+            if event.future is None or event.future.done():
+                return
+            self.question = event
+            event.future.add_done_callback(lambda _, asked=event: self.settled(asked))
             if not self.watching:  # no keyboard to answer with
                 self.answer(DENY)
-            elif len(self.approvals) == 1:
+            else:
                 self.display.ask(event)
             return
         self.display.handle(event)
 
     def answer(self, choice: str) -> None:
-        event = self.approvals.popleft()
-        if event.future is not None and not event.future.done():
+        event, self.question = self.question, None
+        if event is not None and event.future is not None and not event.future.done():
             event.future.set_result(choice)
             self.display.answered(event, choice)
-        while self.approvals and (self.approvals[0].future is None or self.approvals[0].future.done()):
-            self.approvals.popleft()
-        self.display.ask(self.approvals[0] if self.approvals else None)
+        self.display.ask(None)
+
+    def settled(self, event: ApprovalRequested) -> None:
+        """A question was answered, or the engine withdrew it (its call was cancelled): take it down."""
+        if self.question is event:
+            self.question = None
+            self.display.ask(None)
 
     # -- keys while a turn runs --------------------------------------------------------------
 
@@ -264,7 +269,7 @@ class PlainApp:
         self.on_keys(self.input.read_keys() + self.input.flush_keys())
         if self.input.closed:
             self.watching = False
-            while self.approvals:
+            if self.question is not None:
                 self.answer(DENY)
 
     def on_keys(self, keys: list[KeyPress]) -> None:
@@ -274,9 +279,9 @@ class PlainApp:
             self.on_key(key, meta=key.key == Keys.Escape and n + 1 < len(keys))
 
     def on_key(self, key: KeyPress, meta: bool = False) -> None:
-        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and not self.approvals):
+        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.question is None):
             self.interrupt()
-        elif self.approvals:
+        elif self.question is not None:
             choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
             if choice is not None:
                 self.answer(choice)

@@ -6,9 +6,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ...core.permissions import MODES
-from ...core.store import SessionError
-from ...core.subagents import SubagentRecord
+from ...core.session import MODES, SessionError, SubagentRecord
 from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible

@@ -24,7 +24,7 @@ from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted
                             SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                             TurnFinished, TurnStarted, UserMessage)
 from ...core.content import text_of
-from ...core.tools import ToolRegistry, call_summary
+from ...core.session import ToolRegistry, call_summary
 from ..format import seconds, tokens
 from ..view import SessionView
 from .screen import Painter, Screen

@@ -16,7 +16,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ... import paths
-from ...core.permissions import MODES
+from ...core.session import MODES
 from ...core.tools.search import COMMON_RG_ARGS, rg_path
 from ...core.tools.shell import command_env
 from .. import slash

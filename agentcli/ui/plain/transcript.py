@@ -7,16 +7,16 @@ import shlex
 import shutil
 import subprocess
 
-from ...core.subagents import SubagentRecord
-from ..escapes import visible
+from ...core.session import SubagentRecord
 from ...core.tools.shell import command_env
 from ..transcript_text import subagent_lines
+from ..view import Subagent
 
 
 def transcript_text(record: SubagentRecord) -> str:
     """The brief, each assistant message, each tool call with input and output, and the result."""
-    records = [event.to_dict() for event in record.events]
-    return visible("\n".join(subagent_lines(record, records, live=record.status in ("queued", "running"))))
+    agent = Subagent.from_record(record)  # escapes already made visible
+    return "\n".join(subagent_lines(agent, live=not agent.finished, now=0.0))
 
 
 def pager_command() -> list[str] | None:

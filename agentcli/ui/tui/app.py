@@ -23,17 +23,15 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
                              ToolCallFinished, UsageUpdated)
-from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
-from ...core.session import Session
+from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Session, resolve_credentials
 from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
-from .format import StatusFacts
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
-from .screens.approval import ApprovalQueue
+from .screens import approval
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
 from .theme import AGENTCLI_THEME
@@ -73,7 +71,6 @@ class AgentApp(App[int]):
         self.busy = False
         self.view = SessionView()
         self.subagents = self.view.subagents  # by id
-        self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
         self._ctrl_c_armed = False
         self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
@@ -119,13 +116,13 @@ class AgentApp(App[int]):
 
     async def restore(self) -> None:
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
-        self.view.restore(list(self.session.subagents.records.values()))
         restored = [visible_event(event) for event in main_events(self.session)]
+        self.view.restore(list(self.session.subagents.records.values()), restored)
         messages = self.session.main.messages
         if restored:
             await self.conversation.replay(restored, limit=RESUME_WIDGETS)
         elif messages:
-            await self.conversation.replay_messages(visible_data(messages))
+            await self.conversation.replay_messages(visible_data(messages), self.session.call_started)
         self.prompt.sent = [text for m in messages if m.get("role") == "user"
                             for text in [text_of(m.get("content")).strip()] if text]
         for state in self.subagents.values():
@@ -154,8 +151,9 @@ class AgentApp(App[int]):
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         if isinstance(event, ApprovalRequested):
-            self.approvals.ask(event)
+            approval.ask(self, event)
         elif event.agent_id == MAIN:
+            self.view.apply(event, self.clock())
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
@@ -217,7 +215,9 @@ class AgentApp(App[int]):
         return True
 
     def refresh_status(self) -> None:
-        self.query_one(StatusBar).show(StatusFacts.of(self.session, busy=self.busy, no_key=self.no_key))
+        s = self.session  # what the user chose; the counts come from the view
+        self.query_one(StatusBar).show(self.view.status(model=s.main.model, mode=s.permissions.mode,
+                                       context_window=s.context_window(), busy=self.busy, no_key=self.no_key))
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents."""

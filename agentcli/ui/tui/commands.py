@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
-from ...core.agents import load_agent_types
-from ...core.permissions import MODES
-from ...core.store import SessionError
+from ...core.session import MODES, SessionError, load_agent_types
 from .. import slash
 from ..rewind import parse_rewind, rewind_session
 from . import reports

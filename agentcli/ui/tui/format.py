@@ -1,19 +1,15 @@
-"""Pure formatting for the TUI: times, tool summaries, status icons, and the status bar's facts."""
+"""Pure formatting for the TUI: tool inputs, status icons, and the status bar's line."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.content import Content
 
 from ...core.events import Status
 from ..format import tokens
-from ..slash import money
-
-if TYPE_CHECKING:
-    from ...core.session import Session
+from ..view import StatusFacts
 
 # One glyph and one theme colour per subagent status.
 STATUS_ICONS: dict[Status, str] = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
@@ -73,44 +69,23 @@ def status_icon(status: str) -> Content:
     return Content.styled(STATUS_ICONS.get(status, "?"), STATUS_STYLES.get(status, ""))
 
 
-@dataclass(frozen=True)
-class StatusFacts:
-    """What the status bar shows, read from the session by the app's handlers."""
-
-    model: str
-    mode: str
-    tokens: int
-    cost: str
-    context_used: int
-    context_window: int
-    kept_out: int
-    busy: bool = False
-    no_key: bool = False
-
-    @classmethod
-    def of(cls, session: "Session", *, busy: bool = False, no_key: bool = False) -> "StatusFacts":
-        return cls(model=session.main.model, mode=session.permissions.mode,
-                   tokens=session.usage.total_tokens, cost=money(session.usage),
-                   context_used=session.context_used(), context_window=session.context_window(),
-                   kept_out=session.subagents.tokens_kept_out, busy=busy, no_key=no_key)
-
-    def render(self, width: int = 1000) -> Content:
-        """The facts on one line of ``width`` cells: labels get shorter before any number is lost."""
-        pct = 100 * self.context_used / self.context_window if self.context_window else 0
-        sep = Content.styled(" │ ", "$text-muted")
-        line = Content("")
-        for short in range(6):  # each step shortens one more label
-            state = (Content.styled("no API key", "bold $error") if self.no_key
-                     else Content.styled("● working" if short < 4 else "●", "bold $warning") if self.busy else None)
-            parts = [
-                Content.styled(self.model if short < 3 else self.model.removeprefix("claude-"), "bold"),
-                Content(self.mode) if short < 5 or self.mode != "default" else None,
-                Content(f"{tokens(self.tokens)} tok {self.cost}"),
-                Content(f"context {pct:.0f}%" if short < 2 else f"ctx {pct:.0f}%"),
-                Content(f"kept out of main context: {tokens(self.kept_out)} tokens" if short < 1
-                        else f"kept out {tokens(self.kept_out)}"),
-            ]
-            line = sep.join([part for part in [state, *parts] if part is not None])
-            if line.cell_length <= width:
-                break
-        return line
+def status_line(facts: StatusFacts, width: int = 1000) -> Content:
+    """The status bar's facts on one line of ``width`` cells: labels get shorter before any number is lost."""
+    pct = 100 * facts.context_used / facts.context_window if facts.context_window else 0
+    sep = Content.styled(" │ ", "$text-muted")
+    line = Content("")
+    for short in range(6):  # each step shortens one more label
+        state = (Content.styled("no API key", "bold $error") if facts.no_key
+                 else Content.styled("● working" if short < 4 else "●", "bold $warning") if facts.busy else None)
+        parts = [
+            Content.styled(facts.model if short < 3 else facts.model.removeprefix("claude-"), "bold"),
+            Content(facts.mode) if short < 5 or facts.mode != "default" else None,
+            Content(f"{tokens(facts.tokens)} tok {facts.cost}"),
+            Content(f"context {pct:.0f}%" if short < 2 else f"ctx {pct:.0f}%"),
+            Content(f"kept out of main context: {tokens(facts.kept_out)} tokens" if short < 1
+                    else f"kept out {tokens(facts.kept_out)}"),
+        ]
+        line = sep.join([part for part in [state, *parts] if part is not None])
+        if line.cell_length <= width:
+            break
+    return line

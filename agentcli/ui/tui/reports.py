@@ -18,7 +18,7 @@ from ..escapes import visible_data
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
-    from ...core.agents import AgentType
+    from ...core.session import AgentType
     from ...core.session import Session
     from ..view import Subagent
 

@@ -7,8 +7,7 @@ from pathlib import Path
 from ...config import Settings
 from ...core import session as core
 from ...core.events import MAIN, Event
-from ...core.llm import LLM
-from ...core.workspace import Workspace
+from ...core.session import LLM, Workspace
 
 SessionError = core.SessionError  # a bad --resume or --continue, in one sentence
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Coroutine
 
-from ...core.llm import LLMError, MissingCredentials
+from ...core.session import LLMError, MissingCredentials
 from .messages import TurnEnded
 
 

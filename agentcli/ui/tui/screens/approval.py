@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections import deque
-
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -79,29 +76,15 @@ class ApprovalScreen(ModalScreen[str]):
         self.dismiss(answer)
 
 
-class ApprovalQueue:
-    """One approval modal at a time, in the order the requests came (parallel subagents may all ask)."""
+def ask(app: App[object], request: ApprovalRequested) -> None:
+    """Show the question the engine asks now. The engine asks one at a time (``Permissions`` keeps
+    the queue), so the next comes only once this one is answered here or withdrawn there."""
+    future = request.future
+    if future is None or future.done():  # withdrawn before it was shown
+        return
 
-    def __init__(self, app: App[object]) -> None:
-        self.app = app
-        self.waiting: deque[ApprovalRequested] = deque()
-        self.asking = False
-
-    def ask(self, request: ApprovalRequested) -> None:
-        self.waiting.append(request)
-        self.next()
-
-    def next(self) -> None:
-        while self.waiting and not self.asking:
-            request = self.waiting.popleft()
-            future = request.future
-            if future is None or future.done():  # withdrawn before it was shown
-                continue
-            self.asking = True
-            self.app.push_screen(ApprovalScreen(request), lambda answer, f=future: self.answered(f, answer))
-
-    def answered(self, future: "asyncio.Future[str]", answer: str | None) -> None:
-        self.asking = False
+    def answered(answer: str | None) -> None:
         if not future.done():
             future.set_result(answer or DENY)
-        self.next()
+
+    app.push_screen(ApprovalScreen(request), answered)

@@ -10,9 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ....core.checkpoints import Checkpoint
-from ....core.history import Prompt
+from ....core.session import Checkpoint, Prompt
 from ...escapes import visible
+from ...format import flat
 from ...transcript_text import clip
 
 Choice = tuple[int, str]  # prompt number, and "conversation", "files" or "both"
@@ -20,7 +20,7 @@ Choice = tuple[int, str]  # prompt number, and "conversation", "files" or "both"
 
 def prompt_option(prompt: Prompt, point: Checkpoint | None) -> Option:
     text = Content.assemble(Content.styled(f"{prompt.number:>3}  ", "bold"),
-                            visible(clip(" ".join(prompt.text.split()), 70)))
+                            visible(clip(flat(prompt.text), 70)))
     if point is not None and point.files:
         text += Content.styled(f"\n     changed: {clip(', '.join(point.files), 66)}", "$text-muted")
     for note in point.notes if point is not None else []:

@@ -19,7 +19,6 @@ from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared,
                              TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ....core.content import as_blocks
 from ....core.content import text_of as content_text
-from ....core.history import tool_call_started
 from ...format import seconds, tokens
 from ...view import Subagent
 from .tool_call import TaskEntry, ToolCallEntry
@@ -296,8 +295,10 @@ class Conversation(VerticalScroll):
 
     # -- resume --
 
-    async def replay_messages(self, messages: list[dict[str, Any]]) -> None:
-        """Rebuild the view of a resumed conversation from its API messages."""
+    async def replay_messages(self, messages: list[dict[str, Any]],
+                              call_started: Callable[[dict[str, Any]], ToolCallStarted]) -> None:
+        """Rebuild the view of a resumed conversation from its API messages (``call_started``: the
+        session's event for a ``tool_use`` block)."""
         results: dict[str, dict[str, Any]] = {}
         for message in messages:
             if message.get("role") == "user" and isinstance(message.get("content"), list):
@@ -314,7 +315,7 @@ class Conversation(VerticalScroll):
                 if block.get("type") == "text" and block.get("text", "").strip():
                     await self.add(AssistantEntry(block["text"]))
                 elif block.get("type") == "tool_use":
-                    call = tool_call_started(block)
+                    call = call_started(block)
                     await self.start_tool(call)
                     result = results.get(block["id"])
                     if result is not None:

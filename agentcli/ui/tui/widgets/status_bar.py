@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from ..format import StatusFacts
+from ...view import StatusFacts
+from ..format import status_line
 
 
 class StatusBar(Static):
@@ -17,7 +18,7 @@ class StatusBar(Static):
 
     def show(self, facts: StatusFacts) -> None:
         self.facts = facts
-        self.update(facts.render(self.content_size.width or 1000))
+        self.update(status_line(facts, self.content_size.width or 1000))
 
     def on_resize(self) -> None:
         if self.facts is not None:
