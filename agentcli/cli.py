@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=MODES, help="what runs without asking")
     p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
+    p.add_argument("--thinking", type=thinking_flag, metavar="off|on|adaptive",
+                   help="extended thinking (default: adaptive where the model has it, else off)")
+    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget for --thinking on")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true",
                    help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
@@ -73,6 +76,15 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     trust_sub.add_parser("list", help="every remembered answer and what the files asked for")
     trust_sub.add_parser("revoke", help="forget the answer for a workspace").add_argument("path")
     return p
+
+
+def thinking_flag(text: str) -> str:
+    from .core.llm import thinking_mode
+
+    try:
+        return thinking_mode(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:
@@ -150,6 +162,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
+        "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
     }, trusted=trust.trusted)
     if trust.notice and args.prompt is not None:
         print(f"agentcli: {trust.notice}", file=sys.stderr)

@@ -19,12 +19,12 @@ from typing import Any
 
 from . import paths
 from .core import secret_env
-from .core.llm import DEFAULT_MODEL, resolve_model
+from .core.llm import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.permissions import MODES
 from .core.rules import LISTS, RuleError, merge_lists
 
 
-MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
+MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; every other number must be positive
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
@@ -33,7 +33,8 @@ NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
-           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout"}
+           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout", "thinking",
+           "max_thinking_tokens"}
 # Raising the output caps lets commands fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "api_key_helper"}
@@ -59,6 +60,8 @@ class Settings:
     max_parallel_subagents: int = 3
     api_retries: int = 8  # retries of overloaded, failing or broken model calls
     stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
+    thinking: str = "auto"  # extended thinking: off, on, adaptive; auto: adaptive where the model has it
+    max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
@@ -106,6 +109,10 @@ class Settings:
         if self.permission_mode not in MODES:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
+        try:
+            self.thinking = thinking_mode(self.thinking)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
         self.sources.append(source)
 
 
@@ -166,6 +173,7 @@ ENV_SETTINGS = {
     "AGENTCLI_PERMISSION_MODE": "permission_mode",
     "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
     "AGENTCLI_API_RETRIES": "api_retries",
+    "MAX_THINKING_TOKENS": "max_thinking_tokens",  # as Claude Code reads it
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
 }
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
-from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset,
+from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset, ThinkingDelta,
                      ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
@@ -135,6 +135,11 @@ class Agent:
             streamed = True
             self.emit(TextDelta, text=text)
 
+        def on_thinking(text: str) -> None:
+            nonlocal streamed
+            streamed = True
+            self.emit(ThinkingDelta, text=text)
+
         def on_retry(retrying: Retrying) -> None:
             nonlocal streamed
             if streamed:
@@ -146,7 +151,9 @@ class Agent:
         while True:
             try:
                 reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
-                                              on_text=on_text, on_retry=on_retry, model=self.model,
+                                              on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
+                                              on_notice=lambda text: self.emit(Notice, level="warning", text=text),
+                                              model=self.model,
                                               tool_choice=tool_choice, max_tokens=max_tokens)
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):

@@ -40,6 +40,8 @@ class SessionSettings(Protocol):
     max_parallel_subagents: int
     api_retries: int
     stall_timeout: float
+    thinking: str
+    max_thinking_tokens: int
     compact_threshold: float
     keep_secret_env: bool
     search_timeout: float
@@ -71,7 +73,8 @@ class Session:
             self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
-                              stall_timeout=settings.stall_timeout)
+                              stall_timeout=settings.stall_timeout, thinking=settings.thinking,
+                              thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types)])  # task runs the engine

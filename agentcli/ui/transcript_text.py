@@ -9,7 +9,7 @@ import datetime
 import json
 from typing import Any, Iterator
 
-from ..core.content import text_of
+from ..core.content import text_of, thinking_of
 from ..core.events import Retrying, Usage, event_from_dict
 from ..core.subagents import SubagentRecord
 from .format import seconds, tokens
@@ -53,6 +53,11 @@ def transcript(records: list[dict[str, Any]], *, full: bool, live: bool, brief: 
                 yield from indent(text, "> ")
             brief = None  # only the first user message can be the brief
         elif kind == "assistant_message":
+            thought = thinking_of(record.get("content"))
+            if thought:
+                yield ""
+                lines = thought.splitlines() if full else [clip(" ".join(thought.split()), 200)]
+                yield from (f"∴ {line}" for line in lines)
             text = block_text(record.get("content"))
             if text:
                 yield ""
