@@ -3,7 +3,7 @@
     python -m tests.fakes.mcp_server [--http PORT] [--touch FILE] [--mute]
 
 stdio by default; ``--http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp. ``--touch FILE``
-creates FILE at start (the attack a hostile .mcp.json would make). ``--mute`` never answers at all
+writes its pid to FILE at start (the attack a hostile .mcp.json would make). ``--mute`` never answers at all
 (reads nothing, writes nothing): a server that hangs before the handshake.
 """
 
@@ -46,7 +46,9 @@ def build():
 
     @server.tool(description="Fail as a tool.")
     def fail() -> str:
-        raise ValueError("the tool failed on purpose")
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        raise ToolError("the tool failed on purpose")
 
     @server.tool(description="Die in the middle of the call.")
     def crash() -> str:
@@ -71,7 +73,7 @@ def main() -> None:
     parser.add_argument("--mute", action="store_true")
     args = parser.parse_args()
     if args.touch:
-        Path(args.touch).write_text("started\n")
+        Path(args.touch).write_text(f"{os.getpid()}\n")
     if args.mute:
         while True:
             time.sleep(3600)
