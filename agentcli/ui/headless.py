@@ -85,6 +85,7 @@ def summary(session: Session, result: str, is_error: bool, status: str, seconds:
 
 async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:
     """Run one prompt to the end. Returns the process exit code."""
+    await session.mcp.wait_started()  # the first request waits for them, so the init line lists their tools
     if output.format == "stream-json":
         output.line({"type": "system", "subtype": "init", "session_id": session.id, "model": session.main.model,
                      "cwd": str(session.workspace.root), "tools": session.main.tools.names(),
