@@ -60,16 +60,18 @@ def test_a_trusted_repositorys_server_starts_and_stops_when_agentcli_exits(serve
     waiting.wait_until(lambda: not _alive(pid), "the MCP server stopping when agentcli exited")
 
 
-def test_mcp_config_inline_json_needs_no_trust_and_the_call_goes_through(server, api_env, repo, tmp_path):
+def test_mcp_config_needs_no_trust_a_failed_server_is_reported_and_calls_go_through(server, api_env, repo, tmp_path):
     server.when(lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}),
                 text("It is 42."))
     pid_file = tmp_path / "mine.pid"
-    config = json.dumps({"mcpServers": {"mine": server_spec("--touch", str(pid_file))}})
+    config = json.dumps({"mcpServers": {"mine": server_spec("--touch", str(pid_file)),
+                                        "gone": {"command": "/nonexistent/mcp-server"}}})
     proc = agentcli("-p", "add", "--mcp-config", config, "--permission-mode", "bypassPermissions",
                     "--output-format", "stream-json", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
-    init = json.loads(proc.stdout.splitlines()[0])
-    assert "mcp__mine__add" in init["tools"]
+    [init] = [line for line in map(json.loads, proc.stdout.splitlines()) if line.get("subtype") == "init"]
+    assert "mcp__mine__add" in init["tools"] and not any(t.startswith("mcp__gone__") for t in init["tools"])
+    assert "MCP server 'gone' failed to start: the command /nonexistent/mcp-server was not found" in proc.stdout + proc.stderr
     [result] = tool_results(server.requests[1])
     assert tool_result_text(result) == "42"
     pid = int(pid_file.read_text())
