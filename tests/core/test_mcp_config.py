@@ -93,6 +93,16 @@ def test_the_trust_question_shows_what_would_start_and_a_change_asks_again(tmp_p
     assert not outcome.trusted and "MCP server helper" in outcome.notice
 
 
+def test_the_trust_question_shows_env_and_header_values_that_could_pass_on_a_secret(tmp_path):
+    write(tmp_path / ".mcp.json", {"a": {"command": "srv", "env": {"KEY": "${ANTHROPIC_API_KEY}"}},
+                                   "b": {"type": "http", "url": "https://x.example/mcp",
+                                         "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}})
+    lines = trust.request_for(tmp_path).lines()
+    assert "  MCP server a: runs `srv` with env KEY='${ANTHROPIC_API_KEY}'" in lines
+    assert ("  MCP server b: connects to https://x.example/mcp (http) with headers "
+            "Authorization='Bearer ${GITHUB_TOKEN}'") in lines
+
+
 def test_a_broken_project_file_is_a_clear_error(tmp_path):
     (tmp_path / ".mcp.json").write_text("{not json")
     with pytest.raises(ConfigError, match=r"\.mcp\.json is not valid JSON"):

@@ -70,6 +70,7 @@ def test_mcp_config_needs_no_trust_a_failed_server_is_reported_and_calls_go_thro
                     "--output-format", "stream-json", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     [init] = [line for line in map(json.loads, proc.stdout.splitlines()) if line.get("subtype") == "init"]
+    assert init["mcp_servers"] == [{"name": "mine", "status": "connected"}, {"name": "gone", "status": "failed"}]
     assert "mcp__mine__add" in init["tools"] and not any(t.startswith("mcp__gone__") for t in init["tools"])
     assert "MCP server 'gone' failed to start: the command /nonexistent/mcp-server was not found" in proc.stdout + proc.stderr
     [result] = tool_results(server.requests[1])

@@ -48,13 +48,17 @@ class ServerConfig:
     headers: tuple[tuple[str, str], ...] = ()
     project: bool = False  # from the workspace's .mcp.json: needs the workspace's trust
 
-    def describe(self) -> str:
-        """What starts, on one line, as written in the file (for the trust question and /mcp)."""
+    def describe(self, values: bool = False) -> str:
+        """What starts, on one line, as written in the file. ``values``: with the env and header
+        values too (the trust question: they may pass on ``${ANTHROPIC_API_KEY}``); else only their
+        names (/mcp: your own file may hold a token)."""
+        def pairs(items: tuple[tuple[str, str], ...]) -> str:
+            return ", ".join(f"{k}={v!r}" if values else f"{k}=…" for k, v in items)
         if self.transport == "stdio":
             shown = " ".join([self.command, *self.args])
-            env = " ".join(f"{k}=…" for k, _ in self.env)
-            return f"runs `{shown}`" + (f" with {env}" if env else "")
-        return f"connects to {self.url} ({self.transport})"
+            return f"runs `{shown}`" + (f" with env {pairs(self.env)}" if self.env else "")
+        return f"connects to {self.url} ({self.transport})" + (f" with headers {pairs(self.headers)}"
+                                                                if self.headers else "")
 
     def expanded(self, environ: Mapping[str, str]) -> "ServerConfig":
         """The config with ``${VAR}`` filled in; McpConfigError names a variable that is not set."""
@@ -180,5 +184,5 @@ def trust_asks(root: Path) -> list[tuple[Path, list[str], Any]]:
         content = json.loads((root / PROJECT_FILE).read_text(encoding="utf-8")).get("mcpServers")
     except (OSError, ValueError, AttributeError):
         content = None
-    asks = [f"MCP server {s.name}: {s.describe()}" for s in servers.values()]
+    asks = [f"MCP server {s.name}: {s.describe(values=True)}" for s in servers.values()]
     return [(root / PROJECT_FILE, asks, content)]
