@@ -247,10 +247,11 @@ def http_server(tmp_path):
     try:
         waiting.wait_until(listening, "the HTTP MCP server listening",
                            detail=lambda: (tmp_path / "http-server.log").read_text())
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=30)
         log.close()
 
 
@@ -258,9 +259,25 @@ async def test_a_streamable_http_server_works_the_same_way(make_session, server,
                                                           fake_server_settings):
     server.when(lambda b: offers_tool(b, "mcp__web__add"), tool_use("mcp__web__add", {"a": 2, "b": 3}),
                 text("Five."))
-    session, _ = make_session(mcp_servers=servers(web={"type": "http", "url": http_server,
+    session, _ = make_session(mcp_servers=servers(web={"type": "http", "url": http_server[0],
                                                        "headers": {"X-Team": "blue"}}),
                               permissions={"allow": ["mcp__web"]}, **fake_server_settings)
     assert (await run(session)).text == "Five."
     [block] = results(server)
     assert not block["is_error"] and result_text(block) == "5"
+
+
+async def test_an_http_server_that_goes_away_gives_error_results(make_session, server, http_server,
+                                                                fake_server_settings):
+    url, proc = http_server
+    server.when(lambda b: offers_tool(b, "mcp__web__echo"), tool_use("mcp__web__echo", {"text": "a"}),
+                tool_use("mcp__web__echo", {"text": "b"}), text("Carried on."))
+    session, _ = make_session(mcp_servers=servers(web={"type": "http", "url": url}),
+                              permission_mode="bypassPermissions", **fake_server_settings)
+    await session.mcp.wait_started()
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert (await run(session)).text == "Carried on."
+    first, second = results(server)
+    assert first["is_error"] and "The MCP server 'web' closed the connection during the call" in result_text(first)
+    assert second["is_error"] and "The MCP server 'web' has exited" in result_text(second)

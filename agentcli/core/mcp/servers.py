@@ -231,9 +231,10 @@ class McpServer:
                 raise ToolError(f"The MCP server '{self.name}' did not answer the call to {tool} within "
                                 f"{self.tool_timeout:g} s (mcp_tool_timeout); it may be hung.") from None
             if code == CONNECTION_CLOSED or (self.pid is not None and not _alive(self.pid)):
-                self._set("exited", f"it exited during a call to {tool}{self._stderr_tail()}")
+                gone = "exited" if self.config.transport == "stdio" else "closed the connection"
+                self._set("exited", f"it {gone} during a call to {tool}{self._stderr_tail()}")
                 self._stop.set()
-                raise ToolError(f"The MCP server '{self.name}' exited during the call to {tool}"
+                raise ToolError(f"The MCP server '{self.name}' {gone} during the call to {tool}"
                                 f"{self._stderr_tail()}; its tools cannot be used for the rest of this session.")
             raise ToolError(f"The MCP server '{self.name}' refused the call to {tool}: {describe(exc)}.") from None
 
@@ -296,6 +297,7 @@ class McpServers:
                                         on_change=self._changed) for name, config in configs.items()}
         self._announced: set[tuple[str, str]] = set()
         self._started = False
+        self._deadlines: list[asyncio.Task[None]] = []
 
     def __bool__(self) -> bool:
         return bool(self.servers)
@@ -307,7 +309,7 @@ class McpServers:
         self._started = True
         for server in self.servers.values():
             server.start()
-            asyncio.get_running_loop().create_task(self._deadline(server))
+            self._deadlines.append(asyncio.get_running_loop().create_task(self._deadline(server)))
 
     async def _deadline(self, server: McpServer) -> None:
         try:
@@ -334,4 +336,6 @@ class McpServers:
                                 "return errors from now on.")
 
     async def stop(self) -> None:
+        for deadline in self._deadlines:
+            deadline.cancel()
         await asyncio.gather(*(server.stop() for server in self.servers.values()))
