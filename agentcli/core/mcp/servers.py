@@ -108,6 +108,8 @@ class McpServer:
                 self._set("stopped")
         except McpConfigError as exc:
             self._set("failed", f"its configuration uses {exc}")
+        except (KeyboardInterrupt, SystemExit):
+            raise
         except BaseException as exc:  # noqa: BLE001 - anything the SDK or the server does ends only this server
             if self.state == "ready" and not self._stop.is_set():
                 self._set("exited", f"the connection ended ({describe(exc)}){self._stderr_tail()}")
@@ -207,8 +209,13 @@ class McpServer:
             return
         try:
             await asyncio.wait_for(asyncio.shield(self.task), STOP_GRACE)
-        except (TimeoutError, asyncio.CancelledError):
+        except TimeoutError:
             self.task.cancel()
+        except asyncio.CancelledError:
+            self.task.cancel()
+            raise
+        except Exception:  # noqa: BLE001 - it ended badly, but it ended
+            pass
         if self.state in ("ready", "starting"):
             self._set("stopped")
 
