@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .core.permissions import MODES
 
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
-               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke'.")
+               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli agents', 'agentcli trust list|revoke', "
+                      "'agentcli mcp list'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -55,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
     p.add_argument("--trust-workspace", action="store_true",
                    help="apply what this workspace's settings widen, for this run, without asking")
+    p.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON",
+                   help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
     return p
 
 
@@ -75,6 +78,11 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     trust_sub = trust.add_subparsers(dest="action", required=True)
     trust_sub.add_parser("list", help="every remembered answer and what the files asked for")
     trust_sub.add_parser("revoke", help="forget the answer for a workspace").add_argument("path")
+    mcp = sub.add_parser("mcp", help="the MCP servers configured here")
+    mcp_sub = mcp.add_subparsers(dest="action", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="start each server, and show its state and tools")
+    mcp_list.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON", help="more servers")
+    mcp_list.add_argument("--trust-workspace", action="store_true", help="start this workspace's servers too")
     return p
 
 
@@ -135,8 +143,8 @@ def user_error_code(exc: Exception) -> int | None:
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
-    if argv and argv[0] in ("sessions", "agents", "trust"):
-        if argv in (["sessions"], ["trust"]):
+    if argv and argv[0] in ("sessions", "agents", "trust", "mcp"):
+        if argv in (["sessions"], ["trust"], ["mcp"]):
             argv = [argv[0], "list"]
         args = build_subcommand_parser().parse_args(argv)
         from . import commands
@@ -163,7 +171,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
         "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
-    }, trusted=trust.trusted)
+    }, trusted=trust.trusted, mcp_config=args.mcp_config or ())
     if trust.notice and args.prompt is not None:
         print(f"agentcli: {trust.notice}", file=sys.stderr)
     elif trust.notice:

@@ -28,13 +28,13 @@ MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; e
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
-NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
+NOT_SETTINGS = {"sources", "notices", "mcp_servers"}  # fields of Settings no settings file sets
 
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
            "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout", "thinking",
-           "max_thinking_tokens"}
+           "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
 # Raising the output caps lets commands fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "api_key_helper"}
@@ -69,10 +69,14 @@ class Settings:
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
     theme: str = "agentcli"
     api_key_helper: str = ""  # a command printing the API key, run once at startup (user config only)
+    mcp_startup_timeout: float = 10.0  # seconds an MCP server may take to start (-p waits this long for them)
+    mcp_tool_timeout: float = 600.0  # seconds an MCP tool call may take before it counts as hung
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
     permissions: dict[str, list[str]] = field(default_factory=dict)
+    # MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the user's mcp.json, --mcp-config).
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # files that were read
     notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
 
@@ -269,9 +273,16 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
-                  trusted: bool = False) -> Settings:
-    """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
+                  trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = ()) -> Settings:
+    """``trusted``: the user trusts this workspace, so its project files may widen permissions and
+    its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``."""
+    from .core.mcp.config import McpConfigError, load as load_mcp
+
     settings = Settings()
+    try:
+        settings.mcp_servers = load_mcp(root, mcp_config, trusted=trusted).servers
+    except McpConfigError as exc:
+        raise ConfigError(str(exc)) from None
     user_file = paths.user_config_file()
     for own_file in (user_file, paths.workspace_config_file(root)):
         values = _read_toml(own_file)

@@ -186,7 +186,7 @@ class Agent:
         finally:
             self.add_user([
                 {"type": "tool_result", "tool_use_id": call["id"], "is_error": outcome.is_error,
-                 "content": outcome.output or "(no output)"}
+                 "content": outcome.content()}
                 for call in calls
                 for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
             ], origin="tool_results")

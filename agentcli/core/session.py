@@ -14,6 +14,7 @@ from .context import main_system_prompt
 from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
 from .history import agent_state, replay_events, subagent_record
 from .llm import LLM, context_window, resolve_model
+from .mcp.servers import McpServer, McpServers
 from .loop import Agent, RunResult
 from .permissions import Permissions
 from .subagents import Budgets, Subagents, TaskTool
@@ -21,6 +22,7 @@ from .store import (SessionError, SessionStore, child_records, find_session, lat
                     open_store, read_records)
 from .tools import ToolRegistry, default_tools
 from .tools.base import ToolContext
+from .tools.shell import command_env
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
@@ -50,6 +52,9 @@ class SessionSettings(Protocol):
     agents: dict[str, dict[str, Any]]
     permissions: dict[str, list[str]]
     notices: list[str]
+    mcp_servers: dict[str, Any]
+    mcp_startup_timeout: float
+    mcp_tool_timeout: float
 
 
 class Session:
@@ -78,6 +83,13 @@ class Session:
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types)])  # task runs the engine
+        self.interactive = interactive
+        self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
+                              env=command_env(settings.keep_secret_env),
+                              startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
+                              tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
+                              on_ready=lambda server: add_mcp_tools(tools, server),
+                              on_trouble=lambda text: self.emit(Notice(level="warning", text=text)))
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
@@ -144,8 +156,17 @@ class Session:
         except SessionError as exc:
             self.deliver(Notice(level="warning", text=str(exc)))
 
+    def start_servers(self) -> None:
+        """Start the MCP servers in the background; front ends call it once the first screen is up."""
+        self.mcp.start()
+
     async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message."""
+        """Run the main agent on one user message. Headless, the first one waits for the MCP servers
+        to start (each at most ``mcp_startup_timeout``); a front end with a user goes on without them."""
+        if self.interactive:
+            self.mcp.start()
+        else:
+            await self.mcp.wait_started()
         return await self.main.run(text)
 
     def clear(self) -> None:
@@ -178,9 +199,10 @@ class Session:
             self.store.close()
 
     async def aclose(self) -> None:
-        """Stop background shells, close(), and the model client's connections too (front ends that own
+        """Stop background shells and MCP servers, close(), and the model client's connections too (front ends that own
         the event loop)."""
         await self.main.ctx.shells.stop_all()
+        await self.mcp.stop()
         self.close()
         await self.llm.aclose()
 
@@ -192,3 +214,11 @@ def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | N
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume)
+
+
+def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:
+    """Offer a server's tools (``mcp__<server>__<tool>``) once it is ready."""
+    from .mcp.tool import McpTool
+
+    for remote in server.tools:
+        tools.add(McpTool(server, remote))

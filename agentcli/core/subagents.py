@@ -79,7 +79,7 @@ class Subagents:
                  budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
                  compact_threshold: float = 0.85) -> None:
         self.llm = llm
-        self.tools = tools.without("task")
+        self.tools = tools  # the session's own registry: MCP tools join it once their server is ready
         self.agent_types = agent_types
         self.budgets = budgets or Budgets()
         self.type_settings = type_settings or {}

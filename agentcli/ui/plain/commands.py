@@ -127,10 +127,14 @@ async def bashes(app: "PlainApp", arg: str) -> None:
     app.display.say(await slash.bashes(app.session, arg))
 
 
+async def mcp(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.mcp_report(app.session.mcp))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
-            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
+            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "exit": exit_}
