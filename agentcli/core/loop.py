@@ -73,9 +73,10 @@ class Agent:
         self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
                                  **fields))
 
-    async def run(self, prompt: str) -> RunResult:
-        """Work on ``prompt`` until the model answers without tools, or the turn cap."""
-        self.add_user([{"type": "text", "text": prompt}])
+    async def run(self, prompt: str, attachments: list[dict[str, Any]] | None = None) -> RunResult:
+        """Work on ``prompt`` (and the image blocks attached) until the model answers without tools, or the
+        turn cap."""
+        self.add_user([{"type": "text", "text": prompt}, *(attachments or [])])
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
             if turn.outcome == "refused":

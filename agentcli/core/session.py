@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from . import compaction
+from . import compaction, images
 from .agents import load_agent_types
 from .context import main_system_prompt
 from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
@@ -167,7 +167,25 @@ class Session:
             self.mcp.start()
         else:
             await self.mcp.wait_started()
-        return await self.main.run(text)
+        return await self.main.run(text, self.attachments(text))
+
+    def attachments(self, text: str) -> list[dict[str, Any]]:
+        """The image files of the workspace a prompt names, as blocks; one that cannot go is a warning."""
+        blocks: list[dict[str, Any]] = []
+        for path in images.named_images(text, self.workspace.root):
+            shown = self.workspace.relative(path)
+            try:
+                with path.open("rb") as handle:
+                    image = images.load_image(handle.read(images.MAX_IMAGE_BYTES + 1), shown)
+            except images.ImageError as exc:
+                self.emit(Notice(level="warning", text=f"Not attached: {exc}"))
+                continue
+            except OSError as exc:
+                self.emit(Notice(level="warning", text=f"Not attached: {shown} cannot be read ({exc.strerror})."))
+                continue
+            if image is not None:
+                blocks += image.blocks()
+        return blocks
 
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import paths
+from . import images
 from .content import text_of
 from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
 from .records import finite, finite_copy, record_problem
@@ -68,6 +69,7 @@ class SessionStore:
         self.main_path = project_dir / f"{session_id}.jsonl"
         self.subagent_dir = project_dir / session_id / "subagents"
         self.output_dir = project_dir / session_id / "outputs"
+        self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
@@ -118,6 +120,7 @@ class SessionStore:
         if agent_id == MAIN:
             self.write_header()
         try:
+            record = images.pack(record, self.image_dir)
             f = self._files.get(agent_id) or self._open(agent_id)
             f.write(json.dumps(record if finite(record) else finite_copy(record), ensure_ascii=False,
                                default=str) + "\n")
@@ -298,8 +301,14 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         elif problem := record_problem(record):
             warnings.append(f"Skipped line {number} of {path}: {problem}.")
         else:
-            records.append(record)
+            records.append(images.unpack(record, image_folder(path)))
     return records, warnings
+
+
+def image_folder(path: Path) -> Path:
+    """Where the images of the session whose transcript (main or a child's) is ``path`` are kept."""
+    session = path.parent.parent if path.parent.name == "subagents" else path.parent / path.stem
+    return session / "images"
 
 
 @dataclass

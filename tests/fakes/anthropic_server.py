@@ -345,6 +345,30 @@ def _check_text_block(block: dict[str, Any], where: str) -> str | None:
     return None
 
 
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_image_block(block: dict[str, Any], where: str) -> str | None:
+    """An image block as the API takes it: base64 data of one of four types (or a URL)."""
+    import base64
+    import binascii
+
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in ("base64", "url"):
+        return f"{where}.image.source: Input tag does not match any of the expected tags: 'base64', 'url'"
+    if source["type"] == "url":
+        return None if isinstance(source.get("url"), str) else f"{where}.image.source.url: Field required"
+    if source.get("media_type") not in IMAGE_MEDIA_TYPES:
+        return f"{where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+    try:
+        base64.b64decode(source.get("data") or "", validate=True)
+    except (binascii.Error, TypeError):
+        return f"{where}.image.source.base64.data: The image data is not valid base64"
+    if not source.get("data"):
+        return f"{where}.image.source.base64.data: Field required"
+    return None
+
+
 def validate_request(body: Any) -> str | None:
     """Check a ``/v1/messages`` body as the real API would.
 
@@ -475,6 +499,10 @@ def validate_request(body: Any) -> str | None:
                 problem = _check_text_block(block, where)
                 if problem:
                     return problem
+            elif kind == "image":
+                problem = _check_image_block(block, where)
+                if problem:
+                    return problem
             elif kind in ("thinking", "redacted_thinking"):
                 if role != "assistant":
                     return f"{where}: `{kind}` blocks can only be in `assistant` messages"
@@ -519,6 +547,10 @@ def validate_request(body: Any) -> str | None:
                             return f"{where}.content.{k}: Input should be a content block with a type"
                         if sub["type"] == "text":
                             problem = _check_text_block(sub, f"{where}.content.{k}")
+                            if problem:
+                                return problem
+                        elif sub["type"] == "image":
+                            problem = _check_image_block(sub, f"{where}.content.{k}")
                             if problem:
                                 return problem
             if kind != "tool_result":

@@ -147,6 +147,8 @@ class Display:
     def _main_event(self, event: Event) -> None:
         if isinstance(event, UserMessage) and is_request(event):
             self.cut_outputs.clear()
+            for marker in attached(event.content):  # the typed line is on screen already; its images are not
+                self.say(marker, "dim")
         elif isinstance(event, TurnStarted):
             self.thinking_since = self.clock()
         elif isinstance(event, ThinkingDelta):
@@ -477,6 +479,12 @@ def compacted(event: Compacted) -> str:
     why = f" ({event.reason})" if event.reason else ""
     return (f"compacted {event.messages_summarized} older messages into a summary{why}: "
             f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+
+
+def attached(content: list[dict]) -> list[str]:
+    """The line that names each image of a message (the text block the engine puts after it)."""
+    return [str(after.get("text", "")) for block, after in zip(content, content[1:])
+            if block.get("type") == "image" and after.get("type") == "text"]
 
 
 def cut(text: str, width: int = 120) -> str:
