@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
                epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
-                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard'.")
+                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list'.")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -48,11 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=MODES, help="what runs without asking")
     p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
+    p.add_argument("--thinking", type=thinking_flag, metavar="off|on|adaptive",
+                   help="extended thinking (default: adaptive where the model has it, else off)")
+    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget for --thinking on")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true",
                    help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
     p.add_argument("--trust-workspace", action="store_true",
                    help="apply what this workspace's settings widen, for this run, without asking")
+    p.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON",
+                   help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
     return p
 
 
@@ -90,7 +95,21 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     trust_sub = trust.add_subparsers(dest="action", required=True)
     trust_sub.add_parser("list", help="every remembered answer and what the files asked for")
     trust_sub.add_parser("revoke", help="forget the answer for a workspace").add_argument("path")
+    mcp = sub.add_parser("mcp", help="the MCP servers configured here")
+    mcp_sub = mcp.add_subparsers(dest="action", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="start each server, and show its state and tools")
+    mcp_list.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON", help="more servers")
+    mcp_list.add_argument("--trust-workspace", action="store_true", help="start this workspace's servers too")
     return p
+
+
+def thinking_flag(text: str) -> str:
+    from .core.llm import thinking_mode
+
+    try:
+        return thinking_mode(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:
@@ -141,8 +160,8 @@ def user_error_code(exc: Exception) -> int | None:
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
-    if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees"):
-        if argv in (["sessions"], ["trust"], ["worktrees"]):
+    if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees", "mcp"):
+        if argv in (["sessions"], ["trust"], ["worktrees"], ["mcp"]):
             argv = [argv[0], "list"]
         args = build_subcommand_parser().parse_args(argv)
         from . import commands
@@ -168,7 +187,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-    }, trusted=trust.trusted)
+        "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
+    }, trusted=trust.trusted, mcp_config=args.mcp_config or ())
     if trust.notice and args.prompt is not None:
         print(f"agentcli: {trust.notice}", file=sys.stderr)
     elif trust.notice:

@@ -1,4 +1,5 @@
-"""Subcommands that need no model: `agentcli agents`, `sessions …`, `rewind …`, `trust …` and `worktrees …`."""
+"""Subcommands that need no model: `agentcli agents`, `sessions …`, `rewind …`, `trust …`, `worktrees …` and
+`mcp list`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def run(args: argparse.Namespace, root: Path) -> int:
         from .rewind_cli import run_rewind
 
         return run_rewind(args, root)
+    if args.command == "mcp":
+        return list_mcp(args, root)
     from .sessions_cli import run_sessions
 
     return run_sessions(args, root)
@@ -88,4 +91,38 @@ def list_agents(root: Path) -> int:
         print(textwrap.fill(" · ".join(details), columns, initial_indent=indent, subsequent_indent=indent))
     user_dir = paths.config_home() / "agents"
     print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/ (see docs/agents.md).")
+    return 0
+
+
+def list_mcp(args: argparse.Namespace, root: Path) -> int:
+    """Start every configured server (the workspace's only when trusted), print what /mcp shows, stop them."""
+    import asyncio
+    import sys
+
+    from .config import load_settings
+    from .core.mcp.config import load
+    from .core.mcp.servers import McpServers
+    from .core.tools.shell import command_env
+    from .trust import answer_for, request_for
+    from .ui.slash import mcp_report
+
+    trusted = args.trust_workspace or not request_for(root).sources or answer_for(request_for(root)) is True
+    settings = load_settings(root, trusted=trusted, mcp_config=args.mcp_config or ())
+    held_back = load(root, args.mcp_config or (), trusted=trusted).untrusted
+    if not settings.mcp_servers and not held_back:
+        print("No MCP servers are configured here; add them to .mcp.json, to your mcp.json, or with "
+              "--mcp-config (see docs/mcp.md).", file=sys.stdout)
+        return 0
+
+    async def check() -> str:
+        servers = McpServers(settings.mcp_servers, root=root, env=command_env(settings.keep_secret_env),
+                             startup_timeout=settings.mcp_startup_timeout, tool_timeout=settings.mcp_tool_timeout,
+                             on_ready=lambda server: None, on_trouble=lambda text: None)
+        try:
+            await servers.wait_started()
+            return mcp_report(servers, held_back)
+        finally:
+            await servers.stop()
+
+    print(asyncio.run(check()), file=sys.stdout)
     return 0

@@ -19,21 +19,22 @@ from typing import Any
 
 from . import paths
 from .core import secret_env
-from .core.llm import DEFAULT_MODEL, resolve_model
+from .core.llm import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.permissions import MODES
 from .core.rules import LISTS, RuleError, merge_lists
 
 
-MAY_BE_ZERO = {"api_retries"}  # numbers that may be 0; every other number must be positive
+MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; every other number must be positive
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
-NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
+NOT_SETTINGS = {"sources", "notices", "mcp_servers"}  # fields of Settings no settings file sets
 
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
-           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout"}
+           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout", "thinking",
+           "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
 # Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper"}
@@ -59,6 +60,8 @@ class Settings:
     max_parallel_subagents: int = 3
     api_retries: int = 8  # retries of overloaded, failing or broken model calls
     stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
+    thinking: str = "auto"  # extended thinking: off, on, adaptive; auto: adaptive where the model has it
+    max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
@@ -68,10 +71,14 @@ class Settings:
     checkpoint_session_max_mb: float = 512.0  # cap of all checkpoint contents of a session
     theme: str = "agentcli"
     api_key_helper: str = ""  # a command printing the API key, run once at startup (user config only)
+    mcp_startup_timeout: float = 10.0  # seconds an MCP server may take to start (-p waits this long for them)
+    mcp_tool_timeout: float = 600.0  # seconds an MCP tool call may take before it counts as hung
     # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
     permissions: dict[str, list[str]] = field(default_factory=dict)
+    # MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the user's mcp.json, --mcp-config).
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # files that were read
     notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
 
@@ -108,6 +115,10 @@ class Settings:
         if self.permission_mode not in MODES:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
+        try:
+            self.thinking = thinking_mode(self.thinking)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
         self.sources.append(source)
 
 
@@ -168,6 +179,7 @@ ENV_SETTINGS = {
     "AGENTCLI_PERMISSION_MODE": "permission_mode",
     "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
     "AGENTCLI_API_RETRIES": "api_retries",
+    "MAX_THINKING_TOKENS": "max_thinking_tokens",  # as Claude Code reads it
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
 }
 
@@ -263,9 +275,16 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
-                  trusted: bool = False) -> Settings:
-    """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
+                  trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = ()) -> Settings:
+    """``trusted``: the user trusts this workspace, so its project files may widen permissions and
+    its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``."""
+    from .core.mcp.config import McpConfigError, load as load_mcp
+
     settings = Settings()
+    try:
+        settings.mcp_servers = load_mcp(root, mcp_config, trusted=trusted).servers
+    except McpConfigError as exc:
+        raise ConfigError(str(exc)) from None
     user_file = paths.user_config_file()
     for own_file in (user_file, paths.workspace_config_file(root)):
         values = _read_toml(own_file)

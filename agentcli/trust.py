@@ -6,7 +6,8 @@ file, one line per thing it asks for, and the widening content itself). One deci
 of them: the answer is remembered in the user's own config folder, keyed by the workspace's
 resolved path and a hash of the widening content, so a ``git pull`` that changes it asks again.
 
-Later sources (command files with ``allowed-tools``, hooks, ``.mcp.json``) are one more function
+``.mcp.json`` is one (its servers start only in a trusted workspace). Later sources (command
+files with ``allowed-tools``, hooks) are one more function
 in ``SOURCES``; what they widen then applies only where ``settle`` said the workspace is trusted.
 """
 
@@ -36,7 +37,18 @@ class Source:
 # Each takes the workspace root and returns the sources that ask for something there.
 SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in project_settings_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in _mcp_sources(root)],
 ]
+
+
+def _mcp_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
+    """The workspace's .mcp.json: each server it would start."""
+    from .core.mcp.config import McpConfigError, trust_asks
+
+    try:
+        return trust_asks(root)
+    except McpConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 NEW = "  ← new since you last answered"

@@ -4,6 +4,7 @@ its first request reaching the stand-in server (against a bare SDK script)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -84,6 +85,33 @@ def measure_tui(section: Section, ws: Path, runs: int) -> None:
                     note="tmux 120×40, polled with capture-pane")
 
 
+def mcp_config(ws: Path, servers: int = 3) -> Path:
+    """A --mcp-config file naming ``servers`` stdio servers (the tests' fake server, written with the SDK)."""
+    spec = {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server"], "env": {"PYTHONPATH": str(REPO_ROOT)}}
+    path = ws.parent / "three-mcp-servers.json"
+    path.write_text(json.dumps({"mcpServers": {f"fake{i}": spec for i in range(servers)}}))
+    return path
+
+
+def measure_tui_mcp(section: Section, ws: Path, runs: int) -> None:
+    """The TUI's first screen with three MCP servers configured, against none: they start after it."""
+    with_servers, without = [], []
+    config = mcp_config(ws)
+    with StandIn(responder=lambda body: text("Hello.")) as server, Tmux() as term:
+        env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
+        plain = [str(BIN / "agentcli")]
+        servers = [*plain, "--mcp-config", str(config)]
+        _screen_time(term, servers, ws, env, TUI_READY)  # warm the page cache, the SDK's too
+        for i in range(runs):
+            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+                if which == 0:
+                    with_servers.append(_screen_time(term, servers, ws, env, TUI_READY))
+                else:
+                    without.append(_screen_time(term, plain, ws, env, TUI_READY))
+    section.compare("TUI: first screen, three MCP servers", with_servers, "no MCP servers", without, digits=0,
+                    note="target: within 5%")
+
+
 def run(work: Path, runs: int = 5) -> Section:
     section = Section("Startup")
     ws = work / "startup-ws"
@@ -91,6 +119,7 @@ def run(work: Path, runs: int = 5) -> Section:
     (ws / "README.md").write_text("# A small project\n")
     subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
     measure_tui(section, ws, runs)
+    measure_tui_mcp(section, ws, runs)
     measure_version(section, ws, runs)
     measure_headless(section, ws, runs)
     section.notes.append(
@@ -99,5 +128,7 @@ def run(work: Path, runs: int = 5) -> Section:
         "session; the time is from `tmux new-session` to the first `capture-pane` showing the app's ready text "
         "(agentcli: its welcome line, drawn after the prompt takes focus). `-p`: from process launch to the "
         "stand-in server receiving the request; the peer is a three-line script that imports `anthropic` and "
-        "streams one request (as agentcli does), the floor for any Python agent on this SDK.")
+        "streams one request (as agentcli does), the floor for any Python agent on this SDK. MCP: the same TUI "
+        "launch with `--mcp-config` naming three stdio servers (tests/fakes/mcp_server.py), which start in the "
+        "background after the first screen, against the same launch without them.")
     return section

@@ -94,6 +94,7 @@ def make_session(server: FakeAnthropic, repo: Path) -> Callable[..., tuple[Sessi
         settings = Settings(**overrides)
         llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                   stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
+                  thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
                   credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
         recorder = Recorder()
         session = Session(settings, Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)

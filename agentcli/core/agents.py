@@ -231,7 +231,10 @@ def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | No
         name = CLAUDE_TOOL_NAMES.get(bare, bare)
         if name.lower() == "task":  # subagents never start subagents
             continue
-        if name not in TOOL_NAMES:
+        if name.startswith("mcp__") and len(name) > 5:  # an MCP server's tool, or all of a server's
+            if name not in names:
+                names.append(name)
+        elif name not in TOOL_NAMES:
             if item not in unknown:
                 unknown.append(item)
         elif name not in names:

@@ -23,6 +23,13 @@ def text_of(content: Any, sep: str = "\n") -> str:
     return sep.join(str(b.get("text", "")) for b in as_blocks(content) if b.get("type") == "text")
 
 
+def thinking_of(content: Any) -> str:
+    """The model's thinking in ``content`` (thinking blocks; a redacted one as a note)."""
+    parts = [str(b.get("thinking", "")) if b.get("type") == "thinking" else "(redacted thinking)"
+             for b in as_blocks(content) if b.get("type") in ("thinking", "redacted_thinking")]
+    return "\n\n".join(parts)
+
+
 def has_tool_use(content: Any) -> bool:
     return any(b.get("type") == "tool_use" for b in as_blocks(content))
 

@@ -105,6 +105,13 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ThinkingDelta(Event):
+    """A piece of the model's extended thinking, as it streams (the AssistantMessage keeps it whole)."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class TextReset(Event):
     """The model call is being retried: drop the text streamed so far for this message."""
 
@@ -247,7 +254,7 @@ def _snake(name: str) -> str:
 
 
 def _register() -> None:
-    for cls in (UserMessage, TurnStarted, TextDelta, TextReset, AssistantMessage, ToolCallStarted,
+    for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
                 ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls

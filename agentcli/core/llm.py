@@ -40,6 +40,30 @@ PRICES: dict[str, tuple[float, float, float, float]] = {
     "claude-3-5-haiku": (0.80, 4.0, 1.0, 0.08),
 }
 
+# Extended thinking: the modes of the setting, Claude Code's spellings, and the budget for "on".
+THINKING_MODES = ("auto", "off", "on", "adaptive")
+THINKING_SPELLINGS = {"disabled": "off", "enabled": "on", "false": "off", "true": "on"}
+DEFAULT_THINKING_BUDGET = 10_000
+MIN_THINKING_BUDGET = 1_024  # the least the API accepts
+ADAPTIVE_FAMILY = re.compile(r"^claude-(?:opus|sonnet|haiku)-(\d+)-(\d+)")
+THINKING_REFUSED = ("The model server does not accept extended thinking ({error}); agentcli goes on without it "
+                    "for this session.")
+
+
+def thinking_mode(text: str) -> str:
+    """A thinking setting as one of THINKING_MODES; ValueError with one sentence for anything else."""
+    mode = THINKING_SPELLINGS.get(text.strip().lower(), text.strip().lower())
+    if mode not in THINKING_MODES:
+        raise ValueError(f"Unknown thinking mode {text!r}; use off, on or adaptive (or disabled, enabled).")
+    return mode
+
+
+def supports_adaptive_thinking(model: str) -> bool:
+    """Claude 4.6 and later think adaptively; other names (a local server's model) get no thinking by default."""
+    found = ADAPTIVE_FAMILY.match(model)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (4, 6)
+
+
 # Context window size in tokens; current Claude models have at least this much.
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -165,6 +189,9 @@ class LLM:
     retry_max_delay: float = 30.0
     stall_timeout: float = 60.0  # seconds without a stream event before the stream counts as dead
     timeout: float = 600.0
+    thinking: str = "off"  # one of THINKING_MODES; sessions pass the setting ("auto" by default)
+    thinking_budget: int = 0  # tokens for thinking "on"; 0: DEFAULT_THINKING_BUDGET
+    thinking_refused: bool = False  # the server rejected thinking once: not sent again this session
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
     _can_count_tokens: bool = field(default=True, repr=False)
 
@@ -192,11 +219,14 @@ class LLM:
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
         on_retry: Callable[[Retrying], None] = lambda retrying: None,
+        on_thinking: Callable[[str], None] = lambda text: None,
+        on_notice: Callable[[str], None] = lambda text: None,
         model: str | None = None,
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> ModelReply:
-        """Stream one assistant message; text deltas go to ``on_text`` as they arrive.
+        """Stream one assistant message; text deltas go to ``on_text`` as they arrive, thinking to
+        ``on_thinking``. A server that refuses thinking is asked again without it (``on_notice`` says so).
 
         Failures, broken streams and malformed replies are retried with backoff (``on_retry``
         gets a ``Retrying`` each time). When a stream dies after some blocks completed, those
@@ -214,11 +244,19 @@ class LLM:
             params["tools"] = with_cache_breakpoint_on_last(tools)
         if tool_choice:
             params["tool_choice"] = tool_choice
+        thinking = self.thinking_param(model, params["max_tokens"])
+        if thinking is not None:
+            params["thinking"] = thinking
         attempt = 0
         while True:
             try:
-                return await self._stream_once(params, model, on_text)
+                return await self._stream_once(params, model, on_text, on_thinking)
             except LLMError as exc:
+                if "thinking" in params and exc.status == 400 and "thinking" in str(exc).lower():
+                    self.thinking_refused = True
+                    del params["thinking"]
+                    on_notice(THINKING_REFUSED.format(error=one_line(exc, 160).rstrip(".")))
+                    continue
                 attempt += 1
                 if not exc.retryable or attempt > self.retries:
                     raise
@@ -228,13 +266,26 @@ class LLM:
                 if exc.partial is not None:  # the model goes on from the blocks that completed
                     return exc.partial
 
+    def thinking_param(self, model: str, max_tokens: int) -> dict[str, Any] | None:
+        """The request's ``thinking`` field for ``model``, or None for none."""
+        mode = self.thinking
+        if mode == "auto":
+            mode = "adaptive" if supports_adaptive_thinking(model) else "off"
+        if self.thinking_refused or mode == "off":
+            return None
+        if mode == "adaptive":
+            return {"type": "adaptive"}
+        budget = min(self.thinking_budget or DEFAULT_THINKING_BUDGET, max_tokens - 1)  # below max_tokens
+        return {"type": "enabled", "budget_tokens": budget} if budget >= MIN_THINKING_BUDGET else None
+
     def backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:  # what the server asked for, within reason
             return max(0.0, min(retry_after, self.retry_max_delay * 2))
         delay = min(self.retry_base_delay * 2 ** (attempt - 1), self.retry_max_delay)
         return delay * random.uniform(0.75, 1.25)
 
-    async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None]) -> ModelReply:
+    async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None],
+                           on_thinking: Callable[[str], None]) -> ModelReply:
         """One request. A reply counts only when complete: a stream that ends without
         ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
         LLMError whose ``partial`` holds the blocks that completed before it (if any)."""
@@ -259,6 +310,8 @@ class LLM:
                         stall.reschedule(loop.time() + self.stall_timeout)
                         if event.type == "text":
                             on_text(event.text)
+                        elif event.type == "thinking":
+                            on_thinking(event.thinking)
                         elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
                             tool_json[event.index] = tool_json.get(event.index, "") + event.delta.partial_json
                         elif event.type == "content_block_stop":

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
-from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset,
+from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset, ThinkingDelta,
                      ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
@@ -73,9 +73,10 @@ class Agent:
         self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
                                  **fields))
 
-    async def run(self, prompt: str) -> RunResult:
-        """Work on ``prompt`` until the model answers without tools, or the turn cap."""
-        self.add_user([{"type": "text", "text": prompt}])
+    async def run(self, prompt: str, attachments: list[dict[str, Any]] | None = None) -> RunResult:
+        """Work on ``prompt`` (and the image blocks attached) until the model answers without tools, or the
+        turn cap."""
+        self.add_user([{"type": "text", "text": prompt}, *(attachments or [])])
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
             if turn.outcome == "refused":
@@ -135,6 +136,11 @@ class Agent:
             streamed = True
             self.emit(TextDelta, text=text)
 
+        def on_thinking(text: str) -> None:
+            nonlocal streamed
+            streamed = True
+            self.emit(ThinkingDelta, text=text)
+
         def on_retry(retrying: Retrying) -> None:
             nonlocal streamed
             if streamed:
@@ -146,7 +152,9 @@ class Agent:
         while True:
             try:
                 reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
-                                              on_text=on_text, on_retry=on_retry, model=self.model,
+                                              on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
+                                              on_notice=lambda text: self.emit(Notice, level="warning", text=text),
+                                              model=self.model,
                                               tool_choice=tool_choice, max_tokens=max_tokens)
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
@@ -179,7 +187,7 @@ class Agent:
         finally:
             self.add_user([
                 {"type": "tool_result", "tool_use_id": call["id"], "is_error": outcome.is_error,
-                 "content": outcome.output or "(no output)"}
+                 "content": outcome.content()}
                 for call in calls
                 for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
             ], origin="tool_results")

@@ -211,7 +211,8 @@ class Permissions:
         if tool.name == "bash" and isinstance(args.get("command"), str):
             return self._decide_command(args["command"])
         root = ctx.workspace.root
-        target = self._target(ctx, args) if "path" in tool.input_schema.get("properties", {}) else None
+        takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
+        target = self._target(ctx, args) if takes_path else None
         if target is not None:
             def matches(rule: Rule, strict: bool = False) -> bool:
                 assert target is not None

@@ -35,6 +35,12 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "write": ("write_file",),
 }
 
+def names_tool(name: str, tool: str) -> bool:
+    """Whether ``name`` (in a rule or an agent's tool list) names ``tool``: the same name, or an MCP
+    server (``mcp__docs``) naming each of its tools (``mcp__docs__search``)."""
+    return name == tool or (name.startswith("mcp__") and "__" not in name[5:] and tool.startswith(name + "__"))
+
+
 _RULE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
 
 
@@ -67,7 +73,7 @@ class Rule:
         return cls(text.strip(), ALIASES.get(name, (name,)), pattern)
 
     def covers(self, tool: str) -> bool:
-        return tool in self.tools
+        return any(names_tool(name, tool.lower()) for name in self.tools)
 
     def matches_command(self, command: str) -> bool:
         return self.pattern is None or _command_regex(self.pattern).fullmatch(command) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Protocol
 
-from . import compaction, worktrees
+from . import compaction, images, worktrees
 from .agents import AgentType, load_agent_types
 from .checkpoints import Checkpoint, Checkpoints, Restore
 from .worktrees import WorktreeError
@@ -19,6 +19,9 @@ from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, Subagen
 from .history import Prompt, agent_state, history_before, replay_events, subagent_record, user_prompts
 from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
+from .mcp.config import ServerConfig
+from .mcp.servers import McpServer, McpServers
+from .mcp.tool import tool_name as mcp_tool_name
 from .loop import Agent, RunResult
 from .permissions import MODES, Permissions
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
@@ -27,6 +30,7 @@ from .store import (SessionError, SessionStore, child_records, find_session, lat
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.git import is_git_repo
+from .tools.shell import command_env
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
@@ -35,7 +39,7 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
-           "Checkpoint", "Prompt", "Restore", "WorktreeError"]
+           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name"]
 
 
 class SessionSettings(Protocol):
@@ -50,6 +54,8 @@ class SessionSettings(Protocol):
     max_parallel_subagents: int
     api_retries: int
     stall_timeout: float
+    thinking: str
+    max_thinking_tokens: int
     compact_threshold: float
     keep_secret_env: bool
     search_timeout: float
@@ -60,6 +66,9 @@ class SessionSettings(Protocol):
     agents: dict[str, dict[str, Any]]
     permissions: dict[str, list[str]]
     notices: list[str]
+    mcp_servers: dict[str, Any]
+    mcp_startup_timeout: float
+    mcp_tool_timeout: float
 
 
 class Session:
@@ -83,12 +92,20 @@ class Session:
             self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
-                              stall_timeout=settings.stall_timeout)
+                              stall_timeout=settings.stall_timeout, thinking=settings.thinking,
+                              thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
         in_git = is_git_repo(workspace.root)
         worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
+        self.interactive = interactive
+        self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
+                              env=command_env(settings.keep_secret_env),
+                              startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
+                              tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
+                              on_ready=lambda server: add_mcp_tools(tools, server),
+                              on_trouble=lambda text: self.emit(Notice(level="warning", text=text)))
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
@@ -179,11 +196,38 @@ class Session:
         except SessionError as exc:
             self.deliver(Notice(level="warning", text=str(exc)))
 
+    def start_servers(self) -> None:
+        """Start the MCP servers in the background; front ends call it once the first screen is up."""
+        self.mcp.start()
+
     async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message."""
+        """Run the main agent on one user message. Headless, the first one waits for the MCP servers
+        to start (each at most ``mcp_startup_timeout``); a front end with a user goes on without them."""
+        if self.interactive:
+            self.mcp.start()
+        else:
+            await self.mcp.wait_started()
         self.prompts += 1
         self.checkpoints.begin(self.prompts)
-        return await self.main.run(text)
+        return await self.main.run(text, self.attachments(text))
+
+    def attachments(self, text: str) -> list[dict[str, Any]]:
+        """The image files of the workspace a prompt names, as blocks; one that cannot go is a warning."""
+        blocks: list[dict[str, Any]] = []
+        for path in images.named_images(text, self.workspace.root):
+            shown = self.workspace.relative(path)
+            try:
+                with path.open("rb") as handle:
+                    image = images.load_image(handle.read(images.MAX_IMAGE_BYTES + 1), shown)
+            except images.ImageError as exc:
+                self.emit(Notice(level="warning", text=f"Not attached: {exc}"))
+                continue
+            except OSError as exc:
+                self.emit(Notice(level="warning", text=f"Not attached: {shown} cannot be read ({exc.strerror})."))
+                continue
+            if image is not None:
+                blocks += image.blocks()
+        return blocks
 
     def prompt_list(self) -> list[Prompt]:
         """The user's prompts so far (from the session file), for /rewind."""
@@ -249,9 +293,10 @@ class Session:
             self.store.close()
 
     async def aclose(self) -> None:
-        """Stop background shells, close(), and the model client's connections too (front ends that own
+        """Stop background shells and MCP servers, close(), and the model client's connections too (front ends that own
         the event loop)."""
         await self.main.ctx.shells.stop_all()
+        await self.mcp.stop()
         self.close()
         await self.llm.aclose()
 
@@ -263,3 +308,11 @@ def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | N
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume)
+
+
+def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:
+    """Offer a server's tools (``mcp__<server>__<tool>``) once it is ready."""
+    from .mcp.tool import McpTool
+
+    for remote in server.tools:
+        tools.add(McpTool(server, remote))

@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from .. import paths
+from . import images
 from .content import text_of
 from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
 from .records import finite, finite_copy, record_problem
 
-NOT_STORED = ("text_delta", "text_reset")  # the AssistantMessage that follows holds the whole text
+NOT_STORED = ("text_delta", "thinking_delta", "text_reset")  # the AssistantMessage that follows holds it all
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 
 
@@ -69,6 +70,7 @@ class SessionStore:
         self.subagent_dir = project_dir / session_id / "subagents"
         self.output_dir = project_dir / session_id / "outputs"
         self.checkpoint_dir = project_dir / session_id / "checkpoints"
+        self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
@@ -119,6 +121,7 @@ class SessionStore:
         if agent_id == MAIN:
             self.write_header()
         try:
+            record = images.pack(record, self.image_dir)
             f = self._files.get(agent_id) or self._open(agent_id)
             f.write(json.dumps(record if finite(record) else finite_copy(record), ensure_ascii=False,
                                default=str) + "\n")
@@ -299,8 +302,14 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         elif problem := record_problem(record):
             warnings.append(f"Skipped line {number} of {path}: {problem}.")
         else:
-            records.append(record)
+            records.append(images.unpack(record, image_folder(path)))
     return records, warnings
+
+
+def image_folder(path: Path) -> Path:
+    """Where the images of the session whose transcript (main or a child's) is ``path`` are kept."""
+    session = path.parent.parent if path.parent.name == "subagents" else path.parent / path.stem
+    return session / "images"
 
 
 @dataclass

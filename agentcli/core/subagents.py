@@ -85,7 +85,7 @@ class Subagents:
                  budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
                  compact_threshold: float = 0.85) -> None:
         self.llm = llm
-        self.tools = tools.without("task", *worktrees.MAIN_ONLY)
+        self.tools = tools  # the session's own registry: MCP tools join it once their server is ready
         self.worktree_place: worktrees.Place | None = None  # where isolated children's worktrees go
         self.agent_types = agent_types
         self.budgets = budgets or Budgets()
@@ -226,7 +226,7 @@ class Subagents:
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
         system = subagent_system_prompt(parent.workspace, agent_type)
-        return Agent(llm=self.llm, tools=agent_type.select(self.tools), ctx=ctx,
+        return Agent(llm=self.llm, tools=agent_type.select(self.tools).without(*worktrees.MAIN_ONLY), ctx=ctx,
                      system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
                      compact_threshold=self.compact_threshold)

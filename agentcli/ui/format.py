@@ -11,3 +11,7 @@ __all__ = ["seconds", "tokens"]
 def flat(text: str) -> str:
     """``text`` on one line: each run of white space (newlines too) becomes one space."""
     return " ".join(text.split())
+
+
+def word_count(text: str) -> int:
+    return len(text.split())

@@ -82,11 +82,17 @@ def summary(session: Session, result: str, is_error: bool, status: str, seconds:
     }
 
 
+MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's words in the init line
+
+
 async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:
     """Run one prompt to the end. Returns the process exit code."""
+    await session.mcp.wait_started()  # the first request waits for them, so the init line lists their tools
     if output.format == "stream-json":
         output.line({"type": "system", "subtype": "init", "session_id": session.id, "model": session.main.model,
                      "cwd": str(session.workspace.root), "tools": session.main.tools.names(),
+                     "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
+                                     for name, server in session.mcp.servers.items()],
                      "permission_mode": session.permissions.mode})
     if output.reader_gone:  # gone before the start: nothing to do
         await session.aclose()

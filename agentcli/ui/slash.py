@@ -10,7 +10,7 @@ from .escapes import visible
 from .format import seconds, tokens
 
 if TYPE_CHECKING:
-    from ..core.session import Session
+    from ..core.session import McpServers, ServerConfig, Session
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("diff", "ID", "Show what an isolated subagent changed in its worktree"),
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
+    SlashCommand("mcp", "", "MCP servers: their state, tools and last error"),
     SlashCommand("exit", "", "Quit agentcli"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
@@ -141,3 +142,25 @@ async def bashes(session: "Session", arg: str) -> str:
     if verb == "kill" and rest.strip():
         return await kill_bash(session, rest)
     return "Usage: /bashes lists background shells; /bashes kill ID stops one."
+
+
+def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:
+    """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
+    from ..core.session import mcp_tool_name as tool_name
+
+    if not servers and not held_back:
+        return "No MCP servers are configured; add them to .mcp.json or your mcp.json (see docs/mcp.md)."
+    lines = []
+    for server in servers.servers.values():
+        lines.append(visible(f"{server.name:<16} {server.state:<9} {server.config.describe()}  "
+                             f"[{server.config.source}]"))
+        if server.tools:
+            names = ", ".join(tool_name(server.name, t.name) for t in server.tools)
+            lines.append(visible(f"    {len(server.tools)} tool{'s' if len(server.tools) != 1 else ''}: {names}"))
+        if server.error:
+            lines.append(visible(f"    last error: {server.error}"))
+    for config in (held_back or {}).values():
+        lines.append(visible(f"{config.name:<16} {'held back':<9} {config.describe()}  [{config.source}]"))
+        lines.append("    not started: this workspace is not trusted ('agentcli --trust-workspace' or answer yes "
+                     "when agentcli asks)")
+    return "\n".join(lines)

@@ -102,12 +102,12 @@ def test_a_damaged_answer_file_means_ask_again(tmp_path):
 
 
 def test_a_new_source_plugs_into_the_same_decision(tmp_path, monkeypatch):
-    """What issues 17 and 18 add (hooks, .mcp.json): one more function in SOURCES, the same answer."""
-    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "evil"}}}')
+    """What issue 17 adds (hooks; .mcp.json is one already): one more function in SOURCES, the same answer."""
+    (tmp_path / "hooks.json").write_text('{"x": "evil"}')
     monkeypatch.setattr(trust, "SOURCES", trust.SOURCES + [
-        lambda root: [trust.Source(root / ".mcp.json", ("MCP server x: evil",), {"x": "evil"})]])
+        lambda root: [trust.Source(root / "hooks.json", ("hook x: evil",), {"x": "evil"})]])
     request = trust.request_for(tmp_path)
-    assert request.lines() == [".mcp.json", "  MCP server x: evil"]
+    assert request.lines() == ["hooks.json", "  hook x: evil"]
     assert not trust.settle(tmp_path, headless=True).trusted
     trust.remember(request, True)
     assert trust.settle(tmp_path, headless=True).trusted

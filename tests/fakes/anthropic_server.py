@@ -162,6 +162,24 @@ def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+THINKING_SECRET = secrets.token_hex(8)  # signatures the stand-in gives its thinking blocks, as the API does
+
+
+def thinking_signature(thinking: str) -> str:
+    import hashlib
+
+    return hashlib.sha256((THINKING_SECRET + thinking).encode()).hexdigest()
+
+
+def thinking_block(thinking: str) -> dict[str, Any]:
+    """A thinking block with a valid signature; altering its text breaks the signature."""
+    return {"type": "thinking", "thinking": thinking, "signature": thinking_signature(thinking)}
+
+
+def redacted_thinking_block(data: str = "ENCRYPTED") -> dict[str, Any]:
+    return {"type": "redacted_thinking", "data": data}
+
+
 def tool_use_block(name: str, input: dict[str, Any] | None = None, id: str | None = None) -> dict[str, Any]:
     return {"type": "tool_use", "id": id or new_tool_use_id(), "name": name, "input": dict(input or {})}
 
@@ -327,6 +345,30 @@ def _check_text_block(block: dict[str, Any], where: str) -> str | None:
     return None
 
 
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_image_block(block: dict[str, Any], where: str) -> str | None:
+    """An image block as the API takes it: base64 data of one of four types (or a URL)."""
+    import base64
+    import binascii
+
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in ("base64", "url"):
+        return f"{where}.image.source: Input tag does not match any of the expected tags: 'base64', 'url'"
+    if source["type"] == "url":
+        return None if isinstance(source.get("url"), str) else f"{where}.image.source.url: Field required"
+    if source.get("media_type") not in IMAGE_MEDIA_TYPES:
+        return f"{where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+    try:
+        base64.b64decode(source.get("data") or "", validate=True)
+    except (binascii.Error, TypeError):
+        return f"{where}.image.source.base64.data: The image data is not valid base64"
+    if not source.get("data"):
+        return f"{where}.image.source.base64.data: Field required"
+    return None
+
+
 def validate_request(body: Any) -> str | None:
     """Check a ``/v1/messages`` body as the real API would.
 
@@ -370,6 +412,21 @@ def validate_request(body: Any) -> str | None:
                 return f"tools.{i}.custom.input_schema: Field required"
             if schema.get("type") != "object":
                 return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
+
+    thinking = body.get("thinking")
+    if thinking is not None:
+        if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive"):
+            return "thinking: Input tag does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'"
+        if thinking["type"] == "enabled":
+            budget = thinking.get("budget_tokens")
+            if isinstance(budget, bool) or not isinstance(budget, int):
+                return "thinking.enabled.budget_tokens: Field required"
+            if budget < 1024:
+                return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+            if budget >= max_tokens:
+                return "`max_tokens` must be greater than `thinking.budget_tokens`"
+        if thinking["type"] != "disabled" and (body.get("tool_choice") or {}).get("type") in ("any", "tool"):
+            return "Thinking may not be enabled when tool_choice forces tool use."
 
     tool_choice = body.get("tool_choice")
     if tool_choice is not None:
@@ -442,6 +499,18 @@ def validate_request(body: Any) -> str | None:
                 problem = _check_text_block(block, where)
                 if problem:
                     return problem
+            elif kind == "image":
+                problem = _check_image_block(block, where)
+                if problem:
+                    return problem
+            elif kind in ("thinking", "redacted_thinking"):
+                if role != "assistant":
+                    return f"{where}: `{kind}` blocks can only be in `assistant` messages"
+                if kind == "redacted_thinking" and not isinstance(block.get("data"), str):
+                    return f"{where}.redacted_thinking.data: Field required"
+                if kind == "thinking" and (not isinstance(block.get("thinking"), str)
+                                           or block.get("signature") != thinking_signature(block["thinking"])):
+                    return f"{where}: Invalid `signature` in `thinking` block"
             elif kind == "tool_use":
                 uses_tools = True
                 if role != "assistant":
@@ -478,6 +547,10 @@ def validate_request(body: Any) -> str | None:
                             return f"{where}.content.{k}: Input should be a content block with a type"
                         if sub["type"] == "text":
                             problem = _check_text_block(sub, f"{where}.content.{k}")
+                            if problem:
+                                return problem
+                        elif sub["type"] == "image":
+                            problem = _check_image_block(sub, f"{where}.content.{k}")
                             if problem:
                                 return problem
             if kind != "tool_result":
@@ -621,7 +694,11 @@ def sse_events(reply: Reply, body: dict[str, Any], message_id: str = "msg_01fake
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": ""}]
             deltas += [{"type": "input_json_delta", "partial_json": p} for p in _split_json(_tool_json(reply, index))]
-        else:  # anything else (thinking, ...) is sent whole
+        elif kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _split_text(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:  # anything else (redacted thinking, ...) is sent whole
             start, deltas = dict(block), []
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
         for delta in deltas:
@@ -822,6 +899,7 @@ class FakeAnthropic:
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
         self._rejections: list[tuple[dict[str, Any], str]] = []
+        self._thinking_by_tool_use: dict[str, list[dict[str, Any]]] = {}  # what a tool-use reply thought first
         self._timeline: list[tuple[int, float, float]] = []
         self._count_tokens_requests: list[dict[str, Any]] = []
         self._stopping = threading.Event()
@@ -963,6 +1041,27 @@ class FakeAnthropic:
             return responder(body) if responder is not None else None
         return source if isinstance(source, Reply) else source(body)
 
+    def _thinking_dropped(self, body: dict[str, Any]) -> str | None:
+        """With thinking on, the assistant message of the tool-use loop under way must start with the
+        thinking blocks this server sent before its tool calls, unaltered, as the API requires."""
+        if (body.get("thinking") or {}).get("type") in (None, "disabled"):
+            return None
+        messages = _messages(body)
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if message.get("role") != "assistant":
+                continue
+            content = blocks_of(message.get("content"))
+            ids = [b.get("id") for b in content if b.get("type") == "tool_use"]
+            with self._lock:
+                sent = next((self._thinking_by_tool_use[t] for t in ids if t in self._thinking_by_tool_use), None)
+            if sent is not None and content[:len(sent)] != sent:
+                return (f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                        f"`{content[0].get('type') if content else 'nothing'}`. When `thinking` is enabled, a "
+                        "final `assistant` message must start with a thinking block.")
+            return None  # only the latest assistant message is checked
+        return None
+
     def _reject(self, handler: _Handler, body: dict[str, Any], status: int, err_type: str, message: str) -> None:
         with self._lock:
             self._rejections.append((body, message))
@@ -1027,7 +1126,7 @@ class FakeAnthropic:
             self._reject(handler, body, 401, "authentication_error", "invalid x-api-key")
             return
         if self.validate:
-            problem = validate_request(body)
+            problem = validate_request(body) or self._thinking_dropped(body)
             if problem:
                 self._reject(handler, body, 400, "invalid_request_error", problem)
                 return
@@ -1040,6 +1139,11 @@ class FakeAnthropic:
         if chosen is None:
             self._reject(handler, body, 500, "api_error", NO_REPLY_MESSAGE)
             return
+        thought = [b for b in chosen.blocks if b.get("type") in ("thinking", "redacted_thinking")]
+        if thought and chosen.has_tool_use:
+            with self._lock:
+                for tool_use_id in chosen.tool_use_ids:
+                    self._thinking_by_tool_use[tool_use_id] = thought
         if chosen.has_tool_use and not chosen.is_error:
             tool_choice = body.get("tool_choice") or {}
             if tool_choice.get("type") == "none" or not body.get("tools"):

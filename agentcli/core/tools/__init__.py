@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..rules import names_tool
 from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
@@ -16,6 +17,12 @@ __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "d
 class ToolOutcome:
     output: str
     is_error: bool = False
+    blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
+
+    def content(self) -> str | list[dict[str, Any]]:
+        """The ``tool_result`` content: the text, and the other blocks after it when there are any."""
+        text = self.output or "(no output)"
+        return [{"type": "text", "text": text}, *self.blocks] if self.blocks else text
 
 
 class ToolRegistry:
@@ -37,12 +44,16 @@ class ToolRegistry:
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self._tools.values()]
 
+    def add(self, tool: Tool) -> None:
+        """Offer one more tool from the next model call on (an MCP server's, once it is ready)."""
+        self._tools[tool.name] = tool
+
     def only(self, names: Iterable[str]) -> "ToolRegistry":
-        wanted = set(names)
-        return ToolRegistry(t for t in self._tools.values() if t.name in wanted)
+        wanted = list(names)
+        return ToolRegistry(t for t in self._tools.values() if any(names_tool(n, t.name) for n in wanted))
 
     def without(self, *names: str) -> "ToolRegistry":
-        return ToolRegistry(t for t in self._tools.values() if t.name not in names)
+        return ToolRegistry(t for t in self._tools.values() if not any(names_tool(n, t.name) for n in names))
 
     def kind(self, name: str) -> str:
         tool = self._tools.get(name)
@@ -75,6 +86,9 @@ class ToolRegistry:
             if refusal:
                 return ToolOutcome(refusal, True)
             output = await tool.run(args, ctx)
+            blocks: tuple[dict[str, Any], ...] = ()
+            if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
+                output, blocks = output.output, output.blocks
             if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
                 from .outputs import keep_in_full  # the one full-output store (bash streams into it too)
 
@@ -85,7 +99,7 @@ class ToolRegistry:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
             return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
-        return ToolOutcome(cap_output(output, OUTPUT_CAP))
+        return ToolOutcome(cap_output(output, OUTPUT_CAP), blocks=blocks)
 
 
 def call_summary(tool: Tool | None, args: Any) -> str:

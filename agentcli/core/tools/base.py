@@ -78,6 +78,7 @@ class Tool:
     input_schema: ClassVar[dict[str, Any]]
     kind: ClassVar[ToolKind] = "read"
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
+    workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         raise NotImplementedError
@@ -97,6 +98,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "boolean": (bool,),
     "array": (list,),
     "object": (dict,),
+    "null": (type(None),),
 }
 
 
@@ -114,16 +116,20 @@ def check_input(tool: Tool, args: Any) -> str | None:
     if missing:
         return f"{tool.name} is missing required argument {_names(missing)}; it takes {expected}."
     unknown = [name for name in args if name not in props]
-    if unknown:
+    if unknown and schema.get("additionalProperties", False) is False:
         return f"{tool.name} has no argument {_names(unknown)}; it takes {expected}."
     for name, value in args.items():
-        spec = props[name]
+        spec = props.get(name)
+        if not isinstance(spec, dict):
+            continue
         json_type = spec.get("type")
+        if isinstance(json_type, list):  # ["string", "null"]: any of them
+            json_type = next((t for t in json_type if isinstance(t, str) and _is_type(value, t)), json_type[0])
         if json_type and not _is_type(value, json_type):
             return f"{tool.name}: '{name}' must be {_article(json_type)}, not {_json_name(value)}."
         if isinstance(value, str) and "\x00" in value:
             return f"{tool.name}: '{name}' contains a NUL character, which no path or command can hold."
-        if "enum" in spec and value not in spec["enum"]:
+        if isinstance(spec.get("enum"), list) and value not in spec["enum"]:
             options = ", ".join(repr(v) for v in spec["enum"])
             return f"{tool.name}: '{name}' must be one of {options}, not {value!r}."
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -150,7 +156,9 @@ def check_numbers(tool_name: str, args: Any) -> str | None:
             "call it again with finite numbers.")
 
 
-def _is_type(value: Any, json_type: str) -> bool:
+def _is_type(value: Any, json_type: Any) -> bool:
+    if not isinstance(json_type, str):
+        return True  # a schema this check does not read: the server checks it
     if json_type in ("integer", "number") and isinstance(value, bool):
         return False
     if json_type == "integer" and isinstance(value, float):
@@ -162,7 +170,8 @@ def _describe_params(schema: dict[str, Any]) -> str:
     required = set(schema.get("required", []))
     parts = []
     for name, spec in schema.get("properties", {}).items():
-        parts.append(f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}")
+        kind = spec.get("type", "any") if isinstance(spec, dict) else "any"
+        parts.append(f"{name}{'' if name in required else '?'}: {kind if isinstance(kind, str) else '|'.join(map(str, kind))}")
     return ", ".join(parts) if parts else "no arguments"
 
 

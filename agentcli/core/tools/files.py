@@ -24,10 +24,14 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from .. import images
 from ..workspace import OutsideWorkspace
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    from . import ToolOutcome
 
 DEFAULT_LIMIT = 2000  # lines read_file shows by default
 MAX_LINE_CHARS = 2000  # longer lines are cut with a marker
@@ -343,6 +347,21 @@ def _decode_line(raw: bytes, cut: bool) -> str:
         return raw.decode("latin-1")
 
 
+def _image(handle: Any, shown: str) -> "ToolOutcome":
+    """An image file as the model sees images: its block, and a line that names it."""
+    from . import ToolOutcome
+
+    handle.seek(0)
+    data = handle.read(images.MAX_IMAGE_BYTES + 1)
+    try:
+        image = images.load_image(data, shown)
+    except images.ImageError as exc:
+        raise ToolError(str(exc)) from None
+    assert image is not None
+    image_block, marker = image.blocks()
+    return ToolOutcome(f"{marker['text']} ({len(data) / 1000:.0f} kB)", blocks=(image_block,))
+
+
 class ReadFile(Tool):
     name = "read_file"
     description = (
@@ -351,8 +370,8 @@ class ReadFile(Tool):
         "old_string. By default it shows the first 2000 lines; for longer files pass `offset` "
         "(the first line number to show, 1-based) and `limit` (how many lines). Lines longer than "
         "2000 characters are cut with a marker, and output stops at about 29,000 characters; a last "
-        "line then tells you which lines were shown and the offset to continue from. Binary files "
-        "are refused. Paths are relative to the workspace root (absolute paths inside it also work). "
+        "line then tells you which lines were shown and the offset to continue from. PNG, JPEG, GIF and "
+        "WebP images come back as images you can see; other binary files are refused. Paths are relative to the workspace root (absolute paths inside it also work). "
         "To list a directory use glob; to search contents use grep."
     )
     input_schema = {
@@ -376,13 +395,13 @@ class ReadFile(Tool):
     kind = "read"
     key_arg = "path"
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         real = resolve_path(ctx, args["path"])
         offset = int(args.get("offset") or 1)
         limit = int(args.get("limit") or DEFAULT_LIMIT)
         return await asyncio.to_thread(self._read, ctx, real, offset, limit)
 
-    def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> str:
+    def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> "str | ToolOutcome":
         shown = ctx.workspace.relative(real)
         if real.is_dir():
             raise ToolError(
@@ -397,6 +416,9 @@ class ReadFile(Tool):
             finally:
                 os.close(dir_fd)
             with os.fdopen(fd, "rb") as handle:
+                if images.media_type(handle.read(16)):
+                    return _image(handle, shown)
+                handle.seek(0)
                 result = _read_listing(handle, offset, limit)
                 handle.seek(0)
                 ctx.workspace.files.saw(ctx.agent_id, real, hashlib.file_digest(handle, "sha256").digest())

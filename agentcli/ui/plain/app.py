@@ -97,6 +97,7 @@ class PlainApp:
         self.main_task = asyncio.current_task()
         self.banner()
         self.recap()
+        self.session.start_servers()
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:

@@ -150,12 +150,16 @@ async def worktree(app: "PlainApp", action: str, arg: str) -> None:
     app.display.say(text, "red" if failed else "")
 
 
+async def mcp(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.mcp_report(app.session.mcp))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return False
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
-            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
+            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "rewind": rewind, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

@@ -22,10 +22,10 @@ from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
                             SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
-                            TurnFinished, TurnStarted, UserMessage)
-from ...core.content import text_of
+                            ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
+from ...core.content import text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
-from ..format import seconds, tokens
+from ..format import flat, seconds, tokens, word_count
 from ..view import SessionView
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
@@ -82,6 +82,7 @@ class Display:
         self.stream: TextStream | None = None
         self.tail: list[str] = []
         self.thinking_since: float | None = None
+        self.thought = ""  # the main agent's extended thinking streamed so far, said in one line when it ends
         self.running: dict[str, RunningTool] = {}
         self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
@@ -104,6 +105,12 @@ class Display:
     def line(self, *texts: Text | str) -> None:
         """Print each text as one line, cut to the width."""
         self.emit(*(self.painter.line(t) for t in texts))
+
+    def say_thought(self, thought: str | None = None) -> None:
+        """One dim line for the thinking that just ended: its length and how it began."""
+        thought, self.thought = (self.thought if thought is None else thought), ""
+        if thought.strip():
+            self.say(f"∴ thought · {word_count(thought)} words: {cut(flat(thought))}", "dim italic")
 
     def say(self, text: Text | str, style: str = "") -> None:
         """Print a message, wrapped at the width."""
@@ -134,23 +141,31 @@ class Display:
                 self._main_event(event)
             else:
                 self._child_event(event)
-        if not isinstance(event, TextDelta):  # streaming text redraws on its own clock
+        if not isinstance(event, (TextDelta, ThinkingDelta)):  # streaming redraws on its own clock
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
         if isinstance(event, UserMessage) and is_request(event):
             self.cut_outputs.clear()
+            for marker in attached(event.content):  # the typed line is on screen already; its images are not
+                self.say(marker, "dim")
         elif isinstance(event, TurnStarted):
             self.thinking_since = self.clock()
+        elif isinstance(event, ThinkingDelta):
+            self.thought += event.text
         elif isinstance(event, TextDelta):
             self.thinking_since = None
+            self.say_thought()
             self._stream_add(event.text)
         elif isinstance(event, TextReset):  # a retry streams the message anew: drop what is not printed yet
+            self.thought = ""
             self.finish_stream(keep=False)
         elif isinstance(event, AssistantMessage):
             self.thinking_since = None
+            self.say_thought()
             self.finish_stream()
         elif isinstance(event, ToolCallStarted):
+            self.say_thought()
             self.running[event.id] = RunningTool(event.name, cut(event.summary), self.clock())
         elif isinstance(event, ToolCallFinished):
             self._tool_finished(event)
@@ -418,6 +433,8 @@ class Display:
                 if text:
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
+                if event.agent_id == MAIN:
+                    self.say_thought(thinking_of(event.content))
                 text = text_of(event.content)
                 if event.agent_id == MAIN and text.strip():
                     stream = TextStream(self.render, self.tail_lines)
@@ -462,6 +479,12 @@ def compacted(event: Compacted) -> str:
     why = f" ({event.reason})" if event.reason else ""
     return (f"compacted {event.messages_summarized} older messages into a summary{why}: "
             f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+
+
+def attached(content: list[dict]) -> list[str]:
+    """The line that names each image of a message (the text block the engine puts after it)."""
+    return [str(after.get("text", "")) for block, after in zip(content, content[1:])
+            if block.get("type") == "image" and after.get("type") == "text"]
 
 
 def cut(text: str, width: int = 120) -> str:

@@ -113,6 +113,7 @@ class AgentApp(App[int]):
         """The first screen is up: now import the SDK in a thread, so the first answer starts fast."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
         self.run_worker(import_sdk, thread=True, group="warm-up")
+        self.session.start_servers()
 
     async def restore(self) -> None:
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""

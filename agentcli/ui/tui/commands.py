@@ -142,13 +142,17 @@ async def worktree(app: "AgentApp", action: str, arg: str) -> None:
     await app.conversation.add_notice(text, "warning" if failed else "info", block=action == "diff" and not failed)
 
 
+async def mcp(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.mcp_report(app.session.mcp), block=True)
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.exit(0)
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
-    "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "exit": leave,
+    "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

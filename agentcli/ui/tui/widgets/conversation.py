@@ -16,11 +16,13 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
-                             TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
-from ....core.content import as_blocks
+                             TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
+                             UserMessage)
+from ....core.content import as_blocks, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
 from ...view import Subagent
+from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
 
 
@@ -108,6 +110,7 @@ class Conversation(VerticalScroll):
         self.tools: dict[str, ToolCallEntry] = {}
         self.tasks: dict[str, TaskEntry] = {}  # by the task call's tool_use id
         self._answer: AssistantEntry | None = None
+        self._thinking: ThinkingEntry | None = None  # the thinking streaming now
         self._batch: list[Widget] | None = None
         self._stream: MarkdownStream | None = None
         self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
@@ -189,23 +192,41 @@ class Conversation(VerticalScroll):
             await stream.stop()
 
     async def drop_answer(self) -> None:
-        """Throw away the text streamed so far (the engine is retrying the call)."""
-        answer = self._answer
+        """Throw away the text and thinking streamed so far (the engine is retrying the call)."""
+        answer, thinking, self._thinking = self._answer, self._thinking, None
         await self.end_answer()
-        if answer is not None:
-            await answer.remove()
+        for entry in (answer, thinking):
+            if entry is not None:
+                await entry.remove()
+
+    async def think(self, text: str) -> None:
+        if self._thinking is None:
+            self._thinking = ThinkingEntry()
+            await self.add(self._thinking)
+        self._thinking.add(text)
+
+    def end_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.finish()
+            self._thinking = None
 
     # -- events --
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to."""
-        if isinstance(event, TextDelta):
+        if isinstance(event, ThinkingDelta):
+            await self.think(event.text)
+        elif isinstance(event, TextDelta):
+            self.end_thinking()
             await self.write(event.text)
         elif isinstance(event, TextReset):
             await self.drop_answer()
         elif isinstance(event, AssistantMessage):
-            streamed = self._stream is not None
+            streamed, thought = self._stream is not None, self._thinking is not None
+            self.end_thinking()
             await self.end_answer()
+            if not thought and thinking_of(event.content):  # replayed: the message holds the thinking
+                await self.add(ThinkingEntry(thinking_of(event.content), done=True))
             if not streamed and text_of(event.content).strip():
                 await self.add(AssistantEntry(text_of(event.content)))
         elif isinstance(event, UserMessage):

@@ -1,0 +1,203 @@
+"""Images: PNG, JPEG, GIF and WebP files as the API's image blocks, for read_file and prompts that name one,
+and their bytes kept once per session (by SHA-256) instead of inline in every session record.
+
+No imaging library: the format and size are read from the file's header; an image past the API's
+limits is refused with a sentence that says how to make it smaller.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import shlex
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_IMAGE_BYTES = 3_750_000  # in base64 that is the API's 5 MB per image
+MAX_SIDE = 8000  # pixels, the API's limit on either side
+EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+STORED = "agentcli_stored"  # the source type of an image block in a session file: its bytes are beside it
+
+
+class ImageError(Exception):
+    """An image that cannot be sent; the message is one sentence."""
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str
+    media_type: str
+    width: int
+    height: int
+    data: bytes
+
+    @property
+    def marker(self) -> str:
+        return f"[image: {self.name} {self.width}×{self.height}]"
+
+    def blocks(self) -> list[dict[str, Any]]:
+        """The image block, then its marker, so the model (and the transcript) knows which file it was."""
+        source = {"type": "base64", "media_type": self.media_type, "data": base64.b64encode(self.data).decode()}
+        return [{"type": "image", "source": source}, {"type": "text", "text": self.marker}]
+
+
+def media_type(head: bytes) -> str | None:
+    """The image type a file's first bytes say, or None for anything else."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def size_of(data: bytes, kind: str) -> tuple[int, int] | None:
+    """Width and height from the header, or None when the header is damaged."""
+    try:
+        if kind == "image/png":
+            return struct.unpack(">II", data[16:24])
+        if kind == "image/gif":
+            return struct.unpack("<HH", data[6:10])
+        if kind == "image/webp":
+            return _webp_size(data)
+        return _jpeg_size(data)
+    except struct.error:
+        return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    at = 2
+    while at + 9 < len(data):
+        if data[at] != 0xFF:
+            return None
+        marker = data[at + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            at += 2
+            continue
+        length = struct.unpack(">H", data[at + 2:at + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            height, width = struct.unpack(">HH", data[at + 5:at + 9])
+            return width, height
+        at += 2 + length
+    return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8X":
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    if chunk == b"VP8L":
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8 ":
+        width, height = struct.unpack("<HH", data[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    return None
+
+
+def load_image(data: bytes, name: str) -> Image | None:
+    """``data`` as an Image when it is one (None when it is no image); ImageError when it cannot be sent."""
+    kind = media_type(data[:16])
+    if kind is None:
+        return None
+    size = size_of(data, kind)
+    if size is None:
+        raise ImageError(f"{name} looks like a {kind.split('/')[1].upper()} image, but its header is damaged.")
+    width, height = size
+    shrink = ("; make it smaller first, e.g. `convert {name} -resize 1568x1568 small.png` "
+              "(1568 pixels a side is what the model sees best)").format(name=name)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageError(f"{name} is {len(data) / 1e6:.1f} MB, more than the {MAX_IMAGE_BYTES / 1e6:.2f} MB an "
+                         f"image may have{shrink}.")
+    if max(width, height) > MAX_SIDE:
+        raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_SIDE} a side the API "
+                         f"takes{shrink}.")
+    return Image(name, kind, width, height, data)
+
+
+def named_images(text: str, root: Path) -> list[Path]:
+    """The image files in the workspace that a prompt names: typed paths, or paths dropped into the
+    terminal (quoted, with escaped spaces, or as file:// URLs)."""
+    try:
+        words = shlex.split(text)
+    except ValueError:  # an unclosed quote
+        words = text.split()
+    found: list[Path] = []
+    for word in words:
+        word = word.removeprefix("file://").lstrip("`'\"(<").rstrip("`'\",;:.!?)>")
+        if not word.lower().endswith(EXTENSIONS):
+            continue
+        path = Path(os.path.expanduser(word))
+        path = (path if path.is_absolute() else root / path).resolve()
+        if path.is_file() and path.is_relative_to(root) and path not in found:
+            found.append(path)
+    return found
+
+
+# ---------------------------------------------------------------- in session files
+
+def pack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """``record`` with each inline image's bytes moved to ``folder/<sha256>`` (written once)."""
+    if '"image"' not in _peek(record):
+        return record
+    return _walk(record, lambda block: _stored(block, folder))
+
+
+def unpack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """``record`` with stored images inline again; one whose file is gone becomes a note."""
+    if STORED not in _peek(record):
+        return record
+    return _walk(record, lambda block: _inline(block, folder))
+
+
+def _peek(record: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(record.get("content") or record.get("messages") or "", default=str)
+
+
+def _walk(value: Any, change: Any) -> Any:
+    if isinstance(value, dict):
+        if value.get("type") == "image" and isinstance(value.get("source"), dict):
+            return change(value)
+        return {key: _walk(item, change) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_walk(item, change) for item in value]
+    return value
+
+
+def _stored(block: dict[str, Any], folder: Path) -> dict[str, Any]:
+    source = block["source"]
+    if source.get("type") != "base64" or not isinstance(source.get("data"), str):
+        return block
+    data = base64.b64decode(source["data"])
+    sha = hashlib.sha256(data).hexdigest()
+    path = folder / sha
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return {**block, "source": {"type": STORED, "media_type": source.get("media_type"), "sha256": sha}}
+
+
+def _inline(block: dict[str, Any], folder: Path) -> dict[str, Any]:
+    source = block["source"]
+    sha = source.get("sha256")
+    if source.get("type") != STORED:
+        return block
+    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        return {"type": "text", "text": "[image: not kept]"}
+    try:
+        data = (folder / sha).read_bytes()
+    except OSError:
+        return {"type": "text", "text": "[image: its copy in the session folder is gone]"}
+    return {**block, "source": {"type": "base64", "media_type": source.get("media_type"),
+                                "data": base64.b64encode(data).decode()}}
