@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from . import paths
 from .config import ConfigError, project_settings_sources
+from .core.custom_commands import trust_sources as command_trust_sources
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Source:
 # Each takes the workspace root and returns the sources that ask for something there.
 SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in project_settings_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
 ]
 
 

@@ -11,11 +11,14 @@ from typing import Any, Callable, Protocol
 from . import compaction
 from .agents import load_agent_types
 from .context import main_system_prompt
+from .custom_commands import CustomCommand, find as find_command, load_commands
 from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
+from .hooks import Hooks, parse_hooks
 from .history import agent_state, replay_events, subagent_record
 from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
 from .permissions import Permissions
+from .rules import Rule
 from .subagents import Budgets, Subagents, TaskTool
 from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
                     open_store, read_records)
@@ -48,6 +51,7 @@ class SessionSettings(Protocol):
     agents: dict[str, dict[str, Any]]
     permissions: dict[str, list[str]]
     notices: list[str]
+    # Also read, with defaults, when present: hooks (Claude Code's format) and trusted (the workspace is).
 
 
 class Session:
@@ -74,6 +78,12 @@ class Session:
                               stall_timeout=settings.stall_timeout)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
+        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
+        self.trusted = bool(getattr(settings, "trusted", False))
+        self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,
+                           emit=self.emit, session_id=self.id, keep_secret_env=settings.keep_secret_env,
+                           transcript_path=str(self.store.main_path) if self.store else "")
+        self.hooks.permission_mode = lambda: self.permissions.mode
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types)])  # task runs the engine
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
@@ -84,7 +94,7 @@ class Session:
             env["keep_secret_env"] = "1"
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
-                          output_dir=self.store.output_dir if self.store else None)
+                          output_dir=self.store.output_dir if self.store else None, hooks=self.hooks)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
@@ -142,8 +152,39 @@ class Session:
             self.deliver(Notice(level="warning", text=str(exc)))
 
     async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message."""
-        return await self.main.run(text)
+        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt.
+        A UserPromptSubmit hook may block the message or add context to it."""
+        called = find_command(self.commands, text)
+        prompt = called[0].expand(called[1]) if called else text
+        verdict = await self.hooks.prompt_submitted(prompt)
+        if verdict.blocked:
+            blocked = f"A UserPromptSubmit hook blocked this message: {verdict.blocked}"
+            self.emit(Notice(level="warning", text=blocked))
+            return RunResult(blocked, "refused", self.main.turns)
+        if called is None:
+            return await self.main.run(prompt, verdict.context)
+        command, model, added = called[0], self.main.model, self.command_rules(called[0])
+        try:
+            if command.model:
+                self.main.model = resolve_model(command.model)
+            return await self.main.run(prompt, verdict.context)
+        finally:
+            self.main.model = model
+            self.permissions.session_rules = [r for r in self.permissions.session_rules if r not in added]
+
+    def command_rules(self, command: CustomCommand) -> list[Rule]:
+        """Add a command's allowed-tools as rules for its turn; returns those added. A workspace's own
+        command file widens nothing unless the workspace is trusted (a warning says so)."""
+        if not command.allowed_tools:
+            return []
+        if command.project and not self.trusted:
+            self.emit(Notice(level="warning", text=f"/{command.name}: this workspace is not trusted, so the "
+                                                   f"allowed-tools of {command.source} do not apply; its tools "
+                                                   "ask as usual."))
+            return []
+        added = [rule for rule in map(Rule.parse, command.allowed_tools) if rule not in self.permissions.session_rules]
+        self.permissions.session_rules += added
+        return added
 
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""

@@ -12,6 +12,7 @@ from ..records import finite, finite_copy
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
+    from ..hooks import Hooks
     from ..permissions import Permissions
     from .background import BackgroundShells
 
@@ -54,6 +55,7 @@ class ToolContext:
     output_dir: Path | None = None  # where full copies of cut outputs go
     env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
     shells: "BackgroundShells" = field(default_factory=lambda: _new_shells())  # shared by all agents of a session
+    hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)
