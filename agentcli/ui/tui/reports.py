@@ -65,7 +65,7 @@ class Fitted:
                              ratio=1 if column.wraps else None)
         for number, row in enumerate(self.rows):
             bold = self.bold_last and number == len(self.rows) - 1
-            table.add_row(*(row[i] for i in shown), style="bold" if bold else None)
+            table.add_row(*(Text(row[i]) for i in shown), style="bold" if bold else None)  # text, never markup
         yield table
 
 
