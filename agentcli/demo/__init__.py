@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+MODEL = "demo-stand-in"
 PROMPT = "Use a subagent to find where `login` is handled"
 INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
          "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
@@ -29,8 +30,9 @@ def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="agentcli-demo-") as temp:
         root = write_sample(Path(temp) / "tiny-shop")
         os.environ["AGENTCLI_HOME"] = str(Path(temp) / "home")  # no user settings, no sessions left behind
-        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER", "ANTHROPIC_MODEL"):
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER", "AGENTCLI_MODEL"):
             os.environ.pop(name, None)
+        os.environ["ANTHROPIC_MODEL"] = MODEL  # no price: the demo costs nothing, and says so
         secret_env.forget("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER")
         with DemoServer() as server:
             os.environ["ANTHROPIC_BASE_URL"] = server.base_url
