@@ -84,7 +84,8 @@ class ToolRegistry:
     async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
         """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool."""
         try:
-            refusal = await ctx.permissions.authorize(tool, args, ctx, approved=approved)
+            ask = ctx.permissions.authorize
+            refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
             if refusal:
                 return ToolOutcome(refusal, True)
             output = await tool.run(args, ctx)
