@@ -1,10 +1,15 @@
-# Two commands matter: `make run` and `make test`. Both build .venv on first use.
+# `make install` puts the agentcli command in ~/.local/bin; `make demo` tries it without a key.
+# `make run` and `make test` work in this clone; they build .venv on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean install uninstall demo
+
+# Its own virtual environment under PREFIX/share, and a link in PREFIX/bin (on your PATH).
+PREFIX ?= $(HOME)/.local
+APP_VENV = $(PREFIX)/share/agentcli/venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +19,19 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/agentcli $(ARGS)
+
+demo: $(STAMP)
+	$(BIN)/agentcli --demo $(ARGS)
+
+install:
+	$(PYTHON) -m venv --clear $(APP_VENV)
+	$(APP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check .
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(APP_VENV)/bin/agentcli $(PREFIX)/bin/agentcli
+	@echo "Installed $(PREFIX)/bin/agentcli. Now: cd your-repo && agentcli   (or agentcli --demo)"
+
+uninstall:
+	rm -rf $(PREFIX)/share/agentcli $(PREFIX)/bin/agentcli
 
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2

@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply what this workspace's settings widen, for this run, without asking")
     p.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON",
                    help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
+    p.add_argument("--demo", action="store_true",
+                   help="try agentcli in a sample repository against a scripted stand-in model: no key, no network")
     return p
 
 
@@ -183,6 +185,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
               "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
         return 1
+    if args.demo:
+        from .demo import run_demo
+
+        return run_demo(args, argv)
     trust = settle_trust(args, root)
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,

@@ -19,6 +19,7 @@ from typing import Any
 
 from . import paths
 from .core import secret_env
+from .core.hooks import HookConfigError, describe as describe_hooks, parse_hooks
 from .core.llm import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.permissions import MODES
 from .core.rules import LISTS, RuleError, merge_lists
@@ -28,7 +29,7 @@ MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; e
 FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
-NOT_SETTINGS = {"sources", "notices", "mcp_servers"}  # fields of Settings no settings file sets
+NOT_SETTINGS = {"sources", "notices", "mcp_servers", "trusted"}  # fields of Settings no settings file sets
 
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
@@ -37,7 +38,7 @@ NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_t
            "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
 # Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
-            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper"}
+            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -79,6 +80,9 @@ class Settings:
     permissions: dict[str, list[str]] = field(default_factory=dict)
     # MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the user's mcp.json, --mcp-config).
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    # Hooks in Claude Code's format: {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": …}]}]}.
+    hooks: dict[str, list[Any]] = field(default_factory=dict)
+    trusted: bool = False  # the workspace's own widening files apply (load_settings sets it)
     sources: list[str] = field(default_factory=list)  # files that were read
     notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
 
@@ -94,6 +98,12 @@ class Settings:
                     value = merge_lists(current, value)
                 except RuleError as exc:
                     raise ConfigError(f"{source}: {exc}") from None
+            elif key == "hooks":  # hooks add up across files, event by event
+                try:
+                    parse_hooks(value, source)
+                except HookConfigError as exc:
+                    raise ConfigError(f"{exc}.") from None
+                value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
             elif key == "agents":
                 value = {**current, **_agent_tables(value, source)}
             elif isinstance(current, bool):
@@ -216,6 +226,8 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
         name = key.replace("-", "_")
         if name == "permission_mode":
             lines.append(f'permission_mode = "{value}" ({MODES_ABOVE_DEFAULT.get(value, "a wider mode")})')
+        elif name == "hooks":
+            lines += describe_hooks(value)
         elif name == "keep_secret_env":
             lines.append("keep_secret_env = true (bash and every command see your API keys, tokens and secrets)")
         elif name == "permissions" and isinstance(value, dict):
@@ -232,7 +244,7 @@ CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 
 def _read_claude(path: Path) -> dict[str, Any]:
     """What agentcli understands of a Claude Code settings file, as agentcli settings: the
-    ``permissions`` allow/ask/deny rules, and ``defaultMode`` when it names an agentcli mode."""
+    ``permissions`` allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, and ``hooks``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -241,10 +253,12 @@ def _read_claude(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    values: dict[str, Any] = {}
+    if isinstance(data, dict) and data.get("hooks"):
+        values["hooks"] = data["hooks"]
     table = data.get("permissions") if isinstance(data, dict) else None
     if not isinstance(table, dict):
-        return {}
-    values: dict[str, Any] = {}
+        return values
     if table.get("defaultMode") in MODES:  # Claude Code's other modes mean nothing here
         values["permission_mode"] = table["defaultMode"]
     lists = {name: table[name] for name in LISTS if name in table}
@@ -304,4 +318,5 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     if given:
         settings.merge(given, "command line")
     settings.model = resolve_model(settings.model)
+    settings.trusted = trusted
     return settings

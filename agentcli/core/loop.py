@@ -73,16 +73,23 @@ class Agent:
         self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
                                  **fields))
 
-    async def run(self, prompt: str, attachments: list[dict[str, Any]] | None = None) -> RunResult:
-        """Work on ``prompt`` (and the image blocks attached) until the model answers without tools, or the
-        turn cap."""
-        self.add_user([{"type": "text", "text": prompt}, *(attachments or [])])
+    async def run(self, prompt: str, context: tuple[str, ...] = (),
+                  attachments: list[dict[str, Any]] | None = None) -> RunResult:
+        """Work on ``prompt`` (with the image blocks attached, and ``context``, text a hook added) until the
+        model answers without tools and no Stop hook objects, or the turn cap."""
+        self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
+                       *({"type": "text", "text": text} for text in context)])
+        stop_hook_active = False
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
             if turn.outcome == "refused":
                 return RunResult(REFUSED, "refused", self.turns)
             if turn.outcome == "answer":
-                return RunResult(final_text(turn.content), "done", self.turns)
+                objection = await self.stop_hooks(stop_hook_active, turn.content)
+                if not objection:
+                    return RunResult(final_text(turn.content), "done", self.turns)
+                stop_hook_active = True
+                self.add_user([{"type": "text", "text": objection}], origin="engine")
             if turn.outcome == "tool_calls":
                 await self.run_tools([b for b in turn.content if b["type"] == "tool_use"])
         return RunResult(self.last_text(), "capped", self.turns)
@@ -215,6 +222,13 @@ class Agent:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
                       is_error=outcome.is_error, seconds=time.monotonic() - started)
+
+    async def stop_hooks(self, active: bool, content: list[dict[str, Any]]) -> str:
+        """What a Stop (or SubagentStop) hook that blocks the end of the turn tells the model; "" if none."""
+        if not self.ctx.hooks:
+            return ""
+        verdict = await self.ctx.hooks.stopping(self.ctx.depth > 0, active, final_text(content))
+        return f"(A stop hook asks you to continue: {verdict.blocked})" if verdict.blocked else ""
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""

@@ -145,9 +145,13 @@ class Permissions:
 
     # ------------------------------------------------------------ the question
 
-    async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> str | None:
-        """None when the call may run; otherwise the sentence the model gets back."""
+    async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", approved: bool = False
+                        ) -> str | None:
+        """None when the call may run; otherwise the sentence the model gets back. ``approved``: a
+        PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal)."""
         decision = self.decide(tool, args, ctx)
+        if decision.verdict == "ask" and approved:
+            decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "ask":
             if not self.interactive:
                 return decision.headless_refusal(tool.name)

@@ -40,6 +40,12 @@ def held() -> dict[str, str]:
     return dict(_held)
 
 
+def forget(*names: str) -> None:
+    """Drop held secrets (``agentcli --demo`` talks to its own stand-in, never with the user's key)."""
+    for name in names:
+        _held.pop(name, None)
+
+
 def environ() -> dict[str, str]:
     """The environment as the user gave it: ``os.environ`` plus the held secrets."""
     return {**os.environ, **_held}

@@ -14,9 +14,11 @@ from .agents import AgentType, load_agent_types
 from .checkpoints import Checkpoint, Checkpoints, Restore
 from .worktrees import WorktreeError
 from .context import main_system_prompt
+from .custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
 from .history import Prompt, agent_state, history_before, replay_events, subagent_record, user_prompts
+from .hooks import Hooks, parse_hooks
 from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
 from .mcp.config import ServerConfig
@@ -24,6 +26,7 @@ from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .loop import Agent, RunResult
 from .permissions import MODES, Permissions
+from .rules import Rule
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
                     open_store, project_dir, read_records)
@@ -39,7 +42,8 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
-           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name"]
+           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
+           "CustomCommand", "find_command"]
 
 
 class SessionSettings(Protocol):
@@ -69,6 +73,7 @@ class SessionSettings(Protocol):
     mcp_servers: dict[str, Any]
     mcp_startup_timeout: float
     mcp_tool_timeout: float
+    # Also read, with defaults, when present: hooks (Claude Code's format) and trusted (the workspace is).
 
 
 class Session:
@@ -96,6 +101,12 @@ class Session:
                               thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
+        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
+        self.trusted = bool(getattr(settings, "trusted", False))
+        self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,
+                           emit=self.emit, session_id=self.id, keep_secret_env=settings.keep_secret_env,
+                           transcript_path=str(self.store.main_path) if self.store else "")
+        self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
         worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
@@ -122,7 +133,8 @@ class Session:
             env["keep_secret_env"] = "1"
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
-                          output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints)
+                          output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
+                          hooks=self.hooks)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
@@ -201,15 +213,48 @@ class Session:
         self.mcp.start()
 
     async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message. Headless, the first one waits for the MCP servers
-        to start (each at most ``mcp_startup_timeout``); a front end with a user goes on without them."""
+        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt, and
+        images of the workspace the message names go with it. A UserPromptSubmit hook may block the message
+        or add context to it. Headless, the first message waits for the MCP servers to start (each at most
+        ``mcp_startup_timeout``); a front end with a user goes on without them."""
         if self.interactive:
             self.mcp.start()
         else:
             await self.mcp.wait_started()
+        called = find_command(self.commands, text)
+        prompt = called[0].expand(called[1]) if called else text
+        verdict = await self.hooks.prompt_submitted(prompt)
+        if verdict.blocked:
+            blocked = f"A UserPromptSubmit hook blocked this message: {verdict.blocked}"
+            self.emit(Notice(level="warning", text=blocked))
+            return RunResult(blocked, "refused", self.main.turns)
         self.prompts += 1
         self.checkpoints.begin(self.prompts)
-        return await self.main.run(text, self.attachments(text))
+        attachments = self.attachments(prompt)
+        if called is None:
+            return await self.main.run(prompt, verdict.context, attachments)
+        command, model, added = called[0], self.main.model, self.command_rules(called[0])
+        try:
+            if command.model:
+                self.main.model = resolve_model(command.model)
+            return await self.main.run(prompt, verdict.context, attachments)
+        finally:
+            self.main.model = model
+            self.permissions.session_rules = [r for r in self.permissions.session_rules if r not in added]
+
+    def command_rules(self, command: CustomCommand) -> list[Rule]:
+        """Add a command's allowed-tools as rules for its turn; returns those added. A workspace's own
+        command file widens nothing unless the workspace is trusted (a warning says so)."""
+        if not command.allowed_tools:
+            return []
+        if command.project and not self.trusted:
+            self.emit(Notice(level="warning", text=f"/{command.name}: this workspace is not trusted, so the "
+                                                   f"allowed-tools of {command.source} do not apply; its tools "
+                                                   "ask as usual."))
+            return []
+        added = [rule for rule in map(Rule.parse, command.allowed_tools) if rule not in self.permissions.session_rules]
+        self.permissions.session_rules += added
+        return added
 
     def attachments(self, text: str) -> list[dict[str, Any]]:
         """The image files of the workspace a prompt names, as blocks; one that cannot go is a warning."""

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.events import Usage
 from .escapes import visible
 from .format import seconds, tokens
 
 if TYPE_CHECKING:
-    from ..core.session import McpServers, ServerConfig, Session
+    from ..core.session import CustomCommand, McpServers, ServerConfig, Session
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class SlashCommand:
     args: str
     help: str
     front_ends: tuple[str, ...] = ("tui", "plain")
+    custom: bool = False  # a command file's prompt (.claude/commands, …), sent to the model as a message
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -50,6 +51,22 @@ def commands_for(front_end: str) -> list[SlashCommand]:
     return [c for c in COMMANDS if front_end in c.front_ends]
 
 
+def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashCommand]:
+    """The session's custom commands that no built-in command (or alias) shadows, as slash commands."""
+    taken = {c.name for c in COMMANDS} | set(ALIASES)
+    return [SlashCommand(c.name, visible(c.argument_hint), visible(c.description or "(no description)")
+                         + (" (project)" if c.project else " (user)"), custom=True)
+            for c in commands.values() if c.name not in taken]
+
+
+def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
+    """Whether ``text`` calls a custom command: the front end then sends it as a message."""
+    from ..core.session import find_command as find
+
+    called = find(commands, text.strip())
+    return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
+
+
 def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
     """Split '/model opus' into the command and its argument text."""
     head, _, rest = text.strip().lstrip("/").partition(" ")
@@ -60,15 +77,16 @@ def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
     raise UnknownCommand(f"Unknown command /{head}; /help lists the commands.")
 
 
-def complete(prefix: str, front_end: str = "tui") -> list[SlashCommand]:
-    """Commands whose name starts with what follows the slash."""
+def complete(prefix: str, front_end: str = "tui", custom: Iterable[SlashCommand] = ()) -> list[SlashCommand]:
+    """Commands (built-in, then ``custom``) whose name starts with what follows the slash."""
     typed = prefix.lstrip("/").lower()
-    return [c for c in commands_for(front_end) if c.name.startswith(typed)]
+    return [c for c in [*commands_for(front_end), *custom] if c.name.lower().startswith(typed)]
 
 
-def help_text(front_end: str) -> str:
-    width = max(len(f"/{c.name} {c.args}".strip()) for c in commands_for(front_end))
-    return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in commands_for(front_end))
+def help_text(front_end: str, custom: Iterable[SlashCommand] = ()) -> str:
+    listed = [*commands_for(front_end), *custom]
+    width = max(len(f"/{c.name} {c.args}".strip()) for c in listed)
+    return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in listed)
 
 
 def money(usage: Usage) -> str:

@@ -78,11 +78,25 @@ class ToolRegistry:
         if tool is None:
             offered = ", ".join(self._tools) or "none"
             return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True)
+        problem = check_input(tool, args)
+        if problem:
+            return ToolOutcome(problem, True)
+        hooked = await ctx.hooks.before_tool(name, args, ctx.tool_use_id) if ctx.hooks else None
+        if hooked is not None and hooked.blocked:
+            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True)
+        outcome = await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed))
+        if ctx.hooks:
+            after = await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output, outcome.is_error)
+            notes = [f"[PostToolUse hook] {text}" for text in (after.blocked, *after.context) if text]
+            if notes:
+                outcome = ToolOutcome("\n\n".join([outcome.output, *notes]), outcome.is_error)
+        return outcome
+
+    async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
+        """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool."""
         try:
-            problem = check_input(tool, args)
-            if problem:
-                return ToolOutcome(problem, True)
-            refusal = await ctx.permissions.authorize(tool, args, ctx)
+            ask = ctx.permissions.authorize
+            refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
             if refusal:
                 return ToolOutcome(refusal, True)
             output = await tool.run(args, ctx)
@@ -98,7 +112,7 @@ class ToolRegistry:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
-            return ToolOutcome(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
+            return ToolOutcome(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
         return ToolOutcome(cap_output(output, OUTPUT_CAP), blocks=blocks)
 
 

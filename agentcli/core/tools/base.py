@@ -13,6 +13,7 @@ from ..workspace import Workspace
 
 if TYPE_CHECKING:
     from ..checkpoints import Checkpoints
+    from ..hooks import Hooks
     from ..permissions import Permissions
     from .background import BackgroundShells
 
@@ -59,6 +60,7 @@ class ToolContext:
     env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
     shells: "BackgroundShells" = field(default_factory=lambda: _new_shells())  # shared by all agents of a session
     checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
+    hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)

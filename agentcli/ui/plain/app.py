@@ -36,6 +36,7 @@ from ...core.session import (LLMError, MissingCredentials, Session, SessionError
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
+from .. import slash
 from ..slash import money
 from .commands import run_command
 from .display import Display
@@ -77,7 +78,8 @@ class PlainApp:
             terminal = _isatty(getattr(self.input, "stdin", None))
             self.prompt = PromptSession(
                 history=history if history is not None else _file_history(), input=self.input, output=output,
-                completer=PlainCompleter(self.files, self.transcript_choices), complete_while_typing=True,
+                completer=PlainCompleter(self.files, self.transcript_choices,
+                                         lambda: slash.custom_commands(session.commands)), complete_while_typing=True,
                 key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
                 prompt_continuation=continuation, enable_history_search=False)
@@ -106,7 +108,7 @@ class PlainApp:
                         break
                     if not text.strip():
                         continue
-                    if text.lstrip().startswith("/"):
+                    if text.lstrip().startswith("/") and not slash.is_custom(text, self.session.commands):
                         if not await run_command(self, text.strip()):
                             break
                     else:

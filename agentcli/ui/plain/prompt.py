@@ -86,16 +86,18 @@ class FileIndex:
 class PlainCompleter(Completer):
     """'/' at the start completes commands (and some arguments); '@' anywhere completes paths."""
 
-    def __init__(self, files: FileIndex, transcripts: Callable[[], list[tuple[str, str]]]) -> None:
+    def __init__(self, files: FileIndex, transcripts: Callable[[], list[tuple[str, str]]],
+                 custom: Callable[[], list[slash.SlashCommand]] = list) -> None:
         self.files = files
         self.transcripts = transcripts  # (number, label) of this session's subagents
+        self.custom = custom  # the session's custom commands
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and "\n" not in before:
             head, space, arg = before.partition(" ")
             if not space:
-                for command in slash.complete(head, "plain"):
+                for command in slash.complete(head, "plain", self.custom()):
                     yield Completion(f"/{command.name}", start_position=-len(before), display_meta=command.help)
                 return
             yield from self._argument(head[1:].lower(), arg)

@@ -26,6 +26,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
 from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Session, resolve_credentials
 from ..signals import run_until_signal
 from . import keys
+from .. import slash
 from ..escapes import visible_data, visible_event
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
@@ -95,7 +96,8 @@ class AgentApp(App[int]):
             yield self.conversation
             yield self.panel
         yield self.queued
-        yield PromptBar(self.session.workspace.root, blink=not self.testing)
+        yield PromptBar(self.session.workspace.root, blink=not self.testing,
+                        commands=slash.custom_commands(self.session.commands))
         yield StatusBar(id="status")
         yield Footer()
 
@@ -174,15 +176,19 @@ class AgentApp(App[int]):
                 await screen.apply(event)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.submit(message.text)
+
+    async def submit(self, text: str) -> None:
+        """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
-        if message.text.startswith("/"):
-            await run_command(self, message.text)
+        if text.startswith("/") and not slash.is_custom(text, self.session.commands):
+            await run_command(self, text)
         elif self.no_key:  # nothing to send it with: say so, and leave the session as it is
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
         elif self.busy:  # sent when the turn ends
-            self.queued.add(message.text)
+            self.queued.add(text)
         else:
-            self.start_work(self.session.send(message.text), "turn")
+            self.start_work(self.session.send(text), "turn")
 
     def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
         """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
@@ -331,7 +337,7 @@ class AgentApp(App[int]):
         yield from palette_commands(self)
 
     def run_slash(self, text: str) -> None:
-        self.call_later(run_command, self, text)  # on the app's own message loop, like a typed command
+        self.call_later(self.submit, text)  # on the app's own message loop, like a typed command
 
     async def on_unmount(self) -> None:
         """Quitting mid-turn: stop the engine first, so its last records are written, then close the store."""

@@ -38,7 +38,7 @@ async def run_command(app: "AgentApp", text: str) -> None:
 
 
 async def show_help(app: "AgentApp", arg: str) -> None:
-    await app.conversation.add_report(reports.help_report(KEYS))
+    await app.conversation.add_report(reports.help_report(KEYS, slash.custom_commands(app.session.commands)))
 
 
 async def clear(app: "AgentApp", arg: str) -> None:
@@ -157,6 +157,13 @@ HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
 }
 
 
+def type_command(app: "AgentApp", command: slash.SlashCommand) -> None:
+    """Put ``/name `` in the input, for the user to add the arguments."""
+    app.prompt.load_text(f"/{command.name} ")
+    app.prompt.move_cursor(app.prompt.document.end)
+    app.prompt.focus()
+
+
 def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     """The app's own entries in the command palette (ctrl+p), next to Textual's (themes, keys, quit)."""
     yield SystemCommand("Interrupt", "Stop the running answer (esc)", app.action_interrupt)
@@ -166,6 +173,9 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     for command in slash.commands_for("tui"):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
+    for command in slash.custom_commands(app.session.commands):
+        yield SystemCommand(f"/{command.name}", command.help, lambda c=command: type_command(app, c)
+                            if c.args else app.run_slash(f"/{c.name}"))
     for mode in MODES:
         yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
                             lambda mode=mode: app.run_slash(f"/permissions {mode}"))

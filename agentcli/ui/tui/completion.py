@@ -6,7 +6,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..slash import complete as complete_command
+from ..slash import SlashCommand, complete as complete_command
 
 MAX_FILES = 50_000
 MAX_SHOWN = 8
@@ -50,13 +50,14 @@ def word_at(line: str, column: int) -> Word:
     return Word(before[start:], start)
 
 
-def candidates(line: str, column: int, row: int, files: list[str]) -> tuple[Word, list[Candidate]]:
+def candidates(line: str, column: int, row: int, files: list[str], commands: list[SlashCommand] | None = None
+               ) -> tuple[Word, list[Candidate]]:
     """Completions for the word before the cursor: '/cmd' at the very start, '@path' anywhere."""
     word = word_at(line, column)
     if row == 0 and word.start == 0 and word.text.startswith("/"):
         return word, [Candidate(f"/{c.name} ", f"/{c.name} {c.args}".rstrip(), c.help,
                                 complete=not c.args or c.args.startswith("[") or word.text.lower() == f"/{c.name}")
-                      for c in complete_command(word.text)]
+                      for c in complete_command(word.text, "tui", commands or ())]
     if word.text.startswith("@"):
         return word, [Candidate(f"@{path} ", path) for path in match_files(word.text[1:], files)]
     return word, []

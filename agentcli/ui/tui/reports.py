@@ -65,7 +65,7 @@ class Fitted:
                              ratio=1 if column.wraps else None)
         for number, row in enumerate(self.rows):
             bold = self.bold_last and number == len(self.rows) - 1
-            table.add_row(*(row[i] for i in shown), style="bold" if bold else None)
+            table.add_row(*(Text(row[i]) for i in shown), style="bold" if bold else None)  # text, never markup
         yield table
 
 
@@ -109,8 +109,8 @@ def agents_report(types: Iterable["AgentType"], subagents: Iterable["Subagent"],
     return Group(*parts)
 
 
-def help_report(keys: list[tuple[str, str]]) -> Group:
+def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | None = None) -> Group:
     commands = Fitted([Column("command", 9), Column("what it does", 5, wraps=True)],
-                      [[f"/{c.name} {c.args}".strip(), c.help] for c in slash.commands_for("tui")])
+                      [[f"/{c.name} {c.args}".strip(), c.help] for c in [*slash.commands_for("tui"), *(custom or [])]])
     shortcuts = Fitted([Column("key", 9), Column("what it does", 5, wraps=True)], [list(k) for k in keys])
     return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts))

@@ -13,6 +13,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from ...slash import SlashCommand
 from ..completion import Candidate, Word, candidates, list_files
 
 
@@ -154,9 +155,10 @@ class PromptBar(Vertical):
 
     DEFAULT_CSS = "PromptBar { height: auto; }"
 
-    def __init__(self, root: Path, *, blink: bool = True) -> None:
+    def __init__(self, root: Path, *, blink: bool = True, commands: list[SlashCommand] | None = None) -> None:
         super().__init__(id="prompt-bar")
         self.root = root
+        self.commands = commands or []  # custom commands, completed after the built-in ones
         self.blink = blink
         self.files: list[str] = []
         self._listing: Worker[list[str]] | None = None
@@ -170,7 +172,7 @@ class PromptBar(Vertical):
         area = event.text_area
         row, column = area.cursor_location
         line = area.document.get_line(row)
-        word, items = candidates(line, column, row, self.files)
+        word, items = candidates(line, column, row, self.files, self.commands)
         if word.text == "@" or (word.text.startswith("@") and self._listing is None):
             self.refresh_files()
         self.query_one(Completions).offer(word, items)

@@ -1,0 +1,247 @@
+"""Hooks in Claude Code's settings format: commands that run at fixed points of a session.
+
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}]}
+
+Each command runs with ``/bin/sh -c`` in the workspace root, in a process group of its own, with
+bash's scrubbed environment (plus ``CLAUDE_PROJECT_DIR``), and gets the event as one JSON object on
+stdin, with Claude Code's field names (``session_id``, ``hook_event_name``, ``tool_name``,
+``tool_input``, …) and tool names (``Bash``, ``Read``, …). What it answers:
+
+- exit 0: fine. Its stdout may be JSON: ``{"decision": "block", "reason": …}``, or
+  ``{"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": …,
+  "additionalContext": …}}``. For ``UserPromptSubmit``, plain stdout is context for the model.
+- exit 2: block. Its stderr goes to the model (to the user for ``UserPromptSubmit``).
+- any other exit, a crash or a timeout: a warning; the run goes on as if the hook had said nothing.
+
+A hook that outlives its ``timeout`` (default 60 s) is killed with its whole process group.
+Hooks from a workspace's own files reach this module only when the workspace is trusted (config.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .events import Notice, Sink
+
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+DEFAULT_TIMEOUT = 60.0
+OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
+BLOCK = 2
+
+# agentcli's tool names as Claude Code calls them: what a hook's matcher and its tool_name see.
+CLAUDE_NAMES = {"bash": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write", "grep": "Grep",
+                "glob": "Glob", "task": "Task", "bash_output": "BashOutput", "kill_bash": "KillShell"}
+PATH_TOOLS = ("read_file", "edit_file", "write_file")  # Claude Code calls their path file_path
+
+
+class HookConfigError(ValueError):
+    """A hooks table is malformed; the message says where."""
+
+
+@dataclass(frozen=True)
+class Hook:
+    event: str
+    command: str
+    timeout: float = DEFAULT_TIMEOUT
+    matcher: str = ""  # a regular expression on the tool name; "" or "*" matches every tool
+
+    def matches(self, tool: str) -> bool:
+        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+            return True
+        names = (CLAUDE_NAMES.get(tool, tool), tool)
+        try:
+            pattern = re.compile(self.matcher)
+        except re.error:
+            return self.matcher in names
+        return any(pattern.fullmatch(name) for name in names)
+
+
+def parse_hooks(table: Any, where: str) -> list[Hook]:
+    """The hooks of one settings file's ``hooks`` table; HookConfigError with one sentence if malformed."""
+    if not isinstance(table, dict):
+        raise HookConfigError(f"{where}: 'hooks' must be a table of events such as PreToolUse")
+    hooks: list[Hook] = []
+    for event, groups in table.items():
+        if event not in EVENTS:
+            raise HookConfigError(f"{where}: unknown hook event '{event}' (known: {', '.join(EVENTS)})")
+        if not isinstance(groups, list):
+            raise HookConfigError(f"{where}: hooks.{event} must be a list of {{matcher, hooks}} entries")
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                raise HookConfigError(f"{where}: each entry of hooks.{event} needs a 'hooks' list")
+            matcher = group.get("matcher") or ""
+            if not isinstance(matcher, str):
+                raise HookConfigError(f"{where}: the matcher of a hooks.{event} entry must be text")
+            for item in group["hooks"]:
+                if not isinstance(item, dict) or item.get("type", "command") != "command":
+                    raise HookConfigError(f"{where}: hooks.{event} supports only hooks of type 'command'")
+                command, timeout = item.get("command"), item.get("timeout", DEFAULT_TIMEOUT)
+                if not isinstance(command, str) or not command.strip():
+                    raise HookConfigError(f"{where}: a hooks.{event} hook needs a 'command'")
+                if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+                    raise HookConfigError(f"{where}: the timeout of a hooks.{event} hook must be a positive "
+                                          f"number of seconds, not {timeout!r}")
+                hooks.append(Hook(event, command, float(timeout), matcher))
+    return hooks
+
+
+def describe(table: Any) -> list[str]:
+    """Each hook of a ``hooks`` table on one line, as the trust prompt shows it."""
+    try:
+        hooks = parse_hooks(table, "hooks")
+    except HookConfigError:
+        return ["hooks (malformed: they would not run)"]
+    return [f"{h.event} hook{f' on {h.matcher}' if h.matcher not in ('', '*') else ''}: {h.command} "
+            "(runs a command)" for h in hooks]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the hooks of one event said, all together."""
+
+    blocked: str = ""  # why the action is blocked ("" when it is not): for the model, or the user
+    allowed: bool = False  # PreToolUse: a hook allowed the call, so it runs without asking
+    context: tuple[str, ...] = ()  # text for the model
+
+
+@dataclass(frozen=True)
+class _Answer:
+    code: int | None  # None: timed out or failed to start
+    stdout: str
+    stderr: str
+
+
+class Hooks:
+    """A session's hooks, and the one place they run. Front ends never call it: the engine does."""
+
+    def __init__(self, hooks: list[Hook], *, root: Path, emit: Sink, session_id: str = "",
+                 transcript_path: str = "", keep_secret_env: bool = False) -> None:
+        self.hooks, self.root, self.emit = hooks, root, emit
+        self.session_id, self.transcript_path, self.keep_secret_env = session_id, transcript_path, keep_secret_env
+        self.permission_mode: Callable[[], str] = lambda: "default"
+
+    def __bool__(self) -> bool:
+        return bool(self.hooks)
+
+    async def before_tool(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
+        return await self.run("PreToolUse", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+                                                   "tool_input": self.claude_input(tool, tool_input),
+                                                   "tool_use_id": tool_use_id})
+
+    async def after_tool(self, tool: str, tool_input: Any, tool_use_id: str, output: str, is_error: bool) -> Verdict:
+        response = {"output": output, "is_error": is_error}
+        return await self.run("PostToolUse", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+                                                    "tool_input": self.claude_input(tool, tool_input),
+                                                    "tool_response": response, "tool_use_id": tool_use_id})
+
+    async def prompt_submitted(self, prompt: str) -> Verdict:
+        return await self.run("UserPromptSubmit", "", {"prompt": prompt})
+
+    async def stopping(self, subagent: bool, active: bool, last_message: str) -> Verdict:
+        return await self.run("SubagentStop" if subagent else "Stop", "",
+                              {"stop_hook_active": active, "last_assistant_message": last_message})
+
+    def claude_input(self, tool: str, tool_input: Any) -> Any:
+        """The call's input, plus Claude Code's ``file_path`` (absolute) for the file tools."""
+        if tool in PATH_TOOLS and isinstance(tool_input, dict) and isinstance(tool_input.get("path"), str):
+            return {**tool_input, "file_path": str(self.root / tool_input["path"])}
+        return tool_input
+
+    async def run(self, event: str, tool: str, fields: dict[str, Any]) -> Verdict:
+        """Run every hook of ``event`` that matches ``tool``, at once, and combine what they said."""
+        chosen = [h for h in self.hooks if h.event == event and h.matches(tool)]
+        if not chosen:
+            return Verdict()
+        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
+                "permission_mode": self.permission_mode(), "hook_event_name": event, **fields}
+        payload = json.dumps(data, default=str).encode()
+        answers = await asyncio.gather(*(self.call(hook, payload) for hook in chosen))
+        blocked: list[str] = []
+        context: list[str] = []
+        allowed = False
+        for hook, answer in zip(chosen, answers):
+            reason, allows, extra = self.read(hook, answer)
+            if reason:
+                blocked.append(reason)
+            allowed = allowed or allows
+            context += [extra] if extra else []
+        return Verdict("\n".join(blocked), allowed and not blocked, tuple(context))
+
+    def read(self, hook: Hook, answer: _Answer) -> tuple[str, bool, str]:
+        """(why it blocks, whether it allows, context for the model) from one hook's answer."""
+        if answer.code is None:
+            return "", False, ""
+        if answer.code == BLOCK:
+            return answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).", False, ""
+        if answer.code != 0:
+            self.warn(f"A {hook.event} hook failed (exit {answer.code}): {hook.command}"
+                      f"{': ' + answer.stderr.strip().splitlines()[-1] if answer.stderr.strip() else ''}. "
+                      "The run goes on.")
+            return "", False, ""
+        out = answer.stdout.strip()
+        try:
+            reply = json.loads(out) if out.startswith("{") else None
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            return "", False, out if hook.event == "UserPromptSubmit" else ""
+        specific = reply.get("hookSpecificOutput") if isinstance(reply.get("hookSpecificOutput"), dict) else {}
+        decision = specific.get("permissionDecision") or reply.get("decision")
+        reason = str(specific.get("permissionDecisionReason") or reply.get("reason") or reply.get("stopReason")
+                     or f"Blocked by a {hook.event} hook ({hook.command}).")
+        context = str(specific.get("additionalContext") or "")
+        if decision in ("deny", "block") or reply.get("continue") is False:
+            return reason, False, context
+        return "", decision in ("allow", "approve"), context
+
+    async def call(self, hook: Hook, payload: bytes) -> _Answer:
+        """Run one hook command; kill its process group when it outlives its timeout."""
+        from .tools import processes
+        from .tools.shell import command_env
+
+        env = command_env(self.keep_secret_env)
+        env["CLAUDE_PROJECT_DIR"] = str(self.root)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/sh", "-c", hook.command, cwd=self.root, env=env, start_new_session=True,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        except OSError as exc:
+            self.warn(f"Could not start the {hook.event} hook {hook.command}: {exc.strerror or exc}.")
+            return _Answer(None, "", "")
+        processes.direct.add(proc.pid)  # waited for here: not an orphan to reap
+        try:
+            stdout, stderr = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
+        except TimeoutError:
+            self.warn(f"The {hook.event} hook {hook.command} did not finish within {hook.timeout:g} s and was "
+                      "stopped; the run goes on.")
+            return _Answer(None, "", "")
+        except BrokenPipeError:  # it did not read its input; what it says still counts
+            stdout, stderr = await proc.communicate()
+        finally:
+            if proc.returncode is None:
+                _kill_group(proc.pid)
+                await proc.wait()
+            processes.direct.discard(proc.pid)
+        return _Answer(proc.returncode, _text(stdout), _text(stderr))
+
+    def warn(self, text: str) -> None:
+        self.emit(Notice(level="warning", text=text))
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")[:OUTPUT_CAP]

@@ -1,0 +1,58 @@
+"""``agentcli --demo`` (``make demo``): the app in a sample repository, against a scripted stand-in API.
+
+No key and no network: the stand-in (``server.py``, playing ``scenario.py``) runs in a thread on
+loopback, the sample repository (``sample.py``) is written to a temporary folder, and sessions and
+settings live in a temporary home, so nothing of the user's is read or changed. The full-screen app
+sends a first question by itself: a subagent searches, the panel shows it live, and its transcript
+opens when it is done. ``--plain`` and ``-p`` work too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+MODEL = "demo-stand-in"
+PROMPT = "Use a subagent to find where `login` is handled"
+INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
+         "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
+         "Then ask your own, e.g. find where `session` is handled, or grep for `TODO`.")
+
+
+def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
+    from ..core import secret_env
+    from .sample import write_sample
+    from .server import DemoServer
+
+    with tempfile.TemporaryDirectory(prefix="agentcli-demo-") as temp:
+        root = write_sample(Path(temp) / "tiny-shop")
+        os.environ["AGENTCLI_HOME"] = str(Path(temp) / "home")  # no user settings, no sessions left behind
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER", "AGENTCLI_MODEL"):
+            os.environ.pop(name, None)
+        os.environ["ANTHROPIC_MODEL"] = MODEL  # no price: the demo costs nothing, and says so
+        secret_env.forget("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER")
+        with DemoServer() as server:
+            os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+            os.chdir(root)
+            if args.prompt is not None or args.plain:
+                from ..cli import run
+
+                if args.plain:
+                    print(f"Demo in {root}: try  {PROMPT}", file=sys.stderr)
+                return run([a for a in argv if a != "--demo"])
+            return run_tui(root)
+
+
+def run_tui(root: Path) -> int:
+    import asyncio
+
+    from ..config import load_settings
+    from ..ui.signals import run_until_signal
+    from .app import make_demo_app
+
+    app = make_demo_app(load_settings(root), root)
+    code = asyncio.run(run_until_signal(app))
+    return code if isinstance(code, int) else 0
