@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import tokens
+from .format import context_bars, tokens
+from .view import latest_context
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -83,7 +84,15 @@ def cost_report(session: "Session") -> str:
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
     lines.append(f"kept out of main context: {tokens(session.subagents.tokens_kept_out)} tokens")
+    lines += delegation_bars(session)
     return "\n".join(lines)
+
+
+def delegation_bars(session: "Session", width: int = 20) -> list[str]:
+    """Two bars on the model's window: the main context now, and with each subagent's own context added."""
+    used = session.context_used()
+    alone = used + sum(latest_context(record.events) for record in session.subagents.records.values())
+    return context_bars(used, alone, session.context_window(), width)
 
 
 def context_line(session: "Session") -> str:
