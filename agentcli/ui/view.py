@@ -223,6 +223,6 @@ class SessionView:
         return sum(agent.tokens_kept_out for agent in self.subagents.values())
 
     @property
-    def context_alone(self) -> int:
-        """What the main context would weigh had it done its subagents' work itself: their contexts added."""
-        return self.context_used + sum(agent.context_tokens for agent in self.subagents.values())
+    def subagent_context(self) -> int:
+        """What the subagents' own contexts held: had the main agent done their work, its context would hold it."""
+        return sum(agent.context_tokens for agent in self.subagents.values())

@@ -280,7 +280,7 @@ def hold_the_quit_window(app) -> list:
     set_timer = app.set_timer
 
     def keep_closers(delay, callback=None, **options):
-        if callback == app._disarm_ctrl_c:
+        if callback == app.disarm_ctrl_c:
             closers.append(callback)
             return None
         return set_timer(delay, callback, **options)

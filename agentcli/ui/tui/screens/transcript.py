@@ -26,16 +26,18 @@ class TranscriptScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("x", "cancel", "Cancel subagent"),
-        Binding("end", "follow", "Follow"),
+        Binding("end", "follow", "Latest output"),
     ]
 
-    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float]) -> None:
+    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float],
+                 stall_after: float = 60.0) -> None:
         super().__init__()
         self.state = state
+        self.stall_after = stall_after
         self.show_times = show_times
         self.now = now
         self.conversation = Conversation(show_times=show_times, expand_tools=True, brief_label="brief",
-                                         max_widgets=5000, id="transcript")
+                                         max_widgets=5000, follow=False, id="transcript")
 
     @property
     def agent_id(self) -> str:
@@ -49,11 +51,14 @@ class TranscriptScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.refresh_header()
         await self.conversation.replay(list(self.state.events))
+        self.conversation.scroll_home(animate=False)  # at the brief; end jumps to the latest output
         self.conversation.focus()
 
     def refresh_header(self) -> None:
         s = self.state
-        facts = [s.status, f"turn {s.turn}/{s.max_turns}", f"{tokens(s.tokens)} tokens"]
+        facts = [s.state(self.now(), self.stall_after), f"turn {s.turn}/{s.max_turns}", f"{tokens(s.tokens)} tokens"]
+        if s.summarized:
+            facts.append("summarized after the cut-off")
         if self.show_times:
             facts.append(seconds(s.elapsed(self.now())))
         self.query_one("#transcript-header", Static).update(Content.assemble(
