@@ -32,6 +32,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
+    SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

@@ -478,12 +478,14 @@ async def test_typing_while_the_panel_has_focus_goes_to_the_input(server, tui):
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await answer(pilot, "Find auth through a subagent")
         app.clear_notifications()
-        app.panel.focus_first()
+        app.panel.focus_newest()
         await pilot.pause()
         assert isinstance(app.focused, EntryTitle)
         assert "x" not in app.active_bindings  # finished: the footer offers no "x Cancel"
-        await pilot.press("x")  # the entry's own key, on purpose: nothing to cancel, nothing said
-        assert app.query_one(PromptInput).text == "" and not app._notifications
+        await pilot.press("x")  # the entry's own key, on purpose: nothing to cancel, and it says so
+        await until(pilot, lambda: app._notifications, "a word on why x does nothing")
+        assert app.query_one(PromptInput).text == ""
+        assert "already finished" in "".join(n.message for n in app._notifications)
         await pilot.press("h", "i")
         assert app.query_one(PromptInput).text == "hi" and app.query_one(PromptInput).has_focus
 
@@ -500,18 +502,18 @@ async def test_agents_keeps_the_focus_in_the_input_and_typed_x_never_cancels(ser
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
         await send(pilot, "/agents")
         assert app.panel.is_open and prompt.has_focus
-        assert "shift+tab" in plain(list(app.conversation.query(ReportEntry))[-1])
+        assert "tab on an empty input" in plain(list(app.conversation.query(ReportEntry))[-1])
         await pilot.press("x", "y")  # typed, with the panel open: text
         assert prompt.text == "xy"
         prompt.clear()
         await pilot.press("f", "i")
-        app.panel.focus_first()  # the focus lands on the entry while the user is typing
+        app.panel.focus_newest()  # the focus lands on the entry while the user is typing
         await pilot.pause()
         await pilot.press("x", "space", "i", "t")
         assert prompt.text == "fix it" and prompt.has_focus
         assert app.subagents["sa-1"].status == "running"
         prompt.clear()
-        await pilot.press("shift+tab")  # to the entry, on purpose
+        await pilot.press("tab")  # to the entry, on purpose (tab on the empty input)
         assert isinstance(app.focused, EntryTitle)
         await pilot.press("x")
         await until(pilot, lambda: app.subagents["sa-1"].finished, "the cancel")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -73,6 +74,10 @@ class TranscriptScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "cancel" and self.state.finished)  # nothing to cancel: not offered
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "x" and self.state.finished:  # not offered, but pressed: the app says why
+            self.post_message(CancelSubagent(self.state.id))
 
     def action_close(self) -> None:
         self.dismiss()
