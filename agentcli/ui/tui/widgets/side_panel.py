@@ -89,16 +89,17 @@ class SubagentEntry(Collapsible):
         The numbers and the state stay; to make room, the type goes first, then the word "tok", and then the
         description is cut short.
         """
-        room = (self.size.width or 50) - 4 - 2  # less the ▶ symbol, padding and status icon
+        width = self._title.content_size.width or max(0, self.size.width - 2) or 48
+        room = width - 2 - 2  # less the ▶ symbol and the status icon, each with its space
         word = state.state(now, self.stall_after)
-        extra = f"  {word}" if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 75s
+        extra = f" {word}" if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
         turn = f"{state.turn}/{state.max_turns}"
         took = f" {seconds(state.elapsed(now))}" if self.show_times else ""
         description = one_line(state.description, 120)
         kind, tail = "", ""
         for kind, tail in ((state.type, f"  {turn} {tokens(state.tokens)} tok{took}"),
                            ("", f"  {turn} {tokens(state.tokens)} tok{took}"),
-                           ("", f"  {turn} {tokens(state.tokens)}{took}")):
+                           ("", f" {turn} {tokens(state.tokens)}{took}")):
             if len(kind) + 2 * bool(kind) + min(len(description), 16) + len(extra) + len(tail) <= room:
                 break
         left = room - len(kind) - 2 * bool(kind) - len(extra) - len(tail)
@@ -133,10 +134,10 @@ class SubagentEntry(Collapsible):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 38%; min-width: 26; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 38%; min-width: 36; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
-        #panel-hint { padding: 0 1; color: $text-muted; }
+        #panel-hint { padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
         #panel-context { padding: 0 1; color: $text-muted; text-wrap: nowrap; &.-empty { display: none; } }
         #entries { margin: 1 0 0 0; }
         #entries { height: 1fr; scrollbar-size-vertical: 1; }
@@ -198,7 +199,7 @@ class SidePanel(Vertical):
         widget.set_class(alone <= used or not window, "-empty")
         if alone <= used or not window:
             return
-        width = max(4, (widget.content_size.width or 30) - 15)
+        width = max(4, (widget.content_size.width or 34) - 18)
         widget.update(Content.assemble(
-            "main now ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
-            "alone    ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}"))
+            "delegated  ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
+            "all in one ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}"))
