@@ -107,6 +107,7 @@ class AgentApp(App[int]):
     async def on_mount(self) -> None:
         self.refresh_status()
         await self.restore()
+        self.refresh_status()  # the panel's context bars, now that the subagents are back
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.no_key:

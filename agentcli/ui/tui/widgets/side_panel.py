@@ -89,17 +89,17 @@ class SubagentEntry(Collapsible):
         The numbers and the state stay; to make room, the type goes first, then the word "tok", and then the
         description is cut short.
         """
-        width = self._title.content_size.width or max(0, self.size.width - 2) or 48
-        room = width - 2 - 2  # less the ▶ symbol and the status icon, each with its space
+        room = (self.size.width or 52) - 2 - 2 - 2  # less the title's padding, the ▶ symbol and the status icon
         word = state.state(now, self.stall_after)
-        extra = f" {word}" if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
+        said = word if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
         turn = f"{state.turn}/{state.max_turns}"
         took = f" {seconds(state.elapsed(now))}" if self.show_times else ""
         description = one_line(state.description, 120)
-        kind, tail = "", ""
-        for kind, tail in ((state.type, f"  {turn} {tokens(state.tokens)} tok{took}"),
-                           ("", f"  {turn} {tokens(state.tokens)} tok{took}"),
-                           ("", f" {turn} {tokens(state.tokens)}{took}")):
+        kind, tail, extra = "", "", ""
+        for kind, tail, extra in ((state.type, f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
+                                  ("", f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
+                                  ("", f" {turn} {tokens(state.tokens)}{took}", f" {said}")):
+            extra = extra if said else ""
             if len(kind) + 2 * bool(kind) + min(len(description), 16) + len(extra) + len(tail) <= room:
                 break
         left = room - len(kind) - 2 * bool(kind) - len(extra) - len(tail)
@@ -134,7 +134,7 @@ class SubagentEntry(Collapsible):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 38%; min-width: 36; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 38%; min-width: 34; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
         #panel-hint { padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
