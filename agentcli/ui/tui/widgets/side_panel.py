@@ -153,7 +153,7 @@ class SidePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("Subagents", id="panel-title")
-        yield Static("enter transcript · space expand · x cancel", id="panel-hint")
+        yield Static("enter open · space expand · x cancel", id="panel-hint")
         yield Static(id="panel-context", classes="-empty")
         yield VerticalScroll(id="entries")
 
