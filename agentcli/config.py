@@ -33,7 +33,8 @@ NOT_SETTINGS = {"sources", "notices"}  # fields of Settings no file sets
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
-           "subagent_stall_seconds", "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout"}
+           "subagent_stall_seconds", "api_retries", "stall_timeout", "compact_threshold", "theme", "agents",
+           "search_timeout"}
 # Raising the output caps lets commands fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "api_key_helper"}

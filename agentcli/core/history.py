@@ -189,7 +189,8 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     finished = next((e for e in reversed(events) if isinstance(e, SubagentFinished)), None)
     if finished is not None:
         record.status, record.result, record.turns = finished.status, finished.result, finished.turns
-        record.usage, record.seconds, record.summarized = finished.usage, finished.seconds, finished.summarized
+        record.usage, record.seconds = finished.usage, finished.seconds
+        record.summarized = finished.summarized
         return record
     state = agent_state(records, agent_id)
     said = [final_text(e.content) for e in events if isinstance(e, AssistantMessage)]

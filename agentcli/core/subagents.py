@@ -111,7 +111,8 @@ class Subagents:
         record.cancel_requested = True
         record.task.cancel()
         if record.emit is not None:  # the front ends say "cancelling…" until the summary is back
-            record.emit(SubagentCancelling(id=record.id, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+            record.emit(SubagentCancelling(id=record.id, agent_id=record.id,
+                                           parent_tool_use_id=record.tool_use_id))
         return True
 
     async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext) -> tuple[str, bool]:

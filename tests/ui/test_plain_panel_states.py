@@ -1,4 +1,4 @@
-"""Line mode: a stalled or cancelling child says so on its live line; a capped child's summary is no turn; /cost's bars."""
+"""Line mode: a stalled or cancelling child says so on its live line, its summary is no turn; /cost's bars."""
 
 from __future__ import annotations
 

@@ -229,7 +229,8 @@ class Display:
             self._flush_child(child_id)
             del self.children[child_id]
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
-            turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}" + (" + summary" if event.summarized else "")
+            turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
+            turns += " + summary" if event.summarized else ""
             self.line(prefix + Text(f" {mark} {event.status}", style=style)
                       + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
                              style="dim"))
