@@ -67,7 +67,8 @@ def transcript(records: list[dict[str, Any]], *, full: bool, live: bool, brief: 
         elif kind == "subagent_started" and not full:
             yield f"  ▸ {record.get('id')} started · {record.get('subagent_type')} · {record.get('description')}"
         elif kind == "subagent_finished" and not full:
-            yield f"  ▪ {record.get('id')} {record.get('status')} · {plural(record.get('turns', 0), 'turn')} · " \
+            turns = plural(record.get("turns", 0), "turn") + (" + summary" if record.get("summarized") else "")
+            yield f"  ▪ {record.get('id')} {record.get('status')} · {turns} · " \
                   f"{tokens(usage_total(record.get('usage')))} tokens · {seconds(float(record.get('seconds') or 0))}"
         elif kind == "notice" and record.get("level") in ("warning", "error"):
             yield f"! {record.get('text', '')}"
