@@ -34,8 +34,8 @@ NOT_SETTINGS = {"sources", "notices", "mcp_servers", "trusted"}  # fields of Set
 # What a project settings file may set without the user's trust: limits, models, looks, and
 # rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
 NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
-           "api_retries", "stall_timeout", "compact_threshold", "theme", "agents", "search_timeout", "thinking",
-           "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
+           "subagent_stall_seconds", "api_retries", "stall_timeout", "compact_threshold", "theme", "agents",
+           "search_timeout", "thinking", "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
 # Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks"}
@@ -59,6 +59,7 @@ class Settings:
     subagent_max_turns: int = 30
     subagent_timeout: float = 900.0  # seconds
     max_parallel_subagents: int = 3
+    subagent_stall_seconds: float = 60.0  # no stream data or tool progress this long: its panel entry says so
     api_retries: int = 8  # retries of overloaded, failing or broken model calls
     stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
     thinking: str = "auto"  # extended thinking: off, on, adaptive; auto: adaptive where the model has it

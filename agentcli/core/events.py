@@ -168,6 +168,14 @@ class SubagentFinished(Event):
     turns: int
     usage: Usage
     seconds: float
+    summarized: bool = False  # cut off (turns, time, cancel), it made one more call to sum up what it found
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentCancelling(Event):
+    """The user asked to cancel subagent ``id``: it stops, and sums up what it found, before it finishes."""
+
+    id: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,7 +263,7 @@ def _snake(name: str) -> str:
 
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, TextReset, AssistantMessage, ToolCallStarted,
-                ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
+                ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
                 ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 

@@ -215,6 +215,7 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     if finished is not None:
         record.status, record.result, record.turns = finished.status, finished.result, finished.turns
         record.usage, record.seconds = finished.usage, finished.seconds
+        record.summarized = finished.summarized
         return record
     state = agent_state(records, agent_id)
     said = [final_text(e.content) for e in events if isinstance(e, AssistantMessage)]

@@ -94,13 +94,14 @@ class Agent:
                 await self.run_tools([b for b in turn.content if b["type"] == "tool_use"])
         return RunResult(self.last_text(), "capped", self.turns)
 
-    async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None
-                         ) -> Turn:
-        """One model call: streams text out and appends the assistant message."""
+    async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None,
+                         counted: bool = True) -> Turn:
+        """One model call: streams text out and appends the assistant message. Uncounted: not a turn."""
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
-        self.turns += 1
-        self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)
+        if counted:  # a cut-off subagent's closing summary is not one of its turns
+            self.turns += 1
+            self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)
         try:
             reply = await self.stream(tools, tool_choice)
             if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):

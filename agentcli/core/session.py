@@ -28,8 +28,8 @@ from .loop import Agent, RunResult
 from .permissions import MODES, Permissions
 from .rules import Rule
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
-from .store import (SessionError, SessionStore, child_records, find_session, latest_session, new_session_id,
-                    open_store, project_dir, read_records)
+from .store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
+                    list_sessions, new_session_id, open_store, project_dir, read_records)
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.git import is_git_repo
@@ -43,7 +43,7 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "CustomCommand", "find_command"]
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions"]
 
 
 class SessionSettings(Protocol):

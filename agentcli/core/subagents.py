@@ -16,7 +16,8 @@ from typing import Any, Callable
 from . import worktrees
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
-from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
+from .events import (Event, Notice, SubagentCancelling, SubagentFinished, SubagentStarted, ToolCallFinished,
+                     ToolCallStarted, Usage)
 from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
@@ -60,10 +61,12 @@ class SubagentRecord:
     cancel_requested: bool = False  # the user asked to stop this child (not its parent)
     cancel_absorbed: bool = False  # that cancel has been turned into a summary
     worktree: str = ""  # the branch of its own git worktree, when it runs isolated
+    summarized: bool = False  # cut off, it made one more call (not a turn) to sum up what it found
+    emit: Callable[[Event], None] | None = field(default=None, repr=False)  # its events, once it started
 
     @property
     def footer(self) -> str:
-        turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
+        turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}" + (" + summary" if self.summarized else "")
         return f"[{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}]"
 
     @property
@@ -118,6 +121,9 @@ class Subagents:
             return False
         record.cancel_requested = True
         record.task.cancel()
+        if record.emit is not None:  # the front ends say "cancelling…" until the summary is back
+            record.emit(SubagentCancelling(id=record.id, agent_id=record.id,
+                                           parent_tool_use_id=record.tool_use_id))
         return True
 
     async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext,
@@ -174,6 +180,7 @@ class Subagents:
                 if path and not event.is_error:
                     self._changed(record, path, parent, workspace)
 
+        record.emit = emit
         record.started = time.monotonic()
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=record.description,
                              prompt=record.prompt, max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
@@ -215,7 +222,7 @@ class Subagents:
                 record.turns, record.usage = agent.turns, agent.usage
             record.seconds = time.monotonic() - record.started
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
-                                  usage=record.usage, seconds=record.seconds,
+                                  usage=record.usage, seconds=record.seconds, summarized=record.summarized,
                                   agent_id=record.id, parent_tool_use_id=record.tool_use_id))
 
     def _agent(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
@@ -274,7 +281,9 @@ class Subagents:
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
-                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"})
+                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"},
+                                               counted=False)
+            record.summarized = True
             return final_text(reply.content) or found
         except (LLMError, TimeoutError) as exc:
             return f"{found}\n\n(No final summary: {exc})" if found else f"(No final summary: {exc})"

@@ -15,3 +15,17 @@ def flat(text: str) -> str:
 
 def word_count(text: str) -> int:
     return len(text.split())
+
+
+def bar(value: int, full: int, width: int) -> str:
+    """``value`` out of ``full`` as ``width`` cells, filled from the left: '███░░░░░'."""
+    filled = min(width, round(width * value / full)) if full > 0 else 0
+    return "█" * filled + "░" * (width - filled)
+
+
+def context_bars(used: int, alone: int, window: int, width: int = 20) -> list[str]:
+    """The main context as it is, with subagents, and as it would weigh had it done their work itself."""
+    def line(label: str, value: int) -> str:
+        share = f" ({100 * value / window:.0f}%)" if window else ""
+        return f"{label} {bar(value, window, width)} {tokens(value)}{share}"
+    return [line("with subagents   ", used), line("without subagents", alone)]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import seconds, tokens
+from .format import context_bars, seconds, tokens
 
 if TYPE_CHECKING:
     from ..core.session import CustomCommand, McpServers, ServerConfig, Session
@@ -38,6 +38,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools and last error"),
+    SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
@@ -107,7 +108,17 @@ def cost_report(session: "Session") -> str:
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
     lines.append(f"kept out of main context: {tokens(session.subagents.tokens_kept_out)} tokens")
+    lines += delegation_bars(session)
     return "\n".join(lines)
+
+
+def delegation_bars(session: "Session", width: int = 20) -> list[str]:
+    """Two bars on the model's window: the main context now, and with each subagent's own context added."""
+    used = session.context_used()
+    from .view import latest_context  # view.py reads money() from here
+
+    alone = used + sum(latest_context(record.events) for record in session.subagents.records.values())
+    return context_bars(used, alone, session.context_window(), width)
 
 
 def context_line(session: "Session") -> str:

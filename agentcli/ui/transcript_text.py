@@ -62,8 +62,8 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             if item.status is None:
                 yield f"  ▸ {item.id} started · {item.subagent_type} · {item.description}"
             else:
-                yield f"  ▪ {item.id} {item.status} · {plural(item.turns, 'turn')} · {tokens(item.tokens)} tokens · " \
-                      f"{seconds(item.seconds)}"
+                turns = plural(item.turns, "turn") + (" + summary" if item.summarized else "")
+                yield f"  ▪ {item.id} {item.status} · {turns} · {tokens(item.tokens)} tokens · {seconds(item.seconds)}"
         elif isinstance(item, Note):
             yield f"! {item.text}"
         elif isinstance(item, Divider):

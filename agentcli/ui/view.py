@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
 from ..core.content import text_of
 from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
-                           Retrying, Status, SubagentFinished, SubagentStarted, TextDelta, ToolCallFinished,
-                           ToolCallStarted, TurnStarted, Usage, UsageUpdated, UserMessage)
+                           Retrying, Status, SubagentCancelling, SubagentFinished, SubagentStarted, TextDelta,
+                           ToolCallFinished, ToolCallStarted, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .slash import money
@@ -24,9 +24,15 @@ from .slash import money
 if TYPE_CHECKING:
     from ..core.session import SubagentRecord
 
-__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "seconds", "tokens"]
+__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "seconds", "tokens"]
 
 CHARS_PER_TOKEN = 4  # how tool output a child read is counted as tokens kept out of the main context
+STALL_SECONDS = 60.0  # a running subagent this long without any event is flagged (the setting's default)
+
+
+def latest_context(events: "list[Event]") -> int:
+    """How much an agent's context held at its latest model call, from its events (0 before its first)."""
+    return next((e.usage.context_tokens for e in reversed(events) if isinstance(e, UsageUpdated)), 0)
 
 
 @dataclass
@@ -80,6 +86,7 @@ class ChildMark:
     turns: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    summarized: bool = False  # cut off, it made one more call to sum up
 
 
 @dataclass
@@ -128,7 +135,8 @@ class Transcript:
             self.items.append(ChildMark(event.id, event.subagent_type, event.description))
         elif isinstance(event, SubagentFinished):
             self.items.append(ChildMark(event.id, status=event.status, turns=event.turns,
-                                        tokens=event.usage.total_tokens, seconds=event.seconds))
+                                        tokens=event.usage.total_tokens, seconds=event.seconds,
+                                        summarized=event.summarized))
 
     def resumed(self, at: str) -> None:
         self.items.append(Divider("resumed", at=at))
@@ -160,12 +168,16 @@ class Subagent:
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript
     retry: str = ""  # "retrying 3/8" while its model call is being retried
     output_chars: int = 0  # tool output it read, which never reached the parent
+    cancelling: bool = False  # the user cancelled it; it is summing up before it finishes
+    summarized: bool = False  # cut off, it made one more call (not a turn) to sum up
+    last_progress: float = 0.0  # the caller's clock at its latest event: stream data, a tool call, a turn
+    context_tokens: int = 0  # how much its own context held at its latest model call (real count)
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
         return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
                    tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
-                   status="queued")  # until its first turn: it may wait for a free slot
+                   last_progress=now, status="queued")  # until its first turn: it may wait for a free slot
 
     @classmethod
     def from_record(cls, record: "SubagentRecord") -> "Subagent":
@@ -200,6 +212,25 @@ class Subagent:
     def tokens_kept_out(self) -> int:
         return self.output_chars // CHARS_PER_TOKEN
 
+    def stalled_for(self, now: float, after: float = STALL_SECONDS) -> float | None:
+        """Seconds without stream data or tool progress, once that is at least ``after``; None otherwise.
+
+        A tool call still running is progress (tools have their own time limits), and so is waiting for a slot.
+        """
+        if self.status != "running" or self.cancelling or any(t.status == "running" for t in self.tools.values()):
+            return None
+        quiet = now - self.last_progress
+        return quiet if quiet >= after else None
+
+    def state(self, now: float, stall_after: float = STALL_SECONDS) -> str:
+        """Its state in words for an entry: 'cancelling…', 'retrying 3/8', 'no progress for 75s', or its status."""
+        if self.cancelling and not self.finished:
+            return "cancelling…"
+        if self.retry:
+            return self.retry
+        quiet = self.stalled_for(now, stall_after)
+        return f"no progress for {seconds(quiet)}" if quiet is not None else self.status
+
     def elapsed(self, now: float) -> float:
         return self.seconds if self.seconds is not None else max(0.0, now - self.started)
 
@@ -210,6 +241,9 @@ class Subagent:
         self.events.append(event)
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
             self.transcript.apply(event)
+        self.last_progress = now
+        if isinstance(event, SubagentCancelling):
+            self.cancelling = True
         if isinstance(event, Retrying):
             self.retry = f"retrying {event.attempt}/{event.retries}"
         elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
@@ -221,6 +255,7 @@ class Subagent:
                 self.status = "running"
         elif isinstance(event, UsageUpdated):
             self.tokens = event.total.total_tokens
+            self.context_tokens = event.usage.context_tokens
         elif isinstance(event, ToolCallFinished):
             self.output_chars += len(event.output)
             tool = self.tools[event.id]
@@ -233,6 +268,7 @@ class Subagent:
             self.turn = max(self.turn, event.turns)
             self.tokens = event.usage.total_tokens or self.tokens
             self.seconds = event.seconds
+            self.summarized = event.summarized
 
 
 @dataclass(frozen=True)
@@ -259,6 +295,7 @@ class SessionView:
     main_usage: Usage = field(default_factory=Usage)  # the main agent's running total
     context_used: int = 0  # tokens the main context held at its latest call
     model: str = ""
+    stall_after: float = STALL_SECONDS  # the subagent_stall_seconds setting
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any."""
@@ -322,3 +359,8 @@ class SessionView:
     @property
     def tokens_kept_out(self) -> int:
         return sum(agent.tokens_kept_out for agent in self.subagents.values())
+
+    @property
+    def subagent_context(self) -> int:
+        """What the subagents' own contexts held: had the main agent done their work, its context would hold it."""
+        return sum(agent.context_tokens for agent in self.subagents.values())

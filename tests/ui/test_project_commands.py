@@ -54,7 +54,7 @@ async def test_tui_runs_a_claude_command_lists_it_and_completes_it(server, tui, 
         report = shown(list(app.conversation.query(ReportEntry))[-1])
         assert "/review [file] [focus]" in report, report
         menu = app.query_one(Completions)
-        await pilot.press("/", "r", "e")
+        await pilot.press("/", "r", "e", "v")  # /rewind and /resume start with "re" too
         await until(pilot, lambda: menu.showing and menu.items, "command completions")
         assert [c.label for c in menu.items] == ["/review [file] [focus]"]
         app.query_one(PromptInput).clear()

@@ -67,6 +67,7 @@ class PlainApp:
         self.screen = Screen(self.out, live=tty if live is None else live, size=lambda: terminal_size(self.out))
         self.painter = Painter(color_system, lambda: self.screen.width)
         self.display = Display(self.screen, self.painter, tools=session.main.tools)
+        self.display.view.stall_after = session.settings.subagent_stall_seconds
         self.use_pager = tty if pager is None else pager
         self.handle_sigint = handle_sigint
         self.lines = lines  # piped input, read line by line instead of through a prompt

@@ -245,6 +245,7 @@ class Display:
             del self.children[child_id]
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
             turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
+            turns += " + summary" if event.summarized else ""
             self.line(prefix + Text(f" {mark} {event.status}", style=style)
                       + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
                              style="dim"))
@@ -412,8 +413,10 @@ class Display:
         for child_id, child in self.children.items():
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
+            word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
             texts.append(self._child_prefix(child_id) + Text(f" {spin} ", style=child.color)
                          + Text(cut(agent.latest_call) or "starting")
+                         + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
                          + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
         for agent_id, retry in self.retries.items():
             text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")

@@ -25,7 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentF
                              ToolCallFinished, UsageUpdated)
 from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Session, resolve_credentials
 from ..signals import run_until_signal
-from . import keys
+from . import controls, keys
 from .. import slash
 from ..escapes import visible_data, visible_event
 from ..view import SessionView
@@ -41,7 +41,7 @@ from .widgets.prompt import PromptBar, PromptInput
 from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
-from .widgets.tool_call import TaskEntry
+from .widgets.working import WorkingLine
 from .work import import_sdk, report
 
 
@@ -59,6 +59,7 @@ class AgentApp(App[int]):
         Binding("escape", "rewind_on_escape", show=False),  # twice on an empty input: /rewind
         Binding("ctrl+t", "toggle_panel", "Panel"),
         Binding("ctrl+o", "open_transcript", "Transcript"),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
     ]
 
     def __init__(self, session: Session, *, testing: bool = False, clock: Callable[[], float] = time.monotonic,
@@ -70,18 +71,20 @@ class AgentApp(App[int]):
         self.no_key = credentials_missing
         self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
         self.busy = False
-        self.view = SessionView()
+        self.view = SessionView(stall_after=session.settings.subagent_stall_seconds)
+        self.switch_to: str | None = None  # a session picked with /resume: run_tui opens it next
         self.subagents = self.view.subagents  # by id
         self.first_paint_without_sdk: bool | None = None
-        self._ctrl_c_armed = False
+        self.ctrl_c_armed = False  # a first ctrl+c on an empty input: the second quits
         self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
         self.conversation.subagent = self.view.for_call
         self.queued = QueuedMessages()
-        self.panel = SidePanel(show_times=not testing)
+        self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
         self.panel.now = clock
+        self.working = WorkingLine(clock, animate=not testing)
         self.register_theme(AGENTCLI_THEME)
         self.theme = session.settings.theme if session.settings.theme in self.available_themes else "agentcli"
         if testing:
@@ -95,6 +98,7 @@ class AgentApp(App[int]):
         with Horizontal(id="body"):
             yield self.conversation
             yield self.panel
+        yield self.working
         yield self.queued
         yield PromptBar(self.session.workspace.root, blink=not self.testing,
                         commands=slash.custom_commands(self.session.commands))
@@ -104,7 +108,9 @@ class AgentApp(App[int]):
     async def on_mount(self) -> None:
         self.refresh_status()
         await self.restore()
+        self.refresh_status()  # the panel's context bars, now that the subagents are back
         self.prompt.focus()
+        self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.no_key:
             self.push_screen(NoKeyScreen())
         self.call_after_refresh(self.warm_up)
@@ -157,6 +163,7 @@ class AgentApp(App[int]):
             approval.ask(self, event)
         elif event.agent_id == MAIN:
             self.view.apply(event, self.clock())
+            self.working.apply(event)
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
@@ -183,7 +190,10 @@ class AgentApp(App[int]):
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
         if text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
-        elif self.no_key:  # nothing to send it with: say so, and leave the session as it is
+        elif self.no_key:  # nothing to send it with: say so, and keep the message in the input
+            if not self.prompt.text.strip():
+                self.prompt.load_text(text)
+                self.prompt.move_cursor(self.prompt.document.end)
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
         elif self.busy:  # sent when the turn ends
             self.queued.add(text)
@@ -193,6 +203,7 @@ class AgentApp(App[int]):
     def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
         """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
         self.busy = True
+        self.working.start()
         self.refresh_status()
         self.refresh_bindings()
         self._work = self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
@@ -200,6 +211,7 @@ class AgentApp(App[int]):
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         self.busy = False
+        self.working.stop()
         self.refresh_bindings()
         await self.conversation.end_answer()
         notes = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
@@ -225,6 +237,8 @@ class AgentApp(App[int]):
         s = self.session  # what the user chose; the counts come from the view
         self.query_one(StatusBar).show(self.view.status(model=s.main.model, mode=s.permissions.mode,
                                        context_window=s.context_window(), busy=self.busy, no_key=self.no_key))
+        used = s.context_used()
+        self.panel.show_context(used, used + self.view.subagent_context, s.context_window())
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents."""
@@ -245,19 +259,10 @@ class AgentApp(App[int]):
         self.open_transcript(message.agent_id)
 
     def open_transcript(self, agent_id: str | None) -> None:
-        state = self.subagents.get(agent_id or "")
-        if state is None:
-            self.notify("No subagent has run in this session yet.", severity="warning")
-            return
-        if isinstance(self.screen, TranscriptScreen):
-            if self.screen.agent_id == state.id:
-                return
-            self.pop_screen()
-        self.push_screen(TranscriptScreen(state, show_times=not self.testing, now=self.clock))
+        controls.open_transcript(self, agent_id)
 
     def on_cancel_subagent(self, message: CancelSubagent) -> None:
-        if self.session.subagents.cancel(message.agent_id):  # one that has finished: nothing to say
-            self.notify(f"Cancelling {message.agent_id}; its parent gets a summary of what it found.")
+        controls.cancel(self, message.agent_id)
 
     # -- actions --
 
@@ -275,35 +280,19 @@ class AgentApp(App[int]):
         escape_on_empty_input(self)
 
     def action_toggle_panel(self) -> None:
-        self.panel.open(not self.panel.is_open)
+        controls.toggle_panel(self)
+
+    def action_cycle_mode(self) -> None:
+        controls.cycle_mode(self)
 
     def action_open_transcript(self) -> None:
-        focused = self.screen.focused
-        task = focused.parent if focused is not None and isinstance(focused.parent, TaskEntry) else None
-        chosen = self.panel.focused_id() or (task.agent_id if task else None)
-        self.open_transcript(chosen or next(reversed(self.subagents), None))
+        controls.open_focused_transcript(self)
 
     def action_ctrl_c(self) -> None:
-        """Copy the selection; or stop the running turn; or clear the input; or, pressed twice, quit."""
-        focused = self.focused
-        selected = self.screen.get_selected_text()
-        if isinstance(focused, TextArea) and focused.selected_text:
-            focused.action_copy()
-        elif selected:
-            self.copy_to_clipboard(selected)
-        elif self.busy:
-            self.action_interrupt()
-        elif self.prompt.text and self.screen is self.screen_stack[0]:
-            self.prompt.clear()
-        elif self._ctrl_c_armed:
-            self.exit(0)
-        else:
-            self._ctrl_c_armed = True
-            self.notify("Press ctrl+c again to quit.", timeout=3)
-            self.set_timer(3, self._disarm_ctrl_c)
+        controls.ctrl_c(self)
 
-    def _disarm_ctrl_c(self) -> None:
-        self._ctrl_c_armed = False
+    def disarm_ctrl_c(self) -> None:
+        self.ctrl_c_armed = False
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
@@ -324,7 +313,8 @@ class AgentApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
-        if action in ("toggle_panel", "open_transcript", "interrupt") and self.screen is not self.screen_stack[0]:
+        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode") \
+                and self.screen is not self.screen_stack[0]:
             return False
         if action == "interrupt" and not self.busy:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
@@ -374,10 +364,14 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
 
 
 def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
-    try:
-        app = make_app(settings, root, resume=resume, continue_=continue_)
-    except SessionError as exc:
-        print(f"agentcli: {exc}", file=sys.stderr)
-        return 1  # as headless and line mode do
-    code = asyncio.run(run_until_signal(app))
-    return code if isinstance(code, int) else 0
+    while True:
+        try:
+            app = make_app(settings, root, resume=resume, continue_=continue_)
+        except SessionError as exc:
+            print(f"agentcli: {exc}", file=sys.stderr)
+            return 1  # as headless and line mode do
+        code = asyncio.run(run_until_signal(app))
+        if app.switch_to is None:
+            print(controls.goodbye(app.session))
+            return code if isinstance(code, int) else 0
+        resume, continue_ = app.switch_to, False  # /resume picked another session

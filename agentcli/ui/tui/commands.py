@@ -10,7 +10,7 @@ from textual.app import SystemCommand
 from ...core.session import MODES, SessionError, load_agent_types
 from .. import slash
 from ..rewind import parse_rewind, rewind_session
-from . import reports
+from . import controls, reports
 from .screens.rewind import RewindScreen
 
 if TYPE_CHECKING:
@@ -20,12 +20,13 @@ KEYS = [
     ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
     ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
-    ("ctrl+t", "show or hide the side panel"), ("ctrl+o", "a subagent's transcript"),
-    ("shift+tab, tab", "to the panel's entries: enter transcript, space expand, x cancel"),
+    ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),
+    ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, x cancel)"),
+    ("shift+tab", "the next permission mode: default, acceptEdits, plan"),
     ("ctrl+p", "every action"), ("ctrl+q", "quit"),
 ]
-PANEL_HOW_TO = ("shift+tab (or tab) moves to the panel's entries: enter opens a transcript, space expands, "
-                "x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
+PANEL_HOW_TO = ("tab on an empty input (or ctrl+t) moves to the panel's newest running entry: enter opens a "
+                "transcript, space expands, x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
 
 
 async def run_command(app: "AgentApp", text: str) -> None:
@@ -144,6 +145,8 @@ async def worktree(app: "AgentApp", action: str, arg: str) -> None:
 
 async def mcp(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(slash.mcp_report(app.session.mcp), block=True)
+async def resume(app: "AgentApp", arg: str) -> None:
+    await controls.pick_session(app)
 
 
 async def leave(app: "AgentApp", arg: str) -> None:
@@ -153,6 +156,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
+    "resume": resume,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

@@ -22,7 +22,7 @@ STATUS_STYLES: dict[Status, str] = {"queued": "$text-muted", "running": "$warnin
 def one_line(text: str, width: int = 80) -> str:
     """The first line of ``text``, cut to ``width`` characters with an ellipsis."""
     line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
 def describe_input(args: Any, max_lines: int = 40) -> str:

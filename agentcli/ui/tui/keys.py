@@ -29,6 +29,9 @@ def route(app: App[object], event: events.Key, prompt: PromptInput) -> bool:
     if event.is_printable and event.character:
         if not prompt.typing and (event.key in app.active_bindings
                                   or isinstance(focused, EntryTitle) and event.key in EntryTitle.KEYS):
+            if isinstance(focused, EntryTitle) and event.key == "x" and "x" not in app.active_bindings:
+                focused.action_cancel()  # a finished subagent: the app says why nothing happens
+                return True
             return False  # the focused widget's own key, pressed on purpose
         prompt.focus()
         prompt.insert(event.character)

@@ -83,8 +83,9 @@ def cost_report(session: "Session") -> Group:
     rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
              slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
     rows.append(["total", *usage_cells(session)])
-    notes = Text(f"{slash.context_line(session)}\n"
-                 f"kept out of main context: {slash.tokens(session.subagents.tokens_kept_out)} tokens")
+    notes = Text("\n".join([slash.context_line(session),
+                            f"kept out of main context: {slash.tokens(session.subagents.tokens_kept_out)} tokens",
+                            *slash.delegation_bars(session)]))
     return Group(titled("Tokens and cost", Fitted(columns, rows, bold_last=True)), Text(""), notes)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -26,16 +27,18 @@ class TranscriptScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("x", "cancel", "Cancel subagent"),
-        Binding("end", "follow", "Follow"),
+        Binding("end", "follow", "Latest output"),
     ]
 
-    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float]) -> None:
+    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float],
+                 stall_after: float = 60.0) -> None:
         super().__init__()
         self.state = state
+        self.stall_after = stall_after
         self.show_times = show_times
         self.now = now
         self.conversation = Conversation(show_times=show_times, expand_tools=True, brief_label="brief",
-                                         max_widgets=5000, id="transcript")
+                                         max_widgets=5000, follow=False, id="transcript")
 
     @property
     def agent_id(self) -> str:
@@ -49,11 +52,14 @@ class TranscriptScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.refresh_header()
         await self.conversation.replay(list(self.state.events))
+        self.conversation.scroll_home(animate=False)  # at the brief; end jumps to the latest output
         self.conversation.focus()
 
     def refresh_header(self) -> None:
         s = self.state
-        facts = [s.status, f"turn {s.turn}/{s.max_turns}", f"{tokens(s.tokens)} tokens"]
+        facts = [s.state(self.now(), self.stall_after), f"turn {s.turn}/{s.max_turns}", f"{tokens(s.tokens)} tokens"]
+        if s.summarized:
+            facts.append("summarized after the cut-off")
         if self.show_times:
             facts.append(seconds(s.elapsed(self.now())))
         self.query_one("#transcript-header", Static).update(Content.assemble(
@@ -68,6 +74,10 @@ class TranscriptScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "cancel" and self.state.finished)  # nothing to cancel: not offered
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "x" and self.state.finished:  # not offered, but pressed: the app says why
+            self.post_message(CancelSubagent(self.state.id))
 
     def action_close(self) -> None:
         self.dismiss()

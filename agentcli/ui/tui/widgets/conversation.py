@@ -100,8 +100,9 @@ class Conversation(VerticalScroll):
     """
 
     def __init__(self, *, show_times: bool = True, expand_tools: bool = False, max_widgets: int = 400,
-                 brief_label: str = "you", id: str | None = None) -> None:
+                 brief_label: str = "you", follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.follow_from_start = follow  # False: opens at the top (a transcript opens at its brief)
         self.show_times = show_times
         self.expand_tools = expand_tools
         self.max_widgets = max_widgets
@@ -117,7 +118,8 @@ class Conversation(VerticalScroll):
         self.now: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
-        self.anchor()
+        if self.follow_from_start:
+            self.anchor()
 
     def follow(self) -> None:
         """Jump to the bottom and follow new output again (until the user scrolls up)."""
@@ -250,7 +252,8 @@ class Conversation(VerticalScroll):
             await self.end_answer()
         elif isinstance(event, SubagentFinished):
             await self.end_answer()
-            line = f"{event.id} {event.status} · {event.turns} turns · {tokens(event.usage.total_tokens)} tokens"
+            turns = f"{event.turns} turns" + (" + summary" if event.summarized else "")
+            line = f"{event.id} {event.status} · {turns} · {tokens(event.usage.total_tokens)} tokens"
             if self.show_times:
                 line += f" · {seconds(event.seconds)}"
             await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -76,6 +77,7 @@ class PromptInput(TextArea):
         self._recall: int | None = None  # index into history while browsing it
         self._draft = ""
         self.typing = False  # the last key typed text here: keys elsewhere are text too, until tab or a click
+        self.to_panel: Callable[[], bool] = lambda: False  # tab on an empty input: the panel, if it has entries
 
     @property
     def completions(self) -> Completions:
@@ -96,6 +98,8 @@ class PromptInput(TextArea):
             menu.hide()
         elif event.key == "enter":
             self.submit()
+        elif event.key == "tab" and not self.text.strip() and self.to_panel():
+            pass
         elif event.key in ("ctrl+j", "shift+enter"):
             self.insert("\n")
         elif event.key == "up" and self.cursor_location[0] == 0:

@@ -12,7 +12,7 @@ from textual.visual import VisualType
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from ...format import seconds, tokens
+from ...format import bar, seconds, tokens
 from ..format import one_line, status_icon
 from ..messages import CancelSubagent, OpenTranscript
 from ...view import Subagent
@@ -42,7 +42,7 @@ class EntryTitle(CollapsibleTitle):
         self.post_message(CancelSubagent(self._entry_id))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A finished subagent has nothing to cancel: x does nothing, and the footer does not offer it."""
+        """A finished subagent has nothing to cancel: the footer does not offer x (keys.route says why)."""
         entry = self.parent
         return not (action == "cancel" and isinstance(entry, SubagentEntry) and entry.state.finished)
 
@@ -55,8 +55,8 @@ class EntryTitle(CollapsibleTitle):
 class SubagentEntry(Collapsible):
     DEFAULT_CSS = """
     SubagentEntry {
-        padding: 0; border-top: none; margin: 0 0 1 0; background: $surface;
-        EntryTitle { width: 1fr; padding: 0 1; }
+        padding: 0; border-top: none; margin: 0; background: $surface;
+        EntryTitle { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
         Contents { padding: 0 1 0 2; }
         .entry-tools { color: $text-muted; }
         .entry-files { color: $success; }
@@ -65,10 +65,12 @@ class SubagentEntry(Collapsible):
     }
     """
 
-    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float]) -> None:
+    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float],
+                 stall_after: float = 60.0) -> None:
         self.agent_id = state.id
         self.show_times = show_times
         self.now = now
+        self.stall_after = stall_after
         self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " · ",
                                               Content.styled(state.type, "$secondary"), "\n", state.description),
                              classes="entry-about")
@@ -82,25 +84,29 @@ class SubagentEntry(Collapsible):
         self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def line(self, state: Subagent, now: float) -> Content:
-        """Status icon, type, description, turn n/max, tokens and elapsed time, on one line if they fit.
+        """Status icon, type, description, state, turn n/max, tokens and elapsed time: always one line.
 
-        The description stays whole: to make room for it, the type goes first, then the tokens, then the
-        time. If it still does not fit, the line wraps.
+        The numbers and the state stay; to make room, the type goes first, then the word "tok", and then the
+        description is cut short.
         """
-        description = one_line(state.description, 120)
-        room = (self.size.width or 50) - 4 - 2  # less the ▶ symbol, padding and status icon
+        room = (self.size.width or 52) - 2 - 2 - 2  # less the title's padding, the ▶ symbol and the status icon
+        word = state.state(now, self.stall_after)
+        said = word if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
         turn = f"{state.turn}/{state.max_turns}"
-        took = seconds(state.elapsed(now)) if self.show_times else ""
-        used = f"{tokens(state.tokens)} tok"
-        retry = f"  {state.retry}" if state.retry else ""
-        for kind, facts in ((state.type, (turn, used, took)), ("", (turn, used, took)), ("", (turn, took)),
-                            ("", (turn,))):
-            tail = "  " + " ".join(fact for fact in facts if fact)
-            if len(kind) + 2 * bool(kind) + len(description) + len(retry) + len(tail) <= room:
+        took = f" {seconds(state.elapsed(now))}" if self.show_times else ""
+        description = one_line(state.description, 120)
+        kind, tail, extra = "", "", ""
+        for kind, tail, extra in ((state.type, f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
+                                  ("", f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
+                                  ("", f" {turn} {tokens(state.tokens)}{took}", f" {said}")):
+            extra = extra if said else ""
+            if len(kind) + 2 * bool(kind) + min(len(description), 16) + len(extra) + len(tail) <= room:
                 break
+        left = room - len(kind) - 2 * bool(kind) - len(extra) - len(tail)
+        description = one_line(description, max(left, 2))
         head = [Content.styled(kind, "$secondary"), ": "] if kind else []
         return Content.assemble(status_icon(state.status), " ", *head, Content.styled(description, "bold"),
-                                Content.styled(retry, "$warning"), Content.styled(tail, "$text-muted"))
+                                Content.styled(extra, "$warning"), Content.styled(tail, "$text-muted"))
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
@@ -128,23 +134,27 @@ class SubagentEntry(Collapsible):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 38%; min-width: 26; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 38%; min-width: 34; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
-        #panel-hint { padding: 0 1 1 1; color: $text-muted; }
+        #panel-hint { padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+        #panel-context { padding: 0 1; color: $text-muted; text-wrap: nowrap; &.-empty { display: none; } }
+        #entries { margin: 1 0 0 0; }
         #entries { height: 1fr; scrollbar-size-vertical: 1; }
     }
     """
 
-    def __init__(self, *, show_times: bool = True) -> None:
+    def __init__(self, *, show_times: bool = True, stall_after: float = 60.0) -> None:
         super().__init__(id="side-panel", classes="-hidden")
         self.show_times = show_times
+        self.stall_after = stall_after
         self.entries: dict[str, SubagentEntry] = {}
         self.now: Callable[[], float] = lambda: 0.0
 
     def compose(self) -> ComposeResult:
         yield Static("Subagents", id="panel-title")
-        yield Static("enter transcript · space expand · x cancel", id="panel-hint")
+        yield Static("enter open · space expand · x cancel", id="panel-hint")
+        yield Static(id="panel-context", classes="-empty")
         yield VerticalScroll(id="entries")
 
     @property
@@ -158,7 +168,8 @@ class SidePanel(Vertical):
         """Add or update the entry of one subagent (new ones go on top)."""
         entry = self.entries.get(state.id)
         if entry is None:
-            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times, now=self.now)
+            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times, now=self.now,
+                                                           stall_after=self.stall_after)
             entries = self.query_one("#entries", VerticalScroll)
             await entries.mount(entry, before=0 if entries.children else None)
         await entry.show(state, now)
@@ -172,7 +183,23 @@ class SidePanel(Vertical):
             node = node.parent
         return None
 
-    def focus_first(self) -> None:
-        entries = self.query_one("#entries", VerticalScroll)
-        if entries.children:
-            entries.children[0].query_one(EntryTitle).focus()
+    def focus_newest(self) -> bool:
+        """Focus the newest running entry, or else the newest one; False when there is none."""
+        entries = [child for child in self.query_one("#entries", VerticalScroll).children
+                   if isinstance(child, SubagentEntry)]  # newest first
+        chosen = next((e for e in entries if not e.state.finished), entries[0] if entries else None)
+        if chosen is None:
+            return False
+        chosen.query_one(EntryTitle).focus()
+        return True
+
+    def show_context(self, used: int, alone: int, window: int) -> None:
+        """Two bars: the main context now, and what it would weigh had it done its subagents' work itself."""
+        widget = self.query_one("#panel-context", Static)
+        widget.set_class(alone <= used or not window, "-empty")
+        if alone <= used or not window:
+            return
+        width = max(4, (widget.content_size.width or 34) - 18)
+        widget.update(Content.assemble(
+            "delegated  ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
+            "all in one ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}"))

@@ -106,7 +106,8 @@ class TaskEntry(Vertical):
         if self.show_times:
             facts.append(seconds(state.elapsed(now)))
         tail = Content.styled("  " + " · ".join(facts), "$text-muted")
-        status = Content.styled(state.retry, "$warning") if state.retry else Content(state.status)
+        word = state.state(now, stall_after=float("inf"))  # cancelling…, retrying 3/8, or the status
+        status = Content.styled(word, "$warning") if word != state.status else Content(word)
         return Content.assemble(head, "  ", status_icon(state.status), " ", status, tail)
 
     def show(self, state: Subagent, now: float) -> None:

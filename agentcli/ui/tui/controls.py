@@ -1,0 +1,118 @@
+"""What the app's own keys do beyond the conversation: permission modes, the panel's focus, cancelling a
+subagent, switching to another session, and what quitting prints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import TextArea
+
+from ...core.session import MODES
+from .screens.sessions import SessionPicker
+from .screens.transcript import TranscriptScreen
+from .widgets.tool_call import TaskEntry
+
+if TYPE_CHECKING:
+    from ...core.session import Session
+    from .app import AgentApp
+
+
+def cycle_mode(app: "AgentApp") -> None:
+    """shift+tab: the next permission mode. bypassPermissions is in the round only when the session began in it."""
+    rules = app.session.permissions
+    round_ = [m for m in MODES if m != "bypassPermissions" or app.session.settings.permission_mode == m]
+    index = round_.index(rules.mode) if rules.mode in round_ else -1
+    rules.set_mode(round_[(index + 1) % len(round_)])
+    app.refresh_status()
+
+
+def focus_panel(app: "AgentApp") -> bool:
+    """Move the focus to the panel's newest running entry (or its newest one); False when there is none."""
+    if not app.panel.is_open:
+        return False
+    app.prompt.typing = False  # moved there on purpose: the entry's keys act
+    return app.panel.focus_newest()
+
+
+def toggle_panel(app: "AgentApp") -> None:
+    """ctrl+t: show the panel; when it shows, move to it; from inside it, hide it and go back to the input."""
+    panel = app.panel
+    if not panel.is_open:
+        panel.open()
+    elif panel.focused_id() is not None or not focus_panel(app):
+        panel.open(False)
+        app.prompt.focus()
+
+
+def cancel(app: "AgentApp", agent_id: str) -> None:
+    """x: cancel one subagent. Its entry says "cancelling…" at once (a SubagentCancelling event)."""
+    state = app.subagents.get(agent_id)
+    if state is not None and state.finished:
+        app.notify(f"{agent_id} has already finished ({state.status}): there is nothing to cancel.",
+                   severity="warning")
+    elif state is not None and state.cancelling:
+        app.notify(f"{agent_id} is already cancelling: it is summing up what it found.")
+    else:
+        app.session.subagents.cancel(agent_id)
+
+
+async def pick_session(app: "AgentApp") -> None:
+    """/resume: the session picker; the chosen session opens once this app has closed (run_tui)."""
+    if await app.refuse_while_busy():
+        return
+
+    def chosen(session_id: str | None) -> None:
+        if session_id:
+            app.switch_to = session_id
+            app.exit(0)
+
+    app.push_screen(SessionPicker(app.session.workspace.root, app.session.id), chosen)
+
+
+def goodbye(session: "Session") -> str:
+    """What quitting prints: how to come back to this session, when any of it was saved."""
+    store = session.store
+    if store is not None and not store.off and store.main_path.exists():
+        return f"Session {session.id} is saved; resume it with: agentcli --resume {session.id}"
+    return "Nothing was saved: no message was sent."
+
+
+def open_transcript(app: "AgentApp", agent_id: str | None) -> None:
+    state = app.subagents.get(agent_id or "")
+    if state is None:
+        app.notify("No subagent has run in this session yet.", severity="warning")
+        return
+    if isinstance(app.screen, TranscriptScreen):
+        if app.screen.agent_id == state.id:
+            return
+        app.pop_screen()
+    app.push_screen(TranscriptScreen(state, show_times=not app.testing, now=app.clock,
+                                     stall_after=app.view.stall_after))
+
+
+def open_focused_transcript(app: "AgentApp") -> None:
+    """ctrl+o: the transcript of the focused entry or task line, or else of the latest subagent."""
+    focused = app.screen.focused
+    task = focused.parent if focused is not None and isinstance(focused.parent, TaskEntry) else None
+    chosen = app.panel.focused_id() or (task.agent_id if task else None)
+    open_transcript(app, chosen or next(reversed(app.subagents), None))
+
+
+def ctrl_c(app: "AgentApp") -> None:
+    """Copy the selection; or stop the running turn; or clear the input; or, pressed twice, quit."""
+    focused = app.focused
+    selected = app.screen.get_selected_text()
+    if isinstance(focused, TextArea) and focused.selected_text:
+        focused.action_copy()
+    elif selected:
+        app.copy_to_clipboard(selected)
+    elif app.busy:
+        app.action_interrupt()
+    elif app.prompt.text and app.screen is app.screen_stack[0]:
+        app.prompt.clear()
+    elif app.ctrl_c_armed:
+        app.exit(0)
+    else:
+        app.ctrl_c_armed = True
+        app.notify("Press ctrl+c again to quit.", timeout=3)
+        app.set_timer(3, app.disarm_ctrl_c)
