@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
@@ -64,6 +64,8 @@ class Agent:
         self.last_usage = Usage()  # of the latest call: how full the context is
         self.compact_threshold = compact_threshold  # share of the window that triggers compaction
         self.compactions_in_a_row = 0
+        # What to add as a user message before each model call: the results of background subagents.
+        self.inbox: Callable[[], list[dict[str, Any]]] | None = None
 
     @property
     def agent_id(self) -> str:
@@ -73,9 +75,12 @@ class Agent:
         self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
                                  **fields))
 
-    async def run(self, prompt: str) -> RunResult:
-        """Work on ``prompt`` until the model answers without tools, or the turn cap."""
-        self.add_user([{"type": "text", "text": prompt}])
+    async def run(self, prompt: str | None) -> RunResult:
+        """Work on ``prompt`` until the model answers without tools, or the turn cap.
+
+        None: no new user text; the inbox holds what there is to read (background results)."""
+        if prompt is not None:
+            self.add_user([{"type": "text", "text": prompt}])
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
             if turn.outcome == "refused":
@@ -89,6 +94,8 @@ class Agent:
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None
                          ) -> Turn:
         """One model call: streams text out and appends the assistant message."""
+        if self.inbox is not None and (arrived := self.inbox()):
+            self.add_user(arrived, origin="subagent")
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
         self.turns += 1

@@ -12,7 +12,7 @@ from . import compaction
 from .agents import load_agent_types
 from .context import main_system_prompt
 from .events import MAIN, Event, HistoryCleared, Notice, Sink, SubagentFinished, SubagentStarted, Usage
-from .history import agent_state, replay_events, subagent_record
+from .history import agent_state, ended, replay_events, subagent_record
 from .llm import LLM, context_window, resolve_model
 from .loop import Agent, RunResult
 from .permissions import Permissions
@@ -87,6 +87,7 @@ class Session:
                           output_dir=self.store.output_dir if self.store else None)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
+        self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         if resume is not None and self.store is not None:
             notices += self.restore()
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
@@ -114,7 +115,7 @@ class Session:
             if record is None:
                 continue
             self.subagents.records[child_id] = record
-            if not any(r.get("type") == "subagent_finished" for r in child):  # died with the process
+            if not ended(child):  # died with the process
                 self.save(lambda store: store.write(record.events[-1]))
                 self.restored_events.append(record.events[-1])
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
@@ -144,6 +145,22 @@ class Session:
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
         return await self.main.run(text)
+
+    async def read_results(self) -> RunResult | None:
+        """A turn of the main agent on the background results waiting for it (front ends start one when the
+        main agent is idle); None when none is waiting."""
+        if not self.subagents.pending:
+            return None
+        return await self.main.run(None)
+
+    async def finish_background(self) -> RunResult | None:
+        """Wait for every background child, letting the main agent read each result (-p, piped line mode).
+        Returns the main agent's last turn, None when nothing was waiting."""
+        last = None
+        while self.subagents.background_running or self.subagents.pending:
+            await self.subagents.wait_background()
+            last = await self.read_results() or last
+        return last
 
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
@@ -176,7 +193,8 @@ class Session:
 
     async def aclose(self) -> None:
         """Stop background shells, close(), and the model client's connections too (front ends that own
-        the event loop)."""
+        the event loop). Children still running end as ``interrupted``, their transcripts kept."""
+        await self.subagents.interrupt_all()
         await self.main.ctx.shells.stop_all()
         self.close()
         await self.llm.aclose()

@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
-from .events import Event, Notice, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
+from .events import (Event, Notice, Sink, SubagentFinished, SubagentResultDelivered, SubagentStarted,
+                     ToolCallFinished, ToolCallStarted, Usage)
 from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
@@ -53,6 +54,13 @@ class SubagentRecord:
     task: asyncio.Task[Any] | None = field(default=None, repr=False)
     cancel_requested: bool = False  # the user asked to stop this child (not its parent)
     cancel_absorbed: bool = False  # that cancel has been turned into a summary
+    background: bool = False  # its latest run was started with run_in_background
+    segments: int = 0  # runs so far: 1, then one more for each resume
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
 
     @property
     def footer(self) -> str:
@@ -68,7 +76,7 @@ class SubagentRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
-                "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
+                "background": self.background, "segments": self.segments, "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
 
 
@@ -88,6 +96,8 @@ class Subagents:
         self.next_number = 1
         self._slots = asyncio.Semaphore(self.budgets.max_parallel)
         self._clashes: set[tuple[frozenset[str], str]] = set()  # (two children, a file) already warned about
+        self.pending: list[SubagentRecord] = []  # background children whose result the main agent has not read
+        self.closing = False  # the session is closing: children stopped now end as "interrupted"
 
     @property
     def usage(self) -> Usage:
@@ -100,6 +110,43 @@ class Subagents:
     def tokens_kept_out(self) -> int:
         return sum(record.tokens_kept_out for record in self.records.values())
 
+    @property
+    def running(self) -> list[SubagentRecord]:
+        return [record for record in self.records.values() if record.running]
+
+    @property
+    def background_running(self) -> list[SubagentRecord]:
+        return [record for record in self.running if record.background]
+
+    def cancel_all(self) -> list[str]:
+        """/stop: cancel every running child (each still sends its parent a summary); the ids cancelled."""
+        return [record.id for record in self.running if self.cancel(record.id)]
+
+    async def interrupt_all(self) -> None:
+        """The session is closing: stop every child now, without a summary; each ends ``interrupted``."""
+        self.closing = True
+        tasks = [record.task for record in self.running if record.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def wait_background(self) -> None:
+        """Until one background child ends (at once when none is running)."""
+        tasks = [record.task for record in self.background_running if record.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+
+    def take_results(self, emit: Sink) -> list[dict[str, Any]]:
+        """The results of background children that finished since the main agent's last model call, as
+        content for one user message; each is announced with a SubagentResultDelivered event first."""
+        arrived, self.pending = self.pending, []
+        content = []
+        for record in arrived:
+            emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
+            content.append({"type": "text", "text": f"Background subagent {record.id} ({record.description}) "
+                                                    f"has finished.\n\n{record.result}\n\n{record.footer}".strip()})
+        return content
+
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
         record = self.records.get(subagent_id)
@@ -109,22 +156,58 @@ class Subagents:
         record.task.cancel()
         return True
 
-    async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext) -> tuple[str, bool]:
-        """Run one subagent to the end. Returns the text for the parent and whether it is an error."""
-        agent_type = self.agent_types[type_name]
-        record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
-                                prompt=prompt, tool_use_id=ctx.tool_use_id, max_turns=self.max_turns(agent_type))
-        self.next_number += 1
-        self.records[record.id] = record
-        record.task = asyncio.create_task(self._run(record, agent_type, ctx), name=record.id)
+    async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
+                  background: bool = False, resume: str | None = None) -> tuple[str, bool]:
+        """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
+
+        Returns the text for the parent and whether it is an error. In the ``background``, it returns at
+        once; the result reaches the main agent later, through ``take_results``.
+        """
+        if resume is not None:
+            record, agent_type = self.resumable(resume, type_name)
+            record.tool_use_id = ctx.tool_use_id
+            if record in self.pending:  # its earlier result is superseded by this run's
+                self.pending.remove(record)
+        else:
+            type_name = type_name or "general-purpose"
+            agent_type = self.agent_types[type_name]
+            record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
+                                    prompt=prompt, tool_use_id=ctx.tool_use_id,
+                                    max_turns=self.max_turns(agent_type))
+            self.next_number += 1
+            self.records[record.id] = record
+        record.background = background
+        record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt), name=record.id)
+        if background:  # not awaited: interrupting the parent's turn leaves it running
+            return (f"{record.id} started in the background. Its result arrives as a message when it "
+                    "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
         await record.task  # cancelling the parent cancels this child too
         text = f"{record.result}\n\n{record.footer}" if record.result else record.footer
         return text, record.status == "failed"
 
+    def resumable(self, subagent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
+        """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
+        record = self.records.get(subagent_id)
+        if record is None:
+            known = ", ".join(self.records)
+            raise ToolError(f"There is no subagent {subagent_id} in this session"
+                            + (f"; its subagents are {known}." if known else "; none has run yet."))
+        if record.running:
+            raise ToolError(f"{subagent_id} is still running; its result arrives when it finishes, and it can be "
+                            "resumed after that.")
+        if type_name and type_name != record.type:
+            raise ToolError(f"{subagent_id} is a {record.type} subagent, and a resumed child keeps its type; "
+                            "leave out subagent_type.")
+        agent_type = self.agent_types.get(record.type)
+        if agent_type is None:
+            raise ToolError(f"{subagent_id} was a {record.type} subagent, and that agent type no longer exists.")
+        return record, agent_type
+
     def max_turns(self, agent_type: AgentType) -> int:
         return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
 
-    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext) -> None:
+    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, description: str,
+                   prompt: str) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
 
         def emit(event: Event) -> None:
@@ -140,8 +223,12 @@ class Subagents:
                     self._changed(record, path, parent)
 
         record.started = time.monotonic()
-        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=record.description,
-                             prompt=record.prompt, max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        record.segments += 1
+        record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
+        turns_before, seconds_before = record.turns, record.seconds
+        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
+                             max_turns=record.max_turns, background=record.background, segment=record.segments,
+                             agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
             agent = self._agent(record, agent_type, parent, emit)
@@ -151,7 +238,7 @@ class Subagents:
                 async with self._slots:  # at most max_parallel children run at once; the rest wait here
                     record.status = "running"
                     async with asyncio.timeout(timeout):
-                        result = await agent.run(record.prompt)
+                        result = await agent.run(prompt)
                 record.status, record.result = result.status, result.text
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
@@ -162,8 +249,8 @@ class Subagents:
                 if exc.overflow:
                     cut_off = "context"
             except asyncio.CancelledError:
-                record.status = "cancelled"
-                if not self._user_cancelled(record):  # the parent itself is being cancelled
+                record.status = "interrupted" if self.closing else "cancelled"
+                if not self._user_cancelled(record):  # the parent itself is being cancelled, or the session closes
                     record.result = agent.last_text()
                     raise
                 record.result = "Cancelled by the user before it started."
@@ -177,8 +264,10 @@ class Subagents:
             record.status, record.result = "failed", f"The subagent could not run: {type(exc).__name__}: {exc}"
         finally:
             if agent is not None:
-                record.turns, record.usage = agent.turns, agent.usage
-            record.seconds = time.monotonic() - record.started
+                record.turns, record.usage, record.messages = turns_before + agent.turns, agent.usage, agent.messages
+            record.seconds = seconds_before + time.monotonic() - record.started
+            if record.background and not self.closing:
+                self.pending.append(record)  # before the event: a front end that sees it finds the result waiting
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
                                   usage=record.usage, seconds=record.seconds,
                                   agent_id=record.id, parent_tool_use_id=record.tool_use_id))
@@ -193,6 +282,7 @@ class Subagents:
         return Agent(llm=self.llm, tools=agent_type.select(self.tools), ctx=ctx,
                      system=subagent_system_prompt(parent.workspace, agent_type), max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
+                     messages=list(record.messages), usage=record.usage,  # a resume goes on from its history
                      compact_threshold=self.compact_threshold)
 
     @staticmethod
@@ -265,7 +355,13 @@ class TaskTool(Tool):
             "output you do not need to keep, and for independent work that can run in parallel (several "
             "task calls in one message run at the same time). The subagent knows nothing of this "
             "conversation: write `prompt` as a complete brief with the goal, what you know, where to look, "
-            "and what to report.\n\nAgent types (subagent_type):\n" + listing
+            "and what to report.\n\n"
+            "Set run_in_background to true to go on working (or to answer the user) while it runs: the call "
+            "returns its id at once, and its result arrives as a message when it finishes.\n\n"
+            "To ask a subagent a follow-up question, or to have it continue its work, pass its id as `resume` "
+            "(for example \"sa-3\") with the new request as `prompt`: it goes on with its whole history, the "
+            "same type and tools, and a fresh turn budget. That is cheaper than briefing a new one. Only a "
+            "finished subagent can be resumed.\n\nAgent types (subagent_type):\n" + listing
         )
         self.input_schema = {
             "type": "object",
@@ -274,6 +370,10 @@ class TaskTool(Tool):
                 "prompt": {"type": "string", "description": "The complete, self-contained brief."},
                 "subagent_type": {"type": "string", "enum": list(self.agent_types),
                                   "description": "Which kind of subagent; default general-purpose."},
+                "run_in_background": {"type": "boolean",
+                                      "description": "Return at once; the result arrives as a later message."},
+                "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
+                                                            "continue with `prompt` as its next message."},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -282,10 +382,12 @@ class TaskTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         if ctx.depth > 0 or ctx.subagents is None:
             raise ToolError(NO_RECURSION)
-        type_name = args.get("subagent_type") or "general-purpose"
-        if type_name not in ctx.subagents.agent_types:
+        type_name = args.get("subagent_type")
+        if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
-        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx)
+        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx,
+                                               background=bool(args.get("run_in_background")),
+                                               resume=args.get("resume") or None)
         if failed:
             raise ToolError(text)
         return text
