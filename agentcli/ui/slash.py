@@ -30,6 +30,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
+    SlashCommand("stop", "", "Cancel every running subagent; each still reports what it found"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
     SlashCommand("exit", "", "Quit agentcli"),
 )
@@ -63,6 +64,23 @@ def complete(prefix: str, front_end: str = "tui") -> list[SlashCommand]:
 def help_text(front_end: str) -> str:
     width = max(len(f"/{c.name} {c.args}".strip()) for c in commands_for(front_end))
     return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in commands_for(front_end))
+
+
+def stop(session: "Session") -> str:
+    """/stop: cancel every running subagent, and say which."""
+    stopped = session.subagents.cancel_all()
+    if not stopped:
+        return "No subagent is running."
+    return f"Cancelling {', '.join(stopped)}; each sends the main agent a summary of what it found."
+
+
+def still_running(session: "Session") -> str:
+    """The question before quitting while subagents run; "" when none does."""
+    running = [record.id for record in session.subagents.running]
+    if not running:
+        return ""
+    return (f"{', '.join(running)} {'is' if len(running) == 1 else 'are'} still running. Quit anyway? "
+            "Their transcripts are kept as interrupted.")
 
 
 def money(usage: Usage) -> str:

@@ -64,6 +64,9 @@ def transcript(records: list[dict[str, Any]], *, full: bool, live: bool, brief: 
                 yield "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
         elif kind == "tool_call_finished":
             yield from output_lines(str(record.get("output", "")), bool(record.get("is_error")), full)
+        elif kind == "subagent_started" and full and int(record.get("segment") or 1) > 1:
+            yield ""
+            yield f"── resumed ({record.get('description')}): a new run with the history above"
         elif kind == "subagent_started" and not full:
             yield f"  ▸ {record.get('id')} started · {record.get('subagent_type')} · {record.get('description')}"
         elif kind == "subagent_finished" and not full:

@@ -31,14 +31,14 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event
+from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
 from ...core.llm import LLMError, MissingCredentials, resolve_credentials
 from ...core.session import Session, SessionError, open_session
 from ...core.workspace import Workspace
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
-from ..slash import money
+from ..slash import money, still_running
 from .commands import run_command
 from .display import Display
 from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
@@ -92,6 +92,9 @@ class PlainApp:
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
         self._quit_armed = False
+        self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
+        self.results_due = False  # a background child finished: read its result in a turn when idle
+        self.draft = ""  # what the user had typed when a background result ended the prompt
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -102,9 +105,18 @@ class PlainApp:
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:
+                    if self.results_due and self.display.view.results_waiting:
+                        self.results_due = False
+                        await self.run_turn(self.session.read_results())
+                        continue
                     text = await self.read()
                     if text is None:
-                        break
+                        subagents = self.session.subagents
+                        if self.lines is not None and (subagents.background_running or subagents.pending):
+                            await self.run_turn(self.session.finish_background())  # piped: nobody to ask
+                        if await self.may_quit():
+                            break
+                        continue
                     if not text.strip():
                         continue
                     if text.lstrip().startswith("/"):
@@ -152,8 +164,9 @@ class PlainApp:
                 self.typed = []
             self.at_prompt = True
             self.prompts += 1
+            draft, self.draft = self.draft, ""
             try:
-                text = await self.prompt.prompt_async([("class:prompt", "› ")],
+                text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
                                                      set_exception_handler=False)
             except KeyboardInterrupt:
                 if self._quit_armed:
@@ -165,6 +178,7 @@ class PlainApp:
                 return None
             finally:
                 self.at_prompt = False
+                self.show_held()
             self._quit_armed = False
             return text
 
@@ -176,6 +190,7 @@ class PlainApp:
             line = await asyncio.to_thread(lines.readline)
         finally:
             self.at_prompt = False
+            self.show_held()
         if not line:
             return None
         text = line.rstrip("\r\n")
@@ -200,6 +215,7 @@ class PlainApp:
             self.display.end_turn()
         result = None
         if task.cancelled():
+            self.results_due = False  # esc: results wait for the next child to finish, or the next message
             self.display.say("Interrupted.", "yellow")
         elif isinstance(task.exception(), LLMError):
             self.display.say(f"Error: {task.exception()}", "red")
@@ -219,8 +235,39 @@ class PlainApp:
 
     # -- events and approvals ----------------------------------------------------------------
 
+    async def may_quit(self) -> bool:
+        """Whether to quit now: yes, unless subagents still run and the user, asked, says no."""
+        question = still_running(self.session)
+        if not question or self.prompt is None:
+            return True
+        self.display.say(question, "yellow")
+        self.at_prompt = True
+        try:
+            answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
+        except (KeyboardInterrupt, EOFError):
+            return True
+        finally:
+            self.at_prompt = False
+            self.show_held()
+        return answer.strip().lower() in ("y", "yes")
+
+    def show_held(self) -> None:
+        held, self.held = self.held, []
+        for event in held:
+            self.display.handle(event)
+
     def on_event(self, event: Event) -> None:
         event = visible_event(event)
+        if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
+                and self.display.view.subagents[event.id].background:
+            self.results_due = True
+            app = self.prompt.app if self.prompt is not None else None
+            if self.at_prompt and app is not None and app.is_running:  # end the prompt; its text comes back
+                self.draft = app.current_buffer.text
+                app.exit(result="")
+        if self.at_prompt and not isinstance(event, ApprovalRequested):
+            self.held.append(event)  # printing now would tear through the prompt being typed
+            return
         if isinstance(event, ApprovalRequested):
             self.approvals.append(event)
             if not self.watching:  # no keyboard to answer with

@@ -127,10 +127,14 @@ async def bashes(app: "PlainApp", arg: str) -> None:
     app.display.say(await slash.bashes(app.session, arg))
 
 
+async def stop(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.stop(app.session))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
-    return False
+    return not await app.may_quit()
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes,
-            "exit": exit_}
+            "stop": stop, "exit": exit_}

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
-                            SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                             TurnFinished, TurnStarted, UserMessage)
 from ...core.content import text_of
 from ...core.tools import ToolRegistry, call_summary
@@ -164,6 +164,10 @@ class Display:
             self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
         elif isinstance(event, Compacted):
             self.say(compacted(event), "dim")
+        elif isinstance(event, SubagentResultDelivered):
+            mark, style = STATUS_MARKS.get(event.status, ("·", ""))
+            self.line(Text("↳ ", style="dim") + Text(event.id, style="bold") + Text(f" {mark} {event.status}", style=style)
+                      + Text(f" · its result reached the main agent · {event.description}", style="dim"))
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.running.pop(event.id, None)
@@ -212,8 +216,9 @@ class Display:
             self.children[event.id] = ChildLines(color)
             if event.parent_tool_use_id:
                 self.delegating.add(event.parent_tool_use_id)
+            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "")
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
-                      + Text(f" · {event.subagent_type}", style="dim"))
+                      + Text(f" · {event.subagent_type}{how}", style="dim"))
             return
         child_id = event.agent_id
         if child_id not in self.children:
@@ -415,7 +420,7 @@ class Display:
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
                 text = text_of(event.content).strip()
-                if text:
+                if text and event.origin != "subagent":  # a result's arrival is its SubagentResultDelivered line
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 text = text_of(event.content)
@@ -434,7 +439,9 @@ class Display:
             self._retried(agent_id)
         for child_id in list(self.children):
             self._flush_child(child_id)
-        self.children.clear()
+        # Children started in the background go on after the turn: their lines come when they finish.
+        self.children = {child_id: lines for child_id, lines in self.children.items()
+                         if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
         self.thinking_since, self.question, self.typeahead = None, [], ""
         if self._ticker is not None:
