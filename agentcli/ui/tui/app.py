@@ -28,6 +28,7 @@ from ...core.session import Session
 from ..signals import run_until_signal
 from . import keys
 from ..escapes import visible_data, visible_event
+from ..slash import still_running
 from ..view import SessionView
 from .commands import palette_commands, run_command
 from .format import StatusFacts
@@ -35,6 +36,7 @@ from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
 from .screens.approval import ApprovalQueue
 from .screens.no_key import NoKeyScreen
+from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
@@ -154,11 +156,19 @@ class AgentApp(App[int]):
         if isinstance(event, ApprovalRequested):
             self.approvals.ask(event)
         elif event.agent_id == MAIN:
+            self.view.apply(event, self.clock())
             await self.conversation.apply(event)
         else:
             await self.subagent_event(event)
         if isinstance(event, STATUS_EVENTS):
             self.refresh_status()
+        if isinstance(event, SubagentFinished):
+            self.read_results()
+
+    def read_results(self) -> None:
+        """A background child's result waits and the main agent is idle: a turn starts by itself."""
+        if self.view.results_waiting and self.session.subagents.pending and not self.busy and not self.no_key:
+            self.start_work(self.session.read_results(), "turn")
 
     async def subagent_event(self, event: Event) -> None:
         if isinstance(event, SubagentStarted) and not self.subagents:
@@ -207,6 +217,8 @@ class AgentApp(App[int]):
         self.refresh_status()
         if self.queued.messages and message.status not in ("interrupted", "no_key"):
             self.start_work(self.session.send(self.queued.take()), "turn")
+        elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
+            self.read_results()
 
     async def refuse_while_busy(self) -> bool:
         if not self.busy:
@@ -284,11 +296,17 @@ class AgentApp(App[int]):
         elif self.prompt.text and self.screen is self.screen_stack[0]:
             self.prompt.clear()
         elif self._ctrl_c_armed:
-            self.exit(0)
+            self.request_quit()
         else:
             self._ctrl_c_armed = True
             self.notify("Press ctrl+c again to quit.", timeout=3)
             self.set_timer(3, self._disarm_ctrl_c)
+
+    async def action_quit(self) -> None:
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        ask_to_quit(self, still_running(self.session))
 
     def _disarm_ctrl_c(self) -> None:
         self._ctrl_c_armed = False

@@ -90,13 +90,17 @@ async def bashes(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(await slash.bashes(app.session, arg), block=True)
 
 
+async def stop(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.stop(app.session))
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
-    app.exit(0)
+    app.request_quit()
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
-    "compact": compact, "permissions": permissions, "bashes": bashes, "exit": leave,
+    "compact": compact, "permissions": permissions, "bashes": bashes, "stop": stop, "exit": leave,
 }
 
 
