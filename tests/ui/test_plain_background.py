@@ -158,3 +158,21 @@ async def test_piped_input_waits_for_background_children_at_the_end(make_session
     assert "Auth is in auth.py, says sa-1." in out.getvalue()
     assert session.subagents.records["sa-1"].status == "done" and not session.subagents.pending
     server.assert_no_rejections()
+
+
+async def test_a_background_child_asking_for_approval_at_the_prompt_is_asked(plain, server):
+    server.when(is_main, background("Say hi", "Run echo hi."), text("Started."), text("The child ran echo."))
+    release = threading.Event()  # the child asks only once the main agent is idle at the prompt
+    server.when(is_child, tool_use("bash", {"command": "echo hi-from-child"}, gate=release, gate_timeout=120),
+                text("It printed hi-from-child."))
+    ui = plain()
+    await ui.submit("say hi in the background")
+    release.set()
+    await ui.until(lambda: "wants to run bash" in ui.text, "the child's question")
+    await ui.until(lambda: ui.app.watching, "the keys to be watched")
+    ui.pipe.send_text("y")
+    await ui.until(lambda: "The child ran echo." in ui.text, "the turn on the child's result")
+    assert "It printed hi-from-child." in last_user_text(main_requests(server)[-1])
+    assert ui.app.session.subagents.records["sa-1"].status == "done"
+    assert await ui.quit() == 0
+    server.assert_no_rejections()

@@ -87,6 +87,7 @@ class PlainApp:
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
         self.approvals: deque[ApprovalRequested] = deque()
+        self.answered = asyncio.Event()  # an approval question got its answer
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
@@ -105,6 +106,9 @@ class PlainApp:
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:
+                    if self.approvals:  # a background child asked while the main agent was idle
+                        await self.run_turn(self.answer_approvals())
+                        continue
                     if self.results_due and self.display.view.results_waiting:
                         self.results_due = False
                         await self.run_turn(self.session.read_results())
@@ -211,7 +215,8 @@ class PlainApp:
             if not task.done():
                 task.cancel()
             self.task = None
-            self.approvals.clear()
+            # Questions of background children outlive the turn; the others' calls were cancelled with it.
+            self.approvals = deque(e for e in self.approvals if e.future is not None and not e.future.done())
             self.display.end_turn()
         result = None
         if task.cancelled():
@@ -251,6 +256,25 @@ class PlainApp:
             self.show_held()
         return answer.strip().lower() in ("y", "yes")
 
+    async def answer_approvals(self) -> None:
+        """Ask the questions of background children as a turn would, until each has its answer; on esc,
+        the ones left are denied."""
+        self.display.ask(self.approvals[0])
+        try:
+            while self.approvals:
+                self.answered.clear()
+                await self.answered.wait()
+        finally:
+            while self.approvals:
+                self.answer(DENY)
+
+    def end_prompt(self) -> None:
+        """Make the prompt return now (it comes back with what was typed in it)."""
+        app = self.prompt.app if self.prompt is not None else None
+        if self.at_prompt and app is not None and app.is_running:
+            self.draft = app.current_buffer.text
+            app.exit(result="")
+
     def show_held(self) -> None:
         held, self.held = self.held, []
         for event in held:
@@ -261,16 +285,15 @@ class PlainApp:
         if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
                 and self.display.view.subagents[event.id].background:
             self.results_due = True
-            app = self.prompt.app if self.prompt is not None else None
-            if self.at_prompt and app is not None and app.is_running:  # end the prompt; its text comes back
-                self.draft = app.current_buffer.text
-                app.exit(result="")
+            self.end_prompt()
         if self.at_prompt and not isinstance(event, ApprovalRequested):
             self.held.append(event)  # printing now would tear through the prompt being typed
             return
         if isinstance(event, ApprovalRequested):
             self.approvals.append(event)
-            if not self.watching:  # no keyboard to answer with
+            if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
+                self.end_prompt()
+            elif not self.watching:  # no keyboard to answer with
                 self.answer(DENY)
             elif len(self.approvals) == 1:
                 self.display.ask(event)
@@ -279,6 +302,7 @@ class PlainApp:
 
     def answer(self, choice: str) -> None:
         event = self.approvals.popleft()
+        self.answered.set()
         if event.future is not None and not event.future.done():
             event.future.set_result(choice)
             self.display.answered(event, choice)
