@@ -244,3 +244,24 @@ async def test_a_child_is_resumed_after_continue_from_its_session_file(server, m
     finally:
         third.close()
     server.assert_no_rejections()
+
+
+async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_validly(server, make_session, repo):
+    server.when(is_main, background("Count", "Count files."), text("Started."), text("Read it."),
+                text("Carrying on."))
+    server.when(is_child, text("There are 5 files."))
+    session, _ = make_session()
+    await session.send("count in the background")
+    await within(session.finish_background(), "the background work")
+    session.close()
+    llm = LLM(model=Settings().model, max_tokens=1000, credentials=Credentials(api_key=API_KEY,
+                                                                                 base_url=server.base_url))
+    again = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
+    try:
+        assert [e.id for e in again.restored_events if isinstance(e, SubagentResultDelivered)] == ["sa-1"]
+        assert any(m["role"] == "user" and "There are 5 files." in message_text(m) for m in again.main.messages)
+        assert (await again.send("go on")).text == "Carrying on."
+        assert not again.subagents.pending  # a result read before is not read again
+    finally:
+        again.close()
+    server.assert_no_rejections()
