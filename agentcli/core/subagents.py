@@ -76,7 +76,8 @@ class SubagentRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
-                "background": self.background, "segments": self.segments, "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
+                "background": self.background, "segments": self.segments, "turns": self.turns,
+                "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
 
 
