@@ -111,10 +111,16 @@ async def test_interrupting_the_main_turn_leaves_a_background_child_running(serv
 
 
 async def test_finish_background_waits_for_children_and_the_turn_that_reads_them(server, make_session):
+    asked_again = threading.Event()  # child two answers once the main agent's last call of that turn is out
+
+    def waiting_again(body):
+        asked_again.set()
+        return text("Waiting again.")
+
     server.when(is_main, background("One", "Errand one."), text("Waiting."),
-                background("Two", "Errand two."), text("Waiting again."), text("Both are in: one and two."))
+                background("Two", "Errand two."), waiting_again, text("Both are in: one and two."))
     server.when(lambda b: first_user_text(b) == "Errand one.", text("One done."))
-    server.when(lambda b: first_user_text(b) == "Errand two.", text("Two done."))
+    server.when(lambda b: first_user_text(b) == "Errand two.", text("Two done.", gate=asked_again, gate_timeout=120))
     session, events = make_session()
     await session.send("two errands, one after the other")
     last = await within(session.finish_background(), "the background work to end")
@@ -264,4 +270,21 @@ async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_v
         assert not again.subagents.pending  # a result read before is not read again
     finally:
         again.close()
+    server.assert_no_rejections()
+
+
+async def test_background_children_count_against_the_parallel_limit(server, make_session):
+    gate = threading.Event()
+    server.when(is_main, reply(*[tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}.",
+                                                         "run_in_background": True}) for n in (1, 2)]),
+                text("Both started."), text("Both answered."))
+    server.when(is_child, text("first", gate=gate, gate_timeout=120), text("second"))
+    session, events = make_session(max_parallel_subagents=1)
+    assert (await session.send("two errands")).text == "Both started."
+    await until(lambda: len([b for b in server.requests if is_child(b)]) == 1, "the first child's call")
+    assert sorted(r.status for r in session.subagents.records.values()) == ["queued", "running"]
+    gate.set()
+    await until(lambda: len(events.of(SubagentFinished)) == 2, "both children to finish, one after the other")
+    assert (await within(session.read_results(), "the turn on both results")).text == "Both answered."
+    assert [e.id for e in events.of(SubagentResultDelivered)] == ["sa-1", "sa-2"]
     server.assert_no_rejections()

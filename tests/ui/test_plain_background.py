@@ -147,9 +147,15 @@ async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo):
 
 
 async def test_piped_input_waits_for_background_children_at_the_end(make_session, server):
-    server.when(is_main, background("Find auth", "Find where auth is handled."), text("Started."),
+    started = threading.Event()  # the child answers once the main agent's turn has its last reply
+
+    def said_started(body):
+        started.set()
+        return text("Started.")
+
+    server.when(is_main, background("Find auth", "Find where auth is handled."), said_started,
                 text("Auth is in auth.py, says sa-1."))
-    server.when(is_child, text("Auth is in src/app/auth.py."))
+    server.when(is_child, text("Auth is in src/app/auth.py.", gate=started, gate_timeout=120))
     session, _ = make_session(interactive=True)
     out = io.StringIO()
     app = PlainApp(session, out=out, color=False, live=False, pager=False,
