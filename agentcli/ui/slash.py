@@ -79,8 +79,9 @@ def still_running(session: "Session") -> str:
     running = [record.id for record in session.subagents.running]
     if not running:
         return ""
-    return (f"{', '.join(running)} {'is' if len(running) == 1 else 'are'} still running. Quit anyway? "
-            "Their transcripts are kept as interrupted.")
+    one = len(running) == 1
+    return (f"{', '.join(running)} {'is' if one else 'are'} still running. Quit anyway? "
+            f"{'Its transcript is' if one else 'Their transcripts are'} kept as interrupted.")
 
 
 def money(usage: Usage) -> str:

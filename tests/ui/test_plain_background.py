@@ -101,7 +101,7 @@ async def test_quitting_with_a_child_running_asks_and_keeps_it_interrupted(plain
     await ui.submit("search forever in the background")
     await ui.until(lambda: any(is_child(b) for b in server.requests), "the child's call")
     ui.pipe.send_text("\x04")
-    await ui.until(lambda: "sa-1 is still running. Quit anyway? Their transcripts are kept as interrupted."
+    await ui.until(lambda: "sa-1 is still running. Quit anyway? Its transcript is kept as interrupted."
                    in ui.text, "the question")
     await ui.until(lambda: ui.app.at_prompt, "the question's prompt")
     ui.pipe.send_text("n\r")
