@@ -182,3 +182,24 @@ async def test_a_background_child_asking_for_approval_at_the_prompt_is_asked(pla
     assert ui.app.session.subagents.records["sa-1"].status == "done"
     assert await ui.quit() == 0
     server.assert_no_rejections()
+
+
+async def test_on_a_terminal_a_background_child_leaves_no_live_line_under_the_prompt(make_session, server):
+    from tests.ui.test_plain import ANSI, settle
+
+    release = threading.Event()
+    server.when(is_main, background("Find auth", "Find where auth is handled."), text("Started it."),
+                text("The child says auth.py."))
+    server.when(is_child, text("Auth is in src/app/auth.py.", gate=release, gate_timeout=120))
+    session, _ = make_session(interactive=True)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        ui = Harness(PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=True, live=True,
+                              pager=False), pipe, out)
+        await ui.submit("look for auth in the background")
+        release.set()
+        await ui.until(lambda: "The child says auth.py." in out.getvalue() and ui.app.at_prompt, "the result turn")
+        shown = ANSI.sub("", settle(out.getvalue()))
+        assert "turn 1/30" not in shown and "starting" not in shown  # the child's live line never stayed
+        assert shown.count("sa-1 ✓ done · 1 turn") == 1
+        await ui.quit()

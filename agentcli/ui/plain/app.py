@@ -169,6 +169,7 @@ class PlainApp:
             self.at_prompt = True
             self.prompts += 1
             draft, self.draft = self.draft, ""
+            self.prompt.app.erase_when_done = False
             try:
                 text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
                                                      set_exception_handler=False)
@@ -273,6 +274,7 @@ class PlainApp:
         app = self.prompt.app if self.prompt is not None else None
         if self.at_prompt and app is not None and app.is_running:
             self.draft = app.current_buffer.text
+            app.erase_when_done = True  # the draft was not sent: leave no `› draft` line behind
             app.exit(result="")
 
     def show_held(self) -> None:

@@ -90,6 +90,7 @@ class Display:
         self.question: list[Text] = []
         self.typeahead = ""
         self.children_seen = 0
+        self.idle = False  # between turns: background children print lines, but no live line under the prompt
         self.cut_outputs: list[tuple[str, str]] = []  # (tool line, whole output) of this request's cut previews
         self._stream_timer: asyncio.TimerHandle | None = None
         self._stream_every = STREAM_EVERY
@@ -138,6 +139,7 @@ class Display:
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
+        self.idle = False
         if isinstance(event, UserMessage) and is_request(event):
             self.cut_outputs.clear()
         elif isinstance(event, TurnStarted):
@@ -399,7 +401,7 @@ class Display:
                 continue
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
                                    Text(f" · {seconds(now - tool.started)}", style="dim")))
-        for child_id, child in self.children.items():
+        for child_id, child in ({} if self.idle else self.children).items():
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             texts.append(self._child_prefix(child_id) + Text(f" {spin} ", style=child.color)
@@ -443,7 +445,7 @@ class Display:
         self.children = {child_id: lines for child_id, lines in self.children.items()
                          if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
-        self.thinking_since, self.question, self.typeahead = None, [], ""
+        self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
