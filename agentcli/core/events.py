@@ -19,8 +19,9 @@ MAIN = "main"
 Status = Literal["queued", "running", "done", "capped", "timed_out", "failed", "cancelled", "interrupted", "refused"]
 STATUSES: tuple[str, ...] = get_args(Status)
 FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
-# Who a user-role message comes from: the person, the tool results of a turn, or a note of the engine's.
-Origin = Literal["user", "tool_results", "engine"]
+# Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
+# the results of background subagents, added before the main agent's next model call.
+Origin = Literal["user", "tool_results", "engine", "subagent"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,8 @@ class SubagentStarted(Event):
     description: str
     prompt: str
     max_turns: int = 0
+    background: bool = False  # task run_in_background: the parent went on without waiting
+    segment: int = 1  # 1 for the first run; 2, 3 … each time `task resume` continues this child
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,6 +179,19 @@ class SubagentCancelling(Event):
     """The user asked to cancel subagent ``id``: it stops, and sums up what it found, before it finishes."""
 
     id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentResultDelivered(Event):
+    """A background child's result was added to the main agent's history, before its next model call.
+
+    Emitted by the main agent (``agent_id`` "main") just before the ``UserMessage`` (origin "subagent")
+    that carries the result; front ends draw it as a line where the result arrived.
+    """
+
+    id: str
+    status: Status
+    description: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -264,7 +280,8 @@ def _snake(name: str) -> str:
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
-                ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound):
+                SubagentResultDelivered, ApprovalRequested, Notice, Retrying, TurnFinished, Compacted,
+                HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 
 

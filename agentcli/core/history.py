@@ -201,18 +201,27 @@ def legacy_origin(content: list[dict[str, Any]]) -> Origin:
     return "engine" if texts and all(t in (CUT_OFF, BROKEN_OFF) for t in texts) else "user"
 
 
+def ended(records: list[dict[str, Any]]) -> bool:
+    """Whether a child's latest run (its first, or its latest resume) has a ``subagent_finished`` record."""
+    kinds = [r.get("type") for r in records if r.get("type") in ("subagent_started", "subagent_finished")]
+    return bool(kinds) and kinds[-1] == "subagent_finished"
+
+
 def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRecord | None:
-    """A child's record rebuilt from its transcript; one that never finished is ``interrupted``."""
+    """A child's record rebuilt from its transcript, with its history for a resume; one whose latest run
+    never finished is ``interrupted``."""
     events = replay_events([r for r in records if r.get("agent_id") == agent_id])
-    started = next((e for e in events if isinstance(e, SubagentStarted)), None)
-    if started is None:
+    runs = [e for e in events if isinstance(e, SubagentStarted)]
+    if not runs:
         return None
+    started, latest = runs[0], runs[-1]
     record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
-                            tool_use_id=started.parent_tool_use_id or "", max_turns=started.max_turns,
-                            events=events)
+                            tool_use_id=latest.parent_tool_use_id or "", max_turns=started.max_turns,
+                            events=events, background=latest.background, segments=len(runs))
+    record.messages = agent_state(records, agent_id).messages
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))
     finished = next((e for e in reversed(events) if isinstance(e, SubagentFinished)), None)
-    if finished is not None:
+    if finished is not None and ended(records):
         record.status, record.result, record.turns = finished.status, finished.result, finished.turns
         record.usage, record.seconds = finished.usage, finished.seconds
         record.summarized = finished.summarized
@@ -220,13 +229,21 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     state = agent_state(records, agent_id)
     said = [final_text(e.content) for e in events if isinstance(e, AssistantMessage)]
     found = next((text for text in reversed(said) if text), "")
-    record.status, record.turns, record.usage = "interrupted", state.turns, state.usage
+    record.status, record.usage = "interrupted", state.usage
+    record.turns = (finished.turns if finished is not None else 0) + turns_in_latest_run(records)
     record.result = f"{found}\n\n{INTERRUPTED_CHILD}" if found else INTERRUPTED_CHILD
     record.seconds = span_seconds(records)
     record.events.append(SubagentFinished(id=agent_id, status=record.status, result=record.result,
                                           turns=record.turns, usage=record.usage, seconds=record.seconds,
                                           agent_id=agent_id, parent_tool_use_id=started.parent_tool_use_id))
     return record
+
+
+def turns_in_latest_run(records: list[dict[str, Any]]) -> int:
+    """Model calls a child made in its latest run (turn numbers start again with each run)."""
+    runs = [n for n, r in enumerate(records) if r.get("type") == "subagent_started"]
+    latest = records[runs[-1] if runs else 0:]
+    return max((int(r.get("turn") or 0) for r in latest if r.get("type") == "turn_started"), default=0)
 
 
 def span_seconds(records: list[dict[str, Any]]) -> float:

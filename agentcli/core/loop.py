@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
@@ -64,6 +64,8 @@ class Agent:
         self.last_usage = Usage()  # of the latest call: how full the context is
         self.compact_threshold = compact_threshold  # share of the window that triggers compaction
         self.compactions_in_a_row = 0
+        # What to add as a user message before each model call: the results of background subagents.
+        self.inbox: Callable[[], list[dict[str, Any]]] | None = None
 
     @property
     def agent_id(self) -> str:
@@ -73,12 +75,14 @@ class Agent:
         self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
                                  **fields))
 
-    async def run(self, prompt: str, context: tuple[str, ...] = (),
+    async def run(self, prompt: str | None, context: tuple[str, ...] = (),
                   attachments: list[dict[str, Any]] | None = None) -> RunResult:
         """Work on ``prompt`` (with the image blocks attached, and ``context``, text a hook added) until the
-        model answers without tools and no Stop hook objects, or the turn cap."""
-        self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
-                       *({"type": "text", "text": text} for text in context)])
+        model answers without tools and no Stop hook objects, or the turn cap. None: no new user text; the
+        inbox holds what there is to read (background results)."""
+        if prompt is not None:
+            self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
+                           *({"type": "text", "text": text} for text in context)])
         stop_hook_active = False
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
@@ -97,6 +101,8 @@ class Agent:
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None,
                          counted: bool = True) -> Turn:
         """One model call: streams text out and appends the assistant message. Uncounted: not a turn."""
+        if self.inbox is not None and (arrived := self.inbox()):
+            self.add_user(arrived, origin="subagent")
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
         if counted:  # a cut-off subagent's closing summary is not one of its turns

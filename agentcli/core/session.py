@@ -17,7 +17,7 @@ from .context import main_system_prompt
 from .custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
-from .history import Prompt, agent_state, history_before, replay_events, subagent_record, user_prompts
+from .history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
 from .hooks import Hooks, parse_hooks
 from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
@@ -137,6 +137,7 @@ class Session:
                           hooks=self.hooks)
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
+        self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         if resume is not None and self.store is not None:
             notices += self.restore()
         if in_git and interactive:
@@ -167,7 +168,7 @@ class Session:
             if record is None:
                 continue
             self.subagents.records[child_id] = record
-            if not any(r.get("type") == "subagent_finished" for r in child):  # died with the process
+            if not ended(child):  # died with the process
                 self.save(lambda store: store.write(record.events[-1]))
                 self.restored_events.append(record.events[-1])
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
@@ -186,7 +187,7 @@ class Session:
     async def worktree(self, action: str, ident: str) -> str:
         """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""
         return await asyncio.to_thread(worktrees.act, self.workspace.root, action, ident, self.id,
-                                       self.subagents.running)
+                                       self.subagents.is_running)
 
     def emit(self, event: Event) -> None:
         self.save(lambda store: store.write(event))
@@ -302,6 +303,22 @@ class Session:
             self.emit(Rewound(to_prompt=number, prompt=prompts[number - 1].text, messages=self.main.messages))
         return restore
 
+    async def read_results(self) -> RunResult | None:
+        """A turn of the main agent on the background results waiting for it (front ends start one when the
+        main agent is idle); None when none is waiting."""
+        if not self.subagents.pending:
+            return None
+        return await self.main.run(None)
+
+    async def finish_background(self) -> RunResult | None:
+        """Wait for every background child, letting the main agent read each result (-p, piped line mode).
+        Returns the main agent's last turn, None when nothing was waiting."""
+        last = None
+        while self.subagents.background_running or self.subagents.pending:
+            await self.subagents.wait_background()
+            last = await self.read_results() or last
+        return last
+
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
@@ -338,8 +355,9 @@ class Session:
             self.store.close()
 
     async def aclose(self) -> None:
-        """Stop background shells and MCP servers, close(), and the model client's connections too (front ends that own
-        the event loop)."""
+        """Stop background shells and MCP servers, close(), and the model client's connections too (front
+        ends that own the event loop). Children still running end as ``interrupted``, their transcripts kept."""
+        await self.subagents.interrupt_all()
         await self.main.ctx.shells.stop_all()
         await self.mcp.stop()
         self.close()

@@ -16,8 +16,8 @@ from typing import Any, Callable
 from . import worktrees
 from .agents import AgentType
 from .context import SUMMARY_REQUEST, subagent_system_prompt
-from .events import (Event, Notice, SubagentCancelling, SubagentFinished, SubagentStarted, ToolCallFinished,
-                     ToolCallStarted, Usage)
+from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                     SubagentStarted, ToolCallFinished, ToolCallStarted, Usage)
 from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
@@ -63,6 +63,13 @@ class SubagentRecord:
     worktree: str = ""  # the branch of its own git worktree, when it runs isolated
     summarized: bool = False  # cut off, it made one more call (not a turn) to sum up what it found
     emit: Callable[[Event], None] | None = field(default=None, repr=False)  # its events, once it started
+    background: bool = False  # its latest run was started with run_in_background
+    segments: int = 0  # runs so far: 1, then one more for each resume
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
 
     @property
     def footer(self) -> str:
@@ -76,7 +83,8 @@ class SubagentRecord:
 
     def to_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
-                "turns": self.turns, "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
+                "background": self.background, "segments": self.segments, "turns": self.turns,
+                "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
         return {**data, "worktree": self.worktree} if self.worktree else data
 
@@ -98,6 +106,8 @@ class Subagents:
         self.next_number = 1
         self._slots = asyncio.Semaphore(self.budgets.max_parallel)
         self._clashes: set[tuple[frozenset[str], str]] = set()  # (two children, a file) already warned about
+        self.pending: list[SubagentRecord] = []  # background children whose result the main agent has not read
+        self.closing = False  # the session is closing: children stopped now end as "interrupted"
 
     @property
     def usage(self) -> Usage:
@@ -110,9 +120,46 @@ class Subagents:
     def tokens_kept_out(self) -> int:
         return sum(record.tokens_kept_out for record in self.records.values())
 
-    def running(self, subagent_id: str) -> bool:
+    def is_running(self, subagent_id: str) -> bool:
         record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
-        return record is not None and record.task is not None and not record.task.done()
+        return record is not None and record.running
+
+    @property
+    def running(self) -> list[SubagentRecord]:
+        return [record for record in self.records.values() if record.running]
+
+    @property
+    def background_running(self) -> list[SubagentRecord]:
+        return [record for record in self.running if record.background]
+
+    def cancel_all(self) -> list[str]:
+        """/stop: cancel every running child (each still sends its parent a summary); the ids cancelled."""
+        return [record.id for record in self.running if self.cancel(record.id)]
+
+    async def interrupt_all(self) -> None:
+        """The session is closing: stop every child now, without a summary; each ends ``interrupted``."""
+        self.closing = True
+        tasks = [record.task for record in self.running if record.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def wait_background(self) -> None:
+        """Until one background child ends (at once when none is running)."""
+        tasks = [record.task for record in self.background_running if record.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+
+    def take_results(self, emit: Sink) -> list[dict[str, Any]]:
+        """The results of background children that finished since the main agent's last model call, as
+        content for one user message; each is announced with a SubagentResultDelivered event first."""
+        arrived, self.pending = self.pending, []
+        content = []
+        for record in arrived:
+            emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
+            content.append({"type": "text", "text": f"Background subagent {record.id} ({record.description}) "
+                                                    f"has finished.\n\n{record.result}\n\n{record.footer}".strip()})
+        return content
 
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
@@ -126,29 +173,39 @@ class Subagents:
                                            parent_tool_use_id=record.tool_use_id))
         return True
 
-    async def run(self, description: str, prompt: str, type_name: str, ctx: ToolContext,
+    async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
+                  background: bool = False, resume: str | None = None,
                   isolation: str | None = None) -> tuple[str, bool]:
-        """Run one subagent to the end. Returns the text for the parent and whether it is an error.
+        """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
-        ``isolation="worktree"`` (or a type that says so) runs it in its own git worktree; raises
-        WorktreeError, a ToolError, when none can be made."""
-        agent_type = self.agent_types[type_name]
-        record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
-                                prompt=prompt, tool_use_id=ctx.tool_use_id, max_turns=self.max_turns(agent_type))
-        self.next_number += 1
+        Returns the text for the parent and whether it is an error. In the ``background``, it returns at
+        once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
+        (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
+        none can be made."""
         worktree = None
-        if (isolation or agent_type.isolation) == "worktree":
-            worktree = await self._isolate(record, ctx)
-        self.records[record.id] = record
-        record.task = asyncio.create_task(self._run(record, agent_type, ctx, worktree), name=record.id)
+        if resume is not None:
+            record, agent_type = self.resumable(resume, type_name)
+            record.tool_use_id = ctx.tool_use_id
+            if record in self.pending:  # its earlier result is superseded by this run's
+                self.pending.remove(record)
+        else:
+            type_name = type_name or "general-purpose"
+            agent_type = self.agent_types[type_name]
+            record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
+                                    prompt=prompt, tool_use_id=ctx.tool_use_id,
+                                    max_turns=self.max_turns(agent_type))
+            self.next_number += 1
+            if (isolation or agent_type.isolation) == "worktree":
+                worktree = await self._isolate(record, ctx)
+            self.records[record.id] = record
+        record.background = background
+        record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
+                                          name=record.id)
+        if background:  # not awaited: interrupting the parent's turn leaves it running
+            return (f"{record.id} started in the background. Its result arrives as a message when it "
+                    "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
         await record.task  # cancelling the parent cancels this child too
-        note = ""
-        if worktree is not None:
-            try:
-                note = await asyncio.to_thread(worktrees.finish, worktree)
-            except worktrees.WorktreeError as exc:
-                note = str(exc)
-        text = "\n\n".join(part for part in (record.result, note, record.footer) if part)
+        text = "\n\n".join(part for part in (record.result, record.footer) if part)
         return text, record.status == "failed"
 
     async def _isolate(self, record: SubagentRecord, ctx: ToolContext) -> worktrees.Worktree:
@@ -159,12 +216,29 @@ class Subagents:
                                            record.id, place.session_file)
         record.worktree = worktree.branch
         return worktree
+    def resumable(self, subagent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
+        """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
+        record = self.records.get(subagent_id)
+        if record is None:
+            known = ", ".join(self.records)
+            raise ToolError(f"There is no subagent {subagent_id} in this session"
+                            + (f"; its subagents are {known}." if known else "; none has run yet."))
+        if record.running:
+            raise ToolError(f"{subagent_id} is still running; its result arrives when it finishes, and it can be "
+                            "resumed after that.")
+        if type_name and type_name != record.type:
+            raise ToolError(f"{subagent_id} is a {record.type} subagent, and a resumed child keeps its type; "
+                            "leave out subagent_type.")
+        agent_type = self.agent_types.get(record.type)
+        if agent_type is None:
+            raise ToolError(f"{subagent_id} was a {record.type} subagent, and that agent type no longer exists.")
+        return record, agent_type
 
     def max_turns(self, agent_type: AgentType) -> int:
         return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
 
-    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
-                   worktree: worktrees.Worktree | None = None) -> None:
+    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, description: str,
+                   prompt: str, worktree: worktrees.Worktree | None = None) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
         workspace = Workspace.at(worktree.root) if worktree is not None else parent.workspace
 
@@ -182,8 +256,12 @@ class Subagents:
 
         record.emit = emit
         record.started = time.monotonic()
-        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=record.description,
-                             prompt=record.prompt, max_turns=record.max_turns, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        record.segments += 1
+        record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
+        turns_before, seconds_before = record.turns, record.seconds
+        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
+                             max_turns=record.max_turns, background=record.background, segment=record.segments,
+                             agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
             agent = self._agent(record, agent_type, dataclasses.replace(parent, workspace=workspace), emit)
@@ -193,7 +271,7 @@ class Subagents:
                 async with self._slots:  # at most max_parallel children run at once; the rest wait here
                     record.status = "running"
                     async with asyncio.timeout(timeout):
-                        result = await agent.run(record.prompt)
+                        result = await agent.run(prompt)
                 record.status, record.result = result.status, result.text
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
@@ -204,8 +282,8 @@ class Subagents:
                 if exc.overflow:
                     cut_off = "context"
             except asyncio.CancelledError:
-                record.status = "cancelled"
-                if not self._user_cancelled(record):  # the parent itself is being cancelled
+                record.status = "interrupted" if self.closing else "cancelled"
+                if not self._user_cancelled(record):  # the parent itself is being cancelled, or the session closes
                     record.result = agent.last_text()
                     raise
                 record.result = "Cancelled by the user before it started."
@@ -213,14 +291,22 @@ class Subagents:
                     cut_off = "time: the user cancelled you"
             if cut_off:
                 record.result = await self._summarize(agent, cut_off, record)
+            if worktree is not None:  # what it changed in its worktree, in a few lines (background too)
+                try:
+                    note = await asyncio.to_thread(worktrees.finish, worktree)
+                except worktrees.WorktreeError as exc:
+                    note = str(exc)
+                record.result = "\n\n".join(part for part in (record.result, note) if part)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bad setting or a bug must not leave the child stuck as "running"
             record.status, record.result = "failed", f"The subagent could not run: {type(exc).__name__}: {exc}"
         finally:
             if agent is not None:
-                record.turns, record.usage = agent.turns, agent.usage
-            record.seconds = time.monotonic() - record.started
+                record.turns, record.usage, record.messages = turns_before + agent.turns, agent.usage, agent.messages
+            record.seconds = seconds_before + time.monotonic() - record.started
+            if record.background and not self.closing:
+                self.pending.append(record)  # before the event: a front end that sees it finds the result waiting
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
                                   usage=record.usage, seconds=record.seconds, summarized=record.summarized,
                                   agent_id=record.id, parent_tool_use_id=record.tool_use_id))
@@ -236,6 +322,7 @@ class Subagents:
         return Agent(llm=self.llm, tools=agent_type.select(self.tools).without(*worktrees.MAIN_ONLY), ctx=ctx,
                      system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
+                     messages=list(record.messages), usage=record.usage,  # a resume goes on from its history
                      compact_threshold=self.compact_threshold)
 
     @staticmethod
@@ -313,7 +400,13 @@ class TaskTool(Tool):
             "output you do not need to keep, and for independent work that can run in parallel (several "
             "task calls in one message run at the same time). The subagent knows nothing of this "
             "conversation: write `prompt` as a complete brief with the goal, what you know, where to look, "
-            "and what to report.\n\nAgent types (subagent_type):\n" + listing
+            "and what to report.\n\n"
+            "Set run_in_background to true to go on working (or to answer the user) while it runs: the call "
+            "returns its id at once, and its result arrives as a message when it finishes.\n\n"
+            "To ask a subagent a follow-up question, or to have it continue its work, pass its id as `resume` "
+            "(for example \"sa-3\") with the new request as `prompt`: it goes on with its whole history, the "
+            "same type and tools, and a fresh turn budget. That is cheaper than briefing a new one. Only a "
+            "finished subagent can be resumed.\n\nAgent types (subagent_type):\n" + listing
         )
         self.input_schema = {
             "type": "object",
@@ -325,6 +418,10 @@ class TaskTool(Tool):
                 "isolation": {"type": "string", "enum": ["worktree"], "description": (
                     "worktree: the subagent edits in its own git worktree and branch, never the user's files; "
                     "you get a summary of its diff, and the user merges or discards it.")},
+                "run_in_background": {"type": "boolean",
+                                      "description": "Return at once; the result arrives as a later message."},
+                "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
+                                                            "continue with `prompt` as its next message."},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -333,11 +430,12 @@ class TaskTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         # Only the main agent gets here: the registry refuses task below it (the one no-recursion guard).
         assert ctx.subagents is not None, "a subagent's context has no subagents of its own"
-        type_name = args.get("subagent_type") or "general-purpose"
-        if type_name not in ctx.subagents.agent_types:
+        type_name = args.get("subagent_type")
+        if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
         text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx,
-                                               isolation=args.get("isolation"))
+                                               background=bool(args.get("run_in_background")),
+                                               resume=args.get("resume") or None, isolation=args.get("isolation"))
         if failed:
             raise ToolError(text)
         return text

@@ -469,7 +469,7 @@ class WorktreeAction(Tool):
         return f"{args.get('action', '')} {args.get('id', '')}".strip()
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        running = ctx.subagents.running if ctx.subagents is not None else None
+        running = ctx.subagents.is_running if ctx.subagents is not None else None
         return await asyncio.to_thread(act, ctx.workspace.root, args["action"], args["id"], self.session, running)
 
 

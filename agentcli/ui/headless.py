@@ -109,6 +109,7 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
     with exit_signals(on_signal):  # also while closing: background shells are being stopped
         try:
             run = await session.send(prompt)
+            run = await session.finish_background() or run  # background children, and the turn that reads them
             text, status, is_error = run.text, run.status, run.status != "done"  # 0 only for a complete answer
             reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
         except LLMError as exc:

@@ -33,6 +33,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
     SlashCommand("rewind", "[N [files|conversation|both]]",
                  "List your prompts with the files changed after each; go back to before prompt N"),
+    SlashCommand("stop", "", "Cancel every running subagent; each still reports what it found"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
     SlashCommand("diff", "ID", "Show what an isolated subagent changed in its worktree"),
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
@@ -88,6 +89,24 @@ def help_text(front_end: str, custom: Iterable[SlashCommand] = ()) -> str:
     listed = [*commands_for(front_end), *custom]
     width = max(len(f"/{c.name} {c.args}".strip()) for c in listed)
     return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in listed)
+
+
+def stop(session: "Session") -> str:
+    """/stop: cancel every running subagent, and say which."""
+    stopped = session.subagents.cancel_all()
+    if not stopped:
+        return "No subagent is running."
+    return f"Cancelling {', '.join(stopped)}; each sends the main agent a summary of what it found."
+
+
+def still_running(session: "Session") -> str:
+    """The question before quitting while subagents run; "" when none does."""
+    running = [record.id for record in session.subagents.running]
+    if not running:
+        return ""
+    one = len(running) == 1
+    return (f"{', '.join(running)} {'is' if one else 'are'} still running. Quit anyway? "
+            f"{'Its transcript is' if one else 'Their transcripts are'} kept as interrupted.")
 
 
 def money(usage: Usage) -> str:

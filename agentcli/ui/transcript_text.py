@@ -70,7 +70,8 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             yield ""
             yield {"resumed": f"── resumed {local_time(item.at)}",
                    "cleared": "── /clear: the conversation started afresh",
-                   "compacted": f"── compacted {item.messages} older messages into a summary"}[item.kind]
+                   "compacted": f"── compacted {item.messages} older messages into a summary",
+                   "rerun": f"── resumed ({item.description}): a new run with the history above"}[item.kind]
 
 
 def call_lines(name: str, args: dict[str, Any], full: bool) -> Iterator[str]:

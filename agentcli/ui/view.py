@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
 from ..core.content import text_of
 from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
-                           Retrying, Status, SubagentCancelling, SubagentFinished, SubagentStarted, TextDelta,
-                           ToolCallFinished, ToolCallStarted, TurnStarted, Usage, UsageUpdated, UserMessage)
+                           Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                           SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
+                           UsageUpdated, UserMessage)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .slash import money
@@ -68,11 +69,13 @@ class Note:
 
 @dataclass
 class Divider:
-    """Where the conversation changed course: resumed (``at``: ISO time), cleared, or compacted."""
+    """Where the conversation changed course: resumed (``at``: ISO time), cleared, compacted, or a subagent's
+    later run (``task resume``)."""
 
-    kind: Literal["resumed", "cleared", "compacted"]
+    kind: Literal["resumed", "cleared", "compacted", "rerun"]
     at: str = ""
     messages: int = 0  # compacted: how many older messages the summary replaced
+    description: str = ""  # rerun: the task's description
 
 
 @dataclass
@@ -172,18 +175,26 @@ class Subagent:
     summarized: bool = False  # cut off, it made one more call (not a turn) to sum up
     last_progress: float = 0.0  # the caller's clock at its latest event: stream data, a tool call, a turn
     context_tokens: int = 0  # how much its own context held at its latest model call (real count)
+    background: bool = False  # its latest run was started with run_in_background
+    segment: int = 1  # which run: 2, 3 … after each `task resume` (the same entry, a new segment)
+    calls: list[str] = field(default_factory=list)  # the task call ids of all its runs
+    turns_before: int = 0  # turns of its earlier runs: a resume counts on from them
+    seconds_before: float = 0.0  # time of its earlier runs
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
         return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
                    tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
-                   last_progress=now, status="queued")  # until its first turn: it may wait for a free slot
+                   last_progress=now, background=event.background,
+                   calls=[c for c in [event.parent_tool_use_id] if c],
+                   status="queued")  # until its first turn: it may wait for a free slot
 
     @classmethod
     def from_record(cls, record: "SubagentRecord") -> "Subagent":
         """A subagent restored by resume: its events replayed, then its final facts from the record."""
         agent = cls(id=record.id, type=record.type, description=visible(record.description),
-                    prompt=visible(record.prompt), tool_use_id=record.tool_use_id, max_turns=record.max_turns)
+                    prompt=visible(record.prompt), tool_use_id=record.tool_use_id, max_turns=record.max_turns,
+                    background=record.background)
         for event in record.events:
             agent.apply(visible_event(event), 0.0)
         agent.status = record.status
@@ -232,25 +243,42 @@ class Subagent:
         return f"no progress for {seconds(quiet)}" if quiet is not None else self.status
 
     def elapsed(self, now: float) -> float:
-        return self.seconds if self.seconds is not None else max(0.0, now - self.started)
+        return self.seconds if self.seconds is not None else self.seconds_before + max(0.0, now - self.started)
 
     def recent_tools(self, n: int = 5) -> list[ToolView]:
         return list(self.tools.values())[-n:]
+
+    def resume(self, event: SubagentStarted, now: float) -> None:
+        """A later run of this child (``task resume``): the same entry, counting on from the earlier runs."""
+        self.segment, self.background = event.segment, event.background  # the brief stays the first run's
+        self.status, self.result, self.retry = "queued", "", ""
+        self.cancelling = self.summarized = False
+        self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
+        self.started, self.seconds = now, None
+        self.tool_use_id = event.parent_tool_use_id
+        if event.parent_tool_use_id and event.parent_tool_use_id not in self.calls:
+            self.calls.append(event.parent_tool_use_id)
 
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
             self.transcript.apply(event)
+        elif isinstance(event, SubagentStarted) and event.segment > 1:
+            self.transcript.items.append(Divider("rerun", description=event.description))
         self.last_progress = now
         if isinstance(event, SubagentCancelling):
             self.cancelling = True
+        if isinstance(event, SubagentStarted) and event.segment > 1:
+            self.resume(event, now)
+        elif isinstance(event, SubagentStarted) and event.parent_tool_use_id and not self.calls:
+            self.calls.append(event.parent_tool_use_id)
         if isinstance(event, Retrying):
             self.retry = f"retrying {event.attempt}/{event.retries}"
         elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
             self.retry = ""  # the call got through
         if isinstance(event, TurnStarted):
-            self.turn = event.turn
-            self.max_turns = event.max_turns or self.max_turns
+            self.turn = self.turns_before + event.turn
+            self.max_turns = self.turns_before + event.max_turns if event.max_turns else self.max_turns
             if self.status == "queued":
                 self.status = "running"
         elif isinstance(event, UsageUpdated):
@@ -296,13 +324,24 @@ class SessionView:
     context_used: int = 0  # tokens the main context held at its latest call
     model: str = ""
     stall_after: float = STALL_SECONDS  # the subagent_stall_seconds setting
+    # Background children that finished and whose result the main agent has not read yet. While the main
+    # agent is idle and this is not empty, a front end starts a turn with Session.read_results().
+    results_waiting: list[str] = field(default_factory=list)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any."""
         if isinstance(event, SubagentStarted):
             self.transcript.apply(event)
+        if isinstance(event, SubagentStarted) and event.id not in self.subagents:
             agent = self.subagents[event.id] = Subagent.started_by(event, now)
             return agent
+        if isinstance(event, SubagentStarted) and event.id in self.results_waiting:
+            self.results_waiting.remove(event.id)  # resumed before its result was read: this run's replaces it
+        known = self.subagents.get(event.id) if isinstance(event, SubagentFinished) else None
+        if known is not None and known.background:
+            self.results_waiting.append(event.id)
+        if isinstance(event, SubagentResultDelivered) and event.id in self.results_waiting:
+            self.results_waiting.remove(event.id)
         if event.agent_id == MAIN:
             self.transcript.apply(event)
             if isinstance(event, UsageUpdated):
@@ -337,7 +376,8 @@ class SessionView:
 
     def for_call(self, tool_use_id: str) -> Subagent | None:
         """The subagent started by the task call ``tool_use_id``."""
-        return next((agent for agent in self.subagents.values() if agent.tool_use_id == tool_use_id), None)
+        return next((agent for agent in self.subagents.values()
+                     if agent.tool_use_id == tool_use_id or tool_use_id in agent.calls), None)
 
     @property
     def running(self) -> list[Subagent]:

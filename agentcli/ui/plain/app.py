@@ -30,14 +30,14 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event
+from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
 from .. import slash
-from ..slash import money
+from ..slash import money, still_running
 from .commands import run_command
 from .display import Display
 from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
@@ -88,11 +88,15 @@ class PlainApp:
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
         self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
+        self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
         self._quit_armed = False
+        self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
+        self.results_due = False  # a background child finished: read its result in a turn when idle
+        self.draft = ""  # what the user had typed when a background result ended the prompt
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -104,9 +108,21 @@ class PlainApp:
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:
+                    if self.question is not None:  # a background child asked while the main agent was idle
+                        await self.run_turn(self.answer_approvals())
+                        continue
+                    if self.results_due and self.display.view.results_waiting:
+                        self.results_due = False
+                        await self.run_turn(self.session.read_results())
+                        continue
                     text = await self.read()
                     if text is None:
-                        break
+                        subagents = self.session.subagents
+                        if self.lines is not None and (subagents.background_running or subagents.pending):
+                            await self.run_turn(self.session.finish_background())  # piped: nobody to ask
+                        if await self.may_quit():
+                            break
+                        continue
                     if not text.strip():
                         continue
                     if text.lstrip().startswith("/") and not slash.is_custom(text, self.session.commands):
@@ -154,8 +170,10 @@ class PlainApp:
                 self.typed = []
             self.at_prompt = True
             self.prompts += 1
+            draft, self.draft = self.draft, ""
+            self.prompt.app.erase_when_done = False
             try:
-                text = await self.prompt.prompt_async([("class:prompt", "› ")],
+                text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
                                                      set_exception_handler=False)
             except KeyboardInterrupt:
                 if self._quit_armed:
@@ -167,6 +185,7 @@ class PlainApp:
                 return None
             finally:
                 self.at_prompt = False
+                self.show_held()
             self._quit_armed = False
             return text
 
@@ -178,6 +197,7 @@ class PlainApp:
             line = await asyncio.to_thread(lines.readline)
         finally:
             self.at_prompt = False
+            self.show_held()
         if not line:
             return None
         text = line.rstrip("\r\n")
@@ -198,10 +218,12 @@ class PlainApp:
             if not task.done():
                 task.cancel()
             self.task = None
-            self.question = None
+            if self.question is not None and (self.question.future is None or self.question.future.done()):
+                self.question = None  # a background child's question outlives the turn; the others' were withdrawn
             self.display.end_turn()
         result = None
         if task.cancelled():
+            self.results_due = False  # esc: results wait for the next child to finish, or the next message
             self.display.say("Interrupted.", "yellow")
         elif isinstance(task.exception(), LLMError):
             self.display.say(f"Error: {task.exception()}", "red")
@@ -221,14 +243,64 @@ class PlainApp:
 
     # -- events and approvals ----------------------------------------------------------------
 
+    async def may_quit(self) -> bool:
+        """Whether to quit now: yes, unless subagents still run and the user, asked, says no."""
+        question = still_running(self.session)
+        if not question or self.prompt is None:
+            return True
+        self.display.say(question, "yellow")
+        self.at_prompt = True
+        try:
+            answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
+        except (KeyboardInterrupt, EOFError):
+            return True
+        finally:
+            self.at_prompt = False
+            self.show_held()
+        return answer.strip().lower() in ("y", "yes")
+
+    async def answer_approvals(self) -> None:
+        """Ask the questions of background children as a turn would, until each has its answer; on esc,
+        the ones left are denied."""
+        try:
+            while self.question is not None:
+                self.display.ask(self.question)
+                self.answered.clear()
+                await self.answered.wait()
+        finally:
+            if self.question is not None:
+                self.answer(DENY)
+
+    def end_prompt(self) -> None:
+        """Make the prompt return now (it comes back with what was typed in it)."""
+        app = self.prompt.app if self.prompt is not None else None
+        if self.at_prompt and app is not None and app.is_running:
+            self.draft = app.current_buffer.text
+            app.erase_when_done = True  # the draft was not sent: leave no `› draft` line behind
+            app.exit(result="")
+
+    def show_held(self) -> None:
+        held, self.held = self.held, []
+        for event in held:
+            self.display.handle(event)
+
     def on_event(self, event: Event) -> None:
         event = visible_event(event)
+        if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
+                and self.display.view.subagents[event.id].background:
+            self.results_due = True
+            self.end_prompt()
+        if self.at_prompt and not isinstance(event, ApprovalRequested):
+            self.held.append(event)  # printing now would tear through the prompt being typed
+            return
         if isinstance(event, ApprovalRequested):
             if event.future is None or event.future.done():
                 return
             self.question = event
             event.future.add_done_callback(lambda _, asked=event: self.settled(asked))
-            if not self.watching:  # no keyboard to answer with
+            if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
+                self.end_prompt()
+            elif not self.watching:  # no keyboard to answer with
                 self.answer(DENY)
             else:
                 self.display.ask(event)
@@ -237,6 +309,7 @@ class PlainApp:
 
     def answer(self, choice: str) -> None:
         event, self.question = self.question, None
+        self.answered.set()
         if event is not None and event.future is not None and not event.future.done():
             event.future.set_result(choice)
             self.display.answered(event, choice)
@@ -246,6 +319,7 @@ class PlainApp:
         """A question was answered, or the engine withdrew it (its call was cancelled): take it down."""
         if self.question is event:
             self.question = None
+            self.answered.set()
             self.display.ask(None)
 
     # -- keys while a turn runs --------------------------------------------------------------

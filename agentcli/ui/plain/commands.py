@@ -154,12 +154,16 @@ async def mcp(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.mcp_report(app.session.mcp))
 
 
+async def stop(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.stop(app.session))
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
-    return False
+    return not await app.may_quit()
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
-            "rewind": rewind, "exit": exit_,
+            "rewind": rewind, "stop": stop, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

@@ -21,8 +21,8 @@ from typing import Any, Callable
 from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
-                            SubagentFinished, SubagentStarted, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
-                            ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                            ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..format import flat, seconds, tokens, word_count
@@ -91,6 +91,7 @@ class Display:
         self.question: list[Text] = []
         self.typeahead = ""
         self.children_seen = 0
+        self.idle = False  # between turns: background children print lines, but no live line under the prompt
         self.cut_outputs: list[tuple[str, str]] = []  # (tool line, whole output) of this request's cut previews
         self._stream_timer: asyncio.TimerHandle | None = None
         self._stream_every = STREAM_EVERY
@@ -145,6 +146,7 @@ class Display:
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
+        self.idle = False
         if isinstance(event, UserMessage) and is_request(event):
             self.cut_outputs.clear()
             for marker in attached(event.content):  # the typed line is on screen already; its images are not
@@ -179,6 +181,10 @@ class Display:
             self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
         elif isinstance(event, Compacted):
             self.say(compacted(event), "dim")
+        elif isinstance(event, SubagentResultDelivered):
+            mark, style = STATUS_MARKS.get(event.status, ("·", ""))
+            self.line(Text("↳ ", style="dim") + Text(event.id, style="bold") + Text(f" {mark} {event.status}", style=style)
+                      + Text(f" · its result reached the main agent · {event.description}", style="dim"))
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.running.pop(event.id, None)
@@ -227,8 +233,9 @@ class Display:
             self.children[event.id] = ChildLines(color)
             if event.parent_tool_use_id:
                 self.delegating.add(event.parent_tool_use_id)
+            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "")
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
-                      + Text(f" · {event.subagent_type}", style="dim"))
+                      + Text(f" · {event.subagent_type}{how}", style="dim"))
             return
         child_id = event.agent_id
         if child_id not in self.children:
@@ -410,7 +417,7 @@ class Display:
                 continue
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
                                    Text(f" · {seconds(now - tool.started)}", style="dim")))
-        for child_id, child in self.children.items():
+        for child_id, child in ({} if self.idle else self.children).items():
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
@@ -433,7 +440,7 @@ class Display:
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
                 text = text_of(event.content).strip()
-                if text:
+                if text and event.origin != "subagent":  # a result's arrival is its SubagentResultDelivered line
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 if event.agent_id == MAIN:
@@ -454,9 +461,11 @@ class Display:
             self._retried(agent_id)
         for child_id in list(self.children):
             self._flush_child(child_id)
-        self.children.clear()
+        # Children started in the background go on after the turn: their lines come when they finish.
+        self.children = {child_id: lines for child_id, lines in self.children.items()
+                         if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
-        self.thinking_since, self.question, self.typeahead = None, [], ""
+        self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None

@@ -28,12 +28,14 @@ from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
 from ..escapes import visible_data, visible_event
+from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
 from .resume import SessionError, main_events, open_session
 from .screens import approval
 from .screens.no_key import NoKeyScreen
+from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
@@ -169,6 +171,13 @@ class AgentApp(App[int]):
             await self.subagent_event(event)
         if isinstance(event, STATUS_EVENTS):
             self.refresh_status()
+        if isinstance(event, SubagentFinished):
+            self.read_results()
+
+    def read_results(self) -> None:
+        """A background child's result waits and the main agent is idle: a turn starts by itself."""
+        if self.view.results_waiting and self.session.subagents.pending and not self.busy and not self.no_key:
+            self.start_work(self.session.read_results(), "turn")
 
     async def subagent_event(self, event: Event) -> None:
         if isinstance(event, SubagentStarted) and not self.subagents:
@@ -226,6 +235,8 @@ class AgentApp(App[int]):
         self.refresh_status()
         if self.queued.messages and message.status not in ("interrupted", "no_key"):
             self.start_work(self.session.send(self.queued.take()), "turn")
+        elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
+            self.read_results()
 
     async def refuse_while_busy(self) -> bool:
         if not self.busy:
@@ -293,6 +304,12 @@ class AgentApp(App[int]):
 
     def disarm_ctrl_c(self) -> None:
         self.ctrl_c_armed = False
+
+    async def action_quit(self) -> None:
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        ask_to_quit(self, still_running(self.session))
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""

@@ -145,18 +145,25 @@ async def worktree(app: "AgentApp", action: str, arg: str) -> None:
 
 async def mcp(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(slash.mcp_report(app.session.mcp), block=True)
+
+
 async def resume(app: "AgentApp", arg: str) -> None:
     await controls.pick_session(app)
 
 
+async def stop(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.stop(app.session))
+
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
-    app.exit(0)
+    app.request_quit()
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume,
+    "resume": resume, "stop": stop,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

@@ -111,7 +111,7 @@ def ctrl_c(app: "AgentApp") -> None:
     elif app.prompt.text and app.screen is app.screen_stack[0]:
         app.prompt.clear()
     elif app.ctrl_c_armed:
-        app.exit(0)
+        app.request_quit()  # asks first while subagents still run
     else:
         app.ctrl_c_armed = True
         app.notify("Press ctrl+c again to quit.", timeout=3)

@@ -16,8 +16,8 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
-                             TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
-                             UserMessage)
+                             SubagentResultDelivered, SubagentStarted, TextDelta, TextReset, ThinkingDelta,
+                             ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ....core.content import as_blocks, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -235,6 +235,8 @@ class Conversation(VerticalScroll):
             text = text_of(event.content)
             if event.origin == "engine":  # what the loop tells the model, not what the user said
                 await self.add_notice(text.strip())
+            elif event.origin == "subagent":  # a background result: its SubagentResultDelivered line shows it
+                pass
             elif text.strip():
                 await self.add_user(text)
         elif isinstance(event, ToolCallStarted):
@@ -257,6 +259,11 @@ class Conversation(VerticalScroll):
             if self.show_times:
                 line += f" · {seconds(event.seconds)}"
             await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))
+        elif isinstance(event, SubagentResultDelivered):
+            await self.add_notice(f"↳ {event.id} {event.status} · its result reached the main agent · "
+                                  f"{event.description}", "info" if event.status == "done" else "warning")
+        elif isinstance(event, SubagentStarted) and event.segment > 1:  # in a transcript: a resumed run
+            await self.add_notice(f"── resumed ({event.description}): a new run with the history above")
         elif isinstance(event, Compacted):
             why = f" ({event.reason})" if event.reason else ""
             await self.add_notice(f"── compacted {event.messages_summarized} older messages into a summary{why}: "
