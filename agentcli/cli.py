@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # Settings, permissions, the store (and through them asyncio and pathspec) are imported inside
 # run(), where they are needed: `agentcli --help` and usage errors stay quick.
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
 class UsageError(Exception):
@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
     p.add_argument("--trust-workspace", action="store_true",
                    help="apply what this workspace's settings widen, for this run, without asking")
+    from .scripting import add_script_flags
+
+    add_script_flags(p)
     return p
 
 
@@ -131,7 +134,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
-    if args.prompt is not None:
+    from .scripting import check_script_flags, script_settings
+
+    check_script_flags(args)  # sets args.headless: -p, or prompts as JSON lines on standard input
+    if args.headless:
         start_sdk_import()
     from .config import load_settings
     from .core.key_helper import load_helper_key
@@ -142,7 +148,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if args.continue_ and args.resume:
         raise UsageError("use either --continue or --resume, not both")
     args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts
-    if args.prompt is None and not args.plain and not terminal():
+    if not args.headless and not args.plain and not terminal():
         print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
               "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
         return 1
@@ -150,14 +156,14 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-    }, trusted=trust.trusted)
-    if trust.notice and args.prompt is not None:
+    }, trusted=trust.trusted, extra=script_settings(args))
+    if trust.notice and args.headless:
         print(f"agentcli: {trust.notice}", file=sys.stderr)
     elif trust.notice:
         settings.notices.append(trust.notice)
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
-    if args.prompt is not None:
+    if args.headless:
         code = run_headless(args, settings, root)
         if leave_when_done:
             leave(code)
@@ -243,7 +249,7 @@ def settle_trust(args: argparse.Namespace, root: Path) -> "Outcome":
     """Whether the workspace's own settings may widen permissions: the front end asks the first time."""
     from .trust import settle
 
-    if args.prompt is not None:
+    if args.headless:
         return settle(root, flag=args.trust_workspace, headless=True)
     if args.plain:
         from .ui.plain.trust import ask_in_line_mode as ask
@@ -269,8 +275,11 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     from .core.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .core.workspace import Workspace
+    from .scripting import prepare_session, session_options
     from .ui.headless import make_headless_output, run_headless as run_prompt
 
+    if args.input_format == "stream-json":
+        return run_stream(args, settings, root)
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -286,9 +295,35 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     except MissingCredentials as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return 2
-    output = make_headless_output(args.output_format)
-    session = open_session(settings, Workspace.at(root), output, interactive=False, resume=args.resume,
-                           continue_=args.continue_)
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
+                                  budget=args.max_budget_usd)
+    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
+                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
+    prepare_session(session, args)
     sdk_imported()
     return asyncio.run(run_prompt(session, prompt, output))
+
+
+def run_stream(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
+    """--input-format stream-json: prompts and control requests as JSON lines on standard input."""
+    import asyncio
+
+    from .core.llm import MissingCredentials, resolve_credentials
+    from .core.session import open_session
+    from .scripting import prepare_session, session_options
+    from .ui.headless import make_headless_output
+    from .ui.stream_input import run_stream_input
+
+    try:
+        resolve_credentials()
+    except MissingCredentials as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 2
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
+                                  budget=args.max_budget_usd)
+    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
+                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
+    prepare_session(session, args)
+    sdk_imported()
+    return asyncio.run(run_stream_input(session, output))
 

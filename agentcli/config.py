@@ -227,6 +227,12 @@ def _read_claude(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    return from_claude_settings(data)
+
+
+def from_claude_settings(data: Any) -> dict[str, Any]:
+    """Claude Code settings (a parsed settings.json) as agentcli settings: the ``permissions``
+    allow/ask/deny rules, and ``defaultMode`` when it names an agentcli mode."""
     table = data.get("permissions") if isinstance(data, dict) else None
     if not isinstance(table, dict):
         return {}
@@ -261,8 +267,10 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
-                  trusted: bool = False) -> Settings:
-    """``trusted``: the user trusts this workspace, so its project files may widen permissions too."""
+                  trusted: bool = False, extra: list[tuple[dict[str, Any], str]] | None = None) -> Settings:
+    """``trusted``: the user trusts this workspace, so its project files may widen permissions too.
+    ``extra``: settings the command line gave in other forms (``--settings``, ``--allowedTools``), each
+    with where it came from; they apply like flags."""
     settings = Settings()
     user_file = paths.user_config_file()
     for own_file in (user_file, paths.workspace_config_file(root)):
@@ -279,6 +287,8 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
     if from_env:
         settings.merge(from_env, "environment")
+    for values, source in extra or []:
+        settings.merge(values, source)
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     if given:
         settings.merge(given, "command line")

@@ -105,6 +105,13 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawStreamEvent(Event):
+    """One event of the model's response stream as the API sent it (only when ``LLM.raw_events`` is on)."""
+
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
 class TextReset(Event):
     """The model call is being retried: drop the text streamed so far for this message."""
 
@@ -235,7 +242,7 @@ def _snake(name: str) -> str:
 
 
 def _register() -> None:
-    for cls in (UserMessage, TurnStarted, TextDelta, TextReset, AssistantMessage, ToolCallStarted,
+    for cls in (UserMessage, TurnStarted, TextDelta, RawStreamEvent, TextReset, AssistantMessage, ToolCallStarted,
                 ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
                 ApprovalRequested, Notice, Retrying, TurnFinished, Compacted, HistoryCleared):
         EVENT_TYPES[_snake(cls.__name__)] = cls

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
-from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset,
+from .events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
                      ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
@@ -135,6 +135,9 @@ class Agent:
             streamed = True
             self.emit(TextDelta, text=text)
 
+        def on_event(event: dict[str, Any]) -> None:
+            self.emit(RawStreamEvent, event=event)
+
         def on_retry(retrying: Retrying) -> None:
             nonlocal streamed
             if streamed:
@@ -147,7 +150,8 @@ class Agent:
             try:
                 reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
                                               on_text=on_text, on_retry=on_retry, model=self.model,
-                                              tool_choice=tool_choice, max_tokens=max_tokens)
+                                              tool_choice=tool_choice, max_tokens=max_tokens,
+                                              on_event=on_event if self.llm.raw_events else None)
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
                     raise
