@@ -78,10 +78,10 @@ def check_script_flags(args: argparse.Namespace) -> None:
     """Refuse combinations agentcli cannot honour; set ``args.headless``."""
     streaming_in = args.input_format == "stream-json"
     args.headless = args.prompt is not None or streaming_in
-    if streaming_in and args.prompt not in (None, "-"):
-        raise UsageError("--input-format stream-json reads the prompts from standard input; leave out -p's PROMPT")
     if streaming_in and args.output_format != "stream-json":
         raise UsageError("--input-format stream-json needs --output-format stream-json")
+    if streaming_in and args.prompt not in (None, "-"):
+        raise UsageError("--input-format stream-json reads the prompts from standard input; leave out -p's PROMPT")
     if args.headless and args.output_format == "stream-json" and not args.verbose:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
     if args.include_partial_messages and args.output_format != "stream-json":
@@ -240,6 +240,9 @@ def prepare_session(session: "Session", args: argparse.Namespace) -> None:
         session.main.system = args.system_prompt
     if args.append_system_prompt:
         session.main.system = f"{session.main.system}\n\n{args.append_system_prompt}"
+    if session.workspace.extra_dirs:
+        folders = ", ".join(str(d) for d in session.workspace.extra_dirs)
+        session.main.system += f"\n\nBesides the workspace, the tools may use these folders (absolute paths): {folders}"
     if args.tools is not None and (names := tool_names(args.tools)) is not None:
         session.main.tools = session.main.tools.only(names)
         session.subagents.tools = session.subagents.tools.only(names)

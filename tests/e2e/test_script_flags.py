@@ -1,0 +1,136 @@
+"""The flags a script written for `claude -p` passes, honoured by agentcli or refused with one sentence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_headless import agentcli
+from tests.fakes.anthropic_server import reply, text, tool_names, tool_result_text, tool_results, tool_use, tool_use_block
+
+
+def result_of(proc) -> dict:
+    assert proc.stdout.strip(), proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_system_prompt_replaces_and_append_adds(server, api_env, repo):
+    server.script(text("a"), text("b"))
+    agentcli("-p", "hi", "--system-prompt", "You only say a.", cwd=repo, env=api_env)
+    agentcli("-p", "hi", "--append-system-prompt", "Always end with b.", cwd=repo, env=api_env)
+    replaced, appended = (r["system"][0]["text"] for r in server.requests)
+    assert replaced == "You only say a."
+    assert appended.endswith("\n\nAlways end with b.") and len(appended) > 200  # agentcli's own prompt stays
+
+
+def test_allowed_tools_rules_let_matching_commands_run_and_no_others(server, api_env, repo):
+    server.script(reply(tool_use_block("bash", {"command": "git status --short"}),
+                        tool_use_block("bash", {"command": "touch ran.txt"})), text("Done."))
+    proc = agentcli("-p", "go", "--allowedTools", "Bash(git status:*),Read", cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    status, touch = tool_results(server.requests[1])
+    assert not status["is_error"] and touch["is_error"] and not (repo / "ran.txt").exists()
+
+
+def test_disallowed_tools_hold_even_in_bypass_mode(server, api_env, repo):
+    server.script(tool_use("read_file", {"path": "README.md"}), text("Could not."))
+    proc = agentcli("-p", "read it", "--disallowedTools", "Read", "--permission-mode", "bypassPermissions",
+                    cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    [result] = tool_results(server.requests[1])
+    assert result["is_error"] and "denied by the rule `Read`" in tool_result_text(result)
+
+
+def test_tools_chooses_what_the_model_is_offered(server, api_env, repo):
+    server.script(text("ok"), text("ok"))
+    agentcli("-p", "hi", "--tools", "Read,Grep", cwd=repo, env=api_env)
+    agentcli("-p", "hi", "--tools", "", cwd=repo, env=api_env)
+    assert tool_names(server.requests[0]) == ["read_file", "grep"]
+    assert tool_names(server.requests[1]) == []
+
+
+def test_max_budget_stops_the_run_once_the_cost_passes_it(server, api_env, repo):
+    server.script(*[tool_use("glob", {"pattern": "*.py"}) for _ in range(5)], text("never"))
+    proc = agentcli("-p", "go", "--max-budget-usd", "0.000001", "--output-format", "json", cwd=repo, env=api_env)
+    out = result_of(proc)
+    assert proc.returncode == 1
+    assert (out["subtype"], out["is_error"]) == ("error_max_budget_usd", True) and out["total_cost_usd"] > 0.000001
+    assert len(server.requests) == 1
+
+
+def test_session_id_names_the_new_session_once(server, api_env, repo):
+    server.script(text("one"))
+    proc = agentcli("-p", "hi", "--session-id", "my-run-1", "--output-format", "json", cwd=repo, env=api_env)
+    assert result_of(proc)["session_id"] == "my-run-1"
+    again = agentcli("-p", "hi", "--session-id", "my-run-1", cwd=repo, env=api_env)
+    assert again.returncode == 2 and "in use already" in again.stderr
+
+
+def test_settings_as_json_text_or_file(server, api_env, repo, tmp_path):
+    server.script(tool_use("bash", {"command": "touch ran.txt"}), text("no"))
+    inline = json.dumps({"permissions": {"deny": ["Bash"]}})
+    proc = agentcli("-p", "go", "--settings", inline, "--permission-mode", "bypassPermissions", cwd=repo,
+                    env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    assert tool_results(server.requests[1])[0]["is_error"] and not (repo / "ran.txt").exists()
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"model": "qwen3:8b"}))
+    server.script(text("local"))
+    assert agentcli("-p", "hi", "--settings", str(settings), cwd=repo, env=api_env).returncode == 0
+    assert server.requests[-1]["model"] == "qwen3:8b"
+
+
+def test_add_dir_lets_the_tools_use_another_folder_and_no_more(server, api_env, repo, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("shared notes\n")
+    server.script(reply(tool_use_block("read_file", {"path": str(other / "notes.txt")}),
+                        tool_use_block("write_file", {"path": str(other / "new.txt"), "content": "x\n"}),
+                        tool_use_block("write_file", {"path": str(tmp_path / "escape.txt"), "content": "x\n"})),
+                  text("Done."))
+    proc = agentcli("-p", "go", "--add-dir", str(other), "--permission-mode", "acceptEdits", cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    read, write, escape = tool_results(server.requests[1])
+    assert "shared notes" in tool_result_text(read) and not read["is_error"]
+    assert not write["is_error"] and (other / "new.txt").read_text() == "x\n"
+    assert escape["is_error"] and not (tmp_path / "escape.txt").exists()
+
+
+def test_stream_json_input_runs_every_message_read_before_the_end(server, api_env, repo):
+    server.script(text("First."), text("Second."))
+    lines = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": c}}) + "\n"
+                    for c in ("one", [{"type": "text", "text": "two"}]))
+    proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
+                    env=api_env, stdin=lines)
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in proc.stdout.splitlines() if json.loads(line)["type"] == "result"]
+    assert [r["result"] for r in results] == ["First.", "Second."]
+    assert results[0]["session_id"] == results[1]["session_id"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--thinking", "enabled"], "extended thinking"),
+    (["--mcp-config", '{"mcpServers": {"x": {"command": "y"}}}'], "MCP servers"),
+    (["--mcp-config", "{not json"], "not valid JSON"),
+    (["--mcp-config", "/no/such/file.json"], "cannot read"),
+    (["--tools", "Bash,WebSearch"], "no tool 'WebSearch'"),
+    (["--allowedTools", "WebFetch"], "no tool 'WebFetch'"),
+    (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env', 'hooks'"),
+    (["--add-dir", "/no/such/dir"], "no such directory"),
+    (["--max-budget-usd", "1", "--model", "qwen3:8b"], "price"),
+    (["--input-format", "stream-json", "--output-format", "json"], "needs --output-format stream-json"),
+    (["--include-partial-messages"], "stream-json only"),
+])
+def test_flags_agentcli_cannot_honour_are_usage_errors(server, api_env, repo, args, says):
+    proc = agentcli("-p", "hi", *args, cwd=repo, env=api_env)
+    assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert server.requests == []
+
+
+def test_headless_flags_outside_headless_are_usage_errors(repo):
+    proc = agentcli("--plain", "--system-prompt", "x", cwd=repo)
+    assert proc.returncode == 2 and "--system-prompt works with -p" in proc.stderr
