@@ -84,6 +84,8 @@ def check_script_flags(args: argparse.Namespace) -> None:
         raise UsageError("--input-format stream-json reads the prompts from standard input; leave out -p's PROMPT")
     if args.headless and args.output_format == "stream-json" and not args.verbose:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
+    if args.verbose and not (args.headless and args.output_format == "stream-json"):
+        raise UsageError("--verbose works with -p and --output-format stream-json only")
     if args.include_partial_messages and args.output_format != "stream-json":
         raise UsageError("--include-partial-messages works with --output-format stream-json only")
     headless_only = {"--system-prompt": args.system_prompt, "--append-system-prompt": args.append_system_prompt,

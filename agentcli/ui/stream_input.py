@@ -62,13 +62,14 @@ class Driver:
 
     def __init__(self, session: Session, output: HeadlessOutput) -> None:
         self.session, self.output = session, output
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()  # standard input, as it comes
         self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
         self.turn: asyncio.Task[Answer] | None = None
         self.ended_by: list[int] = []
         self.last: Answer | None = None
 
     async def run(self, stream: IO[str]) -> int:
-        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        lines = self.lines
         loop = asyncio.get_running_loop()
         threading.Thread(target=read_lines, args=(stream, loop, lines), name="stdin", daemon=True).start()
         self.output.attach(self.session)
@@ -90,8 +91,10 @@ class Driver:
         return exit_status(self.output, self.last or Answer("", "done"), self.ended_by)
 
     def on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: stop the running turn, read no more, and exit 128 + signum."""
         self.ended_by.append(signum)
         self.interrupt()
+        self.lines.put_nowait(EOF)
 
     def take(self, line: str) -> None:
         if not line.strip():

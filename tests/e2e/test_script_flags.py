@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
+import signal
+import subprocess
+import sys
+import threading
 
 import pytest
 
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import reply, text, tool_names, tool_result_text, tool_results, tool_use, tool_use_block
+from tests.waiting import DEADLINE, wait_until
 
 
 def result_of(proc) -> dict:
@@ -134,3 +139,27 @@ def test_flags_agentcli_cannot_honour_are_usage_errors(server, api_env, repo, ar
 def test_headless_flags_outside_headless_are_usage_errors(repo):
     proc = agentcli("--plain", "--system-prompt", "x", cwd=repo)
     assert proc.returncode == 2 and "--system-prompt works with -p" in proc.stderr
+
+
+def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, api_env, repo):
+    held = threading.Event()
+    server.script(text("never", gate=held), text("not asked"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--input-format", "stream-json",
+                             "--output-format", "stream-json", "--verbose"], cwd=repo, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for prompt in ("one", "two"):
+            proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": prompt}}) + "\n")
+        proc.stdin.flush()  # and stdin stays open: the signal, not the end of input, ends the run
+        wait_until(lambda: len(server.requests) == 1, "the first prompt's model call never started")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=DEADLINE)
+    finally:
+        held.set()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143 and "Traceback" not in err
+    results = [json.loads(line) for line in out.splitlines() if json.loads(line)["type"] == "result"]
+    assert [(r["is_error"], r["terminal_reason"]) for r in results] == [(True, "interrupted")]
+    assert len(server.requests) == 1
