@@ -94,14 +94,17 @@ def test_add_dir_lets_the_tools_use_another_folder_and_no_more(server, api_env, 
     (other / "notes.txt").write_text("shared notes\n")
     server.script(reply(tool_use_block("read_file", {"path": str(other / "notes.txt")}),
                         tool_use_block("write_file", {"path": str(other / "new.txt"), "content": "x\n"}),
-                        tool_use_block("write_file", {"path": str(tmp_path / "escape.txt"), "content": "x\n"})),
+                        tool_use_block("write_file", {"path": str(tmp_path / "escape.txt"), "content": "x\n"}),
+                        tool_use_block("write_file", {"path": str(other / ".git" / "config"), "content": "x\n"})),
                   text("Done."))
     proc = agentcli("-p", "go", "--add-dir", str(other), "--permission-mode", "acceptEdits", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
-    read, write, escape = tool_results(server.requests[1])
+    read, write, escape, protected = tool_results(server.requests[1])
     assert "shared notes" in tool_result_text(read) and not read["is_error"]
     assert not write["is_error"] and (other / "new.txt").read_text() == "x\n"
     assert escape["is_error"] and not (tmp_path / "escape.txt").exists()
+    assert protected["is_error"] and "protected" in tool_result_text(protected)  # as inside the workspace
+    assert not (other / ".git").exists()
 
 
 def test_stream_json_input_runs_every_message_read_before_the_end(server, api_env, repo):
