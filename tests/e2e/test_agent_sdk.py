@@ -12,7 +12,7 @@ from claude_agent_sdk import (AssistantMessage, ClaudeAgentOptions, ClaudeSDKCli
                               query)
 
 from tests.e2e.test_headless import delegation_script
-from tests.fakes.anthropic_server import message_text, text
+from tests.fakes.anthropic_server import message_text, text, tool_use
 from tests.waiting import until
 
 
@@ -79,11 +79,12 @@ async def test_client_holds_two_turns_and_an_interrupt_stops_a_running_one(serve
 
 async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes_on(server, api_env, repo,
                                                                                     cli_path):
-    server.script(text("Still here."))
+    server.script(tool_use("write_file", {"path": "notes.md", "content": "hi\n"}), text("Still here."))
     async with ClaudeSDKClient(options(cli_path, repo, api_env)) as client:
         with pytest.raises(Exception, match="get_context_usage"):
             await client.get_context_usage()
-        await client.set_permission_mode("acceptEdits")
-        await client.query("are you there?")
+        await client.set_permission_mode("acceptEdits")  # headless default mode would refuse the write
+        await client.query("are you there? write notes")
         reply = [m async for m in client.receive_response()]
     assert reply[-1].result == "Still here."
+    assert (repo / "notes.md").read_text() == "hi\n"

@@ -12,7 +12,8 @@ import threading
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import reply, text, tool_names, tool_result_text, tool_results, tool_use, tool_use_block
+from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_text, tool_results, tool_use,
+                                         tool_use_block)
 from tests.waiting import DEADLINE, wait_until
 
 
