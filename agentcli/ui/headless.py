@@ -29,7 +29,8 @@ class HeadlessOutput:
 
     When the reader goes away (`agentcli -p … | head -1`), writing stops quietly, the stream is
     pointed at /dev/null so nothing complains at exit, and ``run`` (the task of the run) is cancelled:
-    nobody reads what it would do. ``run`` is cancelled too when the cost passes ``budget`` (USD).
+    nobody reads what it would do. ``run`` is cancelled too when what this process spent passes
+    ``budget`` (USD).
     """
 
     def __init__(self, output_format: str, out: IO[str], err: IO[str], *, partial_messages: bool = False,
@@ -37,14 +38,13 @@ class HeadlessOutput:
         self.format, self.out, self.err = output_format, out, err
         self.partial_messages, self.budget = partial_messages, budget
         self.reader_gone = False
+        self.spent = 0.0  # USD, of the model calls of this process
         self.over_budget = False
         self.run: asyncio.Task[Any] | None = None
-        self.session: Session | None = None
         self.renderer: StreamJson | None = None
 
     def attach(self, session: Session) -> None:
-        """The session is open: from now on its events can be rendered, and its cost watched."""
-        self.session = session
+        """The session is open: from now on its events can be rendered."""
         if self.format == "stream-json":
             self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages)
         if self.format in ("stream-json", "events"):
@@ -58,8 +58,9 @@ class HeadlessOutput:
         if self.format != "events" and (isinstance(event, Retrying) or
                                         isinstance(event, Notice) and event.level in ("warning", "error")):
             self.write(self.err, f"agentcli: {event.text}\n")
-        if isinstance(event, UsageUpdated) and self.budget is not None and self.session is not None:
-            if (self.session.usage.cost or 0.0) > self.budget and not self.over_budget:
+        if isinstance(event, UsageUpdated):  # every model call, a running subagent's too
+            self.spent += event.usage.cost or 0.0
+            if self.budget is not None and self.spent > self.budget and not self.over_budget:
                 self.over_budget = True
                 if self.run is not None:
                     self.run.cancel()

@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_text, tool_results, tool_use,
+from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_names, tool_result_text, tool_results, tool_use,
                                          tool_use_block)
 from tests.waiting import DEADLINE, wait_until
 
@@ -64,6 +64,19 @@ def test_max_budget_stops_the_run_once_the_cost_passes_it(server, api_env, repo)
     assert proc.returncode == 1
     assert (out["subtype"], out["is_error"]) == ("error_max_budget_usd", True) and out["total_cost_usd"] > 0.000001
     assert len(server.requests) == 1
+
+
+def test_max_budget_counts_a_running_subagents_calls(server, api_env, repo):
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Look around", "prompt": "List the files."},
+                         usage={"input_tokens": 1000, "output_tokens": 10}),
+                text("never"))
+    server.when(lambda b: not offers_tool(b, "task"),
+                *[tool_use("glob", {"pattern": "*"}, usage={"input_tokens": 100_000, "output_tokens": 10})] * 5)
+    proc = agentcli("-p", "go", "--max-budget-usd", "0.1", "--output-format", "json", cwd=repo, env=api_env)
+    out = result_of(proc)
+    assert out["subtype"] == "error_max_budget_usd" and out["subagents"][0]["status"] != "done"
+    assert len(server.requests) == 2  # the main call, then the child's first: it passed the budget
 
 
 def test_session_id_names_the_new_session_once(server, api_env, repo):
