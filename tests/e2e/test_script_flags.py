@@ -180,3 +180,21 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
     results = [json.loads(line) for line in out.splitlines() if json.loads(line)["type"] == "result"]
     assert [(r["is_error"], r["terminal_reason"]) for r in results] == [(True, "interrupted")]
     assert len(server.requests) == 1
+
+
+def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server, api_env, repo):
+    server.script(text("Answered."))
+    lines = [{"type": "control_request", "request_id": "r1", "request": {"subtype": "initialize",
+                                                                          "hooks": {"PreToolUse": []}}},
+             {"type": "control_request", "request_id": "r2", "request": {"subtype": "rewind_files"}},
+             {"type": "control_request", "request_id": "r3", "request": {"subtype": "initialize", "hooks": None}},
+             {"type": "user", "message": {"role": "user", "content": "hi"}}]
+    proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
+                    env=api_env, stdin="".join(json.dumps(line) + "\n" for line in lines))
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    responses = {r["response"]["request_id"]: r["response"] for r in out if r["type"] == "control_response"}
+    assert responses["r1"]["subtype"] == "error" and "hooks" in responses["r1"]["error"]
+    assert responses["r2"]["subtype"] == "error" and "'rewind_files'" in responses["r2"]["error"]
+    assert responses["r3"]["subtype"] == "success"
+    assert out[-1]["type"] == "result" and out[-1]["result"] == "Answered."
