@@ -2,8 +2,8 @@
 ``stream-json`` lines (``system/init``, ``assistant``, ``user``, ``system`` task lines, ``stream_event``,
 ``result``), as ``claude -p --output-format stream-json --verbose`` prints them.
 
-Field sets follow Claude Code 2.1's output (``/work``'s reference sample, and what the
-``claude-agent-sdk`` parser requires). agentcli's own extras (``subagents``, ``tokens_kept_out``)
+Field sets follow Claude Code 2.1's output (a recorded run) and what the ``claude-agent-sdk``
+parser requires. agentcli's own extras (``subagents``, ``tokens_kept_out``)
 ride along as additional fields of the result.
 """
 
