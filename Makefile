@@ -14,7 +14,7 @@ APP_VENV = $(PREFIX)/share/agentcli/venv
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-binary claude-agent-sdk -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # Settings, permissions, the store (and through them asyncio and pathspec) are imported inside
 # run(), where they are needed: `agentcli --help` and usage errors stay quick.
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
 class UsageError(Exception):
@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
     p.add_argument("--demo", action="store_true",
                    help="try agentcli in a sample repository against a scripted stand-in model: no key, no network")
+    from .scripting import add_script_flags
+
+    add_script_flags(p)
     return p
 
 
@@ -170,7 +173,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
-    if args.prompt is not None:
+    from .scripting import check_script_flags, script_settings
+
+    check_script_flags(args)  # sets args.headless: -p, or prompts as JSON lines on standard input
+    if args.headless:
         start_sdk_import()
     from .config import load_settings
     from .core.key_helper import load_helper_key
@@ -181,7 +187,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if args.continue_ and args.resume:
         raise UsageError("use either --continue or --resume, not both")
     args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts
-    if args.prompt is None and not args.plain and not terminal():
+    if not args.headless and not args.plain and not terminal():
         print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
               "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
         return 1
@@ -194,14 +200,14 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
         "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
-    }, trusted=trust.trusted, mcp_config=args.mcp_config or ())
-    if trust.notice and args.prompt is not None:
+    }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args))
+    if trust.notice and args.headless:
         print(f"agentcli: {trust.notice}", file=sys.stderr)
     elif trust.notice:
         settings.notices.append(trust.notice)
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
-    if args.prompt is not None:
+    if args.headless:
         code = run_headless(args, settings, root)
         if leave_when_done:
             leave(code)
@@ -287,7 +293,7 @@ def settle_trust(args: argparse.Namespace, root: Path) -> "Outcome":
     """Whether the workspace's own settings may widen permissions: the front end asks the first time."""
     from .trust import settle
 
-    if args.prompt is not None:
+    if args.headless:
         return settle(root, flag=args.trust_workspace, headless=True)
     if args.plain:
         from .ui.plain.trust import ask_in_line_mode as ask
@@ -313,8 +319,11 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     from .core.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .core.workspace import Workspace
+    from .scripting import prepare_session, session_options
     from .ui.headless import make_headless_output, run_headless as run_prompt
 
+    if args.input_format == "stream-json":
+        return run_stream(args, settings, root)
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -330,9 +339,35 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     except MissingCredentials as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return 2
-    output = make_headless_output(args.output_format)
-    session = open_session(settings, Workspace.at(root), output, interactive=False, resume=args.resume,
-                           continue_=args.continue_)
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
+                                  budget=args.max_budget_usd)
+    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
+                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
+    prepare_session(session, args)
     sdk_imported()
     return asyncio.run(run_prompt(session, prompt, output))
+
+
+def run_stream(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
+    """--input-format stream-json: prompts and control requests as JSON lines on standard input."""
+    import asyncio
+
+    from .core.llm import MissingCredentials, resolve_credentials
+    from .core.session import open_session
+    from .scripting import prepare_session, session_options
+    from .ui.headless import make_headless_output
+    from .ui.stream_input import run_stream_input
+
+    try:
+        resolve_credentials()
+    except MissingCredentials as exc:
+        print(f"agentcli: {exc}", file=sys.stderr)
+        return 2
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
+                                  budget=args.max_budget_usd)
+    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
+                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
+    prepare_session(session, args)
+    sdk_imported()
+    return asyncio.run(run_stream_input(session, output))
 

@@ -254,6 +254,12 @@ def _read_claude(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
     except OSError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    return from_claude_settings(data)
+
+
+def from_claude_settings(data: Any) -> dict[str, Any]:
+    """Claude Code settings (a parsed settings.json) as agentcli settings: the ``permissions``
+    allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, and ``hooks``."""
     values: dict[str, Any] = {}
     if isinstance(data, dict) and data.get("hooks"):
         values["hooks"] = data["hooks"]
@@ -290,9 +296,12 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
-                  trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = ()) -> Settings:
+                  trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = (),
+                  extra: list[tuple[dict[str, Any], str]] | None = None) -> Settings:
     """``trusted``: the user trusts this workspace, so its project files may widen permissions and
-    its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``."""
+    its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``. ``extra``: settings
+    the command line gave in other forms (``--settings``, ``--allowedTools``), each with where it came
+    from; they apply like flags."""
     from .core.mcp.config import McpConfigError, load as load_mcp
 
     settings = Settings()
@@ -315,6 +324,8 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     from_env = {key: env[name] for name, key in ENV_SETTINGS.items() if env.get(name)}
     if from_env:
         settings.merge(from_env, "environment")
+    for values, source in extra or []:
+        settings.merge(values, source)
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     if given:
         settings.merge(given, "command line")

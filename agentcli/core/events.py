@@ -113,6 +113,13 @@ class ThinkingDelta(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RawStreamEvent(Event):
+    """One event of the model's response stream as the API sent it (only when ``LLM.raw_events`` is on)."""
+
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
 class TextReset(Event):
     """The model call is being retried: drop the text streamed so far for this message."""
 
@@ -278,8 +285,8 @@ def _snake(name: str) -> str:
 
 
 def _register() -> None:
-    for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, TextReset, AssistantMessage, ToolCallStarted,
-                ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
+    for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+                ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
                 SubagentResultDelivered, ApprovalRequested, Notice, Retrying, TurnFinished, Compacted,
                 HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls

@@ -12,6 +12,7 @@ import math
 import os
 import random
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -192,6 +193,8 @@ class LLM:
     thinking: str = "off"  # one of THINKING_MODES; sessions pass the setting ("auto" by default)
     thinking_budget: int = 0  # tokens for thinking "on"; 0: DEFAULT_THINKING_BUDGET
     thinking_refused: bool = False  # the server rejected thinking once: not sent again this session
+    raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
+    api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
     _can_count_tokens: bool = field(default=True, repr=False)
 
@@ -224,6 +227,7 @@ class LLM:
         model: str | None = None,
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelReply:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive, thinking to
         ``on_thinking``. A server that refuses thinking is asked again without it (``on_notice`` says so).
@@ -249,8 +253,9 @@ class LLM:
             params["thinking"] = thinking
         attempt = 0
         while True:
+            started = time.monotonic()
             try:
-                return await self._stream_once(params, model, on_text, on_thinking)
+                return await self._stream_once(params, model, on_text, on_thinking, on_event)
             except LLMError as exc:
                 if "thinking" in params and exc.status == 400 and "thinking" in str(exc).lower():
                     self.thinking_refused = True
@@ -265,6 +270,8 @@ class LLM:
                 await asyncio.sleep(delay)
                 if exc.partial is not None:  # the model goes on from the blocks that completed
                     return exc.partial
+            finally:
+                self.api_seconds += time.monotonic() - started
 
     def thinking_param(self, model: str, max_tokens: int) -> dict[str, Any] | None:
         """The request's ``thinking`` field for ``model``, or None for none."""
@@ -285,7 +292,8 @@ class LLM:
         return delay * random.uniform(0.75, 1.25)
 
     async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None],
-                           on_thinking: Callable[[str], None]) -> ModelReply:
+                           on_thinking: Callable[[str], None],
+                           on_event: Callable[[dict[str, Any]], None] | None = None) -> ModelReply:
         """One request. A reply counts only when complete: a stream that ends without
         ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
         LLMError whose ``partial`` holds the blocks that completed before it (if any)."""
@@ -308,6 +316,8 @@ class LLM:
                 async with asyncio.timeout(self.stall_timeout) as stall:
                     async for event in stream:
                         stall.reschedule(loop.time() + self.stall_timeout)
+                        if on_event is not None and event.type in RAW_EVENT_TYPES:
+                            on_event(raw_event(event))
                         if event.type == "text":
                             on_text(event.text)
                         elif event.type == "thinking":
@@ -396,6 +406,18 @@ class LLM:
         except Exception:  # Ollama and others: no such endpoint; estimate instead
             self._can_count_tokens = False
             return None
+
+
+# The events the API itself sends; the SDK's stream adds derived ones ("text", "input_json").
+RAW_EVENT_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                             "message_delta", "message_stop"})
+
+
+def raw_event(event: Any) -> dict[str, Any]:
+    """A stream event as the API sent it: without the snapshots the SDK's stream attaches."""
+    if event.type in ("content_block_stop", "message_stop"):
+        return {"type": event.type, **({"index": event.index} if event.type == "content_block_stop" else {})}
+    return event.model_dump(mode="json", exclude_none=True)
 
 
 def _usage(model: str, message: Any) -> Usage:

@@ -16,8 +16,9 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .content import append_user, has_tool_use, text_of
-from .events import (AssistantMessage, Event, Notice, Origin, Retrying, Status, TextDelta, TextReset, ThinkingDelta,
-                     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
+from .events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
+                     ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
+                     UserMessage)
 from .llm import LLM, LLMError, ModelReply
 from .tools import ToolOutcome, ToolRegistry
 from .tools.base import ToolContext
@@ -155,6 +156,9 @@ class Agent:
             streamed = True
             self.emit(ThinkingDelta, text=text)
 
+        def on_event(event: dict[str, Any]) -> None:
+            self.emit(RawStreamEvent, event=event)
+
         def on_retry(retrying: Retrying) -> None:
             nonlocal streamed
             if streamed:
@@ -168,8 +172,8 @@ class Agent:
                 reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
-                                              model=self.model,
-                                              tool_choice=tool_choice, max_tokens=max_tokens)
+                                              model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
+                                              on_event=on_event if self.llm.raw_events else None)
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
                     raise

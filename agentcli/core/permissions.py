@@ -242,8 +242,9 @@ class Permissions:
         if self.mode == "bypassPermissions":
             return ALLOW
         if kind == "edit" and target is not None:
-            why = protected(target.lexical.relative_to(root)) if root in target.lexical.parents else ""
-            why = why or protected(target.real.relative_to(root))
+            base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
+            why = protected(target.lexical.relative_to(base)) if base in target.lexical.parents else ""
+            why = why or protected(target.real.relative_to(base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self._find("ask", tool.name, matches)
@@ -252,7 +253,8 @@ class Permissions:
         if kind in _FREE[self.mode] or self._find("allow", tool.name, lambda r: matches(r, True)):
             return ALLOW
         if kind == "edit" and target is not None:
-            rel = target.real.relative_to(root).as_posix()
+            base = ctx.workspace.base_of(target.real) or root
+            rel = target.real.relative_to(root).as_posix() if base == root else str(target.real)
             return Decision("ask", rules=(tool.name,), allows=f"run with --permission-mode acceptEdits, or add "
                             f"the allow rule `{tool.name}({rel})` to {SETTINGS}")
         return Decision("ask", rules=(tool.name,),

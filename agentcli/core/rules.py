@@ -13,7 +13,7 @@ against depends on the tool:
 
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
 Claude Code's names work too: ``Read`` (read_file, grep, glob), ``Edit`` (edit_file,
-write_file), ``Write``, ``Bash``.
+write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "read": ("read_file", "grep", "glob"),
     "edit": ("edit_file", "write_file"),
     "write": ("write_file",),
+    "multiedit": ("edit_file",),
+    "ls": ("glob",),
+    "agent": ("task",),
 }
 
 def names_tool(name: str, tool: str) -> bool:

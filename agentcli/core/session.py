@@ -365,12 +365,12 @@ class Session:
 
 
 def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
-                 resume: str | None = None, continue_: bool = False) -> Session:
+                 resume: str | None = None, continue_: bool = False, session_id: str | None = None) -> Session:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
-    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume)
+    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id)
 
 
 def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:

@@ -64,10 +64,11 @@ class FileLedger:
 class Workspace:
     root: Path
     files: FileLedger = field(default_factory=FileLedger, compare=False, repr=False)
+    extra_dirs: tuple[Path, ...] = ()  # more folders the tools may use (--add-dir), resolved, confined alike
 
     @classmethod
-    def at(cls, root: str | os.PathLike[str]) -> "Workspace":
-        return cls(Path(root).resolve())
+    def at(cls, root: str | os.PathLike[str], extra_dirs: tuple[Path, ...] = ()) -> "Workspace":
+        return cls(Path(root).resolve(), extra_dirs=tuple(Path(d).resolve() for d in extra_dirs))
 
     def resolve(self, path: str) -> Path:
         """The real location of ``path`` (relative to the root, or absolute), symlinks resolved.
@@ -92,7 +93,12 @@ class Workspace:
         return p if p.is_absolute() else self.root / p
 
     def contains(self, resolved: Path) -> bool:
-        return resolved == self.root or self.root in resolved.parents
+        return self.base_of(resolved) is not None
+
+    def base_of(self, resolved: Path) -> Path | None:
+        """The root or added folder that holds ``resolved``; None when it lies outside them all."""
+        return next((base for base in (self.root, *self.extra_dirs)
+                     if resolved == base or base in resolved.parents), None)
 
     def relative(self, path: Path) -> str:
         """A path as the user would write it: relative to the root where possible."""

@@ -1,4 +1,4 @@
-"""Headless front end (-p): one prompt in, the answer out as text, JSON or a JSON event stream."""
+"""Headless front end (-p): one prompt in, the answer out as text, JSON, stream-json or the engine's events."""
 
 from __future__ import annotations
 
@@ -7,36 +7,62 @@ import json
 import os
 import signal
 import sys
-import time
+from dataclasses import dataclass
 from typing import IO, Any
 
-from ..core.events import Event, Notice, Retrying
+from ..core.events import Event, Notice, Retrying, UsageUpdated
 from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
+from .stream_json import Mark, StreamJson, init_message, result_message
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
 
 
 class HeadlessOutput:
-    """The sink for a headless run: writes stream-json lines, and notices to stderr.
+    """The sink for a headless run: writes the chosen format's lines, and notices to stderr.
+
+    ``events`` writes every engine event as it is (``Event.to_dict``); ``stream-json`` renders them in
+    Claude Code's shapes (``stream_json.StreamJson``, attached once the session is open).
 
     When the reader goes away (`agentcli -p … | head -1`), writing stops quietly, the stream is
     pointed at /dev/null so nothing complains at exit, and ``run`` (the task of the run) is cancelled:
-    nobody reads what it would do.
+    nobody reads what it would do. ``run`` is cancelled too when what this process spent passes
+    ``budget`` (USD).
     """
 
-    def __init__(self, output_format: str, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, output_format: str, out: IO[str], err: IO[str], *, partial_messages: bool = False,
+                 budget: float | None = None) -> None:
         self.format, self.out, self.err = output_format, out, err
+        self.partial_messages, self.budget = partial_messages, budget
         self.reader_gone = False
+        self.spent = 0.0  # USD, of the model calls of this process
+        self.over_budget = False
         self.run: asyncio.Task[Any] | None = None
+        self.renderer: StreamJson | None = None
+
+    def attach(self, session: Session) -> None:
+        """The session is open: from now on its events can be rendered."""
+        if self.format == "stream-json":
+            self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages)
+        if self.format in ("stream-json", "events"):
+            self.line(init_message(session))
 
     def __call__(self, event: Event) -> None:
-        if self.format == "stream-json":
+        if self.format == "events":
             self.line(event.to_dict())
-        elif isinstance(event, Retrying) or isinstance(event, Notice) and event.level in ("warning", "error"):
+        elif self.renderer is not None:
+            self.renderer(event)
+        if self.format != "events" and (isinstance(event, Retrying) or
+                                        isinstance(event, Notice) and event.level in ("warning", "error")):
             self.write(self.err, f"agentcli: {event.text}\n")
+        if isinstance(event, UsageUpdated):  # every model call, a running subagent's too
+            self.spent += event.usage.cost or 0.0
+            if self.budget is not None and self.spent > self.budget and not self.over_budget:
+                self.over_budget = True
+                if self.run is not None:
+                    self.run.cancel()
 
     def line(self, record: dict[str, Any]) -> None:
         self.write(self.out, json_line(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
@@ -57,48 +83,58 @@ class HeadlessOutput:
                 self.run.cancel()
 
 
-# Result subtypes, named as Claude Code's -p names them, so scripts written for it keep working.
-SUBTYPES = {"done": "success", "capped": "error_max_turns", "error": "error_during_execution",
-            "interrupted": "interrupted", "refused": "error_refusal"}
+@dataclass
+class Answer:
+    """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget)."""
+
+    text: str
+    status: str
+    reason: str = ""  # what stderr says in text mode
+
+    @property
+    def is_error(self) -> bool:
+        return self.status != "done"  # 0 only for a complete answer
 
 
-def summary(session: Session, result: str, is_error: bool, status: str, seconds: float) -> dict[str, Any]:
-    main = session.main
-    cost = session.usage.cost
-    return {
-        "type": "result",
-        "subtype": SUBTYPES.get(status, status),
-        "result": result,
-        "is_error": is_error,
-        "session_id": session.id,
-        "num_turns": main.turns,
-        "duration_ms": round(seconds * 1000),
-        "total_cost_usd": None if cost is None else round(cost, 6),
-        "model": main.model,
-        "usage": session.usage.to_dict(),
-        "main_usage": main.usage.to_dict(),
-        "tokens_kept_out": session.subagents.tokens_kept_out,
-        "subagents": [r.to_dict() for r in session.subagents.records.values()],
-    }
+async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
+    """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too."""
+    try:
+        run = await session.send(prompt)
+        run = await session.finish_background() or run  # background children, and the turn that reads them
+        reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
+        return Answer(run.text, run.status, reason)
+    except LLMError as exc:
+        return Answer(str(exc), "error", str(exc))
+    except asyncio.CancelledError:
+        text = session.main.last_text()
+        if output.over_budget:
+            return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
+        if ended_by:
+            return Answer(text, "interrupted", f"stopped by {signal.Signals(ended_by[0]).name}")
+        return Answer(text, "interrupted", "interrupted")
 
 
-MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's words in the init line
+def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer) -> None:
+    """What the format prints at the end of a prompt: the text, or the result object."""
+    if output.format == "text":
+        if result.text and result.status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
+            output.write(output.out, result.text.rstrip("\n") + "\n")
+        if result.reason:
+            output.write(output.err, f"agentcli: {result.reason}\n")
+    else:
+        output.line(result_message(session, mark, text=result.text, status=result.status,
+                                   is_error=result.is_error))
 
 
 async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:
     """Run one prompt to the end. Returns the process exit code."""
     await session.mcp.wait_started()  # the first request waits for them, so the init line lists their tools
-    if output.format == "stream-json":
-        output.line({"type": "system", "subtype": "init", "session_id": session.id, "model": session.main.model,
-                     "cwd": str(session.workspace.root), "tools": session.main.tools.names(),
-                     "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
-                                     for name, server in session.mcp.servers.items()],
-                     "permission_mode": session.permissions.mode})
+    output.attach(session)
     if output.reader_gone:  # gone before the start: nothing to do
         await session.aclose()
         return READER_GONE
     output.run = asyncio.current_task()
-    started = time.monotonic()
+    mark = Mark.of(session)
     ended_by: list[int] = []  # SIGTERM or SIGHUP: stop as an interrupt does, then exit 128 + signum
 
     def on_signal(signum: int) -> None:
@@ -108,33 +144,23 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
 
     with exit_signals(on_signal):  # also while closing: background shells are being stopped
         try:
-            run = await session.send(prompt)
-            run = await session.finish_background() or run  # background children, and the turn that reads them
-            text, status, is_error = run.text, run.status, run.status != "done"  # 0 only for a complete answer
-            reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
-        except LLMError as exc:
-            text, status, is_error, reason = str(exc), "error", True, str(exc)
-        except asyncio.CancelledError:
-            text, status, is_error, reason = session.main.last_text(), "interrupted", True, "interrupted"
-            if ended_by:
-                reason = f"stopped by {signal.Signals(ended_by[0]).name}"
+            result = await answer(session, prompt, output, ended_by)
         finally:
             output.run = None  # the run is over: a closed pipe from here on has nothing to stop
             await session.aclose()
-    if output.format == "text":
-        if text and status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
-            output.write(output.out, text.rstrip("\n") + "\n")
-    else:
-        output.line(summary(session, text, is_error, status, time.monotonic() - started))
-    if reason and output.format == "text":
-        output.write(output.err, f"agentcli: {reason}\n")
+    report(output, session, mark, result)
+    return exit_status(output, result, ended_by)
+
+
+def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int]) -> int:
     if output.reader_gone:
         return READER_GONE
     if ended_by:
         return exit_code(ended_by[0])
-    return 130 if status == "interrupted" else (1 if is_error else 0)
+    return 130 if result.status == "interrupted" else (1 if result.is_error else 0)
 
 
-def make_headless_output(output_format: str) -> HeadlessOutput:
-    return HeadlessOutput(output_format, sys.stdout, sys.stderr)
+def make_headless_output(output_format: str, *, partial_messages: bool = False,
+                         budget: float | None = None) -> HeadlessOutput:
+    return HeadlessOutput(output_format, sys.stdout, sys.stderr, partial_messages=partial_messages, budget=budget)
 

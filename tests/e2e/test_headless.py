@@ -77,9 +77,9 @@ def test_prompt_from_standard_input(server, api_env, repo):
     assert server.requests[0]["messages"][0]["content"][0]["text"] == "what is this repo?"
 
 
-def test_stream_json_starts_with_init_and_tags_child_events(server, api_env, repo):
+def test_events_stream_starts_with_init_and_tags_child_events(server, api_env, repo):
     delegation_script(server)
-    proc = agentcli("-p", "delegate it", "--output-format", "stream-json", cwd=repo, env=api_env)
+    proc = agentcli("-p", "delegate it", "--output-format", "events", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init" and lines[0]["session_id"]
@@ -146,7 +146,7 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
                   text("Done."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",
-                             "--permission-mode", "bypassPermissions"],
+                             "--verbose", "--permission-mode", "bypassPermissions"],
                             cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert json.loads(proc.stdout.readline())["subtype"] == "init"
     proc.stdout.close()  # what head does after its line
@@ -157,7 +157,7 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
     assert len(server.requests) <= 1 and not (repo / "ran.txt").exists()  # nobody reads on: it stopped
 
 
-@pytest.mark.parametrize("output_format, requests", [("text", 1), ("stream-json", 0)])
+@pytest.mark.parametrize("output_format, requests", [("text", 1), ("events", 0)])
 def test_output_nobody_reads_is_quiet(server, api_env, repo, output_format, requests):
     """`agentcli -p hi | true`: text is written at the end, so the run finishes; a stream stops at its first line."""
     server.script(text("Hello from the model."))

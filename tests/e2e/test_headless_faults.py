@@ -77,7 +77,7 @@ def test_a_refusal_is_not_success(server, api_env, repo):
     proc = agentcli("-p", "hi", "--output-format", "json", cwd=repo, env=api_env)
     assert proc.returncode == 1 and "declined to answer" in proc.stderr
     out = json.loads(proc.stdout)
-    assert out["is_error"] is True and out["subtype"] == "error_refusal"
+    assert out["is_error"] is True and (out["subtype"], out["terminal_reason"]) == ("error_during_execution", "refusal")
 
 
 PASSWORD = "s3cret-Pass-word"
@@ -93,7 +93,7 @@ def test_a_password_in_the_base_url_is_never_shown_or_stored(server, api_env, re
     url = server.base_url.replace("http://", f"http://me:{PASSWORD}@")
     server.script(error(500, "api_error", f"upstream {url}/v1/messages failed", headers={"retry-after": "0"}),
                   text("Hello."))
-    ok = agentcli("-p", "hi", "--output-format", "stream-json", cwd=repo, env={**api_env, "ANTHROPIC_BASE_URL": url})
+    ok = agentcli("-p", "hi", "--output-format", "events", cwd=repo, env={**api_env, "ANTHROPIC_BASE_URL": url})
     assert ok.returncode == 0, ok.stderr
     assert "me:***@" in ok.stderr + ok.stdout  # the notice names the URL, without its password
     dead = f"http://me:{PASSWORD}@127.0.0.1:{closed_port()}"

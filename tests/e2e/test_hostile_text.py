@@ -75,7 +75,7 @@ def test_headless_text_and_stream_json_print_escapes_visibly(server, api_env, re
     assert "\\x1b]52;c;ZWNobyBwd25lZA==\\a" in proc.stdout
 
     script_reading_the_file(server)
-    proc = run("-p", "again", "--output-format", "stream-json", cwd=repo, env=api_env)
+    proc = run("-p", "again", "--output-format", "events", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert_inert(proc.stdout)
     records = [json.loads(line) for line in proc.stdout.splitlines()]

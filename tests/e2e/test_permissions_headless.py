@@ -33,7 +33,7 @@ def outside(tmp_path_factory: pytest.TempPathFactory, repo: Path) -> Path:
 @pytest.mark.parametrize("mode", ["default", "acceptEdits"])
 def test_no_bash_and_no_writes_outside_headless(server, api_env, repo, outside, mode):
     server.script(reply(*escape_attempts(outside)), text("Tried."))
-    proc = agentcli("-p", "break out", "--permission-mode", mode, "--output-format", "stream-json",
+    proc = agentcli("-p", "break out", "--permission-mode", mode, "--output-format", "events",
                     cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert not (repo / "ran.txt").exists()
@@ -46,7 +46,7 @@ def test_no_bash_and_no_writes_outside_headless(server, api_env, repo, outside, 
     if mode == "default":
         assert inside["is_error"] and "--permission-mode acceptEdits" in tool_result_text(inside)
     assert all(r["is_error"] and "outside the workspace" in tool_result_text(r) for r in escapes)
-    # The same refusals reach the stream-json reader.
+    # The same refusals reach the reader of the event stream.
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     finished = [e for e in events if e["type"] == "tool_call_finished"]
     assert len(finished) == 7 and finished[0]["is_error"]
@@ -86,7 +86,7 @@ def test_a_bad_rule_is_one_sentence(repo, api_env):
 def test_the_api_key_is_in_no_file_log_or_error(server, api_env, repo, isolated_home):
     server.script(tool_use("bash", {"command": "env; echo key=$ANTHROPIC_API_KEY"}), text("Shown."))
     proc = agentcli("-p", "print the environment", "--permission-mode", "bypassPermissions",
-                    "--output-format", "stream-json", cwd=repo, env=api_env)
+                    "--output-format", "events", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert tool_result_text(tool_results(server.requests[1])[0]).rstrip().endswith("\nkey=")  # ran, saw no key
     # And a failing call: the error names the problem, never the key.

@@ -94,7 +94,7 @@ def test_round_trip_list_show_and_show_agent(server, api_env, repo):
     # --continue carries on in the same session, with the whole history.
     server.script(text("You asked about auth and the index view."))
     again = json_run("--continue", "-p", "What did I ask?", cwd=repo, env=api_env)
-    assert again["session_id"] == session_id and again["num_turns"] == 3
+    assert again["session_id"] == session_id and again["num_turns"] == 1  # this prompt's turns
     assert len(server.requests[-1]["messages"]) == 5 and last_user_text(server.requests[-1]) == "What did I ask?"
     assert [c["id"] for c in again["subagents"]] == ["sa-1", "sa-2"]
     server.assert_no_rejections()

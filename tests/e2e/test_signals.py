@@ -54,7 +54,7 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
             proc.kill()
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
-    assert json.loads(out)["subtype"] == "interrupted"
+    assert (json.loads(out)["subtype"], json.loads(out)["terminal_reason"]) == ("error_during_execution", "interrupted")
     wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
 
     [session_file] = [f for f in isolated_home.rglob("*.jsonl") if f.parent.name != "outputs"]

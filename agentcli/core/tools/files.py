@@ -152,8 +152,7 @@ def _open_dir(ctx: ToolContext, directory: Path, create: bool = False) -> int:
     ``directory`` is already resolved, so no component may be a symlink; following none means a
     link swapped in after resolve_path cannot lead the open (or a temporary file) outside.
     """
-    root = ctx.workspace.root
-    anchor = root if ctx.workspace.contains(directory) else Path(directory.anchor)  # approved outside paths
+    anchor = ctx.workspace.base_of(directory) or Path(directory.anchor)  # the root, an --add-dir, or approved
     fd = os.open(anchor, _DIR_FLAGS)
     try:
         for part in directory.relative_to(anchor).parts:

@@ -1,0 +1,233 @@
+"""The flags scripts written for ``claude -p`` pass, and what they mean in agentcli.
+
+Claude Code's tool names (``Bash``, ``Read``, ``Edit``, ``Write``, ``Grep``, ``Glob``, ``Task``/``Agent``)
+map to agentcli's, as agent files do. A flag agentcli cannot honour is a usage error, never ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .cli import UsageError
+
+if TYPE_CHECKING:
+    from .core.session import Session
+    from .core.workspace import Workspace
+
+# Claude Code's tool names in --tools, and the agentcli tools each stands for.
+TOOL_NAMES: dict[str, tuple[str, ...]] = {
+    "Read": ("read_file",), "Grep": ("grep",), "Glob": ("glob",), "LS": ("glob",),
+    "Bash": ("bash", "bash_output", "kill_bash"), "Edit": ("edit_file",), "MultiEdit": ("edit_file",),
+    "Write": ("write_file",), "Task": ("task",), "Agent": ("task",),
+}
+SETTINGS_KEYS = {"permissions", "model", "hooks", "$schema"}  # what agentcli understands of a --settings object
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def add_script_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                   help="stream-json: user messages (and the Agent SDK's control requests) as JSON lines on "
+                        "standard input; headless")
+    p.add_argument("--verbose", action="store_true", help="needed with --output-format stream-json, as in Claude Code")
+    p.add_argument("--include-partial-messages", action="store_true",
+                   help="stream-json: add the API's raw stream events as stream_event lines")
+    p.add_argument("--system-prompt", metavar="TEXT", help="replace agentcli's system prompt (headless)")
+    p.add_argument("--append-system-prompt", metavar="TEXT", help="add to agentcli's system prompt (headless)")
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
+                   metavar="RULES", help="allow rules such as 'Bash(git diff:*) Read', comma or space separated")
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[],
+                   metavar="RULES", help="deny rules, written like --allowedTools")
+    p.add_argument("--tools", metavar="NAMES", help="the tools the model gets: 'default', '' (none), or names "
+                                                   "such as 'Bash,Read' (headless)")
+    p.add_argument("--max-budget-usd", type=positive_amount, metavar="USD",
+                   help="stop with error_max_budget_usd once the cost passes this (headless)")
+    p.add_argument("--session-id", metavar="ID", help="the id of the new session (headless)")
+    p.add_argument("--settings", metavar="FILE_OR_JSON", help="Claude Code settings: a JSON file or a JSON string")
+    p.add_argument("--add-dir", action="extend", nargs="+", default=[], metavar="DIR",
+                   help="another directory the tools may use, confined like the workspace (headless)")
+    # --thinking, --max-thinking-tokens and --mcp-config are agentcli's own flags (cli.py).
+
+
+def positive_amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an amount in USD, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount above 0, got {text!r}")
+    return value
+
+
+def positive_whole(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def check_script_flags(args: argparse.Namespace) -> None:
+    """Refuse combinations agentcli cannot honour; set ``args.headless``."""
+    streaming_in = args.input_format == "stream-json"
+    args.headless = args.prompt is not None or streaming_in
+    if streaming_in and args.output_format != "stream-json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json")
+    if streaming_in and args.prompt not in (None, "-"):
+        raise UsageError("--input-format stream-json reads the prompts from standard input; leave out -p's PROMPT")
+    if args.headless and args.output_format == "stream-json" and not args.verbose:
+        raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
+    if args.verbose and not (args.headless and args.output_format == "stream-json"):
+        raise UsageError("--verbose works with -p and --output-format stream-json only")
+    if args.include_partial_messages and args.output_format != "stream-json":
+        raise UsageError("--include-partial-messages works with --output-format stream-json only")
+    headless_only = {"--system-prompt": args.system_prompt, "--append-system-prompt": args.append_system_prompt,
+                     "--tools": args.tools, "--max-budget-usd": args.max_budget_usd,
+                     "--session-id": args.session_id, "--add-dir": args.add_dir or None}
+    given = [flag for flag, value in headless_only.items() if value is not None]
+    if given and not args.headless:
+        raise UsageError(f"{given[0]} works with -p or --input-format stream-json")
+    if args.session_id is not None:
+        if not _SESSION_ID.fullmatch(args.session_id):
+            raise UsageError(f"--session-id must be letters, digits, '.', '_' or '-', not {args.session_id!r}")
+        if args.resume or args.continue_:
+            raise UsageError("--session-id names a new session; it cannot go with --resume or --continue")
+    for directory in args.add_dir:
+        if not Path(directory).expanduser().is_dir():
+            raise UsageError(f"--add-dir {directory}: no such directory")
+    if args.tools is not None:
+        tool_names(args.tools)  # fail early on a name agentcli does not have
+
+
+def read_json_option(value: str, flag: str) -> Any:
+    """A flag's value that is a JSON string or the path of a JSON file."""
+    text = value
+    if not value.lstrip().startswith(("{", "[")):
+        try:
+            text = Path(value).expanduser().read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{flag}: cannot read {value} ({exc.strerror or exc})") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: not valid JSON ({exc})") from None
+
+
+def split_rules(values: list[str]) -> list[str]:
+    """``Bash(git diff:*) Read,Edit`` as rules: split at commas and spaces outside parentheses."""
+    rules: list[str] = []
+    for value in values:
+        current, depth = "", 0
+        for char in value:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if char in ", \t\n" and depth == 0:
+                if current:
+                    rules.append(current)
+                current = ""
+            else:
+                current += char
+        if current:
+            rules.append(current)
+    return rules
+
+
+def checked_rules(values: list[str], flag: str) -> list[str]:
+    """Rules with Claude Code's tool names agentcli's rules do not know by name rewritten; a rule for a
+    tool agentcli does not have is a usage error."""
+    from .core.rules import ALIASES, Rule, RuleError
+    from .core.tools import default_tools
+
+    known = {tool.name for tool in default_tools()} | {"task"} | set(ALIASES)
+    out = []
+    for text in split_rules(values):
+        name, _, rest = text.partition("(")
+        if name in TOOL_NAMES and name.lower() not in known:
+            text = TOOL_NAMES[name][0] + (f"({rest}" if rest else "")
+        try:
+            rule = Rule.parse(text)
+        except RuleError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+        if not (set(rule.tools) & known) and not name.startswith("mcp__"):
+            raise UsageError(f"{flag}: agentcli has no tool {name!r}")
+        out.append(text)
+    return out
+
+
+def script_settings(args: argparse.Namespace) -> list[tuple[dict[str, Any], str]]:
+    """Settings the command line gives in Claude Code's forms: --settings, then the tool rule flags."""
+    from .config import from_claude_settings
+
+    found: list[tuple[dict[str, Any], str]] = []
+    if args.settings is not None:
+        data = read_json_option(args.settings, "--settings")
+        if not isinstance(data, dict):
+            raise UsageError("--settings must hold a JSON object, such as {\"permissions\": {\"allow\": [\"Read\"]}}")
+        unknown = sorted(set(data) - SETTINGS_KEYS)
+        if unknown:
+            raise UsageError(f"--settings: agentcli does not understand {', '.join(map(repr, unknown))} "
+                             f"(it reads {', '.join(sorted(SETTINGS_KEYS - {'$schema'}))})")
+        values = from_claude_settings(data)
+        if "model" in data:
+            values["model"] = data["model"]
+        found.append((values, "--settings"))
+    rules = {"allow": checked_rules(args.allowed_tools, "--allowedTools"),
+             "deny": checked_rules(args.disallowed_tools, "--disallowedTools")}
+    rules = {kind: listed for kind, listed in rules.items() if listed}
+    if rules:
+        found.append(({"permissions": rules}, "--allowedTools/--disallowedTools"))
+    return found
+
+
+def tool_names(value: str) -> list[str] | None:
+    """--tools as agentcli tool names; None for 'default' (every tool)."""
+    from .core.tools import default_tools
+
+    if value.strip() == "default":
+        return None
+    own = {tool.name for tool in default_tools()} | {"task"}
+    names: list[str] = []
+    for name in split_rules([value]):
+        if name in TOOL_NAMES:
+            names += TOOL_NAMES[name]
+        elif name in own:
+            names.append(name)
+        else:
+            raise UsageError(f"--tools: agentcli has no tool {name!r} (it has {', '.join(sorted(TOOL_NAMES))}, "
+                             "or its own names)")
+    return names
+
+
+@dataclass
+class SessionOptions:
+    workspace: "Workspace"
+
+
+def session_options(args: argparse.Namespace, root: Path, model: str) -> SessionOptions:
+    from .core.llm import price_for
+    from .core.store import project_dir
+    from .core.workspace import Workspace
+
+    if args.max_budget_usd is not None and price_for(model) is None:
+        raise UsageError(f"--max-budget-usd needs a model whose price agentcli knows; {model} "
+                         "has none, so its cost cannot be counted")
+    if args.session_id is not None and (project_dir(root.resolve()) / f"{args.session_id}.jsonl").exists():
+        raise UsageError(f"--session-id {args.session_id} is in use already; resume it with --resume")
+    extra = tuple(Path(d).expanduser().resolve() for d in args.add_dir)
+    return SessionOptions(Workspace.at(root, extra_dirs=extra))
+
+
+def prepare_session(session: "Session", args: argparse.Namespace) -> None:
+    """Apply what the flags change in an open session: its prompt, its tools, raw stream events."""
+    if args.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
+        session.main.system = args.system_prompt
+    if args.append_system_prompt:
+        session.main.system = f"{session.main.system}\n\n{args.append_system_prompt}"
+    if session.workspace.extra_dirs:
+        folders = ", ".join(str(d) for d in session.workspace.extra_dirs)
+        session.main.system += f"\n\nBesides the workspace, the tools may use these folders (absolute paths): {folders}"
+    if args.tools is not None and (names := tool_names(args.tools)) is not None:
+        session.main.tools = session.main.tools.only(names)
+        session.subagents.tools = session.subagents.tools.only(names)
+    session.llm.raw_events = args.include_partial_messages

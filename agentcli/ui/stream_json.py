@@ -1,0 +1,184 @@
+"""Claude Code's script shapes, rendered from the typed events: the ``json`` result object and the
+``stream-json`` lines (``system/init``, ``assistant``, ``user``, ``system`` task lines, ``stream_event``,
+``result``), as ``claude -p --output-format stream-json --verbose`` prints them.
+
+Field sets follow Claude Code 2.1's output (a recorded run) and what the ``claude-agent-sdk``
+parser requires. agentcli's own extras (``subagents``, ``tokens_kept_out``)
+ride along as additional fields of the result.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import __version__
+from ..core.events import (MAIN, AssistantMessage, Event, RawStreamEvent, SubagentFinished, SubagentStarted,
+                           ToolCallStarted, Usage, UsageUpdated, UserMessage)
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+
+# Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
+SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd"}
+TERMINAL_REASONS = {"done": "completed", "capped": "max_turns", "budget": "max_budget_usd",
+                    "interrupted": "interrupted", "refused": "refusal", "error": "error"}
+# A subagent's status as a task notification says it.
+TASK_STATUSES = {"done": "completed", "cancelled": "stopped", "interrupted": "stopped"}
+
+
+def api_usage(usage: Usage) -> dict[str, Any]:
+    """Token counts under the API's own field names."""
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+            "cache_creation_input_tokens": usage.cache_write_tokens,
+            "cache_read_input_tokens": usage.cache_read_tokens}
+
+
+def usage_since(now: Usage, before: Usage) -> Usage:
+    cost = None if now.cost is None else now.cost - (before.cost or 0.0)
+    return Usage(now.input_tokens - before.input_tokens, now.output_tokens - before.output_tokens,
+                 now.cache_read_tokens - before.cache_read_tokens, now.cache_write_tokens - before.cache_write_tokens,
+                 cost)
+
+
+@dataclass
+class Mark:
+    """Where the session stood when a prompt went in: a result reports what happened since."""
+
+    turns: int
+    usage: Usage
+    api_seconds: float
+    started: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def of(cls, session: "Session") -> "Mark":
+        return cls(session.main.turns, session.usage, session.llm.api_seconds)
+
+
+def result_message(session: "Session", mark: Mark, *, text: str, status: str, is_error: bool) -> dict[str, Any]:
+    """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
+    stream-json line of each turn)."""
+    usage = usage_since(session.usage, mark.usage)
+    subagents = [r.to_dict() for r in session.subagents.records.values()]
+    for child in subagents:
+        child["usage"] = api_usage(Usage.from_dict(child["usage"]))
+    return {
+        "type": "result",
+        "subtype": SUBTYPES.get(status, "error_during_execution"),
+        "is_error": is_error,
+        "duration_ms": round((time.monotonic() - mark.started) * 1000),
+        "duration_api_ms": round((session.llm.api_seconds - mark.api_seconds) * 1000),
+        "num_turns": session.main.turns - mark.turns,
+        "result": text,
+        "stop_reason": "end_turn" if status == "done" else None,
+        "session_id": session.id,
+        "total_cost_usd": round(usage.cost or 0.0, 6),
+        "usage": api_usage(usage),
+        "permission_denials": [],
+        "terminal_reason": TERMINAL_REASONS.get(status, status),
+        "uuid": str(uuid.uuid4()),
+        "model": session.main.model,
+        "tokens_kept_out": session.subagents.tokens_kept_out,
+        "subagents": subagents,
+    }
+
+
+MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's words in the init line
+
+
+def init_message(session: "Session") -> dict[str, Any]:
+    return {"type": "system", "subtype": "init", "cwd": str(session.workspace.root), "session_id": session.id,
+            "tools": session.main.tools.names(), "model": session.main.model,
+            "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
+                            for name, server in session.mcp.servers.items()],
+            "permissionMode": session.permissions.mode, "slash_commands": [], "apiKeySource": "none",
+            "agentcli_version": __version__, "output_style": "default",
+            "agents": sorted(session.subagents.agent_types), "uuid": str(uuid.uuid4())}
+
+
+@dataclass
+class Task:
+    """What a task line reports of one running subagent."""
+
+    tool_use_id: str | None
+    description: str
+    subagent_type: str
+    started: float = field(default_factory=time.monotonic)
+    tool_uses: int = 0
+    tokens: int = 0
+
+    def usage(self) -> dict[str, int]:
+        return {"total_tokens": self.tokens, "tool_uses": self.tool_uses,
+                "duration_ms": round((time.monotonic() - self.started) * 1000)}
+
+
+class StreamJson:
+    """Turns engine events into stream-json lines, handed to ``write``."""
+
+    def __init__(self, session: "Session", write: Callable[[dict[str, Any]], None], *,
+                 partial_messages: bool = False) -> None:
+        self.session, self.write, self.partial_messages = session, write, partial_messages
+        self.last_usage: dict[str, UsageUpdated] = {}
+        self.tasks: dict[str, Task] = {}
+
+    def common(self, event: Event) -> dict[str, Any]:
+        return {"parent_tool_use_id": event.parent_tool_use_id, "session_id": self.session.id,
+                "uuid": str(uuid.uuid4())}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, UsageUpdated):
+            self.last_usage[event.agent_id] = event
+            if event.agent_id in self.tasks:
+                self.tasks[event.agent_id].tokens += event.usage.total_tokens
+        elif isinstance(event, AssistantMessage):
+            self.assistant(event)
+        elif isinstance(event, UserMessage):
+            if event.origin != "user" or event.agent_id != MAIN:  # the prompt itself is not echoed
+                self.write({"type": "user", "message": {"role": "user", "content": event.content},
+                            **self.common(event)})
+        elif isinstance(event, RawStreamEvent):
+            if self.partial_messages:
+                self.write({"type": "stream_event", "event": event.event, **self.common(event)})
+        elif isinstance(event, SubagentStarted):
+            self.task_started(event)
+        elif isinstance(event, ToolCallStarted) and event.agent_id in self.tasks:
+            task = self.tasks[event.agent_id]
+            task.tool_uses += 1
+            self.write({"type": "system", "subtype": "task_progress", "task_id": event.agent_id,
+                        "tool_use_id": task.tool_use_id, "description": event.summary or event.name,
+                        "subagent_type": task.subagent_type, "usage": task.usage(), "last_tool_name": event.name,
+                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+        elif isinstance(event, SubagentFinished):
+            self.task_finished(event)
+
+    def assistant(self, event: AssistantMessage) -> None:
+        """One line per content block, as Claude Code prints them, each with the whole message's usage."""
+        used = self.last_usage.get(event.agent_id)
+        message_id = f"msg_{uuid.uuid4().hex[:24]}"
+        for block in event.content:
+            message = {"id": message_id, "type": "message", "role": "assistant",
+                       "model": used.model if used and used.model else self.session.main.model,
+                       "content": [block], "stop_reason": event.stop_reason, "stop_sequence": None,
+                       "usage": api_usage(used.usage if used else Usage())}
+            line = {"type": "assistant", "message": message, **self.common(event)}
+            if event.agent_id != MAIN:
+                line["agent_id"] = event.agent_id
+            self.write(line)
+
+    def task_started(self, event: SubagentStarted) -> None:
+        self.tasks[event.id] = Task(event.parent_tool_use_id, event.description, event.subagent_type)
+        self.write({"type": "system", "subtype": "task_started", "task_id": event.id,
+                    "tool_use_id": event.parent_tool_use_id, "description": event.description,
+                    "subagent_type": event.subagent_type, "task_type": "local_agent", "prompt": event.prompt,
+                    "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+
+    def task_finished(self, event: SubagentFinished) -> None:
+        task = self.tasks.pop(event.id, None) or Task(event.parent_tool_use_id, "", "")
+        store = self.session.store
+        self.write({"type": "system", "subtype": "task_notification", "task_id": event.id,
+                    "tool_use_id": event.parent_tool_use_id, "status": TASK_STATUSES.get(event.status, "failed"),
+                    "output_file": str(store.path_for(event.id)) if store else "",
+                    "summary": event.result, "usage": {**task.usage(), "total_tokens": event.usage.total_tokens},
+                    "agentcli_status": event.status, "uuid": str(uuid.uuid4()), "session_id": self.session.id})
