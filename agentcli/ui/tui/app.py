@@ -36,6 +36,7 @@ from .resume import SessionError, main_events, open_session
 from .screens.approval import ApprovalQueue
 from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
+from .sink import MergingSink
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
 from .widgets.prompt import PromptBar, PromptInput
@@ -74,6 +75,7 @@ class AgentApp(App[int]):
         self.subagents = self.view.subagents  # by id
         self.approvals = ApprovalQueue(self)
         self.first_paint_without_sdk: bool | None = None
+        self.sink = MergingSink(lambda event: self.post_message(EngineEvent(visible_event(event))))
         self._ctrl_c_armed = False
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
@@ -147,7 +149,7 @@ class AgentApp(App[int]):
         if self.opened is not None:
             self.opened.append(event)
         else:
-            self.post_message(EngineEvent(visible_event(event)))
+            self.sink(event)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
