@@ -13,6 +13,7 @@ from tests.fakes.anthropic_server import text
 
 from .common import BIN, REPO_ROOT, StandIn, api_env
 from .stats import Section
+from .bare_app import READY as BARE_READY
 from .terminal import Tmux
 
 TUI_READY = "ask about the code"  # the welcome line, drawn once the prompt has focus
@@ -66,22 +67,26 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
 
 
 def measure_tui(section: Section, ws: Path, runs: int) -> None:
-    ours, bare = [], []
+    """agentcli against two bare Textual apps: the 16-widget peer and the smallest (header, input, footer)."""
     with StandIn(responder=lambda body: text("Hello.")) as server, Tmux() as term:
         env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
-        agentcli = [str(BIN / "agentcli")]
-        peer = [sys.executable, "-m", "bench.bare_app"]
         peer_env = {**env, "PYTHONPATH": str(REPO_ROOT)}
-        _screen_time(term, agentcli, ws, env, TUI_READY)  # warm the page cache
-        _screen_time(term, peer, ws, peer_env, "bare textual app ready")
+        apps = [([str(BIN / "agentcli")], env, TUI_READY),
+                ([sys.executable, "-m", "bench.bare_app"], peer_env, BARE_READY),
+                ([sys.executable, "-m", "bench.bare_app", "--small"], peer_env, BARE_READY)]
+        times: list[list[float]] = [[] for _ in apps]
+        for argv, app_env, marker in apps:  # warm the page cache
+            _screen_time(term, argv, ws, app_env, marker)
         for i in range(runs):
-            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
-                if which == 0:
-                    ours.append(_screen_time(term, agentcli, ws, env, TUI_READY))
-                else:
-                    bare.append(_screen_time(term, peer, ws, peer_env, "bare textual app ready"))
-    section.compare("TUI: launch to first usable screen", ours, "bare Textual app", bare, digits=0,
+            for which in range(len(apps)):
+                which = (which + i) % len(apps)  # each app goes first in turn
+                argv, app_env, marker = apps[which]
+                times[which].append(_screen_time(term, argv, ws, app_env, marker))
+    ours, bare, small = times
+    section.compare("TUI: launch to first usable screen", ours, "bare Textual app (16 widgets)", bare, digits=0,
                     note="tmux 120×40, polled with capture-pane")
+    section.compare("… against the smallest app", ours, "header + input + footer", small, digits=0,
+                    note="tmux 120×40")
 
 
 def run(work: Path, runs: int = 5) -> Section:
@@ -97,7 +102,8 @@ def run(work: Path, runs: int = 5) -> Section:
         f"{runs} paired runs each after one warm-up. TUI: `agentcli` and `python -m bench.bare_app` (plain Textual "
         "widgets, the same widgets count as agentcli's first screen: 16) each started in a fresh detached tmux "
         "session; the time is from `tmux new-session` to the first `capture-pane` showing the app's ready text "
-        "(agentcli: its welcome line, drawn after the prompt takes focus). `-p`: from process launch to the "
+        "(agentcli: its welcome line, drawn after the prompt takes focus); the smallest peer, `python -m "
+        "bench.bare_app --small`, is a header, an input (its placeholder is the ready text) and a footer. `-p`: from process launch to the "
         "stand-in server receiving the request; the peer is a three-line script that imports `anthropic` and "
         "streams one request (as agentcli does), the floor for any Python agent on this SDK.")
     return section

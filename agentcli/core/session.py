@@ -6,7 +6,10 @@ transcript, from the stored records (``history.py``); new events append to the s
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+import asyncio
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable, Protocol, TypeVar
 
 from . import compaction
 from .agents import load_agent_types
@@ -24,6 +27,8 @@ from .tools.base import ToolContext
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
+
+T = TypeVar("T")
 
 __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session"]
 
@@ -85,7 +90,10 @@ class Session:
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None)
-        self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
+        # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
+        # the first model call (system_ready()).
+        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace))
+        self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         if resume is not None and self.store is not None:
             notices += self.restore()
@@ -141,8 +149,15 @@ class Session:
         except SessionError as exc:
             self.deliver(Notice(level="warning", text=str(exc)))
 
+    async def system_ready(self) -> None:
+        """Wait for the main agent's system prompt, built in a thread since the session opened."""
+        if self._system_prompt is not None:
+            self.main.system = await asyncio.wrap_future(self._system_prompt)
+            self._system_prompt = None
+
     async def send(self, text: str) -> RunResult:
         """Run the main agent on one user message."""
+        await self.system_ready()
         return await self.main.run(text)
 
     def clear(self) -> None:
@@ -153,6 +168,7 @@ class Session:
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
+        await self.system_ready()
         return await compaction.compact(self.main, focus, reason="asked for")
 
     def set_model(self, model: str) -> None:
@@ -189,3 +205,17 @@ def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | N
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume)
+
+
+def in_thread(work: Callable[[], T]) -> Future[T]:
+    """Start blocking ``work`` in a thread of its own now; its result, or its error, comes in the future."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # re-raised where the result is awaited
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="session-prep", daemon=True).start()
+    return future

@@ -6,14 +6,13 @@ with the same widget. Both are fed engine events, live or replayed.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
                              TextDelta, TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
@@ -23,6 +22,25 @@ from ....core.history import tool_call_started
 from ...format import seconds, tokens
 from ...view import Subagent
 from .tool_call import TaskEntry, ToolCallEntry
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from .answer import AssistantEntry
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AssistantEntry":  # imported on first use: see answer.py
+        from .answer import AssistantEntry
+
+        return AssistantEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def answer_entry(text: str = "") -> AssistantEntry:
+    from .answer import AssistantEntry
+
+    return AssistantEntry(text)
 
 
 def text_of(content: Any) -> str:
@@ -55,12 +73,6 @@ class UserEntry(Static):
 
     def __init__(self, text: str, label: str = "you") -> None:
         super().__init__(Content.assemble(Content.styled(f"{label} ", "bold $primary"), text.rstrip()))
-
-
-class AssistantEntry(Markdown):
-    DEFAULT_CSS = """
-    AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
-    """
 
 
 class NoticeEntry(Static):
@@ -178,9 +190,9 @@ class Conversation(VerticalScroll):
 
     async def write(self, text: str) -> None:
         if self._stream is None:
-            self._answer = AssistantEntry()
+            self._answer = answer_entry()
             await self.add(self._answer)
-            self._stream = Markdown.get_stream(self._answer)
+            self._stream = self._answer.get_stream(self._answer)
         await self._stream.write(text)
 
     async def end_answer(self) -> None:
@@ -208,7 +220,7 @@ class Conversation(VerticalScroll):
             streamed = self._stream is not None
             await self.end_answer()
             if not streamed and text_of(event.content).strip():
-                await self.add(AssistantEntry(text_of(event.content)))
+                await self.add(answer_entry(text_of(event.content)))
         elif isinstance(event, UserMessage):
             text = text_of(event.content)
             if event.origin == "engine":  # what the loop tells the model, not what the user said
@@ -312,7 +324,7 @@ class Conversation(VerticalScroll):
                 continue
             for block in as_blocks(content):
                 if block.get("type") == "text" and block.get("text", "").strip():
-                    await self.add(AssistantEntry(block["text"]))
+                    await self.add(answer_entry(block["text"]))
                 elif block.get("type") == "tool_use":
                     call = tool_call_started(block)
                     await self.start_tool(call)
