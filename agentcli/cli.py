@@ -131,8 +131,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
-    if args.prompt is not None:
-        start_sdk_import()
+    if args.prompt is not None or args.plain:  # line mode: the first Enter finds the SDK loaded
+        start_sdk_import(hold_gc=args.prompt is not None)
     from .config import load_settings
     from .core.key_helper import load_helper_key
     from .core.store import resume_target
@@ -146,6 +146,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
               "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
         return 1
+    if args.prompt is None and not args.plain:  # no collector passes over the TUI's startup objects: they
+        gc.disable()  # are frozen once the first screen is up (ui/tui/work.py startup_done)
     trust = settle_trust(args, root)
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
@@ -176,7 +178,7 @@ SDK_MODULES = ("anthropic", "httpcore2", "anyio._backends._asyncio")
 sdk_import: threading.Thread | None = None
 
 
-def start_sdk_import() -> None:
+def start_sdk_import(hold_gc: bool = True) -> None:
     """Headless: import the SDK (most of the time to the first request) while the settings, the
     session and the system prompt are prepared.
 
@@ -196,7 +198,8 @@ def start_sdk_import() -> None:
         except BaseException:  # the main thread's own import will say what is wrong
             pass
 
-    gc.disable()
+    if hold_gc:
+        gc.disable()
     sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
     sdk_import.start()
 

@@ -44,10 +44,10 @@ from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.tool_call import TaskEntry
-from .work import import_sdk, report
+from .work import import_sdk, report, startup_done
 
 
-RESUME_WIDGETS = 120  # messages and tool calls drawn when a session is resumed; the file keeps the rest
+RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 # Events after which the status bar's numbers change (a child's tool output counts as "kept out").
 STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished, Compacted)
 
@@ -55,6 +55,7 @@ STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinish
 class AgentApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "agentcli"
+    AUTO_FOCUS = "#prompt, ModalScreen *"  # the prompt first: a later move off the conversation restyles it all
     BINDINGS = [
         Binding("ctrl+c", "ctrl_c", "Interrupt, clear, or quit (press twice)", show=False, priority=True),
         Binding("escape", "interrupt", "Interrupt"),
@@ -115,6 +116,7 @@ class AgentApp(App[int]):
     def warm_up(self) -> None:
         """The first screen is up: now import the SDK in a thread, so the first answer starts fast."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
+        startup_done()
         self.run_worker(import_sdk, thread=True, group="warm-up")
 
     async def restore(self) -> None:

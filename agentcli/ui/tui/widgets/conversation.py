@@ -100,7 +100,7 @@ class PrunedMarker(Static):
     DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
 
     def __init__(self) -> None:
-        super().__init__("⋯ earlier messages are hidden here; the session keeps them all")
+        super().__init__("⋯ earlier messages are hidden here; scroll up to see them (the session keeps them all)")
 
 
 class Conversation(VerticalScroll):
@@ -123,6 +123,9 @@ class Conversation(VerticalScroll):
         self._answer: AssistantEntry | None = None
         self._batch: list[Widget] | None = None
         self._stream: MarkdownStream | None = None
+        self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
+        self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
+        self._earlier_limit = 0
         self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
@@ -184,6 +187,7 @@ class Conversation(VerticalScroll):
         self.tools.clear()
         self.tasks.clear()
         self.user_messages = 0
+        self._replayed, self._drawn_from = [], 0
         await self.remove_children()
 
     # -- streaming answers --
@@ -259,14 +263,24 @@ class Conversation(VerticalScroll):
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
 
-        With ``limit``, only the latest events that make about that many widgets are drawn.
+        With ``limit``, only the latest events that make about that many widgets are drawn; scrolling
+        to the top draws the next ``limit`` earlier ones (``load_earlier``).
         """
         events = list(events)
         if limit is not None:
             start = tail_start(events, limit)
             if start:
                 await self.mount(PrunedMarker())
+            self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
             events = events[start:]
+        pending = await self._rebuild(events)
+        await self.add(*self._batch_done())
+        if pending:  # the message being written right now
+            await self.write("".join(pending))
+
+    async def _rebuild(self, events: list[Event]) -> list[str]:
+        """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
+        text deltas of a message still being written at the end."""
         pending: list[str] = []
         self._batch = []
         try:
@@ -277,11 +291,42 @@ class Conversation(VerticalScroll):
                 if isinstance(event, (AssistantMessage, TextReset)):
                     pending.clear()
                 await self.apply(event)
-        finally:
-            batch, self._batch = self._batch, None
-            await self.add(*batch)
-        if pending:  # the message being written right now
-            await self.write("".join(pending))
+        except BaseException:
+            self._batch = None
+            raise
+        return pending
+
+    def _batch_done(self) -> list[Widget]:
+        batch, self._batch = self._batch or [], None
+        return batch
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 < old and self._drawn_from:
+            self.call_later(self.load_earlier)
+
+    async def load_earlier(self) -> None:
+        """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
+        end = self._drawn_from
+        if not end:
+            return
+        start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
+        await self._rebuild(self._replayed[start:end])
+        for event in self._replayed[end:]:  # calls started above the old top that finished below it
+            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
+                await self.finish_tool(event)
+        widgets = self._batch_done()
+        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
+        if widgets:
+            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        if not self._drawn_from:
+            self._replayed = []
+            await self.query(PrunedMarker).remove()
+
+        def keep_place() -> None:
+            self.scroll_to(y=sum(w.outer_size.height for w in widgets), animate=False, immediate=True)
+
+        self.call_after_refresh(keep_place)
 
     async def start_tool(self, event: ToolCallStarted) -> None:
         if event.name == "task":
