@@ -131,8 +131,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
-    if args.prompt is not None or args.plain:  # line mode: the first Enter finds the SDK loaded
-        start_sdk_import(hold_gc=args.prompt is not None)
+    if args.prompt is not None:
+        start_sdk_import()
     from .config import load_settings
     from .core.key_helper import load_helper_key
     from .core.store import resume_target
@@ -178,7 +178,7 @@ SDK_MODULES = ("anthropic", "httpcore2", "anyio._backends._asyncio")
 sdk_import: threading.Thread | None = None
 
 
-def start_sdk_import(hold_gc: bool = True) -> None:
+def start_sdk_import() -> None:
     """Headless: import the SDK (most of the time to the first request) while the settings, the
     session and the system prompt are prepared.
 
@@ -198,8 +198,7 @@ def start_sdk_import(hold_gc: bool = True) -> None:
         except BaseException:  # the main thread's own import will say what is wrong
             pass
 
-    if hold_gc:
-        gc.disable()
+    gc.disable()
     sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
     sdk_import.start()
 
