@@ -103,8 +103,8 @@ def run(work: Path, runs: int = 5) -> Section:
             else:
                 theirs.append(_run(server, claude, ws, claude_env))
                 ours.append(_run(server, agentcli, ws, env))
-    version = (binary.parent / "claude.version").read_text().strip() if (binary.parent / "claude.version").is_file() \
-        else "?"
+    stamp = binary.parent / "claude.version"  # "2.1.332 (Claude Code)"
+    version = stamp.read_text().split()[0] if stamp.is_file() and stamp.read_text().split() else "?"
     for k, name in enumerate(names):
         section.compare(f"agentcli {name}", [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs],
                         digits=0, note="the same stand-in server; a throwaway HOME for Claude Code")
