@@ -195,6 +195,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         from .demo import run_demo
 
         return run_demo(args, argv)
+    if not args.headless and not args.plain:  # no collector passes over the TUI's startup objects: they
+        gc.disable()  # are frozen once the first screen is up (ui/tui/work.py startup_done)
     trust = settle_trust(args, root)
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,

@@ -22,11 +22,12 @@ from .common import REPO_ROOT
 from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
-NAMES = ("startup", "search", "stream", "session", "loop", "delegation", "parallel")
+NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
-    from . import bigrepo, delegation, long_render, loop_overhead, parallel, render, search, startup
+    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, parallel, render, search, startup,
+                   transcript)
 
     big: list[bigrepo.BigRepo] = []
 
@@ -40,9 +41,11 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "search": ("Search tools", lambda: search.run(big_repo())),
         "stream": ("Streaming render", lambda: render.run_stream(work)),
         "session": ("500-turn session", lambda: long_render.run(work)),
+        "transcript": ("Transcript", lambda: transcript.run(work)),
         "loop": ("Loop overhead", lambda: loop_overhead.run(work)),
         "delegation": ("Delegation savings", lambda: delegation.run(big_repo())),
         "parallel": ("Parallel subagents", lambda: parallel.run(work)),
+        "claude": ("Claude Code", lambda: claude_code.run(work)),
     }
 
 

@@ -1,13 +1,16 @@
-"""The peer for TUI startup: a bare Textual app with the same widgets count as agentcli's first screen
+"""The peers for TUI startup: a bare Textual app with the same widgets count as agentcli's first screen
 (16: a conversation, a hidden side panel, a prompt with its completion list, a status line, a footer
-with four keys). ``python -m bench.bare_app`` runs it; it draws READY once it is up."""
+with four keys), and the smallest app a user would call usable (a header, an input and a footer).
+``python -m bench.bare_app [--small]`` runs one; it draws READY once it is up."""
 
 from __future__ import annotations
+
+import sys
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets import Footer, Header, Input, OptionList, Static, TextArea
 
 READY = "bare textual app ready: type below"
 
@@ -42,5 +45,17 @@ class BareApp(App[None]):
         pass
 
 
+class SmallestApp(App[None]):
+    """A header, an input and a footer: what any chat app has before anything else."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder=READY)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+
 if __name__ == "__main__":
-    BareApp().run()
+    (SmallestApp if "--small" in sys.argv[1:] else BareApp)().run()

@@ -14,6 +14,7 @@ from tests.fakes.anthropic_server import text
 
 from .common import BIN, REPO_ROOT, StandIn, api_env
 from .stats import Section
+from .bare_app import READY as BARE_READY
 from .terminal import Tmux
 
 TUI_READY = "ask about the code"  # the welcome line, drawn once the prompt has focus
@@ -28,14 +29,17 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> flo
     return (time.perf_counter() - started) * 1000
 
 
-def _first_request(server: StandIn, argv: list[str], cwd: Path) -> float:
-    """Launch to the moment the server received the first request (its own clock), in ms."""
+def _first_request(server: StandIn, argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Launch to the moment the server received the first request, and the last answer's end to the
+    process exit (both on the server's clock, this process's monotonic one), in ms."""
     server.reset()
     started = time.monotonic()
     subprocess.run(argv, cwd=cwd, env=api_env(server), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    check=True, timeout=60)
+    exited = time.monotonic()
     server.assert_no_rejections()
-    return (min(start for _, start, _ in server.timeline) - started) * 1000
+    timeline = server.timeline
+    return (min(start for _, start, _ in timeline) - started) * 1000, (exited - max(end for _, _, end in timeline)) * 1000
 
 
 def _screen_time(term: Tmux, argv: list[str], cwd: Path, env: dict[str, str], marker: str) -> float:
@@ -62,27 +66,77 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         for _ in range(runs):
             ours.append(_first_request(server, [str(BIN / "agentcli"), "-p", "hi"], ws))
             bare.append(_first_request(server, [sys.executable, "-c", BARE_SDK], ws))
-    section.compare("agentcli -p: launch to first request", ours, "bare SDK script", bare, digits=0,
-                    note="arrival time on the server's clock")
+    section.compare("agentcli -p: launch to first request", [o[0] for o in ours], "bare SDK script",
+                    [b[0] for b in bare], digits=0, note="arrival time on the server's clock")
+    section.compare("agentcli -p: final answer to exit", [o[1] for o in ours], "bare SDK script",
+                    [b[1] for b in bare], digits=0, note="target ≤ 100 ms; from the server's last byte to the "
+                    "process's exit")
 
 
 def measure_tui(section: Section, ws: Path, runs: int) -> None:
-    ours, bare = [], []
+    """agentcli against two bare Textual apps: the 16-widget peer and the smallest (header, input, footer)."""
     with StandIn(responder=lambda body: text("Hello.")) as server, Tmux() as term:
         env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
-        agentcli = [str(BIN / "agentcli")]
-        peer = [sys.executable, "-m", "bench.bare_app"]
         peer_env = {**env, "PYTHONPATH": str(REPO_ROOT)}
-        _screen_time(term, agentcli, ws, env, TUI_READY)  # warm the page cache
-        _screen_time(term, peer, ws, peer_env, "bare textual app ready")
+        apps = [([str(BIN / "agentcli")], env, TUI_READY),
+                ([sys.executable, "-m", "bench.bare_app"], peer_env, BARE_READY),
+                ([sys.executable, "-m", "bench.bare_app", "--small"], peer_env, BARE_READY)]
+        times: list[list[float]] = [[] for _ in apps]
+        for argv, app_env, marker in apps:  # warm the page cache
+            _screen_time(term, argv, ws, app_env, marker)
         for i in range(runs):
-            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
-                if which == 0:
-                    ours.append(_screen_time(term, agentcli, ws, env, TUI_READY))
-                else:
-                    bare.append(_screen_time(term, peer, ws, peer_env, "bare textual app ready"))
-    section.compare("TUI: launch to first usable screen", ours, "bare Textual app", bare, digits=0,
+            for which in range(len(apps)):
+                which = (which + i) % len(apps)  # each app goes first in turn
+                argv, app_env, marker = apps[which]
+                times[which].append(_screen_time(term, argv, ws, app_env, marker))
+    ours, bare, small = times
+    section.compare("TUI: launch to first usable screen", ours, "bare Textual app (16 widgets)", bare, digits=0,
                     note="tmux 120×40, polled with capture-pane")
+    section.compare("… against the smallest app", ours, "header + input + footer", small, digits=0,
+                    note="tmux 120×40")
+
+
+PLAIN_READY = "ctrl+d quits"  # the end of line mode's banner; its prompt follows
+
+
+def _enter_to_request(server: StandIn, term: Tmux, argv: list[str], cwd: Path, env: dict[str, str],
+                      marker: str) -> float:
+    """Start a front end, type a message as soon as it is ready, and time Enter → the request's arrival."""
+    server.reset()
+    name, _ = term.launch(argv, cwd, env)
+    try:
+        term.wait_for(name, marker)
+        term.tmux("send-keys", "-t", name, "-l", "hi")
+        pressed = time.monotonic()
+        term.tmux("send-keys", "-t", name, "Enter")
+        deadline = pressed + 60
+        while not server.timeline and time.monotonic() < deadline:  # an entry once the answer is sent
+            time.sleep(0.002)
+        if not server.timeline:
+            raise TimeoutError(f"no answered request within 60 s of Enter; the screen was:\n{term.screen(name)}")
+        return (min(start for _, start, _ in server.timeline) - pressed) * 1000
+    finally:
+        term.kill(name)
+
+
+def measure_first_message(section: Section, ws: Path, runs: int) -> None:
+    """Enter → first request in line mode against the TUI, each typed as soon as its prompt shows."""
+    ours, tui = [], []
+    with StandIn(responder=lambda body: text("Hello.")) as server, Tmux() as term:
+        env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
+        plain = ([str(BIN / "agentcli"), "--plain"], PLAIN_READY)
+        full = ([str(BIN / "agentcli")], TUI_READY)
+        try:
+            _enter_to_request(server, term, plain[0], ws, env, plain[1])  # warm the page cache
+            for i in range(runs):
+                for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+                    argv, marker = (plain, full)[which]
+                    (ours if which == 0 else tui).append(_enter_to_request(server, term, argv, ws, env, marker))
+        except TimeoutError as exc:  # the other startup rows stand; this one says what went wrong
+            section.not_measured("line mode: Enter to first request", str(exc).splitlines()[0])
+            return
+    section.compare("line mode: Enter to first request", ours, "the TUI", tui, digits=0,
+                    note="typed as soon as the prompt shows; target ≤ 1.2×")
 
 
 def mcp_config(ws: Path, servers: int = 3) -> Path:
@@ -122,11 +176,13 @@ def run(work: Path, runs: int = 5) -> Section:
     measure_tui_mcp(section, ws, runs)
     measure_version(section, ws, runs)
     measure_headless(section, ws, runs)
+    measure_first_message(section, ws, runs)
     section.notes.append(
         f"{runs} paired runs each after one warm-up. TUI: `agentcli` and `python -m bench.bare_app` (plain Textual "
         "widgets, the same widgets count as agentcli's first screen: 16) each started in a fresh detached tmux "
         "session; the time is from `tmux new-session` to the first `capture-pane` showing the app's ready text "
-        "(agentcli: its welcome line, drawn after the prompt takes focus). `-p`: from process launch to the "
+        "(agentcli: its welcome line, drawn after the prompt takes focus); the smallest peer, `python -m "
+        "bench.bare_app --small`, is a header, an input (its placeholder is the ready text) and a footer. `-p`: from process launch to the "
         "stand-in server receiving the request; the peer is a three-line script that imports `anthropic` and "
         "streams one request (as agentcli does), the floor for any Python agent on this SDK. MCP: the same TUI "
         "launch with `--mcp-config` naming three stdio servers (tests/fakes/mcp_server.py), which start in the "

@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 LISTS = ("deny", "ask", "allow")  # checked in this order
 
@@ -116,12 +118,14 @@ def _command_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(body + (r"(?: .*)?" if optional_tail else ""), re.DOTALL)
 
 
-_SPECS: dict[str, pathspec.GitIgnoreSpec] = {}
+_SPECS: dict[str, "pathspec.GitIgnoreSpec"] = {}
 
 
-def _path_spec(pattern: str) -> pathspec.GitIgnoreSpec:
+def _path_spec(pattern: str) -> "pathspec.GitIgnoreSpec":
     spec = _SPECS.get(pattern)
     if spec is None:
+        import pathspec  # on the first path rule checked: startup does without it
+
         spec = _SPECS[pattern] = pathspec.GitIgnoreSpec.from_lines([pattern])
     return spec
 

@@ -7,7 +7,9 @@ transcript, from the stored records (``history.py``); new events append to the s
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Protocol
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable, Protocol, TypeVar
 
 from . import compaction, images, worktrees
 from .agents import AgentType, load_agent_types
@@ -37,6 +39,8 @@ from .tools.shell import command_env
 from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
+
+T = TypeVar("T")
 
 __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
@@ -135,7 +139,10 @@ class Session:
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
                           hooks=self.hooks)
-        self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system=main_system_prompt(workspace),
+        # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
+        # the first model call (system_ready()).
+        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace))
+        self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         if resume is not None and self.store is not None:
@@ -218,6 +225,7 @@ class Session:
         images of the workspace the message names go with it. A UserPromptSubmit hook may block the message
         or add context to it. Headless, the first message waits for the MCP servers to start (each at most
         ``mcp_startup_timeout``); a front end with a user goes on without them."""
+        await self.system_ready()
         if self.interactive:
             self.mcp.start()
         else:
@@ -308,6 +316,7 @@ class Session:
         main agent is idle); None when none is waiting."""
         if not self.subagents.pending:
             return None
+        await self.system_ready()
         return await self.main.run(None)
 
     async def finish_background(self) -> RunResult | None:
@@ -319,6 +328,12 @@ class Session:
             last = await self.read_results() or last
         return last
 
+    async def system_ready(self) -> None:
+        """Wait for the main agent's system prompt, built in a thread since the session opened."""
+        if self._system_prompt is not None:
+            self.main.system = await asyncio.wrap_future(self._system_prompt)
+            self._system_prompt = None
+
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
@@ -327,6 +342,7 @@ class Session:
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
+        await self.system_ready()
         return await compaction.compact(self.main, focus, reason="asked for")
 
     def set_model(self, model: str) -> None:
@@ -379,3 +395,17 @@ def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:
 
     for remote in server.tools:
         tools.add(McpTool(server, remote))
+
+
+def in_thread(work: Callable[[], T]) -> Future[T]:
+    """Start blocking ``work`` in a thread of its own now; its result, or its error, comes in the future."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # re-raised where the result is awaited
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="session-prep", daemon=True).start()
+    return future

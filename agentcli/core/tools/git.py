@@ -23,6 +23,7 @@ the workspace. The snapshot runs before the user has approved anything. So:
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -127,11 +128,10 @@ def _checkout_of(root: Path, git_dir: Path) -> Path | None:
 
 
 def is_git_repo(root: Path) -> bool:
-    """Whether ``root`` lies in a git work tree (one the tools refuse counts: they say why)."""
-    try:
-        return find_repository(root) is not None
-    except UnsafeRepository:
-        return True
+    """Whether ``root`` or a folder above it has a ``.git``: a look at the disk, no git process, so
+    startup stays quick. The tools find the repository on use, and say why when they refuse one."""
+    start = root.resolve()
+    return any(os.path.lexists(folder / ".git") for folder in (start, *start.parents))
 
 
 def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:

@@ -14,6 +14,7 @@ import io
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
 
@@ -97,11 +98,15 @@ class PlainApp:
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
         self.results_due = False  # a background child finished: read its result in a turn when idle
         self.draft = ""  # what the user had typed when a background result ended the prompt
+        self.sdk_import: threading.Thread | None = None  # started by run(); the first message waits for it
 
     # -- the loop ----------------------------------------------------------------------------
 
     async def run(self) -> int:
         self.main_task = asyncio.current_task()
+        if "anthropic" not in sys.modules:  # import the SDK while the user types, not on the first Enter
+            self.sdk_import = threading.Thread(target=_import_sdk, name="sdk-import", daemon=True)
+            self.sdk_import.start()
         self.banner()
         self.recap()
         self.session.start_servers()
@@ -129,7 +134,7 @@ class PlainApp:
                         if not await run_command(self, text.strip()):
                             break
                     else:
-                        await self.run_turn(self.session.send(text))
+                        await self.run_turn(self.send(text))
             except asyncio.CancelledError:
                 if not self.ended_by:
                     raise
@@ -140,6 +145,13 @@ class PlainApp:
             return exit_code(self.ended_by[0])
         self.goodbye()
         return 0
+
+    async def send(self, text: str) -> Any:
+        """One user message; the first waits for the SDK import, off the event loop (the spinner runs)."""
+        if self.sdk_import is not None:
+            await asyncio.to_thread(self.sdk_import.join)
+            self.sdk_import = None
+        return await self.session.send(text)
 
     def end_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: interrupt the turn as ctrl+c does, then leave (from the prompt at once)."""
@@ -456,6 +468,13 @@ def _file_history() -> History:
     path = history_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     return FileHistory(str(path))
+
+
+def _import_sdk() -> None:
+    try:
+        import anthropic  # noqa: F401
+    except BaseException:  # the first request imports it again and says what is wrong
+        pass
 
 
 def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None) -> int:

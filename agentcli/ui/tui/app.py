@@ -37,6 +37,7 @@ from .screens import approval
 from .screens.no_key import NoKeyScreen
 from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
+from .sink import MergingSink
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation, text_of
 from .widgets.prompt import PromptBar, PromptInput
@@ -44,10 +45,10 @@ from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.working import WorkingLine
-from .work import import_sdk, report
+from .work import import_sdk, report, startup_done
 
 
-RESUME_WIDGETS = 120  # messages and tool calls drawn when a session is resumed; the file keeps the rest
+RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 # Events after which the status bar's numbers change (a child's tool output counts as "kept out").
 STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished, Compacted)
 
@@ -55,6 +56,7 @@ STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinish
 class AgentApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "agentcli"
+    AUTO_FOCUS = "#prompt, ModalScreen *"  # the prompt first: a later move off the conversation restyles it all
     BINDINGS = [
         Binding("ctrl+c", "ctrl_c", "Interrupt, clear, or quit (press twice)", show=False, priority=True),
         Binding("escape", "interrupt", "Interrupt"),
@@ -77,6 +79,7 @@ class AgentApp(App[int]):
         self.switch_to: str | None = None  # a session picked with /resume: run_tui opens it next
         self.subagents = self.view.subagents  # by id
         self.first_paint_without_sdk: bool | None = None
+        self.sink = MergingSink(lambda event: self.post_message(EngineEvent(visible_event(event))))
         self.ctrl_c_armed = False  # a first ctrl+c on an empty input: the second quits
         self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
         self._work: Any = None
@@ -122,6 +125,7 @@ class AgentApp(App[int]):
     def warm_up(self) -> None:
         """The first screen is up: now import the SDK in a thread, so the first answer starts fast."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
+        startup_done()
         self.run_worker(import_sdk, thread=True, group="warm-up")
         self.session.start_servers()
 
@@ -157,7 +161,7 @@ class AgentApp(App[int]):
         if self.opened is not None:
             self.opened.append(event)
         else:
-            self.post_message(EngineEvent(visible_event(event)))
+            self.sink(event)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event

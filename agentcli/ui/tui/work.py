@@ -6,6 +6,7 @@ Workers touch no widget: they post a ``TurnEnded`` message and the app's handler
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any, Callable, Coroutine
 
 from ...core.session import LLMError, MissingCredentials
@@ -34,3 +35,10 @@ async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[Turn
 
 def import_sdk() -> None:
     import anthropic  # noqa: F401
+
+
+def startup_done() -> None:
+    """The first screen is up: freeze what startup made (never scanned again) and collect garbage again."""
+    if not gc.isenabled():  # the command line turned it off for startup
+        gc.freeze()
+        gc.enable()

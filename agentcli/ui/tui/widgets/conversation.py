@@ -6,14 +6,13 @@ with the same widget. Both are fed engine events, live or replayed.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
                              SubagentResultDelivered, SubagentStarted, TextDelta, TextReset, ThinkingDelta,
@@ -24,6 +23,25 @@ from ...format import seconds, tokens
 from ...view import Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from .answer import AssistantEntry
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AssistantEntry":  # imported on first use: see answer.py
+        from .answer import AssistantEntry
+
+        return AssistantEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def answer_entry(text: str = "") -> AssistantEntry:
+    from .answer import AssistantEntry
+
+    return AssistantEntry(text)
 
 
 def text_of(content: Any) -> str:
@@ -58,12 +76,6 @@ class UserEntry(Static):
         super().__init__(Content.assemble(Content.styled(f"{label} ", "bold $primary"), text.rstrip()))
 
 
-class AssistantEntry(Markdown):
-    DEFAULT_CSS = """
-    AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
-    """
-
-
 class NoticeEntry(Static):
     DEFAULT_CSS = """
     NoticeEntry {
@@ -89,7 +101,7 @@ class PrunedMarker(Static):
     DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
 
     def __init__(self) -> None:
-        super().__init__("⋯ earlier messages are hidden here; the session keeps them all")
+        super().__init__("⋯ earlier messages are hidden here; scroll up to see them (the session keeps them all)")
 
 
 class Conversation(VerticalScroll):
@@ -114,6 +126,9 @@ class Conversation(VerticalScroll):
         self._thinking: ThinkingEntry | None = None  # the thinking streaming now
         self._batch: list[Widget] | None = None
         self._stream: MarkdownStream | None = None
+        self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
+        self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
+        self._earlier_limit = 0
         self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
@@ -176,15 +191,16 @@ class Conversation(VerticalScroll):
         self.tools.clear()
         self.tasks.clear()
         self.user_messages = 0
+        self._replayed, self._drawn_from = [], 0
         await self.remove_children()
 
     # -- streaming answers --
 
     async def write(self, text: str) -> None:
         if self._stream is None:
-            self._answer = AssistantEntry()
+            self._answer = answer_entry()
             await self.add(self._answer)
-            self._stream = Markdown.get_stream(self._answer)
+            self._stream = self._answer.get_stream(self._answer)
         await self._stream.write(text)
 
     async def end_answer(self) -> None:
@@ -230,7 +246,7 @@ class Conversation(VerticalScroll):
             if not thought and thinking_of(event.content):  # replayed: the message holds the thinking
                 await self.add(ThinkingEntry(thinking_of(event.content), done=True))
             if not streamed and text_of(event.content).strip():
-                await self.add(AssistantEntry(text_of(event.content)))
+                await self.add(answer_entry(text_of(event.content)))
         elif isinstance(event, UserMessage):
             text = text_of(event.content)
             if event.origin == "engine":  # what the loop tells the model, not what the user said
@@ -277,14 +293,24 @@ class Conversation(VerticalScroll):
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
 
-        With ``limit``, only the latest events that make about that many widgets are drawn.
+        With ``limit``, only the latest events that make about that many widgets are drawn; scrolling
+        to the top draws the next ``limit`` earlier ones (``load_earlier``).
         """
         events = list(events)
         if limit is not None:
             start = tail_start(events, limit)
             if start:
                 await self.mount(PrunedMarker())
+            self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
             events = events[start:]
+        pending = await self._rebuild(events)
+        await self.add(*self._batch_done())
+        if pending:  # the message being written right now
+            await self.write("".join(pending))
+
+    async def _rebuild(self, events: list[Event]) -> list[str]:
+        """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
+        text deltas of a message still being written at the end."""
         pending: list[str] = []
         self._batch = []
         try:
@@ -295,11 +321,42 @@ class Conversation(VerticalScroll):
                 if isinstance(event, (AssistantMessage, TextReset)):
                     pending.clear()
                 await self.apply(event)
-        finally:
-            batch, self._batch = self._batch, None
-            await self.add(*batch)
-        if pending:  # the message being written right now
-            await self.write("".join(pending))
+        except BaseException:
+            self._batch = None
+            raise
+        return pending
+
+    def _batch_done(self) -> list[Widget]:
+        batch, self._batch = self._batch or [], None
+        return batch
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 < old and self._drawn_from:
+            self.call_later(self.load_earlier)
+
+    async def load_earlier(self) -> None:
+        """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
+        end = self._drawn_from
+        if not end:
+            return
+        start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
+        await self._rebuild(self._replayed[start:end])
+        for event in self._replayed[end:]:  # calls started above the old top that finished below it
+            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
+                await self.finish_tool(event)
+        widgets = self._batch_done()
+        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
+        if widgets:
+            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        if not self._drawn_from:
+            self._replayed = []
+            await self.query(PrunedMarker).remove()
+
+        def keep_place() -> None:
+            self.scroll_to(y=sum(w.outer_size.height for w in widgets), animate=False, immediate=True)
+
+        self.call_after_refresh(keep_place)
 
     async def start_tool(self, event: ToolCallStarted) -> None:
         if event.name == "task":
@@ -344,7 +401,7 @@ class Conversation(VerticalScroll):
                 continue
             for block in as_blocks(content):
                 if block.get("type") == "text" and block.get("text", "").strip():
-                    await self.add(AssistantEntry(block["text"]))
+                    await self.add(answer_entry(block["text"]))
                 elif block.get("type") == "tool_use":
                     call = call_started(block)
                     await self.start_tool(call)

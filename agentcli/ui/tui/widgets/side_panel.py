@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.visual import VisualType
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from ...format import bar, seconds, tokens
@@ -76,6 +76,8 @@ class SubagentEntry(Collapsible):
                              classes="entry-about")
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
+        from textual.widgets import Markdown  # on the first subagent: startup does without markdown-it
+
         self._result = Markdown("", classes="-pending")
         self._shown_result = ""
         self.state = state

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from ....core.events import ToolCallFinished, ToolCallStarted
 from ...format import seconds, tokens
@@ -91,6 +91,8 @@ class TaskEntry(Vertical):
         self.subagent_type = str(event.input.get("subagent_type") or "general-purpose") \
             if isinstance(event.input, dict) else "general-purpose"
         self._title = TaskTitle(self._line(None, 0.0))
+        from textual.widgets import Markdown  # on the first task call: startup does without markdown-it
+
         self._result = Markdown("", classes="-pending")
 
     def compose(self) -> ComposeResult:
@@ -122,4 +124,4 @@ class TaskEntry(Vertical):
         if self._result.is_mounted:
             await self._result.update(text)
         else:  # replayed before being mounted
-            self._result = Markdown(text)
+            self._result = type(self._result)(text)

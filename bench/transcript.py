@@ -1,0 +1,127 @@
+"""Opening a subagent's transcript (ctrl+o): a finished 3-turn child that read about 17k tokens of
+tool output, headless under ``App.run_test()``, against a bare Textual screen showing the same text
+in plain ``Static`` widgets."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+
+from agentcli.config import Settings
+from agentcli.core.events import (AssistantMessage, SubagentFinished, SubagentStarted, ToolCallFinished,
+                                  ToolCallStarted, TurnStarted, Usage, UserMessage)
+from agentcli.core.llm import LLM, Credentials
+
+from .common import API_KEY
+from .stats import Section
+
+SIZE = (120, 40)
+CHILD = "sa-1"
+OUTPUT_LINES = 600  # per tool call, about 5.7k tokens each: three make the child's 17k
+
+
+def _output(n: int) -> str:
+    return "\n".join(f"src/pkg_{n}/module_{i}.py:{i * 7}:    def handler_{i}(request, *args, **kwargs):  # match"
+                     for i in range(OUTPUT_LINES))
+
+
+def child_events() -> list[Any]:
+    events: list[Any] = [SubagentStarted(id=CHILD, subagent_type="explore", description="Find the handlers",
+                                         prompt="Find every request handler.", max_turns=30, agent_id=CHILD,
+                                         parent_tool_use_id="toolu_task")]
+    events.append(UserMessage(content=[{"type": "text", "text": "Find every request handler."}], agent_id=CHILD))
+    for turn in range(1, 4):
+        events.append(TurnStarted(turn=turn, max_turns=30, agent_id=CHILD))
+        if turn < 3:
+            call = f"toolu_{turn}"
+            events.append(ToolCallStarted(id=call, name="grep", input={"pattern": "def handler_"},
+                                          summary="def handler_", agent_id=CHILD))
+            events.append(ToolCallFinished(id=call, name="grep", output=_output(turn), is_error=False, seconds=0.1,
+                                           agent_id=CHILD))
+        else:
+            events.append(AssistantMessage(content=[{"type": "text", "text": "The handlers are in src/pkg_1."}],
+                                           agent_id=CHILD))
+    events.append(SubagentFinished(id=CHILD, status="done", result="The handlers are in src/pkg_1.", turns=3,
+                                   usage=Usage(input_tokens=17_000, output_tokens=300), seconds=4.0, agent_id=CHILD))
+    return events
+
+
+class BareTranscript(Screen[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("Find every request handler.")
+            for turn in (1, 2):
+                yield Static(f"grep def handler_\n{_output(turn)}")
+            yield Static("The handlers are in src/pkg_1.")
+
+
+class BareApp(App[None]):
+    pass
+
+
+async def _open(app: App[Any], push: Any) -> float:
+    started = time.perf_counter()
+    await push()
+    await app.wait_for_refresh()
+    return (time.perf_counter() - started) * 1000
+
+
+async def _ours(root: Path) -> float:
+    from agentcli.ui.tui.app import make_app
+
+    llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
+    app = make_app(Settings(), root, llm=llm)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for event in child_events():
+            app.view.apply(event, 0.0)
+
+        async def push() -> None:
+            app.open_transcript(CHILD)
+            await pilot.pause()
+
+        took = await _open(app, push)
+        if "The handlers are in src/pkg_1." not in "\n".join(str(w.render()) for w in app.screen.query(Static)) \
+                and not app.screen.query("AssistantEntry"):
+            raise RuntimeError("the transcript does not show the child's answer")
+    await llm.client().close()
+    return took
+
+
+async def _bare() -> float:
+    app = BareApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+
+        async def push() -> None:
+            await app.push_screen(BareTranscript())
+            await pilot.pause()
+
+        return await _open(app, push)
+
+
+def run(work: Path, runs: int = 5) -> Section:
+    section = Section("Transcript")
+    root = work / "transcript-ws"
+    root.mkdir(parents=True, exist_ok=True)
+    ours, bare = [], []
+    for i in range(runs):
+        first, second = (_ours(root), _bare()) if i % 2 == 0 else (_bare(), _ours(root))
+        a, b = asyncio.run(first), asyncio.run(second)
+        ours.append(a if i % 2 == 0 else b)
+        bare.append(b if i % 2 == 0 else a)
+    section.compare("open a 3-turn, 17k-token child's transcript", ours, "bare Screen of Statics", bare, digits=0,
+                    note="from ctrl+o's action to the first repaint of the screen")
+    section.notes.append(
+        "A finished child (3 turns: two `grep` calls of 600 result lines each, about 17k tokens in all, and "
+        "its answer) is folded into the app's view model; the clock runs from `open_transcript` to the repaint "
+        f"after the screen is mounted, `App.run_test()` headless at 120×40. The peer pushes a screen holding the "
+        f"same text in plain `Static` widgets. {runs} paired runs, order alternated.")
+    return section
