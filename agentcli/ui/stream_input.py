@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import IO, Any
 
-from ..core.permissions import MODES
+from ..core.session import MODES
 from ..core.session import Session
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report
 from .signals import exit_signals
