@@ -221,12 +221,13 @@ def session_options(args: argparse.Namespace, root: Path, model: str) -> Session
 def prepare_session(session: "Session", args: argparse.Namespace) -> None:
     """Apply what the flags change in an open session: its prompt, its tools, raw stream events."""
     if args.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
-        session.main.system = args.system_prompt
+        session.change_system(lambda system: args.system_prompt)
     if args.append_system_prompt:
-        session.main.system = f"{session.main.system}\n\n{args.append_system_prompt}"
+        session.change_system(lambda system: f"{system}\n\n{args.append_system_prompt}")
     if session.workspace.extra_dirs:
         folders = ", ".join(str(d) for d in session.workspace.extra_dirs)
-        session.main.system += f"\n\nBesides the workspace, the tools may use these folders (absolute paths): {folders}"
+        session.change_system(lambda system: f"{system}\n\nBesides the workspace, the tools may use these folders "
+                                             f"(absolute paths): {folders}")
     if args.tools is not None and (names := tool_names(args.tools)) is not None:
         session.main.tools = session.main.tools.only(names)
         session.subagents.tools = session.subagents.tools.only(names)

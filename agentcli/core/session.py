@@ -142,6 +142,7 @@ class Session:
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace))
+        self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
@@ -331,8 +332,17 @@ class Session:
     async def system_ready(self) -> None:
         """Wait for the main agent's system prompt, built in a thread since the session opened."""
         if self._system_prompt is not None:
-            self.main.system = await asyncio.wrap_future(self._system_prompt)
-            self._system_prompt = None
+            system = await asyncio.wrap_future(self._system_prompt)
+            for change in self.system_changes:
+                system = change(system)
+            self.main.system, self._system_prompt = system, None
+
+    def change_system(self, change: Callable[[str], str]) -> None:
+        """Change the main agent's system prompt (-p's --system-prompt and friends), once it is built."""
+        if self._system_prompt is None:
+            self.main.system = change(self.main.system)
+        else:
+            self.system_changes.append(change)
 
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""

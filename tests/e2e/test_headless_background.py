@@ -29,7 +29,8 @@ def test_p_waits_for_a_child_that_finishes_after_the_main_turn_ended(server, api
                 text("Auth is handled in src/app/auth.py:9 (from sa-1)."))
     server.when(lambda b: not is_main(b), text("handle_auth is at src/app/auth.py:9.", gate=main_ended,
                                                gate_timeout=120))
-    proc = agentcli("-p", "Find auth in the background", "--output-format", "stream-json", cwd=repo, env=api_env)
+    proc = agentcli("-p", "Find auth in the background", "--output-format", "stream-json", "--verbose", cwd=repo,
+                    env=api_env)
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     results = [line for line in lines if line["type"] == "result"]

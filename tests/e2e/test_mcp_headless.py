@@ -67,7 +67,7 @@ def test_mcp_config_needs_no_trust_a_failed_server_is_reported_and_calls_go_thro
     config = json.dumps({"mcpServers": {"mine": server_spec("--touch", str(pid_file)),
                                         "gone": {"command": "/nonexistent/mcp-server"}}})
     proc = agentcli("-p", "add", "--mcp-config", config, "--permission-mode", "bypassPermissions",
-                    "--output-format", "stream-json", cwd=repo, env=api_env)
+                    "--output-format", "stream-json", "--verbose", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     [init] = [line for line in map(json.loads, proc.stdout.splitlines()) if line.get("subtype") == "init"]
     assert init["mcp_servers"] == [{"name": "mine", "status": "connected"}, {"name": "gone", "status": "failed"}]

@@ -134,13 +134,12 @@ def test_stream_json_input_runs_every_message_read_before_the_end(server, api_en
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--thinking", "enabled"], "extended thinking"),
-    (["--mcp-config", '{"mcpServers": {"x": {"command": "y"}}}'], "MCP servers"),
-    (["--mcp-config", "{not json"], "not valid JSON"),
-    (["--mcp-config", "/no/such/file.json"], "cannot read"),
+    (["--thinking", "sometimes"], "Unknown thinking mode 'sometimes'"),
+    (["--mcp-config", "{not json"], "the inline JSON is not valid"),
+    (["--mcp-config", "/no/such/file.json"], "is neither a file nor a JSON object"),
     (["--tools", "Bash,WebSearch"], "no tool 'WebSearch'"),
     (["--allowedTools", "WebFetch"], "no tool 'WebFetch'"),
-    (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env', 'hooks'"),
+    (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env'"),
     (["--add-dir", "/no/such/dir"], "no such directory"),
     (["--max-budget-usd", "1", "--model", "qwen3:8b"], "price"),
     (["--input-format", "stream-json", "--output-format", "json"], "needs --output-format stream-json"),
