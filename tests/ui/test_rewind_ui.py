@@ -7,7 +7,7 @@ import json
 from agentcli.ui.tui.screens.rewind import RewindScreen
 from tests.fakes.anthropic_server import last_user_text, text, tool_use
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode fixture)
-from tests.ui.test_tui_support import SIZE, answer, until
+from tests.ui.test_tui_support import SIZE, answer, shown, until
 
 
 def edits_readme(server) -> None:
@@ -31,6 +31,7 @@ async def test_esc_esc_on_an_empty_input_opens_rewind_and_both_restores_files_an
         await until(pilot, lambda: (repo / "README.md").read_text() == original, "the file restored")
         await until(pilot, lambda: app.prompt.text == "edit the readme", "the prompt back in the input")
         assert "edit the readme" not in str(app.session.main.messages)
+        await until(pilot, lambda: "back to just before prompt 2" in shown(app.conversation), "the rewind line")
         assert "hello" in str(app.session.main.messages)
 
 

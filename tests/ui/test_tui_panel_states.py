@@ -217,4 +217,5 @@ async def test_context_bars_in_cost_and_the_panel_header(server, tui):
         assert "1.2k" in report.split("with subagents")[1].splitlines()[0]  # the main context: 1,200 tokens
         assert "41.2k" in report.split("without subagents")[1].splitlines()[0]  # plus the child's 40,000
         bars = app.query_one("#panel-context", Static)
-        assert bars.display and "41.2k" in bars.content.plain and "1.2k" in bars.content.plain
+        shown = bars.render().plain
+        assert bars.display and "41.2k" in shown and "1.2k" in shown

@@ -14,9 +14,9 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, SubagentFinished,
-                             SubagentResultDelivered, SubagentStarted, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
+from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
+                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
 from ....core.content import as_blocks, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -284,6 +284,9 @@ class Conversation(VerticalScroll):
             why = f" ({event.reason})" if event.reason else ""
             await self.add_notice(f"── compacted {event.messages_summarized} older messages into a summary{why}: "
                                   f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+        elif isinstance(event, Rewound):
+            await self.add_notice(f"── /rewind: back to just before prompt {event.to_prompt}; the model does not see "
+                                  "what came after it")
         elif isinstance(event, HistoryCleared) and self._batch is None:  # live: /clear empties the view
             await self.clear()
             await self.add_notice("Started a fresh conversation; the session file keeps the old one.")

@@ -133,6 +133,19 @@ class SubagentEntry(Collapsible):
             await self._result.update(state.result)
 
 
+class ContextBars(Static):
+    """The panel header's two bars, drawn to the width the panel has when it is drawn."""
+
+    counts: tuple[int, int, int] = (0, 0, 0)  # the main context now, with the children's work, the window
+
+    def render(self) -> Content:
+        used, alone, window = self.counts
+        width = max(4, self.content_size.width - 18)
+        return Content.assemble(
+            "delegated  ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
+            "all in one ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}")
+
+
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
@@ -156,7 +169,7 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("Subagents", id="panel-title")
         yield Static("enter open · space expand · x cancel", id="panel-hint")
-        yield Static(id="panel-context", classes="-empty")
+        yield ContextBars(id="panel-context", classes="-empty")
         yield VerticalScroll(id="entries")
 
     @property
@@ -197,11 +210,8 @@ class SidePanel(Vertical):
 
     def show_context(self, used: int, alone: int, window: int) -> None:
         """Two bars: the main context now, and what it would weigh had it done its subagents' work itself."""
-        widget = self.query_one("#panel-context", Static)
+        widget = self.query_one("#panel-context", ContextBars)
         widget.set_class(alone <= used or not window, "-empty")
-        if alone <= used or not window:
-            return
-        width = max(4, (widget.content_size.width or 34) - 18)
-        widget.update(Content.assemble(
-            "delegated  ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
-            "all in one ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}"))
+        if alone > used and window:
+            widget.counts = (used, alone, window)
+            widget.refresh()
