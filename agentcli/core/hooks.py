@@ -149,6 +149,11 @@ class Hooks:
         return await self.run("SubagentStop" if subagent else "Stop", "",
                               {"stop_hook_active": active, "last_assistant_message": last_message})
 
+    async def objection(self, subagent: bool, active: bool, last_message: str) -> str:
+        """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
+        verdict = await self.stopping(subagent, active, last_message)
+        return f"(A stop hook asks you to continue: {verdict.blocked})" if verdict.blocked else ""
+
     def claude_input(self, tool: str, tool_input: Any) -> Any:
         """The call's input, plus Claude Code's ``file_path`` (absolute) for the file tools."""
         if tool in PATH_TOOLS and isinstance(tool_input, dict) and isinstance(tool_input.get("path"), str):

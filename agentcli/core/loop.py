@@ -90,7 +90,9 @@ class Agent:
             if turn.outcome == "refused":
                 return RunResult(REFUSED, "refused", self.turns)
             if turn.outcome == "answer":
-                objection = await self.stop_hooks(stop_hook_active, turn.content)
+                hooks = self.ctx.hooks  # a Stop hook may send the model back to work, once
+                objection = await hooks.objection(self.ctx.depth > 0, stop_hook_active, final_text(turn.content)) \
+                    if hooks else ""
                 if not objection:
                     return RunResult(final_text(turn.content), "done", self.turns)
                 stop_hook_active = True
@@ -146,15 +148,14 @@ class Agent:
         """Stream one reply; compact and try again if the prompt no longer fits."""
         streamed = False
 
-        def on_text(text: str) -> None:
-            nonlocal streamed
-            streamed = True
-            self.emit(TextDelta, text=text)
+        def streaming(kind: type[TextDelta] | type[ThinkingDelta]) -> Callable[[str], None]:
+            def on_piece(text: str) -> None:  # answer text or thinking: a retry must take it back
+                nonlocal streamed
+                streamed = True
+                self.emit(kind, text=text)
+            return on_piece
 
-        def on_thinking(text: str) -> None:
-            nonlocal streamed
-            streamed = True
-            self.emit(ThinkingDelta, text=text)
+        on_text, on_thinking = streaming(TextDelta), streaming(ThinkingDelta)
 
         def on_event(event: dict[str, Any]) -> None:
             self.emit(RawStreamEvent, event=event)
@@ -234,13 +235,6 @@ class Agent:
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
                       is_error=outcome.is_error, seconds=time.monotonic() - started)
 
-    async def stop_hooks(self, active: bool, content: list[dict[str, Any]]) -> str:
-        """What a Stop (or SubagentStop) hook that blocks the end of the turn tells the model; "" if none."""
-        if not self.ctx.hooks:
-            return ""
-        verdict = await self.ctx.hooks.stopping(self.ctx.depth > 0, active, final_text(content))
-        return f"(A stop hook asks you to continue: {verdict.blocked})" if verdict.blocked else ""
-
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""
         append_user(self.messages, content)
@@ -259,7 +253,6 @@ class Agent:
                 if text:
                     return text
         return ""
-
 
 
 def final_text(content: list[dict[str, Any]]) -> str:

@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import Footer
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
@@ -27,19 +27,19 @@ from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Sessio
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
-from ..escapes import visible_data, visible_event
+from ..escapes import visible_event
 from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
-from .resume import SessionError, main_events, open_session
+from .resume import SessionError, open_session, show_restored
 from .screens import approval
 from .screens.no_key import NoKeyScreen
 from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
 from .sink import MergingSink
 from .theme import AGENTCLI_THEME
-from .widgets.conversation import Conversation, text_of
+from .widgets.conversation import Conversation
 from .widgets.prompt import PromptBar, PromptInput
 from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
@@ -131,28 +131,7 @@ class AgentApp(App[int]):
 
     async def restore(self) -> None:
         """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
-        restored = [visible_event(event) for event in main_events(self.session)]
-        self.view.restore(list(self.session.subagents.records.values()), restored)
-        messages = self.session.main.messages
-        if restored:
-            await self.conversation.replay(restored, limit=RESUME_WIDGETS)
-        elif messages:
-            await self.conversation.replay_messages(visible_data(messages), self.session.call_started)
-        self.prompt.sent = [text for m in messages if m.get("role") == "user"
-                            for text in [text_of(m.get("content")).strip()] if text]
-        for state in self.subagents.values():
-            await self.panel.show(state, self.clock())
-            self.conversation.show_subagent(state)
-        if self.subagents:
-            self.show_panel()
-        if not (restored or messages):
-            root = self.session.workspace.root
-            await self.conversation.add_notice(
-                f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
-                "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
-        opened, self.opened = self.opened or [], None
-        for event in opened:
-            await self.conversation.apply(visible_event(event))
+        await show_restored(self, RESUME_WIDGETS)
 
     # -- the engine --
 
@@ -223,24 +202,7 @@ class AgentApp(App[int]):
                                      exclusive=True, exit_on_error=False)
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
-        self.busy = False
-        self.working.stop()
-        self.refresh_bindings()
-        await self.conversation.end_answer()
-        notes = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
-                 "capped": (f"Stopped after {self.session.main.max_turns} turns; send a message to go on.",
-                            "warning"),
-                 "error": (message.detail, "error"), "no_key": (message.detail, "error"),
-                 "nothing": ("There is too little conversation to compact yet.", "info")}
-        if message.status in notes:
-            await self.conversation.add_notice(*notes[message.status])
-        if message.status == "no_key":
-            self.no_key = True
-        self.refresh_status()
-        if self.queued.messages and message.status not in ("interrupted", "no_key"):
-            self.start_work(self.session.send(self.queued.take()), "turn")
-        elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
-            self.read_results()
+        await controls.turn_ended(self, message)
 
     async def refuse_while_busy(self) -> bool:
         if not self.busy:
@@ -282,14 +244,7 @@ class AgentApp(App[int]):
     # -- actions --
 
     def action_interrupt(self) -> None:
-        """Stop the running turn; queued messages go back to the input, unless it holds a draft."""
-        if self._work is not None and self.busy:
-            self._work.cancel()
-        if self.queued.messages:
-            text = self.queued.take()
-            if not self.prompt.text.strip():
-                self.prompt.load_text(text)
-                self.prompt.move_cursor(self.prompt.document.end)
+        controls.interrupt(self)
 
     def action_rewind_on_escape(self) -> None:
         escape_on_empty_input(self)
@@ -322,15 +277,8 @@ class AgentApp(App[int]):
             event.prevent_default()  # not a binding of the focused widget either
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, (events.MouseDown, events.Paste)) and self.screen is self.screen_stack[0]:
-            prompt = self.prompt
-            prompt.typing = False  # a click moves the focus on purpose
-            if isinstance(event, events.Paste) and not event.is_forwarded and not isinstance(self.focused, TextArea):
-                prompt.focus()  # pasted text goes to the input, like typed text
-                prompt.insert(event.text)
-                prompt.typing = True
-                return
-        await super().on_event(event)
+        if not keys.clicked_or_pasted(self, event):  # a paste outside the input goes into it
+            await super().on_event(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""

@@ -1,5 +1,5 @@
-"""What the app's own keys do beyond the conversation: permission modes, the panel's focus, cancelling a
-subagent, switching to another session, and what quitting prints."""
+"""What the app's own keys do beyond the conversation: interrupting, permission modes, the panel's focus,
+cancelling a subagent, switching to another session, and what quitting prints; and how a turn's end is told."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .widgets.tool_call import TaskEntry
 if TYPE_CHECKING:
     from ...core.session import Session
     from .app import AgentApp
+    from .messages import TurnEnded
 
 
 def cycle_mode(app: "AgentApp") -> None:
@@ -116,3 +117,40 @@ def ctrl_c(app: "AgentApp") -> None:
         app.ctrl_c_armed = True
         app.notify("Press ctrl+c again to quit.", timeout=3)
         app.set_timer(3, app.disarm_ctrl_c)
+
+
+def interrupt(app: "AgentApp") -> None:
+    """esc: stop the running turn; queued messages go back to the input, unless it holds a draft."""
+    if app._work is not None and app.busy:
+        app._work.cancel()
+    if app.queued.messages:
+        text = app.queued.take()
+        if not app.prompt.text.strip():
+            app.prompt.load_text(text)
+            app.prompt.move_cursor(app.prompt.document.end)
+
+
+TURN_NOTES = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
+              "nothing": ("There is too little conversation to compact yet.", "info")}
+
+
+async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
+    """A turn (or /compact) ended: say how, if it did not simply answer, and start what waits."""
+    app.busy = False
+    app.working.stop()
+    app.refresh_bindings()
+    await app.conversation.end_answer()
+    if message.status == "capped":
+        await app.conversation.add_notice(f"Stopped after {app.session.main.max_turns} turns; send a message "
+                                          "to go on.", "warning")
+    elif message.status in ("error", "no_key"):
+        await app.conversation.add_notice(message.detail, "error")
+    elif message.status in TURN_NOTES:
+        await app.conversation.add_notice(*TURN_NOTES[message.status])
+    if message.status == "no_key":
+        app.no_key = True
+    app.refresh_status()
+    if app.queued.messages and message.status not in ("interrupted", "no_key"):
+        app.start_work(app.session.send(app.queued.take()), "turn")
+    elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
+        app.read_results()

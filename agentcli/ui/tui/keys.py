@@ -8,12 +8,17 @@ there too, and ``enter`` sends what was typed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.app import App
 from textual.widgets import TextArea
 
 from .widgets.prompt import PromptInput
 from .widgets.side_panel import EntryTitle
+
+if TYPE_CHECKING:
+    from .app import AgentApp
 
 NAVIGATION = ("tab", "shift+tab")  # moving the focus on purpose
 
@@ -40,5 +45,20 @@ def route(app: App[object], event: events.Key, prompt: PromptInput) -> bool:
     if event.key == "enter" and prompt.typing and prompt.text.strip():
         prompt.focus()
         prompt.submit()  # what was typed, not the focused tool line's enter
+        return True
+    return False
+
+
+def clicked_or_pasted(app: "AgentApp", event: events.Event) -> bool:
+    """On the main screen a click moves the focus on purpose, and a paste goes into the input, like typed
+    text; True when the paste was taken here."""
+    if not isinstance(event, (events.MouseDown, events.Paste)) or app.screen is not app.screen_stack[0]:
+        return False
+    prompt = app.prompt
+    prompt.typing = False
+    if isinstance(event, events.Paste) and not event.is_forwarded and not isinstance(app.focused, TextArea):
+        prompt.focus()
+        prompt.insert(event.text)
+        prompt.typing = True
         return True
     return False

@@ -1,13 +1,20 @@
-"""Opening the session the app works on: a new one, or one resumed with --resume / --continue."""
+"""Opening the session the app works on (a new one, or one resumed with --resume / --continue), and showing
+what a resumed one holds."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...config import Settings
 from ...core import session as core
 from ...core.events import MAIN, Event
 from ...core.session import LLM, Workspace
+from ..escapes import visible_data, visible_event
+from .widgets.conversation import text_of
+
+if TYPE_CHECKING:
+    from .app import AgentApp
 
 SessionError = core.SessionError  # a bad --resume or --continue, in one sentence
 
@@ -23,3 +30,30 @@ def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, inte
 def main_events(session: core.Session) -> list[Event]:
     """The main agent's restored events (a ``HistoryCleared`` where the user ran /clear)."""
     return [e for e in session.restored_events if e.agent_id == MAIN]
+
+
+async def show_restored(app: "AgentApp", limit: int) -> None:
+    """Show a resumed session in ``app``: its subagents in the panel, the latest ``limit`` items of its
+    conversation (earlier ones load on scroll), and the warnings it gave while opening."""
+    restored = [visible_event(event) for event in main_events(app.session)]
+    app.view.restore(list(app.session.subagents.records.values()), restored)
+    messages = app.session.main.messages
+    if restored:
+        await app.conversation.replay(restored, limit=limit)
+    elif messages:
+        await app.conversation.replay_messages(visible_data(messages), app.session.call_started)
+    app.prompt.sent = [text for m in messages if m.get("role") == "user"
+                        for text in [text_of(m.get("content")).strip()] if text]
+    for state in app.subagents.values():
+        await app.panel.show(state, app.clock())
+        app.conversation.show_subagent(state)
+    if app.subagents:
+        app.show_panel()
+    if not (restored or messages):
+        root = app.session.workspace.root
+        await app.conversation.add_notice(
+            f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
+            "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+    opened, app.opened = app.opened or [], None
+    for event in opened:
+        await app.conversation.apply(visible_event(event))
