@@ -55,7 +55,7 @@ def run(work: Path, runs: int = 5) -> Section:
     children, rows = got["resume"][0]["children"], got["resume"][0]["rows"]
     section.compare("open by --resume, launch to drawn", col("resume", "open_ms"), "new session",
                     col("fresh", "open_ms"), digits=0,
-                    note="target ≤ 1.2×: a profile puts about 70% of the extra time in checking each of the "
+                    note="target ≤ 1.2×; a profile puts about 70% of the extra time in checking each of the "
                          "~3,400 records as it is read (records.record_problem), most of the rest in mounting the "
                          "40 items drawn")
     section.compare("RSS once open", col("resume", "rss_mb"), "new session", col("fresh", "rss_mb"), unit="MiB",

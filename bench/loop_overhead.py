@@ -122,7 +122,7 @@ async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> No
             for kind in ("agentcli", "bare"):
                 mem[kind].append((await _one(kind, server, root, TURNS, True))[1])
     section.compare("ms per turn, excluding the model", ms["agentcli"], "bare SDK loop", ms["bare"], digits=2,
-                    note="target ≤ 0.6×: the SDK deep-copies and re-serializes the whole history on every call (about "
+                    note="target ≤ 0.6×; what costs most: the SDK deep-copies and re-serializes the whole history on every call (about "
                          "3 ms at 200 turns); sending a pre-built body, 0.5× in a prototype, is not done")
     section.compare(f"memory held after {TURNS} turns", mem["agentcli"], "bare SDK loop", mem["bare"],
                     unit="MiB", digits=2,

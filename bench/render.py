@@ -141,9 +141,9 @@ async def _measure_stream(root: Path, runs: int, section: Section) -> None:
                 ours.append(await _ours(server, root))
     section.compare("stream 20,000 Markdown tokens: tokens/s", [r[0] for r in ours], "bare Textual Markdown",
                     [r[0] for r in bare], unit="tok/s", digits=0,
-                    note="higher is better; target ≥ 4× and ≥ 2,000 tok/s: text deltas are merged into one event "
+                    note="higher is better; target ≥ 4× and ≥ 2,000 tok/s; text deltas are merged into one event "
                          "per event-loop turn, so the answer's last block is laid out once a turn, not per token; "
-                         "the ratio swings 3.6–9.3× between runs on this machine")
+                         "the ratio swings between about 3.4× and 9× from run to run on this machine")
     section.compare("… last token to display", [r[1] for r in ours], "bare Textual Markdown", [r[1] for r in bare],
                     digits=0)
     section.notes.append(

@@ -28,10 +28,10 @@ CASES = [
 ]
 
 
-GREP_WHY = ("target ≤ 1.1×: rg starts through asyncio's subprocess machinery and sorts by path, which makes it "
-            "single-threaded; sorting the per-file blocks in Python instead measured slower on a loaded machine")
-GLOB_WHY = ("target ≤ 1.5×: rg --files lists every file and Python matches the pattern (rg --glob would override "
-            ".gitignore's rules), then stats each match to sort newest first")
+GREP_WHY = ("target ≤ 1.1×; what costs most: rg sorts by path, which makes it single-threaded (sorting the "
+            "per-file blocks in Python instead measured slower on a loaded machine)")
+GLOB_WHY = ("target ≤ 1.5×; what costs most: rg --files lists every file and Python matches the pattern (rg --glob "
+            "would override .gitignore's rules), then stats each match to sort newest first")
 
 def _bare_rg(rg: str, args: list[str], cwd: str) -> float:
     started = time.perf_counter()
