@@ -223,6 +223,9 @@ class Subagents:
             known = ", ".join(self.records)
             raise ToolError(f"There is no subagent {subagent_id} in this session"
                             + (f"; its subagents are {known}." if known else "; none has run yet."))
+        if record.worktree:
+            raise ToolError(f"{subagent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
+                            "does not reopen yet; start a new subagent with isolation: worktree instead.")
         if record.running:
             raise ToolError(f"{subagent_id} is still running; its result arrives when it finishes, and it can be "
                             "resumed after that.")

@@ -216,3 +216,16 @@ def test_a_worktree_outside_agentclis_folders_is_never_listed_nor_removed(repo, 
     with pytest.raises(worktrees.WorktreeError, match="No subagent worktree 'sa-1'"):
         worktrees.act(repo, "discard", "sa-1")
     assert (precious / "README.md").exists()
+
+
+async def test_a_worktree_child_cannot_be_resumed_into_the_main_tree(server, make_session, repo):
+    editing_child(server, "brief one", '    """Check a password (one)."""\n')
+    server.when(is_main, reply(isolated("Edit one", "brief one")),
+                tool_use("task", {"description": "Edit more", "prompt": "And the docstring of login.",
+                                  "resume": "sa-1"}), text("Done."))
+    session, _ = make_session(permission_mode="acceptEdits")
+    original = (repo / "src/app/auth.py").read_text()
+    await session.send("Edit auth.py in isolation, then more")
+    [refused] = [b for b in tool_results(server.requests[-1]) if b.get("is_error")]
+    assert "worked in its own git worktree" in tool_result_text(refused)
+    assert (repo / "src/app/auth.py").read_text() == original  # the user's tree was never touched
