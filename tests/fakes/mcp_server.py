@@ -13,7 +13,7 @@ import argparse
 import base64
 import os
 import sys
-import time
+import threading
 from pathlib import Path
 
 # A 1x1 PNG.
@@ -74,9 +74,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.touch:
         Path(args.touch).write_text(f"{os.getpid()}\n")
-    if args.mute:
-        while True:
-            time.sleep(3600)
+    if args.mute:  # a server that never answers: it blocks here until it is killed
+        threading.Event().wait()
     server = build()
     if args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)

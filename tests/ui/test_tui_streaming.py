@@ -3,11 +3,10 @@ without changing what is shown or its order."""
 
 from __future__ import annotations
 
-import asyncio
-
 from agentcli.core.events import Event, Notice, TextDelta
 from agentcli.ui.tui.sink import MergingSink
 from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry
+from tests import waiting
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, answer, plain, until
 
@@ -26,8 +25,7 @@ async def test_consecutive_deltas_of_one_agent_merge_and_any_other_event_flushes
     sink = MergingSink(posted.append)
     for event in _flow():
         sink(event)
-    await asyncio.sleep(0)  # the loop turns: the last run of deltas is flushed
-    await asyncio.sleep(0)
+    await waiting.until(lambda: len(posted) == 5, "the last run of deltas to be flushed when the loop turns")
     assert [(type(e).__name__, e.agent_id, getattr(e, "text", "")) for e in posted] == [
         ("TextDelta", "main", "Hello, "), ("TextDelta", "a1", "child says"), ("TextDelta", "main", "world"),
         ("Notice", "main", "careful"), ("TextDelta", "main", "!!")]
@@ -39,10 +37,10 @@ async def test_the_merged_text_is_flushed_when_the_loop_turns_without_another_ev
     sink(TextDelta(text="a"))
     sink(TextDelta(text="b"))
     assert posted == []  # still merging this turn
-    await asyncio.sleep(0)
+    await waiting.until(lambda: posted, "the merged text to be flushed when the loop turns")
     assert [e.text for e in posted if isinstance(e, TextDelta)] == ["ab"]
     sink(TextDelta(text="c"))  # a new turn: a new run, flushed again
-    await asyncio.sleep(0)
+    await waiting.until(lambda: len(posted) == 2, "the next run to be flushed")
     assert [e.text for e in posted if isinstance(e, TextDelta)] == ["ab", "c"]
 
 
