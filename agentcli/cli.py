@@ -16,7 +16,9 @@ from . import __version__
 
 if TYPE_CHECKING:
     from .config import Settings
+    from .core.session import Session
     from .trust import Outcome
+    from .ui.headless import HeadlessOutput
 
 # Settings, permissions, the store (and through them asyncio and pathspec) are imported inside
 # run(), where they are needed: `agentcli --help` and usage errors stay quick.
@@ -318,14 +320,13 @@ def piped_input() -> str | None:
 def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
     import asyncio
 
-    from .core.llm import MissingCredentials, resolve_credentials
-    from .core.session import open_session
-    from .core.workspace import Workspace
-    from .scripting import prepare_session, session_options
-    from .ui.headless import make_headless_output, run_headless as run_prompt
+    from .ui.headless import run_headless as run_prompt
 
     if args.input_format == "stream-json":
-        return run_stream(args, settings, root)
+        from .ui.stream_input import run_stream_input
+
+        opened = open_headless(args, settings, root)
+        return asyncio.run(run_stream_input(*opened)) if opened else 2
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -336,40 +337,28 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
         prompt = f"{prompt}\n\n{piped}"
     if not prompt.strip():
         raise UsageError("the prompt is empty")
-    try:
-        resolve_credentials()
-    except MissingCredentials as exc:
-        print(f"agentcli: {exc}", file=sys.stderr)
-        return 2
-    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
-                                  budget=args.max_budget_usd)
-    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
-                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
-    prepare_session(session, args)
-    sdk_imported()
-    return asyncio.run(run_prompt(session, prompt, output))
+    opened = open_headless(args, settings, root)
+    return asyncio.run(run_prompt(opened[0], prompt, opened[1])) if opened else 2
 
 
-def run_stream(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
-    """--input-format stream-json: prompts and control requests as JSON lines on standard input."""
-    import asyncio
-
+def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
+                  ) -> "tuple[Session, HeadlessOutput] | None":
+    """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
     from .core.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .scripting import prepare_session, session_options
     from .ui.headless import make_headless_output
-    from .ui.stream_input import run_stream_input
 
     try:
         resolve_credentials()
     except MissingCredentials as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
-        return 2
+        return None
     output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
                                   budget=args.max_budget_usd)
     session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id)
     prepare_session(session, args)
     sdk_imported()
-    return asyncio.run(run_stream_input(session, output))
+    return session, output
 
