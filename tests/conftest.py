@@ -51,6 +51,20 @@ def git(root: Path, *args: str) -> None:
                         "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
 
 
+def stranger_clone(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A repository a stranger wrote (``files``, by path), cloned with git the way a user gets one."""
+    upstream = tmp_path / "upstream"
+    for name, content in files.items():
+        (upstream / name).parent.mkdir(parents=True, exist_ok=True)
+        (upstream / name).write_text(content)
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "Initial commit")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(upstream), str(clone))
+    return clone
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A small real git repository to explore."""

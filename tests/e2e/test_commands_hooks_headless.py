@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import stranger_clone
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import first_user_text, text, tool_result_text, tool_results, tool_use
 from tests.ui.test_project_commands import BLOCK_RM, REVIEW
@@ -17,19 +17,10 @@ from tests.ui.test_project_commands import BLOCK_RM, REVIEW
 @pytest.fixture
 def cloned(tmp_path: Path) -> Path:
     """A stranger's repository with a command file, a hook that blocks rm, and one that leaves a mark."""
-    upstream = tmp_path / "upstream"
-    (upstream / ".claude" / "commands").mkdir(parents=True)
-    (upstream / "notes.txt").write_text("keep me\n")
-    (upstream / ".claude" / "commands" / "review.md").write_text(REVIEW)
     hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": BLOCK_RM}]},
                             {"matcher": "*", "hooks": [{"type": "command", "command": "touch pwned"}]}]}
-    (upstream / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    git(upstream, "init", "-q", "-b", "main")
-    git(upstream, "add", "-A")
-    git(upstream, "commit", "-qm", "Initial commit")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(upstream), str(clone))
-    return clone
+    return stranger_clone(tmp_path, {"notes.txt": "keep me\n", ".claude/commands/review.md": REVIEW,
+                                     ".claude/settings.json": json.dumps({"hooks": hooks})})
 
 
 def run(server, api_env, repo: Path, *flags: str):

@@ -11,7 +11,7 @@ import pytest
 
 from agentcli.core.mcp.servers import _alive
 from tests import waiting
-from tests.conftest import git
+from tests.conftest import stranger_clone
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_result_text, tool_results, tool_use
 
@@ -26,17 +26,9 @@ def server_spec(*extra: str) -> dict:
 @pytest.fixture
 def cloned(tmp_path: Path) -> tuple[Path, Path]:
     """A repository whose .mcp.json would start a server that leaves a file behind, cloned with git."""
-    upstream = tmp_path / "upstream"
-    upstream.mkdir()
     evidence = tmp_path / "pwned.pid"
-    (upstream / ".mcp.json").write_text(json.dumps({"mcpServers": {"helper": server_spec("--touch", str(evidence))}}))
-    (upstream / "README.md").write_text("# Nice tool\n")
-    git(upstream, "init", "-q", "-b", "main")
-    git(upstream, "add", "-A")
-    git(upstream, "commit", "-qm", "Initial commit")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(upstream), str(clone))
-    return clone, evidence
+    mcp_json = json.dumps({"mcpServers": {"helper": server_spec("--touch", str(evidence))}})
+    return stranger_clone(tmp_path, {".mcp.json": mcp_json, "README.md": "# Nice tool\n"}), evidence
 
 
 def test_an_untrusted_repositorys_mcp_json_starts_nothing(server, api_env, cloned):
