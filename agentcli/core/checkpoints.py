@@ -286,8 +286,9 @@ class TreeScan:
     repo: Any = None
 
 
-def scan_tree(root: Path) -> TreeScan | None:
-    """Stat every file of the work tree; None when it is too big or cannot be listed. Blocking."""
+def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
+    """Stat every file of the work tree, and with ``clean_too`` find the tracked files git could give back;
+    None when the tree is too big or cannot be listed. Blocking: two git processes, or one."""
     from .tools.git import UnsafeRepository, find_repository, run_git
 
     try:
@@ -295,16 +296,18 @@ def scan_tree(root: Path) -> TreeScan | None:
     except UnsafeRepository:
         return None
     if repo is not None:
-        code, out, _ = run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        code, out, _ = run_git(repo, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
         if code != 0:
             return None
-        names = [n for n in out.split("\0") if n]
-        code, status, _ = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=no")
-        if code != 0:
-            return None
-        dirty = {entry[3:] for entry in status.split("\0") if len(entry) > 3}
-        tracked_code, tracked_out, _ = run_git(repo, "ls-files", "-z", "--cached")
-        tracked = set(tracked_out.split("\0")) if tracked_code == 0 else set()
+        tagged = [entry for entry in out.split("\0") if len(entry) > 2]  # "H path"; "? path" is untracked
+        names = [entry[2:] for entry in tagged]
+        tracked = {entry[2:] for entry in tagged if entry[0] != "?"}
+        dirty: set[str] = set()
+        if clean_too:
+            code, status, _ = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+            if code != 0:
+                return None
+            dirty = {entry[3:] for entry in status.split("\0") if len(entry) > 3}
         base = repo.work_tree
         prefix = root.resolve().relative_to(base.resolve()).as_posix() if root.resolve() != base.resolve() else ""
     else:
@@ -322,7 +325,7 @@ def scan_tree(root: Path) -> TreeScan | None:
         except OSError:
             continue
         stats[relative] = (info.st_size, info.st_mtime_ns, info.st_ino)
-        if name in tracked and name not in dirty:
+        if clean_too and name in tracked and name not in dirty:
             clean.add(relative)
     return TreeScan(stats, clean, repo)
 
@@ -343,7 +346,7 @@ def tree_changes(root: Path, before: TreeScan) -> dict[str, bytes | None | str]:
     (a clean tracked file, from git), None for a new file, else ``"unknown"``. Blocking."""
     from .tools.git import run_git_bytes
 
-    after = scan_tree(root)
+    after = scan_tree(root, clean_too=False)
     if after is None:
         return {}
     changes: dict[str, bytes | None | str] = {}

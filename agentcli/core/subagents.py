@@ -267,7 +267,10 @@ class Subagents:
                              agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
-            agent = self._agent(record, agent_type, dataclasses.replace(parent, workspace=workspace), emit)
+            # A child in its own worktree changes nothing of the main tree: no checkpoints of it to keep.
+            own = dataclasses.replace(parent, workspace=workspace, checkpoints=None) if worktree else \
+                dataclasses.replace(parent, workspace=workspace)
+            agent = self._agent(record, agent_type, own, emit)
             timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:

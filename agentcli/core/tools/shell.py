@@ -256,7 +256,7 @@ class Bash(Tool):
             shell = await ctx.shells.start(command, ctx)
             return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
-        if ctx.checkpoints is None or ctx.workspace.root != ctx.checkpoints.root:  # a child in its own worktree
+        if ctx.checkpoints is None:
             return await self.run_command(command, args, ctx)
         from ..checkpoints import scan_tree, tree_changes
 
