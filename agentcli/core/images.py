@@ -145,22 +145,29 @@ def named_images(text: str, root: Path) -> list[Path]:
 
 def pack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
     """``record`` with each inline image's bytes moved to ``folder/<sha256>`` (written once)."""
-    if '"image"' not in _peek(record):
+    if not _has_image(record.get("content") or record.get("messages"), "base64"):
         return record
     return _walk(record, lambda block: _stored(block, folder))
 
 
 def unpack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
     """``record`` with stored images inline again; one whose file is gone becomes a note."""
-    if STORED not in _peek(record):
+    if not _has_image(record.get("content") or record.get("messages"), STORED):
         return record
     return _walk(record, lambda block: _inline(block, folder))
 
 
-def _peek(record: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(record.get("content") or record.get("messages") or "", default=str)
+def _has_image(value: Any, source_type: str) -> bool:
+    """Whether blocks (in messages, in tool results) hold an image of ``source_type``; strings are never
+    scanned, so a record without one costs a walk over its blocks, not a serialization."""
+    if isinstance(value, list):
+        return any(_has_image(item, source_type) for item in value)
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") == "image":
+        source = value.get("source")
+        return isinstance(source, dict) and source.get("type") == source_type
+    return _has_image(value.get("content"), source_type)
 
 
 def _walk(value: Any, change: Any) -> Any:
