@@ -48,7 +48,10 @@ async def test_a_search_past_its_timeout_stops_with_a_sentence(tree):
     for n in range(300):
         (tree / f"f{n}.txt").write_text("nothing here\n" * 50)
     outcome = await call(make_ctx(tree, search_timeout="0.000001"), "grep", pattern="hello")
-    assert outcome.is_error and "stopped after 1e-06 s (setting search_timeout)" in outcome.output
+    assert "stopped after 1e-06 s (setting search_timeout)" in outcome.output
+    # Nothing found yet is an error; on a busy machine rg may have printed the one match first, which is kept.
+    found = [line for line in outcome.output.splitlines() if not line.startswith(("[", "grep"))]
+    assert outcome.is_error or found == ["src/a.txt:1:hello"], outcome.output
 
 
 async def test_what_was_found_before_the_timeout_is_kept(tree):
