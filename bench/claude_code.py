@@ -9,7 +9,9 @@ of the bench runs.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -18,11 +20,22 @@ from pathlib import Path
 
 from tests.fakes.anthropic_server import text
 
-from .common import BIN, StandIn, api_env
+from .common import API_KEY, BIN, StandIn, api_env
+from .startup import TUI_READY, _screen_time
 from .stats import Section
+from .terminal import Tmux
 
 DOWNLOAD_TIMEOUT = 900  # seconds for pip to fetch the wheel
-QUIET = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+# Offline: without the last one it clones its plugin marketplace from GitHub in the background (two
+# git processes competing for the CPU) even with nonessential traffic disabled.
+QUIET = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+         "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1"}
+# Its input box: a line that starts with the prompt sign between two rules (its dialogs put the sign
+# before a choice, never between rules).
+READY = re.compile(r"^─{20,}\n❯[^\n]*\n─{20,}$", re.MULTILINE)
+HEADLESS = ("agentcli -p: launch to first request", "agentcli -p: final answer to exit")  # the rows
+TUI = "agentcli TUI: launch to ready prompt"
+FIRST_LAUNCH_TIMEOUT = 120  # seconds: the first launch also reads the 400 MB binary from disk
 
 
 def cache_dir() -> Path:
@@ -71,48 +84,106 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     return (min(s for _, s, _ in timeline) - started) * 1000, (exited - max(e for _, _, e in timeline)) * 1000
 
 
+def seed_home(home: Path, ws: Path, version: str) -> None:
+    """The ``~/.claude.json`` of a user who has run Claude Code before, so that its interactive mode opens on
+    its prompt: without ``hasCompletedOnboarding`` it asks for a theme, without the folder's
+    ``hasTrustDialogAccepted`` whether to trust it, and without the key's last 20 characters among the approved
+    ``customApiKeyResponses`` whether to use the ANTHROPIC_API_KEY it found."""
+    project = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True, "allowedTools": []}
+    config = {"hasCompletedOnboarding": True, "lastOnboardingVersion": version, "theme": "dark",
+              "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+              "projects": {str(ws.resolve()): project}}
+    (home / ".claude.json").write_text(json.dumps(config, indent=2))
+
+
+def measure_tui(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path,
+                runs: int) -> None:
+    """Launch to the ready prompt in tmux 120×40: Claude Code's input box against agentcli's welcome line."""
+    env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
+    claude_env = {**env, **QUIET, "HOME": str(home)}
+    launches = {"agentcli": ([str(BIN / "agentcli")], env, TUI_READY),
+                "Claude Code": ([str(binary)], claude_env, READY)}
+    times: dict[str, list[float]] = {who: [] for who in launches}
+    who = "Claude Code"
+    with Tmux() as term:
+        try:
+            # The first launch is the warm-up: it reads the binary from disk and shows its one-time notices.
+            session, _ = term.launch(launches[who][0], ws, claude_env)
+            try:
+                term.wait_for(session, READY, timeout=FIRST_LAUNCH_TIMEOUT)
+            finally:
+                term.kill(session)
+            who = "agentcli"
+            _screen_time(term, launches[who][0], ws, env, TUI_READY)
+            for i in range(runs):
+                for who in (("agentcli", "Claude Code") if i % 2 == 0 else ("Claude Code", "agentcli")):
+                    argv, launch_env, marker = launches[who]
+                    times[who].append(_screen_time(term, argv, ws, launch_env, marker))
+        except TimeoutError as exc:
+            screen = [line.strip() for line in str(exc).splitlines()[1:] if line.strip()]
+            section.not_measured(TUI, f"{who}'s ready prompt did not show in time; its screen "
+                                 + (f"began: {screen[0][:80]!r}" if screen else "was blank"))
+            return
+    ours, theirs = times["agentcli"], times["Claude Code"]
+    section.compare(TUI, ours, f"Claude Code {version}", theirs, digits=0,
+                    note="tmux 120×40, polled with capture-pane; agentcli: its welcome line; Claude Code: its input "
+                         "box (the `❯` line between two rules), with a seeded ~/.claude.json (onboarding done, the "
+                         "folder trusted, the API key approved)")
+
+
+def measure_headless(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path,
+                     runs: int) -> None:
+    env = {**api_env(server), **QUIET}
+    claude_env = {**env, "HOME": str(home)}
+    agentcli = [str(BIN / "agentcli"), "-p", "hi"]
+    claude = [str(binary), "-p", "hi"]
+    ours, theirs = [], []
+    try:
+        _run(server, claude, ws, claude_env)  # warm the page cache: the binary is 400 MB
+        _run(server, agentcli, ws, env)
+        for i in range(runs):
+            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+                if which == 0:
+                    ours.append(_run(server, agentcli, ws, env))
+                else:
+                    theirs.append(_run(server, claude, ws, claude_env))
+    except (subprocess.SubprocessError, RuntimeError) as exc:  # the TUI row may still stand
+        for name in HEADLESS:
+            section.not_measured(name, f"{type(exc).__name__}: {str(exc).splitlines()[0][:150]}")
+        return
+    for k, name in enumerate(HEADLESS):
+        section.compare(name, [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs], digits=0,
+                        note="the same stand-in server; a throwaway HOME for Claude Code")
+
+
 def run(work: Path, runs: int = 5) -> Section:
     section = Section("Claude Code")
     binary, why = claude_binary()
-    names = ("-p: launch to first request", "-p: final answer to exit")
     if binary is None:
-        for name in names:
+        for name in (*HEADLESS, TUI):
             section.not_measured(name, why)
-        section.not_measured("TUI: launch to ready prompt", why)
         return section
+    stamp = binary.parent / "claude.version"  # "2.1.332 (Claude Code)"
+    version = stamp.read_text().split()[0] if stamp.is_file() and stamp.read_text().split() else "?"
     ws = work / "claude-code-ws"
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "README.md").write_text("# A small project\n")
     subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
     home = work / "claude-home"
     home.mkdir(exist_ok=True)
-    ours, theirs = [], []
+    seed_home(home, ws, version)
     # Claude Code's requests carry messages with role "system", which the API's public schema (and the
     # stand-in's check of it) does not have: the stand-in answers without checking requests here.
     with StandIn(responder=lambda body: text("Hello."), validate=False) as server:
-        env = {**api_env(server), **QUIET}
-        claude_env = {**env, "HOME": str(home)}
-        agentcli = [str(BIN / "agentcli"), "-p", "hi"]
-        claude = [str(binary), "-p", "hi"]
-        _run(server, claude, ws, claude_env)  # warm the page cache: the binary is 400 MB
-        _run(server, agentcli, ws, env)
-        for i in range(runs):
-            if i % 2 == 0:
-                ours.append(_run(server, agentcli, ws, env))
-                theirs.append(_run(server, claude, ws, claude_env))
-            else:
-                theirs.append(_run(server, claude, ws, claude_env))
-                ours.append(_run(server, agentcli, ws, env))
-    stamp = binary.parent / "claude.version"  # "2.1.332 (Claude Code)"
-    version = stamp.read_text().split()[0] if stamp.is_file() and stamp.read_text().split() else "?"
-    for k, name in enumerate(names):
-        section.compare(f"agentcli {name}", [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs],
-                        digits=0, note="the same stand-in server; a throwaway HOME for Claude Code")
-    section.not_measured("TUI: launch to ready prompt against Claude Code's",
-                         "its interactive mode needs a seeded ~/.claude.json (onboarding, folder trust); not done yet")
+        measure_headless(section, server, binary, version, ws, home, runs)
+        measure_tui(section, server, binary, version, ws, home, runs)
     section.notes.append(
         f"The real Claude Code CLI ({version}), the binary bundled in the `claude-agent-sdk` wheel, fetched once "
         "into a bench-only cache (never into the project's environment), run offline against the same stand-in "
         "server with `ANTHROPIC_BASE_URL`, a throwaway `HOME` and " + ", ".join(f"`{k}=1`" for k in QUIET) +
-        f". {runs} paired runs after one warm-up each, order alternated.")
+        f". {runs} paired runs after one warm-up each, order alternated. TUI: each launch in a fresh detached "
+        "tmux session (120×40), timed from `tmux new-session` to the first `capture-pane` showing the ready "
+        "prompt, as in Startup. The `HOME` holds a `~/.claude.json` written as a returning user's (onboarding "
+        "done, theme chosen, the folder trusted, the API key approved), so no dialog stands before the prompt; "
+        "the warm-up launch sees its one-time notices.")
     return section

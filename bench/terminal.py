@@ -7,6 +7,7 @@ process outlives the benchmark.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -49,14 +50,19 @@ class Tmux:
     def screen(self, name: str) -> str:
         return self.tmux("capture-pane", "-p", "-t", name)
 
-    def wait_for(self, name: str, marker: str, timeout: float = 30.0) -> float:
-        """Poll the pane until ``marker`` shows; returns the monotonic time it was first seen."""
+    def wait_for(self, name: str, marker: str | re.Pattern[str], timeout: float = 30.0) -> float:
+        """Poll the pane until ``marker`` shows (a substring, or a pattern searched in the whole screen);
+        returns the monotonic time it was first seen."""
+        def found(screen: str) -> bool:
+            return bool(marker.search(screen)) if isinstance(marker, re.Pattern) else marker in screen
+
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if marker in self.screen(name):
+            if found(self.screen(name)):
                 return time.monotonic()
             time.sleep(0.005)
-        raise TimeoutError(f"{marker!r} did not appear within {timeout:.0f} s; the screen was:\n{self.screen(name)}")
+        shown = marker.pattern if isinstance(marker, re.Pattern) else marker
+        raise TimeoutError(f"{shown!r} did not appear within {timeout:.0f} s; the screen was:\n{self.screen(name)}")
 
     def pid(self, name: str) -> int | None:
         pid = self.tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip()
