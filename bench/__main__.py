@@ -54,7 +54,8 @@ def _isolate(home: Path) -> None:
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")
     os.environ["XDG_DATA_HOME"] = str(home / "data")
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN",
-                 "AGENTCLI_MODEL", "AGENTCLI_PERMISSION_MODE"):
+                 "AGENTCLI_MODEL", "AGENTCLI_PERMISSION_MODE",
+                 "CLAUDE_CONFIG_DIR"):  # else Claude Code would use (and write) the user's own config
         os.environ.pop(name, None)
 
 

@@ -77,9 +77,11 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     """(launch → first request, last answer → exit) in ms, on this process's monotonic clock."""
     server.reset()
     started = time.monotonic()
-    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   timeout=120)
+    proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     exited = time.monotonic()
+    if server.rejections:
+        raise RuntimeError(f"the stand-in refused a request of {Path(argv[0]).name}: {server.rejections[0][1][:150]}")
+    proc.check_returncode()
     timeline = server.timeline
     if not timeline:
         raise RuntimeError(f"{argv[0]} sent no request")
@@ -189,9 +191,8 @@ def run(work: Path, runs: int = 5) -> Section:
     home = work / "claude-home"
     home.mkdir(exist_ok=True)
     seed_home(home, ws, version)
-    # Claude Code's requests carry messages with role "system", which the API's public schema (and the
-    # stand-in's check of it) does not have: the stand-in answers without checking requests here.
-    with StandIn(responder=lambda body: text("Hello."), validate=False) as server:
+    # Claude Code's requests carry messages with role "system": the stand-in checks them in its dialect.
+    with StandIn(responder=lambda body: text("Hello."), dialect="claude-code") as server:
         measure_headless(section, server, binary, version, ws, home, runs)
         measure_tui(section, server, binary, version, ws, home, runs)
     section.notes.append(

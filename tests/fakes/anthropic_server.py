@@ -55,6 +55,7 @@ __all__ = [
     "tool_use_block",
     "new_tool_use_id",
     "validate_request",
+    "validate_claude_code_request",
     "estimate_tokens",
     "sse_events",
     "blocks_of",
@@ -602,6 +603,37 @@ def validate_request(body: Any) -> str | None:
     return None
 
 
+def validate_claude_code_request(body: Any) -> str | None:
+    """Check a body in Claude Code's dialect: the API's, except that its CLI also sends messages with the
+    role ``system`` (the environment, after the user's first message), which must hold text only. The rest
+    is checked as ``validate_request`` checks a request without them (its message numbers count without
+    them too)."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return validate_request(body)
+    others = []
+    for i, message in enumerate(body["messages"]):
+        if not isinstance(message, dict) or message.get("role") != "system":
+            others.append(message)
+            continue
+        if i == 0:
+            return 'messages: first message must use the "user" role'
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list) or not blocks:
+            return f"messages.{i}: a system message must have non-empty text content"
+        for j, block in enumerate(blocks):
+            if not isinstance(block, dict) or block.get("type") != "text":
+                return f"messages.{i}.content.{j}: a system message holds text blocks only"
+            problem = _check_text_block(block, f"messages.{i}.content.{j}")
+            if problem:
+                return problem
+    problem = validate_request({**body, "messages": others})
+    breakpoints = sum(_count_cache_control(body.get(k)) for k in ("tools", "system", "messages"))
+    if problem is None and breakpoints > 4:
+        return f"A maximum of 4 blocks with cache_control may be provided. Found {breakpoints}."
+    return problem
+
+
 # --------------------------------------------------------------------------
 # Rendering a reply
 # --------------------------------------------------------------------------
@@ -886,12 +918,16 @@ class FakeAnthropic:
         require_api_key: str | None = None,  # if set: 401 unless x-api-key or Bearer token matches
         validate: bool = True,
         verbose: bool = False,
+        dialect: str = "api",  # or "claude-code": requests as Claude Code's CLI sends them
     ) -> None:
         self.host = host
         self.port = port
         self.responder = responder
         self.require_api_key = require_api_key
         self.validate = validate
+        if dialect not in ("api", "claude-code"):
+            raise ValueError(f"unknown dialect {dialect!r}: use 'api' or 'claude-code'")
+        self.dialect = dialect
         self.verbose = verbose
         self._lock = threading.Condition()
         self._default: deque[ReplySource] = deque()
@@ -1126,7 +1162,8 @@ class FakeAnthropic:
             self._reject(handler, body, 401, "authentication_error", "invalid x-api-key")
             return
         if self.validate:
-            problem = validate_request(body) or self._thinking_dropped(body)
+            check = validate_claude_code_request if self.dialect == "claude-code" else validate_request
+            problem = check(body) or self._thinking_dropped(body)
             if problem:
                 self._reject(handler, body, 400, "invalid_request_error", problem)
                 return
