@@ -143,7 +143,8 @@ def measure_tui(section: Section, server: StandIn, binary: Path, version: str, w
     section.compare(TUI, [o[0] for o in ours], f"Claude Code {version}", [t[0] for t in theirs], digits=0,
                     note="tmux 120×40, polled with capture-pane; agentcli: its welcome line (drawn once the prompt "
                          "has focus); Claude Code: its input box (the `❯` line between two rules), with a seeded "
-                         "~/.claude.json (onboarding done, the folder trusted, the API key approved)")
+                         "~/.claude.json (onboarding done, the folder trusted, the API key approved); what agentcli "
+                         "spends: see Startup's first-screen row")
     section.compare(TUI_ECHO, [o[1] for o in ours], f"Claude Code {version}", [t[1] for t in theirs], digits=0,
                     note=f"the same launches: `{PROBE}` typed the moment the ready prompt showed, until it is on "
                          "screen; Claude Code draws its input box before its REPL is up, keeps what is typed meanwhile "
@@ -152,6 +153,7 @@ def measure_tui(section: Section, server: StandIn, binary: Path, version: str, w
 
 def measure_headless(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path,
                      runs: int) -> None:
+    """``-p hi`` in each: launch to the first request's arrival, and the last answer's end to the exit."""
     env = {**api_env(server), **QUIET}
     claude_env = {**env, "HOME": str(home)}
     agentcli = [str(BIN / "agentcli"), "-p", "hi"]
@@ -199,6 +201,8 @@ def run(work: Path, runs: int = 5) -> Section:
         f"The real Claude Code CLI ({version}), the binary bundled in the `claude-agent-sdk` wheel, fetched once "
         "into a bench-only cache (never into the project's environment), run offline against the same stand-in "
         "server with `ANTHROPIC_BASE_URL`, a throwaway `HOME` and " + ", ".join(f"`{k}=1`" for k in QUIET) +
+        " (without the last it tries to clone its plugin marketplace from GitHub in the background; with them, "
+        "strace shows no connection but to the stand-in)" +
         f". {runs} paired runs after one warm-up each, order alternated. TUI: each launch in a fresh detached "
         "tmux session (120×40), timed from `tmux new-session` to the first `capture-pane` showing the ready "
         "prompt, as in Startup. The `HOME` holds a `~/.claude.json` written as a returning user's (onboarding "
