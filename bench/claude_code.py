@@ -77,7 +77,10 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     """(launch → first request, last answer → exit) in ms, on this process's monotonic clock."""
     server.reset()
     started = time.monotonic()
-    proc = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    # stdin closed: with it an open pipe, Claude Code waits about 2 s for piped input before its request,
+    # and agentcli -p waits for the pipe's end.
+    proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, timeout=120)
     exited = time.monotonic()
     if server.rejections:
         raise RuntimeError(f"the stand-in refused a request of {Path(argv[0]).name}: {server.rejections[0][1][:150]}")
