@@ -77,12 +77,9 @@ def timeout_note(result: _RgResult) -> str:
             "missing; narrow it with `path` or `glob`.]")
 
 
-async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
-    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
-    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
+async def _start_rg(args: list[str], cwd: Path) -> asyncio.subprocess.Process:
     try:
-        proc = await asyncio.create_subprocess_exec(
+        return await asyncio.create_subprocess_exec(
             _require_rg(),
             *args,
             cwd=str(cwd),
@@ -93,6 +90,13 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
         )
     except OSError as exc:
         raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+
+
+async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
+                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
+    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
+    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
+    proc = await _start_rg(args, cwd)
     assert proc.stdout is not None and proc.stderr is not None
     kept: list[str] = []
     used = 0
@@ -175,6 +179,165 @@ async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
         if len(data) < keep:
             data += chunk[: keep - len(data)]
     return bytes(data)
+
+
+@dataclass
+class _RgOutput:
+    data: bytes  # stdout up to its last whole line (or record)
+    returncode: int
+    stderr: str
+    timed_out: float = 0.0
+    over_limit: bool = False  # stopped unread past the limit: the caller searches another way
+
+
+async def _read_rg(args: list[str], cwd: Path, timeout: float, limit: int) -> _RgOutput:
+    """Run rg and read all it prints (at most ``limit`` bytes); past ``timeout`` seconds rg is
+    stopped, and what it printed so far is the output."""
+    proc = await _start_rg(args, cwd)
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    data = bytearray()
+    timed_out = 0.0
+    over_limit = False
+    try:
+        while True:
+            try:
+                chunk = await asyncio.wait_for(proc.stdout.read(1 << 18), max(deadline - loop.time(), 0))
+            except asyncio.TimeoutError:
+                timed_out = timeout
+                _stop(proc)
+                break
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > limit:
+                over_limit = True
+                _stop(proc)
+                break
+        if timed_out or over_limit:
+            stderr_task.cancel()
+            stderr, returncode = "", 0
+            await proc.wait()
+        else:
+            stderr = (await stderr_task).decode("utf-8", errors="replace")
+            returncode = await proc.wait()
+    finally:
+        if proc.returncode is None:
+            _stop(proc)
+            stderr_task.cancel()
+            await asyncio.shield(proc.wait())
+    return _RgOutput(bytes(data), returncode, stderr, timed_out, over_limit)
+
+
+def _path_key(path: bytes) -> bytes:
+    """rg --sort path's order, name by name down the tree ('a/b' before 'a-c'): a NUL, which no
+    name holds, sorts below every byte, so comparing the keys compares the names in turn."""
+    return path.replace(b"/", b"\0")
+
+
+def _sorted_content(data: bytes, context: bool) -> tuple[list[bytes], int] | None:
+    """Per-file blocks of ``rg --heading --null`` output, put in path order and printed as
+    ``--no-heading`` prints them: (lines, at least as many as a caller keeps; total lines).
+    None when the output is not what rg prints for sane paths (a file name with a newline)."""
+    if not data:
+        return [], 0
+    blocks: list[tuple[bytes, bytes, int, int]] = []  # (key, path, first byte, end) of each file
+    start = 0
+    find, rfind = data.find, data.rfind
+    while True:
+        zero = find(b"\0", start)
+        if zero < 0:
+            return None
+        path = data[start:zero]
+        after = find(b"\0", zero + 1)
+        if after < 0:
+            blocks.append((_path_key(path), path, zero + 1, len(data)))
+            break
+        blank = rfind(b"\n", zero, after)  # files are parted by an empty line; rg never prints an empty one
+        if blank < 2 or data[blank - 1] != 0x0A or data[blank - 2] == 0x0A:
+            return None
+        blocks.append((_path_key(path), path, zero + 1, blank))
+        start = blank + 1
+    if b"\n" in blocks[0][1] or data.count(b"\n\n") != len(blocks) - 1:  # a name holding newlines
+        return None
+    blocks.sort()
+    between = len(blocks) - 1
+    total = data.count(b"\n") - between + (between if context else 0)  # no-heading: '--' between files, or nothing
+    lines: list[bytes] = []
+    for _, path, first, end in blocks:
+        if len(lines) > GREP_MAX_LINES:
+            break
+        if context and lines:
+            lines.append(b"--")
+        for raw in data[first:end].split(b"\n", GREP_MAX_LINES + 1)[:-1]:
+            digits = len(raw) - len(raw.lstrip(b"0123456789"))
+            if digits and raw[digits:digits + 1] in (b":", b"-"):
+                lines.append(path + raw[digits:digits + 1] + raw)  # path:line:text, or path-line-text
+            elif raw == b"--" or raw.startswith(path + b": "):  # a group separator; rg's note on a binary file
+                lines.append(raw)
+            else:
+                return None
+    return lines, total
+
+
+def _sorted_records(data: bytes, mode: str) -> tuple[list[bytes], int]:
+    """``rg --null`` output of --files-with-matches (path NUL) or --count (path NUL count newline),
+    in path order, as the lines rg prints without --null."""
+    if mode == "files_with_matches":
+        paths = data.split(b"\0")[:-1]
+        paths.sort(key=_path_key)
+        lines = b"\n".join(paths).split(b"\n") if paths else []  # a name with a newline prints as two lines
+        return lines, len(lines)
+    records: list[tuple[bytes, bytes]] = []
+    start = 0
+    while (zero := data.find(b"\0", start)) >= 0:
+        end = data.find(b"\n", zero)
+        path = data[start:zero]
+        records.append((_path_key(path), path + b":" + data[zero + 1:end]))
+        start = end + 1
+    records.sort()
+    lines = b"\n".join(line for _, line in records).split(b"\n") if records else []
+    return lines, len(lines)
+
+
+def _keep(lines: list[bytes], keep_lines: int, char_budget: int) -> tuple[list[str], bool]:
+    """The first lines within ``keep_lines`` and ``char_budget`` characters, as _run_rg keeps them."""
+    kept: list[str] = []
+    used = 0
+    for raw in lines[:keep_lines]:
+        line = raw.decode("utf-8", errors="replace")
+        if kept and used + len(line) + 1 > char_budget:
+            return kept, True
+        kept.append(line)
+        used += len(line) + 1
+    return kept, False
+
+
+_SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
+
+
+async def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float) -> _RgResult:
+    """What ``rg --sort path`` prints, kept and counted as _run_rg does, from rg searching on all its
+    threads (--sort makes it search on one): each file's lines stay together, and Python sorts the files."""
+    started = asyncio.get_running_loop().time()
+    extra = ["--heading", "--null"] if mode == "content" else ["--null"]
+    out = await _read_rg([*extra, *rg_args], cwd, timeout, _SORT_LIMIT)
+    data = out.data
+    if out.timed_out:  # a line (or record) cut off by the timeout is left out
+        data = data[: data.rfind(b"\0" if mode == "files_with_matches" else b"\n") + 1]
+        if mode == "content" and data.endswith(b"\n\n"):
+            data = data[:-1]
+    parsed = None
+    if not out.over_limit:
+        parsed = _sorted_content(data, context) if mode == "content" else _sorted_records(data, mode)
+    if parsed is None:
+        left = max(timeout - (asyncio.get_running_loop().time() - started), 0.001)
+        return await _run_rg(["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET, left)
+    lines, total = parsed
+    kept, budget_hit = _keep(lines, GREP_MAX_LINES, GREP_CHAR_BUDGET)
+    return _RgResult(kept, total, out.returncode, out.stderr, False, budget_hit, out.timed_out)
 
 
 def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
@@ -264,9 +427,9 @@ class Grep(Tool):
             raise ToolError("The pattern is empty; give a regular expression to search for.")
         mode = args.get("output_mode") or "content"
         glob = args.get("glob") or None
-        _, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), False)
+        real, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), False)
 
-        rg_args = [*COMMON_RG_ARGS, "--color", "never", "--no-heading", "--with-filename", "--sort", "path"]
+        rg_args = [*COMMON_RG_ARGS, "--color", "never", "--with-filename"]
         rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
         if args.get("case_insensitive"):
             rg_args.append("--ignore-case")
@@ -284,7 +447,12 @@ class Grep(Tool):
         if target is not None:
             rg_args.append(target)
 
-        result = await _run_rg(rg_args, ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET, search_timeout(ctx))
+        if target is not None and not os.path.isdir(real):  # one file: nothing to sort
+            result = await _run_rg(["--no-heading", *rg_args], ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET,
+                                   search_timeout(ctx))
+        else:
+            result = await _grep_sorted(rg_args, mode, bool(args.get("context")) and mode == "content",
+                                        ctx.workspace.root, search_timeout(ctx))
         if result.timed_out and not result.lines:
             raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
