@@ -11,11 +11,16 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import selectors
 import shutil
+import subprocess
 import sys
+import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
 from .files import resolve_path
@@ -72,7 +77,7 @@ def search_timeout(ctx: ToolContext) -> float:
     return value if value > 0 else SEARCH_TIMEOUT
 
 
-def timeout_note(result: _RgResult) -> str:
+def timeout_note(result: _RgResult | _Listing) -> str:
     return (f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
             "missing; narrow it with `path` or `glob`.]")
 
@@ -238,40 +243,35 @@ def _path_key(path: bytes) -> bytes:
 
 
 def _sorted_content(data: bytes, context: bool) -> tuple[list[bytes], int] | None:
-    """Per-file blocks of ``rg --heading --null`` output, put in path order and printed as
-    ``--no-heading`` prints them: (lines, at least as many as a caller keeps; total lines).
-    None when the output is not what rg prints for sane paths (a file name with a newline)."""
+    """The per-file blocks of ``rg --heading --null`` output (``path NUL line`` first, then the
+    file's other lines, an empty line between files) in path order, as ``--no-heading`` prints
+    them: (lines, at least as many as a caller keeps; all lines). None when the output is not
+    what rg prints for sane names (one holding a newline). Per file, not per line, work in Python."""
     if not data:
         return [], 0
-    blocks: list[tuple[bytes, bytes, int, int]] = []  # (key, path, first byte, end) of each file
-    start = 0
-    find, rfind = data.find, data.rfind
-    while True:
-        zero = find(b"\0", start)
-        if zero < 0:
-            return None
-        path = data[start:zero]
-        after = find(b"\0", zero + 1)
-        if after < 0:
-            blocks.append((_path_key(path), path, zero + 1, len(data)))
-            break
-        blank = rfind(b"\n", zero, after)  # files are parted by an empty line; rg never prints an empty one
-        if blank < 2 or data[blank - 1] != 0x0A or data[blank - 2] == 0x0A:
-            return None
-        blocks.append((_path_key(path), path, zero + 1, blank))
-        start = blank + 1
-    if b"\n" in blocks[0][1] or data.count(b"\n\n") != len(blocks) - 1:  # a name holding newlines
+    if not data.endswith(b"\n"):
         return None
-    blocks.sort()
+    blocks = data[:-1].split(b"\n\n")  # rg never prints an empty line of its own
+    if data.count(b"\0") != len(blocks):
+        return None
+    try:
+        paths = [block[: block.index(b"\0")] for block in blocks]
+    except ValueError:
+        return None
+    names = b"\n".join(paths)
+    if names.count(b"\n") != len(paths) - 1:
+        return None
+    keys = _path_key(names).split(b"\n")
     between = len(blocks) - 1
     total = data.count(b"\n") - between + (between if context else 0)  # no-heading: '--' between files, or nothing
     lines: list[bytes] = []
-    for _, path, first, end in blocks:
-        if len(lines) > GREP_MAX_LINES:
+    for i in sorted(range(len(blocks)), key=keys.__getitem__):
+        if len(lines) >= GREP_MAX_LINES:
             break
         if context and lines:
             lines.append(b"--")
-        for raw in data[first:end].split(b"\n", GREP_MAX_LINES + 1)[:-1]:
+        path = paths[i]
+        for raw in blocks[i][len(path) + 1:].split(b"\n", GREP_MAX_LINES)[:GREP_MAX_LINES]:
             digits = len(raw) - len(raw.lstrip(b"0123456789"))
             if digits and raw[digits:digits + 1] in (b":", b"-"):
                 lines.append(path + raw[digits:digits + 1] + raw)  # path:line:text, or path-line-text
@@ -313,6 +313,17 @@ def _keep(lines: list[bytes], keep_lines: int, char_budget: int) -> tuple[list[s
         kept.append(line)
         used += len(line) + 1
     return kept, False
+
+
+def _cores_busy() -> bool:
+    """Whether every core already has a process to run (the 1-minute load average): then rg's
+    threads only contend with them, and rg searching on one thread, sorting as it goes, costs less."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return load >= cores
 
 
 _SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
@@ -447,9 +458,9 @@ class Grep(Tool):
         if target is not None:
             rg_args.append(target)
 
-        if target is not None and not os.path.isdir(real):  # one file: nothing to sort
-            result = await _run_rg(["--no-heading", *rg_args], ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET,
-                                   search_timeout(ctx))
+        if (target is not None and not os.path.isdir(real)) or _cores_busy():  # rg sorts: one file, or one thread
+            result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], ctx.workspace.root, GREP_MAX_LINES,
+                                   GREP_CHAR_BUDGET, search_timeout(ctx))
         else:
             result = await _grep_sorted(rg_args, mode, bool(args.get("context")) and mode == "content",
                                         ctx.workspace.root, search_timeout(ctx))
@@ -574,11 +585,9 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A compiled matcher for paths relative to the search directory.
-
-    A pattern without a slash matches file names at any depth ('*.py' is '**/*.py').
-    """
+def _alternatives(pattern: str) -> list[str]:
+    """The glob's alternatives, each relative to the search directory: braces expanded, and a
+    pattern without a slash made to match file names at any depth ('*.py' is '**/*.py')."""
     pattern = pattern.strip()
     while pattern.startswith("./"):
         pattern = pattern[2:]
@@ -587,27 +596,116 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         alt = alt.lstrip("/") if alt.startswith("/") else alt
         if "/" not in alt.rstrip("/"):
             alt = "**/" + alt
-        alt = alt.rstrip("/") if alt.endswith("/") else alt
-        alternatives.append(_translate(alt))
-    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
+        alternatives.append(alt.rstrip("/") if alt.endswith("/") else alt)
+    return alternatives
 
 
-def _by_mtime(root: Path, paths: list[str]) -> list[str]:
-    """``paths`` newest first, ties by path. Stat through the root's descriptor with the
-    relative strings: no Path object and no absolute path lookup per file (half the time)."""
-    stat = os.stat
-    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A compiled matcher for paths relative to the search directory.
 
-    def key(p: str) -> tuple[float, str]:
-        try:
-            return (-stat(p, dir_fd=fd).st_mtime, p)
-        except OSError:
-            return (0.0, p)
+    A pattern without a slash matches file names at any depth ('*.py' is '**/*.py').
+    """
+    return re.compile("(?:" + "|".join(_translate(alt) for alt in _alternatives(pattern)) + r")\Z", re.DOTALL)
 
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.*?-]+\Z")  # means the same in a .gitignore as in a glob's last part
+
+
+def name_filter(pattern: str) -> str | None:
+    """Rules for ``rg --ignore-file`` that drop every file whose name no alternative's last part
+    matches, so rg lists fewer files; None when a last part is not a plain name ('**', classes).
+
+    rg gives such a file the lowest precedence of all ignore rules, so it never lists a file
+    that .gitignore leaves out (a ``--glob`` would: it overrides .gitignore); the full pattern
+    is still matched in Python."""
+    names = []
+    for alt in _alternatives(pattern):
+        name = alt.rsplit("/", 1)[-1]
+        if "**" in name or not _PLAIN_NAME.match(name):
+            return None
+        names.append(name)
+    return "*\n!*/\n" + "".join(f"!{name}\n" for name in names)
+
+
+@dataclass
+class _Listing:
+    found: list[tuple[float, str]]  # (-mtime, path) of each file that matched, newest first, ties by path
+    listed: int  # files rg listed
+    returncode: int
+    stderr: str
+    timed_out: float = 0.0
+
+
+def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[str], bool],
+                 started: list[subprocess.Popen[bytes]], stop: threading.Event) -> _Listing:
+    """Run ``rg --files`` and stat each accepted path while rg is still listing (in a worker
+    thread: the stats overlap rg's walk and keep the event loop free). Past ``timeout`` seconds
+    rg is stopped, and what it listed so far is the listing."""
     try:
-        return sorted(paths, key=key)
+        proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+    started.append(proc)
+    if stop.is_set():
+        proc.kill()
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    found: list[tuple[float, str]] = []
+    listed = 0
+    stderr = bytearray()
+    pending = b""
+    timed_out = 0.0
+    deadline = time.monotonic() + timeout
+    stat = os.stat
+    root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(err, selectors.EVENT_READ)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                ready = selector.select(left) if left > 0 else []
+                if not ready:
+                    timed_out = timeout
+                    proc.kill()
+                    break
+                for key, _ in ready:
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                    elif key.fd == err:
+                        stderr += chunk[: max(64 * 1024 - len(stderr), 0)]
+                    else:
+                        lines = (pending + chunk).split(b"\n")
+                        pending = lines.pop()
+                        for raw in lines:
+                            if not raw:
+                                continue
+                            listed += 1
+                            path = raw.decode("utf-8", errors="replace")
+                            if accept(path):
+                                try:
+                                    found.append((-stat(path, dir_fd=root).st_mtime, path))
+                                except OSError:
+                                    found.append((0.0, path))
+        if pending and not timed_out:  # a line cut off by the timeout is left out
+            listed += 1
+            path = pending.decode("utf-8", errors="replace")
+            if accept(path):
+                try:
+                    found.append((-stat(path, dir_fd=root).st_mtime, path))
+                except OSError:
+                    found.append((0.0, path))
     finally:
-        os.close(fd)
+        os.close(root)
+        if proc.poll() is None and (timed_out or stop.is_set()):
+            proc.kill()
+        returncode = proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    found.sort()
+    return _Listing(found, listed, 0 if timed_out else returncode, stderr.decode("utf-8", errors="replace"), timed_out)
 
 
 class Glob(Tool):
@@ -653,28 +751,43 @@ class Glob(Tool):
             matcher = compile_glob(pattern)
         except re.error as exc:
             raise ToolError(f"Invalid glob pattern {pattern!r}: {exc}.") from None
+        prefix = "" if target is None else target.rstrip("/") + "/"
 
+        def accept(line: str) -> bool:
+            return matcher.match(line[len(prefix):] if prefix and line.startswith(prefix) else line) is not None
+
+        rules = name_filter(pattern)
+        rules_file = None
         rg_args = [*COMMON_RG_ARGS, "--files"]
+        if rules is not None:
+            fd, rules_file = tempfile.mkstemp(prefix="agentcli-glob-", suffix=".ignore")
+            with os.fdopen(fd, "w") as f:
+                f.write(rules)
+            rg_args += ["--ignore-file", rules_file]
         if target is not None:
             rg_args += ["--", target]
-        result = await _run_rg(rg_args, ctx.workspace.root, None, None, search_timeout(ctx))
-        if result.timed_out and not result.lines:
+        started: list[subprocess.Popen[bytes]] = []
+        stop = threading.Event()
+        try:
+            result = await asyncio.to_thread(_list_newest, rg_args, ctx.workspace.root, search_timeout(ctx), accept,
+                                             started, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            for proc in started:
+                proc.kill()
+            raise
+        finally:
+            if rules_file is not None:
+                os.unlink(rules_file)
+        if result.timed_out and not result.listed:
             raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
                             "(setting search_timeout); give a narrower `path`.")
-        if result.returncode not in (0, 1) and not result.lines:
+        if result.returncode not in (0, 1) and not result.listed:
             raise _rg_error(result.stderr)
-        prefix = "" if target is None else target.rstrip("/") + "/"
-        matches = []
-        for line in result.lines:
-            if not line:
-                continue
-            inner = line[len(prefix):] if prefix and line.startswith(prefix) else line
-            if matcher.match(inner):
-                matches.append(line)
+        ordered = [path for _, path in result.found]
         stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
-        if not matches:
+        if not ordered:
             return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed).{stopped}"
-        ordered = await asyncio.to_thread(_by_mtime, ctx.workspace.root, matches)
         if len(ordered) > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
             shown.append(
