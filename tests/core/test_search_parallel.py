@@ -93,6 +93,17 @@ async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path, mo
         await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout="0.5"))
 
 
+async def test_a_cancelled_grep_stops_rg(tmp_path, busy):
+    os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
+    (tmp_path / "a.txt").write_text("hello\n")
+    task = asyncio.create_task(Grep().run({"pattern": "hello"}, ctx_at(tmp_path)))
+    await until(rg_children, "rg started by grep")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await until(lambda: rg_children() == [], "rg stopped after the grep was cancelled", detail=lambda: str(rg_children()))
+
+
 # ---------------------------------------------------------------- glob
 
 

@@ -20,11 +20,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
 from .files import resolve_path
 from .shell import command_env
+
+T = TypeVar("T")
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -82,94 +84,30 @@ def timeout_note(result: _RgResult | _Listing) -> str:
             "missing; narrow it with `path` or `glob`.]")
 
 
-async def _start_rg(args: list[str], cwd: Path) -> asyncio.subprocess.Process:
-    try:
-        return await asyncio.create_subprocess_exec(
-            _require_rg(),
-            *args,
-            cwd=str(cwd),
-            env=command_env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    except OSError as exc:
-        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+class _Stopper:
+    """Stops the rg a worker thread runs, from the event loop, before or after it starts."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.cancelled = False
 
-async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
-    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
-    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
-    proc = await _start_rg(args, cwd)
-    assert proc.stdout is not None and proc.stderr is not None
-    kept: list[str] = []
-    used = 0
-    total = 0
-    more_than = False
-    budget_hit = False
-    counting = False  # enough lines kept: from now on only count them
-
-    def full() -> bool:
-        return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
-
-    stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    timed_out = 0.0
-    try:
-        pending = b""
-        read_bytes = 0
-        while True:
-            try:
-                chunk = await asyncio.wait_for(proc.stdout.read(1 << 16), max(deadline - loop.time(), 0))
-            except asyncio.TimeoutError:
-                timed_out = timeout
-                _stop(proc)
-                break
-            if not chunk:
-                break
-            read_bytes += len(chunk)
-            if counting:
-                total += chunk.count(b"\n")
-                if read_bytes > _COUNT_LIMIT_BYTES:
-                    more_than = True
-                    _stop(proc)
-                    break
-                continue
-            parts = (pending + chunk).split(b"\n")
-            pending = parts.pop()
-            for raw in parts:
-                total += 1
-                if full():
-                    continue
-                line = raw.decode("utf-8", errors="replace")
-                if char_budget is not None and kept and used + len(line) + 1 > char_budget:
-                    budget_hit = True
-                    continue
-                kept.append(line)
-                used += len(line) + 1
-            counting = full()
-        if pending and not counting and not timed_out:  # a line cut off by the timeout is left out
-            total += 1
-            if not full():
-                kept.append(pending.decode("utf-8", errors="replace"))
-        if timed_out:
-            stderr_task.cancel()
-            stderr, returncode = "", 0
-            await proc.wait()
-        else:
-            stderr = (await stderr_task).decode("utf-8", errors="replace")
-            returncode = await proc.wait()
-    finally:
-        if proc.returncode is None:
+    def started(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._proc = proc
+            cancelled = self.cancelled
+        if cancelled:
             _stop(proc)
-            stderr_task.cancel()
-            await asyncio.shield(proc.wait())
-    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            proc = self._proc
+        if proc is not None:
+            _stop(proc)
 
 
-def _stop(proc: asyncio.subprocess.Process) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill rg; it may already have exited on its own, which is just as good."""
     try:
         proc.kill()
@@ -177,63 +115,134 @@ def _stop(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
-    """Read ``stream`` to its end, keeping the first ``keep`` bytes."""
-    data = bytearray()
-    while chunk := await stream.read(1 << 16):
-        if len(data) < keep:
-            data += chunk[: keep - len(data)]
-    return bytes(data)
-
-
-@dataclass
-class _RgOutput:
-    data: bytes  # stdout up to its last whole line (or record)
-    returncode: int
-    stderr: str
-    timed_out: float = 0.0
-    over_limit: bool = False  # stopped unread past the limit: the caller searches another way
-
-
-async def _read_rg(args: list[str], cwd: Path, timeout: float, limit: int) -> _RgOutput:
-    """Run rg and read all it prints (at most ``limit`` bytes); past ``timeout`` seconds rg is
-    stopped, and what it printed so far is the output."""
-    proc = await _start_rg(args, cwd)
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
+async def _off_loop(work: Callable[[_Stopper], T]) -> T:
+    """Run ``work`` in a thread of its own: rg's start, its output and the stats never wait on the event
+    loop (nor the loop on them), and a hung rg holds no thread of the shared pool. Cancelled: rg is killed."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    data = bytearray()
-    timed_out = 0.0
-    over_limit = False
+    future: asyncio.Future[T] = loop.create_future()
+    stopper = _Stopper()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if not future.done():
+            future.set_exception(error) if error is not None else future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = work(stopper), None
+        except BaseException as exc:  # handed to the awaiting task
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is gone; nobody waits
+            pass
+
+    threading.Thread(target=run, name="rg", daemon=True).start()
     try:
-        while True:
-            try:
-                chunk = await asyncio.wait_for(proc.stdout.read(1 << 18), max(deadline - loop.time(), 0))
-            except asyncio.TimeoutError:
-                timed_out = timeout
-                _stop(proc)
-                break
-            if not chunk:
-                break
-            data += chunk
-            if len(data) > limit:
-                over_limit = True
-                _stop(proc)
-                break
-        if timed_out or over_limit:
-            stderr_task.cancel()
-            stderr, returncode = "", 0
-            await proc.wait()
-        else:
-            stderr = (await stderr_task).decode("utf-8", errors="replace")
-            returncode = await proc.wait()
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        stopper.cancel()
+        raise
+
+
+def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool], stopper: _Stopper
+        ) -> tuple[int, str, float]:
+    """Run rg (in a worker thread), handing each piece of its output to ``feed``, which returns False
+    to stop it. Past ``timeout`` seconds rg is stopped. (returncode, 0 when stopped early; the start
+    of stderr; the timeout when rg was stopped by it)."""
+    try:
+        proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+    stopper.started(proc)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    stderr = bytearray()
+    timed_out = 0.0
+    stopped = False
+    deadline = time.monotonic() + timeout
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(err, selectors.EVENT_READ)
+            while selector.get_map() and not stopped:
+                left = deadline - time.monotonic()
+                ready = selector.select(left) if left > 0 else []
+                if not ready:
+                    timed_out = timeout
+                    break
+                for key, _ in ready:
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                    elif key.fd == err:
+                        stderr += chunk[: max(64 * 1024 - len(stderr), 0)]
+                    elif not feed(chunk):
+                        stopped = True
+                        break
     finally:
-        if proc.returncode is None:
+        if proc.poll() is None:
             _stop(proc)
-            stderr_task.cancel()
-            await asyncio.shield(proc.wait())
-    return _RgOutput(bytes(data), returncode, stderr, timed_out, over_limit)
+        returncode = proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    if timed_out or stopper.cancelled:
+        return 0, "", timed_out
+    return returncode, stderr.decode("utf-8", errors="replace"), 0.0  # stopped by feed: killed, as it asked
+
+
+def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None, timeout: float,
+                 stopper: _Stopper) -> _RgResult:
+    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
+    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
+    kept: list[str] = []
+    used = 0
+    total = 0
+    read_bytes = 0
+    more_than = False
+    budget_hit = False
+    counting = False  # enough lines kept: from now on only count them
+    pending = b""
+
+    def full() -> bool:
+        return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
+
+    def feed(chunk: bytes) -> bool:
+        nonlocal used, total, read_bytes, more_than, budget_hit, counting, pending
+        read_bytes += len(chunk)
+        if counting:
+            total += chunk.count(b"\n")
+            if read_bytes > _COUNT_LIMIT_BYTES:
+                more_than = True
+                return False
+            return True
+        parts = (pending + chunk).split(b"\n")
+        pending = parts.pop()
+        for raw in parts:
+            total += 1
+            if full():
+                continue
+            line = raw.decode("utf-8", errors="replace")
+            if char_budget is not None and kept and used + len(line) + 1 > char_budget:
+                budget_hit = True
+                continue
+            kept.append(line)
+            used += len(line) + 1
+        counting = full()
+        return True
+
+    returncode, stderr, timed_out = _rg(args, cwd, timeout, feed, stopper)
+    if pending and not counting and not timed_out and not more_than:  # a line cut off by the timeout is left out
+        total += 1
+        if not full():
+            kept.append(pending.decode("utf-8", errors="replace"))
+    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
+
+
+async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
+                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
+    return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
+
 
 
 def _path_key(path: bytes) -> bytes:
@@ -329,26 +338,36 @@ def _cores_busy() -> bool:
 _SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
 
 
-async def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float) -> _RgResult:
+def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float,
+                 stopper: _Stopper) -> _RgResult:
     """What ``rg --sort path`` prints, kept and counted as _run_rg does, from rg searching on all its
     threads (--sort makes it search on one): each file's lines stay together, and Python sorts the files."""
-    started = asyncio.get_running_loop().time()
+    started = time.monotonic()
+    data = bytearray()
+
+    def feed(chunk: bytes) -> bool:
+        data.extend(chunk)
+        return len(data) <= _SORT_LIMIT
+
     extra = ["--heading", "--null"] if mode == "content" else ["--null"]
-    out = await _read_rg([*extra, *rg_args], cwd, timeout, _SORT_LIMIT)
-    data = out.data
-    if out.timed_out:  # a line (or record) cut off by the timeout is left out
-        data = data[: data.rfind(b"\0" if mode == "files_with_matches" else b"\n") + 1]
-        if mode == "content" and data.endswith(b"\n\n"):
-            data = data[:-1]
+    returncode, stderr, timed_out = _rg([*extra, *rg_args], cwd, timeout, feed, stopper)
+    output = bytes(data)
+    if timed_out:  # a line (or record) cut off by the timeout is left out
+        output = output[: output.rfind(b"\0" if mode == "files_with_matches" else b"\n") + 1]
+        if mode == "content" and output.endswith(b"\n\n"):
+            output = output[:-1]
+    if stopper.cancelled:  # nobody waits for the result
+        return _RgResult([], 0, 0, "")
     parsed = None
-    if not out.over_limit:
-        parsed = _sorted_content(data, context) if mode == "content" else _sorted_records(data, mode)
+    if len(data) <= _SORT_LIMIT:
+        parsed = _sorted_content(output, context) if mode == "content" else _sorted_records(output, mode)
     if parsed is None:
-        left = max(timeout - (asyncio.get_running_loop().time() - started), 0.001)
-        return await _run_rg(["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET, left)
+        left = max(timeout - (time.monotonic() - started), 0.001)
+        return _run_rg_sync(["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET,
+                            left, stopper)
     lines, total = parsed
     kept, budget_hit = _keep(lines, GREP_MAX_LINES, GREP_CHAR_BUDGET)
-    return _RgResult(kept, total, out.returncode, out.stderr, False, budget_hit, out.timed_out)
+    return _RgResult(kept, total, returncode, stderr, False, budget_hit, timed_out)
 
 
 def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
@@ -458,12 +477,13 @@ class Grep(Tool):
         if target is not None:
             rg_args.append(target)
 
+        root, timeout = ctx.workspace.root, search_timeout(ctx)
         if (target is not None and not os.path.isdir(real)) or _cores_busy():  # rg sorts: one file, or one thread
-            result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], ctx.workspace.root, GREP_MAX_LINES,
-                                   GREP_CHAR_BUDGET, search_timeout(ctx))
+            result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], root, GREP_MAX_LINES,
+                                   GREP_CHAR_BUDGET, timeout)
         else:
-            result = await _grep_sorted(rg_args, mode, bool(args.get("context")) and mode == "content",
-                                        ctx.workspace.root, search_timeout(ctx))
+            context = bool(args.get("context")) and mode == "content"
+            result = await _off_loop(lambda stopper: _grep_sorted(rg_args, mode, context, root, timeout, stopper))
         if result.timed_out and not result.lines:
             raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
@@ -637,75 +657,42 @@ class _Listing:
 
 
 def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[str], bool],
-                 started: list[subprocess.Popen[bytes]], stop: threading.Event) -> _Listing:
-    """Run ``rg --files`` and stat each accepted path while rg is still listing (in a worker
-    thread: the stats overlap rg's walk and keep the event loop free). Past ``timeout`` seconds
-    rg is stopped, and what it listed so far is the listing."""
-    try:
-        proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as exc:
-        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
-    started.append(proc)
-    if stop.is_set():
-        proc.kill()
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+                 stopper: _Stopper) -> _Listing:
+    """Run ``rg --files`` and stat each accepted path while rg still lists (the stats overlap rg's
+    walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing."""
     found: list[tuple[float, str]] = []
     listed = 0
-    stderr = bytearray()
     pending = b""
-    timed_out = 0.0
-    deadline = time.monotonic() + timeout
     stat = os.stat
     root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+    def take(raw: bytes) -> None:
+        nonlocal listed
+        listed += 1
+        path = raw.decode("utf-8", errors="replace")
+        if accept(path):
+            try:
+                found.append((-stat(path, dir_fd=root).st_mtime, path))
+            except OSError:
+                found.append((0.0, path))
+
+    def feed(chunk: bytes) -> bool:
+        nonlocal pending
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for raw in lines:
+            if raw:
+                take(raw)
+        return True
+
     try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(out, selectors.EVENT_READ)
-            selector.register(err, selectors.EVENT_READ)
-            while selector.get_map():
-                left = deadline - time.monotonic()
-                ready = selector.select(left) if left > 0 else []
-                if not ready:
-                    timed_out = timeout
-                    proc.kill()
-                    break
-                for key, _ in ready:
-                    chunk = os.read(key.fd, 1 << 16)
-                    if not chunk:
-                        selector.unregister(key.fd)
-                    elif key.fd == err:
-                        stderr += chunk[: max(64 * 1024 - len(stderr), 0)]
-                    else:
-                        lines = (pending + chunk).split(b"\n")
-                        pending = lines.pop()
-                        for raw in lines:
-                            if not raw:
-                                continue
-                            listed += 1
-                            path = raw.decode("utf-8", errors="replace")
-                            if accept(path):
-                                try:
-                                    found.append((-stat(path, dir_fd=root).st_mtime, path))
-                                except OSError:
-                                    found.append((0.0, path))
+        returncode, stderr, timed_out = _rg(args, cwd, timeout, feed, stopper)
         if pending and not timed_out:  # a line cut off by the timeout is left out
-            listed += 1
-            path = pending.decode("utf-8", errors="replace")
-            if accept(path):
-                try:
-                    found.append((-stat(path, dir_fd=root).st_mtime, path))
-                except OSError:
-                    found.append((0.0, path))
+            take(pending)
     finally:
         os.close(root)
-        if proc.poll() is None and (timed_out or stop.is_set()):
-            proc.kill()
-        returncode = proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
     found.sort()
-    return _Listing(found, listed, 0 if timed_out else returncode, stderr.decode("utf-8", errors="replace"), timed_out)
+    return _Listing(found, listed, returncode, stderr, timed_out)
 
 
 class Glob(Tool):
@@ -766,16 +753,9 @@ class Glob(Tool):
             rg_args += ["--ignore-file", rules_file]
         if target is not None:
             rg_args += ["--", target]
-        started: list[subprocess.Popen[bytes]] = []
-        stop = threading.Event()
         try:
-            result = await asyncio.to_thread(_list_newest, rg_args, ctx.workspace.root, search_timeout(ctx), accept,
-                                             started, stop)
-        except asyncio.CancelledError:
-            stop.set()
-            for proc in started:
-                proc.kill()
-            raise
+            result = await _off_loop(lambda stopper: _list_newest(rg_args, ctx.workspace.root, search_timeout(ctx),
+                                                                  accept, stopper))
         finally:
             if rules_file is not None:
                 os.unlink(rules_file)
