@@ -22,10 +22,12 @@ def ctx_at(root: Path, **env: str) -> ToolContext:
     return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, env=env)
 
 
-@pytest.fixture(params=[False, True], ids=["rg-threads", "busy-machine-one-thread"])
-def busy(request, monkeypatch) -> bool:
-    """Both ways grep searches: rg on all threads (Python sorts), or on one sorting by path."""
-    monkeypatch.setattr(search, "_cores_busy", lambda: request.param)
+@pytest.fixture(params=[False, True], ids=["rg-threads", "rg-sorts"])
+def way(request, monkeypatch) -> bool:
+    """Both ways grep searches: rg on all threads (Python sorts), or, past the sort limit, rg on one
+    thread sorting by path."""
+    if request.param:
+        monkeypatch.setattr(search, "_SORT_LIMIT", -1)
     return request.param
 
 
@@ -42,7 +44,7 @@ def shown(out: str) -> list[str]:
     ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
     ({"output_mode": "count"}, ["--count"]),
 ])
-async def test_grep_prints_rg_sorted_output_either_way(tmp_path, busy, tool_args, rg_args):
+async def test_grep_prints_rg_sorted_output_either_way(tmp_path, way, tool_args, rg_args):
     tricky_tree(tmp_path, 400)
     expected = sorted_rg(tmp_path, *rg_args)
     out = await Grep().run({"pattern": "hit", **tool_args}, ctx_at(tmp_path))
@@ -56,7 +58,7 @@ async def test_grep_prints_rg_sorted_output_either_way(tmp_path, busy, tool_args
     ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
     ({"output_mode": "count"}, ["--count"]),
 ])
-async def test_names_with_newlines_keep_rg_sorted_output(tmp_path, busy, tool_args, rg_args):
+async def test_names_with_newlines_keep_rg_sorted_output(tmp_path, way, tool_args, rg_args):
     """A newline in a name makes rg's per-file blocks ambiguous; grep then has rg sort."""
     for rel in ("a\nb.txt", "a\n\nc.txt", "\nlead.txt", "plain.txt", "z/x.txt", "z-y.txt"):
         path = tmp_path / rel
@@ -68,7 +70,6 @@ async def test_names_with_newlines_keep_rg_sorted_output(tmp_path, busy, tool_ar
 
 
 async def test_output_past_the_sort_limit_is_sorted_by_rg(tmp_path, monkeypatch):
-    monkeypatch.setattr(search, "_cores_busy", lambda: False)
     monkeypatch.setattr(search, "_SORT_LIMIT", 2_000)
     tricky_tree(tmp_path, 300)
     expected = sorted_rg(tmp_path, "--line-number")
@@ -77,15 +78,14 @@ async def test_output_past_the_sort_limit_is_sorted_by_rg(tmp_path, monkeypatch)
     assert f"of {len(expected):,} " in out.splitlines()[-1]
 
 
-async def test_one_file_as_path_is_searched_as_before(tmp_path, busy):
+async def test_one_file_as_path_is_searched_as_before(tmp_path, way):
     tricky_tree(tmp_path, 3)
     out = await Grep().run({"pattern": "hit", "path": "late.bin"}, ctx_at(tmp_path))
     lines = out.splitlines()
     assert lines[0] == "late.bin:1:hit" and lines[1].startswith("late.bin: binary file matches"), lines
 
 
-async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path, monkeypatch):
-    monkeypatch.setattr(search, "_cores_busy", lambda: False)
+async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path):
     os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
     (tmp_path / "a.txt").write_text("hello\n")
     with pytest.raises(ToolError, match=r"grep found nothing for 'hello' in the workspace before it was stopped "
@@ -93,7 +93,7 @@ async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path, mo
         await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout="0.5"))
 
 
-async def test_a_cancelled_grep_stops_rg(tmp_path, busy):
+async def test_a_cancelled_grep_stops_rg(tmp_path, way):
     os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
     (tmp_path / "a.txt").write_text("hello\n")
     task = asyncio.create_task(Grep().run({"pattern": "hello"}, ctx_at(tmp_path)))

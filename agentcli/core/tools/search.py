@@ -9,6 +9,7 @@ respect .gitignore (also outside git repositories), include hidden files and ski
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import re
 import selectors
@@ -27,6 +28,10 @@ from .files import resolve_path
 from .shell import command_env
 
 T = TypeVar("T")
+_SMALL_READ = 16 * 1024  # bytes
+_PIPE_BYTES = 1024 * 1024  # rg's stdout pipe, where the system allows (Linux: pipe-max-size)
+_SET_PIPE_SIZE = getattr(fcntl, "F_SETPIPE_SZ", 0)
+_GATHER_SECONDS = 0.001
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -157,6 +162,11 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
     stopper.started(proc)
     assert proc.stdout is not None and proc.stderr is not None
     out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    if _SET_PIPE_SIZE:
+        try:  # room for rg to write on while this thread waits (see _GATHER_SECONDS) or the machine is busy
+            fcntl.fcntl(out, _SET_PIPE_SIZE, _PIPE_BYTES)
+        except OSError:
+            pass
     stderr = bytearray()
     timed_out = 0.0
     stopped = False
@@ -172,7 +182,7 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
                     timed_out = timeout
                     break
                 for key, _ in ready:
-                    chunk = os.read(key.fd, 1 << 16)
+                    chunk = os.read(key.fd, _PIPE_BYTES)
                     if not chunk:
                         selector.unregister(key.fd)
                     elif key.fd == err:
@@ -180,6 +190,10 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
                     elif not feed(chunk):
                         stopped = True
                         break
+                    elif len(chunk) < _SMALL_READ:
+                        # rg on many threads writes each file's lines on their own, often a few hundred
+                        # bytes: a moment's wait lets them gather, one wake-up instead of dozens.
+                        time.sleep(_GATHER_SECONDS)
     finally:
         if proc.poll() is None:
             _stop(proc)
@@ -322,17 +336,6 @@ def _keep(lines: list[bytes], keep_lines: int, char_budget: int) -> tuple[list[s
         kept.append(line)
         used += len(line) + 1
     return kept, False
-
-
-def _cores_busy() -> bool:
-    """Whether every core already has a process to run (the 1-minute load average): then rg's
-    threads only contend with them, and rg searching on one thread, sorting as it goes, costs less."""
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return load >= cores
 
 
 _SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
@@ -478,7 +481,7 @@ class Grep(Tool):
             rg_args.append(target)
 
         root, timeout = ctx.workspace.root, search_timeout(ctx)
-        if (target is not None and not os.path.isdir(real)) or _cores_busy():  # rg sorts: one file, or one thread
+        if target is not None and not os.path.isdir(real):  # one file: nothing to sort
             result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], root, GREP_MAX_LINES,
                                    GREP_CHAR_BUDGET, timeout)
         else:
