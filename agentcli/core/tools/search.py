@@ -32,6 +32,7 @@ _SMALL_READ = 16 * 1024  # bytes
 _PIPE_BYTES = 1024 * 1024  # rg's stdout pipe, where the system allows (Linux: pipe-max-size)
 _SET_PIPE_SIZE = getattr(fcntl, "F_SETPIPE_SZ", 0)
 _GATHER_SECONDS = 0.001
+_SMALL_READS_FREE = 8
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -170,6 +171,7 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
     stderr = bytearray()
     timed_out = 0.0
     stopped = False
+    small_reads = 0
     deadline = time.monotonic() + timeout
     try:
         with selectors.DefaultSelector() as selector:
@@ -192,8 +194,11 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
                         break
                     elif len(chunk) < _SMALL_READ:
                         # rg on many threads writes each file's lines on their own, often a few hundred
-                        # bytes: a moment's wait lets them gather, one wake-up instead of dozens.
-                        time.sleep(_GATHER_SECONDS)
+                        # bytes: once they keep coming, a moment's wait lets them gather, one wake-up
+                        # instead of dozens (a search printing a line or two never waits).
+                        small_reads += 1
+                        if small_reads > _SMALL_READS_FREE:
+                            time.sleep(_GATHER_SECONDS)
     finally:
         if proc.poll() is None:
             _stop(proc)
