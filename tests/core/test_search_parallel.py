@@ -12,7 +12,7 @@ import pytest
 
 from agentcli.core.tools import search
 from agentcli.core.tools.base import ToolContext, ToolError
-from agentcli.core.tools.search import COMMON_RG_ARGS, Glob, Grep, compile_glob, name_filter, rg_path
+from agentcli.core.tools.search import COMMON_RG_ARGS, Glob, Grep, compile_glob, name_globs, rg_path
 from agentcli.core.workspace import Workspace
 from tests.core.test_search_order import sorted_rg, tricky_tree
 from tests.waiting import until
@@ -152,7 +152,7 @@ async def test_glob_lists_what_it_listed_before(tmp_path, pattern, where):
 
 
 async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
-    """Why glob passes names as an ignore file, not --glob: a --glob whitelist overrides .gitignore."""
+    """Why glob gives rg the names as a file type, not --glob: a --glob whitelist overrides .gitignore."""
     gitignored_tree(tmp_path)
     rg = rg_path()
     assert rg
@@ -163,12 +163,12 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
     assert out.startswith("No files match 'secret.py'")
 
 
-def test_name_filter_only_for_plain_last_parts():
-    assert name_filter("**/*.py") == "*\n!*/\n!*.py\n"
-    assert name_filter("src/**/routing*.{py,pyi}") == "*\n!*/\n!routing*.py\n!routing*.pyi\n"
-    assert name_filter("./a?b.txt") == "*\n!*/\n!a?b.txt\n"
-    for pattern in ("src/**", "a**b", "[ab].py", "x/{a,b/**}", "!x.py", "#x", "a b.py", "a\\*.py"):
-        assert name_filter(pattern) is None, pattern
+def test_name_globs_only_for_plain_last_parts():
+    assert name_globs("**/*.py") == ["*.py"]
+    assert name_globs("src/**/routing*.{py,pyi}") == ["routing*.py", "routing*.pyi"]
+    assert name_globs("./a?b.txt") == ["a?b.txt"]
+    for pattern in ("src/**", "a**b", "[ab].py", "x/{a,b/**}", "!x.py", "x:y", "a b.py", "a\\*.py", "a,b"):
+        assert name_globs(pattern) is None, pattern
 
 
 async def test_glob_past_its_timeout_and_a_cancelled_glob_stop_rg(tmp_path):

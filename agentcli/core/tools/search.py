@@ -16,7 +16,6 @@ import selectors
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -636,23 +635,22 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("(?:" + "|".join(_translate(alt) for alt in _alternatives(pattern)) + r")\Z", re.DOTALL)
 
 
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.*?-]+\Z")  # means the same in a .gitignore as in a glob's last part
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.*?-]+\Z")  # means the same to rg's file types as in a glob's last part
 
 
-def name_filter(pattern: str) -> str | None:
-    """Rules for ``rg --ignore-file`` that drop every file whose name no alternative's last part
-    matches, so rg lists fewer files; None when a last part is not a plain name ('**', classes).
-
-    rg gives such a file the lowest precedence of all ignore rules, so it never lists a file
-    that .gitignore leaves out (a ``--glob`` would: it overrides .gitignore); the full pattern
-    is still matched in Python."""
+def name_globs(pattern: str) -> list[str] | None:
+    """Globs for the last part of each of the pattern's alternatives, for rg to list only files whose
+    names match one (a file type: ``--type-add``, ``--type``); None when a last part is not a plain
+    name ('**', classes). rg checks types after .gitignore, so a type never lists a file .gitignore
+    leaves out, as a ``--glob`` would (it overrides .gitignore); the whole pattern is still matched
+    in Python."""
     names = []
     for alt in _alternatives(pattern):
         name = alt.rsplit("/", 1)[-1]
         if "**" in name or not _PLAIN_NAME.match(name):
             return None
         names.append(name)
-    return "*\n!*/\n" + "".join(f"!{name}\n" for name in names)
+    return names
 
 
 @dataclass
@@ -751,22 +749,14 @@ class Glob(Tool):
         def accept(line: str) -> bool:
             return matcher.match(line[len(prefix):] if prefix and line.startswith(prefix) else line) is not None
 
-        rules = name_filter(pattern)
-        rules_file = None
         rg_args = [*COMMON_RG_ARGS, "--files"]
-        if rules is not None:
-            fd, rules_file = tempfile.mkstemp(prefix="agentcli-glob-", suffix=".ignore")
-            with os.fdopen(fd, "w") as f:
-                f.write(rules)
-            rg_args += ["--ignore-file", rules_file]
+        names = name_globs(pattern)
+        if names is not None:
+            rg_args += [arg for name in names for arg in ("--type-add", f"globbed:{name}")] + ["--type", "globbed"]
         if target is not None:
             rg_args += ["--", target]
-        try:
-            result = await _off_loop(lambda stopper: _list_newest(rg_args, ctx.workspace.root, search_timeout(ctx),
-                                                                  accept, stopper))
-        finally:
-            if rules_file is not None:
-                os.unlink(rules_file)
+        result = await _off_loop(lambda stopper: _list_newest(rg_args, ctx.workspace.root, search_timeout(ctx),
+                                                              accept, stopper))
         if result.timed_out and not result.listed:
             raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
                             "(setting search_timeout); give a narrower `path`.")
