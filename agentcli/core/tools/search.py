@@ -27,11 +27,12 @@ from .files import resolve_path
 from .shell import command_env
 
 T = TypeVar("T")
-_SMALL_READ = 16 * 1024  # bytes
+# Reading rg's output: rg on many threads writes each file's lines on their own.
 _PIPE_BYTES = 1024 * 1024  # rg's stdout pipe, where the system allows (Linux: pipe-max-size)
 _SET_PIPE_SIZE = getattr(fcntl, "F_SETPIPE_SZ", 0)
-_GATHER_SECONDS = 0.001
-_SMALL_READS_FREE = 8
+_SMALL_READ = 16 * 1024  # bytes; a read this small is one of many...
+_SMALL_READS_FREE = 8  # ...once there were this many,
+_GATHER_SECONDS = 0.001  # ...wait this long after each, for the next to gather
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -128,7 +129,7 @@ async def _off_loop(work: Callable[[_Stopper], T]) -> T:
     stopper = _Stopper()
 
     def settle(result: Any, error: BaseException | None) -> None:
-        if not future.done():
+        if not future.done() and not stopper.cancelled:  # cancelled: nobody waits for it
             future.set_exception(error) if error is not None else future.set_result(result)
 
     def run() -> None:
@@ -152,8 +153,8 @@ async def _off_loop(work: Callable[[_Stopper], T]) -> T:
 def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool], stopper: _Stopper
         ) -> tuple[int, str, float]:
     """Run rg (in a worker thread), handing each piece of its output to ``feed``, which returns False
-    to stop it. Past ``timeout`` seconds rg is stopped. (returncode, 0 when stopped early; the start
-    of stderr; the timeout when rg was stopped by it)."""
+    to stop it. Past ``timeout`` seconds rg is stopped. Returns rg's exit status and the start of its
+    stderr (0 and nothing when stopped by the timeout or a cancel), and the timeout when it struck."""
     try:
         proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -192,9 +193,9 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
                         stopped = True
                         break
                     elif len(chunk) < _SMALL_READ:
-                        # rg on many threads writes each file's lines on their own, often a few hundred
-                        # bytes: once they keep coming, a moment's wait lets them gather, one wake-up
-                        # instead of dozens (a search printing a line or two never waits).
+                        # One file's lines, often a few hundred bytes: once they keep coming, a moment's
+                        # wait lets them gather, one wake-up instead of dozens (a search printing a line
+                        # or two never waits).
                         small_reads += 1
                         if small_reads > _SMALL_READS_FREE:
                             time.sleep(_GATHER_SECONDS)
@@ -319,8 +320,7 @@ def _sorted_records(data: bytes, mode: str) -> tuple[list[bytes], int]:
         return lines, len(lines)
     records: list[tuple[bytes, bytes]] = []
     start = 0
-    while (zero := data.find(b"\0", start)) >= 0:
-        end = data.find(b"\n", zero)
+    while (zero := data.find(b"\0", start)) >= 0 and (end := data.find(b"\n", zero)) >= 0:
         path = data[start:zero]
         records.append((_path_key(path), path + b":" + data[zero + 1:end]))
         start = end + 1
