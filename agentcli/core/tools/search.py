@@ -350,15 +350,18 @@ def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeou
     """What ``rg --sort path`` prints, kept and counted as _run_rg does, from rg searching on all its
     threads (--sort makes it search on one): each file's lines stay together, and Python sorts the files."""
     started = time.monotonic()
-    data = bytearray()
+    chunks: list[bytes] = []
+    size = 0
 
     def feed(chunk: bytes) -> bool:
-        data.extend(chunk)
-        return len(data) <= _SORT_LIMIT
+        nonlocal size
+        chunks.append(chunk)
+        size += len(chunk)
+        return size <= _SORT_LIMIT
 
     extra = ["--heading", "--null"] if mode == "content" else ["--null"]
     returncode, stderr, timed_out = _rg([*extra, *rg_args], cwd, timeout, feed, stopper)
-    output = bytes(data)
+    output = b"".join(chunks)
     if timed_out:  # a line (or record) cut off by the timeout is left out
         output = output[: output.rfind(b"\0" if mode == "files_with_matches" else b"\n") + 1]
         if mode == "content" and output.endswith(b"\n\n"):
@@ -366,7 +369,7 @@ def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeou
     if stopper.cancelled:  # nobody waits for the result
         return _RgResult([], 0, 0, "")
     parsed = None
-    if len(data) <= _SORT_LIMIT:
+    if size <= _SORT_LIMIT:
         parsed = _sorted_content(output, context) if mode == "content" else _sorted_records(output, mode)
     if parsed is None:
         left = max(timeout - (time.monotonic() - started), 0.001)
