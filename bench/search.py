@@ -37,7 +37,7 @@ GREP_WHY = ("target ≤ 1.1×; what did it: rg searches on all its threads (`--s
             "line, the output byte for byte the same; rg runs in a thread of its own with `subprocess` (asyncio's "
             "subprocess cost 2-10% more on a busy machine), and its many small writes (one per file) are read in "
             "gathered pieces (1 MiB pipe, 1 ms wait after a small read): Python's own CPU for 27,000 lines went "
-            "from 22 to 9 ms; what is left: that parsing, and the tool's rg options (hidden files, .gitignore "
+            "from 22 to about 8 ms; what is left: that parsing, and the tool's rg options (hidden files, .gitignore "
             "without git, long lines cut), which cost about 5% more CPU than the bare command")
 IN_RUN_WHY = ("target ≤ 1.1×; what costs most: not grep (see the next row, the same call later in the run) but the "
               "SDK's first stream: pydantic builds its event models while it parses the first reply (80-110 ms, "
