@@ -396,10 +396,14 @@ def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
     return ToolError(f"ripgrep failed: {message.rstrip('.')}.")
 
 
-def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Path, str | None, str]:
+async def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Path, str | None, str]:
     """(real path, rg path argument or None for the root, name to show) for a tool's ``path``."""
-    if not path or path in (".", "./"):
+    if not path or path in (".", "./"):  # no file system call: no thread
         return ctx.workspace.root, None, "the workspace"
+    return await asyncio.to_thread(_resolve_root, ctx, path, need_dir)
+
+
+def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, str | None, str]:
     real = resolve_path(ctx, path)
     shown = ctx.workspace.relative(real)
     if not real.exists():
@@ -467,7 +471,7 @@ class Grep(Tool):
             raise ToolError("The pattern is empty; give a regular expression to search for.")
         mode = args.get("output_mode") or "content"
         glob = args.get("glob") or None
-        real, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), False)
+        real, target, where = await _search_root(ctx, args.get("path"), False)
 
         rg_args = [*COMMON_RG_ARGS, "--color", "never", "--with-filename"]
         rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
@@ -734,7 +738,7 @@ class Glob(Tool):
         pattern: str = args["pattern"]
         if not pattern.strip():
             raise ToolError("The pattern is empty; give a glob such as '**/*.py'.")
-        base, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), True)
+        base, target, where = await _search_root(ctx, args.get("path"), True)
         if os.path.isabs(pattern):
             try:
                 pattern = str(Path(pattern).relative_to(base))
