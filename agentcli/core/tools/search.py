@@ -9,17 +9,30 @@ respect .gitignore (also outside git repositories), include hidden files and ski
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import re
+import selectors
 import shutil
+import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
 from .files import resolve_path
 from .shell import command_env
+
+T = TypeVar("T")
+# Reading rg's output: rg on many threads writes each file's lines on their own.
+_PIPE_BYTES = 1024 * 1024  # rg's stdout pipe, where the system allows (Linux: pipe-max-size)
+_SET_PIPE_SIZE = getattr(fcntl, "F_SETPIPE_SZ", 0)
+_SMALL_READ = 16 * 1024  # bytes; a read this small is one of many...
+_SMALL_READS_FREE = 8  # ...once there were this many,
+_GATHER_SECONDS = 0.001  # ...wait this long after each, for the next to gather
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
@@ -72,95 +85,35 @@ def search_timeout(ctx: ToolContext) -> float:
     return value if value > 0 else SEARCH_TIMEOUT
 
 
-def timeout_note(result: _RgResult) -> str:
+def timeout_note(result: _RgResult | _Listing) -> str:
     return (f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
             "missing; narrow it with `path` or `glob`.]")
 
 
-async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
-    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
-    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            _require_rg(),
-            *args,
-            cwd=str(cwd),
-            env=command_env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    except OSError as exc:
-        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
-    assert proc.stdout is not None and proc.stderr is not None
-    kept: list[str] = []
-    used = 0
-    total = 0
-    more_than = False
-    budget_hit = False
-    counting = False  # enough lines kept: from now on only count them
+class _Stopper:
+    """Stops the rg a worker thread runs, from the event loop, before or after it starts."""
 
-    def full() -> bool:
-        return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.cancelled = False
 
-    stderr_task = asyncio.ensure_future(_drain(proc.stderr, 64 * 1024))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    timed_out = 0.0
-    try:
-        pending = b""
-        read_bytes = 0
-        while True:
-            try:
-                chunk = await asyncio.wait_for(proc.stdout.read(1 << 16), max(deadline - loop.time(), 0))
-            except asyncio.TimeoutError:
-                timed_out = timeout
-                _stop(proc)
-                break
-            if not chunk:
-                break
-            read_bytes += len(chunk)
-            if counting:
-                total += chunk.count(b"\n")
-                if read_bytes > _COUNT_LIMIT_BYTES:
-                    more_than = True
-                    _stop(proc)
-                    break
-                continue
-            parts = (pending + chunk).split(b"\n")
-            pending = parts.pop()
-            for raw in parts:
-                total += 1
-                if full():
-                    continue
-                line = raw.decode("utf-8", errors="replace")
-                if char_budget is not None and kept and used + len(line) + 1 > char_budget:
-                    budget_hit = True
-                    continue
-                kept.append(line)
-                used += len(line) + 1
-            counting = full()
-        if pending and not counting and not timed_out:  # a line cut off by the timeout is left out
-            total += 1
-            if not full():
-                kept.append(pending.decode("utf-8", errors="replace"))
-        if timed_out:
-            stderr_task.cancel()
-            stderr, returncode = "", 0
-            await proc.wait()
-        else:
-            stderr = (await stderr_task).decode("utf-8", errors="replace")
-            returncode = await proc.wait()
-    finally:
-        if proc.returncode is None:
+    def started(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._proc = proc
+            cancelled = self.cancelled
+        if cancelled:
             _stop(proc)
-            stderr_task.cancel()
-            await asyncio.shield(proc.wait())
-    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            proc = self._proc
+        if proc is not None:
+            _stop(proc)
 
 
-def _stop(proc: asyncio.subprocess.Process) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill rg; it may already have exited on its own, which is just as good."""
     try:
         proc.kill()
@@ -168,13 +121,263 @@ def _stop(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-async def _drain(stream: asyncio.StreamReader, keep: int) -> bytes:
-    """Read ``stream`` to its end, keeping the first ``keep`` bytes."""
-    data = bytearray()
-    while chunk := await stream.read(1 << 16):
-        if len(data) < keep:
-            data += chunk[: keep - len(data)]
-    return bytes(data)
+async def _off_loop(work: Callable[[_Stopper], T]) -> T:
+    """Run ``work`` in a thread of its own: rg's start, its output and the stats never wait on the event
+    loop (nor the loop on them), and a hung rg holds no thread of the shared pool. Cancelled: rg is killed."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    stopper = _Stopper()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if not future.done() and not stopper.cancelled:  # cancelled: nobody waits for it
+            future.set_exception(error) if error is not None else future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = work(stopper), None
+        except BaseException as exc:  # handed to the awaiting task
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is gone; nobody waits
+            pass
+
+    threading.Thread(target=run, name="rg", daemon=True).start()
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        stopper.cancel()
+        raise
+
+
+def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool], stopper: _Stopper
+        ) -> tuple[int, str, float]:
+    """Run rg (in a worker thread), handing each piece of its output to ``feed``, which returns False
+    to stop it. Past ``timeout`` seconds rg is stopped. Returns rg's exit status and the start of its
+    stderr (0 and nothing when stopped by the timeout or a cancel), and the timeout when it struck."""
+    try:
+        proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
+    stopper.started(proc)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    if _SET_PIPE_SIZE:
+        try:  # room for rg to write on while this thread waits (see _GATHER_SECONDS) or the machine is busy
+            fcntl.fcntl(out, _SET_PIPE_SIZE, _PIPE_BYTES)
+        except OSError:
+            pass
+    stderr = bytearray()
+    timed_out = 0.0
+    stopped = False
+    small_reads = 0
+    deadline = time.monotonic() + timeout
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(err, selectors.EVENT_READ)
+            while selector.get_map() and not stopped:
+                left = deadline - time.monotonic()
+                ready = selector.select(left) if left > 0 else []
+                if not ready:
+                    timed_out = timeout
+                    break
+                for key, _ in ready:
+                    chunk = os.read(key.fd, _PIPE_BYTES)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                    elif key.fd == err:
+                        stderr += chunk[: max(64 * 1024 - len(stderr), 0)]
+                    elif not feed(chunk):
+                        stopped = True
+                        break
+                    elif len(chunk) < _SMALL_READ:
+                        # One file's lines, often a few hundred bytes: once they keep coming, a moment's
+                        # wait lets them gather, one wake-up instead of dozens (a search printing a line
+                        # or two never waits).
+                        small_reads += 1
+                        if small_reads > _SMALL_READS_FREE:
+                            time.sleep(_GATHER_SECONDS)
+    finally:
+        if proc.poll() is None:
+            _stop(proc)
+        returncode = proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    if timed_out or stopper.cancelled:
+        return 0, "", timed_out
+    return returncode, stderr.decode("utf-8", errors="replace"), 0.0  # stopped by feed: killed, as it asked
+
+
+def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None, timeout: float,
+                 stopper: _Stopper) -> _RgResult:
+    """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
+    Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
+    kept: list[str] = []
+    used = 0
+    total = 0
+    read_bytes = 0
+    more_than = False
+    budget_hit = False
+    counting = False  # enough lines kept: from now on only count them
+    pending = b""
+
+    def full() -> bool:
+        return budget_hit or (keep_lines is not None and len(kept) >= keep_lines)
+
+    def feed(chunk: bytes) -> bool:
+        nonlocal used, total, read_bytes, more_than, budget_hit, counting, pending
+        read_bytes += len(chunk)
+        if counting:
+            total += chunk.count(b"\n")
+            if read_bytes > _COUNT_LIMIT_BYTES:
+                more_than = True
+                return False
+            return True
+        parts = (pending + chunk).split(b"\n")
+        pending = parts.pop()
+        for raw in parts:
+            total += 1
+            if full():
+                continue
+            line = raw.decode("utf-8", errors="replace")
+            if char_budget is not None and kept and used + len(line) + 1 > char_budget:
+                budget_hit = True
+                continue
+            kept.append(line)
+            used += len(line) + 1
+        counting = full()
+        return True
+
+    returncode, stderr, timed_out = _rg(args, cwd, timeout, feed, stopper)
+    if pending and not counting and not timed_out and not more_than:  # a line cut off by the timeout is left out
+        total += 1
+        if not full():
+            kept.append(pending.decode("utf-8", errors="replace"))
+    return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
+
+
+async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
+                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
+    return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
+
+
+
+def _path_key(path: bytes) -> bytes:
+    """rg --sort path's order, name by name down the tree ('a/b' before 'a-c'): a NUL, which no
+    name holds, sorts below every byte, so comparing the keys compares the names in turn."""
+    return path.replace(b"/", b"\0")
+
+
+def _sorted_content(data: bytes, context: bool) -> tuple[list[bytes], int] | None:
+    """The per-file blocks of ``rg --heading --null`` output (``path NUL line`` first, then the
+    file's other lines, an empty line between files) in path order, as ``--no-heading`` prints
+    them: (lines, at least as many as a caller keeps; all lines). None when the output is not
+    what rg prints for sane names (one holding a newline). Per file, not per line, work in Python."""
+    if not data:
+        return [], 0
+    if not data.endswith(b"\n"):
+        return None
+    blocks = data[:-1].split(b"\n\n")  # rg never prints an empty line of its own
+    if data.count(b"\0") != len(blocks):
+        return None
+    try:
+        paths = [block[: block.index(b"\0")] for block in blocks]
+    except ValueError:
+        return None
+    names = b"\n".join(paths)
+    if names.count(b"\n") != len(paths) - 1:
+        return None
+    keys = _path_key(names).split(b"\n")
+    between = len(blocks) - 1
+    total = data.count(b"\n") - between + (between if context else 0)  # no-heading: '--' between files, or nothing
+    lines: list[bytes] = []
+    for i in sorted(range(len(blocks)), key=keys.__getitem__):
+        if len(lines) >= GREP_MAX_LINES:
+            break
+        if context and lines:
+            lines.append(b"--")
+        path = paths[i]
+        for raw in blocks[i][len(path) + 1:].split(b"\n", GREP_MAX_LINES)[:GREP_MAX_LINES]:
+            digits = len(raw) - len(raw.lstrip(b"0123456789"))
+            if digits and raw[digits:digits + 1] in (b":", b"-"):
+                lines.append(path + raw[digits:digits + 1] + raw)  # path:line:text, or path-line-text
+            elif raw == b"--" or raw.startswith(path + b": "):  # a group separator; rg's note on a binary file
+                lines.append(raw)
+            else:
+                return None
+    return lines, total
+
+
+def _sorted_records(data: bytes, mode: str) -> tuple[list[bytes], int]:
+    """``rg --null`` output of --files-with-matches (path NUL) or --count (path NUL count newline),
+    in path order, as the lines rg prints without --null."""
+    if mode == "files_with_matches":
+        paths = data.split(b"\0")[:-1]
+        paths.sort(key=_path_key)
+        lines = b"\n".join(paths).split(b"\n") if paths else []  # a name with a newline prints as two lines
+        return lines, len(lines)
+    records: list[tuple[bytes, bytes]] = []
+    start = 0
+    while (zero := data.find(b"\0", start)) >= 0 and (end := data.find(b"\n", zero)) >= 0:
+        path = data[start:zero]
+        records.append((_path_key(path), path + b":" + data[zero + 1:end]))
+        start = end + 1
+    records.sort()
+    lines = b"\n".join(line for _, line in records).split(b"\n") if records else []
+    return lines, len(lines)
+
+
+def _keep(lines: list[bytes], keep_lines: int, char_budget: int) -> tuple[list[str], bool]:
+    """The first lines within ``keep_lines`` and ``char_budget`` characters, as _run_rg keeps them."""
+    kept: list[str] = []
+    used = 0
+    for raw in lines[:keep_lines]:
+        line = raw.decode("utf-8", errors="replace")
+        if kept and used + len(line) + 1 > char_budget:
+            return kept, True
+        kept.append(line)
+        used += len(line) + 1
+    return kept, False
+
+
+_SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
+
+
+def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float,
+                 stopper: _Stopper) -> _RgResult:
+    """What ``rg --sort path`` prints, kept and counted as _run_rg does, from rg searching on all its
+    threads (--sort makes it search on one): each file's lines stay together, and Python sorts the files."""
+    started = time.monotonic()
+    chunks: list[bytes] = []
+    size = 0
+
+    def feed(chunk: bytes) -> bool:
+        nonlocal size
+        chunks.append(chunk)
+        size += len(chunk)
+        return size <= _SORT_LIMIT
+
+    extra = ["--heading", "--null"] if mode == "content" else ["--null"]
+    returncode, stderr, timed_out = _rg([*extra, *rg_args], cwd, timeout, feed, stopper)
+    output = b"".join(chunks)
+    if timed_out:  # a line (or record) cut off by the timeout is left out
+        output = output[: output.rfind(b"\0" if mode == "files_with_matches" else b"\n") + 1]
+        if mode == "content" and output.endswith(b"\n\n"):
+            output = output[:-1]
+    if stopper.cancelled:  # nobody waits for the result
+        return _RgResult([], 0, 0, "")
+    parsed = None
+    if size <= _SORT_LIMIT:
+        parsed = _sorted_content(output, context) if mode == "content" else _sorted_records(output, mode)
+    if parsed is None:
+        left = max(timeout - (time.monotonic() - started), 0.001)
+        return _run_rg_sync(["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET,
+                            left, stopper)
+    lines, total = parsed
+    kept, budget_hit = _keep(lines, GREP_MAX_LINES, GREP_CHAR_BUDGET)
+    return _RgResult(kept, total, returncode, stderr, False, budget_hit, timed_out)
 
 
 def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
@@ -193,10 +396,14 @@ def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
     return ToolError(f"ripgrep failed: {message.rstrip('.')}.")
 
 
-def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Path, str | None, str]:
+async def _search_root(ctx: ToolContext, path: str | None, need_dir: bool) -> tuple[Path, str | None, str]:
     """(real path, rg path argument or None for the root, name to show) for a tool's ``path``."""
-    if not path or path in (".", "./"):
+    if not path or path in (".", "./"):  # no file system call: no thread
         return ctx.workspace.root, None, "the workspace"
+    return await asyncio.to_thread(_resolve_root, ctx, path, need_dir)
+
+
+def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, str | None, str]:
     real = resolve_path(ctx, path)
     shown = ctx.workspace.relative(real)
     if not real.exists():
@@ -264,9 +471,9 @@ class Grep(Tool):
             raise ToolError("The pattern is empty; give a regular expression to search for.")
         mode = args.get("output_mode") or "content"
         glob = args.get("glob") or None
-        _, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), False)
+        real, target, where = await _search_root(ctx, args.get("path"), False)
 
-        rg_args = [*COMMON_RG_ARGS, "--color", "never", "--no-heading", "--with-filename", "--sort", "path"]
+        rg_args = [*COMMON_RG_ARGS, "--color", "never", "--with-filename"]
         rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
         if args.get("case_insensitive"):
             rg_args.append("--ignore-case")
@@ -284,7 +491,13 @@ class Grep(Tool):
         if target is not None:
             rg_args.append(target)
 
-        result = await _run_rg(rg_args, ctx.workspace.root, GREP_MAX_LINES, GREP_CHAR_BUDGET, search_timeout(ctx))
+        root, timeout = ctx.workspace.root, search_timeout(ctx)
+        if target is not None and not os.path.isdir(real):  # one file: nothing to sort
+            result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], root, GREP_MAX_LINES,
+                                   GREP_CHAR_BUDGET, timeout)
+        else:
+            context = bool(args.get("context")) and mode == "content"
+            result = await _off_loop(lambda stopper: _grep_sorted(rg_args, mode, context, root, timeout, stopper))
         if result.timed_out and not result.lines:
             raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
@@ -406,11 +619,9 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A compiled matcher for paths relative to the search directory.
-
-    A pattern without a slash matches file names at any depth ('*.py' is '**/*.py').
-    """
+def _alternatives(pattern: str) -> list[str]:
+    """The glob's alternatives, each relative to the search directory: braces expanded, and a
+    pattern without a slash made to match file names at any depth ('*.py' is '**/*.py')."""
     pattern = pattern.strip()
     while pattern.startswith("./"):
         pattern = pattern[2:]
@@ -419,27 +630,82 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         alt = alt.lstrip("/") if alt.startswith("/") else alt
         if "/" not in alt.rstrip("/"):
             alt = "**/" + alt
-        alt = alt.rstrip("/") if alt.endswith("/") else alt
-        alternatives.append(_translate(alt))
-    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
+        alternatives.append(alt.rstrip("/") if alt.endswith("/") else alt)
+    return alternatives
 
 
-def _by_mtime(root: Path, paths: list[str]) -> list[str]:
-    """``paths`` newest first, ties by path. Stat through the root's descriptor with the
-    relative strings: no Path object and no absolute path lookup per file (half the time)."""
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """A compiled matcher for paths relative to the search directory.
+
+    A pattern without a slash matches file names at any depth ('*.py' is '**/*.py').
+    """
+    return re.compile("(?:" + "|".join(_translate(alt) for alt in _alternatives(pattern)) + r")\Z", re.DOTALL)
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.*?-]+\Z")  # means the same to rg's file types as in a glob's last part
+
+
+def name_globs(pattern: str) -> list[str] | None:
+    """Globs for the last part of each of the pattern's alternatives, for rg to list only files whose
+    names match one (a file type: ``--type-add``, ``--type``); None when a last part is not a plain
+    name ('**', classes). rg checks types after .gitignore, so a type never lists a file .gitignore
+    leaves out, as a ``--glob`` would (it overrides .gitignore); the whole pattern is still matched
+    in Python."""
+    names = []
+    for alt in _alternatives(pattern):
+        name = alt.rsplit("/", 1)[-1]
+        if "**" in name or not _PLAIN_NAME.match(name):
+            return None
+        names.append(name)
+    return names
+
+
+@dataclass
+class _Listing:
+    found: list[tuple[float, str]]  # (-mtime, path) of each file that matched, newest first, ties by path
+    listed: int  # files rg listed
+    returncode: int
+    stderr: str
+    timed_out: float = 0.0
+
+
+def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[str], bool],
+                 stopper: _Stopper) -> _Listing:
+    """Run ``rg --files`` and stat each accepted path while rg still lists (the stats overlap rg's
+    walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing."""
+    found: list[tuple[float, str]] = []
+    listed = 0
+    pending = b""
     stat = os.stat
-    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
-    def key(p: str) -> tuple[float, str]:
-        try:
-            return (-stat(p, dir_fd=fd).st_mtime, p)
-        except OSError:
-            return (0.0, p)
+    def take(raw: bytes) -> None:
+        nonlocal listed
+        listed += 1
+        path = raw.decode("utf-8", errors="replace")
+        if accept(path):
+            try:
+                found.append((-stat(path, dir_fd=root).st_mtime, path))
+            except OSError:
+                found.append((0.0, path))
+
+    def feed(chunk: bytes) -> bool:
+        nonlocal pending
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for raw in lines:
+            if raw:
+                take(raw)
+        return True
 
     try:
-        return sorted(paths, key=key)
+        returncode, stderr, timed_out = _rg(args, cwd, timeout, feed, stopper)
+        if pending and not timed_out:  # a line cut off by the timeout is left out
+            take(pending)
     finally:
-        os.close(fd)
+        os.close(root)
+    found.sort()
+    return _Listing(found, listed, returncode, stderr, timed_out)
 
 
 class Glob(Tool):
@@ -472,7 +738,7 @@ class Glob(Tool):
         pattern: str = args["pattern"]
         if not pattern.strip():
             raise ToolError("The pattern is empty; give a glob such as '**/*.py'.")
-        base, target, where = await asyncio.to_thread(_search_root, ctx, args.get("path"), True)
+        base, target, where = await _search_root(ctx, args.get("path"), True)
         if os.path.isabs(pattern):
             try:
                 pattern = str(Path(pattern).relative_to(base))
@@ -485,28 +751,28 @@ class Glob(Tool):
             matcher = compile_glob(pattern)
         except re.error as exc:
             raise ToolError(f"Invalid glob pattern {pattern!r}: {exc}.") from None
+        prefix = "" if target is None else target.rstrip("/") + "/"
+
+        def accept(line: str) -> bool:
+            return matcher.match(line[len(prefix):] if prefix and line.startswith(prefix) else line) is not None
 
         rg_args = [*COMMON_RG_ARGS, "--files"]
+        names = name_globs(pattern)
+        if names is not None:
+            rg_args += [arg for name in names for arg in ("--type-add", f"globbed:{name}")] + ["--type", "globbed"]
         if target is not None:
             rg_args += ["--", target]
-        result = await _run_rg(rg_args, ctx.workspace.root, None, None, search_timeout(ctx))
-        if result.timed_out and not result.lines:
+        result = await _off_loop(lambda stopper: _list_newest(rg_args, ctx.workspace.root, search_timeout(ctx),
+                                                              accept, stopper))
+        if result.timed_out and not result.listed:
             raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
                             "(setting search_timeout); give a narrower `path`.")
-        if result.returncode not in (0, 1) and not result.lines:
+        if result.returncode not in (0, 1) and not result.listed:
             raise _rg_error(result.stderr)
-        prefix = "" if target is None else target.rstrip("/") + "/"
-        matches = []
-        for line in result.lines:
-            if not line:
-                continue
-            inner = line[len(prefix):] if prefix and line.startswith(prefix) else line
-            if matcher.match(inner):
-                matches.append(line)
+        ordered = [path for _, path in result.found]
         stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
-        if not matches:
+        if not ordered:
             return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed).{stopped}"
-        ordered = await asyncio.to_thread(_by_mtime, ctx.workspace.root, matches)
         if len(ordered) > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
             shown.append(
