@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import json
 import math
 import os
@@ -16,12 +17,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import secret_env
+from . import early_request, secret_env
 from .events import Retrying, Usage
 from .key_helper import helper_key
 from .request_body import RequestBodies
 
 if TYPE_CHECKING:
+    import httpx2
     from anthropic import AsyncAnthropic
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -200,14 +202,15 @@ class LLM:
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
     _can_count_tokens: bool = field(default=True, repr=False)
 
-    def client(self) -> "AsyncAnthropic":
+    def client(self, http_client: "httpx2.AsyncClient | None" = None) -> "AsyncAnthropic":
+        """The SDK's client, made on first use (on ``http_client``, the early request's, if given)."""
         if self._client is None:
             from anthropic import AsyncAnthropic
 
             creds = self.credentials or resolve_credentials()
             self._client = AsyncAnthropic(
                 api_key=creds.api_key, auth_token=creds.auth_token, base_url=creds.base_url,
-                max_retries=self.max_retries, timeout=self.timeout,
+                max_retries=self.max_retries, timeout=self.timeout, http_client=http_client,
             )
         return self._client
 
@@ -303,9 +306,6 @@ class LLM:
         The body goes out as prepared bytes (``RequestBodies``) through the client's ``post``; the
         SDK parses the server-sent events into typed events, and the message is put together here
         from them (``Accumulator``), as the SDK's ``MessageStream`` would at about twice the cost."""
-        import anthropic
-        import httpx2
-
         reply = Accumulator(on_text, on_thinking)
         stream = None
         try:
@@ -323,6 +323,9 @@ class LLM:
                         on_event(raw_event(event))
                     reply.add(event)
         except Exception as exc:
+            import anthropic
+            import httpx2
+
             if isinstance(exc, LLMError):
                 error = exc
             elif isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
@@ -352,12 +355,52 @@ class LLM:
                           usage=_usage(model, final), model=model)
 
     async def _open_stream(self, body: bytes) -> Any:
-        """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's)."""
+        """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
+        The first call while the SDK still imports sends without it (``early_request``)."""
+        if self._client is None and not early_request.sdk_ready():
+            creds = self.credentials or resolve_credentials()
+            if early_request.applies(creds):
+                return await self._open_early(creds, body)
         from anthropic import AsyncStream
         from anthropic.types import Message, RawMessageStreamEvent
 
         return await self.client().post("/v1/messages", cast_to=Message, content=body, stream=True,
                                         stream_cls=AsyncStream[RawMessageStreamEvent])
+
+    async def _open_early(self, creds: Credentials, body: bytes) -> Any:
+        """Send with httpx2 now; once the SDK is imported (in a thread: the event loop goes on), hand the
+        response to it as its own ``post`` would: a status error, or its stream of typed events. A
+        failure to send becomes the SDK's APITimeoutError or APIConnectionError, as in its ``post``."""
+        import httpx2
+
+        http = early_request.http_client(self.timeout)
+        request = early_request.request(http, creds, body, self.timeout)
+        response: httpx2.Response | None = None
+        handed = False  # the SDK's client owns http
+        try:
+            try:
+                response = await http.send(request, stream=True)
+                failure: Exception | None = None
+            except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
+                failure = exc
+            await asyncio.to_thread(importlib.import_module, "anthropic")
+            import anthropic
+            from anthropic.types import RawMessageStreamEvent
+
+            client, handed = self.client(http), True
+            if failure is not None or response is None:
+                kind = anthropic.APITimeoutError if isinstance(failure, httpx2.TimeoutException) else None
+                raise (kind(request=request) if kind else anthropic.APIConnectionError(request=request)) from failure
+            if not response.is_success:
+                await response.aread()
+                raise client._make_status_error_from_response(response) from None
+            return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=client)
+        except BaseException:
+            if response is not None:
+                await response.aclose()
+            if not handed:
+                await http.aclose()
+            raise
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
                            on_text: Callable[[str], None]) -> ModelReply:

@@ -1,0 +1,83 @@
+"""The first model request of a process, sent with ``httpx2`` while the SDK is still importing.
+
+``import anthropic`` takes about a second; ``httpx2`` (which the SDK sends with) a tenth of that. A
+first call that comes while the import still runs (``-p`` at launch, an early Enter in line mode or
+the TUI) sends its body at once, with the headers, URL, timeout and connection settings the SDK's
+client would use, and hands the response to the SDK once it is imported (``LLM._open_early``):
+from there on it is the same path as every other request. Anything this module does not mirror
+(proxies, ANTHROPIC_CUSTOM_HEADERS, a base URL with a query) takes the normal path.
+
+The SDK's version and API version are written here; pyproject.toml pins ``anthropic`` to that
+version, and tests/core/test_early_request.py fails if the installed SDK says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from .llm import Credentials
+
+SDK_VERSION = "2.14.0"  # anthropic.__version__
+API_VERSION = "2026-10-21"  # anthropic._constants.ANTHROPIC_API_VERSION
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+# What the SDK does not read the same way from here: these send the first request the normal way.
+NOT_MIRRORED = ("ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                "all_proxy")
+
+
+def sdk_ready() -> bool:
+    """Whether ``anthropic`` is imported completely (not absent, nor half-way in another thread)."""
+    module = sys.modules.get("anthropic")
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+def applies(creds: "Credentials") -> bool:
+    """Whether the first request may go out before the SDK is imported."""
+    return not any(name in os.environ for name in NOT_MIRRORED) and "?" not in (base_url(creds))
+
+
+def base_url(creds: "Credentials") -> str:
+    """As the SDK's client resolves it: the one given, else ANTHROPIC_BASE_URL, else the API's."""
+    return creds.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+
+
+def headers(creds: "Credentials", timeout: float) -> dict[str, str]:
+    """The headers ``AsyncAnthropic`` sends on a first attempt (less its platform details)."""
+    token = creds.auth_token or creds.api_key
+    return {
+        "x-stainless-timeout": "NOT_GIVEN", "x-stainless-retry-count": "0", "x-stainless-read-timeout": str(timeout),
+        "Accept": "application/json", "Content-Type": "application/json",
+        "User-Agent": f"AsyncAnthropic/Python {SDK_VERSION}",
+        "X-Stainless-Lang": "python", "X-Stainless-Package-Version": SDK_VERSION,
+        **({"Authorization": f"Bearer {token}"} if token else {}),
+        "X-Stainless-Async": "async:asyncio", "anthropic-version": API_VERSION,
+    }
+
+
+def http_client(timeout: float) -> "httpx2.AsyncClient":
+    """A client with the SDK's defaults (``DefaultAsyncHttpxClient``): it becomes the SDK client's own."""
+    import httpx2
+
+    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
+    for name, value in (("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5), ("TCP_KEEPIDLE", 60)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return httpx2.AsyncClient(timeout=httpx2.Timeout(timeout), limits=limits, follow_redirects=True,
+                              transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options))
+
+
+def request(http: "httpx2.AsyncClient", creds: "Credentials", body: bytes, timeout: float) -> "httpx2.Request":
+    """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it."""
+    import httpx2
+
+    url = httpx2.URL(base_url(creds))
+    path = url.raw_path if url.raw_path.endswith(b"/") else url.raw_path + b"/"
+    return http.build_request("POST", url.copy_with(raw_path=path + b"v1/messages"), headers=headers(creds, timeout),
+                              content=body, timeout=httpx2.Timeout(timeout))
