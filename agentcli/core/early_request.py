@@ -13,10 +13,11 @@ version, and tests/core/test_early_request.py fails if the installed SDK says ot
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 if TYPE_CHECKING:
     import httpx2
@@ -81,3 +82,91 @@ def request(http: "httpx2.AsyncClient", creds: "Credentials", body: bytes, timeo
     path = url.raw_path if url.raw_path.endswith(b"/") else url.raw_path + b"/"
     return http.build_request("POST", url.copy_with(raw_path=path + b"v1/messages"), headers=headers(creds, timeout),
                               content=body, timeout=httpx2.Timeout(timeout))
+
+
+class Node(dict):  # type: ignore[type-arg]
+    """A JSON object of a stream event, read as the SDK's typed events are: by attribute (None when absent)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self[name] = value
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """As a pydantic model's ``model_dump(exclude_none=True)``: plain dicts, no None values."""
+        return _without_none(self)
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_none(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_none(item) for item in value]
+    return value
+
+
+class EarlyStream:
+    """The first reply's events, read without waiting for the SDK (which may still be importing
+    when the whole reply is in): server-sent events decoded as the SDK's ``SSEDecoder`` and
+    ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``status_error``
+    (the SDK's own status-error construction) makes of its message and body."""
+
+    def __init__(self, response: "httpx2.Response",
+                 status_error: "Callable[[str, Any, httpx2.Response], Awaitable[BaseException]]") -> None:
+        self.response = response
+        self.status_error = status_error
+
+    async def __aiter__(self) -> AsyncIterator[Node]:
+        try:
+            async for event, data in self._events():
+                if event == "ping" or event is None:
+                    continue
+                if event == "error":
+                    body: Any = data
+                    try:
+                        body = json.loads(data)
+                        message = f"{body}"
+                    except ValueError:
+                        message = data or f"Error code: {self.response.status_code}"
+                    raise await self.status_error(message, body, self.response)
+                if data:
+                    yield json.loads(data, object_hook=Node)
+        finally:
+            await self.response.aclose()
+
+    async def _events(self) -> AsyncIterator[tuple[str | None, str]]:
+        event: str | None = None
+        data: list[str] = []
+        async for chunk in self._chunks():
+            for raw_line in chunk.splitlines():
+                line = raw_line.decode("utf-8")
+                if not line:
+                    if event or data:
+                        yield event, "\n".join(data)
+                    event, data = None, []
+                    continue
+                if line.startswith(":"):
+                    continue
+                name, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                if name == "event":
+                    event = value
+                elif name == "data":
+                    data.append(value)
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        data = b""
+        async for chunk in self.response.aiter_bytes():
+            for line in chunk.splitlines(keepends=True):
+                data += line
+                if data.endswith((b"\r\r", b"\n\n", b"\r\n\r\n")):
+                    yield data
+                    data = b""
+        if data:
+            yield data
+
+    async def close(self) -> None:
+        await self.response.aclose()

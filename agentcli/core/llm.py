@@ -200,24 +200,27 @@ class LLM:
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
+    _http: "httpx2.AsyncClient | None" = field(default=None, repr=False)  # the early request's (early_request)
     _can_count_tokens: bool = field(default=True, repr=False)
 
-    def client(self, http_client: "httpx2.AsyncClient | None" = None) -> "AsyncAnthropic":
-        """The SDK's client, made on first use (on ``http_client``, the early request's, if given)."""
+    def client(self) -> "AsyncAnthropic":
+        """The SDK's client, made on first use (on the early request's connections, if one went out)."""
         if self._client is None:
             from anthropic import AsyncAnthropic
 
             creds = self.credentials or resolve_credentials()
             self._client = AsyncAnthropic(
                 api_key=creds.api_key, auth_token=creds.auth_token, base_url=creds.base_url,
-                max_retries=self.max_retries, timeout=self.timeout, http_client=http_client,
+                max_retries=self.max_retries, timeout=self.timeout, http_client=self._http,
             )
         return self._client
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
-            self._client = None
+        elif self._http is not None:
+            await self._http.aclose()
+        self._client = self._http = None
 
     async def stream(
         self,
@@ -368,39 +371,45 @@ class LLM:
                                         stream_cls=AsyncStream[RawMessageStreamEvent])
 
     async def _open_early(self, creds: Credentials, body: bytes) -> Any:
-        """Send with httpx2 now; once the SDK is imported (in a thread: the event loop goes on), hand the
-        response to it as its own ``post`` would: a status error, or its stream of typed events. A
-        failure to send becomes the SDK's APITimeoutError or APIConnectionError, as in its ``post``."""
+        """Send with httpx2 now. A reply streams as ``EarlyStream`` at once; a status error or a plain
+        body waits for the SDK (imported in a thread: the event loop goes on) and is then what its
+        ``post`` makes of it, and a failure to send becomes its APITimeoutError or APIConnectionError."""
         import httpx2
 
-        http = early_request.http_client(self.timeout)
-        request = early_request.request(http, creds, body, self.timeout)
+        if self._http is None:
+            self._http = early_request.http_client(self.timeout)  # the SDK's client takes it over
+        request = early_request.request(self._http, creds, body, self.timeout)
         response: httpx2.Response | None = None
-        handed = False  # the SDK's client owns http
         try:
             try:
-                response = await http.send(request, stream=True)
+                response = await self._http.send(request, stream=True)
                 failure: Exception | None = None
             except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
                 failure = exc
+            if response is not None and response.is_success and \
+                    "event-stream" in response.headers.get("content-type", "event-stream"):
+                return early_request.EarlyStream(response, self._status_error)
             await asyncio.to_thread(importlib.import_module, "anthropic")
             import anthropic
             from anthropic.types import RawMessageStreamEvent
 
-            client, handed = self.client(http), True
             if failure is not None or response is None:
-                kind = anthropic.APITimeoutError if isinstance(failure, httpx2.TimeoutException) else None
-                raise (kind(request=request) if kind else anthropic.APIConnectionError(request=request)) from failure
+                timed_out = isinstance(failure, httpx2.TimeoutException)
+                raise (anthropic.APITimeoutError if timed_out else anthropic.APIConnectionError)(
+                    request=request) from failure
             if not response.is_success:
                 await response.aread()
-                raise client._make_status_error_from_response(response) from None
-            return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=client)
+                raise self.client()._make_status_error_from_response(response) from None
+            return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=self.client())
         except BaseException:
             if response is not None:
                 await response.aclose()
-            if not handed:
-                await http.aclose()
             raise
+
+    async def _status_error(self, message: str, body: Any, response: "httpx2.Response") -> BaseException:
+        """An error event in the first reply, as the SDK's ``AsyncStream`` raises it."""
+        await asyncio.to_thread(importlib.import_module, "anthropic")
+        return self.client()._make_status_error(message, body=body, response=response)
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
                            on_text: Callable[[str], None]) -> ModelReply:
@@ -551,7 +560,9 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
     if block.type == "text":  # the API refuses text blocks of only white space in history
         return {"type": "text", "text": block.text} if block.text.strip() else None
     if block.type == "tool_use":
-        data = block.input if isinstance(block.input, dict) else {}
+        data = block.input if type(block.input) is dict else {}
+        if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
+            data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
     return block.model_dump(exclude_none=True)
 
