@@ -107,7 +107,8 @@ def run(work: Path, runs: int = 5) -> Section:
     version = stamp.read_text().split()[0] if stamp.is_file() and stamp.read_text().split() else "?"
     for k, name in enumerate(names):
         section.compare(f"agentcli {name}", [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs],
-                        digits=0, note="the same stand-in server; a throwaway HOME for Claude Code")
+                        digits=0, note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
+                        "request and its reply do not wait for the SDK import (core/early_request.py)")
     section.not_measured("TUI: launch to ready prompt against Claude Code's",
                          "its interactive mode needs a seeded ~/.claude.json (onboarding, folder trust); not done yet")
     section.notes.append(
