@@ -378,6 +378,7 @@ class LLM:
 
         if self._http is None:
             self._http = early_request.http_client(self.timeout)  # the SDK's client takes it over
+            early_request.import_sdk_in_background()  # the next calls are the SDK's
         request = early_request.request(self._http, creds, body, self.timeout)
         response: httpx2.Response | None = None
         try:

@@ -194,3 +194,37 @@ def test_a_proxy_setting_sends_the_normal_way(server: FakeAnthropic, monkeypatch
     server.script(text("Normal."))
     asyncio.run(ask(llm_for(server)))
     assert not went_out_early(server)
+
+
+SCRIPT = """
+import asyncio, sys, time
+from agentcli.core import early_request
+from agentcli.core.llm import LLM, Credentials
+
+async def main():
+    llm = LLM(credentials=Credentials(api_key=sys.argv[2], base_url=sys.argv[1]))
+    for prompt in ("one", "two"):
+        reply = await llm.stream(system="s", messages=[{"role": "user", "content": prompt}], tools=[],
+                                 on_text=lambda t: None)
+        print(reply.content[0]["text"], flush=True)
+        deadline = time.monotonic() + 60
+        while not early_request.sdk_ready() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+    await llm.aclose()
+
+asyncio.run(main())
+"""
+
+
+def test_a_process_without_the_sdk_sends_early_then_imports_it(server: FakeAnthropic) -> None:
+    import os
+    import subprocess
+    import sys
+
+    server.script(text("One."), text("Two."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, server.base_url, KEY], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["One.", "Two."]
+    assert [PLATFORM_HEADER in h for h in server.request_headers] == [False, True], "the SDK never took over"
