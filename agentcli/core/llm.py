@@ -326,22 +326,7 @@ class LLM:
                         on_event(raw_event(event))
                     reply.add(event)
         except Exception as exc:
-            import anthropic
-            import httpx2
-
-            if isinstance(exc, LLMError):
-                error = exc
-            elif isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-                error = LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).",
-                                 retryable=True)
-            elif isinstance(exc, anthropic.APIError):
-                error = describe_api_error(exc, self.client().base_url)
-            elif isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
-                error = LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
-            elif isinstance(exc, (ValueError, RuntimeError)):  # data that is not JSON, events out of order
-                error = LLMError(f"The server sent a malformed reply ({one_line(exc, 120)}).", retryable=True)
-            else:
-                raise
+            error = await self._as_llm_error(exc)
             raise reply.with_partial(error, model) from None
         finally:
             if stream is not None:
@@ -356,6 +341,32 @@ class LLM:
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
                           usage=_usage(model, final), model=model)
+
+    async def _as_llm_error(self, exc: Exception) -> LLMError:
+        """What went wrong with one request, as one sentence; anything else is raised again."""
+        if isinstance(exc, LLMError):
+            return exc
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            return LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).", retryable=True)
+        anthropic = await self._sdk()
+        import httpx2
+
+        if isinstance(exc, anthropic.APIError):
+            return describe_api_error(exc, self.client().base_url)
+        if isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
+            return LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
+        if isinstance(exc, (ValueError, RuntimeError)):  # data that is not JSON, events out of order
+            return LLMError(f"The server sent a malformed reply ({one_line(exc, 120)}).", retryable=True)
+        raise exc
+
+    @staticmethod
+    async def _sdk() -> Any:
+        """The ``anthropic`` module; while another thread still imports it, waited for off the event loop."""
+        if not early_request.sdk_ready():
+            await asyncio.to_thread(importlib.import_module, "anthropic")
+        import anthropic
+
+        return anthropic
 
     async def _open_stream(self, body: bytes) -> Any:
         """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
@@ -390,8 +401,7 @@ class LLM:
             if response is not None and response.is_success and \
                     "event-stream" in response.headers.get("content-type", "event-stream"):
                 return early_request.EarlyStream(response, self._status_error)
-            await asyncio.to_thread(importlib.import_module, "anthropic")
-            import anthropic
+            anthropic = await self._sdk()
             from anthropic.types import RawMessageStreamEvent
 
             if failure is not None or response is None:
@@ -409,7 +419,7 @@ class LLM:
 
     async def _status_error(self, message: str, body: Any, response: "httpx2.Response") -> BaseException:
         """An error event in the first reply, as the SDK's ``AsyncStream`` raises it."""
-        await asyncio.to_thread(importlib.import_module, "anthropic")
+        await self._sdk()
         return self.client()._make_status_error(message, body=body, response=response)
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
