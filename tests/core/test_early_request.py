@@ -197,8 +197,7 @@ def test_a_proxy_setting_sends_the_normal_way(server: FakeAnthropic, monkeypatch
 
 
 SCRIPT = """
-import asyncio, sys, time
-from agentcli.core import early_request
+import asyncio, importlib, sys
 from agentcli.core.llm import LLM, Credentials
 
 async def main():
@@ -207,9 +206,8 @@ async def main():
         reply = await llm.stream(system="s", messages=[{"role": "user", "content": prompt}], tools=[],
                                  on_text=lambda t: None)
         print(reply.content[0]["text"], flush=True)
-        deadline = time.monotonic() + 60
-        while not early_request.sdk_ready() and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        # the first call started the import in a thread; this waits for it (the import lock) and no more
+        await asyncio.to_thread(importlib.import_module, "anthropic")
     await llm.aclose()
 
 asyncio.run(main())
