@@ -1,11 +1,13 @@
-"""The first model request of a process, sent with ``httpx2`` while the SDK is still importing.
+"""The first model request of a process, sent and read with ``httpx2`` while the SDK is still importing.
 
 ``import anthropic`` takes about a second; ``httpx2`` (which the SDK sends with) a tenth of that. A
-first call that comes while the import still runs (``-p`` at launch, an early Enter in line mode or
-the TUI) sends its body at once, with the headers, URL, timeout and connection settings the SDK's
-client would use, and hands the response to the SDK once it is imported (``LLM._open_early``):
-from there on it is the same path as every other request. Anything this module does not mirror
-(proxies, ANTHROPIC_CUSTOM_HEADERS, a base URL with a query) takes the normal path.
+call that comes while the import still runs (``-p`` at launch, an early Enter in line mode or the
+TUI) sends its body at once, with the headers, URL, timeout and connection settings the SDK's client
+would use, and reads the reply's server-sent events itself (``EarlyStream``), so that even the end
+of the run need not wait for the SDK. A status error, or a failure to send, waits for the SDK and
+becomes its own exception (``LLM._open_early``); the SDK's client then takes over the connection,
+and later calls are the SDK's. Anything this module does not mirror (proxies,
+ANTHROPIC_CUSTOM_HEADERS, a base URL with a query or an underscore in its host) takes the normal path.
 
 The SDK's version and API version are written here; pyproject.toml pins ``anthropic`` to that
 version, and tests/core/test_early_request.py fails if the installed SDK says otherwise.
@@ -49,7 +51,10 @@ def import_sdk_in_background() -> None:
 
 def applies(creds: "Credentials") -> bool:
     """Whether the first request may go out before the SDK is imported."""
-    return not any(name in os.environ for name in NOT_MIRRORED) and "?" not in (base_url(creds))
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base_url(creds))
+    return not any(name in os.environ for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
 
 
 def base_url(creds: "Credentials") -> str:
