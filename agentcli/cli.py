@@ -225,19 +225,20 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
 
 
-# The SDK, and what its async client loads only when the first request goes out.
-SDK_MODULES = ("anthropic", "httpcore2", "anyio._backends._asyncio")
+# What the first request needs (httpx2 sends it: core/early_request.py), then the SDK, which the
+# reply is handed to.
+SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "anthropic")
 sdk_import: threading.Thread | None = None
 
 
 def start_sdk_import() -> None:
-    """Headless: import the SDK (most of the time to the first request) while the settings, the
-    session and the system prompt are prepared.
+    """Headless: import the SDK while the settings, the session and the system prompt are prepared
+    and the first request goes out (it does not wait for the SDK: ``LLM._open_early``).
 
-    Garbage collection waits until the run starts (``sdk_imported``): the import and the preparation
-    make a few hundred thousand objects and none of them is garbage, so the collector's passes over
-    them are pure cost; they are then frozen, never to be scanned again. The thread never reports:
-    a failed import happens again, with its own clear error, where the SDK is first used.
+    Garbage collection waits until the import is done: the import and the preparation make a few
+    hundred thousand objects and none of them is garbage, so the collector's passes over them are
+    pure cost; they are then frozen, never to be scanned again. The thread never reports: a failed
+    import happens again, with its own clear error, where the SDK is first used.
     """
     global sdk_import
     if sdk_import is not None or "anthropic" in sys.modules:
@@ -249,6 +250,9 @@ def start_sdk_import() -> None:
                 importlib.import_module(name)
         except BaseException:  # the main thread's own import will say what is wrong
             pass
+        finally:
+            gc.freeze()
+            gc.enable()
 
     gc.disable()
     sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
@@ -256,12 +260,9 @@ def start_sdk_import() -> None:
 
 
 def sdk_imported() -> None:
-    """Wait for the SDK import started by ``start_sdk_import`` (if any), then collect garbage again."""
-    if sdk_import is None or gc.isenabled():
-        return
-    sdk_import.join()
-    gc.freeze()
-    gc.enable()
+    """Wait for the SDK import started by ``start_sdk_import`` (if any); garbage collection is back on."""
+    if sdk_import is not None:
+        sdk_import.join()
 
 
 def leave(code: int) -> NoReturn:
@@ -359,6 +360,5 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id)
     prepare_session(session, args)
-    sdk_imported()
     return session, output
 

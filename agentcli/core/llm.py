@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import json
 import math
 import os
@@ -16,11 +17,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import secret_env
+from . import early_request, secret_env
 from .events import Retrying, Usage
 from .key_helper import helper_key
+from .request_body import RequestBodies
 
 if TYPE_CHECKING:
+    import httpx2
     from anthropic import AsyncAnthropic
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -195,24 +198,29 @@ class LLM:
     thinking_refused: bool = False  # the server rejected thinking once: not sent again this session
     raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
+    bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
+    _http: "httpx2.AsyncClient | None" = field(default=None, repr=False)  # the early request's (early_request)
     _can_count_tokens: bool = field(default=True, repr=False)
 
     def client(self) -> "AsyncAnthropic":
+        """The SDK's client, made on first use (on the early request's connections, if one went out)."""
         if self._client is None:
             from anthropic import AsyncAnthropic
 
             creds = self.credentials or resolve_credentials()
             self._client = AsyncAnthropic(
                 api_key=creds.api_key, auth_token=creds.auth_token, base_url=creds.base_url,
-                max_retries=self.max_retries, timeout=self.timeout,
+                max_retries=self.max_retries, timeout=self.timeout, http_client=self._http,
             )
         return self._client
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
-            self._client = None
+        elif self._http is not None:
+            await self._http.aclose()
+        self._client = self._http = None
 
     async def stream(
         self,
@@ -242,7 +250,7 @@ class LLM:
             "model": model,
             "max_tokens": max_tokens or self.max_tokens,
             "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
-            "messages": with_cache_breakpoint(messages),
+            "messages": messages,  # the body marks the last one (RequestBodies)
         }
         if tools:
             params["tools"] = with_cache_breakpoint_on_last(tools)
@@ -296,78 +304,123 @@ class LLM:
                            on_event: Callable[[dict[str, Any]], None] | None = None) -> ModelReply:
         """One request. A reply counts only when complete: a stream that ends without
         ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
-        LLMError whose ``partial`` holds the blocks that completed before it (if any)."""
-        import anthropic
-        import httpx2
+        LLMError whose ``partial`` holds the blocks that completed before it (if any).
 
-        completed: list[dict[str, Any]] = []
-        tool_json: dict[int, str] = {}
-        torn = False  # a tool call's input JSON did not parse: it and what follows are dropped
-        stopped = False
+        The body goes out as prepared bytes (``RequestBodies``) through the client's ``post``; the
+        SDK parses the server-sent events into typed events, and the message is put together here
+        from them (``Accumulator``), as the SDK's ``MessageStream`` would at about twice the cost."""
+        reply = Accumulator(on_text, on_thinking)
         stream = None
         try:
-            async with self.client().messages.stream(**params) as stream:
-                content_type = stream.response.headers.get("content-type", "")
-                if content_type and "event-stream" not in content_type:
-                    return await self._plain_reply(stream.response, content_type, model, on_text)
-                # One deadline, pushed forward on each event: a stream silent for stall_timeout is dead.
-                # (asyncio.wait_for per event would create a task for every token.)
-                loop = asyncio.get_running_loop()
-                async with asyncio.timeout(self.stall_timeout) as stall:
-                    async for event in stream:
-                        stall.reschedule(loop.time() + self.stall_timeout)
-                        if on_event is not None and event.type in RAW_EVENT_TYPES:
-                            on_event(raw_event(event))
-                        if event.type == "text":
-                            on_text(event.text)
-                        elif event.type == "thinking":
-                            on_thinking(event.thinking)
-                        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                            tool_json[event.index] = tool_json.get(event.index, "") + event.delta.partial_json
-                        elif event.type == "content_block_stop":
-                            block = block_to_dict(event.content_block)
-                            if block is not None and block["type"] == "tool_use":
-                                torn = torn or not _parses(tool_json.get(event.index, ""))
-                            if block is not None and not torn:
-                                completed.append(block)
-                        elif event.type == "message_stop":
-                            stopped = True
-                final = await stream.get_final_message() if stopped else None
+            stream = await self._open_stream(self.bodies.build(params))
+            content_type = stream.response.headers.get("content-type", "")
+            if content_type and "event-stream" not in content_type:
+                return await self._plain_reply(stream.response, content_type, model, on_text)
+            # One deadline, pushed forward on each event: a stream silent for stall_timeout is dead.
+            # (asyncio.wait_for per event would create a task for every token.)
+            loop = asyncio.get_running_loop()
+            async with asyncio.timeout(self.stall_timeout) as stall:
+                async for event in stream:
+                    stall.reschedule(loop.time() + self.stall_timeout)
+                    if on_event is not None and event.type in RAW_EVENT_TYPES:
+                        on_event(raw_event(event))
+                    reply.add(event)
         except Exception as exc:
-            if isinstance(exc, LLMError):
-                error = exc
-            elif isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-                error = LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).",
-                                 retryable=True)
-            elif isinstance(exc, anthropic.APIError):
-                error = describe_api_error(exc, self.client().base_url)
-            elif isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
-                error = LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
-            elif isinstance(exc, (ValueError, RuntimeError)):  # data that is not JSON, events out of order
-                error = LLMError(f"The server sent a malformed reply ({one_line(exc, 120)}).", retryable=True)
-            else:
-                raise
-            raise self._with_partial(error, completed, stream, model) from None
+            error = await self._as_llm_error(exc)
+            raise reply.with_partial(error, model) from None
+        finally:
+            if stream is not None:
+                await stream.close()
+        final = reply.message if reply.stopped else None
         if final is None or final.stop_reason is None:
             what = "ended before the reply was complete" if final is None else "ended without a stop reason"
-            raise self._with_partial(LLMError(f"The response stream {what}.", retryable=True), completed, stream,
-                                     model)
-        if torn and final.stop_reason != "max_tokens":  # a cut at max_tokens is the loop's to handle
-            raise self._with_partial(LLMError("The reply held a tool call whose input is not valid JSON.",
-                                              retryable=True), completed, stream, model)
+            raise reply.with_partial(LLMError(f"The response stream {what}.", retryable=True), model)
+        if reply.torn and final.stop_reason != "max_tokens":  # a cut at max_tokens is the loop's to handle
+            raise reply.with_partial(LLMError("The reply held a tool call whose input is not valid JSON.",
+                                              retryable=True), model)
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
                           usage=_usage(model, final), model=model)
 
+    async def _as_llm_error(self, exc: Exception) -> LLMError:
+        """What went wrong with one request, as one sentence; anything else is raised again."""
+        if isinstance(exc, LLMError):
+            return exc
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            return LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).", retryable=True)
+        anthropic = await self._sdk()
+        import httpx2
+
+        if isinstance(exc, anthropic.APIError):
+            return describe_api_error(exc, self.client().base_url)
+        if isinstance(exc, (httpx2.HTTPError, httpx2.StreamError)):
+            return LLMError(f"The response stream broke off ({type(exc).__name__}).", retryable=True)
+        if isinstance(exc, (ValueError, RuntimeError)):  # data that is not JSON, events out of order
+            return LLMError(f"The server sent a malformed reply ({one_line(exc, 120)}).", retryable=True)
+        raise exc
+
     @staticmethod
-    def _with_partial(error: LLMError, completed: list[dict[str, Any]], stream: Any, model: str) -> LLMError:
-        if completed and error.retryable:  # keep what completed; never ask for it twice
+    async def _sdk() -> Any:
+        """The ``anthropic`` module; while another thread still imports it, waited for off the event loop."""
+        if not early_request.sdk_ready():
+            await asyncio.to_thread(importlib.import_module, "anthropic")
+        import anthropic
+
+        return anthropic
+
+    async def _open_stream(self, body: bytes) -> Any:
+        """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
+        The first call while the SDK still imports sends without it (``early_request``)."""
+        if self._client is None and not early_request.sdk_ready():
+            creds = self.credentials or resolve_credentials()
+            if early_request.applies(creds):
+                return await self._open_early(creds, body)
+        from anthropic import AsyncStream
+        from anthropic.types import Message, RawMessageStreamEvent
+
+        return await self.client().post("/v1/messages", cast_to=Message, content=body, stream=True,
+                                        stream_cls=AsyncStream[RawMessageStreamEvent])
+
+    async def _open_early(self, creds: Credentials, body: bytes) -> Any:
+        """Send with httpx2 now. A reply streams as ``EarlyStream`` at once; a status error or a plain
+        body waits for the SDK (imported in a thread: the event loop goes on) and is then what its
+        ``post`` makes of it, and a failure to send becomes its APITimeoutError or APIConnectionError."""
+        import httpx2
+
+        if self._http is None:
+            self._http = early_request.http_client(self.timeout)  # the SDK's client takes it over
+            early_request.import_sdk_in_background()  # the next calls are the SDK's
+        request = early_request.request(self._http, creds, body, self.timeout)
+        response: httpx2.Response | None = None
+        try:
             try:
-                snapshot = stream.current_message_snapshot if stream is not None else None
-            except AssertionError:  # no message_start came
-                snapshot = None
-            error.partial = ModelReply(completed, "incomplete", _usage(model, snapshot), model)
-        return error
+                response = await self._http.send(request, stream=True)
+                failure: Exception | None = None
+            except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
+                failure = exc
+            if response is not None and response.is_success and \
+                    "event-stream" in response.headers.get("content-type", "event-stream"):
+                return early_request.EarlyStream(response, self._status_error)
+            anthropic = await self._sdk()
+            from anthropic.types import RawMessageStreamEvent
+
+            if failure is not None or response is None:
+                timed_out = isinstance(failure, httpx2.TimeoutException)
+                raise (anthropic.APITimeoutError if timed_out else anthropic.APIConnectionError)(
+                    request=request) from failure
+            if not response.is_success:
+                await response.aread()
+                raise self.client()._make_status_error_from_response(response) from None
+            return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=self.client())
+        except BaseException:
+            if response is not None:
+                await response.aclose()
+            raise
+
+    async def _status_error(self, message: str, body: Any, response: "httpx2.Response") -> BaseException:
+        """An error event in the first reply, as the SDK's ``AsyncStream`` raises it."""
+        await self._sdk()
+        return self.client()._make_status_error(message, body=body, response=response)
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
                            on_text: Callable[[str], None]) -> ModelReply:
@@ -420,6 +473,85 @@ def raw_event(event: Any) -> dict[str, Any]:
     return event.model_dump(mode="json", exclude_none=True)
 
 
+TOOL_INPUT_BLOCKS = ("tool_use", "server_tool_use")  # blocks whose input streams as JSON
+
+
+class Accumulator:
+    """One message put together from the API's stream events, as the SDK's ``MessageStream`` does.
+
+    Text and thinking go to their callbacks as they arrive; each block that completes is kept in
+    ``completed``, unless a tool call's input JSON did not parse (``torn``): it and what follows are dropped.
+    """
+
+    def __init__(self, on_text: Callable[[str], None], on_thinking: Callable[[str], None]) -> None:
+        self.on_text, self.on_thinking = on_text, on_thinking
+        self.message: Any = None  # message_start's Message, its content and usage filled in as events come
+        self.completed: list[dict[str, Any]] = []
+        self.tool_json: dict[int, str] = {}
+        self.torn = False
+        self.stopped = False
+
+    def add(self, event: Any) -> None:
+        kind = event.type
+        message = self.message
+        if kind == "message_start":
+            self.message = event.message
+            return
+        if message is None and kind in RAW_EVENT_TYPES:
+            raise RuntimeError(f'Unexpected event order, got {kind} before "message_start"')
+        if kind in ("content_block_delta", "content_block_stop") and not 0 <= event.index < len(message.content):
+            raise RuntimeError(f"Unexpected event order, got {kind} for a content block that never started")
+        if kind == "content_block_start":
+            message.content.append(event.content_block)
+        elif kind == "content_block_delta":
+            block, delta = message.content[event.index], event.delta
+            if delta.type == "text_delta" and block.type == "text":
+                block.text += delta.text
+                self.on_text(delta.text)
+            elif delta.type == "input_json_delta":
+                self.tool_json[event.index] = self.tool_json.get(event.index, "") + delta.partial_json
+            elif delta.type == "thinking_delta" and block.type == "thinking":
+                block.thinking += delta.thinking
+                self.on_thinking(delta.thinking)
+            elif delta.type == "signature_delta" and block.type == "thinking":
+                block.signature = delta.signature
+            elif delta.type == "citations_delta" and block.type == "text":
+                block.citations = [*(block.citations or []), delta.citation]
+        elif kind == "content_block_stop":
+            self.stop_block(event.index, message.content[event.index])
+        elif kind == "message_delta":
+            message.stop_reason = event.delta.stop_reason
+            message.stop_sequence = event.delta.stop_sequence
+            usage = message.usage
+            usage.output_tokens = event.usage.output_tokens
+            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+                value = getattr(event.usage, name, None)  # cumulative totals; left out when unchanged
+                if value is not None:
+                    setattr(usage, name, value)
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def stop_block(self, index: int, block: Any) -> None:
+        text = self.tool_json.get(index, "")
+        if block.type in TOOL_INPUT_BLOCKS and text:
+            from jiter import from_json
+
+            try:  # as the SDK reads it: a cut-off object gives what it holds so far
+                block.input = from_json(text.encode(), partial_mode=True)
+            except ValueError as exc:
+                raise ValueError(f"the input of a tool call is not JSON: {exc}") from None
+        data = block_to_dict(block)
+        if data is not None and data["type"] == "tool_use":
+            self.torn = self.torn or not _parses(text)
+        if data is not None and not self.torn:
+            self.completed.append(data)
+
+    def with_partial(self, error: LLMError, model: str) -> LLMError:
+        """``error``, holding the blocks that completed when it is retryable: never asked for twice."""
+        if self.completed and error.retryable:
+            error.partial = ModelReply(self.completed, "incomplete", _usage(model, self.message), model)
+        return error
+
 def _usage(model: str, message: Any) -> Usage:
     u = getattr(message, "usage", None)
     if u is None:
@@ -439,7 +571,9 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
     if block.type == "text":  # the API refuses text blocks of only white space in history
         return {"type": "text", "text": block.text} if block.text.strip() else None
     if block.type == "tool_use":
-        data = block.input if isinstance(block.input, dict) else {}
+        data = block.input if type(block.input) is dict else {}
+        if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
+            data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
     return block.model_dump(exclude_none=True)
 

@@ -1,0 +1,186 @@
+"""The first model request of a process, sent and read with ``httpx2`` while the SDK is still importing.
+
+``import anthropic`` takes about a second; ``httpx2`` (which the SDK sends with) a tenth of that. A
+call that comes while the import still runs (``-p`` at launch, an early Enter in line mode or the
+TUI) sends its body at once, with the headers, URL, timeout and connection settings the SDK's client
+would use, and reads the reply's server-sent events itself (``EarlyStream``), so that even the end
+of the run need not wait for the SDK. A status error, or a failure to send, waits for the SDK and
+becomes its own exception (``LLM._open_early``); the SDK's client then takes over the connection,
+and later calls are the SDK's. Anything this module does not mirror (proxies,
+ANTHROPIC_CUSTOM_HEADERS, a base URL with a query or an underscore in its host) takes the normal path.
+
+The SDK's version and API version are written here; pyproject.toml pins ``anthropic`` to that
+version, and tests/core/test_early_request.py fails if the installed SDK says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from .llm import Credentials
+
+SDK_VERSION = "2.14.0"  # anthropic.__version__
+API_VERSION = "2026-10-21"  # anthropic._constants.ANTHROPIC_API_VERSION
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+# What the SDK does not read the same way from here: these send the first request the normal way.
+NOT_MIRRORED = ("ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                "all_proxy")
+
+
+def sdk_ready() -> bool:
+    """Whether ``anthropic`` is imported completely (not absent, nor half-way in another thread)."""
+    module = sys.modules.get("anthropic")
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+def import_sdk_in_background() -> None:
+    """Start importing ``anthropic`` in a thread, unless it is imported or being imported already."""
+    if "anthropic" not in sys.modules:
+        import importlib
+        import threading
+
+        threading.Thread(target=importlib.import_module, args=("anthropic",), name="sdk-import", daemon=True).start()
+
+
+def applies(creds: "Credentials") -> bool:
+    """Whether the first request may go out before the SDK is imported."""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base_url(creds))
+    return not any(name in os.environ for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
+
+
+def base_url(creds: "Credentials") -> str:
+    """As the SDK's client resolves it: the one given, else ANTHROPIC_BASE_URL, else the API's."""
+    return creds.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+
+
+def headers(creds: "Credentials", timeout: float) -> dict[str, str]:
+    """The headers ``AsyncAnthropic`` sends on a first attempt (less its platform details)."""
+    token = creds.auth_token or creds.api_key
+    return {
+        "x-stainless-timeout": "NOT_GIVEN", "x-stainless-retry-count": "0", "x-stainless-read-timeout": str(timeout),
+        "Accept": "application/json", "Content-Type": "application/json",
+        "User-Agent": f"AsyncAnthropic/Python {SDK_VERSION}",
+        "X-Stainless-Lang": "python", "X-Stainless-Package-Version": SDK_VERSION,
+        **({"Authorization": f"Bearer {token}"} if token else {}),
+        "X-Stainless-Async": "async:asyncio", "anthropic-version": API_VERSION,
+    }
+
+
+def http_client(timeout: float) -> "httpx2.AsyncClient":
+    """A client with the SDK's defaults (``DefaultAsyncHttpxClient``): it becomes the SDK client's own."""
+    import httpx2
+
+    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
+    for name, value in (("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5), ("TCP_KEEPIDLE", 60)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return httpx2.AsyncClient(timeout=httpx2.Timeout(timeout), limits=limits, follow_redirects=True,
+                              transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options))
+
+
+def request(http: "httpx2.AsyncClient", creds: "Credentials", body: bytes, timeout: float) -> "httpx2.Request":
+    """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it."""
+    import httpx2
+
+    url = httpx2.URL(base_url(creds))
+    path = url.raw_path if url.raw_path.endswith(b"/") else url.raw_path + b"/"
+    return http.build_request("POST", url.copy_with(raw_path=path + b"v1/messages"), headers=headers(creds, timeout),
+                              content=body, timeout=httpx2.Timeout(timeout))
+
+
+class Node(dict):  # type: ignore[type-arg]
+    """A JSON object of a stream event, read as the SDK's typed events are: by attribute (None when absent)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self[name] = value
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """As a pydantic model's ``model_dump(exclude_none=True)``: plain dicts, no None values."""
+        return _without_none(self)
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_none(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_none(item) for item in value]
+    return value
+
+
+class EarlyStream:
+    """The first reply's events, read without waiting for the SDK (which may still be importing
+    when the whole reply is in): server-sent events decoded as the SDK's ``SSEDecoder`` and
+    ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``status_error``
+    (the SDK's own status-error construction) makes of its message and body."""
+
+    def __init__(self, response: "httpx2.Response",
+                 status_error: "Callable[[str, Any, httpx2.Response], Awaitable[BaseException]]") -> None:
+        self.response = response
+        self.status_error = status_error
+
+    async def __aiter__(self) -> AsyncIterator[Node]:
+        try:
+            async for event, data in self._events():
+                if event == "ping" or event is None:
+                    continue
+                if event == "error":
+                    body: Any = data
+                    try:
+                        body = json.loads(data)
+                        message = f"{body}"
+                    except ValueError:
+                        message = data or f"Error code: {self.response.status_code}"
+                    raise await self.status_error(message, body, self.response)
+                if data:
+                    yield json.loads(data, object_hook=Node)
+        finally:
+            await self.response.aclose()
+
+    async def _events(self) -> AsyncIterator[tuple[str | None, str]]:
+        event: str | None = None
+        data: list[str] = []
+        async for chunk in self._chunks():
+            for raw_line in chunk.splitlines():
+                line = raw_line.decode("utf-8")
+                if not line:
+                    if event or data:
+                        yield event, "\n".join(data)
+                    event, data = None, []
+                    continue
+                if line.startswith(":"):
+                    continue
+                name, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                if name == "event":
+                    event = value
+                elif name == "data":
+                    data.append(value)
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        data = b""
+        async for chunk in self.response.aiter_bytes():
+            for line in chunk.splitlines(keepends=True):
+                data += line
+                if data.endswith((b"\r\r", b"\n\n", b"\r\n\r\n")):
+                    yield data
+                    data = b""
+        if data:
+            yield data
+
+    async def close(self) -> None:
+        await self.response.aclose()

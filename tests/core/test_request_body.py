@@ -1,0 +1,102 @@
+"""Request bodies are built as bytes with each history message's JSON kept (core/request_body.py):
+the body must say exactly what the SDK's own serialization of the same request says, and the kept
+JSON must never carry a cache breakpoint into a later request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from agentcli.core import request_body
+from agentcli.core.llm import LLM, Credentials, with_cache_breakpoint
+from agentcli.core.request_body import RequestBodies
+from tests.fakes.anthropic_server import FakeAnthropic, text
+
+
+def params(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"model": "claude-sonnet-5-5", "max_tokens": 1000,
+            "system": [{"type": "text", "text": "Be brief. Ünïcode ✓", "cache_control": {"type": "ephemeral"}}],
+            "messages": messages, "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
+            "thinking": {"type": "adaptive"}}
+
+
+def history(turns: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for i in range(turns):
+        messages.append({"role": "user", "content": [{"type": "text", "text": f"question {i} — “quoted”"}]})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}]})
+    messages.append({"role": "user", "content": "the last question"})
+    return messages
+
+
+def test_the_body_says_what_the_sdk_would_send() -> None:
+    from anthropic._utils._json import openapi_dumps
+
+    messages = history(3)
+    sdk = json.loads(openapi_dumps({**params(with_cache_breakpoint(messages)), "stream": True}))
+    assert json.loads(RequestBodies().build(params(messages))) == sdk
+
+
+def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: FakeAnthropic) -> None:
+    server.script(*(text(f"Answer {i}.") for i in range(3)))
+    llm = LLM(credentials=Credentials(api_key="sk-body", base_url=server.base_url))
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "first"}]
+
+    async def converse() -> None:
+        for i in range(3):
+            reply = await llm.stream(system="s", messages=messages, tools=[], on_text=lambda t: None)
+            messages.append({"role": "assistant", "content": reply.content})
+            messages.append({"role": "user", "content": [{"type": "text", "text": f"next {i}"}]})
+        await llm.aclose()
+
+    asyncio.run(converse())
+    server.assert_no_rejections()
+    for sent in server.requests:
+        marked = [i for i, m in enumerate(sent["messages"]) for b in m["content"]
+                  if isinstance(b, dict) and "cache_control" in b]
+        assert marked == [len(sent["messages"]) - 1], sent["messages"]
+    assert server.requests[2]["messages"][:4] == messages[:4]  # sent unmarked once no longer last
+    assert all("cache_control" not in b for m in messages for b in m["content"] if isinstance(b, dict))
+
+
+def test_each_message_is_serialized_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[Any] = []
+    real = request_body.encode
+    monkeypatch.setattr(request_body, "encode", lambda value: encoded.append(value) or real(value))
+    bodies = RequestBodies()
+    messages = history(5)
+    bodies.build(params(messages))
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "one more"}]})
+    encoded.clear()
+    bodies.build(params(messages))
+    sent_messages = [value for value in encoded if isinstance(value, dict) and "role" in value]
+    # the message that was last before (now unmarked) and the new last one, nothing older
+    assert sent_messages == [messages[-2], with_cache_breakpoint(messages[-1:])[0]]
+
+
+def test_a_merged_user_message_is_serialized_anew() -> None:
+    from agentcli.core.content import append_user
+
+    bodies = RequestBodies()
+    messages = history(1)
+    bodies.build(params(messages))
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
+    append_user(messages, [{"type": "text", "text": "first part"}])
+    bodies.build(params(messages + [{"role": "assistant", "content": "x"}]))
+    append_user(messages, [{"type": "text", "text": "second part"}])  # replaces the last user message
+    sent = json.loads(bodies.build(params(messages)))["messages"]
+    assert [b["text"] for b in sent[-1]["content"]] == ["first part", "second part"]
+
+
+def test_messages_no_longer_sent_are_let_go() -> None:
+    bodies = RequestBodies()
+    for conversation in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
+        bodies.build(params(history(3)))  # a new history each time, as many short-lived subagents would make
+    assert len(bodies) <= (request_body.KEEP_FOR + request_body.SWEEP_EVERY) * 6
+    kept = history(3)
+    for _ in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
+        bodies.build(params(kept))
+    assert len(bodies) == 6  # only the one history still being sent
