@@ -24,8 +24,8 @@ BARE_SDK = ("import anthropic\nwith anthropic.Anthropic().messages.stream(model=
 
 def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   timeout=60)
+    subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True, timeout=60)
     return (time.perf_counter() - started) * 1000
 
 
@@ -34,8 +34,8 @@ def _first_request(server: StandIn, argv: list[str], cwd: Path) -> tuple[float, 
     process exit (both on the server's clock, this process's monotonic one), in ms."""
     server.reset()
     started = time.monotonic()
-    subprocess.run(argv, cwd=cwd, env=api_env(server), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True, timeout=60)
+    subprocess.run(argv, cwd=cwd, env=api_env(server), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True, timeout=60)  # a piped stdin would be the prompt
     exited = time.monotonic()
     server.assert_no_rejections()
     timeline = server.timeline
