@@ -13,7 +13,7 @@ def main() -> None:
         return
     from .core.secret_env import start_without_secrets
 
-    start_without_secrets()  # first: the restart then costs one bare interpreter start
+    start_without_secrets()  # first: a restart (where the wipe cannot be done) then costs one bare start
     from .cli import main as run_cli
 
     run_cli()
