@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterable
 
@@ -75,7 +76,7 @@ class AgentApp(App[int]):
         self.opening = opening
         self.root = session.workspace.root if session is not None else opening.root
         self.session: Session = session  # type: ignore[assignment]  # None until opened (ready())
-        self.opener: Any = None  # the worker opening the session after the first screen
+        self.opener: Future[Session | None] | None = None  # the session opening after the first screen
         self.open_error = ""  # why the session could not open, said once the app has closed
         self.welcomed = False
         self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
@@ -302,7 +303,7 @@ class AgentApp(App[int]):
         if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode") \
                 and self.screen is not self.screen_stack[0]:
             return False
-        if action == "interrupt" and not self.busy:
+        if action == "interrupt" and not self.busy and not self.queued.messages:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]

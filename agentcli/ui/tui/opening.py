@@ -9,6 +9,8 @@ conversation and goes out, in order, once the session is open; a resumed convers
 from __future__ import annotations
 
 import asyncio
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -53,14 +55,20 @@ class Opening:
         except SessionError as exc:
             post(SessionOpened(None, str(exc)))
             return None
+        except Exception as exc:  # a bug: said in one line all the same, as the app closes
+            post(SessionOpened(None, f"the session could not open: {type(exc).__name__}: {exc}"))
+            return None
         post(SessionOpened(session))
         return session
 
 
 def open_after_paint(app: "AgentApp", opening: Opening) -> None:
-    """Start opening the session in a thread (called once the first screen is up)."""
-    app.opener = app.run_worker(lambda: opening.open(app.post_message), thread=True, group="opening",
-                                name="open session")
+    """Start opening the session in a thread (called once the first screen is up); ``app.opener`` is its
+    future, which quitting waits for, to close the session all the same."""
+    opener: Future[Session | None] = Future()
+    app.opener = opener
+    threading.Thread(target=lambda: opener.set_result(opening.open(app.post_message)), name="open-session",
+                     daemon=True).start()
 
 
 async def attach(app: "AgentApp", session: "Session") -> None:
@@ -97,10 +105,6 @@ async def close(app: "AgentApp") -> None:
         except (WorkerCancelled, WorkerFailed, TimeoutError):
             pass
     if not app.ready() and app.opener is not None:
-        try:
-            await app.opener.wait()
-        except (WorkerCancelled, WorkerFailed):
-            return
-        app.session = app.opener.result
+        app.session = await asyncio.wrap_future(app.opener)  # type: ignore[assignment]
     if app.ready():
         await app.session.aclose()
