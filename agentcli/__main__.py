@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -11,6 +12,7 @@ def main() -> None:
 
         sys.stdout.write(f"agentcli {__version__}\n")
         return
+    gc.disable()  # startup makes no garbage worth a pass; cli.run turns collection back on (see there)
     from .core.secret_env import start_without_secrets
 
     start_without_secrets()  # first: a restart (where the wipe cannot be done) then costs one bare start

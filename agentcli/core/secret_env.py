@@ -18,7 +18,6 @@ Only the standard library's lightest modules are imported here: this runs on eve
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -75,6 +74,8 @@ def start_without_secrets() -> None:
         return  # no /proc to read them from, or nothing left there; they are out of os.environ too
     if not sys.executable or not getattr(sys, "orig_argv", None):
         return
+    import json
+
     try:
         fd = _pipe_holding(json.dumps(_held).encode())
     except OSError:
@@ -161,6 +162,8 @@ def _take_handover(value: str) -> dict[str, str]:
             return {}
     except OSError:
         return {}
+    import json
+
     chunks: list[bytes] = []
     try:
         os.set_blocking(fd, False)  # the writer closed its end, so this reads to the end or fails
