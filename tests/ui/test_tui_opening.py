@@ -87,7 +87,7 @@ async def test_continue_draws_the_earlier_conversation_once_the_session_is_open(
     async with app.run_test(size=SIZE) as pilot:
         assert not any("ask about the code" in plain(n) for n in app.conversation.query(NoticeEntry))
         app.opening.gate.set()
-        await until(pilot, lambda: app.conversation.query(AssistantEntry), "the earlier answer")
+        await until(pilot, app.ready, "the session to open and show what it holds")
         assert app.session.id == earlier.id
         assert [plain(u) for u in app.conversation.query(UserEntry)] == ["you an earlier question"]
         assert plain(app.conversation.query_one(AssistantEntry)) == "Earlier answer."

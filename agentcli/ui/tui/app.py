@@ -33,7 +33,7 @@ from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, TurnEnded
-from .opening import RESUME_WIDGETS, Opening, attach, close, open_after_paint, opened
+from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, opened
 from .resume import welcome
 from .screens import approval
 from .screens.no_key import NoKeyScreen
@@ -75,7 +75,7 @@ class AgentApp(App[int]):
         super().__init__()
         self.opening = opening
         self.root = session.workspace.root if session is not None else opening.root
-        self.session: Session = session  # type: ignore[assignment]  # None until opened (ready())
+        self.session: Session = session  # type: ignore[assignment]  # None until opened (see ready())
         self.opener: Future[Session | None] | None = None  # the session opening after the first screen
         self.open_error = ""  # why the session could not open, said once the app has closed
         self.welcomed = False
@@ -116,13 +116,13 @@ class AgentApp(App[int]):
         yield self.working
         yield self.queued
         yield PromptBar(self.root, blink=not self.testing,
-                        commands=slash.custom_commands(self.session.commands) if self.ready() else [])
+                        commands=slash.custom_commands(self.session.commands) if self.session else [])
         yield StatusBar(id="status")
         yield Footer()
 
     async def on_mount(self) -> None:
         self.refresh_status()
-        if self.ready():  # given one (tests): as it will be once opened
+        if self.session is not None:  # given one (tests): as it will be once opened
             await attach(self, self.session)
         elif self.opening.new:
             await welcome(self)
@@ -130,13 +130,13 @@ class AgentApp(App[int]):
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.no_key:
             self.push_screen(NoKeyScreen())
-        self.call_after_refresh(self.warm_up if self.ready() else lambda: open_after_paint(self, self.opening))
+        self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
         if not self.testing:
             self.set_interval(1.0, self.tick)
 
     def ready(self) -> bool:
-        """Whether the session is open (until then, what the user sends waits in the queue)."""
-        return self.session is not None
+        """Whether the session is open and shown (until then, what the user sends waits in the queue)."""
+        return self.session is not None and self.opened is None
 
     async def on_session_opened(self, message: SessionOpened) -> None:
         await opened(self, message)
@@ -286,7 +286,7 @@ class AgentApp(App[int]):
         self.request_quit()
 
     def request_quit(self) -> None:
-        ask_to_quit(self, still_running(self.session) if self.ready() else "")
+        ask_to_quit(self, still_running(self.session) if self.session else "")
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
@@ -337,6 +337,9 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
 
 
 def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
+    if problem := cannot_save(root):  # said before the screen, not after it
+        print(f"agentcli: {problem}", file=sys.stderr)
+        return 1
     while True:
         app = make_app(settings, root, resume=resume, continue_=continue_)
         code = asyncio.run(run_until_signal(app))

@@ -19,6 +19,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
 from ...core.llm import LLM
+from ...core.store import project_dir, writable_folder
 from .. import slash
 from .messages import SessionOpened
 from .resume import SessionError, open_session, show_restored
@@ -60,6 +61,16 @@ class Opening:
             return None
         post(SessionOpened(session))
         return session
+
+
+def cannot_save(root: Path) -> str:
+    """Why sessions cannot be saved for ``root`` (one sentence), or "": the one failure of opening that is
+    worth telling before the screen is drawn rather than just after."""
+    try:
+        writable_folder(project_dir(root))
+    except SessionError as exc:
+        return str(exc)
+    return ""
 
 
 def open_after_paint(app: "AgentApp", opening: Opening) -> None:
@@ -104,7 +115,7 @@ async def close(app: "AgentApp") -> None:
             await asyncio.wait_for(work.wait(), timeout=5)
         except (WorkerCancelled, WorkerFailed, TimeoutError):
             pass
-    if not app.ready() and app.opener is not None:
+    if app.session is None and app.opener is not None:
         app.session = await asyncio.wrap_future(app.opener)  # type: ignore[assignment]
-    if app.ready():
+    if app.session is not None:
         await app.session.aclose()

@@ -26,9 +26,8 @@ def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, inte
 
     The engine is imported here, on first use: the app calls this once its first screen is up."""
     from ...core import session as core
-    from ...core.workspace import Workspace
 
-    session = core.open_session(settings, Workspace.at(root), None, interactive=interactive, llm=llm,
+    session = core.open_session(settings, core.Workspace.at(root), None, interactive=interactive, llm=llm,
                                 resume=resume, continue_=continue_)
     return session, list(session.opened)
 
