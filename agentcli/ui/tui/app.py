@@ -33,7 +33,7 @@ from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, TurnEnded
-from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, opened
+from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import welcome
 from .screens import approval
 from .screens.no_key import NoKeyScreen
@@ -139,7 +139,7 @@ class AgentApp(App[int]):
         return self.session is not None and self.opened is None
 
     async def on_session_opened(self, message: SessionOpened) -> None:
-        await opened(self, message)
+        await session_opened(self, message)
 
     def warm_up(self) -> None:
         """The session is open: freeze what startup made, import the SDK in a thread, start MCP servers."""

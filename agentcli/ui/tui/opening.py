@@ -78,8 +78,14 @@ def open_after_paint(app: "AgentApp", opening: Opening) -> None:
     future, which quitting waits for, to close the session all the same."""
     opener: Future[Session | None] = Future()
     app.opener = opener
-    threading.Thread(target=lambda: opener.set_result(opening.open(app.post_message)), name="open-session",
-                     daemon=True).start()
+
+    def run() -> None:
+        try:
+            opener.set_result(opening.open(app.post_message))
+        except BaseException as exc:  # never leaves quitting waiting for it
+            opener.set_exception(exc)
+
+    threading.Thread(target=run, name="open-session", daemon=True).start()
 
 
 async def attach(app: "AgentApp", session: "Session") -> None:
@@ -92,7 +98,7 @@ async def attach(app: "AgentApp", session: "Session") -> None:
     app.refresh_status()  # the panel's context bars, now that the subagents are back
 
 
-async def opened(app: "AgentApp", message: SessionOpened) -> None:
+async def session_opened(app: "AgentApp", message: SessionOpened) -> None:
     """The session is open: attach it, warm up, then send what the user sent meanwhile, in order (commands
     run, messages go to the agent). Or it could not open: the app closes and run_tui says why."""
     if message.session is None:
@@ -116,6 +122,9 @@ async def close(app: "AgentApp") -> None:
         except (WorkerCancelled, WorkerFailed, TimeoutError):
             pass
     if app.session is None and app.opener is not None:
-        app.session = await asyncio.wrap_future(app.opener)  # type: ignore[assignment]
+        try:
+            app.session = await asyncio.wrap_future(app.opener)  # type: ignore[assignment]
+        except Exception:  # it never opened: nothing to close
+            return
     if app.session is not None:
         await app.session.aclose()
