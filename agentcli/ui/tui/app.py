@@ -195,7 +195,7 @@ class AgentApp(App[int]):
     async def submit(self, text: str) -> None:
         """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
-        if not self.ready():  # sent once the session is open (send_waiting)
+        if not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
             self.queued.add(text)
         elif text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
