@@ -93,8 +93,9 @@ def start_without_secrets() -> None:
 def wiped_in_place() -> bool:
     """Overwrite each secret in this process's original environment block with zero bytes (Linux).
 
-    True once ``/proc/self/environ`` holds no secret; False (nothing changed) where the block's
-    address range cannot be read, or the block there is not what the kernel shows.
+    True once ``/proc/self/environ`` holds no secret; False where the block's address range cannot
+    be read, the block there is not what the kernel shows, or a secret is still there afterwards
+    (the caller then restarts the process instead).
     """
     try:
         with open("/proc/self/stat", "rb") as f:
