@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -11,9 +12,10 @@ def main() -> None:
 
         sys.stdout.write(f"agentcli {__version__}\n")
         return
+    gc.disable()  # startup makes no garbage worth a pass; cli.run turns collection back on (see there)
     from .core.secret_env import start_without_secrets
 
-    start_without_secrets()  # first: the restart then costs one bare interpreter start
+    start_without_secrets()  # first: a restart (where the wipe cannot be done) then costs one bare start
     from .cli import main as run_cli
 
     run_cli()

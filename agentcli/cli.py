@@ -170,6 +170,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees", "mcp"):
         if argv in (["sessions"], ["trust"], ["worktrees"], ["mcp"]):
             argv = [argv[0], "list"]
+        gc.enable()  # __main__ turned it off for the startup imports
         args = build_subcommand_parser().parse_args(argv)
         from . import commands
 
@@ -198,7 +199,9 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return run_demo(args, argv)
     if not args.headless and not args.plain:  # no collector passes over the TUI's startup objects: they
-        gc.disable()  # are frozen once the first screen is up (ui/tui/work.py startup_done)
+        gc.disable()  # are frozen once the session is open (ui/tui/work.py startup_done)
+    elif args.plain or sdk_import is None:  # __main__ turned it off for the imports; -p: sdk_imported()
+        gc.enable()
     trust = settle_trust(args, root)
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,

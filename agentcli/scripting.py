@@ -136,6 +136,8 @@ def split_rules(values: list[str]) -> list[str]:
 def checked_rules(values: list[str], flag: str) -> list[str]:
     """Rules with Claude Code's tool names agentcli's rules do not know by name rewritten; a rule for a
     tool agentcli does not have is a usage error."""
+    if not values:  # the usual case: the tools (the engine's biggest import) load with the session instead
+        return []
     from .core.rules import ALIASES, Rule, RuleError
     from .core.tools import default_tools
 

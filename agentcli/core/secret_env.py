@@ -2,19 +2,22 @@
 
 Any process may read the environment its parent started with from ``/proc/<ppid>/environ``
 (root may read everyone's), and deleting a variable from ``os.environ`` does not change that
-block. So before anything else runs, ``start_without_secrets`` replaces the process once with
-the same interpreter and argv, minus every secret-looking variable. The values travel through a
-pipe that the new image inherits; ``AGENTCLI_SECRETS_FD`` names it as ``pid:fd``, so a copy of
-that variable in a child's environment is ignored there. From then on the secrets live only in
-memory: credentials are resolved from ``environ()``, and commands get them back only with
-``keep_secret_env``. No secret ever goes into argv.
+block: the kernel shows the bytes the process was started with, wherever they still are in its
+memory. So before anything else runs, ``start_without_secrets`` takes every secret-looking
+variable out of ``os.environ`` and, on Linux, overwrites it in that original block with zero
+bytes (its address range is in ``/proc/self/stat``), then checks ``/proc/self/environ`` again.
+Where that cannot be done (not Linux, the fields unreadable, a block that is not what the
+kernel shows), it replaces the process once with the same interpreter and argv, minus the
+secrets: the values travel through a pipe that the new image inherits; ``AGENTCLI_SECRETS_FD``
+names it as ``pid:fd``, so a copy of that variable in a child's environment is ignored there.
+From then on the secrets live only in memory: credentials are resolved from ``environ()``, and
+commands get them back only with ``keep_secret_env``. No secret ever goes into argv.
 
 Only the standard library's lightest modules are imported here: this runs on every start.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -52,11 +55,12 @@ def environ() -> dict[str, str]:
 
 
 def start_without_secrets() -> None:
-    """Hold the secrets in memory and restart this process without them in its environment.
+    """Hold the secrets in memory and wipe them from the environment this process started with.
 
-    Returns at once when there are none (and in the restarted process). Call it before anything
-    is read from standard input or written to standard output: the pid, the open files and the
-    terminal stay the same, but the interpreter starts over.
+    Returns at once when there are none (and in a restarted process). Call it before anything
+    is read from standard input or written to standard output: where the block cannot be wiped in
+    place, the process restarts (the pid, the open files and the terminal stay the same, but the
+    interpreter starts over).
     """
     handed = os.environ.pop(HANDOVER_VAR, None)
     if handed is not None:
@@ -66,8 +70,12 @@ def start_without_secrets() -> None:
         return
     for name in names:
         _held[name] = os.environ.pop(name)
-    if os.name != "posix" or not sys.executable or not getattr(sys, "orig_argv", None):
-        return  # no /proc to read them from; they are out of os.environ, which children inherit
+    if os.name != "posix" or wiped_in_place():
+        return  # no /proc to read them from, or nothing left there; they are out of os.environ too
+    if not sys.executable or not getattr(sys, "orig_argv", None):
+        return
+    import json
+
     try:
         fd = _pipe_holding(json.dumps(_held).encode())
     except OSError:
@@ -80,6 +88,47 @@ def start_without_secrets() -> None:
         os.execve(sys.executable, sys.orig_argv, env)
     except OSError:
         os.close(fd)
+
+
+def wiped_in_place() -> bool:
+    """Overwrite each secret in this process's original environment block with zero bytes (Linux).
+
+    True once ``/proc/self/environ`` holds no secret; False where the block's address range cannot
+    be read, the block there is not what the kernel shows, or a secret is still there afterwards
+    (the caller then restarts the process instead).
+    """
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()  # the command name may hold spaces and ')'
+        env_start, env_end = int(fields[47]), int(fields[48])  # fields 50 and 51 of proc(5); 3 is fields[0]
+        block = _read_environ_block()
+    except (OSError, ValueError, IndexError):
+        return False
+    if not block or env_end - env_start != len(block):
+        return False
+    wipes, offset = [], 0
+    for entry in block.split(b"\0"):
+        name, _, value = entry.partition(b"=")
+        if is_secret(name.decode(errors="replace"), value.decode(errors="replace")):
+            wipes.append((offset, len(entry)))
+        offset += len(entry) + 1
+    if not wipes:
+        return True
+    try:
+        import ctypes
+
+        for at, length in wipes:
+            ctypes.memset(env_start + at, 0, length)
+        block = _read_environ_block()
+    except (OSError, ValueError, ImportError):
+        return False
+    return not any(is_secret(name.decode(errors="replace"), value.decode(errors="replace"))
+                   for name, _, value in (entry.partition(b"=") for entry in block.split(b"\0")))
+
+
+def _read_environ_block() -> bytes:
+    with open("/proc/self/environ", "rb") as f:
+        return f.read()
 
 
 def _pipe_holding(data: bytes) -> int:
@@ -114,6 +163,8 @@ def _take_handover(value: str) -> dict[str, str]:
             return {}
     except OSError:
         return {}
+    import json
+
     chunks: list[bytes] = []
     try:
         os.set_blocking(fd, False)  # the writer closed its end, so this reads to the end or fails

@@ -8,7 +8,7 @@ from typing import Any
 from ..config import Settings
 from ..ui.tui import app as tui_app
 from ..ui.tui.app import AgentApp
-from ..ui.tui.resume import open_session
+from ..ui.tui.opening import Opening
 from . import INTRO, PROMPT
 
 
@@ -17,8 +17,9 @@ class DemoApp(AgentApp):
     shown_transcript = False
 
     async def on_ready(self) -> None:
-        """The first frame is up: say what this is, and ask the question that delegates."""
-        await self.conversation.add_notice(INTRO.format(root=self.session.workspace.root), block=True)
+        """The first frame is up: say what this is, and ask the question that delegates (it waits in the
+        queue until the session is open)."""
+        await self.conversation.add_notice(INTRO.format(root=self.root), block=True)
         await self.submit(PROMPT)
         self.set_interval(0.2, self.show_transcript)
 
@@ -30,7 +31,4 @@ class DemoApp(AgentApp):
 
 
 def make_demo_app(settings: Settings, root: Path, **options: Any) -> DemoApp:
-    session, _ = open_session(settings, root, llm=options.pop("llm", None))
-    app = DemoApp(session, **options)
-    session.subscribe(app.deliver)
-    return app
+    return DemoApp(Opening(settings, root, llm=options.pop("llm", None)), **options)

@@ -370,6 +370,7 @@ async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
         notices = [plain(n) for n in app.conversation.query(NoticeEntry)]
         assert any("No API key" in n for n in notices)
         assert "no API key" in str(app.query_one("#status").content)
+        await until(pilot, app.ready, "the session to open")
         assert app.session.main.messages == []  # nothing was sent, so nothing is half-sent
 
 

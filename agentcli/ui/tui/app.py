@@ -1,7 +1,8 @@
 """The full-screen app: a conversation with the main agent, and a live side panel of its subagents.
 
-The engine runs in a worker on the app's event loop. Its sink posts each event as an
-``EngineEvent`` message; the handlers here route it to the widgets. Workers never touch widgets.
+The session opens after the first screen is drawn (opening.py). The engine runs in a worker on the
+app's event loop. Its sink posts each event as an ``EngineEvent`` message; the handlers here route it
+to the widgets. Workers never touch widgets.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterable
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -18,12 +20,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
                              ToolCallFinished, UsageUpdated)
-from ...core.session import LLM, MISSING_KEY_MESSAGE, MissingCredentials, Session, resolve_credentials
+from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
@@ -31,8 +32,9 @@ from ..escapes import visible_event
 from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
-from .messages import CancelSubagent, EngineEvent, OpenTranscript, TurnEnded
-from .resume import SessionError, open_session, show_restored
+from .messages import CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, TurnEnded
+from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
+from .resume import welcome
 from .screens import approval
 from .screens.no_key import NoKeyScreen
 from .screens.quit import ask_to_quit
@@ -47,8 +49,10 @@ from .widgets.status_bar import StatusBar
 from .widgets.working import WorkingLine
 from .work import import_sdk, report, startup_done
 
+if TYPE_CHECKING:
+    from ...core.session import Session
 
-RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
+__all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 # Events after which the status bar's numbers change (a child's tool output counts as "kept out").
 STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished, Compacted)
 
@@ -66,16 +70,22 @@ class AgentApp(App[int]):
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
     ]
 
-    def __init__(self, session: Session, *, testing: bool = False, clock: Callable[[], float] = time.monotonic,
-                 credentials_missing: bool = False) -> None:
+    def __init__(self, opening: Opening, *, session: "Session | None" = None, testing: bool = False,
+                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False) -> None:
         super().__init__()
-        self.session = session
+        self.opening = opening
+        self.root = session.workspace.root if session is not None else opening.root
+        self.session: Session = session  # type: ignore[assignment]  # None until opened (see ready())
+        self.opener: Future[Session | None] | None = None  # the session opening after the first screen
+        self.open_error = ""  # why the session could not open, said once the app has closed
+        self.welcomed = False
         self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
         self.clock = clock
         self.no_key = credentials_missing
         self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
         self.busy = False
-        self.view = SessionView(stall_after=session.settings.subagent_stall_seconds)
+        settings = opening.settings
+        self.view = SessionView(stall_after=settings.subagent_stall_seconds)
         self.switch_to: str | None = None  # a session picked with /resume: run_tui opens it next
         self.subagents = self.view.subagents  # by id
         self.first_paint_without_sdk: bool | None = None
@@ -91,7 +101,7 @@ class AgentApp(App[int]):
         self.panel.now = clock
         self.working = WorkingLine(clock, animate=not testing)
         self.register_theme(AGENTCLI_THEME)
-        self.theme = session.settings.theme if session.settings.theme in self.available_themes else "agentcli"
+        self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
         if testing:
             self.animation_level = "none"
 
@@ -105,33 +115,38 @@ class AgentApp(App[int]):
             yield self.panel
         yield self.working
         yield self.queued
-        yield PromptBar(self.session.workspace.root, blink=not self.testing,
-                        commands=slash.custom_commands(self.session.commands))
+        yield PromptBar(self.root, blink=not self.testing,
+                        commands=slash.custom_commands(self.session.commands) if self.session else [])
         yield StatusBar(id="status")
         yield Footer()
 
     async def on_mount(self) -> None:
         self.refresh_status()
-        await self.restore()
-        self.refresh_status()  # the panel's context bars, now that the subagents are back
+        if self.session is not None:  # given one (tests): as it will be once opened
+            await attach(self, self.session)
+        elif self.opening.new:
+            await welcome(self)
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.no_key:
             self.push_screen(NoKeyScreen())
-        self.call_after_refresh(self.warm_up)
+        self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
         if not self.testing:
             self.set_interval(1.0, self.tick)
 
+    def ready(self) -> bool:
+        """Whether the session is open and shown (until then, what the user sends waits in the queue)."""
+        return self.session is not None and self.opened is None
+
+    async def on_session_opened(self, message: SessionOpened) -> None:
+        await session_opened(self, message)
+
     def warm_up(self) -> None:
-        """The first screen is up: now import the SDK in a thread, so the first answer starts fast."""
+        """The session is open: freeze what startup made, import the SDK in a thread, start MCP servers."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
         startup_done()
         self.run_worker(import_sdk, thread=True, group="warm-up")
         self.session.start_servers()
-
-    async def restore(self) -> None:
-        """Show a resumed session: its subagents in the panel, its conversation, and opening warnings."""
-        await show_restored(self, RESUME_WIDGETS)
 
     # -- the engine --
 
@@ -180,7 +195,9 @@ class AgentApp(App[int]):
     async def submit(self, text: str) -> None:
         """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
-        if text.startswith("/") and not slash.is_custom(text, self.session.commands):
+        if not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
+            self.queued.add(text)
+        elif text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
         elif self.no_key:  # nothing to send it with: say so, and keep the message in the input
             if not self.prompt.text.strip():
@@ -211,11 +228,12 @@ class AgentApp(App[int]):
         return True
 
     def refresh_status(self) -> None:
-        s = self.session  # what the user chose; the counts come from the view
-        self.query_one(StatusBar).show(self.view.status(model=s.main.model, mode=s.permissions.mode,
-                                       context_window=s.context_window(), busy=self.busy, no_key=self.no_key))
-        used = s.context_used()
-        self.panel.show_context(used, used + self.view.subagent_context, s.context_window())
+        s, settings = self.session, self.opening.settings  # what the user chose; the counts come from the view
+        model, mode = (s.main.model, s.permissions.mode) if s else (settings.model, settings.permission_mode)
+        window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)
+        self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
+                                                        busy=self.busy, no_key=self.no_key))
+        self.panel.show_context(used, used + self.view.subagent_context, window)
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents."""
@@ -268,7 +286,7 @@ class AgentApp(App[int]):
         self.request_quit()
 
     def request_quit(self) -> None:
-        ask_to_quit(self, still_running(self.session))
+        ask_to_quit(self, still_running(self.session) if self.session else "")
 
     def on_key(self, event: events.Key) -> None:
         """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
@@ -285,7 +303,7 @@ class AgentApp(App[int]):
         if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode") \
                 and self.screen is not self.screen_stack[0]:
             return False
-        if action == "interrupt" and not self.busy:
+        if action == "interrupt" and not self.busy and not self.queued.messages:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]
@@ -299,24 +317,14 @@ class AgentApp(App[int]):
         self.call_later(self.submit, text)  # on the app's own message loop, like a typed command
 
     async def on_unmount(self) -> None:
-        """Quitting mid-turn: stop the engine first, so its last records are written, then close the store."""
-        work = self._work
-        if work is not None and not work.is_finished:
-            work.cancel()
-            try:
-                await asyncio.wait_for(work.wait(), timeout=5)
-            except (WorkerCancelled, WorkerFailed, TimeoutError):
-                pass
-        await self.session.aclose()
+        await close(self)
 
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
              interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
              clock: Callable[[], float] = time.monotonic) -> AgentApp:
-    """The app on ``session``, whose events it then also receives, or on a session it opens.
-
-    Opening may raise ``SessionError`` (a bad --resume or --continue), in one sentence.
-    """
+    """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
+    then says, in one sentence, why it could not: a bad --resume or --continue)."""
     missing = False
     given = llm or (session.llm if session is not None else None)
     if given is None or given.credentials is None:
@@ -324,22 +332,20 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
             resolve_credentials()
         except MissingCredentials:
             missing = True
-    if session is None:
-        session, _ = open_session(settings, root, llm=llm, interactive=interactive, resume=resume,
-                                  continue_=continue_)
-    app = AgentApp(session, testing=testing, clock=clock, credentials_missing=missing)
-    session.subscribe(app.deliver)
-    return app
+    opening = Opening(settings, root, llm=llm, interactive=interactive, resume=resume, continue_=continue_)
+    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing)
 
 
 def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
+    if problem := cannot_save(root):  # said before the screen, not after it
+        print(f"agentcli: {problem}", file=sys.stderr)
+        return 1
     while True:
-        try:
-            app = make_app(settings, root, resume=resume, continue_=continue_)
-        except SessionError as exc:
-            print(f"agentcli: {exc}", file=sys.stderr)
-            return 1  # as headless and line mode do
+        app = make_app(settings, root, resume=resume, continue_=continue_)
         code = asyncio.run(run_until_signal(app))
+        if app.open_error:
+            print(f"agentcli: {app.open_error}", file=sys.stderr)
+            return 1  # as headless and line mode do
         if app.switch_to is None:
             print(controls.goodbye(app.session))
             return code if isinstance(code, int) else 0

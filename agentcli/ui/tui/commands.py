@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
-from ...core.session import MODES, SessionError, load_agent_types
+from ...core.permissions import MODES
+from ...core.store import SessionError
 from .. import slash
-from ..rewind import parse_rewind, rewind_session
-from . import controls, reports
-from .screens.rewind import RewindScreen
+from . import controls
+
+# The engine's modules (agent types, rewinding, the report tables) load when a command first needs them:
+# this module is on the way to the first screen, the session opens after it.
 
 if TYPE_CHECKING:
     from .app import AgentApp
@@ -39,6 +41,8 @@ async def run_command(app: "AgentApp", text: str) -> None:
 
 
 async def show_help(app: "AgentApp", arg: str) -> None:
+    from . import reports
+
     await app.conversation.add_report(reports.help_report(KEYS, slash.custom_commands(app.session.commands)))
 
 
@@ -51,11 +55,16 @@ async def clear(app: "AgentApp", arg: str) -> None:
 
 async def agents(app: "AgentApp", arg: str) -> None:
     app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
+    from ...core.session import load_agent_types
+    from . import reports
+
     types = load_agent_types(app.session.workspace.root)
     await app.conversation.add_report(reports.agents_report(types.values(), app.subagents.values(), PANEL_HOW_TO))
 
 
 async def cost(app: "AgentApp", arg: str) -> None:
+    from . import reports
+
     await app.conversation.add_report(reports.cost_report(app.session))
 
 
@@ -94,6 +103,9 @@ async def bashes(app: "AgentApp", arg: str) -> None:
 
 
 async def rewind(app: "AgentApp", arg: str) -> None:
+    from ..rewind import parse_rewind
+    from .screens.rewind import RewindScreen
+
     if await app.refuse_while_busy():
         return
     if arg:
@@ -116,6 +128,8 @@ async def rewind(app: "AgentApp", arg: str) -> None:
 
 
 async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = False) -> None:
+    from ..rewind import rewind_session
+
     try:
         lines = rewind_session(app.session, number, what, overwrite)
     except SessionError as exc:
@@ -184,7 +198,7 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     for command in slash.commands_for("tui"):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
-    for command in slash.custom_commands(app.session.commands):
+    for command in slash.custom_commands(app.session.commands if app.session else {}):
         yield SystemCommand(f"/{command.name}", command.help, lambda c=command: type_command(app, c)
                             if c.args else app.run_slash(f"/{c.name}"))
     for mode in MODES:

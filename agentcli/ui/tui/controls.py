@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
-from ...core.session import MODES
-from .screens.sessions import SessionPicker
+from ...core.permissions import MODES
 from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
@@ -20,6 +19,8 @@ if TYPE_CHECKING:
 
 def cycle_mode(app: "AgentApp") -> None:
     """shift+tab: the next permission mode. bypassPermissions is in the round only when the session began in it."""
+    if app.session is None:  # still opening: the mode is the settings' until then
+        return
     rules = app.session.permissions
     round_ = [m for m in MODES if m != "bypassPermissions" or app.session.settings.permission_mode == m]
     index = round_.index(rules.mode) if rules.mode in round_ else -1
@@ -59,6 +60,8 @@ def cancel(app: "AgentApp", agent_id: str) -> None:
 
 async def pick_session(app: "AgentApp") -> None:
     """/resume: the session picker; the chosen session opens once this app has closed (run_tui)."""
+    from .screens.sessions import SessionPicker
+
     if await app.refuse_while_busy():
         return
 
@@ -70,10 +73,10 @@ async def pick_session(app: "AgentApp") -> None:
     app.push_screen(SessionPicker(app.session.workspace.root, app.session.id), chosen)
 
 
-def goodbye(session: "Session") -> str:
+def goodbye(session: "Session | None") -> str:
     """What quitting prints: how to come back to this session, when any of it was saved."""
-    store = session.store
-    if store is not None and not store.off and store.main_path.exists():
+    store = session.store if session is not None else None
+    if session is not None and store is not None and not store.off and store.main_path.exists():
         return f"Session {session.id} is saved; resume it with: agentcli --resume {session.id}"
     return "Nothing was saved: no message was sent."
 

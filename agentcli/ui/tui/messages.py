@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.message import Message
 
 from ...core.events import Event
@@ -34,3 +36,13 @@ class CancelSubagent(Message):
     def __init__(self, agent_id: str) -> None:
         super().__init__()
         self.agent_id = agent_id
+
+
+class SessionOpened(Message):
+    """The session the app works on is open (the worker that opened it after the first screen); or it
+    could not be: ``error`` says why, in one sentence."""
+
+    def __init__(self, session: Any, error: str = "") -> None:
+        super().__init__()
+        self.session = session
+        self.error = error

@@ -7,27 +7,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...config import Settings
-from ...core import session as core
 from ...core.events import MAIN, Event
-from ...core.session import LLM, Workspace
+from ...core.llm import LLM
+from ...core.store import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
 from .widgets.conversation import text_of
 
 if TYPE_CHECKING:
+    from ...core.session import Session
     from .app import AgentApp
 
-SessionError = core.SessionError  # a bad --resume or --continue, in one sentence
+__all__ = ["SessionError", "open_session", "show_restored", "welcome"]
 
 
 def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, interactive: bool = True,
-                 resume: str | None = None, continue_: bool = False) -> tuple[core.Session, list[Event]]:
-    """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes."""
-    session = core.open_session(settings, Workspace.at(root), None, interactive=interactive, llm=llm,
+                 resume: str | None = None, continue_: bool = False) -> tuple["Session", list[Event]]:
+    """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes.
+
+    The engine is imported here, on first use: the app calls this once its first screen is up."""
+    from ...core import session as core
+
+    session = core.open_session(settings, core.Workspace.at(root), None, interactive=interactive, llm=llm,
                                 resume=resume, continue_=continue_)
     return session, list(session.opened)
 
 
-def main_events(session: core.Session) -> list[Event]:
+async def welcome(app: "AgentApp") -> None:
+    """The first line of a new conversation (the bench and the tests wait for its words)."""
+    if not app.welcomed:
+        app.welcomed = True
+        await app.conversation.add_notice(
+            f"agentcli in {app.root.name}/ · ask about the code, or ask it to change something.\n"
+            "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+
+
+def main_events(session: "Session") -> list[Event]:
     """The main agent's restored events (a ``HistoryCleared`` where the user ran /clear)."""
     return [e for e in session.restored_events if e.agent_id == MAIN]
 
@@ -50,10 +64,7 @@ async def show_restored(app: "AgentApp", limit: int) -> None:
     if app.subagents:
         app.show_panel()
     if not (restored or messages):
-        root = app.session.workspace.root
-        await app.conversation.add_notice(
-            f"agentcli in {root.name}/ · ask about the code, or ask it to change something.\n"
-            "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+        await welcome(app)
     opened, app.opened = app.opened or [], None
     for event in opened:
         await app.conversation.apply(visible_event(event))

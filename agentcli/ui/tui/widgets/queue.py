@@ -30,6 +30,12 @@ class QueuedMessages(Static):
         self._show()
         return text
 
+    def take_each(self) -> list[str]:
+        """The queued messages one by one, and an empty queue."""
+        messages, self.messages = self.messages, []
+        self._show()
+        return messages
+
     def _show(self) -> None:
         self.set_class(not self.messages, "-empty")
         lines = [Content.assemble(Content.styled("queued ", "bold $primary"), one_line(text, 200))
