@@ -228,8 +228,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
 
 
-# What the first request needs (httpx2 sends it: core/early_request.py), then the SDK, which the
-# reply is handed to.
+# What the first request needs (httpx2 sends it: core/early_request.py), then the SDK, which every
+# later request goes through.
 SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "anthropic")
 sdk_import: threading.Thread | None = None
 
