@@ -11,6 +11,7 @@ and back) and ``scroll_ms`` (page-up steps from the bottom to the top).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import sys
@@ -65,6 +66,8 @@ async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
 
 
 async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
+    if mode != "bare":  # as `agentcli` starts the TUI (cli.py): no collector passes over startup's objects,
+        gc.disable()  # which the first screen's startup_done() freezes before turning it on again
     if mode == "bare":
         app: App[Any] = BareScroll(json.loads((root / "heights.json").read_text()))
     else:
