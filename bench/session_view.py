@@ -4,8 +4,9 @@ its own): ``python -m bench.session_view MODE ROOT [SESSION_ID]`` prints one JSO
 MODE ``resume``: agentcli resuming SESSION_ID; ``fresh``: agentcli on a new session; ``bare``: a bare
 Textual VerticalScroll holding plain Static widgets of the heights in ROOT/heights.json (written by a
 ``resume`` run), the peer for scrolling. The JSON has ``drawn`` (time.monotonic() when the first
-screen had been drawn), ``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top
-and back) and ``scroll_ms`` (page-up steps from the bottom to the top).
+screen showing the conversation had been drawn: a resumed one's tail, a new one's welcome line),
+``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top and back) and ``scroll_ms``
+(page-up steps from the bottom to the top).
 """
 
 from __future__ import annotations
@@ -78,11 +79,14 @@ async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
         llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
         app = make_app(Settings(), root, llm=llm, resume=session_id if mode == "resume" else None)
     async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one("#log" if mode == "bare" else "#conversation", VerticalScroll)
+        deadline = time.monotonic() + 120
+        while not view.children and time.monotonic() < deadline:  # the session may open after the first paint:
+            await pilot.pause()  # drawn is when the conversation shows (resumed: its tail; new: the welcome)
         await pilot.pause()
         await app.wait_for_refresh()
         drawn = time.monotonic()
         screen = screen_text(app)
-        view = app.query_one("#log" if mode == "bare" else "#conversation", VerticalScroll)
         while any(worker.group == "warm-up" and not worker.is_finished for worker in app.workers):
             await asyncio.sleep(0.01)  # the SDK import in its thread would slow the scrolls measured next
         report = {"drawn": drawn, "children": len(view.children), **await _scroll(app, view)}
