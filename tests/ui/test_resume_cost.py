@@ -10,7 +10,7 @@ import sys
 
 from agentcli.core.events import AssistantMessage, ToolCallFinished, ToolCallStarted, UserMessage
 from agentcli.ui.escapes import visible_data, visible_event
-from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.ui.test_tui_support import SIZE, plain, until
 
@@ -79,3 +79,28 @@ def test_line_mode_imports_the_sdk_without_the_collector_and_turns_it_back_on(re
     proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=90)
     assert (proc.returncode, proc.stdout.split()) == (0, ["True", "True", "True", "False"]), proc.stderr
+
+
+def _exchanges(count: int) -> list:
+    events: list = []
+    for n in range(count):
+        events.append(UserMessage(content=[{"type": "text", "text": f"question {n}"}]))
+        for k in range(4):
+            events += [ToolCallStarted(id=f"t{n}-{k}", name="grep", input={"pattern": "x"}, summary=f"x {n}-{k}"),
+                       ToolCallFinished(id=f"t{n}-{k}", name="grep", output="hit", is_error=False, seconds=-1.0)]
+        events.append(AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]))
+    return events
+
+
+async def test_a_resumed_session_draws_what_fills_the_screen_and_can_be_scrolled_up_to_the_rest(server, make_session):
+    session, _ = make_session()
+    session.restored_events = _exchanges(30)  # 180 messages and calls: far more than a screen
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+        drawn = len(view.children)
+        assert drawn - 1 < RESUME_WIDGETS  # fewer than the cap: they already fill 30 rows (the marker aside)
+        assert plain(view.children[-1]) == "answer 29"
+        view.scroll_home(animate=False, immediate=True)
+        await until(pilot, lambda: len(view.children) > drawn, "the earlier part drawn on scrolling to the top")
