@@ -14,8 +14,9 @@ import dataclasses
 import math
 import types
 import typing
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 from .events import EVENT_TYPES, Usage
 
@@ -64,20 +65,49 @@ def fields_of(record_type: str) -> dict[str, Any]:
     return out
 
 
+Fits = Callable[[Any], bool]  # whether a JSON value has the type an annotation names
+
+
+@dataclass(frozen=True)
+class Check:
+    """One field a record (or block) may carry: its type, whether it must be there, and its compiled test."""
+
+    name: str
+    kind: Any
+    required: bool
+    fits: Fits
+
+
+@cache
+def checks_of(record_type: str) -> tuple[Check, ...]:
+    """The checks of a record type: the common fields, then its own (fields_of), compiled once per type."""
+    out = []
+    for name, kind in (COMMON | fields_of(record_type)).items():
+        required = isinstance(kind, Required)
+        kind = kind.kind if required else kind
+        out.append(Check(name, kind, required, fitter(kind)))
+    return tuple(c for c in out if c.required or c.kind is not Any)
+
+
+@cache
+def block_checks(block_type: str) -> tuple[Check, ...]:
+    return tuple(Check(name, kind, not is_optional(kind), fitter(kind))
+                 for name, kind in BLOCK_FIELDS.get(block_type, {}).items())
+
+
 def record_problem(record: dict[str, Any]) -> str | None:
-    """Why a parsed record cannot be used, as a clause ("'turn' must be an integer"); None when it can."""
-    if not isinstance(record.get("type"), str):
+    """Why a parsed record cannot be used, as a clause ("'turn' must be an integer"); None when it can.
+
+    Resume reads thousands of records, so each type's checks are compiled once (``checks_of``)."""
+    record_type = record.get("type")
+    if not isinstance(record_type, str):
         return "it has no record type"
     if not finite(record):
         return "it holds NaN or Infinity, which are not JSON numbers"
-    for name, kind in (COMMON | fields_of(record["type"])).items():
-        if isinstance(kind, Required):
-            if name not in record:
-                return f"'{name}' is missing"
-            kind = kind.kind
-        if name in record and not fits(record[name], kind):
-            return f"'{name}' must be {describe(kind)}, not {json_name(record[name])}"
-    field_name = MESSAGE_FIELDS.get(record["type"])
+    problem = fields_problem(record, checks_of(record_type), "")
+    if problem:
+        return problem
+    field_name = MESSAGE_FIELDS.get(record_type)
     if field_name == "content":
         return blocks_problem(record.get("content"), "content")
     if field_name == "messages":
@@ -91,6 +121,18 @@ def record_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
+def fields_problem(value: dict[str, Any], checks: tuple[Check, ...], where: str) -> str | None:
+    """The first field of ``value`` that is missing or of the wrong type, as a clause; ``where`` names a block."""
+    for check in checks:
+        if check.name not in value:
+            if check.required:
+                return f"{where} lacks '{check.name}'" if where else f"'{check.name}' is missing"
+        elif not check.fits(value[check.name]):
+            at = f"'{check.name}'" + (f" of {where}" if where else "")
+            return f"{at} must be {describe(check.kind)}, not {json_name(value[check.name])}"
+    return None
+
+
 def blocks_problem(content: Any, where: str) -> str | None:
     """Why a list of content blocks is not one the API takes, by type; None when it is."""
     if not isinstance(content, list):
@@ -98,43 +140,61 @@ def blocks_problem(content: Any, where: str) -> str | None:
     for number, block in enumerate(content):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             return f"block {number} of {where} has no type"
-        for name, kind in BLOCK_FIELDS.get(block["type"], {}).items():
-            if name not in block and not is_optional(kind):
-                return f"block {number} of {where} lacks '{name}'"
-            if name in block and not fits(block[name], kind):
-                return f"'{name}' of block {number} of {where} must be {describe(kind)}, not {json_name(block[name])}"
+        problem = fields_problem(block, block_checks(block["type"]), f"block {number} of {where}")
+        if problem:
+            return problem
     return None
-
 
 
 def is_optional(kind: Any) -> bool:
     return type(None) in typing.get_args(kind)
 
 
-def fits(value: Any, kind: Any) -> bool:
-    """Whether a JSON value has the type an annotation names (Usage is its JSON object)."""
+def fitter(kind: Any) -> Fits:
+    """The test of whether a JSON value has the type ``kind`` names, built once: a bool is no int, a tuple and
+    a dataclass are stored as a JSON array and object, and a hint this check does not know takes anything."""
     if kind is Any:
-        return True
-    if kind is type(None):
-        return value is None
-    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        return any(fits(value, k) for k in typing.get_args(kind))
+        return anything
+    simple = isinstance_types(kind)
+    if simple is not None:
+        return lambda value: isinstance(value, simple)
+    if is_union(kind):
+        parts = tuple(fitter(k) for k in typing.get_args(kind))
+        return lambda value: any(part(value) for part in parts)
     if kind is Usage:
-        return isinstance(value, dict) and all(fits(value[name], hint) for name, hint in USAGE_FIELDS.items()
-                                               if name in value)
-    if kind is bool:
-        return isinstance(value, bool)
+        usage = tuple((name, fitter(hint)) for name, hint in USAGE_FIELDS.items())
+        return lambda value: isinstance(value, dict) and all(ok(value[name]) for name, ok in usage if name in value)
     if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
+    if typing.get_origin(kind) in (list, tuple):  # a list of items isinstance alone cannot test
+        item = fitter(typing.get_args(kind)[0])
+        return lambda value: isinstance(value, list) and all(item(v) for v in value)
+    return anything  # Any, or a hint this check does not know
+
+
+def isinstance_types(kind: Any) -> tuple[type, ...] | None:
+    """The types ``isinstance`` alone tests ``kind`` by (a union of such kinds too); None when it cannot."""
+    if is_union(kind):
+        parts = [isinstance_types(k) for k in typing.get_args(kind)]
+        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p or ())
+    if kind is Any or kind in (int, float, Usage):  # a bool is no number; a usage object has typed fields
+        return None
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin is list or origin is tuple:  # a tuple is stored as a JSON array
-        item = args[0] if args else Any
-        return isinstance(value, list) and all(fits(v, item) for v in value)
+        return (list,) if not args or args[0] is Any else None
     if origin is dict or dataclasses.is_dataclass(kind):  # a dataclass is stored as its JSON object
-        return isinstance(value, dict)
-    return not isinstance(kind, type) or isinstance(value, kind)  # a hint this check does not know: anything
+        return (dict,)
+    return (kind,) if isinstance(kind, type) and origin is None else None
+
+
+def is_union(kind: Any) -> bool:
+    return isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union
+
+
+def anything(value: Any) -> bool:
+    return True
 
 
 def finite(value: Any) -> bool:

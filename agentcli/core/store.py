@@ -289,6 +289,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     except OSError as exc:
         return [], [f"Could not read {path}: {exc.strerror or exc}."]
     lines = data.split(b"\n")
+    images_at = image_folder(path)
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -302,7 +303,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         elif problem := record_problem(record):
             warnings.append(f"Skipped line {number} of {path}: {problem}.")
         else:
-            records.append(images.unpack(record, image_folder(path)))
+            records.append(images.unpack(record, images_at))
     return records, warnings
 
 

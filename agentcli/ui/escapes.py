@@ -33,15 +33,20 @@ def visible(text: str) -> str:
 
 
 def visible_data(value: T) -> T:
-    """``value`` (strings, lists, tuples, dicts of them) with ``visible`` applied to every string in it."""
+    """``value`` (strings, lists, tuples, dicts of them) with ``visible`` applied to every string in it; the
+    same object when nothing in it changes (a resumed session passes thousands of clean records)."""
     if isinstance(value, str):
         return visible(value)  # type: ignore[return-value]
     if isinstance(value, dict):
-        return {visible_data(k): visible_data(v) for k, v in value.items()}  # type: ignore[return-value]
-    if isinstance(value, list):
-        return [visible_data(v) for v in value]  # type: ignore[return-value]
-    if isinstance(value, tuple):
-        return tuple(visible_data(v) for v in value)  # type: ignore[return-value]
+        pairs = [(visible_data(k), visible_data(v)) for k, v in value.items()]
+        if all(shown is k and seen is v for (shown, seen), (k, v) in zip(pairs, value.items())):
+            return value
+        return dict(pairs)  # type: ignore[return-value]
+    if isinstance(value, (list, tuple)):
+        items = [visible_data(v) for v in value]
+        if all(shown is v for shown, v in zip(items, value)):
+            return value
+        return items if isinstance(value, list) else tuple(items)  # type: ignore[return-value]
     return value
 
 
@@ -55,7 +60,7 @@ def visible_event(event: T) -> T:
         value = getattr(event, f.name)
         if isinstance(value, (str, dict, list, tuple)):
             shown = visible_data(value)
-            if shown != value:
+            if shown is not value:
                 changes[f.name] = shown
     return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]
 

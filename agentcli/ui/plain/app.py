@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import io
 import os
 import signal
@@ -101,7 +102,7 @@ class PlainApp:
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
         self.results_due = False  # a background child finished: read its result in a turn when idle
         self.draft = ""  # what the user had typed when a background result ended the prompt
-        self.sdk_import: threading.Thread | None = None  # started by run(); the first message waits for it
+        self.sdk_import: threading.Thread | None = None  # started by run()
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -111,7 +112,9 @@ class PlainApp:
             with contextlib.suppress(EOFError, OSError, NotImplementedError):
                 self.early_keys.enter_context(self.input.raw_mode())
         if "anthropic" not in sys.modules:  # import the SDK while the user types, not on the first Enter
-            self.sdk_import = threading.Thread(target=_import_sdk, name="sdk-import", daemon=True)
+            self.sdk_import = threading.Thread(target=_import_sdk, args=(gc.isenabled(),), name="sdk-import",
+                                               daemon=True)
+            gc.disable()
             self.sdk_import.start()
         self.banner()
         self.recap()
@@ -154,10 +157,8 @@ class PlainApp:
         return 0
 
     async def send(self, text: str) -> Any:
-        """One user message; the first waits for the SDK import, off the event loop (the spinner runs)."""
-        if self.sdk_import is not None:
-            await asyncio.to_thread(self.sdk_import.join)
-            self.sdk_import = None
+        """One user message. The first does not wait here for the SDK import ``run`` started: the model
+        client waits for the SDK only where it needs it (core/llm.py)."""
         return await self.session.send(text)
 
     def end_by_signal(self, signum: int) -> None:
@@ -478,11 +479,18 @@ def _file_history() -> History:
     return FileHistory(str(path))
 
 
-def _import_sdk() -> None:
+def _import_sdk(collect_after: bool) -> None:
+    """Import the SDK with the collector off (``run`` turned it off): the import makes a few hundred thousand
+    objects and none is garbage, so the collector's passes over them, about 14% of the import's CPU on this
+    thread, would only delay the first request. They are frozen afterwards, never to be scanned again."""
     try:
         import anthropic  # noqa: F401
     except BaseException:  # the first request imports it again and says what is wrong
         pass
+    finally:
+        if collect_after:
+            gc.freeze()
+            gc.enable()
 
 
 def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None) -> int:

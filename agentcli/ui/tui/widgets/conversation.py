@@ -51,16 +51,22 @@ def text_of(content: Any) -> str:
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
 
-def tail_start(events: list[Event], widgets: int) -> int:
-    """Where to start replaying so that about ``widgets`` messages and tool calls are drawn."""
-    seen = 0
+def tail_start(events: list[Event], widgets: int, rows: int = 0) -> int:
+    """Where to start replaying so that about ``widgets`` messages and tool calls are drawn, or fewer once
+    they are sure to take ``rows`` rows (0: no such bound): a message is at least two rows with its
+    margin, a tool call one."""
+    seen = taken = 0
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
-        if isinstance(event, (AssistantMessage, UserMessage)) and text_of(event.content).strip() \
-                or isinstance(event, ToolCallStarted):
-            seen += 1
-            if seen >= widgets:
-                return index
+        if isinstance(event, ToolCallStarted):
+            taken += 1
+        elif isinstance(event, (AssistantMessage, UserMessage)) and text_of(event.content).strip():
+            taken += 2
+        else:
+            continue
+        seen += 1
+        if seen >= widgets or rows and taken >= rows:
+            return index
     return 0
 
 
@@ -300,8 +306,8 @@ class Conversation(VerticalScroll):
         to the top draws the next ``limit`` earlier ones (``load_earlier``).
         """
         events = list(events)
-        if limit is not None:
-            start = tail_start(events, limit)
+        if limit is not None:  # enough to fill the screen and scroll up from (then earlier parts load)
+            start = tail_start(events, limit, rows=self.app.size.height + 1)
             if start:
                 await self.mount(PrunedMarker())
             self._replayed, self._drawn_from, self._earlier_limit = events, start, limit

@@ -35,9 +35,33 @@ class ToolCallEntry(Collapsible):
         self.show_times = show_times
         self.max_output_lines = max_output_lines
         self.result: ToolCallFinished | None = None
-        self._input = Static(input_view(event.name, event.input), classes="tool-input")
-        self._output = Static(Content("running…"), classes="tool-output")
-        super().__init__(self._input, self._output, title=self._label(), collapsed=collapsed)
+        self._output: Static | None = None  # the body is built when first expanded: most calls never are
+        # born with the class a collapsed Collapsible sets on mount, so mounting restyles nothing
+        super().__init__(title=self._label(), collapsed=collapsed, classes="-collapsed" if collapsed else None)
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        with self.Contents():
+            if not self.collapsed:
+                yield from self._body()
+
+    def _watch_collapsed(self, collapsed: bool) -> None:
+        if not collapsed and self._output is None and self.is_mounted:
+            self.query_one(self.Contents).mount_all(self._body())
+        super()._watch_collapsed(collapsed)
+
+    def _body(self) -> list[Static]:
+        self._output = Static(classes="tool-output")
+        self._show_output()
+        return [Static(input_view(self.call.name, self.call.input), classes="tool-input"), self._output]
+
+    def _show_output(self) -> None:
+        if self._output is None:
+            return
+        event = self.result
+        self._output.update(Content("running…" if event is None else
+                                    clip_lines(event.output or "(no output)", self.max_output_lines)))
+        self._output.set_class(event is not None and event.is_error, "-error")
 
     def _label(self) -> Content:  # a Content, so brackets in arguments are never read as markup
         name = Content.styled(self.call.name, "bold $secondary")
@@ -53,8 +77,7 @@ class ToolCallEntry(Collapsible):
     def finish(self, event: ToolCallFinished) -> None:
         self.result = event
         self.title = self._label()  # type: ignore[assignment]
-        self._output.update(Content(clip_lines(event.output or "(no output)", self.max_output_lines)))
-        self._output.set_class(event.is_error, "-error")
+        self._show_output()
 
 
 class TaskTitle(Static, can_focus=True):
