@@ -228,9 +228,9 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
 
 
-# What the first request needs (httpx2 sends it: core/early_request.py), then the SDK, which every
-# later request goes through.
-SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "anthropic")
+# What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every
+# later request goes through (core.llm.import_sdk).
+SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
 sdk_import: threading.Thread | None = None
 
 
@@ -251,6 +251,9 @@ def start_sdk_import() -> None:
         try:
             for name in SDK_MODULES:
                 importlib.import_module(name)
+            from .core.llm import import_sdk
+
+            import_sdk()
         except BaseException:  # the main thread's own import will say what is wrong
             pass
         finally:

@@ -33,6 +33,7 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
+from ...core.llm import import_sdk
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
@@ -484,9 +485,7 @@ def _import_sdk(collect_after: bool) -> None:
     objects and none is garbage, so the collector's passes over them, about 14% of the import's CPU on this
     thread, would only delay the first request. They are frozen afterwards, never to be scanned again."""
     try:
-        import anthropic  # noqa: F401
-    except BaseException:  # the first request imports it again and says what is wrong
-        pass
+        import_sdk()
     finally:
         if collect_after:
             gc.freeze()

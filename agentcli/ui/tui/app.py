@@ -24,7 +24,7 @@ from textual.widgets import Footer
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
                              ToolCallFinished, UsageUpdated)
-from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
+from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
@@ -47,7 +47,7 @@ from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.working import WorkingLine
-from .work import import_sdk, report, startup_done
+from .work import report, startup_done
 
 if TYPE_CHECKING:
     from ...core.session import Session

@@ -33,10 +33,6 @@ async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[Turn
             post(TurnEnded(getattr(result, "status", "done")))
 
 
-def import_sdk() -> None:
-    import anthropic  # noqa: F401
-
-
 def startup_done() -> None:
     """The first screen is up: freeze what startup made (never scanned again) and collect garbage again."""
     if not gc.isenabled():  # the command line turned it off for startup
