@@ -219,13 +219,16 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         if leave_when_done:
             leave(code)
         return code
-    if args.plain:
-        from .ui.plain import run_plain
+    from .ui.typeahead import typed_ahead_kept
 
-        return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
-    from .ui.tui.app import run_tui
+    with typed_ahead_kept():
+        if args.plain:
+            from .ui.plain import run_plain
 
-    return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+            return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
+        from .ui.tui.app import run_tui
+
+        return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
 
 
 # What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every

@@ -93,9 +93,6 @@ class PlainApp:
         self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
         self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
-        # Until the first prompt has taken the terminal over, it is in raw mode too: in its cooked mode,
-        # an Enter typed ahead would arrive as a newline (ctrl+j), which the prompt takes for "add a line".
-        self.early_keys = contextlib.ExitStack()
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
@@ -109,9 +106,6 @@ class PlainApp:
 
     async def run(self) -> int:
         self.main_task = asyncio.current_task()
-        if self.input is not None:
-            with contextlib.suppress(EOFError, OSError, NotImplementedError):
-                self.early_keys.enter_context(self.input.raw_mode())
         if "anthropic" not in sys.modules:  # import the SDK while the user types, not on the first Enter
             self.sdk_import = threading.Thread(target=_import_sdk, args=(gc.isenabled(),), name="sdk-import",
                                                daemon=True)
@@ -149,7 +143,6 @@ class PlainApp:
                 if not self.ended_by:
                     raise
             finally:
-                self.early_keys.close()
                 self.display.end_turn()
                 await self.session.aclose()
         if self.ended_by:  # the terminal may be gone (SIGHUP): say nothing more
@@ -205,7 +198,6 @@ class PlainApp:
             except EOFError:
                 return None
             finally:
-                self.early_keys.close()  # the prompt took the terminal over in raw mode: keys typed ahead kept Enter
                 self.at_prompt = False
                 self.show_held()
             self._quit_armed = False
