@@ -107,6 +107,10 @@ async def _one(kind: str, server: FakeAnthropic, root: Path, turns: int, traced:
 
 
 async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> None:
+    import anthropic  # noqa: F401 - before the first session: the steady state, where every call goes through
+    # the SDK (a session that starts while the SDK is not imported sends early, core/early_request.py, and
+    # imports it in a thread that would run, and compete for the GIL, through half the measured turns)
+
     script = Script()
     with StandIn(responder=script) as server:
         script.turns = 20  # warm up imports, connections and caches on a short run of each
@@ -139,7 +143,8 @@ def run(work: Path, runs: int = 5, mem_runs: int = 3) -> Section:
     asyncio.run(_measure(_workspace(work / "loop-ws"), runs, mem_runs, section))
     section.notes.append(
         f"One `Session.send` that makes {TURNS} `read_file` tool calls and then answers ({TURNS + 1} model "
-        "calls through the real SDK to the in-process stand-in server, which answers at once). Per turn: the "
+        "calls through the real SDK to the in-process stand-in server, which answers at once; the SDK is imported "
+        "first, as it is about a second after launch, so no call goes out early). Per turn: the "
         "mean gap between the server finishing one reply and the next request arriving (the server's timeline), "
         "i.e. everything on the client side: SDK streaming and parsing, events, permission checks, the tool, the "
         "JSONL store, building and sending the next request, which holds the whole history. The peer is a bare "
