@@ -131,7 +131,11 @@ async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> No
                          "from the raw events (llm.Accumulator). A cProfile of the old path, per call at 200 turns: the "
                          "SDK's copy of the history (`copy_tree`, 4.4 ms under the profiler), its re-serialization (1.7 ms) and "
                          "its MessageStream's accumulation (2 ms, most of it `ParsedMessage[...]` generics built per "
-                         "event); what is left is the socket, the tool and the session file")
+                         "event). What stands in the way of 0.6× on a quiet machine (0.6-0.7× there; 0.4-0.5× on a loaded one): "
+                         "no single cost; a cProfile at 200 turns spreads the client's time over the HTTP stack both "
+                         "loops share (h11, httpcore2, anyio; the socket send of a body holding the whole history), "
+                         "the SDK's typed event per stream event, the session file (an event's dict, a JSON line and "
+                         "a flush, about 7 records a turn) and the body's join of 200 kept messages")
     section.compare(f"memory held after {TURNS} turns", mem["agentcli"], "bare SDK loop", mem["bare"],
                     unit="MiB", digits=2,
                     note=f"{Stat([m * 1024 / TURNS for m in mem['agentcli']], 'KiB', 1)} per turn; the kept JSON "
