@@ -380,6 +380,9 @@ def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeou
     return _RgResult(kept, total, returncode, stderr, False, budget_hit, timed_out)
 
 
+NOTHING_SEARCHED = "No files were searched"  # rg's words when every file was ignored, or there was none
+
+
 def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
     text = stderr.strip()
     if pattern is not None and "regex parse error" in text:
@@ -501,6 +504,9 @@ class Grep(Tool):
         if result.timed_out and not result.lines:
             raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
+        if result.returncode == 2 and not result.lines and NOTHING_SEARCHED in result.stderr:
+            return (f"No matches for {pattern!r}: no file in {where} was searched (there are none, or all are ignored: "
+                    ".gitignore, hidden files, or the `glob` given).")
         if result.returncode == 1 or (result.returncode == 0 and not result.lines):
             scope = f" among files matching {glob!r}" if glob else ""
             return f"No matches for {pattern!r} in {where}{scope} (files ignored by .gitignore were not searched)."
