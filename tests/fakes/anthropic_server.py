@@ -335,6 +335,17 @@ def _count_cache_control(value: Any) -> int:
     return 0
 
 
+def _text_blocks_problem(blocks: list[Any], where: str, not_text: str) -> str | None:
+    """What is wrong with a list that may hold text blocks only (``where``.N names a block), or None."""
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            return f"{where}.{i}: {not_text}"
+        problem = _check_text_block(block, f"{where}.{i}")
+        if problem:
+            return problem
+    return None
+
+
 def _check_text_block(block: dict[str, Any], where: str) -> str | None:
     t = block.get("text")
     if not isinstance(t, str):
@@ -442,12 +453,9 @@ def validate_request(body: Any) -> str | None:
     system = body.get("system")
     if system is not None:
         if isinstance(system, list):
-            for i, block in enumerate(system):
-                if not isinstance(block, dict) or block.get("type") != "text":
-                    return f"system.{i}: Input should be a text block"
-                problem = _check_text_block(block, f"system.{i}")
-                if problem:
-                    return problem
+            problem = _text_blocks_problem(system, "system", "Input should be a text block")
+            if problem:
+                return problem
         elif not isinstance(system, str):
             return "system: Input should be a valid string or list of text blocks"
 
@@ -621,12 +629,9 @@ def validate_claude_code_request(body: Any) -> str | None:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list) or not blocks:
             return f"messages.{i}: a system message must have non-empty text content"
-        for j, block in enumerate(blocks):
-            if not isinstance(block, dict) or block.get("type") != "text":
-                return f"messages.{i}.content.{j}: a system message holds text blocks only"
-            problem = _check_text_block(block, f"messages.{i}.content.{j}")
-            if problem:
-                return problem
+        problem = _text_blocks_problem(blocks, f"messages.{i}.content", "a system message holds text blocks only")
+        if problem:
+            return problem
     problem = validate_request({**body, "messages": others})
     breakpoints = sum(_count_cache_control(body.get(k)) for k in ("tools", "system", "messages"))
     if problem is None and breakpoints > 4:
