@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import os
 import stat
 import sys
@@ -239,33 +238,11 @@ sdk_import: threading.Thread | None = None
 
 def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
-    and the first request goes out (it does not wait for the SDK: ``LLM._open_early``).
-
-    Garbage collection waits until the import is done: the import and the preparation make a few
-    hundred thousand objects and none of them is garbage, so the collector's passes over them are
-    pure cost; they are then frozen, never to be scanned again. The thread never reports: a failed
-    import happens again, with its own clear error, where the SDK is first used.
-    """
+    and the first request goes out (it does not wait for the SDK: ``LLM._open_early``)."""
     global sdk_import
-    if sdk_import is not None or "anthropic" in sys.modules:
-        return
+    from .core.llm import start_sdk_import as start
 
-    def load() -> None:
-        try:
-            for name in SDK_MODULES:
-                importlib.import_module(name)
-            from .core.llm import import_sdk
-
-            import_sdk()
-        except BaseException:  # the main thread's own import will say what is wrong
-            pass
-        finally:
-            gc.freeze()
-            gc.enable()
-
-    gc.disable()
-    sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
-    sdk_import.start()
+    sdk_import = start(*SDK_MODULES) or sdk_import
 
 
 def sdk_imported() -> None:

@@ -40,15 +40,6 @@ def sdk_ready() -> bool:
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
-def import_sdk_in_background() -> None:
-    """Start importing ``anthropic`` in a thread, unless it is imported or being imported already."""
-    if "anthropic" not in sys.modules:
-        import importlib
-        import threading
-
-        threading.Thread(target=importlib.import_module, args=("anthropic",), name="sdk-import", daemon=True).start()
-
-
 def applies(creds: "Credentials") -> bool:
     """Whether the first request may go out before the SDK is imported."""
     from urllib.parse import urlsplit

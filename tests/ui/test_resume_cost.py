@@ -70,15 +70,15 @@ def test_clean_data_passes_the_escaping_as_the_same_object_and_dirty_data_is_cop
     assert hostile.output == "\\x1b[2J"
 
 
-def test_line_mode_imports_the_sdk_without_the_collector_and_turns_it_back_on(repo):
-    script = ("import gc, sys\nfrom agentcli.ui.plain.app import _import_sdk\n"
-              "gc.disable()\n_import_sdk(True)\n"
+def test_the_sdk_imports_without_the_collector_and_turns_it_back_on(repo):
+    script = ("import gc, sys\nfrom agentcli.core import llm\n"
+              "thread = llm.start_sdk_import()\nprint(gc.isenabled())\nthread.join()\n"
               "print(gc.isenabled(), gc.get_freeze_count() > 0, 'anthropic' in sys.modules)\n"
-              "gc.disable()\n_import_sdk(False)\nprint(gc.isenabled())\n")
+              "print(llm.start_sdk_import() is None)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=90)
-    assert (proc.returncode, proc.stdout.split()) == (0, ["True", "True", "True", "False"]), proc.stderr
+    assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True", "True", "True", "True"]), proc.stderr
 
 
 def _exchanges(count: int) -> list:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import io
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
 
@@ -33,7 +31,7 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
-from ...core.llm import import_sdk
+from ...core.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
@@ -100,17 +98,12 @@ class PlainApp:
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
         self.results_due = False  # a background child finished: read its result in a turn when idle
         self.draft = ""  # what the user had typed when a background result ended the prompt
-        self.sdk_import: threading.Thread | None = None  # started by run()
 
     # -- the loop ----------------------------------------------------------------------------
 
     async def run(self) -> int:
         self.main_task = asyncio.current_task()
-        if "anthropic" not in sys.modules:  # import the SDK while the user types, not on the first Enter
-            self.sdk_import = threading.Thread(target=_import_sdk, args=(gc.isenabled(),), name="sdk-import",
-                                               daemon=True)
-            gc.disable()
-            self.sdk_import.start()
+        start_sdk_import()  # while the user types, not on the first Enter
         self.banner()
         self.recap()
         self.session.start_servers()
@@ -470,18 +463,6 @@ def _file_history() -> History:
     path = history_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     return FileHistory(str(path))
-
-
-def _import_sdk(collect_after: bool) -> None:
-    """Import the SDK with the collector off (``run`` turned it off): the import makes a few hundred thousand
-    objects and none is garbage, so the collector's passes over them, about 14% of the import's CPU on this
-    thread, would only delay the first request. They are frozen afterwards, never to be scanned again."""
-    try:
-        import_sdk()
-    finally:
-        if collect_after:
-            gc.freeze()
-            gc.enable()
 
 
 def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None) -> int:
