@@ -7,9 +7,8 @@ transcript, from the stored records (``history.py``); new events append to the s
 from __future__ import annotations
 
 import asyncio
-import threading
 from concurrent.futures import Future
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol
 
 from . import compaction, images, worktrees
 from .agents import AgentType, load_agent_types
@@ -32,6 +31,7 @@ from .rules import Rule
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)
+from .threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.git import is_git_repo
@@ -40,7 +40,6 @@ from .workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
-T = TypeVar("T")
 
 __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
@@ -141,7 +140,7 @@ class Session:
                           hooks=self.hooks)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
-        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace))
+        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace), "session-prep")
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
@@ -405,17 +404,3 @@ def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:
 
     for remote in server.tools:
         tools.add(McpTool(server, remote))
-
-
-def in_thread(work: Callable[[], T]) -> Future[T]:
-    """Start blocking ``work`` in a thread of its own now; its result, or its error, comes in the future."""
-    future: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(work())
-        except BaseException as exc:  # re-raised where the result is awaited
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="session-prep", daemon=True).start()
-    return future

@@ -9,8 +9,6 @@ conversation and goes out, in order, once the session is open; a resumed convers
 from __future__ import annotations
 
 import asyncio
-import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -20,6 +18,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...config import Settings
 from ...core.llm import LLM
 from ...core.store import project_dir, writable_folder
+from ...core.threads import in_thread
 from .. import slash
 from .messages import SessionOpened
 from .resume import SessionError, open_session, show_restored
@@ -76,16 +75,8 @@ def cannot_save(root: Path) -> str:
 def open_after_paint(app: "AgentApp", opening: Opening) -> None:
     """Start opening the session in a thread (called once the first screen is up); ``app.opener`` is its
     future, which quitting waits for, to close the session all the same."""
-    opener: Future[Session | None] = Future()
-    app.opener = opener
-
-    def run() -> None:
-        try:
-            opener.set_result(opening.open(app.post_message))
-        except BaseException as exc:  # never leaves quitting waiting for it
-            opener.set_exception(exc)
-
-    threading.Thread(target=run, name="open-session", daemon=True).start()
+    app.opener = in_thread(lambda: opening.open(app.post_message), "open-session")  # errors too: quitting
+    # never waits for nothing
 
 
 async def attach(app: "AgentApp", session: "Session") -> None:
