@@ -48,7 +48,8 @@ async def test_three_parallel_children_then_rewind_files_leaves_the_tree_as_it_w
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("Make three changes in parallel")
     after = tree(repo)
-    assert after != before and "NOTES.md" in after and "README.md" not in after
+    children = [json.dumps(body["messages"])[-600:] for body in server.requests if not offers_tool(body, "task")]
+    assert after != before and "NOTES.md" in after and "README.md" not in after, children  # what each child saw
     assert after["src/app/views.py"] == b"broken\n"
 
     [point] = session.checkpoints.list()
