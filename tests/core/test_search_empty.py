@@ -12,6 +12,6 @@ from tests.core.test_search_parallel import ctx_at
 async def test_grep_in_an_empty_repository_says_there_is_nothing_to_search_not_that_rg_failed(tmp_path: Path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     out = await Grep().run({"pattern": "TODO"}, ctx_at(tmp_path))  # rg itself exits 2: "No files were searched"
-    assert out.startswith("No matches for 'TODO'")
+    assert out.startswith("No matches for `TODO`")
     assert "no file in" in out and "ripgrep failed" not in out
 

@@ -88,7 +88,7 @@ async def test_one_file_as_path_is_searched_as_before(tmp_path, way):
 async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path):
     os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
     (tmp_path / "a.txt").write_text("hello\n")
-    with pytest.raises(ToolError, match=r"grep found nothing for 'hello' in the workspace before it was stopped "
+    with pytest.raises(ToolError, match=r"grep found nothing for `hello` in the workspace before it was stopped "
                                         r"after 0.5 s \(setting search_timeout\)"):
         await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout="0.5"))
 
@@ -160,7 +160,7 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
                                 capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout
     assert "secret.py" in overridden.splitlines()
     out = await Glob().run({"pattern": "secret.py"}, ctx_at(tmp_path))
-    assert out.startswith("No files match 'secret.py'")
+    assert out.startswith("No files match `secret.py`")
 
 
 def test_name_globs_only_for_plain_last_parts():

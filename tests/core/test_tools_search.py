@@ -116,7 +116,27 @@ async def test_grep_count_and_files_with_matches(ctx, tmp_path):
 async def test_grep_no_match_is_a_sentence(ctx, tmp_path):
     make(tmp_path, {"a.txt": "x\n"})
     out = await grep(ctx, pattern="absent", path=".")
-    assert out.startswith("No matches for 'absent' in the workspace")
+    assert out.startswith("No matches for `absent` in the workspace")
+
+
+async def test_no_match_sentences_print_the_pattern_as_written(ctx, tmp_path):
+    """repr doubled each backslash ('\\\\bfoo'), and a model reading that may "fix" a regex that was right."""
+    make(tmp_path, {"a.py": "food = 1\n"})
+    out = await grep(ctx, pattern=r"\bfoo\b", glob=r"*.{py,pyi}")
+    assert out.startswith(r"No matches for `\bfoo\b` in the workspace among files matching `*.{py,pyi}`"), out
+    assert "\\\\" not in out
+    with pytest.raises(ToolError) as bad:
+        await grep(ctx, pattern=r"\d+(")
+    assert str(bad.value).startswith(r"Invalid regular expression `\d+(`:")
+    assert (await glob(ctx, pattern=r"src/[\w]*.rs")).startswith(r"No files match `src/[\w]*.rs` in")
+    assert (await grep(ctx, pattern="a`b")).startswith("No matches for `` a`b `` in")  # a backtick: a longer fence
+
+
+def test_grep_says_count_counts_lines():
+    schema = Grep().schema()
+    mode = schema["input_schema"]["properties"]["output_mode"]["description"]
+    assert "count: the number of matching lines per file" in mode and "matches per file" not in mode
+    assert "of matching lines per file" in schema["description"]
 
 
 async def test_grep_bad_regex_is_a_tool_error(ctx, tmp_path):
@@ -204,7 +224,7 @@ async def test_glob_caps_results(ctx, tmp_path):
 
 async def test_glob_no_match_and_bad_path(ctx, tmp_path):
     make(tmp_path, {"a.py": ""})
-    assert (await glob(ctx, pattern="*.rs")).startswith("No files match '*.rs'")
+    assert (await glob(ctx, pattern="*.rs")).startswith("No files match `*.rs`")
     with pytest.raises(ToolError, match="No such file or directory"):
         await glob(ctx, pattern="*", path="missing")
     with pytest.raises(ToolError, match="not a directory"):

@@ -77,6 +77,16 @@ class _RgResult:
     timed_out: float = 0.0  # the timeout, when rg was stopped by it
 
 
+def verbatim(text: str) -> str:
+    r"""A pattern as the model wrote it, in backticks. ``repr`` would double each backslash (``'\\b'``
+    for ``\b``), and a model may then "fix" a regex that was right."""
+    if "\n" in text or "\r" in text:  # a line break cannot be shown in one sentence
+        return repr(text)
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def search_timeout(ctx: ToolContext) -> float:
     try:
         value = float(ctx.env.get("search_timeout", SEARCH_TIMEOUT))
@@ -391,7 +401,7 @@ def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
             "invalid syntax",
         )
         return ToolError(
-            f"Invalid regular expression {pattern!r}: {reason}. grep uses Rust regex syntax; escape "
+            f"Invalid regular expression {verbatim(pattern)}: {reason}. grep uses Rust regex syntax; escape "
             "characters such as ( ) [ ] { } . * + ? | with a backslash to match them literally."
         )
     lines = [ln.removeprefix("rg: ").strip() for ln in text.splitlines() if ln.strip()]
@@ -452,7 +462,8 @@ class Grep(Tool):
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "files_with_matches", "count"],
-                "description": "content (default): matching lines; files_with_matches: file paths; count: matches per file.",
+                "description": ("content (default): matching lines; files_with_matches: file paths; count: the "
+                                "number of matching lines per file (a line with several matches counts once)."),
             },
             "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
             "context": {
@@ -502,14 +513,14 @@ class Grep(Tool):
             context = bool(args.get("context")) and mode == "content"
             result = await _off_loop(lambda stopper: _grep_sorted(rg_args, mode, context, root, timeout, stopper))
         if result.timed_out and not result.lines:
-            raise ToolError(f"grep found nothing for {pattern!r} in {where} before it was stopped after "
+            raise ToolError(f"grep found nothing for {verbatim(pattern)} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
         if result.returncode == 2 and not result.lines and NOTHING_SEARCHED in result.stderr:
-            return (f"No matches for {pattern!r}: no file in {where} was searched (there are none, or all are ignored: "
+            return (f"No matches for {verbatim(pattern)}: no file in {where} was searched (there are none, or all are ignored: "
                     ".gitignore, hidden files, or the `glob` given).")
         if result.returncode == 1 or (result.returncode == 0 and not result.lines):
-            scope = f" among files matching {glob!r}" if glob else ""
-            return f"No matches for {pattern!r} in {where}{scope} (files ignored by .gitignore were not searched)."
+            scope = f" among files matching {verbatim(glob)}" if glob else ""
+            return f"No matches for {verbatim(pattern)} in {where}{scope} (files ignored by .gitignore were not searched)."
         if result.returncode not in (0, 1) and not result.lines:
             raise _rg_error(result.stderr, pattern)
 
@@ -756,7 +767,7 @@ class Glob(Tool):
         try:
             matcher = compile_glob(pattern)
         except re.error as exc:
-            raise ToolError(f"Invalid glob pattern {pattern!r}: {exc}.") from None
+            raise ToolError(f"Invalid glob pattern {verbatim(pattern)}: {exc}.") from None
         prefix = "" if target is None else target.rstrip("/") + "/"
 
         def accept(line: str) -> bool:
@@ -778,7 +789,7 @@ class Glob(Tool):
         ordered = [path for _, path in result.found]
         stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
         if not ordered:
-            return f"No files match {pattern!r} in {where} (files ignored by .gitignore are not listed).{stopped}"
+            return f"No files match {verbatim(pattern)} in {where} (files ignored by .gitignore are not listed).{stopped}"
         if len(ordered) > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
             shown.append(
