@@ -73,6 +73,16 @@ async def test_read_tail_of_file_says_where_it_starts(ctx, tmp_path):
     assert "3-3 of 3" in out
 
 
+async def test_a_read_from_the_middle_says_which_lines_were_not_shown(ctx, tmp_path):
+    (tmp_path / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 101)))
+    middle = (await read(ctx, path="n.txt", offset=10, limit=5)).splitlines()[-1]
+    assert "lines 1-9 and 15-100 were not shown" in middle and "offset=15" in middle
+    tail = (await read(ctx, path="n.txt", offset=99)).splitlines()[-1]
+    assert tail == "[Showed lines 99-100 of 100, the end of the file; lines 1-98 were not shown.]"
+    assert "line 1 was not shown" in (await read(ctx, path="n.txt", offset=2)).splitlines()[-1]
+    assert "line 100 was not shown" in (await read(ctx, path="n.txt", limit=99)).splitlines()[-1]
+
+
 async def test_read_offset_past_end(ctx, tmp_path):
     (tmp_path / "n.txt").write_text("a\nb\n")
     with pytest.raises(ToolError, match="only 2 lines"):
@@ -241,6 +251,25 @@ async def test_edit_replaces_once_and_reports_lines(ctx, tmp_path):
     out = await edit(ctx, path="m.py", old_string="b = 2\n", new_string="b = 20\nbb = 21\n")
     assert f.read_text() == "a = 1\nb = 20\nbb = 21\nc = 3\n"
     assert "1 occurrence" in out and "lines 2-3" in out
+
+
+async def test_edit_shows_the_changed_lines_in_context_as_read_file_numbers_them(ctx, tmp_path):
+    f = tmp_path / "m.py"
+    f.write_bytes("".join(f"line {i}\r\n" for i in range(1, 41)).encode())  # CRLF: shown without \r
+    out = await edit(ctx, path="m.py", old_string="line 20\n", new_string="LINE TWENTY\nline 20.5\n")
+    head, *shown = out.splitlines()
+    assert head == "Edited m.py: replaced 1 occurrence (lines 20-21). The changed lines now read:"
+    assert shown == (await read(ctx, path="m.py", offset=17, limit=8)).splitlines()[:-1]  # 3 lines either side
+    assert shown[3] == "    20\tLINE TWENTY" and shown[-1] == "    24\tline 23"
+
+
+async def test_edit_shows_a_few_changes_and_counts_the_rest(ctx, tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("".join(f"x{i} = old\n" for i in range(100)))
+    out = await edit(ctx, path="m.py", old_string="= old", new_string="= new", replace_all=True)
+    assert "x0 = new" in out and "x99 = new" not in out
+    assert out.splitlines()[-1] == "   ... and 95 more changes, not shown"
+    assert len(out) < 2_000
 
 
 async def test_edit_multiple_matches_is_an_error_with_count(ctx, tmp_path):

@@ -436,15 +436,23 @@ class ReadFile(Tool):
         body = "\n".join(result.lines)
         if result.first == 1 and last == result.total:
             return body
-        if last < result.total:
-            why = " (output size limit reached)" if result.budget_hit else ""
-            footer = (
-                f"[Showed lines {result.first}-{last} of {result.total:,}{why}. "
-                f"To read more, call read_file with offset={last + 1}.]"
-            )
-        else:
-            footer = f"[Showed lines {result.first}-{last} of {result.total:,}; the file starts at offset=1.]"
-        return f"{body}\n{footer}"
+        return f"{body}\n{_read_footer(result.first, last, result.total, result.budget_hit)}"
+
+
+def _read_footer(first: int, last: int, total: int, budget_hit: bool) -> str:
+    """The last line of a partial read: what was shown, which lines were not, and how to go on."""
+    missing = [(1, first - 1)] if first > 1 else []
+    if last < total:
+        missing.append((last + 1, total))
+    spans = [str(a) if a == b else f"{a}-{b}" for a, b in missing]  # unformatted, like read_file's numbers
+    one = len(missing) == 1 and missing[0][0] == missing[0][1]
+    why = " (output size limit reached)" if budget_hit else ""
+    end = ", the end of the file" if last == total else ""
+    footer = (f"[Showed lines {first}-{last} of {total:,}{end}{why}; "
+              f"{'line' if one else 'lines'} {' and '.join(spans)} {'was' if one else 'were'} not shown.")
+    if last < total:
+        footer += f" To read on, call read_file with offset={last + 1}."
+    return footer + "]"
 
 
 # ---------------------------------------------------------------- write_file
@@ -580,12 +588,51 @@ def _no_match_hint(text: str, old: str) -> str:
     return " Read the file again and copy the text exactly, including whitespace."
 
 
+AROUND_LINES = 3  # lines of context edit_file shows above and below each change
+AROUND_CHANGES = 5  # changes shown that way; a replace_all beyond them is only counted
+AROUND_LONG = 24  # a change longer than this many lines shows its first and last AROUND_LONG // 2
+
+
+def _around(text: str, spans: list[tuple[int, int]]) -> str:
+    """The changed lines with a few lines around each, numbered like read_file, so the model can check an
+    edit without reading the file again."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "" and text.endswith("\n"):
+        lines.pop()
+    windows: list[list[int]] = []
+    for a, b in spans[:AROUND_CHANGES]:
+        lo, hi = max(1, a - AROUND_LINES), min(len(lines), b + AROUND_LINES)
+        if windows and lo <= windows[-1][1] + 1:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    out: list[str] = []
+    for lo, hi in windows:
+        numbers = list(range(lo, hi + 1))
+        if len(numbers) > AROUND_LONG + 2 * AROUND_LINES:
+            keep = AROUND_LONG // 2 + AROUND_LINES
+            numbers = [*numbers[:keep], 0, *numbers[-keep:]]
+        if out:
+            out.append("   ...")
+        for n in numbers:
+            if n == 0:
+                out.append(f"   ... ({hi - lo + 1 - 2 * keep} lines not shown)")
+                continue
+            line = lines[n - 1].removesuffix("\r")
+            if len(line) > MAX_LINE_CHARS:
+                line = f"{line[:MAX_LINE_CHARS]}… [line cut: {len(line) - MAX_LINE_CHARS:,} more characters]"
+            out.append(f"{n:>6}\t{line}")
+    if len(spans) > AROUND_CHANGES:
+        out.append(f"   ... and {len(spans) - AROUND_CHANGES} more changes, not shown")
+    return "\n".join(out)
+
+
 def _to_crlf(s: str) -> str:
     return s.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
-def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str]:
-    """Replace ``old`` by ``new`` in ``real``: the count and where. Hold the file's lock around it."""
+def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str, str]:
+    """Replace ``old`` by ``new`` in ``real``: the count, where, and those lines now. Hold the file's lock."""
     if real.is_dir():
         raise ToolError(f"{shown} is a directory, not a file.")
     if not real.exists():
@@ -597,7 +644,7 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
             data = handle.read()
         if not is_binary(data):  # refused below in any case
             _check_seen(ctx, real, shown, data)
-        encoded, count, where = _replaced(data, shown, old, new, replace_all)
+        encoded, count, where, around = _replaced(data, shown, old, new, replace_all)
         if ctx.checkpoints is not None:
             ctx.checkpoints.before_change(real, data, stat.S_IMODE(info.st_mode))
         replace_in(dir_fd, real.name, encoded, stat.S_IMODE(info.st_mode))
@@ -606,11 +653,11 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
     finally:
         os.close(dir_fd)
     ctx.workspace.files.saw(ctx.agent_id, real, _digest(encoded))
-    return count, where
+    return count, where, around
 
 
-def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) -> tuple[bytes, int, str]:
-    """The file's new bytes, how many replacements, and the lines they landed on."""
+def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) -> tuple[bytes, int, str, str]:
+    """The file's new bytes, how many replacements, the lines they landed on, and those lines in context."""
     if is_binary(data):
         raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes); edit_file only edits text.")
     text, codec = decode_bytes(data)
@@ -670,7 +717,7 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
             f"{shown} is latin-1 encoded and new_string contains characters latin-1 cannot represent; "
             "use only latin-1 characters or rewrite the file with write_file (as UTF-8)."
         ) from None
-    return encoded, len(spans), _ranges(spans)
+    return encoded, len(spans), _ranges(spans), _around(result, spans)
 
 
 class EditFile(Tool):
@@ -682,7 +729,9 @@ class EditFile(Tool):
         "replaces every occurrence (useful for renames). Copy old_string exactly from read_file's "
         "output, with the same indentation, but without the line-number prefixes. The file keeps its "
         "encoding (UTF-8, UTF-8 with BOM, or latin-1) and line endings (CRLF files stay CRLF even if "
-        "you write \\n). To create a file or rewrite it completely, use write_file."
+        "you write \\n). The result shows the changed lines with a few lines around them, numbered like "
+        "read_file, so there is no need to read the file again to check the edit. To create a file or "
+        "rewrite it completely, use write_file."
     )
     input_schema = {
         "type": "object",
@@ -712,7 +761,8 @@ class EditFile(Tool):
         if old == "":
             raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
         try:
-            count, where = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
+            count, where, around = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None
-        return f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
+        edited = f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
+        return f"{edited} The changed lines now read:\n{around}" if around else edited
