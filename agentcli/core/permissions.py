@@ -8,7 +8,8 @@ The order of checks, for every call:
 
 1. deny rules (they hold in every mode, bypassPermissions included);
 2. plan mode refuses writes and commands;
-3. the workspace boundary: writes outside it are refused, reads outside it ask;
+3. the workspace boundary: writes outside it are refused, reads outside it ask (but read_file reads
+   this session's own full-output copies, which tool results point to: ``tools/outputs.py``);
 4. bypassPermissions allows everything else;
 5. protected paths (``.git/``, ``.agentcli/``, shell start-up files) and ask rules ask,
    and command substitution in bash always asks;
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
 from .rules import Rule, RuleError, RuleSet, SimpleCommand, command_rule, save_allow_rule, split_command
+from .tools.outputs import is_saved_output
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
@@ -238,6 +240,8 @@ class Permissions:
         if self.mode == "plan" and kind in ("edit", "exec"):
             return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
+            if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
+                return Decision("allow", grant=target.real)
             return self._decide_outside(tool, kind, target, root, matches)
         if self.mode == "bypassPermissions":
             return ALLOW

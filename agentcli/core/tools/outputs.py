@@ -7,6 +7,12 @@ Each copy stops growing at ``output_copy_max_mb`` (default 64 MB), and all copie
 together at ``output_session_max_mb`` (default 512 MB), so a command printing without end
 (``yes``) cannot fill the disk. The note the model sees says when a copy was cut, and why.
 Both caps are settings, passed to tools through ``ToolContext.env``.
+
+The copies live in the session's folder, outside the workspace, where a read would ask for approval
+(and be refused in ``-p``). So ``read_file`` reads this session's own copies without asking
+(``is_saved_output``, which ``permissions.py`` consults), and the note says how to page through one.
+That allowance is exact: a file directly in this session's outputs folder, after symlinks are
+followed, and no other path: not another session's outputs, not the session folder around it.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from .base import ToolContext
+from .files import DEFAULT_LIMIT as READ_PAGE
 
 COPY_CAP_MB = 64.0
 SESSION_CAP_MB = 512.0
@@ -65,6 +72,8 @@ class CappedCopy:
         self.session_mb = _setting(ctx, "output_session_max_mb", SESSION_CAP_MB)
         self.copy_cap, self.session_cap = int(self.copy_mb * _MB), int(self.session_mb * _MB)
         self.written = 0
+        self.lines = 0  # line breaks written, for the note
+        self.ends_line = True  # the last byte written was a line break (or nothing was written)
         self.dropped = 0
         self.full = ""  # "copy" or "session": which cap stopped it
         self.failed = ""  # why the file could not be written
@@ -92,6 +101,8 @@ class CappedCopy:
                     self.close()
                     return
                 self.written += len(take)
+                self.lines += take.count(b"\n")
+                self.ends_line = take.endswith(b"\n")
                 _used[self.folder] = used + len(take)
             if len(take) < len(data):
                 self.dropped += len(data) - len(take)
@@ -120,15 +131,18 @@ class CappedCopy:
         if self.full == "session" and not self.written:
             return (f"[No full copy of the output was kept: this session's full-output copies reached their "
                     f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
+        lines = self.lines + (not self.ends_line)
+        paging = (f"; read_file reads it without asking for approval: {lines:,} lines, {READ_PAGE} at a "
+                  "time, so pass offset and limit to page through it")
         if self.full == "session":
             return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
                     f"{self.written:,} bytes, before this session's full-output copies reached their "
-                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
+                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb){paging}]")
         if self.full == "copy":
             return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
                     f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
-                    f"(setting output_copy_max_mb); the rest was not kept]")
-        return f"[Full output ({total:,} {unit}) saved to {self.path}]"
+                    f"(setting output_copy_max_mb); the rest was not kept{paging}]")
+        return f"[Full output ({total:,} {unit}) saved to {self.path}{paging}]"
 
 
 def keep_in_full(output: str, ctx: ToolContext) -> str:
@@ -139,6 +153,18 @@ def keep_in_full(output: str, ctx: ToolContext) -> str:
     finally:
         copy.close()
     return f"{copy.note(len(output), 'characters')}\n{output}"
+
+
+def is_saved_output(ctx: ToolContext, real: Path) -> bool:
+    """Whether ``real`` (a path with every symlink resolved) is one of this session's full-output copies:
+    a file directly in ``ctx.output_dir``. The one path outside the workspace read_file reads unasked."""
+    if ctx.output_dir is None:
+        return False
+    try:
+        folder = Path(ctx.output_dir).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return real.parent == folder and real.is_file()
 
 
 def session_output_used(folder: Path) -> int:
