@@ -50,7 +50,7 @@ class AgentType:
     max_turns: int | None = None  # at most the configured ceiling
     timeout: float | None = None  # seconds; at most the configured ceiling
     prompt: str = ""  # added to the subagent system prompt
-    memory: bool = False  # whether AGENTS.md reaches it
+    memory: bool = False  # whether the project memory (AGENTS.md, CLAUDE.md) reaches it: see changes_things
     isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
 
@@ -71,9 +71,21 @@ class AgentType:
         return text
 
 
+# Which children get the project memory: those that change files or run commands, since the conventions
+# there (how to test, style, what never to touch) are about doing that; a read-only scout only looks, and
+# its brief carries what it needs. The main agent's prompt says so (context.py).
+CHANGING_TOOLS = ("write_file", "edit_file", "bash")
+
+
+def changes_things(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] = ()) -> bool:
+    """Whether a type with these tools can change files or run commands."""
+    return any((tools is None or name in tools) and name not in disallowed for name in CHANGING_TOOLS)
+
+
 GENERAL_PURPOSE = AgentType(
     name="general-purpose",
     description="Researches a question or carries out a multi-step errand with every tool but task.",
+    memory=True,
 )
 
 EXPLORE = AgentType(
@@ -85,7 +97,6 @@ EXPLORE = AgentType(
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.
 - Read only the lines that settle the question (read_file with offset and limit).
-- Run several independent searches in one message.
 - Answer with path:line for every claim, most relevant first, one short line each.
 - Stop as soon as the question is answered.""",
 )
@@ -100,6 +111,7 @@ You run commands for the agent that sent you: builds, tests, linters, scripts.
 - Report the outcome first: passed or failed, with counts.
 - For failures, quote the few lines that matter (test name, assertion, path:line), not the whole log.
 - Change files only when the brief asks you to.""",
+    memory=True,
 )
 
 BUILT_IN: dict[str, AgentType] = {t.name: t for t in (GENERAL_PURPOSE, EXPLORE, BASH)}
@@ -178,7 +190,7 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
         max_turns=_positive(fields, "max_turns", whole=True),
         timeout=_positive(fields, "timeout", whole=False),
         prompt=body,
-        memory=_flag(fields, "memory"),
+        memory=_flag(fields, "memory") if "memory" in fields else changes_things(tools, tuple(disallowed)),
         isolation=_isolation(fields),
         source=source,
     )

@@ -7,7 +7,7 @@ import platform
 from pathlib import Path
 
 from .. import paths
-from .agents import AgentType, display_path
+from .agents import AgentType, changes_things, display_path
 from .tools.git import snapshot
 from .workspace import Workspace
 
@@ -15,22 +15,51 @@ MEMORY_FILE_CAP = 20_000  # characters of one memory file that reach the prompt
 MEMORY_TOTAL_CAP = 40_000  # characters of all memory files together
 GIT_STATUS_LINES = 20  # lines of `git status --short` in the prompt
 
+CHECKING = """\
+After a change, run the narrowest check that proves it (the one test, the one command) and report
+its result, failures included. Commit, push or install only when asked."""
+
+# What each permission mode means for the model (permissions.py decides; this only tells).
+MODE_MEANING = {
+    "default": "File edits and bash commands may ask the user first; reads and searches in the workspace do not.",
+    "acceptEdits": "File edits in the workspace run without asking; bash commands may ask the user first.",
+    "plan": ("Plan mode: you may only read and search; edits and commands are refused. Investigate and "
+             "present a plan; the user leaves plan mode to let it be carried out."),
+    "bypassPermissions": ("Every call runs without asking, except what a deny rule forbids, so nothing stops "
+                          "a mistake: take care with anything destructive."),
+}
+WHO_ANSWERS = {
+    True: "A call that asks waits for the user's answer.",
+    False: ("This is a headless run (-p): nobody can answer, so a call that would ask is refused, with a "
+            "sentence naming the flag or rule that would allow it; tell the user."),
+}
+REFUSALS = ("A refused or denied call is the user's answer: change your approach or {ask}, and never retry "
+            "the same call unchanged.")
+
 MAIN_PROMPT = """\
 You are agentcli, a coding agent working in a user's repository from their terminal.
-Explore with read_file, grep and glob before you answer; cite files as path:line.
+Explore with read_file, grep and glob before you answer; cite files as path:line. Calls that only
+read (read_file, grep, glob, git_*, task) and do not depend on each other go together in one
+message: they run in parallel.
 Make changes with edit_file and write_file, and run commands with bash, when the user asks for them.
+""" + CHECKING + """
 Be brief and direct. Use Markdown.
 
+# Subagents
 Delegate with the task tool when an errand is self-contained and would fill your context with
 search results or file contents you do not need to keep: "find where X is handled", "list every
-caller of Y", "run the tests and report failures". The subagent starts with no memory of this
-conversation, so its prompt must be a complete brief: the goal, what you already know, where to
-look, and what to report back. Several independent task calls in one message run in parallel."""
+caller of Y", "run the tests and report failures". Do it yourself when it takes a few calls or you
+already know where to look. A subagent sees none of this conversation, so its prompt must be a
+complete brief: the goal, what you already know, where to look, and what to report back.
+Subagents that can edit or run commands also get the project memory below, if there is one;
+explore subagents do not, so put in their brief what they need from it. Build on a subagent's
+answer instead of redoing its work, and tell the user what matters in it: it reaches you, not them."""
 
 SUBAGENT_PROMPT = """\
 You are a subagent of agentcli, working alone on one errand in a user's repository.
 Nobody will answer questions: work from the brief, using your tools.
-Be efficient: search first, then read only what you need.
+Be efficient: search first, then read only what you need. Independent read-only calls go
+together in one message: they run in parallel.
 When you are done, reply with a short, structured final answer: what you found, with file paths
 and line numbers (path:line), and anything you could not settle. That answer is all the agent that
 sent you will see, so make it self-contained. No preamble."""
@@ -38,6 +67,33 @@ sent you will see, so make it self-contained. No preamble."""
 SUMMARY_REQUEST = """\
 You have run out of {reason}. Stop working now and do not call any tools.
 Reply with your final answer: what you found so far (with path:line references), and what is left undone."""
+
+
+def permissions_section(mode: str, interactive: bool, subagent: bool = False) -> str:
+    """The permission mode as ``--permission-mode`` spells it, and what it means for the calls the model makes."""
+    lines = [f"Permission mode: {mode} (--permission-mode {mode}). {MODE_MEANING.get(mode, '')}".rstrip()]
+    if mode != "bypassPermissions":
+        lines.append(WHO_ANSWERS[interactive])
+    ask = "say so in your final answer" if subagent else "ask the user"
+    return "# Permissions\n" + " ".join(lines) + "\n" + REFUSALS.format(ask=ask)
+
+
+def current_mode(system: str, mode: str, interactive: bool) -> str:
+    """``system`` with its permissions section saying ``mode``, when the mode changed since it was built
+    (/permissions, shift+tab). A system prompt without the section (--system-prompt) stays as it is."""
+    now = permissions_section(mode, interactive)
+    for other in MODE_MEANING:
+        before = permissions_section(other, interactive)
+        if other != mode and before in system:
+            return system.replace(before, now)
+    return system
+
+
+def budget_section(max_turns: int, timeout: float) -> str:
+    minutes = f"{timeout / 60:g} minutes" if timeout >= 60 else f"{timeout:g} seconds"
+    return (f"# Budget\nYou have {max_turns} turns (model calls) and {minutes} for this errand. When either "
+            "runs out you are stopped and asked for your final answer at once, so keep a margin: answer "
+            "with what you have before then.")
 
 
 def environment(workspace: Workspace) -> str:
@@ -100,16 +156,20 @@ def git_context(workspace: Workspace) -> str:
     return "\n".join(lines)
 
 
-def main_system_prompt(workspace: Workspace) -> str:
-    """The main agent's system prompt: instructions, environment, git state and memory files. Blocking."""
-    parts = [MAIN_PROMPT, f"# Environment\n{environment(workspace)}", git_context(workspace),
-             project_memory(workspace)]
+def main_system_prompt(workspace: Workspace, mode: str = "default", interactive: bool = True) -> str:
+    """The main agent's system prompt: instructions, permissions, environment, git state and memory. Blocking."""
+    parts = [MAIN_PROMPT, permissions_section(mode, interactive), f"# Environment\n{environment(workspace)}",
+             git_context(workspace), project_memory(workspace)]
     return "\n\n".join(part for part in parts if part)
 
 
-def subagent_system_prompt(workspace: Workspace, agent_type: AgentType) -> str:
-    """A subagent's system prompt: its type's prompt, the environment, and memory if the type asks for it."""
-    parts = [SUBAGENT_PROMPT, agent_type.prompt, f"# Environment\n{environment(workspace)}"]
+def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode: str = "default",
+                           interactive: bool = True, max_turns: int = 30, timeout: float = 900.0) -> str:
+    """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
+    environment, and the project memory when its type gets it (agents.py, changes_things)."""
+    checking = CHECKING if changes_things(agent_type.tools, agent_type.disallowed_tools) else ""
+    parts = [SUBAGENT_PROMPT, checking, agent_type.prompt, budget_section(max_turns, timeout),
+             permissions_section(mode, interactive, subagent=True), f"# Environment\n{environment(workspace)}"]
     if agent_type.memory:
         parts.append(project_memory(workspace))
     return "\n\n".join(part for part in parts if part)

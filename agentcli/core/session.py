@@ -14,7 +14,7 @@ from . import compaction, images, worktrees
 from .agents import AgentType, load_agent_types
 from .checkpoints import Checkpoint, Checkpoints, Restore
 from .worktrees import WorktreeError
-from .context import main_system_prompt
+from .context import current_mode, main_system_prompt
 from .custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
@@ -140,7 +140,9 @@ class Session:
                           hooks=self.hooks)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
-        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace), "session-prep")
+        mode = self.permissions.mode
+        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace, mode, interactive),
+                                                            "session-prep")
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
@@ -335,6 +337,8 @@ class Session:
             for change in self.system_changes:
                 system = change(system)
             self.main.system, self._system_prompt = system, None
+        # The prompt names the permission mode; /permissions may have changed it since (one cache miss).
+        self.main.system = current_mode(self.main.system, self.permissions.mode, self.permissions.interactive)
 
     def change_system(self, change: Callable[[str], str]) -> None:
         """Change the main agent's system prompt (-p's --system-prompt and friends), once it is built."""

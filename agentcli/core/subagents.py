@@ -65,6 +65,8 @@ class SubagentRecord:
     emit: Callable[[Event], None] | None = field(default=None, repr=False)  # its events, once it started
     background: bool = False  # its latest run was started with run_in_background
     segments: int = 0  # runs so far: 1, then one more for each resume
+    run_turns: int = 0  # turns of the latest run alone (``turns`` counts every run)
+    run_seconds: float = 0.0  # likewise for time
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
 
     @property
@@ -73,8 +75,13 @@ class SubagentRecord:
 
     @property
     def footer(self) -> str:
-        turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}" + (" + summary" if self.summarized else "")
-        return f"[{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}]"
+        """One line for the parent. After a resume its figures are totals of every run, and it says so."""
+        turns = _turns(self.turns) + (" + summary" if self.summarized else "")
+        line = f"{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}"
+        if self.segments > 1:
+            line += (f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and "
+                     f"{seconds(self.run_seconds)}")
+        return f"[{line}]"
 
     @property
     def tokens_kept_out(self) -> int:
@@ -87,6 +94,10 @@ class SubagentRecord:
                 "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
         return {**data, "worktree": self.worktree} if self.worktree else data
+
+
+def _turns(n: int) -> str:
+    return f"{n} turn{'' if n == 1 else 's'}"
 
 
 class Subagents:
@@ -240,6 +251,9 @@ class Subagents:
     def max_turns(self, agent_type: AgentType) -> int:
         return min(agent_type.max_turns or self.budgets.max_turns, self.budgets.max_turns)
 
+    def timeout(self, agent_type: AgentType) -> float:
+        return min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
+
     async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, description: str,
                    prompt: str, worktree: worktrees.Worktree | None = None) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
@@ -271,7 +285,7 @@ class Subagents:
             own = dataclasses.replace(parent, workspace=workspace, checkpoints=None) if worktree else \
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
-            timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
+            timeout = self.timeout(agent_type)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
                 async with self._slots:  # at most max_parallel children run at once; the rest wait here
@@ -311,6 +325,7 @@ class Subagents:
             if agent is not None:
                 record.turns, record.usage, record.messages = turns_before + agent.turns, agent.usage, agent.messages
             record.seconds = seconds_before + time.monotonic() - record.started
+            record.run_turns, record.run_seconds = record.turns - turns_before, record.seconds - seconds_before
             if record.background and not self.closing:
                 self.pending.append(record)  # before the event: a front end that sees it finds the result waiting
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
@@ -324,7 +339,9 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
-        system = subagent_system_prompt(parent.workspace, agent_type)
+        system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
+                                        interactive=parent.permissions.interactive, max_turns=record.max_turns,
+                                        timeout=self.timeout(agent_type))
         return Agent(llm=self.llm, tools=agent_type.select(self.tools).without(*worktrees.MAIN_ONLY), ctx=ctx,
                      system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
@@ -401,18 +418,15 @@ class TaskTool(Tool):
         self.agent_types = agent_types or BUILT_IN
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
         self.description = (
-            "Hand a self-contained errand to a subagent, which works with its own fresh context and tools "
-            "and returns only a short final answer. Use it for searches and investigations whose raw "
-            "output you do not need to keep, and for independent work that can run in parallel (several "
-            "task calls in one message run at the same time). The subagent knows nothing of this "
-            "conversation: write `prompt` as a complete brief with the goal, what you know, where to look, "
-            "and what to report.\n\n"
-            "Set run_in_background to true to go on working (or to answer the user) while it runs: the call "
-            "returns its id at once, and its result arrives as a message when it finishes.\n\n"
-            "To ask a subagent a follow-up question, or to have it continue its work, pass its id as `resume` "
-            "(for example \"sa-3\") with the new request as `prompt`: it goes on with its whole history, the "
-            "same type and tools, and a fresh turn budget. That is cheaper than briefing a new one. Only a "
-            "finished subagent can be resumed.\n\nAgent types (subagent_type):\n" + listing
+            "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
+            "returns only its final answer, with a footer line of its status, turns, tokens and time. It knows "
+            "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
+            "where to look, and what to report. Several task calls in one message run at the same time.\n\n"
+            "run_in_background: true returns its id at once and its result arrives as a later message; go on "
+            "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
+            "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
+            "message, with its whole history, type and tools and a fresh turn budget: cheaper than briefing a "
+            "new one for a follow-up.\n\nAgent types (subagent_type):\n" + listing
         )
         self.input_schema = {
             "type": "object",

@@ -120,8 +120,8 @@ Report failures with path:line.
     assert (t.model, t.max_turns, t.timeout, t.memory) == ("claude-opus-4-6", 12, 90.5, True)
     assert t.prompt == "Run the tests.\n\nReport failures with path:line."
     plain = parse_agent_file(simple("p", "plain one"), source="p.md")
-    assert (plain.tools, plain.model, plain.max_turns, plain.timeout, plain.memory) == (None, "inherit", None,
-                                                                                        None, False)
+    assert (plain.tools, plain.model, plain.max_turns, plain.timeout) == (None, "inherit", None, None)
+    assert plain.memory  # every tool: it edits and runs commands, so it gets the project memory by default
 
 
 def test_frontmatter_subset():

@@ -100,14 +100,27 @@ def test_no_memory_files_no_section(repo):
     assert "# Project memory" not in main_system_prompt(Workspace.at(repo))
 
 
-def test_subagents_see_memory_only_when_their_type_asks(repo):
+def test_subagents_that_edit_or_run_commands_see_the_memory_and_read_only_ones_do_not(repo):
+    """The decision (docs/agents.md): the conventions are about changing things, so the types that change
+    files or run commands get them; a read-only scout's brief carries what it needs, as the main prompt says."""
     (repo / "AGENTS.md").write_text(CONVENTIONS)
     workspace = Workspace.at(repo)
     assert CONVENTIONS not in subagent_system_prompt(workspace, BUILT_IN["explore"])
-    assert CONVENTIONS not in subagent_system_prompt(workspace, BUILT_IN["general-purpose"])
-    remembering = parse_agent_file("---\nname: r\ndescription: d\nmemory: true\n---\nMY PROMPT", source="r.md")
-    prompt = subagent_system_prompt(workspace, remembering)
-    assert CONVENTIONS in prompt and "MY PROMPT" in prompt
+    assert CONVENTIONS in subagent_system_prompt(workspace, BUILT_IN["general-purpose"])
+    assert CONVENTIONS in subagent_system_prompt(workspace, BUILT_IN["bash"])
+
+    def custom(fields: str):
+        agent_type = parse_agent_file(f"---\nname: c\ndescription: d\n{fields}---\nMY PROMPT", source="c.md")
+        prompt = subagent_system_prompt(workspace, agent_type)
+        assert "MY PROMPT" in prompt
+        return CONVENTIONS in prompt
+
+    assert custom("")  # every tool
+    assert custom("tools: read_file, edit_file\n")
+    assert not custom("tools: read_file, grep\n")
+    assert not custom("disallowed_tools: bash, write_file, edit_file\n")
+    assert custom("tools: read_file\nmemory: true\n") and not custom("memory: false\n")
+    assert "subagents do not, so put in their brief what they need from it" in main_system_prompt(workspace)
 
 
 async def test_explore_child_gets_no_memory_but_a_memory_type_does(server, make_session, repo):

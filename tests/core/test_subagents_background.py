@@ -188,6 +188,8 @@ async def test_a_finished_child_is_resumed_with_its_whole_history(server, make_s
     assert [t["name"] for t in resumed["tools"]] == [t["name"] for t in child[0]["tools"]]
     answer = tool_result_text(tool_results(main_requests(server)[-1])[0])
     assert answer.startswith("src/app/views.py imports login.") and "[sa-1 · done · 3 turns" in answer
+    footer = answer.splitlines()[-1]  # after a resume the figures are totals, and the footer says so
+    assert " · totals of 2 runs; this run 1 turn and " in footer and footer.endswith(" s]"), footer
     assert [(e.id, e.segment) for e in events.of(SubagentStarted)] == [("sa-1", 1), ("sa-1", 2)]
     record = session.subagents.records["sa-1"]
     assert (record.segments, record.turns, len(session.subagents.records)) == (2, 3, 1)

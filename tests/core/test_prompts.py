@@ -1,0 +1,91 @@
+"""What the system prompts tell a model it can rely on: the permission mode and what it means, how to
+take a refusal, parallel reads, checking a change, when to delegate, and a subagent's budget."""
+
+from __future__ import annotations
+
+from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use_block
+
+CONVENTIONS = "Run `make check` before you say you are done."
+
+
+def system_of(body: dict) -> str:
+    return body["system"][0]["text"]
+
+
+def is_child(body: dict) -> bool:
+    return not offers_tool(body, "task")
+
+
+async def prompt_of(server, make_session, **settings) -> str:
+    server.script(text("Hi."))
+    session, _ = make_session(**settings)
+    await session.send("hello")
+    return system_of(server.requests[-1])
+
+
+async def test_the_main_prompt_names_the_permission_mode_and_what_it_means(server, make_session):
+    default = await prompt_of(server, make_session)  # make_session is headless (-p) unless told otherwise
+    bypass = await prompt_of(server, make_session, permission_mode="bypassPermissions")
+    edits = await prompt_of(server, make_session, permission_mode="acceptEdits")
+    plan = await prompt_of(server, make_session, permission_mode="plan")
+    assert len({default, bypass, edits, plan}) == 4
+    assert "Permission mode: default (--permission-mode default). File edits and bash commands may ask" in default
+    assert "headless run (-p)" in default and "a call that would ask is refused" in default
+    assert "Permission mode: bypassPermissions (--permission-mode bypassPermissions). Every call runs" in bypass
+    assert "headless run" not in bypass
+    assert "File edits in the workspace run without asking; bash commands may ask" in edits
+    assert "edits and commands are refused" in plan
+    for prompt in (default, bypass):
+        assert "A refused or denied call is the user's answer" in prompt
+        assert "never retry the same call unchanged" in prompt
+    server.assert_no_rejections()
+
+
+async def test_an_interactive_session_says_a_question_waits_and_a_mode_change_reaches_the_next_request(
+        server, make_session):
+    server.script(text("One."), text("Two."))
+    session, _ = make_session(interactive=True)
+    await session.send("first")
+    session.permissions.set_mode("acceptEdits")  # /permissions acceptEdits, or shift+tab
+    await session.send("second")
+    first, second = (system_of(body) for body in server.requests)
+    assert "Permission mode: default" in first and "waits for the user's answer" in first
+    assert "Permission mode: acceptEdits" in second and "Permission mode: default" not in second
+    assert first.replace("Permission mode: default", "") != second
+    server.assert_no_rejections()
+
+
+async def test_the_main_prompt_says_how_to_work_and_when_not_to_delegate(server, make_session):
+    prompt = await prompt_of(server, make_session)
+    for phrase in (
+        "do not depend on each other go together in one\nmessage",  # read-only calls, not only task
+        "run the narrowest check that proves it",
+        "report\nits result, failures included",
+        "Commit, push or install only when asked",
+        "Do it yourself when it takes a few calls or you\nalready know where to look",
+        "A subagent sees none of this conversation",
+        "explore subagents do not, so put in their brief what they need from it",
+        "Build on a subagent's\nanswer instead of redoing its work",
+        "tell the user what matters in it",
+    ):
+        assert phrase in prompt, phrase
+    assert len(prompt) < 4_000  # short: the instructions, the permissions, the environment and git
+
+
+async def test_a_child_is_told_its_budget_the_mode_and_gets_the_memory_when_it_edits(server, make_session, repo):
+    (repo / "AGENTS.md").write_text(CONVENTIONS)
+    server.when(lambda b: offers_tool(b, "task"),
+                reply(tool_use_block("task", {"description": "Fix it", "prompt": "fix"}),
+                      tool_use_block("task", {"description": "Scout", "prompt": "scout", "subagent_type": "explore"})),
+                text("done"))
+    server.responder = lambda body: text("child answer")
+    session, _ = make_session(subagent_max_turns=7, subagent_timeout=150, permission_mode="acceptEdits")
+    await session.send("go")
+    children = {b["messages"][0]["content"][0]["text"]: system_of(b) for b in server.requests if is_child(b)}
+    fixer, scout = children["fix"], children["scout"]
+    assert "You have 7 turns (model calls) and 2.5 minutes for this errand" in fixer
+    assert "You have 7 turns" in scout
+    assert "Permission mode: acceptEdits" in fixer and "say so in your final answer" in fixer
+    assert CONVENTIONS in fixer and CONVENTIONS not in scout  # general-purpose edits and runs tests
+    assert "run the narrowest check" in fixer and "run the narrowest check" not in scout
+    server.assert_no_rejections()
