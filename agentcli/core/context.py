@@ -31,7 +31,7 @@ MODE_MEANING = {
 WHO_ANSWERS = {
     True: "A call that asks waits for the user's answer.",
     False: ("This is a headless run (-p): nobody can answer, so a call that would ask is refused, with a "
-            "sentence naming the flag or rule that would allow it; tell the user."),
+            "sentence naming the flag or rule that would allow it{tell}."),
 }
 REFUSALS = ("A refused or denied call is the user's answer: change your approach or {ask}, and never retry "
             "the same call unchanged.")
@@ -69,11 +69,14 @@ You have run out of {reason}. Stop working now and do not call any tools.
 Reply with your final answer: what you found so far (with path:line references), and what is left undone."""
 
 
-def permissions_section(mode: str, interactive: bool, subagent: bool = False) -> str:
-    """The permission mode as ``--permission-mode`` spells it, and what it means for the calls the model makes."""
-    lines = [f"Permission mode: {mode} (--permission-mode {mode}). {MODE_MEANING.get(mode, '')}".rstrip()]
+def permissions_section(mode: str, interactive: bool, subagent: bool = False, changes: bool = True) -> str:
+    """The permission mode as ``--permission-mode`` spells it, and what it means for the calls the model makes.
+    A subagent cannot tell the user anything but through its answer; one that only reads needs no word
+    on edits and commands."""
+    meaning = MODE_MEANING.get(mode, "") if changes else ""
+    lines = [f"Permission mode: {mode} (--permission-mode {mode}). {meaning}".rstrip()]
     if mode != "bypassPermissions":
-        lines.append(WHO_ANSWERS[interactive])
+        lines.append(WHO_ANSWERS[interactive].format(tell="" if subagent else "; tell the user"))
     ask = "say so in your final answer" if subagent else "ask the user"
     return "# Permissions\n" + " ".join(lines) + "\n" + REFUSALS.format(ask=ask)
 
@@ -167,9 +170,10 @@ def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode:
                            interactive: bool = True, max_turns: int = 30, timeout: float = 900.0) -> str:
     """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
     environment, and the project memory when its type gets it (agents.py, changes_things)."""
-    checking = CHECKING if changes_things(agent_type.tools, agent_type.disallowed_tools) else ""
-    parts = [SUBAGENT_PROMPT, checking, agent_type.prompt, budget_section(max_turns, timeout),
-             permissions_section(mode, interactive, subagent=True), f"# Environment\n{environment(workspace)}"]
+    changes = changes_things(agent_type.tools, agent_type.disallowed_tools)
+    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", agent_type.prompt, budget_section(max_turns, timeout),
+             permissions_section(mode, interactive, subagent=True, changes=changes),
+             f"# Environment\n{environment(workspace)}"]
     if agent_type.memory:
         parts.append(project_memory(workspace))
     return "\n\n".join(part for part in parts if part)

@@ -86,6 +86,8 @@ async def test_a_child_is_told_its_budget_the_mode_and_gets_the_memory_when_it_e
     assert "You have 7 turns (model calls) and 2.5 minutes for this errand" in fixer
     assert "You have 7 turns" in scout
     assert "Permission mode: acceptEdits" in fixer and "say so in your final answer" in fixer
+    assert "tell the user" not in fixer  # a child reaches the user only through its answer
+    assert "File edits in the workspace run without asking" in fixer and "File edits" not in scout  # it only reads
     assert CONVENTIONS in fixer and CONVENTIONS not in scout  # general-purpose edits and runs tests
     assert "run the narrowest check" in fixer and "run the narrowest check" not in scout
     server.assert_no_rejections()
