@@ -97,24 +97,7 @@ class LLMError(Exception):
         self.partial = partial  # the blocks that completed before a stream broke: kept, never asked twice
 
 
-_USERINFO_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\s:]*):[^/@\s]*@")
-
-
-def redact(text: str) -> str:
-    """``text`` with the password of every URL in it (``http://user:PASS@host``) replaced by ``***``."""
-    text = _USERINFO_PASSWORD.sub(r"\1:***@", text)
-    password = _base_url_password()
-    return text.replace(password, "***") if password else text
-
-
-def _base_url_password() -> str:
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        password = urlsplit(os.environ.get("ANTHROPIC_BASE_URL", "")).password
-    except ValueError:
-        return ""
-    return unquote(password) if password and len(password) >= 4 else ""
+redact = secret_env.redact  # one redaction for every message: the key, held secrets, URL passwords
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -142,6 +125,8 @@ def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
     env = secret_env.environ() if env is None else env
     key = helper_key() or env.get("ANTHROPIC_API_KEY") or None
     token = None if key else env.get("ANTHROPIC_AUTH_TOKEN") or None  # the SDK takes one of the two
+    secret_env.remember(key)  # a server that echoes them in an error is shown with *** instead
+    secret_env.remember(token)
     base_url = env.get("ANTHROPIC_BASE_URL") or None
     if key is None and token is None and base_url is None:
         raise MissingCredentials(MISSING_KEY_MESSAGE)

@@ -11,7 +11,8 @@ The order of checks, for every call:
 3. the workspace boundary: writes outside it are refused, reads outside it ask (but read_file reads
    this session's own full-output copies, which tool results point to: ``tools/outputs.py``);
 4. bypassPermissions allows everything else;
-5. protected paths (``.git/``, ``.agentcli/``, shell start-up files) and ask rules ask,
+5. protected paths (``.git/``, ``.agentcli/``, shell start-up files, agentcli's and git's own
+   folders wherever they really are) and ask rules ask,
    and command substitution in bash always asks;
 6. what the mode lets run freely, then allow rules and this session's rules;
 7. anything else asks.
@@ -68,6 +69,20 @@ def protected(rel: Path) -> str:
         return f"{rel.name} is protected"
     if name in PROTECTED_FILES:
         return f"{rel.name} is a protected start-up or credentials file"
+    return ""
+
+
+def own_folder(real: Path, base: Path) -> str:
+    """Why writing ``real`` (resolved) needs an explicit yes because it lies in one of agentcli's own
+    folders, or git's (``paths.own_dirs``), found by where they really are, not by name; "" when it
+    does not. A folder the workspace itself lies in (a subagent's worktree in the data folder) is left out."""
+    for folder, what in paths.own_dirs():
+        try:
+            where = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if (real == where or where in real.parents) and not (base == where or where in base.parents):
+            return f"{real} is in {what} ({where})"
     return ""
 
 
@@ -248,7 +263,7 @@ class Permissions:
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
             why = protected(target.lexical.relative_to(base)) if base in target.lexical.parents else ""
-            why = why or protected(target.real.relative_to(base))
+            why = why or protected(target.real.relative_to(base)) or own_folder(target.real, base)
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self._find("ask", tool.name, matches)

@@ -19,6 +19,7 @@ Only the standard library's lightest modules are imported here: this runs on eve
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from typing import Mapping
@@ -29,6 +30,9 @@ HANDOVER_VAR = "AGENTCLI_SECRETS_FD"
 URL_SETTINGS = ("ANTHROPIC_BASE_URL",)  # a secret when the URL carries user:password@
 
 _held: dict[str, str] = {}
+_met: set[str] = set()  # secrets from elsewhere: api_key_helper's key, a bearer token
+_USERINFO_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\s:]*):[^/@\s]*@")
+SHORTEST_SECRET = 8  # characters; a shorter value is replaced only as a URL's password (at least 4)
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -47,6 +51,46 @@ def forget(*names: str) -> None:
     """Drop held secrets (``agentcli --demo`` talks to its own stand-in, never with the user's key)."""
     for name in names:
         _held.pop(name, None)
+
+
+def remember(value: str | None) -> None:
+    """Count ``value`` among the secrets ``redact`` hides (a key that came from no environment variable)."""
+    if value and len(value) >= SHORTEST_SECRET:
+        _met.add(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret this process holds replaced by ``***``: the held variables' values,
+    the keys it met elsewhere, and the password of every URL (``http://user:PASS@host``).
+
+    Every message that reaches a screen or a file from outside (a server's error text, a notice)
+    passes through here: a proxy or server that echoes the key must not print or store it.
+    """
+    text = _USERINFO_PASSWORD.sub(r"\1:***@", text)
+    for value in _secret_values():
+        if value in text:
+            text = text.replace(value, "***")
+    return text
+
+
+def _secret_values() -> list[str]:
+    values = {value for value in (*_held.values(), *_met) if len(value) >= SHORTEST_SECRET}
+    for name in URL_SETTINGS:
+        for url in (_held.get(name), os.environ.get(name)):
+            password = _url_password(url or "")
+            if password:
+                values.add(password)
+    return sorted(values, key=len, reverse=True)  # a secret that holds another goes first
+
+
+def _url_password(url: str) -> str:
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return ""
+    return unquote(password) if password and len(password) >= 4 else ""
 
 
 def environ() -> dict[str, str]:
@@ -88,6 +132,38 @@ def start_without_secrets() -> None:
         os.execve(sys.executable, sys.orig_argv, env)
     except OSError:
         os.close(fd)
+
+
+PR_SET_DUMPABLE = 4  # prctl(2) option numbers (linux/prctl.h)
+PR_GET_DUMPABLE = 3
+
+
+def undumpable() -> bool:
+    """Mark this process not dumpable (Linux): other processes of the same user can then no longer read
+    its memory (``/proc/<pid>/mem``, where the API key is), nor its ``environ`` and ``cmdline`` (an inline
+    ``--mcp-config`` may hold a bearer token), and it writes no core dump. Processes it starts are
+    dumpable again once they exec. True when the flag is set; False elsewhere or when it failed.
+
+    Call it after ``start_without_secrets``: a restart would clear the flag, and without it a process
+    of an unprivileged user can no longer read its own ``/proc/self/environ`` to check the wipe.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import _ctypes  # a fraction of a millisecond; the ctypes package costs several
+
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")
+        if _ctypes.call_function(prctl, (PR_SET_DUMPABLE, 0, 0, 0, 0)) != 0:
+            return False
+        return _ctypes.call_function(prctl, (PR_GET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (ImportError, AttributeError, OSError):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            return libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 and libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+        except (ImportError, AttributeError, OSError):
+            return False
 
 
 def wiped_in_place() -> bool:

@@ -7,10 +7,11 @@ transcript, from the stored records (``history.py``); new events append to the s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from concurrent.futures import Future
 from typing import Any, Callable, Protocol
 
-from . import compaction, images, worktrees
+from . import compaction, images, secret_env, worktrees
 from .agents import AgentType, load_agent_types
 from .checkpoints import Checkpoint, Checkpoints, Restore
 from .worktrees import WorktreeError
@@ -199,6 +200,8 @@ class Session:
                                        self.subagents.is_running)
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, Notice):  # a server's or a hook's words, as shown and stored: never a secret
+            event = dataclasses.replace(event, text=secret_env.redact(event.text))
         self.save(lambda store: store.write(event))
         self.deliver(event)
 

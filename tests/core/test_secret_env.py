@@ -130,3 +130,13 @@ def test_the_helper_runs_with_the_scrubbed_environment(monkeypatch):
     assert key_helper.run_helper('echo "k-$SOME_TOKEN-$VISIBLE"') == "k--yes"
     with pytest.raises(key_helper.KeyHelperError, match="more than one line"):
         key_helper.run_helper("echo a; echo b")
+
+
+def test_redact_hides_every_secret_held_or_met_and_url_passwords(monkeypatch):
+    monkeypatch.setattr(secret_env, "_held", {"GITHUB_TOKEN": "ghp_held_0123456789", "SHORT_KEY": "abc"})
+    monkeypatch.setattr(secret_env, "_met", set())
+    secret_env.remember("sk-ant-from-a-helper-42")
+    secret_env.remember(None)
+    text = ("401: key sk-ant-from-a-helper-42, token ghp_held_0123456789, proxy http://me:pw1234@host/ "
+            "and abc stays")
+    assert secret_env.redact(text) == "401: key ***, token ***, proxy http://me:***@host/ and abc stays"
