@@ -98,6 +98,8 @@ def parse(command: str) -> CommandLine:
     tree = _parser().parse(source)
     if tree.root_node.has_error:
         walker.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
+    elif _skipped_text(tree.root_node, source):
+        walker.not_modelled("bash would read part of it differently: tree-sitter skipped some of it")
     walker.statement(tree.root_node)
     return CommandLine(tuple(walker.commands), walker.substitution, walker.unknown)
 
@@ -130,6 +132,7 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.substitution = False
         self.unknown = ""
+        self.time_keyword = True
 
     def not_modelled(self, why: str) -> None:
         self.unknown = self.unknown or why
@@ -172,9 +175,14 @@ class _Walker:
             self.not_modelled(f"it uses {kind.replace('_', ' ')}, which agentcli does not model")
 
     def children(self, node: "Node") -> None:
+        first = True
         for child in node.children:
             if child.is_named:
+                # `time` is a keyword only where a pipeline starts: in `a | time b` it is a program.
+                self.time_keyword, before = first or node.type != "pipeline", self.time_keyword
                 self.statement(child)
+                self.time_keyword = before
+                first = False
             elif child.type not in _STRUCTURE:
                 self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
 
@@ -237,7 +245,7 @@ class _Walker:
                 self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
         marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
         parts += [(self.word(n), self.text(n)) for n in extra]
-        while parts and parts[0][0] == "time":  # the keyword, and its only option
+        while self.time_keyword and parts and parts[0][0] == "time" and parts[0][1] == "time":  # and its option
             parts.pop(0)
             while parts and parts[0][0] == "-p":
                 parts.pop(0)
@@ -514,6 +522,8 @@ class _Walker:
                 self.not_modelled("bash would read one of its words differently")
             if ch in "*?[" and not out:
                 dynamic = True  # a glob at the start: file names, and one may look like an option
+            if ch == "~":
+                dynamic = True  # a home folder, after = and : too
             if ch == "{" and "}" in text[i:] and ("," in text[i:] or ".." in text[i:]):
                 dynamic = True
             out.append(ch)
@@ -549,6 +559,29 @@ class _Walker:
                 self.statement(child)
             elif child.type not in ("$(", "`", ")", "<(", ">(", "\n", ";", "&"):
                 self.not_modelled(f"it uses {child.type!r} in a substitution")
+
+
+_BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
+_OPAQUE = {"string", "heredoc_body", "heredoc_redirect", "comment", "raw_string", "ansi_c_string", "regex", "word",
+           "expansion", "string_content", "heredoc_content"}
+
+
+def _skipped_text(root: "Node", source: bytes) -> bool:
+    """Whether tree-sitter left out text bash would read (it drops an escaped space that starts a word)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _OPAQUE:
+            continue
+        at = node.start_byte
+        for child in node.children:
+            if not _BLANK.fullmatch(source[at:child.start_byte]):
+                return True
+            at = max(at, child.end_byte)
+            stack.append(child)
+        if node.children and not _BLANK.fullmatch(source[at:node.end_byte]):
+            return True
+    return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
 
 
 def _field(parent: "Node", child: "Node") -> str | None:
