@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
-from .rules import Rule, RuleError, RuleSet, SimpleCommand, command_rule, save_allow_rule, split_command
+from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, inert, rule_hits,
+                    save_allow_rule, split_command)
 from .tools.outputs import is_saved_output
 
 if TYPE_CHECKING:
@@ -303,46 +304,78 @@ class Permissions:
     def _decide_command(self, command: str) -> Decision:
         line = split_command(command)
         for part in line.commands:
-            deny = self._find("deny", "bash", lambda r: r.matches_command(part.text) or r.matches_command(part.bare))
+            deny = self._find("deny", "bash", lambda r: rule_hits(r, part) == "yes")
             if deny:
                 return _refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
                                "do not try to get around it.")
         if self.mode == "plan":
             return _refuse(_plan_refusal("bash", "bypassPermissions"))
+        hidden = self._hidden_from_deny(line)
+        if hidden:
+            return hidden
         if self.mode == "bypassPermissions":
             return ALLOW
+        if line.unknown:
+            return Decision("ask", f"agentcli cannot tell what it runs: {line.unknown}", allows=f"run with {BYPASS}")
         if line.substitution:
             return Decision("ask", "it uses command substitution, $(...) or backticks, which always needs a yes",
                             allows=f"run with {BYPASS}")
         if not line.commands:
             return Decision("ask", allows=f"run with {BYPASS}")
         for part in line.commands:
-            ask = self._find("ask", "bash", lambda r: r.matches_command(part.text) or r.matches_command(part.bare))
+            ask = self._find("ask", "bash", lambda r: bool(rule_hits(r, part)))
             if ask:
                 return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        missing = [part for part in line.commands if not self._command_allowed(part)]
+        missing = [part for part in line.commands if not inert(part) and not self._command_allowed(part)]
         if not missing:
             return ALLOW
         suggested = [command_rule(part) for part in missing]
         once = any(part.writes_file for part in missing) or not all(suggested)
         shown = ", ".join(f"`{part.text}`" for part in missing)
         writes = [part for part in missing if part.writes_file]
+        dynamic = [part for part in missing if part.dynamic]
         if writes:
             how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
             reason = f"`{writes[0].text}` writes to a file through {how}"
             allows = f"run with {BYPASS}, or add an allow rule that includes {how} to {SETTINGS}"
+        elif dynamic:
+            reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
+                      "so no rule can say what it does")
+            allows = f"run with {BYPASS}"
         else:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
             rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
             allows = f"run with {BYPASS}, or add {rules} to the allow list in {SETTINGS}"
-        if len(line.commands) == 1 and not writes:
+        if len(line.commands) == 1 and not writes and not dynamic:
             reason = ""  # a plain command in default mode: nothing unusual to say
         return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
 
+    def _hidden_from_deny(self, line: CommandLine) -> Decision | None:
+        """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules
+        hold in every mode, so a line that could hide what they name is never let through unasked."""
+        rules = self._rules("deny", "bash")
+        if not rules:
+            return None
+        why = f"agentcli cannot tell what it runs ({line.unknown})" if line.unknown else ""
+        rule = rules[0]
+        if not why:
+            for part in line.commands:
+                rule = next((r for r in rules if rule_hits(r, part) == "maybe"), None)  # type: ignore[assignment]
+                if rule is not None:
+                    why = f"`{part.text}` uses `{part.dynamic}`, whose value is known only when it runs"
+                    break
+        if not why:
+            return None
+        return Decision("ask", f"{why}, so it could be what the deny rule `{rule.text}` forbids",
+                        allows="write the command so that every part of it is plain to read")
+
     def _command_allowed(self, part: SimpleCommand) -> bool:
-        # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``.
-        return any(rule.matches_command(part.text)
-                   and (rule.pattern is None or all(mark in rule.pattern for mark in part.writes))
+        # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``. A rule
+        # with a pattern never covers a command whose words are known only when it runs.
+        return any(rule.pattern is None
+                   or (not part.dynamic
+                       and (rule.matches_command(part.text) or rule.matches_command(part.canonical))
+                       and all(mark in rule.pattern for mark in part.writes))
                    for rule in self._rules("allow", "bash"))
 
     # ------------------------------------------------------------ helpers

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
+import shlex
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .bash_syntax import CommandLine, SimpleCommand, parse
 
 if TYPE_CHECKING:
     import pathspec
@@ -173,171 +175,92 @@ def merge_lists(current: dict[str, list[str]], new: object) -> dict[str, list[st
 # ---------------------------------------------------------------- bash command lines
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
-    text: str  # whitespace collapsed, leading shell keywords dropped
-    bare: str  # also without leading VAR=value assignments (for deny and ask rules only)
-    writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
-
-    @property
-    def writes_file(self) -> bool:
-        """It writes to a file it names: a redirection (not to /dev/null or a descriptor), or an option."""
-        return bool(self.writes)
-
-
-@dataclass(frozen=True)
-class CommandLine:
-    commands: tuple[SimpleCommand, ...]  # every simple command, those inside $(...) and backticks too
-    substitution: bool  # $(...), backticks, <(...) or >(...)
-
-    @cached_property
-    def writes_file(self) -> bool:
-        return any(c.writes_file for c in self.commands)
-
-
-_KEYWORDS = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac", "time"}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-_REDIRECT = re.compile(r"(?:\d*|&)>>?\|?\s*([^\s;&|<>()]*)")
-
-
 def split_command(command: str) -> CommandLine:
-    """Split a bash command line into its simple commands.
-
-    Splits on ``&&``, ``||``, ``;``, ``|``, ``&``, newlines and parentheses outside quotes, and
-    parses the inside of command substitutions as command lines of their own. It errs towards
-    more, smaller pieces: every piece must be allowed for the whole line to be.
-    """
-    pieces: list[str] = []
-    inner: list[SimpleCommand] = []
-    substitution = False
-    current: list[str] = []
-    i, n = 0, len(command)
-    quote = ""  # "'" or '"' while inside quotes
-
-    def cut() -> None:
-        pieces.append("".join(current))
-        current.clear()
-
-    while i < n:
-        ch = command[i]
-        if quote == "'":
-            current.append(ch)
-            quote = "" if ch == "'" else quote
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < n:
-            if command[i + 1] == "\n":  # line continuation
-                current.append(" ")
-            else:
-                current.append(command[i : i + 2])
-            i += 2
-            continue
-        if ch == "$" and command.startswith("((", i + 1):  # arithmetic, not a command
-            end = _closing(command, i + 1)
-            current.append(command[i:end])
-            i = end
-            continue
-        if (ch == "$" or (ch in "<>" and not quote)) and command.startswith("(", i + 1):
-            end = _closing(command, i + 1)
-            substitution = True
-            inner.extend(split_command(command[i + 2 : end - 1]).commands)
-            current.append(command[i:end])
-            i = end
-            continue
-        if ch == "`":
-            end = command.find("`", i + 1)
-            while end != -1 and command[end - 1] == "\\":
-                end = command.find("`", end + 1)
-            end = n if end == -1 else end + 1
-            substitution = True
-            inner.extend(split_command(command[i + 1 : end - 1]).commands)
-            current.append(command[i:end])
-            i = end
-            continue
-        if quote == '"':
-            current.append(ch)
-            quote = "" if ch == '"' else quote
-            i += 1
-            continue
-        if ch in "'\"":
-            quote = ch
-            current.append(ch)
-            i += 1
-            continue
-        if ch in ";\n()":
-            cut()
-            i += 1
-            continue
-        if ch in "|&":
-            before = command[i - 1] if i else ""
-            if ch == "&" and (before in "<>" or command.startswith(">", i + 1)):  # >&2, 2>&1, &>file
-                current.append(ch)
-                i += 1
-                continue
-            cut()
-            i += 2 if command.startswith(("&&", "||", "|&"), i) else 1
-            continue
-        current.append(ch)
-        i += 1
-    cut()
-    commands = [c for c in (_simple(piece) for piece in pieces) if c is not None]
-    return CommandLine(tuple(commands + inner), substitution)
+    """The simple commands of a bash command line (``bash_syntax.parse``), each with what it writes:
+    its redirections, and the options that make its program write or run files."""
+    line = parse(command)
+    return replace(line, commands=tuple(_with_options(c) for c in line.commands))
 
 
-def _closing(text: str, start: int) -> int:
-    """The index just past the parenthesis that closes the one at ``start`` (or the end of text)."""
-    depth = 0
-    quote = ""
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch == "\\":
-            i += 2
-            continue
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return len(text)
+def _with_options(command: SimpleCommand) -> SimpleCommand:
+    found = _writing_options([w for w in command.words if w is not None])
+    return replace(command, writes=tuple(dict.fromkeys(command.writes + found))) if found else command
 
 
-def _simple(piece: str) -> SimpleCommand | None:
-    words = piece.split()
-    while words and words[0] in _KEYWORDS:
-        words.pop(0)
-    if not words:
-        return None
-    text = " ".join(words)
-    bare = text
-    while match := _ASSIGNMENT.match(bare + " "):
-        bare = (bare + " ")[match.end():].strip()
-    redirects = any(target and not target.startswith("&") and target != "/dev/null"
-                    for target in _REDIRECT.findall(_unquoted(text)))
-    writes = ((">",) if redirects else ()) + _writing_options((bare or text).split())
-    return SimpleCommand(text, bare or text, writes)
+# Programs that run the command named in their later words: a deny rule looks at those words too.
+_WRAPPERS = {"env", "command", "builtin", "nice", "nohup", "timeout", "sudo", "doas", "xargs", "stdbuf", "setsid",
+             "ionice", "exec", "time", "chronic", "unbuffer", "watch", "strace", "flock"}
+_SHELLS = {"bash", "sh", "dash", "zsh", "ksh"}
+
+
+def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
+    """Whether a deny or ask rule names ``command``: "yes"; "maybe" when a part known only when it
+    runs could make it so; "" when it cannot. Looks through wrappers (``sudo rm``, ``env X=1 rm``)
+    and into ``bash -c '...'``."""
+    if rule.pattern is None or any(rule.matches_command(s) for s in command.spellings()):
+        return "yes"
+    found = "maybe" if command.dynamic and _could_start(rule.pattern, command.static_prefix()) else ""
+    words = list(command.words)
+    program = os.path.basename(words[0]) if words and words[0] else ""
+    if program in _WRAPPERS:
+        for i in range(1, len(words)):
+            rest = words[i:]
+            if None not in rest:
+                if rule.matches_command(shlex.join(rest)) or rule.matches_command(" ".join(rest)):  # type: ignore[arg-type]
+                    return "yes"
+            elif _could_start(rule.pattern, SimpleCommand("", "", tuple(rest)).static_prefix()):
+                found = "maybe"
+    if program in _SHELLS and "-c" in words[1:]:
+        at = words.index("-c")
+        script = words[at + 1] if at + 1 < len(words) else ""
+        nested = split_command(script) if script is not None and depth < 4 else None
+        if nested is None or nested.unknown:
+            found = "maybe"
+        else:
+            for inner in nested.commands:
+                hit = rule_hits(rule, inner, depth + 1)
+                if hit == "yes":
+                    return "yes"
+                found = found or hit
+    return found
+
+
+def _could_start(pattern: str, prefix: str) -> bool:
+    """Whether a command line that starts with ``prefix`` (and goes on unknown) could match ``pattern``."""
+    pattern = " ".join(pattern.split())
+    if pattern.endswith(":*"):
+        pattern = pattern[:-2] + " *"
+    literal = pattern.split("*", 1)[0]
+    start = prefix + " " if prefix else ""
+    return literal.startswith(start) or start.startswith(literal)
+
+
+# Builtins that change nothing: a line needs no rule for them (a redirection still counts as a write).
+INERT = {"echo", "true", "false", ":", "pwd"}
+
+
+def inert(command: SimpleCommand) -> bool:
+    if command.writes or command.assignments or not command.words:
+        return False
+    if command.program in INERT:
+        return True
+    static = [w or "" for w in command.words]
+    return not command.dynamic and (command.program == "[" or (
+        command.program == "printf" and not any(w.startswith("-v") for w in static[1:])))
 
 
 # Options that make a command write (or delete, or run) files named on its command line, so that
 # an allow rule written for reading, such as ``bash(git diff *)``, does not cover
 # ``git diff --output=/elsewhere``. A rule covers them only when its pattern names the option.
-_WRITING_LONG = re.compile(r"--(output|output-file|output-document|out-file|outfile|out|log-file|logfile"
-                           r"|in-place|cookie-jar|dump-header|remote-name)(?==|$)")
+# A long option counts in any abbreviation GNU getopt accepts (``--outp`` for ``--output``).
+_WRITING_LONG = ("output", "output-file", "output-document", "output-directory", "out-file", "outfile", "out",
+                 "log-file", "logfile", "in-place", "cookie-jar", "dump-header", "remote-name")
 _WRITING_SHORT = {  # command: short options (or find's single-dash words) that write
     "sort": ("-o",), "curl": ("-o", "-O", "-D", "-c"), "wget": ("-O", "-o", "-a"), "sed": ("-i",),
     "perl": ("-i",), "cc": ("-o",), "gcc": ("-o",), "g++": ("-o",), "clang": ("-o",), "c++": ("-o",),
     "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-exec", "-execdir", "-ok", "-okdir"),
 }
+_GIT_SHORT = {"format-patch": ("-o",), "archive": ("-o",)}  # git subcommand: short options that write
 
 
 def _writing_options(words: list[str]) -> tuple[str, ...]:
@@ -345,17 +268,25 @@ def _writing_options(words: list[str]) -> tuple[str, ...]:
         return ()
     program = os.path.basename(words[0])
     short = _WRITING_SHORT.get(program, ())
-    if program == "git" and len(words) > 1 and words[1] == "format-patch":
-        short = ("-o",)
+    if program == "git" and len(words) > 1:
+        short = _GIT_SHORT.get(words[1], ())
+        if words[1:3] == ["bundle", "create"]:
+            return ("bundle create",)
     found: list[str] = []
+    if program == "sed":
+        found += _sed_scripts_that_write(words[1:])
     for word in words[1:]:
-        if match := _WRITING_LONG.match(word):
-            found.append("--" + match.group(1))
+        if word == "--":
+            break
+        if word.startswith("--") and len(word) > 2:
+            name = word[2:].split("=", 1)[0]
+            if any(long.startswith(name) for long in _WRITING_LONG):
+                found.append("--" + name)
         elif program == "find":
             found += [word] if word in short else []
         elif program == "tee" and not word.startswith("-"):
             found.append("tee")  # every file argument is written
-        elif word.startswith("-") and not word.startswith("--"):
+        elif word.startswith("-"):
             found += [option for option in short if _sets_short(word, option[1])]
     return tuple(dict.fromkeys(found))
 
@@ -365,9 +296,87 @@ def _sets_short(word: str, letter: str) -> bool:
     return word[1:2] == letter or (word[1:].isalpha() and letter in word[1:])
 
 
-def _unquoted(text: str) -> str:
-    """``text`` with quoted spans blanked, so '>' inside quotes is not taken for a redirection."""
-    return re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", lambda m: "_" * len(m.group()), text)
+def _sed_scripts_that_write(args: list[str]) -> list[str]:
+    """sed's scripts that write files (``w FILE``, ``s///w FILE``) or run commands (``e``), as written:
+    a rule covers them only when its pattern includes the script. A script file (``-f``) counts too."""
+    scripts: list[str] = []
+    found: list[str] = []
+    i, given = 0, False
+    while i < len(args):
+        word = args[i]
+        if word.startswith("--"):
+            name, _, value = word[2:].partition("=")
+            if name and "expression".startswith(name):
+                scripts.append(value if "=" in word else (args[i + 1] if i + 1 < len(args) else ""))
+                i += 0 if "=" in word else 1
+                given = True
+            elif name and "file".startswith(name):
+                found.append(word)
+                given = True
+        elif word.startswith("-") and len(word) > 1:
+            for j, letter in enumerate(word[1:], 1):
+                if letter in "ef":
+                    value = word[j + 1:] or (args[i + 1] if i + 1 < len(args) else "")
+                    i += 0 if word[j + 1:] else 1
+                    given = True
+                    scripts.append(value) if letter == "e" else found.append("-f")
+                    break
+                if letter in "il":
+                    break  # the rest of the word is its value
+        elif not given:
+            scripts.append(word)
+            given = True
+        i += 1
+    return found + [script for script in scripts if _sed_writes(script)]
+
+
+def _sed_writes(script: str) -> bool:
+    """Whether a sed script uses w, W or e (or anything this cannot read)."""
+    i, n = 0, len(script)
+
+    def regex(at: int) -> int:  # index past the closing delimiter
+        delim = script[at]
+        at += 1
+        while at < n and script[at] != delim:
+            at += 2 if script[at] == "\\" else 1
+        return at + 1
+
+    while i < n:
+        ch = script[i]
+        if ch in " \t\n;{}!":
+            i += 1
+            continue
+        if ch.isdigit() or ch in "$,~+":
+            i += 1
+            continue
+        if ch == "/":
+            i = regex(i)
+            continue
+        if ch == "\\" and i + 1 < n:
+            i = regex(i + 1)
+            continue
+        if ch in "aic#:btTrR":  # text, a comment, a label, or a file read: to the end of the line
+            end = script.find("\n", i)
+            if ch in "btT":
+                end = min((e for e in (script.find(";", i), end) if e != -1), default=-1)
+            i = n if end == -1 else end
+            continue
+        if ch in "sy":
+            if i + 1 >= n or script[i + 1] in "\\\n":
+                return True
+            i = regex(regex(i + 1) - 1)
+            flags = re.match(r"[gpiImMe0-9w]*", script[i:]).group()  # type: ignore[union-attr]
+            if ch == "s" and ("w" in flags or "e" in flags):
+                return True
+            i += len(flags)
+            continue
+        if ch in "wWe":
+            return True
+        if ch in "=dDgGhHlnNpPxzqQlLFv":
+            i += 1
+            continue
+        return True
+    return False
 
 
 # ---------------------------------------------------------------- suggestions
@@ -378,16 +387,52 @@ SUBCOMMAND_TOOLS = {
     "pip", "pip3", "gh", "dotnet", "mvn", "gradle", "./gradlew", "bundle", "rake", "mix", "terraform", "helm",
     "just", "nix", "swift", "flutter", "rustup", "conda", "tox", "nox", "hatch", "pdm",
 }
+# Subcommands that launch another program, named next: a session rule names that program too.
+LAUNCHERS = {
+    "uv": {"run"}, "go": {"run"}, "docker": {"run", "exec"}, "podman": {"run", "exec"}, "poetry": {"run"},
+    "conda": {"run"}, "mamba": {"run"}, "pixi": {"run"}, "nix": {"run", "shell", "develop"}, "deno": {"run"},
+    "cargo": {"run"}, "pipenv": {"run"}, "hatch": {"run"}, "pdm": {"run"}, "rye": {"run"}, "kubectl": {"exec"},
+    "dotnet": {"run"}, "npm": {"exec"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "bun": {"x"},
+    "pipx": {"run"},
+}
+# Subcommands that run a script the project names (``npm run test``): the rule keeps the script's name.
+SCRIPT_RUNNERS = {"npm": {"run", "run-script"}, "pnpm": {"run"}, "yarn": {"run"}, "bun": {"run"}, "deno": {"task"}}
+PROGRAM_LAUNCHERS = {"npx", "uvx", "bunx", "pnpx"}  # they launch the program named next
+_NAME = re.compile(r"[A-Za-z][\w:.-]*")
 
 
 def command_rule(command: SimpleCommand) -> str:
-    """The narrowest useful rule for a command: ``bash(git diff *)`` for tools with subcommands,
-    else the exact command, so allowing ``python x.py`` never allows every ``python`` run.
-    "" when no rule can say exactly that command (it contains a ``*``)."""
-    words = command.text.split()
-    if len(words) >= 2 and words[0] in SUBCOMMAND_TOOLS and re.fullmatch(r"[A-Za-z][\w:.-]*", words[1]):
-        return f"bash({words[0]} {words[1]} *)"
-    return "" if "*" in command.text else f"bash({command.text})"
+    """The narrowest useful rule for a command: ``bash(git diff *)`` for tools with subcommands, the
+    launched program too for ``uv run pytest``, else the exact command, so allowing ``python x.py``
+    never allows every ``python`` run. "" when no rule can say exactly that command: it is known only
+    when it runs, it is fed a heredoc, it only assigns variables, or it contains a ``*``."""
+    if command.dynamic or command.stdin or not command.words or command.assignments:
+        return ""
+    words = [w or "" for w in command.words]
+    if any(re.search(r"[\t\n\r]|  ", w) for w in words):
+        return ""  # rules collapse runs of whitespace, so this exact command could not be said
+    rule = _words_rule(words, " ".join(command.redirects))
+    return f"bash({rule})" if rule else ""
+
+
+def _words_rule(words: list[str], redirects: str = "") -> str:
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    exact = " ".join(filter(None, [shlex.join(words), redirects]))
+    if redirects:
+        return "" if "*" in exact else exact
+    if first in PROGRAM_LAUNCHERS and second and not second.startswith("-"):
+        inner = _words_rule(words[1:])
+        return f"{first} {inner}" if inner else ""
+    if second in LAUNCHERS.get(first, ()) and len(words) > 2:
+        inner = _words_rule(words[2:])
+        return f"{first} {second} {inner}" if inner else ""
+    if second in SCRIPT_RUNNERS.get(first, ()) and len(words) > 2 and _NAME.fullmatch(words[2]):
+        return f"{first} {second} {words[2]} *"
+    if second in LAUNCHERS.get(first, ()) or second in SCRIPT_RUNNERS.get(first, ()):
+        return "" if "*" in exact else exact
+    if first in SUBCOMMAND_TOOLS and _NAME.fullmatch(second):
+        return f"{first} {second} *"
+    return "" if "*" in exact else exact
 
 
 # ---------------------------------------------------------------- saving "always allow" rules

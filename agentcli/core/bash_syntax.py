@@ -1,0 +1,647 @@
+"""Bash command lines read the way bash reads them, with tree-sitter-bash's grammar.
+
+``parse`` turns a line into the simple commands it runs (those inside ``$(...)`` too), each with
+its words after quote removal, and says when it cannot tell what the line runs: the parser found
+an error, or the line uses something this module does not model (functions, ``case``, ``eval``,
+traps, aliases, prompt expansion, arithmetic over variables, heredocs that expand, and so on).
+Permission rules trust a line only when every part of it was understood (fail closed), so what
+is not modelled here is never explained away: it is named in ``CommandLine.unknown``.
+
+A word whose value is known only when bash runs it (``$f``, ``*.py``, ``{a,b}``) is ``None`` in
+``SimpleCommand.words``, and the command is *dynamic*: no rule with a pattern can say what it
+does. tree-sitter is imported on the first parse, so startup does without it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, replace
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+Word = str | None  # None: known only when bash runs the command
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    text: str  # as written, whitespace between words collapsed, with its redirections
+    bare: str  # the same without leading VAR=value assignments
+    words: tuple[Word, ...] = ()  # its words after quote removal, without assignments and redirections
+    assignments: tuple[str, ...] = ()  # leading VAR=value, as written
+    redirects: tuple[str, ...] = ()  # as written: "> out.log", "2>&1"
+    writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
+    dynamic: str = ""  # the first part whose value is known only when it runs, as written; "" when none
+    stdin: bool = False  # a heredoc or here-string feeds it text written on the line
+
+    @property
+    def writes_file(self) -> bool:
+        """It writes to a file it names: a redirection (not to /dev/null or a descriptor), or an option."""
+        return bool(self.writes)
+
+    @property
+    def program(self) -> str:
+        return self.words[0] or "" if self.words else ""
+
+    @cached_property
+    def canonical(self) -> str:
+        """The command as a shell would quote it (``grep 'a b' x``); "" when it is dynamic."""
+        if self.dynamic:
+            return ""
+        return " ".join([*self.assignments, shlex.join(w or "" for w in self.words), *self.redirects]).strip()
+
+    def spellings(self) -> tuple[str, ...]:
+        """Every way to write it that a deny or ask rule is checked against."""
+        found = [self.text, self.bare]
+        if self.canonical:
+            found += [self.canonical, " ".join([shlex.join(w or "" for w in self.words), *self.redirects])]
+        return tuple(dict.fromkeys(s for s in found if s))
+
+    def static_prefix(self) -> str:
+        """Its words up to the first one known only when it runs, quoted as a shell would."""
+        static: list[str] = []
+        for word in self.words:
+            if word is None:
+                break
+            static.append(word)
+        return shlex.join(static)
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    commands: tuple[SimpleCommand, ...]  # every simple command, those inside $(...) and backticks too
+    substitution: bool  # $(...), backticks, <(...) or >(...)
+    unknown: str = ""  # why agentcli cannot tell what the line runs, as a clause ("it defines a function")
+
+    @cached_property
+    def writes_file(self) -> bool:
+        return any(c.writes_file for c in self.commands)
+
+
+@cache
+def _parser() -> "Parser":
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse(command: str) -> CommandLine:
+    """What ``bash -c command`` runs, as far as agentcli can tell (see the module's docstring)."""
+    source = command.encode("utf-8", "surrogatepass")
+    walker = _Walker(source)
+    if "\0" in command:
+        walker.unknown = "it contains a NUL character"
+    tree = _parser().parse(source)
+    if tree.root_node.has_error:
+        walker.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
+    elif _skipped_text(tree.root_node, source):
+        walker.not_modelled("bash would read part of it differently: tree-sitter skipped some of it")
+    walker.statement(tree.root_node)
+    return CommandLine(tuple(walker.commands), walker.substitution, walker.unknown)
+
+
+# Tokens that only give a line its shape.
+_STRUCTURE = {";", "&", "&&", "||", "|", "|&", "\n", "{", "}", "(", ")", "if", "then", "else", "elif", "fi",
+              "do", "done", "while", "until", "for", "in", "!"}
+# Words that are reserved where bash reads a command name: tree-sitter taking one for a command means
+# the two readings differ.
+_RESERVED = {"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+             "function", "if", "in", "select", "then", "until", "while"}
+# Builtins that run text as code, change how later words are read, or define what a name runs.
+_EVALUATING = {"eval", "source", ".", "exec", "trap", "alias", "unalias", "shopt", "enable", "bind", "complete",
+               "compgen", "compopt", "fc", "hash", "let", "mapfile", "readarray", "history", "caller"}
+# Builtins that evaluate an array subscript in a name given to them (``printf -v 'a[$(cmd)]'``).
+_SUBSCRIPTED = {"printf", "read", "unset", "test", "wait", "getopts", "declare", "typeset", "local", "export",
+                "readonly", "command", "builtin"}
+_SET_WORD = re.compile(r"[-+][euxvfCbhmBHPT]*|[-+]o|--?|pipefail|errexit|nounset|xtrace|verbose|noglob|noclobber")
+_WRAPPERS = {"command", "builtin"}  # builtins that run the builtin named next
+_SAFE_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+_WRITE_OPS = {">", ">>", ">|", "&>", "&>>"}
+_OPERATORS = {":-", "-", ":+", "+", ":?", "?", "%", "%%", "#", "##", "/", "//", "/#", "/%", "^", "^^", ",", ",,"}
+_ARITHMETIC = {"number", "binary_expression", "unary_expression", "parenthesized_expression", "ternary_expression"}
+_TEST_ARITHMETIC = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
+
+
+class _Walker:
+    def __init__(self, source: bytes):
+        self.source = source
+        self.commands: list[SimpleCommand] = []
+        self.substitution = False
+        self.unknown = ""
+        self.time_keyword = True
+
+    def not_modelled(self, why: str) -> None:
+        self.unknown = self.unknown or why
+
+    def text(self, node: "Node") -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "surrogatepass")
+
+    # ------------------------------------------------------------ statements
+
+    def statement(self, node: "Node") -> None:
+        kind = node.type
+        if node.is_error or node.is_missing:
+            self.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
+        elif kind == "comment":
+            return
+        elif kind == "command":
+            self.command(node, [])
+        elif kind == "redirected_statement":
+            self.redirected(node)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            self.assignments_only(node)
+        elif kind == "declaration_command" or kind == "unset_command":
+            self.declaration(node)
+        elif kind == "test_command":
+            self.test(node)
+        elif kind == "compound_statement" and node.children and node.children[0].type == "((":
+            self.arithmetic(node)
+        elif kind == "for_statement":
+            self.for_loop(node)
+        elif kind in ("program", "list", "pipeline", "compound_statement", "subshell", "do_group", "if_statement",
+                      "elif_clause", "else_clause", "while_statement", "negated_command"):
+            self.children(node)
+        elif kind == "function_definition":
+            self.not_modelled("it defines a shell function")
+        elif kind == "case_statement":
+            self.not_modelled("it uses case")
+        elif kind == "c_style_for_statement":
+            self.not_modelled("it uses a C-style for loop")
+        else:
+            self.not_modelled(f"it uses {kind.replace('_', ' ')}, which agentcli does not model")
+
+    def children(self, node: "Node") -> None:
+        first = True
+        for child in node.children:
+            if child.is_named:
+                # `time` is a keyword only where a pipeline starts: in `a | time b` it is a program.
+                self.time_keyword, before = first or node.type != "pipeline", self.time_keyword
+                self.statement(child)
+                self.time_keyword = before
+                first = False
+            elif child.type not in _STRUCTURE:
+                self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
+
+    def for_loop(self, node: "Node") -> None:
+        for child in node.children:
+            field = _field(node, child)
+            if field == "variable":
+                continue
+            if field == "value":
+                self.word(child)
+            elif field == "body" or child.is_named:
+                self.statement(child)
+            elif child.type == "select":
+                self.not_modelled("it uses select")
+            elif child.type not in _STRUCTURE:
+                self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
+
+    def redirected(self, node: "Node") -> None:
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.children if _field(node, c) == "redirect"]
+        others = [c for c in node.children if c.is_named and c != body and c not in redirects]
+        for other in others:
+            self.statement(other)
+        if body is not None and body.type == "command":
+            self.command(body, redirects)
+            return
+        start = len(self.commands)
+        if body is not None:
+            self.statement(body)
+        marks, texts, extra, stdin = self.redirections(redirects)
+        if extra:
+            self.not_modelled("words follow a redirection of a compound command")
+        if body is None:  # `> file` alone: it truncates the file
+            self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), redirects=tuple(texts),
+                                               writes=tuple(marks)))
+            return
+        for i in range(start, len(self.commands)):
+            c = self.commands[i]
+            self.commands[i] = replace(c, writes=tuple(dict.fromkeys(c.writes + tuple(marks))), stdin=c.stdin or stdin)
+
+    def command(self, node: "Node", outer: list["Node"]) -> None:
+        assignments: list[str] = []
+        parts: list[tuple[Word, str]] = []  # each word's value and how it is written
+        redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
+        for child in node.children:
+            field = _field(node, child)
+            if child.type == "variable_assignment":
+                self.assignment(child)
+                assignments.append(self.text(child))
+            elif child in redirects:
+                continue
+            elif field in ("name", "argument"):
+                target = child
+                if child.type == "command_name":
+                    if len(child.named_children) != 1:
+                        self.not_modelled("bash would read its command name differently")
+                    target = child.named_children[0] if child.named_children else child
+                parts.append((self.word(target), self.text(child)))
+            else:
+                self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
+        marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
+        parts += [(self.word(n), self.text(n)) for n in extra]
+        while self.time_keyword and parts and parts[0][0] == "time" and parts[0][1] == "time":  # and its option
+            parts.pop(0)
+            while parts and parts[0][0] == "-p":
+                parts.pop(0)
+        words = [value for value, _ in parts]
+        self.check_builtin(words)
+        dynamic = next((written for value, written in parts if value is None), "")
+        bare = " ".join([written for _, written in parts] + redirect_texts)
+        text = " ".join(assignments + [bare]) if bare else " ".join(assignments)
+        self.commands.append(SimpleCommand(text, bare or text, tuple(words), tuple(assignments),
+                                           tuple(redirect_texts), tuple(marks), dynamic, stdin))
+
+    def check_builtin(self, words: list[Word]) -> None:
+        name_at = 0
+        while name_at < len(words) and words[name_at] in _WRAPPERS:
+            name_at += 1
+            while name_at < len(words) and (words[name_at] or "").startswith("-"):
+                name_at += 1
+        if name_at >= len(words):
+            return
+        name = words[name_at]
+        args = [w for w in words[name_at + 1:] if w is not None]
+        if name in _RESERVED:
+            self.not_modelled(f"bash reads {name!r} as a reserved word there")
+        elif name in _EVALUATING:
+            self.not_modelled(f"it uses {name}, which runs or redefines what later words do")
+        elif name in ("declare", "typeset", "local", "readonly", "export") and any(
+                re.fullmatch(r"[-+][a-zA-Z]*[in][a-zA-Z]*", a) for a in args):
+            self.not_modelled(f"it gives a variable the integer or reference attribute with {name}")
+        elif name == "set" and not all(_SET_WORD.fullmatch(a) for a in args):
+            self.not_modelled("it uses set with options that change how bash reads later commands")
+        if name in _SUBSCRIPTED and any("[" in a for a in args):
+            self.not_modelled(f"{name} would evaluate an array subscript, which can run commands")
+        if name in ("test", "[") and any(a in ("-v", "-R") for a in args):
+            self.not_modelled("test -v evaluates an array subscript, which can run commands")
+
+    def assignment(self, node: "Node") -> None:
+        for child in node.children:
+            field = _field(node, child)
+            if field == "name":
+                if child.type != "variable_name":
+                    self.not_modelled("it assigns to an array element")
+            elif field == "value":
+                if child.type == "array":
+                    self.not_modelled("it assigns an array")
+                else:
+                    self.word(child)
+            elif child.type not in ("=", "+="):
+                self.not_modelled(f"it uses {child.type!r} in an assignment")
+
+    def assignments_only(self, node: "Node") -> None:
+        parts = [node] if node.type == "variable_assignment" else [c for c in node.children if c.is_named]
+        for part in parts:
+            if part.type != "variable_assignment":
+                self.statement(part)
+            else:
+                self.assignment(part)
+        texts = tuple(self.text(p) for p in parts)
+        self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), (), texts))
+
+    def declaration(self, node: "Node") -> None:
+        words: list[Word] = []
+        texts: list[str] = []
+        for child in node.children:
+            if not child.is_named:
+                words.append(child.type)  # the keyword: export, declare, unset...
+            elif child.type == "variable_assignment":
+                self.assignment(child)
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                name_text = self.text(name) if name is not None else ""
+                operator = "+=" if any(c.type == "+=" for c in child.children) else "="
+                words.append(None if value is None and operator not in self.text(child) else
+                             _join(name_text + operator, self.word(value) if value is not None else ""))
+            elif child.type == "variable_name":
+                words.append(self.text(child))
+            else:
+                words.append(self.word(child))
+            texts.append(self.text(child))
+        self.check_builtin(words)
+        dynamic = next((t for w, t in zip(words, texts) if w is None), "")
+        self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), tuple(words), dynamic=dynamic))
+
+    def test(self, node: "Node") -> None:
+        """``[[ ... ]]`` and ``[ ... ]``: they run nothing, unless an operand is evaluated as arithmetic
+        or names an array element."""
+        double = bool(node.children) and node.children[0].type == "[["
+        for child in _descendants(node):
+            if child.type == "test_operator":
+                op = self.text(child)
+                if op in ("-v", "-R"):
+                    self.not_modelled("test -v evaluates an array subscript, which can run commands")
+                if op in _TEST_ARITHMETIC and double:
+                    parent = child.parent
+                    operands = [c for c in (parent.children if parent else []) if c.is_named and c != child]
+                    if not all(o.type == "number" or re.fullmatch(r"-?\d+", self.text(o)) for o in operands):
+                        self.not_modelled(f"[[ {op} ]] evaluates its operands as arithmetic, which can run commands")
+        dynamic = ""
+        for child in node.named_children:
+            dynamic = dynamic or self.operands(child)
+        if not double:
+            text = self.text(node)
+            self.commands.append(SimpleCommand(text, text, ("[",), dynamic=dynamic and "a word"))
+
+    def operands(self, node: "Node") -> str:
+        """Walk a test's expression; the first operand known only at run time, as written."""
+        if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+            found = ""
+            for child in node.named_children:
+                if child.type != "test_operator":
+                    found = found or self.operands(child)
+            return found
+        if node.type == "regex":
+            return "" if not node.named_children else self.operands(node.named_children[0])
+        return "" if self.word(node) is not None else self.text(node)
+
+    def arithmetic(self, node: "Node") -> None:
+        """``((...))`` or ``$((...))``: numbers and operators only; a variable's value is evaluated as an
+        expression, and that can run commands (``x='a[$(cmd)]'; echo $((x))``)."""
+        for child in node.named_children:
+            if child.type not in _ARITHMETIC:
+                self.not_modelled("its arithmetic uses variables or expansions, which can run commands")
+                self.walk_for_substitutions(child)
+            else:
+                self.arithmetic(child)
+
+    def walk_for_substitutions(self, node: "Node") -> None:
+        """Find the commands of every substitution in a part not otherwise modelled (for deny rules)."""
+        if node.type in ("command_substitution", "process_substitution"):
+            self.substitution_of(node)
+            return
+        for child in node.children:
+            self.walk_for_substitutions(child)
+
+    # ------------------------------------------------------------ redirections
+
+    def redirections(self, nodes: list["Node"]) -> tuple[list[str], list[str], list["Node"], bool]:
+        """The write marks, the texts, words that tree-sitter put after a redirection's target, and
+        whether text on the line is fed to stdin."""
+        marks: list[str] = []
+        texts: list[str] = []
+        extra: list["Node"] = []
+        stdin = False
+        for node in nodes:
+            if node.type == "heredoc_redirect":
+                stdin = True
+                texts.append(_heredoc_text(self, node))
+                self.heredoc(node)
+                continue
+            if node.type == "herestring_redirect":
+                stdin = True
+                for child in node.named_children:
+                    self.word(child)
+                texts.append(self.text(node))
+                continue
+            op = descriptor = ""
+            targets: list["Node"] = []
+            for child in node.children:
+                field = _field(node, child)
+                if field == "descriptor":
+                    descriptor = self.text(child)
+                    if not descriptor.isdigit():
+                        self.not_modelled("it redirects a named file descriptor")
+                elif field == "destination":
+                    targets.append(child)
+                elif not child.is_named:
+                    op += child.type
+                else:
+                    self.not_modelled(f"it uses {child.type!r} in a redirection")
+            if not targets:
+                if op not in (">&-", "<&-"):
+                    self.not_modelled(f"it uses the redirection {op!r}")
+                texts.append(descriptor + op)
+                continue
+            target, extra_words = targets[0], targets[1:]
+            extra += extra_words
+            value = self.word(target)
+            texts.append(descriptor + op + ("" if op.endswith("&") else " ") + self.text(target))
+            if op in _WRITE_OPS:
+                if value not in _SAFE_TARGETS:
+                    marks.append(">")
+            elif op in (">&", "<&"):
+                if value is None or not (value.isdigit() or value == "-"):
+                    if op == "<&":
+                        self.not_modelled("it duplicates a descriptor agentcli cannot read")
+                    marks.append(">")  # `>& file` writes stdout and stderr to the file
+            elif op != "<":
+                self.not_modelled(f"it uses the redirection {op!r}")
+        return marks, texts, extra, stdin
+
+    def heredoc(self, node: "Node") -> None:
+        quoted = False
+        for child in node.children:
+            if child.type == "heredoc_start":
+                quoted = any(q in self.text(child) for q in "'\"\\")
+            elif child.type == "heredoc_body":
+                if not quoted and any(c in self.text(child) for c in "$`\\"):
+                    self.not_modelled("a heredoc on it expands variables or commands")
+                    self.walk_for_substitutions(child)
+            elif child.type in ("heredoc_end", "<<", "<<-", "heredoc_content"):
+                continue
+            elif child.is_named:
+                self.statement(child)  # `cat <<EOF | grep x`: the rest of the line sits inside the node
+            elif child.type not in _STRUCTURE:
+                self.not_modelled(f"it uses {child.type!r} after a heredoc")
+
+    # ------------------------------------------------------------ words
+
+    def word(self, node: "Node") -> Word:
+        """The word's value after quote removal, or None when it is known only at run time."""
+        kind = node.type
+        text = self.text(node)
+        if kind == "word":
+            return self.unquoted(text)
+        if kind == "number":
+            return text if re.fullmatch(r"[0-9]+", text) else self.unquoted(text)
+        if kind == "raw_string":
+            return text[1:-1]
+        if kind == "ansi_c_string":
+            value = _ansi_c(text[2:-1])
+            if value is None:
+                self.not_modelled("it uses $'...' quoting that agentcli cannot decode exactly")
+            return value
+        if kind == "string":
+            inner = [c for c in node.named_children]
+            if all(c.type == "string_content" for c in inner):
+                return _double_quoted(text[1:-1])
+            for child in inner:
+                if child.type != "string_content":
+                    self.word(child)
+            return None
+        if kind == "concatenation":
+            values = [self.word(child) for child in node.children]
+            if "".join(self.text(c) for c in node.children) != text:
+                self.not_modelled("bash would read one of its words differently")
+            if not node.children or any(not c.is_named for c in node.children):
+                self.not_modelled("it uses $\"...\" or another quoting agentcli does not model")
+            if "{" in text and "}" in text and ("," in text or ".." in text):
+                return None  # brace expansion: one word may become several
+            if any(v is None for v in values):
+                return None
+            return "".join(v or "" for v in values)
+        if kind == "simple_expansion":
+            if len(node.named_children) != 1 or node.named_children[0].type not in ("variable_name",
+                                                                                     "special_variable_name"):
+                self.not_modelled("it uses an expansion agentcli does not model")
+            return None
+        if kind == "expansion":
+            self.expansion(node)
+            return None
+        if kind in ("command_substitution", "process_substitution"):
+            self.substitution_of(node)
+            return None
+        if kind == "arithmetic_expansion":
+            self.arithmetic(node)
+            return None
+        if kind == "translated_string":
+            self.not_modelled("it uses $\"...\" quoting")
+            return None
+        self.not_modelled(f"it uses {kind.replace('_', ' ')} in a word, which agentcli does not model")
+        return None
+
+    def unquoted(self, text: str) -> Word:
+        out: list[str] = []
+        i = 0
+        dynamic = False
+        while i < len(text):
+            ch = text[i]
+            if ch == "\\":
+                if i + 1 < len(text) and text[i + 1] != "\n":
+                    out.append(text[i + 1])
+                i += 2
+                continue
+            if ch in "$`'\"()<>|&; \t\n":
+                self.not_modelled("bash would read one of its words differently")
+            if ch in "*?[" and not out:
+                dynamic = True  # a glob at the start: file names, and one may look like an option
+            if ch == "~":
+                dynamic = True  # a home folder, after = and : too
+            if ch == "{" and "}" in text[i:] and ("," in text[i:] or ".." in text[i:]):
+                dynamic = True
+            out.append(ch)
+            i += 1
+        return None if dynamic else "".join(out)
+
+    def expansion(self, node: "Node") -> None:
+        for child in node.children:
+            kind = child.type
+            if kind in ("${", "}", "variable_name", "special_variable_name"):
+                continue
+            if not child.is_named:
+                if kind not in _OPERATORS:
+                    self.not_modelled(f"it uses the expansion operator {kind!r}, which agentcli does not model")
+                continue
+            if kind == "regex":
+                self.walk_for_substitutions(child)
+                if any(c in self.text(child) for c in "$`"):
+                    self.not_modelled("a pattern in an expansion expands again")
+                continue
+            if kind in ("word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
+                        "number", "command_substitution", "ansi_c_string"):
+                self.word(child)
+                continue
+            self.not_modelled(f"it uses {kind.replace('_', ' ')} in an expansion, which agentcli does not model")
+
+    def substitution_of(self, node: "Node") -> None:
+        self.substitution = True
+        if node.children and node.children[0].type == "`" and "\\" in self.text(node):
+            self.not_modelled("a backquoted substitution uses backslashes, which bash reads twice")
+        for child in node.children:
+            if child.is_named:
+                self.statement(child)
+            elif child.type not in ("$(", "`", ")", "<(", ">(", "\n", ";", "&"):
+                self.not_modelled(f"it uses {child.type!r} in a substitution")
+
+
+_BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
+_OPAQUE = {"string", "heredoc_body", "heredoc_redirect", "comment", "raw_string", "ansi_c_string", "regex", "word",
+           "expansion", "string_content", "heredoc_content"}
+
+
+def _skipped_text(root: "Node", source: bytes) -> bool:
+    """Whether tree-sitter left out text bash would read (it drops an escaped space that starts a word)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _OPAQUE:
+            continue
+        at = node.start_byte
+        for child in node.children:
+            if not _BLANK.fullmatch(source[at:child.start_byte]):
+                return True
+            at = max(at, child.end_byte)
+            stack.append(child)
+        if node.children and not _BLANK.fullmatch(source[at:node.end_byte]):
+            return True
+    return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
+
+
+def _field(parent: "Node", child: "Node") -> str | None:
+    for i, c in enumerate(parent.children):
+        if c == child:
+            return parent.field_name_for_child(i)
+    return None
+
+
+def _descendants(node: "Node") -> Any:
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        yield child
+        stack.extend(reversed(child.children))
+
+
+def _heredoc_text(walker: _Walker, node: "Node") -> str:
+    op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
+    start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
+    return f"{op}{start}"
+
+
+def _join(prefix: str, value: Word) -> Word:
+    return None if value is None else prefix + value
+
+
+def _double_quoted(text: str) -> str:
+    """Inside "...": a backslash escapes only $ ` " \\ and a newline (which it removes)."""
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                   "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(text: str) -> str | None:
+    """The value of $'text', as bash 5 decodes it; None for what this does not decode exactly."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        nxt = text[i + 1:i + 2]
+        if nxt in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[nxt])
+            i += 2
+            continue
+        if match := re.match(r"[0-7]{1,3}", text[i + 1:]):
+            code = int(match.group(), 8) & 0xFF
+            i += 1 + len(match.group())
+        elif match := re.match(r"x([0-9a-fA-F]{1,2})", text[i + 1:]):
+            code = int(match.group(1), 16)
+            i += 1 + len(match.group())
+        else:
+            return None  # \u, \U, \c and unknown escapes depend on the locale or read subtly
+        if code == 0 or code > 0x7F:
+            return None  # NUL ends the word; bytes above 127 are not characters on their own
+        out.append(chr(code))
+    return "".join(out)
