@@ -16,6 +16,7 @@ from .llm import LLMError, context_window, estimate_tokens
 if TYPE_CHECKING:
     from .loop import Agent
 
+MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
 MAX_IN_A_ROW = 3  # compactions that refill at once before we give up
 RECENT_SHARE = 0.25  # of the window, kept verbatim as recent turns
 BLOCK_CAP = 2_000  # characters of each block shown to the summarizer
@@ -101,7 +102,8 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     agent.last_usage = type(agent.last_usage)(input_tokens=after)
     agent.compactions_in_a_row += 1
     agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
-               summary=summary, messages=list(agent.messages), reason=reason)
+               summary=summary, messages=list(agent.messages), reason=reason,
+               trigger="manual" if reason == MANUAL else "auto")
     return True
 
 

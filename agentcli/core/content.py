@@ -6,6 +6,7 @@ A message's ``content`` is a string or a list of blocks (``{"type": "text", "tex
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -41,3 +42,27 @@ def append_user(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -
         messages[-1] = {"role": "user", "content": as_blocks(messages[-1].get("content")) + content}
     else:
         messages.append({"role": "user", "content": content})
+
+
+NOTE_TAG = "system-reminder"  # the tag Claude Code marks its own notes with, which models know
+NOTE_OPEN, NOTE_CLOSE = f"<{NOTE_TAG}>\nFrom agentcli, not the user: ", f"\n</{NOTE_TAG}>"
+_TAGS = re.compile(rf"<\s*(/?)\s*{NOTE_TAG}\b[^>]*>", re.IGNORECASE)
+
+
+def agentcli_note(text: str) -> dict[str, Any]:
+    """A text block for the history that says agentcli wrote it, not the user: background results,
+    interrupt notes, engine notes and hook output all go in one. Tags inside ``text`` (a child may
+    quote a hostile file) are defused, so nothing in it can close the block early."""
+    body = _TAGS.sub(lambda m: f"[{m.group(1)}{NOTE_TAG}]", text)
+    return {"type": "text", "text": f"{NOTE_OPEN}{body.strip()}{NOTE_CLOSE}"}
+
+
+def readable(content: Any, sep: str = "\n") -> str:
+    """``text_of`` for a person to read: each agentcli note as its message alone, without its marks."""
+    def shown(text: str) -> str:
+        marked = text.startswith(NOTE_OPEN) and text.endswith(NOTE_CLOSE)
+        return text[len(NOTE_OPEN):-len(NOTE_CLOSE)] if marked else text
+
+    if isinstance(content, str):
+        return shown(content)
+    return sep.join(shown(str(b.get("text", ""))) for b in as_blocks(content) if b.get("type") == "text")

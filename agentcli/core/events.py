@@ -148,6 +148,7 @@ class ToolCallFinished(Event):
     output: str
     is_error: bool
     seconds: float
+    denied: bool = False  # the call never ran: a permission rule, the user, a hook or -p refused it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +268,7 @@ class Compacted(Event):
     summary: str
     messages: list[dict[str, Any]]  # the whole new history; resume starts from here
     reason: str = ""  # why: "the context was nearly full", "the prompt was too long", "asked for"
+    trigger: Literal["auto", "manual"] = "auto"  # manual: the user asked for it (/compact)
 
 
 # The answers a front end may give to an ApprovalRequested future.

@@ -152,7 +152,7 @@ class Hooks:
     async def objection(self, subagent: bool, active: bool, last_message: str) -> str:
         """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
         verdict = await self.stopping(subagent, active, last_message)
-        return f"(A stop hook asks you to continue: {verdict.blocked})" if verdict.blocked else ""
+        return f"A stop hook asks you to continue: {verdict.blocked}" if verdict.blocked else ""
 
     def claude_input(self, tool: str, tool_input: Any) -> Any:
         """The call's input, plus Claude Code's ``file_path`` (absolute) for the file tools."""

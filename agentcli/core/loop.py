@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from . import compaction
-from .content import append_user, has_tool_use, text_of
+from .content import agentcli_note, append_user, has_tool_use, text_of
 from .events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
                      ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -27,6 +27,7 @@ INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
            "Make the call again with less input, for example by splitting the work into smaller steps.")
 BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
+STOPPED = "The user interrupted your turn here, before it finished."
 REFUSED = "The model declined to answer this request (stop reason: refusal)."
 
 
@@ -83,7 +84,14 @@ class Agent:
         inbox holds what there is to read (background results)."""
         if prompt is not None:
             self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
-                           *({"type": "text", "text": text} for text in context)])
+                           *(agentcli_note(f"A UserPromptSubmit hook added: {text}") for text in context)])
+        try:
+            return await self.turns_until_answer()
+        except asyncio.CancelledError:
+            self.add_user([agentcli_note(STOPPED)], origin="engine")  # so the next call knows it was stopped
+            raise
+
+    async def turns_until_answer(self) -> RunResult:
         stop_hook_active = False
         for _ in range(self.max_turns):
             turn = await self.call_model(tools=self.tools.schemas())
@@ -96,7 +104,7 @@ class Agent:
                 if not objection:
                     return RunResult(final_text(turn.content), "done", self.turns)
                 stop_hook_active = True
-                self.add_user([{"type": "text", "text": objection}], origin="engine")
+                self.add_user([agentcli_note(objection)], origin="engine")
             if turn.outcome == "tool_calls":
                 await self.run_tools([b for b in turn.content if b["type"] == "tool_use"])
         return RunResult(self.last_text(), "capped", self.turns)
@@ -129,13 +137,13 @@ class Agent:
         if reply.stop_reason == "max_tokens" and has_tool_use(reply.content):
             kept = [b for b in reply.content if b["type"] != "tool_use"] or [{"type": "text", "text": "…"}]
             self.add_assistant(kept, reply.stop_reason)
-            self.add_user([{"type": "text", "text": CUT_OFF}], origin="engine")
+            self.add_user([agentcli_note(CUT_OFF)], origin="engine")
             return Turn(kept, "again")
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
         if reply.stop_reason == "refusal":
             self.emit(Notice, level="error", text=REFUSED)
         if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
-            self.add_user([{"type": "text", "text": BROKEN_OFF}], origin="engine")
+            self.add_user([agentcli_note(BROKEN_OFF)], origin="engine")
             return Turn(reply.content, "again")
         if reply.stop_reason == "refusal":
             return Turn(reply.content, "refused")
@@ -233,7 +241,7 @@ class Agent:
         finally:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
-                      is_error=outcome.is_error, seconds=time.monotonic() - started)
+                      is_error=outcome.is_error, seconds=time.monotonic() - started, denied=outcome.denied)
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""

@@ -359,7 +359,7 @@ class Session:
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
         await self.system_ready()
-        return await compaction.compact(self.main, focus, reason="asked for")
+        return await compaction.compact(self.main, focus, reason=compaction.MANUAL)
 
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from . import worktrees
 from .agents import AgentType
+from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                      SubagentStarted, ToolCallFinished, ToolCallStarted, Usage)
@@ -168,8 +169,9 @@ class Subagents:
         content = []
         for record in arrived:
             emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
-            content.append({"type": "text", "text": f"Background subagent {record.id} ({record.description}) "
-                                                    f"has finished.\n\n{record.result}\n\n{record.footer}".strip()})
+            content.append(agentcli_note("\n\n".join(part for part in (
+                f"Background subagent {record.id} ({record.description}) has finished.", record.result,
+                record.footer, cancelled_line(record)) if part)))
         return content
 
     def cancel(self, subagent_id: str) -> bool:
@@ -217,6 +219,8 @@ class Subagents:
                     "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
         await record.task  # cancelling the parent cancels this child too
         text = "\n\n".join(part for part in (record.result, record.footer) if part)
+        if cancelled_line(record):
+            text += "\n\n" + agentcli_note(cancelled_line(record))["text"]
         return text, record.status == "failed"
 
     async def _isolate(self, record: SubagentRecord, ctx: ToolContext) -> worktrees.Worktree:
@@ -387,7 +391,7 @@ class Subagents:
 
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
-        agent.add_user([{"type": "text", "text": SUMMARY_REQUEST.format(reason=reason)}], origin="engine")
+        agent.add_user([agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
@@ -403,6 +407,14 @@ class Subagents:
             record.status = "cancelled"
             return f"{found}\n\n(The user cancelled the final summary.)" if found else \
                 "(The user cancelled the subagent before it summarized.)"
+
+
+def cancelled_line(record: SubagentRecord) -> str:
+    """The line that tells the parent the user stopped this child ("" unless they did)."""
+    if record.status != "cancelled":
+        return ""
+    return (f"The user cancelled {record.id} before it finished: its answer above is what it had found by then, "
+            "and the rest of its errand was not done.")
 
 
 class TaskTool(Tool):

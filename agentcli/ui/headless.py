@@ -7,10 +7,11 @@ import json
 import os
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..core.events import Event, Notice, Retrying, UsageUpdated
+from ..core.content import text_of
+from ..core.events import MAIN, AssistantMessage, Event, Notice, Retrying, ToolCallFinished, ToolCallStarted, UsageUpdated
 from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
@@ -41,6 +42,7 @@ class HeadlessOutput:
         self.over_budget = False
         self.run: asyncio.Task[Any] | None = None
         self.renderer: StreamJson | None = None
+        self.prompt = PromptTally()  # what the prompt running now has done so far
 
     def attach(self, session: Session) -> None:
         """The session is open: from now on its events can be rendered."""
@@ -50,6 +52,7 @@ class HeadlessOutput:
             self.line(init_message(session))
 
     def __call__(self, event: Event) -> None:
+        self.prompt.add(event)
         if self.format == "events":
             self.line(event.to_dict())
         elif self.renderer is not None:
@@ -84,6 +87,33 @@ class HeadlessOutput:
 
 
 @dataclass
+class PromptTally:
+    """What one prompt did that its result reports: every text the main agent wrote for it, in order
+    (across the turns that read background results too), and the calls that were refused."""
+
+    texts: list[str] = field(default_factory=list)
+    denials: list[dict[str, Any]] = field(default_factory=list)  # Claude Code's permission_denials entries
+    calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # running calls, for a denial's input
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, AssistantMessage) and event.agent_id == MAIN:
+            if said := text_of(event.content).strip():
+                self.texts.append(said)
+        elif isinstance(event, ToolCallStarted):
+            self.calls[event.id] = event
+        elif isinstance(event, ToolCallFinished):
+            started = self.calls.pop(event.id, None)
+            if event.denied:
+                self.denials.append({"tool_name": event.name, "tool_use_id": event.id,
+                                     "tool_input": started.input if started else {}})
+
+    @property
+    def text(self) -> str:
+        """The texts of several model calls, a blank line between each two."""
+        return "\n\n".join(self.texts)
+
+
+@dataclass
 class Answer:
     """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget)."""
 
@@ -97,16 +127,18 @@ class Answer:
 
 
 async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
-    """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too."""
+    """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
+    Its text is every text the main agent wrote for the prompt, not only the last turn's."""
+    output.prompt = tally = PromptTally()
     try:
         run = await session.send(prompt)
         run = await session.finish_background() or run  # background children, and the turn that reads them
         reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
-        return Answer(run.text, run.status, reason)
+        return Answer(run.text if run.status == "refused" else tally.text or run.text, run.status, reason)
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
-        text = session.main.last_text()
+        text = tally.text
         if output.over_budget:
             return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
         if ended_by:
@@ -122,8 +154,10 @@ def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer)
         if result.reason:
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
-        output.line(result_message(session, mark, text=result.text, status=result.status,
-                                   is_error=result.is_error))
+        output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
+                                   denials=output.prompt.denials,
+                                   errors=[result.reason or result.text] if result.is_error else []))
+    output.prompt = PromptTally()  # the next prompt reports its own
 
 
 async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:

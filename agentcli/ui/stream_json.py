@@ -1,6 +1,6 @@
 """Claude Code's script shapes, rendered from the typed events: the ``json`` result object and the
-``stream-json`` lines (``system/init``, ``assistant``, ``user``, ``system`` task lines, ``stream_event``,
-``result``), as ``claude -p --output-format stream-json --verbose`` prints them.
+``stream-json`` lines (``system/init``, ``assistant``, ``user``, ``system`` task and ``compact_boundary``
+lines, ``stream_event``, ``result``), as ``claude -p --output-format stream-json --verbose`` prints them.
 
 Field sets follow Claude Code 2.1's output (a recorded run) and what the ``claude-agent-sdk``
 parser requires. agentcli's own extras (``subagents``, ``tokens_kept_out``)
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__
-from ..core.events import (MAIN, AssistantMessage, Event, RawStreamEvent, SubagentFinished, SubagentStarted,
-                           ToolCallStarted, Usage, UsageUpdated, UserMessage)
+from ..core.events import (MAIN, AssistantMessage, Compacted, Event, RawStreamEvent, SubagentFinished,
+                           SubagentStarted, ToolCallStarted, Usage, UsageUpdated, UserMessage)
 
 if TYPE_CHECKING:
     from ..core.session import Session
@@ -57,9 +57,11 @@ class Mark:
         return cls(session.main.turns, session.usage, session.llm.api_seconds)
 
 
-def result_message(session: "Session", mark: Mark, *, text: str, status: str, is_error: bool) -> dict[str, Any]:
+def result_message(session: "Session", mark: Mark, *, text: str, status: str, is_error: bool,
+                   denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None) -> dict[str, Any]:
     """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
-    stream-json line of each turn)."""
+    stream-json line of each turn). ``denials``: the calls refused (``tool_name``, ``tool_use_id``,
+    ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows."""
     usage = usage_since(session.usage, mark.usage)
     subagents = [r.to_dict() for r in session.subagents.records.values()]
     for child in subagents:
@@ -76,12 +78,13 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
         "session_id": session.id,
         "total_cost_usd": round(usage.cost or 0.0, 6),
         "usage": api_usage(usage),
-        "permission_denials": [],
+        "permission_denials": list(denials or []),
         "terminal_reason": TERMINAL_REASONS.get(status, status),
         "uuid": str(uuid.uuid4()),
         "model": session.main.model,
         "tokens_kept_out": session.subagents.tokens_kept_out,
         "subagents": subagents,
+        **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
     }
 
 
@@ -152,6 +155,10 @@ class StreamJson:
                         "uuid": str(uuid.uuid4()), "session_id": self.session.id})
         elif isinstance(event, SubagentFinished):
             self.task_finished(event)
+        elif isinstance(event, Compacted) and event.agent_id == MAIN:  # Claude Code's compaction line
+            self.write({"type": "system", "subtype": "compact_boundary",
+                        "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.tokens_before},
+                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
 
     def assistant(self, event: AssistantMessage) -> None:
         """One line per content block, as Claude Code prints them, each with the whole message's usage."""

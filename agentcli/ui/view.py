@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
-from ..core.content import text_of
+from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
                            Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
@@ -111,7 +111,7 @@ class Transcript:
 
     def apply(self, event: Event) -> None:
         if isinstance(event, (UserMessage, AssistantMessage)):
-            text = text_of(event.content).strip()
+            text = (readable if isinstance(event, UserMessage) else text_of)(event.content).strip()
             if text:
                 origin = event.origin if isinstance(event, UserMessage) else "user"
                 self.items.append(Said("user" if isinstance(event, UserMessage) else "assistant", text, origin))

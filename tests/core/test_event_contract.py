@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agentcli.config import Settings
+from agentcli.core.content import agentcli_note
 from agentcli.core.events import (STATUSES, HistoryCleared, Notice, Retrying, SubagentFinished, SubagentStarted,
                                   ToolCallFinished, ToolCallStarted, UserMessage, event_from_dict)
 from agentcli.core.llm import LLM, Credentials
@@ -51,7 +52,7 @@ async def test_a_reply_cut_in_a_tool_call_is_followed_by_an_engine_note(server, 
     result = await session.send("write it")
     assert result.status == "done" and result.text == "Smaller steps then."
     notes = events.of(UserMessage, origin="engine")
-    assert [n.content[0]["text"] for n in notes] == [CUT_OFF]
+    assert [n.content[0]["text"] for n in notes] == [agentcli_note(CUT_OFF)["text"]]
 
 
 async def test_the_footer_is_for_the_model_only(server, make_session):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from agentcli.core.content import agentcli_note
 from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                                   TurnFinished, UsageUpdated)
+from agentcli.core.loop import STOPPED
 from tests.fakes.anthropic_server import (reply, sse_events, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)
 from tests.waiting import until
@@ -126,15 +128,17 @@ async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_sessio
                       "the bash call to start")
     last = session.main.messages[-1]
     assert last["role"] == "user"
-    assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result"]
+    assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result", "text"]
     assert last["content"][1]["is_error"] and "Interrupted" in last["content"][1]["content"]
     assert events.of(TurnFinished)[-1].stop_reason == "cancelled"
-    # The next message continues on a history the API accepts.
+    # The next message continues on a history the API accepts, and it says the turn was stopped, as agentcli's.
     result = await session.send("Carry on")
     assert result.text == "Resumed fine."
     server.assert_no_rejections()
     roles = [m["role"] for m in server.requests[-1]["messages"]]
     assert roles == ["user", "assistant", "user"]
+    after_tools = server.requests[-1]["messages"][-1]["content"][2:]
+    assert [b["text"] for b in after_tools] == [agentcli_note(STOPPED)["text"], "Carry on"]
 
 
 async def test_cancel_mid_stream_drops_the_partial_message(server, make_session):
@@ -149,7 +153,7 @@ async def test_cancel_mid_stream_drops_the_partial_message(server, make_session)
     assert not events.of(AssistantMessage)
     assert (await session.send("Again")).text == "Second try."
     first_user = server.requests[-1]["messages"][0]["content"]
-    assert [b["text"] for b in first_user] == ["Say something", "Again"]
+    assert [b["text"] for b in first_user] == ["Say something", agentcli_note(STOPPED)["text"], "Again"]
     server.assert_no_rejections()
 
 

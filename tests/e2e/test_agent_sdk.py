@@ -12,7 +12,7 @@ from claude_agent_sdk import (AssistantMessage, ClaudeAgentOptions, ClaudeSDKCli
                               query)
 
 from tests.e2e.test_headless import delegation_script
-from tests.fakes.anthropic_server import message_text, text, tool_use
+from tests.fakes.anthropic_server import message_text, reply, text, tool_use, tool_use_block
 from tests.waiting import until
 
 
@@ -88,3 +88,19 @@ async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes
         reply = [m async for m in client.receive_response()]
     assert reply[-1].result == "Still here."
     assert (repo / "notes.md").read_text() == "hi\n"
+
+
+async def test_an_error_result_reaches_the_sdk_exception_with_its_reason(server, api_env, repo, cli_path):
+    """The SDK's ResultError names why the run ended (the result's ``errors``), not the model's last text."""
+    from claude_agent_sdk import ResultError
+
+    server.script(tool_use("grep", {"pattern": "login"}),
+                  reply("Still looking, nearly there.", tool_use_block("grep", {"pattern": "auth"})))
+    seen = []
+    with pytest.raises(ResultError) as raised:
+        async for message in query(prompt="Find login", options=options(cli_path, repo, api_env, max_turns=2)):
+            seen.append(message)
+    assert raised.value.errors == ["stopped after --max-turns 2 turns"]
+    assert "stopped after --max-turns 2 turns" in str(raised.value)
+    assert "Still looking" not in str(raised.value)
+    assert isinstance(seen[-1], ResultMessage) and seen[-1].subtype == "error_max_turns"

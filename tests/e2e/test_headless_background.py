@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, text,
-                                          tool_results, tool_use)
+from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, reply, text,
+                                          tool_results, tool_use, tool_use_block)
 
 
 def is_main(body):
@@ -35,7 +37,8 @@ def test_p_waits_for_a_child_that_finishes_after_the_main_turn_ended(server, api
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     results = [line for line in lines if line["type"] == "result"]
     assert results == [lines[-1]]  # one final result, at the very end
-    assert lines[-1]["result"] == "Auth is handled in src/app/auth.py:9 (from sa-1)."
+    # Both turns' texts, in order: the one that started the child and the one that read its result.
+    assert lines[-1]["result"] == "Started it; waiting for the result.\n\nAuth is handled in src/app/auth.py:9 (from sa-1)."
     # The child's result is among the lines before the final one (whatever shape the stream gives it).
     assert any("Background subagent sa-1 (Find auth) has finished." in json.dumps(line) for line in lines[:-1])
     final_request = [b for b in server.requests if is_main(b)][-1]
@@ -86,4 +89,32 @@ def test_p_resumes_a_child_of_a_continued_session(server, api_env, repo):
     resumed = [b for b in server.requests if not is_main(b)][-1]
     assert first_user_text(resumed) == "Where is login defined?"
     assert last_user_text(resumed) == "And who calls it?"
+    server.assert_no_rejections()
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
+def test_p_keeps_the_answer_written_before_waiting_for_a_background_child(server, api_env, repo, output_format):
+    """A model that answers, then ends its turn to wait for a child, then writes about the child: every
+    format gets both texts, in order, a blank line between."""
+    main_ended = threading.Event()
+    answered = "login is defined in src/app/auth.py:4. I started sa-1 to find its callers."
+
+    def answer_and_wait(body):
+        main_ended.set()
+        return text(answered)
+
+    server.when(is_main, reply("Let me start a search.", tool_use_block("task", {
+                    "description": "Find callers", "prompt": "Who calls login?", "run_in_background": True})),
+                answer_and_wait, text("sa-1 reports: views.py imports login."))
+    server.when(lambda b: not is_main(b), text("src/app/views.py:1 imports login.", gate=main_ended,
+                                               gate_timeout=120))
+    args = ["--output-format", output_format] + (["--verbose"] if output_format == "stream-json" else [])
+    proc = agentcli("-p", "Where is login, and who calls it?", *args, cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    expected = f"Let me start a search.\n\n{answered}\n\nsa-1 reports: views.py imports login."
+    if output_format == "text":
+        assert proc.stdout == expected + "\n"
+    else:
+        result = json.loads(proc.stdout.splitlines()[-1])
+        assert (result["type"], result["result"]) == ("result", expected)
     server.assert_no_rejections()

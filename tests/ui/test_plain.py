@@ -18,7 +18,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agentcli.config import Settings
+from agentcli.core.content import agentcli_note
 from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
+from agentcli.core.loop import STOPPED
 from agentcli.core.session import Session
 from agentcli.core.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
@@ -143,7 +145,9 @@ async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, serve
     server.assert_no_rejections()  # the server validates the history as the API does
     second = server.requests[1]["messages"]
     assert [m["role"] for m in second] == ["user"]  # the cut-off reply never entered the history
-    assert [b["text"] for b in second[0]["content"]] == ["tell me everything", "and now?"]
+    # ... and the next request says, as agentcli's, that the turn was stopped
+    assert [b["text"] for b in second[0]["content"]] == ["tell me everything", agentcli_note(STOPPED)["text"],
+                                                         "and now?"]
     await ui.quit()
 
 

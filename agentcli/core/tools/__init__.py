@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..content import agentcli_note
 from ..rules import names_tool
 from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
 
@@ -18,6 +20,7 @@ class ToolOutcome:
     output: str
     is_error: bool = False
     blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
+    denied: bool = False  # refused before it ran: by the permissions or a PreToolUse hook
 
     def content(self) -> str | list[dict[str, Any]]:
         """The ``tool_result`` content: the text, and the other blocks after it when there are any."""
@@ -83,13 +86,14 @@ class ToolRegistry:
             return ToolOutcome(problem, True)
         hooked = await ctx.hooks.before_tool(name, args, ctx.tool_use_id) if ctx.hooks else None
         if hooked is not None and hooked.blocked:
-            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True)
+            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True, denied=True)
         outcome = await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed))
         if ctx.hooks:
             after = await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output, outcome.is_error)
-            notes = [f"[PostToolUse hook] {text}" for text in (after.blocked, *after.context) if text]
+            notes = [agentcli_note(f"A PostToolUse hook said: {text}")["text"]
+                     for text in (after.blocked, *after.context) if text]
             if notes:
-                outcome = ToolOutcome("\n\n".join([outcome.output, *notes]), outcome.is_error)
+                outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]))
         return outcome
 
     async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
@@ -98,7 +102,7 @@ class ToolRegistry:
             ask = ctx.permissions.authorize
             refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
             if refusal:
-                return ToolOutcome(refusal, True)
+                return ToolOutcome(refusal, True, denied=True)
             output = await tool.run(args, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)

@@ -23,7 +23,7 @@ from rich.text import Text
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                             ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
-from ...core.content import text_of, thinking_of
+from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..format import flat, seconds, tokens, word_count
 from ..view import SessionView
@@ -439,7 +439,7 @@ class Display:
             if isinstance(event, UserMessage):
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
-                text = text_of(event.content).strip()
+                text = readable(event.content).strip()  # an agentcli note without its marks
                 if text and event.origin != "subagent":  # a result's arrival is its SubagentResultDelivered line
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                              ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
-from ....core.content import as_blocks, thinking_of
+from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
 from ...view import Subagent
@@ -254,7 +254,7 @@ class Conversation(VerticalScroll):
             if not streamed and text_of(event.content).strip():
                 await self.add(answer_entry(text_of(event.content)))
         elif isinstance(event, UserMessage):
-            text = text_of(event.content)
+            text = readable(event.content, "\n\n")  # an agentcli note without the marks the model sees
             if event.origin == "engine":  # what the loop tells the model, not what the user said
                 await self.add_notice(text.strip())
             elif event.origin == "subagent":  # a background result: its SubagentResultDelivered line shows it
