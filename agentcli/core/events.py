@@ -214,6 +214,7 @@ class ApprovalRequested(Event):
     description: str = ""
     reason: str = ""  # why it needs a yes, e.g. "files in .git/ are protected"; "" when nothing unusual
     rules: tuple[str, ...] = ()  # what allow-for-session / always-allow record; empty: they count once
+    diff: tuple[str, ...] = ()  # the file change it would make, as ``core.tools.preview.file_diff`` lines
     future: asyncio.Future[str] | None = field(default=None, compare=False, metadata={"transient": True})
 
 

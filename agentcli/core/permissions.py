@@ -17,6 +17,10 @@ The order of checks, for every call:
 6. what the mode lets run freely, then allow rules and this session's rules;
 7. anything else asks.
 
+Before a question is asked, the tool checks the call (``Tool.check``): one bound to fail, such as
+an edit whose ``old_string`` is not in the file, fails without a question, and an edit or write
+shows the user its diff.
+
 Subagents share their parent's ``Permissions`` through the tool context, so they have its
 mode and rules, and answers given to one agent's requests apply to the others.
 """
@@ -35,6 +39,7 @@ from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, 
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, inert, rule_hits,
                     save_allow_rule, split_command)
 from .tools.outputs import is_saved_output
+from .tools.base import ToolError
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
@@ -176,7 +181,11 @@ class Permissions:
             async with self._asking:
                 decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                 if decision.verdict == "ask":
-                    answer = await self._ask(tool, args, ctx, decision)
+                    try:
+                        diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
+                    except ToolError as exc:
+                        return str(exc)
+                    answer = await self._ask(tool, args, ctx, decision, diff)
                     if answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
                         return (f"The user denied this {tool.name} call. Do not retry it; "
                                 "ask the user or take another approach.")
@@ -192,10 +201,11 @@ class Permissions:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
 
-    async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision) -> str:
+    async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision,
+                   diff: tuple[str, ...]) -> str:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
-                                   reason=decision.reason, rules=decision.rules, future=future,
+                                   reason=decision.reason, rules=decision.rules, diff=diff, future=future,
                                    agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
         try:
             return await future

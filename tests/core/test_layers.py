@@ -66,9 +66,10 @@ def test_the_check_sees_relative_and_absolute_imports():
 # The TUI draws its first screen before the session's (heavy) import, so the few names it needs by
 # then, which the session re-exports, come from where they are defined: credentials, errors and
 # context windows (llm), the permission modes, SessionError and whether sessions can be saved (store),
-# and how the session is opened in a thread (threads).
+# and how the session is opened in a thread (threads). And the one diff maker (tools.preview): the engine
+# sends an approval's diff, and a tool call shown later is diffed from its input the same way.
 UI_MAY_IMPORT = {"agentcli.core.session", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
-                 "agentcli.core.tools.search", "agentcli.core.tools.shell",
+                 "agentcli.core.tools.search", "agentcli.core.tools.shell", "agentcli.core.tools.preview",
                  "agentcli.core.llm", "agentcli.core.permissions", "agentcli.core.store",
                  "agentcli.core.threads"}
 

@@ -448,10 +448,10 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
         await send(pilot, "Rename the app in the README")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
         shown_input = plain(app.screen.query_one("#approval-input"))
-        assert "README.md\n- # Demo app\n+ # Demo application" in shown_input
+        assert "README.md\n@@ -1,3 +1,3 @@\n-# Demo app\n+# Demo application\n \n A tiny app" in shown_input
         await pilot.press("y")
         await until(pilot, lambda: not app.busy, "the end of the turn")
-        assert plain(app.conversation.query(ToolCallEntry).last()).startswith("edit_file  README.md  ✓")
+        assert plain(app.conversation.query(ToolCallEntry).last()).startswith("edit_file  README.md  +1 −1  ✓")
     assert (repo / "README.md").read_text().startswith("# Demo application\n")
 
 

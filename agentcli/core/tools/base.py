@@ -85,6 +85,12 @@ class Tool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         raise NotImplementedError
 
+    async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:
+        """Before the user is asked to approve this call: raise ToolError if it would fail (nobody should
+        approve an edit that cannot apply), else return the change it would make, as ``preview.file_diff``
+        lines (() for a tool that changes no file)."""
+        return ()
+
     def schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 

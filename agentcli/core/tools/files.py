@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from .. import images
 from ..workspace import OutsideWorkspace
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+from .preview import file_diff
 
 if TYPE_CHECKING:
     from . import ToolOutcome
@@ -491,6 +492,30 @@ def _write(ctx: ToolContext, real: Path, shown: str, content: str) -> bool:
     return mode is None
 
 
+def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tuple[str, ...]:
+    """What ``_write`` would change, refused as it would be (a file changed since it was read)."""
+    if real.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path to write.")
+    try:
+        dir_fd = _open_dir(ctx, real.parent)
+    except FileNotFoundError:
+        return file_diff(None, content)  # its folders are made too
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"Cannot write {shown}: part of its directory path is a file, not a directory.") from None
+    try:
+        fd, _ = _open_regular(dir_fd, real.name, shown)
+    except FileNotFoundError:
+        return file_diff(None, content)
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as handle:
+        old = handle.read()
+    _check_seen(ctx, real, shown, old)
+    if is_binary(old):
+        return (f"… replaces a binary file of {len(old):,} bytes",)
+    return file_diff(decode_bytes(old)[0], content)
+
+
 class WriteFile(Tool):
     name = "write_file"
     description = (
@@ -522,6 +547,14 @@ class WriteFile(Tool):
             raise _os_error(exc, "write", shown) from None
         lines = _plural(count_lines(content), "line")
         return f"Created {shown} ({lines})." if created else f"Wrote {shown} ({lines})."
+
+    async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:
+        real = resolve_path(ctx, args["path"])
+        shown = ctx.workspace.relative(real)
+        try:
+            return await asyncio.to_thread(_write_preview, ctx, real, shown, args["content"])
+        except OSError as exc:
+            raise _os_error(exc, "write", shown) from None
 
 
 # ---------------------------------------------------------------- edit_file
@@ -656,6 +689,37 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
     return count, where, around
 
 
+def _edit_preview(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool
+                  ) -> tuple[str, ...]:
+    """What ``_edit`` would change, refused as it would be (no single match, a file changed since read)."""
+    if real.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file.")
+    if not real.exists():
+        raise _not_found(ctx, real, shown, " To create a new file, use write_file.")
+    dir_fd = _open_dir(ctx, real.parent)
+    try:
+        fd, _ = _open_regular(dir_fd, real.name, shown)
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    if not is_binary(data):
+        _check_seen(ctx, real, shown, data)
+    encoded, _, _, _ = _replaced(data, shown, old, new, replace_all)
+    return file_diff(decode_bytes(data)[0], decode_bytes(encoded)[0])
+
+
+def _edit_input(args: dict[str, Any]) -> tuple[str, str, bool]:
+    """old_string, new_string and replace_all of an edit_file call; ToolError when it could change nothing."""
+    old: str = args["old_string"]
+    new: str = args["new_string"]
+    if old == new:
+        raise ToolError("old_string and new_string are identical, so there is nothing to change.")
+    if old == "":
+        raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
+    return old, new, bool(args.get("replace_all", False))
+
+
 def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) -> tuple[bytes, int, str, str]:
     """The file's new bytes, how many replacements, the lines they landed on, and those lines in context."""
     if is_binary(data):
@@ -753,16 +817,19 @@ class EditFile(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         real = resolve_path(ctx, args["path"])
         shown = ctx.workspace.relative(real)
-        old: str = args["old_string"]
-        new: str = args["new_string"]
-        replace_all = bool(args.get("replace_all", False))
-        if old == new:
-            raise ToolError("old_string and new_string are identical, so there is nothing to change.")
-        if old == "":
-            raise ToolError("old_string is empty; to create a file or replace all of it, use write_file.")
+        old, new, replace_all = _edit_input(args)
         try:
             count, where, around = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None
         edited = f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
         return f"{edited} The changed lines now read:\n{around}" if around else edited
+
+    async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:
+        real = resolve_path(ctx, args["path"])
+        shown = ctx.workspace.relative(real)
+        old, new, replace_all = _edit_input(args)
+        try:
+            return await asyncio.to_thread(_edit_preview, ctx, real, shown, old, new, replace_all)
+        except OSError as exc:
+            raise _os_error(exc, "edit", shown) from None

@@ -224,7 +224,8 @@ class Bash(Tool):
         "run_in_background: true; the call returns an id such as bash-1 at once, bash_output reads "
         "the new output, kill_bash stops it, and it is stopped when the session ends. Long output is "
         "cut to its beginning and end. A non-zero exit code is reported as an error together with "
-        "the output."
+        "the output. Give `description`, a few words saying what the command does (\"Run the unit "
+        "tests\"), for the user who approves it."
     )
     input_schema = {
         "type": "object",
@@ -235,6 +236,10 @@ class Bash(Tool):
                 "minimum": 1,
                 "maximum": MAX_TIMEOUT,
                 "description": f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}.",
+            },
+            "description": {
+                "type": "string",
+                "description": "What the command does, in 5-10 words, for the user: \"List files in src\".",
             },
             "run_in_background": {
                 "type": "boolean",

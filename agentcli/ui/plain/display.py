@@ -12,12 +12,13 @@ children also show live, with a spinner and their time so far.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from rich.console import RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
@@ -25,6 +26,7 @@ from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted
                             ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
+from ..calls import approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..view import SessionView
 from .screen import Painter, Screen
@@ -45,6 +47,9 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
+# How each kind of line of ``ui.calls.approval_lines`` looks.
+LINE_STYLES = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan", "add": "green",
+               "remove": "red", "same": "", "note": "dim italic"}
 
 
 @dataclass
@@ -88,7 +93,8 @@ class Display:
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
         self.children: dict[str, ChildLines] = {}  # subagents with live lines, by id
         self.delegating: set[str] = set()  # task tool_use ids whose child has started
-        self.question: list[Text] = []
+        self.question: list[Text] = []  # the live line under an approval question
+        self.asked: ApprovalRequested | None = None  # the question printed last
         self.typeahead = ""
         self.children_seen = 0
         self.idle = False  # between turns: background children print lines, but no live line under the prompt
@@ -168,7 +174,8 @@ class Display:
             self.finish_stream()
         elif isinstance(event, ToolCallStarted):
             self.say_thought()
-            self.running[event.id] = RunningTool(event.name, cut(event.summary), self.clock())
+            self.running[event.id] = RunningTool(event.name, cut(call_line(event.name, event.input, event.summary)),
+                                                 self.clock())
         elif isinstance(event, ToolCallFinished):
             self._tool_finished(event)
         elif isinstance(event, TurnFinished):
@@ -241,7 +248,7 @@ class Display:
         if child_id not in self.children:
             return
         if isinstance(event, ToolCallStarted):
-            self._child_tool(child_id, event.name, cut(event.summary))
+            self._child_tool(child_id, event.name, cut(call_line(event.name, event.input, event.summary)))
         elif isinstance(event, Notice):
             self.line(self._child_prefix(child_id) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
         elif isinstance(event, Compacted):
@@ -353,16 +360,22 @@ class Display:
     # -- approvals and type-ahead ------------------------------------------------------------
 
     def ask(self, event: ApprovalRequested | None) -> None:
-        """Show an approval question (None: no question)."""
-        self.question = [] if event is None else self._question(event)
-        if event is not None and not self.screen.live:
-            self.line(*self.question)
+        """Show an approval question (None: no question). What is approved is printed for good, wrapped,
+        however long; on a terminal only the keys to answer with stay live under it."""
+        keys = Text(f"  {APPROVAL_KEYS_HINT}", style="yellow")
+        if event is not None and event is not self.asked:
+            self.emit(*(line for text in self._question(event) for line in self.painter.lines(text)))
+            if not self.screen.live:
+                self.line(keys)
+        self.asked = event
+        self.question = [] if event is None else [keys]
         self.refresh()
 
-    def _question(self, event: ApprovalRequested) -> list[Text]:
-        lines = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
-                 + Text(f" wants to run {event.tool}")]
-        lines += [Text(f"    {part}") for part in self.approval_details(event)]
+    def _question(self, event: ApprovalRequested) -> list[RenderableType]:
+        lines: list[RenderableType] = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
+                                       + Text(f" wants to run {event.tool}")]
+        lines += [Padding(Text(text, style=LINE_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
+                  for kind, text in approval_lines(event.tool, event.input, event.diff)]
         reason = getattr(event, "reason", "")
         if reason:
             lines.append(Text(f"  Why: {reason}.", style="dim"))
@@ -371,25 +384,7 @@ class Display:
             lines.append(Text(f"  [s]ession and [a]lways allow {', '.join(rules)}", style="dim"))
         elif rules is not None:
             lines.append(Text("  No rule can cover this call: each one needs its own yes.", style="dim"))
-        lines.append(Text(f"  {APPROVAL_KEYS_HINT}", style="yellow"))
         return lines
-
-    def approval_details(self, event: ApprovalRequested) -> list[str]:
-        tool = self.tools.get(event.tool) if self.tools else None
-        key = getattr(tool, "key_arg", "")
-        value = event.input.get(key) if key else None
-        if isinstance(value, str) and value:
-            lines = value.splitlines() or [value]
-            more = [f"… ({len(lines) - 8} more lines)"] if len(lines) > 8 else []
-            details = lines[:8] + more
-            others = {k: v for k, v in event.input.items() if k != key and k not in ("content", "old_string",
-                                                                                     "new_string")}
-            if "content" in event.input:
-                details.append(f"({len(str(event.input['content']).splitlines())} lines of content)")
-            if others:
-                details.append(json.dumps(others, ensure_ascii=False))
-            return details
-        return [json.dumps(event.input, ensure_ascii=False)]
 
     def answered(self, event: ApprovalRequested, answer: str) -> None:
         mark, style, words = ANSWERS.get(answer, ("·", "", answer))

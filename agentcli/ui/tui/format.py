@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from textual.content import Content
 
 from ...core.events import Status
+from ..calls import approval_lines
 from ..format import tokens
 from ..view import StatusFacts
 
@@ -25,37 +25,18 @@ def one_line(text: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
-def describe_input(args: Any, max_lines: int = 40) -> str:
-    """A tool's input as 'key: value' lines, long values indented and cut."""
-    if not isinstance(args, dict):
-        return json.dumps(args, ensure_ascii=False)
-    lines: list[str] = []
-    for key, value in args.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        parts = text.splitlines() or [""]
-        if len(parts) == 1:
-            lines.append(f"{key}: {parts[0]}")
-        else:
-            lines.append(f"{key}:")
-            lines.extend("  " + part for part in parts)
-    return clip_lines("\n".join(lines), max_lines)
+# How each kind of line of ``ui.calls.approval_lines`` looks.
+LINE_STYLES = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "$text-muted",
+               "add": "$success", "remove": "$error", "same": "", "note": "$text-muted italic"}
 
 
-def input_view(name: str, args: Any, max_lines: int = 40) -> Content:
-    """A tool's input for people: edits as a diff, new files by their first lines, the rest as 'key: value'."""
-    if not isinstance(args, dict) or name not in ("edit_file", "write_file"):
-        return Content(describe_input(args, max_lines))
-    head = Content.styled(f"{args.get('path', '')}", "bold")
-    if name == "write_file":
-        body = clip_lines(str(args.get("content", "")), max_lines)
-        return Content.assemble(head, Content.styled("  (new content)\n", "$text-muted"), body)
-    old = [Content.styled(f"- {line}", "$error") for line in str(args.get("old_string", "")).splitlines()]
-    new = [Content.styled(f"+ {line}", "$success") for line in str(args.get("new_string", "")).splitlines()]
-    lines = old + new
+def input_view(name: str, args: Any, max_lines: int = 40, diff: tuple[str, ...] = ()) -> Content:
+    """A tool's input for people: an edit or a write as its diff (``diff``, the engine's, else the one its
+    input tells), a command whole below its description, the rest as 'key: value'."""
+    lines = approval_lines(name, args, diff)
     if len(lines) > max_lines:
-        lines = lines[:max_lines] + [Content(f"… {len(lines) - max_lines} more lines")]
-    every = Content.styled("  (every match)", "$text-muted") if args.get("replace_all") else Content("")
-    return Content("\n").join([head + every, *lines])
+        lines = lines[:max_lines] + [("note", f"… {len(lines) - max_lines} more lines")]
+    return Content("\n").join([Content.styled(text, LINE_STYLES[kind]) for kind, text in lines])
 
 
 def clip_lines(text: str, max_lines: int) -> str:

@@ -48,7 +48,7 @@ class ApprovalScreen(ModalScreen[str]):
             if reason:
                 yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
-                yield Static(input_view(self.request.tool, self.request.input, max_lines=60))
+                yield Static(input_view(self.request.tool, self.request.input, max_lines=400, diff=self.request.diff))
             rules = getattr(self.request, "rules", None)
             if rules is not None:
                 scope = (f"For the session or always, this allows {', '.join(rules)}." if rules

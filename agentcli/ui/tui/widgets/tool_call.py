@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from ....core.events import ToolCallFinished, ToolCallStarted
+from ...calls import call_line
 from ...format import seconds, tokens
 from ..format import clip_lines, input_view, one_line, status_icon
 from ..messages import OpenTranscript
@@ -65,7 +66,7 @@ class ToolCallEntry(Collapsible):
 
     def _label(self) -> Content:  # a Content, so brackets in arguments are never read as markup
         name = Content.styled(self.call.name, "bold $secondary")
-        summary = Content(one_line(self.call.summary, 70))
+        summary = Content(one_line(call_line(self.call.name, self.call.input, self.call.summary), 70))
         if self.result is None:
             state = Content.styled("…", "$warning")
         else:
