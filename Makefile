@@ -7,9 +7,24 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench clean install uninstall demo
 
-# Its own virtual environment under PREFIX/share, and a link in PREFIX/bin (on your PATH).
+# The program is its own virtual environment in PREFIX/lib/agentcli and a link in PREFIX/bin (on your PATH).
+# PREFIX/lib, the GNU libdir, is where a program's private files go; PREFIX/share is data, and with the
+# default PREFIX ~/.local/share/agentcli is your data (agentcli/paths.py): sessions, transcripts, checkpoints
+# and subagent worktrees, which install and uninstall never touch. Installs before this one kept the
+# environment in that data folder (OLD_VENV): install and uninstall remove it, and only it.
 PREFIX ?= $(HOME)/.local
-APP_VENV = $(PREFIX)/share/agentcli/venv
+APP_HOME = $(PREFIX)/lib/agentcli
+APP_VENV = $(APP_HOME)/venv
+OLD_VENV = $(PREFIX)/share/agentcli/venv
+LINK = $(PREFIX)/bin/agentcli
+# The link is removed only when it leads into our environment (not, say, to a pipx install).
+OURS = case "$$(readlink '$(LINK)')" in '$(APP_VENV)'/*|'$(OLD_VENV)'/*) true;; *) false;; esac
+# An old environment is removed only when it is one (pyvenv.cfg); the data beside it stays.
+DROP_OLD_VENV = if [ -f '$(OLD_VENV)/pyvenv.cfg' ]; then rm -rf '$(OLD_VENV)' && \
+	echo "Removed the old environment $(OLD_VENV); the data beside it stays."; \
+	rmdir '$(PREFIX)/share/agentcli' 2>/dev/null || true; fi
+# Where the data is, as agentcli reads it (paths.py needs nothing beyond the standard library).
+DATA_DIRS = $(PYTHON) -c 'from agentcli.paths import data_home, config_home; print(data_home(), "and", config_home())'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +42,17 @@ install:
 	$(PYTHON) -m venv --clear $(APP_VENV)
 	$(APP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check .
 	mkdir -p $(PREFIX)/bin
-	ln -sf $(APP_VENV)/bin/agentcli $(PREFIX)/bin/agentcli
-	@echo "Installed $(PREFIX)/bin/agentcli. Now: cd your-repo && agentcli   (or agentcli --demo)"
+	ln -sfn $(APP_VENV)/bin/agentcli $(LINK)
+	@$(DROP_OLD_VENV)
+	@echo "Installed $(LINK). Now: cd your-repo && agentcli   (or agentcli --demo)"
 
 uninstall:
-	rm -rf $(PREFIX)/share/agentcli $(PREFIX)/bin/agentcli
+	rm -rf $(APP_HOME)
+	@if $(OURS); then rm -f '$(LINK)'; elif [ -e '$(LINK)' ]; then \
+		echo "Left $(LINK) alone: it is not the link make install made."; fi
+	@$(DROP_OLD_VENV)
+	@echo "Removed agentcli from $(PREFIX). Your sessions and settings stay in $$($(DATA_DIRS)):"
+	@echo "delete those folders to remove them too."
 
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2

@@ -1,10 +1,12 @@
-"""The README's way in: `make install` into a prefix, then `agentcli`; and `agentcli --demo`, which
-needs no key and no network, and none of tests/ (an installed package has no tests/)."""
+"""The README's way in: `make install` into a prefix, then `agentcli`, and `make uninstall`, which keeps the
+sessions; and `agentcli --demo`, which needs no key and no network, and none of tests/ (an installed package
+has no tests/)."""
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from agentcli.demo.app import make_demo_app
 from agentcli.demo.sample import write_sample
 from agentcli.demo.server import DemoServer
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
+from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,21 +28,59 @@ REPO = Path(__file__).resolve().parents[2]
 WITHOUT_TESTS = "import sys; sys.modules['tests'] = None; from agentcli.__main__ import main; main()"
 
 
+def files_under(folder: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
 @pytest.mark.timeout(900)  # pip installs every dependency into a fresh environment
-def test_make_install_puts_a_working_agentcli_in_the_prefix(tmp_path):
-    prefix = tmp_path / "prefix"
-    env = {**os.environ, "PYTHON": sys.executable}
-    done = subprocess.run(["make", "-C", str(REPO), "install", f"PREFIX={prefix}"], env=env, capture_output=True,
-                          text=True, timeout=840)
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, repo):
+    """An upgrade from the old layout (the environment inside the data folder), then an uninstall: the
+    program comes and goes, the sessions stay where agentcli reads them, byte for byte."""
+    home = tmp_path / "home"
+    prefix = home / ".local"  # the default PREFIX, so the data folder is prefix/share/agentcli
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_", "XDG_"))}
+    env.update(HOME=str(home), PYTHON=sys.executable, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="sk-ant-t",
+               PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir,
+                                                                          ".cache", "pip")))  # pip's wheels, reused
+    server.script(text("Hello."))
+    said = subprocess.run([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert said.returncode == 0, said.stderr
+    session = json.loads(said.stdout)["session_id"]
+    data = prefix / "share" / "agentcli"
+    sessions = files_under(data)
+    assert any(name.endswith(f"{session}.jsonl") for name in sessions)
+    old_venv = data / "venv"  # as an install before this one left it, with its link
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(old_venv)], check=True, timeout=120)
+    (old_venv / "bin" / "agentcli").write_text("#!/bin/sh\necho old\n")
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "agentcli").symlink_to(old_venv / "bin" / "agentcli")
+
+    def make(target: str) -> str:
+        done = subprocess.run(["make", "-C", str(REPO), target], env=env, capture_output=True, text=True,
+                              timeout=840)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    make("install")
     command = prefix / "bin" / "agentcli"
+    assert not old_venv.exists() and files_under(data) == sessions  # the old environment went, nothing else
+    assert command.resolve().is_relative_to(prefix / "lib" / "agentcli" / "venv")
     version = subprocess.run([str(command), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("agentcli "), version.stderr
+    listed = subprocess.run([str(command), "sessions", "list"], cwd=repo, env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert listed.returncode == 0 and session in listed.stdout, listed.stdout + listed.stderr
     # the installed package is the one in the prefix, not this clone
-    where = subprocess.run([str(prefix / "share" / "agentcli" / "venv" / "bin" / "python"), "-c",
+    where = subprocess.run([str(prefix / "lib" / "agentcli" / "venv" / "bin" / "python"), "-c",
                             "import agentcli, agentcli.demo.server; print(agentcli.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert where.returncode == 0 and str(prefix) in where.stdout, where.stderr
+
+    said = make("uninstall")
+    assert not command.exists() and not command.is_symlink() and not (prefix / "lib" / "agentcli").exists()
+    assert files_under(data) == sessions
+    assert f"stay in {data} and {home / '.config' / 'agentcli'}" in said, said
 
 
 def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):

@@ -288,15 +288,14 @@ class AgentApp(App[int]):
     def request_quit(self) -> None:
         ask_to_quit(self, still_running(self.session) if self.session else "")
 
-    def on_key(self, event: events.Key) -> None:
-        """Typing on the main screen goes to the input, wherever the focus is (see keys.py)."""
-        if self.screen is self.screen_stack[0] and keys.route(self, event, self.prompt):
-            event.stop()
-            event.prevent_default()  # not a binding of the focused widget either
-
     async def on_event(self, event: events.Event) -> None:
-        if not keys.clicked_or_pasted(self, event):  # a paste outside the input goes into it
-            await super().on_event(event)
+        """Typing on the main screen goes to the input, wherever the focus is, and so does a paste (keys.py)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self.screen is self.screen_stack[0]:
+            if await keys.arrived(self, event, self.prompt):
+                return
+        elif keys.clicked_or_pasted(self, event):
+            return
+        await super().on_event(event)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
