@@ -109,3 +109,67 @@ def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_h
         os.close(leader)
     assert proc.returncode == 143, bytes(drained[-3000:])
     wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
+
+
+def session_is_whole(isolated_home: Path) -> None:
+    """The session file ends with the cancelled bash call's result: every call started has its result."""
+    [session_file] = [f for f in isolated_home.rglob("*.jsonl") if f.parent.name != "outputs"]
+    records = [json.loads(line) for line in session_file.read_text().splitlines()]
+    [started] = [r for r in records if r["type"] == "tool_call_started"]
+    [finished] = [r for r in records if r["type"] == "tool_call_finished"]
+    assert finished["id"] == started["id"] and finished["is_error"] and "Interrupted" in finished["output"]
+    results = [b for r in records if r["type"] == "user_message" for b in r["content"]
+               if b.get("type") == "tool_result"]
+    assert [b["tool_use_id"] for b in results] == [started["id"]]
+
+
+def take_terminal() -> None:
+    """In the child: make the pty on stdin its controlling terminal, so closing the other end hangs it up."""
+    import fcntl
+    import termios
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.mark.parametrize("front_end", [["-p", "wait"], ["--plain"], []], ids=["headless", "plain", "tui"])
+def test_the_terminal_hanging_up_while_bash_runs(server, api_env, repo, isolated_home, front_end):
+    """The terminal closes (SIGHUP, and every read and write on it fails): the bash call is stopped, the
+    session file is whole, and agentcli exits 129 (it exited 1, or hung for ever in the TUI)."""
+    import pty
+    import select
+
+    seconds = {"-p": "8850", "--plain": "8851"}.get(front_end[0] if front_end else "", "8852")
+    server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower,
+                            start_new_session=True, preexec_fn=take_terminal)
+    os.close(follower)
+    drained = bytearray()
+    try:
+        sent = [0.0]
+
+        def sleep_started() -> bool:
+            assert proc.poll() is None, bytes(drained[-3000:])
+            while select.select([leader], [], [], 0)[0]:
+                try:
+                    drained.extend(os.read(leader, 65536))
+                except OSError:
+                    break
+            if front_end[:1] != ["-p"] and time.monotonic() - sent[0] > 5:  # until the app takes the prompt
+                os.write(leader, b"wait a while\r")
+                sent[0] = time.monotonic()
+            return bool(processes_running(["sleep", seconds]))
+
+        wait_until(sleep_started, f"bash starting `sleep {seconds}`", detail=lambda: repr(bytes(drained[-3000:])))
+        os.close(leader)  # the terminal hangs up
+        leader = -1
+        wait_until(lambda: proc.poll() is not None, "agentcli exiting after its terminal hung up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if leader >= 0:
+            os.close(leader)
+    assert proc.returncode == 129
+    wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
+    session_is_whole(isolated_home)
