@@ -58,7 +58,7 @@ async def test_an_interactive_session_says_a_question_waits_and_a_mode_change_re
 async def test_the_main_prompt_says_how_to_work_and_when_not_to_delegate(server, make_session):
     prompt = await prompt_of(server, make_session)
     for phrase in (
-        "do not depend on each other go together in one\nmessage",  # read-only calls, not only task
+        "do not depend on each other go together in one message,\nand so do independent task calls",
         "run the narrowest check that proves it",
         "report\nits result, failures included",
         "Commit, push or install only when asked",
