@@ -141,7 +141,10 @@ class Session:
                           hooks=self.hooks)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
-        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace), "session-prep")
+        skipped: list[str] = []  # memory files left out, said once the prompt is built
+        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace, skipped),
+                                                            "session-prep")
+        self._prompt_warnings = skipped
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
@@ -338,6 +341,9 @@ class Session:
             for change in self.system_changes:
                 system = change(system)
             self.main.system, self._system_prompt = system, None
+            skipped, self._prompt_warnings = self._prompt_warnings, []
+            for text in skipped:
+                self.emit(Notice(level="warning", text=text))
 
     def change_system(self, change: Callable[[str], str]) -> None:
         """Change the main agent's system prompt (-p's --system-prompt and friends), once it is built."""
