@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import paths
-from .frontmatter import FrontmatterError, split_frontmatter
+from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
 from .llm import resolve_model
 
 if TYPE_CHECKING:
@@ -141,16 +141,23 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     base = Path(root).resolve() if root is not None else None
     for folder in agent_dirs(base):
         here: dict[str, AgentType] = {}
-        for path in _markdown_files(folder):
+        project = base is not None and folder.is_relative_to(base)
+        bases, where = ((base,), "the workspace") if project and base else (user_bases(), "your own folders")
+        try:
+            files = definition_files(folder, bases, where)
+        except ValueError as exc:
+            found.append(f"Skipped the agent folder {display_path(folder, base)}: {exc}.")
+            continue
+        for path in files:
             shown = display_path(path, base)
             try:
-                agent_type = parse_agent_file(path.read_text(encoding="utf-8"), source=shown, notes=found)
-            except (AgentFileError, FrontmatterError) as exc:
-                found.append(f"Skipped agent file {shown}: {exc}.")
-                continue
+                agent_type = parse_agent_file(read_definition(path, bases, where), source=shown, notes=found)
             except (OSError, UnicodeDecodeError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is not UTF-8 text"
                 found.append(f"Skipped agent file {shown}: {reason.lower()}.")
+                continue
+            except ValueError as exc:  # AgentFileError, FrontmatterError, or a file read_definition refused
+                found.append(f"Skipped agent file {shown}: {exc}.")
                 continue
             if agent_type.name in here:
                 found.append(f"Skipped agent file {shown}: {here[agent_type.name].source} already defines "
@@ -285,13 +292,6 @@ def _flag(fields: dict[str, Any], key: str) -> bool:
 
 
 # ---------------------------------------------------------------- files
-
-
-def _markdown_files(folder: Path) -> list[Path]:
-    try:
-        return sorted(p for p in folder.glob("*.md") if p.is_file())
-    except OSError:
-        return []
 
 
 def display_path(path: Path, root: Path | None) -> str:

@@ -8,11 +8,14 @@ from pathlib import Path
 
 from .. import paths
 from .agents import AgentType, changes_things, display_path
+from .frontmatter import user_bases
+from .tools.files import Unreadable, read_confined
 from .tools.git import snapshot
 from .workspace import Workspace
 
 MEMORY_FILE_CAP = 20_000  # characters of one memory file that reach the prompt
 MEMORY_TOTAL_CAP = 40_000  # characters of all memory files together
+MEMORY_READ_BYTES = 4 * MEMORY_FILE_CAP  # bytes read of one memory file: its shown characters, in any UTF-8
 GIT_STATUS_LINES = 20  # lines of `git status --short` in the prompt
 
 CHECKING = """\
@@ -109,27 +112,46 @@ def memory_paths(workspace: Workspace) -> list[Path]:
     return [paths.config_home() / "AGENTS.md", workspace.root / "AGENTS.md", workspace.root / "CLAUDE.md"]
 
 
-def project_memory(workspace: Workspace) -> str:
-    """The memory files that exist, each capped, as one prompt section; "" when there are none. Blocking."""
+def memory_bases(workspace: Workspace, path: Path) -> tuple[tuple[Path, ...], str]:
+    """Where a memory file may lead, and what that is called: the workspace for its own files (a
+    cloned ``CLAUDE.md -> ~/.ssh/id_ed25519`` is no memory), the user's folders for the user's."""
+    if path.parent == workspace.root:
+        return (workspace.root,), "the workspace"
+    return user_bases(), "your own folders"
+
+
+def project_memory(workspace: Workspace, warnings: list[str] | None = None) -> str:
+    """The memory files that exist, each capped, as one prompt section; "" when there are none. Blocking.
+
+    They are read as read_file reads (``read_confined``); one that leads elsewhere or is no regular
+    file is skipped, with a sentence in ``warnings``."""
     parts: list[str] = []
     seen: set[str] = set()
     room = MEMORY_TOTAL_CAP
     for path in memory_paths(workspace):
+        shown = display_path(path, workspace.root)
+        bases, where = memory_bases(workspace, path)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
+            data, size = read_confined(path, bases, MEMORY_READ_BYTES, where)
+        except Unreadable as exc:
+            if warnings is not None:
+                warnings.append(f"Skipped the memory file {shown}: {exc}.")
+            continue
         except OSError:  # missing or unreadable: nothing to add
             continue
+        text = data.decode("utf-8", errors="replace").strip()
         if not text or text in seen:  # CLAUDE.md is often a copy of (or a link to) AGENTS.md
             continue
         seen.add(text)
         cap = min(MEMORY_FILE_CAP, room)
         if cap <= 0:
             break
-        if len(text) > cap:
-            text = (f"{text[:cap].rstrip()}\n[… cut: {display_path(path, workspace.root)} has {len(text):,} "
-                    f"characters; only the first {cap:,} are shown. Read the file for the rest.]")
+        if len(text) > cap or size > len(data):
+            length = f"{len(text):,} characters" if size <= len(data) else f"{size:,} bytes"
+            text = (f"{text[:cap].rstrip()}\n[… cut: {shown} has {length}; "
+                    f"only the first {cap:,} characters are shown. Read the file for the rest.]")
         room -= min(len(text), cap)
-        parts.append(f"## {display_path(path, workspace.root)}\n{text}")
+        parts.append(f"## {shown}\n{text}")
     if not parts:
         return ""
     return ("# Project memory\nThe user's standing instructions for this project and for you. Follow them; "
@@ -159,10 +181,12 @@ def git_context(workspace: Workspace) -> str:
     return "\n".join(lines)
 
 
-def main_system_prompt(workspace: Workspace, mode: str = "default", interactive: bool = True) -> str:
-    """The main agent's system prompt: instructions, permissions, environment, git state and memory. Blocking."""
+def main_system_prompt(workspace: Workspace, mode: str = "default", interactive: bool = True,
+                       warnings: list[str] | None = None) -> str:
+    """The main agent's system prompt: instructions, permissions, environment, git state and memory. Blocking.
+    A memory file skipped adds a sentence to ``warnings``."""
     parts = [MAIN_PROMPT, permissions_section(mode, interactive), f"# Environment\n{environment(workspace)}",
-             git_context(workspace), project_memory(workspace)]
+             git_context(workspace), project_memory(workspace, warnings)]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from .frontmatter import FrontmatterError, split_frontmatter
+from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
 from .rules import Rule, RuleError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
@@ -78,10 +78,16 @@ def load_commands(root: Path, warnings: list[str] | None = None) -> dict[str, Cu
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
     for folder, project in command_dirs(base):
-        for path in _markdown_files(folder):
+        bases, where = ((base,), "the workspace") if project else (user_bases(), "your own folders")
+        try:
+            files = definition_files(folder, bases, where, recursive=True)
+        except ValueError as exc:
+            found.append(f"Skipped the command folder {_shown(folder, base)}: {exc}.")
+            continue
+        for path in files:
             shown = _shown(path, base)
             try:
-                command = parse_command(path.read_text(encoding="utf-8"), path.stem, shown, project)
+                command = parse_command(read_definition(path, bases, where), path.stem, shown, project)
             except (ValueError, OSError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 found.append(f"Skipped command file {shown}: {reason}.")
@@ -166,13 +172,6 @@ def _text(fields: dict[str, Any], key: str) -> str:
 def _first_line(body: str) -> str:
     line = next((line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()), "")
     return line[:80]
-
-
-def _markdown_files(folder: Path) -> list[Path]:
-    try:
-        return sorted(p for p in folder.rglob("*.md") if p.is_file())
-    except OSError:
-        return []
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -20,7 +20,10 @@ they raise FrontmatterError with the line number, as does anything else that doe
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+DEFINITION_FILE_CAP = 256 * 1024  # bytes: a command or agent file larger than this is skipped
 
 _INT = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?")
@@ -30,6 +33,42 @@ BLOCK_SCALAR = re.compile(r"([|>])([-+]?)\s*(#.*)?")
 
 class FrontmatterError(ValueError):
     """The frontmatter does not parse; the message says where and why."""
+
+
+def user_bases() -> tuple[Path, ...]:
+    """The folders a user's own definition and memory files may lead into: the config folder and home."""
+    from .. import paths
+
+    return tuple(dict.fromkeys(folder.resolve() for folder in (paths.config_home(), Path.home())))
+
+
+def definition_files(folder: Path, bases: tuple[Path, ...], where: str, recursive: bool = False) -> list[Path]:
+    """The ``*.md`` files in ``folder`` (and its subfolders with ``recursive``), by their real paths;
+    [] when there is no such folder. Raises ValueError when the folder leads outside ``bases``
+    (``where`` names them): a cloned ``.claude -> /`` must not make agentcli walk the disk."""
+    try:
+        real = folder.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return []
+    if not any(real == base or base in real.parents for base in bases):
+        raise ValueError(f"it leads outside {where} (to {real})")
+    try:
+        found = real.rglob("*.md") if recursive else real.glob("*.md")
+        return sorted(p for p in found if p.is_symlink() or not p.is_dir())  # read_definition judges the rest
+    except OSError:
+        return []
+
+
+def read_definition(path: Path, bases: tuple[Path, ...], where: str) -> str:
+    """The text of a command or agent file, read as read_file reads (``tools.files.read_confined``):
+    confined to ``bases``, no FIFO or device, at most DEFINITION_FILE_CAP bytes. Raises OSError, or
+    ValueError with the reason (leads elsewhere, not a regular file, too large, not UTF-8)."""
+    from .tools.files import Unreadable, read_confined
+
+    data, size = read_confined(path, bases, DEFINITION_FILE_CAP + 1, where)
+    if size > DEFINITION_FILE_CAP:
+        raise Unreadable(f"it is larger than {DEFINITION_FILE_CAP // 1024} kB")
+    return data.decode("utf-8")
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:

@@ -142,8 +142,10 @@ class Session:
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         mode = self.permissions.mode
-        self._system_prompt: Future[str] | None = in_thread(lambda: main_system_prompt(workspace, mode, interactive),
-                                                            "session-prep")
+        skipped: list[str] = []  # memory files left out, said once the prompt is built
+        self._system_prompt: Future[str] | None = in_thread(
+            lambda: main_system_prompt(workspace, mode, interactive, skipped), "session-prep")
+        self._prompt_warnings = skipped
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
@@ -340,6 +342,9 @@ class Session:
             for change in self.system_changes:
                 system = change(system)
             self.main.system, self._system_prompt = system, None
+            skipped, self._prompt_warnings = self._prompt_warnings, []
+            for text in skipped:
+                self.emit(Notice(level="warning", text=text))
         # The prompt names the permission mode; /permissions may have changed it since (one cache miss).
         self.main.system = current_mode(self.main.system, self.permissions.mode, self.permissions.interactive)
 

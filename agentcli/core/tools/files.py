@@ -154,6 +154,12 @@ def _open_dir(ctx: ToolContext, directory: Path, create: bool = False) -> int:
     link swapped in after resolve_path cannot lead the open (or a temporary file) outside.
     """
     anchor = ctx.workspace.base_of(directory) or Path(directory.anchor)  # the root, an --add-dir, or approved
+    return open_dir_from(anchor, directory, create)
+
+
+def open_dir_from(anchor: Path, directory: Path, create: bool = False) -> int:
+    """A descriptor of ``directory`` (resolved, at or below ``anchor``), reached one component at a
+    time from ``anchor`` following no symlink: what _open_dir does from the workspace root."""
     fd = os.open(anchor, _DIR_FLAGS)
     try:
         for part in directory.relative_to(anchor).parts:
@@ -183,6 +189,44 @@ def _open_regular(dir_fd: int, name: str, shown: str) -> tuple[int, os.stat_resu
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a directory")
     raise ToolError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read.")
+
+
+class Unreadable(ValueError):
+    """A file ``read_confined`` leaves alone; the message says why ("it leads outside the workspace …")."""
+
+
+def read_confined(path: Path, bases: tuple[Path, ...], cap: int, where: str = "the workspace"
+                  ) -> tuple[bytes, int]:
+    """At most ``cap`` bytes of the file ``path``, and its size, read as read_file reads: the path
+    resolved and confined to ``bases`` (resolved folders; ``where`` names them), opened one folder
+    at a time following no symlink, and only if it is a regular file (a FIFO or a device could block
+    or never end). For files agentcli reads on its own: memory, command and agent files.
+
+    Raises FileNotFoundError when there is none, Unreadable when it is refused, OSError otherwise.
+    """
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise
+    except (OSError, RuntimeError) as exc:  # a symlink loop, a component that is a file
+        raise Unreadable(f"it cannot be resolved ({_reason(exc)})") from None
+    anchor = next((base for base in bases if real == base or base in real.parents), None)
+    if anchor is None:
+        raise Unreadable(f"it leads outside {where} (to {real})")
+    try:
+        dir_fd = open_dir_from(anchor, real.parent)
+        try:
+            fd, info = _open_regular(dir_fd, real.name, str(path))
+        finally:
+            os.close(dir_fd)
+    except ToolError:
+        raise Unreadable("it is not a regular file (it is a device, pipe or socket)") from None
+    except IsADirectoryError:
+        raise Unreadable("it is a directory") from None
+    except _SymlinkRace:
+        raise Unreadable("it changed while it was being opened (a symbolic link was swapped into its path)") from None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(cap), info.st_size
 
 
 async def _serialized(ctx: ToolContext, real: Path, change: Callable[..., T], *args: Any) -> T:
