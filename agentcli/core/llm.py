@@ -88,10 +88,11 @@ class LLMError(Exception):
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
                  retry_after: float | None = None, overflow: bool = False,
-                 partial: "ModelReply | None" = None) -> None:
+                 partial: "ModelReply | None" = None, retry_limit: int | None = None) -> None:
         super().__init__(redact(message))
         self.status = status
         self.retryable = retryable
+        self.retry_limit = retry_limit  # at most this many retries for this failure, whatever ``LLM.retries`` says
         self.retry_after = retry_after
         self.overflow = overflow  # the prompt no longer fits the context window
         self.partial = partial  # the blocks that completed before a stream broke: kept, never asked twice
@@ -259,10 +260,11 @@ class LLM:
                     on_notice(THINKING_REFUSED.format(error=one_line(exc, 160).rstrip(".")))
                     continue
                 attempt += 1
-                if not exc.retryable or attempt > self.retries:
+                retries = min(self.retries, self.retries if exc.retry_limit is None else exc.retry_limit)
+                if not exc.retryable or attempt > retries:
                     raise
                 delay = self.backoff(attempt, exc.retry_after)
-                on_retry(Retrying(attempt=attempt, retries=self.retries, delay=delay, error=str(exc)))
+                on_retry(Retrying(attempt=attempt, retries=retries, delay=delay, error=str(exc)))
                 await asyncio.sleep(delay)
                 if exc.partial is not None:  # the model goes on from the blocks that completed
                     return exc.partial
@@ -299,22 +301,24 @@ class LLM:
         from them (``Accumulator``), as the SDK's ``MessageStream`` would at about twice the cost."""
         reply = Accumulator(on_text, on_thinking)
         stream = None
+        loop = asyncio.get_running_loop()
         try:
-            stream = await self._open_stream(self.bodies.build(params))
-            content_type = stream.response.headers.get("content-type", "")
-            if content_type and "event-stream" not in content_type:
-                return await self._plain_reply(stream.response, content_type, model, on_text)
-            # One deadline, pushed forward on each event: a stream silent for stall_timeout is dead.
-            # (asyncio.wait_for per event would create a task for every token.)
-            loop = asyncio.get_running_loop()
+            # One deadline, from the connection on and pushed forward on each event: a server silent for
+            # stall_timeout is dead, whether it has not yet connected, answered, finished its headers
+            # (one byte at a time) or sent the next event. (asyncio.wait_for per event would create a
+            # task for every token.)
             async with asyncio.timeout(self.stall_timeout) as stall:
+                stream = await self._open_stream(self.bodies.build(params), stall)
+                content_type = stream.response.headers.get("content-type", "")
+                if content_type and "event-stream" not in content_type:
+                    return await self._plain_reply(stream.response, content_type, model, on_text)
                 async for event in stream:
                     stall.reschedule(loop.time() + self.stall_timeout)
                     if on_event is not None and event.type in RAW_EVENT_TYPES:
                         on_event(raw_event(event))
                     reply.add(event)
         except Exception as exc:
-            error = await self._as_llm_error(exc)
+            error = await self._as_llm_error(exc, answered=stream is not None)
             raise reply.with_partial(error, model) from None
         finally:
             if stream is not None:
@@ -330,12 +334,17 @@ class LLM:
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
                           usage=_usage(model, final), model=model)
 
-    async def _as_llm_error(self, exc: Exception) -> LLMError:
-        """What went wrong with one request, as one sentence; anything else is raised again."""
+    async def _as_llm_error(self, exc: Exception, answered: bool = True) -> LLMError:
+        """What went wrong with one request, as one sentence; anything else is raised again.
+        ``answered``: the server had sent its status and headers."""
         if isinstance(exc, LLMError):
             return exc
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not answered:
+            url = early_request.base_url(self.credentials or resolve_credentials())
+            return LLMError(f"The model API at {url} sent no reply for {self.stall_timeout:g} s (stall_timeout).",
+                            retryable=True)
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-            return LLMError(f"The response stream stalled (no data for {self.stall_timeout:.0f} s).", retryable=True)
+            return LLMError(f"The response stream stalled (no data for {self.stall_timeout:g} s).", retryable=True)
         anthropic = await self._sdk()
         import httpx2
 
@@ -356,20 +365,31 @@ class LLM:
 
         return anthropic
 
-    async def _open_stream(self, body: bytes) -> Any:
+    async def _sdk_unhurried(self, deadline: asyncio.Timeout) -> Any:
+        """``_sdk()`` with the stall deadline held while the import finishes: an import is no silent server."""
+        if early_request.sdk_ready():
+            return await self._sdk()
+        deadline.reschedule(None)
+        try:
+            return await self._sdk()
+        finally:
+            deadline.reschedule(asyncio.get_running_loop().time() + self.stall_timeout)
+
+    async def _open_stream(self, body: bytes, deadline: asyncio.Timeout) -> Any:
         """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
-        The first call while the SDK still imports sends without it (``early_request``)."""
+        The first call while the SDK still imports sends without it (``early_request``). ``deadline``:
+        the stall timeout the caller runs this under."""
         if self._client is None and not early_request.sdk_ready():
             creds = self.credentials or resolve_credentials()
             if early_request.applies(creds):
-                return await self._open_early(creds, body)
+                return await self._open_early(creds, body, deadline)
         from anthropic import AsyncStream
         from anthropic.types import Message, RawMessageStreamEvent
 
         return await self.client().post("/v1/messages", cast_to=Message, content=body, stream=True,
                                         stream_cls=AsyncStream[RawMessageStreamEvent])
 
-    async def _open_early(self, creds: Credentials, body: bytes) -> Any:
+    async def _open_early(self, creds: Credentials, body: bytes, deadline: asyncio.Timeout) -> Any:
         """Send with httpx2 now. A reply streams as ``EarlyStream`` at once; a status error or a plain
         body waits for the SDK (imported in a thread: the event loop goes on) and is then what its
         ``post`` makes of it, and a failure to send becomes its APITimeoutError or APIConnectionError."""
@@ -389,7 +409,7 @@ class LLM:
             if response is not None and response.is_success and \
                     "event-stream" in response.headers.get("content-type", "event-stream"):
                 return early_request.EarlyStream(response, self._status_error)
-            anthropic = await self._sdk()
+            anthropic = await self._sdk_unhurried(deadline)
             from anthropic.types import RawMessageStreamEvent
 
             if failure is not None or response is None:
@@ -657,6 +677,10 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
     """Turn an SDK exception into an LLMError with one clear sentence (never the API key)."""
     import anthropic
 
+    if isinstance(exc, anthropic.APIConnectionError) and refused(exc):
+        # Nothing to wait for (a local server that is not running): one quick retry, then say so.
+        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the model server there, "
+                        "or point ANTHROPIC_BASE_URL at one that runs.", retryable=True, retry_limit=1)
     if isinstance(exc, anthropic.APIConnectionError):
         reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
         return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
@@ -684,6 +708,17 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
         return LLMError(f"The API refused the request ({status}): {message}.", status=status, overflow=overflow)
     # A stream that died mid-way surfaces as a plain APIError.
     return LLMError(f"The response stream failed: {one_line(exc)}.", retryable=True)
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a failed connection was refused (ECONNREFUSED somewhere in its chain of causes)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, ConnectionRefusedError):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
 
 
 def _error_message(exc: Any) -> str:

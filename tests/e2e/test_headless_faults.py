@@ -99,7 +99,8 @@ def test_a_password_in_the_base_url_is_never_shown_or_stored(server, api_env, re
     dead = f"http://me:{PASSWORD}@127.0.0.1:{closed_port()}"
     failed = agentcli("-p", "hi", "--output-format", "json", cwd=repo,
                       env={**api_env, "ANTHROPIC_BASE_URL": dead, "AGENTCLI_API_RETRIES": "0"})
-    assert failed.returncode == 1 and "could not connect" in json.loads(failed.stdout)["result"]
+    assert failed.returncode == 1 and "connection refused" in json.loads(failed.stdout)["result"]
+    assert "me:***@127.0.0.1" in json.loads(failed.stdout)["result"]
     files = list(isolated_home.rglob("*.jsonl"))
     assert len(files) >= 2
     for shown in [ok.stdout, ok.stderr, failed.stdout, failed.stderr, *(f.read_text() for f in files)]:
