@@ -36,6 +36,7 @@ class AgentState:
     usage: Usage = field(default_factory=Usage)  # running total
     last_usage: Usage = field(default_factory=Usage)  # of the latest call: how full the context was
     model: str = ""
+    ledger: dict[str, Any] = field(default_factory=dict)  # compaction's ledger, as the latest compaction left it
 
 
 def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentState:
@@ -52,6 +53,7 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             messages.append({"role": "assistant", "content": as_blocks(record.get("content"))})
         elif kind in HISTORY_RESETS:
             messages = copy.deepcopy(record.get("messages") or [])
+            state.ledger = copy.deepcopy(record.get("ledger") or {})  # cleared or rewound: none
             state.last_usage = Usage(input_tokens=int(record.get("tokens_after") or 0))
         elif kind == "turn_started":
             state.turns = max(state.turns, int(record.get("turn") or 0))
