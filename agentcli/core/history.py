@@ -220,7 +220,8 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
                             tool_use_id=latest.parent_tool_use_id or "", max_turns=started.max_turns,
                             events=events, background=latest.background, segments=len(runs))
-    record.messages = agent_state(records, agent_id).messages
+    resumed = agent_state(records, agent_id)
+    record.messages, record.ledger = resumed.messages, resumed.ledger
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))
     finished = next((e for e in reversed(events) if isinstance(e, SubagentFinished)), None)
     if finished is not None and ended(records):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import worktrees
+from .compaction import Ledger
 from .agents import AgentType
 from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
@@ -67,6 +68,7 @@ class SubagentRecord:
     background: bool = False  # its latest run was started with run_in_background
     segments: int = 0  # runs so far: 1, then one more for each resume
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+    ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
 
     @property
     def running(self) -> bool:
@@ -275,6 +277,7 @@ class Subagents:
             own = dataclasses.replace(parent, workspace=workspace, checkpoints=None) if worktree else \
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
+            agent.ledger = Ledger.from_dict(record.ledger)
             timeout = min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
@@ -314,6 +317,7 @@ class Subagents:
         finally:
             if agent is not None:
                 record.turns, record.usage, record.messages = turns_before + agent.turns, agent.usage, agent.messages
+                record.ledger = agent.ledger.to_dict()
             record.seconds = seconds_before + time.monotonic() - record.started
             if record.background and not self.closing:
                 self.pending.append(record)  # before the event: a front end that sees it finds the result waiting

@@ -8,6 +8,7 @@ import json
 from agentcli.core.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import agentcli_note, readable
 from agentcli.core.events import Compacted
+from tests.core.test_sessions import resume  # noqa: F401 (a fixture)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
 DETAIL = "RETRY_LIMIT = 7  # the one line the next turns need"
@@ -79,6 +80,23 @@ async def test_a_second_compaction_keeps_one_summary_and_the_ledger_of_both(serv
     assert head[1] == f"{SUMMARY_HEADER}\n\nSummary two."
     # The read went in the first compaction, the edit in the second: the ledger carries both.
     assert '"README.md": lines 1-3' in head[2] and '"README.md" (edit_file)' in head[2]
+    server.assert_no_rejections()
+
+
+async def test_the_ledger_outlives_a_resume(server, make_session, resume):
+    server.when(is_summarizer, text("Summary one."), text("Summary two."))
+    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "README.md"}), text("first done"),
+                tool_use("read_file", {"path": "src/app/views.py"}), text("second done"))
+    session, _ = make_session()
+    await session.send("one")
+    assert await session.compact()
+    session.close()
+    again, _ = resume(session.id)
+    assert again.main.ledger.reads == {"README.md": [[1, 3]]}
+    await again.send("two")
+    assert await again.compact()
+    ledger = again.main.messages[0]["content"][-1]["text"]
+    assert '"README.md": lines 1-3' in ledger  # from before the resume
     server.assert_no_rejections()
 
 
