@@ -1,15 +1,21 @@
 """Auto-compaction: when an agent's context fills up, older turns become a summary.
 
-The new history keeps the first user message (with the summary appended to it) and
-the most recent turns, cut at a point where every tool_use keeps its tool_result.
+The new history keeps the first user message, then the summary, then agentcli's own ledger of what
+the conversation did (files read and changed, commands and their exit codes, subagents), then the most
+recent turns, cut at a point where every tool_use keeps its tool_result.
+
+The summarizer is one tool-less call shown the older turns whole, up to a share of the context
+window; past that, the longest blocks are cut to their head and tail, the short ones kept whole.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .content import as_blocks, text_of
+from .content import NOTE_OPEN, agentcli_note, as_blocks, text_of
 from .events import Compacted
 from .llm import LLMError, context_window, estimate_tokens
 
@@ -19,7 +25,10 @@ if TYPE_CHECKING:
 MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
 MAX_IN_A_ROW = 3  # compactions that refill at once before we give up
 RECENT_SHARE = 0.25  # of the window, kept verbatim as recent turns
-BLOCK_CAP = 2_000  # characters of each block shown to the summarizer
+SUMMARIZER_SHARE = 0.5  # of the window: how much of the older turns the summarizer is shown
+CHARS_PER_TOKEN = 3  # a cautious rate for code, to turn that share into characters
+MIN_BLOCK = 400  # characters a block keeps, head and tail, however tight the budget
+LEDGER_COMMANDS = 40  # the latest commands the ledger lists
 
 SUMMARIZER = """\
 You compress a coding agent's conversation so that it can continue its work with less context.
@@ -28,6 +37,9 @@ symbols involved (with paths and line numbers), results of commands and searches
 and what remains to be done. Be specific and concise. Plain Markdown, no preamble."""
 
 SUMMARY_HEADER = "[Summary of the earlier conversation, compacted to save context]"
+LEDGER_HEADER = "What this conversation did before it was compacted, as agentcli recorded it (not a summary):"
+EXIT_CODE = re.compile(r"exit code (\d+)")
+NUMBERED_LINE = re.compile(r"^\s*(\d+)\t", re.MULTILINE)  # read_file's numbered lines
 
 
 class ContextThrash(LLMError):
@@ -57,25 +69,124 @@ def split_point(messages: list[dict[str, Any]], keep_tokens: int) -> int | None:
     return cut
 
 
-def render(messages: list[dict[str, Any]]) -> str:
-    """Older messages as plain text for the summarizer (no tool blocks, so no tools needed)."""
-    lines = []
+def render(messages: list[dict[str, Any]], budget: int) -> str:
+    """Older messages as plain text for the summarizer (no tool blocks, so no tools needed), at most about
+    ``budget`` characters: every block whole if they fit, else the longest ones cut to head and tail."""
+    entries: list[tuple[str, str]] = []
     for message in messages:
         for block in as_blocks(message["content"]):
             if block["type"] == "text":
-                lines.append(f"{message['role'].upper()}: {_cap(block['text'])}")
+                entries.append((f"{message['role'].upper()}: ", block["text"]))
             elif block["type"] == "tool_use":
-                lines.append(f"TOOL CALL {block['name']}: {_cap(json.dumps(block['input']))}")
+                entries.append((f"TOOL CALL {block['name']}: ", json.dumps(block["input"], ensure_ascii=False)))
             elif block["type"] == "tool_result":
-                content = block.get("content", "")
-                text = text_of(content, " ")
                 error = " (error)" if block.get("is_error") else ""
-                lines.append(f"TOOL RESULT{error}: {_cap(text)}")
-    return "\n\n".join(lines)
+                entries.append((f"TOOL RESULT{error}: ", text_of(block.get("content", ""), " ")))
+    cap = fair_share([len(text) for _, text in entries], budget - sum(len(label) + 2 for label, _ in entries))
+    return "\n\n".join(label + head_and_tail(text, cap) for label, text in entries)
 
 
-def _cap(text: str) -> str:
-    return text if len(text) <= BLOCK_CAP else text[:BLOCK_CAP] + f" … [{len(text) - BLOCK_CAP} more characters]"
+def fair_share(lengths: list[int], budget: int) -> int | None:
+    """The largest length that each block may keep so that all fit in ``budget`` (a short block keeps all
+    of its own); None when nothing needs cutting."""
+    if sum(lengths) <= budget:
+        return None
+    left = max(budget, 0)
+    ordered = sorted(lengths)
+    for index, length in enumerate(ordered):
+        share = left // (len(ordered) - index)
+        if length > share:
+            return max(share, MIN_BLOCK)
+        left -= length
+    return None
+
+
+def head_and_tail(text: str, cap: int | None) -> str:
+    """``text``, or its beginning and end with what was cut between them said, when it is over ``cap``."""
+    if cap is None or len(text) <= cap:
+        return text
+    head = cap * 2 // 3
+    return f"{text[:head]}\n[… {len(text) - cap:,} characters cut here …]\n{text[len(text) - (cap - head):]}"
+
+
+@dataclass
+class Ledger:
+    """What an agent did, as agentcli saw its tool calls (not as the model remembers them): the files read,
+    with the lines shown, the files changed, the commands run and how they ended. It outlives
+    compactions (each adds the calls it summarizes), and the compacted history lists it after the summary."""
+
+    reads: dict[str, list[list[int]]] = field(default_factory=dict)  # path: [first, last] line ranges shown
+    changed: dict[str, list[str]] = field(default_factory=dict)  # path: the tools that changed it
+    commands: list[list[str]] = field(default_factory=list)  # [command, how it ended]
+
+    def add(self, messages: list[dict[str, Any]]) -> None:
+        """Record the tool calls of ``messages`` that have their result there."""
+        calls = {b["id"]: b for m in messages if m["role"] == "assistant" for b in as_blocks(m["content"])
+                 if b.get("type") == "tool_use"}
+        for message in messages:
+            for block in as_blocks(message["content"]):
+                call = calls.get(block.get("tool_use_id", "")) if block.get("type") == "tool_result" else None
+                if call is not None and isinstance(call.get("input"), dict):
+                    self.record(call["name"], call["input"], text_of(block.get("content", ""), "\n"),
+                                bool(block.get("is_error")))
+
+    def record(self, name: str, args: dict[str, Any], output: str, is_error: bool) -> None:
+        path = str(args.get("path") or "")
+        if name == "read_file" and path and not is_error:
+            numbers = [int(n) for n in NUMBERED_LINE.findall(output)]
+            ranges = self.reads.setdefault(path, [])
+            if numbers and [numbers[0], numbers[-1]] not in ranges:
+                ranges.append([numbers[0], numbers[-1]])
+        elif name in ("write_file", "edit_file") and path and not is_error:
+            tools = self.changed.setdefault(path, [])
+            if name not in tools:
+                tools.append(name)
+        elif name == "bash" and isinstance(args.get("command"), str):
+            if args.get("run_in_background") and not is_error:
+                ended = "started in the background"
+            elif not is_error:
+                ended = "exit code 0"
+            else:
+                code = EXIT_CODE.search(output[:300])
+                ended = f"exit code {code.group(1)}" if code else "failed: " + output.strip().split("\n")[0][:120]
+            self.commands = (self.commands + [[args["command"], ended]])[-LEDGER_COMMANDS:]
+
+    def render(self, subagents: list[str]) -> str:
+        """The ledger as agentcli's note for the compacted history; "" when it holds nothing."""
+        def ranges(spans: list[list[int]]) -> str:
+            return ", ".join(f"{a}-{b}" for a, b in sorted(spans)) if spans else "no lines"
+
+        sections = [("Files read (lines shown)", [f"{json.dumps(p)}: lines {ranges(r)}" for p, r in self.reads.items()]),
+                    ("Files changed", [f"{json.dumps(p)} ({', '.join(t)})" for p, t in self.changed.items()]),
+                    (f"Commands run (the latest {LEDGER_COMMANDS} at most)",
+                     [f"{json.dumps(c)}: {ended}" for c, ended in self.commands]),
+                    ("Subagents (continue one with task resume: its id)", subagents)]
+        body = "\n\n".join(title + ":\n" + "\n".join(f"- {item}" for item in items)
+                            for title, items in sections if items)
+        return f"{LEDGER_HEADER}\n\n{body}" if body else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reads": self.reads, "changed": self.changed, "commands": self.commands}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Ledger":
+        """A stored ledger; a damaged one starts empty."""
+        data = data if isinstance(data, dict) else {}
+        reads, changed, commands = data.get("reads"), data.get("changed"), data.get("commands")
+        return cls(reads if isinstance(reads, dict) else {}, changed if isinstance(changed, dict) else {},
+                   commands if isinstance(commands, list) else [])
+
+
+def subagent_lines(agent: "Agent") -> list[str]:
+    """The children of this agent's session, each with its id, type, errand and status."""
+    records = agent.ctx.subagents.records.values() if agent.ctx.subagents is not None else []
+    return [f"{r.id} ({r.type}, {json.dumps(r.description)}): {r.status}" for r in records]
+
+
+def is_carried(block: dict[str, Any]) -> bool:
+    """A block of an earlier compaction's head: its summary or its ledger, which the new ones replace."""
+    text = str(block.get("text", ""))
+    return text.startswith(SUMMARY_HEADER) or text.startswith(NOTE_OPEN + LEDGER_HEADER)
 
 
 async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
@@ -89,29 +200,34 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     if cut is None:
         return False
     older, recent = agent.messages[:cut], agent.messages[cut:]
-    summary = await summarize(agent, older, focus)
+    summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN)
+    ledger = Ledger.from_dict(agent.ledger.to_dict())
+    ledger.add(older)
     first = agent.messages[0]["content"]
     first_blocks = [b for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
-                    if b["type"] == "text"] or [{"type": "text", "text": "(earlier request)"}]
-    head = {"role": "user", "content": first_blocks + [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{summary}"}]}
+                    if b["type"] == "text" and not is_carried(b)] or [{"type": "text", "text": "(earlier request)"}]
+    listed = ledger.render(subagent_lines(agent))
+    head = {"role": "user", "content": first_blocks + [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{summary}"}]
+            + ([agentcli_note(listed)] if listed else [])}
     compacted = [head] + recent
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,
                                                                                  agent.tools.schemas())
-    agent.messages = compacted  # only now: a cancel above leaves the history as it was
+    agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was
     agent.last_usage = type(agent.last_usage)(input_tokens=after)
     agent.compactions_in_a_row += 1
     agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
                summary=summary, messages=list(agent.messages), reason=reason,
-               trigger="manual" if reason == MANUAL else "auto")
+               trigger="manual" if reason == MANUAL else "auto", ledger=ledger.to_dict())
     return True
 
 
-async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str) -> str:
-    """One tool-less call; if even that overflows, drop the oldest turns and try again."""
+async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, budget: int) -> str:
+    """One tool-less call on at most ``budget`` characters of ``older``; if even that overflows, drop the
+    oldest turns and try again."""
     while True:
         ask = "Summarize this conversation so far." + (f" Focus on: {focus}" if focus else "")
-        prompt = f"{render(older)}\n\n---\n{ask}"
+        prompt = f"{render(older, budget)}\n\n---\n{ask}"
         try:
             reply = await agent.llm.stream(system=SUMMARIZER, messages=[{"role": "user", "content": [
                 {"type": "text", "text": prompt}]}], tools=[], on_text=lambda _: None, model=agent.model)

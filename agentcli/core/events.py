@@ -270,6 +270,7 @@ class Compacted(Event):
     messages: list[dict[str, Any]]  # the whole new history; resume starts from here
     reason: str = ""  # why: "the context was nearly full", "the prompt was too long", "asked for"
     trigger: Literal["auto", "manual"] = "auto"  # manual: the user asked for it (/compact)
+    ledger: dict[str, Any] = field(default_factory=dict)  # agentcli's record of the calls so far, for a resume
 
 
 # The answers a front end may give to an ApprovalRequested future.

@@ -36,6 +36,7 @@ class AgentState:
     usage: Usage = field(default_factory=Usage)  # running total
     last_usage: Usage = field(default_factory=Usage)  # of the latest call: how full the context was
     model: str = ""
+    ledger: dict[str, Any] = field(default_factory=dict)  # compaction's ledger, as the latest compaction left it
 
 
 def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentState:
@@ -52,6 +53,7 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
             messages.append({"role": "assistant", "content": as_blocks(record.get("content"))})
         elif kind in HISTORY_RESETS:
             messages = copy.deepcopy(record.get("messages") or [])
+            state.ledger = copy.deepcopy(record.get("ledger") or {})  # cleared or rewound: none
             state.last_usage = Usage(input_tokens=int(record.get("tokens_after") or 0))
         elif kind == "turn_started":
             state.turns = max(state.turns, int(record.get("turn") or 0))
@@ -218,7 +220,8 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
                             tool_use_id=latest.parent_tool_use_id or "", max_turns=started.max_turns,
                             events=events, background=latest.background, segments=len(runs))
-    record.messages = agent_state(records, agent_id).messages
+    resumed = agent_state(records, agent_id)
+    record.messages, record.ledger = resumed.messages, resumed.ledger
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))
     finished = next((e for e in reversed(events) if isinstance(e, SubagentFinished)), None)
     if finished is not None and ended(records):

@@ -66,6 +66,7 @@ class Agent:
         self.last_usage = Usage()  # of the latest call: how full the context is
         self.compact_threshold = compact_threshold  # share of the window that triggers compaction
         self.compactions_in_a_row = 0
+        self.ledger = compaction.Ledger()  # what compactions summarized, as agentcli recorded it
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
 

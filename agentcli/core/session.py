@@ -171,6 +171,7 @@ class Session:
         state = agent_state(records)
         self.main.messages, self.main.turns = state.messages, state.turns
         self.main.usage, self.main.last_usage = state.usage, state.last_usage
+        self.main.ledger = compaction.Ledger.from_dict(state.ledger)
         self.prompts = len(user_prompts(records))
         self.restored_events = [e for e in replay_events(records)
                                 if e.agent_id == MAIN or isinstance(e, (SubagentStarted, SubagentFinished))]
@@ -358,7 +359,7 @@ class Session:
     def clear(self) -> None:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
-        self.main.last_usage = Usage()
+        self.main.last_usage, self.main.ledger = Usage(), compaction.Ledger()
         self.emit(HistoryCleared())
 
     async def compact(self, focus: str = "") -> bool:

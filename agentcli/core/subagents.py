@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import worktrees
+from .compaction import Ledger
 from .agents import AgentType
 from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
@@ -69,6 +70,7 @@ class SubagentRecord:
     run_turns: int = 0  # turns of the latest run alone (``turns`` counts every run)
     run_seconds: float = 0.0  # likewise for time
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+    ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
 
     @property
     def running(self) -> bool:
@@ -289,6 +291,7 @@ class Subagents:
             own = dataclasses.replace(parent, workspace=workspace, checkpoints=None) if worktree else \
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
+            agent.ledger = Ledger.from_dict(record.ledger)
             timeout = self.timeout(agent_type)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
@@ -328,6 +331,7 @@ class Subagents:
         finally:
             if agent is not None:
                 record.turns, record.usage, record.messages = turns_before + agent.turns, agent.usage, agent.messages
+                record.ledger = agent.ledger.to_dict()
             record.seconds = seconds_before + time.monotonic() - record.started
             record.run_turns, record.run_seconds = record.turns - turns_before, record.seconds - seconds_before
             if record.background and not self.closing:
