@@ -190,7 +190,8 @@ def is_carried(block: dict[str, Any]) -> bool:
 
 
 async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
-    """Replace older turns with a summary. False when there is nothing old enough to summarize."""
+    """Replace older turns with a summary. False when there is nothing old enough to summarize, or when
+    the summary would free nothing (then the history stays, and no Compacted event tells of it)."""
     if agent.compactions_in_a_row >= MAX_IN_A_ROW:
         raise ContextThrash(f"Stopped: the context refilled right after {MAX_IN_A_ROW} compactions in a row. "
                             "Start a fresh conversation (/clear) or narrow the task.")
@@ -213,6 +214,8 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,
                                                                                  agent.tools.schemas())
+    if after >= before:  # the summary frees nothing: keep the history, and say nothing was compacted
+        return False
     agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was
     agent.last_usage = type(agent.last_usage)(input_tokens=after)
     agent.compactions_in_a_row += 1

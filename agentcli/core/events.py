@@ -317,3 +317,10 @@ def event_from_dict(data: dict[str, Any]) -> Event | None:
         return cls(**kwargs)
     except TypeError:
         return None
+
+
+def kept_out(events: "list[Event]") -> int:
+    """Tokens a subagent kept out of the main context, from its events: what its own context held at its
+    latest model call (0 before its first). The one definition of "kept out of main context"."""
+    return next((e.usage.context_tokens for e in reversed(events) if isinstance(e, UsageUpdated)), 0)
+

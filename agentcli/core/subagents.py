@@ -19,7 +19,7 @@ from .agents import AgentType
 from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
-                     SubagentStarted, ToolCallFinished, ToolCallStarted, Usage)
+                     SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
 from .llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from .tools import Tool, ToolRegistry
@@ -88,8 +88,9 @@ class SubagentRecord:
 
     @property
     def tokens_kept_out(self) -> int:
-        """Tool output this child read that never reached the main context, in estimated tokens."""
-        return self.tool_output_chars // 4
+        """What this child's own context held at its latest model call (the API's count): the work the
+        main context would hold had it done the errand itself. Every front end shows this one number."""
+        return kept_out(self.events)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,

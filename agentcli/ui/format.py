@@ -23,9 +23,15 @@ def bar(value: int, full: int, width: int) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+# What the subagents' own contexts held (``core.events.kept_out``), and the two bars it makes: every
+# front end (status bar, panel, /cost, line mode) says them with these words.
+KEPT_OUT = "kept out of main context"
+WITH, WITHOUT = "with subagents", "without subagents"
+
+
 def context_bars(used: int, alone: int, window: int, width: int = 20) -> list[str]:
     """The main context as it is, with subagents, and as it would weigh had it done their work itself."""
     def line(label: str, value: int) -> str:
         share = f" ({100 * value / window:.0f}%)" if window else ""
         return f"{label} {bar(value, window, width)} {tokens(value)}{share}"
-    return [line("with subagents   ", used), line("without subagents", alone)]
+    return [line(f"{WITH:<{len(WITHOUT)}}", used), line(WITHOUT, alone)]

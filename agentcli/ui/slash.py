@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import context_bars, seconds, tokens
+from .format import KEPT_OUT, context_bars, seconds, tokens
 
 if TYPE_CHECKING:
     from ..core.session import CustomCommand, McpServers, ServerConfig, Session
@@ -109,8 +109,13 @@ def still_running(session: "Session") -> str:
             f"{'Its transcript is' if one else 'Their transcripts are'} kept as interrupted.")
 
 
+UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price for
+
+
 def money(usage: Usage) -> str:
-    return "n/a" if usage.cost is None else f"${usage.cost:.4f}"
+    if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
+        return UNKNOWN_COST if usage.total_tokens else f"${0:.4f}"
+    return f"${usage.cost:.4f}"
 
 
 def usage_line(label: str, usage: Usage) -> str:
@@ -126,18 +131,19 @@ def cost_report(session: "Session") -> str:
         lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
-    lines.append(f"kept out of main context: {tokens(session.subagents.tokens_kept_out)} tokens")
+    lines.append(kept_out_line(session.subagents.tokens_kept_out))
     lines += delegation_bars(session)
     return "\n".join(lines)
 
 
-def delegation_bars(session: "Session", width: int = 20) -> list[str]:
-    """Two bars on the model's window: the main context now, and with each subagent's own context added."""
-    used = session.context_used()
-    from .view import latest_context  # view.py reads money() from here
+def kept_out_line(kept_out: int) -> str:
+    return f"{KEPT_OUT}: {tokens(kept_out)} tokens"
 
-    alone = used + sum(latest_context(record.events) for record in session.subagents.records.values())
-    return context_bars(used, alone, session.context_window(), width)
+
+def delegation_bars(session: "Session", width: int = 20) -> list[str]:
+    """Two bars on the model's window: the main context now, and with what the subagents kept out added."""
+    used = session.context_used()
+    return context_bars(used, used + session.subagents.tokens_kept_out, session.context_window(), width)
 
 
 def context_line(session: "Session") -> str:

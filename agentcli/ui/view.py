@@ -17,7 +17,7 @@ from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
                            Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
-                           UsageUpdated, UserMessage)
+                           UsageUpdated, UserMessage, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .slash import money
@@ -27,13 +27,12 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "seconds", "tokens"]
 
-CHARS_PER_TOKEN = 4  # how tool output a child read is counted as tokens kept out of the main context
 STALL_SECONDS = 60.0  # a running subagent this long without any event is flagged (the setting's default)
 
 
 def latest_context(events: "list[Event]") -> int:
     """How much an agent's context held at its latest model call, from its events (0 before its first)."""
-    return next((e.usage.context_tokens for e in reversed(events) if isinstance(e, UsageUpdated)), 0)
+    return kept_out(events)
 
 
 @dataclass
@@ -221,7 +220,8 @@ class Subagent:
 
     @property
     def tokens_kept_out(self) -> int:
-        return self.output_chars // CHARS_PER_TOKEN
+        """The engine's one number (``core.events.kept_out``): what its own context held at its latest call."""
+        return self.context_tokens
 
     def stalled_for(self, now: float, after: float = STALL_SECONDS) -> float | None:
         """Seconds without stream data or tool progress, once that is at least ``after``; None otherwise.
@@ -403,4 +403,4 @@ class SessionView:
     @property
     def subagent_context(self) -> int:
         """What the subagents' own contexts held: had the main agent done their work, its context would hold it."""
-        return sum(agent.context_tokens for agent in self.subagents.values())
+        return self.tokens_kept_out

@@ -96,7 +96,7 @@ def test_the_status_bar_facts_are_the_views():
     view.apply(ToolCallStarted(id="c1", name="grep", input={}, kind="read", **CHILD), 1.0)
     view.apply(ToolCallFinished(id="c1", name="grep", output="x" * 4000, is_error=False, seconds=0.1, **CHILD), 1.0)
     facts = view.status(model="claude-x", mode="default", context_window=200_000, busy=True)
-    assert (facts.tokens, facts.cost, facts.context_used, facts.kept_out) == (3300, "$0.0300", 1000, 1000)
+    assert (facts.tokens, facts.cost, facts.context_used, facts.kept_out) == (3300, "$0.0300", 1000, 2000)
     view.apply(Compacted(messages_summarized=4, tokens_before=1000, tokens_after=200, summary="s", messages=[]), 2.0)
     assert view.status(model="m", mode="default", context_window=1).context_used == 200
     view.apply(HistoryCleared(), 3.0)

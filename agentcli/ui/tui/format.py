@@ -8,7 +8,8 @@ from textual.content import Content
 
 from ...core.events import Status
 from ..calls import approval_lines
-from ..format import tokens
+from ..format import KEPT_OUT, tokens
+from ..slash import UNKNOWN_COST
 from ..view import StatusFacts
 
 # One glyph and one theme colour per subagent status.
@@ -61,9 +62,10 @@ def status_line(facts: StatusFacts, width: int = 1000) -> Content:
         parts = [
             Content.styled(facts.model if short < 3 else facts.model.removeprefix("claude-"), "bold"),
             Content(facts.mode) if short < 5 or facts.mode != "default" else None,
-            Content(f"{tokens(facts.tokens)} tok {facts.cost}"),
+            Content(f"{tokens(facts.tokens)} tok "
+                    f"{'cost unknown' if short >= 2 and facts.cost == UNKNOWN_COST else facts.cost}"),
             Content(f"context {pct:.0f}%" if short < 2 else f"ctx {pct:.0f}%"),
-            Content(f"kept out of main context: {tokens(facts.kept_out)} tokens" if short < 1
+            Content(f"{KEPT_OUT}: {tokens(facts.kept_out)} tokens" if short < 1
                     else f"kept out {tokens(facts.kept_out)}"),
         ]
         line = sep.join([part for part in [state, *parts] if part is not None])

@@ -84,7 +84,7 @@ def cost_report(session: "Session") -> Group:
              slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
     rows.append(["total", *usage_cells(session)])
     notes = Text("\n".join([slash.context_line(session),
-                            f"kept out of main context: {slash.tokens(session.subagents.tokens_kept_out)} tokens",
+                            slash.kept_out_line(session.subagents.tokens_kept_out),
                             *slash.delegation_bars(session)]))
     return Group(titled("Tokens and cost", Fitted(columns, rows, bold_last=True)), Text(""), notes)
 

@@ -6,6 +6,7 @@ with the same widget. Both are fed engine events, live or replayed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rich.console import RenderableType
@@ -97,6 +98,15 @@ class NoticeEntry(Static):
         super().__init__(Content(text), classes=classes + (" -block" if block else ""))
 
 
+@dataclass
+class Retries:
+    """A run of retries of one model call: its line, the latest error, how many so far."""
+
+    line: NoticeEntry
+    error: str = ""
+    count: int = 0
+
+
 class ReportEntry(Static):
     """What a command reports (/cost, /agents, /help): drawn again to the width the conversation has."""
 
@@ -131,6 +141,7 @@ class Conversation(VerticalScroll):
         self._answer: AssistantEntry | None = None
         self._thinking: ThinkingEntry | None = None  # the thinking streaming now
         self._batch: list[Widget] | None = None
+        self._retry: Retries | None = None  # the model call being retried now
         self._stream: MarkdownStream | None = None
         self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
         self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
@@ -178,14 +189,22 @@ class Conversation(VerticalScroll):
         await self.end_answer()
         await self.add(ReportEntry(report))
 
-    async def retrying(self, text: str) -> None:
+    async def retrying(self, event: Retrying) -> None:
         """An API retry: one line, updated in place while the retries follow each other."""
         await self.end_answer()
-        last = self._batch[-1] if self._batch else self.children[-1] if self.children else None
-        if isinstance(last, NoticeEntry) and last.has_class("-retry"):
-            last.update(Content(text))
+        if self._retry is None:
+            self._retry = Retries(NoticeEntry(event.text, "warning retry"))
+            await self.add(self._retry.line)
         else:
-            await self.add(NoticeEntry(text, "warning retry"))
+            self._retry.line.update(Content(event.text))
+        self._retry.error, self._retry.count = event.error, self._retry.count + 1
+
+    def retried(self) -> None:
+        """The run of retries is over (the call went through, or the turn ended): its "Retrying in 4 s"
+        line goes, and what happened stays, worded as line mode words it."""
+        if self._retry is not None:
+            retry, self._retry = self._retry, None
+            retry.line.update(Content(f"{retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}."))
 
     async def add_user(self, text: str) -> None:
         label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"
@@ -196,6 +215,7 @@ class Conversation(VerticalScroll):
         await self.end_answer()
         self.tools.clear()
         self.tasks.clear()
+        self._retry = None
         self.user_messages = 0
         self._replayed, self._drawn_from = [], 0
         await self.remove_children()
@@ -238,6 +258,8 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to."""
+        if not isinstance(event, Retrying):
+            self.retried()  # a run of retries ends with the agent's next event
         if isinstance(event, ThinkingDelta):
             await self.think(event.text)
         elif isinstance(event, TextDelta):
@@ -269,7 +291,7 @@ class Conversation(VerticalScroll):
         elif isinstance(event, Notice) and event.text.startswith(COMPACTED) and "into a summary" in event.text:
             pass  # sessions saved before the engine reported compaction only with the Compacted event
         elif isinstance(event, Retrying):
-            await self.retrying(event.text)
+            await self.retrying(event)
         elif isinstance(event, Notice):
             await self.add_notice(event.text, event.level)
         elif isinstance(event, TurnFinished) and event.stop_reason == "cancelled":

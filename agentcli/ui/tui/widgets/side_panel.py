@@ -12,7 +12,7 @@ from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from ...format import bar, seconds, tokens
+from ...format import WITH, WITHOUT, bar, seconds, tokens
 from ..format import one_line, status_icon
 from ..messages import CancelSubagent, OpenTranscript
 from ...view import Subagent
@@ -140,10 +140,10 @@ class ContextBars(Static):
 
     def render(self) -> Content:
         used, alone, window = self.counts
-        width = max(4, self.content_size.width - 18)
-        return Content.assemble(
-            "delegated  ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
-            "all in one ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}")
+        width = max(4, self.content_size.width - len(WITHOUT) - 8)
+        return Content.assemble(  # worded as /cost words them
+            f"{WITH:<{len(WITHOUT)}} ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
+            f"{WITHOUT} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}")
 
 
 class SidePanel(Vertical):
