@@ -68,6 +68,10 @@ class AgentApp(App[int]):
         Binding("ctrl+t", "toggle_panel", "Panel"),
         Binding("ctrl+o", "open_transcript", "Transcript"),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
+        # Before the input's own (its cursor's page and selection keys): the conversation scrolls from anywhere
+        # on the main screen. Plain home and end stay the input's, to the start and end of the line.
+        *(Binding(key, f"scroll_conversation('{how}')", show=False, priority=True)
+          for key, how in controls.SCROLL_KEYS.items()),
     ]
 
     def __init__(self, opening: Opening, *, session: "Session | None" = None, testing: bool = False,
@@ -279,6 +283,9 @@ class AgentApp(App[int]):
     def action_ctrl_c(self) -> None:
         controls.ctrl_c(self)
 
+    def action_scroll_conversation(self, how: str) -> None:
+        controls.scroll_conversation(self, how)
+
     def disarm_ctrl_c(self) -> None:
         self.ctrl_c_armed = False
 
@@ -299,7 +306,7 @@ class AgentApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
-        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode") \
+        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation") \
                 and self.screen is not self.screen_stack[0]:
             return False
         if action == "interrupt" and not self.busy and not self.queued.messages:
