@@ -75,9 +75,11 @@ class AgentApp(App[int]):
     ]
 
     def __init__(self, opening: Opening, *, session: "Session | None" = None, testing: bool = False,
-                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False,
+                 first_prompt: str | None = None) -> None:
         super().__init__()
         self.opening = opening
+        self.first_prompt = first_prompt  # `agentcli "question"`: sent once the session is open
         self.root = session.workspace.root if session is not None else opening.root
         self.session: Session = session  # type: ignore[assignment]  # None until opened (see ready())
         self.opener: Future[Session | None] | None = None  # the session opening after the first screen
@@ -132,6 +134,8 @@ class AgentApp(App[int]):
             await welcome(self)
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
+        if self.first_prompt:  # waits in the queue until the session is open (without a key: in the input)
+            await self.submit(self.first_prompt)
         if self.no_key:
             self.push_screen(NoKeyScreen())
         self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
@@ -328,7 +332,7 @@ class AgentApp(App[int]):
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
              interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
-             clock: Callable[[], float] = time.monotonic) -> AgentApp:
+             clock: Callable[[], float] = time.monotonic, prompt: str | None = None) -> AgentApp:
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
     then says, in one sentence, why it could not: a bad --resume or --continue)."""
     missing = False
@@ -339,15 +343,17 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
         except MissingCredentials:
             missing = True
     opening = Opening(settings, root, llm=llm, interactive=interactive, resume=resume, continue_=continue_)
-    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing)
+    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing,
+                    first_prompt=prompt)
 
 
-def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
+def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False,
+            prompt: str | None = None) -> int:
     if problem := cannot_save(root):  # said before the screen, not after it
         print(f"agentcli: {problem}", file=sys.stderr)
         return 1
     while True:
-        app = make_app(settings, root, resume=resume, continue_=continue_)
+        app = make_app(settings, root, resume=resume, continue_=continue_, prompt=prompt)
         code = asyncio.run(run_until_signal(app))
         if app.open_error:
             print(f"agentcli: {app.open_error}", file=sys.stderr)
@@ -355,4 +361,4 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
         if app.switch_to is None:
             print(controls.goodbye(app.session))
             return code if isinstance(code, int) else 0
-        resume, continue_ = app.switch_to, False  # /resume picked another session
+        resume, continue_, prompt = app.switch_to, False, None  # /resume picked another session
