@@ -37,9 +37,14 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from .core.permissions import MODES
 
-    p = Parser(prog="agentcli", description="A terminal coding agent with reviewable subagents.",
+    p = Parser(prog="agentcli", usage="agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
+               description="A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
+                           "it in a sample repository against a scripted model: no key, no network.",
                epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
-                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list'.")
+                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list'. "
+                      "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
+    p.add_argument("first_prompt", nargs="*", metavar="PROMPT",
+                   help="the first message, as in claude \"…\": the app (or --plain) starts with it sent")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -109,6 +114,20 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     return p
 
 
+def first_prompt(args: argparse.Namespace) -> None:
+    """`agentcli "question"`: the first message (``args.first_prompt``, or None); with -p, the prompt."""
+    words = args.first_prompt
+    if len(words) > 1:
+        raise UsageError(f"put the prompt in quotes, as one argument: agentcli \"{' '.join(words)}\"")
+    args.first_prompt = words[0] if words else None
+    if args.first_prompt is not None and args.prompt is not None:
+        if args.prompt != "-":
+            raise UsageError("give the prompt once: agentcli -p PROMPT, or agentcli PROMPT")
+        args.prompt, args.first_prompt = args.first_prompt, None  # `agentcli "question" -p`, as claude takes it
+    if args.first_prompt is not None and args.input_format == "stream-json":
+        raise UsageError("--input-format stream-json reads the prompts from standard input; leave out PROMPT")
+
+
 def thinking_flag(text: str) -> str:
     from .core.llm import thinking_mode
 
@@ -175,6 +194,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     args = build_parser().parse_args(argv)
+    first_prompt(args)
     from .scripting import check_script_flags, script_settings
 
     check_script_flags(args)  # sets args.headless: -p, or prompts as JSON lines on standard input
@@ -224,10 +244,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         if args.plain:
             from .ui.plain import run_plain
 
-            return run_plain(settings, root, resume=args.resume, continue_=args.continue_)
+            return run_plain(settings, root, resume=args.resume, continue_=args.continue_, prompt=args.first_prompt)
         from .ui.tui.app import run_tui
 
-        return run_tui(settings, root, resume=args.resume, continue_=args.continue_)
+        return run_tui(settings, root, resume=args.resume, continue_=args.continue_, prompt=args.first_prompt)
 
 
 # What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every

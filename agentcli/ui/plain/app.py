@@ -60,8 +60,9 @@ class PlainApp:
     def __init__(self, session: Session, *, input: Input | None = None, output: Output | None = None,
                  out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
-                 lines: TextIO | None = None) -> None:
+                 lines: TextIO | None = None, first_prompt: str | None = None) -> None:
         self.session = session
+        self.first_prompt = first_prompt  # `agentcli --plain "question"`: the first line, as if typed
         self.out = out or sys.stdout
         tty = self.out.isatty()
         color_system = color_system_for(self.out) if color is None else ("truecolor" if color else None)
@@ -167,6 +168,10 @@ class PlainApp:
 
     async def read(self) -> str | None:
         """The next line from the user; None to quit (ctrl+d, or ctrl+c twice on an empty line)."""
+        if self.first_prompt is not None:
+            text, self.first_prompt = self.first_prompt, None
+            self.display.say(Text("› ", style="bold") + Text(text))
+            return text
         if self.lines is not None:
             return await self.read_line(self.lines)
         assert self.input is not None and self.prompt is not None
@@ -465,7 +470,8 @@ def _file_history() -> History:
     return FileHistory(str(path))
 
 
-def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None) -> int:
+def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None,
+              prompt: str | None = None) -> int:
     """`agentcli --plain`: returns the exit code."""
     try:
         resolve_credentials()
@@ -481,6 +487,6 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
             print(f"agentcli: {exc}", file=sys.stderr)
             return 1
         piped = None if _isatty(sys.stdin) else (sys.stdin or io.StringIO())  # no prompt-toolkit without a tty
-        return await PlainApp(session, handle_sigint=True, lines=piped).run()
+        return await PlainApp(session, handle_sigint=True, lines=piped, first_prompt=prompt).run()
 
     return asyncio.run(main())

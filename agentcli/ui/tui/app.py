@@ -68,12 +68,18 @@ class AgentApp(App[int]):
         Binding("ctrl+t", "toggle_panel", "Panel"),
         Binding("ctrl+o", "open_transcript", "Transcript"),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
+        # Before the input's own (its cursor's page and selection keys): the conversation scrolls from anywhere
+        # on the main screen. Plain home and end stay the input's, to the start and end of the line.
+        *(Binding(key, f"scroll_conversation('{how}')", show=False, priority=True)
+          for key, how in controls.SCROLL_KEYS.items()),
     ]
 
     def __init__(self, opening: Opening, *, session: "Session | None" = None, testing: bool = False,
-                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False,
+                 first_prompt: str | None = None) -> None:
         super().__init__()
         self.opening = opening
+        self.first_prompt = first_prompt  # `agentcli "question"`: sent once the session is open
         self.root = session.workspace.root if session is not None else opening.root
         self.session: Session = session  # type: ignore[assignment]  # None until opened (see ready())
         self.opener: Future[Session | None] | None = None  # the session opening after the first screen
@@ -128,6 +134,8 @@ class AgentApp(App[int]):
             await welcome(self)
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
+        if self.first_prompt:  # waits in the queue until the session is open (without a key: in the input)
+            await self.submit(self.first_prompt)
         if self.no_key:
             self.push_screen(NoKeyScreen())
         self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
@@ -279,6 +287,9 @@ class AgentApp(App[int]):
     def action_ctrl_c(self) -> None:
         controls.ctrl_c(self)
 
+    def action_scroll_conversation(self, how: str) -> None:
+        controls.scroll_conversation(self, how)
+
     def disarm_ctrl_c(self) -> None:
         self.ctrl_c_armed = False
 
@@ -299,7 +310,7 @@ class AgentApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
-        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode") \
+        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation") \
                 and self.screen is not self.screen_stack[0]:
             return False
         if action == "interrupt" and not self.busy and not self.queued.messages:
@@ -321,7 +332,7 @@ class AgentApp(App[int]):
 
 def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
              interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
-             clock: Callable[[], float] = time.monotonic) -> AgentApp:
+             clock: Callable[[], float] = time.monotonic, prompt: str | None = None) -> AgentApp:
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
     then says, in one sentence, why it could not: a bad --resume or --continue)."""
     missing = False
@@ -332,15 +343,17 @@ def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session:
         except MissingCredentials:
             missing = True
     opening = Opening(settings, root, llm=llm, interactive=interactive, resume=resume, continue_=continue_)
-    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing)
+    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing,
+                    first_prompt=prompt)
 
 
-def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False) -> int:
+def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False,
+            prompt: str | None = None) -> int:
     if problem := cannot_save(root):  # said before the screen, not after it
         print(f"agentcli: {problem}", file=sys.stderr)
         return 1
     while True:
-        app = make_app(settings, root, resume=resume, continue_=continue_)
+        app = make_app(settings, root, resume=resume, continue_=continue_, prompt=prompt)
         code = asyncio.run(run_until_signal(app))
         if app.open_error:
             print(f"agentcli: {app.open_error}", file=sys.stderr)
@@ -348,4 +361,4 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
         if app.switch_to is None:
             print(controls.goodbye(app.session))
             return code if isinstance(code, int) else 0
-        resume, continue_ = app.switch_to, False  # /resume picked another session
+        resume, continue_, prompt = app.switch_to, False, None  # /resume picked another session

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 KEYS = [
     ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
+    ("pageup pagedown, shift+↑ ↓", "scroll the conversation, from the input or the panel"),
+    ("ctrl+home, ctrl+end", "the conversation's top; its bottom, following new output again"),
     ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
     ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),

@@ -17,6 +17,25 @@ if TYPE_CHECKING:
     from .messages import TurnEnded
 
 
+# Keys that scroll the conversation from the input (and the panel): what each does.
+SCROLL_KEYS = {"pageup": "page_up", "pagedown": "page_down", "shift+up": "up", "shift+down": "down",
+               "ctrl+home": "top", "ctrl+end": "bottom"}
+
+
+def scroll_conversation(app: "AgentApp", how: str) -> None:
+    """pageup, pagedown, shift+up/down, ctrl+home/end: scroll the conversation, wherever the focus is.
+
+    Scrolling up stops following new output; ctrl+end (or scrolling back to the bottom) follows it again.
+    """
+    conversation = app.conversation
+    if how == "bottom":
+        conversation.follow()
+    elif how == "top":
+        conversation.scroll_home(animate=False)
+    else:
+        getattr(conversation, f"scroll_{how}")(animate=False)
+
+
 def cycle_mode(app: "AgentApp") -> None:
     """shift+tab: the next permission mode. bypassPermissions is in the round only when the session began in it."""
     if app.session is None:  # still opening: the mode is the settings' until then
