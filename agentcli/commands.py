@@ -115,14 +115,19 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
         return 0
 
     async def check() -> str:
+        from .core.sandbox import Sandbox
+
+        sandbox = Sandbox.for_setting(settings.sandbox, settings.sandbox_network)  # as in a session
         servers = McpServers(settings.mcp_servers, root=root, env=command_env(settings.keep_secret_env),
                              startup_timeout=settings.mcp_startup_timeout, tool_timeout=settings.mcp_tool_timeout,
-                             on_ready=lambda server: None, on_trouble=lambda text: None)
+                             on_ready=lambda server: None, on_trouble=lambda text: None, sandbox=sandbox)
         try:
             await servers.wait_started()
             return mcp_report(servers, held_back)
         finally:
             await servers.stop()
+            if sandbox is not None:
+                sandbox.close()
 
     print(asyncio.run(check()), file=sys.stdout)
     return 0

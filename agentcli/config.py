@@ -19,10 +19,11 @@ from typing import Any
 
 from . import paths
 from .core import secret_env
-from .core.hooks import HookConfigError, describe as describe_hooks, parse_hooks
+from .core.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
 from .core.llm import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.permissions import MODES
 from .core.rules import LISTS, RuleError, merge_lists
+from .core.sandbox import MODES as SANDBOX_MODES
 
 
 MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; every other number must be positive
@@ -37,8 +38,10 @@ NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_t
            "subagent_stall_seconds", "api_retries", "stall_timeout", "compact_threshold", "theme", "agents",
            "search_timeout", "thinking", "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
 # Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
+# sandbox and sandbox_network widen only as "off" and true (split_widening); tightening them is neutral.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
-            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks"}
+            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks", "sandbox",
+            "sandbox_network"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -66,6 +69,8 @@ class Settings:
     max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
+    sandbox: str = "auto"  # the OS sandbox under bash (core/sandbox.py): auto (where bwrap is installed), on, off
+    sandbox_network: bool = False  # commands in the sandbox may use the network
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
@@ -123,6 +128,8 @@ class Settings:
                 if key in FRACTIONS and value > 1:
                     raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
             setattr(self, key, value)
+        if self.sandbox not in SANDBOX_MODES:
+            raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")
         if self.permission_mode not in MODES:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
@@ -192,6 +199,7 @@ ENV_SETTINGS = {
     "AGENTCLI_API_RETRIES": "api_retries",
     "MAX_THINKING_TOKENS": "max_thinking_tokens",  # as Claude Code reads it
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
+    "AGENTCLI_SANDBOX": "sandbox",
 }
 
 
@@ -206,9 +214,11 @@ def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
             kept[key] = value  # neutral, or unknown: merge names the unknown setting
         elif name == "permission_mode":
             (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
-        elif name == "keep_secret_env":
+        elif name in ("keep_secret_env", "sandbox_network"):
             (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
              else kept)[key] = value
+        elif name == "sandbox":
+            (kept if value in ("auto", "on") else widening)[key] = value
         elif name == "permissions" and isinstance(value, dict):
             narrowing = {k: v for k, v in value.items() if k != "allow"}
             if narrowing:
@@ -231,6 +241,11 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
             lines += describe_hooks(value)
         elif name == "keep_secret_env":
             lines.append("keep_secret_env = true (bash and every command see your API keys, tokens and secrets)")
+        elif name == "sandbox":
+            lines.append(f"sandbox = {value!r} (bash and the workspace's hooks and servers run without the OS "
+                         "sandbox: they can write anywhere you can, read your secrets and use the network)")
+        elif name == "sandbox_network":
+            lines.append("sandbox_network = true (commands in the OS sandbox may use the network)")
         elif name == "permissions" and isinstance(value, dict):
             rules = value.get("allow")
             for rule in rules if isinstance(rules, list) else [rules]:
@@ -316,6 +331,10 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
             settings.merge(values, str(own_file))
     for project_file, values in project_files(root):
         values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
+        if isinstance(values.get("hooks"), dict):  # the workspace's own hooks run in the OS sandbox
+            values["hooks"] = {event: [{**group, WORKSPACE_MARK: True} if isinstance(group, dict) else group
+                                       for group in groups] if isinstance(groups, list) else groups
+                               for event, groups in values["hooks"].items()}
         kept, widening = split_widening(values)
         settings.merge(kept if not trusted else values, str(project_file))
         if widening and not trusted:  # checked all the same, so a bad value is an error either way

@@ -14,7 +14,9 @@ stdin, with Claude Code's field names (``session_id``, ``hook_event_name``, ``to
 - any other exit, a crash or a timeout: a warning; the run goes on as if the hook had said nothing.
 
 A hook that outlives its ``timeout`` (default 60 s) is killed with its whole process group.
-Hooks from a workspace's own files reach this module only when the workspace is trusted (config.py).
+Hooks from a workspace's own files reach this module only when the workspace is trusted (config.py),
+and run in the OS sandbox as bash does (``core/sandbox.py``); config.py marks their groups with
+``WORKSPACE_MARK``. The user's own hooks run outside it.
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .events import Notice, Sink
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
 BLOCK = 2
+WORKSPACE_MARK = "agentcli_from_workspace"  # set by config.py on the hook groups of a workspace's own files
 
 # agentcli's tool names as Claude Code calls them: what a hook's matcher and its tool_name see.
 CLAUDE_NAMES = {"bash": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write", "grep": "Grep",
@@ -52,6 +58,7 @@ class Hook:
     command: str
     timeout: float = DEFAULT_TIMEOUT
     matcher: str = ""  # a regular expression on the tool name; "" or "*" matches every tool
+    workspace: bool = False  # from the workspace's own files: runs in the OS sandbox
 
     def matches(self, tool: str) -> bool:
         if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
@@ -89,7 +96,7 @@ def parse_hooks(table: Any, where: str) -> list[Hook]:
                 if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
                     raise HookConfigError(f"{where}: the timeout of a hooks.{event} hook must be a positive "
                                           f"number of seconds, not {timeout!r}")
-                hooks.append(Hook(event, command, float(timeout), matcher))
+                hooks.append(Hook(event, command, float(timeout), matcher, group.get(WORKSPACE_MARK) is True))
     return hooks
 
 
@@ -123,8 +130,8 @@ class Hooks:
     """A session's hooks, and the one place they run. Front ends never call it: the engine does."""
 
     def __init__(self, hooks: list[Hook], *, root: Path, emit: Sink, session_id: str = "",
-                 transcript_path: str = "", keep_secret_env: bool = False) -> None:
-        self.hooks, self.root, self.emit = hooks, root, emit
+                 transcript_path: str = "", keep_secret_env: bool = False, sandbox: "Sandbox | None" = None) -> None:
+        self.hooks, self.root, self.emit, self.sandbox = hooks, root, emit, sandbox
         self.session_id, self.transcript_path, self.keep_secret_env = session_id, transcript_path, keep_secret_env
         self.permission_mode: Callable[[], str] = lambda: "default"
 
@@ -214,9 +221,20 @@ class Hooks:
 
         env = command_env(self.keep_secret_env)
         env["CLAUDE_PROJECT_DIR"] = str(self.root)
+        argv = ["/bin/sh", "-c", hook.command]
+        preexec = processes.die_with_parent()
+        if hook.workspace and self.sandbox is not None:
+            from .sandbox import SandboxError, writable_dirs
+
+            try:
+                if await asyncio.to_thread(self.sandbox.usable):
+                    argv, preexec = self.sandbox.wrap(argv, cwd=self.root, writable=writable_dirs(self.root)), None
+            except SandboxError as exc:
+                self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
+                return _Answer(None, "", "")
         try:
             proc = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", hook.command, cwd=self.root, env=env, start_new_session=True,
+                *argv, cwd=self.root, env=env, start_new_session=True, preexec_fn=preexec,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         except OSError as exc:
             self.warn(f"Could not start the {hook.event} hook {hook.command}: {exc.strerror or exc}.")

@@ -29,6 +29,7 @@ from .mcp.tool import tool_name as mcp_tool_name
 from .loop import Agent, RunResult
 from .permissions import MODES, Permissions
 from .rules import Rule
+from .sandbox import Sandbox
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)
@@ -77,7 +78,8 @@ class SessionSettings(Protocol):
     mcp_servers: dict[str, Any]
     mcp_startup_timeout: float
     mcp_tool_timeout: float
-    # Also read, with defaults, when present: hooks (Claude Code's format) and trusted (the workspace is).
+    # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
+    # sandbox ("auto", "on" or "off") and sandbox_network (core/sandbox.py).
 
 
 class Session:
@@ -107,16 +109,20 @@ class Session:
         agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
         self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.trusted = bool(getattr(settings, "trusted", False))
+        self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),
+                                           network=bool(getattr(settings, "sandbox_network", False)))
+        if self.sandbox is not None and (missing := self.sandbox.startup_notice()):
+            notices.append(missing)
         self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,
                            emit=self.emit, session_id=self.id, keep_secret_env=settings.keep_secret_env,
-                           transcript_path=str(self.store.main_path) if self.store else "")
+                           transcript_path=str(self.store.main_path) if self.store else "", sandbox=self.sandbox)
         self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
         worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
-                              env=command_env(settings.keep_secret_env),
+                              env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
                               startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
                               tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
                               on_ready=lambda server: add_mcp_tools(tools, server),
@@ -138,7 +144,7 @@ class Session:
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
-                          hooks=self.hooks)
+                          hooks=self.hooks, sandbox=self.sandbox)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         mode = self.permissions.mode
@@ -391,6 +397,8 @@ class Session:
     def close(self) -> None:
         if self.store is not None:
             self.store.close()
+        if self.sandbox is not None:
+            self.sandbox.close()
 
     async def aclose(self) -> None:
         """Stop background shells and MCP servers, close(), and the model client's connections too (front

@@ -8,13 +8,16 @@ it and one with servers does not wait for it.
 A stdio server runs in a session of its own, with the environment bash gets (secrets scrubbed)
 plus the ``env`` its config names, and a marker variable (``processes.MARKER``): whatever it
 starts carries the marker too, so everything is found and stopped at exit, also on headless
-runs' fast exit path (``cli.leave`` runs the exit hooks).
+runs' fast exit path (``cli.leave`` runs the exit hooks). A stdio server from the workspace's own
+``.mcp.json`` runs in the OS sandbox, as bash does (``core/sandbox.py``); the user's own servers
+run outside it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import dataclasses
 import importlib
 import os
 import tempfile
@@ -27,6 +30,7 @@ from ... import __version__
 from .. import secret_env
 from ..tools import processes
 from ..tools.base import ToolError
+from ..sandbox import Sandbox, SandboxError, writable_dirs
 from .config import McpConfigError, ServerConfig
 
 State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]
@@ -65,8 +69,9 @@ class McpServer:
     """One configured server: its state, its tools once listed, and calls to them."""
 
     def __init__(self, config: ServerConfig, *, root: Path, env: Mapping[str, str], tool_timeout: float,
-                 on_change: Callable[["McpServer"], None]) -> None:
+                 on_change: Callable[["McpServer"], None], sandbox: "Sandbox | None" = None) -> None:
         self.config = config
+        self.sandbox = sandbox if config.project and config.transport == "stdio" else None
         self.name = config.name
         self.root = root
         self.env = dict(env)
@@ -97,6 +102,10 @@ class McpServer:
             from mcp_types import Implementation
 
             config = self.config.expanded(secret_env.environ())
+            if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
+                argv = self.sandbox.wrap([config.command, *config.args], cwd=self.root,
+                                         writable=writable_dirs(self.root))
+                config = dataclasses.replace(config, command=argv[0], args=tuple(argv[1:]))
             info = Implementation(name="agentcli", version=__version__)
             async with Client(self._transport(config), client_info=info) as client:
                 self.tools = await self._list_tools(client)
@@ -108,6 +117,8 @@ class McpServer:
                 self._set("stopped")
         except McpConfigError as exc:
             self._set("failed", f"its configuration uses {exc}")
+        except SandboxError as exc:
+            self._set("failed", str(exc).rstrip("."))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - anything the SDK or the server does ends only this server
@@ -297,11 +308,11 @@ class McpServers:
 
     def __init__(self, configs: Mapping[str, ServerConfig], *, root: Path, env: Mapping[str, str],
                  startup_timeout: float, tool_timeout: float, on_ready: Callable[[McpServer], None],
-                 on_trouble: Callable[[str], None]) -> None:
+                 on_trouble: Callable[[str], None], sandbox: Sandbox | None = None) -> None:
         self.startup_timeout = startup_timeout
         self.on_ready, self.on_trouble = on_ready, on_trouble
         self.servers = {name: McpServer(config, root=root, env=env, tool_timeout=tool_timeout,
-                                        on_change=self._changed) for name, config in configs.items()}
+                                        on_change=self._changed, sandbox=sandbox) for name, config in configs.items()}
         self._announced: set[tuple[str, str]] = set()
         self._started = False
         self._deadlines: list[asyncio.Task[None]] = []

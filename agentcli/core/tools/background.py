@@ -93,7 +93,7 @@ class BackgroundShells:
         shell_id = f"bash-{self.next_number}"
         self.next_number += 1
         marker = processes.new_marker()
-        proc, pipe = await spawn(command, ctx, marker)
+        proc, pipe, _ = await spawn(command, ctx, marker)
         shell = BackgroundShell(id=shell_id, command=command, owner=ctx.agent_id, pid=proc.pid, marker=marker,
                                 proc=proc)
         if ctx.output_dir is not None:

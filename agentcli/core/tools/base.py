@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..checkpoints import Checkpoints
     from ..hooks import Hooks
     from ..permissions import Permissions
+    from ..sandbox import Sandbox
     from .background import BackgroundShells
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
@@ -61,6 +62,7 @@ class ToolContext:
     shells: "BackgroundShells" = field(default_factory=lambda: _new_shells())  # shared by all agents of a session
     checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
     hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
+    sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/sandbox.py); None: the setting is off
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)

@@ -19,6 +19,11 @@ remove it once waited for), or that child may be taken for an orphan.
 
 Known limit: a process that scrubs its environment and detaches with ``setsid`` while its
 parent stays alive is found only once that parent has died.
+
+Both need agentcli alive. When it is SIGKILLed, what it started directly gets SIGKILL from the
+kernel (``PR_SET_PDEATHSIG``, ``die_with_parent``); what those started lives on, unless the OS
+sandbox ran them (``core/sandbox.py``): its PID namespace dies with agentcli, and a daemon that
+left its call's session and environment dies with the call, found or not.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import os
 import signal
 import sys
 import uuid
+from typing import Callable
 
 MARKER = "AGENTCLI_CALL"
 _MARKER_BYTES = MARKER.encode() + b"="
@@ -56,6 +62,33 @@ def become_subreaper() -> bool:
             except (OSError, AttributeError):
                 pass
     return _subreaper
+
+
+_PR_SET_PDEATHSIG = 1
+_prctl = None  # libc's prctl, looked up before any fork: the child only calls it
+
+
+def die_with_parent() -> "Callable[[], None] | None":
+    """A ``preexec_fn`` that makes the child get SIGKILL when agentcli dies, even by SIGKILL (Linux).
+
+    The kernel sends it when the thread that started the child ends, so start children from the
+    event loop's thread (asyncio does). None where it cannot be had."""
+    global _prctl
+    if not sys.platform.startswith("linux"):
+        return None
+    if _prctl is None:
+        try:
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            return None
+    prctl, parent = _prctl, os.getpid()
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # agentcli died before the line above: the signal will never come
+            os._exit(1)
+
+    return in_child
 
 
 def new_marker() -> str:

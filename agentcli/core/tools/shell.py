@@ -23,6 +23,7 @@ from . import processes
 from .. import secret_env
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
 from .outputs import CappedCopy
+from ..events import Notice
 
 DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
@@ -188,25 +189,95 @@ def _seconds(value: float) -> str:
 # ---------------------------------------------------------------- the tool
 
 
-async def spawn(command: str, ctx: ToolContext, marker: str) -> tuple[asyncio.subprocess.Process, Any]:
+# Inside the sandbox, bash runs the command under this script, which counts what the command left
+# running in the sandbox's PID namespace (1 is bwrap's init, $$ the script) and writes the number to
+# the file descriptor in $1, before the kernel kills them all as the script exits.
+_COUNT_LEFTOVERS = r"""r=$1
+bash -c "$2" {r}>&-
+s=$?
+n=0
+for p in /proc/[0-9]*; do
+  case ${p#/proc/} in 1|$$) continue;; esac
+  read -r l < "$p/stat" 2>/dev/null || continue
+  l=${l##*) }
+  case ${l%% *} in Z|X) ;; *) n=$((n+1));; esac
+done
+echo $n >&$r
+exit $s"""
+
+
+async def sandboxed(ctx: ToolContext) -> bool:
+    """Whether this call runs in the OS sandbox; ToolError when the sandbox is required but cannot be used."""
+    sandbox = ctx.sandbox
+    if sandbox is None:
+        return False
+    from ..sandbox import SandboxError
+
+    try:
+        usable = await asyncio.to_thread(sandbox.usable)
+    except SandboxError as exc:
+        raise ToolError(str(exc)) from None
+    if notice := sandbox.take_notice():
+        ctx.emit(Notice(level="warning", text=notice))
+    return usable
+
+
+async def spawn(command: str, ctx: ToolContext, marker: str, *,
+                count_leftovers: bool = False) -> tuple[asyncio.subprocess.Process, Any, int | None]:
     """Start ``bash -c command`` in the workspace root, in a session of its own, with ``marker`` in its
-    environment; stdout and stderr go to one pipe, whose read end (a file) is returned."""
+    environment, in the OS sandbox where there is one; stdout and stderr go to one pipe, whose read end
+    (a file) is returned. ``count_leftovers`` (sandbox only): also the read end of a pipe that says how
+    many processes the command left running when it ended (None outside the sandbox)."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
+    argv = [bash, "-c", command]
+    root = ctx.workspace.root
+    preexec = processes.die_with_parent()
+    report: tuple[int, int] | None = None
+    if await sandboxed(ctx):
+        assert ctx.sandbox is not None
+        from ..sandbox import writable_dirs
+
+        if count_leftovers:
+            report = os.pipe()
+            argv = [bash, "-c", _COUNT_LEFTOVERS, "bash", str(report[1]), command]
+        argv = ctx.sandbox.wrap(argv, cwd=root, writable=writable_dirs(root, ctx.workspace.extra_dirs))
+        preexec = None  # bwrap --die-with-parent does it
     processes.become_subreaper()
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            bash, "-c", command, cwd=str(ctx.workspace.root), env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd, stderr=write_fd, start_new_session=True)
+            *argv, cwd=str(root), env=env, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+            start_new_session=True, preexec_fn=preexec, pass_fds=(report[1],) if report else ())
     except OSError as exc:
         os.close(read_fd)
+        if report:
+            os.close(report[0])
         raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
     finally:
         os.close(write_fd)
+        if report:
+            os.close(report[1])
     processes.started(marker, proc.pid)
-    return proc, os.fdopen(read_fd, "rb", buffering=0)
+    return proc, os.fdopen(read_fd, "rb", buffering=0), report[0] if report else None
+
+
+def _read_count(fd: int | None) -> int:
+    """The number the leftover counter wrote (0 when it wrote none: it was killed, or timed out)."""
+    if fd is None:
+        return 0
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 64)
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    try:
+        return int(data.strip() or 0)
+    except ValueError:
+        return 0
 
 
 class Bash(Tool):
@@ -280,7 +351,8 @@ class Bash(Tool):
         timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id)
         marker = processes.new_marker()
-        proc, pipe = await spawn(command, ctx, marker)
+        proc, pipe, count = await spawn(command, ctx, marker, count_leftovers=True)
+        boxed = count is not None
 
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
@@ -298,11 +370,14 @@ class Bash(Tool):
                 await stop_group(pgid)
                 await proc.wait()
             processes.ended(marker, proc.pid)
+            left = _read_count(count)  # in the sandbox: what the kernel stopped as the command ended
+            count = None
             try:  # a moment for background jobs still writing to finish on their own
                 await asyncio.wait_for(asyncio.shield(done), DRAIN_GRACE)
             except asyncio.TimeoutError:
                 pass
-            left = await processes.stop_call(marker)
+            stopped = await processes.stop_call(marker)  # in the sandbox, the kernel's work still under way
+            left = left if boxed else stopped
             if _group_alive(pgid):  # where /proc cannot tell (not Linux), the process group still can
                 left += 1
                 await stop_group(pgid)
@@ -328,6 +403,7 @@ class Bash(Tool):
             raise
         finally:
             processes.ended(marker, proc.pid)
+            _read_count(count)
             if transport is not None:
                 transport.close()
             else:
@@ -350,6 +426,8 @@ class Bash(Tool):
                 f"up to {MAX_TIMEOUT}, if it needs longer). Output so far:\n{body}"
             )
         code = proc.returncode
+        if code and boxed and ctx.sandbox is not None and (why := ctx.sandbox.explain(output)):
+            body = f"{body}\n{why}"
         if code:
             if code < 0:
                 try:
