@@ -38,7 +38,6 @@ from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, inert, rule_hits,
                     save_allow_rule, split_command)
-from .tools.outputs import is_saved_output
 from .tools.base import ToolError
 
 if TYPE_CHECKING:
@@ -266,6 +265,8 @@ class Permissions:
         if self.mode == "plan" and kind in ("edit", "exec"):
             return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
+            from .tools.outputs import is_saved_output  # here: config.py imports this module for MODES alone
+
             if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
             return self._decide_outside(tool, kind, target, root, matches)

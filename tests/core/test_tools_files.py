@@ -272,6 +272,14 @@ async def test_edit_shows_a_few_changes_and_counts_the_rest(ctx, tmp_path):
     assert len(out) < 2_000
 
 
+async def test_edit_context_of_long_lines_stays_short(ctx, tmp_path):
+    f = tmp_path / "min.js"
+    f.write_text("".join(f"var a{i}=1;{'x' * 5000}\n" for i in range(40)))
+    out = await edit(ctx, path="min.js", old_string="=1;", new_string="=2;", replace_all=True)
+    assert f.read_text().count("=2;") == 40
+    assert len(out) < 12_000 and out.endswith("the lines are long; read_file shows them)")
+
+
 async def test_edit_multiple_matches_is_an_error_with_count(ctx, tmp_path):
     f = tmp_path / "m.py"
     f.write_text("x = 1\ny = 1\nz = 1\n")

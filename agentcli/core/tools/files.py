@@ -668,6 +668,7 @@ def _no_match_hint(text: str, old: str) -> str:
 AROUND_LINES = 3  # lines of context edit_file shows above and below each change
 AROUND_CHANGES = 5  # changes shown that way; a replace_all beyond them is only counted
 AROUND_LONG = 24  # a change longer than this many lines shows its first and last AROUND_LONG // 2
+AROUND_CHARS = 8_000  # and all of it stops about here (long lines: minified files)
 
 
 def _around(text: str, spans: list[tuple[int, int]]) -> str:
@@ -684,6 +685,7 @@ def _around(text: str, spans: list[tuple[int, int]]) -> str:
         else:
             windows.append([lo, hi])
     out: list[str] = []
+    used = 0
     for lo, hi in windows:
         numbers = list(range(lo, hi + 1))
         if len(numbers) > AROUND_LONG + 2 * AROUND_LINES:
@@ -692,6 +694,9 @@ def _around(text: str, spans: list[tuple[int, int]]) -> str:
         if out:
             out.append("   ...")
         for n in numbers:
+            if used > AROUND_CHARS:
+                out.append("   ... (the rest is not shown: the lines are long; read_file shows them)")
+                return "\n".join(out)
             if n == 0:
                 out.append(f"   ... ({hi - lo + 1 - 2 * keep} lines not shown)")
                 continue
@@ -699,6 +704,7 @@ def _around(text: str, spans: list[tuple[int, int]]) -> str:
             if len(line) > MAX_LINE_CHARS:
                 line = f"{line[:MAX_LINE_CHARS]}… [line cut: {len(line) - MAX_LINE_CHARS:,} more characters]"
             out.append(f"{n:>6}\t{line}")
+            used += len(out[-1])
     if len(spans) > AROUND_CHANGES:
         out.append(f"   ... and {len(spans) - AROUND_CHANGES} more changes, not shown")
     return "\n".join(out)
