@@ -104,9 +104,9 @@ class Session:
                               stall_timeout=settings.stall_timeout, thinking=settings.thinking,
                               thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
-        agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
-        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.trusted = bool(getattr(settings, "trusted", False))
+        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted)  # skipped files: warnings
+        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,
                            emit=self.emit, session_id=self.id, keep_secret_env=settings.keep_secret_env,
                            transcript_path=str(self.store.main_path) if self.store else "")
