@@ -250,6 +250,28 @@ def _path_arg(ctx: ToolContext, path: str | None) -> tuple[str | None, Path | No
     return ctx.workspace.relative(real), real
 
 
+def _denied_pathspecs(ctx: ToolContext) -> list[str]:
+    """Pathspecs that leave out what the deny rules on paths forbid reading (``Read(.env)``): a diff or a
+    status of the whole workspace must not show a denied file either. Rules naming places outside the
+    workspace have nothing to leave out here."""
+    if ctx.permissions is None:
+        return []
+    specs = []
+    for rule in ctx.permissions.read_denials():
+        pattern = (rule.pattern or "").removeprefix("./")
+        if not pattern or pattern.startswith(("~", "..", "!")):
+            continue
+        dir_only, pattern = pattern.endswith("/"), pattern.rstrip("/")
+        if "/" in pattern:  # anchored at the root, as gitignore reads it
+            stems = [pattern.lstrip("/")]
+        else:
+            stems = [f"**/{pattern}"]
+        for stem in stems:
+            specs += [f":(exclude,glob){stem}/**"] if dir_only else [f":(exclude,glob){stem}",
+                                                                      f":(exclude,glob){stem}/**"]
+    return specs
+
+
 def _capped(lines: list[str], limit: int, advice: str) -> str:
     if len(lines) <= limit:
         return "\n".join(lines)
@@ -265,7 +287,8 @@ class GitStatus(Tool):
     kind = "read"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".")
+        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".",
+                                *_denied_pathspecs(ctx))
         lines = out.rstrip("\n").splitlines()
         if len(lines) <= 1:
             lines.append("Working tree clean: nothing to commit.")
@@ -291,7 +314,7 @@ class GitDiff(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         target, _ = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
         base = ["diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
-        scope = ["--", target or "."]  # the workspace only, when it is part of a larger repository
+        scope = ["--", target or ".", *_denied_pathspecs(ctx)]  # the workspace only, without denied files
         out = await _git_output(ctx, *base, *scope)
         if not out.strip():
             which = "staged" if args.get("staged") else "unstaged"
