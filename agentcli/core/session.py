@@ -135,6 +135,8 @@ class Session:
         env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
         if settings.keep_secret_env:
             env["keep_secret_env"] = "1"
+        if self.trusted:
+            env["trusted"] = "1"  # git run through bash may use what the repository's config names
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,

@@ -193,6 +193,9 @@ async def spawn(command: str, ctx: ToolContext, marker: str) -> tuple[asyncio.su
     environment; stdout and stderr go to one pipe, whose read end (a file) is returned."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
+    from .git import untrusted_git_env  # git.py imports this module
+
+    env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     processes.become_subreaper()
     read_fd, write_fd = os.pipe()
