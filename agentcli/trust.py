@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from . import paths
 from .config import ConfigError, project_settings_sources
+from .core.agents import trust_sources as agent_trust_sources
 from .core.custom_commands import trust_sources as command_trust_sources
 
 
@@ -40,6 +41,7 @@ SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in project_settings_sources(root)],
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in _mcp_sources(root)],
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
 ]
 
 

@@ -13,6 +13,7 @@ A file that cannot be used is skipped with one warning that names it and says wh
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,7 @@ class AgentType:
     memory: bool = False  # whether the project memory (AGENTS.md, CLAUDE.md) reaches it: see changes_things
     isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
+    project: bool = False  # from the workspace's own files (not the user's folder)
 
     def select(self, tools: "ToolRegistry") -> "ToolRegistry":
         """The part of ``tools`` this type may use."""
@@ -129,11 +131,14 @@ def agent_dirs(root: Path | None) -> list[Path]:
     return dirs
 
 
-def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None) -> dict[str, AgentType]:
+def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
+                     trusted: bool = False) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
-    Each skipped file adds one sentence to ``warnings`` when a list is given.
+    A project file may replace a built-in (a read-only ``explore`` that could write) only when the
+    workspace is ``trusted``; otherwise it is skipped. Each skipped file, and each built-in
+    replaced, adds one sentence to ``warnings`` when a list is given.
     """
     found: list[str] = [] if warnings is None else warnings
     types = dict(BUILT_IN)
@@ -159,6 +164,11 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
             except ValueError as exc:  # AgentFileError, FrontmatterError, or a file read_definition refused
                 found.append(f"Skipped agent file {shown}: {exc}.")
                 continue
+            agent_type = dataclasses.replace(agent_type, project=project)
+            if project and not trusted and agent_type.name in BUILT_IN:
+                found.append(f"Skipped agent file {shown}: '{agent_type.name}' is a built-in agent type, and a "
+                             "workspace's own files may replace one only once you trust the workspace.")
+                continue
             if agent_type.name in here:
                 found.append(f"Skipped agent file {shown}: {here[agent_type.name].source} already defines "
                              f"'{agent_type.name}'.")
@@ -166,8 +176,21 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
             here[agent_type.name] = agent_type
         custom.update(here)
     for name in sorted(custom):
+        if name in BUILT_IN:
+            found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
+                         f"one (tools: {custom[name].tools_text()}).")
         types[name] = custom[name]
     return types
+
+
+def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
+    """For the trust check: the workspace's agent files that would replace a built-in agent type."""
+    base = root.resolve()
+    return [(base / agent_type.source,
+             [f"agent type {agent_type.name} replaces the built-in one (tools: {agent_type.tools_text()})"],
+             {key: value for key, value in dataclasses.asdict(agent_type).items() if key != "source"})
+            for agent_type in load_agent_types(base, [], trusted=True).values()
+            if agent_type.project and agent_type.name in BUILT_IN]
 
 
 def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) -> AgentType:

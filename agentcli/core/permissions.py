@@ -60,6 +60,9 @@ PROTECTED_FILES = {
     ".git-credentials", ".netrc", ".npmrc", ".pypirc",
 }
 
+# The tools that read files: a deny rule on a path for one of them holds for all (read_denials).
+READING_TOOLS = ("read_file", "grep", "glob", "git_status", "git_diff", "git_log", "git_blame")
+
 BYPASS = "--permission-mode bypassPermissions"
 SETTINGS = ".agentcli/settings.toml"
 
@@ -196,6 +199,13 @@ class Permissions:
             self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
         return None
 
+    def read_denials(self) -> list[Rule]:
+        """The deny rules on paths that name a tool that reads (``Read(.env)``, ``read_file(.env)``,
+        ``grep(secrets/**)``): each holds for every tool that reads, grep and glob over a folder and the
+        git tools included."""
+        return [rule for rule in self.rules.deny
+                if rule.pattern is not None and any(rule.covers(tool) for tool in READING_TOOLS)]
+
     def permits_outside(self, ctx: "ToolContext", real: Path) -> bool:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
@@ -260,6 +270,8 @@ class Permissions:
         kind = tool.kind
 
         deny = self._find("deny", tool.name, matches)
+        if deny is None and kind == "read" and target is not None:
+            deny = next((rule for rule in self.read_denials() if matches(rule)), None)
         if deny:
             return _refuse(f"{about} is denied by the rule `{deny.text}`; do not try to get around it.")
         if self.mode == "plan" and kind in ("edit", "exec"):

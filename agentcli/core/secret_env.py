@@ -37,6 +37,8 @@ SHORTEST_SECRET = 8  # characters; a shorter value is replaced only as a URL's p
 
 def is_secret(name: str, value: str) -> bool:
     """Whether a variable is a secret: by its name, or a base URL with credentials in it."""
+    if name.startswith("GIT_CONFIG_KEY_"):  # the name of a git setting (its value is GIT_CONFIG_VALUE_n)
+        return False
     if any(marker in name.upper() for marker in SECRET_MARKERS):
         return True
     return name in URL_SETTINGS and "@" in value.partition("://")[2].partition("/")[0]

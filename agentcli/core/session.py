@@ -106,9 +106,9 @@ class Session:
                               stall_timeout=settings.stall_timeout, thinking=settings.thinking,
                               thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
-        agent_types = load_agent_types(workspace.root, notices)  # skipped agent files become warnings
-        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.trusted = bool(getattr(settings, "trusted", False))
+        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted)  # skipped files: warnings
+        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),
                                            network=bool(getattr(settings, "sandbox_network", False)))
         if self.sandbox is not None and (missing := self.sandbox.startup_notice()):
@@ -141,6 +141,8 @@ class Session:
         env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
         if settings.keep_secret_env:
             env["keep_secret_env"] = "1"
+        if self.trusted:
+            env["trusted"] = "1"  # git run through bash may use what the repository's config names
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,

@@ -80,7 +80,9 @@ def test_project_overrides_user_which_overrides_built_in(repo):
     agent_file(project_agents(repo), "finder", FINDER)
     warnings: list[str] = []
     types = load_agent_types(repo, warnings)
-    assert warnings == []
+    user_explore = "~/" + str((user_agents() / "explore.md").relative_to(Path.home()))
+    assert warnings == [f"The agent type 'explore' comes from {user_explore}, which replaces the built-in one "
+                        "(tools: grep)."]  # said each time, so a replaced built-in is never a surprise
     assert list(types) == ["general-purpose", "explore", "bash", "finder", "helper", "reviewer"]
     finder = types["finder"]
     assert finder.description == "Finds where a symbol is defined and who calls it."
@@ -323,3 +325,43 @@ def test_agentcli_agents_lists_types_and_warns(repo, monkeypatch, capsys):
     assert "tools: grep, read_file · model: claude-haiku-4-5 · .agentcli/agents/finder.md" in out
     assert err == ("agentcli: Skipped agent file .agentcli/agents/broken.md: "
                    "the required field 'description' is missing.\n")
+
+
+WRITING_EXPLORE = simple("explore", "looks harmless", tools="bash, write_file, read_file")
+
+
+@pytest.mark.parametrize("folder", [".claude/agents", ".agentcli/agents"])
+def test_a_workspace_cannot_replace_a_built_in_type_until_trusted(repo, folder):
+    agent_file(repo / folder, "explore", WRITING_EXPLORE)
+    warnings: list[str] = []
+    types = load_agent_types(repo, warnings)
+    assert types["explore"] == BUILT_IN["explore"]  # still read-only
+    assert warnings == [f"Skipped agent file {folder}/explore.md: 'explore' is a built-in agent type, and a "
+                        "workspace's own files may replace one only once you trust the workspace."]
+    warnings.clear()
+    trusted = load_agent_types(repo, warnings, trusted=True)
+    assert trusted["explore"].tools == ("bash", "write_file", "read_file") and trusted["explore"].project
+    assert warnings == [f"The agent type 'explore' comes from {folder}/explore.md, which replaces the built-in "
+                        "one (tools: bash, write_file, read_file)."]
+
+
+def test_a_replaced_built_in_asks_for_the_workspace_trust(repo):
+    from agentcli.trust import request_for
+
+    agent_file(repo / ".claude" / "agents", "reviewer", simple("reviewer", "a new name asks nothing"))
+    assert request_for(repo).sources == ()
+    agent_file(repo / ".claude" / "agents", "explore", WRITING_EXPLORE)
+    [source] = request_for(repo).sources
+    assert source.path == repo.resolve() / ".claude/agents/explore.md"
+    assert source.asks == ("agent type explore replaces the built-in one (tools: bash, write_file, read_file)",)
+
+
+async def test_an_untrusted_workspace_explore_child_stays_read_only(server, make_session, repo):
+    agent_file(repo / ".claude" / "agents", "explore", WRITING_EXPLORE)
+    server.when(lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Scout", "prompt": "Look.",
+                                                                    "subagent_type": "explore"}), text("Done."))
+    server.when(lambda b: not offers_tool(b, "task"), text("Found it."))
+    session, _ = make_session()
+    await session.send("scout")
+    [child] = [b for b in server.requests if not offers_tool(b, "task")]
+    assert set(tool_names(child)) == {"read_file", "grep", "glob", *GIT_TOOLS}

@@ -218,6 +218,50 @@ def _no_repository_filters(repo: Repository) -> dict[str, str]:
     return overrides if settings else {}
 
 
+# git run through bash in a workspace that is not trusted: the settings of HARDENING that keep git from
+# running the repository's programs, without those that change what commands print or forbid transports
+# (a push or fetch the user allowed must still work).
+BASH_HARDENING = (("core.hooksPath", "/dev/null"), ("core.fsmonitor", "false"), ("commit.gpgSign", "false"),
+                  ("tag.gpgSign", "false"), ("log.showSignature", "false"), ("submodule.recurse", "false"),
+                  ("diff.ignoreSubmodules", "all"), ("status.submoduleSummary", "false"),
+                  ("safe.bareRepository", "explicit"), ("protocol.ext.allow", "never"))
+# Settings of the repository's own config (and what it includes) that name a program, and the value that
+# runs none: they are replaced by name, as the filter drivers are for the git tools.
+REPOSITORY_PROGRAMS = r"^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor" \
+    r"|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver" \
+    r"|gpg\.(.+\.)?program|credential\.(.+\.)?helper|remote\..+\.(uploadpack|receivepack)|alias\..+)$"
+_NEUTRAL = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.pager": "cat", "core.editor": "false",
+            "sequence.editor": "false", "core.sshcommand": "ssh", "uploadpack": "git-upload-pack",
+            "receivepack": "git-receive-pack", "driver": "false", "program": "false"}
+
+
+def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[str, str]:
+    """What to add to the environment of bash (``env``) so that git, run through it in a workspace that
+    is not ``trusted``, gets the git tools' hardening: BASH_HARDENING, and every program the repository's
+    own config names replaced by one that runs nothing. Through git's environment configuration
+    (GIT_CONFIG_COUNT, KEY_n, VALUE_n), which beats every config file and reaches every git the command
+    starts; appended to any the user set. {} in a trusted workspace. Blocking: one git process."""
+    if trusted:
+        return {}
+    settings = list(BASH_HARDENING)
+    code, out, _ = _run(root, None, "config", "--null", "--show-scope", "--get-regexp", REPOSITORY_PROGRAMS,
+                        timeout=10)
+    fields = out.split("\0") if code == 0 else []
+    for scope, entry in zip(fields[::2], fields[1::2]):
+        key = entry.split("\n", 1)[0]
+        if scope not in ("local", "worktree"):
+            continue  # the user's own (global, system): theirs to keep
+        last = key.rsplit(".", 1)[-1]
+        settings.append((key, _NEUTRAL.get(key, _NEUTRAL.get(last, ""))))
+        if key.startswith("filter."):
+            settings.append((key.rsplit(".", 1)[0] + ".required", "false"))
+    first = int(env["GIT_CONFIG_COUNT"]) if env.get("GIT_CONFIG_COUNT", "").isdigit() else 0
+    added = {"GIT_CONFIG_COUNT": str(first + len(settings))}
+    for number, (key, value) in enumerate(settings, start=first):
+        added[f"GIT_CONFIG_KEY_{number}"], added[f"GIT_CONFIG_VALUE_{number}"] = key, value
+    return added
+
+
 def _workspace_git(root: Path, *args: str) -> tuple[int, str, str]:
     """Run one git command on the repository the workspace lies in, found afresh. Blocking."""
     repo = find_repository(root)
@@ -250,6 +294,28 @@ def _path_arg(ctx: ToolContext, path: str | None) -> tuple[str | None, Path | No
     return ctx.workspace.relative(real), real
 
 
+def _denied_pathspecs(ctx: ToolContext) -> list[str]:
+    """Pathspecs that leave out what the deny rules on paths forbid reading (``Read(.env)``): a diff or a
+    status of the whole workspace must not show a denied file either. Rules naming places outside the
+    workspace have nothing to leave out here."""
+    if ctx.permissions is None:
+        return []
+    specs = []
+    for rule in ctx.permissions.read_denials():
+        pattern = (rule.pattern or "").removeprefix("./")
+        if not pattern or pattern.startswith(("~", "..", "!")):
+            continue
+        dir_only, pattern = pattern.endswith("/"), pattern.rstrip("/")
+        if "/" in pattern:  # anchored at the root, as gitignore reads it
+            stems = [pattern.lstrip("/")]
+        else:
+            stems = [f"**/{pattern}"]
+        for stem in stems:
+            specs += [f":(exclude,glob){stem}/**"] if dir_only else [f":(exclude,glob){stem}",
+                                                                      f":(exclude,glob){stem}/**"]
+    return specs
+
+
 def _capped(lines: list[str], limit: int, advice: str) -> str:
     if len(lines) <= limit:
         return "\n".join(lines)
@@ -265,7 +331,8 @@ class GitStatus(Tool):
     kind = "read"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".")
+        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".",
+                                *_denied_pathspecs(ctx))
         lines = out.rstrip("\n").splitlines()
         if len(lines) <= 1:
             lines.append("Working tree clean: nothing to commit.")
@@ -291,7 +358,7 @@ class GitDiff(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         target, _ = await asyncio.to_thread(_path_arg, ctx, args.get("path"))
         base = ["diff", "--no-color", *(["--cached"] if args.get("staged") else [])]
-        scope = ["--", target or "."]  # the workspace only, when it is part of a larger repository
+        scope = ["--", target or ".", *_denied_pathspecs(ctx)]  # the workspace only, without denied files
         out = await _git_output(ctx, *base, *scope)
         if not out.strip():
             which = "staged" if args.get("staged") else "unstaged"

@@ -4,12 +4,20 @@ ripgrep comes from the ``ripgrep`` PyPI package, which installs an ``rg`` binary
 the Python interpreter; ``rg_path()`` finds it. Both tools run rg with the workspace root
 as the working directory, so every path they print is relative to the root, and both
 respect .gitignore (also outside git repositories), include hidden files and skip .git/.
+
+A ``path`` is searched through a descriptor: the folder (or file) is opened as the file tools
+open theirs, one folder at a time from the root following no symlink, and rg runs in it
+(``/proc/self/fd/N``), so a link swapped in after the check cannot lead rg outside. The
+``glob`` argument and the deny rules on paths, written relative to the root, are rewritten
+relative to that folder (``rebased_globs``); the deny rules become rg exclusions, so a denied
+file is never read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
+import fnmatch
 import os
 import re
 import selectors
@@ -23,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
-from .files import resolve_path
+from .files import _open_dir, _open_regular, _os_error, resolve_path
 from .shell import command_env
 
 T = TypeVar("T")
@@ -165,9 +173,10 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
     """Run rg (in a worker thread), handing each piece of its output to ``feed``, which returns False
     to stop it. Past ``timeout`` seconds rg is stopped. Returns rg's exit status and the start of its
     stderr (0 and nothing when stopped by the timeout or a cancel), and the timeout when it struck."""
+    opened = tuple(int(item[len(_FD_DIR):]) for item in (str(cwd), *args) if item.startswith(_FD_DIR))
     try:
         proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=opened)
     except OSError as exc:
         raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
     stopper.started(proc)
@@ -272,6 +281,102 @@ async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budge
                   timeout: float = SEARCH_TIMEOUT) -> _RgResult:
     return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
 
+
+
+_FD_DIR = "/proc/self/fd/"  # in rg, as in this process: the descriptors it is handed (Linux)
+_HAS_FD_DIR = os.path.isdir(_FD_DIR)
+
+
+def _from_opened(ctx: ToolContext, real: Path | None, search: Callable[[str], T]) -> T:
+    """``search(where)``, with ``where`` the workspace root (``real`` None), or ``real`` reached through
+    a descriptor: a folder opened one component at a time from its root following no symlink (as the
+    file tools open theirs), or a regular file opened so. Blocking; closes what it opened."""
+    if real is None:
+        return search(str(ctx.workspace.root))
+    if not _HAS_FD_DIR:  # no /proc: the checked path, as it is now
+        return search(str(real))
+    shown = ctx.workspace.relative(real)
+    try:
+        if real.is_dir():
+            fd = _open_dir(ctx, real)
+        else:
+            folder = _open_dir(ctx, real.parent)
+            try:
+                fd, _ = _open_regular(folder, real.name, shown)
+            finally:
+                os.close(folder)
+    except OSError as exc:
+        raise _os_error(exc, "search", shown) from None
+    try:
+        return search(f"{_FD_DIR}{fd}")
+    finally:
+        os.close(fd)
+
+
+def _with_prefix(result: _RgResult, prefix: str, rg_name: str = "") -> _RgResult:
+    """``result`` with its paths (at the start of each line) shown as ``prefix`` + what rg printed; a
+    file searched as ``rg_name`` (its descriptor) shown as ``prefix`` alone."""
+    if rg_name:
+        result.lines = [prefix + line[len(rg_name):] if line.startswith(rg_name) else line for line in result.lines]
+    elif prefix:
+        result.lines = [line if line == "--" else prefix + line for line in result.lines]
+    return result
+
+
+def rebased_globs(pattern: str, root: Path, searched: Path) -> list[str]:
+    """rg globs for a search run in ``searched`` that match what ``pattern`` matches there, where
+    ``pattern`` is gitignore-style and relative to ``root`` (or absolute: ``/``, ``~``, ``..``, as
+    rules write them). A pattern without a slash matches at any depth and stays as it is. [] when it
+    can match nothing under ``searched``; ``["**"]`` when ``searched`` lies in what it matches."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    while body.startswith("./"):
+        body = body[2:]
+    if "/" not in body.rstrip("/") and not body.startswith(("~", "..")):
+        try:
+            above = searched.relative_to(root).parts
+        except ValueError:
+            above = ()
+        if any(fnmatch.fnmatchcase(part, body.rstrip("/")) for part in above):
+            return ["!**" if negated else "**"]  # the search lies in a folder it names: all of it
+        return [pattern]
+    dir_only = body.endswith("/")
+    body = body.rstrip("/")
+    anchored = os.path.normpath(root / os.path.expanduser(body)) if body.startswith(("/", "~", "..")) \
+        else os.path.normpath(root) + "/" + body.lstrip("/")
+    wanted = [part for part in anchored.split("/") if part]
+    place = [part for part in str(searched).split("/") if part]
+    found: list[str] = []
+
+    def walk(p: int, t: int) -> None:
+        if len(found) > 64:
+            return
+        if t == len(place):  # the searched folder reached: the rest of the pattern applies below it
+            rest = wanted[p:]
+            found.append("**" if not rest or rest == ["**"] else "/" + "/".join(rest) + ("/" if dir_only else ""))
+            return
+        if p == len(wanted):  # the pattern matched a folder the search lies in: all of it
+            found.append("**")
+            return
+        if wanted[p] == "**":
+            walk(p + 1, t)
+            walk(p, t + 1)
+        elif fnmatch.fnmatchcase(place[t], wanted[p]):
+            walk(p + 1, t + 1)
+
+    walk(0, 0)
+    if len(found) > 64:
+        found = ["**"]  # too many ways to match: the whole folder, which is the safe side for a denial
+    globs = list(dict.fromkeys(found))
+    return [("!" + g if negated else g) for g in globs]
+
+
+def _denied_globs(ctx: ToolContext, searched: Path) -> list[str]:
+    """rg exclusions for the deny rules on paths that name a tool that reads, rebased onto ``searched``."""
+    if ctx.permissions is None:
+        return []
+    return [arg for rule in ctx.permissions.read_denials() for glob in
+            rebased_globs(rule.pattern or "**", ctx.workspace.root, searched) for arg in ("--glob", "!" + glob)]
 
 
 def _path_key(path: bytes) -> bytes:
@@ -491,8 +596,12 @@ class Grep(Tool):
         rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
         if args.get("case_insensitive"):
             rg_args.append("--ignore-case")
+        one_file = target is not None and not os.path.isdir(real)
+        searched = real.parent if one_file else real
         if glob:
-            rg_args += ["--glob", glob]
+            rebased = [glob] if one_file else rebased_globs(glob, ctx.workspace.root, searched) or ["!**"]
+            rg_args += [arg for g in rebased for arg in ("--glob", g)]
+        rg_args += _denied_globs(ctx, searched)  # after the glob: the later wins, so a denial always holds
         if mode == "files_with_matches":
             rg_args.append("--files-with-matches")
         elif mode == "count":
@@ -502,16 +611,21 @@ class Grep(Tool):
             if args.get("context"):
                 rg_args += ["--context", str(int(args["context"]))]
         rg_args += ["--regexp", pattern, "--"]
-        if target is not None:
-            rg_args.append(target)
 
         root, timeout = ctx.workspace.root, search_timeout(ctx)
-        if target is not None and not os.path.isdir(real):  # one file: nothing to sort
-            result = await _run_rg(["--no-heading", "--sort", "path", *rg_args], root, GREP_MAX_LINES,
-                                   GREP_CHAR_BUDGET, timeout)
-        else:
+        opened = real if target is not None else None
+        if one_file:  # one file, searched through its descriptor from the root: nothing to sort
+            def search(stopper: _Stopper, where: str) -> _RgResult:
+                found = _run_rg_sync(["--no-heading", "--sort", "path", *rg_args, where], root, GREP_MAX_LINES,
+                                     GREP_CHAR_BUDGET, timeout, stopper)
+                return _with_prefix(found, str(target), where)
+        else:  # a folder, searched from inside it; paths come back relative to it
             context = bool(args.get("context")) and mode == "content"
-            result = await _off_loop(lambda stopper: _grep_sorted(rg_args, mode, context, root, timeout, stopper))
+
+            def search(stopper: _Stopper, where: str) -> _RgResult:
+                found = _grep_sorted(rg_args, mode, context, Path(where), timeout, stopper)
+                return _with_prefix(found, f"{target.rstrip('/')}/" if target is not None else "")
+        result = await _off_loop(lambda stopper: _from_opened(ctx, opened, lambda where: search(stopper, where)))
         if result.timed_out and not result.lines:
             raise ToolError(f"grep found nothing for {verbatim(pattern)} in {where} before it was stopped after "
                             f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
@@ -687,9 +801,10 @@ class _Listing:
 
 
 def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[str], bool],
-                 stopper: _Stopper) -> _Listing:
+                 stopper: _Stopper, prefix: str = "") -> _Listing:
     """Run ``rg --files`` and stat each accepted path while rg still lists (the stats overlap rg's
-    walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing."""
+    walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing, each
+    path shown with ``prefix`` in front."""
     found: list[tuple[float, str]] = []
     listed = 0
     pending = b""
@@ -702,9 +817,9 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[s
         path = raw.decode("utf-8", errors="replace")
         if accept(path):
             try:
-                found.append((-stat(path, dir_fd=root).st_mtime, path))
+                found.append((-stat(path, dir_fd=root).st_mtime, prefix + path))
             except OSError:
-                found.append((0.0, path))
+                found.append((0.0, prefix + path))
 
     def feed(chunk: bytes) -> bool:
         nonlocal pending
@@ -770,17 +885,17 @@ class Glob(Tool):
             raise ToolError(f"Invalid glob pattern {verbatim(pattern)}: {exc}.") from None
         prefix = "" if target is None else target.rstrip("/") + "/"
 
-        def accept(line: str) -> bool:
-            return matcher.match(line[len(prefix):] if prefix and line.startswith(prefix) else line) is not None
+        def accept(line: str) -> bool:  # rg lists paths relative to the folder searched
+            return matcher.match(line) is not None
 
-        rg_args = [*COMMON_RG_ARGS, "--files"]
+        rg_args = [*COMMON_RG_ARGS, "--files", *_denied_globs(ctx, base)]
         names = name_globs(pattern)
         if names is not None:
             rg_args += [arg for name in names for arg in ("--type-add", f"globbed:{name}")] + ["--type", "globbed"]
-        if target is not None:
-            rg_args += ["--", target]
-        result = await _off_loop(lambda stopper: _list_newest(rg_args, ctx.workspace.root, search_timeout(ctx),
-                                                              accept, stopper))
+        opened = base if target is not None else None
+        timeout = search_timeout(ctx)
+        result = await _off_loop(lambda stopper: _from_opened(
+            ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, accept, stopper, prefix)))
         if result.timed_out and not result.listed:
             raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
                             "(setting search_timeout); give a narrower `path`.")

@@ -230,6 +230,9 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *,
     many processes the command left running when it ended (None outside the sandbox)."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
+    from .git import untrusted_git_env  # git.py imports this module
+
+    env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     argv = [bash, "-c", command]
     root = ctx.workspace.root

@@ -60,7 +60,7 @@ async def agents(app: "AgentApp", arg: str) -> None:
     from ...core.session import load_agent_types
     from . import reports
 
-    types = load_agent_types(app.session.workspace.root)
+    types = load_agent_types(app.session.workspace.root, trusted=app.session.trusted)
     await app.conversation.add_report(reports.agents_report(types.values(), app.subagents.values(), PANEL_HOW_TO))
 
 
