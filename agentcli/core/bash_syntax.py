@@ -51,13 +51,13 @@ class SimpleCommand:
         """The command as a shell would quote it (``grep 'a b' x``); "" when it is dynamic."""
         if self.dynamic:
             return ""
-        return " ".join([*self.assignments, shlex.join(w or "" for w in self.words), *self.redirects]).strip()
+        return " ".join([*self.assignments, quote_words(self.words), *self.redirects]).strip()
 
     def spellings(self) -> tuple[str, ...]:
         """Every way to write it that a deny or ask rule is checked against."""
         found = [self.text, self.bare]
         if self.canonical:
-            found += [self.canonical, " ".join([shlex.join(w or "" for w in self.words), *self.redirects])]
+            found += [self.canonical, " ".join([quote_words(self.words), *self.redirects])]
         return tuple(dict.fromkeys(s for s in found if s))
 
     def static_prefix(self) -> str:
@@ -67,7 +67,15 @@ class SimpleCommand:
             if word is None:
                 break
             static.append(word)
-        return shlex.join(static)
+        return quote_words(static)
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")
+
+
+def quote_words(words: "tuple[Word, ...] | list[Word] | list[str]") -> str:
+    """Words as a shell would read them back: quoted only where they need it (``grep 'a b' x``)."""
+    return " ".join(w if w and _PLAIN.fullmatch(w) else shlex.quote(w or "") for w in words)
 
 
 @dataclass(frozen=True)
@@ -464,6 +472,8 @@ class _Walker:
         if kind == "raw_string":
             return text[1:-1]
         if kind == "ansi_c_string":
+            if _quoted_length(text, 2, "'") != len(text):
+                self.not_modelled("bash would end one of its $'...' strings elsewhere")
             value = _ansi_c(text[2:-1])
             if value is None:
                 self.not_modelled("it uses $'...' quoting that agentcli cannot decode exactly")
@@ -471,7 +481,11 @@ class _Walker:
         if kind == "string":
             inner = [c for c in node.named_children]
             if all(c.type == "string_content" for c in inner):
+                if _quoted_length(text, 1, '"') != len(text):
+                    self.not_modelled("bash would end one of its quoted strings elsewhere")
                 return _double_quoted(text[1:-1])
+            if "\\" in text:
+                self.not_modelled("a string that expands also uses backslashes, which agentcli does not model")
             for child in inner:
                 if child.type != "string_content":
                     self.word(child)
@@ -603,6 +617,14 @@ def _heredoc_text(walker: _Walker, node: "Node") -> str:
     op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
     start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
     return f"{op}{start}"
+
+
+def _quoted_length(text: str, start: int, quote: str) -> int:
+    """Where bash ends a quoted string that opens before ``start``: a backslash escapes the next character."""
+    i = start
+    while i < len(text) and text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
 
 
 def _join(prefix: str, value: Word) -> Word:

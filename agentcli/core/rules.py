@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bash_syntax import CommandLine, SimpleCommand, parse
+from .bash_syntax import CommandLine, SimpleCommand, parse, quote_words
 
 if TYPE_CHECKING:
     import pathspec
@@ -206,7 +205,7 @@ def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
         for i in range(1, len(words)):
             rest = words[i:]
             if None not in rest:
-                if rule.matches_command(shlex.join(rest)) or rule.matches_command(" ".join(rest)):  # type: ignore[arg-type]
+                if rule.matches_command(quote_words(rest)) or rule.matches_command(" ".join(rest)):  # type: ignore[arg-type]
                     return "yes"
             elif _could_start(rule.pattern, SimpleCommand("", "", tuple(rest)).static_prefix()):
                 found = "maybe"
@@ -417,7 +416,7 @@ def command_rule(command: SimpleCommand) -> str:
 
 def _words_rule(words: list[str], redirects: str = "") -> str:
     first, second = words[0], words[1] if len(words) > 1 else ""
-    exact = " ".join(filter(None, [shlex.join(words), redirects]))
+    exact = " ".join(filter(None, [quote_words(words), redirects]))
     if redirects:
         return "" if "*" in exact else exact
     if first in PROGRAM_LAUNCHERS and second and not second.startswith("-"):
