@@ -103,15 +103,18 @@ def parse(command: str) -> CommandLine:
     walker = _Walker(source)
     if "\0" in command:
         walker.unknown = "it contains a NUL character"
+    elif _ODD_SPACE.search(command):  # tree-sitter splits words there, bash does not
+        walker.unknown = "it contains whitespace other than spaces, tabs and newlines"
     tree = _parser().parse(source)
     if tree.root_node.has_error:
         walker.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
-    elif _skipped_text(tree.root_node, source):
+    elif b"\\" in source and _skipped_text(tree.root_node, source):  # what it skips starts with a backslash
         walker.not_modelled("bash would read part of it differently: tree-sitter skipped some of it")
     walker.statement(tree.root_node)
     return CommandLine(tuple(walker.commands), walker.substitution, walker.unknown)
 
 
+_ODD_SPACE = re.compile(r"[^\S \t\n]")
 # Tokens that only give a line its shape.
 _STRUCTURE = {";", "&", "&&", "||", "|", "|&", "\n", "{", "}", "(", ")", "if", "then", "else", "elif", "fi",
               "do", "done", "while", "until", "for", "in", "!"}
@@ -195,8 +198,8 @@ class _Walker:
                 self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
 
     def for_loop(self, node: "Node") -> None:
-        for child in node.children:
-            field = _field(node, child)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if field == "variable":
                 continue
             if field == "value":
@@ -210,7 +213,7 @@ class _Walker:
 
     def redirected(self, node: "Node") -> None:
         body = node.child_by_field_name("body")
-        redirects = [c for c in node.children if _field(node, c) == "redirect"]
+        redirects = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "redirect"]
         others = [c for c in node.children if c.is_named and c != body and c not in redirects]
         for other in others:
             self.statement(other)
@@ -235,8 +238,8 @@ class _Walker:
         assignments: list[str] = []
         parts: list[tuple[Word, str]] = []  # each word's value and how it is written
         redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
-        for child in node.children:
-            field = _field(node, child)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if child.type == "variable_assignment":
                 self.assignment(child)
                 assignments.append(self.text(child))
@@ -290,8 +293,8 @@ class _Walker:
             self.not_modelled("test -v evaluates an array subscript, which can run commands")
 
     def assignment(self, node: "Node") -> None:
-        for child in node.children:
-            field = _field(node, child)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if field == "name":
                 if child.type != "variable_name":
                     self.not_modelled("it assigns to an array element")
@@ -410,8 +413,8 @@ class _Walker:
                 continue
             op = descriptor = ""
             targets: list["Node"] = []
-            for child in node.children:
-                field = _field(node, child)
+            for i, child in enumerate(node.children):
+                field = node.field_name_for_child(i)
                 if field == "descriptor":
                     descriptor = self.text(child)
                     if not descriptor.isdigit():
@@ -596,13 +599,6 @@ def _skipped_text(root: "Node", source: bytes) -> bool:
         if node.children and not _BLANK.fullmatch(source[at:node.end_byte]):
             return True
     return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
-
-
-def _field(parent: "Node", child: "Node") -> str | None:
-    for i, c in enumerate(parent.children):
-        if c == child:
-            return parent.field_name_for_child(i)
-    return None
 
 
 def _descendants(node: "Node") -> Any:
