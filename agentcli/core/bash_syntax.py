@@ -36,6 +36,7 @@ class SimpleCommand:
     writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
     dynamic: str = ""  # the first part whose value is known only when it runs, as written; "" when none
     stdin: bool = False  # a heredoc or here-string feeds it text written on the line
+    globs: tuple[int, ...] = ()  # which words are file name patterns (``src/*.py``), kept as written
 
     @property
     def writes_file(self) -> bool:
@@ -144,6 +145,7 @@ class _Walker:
         self.substitution = False
         self.unknown = ""
         self.time_keyword = True
+        self.globbed = False
 
     def not_modelled(self, why: str) -> None:
         self.unknown = self.unknown or why
@@ -236,8 +238,9 @@ class _Walker:
 
     def command(self, node: "Node", outer: list["Node"]) -> None:
         assignments: list[str] = []
-        parts: list[tuple[Word, str]] = []  # each word's value and how it is written
+        parts: list[tuple[Word, str, bool]] = []  # each word's value, how it is written, whether a pattern
         redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
+        self.apart([c for i, c in enumerate(node.children) if node.field_name_for_child(i) in ("name", "argument")])
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
             if child.type == "variable_assignment":
@@ -251,22 +254,36 @@ class _Walker:
                     if len(child.named_children) != 1:
                         self.not_modelled("bash would read its command name differently")
                     target = child.named_children[0] if child.named_children else child
-                parts.append((self.word(target), self.text(child)))
+                parts.append(self.part(target, self.text(child)))
             else:
                 self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
         marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
-        parts += [(self.word(n), self.text(n)) for n in extra]
+        parts += [self.part(n, self.text(n)) for n in extra]
         while self.time_keyword and parts and parts[0][0] == "time" and parts[0][1] == "time":  # and its option
             parts.pop(0)
             while parts and parts[0][0] == "-p":
                 parts.pop(0)
-        words = [value for value, _ in parts]
+        if parts and parts[0][2]:  # a pattern names the program (`/bin/r?`): which one is known at run time
+            parts[0] = (None, parts[0][1], True)
+        words = [value for value, _, _ in parts]
         self.check_builtin(words)
-        dynamic = next((written for value, written in parts if value is None), "")
-        bare = " ".join([written for _, written in parts] + redirect_texts)
+        dynamic = next((written for value, written, _ in parts if value is None), "")
+        globs = tuple(i for i, (_, _, glob) in enumerate(parts) if glob)
+        bare = " ".join([written for _, written, _ in parts] + redirect_texts)
         text = " ".join(assignments + [bare]) if bare else " ".join(assignments)
         self.commands.append(SimpleCommand(text, bare or text, tuple(words), tuple(assignments),
-                                           tuple(redirect_texts), tuple(marks), dynamic, stdin))
+                                           tuple(redirect_texts), tuple(marks), dynamic, stdin, globs))
+
+    def apart(self, words: list["Node"]) -> None:
+        """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
+        if any(a.end_byte == b.start_byte for a, b in zip(words, words[1:])):
+            self.not_modelled("bash would read two of its words as one")
+
+    def part(self, node: "Node", written: str) -> tuple[Word, str, bool]:
+        """A word of a command: its value, how it is written, and whether it is a file name pattern."""
+        self.globbed = False
+        value = self.word(node)
+        return value, written, self.globbed
 
     def check_builtin(self, words: list[Word]) -> None:
         name_at = 0
@@ -430,6 +447,7 @@ class _Walker:
                     self.not_modelled(f"it uses the redirection {op!r}")
                 texts.append(descriptor + op)
                 continue
+            self.apart(targets)
             target, extra_words = targets[0], targets[1:]
             extra += extra_words
             value = self.word(target)
@@ -448,10 +466,25 @@ class _Walker:
 
     def heredoc(self, node: "Node") -> None:
         quoted = False
+        strip_tabs = any(c.type == "<<-" for c in node.children)
+        delimiter = ""
         for child in node.children:
             if child.type == "heredoc_start":
                 quoted = any(q in self.text(child) for q in "'\"\\")
+                delimiter = _heredoc_delimiter(self.text(child))
+            elif child.type == "heredoc_end":
+                # tree-sitter ends a heredoc at a line that only looks like its delimiter (" E", "E "); bash
+                # only at the delimiter itself, the whole line
+                line_start = self.source.rfind(b"\n", 0, child.start_byte) + 1
+                line_end = self.source.find(b"\n", child.end_byte)
+                line = self.source[line_start:len(self.source) if line_end == -1 else line_end].decode(
+                    "utf-8", "surrogatepass")
+                if (line.lstrip("\t") if strip_tabs else line) != delimiter:
+                    self.not_modelled("bash would end a heredoc on it elsewhere")
             elif child.type == "heredoc_body":
+                lines = self.text(child).split("\n")
+                if delimiter in ([line.lstrip("\t") for line in lines] if strip_tabs else lines):
+                    self.not_modelled("bash would end a heredoc on it elsewhere")
                 if not quoted and any(c in self.text(child) for c in "$`\\"):
                     self.not_modelled("a heredoc on it expands variables or commands")
                     self.walk_for_substitutions(child)
@@ -537,8 +570,9 @@ class _Walker:
                 continue
             if ch in "$`'\"()<>|&; \t\n":
                 self.not_modelled("bash would read one of its words differently")
-            if ch in "*?[" and not out:
-                dynamic = True  # a glob at the start: file names, and one may look like an option
+            if ch in "*?[":
+                self.globbed = True
+                dynamic = dynamic or not out  # at the start, one of the file names may look like an option
             if ch == "~":
                 dynamic = True  # a home folder, after = and : too
             if ch == "{" and "}" in text[i:] and ("," in text[i:] or ".." in text[i:]):
@@ -613,6 +647,12 @@ def _heredoc_text(walker: _Walker, node: "Node") -> str:
     op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
     start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
     return f"{op}{start}"
+
+
+def _heredoc_delimiter(text: str) -> str:
+    """A heredoc's delimiter as bash reads it: quotes and backslashes removed."""
+    return re.sub(r"""\\(.)|'([^']*)'|"((?:\\.|[^"\\])*)"|(.)""",
+                  lambda m: next(g for g in m.groups() if g is not None), text, flags=re.DOTALL)
 
 
 def _quoted_length(text: str, start: int, quote: str) -> int:

@@ -199,8 +199,8 @@ def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
     if rule.pattern is None or any(rule.matches_command(s) for s in command.spellings()):
         return "yes"
     found = "maybe" if command.dynamic and _could_start(rule.pattern, command.static_prefix()) else ""
-    words = list(command.words)
-    program = os.path.basename(words[0]) if words and words[0] else ""
+    words = [None if i in command.globs else w for i, w in enumerate(command.words)]  # a pattern may be anything
+    program = os.path.basename(command.words[0]) if command.words and command.words[0] else ""
     if program in _WRAPPERS:
         for i in range(1, len(words)):
             rest = words[i:]

@@ -145,6 +145,23 @@ def test_the_splitter_lists_what_bash_runs(line: str, stubs: Path):
     "( a ) && { b; } ; if c; then a; fi",
     "a \\\n b",
     "a >/dev/null 2>&1 x",
+    "a <<'E'\n$(b)\nE\nc",
+    "a <<E | b\nx\nE",
+    "a <<-E\n\tE\nb",
+    "a | time b",
+    "for i in 1 2; do a $i; done",
 ])
 def test_lines_the_splitter_understands_agree_with_bash(line: str, stubs: Path):
     assert check(line, stubs), f"{line!r} should be understood: {split_command(line).unknown}"
+
+
+@pytest.mark.parametrize("line", [
+    "a <<E\n E\nb\nE\nc",  # tree-sitter ends the heredoc at " E", bash does not
+    "a <<E\nE \nb\nE",
+    "a \\  #",  # tree-sitter drops an escaped space that starts a word
+    "a $'\\\\' ; b #'",  # and ends this $'...' at the last quote
+    "a\u00a0x",  # bash does not split words at a no-break space
+    "a ' $'\\x41' # '",  # tree-sitter reads two words here, bash one
+])
+def test_lines_read_differently_by_tree_sitter_and_bash_are_not_understood(line: str, stubs: Path):
+    assert not check(line, stubs)
