@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
-from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, inert, rule_hits,
-                    save_allow_rule, split_command)
+from .bash_effects import inert
+from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
+                    split_command)
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
