@@ -100,7 +100,10 @@ def _parser() -> "Parser":
 
 def parse(command: str) -> CommandLine:
     """What ``bash -c command`` runs, as far as agentcli can tell (see the module's docstring)."""
-    source = command.encode("utf-8", "surrogatepass")
+    try:
+        source = command.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no bytes bash could be given say it
+        return CommandLine((), False, "it is not valid text")
     walker = _Walker(source)
     if "\0" in command:
         walker.unknown = "it contains a NUL character"
@@ -151,7 +154,7 @@ class _Walker:
         self.unknown = self.unknown or why
 
     def text(self, node: "Node") -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", "surrogatepass")
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     # ------------------------------------------------------------ statements
 
@@ -477,8 +480,7 @@ class _Walker:
                 # only at the delimiter itself, the whole line
                 line_start = self.source.rfind(b"\n", 0, child.start_byte) + 1
                 line_end = self.source.find(b"\n", child.end_byte)
-                line = self.source[line_start:len(self.source) if line_end == -1 else line_end].decode(
-                    "utf-8", "surrogatepass")
+                line = self.source[line_start:len(self.source) if line_end == -1 else line_end].decode("utf-8", "replace")
                 if (line.lstrip("\t") if strip_tabs else line) != delimiter:
                     self.not_modelled("bash would end a heredoc on it elsewhere")
             elif child.type == "heredoc_body":

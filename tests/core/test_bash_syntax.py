@@ -50,6 +50,7 @@ def test_words_are_what_the_program_gets(line: str, words: tuple):
     ("set -k; ls", "set"),
     ("echo $\"hi\"", "two of its words"),  # tree-sitter reads $ and "hi"; bash one translated string
     ("ls <(ls) >(cat)", ""),  # understood, but command substitution always asks
+    ("ls \udc80", "not valid text"),
 ])
 def test_what_is_not_modelled_is_named(line: str, why: str):
     unknown = split_command(line).unknown
