@@ -328,6 +328,11 @@ class Permissions:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
             rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
             allows = f"run with {BYPASS}, or add {rules} to the allow list in {SETTINGS}"
+        unsaid = next((part for part, rule in zip(missing, suggested) if not rule), None)
+        if unsaid is not None and not writes and not dynamic:
+            why = ("reads text written on the line, which no rule names" if unsaid.stdin else
+                   "only sets variables" if not unsaid.words else "has no exact rule")
+            return Decision("ask", f"`{unsaid.text}` {why}, so it is allowed one call at a time", allows=allows)
         if len(line.commands) == 1 and not writes and not dynamic:
             reason = ""  # a plain command in default mode: nothing unusual to say
         return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
