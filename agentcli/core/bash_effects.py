@@ -18,7 +18,7 @@ def inert(command: SimpleCommand) -> bool:
     if command.program in INERT:
         return True
     static = [w or "" for w in command.words]
-    return not command.dynamic and (command.program == "[" or (
+    return not command.dynamic and (command.program in ("[", "test") or (
         command.program == "printf" and not any(w.startswith("-v") for w in static[1:])))
 
 

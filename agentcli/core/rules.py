@@ -18,6 +18,7 @@ write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -210,6 +211,14 @@ def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
                     return "yes"
             elif _could_start(rule.pattern, SimpleCommand("", "", tuple(rest)).static_prefix()):
                 found = "maybe"
+    if program == "find":  # find -exec CMD ... ; and its kin run CMD
+        for at, word in enumerate(words):
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                rest = list(itertools.takewhile(lambda w: w not in (";", "+"), words[at + 1:]))
+                hit = rule_hits(rule, SimpleCommand("", "", tuple(rest)), depth + 1) if rest else ""
+                if hit == "yes":
+                    return "yes"
+                found = found or hit
     if program in _SHELLS and "-c" in words[1:]:
         at = words.index("-c")
         script = words[at + 1] if at + 1 < len(words) else ""

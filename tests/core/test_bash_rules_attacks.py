@@ -107,6 +107,7 @@ DENIED = [
     "r\\m -rf x",
     "sudo -n rm -rf x || env rm -rf x",
     "bash -c 'rm -rf x'",
+    "find . -maxdepth 0 -exec rm -rf x \\;",
     "eval 'r''m -rf x'",
     "c=rm; $c -rf x",
     "f() { rm -rf x; }; f",
