@@ -114,8 +114,28 @@ def parse(command: str) -> CommandLine:
         walker.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
     elif b"\\" in source and _skipped_text(tree.root_node, source):  # what it skips starts with a backslash
         walker.not_modelled("bash would read part of it differently: tree-sitter skipped some of it")
+    if _deeper_than(tree.root_node, _MAX_DEPTH):
+        return CommandLine((), True, "it nests more deeply than agentcli reads")
     walker.statement(tree.root_node)
     return CommandLine(tuple(walker.commands), walker.substitution, walker.unknown)
+
+
+_MAX_DEPTH = 150  # levels of the syntax tree; the walk below recurses once or twice a level
+
+
+def _deeper_than(root: "Node", limit: int) -> bool:
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if depth > limit:
+            return True
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 _ODD_SPACE = re.compile(r"[^\S \t\n]")

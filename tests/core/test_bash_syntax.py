@@ -51,6 +51,7 @@ def test_words_are_what_the_program_gets(line: str, words: tuple):
     ("echo $\"hi\"", "two of its words"),  # tree-sitter reads $ and "hi"; bash one translated string
     ("ls <(ls) >(cat)", ""),  # understood, but command substitution always asks
     ("ls \udc80", "not valid text"),
+    ("echo " + "$(" * 400 + "ls" + ")" * 400, "nests more deeply"),  # and no RecursionError
 ])
 def test_what_is_not_modelled_is_named(line: str, why: str):
     unknown = split_command(line).unknown
