@@ -282,7 +282,8 @@ class _Walker:
                 self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
         marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
         parts += [self.part(n, self.text(n)) for n in extra]
-        while self.time_keyword and parts and parts[0][0] == "time" and parts[0][1] == "time":  # and its option
+        # `time` is a keyword before anything else of a pipeline (not after `x=1`), unquoted; so is its option
+        while self.time_keyword and not assignments and parts and parts[0][0] == "time" and parts[0][1] == "time":
             parts.pop(0)
             while parts and parts[0][0] == "-p":
                 parts.pop(0)
