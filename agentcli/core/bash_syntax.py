@@ -36,6 +36,7 @@ class SimpleCommand:
     writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
     dynamic: str = ""  # the first part whose value is known only when it runs, as written; "" when none
     stdin: bool = False  # a heredoc or here-string feeds it text written on the line
+    globs: tuple[int, ...] = ()  # which words are file name patterns (``src/*.py``), kept as written
 
     @property
     def writes_file(self) -> bool:
@@ -51,13 +52,13 @@ class SimpleCommand:
         """The command as a shell would quote it (``grep 'a b' x``); "" when it is dynamic."""
         if self.dynamic:
             return ""
-        return " ".join([*self.assignments, shlex.join(w or "" for w in self.words), *self.redirects]).strip()
+        return " ".join([*self.assignments, quote_words(self.words), *self.redirects]).strip()
 
     def spellings(self) -> tuple[str, ...]:
         """Every way to write it that a deny or ask rule is checked against."""
         found = [self.text, self.bare]
         if self.canonical:
-            found += [self.canonical, " ".join([shlex.join(w or "" for w in self.words), *self.redirects])]
+            found += [self.canonical, " ".join([quote_words(self.words), *self.redirects])]
         return tuple(dict.fromkeys(s for s in found if s))
 
     def static_prefix(self) -> str:
@@ -67,7 +68,15 @@ class SimpleCommand:
             if word is None:
                 break
             static.append(word)
-        return shlex.join(static)
+        return quote_words(static)
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")
+
+
+def quote_words(words: "tuple[Word, ...] | list[Word] | list[str]") -> str:
+    """Words as a shell would read them back: quoted only where they need it (``grep 'a b' x``)."""
+    return " ".join(w if w and _PLAIN.fullmatch(w) else shlex.quote(w or "") for w in words)
 
 
 @dataclass(frozen=True)
@@ -91,19 +100,45 @@ def _parser() -> "Parser":
 
 def parse(command: str) -> CommandLine:
     """What ``bash -c command`` runs, as far as agentcli can tell (see the module's docstring)."""
-    source = command.encode("utf-8", "surrogatepass")
+    try:
+        source = command.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no bytes bash could be given say it
+        return CommandLine((), False, "it is not valid text")
     walker = _Walker(source)
     if "\0" in command:
         walker.unknown = "it contains a NUL character"
+    elif _ODD_SPACE.search(command):  # tree-sitter splits words there, bash does not
+        walker.unknown = "it contains whitespace other than spaces, tabs and newlines"
     tree = _parser().parse(source)
     if tree.root_node.has_error:
         walker.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
-    elif _skipped_text(tree.root_node, source):
+    elif b"\\" in source and _skipped_text(tree.root_node, source):  # what it skips starts with a backslash
         walker.not_modelled("bash would read part of it differently: tree-sitter skipped some of it")
+    if _deeper_than(tree.root_node, _MAX_DEPTH):
+        return CommandLine((), True, "it nests more deeply than agentcli reads")
     walker.statement(tree.root_node)
     return CommandLine(tuple(walker.commands), walker.substitution, walker.unknown)
 
 
+_MAX_DEPTH = 150  # levels of the syntax tree; the walk below recurses once or twice a level
+
+
+def _deeper_than(root: "Node", limit: int) -> bool:
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if depth > limit:
+            return True
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
+
+
+_ODD_SPACE = re.compile(r"[^\S \t\n]")
 # Tokens that only give a line its shape.
 _STRUCTURE = {";", "&", "&&", "||", "|", "|&", "\n", "{", "}", "(", ")", "if", "then", "else", "elif", "fi",
               "do", "done", "while", "until", "for", "in", "!"}
@@ -133,12 +168,13 @@ class _Walker:
         self.substitution = False
         self.unknown = ""
         self.time_keyword = True
+        self.globbed = False
 
     def not_modelled(self, why: str) -> None:
         self.unknown = self.unknown or why
 
     def text(self, node: "Node") -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", "surrogatepass")
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     # ------------------------------------------------------------ statements
 
@@ -187,8 +223,8 @@ class _Walker:
                 self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
 
     def for_loop(self, node: "Node") -> None:
-        for child in node.children:
-            field = _field(node, child)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if field == "variable":
                 continue
             if field == "value":
@@ -202,7 +238,7 @@ class _Walker:
 
     def redirected(self, node: "Node") -> None:
         body = node.child_by_field_name("body")
-        redirects = [c for c in node.children if _field(node, c) == "redirect"]
+        redirects = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "redirect"]
         others = [c for c in node.children if c.is_named and c != body and c not in redirects]
         for other in others:
             self.statement(other)
@@ -225,10 +261,11 @@ class _Walker:
 
     def command(self, node: "Node", outer: list["Node"]) -> None:
         assignments: list[str] = []
-        parts: list[tuple[Word, str]] = []  # each word's value and how it is written
+        parts: list[tuple[Word, str, bool]] = []  # each word's value, how it is written, whether a pattern
         redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
-        for child in node.children:
-            field = _field(node, child)
+        self.apart([c for i, c in enumerate(node.children) if node.field_name_for_child(i) in ("name", "argument")])
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if child.type == "variable_assignment":
                 self.assignment(child)
                 assignments.append(self.text(child))
@@ -240,22 +277,37 @@ class _Walker:
                     if len(child.named_children) != 1:
                         self.not_modelled("bash would read its command name differently")
                     target = child.named_children[0] if child.named_children else child
-                parts.append((self.word(target), self.text(child)))
+                parts.append(self.part(target, self.text(child)))
             else:
                 self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
         marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
-        parts += [(self.word(n), self.text(n)) for n in extra]
-        while self.time_keyword and parts and parts[0][0] == "time" and parts[0][1] == "time":  # and its option
+        parts += [self.part(n, self.text(n)) for n in extra]
+        # `time` is a keyword before anything else of a pipeline (not after `x=1`), unquoted; so is its option
+        while self.time_keyword and not assignments and parts and parts[0][0] == "time" and parts[0][1] == "time":
             parts.pop(0)
             while parts and parts[0][0] == "-p":
                 parts.pop(0)
-        words = [value for value, _ in parts]
+        if parts and parts[0][2]:  # a pattern names the program (`/bin/r?`): which one is known at run time
+            parts[0] = (None, parts[0][1], True)
+        words = [value for value, _, _ in parts]
         self.check_builtin(words)
-        dynamic = next((written for value, written in parts if value is None), "")
-        bare = " ".join([written for _, written in parts] + redirect_texts)
+        dynamic = next((written for value, written, _ in parts if value is None), "")
+        globs = tuple(i for i, (_, _, glob) in enumerate(parts) if glob)
+        bare = " ".join([written for _, written, _ in parts] + redirect_texts)
         text = " ".join(assignments + [bare]) if bare else " ".join(assignments)
         self.commands.append(SimpleCommand(text, bare or text, tuple(words), tuple(assignments),
-                                           tuple(redirect_texts), tuple(marks), dynamic, stdin))
+                                           tuple(redirect_texts), tuple(marks), dynamic, stdin, globs))
+
+    def apart(self, words: list["Node"]) -> None:
+        """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
+        if any(a.end_byte == b.start_byte for a, b in zip(words, words[1:])):
+            self.not_modelled("bash would read two of its words as one")
+
+    def part(self, node: "Node", written: str) -> tuple[Word, str, bool]:
+        """A word of a command: its value, how it is written, and whether it is a file name pattern."""
+        self.globbed = False
+        value = self.word(node)
+        return value, written, self.globbed
 
     def check_builtin(self, words: list[Word]) -> None:
         name_at = 0
@@ -282,8 +334,8 @@ class _Walker:
             self.not_modelled("test -v evaluates an array subscript, which can run commands")
 
     def assignment(self, node: "Node") -> None:
-        for child in node.children:
-            field = _field(node, child)
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
             if field == "name":
                 if child.type != "variable_name":
                     self.not_modelled("it assigns to an array element")
@@ -402,8 +454,8 @@ class _Walker:
                 continue
             op = descriptor = ""
             targets: list["Node"] = []
-            for child in node.children:
-                field = _field(node, child)
+            for i, child in enumerate(node.children):
+                field = node.field_name_for_child(i)
                 if field == "descriptor":
                     descriptor = self.text(child)
                     if not descriptor.isdigit():
@@ -419,6 +471,7 @@ class _Walker:
                     self.not_modelled(f"it uses the redirection {op!r}")
                 texts.append(descriptor + op)
                 continue
+            self.apart(targets)
             target, extra_words = targets[0], targets[1:]
             extra += extra_words
             value = self.word(target)
@@ -437,10 +490,24 @@ class _Walker:
 
     def heredoc(self, node: "Node") -> None:
         quoted = False
+        strip_tabs = any(c.type == "<<-" for c in node.children)
+        delimiter = ""
         for child in node.children:
             if child.type == "heredoc_start":
                 quoted = any(q in self.text(child) for q in "'\"\\")
+                delimiter = _heredoc_delimiter(self.text(child))
+            elif child.type == "heredoc_end":
+                # tree-sitter ends a heredoc at a line that only looks like its delimiter (" E", "E "); bash
+                # only at the delimiter itself, the whole line
+                line_start = self.source.rfind(b"\n", 0, child.start_byte) + 1
+                line_end = self.source.find(b"\n", child.end_byte)
+                line = self.source[line_start:len(self.source) if line_end == -1 else line_end].decode("utf-8", "replace")
+                if (line.lstrip("\t") if strip_tabs else line) != delimiter:
+                    self.not_modelled("bash would end a heredoc on it elsewhere")
             elif child.type == "heredoc_body":
+                lines = self.text(child).split("\n")
+                if delimiter in ([line.lstrip("\t") for line in lines] if strip_tabs else lines):
+                    self.not_modelled("bash would end a heredoc on it elsewhere")
                 if not quoted and any(c in self.text(child) for c in "$`\\"):
                     self.not_modelled("a heredoc on it expands variables or commands")
                     self.walk_for_substitutions(child)
@@ -464,6 +531,8 @@ class _Walker:
         if kind == "raw_string":
             return text[1:-1]
         if kind == "ansi_c_string":
+            if _quoted_length(text, 2, "'") != len(text):
+                self.not_modelled("bash would end one of its $'...' strings elsewhere")
             value = _ansi_c(text[2:-1])
             if value is None:
                 self.not_modelled("it uses $'...' quoting that agentcli cannot decode exactly")
@@ -471,7 +540,11 @@ class _Walker:
         if kind == "string":
             inner = [c for c in node.named_children]
             if all(c.type == "string_content" for c in inner):
+                if _quoted_length(text, 1, '"') != len(text):
+                    self.not_modelled("bash would end one of its quoted strings elsewhere")
                 return _double_quoted(text[1:-1])
+            if "\\" in text:
+                self.not_modelled("a string that expands also uses backslashes, which agentcli does not model")
             for child in inner:
                 if child.type != "string_content":
                     self.word(child)
@@ -520,8 +593,9 @@ class _Walker:
                 continue
             if ch in "$`'\"()<>|&; \t\n":
                 self.not_modelled("bash would read one of its words differently")
-            if ch in "*?[" and not out:
-                dynamic = True  # a glob at the start: file names, and one may look like an option
+            if ch in "*?[":
+                self.globbed = True
+                dynamic = dynamic or not out  # at the start, one of the file names may look like an option
             if ch == "~":
                 dynamic = True  # a home folder, after = and : too
             if ch == "{" and "}" in text[i:] and ("," in text[i:] or ".." in text[i:]):
@@ -584,13 +658,6 @@ def _skipped_text(root: "Node", source: bytes) -> bool:
     return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
 
 
-def _field(parent: "Node", child: "Node") -> str | None:
-    for i, c in enumerate(parent.children):
-        if c == child:
-            return parent.field_name_for_child(i)
-    return None
-
-
 def _descendants(node: "Node") -> Any:
     stack = list(reversed(node.children))
     while stack:
@@ -603,6 +670,20 @@ def _heredoc_text(walker: _Walker, node: "Node") -> str:
     op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
     start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
     return f"{op}{start}"
+
+
+def _heredoc_delimiter(text: str) -> str:
+    """A heredoc's delimiter as bash reads it: quotes and backslashes removed."""
+    return re.sub(r"""\\(.)|'([^']*)'|"((?:\\.|[^"\\])*)"|(.)""",
+                  lambda m: next(g for g in m.groups() if g is not None), text, flags=re.DOTALL)
+
+
+def _quoted_length(text: str, start: int, quote: str) -> int:
+    """Where bash ends a quoted string that opens before ``start``: a backslash escapes the next character."""
+    i = start
+    while i < len(text) and text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
 
 
 def _join(prefix: str, value: Word) -> Word:

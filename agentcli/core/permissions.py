@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
-from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, inert, rule_hits,
-                    save_allow_rule, split_command)
+from .bash_effects import inert
+from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
+                    split_command)
 from .tools.base import ToolError
 
 if TYPE_CHECKING:
@@ -369,6 +370,11 @@ class Permissions:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
             rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
             allows = f"run with {BYPASS}, or add {rules} to the allow list in {SETTINGS}"
+        unsaid = next((part for part, rule in zip(missing, suggested) if not rule), None)
+        if unsaid is not None and not writes and not dynamic:
+            why = ("reads text written on the line, which no rule names" if unsaid.stdin else
+                   "only sets variables" if not unsaid.words else "has no exact rule")
+            return Decision("ask", f"`{unsaid.text}` {why}, so it is allowed one call at a time", allows=allows)
         if len(line.commands) == 1 and not writes and not dynamic:
             reason = ""  # a plain command in default mode: nothing unusual to say
         return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)

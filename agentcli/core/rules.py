@@ -18,14 +18,15 @@ write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
-import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bash_syntax import CommandLine, SimpleCommand, parse
+from .bash_effects import writing_options
+from .bash_syntax import CommandLine, SimpleCommand, parse, quote_words
 
 if TYPE_CHECKING:
     import pathspec
@@ -183,7 +184,7 @@ def split_command(command: str) -> CommandLine:
 
 
 def _with_options(command: SimpleCommand) -> SimpleCommand:
-    found = _writing_options([w for w in command.words if w is not None])
+    found = writing_options([w for w in command.words if w is not None])
     return replace(command, writes=tuple(dict.fromkeys(command.writes + found))) if found else command
 
 
@@ -200,16 +201,24 @@ def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
     if rule.pattern is None or any(rule.matches_command(s) for s in command.spellings()):
         return "yes"
     found = "maybe" if command.dynamic and _could_start(rule.pattern, command.static_prefix()) else ""
-    words = list(command.words)
-    program = os.path.basename(words[0]) if words and words[0] else ""
+    words = [None if i in command.globs else w for i, w in enumerate(command.words)]  # a pattern may be anything
+    program = os.path.basename(command.words[0]) if command.words and command.words[0] else ""
     if program in _WRAPPERS:
         for i in range(1, len(words)):
             rest = words[i:]
             if None not in rest:
-                if rule.matches_command(shlex.join(rest)) or rule.matches_command(" ".join(rest)):  # type: ignore[arg-type]
+                if rule.matches_command(quote_words(rest)) or rule.matches_command(" ".join(rest)):  # type: ignore[arg-type]
                     return "yes"
             elif _could_start(rule.pattern, SimpleCommand("", "", tuple(rest)).static_prefix()):
                 found = "maybe"
+    if program == "find":  # find -exec CMD ... ; and its kin run CMD
+        for at, word in enumerate(words):
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                rest = list(itertools.takewhile(lambda w: w not in (";", "+"), words[at + 1:]))
+                hit = rule_hits(rule, SimpleCommand("", "", tuple(rest)), depth + 1) if rest else ""
+                if hit == "yes":
+                    return "yes"
+                found = found or hit
     if program in _SHELLS and "-c" in words[1:]:
         at = words.index("-c")
         script = words[at + 1] if at + 1 < len(words) else ""
@@ -233,150 +242,6 @@ def _could_start(pattern: str, prefix: str) -> bool:
     literal = pattern.split("*", 1)[0]
     start = prefix + " " if prefix else ""
     return literal.startswith(start) or start.startswith(literal)
-
-
-# Builtins that change nothing: a line needs no rule for them (a redirection still counts as a write).
-INERT = {"echo", "true", "false", ":", "pwd"}
-
-
-def inert(command: SimpleCommand) -> bool:
-    if command.writes or command.assignments or not command.words:
-        return False
-    if command.program in INERT:
-        return True
-    static = [w or "" for w in command.words]
-    return not command.dynamic and (command.program == "[" or (
-        command.program == "printf" and not any(w.startswith("-v") for w in static[1:])))
-
-
-# Options that make a command write (or delete, or run) files named on its command line, so that
-# an allow rule written for reading, such as ``bash(git diff *)``, does not cover
-# ``git diff --output=/elsewhere``. A rule covers them only when its pattern names the option.
-# A long option counts in any abbreviation GNU getopt accepts (``--outp`` for ``--output``).
-_WRITING_LONG = ("output", "output-file", "output-document", "output-directory", "out-file", "outfile", "out",
-                 "log-file", "logfile", "in-place", "cookie-jar", "dump-header", "remote-name")
-_WRITING_SHORT = {  # command: short options (or find's single-dash words) that write
-    "sort": ("-o",), "curl": ("-o", "-O", "-D", "-c"), "wget": ("-O", "-o", "-a"), "sed": ("-i",),
-    "perl": ("-i",), "cc": ("-o",), "gcc": ("-o",), "g++": ("-o",), "clang": ("-o",), "c++": ("-o",),
-    "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-exec", "-execdir", "-ok", "-okdir"),
-}
-_GIT_SHORT = {"format-patch": ("-o",), "archive": ("-o",)}  # git subcommand: short options that write
-
-
-def _writing_options(words: list[str]) -> tuple[str, ...]:
-    if not words:
-        return ()
-    program = os.path.basename(words[0])
-    short = _WRITING_SHORT.get(program, ())
-    if program == "git" and len(words) > 1:
-        short = _GIT_SHORT.get(words[1], ())
-        if words[1:3] == ["bundle", "create"]:
-            return ("bundle create",)
-    found: list[str] = []
-    if program == "sed":
-        found += _sed_scripts_that_write(words[1:])
-    for word in words[1:]:
-        if word == "--":
-            break
-        if word.startswith("--") and len(word) > 2:
-            name = word[2:].split("=", 1)[0]
-            if any(long.startswith(name) for long in _WRITING_LONG):
-                found.append("--" + name)
-        elif program == "find":
-            found += [word] if word in short else []
-        elif program == "tee" and not word.startswith("-"):
-            found.append("tee")  # every file argument is written
-        elif word.startswith("-"):
-            found += [option for option in short if _sets_short(word, option[1])]
-    return tuple(dict.fromkeys(found))
-
-
-def _sets_short(word: str, letter: str) -> bool:
-    """Whether ``word`` sets ``-letter``: as its first option (``-ofile``, ``-i.bak``) or in a cluster (``-ni``)."""
-    return word[1:2] == letter or (word[1:].isalpha() and letter in word[1:])
-
-
-def _sed_scripts_that_write(args: list[str]) -> list[str]:
-    """sed's scripts that write files (``w FILE``, ``s///w FILE``) or run commands (``e``), as written:
-    a rule covers them only when its pattern includes the script. A script file (``-f``) counts too."""
-    scripts: list[str] = []
-    found: list[str] = []
-    i, given = 0, False
-    while i < len(args):
-        word = args[i]
-        if word.startswith("--"):
-            name, _, value = word[2:].partition("=")
-            if name and "expression".startswith(name):
-                scripts.append(value if "=" in word else (args[i + 1] if i + 1 < len(args) else ""))
-                i += 0 if "=" in word else 1
-                given = True
-            elif name and "file".startswith(name):
-                found.append(word)
-                given = True
-        elif word.startswith("-") and len(word) > 1:
-            for j, letter in enumerate(word[1:], 1):
-                if letter in "ef":
-                    value = word[j + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                    i += 0 if word[j + 1:] else 1
-                    given = True
-                    scripts.append(value) if letter == "e" else found.append("-f")
-                    break
-                if letter in "il":
-                    break  # the rest of the word is its value
-        elif not given:
-            scripts.append(word)
-            given = True
-        i += 1
-    return found + [script for script in scripts if _sed_writes(script)]
-
-
-def _sed_writes(script: str) -> bool:
-    """Whether a sed script uses w, W or e (or anything this cannot read)."""
-    i, n = 0, len(script)
-
-    def regex(at: int) -> int:  # index past the closing delimiter
-        delim = script[at]
-        at += 1
-        while at < n and script[at] != delim:
-            at += 2 if script[at] == "\\" else 1
-        return at + 1
-
-    while i < n:
-        ch = script[i]
-        if ch in " \t\n;{}!":
-            i += 1
-            continue
-        if ch.isdigit() or ch in "$,~+":
-            i += 1
-            continue
-        if ch == "/":
-            i = regex(i)
-            continue
-        if ch == "\\" and i + 1 < n:
-            i = regex(i + 1)
-            continue
-        if ch in "aic#:btTrR":  # text, a comment, a label, or a file read: to the end of the line
-            end = script.find("\n", i)
-            if ch in "btT":
-                end = min((e for e in (script.find(";", i), end) if e != -1), default=-1)
-            i = n if end == -1 else end
-            continue
-        if ch in "sy":
-            if i + 1 >= n or script[i + 1] in "\\\n":
-                return True
-            i = regex(regex(i + 1) - 1)
-            flags = re.match(r"[gpiImMe0-9w]*", script[i:]).group()  # type: ignore[union-attr]
-            if ch == "s" and ("w" in flags or "e" in flags):
-                return True
-            i += len(flags)
-            continue
-        if ch in "wWe":
-            return True
-        if ch in "=dDgGhHlnNpPxzqQlLFv":
-            i += 1
-            continue
-        return True
-    return False
 
 
 # ---------------------------------------------------------------- suggestions
@@ -417,7 +282,7 @@ def command_rule(command: SimpleCommand) -> str:
 
 def _words_rule(words: list[str], redirects: str = "") -> str:
     first, second = words[0], words[1] if len(words) > 1 else ""
-    exact = " ".join(filter(None, [shlex.join(words), redirects]))
+    exact = " ".join(filter(None, [quote_words(words), redirects]))
     if redirects:
         return "" if "*" in exact else exact
     if first in PROGRAM_LAUNCHERS and second and not second.startswith("-"):
