@@ -660,8 +660,8 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
     """An SDK content block as the plain dict we keep in history (None for blank text)."""
     if block.type == "text":  # the API refuses text blocks of only white space in history
         return {"type": "text", "text": block.text} if block.text.strip() else None
-    if block.type == "tool_use":
-        data = block.input if type(block.input) is dict else {}
+    if block.type == "tool_use":  # an input that is no object is kept as it is: ToolRegistry.checked refuses it
+        data = block.input
         if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
             data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
@@ -764,10 +764,12 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def _parses(text: str) -> bool:
-    """Whether a tool call's streamed input is one whole JSON object (none at all counts as {})."""
+    """Whether a tool call's streamed input is one whole JSON value (none at all counts as {}). One that is
+    no object is the model's mistake, not the stream's: it is kept, and the call refused with a result."""
     if not text.strip():
         return True
     try:
-        return isinstance(json.loads(text), dict)
-    except ValueError:
+        json.loads(text)
+        return True
+    except (ValueError, RecursionError):
         return False
