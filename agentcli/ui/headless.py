@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass
@@ -18,6 +19,13 @@ from .stream_json import Mark, StreamJson, init_message, result_message
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """A prompt with each lone surrogate as U+FFFD: half a UTF-16 pair (JSON's ``"\\ud800"``), or a byte of an
+    argument that was not UTF-8. No UTF-8 holds one, so neither a session file nor a request could."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 class HeadlessOutput:
