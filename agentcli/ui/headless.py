@@ -114,6 +114,7 @@ async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
+        asyncio.current_task().uncancel()  # taken: what this task awaits later (closing) is not cancelled too
         text = session.main.last_text()
         if output.over_budget:
             return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
@@ -155,9 +156,21 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
             result = await answer(session, prompt, output, ended_by)
         finally:
             output.run = None  # the run is over: a closed pipe from here on has nothing to stop
+            if output.reader_gone or output.over_budget:
+                await cancel_landed()
             await session.aclose()
     report(output, session, mark, result)
     return exit_status(output, result, ended_by)
+
+
+async def cancel_landed() -> None:
+    """Take the cancel the run asked of itself (a write found the reader gone, or the budget passed) when it
+    finished before the cancel could land: otherwise it lands in closing the session, half-way through,
+    and ends the process with a CancelledError traceback."""
+    try:
+        await asyncio.sleep(0)  # a pending cancel is raised at the first pause
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()
 
 
 def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int]) -> int:
