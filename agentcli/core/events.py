@@ -148,6 +148,7 @@ class ToolCallFinished(Event):
     output: str
     is_error: bool
     seconds: float
+    denied: bool = False  # refused by the permissions (a rule, the mode, the user, or no one there to ask)
 
 
 @dataclass(frozen=True, kw_only=True)

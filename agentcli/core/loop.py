@@ -239,7 +239,7 @@ class Agent:
         finally:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
-                      is_error=outcome.is_error, seconds=time.monotonic() - started)
+                      is_error=outcome.is_error, seconds=time.monotonic() - started, denied=outcome.denied)
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ..core.events import Event, Notice, Retrying, UsageUpdated
+from ..core.events import Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
@@ -65,6 +65,8 @@ class HeadlessOutput:
         if self.format != "events" and (isinstance(event, Retrying) or
                                         isinstance(event, Notice) and event.level in ("warning", "error")):
             self.write(self.err, f"agentcli: {event.text}\n")
+        if self.format == "text" and isinstance(event, ToolCallFinished) and event.denied:  # one line each
+            self.write(self.err, f"agentcli: denied {event.name}: {' '.join(event.output.split())}\n")
         if isinstance(event, UsageUpdated):  # every model call, a running subagent's too
             self.spent += event.usage.cost or 0.0
             if self.budget is not None and self.spent > self.budget and not self.over_budget:

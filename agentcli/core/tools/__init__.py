@@ -26,6 +26,7 @@ class ToolOutcome:
     output: str
     is_error: bool = False
     blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
+    denied: bool = False  # the permissions refused the call (``output`` says why)
 
     def content(self) -> str | list[dict[str, Any]]:
         """The ``tool_result`` content: the text, and the other blocks after it when there are any."""
@@ -151,7 +152,7 @@ class ToolRegistry:
             ask = ctx.permissions.authorize
             refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
             if refusal:
-                return ToolOutcome(refusal, True)
+                return ToolOutcome(refusal, True, denied=True)
             output = await tool.run(args, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
