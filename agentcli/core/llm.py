@@ -275,7 +275,7 @@ class LLM:
                     on_notice(THINKING_REFUSED.format(error=one_line(exc, 160).rstrip(".")))
                     continue
                 attempt += 1
-                retries = min(self.retries, self.retries if exc.retry_limit is None else exc.retry_limit)
+                retries = self.retries if exc.retry_limit is None else min(self.retries, exc.retry_limit)
                 if not exc.retryable or attempt > retries:
                     raise
                 delay = self.backoff(attempt, exc.retry_after)
@@ -694,8 +694,9 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
 
     if isinstance(exc, anthropic.APIConnectionError) and refused(exc):
         # Nothing to wait for (a local server that is not running): one quick retry, then say so.
-        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the model server there, "
-                        "or point ANTHROPIC_BASE_URL at one that runs.", retryable=True, retry_limit=1)
+        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the "
+                        "model server there, or point ANTHROPIC_BASE_URL at one that runs.", retryable=True,
+                        retry_limit=1)
     if isinstance(exc, anthropic.APIConnectionError):
         reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
         return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
