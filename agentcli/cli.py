@@ -328,6 +328,7 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     import asyncio
 
     from .ui.headless import run_headless as run_prompt
+    from .ui.headless import whole_characters
 
     if args.input_format == "stream-json":
         from .ui.stream_input import run_stream_input
@@ -345,7 +346,7 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     opened = open_headless(args, settings, root)
-    return asyncio.run(run_prompt(opened[0], prompt, opened[1])) if opened else 2
+    return asyncio.run(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
 
 
 def open_headless(args: argparse.Namespace, settings: "Settings", root: Path

@@ -260,7 +260,7 @@ class LLM:
                     on_notice(THINKING_REFUSED.format(error=one_line(exc, 160).rstrip(".")))
                     continue
                 attempt += 1
-                retries = min(self.retries, self.retries if exc.retry_limit is None else exc.retry_limit)
+                retries = self.retries if exc.retry_limit is None else min(self.retries, exc.retry_limit)
                 if not exc.retryable or attempt > retries:
                     raise
                 delay = self.backoff(attempt, exc.retry_after)
@@ -645,8 +645,8 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
     """An SDK content block as the plain dict we keep in history (None for blank text)."""
     if block.type == "text":  # the API refuses text blocks of only white space in history
         return {"type": "text", "text": block.text} if block.text.strip() else None
-    if block.type == "tool_use":
-        data = block.input if type(block.input) is dict else {}
+    if block.type == "tool_use":  # an input that is no object is kept as it is: ToolRegistry.checked refuses it
+        data = block.input
         if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
             data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
@@ -679,8 +679,9 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
 
     if isinstance(exc, anthropic.APIConnectionError) and refused(exc):
         # Nothing to wait for (a local server that is not running): one quick retry, then say so.
-        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the model server there, "
-                        "or point ANTHROPIC_BASE_URL at one that runs.", retryable=True, retry_limit=1)
+        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the "
+                        "model server there, or point ANTHROPIC_BASE_URL at one that runs.", retryable=True,
+                        retry_limit=1)
     if isinstance(exc, anthropic.APIConnectionError):
         reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
         return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
@@ -749,10 +750,12 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def _parses(text: str) -> bool:
-    """Whether a tool call's streamed input is one whole JSON object (none at all counts as {})."""
+    """Whether a tool call's streamed input is one whole JSON value (none at all counts as {}). One that is
+    no object is the model's mistake, not the stream's: it is kept, and the call refused with a result."""
     if not text.strip():
         return True
     try:
-        return isinstance(json.loads(text), dict)
-    except ValueError:
+        json.loads(text)
+        return True
+    except (ValueError, RecursionError):
         return False

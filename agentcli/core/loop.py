@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from . import compaction
@@ -49,6 +49,7 @@ class Turn:
 
     content: list[dict[str, Any]]
     outcome: Outcome
+    refused: dict[str, str] = field(default_factory=dict)  # malformed calls (ToolRegistry.checked), by id
 
 
 class Agent:
@@ -107,7 +108,7 @@ class Agent:
                 stop_hook_active = True
                 self.add_user([agentcli_note(objection)], origin="engine")
             if turn.outcome == "tool_calls":
-                await self.run_tools([b for b in turn.content if b["type"] == "tool_use"])
+                await self.run_tools([b for b in turn.content if b["type"] == "tool_use"], turn.refused)
         return RunResult(self.last_text(), "capped", self.turns)
 
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None,
@@ -140,6 +141,7 @@ class Agent:
             self.add_assistant(kept, reply.stop_reason)
             self.add_user([agentcli_note(CUT_OFF)], origin="engine")
             return Turn(kept, "again")
+        reply.content, refused = self.tools.checked(reply.content, self.messages)
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
         if reply.stop_reason == "refusal":
             self.emit(Notice, level="error", text=REFUSED)
@@ -149,7 +151,7 @@ class Agent:
         if reply.stop_reason == "refusal":
             return Turn(reply.content, "refused")
         if has_tool_use(reply.content):
-            return Turn(reply.content, "tool_calls")
+            return Turn(reply.content, "tool_calls", refused)
         return Turn(reply.content, "again" if reply.stop_reason == "pause_turn" else "answer")
 
     async def stream(self, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None,
@@ -204,13 +206,15 @@ class Agent:
         self.last_usage = reply.usage
         self.emit(UsageUpdated, usage=reply.usage, total=self.usage, model=reply.model)
 
-    async def run_tools(self, calls: list[dict[str, Any]]) -> None:
-        """Run one message's tool calls and append one result for each, even when cancelled."""
+    async def run_tools(self, calls: list[dict[str, Any]], refused: dict[str, str] | None = None) -> None:
+        """Run one message's tool calls and append one result for each, even when cancelled; a call in
+        ``refused`` is not run: its result is the sentence there."""
         results: dict[str, ToolOutcome] = {}
         stop_reason = "cancelled"
         try:
             for batch in self.batches(calls):
-                await asyncio.gather(*(self.run_tool(call, results) for call in batch))
+                await asyncio.gather(*(self.run_tool(call, results, (refused or {}).get(call["id"]))
+                                       for call in batch))
             stop_reason = "tool_use"
         finally:
             self.add_user([
@@ -232,13 +236,15 @@ class Agent:
                 batches.append([call])
         return batches
 
-    async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome]) -> None:
+    async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome], refusal: str | None = None
+                       ) -> None:
         self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"],
                   kind=self.tools.kind(call["name"]), summary=self.tools.summary(call["name"], call["input"]))
         started = time.monotonic()
         outcome = ToolOutcome(INTERRUPTED, True)
         try:
-            outcome = await self.tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
+            outcome = ToolOutcome(refusal, True) if refusal else \
+                await self.tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
         finally:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,

@@ -3,8 +3,9 @@
 An event's record must carry the fields of its event class (``events.py``) with the types
 declared there; the store's own records (``session_started``, ``session_resumed``) are listed
 below. Messages and content blocks must have the shape the
-API takes, and no number may be NaN or Infinity (JSON has neither). A record that fails is
-skipped by ``store.read_records`` with one warning, so the readers after it (list, show,
+API takes, no number may be NaN or Infinity (JSON has neither), and nothing may be nested
+deeper than ``MAX_DEPTH`` (the readers after this one walk records recursively). A record that
+fails is skipped by ``store.read_records`` with one warning, so the readers after it (list, show,
 resume) can trust every field they read.
 """
 
@@ -27,6 +28,8 @@ STORE_RECORDS: dict[str, dict[str, Any]] = {
     "session_resumed": HEADER,
 }
 USAGE_FIELDS: dict[str, Any] = typing.get_type_hints(Usage)
+MAX_DEPTH = 128  # objects and lists within each other: a record's own take about six, a tool's input the rest
+TOO_DEEP = f"it is nested more than {MAX_DEPTH} levels deep"
 MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",  # checked block by block
                   "compacted": "messages", "history_cleared": "messages", "rewound": "messages"}
 BLOCK_FIELDS: dict[str, dict[str, Any]] = {
@@ -102,8 +105,9 @@ def record_problem(record: dict[str, Any]) -> str | None:
     record_type = record.get("type")
     if not isinstance(record_type, str):
         return "it has no record type"
-    if not finite(record):
-        return "it holds NaN or Infinity, which are not JSON numbers"
+    problem = values_problem(record)
+    if problem:
+        return problem
     problem = fields_problem(record, checks_of(record_type), "")
     if problem:
         return problem
@@ -195,6 +199,24 @@ def is_union(kind: Any) -> bool:
 
 def anything(value: Any) -> bool:
     return True
+
+
+def values_problem(record: dict[str, Any]) -> str | None:
+    """A number that is NaN or Infinity, or nesting past MAX_DEPTH, as a clause; None for neither.
+    One level at a time, without recursion, so that no depth of nesting can exhaust the stack."""
+    level: list[Any] = [record]
+    for _ in range(MAX_DEPTH):
+        inner: list[Any] = []
+        for container in level:
+            for value in container.values() if isinstance(container, dict) else container:
+                if isinstance(value, (dict, list)):
+                    inner.append(value)
+                elif isinstance(value, float) and not math.isfinite(value):
+                    return "it holds NaN or Infinity, which are not JSON numbers"
+        if not inner:
+            return None
+        level = inner
+    return TOO_DEEP
 
 
 def finite(value: Any) -> bool:

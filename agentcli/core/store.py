@@ -25,7 +25,7 @@ from .. import paths
 from . import images
 from .content import text_of
 from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
-from .records import finite, finite_copy, record_problem
+from .records import TOO_DEEP, finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event")  # the AssistantMessage holds it all
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
@@ -123,8 +123,11 @@ class SessionStore:
         try:
             record = images.pack(record, self.image_dir)
             f = self._files.get(agent_id) or self._open(agent_id)
-            f.write(json.dumps(record if finite(record) else finite_copy(record), ensure_ascii=False,
-                               default=str) + "\n")
+            record = record if finite(record) else finite_copy(record)
+            try:
+                f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            except UnicodeEncodeError:  # a lone surrogate (no UTF-8 can hold it): kept as its JSON escape
+                f.write(json.dumps(record, default=str) + "\n")
             f.flush()
         except OSError as exc:
             self.off = True
@@ -270,6 +273,9 @@ def mend_tail(path: Path) -> str | None:
             json.loads(data[start:])
             f.write(b"\n")
             return None
+        except RecursionError:  # whole, but too deep to read: kept, for the readers to report
+            f.write(b"\n")
+            return None
         except ValueError:
             f.truncate(start)
             return TORN.format(name=path.name)
@@ -297,6 +303,9 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
             record = json.loads(line)
         except ValueError:
             record = None
+        except RecursionError:
+            warnings.append(f"Skipped line {number} of {path}: {TOO_DEEP}.")
+            continue
         if not isinstance(record, dict):
             warnings.append(TORN.format(name=path.name) if number == len(lines)
                             else f"Skipped line {number} of {path}: it is not a JSON object.")
@@ -421,7 +430,7 @@ def started_in(path: Path, root: Path) -> bool:
     try:
         with path.open("rb") as f:
             return Path(json.loads(f.readline())["cwd"]).resolve() == root.resolve()
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
         return True  # no header to tell by: keep it findable
 
 

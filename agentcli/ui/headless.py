@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,13 @@ from .stream_json import Mark, StreamJson, init_message, result_message
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """A prompt with each lone surrogate as U+FFFD: half a UTF-16 pair (JSON's ``"\\ud800"``), or a byte of an
+    argument that was not UTF-8. No UTF-8 holds one, so neither a session file nor a request could."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 class HeadlessOutput:
@@ -60,6 +68,8 @@ class HeadlessOutput:
         if self.format != "events" and (isinstance(event, Retrying) or
                                         isinstance(event, Notice) and event.level in ("warning", "error")):
             self.write(self.err, f"agentcli: {event.text}\n")
+        if self.format == "text" and isinstance(event, ToolCallFinished) and event.denied:  # one line each
+            self.write(self.err, f"agentcli: denied {event.name}: {' '.join(event.output.split())}\n")
         if isinstance(event, UsageUpdated):  # every model call, a running subagent's too
             self.spent += event.usage.cost or 0.0
             if self.budget is not None and self.spent > self.budget and not self.over_budget:
@@ -138,6 +148,7 @@ async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
+        asyncio.current_task().uncancel()  # taken: what this task awaits later (closing) is not cancelled too
         text = tally.text
         if output.over_budget:
             return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
@@ -181,9 +192,21 @@ async def run_headless(session: Session, prompt: str, output: HeadlessOutput) ->
             result = await answer(session, prompt, output, ended_by)
         finally:
             output.run = None  # the run is over: a closed pipe from here on has nothing to stop
+            if output.reader_gone or output.over_budget:
+                await cancel_landed()
             await session.aclose()
     report(output, session, mark, result)
     return exit_status(output, result, ended_by)
+
+
+async def cancel_landed() -> None:
+    """Take the cancel the run asked of itself (a write found the reader gone, or the budget passed) when it
+    finished before the cancel could land: otherwise it lands in closing the session, half-way through,
+    and ends the process with a CancelledError traceback."""
+    try:
+        await asyncio.sleep(0)  # a pending cancel is raised at the first pause
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()
 
 
 def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int]) -> int:

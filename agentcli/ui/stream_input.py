@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from ..core.session import MODES
 from ..core.session import Session
-from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report
+from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import Mark
 
@@ -45,7 +45,7 @@ def prompt_text(message: dict[str, Any]) -> str:
     body = message.get("message")
     content = body.get("content") if isinstance(body, dict) else None
     if isinstance(content, str):
-        return content
+        return whole_characters(content)
     if not isinstance(content, list):
         raise ValueError("a user message needs message.content, a string or a list of content blocks")
     texts = []
@@ -54,7 +54,7 @@ def prompt_text(message: dict[str, Any]) -> str:
             kind = block.get("type") if isinstance(block, dict) else type(block).__name__
             raise ValueError(f"agentcli takes text content blocks in user messages, not {kind!r}")
         texts.append(block["text"])
-    return "\n\n".join(texts)
+    return whole_characters("\n\n".join(texts))
 
 
 class Driver:
@@ -103,6 +103,9 @@ class Driver:
             message = json.loads(line)
         except ValueError:
             self.warn(f"standard input held a line that is not JSON: {line.strip()[:80]!r}")
+            return
+        except RecursionError:
+            self.warn("standard input held a line nested too deeply to read; it was skipped")
             return
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "control_request":

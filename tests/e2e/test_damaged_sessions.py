@@ -31,6 +31,10 @@ DAMAGED = {
                 '"name": "grep", "input": {}}]}',
     "NaN": '{"type": "assistant_message", "agent_id": "main", "content": [{"type": "tool_use", "id": "toolu_n", '
            '"name": "read_file", "input": {"path": "README.md", "limit": NaN}}], "stop_reason": "tool_use"}',
+    "too deep to parse": '{"type": "assistant_message", "agent_id": "main", "content": '
+                         + "[" * 100_000 + "]" * 100_000 + '}',
+    "too deep": '{"type": "assistant_message", "agent_id": "main", "content": [{"type": "tool_use", "id": "toolu_d", '
+                '"name": "grep", "input": {"pattern": ' + "[" * 500 + "]" * 500 + '}}], "stop_reason": "tool_use"}',
 }
 
 

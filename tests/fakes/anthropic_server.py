@@ -323,6 +323,7 @@ def estimate_tokens(body: dict[str, Any]) -> int:
 # --------------------------------------------------------------------------
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+_TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # as the API checks the ids of tool_use blocks in a history
 _TOOL_CHOICE_TYPES = {"auto", "any", "tool", "none"}
 
 
@@ -527,6 +528,8 @@ def validate_request(body: Any) -> str | None:
                 tid = block.get("id")
                 if not isinstance(tid, str) or not tid:
                     return f"{where}.tool_use.id: Field required"
+                if not _TOOL_USE_ID.match(tid):
+                    return f"{where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
                 if not isinstance(block.get("name"), str) or not block["name"]:
                     return f"{where}.tool_use.name: Field required"
                 if not isinstance(block.get("input"), dict):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import re
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -13,6 +16,11 @@ from ..rules import names_tool
 from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
+
+# What the API takes back in a tool_use block: an id in its format, used once, and a name in a tool's format.
+TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+NO_NAME = "invalid_tool_name"  # the name a call is kept under when the one it gave is no tool's name
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,51 @@ class ToolRegistry:
     def runs_concurrently(self, name: str) -> bool:
         tool = self._tools.get(name)
         return tool is None or tool.kind in ("read", "task")
+
+    def checked(self, content: list[dict[str, Any]], history: list[dict[str, Any]]
+                ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """A model's reply made fit to keep and send back, and why each malformed call in it is refused
+        (by its id as kept): no call is run whose id, name or input the API would refuse in the history.
+
+        Such a call is kept with a fresh id (its result answers that id), its name if that is a tool
+        name's format (else ``NO_NAME``) and its input if that is an object (else ``{}``)."""
+        used = {b.get("id") for m in history if m["role"] == "assistant" and isinstance(m["content"], list)
+                for b in m["content"] if b.get("type") == "tool_use"}
+        kept: list[dict[str, Any]] = []
+        refused: dict[str, str] = {}
+        for block in content:
+            if block.get("type") != "tool_use":
+                kept.append(block)
+                continue
+            tool_use_id, name, args = block.get("id"), block.get("name"), block.get("input")
+            problem = self.malformed(tool_use_id, name, args, used)
+            if problem:
+                tool_use_id = f"toolu_agentcli_{uuid.uuid4().hex[:20]}"
+                refused[tool_use_id] = problem
+                name = name if isinstance(name, str) and TOOL_NAME.fullmatch(name) else NO_NAME
+                block = {"type": "tool_use", "id": tool_use_id, "name": name,
+                         "input": args if isinstance(args, dict) else {}}
+            used.add(tool_use_id)
+            kept.append(block)
+        return kept, refused
+
+    def malformed(self, tool_use_id: Any, name: Any, args: Any, used: set[Any]) -> str | None:
+        """Why a call cannot be run or sent back as it is, in one sentence; None when it can."""
+        again = "so it was not run; make the call again"
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            shown = json.dumps(name, ensure_ascii=False)
+            shown = shown if len(shown) <= 60 else shown[:59] + "…"
+            return (f"This call's tool name {shown} is not the name of a tool, {again} with one of: "
+                    f"{', '.join(self._tools) or 'none'}.")
+        if not isinstance(args, dict):
+            kind = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(
+                type(args), "a number")
+            return f"The input of this {name} call was {kind}, not an object of parameters, {again} with one."
+        if not isinstance(tool_use_id, str) or not TOOL_USE_ID.fullmatch(tool_use_id):
+            return f"This {name} call had no valid id, {again}."
+        if tool_use_id in used:
+            return f"This {name} call repeated the id {tool_use_id} of another call, {again} if it is still needed."
+        return None
 
     async def call(self, name: str, args: Any, ctx: ToolContext) -> ToolOutcome:
         """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises."""

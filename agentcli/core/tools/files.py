@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from . import ToolOutcome
 
 DEFAULT_LIMIT = 2000  # lines read_file shows by default
+MAX_EDITED_CHARS = 10_000_000  # the most a replace_all edit may grow a file to (1,000,000 matches × 4,000 is 4 GB)
 MAX_LINE_CHARS = 2000  # longer lines are cut with a marker
 BINARY_SNIFF = 8192  # a NUL byte in this many leading bytes marks a file as binary
 # read_file stops adding lines past this many characters, so the registry's head/tail
@@ -800,6 +801,11 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
             f"old_string matches {count} times in {shown} (at lines {where}); include more surrounding "
             "lines to make it unique, or set replace_all to true to replace every occurrence."
         )
+
+    size = len(text) + count * (len(new) - len(old))
+    if replace_all and size > max(MAX_EDITED_CHARS, len(text)):  # refused before it is built
+        raise ToolError(f"Replacing all {count:,} matches in {shown} would make it {size:,} characters long, more "
+                        f"than the {MAX_EDITED_CHARS:,} an edit may grow a file to; make a smaller change.")
 
     # Build the new text and note where each replacement landed.
     pieces: list[str] = []
