@@ -156,10 +156,13 @@ class Ledger:
         def ranges(spans: list[list[int]]) -> str:
             return ", ".join(f"{a}-{b}" for a, b in sorted(spans)) if spans else "no lines"
 
-        sections = [("Files read (lines shown)", [f"{json.dumps(p)}: lines {ranges(r)}" for p, r in self.reads.items()]),
-                    ("Files changed", [f"{json.dumps(p)} ({', '.join(t)})" for p, t in self.changed.items()]),
+        def quoted(text: str) -> str:  # on one line, whatever a path or command holds
+            return json.dumps(text, ensure_ascii=False)
+
+        sections = [("Files read (lines shown)", [f"{quoted(p)}: lines {ranges(r)}" for p, r in self.reads.items()]),
+                    ("Files changed", [f"{quoted(p)} ({', '.join(t)})" for p, t in self.changed.items()]),
                     (f"Commands run (the latest {LEDGER_COMMANDS} at most)",
-                     [f"{json.dumps(c)}: {ended}" for c, ended in self.commands]),
+                     [f"{quoted(c)}: {ended}" for c, ended in self.commands]),
                     ("Subagents (continue one with task resume: its id)", subagents)]
         body = "\n\n".join(title + ":\n" + "\n".join(f"- {item}" for item in items)
                             for title, items in sections if items)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import worktrees
-from .compaction import Ledger
 from .agents import AgentType
+from .compaction import Ledger
 from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,

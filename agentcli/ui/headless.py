@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..core.content import text_of
-from ..core.events import MAIN, AssistantMessage, Event, Notice, Retrying, ToolCallFinished, ToolCallStarted, UsageUpdated
+from ..core.events import (MAIN, AssistantMessage, Event, Notice, Retrying, ToolCallFinished, ToolCallStarted,
+                           UsageUpdated)
 from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals

@@ -38,7 +38,8 @@ def test_p_waits_for_a_child_that_finishes_after_the_main_turn_ended(server, api
     results = [line for line in lines if line["type"] == "result"]
     assert results == [lines[-1]]  # one final result, at the very end
     # Both turns' texts, in order: the one that started the child and the one that read its result.
-    assert lines[-1]["result"] == "Started it; waiting for the result.\n\nAuth is handled in src/app/auth.py:9 (from sa-1)."
+    assert lines[-1]["result"] == ("Started it; waiting for the result.\n\n"
+                                   "Auth is handled in src/app/auth.py:9 (from sa-1).")
     # The child's result is among the lines before the final one (whatever shape the stream gives it).
     assert any("Background subagent sa-1 (Find auth) has finished." in json.dumps(line) for line in lines[:-1])
     final_request = [b for b in server.requests if is_main(b)][-1]

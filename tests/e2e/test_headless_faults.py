@@ -51,7 +51,9 @@ def test_torn_tool_json_after_an_overload_and_a_server_error_runs_the_completed_
     server.script(reply("Let me read it.", read, torn, torn_json='{"pattern": "de}'),
                   text("The README describes a tiny demo app."))
     proc = agentcli("-p", "What does the README say?", cwd=repo, env=api_env)
-    assert (proc.returncode, proc.stdout) == (0, "The README describes a tiny demo app.\n"), proc.stderr
+    # Every text the model wrote for the prompt: the one beside the completed call, then the answer.
+    assert (proc.returncode, proc.stdout) == (0, "Let me read it.\n\nThe README describes a tiny demo app.\n"), \
+        proc.stderr
     notices = retry_notices(proc.stderr)
     assert len(notices) == 3 and "not valid JSON" in notices[2], proc.stderr
     assert len(server.requests) == 4

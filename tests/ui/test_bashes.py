@@ -51,8 +51,10 @@ async def test_line_mode_sigterm_during_bash_stops_it_and_exits_143(plain, serve
     os.kill(os.getpid(), signal.SIGTERM)
     assert await asyncio.wait_for(ui.task, 30) == 143
     assert not running(["sleep", "7802"])
-    last = ui.app.session.main.messages[-1]["content"][-1]
+    *results, note = ui.app.session.main.messages[-1]["content"]
+    last = results[-1]
     assert last["type"] == "tool_result" and last["is_error"] and last["content"].startswith("Interrupted")
+    assert note["type"] == "text" and "The user interrupted your turn here" in note["text"]  # agentcli's note
 
 
 async def test_tui_bashes_lists_and_kills(server, tui):  # noqa: F811
