@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
 
@@ -110,6 +111,21 @@ def still_running(session: "Session") -> str:
 
 
 UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price for
+
+
+TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
+
+
+def goodbye(session: "Session | None", resume: str) -> str:
+    """What quitting says: how to come back to this session (with the command ``resume``), when it was
+    saved to stay."""
+    store = session.store if session is not None else None
+    if session is None or store is None or store.off or not store.main_path.exists():
+        return "Nothing was saved: no message was sent."
+    if os.environ.get(TEMPORARY_HOME):
+        return ("The demo's session goes with its temporary folder, so there is nothing to resume; "
+                "run agentcli in a repository of yours to keep your sessions.")
+    return f"Session {session.id} is saved; resume it with: {resume}"
 
 
 def money(usage: Usage) -> str:
