@@ -214,12 +214,21 @@ async def bashes(session: "Session", arg: str) -> str:
     return "Usage: /bashes lists background shells; /bashes kill ID stops one."
 
 
+def mcp_how_to() -> str:
+    """How to configure MCP servers, said in full (an installed agentcli has no docs folder to point to)."""
+    from .. import paths
+
+    return (f"add them to .mcp.json in the workspace or to {paths.config_home() / 'mcp.json'} (or pass "
+            "--mcp-config), in Claude Code's format: "
+            '{"mcpServers": {"NAME": {"command": "PROGRAM", "args": ["ARG"]}}}, or {"type": "http", "url": "…"}.')
+
+
 def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:
     """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
     from ..core.session import mcp_tool_name as tool_name
 
     if not servers and not held_back:
-        return "No MCP servers are configured; add them to .mcp.json or your mcp.json (see docs/mcp.md)."
+        return f"No MCP servers are configured; {mcp_how_to()}"
     lines = []
     for server in servers.servers.values():
         lines.append(visible(f"{server.name:<16} {server.state:<9} {server.config.describe()}  "

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from textual.geometry import Region
 from textual.widgets import Static
 
 from agentcli.ui.tui.widgets.answer import AssistantEntry
-from tests.fakes.anthropic_server import text
+from tests.fakes.anthropic_server import text, tool_use
+from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-mode harness)
 from tests.ui.test_tui_support import answer
+
+plain_ui = plain_fixture
 
 TABLE = """Here are the settings:
 
@@ -34,3 +41,29 @@ async def test_a_markdown_table_wraps_its_cells_and_keeps_every_word(server, tui
             if row.startswith("|") and "---" not in row:
                 for word in row.replace("|", " ").split():
                     assert word in words, (word, words)
+
+
+async def test_permissions_says_an_always_rule_was_saved_not_for_this_session(plain_ui, server, repo):
+    server.script(tool_use("bash", {"command": "echo one"}), text("Ran it."))
+    ui = plain_ui()
+    await ui.idle()
+    ui.pipe.send_text("echo\r")
+    await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
+    ui.pipe.send_text("a")
+    await ui.idle()
+    shown = await ui.submit("/permissions")
+    said = " ".join(shown.split())  # the path may wrap
+    assert "allow bash(echo one) (always: saved to " in said and "/workspaces/" in said
+    assert "(this session)" not in said
+    await ui.quit()
+
+
+async def test_hints_say_the_text_itself_not_a_docs_file(plain_ui, server, repo):
+    ui = plain_ui()
+    shown = await ui.submit("/mcp")
+    assert "docs/" not in shown and '{"mcpServers": {"NAME": {"command": "PROGRAM"' in shown
+    await ui.quit()
+    done = subprocess.run([sys.executable, "-m", "agentcli", "agents"], cwd=repo, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "AGENTCLI_HOME": str(repo.parent / "home")})
+    assert done.returncode == 0, done.stderr
+    assert "docs/" not in done.stdout and "front matter with name, description" in done.stdout
