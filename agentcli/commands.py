@@ -90,7 +90,8 @@ def list_agents(root: Path) -> int:
                             subsequent_indent=indent))
         print(textwrap.fill(" · ".join(details), columns, initial_indent=indent, subsequent_indent=indent))
     user_dir = paths.config_home() / "agents"
-    print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/ (see docs/agents.md).")
+    print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/: front matter with name, "
+          "description and optionally tools and model, then the agent's instructions.")
     return 0
 
 
@@ -104,14 +105,13 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
     from .core.mcp.servers import McpServers
     from .core.tools.shell import command_env
     from .trust import answer_for, request_for
-    from .ui.slash import mcp_report
+    from .ui.slash import mcp_how_to, mcp_report
 
     trusted = args.trust_workspace or not request_for(root).sources or answer_for(request_for(root)) is True
     settings = load_settings(root, trusted=trusted, mcp_config=args.mcp_config or ())
     held_back = load(root, args.mcp_config or (), trusted=trusted).untrusted
     if not settings.mcp_servers and not held_back:
-        print("No MCP servers are configured here; add them to .mcp.json, to your mcp.json, or with "
-              "--mcp-config (see docs/mcp.md).", file=sys.stdout)
+        print(f"No MCP servers are configured here; {mcp_how_to()}", file=sys.stdout)
         return 0
 
     async def check() -> str:

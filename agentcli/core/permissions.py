@@ -139,6 +139,7 @@ class Permissions:
     rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
+    _saved: dict[str, Path] = field(default_factory=dict, init=False, repr=False)  # "always" rules, and where
     # The approval queue: one question at a time, in the order asked (front ends only show and answer it).
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
@@ -166,7 +167,8 @@ class Permissions:
         for kind in ("deny", "ask", "allow"):
             for rule in getattr(self.rules, kind):
                 lines.append(f"  {kind:5} {rule.text}")
-        lines += [f"  allow {rule.text}  (this session)" for rule in self.session_rules]
+        lines += [f"  allow {rule.text}  " + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved
+                                              else "(this session)") for rule in self.session_rules]
         return "\n".join(lines)
 
     # ------------------------------------------------------------ the question
@@ -242,6 +244,7 @@ class Permissions:
         for text in decision.rules:
             try:
                 await asyncio.to_thread(save_allow_rule, settings_file, text)
+                self._saved[text] = settings_file
             except (OSError, RuleError) as exc:
                 ctx.emit(Notice(level="warning", text=f"Could not save the rule {text} to {settings_file}: "
                                                       f"{exc}. It applies for this session only."))

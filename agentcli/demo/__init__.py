@@ -24,12 +24,14 @@ INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repos
 
 def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
     from ..core import secret_env
+    from ..ui.slash import TEMPORARY_HOME
     from .sample import write_sample
     from .server import DemoServer
 
     with tempfile.TemporaryDirectory(prefix="agentcli-demo-") as temp:
         root = write_sample(Path(temp) / "tiny-shop")
         os.environ["AGENTCLI_HOME"] = str(Path(temp) / "home")  # no user settings, no sessions left behind
+        os.environ[TEMPORARY_HOME] = "1"  # so quitting says no session is there to resume
         for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AGENTCLI_API_KEY_HELPER", "AGENTCLI_MODEL"):
             os.environ.pop(name, None)
         os.environ["ANTHROPIC_MODEL"] = MODEL  # no price: the demo costs nothing, and says so

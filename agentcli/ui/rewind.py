@@ -31,10 +31,13 @@ def rewind_list(prompts: list[Prompt], points: list[Checkpoint]) -> list[str]:
     return lines
 
 
-def restore_lines(restore: Restore, number: int, overwrite_hint: str = "pass --overwrite") -> list[str]:
+def restore_lines(restore: Restore, number: int, overwrite_hint: str = "pass --overwrite",
+                  announced: bool = False) -> list[str]:
+    """What a restore did; ``announced``: the session's own Notice said which files it restored."""
     lines = []
     if restore.restored:
-        lines.append(f"Restored to before prompt {number}: {', '.join(restore.restored)}")
+        if not announced:
+            lines.append(f"Restored to before prompt {number}: {', '.join(restore.restored)}")
     elif not restore.changed_by_hand:
         lines.append(f"The files are already as they were before prompt {number}.")
     if restore.changed_by_hand:
@@ -59,10 +62,11 @@ def parse_rewind(arg: str) -> tuple[int, str, bool] | str:
 
 
 def rewind_session(session: "Session", number: int, what: str, overwrite: bool = False) -> list[str]:
-    """Rewind ``session`` and say what happened; raises SessionError for a prompt that does not exist."""
+    """Rewind ``session`` and say what its events do not (files left alone or not kept); raises SessionError
+    for a prompt that does not exist. The events say the rest, once: a Notice names the files restored,
+    and Rewound where the conversation now ends."""
     restore = session.rewind(number, conversation=what in ("both", "conversation"),
                              files=what in ("both", "files"), overwrite=overwrite)
-    lines = restore_lines(restore, number, f"/rewind {number} files overwrite") if what != "conversation" else []
-    if what != "files":
-        lines.append(f"The conversation now ends before prompt {number}.")
-    return lines
+    if what == "conversation":
+        return []
+    return restore_lines(restore, number, f"/rewind {number} files overwrite", announced=True)

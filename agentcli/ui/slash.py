@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
 
@@ -112,6 +113,21 @@ def still_running(session: "Session") -> str:
 UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price for
 
 
+TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
+
+
+def goodbye(session: "Session | None", resume: str) -> str:
+    """What quitting says: how to come back to this session (with the command ``resume``), when it was
+    saved to stay."""
+    store = session.store if session is not None else None
+    if session is None or store is None or store.off or not store.main_path.exists():
+        return "Nothing was saved: no message was sent."
+    if os.environ.get(TEMPORARY_HOME):
+        return ("The demo's session goes with its temporary folder, so there is nothing to resume; "
+                "run agentcli in a repository of yours to keep your sessions.")
+    return f"Session {session.id} is saved; resume it with: {resume}"
+
+
 def money(usage: Usage) -> str:
     if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
         return UNKNOWN_COST if usage.total_tokens else f"${0:.4f}"
@@ -198,12 +214,21 @@ async def bashes(session: "Session", arg: str) -> str:
     return "Usage: /bashes lists background shells; /bashes kill ID stops one."
 
 
+def mcp_how_to() -> str:
+    """How to configure MCP servers, said in full (an installed agentcli has no docs folder to point to)."""
+    from .. import paths
+
+    return (f"add them to .mcp.json in the workspace or to {paths.config_home() / 'mcp.json'} (or pass "
+            "--mcp-config), in Claude Code's format: "
+            '{"mcpServers": {"NAME": {"command": "PROGRAM", "args": ["ARG"]}}}, or {"type": "http", "url": "…"}.')
+
+
 def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:
     """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
     from ..core.session import mcp_tool_name as tool_name
 
     if not servers and not held_back:
-        return "No MCP servers are configured; add them to .mcp.json or your mcp.json (see docs/mcp.md)."
+        return f"No MCP servers are configured; {mcp_how_to()}"
     lines = []
     for server in servers.servers.values():
         lines.append(visible(f"{server.name:<16} {server.state:<9} {server.config.describe()}  "

@@ -41,8 +41,13 @@ def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") 
 
 
 def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None) -> Iterator[str]:
-    """The readable lines of one transcript: prompts, replies, tool calls and their output, children."""
+    """The readable lines of one transcript: prompts, replies, tool calls and their output, children.
+
+    Each call's output is under its call, also when calls ran in parallel and their results came in
+    another order; a task's result comes where it arrived, after its child's lines, naming its task."""
+    shown_last: ToolView | None = None  # the call whose lines are the latest ones
     for item in items:
+        latest, shown_last = shown_last, item if isinstance(item, ToolView) else None
         if isinstance(item, Said) and item.role == "user":
             if item.text != brief:
                 yield ""
@@ -56,7 +61,11 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             yield from call_lines(item.name, item.input, full)
             if item.status == "running":
                 yield "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
-        elif isinstance(item, CallEnded):
+            elif item.name != "task":
+                yield from output_lines(item.output, item.status == "error", full)
+        elif isinstance(item, CallEnded) and item.call.name == "task":
+            if latest is not item.call:
+                yield f"  ↳ the result of task {json.dumps(item.call.input.get('description', ''), ensure_ascii=False)}:"
             yield from output_lines(item.call.output, item.call.status == "error", full)
         elif isinstance(item, ChildMark) and not full:
             if item.status is None:

@@ -96,6 +96,15 @@ def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing left behind where it was started
 
 
+def test_the_demo_s_line_mode_does_not_offer_to_resume_a_session_it_removes(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_TESTS, "--demo", "--plain"], input="hello\n", cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "--continue" not in done.stdout and "is saved" not in done.stdout
+    assert "The demo's session goes with its temporary folder, so there is nothing to resume" in done.stdout
+
+
 async def test_demo_app_delegates_shows_the_panel_and_opens_the_transcript(tmp_path):
     root = write_sample(tmp_path / "tiny-shop")
     with DemoServer(pace=0) as server:

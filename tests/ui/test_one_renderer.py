@@ -60,8 +60,8 @@ def test_sessions_show_draws_a_stored_session_from_the_view():
     view, _ = replay(stored_session())
     lines = list(main_lines(view, live=False))
     assert lines[:2] == ["", "> look at a and b"]
-    # parallel calls: both start, then each result where it came, as the session file has them
-    assert lines[2:8] == ["", '● read_file(path="a.py")', "", '● grep(pattern="b")', "  ⎿ b.py:1:b", "  ⎿ A"]
+    # parallel calls: each result under its own call, though grep's came first
+    assert lines[2:8] == ["", '● read_file(path="a.py")', "  ⎿ A", "", '● grep(pattern="b")', "  ⎿ b.py:1:b"]
     assert "! Overloaded. Retrying in 4 s (2/8)." in lines
     assert "  ▸ sa-1 started · explore · Map it" in lines
     assert "  ▪ sa-1 done · 7 turns · 12.3k tokens · 41 s" in lines
@@ -71,6 +71,19 @@ def test_sessions_show_draws_a_stored_session_from_the_view():
     assert lines[-2:] == ['● bash(command="make")', "  ⎿ interrupted: no result was recorded"]
     assert view.transcript.calls["t1"].kind == "read"  # filled in for a record of before
     assert view.context_used == 3  # after the compaction
+
+
+def test_parallel_tasks_results_each_name_their_task():
+    task = {"kind": "task", "summary": ""}
+    records = [
+        record("01", "tool_call_started", id="t8", name="task", input={"description": "Map a"}, **task),
+        record("01", "tool_call_started", id="t9", name="task", input={"description": "Map b"}, **task),
+        record("02", "tool_call_finished", id="t9", name="task", output="b mapped", is_error=False, seconds=2.0),
+        record("03", "tool_call_finished", id="t8", name="task", output="a mapped", is_error=False, seconds=3.0)]
+    lines = list(main_lines(replay(records)[0], live=False))
+    assert lines[lines.index('● task(description="Map b")') + 1] == "  ⎿ b mapped"  # came right after its call
+    assert lines[lines.index('  ↳ the result of task "Map a":') + 1] == "  ⎿ a mapped"
+    assert lines.index('  ↳ the result of task "Map a":') > lines.index("  ⎿ b mapped")
 
 
 def test_a_child_that_never_finished_ran_from_its_first_record_to_its_last():

@@ -279,7 +279,7 @@ async def test_quitting_says_how_to_resume_the_session(plain, server):
     ui = plain()
     await ui.submit("remember this")
     await ui.quit()
-    resume = f"Session {ui.app.session.id} is saved; resume it with agentcli --plain --continue."
+    resume = f"Session {ui.app.session.id} is saved; resume it with: agentcli --plain --continue"
     assert ui.text.rstrip().endswith(resume)
     empty = plain()
     await empty.quit()

@@ -35,6 +35,21 @@ async def test_esc_esc_on_an_empty_input_opens_rewind_and_both_restores_files_an
         assert "hello" in str(app.session.main.messages)
 
 
+async def test_rewind_says_each_thing_it_did_once(server, tui, repo):
+    edits_readme(server)
+    app = tui(permission_mode="acceptEdits")
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "hello")
+        await answer(pilot, "edit the readme")
+        app.prompt.load_text("/rewind 2")
+        await pilot.press("enter")  # the input then holds the prompt that came back, not ""
+        await until(pilot, lambda: "back to just before prompt 2" in shown(app.conversation), "the rewind line")
+        await pilot.pause()
+        said = shown(app.conversation)
+        said = said[said.index("Rewrote it."):]
+        assert said.count("README.md") == 1 and said.count("prompt 2") == 2, said  # the files, the conversation
+
+
 async def test_line_mode_rewind_lists_prompts_and_restores_files(plain, server, repo):  # noqa: F811
     edits_readme(server)
     original = (repo / "README.md").read_text()
@@ -49,6 +64,6 @@ async def test_line_mode_rewind_lists_prompts_and_restores_files(plain, server, 
     assert "Left alone, changed by hand" in said and "/rewind 2 files overwrite" in said
     assert (repo / "README.md").read_text() == "my own words\n"
     said = await ui.submit("/rewind 2 files overwrite")
-    assert "Restored to before prompt 2: README.md" in said
+    assert said.count("README.md") == 1 and "Restored 1 file to before prompt 2: README.md" in said  # said once
     assert (repo / "README.md").read_text() == original
     assert "edit the readme" in str(ui.app.session.main.messages)  # files only

@@ -159,12 +159,7 @@ class PlainApp:
 
     def goodbye(self) -> None:
         """Say how to come back to this session, if anything of it was saved."""
-        store = self.session.store
-        if store is not None and not store.off and store.main_path.exists():
-            self.display.say(f"Session {self.session.id} is saved; resume it with agentcli --plain --continue.",
-                             "dim")
-        else:
-            self.display.say("Nothing was saved: no message was sent.", "dim")
+        self.display.say(slash.goodbye(self.session, "agentcli --plain --continue"), "dim")
 
     async def read(self) -> str | None:
         """The next line from the user; None to quit (ctrl+d, or ctrl+c twice on an empty line)."""

@@ -142,7 +142,8 @@ async def rewind(app: "PlainApp", arg: str) -> None:
     except SessionError as exc:
         app.display.say(str(exc), "red")
         return
-    app.display.say("\n".join(visible(line) for line in lines))
+    if lines:
+        app.display.say("\n".join(visible(line) for line in lines))
 
 
 async def worktree(app: "PlainApp", action: str, arg: str) -> None:

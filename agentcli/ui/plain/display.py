@@ -21,8 +21,8 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Status,
-                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Rewound,
+                            Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                             ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
@@ -188,6 +188,9 @@ class Display:
             self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
         elif isinstance(event, Compacted):
             self.say(compacted(event), "dim")
+        elif isinstance(event, Rewound):
+            self.say(f"── /rewind: back to just before prompt {event.to_prompt}; the model does not see what came "
+                     "after it", "dim")
         elif isinstance(event, SubagentResultDelivered):
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
             self.line(Text("↳ ", style="dim") + Text(event.id, style="bold") + Text(f" {mark} {event.status}", style=style)

@@ -141,7 +141,8 @@ async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = F
         app.prompt.load_text(app.session.prompt_list()[number - 1].text)
         app.prompt.move_cursor(app.prompt.document.end)
     app.refresh_status()
-    await app.conversation.add_notice("\n".join(lines), block=True)
+    if lines:
+        await app.conversation.add_notice("\n".join(lines), block=True)
 
 
 def escape_on_empty_input(app: "AgentApp") -> None:

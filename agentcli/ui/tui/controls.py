@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from textual.widgets import TextArea
 
 from ...core.permissions import MODES
+from .. import slash
 from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
@@ -94,10 +95,7 @@ async def pick_session(app: "AgentApp") -> None:
 
 def goodbye(session: "Session | None") -> str:
     """What quitting prints: how to come back to this session, when any of it was saved."""
-    store = session.store if session is not None else None
-    if session is not None and store is not None and not store.off and store.main_path.exists():
-        return f"Session {session.id} is saved; resume it with: agentcli --resume {session.id}"
-    return "Nothing was saved: no message was sent."
+    return slash.goodbye(session, f"agentcli --resume {session.id}" if session is not None else "")
 
 
 def open_transcript(app: "AgentApp", agent_id: str | None) -> None:

@@ -3,10 +3,54 @@ on the first answer, not at startup (``conversation.py`` imports it where an ans
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownBlock
+
+MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table block (its module is private)
 
 
-class AssistantEntry(Markdown):
+class WrappingTable(MarkdownTable):  # type: ignore[misc,valid-type]
+    """A Markdown table whose cells wrap between words, as line mode's do. Textual's own table shrinks
+    its grid's columns below their longest word and cuts the text ("summariz…"), and the words are lost."""
+
+    DEFAULT_CSS = """
+    WrappingTable { height: auto; }
+    WrappingTable > Static { width: 1fr; height: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        self._headers, self._rows = self._get_headers_and_rows()
+        yield Static(self._table())
+
+    def _table(self) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", expand=False)
+        for header in self._headers:
+            table.add_column(Text(header.plain), overflow="fold")  # a word wider than its column folds
+        for row in self._rows:
+            table.add_row(*(Text(cell.plain) for cell in row))  # text, never markup
+        return table
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        """A table that grows while the answer streams is drawn again with its new rows."""
+        if isinstance(block, MarkdownTable) and self.is_mounted:
+            self._headers, self._rows = block._get_headers_and_rows()  # type: ignore[attr-defined]
+            self.query_one(Static).update(self._table())
+            return
+        await super()._update_from_block(block)
+
+
+class WrappingMarkdown(Markdown):
+    """Markdown whose tables wrap their cells instead of cutting them."""
+
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        return WrappingTable if block_name == "table_open" else super().get_block_class(block_name)
+
+
+class AssistantEntry(WrappingMarkdown):
     DEFAULT_CSS = """
     AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
     """

@@ -115,9 +115,9 @@ class TaskEntry(Vertical):
         self.subagent_type = str(event.input.get("subagent_type") or "general-purpose") \
             if isinstance(event.input, dict) else "general-purpose"
         self._title = TaskTitle(self._line(None, 0.0))
-        from textual.widgets import Markdown  # on the first task call: startup does without markdown-it
+        from .answer import WrappingMarkdown  # on the first task call: startup does without markdown-it
 
-        self._result = Markdown("", classes="-pending")
+        self._result = WrappingMarkdown("", classes="-pending")
 
     def compose(self) -> ComposeResult:
         yield self._title
