@@ -365,6 +365,7 @@ def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
     assert run_plain(Settings(), repo) == 2
     err = capsys.readouterr().err
     assert err.startswith("agentcli: No API key: set ANTHROPIC_API_KEY") and "Traceback" not in err
+    assert err.rstrip().endswith("To try it first with no key: agentcli --demo --plain") and err.count("\n") == 1
 
 
 async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):

@@ -709,6 +709,7 @@ async def test_the_no_key_window_fits_80_by_24(repo):
         window = app.screen.query_one("#no-key")
         assert app.screen.region.contains_region(window.region)  # the whole frame is on the screen
         assert window.max_scroll_y == 0  # and all of the text, without scrolling
+        assert "agentcli --demo" in plain(app.screen.query_one("#no-key-text"))  # to try it first
         await resize(pilot, 60, 14)
         assert app.screen.region.contains_region(window.region)  # smaller still: it scrolls instead
 
