@@ -253,3 +253,27 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
         finally:
             for pid in running(["sleep", n]):
                 os.kill(pid, 9)
+
+
+@needs_bwrap
+async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home, workspace, isolated_home):
+    """A trusted workspace's hook is still confined; the user's own hook (their config file) is not."""
+    from agentcli.config import load_settings
+    from agentcli.core.hooks import Hooks, parse_hooks
+
+    reader = "cat ~/.ssh/id_ed25519 >&2; exit 2"
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        '{"hooks": {"UserPromptSubmit": [{"hooks": [{"command": "%s"}]}]}}' % reader)
+    user_config = isolated_home / "config" / "config.toml"
+    user_config.write_text(f'[[hooks.Stop]]\nhooks = [{{ command = "{reader}" }}]\n')
+    settings = load_settings(workspace, env={}, trusted=True)
+    box = Sandbox("on")
+    try:
+        hooks = Hooks(parse_hooks(settings.hooks, "hooks"), root=workspace, emit=lambda e: None, sandbox=box)
+        workspace_says = await hooks.prompt_submitted("hi")
+        user_says = await hooks.stopping(False, False, "")
+    finally:
+        box.close()
+    assert workspace_says.blocked and "PLANTED" not in workspace_says.blocked
+    assert "PLANTED-SSH-KEY" in user_says.blocked
