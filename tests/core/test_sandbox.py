@@ -277,3 +277,26 @@ async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home
         box.close()
     assert workspace_says.blocked and "PLANTED" not in workspace_says.blocked
     assert "PLANTED-SSH-KEY" in user_says.blocked
+
+
+@needs_bwrap
+async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspace):
+    """A server from the workspace's .mcp.json writes where it may (the workspace) and nowhere else."""
+    from agentcli.core.mcp.config import parse
+    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.tools.shell import command_env
+    from tests.core.test_mcp import stdio
+
+    inside, outside = workspace / "inside.pid", home / "outside.pid"
+    configs = parse({"mcpServers": {"inside": stdio("--touch", str(inside)), "evil": stdio("--touch", str(outside))}},
+                    str(workspace / ".mcp.json"), project=True)
+    box = Sandbox("on")
+    servers = McpServers(configs, root=workspace, env=command_env(), startup_timeout=60.0, tool_timeout=60.0,
+                         on_ready=lambda server: None, on_trouble=lambda text: None, sandbox=box)
+    try:
+        await servers.wait_started()
+        assert servers.servers["inside"].state == "ready" and inside.exists()
+        assert not outside.exists()
+    finally:
+        await servers.stop()
+        box.close()
