@@ -220,9 +220,10 @@ class Sandbox:
     def explain(self, output: str) -> str:
         """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if nothing)."""
         if not self.network and _NETWORK.search(output):
-            return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network "
-                    "(only a loopback of its own, so servers on the host's localhost cannot be reached either). The "
-                    "user can allow it with the setting sandbox_network = true; do not retry it as it is.]")
+            return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
+                    "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
+                    "call started (run_in_background) can be reached; start and query a server in one call. The "
+                    "user can allow the network with the setting sandbox_network = true; do not retry it as it is.]")
         if _READ_ONLY.search(output):
             return ("[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
                     "everything else is read-only. Write inside the workspace instead.]")
