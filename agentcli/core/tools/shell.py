@@ -295,7 +295,9 @@ class Bash(Tool):
         "run_in_background: true; the call returns an id such as bash-1 at once, bash_output reads "
         "the new output, kill_bash stops it, and it is stopped when the session ends. Long output is "
         "cut to its beginning and end. A non-zero exit code is reported as an error together with "
-        "the output."
+        "the output. Commands may run in an OS sandbox: then they can write only in the workspace and "
+        "/tmp, cannot read the user's secrets, and have no network unless the user allowed it; a result "
+        "says when the sandbox stopped something."
     )
     input_schema = {
         "type": "object",
