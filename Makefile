@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean install uninstall demo
+.PHONY: run test bench clean install uninstall demo sandbox-tool
 
 # The program is its own virtual environment in PREFIX/lib/agentcli and a link in PREFIX/bin (on your PATH).
 # PREFIX/lib, the GNU libdir, is where a program's private files go; PREFIX/share is data, and with the
@@ -57,8 +57,21 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
-test: $(STAMP)
+test: $(STAMP) sandbox-tool
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
+# it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.
+sandbox-tool:
+	@command -v bwrap > /dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "Installing bubblewrap for the sandbox tests"; \
+		(apt-get install -y -qq bubblewrap > /dev/null 2>&1 || \
+		 (apt-get update -qq > /dev/null 2>&1 && apt-get install -y -qq bubblewrap > /dev/null 2>&1)) || \
+		echo "Could not install bubblewrap with apt-get: the sandbox tests will skip."; \
+	else \
+		echo "bubblewrap (bwrap) is not installed: the sandbox tests will skip (apt-get install bubblewrap)."; \
+	fi
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

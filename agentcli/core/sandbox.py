@@ -60,7 +60,8 @@ SECRET_PATHS = (
 # What a failed command's output says when the sandbox stopped it, and what the result then adds.
 _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
                       r"Name or service not known|getaddrinfo|ENETUNREACH|EAI_AGAIN|nodename nor servname|"
-                      r"No address associated with hostname|Failed to establish a new connection",
+                      r"No address associated with hostname|Failed to establish a new connection|"
+                      r"Connection refused|ECONNREFUSED",
                       re.IGNORECASE)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
 
@@ -219,8 +220,10 @@ class Sandbox:
     def explain(self, output: str) -> str:
         """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if nothing)."""
         if not self.network and _NETWORK.search(output):
-            return ("[The command has no network: it runs in agentcli's OS sandbox, which allows none "
-                    "(the user can allow it with the setting sandbox_network = true). Do not retry it as it is.]")
+            return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
+                    "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
+                    "call started (run_in_background) can be reached; start and query a server in one call. The "
+                    "user can allow the network with the setting sandbox_network = true; do not retry it as it is.]")
         if _READ_ONLY.search(output):
             return ("[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
                     "everything else is read-only. Write inside the workspace instead.]")

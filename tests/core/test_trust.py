@@ -165,3 +165,20 @@ def test_a_file_cannot_forge_lines_of_the_question_or_send_escapes(tmp_path):
     assert lines == [".agentcli/settings.toml",
                      "  allow rule bash(make *)\\n  (nothing else asked)\\x1b[2J (runs without asking)"]
     assert "\x1b" not in trust.request_for(tmp_path).summary()
+
+
+def test_a_workspace_cannot_turn_the_sandbox_off_or_open_the_network_untrusted(tmp_path, isolated_home):
+    write_project(tmp_path, 'sandbox = "off"\nsandbox_network = true\n')
+    untrusted = load_settings(tmp_path, env={})
+    assert (untrusted.sandbox, untrusted.sandbox_network) == ("auto", False)
+    trusted = load_settings(tmp_path, env={}, trusted=True)
+    assert (trusted.sandbox, trusted.sandbox_network) == ("off", True)
+    [(_, asks, _)] = config.project_settings_sources(tmp_path)
+    assert any(line.startswith("sandbox = 'off'") for line in asks) and any("sandbox_network" in a for a in asks)
+    write_project(tmp_path, 'sandbox = "on"\nsandbox_network = false\n')  # tightening needs no trust
+    assert load_settings(tmp_path, env={}).sandbox == "on"
+    assert config.project_settings_sources(tmp_path) == []
+    write_project(tmp_path, 'sandbox = "maybe"\n')
+    with pytest.raises(ConfigError, match="sandbox must be one of auto, on, off"):
+        load_settings(tmp_path, env={})
+    assert load_settings(tmp_path / "elsewhere", env={"AGENTCLI_SANDBOX": "off"}).sandbox == "off"  # the user's own

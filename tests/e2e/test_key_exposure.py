@@ -44,9 +44,13 @@ def dump_script(server, repo: Path) -> Path:
     return dump
 
 
+# Inside the OS sandbox /proc shows no ancestor at all: the scrubbing is tested on its own, without it.
+NO_SANDBOX = {"AGENTCLI_SANDBOX": "off"}
+
+
 def run_dump(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return agentcli("-p", "show me your environment", "--permission-mode", "bypassPermissions",
-                    "--output-format", "json", cwd=repo, env=env)
+                    "--output-format", "json", cwd=repo, env={**env, **NO_SANDBOX})
 
 
 def tool_output(server) -> str:
@@ -103,7 +107,8 @@ def test_keep_secret_env_still_hands_secrets_to_bash_but_not_through_proc(server
     server.script(tool_use("bash", {"command": "echo \"token=$GITHUB_TOKEN\"; tr '\\0' '\\n' < /proc/$PPID/environ"}),
                   text("Done."))
     proc = agentcli("-p", "env", "--permission-mode", "bypassPermissions", cwd=repo,
-                    env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": other})
+                    env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": other,
+                         **NO_SANDBOX})
     assert proc.returncode == 0, proc.stderr
     output = tool_output(server)
     assert f"token={other}\n" in output  # what the user asked for

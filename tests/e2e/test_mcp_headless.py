@@ -25,8 +25,9 @@ def server_spec(*extra: str) -> dict:
 
 @pytest.fixture
 def cloned(tmp_path: Path) -> tuple[Path, Path]:
-    """A repository whose .mcp.json would start a server that leaves a file behind, cloned with git."""
-    evidence = tmp_path / "pwned.pid"
+    """A repository whose .mcp.json would start a server that leaves a file behind, cloned with git. The
+    file is in the clone: a trusted repository's server runs in the OS sandbox, which lets it write only there."""
+    evidence = tmp_path / "clone" / "pwned.pid"  # where stranger_clone puts the clone
     mcp_json = json.dumps({"mcpServers": {"helper": server_spec("--touch", str(evidence))}})
     return stranger_clone(tmp_path, {".mcp.json": mcp_json, "README.md": "# Nice tool\n"}), evidence
 

@@ -173,3 +173,26 @@ def test_the_terminal_hanging_up_while_bash_runs(server, api_env, repo, isolated
     assert proc.returncode == 129
     wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending")
     session_is_whole(isolated_home)
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_sigkill_of_agentcli_leaves_no_command_running(server, api_env, repo, isolated_home, sandbox):
+    """No handler runs on SIGKILL: the kernel ends the command (bwrap --die-with-parent in the sandbox,
+    PR_SET_PDEATHSIG without it)."""
+    seconds = "8860" if sandbox == "auto" else "8861"
+    server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"AGENTCLI_SANDBOX": sandbox}
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--permission-mode", "bypassPermissions"],
+                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
+                   f"bash starting `sleep {seconds}`")
+        assert proc.poll() is None
+        proc.kill()
+        proc.wait(timeout=DEADLINE)
+        wait_until(lambda: not processes_running(["sleep", seconds]), f"`sleep {seconds}` ending with agentcli")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in processes_running(["sleep", seconds]):
+            os.kill(pid, signal.SIGKILL)

@@ -13,9 +13,10 @@ Two mechanisms work together (Linux; elsewhere only the process group is stopped
 When a call ends, times out or is cancelled, ``stop_call`` kills what carries its marker, what
 carries the marker of a call of ours that has ended, and orphans that carry no marker, then
 reaps them. An orphan is a child of ours that asyncio does not wait for: it lives in a bash
-call's session, was seen carrying a marker, or leads a session of its own (``setsid``). So code
-that starts a child in a new session of its own must register its pid in ``direct`` (and
-remove it once waited for), or that child may be taken for an orphan.
+call's session, was seen carrying a marker, or lives in a session other than agentcli's
+(``setsid``, also by a middle process that then exited). So code that starts a child in a new
+session of its own must register its pid in ``direct`` (and remove it once waited for), or that
+child may be taken for an orphan.
 
 Known limit: a process that scrubs its environment and detaches with ``setsid`` while its
 parent stays alive is found only once that parent has died.
@@ -152,6 +153,10 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
     own = _stat("self")
     born = own[3] if own else 0  # nothing older than agentcli can carry its markers
     running = set(active.values())
+    try:
+        mine_session = os.getsid(0)
+    except OSError:
+        mine_session = -1
     live: list[int] = []
     zombies: list[int] = []
     for pid in _pids():
@@ -163,8 +168,9 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
         state, parent, session, start = stat
         if start < born:
             continue
-        # An orphan: re-parented to us from a call, or detached from one with setsid (a session leader).
-        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid)
+        # An orphan: re-parented to us from a call, or detached from one with setsid (into another session).
+        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid
+                                                         or session != mine_session)
         if state in ("Z", "X"):
             if orphan:
                 zombies.append(pid)

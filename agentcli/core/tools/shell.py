@@ -299,7 +299,10 @@ class Bash(Tool):
         "the new output, kill_bash stops it, and it is stopped when the session ends. Long output is "
         "cut to its beginning and end. A non-zero exit code is reported as an error together with "
         "the output. Give `description`, a few words saying what the command does (\"Run the unit "
-        "tests\"), for the user who approves it."
+        "tests\"), for the user who approves it. "
+        "Commands may run in an OS sandbox: then they can write only in the workspace and "
+        "/tmp, cannot read the user's secrets, and have no network unless the user allowed it; a result "
+        "says when the sandbox stopped something."
     )
     input_schema = {
         "type": "object",
