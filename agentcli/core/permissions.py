@@ -39,7 +39,6 @@ from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, 
 from .bash_effects import inert
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
-from .tools.base import ToolError
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
@@ -186,6 +185,7 @@ class Permissions:
             async with self._asking:
                 decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                 if decision.verdict == "ask":
+                    from .tools.base import ToolError  # here: config.py imports this module on the way to the app
                     try:
                         diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                     except ToolError as exc:

@@ -41,7 +41,7 @@ def test_a_hostile_memory_file_is_skipped_with_one_warning(repo, ssh_key, tmp_pa
         os.mkfifo(tmp_path / "pipe")
         hostile.symlink_to(tmp_path / "pipe")
     warnings: list[str] = []
-    system = main_system_prompt(Workspace.at(repo), warnings)  # returns: no hang, no memory exhausted
+    system = main_system_prompt(Workspace.at(repo), warnings=warnings)  # returns: no hang, no memory exhausted
     assert "Use tabs." in system  # the run goes on with the files that are fine
     assert "PRIVATE KEY" not in system and "## CLAUDE.md" not in system
     [warning] = warnings
@@ -59,7 +59,7 @@ def test_the_user_memory_may_not_lead_outside_the_users_folders(repo, tmp_path):
     user_memory.parent.mkdir(parents=True, exist_ok=True)
     user_memory.symlink_to(elsewhere)
     warnings: list[str] = []
-    assert "not yours" not in main_system_prompt(Workspace.at(repo), warnings)
+    assert "not yours" not in main_system_prompt(Workspace.at(repo), warnings=warnings)
     assert len(warnings) == 1 and "leads outside your own folders" in warnings[0]
 
 
