@@ -1,8 +1,8 @@
 """Auto-compaction: when an agent's context fills up, older turns become a summary.
 
 The new history keeps the first user message, then the summary, then agentcli's own ledger of what
-the conversation did (files read and changed, commands and their exit codes, subagents), then the most
-recent turns, cut at a point where every tool_use keeps its tool_result.
+the conversation did (files read and changed, commands and their exit codes, subagents), each an
+agentcli note, then the most recent turns, cut at a point where every tool_use keeps its tool_result.
 
 The summarizer is one tool-less call shown the older turns whole, up to a share of the context
 window; past that, the longest blocks are cut to their head and tail, the short ones kept whole.
@@ -187,9 +187,10 @@ def subagent_lines(agent: "Agent") -> list[str]:
 
 
 def is_carried(block: dict[str, Any]) -> bool:
-    """A block of an earlier compaction's head: its summary or its ledger, which the new ones replace."""
+    """A block of an earlier compaction's head: its summary or its ledger, which the new ones replace (a
+    summary of an older session's stands unmarked)."""
     text = str(block.get("text", ""))
-    return text.startswith(SUMMARY_HEADER) or text.startswith(NOTE_OPEN + LEDGER_HEADER)
+    return text.startswith((SUMMARY_HEADER, NOTE_OPEN + SUMMARY_HEADER, NOTE_OPEN + LEDGER_HEADER))
 
 
 async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
@@ -211,7 +212,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     first_blocks = [b for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
                     if b["type"] == "text" and not is_carried(b)] or [{"type": "text", "text": "(earlier request)"}]
     listed = ledger.render(subagent_lines(agent))
-    head = {"role": "user", "content": first_blocks + [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n{summary}"}]
+    head = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
             + ([agentcli_note(listed)] if listed else [])}
     compacted = [head] + recent
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),

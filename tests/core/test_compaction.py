@@ -53,7 +53,9 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
     final = [b for b in server.requests if offers_tool(b, "task")][-1]
     head = [b["text"] for b in final["messages"][0]["content"]]
     assert head[0] == "What is the retry limit in config.py?"
-    assert head[1].startswith(SUMMARY_HEADER) and "RETRY_LIMIT = 7 (line 990)" in head[1]
+    summary = readable([{"type": "text", "text": head[1]}])
+    assert head[1] == agentcli_note(summary)["text"]  # agentcli's, not the user's
+    assert summary.startswith(SUMMARY_HEADER) and "RETRY_LIMIT = 7 (line 990)" in summary
     ledger = readable([{"type": "text", "text": head[2]}])
     assert head[2] == agentcli_note(ledger)["text"] and ledger.startswith(LEDGER_HEADER)
     assert '- "config.py": lines 1-1000' in ledger
@@ -77,7 +79,7 @@ async def test_a_second_compaction_keeps_one_summary_and_the_ledger_of_both(serv
     assert await session.compact()
     head = [b["text"] for b in session.main.messages[0]["content"]]
     assert head[0] == "one" and len(head) == 3  # the prompt, the latest summary, the latest ledger
-    assert head[1] == f"{SUMMARY_HEADER}\n\nSummary two."
+    assert head[1] == agentcli_note(f"{SUMMARY_HEADER}\n\nSummary two.")["text"]
     # The read went in the first compaction, the edit in the second: the ledger carries both.
     assert '"README.md": lines 1-3' in head[2] and '"README.md" (edit_file)' in head[2]
     server.assert_no_rejections()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentcli.core.compaction import SUMMARIZER, SUMMARY_HEADER
+from agentcli.core.content import readable
 from agentcli.core.events import Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallFinished
 from agentcli.core.llm import LLMError
 from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
@@ -93,7 +94,7 @@ async def test_prompt_too_long_compacts_and_the_task_finishes(server, make_sessi
     assert compacted.messages_summarized >= 2
     final = server.requests[-1]["messages"]
     first_texts = [b["text"] for b in final[0]["content"]]
-    assert first_texts[0] == "Trace the login flow" and first_texts[1].startswith(SUMMARY_HEADER)
+    assert first_texts[0] == "Trace the login flow" and readable(first_texts[1]).startswith(SUMMARY_HEADER)
     assert "grep found auth.py" in first_texts[1]
     assert len(final) < 2 * 4 + 1  # older turns are gone
     assert final[1]["role"] == "assistant"
@@ -133,7 +134,7 @@ async def test_compact_on_demand_with_a_focus(server, make_session):
     assert await session.compact("the auth module")
     summarizer = [b for b in server.requests if is_summarizer(b)][0]
     assert "Focus on: the auth module" in summarizer["messages"][0]["content"][0]["text"]
-    assert session.main.messages[0]["content"][-1]["text"].endswith("Focused summary.")
+    assert readable(session.main.messages[0]["content"][-1]["text"]).endswith("Focused summary.")
 
 
 async def test_five_megabyte_output_is_cut_and_kept_in_full(server, make_session, isolated_home):
