@@ -353,7 +353,9 @@ class Permissions:
             ask = self._find("ask", "bash", lambda r: bool(rule_hits(r, part)))
             if ask:
                 return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        missing = [part for part in line.commands if not inert(part) and not self._command_allowed(part)]
+        # Builtins that change nothing (echo, true, ...) need no rule beside other commands; alone, they ask.
+        needed = [part for part in line.commands if not inert(part)] or list(line.commands)
+        missing = [part for part in needed if not self._command_allowed(part)]
         if not missing:
             return ALLOW
         suggested = [command_rule(part) for part in missing]
