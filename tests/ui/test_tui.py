@@ -42,8 +42,9 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
                     "the panel entry")
         entry = app.panel.entries["sa-1"]
         assert app.panel.is_open  # it opened by itself
-        line = plain(entry).splitlines()[0]
-        assert line.startswith("● Find auth handler  1/30")  # the type makes room for the description
+        # at 110 columns, two lines: the id and the description, then the state and the numbers, with a unit
+        assert plain(entry).startswith("● sa-1 Find auth handler\n    1/30 · ")
+        assert plain(entry).splitlines()[1].endswith(" tok")
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
         await pilot.press("ctrl+o")  # the transcript, live while the child works
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
@@ -55,7 +56,7 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
         await pilot.press("escape")
         await until(pilot, lambda: not app.busy, "the answer")
         await pilot.pause()
-        assert plain(entry).startswith("✓ Find auth handler  3/30")
+        assert plain(entry).startswith("✓ sa-1 Find auth handler\n    3/30")
         assert "read_file src/app/auth.py" in plain(entry)
         task = app.conversation.query_one(TaskEntry)
         assert "handle_auth is defined at src/app/auth.py:9." in plain(task)
@@ -340,7 +341,7 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.panel.is_open
-        assert plain(app.panel.entries["sa-1"]).startswith("✓ Find auth  2/30")
+        assert plain(app.panel.entries["sa-1"]).startswith("✓ sa-1 Find auth\n    2/30")
         body = shown(app.conversation)
         assert "you find auth via a subagent" in body and "It is in auth.py." in body
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
@@ -577,16 +578,17 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "Find billing through a subagent")
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].turn == 1, "the child")
-        first_line = lambda: plain(app.panel.entries["sa-1"]).splitlines()[0]  # noqa: E731
+        first_line = lambda: plain(app.panel.entries["sa-1"]).split("\n▶")[0]  # noqa: E731  (its title)
         # Layout settles over a few refreshes (more of them on a loaded machine): wait for it.
-        # One line: the type and the word "tok" made room, then the description was cut; the numbers stay.
-        await until(pilot, lambda: first_line() == "● Find where billing… 1/30 0", "the entry line, cut to fit")
+        # Two lines in a narrow panel: the id and the description (cut), then the state and the numbers.
+        await until(pilot, lambda: first_line() == "● sa-1 Find where billing is…\n    1/30 · 0 tok",
+                    "the entry line, cut to fit")
         assert app.conversation.size.width >= 44  # the panel leaves the conversation room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)
-        assert title.size.height == 1
+        assert title.size.height == 2
         entry, state = app.panel.entries["sa-1"], app.subagents["sa-1"]
-        entry.show_times = True  # as outside tests: the time stays too, and the description gives way
-        assert entry.line(state, state.started + 3).plain == "● Find where bi… 1/30 0 3.0 s"
+        entry.show_times = True  # as outside tests: the time stays too
+        assert entry.line(state, state.started + 3).plain.endswith("\n    1/30 · 0 tok · 3.0 s")
         status = app.query_one("#status")
         facts = str(status.content)
         assert "● working" in facts and "kept out 0" in facts and "ctx " in facts, facts
@@ -603,7 +605,7 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         assert "general-purpose" in report and "● running" in report
         assert max(map(len, report.splitlines())) <= list(app.conversation.query(ReportEntry))[-1].outer_size.width
         await resize(pilot, 200, 40)
-        await until(pilot, lambda: first_line().startswith("● general-purpose: Find where billing is handled  1/30"),
+        await until(pilot, lambda: first_line().startswith("● sa-1 Find where billing is handled  1/30 0 tok "),
                     "the wide entry line")
         await until(pilot, lambda: "kept out of main context: 0 tokens" in str(status.content), "the wide status")
     gate.set()
@@ -640,7 +642,7 @@ async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(serve
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].retry == "retrying 2/8",
                     "the child's second retry")
         await pilot.pause()
-        assert "Find auth retrying 2/8 1/30 0" in plain(app.panel.entries["sa-1"]).splitlines()[0]  # tokens kept
+        assert "● sa-1 Find auth\n    retrying 2/8 · 1/30 · 0 tok" in plain(app.panel.entries["sa-1"])  # tokens kept
         assert "retrying 2/8" in plain(app.conversation.query_one(TaskEntry))
         notes = [plain(n) for n in app.conversation.query(NoticeEntry) if "Retr" in plain(n)]
         assert notes == ["The API is overloaded or failing (529): Overloaded. Retried 3 times."]  # the call went

@@ -24,7 +24,8 @@ from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, pl
 
 
 def entry_line(app: AgentApp, agent_id: str) -> str:
-    return plain(app.query_one(f"#entry-{agent_id}", SubagentEntry)).splitlines()[0]
+    """The entry's title: one line, or two in a narrow panel."""
+    return app.query_one(f"#entry-{agent_id}", SubagentEntry).title.plain  # type: ignore[attr-defined]
 
 
 def header(app: AgentApp) -> str:

@@ -18,7 +18,7 @@ from textual import events
 from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from tests.fakes.anthropic_server import last_user_text, text, tool_use
-from tests.ui.test_tui_support import SIZE, is_child, is_main, plain, send, until
+from tests.ui.test_tui_support import SIZE, is_child, is_main, send, until
 
 TYPED = "what did you find after x was cancelled"  # x and space are the entry's own keys, typed here as text
 
@@ -37,7 +37,7 @@ async def burst(app: AgentApp, typed: str, *, enter: bool = False) -> None:
 
 
 def entry_line(app: AgentApp) -> str:
-    return plain(app.query_one("#entry-sa-1", SubagentEntry)).splitlines()[0]
+    return app.query_one("#entry-sa-1", SubagentEntry).title.plain  # type: ignore[attr-defined]
 
 
 def user_messages(server) -> list[str]:  # type: ignore[no-untyped-def]

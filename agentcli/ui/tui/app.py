@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, SubagentFinished, SubagentStarted,
-                             ToolCallFinished, UsageUpdated)
+from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, HistoryCleared, SubagentFinished,
+                             SubagentStarted, ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
@@ -173,6 +173,8 @@ class AgentApp(App[int]):
             self.view.apply(event, self.clock())
             self.working.apply(event)
             await self.conversation.apply(event)
+            if isinstance(event, HistoryCleared):
+                await controls.cleared(self)
         else:
             await self.subagent_event(event)
         if isinstance(event, STATUS_EVENTS):
@@ -186,8 +188,8 @@ class AgentApp(App[int]):
             self.start_work(self.session.read_results(), "turn")
 
     async def subagent_event(self, event: Event) -> None:
-        if isinstance(event, SubagentStarted) and not self.subagents:
-            self.show_panel()  # opens by itself for the first subagent
+        if isinstance(event, SubagentStarted) and not self.panel.entries:
+            self.show_panel()  # opens by itself for the first subagent (and the first after /clear)
         state = self.view.apply(event, self.clock())
         if state is None:
             return

@@ -66,6 +66,17 @@ def toggle_panel(app: "AgentApp") -> None:
         app.prompt.focus()
 
 
+async def cleared(app: "AgentApp") -> None:
+    """/clear: finished subagents leave the panel, which hides once empty (/agents and ctrl+o still open
+    their transcripts)."""
+    in_panel = app.panel.focused_id() is not None
+    await app.panel.drop_finished()
+    if not app.panel.entries:
+        app.panel.open(False)
+    if in_panel and app.panel.focused_id() is None:
+        app.prompt.focus()
+
+
 def cancel(app: "AgentApp", agent_id: str) -> None:
     """x: cancel one subagent. Its entry says "cancelling…" at once (a SubagentCancelling event)."""
     state = app.subagents.get(agent_id)

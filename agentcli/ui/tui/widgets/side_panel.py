@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from textual.app import ComposeResult
@@ -52,6 +53,27 @@ class EntryTitle(CollapsibleTitle):
         return entry.agent_id if isinstance(entry, SubagentEntry) else ""
 
 
+ONE_LINE = 40  # the room an entry's line needs for its one-line form; a narrower panel takes two lines
+
+
+def fit(description: str, width: int, shared: str = "") -> str:
+    """``description`` in ``width`` characters. Cut, it keeps what tells it apart from the other entries:
+    what follows ``shared``, their common start (from the word where they differ, when that fits)."""
+    width = max(width, 2)
+    if len(description) <= width:
+        return description
+    start = len(shared) if len(shared) >= 4 and len(description) > len(shared) else 0
+    word = shared.rfind(" ", 0, start) + 1 if start else 0  # the start of the word they differ in
+    if start - word <= width // 2:
+        start = word
+    return one_line(("…" if start else "") + description[start:], width)
+
+
+def shared_start(descriptions: list[str]) -> str:
+    """What every description begins with (nothing for fewer than two)."""
+    return os.path.commonprefix(descriptions) if len(descriptions) > 1 else ""
+
+
 class SubagentEntry(Collapsible):
     DEFAULT_CSS = """
     SubagentEntry {
@@ -81,34 +103,44 @@ class SubagentEntry(Collapsible):
         self._result = Markdown("", classes="-pending")
         self._shown_result = ""
         self.state = state
+        self.shared = ""  # the start every entry's description has (see fit)
         super().__init__(self._about, self._tools, self._files, self._result, title="", id=f"entry-{state.id}")
         # Swap in a title whose enter opens the transcript instead of expanding.
         self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def line(self, state: Subagent, now: float) -> Content:
-        """Status icon, type, description, state, turn n/max, tokens and elapsed time: always one line.
+        """Status icon, id, type, description, state, turn n/max, tokens and elapsed time.
 
-        The numbers and the state stay; to make room, the type goes first, then the word "tok", and then the
-        description is cut short.
+        On one line where the panel is wide and the description keeps 16 characters (the type only where
+        the whole description fits beside it); else on two: the id and the description, then the numbers (after a state the icon does
+        not say, such as cancelling…). A description cut short keeps the part that
+        tells it from the other entries' (``shared``: the words they all begin with, left out).
         """
         room = (self.size.width or 52) - 2 - 2 - 2  # less the title's padding, the ▶ symbol and the status icon
         word = state.state(now, self.stall_after)
         said = word if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
         turn = f"{state.turn}/{state.max_turns}"
-        took = f" {seconds(state.elapsed(now))}" if self.show_times else ""
+        took = seconds(state.elapsed(now)) if self.show_times else ""
+        count = f"{tokens(state.tokens)} tok"
         description = one_line(state.description, 120)
-        kind, tail, extra = "", "", ""
-        for kind, tail, extra in ((state.type, f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
-                                  ("", f"  {turn} {tokens(state.tokens)} tok{took}", f"  {said}"),
-                                  ("", f" {turn} {tokens(state.tokens)}{took}", f" {said}")):
-            extra = extra if said else ""
-            if len(kind) + 2 * bool(kind) + min(len(description), 16) + len(extra) + len(tail) <= room:
+        ident = [Content.styled(state.id, "bold $text-muted"), " "]
+        tail = " ".join(part for part in (turn, count, took) if part)
+        extra = f"  {said}" if said else ""
+        for kind, needs in ((state.type, len(description)), ("", min(len(description), 16))) if room >= ONE_LINE else ():
+            fixed = len(state.id) + 1 + len(kind) + 2 * bool(kind) + len(extra) + 2 + len(tail)
+            if fixed + needs <= room:  # the type only beside the whole description
+                head = [Content.styled(kind, "$secondary"), ": "] if kind else []
+                return Content.assemble(status_icon(state.status), " ", *ident, *head,
+                                        Content.styled(fit(description, room - fixed, self.shared), "bold"),
+                                        Content.styled(extra, "$warning"), "  ", Content.styled(tail, "$text-muted"))
+        first = fit(description, room - len(state.id) - 1, self.shared)
+        for parts in ((turn, count, took), (turn, count), (count,)):  # the time goes first, then the turn
+            numbers = " · ".join(part for part in parts if part)
+            if 4 + len(said) + 3 * bool(said) + len(numbers) <= room + 2:  # under the ▶ and the icon
                 break
-        left = room - len(kind) - 2 * bool(kind) - len(extra) - len(tail)
-        description = one_line(description, max(left, 2))
-        head = [Content.styled(kind, "$secondary"), ": "] if kind else []
-        return Content.assemble(status_icon(state.status), " ", *head, Content.styled(description, "bold"),
-                                Content.styled(extra, "$warning"), Content.styled(tail, "$text-muted"))
+        return Content.assemble(status_icon(state.status), " ", *ident, Content.styled(first, "bold"), "\n    ",
+                                Content.styled(f"{said} · ", "$warning") if said else "",
+                                Content.styled(numbers, "$text-muted"))
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
@@ -140,10 +172,28 @@ class ContextBars(Static):
 
     def render(self) -> Content:
         used, alone, window = self.counts
-        width = max(4, self.content_size.width - len(WITHOUT) - 8)
+        width = max(4, self.content_size.width - len(WITHOUT) - 12)
         return Content.assemble(  # worded as /cost words them
-            f"{WITH:<{len(WITHOUT)}} ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)}\n",
-            f"{WITHOUT} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)}")
+            f"{WITH:<{len(WITHOUT)}} ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)} tok\n",
+            f"{WITHOUT} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)} tok")
+
+
+class Hint(Static):
+    """Phrases joined by " · ", wrapped between phrases (never inside one) to the width it has."""
+
+    def __init__(self, phrases: tuple[str, ...], id: str) -> None:
+        super().__init__(id=id)
+        self.phrases = phrases
+
+    def render(self) -> Content:
+        width, lines = self.content_size.width or 80, [""]
+        for phrase in self.phrases:
+            joined = f"{lines[-1]} · {phrase}" if lines[-1] else phrase
+            if len(joined) <= width or not lines[-1]:
+                lines[-1] = joined
+            else:
+                lines.append(phrase)
+        return Content("\n".join(lines))
 
 
 class SidePanel(Vertical):
@@ -152,7 +202,7 @@ class SidePanel(Vertical):
         width: 38%; min-width: 34; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
-        #panel-hint { padding: 0 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+        #panel-hint { padding: 0 1; color: $text-muted; }
         #panel-context { padding: 0 1; color: $text-muted; text-wrap: nowrap; &.-empty { display: none; } }
         #entries { margin: 1 0 0 0; }
         #entries { height: 1fr; scrollbar-size-vertical: 1; }
@@ -168,7 +218,7 @@ class SidePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("Subagents", id="panel-title")
-        yield Static("enter open · space expand · x cancel", id="panel-hint")
+        yield Hint(("enter open", "space expand", "x cancel"), id="panel-hint")
         yield ContextBars(id="panel-context", classes="-empty")
         yield VerticalScroll(id="entries")
 
@@ -188,7 +238,24 @@ class SidePanel(Vertical):
             entries = self.query_one("#entries", VerticalScroll)
             await entries.mount(entry, before=0 if entries.children else None)
         await entry.show(state, now)
+        self.entries_changed(now)
+
+    def entries_changed(self, now: float) -> None:
+        """The title's count; and, when an entry came or went, what tells the entries apart, for each."""
+        shared = shared_start([one_line(e.state.description, 120) for e in self.entries.values()])
+        for entry in self.entries.values():
+            if entry.shared != shared:
+                entry.shared = shared
+                entry.title = entry.line(entry.state, now)  # type: ignore[assignment]
         self.query_one("#panel-title", Static).update(f"Subagents ({len(self.entries)})")
+
+    async def drop_finished(self) -> None:
+        """/clear: finished entries leave the panel (their transcripts stay, through /agents and ctrl+o)."""
+        gone = [entry for entry in self.entries.values() if entry.state.finished]
+        for entry in gone:
+            del self.entries[entry.agent_id]
+        await self.query_one("#entries", VerticalScroll).remove_children(gone)
+        self.entries_changed(self.now())
 
     def focused_id(self) -> str | None:
         node = self.screen.focused
