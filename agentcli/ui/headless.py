@@ -70,7 +70,7 @@ class HeadlessOutput:
                                         isinstance(event, Notice) and event.level in ("warning", "error")):
             self.write(self.err, f"agentcli: {event.text}\n")
         if self.format == "text" and isinstance(event, ToolCallFinished) and event.denied:  # one line each
-            self.write(self.err, f"agentcli: denied {event.name}: {' '.join(event.output.split())}\n")
+            self.write(self.err, f"agentcli: denied {event.name}: {event.output.replace(chr(10), ' ')}\n")
         if isinstance(event, UsageUpdated):  # every model call, a running subagent's too
             self.spent += event.usage.cost or 0.0
             if self.budget is not None and self.spent > self.budget and not self.over_budget:

@@ -111,7 +111,8 @@ def test_dead_network_is_one_clear_sentence(repo):
     proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k",
                                                "AGENTCLI_API_RETRIES": "0"})
     assert proc.returncode == 1
-    assert "could not connect" in proc.stderr and "Traceback" not in proc.stderr
+    assert "Nothing is listening at http://127.0.0.1:9 (connection refused)" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_bad_flags_are_one_clear_sentence(repo):
