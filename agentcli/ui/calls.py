@@ -17,6 +17,10 @@ from .format import flat
 Kind = Literal["title", "command", "path", "field", "hunk", "add", "remove", "same", "note"]
 Line = tuple[Kind, str]
 
+# How each kind of line looks in a rich renderable (line mode; the TUI's reports); the TUI's widgets
+# have their own, in theme colours (``tui/format.py``).
+RICH_STYLES: dict[str, str] = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan",
+                               "add": "green", "remove": "red", "same": "", "note": "dim italic"}
 MAX_COMMAND_LINES = 300  # a command is shown whole up to this many lines (the rest is counted)
 FILE_TOOLS = ("edit_file", "write_file")
 
@@ -51,6 +55,19 @@ def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
 def diff_lines(diff: tuple[str, ...]) -> list[Line]:
     kinds: dict[str, Kind] = {"@": "hunk", "+": "add", "-": "remove", " ": "same"}
     return [(kinds.get(line[:1], "note"), line) for line in diff]
+
+
+def patch_lines(text: str) -> list[Line]:
+    """A git diff (/diff of a subagent's worktree) line by line, with a kind each front end colours:
+    file headers as paths, hunks, added, removed, kept; any sentence around it as a note."""
+    lines: list[Line] = []
+    for line in text.splitlines():
+        if line.startswith(("diff --git ", "index ", "--- ", "+++ ", "new file", "deleted file", "similarity",
+                            "rename ")):
+            lines.append(("path", line))
+        else:
+            lines.append(diff_lines((line,))[0] if line[:1] in "@+- " and line else ("note", line))
+    return lines
 
 
 def field_lines(args: dict[str, Any]) -> list[Line]:
