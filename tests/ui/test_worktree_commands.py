@@ -75,3 +75,13 @@ async def test_tui_diff_merge_conflict_and_discard(server, tui, repo):  # noqa: 
         await pilot.press("y")
         await until(pilot, lambda: "Discarded sa-2" in last(), "sa-2 discarded")
     assert "(one)" in (repo / "src/app/auth.py").read_text()
+
+
+async def test_line_mode_colours_a_diff(plain, server, repo):  # noqa: F811
+    two_children_edit_the_same_line(server)
+    ui = plain(color=True, permission_mode="acceptEdits")
+    await ui.submit("have two subagents edit auth.py")
+    shown = await ui.submit("/diff sa-1")
+    added = next(line for line in shown.splitlines() if 'Check a password (one)' in line)
+    removed = next(line for line in shown.splitlines() if '"""Check a password."""' in line)
+    assert "\x1b[32m" in added and "\x1b[31m" in removed  # green and red
