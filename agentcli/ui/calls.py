@@ -11,7 +11,6 @@ import difflib
 import json
 from typing import Any, Literal
 
-from ..core.tools.preview import file_diff
 from .format import flat
 
 Kind = Literal["title", "command", "path", "field", "hunk", "add", "remove", "same", "note"]
@@ -47,6 +46,8 @@ def approval_lines(tool: str, args: Any, diff: tuple[str, ...] = ()) -> list[Lin
 def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The diff a file tool's input alone tells (without the file): a write as a new file, an edit as
     its old text changed into its new text."""
+    from ..core.tools.preview import file_diff  # here: the TUI's first screen loads no engine module
+
     if tool == "write_file":
         return file_diff(None, str(args.get("content", "")))
     return file_diff(str(args.get("old_string", "")), str(args.get("new_string", "")))
