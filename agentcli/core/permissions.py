@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
 from .rules import Rule, RuleError, RuleSet, SimpleCommand, command_rule, save_allow_rule, split_command
-from .tools.base import ToolError
 
 if TYPE_CHECKING:
     from .tools.base import Tool, ToolContext
@@ -165,6 +164,8 @@ class Permissions:
             async with self._asking:
                 decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                 if decision.verdict == "ask":
+                    from .tools.base import ToolError  # here: the TUI's first screen imports this module
+
                     try:
                         diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                     except ToolError as exc:
