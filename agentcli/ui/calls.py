@@ -11,12 +11,15 @@ import difflib
 import json
 from typing import Any, Literal
 
-from ..core.tools.preview import file_diff
 from .format import flat
 
 Kind = Literal["title", "command", "path", "field", "hunk", "add", "remove", "same", "note"]
 Line = tuple[Kind, str]
 
+# How each kind of line looks in a rich renderable (line mode; the TUI's reports); the TUI's widgets
+# have their own, in theme colours (``tui/format.py``).
+RICH_STYLES: dict[str, str] = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan",
+                               "add": "green", "remove": "red", "same": "", "note": "dim italic"}
 MAX_COMMAND_LINES = 300  # a command is shown whole up to this many lines (the rest is counted)
 FILE_TOOLS = ("edit_file", "write_file")
 
@@ -43,6 +46,8 @@ def approval_lines(tool: str, args: Any, diff: tuple[str, ...] = ()) -> list[Lin
 def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The diff a file tool's input alone tells (without the file): a write as a new file, an edit as
     its old text changed into its new text."""
+    from ..core.tools.preview import file_diff  # here: the TUI's first screen loads no engine module
+
     if tool == "write_file":
         return file_diff(None, str(args.get("content", "")))
     return file_diff(str(args.get("old_string", "")), str(args.get("new_string", "")))
@@ -51,6 +56,19 @@ def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
 def diff_lines(diff: tuple[str, ...]) -> list[Line]:
     kinds: dict[str, Kind] = {"@": "hunk", "+": "add", "-": "remove", " ": "same"}
     return [(kinds.get(line[:1], "note"), line) for line in diff]
+
+
+def patch_lines(text: str) -> list[Line]:
+    """A git diff (/diff of a subagent's worktree) line by line, with a kind each front end colours:
+    file headers as paths, hunks, added, removed, kept; any sentence around it as a note."""
+    lines: list[Line] = []
+    for line in text.splitlines():
+        if line.startswith(("diff --git ", "index ", "--- ", "+++ ", "new file", "deleted file", "similarity",
+                            "rename ")):
+            lines.append(("path", line))
+        else:
+            lines.append(diff_lines((line,))[0] if line[:1] in "@+- " and line else ("note", line))
+    return lines
 
 
 def field_lines(args: dict[str, Any]) -> list[Line]:

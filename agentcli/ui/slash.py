@@ -204,6 +204,21 @@ async def worktree(session: "Session", action: str, arg: str) -> tuple[str, bool
         return str(exc), True
 
 
+def subagent_id(arg: str) -> str:
+    """'3' → 'sa-3'; 'sa-3' stays."""
+    return f"sa-{arg.strip()}" if arg.strip().isdigit() else arg.strip()
+
+
+async def before_discard(session: "Session", arg: str) -> tuple[str, bool]:
+    """/discard ID, before anything is dropped: (the question to ask, True), or (why not, False)."""
+    shown, failed = await worktree(session, "diff", arg)  # the same checks: such a worktree, not running
+    if failed:
+        return shown, False
+    ident = subagent_id(arg)
+    return (f"Drop {ident}'s worktree and branch? What it changed there is lost for good (/diff {ident} shows "
+            "it; /merge applies it to your tree)."), True
+
+
 async def bashes(session: "Session", arg: str) -> str:
     """/bashes [kill ID]: the list, or the outcome of stopping one."""
     verb, _, rest = arg.strip().partition(" ")

@@ -119,3 +119,17 @@ async def test_glob_and_parallel_edits_say_which_is_which(plain_ui, server, repo
     assert "● glob *.py in src/app · " in shown
     assert "● edit_file lines.txt  +2 −1 · " in shown
     await ui.quit()
+
+
+async def test_a_diff_of_hostile_text_cannot_reach_the_terminal_raw(plain_ui, server, repo):
+    server.script(tool_use("write_file", {"path": "evil.txt", "content": "clear\x1b[2J\x1b]0;pwned\x07 \x9b31m\n"}),
+                  text("Wrote it."))
+    ui = plain_ui()
+    await ui.idle()
+    ui.pipe.send_text("write it\r")
+    await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
+    question = ui.text[ui.text.index("? main agent"):]
+    assert "+clear" in question and not any(c in question for c in "\x1b\x07\x9b")
+    ui.pipe.send_text("n")
+    await ui.idle()
+    await ui.quit()

@@ -266,6 +266,22 @@ class PlainApp:
             self.show_held()
         return answer.strip().lower() in ("y", "yes")
 
+    async def confirm(self, question: str) -> bool:
+        """Ask ``question`` at the prompt: True for y. No without a terminal to answer on."""
+        if self.prompt is None:
+            self.display.say(f"{question} Nobody can answer here, so it is left as it is.", "yellow")
+            return False
+        self.display.say(question, "yellow")
+        self.at_prompt = True
+        try:
+            answer = await self.prompt.prompt_async("[y/N] ", set_exception_handler=False)
+        except (KeyboardInterrupt, EOFError):
+            return False
+        finally:
+            self.at_prompt = False
+            self.show_held()
+        return answer.strip().lower() in ("y", "yes")
+
     async def answer_approvals(self) -> None:
         """Ask the questions of background children as a turn would, until each has its answer; on esc,
         the ones left are denied."""

@@ -10,6 +10,7 @@ from ...core.session import MODES, SessionError, SubagentRecord
 from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible
+from ..calls import RICH_STYLES, patch_lines
 from ..format import seconds
 from .display import STATUS_MARKS
 from .transcript import transcript_text
@@ -147,8 +148,19 @@ async def rewind(app: "PlainApp", arg: str) -> None:
 
 
 async def worktree(app: "PlainApp", action: str, arg: str) -> None:
+    if action == "discard":  # it cannot be undone: ask first
+        question, askable = await slash.before_discard(app.session, arg)
+        if not askable:
+            app.display.say(question, "red")
+            return
+        if not await app.confirm(question):
+            app.display.say(f"Kept {slash.subagent_id(arg)}'s worktree.")
+            return
     text, failed = await slash.worktree(app.session, action, arg)
-    app.display.say(text, "red" if failed else "")
+    if action == "diff" and not failed:
+        app.display.say(Text("\n").join(Text(line, style=RICH_STYLES[kind]) for kind, line in patch_lines(text)))
+    else:
+        app.display.say(text, "red" if failed else "")
 
 
 async def mcp(app: "PlainApp", arg: str) -> None:

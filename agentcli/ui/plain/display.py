@@ -26,7 +26,7 @@ from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted
                             ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
-from ..calls import approval_lines, call_line
+from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..view import SessionView
 from .screen import Painter, Screen
@@ -47,9 +47,6 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
-# How each kind of line of ``ui.calls.approval_lines`` looks.
-LINE_STYLES = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan", "add": "green",
-               "remove": "red", "same": "", "note": "dim italic"}
 
 
 @dataclass
@@ -377,7 +374,7 @@ class Display:
     def _question(self, event: ApprovalRequested) -> list[RenderableType]:
         lines: list[RenderableType] = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
                                        + Text(f" wants to run {event.tool}")]
-        lines += [Padding(Text(text, style=LINE_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
+        lines += [Padding(Text(text, style=RICH_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
                   for kind, text in approval_lines(event.tool, event.input, event.diff)]
         reason = getattr(event, "reason", "")
         if reason:

@@ -156,8 +156,39 @@ def escape_on_empty_input(app: "AgentApp") -> None:
 
 
 async def worktree(app: "AgentApp", action: str, arg: str) -> None:
+    if action == "discard":  # it cannot be undone: ask first
+        from .screens.confirm import ConfirmScreen
+
+        question, askable = await slash.before_discard(app.session, arg)
+        if not askable:
+            await app.conversation.add_notice(question, "warning")
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await act(app, action, arg)
+            else:
+                await app.conversation.add_notice(f"Kept {slash.subagent_id(arg)}'s worktree.")
+
+        app.push_screen(ConfirmScreen(question, "drops it"), answered)
+        return
+    await act(app, action, arg)
+
+
+async def act(app: "AgentApp", action: str, arg: str) -> None:
     text, failed = await slash.worktree(app.session, action, arg)
-    await app.conversation.add_notice(text, "warning" if failed else "info", block=action == "diff" and not failed)
+    if action == "diff" and not failed:
+        await app.conversation.add_report(colored_diff(text))
+    else:
+        await app.conversation.add_notice(text, "warning" if failed else "info")
+
+
+def colored_diff(text: str) -> "Text":
+    from rich.text import Text
+
+    from ..calls import RICH_STYLES, patch_lines
+
+    return Text("\n").join(Text(line, style=RICH_STYLES[kind]) for kind, line in patch_lines(text))
 
 
 async def mcp(app: "AgentApp", arg: str) -> None:
