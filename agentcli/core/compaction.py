@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .loop import Agent
 
 MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
+TOO_LONG = "the prompt was too long"  # the API refused the request: its size, not our count, says it is full
 MAX_IN_A_ROW = 3  # compactions that refill at once before we give up
 RECENT_SHARE = 0.25  # of the window, kept verbatim as recent turns
 SUMMARIZER_SHARE = 0.5  # of the window: how much of the older turns the summarizer is shown
@@ -195,7 +196,8 @@ def is_carried(block: dict[str, Any]) -> bool:
 
 async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     """Replace older turns with a summary. False when there is nothing old enough to summarize, or when
-    the summary would free nothing (then the history stays, and no Compacted event tells of it)."""
+    the summary would free nothing by our count (then the history stays, and no Compacted event tells of
+    it); after the API refused a prompt as too long, our count is no measure, so it compacts anyway."""
     if agent.compactions_in_a_row >= MAX_IN_A_ROW:
         raise ContextThrash(f"Stopped: the context refilled right after {MAX_IN_A_ROW} compactions in a row. "
                             "Start a fresh conversation (/clear) or narrow the task.")
@@ -218,7 +220,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,
                                                                                  agent.tools.schemas())
-    if after >= before:  # the summary frees nothing: keep the history, and say nothing was compacted
+    if after >= before and reason != TOO_LONG:  # it frees nothing: keep the history, and say nothing
         return False
     agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was
     agent.last_usage = type(agent.last_usage)(input_tokens=after)

@@ -187,7 +187,7 @@ class Agent:
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
                                               on_event=on_event if self.llm.raw_events else None)
             except LLMError as exc:
-                if not exc.overflow or not await compaction.compact(self, reason="the prompt was too long"):
+                if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise
                 continue
             self.count(reply)

@@ -45,7 +45,8 @@ async def test_git_through_bash_in_an_untrusted_workspace_runs_no_repository_pro
 async def test_a_trusted_workspace_keeps_its_own_git_config(server, make_session, repo):
     marker = hostile_repo(repo)
     server.script(tool_use("bash", {"command": "git status"}), text("Done."))
-    session, _ = make_session(permissions={"allow": ["bash(git *)"]}, trusted=True)
+    # The sandbox off: its marker is written outside the workspace, which the sandbox would stop.
+    session, _ = make_session(permissions={"allow": ["bash(git *)"]}, trusted=True, sandbox="off")
     await session.send("look at the repository")
     assert marker.exists()  # what the user trusts runs as git would run it: the attack above is real
 

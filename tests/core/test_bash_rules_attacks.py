@@ -179,7 +179,7 @@ async def test_allowing_uv_run_pytest_for_the_session_does_not_allow_uv_run_sh(s
                                                                                 uv_stub: Path):
     server.script(tool_use("bash", {"command": "uv run pytest"}),
                   tool_use("bash", {"command": "uv run sh -c 'touch X'"}), text("ok"))
-    session, events = make_session(interactive=True)
+    session, events = make_session(interactive=True, sandbox="off")  # the stub lives in the host's /tmp
     answer_with(session, events, [ALLOW_SESSION, DENY])
     await session.send("test")
     asked = [e.input["command"] for e in events.of(ApprovalRequested)]

@@ -30,8 +30,9 @@ def alive(pid: int) -> bool:
 def test_the_session_file_is_complete_and_background_shells_are_stopped(server, api_env, repo, isolated_home):
     server.script(tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}),
                   text("Started it; done."))
-    proc = run(repo, api_env, "-p", "start a server", "--permission-mode", "bypassPermissions",
-               "--output-format", "json")
+    # Without the sandbox: in its PID namespace $$ is not the host's pid this test watches.
+    proc = run(repo, {**api_env, "AGENTCLI_SANDBOX": "off"}, "-p", "start a server", "--permission-mode",
+               "bypassPermissions", "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert (out["result"], out["is_error"]) == ("Started it; done.", False)

@@ -46,7 +46,9 @@ def test_an_untrusted_repositorys_mcp_json_starts_nothing(server, api_env, clone
 def test_a_trusted_repositorys_server_starts_and_stops_when_agentcli_exits(server, api_env, cloned):
     repo, evidence = cloned
     server.when(lambda b: offers_tool(b, "mcp__helper__echo"), text("The helper is there."))
-    proc = agentcli("-p", "summarize this repo", "--trust-workspace", cwd=repo, env=api_env)
+    # Without the sandbox: in its PID namespace the server's pid is not the host's one this test watches.
+    proc = agentcli("-p", "summarize this repo", "--trust-workspace", cwd=repo,
+                    env={**api_env, "AGENTCLI_SANDBOX": "off"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "The helper is there."
     pid = int(evidence.read_text())  # the attack works once trusted: so the test above tests something
