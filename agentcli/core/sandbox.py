@@ -195,6 +195,12 @@ class Sandbox:
         for home in _resolved([self.home]):
             if home.is_dir() and len(home.parts) > 1 and home != Path("/tmp"):
                 mounts.append((len(home.parts), 0, ["--ro-bind", str(home), str(home)]))
+        # Likewise the Python environment and code agentcli runs from, when they lie under /tmp (a clone
+        # there, as in CI): hooks and servers that run `python -m …` from them keep finding them, read-only.
+        own = [Path(sys.prefix), Path(sys.base_prefix)] + [Path(entry) for entry in sys.path if entry]
+        for program in dict.fromkeys(_resolved(own)):
+            if program.is_dir() and Path("/tmp") in program.parents:
+                mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
         for folder in dict.fromkeys(_resolved(writable)):
             if folder.is_dir():
                 mounts.append((len(folder.parts), 1, ["--bind", str(folder), str(folder)]))
