@@ -715,19 +715,30 @@ def _to_crlf(s: str) -> str:
     return s.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
-def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str, str]:
-    """Replace ``old`` by ``new`` in ``real``: the count, where, and those lines now. Hold the file's lock."""
+def _edited_dir(ctx: ToolContext, real: Path, shown: str) -> int:
+    """The opened folder of a file edit_file may change; ToolError for a folder or a missing file."""
     if real.is_dir():
         raise ToolError(f"{shown} is a directory, not a file.")
     if not real.exists():
         raise _not_found(ctx, real, shown, " To create a new file, use write_file.")
-    dir_fd = _open_dir(ctx, real.parent)
+    return _open_dir(ctx, real.parent)
+
+
+def _read_edited(ctx: ToolContext, dir_fd: int, real: Path, shown: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a file to edit, refused when it changed since the agent read it."""
+    fd, info = _open_regular(dir_fd, real.name, shown)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    if not is_binary(data):  # a binary file is refused by _replaced in any case
+        _check_seen(ctx, real, shown, data)
+    return data, info
+
+
+def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[int, str, str]:
+    """Replace ``old`` by ``new`` in ``real``: the count, where, and those lines now. Hold the file's lock."""
+    dir_fd = _edited_dir(ctx, real, shown)
     try:
-        fd, info = _open_regular(dir_fd, real.name, shown)
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read()
-        if not is_binary(data):  # refused below in any case
-            _check_seen(ctx, real, shown, data)
+        data, info = _read_edited(ctx, dir_fd, real, shown)
         encoded, count, where, around = _replaced(data, shown, old, new, replace_all)
         if ctx.checkpoints is not None:
             ctx.checkpoints.before_change(real, data, stat.S_IMODE(info.st_mode))
@@ -743,19 +754,11 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
 def _edit_preview(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool
                   ) -> tuple[str, ...]:
     """What ``_edit`` would change, refused as it would be (no single match, a file changed since read)."""
-    if real.is_dir():
-        raise ToolError(f"{shown} is a directory, not a file.")
-    if not real.exists():
-        raise _not_found(ctx, real, shown, " To create a new file, use write_file.")
-    dir_fd = _open_dir(ctx, real.parent)
+    dir_fd = _edited_dir(ctx, real, shown)
     try:
-        fd, _ = _open_regular(dir_fd, real.name, shown)
+        data, _ = _read_edited(ctx, dir_fd, real, shown)
     finally:
         os.close(dir_fd)
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    if not is_binary(data):
-        _check_seen(ctx, real, shown, data)
     encoded, _, _, _ = _replaced(data, shown, old, new, replace_all)
     return file_diff(decode_bytes(data)[0], decode_bytes(encoded)[0])
 
