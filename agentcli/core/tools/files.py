@@ -196,6 +196,16 @@ class Unreadable(ValueError):
     """A file ``read_confined`` leaves alone; the message says why ("it leads outside the workspace …")."""
 
 
+def open_file(ctx: ToolContext, real: Path, shown: str) -> tuple[int, os.stat_result]:
+    """Open the regular file ``real`` of the workspace for reading, its folders one at a time from the
+    root following no symlink (``_open_dir``), so a link swapped in after the check leads nowhere."""
+    dir_fd = _open_dir(ctx, real.parent)
+    try:
+        return _open_regular(dir_fd, real.name, shown)
+    finally:
+        os.close(dir_fd)
+
+
 def read_confined(path: Path, bases: tuple[Path, ...], cap: int, where: str = "the workspace"
                   ) -> tuple[bytes, int]:
     """At most ``cap`` bytes of the file ``path``, and its size, read as read_file reads: the path
@@ -455,11 +465,7 @@ class ReadFile(Tool):
         if not real.exists():
             raise _not_found(ctx, real, shown)
         try:
-            dir_fd = _open_dir(ctx, real.parent)
-            try:
-                fd, _ = _open_regular(dir_fd, real.name, shown)
-            finally:
-                os.close(dir_fd)
+            fd, _ = open_file(ctx, real, shown)
             with os.fdopen(fd, "rb") as handle:
                 if images.media_type(handle.read(16)):
                     return _image(handle, shown)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
-from .files import _open_dir, _open_regular, _os_error, resolve_path
+from .files import _open_dir, _os_error, open_file, resolve_path
 from .shell import command_env
 
 T = TypeVar("T")
@@ -300,11 +300,7 @@ def _from_opened(ctx: ToolContext, real: Path | None, search: Callable[[str], T]
         if real.is_dir():
             fd = _open_dir(ctx, real)
         else:
-            folder = _open_dir(ctx, real.parent)
-            try:
-                fd, _ = _open_regular(folder, real.name, shown)
-            finally:
-                os.close(folder)
+            fd, _ = open_file(ctx, real, shown)
     except OSError as exc:
         raise _os_error(exc, "search", shown) from None
     try:
