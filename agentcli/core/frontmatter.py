@@ -1,20 +1,27 @@
-"""Markdown files with a YAML-style frontmatter block, parsed without a YAML library.
-
-The subset is what agent definition files use:
+"""Markdown files with a YAML frontmatter block, as Claude Code's agent and command files are:
 
     ---
-    name: finder            # plain scalars: strings, numbers, true/false, null
+    name: finder
     description: "Quoted, with \\n escapes"
-    tools: [grep, read_file] # flow lists of scalars
-    disallowed_tools:        # block lists of scalars
+    tools: [grep, read_file]
+    disallowed_tools:
       - bash
-    notes: |                 # block scalars: | keeps newlines, > folds them
+    notes: |
       Several lines.
     ---
     The body.
 
-Nested mappings are read too. Anchors, tags and multi-line quoted strings are not:
-they raise FrontmatterError with the line number, as does anything else that does not parse.
+The block is read with PyYAML's safe loader (plain data only: no tags that build objects), so anchors,
+aliases, merge keys and multi-line strings work as in any YAML file. What a cloned repository can put
+there is bounded: the file is at most DEFINITION_FILE_CAP bytes, values nest at most MAX_DEPTH deep,
+and the document, with every alias counted each time it is used, holds at most MAX_VALUES values (so a
+"billion laughs" file is refused before anything walks it); an alias inside the value it names is refused.
+
+Two things YAML refuses are read as Claude Code's files mean them: a key that appears twice is an error
+(YAML would keep the last), and a top-level ``key: value`` whose plain value holds ': ' (as in
+``description: Use when: ...``, common in shared agent files) is read as that text. Keys are the text
+written (``1:`` is the key '1'). Whatever does not parse raises FrontmatterError with one sentence that
+names the line.
 """
 
 from __future__ import annotations
@@ -23,12 +30,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-DEFINITION_FILE_CAP = 256 * 1024  # bytes: a command or agent file larger than this is skipped
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-_INT = re.compile(r"[-+]?\d+")
-_FLOAT = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "/": "/", "0": "\0", " ": " ", "e": "\x1b"}
-BLOCK_SCALAR = re.compile(r"([|>])([-+]?)\s*(#.*)?")
+DEFINITION_FILE_CAP = 256 * 1024  # bytes: a command or agent file larger than this is skipped
+MAX_DEPTH = 32  # nesting of lists and mappings in a frontmatter
+MAX_VALUES = 10_000  # values in a frontmatter, each alias counted as the values it stands for
 
 
 class FrontmatterError(ValueError):
@@ -81,273 +88,139 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise FrontmatterError("its frontmatter has no closing '---' line")
-    meta = _Parser(lines[1:end], first_line=2).document()
+    meta = _load("\n".join(lines[1:end]), first_line=2)
     return meta, "\n".join(lines[end + 1:]).strip()
 
 
-class _Parser:
-    def __init__(self, lines: list[str], first_line: int) -> None:
-        self.lines = lines
-        self.first_line = first_line
-        self.pos = 0
+def _load(source: str, first_line: int) -> dict[str, Any]:
+    try:
+        try:
+            data = yaml.load(source, Loader=_Loader)  # _Loader is a SafeLoader: data only
+        except yaml.MarkedYAMLError as exc:
+            quoted = _COLON_VALUE.sub(_quoted_value, source)
+            if exc.problem != "mapping values are not allowed here" or quoted == source:
+                raise
+            try:
+                data = yaml.load(quoted, Loader=_Loader)
+            except yaml.YAMLError:
+                raise exc from None
+    except _Refused as exc:
+        raise FrontmatterError(f"line {first_line + exc.line}: {exc.problem}") from None
+    except yaml.MarkedYAMLError as exc:
+        raise FrontmatterError(_sentence(exc, first_line)) from None
+    except yaml.YAMLError as exc:  # unmarked: none of PyYAML's parse errors are, but say it anyway
+        raise FrontmatterError(f"its frontmatter does not parse: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontmatterError(f"line {first_line}: the frontmatter must be 'key: value' lines, "
+                               f"not a {'list' if isinstance(data, list) else 'single value'}")
+    return data
 
-    def document(self) -> dict[str, Any]:
-        self._skip_blank()
-        if self.pos >= len(self.lines):
-            return {}
-        if self._indent(self.pos) != 0:
-            self._fail("the first key must not be indented")
-        return self._mapping(0)
 
-    # -------------------------------------------------------------- structure
+class _Refused(Exception):
+    """A bound or rule of ours; ``line`` counts from 0 in the frontmatter."""
 
-    def _mapping(self, indent: int) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        while self._skip_blank():
-            here = self._indent(self.pos)
-            if here < indent:
-                break
-            if here > indent:
-                self._fail("unexpected indentation")
-            content = self.lines[self.pos].strip()
-            if content.startswith("- ") or content == "-":
-                self._fail("a list item where a 'key: value' line was expected")
-            key, rest = self._split_key(content)
-            if key in result:
-                self._fail(f"the key '{key}' appears twice")
-            self.pos += 1
-            result[key] = self._value(rest, indent)
-        return result
+    def __init__(self, node: Node, problem: str) -> None:
+        super().__init__(problem)
+        self.line, self.problem = node.start_mark.line, problem
 
-    def _value(self, rest: str, indent: int) -> Any:
-        """The value of a key whose line (at ``indent``) ended with ``rest``."""
-        block = BLOCK_SCALAR.fullmatch(rest)
-        if block:
-            return self._block_scalar(indent, folded=block.group(1) == ">", chomp=block.group(2))
-        if rest == "" or rest.startswith("#"):
-            if not self._skip_blank():
-                return None
-            child = self._indent(self.pos)
-            item = self.lines[self.pos].strip()
-            is_item = item.startswith("- ") or item == "-"
-            if is_item and child >= indent:
-                return self._list(child)
-            if child > indent:
-                return self._mapping(child)
-            return None
-        value = self._scalar(rest)
-        if isinstance(value, str) and not rest.startswith(("'", '"', "[")):
-            value = self._continuation(value, indent)
-        return value
 
-    def _list(self, indent: int) -> list[Any]:
-        items: list[Any] = []
-        while self._skip_blank():
-            here = self._indent(self.pos)
-            content = self.lines[self.pos].strip()
-            if here < indent or (here == indent and not (content.startswith("- ") or content == "-")):
-                break
-            if here > indent or not (content.startswith("- ") or content == "-"):
-                self._fail("unexpected indentation in a list")
-            rest = content[1:].strip()
-            if rest == "" or self._looks_like_key(rest):
-                self._fail("lists of mappings or nested lists are not supported; list plain values")
-            self.pos += 1
-            value = self._scalar(rest)
-            if isinstance(value, str) and not rest.startswith(("'", '"', "[")):
-                value = self._continuation(value, indent)
-            items.append(value)
-        return items
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader (pure Python: the C one cannot be bounded) with the bounds of this module."""
 
-    def _block_scalar(self, indent: int, *, folded: bool, chomp: str) -> str:
-        body: list[str] = []
-        block_indent: int | None = None
-        while self.pos < len(self.lines):
-            line = self.lines[self.pos]
-            if line.strip():
-                here = self._indent(self.pos)
-                if here <= indent:
-                    break
-                if block_indent is None:
-                    block_indent = here
-                if here < block_indent:
-                    break
-                body.append(line[block_indent:])
-            else:
-                body.append("")
-            self.pos += 1
-        while body and body[-1] == "" and chomp != "+":
-            body.pop()
-        if folded:
-            text = _fold(body)
-        else:
-            text = "\n".join(body)
-        return text if chomp == "-" else text + "\n" if text else text
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
 
-    def _continuation(self, value: str, indent: int) -> str:
-        """A plain scalar may go on over more-indented lines, folded with spaces."""
-        parts = [value]
-        while self.pos < len(self.lines):
-            line = self.lines[self.pos]
-            if not line.strip() or self._indent(self.pos) <= indent or line.strip().startswith("#"):
-                break
-            if self._looks_like_key(line.strip()):  # YAML refuses this too; usually a stray indent
-                self._fail("unexpected indentation")
-            parts.append(_strip_comment(line.strip()))
-            self.pos += 1
-        return " ".join(parts)
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Refused(ScalarNode("", "", self.peek_event().start_mark),
+                               f"values nest more than {MAX_DEPTH} deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
-    # -------------------------------------------------------------- scalars
+    def compose_document(self) -> Node | None:
+        node = super().compose_document()
+        if node is not None:
+            _count(node, {}, set())
+        return node
 
-    def _scalar(self, text: str) -> Any:
-        if text.startswith('"'):
-            return self._double_quoted(text)
-        if text.startswith("'"):
-            return self._single_quoted(text)
-        if text.startswith("["):
-            return self._flow_list(text)
-        if text.startswith("{"):
-            self._fail("inline mappings ({...}) are not supported")
-        if text.startswith(("&", "*", "!")):
-            self._fail("anchors, aliases and tags are not supported")
-        return _plain(_strip_comment(text))
-
-    def _double_quoted(self, text: str) -> str:
-        out: list[str] = []
-        i = 1
-        while i < len(text):
-            ch = text[i]
-            if ch == '"':
-                self._after_quote(text[i + 1:])
-                return "".join(out)
-            if ch == "\\" and i + 1 < len(text):
-                code = text[i + 1]
-                if code == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
-                    out.append(chr(int(text[i + 2:i + 6], 16)))
-                    i += 6
-                    continue
-                if code not in _ESCAPES:
-                    self._fail(f"unknown escape '\\{code}' in a double-quoted string")
-                out.append(_ESCAPES[code])
-                i += 2
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise _Refused(key_node, "a key must be plain text, not a list or mapping")
+            if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
-            out.append(ch)
-            i += 1
-        self._fail("a double-quoted string is not closed on its line")
-
-    def _single_quoted(self, text: str) -> str:
-        out: list[str] = []
-        i = 1
-        while i < len(text):
-            if text[i] == "'":
-                if text[i + 1:i + 2] == "'":
-                    out.append("'")
-                    i += 2
-                    continue
-                self._after_quote(text[i + 1:])
-                return "".join(out)
-            out.append(text[i])
-            i += 1
-        self._fail("a single-quoted string is not closed on its line")
-
-    def _after_quote(self, rest: str) -> None:
-        rest = rest.strip()
-        if rest and not rest.startswith("#"):
-            self._fail(f"unexpected text after a quoted string: {rest!r}")
-
-    def _flow_list(self, text: str) -> list[Any]:
-        text = _strip_comment(text)
-        if not text.endswith("]"):
-            self._fail("a '[' list is not closed with ']' on its line")
-        inner = text[1:-1].strip()
-        if not inner:
-            return []
-        items, current, quote = [], "", ""
-        for ch in inner:
-            if quote:
-                current += ch
-                if ch == quote:
-                    quote = ""
-            elif ch in "'\"":
-                quote = ch
-                current += ch
-            elif ch == ",":
-                items.append(current.strip())
-                current = ""
-            elif ch in "[]{}":
-                self._fail("nested lists and mappings are not supported inside '[...]'")
-            else:
-                current += ch
-        items.append(current.strip())
-        if any(item == "" for item in items):
-            self._fail("an empty item in a '[...]' list")
-        return [self._scalar(item) for item in items]
-
-    # -------------------------------------------------------------- lines
-
-    def _split_key(self, content: str) -> tuple[str, str]:
-        match = re.match(r"""("[^"]*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:(?:\s+(.*)|$)""", content)
-        if not match:
-            self._fail(f"expected 'key: value', found {content!r}")
-        key = match.group(1).strip("'\"") if match.group(1)[0] in "'\"" else match.group(1)
-        return key, (match.group(2) or "").strip()
-
-    @staticmethod
-    def _looks_like_key(text: str) -> bool:
-        return re.match(r"[\w-]+\s*:(\s|$)", text) is not None
-
-    def _skip_blank(self) -> bool:
-        """Skip blank and comment lines; whether a line is left."""
-        while self.pos < len(self.lines):
-            stripped = self.lines[self.pos].strip()
-            if stripped and not stripped.startswith("#"):
-                return True
-            self.pos += 1
-        return False
-
-    def _indent(self, index: int) -> int:
-        line = self.lines[index]
-        if line[: len(line) - len(line.lstrip(" \t"))].count("\t"):
-            self.pos = index
-            self._fail("tabs are not allowed for indentation")
-        return len(line) - len(line.lstrip(" "))
-
-    def _fail(self, problem: str) -> Any:
-        line = self.first_line + min(self.pos, max(len(self.lines) - 1, 0))
-        raise FrontmatterError(f"line {line}: {problem}")
+            if key_node.value in seen:
+                raise _Refused(key_node, f"the key '{key_node.value}' appears twice")
+            seen.add(key_node.value)
+        self.flatten_mapping(node)  # merge keys (<<: *base); the mapping's own keys win
+        return {key_node.value: self.construct_object(value_node, deep=deep) for key_node, value_node in node.value}
 
 
-def _strip_comment(text: str) -> str:
-    """A plain value without its trailing ' # comment'."""
-    match = re.search(r"(^|\s)#", text)
-    return text[: match.start()].rstrip() if match else text.rstrip()
+def _count(node: Node, counted: dict[int, tuple[int, int]], open_nodes: set[int], depth: int = 1) -> int:
+    """How many values ``node`` stands for, each alias counted in full; _Refused past MAX_VALUES, or
+    where aliases nest values more than MAX_DEPTH deep (the composer bounds only what is written out).
+    ``counted`` keeps each node's count and height, so a shared node is walked once."""
+    if id(node) in open_nodes:
+        raise _Refused(node, "an alias stands for the value that holds it")
+    total, height = counted.get(id(node), (1, 1))
+    if id(node) not in counted and isinstance(node, (SequenceNode, MappingNode)):
+        open_nodes.add(id(node))
+        children = node.value if isinstance(node, SequenceNode) else [part for pair in node.value for part in pair]
+        for child in children:
+            total += _count(child, counted, open_nodes, depth + 1)
+            height = max(height, 1 + counted[id(child)][1])
+            if total > MAX_VALUES:
+                raise _Refused(node, f"it holds more than {MAX_VALUES} values, counting what each alias stands for")
+        open_nodes.discard(id(node))
+    if depth - 1 + height > MAX_DEPTH:
+        raise _Refused(node, f"values nest more than {MAX_DEPTH} deep")
+    counted[id(node)] = (total, height)
+    return total
 
 
-def _plain(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("", "~", "null"):
-        return None
-    if lowered == "true":
-        return True
-    if lowered == "false":
-        return False
-    if _INT.fullmatch(text):
-        return int(text)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    return text
+# `key: text: more` at the top level, on one line, plain: YAML refuses the second ': '; Claude Code's files mean text.
+_COLON_VALUE = re.compile(r"""^([A-Za-z0-9_-]+:[ \t]+)([^\s"'\[{|>&*!%@`#][^\n]*?:\s[^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*$(?!\n[ \t])""",
+                          re.MULTILINE)
 
 
-def _fold(lines: list[str]) -> str:
-    """Folded block scalar: single newlines become spaces, blank lines stay newlines."""
-    out = ""
-    for i, line in enumerate(lines):
-        if i == 0:
-            out = line
-        elif line == "":
-            out += "\n"
-        elif lines[i - 1] == "" or line.startswith(" ") or lines[i - 1].startswith(" "):
-            out += ("" if out.endswith("\n") else "\n") + line
-        else:
-            out += " " + line
-    return out
+def _quoted_value(match: re.Match[str]) -> str:
+    return match.group(1) + '"' + match.group(2).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# What PyYAML says, as a sentence a user can act on: (its context, the start of its problem) -> ours.
+_PROBLEMS = [
+    ("while parsing a flow sequence", "expected ','", "a '[' list is not closed with ']'"),
+    ("while parsing a flow mapping", "expected ','", "a '{{' mapping is not closed with '}}'"),
+    ("while scanning a quoted scalar", "found unexpected end", "a {quote} string is not closed"),
+    ("while scanning a simple key", "could not find expected ':'", "expected 'key: value', found {line!r}"),
+    (None, "mapping values are not allowed", "unexpected indentation, or a ': ' inside a value that needs quotes"),
+    (None, "found character '\\t'", "tabs are not allowed for indentation"),
+    (None, "found undefined alias", "the alias {found} names no anchor"),
+    (None, "could not determine a constructor", "the tag {found} is not allowed: only plain values are read"),
+]
+
+
+def _sentence(exc: yaml.MarkedYAMLError, first_line: int) -> str:
+    """``line N: what is wrong``, at the line where the thing that is wrong starts."""
+    mark = exc.context_mark if exc.context_mark is not None and exc.context else exc.problem_mark
+    problem = exc.problem or ""
+    where = mark.line if mark is not None else 0
+    text = (mark.buffer or "") if mark is not None else ""
+    found = re.search(r"'([^']*)'", problem)
+    for context, start, ours in _PROBLEMS:
+        if (context is None or exc.context == context) and problem.startswith(start):
+            opened = text[mark.pointer] if mark is not None and mark.pointer < len(text) else ""
+            line = text.split("\n")[where].strip() if mark is not None and text else ""
+            problem = ours.format(quote="single-quoted" if opened == "'" else "double-quoted", line=line,
+                                  found=repr(found.group(1)) if found else "")
+            break
+    else:
+        problem = f"{exc.context}: {problem}" if exc.context else problem
+    return f"line {first_line + where}: {problem.rstrip('.')}"

@@ -176,7 +176,7 @@ def test_bad_files_are_skipped_with_one_warning_each(repo):
         "Skipped agent file .agentcli/agents/nofront.md: it does not start with a '---' frontmatter line.",
         "Skipped agent file .agentcli/agents/nodesc.md: the required field 'description' is missing.",
         "Skipped agent file .agentcli/agents/badturns.md: 'max_turns' must be a whole number, not 'ten'.",
-        "Skipped agent file .agentcli/agents/badyaml.md: line 3: a '[' list is not closed with ']' on its line.",
+        "Skipped agent file .agentcli/agents/badyaml.md: line 3: a '[' list is not closed with ']'.",
         "Skipped agent file .agentcli/agents/badname.md: the name 'has spaces' may only use letters, digits, "
         "'-', '_' and '.'.",
         "Skipped agent file .agentcli/agents/twin.md: .agentcli/agents/good.md already defines 'good'.",
