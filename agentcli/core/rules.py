@@ -306,11 +306,16 @@ def _words_rule(words: list[str], redirects: str = "") -> str:
 def save_allow_rule(settings_file: Path, rule: str) -> None:
     """Add ``rule`` to the ``allow`` list of ``[permissions]`` in a TOML settings file.
 
-    The file is edited as text, so the rest of it (comments included) stays as it was; the
-    result is parsed again and written only if it says exactly what it said before plus the
-    rule. Raises OSError or RuleError when that cannot be done.
+    tomlkit edits the file's document, so the rest of it (comments, blank lines, order, the way
+    the list is laid out) stays as it was; a one-line list that grows past three rules is laid out
+    one rule a line. The result is parsed again and written only if it says exactly what it said
+    before plus the rule. Raises OSError or RuleError when that cannot be done.
     """
     import tomllib
+
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Array, InlineTable
 
     try:
         text = settings_file.read_text(encoding="utf-8")
@@ -324,78 +329,30 @@ def save_allow_rule(settings_file: Path, rule: str) -> None:
     allow = list(table.get("allow", [])) if isinstance(table, dict) else []
     if rule in allow:
         return
-    new_text = _with_rule(text, allow + [rule])
-    expected = {**before, "permissions": {**table, "allow": allow + [rule]}}
+    cannot = RuleError(f"cannot add the rule to {settings_file} without rewriting it; "
+                       f"add {rule!r} to permissions.allow by hand")
     try:
-        ok = tomllib.loads(new_text) == expected
-    except tomllib.TOMLDecodeError:
+        document = tomlkit.parse(text)
+        if "permissions" not in document:
+            document.add("permissions", tomlkit.table())
+        permissions = document["permissions"]
+        if not isinstance(permissions, dict):  # a string, or an array of tables
+            raise cannot
+        if "allow" not in permissions:
+            permissions["allow"] = tomlkit.array()
+        rules = permissions["allow"]
+        if not isinstance(rules, Array):
+            raise cannot
+        rules.append(rule)
+        if len(rules) > 3 and "\n" not in rules.as_string() and not isinstance(permissions, InlineTable):
+            rules.multiline(True)
+        new_text = tomlkit.dumps(document)
+        ok = tomllib.loads(new_text) == {**before, "permissions": {**table, "allow": allow + [rule]}}
+    except (TOMLKitError, tomllib.TOMLDecodeError):
         ok = False
     if not ok:
-        raise RuleError(f"cannot add the rule to {settings_file} without rewriting it; "
-                        f"add {rule!r} to permissions.allow by hand")
+        raise cannot
     settings_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = settings_file.with_name(settings_file.name + ".tmp")
     tmp.write_text(new_text, encoding="utf-8")
     os.replace(tmp, settings_file)
-
-
-_HEADER = re.compile(r"^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(?:#.*)?$", re.MULTILINE)
-_ANY_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
-_ALLOW_KEY = re.compile(r"^[ \t]*allow[ \t]*=[ \t]*\[", re.MULTILINE)
-
-
-def _toml_array(items: list[str]) -> str:
-    import json
-
-    if len(items) <= 3:
-        return "[" + ", ".join(json.dumps(i, ensure_ascii=False) for i in items) + "]"
-    return "[\n" + "".join(f"    {json.dumps(i, ensure_ascii=False)},\n" for i in items) + "]"
-
-
-def _with_rule(text: str, allow: list[str]) -> str:
-    line = f"allow = {_toml_array(allow)}\n"
-    header = _HEADER.search(text)
-    if header is None:
-        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        return f"{text}{sep}[permissions]\n{line}"
-    start = header.end()
-    if not text.startswith("\n", start):
-        text = text[:start] + "\n" + text[start:]
-    start += 1
-    following = _ANY_HEADER.search(text, start)
-    end = following.start() if following else len(text)
-    key = _ALLOW_KEY.search(text, start, end)
-    if key is None:
-        return text[:start] + line + text[start:]
-    close = _array_end(text, key.end() - 1)
-    after = text[close:]
-    return text[: key.start()] + line.rstrip("\n") + after
-
-
-def _array_end(text: str, start: int) -> int:
-    """The index just past the ``]`` closing the TOML array that opens at ``start``."""
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "#":
-            i = text.find("\n", i)
-            if i == -1:
-                return len(text)
-            continue
-        if ch in "'\"":
-            triple = text.startswith(ch * 3, i)
-            delim = ch * 3 if triple else ch
-            j = i + len(delim)
-            while j < len(text) and not text.startswith(delim, j):
-                j += 2 if ch == '"' and text[j] == "\\" else 1
-            i = j + len(delim)
-            continue
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return len(text)
