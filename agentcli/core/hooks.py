@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -250,20 +248,13 @@ class Hooks:
             stdout, stderr = await proc.communicate()
         finally:
             if proc.returncode is None:
-                _kill_group(proc.pid)
+                processes.kill_group(proc.pid)
                 await proc.wait()
             processes.direct.discard(proc.pid)
         return _Answer(proc.returncode, _text(stdout), _text(stderr))
 
     def warn(self, text: str) -> None:
         self.emit(Notice(level="warning", text=text))
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _text(data: bytes | None) -> str:

@@ -8,8 +8,6 @@ never written anywhere. Because it starts a process, only the user's own config 
 
 from __future__ import annotations
 
-import os
-import signal
 
 HELPER_TIMEOUT = 30.0  # seconds
 
@@ -34,6 +32,7 @@ def load_helper_key(command: str, timeout: float = HELPER_TIMEOUT) -> None:
 def run_helper(command: str, timeout: float = HELPER_TIMEOUT) -> str:
     import subprocess
 
+    from .tools import processes
     from .tools.shell import command_env
 
     try:
@@ -44,10 +43,7 @@ def run_helper(command: str, timeout: float = HELPER_TIMEOUT) -> str:
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the shell and whatever it started
-        except OSError:
-            pass
+        processes.kill_group(proc.pid)  # the shell and whatever it started
         proc.wait()
         raise KeyHelperError(f"api_key_helper did not finish within {timeout:g} s.") from None
     if proc.returncode != 0:

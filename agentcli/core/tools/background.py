@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
-import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,10 +156,8 @@ class BackgroundShells:
             return
         shell.status = "killed"
         shell.ended = time.time()
-        from .shell import stop_group
-
         try:
-            await stop_group(shell.pid)
+            await processes.stop_group(shell.pid)
             await processes.stop_call(shell.marker)
         finally:
             if shell.waiter is not None:
@@ -174,10 +170,7 @@ class BackgroundShells:
     def kill_now(self) -> None:
         running = self.running()
         for shell in running:
-            try:
-                os.killpg(shell.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            processes.kill_group(shell.pid)
         processes.kill_now([s.marker for s in running])
 
 

@@ -18,6 +18,13 @@ call's session, was seen carrying a marker, or lives in a session other than age
 session of its own must register its pid in ``direct`` (and remove it once waited for), or that
 child may be taken for an orphan.
 
+The processes are read and signalled with psutil (a signal goes to the process that was read,
+never to a new one that reused its pid); the marker, the subreaper and the orphan rules are ours,
+as no library has them. ``stop_group`` and ``kill_group`` stop a call's process group, the way every
+process agentcli starts in a session of its own is stopped. Starting stays with each caller: bash
+calls and hooks need asyncio's pipes, rg a thread of its own, MCP servers the SDK's stdio client,
+so one start helper would be a switch over four shapes.
+
 Known limit: a process that scrubs its environment and detaches with ``setsid`` while its
 parent stays alive is found only once that parent has died.
 
@@ -37,6 +44,8 @@ import signal
 import sys
 import uuid
 from typing import Callable
+
+import psutil
 
 MARKER = "AGENTCLI_CALL"
 _MARKER_BYTES = MARKER.encode() + b"="
@@ -98,35 +107,42 @@ def new_marker() -> str:
 
 def _pids() -> list[int]:
     try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
+        return psutil.pids()
+    except (psutil.Error, OSError):
         return []
 
 
-def _stat(pid: int | str) -> tuple[str, int, int, int] | None:
-    """(state, parent pid, session id, start time in clock ticks) of ``pid``; None when it is gone."""
+_STATES = {psutil.STATUS_ZOMBIE: "Z", psutil.STATUS_DEAD: "X"}
+
+
+def _stat(pid: int | str) -> tuple[str, int, int, float] | None:
+    """(state, parent pid, session id, start time) of ``pid`` ("self": this process); None when it is gone.
+    The state is "Z" for a zombie, "X" for a dead process, and "R" for any live one."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    fields = data[data.rfind(b")") + 2:].split()
-    try:
-        return fields[0].decode(), int(fields[1]), int(fields[3]), int(fields[19])
-    except (IndexError, ValueError):
+        return _facts(psutil.Process() if pid == "self" else psutil.Process(int(pid)))
+    except (psutil.Error, ValueError):
         return None
 
 
-def _marker_of(pid: int) -> str | None:
+def _facts(proc: psutil.Process) -> tuple[str, int, int, float] | None:
     try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            data = handle.read()
-    except OSError:
+        with proc.oneshot():
+            state, parent, start = _STATES.get(proc.status(), "R"), proc.ppid(), proc.create_time()
+    except (psutil.Error, OSError):
         return None
-    for entry in data.split(b"\0"):
-        if entry.startswith(_MARKER_BYTES):
-            return entry[len(_MARKER_BYTES):].decode(errors="replace")
-    return None
+    try:
+        session = os.getsid(proc.pid)
+    except OSError:  # gone meanwhile, or a zombie that no longer says
+        session = -1
+    return state, parent, session, start
+
+
+def _marker_of(pid: int | psutil.Process) -> str | None:
+    try:
+        proc = pid if isinstance(pid, psutil.Process) else psutil.Process(pid)
+        return proc.environ().get(MARKER)
+    except (psutil.Error, OSError):
+        return None
 
 
 def started(marker: str, pid: int) -> None:
@@ -142,7 +158,7 @@ def ended(marker: str, pid: int) -> None:
     direct.discard(pid)
 
 
-def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
+def leftovers(marker: str | None) -> tuple[list[psutil.Process], list[int]]:
     """(live processes to stop, zombies to reap) at the end of the call with ``marker``.
 
     To stop: what carries ``marker``; what carries a marker of this agentcli whose call has ended;
@@ -151,18 +167,19 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
     """
     me, mine = os.getpid(), f"{os.getpid()}-"
     own = _stat("self")
-    born = own[3] if own else 0  # nothing older than agentcli can carry its markers
+    born = own[3] if own else 0.0  # nothing older than agentcli can carry its markers
     running = set(active.values())
     try:
         mine_session = os.getsid(0)
     except OSError:
         mine_session = -1
-    live: list[int] = []
+    live: list[psutil.Process] = []
     zombies: list[int] = []
-    for pid in _pids():
+    for proc in psutil.process_iter():
+        pid = proc.pid
         if pid == me:
             continue
-        stat = _stat(pid)
+        stat = _facts(proc)
         if stat is None:
             continue
         state, parent, session, start = stat
@@ -175,19 +192,19 @@ def leftovers(marker: str | None) -> tuple[list[int], list[int]]:
             if orphan:
                 zombies.append(pid)
             continue
-        found = _marker_of(pid)
+        found = _marker_of(proc)
         if (found is not None and (found == marker or (found.startswith(mine) and found not in active))) or (
                 found is None and orphan and session not in running):
-            live.append(pid)
+            live.append(proc)
             _seen.add(pid)
     return live, zombies
 
 
-def _kill(pids: list[int], sig: int) -> None:
-    for pid in pids:
+def _kill(procs: list[psutil.Process], sig: int) -> None:
+    for proc in procs:
         try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
+            proc.send_signal(sig)  # psutil checks first that the pid was not reused
+        except (psutil.Error, OSError):
             pass
 
 
@@ -209,7 +226,7 @@ async def stop_call(marker: str | None, grace: float = KILL_GRACE) -> int:
     reap(zombies)
     if not live:
         return 0
-    stopped = set(live)
+    stopped = {proc.pid for proc in live}
     _kill(live, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace
@@ -218,14 +235,14 @@ async def stop_call(marker: str | None, grace: float = KILL_GRACE) -> int:
             await asyncio.sleep(0.05)
             live, zombies = await asyncio.to_thread(leftovers, marker)
             reap(zombies)
-            stopped.update(live)
+            stopped.update(proc.pid for proc in live)
     finally:  # also when cancelled while waiting
         for _ in range(_ROUNDS):
             live, zombies = leftovers(marker)
             reap(zombies)
             if not live:
                 break
-            stopped.update(live)
+            stopped.update(proc.pid for proc in live)
             _kill(live, signal.SIGKILL)
         reap(leftovers(marker)[1])
     return len(stopped)
@@ -235,7 +252,7 @@ def kill_all_now() -> None:
     """At exit: SIGKILL whatever still carries a marker of this process (short of SIGKILL, nothing outlives us)."""
     if sys.platform.startswith("linux"):
         mine = f"{os.getpid()}-"
-        _kill([pid for pid in _pids() if (_marker_of(pid) or "").startswith(mine)], signal.SIGKILL)
+        _kill([proc for proc in psutil.process_iter() if (_marker_of(proc) or "").startswith(mine)], signal.SIGKILL)
 
 
 def kill_now(markers: list[str]) -> None:
@@ -243,4 +260,59 @@ def kill_now(markers: list[str]) -> None:
     if not markers or not sys.platform.startswith("linux"):
         return
     wanted = set(markers)
-    _kill([pid for pid in _pids() if _marker_of(pid) in wanted], signal.SIGKILL)
+    _kill([proc for proc in psutil.process_iter() if _marker_of(proc) in wanted], signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- process groups
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL the process group ``pgid`` (a process started in a session of its own, and what it started)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count, where psutil can tell)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not sys.platform.startswith("linux"):
+        return True
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() not in _STATES:
+                return True
+        except (psutil.Error, OSError):
+            continue
+    return False
+
+
+async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while loop.time() < deadline and group_alive(pgid):
+            await asyncio.sleep(0.05)
+    finally:  # also when cancelled while waiting
+        if group_alive(pgid):
+            _signal_group(pgid, signal.SIGKILL)

@@ -27,7 +27,6 @@ from ..events import Notice
 
 DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 1.0  # seconds to wait for end of output after the command itself exited
 BASH_CAP = OUTPUT_CAP - 1_000  # room for the status lines, so the registry never cuts again
 _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
@@ -56,60 +55,6 @@ def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = Non
     env.pop(secret_env.HANDOVER_VAR, None)
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
     return env
-
-
-# ---------------------------------------------------------------- process groups
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send ``sig`` to the group; False when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies do not count, where /proc tells)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        while loop.time() < deadline and _group_alive(pgid):
-            await asyncio.sleep(0.05)
-    finally:  # also when cancelled while waiting
-        if _group_alive(pgid):
-            _signal_group(pgid, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- output capture
@@ -373,7 +318,7 @@ class Bash(Tool):
                 await asyncio.wait_for(proc.wait(), timeout)
             except asyncio.TimeoutError:
                 timed_out = True
-                await stop_group(pgid)
+                await processes.stop_group(pgid)
                 await proc.wait()
             processes.ended(marker, proc.pid)
             left = _read_count(count)  # in the sandbox: what the kernel stopped as the command ended
@@ -384,16 +329,16 @@ class Bash(Tool):
                 pass
             stopped = await processes.stop_call(marker)  # in the sandbox, the kernel's work still under way
             left = left if boxed else stopped
-            if _group_alive(pgid):  # where /proc cannot tell (not Linux), the process group still can
+            if processes.group_alive(pgid):  # where psutil cannot tell (not Linux), the process group still can
                 left += 1
-                await stop_group(pgid)
+                await processes.stop_group(pgid)
             try:
                 await asyncio.wait_for(asyncio.shield(done), 1.0)
             except asyncio.TimeoutError:
                 pass  # held by a process outside our reach: stop reading anyway
         except BaseException:  # cancellation, mostly: leave nothing running
             try:
-                await stop_group(pgid)
+                await processes.stop_group(pgid)
             finally:
                 if proc.returncode is None:
                     try:
@@ -401,7 +346,7 @@ class Bash(Tool):
                     except ProcessLookupError:
                         pass
             try:
-                await asyncio.wait_for(proc.wait(), KILL_GRACE)
+                await asyncio.wait_for(proc.wait(), processes.KILL_GRACE)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 pass
             processes.ended(marker, proc.pid)
