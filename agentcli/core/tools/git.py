@@ -18,6 +18,26 @@ the workspace. The snapshot runs before the user has approved anything. So:
 - the filter drivers the repository's own config defines are emptied by name;
 - the git directory and work tree are found once and then fixed on every command line, and a
   repository whose configured work tree is not the directory holding its ``.git`` is refused.
+
+Why not GitPython, which reads refs and config in Python. Weighed for each place (finding the
+repository, HEAD and branches for the snapshot, the common directory and HEAD for worktrees), it
+does none of them better than this runner:
+- What it reads without git is little: a commit, a tree or the index goes through its default
+  object database, ``git cat-file`` run through its own command wrapper, which starts from a copy of
+  our whole environment (GIT_DIR, GIT_CONFIG_* and the rest: only added to, never dropped), so
+  the hardening would have to be rebuilt around a second runner; its pure-Python object database is
+  deprecated by GitPython itself "due to security and performance issues".
+- ``Repo()`` takes GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY and GIT_WORK_TREE from our environment,
+  which the runner drops (tests/core/test_git_hostile.py), and its config reader follows
+  ``include.path``; the files it reads (HEAD, refs, packed-refs, config) are read in our process
+  with no timeout and no size bound, where a git that stalls on a FIFO is killed after
+  COMMAND_TIMEOUT.
+- It costs more than it saves: importing it (it runs ``git version`` as it imports) took 6 to 8
+  times as long as the three git processes it would replace in the snapshot (300-420 ms against
+  40-85 ms here, measured on a loaded machine), and the snapshot lies on the way to the first
+  request.
+So every git command, and every read of a repository, stays here, where one runner applies the
+hardening above, and GitPython is not a dependency.
 """
 
 from __future__ import annotations
