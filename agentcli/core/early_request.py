@@ -9,6 +9,11 @@ becomes its own exception (``LLM._open_early``); the SDK's client then takes ove
 and later calls are the SDK's. Anything this module does not mirror (proxies,
 ANTHROPIC_CUSTOM_HEADERS, a base URL with a query or an underscore in its host) takes the normal path.
 
+The server-sent events are decoded here, in about thirty lines (``EarlyStream._events``), rather
+than with an SSE library (httpx-sse, sseclient): the point of this module is to import little before
+the first request, the events must split exactly as the SDK's own ``SSEDecoder`` splits them (the
+SDK reads every later reply), and the SDK's decoder itself cannot be used before the SDK is imported.
+
 The SDK's version and API version are written here; pyproject.toml pins ``anthropic`` to that
 version, and tests/core/test_early_request.py fails if the installed SDK says otherwise.
 """

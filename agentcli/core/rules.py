@@ -14,6 +14,14 @@ against depends on the tool:
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
 Claude Code's names work too: ``Read`` (read_file, grep, glob), ``Edit`` (edit_file,
 write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task).
+
+Path patterns are matched by a library (pathspec's gitignore rules, which Claude Code's path rules
+follow); the wildcard of command and text patterns is not. It is the one these rules define, where
+``*`` is the only special character and crosses spaces and ``/``, and a trailing `` *`` or ``:*`` also
+matches the bare command. fnmatch and glob libraries differ on exactly the points that decide
+what a rule allows: ``?`` and ``[...]`` are special there (a rule ``bash(ls [ab])`` would match
+``ls a``), fnmatch folds case on some systems, and none has the optional tail. The matcher is two
+short functions over ``re.escape`` (``_wildcard_regex``, ``_command_regex``).
 """
 
 from __future__ import annotations
