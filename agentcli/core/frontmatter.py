@@ -26,12 +26,14 @@ names the line.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+if TYPE_CHECKING:  # PyYAML is imported on the first file read: startup does without it
+    import yaml
+    from yaml.nodes import Node
 
 DEFINITION_FILE_CAP = 256 * 1024  # bytes: a command or agent file larger than this is skipped
 MAX_DEPTH = 32  # nesting of lists and mappings in a frontmatter
@@ -93,15 +95,18 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _load(source: str, first_line: int) -> dict[str, Any]:
+    import yaml
+
+    loader = _loader()
     try:
         try:
-            data = yaml.load(source, Loader=_Loader)  # _Loader is a SafeLoader: data only
+            data = yaml.load(source, Loader=loader)  # a SafeLoader: data only
         except yaml.MarkedYAMLError as exc:
             quoted = _COLON_VALUE.sub(_quoted_value, source)
             if exc.problem != "mapping values are not allowed here" or quoted == source:
                 raise
             try:
-                data = yaml.load(quoted, Loader=_Loader)
+                data = yaml.load(quoted, Loader=loader)
             except yaml.YAMLError:
                 raise exc from None
     except _Refused as exc:
@@ -121,54 +126,62 @@ def _load(source: str, first_line: int) -> dict[str, Any]:
 class _Refused(Exception):
     """A bound or rule of ours; ``line`` counts from 0 in the frontmatter."""
 
-    def __init__(self, node: Node, problem: str) -> None:
+    def __init__(self, node: "Node", problem: str) -> None:
         super().__init__(problem)
         self.line, self.problem = node.start_mark.line, problem
 
 
-class _Loader(yaml.SafeLoader):
+@functools.cache
+def _loader() -> type:
     """PyYAML's safe loader (pure Python: the C one cannot be bounded) with the bounds of this module."""
+    import yaml
+    from yaml.nodes import MappingNode, ScalarNode
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
+    class Loader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self._depth = 0
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                raise _Refused(ScalarNode("", "", self.peek_event().start_mark),
-                               f"values nest more than {MAX_DEPTH} deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+        def compose_node(self, parent: "Node | None", index: Any) -> "Node | None":
+            self._depth += 1
+            try:
+                if self._depth > MAX_DEPTH:
+                    raise _Refused(ScalarNode("", "", self.peek_event().start_mark),
+                                   f"values nest more than {MAX_DEPTH} deep")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
 
-    def compose_document(self) -> Node | None:
-        node = super().compose_document()
-        if node is not None:
-            _count(node, {}, set())
-        return node
+        def compose_document(self) -> "Node | None":
+            node = super().compose_document()
+            if node is not None:
+                _count(node, {}, set())
+            return node
 
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, ScalarNode):
-                raise _Refused(key_node, "a key must be plain text, not a list or mapping")
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            if key_node.value in seen:
-                raise _Refused(key_node, f"the key '{key_node.value}' appears twice")
-            seen.add(key_node.value)
-        self.flatten_mapping(node)  # merge keys (<<: *base); the mapping's own keys win
-        return {key_node.value: self.construct_object(value_node, deep=deep) for key_node, value_node in node.value}
+        def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if not isinstance(key_node, ScalarNode):
+                    raise _Refused(key_node, "a key must be plain text, not a list or mapping")
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                if key_node.value in seen:
+                    raise _Refused(key_node, f"the key '{key_node.value}' appears twice")
+                seen.add(key_node.value)
+            self.flatten_mapping(node)  # merge keys (<<: *base); the mapping's own keys win
+            return {key.value: self.construct_object(value, deep=deep) for key, value in node.value}
+
+    return Loader
 
 
-def _count(node: Node, counted: dict[int, tuple[int, int]], open_nodes: set[int], depth: int = 1) -> int:
+def _count(node: "Node", counted: dict[int, tuple[int, int]], open_nodes: set[int], depth: int = 1) -> int:
     """How many values ``node`` stands for, each alias counted in full; _Refused past MAX_VALUES, or
     where aliases nest values more than MAX_DEPTH deep (the composer bounds only what is written out).
     ``counted`` keeps each node's count and height, so a shared node is walked once."""
     if id(node) in open_nodes:
         raise _Refused(node, "an alias stands for the value that holds it")
+    from yaml.nodes import MappingNode, SequenceNode
+
     total, height = counted.get(id(node), (1, 1))
     if id(node) not in counted and isinstance(node, (SequenceNode, MappingNode)):
         open_nodes.add(id(node))
@@ -207,7 +220,7 @@ _PROBLEMS = [
 ]
 
 
-def _sentence(exc: yaml.MarkedYAMLError, first_line: int) -> str:
+def _sentence(exc: "yaml.MarkedYAMLError", first_line: int) -> str:
     """``line N: what is wrong``, at the line where the thing that is wrong starts."""
     mark = exc.context_mark if exc.context_mark is not None and exc.context else exc.problem_mark
     problem = exc.problem or ""

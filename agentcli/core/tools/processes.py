@@ -43,9 +43,10 @@ import os
 import signal
 import sys
 import uuid
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import psutil
+if TYPE_CHECKING:
+    import psutil  # imported where processes are first read: startup does without it
 
 MARKER = "AGENTCLI_CALL"
 _MARKER_BYTES = MARKER.encode() + b"="
@@ -106,25 +107,31 @@ def new_marker() -> str:
 
 
 def _pids() -> list[int]:
+    import psutil
+
     try:
         return psutil.pids()
     except (psutil.Error, OSError):
         return []
 
 
-_STATES = {psutil.STATUS_ZOMBIE: "Z", psutil.STATUS_DEAD: "X"}
+_STATES = {"zombie": "Z", "dead": "X"}  # psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD
 
 
 def _stat(pid: int | str) -> tuple[str, int, int, float] | None:
     """(state, parent pid, session id, start time) of ``pid`` ("self": this process); None when it is gone.
     The state is "Z" for a zombie, "X" for a dead process, and "R" for any live one."""
+    import psutil
+
     try:
         return _facts(psutil.Process() if pid == "self" else psutil.Process(int(pid)))
     except (psutil.Error, ValueError):
         return None
 
 
-def _facts(proc: psutil.Process) -> tuple[str, int, int, float] | None:
+def _facts(proc: "psutil.Process") -> tuple[str, int, int, float] | None:
+    import psutil
+
     try:
         with proc.oneshot():
             state, parent, start = _STATES.get(proc.status(), "R"), proc.ppid(), proc.create_time()
@@ -137,7 +144,9 @@ def _facts(proc: psutil.Process) -> tuple[str, int, int, float] | None:
     return state, parent, session, start
 
 
-def _marker_of(pid: int | psutil.Process) -> str | None:
+def _marker_of(pid: "int | psutil.Process") -> str | None:
+    import psutil
+
     try:
         proc = pid if isinstance(pid, psutil.Process) else psutil.Process(pid)
         return proc.environ().get(MARKER)
@@ -158,13 +167,15 @@ def ended(marker: str, pid: int) -> None:
     direct.discard(pid)
 
 
-def leftovers(marker: str | None) -> tuple[list[psutil.Process], list[int]]:
+def leftovers(marker: str | None) -> "tuple[list[psutil.Process], list[int]]":
     """(live processes to stop, zombies to reap) at the end of the call with ``marker``.
 
     To stop: what carries ``marker``; what carries a marker of this agentcli whose call has ended;
     and orphans re-parented to us from a call's session that scrubbed the marker from their
     environment. To reap: zombies among our orphans.
     """
+    import psutil
+
     me, mine = os.getpid(), f"{os.getpid()}-"
     own = _stat("self")
     born = own[3] if own else 0.0  # nothing older than agentcli can carry its markers
@@ -200,7 +211,9 @@ def leftovers(marker: str | None) -> tuple[list[psutil.Process], list[int]]:
     return live, zombies
 
 
-def _kill(procs: list[psutil.Process], sig: int) -> None:
+def _kill(procs: "list[psutil.Process]", sig: int) -> None:
+    import psutil
+
     for proc in procs:
         try:
             proc.send_signal(sig)  # psutil checks first that the pid was not reused
@@ -251,6 +264,8 @@ async def stop_call(marker: str | None, grace: float = KILL_GRACE) -> int:
 def kill_all_now() -> None:
     """At exit: SIGKILL whatever still carries a marker of this process (short of SIGKILL, nothing outlives us)."""
     if sys.platform.startswith("linux"):
+        import psutil
+
         mine = f"{os.getpid()}-"
         _kill([proc for proc in psutil.process_iter() if (_marker_of(proc) or "").startswith(mine)], signal.SIGKILL)
 
@@ -259,6 +274,8 @@ def kill_now(markers: list[str]) -> None:
     """SIGKILL everything carrying one of ``markers``, without waiting (the last resort at exit)."""
     if not markers or not sys.platform.startswith("linux"):
         return
+    import psutil
+
     wanted = set(markers)
     _kill([proc for proc in psutil.process_iter() if _marker_of(proc) in wanted], signal.SIGKILL)
 
@@ -295,6 +312,8 @@ def group_alive(pgid: int) -> bool:
         return True
     if not sys.platform.startswith("linux"):
         return True
+    import psutil
+
     for proc in psutil.process_iter():
         try:
             if os.getpgid(proc.pid) == pgid and proc.status() not in _STATES:
