@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -64,6 +65,40 @@ _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolut
                       r"Connection refused|ECONNREFUSED",
                       re.IGNORECASE)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
+
+
+# In a failed command's output: a path it could not write (``touch: cannot touch '/x': Read-only file system``,
+# ``bash: /x: Read-only file system``, ``OSError: [Errno 30] Read-only file system: '/x'``).
+_QUOTED_PATH = re.compile(r"""['"\u2018\u201c`](/[^'"\u2019\u201d`\n]*)['"\u2019\u201d`]""")
+_BARE_PATH = re.compile(r"(?:^|\s)(/[^\s:'\"]*):\s*(?:[Cc]annot [^:]*:\s*)?Read-only file system")
+_NEVER_WRITABLE = (Path("/proc"), Path("/sys"), Path("/dev"))
+MAX_WRITES = 3  # paths one question may name
+
+
+@dataclass(frozen=True)
+class Widening:
+    """What a command needed beyond the sandbox, or what the user allowed: the network, and paths to write
+    (an existing file, or the folder that would hold a new one)."""
+
+    network: bool = False
+    writes: tuple[Path, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.network or bool(self.writes)
+
+    def __or__(self, other: "Widening") -> "Widening":
+        return Widening(self.network or other.network, tuple(dict.fromkeys(self.writes + other.writes)))
+
+    def covers(self, other: "Widening") -> bool:
+        return (self.network or not other.network) and set(other.writes) <= set(self.writes)
+
+    def describe(self) -> str:
+        """``network access``, ``write access to /a/file and /b/`` (a folder ends in /: anything in it), or both."""
+        parts = ["network access"] if self.network else []
+        if self.writes:
+            names = [f"{path}/" if path.is_dir() and path != Path("/") else str(path) for path in self.writes]
+            parts.append("write access to " + (names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"))
+        return " and ".join(parts)
 
 
 class SandboxError(Exception):
@@ -177,14 +212,18 @@ class Sandbox:
                 _made.append(self._tmp)
         return self._tmp
 
-    def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False) -> list[str]:
+    def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
+             widen: Widening = Widening()) -> list[str]:
         """``argv`` as a bwrap command line that runs it in the sandbox, in ``cwd``.
 
         ``new_session``: also detach it from agentcli's terminal (for commands not started in a
-        session of their own)."""
+        session of their own). ``widen``: what the user allowed beyond the sandbox (``needs``), for
+        this command only: the network, and files or folders to write."""
         assert self.bwrap is not None
+        network = self.network or widen.network
+        writable = [*writable, *widen.writes]
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
-        if self.network:  # name resolution may go through a socket under /run
+        if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
         # Mounts go shallowest first, so a writable workspace inside a hidden folder (a subagent's
@@ -202,7 +241,7 @@ class Sandbox:
             if program.is_dir() and Path("/tmp") in program.parents:
                 mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
         for folder in dict.fromkeys(_resolved(writable)):
-            if folder.is_dir():
+            if folder.exists():  # a folder, or a file the user allowed writing
                 mounts.append((len(folder.parts), 1, ["--bind", str(folder), str(folder)]))
         read_only: list[str] = []
         for secret in dict.fromkeys(_resolved(self.hidden)):
@@ -216,15 +255,52 @@ class Sandbox:
         args += read_only  # after every mount made inside them
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
                  "--cap-drop", "ALL"]
-        if not self.network:
+        if not network:
             args.append("--unshare-net")
         if new_session:
             args.append("--new-session")
         args += ["--chdir", str(cwd), "--", *argv]
         return args
 
-    def explain(self, output: str) -> str:
-        """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if nothing)."""
+    def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening()) -> Widening:
+        """For a command that failed in the sandbox: what its output says the sandbox denied it, beyond what
+        it had (``writable``, ``given``). The network, when it could not resolve or reach a host; paths it
+        could not write, each as the file itself when it exists (else the nearest folder that does), and
+        never a hidden path, anything inside one, ``/`` or ``/proc``, ``/sys`` and ``/dev``: those are not
+        offered. Read from the output, so a need it does not say is missed: then nothing is offered, and
+        the command stays as confined as it was."""
+        network = not (self.network or given.network) and bool(_NETWORK.search(output))
+        allowed = _resolved([*writable, *given.writes])
+        hidden = _resolved(self.hidden)
+        writes: list[Path] = []
+        for line in output.splitlines():
+            if not _READ_ONLY.search(line):
+                continue
+            for raw in [*_QUOTED_PATH.findall(line), *_BARE_PATH.findall(line)]:
+                target = _write_target(raw)
+                if (target is None or target in writes or target == Path("/")
+                        or any(target == a or a in target.parents for a in allowed)
+                        or any(target == h or h in target.parents for h in hidden)
+                        or any(target == n or n in target.parents for n in _NEVER_WRITABLE)):
+                    continue
+                writes.append(target)
+        return Widening(network, tuple(writes[:MAX_WRITES]))
+
+    def explain(self, output: str, needed: Widening = Widening(), why_unasked: str = "") -> str:
+        """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if
+        nothing). ``needed``: what ``needs`` found; ``why_unasked``: why nobody was asked to allow it
+        ("" when the user was asked and said no)."""
+        if needed:
+            how = (["sandbox_network = true in their settings"] if needed.network else []) + (
+                ["--add-dir with the folder (in -p), or in a session in default or acceptEdits mode, where "
+                 "agentcli asks"] if needed.writes else [])
+            told = (f"nobody was asked, as {why_unasked}; the user can allow it with {' or '.join(how)}"
+                    if why_unasked else "the user declined to allow it")
+            loopback = (" Each call has a loopback of its own, so neither the host's localhost nor a server that "
+                        "another call started (run_in_background) can be reached; start and query a server in one "
+                        "call." if needed.network else "")
+            return (f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
+                    f"{loopback} Do not retry it as it is.]")
         if not self.network and _NETWORK.search(output):
             return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
                     "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
@@ -243,6 +319,17 @@ class Sandbox:
             shutil.rmtree(tmp, ignore_errors=True)
             if tmp in _made:
                 _made.remove(tmp)
+
+
+def _write_target(raw: str) -> Path | None:
+    """What writing ``raw`` needs writable: the file itself when it exists, else the nearest existing folder."""
+    try:
+        path = Path(os.path.normpath(raw)).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def _resolved(folders: Iterable[Path]) -> list[Path]:
