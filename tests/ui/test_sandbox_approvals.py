@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.events import ALLOW_ONCE
 from agentcli.ui.tui.screens.approval import ApprovalScreen
 from tests.core.test_sandbox import connect_script, needs_bwrap
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
@@ -87,6 +88,7 @@ async def test_the_tui_asks_for_a_write_outside_and_for_the_session_keeps_it(ser
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write outside")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the sandbox's question")
+        await until(pilot, lambda: getattr(app.focused, "id", None) == ALLOW_ONCE, "the modal mounted")
         reason = plain(app.screen.query_one("#approval-reason"))
         assert f"it needs write access to {outside}/" in reason and "nothing else" in reason
         assert not (outside / "f").exists()  # the first run wrote nothing

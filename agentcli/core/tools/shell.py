@@ -193,14 +193,15 @@ def _seconds(value: float) -> str:
 
 
 # Inside the sandbox, bash runs the command under this script, which counts what the command left
-# running in the sandbox's PID namespace (1 is bwrap's init, $$ the script) and writes the number to
+# running in the sandbox's PID namespace (1 is bwrap's init, $$ the script, and the bridge to the proxy
+# of the allowed hosts is the sandbox's own) and writes the number to
 # the file descriptor in $1, before the kernel kills them all as the script exits.
 _COUNT_LEFTOVERS = r"""r=$1
 bash -c "$2" {r}>&-
 s=$?
 n=0
 for p in /proc/[0-9]*; do
-  case ${p#/proc/} in 1|$$) continue;; esac
+  case ${p#/proc/} in 1|$$|"$AGENTCLI_PROXY_PID") continue;; esac
   read -r l < "$p/stat" 2>/dev/null || continue
   l=${l##*) }
   case ${l%% *} in Z|X) ;; *) n=$((n+1));; esac
