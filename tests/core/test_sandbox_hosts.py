@@ -81,3 +81,8 @@ async def test_only_the_allowed_hosts_are_reached(home, workspace, greeter):  # 
         assert seen == ["connection"]
     finally:
         box.close()
+
+
+def test_the_setting_reaches_the_session_s_sandbox(make_session):
+    session, _ = make_session(sandbox="on", sandbox_allowed_hosts=["pypi.org"])
+    assert session.sandbox is not None and session.sandbox.allowed_hosts == ("pypi.org",)
