@@ -228,8 +228,9 @@ class Permissions:
             if answer != ALLOW_ONCE:
                 self.sandbox_grants = self.sandbox_grants | needed
             if answer == ALLOW_ALWAYS:
-                how = "sandbox_network = true in your settings" if needed.network else "--add-dir"
-                ctx.emit(Notice(level="info", text=f"Allowed {what} for this session; to allow it always, use {how}.",
+                how = ("to allow the network always, set sandbox_network = true (or sandbox_allowed_hosts) in your "
+                       "settings" if needed.network else "a later session asks again")
+                ctx.emit(Notice(level="info", text=f"Allowed {what} for this session only; {how}.",
                                 agent_id=ctx.agent_id))
             return ""
 

@@ -16,11 +16,15 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
   removed with the session), a minimal ``/dev``, an empty ``/run`` (no docker or agent sockets),
   and ``/proc`` of the sandbox's own PID namespace;
 - no network (a network namespace of its own, with only its own loopback) unless
-  ``sandbox_network`` allows it;
+  ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
+  ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
   kills it all when agentcli dies, even by SIGKILL.
+
+A command the sandbox stopped for want of the network or a write elsewhere may run again with just
+that added, when the user says so (``needs``, ``Widening``, ``Permissions.ask_sandbox``).
 
 ``sandbox = "auto"`` (the default) uses bwrap where it is installed and works, and otherwise runs
 commands as before with one notice saying how to install it; ``"on"`` refuses to run a command
@@ -296,7 +300,8 @@ class Sandbox:
         nothing). ``needed``: what ``needs`` found; ``why_unasked``: why nobody was asked to allow it
         ("" when the user was asked and said no)."""
         if needed:
-            how = (["sandbox_network = true in their settings"] if needed.network else []) + (
+            how = (["sandbox_network = true (or the host in sandbox_allowed_hosts) in their settings"]
+                   if needed.network else []) + (
                 ["--add-dir with the folder (in -p), or in a session in default or acceptEdits mode, where "
                  "agentcli asks"] if needed.writes else [])
             told = (f"nobody was asked, as {why_unasked}; the user can allow it with {' or '.join(how)}"
