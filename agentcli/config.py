@@ -41,7 +41,7 @@ NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_t
 # sandbox and sandbox_network widen only as "off" and true (split_widening); tightening them is neutral.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks", "sandbox",
-            "sandbox_network"}
+            "sandbox_network", "sandbox_allowed_hosts"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -71,6 +71,8 @@ class Settings:
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
     sandbox: str = "auto"  # the OS sandbox under bash (core/sandbox.py): auto (where bwrap is installed), on, off
     sandbox_network: bool = False  # commands in the sandbox may use the network
+    # Without the network: hosts commands in the sandbox may reach through its proxy ("pypi.org", "*.npmjs.org").
+    sandbox_allowed_hosts: list[str] = field(default_factory=list)
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
@@ -112,6 +114,10 @@ class Settings:
                 value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
             elif key == "agents":
                 value = {**current, **_agent_tables(value, source)}
+            elif key == "sandbox_allowed_hosts":
+                if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
+                    raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
+                value = list(dict.fromkeys([*current, *value]))
             elif isinstance(current, bool):
                 value = _as_bool(value, key, source)
             elif isinstance(current, str):
@@ -246,6 +252,8 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
                          "sandbox: they can write anywhere you can, read your secrets and use the network)")
         elif name == "sandbox_network":
             lines.append("sandbox_network = true (commands in the OS sandbox may use the network)")
+        elif name == "sandbox_allowed_hosts":
+            lines.append(f"sandbox_allowed_hosts = {value!r} (commands in the OS sandbox may connect to these hosts)")
         elif name == "permissions" and isinstance(value, dict):
             rules = value.get("allow")
             for rule in rules if isinstance(rules, list) else [rules]:

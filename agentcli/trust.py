@@ -6,9 +6,10 @@ file, one line per thing it asks for, and the widening content itself). One deci
 of them: the answer is remembered in the user's own config folder, keyed by the workspace's
 resolved path and a hash of the widening content, so a ``git pull`` that changes it asks again.
 
-``.mcp.json`` is one (its servers start only in a trusted workspace). Later sources (command
-files with ``allowed-tools``, hooks) are one more function
-in ``SOURCES``; what they widen then applies only where ``settle`` said the workspace is trusted.
+``.mcp.json`` is one (its servers start only in a trusted workspace), and so is the repository's own
+git config where it names programs (git run through bash runs them only in a trusted workspace). A new
+source is one more function in ``SOURCES``; what it widens then applies only where ``settle`` said the
+workspace is trusted.
 """
 
 from __future__ import annotations
@@ -42,7 +43,35 @@ SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in _mcp_sources(root)],
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
+    lambda root: _git_sources(root),
 ]
+
+
+def _git_sources(root: Path) -> list[Source]:
+    """The repository's own git config (``.git/config`` and what it includes) where it names a program for
+    git to run, or includes another file, and the hooks in its hooks folder: an archive can carry them, and
+    git run through bash runs them as configured only in a trusted workspace (``untrusted_git_env``)."""
+    from .core.tools.git import REPOSITORY_TRUST, repository_config, repository_hooks
+
+    by_file: dict[str, list[tuple[str, str]]] = {}
+    for file, key, value in repository_config(root, REPOSITORY_TRUST):
+        by_file.setdefault(file, []).append((key, value))
+    found = [Source(Path(file), tuple(f"{key} = {value} " + ("(git reads that file's settings too)" if ".path" in key
+                                                             and key.startswith("include") else
+                                                             "(git run through bash would run it)")
+                                      for key, value in items), [list(item) for item in items])
+             for file, items in by_file.items()]
+    hooks = repository_hooks(root)
+    if hooks:
+        digests = []
+        for hook in hooks:
+            try:
+                digests.append([hook.name, hashlib.sha256(hook.read_bytes()).hexdigest()])
+            except OSError:
+                digests.append([hook.name, ""])
+        found.append(Source(hooks[0].parent, tuple(f"hook {hook.name} (git runs it on commit, checkout, merge "
+                                                   "and the like)" for hook in hooks), digests))
+    return found
 
 
 def _mcp_sources(root: Path) -> list[tuple[Path, list[str], Any]]:

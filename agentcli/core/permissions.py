@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import paths
 from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
 from .bash_effects import inert
+from .sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
 
@@ -139,6 +140,8 @@ class Permissions:
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
     _saved: dict[str, Path] = field(default_factory=dict, init=False, repr=False)  # "always" rules, and where
+    # What answers let bash calls have beyond the OS sandbox for the rest of the session (ask_sandbox).
+    sandbox_grants: Widening = field(default_factory=Widening, init=False)
     # The approval queue: one question at a time, in the order asked (front ends only show and answer it).
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
 
@@ -201,6 +204,35 @@ class Permissions:
         if decision.grant is not None:
             self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
         return None
+
+    async def ask_sandbox(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", needed: Widening) -> str:
+        """After a call failed in the OS sandbox for want of ``needed`` (``Sandbox.needs``): "" when the user
+        lets it run again with just that added, else why nobody did (for its result; "declined" when the user
+        said no). Asked once, in the approval queue, only where a user is there and the mode asks
+        (default, acceptEdits): bypassPermissions lifts questions, not the sandbox, so it never widens it.
+        "For the session" (and "always", which counts for the session) keeps ``needed`` for the session's
+        later bash calls."""
+        if not self.interactive:
+            return "this is a headless run"
+        if self.mode not in ("default", "acceptEdits"):
+            return f"{self.mode} lifts questions, not the sandbox"
+        async with self._asking:
+            if self.sandbox_grants.covers(needed):  # an answer given meanwhile
+                return ""
+            what = needed.describe()
+            decision = Decision("ask", f"the OS sandbox stopped it, and it needs {what}: yes runs it again with "
+                                       f"{what}, and nothing else, added", rules=(f"sandbox: {what}",))
+            answer = await self._ask(tool, args, ctx, decision, ())
+            if answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
+                return "declined"
+            if answer != ALLOW_ONCE:
+                self.sandbox_grants = self.sandbox_grants | needed
+            if answer == ALLOW_ALWAYS:
+                how = ("to allow the network always, set sandbox_network = true (or sandbox_allowed_hosts) in your "
+                       "settings" if needed.network else "a later session asks again")
+                ctx.emit(Notice(level="info", text=f"Allowed {what} for this session only; {how}.",
+                                agent_id=ctx.agent_id))
+            return ""
 
     def read_denials(self) -> list[Rule]:
         """The deny rules on paths that name a tool that reads (``Read(.env)``, ``read_file(.env)``,

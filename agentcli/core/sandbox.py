@@ -16,11 +16,15 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
   removed with the session), a minimal ``/dev``, an empty ``/run`` (no docker or agent sockets),
   and ``/proc`` of the sandbox's own PID namespace;
 - no network (a network namespace of its own, with only its own loopback) unless
-  ``sandbox_network`` allows it;
+  ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
+  ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
   kills it all when agentcli dies, even by SIGKILL.
+
+A command the sandbox stopped for want of the network or a write elsewhere may run again with just
+that added, when the user says so (``needs``, ``Widening``, ``Permissions.ask_sandbox``).
 
 ``sandbox = "auto"`` (the default) uses bwrap where it is installed and works, and otherwise runs
 commands as before with one notice saying how to install it; ``"on"`` refuses to run a command
@@ -37,8 +41,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from .. import paths
 
@@ -64,6 +69,40 @@ _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolut
                       r"Connection refused|ECONNREFUSED",
                       re.IGNORECASE)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
+
+
+# In a failed command's output: a path it could not write (``touch: cannot touch '/x': Read-only file system``,
+# ``bash: /x: Read-only file system``, ``OSError: [Errno 30] Read-only file system: '/x'``).
+_QUOTED_PATH = re.compile(r"""['"\u2018\u201c`](/[^'"\u2019\u201d`\n]*)['"\u2019\u201d`]""")
+_BARE_PATH = re.compile(r"(?:^|\s)(/[^\s:'\"]*):\s*(?:[Cc]annot [^:]*:\s*)?Read-only file system")
+_NEVER_WRITABLE = (Path("/proc"), Path("/sys"), Path("/dev"))
+MAX_WRITES = 3  # paths one question may name
+
+
+@dataclass(frozen=True)
+class Widening:
+    """What a command needed beyond the sandbox, or what the user allowed: the network, and paths to write
+    (an existing file, or the folder that would hold a new one)."""
+
+    network: bool = False
+    writes: tuple[Path, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.network or bool(self.writes)
+
+    def __or__(self, other: "Widening") -> "Widening":
+        return Widening(self.network or other.network, tuple(dict.fromkeys(self.writes + other.writes)))
+
+    def covers(self, other: "Widening") -> bool:
+        return (self.network or not other.network) and set(other.writes) <= set(self.writes)
+
+    def describe(self) -> str:
+        """``network access``, ``write access to /a/file and /b/`` (a folder ends in /: anything in it), or both."""
+        parts = ["network access"] if self.network else []
+        if self.writes:
+            names = [f"{path}/" if path.is_dir() and path != Path("/") else str(path) for path in self.writes]
+            parts.append("write access to " + (names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"))
+        return " and ".join(parts)
 
 
 class SandboxError(Exception):
@@ -100,11 +139,13 @@ class Sandbox:
     """One session's sandbox: how to wrap a command, and the session's private /tmp."""
 
     def __init__(self, mode: str = "auto", *, network: bool = False, bwrap: str | None = None,
-                 hidden: Sequence[Path] | None = None) -> None:
+                 hidden: Sequence[Path] | None = None, allowed_hosts: Sequence[str] = ()) -> None:
         if mode not in MODES:
             raise ValueError(f"sandbox must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.network = network
+        self.allowed_hosts = tuple(allowed_hosts)  # reached through HostProxy when the network is off
+        self._proxy: HostProxy | None = None
         self.bwrap = bwrap if bwrap is not None else (shutil.which("bwrap") if sys.platform.startswith("linux")
                                                       else None)
         self.hidden = list(hidden) if hidden is not None else secret_paths()
@@ -115,9 +156,9 @@ class Sandbox:
         self._lock = threading.RLock()  # usable() tries bwrap through wrap(), which makes the private /tmp
 
     @classmethod
-    def for_setting(cls, mode: str, network: bool = False) -> "Sandbox | None":
+    def for_setting(cls, mode: str, network: bool = False, allowed_hosts: Sequence[str] = ()) -> "Sandbox | None":
         """The sandbox the ``sandbox`` setting asks for; None when it is off."""
-        return None if mode == "off" else cls(mode, network=network)
+        return None if mode == "off" else cls(mode, network=network, allowed_hosts=allowed_hosts)
 
     # ------------------------------------------------------------ can it run?
 
@@ -177,16 +218,23 @@ class Sandbox:
                 _made.append(self._tmp)
         return self._tmp
 
-    def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False) -> list[str]:
+    def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
+             widen: Widening = Widening()) -> list[str]:
         """``argv`` as a bwrap command line that runs it in the sandbox, in ``cwd``.
 
         ``new_session``: also detach it from agentcli's terminal (for commands not started in a
-        session of their own)."""
+        session of their own). ``widen``: what the user allowed beyond the sandbox (``needs``), for
+        this command only: the network, and files or folders to write."""
         assert self.bwrap is not None
+        network = self.network or widen.network
+        writable = [*writable, *widen.writes]
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
-        if self.network:  # name resolution may go through a socket under /run
+        if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        if self.allowed_hosts and not network:  # the allowed hosts through the proxy's socket, and nothing else
+            args += ["--ro-bind", str(self.proxy().folder), PROXY_FOLDER]
+            argv = [sys.executable, "-I", "-S", "-c", BRIDGE, f"{PROXY_FOLDER}/{PROXY_SOCKET}", *argv]
         # Mounts go shallowest first, so a writable workspace inside a hidden folder (a subagent's
         # worktree in the data folder) shows again, and a secret inside a workspace ($HOME) stays hidden.
         # At the same depth, writable beats read-only, and hiding comes last: it wins. $HOME is bound
@@ -202,7 +250,7 @@ class Sandbox:
             if program.is_dir() and Path("/tmp") in program.parents:
                 mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
         for folder in dict.fromkeys(_resolved(writable)):
-            if folder.is_dir():
+            if folder.exists():  # a folder, or a file the user allowed writing
                 mounts.append((len(folder.parts), 1, ["--bind", str(folder), str(folder)]))
         read_only: list[str] = []
         for secret in dict.fromkeys(_resolved(self.hidden)):
@@ -216,15 +264,53 @@ class Sandbox:
         args += read_only  # after every mount made inside them
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
                  "--cap-drop", "ALL"]
-        if not self.network:
+        if not network:
             args.append("--unshare-net")
         if new_session:
             args.append("--new-session")
         args += ["--chdir", str(cwd), "--", *argv]
         return args
 
-    def explain(self, output: str) -> str:
-        """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if nothing)."""
+    def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening()) -> Widening:
+        """For a command that failed in the sandbox: what its output says the sandbox denied it, beyond what
+        it had (``writable``, ``given``). The network, when it could not resolve or reach a host; paths it
+        could not write, each as the file itself when it exists (else the nearest folder that does), and
+        never a hidden path, anything inside one, ``/`` or ``/proc``, ``/sys`` and ``/dev``: those are not
+        offered. Read from the output, so a need it does not say is missed: then nothing is offered, and
+        the command stays as confined as it was."""
+        network = not (self.network or given.network) and bool(_NETWORK.search(output))
+        allowed = _resolved([*writable, *given.writes])
+        hidden = _resolved(self.hidden)
+        writes: list[Path] = []
+        for line in output.splitlines():
+            if not _READ_ONLY.search(line):
+                continue
+            for raw in [*_QUOTED_PATH.findall(line), *_BARE_PATH.findall(line)]:
+                target = _write_target(raw)
+                if (target is None or target in writes or target == Path("/")
+                        or any(target == a or a in target.parents for a in allowed)
+                        or any(target == h or h in target.parents for h in hidden)
+                        or any(target == n or n in target.parents for n in _NEVER_WRITABLE)):
+                    continue
+                writes.append(target)
+        return Widening(network, tuple(writes[:MAX_WRITES]))
+
+    def explain(self, output: str, needed: Widening = Widening(), why_unasked: str = "") -> str:
+        """For a command that failed: what the sandbox may have denied it, as a line for its result ("" if
+        nothing). ``needed``: what ``needs`` found; ``why_unasked``: why nobody was asked to allow it
+        ("" when the user was asked and said no)."""
+        if needed:
+            how = (["sandbox_network = true (or the host in sandbox_allowed_hosts) in their settings"]
+                   if needed.network else []) + (
+                ["--add-dir with the folder (in -p), or in a session in default or acceptEdits mode, where "
+                 "agentcli asks"] if needed.writes else [])
+            told = (f"nobody was asked, as {why_unasked}; the user can allow it with {' or '.join(how)}"
+                    if why_unasked else "the user declined to allow it")
+            loopback = (" Each call has a loopback of its own, so neither the host's localhost nor a server that "
+                        "another call started (run_in_background) can be reached; start and query a server in one "
+                        "call." if needed.network else "")
+            return (f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
+                    f"{loopback} Do not retry it as it is.]")
         if not self.network and _NETWORK.search(output):
             return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
                     "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
@@ -235,14 +321,193 @@ class Sandbox:
                     "everything else is read-only. Write inside the workspace instead.]")
         return ""
 
+    def proxy(self) -> "HostProxy":
+        """The session's proxy to the allowed hosts, started on first use."""
+        with self._lock:
+            if self._proxy is None:
+                self._proxy = HostProxy(self.allowed_hosts)
+        return self._proxy
+
     def close(self) -> None:
-        """Remove the session's private /tmp."""
+        """Remove the session's private /tmp, and stop its proxy."""
         with self._lock:
             tmp, self._tmp = self._tmp, None
+            proxy, self._proxy = self._proxy, None
+        if proxy is not None:
+            proxy.close()
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
             if tmp in _made:
                 _made.remove(tmp)
+
+
+# ------------------------------------------------------------ the allowed hosts
+
+PROXY_FOLDER = "/run/agentcli-proxy"  # inside the sandbox, read-only: the proxy's socket
+PROXY_SOCKET = "proxy.sock"
+
+# Inside the sandbox, before the command: a bridge from a TCP port of the sandbox's own loopback to the
+# proxy's Unix socket (programs speak TCP to a proxy), in a child the command's PID namespace ends with it.
+# The proxy variables point at it; the bridge's pid goes to the leftover counter, which skips it.
+BRIDGE = r"""import os, socket, sys, threading
+path, argv = sys.argv[1], sys.argv[2:]
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(64)
+url = "http://127.0.0.1:%d" % listener.getsockname()[1]
+pid = os.fork()
+if pid == 0:
+    def pump(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    def relay(conn):
+        up = socket.socket(socket.AF_UNIX)
+        try:
+            up.connect(path)
+        except OSError:
+            conn.close()
+            return
+        threading.Thread(target=pump, args=(up, conn), daemon=True).start()
+        pump(conn, up)
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=relay, args=(conn,), daemon=True).start()
+listener.close()
+for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    os.environ[name] = url
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "localhost,127.0.0.1,::1"
+os.environ["AGENTCLI_PROXY_PID"] = str(pid)
+os.execvp(argv[0], argv)
+"""
+
+
+def host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    """Whether ``host`` is one of ``allowed``: a name exactly (any case, a final dot ignored), or under a
+    ``*.example.com`` entry (a subdomain, not example.com itself). An IP address only when listed as is."""
+    host = host.strip().strip("[]").lower().rstrip(".")
+    for entry in allowed:
+        entry = entry.strip().lower().rstrip(".")
+        if host == entry or (entry.startswith("*.") and host.endswith(entry[1:]) and len(host) > len(entry) - 1):
+            return True
+    return False
+
+
+class HostProxy:
+    """Outside the sandbox: an HTTP proxy on a Unix socket, bound read-only into the sandbox, that connects
+    only to the allowed hosts: ``CONNECT host:port`` (HTTPS and any TCP) and plain HTTP requests with an
+    absolute URL. Anything else, or any other host, gets 403 and no connection. One thread with its own
+    event loop per session."""
+
+    def __init__(self, hosts: Sequence[str]) -> None:
+        import asyncio
+
+        self.hosts = tuple(hosts)
+        self.folder = Path(tempfile.mkdtemp(prefix="agentcli-proxy-"))
+        _made.append(self.folder)
+        self.path = self.folder / PROXY_SOCKET
+        self.refused: list[str] = []  # hosts refused, in order (the result of a call may name them)
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self._server: Any = None
+
+        async def start() -> None:
+            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=65536)
+            os.chmod(self.path, 0o600)
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(start())
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="agentcli-sandbox-proxy", daemon=True)
+        self._thread.start()
+        ready.wait(30)
+
+    async def _serve(self, reader: Any, writer: Any) -> None:
+        import asyncio
+        from urllib.parse import urlsplit
+
+        upstream = None
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
+            method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+            if method.upper() == "CONNECT":
+                host, _, port_text = target.rpartition(":")
+            else:
+                url = urlsplit(target)
+                host, port_text = (url.hostname or "", str(url.port or 80)) if url.scheme == "http" else ("", "")
+            port = int(port_text) if port_text.isdigit() else 0
+            if not host or not 0 < port < 65536 or not host_allowed(host, self.hosts):
+                self.refused.append(host or target)
+                writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                             + f"agentcli's OS sandbox connects only to the hosts in sandbox_allowed_hosts, and "
+                               f"{host or target} is not one of them.\n".encode())
+                await writer.drain()
+                return
+            try:
+                upstream = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), port), 30)
+            except (OSError, asyncio.TimeoutError) as exc:
+                writer.write(f"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n{exc}\n".encode())
+                await writer.drain()
+                return
+            if method.upper() == "CONNECT":
+                writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                upstream[1].write(head)
+            await asyncio.gather(_pump(reader, upstream[1]), _pump(upstream[0], writer))
+        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
+            pass
+        finally:
+            for w in (writer, upstream[1] if upstream else None):
+                if w is not None:
+                    w.close()
+
+    def close(self) -> None:
+        def stop() -> None:
+            if self._server is not None:
+                self._server.close()
+            self._loop.stop()
+
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(stop)
+            self._thread.join(10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder in _made:
+            _made.remove(self.folder)
+
+
+async def _pump(reader: Any, writer: Any) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except (OSError, RuntimeError):
+        pass
+
+
+def _write_target(raw: str) -> Path | None:
+    """What writing ``raw`` needs writable: the file itself when it exists, else the nearest existing folder."""
+    try:
+        path = Path(os.path.normpath(raw)).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def _resolved(folders: Iterable[Path]) -> list[Path]:

@@ -110,7 +110,8 @@ class Session:
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted)  # skipped files: warnings
         self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
         self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),
-                                           network=bool(getattr(settings, "sandbox_network", False)))
+                                           network=bool(getattr(settings, "sandbox_network", False)),
+                                           allowed_hosts=getattr(settings, "sandbox_allowed_hosts", ()))
         if self.sandbox is not None and (missing := self.sandbox.startup_notice()):
             notices.append(missing)
         self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,

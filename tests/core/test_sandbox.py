@@ -89,7 +89,10 @@ async def test_a_write_outside_the_workspace_fails(sandbox, home, workspace, tmp
     assert (home / ".bashrc").read_text() == "# mine\n"
     assert not (outside / "f").exists()
     assert not Path("/etc/agentcli-sandbox-test").exists()
-    assert not ok and "Read-only file system" in out and "write only in the workspace" in out
+    assert not ok and "Read-only file system" in out
+    # The result names each place it needed to write, and how the user can allow it (nobody is asked here).
+    # (the host's /tmp, where `outside` lies, is not even visible: the sandbox's /tmp is the session's own)
+    assert f"needed write access to {home / '.bashrc'} and /etc/," in out and "--add-dir" in out
 
 
 @needs_bwrap
@@ -136,7 +139,7 @@ async def test_no_network_not_even_to_a_loopback_port_of_the_host(sandbox, works
     try:
         ok, out = await bash(make_ctx(workspace, sandbox), connect_script(port))
         assert not ok and "connected" not in out.split("\n")
-        assert "needed the network" in out and "sandbox_network = true" in out  # the result names what it needed
+        assert "needed network access" in out and "sandbox_network = true" in out  # the result names what it needed
         with pytest.raises(BlockingIOError):  # nothing ever reached the port
             listener.accept()
     finally:

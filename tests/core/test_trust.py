@@ -182,3 +182,14 @@ def test_a_workspace_cannot_turn_the_sandbox_off_or_open_the_network_untrusted(t
     with pytest.raises(ConfigError, match="sandbox must be one of auto, on, off"):
         load_settings(tmp_path, env={})
     assert load_settings(tmp_path / "elsewhere", env={"AGENTCLI_SANDBOX": "off"}).sandbox == "off"  # the user's own
+
+
+def test_a_workspace_s_allowed_hosts_need_trust(tmp_path, isolated_home):
+    write_project(tmp_path, 'sandbox_allowed_hosts = ["evil.example"]\n')
+    assert load_settings(tmp_path, env={}).sandbox_allowed_hosts == []
+    assert load_settings(tmp_path, env={}, trusted=True).sandbox_allowed_hosts == ["evil.example"]
+    [(_, asks, _)] = config.project_settings_sources(tmp_path)
+    assert asks == ["sandbox_allowed_hosts = ['evil.example'] (commands in the OS sandbox may connect to these hosts)"]
+    write_project(tmp_path, 'sandbox_allowed_hosts = "pypi.org"\n')
+    with pytest.raises(ConfigError, match="'sandbox_allowed_hosts' must be a list of host names"):
+        load_settings(tmp_path, env={}, trusted=True)

@@ -43,3 +43,15 @@ def test_the_sandbox_setting_off_is_the_one_way_out(server, api_env, repo, plant
     [result] = tool_results(server.requests[1])
     assert "PLANTED-SSH-KEY" in tool_result_text(result)
     assert (planted / ".bashrc").read_text() == "# mine\npwned\n"
+
+
+@needs_bwrap
+def test_headless_asks_nothing_and_the_result_says_how_to_allow_it(server, api_env, repo, planted):
+    server.script(tool_use("bash", {"command": "echo pwned >> ~/.bashrc"}), text("Tried."))
+    proc = agentcli("-p", "go", "--allowedTools", "Bash", cwd=repo, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    [result] = tool_results(server.requests[1])
+    said = tool_result_text(result)
+    assert result["is_error"] and f"needed write access to {planted / '.bashrc'}" in said
+    assert "nobody was asked, as this is a headless run" in said and "--add-dir" in said
+    assert (planted / ".bashrc").read_text() == "# mine\n"

@@ -255,6 +255,41 @@ _NEUTRAL = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.page
             "receivepack": "git-receive-pack", "driver": "false", "program": "false"}
 
 
+# What in the repository's own config asks for the user's trust (trust.py): every program it names, and
+# the files it includes (whose settings git reads as its own).
+REPOSITORY_TRUST = REPOSITORY_PROGRAMS[:-2] + r"|include\.path|includeif\..+\.path)$"
+
+
+def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
+    """The settings of the repository's own config (``.git/config``, ``config.worktree`` and the files they
+    include; not the user's global or system files) whose names match ``pattern``, as (file, key, value),
+    the file absolute. Reading config runs nothing. Blocking: one or two git processes."""
+    code, out, _ = _run(root, None, "config", "--null", "--show-scope", "--show-origin", "--includes",
+                        "--get-regexp", pattern, timeout=10)
+    fields = out.split("\0") if code == 0 else []
+    found = [(origin.removeprefix("file:"), *entry.partition("\n")[::2])
+             for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3]) if scope in ("local", "worktree")]
+    if any(not os.path.isabs(file) for file, _, _ in found):  # relative to the top of the work tree
+        code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
+        base = top.strip() if code == 0 and top.strip() else str(root)
+        found = [(os.path.join(base, file), key, value) for file, key, value in found]
+    return found
+
+
+def repository_hooks(root: Path) -> list[Path]:
+    """The hooks the repository's own hooks folder holds (executable files, not the ``.sample`` ones git
+    puts there), which git would run on commit, checkout, merge and the like. Blocking: one git process."""
+    code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
+    if code != 0 or not out.strip():
+        return []
+    try:
+        entries = sorted(Path(out.strip(), "hooks").iterdir())
+    except OSError:
+        return []
+    return [entry for entry in entries if not entry.name.endswith(".sample") and entry.is_file()
+            and os.access(entry, os.X_OK)]
+
+
 def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[str, str]:
     """What to add to the environment of bash (``env``) so that git, run through it in a workspace that
     is not ``trusted``, gets the git tools' hardening: BASH_HARDENING, and every program the repository's
@@ -264,13 +299,7 @@ def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[st
     if trusted:
         return {}
     settings = list(BASH_HARDENING)
-    code, out, _ = _run(root, None, "config", "--null", "--show-scope", "--get-regexp", REPOSITORY_PROGRAMS,
-                        timeout=10)
-    fields = out.split("\0") if code == 0 else []
-    for scope, entry in zip(fields[::2], fields[1::2]):
-        key = entry.split("\n", 1)[0]
-        if scope not in ("local", "worktree"):
-            continue  # the user's own (global, system): theirs to keep
+    for _, key, _ in repository_config(root, REPOSITORY_PROGRAMS):
         last = key.rsplit(".", 1)[-1]
         settings.append((key, _NEUTRAL.get(key, _NEUTRAL.get(last, ""))))
         if key.startswith("filter."):

@@ -17,13 +17,16 @@ import os
 import re
 import shutil
 import signal
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from . import processes
 from .. import secret_env
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
 from .outputs import CappedCopy
 from ..events import Notice
+
+if TYPE_CHECKING:
+    from ..sandbox import Widening
 
 DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
@@ -135,14 +138,15 @@ def _seconds(value: float) -> str:
 
 
 # Inside the sandbox, bash runs the command under this script, which counts what the command left
-# running in the sandbox's PID namespace (1 is bwrap's init, $$ the script) and writes the number to
+# running in the sandbox's PID namespace (1 is bwrap's init, $$ the script, and the bridge to the proxy
+# of the allowed hosts is the sandbox's own) and writes the number to
 # the file descriptor in $1, before the kernel kills them all as the script exits.
 _COUNT_LEFTOVERS = r"""r=$1
 bash -c "$2" {r}>&-
 s=$?
 n=0
 for p in /proc/[0-9]*; do
-  case ${p#/proc/} in 1|$$) continue;; esac
+  case ${p#/proc/} in 1|$$|"$AGENTCLI_PROXY_PID") continue;; esac
   read -r l < "$p/stat" 2>/dev/null || continue
   l=${l##*) }
   case ${l%% *} in Z|X) ;; *) n=$((n+1));; esac
@@ -167,12 +171,21 @@ async def sandboxed(ctx: ToolContext) -> bool:
     return usable
 
 
-async def spawn(command: str, ctx: ToolContext, marker: str, *,
-                count_leftovers: bool = False) -> tuple[asyncio.subprocess.Process, Any, int | None]:
+def granted(ctx: ToolContext) -> "Widening":
+    """What the user's answers let this session's bash calls have beyond the OS sandbox."""
+    from ..permissions import Permissions
+    from ..sandbox import Widening
+
+    return ctx.permissions.sandbox_grants if isinstance(ctx.permissions, Permissions) else Widening()
+
+
+async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers: bool = False,
+                widen: "Widening | None" = None) -> tuple[asyncio.subprocess.Process, Any, int | None]:
     """Start ``bash -c command`` in the workspace root, in a session of its own, with ``marker`` in its
     environment, in the OS sandbox where there is one; stdout and stderr go to one pipe, whose read end
     (a file) is returned. ``count_leftovers`` (sandbox only): also the read end of a pipe that says how
-    many processes the command left running when it ended (None outside the sandbox)."""
+    many processes the command left running when it ended (None outside the sandbox). ``widen``: what
+    the sandbox gives this call beyond itself (default: what the session's answers allowed)."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
     from .git import untrusted_git_env  # git.py imports this module
@@ -190,7 +203,8 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *,
         if count_leftovers:
             report = os.pipe()
             argv = [bash, "-c", _COUNT_LEFTOVERS, "bash", str(report[1]), command]
-        argv = ctx.sandbox.wrap(argv, cwd=root, writable=writable_dirs(root, ctx.workspace.extra_dirs))
+        argv = ctx.sandbox.wrap(argv, cwd=root, writable=writable_dirs(root, ctx.workspace.extra_dirs),
+                                widen=granted(ctx) if widen is None else widen)
         preexec = None  # bwrap --die-with-parent does it
     processes.become_subreaper()
     read_fd, write_fd = os.pipe()
@@ -297,12 +311,16 @@ class Bash(Tool):
             else:
                 ctx.checkpoints.bash_changed(await asyncio.shield(asyncio.to_thread(tree_changes, root, before)))
 
-    async def run_command(self, command: str, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run_command(self, command: str, args: dict[str, Any], ctx: ToolContext,
+                          widen: "Widening | None" = None) -> str:
+        """Run it once; when it fails in the OS sandbox for want of something the sandbox denied, the user
+        may let it run once more with just that added (``Permissions.ask_sandbox``); ``widen`` is then set."""
         timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
         timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id)
         marker = processes.new_marker()
-        proc, pipe, count = await spawn(command, ctx, marker, count_leftovers=True)
+        given = granted(ctx) if widen is None else widen
+        proc, pipe, count = await spawn(command, ctx, marker, count_leftovers=True, widen=given)
         boxed = count is not None
 
         loop = asyncio.get_running_loop()
@@ -377,8 +395,21 @@ class Bash(Tool):
                 f"up to {MAX_TIMEOUT}, if it needs longer). Output so far:\n{body}"
             )
         code = proc.returncode
-        if code and boxed and ctx.sandbox is not None and (why := ctx.sandbox.explain(output)):
-            body = f"{body}\n{why}"
+        if widen is not None:
+            body = f"{body}\n[Ran again in the OS sandbox with {widen.describe()} added, as the user allowed.]"
+        if code and boxed and ctx.sandbox is not None:
+            from ..permissions import Permissions
+            from ..sandbox import writable_dirs
+
+            needed = ctx.sandbox.needs(output, writable_dirs(ctx.workspace.root, ctx.workspace.extra_dirs), given)
+            unasked = "it ran again once already" if widen is not None else (
+                "no one can be asked here" if not isinstance(ctx.permissions, Permissions) else "")
+            if needed and not unasked:
+                unasked = await ctx.permissions.ask_sandbox(self, args, ctx, needed)
+                if not unasked:
+                    return await self.run_command(command, args, ctx, widen=given | needed)
+            if why := ctx.sandbox.explain(output, needed, "" if unasked == "declined" else unasked):
+                body = f"{body}\n{why}"
         if code:
             if code < 0:
                 try:
