@@ -1,0 +1,178 @@
+"""`agentcli acp` driven by the ACP SDK's own client, over stdio, against the stand-in API and a real git repo."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp import schema as s
+
+from tests.conftest import API_KEY
+from tests.fakes.anthropic_server import offers_tool, text, tool_use
+from tests.waiting import until
+
+
+class Client:
+    """An editor, as the SDK's Client: records every update and answers permission requests from a list."""
+
+    def __init__(self, answers: list[str] | None = None) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.questions: list[s.RequestPermissionRequest] = []
+        self.answers = list(answers or [])
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(self, session_id: str, tool_call: s.ToolCallUpdate,
+                                 options: list[s.PermissionOption], **kwargs: Any) -> s.RequestPermissionResponse:
+        self.questions.append(s.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options))
+        if not self.answers:
+            return s.RequestPermissionResponse(outcome=s.DeniedOutcome(outcome="cancelled"))
+        return s.RequestPermissionResponse(outcome=s.AllowedOutcome(outcome="selected", option_id=self.answers.pop(0)))
+
+    def of(self, kind: type, session_id: str | None = None) -> list[Any]:
+        return [u for sid, u in self.updates if isinstance(u, kind) and (session_id is None or sid == session_id)]
+
+    def said(self, session_id: str) -> str:
+        return "".join(u.content.text for u in self.of(s.AgentMessageChunk, session_id))
+
+
+def agent_env(api_env: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(api_env)
+    return env
+
+
+async def start(client: Client, repo: Path, api_env: dict[str, str], stderr: Any, *args: str):
+    return acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", *args, cwd=repo,
+                                   env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()})
+
+
+@pytest.fixture
+def stderr(tmp_path: Path):
+    with (tmp_path / "agent-stderr.txt").open("w+") as handle:
+        yield handle
+
+
+async def test_a_prompt_streams_the_answer_and_its_tool_calls(server, api_env, repo, stderr):
+    server.script(tool_use("read_file", {"path": "src/app/auth.py"}), text("login calls handle_auth."))
+    client = Client()
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        init = await conn.initialize(protocol_version=1, client_capabilities=s.ClientCapabilities(),
+                                     client_info=s.Implementation(name="zed", version="0.200.0"))
+        assert init.protocol_version == 1 and init.agent_info.name == "agentcli"
+        assert init.agent_capabilities.load_session is True
+        assert init.agent_capabilities.mcp_capabilities.http is True
+        assert init.agent_capabilities.session_capabilities.list is not None
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert new.modes.current_mode_id == "default"
+        assert {m.id for m in new.modes.available_modes} == {"default", "acceptEdits", "plan", "bypassPermissions"}
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("What does login call?")])
+    assert done.stop_reason == "end_turn"
+    assert client.said(new.session_id) == "login calls handle_auth."
+    [start_call] = client.of(s.ToolCallStart, new.session_id)
+    assert start_call.kind == "read" and "src/app/auth.py" in start_call.title
+    assert start_call.locations[0].path == str(repo.resolve() / "src/app/auth.py")
+    [finished] = client.of(s.ToolCallProgress, new.session_id)
+    assert finished.tool_call_id == start_call.tool_call_id and finished.status == "completed"
+    assert "handle_auth" in finished.content[0].content.text
+    assert client.of(s.UsageUpdate, new.session_id)[-1].used > 0
+    assert client.of(s.AvailableCommandsUpdate, new.session_id)
+
+
+async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, api_env, repo, stderr):
+    server.script(tool_use("read_file", {"path": "README.md"}),
+                  tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
+                  text("I left it."))
+    client = Client(answers=["reject_once"])
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Reword the README")])
+    assert done.stop_reason == "end_turn"
+    call = client.of(s.ToolCallStart)[-1]
+    assert call.kind == "edit"
+    [diff] = call.content
+    assert (diff.path, diff.old_text, diff.new_text) == (str(repo.resolve() / "README.md"), "A tiny app", "A small app")
+    assert len(client.questions) == 1
+    [question] = client.questions
+    assert question.tool_call.tool_call_id == call.tool_call_id
+    assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert "A tiny app" in (repo / "README.md").read_text()
+    assert client.of(s.ToolCallProgress)[-1].status == "failed"
+
+
+async def test_allow_always_saves_the_rule_agentcli_would_save(server, api_env, repo, stderr, isolated_home):
+    server.script(tool_use("bash", {"command": "git status --short"}), text("Clean."))
+    client = Client(answers=["allow_always"])
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Is the tree clean?")])
+    assert done.stop_reason == "end_turn"
+    [question] = client.questions
+    always = next(o for o in question.options if o.kind == "allow_always")
+    rule = always.name.removeprefix("Always allow ")
+    assert rule.startswith("bash(git status")
+    saved = list((isolated_home / "config" / "workspaces").glob("*.toml"))
+    stderr.seek(0)
+    assert saved and any(rule in p.read_text() for p in saved), stderr.read()
+    assert client.of(s.ToolCallProgress)[-1].status == "completed"
+
+
+async def test_reject_always_denies_the_same_call_again_without_asking(server, api_env, repo, stderr):
+    server.script(tool_use("bash", {"command": "git status --short"}), tool_use("bash", {"command": "git status --short"}),
+                  text("Not allowed."))
+    client = Client(answers=["reject_always"])
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Is the tree clean?")])
+    assert len(client.questions) == 1
+    results = [u for u in client.of(s.ToolCallProgress) if u.status == "failed"]
+    assert len(results) == 2 and "denied by the rule" in results[1].content[0].content.text
+
+
+async def test_cancel_ends_the_prompt_as_cancelled(server, api_env, repo, stderr):
+    import threading
+
+    gate = threading.Event()
+    server.script(text("A long answer", gate=gate))
+    client = Client()
+    try:
+        async with await start(client, repo, api_env, stderr) as (conn, _process):
+            await conn.initialize(protocol_version=1)
+            new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+            prompt = asyncio.create_task(conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Go")]))
+            await until(lambda: server.requests, "the model call")
+            with pytest.raises(acp.RequestError, match="already running"):
+                await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Again")])
+            await conn.cancel(session_id=new.session_id)
+            done = await prompt
+            assert done.stop_reason == "cancelled"
+            with pytest.raises(acp.RequestError, match="no session"):
+                await conn.prompt(session_id="nope", prompt=[acp.text_block("Hi")])
+    finally:
+        gate.set()
+
+
+async def test_modes_switch_and_say_so(server, api_env, repo, stderr):
+    server.script(tool_use("read_file", {"path": "README.md"}),
+                  tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
+                  text("Done."))
+    client = Client()
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        await conn.set_session_mode(session_id=new.session_id, mode_id="acceptEdits")
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Reword the README")])
+        with pytest.raises(acp.RequestError):
+            await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+    assert done.stop_reason == "end_turn"
+    assert [u.current_mode_id for u in client.of(s.CurrentModeUpdate)] == ["acceptEdits"]
+    assert client.questions == [] and "A small app" in (repo / "README.md").read_text()
