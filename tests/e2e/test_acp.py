@@ -176,3 +176,81 @@ async def test_modes_switch_and_say_so(server, api_env, repo, stderr):
     assert done.stop_reason == "end_turn"
     assert [u.current_mode_id for u in client.of(s.CurrentModeUpdate)] == ["acceptEdits"]
     assert client.questions == [] and "A small app" in (repo / "README.md").read_text()
+
+
+def delegation(server) -> None:
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}),
+                text("Auth is handled in `src/app/auth.py:9`."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
+                text("handle_auth is defined at src/app/auth.py:9."))
+
+
+async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, api_env, repo, stderr):
+    delegation(server)
+    client = Client()
+    raw: list[dict[str, Any]] = []
+
+    def observe(event: Any) -> None:
+        if event.direction.value == "incoming" and event.message.get("method") == "session/update":
+            raw.append(event.message["params"])
+
+    async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=repo,
+                                       env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()},
+                                       observers=[observe]) as (conn, _process):
+        # The SDK's ClientCapabilities predates `subagents`: the client sends it through the raw connection.
+        await conn._conn.send_request("initialize", {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}})
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Where is auth handled?")])
+    assert done.stop_reason == "end_turn"
+    child = f"{new.session_id}:sa-1"
+    announced = [p for p in raw if p["update"].get("sessionUpdate") == "subagent_update"]
+    assert [p["sessionId"] for p in announced] == [new.session_id, new.session_id]
+    assert [p["update"]["sessionId"] for p in announced] == [child, child]
+    assert announced[0]["update"]["title"] == "Find auth handler"
+    assert announced[0]["update"]["capabilities"] == {"cancel": {}}
+    assert announced[0]["update"]["state"]["state"] == "running"
+    assert announced[1]["update"]["state"] == {"state": "idle", "stopReason": "end_turn",
+                                               "_meta": {"agentcli": {"status": "done", "turns": 2}}}
+    first_child_update = next(i for i, p in enumerate(raw) if p["sessionId"] == child)
+    assert raw.index(announced[0]) < first_child_update  # announced before any of its own traffic
+    [grep] = client.of(s.ToolCallStart, child)
+    assert grep.kind == "search" and "def handle_auth" in grep.title
+    assert "handle_auth is defined" in client.said(child)
+    [task] = client.of(s.ToolCallStart, new.session_id)
+    assert task.title.startswith("task")
+    link = [p["update"] for p in raw if p["update"].get("content") == [{"type": "session", "sessionId": child}]]
+    assert link and link[0]["toolCallId"] == task.tool_call_id
+    assert client.said(new.session_id) == "Auth is handled in `src/app/auth.py:9`."
+
+
+async def test_a_client_that_did_not_opt_in_sees_the_child_folded_into_the_task_call(server, api_env, repo, stderr):
+    delegation(server)
+    client = Client()
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Where is auth handled?")])
+    assert {sid for sid, _ in client.updates} == {new.session_id}
+    [task] = client.of(s.ToolCallStart)
+    finished = [u for u in client.of(s.ToolCallProgress) if u.tool_call_id == task.tool_call_id]
+    assert "handle_auth is defined at src/app/auth.py:9." in finished[-1].content[0].content.text
+
+
+async def test_a_finished_session_loads_and_lists(server, api_env, repo, stderr):
+    server.script(text("Hello there."))
+    first = Client()
+    async with await start(first, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Say hello")])
+    later = Client()
+    async with await start(later, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        listed = await conn.list_sessions(cwd=str(repo))
+        assert [(x.session_id, x.title) for x in listed.sessions] == [(new.session_id, "Say hello")]
+        await conn.load_session(cwd=str(repo), session_id=new.session_id, mcp_servers=[])
+        assert [u.content.text for u in later.of(s.UserMessageChunk, new.session_id)] == ["Say hello"]
+        assert later.said(new.session_id) == "Hello there."
+        with pytest.raises(acp.RequestError):
+            await conn.load_session(cwd=str(repo), session_id="no-such-session", mcp_servers=[])
