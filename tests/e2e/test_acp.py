@@ -54,6 +54,13 @@ async def start(client: Client, repo: Path, api_env: dict[str, str], stderr: Any
 
 
 @pytest.fixture
+def patient_mcp(isolated_home: Path) -> None:
+    """MCP servers may take long to start on a loaded machine: the user's config gives them two minutes."""
+    (isolated_home / "config").mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config" / "config.toml").write_text("mcp_startup_timeout = 120\n")
+
+
+@pytest.fixture
 def stderr(tmp_path: Path):
     with (tmp_path / "agent-stderr.txt").open("w+") as handle:
         yield handle
@@ -254,3 +261,133 @@ async def test_a_finished_session_loads_and_lists(server, api_env, repo, stderr)
         assert later.said(new.session_id) == "Hello there."
         with pytest.raises(acp.RequestError):
             await conn.load_session(cwd=str(repo), session_id="no-such-session", mcp_servers=[])
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_a_child_cancelled_on_its_own_still_reports_to_its_parent(server, api_env, repo, stderr):
+    import threading
+
+    gate = threading.Event()
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}),
+                text("The subagent found part of it."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
+                text("never sent", gate=gate), text("Partial: handle_auth is in src/app/auth.py."))
+    client = Client()
+    raw: list[dict[str, Any]] = []
+
+    def observe(event: Any) -> None:
+        if event.direction.value == "incoming" and event.message.get("method") == "session/update":
+            raw.append(event.message["params"])
+
+    try:
+        async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=repo,
+                                           env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()},
+                                           observers=[observe]) as (conn, _process):
+            await conn._conn.send_request("initialize", {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}})
+            new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+            prompt = asyncio.create_task(conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Find auth")]))
+            await until(lambda: len(server.requests) >= 3, "the child's second model call")
+            await conn.cancel(session_id=f"{new.session_id}:sa-1")
+            done = await prompt
+    finally:
+        gate.set()
+    assert done.stop_reason == "end_turn"  # the parent went on: only the child was cancelled
+    [task] = client.of(s.ToolCallStart, new.session_id)
+    result = [u for u in client.of(s.ToolCallProgress, new.session_id) if u.tool_call_id == task.tool_call_id][-1]
+    assert "Partial: handle_auth is in src/app/auth.py." in result.content[0].content.text
+    ended = [p["update"] for p in raw if p["update"].get("sessionUpdate") == "subagent_update"][-1]
+    assert ended["state"]["stopReason"] == "cancelled" and ended["state"]["_meta"]["agentcli"]["status"] == "cancelled"
+    assert client.said(new.session_id) == "The subagent found part of it."
+
+
+async def test_thinking_streams_as_thought_chunks(server, api_env, repo, stderr):
+    from tests.fakes.anthropic_server import reply, thinking_block
+
+    server.script(reply(thinking_block("The user wants a greeting."), "Hello."))
+    client = Client()
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Greet me")])
+    assert "".join(u.content.text for u in client.of(s.AgentThoughtChunk)) == "The user wants a greeting."
+    assert client.said(new.session_id) == "Hello."
+
+
+async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, api_env, repo, stderr, patient_mcp):
+    server.when(lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}),
+                text("It is 42."))
+    client = Client(answers=["allow_once"])
+    mine = s.McpServerStdio(name="mine", command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
+                            env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    async with await start(client, repo, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(repo), mcp_servers=[mine])
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Add 20 and 22")])
+    assert done.stop_reason == "end_turn" and client.said(new.session_id) == "It is 42."
+    [call] = client.of(s.ToolCallStart)
+    assert call.title.startswith("mcp__mine__add")
+    assert "42" in client.of(s.ToolCallProgress)[-1].content[0].content.text
+
+
+@pytest.mark.parametrize("answer", ["trust", "distrust"])
+async def test_the_trust_question_is_asked_before_the_workspaces_settings_act(server, api_env, tmp_path, stderr,
+                                                                           patient_mcp, answer):
+    from tests.conftest import stranger_clone
+    from tests.fakes.anthropic_server import tool_names
+
+    evidence = tmp_path / "clone" / "pwned.pid"
+    spec = {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server", "--touch", str(evidence)],
+            "env": {"PYTHONPATH": str(ROOT)}}
+    import json
+
+    clone = stranger_clone(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"helper": spec}}), "README.md": "# Hi\n"})
+    server.script(text("Hi."))
+    client = Client(answers=[answer])
+    async with await start(client, clone, api_env, stderr) as (conn, _process):
+        await conn.initialize(protocol_version=1)
+        new = await conn.new_session(cwd=str(clone), mcp_servers=[])
+        assert client.questions == []  # asked at the first prompt, once the client knows the session
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Hello")])
+    [question] = client.questions
+    assert question.session_id == new.session_id and "Trust" in question.tool_call.title
+    assert "helper" in question.tool_call.content[0].content.text
+    assert [o.kind for o in question.options] == ["allow_always", "reject_always"]
+    offered = any(name.startswith("mcp__helper__") for name in tool_names(server.requests[0]))
+    assert offered is (answer == "trust") and evidence.exists() is (answer == "trust")
+
+
+def test_bad_messages_get_json_rpc_errors_and_stdout_holds_only_protocol(api_env, repo):
+    import json
+    import subprocess
+
+    lines = ["this is not json",
+             json.dumps([1, 2]),
+             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "no/such_method", "params": {}}),
+             # Zed's initialize and session/new, as Zed sends them
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+                 "protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True},
+                                                             "terminal": True, "_meta": {"terminal_output": True}},
+                 "clientInfo": {"name": "zed", "title": "Zed", "version": "0.208.0"}}}),
+             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/new",
+                         "params": {"cwd": str(repo), "mcpServers": []}}),
+             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session/prompt",
+                         "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}),
+             json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "relative"}})]
+    proc = subprocess.run([sys.executable, "-m", "agentcli", "acp"], cwd=repo, env=agent_env(api_env),
+                          input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON-RPC
+    by_id = {m.get("id"): m for m in out if "id" in m and m.get("id") is not None}
+    nulls = [m for m in out if "id" in m and m["id"] is None]
+    assert [m["error"]["code"] for m in nulls] == [-32700, -32600]
+    assert by_id[1]["error"]["code"] == -32601
+    init = s.InitializeResponse.model_validate(by_id[2]["result"])
+    assert init.protocol_version == 1 and init.agent_capabilities.load_session
+    new = s.NewSessionResponse.model_validate(by_id[3]["result"])
+    assert new.session_id and new.modes.current_mode_id == "default"
+    assert "no session nope" in by_id[4]["error"]["message"]
+    assert by_id[5]["error"]["code"] == -32602
+    assert "Traceback" not in proc.stderr

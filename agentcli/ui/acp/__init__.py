@@ -48,5 +48,7 @@ async def serve(protocol_fd: int, settings_for: Callable[[Path, bool, list[str]]
 
     try:
         await acp.run_agent(agent, transport, observers=[observe])
+    except ConnectionError:  # the client went away mid-answer: nothing left to say to it
+        pass
     finally:
         await agent.close()

@@ -125,6 +125,7 @@ class AcpAgent:
             if conv.session is None:
                 await self.open(conv, ask=True)
             assert conv.session is not None
+            await conv.session.mcp.wait_started()  # the client's servers and the workspace's, as -p waits
             run = await conv.session.send(text)
             stop = updates.STOP_REASONS.get(run.status, "end_turn")
         except asyncio.CancelledError:
