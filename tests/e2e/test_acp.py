@@ -14,6 +14,7 @@ from acp import schema as s
 
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
+from agentcli.ui.acp.children import UPDATE_FIELDS
 from tests.waiting import until
 
 
@@ -24,6 +25,8 @@ class Client:
         self.updates: list[tuple[str, Any]] = []
         self.questions: list[s.RequestPermissionRequest] = []
         self.answers = list(answers or [])
+        self.raw: list[dict[str, Any]] = []
+        self.invalid: list[str] = []
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
@@ -34,6 +37,29 @@ class Client:
         if not self.answers:
             return s.RequestPermissionResponse(outcome=s.DeniedOutcome(outcome="cancelled"))
         return s.RequestPermissionResponse(outcome=s.AllowedOutcome(outcome="selected", option_id=self.answers.pop(0)))
+
+    def observe(self, event: Any) -> None:
+        """Every raw message from the agent, checked against the SDK's own models (acp.schema); the one update
+        the SDK does not model yet, subagent_update, against the fields of the protocol's subagent spec."""
+        message = event.message
+        if event.direction.value != "incoming":
+            return
+        self.raw.append(message)
+        try:
+            if message.get("method") == "session/update":
+                update = message["params"]["update"]
+                content = update.get("content")
+                if update.get("sessionUpdate") == "subagent_update" or (
+                        isinstance(content, list) and any(c.get("type") == "session" for c in content)):
+                    assert set(message["params"]["update"]) <= set(UPDATE_FIELDS) | {"toolCallId", "content"}
+                else:
+                    s.SessionNotification.model_validate(message["params"])
+            elif message.get("method") == "session/request_permission":
+                s.RequestPermissionRequest.model_validate(message["params"])
+            elif "error" in message:
+                assert isinstance(message["error"]["code"], int) and message["error"]["message"]
+        except Exception as exc:  # the SDK's client drops an invalid update with a log line: fail instead
+            self.invalid.append(f"{message}: {exc}")
 
     def of(self, kind: type, session_id: str | None = None) -> list[Any]:
         return [u for sid, u in self.updates if isinstance(u, kind) and (session_id is None or sid == session_id)]
@@ -50,7 +76,8 @@ def agent_env(api_env: dict[str, str]) -> dict[str, str]:
 
 async def start(client: Client, repo: Path, api_env: dict[str, str], stderr: Any, *args: str):
     return acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", *args, cwd=repo,
-                                   env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()})
+                                   env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()},
+                                   observers=[client.observe])
 
 
 @pytest.fixture
@@ -90,6 +117,7 @@ async def test_a_prompt_streams_the_answer_and_its_tool_calls(server, api_env, r
     assert "handle_auth" in finished.content[0].content.text
     assert client.of(s.UsageUpdate, new.session_id)[-1].used > 0
     assert client.of(s.AvailableCommandsUpdate, new.session_id)
+    assert client.invalid == [] and client.raw
 
 
 async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, api_env, repo, stderr):
@@ -111,6 +139,7 @@ async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, a
     assert question.tool_call.tool_call_id == call.tool_call_id
     assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
     assert "A tiny app" in (repo / "README.md").read_text()
+    assert client.invalid == [] and client.raw
     assert client.of(s.ToolCallProgress)[-1].status == "failed"
 
 
@@ -204,7 +233,7 @@ async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, ap
 
     async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=repo,
                                        env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()},
-                                       observers=[observe]) as (conn, _process):
+                                       observers=[observe, client.observe]) as (conn, _process):
         # The SDK's ClientCapabilities predates `subagents`: the client sends it through the raw connection.
         await conn._conn.send_request("initialize", {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}})
         new = await conn.new_session(cwd=str(repo), mcp_servers=[])
@@ -229,6 +258,7 @@ async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, ap
     link = [p["update"] for p in raw if p["update"].get("content") == [{"type": "session", "sessionId": child}]]
     assert link and link[0]["toolCallId"] == task.tool_call_id
     assert client.said(new.session_id) == "Auth is handled in `src/app/auth.py:9`."
+    assert client.invalid == [] and client.raw
 
 
 async def test_a_client_that_did_not_opt_in_sees_the_child_folded_into_the_task_call(server, api_env, repo, stderr):
@@ -285,7 +315,7 @@ async def test_a_child_cancelled_on_its_own_still_reports_to_its_parent(server, 
     try:
         async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=repo,
                                            env=agent_env(api_env), transport_kwargs={"stderr": stderr.fileno()},
-                                           observers=[observe]) as (conn, _process):
+                                           observers=[observe, client.observe]) as (conn, _process):
             await conn._conn.send_request("initialize", {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}})
             new = await conn.new_session(cwd=str(repo), mcp_servers=[])
             prompt = asyncio.create_task(conn.prompt(session_id=new.session_id, prompt=[acp.text_block("Find auth")]))
@@ -301,6 +331,7 @@ async def test_a_child_cancelled_on_its_own_still_reports_to_its_parent(server, 
     ended = [p["update"] for p in raw if p["update"].get("sessionUpdate") == "subagent_update"][-1]
     assert ended["state"]["stopReason"] == "cancelled" and ended["state"]["_meta"]["agentcli"]["status"] == "cancelled"
     assert client.said(new.session_id) == "The subagent found part of it."
+    assert client.invalid == [] and client.raw
 
 
 async def test_thinking_streams_as_thought_chunks(server, api_env, repo, stderr):
