@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean install uninstall demo sandbox-tool
+.PHONY: run test bench clean install uninstall demo sandbox-tool acpx
 
 # The program is its own virtual environment in PREFIX/lib/agentcli and a link in PREFIX/bin (on your PATH).
 # PREFIX/lib, the GNU libdir, is where a program's private files go; PREFIX/share is data, and with the
@@ -57,8 +57,15 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
-test: $(STAMP) sandbox-tool
+test: $(STAMP) sandbox-tool acpx
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# acpx, a headless ACP client nobody here wrote, drives `agentcli acp` in tests/e2e/test_acp_acpx.py. It is
+# installed from tests/acpx/package-lock.json; without Node and npm, say so once and go on: that test skips.
+acpx:
+	@command -v npm > /dev/null || { echo "make: no npm, so the acpx test skips (install Node to run it)"; exit 0; }; \
+	[ tests/acpx/node_modules/.package-lock.json -nt tests/acpx/package-lock.json ] || \
+	npm install --prefix tests/acpx --no-audit --no-fund --ignore-scripts --loglevel=error
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
 # it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.

@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                description="A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
                            "it in a sample repository against a scripted model: no key, no network.",
                epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
-                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list'. "
+                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
+                      "'agentcli acp' (an ACP agent for editors). "
                       "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
     p.add_argument("first_prompt", nargs="*", metavar="PROMPT",
                    help="the first message, as in claude \"…\": the app (or --plain) starts with it sent")
@@ -185,6 +186,8 @@ def user_error_code(exc: Exception) -> int | None:
 
 def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
+    if argv and argv[0] == "acp":
+        return run_acp(argv[1:])
     if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees", "mcp"):
         if argv in (["sessions"], ["trust"], ["worktrees"], ["mcp"]):
             argv = [argv[0], "list"]
@@ -248,6 +251,30 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         from .ui.tui.app import run_tui
 
         return run_tui(settings, root, resume=args.resume, continue_=args.continue_, prompt=args.first_prompt)
+
+
+def run_acp(argv: list[str]) -> int:
+    """`agentcli acp`: an ACP agent on stdio; each session's settings are loaded for the client's cwd."""
+    from .core.permissions import MODES
+
+    p = Parser(prog="agentcli acp", description="An Agent Client Protocol agent on standard input and output, "
+                                                 "for editors (docs/acp.md).")
+    p.add_argument("--model", help="model id (default: config, ANTHROPIC_MODEL, or a current Sonnet)")
+    p.add_argument("--permission-mode", choices=MODES, help="each session's first mode")
+    args = p.parse_args(argv)
+    gc.enable()  # __main__ turned it off for the startup imports
+    from .config import load_settings
+    from .core.key_helper import load_helper_key
+    from .ui.acp import run_acp as serve
+
+    def settings_for(workspace: Path, trusted: bool, mcp_config: list[str]) -> "Settings":
+        settings = load_settings(workspace, {"model": args.model, "permission_mode": args.permission_mode},
+                                 trusted=trusted, mcp_config=mcp_config)
+        if settings.api_key_helper:
+            load_helper_key(settings.api_key_helper)
+        return settings
+
+    return serve(settings_for, mode=args.permission_mode)
 
 
 # What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every

@@ -22,10 +22,11 @@ from .common import REPO_ROOT
 from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
-NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude")
+NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
+    from . import acp as acp_bench
     from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, parallel, render, search, startup,
                    transcript)
 
@@ -46,6 +47,7 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "delegation": ("Delegation savings", lambda: delegation.run(big_repo())),
         "parallel": ("Parallel subagents", lambda: parallel.run(work)),
         "claude": ("Claude Code", lambda: claude_code.run(work)),
+        "acp": ("ACP", lambda: acp_bench.run(work)),
     }
 
 

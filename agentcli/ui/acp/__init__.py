@@ -1,0 +1,54 @@
+"""`agentcli acp`: an Agent Client Protocol agent on standard input and output, for editors.
+
+Built on the official SDK (``agent-client-protocol``, ``import acp``): ``wire.py`` is the transport,
+``agent.py`` the methods, ``updates.py`` the events as updates, ``approvals.py`` the questions,
+``children.py`` subagents as child sessions (the one module that speaks raw JSON-RPC), ``engine.py`` the
+few reaches past the session's public surface. docs/acp.md is the user's side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from .wire import protect_stdout, stdio_transport
+
+
+def run_acp(settings_for: Callable[[Path, bool, list[str]], Any], *, mode: str | None = None) -> int:
+    """Serve one client until it closes standard input. Returns the exit code."""
+    protocol_fd = protect_stdout()
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="agentcli acp: %(message)s")
+    try:
+        asyncio.run(serve(protocol_fd, settings_for, mode))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+async def serve(protocol_fd: int, settings_for: Callable[[Path, bool, list[str]], Any], mode: str | None) -> None:
+    import acp
+    from acp.connection import StreamDirection, StreamEvent
+
+    from .agent import AcpAgent
+    from .children import opted_in
+
+    transport = await stdio_transport(protocol_fd)
+
+    async def send_raw(params: dict[str, Any]) -> None:
+        await transport.send({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+    agent = AcpAgent(settings_for, send_raw, mode=mode)
+
+    def observe(event: StreamEvent) -> None:
+        if event.direction == StreamDirection.INCOMING and (said := opted_in(event.message)) is not None:
+            agent.subagents = said
+
+    try:
+        await acp.run_agent(agent, transport, observers=[observe])
+    except ConnectionError:  # the client went away mid-answer: nothing left to say to it
+        pass
+    finally:
+        await agent.close()

@@ -1,0 +1,381 @@
+"""The ACP agent: the SDK calls these methods for the client's requests; each session is an agentcli Session.
+
+Events go out in the order the engine made them: the session's sink puts them on one outbox, and one
+task sends them (``pump``). A prompt's response is sent only once everything it caused is out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp import schema as s
+
+from ... import __version__
+from ...core.content import text_of
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, SubagentFinished,
+                            SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, UsageUpdated,
+                            UserMessage)
+from ...core.session import (MODES, LLMError, MissingCredentials, Session, SessionError, list_sessions,
+                             new_session_id, resolve_credentials)
+from . import engine, updates
+from .approvals import ask_permission, ask_trust
+from .children import Children, SendRaw
+
+# How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
+SettingsFor = Callable[[Path, bool, list[str]], Any]
+
+
+@dataclass
+class Conversation:
+    """One ACP session: an agentcli Session (opened at once, or at the first prompt once the workspace
+    trust question is answered) and the prompt running in it."""
+
+    id: str
+    root: Path
+    mcp: list[str]  # the client's MCP servers, as --mcp-config JSON
+    resume: str | None = None
+    session: Session | None = None
+    prompt: asyncio.Task[Any] | None = None
+    mode: str = "default"
+    children: Children | None = None
+    calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # started, not finished
+
+
+class AcpAgent:
+    def __init__(self, settings_for: SettingsFor, send_raw: SendRaw, *, mode: str | None = None) -> None:
+        self.settings_for, self.send_raw, self.mode_flag = settings_for, send_raw, mode
+        self.conn: Any = None
+        self.conversations: dict[str, Conversation] = {}
+        self.outbox: asyncio.Queue[tuple[Conversation, Event | Callable[[], Any]]] = asyncio.Queue()
+        self.pumping: asyncio.Task[None] | None = None
+        self.subagents = False  # the client opted in to child sessions (children.py reads it raw)
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    # ------------------------------------------------------------------ requests
+
+    async def initialize(self, protocol_version: int, client_capabilities: s.ClientCapabilities | None = None,
+                         client_info: s.Implementation | None = None, **kwargs: Any) -> s.InitializeResponse:
+        return s.InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_info=s.Implementation(name="agentcli", title="agentcli", version=__version__),
+            agent_capabilities=s.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=s.PromptCapabilities(image=False, embedded_context=True),
+                mcp_capabilities=s.McpCapabilities(http=True, sse=False),
+                session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities())))
+
+    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
+                          mcp_servers: list[Any] | None = None, **kwargs: Any) -> s.NewSessionResponse:
+        conv = Conversation(id=new_session_id(), root=workspace_root(cwd), mcp=mcp_config(mcp_servers))
+        await self.open(conv)
+        return s.NewSessionResponse(session_id=conv.id, modes=updates.modes(conv.mode, MODES))
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None, **kwargs: Any) -> s.LoadSessionResponse:
+        root = workspace_root(cwd)
+        if session_id in self.conversations:
+            raise RequestError(-32602, f"Session {session_id} is already open.")
+        conv = Conversation(id=session_id, root=root, mcp=mcp_config(mcp_servers), resume=session_id)
+        await self.open(conv)
+        await self.replay(conv)
+        return s.LoadSessionResponse(modes=updates.modes(conv.mode, MODES))
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+                            ) -> s.ListSessionsResponse:
+        import datetime
+
+        infos = await asyncio.to_thread(list_sessions, workspace_root(cwd) if cwd else None)
+        return s.ListSessionsResponse(sessions=[
+            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(cwd or ""), title=(info.first_prompt or None),
+                          updated_at=datetime.datetime.fromtimestamp(info.updated, datetime.timezone.utc)
+                          .isoformat(timespec="seconds"))
+            for info in infos])
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> s.SetSessionModeResponse:
+        conv = self.conversation(session_id)
+        if mode_id not in MODES:
+            raise RequestError(-32602, f"agentcli has no mode {mode_id!r}; "
+                                                          f"it has {', '.join(MODES)}.")
+        conv.mode = mode_id
+        if conv.session is not None:
+            conv.session.permissions.set_mode(mode_id)
+        await self.conn.session_update(session_id=conv.id, update=updates.mode_update(mode_id))
+        return s.SetSessionModeResponse()
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> s.PromptResponse:
+        if self.child_owner(session_id) is not None:
+            raise RequestError(-32602, f"{session_id} is a subagent's session; "
+                                                          "prompt its parent session instead.")
+        conv = self.conversation(session_id)
+        if conv.prompt is not None and not conv.prompt.done():
+            raise RequestError(-32600, "A prompt is already running in this session; "
+                                                           "wait for it, or cancel it first.")
+        text = prompt_text(prompt)
+        conv.prompt = asyncio.current_task()
+        try:
+            if conv.session is None:
+                await self.open(conv, ask=True)
+            assert conv.session is not None
+            await conv.session.mcp.wait_started()  # the client's servers and the workspace's, as -p waits
+            run = await conv.session.send(text)
+            stop = updates.STOP_REASONS.get(run.status, "end_turn")
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            stop = "cancelled"
+        except LLMError as exc:
+            await self.flush()
+            raise RequestError(-32603, str(exc)) from None
+        finally:
+            conv.prompt = None
+        await self.flush()
+        if stop == "cancelled":
+            await self.close_calls(conv)
+        return s.PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        if (owner := self.child_owner(session_id)) is not None:
+            conv, child_id = owner
+            if conv.session is not None:
+                engine.cancel_child(conv.session, child_id)
+            return
+        conv = self.conversations.get(session_id)
+        if conv is not None and conv.prompt is not None and not conv.prompt.done():
+            conv.prompt.cancel()
+
+    # ------------------------------------------------------------------ sessions
+
+    def child_owner(self, session_id: str) -> tuple[Conversation, str] | None:
+        """The parent conversation and subagent id of a child session."""
+        for conv in self.conversations.values():
+            child = conv.children.owns(session_id) if conv.children is not None else None
+            if child is not None:
+                return conv, child
+        return None
+
+    def conversation(self, session_id: str) -> Conversation:
+        conv = self.conversations.get(session_id)
+        if conv is None:
+            raise RequestError(-32602, f"There is no session {session_id} on this connection; "
+                                                          "start one with session/new or session/load.")
+        return conv
+
+    async def open(self, conv: Conversation, ask: bool = False) -> None:
+        """Open conv's Session. When the workspace's files ask for trust and no answer is remembered, the
+        session waits for its first prompt (``ask``), which asks the question first."""
+        from ... import trust
+        from ...config import ConfigError
+
+        try:
+            request = trust.request_for(conv.root)
+            undecided = bool(request.sources) and trust.answer_for(request) is None
+            if undecided and not ask:
+                conv.mode = self.mode_flag or self.settings_for(conv.root, False, conv.mcp).permission_mode
+                check_credentials()
+                self.conversations.setdefault(conv.id, conv)
+                return
+            answer = await ask_trust(self.conn, conv.id, request) if undecided else None
+            outcome = trust.settle(conv.root, ask=lambda _request: answer)
+            settings = self.settings_for(conv.root, outcome.trusted, conv.mcp)
+        except ConfigError as exc:
+            raise RequestError(-32602, str(exc)) from None
+        check_credentials()
+        if outcome.notice:
+            settings.notices.append(outcome.notice)
+        if self.mode_flag:
+            settings.permission_mode = self.mode_flag
+        if conv.mode != "default" and conv.mode != settings.permission_mode and conv.session is None and ask:
+            settings.permission_mode = conv.mode  # set_mode came before the session opened
+        from ...core.session import Workspace, open_session
+
+        try:
+            session = open_session(settings, Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
+                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id)
+        except SessionError as exc:
+            raise RequestError(-32602, str(exc)) from None
+        self.conversations[conv.id] = conv
+        conv.session, conv.mode = session, session.permissions.mode
+        conv.children = Children(conv.id, self.send_raw)
+        self.start_pump()
+        session.start_servers()
+        await self.conn.session_update(session_id=conv.id, update=updates.commands_update(
+            engine.custom_commands(session)))
+        if ask:
+            await self.conn.session_update(session_id=conv.id, update=updates.mode_update(conv.mode))
+
+    async def replay(self, conv: Conversation) -> None:
+        """session/load: the main conversation so far, as updates, before the response."""
+        session = conv.session
+        if session is None:
+            return
+        await self.flush()
+        for event in session.restored_events:
+            update: Any = None
+            if isinstance(event, UserMessage) and event.origin == "user" and (said := text_of(event.content)):
+                update = s.UserMessageChunk(session_update="user_message_chunk",
+                                            content=s.TextContentBlock(type="text", text=said))
+            elif isinstance(event, AssistantMessage) and (said := text_of(event.content)):
+                update = updates.message_chunk(said)
+            elif isinstance(event, ToolCallStarted):
+                update = updates.tool_call(event, session.workspace.root)
+            elif isinstance(event, ToolCallFinished):
+                update = updates.tool_call_done(event)
+            if update is not None:
+                await self.conn.session_update(session_id=conv.id, update=update)
+
+    async def close(self) -> None:
+        for conv in self.conversations.values():
+            if conv.session is not None:
+                await conv.session.aclose()
+
+    # ------------------------------------------------------------------ events out
+
+    def start_pump(self) -> None:
+        if self.pumping is None:
+            self.pumping = asyncio.create_task(self.pump(), name="acp-outbox")
+
+    async def flush(self) -> None:
+        """Until everything put on the outbox so far has been sent."""
+        if self.pumping is None:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.outbox.put_nowait((Conversation("", Path("."), []), lambda: done.set_result(None)))
+        await done
+
+    async def pump(self) -> None:
+        while True:
+            conv, item = await self.outbox.get()
+            try:
+                if callable(item) and not isinstance(item, Event):
+                    item()
+                else:
+                    await self.send(conv, item)
+            except Exception as exc:  # one bad event must not stop the rest
+                print(f"agentcli: could not send an update: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    async def send(self, conv: Conversation, event: Event) -> None:
+        session = conv.session
+        assert session is not None
+        target = conv.id
+        if event.agent_id != MAIN:
+            routed = await self.child_event(conv, event) if conv.children is not None else None
+            if routed is None:
+                return
+            target = routed
+        update: Any = None
+        match event:
+            case TextDelta(text=text):
+                update = updates.message_chunk(text)
+            case ThinkingDelta(text=text):
+                update = updates.thought_chunk(text)
+            case ToolCallStarted():
+                conv.calls[event.id] = event
+                update = updates.tool_call(event, session.workspace.root)
+            case ToolCallFinished():
+                conv.calls.pop(event.id, None)
+                update = updates.tool_call_done(event)
+            case UsageUpdated():
+                update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
+                if event.agent_id != MAIN:
+                    target = conv.id
+            case ApprovalRequested():
+                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == event.agent_id
+                             and c.name == event.tool and c.input == event.input), f"approval-{id(event)}")
+                self.spawn(ask_permission(self.conn, target, session, event, call))
+            case Notice(level=level, text=text) if level in ("warning", "error"):
+                print(f"agentcli: {text}", file=sys.stderr)
+            case Retrying():
+                print(f"agentcli: {event.text}", file=sys.stderr)
+        if update is not None:
+            await self.conn.session_update(session_id=target, update=update)
+
+    async def child_event(self, conv: Conversation, event: Event) -> str | None:
+        """Where a subagent's event goes: its own child session when the client opted in, else nowhere (its
+        result reaches the parent's task call), but an approval always reaches the user."""
+        assert conv.children is not None
+        if isinstance(event, ApprovalRequested) and not self.subagents:
+            return conv.id
+        if not self.subagents:
+            return None
+        if isinstance(event, (SubagentStarted, SubagentFinished)):
+            await conv.children.announce(event)
+            return None
+        return conv.children.session_of(event.agent_id)
+
+    async def close_calls(self, conv: Conversation) -> None:
+        """A cancelled prompt leaves calls that never finished: each is marked failed, as the spec asks."""
+        for call in list(conv.calls.values()):
+            target = conv.id if call.agent_id == MAIN or conv.children is None else (
+                conv.children.session_of(call.agent_id))
+            if target is not None and (call.agent_id == MAIN or self.subagents):
+                await self.conn.session_update(session_id=target, update=s.ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id=call.id, status="failed"))
+        conv.calls.clear()
+
+    def spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+
+def check_credentials() -> None:
+    try:
+        resolve_credentials()
+    except MissingCredentials as exc:
+        raise RequestError(-32000, str(exc)) from None
+
+
+def workspace_root(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise RequestError(-32602, f"cwd must be an absolute path, not {cwd!r}.")
+    if not path.is_dir():
+        raise RequestError(-32602, f"cwd {cwd} is not a folder.")
+    return path.resolve()
+
+
+def mcp_config(servers: list[Any] | None) -> list[str]:
+    """The client's MCP servers in Claude Code's format, the one --mcp-config takes (so they start the same
+    way: in the sandbox, with the same timeouts)."""
+    config: dict[str, Any] = {}
+    for server in servers or []:
+        if isinstance(server, s.McpServerStdio):
+            config[server.name] = {"command": server.command, "args": list(server.args),
+                                   "env": {v.name: v.value for v in server.env}}
+        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp)):
+            config[server.name] = {"type": "http", "url": server.url,
+                                   "headers": {h.name: h.value for h in server.headers}}
+        else:
+            raise RequestError(-32602, f"agentcli starts MCP servers over stdio or HTTP, not "
+                                                          f"{type(server).__name__}.")
+    return [json.dumps({"mcpServers": config})] if config else []
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user's message: its text, and the text of resources the client embedded (a file's content);
+    a link to a resource is named by its URI."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, s.TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, s.EmbeddedResourceContentBlock) and hasattr(block.resource, "text"):
+            parts.append(f"<context uri=\"{block.resource.uri}\">\n{block.resource.text}\n</context>")
+        elif isinstance(block, s.ResourceContentBlock):
+            parts.append(block.uri)
+        else:
+            raise RequestError(-32602, f"agentcli takes text and resources in a prompt, "
+                                                          f"not {getattr(block, 'type', type(block).__name__)}.")
+    text = "\n\n".join(parts)
+    if not text.strip():
+        raise RequestError(-32602, "The prompt is empty.")
+    return text

@@ -1,0 +1,88 @@
+"""Subagents as ACP child sessions: the one module that reads and sends what the SDK predates.
+
+``agent-client-protocol`` 0.12.1 models neither the client's ``subagents`` capability (its
+``ClientCapabilities`` drops the field) nor the ``subagent_update`` session update, nor ``session`` tool
+call content. So, and only here:
+
+- the capability is read from the raw ``initialize`` message (``opted_in``, a connection observer);
+- ``subagent_update`` and the parent ``task`` call's link to its child go out as raw JSON-RPC
+  notifications (``Children.announce``), on the same transport and in the same order as the SDK's own.
+
+Each child of parent session ``P`` is the session ``P:sa-N`` (a resumed child keeps its session). Its
+own events (messages, thinking, tool calls) are ordinary SDK updates bearing that id (``agent.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from ...core.events import SubagentFinished, SubagentStarted
+
+# The ``subagent_update`` fields of the protocol's subagent specification (ACP v1, stabilized 2026-11-20):
+# the child's sessionId (required), title, description, capabilities (``cancel``), state.
+UPDATE_FIELDS = ("sessionUpdate", "sessionId", "title", "description", "capabilities", "state")
+# A child's state as it runs and as it ended; agentcli's status says how it ended.
+RUNNING, IDLE = "running", "idle"
+STOP_REASONS = {"done": "end_turn", "capped": "max_turn_requests", "timed_out": "max_turn_requests",
+                "cancelled": "cancelled", "interrupted": "cancelled", "failed": "refusal", "refused": "refusal"}
+
+SendRaw = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def opted_in(message: dict[str, Any]) -> bool | None:
+    """Whether a raw incoming ``initialize`` request says the client takes child sessions
+    (``clientCapabilities.subagents`` is an object); None for any other message."""
+    if message.get("method") != "initialize":
+        return None
+    params = message.get("params")
+    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+    return isinstance(caps, dict) and isinstance(caps.get("subagents"), dict)
+
+
+def child_session_id(parent: str, child: str) -> str:
+    return f"{parent}:{child}"
+
+
+def subagent_update(parent: str, event: SubagentStarted | SubagentFinished, description: str) -> dict[str, Any]:
+    """The ``session/update`` params announcing (or updating) a child on its parent."""
+    update: dict[str, Any] = {"sessionUpdate": "subagent_update", "sessionId": child_session_id(parent, event.id)}
+    if isinstance(event, SubagentStarted):
+        update.update(title=event.description, description=f"{event.subagent_type} subagent {event.id}",
+                      capabilities={"cancel": {}}, state={"state": RUNNING})
+    else:
+        update.update(capabilities=None, state={"state": IDLE, "stopReason": STOP_REASONS.get(event.status, "end_turn"),
+                                                "_meta": {"agentcli": {"status": event.status, "turns": event.turns}}})
+    assert set(update) <= set(UPDATE_FIELDS)
+    return {"sessionId": parent, "update": update}
+
+
+def session_link(parent: str, tool_call_id: str, child: str) -> dict[str, Any]:
+    """A ``tool_call_update`` on the parent's ``task`` call whose content links to the child session."""
+    return {"sessionId": parent, "update": {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id,
+                                             "content": [{"type": "session",
+                                                          "sessionId": child_session_id(parent, child)}]}}
+
+
+class Children:
+    """The child sessions of one parent session."""
+
+    def __init__(self, parent: str, send_raw: SendRaw) -> None:
+        self.parent, self.send_raw = parent, send_raw
+        self.known: dict[str, str] = {}  # subagent id -> its description
+
+    def session_of(self, agent_id: str) -> str | None:
+        return child_session_id(self.parent, agent_id) if agent_id in self.known else None
+
+    def owns(self, session_id: str) -> str | None:
+        """The subagent id whose child session ``session_id`` is, if it is one of these."""
+        return next((child for child in self.known if child_session_id(self.parent, child) == session_id), None)
+
+    async def announce(self, event: SubagentStarted | SubagentFinished) -> None:
+        first = event.id not in self.known
+        if isinstance(event, SubagentStarted):
+            self.known[event.id] = event.description
+        elif first:
+            return  # never announced: nothing to update
+        await self.send_raw(subagent_update(self.parent, event, self.known[event.id]))
+        if isinstance(event, SubagentStarted) and event.parent_tool_use_id:  # a resumed child: its new call
+            await self.send_raw(session_link(self.parent, event.parent_tool_use_id, event.id))

@@ -1,0 +1,126 @@
+"""The engine's events as ACP ``session/update`` payloads, built with the SDK's own models (``acp.schema``).
+
+Pure functions of an event: the connection (``agent.py``) decides which session they go to.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from acp import schema as s
+
+from ...core.events import ToolCallFinished, ToolCallStarted, Usage
+
+OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
+
+# agentcli's tool kinds (and a few tools by name) as ACP's ToolKind.
+KINDS: dict[str, s.ToolKind] = {"read": "read", "edit": "edit", "exec": "execute", "task": "think"}
+SEARCHES = {"grep", "glob"}
+
+STOP_REASONS: dict[str, s.StopReason] = {"done": "end_turn", "capped": "max_turn_requests", "refused": "refusal",
+                                         "cancelled": "cancelled", "interrupted": "cancelled"}
+
+
+def message_chunk(text: str) -> s.AgentMessageChunk:
+    return s.AgentMessageChunk(session_update="agent_message_chunk", content=s.TextContentBlock(type="text", text=text))
+
+
+def thought_chunk(text: str) -> s.AgentThoughtChunk:
+    return s.AgentThoughtChunk(session_update="agent_thought_chunk", content=s.TextContentBlock(type="text", text=text))
+
+
+def tool_kind(event: ToolCallStarted) -> s.ToolKind:
+    if event.name in SEARCHES:
+        return "search"
+    return KINDS.get(event.kind, "other")
+
+
+def title(event: ToolCallStarted) -> str:
+    return f"{event.name} {event.summary}".strip() if event.summary else event.name
+
+
+def locations(event: ToolCallStarted, root: Path) -> list[s.ToolCallLocation] | None:
+    """The file a call reads or changes, as an absolute path (what an editor opens), with its line if known."""
+    path = event.input.get("path")
+    if not isinstance(path, str) or not path or event.name in SEARCHES:
+        return None
+    offset = event.input.get("offset")
+    line = offset if isinstance(offset, int) and offset >= 0 else None
+    return [s.ToolCallLocation(path=str((root / path) if not Path(path).is_absolute() else Path(path)), line=line)]
+
+
+def edit_diff(event: ToolCallStarted, root: Path) -> list[Any] | None:
+    """An edit's change as ACP diff content: edit_file's old and new strings, write_file's whole file."""
+    args, path = event.input, event.input.get("path")
+    if not isinstance(path, str) or not path:
+        return None
+    full = str(root / path) if not Path(path).is_absolute() else path
+    if event.name == "edit_file" and isinstance(args.get("new_string"), str):
+        old = args.get("old_string") if isinstance(args.get("old_string"), str) else None
+        return [s.FileEditToolCallContent(type="diff", path=full, old_text=old, new_text=args["new_string"])]
+    if event.name == "write_file" and isinstance(args.get("content"), str):
+        return [s.FileEditToolCallContent(type="diff", path=full, old_text=current_text(Path(full)),
+                                          new_text=args["content"])]
+    return None
+
+
+def current_text(path: Path) -> str | None:
+    """A file's text as it is before a write (None: there is none, or it is not text)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(OUTPUT_MAX_CHARS * 10 + 1)
+        return data.decode("utf-8") if len(data) <= OUTPUT_MAX_CHARS * 10 else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def tool_call(event: ToolCallStarted, root: Path, extra: list[Any] | None = None) -> s.ToolCallStart:
+    content = (edit_diff(event, root) if event.kind == "edit" else None) or []
+    return s.ToolCallStart(session_update="tool_call", tool_call_id=event.id, title=title(event),
+                           kind=tool_kind(event), status="in_progress", content=[*content, *(extra or [])] or None,
+                           locations=locations(event, root), raw_input=event.input)
+
+
+def text_content(text: str) -> s.ContentToolCallContent:
+    return s.ContentToolCallContent(type="content", content=s.TextContentBlock(type="text", text=text))
+
+
+def tool_call_done(event: ToolCallFinished, extra: list[Any] | None = None) -> s.ToolCallProgress:
+    output = event.output if len(event.output) <= OUTPUT_MAX_CHARS else (
+        event.output[:OUTPUT_MAX_CHARS] + f"\n… {len(event.output) - OUTPUT_MAX_CHARS} more characters")
+    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=event.id,
+                              status="failed" if event.is_error else "completed",
+                              content=[*(extra or []), text_content(output)] if output else extra or None,
+                              raw_output=event.output)
+
+
+def usage_update(used: int, size: int, total: Usage) -> s.UsageUpdate:
+    cost = s.Cost(amount=total.cost, currency="USD") if total.cost is not None else None
+    return s.UsageUpdate(session_update="usage_update", used=used, size=size, cost=cost)
+
+
+def mode_update(mode: str) -> s.CurrentModeUpdate:
+    return s.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
+
+
+MODE_TEXT = {
+    "default": ("Default", "Reads run freely; edits and commands ask first."),
+    "acceptEdits": ("Accept edits", "Edits in the workspace run without asking; commands ask."),
+    "plan": ("Plan", "Read-only: explore and plan, change nothing."),
+    "bypassPermissions": ("Bypass permissions", "Everything runs without asking (deny rules still hold)."),
+}
+
+
+def modes(current: str, names: tuple[str, ...]) -> s.SessionModeState:
+    return s.SessionModeState(current_mode_id=current, available_modes=[
+        s.SessionMode(id=name, name=MODE_TEXT.get(name, (name, ""))[0], description=MODE_TEXT.get(name, ("", None))[1])
+        for name in names])
+
+
+def commands_update(commands: list[tuple[str, str, str]]) -> s.AvailableCommandsUpdate:
+    """``commands``: (name, description, argument hint) each."""
+    return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[
+        s.AvailableCommand(name=name, description=description or name,
+                           input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=hint)) if hint else None)
+        for name, description, hint in commands])
