@@ -17,6 +17,17 @@ from tests.fakes.anthropic_server import FakeAnthropic
 
 API_KEY = "sk-ant-test-SECRET-0123456789"
 
+# The longest tests start first, so that with two workers (`--dist worksteal`, pyproject.toml) the short ones fill
+# in around them at the end instead of one worker running a long test alone after the other is done.
+LONGEST_FIRST = ("tests/e2e/test_install_and_demo.py::test_make_install", "tests/e2e/", "tests/ui/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((n for n, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: each module's tests stay together and in order
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
