@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from hypothesis import settings
 
 from agentcli.config import Settings
 from agentcli.core.events import Event
@@ -16,6 +18,25 @@ from agentcli.core.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic
 
 API_KEY = "sk-ant-test-SECRET-0123456789"
+
+# AGENTCLI_TEST_PROFILE=thorough runs the property and race tests much longer (docs/testing.md); the default is
+# what `make test` runs on CI.
+THOROUGH = os.environ.get("AGENTCLI_TEST_PROFILE") == "thorough"
+settings.register_profile("default", max_examples=100)
+settings.register_profile("thorough", max_examples=2000)
+settings.load_profile("thorough" if THOROUGH else "default")
+RACE_ROUNDS = 10 if THOROUGH else 1  # how many times over the race tests repeat their attack
+
+# The longest tests start first, so that with two workers (`--dist worksteal`, pyproject.toml) the short ones fill
+# in around them at the end instead of one worker running a long test alone after the other is done.
+LONGEST_FIRST = ("tests/e2e/test_install_and_demo.py::test_make_install", "tests/e2e/", "tests/ui/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((n for n, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: each module's tests stay together and in order
 
 
 @pytest.fixture(autouse=True)

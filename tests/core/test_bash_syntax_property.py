@@ -127,7 +127,7 @@ def lines(draw: st.DrawFn, depth: int = 0) -> str:
     return out + draw(st.sampled_from(COMMENTS))
 
 
-@settings(max_examples=int(os.environ.get("AGENTCLI_PROPERTY_EXAMPLES", "100")), deadline=None, derandomize=True, database=None,
+@settings(deadline=None, derandomize=True, database=None,  # max_examples: the profile (tests/conftest.py)
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(line=lines())
 def test_the_splitter_lists_what_bash_runs(line: str, stubs: Path):

@@ -22,6 +22,7 @@ from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
 from agentcli.core.workspace import Workspace
+from tests.conftest import RACE_ROUNDS
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use_block)
 from tests.waiting import wait_until
@@ -240,7 +241,7 @@ async def test_swapping_symlinks_never_reads_or_writes_outside(ctx, tmp_path):
     thread.start()
     outputs: list[str] = []
     try:
-        for i in range(500):
+        for i in range(500 * RACE_ROUNDS):
             for call in (read(ctx, "swap"), read(ctx, "d/f.txt"), write(ctx, f"d/new-{i}.txt", "x\n"),
                          edit(ctx, "d/f.txt", "inside d", f"inside d {i}")):
                 try:

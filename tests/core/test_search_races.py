@@ -12,6 +12,7 @@ import pytest
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.workspace import Workspace
+from tests.conftest import RACE_ROUNDS
 from tests.core.test_file_races import exchange
 
 
@@ -43,7 +44,7 @@ async def test_swapping_the_searched_folder_for_a_link_never_leaks_outside_files
     thread.start()
     outputs: list[str] = []
     try:
-        for _ in range(60):
+        for _ in range(60 * RACE_ROUNDS):
             for call in (Grep().run({"pattern": "SECRET|inside", "path": "d"}, ctx),
                          Grep().run({"pattern": "SECRET|inside", "path": "d/f.txt"}, ctx),
                          Glob().run({"pattern": "*.txt", "path": "d"}, ctx)):

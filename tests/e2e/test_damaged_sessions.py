@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from agentcli.paths import legacy_project_slug
+from tests.conftest import API_KEY, git
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, offers_tool, text, tool_result_text,
-                                          tool_results, tool_use)
+from tests.fakes.anthropic_server import (FakeAnthropic, first_user_text, last_user_text, offers_tool, text,
+                                          tool_result_text, tool_results, tool_use)
 
 DAMAGED = {
     "turn": '{"type": "turn_started", "agent_id": "main", "turn": "abc"}',
@@ -67,9 +69,33 @@ def one_warning(stderr: str, path: Path, line: int) -> None:
     assert stderr.count(f"Skipped line {line} of {path}: ") == 1, stderr
 
 
+@pytest.fixture(scope="module")
+def saved_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """One real run's session (its workspace, its data folder, its id), made once for every kind of damage:
+    each test damages a copy of the data folder, so each still starts from an untouched session."""
+    place = tmp_path_factory.mktemp("saved")
+    workspace = place / "repo"
+    (workspace / "src" / "app").mkdir(parents=True)
+    (workspace / "src" / "app" / "auth.py").write_text("def handle_auth(user, password):\n    return False\n")
+    git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "Initial commit")
+    home = place / "home"
+    with FakeAnthropic() as server:
+        env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": API_KEY, "HOME": str(home),
+               "AGENTCLI_HOME": str(home / "agentcli"), "XDG_CONFIG_HOME": str(home / ".config"),
+               "XDG_DATA_HOME": str(home / ".local" / "share")}
+        session_id, _, _ = session_with_a_child(server, workspace, env, home / "agentcli")
+    return workspace, home / "agentcli", session_id
+
+
 @pytest.mark.parametrize("damage", DAMAGED)
-def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, api_env, repo, isolated_home, damage):
-    session_id, main, child = session_with_a_child(server, repo, api_env, isolated_home)
+def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, api_env, saved_session, isolated_home,
+                                                                      damage):
+    repo, saved_home, session_id = saved_session
+    shutil.copytree(saved_home, isolated_home, dirs_exist_ok=True)
+    [main] = isolated_home.rglob(f"{session_id}.jsonl")
+    child = main.parent / session_id / "subagents" / "sa-1.jsonl"
     line = append(main, DAMAGED[damage])
     child_line = append(child, DAMAGED[damage].replace('"agent_id": "main"', '"agent_id": "sa-1"'))
 

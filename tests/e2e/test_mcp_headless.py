@@ -23,6 +23,15 @@ def server_spec(*extra: str) -> dict:
             "env": {"PYTHONPATH": str(ROOT)}}
 
 
+@pytest.fixture(autouse=True)
+def patient_startup(isolated_home: Path) -> None:
+    """The user's config gives servers 60 s to start: the default 10 s is short for a loaded machine, where a
+    Python server's imports alone took longer, and these tests are about which servers start, not how fast."""
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("mcp_startup_timeout = 60\n")
+
+
 @pytest.fixture
 def cloned(tmp_path: Path) -> tuple[Path, Path]:
     """A repository whose .mcp.json would start a server that leaves a file behind, cloned with git. The
