@@ -110,9 +110,12 @@ async def test_a_server_silent_before_its_first_event_meets_the_stall_timeout(pa
     try:
         with pytest.raises(LLMError) as failed:
             await ask(server.url, retries, stall_timeout=0.5, retries=1)
-        wait_until(lambda: server.connections == 2, "the server seeing the first try and its one retry")
+        # On a loaded machine a try can meet the stall timeout before its connection is made, so the
+        # server sees at least one try and never more than two; the client's own count is exact.
+        wait_until(lambda: server.connections >= 1, "the server seeing the first try")
     finally:
         server.close()  # only now: a try still in the listener's backlog is counted
+    assert server.connections <= 2
     assert len(retries) == 1
     assert failed.value.retryable
     message = str(failed.value)
@@ -141,8 +144,9 @@ async def test_timeouts_keep_their_backoff_and_count():
     try:
         with pytest.raises(LLMError):
             await ask(server.url, retries, stall_timeout=0.2, retries=3)
-        wait_until(lambda: server.connections == 4, "the server seeing the four tries")
+        wait_until(lambda: server.connections >= 1, "the server seeing a try")  # see the test above
     finally:
         server.close()
+    assert server.connections <= 4
     assert [r.attempt for r in retries] == [1, 2, 3] and {r.retries for r in retries} == {3}
 
