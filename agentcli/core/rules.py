@@ -13,7 +13,8 @@ against depends on the tool:
 
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
 Claude Code's names work too: ``Read`` (read_file, grep, glob), ``Edit`` (edit_file,
-write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task).
+write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task), ``TodoWrite``, ``Skill``,
+``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``permissions.fetch_rule_hits``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "multiedit": ("edit_file",),
     "ls": ("glob",),
     "agent": ("task",),
+    "todowrite": ("todo_write",),
+    "webfetch": ("web_fetch",),
 }
 
 def names_tool(name: str, tool: str) -> bool:
