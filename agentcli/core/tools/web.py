@@ -119,8 +119,8 @@ def refused_address(address: str) -> str:
     return ""
 
 
-async def resolve(host: str, port: int, private: str) -> str:
-    """The checked address to connect to: every address ``host`` resolves to must be public (or, as
+async def resolve(host: str, port: int, private: str) -> list[str]:
+    """The checked addresses to connect to: every address ``host`` resolves to must be public (or, as
     ``private`` says, loopback or any), so no name can point one answer at the internet and the next
     at the local network."""
     try:
@@ -136,7 +136,7 @@ async def resolve(host: str, port: int, private: str) -> str:
             if why and not (private == "loopback" and why == LOOPBACK):
                 raise ToolError(f"web_fetch refuses {host}: it resolves to {address}, {why}; agentcli fetches "
                                 "only from public addresses unless the web_fetch_private setting allows more.")
-    return addresses[0]
+    return addresses
 
 
 async def fetch(url: str, private: str = "none") -> str:
@@ -150,25 +150,29 @@ async def fetch(url: str, private: str = "none") -> str:
             if host != start_host:
                 return (f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
                         "follow by itself. To read it, call web_fetch with that URL.")
-            address = await resolve(host, port, private)
-            parts = urlsplit(url)
-            netloc = f"[{address}]" if ":" in address else address
-            target = parts._replace(netloc=f"{netloc}:{port}", fragment="").geturl()
+            addresses = await resolve(host, port, private)
             default_port = port == (443 if scheme == "https" else 80)
             headers = {"Host": host if default_port else f"{host}:{port}", "User-Agent": USER_AGENT,
                        "Accept": "text/html, text/markdown, text/plain, application/json, */*;q=0.5"}
             extensions = {"sni_hostname": host} if scheme == "https" else {}
-            try:
-                async with client.stream("GET", target, headers=headers, extensions=extensions) as response:
-                    if response.is_redirect:
+            for index, address in enumerate(addresses):  # the next checked address when one cannot be reached
+                netloc = f"[{address}]" if ":" in address else address
+                target = urlsplit(url)._replace(netloc=f"{netloc}:{port}", fragment="").geturl()
+                try:
+                    async with client.stream("GET", target, headers=headers, extensions=extensions) as response:
+                        if not response.is_redirect:
+                            return await page_text(url, response)
                         location = response.headers.get("location", "")
                         if not location:
                             raise ToolError(f"web_fetch: {url} answered with a redirect to nowhere.")
                         url = urljoin(url, location)
+                        break
+                except httpx2.ConnectError as exc:
+                    if index + 1 < len(addresses):
                         continue
-                    return await page_text(url, response)
-            except httpx2.HTTPError as exc:
-                raise ToolError(f"web_fetch: fetching {url} failed: {exc or type(exc).__name__}.") from None
+                    raise ToolError(f"web_fetch: cannot connect to {host} ({exc or type(exc).__name__}).") from None
+                except httpx2.HTTPError as exc:
+                    raise ToolError(f"web_fetch: fetching {url} failed: {exc or type(exc).__name__}.") from None
     raise ToolError(f"web_fetch: {start_host} redirected more than {MAX_REDIRECTS} times; stopped.")
 
 
