@@ -142,7 +142,7 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
     from .core.rules import ALIASES, Rule, RuleError
     from .core.tools import default_tools
 
-    known = {tool.name for tool in default_tools()} | {"task"} | set(ALIASES)
+    known = {tool.name for tool in default_tools()} | {"task", "skill"} | set(ALIASES)
     out = []
     for text in split_rules(values):
         name, _, rest = text.partition("(")

@@ -197,7 +197,7 @@ def test_claude_code_files_map_tool_names_and_models(repo):
 ---
 name: code-reviewer
 description: Reviews code. Use proactively after changes.
-tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebFetch, Task
+tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebSearch, Task
 model: haiku
 maxTurns: 7
 ---
@@ -208,7 +208,7 @@ You are a senior code reviewer.
     assert reviewer.tools == ("read_file", "grep", "glob", "bash", "edit_file", "write_file")
     assert reviewer.model == "claude-haiku-5-5" and reviewer.max_turns == 7
     assert reviewer.prompt == "You are a senior code reviewer."
-    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebFetch."]
+    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebSearch."]
 
 
 # ---------------------------------------------------------------- the task tool with custom types
