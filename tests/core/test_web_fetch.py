@@ -157,3 +157,19 @@ async def test_a_deny_rule_on_a_domain_holds_even_in_bypass_mode(server, make_se
     [(error, said)] = await fetched(server, make_session, f"{site}/page", permission_mode="bypassPermissions",
                                     web_fetch_private="loopback", permissions={"deny": ["WebFetch(domain:*.0.1)"]})
     assert error and "denied by the rule" in said and Site.hosts == []
+
+
+def test_a_repository_cannot_open_its_own_network_to_web_fetch_untrusted(tmp_path, isolated_home):
+    from agentcli import config
+    from agentcli.config import ConfigError, load_settings
+
+    (tmp_path / ".agentcli").mkdir()
+    settings_file = tmp_path / ".agentcli" / "settings.toml"
+    settings_file.write_text('web_fetch_private = "all"\n')
+    assert load_settings(tmp_path, env={}).web_fetch_private == "none"
+    assert load_settings(tmp_path, env={}, trusted=True).web_fetch_private == "all"
+    [(_, asks, _)] = config.project_settings_sources(tmp_path)
+    assert any("web_fetch_private = 'all' (web_fetch may reach your machine and local network)" in a for a in asks)
+    settings_file.write_text('web_fetch_private = "everywhere"\n')
+    with pytest.raises(ConfigError, match="web_fetch_private must be one of none, loopback, all"):
+        load_settings(tmp_path, env={})
