@@ -267,7 +267,7 @@ async def test_disallowed_tools_and_max_turns_are_applied(server, make_session, 
     children = [b for b in server.requests if is_child(b)]
     assert len(children) == 3  # two turns, then the summary
     assert sorted(tool_names(children[0])) == sorted(["read_file", "edit_file", "grep", "glob", *GIT_TOOLS,
-                                                      "todo_write"])
+                                                      "todo_write", "web_fetch"])
     assert session.subagents.records["sa-1"].status == "capped"
 
 

@@ -63,7 +63,7 @@ class TodoWrite(Tool):
         if not isinstance(todos, list):
             return ""
         done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
-        return f"{len(todos)} items, {done} completed"
+        return f"{len(todos)} item{'' if len(todos) == 1 else 's'}, {done} completed"
 
 
 def plan_items(todos: Any) -> list[dict[str, str]]:
