@@ -71,7 +71,10 @@ class AgentType:
         chosen = chosen.without("task", *unwanted)
         skill = tools.get(SKILL_TOOL)
         if self.skills is not None and skill is not None and SKILL_TOOL not in unwanted:
-            chosen.add(skill.narrowed(self.skills))  # type: ignore[attr-defined]  # skills.SkillTool: only those
+            if self.skills:
+                chosen.add(skill.narrowed(self.skills))  # type: ignore[attr-defined]  # skills.SkillTool: only those
+            else:
+                chosen = chosen.without(SKILL_TOOL)  # `skills: []`: none
         return chosen
 
     def tools_text(self) -> str:
