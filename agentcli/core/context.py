@@ -191,7 +191,8 @@ def main_system_prompt(workspace: Workspace, mode: str = "default", interactive:
                        warnings: list[str] | None = None, skills: str = "") -> str:
     """The main agent's system prompt: instructions, permissions, environment, git state, memory and the
     skills' catalog (``skills.catalog``). Blocking. A memory file skipped adds a sentence to ``warnings``."""
-    parts = [MAIN_PROMPT, PLAN_GUIDANCE, permissions_section(mode, interactive), f"# Environment\n{environment(workspace)}",
+    parts = [MAIN_PROMPT, PLAN_GUIDANCE, permissions_section(mode, interactive),
+             f"# Environment\n{environment(workspace)}",
              git_context(workspace), project_memory(workspace, warnings), skills]
     return "\n\n".join(part for part in parts if part)
 
@@ -202,7 +203,8 @@ def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode:
     """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
     environment, and the project memory when its type gets it (agents.py, changes_things)."""
     changes = changes_things(agent_type.tools, agent_type.disallowed_tools)
-    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE, agent_type.prompt, budget_section(max_turns, timeout),
+    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE, agent_type.prompt,
+             budget_section(max_turns, timeout),
              permissions_section(mode, interactive, subagent=True, changes=changes),
              f"# Environment\n{environment(workspace)}"]
     if agent_type.memory:

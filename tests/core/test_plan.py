@@ -49,7 +49,7 @@ async def test_the_system_prompt_says_when_a_plan_helps_and_children_may_keep_on
     main, child = server.requests[0], next(r for r in server.requests if not offers_tool(r, "task"))
     system = "".join(b["text"] for b in main["system"]) if isinstance(main["system"], list) else main["system"]
     assert "three or more distinct steps" in system and "Skip it for a single step" in system
-    assert "todo_write" in tool_names(main) and "todo_write" in tool_names(child)  # a general-purpose child keeps one too
+    assert "todo_write" in tool_names(main) and "todo_write" in tool_names(child)  # a general-purpose child too
     [plan] = events.of(PlanUpdated)
     assert plan.agent_id == "sa-1" and plan.parent_tool_use_id
 

@@ -28,4 +28,5 @@ async def test_the_tui_lists_the_skills_and_completes_slash_name(server, tui):
         await answer(pilot, "/skills")
         await until(pilot, lambda: "/pdf-report" in shown(app.conversation), "the skills report")
         assert app.conversation.query(NoticeEntry)
-        assert "pdf-report" in [c.name for c in slash.complete("/pdf", custom=slash.custom_commands(app.session.commands))]
+        offered = slash.complete("/pdf", custom=slash.custom_commands(app.session.commands))
+        assert "pdf-report" in [c.name for c in offered]

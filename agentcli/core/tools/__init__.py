@@ -195,4 +195,5 @@ def default_tools(root: Path | None = None) -> list[Tool]:
     from .web import WebFetch
 
     git = git_tools() if root is not None and is_git_repo(root) else []
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git, TodoWrite(), WebFetch()]
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git, TodoWrite(),
+            WebFetch()]

@@ -21,9 +21,9 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated, Retrying,
-                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                            ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated,
+                            Retrying, Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted,
+                            TextDelta, TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
