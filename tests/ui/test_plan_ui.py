@@ -63,3 +63,13 @@ def test_stream_json_carries_the_plan_as_the_tool_call(server, api_env, repo):
     [result] = [b for line in lines if line["type"] == "user" for b in line["message"]["content"]
                 if b["type"] == "tool_result"]
     assert result["tool_use_id"] == call["id"] and "3 items" in json.dumps(result)
+
+
+async def test_line_mode_prints_a_childs_plan_under_its_id(plain, server):  # noqa: F811
+    server.when(is_main, tool_use("task", {"description": "Check tests", "prompt": "Check."}), text("Done."))
+    server.when(is_child, tool_use("todo_write", {"todos": [{"content": "Find the tests", "status": "in_progress",
+                                                             "activeForm": "Finding the tests"}]}), text("Found."))
+    ui = plain()
+    shown = await ui.submit("check the tests")
+    assert "  sa-1 Plan · 0/1 done\n    ▶ Finding the tests" in shown
+    await ui.quit()
