@@ -193,9 +193,12 @@ async def page_text(url: str, response: Any) -> str:
                             "find a smaller page or a raw file.")
     if b"\x00" in body[:8192]:
         raise ToolError(f"web_fetch: {url} is a binary file, not text; web_fetch reads only web pages and text files.")
-    text = bytes(body).decode(response.charset_encoding or "utf-8", errors="replace")
+    try:
+        text = bytes(body).decode(response.charset_encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        text = bytes(body).decode("utf-8", errors="replace")
     if kind.startswith(HTML_TYPES) or (not kind and "<html" in text[:1000].lower()):
-        text = html_to_markdown(text)
+        text = await asyncio.to_thread(html_to_markdown, text)  # seconds for a big page: off the event loop
     status = "" if response.status_code == 200 else f" (HTTP {response.status_code} {response.reason_phrase})"
     head = f"{url}{status} · {kind or 'no content type'}\n\n"
     if len(text) > MAX_CHARS:
