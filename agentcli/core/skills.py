@@ -36,6 +36,7 @@ from .tools.base import Tool, ToolContext, ToolError
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
 MAX_SKILLS = 200  # skills listed in the prompt at most: a repository cannot flood it
+CATALOG_CAP = 20_000  # characters of descriptions in the prompt
 SKILL_FILE = "SKILL.md"
 
 
@@ -137,7 +138,15 @@ def catalog(skills: Iterable[Skill]) -> str:
     listed = sorted(skills, key=lambda s: s.name)[:MAX_SKILLS]
     if not listed:
         return ""
-    lines = [f"- {skill.name}: {skill.description}" for skill in listed]
+    lines: list[str] = []
+    room = CATALOG_CAP
+    for number, skill in enumerate(listed):
+        line = f"- {skill.name}: {skill.description}"
+        if len(line) > room:  # the rest by name only: a few long descriptions cannot crowd the prompt
+            lines.append("- and, without their descriptions: " + ", ".join(s.name for s in listed[number:]))
+            break
+        lines.append(line)
+        room -= len(line)
     return ("# Skills\nInstructions for particular tasks, loaded on demand. When the user's request matches "
             "one below, call the skill tool with its name before you start, then follow what it says.\n"
             + "\n".join(lines))

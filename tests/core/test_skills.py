@@ -178,3 +178,15 @@ async def test_a_subagent_type_that_lists_skills_gets_only_those(server, make_se
     [refused] = tool_results(child[1])
     assert refused["is_error"] and "no skill named 'pdf-report'" in tool_result_text(refused)
     assert not [n for n in events.of(Notice) if n.level == "error"]
+
+
+def test_the_catalog_stays_small_however_many_skills_there_are(repo):
+    from agentcli.core.skills import CATALOG_CAP, MAX_SKILLS, catalog
+
+    skills = repo / ".claude" / "skills"
+    for n in range(MAX_SKILLS + 20):
+        skill(skills, f"s{n:03}", f"---\nname: s{n:03}\ndescription: {'word ' * 150}\n---\nbody\n")
+    listed = catalog(load_skills(repo, trusted=True).values())
+    assert len(listed) < CATALOG_CAP + MAX_SKILLS * 6
+    assert "- s000: word" in listed and "without their descriptions: " in listed
+    assert "s199" in listed and "s200" not in listed  # at most MAX_SKILLS
