@@ -41,10 +41,12 @@ NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_t
 # sandbox and sandbox_network widen only as "off" and true (split_widening); tightening them is neutral.
 WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
             "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks", "sandbox",
-            "sandbox_network", "sandbox_allowed_hosts"}
+            "sandbox_network", "sandbox_allowed_hosts", "web_fetch_private"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
+
+WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 
 _SETTING_NAMES: set[str] = set()  # filled below, once Settings exists
 
@@ -73,6 +75,7 @@ class Settings:
     sandbox_network: bool = False  # commands in the sandbox may use the network
     # Without the network: hosts commands in the sandbox may reach through its proxy ("pypi.org", "*.npmjs.org").
     sandbox_allowed_hosts: list[str] = field(default_factory=list)
+    web_fetch_private: str = "none"  # addresses web_fetch may reach besides public ones: none, loopback, all
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
     output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
@@ -136,6 +139,9 @@ class Settings:
             setattr(self, key, value)
         if self.sandbox not in SANDBOX_MODES:
             raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")
+        if self.web_fetch_private not in WEB_FETCH_PRIVATE:
+            raise ConfigError(f"{source}: web_fetch_private must be one of {', '.join(WEB_FETCH_PRIVATE)}, "
+                              f"not {self.web_fetch_private!r}.")
         if self.permission_mode not in MODES:
             raise ConfigError(f"{source}: permission mode must be one of {', '.join(MODES)}, "
                               f"not {self.permission_mode!r}.")
@@ -220,6 +226,8 @@ def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
             kept[key] = value  # neutral, or unknown: merge names the unknown setting
         elif name == "permission_mode":
             (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
+        elif name == "web_fetch_private":
+            (kept if value == "none" else widening)[key] = value
         elif name in ("keep_secret_env", "sandbox_network"):
             (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
              else kept)[key] = value
@@ -254,6 +262,9 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
             lines.append("sandbox_network = true (commands in the OS sandbox may use the network)")
         elif name == "sandbox_allowed_hosts":
             lines.append(f"sandbox_allowed_hosts = {value!r} (commands in the OS sandbox may connect to these hosts)")
+        elif name == "web_fetch_private":
+            lines.append(f"web_fetch_private = {value!r} (web_fetch may reach your machine"
+                         f"{'' if value == 'loopback' else ' and local network'})")
         elif name == "permissions" and isinstance(value, dict):
             rules = value.get("allow")
             for rule in rules if isinstance(rules, list) else [rules]:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 TOOL_NAMES: dict[str, tuple[str, ...]] = {
     "Read": ("read_file",), "Grep": ("grep",), "Glob": ("glob",), "LS": ("glob",),
     "Bash": ("bash", "bash_output", "kill_bash"), "Edit": ("edit_file",), "MultiEdit": ("edit_file",),
-    "Write": ("write_file",), "Task": ("task",), "Agent": ("task",),
+    "Write": ("write_file",), "Task": ("task",), "Agent": ("task",), "TodoWrite": ("todo_write",),
+    "Skill": ("skill",), "WebFetch": ("web_fetch",),
 }
 SETTINGS_KEYS = {"permissions", "model", "hooks", "$schema"}  # what agentcli understands of a --settings object
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -141,7 +142,7 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
     from .core.rules import ALIASES, Rule, RuleError
     from .core.tools import default_tools
 
-    known = {tool.name for tool in default_tools()} | {"task"} | set(ALIASES)
+    known = {tool.name for tool in default_tools()} | {"task", "skill"} | set(ALIASES)
     out = []
     for text in split_rules(values):
         name, _, rest = text.partition("(")

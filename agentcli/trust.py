@@ -28,6 +28,7 @@ from . import paths
 from .config import ConfigError, project_settings_sources
 from .core.agents import trust_sources as agent_trust_sources
 from .core.custom_commands import trust_sources as command_trust_sources
+from .core.skills import trust_sources as skill_trust_sources
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
     lambda root: _git_sources(root),
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in skill_trust_sources(root)],
 ]
 
 

@@ -30,11 +30,15 @@ if TYPE_CHECKING:
 READ_TOOLS = ("read_file", "grep", "glob")
 GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
 BASH_COMPANIONS = ("bash_output", "kill_bash")  # come with bash: a type that may run bash may manage its shells
-TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS)
+PLAN_TOOL = "todo_write"  # a plan the user sees
+SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
+TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
+              "web_fetch")
 
 # Claude Code's tool names, as they appear in .claude/agents files.
 CLAUDE_TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "glob", "Bash": "bash", "Edit": "edit_file",
-                     "MultiEdit": "edit_file", "Write": "write_file", "LS": "glob"}
+                     "MultiEdit": "edit_file", "Write": "write_file", "LS": "glob", "TodoWrite": PLAN_TOOL,
+                     "Skill": SKILL_TOOL, "WebFetch": "web_fetch"}
 
 # Model aliases Claude Code agent files use.
 
@@ -55,6 +59,7 @@ class AgentType:
     isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
     project: bool = False  # from the workspace's own files (not the user's folder)
+    skills: tuple[str, ...] | None = None  # the skills it may load; None: every skill of the session
 
     def select(self, tools: "ToolRegistry") -> "ToolRegistry":
         """The part of ``tools`` this type may use."""
@@ -63,7 +68,14 @@ class AgentType:
             wanted = (*wanted, *BASH_COMPANIONS)
         chosen = tools if wanted is None else tools.only(wanted)
         unwanted = (*self.disallowed_tools, *(BASH_COMPANIONS if "bash" in self.disallowed_tools else ()))
-        return chosen.without("task", *unwanted)
+        chosen = chosen.without("task", *unwanted)
+        skill = tools.get(SKILL_TOOL)
+        if self.skills is not None and skill is not None and SKILL_TOOL not in unwanted:
+            if self.skills:
+                chosen.add(skill.narrowed(self.skills))  # type: ignore[attr-defined]  # skills.SkillTool: only those
+            else:
+                chosen = chosen.without(SKILL_TOOL)  # `skills: []`: none
+        return chosen
 
     def tools_text(self) -> str:
         """The tools, as a person would read them."""
@@ -106,7 +118,7 @@ You are a read-only scout. Your job is to locate things fast, not to explain eve
 BASH = AgentType(
     name="bash",
     description="Runs builds, tests and other commands, fixes what they need, and reports the outcome.",
-    tools=("bash", "read_file", "write_file", "edit_file", "glob"),
+    tools=("bash", "read_file", "write_file", "edit_file", "glob", PLAN_TOOL),
     prompt="""\
 You run commands for the agent that sent you: builds, tests, linters, scripts.
 - Run the command you were asked to run; read its output carefully.
@@ -223,6 +235,7 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
         memory=_flag(fields, "memory") if "memory" in fields else changes_things(tools, tuple(disallowed)),
         isolation=_isolation(fields),
         source=source,
+        skills=_names(fields.get("skills"), "skills"),
     )
 
 
@@ -282,6 +295,16 @@ def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | No
         elif name not in names:
             names.append(name)
     return tuple(names)
+
+
+def _names(value: Any, key: str) -> tuple[str, ...] | None:
+    """A list of names given as 'a, b' or a list; None when absent."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise AgentFileError(f"'{key}' must be a comma-separated list of names, or a list of them")
+    return tuple(item.strip() for item in items if item.strip())
 
 
 def _positive(fields: dict[str, Any], key: str, *, whole: bool) -> Any:

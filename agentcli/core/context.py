@@ -39,6 +39,12 @@ WHO_ANSWERS = {
 REFUSALS = ("A refused or denied call is the user's answer: change your approach or {ask}, and never retry "
             "the same call unchanged.")
 
+PLAN_GUIDANCE = """\
+# Plans
+For work of three or more distinct steps, or several tasks given at once, write a plan with todo_write
+before you start and keep it current: one item in_progress at a time, each marked completed as soon as
+it is done. The user watches it. Skip it for a single step, a question or a quick fix: it only adds noise."""
+
 MAIN_PROMPT = """\
 You are agentcli, a coding agent working in a user's repository from their terminal.
 Explore with read_file, grep and glob before you answer; cite files as path:line. Calls that only
@@ -182,22 +188,26 @@ def git_context(workspace: Workspace) -> str:
 
 
 def main_system_prompt(workspace: Workspace, mode: str = "default", interactive: bool = True,
-                       warnings: list[str] | None = None) -> str:
-    """The main agent's system prompt: instructions, permissions, environment, git state and memory. Blocking.
-    A memory file skipped adds a sentence to ``warnings``."""
-    parts = [MAIN_PROMPT, permissions_section(mode, interactive), f"# Environment\n{environment(workspace)}",
-             git_context(workspace), project_memory(workspace, warnings)]
+                       warnings: list[str] | None = None, skills: str = "") -> str:
+    """The main agent's system prompt: instructions, permissions, environment, git state, memory and the
+    skills' catalog (``skills.catalog``). Blocking. A memory file skipped adds a sentence to ``warnings``."""
+    parts = [MAIN_PROMPT, PLAN_GUIDANCE, permissions_section(mode, interactive),
+             f"# Environment\n{environment(workspace)}",
+             git_context(workspace), project_memory(workspace, warnings), skills]
     return "\n\n".join(part for part in parts if part)
 
 
 def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode: str = "default",
-                           interactive: bool = True, max_turns: int = 30, timeout: float = 900.0) -> str:
+                           interactive: bool = True, max_turns: int = 30, timeout: float = 900.0,
+                           skills: str = "") -> str:
     """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
     environment, and the project memory when its type gets it (agents.py, changes_things)."""
     changes = changes_things(agent_type.tools, agent_type.disallowed_tools)
-    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", agent_type.prompt, budget_section(max_turns, timeout),
+    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE, agent_type.prompt,
+             budget_section(max_turns, timeout),
              permissions_section(mode, interactive, subagent=True, changes=changes),
              f"# Environment\n{environment(workspace)}"]
     if agent_type.memory:
         parts.append(project_memory(workspace))
+    parts.append(skills)  # the catalog of the skills it may load (skills.catalog)
     return "\n\n".join(part for part in parts if part)

@@ -219,6 +219,14 @@ class ApprovalRequested(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlanUpdated(Event):
+    """An agent wrote its plan (``todo_write``): every item, in order, each a dict of ``content``,
+    ``status`` (pending | in_progress | completed) and ``active_form`` (the item as it is being done)."""
+
+    items: list[dict[str, str]]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     level: str  # info | warning | error
     text: str
@@ -291,7 +299,7 @@ def _snake(name: str) -> str:
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                 ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
-                SubagentResultDelivered, ApprovalRequested, Notice, Retrying, TurnFinished, Compacted,
+                SubagentResultDelivered, ApprovalRequested, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
                 HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 

@@ -42,7 +42,8 @@ WORKSPACE_MARK = "agentcli_from_workspace"  # set by config.py on the hook group
 
 # agentcli's tool names as Claude Code calls them: what a hook's matcher and its tool_name see.
 CLAUDE_NAMES = {"bash": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write", "grep": "Grep",
-                "glob": "Glob", "task": "Task", "bash_output": "BashOutput", "kill_bash": "KillShell"}
+                "glob": "Glob", "task": "Task", "bash_output": "BashOutput", "kill_bash": "KillShell",
+                "todo_write": "TodoWrite", "skill": "Skill", "web_fetch": "WebFetch"}
 PATH_TOOLS = ("read_file", "edit_file", "write_file")  # Claude Code calls their path file_path
 
 

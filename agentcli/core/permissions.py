@@ -112,6 +112,18 @@ class Decision:
 ALLOW = Decision("allow")
 
 
+def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
+    """Whether a web_fetch rule names this fetch: ``domain:HOST`` (``*`` as a wildcard, ``*.example.com``
+    also ``example.com``) against the host, any other pattern against the whole URL."""
+    if rule.pattern is None:
+        return True
+    if not rule.pattern.startswith("domain:"):
+        return rule.matches_text(url)
+    domain = rule.pattern[len("domain:"):].strip().lower().rstrip(".")
+    return (Rule(rule.text, rule.tools, domain).matches_text(host)
+            or (domain.startswith("*.") and host == domain[2:]))
+
+
 def _refuse(reason: str) -> Decision:
     return Decision("refuse", reason)
 
@@ -287,6 +299,8 @@ class Permissions:
         """What to do with one call, without asking anyone."""
         if tool.name == "bash" and isinstance(args.get("command"), str):
             return self._decide_command(args["command"])
+        if tool.name == "web_fetch":
+            return self._decide_fetch(str(args.get("url", "")))
         root = ctx.workspace.root
         takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
         target = self._target(ctx, args) if takes_path else None
@@ -415,6 +429,30 @@ class Permissions:
         if len(line.commands) == 1 and not writes and not dynamic:
             reason = ""  # a plain command in default mode: nothing unusual to say
         return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
+
+    def _decide_fetch(self, url: str) -> Decision:
+        """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
+        ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
+        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here."""
+        from .tools.web import fetch_host  # here: config.py imports this module for MODES alone
+
+        host = fetch_host(url)
+        if not host:
+            return ALLOW
+        deny = self._find("deny", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        if deny:
+            return _refuse(f"Fetching {host} is denied by the rule `{deny.text}`; do not try to get around it.")
+        if self.mode == "bypassPermissions":
+            return ALLOW
+        ask = self._find("ask", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        rule = f"web_fetch(domain:{host})"
+        if ask:
+            return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
+        if self._find("allow", "web_fetch", lambda r: fetch_rule_hits(r, url, host)):
+            return ALLOW
+        return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,),
+                        allows=f"add the allow rule `{rule}` to {SETTINGS}, or pass --allowedTools "
+                               f"'WebFetch(domain:{host})'")
 
     def _hidden_from_deny(self, line: CommandLine) -> Decision | None:
         """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules

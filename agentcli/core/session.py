@@ -30,6 +30,7 @@ from .loop import Agent, RunResult
 from .permissions import MODES, Permissions
 from .rules import Rule
 from .sandbox import Sandbox
+from .skills import Skill, SkillTool, catalog, load_skills
 from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)
@@ -48,7 +49,7 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions"]
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill"]
 
 
 class SessionSettings(Protocol):
@@ -109,6 +110,9 @@ class Session:
         self.trusted = bool(getattr(settings, "trusted", False))
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted)  # skipped files: warnings
         self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
+        self.skills = load_skills(workspace.root, notices, trusted=self.trusted)  # the workspace's need trust
+        self.commands |= {name: s.as_command() for name, s in self.skills.items() if name not in self.commands}
+        self.skill_tool = SkillTool(self.skills, self.trusted)
         self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),
                                            network=bool(getattr(settings, "sandbox_network", False)),
                                            allowed_hosts=getattr(settings, "sandbox_allowed_hosts", ()))
@@ -120,7 +124,8 @@ class Session:
         self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
         worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
-        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
+        skill_tools = [self.skill_tool] if self.skills else []
+        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools, *skill_tools])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
@@ -142,6 +147,8 @@ class Session:
         env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
         if settings.keep_secret_env:
             env["keep_secret_env"] = "1"
+        if getattr(settings, "web_fetch_private", "none") != "none":
+            env["web_fetch_private"] = settings.web_fetch_private  # type: ignore[attr-defined]  # loopback | all
         if self.trusted:
             env["trusted"] = "1"  # git run through bash may use what the repository's config names
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
@@ -152,8 +159,9 @@ class Session:
         # the first model call (system_ready()).
         mode = self.permissions.mode
         skipped: list[str] = []  # memory files left out, said once the prompt is built
+        listed = catalog(self.skills.values())
         self._system_prompt: Future[str] | None = in_thread(
-            lambda: main_system_prompt(workspace, mode, interactive, skipped), "session-prep")
+            lambda: main_system_prompt(workspace, mode, interactive, skipped, listed), "session-prep")
         self._prompt_warnings = skipped
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
@@ -257,15 +265,16 @@ class Session:
         self.prompts += 1
         self.checkpoints.begin(self.prompts)
         attachments = self.attachments(prompt)
-        if called is None:
-            return await self.main.run(prompt, verdict.context, attachments)
-        command, model, added = called[0], self.main.model, self.command_rules(called[0])
+        command, model = called[0] if called else None, self.main.model
+        added = self.command_rules(command) if command else []
         try:
-            if command.model:
+            if command and command.model:
                 self.main.model = resolve_model(command.model)
             return await self.main.run(prompt, verdict.context, attachments)
-        finally:
+        finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
+            added += self.skill_tool.granted
+            self.skill_tool.granted.clear()
             self.permissions.session_rules = [r for r in self.permissions.session_rules if r not in added]
 
     def command_rules(self, command: CustomCommand) -> list[Rule]:

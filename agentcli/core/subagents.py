@@ -18,6 +18,7 @@ from .agents import AgentType
 from .compaction import Ledger
 from .content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
+from .skills import SkillTool, catalog
 from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                      SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
 from .llm import LLM, LLMError, resolve_model
@@ -348,10 +349,13 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
+        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY)
+        skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,
-                                        timeout=self.timeout(agent_type))
-        return Agent(llm=self.llm, tools=agent_type.select(self.tools).without(*worktrees.MAIN_ONLY), ctx=ctx,
+                                        timeout=self.timeout(agent_type),
+                                        skills=catalog(skill.skills.values()) if isinstance(skill, SkillTool) else "")
+        return Agent(llm=self.llm, tools=tools, ctx=ctx,
                      system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
                      model=None if model == "inherit" else resolve_model(model),
                      messages=list(record.messages), usage=record.usage,  # a resume goes on from its history

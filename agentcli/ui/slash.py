@@ -40,6 +40,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools and last error"),
+    SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
 )
@@ -236,6 +237,17 @@ def mcp_how_to() -> str:
     return (f"add them to .mcp.json in the workspace or to {paths.config_home() / 'mcp.json'} (or pass "
             "--mcp-config), in Claude Code's format: "
             '{"mcpServers": {"NAME": {"command": "PROGRAM", "args": ["ARG"]}}}, or {"type": "http", "url": "…"}.')
+
+
+def skills_report(session: "Session") -> str:
+    """/skills: each skill the model may load, what it is for, and where it comes from."""
+    skills = sorted(session.skills.values(), key=lambda s: s.name)
+    if not skills:
+        held = "" if session.trusted else " (a workspace's own skills load only once it is trusted)"
+        return ("No skills: a skill is a folder with a SKILL.md in .claude/skills/ or .agentcli/skills/ of the "
+                f"workspace, or in ~/.claude/skills/ or agentcli's config folder{held}.")
+    width = max(len(s.name) for s in skills)
+    return "\n".join(visible(f"/{s.name:<{width}}  {s.description}  [{s.source}]") for s in skills)
 
 
 def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
 from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
-                           Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                           PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                            UsageUpdated, UserMessage, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
+from .plan import PlanStep, plan_steps
 from .slash import money
 
 if TYPE_CHECKING:
@@ -179,6 +180,7 @@ class Subagent:
     calls: list[str] = field(default_factory=list)  # the task call ids of all its runs
     turns_before: int = 0  # turns of its earlier runs: a resume counts on from them
     seconds_before: float = 0.0  # time of its earlier runs
+    plan: list[PlanStep] = field(default_factory=list)  # its latest todo_write
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
@@ -276,7 +278,9 @@ class Subagent:
             self.retry = f"retrying {event.attempt}/{event.retries}"
         elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
             self.retry = ""  # the call got through
-        if isinstance(event, TurnStarted):
+        if isinstance(event, PlanUpdated):
+            self.plan = plan_steps(event)
+        elif isinstance(event, TurnStarted):
             self.turn = self.turns_before + event.turn
             self.max_turns = self.turns_before + event.max_turns if event.max_turns else self.max_turns
             if self.status == "queued":
@@ -327,6 +331,7 @@ class SessionView:
     # Background children that finished and whose result the main agent has not read yet. While the main
     # agent is idle and this is not empty, a front end starts a turn with Session.read_results().
     results_waiting: list[str] = field(default_factory=list)
+    plan: list[PlanStep] = field(default_factory=list)  # the main agent's latest todo_write; /clear drops it
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any."""
@@ -350,7 +355,9 @@ class SessionView:
             elif isinstance(event, Compacted):
                 self.context_used = event.tokens_after
             elif isinstance(event, HistoryCleared):
-                self.context_used = 0
+                self.context_used, self.plan = 0, []
+            elif isinstance(event, PlanUpdated):
+                self.plan = plan_steps(event)
             return None
         if isinstance(event, SubagentFinished):
             self.transcript.apply(event)

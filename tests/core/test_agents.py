@@ -63,12 +63,12 @@ def test_built_in_types(tmp_path):
     assert types["general-purpose"].tools is None
     assert types["explore"].tools == ("read_file", "grep", "glob", *GIT_TOOLS)
     assert not types["explore"].memory and "path:line" in types["explore"].prompt
-    assert types["bash"].tools == ("bash", "read_file", "write_file", "edit_file", "glob")
+    assert types["bash"].tools == ("bash", "read_file", "write_file", "edit_file", "glob", "todo_write")
     assert all(t.source == "built-in" for t in types.values())
 
 
 def test_tool_names_match_the_real_tools(repo):
-    assert set(TOOL_NAMES) == {t.name for t in default_tools(root=repo)} - {"task"}
+    assert set(TOOL_NAMES) - {"skill"} == {t.name for t in default_tools(root=repo)} - {"task"}  # skill: the session's
 
 
 def test_project_overrides_user_which_overrides_built_in(repo):
@@ -197,7 +197,7 @@ def test_claude_code_files_map_tool_names_and_models(repo):
 ---
 name: code-reviewer
 description: Reviews code. Use proactively after changes.
-tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebFetch, Task
+tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebSearch, Task
 model: haiku
 maxTurns: 7
 ---
@@ -208,7 +208,7 @@ You are a senior code reviewer.
     assert reviewer.tools == ("read_file", "grep", "glob", "bash", "edit_file", "write_file")
     assert reviewer.model == "claude-haiku-5-5" and reviewer.max_turns == 7
     assert reviewer.prompt == "You are a senior code reviewer."
-    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebFetch."]
+    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebSearch."]
 
 
 # ---------------------------------------------------------------- the task tool with custom types
@@ -266,7 +266,8 @@ async def test_disallowed_tools_and_max_turns_are_applied(server, make_session, 
     await session.send("go")
     children = [b for b in server.requests if is_child(b)]
     assert len(children) == 3  # two turns, then the summary
-    assert sorted(tool_names(children[0])) == sorted(["read_file", "edit_file", "grep", "glob", *GIT_TOOLS])
+    assert sorted(tool_names(children[0])) == sorted(["read_file", "edit_file", "grep", "glob", *GIT_TOOLS,
+                                                      "todo_write", "web_fetch"])
     assert session.subagents.records["sa-1"].status == "capped"
 
 

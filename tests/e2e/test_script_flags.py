@@ -138,7 +138,7 @@ def test_stream_json_input_runs_every_message_read_before_the_end(server, api_en
     (["--mcp-config", "{not json"], "the inline JSON is not valid"),
     (["--mcp-config", "/no/such/file.json"], "is neither a file nor a JSON object"),
     (["--tools", "Bash,WebSearch"], "no tool 'WebSearch'"),
-    (["--allowedTools", "WebFetch"], "no tool 'WebFetch'"),
+    (["--allowedTools", "WebSearch"], "no tool 'WebSearch'"),
     (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env'"),
     (["--add-dir", "/no/such/dir"], "no such directory"),
     (["--max-budget-usd", "1", "--model", "qwen3:8b"], "price"),

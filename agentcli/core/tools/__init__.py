@@ -191,6 +191,9 @@ def default_tools(root: Path | None = None) -> list[Tool]:
     from .git import git_tools, is_git_repo
     from .search import Glob, Grep
     from .shell import Bash, BashOutput, KillBash
+    from .todo import TodoWrite
+    from .web import WebFetch
 
     git = git_tools() if root is not None and is_git_repo(root) else []
-    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git]
+    return [ReadFile(), WriteFile(), EditFile(), Grep(), Glob(), Bash(), BashOutput(), KillBash(), *git, TodoWrite(),
+            WebFetch()]

@@ -167,6 +167,10 @@ async def mcp(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.mcp_report(app.session.mcp))
 
 
+async def skills(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.skills_report(app.session))
+
+
 async def stop(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.stop(app.session))
 
@@ -177,6 +181,6 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
-            "rewind": rewind, "stop": stop, "exit": exit_,
+            "skills": skills, "rewind": rewind, "stop": stop, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

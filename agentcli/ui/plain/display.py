@@ -21,13 +21,14 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, Retrying, Rewound,
-                            Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                            ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated,
+                            Retrying, Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted,
+                            TextDelta, TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
+from ..plan import PlanStep, plan_title
 from ..view import SessionView
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
@@ -188,6 +189,8 @@ class Display:
         elif isinstance(event, Rewound):
             self.say(f"── /rewind: back to just before prompt {event.to_prompt}; the model does not see what came "
                      "after it", "dim")
+        elif isinstance(event, PlanUpdated):
+            self.say(plan_lines(self.view.plan))
         elif isinstance(event, SubagentResultDelivered):
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
             self.line(Text("↳ ", style="dim") + Text(event.id, style="bold") + Text(f" {mark} {event.status}", style=style)
@@ -253,6 +256,8 @@ class Display:
             self.line(self._child_prefix(child_id) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
         elif isinstance(event, Compacted):
             self.say(self._child_prefix(child_id) + Text(f" · {compacted(event)}", style="dim"))
+        elif isinstance(event, PlanUpdated) and (agent := self.view.subagents.get(child_id)) is not None:
+            self.say(self._child_prefix(child_id) + " " + plan_lines(agent.plan, indent="    "))
         elif isinstance(event, SubagentFinished):
             prefix = self._child_prefix(child_id)
             self._flush_child(child_id)
@@ -469,6 +474,17 @@ class Display:
     def summary(self, name: str, args: dict[str, Any]) -> str:
         """The argument that says what a call does: the path, pattern, command or description."""
         return cut(call_summary(self.tools.get(name) if self.tools else None, args))
+
+
+def plan_lines(steps: list[PlanStep], indent: str = "  ") -> Text:
+    """A plan as a short list: its title, then one line per step (done dim, the current one bold)."""
+    text = Text(plan_title(steps), style="dim")
+    for step in steps:
+        text += Text(f"\n{indent}{step.line}", style=PLAN_STYLES.get(step.status, ""))
+    return text
+
+
+PLAN_STYLES = {"completed": "dim", "in_progress": "bold"}
 
 
 def who(event: ApprovalRequested) -> str:

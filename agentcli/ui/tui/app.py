@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, HistoryCleared, SubagentFinished,
+from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, HistoryCleared, PlanUpdated, SubagentFinished,
                              SubagentStarted, ToolCallFinished, UsageUpdated)
 from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
@@ -43,6 +43,7 @@ from .sink import MergingSink
 from .theme import AGENTCLI_THEME
 from .widgets.conversation import Conversation
 from .widgets.prompt import PromptBar, PromptInput
+from .widgets.plan import PlanBlock
 from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
@@ -103,6 +104,7 @@ class AgentApp(App[int]):
         self.conversation.now = clock
         self.conversation.subagent = self.view.for_call
         self.queued = QueuedMessages()
+        self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt
         self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
         self.panel.now = clock
         self.working = WorkingLine(clock, animate=not testing)
@@ -120,6 +122,7 @@ class AgentApp(App[int]):
             yield self.conversation
             yield self.panel
         yield self.working
+        yield self.plan
         yield self.queued
         yield PromptBar(self.root, blink=not self.testing,
                         commands=slash.custom_commands(self.session.commands) if self.session else [])
@@ -173,6 +176,8 @@ class AgentApp(App[int]):
             self.view.apply(event, self.clock())
             self.working.apply(event)
             await self.conversation.apply(event)
+            if isinstance(event, (PlanUpdated, HistoryCleared)):
+                self.plan.show(self.view.plan)
             if isinstance(event, HistoryCleared):
                 await controls.cleared(self)
         else:

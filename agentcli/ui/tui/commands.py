@@ -195,6 +195,10 @@ async def mcp(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(slash.mcp_report(app.session.mcp), block=True)
 
 
+async def skills(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.skills_report(app.session), block=True)
+
+
 async def resume(app: "AgentApp", arg: str) -> None:
     await controls.pick_session(app)
 
@@ -211,7 +215,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume, "stop": stop,
+    "resume": resume, "stop": stop, "skills": skills,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

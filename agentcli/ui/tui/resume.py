@@ -51,6 +51,7 @@ async def show_restored(app: "AgentApp", limit: int) -> None:
     conversation (earlier ones load on scroll), and the warnings it gave while opening."""
     restored = [visible_event(event) for event in main_events(app.session)]
     app.view.restore(list(app.session.subagents.records.values()), restored)
+    app.plan.show(app.view.plan)
     messages = app.session.main.messages
     if restored:
         await app.conversation.replay(restored, limit=limit)

@@ -16,7 +16,9 @@ from textual.widgets.collapsible import CollapsibleTitle
 from ...format import WITH, WITHOUT, bar, seconds, tokens
 from ..format import one_line, status_icon
 from ..messages import CancelSubagent, OpenTranscript
+from ...plan import plan_title
 from ...view import Subagent
+from .plan import plan_content
 
 
 class EntryTitle(CollapsibleTitle):
@@ -96,6 +98,7 @@ class SubagentEntry(Collapsible):
         self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " · ",
                                               Content.styled(state.type, "$secondary"), "\n", state.description),
                              classes="entry-about")
+        self._plan = Static("", classes="entry-plan -pending")
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
         from textual.widgets import Markdown  # on the first subagent: startup does without markdown-it
@@ -104,7 +107,8 @@ class SubagentEntry(Collapsible):
         self._shown_result = ""
         self.state = state
         self.shared = ""  # the start every entry's description has (see fit)
-        super().__init__(self._about, self._tools, self._files, self._result, title="", id=f"entry-{state.id}")
+        super().__init__(self._about, self._plan, self._tools, self._files, self._result, title="",
+                         id=f"entry-{state.id}")
         # Swap in a title whose enter opens the transcript instead of expanding.
         self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
@@ -151,6 +155,10 @@ class SubagentEntry(Collapsible):
         if state.finished != self.has_class("-finished"):
             self.set_class(state.finished, "-finished")
             self.refresh_bindings()  # no more "x Cancel" in the footer
+        if state.plan:
+            self._plan.remove_class("-pending")
+            self._plan.update(Content.assemble(Content.styled(plan_title(state.plan), "$text-muted"), "\n",
+                                               plan_content(state.plan)))
         recent = state.recent_tools()
         lines = [Content.assemble(status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")), " ",
                                   Content.styled(t.name, "bold"), " ", one_line(t.summary, 40))

@@ -1,0 +1,91 @@
+"""``todo_write``: the agent's plan, which the user sees (Claude Code's ``TodoWrite``, in its input shape).
+
+Each call replaces the whole list: ``todos`` is every item in order, each ``{"content", "status",
+"activeForm"}`` with status ``pending``, ``in_progress`` or ``completed``. The tool checks the list and
+emits it as a ``PlanUpdated`` event (front ends draw it, the store keeps it, so a resumed session shows
+it again); it changes nothing on disk, so it never asks. When to keep a plan is said in the system
+prompt (``context.PLAN_GUIDANCE``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..events import PlanUpdated
+from .base import Tool, ToolContext, ToolError
+
+STATUSES = ("pending", "in_progress", "completed")
+MAX_ITEMS = 100
+MAX_ITEM_CHARS = 1_000
+
+
+class TodoWrite(Tool):
+    name = "todo_write"
+    description = (
+        "Write your plan for the current work as a todo list the user sees. Each call replaces the whole "
+        "list: send every item, in order, with its status (pending, in_progress, completed). Keep exactly "
+        "one item in_progress while you work, and mark an item completed as soon as it is done, not in a "
+        "batch at the end. Use it for work of three or more distinct steps, or when the user gives several "
+        "tasks at once; skip it for a single, simple step or a question.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "todos": {
+                "type": "array",
+                "description": "The whole plan, in order.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "description": "The step, imperative: 'Run the tests'."},
+                        "status": {"type": "string", "enum": list(STATUSES)},
+                        "activeForm": {"type": "string",
+                                       "description": "The step as it is being done: 'Running the tests'."},
+                    },
+                    "required": ["content", "status"],
+                },
+            },
+        },
+        "required": ["todos"],
+    }
+    kind = "read"  # writes nothing: free in every permission mode
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        items = plan_items(args["todos"])
+        ctx.emit(PlanUpdated(items=items, agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+        done = sum(item["status"] == "completed" for item in items)
+        if not items:
+            return "The plan is now empty."
+        return (f"The plan has {len(items)} item{'s' if len(items) != 1 else ''}, {done} completed; the user "
+                "sees it. Keep it current as you work: mark each item completed as soon as it is done.")
+
+    def summary(self, args: dict[str, Any]) -> str:
+        todos = args.get("todos")
+        if not isinstance(todos, list):
+            return ""
+        done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
+        return f"{len(todos)} item{'' if len(todos) == 1 else 's'}, {done} completed"
+
+
+def plan_items(todos: Any) -> list[dict[str, str]]:
+    """The plan as checked items (``content``, ``status``, ``active_form``); ToolError names what is wrong.
+    Claude Code's older fields (``id``, ``priority``) are accepted and left out."""
+    if len(todos) > MAX_ITEMS:
+        raise ToolError(f"todo_write takes at most {MAX_ITEMS} items, not {len(todos)}; group small steps.")
+    items: list[dict[str, str]] = []
+    for number, todo in enumerate(todos, 1):
+        if not isinstance(todo, dict):
+            raise ToolError(f"todo_write: item {number} must be an object with content and status.")
+        content, status, active = todo.get("content"), todo.get("status"), todo.get("activeForm", "")
+        if not isinstance(content, str) or not content.strip():
+            raise ToolError(f"todo_write: item {number} needs a non-empty 'content' string.")
+        if status not in STATUSES:
+            raise ToolError(f"todo_write: item {number} has status {status!r}; use one of {', '.join(STATUSES)}.")
+        if not isinstance(active, str):
+            raise ToolError(f"todo_write: item {number}'s 'activeForm' must be a string.")
+        items.append({"content": _one_line(content), "status": status, "active_form": _one_line(active)})
+    return items
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
