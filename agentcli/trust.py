@@ -25,8 +25,8 @@ from typing import Any, Callable
 
 from . import paths
 from .config import ConfigError, project_settings_sources
-from .core.agents import trust_sources as agent_trust_sources
-from .core.custom_commands import trust_sources as command_trust_sources
+from .core.engine.agents import trust_sources as agent_trust_sources
+from .core.engine.custom_commands import trust_sources as command_trust_sources
 
 
 @dataclass(frozen=True)

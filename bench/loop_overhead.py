@@ -9,11 +9,11 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.files import ReadFile
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text, tool_use
 
 from .common import API_KEY, StandIn, close_session, make_session

@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentcli.core.sandbox import Sandbox
+from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 
 class _AllowAll:

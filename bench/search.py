@@ -7,11 +7,11 @@ import subprocess
 import time
 from typing import Any
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.search import Glob, Grep, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 from tests.fakes.anthropic_server import Reply, text, tool_use
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agentcli.core import request_body
-from agentcli.core.llm import LLM, Credentials, with_cache_breakpoint
-from agentcli.core.request_body import RequestBodies
+from agentcli.core.model import request_body
+from agentcli.core.model.llm import LLM, Credentials, with_cache_breakpoint
+from agentcli.core.model.request_body import RequestBodies
 from tests.fakes.anthropic_server import FakeAnthropic, text
 
 

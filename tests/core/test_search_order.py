@@ -10,7 +10,7 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.search import COMMON_RG_ARGS, GREP_MAX_COLUMNS, Glob, Grep, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 
 def ctx_at(root: Path) -> ToolContext:

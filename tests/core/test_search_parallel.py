@@ -13,7 +13,7 @@ import pytest
 from agentcli.core.tools import search
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.search import COMMON_RG_ARGS, Glob, Grep, compile_glob, name_globs, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.core.test_search_order import sorted_rg, tricky_tree
 from tests.waiting import until
 

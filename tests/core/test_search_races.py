@@ -11,7 +11,7 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.search import Glob, Grep
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.core.test_file_races import exchange
 
 

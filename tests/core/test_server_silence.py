@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 import pytest
 
-from agentcli.core import early_request
+from agentcli.core.model import early_request
 from agentcli.core.events import Retrying
-from agentcli.core.llm import LLM, Credentials, LLMError
+from agentcli.core.model.llm import LLM, Credentials, LLMError
 from tests.waiting import wait_until
 
 Behaviour = Callable[[socket.socket, threading.Event], None]

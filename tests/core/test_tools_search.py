@@ -10,7 +10,7 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext, ToolError
 from agentcli.core.tools.search import Glob, Grep, compile_glob, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 
 @pytest.fixture

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import IO, Any, AsyncIterator, Callable, Literal, Mapping
 
 from ... import __version__
-from .. import secret_env
-from ..tools import processes
+from ..system import secret_env
+from ..system import processes
 from ..tools.base import ToolError
-from ..sandbox import Sandbox, SandboxError, writable_dirs
+from ..system.sandbox import Sandbox, SandboxError, writable_dirs
 from .config import McpConfigError, ServerConfig
 
 State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..content import agentcli_note
-from ..rules import names_tool
+from ..policy.rules import names_tool
 from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
@@ -161,7 +161,7 @@ class ToolRegistry:
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
                 output, blocks = output.output, output.blocks
             if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
-                from .outputs import keep_in_full  # the one full-output store (bash streams into it too)
+                from ..storage.outputs import keep_in_full  # the one full-output store (bash streams into it too)
 
                 output = await asyncio.to_thread(keep_in_full, output, ctx)
         except ToolError as exc:

@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import processes
+from ..system import processes
 from .base import Tool, ToolContext, ToolError, cap_output
 from ..units import seconds
-from .outputs import CappedCopy
+from ..storage.outputs import CappedCopy
 
 UNREAD_KEEP = 60_000  # bytes of unread output kept in memory per shell; older unread output is dropped
 

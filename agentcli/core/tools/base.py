@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ..events import MAIN, Sink
-from ..records import finite, finite_copy
-from ..workspace import Workspace
+from ..storage.records import finite, finite_copy
+from ..system.workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..checkpoints import Checkpoints
-    from ..hooks import Hooks
-    from ..permissions import Permissions
-    from ..sandbox import Sandbox
+    from ..storage.checkpoints import Checkpoints
+    from ..policy.hooks import Hooks
+    from ..policy.permissions import Permissions
+    from ..system.sandbox import Sandbox
     from .background import BackgroundShells
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.

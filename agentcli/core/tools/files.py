@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .. import images
-from ..workspace import OutsideWorkspace
+from ..system.workspace import OutsideWorkspace
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
 from .preview import file_diff
 

@@ -19,10 +19,10 @@ import shutil
 import signal
 from typing import Any, Mapping
 
-from . import processes
-from .. import secret_env
+from ..system import processes
+from ..system import secret_env
 from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
-from .outputs import CappedCopy
+from ..storage.outputs import CappedCopy
 from ..events import Notice
 
 DEFAULT_TIMEOUT = 120  # seconds
@@ -211,7 +211,7 @@ async def sandboxed(ctx: ToolContext) -> bool:
     sandbox = ctx.sandbox
     if sandbox is None:
         return False
-    from ..sandbox import SandboxError
+    from ..system.sandbox import SandboxError
 
     try:
         usable = await asyncio.to_thread(sandbox.usable)
@@ -240,7 +240,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *,
     report: tuple[int, int] | None = None
     if await sandboxed(ctx):
         assert ctx.sandbox is not None
-        from ..sandbox import writable_dirs
+        from ..system.sandbox import writable_dirs
 
         if count_leftovers:
             report = os.pipe()
@@ -340,7 +340,7 @@ class Bash(Tool):
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
         if ctx.checkpoints is None:
             return await self.run_command(command, args, ctx)
-        from ..checkpoints import scan_tree, tree_changes
+        from ..storage.checkpoints import scan_tree, tree_changes
 
         root = ctx.workspace.root
         before = await asyncio.to_thread(scan_tree, root)

@@ -31,7 +31,7 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
-from ...core.llm import start_sdk_import
+from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event

@@ -40,7 +40,7 @@ import threading
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .. import paths
+from ... import paths
 
 MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from typing import Any, Callable
 
-from .tools.base import Tool, ToolContext, ToolError
-from .tools.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
+from ..tools.base import Tool, ToolContext, ToolError
+from ..tools.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
 
 MAIN_ONLY = ("worktree", "worktree_diff")  # tools a subagent is never offered
 BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import paths
+from ... import paths
 from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
-from .llm import resolve_model
+from ..model.llm import resolve_model
 
 if TYPE_CHECKING:
-    from .tools import ToolRegistry
+    from ..tools import ToolRegistry
 
 # Every tool a subagent can be given, by name (task is never offered to subagents).
 READ_TOOLS = ("read_file", "grep", "glob")

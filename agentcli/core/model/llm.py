@@ -20,8 +20,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import early_request, secret_env
-from .events import Retrying, Usage
+from . import early_request
+from ..system import secret_env
+from ..events import Retrying, Usage
 from .key_helper import helper_key
 from .request_body import RequestBodies
 

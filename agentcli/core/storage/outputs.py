@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from .base import ToolContext
-from .files import DEFAULT_LIMIT as READ_PAGE
+from ..tools.base import ToolContext
+from ..tools.files import DEFAULT_LIMIT as READ_PAGE
 
 COPY_CAP_MB = 64.0
 SESSION_CAP_MB = 512.0
