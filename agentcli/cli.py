@@ -250,7 +250,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         return run_tui(settings, root, resume=args.resume, continue_=args.continue_, prompt=args.first_prompt)
 
 
-# What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every
+# What the first request needs (httpx2 sends it: core/model/early_request.py); then the SDK, which every
 # later request goes through (core.llm.import_sdk).
 SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
 sdk_import: threading.Thread | None = None

@@ -103,7 +103,7 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
     from .config import load_settings
     from .core.mcp.config import load
     from .core.mcp.servers import McpServers
-    from .core.tools.shell import command_env
+    from .core.system.secret_env import command_env
     from .trust import answer_for, request_for
     from .ui.slash import mcp_how_to, mcp_report
 

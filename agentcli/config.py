@@ -69,7 +69,7 @@ class Settings:
     max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
-    sandbox: str = "auto"  # the OS sandbox under bash (core/sandbox.py): auto (where bwrap is installed), on, off
+    sandbox: str = "auto"  # the OS sandbox under bash (core/system/sandbox.py): auto (where bwrap is installed), on, off
     sandbox_network: bool = False  # commands in the sandbox may use the network
     search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
     output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output

@@ -39,8 +39,9 @@ from .storage.store import (SessionError, SessionInfo, SessionStore, child_recor
 from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
-from .tools.git import is_git_repo
-from .tools.shell import command_env
+from .tools.worktrees import WorktreeAction, WorktreeDiff
+from .system.git import is_git_repo
+from .system.secret_env import command_env
 from .system.workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
@@ -82,7 +83,7 @@ class SessionSettings(Protocol):
     mcp_startup_timeout: float
     mcp_tool_timeout: float
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
-    # sandbox ("auto", "on" or "off") and sandbox_network (core/sandbox.py).
+    # sandbox ("auto", "on" or "off") and sandbox_network (core/system/sandbox.py).
 
 
 class Session:
@@ -121,7 +122,7 @@ class Session:
                            transcript_path=str(self.store.main_path) if self.store else "", sandbox=self.sandbox)
         self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
-        worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
+        worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,

@@ -1,4 +1,4 @@
-"""How core/bash_syntax.py reads a line: words after quote removal, what it cannot tell, and when it loads."""
+"""How core/policy/bash_syntax.py reads a line: words after quote removal, what it cannot tell, and when it loads."""
 
 from __future__ import annotations
 

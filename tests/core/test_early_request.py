@@ -1,4 +1,4 @@
-"""The first request while the SDK still imports goes out with httpx2 (core/early_request.py). Each
+"""The first request while the SDK still imports goes out with httpx2 (core/model/early_request.py). Each
 scenario runs twice against the stand-in server, once that way and once the normal way (the SDK's
 ``post``), and both must give the same reply, the same error, the same retries and the same headers."""
 

@@ -10,7 +10,8 @@ import pytest
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.git import GIT_ENV, find_repository, is_git_repo, main_branch, snapshot
+from agentcli.core.system.git import GIT_ENV, find_repository, is_git_repo
+from agentcli.core.tools.git import main_branch, snapshot
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 

@@ -8,7 +8,8 @@ import pytest
 
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.storage.outputs import keep_in_full
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
 from tests.waiting import until

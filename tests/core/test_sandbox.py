@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.system.sandbox import Sandbox, SandboxError
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
 from tests.core.test_processes import AllowAll, gone, running
@@ -284,7 +285,7 @@ async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspac
     """A server from the workspace's .mcp.json writes where it may (the workspace) and nowhere else."""
     from agentcli.core.mcp.config import parse
     from agentcli.core.mcp.servers import McpServers
-    from agentcli.core.tools.shell import command_env
+    from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 
     inside, outside = workspace / "inside.pid", home / "outside.pid"

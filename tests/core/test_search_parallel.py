@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.tools import search
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.search import COMMON_RG_ARGS, Glob, Grep, compile_glob, name_globs, rg_path
 from agentcli.core.system.workspace import Workspace
 from tests.core.test_search_order import sorted_rg, tricky_tree

@@ -52,7 +52,7 @@ class AgentType:
     timeout: float | None = None  # seconds; at most the configured ceiling
     prompt: str = ""  # added to the subagent system prompt
     memory: bool = False  # whether the project memory (AGENTS.md, CLAUDE.md) reaches it: see changes_things
-    isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
+    isolation: str | None = None  # "worktree": it works in its own git worktree (core/storage/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
     project: bool = False  # from the workspace's own files (not the user's folder)
 

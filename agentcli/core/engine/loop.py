@@ -20,7 +20,8 @@ from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, R
                      ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
 from ..model.llm import LLM, LLMError, ModelReply
-from ..tools import ToolOutcome, ToolRegistry
+from ..tools.base import ToolOutcome
+from ..tools import ToolRegistry
 from ..tools.base import ToolContext
 
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."

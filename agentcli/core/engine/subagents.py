@@ -23,7 +23,8 @@ from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished,
 from ..model.llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
 from ..tools import Tool, ToolRegistry
-from ..tools.base import ToolContext, ToolError
+from ..tools.base import ToolContext
+from ..errors import ToolError
 from ..units import seconds, tokens
 from ..system.workspace import Workspace
 

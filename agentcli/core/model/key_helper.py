@@ -34,7 +34,7 @@ def load_helper_key(command: str, timeout: float = HELPER_TIMEOUT) -> None:
 def run_helper(command: str, timeout: float = HELPER_TIMEOUT) -> str:
     import subprocess
 
-    from ..tools.shell import command_env
+    from ..system.secret_env import command_env
 
     try:
         proc = subprocess.Popen(["/bin/sh", "-c", command], env=command_env(), stdin=subprocess.DEVNULL,

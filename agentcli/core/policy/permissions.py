@@ -185,7 +185,7 @@ class Permissions:
             async with self._asking:
                 decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                 if decision.verdict == "ask":
-                    from ..tools.base import ToolError  # here: config.py imports this module on the way to the app
+                    from ..errors import ToolError  # here: config.py imports this module on the way to the app
                     try:
                         diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                     except ToolError as exc:

@@ -23,7 +23,7 @@ parent stays alive is found only once that parent has died.
 
 Both need agentcli alive. When it is SIGKILLed, what it started directly gets SIGKILL from the
 kernel (``PR_SET_PDEATHSIG``, ``die_with_parent``); what those started lives on, unless the OS
-sandbox ran them (``core/sandbox.py``): its PID namespace dies with agentcli, and a daemon that
+sandbox ran them (``core/system/sandbox.py``): its PID namespace dies with agentcli, and a daemon that
 left its call's session and environment dies with the call, found or not.
 """
 
@@ -244,3 +244,54 @@ def kill_now(markers: list[str]) -> None:
         return
     wanted = set(markers)
     _kill([pid for pid in _pids() if _marker_of(pid) in wanted], signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count, where /proc tells)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while loop.time() < deadline and _group_alive(pgid):
+            await asyncio.sleep(0.05)
+    finally:  # also when cancelled while waiting
+        if _group_alive(pgid):
+            _signal_group(pgid, signal.SIGKILL)

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+from .caps import OUTPUT_CAP
+from .base import Tool, ToolContext
+from ..errors import ToolError
 from .files import _open_dir, _os_error, open_file, resolve_path
-from .shell import command_env
+from ..system.secret_env import command_env
 
 T = TypeVar("T")
 # Reading rg's output: rg on many threads writes each file's lines on their own.

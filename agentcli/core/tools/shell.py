@@ -17,11 +17,15 @@ import os
 import re
 import shutil
 import signal
-from typing import Any, Mapping
+from typing import Any
 
 from ..system import processes
-from ..system import secret_env
-from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
+from ..system.processes import _group_alive, stop_group
+from ..system.git import untrusted_git_env
+from ..system.secret_env import command_env
+from .caps import BASH_CAP, cap_output, decode
+from .base import Tool, ToolContext
+from ..errors import ToolError
 from ..storage.outputs import CappedCopy
 from ..events import Notice
 
@@ -29,7 +33,6 @@ DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 1.0  # seconds to wait for end of output after the command itself exited
-BASH_CAP = OUTPUT_CAP - 1_000  # room for the status lines, so the registry never cuts again
 _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
 _TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
 
@@ -38,78 +41,6 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("", "0", "false", "no", "off")
     return bool(value)
-
-
-def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for every process agentcli starts: ``base`` (default os.environ) without secrets.
-
-    A variable is a secret when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-    CREDENTIAL, ignoring case, or it is ANTHROPIC_BASE_URL with a user:password@ in it. With
-    ``keep_secrets`` they stay, and without ``base`` the secrets held in memory come back too.
-    """
-    if base is None:
-        env = secret_env.environ() if keep_secrets else dict(os.environ)
-    else:
-        env = dict(base)
-    if not keep_secrets:
-        env = secret_env.without_secrets(env)
-    env.pop(secret_env.HANDOVER_VAR, None)
-    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
-    return env
-
-
-# ---------------------------------------------------------------- process groups
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send ``sig`` to the group; False when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies do not count, where /proc tells)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        while loop.time() < deadline and _group_alive(pgid):
-            await asyncio.sleep(0.05)
-    finally:  # also when cancelled while waiting
-        if _group_alive(pgid):
-            _signal_group(pgid, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- output capture
@@ -175,13 +106,6 @@ class _Capture(asyncio.Protocol):
         return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-
-
-def decode(data: bytes) -> str:
-    return _ANSI.sub("", data.decode("utf-8", errors="replace"))
-
-
 def _seconds(value: float) -> str:
     return f"{value:g}"
 
@@ -230,8 +154,6 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *,
     many processes the command left running when it ended (None outside the sandbox)."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
-    from .git import untrusted_git_env  # git.py imports this module
-
     env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     argv = [bash, "-c", command]
@@ -335,7 +257,7 @@ class Bash(Tool):
         if not command.strip():
             raise ToolError("The command is empty.")
         if args.get("run_in_background"):
-            shell = await ctx.shells.start(command, ctx)
+            shell = await ctx.shells.start(command, ctx, spawn)
             return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
         if ctx.checkpoints is None:
@@ -444,5 +366,3 @@ class Bash(Tool):
             raise ToolError(f"Command failed with exit code {code}.\n{body}")
         return body
 
-
-from .background import BashOutput, KillBash  # noqa: E402  (the tools that go with run_in_background)

@@ -146,7 +146,7 @@ class PlainApp:
 
     async def send(self, text: str) -> Any:
         """One user message. The first does not wait here for the SDK import ``run`` started: the model
-        client waits for the SDK only where it needs it (core/llm.py)."""
+        client waits for the SDK only where it needs it (core/model/llm.py)."""
         return await self.session.send(text)
 
     def end_by_signal(self, signum: int) -> None:
