@@ -57,7 +57,9 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
+# The import contracts first (pyproject.toml, [tool.importlinter]): a layer broken by one import fails at once.
 test: $(STAMP) sandbox-tool
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
