@@ -10,7 +10,8 @@ from typing import Any
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import Glob, Grep, rg_path
+from agentcli.core.tools.search import Glob, Grep
+from agentcli.core.tools.rg import rg_path
 from agentcli.core.system.workspace import Workspace
 
 from tests.fakes.anthropic_server import Reply, text, tool_use

@@ -11,7 +11,8 @@ import pytest
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import _run_rg, timeout_note
+from agentcli.core.tools.rg import _run_rg
+from agentcli.core.tools.search import timeout_note
 from agentcli.core.system.workspace import Workspace
 
 
