@@ -13,7 +13,7 @@ def main() -> None:
         sys.stdout.write(f"agentcli {__version__}\n")
         return
     gc.disable()  # startup makes no garbage worth a pass; cli.run turns collection back on (see there)
-    from .core.secret_env import start_without_secrets, undumpable
+    from .core.system.secret_env import start_without_secrets, undumpable
 
     start_without_secrets()  # first: a restart (where the wipe cannot be done) then costs one bare start
     undumpable()  # then no other process of the user can read this one's memory, where the key now is

@@ -35,7 +35,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .core.permissions import MODES
+    from .core.policy.permissions import MODES
 
     p = Parser(prog="agentcli", usage="agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
                description="A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
@@ -130,7 +130,7 @@ def first_prompt(args: argparse.Namespace) -> None:
 
 
 def thinking_flag(text: str) -> str:
-    from .core.llm import thinking_mode
+    from .core.model.llm import thinking_mode
 
     try:
         return thinking_mode(text)
@@ -150,7 +150,7 @@ def positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     if argv is None:  # the real command line: nothing agentcli starts may find a key in its environment
-        from .core.secret_env import start_without_secrets
+        from .core.system.secret_env import start_without_secrets
 
         start_without_secrets()
     try:
@@ -174,8 +174,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def user_error_code(exc: Exception) -> int | None:
     """The exit code for an error a user can cause (bad settings 2, a session or key helper 1), else None."""
     from .config import ConfigError
-    from .core.key_helper import KeyHelperError
-    from .core.store import SessionError
+    from .core.model.key_helper import KeyHelperError
+    from .core.storage.store import SessionError
 
     if isinstance(exc, ConfigError):
         return 2
@@ -204,8 +204,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if args.headless:
         start_sdk_import()
     from .config import load_settings
-    from .core.key_helper import load_helper_key
-    from .core.store import resume_target
+    from .core.model.key_helper import load_helper_key
+    from .core.storage.store import resume_target
 
     if args.resume is not None and not args.resume.strip():
         raise UsageError("--resume needs a session id; 'agentcli sessions list' shows them")
@@ -255,7 +255,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
 def run_acp(argv: list[str]) -> int:
     """`agentcli acp`: an ACP agent on stdio; each session's settings are loaded for the client's cwd."""
-    from .core.permissions import MODES
+    from .core.policy.permissions import MODES
 
     p = Parser(prog="agentcli acp", description="An Agent Client Protocol agent on standard input and output, "
                                                  "for editors (docs/acp.md).")
@@ -264,7 +264,7 @@ def run_acp(argv: list[str]) -> int:
     args = p.parse_args(argv)
     gc.enable()  # __main__ turned it off for the startup imports
     from .config import load_settings
-    from .core.key_helper import load_helper_key
+    from .core.model.key_helper import load_helper_key
     from .ui.acp import run_acp as serve
 
     def settings_for(workspace: Path, trusted: bool, mcp_config: list[str]) -> "Settings":
@@ -277,7 +277,7 @@ def run_acp(argv: list[str]) -> int:
     return serve(settings_for, mode=args.permission_mode)
 
 
-# What the first request needs (httpx2 sends it: core/early_request.py); then the SDK, which every
+# What the first request needs (httpx2 sends it: core/model/early_request.py); then the SDK, which every
 # later request goes through (core.llm.import_sdk).
 SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
 sdk_import: threading.Thread | None = None
@@ -287,7 +287,7 @@ def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
     and the first request goes out (it does not wait for the SDK: ``LLM._open_early``)."""
     global sdk_import
-    from .core.llm import start_sdk_import as start
+    from .core.model.llm import start_sdk_import as start
 
     sdk_import = start(*SDK_MODULES) or sdk_import
 
@@ -379,7 +379,7 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
 def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
                   ) -> "tuple[Session, HeadlessOutput] | None":
     """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
-    from .core.llm import MissingCredentials, resolve_credentials
+    from .core.model.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
     from .scripting import prepare_session, session_options
     from .ui.headless import make_headless_output

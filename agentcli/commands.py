@@ -33,7 +33,7 @@ def worktrees_command(action: str, ident: str | None, root: Path) -> int:
     """`agentcli worktrees list|diff|merge|discard ID`: what /diff, /merge and /discard do in the app."""
     import sys
 
-    from .core import worktrees
+    from .core.storage import worktrees
     from .ui.escapes import visible
 
     try:
@@ -60,7 +60,7 @@ def list_agents(root: Path) -> int:
 
     from . import paths
     from .config import load_settings
-    from .core.agents import load_agent_types
+    from .core.engine.agents import load_agent_types
     from .ui.escapes import visible
 
     settings = load_settings(root)
@@ -103,7 +103,7 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
     from .config import load_settings
     from .core.mcp.config import load
     from .core.mcp.servers import McpServers
-    from .core.tools.shell import command_env
+    from .core.system.secret_env import command_env
     from .trust import answer_for, request_for
     from .ui.slash import mcp_how_to, mcp_report
 
@@ -115,7 +115,7 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
         return 0
 
     async def check() -> str:
-        from .core.sandbox import Sandbox
+        from .core.system.sandbox import Sandbox
 
         sandbox = Sandbox.for_setting(settings.sandbox, settings.sandbox_network)  # as in a session
         servers = McpServers(settings.mcp_servers, root=root, env=command_env(settings.keep_secret_env),

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
-from .core import secret_env
-from .core.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
-from .core.llm import DEFAULT_MODEL, resolve_model, thinking_mode
-from .core.permissions import MODES
-from .core.rules import LISTS, RuleError, merge_lists
-from .core.sandbox import MODES as SANDBOX_MODES
+from .core.system import secret_env
+from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
+from .core.model.llm import DEFAULT_MODEL, resolve_model, thinking_mode
+from .core.policy.permissions import MODES
+from .core.policy.rules import LISTS, RuleError, merge_lists
+from .core.system.sandbox import MODES as SANDBOX_MODES
 
 
 MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; every other number must be positive
@@ -71,7 +71,7 @@ class Settings:
     max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
     compact_threshold: float = 0.85  # compact the context when it is this full
     keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
-    sandbox: str = "auto"  # the OS sandbox under bash (core/sandbox.py): auto (where bwrap is installed), on, off
+    sandbox: str = "auto"  # the OS sandbox under bash (core/system/sandbox.py): auto (where bwrap is installed), on, off
     sandbox_network: bool = False  # commands in the sandbox may use the network
     # Without the network: hosts commands in the sandbox may reach through its proxy ("pypi.org", "*.npmjs.org").
     sandbox_allowed_hosts: list[str] = field(default_factory=list)

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .core.checkpoints import Checkpoints
+from .core.storage.checkpoints import Checkpoints
 from .core.events import Rewound
-from .core.history import history_before, user_prompts
-from .core.store import SessionError, SessionStore, find_session, in_use, read_records
+from .core.engine.history import history_before, user_prompts
+from .core.storage.store import SessionError, SessionStore, find_session, in_use, read_records
 from .ui.escapes import visible
 from .ui.rewind import restore_lines, rewind_list
 

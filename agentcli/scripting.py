@@ -17,7 +17,7 @@ from .cli import UsageError
 
 if TYPE_CHECKING:
     from .core.session import Session
-    from .core.workspace import Workspace
+    from .core.system.workspace import Workspace
 
 # Claude Code's tool names in --tools, and the agentcli tools each stands for.
 TOOL_NAMES: dict[str, tuple[str, ...]] = {
@@ -139,7 +139,7 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
     tool agentcli does not have is a usage error."""
     if not values:  # the usual case: the tools (the engine's biggest import) load with the session instead
         return []
-    from .core.rules import ALIASES, Rule, RuleError
+    from .core.policy.rules import ALIASES, Rule, RuleError
     from .core.tools import default_tools
 
     known = {tool.name for tool in default_tools()} | {"task", "skill"} | set(ALIASES)
@@ -208,9 +208,9 @@ class SessionOptions:
 
 
 def session_options(args: argparse.Namespace, root: Path, model: str) -> SessionOptions:
-    from .core.llm import price_for
-    from .core.store import project_dir
-    from .core.workspace import Workspace
+    from .core.model.llm import price_for
+    from .core.storage.store import project_dir
+    from .core.system.workspace import Workspace
 
     if args.max_budget_usd is not None and price_for(model) is None:
         raise UsageError(f"--max-budget-usd needs a model whose price agentcli knows; {model} "

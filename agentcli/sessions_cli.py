@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from .core.checkpoints import checkpoint_bytes
+from .core.storage.checkpoints import checkpoint_bytes
 from .core.events import SubagentFinished
-from .core.history import replay_events, subagent_record
-from .core.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
+from .core.engine.history import replay_events, subagent_record
+from .core.storage.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
     read_records, session_info
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
@@ -131,7 +131,7 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
 
 def worktree_lines(info: SessionInfo) -> Iterator[str]:
     """The session's subagent worktrees not yet merged or discarded, and how to deal with them."""
-    from .core import worktrees
+    from .core.storage import worktrees
 
     try:
         kept = [w for w in worktrees.listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []

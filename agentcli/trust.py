@@ -26,9 +26,9 @@ from typing import Any, Callable
 
 from . import paths
 from .config import ConfigError, project_settings_sources
-from .core.agents import trust_sources as agent_trust_sources
-from .core.custom_commands import trust_sources as command_trust_sources
-from .core.skills import trust_sources as skill_trust_sources
+from .core.engine.agents import trust_sources as agent_trust_sources
+from .core.engine.custom_commands import trust_sources as command_trust_sources
+from .core.engine.skills import trust_sources as skill_trust_sources
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def _git_sources(root: Path) -> list[Source]:
     """The repository's own git config (``.git/config`` and what it includes) where it names a program for
     git to run, or includes another file, and the hooks in its hooks folder: an archive can carry them, and
     git run through bash runs them as configured only in a trusted workspace (``untrusted_git_env``)."""
-    from .core.tools.git import REPOSITORY_TRUST, repository_config, repository_hooks
+    from .core.system.git import REPOSITORY_TRUST, repository_config, repository_hooks
 
     by_file: dict[str, list[tuple[str, str]]] = {}
     for file, key, value in repository_config(root, REPOSITORY_TRUST):

@@ -178,7 +178,7 @@ def measure_headless(section: Section, server: StandIn, binary: Path, version: s
     for k, name in enumerate(HEADLESS):
         section.compare(name, [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs], digits=0,
                         note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
-                        "request and its reply do not wait for the SDK import (core/early_request.py)")
+                        "request and its reply do not wait for the SDK import (core/model/early_request.py)")
 
 
 def run(work: Path, runs: int = 5) -> Section:

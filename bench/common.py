@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 from agentcli.config import Settings
 from agentcli.core.events import Event
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
 
 StandIn = FakeAnthropic  # the stand-in server sets TCP_NODELAY itself, as real API front ends do

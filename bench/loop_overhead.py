@@ -9,11 +9,11 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.files import ReadFile
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text, tool_use
 
 from .common import API_KEY, StandIn, close_session, make_session
@@ -108,7 +108,7 @@ async def _one(kind: str, server: FakeAnthropic, root: Path, turns: int, traced:
 
 async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> None:
     import anthropic  # noqa: F401 - before the first session: the steady state, where every call goes through
-    # the SDK (a session that starts while the SDK is not imported sends early, core/early_request.py, and
+    # the SDK (a session that starts while the SDK is not imported sends early, core/model/early_request.py, and
     # imports it in a thread that would run, and compete for the GIL, through half the measured turns)
 
     script = Script()
@@ -127,7 +127,7 @@ async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> No
                 mem[kind].append((await _one(kind, server, root, TURNS, True))[1])
     section.compare("ms per turn, excluding the model", ms["agentcli"], "bare SDK loop", ms["bare"], digits=2,
                     note="target ≤ 0.6×; what did it: the body goes out as prepared bytes through the client's `post`, "
-                         "each history message's JSON kept (core/request_body.py), and the message is put together "
+                         "each history message's JSON kept (core/model/request_body.py), and the message is put together "
                          "from the raw events (llm.Accumulator). A cProfile of the old path, per call at 200 turns: the "
                          "SDK's copy of the history (`copy_tree`, 4.4 ms under the profiler), its re-serialization (1.7 ms) and "
                          "its MessageStream's accumulation (2 ms, most of it `ParsedMessage[...]` generics built per "

@@ -9,7 +9,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from agentcli.core.tools.search import rg_path
+from agentcli.core.tools.rg import rg_path
 
 PACKAGES = ("agentcli", "textual", "rich", "anthropic", "prompt-toolkit", "ripgrep")
 

@@ -17,7 +17,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from agentcli.config import Settings
 from agentcli.core.events import TextDelta
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 
 from .common import API_KEY, StandIn, screen_text
 from .markdown_doc import END, tokens

@@ -2,7 +2,7 @@
 
 Times ``bash -c true`` three ways, each CALLS times (default 100), and prints the median and the
 quartiles in milliseconds: started bare with ``subprocess``, through the bash tool without the
-sandbox, and through the bash tool inside bwrap (core/sandbox.py). The difference between the last
+sandbox, and through the bash tool inside bwrap (core/system/sandbox.py). The difference between the last
 two is the sandbox's cost. Not part of ``python -m bench``'s table yet.
 """
 
@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentcli.core.sandbox import Sandbox
+from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 
 class _AllowAll:

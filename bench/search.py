@@ -7,11 +7,12 @@ import subprocess
 import time
 from typing import Any
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import Glob, Grep, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools.search import Glob, Grep
+from agentcli.core.tools.rg import rg_path
+from agentcli.core.system.workspace import Workspace
 
 from tests.fakes.anthropic_server import Reply, text, tool_use
 
@@ -40,7 +41,7 @@ GREP_WHY = ("target ≤ 1.1×; what did it: rg searches on all its threads (`--s
             "from 22 to about 8 ms; what is left: that parsing, and the tool's rg options (hidden files, .gitignore "
             "without git, long lines cut), which cost about 5% more CPU than the bare command")
 IN_RUN_WHY = ("what costs most: the SDK import, which runs in a thread from launch for about a second (the "
-              "first requests go out without it, core/early_request.py) while this stand-in answers at once: it "
+              "first requests go out without it, core/model/early_request.py) while this stand-in answers at once: it "
               "competes with rg for the two cores; the next row holds the first reply as a model would")
 HELD = 1.5  # seconds the first reply is held in the third row: the SDK import has ended by then
 GLOB_WHY = ("target ≤ 1.5×; what did it: rg lists only names the pattern's last part can match (a file type, "

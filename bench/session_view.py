@@ -96,7 +96,7 @@ async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
         app: App[Any] = BareScroll(json.loads((root / "heights.json").read_text()))
     else:
         from agentcli.config import Settings
-        from agentcli.core.llm import LLM, Credentials
+        from agentcli.core.model.llm import LLM, Credentials
         from agentcli.ui.tui.app import make_app
 
         llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))

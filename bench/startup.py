@@ -71,7 +71,7 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
                     [b[0] for b in bare], digits=0,
                     note="arrival time on the server's clock; target ≤ 0.9×; what did it: the first request does "
                          "not wait for the `anthropic` import (about 1 s): it goes out with httpx2 (0.1 s to import) "
-                         "and its reply is read at once (core/early_request.py), while the SDK imports in a thread "
+                         "and its reply is read at once (core/model/early_request.py), while the SDK imports in a thread "
                          "for errors and every later call")
     section.compare("agentcli -p: final answer to exit", [o[1] for o in ours], "bare SDK script",
                     [b[1] for b in bare], digits=0, note="target ≤ 100 ms; from the server's last byte to the "

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from agentcli.config import Settings
 from agentcli.core.events import (AssistantMessage, SubagentFinished, SubagentStarted, ToolCallFinished,
                                   ToolCallStarted, TurnStarted, Usage, UserMessage)
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 
 from .common import API_KEY
 from .stats import Section

@@ -12,9 +12,9 @@ from hypothesis import settings
 
 from agentcli.config import Settings
 from agentcli.core.events import Event
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic
 
 API_KEY = "sk-ant-test-SECRET-0123456789"

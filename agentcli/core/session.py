@@ -11,35 +11,39 @@ import dataclasses
 from concurrent.futures import Future
 from typing import Any, Callable, Protocol
 
-from . import compaction, images, secret_env, worktrees
-from .agents import AgentType, load_agent_types
-from .checkpoints import Checkpoint, Checkpoints, Restore
-from .worktrees import WorktreeError
-from .context import current_mode, main_system_prompt
-from .custom_commands import CustomCommand, find as find_command, load_commands
+from .engine import compaction
+from . import images
+from .system import secret_env
+from .storage import worktrees
+from .engine.agents import AgentType, load_agent_types
+from .storage.checkpoints import Checkpoint, Checkpoints, Restore
+from .storage.worktrees import WorktreeError
+from .engine.context import current_mode, main_system_prompt
+from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
-from .history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
-from .hooks import Hooks, parse_hooks
-from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
+from .engine.history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
+from .policy.hooks import Hooks, parse_hooks
+from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
 from .mcp.config import ServerConfig
 from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
-from .loop import Agent, RunResult
-from .permissions import MODES, Permissions
-from .rules import Rule
-from .sandbox import Sandbox
-from .skills import Skill, SkillTool, catalog, load_skills
-from .subagents import Budgets, SubagentRecord, Subagents, TaskTool
-from .store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
+from .engine.loop import Agent, RunResult
+from .policy.permissions import MODES, Permissions
+from .policy.rules import Rule
+from .system.sandbox import Sandbox
+from .engine.skills import Skill, SkillTool, catalog, load_skills
+from .engine.subagents import Budgets, SubagentRecord, Subagents, TaskTool
+from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)
-from .threads import in_thread
+from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
-from .tools.git import is_git_repo
-from .tools.shell import command_env
-from .workspace import Workspace
+from .tools.worktrees import WorktreeAction, WorktreeDiff
+from .system.git import is_git_repo
+from .system.secret_env import command_env
+from .system.workspace import Workspace
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
@@ -80,7 +84,7 @@ class SessionSettings(Protocol):
     mcp_startup_timeout: float
     mcp_tool_timeout: float
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
-    # sandbox ("auto", "on" or "off") and sandbox_network (core/sandbox.py).
+    # sandbox ("auto", "on" or "off") and sandbox_network (core/system/sandbox.py).
 
 
 class Session:
@@ -123,7 +127,7 @@ class Session:
                            transcript_path=str(self.store.main_path) if self.store else "", sandbox=self.sandbox)
         self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
-        worktree_tools = [worktrees.WorktreeDiff(self.id), worktrees.WorktreeAction(self.id)] if in_git else []
+        worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         skill_tools = [self.skill_tool] if self.skills else []
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools, *skill_tools])
         self.interactive = interactive

@@ -23,7 +23,7 @@ INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repos
 
 
 def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..core import secret_env
+    from ..core.system import secret_env
     from ..ui.slash import TEMPORARY_HOME
     from .sample import write_sample
     from .server import DemoServer

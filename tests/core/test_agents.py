@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentcli import cli, paths
-from agentcli.core.agents import BUILT_IN, GIT_TOOLS, TOOL_NAMES, load_agent_types, parse_agent_file
+from agentcli.core.engine.agents import BUILT_IN, GIT_TOOLS, TOOL_NAMES, load_agent_types, parse_agent_file
 from agentcli.core.events import Notice, SubagentStarted
-from agentcli.core.frontmatter import FrontmatterError, split_frontmatter
+from agentcli.core.engine.frontmatter import FrontmatterError, split_frontmatter
 from agentcli.core.tools import default_tools
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_names, tool_use,
                                           tool_use_block)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from agentcli.core.events import ALLOW_SESSION, DENY, ApprovalRequested
-from agentcli.core.permissions import Permissions
-from agentcli.core.rules import Rule, split_command
+from agentcli.core.policy.permissions import Permissions
+from agentcli.core.policy.rules import Rule, split_command
 from agentcli.core.tools.shell import Bash
 from tests.core.test_permissions import answer_with, results_of
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_use_block

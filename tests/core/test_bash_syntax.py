@@ -1,4 +1,4 @@
-"""How core/bash_syntax.py reads a line: words after quote removal, what it cannot tell, and when it loads."""
+"""How core/policy/bash_syntax.py reads a line: words after quote removal, what it cannot tell, and when it loads."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from agentcli.core.rules import command_rule, split_command
+from agentcli.core.policy.rules import command_rule, split_command
 
 
 def test_tree_sitter_loads_at_the_first_bash_decision_not_at_startup():
-    code = ("import sys, agentcli.core.session, agentcli.core.permissions as p; print('tree_sitter' in sys.modules); "
+    code = ("import sys, agentcli.core.session, agentcli.core.policy.permissions as p; print('tree_sitter' in sys.modules); "
             "from agentcli.core.tools.shell import Bash; p.Permissions().decide(Bash(), {'command': 'ls'}, None); "
             "print('tree_sitter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcli.core.rules import split_command
+from agentcli.core.policy.rules import split_command
 
 PROGRAMS = ("a", "b", "c")
 STUBS = PROGRAMS + ("time",)  # `time` is a program after a pipe, a keyword elsewhere

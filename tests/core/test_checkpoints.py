@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from agentcli.config import Settings
-from agentcli.core.checkpoints import BASH_UNKNOWN, TOO_LARGE
+from agentcli.core.storage.checkpoints import BASH_UNKNOWN, TOO_LARGE
 from agentcli.core.events import Rewound
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import SessionError, open_session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agentcli.core.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
+from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import agentcli_note, readable
 from agentcli.core.events import Compacted
 from tests.core.test_sessions import resume  # noqa: F401 (a fixture)

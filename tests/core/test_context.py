@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from agentcli import paths
-from agentcli.core.context import (GIT_STATUS_LINES, MEMORY_FILE_CAP, MEMORY_TOTAL_CAP, main_system_prompt,
+from agentcli.core.engine.context import (GIT_STATUS_LINES, MEMORY_FILE_CAP, MEMORY_TOTAL_CAP, main_system_prompt,
                                    subagent_system_prompt)
-from agentcli.core.agents import BUILT_IN, parse_agent_file
-from agentcli.core.workspace import Workspace
+from agentcli.core.engine.agents import BUILT_IN, parse_agent_file
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_use
 

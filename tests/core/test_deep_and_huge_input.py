@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 from agentcli.core.events import UserMessage
-from agentcli.core.records import MAX_DEPTH, TOO_DEEP, record_problem
-from agentcli.core.store import SessionStore, mend_tail, read_records
+from agentcli.core.storage.records import MAX_DEPTH, TOO_DEEP, record_problem
+from agentcli.core.storage.store import SessionStore, mend_tail, read_records
 from tests.fakes.anthropic_server import last_user_text, text
 
 DEEP = "[" * 100_000 + "]" * 100_000  # the JSON decoder's own recursion gives up on this

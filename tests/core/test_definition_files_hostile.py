@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agentcli import paths
-from agentcli.core.agents import load_agent_types
-from agentcli.core.context import main_system_prompt
-from agentcli.core.custom_commands import load_commands
+from agentcli.core.engine.agents import load_agent_types
+from agentcli.core.engine.context import main_system_prompt
+from agentcli.core.engine.custom_commands import load_commands
 from agentcli.core.events import Notice
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import text
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsecret\n"

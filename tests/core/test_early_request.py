@@ -1,4 +1,4 @@
-"""The first request while the SDK still imports goes out with httpx2 (core/early_request.py). Each
+"""The first request while the SDK still imports goes out with httpx2 (core/model/early_request.py). Each
 scenario runs twice against the stand-in server, once that way and once the normal way (the SDK's
 ``post``), and both must give the same reply, the same error, the same retries and the same headers."""
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agentcli.core import early_request
-from agentcli.core.llm import LLM, Credentials, LLMError, ModelReply
+from agentcli.core.model import early_request
+from agentcli.core.model.llm import LLM, Credentials, LLMError, ModelReply
 from tests.fakes.anthropic_server import (
     FakeAnthropic, error, reply, stream_error, text, text_block, thinking_block, tool_use, tool_use_block,
 )
@@ -198,7 +198,7 @@ def test_a_proxy_setting_sends_the_normal_way(server: FakeAnthropic, monkeypatch
 
 SCRIPT = """
 import asyncio, importlib, sys
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 
 async def main():
     llm = LLM(credentials=Credentials(api_key=sys.argv[2], base_url=sys.argv[1]))

@@ -8,10 +8,10 @@ from agentcli.config import Settings
 from agentcli.core.content import agentcli_note
 from agentcli.core.events import (STATUSES, HistoryCleared, Notice, Retrying, SubagentFinished, SubagentStarted,
                                   ToolCallFinished, ToolCallStarted, UserMessage, event_from_dict)
-from agentcli.core.llm import LLM, Credentials
-from agentcli.core.loop import CUT_OFF
+from agentcli.core.model.llm import LLM, Credentials
+from agentcli.core.engine.loop import CUT_OFF
 from agentcli.core.session import open_session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from agentcli.ui.format import seconds
 from agentcli.ui.plain.display import STATUS_MARKS
 from agentcli.ui.tui.format import STATUS_ICONS, STATUS_STYLES

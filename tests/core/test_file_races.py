@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.events import Notice
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import RACE_ROUNDS
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use_block)

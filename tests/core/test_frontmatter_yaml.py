@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.core.agents import load_agent_types, parse_agent_file
-from agentcli.core.custom_commands import load_commands
-from agentcli.core.frontmatter import MAX_DEPTH, MAX_VALUES, FrontmatterError, split_frontmatter
+from agentcli.core.engine.agents import load_agent_types, parse_agent_file
+from agentcli.core.engine.custom_commands import load_commands
+from agentcli.core.engine.frontmatter import MAX_DEPTH, MAX_VALUES, FrontmatterError, split_frontmatter
 
 
 def test_anchors_aliases_and_merge_keys_are_read():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.context import main_system_prompt
-from agentcli.core.workspace import Workspace
+from agentcli.core.engine.context import main_system_prompt
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, git
 from tests.core.test_git_tools import call
 

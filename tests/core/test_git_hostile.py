@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.context import main_system_prompt
-from agentcli.core.permissions import Permissions
+from agentcli.core.engine.context import main_system_prompt
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, git
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA"

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.git import GIT_ENV, find_repository, is_git_repo, main_branch, snapshot
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.git import GIT_ENV, find_repository, is_git_repo
+from agentcli.core.tools.git import main_branch, snapshot
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 
 GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_blame"]

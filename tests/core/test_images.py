@@ -11,9 +11,9 @@ from pathlib import Path
 
 from agentcli.config import Settings
 from agentcli.core.events import ToolCallFinished, UserMessage
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import open_session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import text, tool_use
 

@@ -39,7 +39,7 @@ def test_core_imports_neither_the_config_reader_nor_any_front_end():
 
 
 def test_the_tools_import_neither_the_loop_nor_the_subagents():
-    assert offenders("core/tools", ("agentcli.core.loop", "agentcli.core.subagents")) == []
+    assert offenders("core/tools", ("agentcli.core.engine.loop", "agentcli.core.engine.subagents")) == []
 
 
 def test_no_front_end_imports_a_private_textual_module():
@@ -53,8 +53,8 @@ def test_the_check_sees_relative_and_absolute_imports():
     """It would have caught what it forbids, such as session.py's ``from ..config import Settings`` of before."""
     session = PACKAGE / "core" / "session.py"
     assert "agentcli.config" in imported_modules(session, "from ..config import Settings\n")
-    assert "agentcli.core.subagents" in imported_modules(PACKAGE / "core" / "tools" / "__init__.py",
-                                                         "def f():\n    from ..subagents import TaskTool\n")
+    assert "agentcli.core.engine.subagents" in imported_modules(PACKAGE / "core" / "tools" / "__init__.py",
+                                                         "def f():\n    from ..engine.subagents import TaskTool\n")
     assert "agentcli.ui.slash" in imported_modules(session, "from agentcli.ui import slash\n")
     assert "textual.widgets._collapsible" in imported_modules(session, "from textual.widgets._collapsible import X\n")
 
@@ -69,9 +69,9 @@ def test_the_check_sees_relative_and_absolute_imports():
 # and how the session is opened in a thread (threads). And the one diff maker (tools.preview): the engine
 # sends an approval's diff, and a tool call shown later is diffed from its input the same way.
 UI_MAY_IMPORT = {"agentcli.core.session", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
-                 "agentcli.core.tools.search", "agentcli.core.tools.shell", "agentcli.core.tools.preview",
-                 "agentcli.core.llm", "agentcli.core.permissions", "agentcli.core.store",
-                 "agentcli.core.threads"}
+                 "agentcli.core.tools.rg", "agentcli.core.system.secret_env", "agentcli.core.tools.preview",
+                 "agentcli.core.model.llm", "agentcli.core.policy.permissions", "agentcli.core.storage.store",
+                 "agentcli.core.system.threads"}
 
 
 def core_imports_outside(folder: Path, allowed: set[str]) -> list[str]:
@@ -94,6 +94,6 @@ def test_front_ends_import_only_the_public_surface_of_core():
 def test_the_surface_check_sees_storage_imports():
     """It would have caught conversation.py's ``from ....core.history import tool_call_started`` of before."""
     path = PACKAGE / "ui" / "tui" / "widgets" / "conversation.py"
-    modules = imported_modules(path, "from ....core.history import tool_call_started\n")
-    assert "agentcli.core.history" in modules
+    modules = imported_modules(path, "from ....core.engine.history import tool_call_started\n")
+    assert "agentcli.core.engine.history" in modules
     assert not ({m for m in modules if m.startswith("agentcli.core.")} <= UI_MAY_IMPORT)

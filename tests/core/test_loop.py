@@ -7,7 +7,7 @@ import asyncio
 from agentcli.core.content import agentcli_note
 from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
                                   TurnFinished, UsageUpdated)
-from agentcli.core.loop import STOPPED
+from agentcli.core.engine.loop import STOPPED
 from tests.fakes.anthropic_server import (reply, sse_events, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)
 from tests.waiting import until

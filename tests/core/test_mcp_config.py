@@ -11,10 +11,10 @@ import pytest
 
 from agentcli import trust
 from agentcli.config import ConfigError, load_settings
-from agentcli.core.agents import parse_agent_file
+from agentcli.core.engine.agents import parse_agent_file
 from agentcli.core.mcp.config import McpConfigError, ServerConfig, from_flag, load, parse
 from agentcli.core.mcp.tool import tool_name
-from agentcli.core.rules import Rule
+from agentcli.core.policy.rules import Rule
 
 
 def write(path: Path, servers: dict) -> None:
@@ -125,7 +125,7 @@ def test_agent_files_may_list_mcp_tools():
 def test_opening_a_session_with_servers_loads_no_mcp_sdk(tmp_path):
     """The SDK is imported when the servers start (after the first screen), in a thread: never before."""
     code = ("import sys; from agentcli.config import Settings; from agentcli.core.mcp.config import parse; "
-            "from agentcli.core.session import Session; from agentcli.core.workspace import Workspace; "
+            "from agentcli.core.session import Session; from agentcli.core.system.workspace import Workspace; "
             "s = Settings(); s.mcp_servers = parse({'mcpServers': {'x': {'command': 'true'}}}, 't'); "
             f"Session(s, Workspace.at({str(tmp_path)!r}), None, interactive=True, store=False); "
             "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))))")

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.tools.outputs import keep_in_full
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.storage.outputs import keep_in_full
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.waiting import until
 
 MB = 1024 * 1024

@@ -13,11 +13,11 @@ from agentcli import paths
 from agentcli.config import ConfigError, Settings, load_settings
 from agentcli.core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Notice,
                                   SubagentFinished, ToolCallFinished)
-from agentcli.core.permissions import Permissions
-from agentcli.core.rules import Rule, save_allow_rule, split_command
+from agentcli.core.policy.permissions import Permissions
+from agentcli.core.policy.rules import Rule, save_allow_rule, split_command
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
                                           tool_use, tool_use_block)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from agentcli.config import Settings
 from agentcli.core.events import PlanUpdated, ToolCallFinished
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import open_session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from agentcli.ui.view import SessionView
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_result_text, tool_results, tool_use

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.waiting import until
 from tests import waiting
 

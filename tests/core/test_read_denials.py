@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 
 SECRET = "API_TOKEN=tok-9f8e7d6c5b4a"

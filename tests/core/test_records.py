@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.history import agent_state, repair
-from agentcli.core.records import record_problem
-from agentcli.core.store import read_records
+from agentcli.core.engine.history import agent_state, repair
+from agentcli.core.storage.records import record_problem
+from agentcli.core.storage.store import read_records
 from agentcli.core.tools.files import ReadFile
 from agentcli.core.tools.base import check_input
 from agentcli.paths import legacy_project_slug, project_slug

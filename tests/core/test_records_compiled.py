@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agentcli.core.events import EVENT_TYPES, Usage
-from agentcli.core.records import BLOCK_FIELDS, COMMON, HEADER, USAGE_FIELDS, Required, fields_of, fitter, record_problem
-from agentcli.core.store import read_records
+from agentcli.core.storage.records import BLOCK_FIELDS, COMMON, HEADER, USAGE_FIELDS, Required, fields_of, fitter, record_problem
+from agentcli.core.storage.store import read_records
 
 # JSON values of every shape, hostile ones included: a bool where a number goes, NaN, nested wrong items.
 SAMPLES: list[Any] = [None, True, False, 0, 7, -3, 1.5, "", "text", [], [1], ["a", "b"], [{}], [{"a": 1}], [None],

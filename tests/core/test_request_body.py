@@ -1,4 +1,4 @@
-"""Request bodies are built as bytes with each history message's JSON kept (core/request_body.py):
+"""Request bodies are built as bytes with each history message's JSON kept (core/model/request_body.py):
 the body must say exactly what the SDK's own serialization of the same request says, and the kept
 JSON must never carry a cache breakpoint into a later request."""
 
@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from agentcli.core import request_body
-from agentcli.core.llm import LLM, Credentials, with_cache_breakpoint
-from agentcli.core.request_body import RequestBodies
+from agentcli.core.model import request_body
+from agentcli.core.model.llm import LLM, Credentials
+from agentcli.core.model.request_body import with_cache_breakpoint
+from agentcli.core.model.request_body import RequestBodies
 from tests.fakes.anthropic_server import FakeAnthropic, text
 
 

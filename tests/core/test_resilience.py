@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.core.compaction import SUMMARIZER, SUMMARY_HEADER
+from agentcli.core.engine.compaction import SUMMARIZER, SUMMARY_HEADER
 from agentcli.core.content import readable
 from agentcli.core.events import Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallFinished
-from agentcli.core.llm import LLMError
+from agentcli.core.model.llm import LLMError
 from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
 
 

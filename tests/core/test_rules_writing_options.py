@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.rules import split_command
+from agentcli.core.policy.rules import split_command
 from tests.core.test_permissions import results_of
 from tests.fakes.anthropic_server import reply, text, tool_use_block
 

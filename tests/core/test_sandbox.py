@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.sandbox import Sandbox, SandboxError
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.system.sandbox import Sandbox, SandboxError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.core.test_processes import AllowAll, gone, running
 from tests.waiting import until
 
@@ -238,7 +239,7 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
         script = (
             "import asyncio, sys\n"
             "from pathlib import Path\n"
-            "from agentcli.core.sandbox import Sandbox\n"
+            "from agentcli.core.system.sandbox import Sandbox\n"
             "from tests.core.test_sandbox import make_ctx, bash\n"
             f"box = Sandbox('on') if {boxed} else None\n"
             f"asyncio.run(bash(make_ctx(Path({str(tmp_path)!r}), box), 'sleep {n}'))\n")
@@ -262,7 +263,7 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
 async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home, workspace, isolated_home):
     """A trusted workspace's hook is still confined; the user's own hook (their config file) is not."""
     from agentcli.config import load_settings
-    from agentcli.core.hooks import Hooks, parse_hooks
+    from agentcli.core.policy.hooks import Hooks, parse_hooks
 
     reader = "cat ~/.ssh/id_ed25519 >&2; exit 2"
     (workspace / ".claude").mkdir()
@@ -287,7 +288,7 @@ async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspac
     """A server from the workspace's .mcp.json writes where it may (the workspace) and nowhere else."""
     from agentcli.core.mcp.config import parse
     from agentcli.core.mcp.servers import McpServers
-    from agentcli.core.tools.shell import command_env
+    from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 
     inside, outside = workspace / "inside.pid", home / "outside.pid"

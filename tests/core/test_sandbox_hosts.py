@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentcli.core.sandbox import Sandbox, host_allowed
+from agentcli.core.system.sandbox import Sandbox, host_allowed
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, workspace  # noqa: F401  (fixtures)
 
 # Through the proxy the variables name: CONNECT to host:port, then read one line from the far end.

@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from agentcli.core.rules import RuleError, save_allow_rule
+from agentcli.core.policy.rules import RuleError, save_allow_rule
 
 ODD = """\
 # My settings for this workspace.

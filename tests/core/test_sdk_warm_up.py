@@ -5,7 +5,7 @@ from __future__ import annotations
 from anthropic._models import construct_type
 from anthropic.types import RawMessageStreamEvent
 
-from agentcli.core import llm
+from agentcli.core.model import llm
 
 
 def test_every_sample_event_parses_as_the_sdk_parses_a_streamed_one():

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.permissions import Permissions
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import _run_rg, timeout_note
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools.rg import _run_rg
+from agentcli.core.tools.search import timeout_note
+from agentcli.core.system.workspace import Workspace
 
 
 def make_ctx(root: Path, **env: str) -> ToolContext:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import COMMON_RG_ARGS, GREP_MAX_COLUMNS, Glob, Grep, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
+from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
+from agentcli.core.system.workspace import Workspace
 
 
 def ctx_at(root: Path) -> ToolContext:

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools import search
-from agentcli.core.tools.base import ToolContext, ToolError
-from agentcli.core.tools.search import COMMON_RG_ARGS, Glob, Grep, compile_glob, name_globs, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools import rg as search  # the rg runner, where grep decides when to sort itself
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
+from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
+from agentcli.core.tools.search import Glob, Grep, compile_glob, name_globs
+from agentcli.core.system.workspace import Workspace
 from tests.core.test_search_order import sorted_rg, tricky_tree
 from tests.waiting import until
 

@@ -11,9 +11,10 @@ import pytest
 
 from agentcli import paths
 from agentcli.config import load_settings
-from agentcli.core import key_helper, secret_env
-from agentcli.core.llm import PLACEHOLDER_KEY, Credentials, MissingCredentials, resolve_credentials
-from agentcli.core.tools.shell import command_env
+from agentcli.core.model import key_helper
+from agentcli.core.system import secret_env
+from agentcli.core.model.llm import PLACEHOLDER_KEY, Credentials, MissingCredentials, resolve_credentials
+from agentcli.core.system.secret_env import command_env
 
 
 def closed(fd: int) -> bool:

@@ -18,7 +18,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = """
 import os, subprocess, sys
 print("program began in", os.getpid(), flush=True)
-from agentcli.core import secret_env
+from agentcli.core.system import secret_env
 {patch}
 secret_env.start_without_secrets()
 seen = subprocess.run(["sh", "-c", "cat /proc/$PPID/environ"], capture_output=True).stdout

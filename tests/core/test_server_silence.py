@@ -1,7 +1,7 @@
 """A server that accepts and then says nothing, or says it a byte at a time, meets the stall timeout
 before its first byte as it does mid-stream; a refused connection fails after one quick retry.
 
-Each case runs the real SDK (and the early request, core/early_request.py) against a real socket on
+Each case runs the real SDK (and the early request, core/model/early_request.py) against a real socket on
 loopback that misbehaves on purpose. No timing is asserted: the attempts are counted, and the
 pytest timeout is the guard against a hang.
 """
@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 import pytest
 
-from agentcli.core import early_request
+from agentcli.core.model import early_request
 from agentcli.core.events import Retrying
-from agentcli.core.llm import LLM, Credentials, LLMError
+from agentcli.core.model.llm import LLM, Credentials, LLMError
 from tests.waiting import wait_until
 
 Behaviour = Callable[[socket.socket, threading.Event], None]

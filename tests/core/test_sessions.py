@@ -9,11 +9,11 @@ import pytest
 
 from agentcli.config import Settings
 from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
-from agentcli.core.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session, SessionError, open_session
-from agentcli.core.store import find_session, list_sessions, project_dir, read_records
-from agentcli.core.workspace import Workspace
+from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 

@@ -10,7 +10,7 @@ import pytest
 
 from agentcli import paths, trust
 from agentcli.core.events import Notice
-from agentcli.core.skills import load_skills
+from agentcli.core.engine.skills import load_skills
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, text, tool_names, tool_result_text,
                                           tool_results, tool_use)
@@ -181,7 +181,7 @@ async def test_a_subagent_type_that_lists_skills_gets_only_those(server, make_se
 
 
 def test_the_catalog_stays_small_however_many_skills_there_are(repo):
-    from agentcli.core.skills import CATALOG_CAP, MAX_SKILLS, catalog
+    from agentcli.core.engine.skills import CATALOG_CAP, MAX_SKILLS, catalog
 
     skills = repo / ".claude" / "skills"
     for n in range(MAX_SKILLS + 20):

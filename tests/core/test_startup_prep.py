@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from agentcli.core.tools.git import is_git_repo
+from agentcli.core.system.git import is_git_repo
 from tests.fakes.anthropic_server import text
 
 

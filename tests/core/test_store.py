@@ -9,7 +9,7 @@ import pytest
 
 from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
 from agentcli.core.session import SessionError
-from agentcli.core.store import open_store, projects_home
+from agentcli.core.storage.store import open_store, projects_home
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from agentcli.core.compaction import SUMMARIZER
+from agentcli.core.engine.compaction import SUMMARIZER
 from agentcli.core.events import AssistantMessage, Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallStarted
-from agentcli.core.llm import LLM, LLMError, redact
-from agentcli.core.loop import REFUSED
+from agentcli.core.model.llm import LLM, LLMError, redact
+from agentcli.core.engine.loop import REFUSED
 from tests.fakes.anthropic_server import (error, raw, reply, sse_events, text, tool_result_text, tool_results,
                                          tool_use, tool_use_block)
 

@@ -8,10 +8,10 @@ import threading
 from agentcli.config import Settings
 from agentcli.core.events import (SubagentFinished, SubagentResultDelivered, SubagentStarted, ToolCallFinished,
                                   UserMessage)
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import open_session
-from agentcli.core.store import read_records
-from agentcli.core.workspace import Workspace
+from agentcli.core.storage.store import read_records
+from agentcli.core.system.workspace import Workspace
 from agentcli.ui.view import SessionView
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, reply, text,

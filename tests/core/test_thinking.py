@@ -10,9 +10,9 @@ import pytest
 
 from agentcli.config import ConfigError, Settings
 from agentcli.core.events import AssistantMessage, Notice, ThinkingDelta
-from agentcli.core.llm import LLM, Credentials, supports_adaptive_thinking
+from agentcli.core.model.llm import LLM, Credentials, supports_adaptive_thinking
 from agentcli.core.session import open_session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import error, reply, text, thinking_block, tool_use_block
 

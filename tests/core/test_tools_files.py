@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools.base import ToolContext, ToolError
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
 from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 
 
 @pytest.fixture

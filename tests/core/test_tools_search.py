@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools.base import ToolContext, ToolError
-from agentcli.core.tools.search import Glob, Grep, compile_glob, rg_path
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
+from agentcli.core.tools.search import Glob, Grep, compile_glob
+from agentcli.core.tools.rg import rg_path
+from agentcli.core.system.workspace import Workspace
 
 
 @pytest.fixture

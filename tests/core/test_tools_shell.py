@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools.base import ToolContext, ToolError
-from agentcli.core.tools.shell import Bash, command_env
-from agentcli.core.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.errors import ToolError
+from agentcli.core.tools.shell import Bash
+from agentcli.core.system.secret_env import command_env
+from agentcli.core.system.workspace import Workspace
 from tests.waiting import until
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core import worktrees
-from agentcli.core.agents import AgentFileError, parse_agent_file
+from agentcli.core.storage import worktrees
+from agentcli.core.engine.agents import AgentFileError, parse_agent_file
 from agentcli.core.events import SubagentStarted
 from tests.conftest import git
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
@@ -19,7 +19,7 @@ DOC = '    """Check a password."""\n'
 
 def trees() -> Path:
     """Where a session would keep its children's worktrees (in the test's own AGENTCLI_HOME)."""
-    from agentcli.core.store import projects_home
+    from agentcli.core.storage.store import projects_home
 
     return projects_home() / "demo" / "S1" / "worktrees"
 

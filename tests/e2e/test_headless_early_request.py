@@ -1,4 +1,4 @@
-"""`-p` sends its first request without waiting for the SDK import (core/early_request.py): the
+"""`-p` sends its first request without waiting for the SDK import (core/model/early_request.py): the
 request carries the SDK's headers, the reply is printed, and a tool-using run goes on (early while
 the SDK still imports, with the SDK after)."""
 

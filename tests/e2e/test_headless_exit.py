@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentcli.core.store import read_records
+from agentcli.core.storage.store import read_records
 from tests.fakes.anthropic_server import text, tool_use
 from tests.waiting import wait_until
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.config import Settings
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.demo import PROMPT
 from agentcli.demo.app import make_demo_app
 from agentcli.demo.sample import write_sample

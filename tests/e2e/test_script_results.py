@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentcli.core.compaction import SUMMARIZER
+from agentcli.core.engine.compaction import SUMMARIZER
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text, tool_use, tool_use_block, reply
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentcli.core.store import read_records
+from agentcli.core.storage.store import read_records
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import last_user_text, text
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ENGINE = ("agentcli.core.session", "agentcli.core.tools", "agentcli.core.subagents", "agentcli.core.loop",
-          "agentcli.core.mcp.servers", "agentcli.core.worktrees", "agentcli.core.history")
+ENGINE = ("agentcli.core.session", "agentcli.core.tools", "agentcli.core.engine.subagents", "agentcli.core.engine.loop",
+          "agentcli.core.mcp.servers", "agentcli.core.storage.worktrees", "agentcli.core.engine.history")
 
 
 def test_the_app_module_loads_no_engine_module():

@@ -14,11 +14,11 @@ from typing import Any
 from agentcli.core.events import (ALLOW_ONCE, ApprovalRequested, Compacted, Event, HistoryCleared, SubagentFinished,
                                   SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                                   UsageUpdated, UserMessage)
-from agentcli.core.permissions import Permissions
-from agentcli.core.subagents import SubagentRecord
+from agentcli.core.policy.permissions import Permissions
+from agentcli.core.engine.subagents import SubagentRecord
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from agentcli.sessions_cli import replay
 from agentcli.ui.format import seconds, tokens
 from agentcli.ui.transcript_text import main_lines, subagent_lines

@@ -20,9 +20,9 @@ from prompt_toolkit.output import DummyOutput
 from agentcli.config import Settings
 from agentcli.core.content import agentcli_note
 from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
-from agentcli.core.loop import STOPPED
+from agentcli.core.engine.loop import STOPPED
 from agentcli.core.session import Session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
 from agentcli.ui.plain.display import Display, RunningTool
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path

@@ -11,7 +11,7 @@ from prompt_toolkit.output import DummyOutput
 from agentcli.config import Settings
 from agentcli.core.events import SubagentFinished
 from agentcli.core.session import Session
-from agentcli.core.workspace import Workspace
+from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp
 from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, text,
                                           tool_use)

@@ -71,7 +71,7 @@ def test_clean_data_passes_the_escaping_as_the_same_object_and_dirty_data_is_cop
 
 
 def test_the_sdk_imports_without_the_collector_and_turns_it_back_on(repo):
-    script = ("import gc, sys\nfrom agentcli.core import llm\n"
+    script = ("import gc, sys\nfrom agentcli.core.model import llm\n"
               "thread = llm.start_sdk_import()\nprint(gc.isenabled())\nthread.join()\n"
               "print(gc.isenabled(), gc.get_freeze_count() > 0, 'anthropic' in sys.modules)\n"
               "print(llm.start_sdk_import() is None)\n")

@@ -12,7 +12,7 @@ from prompt_toolkit.output import DummyOutput
 
 from agentcli import trust
 from agentcli.config import load_settings
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.ui.plain import trust as plain_trust
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.trust import TrustApp, TrustScreen

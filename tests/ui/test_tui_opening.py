@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentcli.config import Settings
-from agentcli.core.llm import LLM, Credentials
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.opening import Opening
 from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, ReportEntry, UserEntry

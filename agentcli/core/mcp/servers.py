@@ -9,7 +9,7 @@ A stdio server runs in a session of its own, with the environment bash gets (sec
 plus the ``env`` its config names, and a marker variable (``processes.MARKER``): whatever it
 starts carries the marker too, so everything is found and stopped at exit, also on headless
 runs' fast exit path (``cli.leave`` runs the exit hooks). A stdio server from the workspace's own
-``.mcp.json`` runs in the OS sandbox, as bash does (``core/sandbox.py``); the user's own servers
+``.mcp.json`` runs in the OS sandbox, as bash does (``core/system/sandbox.py``); the user's own servers
 run outside it.
 """
 
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import IO, Any, AsyncIterator, Callable, Literal, Mapping
 
 from ... import __version__
-from .. import secret_env
-from ..tools import processes
-from ..tools.base import ToolError
-from ..sandbox import Sandbox, SandboxError, writable_dirs
+from ..system import secret_env
+from ..system import processes
+from ..errors import ToolError
+from ..system.sandbox import Sandbox, SandboxError, writable_dirs
 from .config import McpConfigError, ServerConfig
 
 State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]

@@ -11,8 +11,9 @@ import json
 import re
 from typing import Any
 
-from ..tools import ToolOutcome
-from ..tools.base import Tool, ToolContext, ToolError
+from ..tools.base import ToolOutcome
+from ..tools.base import Tool, ToolContext
+from ..errors import ToolError
 from .servers import McpServer, RemoteTool
 
 PREFIX = "mcp__"

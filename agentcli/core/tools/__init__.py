@@ -7,13 +7,14 @@ import dataclasses
 import json
 import re
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..content import agentcli_note
-from ..rules import names_tool
-from .base import NO_RECURSION, OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output, check_input, check_numbers
+from ..policy.rules import names_tool
+from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from .caps import OUTPUT_CAP, cap_output
+from ..errors import ToolError
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
 
@@ -21,19 +22,6 @@ __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "d
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 NO_NAME = "invalid_tool_name"  # the name a call is kept under when the one it gave is no tool's name
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    output: str
-    is_error: bool = False
-    blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
-    denied: bool = False  # refused before it ran: by the permissions or a PreToolUse hook
-
-    def content(self) -> str | list[dict[str, Any]]:
-        """The ``tool_result`` content: the text, and the other blocks after it when there are any."""
-        text = self.output or "(no output)"
-        return [{"type": "text", "text": text}, *self.blocks] if self.blocks else text
 
 
 class ToolRegistry:
@@ -161,7 +149,7 @@ class ToolRegistry:
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
                 output, blocks = output.output, output.blocks
             if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
-                from .outputs import keep_in_full  # the one full-output store (bash streams into it too)
+                from ..storage.outputs import keep_in_full  # the one full-output store (bash streams into it too)
 
                 output = await asyncio.to_thread(keep_in_full, output, ctx)
         except ToolError as exc:
@@ -188,9 +176,11 @@ def default_tools(root: Path | None = None) -> list[Tool]:
     The read-only git tools come too when ``root`` lies in a git repository.
     """
     from .files import EditFile, ReadFile, WriteFile
-    from .git import git_tools, is_git_repo
+    from .git import git_tools
+    from ..system.git import is_git_repo
     from .search import Glob, Grep
-    from .shell import Bash, BashOutput, KillBash
+    from .background import BashOutput, KillBash
+    from .shell import Bash
     from .todo import TodoWrite
     from .web import WebFetch
 

@@ -8,29 +8,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ..events import MAIN, Sink
-from ..records import finite, finite_copy
-from ..workspace import Workspace
+from ..storage.records import finite, finite_copy
+from ..system.workspace import Workspace
+from .shells import BackgroundShells
 
 if TYPE_CHECKING:
-    from ..checkpoints import Checkpoints
-    from ..hooks import Hooks
-    from ..permissions import Permissions
-    from ..sandbox import Sandbox
-    from .background import BackgroundShells
+    from ..storage.checkpoints import Checkpoints
+    from ..policy.hooks import Hooks
+    from ..policy.permissions import Permissions
+    from ..system.sandbox import Sandbox
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
 # task: starts a subagent (concurrent, main agent only).
 ToolKind = Literal["read", "edit", "exec", "task"]
-
-# Tool output longer than this is cut to head and tail (characters).
-OUTPUT_CAP = 30_000
 
 
 NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
 
 
 class SubagentRunner(Protocol):
-    """What the ``task`` tool asks of the session's subagents (``core/subagents.py``), without importing them."""
+    """What the ``task`` tool asks of the session's subagents (``core/engine/subagents.py``), without importing them."""
 
     agent_types: dict[str, Any]
 
@@ -38,10 +35,6 @@ class SubagentRunner(Protocol):
 
     async def run(self, description: str, prompt: str, type_name: str, ctx: "ToolContext",
                   isolation: str | None = None) -> tuple[str, bool]: ...
-
-
-class ToolError(Exception):
-    """A failure the model should read: one clear sentence, returned with is_error."""
 
 
 @dataclass(frozen=True)
@@ -59,19 +52,13 @@ class ToolContext:
     tool_use_id: str = ""
     output_dir: Path | None = None  # where full copies of cut outputs go
     env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
-    shells: "BackgroundShells" = field(default_factory=lambda: _new_shells())  # shared by all agents of a session
+    shells: BackgroundShells = field(default_factory=BackgroundShells)  # shared by all agents of a session
     checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
     hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
-    sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/sandbox.py); None: the setting is off
+    sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/system/sandbox.py); None: the setting is off
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)
-
-
-def _new_shells() -> "BackgroundShells":
-    from .background import BackgroundShells
-
-    return BackgroundShells()
 
 
 class Tool:
@@ -202,12 +189,14 @@ def _json_name(value: Any) -> str:
     return _article("number") if isinstance(value, float) else type(value).__name__
 
 
-def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
-    """Cut ``text`` to its head and tail, with a marker saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit * 2 // 3]
-    tail = text[-(limit // 3):]
-    cut = len(text) - len(head) - len(tail)
-    lines = text.count("\n", len(head), len(text) - len(tail))
-    return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
+@dataclass(frozen=True)
+class ToolOutcome:
+    output: str
+    is_error: bool = False
+    blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
+    denied: bool = False  # refused before it ran: by the permissions or a PreToolUse hook
+
+    def content(self) -> str | list[dict[str, Any]]:
+        """The ``tool_result`` content: the text, and the other blocks after it when there are any."""
+        text = self.output or "(no output)"
+        return [{"type": "text", "text": text}, *self.blocks] if self.blocks else text

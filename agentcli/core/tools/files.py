@@ -20,21 +20,24 @@ import errno
 import hashlib
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .. import images
-from ..workspace import OutsideWorkspace
-from .base import OUTPUT_CAP, Tool, ToolContext, ToolError
+from ..storage.outputs import READ_PAGE
+from ..system.files import replace_in
+from ..system.workspace import OutsideWorkspace
+from .caps import OUTPUT_CAP
+from .base import Tool, ToolContext
+from ..errors import ToolError
 from .preview import file_diff
 
 if TYPE_CHECKING:
-    from . import ToolOutcome
+    from .base import ToolOutcome
 
-DEFAULT_LIMIT = 2000  # lines read_file shows by default
+DEFAULT_LIMIT = READ_PAGE  # lines read_file shows by default (storage/outputs.py: saved copies are read so too)
 MAX_EDITED_CHARS = 10_000_000  # the most a replace_all edit may grow a file to (1,000,000 matches × 4,000 is 4 GB)
 MAX_LINE_CHARS = 2000  # longer lines are cut with a marker
 BINARY_SNIFF = 8192  # a NUL byte in this many leading bytes marks a file as binary
@@ -291,28 +294,6 @@ def is_binary(head: bytes) -> bool:
     return b"\x00" in head[:BINARY_SNIFF]
 
 
-def replace_in(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
-    """Write ``data`` to ``name`` in ``dir_fd`` through a temporary file and a rename.
-
-    The temporary file is created in that same directory (exclusively, never through a link);
-    ``mode`` None gives a new file the usual 0o666 minus umask.
-    """
-    tmp = f".{name[:200]}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
-
-
 def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
@@ -404,7 +385,7 @@ def _decode_line(raw: bytes, cut: bool) -> str:
 
 def _image(handle: Any, shown: str) -> "ToolOutcome":
     """An image file as the model sees images: its block, and a line that names it."""
-    from . import ToolOutcome
+    from .base import ToolOutcome
 
     handle.seek(0)
     data = handle.read(images.MAX_IMAGE_BYTES + 1)

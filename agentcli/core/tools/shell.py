@@ -17,21 +17,24 @@ import os
 import re
 import shutil
 import signal
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from . import processes
-from .. import secret_env
-from .base import OUTPUT_CAP, Tool, ToolContext, ToolError, cap_output
-from .outputs import CappedCopy
+from ..system import processes
+from ..system.processes import stop_group
+from ..system.git import untrusted_git_env
+from ..system.secret_env import command_env
+from .caps import BASH_CAP, cap_output, decode
+from .base import Tool, ToolContext
+from ..errors import ToolError
+from ..storage.outputs import CappedCopy
 from ..events import Notice
 
 if TYPE_CHECKING:
-    from ..sandbox import Widening
+    from ..system.sandbox import Widening
 
 DEFAULT_TIMEOUT = 120  # seconds
 MAX_TIMEOUT = 600
 DRAIN_GRACE = 1.0  # seconds to wait for end of output after the command itself exited
-BASH_CAP = OUTPUT_CAP - 1_000  # room for the status lines, so the registry never cuts again
 _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
 _TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
 
@@ -40,24 +43,6 @@ def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("", "0", "false", "no", "off")
     return bool(value)
-
-
-def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for every process agentcli starts: ``base`` (default os.environ) without secrets.
-
-    A variable is a secret when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-    CREDENTIAL, ignoring case, or it is ANTHROPIC_BASE_URL with a user:password@ in it. With
-    ``keep_secrets`` they stay, and without ``base`` the secrets held in memory come back too.
-    """
-    if base is None:
-        env = secret_env.environ() if keep_secrets else dict(os.environ)
-    else:
-        env = dict(base)
-    if not keep_secrets:
-        env = secret_env.without_secrets(env)
-    env.pop(secret_env.HANDOVER_VAR, None)
-    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
-    return env
 
 
 # ---------------------------------------------------------------- output capture
@@ -123,13 +108,6 @@ class _Capture(asyncio.Protocol):
         return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-
-
-def decode(data: bytes) -> str:
-    return _ANSI.sub("", data.decode("utf-8", errors="replace"))
-
-
 def _seconds(value: float) -> str:
     return f"{value:g}"
 
@@ -160,7 +138,7 @@ async def sandboxed(ctx: ToolContext) -> bool:
     sandbox = ctx.sandbox
     if sandbox is None:
         return False
-    from ..sandbox import SandboxError
+    from ..system.sandbox import SandboxError
 
     try:
         usable = await asyncio.to_thread(sandbox.usable)
@@ -173,8 +151,8 @@ async def sandboxed(ctx: ToolContext) -> bool:
 
 def granted(ctx: ToolContext) -> "Widening":
     """What the user's answers let this session's bash calls have beyond the OS sandbox."""
-    from ..permissions import Permissions
-    from ..sandbox import Widening
+    from ..policy.permissions import Permissions
+    from ..system.sandbox import Widening
 
     return ctx.permissions.sandbox_grants if isinstance(ctx.permissions, Permissions) else Widening()
 
@@ -188,8 +166,6 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     the sandbox gives this call beyond itself (default: what the session's answers allowed)."""
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
-    from .git import untrusted_git_env  # git.py imports this module
-
     env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     argv = [bash, "-c", command]
@@ -198,7 +174,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     report: tuple[int, int] | None = None
     if await sandboxed(ctx):
         assert ctx.sandbox is not None
-        from ..sandbox import writable_dirs
+        from ..system.sandbox import writable_dirs
 
         if count_leftovers:
             report = os.pipe()
@@ -294,12 +270,12 @@ class Bash(Tool):
         if not command.strip():
             raise ToolError("The command is empty.")
         if args.get("run_in_background"):
-            shell = await ctx.shells.start(command, ctx)
+            shell = await ctx.shells.start(command, ctx, spawn)
             return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
         if ctx.checkpoints is None:
             return await self.run_command(command, args, ctx)
-        from ..checkpoints import scan_tree, tree_changes
+        from ..storage.checkpoints import scan_tree, tree_changes
 
         root = ctx.workspace.root
         before = await asyncio.to_thread(scan_tree, root)
@@ -398,8 +374,8 @@ class Bash(Tool):
         if widen is not None:
             body = f"{body}\n[Ran again in the OS sandbox with {widen.describe()} added, as the user allowed.]"
         if code and boxed and ctx.sandbox is not None:
-            from ..permissions import Permissions
-            from ..sandbox import writable_dirs
+            from ..policy.permissions import Permissions
+            from ..system.sandbox import writable_dirs
 
             needed = ctx.sandbox.needs(output, writable_dirs(ctx.workspace.root, ctx.workspace.extra_dirs), given)
             unasked = "it ran again once already" if widen is not None else (
@@ -420,5 +396,3 @@ class Bash(Tool):
             raise ToolError(f"Command failed with exit code {code}.\n{body}")
         return body
 
-
-from .background import BashOutput, KillBash  # noqa: E402  (the tools that go with run_in_background)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..events import PlanUpdated
-from .base import Tool, ToolContext, ToolError
+from .base import Tool, ToolContext
+from ..errors import ToolError
 
 STATUSES = ("pending", "in_progress", "completed")
 MAX_ITEMS = 100

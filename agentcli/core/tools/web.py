@@ -34,7 +34,8 @@ import socket
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .base import Tool, ToolContext, ToolError
+from .base import Tool, ToolContext
+from ..errors import ToolError
 
 MAX_BYTES = 5 * 1024 * 1024  # of the response body
 MAX_CHARS = 60_000  # of the text the model gets

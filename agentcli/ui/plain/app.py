@@ -31,7 +31,7 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
-from ...core.llm import start_sdk_import
+from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
@@ -146,7 +146,7 @@ class PlainApp:
 
     async def send(self, text: str) -> Any:
         """One user message. The first does not wait here for the SDK import ``run`` started: the model
-        client waits for the SDK only where it needs it (core/llm.py)."""
+        client waits for the SDK only where it needs it (core/model/llm.py)."""
         return await self.session.send(text)
 
     def end_by_signal(self, signum: int) -> None:

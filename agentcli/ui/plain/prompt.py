@@ -17,8 +17,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ... import paths
 from ...core.session import MODES
-from ...core.tools.search import COMMON_RG_ARGS, rg_path
-from ...core.tools.shell import command_env
+from ...core.tools.rg import COMMON_RG_ARGS, rg_path
+from ...core.system.secret_env import command_env
 from .. import slash
 
 MAX_FILES = 50_000

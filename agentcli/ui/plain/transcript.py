@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 from ...core.session import SubagentRecord
-from ...core.tools.shell import command_env
+from ...core.system.secret_env import command_env
 from ..transcript_text import subagent_lines
 from ..view import Subagent
 

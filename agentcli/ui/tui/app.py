@@ -24,7 +24,7 @@ from textual.widgets import Footer
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, HistoryCleared, PlanUpdated, SubagentFinished,
                              SubagentStarted, ToolCallFinished, UsageUpdated)
-from ...core.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
+from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
-from ...core.permissions import MODES
-from ...core.store import SessionError
+from ...core.policy.permissions import MODES
+from ...core.storage.store import SessionError
 from .. import slash
 from . import controls
 

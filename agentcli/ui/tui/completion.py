@@ -30,8 +30,8 @@ class Word:
 
 def list_files(root: Path) -> list[str]:
     """Files of the workspace that git would not ignore, via ``rg --files`` (blocking; run it in a thread)."""
-    from ...core.tools.search import rg_path
-    from ...core.tools.shell import command_env
+    from ...core.tools.rg import rg_path
+    from ...core.system.secret_env import command_env
 
     rg = rg_path()
     if rg is None:

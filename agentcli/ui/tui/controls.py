@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
-from ...core.permissions import MODES
+from ...core.policy.permissions import MODES
 from .. import slash
 from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry

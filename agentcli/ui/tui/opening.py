@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Callable
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...config import Settings
-from ...core.llm import LLM
-from ...core.store import project_dir, writable_folder
-from ...core.threads import in_thread
+from ...core.model.llm import LLM
+from ...core.storage.store import project_dir, writable_folder
+from ...core.system.threads import in_thread
 from .. import slash
 from .messages import SessionOpened
 from .resume import SessionError, open_session, show_restored

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from ...config import Settings
 from ...core.events import MAIN, Event
-from ...core.llm import LLM
-from ...core.store import SessionError  # a bad --resume or --continue, in one sentence
+from ...core.model.llm import LLM
+from ...core.storage.store import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
 from .widgets.conversation import text_of
 

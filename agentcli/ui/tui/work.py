@@ -9,7 +9,7 @@ import asyncio
 import gc
 from typing import Any, Callable, Coroutine
 
-from ...core.llm import LLMError, MissingCredentials
+from ...core.model.llm import LLMError, MissingCredentials
 from .messages import TurnEnded
 
 

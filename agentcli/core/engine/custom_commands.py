@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from ... import paths
 from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
-from .rules import Rule, RuleError
+from ..policy.rules import Rule, RuleError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]*)")

@@ -14,7 +14,6 @@ filters, fsmonitor and drivers never run. Blocking functions: call them through 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -24,10 +23,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import Any, Callable
+from typing import Callable
 
-from .tools.base import Tool, ToolContext, ToolError
-from .tools.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
+from ..errors import ToolError
+from ..system.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
 
 MAIN_ONLY = ("worktree", "worktree_diff")  # tools a subagent is never offered
 BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>
@@ -428,49 +427,6 @@ def leftovers(root: Path, session: str) -> list[Worktree]:
     except WorktreeError:
         return []
     return [w for w in every if w.session != session and not (w.session_file and in_use(Path(w.session_file)))]
-
-
-# ---------------------------------------------------------------- the main agent's tools
-
-
-class WorktreeDiff(Tool):
-    name = "worktree_diff"
-    description = ("Show the changes an isolated subagent (task with isolation: worktree) made in its own "
-                   "worktree, as a unified diff. Read-only.")
-    input_schema = {"type": "object", "properties": {
-        "id": {"type": "string", "description": "The subagent's id, such as sa-3."}},
-        "required": ["id"], "additionalProperties": False}
-    kind = "read"
-    key_arg = "id"
-
-    def __init__(self, session: str) -> None:
-        self.session = session
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        return await asyncio.to_thread(lambda: diff(find(ctx.workspace.root, args["id"], self.session)))
-
-
-class WorktreeAction(Tool):
-    name = "worktree"
-    description = ("Merge an isolated subagent's worktree into the user's working tree (a three-way apply that "
-                   "refuses, changing nothing, when a file changed on both sides in overlapping places), or "
-                   "discard it. Either way its worktree and branch are removed. Only when the user asks.")
-    input_schema = {"type": "object", "properties": {
-        "action": {"type": "string", "enum": ["merge", "discard"]},
-        "id": {"type": "string", "description": "The subagent's id, such as sa-3."}},
-        "required": ["action", "id"], "additionalProperties": False}
-    kind = "edit"
-    key_arg = "id"
-
-    def __init__(self, session: str) -> None:
-        self.session = session
-
-    def summary(self, args: dict[str, Any]) -> str:
-        return f"{args.get('action', '')} {args.get('id', '')}".strip()
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        running = ctx.subagents.is_running if ctx.subagents is not None else None
-        return await asyncio.to_thread(act, ctx.workspace.root, args["action"], args["id"], self.session, running)
 
 
 def act(root: Path, action: str, ident: str, session: str | None = None,

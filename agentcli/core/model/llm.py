@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import gc
 import importlib
 import json
@@ -20,10 +19,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import early_request, secret_env
-from .events import Retrying, Usage
+from . import early_request
+from ..system import secret_env
+from ..events import Retrying, Usage
 from .key_helper import helper_key
-from .request_body import RequestBodies
+from .request_body import RequestBodies, with_cache_breakpoint_on_last
 
 if TYPE_CHECKING:
     import httpx2
@@ -651,26 +651,6 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
             data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
     return block.model_dump(exclude_none=True)
-
-
-def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = list(items)
-    out[-1] = {**out[-1], "cache_control": {"type": "ephemeral"}}
-    return out
-
-
-def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copy of ``messages`` whose latest block carries a cache breakpoint."""
-    if not messages:
-        return messages
-    out = list(messages)
-    last = copy.copy(out[-1])
-    content = last["content"]
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    last["content"] = with_cache_breakpoint_on_last(content)
-    out[-1] = last
-    return out
 
 
 def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from . import compaction
-from .content import agentcli_note, append_user, has_tool_use, text_of
-from .events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
+from ..content import agentcli_note, append_user, has_tool_use, text_of
+from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
                      ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
-from .llm import LLM, LLMError, ModelReply
-from .tools import ToolOutcome, ToolRegistry
-from .tools.base import ToolContext
+from ..model.llm import LLM, LLMError, ModelReply
+from ..tools.base import ToolOutcome
+from ..tools import ToolRegistry
+from ..tools.base import ToolContext
 
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "

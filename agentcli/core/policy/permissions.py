@@ -34,15 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import paths
-from .events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
+from ... import paths
+from ..events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
 from .bash_effects import inert
-from .sandbox import Widening
+from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
 
 if TYPE_CHECKING:
-    from .tools.base import Tool, ToolContext
+    from ..tools.base import Tool, ToolContext
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -200,7 +200,7 @@ class Permissions:
             async with self._asking:
                 decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                 if decision.verdict == "ask":
-                    from .tools.base import ToolError  # here: config.py imports this module on the way to the app
+                    from ..errors import ToolError  # here: config.py imports this module on the way to the app
                     try:
                         diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                     except ToolError as exc:
@@ -327,7 +327,7 @@ class Permissions:
         if self.mode == "plan" and kind in ("edit", "exec"):
             return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
-            from .tools.outputs import is_saved_output  # here: config.py imports this module for MODES alone
+            from ..storage.outputs import is_saved_output  # here: config.py imports this module for MODES alone
 
             if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
@@ -434,7 +434,7 @@ class Permissions:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
         ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
         what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here."""
-        from .tools.web import fetch_host  # here: config.py imports this module for MODES alone
+        from ..tools.web import fetch_host  # here: config.py imports this module for MODES alone
 
         host = fetch_host(url)
         if not host:

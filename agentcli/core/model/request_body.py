@@ -10,6 +10,7 @@ goes out unmarked once another follows it.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -42,8 +43,6 @@ class RequestBodies:
 
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""
-        from .llm import with_cache_breakpoint
-
         self._calls += 1
         messages: list[dict[str, Any]] = params["messages"]
         parts = [self.message(m) for m in messages[:-1]]
@@ -63,3 +62,23 @@ class RequestBodies:
 
     def __len__(self) -> int:
         return len(self._kept)
+
+
+def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = list(items)
+    out[-1] = {**out[-1], "cache_control": {"type": "ephemeral"}}
+    return out
+
+
+def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` whose latest block carries a cache breakpoint."""
+    if not messages:
+        return messages
+    out = list(messages)
+    last = copy.copy(out[-1])
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    last["content"] = with_cache_breakpoint_on_last(content)
+    out[-1] = last
+    return out

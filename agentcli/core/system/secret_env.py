@@ -261,3 +261,21 @@ def _take_handover(value: str) -> dict[str, str]:
 def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` minus its secrets."""
     return {name: value for name, value in env.items() if not is_secret(name, value)}
+
+
+def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for every process agentcli starts: ``base`` (default os.environ) without secrets.
+
+    A variable is a secret when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+    CREDENTIAL, ignoring case, or it is ANTHROPIC_BASE_URL with a user:password@ in it. With
+    ``keep_secrets`` they stay, and without ``base`` the secrets held in memory come back too.
+    """
+    if base is None:
+        env = environ() if keep_secrets else dict(os.environ)
+    else:
+        env = dict(base)
+    if not keep_secrets:
+        env = without_secrets(env)
+    env.pop(HANDOVER_VAR, None)
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for a password nobody can type
+    return env

@@ -20,11 +20,12 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from .base import ToolContext
-from .files import DEFAULT_LIMIT as READ_PAGE
+if TYPE_CHECKING:
+    from ..tools.base import ToolContext
 
+READ_PAGE = 2000  # lines read_file shows by default: a saved copy, too, is read a page at a time
 COPY_CAP_MB = 64.0
 SESSION_CAP_MB = 512.0
 _MB = 1024 * 1024

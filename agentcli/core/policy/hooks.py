@@ -15,7 +15,7 @@ stdin, with Claude Code's field names (``session_id``, ``hook_event_name``, ``to
 
 A hook that outlives its ``timeout`` (default 60 s) is killed with its whole process group.
 Hooks from a workspace's own files reach this module only when the workspace is trusted (config.py),
-and run in the OS sandbox as bash does (``core/sandbox.py``); config.py marks their groups with
+and run in the OS sandbox as bash does (``core/system/sandbox.py``); config.py marks their groups with
 ``WORKSPACE_MARK``. The user's own hooks run outside it.
 """
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .events import Notice, Sink
+from ..events import Notice, Sink
 
 if TYPE_CHECKING:
-    from .sandbox import Sandbox
+    from ..system.sandbox import Sandbox
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
@@ -215,15 +215,15 @@ class Hooks:
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook command; kill its process group when it outlives its timeout."""
-        from .tools import processes
-        from .tools.shell import command_env
+        from ..system import processes
+        from ..system.secret_env import command_env
 
         env = command_env(self.keep_secret_env)
         env["CLAUDE_PROJECT_DIR"] = str(self.root)
         argv = ["/bin/sh", "-c", hook.command]
         preexec = processes.die_with_parent()
         if hook.workspace and self.sandbox is not None:
-            from .sandbox import SandboxError, writable_dirs
+            from ..system.sandbox import SandboxError, writable_dirs
 
             try:
                 if await asyncio.to_thread(self.sandbox.usable):

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import paths
+from ... import paths
 from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
-from .llm import resolve_model
+from ..model.llm import resolve_model
 
 if TYPE_CHECKING:
-    from .tools import ToolRegistry
+    from ..tools import ToolRegistry
 
 # Every tool a subagent can be given, by name (task is never offered to subagents).
 READ_TOOLS = ("read_file", "grep", "glob")
@@ -56,7 +56,7 @@ class AgentType:
     timeout: float | None = None  # seconds; at most the configured ceiling
     prompt: str = ""  # added to the subagent system prompt
     memory: bool = False  # whether the project memory (AGENTS.md, CLAUDE.md) reaches it: see changes_things
-    isolation: str | None = None  # "worktree": it works in its own git worktree (core/worktrees.py)
+    isolation: str | None = None  # "worktree": it works in its own git worktree (core/storage/worktrees.py)
     source: str = "built-in"  # "built-in", or the file it came from
     project: bool = False  # from the workspace's own files (not the user's folder)
     skills: tuple[str, ...] | None = None  # the skills it may load; None: every skill of the session

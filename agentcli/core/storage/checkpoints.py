@@ -194,7 +194,7 @@ class Checkpoints:
                 if current is not None or real.is_symlink():
                     real.unlink()
             else:
-                from .tools.files import replace_in
+                from ..system.files import replace_in
 
                 real.parent.mkdir(parents=True, exist_ok=True)
                 folder = os.open(real.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -289,7 +289,7 @@ class TreeScan:
 def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
     """Stat every file of the work tree, and with ``clean_too`` find the tracked files git could give back;
     None when the tree is too big or cannot be listed. Blocking: two git processes, or one."""
-    from .tools.git import UnsafeRepository, find_repository, run_git
+    from ..system.git import UnsafeRepository, find_repository, run_git
 
     try:
         repo = find_repository(root)
@@ -344,7 +344,7 @@ def _walk(root: Path) -> list[str] | None:
 def tree_changes(root: Path, before: TreeScan) -> dict[str, bytes | None | str]:
     """What a bash call changed since ``before``: each path with its earlier bytes when they can be had
     (a clean tracked file, from git), None for a new file, else ``"unknown"``. Blocking."""
-    from .tools.git import run_git_bytes
+    from ..system.git import run_git_bytes
 
     after = scan_tree(root, clean_too=False)
     if after is None:

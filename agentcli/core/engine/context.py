@@ -6,12 +6,12 @@ import datetime
 import platform
 from pathlib import Path
 
-from .. import paths
+from ... import paths
 from .agents import AgentType, changes_things, display_path
 from .frontmatter import user_bases
-from .tools.files import Unreadable, read_confined
-from .tools.git import snapshot
-from .workspace import Workspace
+from ..tools.files import Unreadable, read_confined
+from ..tools.git import snapshot
+from ..system.workspace import Workspace
 
 MEMORY_FILE_CAP = 20_000  # characters of one memory file that reach the prompt
 MEMORY_TOTAL_CAP = 40_000  # characters of all memory files together

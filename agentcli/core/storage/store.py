@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .. import paths
-from . import images
-from .content import text_of
-from .events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
+from ... import paths
+from .. import images
+from ..content import text_of
+from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event")  # the AssistantMessage holds it all

@@ -13,20 +13,21 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import worktrees
+from ..storage import worktrees
 from .agents import AgentType
 from .compaction import Ledger
-from .content import agentcli_note
+from ..content import agentcli_note
 from .context import SUMMARY_REQUEST, subagent_system_prompt
 from .skills import SkillTool, catalog
-from .events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                      SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
-from .llm import LLM, LLMError, resolve_model
+from ..model.llm import LLM, LLMError, resolve_model
 from .loop import Agent, final_text
-from .tools import Tool, ToolRegistry
-from .tools.base import ToolContext, ToolError
-from .units import seconds, tokens
-from .workspace import Workspace
+from ..tools import Tool, ToolRegistry
+from ..tools.base import ToolContext
+from ..errors import ToolError
+from ..units import seconds, tokens
+from ..system.workspace import Workspace
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable
 
-from .events import EVENT_TYPES, Usage
+from ..events import EVENT_TYPES, Usage
 
 COMMON: dict[str, Any] = {"type": str, "ts": str, "agent_id": str, "parent_tool_use_id": str | None}
 HEADER: dict[str, Any] = {"session_id": str, "cwd": str, "model": str, "pid": int, "forked_from": str | None}

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from .events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
+from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
-from .content import append_user, as_blocks
+from ..content import append_user, as_blocks
 from .loop import BROKEN_OFF, CUT_OFF, final_text
 from .subagents import SubagentRecord, TaskTool
-from .tools import ToolRegistry, default_tools
+from ..tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
 INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"

@@ -30,7 +30,7 @@ parent stays alive is found only once that parent has died.
 
 Both need agentcli alive. When it is SIGKILLed, what it started directly gets SIGKILL from the
 kernel (``PR_SET_PDEATHSIG``, ``die_with_parent``); what those started lives on, unless the OS
-sandbox ran them (``core/sandbox.py``): its PID namespace dies with agentcli, and a daemon that
+sandbox ran them (``core/system/sandbox.py``): its PID namespace dies with agentcli, and a daemon that
 left its call's session and environment dies with the call, found or not.
 """
 

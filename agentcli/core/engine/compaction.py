@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .content import NOTE_OPEN, agentcli_note, as_blocks, text_of
-from .events import Compacted
-from .llm import LLMError, context_window, estimate_tokens
+from ..content import NOTE_OPEN, agentcli_note, as_blocks, text_of
+from ..events import Compacted
+from ..model.llm import LLMError, context_window, estimate_tokens
 
 if TYPE_CHECKING:
     from .loop import Agent

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .. import paths
+from ... import paths
 from .custom_commands import CustomCommand, _split_rules
 from .frontmatter import FrontmatterError, read_definition, split_frontmatter, user_bases
-from .rules import Rule, RuleError
-from .tools.base import Tool, ToolContext, ToolError
+from ..policy.rules import Rule, RuleError
+from ..tools.base import Tool, ToolContext
+from ..errors import ToolError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)

@@ -32,8 +32,8 @@ def load_helper_key(command: str, timeout: float = HELPER_TIMEOUT) -> None:
 def run_helper(command: str, timeout: float = HELPER_TIMEOUT) -> str:
     import subprocess
 
-    from .tools import processes
-    from .tools.shell import command_env
+    from ..system import processes
+    from ..system.secret_env import command_env
 
     try:
         proc = subprocess.Popen(["/bin/sh", "-c", command], env=command_env(), stdin=subprocess.DEVNULL,

@@ -46,7 +46,7 @@ class FrontmatterError(ValueError):
 
 def user_bases() -> tuple[Path, ...]:
     """The folders a user's own definition and memory files may lead into: the config folder and home."""
-    from .. import paths
+    from ... import paths
 
     return tuple(dict.fromkeys(folder.resolve() for folder in (paths.config_home(), Path.home())))
 
@@ -72,7 +72,7 @@ def read_definition(path: Path, bases: tuple[Path, ...], where: str) -> str:
     """The text of a command or agent file, read as read_file reads (``tools.files.read_confined``):
     confined to ``bases``, no FIFO or device, at most DEFINITION_FILE_CAP bytes. Raises OSError, or
     ValueError with the reason (leads elsewhere, not a regular file, too large, not UTF-8)."""
-    from .tools.files import Unreadable, read_confined
+    from ..tools.files import Unreadable, read_confined
 
     data, size = read_confined(path, bases, DEFINITION_FILE_CAP + 1, where)
     if size > DEFINITION_FILE_CAP:

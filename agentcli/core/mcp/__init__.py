@@ -1,0 +1,1 @@
+"""MCP servers: their configuration, running them, and their tools as agentcli tools."""

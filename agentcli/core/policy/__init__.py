@@ -1,0 +1,1 @@
+"""How a tool call is judged: permission modes and rules, how a bash command line is read, hooks."""

@@ -1,0 +1,1 @@
+"""What is kept on disk: session transcripts and their records, checkpoints, worktrees, full tool outputs."""

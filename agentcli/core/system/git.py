@@ -1,0 +1,336 @@
+"""The hardened git runner: every git command agentcli runs, found, fixed and fenced against the repository.
+
+Every git command goes through ``_run``, which runs git as a subprocess, in a thread, from the
+workspace root, so paths read like the other tools' paths. Nothing here changes the repository:
+commands run with GIT_OPTIONAL_LOCKS=0, so even ``status`` does not refresh the index behind the
+user's back.
+
+A repository is untrusted input: its config, its submodules' configs and the files its config
+includes can name commands for git to run (an fsmonitor hook, textconv, external diff and filter
+drivers, a gpg program, a transport for a lazy fetch), or move the work tree (core.worktree) out of
+the workspace. The snapshot runs before the user has approved anything. So:
+
+- git gets the environment bash gets, without secrets (``command_env``) and without any GIT_*
+  variable from our own environment (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_* ...);
+- settings given with ``-c`` win over every config file, so they switch the hooks off, keep git
+  out of submodules and forbid every transport;
+- the filter drivers the repository's own config defines are emptied by name;
+- the git directory and work tree are found once and then fixed on every command line, and a
+  repository whose configured work tree is not the directory holding its ``.git`` is refused.
+
+Why not GitPython, which reads refs and config in Python. Weighed for each place (finding the
+repository, HEAD and branches for the snapshot, the common directory and HEAD for worktrees), it
+does none of them better than this runner:
+- What it reads without git is little: a commit, a tree or the index goes through its default
+  object database, ``git cat-file`` run through its own command wrapper, which starts from a copy of
+  our whole environment (GIT_DIR, GIT_CONFIG_* and the rest: only added to, never dropped), so
+  the hardening would have to be rebuilt around a second runner; its pure-Python object database is
+  deprecated by GitPython itself "due to security and performance issues".
+- ``Repo()`` takes GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY and GIT_WORK_TREE from our environment,
+  which the runner drops (tests/core/test_git_hostile.py), and its config reader follows
+  ``include.path``; the files it reads (HEAD, refs, packed-refs, config) are read in our process
+  with no timeout and no size bound, where a git that stalls on a FIFO is killed after
+  COMMAND_TIMEOUT.
+- It costs more than it saves: importing it (it runs ``git version`` as it imports) took 6 to 8
+  times as long as the three git processes it would replace in the snapshot (300-420 ms against
+  40-85 ms here, measured on a loaded machine), and the snapshot lies on the way to the first
+  request.
+So every git command, and every read of a repository, stays here, where one runner applies the
+hardening above, and GitPython is not a dependency.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ToolError
+from .secret_env import command_env
+
+
+# GIT_NO_LAZY_FETCH needs git 2.45; before that, forbidding every transport below stops a lazy fetch.
+GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_NO_LAZY_FETCH": "1",
+           "GIT_PROTOCOL_FROM_USER": "0", "LC_ALL": "C", "LANGUAGE": "C"}
+
+
+PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
+
+
+# Before the subcommand, on every command. Command-line settings beat every config file and what it
+# includes; git also hands them to any git it starts itself.
+HARDENING = (
+    "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never",
+    "-c", "core.hooksPath=/dev/null",  # worktree add, commit and checkout would run the repository's hooks
+    "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
+    "-c", "core.fsmonitor=false",  # status and diff would start the fsmonitor hook
+    "-c", "submodule.recurse=false", "-c", "diff.ignoreSubmodules=all", "-c", "diff.submodule=short",
+    "-c", "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
+    "-c", "log.showSignature=false",  # gpg.program
+    "-c", "safe.bareRepository=explicit",  # a bare repository committed inside the project
+    "-c", "protocol.allow=never", *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
+)
+
+
+# After the subcommand: no textconv or external diff drivers, no gpg, no submodules.
+SUBCOMMAND_OPTIONS = {
+    "status": ("--ignore-submodules=all",),
+    "diff": ("--no-ext-diff", "--no-textconv", "--ignore-submodules=all"),
+    "log": ("--no-ext-diff", "--no-textconv", "--no-show-signature", "--ignore-submodules=all"),
+    "blame": ("--no-textconv",),
+}
+
+
+# These run clean or smudge filters on files they read or write (worktrees.py adds, commits and checks out).
+READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "worktree", "checkout", "reset")
+
+
+FILTER_COMMANDS = ("clean", "smudge", "process")
+
+
+COMMAND_TIMEOUT = 60.0  # seconds before a git command is killed
+
+
+class UnsafeRepository(ToolError):
+    """The repository's config points git outside the workspace; the git tools refuse it."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    """Where git runs (the workspace root) and what it reads: the git directory and the work tree."""
+
+    root: Path
+    git_dir: Path
+    work_tree: Path
+
+
+def find_repository(root: Path) -> Repository | None:
+    """The repository ``root`` lies in, or None outside one (or in a bare one). Blocking.
+
+    Raises UnsafeRepository when the repository's config moves its work tree (core.worktree) away
+    from the directory that holds its ``.git``: git would then read files outside the workspace.
+    """
+    code, out, _ = _run(root, None, "rev-parse", "--absolute-git-dir")
+    if code != 0 or not out.strip():
+        return None
+    git_dir = Path(out.strip()).resolve()
+    work_tree = _checkout_of(root, git_dir)
+    if work_tree is None:
+        return None
+    code, out, err = _run(root, None, "rev-parse", "--show-toplevel")
+    configured = Path(out.strip()).resolve() if code == 0 and out.strip() else None
+    if configured != work_tree:
+        where = f"to {configured}" if configured else f"somewhere git cannot use ({_first_error(err)})"
+        raise UnsafeRepository(
+            f"This repository's git config (core.worktree) moves its work tree {where}, away from {work_tree} "
+            "where its .git is, so the git tools refuse it: they only read the workspace.")
+    return Repository(root, git_dir, work_tree)
+
+
+def _checkout_of(root: Path, git_dir: Path) -> Path | None:
+    """The nearest folder at or above ``root`` whose ``.git`` (a directory, or a file naming one) is ``git_dir``."""
+    start = root.resolve()
+    for folder in (start, *start.parents):
+        entry = folder / ".git"
+        try:
+            if entry.is_dir():
+                found = entry
+            elif entry.is_file():
+                line = entry.read_text(encoding="utf-8", errors="replace").partition("\n")[0]
+                if not line.startswith("gitdir:"):
+                    continue
+                found = folder / line.removeprefix("gitdir:").strip()
+            else:
+                continue
+            if found.resolve() == git_dir:
+                return folder
+        except OSError:
+            continue
+    return None
+
+
+def is_git_repo(root: Path) -> bool:
+    """Whether ``root`` or a folder above it has a ``.git``: a look at the disk, no git process, so
+    startup stays quick. The tools find the repository on use, and say why when they refuse one."""
+    start = root.resolve()
+    return any(os.path.lexists(folder / ".git") for folder in (start, *start.parents))
+
+
+def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Run one git command on ``repo``, hardened: (exit status, stdout, stderr). Blocking."""
+    return _run(repo.root, repo, *args, timeout=timeout)
+
+
+def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
+    """Like run_git, with stdout as bytes (file contents). Blocking."""
+    return _run_bytes(repo.root, repo, *args, timeout=timeout)
+
+
+def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+    """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
+    code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout)
+    return code, out.decode("utf-8", errors="replace"), err
+
+
+def _run_bytes(cwd: Path, repo: Repository | None, *args: str,
+               timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
+    env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
+    env.update(GIT_ENV)
+    executable = shutil.which("git", path=env.get("PATH"))
+    if executable is None:
+        return 127, b"", "git is not installed"
+    location = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}") if repo else ()
+    settings: list[str] = []  # leading "-c key=value" pairs: the caller's own settings (a commit identity)
+    while len(args) > 2 and args[0] == "-c":
+        settings += args[:2]
+        args = args[2:]
+    subcommand, *rest = args
+    if repo is not None and subcommand in READS_WORK_TREE:
+        env.update(_no_repository_filters(repo))
+    if repo is not None and subcommand == "blame":
+        _check_ignore_revs_files(repo)
+    command = [executable, *location, *settings, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()),
+               *rest]
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
+    except OSError as exc:
+        return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
+
+
+def _check_ignore_revs_files(repo: Repository) -> None:
+    """Refuse blame when blame.ignoreRevsFile names a file outside the workspace.
+
+    Blame reads that file and quotes a line it cannot parse in its error, so it could show any file on
+    disk; no command-line setting drops the configured files before git 2.41.
+    """
+    code, out, _ = _run(repo.root, repo, "config", "--type=path", "--get-all", "blame.ignoreRevsFile", timeout=10)
+    for name in out.splitlines() if code == 0 else []:
+        try:
+            inside = (repo.work_tree / name).resolve().is_relative_to(repo.root)
+        except (OSError, RuntimeError):  # a symlink loop
+            inside = False
+        if name and not inside:
+            raise UnsafeRepository(f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
+                                   "so git_blame refuses to run: git would read that file.")
+
+
+def _no_repository_filters(repo: Repository) -> dict[str, str]:
+    """Environment that empties the filter drivers the repository's own config defines.
+
+    A clean filter runs on every changed file that status, diff or blame looks at. The user's own
+    drivers (git-lfs in ~/.gitconfig) stay; those the repository sets (its .git/config and what that
+    includes) are replaced by nothing, through GIT_CONFIG_COUNT, which takes any driver name.
+    """
+    code, out, _ = _run(repo.root, repo, "config", "--null", "--show-scope", "--get-regexp", r"^filter\.",
+                        timeout=10)
+    if code not in (0, 1):  # 1: no filter is set
+        return {}
+    fields = out.split("\0")
+    drivers = {key.split("\n", 1)[0][len("filter."):].rpartition(".")[0]
+               for scope, key in zip(fields[::2], fields[1::2]) if scope in ("local", "worktree")}
+    settings = [(f"filter.{name}.{key}", "") for name in sorted(drivers) if name for key in FILTER_COMMANDS]
+    settings += [(f"filter.{name}.required", "false") for name in sorted(drivers) if name]
+    overrides = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for number, (key, value) in enumerate(settings):
+        overrides[f"GIT_CONFIG_KEY_{number}"], overrides[f"GIT_CONFIG_VALUE_{number}"] = key, value
+    return overrides if settings else {}
+
+
+# git run through bash in a workspace that is not trusted: the settings of HARDENING that keep git from
+# running the repository's programs, without those that change what commands print or forbid transports
+# (a push or fetch the user allowed must still work).
+BASH_HARDENING = (("core.hooksPath", "/dev/null"), ("core.fsmonitor", "false"), ("commit.gpgSign", "false"),
+                  ("tag.gpgSign", "false"), ("log.showSignature", "false"), ("submodule.recurse", "false"),
+                  ("diff.ignoreSubmodules", "all"), ("status.submoduleSummary", "false"),
+                  ("safe.bareRepository", "explicit"), ("protocol.ext.allow", "never"))
+
+
+# Settings of the repository's own config (and what it includes) that name a program, and the value that
+# runs none: they are replaced by name, as the filter drivers are for the git tools.
+REPOSITORY_PROGRAMS = r"^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor" \
+    r"|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver" \
+    r"|gpg\.(.+\.)?program|credential\.(.+\.)?helper|remote\..+\.(uploadpack|receivepack)|alias\..+)$"
+
+
+_NEUTRAL = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.pager": "cat", "core.editor": "false",
+            "sequence.editor": "false", "core.sshcommand": "ssh", "uploadpack": "git-upload-pack",
+            "receivepack": "git-receive-pack", "driver": "false", "program": "false"}
+
+
+# What in the repository's own config asks for the user's trust (trust.py): every program it names, and
+# the files it includes (whose settings git reads as its own).
+REPOSITORY_TRUST = REPOSITORY_PROGRAMS[:-2] + r"|include\.path|includeif\..+\.path)$"
+
+
+def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
+    """The settings of the repository's own config (``.git/config``, ``config.worktree`` and the files they
+    include; not the user's global or system files) whose names match ``pattern``, as (file, key, value),
+    the file absolute. Reading config runs nothing. Blocking: one or two git processes."""
+    code, out, _ = _run(root, None, "config", "--null", "--show-scope", "--show-origin", "--includes",
+                        "--get-regexp", pattern, timeout=10)
+    fields = out.split("\0") if code == 0 else []
+    found = [(origin.removeprefix("file:"), *entry.partition("\n")[::2])
+             for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3]) if scope in ("local", "worktree")]
+    if any(not os.path.isabs(file) for file, _, _ in found):  # relative to the top of the work tree
+        code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
+        base = top.strip() if code == 0 and top.strip() else str(root)
+        found = [(os.path.join(base, file), key, value) for file, key, value in found]
+    return found
+
+
+def repository_hooks(root: Path) -> list[Path]:
+    """The hooks the repository's own hooks folder holds (executable files, not the ``.sample`` ones git
+    puts there), which git would run on commit, checkout, merge and the like. Blocking: one git process."""
+    code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
+    if code != 0 or not out.strip():
+        return []
+    try:
+        entries = sorted(Path(out.strip(), "hooks").iterdir())
+    except OSError:
+        return []
+    return [entry for entry in entries if not entry.name.endswith(".sample") and entry.is_file()
+            and os.access(entry, os.X_OK)]
+
+
+def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[str, str]:
+    """What to add to the environment of bash (``env``) so that git, run through it in a workspace that
+    is not ``trusted``, gets the git tools' hardening: BASH_HARDENING, and every program the repository's
+    own config names replaced by one that runs nothing. Through git's environment configuration
+    (GIT_CONFIG_COUNT, KEY_n, VALUE_n), which beats every config file and reaches every git the command
+    starts; appended to any the user set. {} in a trusted workspace. Blocking: one git process."""
+    if trusted:
+        return {}
+    settings = list(BASH_HARDENING)
+    for _, key, _ in repository_config(root, REPOSITORY_PROGRAMS):
+        last = key.rsplit(".", 1)[-1]
+        settings.append((key, _NEUTRAL.get(key, _NEUTRAL.get(last, ""))))
+        if key.startswith("filter."):
+            settings.append((key.rsplit(".", 1)[0] + ".required", "false"))
+    first = int(env["GIT_CONFIG_COUNT"]) if env.get("GIT_CONFIG_COUNT", "").isdigit() else 0
+    added = {"GIT_CONFIG_COUNT": str(first + len(settings))}
+    for number, (key, value) in enumerate(settings, start=first):
+        added[f"GIT_CONFIG_KEY_{number}"], added[f"GIT_CONFIG_VALUE_{number}"] = key, value
+    return added
+
+
+def _workspace_git(root: Path, *args: str) -> tuple[int, str, str]:
+    """Run one git command on the repository the workspace lies in, found afresh. Blocking."""
+    repo = find_repository(root)
+    if repo is None:
+        raise ToolError("The workspace is no longer in a git repository.")
+    return run_git(repo, *args)
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        line = line.strip()
+        if line.startswith(("fatal:", "error:")):
+            return line.split(":", 1)[1].strip().rstrip(".")
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    return lines[0].rstrip(".") if lines else "unknown error"
