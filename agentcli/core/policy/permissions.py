@@ -33,6 +33,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import urlsplit
 
 from ... import paths
 from ..events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
@@ -110,6 +111,14 @@ class Decision:
 
 
 ALLOW = Decision("allow")
+
+
+def fetch_host(url: str) -> str:
+    """The host a URL names, lowercased ("" when it names none): what a domain rule is matched against."""
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return ""
 
 
 def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
@@ -434,8 +443,6 @@ class Permissions:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
         ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
         what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here."""
-        from ..tools.web import fetch_host  # here: config.py imports this module for MODES alone
-
         host = fetch_host(url)
         if not host:
             return ALLOW

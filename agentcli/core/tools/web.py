@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .base import Tool, ToolContext
 from ..errors import ToolError
+from ..policy.permissions import fetch_host
 
 MAX_BYTES = 5 * 1024 * 1024  # of the response body
 MAX_CHARS = 60_000  # of the text the model gets
@@ -77,14 +78,6 @@ class WebFetch(Tool):
             return await asyncio.wait_for(fetch(url, private), TIMEOUT)
         except asyncio.TimeoutError:
             raise ToolError(f"web_fetch: {url} did not answer within {TIMEOUT:.0f} seconds.") from None
-
-
-def fetch_host(url: str) -> str:
-    """The host a URL names, lowercased ("" when it names none): what a domain rule is matched against."""
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return ""
 
 
 def check_url(url: str) -> tuple[str, str, int]:
