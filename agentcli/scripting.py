@@ -50,6 +50,11 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", metavar="FILE_OR_JSON", help="Claude Code settings: a JSON file or a JSON string")
     p.add_argument("--add-dir", action="extend", nargs="+", default=[], metavar="DIR",
                    help="another directory the tools may use, confined like the workspace (headless)")
+    p.add_argument("--permission-prompt-tool", metavar="stdio",
+                   help="stdio: ask the program on standard input (the Agent SDK's can_use_tool) about each "
+                        "approval; needs --input-format stream-json")
+    p.add_argument("--agents", metavar="JSON", help="agent types for this session, as Claude Code's --agents takes "
+                                                    "them: {\"name\": {\"description\": …, \"prompt\": …}}")
     # --thinking, --max-thinking-tokens and --mcp-config are agentcli's own flags (cli.py).
 
 
@@ -85,7 +90,7 @@ def check_script_flags(args: argparse.Namespace) -> None:
         raise UsageError("--include-partial-messages works with --output-format stream-json only")
     headless_only = {"--system-prompt": args.system_prompt, "--append-system-prompt": args.append_system_prompt,
                      "--tools": args.tools, "--max-budget-usd": args.max_budget_usd,
-                     "--session-id": args.session_id, "--add-dir": args.add_dir or None}
+                     "--session-id": args.session_id, "--add-dir": args.add_dir or None, "--agents": args.agents}
     given = [flag for flag, value in headless_only.items() if value is not None]
     if given and not args.headless:
         raise UsageError(f"{given[0]} works with -p or --input-format stream-json")
@@ -99,6 +104,31 @@ def check_script_flags(args: argparse.Namespace) -> None:
             raise UsageError(f"--add-dir {directory}: no such directory")
     if args.tools is not None:
         tool_names(args.tools)  # fail early on a name agentcli does not have
+    if args.permission_prompt_tool is not None:
+        if args.permission_prompt_tool != "stdio":
+            raise UsageError(f"--permission-prompt-tool {args.permission_prompt_tool}: agentcli asks only over stdio "
+                             "(the Agent SDK's can_use_tool), not through an MCP tool")
+        if not streaming_in:
+            raise UsageError("--permission-prompt-tool stdio needs --input-format stream-json: the answers come "
+                             "on standard input")
+    if args.agents is not None:
+        args.agents = agent_definitions(args.agents)
+
+
+def agent_definitions(value: str) -> "dict[str, Any]":
+    """--agents: agent types by name, checked now, so a bad one is a usage error before anything starts."""
+    from .core.agents import AgentFileError, agent_from_definition
+
+    data = read_json_option(value, "--agents")
+    if not isinstance(data, dict):
+        raise UsageError("--agents must hold a JSON object of agents by name, such as "
+                         "{\"reviewer\": {\"description\": \"Reviews code\", \"prompt\": \"You review code.\"}}")
+    notes: list[str] = []
+    try:
+        types = {name: agent_from_definition(name, spec, source="--agents", notes=notes) for name, spec in data.items()}
+    except AgentFileError as exc:
+        raise UsageError(f"--agents: {exc}") from None
+    return {"types": types, "notes": notes}
 
 
 def read_json_option(value: str, flag: str) -> Any:
@@ -234,3 +264,11 @@ def prepare_session(session: "Session", args: argparse.Namespace) -> None:
         session.main.tools = session.main.tools.only(names)
         session.subagents.tools = session.subagents.tools.only(names)
     session.llm.raw_events = args.include_partial_messages
+    if args.permission_prompt_tool == "stdio":  # the program on standard input answers approvals
+        session.permissions.interactive = True
+    if args.agents:
+        from .core.events import Notice
+
+        session.add_agent_types(args.agents["types"])
+        for note in args.agents["notes"]:
+            session.emit(Notice(level="warning", text=note))

@@ -12,7 +12,7 @@ from concurrent.futures import Future
 from typing import Any, Callable, Protocol
 
 from . import compaction, images, secret_env, worktrees
-from .agents import AgentType, load_agent_types
+from .agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .checkpoints import Checkpoint, Checkpoints, Restore
 from .worktrees import WorktreeError
 from .context import current_mode, main_system_prompt
@@ -20,7 +20,7 @@ from .custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
 from .history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
-from .hooks import Hooks, parse_hooks
+from .hooks import CLAUDE_NAMES, EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
 from .mcp.config import ServerConfig
@@ -48,7 +48,9 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions"]
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions",
+           # what a host program's control protocol registers (ui/stream_input.py)
+           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
 
 
 class SessionSettings(Protocol):
@@ -374,6 +376,14 @@ class Session:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
         await self.system_ready()
         return await compaction.compact(self.main, focus, reason=compaction.MANUAL)
+
+    def add_agent_types(self, types: dict[str, AgentType]) -> None:
+        """More agent types for this session (the Agent SDK's ``agents``, ``--agents``): they join, or
+        replace by name, those of the built-ins and agent files, and the task tool offers them."""
+        self.subagents.agent_types.update(types)
+        for registry in {id(r): r for r in (self.main.tools, self.subagents.tools)}.values():
+            if "task" in registry:
+                registry.add(TaskTool(self.subagents.agent_types))
 
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""

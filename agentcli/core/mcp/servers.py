@@ -87,6 +87,7 @@ class McpServer:
         self.task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._stderr: IO[str] | None = None
+        self.relay: Callable[[dict[str, Any]], Any] | None = None  # type sdk: how its messages reach it
 
     # ------------------------------------------------------------ life
 
@@ -101,6 +102,10 @@ class McpServer:
             from mcp.client.client import Client
             from mcp_types import Implementation
 
+            if self.config.transport == "sdk" and self.relay is None:
+                self._set("failed", "it is an Agent SDK server, which only the program that drives agentcli "
+                                    "through --input-format stream-json can serve")
+                return
             config = self.config.expanded(secret_env.environ())
             if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
                 argv = self.sandbox.wrap([config.command, *config.args], cwd=self.root,
@@ -144,6 +149,11 @@ class McpServer:
         self.on_change(self)
 
     def _transport(self, config: ServerConfig) -> Any:
+        if config.transport == "sdk":
+            from .relay import relay_transport
+
+            assert self.relay is not None
+            return relay_transport(self.relay)
         if config.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
