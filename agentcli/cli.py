@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
     p.add_argument("--thinking", type=thinking_flag, metavar="off|on|adaptive",
                    help="extended thinking (default: adaptive where the model has it, else off)")
-    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget for --thinking on")
+    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget; alone, it turns thinking on")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true",
                    help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
@@ -225,7 +225,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-        "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
+        # A budget given alone turns thinking on with it, as Claude Code takes --max-thinking-tokens (the
+        # Agent SDK's thinking={"type": "enabled", "budget_tokens": N} arrives as that flag alone).
+        "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
+        "max_thinking_tokens": args.max_thinking_tokens,
     }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args))
     if trust.notice and args.headless:
         print(f"agentcli: {trust.notice}", file=sys.stderr)

@@ -142,7 +142,9 @@ class Answer:
 
     @property
     def is_error(self) -> bool:
-        return self.status != "done"  # 0 only for a complete answer
+        """Exit 0 only for a complete answer, or a budget stop: Claude Code's ``error_max_budget_usd`` result
+        is not an error (``is_error`` false, exit 0), which the Agent SDK expects; stderr says it stopped."""
+        return self.status not in ("done", "budget")
 
 
 async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
@@ -176,7 +178,7 @@ def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer)
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
                                    denials=output.prompt.denials,
-                                   errors=[result.reason or result.text] if result.is_error else []))
+                                   errors=[result.reason or result.text] if result.status != "done" else []))
     output.prompt = PromptTally()  # the next prompt reports its own
 
 

@@ -129,6 +129,7 @@ class Driver:
         self.ended_by: list[int] = []
         self.last: Answer | None = None
         self.host = Host(output)
+        self.default_model = session.main.model  # what set_model with no model goes back to
         self.asking: set[asyncio.Task[None]] = set()  # approvals waiting for the host's answer
         if session.permissions.interactive:  # --permission-prompt-tool stdio: the host answers approvals
             output.on_approval = self.approve
@@ -195,14 +196,72 @@ class Driver:
     def control(self, message: dict[str, Any]) -> None:
         request_id = message.get("request_id")
         request = message.get("request") if isinstance(message.get("request"), dict) else {}
+        if request.get("subtype") in ("mcp_reconnect", "mcp_toggle"):  # these wait for a server: answered later
+            task = asyncio.ensure_future(self.respond_later(request_id, self.serve_server(request)))
+            self.asking.add(task)
+            task.add_done_callback(self.asking.discard)
+            return
         try:
             response = self.serve(request)
         except UnsupportedRequest as exc:
-            self.output.line({"type": "control_response",
-                              "response": {"subtype": "error", "request_id": request_id, "error": str(exc)}})
+            self.respond(request_id, error=str(exc))
             return
-        self.output.line({"type": "control_response",
-                          "response": {"subtype": "success", "request_id": request_id, "response": response}})
+        self.respond(request_id, response)
+
+    def respond(self, request_id: Any, response: dict[str, Any] | None = None, error: str = "") -> None:
+        body = {"subtype": "error", "error": error} if error else {"subtype": "success", "response": response}
+        self.output.line({"type": "control_response", "response": {**body, "request_id": request_id}})
+
+    async def respond_later(self, request_id: Any, work: Any) -> None:
+        try:
+            self.respond(request_id, await work)
+        except UnsupportedRequest as exc:
+            self.respond(request_id, error=str(exc))
+
+    def server_named(self, request: dict[str, Any]) -> Any:
+        name = request.get("serverName")
+        server = self.session.mcp.servers.get(name) if isinstance(name, str) else None
+        if server is None:
+            known = ", ".join(self.session.mcp.servers) or "none"
+            raise UnsupportedRequest(f"there is no MCP server {name!r} in this session (it has: {known})")
+        return server
+
+    async def serve_server(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``mcp_reconnect`` and ``mcp_toggle``: start a server again, or stop it (its tools then say so)."""
+        server = self.server_named(request)
+        if request.get("subtype") == "mcp_toggle" and request.get("enabled") is False:
+            await server.stop()
+            return {}
+        await self.session.mcp.restart(server)
+        if server.state != "ready":
+            raise UnsupportedRequest(f"the MCP server {server.name!r} did not start again: {server.error}")
+        return {}
+
+    def context_usage(self) -> dict[str, Any]:
+        """``get_context_usage``: what the main context held at the latest call, in Claude Code's shape."""
+        session = self.session
+        used, window = session.context_used(), session.context_window()
+        tools = [{"name": t.name, "serverName": t.name.split("__")[1], "tokens": 0, "isLoaded": True}
+                 for t in session.main.tools if t.name.startswith("mcp__")]
+        return {"categories": [{"name": "Messages", "tokens": used, "color": "purple"}], "totalTokens": used,
+                "maxTokens": window, "rawMaxTokens": window, "percentage": round(100 * used / window, 2),
+                "model": session.main.model, "isAutoCompactEnabled": True, "memoryFiles": [], "mcpTools": tools,
+                "agents": [{"agentType": name, "source": t.source, "tokens": 0}
+                           for name, t in session.subagents.agent_types.items()], "gridRows": []}
+
+    def mcp_status(self) -> dict[str, Any]:
+        """``mcp_status``: each server's state and tools, in Claude Code's words."""
+        words = {"ready": "connected", "starting": "pending", "waiting": "pending", "failed": "failed",
+                 "exited": "failed", "stopped": "disabled"}
+        servers = []
+        for name, server in self.session.mcp.servers.items():
+            entry: dict[str, Any] = {"name": name, "status": words.get(server.state, "failed"),
+                                     "config": {"type": server.config.transport}, "scope": server.config.source,
+                                     "tools": [{"name": t.name, "description": t.description} for t in server.tools]}
+            if server.error:
+                entry["error"] = server.error
+            servers.append(entry)
+        return {"mcpServers": servers}
 
     def serve(self, request: dict[str, Any]) -> dict[str, Any]:
         subtype = request.get("subtype")
@@ -223,6 +282,26 @@ class Driver:
                 raise UnsupportedRequest(f"agentcli has no permission mode {mode!r} (it has {', '.join(MODES)})")
             self.session.permissions.mode = mode
             return {}
+        if subtype == "set_model":
+            model = request.get("model") or self.default_model
+            try:
+                self.session.set_model(str(model))
+            except ValueError as exc:
+                raise UnsupportedRequest(str(exc)) from None
+            return {}
+        if subtype == "get_context_usage":
+            return self.context_usage()
+        if subtype == "mcp_status":
+            return self.mcp_status()
+        if subtype == "stop_task":
+            task_id = request.get("task_id")
+            if not isinstance(task_id, str) or not self.session.subagents.cancel(task_id):
+                raise UnsupportedRequest(f"there is no running task {task_id!r} to stop")
+            return {}
+        if subtype == "rewind_files":
+            raise UnsupportedRequest("agentcli does not support the control request 'rewind_files': it keeps "
+                                     "checkpoints by prompt number, not by message id; use 'agentcli rewind SESSION "
+                                     "--to N --files'")
         raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
 
     def register_agents(self, agents: Any) -> None:

@@ -5,9 +5,9 @@ Each of these failed on the SDK's first request before agentcli served them."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+import pytest
 from claude_agent_sdk import (AgentDefinition, ClaudeSDKClient, HookMatcher, PermissionResultAllow,
                               PermissionResultDeny, ResultMessage, create_sdk_mcp_server, query, tool)
 
@@ -165,3 +165,58 @@ async def test_agents_from_the_sdk_become_agent_types(server, api_env, repo, cli
     assert "You are a code reviewer. Be brief." in json.dumps(child["system"])
     assert sorted(t["name"] for t in child["tools"]) == ["grep", "read_file"]
     assert message_text(child["messages"][0]) == "Review src/app/auth.py"
+
+
+async def test_control_requests_set_the_model_and_report_context_mcp_and_tasks(server, api_env, repo, cli_path):
+    @tool("ping", "Answer pong", {})
+    async def ping(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "pong"}]}
+
+    from agentcli.paths import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("mcp_startup_timeout = 120\n")
+    pinger = create_sdk_mcp_server(name="pinger", tools=[ping])
+    server.script(text("one"), text("two"))
+    async with ClaudeSDKClient(options(cli_path, repo, api_env, mcp_servers={"pinger": pinger})) as client:
+        await client.query("first")
+        [m async for m in client.receive_response()]
+        usage = await client.get_context_usage()
+        status = await client.get_mcp_status()
+        await client.set_model("claude-haiku-4-5")
+        await client.query("second")
+        [m async for m in client.receive_response()]
+        await client.toggle_mcp_server("pinger", False)
+        stopped = await client.get_mcp_status()
+        await client.reconnect_mcp_server("pinger")
+        again = await client.get_mcp_status()
+        with pytest.raises(Exception, match="no running task 'sa-9'"):
+            await client.stop_task("sa-9")
+    assert usage["totalTokens"] > 0 and usage["maxTokens"] >= 200_000 and usage["model"] == server.requests[0]["model"]
+    assert [t["name"] for t in usage["mcpTools"]] == ["mcp__pinger__ping"]
+    entry = status["mcpServers"][0]
+    assert (entry["name"], entry["status"], [t["name"] for t in entry["tools"]]) == ("pinger", "connected", ["ping"])
+    assert server.requests[1]["model"] == "claude-haiku-4-5" != server.requests[0]["model"]
+    assert stopped["mcpServers"][0]["status"] == "disabled" and again["mcpServers"][0]["status"] == "connected"
+
+
+async def test_agents_flag_and_a_thinking_budget_alone(server, api_env, repo, cli_path):
+    server.script(text("ok"))
+    agents = json.dumps({"scout": {"description": "Finds things", "prompt": "You find things.", "tools": ["Grep"]}})
+    opts = options(cli_path, repo, api_env, thinking={"type": "enabled", "budget_tokens": 2048},
+                   extra_args={"agents": agents})
+    messages = [m async for m in query(prompt="hi", options=opts)]
+    assert messages[-1].result == "ok"
+    request = server.requests[0]
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    task_schema = next(t for t in request["tools"] if t["name"] == "task")
+    assert "scout" in task_schema["input_schema"]["properties"]["subagent_type"]["enum"]
+
+
+async def test_a_budget_stop_ends_as_claude_codes_does(server, api_env, repo, cli_path):
+    server.script(*[tool_use("glob", {"pattern": "*.py"}) for _ in range(3)], text("never"))
+    opts = options(cli_path, repo, api_env, max_budget_usd=0.000001)
+    messages = [m async for m in query(prompt="Read the README.md file and summarize it", options=opts)]
+    result = messages[-1]  # no ResultError after it: agentcli exits 0, as Claude Code does
+    assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
+    assert result.is_error is False and result.total_cost_usd and result.total_cost_usd > 0.000001

@@ -224,6 +224,13 @@ class McpServer:
             if self.task is not None:
                 self.task.cancel()
 
+    async def restart(self) -> None:
+        """Stop the server if it runs, start it again, and wait until it is ready or has failed."""
+        await self.stop()
+        self.task, self._stop, self.settled, self.error = None, asyncio.Event(), asyncio.Event(), ""
+        self.start()
+        await self.settled.wait()
+
     async def stop(self) -> None:
         self._stop.set()
         if self.task is None:
@@ -362,6 +369,15 @@ class McpServers:
             else:
                 self.on_trouble(f"MCP server '{server.name}' stopped working: {server.error}. Its tools "
                                 "return errors from now on.")
+
+    async def restart(self, server: McpServer) -> None:
+        """Start one server again (the Agent SDK's reconnect); its tools are offered once it is ready, and
+        its troubles are told again."""
+        self._announced = {(name, state) for name, state in self._announced if name != server.name}
+        try:
+            await asyncio.wait_for(server.restart(), self.startup_timeout)
+        except TimeoutError:
+            server.give_up(f"it did not finish starting within {self.startup_timeout:g} s (mcp_startup_timeout)")
 
     async def stop(self) -> None:
         for deadline in self._deadlines:
