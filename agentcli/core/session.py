@@ -89,7 +89,7 @@ class Session:
 
     def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
-                 resume: str | None = None) -> None:
+                 resume: str | None = None, fork_session: bool = False) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
         Raises SessionError when there is none; forks into a copy when another process has it open."""
         self.settings = settings
@@ -102,7 +102,8 @@ class Session:
         notices: list[str] = []
         if store:
             saved = find_session(workspace.root, resume) if resume is not None else None
-            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
+            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved,
+                                             fork_session=fork_session)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                               stall_timeout=settings.stall_timeout, thinking=settings.thinking,
@@ -423,12 +424,14 @@ class Session:
 
 
 def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
-                 resume: str | None = None, continue_: bool = False, session_id: str | None = None) -> Session:
+                 resume: str | None = None, continue_: bool = False, session_id: str | None = None,
+                 fork_session: bool = False) -> Session:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
-    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id)
+    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
+                   fork_session=fork_session)
 
 
 def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:

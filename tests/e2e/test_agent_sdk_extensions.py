@@ -220,3 +220,54 @@ async def test_a_budget_stop_ends_as_claude_codes_does(server, api_env, repo, cl
     result = messages[-1]  # no ResultError after it: agentcli exits 0, as Claude Code does
     assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
     assert result.is_error is False and result.total_cost_usd and result.total_cost_usd > 0.000001
+
+
+async def test_system_prompt_file_fork_session_and_dont_ask(server, api_env, repo, cli_path, tmp_path):
+    prompt_file = tmp_path / "prompt.md"
+    prompt_file.write_text("You answer from a file.")
+    server.script(text("first"), tool_use("write_file", {"path": "x.txt", "content": "x"}, id="toolu_x"),
+                  text("refused"))
+    asked: list[str] = []
+
+    async def decide(name: str, data: dict[str, Any], context: Any) -> Any:
+        asked.append(name)
+        return PermissionResultAllow()
+
+    opts = options(cli_path, repo, api_env, system_prompt={"type": "file", "path": str(prompt_file)})
+    first = [m async for m in query(prompt="one", options=opts)][-1]
+    assert server.requests[0]["system"][0]["text"] == "You answer from a file."
+    opts = options(cli_path, repo, api_env, resume=first.session_id, fork_session=True, can_use_tool=decide,
+                   permission_mode="dontAsk")
+    second = [m async for m in query(prompt=prompt_stream("two"), options=opts)][-1]
+    assert second.session_id != first.session_id  # a new session, with the first one's history
+    assert [message_text(m) for m in server.requests[1]["messages"]][:2] == ["one", "first"]
+    assert asked == [] and not (repo / "x.txt").exists()  # dontAsk: refused without asking anyone
+    assert [d["tool_use_id"] for d in second.permission_denials] == ["toolu_x"]
+
+
+async def test_a_flag_agentcli_cannot_honour_is_an_error_the_sdk_shows(server, api_env, repo, cli_path):
+    server.script(text("never"))
+    with pytest.raises(Exception) as raised:
+        [m async for m in query(prompt="hi", options=options(cli_path, repo, api_env, effort="high"))]
+    assert "--effort is not supported: agentcli has no effort setting" in str(raised.value)
+    assert server.requests == []
+
+
+async def test_strict_mcp_config_starts_only_the_servers_passed(server, api_env, repo, cli_path):
+    @tool("ping", "Answer pong", {})
+    async def ping(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "pong"}]}
+
+    from agentcli.paths import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("mcp_startup_timeout = 120\n")
+    (user_config_file().parent / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": {"command": "/no/such"}}}))
+    server.script(text("ok"))
+    opts = options(cli_path, repo, api_env, strict_mcp_config=True,
+                   mcp_servers={"pinger": create_sdk_mcp_server(name="pinger", tools=[ping])})
+    async with ClaudeSDKClient(opts) as client:
+        await client.query("hi")
+        [m async for m in client.receive_response()]
+        status = await client.get_mcp_status()
+    assert [s["name"] for s in status["mcpServers"]] == ["pinger"]
