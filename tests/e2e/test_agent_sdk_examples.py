@@ -46,6 +46,7 @@ def run_example(script: Path, repo: Path, api_env: dict[str, str], tmp_path: Pat
                           timeout=600)
 
 
+@pytest.mark.timeout(900)  # six clients, each starting agentcli and its MCP server: slow on a loaded machine
 def test_mcp_calculator_example(examples, server, api_env, repo, tmp_path):
     def asks(words: str):
         return lambda body: any(words in message_text(m) for m in body["messages"][:1])
