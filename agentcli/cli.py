@@ -52,12 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain", action="store_true", help="line mode instead of the full-screen app")
     p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output format")
     p.add_argument("--model", help="model id (default: config, ANTHROPIC_MODEL, or a current Sonnet)")
-    p.add_argument("--permission-mode", choices=MODES, help="what runs without asking")
+    p.add_argument("--permission-mode", choices=(*MODES, "dontAsk"),
+                   help="what runs without asking (dontAsk, headless: refuse what would ask, asking no one)")
     p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
     p.add_argument("--thinking", type=thinking_flag, metavar="off|on|adaptive",
                    help="extended thinking (default: adaptive where the model has it, else off)")
-    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget for --thinking on")
+    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget; alone, it turns thinking on")
     p.add_argument("-c", "--continue", dest="continue_", action="store_true",
                    help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
@@ -158,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except UsageError as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         code = 2
+        stream_usage_error(str(exc), sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         print("agentcli: interrupted.", file=sys.stderr)
         code = 130
@@ -169,6 +171,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     if argv is None and sdk_import is not None:  # a run that failed early: no teardown racing the import
         leave(code)
     sys.exit(code)
+
+
+def stream_usage_error(message: str, argv: Sequence[str]) -> None:
+    """For a program reading stream-json (the Agent SDK), the usage error as an error result line too:
+    it shows the result's ``errors``, and would show only an exit code otherwise."""
+    words = list(argv)
+    if not any(a == "--output-format=stream-json" or a == "stream-json" and i and words[i - 1] == "--output-format"
+               for i, a in enumerate(words)):
+        return
+    import json
+
+    print(json.dumps({"type": "result", "subtype": "error_during_execution", "is_error": True, "duration_ms": 0,
+                      "duration_api_ms": 0, "num_turns": 0, "session_id": "", "result": "", "errors": [message],
+                      "terminal_reason": "error"}), flush=True)
 
 
 def user_error_code(exc: Exception) -> int | None:
@@ -228,8 +244,16 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     settings = load_settings(root, {
         "model": args.model, "permission_mode": args.permission_mode,
         "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-        "thinking": args.thinking, "max_thinking_tokens": args.max_thinking_tokens,
+        # A budget given alone turns thinking on with it, as Claude Code takes --max-thinking-tokens (the
+        # Agent SDK's thinking={"type": "enabled", "budget_tokens": N} arrives as that flag alone).
+        "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
+        "max_thinking_tokens": args.max_thinking_tokens,
     }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args))
+    if args.strict_mcp_config:  # only the servers the flags name
+        from .core.mcp.config import from_flag
+
+        named = {name for value in args.mcp_config or () for name in from_flag(value)}
+        settings.mcp_servers = {name: server for name, server in settings.mcp_servers.items() if name in named}
     if trust.notice and args.headless:
         print(f"agentcli: {trust.notice}", file=sys.stderr)
     elif trust.notice:
@@ -392,7 +416,8 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
                                   budget=args.max_budget_usd)
     session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
-                           resume=args.resume, continue_=args.continue_, session_id=args.session_id)
+                           resume=args.resume, continue_=args.continue_, session_id=args.session_id,
+                           fork_session=args.fork_session)
     prepare_session(session, args)
     return session, output
 

@@ -51,7 +51,35 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", metavar="FILE_OR_JSON", help="Claude Code settings: a JSON file or a JSON string")
     p.add_argument("--add-dir", action="extend", nargs="+", default=[], metavar="DIR",
                    help="another directory the tools may use, confined like the workspace (headless)")
+    p.add_argument("--permission-prompt-tool", metavar="stdio",
+                   help="stdio: ask the program on standard input (the Agent SDK's can_use_tool) about each "
+                        "approval; needs --input-format stream-json")
+    p.add_argument("--agents", metavar="JSON", help="agent types for this session, as Claude Code's --agents takes "
+                                                    "them: {\"name\": {\"description\": …, \"prompt\": …}}")
+    p.add_argument("--system-prompt-file", metavar="FILE", help="replace agentcli's system prompt with a file's text "
+                                                              "(headless)")
+    p.add_argument("--fork-session", action="store_true",
+                   help="with --resume or --continue: go on in a new session with a copy of the history")
+    p.add_argument("--strict-mcp-config", action="store_true",
+                   help="start only the MCP servers --mcp-config names, none from mcp.json or .mcp.json")
+    # Claude Code's flags agentcli cannot honour: each is a usage error that says why (NOT_HONOURED).
+    for flag, takes_value in NOT_HONOURED_FLAGS:
+        p.add_argument(flag, **({} if takes_value else {"action": "store_const", "const": True}), default=None,
+                       help=argparse.SUPPRESS, dest="not_honoured_" + flag.strip("-").replace("-", "_"))
     # --thinking, --max-thinking-tokens and --mcp-config are agentcli's own flags (cli.py).
+
+
+# Claude Code's flags that agentcli does not honour, and why: a script that passes one learns it at once.
+NOT_HONOURED = {
+    "--setting-sources": "agentcli reads its own settings (user, then workspace, then flags), not Claude Code's "
+                         "setting sources; --settings takes Claude Code settings",
+    "--json-schema": "agentcli has no structured output yet: the result is the model's text",
+    "--fallback-model": "agentcli retries the same model and has no fallback model",
+    "--effort": "agentcli has no effort setting; --thinking and --max-thinking-tokens set the thinking",
+    "--include-hook-events": "agentcli does not write hook events to the stream",
+}
+NOT_HONOURED_FLAGS = (("--setting-sources", True), ("--json-schema", True), ("--fallback-model", True),
+                      ("--effort", True), ("--include-hook-events", False))
 
 
 def positive_amount(text: str) -> float:
@@ -72,8 +100,26 @@ def positive_whole(text: str) -> int:
 
 def check_script_flags(args: argparse.Namespace) -> None:
     """Refuse combinations agentcli cannot honour; set ``args.headless``."""
+    for flag, _ in NOT_HONOURED_FLAGS:
+        if getattr(args, "not_honoured_" + flag.strip("-").replace("-", "_")) is not None:
+            raise UsageError(f"{flag} is not supported: {NOT_HONOURED[flag]}")
+    if args.fork_session and not (args.resume or args.continue_):
+        raise UsageError("--fork-session works with --resume or --continue")
+    if args.system_prompt_file is not None:
+        if args.system_prompt:
+            raise UsageError("give either --system-prompt or --system-prompt-file, not both")
+        try:
+            args.system_prompt = Path(args.system_prompt_file).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--system-prompt-file: cannot read {args.system_prompt_file} "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
     streaming_in = args.input_format == "stream-json"
     args.headless = args.prompt is not None or streaming_in
+    args.dont_ask = args.permission_mode == "dontAsk"
+    if args.dont_ask:  # Claude Code's dontAsk: what would ask is refused; headless, agentcli asks no one anyway
+        if not args.headless:
+            raise UsageError("--permission-mode dontAsk works with -p or --input-format stream-json")
+        args.permission_mode = "default"
     if streaming_in and args.output_format != "stream-json":
         raise UsageError("--input-format stream-json needs --output-format stream-json")
     if streaming_in and args.prompt not in (None, "-"):
@@ -86,7 +132,7 @@ def check_script_flags(args: argparse.Namespace) -> None:
         raise UsageError("--include-partial-messages works with --output-format stream-json only")
     headless_only = {"--system-prompt": args.system_prompt, "--append-system-prompt": args.append_system_prompt,
                      "--tools": args.tools, "--max-budget-usd": args.max_budget_usd,
-                     "--session-id": args.session_id, "--add-dir": args.add_dir or None}
+                     "--session-id": args.session_id, "--add-dir": args.add_dir or None, "--agents": args.agents}
     given = [flag for flag, value in headless_only.items() if value is not None]
     if given and not args.headless:
         raise UsageError(f"{given[0]} works with -p or --input-format stream-json")
@@ -100,6 +146,31 @@ def check_script_flags(args: argparse.Namespace) -> None:
             raise UsageError(f"--add-dir {directory}: no such directory")
     if args.tools is not None:
         tool_names(args.tools)  # fail early on a name agentcli does not have
+    if args.permission_prompt_tool is not None:
+        if args.permission_prompt_tool != "stdio":
+            raise UsageError(f"--permission-prompt-tool {args.permission_prompt_tool}: agentcli asks only over stdio "
+                             "(the Agent SDK's can_use_tool), not through an MCP tool")
+        if not streaming_in:
+            raise UsageError("--permission-prompt-tool stdio needs --input-format stream-json: the answers come "
+                             "on standard input")
+    if args.agents is not None:
+        args.agents = agent_definitions(args.agents)
+
+
+def agent_definitions(value: str) -> "dict[str, Any]":
+    """--agents: agent types by name, checked now, so a bad one is a usage error before anything starts."""
+    from .core.engine.agents import AgentFileError, agent_from_definition
+
+    data = read_json_option(value, "--agents")
+    if not isinstance(data, dict):
+        raise UsageError("--agents must hold a JSON object of agents by name, such as "
+                         "{\"reviewer\": {\"description\": \"Reviews code\", \"prompt\": \"You review code.\"}}")
+    notes: list[str] = []
+    try:
+        types = {name: agent_from_definition(name, spec, source="--agents", notes=notes) for name, spec in data.items()}
+    except AgentFileError as exc:
+        raise UsageError(f"--agents: {exc}") from None
+    return {"types": types, "notes": notes}
 
 
 def read_json_option(value: str, flag: str) -> Any:
@@ -235,3 +306,11 @@ def prepare_session(session: "Session", args: argparse.Namespace) -> None:
         session.main.tools = session.main.tools.only(names)
         session.subagents.tools = session.subagents.tools.only(names)
     session.llm.raw_events = args.include_partial_messages
+    if args.permission_prompt_tool == "stdio" and not args.dont_ask:  # the program on stdin answers approvals
+        session.permissions.interactive = True
+    if args.agents:
+        from .core.events import Notice
+
+        session.add_agent_types(args.agents["types"])
+        for note in args.agents["notes"]:
+            session.emit(Notice(level="warning", text=note))

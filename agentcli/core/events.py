@@ -215,7 +215,9 @@ class ApprovalRequested(Event):
     reason: str = ""  # why it needs a yes, e.g. "files in .git/ are protected"; "" when nothing unusual
     rules: tuple[str, ...] = ()  # what allow-for-session / always-allow record; empty: they count once
     diff: tuple[str, ...] = ()  # the file change it would make, as ``core.tools.preview.file_diff`` lines
-    future: asyncio.Future[str] | None = field(default=None, compare=False, metadata={"transient": True})
+    tool_use_id: str = ""  # the call that asks
+    future: "asyncio.Future[str | Approval] | None" = field(default=None, compare=False,
+                                                           metadata={"transient": True})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -286,6 +288,16 @@ ALLOW_ONCE = "allow_once"
 ALLOW_SESSION = "allow_session"
 ALLOW_ALWAYS = "allow_always"
 DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Approval:
+    """An answer with more to it than one of the words above: a host program's (the Agent SDK's
+    ``can_use_tool``), which may change the call's input or tell the model why it said no."""
+
+    answer: str  # ALLOW_ONCE, ALLOW_SESSION or DENY
+    input: dict[str, Any] | None = None  # allowed, with this input instead of the model's
+    message: str = ""  # denied: what the model is told
 
 Sink = Callable[[Event], None]
 

@@ -15,7 +15,7 @@ from .engine import compaction
 from . import images
 from .system import secret_env
 from .storage import worktrees
-from .engine.agents import AgentType, load_agent_types
+from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
 from .storage.worktrees import WorktreeError
 from .engine.context import current_mode, main_system_prompt
@@ -23,7 +23,7 @@ from .engine.custom_commands import CustomCommand, find as find_command, load_co
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
 from .engine.history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
-from .policy.hooks import Hooks, parse_hooks
+from .policy.hooks import CLAUDE_NAMES, EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
 from .mcp.config import ServerConfig
@@ -53,7 +53,9 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill"]
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill",
+           # what a host program's control protocol registers (ui/stream_input.py)
+           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
 
 
 class SessionSettings(Protocol):
@@ -92,7 +94,7 @@ class Session:
 
     def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
-                 resume: str | None = None) -> None:
+                 resume: str | None = None, fork_session: bool = False) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
         Raises SessionError when there is none; forks into a copy when another process has it open."""
         self.settings = settings
@@ -105,7 +107,8 @@ class Session:
         notices: list[str] = []
         if store:
             saved = find_session(workspace.root, resume) if resume is not None else None
-            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved)
+            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved,
+                                             fork_session=fork_session)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                               stall_timeout=settings.stall_timeout, thinking=settings.thinking,
@@ -389,6 +392,14 @@ class Session:
         await self.system_ready()
         return await compaction.compact(self.main, focus, reason=compaction.MANUAL)
 
+    def add_agent_types(self, types: dict[str, AgentType]) -> None:
+        """More agent types for this session (the Agent SDK's ``agents``, ``--agents``): they join, or
+        replace by name, those of the built-ins and agent files, and the task tool offers them."""
+        self.subagents.agent_types.update(types)
+        for registry in {id(r): r for r in (self.main.tools, self.subagents.tools)}.values():
+            if "task" in registry:
+                registry.add(TaskTool(self.subagents.agent_types))
+
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = self.llm.model = resolve_model(model)
@@ -427,12 +438,14 @@ class Session:
 
 
 def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
-                 resume: str | None = None, continue_: bool = False, session_id: str | None = None) -> Session:
+                 resume: str | None = None, continue_: bool = False, session_id: str | None = None,
+                 fork_session: bool = False) -> Session:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
-    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id)
+    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
+                   fork_session=fork_session)
 
 
 def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:

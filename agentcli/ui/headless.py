@@ -9,11 +9,11 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from ..core.content import text_of
-from ..core.events import (MAIN, AssistantMessage, Event, Notice, Retrying, ToolCallFinished, ToolCallStarted,
-                           UsageUpdated)
+from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, ToolCallFinished,
+                           ToolCallStarted, UsageUpdated)
 from ..core.session import LLMError, Session
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
@@ -52,16 +52,24 @@ class HeadlessOutput:
         self.run: asyncio.Task[Any] | None = None
         self.renderer: StreamJson | None = None
         self.prompt = PromptTally()  # what the prompt running now has done so far
+        self.on_approval: Callable[[ApprovalRequested], None] | None = None  # who answers approvals, if anyone
 
-    def attach(self, session: Session) -> None:
-        """The session is open: from now on its events can be rendered."""
+    def attach(self, session: Session, announce: bool = True) -> None:
+        """The session is open: from now on its events can be rendered. ``announce``: print the init
+        line now (else ``announce`` does, once the MCP servers it lists have started)."""
         if self.format == "stream-json":
             self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages)
+        if announce:
+            self.announce(session)
+
+    def announce(self, session: Session) -> None:
         if self.format in ("stream-json", "events"):
             self.line(init_message(session))
 
     def __call__(self, event: Event) -> None:
         self.prompt.add(event)
+        if isinstance(event, ApprovalRequested) and self.on_approval is not None:
+            self.on_approval(event)
         if self.format == "events":
             self.line(event.to_dict())
         elif self.renderer is not None:
@@ -134,7 +142,9 @@ class Answer:
 
     @property
     def is_error(self) -> bool:
-        return self.status != "done"  # 0 only for a complete answer
+        """Exit 0 only for a complete answer, or a budget stop: Claude Code's ``error_max_budget_usd`` result
+        is not an error (``is_error`` false, exit 0), which the Agent SDK expects; stderr says it stopped."""
+        return self.status not in ("done", "budget")
 
 
 async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
@@ -168,7 +178,7 @@ def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer)
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
                                    denials=output.prompt.denials,
-                                   errors=[result.reason or result.text] if result.is_error else []))
+                                   errors=[result.reason or result.text] if result.status != "done" else []))
     output.prompt = PromptTally()  # the next prompt reports its own
 
 

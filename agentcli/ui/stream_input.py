@@ -6,6 +6,17 @@ in order, each ending with its result line. ``control_request`` lines are answer
 a turn runs: ``initialize``, ``interrupt`` (stops the running turn) and ``set_permission_mode``;
 any other request gets an error ``control_response`` that names it, and the run goes on. When standard
 input closes, the prompts already read are finished, then agentcli exits.
+
+agentcli asks the program on the other end too, with control requests of its own, whose answers come
+back as ``control_response`` lines (``Host``):
+
+- ``can_use_tool`` for every approval, with ``--permission-prompt-tool stdio``: allow (maybe with
+  another input), or deny with a message, and ``interrupt`` stops the turn as well;
+- ``hook_callback`` for the hooks the ``initialize`` request registered (its ``hooks``), whose answers
+  count as a command hook's JSON output would;
+- ``mcp_message`` for MCP servers of type ``sdk``, which live in that program.
+
+Once standard input closes, no answer can come: a question still open is answered no.
 """
 
 from __future__ import annotations
@@ -17,8 +28,9 @@ import sys
 import threading
 from typing import IO, Any
 
-from ..core.session import MODES
-from ..core.session import Session
+from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
+from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, Session,
+                            agent_from_definition)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import Mark
@@ -28,6 +40,55 @@ EOF = None
 
 class UnsupportedRequest(Exception):
     """A control request agentcli does not serve; the message names it."""
+
+
+class HostGone(Exception):
+    """Standard input closed: the program that would answer a control request is gone."""
+
+
+class Host:
+    """Control requests agentcli sends to the program driving it, each waiting for its response line."""
+
+    def __init__(self, output: HeadlessOutput) -> None:
+        self.output = output
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.count = 0
+        self.gone = False
+
+    async def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The response to one request; an Exception with the host's error, HostGone when it cannot answer."""
+        if self.gone:
+            raise HostGone("standard input is closed, so the program driving agentcli cannot answer")
+        self.count += 1
+        request_id = f"agentcli_{self.count}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[request_id] = future
+        self.output.line({"type": "control_request", "request_id": request_id, "request": request})
+        try:
+            return await future
+        except asyncio.CancelledError:  # the call was stopped: the host need not answer any more
+            self.output.line({"type": "control_cancel_request", "request_id": request_id})
+            raise
+        finally:
+            self.waiting.pop(request_id, None)
+
+    def answered(self, message: dict[str, Any]) -> None:
+        response = message.get("response") if isinstance(message.get("response"), dict) else {}
+        future = self.waiting.get(response.get("request_id"))  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        if response.get("subtype") == "error":
+            future.set_exception(Exception(str(response.get("error") or "the program gave no reason")))
+        else:
+            body = response.get("response")
+            future.set_result(body if isinstance(body, dict) else {})
+
+    def close(self) -> None:
+        self.gone = True
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_exception(HostGone("standard input closed before the program driving agentcli "
+                                              "answered"))
 
 
 def read_lines(stream: IO[str], loop: asyncio.AbstractEventLoop, queue: "asyncio.Queue[str | None]") -> None:
@@ -67,12 +128,20 @@ class Driver:
         self.turn: asyncio.Task[Answer] | None = None
         self.ended_by: list[int] = []
         self.last: Answer | None = None
+        self.host = Host(output)
+        self.default_model = session.main.model  # what set_model with no model goes back to
+        self.asking: set[asyncio.Task[None]] = set()  # approvals waiting for the host's answer
+        if session.permissions.interactive:  # --permission-prompt-tool stdio: the host answers approvals
+            output.on_approval = self.approve
+        for name, server in session.mcp.servers.items():
+            if server.config.transport == "sdk":
+                server.relay = lambda message, name=name: self.mcp_message(name, message)
 
     async def run(self, stream: IO[str]) -> int:
         lines = self.lines
         loop = asyncio.get_running_loop()
         threading.Thread(target=read_lines, args=(stream, loop, lines), name="stdin", daemon=True).start()
-        self.output.attach(self.session)
+        self.output.attach(self.session, announce=False)
         worker = asyncio.create_task(self.work())
         with exit_signals(self.on_signal):
             try:
@@ -81,6 +150,7 @@ class Driver:
                     if line is EOF:
                         break
                     self.take(line)
+                self.host.close()  # nobody is left to answer agentcli's own requests
                 self.prompts.put_nowait(EOF)  # finish what was read, then stop
                 await worker
             finally:
@@ -115,7 +185,9 @@ class Driver:
                 self.prompts.put_nowait(prompt_text(message))
             except ValueError as exc:
                 self.warn(f"{exc}; the message was skipped")
-        elif kind not in ("control_response", "control_cancel_request", "keep_alive"):
+        elif kind == "control_response":
+            self.host.answered(message)
+        elif kind not in ("control_cancel_request", "keep_alive"):
             self.warn(f"standard input held a line of unknown type {kind!r}; it was skipped")
 
     def warn(self, text: str) -> None:
@@ -124,22 +196,80 @@ class Driver:
     def control(self, message: dict[str, Any]) -> None:
         request_id = message.get("request_id")
         request = message.get("request") if isinstance(message.get("request"), dict) else {}
+        if request.get("subtype") in ("mcp_reconnect", "mcp_toggle"):  # these wait for a server: answered later
+            task = asyncio.ensure_future(self.respond_later(request_id, self.serve_server(request)))
+            self.asking.add(task)
+            task.add_done_callback(self.asking.discard)
+            return
         try:
             response = self.serve(request)
         except UnsupportedRequest as exc:
-            self.output.line({"type": "control_response",
-                              "response": {"subtype": "error", "request_id": request_id, "error": str(exc)}})
+            self.respond(request_id, error=str(exc))
             return
-        self.output.line({"type": "control_response",
-                          "response": {"subtype": "success", "request_id": request_id, "response": response}})
+        self.respond(request_id, response)
+
+    def respond(self, request_id: Any, response: dict[str, Any] | None = None, error: str = "") -> None:
+        body = {"subtype": "error", "error": error} if error else {"subtype": "success", "response": response}
+        self.output.line({"type": "control_response", "response": {**body, "request_id": request_id}})
+
+    async def respond_later(self, request_id: Any, work: Any) -> None:
+        try:
+            self.respond(request_id, await work)
+        except UnsupportedRequest as exc:
+            self.respond(request_id, error=str(exc))
+
+    def server_named(self, request: dict[str, Any]) -> Any:
+        name = request.get("serverName")
+        server = self.session.mcp.servers.get(name) if isinstance(name, str) else None
+        if server is None:
+            known = ", ".join(self.session.mcp.servers) or "none"
+            raise UnsupportedRequest(f"there is no MCP server {name!r} in this session (it has: {known})")
+        return server
+
+    async def serve_server(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``mcp_reconnect`` and ``mcp_toggle``: start a server again, or stop it (its tools then say so)."""
+        server = self.server_named(request)
+        if request.get("subtype") == "mcp_toggle" and request.get("enabled") is False:
+            await server.stop()
+            return {}
+        await self.session.mcp.restart(server)
+        if server.state != "ready":
+            raise UnsupportedRequest(f"the MCP server {server.name!r} did not start again: {server.error}")
+        return {}
+
+    def context_usage(self) -> dict[str, Any]:
+        """``get_context_usage``: what the main context held at the latest call, in Claude Code's shape."""
+        session = self.session
+        used, window = session.context_used(), session.context_window()
+        tools = [{"name": t.name, "serverName": t.name.split("__")[1], "tokens": 0, "isLoaded": True}
+                 for t in session.main.tools if t.name.startswith("mcp__")]
+        return {"categories": [{"name": "Messages", "tokens": used, "color": "purple"}], "totalTokens": used,
+                "maxTokens": window, "rawMaxTokens": window, "percentage": round(100 * used / window, 2),
+                "model": session.main.model, "isAutoCompactEnabled": True, "memoryFiles": [], "mcpTools": tools,
+                "agents": [{"agentType": name, "source": t.source, "tokens": 0}
+                           for name, t in session.subagents.agent_types.items()], "gridRows": []}
+
+    def mcp_status(self) -> dict[str, Any]:
+        """``mcp_status``: each server's state and tools, in Claude Code's words."""
+        words = {"ready": "connected", "starting": "pending", "waiting": "pending", "failed": "failed",
+                 "exited": "failed", "stopped": "disabled"}
+        servers = []
+        for name, server in self.session.mcp.servers.items():
+            entry: dict[str, Any] = {"name": name, "status": words.get(server.state, "failed"),
+                                     "config": {"type": server.config.transport}, "scope": server.config.source,
+                                     "tools": [{"name": t.name, "description": t.description} for t in server.tools]}
+            if server.error:
+                entry["error"] = server.error
+            servers.append(entry)
+        return {"mcpServers": servers}
 
     def serve(self, request: dict[str, Any]) -> dict[str, Any]:
         subtype = request.get("subtype")
         if subtype == "initialize":
-            unsupported = [key for key in ("hooks", "agents", "systemPromptSnapshot") if request.get(key)]
-            if unsupported:
-                raise UnsupportedRequest(f"agentcli does not support {', '.join(unsupported)} in the initialize "
-                                         "request")
+            if request.get("systemPromptSnapshot"):
+                raise UnsupportedRequest("agentcli does not support systemPromptSnapshot in the initialize request")
+            self.register_agents(request.get("agents"))
+            self.register_hooks(request.get("hooks"))
             return {"commands": [], "agents": [{"name": name} for name in sorted(self.session.subagents.agent_types)],
                     "output_style": "default", "available_output_styles": ["default"], "models": [],
                     "account": {}, "pid": os.getpid()}
@@ -152,17 +282,127 @@ class Driver:
                 raise UnsupportedRequest(f"agentcli has no permission mode {mode!r} (it has {', '.join(MODES)})")
             self.session.permissions.mode = mode
             return {}
+        if subtype == "set_model":
+            model = request.get("model") or self.default_model
+            try:
+                self.session.set_model(str(model))
+            except ValueError as exc:
+                raise UnsupportedRequest(str(exc)) from None
+            return {}
+        if subtype == "get_context_usage":
+            return self.context_usage()
+        if subtype == "mcp_status":
+            return self.mcp_status()
+        if subtype == "stop_task":
+            task_id = request.get("task_id")
+            if not isinstance(task_id, str) or not self.session.subagents.cancel(task_id):
+                raise UnsupportedRequest(f"there is no running task {task_id!r} to stop")
+            return {}
+        if subtype == "rewind_files":
+            raise UnsupportedRequest("agentcli does not support the control request 'rewind_files': it keeps "
+                                     "checkpoints by prompt number, not by message id; use 'agentcli rewind SESSION "
+                                     "--to N --files'")
         raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
+
+    def register_agents(self, agents: Any) -> None:
+        """The ``agents`` of the initialize request: agent types for this session, as agent files are."""
+        if not agents:
+            return
+        if not isinstance(agents, dict):
+            raise UnsupportedRequest("the agents of the initialize request must be an object of definitions by name")
+        notes: list[str] = []
+        try:
+            types = {name: agent_from_definition(name, spec, source="the Agent SDK's agents", notes=notes)
+                     for name, spec in agents.items()}
+        except AgentFileError as exc:
+            raise UnsupportedRequest(f"agents: {exc}") from None
+        self.session.add_agent_types(types)
+        for note in notes:
+            self.warn(note)
+
+    def register_hooks(self, hooks: Any) -> None:
+        """The ``hooks`` of the initialize request: each callback id runs as a hook, through ``hook_callback``."""
+        if not hooks:
+            return
+        if not isinstance(hooks, dict):
+            raise UnsupportedRequest("the hooks of the initialize request must be an object of events")
+        added: list[Hook] = []
+        for event, matchers in hooks.items():
+            if event not in HOOK_EVENTS:
+                raise UnsupportedRequest(f"agentcli has no hook event {event!r} (it has {', '.join(HOOK_EVENTS)})")
+            for matcher in matchers if isinstance(matchers, list) else []:
+                matcher = matcher if isinstance(matcher, dict) else {}
+                timeout = matcher.get("timeout")
+                timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else 60.0
+                for callback_id in matcher.get("hookCallbackIds") or []:
+                    async def call(fields: dict[str, Any], callback_id: str = str(callback_id)) -> dict[str, Any]:
+                        return await self.host.ask({"subtype": "hook_callback", "callback_id": callback_id,
+                                                    "input": fields, "tool_use_id": fields.get("tool_use_id")})
+                    added.append(Hook(event, f"(the Agent SDK's callback {callback_id})", timeout,
+                                      str(matcher.get("matcher") or ""), callback=call))
+        self.session.hooks.hooks.extend(added)
+
+    async def mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        """One JSON-RPC message to an MCP server of type sdk, and its reply."""
+        reply = await self.host.ask({"subtype": "mcp_message", "server_name": server, "message": message})
+        answer = reply.get("mcp_response")
+        return answer if isinstance(answer, dict) else None
+
+    def approve(self, event: ApprovalRequested) -> None:
+        """An approval, asked of the host as ``can_use_tool``; the call waits for its answer."""
+        task = asyncio.ensure_future(self.ask_approval(event))
+        self.asking.add(task)
+        task.add_done_callback(self.asking.discard)
+        if event.future is not None:  # the call was stopped: the question is withdrawn
+            event.future.add_done_callback(lambda future: task.cancel() if future.cancelled() else None)
+
+    async def ask_approval(self, event: ApprovalRequested) -> None:
+        hooks = self.session.hooks
+        name = CLAUDE_NAMES.get(event.tool, event.tool)
+        shown = hooks.claude_input(event.tool, event.input)
+        request: dict[str, Any] = {"subtype": "can_use_tool", "tool_name": name, "input": shown,
+                                   "permission_suggestions": [], "tool_use_id": event.tool_use_id or None}
+        if event.reason:
+            request["decision_reason"] = event.reason
+        if event.agent_id != MAIN:
+            request["agent_id"] = event.agent_id
+        interrupt = False
+        try:
+            reply = await self.host.ask(request)
+        except Exception as exc:  # noqa: BLE001 - its callback failed, or the host is gone: a no
+            answer = Approval(DENY, message=f"The program driving agentcli did not allow this {name} call: {exc}.")
+        else:
+            behavior = reply.get("behavior")
+            if behavior == "allow":
+                given = reply.get("updatedInput")
+                changed = hooks.own_input(event.tool, given, event.input) if isinstance(given, dict) and given != shown \
+                    else None
+                answer = Approval(ALLOW_SESSION if reply.get("updatedPermissions") else ALLOW_ONCE, input=changed)
+            else:
+                message = reply.get("message") if behavior == "deny" else None
+                answer = Approval(DENY, message=str(message or f"The program driving agentcli denied this {name} "
+                                                                "call. Do not retry it; take another approach."))
+                interrupt = behavior == "deny" and reply.get("interrupt") is True
+        if event.future is not None and not event.future.done():
+            event.future.set_result(answer)
+        if interrupt:
+            self.interrupt()
 
     def interrupt(self) -> None:
         if self.turn is not None and not self.turn.done():
             self.turn.cancel()
 
     async def work(self) -> None:
-        """Run the prompts in order until the end of input."""
+        """Run the prompts in order until the end of input. The init line comes with the first prompt,
+        once the MCP servers have started (an SDK server's through the requests this reads meanwhile)."""
+        announced = False
         while (prompt := await self.prompts.get()) is not EOF:
             if self.ended_by or self.output.reader_gone:
                 continue
+            if not announced:
+                announced = True
+                await self.session.mcp.wait_started()
+                self.output.announce(self.session)
             mark = Mark.of(self.session)
             if self.output.over_budget:  # the budget holds for the whole session
                 self.last = Answer("", "budget", f"the cost passed --max-budget-usd {self.output.budget}")

@@ -89,6 +89,9 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
 
 
 MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's words in the init line
+# The Claude Code release whose stream-json and control protocol agentcli speaks, for the Agent SDK's
+# version check (below 2.1.248, so the SDK knows agentcli ignores ``verbatim_prompts``).
+CLAUDE_CODE_VERSION = "2.1.0"
 
 
 def init_message(session: "Session") -> dict[str, Any]:
@@ -97,7 +100,7 @@ def init_message(session: "Session") -> dict[str, Any]:
             "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
                             for name, server in session.mcp.servers.items()],
             "permissionMode": session.permissions.mode, "slash_commands": [], "apiKeySource": "none",
-            "agentcli_version": __version__, "output_style": "default",
+            "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",
             "agents": sorted(session.subagents.agent_types), "uuid": str(uuid.uuid4())}
 
 

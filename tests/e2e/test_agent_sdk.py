@@ -81,8 +81,8 @@ async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes
                                                                                     cli_path):
     server.script(tool_use("write_file", {"path": "notes.md", "content": "hi\n"}), text("Still here."))
     async with ClaudeSDKClient(options(cli_path, repo, api_env)) as client:
-        with pytest.raises(Exception, match="get_context_usage"):
-            await client.get_context_usage()
+        with pytest.raises(Exception, match="rewind_files"):
+            await client.rewind_files("a-message-id")
         await client.set_permission_mode("acceptEdits")  # headless default mode would refuse the write
         await client.query("are you there? write notes")
         reply = [m async for m in client.receive_response()]

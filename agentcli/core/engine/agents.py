@@ -239,6 +239,37 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
     )
 
 
+# What an agent definition given as data (Claude Code's --agents JSON, the Agent SDK's ``agents=``) may
+# hold that agentcli reads; the other fields it names are left out with a note.
+DEFINITION_FIELDS = {"description", "prompt", "tools", "disallowed_tools", "model", "max_turns"}
+
+
+def agent_from_definition(name: str, spec: Any, *, source: str, notes: list[str] | None = None) -> AgentType:
+    """One agent type from a definition given as data: ``{"description": …, "prompt": …, "tools": […],
+    "model": …}``, as an agent file's fields. Raises AgentFileError with one sentence."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise AgentFileError(f"the agent name {name!r} may only use letters, digits, '-', '_' and '.'")
+    if not isinstance(spec, dict):
+        raise AgentFileError(f"the agent {name!r} must be an object with a description and a prompt")
+    fields = {_field_name(key): value for key, value in spec.items() if value is not None}
+    ignored = sorted(key for key in spec if _field_name(key) not in DEFINITION_FIELDS and spec[key] is not None)
+    unknown: list[str] = []
+    tools = _tool_list(fields.get("tools"), "tools", unknown)
+    disallowed = _tool_list(fields.get("disallowed_tools"), "disallowed_tools", unknown) or ()
+    if notes is not None and (unknown or ignored):
+        left = [f"the tools {', '.join(unknown)}"] if unknown else []
+        left += [f"the fields {', '.join(ignored)}"] if ignored else []
+        notes.append(f"Agent {name} ({source}): agentcli leaves out {' and '.join(left)}, which it does not have.")
+    model = _optional_text(fields, "model") or "inherit"
+    prompt = fields.get("prompt", "")
+    if not isinstance(prompt, str):
+        raise AgentFileError(f"the prompt of the agent {name!r} must be text")
+    return AgentType(name=name, description=" ".join(_required_text(fields, "description").split()), tools=tools,
+                     disallowed_tools=tuple(disallowed), model=model if model == "inherit" else resolve_model(model),
+                     max_turns=_positive(fields, "max_turns", whole=True), prompt=prompt.strip(),
+                     memory=changes_things(tools, tuple(disallowed)), source=source)
+
+
 # ---------------------------------------------------------------- fields
 
 

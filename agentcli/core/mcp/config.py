@@ -27,9 +27,11 @@ from typing import Any, Literal, Mapping
 PROJECT_FILE = ".mcp.json"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # what a tool name mcp__<server>__<tool> may hold
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]
 TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
-                                    "streamableHttp": "http", "sse": "sse"}
+                                    "streamableHttp": "http", "sse": "sse", "sdk": "sdk"}
+# type "sdk": a server inside the program that drives agentcli (the Agent SDK's create_sdk_mcp_server),
+# reached through its control protocol on standard input and output (ui/stream_input.py).
 
 
 class McpConfigError(ValueError):
@@ -54,6 +56,8 @@ class ServerConfig:
         names (/mcp: your own file may hold a token)."""
         def pairs(items: tuple[tuple[str, str], ...]) -> str:
             return ", ".join(f"{k}={v!r}" if values else f"{k}=…" for k, v in items)
+        if self.transport == "sdk":
+            return "runs inside the program driving agentcli (Agent SDK)"
         if self.transport == "stdio":
             shown = " ".join([self.command, *self.args])
             return f"runs `{shown}`" + (f" with env {pairs(self.env)}" if self.env else "")
@@ -94,6 +98,8 @@ def _server(name: str, spec: Any, source: str, project: bool) -> ServerConfig:
     transport = TRANSPORTS.get(kind) if isinstance(kind, str) else None
     if transport is None:
         raise McpConfigError(f"{where}: unknown type {kind!r}; use stdio, http or sse.")
+    if transport == "sdk":
+        return ServerConfig(name, transport, source, project=project)
     if transport == "stdio":
         command = spec.get("command")
         if not isinstance(command, str) or not command.strip():

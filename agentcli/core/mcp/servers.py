@@ -87,6 +87,7 @@ class McpServer:
         self.task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._stderr: IO[str] | None = None
+        self.relay: Callable[[dict[str, Any]], Any] | None = None  # type sdk: how its messages reach it
 
     # ------------------------------------------------------------ life
 
@@ -101,6 +102,10 @@ class McpServer:
             from mcp.client.client import Client
             from mcp_types import Implementation
 
+            if self.config.transport == "sdk" and self.relay is None:
+                self._set("failed", "it is an Agent SDK server, which only the program that drives agentcli "
+                                    "through --input-format stream-json can serve")
+                return
             config = self.config.expanded(secret_env.environ())
             if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
                 argv = self.sandbox.wrap([config.command, *config.args], cwd=self.root,
@@ -144,6 +149,11 @@ class McpServer:
         self.on_change(self)
 
     def _transport(self, config: ServerConfig) -> Any:
+        if config.transport == "sdk":
+            from .relay import relay_transport
+
+            assert self.relay is not None
+            return relay_transport(self.relay)
         if config.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -213,6 +223,13 @@ class McpServer:
             self._set("failed", why)
             if self.task is not None:
                 self.task.cancel()
+
+    async def restart(self) -> None:
+        """Stop the server if it runs, start it again, and wait until it is ready or has failed."""
+        await self.stop()
+        self.task, self._stop, self.settled, self.error = None, asyncio.Event(), asyncio.Event(), ""
+        self.start()
+        await self.settled.wait()
 
     async def stop(self) -> None:
         self._stop.set()
@@ -352,6 +369,15 @@ class McpServers:
             else:
                 self.on_trouble(f"MCP server '{server.name}' stopped working: {server.error}. Its tools "
                                 "return errors from now on.")
+
+    async def restart(self, server: McpServer) -> None:
+        """Start one server again (the Agent SDK's reconnect); its tools are offered once it is ready, and
+        its troubles are told again."""
+        self._announced = {(name, state) for name, state in self._announced if name != server.name}
+        try:
+            await asyncio.wait_for(server.restart(), self.startup_timeout)
+        except TimeoutError:
+            server.give_up(f"it did not finish starting within {self.startup_timeout:g} s (mcp_startup_timeout)")
 
     async def stop(self) -> None:
         for deadline in self._deadlines:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ..events import Notice, Sink
 
@@ -51,13 +51,19 @@ class HookConfigError(ValueError):
     """A hooks table is malformed; the message says where."""
 
 
+# A hook a host program runs itself (the Agent SDK's Python callbacks): it gets the event's fields, as a
+# command's stdin would, and answers what a command would print as JSON.
+Callback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
 @dataclass(frozen=True)
 class Hook:
     event: str
-    command: str
+    command: str  # for a callback hook: its name, for messages
     timeout: float = DEFAULT_TIMEOUT
     matcher: str = ""  # a regular expression on the tool name; "" or "*" matches every tool
     workspace: bool = False  # from the workspace's own files: runs in the OS sandbox
+    callback: Callback | None = field(default=None, compare=False)  # run instead of the command
 
     def matches(self, tool: str) -> bool:
         if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
@@ -166,6 +172,22 @@ class Hooks:
             return {**tool_input, "file_path": str(self.root / tool_input["path"])}
         return tool_input
 
+    def own_input(self, tool: str, given: dict[str, Any], before: Any) -> dict[str, Any]:
+        """An input given back in Claude Code's form (a hook's or a host's ``updatedInput``) as the tool
+        takes it: a ``file_path`` that changed becomes ``path`` (relative when inside the workspace)."""
+        if tool not in PATH_TOOLS or not isinstance(given.get("file_path"), str):
+            return given
+        own = {key: value for key, value in given.items() if key != "file_path"}
+        shown = self.claude_input(tool, before)
+        if isinstance(shown, dict) and given["file_path"] == shown.get("file_path") and "path" in own:
+            return own
+        path = Path(given["file_path"])
+        try:
+            own["path"] = path.relative_to(self.root).as_posix() if path.is_absolute() else path.as_posix()
+        except ValueError:
+            own["path"] = str(path)
+        return own
+
     async def run(self, event: str, tool: str, fields: dict[str, Any]) -> Verdict:
         """Run every hook of ``event`` that matches ``tool``, at once, and combine what they said."""
         chosen = [h for h in self.hooks if h.event == event and h.matches(tool)]
@@ -215,6 +237,8 @@ class Hooks:
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook command; kill its process group when it outlives its timeout."""
+        if hook.callback is not None:
+            return await self.call_back(hook, payload)
         from ..system import processes
         from ..system.secret_env import command_env
 
@@ -253,6 +277,20 @@ class Hooks:
                 await proc.wait()
             processes.direct.discard(proc.pid)
         return _Answer(proc.returncode, _text(stdout), _text(stderr))
+
+    async def call_back(self, hook: Hook, payload: bytes) -> _Answer:
+        """A host's hook: what it answers is read as a command's JSON output would be."""
+        assert hook.callback is not None
+        try:
+            reply = await asyncio.wait_for(hook.callback(json.loads(payload)), hook.timeout)
+        except TimeoutError:
+            self.warn(f"The {hook.event} hook {hook.command} did not answer within {hook.timeout:g} s; "
+                      "the run goes on.")
+            return _Answer(None, "", "")
+        except Exception as exc:  # noqa: BLE001 - the host's failure is its hook's, not the run's
+            self.warn(f"The {hook.event} hook {hook.command} failed: {exc}. The run goes on.")
+            return _Answer(None, "", "")
+        return _Answer(0, json.dumps(reply if isinstance(reply, dict) else {}), "")
 
     def warn(self, text: str) -> None:
         self.emit(Notice(level="warning", text=text))

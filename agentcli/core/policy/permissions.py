@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from ... import paths
-from ..events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, ApprovalRequested, Notice
+from ..events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, Approval, ApprovalRequested, Notice
 from .bash_effects import inert
 from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
@@ -197,10 +197,13 @@ class Permissions:
     # ------------------------------------------------------------ the question
 
     async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", approved: bool = False
-                        ) -> str | None:
+                        ) -> str | dict[str, Any] | None:
         """None when the call may run; otherwise the sentence the model gets back. ``approved``: a
-        PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal)."""
+        PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal).
+        A dict: the answer allowed the call with this input instead (an ``Approval``'s), which was
+        checked again, as the model's would be, and may run."""
         decision = self.decide(tool, args, ctx)
+        updated: dict[str, Any] | None = None
         if decision.verdict == "ask" and approved:
             decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "ask":
@@ -214,17 +217,22 @@ class Permissions:
                         diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                     except ToolError as exc:
                         return str(exc)
-                    answer = await self._ask(tool, args, ctx, decision, diff)
-                    if answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
-                        return (f"The user denied this {tool.name} call. Do not retry it; "
-                                "ask the user or take another approach.")
-                    await self._remember(answer, decision, ctx)
+                    said = await self._ask(tool, args, ctx, decision, diff)
+                    approval = said if isinstance(said, Approval) else Approval(said)
+                    if approval.answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
+                        return approval.message or (f"The user denied this {tool.name} call. Do not retry it; "
+                                                    "ask the user or take another approach.")
+                    await self._remember(approval.answer, decision, ctx)
                     decision = dataclasses.replace(decision, verdict="allow")
+                    if approval.input is not None and approval.input != args:
+                        updated, decision = approval.input, self.decide(tool, approval.input, ctx)
+                        if decision.verdict == "ask":  # the answer covers its own input, but not a refusal
+                            decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "refuse":
             return decision.reason
         if decision.grant is not None:
             self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
-        return None
+        return updated
 
     async def ask_sandbox(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", needed: Widening) -> str:
         """After a call failed in the OS sandbox for want of ``needed`` (``Sandbox.needs``): "" when the user
@@ -267,10 +275,11 @@ class Permissions:
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
 
     async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision,
-                   diff: tuple[str, ...]) -> str:
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+                   diff: tuple[str, ...]) -> str | Approval:
+        future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
         ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
                                    reason=decision.reason, rules=decision.rules, diff=diff, future=future,
+                                   tool_use_id=ctx.tool_use_id,
                                    agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
         try:
             return await future

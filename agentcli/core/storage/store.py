@@ -197,25 +197,28 @@ def header_record(kind: str, session_id: str, cwd: Path, model: str, **extra: An
             "cwd": str(cwd), "model": model, "pid": os.getpid(), **extra}
 
 
-def open_store(root: Path, model: str, *, session_id: str | None = None, resume: Path | None = None
-               ) -> tuple[SessionStore, list[str]]:
+def open_store(root: Path, model: str, *, session_id: str | None = None, resume: Path | None = None,
+               fork_session: bool = False) -> tuple[SessionStore, list[str]]:
     """The store of a new session, or of the saved one at ``resume``, locked; and warnings to show.
 
-    When another process has ``resume`` open, this one forks: a new session id with a copy of the
-    history, so the two never write to one file. Raises SessionError when the folder cannot be written.
+    When another process has ``resume`` open, or ``fork_session`` asks for it (``--fork-session``), this
+    one forks: a new session id with a copy of the history, so the two never write to one file. Raises
+    SessionError when the folder cannot be written.
     """
     writable_folder(resume.parent if resume is not None else project_dir(root))
     if resume is None:
         session_id = session_id or new_session_id()
         return SessionStore(project_dir(root), session_id, header_record("session_started", session_id, root, model)), []
     store = SessionStore(resume.parent, resume.stem, header_record("session_resumed", resume.stem, root, model))
-    if store.lock():
+    if not fork_session and store.lock():
         store.write_header()  # at once: it marks where this process's part of the file begins
         return store, store.warnings
     session_id = new_session_id()
     store = SessionStore(resume.parent, session_id,
                          header_record("session_started", session_id, root, model, forked_from=resume.stem))
     warnings = fork(resume, store)
+    if fork_session:
+        return store, warnings
     return store, warnings + [f"Session {resume.stem} is open in another agentcli, so this one continues in a new "
                               f"session, {session_id}, with a copy of its history."]
 

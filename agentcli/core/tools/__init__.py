@@ -142,6 +142,10 @@ class ToolRegistry:
         try:
             ask = ctx.permissions.authorize
             refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
+            if isinstance(refusal, dict):  # allowed with another input (the Agent SDK's can_use_tool)
+                if problem := check_input(tool, refusal):
+                    return ToolOutcome(problem, True)
+                args, refusal = refusal, None
             if refusal:
                 return ToolOutcome(refusal, True, denied=True)
             output = await tool.run(args, ctx)
