@@ -229,6 +229,17 @@ class PlanUpdated(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ApprovalsWaiting(Event):
+    """The approval inbox changed: ``agents`` are the agents whose calls wait for the user, in the order
+    they asked (the first is the question shown now), with ``descriptions`` their errands ("" for the
+    main agent). Empty when none waits. Front ends show the count and mark those children "waiting for
+    you"; it is not stored (``agent_id`` is the agent whose call joined or left)."""
+
+    agents: tuple[str, ...] = ()
+    descriptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     level: str  # info | warning | error
     text: str
@@ -286,6 +297,7 @@ class Compacted(Event):
 # The answers a front end may give to an ApprovalRequested future.
 ALLOW_ONCE = "allow_once"
 ALLOW_SESSION = "allow_session"
+ALLOW_AGENT = "allow_agent"  # for the rest of the session, for the asking subagent only
 ALLOW_ALWAYS = "allow_always"
 DENY = "deny"
 
@@ -311,7 +323,8 @@ def _snake(name: str) -> str:
 def _register() -> None:
     for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                 ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
-                SubagentResultDelivered, ApprovalRequested, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+                SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
+                Notice, Retrying, TurnFinished, Compacted,
                 HistoryCleared, Rewound):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 

@@ -22,7 +22,8 @@ from .engine.context import current_mode, main_system_prompt
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
                      ToolCallStarted, Usage)
-from .engine.history import Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts
+from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts,
+                             undelivered)
 from .policy.hooks import CLAUDE_NAMES, EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
@@ -208,6 +209,8 @@ class Session:
             if not ended(child):  # died with the process
                 self.save(lambda store: store.write(record.events[-1]))
                 self.restored_events.append(record.events[-1])
+            if undelivered(records, child_id):  # a background result the main agent never read: next call, once
+                self.subagents.pending.append(record)
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
         self.subagents.next_number = max(numbers, default=0) + 1
         return warnings + child_warnings

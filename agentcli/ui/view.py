@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
 from ..core.content import readable, text_of
-from ..core.events import (FINISHED, MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
+from ..core.events import (FINISHED, MAIN, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
                            PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                            UsageUpdated, UserMessage, kept_out)
@@ -181,6 +181,7 @@ class Subagent:
     turns_before: int = 0  # turns of its earlier runs: a resume counts on from them
     seconds_before: float = 0.0  # time of its earlier runs
     plan: list[PlanStep] = field(default_factory=list)  # its latest todo_write
+    waiting_for_you: bool = False  # a call of its waits in the approval inbox
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
@@ -228,9 +229,10 @@ class Subagent:
     def stalled_for(self, now: float, after: float = STALL_SECONDS) -> float | None:
         """Seconds without stream data or tool progress, once that is at least ``after``; None otherwise.
 
-        A tool call still running is progress (tools have their own time limits), and so is waiting for a slot.
+        A tool call still running is progress (tools have their own time limits), and so is waiting for a slot
+        or for the user's answer to an approval.
         """
-        if self.status != "running" or self.cancelling or any(t.status == "running" for t in self.tools.values()):
+        if self.status != "running" or self.cancelling or self.waiting_for_you or any(t.status == "running" for t in self.tools.values()):
             return None
         quiet = now - self.last_progress
         return quiet if quiet >= after else None
@@ -241,6 +243,8 @@ class Subagent:
             return "cancelling…"
         if self.retry:
             return self.retry
+        if self.waiting_for_you and not self.finished:
+            return "waiting for you"
         quiet = self.stalled_for(now, stall_after)
         return f"no progress for {seconds(quiet)}" if quiet is not None else self.status
 
@@ -332,9 +336,19 @@ class SessionView:
     # agent is idle and this is not empty, a front end starts a turn with Session.read_results().
     results_waiting: list[str] = field(default_factory=list)
     plan: list[PlanStep] = field(default_factory=list)  # the main agent's latest todo_write; /clear drops it
+    # The approval inbox: who waits for the user's answer, in the order they asked, and their errands.
+    approvals: list[tuple[str, str]] = field(default_factory=list)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any."""
+        if isinstance(event, ApprovalsWaiting):
+            self.approvals = list(zip(event.agents, event.descriptions))
+            for agent in self.subagents.values():
+                waits = agent.id in event.agents
+                if agent.waiting_for_you and not waits:
+                    agent.last_progress = now  # the wait was the user's: the stall clock starts again
+                agent.waiting_for_you = waits
+            return self.subagents.get(event.agent_id)
         if isinstance(event, SubagentStarted):
             self.transcript.apply(event)
         if isinstance(event, SubagentStarted) and event.id not in self.subagents:
@@ -385,6 +399,15 @@ class SessionView:
         """The subagent started by the task call ``tool_use_id``."""
         return next((agent for agent in self.subagents.values()
                      if agent.tool_use_id == tool_use_id or tool_use_id in agent.calls), None)
+
+    def inbox_line(self) -> str:
+        """The approval inbox in one line, "" when it is empty: "2 approvals wait: sa-1 (Find auth), main agent"."""
+        if not self.approvals:
+            return ""
+        who = ", ".join("main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent
+                        for agent, errand in self.approvals)
+        count = len(self.approvals)
+        return f"{count} approval{'s' if count > 1 else ''} wait{'s' if count == 1 else ''}: {who}"
 
     @property
     def running(self) -> list[Subagent]:

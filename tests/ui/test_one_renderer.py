@@ -147,7 +147,8 @@ def test_line_mode_transcript_of_a_record_is_drawn_from_the_view():
 async def test_the_engine_asks_one_question_at_a_time_and_withdraws_a_cancelled_one(tmp_path: Path):
     """What lets the TUI and line mode keep no queue of their own."""
     asked: list[ApprovalRequested] = []
-    ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=asked.append, permissions=Permissions(interactive=True))
+    ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: isinstance(e, ApprovalRequested) and asked.append(e),
+                      permissions=Permissions(interactive=True))
     first = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch one"}, ctx.for_call("a")))
     second = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch two"}, ctx.for_call("b")))
     await until(lambda: len(asked) == 1, "the first question")

@@ -209,6 +209,22 @@ def ended(records: list[dict[str, Any]]) -> bool:
     return bool(kinds) and kinds[-1] == "subagent_finished"
 
 
+def undelivered(main_records: list[dict[str, Any]], agent_id: str) -> bool:
+    """Whether a background child's latest run has a result that never reached the main agent: the main
+    transcript has no ``subagent_result_delivered`` for it after its latest ``subagent_started``. Its run
+    may have finished or been interrupted (by a crash, or by quitting); either way the main agent is due
+    its result, once."""
+    started: dict[str, Any] | None = None
+    delivered = False
+    for record in main_records:
+        kind = record.get("type")
+        if kind == "subagent_started" and record.get("agent_id") == agent_id:
+            started, delivered = record, False
+        elif kind == "subagent_result_delivered" and record.get("id") == agent_id:
+            delivered = True
+    return started is not None and started.get("background") is True and not delivered
+
+
 def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRecord | None:
     """A child's record rebuilt from its transcript, with its history for a resume; one whose latest run
     never finished is ``interrupted``."""

@@ -174,8 +174,10 @@ class Subagents:
         content = []
         for record in arrived:
             emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
+            ended = ("was interrupted: agentcli stopped while it worked; `task resume` with its id continues it"
+                     if record.status == "interrupted" else "has finished")
             content.append(agentcli_note("\n\n".join(part for part in (
-                f"Background subagent {record.id} ({record.description}) has finished.", record.result,
+                f"Background subagent {record.id} ({record.description}) {ended}.", record.result,
                 record.footer, cancelled_line(record)) if part)))
         return content
 

@@ -22,7 +22,13 @@ an edit whose ``old_string`` is not in the file, fails without a question, and a
 shows the user its diff.
 
 Subagents share their parent's ``Permissions`` through the tool context, so they have its
-mode and rules, and answers given to one agent's requests apply to the others.
+mode and rules, and answers given to one agent's requests apply to the others; but "for this
+subagent" (``ALLOW_AGENT``) adds the rules for the asking child alone.
+
+The approval inbox: every agent's questions, background children's included, wait in one queue
+in the order asked, and are shown one at a time; an ``ApprovalsWaiting`` event tells the front
+ends who waits each time the queue changes. In a headless run nothing is queued: a call that
+would ask is refused, whichever agent made it.
 """
 
 from __future__ import annotations
@@ -36,7 +42,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from ... import paths
-from ..events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, Approval, ApprovalRequested, Notice
+from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
+                      ApprovalsWaiting, Notice)
 from .bash_effects import inert
 from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
@@ -159,12 +166,14 @@ class Permissions:
     interactive: bool = False  # a user is there to answer approval requests
     rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
+    agent_rules: dict[str, list[Rule]] = field(default_factory=dict)  # likewise, for one subagent alone
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
     _saved: dict[str, Path] = field(default_factory=dict, init=False, repr=False)  # "always" rules, and where
     # What answers let bash calls have beyond the OS sandbox for the rest of the session (ask_sandbox).
     sandbox_grants: Widening = field(default_factory=Widening, init=False)
     # The approval queue: one question at a time, in the order asked (front ends only show and answer it).
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
+    _waiting: list[tuple[str, str]] = field(default_factory=list, init=False, repr=False)  # (agent, errand), in order
 
     def __post_init__(self) -> None:
         self.set_mode(self.mode)
@@ -192,6 +201,8 @@ class Permissions:
                 lines.append(f"  {kind:5} {rule.text}")
         lines += [f"  allow {rule.text}  " + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved
                                               else "(this session)") for rule in self.session_rules]
+        lines += [f"  allow {rule.text}  (this session, {agent} only)"
+                  for agent, rules in self.agent_rules.items() for rule in rules]
         return "\n".join(lines)
 
     # ------------------------------------------------------------ the question
@@ -209,25 +220,32 @@ class Permissions:
         if decision.verdict == "ask":
             if not self.interactive:
                 return decision.headless_refusal(tool.name)
-            async with self._asking:
-                decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
-                if decision.verdict == "ask":
-                    from ..errors import ToolError  # here: config.py imports this module on the way to the app
-                    try:
-                        diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
-                    except ToolError as exc:
-                        return str(exc)
-                    said = await self._ask(tool, args, ctx, decision, diff)
-                    approval = said if isinstance(said, Approval) else Approval(said)
-                    if approval.answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
-                        return approval.message or (f"The user denied this {tool.name} call. Do not retry it; "
-                                                    "ask the user or take another approach.")
-                    await self._remember(approval.answer, decision, ctx)
-                    decision = dataclasses.replace(decision, verdict="allow")
-                    if approval.input is not None and approval.input != args:
-                        updated, decision = approval.input, self.decide(tool, approval.input, ctx)
-                        if decision.verdict == "ask":  # the answer covers its own input, but not a refusal
-                            decision = dataclasses.replace(decision, verdict="allow")
+            waiting = (ctx.agent_id, "" if ctx.agent_id == MAIN else ctx.agent_description)
+            self._waiting.append(waiting)
+            self._announce(ctx)
+            try:
+                async with self._asking:  # asyncio's lock wakes its waiters first come, first served
+                    decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
+                    if decision.verdict == "ask":
+                        from ..errors import ToolError  # here: config.py imports this module on the way to the app
+                        try:
+                            diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
+                        except ToolError as exc:
+                            return str(exc)
+                        said = await self._ask(tool, args, ctx, decision, diff)
+                        approval = said if isinstance(said, Approval) else Approval(said)
+                        if approval.answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_AGENT, ALLOW_ALWAYS):
+                            return approval.message or (f"The user denied this {tool.name} call. Do not retry it; "
+                                                        "ask the user or take another approach.")
+                        await self._remember(approval.answer, decision, ctx)
+                        decision = dataclasses.replace(decision, verdict="allow")
+                        if approval.input is not None and approval.input != args:
+                            updated, decision = approval.input, self.decide(tool, approval.input, ctx)
+                            if decision.verdict == "ask":  # the answer covers its own input, but not a refusal
+                                decision = dataclasses.replace(decision, verdict="allow")
+            finally:
+                self._waiting.remove(waiting)
+                self._announce(ctx)
         if decision.verdict == "refuse":
             return decision.reason
         if decision.grant is not None:
@@ -263,6 +281,12 @@ class Permissions:
                                 agent_id=ctx.agent_id))
             return ""
 
+    def _announce(self, ctx: "ToolContext") -> None:
+        """Tell the front ends who waits now (through the agent whose call joined or left the queue)."""
+        ctx.emit(ApprovalsWaiting(agents=tuple(agent for agent, _ in self._waiting),
+                                  descriptions=tuple(errand for _, errand in self._waiting),
+                                  agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+
     def read_denials(self) -> list[Rule]:
         """The deny rules on paths that name a tool that reads (``Read(.env)``, ``read_file(.env)``,
         ``grep(secrets/**)``): each holds for every tool that reads, grep and glob over a folder and the
@@ -296,10 +320,12 @@ class Permissions:
             ctx.emit(Notice(level="info", text=f"Allowed once: {decision.reason or 'this call'} needs a yes "
                                                 "every time.", agent_id=ctx.agent_id))
             return
+        scoped = answer == ALLOW_AGENT and ctx.agent_id != MAIN
+        rules = self.agent_rules.setdefault(ctx.agent_id, []) if scoped else self.session_rules
         for text in decision.rules:
             rule = Rule.parse(text)
-            if rule not in self.session_rules:
-                self.session_rules.append(rule)
+            if rule not in rules:
+                rules.append(rule)
         if answer != ALLOW_ALWAYS:
             return
         settings_file = paths.workspace_config_file(ctx.workspace.root)  # yours, not the repository's
@@ -316,7 +342,7 @@ class Permissions:
     def decide(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> Decision:
         """What to do with one call, without asking anyone."""
         if tool.name == "bash" and isinstance(args.get("command"), str):
-            return self._decide_command(args["command"])
+            return self._decide_command(args["command"], ctx.agent_id)
         if tool.name == "web_fetch":
             return self._decide_fetch(str(args.get("url", "")))
         root = ctx.workspace.root
@@ -337,6 +363,7 @@ class Permissions:
         about = f"{tool.name} on {subject}" if subject else tool.name
         kind = tool.kind
 
+        agent = ctx.agent_id
         deny = self._find("deny", tool.name, matches)
         if deny is None and kind == "read" and target is not None:
             deny = next((rule for rule in self.read_denials() if matches(rule)), None)
@@ -349,7 +376,7 @@ class Permissions:
 
             if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
-            return self._decide_outside(tool, kind, target, root, matches)
+            return self._decide_outside(tool, kind, target, root, matches, agent)
         if self.mode == "bypassPermissions":
             return ALLOW
         if kind == "edit" and target is not None:
@@ -361,7 +388,7 @@ class Permissions:
         ask = self._find("ask", tool.name, matches)
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        if kind in _FREE[self.mode] or self._find("allow", tool.name, lambda r: matches(r, True)):
+        if kind in _FREE[self.mode] or self._find("allow", tool.name, lambda r: matches(r, True), agent):
             return ALLOW
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root
@@ -372,7 +399,7 @@ class Permissions:
                         allows=f"run with {BYPASS}, or add the allow rule `{tool.name}` to {SETTINGS}")
 
     def _decide_outside(self, tool: "Tool", kind: str, target: _Target, root: Path,
-                        matches: Callable[..., bool]) -> Decision:
+                        matches: Callable[..., bool], agent: str = MAIN) -> Decision:
         where = f"{target.real} is outside the workspace {root}"
         if target.shown != str(target.real):
             where = f"{target.shown} resolves to {target.real}, which is outside the workspace {root}"
@@ -385,14 +412,14 @@ class Permissions:
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
                             grant=target.real)
-        if self._find("allow", tool.name, lambda r: matches(r, True)):
+        if self._find("allow", tool.name, lambda r: matches(r, True), agent):
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
         return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
                         allows=f"add the allow rule `{tool.name}({target.real})` to {SETTINGS}, or run with {BYPASS}",
                         grant=target.real)
 
-    def _decide_command(self, command: str) -> Decision:
+    def _decide_command(self, command: str, agent: str = MAIN) -> Decision:
         line = split_command(command)
         for part in line.commands:
             deny = self._find("deny", "bash", lambda r: rule_hits(r, part) == "yes")
@@ -419,7 +446,7 @@ class Permissions:
                 return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
         # Builtins that change nothing (echo, true, ...) need no rule beside other commands; alone, they ask.
         needed = [part for part in line.commands if not inert(part)] or list(line.commands)
-        missing = [part for part in needed if not self._command_allowed(part)]
+        missing = [part for part in needed if not self._command_allowed(part, agent)]
         if not missing:
             return ALLOW
         suggested = [command_rule(part) for part in missing]
@@ -489,25 +516,27 @@ class Permissions:
         return Decision("ask", f"{why}, so it could be what the deny rule `{rule.text}` forbids",
                         allows="write the command so that every part of it is plain to read")
 
-    def _command_allowed(self, part: SimpleCommand) -> bool:
+    def _command_allowed(self, part: SimpleCommand, agent: str = MAIN) -> bool:
         # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``. A rule
         # with a pattern never covers a command whose words are known only when it runs.
         return any(rule.pattern is None
                    or (not part.dynamic
                        and (rule.matches_command(part.text) or rule.matches_command(part.canonical))
                        and all(mark in rule.pattern for mark in part.writes))
-                   for rule in self._rules("allow", "bash"))
+                   for rule in self._rules("allow", "bash", agent))
 
     # ------------------------------------------------------------ helpers
 
-    def _rules(self, kind: str, tool: str) -> list[Rule]:
+    def _rules(self, kind: str, tool: str, agent: str = MAIN) -> list[Rule]:
+        """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own."""
         found = self.rules.of(kind, tool)
         if kind == "allow":
-            found += [rule for rule in self.session_rules if rule.covers(tool)]
+            own = self.agent_rules.get(agent, []) if agent != MAIN else []
+            found += [rule for rule in [*self.session_rules, *own] if rule.covers(tool)]
         return found
 
-    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool]) -> Rule | None:
-        return next((rule for rule in self._rules(kind, tool) if matches(rule)), None)
+    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN) -> Rule | None:
+        return next((rule for rule in self._rules(kind, tool, agent) if matches(rule)), None)
 
     @staticmethod
     def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:

@@ -30,7 +30,8 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished
+from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished,
+                            ALLOW_AGENT, MAIN)
 from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
                              resolve_credentials)
@@ -45,7 +46,7 @@ from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
 
-APPROVAL_KEYS = {"y": ALLOW_ONCE, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY}
+APPROVAL_KEYS = {"y": ALLOW_ONCE, "c": ALLOW_AGENT, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY}
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
 
 
@@ -384,6 +385,8 @@ class PlainApp:
             self.interrupt()
         elif self.question is not None:
             choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
+            if choice == ALLOW_AGENT and (self.question.agent_id == MAIN or not self.question.rules):
+                choice = None  # "this subagent" is offered for a subagent's call a rule can cover only
             if choice is not None:
                 self.answer(choice)
         else:

@@ -26,7 +26,7 @@ KEYS_HELP = """Keys
   esc                 interrupt the running turn
   ctrl+c              interrupt the running turn; clear the line; twice on an empty line quits
   ctrl+d              quit
-Approvals: y allows once, s for this session, a always, n denies."""
+Approvals: y allows once, c for this subagent, s for this session, a always, n denies."""
 
 
 async def run_command(app: "PlainApp", text: str) -> bool:

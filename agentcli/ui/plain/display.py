@@ -21,9 +21,10 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated,
-                            Retrying, Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted,
-                            TextDelta, TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated, Retrying,
+                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
+                            TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted,
+                            UserMessage, ApprovalsWaiting)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -46,8 +47,10 @@ STATUS_MARKS: dict[Status, tuple[str, str]] = {"done": ("✓", "green"), "capped
                 "refused": ("✗", "red")}
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
+           "allow_agent": ("✓", "green", "allowed for this subagent"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
+CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o"  # a subagent's call a rule covers
 
 
 @dataclass
@@ -135,6 +138,11 @@ class Display:
 
     def handle(self, event: Event) -> None:
         self.view.apply(event, self.clock())
+        if isinstance(event, ApprovalsWaiting):  # the inbox: a line when one more joins the queue
+            if event.agent_id in event.agents and len(event.agents) > 1:
+                self.say(f"· {self.view.inbox_line()}", "yellow")
+            self.refresh()
+            return
         if isinstance(event, Retrying) and self.screen.live:
             self._retrying(event.agent_id, event.error, f"{event.delay:.0f} s ({event.attempt}/{event.retries})")
         else:
@@ -367,7 +375,8 @@ class Display:
     def ask(self, event: ApprovalRequested | None) -> None:
         """Show an approval question (None: no question). What is approved is printed for good, wrapped,
         however long; on a terminal only the keys to answer with stay live under it."""
-        keys = Text(f"  {APPROVAL_KEYS_HINT}", style="yellow")
+        scoped = event is not None and event.agent_id != MAIN and bool(event.rules)
+        keys = Text(f"  {CHILD_KEYS_HINT if scoped else APPROVAL_KEYS_HINT}", style="yellow")
         if event is not None and event is not self.asked:
             self.emit(*(line for text in self._question(event) for line in self.painter.lines(text)))
             if not self.screen.live:

@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, Compacted, Event, HistoryCleared, PlanUpdated, SubagentFinished,
-                             SubagentStarted, ToolCallFinished, UsageUpdated)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Compacted, Event, HistoryCleared, PlanUpdated,
+                             SubagentFinished, SubagentStarted, ToolCallFinished, UsageUpdated)
 from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
@@ -172,6 +172,8 @@ class AgentApp(App[int]):
         event = message.event
         if isinstance(event, ApprovalRequested):
             approval.ask(self, event)
+        elif isinstance(event, ApprovalsWaiting):
+            await self.inbox_changed(event)
         elif event.agent_id == MAIN:
             self.view.apply(event, self.clock())
             self.working.apply(event)
@@ -191,6 +193,14 @@ class AgentApp(App[int]):
         """A background child's result waits and the main agent is idle: a turn starts by itself."""
         if self.view.results_waiting and self.session.subagents.pending and not self.busy and not self.no_key:
             self.start_work(self.session.read_results(), "turn")
+
+    async def inbox_changed(self, event: ApprovalsWaiting) -> None:
+        """Who waits for an answer: the panel's count, the child's "waiting for you", the modal's queue line."""
+        state = self.view.apply(event, self.clock())
+        self.panel.show_inbox(self.view.inbox_line())
+        if state is not None:
+            await self.panel.show(state, self.clock())
+        approval.inbox_changed(self, self.view.approvals)
 
     async def subagent_event(self, event: Event) -> None:
         if isinstance(event, SubagentStarted) and not self.panel.entries:

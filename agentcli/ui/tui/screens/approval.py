@@ -1,4 +1,5 @@
-"""The approval modal: which agent wants to run which tool with what input, and the user's answer."""
+"""The approval modal: which agent wants to run which tool with what input, who waits after it, and the
+user's answer (a subagent's call may be allowed for that subagent alone)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,31 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ....core.events import ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
+from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
 from ..format import input_view
 
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
+    (ALLOW_AGENT, "For this subagent", "c", "primary"),  # offered for a subagent's call that a rule can cover
     (ALLOW_SESSION, "For this session", "s", "primary"),
     (ALLOW_ALWAYS, "Always", "a", "default"),
     (DENY, "Deny", "n", "error"),
 )
+
+
+def choices(request: ApprovalRequested) -> list[tuple[str, str, str, str]]:
+    scoped = request.agent_id != MAIN and bool(request.rules)
+    return [choice for choice in CHOICES if choice[0] != ALLOW_AGENT or scoped]
+
+
+def queue_line(approvals: list[tuple[str, str]]) -> str:
+    """Who waits after the question shown (the first of ``approvals``): "" when no one."""
+    after = approvals[1:]
+    if not after:
+        return ""
+    who = ", ".join("the main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent
+                    for agent, errand in after)
+    return f"{len(after)} more waiting after this: {who}"
 
 
 def who_asks(request: ApprovalRequested) -> str:
@@ -33,9 +50,10 @@ class ApprovalScreen(ModalScreen[str]):
     BINDINGS = [Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES] + [
         Binding("escape", f"answer('{DENY}')", "Deny", show=False)]
 
-    def __init__(self, request: ApprovalRequested) -> None:
+    def __init__(self, request: ApprovalRequested, approvals: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.request = request
+        self.approvals = approvals or []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
@@ -54,8 +72,11 @@ class ApprovalScreen(ModalScreen[str]):
                 scope = (f"For the session or always, this allows {', '.join(rules)}." if rules
                          else "No rule can cover this call: each one needs its own yes.")
                 yield Static(Content(scope), id="approval-scope")
+            queue = Static(queue_line(self.approvals), id="approval-queue")
+            queue.display = bool(queue_line(self.approvals))
+            yield queue
             with Horizontal(id="approval-buttons"):
-                for answer, label, key, variant in CHOICES:
+                for answer, label, key, variant in choices(self.request):
                     yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")), id=answer,
                                  variant=variant, compact=True)  # type: ignore[arg-type]
 
@@ -72,6 +93,16 @@ class ApprovalScreen(ModalScreen[str]):
         event.stop()
         self.action_answer(event.button.id or DENY)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "answer" or parameters[0] in {choice[0] for choice in choices(self.request)} | {DENY}
+
+    def show_queue(self, approvals: list[tuple[str, str]]) -> None:
+        """The inbox changed while this question is shown: say who waits after it now."""
+        self.approvals = approvals
+        queue = self.query_one("#approval-queue", Static)
+        queue.update(queue_line(approvals))
+        queue.display = bool(queue_line(approvals))
+
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
 
@@ -87,4 +118,12 @@ def ask(app: App[object], request: ApprovalRequested) -> None:
         if not future.done():
             future.set_result(answer or DENY)
 
-    app.push_screen(ApprovalScreen(request), answered)
+    view = getattr(app, "view", None)
+    app.push_screen(ApprovalScreen(request, list(view.approvals) if view is not None else []), answered)
+
+
+def inbox_changed(app: App[object], approvals: list[tuple[str, str]]) -> None:
+    """Keep the "more waiting" line of every shown question current."""
+    for screen in app.screen_stack:
+        if isinstance(screen, ApprovalScreen) and screen.is_mounted:
+            screen.show_queue(approvals)

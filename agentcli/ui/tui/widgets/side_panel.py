@@ -211,6 +211,7 @@ class SidePanel(Vertical):
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
         #panel-hint { padding: 0 1; color: $text-muted; }
+        #panel-inbox { padding: 0 1; color: $warning; text-style: bold; }
         #panel-context { padding: 0 1; color: $text-muted; text-wrap: nowrap; &.-empty { display: none; } }
         #entries { margin: 1 0 0 0; }
         #entries { height: 1fr; scrollbar-size-vertical: 1; }
@@ -227,6 +228,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("Subagents", id="panel-title")
         yield Hint(("enter open", "space expand", "x cancel"), id="panel-hint")
+        inbox = Static("", id="panel-inbox")
+        inbox.display = False
+        yield inbox
         yield ContextBars(id="panel-context", classes="-empty")
         yield VerticalScroll(id="entries")
 
@@ -282,6 +286,12 @@ class SidePanel(Vertical):
             return False
         chosen.query_one(EntryTitle).focus()
         return True
+
+    def show_inbox(self, line: str) -> None:
+        """The approval inbox: how many wait and for whom ("" hides it)."""
+        inbox = self.query_one("#panel-inbox", Static)
+        inbox.update(line)
+        inbox.display = bool(line)
 
     def show_context(self, used: int, alone: int, window: int) -> None:
         """Two bars: the main context now, and what it would weigh had it done its subagents' work itself."""
