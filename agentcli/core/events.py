@@ -272,6 +272,12 @@ class SubagentReport:
         return "\n\n".join(part for part in (f"Background subagent {self.id} ({description}) has finished.",
                                                self.text, self.receipt(), self.footer, self.cancelled_line) if part)
 
+    def account(self) -> dict[str, Any]:
+        """What delegating cost and saved: tokens the child spent, tokens its report returned to the parent,
+        tokens kept out of the parent's context, and its time."""
+        return {"spent": self.usage.total_tokens, "returned": self.returned, "kept_out": self.kept_out,
+                "seconds": round(self.seconds, 2), "cost": self.usage.cost}
+
     def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "usage": self.usage.to_dict()}
 
