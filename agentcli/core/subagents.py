@@ -162,7 +162,7 @@ class Subagents:
         content = []
         for record in arrived:
             emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
-            content.append(agentcli_note(report_of(record).as_message(record.description)))
+            content.append(agentcli_note((record.report or report_of(record)).as_message(record.description)))
         return content
 
     def cancel(self, subagent_id: str) -> bool:
@@ -179,7 +179,7 @@ class Subagents:
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
-                  isolation: str | None = None) -> tuple[str, bool]:
+                  isolation: str | None = None, files: list[str] | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
@@ -202,14 +202,14 @@ class Subagents:
             if (isolation or agent_type.isolation) == "worktree":
                 worktree = await self._isolate(record, ctx)
             self.records[record.id] = record
-        record.background = background
+        record.background, record.named_files = background, list(files or [])
         record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
                                           name=record.id)
         if background:  # not awaited: interrupting the parent's turn leaves it running
             return (f"{record.id} started in the background. Its result arrives as a message when it "
                     "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
         await record.task  # cancelling the parent cancels this child too
-        return report_of(record).for_parent(), record.status == "failed"
+        return (record.report or report_of(record)).for_parent(), record.status == "failed"
 
     async def _isolate(self, record: SubagentRecord, ctx: ToolContext) -> worktrees.Worktree:
         place = self.worktree_place
@@ -501,6 +501,22 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
 
 
+BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
+               ("constraints", "Constraints"), ("deliverable", "What to deliver"))
+
+
+def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
+    """The child's first message: ``prompt``, then each structured part of the brief given as a section;
+    and the files the brief names. (The registry has checked each part's type against the schema.)"""
+    files = [f.strip() for f in args.get("files") or [] if f.strip()]
+    sections = [str(args["prompt"])]
+    for name, title in BRIEF_PARTS:
+        value = "\n".join(f"- {f}" for f in files) if name == "files" else str(args.get(name) or "")
+        if value.strip():
+            sections.append(f"# {title}\n{value.strip()}")
+    return "\n\n".join(sections), files
+
+
 class TaskTool(Tool):
     name = "task"
     kind = "task"
@@ -515,7 +531,8 @@ class TaskTool(Tool):
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
         self.description = (
             "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns only its final answer, with a footer line of its status, turns, tokens and time. It knows "
+            "returns its final answer, agentcli's receipt of its tool calls, and a footer line of its status, "
+            "turns, tokens and time. It knows "
             "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
             "where to look, and what to report. Several task calls in one message run at the same time.\n\n"
             "run_in_background: true returns its id at once and its result arrives as a later message; go on "
@@ -538,6 +555,11 @@ class TaskTool(Tool):
                                       "description": "Return at once; the result arrives as a later message."},
                 "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
                                                             "continue with `prompt` as its next message."},
+                "known": {"type": "string", "description": "Optional: what you already know, so it is not redone."},
+                "files": {"type": "array", "items": {"type": "string"},
+                          "description": "Optional: files to start from; the receipt says which it read."},
+                "constraints": {"type": "string", "description": "Optional: limits it must keep to."},
+                "deliverable": {"type": "string", "description": "Optional: what to report back, and its form."},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -549,9 +571,11 @@ class TaskTool(Tool):
         type_name = args.get("subagent_type")
         if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
-        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx,
+        prompt, files = brief(args)
+        text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
                                                background=bool(args.get("run_in_background")),
-                                               resume=args.get("resume") or None, isolation=args.get("isolation"))
+                                               resume=args.get("resume") or None, isolation=args.get("isolation"),
+                                               files=files)
         if failed:
             raise ToolError(text)
         return text

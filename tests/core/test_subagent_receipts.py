@@ -139,3 +139,28 @@ async def test_a_long_receipt_is_capped_and_says_what_it_left_out(server, make_s
 def test_a_damaged_stored_report_is_none():
     assert SubagentReport.from_dict({"id": "sa-1"}) is None
     assert SubagentReport.from_dict("x") is None
+
+
+async def test_a_structured_brief_becomes_sections_and_the_receipt_says_which_named_files_were_read(
+        server, make_session, repo):
+    server.when(is_main, delegate("Find where login is handled.", known="It is not in build/.",
+                                  files=["src/app/auth.py", "src/app/views.py"], constraints="Do not edit.",
+                                  deliverable="path:line of login."), text("Done."))
+    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}), text("login: src/app/auth.py:4."))
+    session, events = make_session()
+    await session.send("delegate")
+    first = [b for b in server.requests if is_child(b)][0]["messages"][0]["content"][0]["text"]
+    assert first == ("Find where login is handled.\n\n# What is already known\nIt is not in build/.\n\n"
+                     "# Files to start from\n- src/app/auth.py\n- src/app/views.py\n\n# Constraints\nDo not edit.\n\n"
+                     "# What to deliver\npath:line of login.")
+    receipt = receipt_of(task_result(server))
+    assert "Brief's files: src/app/auth.py (read), src/app/views.py (NOT read)" in receipt
+
+
+async def test_a_brief_part_of_the_wrong_shape_gets_one_sentence(server, make_session):
+    server.when(is_main, delegate(files="src/app/auth.py"), text("Sorry."))
+    session, events = make_session()
+    await session.send("delegate")
+    [block] = tool_results([b for b in server.requests if is_main(b)][1])
+    assert block.get("is_error") and tool_result_text(block) == "task: 'files' must be an array, not a string."
+    assert not [b for b in server.requests if is_child(b)]
