@@ -531,10 +531,11 @@ class TaskTool(Tool):
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
         self.description = (
             "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns its final answer, agentcli's receipt of its tool calls, and a footer line of its status, "
-            "turns, tokens and time. It knows "
+            "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
+            "tokens and time. It knows "
             "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
-            "where to look, and what to report. Several task calls in one message run at the same time.\n\n"
+            "where to look, and what to report (optional known, files, constraints and deliverable become "
+            "sections of it). Several task calls in one message run at the same time.\n\n"
             "run_in_background: true returns its id at once and its result arrives as a later message; go on "
             "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
             "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
@@ -555,11 +556,9 @@ class TaskTool(Tool):
                                       "description": "Return at once; the result arrives as a later message."},
                 "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
                                                             "continue with `prompt` as its next message."},
-                "known": {"type": "string", "description": "Optional: what you already know, so it is not redone."},
-                "files": {"type": "array", "items": {"type": "string"},
-                          "description": "Optional: files to start from; the receipt says which it read."},
-                "constraints": {"type": "string", "description": "Optional: limits it must keep to."},
-                "deliverable": {"type": "string", "description": "Optional: what to report back, and its form."},
+                # Optional parts of the brief, each a section of the child's prompt (names say enough).
+                "known": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}},
+                "constraints": {"type": "string"}, "deliverable": {"type": "string"},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
