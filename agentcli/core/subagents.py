@@ -267,6 +267,7 @@ class Subagents:
         record.started = time.monotonic()
         record.segments += 1
         record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
+        record.answer_mark, record.report = "", None  # this run's report is built when it ends
         turns_before, seconds_before = record.turns, record.seconds
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
@@ -431,7 +432,7 @@ POINTER_LIMIT = 240  # characters: a longer answer carries content of its own
 CITED_PATH = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
 CODE_SUFFIXES = frozenset("py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
                           "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split())
-CITED_COMMAND = re.compile(r"\b(?:ran|run|running|executed|executing)\s+`([^`\n]+)`", re.IGNORECASE)
+CITED_COMMAND = re.compile(r"\b(?:ran|executed)\s+`([^`\n]+)`", re.IGNORECASE)  # "I ran `x`", not "run `x` to…"
 
 
 def not_an_answer(text: str) -> bool:

@@ -164,3 +164,15 @@ async def test_a_brief_part_of_the_wrong_shape_gets_one_sentence(server, make_se
     [block] = tool_results([b for b in server.requests if is_main(b)][1])
     assert block.get("is_error") and tool_result_text(block) == "task: 'files' must be an array, not a string."
     assert not [b for b in server.requests if is_child(b)]
+
+
+async def test_an_answer_claiming_a_command_it_never_ran_is_unverified(server, make_session, repo):
+    server.when(is_main, delegate(), text("Done."))
+    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}),
+                text("I ran `pytest -q` and every test passes; login is at src/app/auth.py:4. "
+                     "Run `make lint` to check the style."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert "UNVERIFIED: its answer says it ran `pytest -q`, which it did not." in receipt
+    assert "make lint" not in receipt  # advice to run a command is no claim that it ran
