@@ -15,6 +15,8 @@ import dataclasses
 import re
 from typing import Any, TypeVar
 
+from ..core.events import SubagentReport
+
 # C0 controls but tab and newline, DEL, and the C1 controls (U+0080-U+009F; U+009B is a one-character CSI).
 _CONTROL = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\x07": "\\a", "\x08": "\\b"}
@@ -60,6 +62,10 @@ def visible_event(event: T) -> T:
         value = getattr(event, f.name)
         if isinstance(value, (str, dict, list, tuple)):
             shown = visible_data(value)
+            if shown is not value:
+                changes[f.name] = shown
+        elif isinstance(value, SubagentReport):  # a child's report: its answer, paths and commands
+            shown = visible_event(value)
             if shown is not value:
                 changes[f.name] = shown
     return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]

@@ -150,7 +150,26 @@ def cost_report(session: "Session") -> str:
     lines.append(context_line(session))
     lines.append(kept_out_line(session.subagents.tokens_kept_out))
     lines += delegation_bars(session)
+    lines += delegation_accounts(session)
     return "\n".join(lines)
+
+
+def delegation_accounts(session: "Session") -> list[str]:
+    """Per agent type, over the session: what its children spent, what their reports returned to the
+    main agent, what they kept out of its context, and their time (each child's ``SubagentReport.account``)."""
+    sums: dict[str, dict[str, float]] = {}
+    for record in session.subagents.records.values():
+        if record.report is None:
+            continue
+        total = sums.setdefault(record.type, {"children": 0, "spent": 0, "returned": 0, "kept_out": 0, "seconds": 0})
+        total["children"] += 1
+        for key, value in record.report.account().items():
+            if key in total:
+                total[key] += value or 0
+    return ["Delegation by agent type:"] * bool(sums) + [
+            f"  {visible(kind)} ×{int(t['children'])}: spent {tokens(int(t['spent']))}, returned "
+            f"{tokens(int(t['returned']))}, kept out {tokens(int(t['kept_out']))}, {seconds(t['seconds'])}"
+            for kind, t in sums.items()]
 
 
 def kept_out_line(kept_out: int) -> str:

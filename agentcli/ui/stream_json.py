@@ -191,4 +191,14 @@ class StreamJson:
                     "tool_use_id": event.parent_tool_use_id, "status": TASK_STATUSES.get(event.status, "failed"),
                     "output_file": str(store.path_for(event.id)) if store else "",
                     "summary": event.result, "usage": {**task.usage(), "total_tokens": event.usage.total_tokens},
-                    "agentcli_status": event.status, "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+                    "agentcli_status": event.status, **receipt_fields(event),
+                    "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+
+
+def receipt_fields(event: SubagentFinished) -> dict[str, Any]:
+    """agentcli's extras on a task notification: the child's receipt and its mark ("" when verified)."""
+    report = event.report
+    if report is None:
+        return {}
+    return {"agentcli_receipt": report.receipt(cap=1_000_000), "agentcli_mark": report.mark,
+            "agentcli_account": report.account()}

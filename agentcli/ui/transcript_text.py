@@ -38,6 +38,9 @@ def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") 
     else:
         yield "Result:"
         yield from indent(agent.result or "(none)", "  ")
+    if agent.report is not None and agent.finished:  # the whole receipt: the task result has it capped
+        yield ""
+        yield from indent(agent.report.receipt(cap=1_000_000), "")
 
 
 def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None) -> Iterator[str]:
@@ -109,7 +112,9 @@ def output_lines(output: str, is_error: bool, full: bool) -> Iterator[str]:
 
 
 def status_line(agent: Subagent, now: float) -> str:
-    return f"{agent.status} · {plural(agent.turn, 'turn')} · {tokens(agent.tokens)} tokens · {seconds(agent.elapsed(now))}"
+    mark = f" · {agent.mark}" if agent.mark else ""
+    return (f"{agent.status}{mark} · {plural(agent.turn, 'turn')} · {tokens(agent.tokens)} tokens · "
+            f"{seconds(agent.elapsed(now))}")
 
 
 def indent(text: str, prefix: str) -> Iterator[str]:

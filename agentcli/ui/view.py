@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
 
 from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
-                           PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                           PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentReport,
+                           SubagentResultDelivered,
                            SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                            UsageUpdated, UserMessage, kept_out)
 from .escapes import visible, visible_event
@@ -90,6 +91,7 @@ class ChildMark:
     tokens: int = 0
     seconds: float = 0.0
     summarized: bool = False  # cut off, it made one more call to sum up
+    mark: str = ""  # "unverified" or "no answer", from its report (SubagentReport.mark)
 
 
 @dataclass
@@ -139,7 +141,7 @@ class Transcript:
         elif isinstance(event, SubagentFinished):
             self.items.append(ChildMark(event.id, status=event.status, turns=event.turns,
                                         tokens=event.usage.total_tokens, seconds=event.seconds,
-                                        summarized=event.summarized))
+                                        summarized=event.summarized, mark=event.report.mark if event.report else ""))
 
     def resumed(self, at: str) -> None:
         self.items.append(Divider("resumed", at=at))
@@ -166,6 +168,7 @@ class Subagent:
     started: float = 0.0  # the caller's clock when it started
     seconds: float | None = None  # how long it ran, once finished
     result: str = ""
+    report: SubagentReport | None = None  # once finished: its answer and receipt, as the engine built them
     transcript: Transcript = field(default_factory=Transcript)
     files_changed: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript
@@ -201,6 +204,7 @@ class Subagent:
             agent.apply(visible_event(event), 0.0)
         agent.status = record.status
         agent.result = visible(record.result or "") or agent.result
+        agent.report = record.report or agent.report
         agent.turn = max(agent.turn, record.turns)
         agent.tokens = record.usage.total_tokens or agent.tokens
         agent.seconds = record.seconds
@@ -209,6 +213,11 @@ class Subagent:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def mark(self) -> str:
+        """"unverified" or "no answer" once its report says so; "" otherwise."""
+        return self.report.mark if self.report is not None and self.finished else ""
 
     @property
     def tools(self) -> dict[str, ToolView]:
@@ -246,7 +255,9 @@ class Subagent:
         if self.waiting_for_you and not self.finished:
             return "waiting for you"
         quiet = self.stalled_for(now, stall_after)
-        return f"no progress for {seconds(quiet)}" if quiet is not None else self.status
+        if quiet is not None:
+            return f"no progress for {seconds(quiet)}"
+        return f"{self.status} · {self.mark}" if self.mark else self.status
 
     def elapsed(self, now: float) -> float:
         return self.seconds if self.seconds is not None else self.seconds_before + max(0.0, now - self.started)
@@ -257,7 +268,7 @@ class Subagent:
     def resume(self, event: SubagentStarted, now: float) -> None:
         """A later run of this child (``task resume``): the same entry, counting on from the earlier runs."""
         self.segment, self.background = event.segment, event.background  # the brief stays the first run's
-        self.status, self.result, self.retry = "queued", "", ""
+        self.status, self.result, self.retry, self.report = "queued", "", "", None
         self.cancelling = self.summarized = False
         self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
         self.started, self.seconds = now, None
@@ -301,6 +312,7 @@ class Subagent:
         elif isinstance(event, SubagentFinished):
             self.status = event.status
             self.result = event.result
+            self.report = event.report
             self.turn = max(self.turn, event.turns)
             self.tokens = event.usage.total_tokens or self.tokens
             self.seconds = event.seconds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agentcli.config import Settings
-from agentcli.core.content import agentcli_note
+from agentcli.core.content import NOTE_OPEN, agentcli_note
 from agentcli.core.events import (STATUSES, HistoryCleared, Notice, Retrying, SubagentFinished, SubagentStarted,
                                   ToolCallFinished, ToolCallStarted, UserMessage, event_from_dict)
 from agentcli.core.model.llm import LLM, Credentials
@@ -64,7 +64,9 @@ async def test_the_footer_is_for_the_model_only(server, make_session):
     [finished] = events.of(SubagentFinished)
     assert finished.result == "Found it."
     [tool_result] = [e for e in events.of(ToolCallFinished) if e.name == "task"]
-    assert tool_result.output.startswith("Found it.\n\n[sa-1 · done")
+    assert tool_result.output.startswith("Found it.\n\n" + NOTE_OPEN + "Receipt for sa-1")  # the receipt and footer
+    assert tool_result.output.splitlines()[-1].startswith("[sa-1 · done")  # for the model only
+    assert finished.report is not None and finished.report.for_parent() == tool_result.output
     [started] = events.of(SubagentStarted)
     assert started.subagent_type == "general-purpose" and started.to_dict()["subagent_type"] == "general-purpose"
 

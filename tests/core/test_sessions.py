@@ -99,7 +99,7 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
                       "max_turns", "tool_output_chars"):
             assert getattr(after, field) == getattr(before, field), field
         assert after.seconds == pytest.approx(before.seconds, abs=0.01)
-        assert after.footer.startswith(f"[{child_id} · done · 2 turns · ")
+        assert after.report.footer.startswith(f"[{child_id} · done · 2 turns · ")
         # The transcript a panel opens: the same events, with each message's text as one delta.
         live = [type(e).__name__ for e in before.events if not isinstance(e, TextDelta)]
         assert [type(e).__name__ for e in after.events if not isinstance(e, TextDelta)] == live

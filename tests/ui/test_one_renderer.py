@@ -15,7 +15,7 @@ from agentcli.core.events import (ALLOW_ONCE, ApprovalRequested, Compacted, Even
                                   SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                                   UsageUpdated, UserMessage)
 from agentcli.core.policy.permissions import Permissions
-from agentcli.core.engine.subagents import SubagentRecord
+from agentcli.core.engine.subagents import SubagentRecord, report_of
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
@@ -119,7 +119,7 @@ def test_the_status_bar_facts_are_the_views():
 def test_the_footer_the_model_reads_and_the_screens_format_alike():
     record = SubagentRecord(id="sa-1", type="explore", description="d", prompt="p", tool_use_id="t", status="done",
                             turns=7, usage=Usage(12_000, 300), seconds=41.3)
-    assert record.footer == f"[sa-1 · done · 7 turns · {tokens(12_300)} tokens · {seconds(41.3)}]" \
+    assert report_of(record).footer == f"[sa-1 · done · 7 turns · {tokens(12_300)} tokens · {seconds(41.3)}]" \
         == "[sa-1 · done · 7 turns · 12.3k tokens · 41 s]"
     assert (seconds(0.3), seconds(9.96), seconds(59.7), seconds(125)) == ("0.3 s", "10 s", "1 min 00 s", "2 min 05 s")
 

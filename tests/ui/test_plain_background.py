@@ -201,5 +201,5 @@ async def test_on_a_terminal_a_background_child_leaves_no_live_line_under_the_pr
         await ui.until(lambda: "The child says auth.py." in out.getvalue() and ui.app.at_prompt, "the result turn")
         shown = ANSI.sub("", settle(out.getvalue()))
         assert "turn 1/30" not in shown and "starting" not in shown  # the child's live line never stayed
-        assert shown.count("sa-1 ✓ done · 1 turn") == 1
+        assert shown.count("sa-1 ✓ done · unverified · 1 turn") == 1  # it made no tool call
         await ui.quit()

@@ -62,7 +62,11 @@ already know where to look. A subagent sees none of this conversation, so its pr
 complete brief: the goal, what you already know, where to look, and what to report back.
 Subagents that can edit or run commands also get the project memory below, if there is one;
 explore subagents do not, so put in their brief what they need from it. Build on a subagent's
-answer instead of redoing its work, and tell the user what matters in it: it reaches you, not them."""
+answer instead of redoing its work, and tell the user what matters in it: it reaches you, not them.
+A task result ends with agentcli's receipt, drawn from the subagent's tool calls, not its words.
+Trust its answer as far as the receipt backs it: a claim about a file it did not read is a lead.
+UNVERIFIED: it made no tool call, or cited a path or command it never touched; check that part
+yourself before you rely on it."""
 
 SUBAGENT_PROMPT = """\
 You are a subagent of agentcli, working alone on one errand in a user's repository.
@@ -72,6 +76,11 @@ together in one message: they run in parallel.
 When you are done, reply with a short, structured final answer: what you found, with file paths
 and line numbers (path:line), and anything you could not settle. That answer is all the agent that
 sent you will see, so make it self-contained. No preamble."""
+
+REASK_REQUEST = """\
+Your last reply gave the agent that sent you nothing it can use: it was empty, or it pointed elsewhere
+("see above"). That agent sees only your final reply, none of your earlier messages or tool results.
+Reply now, without tools, with your complete final answer: what you found, with path:line references."""
 
 SUMMARY_REQUEST = """\
 You have run out of {reason}. Stop working now and do not call any tools.

@@ -19,7 +19,7 @@ from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, S
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
 from ..content import append_user, as_blocks
 from .loop import BROKEN_OFF, CUT_OFF, final_text
-from .subagents import SubagentRecord, TaskTool
+from .subagents import SubagentRecord, TaskTool, report_of
 from ..tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
@@ -244,6 +244,7 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
         record.status, record.result, record.turns = finished.status, finished.result, finished.turns
         record.usage, record.seconds = finished.usage, finished.seconds
         record.summarized = finished.summarized
+        record.report = finished.report or report_of(record)  # a session from before reports: rebuilt
         return record
     state = agent_state(records, agent_id)
     said = [final_text(e.content) for e in events if isinstance(e, AssistantMessage)]
@@ -252,9 +253,11 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     record.turns = (finished.turns if finished is not None else 0) + turns_in_latest_run(records)
     record.result = f"{found}\n\n{INTERRUPTED_CHILD}" if found else INTERRUPTED_CHILD
     record.seconds = span_seconds(records)
+    record.report = report_of(record)
     record.events.append(SubagentFinished(id=agent_id, status=record.status, result=record.result,
                                           turns=record.turns, usage=record.usage, seconds=record.seconds,
-                                          agent_id=agent_id, parent_tool_use_id=started.parent_tool_use_id))
+                                          report=record.report, agent_id=agent_id,
+                                          parent_tool_use_id=started.parent_tool_use_id))
     return record
 
 

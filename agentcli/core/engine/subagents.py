@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -17,11 +19,11 @@ from ..storage import worktrees
 from .agents import AgentType
 from .compaction import Ledger
 from ..content import agentcli_note
-from .context import SUMMARY_REQUEST, subagent_system_prompt
+from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skills import SkillTool, catalog
-from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
-                     SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
-from ..model.llm import LLM, LLMError, resolve_model
+from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentReport,
+                      SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
+from ..model.llm import LLM, LLMError, estimate_tokens, resolve_model
 from .loop import Agent, final_text
 from ..tools import Tool, ToolRegistry
 from ..tools.base import ToolContext
@@ -73,20 +75,13 @@ class SubagentRecord:
     run_seconds: float = 0.0  # likewise for time
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
     ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
+    answer_mark: str = ""  # its answer was empty or a pointer: what agentcli did about it (see SubagentReport)
+    named_files: list[str] = field(default_factory=list)  # the files its brief named (task `files`)
+    report: SubagentReport | None = None  # built once when its latest run ended (``report_of``)
 
     @property
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
-
-    @property
-    def footer(self) -> str:
-        """One line for the parent. After a resume its figures are totals of every run, and it says so."""
-        turns = _turns(self.turns) + (" + summary" if self.summarized else "")
-        line = f"{self.id} · {self.status} · {turns} · {tokens(self.usage.total_tokens)} tokens · {seconds(self.seconds)}"
-        if self.segments > 1:
-            line += (f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and "
-                     f"{seconds(self.run_seconds)}")
-        return f"[{line}]"
 
     @property
     def tokens_kept_out(self) -> int:
@@ -100,10 +95,6 @@ class SubagentRecord:
                 "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
         return {**data, "worktree": self.worktree} if self.worktree else data
-
-
-def _turns(n: int) -> str:
-    return f"{n} turn{'' if n == 1 else 's'}"
 
 
 class Subagents:
@@ -174,11 +165,7 @@ class Subagents:
         content = []
         for record in arrived:
             emit(SubagentResultDelivered(id=record.id, status=record.status, description=record.description))
-            ended = ("was interrupted: agentcli stopped while it worked; `task resume` with its id continues it"
-                     if record.status == "interrupted" else "has finished")
-            content.append(agentcli_note("\n\n".join(part for part in (
-                f"Background subagent {record.id} ({record.description}) {ended}.", record.result,
-                record.footer, cancelled_line(record)) if part)))
+            content.append(agentcli_note((record.report or report_of(record)).as_message(record.description)))
         return content
 
     def cancel(self, subagent_id: str) -> bool:
@@ -195,7 +182,7 @@ class Subagents:
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
-                  isolation: str | None = None) -> tuple[str, bool]:
+                  isolation: str | None = None, files: list[str] | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
@@ -218,17 +205,14 @@ class Subagents:
             if (isolation or agent_type.isolation) == "worktree":
                 worktree = await self._isolate(record, ctx)
             self.records[record.id] = record
-        record.background = background
+        record.background, record.named_files = background, list(files or [])
         record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
                                           name=record.id)
         if background:  # not awaited: interrupting the parent's turn leaves it running
             return (f"{record.id} started in the background. Its result arrives as a message when it "
                     "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
         await record.task  # cancelling the parent cancels this child too
-        text = "\n\n".join(part for part in (record.result, record.footer) if part)
-        if cancelled_line(record):
-            text += "\n\n" + agentcli_note(cancelled_line(record))["text"]
-        return text, record.status == "failed"
+        return (record.report or report_of(record)).for_parent(), record.status == "failed"
 
     async def _isolate(self, record: SubagentRecord, ctx: ToolContext) -> worktrees.Worktree:
         place = self.worktree_place
@@ -286,6 +270,7 @@ class Subagents:
         record.started = time.monotonic()
         record.segments += 1
         record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
+        record.answer_mark, record.report = "", None  # this run's report is built when it ends
         turns_before, seconds_before = record.turns, record.seconds
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
@@ -305,6 +290,8 @@ class Subagents:
                     async with asyncio.timeout(timeout):
                         result = await agent.run(prompt)
                 record.status, record.result = result.status, result.text
+                if result.status == "done" and not_an_answer(result.text):
+                    record.result = await self._reask(agent, record)
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
             except TimeoutError:
@@ -339,11 +326,12 @@ class Subagents:
                 record.ledger = agent.ledger.to_dict()
             record.seconds = seconds_before + time.monotonic() - record.started
             record.run_turns, record.run_seconds = record.turns - turns_before, record.seconds - seconds_before
+            record.report = report_of(record)
             if record.background and not self.closing:
                 self.pending.append(record)  # before the event: a front end that sees it finds the result waiting
             emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
                                   usage=record.usage, seconds=record.seconds, summarized=record.summarized,
-                                  agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+                                  report=record.report, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
 
     def _agent(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
                emit: Callable[[Event], None]) -> Agent:
@@ -401,6 +389,27 @@ class Subagents:
                 f"{other.id} and {record.id} both changed {shown} while running at the same time; "
                 "check that one did not undo the other's edits.")))
 
+    async def _reask(self, agent: Agent, record: SubagentRecord) -> str:
+        """Its answer was empty or only pointed elsewhere: ask once more, in its own conversation with that
+        answer kept, with no tools; failing that, the best text it wrote, marked so."""
+        agent.add_user([agentcli_note(REASK_REQUEST)], origin="engine")
+        reply_text = ""
+        try:
+            async with asyncio.timeout(SUMMARY_TIMEOUT):
+                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"},
+                                               counted=False)
+            reply_text = final_text(reply.content)
+        except (LLMError, TimeoutError):
+            pass
+        if not not_an_answer(reply_text):
+            record.answer_mark = "re-asked: its first answer was empty or only pointed elsewhere; this is its second."
+            return reply_text
+        said = [final_text(m["content"]) for m in agent.messages if m["role"] == "assistant"]
+        best = next((text for text in reversed(said) if not not_an_answer(text)), "")
+        record.answer_mark = ("no answer: asked twice, it gave none; " + (
+            "the text above is the last it wrote before." if best else "it wrote nothing else either."))
+        return best or reply_text
+
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
         agent.add_user([agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
@@ -421,12 +430,98 @@ class Subagents:
                 "(The user cancelled the subagent before it summarized.)"
 
 
-def cancelled_line(record: SubagentRecord) -> str:
-    """The line that tells the parent the user stopped this child ("" unless they did)."""
-    if record.status != "cancelled":
-        return ""
-    return (f"The user cancelled {record.id} before it finished: its answer above is what it had found by then, "
-            "and the rest of its errand was not done.")
+# An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".
+POINTER = re.compile(r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
+                     r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
+                     r"shared|sent|written|posted)\b", re.IGNORECASE)
+POINTER_LIMIT = 240  # characters: a longer answer carries content of its own
+CITED_PATH = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
+CODE_SUFFIXES = frozenset("py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
+                          "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split())
+CITED_COMMAND = re.compile(r"\b(?:ran|executed)\s+`([^`\n]+)`", re.IGNORECASE)  # "I ran `x`", not "run `x` to…"
+
+
+def not_an_answer(text: str) -> bool:
+    """Empty, or short and only pointing elsewhere: nothing the parent could use."""
+    stripped = text.strip()
+    return stripped in ("", "(no answer)") or (len(stripped) <= POINTER_LIMIT and bool(POINTER.search(stripped)))
+
+
+def cited_paths(text: str) -> list[str]:
+    """The file paths an answer names: with a folder, or a file name with a code suffix; no URLs."""
+    found: list[str] = []
+    for match in CITED_PATH.finditer(text):
+        path = match.group(1).rstrip(".")
+        if text[max(0, match.start() - 3):match.start()].endswith("://") or "." not in path:
+            continue
+        if ("/" in path or path.rsplit(".", 1)[1].lower() in CODE_SUFFIXES) and path not in found:
+            found.append(path)
+    return found
+
+
+def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
+    """Why the answer is not backed by what the child did: no tool call, or a path or command it cites that
+    none of its calls touched (in their input or their output); () when it is backed."""
+    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
+    if not text.strip() or record.status == "interrupted":
+        return ()
+    if not calls:
+        return ("it made no tool call, so nothing in its answer comes from this repository.",)
+    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls]
+                     + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
+    why = []
+    paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
+    if paths:
+        why.append(f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
+                   "of its tool calls touched.")
+    ran = [c for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
+           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if call.name == "bash")]
+    if ran:
+        why.append(f"its answer says it ran `{ran[0][:80]}`, which it did not.")
+    return tuple(why)
+
+
+def report_of(record: SubagentRecord) -> SubagentReport:
+    """The one report of a child's latest run: its answer and the receipt of what it did, from its tool
+    calls (the same ``Ledger`` compaction keeps) and its events, never from its words."""
+    ledger = Ledger.from_dict(record.ledger)  # what its compactions summarized, then the history it kept
+    ledger.add(record.messages)
+    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
+    counted: dict[str, int] = {}
+    for call in calls:
+        if call.name not in ("read_file", "write_file", "edit_file", "bash"):
+            counted[call.name] = counted.get(call.name, 0) + 1
+    reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
+                  for path, spans in ledger.reads.items())
+    changed = tuple(dict.fromkeys([*record.changed_files, *ledger.changed]))
+    answer = record.result
+    read_paths = [path.removeprefix("./") for path in ledger.reads]
+    named = tuple((name, any(p == name.removeprefix("./") or p.endswith("/" + name.removeprefix("./"))
+                             for p in read_paths)) for name in record.named_files)
+    report = SubagentReport(
+        id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
+        seconds=record.seconds, summarized=record.summarized, segments=max(record.segments, 1),
+        run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
+        changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
+        searches=tuple(counted.items()), named=named, unverified=unverified(record, answer),
+        answer_mark=record.answer_mark, kept_out=kept_out(record.events))
+    return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
+
+
+BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
+               ("constraints", "Constraints"), ("deliverable", "What to deliver"))
+
+
+def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
+    """The child's first message: ``prompt``, then each structured part of the brief given as a section;
+    and the files the brief names. (The registry has checked each part's type against the schema.)"""
+    files = [f.strip() for f in args.get("files") or [] if f.strip()]
+    sections = [str(args["prompt"])]
+    for name, title in BRIEF_PARTS:
+        value = "\n".join(f"- {f}" for f in files) if name == "files" else str(args.get(name) or "")
+        if value.strip():
+            sections.append(f"# {title}\n{value.strip()}")
+    return "\n\n".join(sections), files
 
 
 class TaskTool(Tool):
@@ -443,9 +538,11 @@ class TaskTool(Tool):
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
         self.description = (
             "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns only its final answer, with a footer line of its status, turns, tokens and time. It knows "
+            "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
+            "tokens and time. It knows "
             "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
-            "where to look, and what to report. Several task calls in one message run at the same time.\n\n"
+            "where to look, and what to report (optional known, files, constraints and deliverable become "
+            "sections of it). Several task calls in one message run at the same time.\n\n"
             "run_in_background: true returns its id at once and its result arrives as a later message; go on "
             "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
             "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
@@ -466,6 +563,9 @@ class TaskTool(Tool):
                                       "description": "Return at once; the result arrives as a later message."},
                 "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
                                                             "continue with `prompt` as its next message."},
+                # Optional parts of the brief, each a section of the child's prompt (names say enough).
+                "known": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}},
+                "constraints": {"type": "string"}, "deliverable": {"type": "string"},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -477,9 +577,11 @@ class TaskTool(Tool):
         type_name = args.get("subagent_type")
         if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
-        text, failed = await ctx.subagents.run(args["description"], args["prompt"], type_name, ctx,
+        prompt, files = brief(args)
+        text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
                                                background=bool(args.get("run_in_background")),
-                                               resume=args.get("resume") or None, isolation=args.get("isolation"))
+                                               resume=args.get("resume") or None, isolation=args.get("isolation"),
+                                               files=files)
         if failed:
             raise ToolError(text)
         return text

@@ -273,7 +273,9 @@ class Display:
             mark, style = STATUS_MARKS.get(event.status, ("·", ""))
             turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
             turns += " + summary" if event.summarized else ""
+            unverified = event.report.mark if event.report else ""  # "unverified" or "no answer"
             self.line(prefix + Text(f" {mark} {event.status}", style=style)
+                      + Text(f" · {unverified}" if unverified else "", style="yellow")
                       + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
                              style="dim"))
 

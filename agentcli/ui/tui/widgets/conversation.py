@@ -302,7 +302,9 @@ class Conversation(VerticalScroll):
             line = f"{event.id} {event.status} · {turns} · {tokens(event.usage.total_tokens)} tokens"
             if self.show_times:
                 line += f" · {seconds(event.seconds)}"
-            await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" else "info"))
+            mark = event.report.mark if event.report else ""
+            line += f" · {mark}" if mark else ""
+            await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" or mark else "info"))
         elif isinstance(event, SubagentResultDelivered):
             await self.add_notice(f"↳ {event.id} {event.status} · its result reached the main agent · "
                                   f"{event.description}", "info" if event.status == "done" else "warning")
