@@ -6,6 +6,11 @@ repository, so whoever wrote the repository wrote them. What they say that only 
 permissions or is neutral applies always. What could widen them (``WIDENING``) applies only once
 the user trusted the workspace (``agentcli/trust.py``); ``project_settings_sources`` tells the
 trust check what that is.
+
+Each setting is declared once, as a field of ``Settings`` made by ``setting``: its default, what it
+does, and which layers may set it (whether it widens, and what the trust prompt then says; whether
+only the user's own file and the environment may). ``NEUTRAL``, ``WIDENING`` and the other sets are
+views of those declarations.
 """
 
 from __future__ import annotations
@@ -26,29 +31,31 @@ from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
 
 
-MAY_BE_ZERO = {"api_retries", "max_thinking_tokens"}  # numbers that may be 0; every other number must be positive
-FRACTIONS = {"compact_threshold"}  # numbers between 0 and 1
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
-USER_ONLY_SETTINGS = ("api_key_helper",)  # they start a process: a workspace's own files cannot set them
-NOT_SETTINGS = {"sources", "notices", "mcp_servers", "trusted"}  # fields of Settings no settings file sets
-
-# What a project settings file may set without the user's trust: limits, models, looks, and
-# rules that only narrow. Every other setting is WIDENING (a test checks each field is in one).
-NEUTRAL = {"model", "max_tokens", "max_turns", "subagent_max_turns", "subagent_timeout", "max_parallel_subagents",
-           "subagent_stall_seconds", "api_retries", "stall_timeout", "compact_threshold", "theme", "agents",
-           "search_timeout", "thinking", "max_thinking_tokens", "mcp_startup_timeout", "mcp_tool_timeout"}
-# Raising the output and checkpoint caps lets a session fill more disk; api_key_helper is never read from a workspace at all.
-# sandbox and sandbox_network widen only as "off" and true (split_widening); tightening them is neutral.
-WIDENING = {"permission_mode", "keep_secret_env", "permissions", "output_copy_max_mb", "output_session_max_mb",
-            "checkpoint_file_max_mb", "checkpoint_session_max_mb", "api_key_helper", "hooks", "sandbox",
-            "sandbox_network", "sandbox_allowed_hosts", "web_fetch_private"}
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
 
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 
-_SETTING_NAMES: set[str] = set()  # filled below, once Settings exists
+
+def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
+            fraction: bool = False) -> Any:
+    """One setting's declaration, as a field of Settings: its default (a list or dict is copied for each
+    Settings), what it does, and which layers may set it. ``widens``: False, a project file may always
+    set it (limits, models, looks); otherwise only once the user trusted the workspace, and a text says
+    what it lets happen, as the trust prompt shows it. ``user_only``: it starts a process, so a
+    workspace's own files can never set it. A number must be positive unless ``may_be_zero``; a
+    ``fraction`` is at most 1."""
+    meta = {"help": help, "widens": widens, "user_only": user_only, "may_be_zero": may_be_zero, "fraction": fraction}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def state(default: Any, help: str) -> Any:
+    """A field of Settings that no settings file sets: what loading found."""
+    return field(default_factory=lambda: type(default)(default), metadata={"help": help})
 
 
 class ConfigError(Exception):
@@ -57,45 +64,62 @@ class ConfigError(Exception):
 
 @dataclass
 class Settings:
-    model: str = DEFAULT_MODEL
-    max_tokens: int = 16_000
-    permission_mode: str = "default"
-    max_turns: int = 200  # main agent, per user message
-    subagent_max_turns: int = 30
-    subagent_timeout: float = 900.0  # seconds
-    max_parallel_subagents: int = 3
-    subagent_stall_seconds: float = 60.0  # no stream data or tool progress this long: its panel entry says so
-    api_retries: int = 8  # retries of overloaded, failing or broken model calls
-    stall_timeout: float = 60.0  # seconds without stream data before a call counts as dead
-    thinking: str = "auto"  # extended thinking: off, on, adaptive; auto: adaptive where the model has it
-    max_thinking_tokens: int = 0  # the budget of thinking "on"; 0: 10,000
-    compact_threshold: float = 0.85  # compact the context when it is this full
-    keep_secret_env: bool = False  # pass *KEY*/*TOKEN*/*SECRET* variables to bash
-    sandbox: str = "auto"  # the OS sandbox under bash (core/system/sandbox.py): auto (where bwrap is installed), on, off
-    sandbox_network: bool = False  # commands in the sandbox may use the network
-    # Without the network: hosts commands in the sandbox may reach through its proxy ("pypi.org", "*.npmjs.org").
-    sandbox_allowed_hosts: list[str] = field(default_factory=list)
-    web_fetch_private: str = "none"  # addresses web_fetch may reach besides public ones: none, loopback, all
-    search_timeout: float = 60.0  # seconds before grep or glob stops and returns what it found
-    output_copy_max_mb: float = 64.0  # cap of one full copy of a long tool output
-    output_session_max_mb: float = 512.0  # cap of all full-output copies of a session
-    checkpoint_file_max_mb: float = 16.0  # a file bigger than this is not kept for /rewind (noted instead)
-    checkpoint_session_max_mb: float = 512.0  # cap of all checkpoint contents of a session
-    theme: str = "agentcli"
-    api_key_helper: str = ""  # a command printing the API key, run once at startup (user config only)
-    mcp_startup_timeout: float = 10.0  # seconds an MCP server may take to start (-p waits this long for them)
-    mcp_tool_timeout: float = 600.0  # seconds an MCP tool call may take before it counts as hung
-    # Per agent type overrides, e.g. {"explore": {"model": "claude-haiku-4-5"}}.
-    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Permission rules, e.g. {"allow": ["bash(npm test *)"], "deny": [...]}.
-    permissions: dict[str, list[str]] = field(default_factory=dict)
-    # MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the user's mcp.json, --mcp-config).
-    mcp_servers: dict[str, Any] = field(default_factory=dict)
-    # Hooks in Claude Code's format: {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": …}]}]}.
-    hooks: dict[str, list[Any]] = field(default_factory=dict)
-    trusted: bool = False  # the workspace's own widening files apply (load_settings sets it)
-    sources: list[str] = field(default_factory=list)  # files that were read
-    notices: list[str] = field(default_factory=list)  # warnings a front end shows once the session opens
+    model: str = setting(DEFAULT_MODEL, "the main agent's model", widens=False)
+    max_tokens: int = setting(16_000, "the most tokens one model reply may have", widens=False)
+    permission_mode: str = setting("default", "default, acceptEdits, plan or bypassPermissions",
+                                   widens=True)  # above default: describe_widening says what it allows
+    max_turns: int = setting(200, "model calls of the main agent per user message", widens=False)
+    subagent_max_turns: int = setting(30, "model calls of a subagent", widens=False)
+    subagent_timeout: float = setting(900.0, "seconds a subagent may run", widens=False)
+    max_parallel_subagents: int = setting(3, "subagents running at once", widens=False)
+    subagent_stall_seconds: float = setting(60.0, "no stream data or tool progress this long: its panel entry says so",
+                                            widens=False)
+    api_retries: int = setting(8, "retries of overloaded, failing or broken model calls", widens=False,
+                               may_be_zero=True)
+    stall_timeout: float = setting(60.0, "seconds without stream data before a call counts as dead", widens=False)
+    thinking: str = setting("auto", "extended thinking: off, on, adaptive; auto: adaptive where the model has it",
+                            widens=False)
+    max_thinking_tokens: int = setting(0, 'the budget of thinking "on"; 0: 10,000', widens=False, may_be_zero=True)
+    compact_threshold: float = setting(0.85, "compact the context when it is this full", widens=False, fraction=True)
+    keep_secret_env: bool = setting(False, "pass *KEY*/*TOKEN*/*SECRET* variables to bash",
+                                    widens="bash and every command see your API keys, tokens and secrets")
+    sandbox: str = setting("auto", "the OS sandbox under bash (core/system/sandbox.py): auto (where bwrap is "
+                           "installed), on, off",
+                           widens="bash and the workspace's hooks and servers run without the OS sandbox: they can "
+                           "write anywhere you can, read your secrets and use the network")  # only "off" widens
+    sandbox_network: bool = setting(False, "commands in the sandbox may use the network",
+                                    widens="commands in the OS sandbox may use the network")
+    sandbox_allowed_hosts: list[str] = setting([], "without the network: hosts commands in the sandbox may reach "
+                                               'through its proxy ("pypi.org", "*.npmjs.org")',
+                                               widens="commands in the OS sandbox may connect to these hosts")
+    web_fetch_private: str = setting("none", "addresses web_fetch may reach besides public ones: none, loopback, all",
+                                     widens=True)  # describe_widening says which
+    search_timeout: float = setting(60.0, "seconds before grep or glob stops and returns what it found", widens=False)
+    # Raising the output and checkpoint caps lets a session fill more disk.
+    output_copy_max_mb: float = setting(64.0, "cap of one full copy of a long tool output", widens=True)
+    output_session_max_mb: float = setting(512.0, "cap of all full-output copies of a session", widens=True)
+    checkpoint_file_max_mb: float = setting(16.0, "a file bigger than this is not kept for /rewind (noted instead)",
+                                            widens=True)
+    checkpoint_session_max_mb: float = setting(512.0, "cap of all checkpoint contents of a session", widens=True)
+    theme: str = setting("agentcli", "the TUI's colours", widens=False)
+    api_key_helper: str = setting("", "a command printing the API key, run once at startup", widens=True,
+                                  user_only=True)
+    mcp_startup_timeout: float = setting(10.0, "seconds an MCP server may take to start (-p waits this long for them)",
+                                         widens=False)
+    mcp_tool_timeout: float = setting(600.0, "seconds an MCP tool call may take before it counts as hung",
+                                      widens=False)
+    agents: dict[str, dict[str, Any]] = setting({}, 'per agent type overrides, e.g. {"explore": {"model": '
+                                                '"claude-haiku-4-5"}}', widens=False)
+    permissions: dict[str, list[str]] = setting({}, 'permission rules, e.g. {"allow": ["bash(npm test *)"], '
+                                                '"deny": [...]}', widens=True)  # only allow rules widen
+    hooks: dict[str, list[Any]] = setting({}, 'hooks in Claude Code\'s format: {"PreToolUse": [{"matcher": "Bash", '
+                                          '"hooks": [{"command": …}]}]}', widens=True)  # describe_hooks says which
+    mcp_servers: dict[str, Any] = state({}, "MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the "
+                                        "user's mcp.json, --mcp-config)")
+    trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
+                                                           "sets it)"})
+    sources: list[str] = state([], "files that were read")
+    notices: list[str] = state([], "warnings a front end shows once the session opens")
 
     def merge(self, values: dict[str, Any], source: str) -> None:
         known = {f.name: f for f in dataclasses.fields(self) if f.name not in NOT_SETTINGS}
@@ -152,7 +176,15 @@ class Settings:
         self.sources.append(source)
 
 
-_SETTING_NAMES.update(f.name for f in dataclasses.fields(Settings) if f.name not in NOT_SETTINGS)
+# Views of the declarations above.
+SETTINGS = {f.name: f for f in dataclasses.fields(Settings) if "widens" in f.metadata}
+NOT_SETTINGS = {f.name for f in dataclasses.fields(Settings)} - set(SETTINGS)  # no settings file sets them
+# What a project settings file may set without the user's trust; every other setting is WIDENING.
+NEUTRAL = {name for name, f in SETTINGS.items() if f.metadata["widens"] is False}
+WIDENING = set(SETTINGS) - NEUTRAL
+USER_ONLY_SETTINGS = tuple(name for name, f in SETTINGS.items() if f.metadata["user_only"])
+MAY_BE_ZERO = {name for name, f in SETTINGS.items() if f.metadata["may_be_zero"]}
+FRACTIONS = {name for name, f in SETTINGS.items() if f.metadata["fraction"]}
 
 
 def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
@@ -222,7 +254,7 @@ def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
     widening: dict[str, Any] = {}
     for key, value in values.items():
         name = key.replace("-", "_")
-        if name in NEUTRAL or name not in WIDENING and name not in _SETTING_NAMES:
+        if name in NEUTRAL or name not in SETTINGS:
             kept[key] = value  # neutral, or unknown: merge names the unknown setting
         elif name == "permission_mode":
             (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
@@ -253,15 +285,9 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
             lines.append(f'permission_mode = "{value}" ({MODES_ABOVE_DEFAULT.get(value, "a wider mode")})')
         elif name == "hooks":
             lines += describe_hooks(value)
-        elif name == "keep_secret_env":
-            lines.append("keep_secret_env = true (bash and every command see your API keys, tokens and secrets)")
-        elif name == "sandbox":
-            lines.append(f"sandbox = {value!r} (bash and the workspace's hooks and servers run without the OS "
-                         "sandbox: they can write anywhere you can, read your secrets and use the network)")
-        elif name == "sandbox_network":
-            lines.append("sandbox_network = true (commands in the OS sandbox may use the network)")
-        elif name == "sandbox_allowed_hosts":
-            lines.append(f"sandbox_allowed_hosts = {value!r} (commands in the OS sandbox may connect to these hosts)")
+        elif name in SETTINGS and isinstance(why := SETTINGS[name].metadata["widens"], str):
+            shown = "true" if SETTINGS[name].type == "bool" else repr(value)  # only true widens a switch
+            lines.append(f"{name} = {shown} ({why})")
         elif name == "web_fetch_private":
             lines.append(f"web_fetch_private = {value!r} (web_fetch may reach your machine"
                          f"{'' if value == 'loopback' else ' and local network'})")

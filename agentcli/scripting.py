@@ -1,7 +1,7 @@
 """The flags scripts written for ``claude -p`` pass, and what they mean in agentcli.
 
 Claude Code's tool names (``Bash``, ``Read``, ``Edit``, ``Write``, ``Grep``, ``Glob``, ``Task``/``Agent``)
-map to agentcli's, as agent files do. A flag agentcli cannot honour is a usage error, never ignored.
+map to agentcli's, as agent files do (the table is ``core/claude_names.py``). A flag agentcli cannot honour is a usage error, never ignored.
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cli import UsageError
+from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
     from .core.session import Session
     from .core.system.workspace import Workspace
 
-# Claude Code's tool names in --tools, and the agentcli tools each stands for.
-TOOL_NAMES: dict[str, tuple[str, ...]] = {
-    "Read": ("read_file",), "Grep": ("grep",), "Glob": ("glob",), "LS": ("glob",),
-    "Bash": ("bash", "bash_output", "kill_bash"), "Edit": ("edit_file",), "MultiEdit": ("edit_file",),
-    "Write": ("write_file",), "Task": ("task",), "Agent": ("task",), "TodoWrite": ("todo_write",),
-    "Skill": ("skill",), "WebFetch": ("web_fetch",),
-}
+# Claude Code's tool names in --tools, and the agentcli tools each stands for (bash brings its shells).
+TOOL_NAMES: dict[str, tuple[str, ...]] = {claude: (tool, *(BASH_COMPANIONS if tool == "bash" else ()))
+                                          for claude, tool in CLAUDE_TOOLS.items()}
 SETTINGS_KEYS = {"permissions", "model", "hooks", "$schema"}  # what agentcli understands of a --settings object
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -206,8 +203,8 @@ def split_rules(values: list[str]) -> list[str]:
 
 
 def checked_rules(values: list[str], flag: str) -> list[str]:
-    """Rules with Claude Code's tool names agentcli's rules do not know by name rewritten; a rule for a
-    tool agentcli does not have is a usage error."""
+    """The rules as given (Claude Code's tool names are rules' names too); a rule for a tool agentcli
+    does not have is a usage error."""
     if not values:  # the usual case: the tools (the engine's biggest import) load with the session instead
         return []
     from .core.policy.rules import ALIASES, Rule, RuleError
@@ -216,9 +213,7 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
     known = {tool.name for tool in default_tools()} | {"task", "skill"} | set(ALIASES)
     out = []
     for text in split_rules(values):
-        name, _, rest = text.partition("(")
-        if name in TOOL_NAMES and name.lower() not in known:
-            text = TOOL_NAMES[name][0] + (f"({rest}" if rest else "")
+        name = text.partition("(")[0]
         try:
             rule = Rule.parse(text)
         except RuleError as exc:

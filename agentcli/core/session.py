@@ -24,7 +24,8 @@ from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, Subagen
                      ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts,
                              undelivered)
-from .policy.hooks import CLAUDE_NAMES, EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
+from .claude_names import CLAUDE_NAMES
+from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
     resolve_model
 from .mcp.config import ServerConfig

@@ -67,3 +67,21 @@ def test_compact_threshold_is_a_share_of_the_window(tmp_path):
         assert "at most 1" in str(exc) and "settings.toml" in str(exc)
     else:
         raise AssertionError("85 was accepted")
+
+
+def test_the_documented_example_shows_each_declared_default():
+    """docs/README.md's example settings file says each setting's default, as Settings declares it once;
+    a default changed in one place and not the other fails here."""
+    import re
+    import tomllib
+
+    from agentcli.config import SETTINGS, Settings
+
+    readme = (Path(__file__).parents[2] / "docs" / "README.md").read_text()
+    example = tomllib.loads(re.search(r"```toml\n(model = .*?)```", readme, re.DOTALL).group(1))
+    examples_not_defaults = {"max_thinking_tokens", "api_key_helper", "agents", "permissions"}  # their comments say
+    defaults = Settings()
+    assert set(example) <= set(SETTINGS)
+    shown = {key: value for key, value in example.items() if key not in examples_not_defaults}
+    assert shown == {key: getattr(defaults, key) for key in shown}
+    assert len(shown) >= 15

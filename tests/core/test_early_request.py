@@ -51,15 +51,34 @@ def went_out_early(server: FakeAnthropic) -> bool:
 
 
 def test_the_installed_sdk_is_the_one_the_early_request_mirrors() -> None:
-    """pyproject.toml pins anthropic; if it moves, the early request's headers and the internals used fail here."""
+    """pyproject.toml pins anthropic; if it moves, this says which version the early request mirrors
+    (and the request comparison below says what changed)."""
     import anthropic
-    from anthropic._constants import ANTHROPIC_API_VERSION
 
     assert anthropic.__version__ == early_request.SDK_VERSION
-    assert ANTHROPIC_API_VERSION == early_request.API_VERSION
-    client = anthropic.AsyncAnthropic(api_key=KEY)
-    for internal in ("_make_status_error_from_response", "_make_status_error"):
-        assert callable(getattr(client, internal, None)), f"the SDK no longer has {internal}"
+
+
+# What only the SDK's own client sends: the platform it runs on, which the early request leaves out.
+PLATFORM_HEADERS = ("x-stainless-os", "x-stainless-arch", "x-stainless-runtime", "x-stainless-runtime-version")
+
+
+@pytest.mark.parametrize("creds", [{"api_key": KEY}, {"api_key": None, "auth_token": "bearer-early-token"}],
+                         ids=["api key", "bearer token"])
+def test_the_early_request_is_the_sdks_request(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch,
+                                              creds: dict[str, Any]) -> None:
+    """The same URL, the same headers in the same order with the same values, and the same body bytes,
+    as the stand-in server receives them: an SDK version that changes any of them fails here."""
+    server.script(text("Normal."), text("Early."))
+    credentials = Credentials(base_url=server.base_url, **creds)
+    asyncio.run(ask(LLM(credentials=credentials)))
+    monkeypatch.setattr(early_request, "sdk_ready", lambda: False)
+    asyncio.run(ask(LLM(credentials=credentials)))
+    (normal_url, normal_body), (early_url, early_body) = server.request_wire
+    assert early_url == normal_url == "/v1/messages"
+    assert early_body == normal_body
+    normal, early = server.request_headers
+    assert all(name in normal for name in PLATFORM_HEADERS)
+    assert list(early.items()) == [(name, value) for name, value in normal.items() if name not in PLATFORM_HEADERS]
 
 
 def test_a_reply_arrives_the_same_either_way(server: FakeAnthropic, path: str) -> None:

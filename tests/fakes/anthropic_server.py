@@ -942,6 +942,7 @@ class FakeAnthropic:
         self._routes: list[_Route] = []
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
+        self._wire: list[tuple[str, bytes]] = []
         self._rejections: list[tuple[dict[str, Any], str]] = []
         self._thinking_by_tool_use: dict[str, list[dict[str, Any]]] = {}  # what a tool-use reply thought first
         self._timeline: list[tuple[int, float, float]] = []
@@ -1011,6 +1012,7 @@ class FakeAnthropic:
             self._routes.clear()
             self._requests.clear()
             self._headers.clear()
+            self._wire.clear()
             self._rejections.clear()
             self._timeline.clear()
             self._count_tokens_requests.clear()
@@ -1029,6 +1031,12 @@ class FakeAnthropic:
         the key as ``authorization: Bearer KEY``, older SDKs as ``x-api-key``."""
         with self._lock:
             return list(self._headers)
+
+    @property
+    def request_wire(self) -> list[tuple[str, bytes]]:
+        """(path with query, body bytes) as they came over the wire, parallel to ``requests``."""
+        with self._lock:
+            return list(self._wire)
 
     @property
     def rejections(self) -> list[tuple[dict[str, Any], str]]:
@@ -1142,6 +1150,7 @@ class FakeAnthropic:
             index = len(self._requests)
             self._requests.append(body)
             self._headers.append(headers)
+            self._wire.append((handler.path, raw))
             self._lock.notify_all()
         done = False
 

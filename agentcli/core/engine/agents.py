@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
+from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
 from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
 from ..model.llm import resolve_model
 
@@ -29,16 +30,10 @@ if TYPE_CHECKING:
 # Every tool a subagent can be given, by name (task is never offered to subagents).
 READ_TOOLS = ("read_file", "grep", "glob")
 GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
-BASH_COMPANIONS = ("bash_output", "kill_bash")  # come with bash: a type that may run bash may manage its shells
 PLAN_TOOL = "todo_write"  # a plan the user sees
 SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
 TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
               "web_fetch")
-
-# Claude Code's tool names, as they appear in .claude/agents files.
-CLAUDE_TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "glob", "Bash": "bash", "Edit": "edit_file",
-                     "MultiEdit": "edit_file", "Write": "write_file", "LS": "glob", "TodoWrite": PLAN_TOOL,
-                     "Skill": SKILL_TOOL, "WebFetch": "web_fetch"}
 
 # Model aliases Claude Code agent files use.
 
@@ -314,7 +309,7 @@ def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | No
         bare = item.split("(", 1)[0].strip()  # Claude Code permission forms like Bash(npm test:*)
         if bare == "*":
             return None
-        name = CLAUDE_TOOL_NAMES.get(bare, bare)
+        name = CLAUDE_TOOLS.get(bare, bare)  # as Claude Code names them in .claude/agents files
         if name.lower() == "task":  # subagents never start subagents
             continue
         if name.startswith("mcp__") and len(name) > 5:  # an MCP server's tool, or all of a server's

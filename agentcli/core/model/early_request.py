@@ -14,8 +14,12 @@ than with an SSE library (httpx-sse, sseclient): the point of this module is to 
 the first request, the events must split exactly as the SDK's own ``SSEDecoder`` splits them (the
 SDK reads every later reply), and the SDK's decoder itself cannot be used before the SDK is imported.
 
-The SDK's version and API version are written here; pyproject.toml pins ``anthropic`` to that
-version, and tests/core/test_early_request.py fails if the installed SDK says otherwise.
+Nothing here reaches into the SDK: what it sends is written out (its version and API version
+below, its headers, its HTTP client's defaults), and errors become the SDK's own through its public
+client (``LLM._sdk_error``). pyproject.toml pins ``anthropic`` to that version, and
+tests/core/test_early_request.py compares the request this module sends (URL, headers and their
+order, body bytes) with the SDK's, both as the stand-in server receives them, so a version bump
+that changes any of them fails a test.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
     from .llm import Credentials
 
 SDK_VERSION = "2.14.0"  # anthropic.__version__
-API_VERSION = "2026-10-21"  # anthropic._constants.ANTHROPIC_API_VERSION
+API_VERSION = "2026-10-21"  # the anthropic-version header the SDK sends
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 # What the SDK does not read the same way from here: these send the first request the normal way.
 NOT_MIRRORED = ("ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
@@ -122,10 +126,10 @@ class EarlyStream:
     """The first reply's events, read without waiting for the SDK (which may still be importing
     when the whole reply is in): server-sent events decoded as the SDK's ``SSEDecoder`` and
     ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``status_error``
-    (the SDK's own status-error construction) makes of its message and body."""
+    makes of its data (the SDK's own error for it: ``LLM._status_error``)."""
 
     def __init__(self, response: "httpx2.Response",
-                 status_error: "Callable[[str, Any, httpx2.Response], Awaitable[BaseException]]") -> None:
+                 status_error: "Callable[[str, httpx2.Response], Awaitable[BaseException]]") -> None:
         self.response = response
         self.status_error = status_error
 
@@ -135,13 +139,7 @@ class EarlyStream:
                 if event == "ping" or event is None:
                     continue
                 if event == "error":
-                    body: Any = data
-                    try:
-                        body = json.loads(data)
-                        message = f"{body}"
-                    except ValueError:
-                        message = data or f"Error code: {self.response.status_code}"
-                    raise await self.status_error(message, body, self.response)
+                    raise await self.status_error(data, self.response)
                 if data:
                     yield json.loads(data, object_hook=Node)
         finally:

@@ -418,17 +418,43 @@ class LLM:
                     request=request) from failure
             if not response.is_success:
                 await response.aread()
-                raise self.client()._make_status_error_from_response(response) from None
+                raise await self._sdk_error(response.status_code, response.headers, response.content) from None
             return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=self.client())
         except BaseException:
             if response is not None:
                 await response.aclose()
             raise
 
-    async def _status_error(self, message: str, body: Any, response: "httpx2.Response") -> BaseException:
+    async def _status_error(self, data: str, response: "httpx2.Response") -> BaseException:
         """An error event in the first reply, as the SDK's ``AsyncStream`` raises it."""
         await self._sdk()
-        return self.client()._make_status_error(message, body=body, response=response)
+        event = "event: error\n" + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n"
+        return await self._sdk_error(response.status_code, response.headers, event.encode())
+
+    async def _sdk_error(self, status: int, headers: "httpx2.Headers", content: bytes) -> BaseException:
+        """What the SDK's ``post`` raises for a reply it did not fetch itself (the early request's, already
+        read): a copy of its client gets the reply from its transport (the public ``http_client`` option),
+        so the SDK's own mapping to its error classes decides, through no private part of it."""
+        import anthropic
+        import httpx2
+        from anthropic import AsyncStream
+        from anthropic.types import Message, RawMessageStreamEvent
+
+        kept = [(name, value) for name, value in headers.multi_items()  # content is already decoded
+                if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+        replay = httpx2.AsyncClient(transport=httpx2.MockTransport(
+            lambda request: httpx2.Response(status, headers=kept, content=content, request=request)))
+        try:
+            stream = await self.client().with_options(http_client=replay, max_retries=0).post(
+                "/v1/messages", cast_to=Message, content=b"", stream=True,
+                stream_cls=AsyncStream[RawMessageStreamEvent])
+            async for _ in stream:
+                pass
+        except anthropic.APIStatusError as exc:
+            return exc
+        finally:
+            await replay.aclose()
+        return LLMError(f"The server refused the request ({status}).", retryable=status >= 500)
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
                            on_text: Callable[[str], None]) -> ModelReply:

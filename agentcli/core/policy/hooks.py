@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from ..claude_names import CLAUDE_NAMES  # what a hook's matcher and its tool_name see
 from ..events import Notice, Sink
 
 if TYPE_CHECKING:
@@ -40,10 +41,6 @@ OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
 BLOCK = 2
 WORKSPACE_MARK = "agentcli_from_workspace"  # set by config.py on the hook groups of a workspace's own files
 
-# agentcli's tool names as Claude Code calls them: what a hook's matcher and its tool_name see.
-CLAUDE_NAMES = {"bash": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write", "grep": "Grep",
-                "glob": "Glob", "task": "Task", "bash_output": "BashOutput", "kill_bash": "KillShell",
-                "todo_write": "TodoWrite", "skill": "Skill", "web_fetch": "WebFetch"}
 PATH_TOOLS = ("read_file", "edit_file", "write_file")  # Claude Code calls their path file_path
 
 

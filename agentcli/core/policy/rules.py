@@ -12,9 +12,9 @@ against depends on the tool:
 - any other tool: its main argument, as a wildcard pattern.
 
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
-Claude Code's names work too: ``Read`` (read_file, grep, glob), ``Edit`` (edit_file,
-write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task), ``TodoWrite``, ``Skill``,
-``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``permissions.fetch_rule_hits``).
+Claude Code's names work too (``core/claude_names.py``): ``Read`` (read_file, grep, glob), ``Edit``
+(edit_file, write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task), ``TodoWrite``,
+``Skill``, ``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``permissions.fetch_rule_hits``).
 
 Path patterns are matched by a library (pathspec's gitignore rules, which Claude Code's path rules
 follow); the wildcard of command and text patterns is not. It is the one these rules define, where
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..claude_names import TOOLS, rule_tools
 from .bash_effects import writing_options
 from .bash_syntax import CommandLine, SimpleCommand, parse, quote_words
 
@@ -42,17 +43,9 @@ if TYPE_CHECKING:
 
 LISTS = ("deny", "ask", "allow")  # checked in this order
 
-# Claude Code's tool names, and the tools they cover.
-ALIASES: dict[str, tuple[str, ...]] = {
-    "read": ("read_file", "grep", "glob"),
-    "edit": ("edit_file", "write_file"),
-    "write": ("write_file",),
-    "multiedit": ("edit_file",),
-    "ls": ("glob",),
-    "agent": ("task",),
-    "todowrite": ("todo_write",),
-    "webfetch": ("web_fetch",),
-}
+# Claude Code's tool names, lower-cased as rules are read, and the tools they cover.
+ALIASES: dict[str, tuple[str, ...]] = {name.lower(): rule_tools(name) for name in TOOLS}
+
 
 def names_tool(name: str, tool: str) -> bool:
     """Whether ``name`` (in a rule or an agent's tool list) names ``tool``: the same name, or an MCP

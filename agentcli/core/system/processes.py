@@ -46,6 +46,8 @@ import uuid
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    import subprocess
+
     import psutil  # imported where processes are first read: startup does without it
 
 MARKER = "AGENTCLI_CALL"
@@ -278,6 +280,14 @@ def kill_now(markers: list[str]) -> None:
 
     wanted = set(markers)
     _kill([proc for proc in psutil.process_iter() if _marker_of(proc) in wanted], signal.SIGKILL)
+
+
+def kill(proc: "subprocess.Popen[bytes] | asyncio.subprocess.Process") -> None:
+    """SIGKILL one process this one started; one that has ended already is just as good."""
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
 
 
 # ---------------------------------------------------------------- process groups

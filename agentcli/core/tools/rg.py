@@ -103,10 +103,9 @@ class _Stopper:
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill rg; it may already have exited on its own, which is just as good."""
-    try:
-        proc.kill()
-    except ProcessLookupError:
-        pass
+    from ..system import processes  # only when a search is cancelled: the front ends' file lists do without it
+
+    processes.kill(proc)
 
 
 async def _off_loop(work: Callable[[_Stopper], T]) -> T:

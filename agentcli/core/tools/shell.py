@@ -335,10 +335,7 @@ class Bash(Tool):
                 await processes.stop_group(pgid)
             finally:
                 if proc.returncode is None:
-                    try:
-                        proc.kill()
-                    except ProcessLookupError:
-                        pass
+                    processes.kill(proc)
             try:
                 await asyncio.wait_for(proc.wait(), processes.KILL_GRACE)
             except (asyncio.TimeoutError, asyncio.CancelledError):
