@@ -206,7 +206,7 @@ class Session:
                 continue
             self.subagents.records[child_id] = record
             if not ended(child):  # died with the process
-                self.save(lambda store: store.write(record.events[-1]))
+                self.save(lambda store: store.write(record.events[-1]))  # noqa: B023 (save calls it at once)
                 self.restored_events.append(record.events[-1])
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
         self.subagents.next_number = max(numbers, default=0) + 1

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
-from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
+from .frontmatter import definition_files, read_definition, split_frontmatter, user_bases
 from ..model.llm import resolve_model
 
 if TYPE_CHECKING:

@@ -10,7 +10,6 @@ import gc
 import importlib
 import json
 import math
-import os
 import random
 import re
 import sys
