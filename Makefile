@@ -57,9 +57,12 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
-# The import contracts first (pyproject.toml, [tool.importlinter]): a layer broken by one import fails at once.
+# The import contracts, the linter and the type checker first (pyproject.toml: [tool.importlinter], [tool.ruff],
+# [tool.mypy]): a layer broken by one import, or a new finding, fails at once (docs/testing.md, "Checks").
 test: $(STAMP) sandbox-tool acpx
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/ruff check agentcli tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # acpx, a headless ACP client nobody here wrote, drives `agentcli acp` in tests/e2e/test_acp_acpx.py. It is

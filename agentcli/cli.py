@@ -164,9 +164,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("agentcli: interrupted.", file=sys.stderr)
         code = 130
     except Exception as exc:
-        code = user_error_code(exc)
-        if code is None:
+        known = user_error_code(exc)
+        if known is None:
             raise
+        code = known
         print(f"agentcli: {exc}", file=sys.stderr)
     if argv is None and sdk_import is not None:  # a run that failed early: no teardown racing the import
         leave(code)

@@ -61,7 +61,8 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                    help="start only the MCP servers --mcp-config names, none from mcp.json or .mcp.json")
     # Claude Code's flags agentcli cannot honour: each is a usage error that says why (NOT_HONOURED).
     for flag, takes_value in NOT_HONOURED_FLAGS:
-        p.add_argument(flag, **({} if takes_value else {"action": "store_const", "const": True}), default=None,
+        honour: dict[str, Any] = {} if takes_value else {"action": "store_const", "const": True}
+        p.add_argument(flag, **honour, default=None,
                        help=argparse.SUPPRESS, dest="not_honoured_" + flag.strip("-").replace("-", "_"))
     # --thinking, --max-thinking-tokens and --mcp-config are agentcli's own flags (cli.py).
 

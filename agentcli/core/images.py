@@ -15,7 +15,7 @@ import shlex
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 MAX_IMAGE_BYTES = 3_750_000  # in base64 that is the API's 5 MB per image
 MAX_SIDE = 8000  # pixels, the API's limit on either side
@@ -171,14 +171,14 @@ def pack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
     """``record`` with each inline image's bytes moved to ``folder/<sha256>`` (written once)."""
     if not _has_image(record.get("content") or record.get("messages"), "base64"):
         return record
-    return _walk(record, lambda block: _stored(block, folder))
+    return cast(dict[str, Any], _walk(record, lambda block: _stored(block, folder)))
 
 
 def unpack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
     """``record`` with stored images inline again; one whose file is gone becomes a note."""
     if not _has_image(record.get("content") or record.get("messages"), STORED):
         return record
-    return _walk(record, lambda block: _inline(block, folder))
+    return cast(dict[str, Any], _walk(record, lambda block: _inline(block, folder)))
 
 
 def _has_image(value: Any, source_type: str) -> bool:

@@ -208,7 +208,7 @@ class Session:
                 continue
             self.subagents.records[child_id] = record
             if not ended(child):  # died with the process
-                self.save(lambda store: store.write(record.events[-1]))
+                self.save(lambda store: store.write(record.events[-1]))  # noqa: B023 (save calls it at once)
                 self.restored_events.append(record.events[-1])
             if undelivered(records, child_id):  # a background result the main agent never read: next call, once
                 self.subagents.pending.append(record)

@@ -13,7 +13,7 @@ from . import INTRO, PROMPT
 
 
 class DemoApp(AgentApp):
-    CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # Textual reads it relative to the subclass
+    CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # type: ignore[assignment]  # Textual takes a Path too; Textual reads it relative to the subclass
     shown_transcript = False
 
     async def on_ready(self) -> None:

@@ -131,7 +131,7 @@ def _first_content_word(phrase: str) -> str | None:
     for word in re.findall(_WORD, phrase):
         word = word.rstrip(".-/")
         if word and word.lower() not in _STOP:
-            return word
+            return str(word)
     return None
 
 
@@ -240,7 +240,7 @@ def _term_for(body: dict[str, Any], brief: str) -> str | None:
         return terms[0]
     for use, _ in _exchanges(body):  # fall back on what we already searched for
         if use.get("name") == "grep" and isinstance(use.get("input", {}).get("pattern"), str):
-            return use["input"]["pattern"]
+            return str(use["input"]["pattern"])
     return None
 
 

@@ -29,10 +29,11 @@ def events(body: dict[str, Any], blocks: Blocks) -> list[dict[str, Any]]:
     """The event stream of one reply: message_start, each block in small deltas, message_delta, message_stop."""
     used = usage(body, blocks)
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    message = {"id": f"msg_demo{time.monotonic_ns()}", "type": "message", "role": "assistant",
+    message: dict[str, Any] = {"id": f"msg_demo{time.monotonic_ns()}", "type": "message", "role": "assistant",
                "model": body.get("model") or "demo", "content": [], "stop_reason": None, "stop_sequence": None,
                "usage": {**used, "output_tokens": 1}}
     out: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
+    start: dict[str, Any]
     for index, block in enumerate(blocks):
         if block["type"] == "text":
             words = block["text"].split(" ")
@@ -108,7 +109,7 @@ class DemoServer:
     @property
     def base_url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}"  # type: ignore[str-bytes-safe]  # an AF_INET address: host is a str
 
     def __enter__(self) -> "DemoServer":
         self.thread.start()

@@ -159,7 +159,7 @@ async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
-        asyncio.current_task().uncancel()  # taken: what this task awaits later (closing) is not cancelled too
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None; taken: what this task awaits later (closing) is not cancelled too
         text = tally.text
         if output.over_budget:
             return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
@@ -217,7 +217,7 @@ async def cancel_landed() -> None:
     try:
         await asyncio.sleep(0)  # a pending cancel is raised at the first pause
     except asyncio.CancelledError:
-        asyncio.current_task().uncancel()
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None
 
 
 def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int]) -> int:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.session import Checkpoint, Prompt, Restore
+from .format import flat
+from .transcript_text import clip, local_time
 
 if TYPE_CHECKING:
     from ..core.session import Session
 
 WHAT = ("both", "files", "conversation")
-from .format import flat
-from .transcript_text import clip, local_time
 
 
 def rewind_list(prompts: list[Prompt], points: list[Checkpoint]) -> list[str]:

@@ -46,8 +46,8 @@ def exit_signals(handler: Callable[[int], None]) -> Iterator[None]:
     try:
         yield
     finally:
-        for signum in installed:
-            loop.remove_signal_handler(signum)
+        for number in installed:
+            loop.remove_signal_handler(number)
 
 
 def _isatty(fd: int) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import KEPT_OUT, context_bars, seconds, tokens
+from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
     from ..core.session import CustomCommand, McpServers, ServerConfig, Session

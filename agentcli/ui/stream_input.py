@@ -73,8 +73,8 @@ class Host:
             self.waiting.pop(request_id, None)
 
     def answered(self, message: dict[str, Any]) -> None:
-        response = message.get("response") if isinstance(message.get("response"), dict) else {}
-        future = self.waiting.get(response.get("request_id"))  # type: ignore[arg-type]
+        response: dict[str, Any] = message["response"] if isinstance(message.get("response"), dict) else {}
+        future = self.waiting.get(response.get("request_id"))  # type: ignore[arg-type]  # no id: finds nothing
         if future is None or future.done():
             return
         if response.get("subtype") == "error":
@@ -195,7 +195,7 @@ class Driver:
 
     def control(self, message: dict[str, Any]) -> None:
         request_id = message.get("request_id")
-        request = message.get("request") if isinstance(message.get("request"), dict) else {}
+        request: dict[str, Any] = message["request"] if isinstance(message.get("request"), dict) else {}
         if request.get("subtype") in ("mcp_reconnect", "mcp_toggle"):  # these wait for a server: answered later
             task = asyncio.ensure_future(self.respond_later(request_id, self.serve_server(request)))
             self.asking.add(task)

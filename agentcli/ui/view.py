@@ -123,7 +123,7 @@ class Transcript:
                                                    event.summary, event.kind)
             self.items.append(call)
         elif isinstance(event, ToolCallFinished):
-            call = self.calls.get(event.id)
+            call = self.calls.get(event.id)  # type: ignore[assignment]  # None is replaced just below
             if call is None:  # its start was lost (a damaged file)
                 call = self.calls[event.id] = ToolView(event.id, event.name, {})
             call.status, call.seconds, call.output = "error" if event.is_error else "ok", event.seconds, event.output
@@ -370,7 +370,7 @@ class SessionView:
             self.results_waiting.remove(event.id)  # resumed before its result was read: this run's replaces it
         known = self.subagents.get(event.id) if isinstance(event, SubagentFinished) else None
         if known is not None and known.background:
-            self.results_waiting.append(event.id)
+            self.results_waiting.append(event.id)  # type: ignore[attr-defined]  # known only for a SubagentFinished
         if isinstance(event, SubagentResultDelivered) and event.id in self.results_waiting:
             self.results_waiting.remove(event.id)
         if event.agent_id == MAIN:
@@ -387,7 +387,7 @@ class SessionView:
             return None
         if isinstance(event, SubagentFinished):
             self.transcript.apply(event)
-        agent = self.subagents.get(event.agent_id)
+        agent = self.subagents.get(event.agent_id)  # type: ignore[assignment]  # the name of the branch above, reused
         if agent is not None:
             agent.apply(event, now)
         return agent

@@ -89,7 +89,7 @@ def test_hostile_command_files_and_folders_are_skipped(repo, ssh_key, tmp_path):
     found = load_commands(repo, warnings)
     assert sorted(found) == ["fine"]
     assert sorted(warnings) == sorted([
-        f"Skipped command file .claude/commands/hang.md: it is not a regular file (it is a device, pipe or socket).",
+        "Skipped command file .claude/commands/hang.md: it is not a regular file (it is a device, pipe or socket).",
         f"Skipped command file .claude/commands/steal.md: it leads outside the workspace (to {ssh_key}).",
         "Skipped command file .claude/commands/zero.md: it leads outside the workspace (to /dev/zero).",
         f"Skipped the command folder .agentcli/commands: it leads outside the workspace (to {ssh_key.parent}).",

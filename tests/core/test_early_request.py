@@ -12,7 +12,7 @@ import pytest
 from agentcli.core.model import early_request
 from agentcli.core.model.llm import LLM, Credentials, LLMError, ModelReply
 from tests.fakes.anthropic_server import (
-    FakeAnthropic, error, reply, stream_error, text, text_block, thinking_block, tool_use, tool_use_block,
+    FakeAnthropic, error, reply, stream_error, text, text_block, thinking_block, tool_use_block,
 )
 
 KEY = "sk-ant-early-0000"

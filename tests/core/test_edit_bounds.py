@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.files import MAX_EDITED_CHARS
 from tests.core.test_tools_files import ctx, edit  # noqa: F401 - the fixture

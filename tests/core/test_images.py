@@ -7,7 +7,6 @@ import base64
 import json
 import struct
 import zlib
-from pathlib import Path
 
 from agentcli.config import Settings
 from agentcli.core.events import ToolCallFinished, UserMessage

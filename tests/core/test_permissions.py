@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pytest
 
 from agentcli import paths
-from agentcli.config import ConfigError, Settings, load_settings
+from agentcli.config import ConfigError, load_settings
 from agentcli.core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Notice,
                                   SubagentFinished, ToolCallFinished)
 from agentcli.core.policy.permissions import Permissions

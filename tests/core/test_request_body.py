@@ -94,7 +94,7 @@ def test_a_merged_user_message_is_serialized_anew() -> None:
 
 def test_messages_no_longer_sent_are_let_go() -> None:
     bodies = RequestBodies()
-    for conversation in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
+    for _ in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
         bodies.build(params(history(3)))  # a new history each time, as many short-lived subagents would make
     assert len(bodies) <= (request_body.KEEP_FOR + request_body.SWEEP_EVERY) * 6
     kept = history(3)

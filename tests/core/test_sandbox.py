@@ -6,7 +6,6 @@ an allow rule or in bypassPermissions), and checks that the sandbox, not a rule,
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import sys

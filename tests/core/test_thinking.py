@@ -3,7 +3,6 @@ through tool use and resume, and a server that refuses thinking is asked again w
 
 from __future__ import annotations
 
-import json
 
 import anthropic
 import pytest

@@ -12,7 +12,6 @@ import acp
 import pytest
 from acp import schema as s
 
-from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from agentcli.ui.acp.children import UPDATE_FIELDS
 from tests.waiting import until

@@ -228,7 +228,7 @@ def test_sessions_saved_under_the_old_folder_name_are_still_found(server, api_en
     legacy = isolated_home / "projects" / legacy_project_slug(nested)
     assert legacy == isolated_home / "projects" / legacy_project_slug(dashed)
     legacy.mkdir()
-    for folder, session_id in ids.items():  # move each session, with its own folder, to the old place
+    for session_id in ids.values():  # move each session, with its own folder, to the old place
         [main] = (isolated_home / "projects").rglob(f"{session_id}.jsonl")
         os.rename(main, legacy / main.name)
         if (main.parent / session_id).exists():

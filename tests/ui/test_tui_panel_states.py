@@ -4,9 +4,7 @@ line, /resume, a message typed without a key, the transcript's first screen, and
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from agentcli.config import Settings

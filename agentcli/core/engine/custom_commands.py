@@ -21,6 +21,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from ... import paths
@@ -120,7 +121,7 @@ def parse_command(text: str, name: str, source: str, project: bool) -> CustomCom
                          model=str(model).strip() if model else None, body=body, source=source, project=project)
 
 
-def find(commands: dict[str, CustomCommand], text: str) -> tuple[CustomCommand, str] | None:
+def find(commands: Mapping[str, CustomCommand], text: str) -> tuple[CustomCommand, str] | None:
     """The command ``text`` calls (``/name args``) and its arguments; None when it calls none."""
     if not text.startswith("/"):
         return None

@@ -146,7 +146,7 @@ def _loader() -> type:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise _Refused(ScalarNode("", "", self.peek_event().start_mark),
+                    raise _Refused(ScalarNode("", "", self.peek_event().start_mark),  # type: ignore[no-untyped-call]  # stubs leave it untyped
                                    f"values nest more than {MAX_DEPTH} deep")
                 return super().compose_node(parent, index)
             finally:

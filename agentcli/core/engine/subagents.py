@@ -21,7 +21,7 @@ from .compaction import Ledger
 from ..content import agentcli_note
 from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skills import SkillTool, catalog
-from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentReport,
+from ..events import (Event, Notice, Sink, Status, SubagentCancelling, SubagentFinished, SubagentReport,
                       SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
 from ..model.llm import LLM, LLMError, estimate_tokens, resolve_model
 from .loop import Agent, final_text
@@ -54,7 +54,7 @@ class SubagentRecord:
     prompt: str
     tool_use_id: str
     max_turns: int = 0
-    status: str = "queued"  # queued | running | done | capped | timed_out | failed | cancelled | interrupted
+    status: Status = "queued"  # queued | running | done | capped | timed_out | failed | cancelled | interrupted
     result: str = ""
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -529,14 +529,14 @@ class TaskTool(Tool):
     kind = "task"
     key_arg = "description"
     description = ""
-    input_schema: dict[str, Any] = {}
+    input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
 
     def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
         from .agents import BUILT_IN
 
         self.agent_types = agent_types or BUILT_IN
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
-        self.description = (
+        self.description = (  # type: ignore[misc]  # likewise
             "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
             "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
             "tokens and time. It knows "

@@ -270,7 +270,7 @@ class McpServer:
                 self._set("exited", f"it {gone} during a call to {tool}{self._stderr_tail()}")
                 self._stop.set()
                 raise ToolError(f"The MCP server '{self.name}' {gone} during the call to {tool}"
-                                f"{self._stderr_tail()}; its tools cannot be used for the rest of this session.")
+                                f"{self._stderr_tail()}; its tools cannot be used for the rest of this session.") from None
             raise ToolError(f"The MCP server '{self.name}' refused the call to {tool}: {describe(exc)}.") from None
 
     def unavailable(self) -> str:

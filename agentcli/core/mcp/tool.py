@@ -41,7 +41,7 @@ class McpTool(Tool):
         schema.setdefault("type", "object")
         self.input_schema = schema  # type: ignore[misc]
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:  # type: ignore[override]
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         result = await self.server.call(self.remote_name, args)
         text, blocks = convert(getattr(result, "content", None) or [])
         structured = getattr(result, "structured_content", None)

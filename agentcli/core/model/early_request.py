@@ -28,7 +28,7 @@ import json
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, cast
 
 if TYPE_CHECKING:
     import httpx2
@@ -80,7 +80,7 @@ def http_client(timeout: float) -> "httpx2.AsyncClient":
     import httpx2
 
     limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
-    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
+    options: list[tuple[int, int, int | bool]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
     for name, value in (("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5), ("TCP_KEEPIDLE", 60)):
         if hasattr(socket, name):
             options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
@@ -111,7 +111,7 @@ class Node(dict):  # type: ignore[type-arg]
 
     def model_dump(self, **_: Any) -> dict[str, Any]:
         """As a pydantic model's ``model_dump(exclude_none=True)``: plain dicts, no None values."""
-        return _without_none(self)
+        return cast(dict[str, Any], _without_none(self))
 
 
 def _without_none(value: Any) -> Any:

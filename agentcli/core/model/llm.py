@@ -10,14 +10,13 @@ import gc
 import importlib
 import json
 import math
-import os
 import random
 import re
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from . import early_request
 from ..system import secret_env
@@ -101,7 +100,7 @@ class LLMError(Exception):
 redact = secret_env.redact  # one redaction for every message: the key, held secrets, URL passwords
 
 
-def one_line(text: str, limit: int = 300) -> str:
+def one_line(text: object, limit: int = 300) -> str:
     """Server text as one trimmed line: white space runs (blank lines too) become one space."""
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
@@ -286,7 +285,7 @@ class LLM:
     def backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:  # what the server asked for, within reason
             return max(0.0, min(retry_after, self.retry_max_delay * 2))
-        delay = min(self.retry_base_delay * 2 ** (attempt - 1), self.retry_max_delay)
+        delay = min(self.retry_base_delay * 2.0 ** (attempt - 1), self.retry_max_delay)
         return delay * random.uniform(0.75, 1.25)
 
     async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None],
@@ -571,7 +570,7 @@ def raw_event(event: Any) -> dict[str, Any]:
     """A stream event as the API sent it: without the snapshots the SDK's stream attaches."""
     if event.type in ("content_block_stop", "message_stop"):
         return {"type": event.type, **({"index": event.index} if event.type == "content_block_stop" else {})}
-    return event.model_dump(mode="json", exclude_none=True)
+    return cast(dict[str, Any], event.model_dump(mode="json", exclude_none=True))
 
 
 TOOL_INPUT_BLOCKS = ("tool_use", "server_tool_use")  # blocks whose input streams as JSON
@@ -676,7 +675,7 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
         if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
             data = json.loads(json.dumps(block.input))
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
-    return block.model_dump(exclude_none=True)
+    return cast("dict[str, Any] | None", block.model_dump(exclude_none=True))
 
 
 def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:

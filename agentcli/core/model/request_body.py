@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, cast
 
 # As the SDK encodes a body (anthropic._utils._json.openapi_dumps): compact, UTF-8, no NaN.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -39,7 +39,7 @@ class RequestBodies:
             kept = self._kept[id(message)] = [message, encode(message), self._calls]
         else:
             kept[2] = self._calls
-        return kept[1]
+        return cast(bytes, kept[1])
 
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""

@@ -223,7 +223,7 @@ class Hooks:
             reply = None
         if not isinstance(reply, dict):
             return "", False, out if hook.event == "UserPromptSubmit" else ""
-        specific = reply.get("hookSpecificOutput") if isinstance(reply.get("hookSpecificOutput"), dict) else {}
+        specific: dict[str, Any] = reply["hookSpecificOutput"] if isinstance(reply.get("hookSpecificOutput"), dict) else {}
         decision = specific.get("permissionDecision") or reply.get("decision")
         reason = str(specific.get("permissionDecisionReason") or reply.get("reason") or reply.get("stopReason")
                      or f"Blocked by a {hook.event} hook ({hook.command}).")

@@ -422,7 +422,7 @@ class Permissions:
     def _decide_command(self, command: str, agent: str = MAIN) -> Decision:
         line = split_command(command)
         for part in line.commands:
-            deny = self._find("deny", "bash", lambda r: rule_hits(r, part) == "yes")
+            deny = self._find("deny", "bash", lambda r: rule_hits(r, part) == "yes")  # noqa: B023 (called before the loop goes on)
             if deny:
                 return _refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
                                "do not try to get around it.")
@@ -441,7 +441,7 @@ class Permissions:
         if not line.commands:
             return Decision("ask", allows=f"run with {BYPASS}")
         for part in line.commands:
-            ask = self._find("ask", "bash", lambda r: bool(rule_hits(r, part)))
+            ask = self._find("ask", "bash", lambda r: bool(rule_hits(r, part)))  # noqa: B023 (called before the loop goes on)
             if ask:
                 return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
         # Builtins that change nothing (echo, true, ...) need no rule beside other commands; alone, they ask.

@@ -300,7 +300,7 @@ def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
         if code != 0:
             return None
         tagged = [entry for entry in out.split("\0") if len(entry) > 2]  # "H path"; "? path" is untracked
-        names = [entry[2:] for entry in tagged]
+        names: list[str] | None = [entry[2:] for entry in tagged]
         tracked = {entry[2:] for entry in tagged if entry[0] != "?"}
         dirty: set[str] = set()
         if clean_too:

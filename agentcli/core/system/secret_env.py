@@ -154,16 +154,16 @@ def undumpable() -> bool:
     try:
         import _ctypes  # a fraction of a millisecond; the ctypes package costs several
 
-        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")  # type: ignore[arg-type]  # None: the program itself, as CDLL(None)
         if _ctypes.call_function(prctl, (PR_SET_DUMPABLE, 0, 0, 0, 0)) != 0:
             return False
-        return _ctypes.call_function(prctl, (PR_GET_DUMPABLE, 0, 0, 0, 0)) == 0
+        return bool(_ctypes.call_function(prctl, (PR_GET_DUMPABLE, 0, 0, 0, 0)) == 0)
     except (ImportError, AttributeError, OSError):
         try:
             import ctypes
 
             libc = ctypes.CDLL(None, use_errno=True)
-            return libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 and libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+            return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 and libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0)
         except (ImportError, AttributeError, OSError):
             return False
 

@@ -8,7 +8,7 @@ import json
 import re
 import uuid
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..content import agentcli_note
 from ..policy.rules import names_tool
@@ -31,7 +31,7 @@ class ToolRegistry:
     def __contains__(self, name: str) -> bool:
         return name in self._tools
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
     def names(self) -> list[str]:
@@ -151,7 +151,8 @@ class ToolRegistry:
             output = await tool.run(args, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
-                output, blocks = output.output, output.blocks
+                blocks = output.blocks
+                output = output.output
             if len(output) > OUTPUT_CAP and ctx.output_dir is not None:
                 from ..storage.outputs import keep_in_full  # the one full-output store (bash streams into it too)
 

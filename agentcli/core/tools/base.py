@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -26,14 +27,37 @@ ToolKind = Literal["read", "edit", "exec", "task"]
 NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
 
 
+class SubagentFacts(Protocol):
+    """What tools read of one subagent (``SubagentRecord`` in ``core/engine/subagents.py``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def running(self) -> bool: ...
+
+
 class SubagentRunner(Protocol):
-    """What the ``task`` tool asks of the session's subagents (``core/engine/subagents.py``), without importing them."""
+    """What tools ask of the session's subagents (``Subagents`` in ``core/engine/subagents.py``), without
+    importing them. mypy checks that ``Subagents`` matches it where the session puts it in a ``ToolContext``."""
 
     agent_types: dict[str, Any]
 
-    def running(self, subagent_id: str) -> bool: ...
+    @property
+    def records(self) -> Mapping[str, SubagentFacts]: ...
 
-    async def run(self, description: str, prompt: str, type_name: str, ctx: "ToolContext",
+    @property
+    def running(self) -> Sequence[SubagentFacts]: ...
+
+    def is_running(self, subagent_id: str) -> bool: ...
+
+    async def run(self, description: str, prompt: str, type_name: str | None, ctx: "ToolContext", *,
+                  background: bool = False, resume: str | None = None,
                   isolation: str | None = None) -> tuple[str, bool]: ...
 
 
@@ -71,7 +95,7 @@ class Tool:
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError
 
     async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:

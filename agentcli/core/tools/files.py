@@ -781,7 +781,7 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
         hint = _no_match_hint(text.replace("\r\n", "\n"), old.replace("\r\n", "\n"))
         raise ToolError(f"old_string was not found in {shown}.{hint}")
     if count > 1 and not replace_all:
-        positions = []
+        positions: list[int] = []
         start = text.find(old)
         while start != -1 and len(positions) < 10:
             positions.append(_line_of(text, start))

@@ -20,7 +20,6 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from ..system import processes
-from ..system.processes import stop_group
 from ..system.git import untrusted_git_env
 from ..system.secret_env import command_env
 from .caps import BASH_CAP, cap_output, decode

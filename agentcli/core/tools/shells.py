@@ -181,6 +181,6 @@ _registries: list[BackgroundShells] = []
 def _at_exit(shells: BackgroundShells) -> None:
     """However the process ends (short of SIGKILL), no background shell outlives it."""
     if not _registries:
-        atexit.register(lambda: [r.kill_now() for r in _registries])
+        atexit.register(lambda: [r.kill_now() for r in _registries])  # type: ignore[func-returns-value]  # a list of Nones, never read
     if shells not in _registries:
         _registries.append(shells)

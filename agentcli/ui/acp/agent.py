@@ -149,7 +149,7 @@ class AcpAgent:
             if conv.session is not None:
                 engine.cancel_child(conv.session, child_id)
             return
-        conv = self.conversations.get(session_id)
+        conv = self.conversations.get(session_id)  # type: ignore[assignment]  # the name of the branch above, reused
         if conv is not None and conv.prompt is not None and not conv.prompt.done():
             conv.prompt.cancel()
 

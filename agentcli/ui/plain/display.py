@@ -515,7 +515,7 @@ def compacted(event: Compacted) -> str:
             f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
 
 
-def attached(content: list[dict]) -> list[str]:
+def attached(content: list[dict[str, Any]]) -> list[str]:
     """The line that names each image of a message (the text block the engine puts after it)."""
     return [str(after.get("text", "")) for block, after in zip(content, content[1:])
             if block.get("type") == "image" and after.get("type") == "text"]

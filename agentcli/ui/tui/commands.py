@@ -16,6 +16,8 @@ from . import controls
 # this module is on the way to the first screen, the session opens after it.
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from .app import AgentApp
 
 KEYS = [

@@ -114,7 +114,7 @@ async def close(app: "AgentApp") -> None:
             pass
     if app.session is None and app.opener is not None:
         try:
-            app.session = await asyncio.wrap_future(app.opener)  # type: ignore[assignment]
+            app.session = await asyncio.wrap_future(app.opener)
         except Exception:  # it never opened: nothing to close
             return
     if app.session is not None:
