@@ -46,4 +46,4 @@ async def test_the_transcript_holds_the_whole_receipt_and_cost_sums_per_type(ser
     assert "Delegation by agent type:" in report
     account = finished.report.account()
     assert account["spent"] == finished.usage.total_tokens and account["returned"] > 0
-    assert f"  general-purpose ×1: spent " in report
+    assert "  general-purpose ×1: spent " in report

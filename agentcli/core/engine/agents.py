@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
-from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
+from .frontmatter import definition_files, read_definition, split_frontmatter, user_bases
 from ..model.llm import resolve_model
 
 if TYPE_CHECKING:

@@ -28,7 +28,6 @@ from .loop import Agent, final_text
 from ..tools import Tool, ToolRegistry
 from ..tools.base import ToolContext
 from ..errors import ToolError
-from ..units import seconds, tokens
 from ..system.workspace import Workspace
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
