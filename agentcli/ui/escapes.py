@@ -65,9 +65,9 @@ def visible_event(event: T) -> T:
             if shown is not value:
                 changes[f.name] = shown
         elif isinstance(value, SubagentReport):  # a child's report: its answer, paths and commands
-            shown = visible_event(value)
-            if shown is not value:
-                changes[f.name] = shown
+            report = visible_event(value)
+            if report is not value:
+                changes[f.name] = report
     return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]
 
 

@@ -58,7 +58,7 @@ class SubagentRunner(Protocol):
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: "ToolContext", *,
                   background: bool = False, resume: str | None = None,
-                  isolation: str | None = None) -> tuple[str, bool]: ...
+                  isolation: str | None = None, files: list[str] | None = None) -> tuple[str, bool]: ...
 
 
 @dataclass(frozen=True)
