@@ -35,7 +35,8 @@ from .engine.loop import Agent, RunResult
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
 from .system.sandbox import Sandbox
-from .engine.skills import Skill, SkillTool, catalog, load_skills
+from .engine.skill_tool import SkillTool
+from .engine.skills import Skill, catalog, load_skills
 from .engine.subagents import Budgets, SubagentRecord, Subagents, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)

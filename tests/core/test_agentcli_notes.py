@@ -98,7 +98,9 @@ async def test_a_cancelled_child_is_said_to_be_cancelled_in_a_marked_line(server
     [result] = tool_results([b for b in server.requests if is_main(b)][-1])
     shown = tool_result_text(result)
     assert "Found README.md only." in shown and "sa-1 · cancelled" in shown
-    [note] = notes_in(shown)
+    # Two marked notes: the child's receipt, then the line that says it was cancelled.
+    receipt, note = notes_in(shown)
+    assert receipt.startswith(FROM_AGENTCLI + "Receipt for sa-1")
     assert note.startswith(FROM_AGENTCLI + "The user cancelled sa-1 before it finished")
     server.assert_no_rejections()
 

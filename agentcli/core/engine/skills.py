@@ -31,8 +31,6 @@ from ... import paths
 from .custom_commands import CustomCommand, _split_rules
 from .frontmatter import FrontmatterError, read_definition, split_frontmatter, user_bases
 from ..policy.rules import Rule, RuleError
-from ..tools.base import Tool, ToolContext
-from ..errors import ToolError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
@@ -153,46 +151,6 @@ def catalog(skills: Iterable[Skill]) -> str:
             + "\n".join(lines))
 
 
-class SkillTool(Tool):
-    """``skill``: load one skill's instructions (Claude Code's ``Skill``)."""
-
-    name = "skill"
-    description = ("Load a skill's instructions: the skills and what each is for are listed in the system "
-                   "prompt under 'Skills'. Call it when the task matches one, before doing the task.")
-    input_schema = {
-        "type": "object",
-        "properties": {
-            "skill": {"type": "string", "description": "The skill's name, as listed."},
-            "args": {"type": "string", "description": "Optional: what the skill is to work on."},
-        },
-        "required": ["skill"],
-    }
-    kind = "read"
-    key_arg = "skill"
-
-    def __init__(self, skills: dict[str, Skill], trusted: bool) -> None:
-        self.skills = skills
-        self.trusted = trusted
-        self.granted: list[Rule] = []  # allowed-tools rules added for the current turn (Session.send drops them)
-
-    def narrowed(self, names: Iterable[str]) -> "SkillTool":
-        """The same tool offering only ``names`` (a subagent type's ``skills``), sharing the grants."""
-        tool = SkillTool({n: s for n, s in self.skills.items() if n in set(names)}, self.trusted)
-        tool.granted = self.granted
-        return tool
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        skill = self.skills.get(str(args["skill"]).strip().lstrip("/"))
-        if skill is None:
-            offered = ", ".join(sorted(self.skills)) or "none"
-            raise ToolError(f"There is no skill named {args['skill']!r}; the skills are: {offered}.")
-        for rule in grants(skill, self.trusted):
-            if rule not in ctx.permissions.session_rules:
-                ctx.permissions.session_rules.append(rule)
-                self.granted.append(rule)
-        return skill.instructions(str(args.get("args") or ""))
-
-
 def grants(skill: Skill, trusted: bool) -> list[Rule]:
     """The rules a loaded skill's allowed-tools add: none from a workspace's skill unless it is trusted."""
     if skill.project and not trusted:
@@ -227,4 +185,4 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-__all__ = ["Skill", "SkillTool", "FrontmatterError", "catalog", "grants", "load_skills", "trust_sources"]
+__all__ = ["Skill", "FrontmatterError", "catalog", "grants", "load_skills", "trust_sources"]

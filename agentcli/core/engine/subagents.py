@@ -20,7 +20,8 @@ from .agents import AgentType
 from .compaction import Ledger
 from ..content import agentcli_note
 from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
-from .skills import SkillTool, catalog
+from .skill_tool import SkillTool
+from .skills import catalog
 from ..events import (Event, Notice, Sink, Status, SubagentCancelling, SubagentFinished, SubagentReport,
                       SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
 from ..model.llm import LLM, LLMError, estimate_tokens, resolve_model

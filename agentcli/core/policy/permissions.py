@@ -342,7 +342,7 @@ class Permissions:
     def decide(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> Decision:
         """What to do with one call, without asking anyone."""
         if tool.name == "bash" and isinstance(args.get("command"), str):
-            return self._decide_command(args["command"], ctx.agent_id)
+            return self._decide_command(args["command"], ctx.agent_id if ctx is not None else MAIN)
         if tool.name == "web_fetch":
             return self._decide_fetch(str(args.get("url", "")))
         root = ctx.workspace.root
