@@ -23,6 +23,7 @@ from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
 from .frontmatter import definition_files, read_definition, split_frontmatter, user_bases
 from ..model.llm import resolve_model
+from ..system.workspace import display_path
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
@@ -361,19 +362,3 @@ def _flag(fields: dict[str, Any], key: str) -> bool:
     if not isinstance(value, bool):
         raise AgentFileError(f"'{key}' must be true or false, not {value!r}")
     return value
-
-
-# ---------------------------------------------------------------- files
-
-
-def display_path(path: Path, root: Path | None) -> str:
-    """A file's path as the user knows it: relative to the workspace, or with ~ for the home folder."""
-    if root is not None:
-        try:
-            return str(path.relative_to(root))
-        except ValueError:
-            pass
-    try:
-        return "~/" + str(path.relative_to(Path.home()))
-    except ValueError:
-        return str(path)

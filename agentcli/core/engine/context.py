@@ -7,11 +7,11 @@ import platform
 from pathlib import Path
 
 from ... import paths
-from .agents import AgentType, changes_things, display_path
+from .agents import AgentType, changes_things
 from .frontmatter import user_bases
 from ..tools.files import Unreadable, read_confined
 from ..tools.git import snapshot
-from ..system.workspace import Workspace
+from ..system.workspace import Workspace, display_path
 
 MEMORY_FILE_CAP = 20_000  # characters of one memory file that reach the prompt
 MEMORY_TOTAL_CAP = 40_000  # characters of all memory files together

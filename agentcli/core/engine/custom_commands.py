@@ -27,6 +27,7 @@ from typing import Any
 from ... import paths
 from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
 from ..policy.rules import Rule, RuleError
+from ..system.workspace import display_path
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]*)")
@@ -83,10 +84,10 @@ def load_commands(root: Path, warnings: list[str] | None = None) -> dict[str, Cu
         try:
             files = definition_files(folder, bases, where, recursive=True)
         except ValueError as exc:
-            found.append(f"Skipped the command folder {_shown(folder, base)}: {exc}.")
+            found.append(f"Skipped the command folder {display_path(folder, base)}: {exc}.")
             continue
         for path in files:
-            shown = _shown(path, base)
+            shown = display_path(path, base)
             try:
                 command = parse_command(read_definition(path, bases, where), path.stem, shown, project)
             except (ValueError, OSError) as exc:
@@ -173,13 +174,6 @@ def _text(fields: dict[str, Any], key: str) -> str:
 def _first_line(body: str) -> str:
     line = next((line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()), "")
     return line[:80]
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 __all__ = ["CustomCommand", "RuleError", "FrontmatterError", "find", "load_commands", "trust_sources"]

@@ -31,6 +31,7 @@ from ... import paths
 from .custom_commands import CustomCommand, _split_rules
 from .frontmatter import FrontmatterError, read_definition, split_frontmatter, user_bases
 from ..policy.rules import Rule, RuleError
+from ..system.workspace import display_path
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
@@ -78,7 +79,7 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
             continue
         bases, where = ((base,), "the workspace") if project else (user_bases(), "your own folders")
         for skill_md in _skill_files(folder, bases, where, found):
-            shown = _shown(skill_md, base)
+            shown = display_path(skill_md, base)
             try:
                 skill = parse_skill(read_definition(skill_md, bases, where), skill_md, shown, project)
             except (ValueError, OSError) as exc:
@@ -176,13 +177,6 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
                         {"name": skill.name, "description": skill.description,
                          "allowed_tools": list(skill.allowed_tools), "body": digest}))
     return sources
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 __all__ = ["Skill", "FrontmatterError", "catalog", "grants", "load_skills", "trust_sources"]

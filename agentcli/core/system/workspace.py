@@ -18,6 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+def display_path(path: Path, root: Path | None) -> str:
+    """A file's path as the user knows it: relative to the workspace, or with ~ for the home folder."""
+    if root is not None:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            pass
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
 class OutsideWorkspace(Exception):
     """A path resolves (symlinks included) to a place outside the workspace root."""
 
