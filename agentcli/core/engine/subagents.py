@@ -563,9 +563,13 @@ class TaskTool(Tool):
                                       "description": "Return at once; the result arrives as a later message."},
                 "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
                                                             "continue with `prompt` as its next message."},
-                # Optional parts of the brief, each a section of the child's prompt (names say enough).
-                "known": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}},
-                "constraints": {"type": "string"}, "deliverable": {"type": "string"},
+                # Optional parts of the brief, each a section of the child's prompt.
+                "known": {"type": "string", "description": "What you already found, so it is not redone."},
+                "files": {"type": "array", "items": {"type": "string"},
+                          "description": "Paths to start from; listed in the brief, the subagent reads them."},
+                "constraints": {"type": "string", "description": "What it must not do or touch."},
+                "deliverable": {"type": "string",
+                                "description": "What its answer must hold, e.g. paths with line numbers."},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,

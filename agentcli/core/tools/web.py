@@ -63,7 +63,8 @@ class WebFetch(Tool):
         "type": "object",
         "properties": {
             "url": {"type": "string", "description": "The full URL, such as https://docs.python.org/3/"},
-            "prompt": {"type": "string", "description": "Optional: what you are looking for on the page."},
+            "prompt": {"type": "string", "description": (
+                "Optional, and not used to filter: the page comes back whole, up to 60,000 characters.")},
         },
         "required": ["url"],
     }
