@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from tests.waiting import until
 from tests import waiting
 
 DEADLINE = 30.0
+# The sleeps these tests start are found by their command line; a suffix of this run's own keeps another
+# run on the same machine (another clone's suite) from being taken for an escape of ours.
+RUN = f".{secrets.randbelow(10**6):06d}"
 
 
 class AllowAll:
@@ -69,7 +73,7 @@ ESCAPES = {
 
 @pytest.mark.parametrize("form", list(ESCAPES))
 async def test_escapes_end_with_the_call(ctx, form):
-    n = str(7774 + list(ESCAPES).index(form))
+    n = f"{7774 + list(ESCAPES).index(form)}{RUN}"
     out = await bash(ctx, ESCAPES[form].format(n=n) + f"\nuntil pgrep -fx 'sleep {n}' > pids; do sleep 0.05; done\necho up")
     assert out.startswith("up\n[Stopped 1 process"), out
     pids = [int(p) for p in (ctx.workspace.root / "pids").read_text().split()]
@@ -79,18 +83,18 @@ async def test_escapes_end_with_the_call(ctx, form):
 
 async def test_escape_ends_with_a_timeout(ctx):
     with pytest.raises(ToolError, match="timed out"):
-        await bash(ctx, "setsid sleep 7790 > /dev/null 2>&1 & sleep 300", timeout=1)
-    await gone(["sleep", "7790"])
+        await bash(ctx, f"setsid sleep 7790{RUN} > /dev/null 2>&1 & sleep 300", timeout=1)
+    await gone(["sleep", f"7790{RUN}"])
 
 
 async def test_escape_ends_when_the_call_is_cancelled(ctx):
-    task = asyncio.create_task(bash(ctx, "setsid -f sleep 7791 > /dev/null 2>&1; sleep 300"))
-    await until(lambda: running(["sleep", "7791"]), "the escaped sleep starting")
-    pids = running(["sleep", "7791"])
+    task = asyncio.create_task(bash(ctx, f"setsid -f sleep 7791{RUN} > /dev/null 2>&1; sleep 300"))
+    await until(lambda: running(["sleep", f"7791{RUN}"]), "the escaped sleep starting")
+    pids = running(["sleep", f"7791{RUN}"])
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await gone(["sleep", "7791"], pids)
+    await gone(["sleep", f"7791{RUN}"], pids)
 
 
 async def test_a_finished_escape_leaves_no_zombie(ctx):
@@ -127,20 +131,20 @@ async def output_until(ctx: ToolContext, bash_id: str, wanted: str) -> str:
 
 
 async def test_background_shell_runs_reports_and_is_killed_with_its_escapes(ctx):
-    started = await call(ctx, "bash", command="echo hello; setsid sleep 7792 > /dev/null 2>&1 & sleep 7793",
+    started = await call(ctx, "bash", command=f"echo hello; setsid sleep 7792{RUN} > /dev/null 2>&1 & sleep 7793{RUN}",
                          run_in_background=True)
     assert not started.is_error and "bash-1" in started.output
     seen = await output_until(ctx, "bash-1", "hello")
     assert "bash-1 · running" in seen
-    await until(lambda: running(["sleep", "7792"]) and running(["sleep", "7793"]), "both sleeps starting")
+    await until(lambda: running(["sleep", f"7792{RUN}"]) and running(["sleep", f"7793{RUN}"]), "both sleeps starting")
     again = await call(ctx, "bash_output", bash_id="bash-1")
     assert again.output.startswith("(no new output)")  # only what is new since the last read
 
-    pids = running(["sleep", "7792"]) + running(["sleep", "7793"])
+    pids = running(["sleep", f"7792{RUN}"]) + running(["sleep", f"7793{RUN}"])
     stopped = await call(ctx, "kill_bash", bash_id="bash-1")
     assert not stopped.is_error and "Stopped bash-1" in stopped.output
-    await gone(["sleep", "7792"], pids)
-    await gone(["sleep", "7793"], pids)
+    await gone(["sleep", f"7792{RUN}"], pids)
+    await gone(["sleep", f"7793{RUN}"], pids)
     assert "killed" in (await call(ctx, "bash_output", bash_id="bash-1")).output
 
 
@@ -152,25 +156,25 @@ async def test_background_shell_that_exits_says_how(ctx):
 
 
 async def test_session_end_stops_background_shells(ctx):
-    await call(ctx, "bash", command="setsid sleep 7794 > /dev/null 2>&1 & sleep 7795", run_in_background=True)
-    await until(lambda: running(["sleep", "7794"]) and running(["sleep", "7795"]), "both sleeps starting")
+    await call(ctx, "bash", command=f"setsid sleep 7794{RUN} > /dev/null 2>&1 & sleep 7795{RUN}", run_in_background=True)
+    await until(lambda: running(["sleep", f"7794{RUN}"]) and running(["sleep", f"7795{RUN}"]), "both sleeps starting")
     await ctx.shells.stop_all()
-    await gone(["sleep", "7794"])
-    await gone(["sleep", "7795"])
+    await gone(["sleep", f"7794{RUN}"])
+    await gone(["sleep", f"7795{RUN}"])
 
 
 async def test_a_subagent_reaches_only_its_own_shells(ctx):
-    await call(ctx, "bash", command="sleep 7796", run_in_background=True)
+    await call(ctx, "bash", command=f"sleep 7796{RUN}", run_in_background=True)
     child = ctx.__class__(**{**ctx.__dict__, "agent_id": "sa-1", "depth": 1})
     for name in ("bash_output", "kill_bash"):
         outcome = await call(child, name, bash_id="bash-1")
         assert outcome.is_error and "no background shell 'bash-1'" in outcome.output
-    await until(lambda: running(["sleep", "7796"]), "the main agent's shell running on")
-    await call(child, "bash", command="sleep 7797", run_in_background=True)
+    await until(lambda: running(["sleep", f"7796{RUN}"]), "the main agent's shell running on")
+    await call(child, "bash", command=f"sleep 7797{RUN}", run_in_background=True)
     assert not (await call(child, "kill_bash", bash_id="bash-2")).is_error
     assert not (await call(ctx, "kill_bash", bash_id="bash-1")).is_error  # the main agent reaches every one
-    await gone(["sleep", "7796"])
-    await gone(["sleep", "7797"])
+    await gone(["sleep", f"7796{RUN}"])
+    await gone(["sleep", f"7797{RUN}"])
 
 
 async def test_unknown_shell_is_one_sentence(ctx):
