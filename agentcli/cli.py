@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Sequence
 
-from . import __version__
+from . import UsageError, __version__
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 # run(), where they are needed: `agentcli --help` and usage errors stay quick.
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
-
-
-class UsageError(Exception):
-    """A bad command line; the message is one sentence."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -131,7 +127,7 @@ def first_prompt(args: argparse.Namespace) -> None:
 
 
 def thinking_flag(text: str) -> str:
-    from .core.model.llm import thinking_mode
+    from .core.model.catalogue import thinking_mode
 
     try:
         return thinking_mode(text)
@@ -236,7 +232,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if args.demo:
         from .demo import run_demo
 
-        return run_demo(args, argv)
+        return run_demo(args, argv, run)
     if not args.headless and not args.plain:  # no collector passes over the TUI's startup objects: they
         gc.disable()  # are frozen once the session is open (ui/tui/work.py startup_done)
     elif args.plain or sdk_import is None:  # __main__ turned it off for the imports; -p: its SDK thread, when done

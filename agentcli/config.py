@@ -25,7 +25,7 @@ from typing import Any
 from . import paths
 from .core.system import secret_env
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
-from .core.model.llm import DEFAULT_MODEL, resolve_model, thinking_mode
+from .core.model.catalogue import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cli import UsageError
+from . import UsageError
 from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
@@ -275,7 +275,7 @@ class SessionOptions:
 
 
 def session_options(args: argparse.Namespace, root: Path, model: str) -> SessionOptions:
-    from .core.model.llm import price_for
+    from .core.model.catalogue import price_for
     from .core.storage.store import project_dir
     from .core.system.workspace import Workspace
 

@@ -26,8 +26,8 @@ from .engine.history import (Prompt, agent_state, ended, history_before, replay_
                              undelivered)
 from .claude_names import CLAUDE_NAMES
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
-from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials, \
-    resolve_model
+from .model.catalogue import resolve_model
+from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
 from .mcp.config import ServerConfig
 from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name

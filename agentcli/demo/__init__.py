@@ -14,15 +14,13 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable
 
-MODEL = "demo-stand-in"
-PROMPT = "Use a subagent to find where `login` is handled"
-INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
-         "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
-         "Then ask your own, e.g. find where `session` is handled, or grep for `TODO`.")
+from .intro import MODEL, PROMPT
 
 
-def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
+def run_demo(args: argparse.Namespace, argv: list[str], run: Callable[[list[str]], int]) -> int:
+    """The demo in its temporary world; ``--plain`` and ``-p`` are handed back to ``run`` (cli.run) there."""
     from ..core.system import secret_env
     from ..ui.slash import TEMPORARY_HOME
     from .sample import write_sample
@@ -40,8 +38,6 @@ def run_demo(args: argparse.Namespace, argv: list[str]) -> int:
             os.environ["ANTHROPIC_BASE_URL"] = server.base_url
             os.chdir(root)
             if args.prompt is not None or args.plain:
-                from ..cli import run
-
                 if args.plain:
                     print(f"Demo in {root}: try  {PROMPT}", file=sys.stderr)
                 return run([a for a in argv if a != "--demo"])

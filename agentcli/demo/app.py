@@ -9,7 +9,7 @@ from ..config import Settings
 from ..ui.tui import app as tui_app
 from ..ui.tui.app import AgentApp
 from ..ui.tui.opening import Opening
-from . import INTRO, PROMPT
+from .intro import INTRO, PROMPT
 
 
 class DemoApp(AgentApp):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.files import MAX_EDITED_CHARS
+from agentcli.core.tools.edit import MAX_EDITED_CHARS
 from tests.core.test_tools_files import ctx, edit  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.usefixtures("ctx")

@@ -21,7 +21,8 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
+from agentcli.core.tools.edit import EditFile
+from agentcli.core.tools.files import ReadFile, WriteFile
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import RACE_ROUNDS
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
@@ -262,13 +263,13 @@ async def test_swapping_symlinks_never_reads_or_writes_outside(ctx, tmp_path):
 
 async def test_a_symlink_in_place_of_a_resolved_name_is_refused_clearly(ctx, tmp_path):
     """What a swap between resolving and opening looks like, made deterministic."""
-    from agentcli.core.tools import files
+    from agentcli.core.tools import file_access, files
 
     outside = tmp_path / "outside.txt"
     outside.write_text("OUTSIDE SECRET\n")
     root = ctx.workspace.root
     (root / "a.txt").write_text("inside\n")
-    resolved = files.resolve_path(ctx, "a.txt")
+    resolved = file_access.resolve_path(ctx, "a.txt")
     (root / "a.txt").unlink()
     (root / "a.txt").symlink_to(outside)
     with pytest.raises(ToolError, match="changed while it was being opened"):
@@ -278,7 +279,7 @@ async def test_a_symlink_in_place_of_a_resolved_name_is_refused_clearly(ctx, tmp
         try:
             files._write(ctx, resolved, "a.txt", "new\n")
         except OSError as exc:
-            raise files._os_error(exc, "write", "a.txt") from None
+            raise file_access._os_error(exc, "write", "a.txt") from None
     assert outside.read_text() == "OUTSIDE SECRET\n"
 
 

@@ -97,3 +97,74 @@ def test_the_surface_check_sees_storage_imports():
     modules = imported_modules(path, "from ....core.engine.history import tool_call_started\n")
     assert "agentcli.core.engine.history" in modules
     assert not ({m for m in modules if m.startswith("agentcli.core.")} <= UI_MAY_IMPORT)
+
+
+MAX_LINES = 600  # issue 29: a file longer than this is split on the seams it has
+
+
+def test_no_module_is_longer_than_600_lines():
+    long = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py"))
+            if (lines := len(path.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def circles(graph) -> list[list[str]]:
+    """The import circles of a grimp graph (Tarjan's strongly connected components of two modules or more)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in sorted(graph.modules):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.find_modules_directly_imported_by(start))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            module, pending = work[-1]
+            for imported in pending:
+                if imported not in graph.modules or not imported.startswith("agentcli"):
+                    continue
+                if imported not in index:
+                    index[imported] = low[imported] = len(index)
+                    stack.append(imported)
+                    work.append((imported, iter(sorted(graph.find_modules_directly_imported_by(imported)))))
+                    break
+                if imported in stack:
+                    low[module] = min(low[module], index[imported])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == index[module]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        component.append(member)
+                        if member == module:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_import_circle_anywhere_in_agentcli():
+    """Beside import-linter's acyclic_siblings contract (pyproject.toml), which compares the modules of each
+    folder with each other: this sees a package's own ``__init__`` too (the demo's app once imported its first
+    question from the package that imports the app). Imports inside functions count; TYPE_CHECKING ones do not."""
+    import grimp
+
+    graph = grimp.build_graph("agentcli", exclude_type_checking_imports=True, cache_dir=None)
+    assert circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle_through_a_package():
+    import grimp
+
+    graph = grimp.ImportGraph()
+    for module in ("agentcli", "agentcli.demo", "agentcli.demo.app", "agentcli.cli"):
+        graph.add_module(module)
+    graph.add_import(importer="agentcli.demo", imported="agentcli.demo.app")
+    graph.add_import(importer="agentcli.demo.app", imported="agentcli.demo")
+    graph.add_import(importer="agentcli.cli", imported="agentcli.demo")
+    assert circles(graph) == [["agentcli.demo", "agentcli.demo.app"]]

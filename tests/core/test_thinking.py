@@ -9,7 +9,8 @@ import pytest
 
 from agentcli.config import ConfigError, Settings
 from agentcli.core.events import AssistantMessage, Notice, ThinkingDelta
-from agentcli.core.model.llm import LLM, Credentials, supports_adaptive_thinking
+from agentcli.core.model.catalogue import supports_adaptive_thinking
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import open_session
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, Recorder

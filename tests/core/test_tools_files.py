@@ -11,7 +11,8 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.files import EditFile, ReadFile, WriteFile
+from agentcli.core.tools.edit import EditFile
+from agentcli.core.tools.files import ReadFile, WriteFile
 from agentcli.core.system.workspace import Workspace
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
 from .frontmatter import definition_files, read_definition, split_frontmatter, user_bases
-from ..model.llm import resolve_model
+from ..model.catalogue import resolve_model
 from ..system.workspace import display_path
 
 if TYPE_CHECKING:

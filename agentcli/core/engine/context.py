@@ -9,7 +9,7 @@ from pathlib import Path
 from ... import paths
 from .agents import AgentType, changes_things
 from .frontmatter import user_bases
-from ..tools.files import Unreadable, read_confined
+from ..tools.file_access import Unreadable, read_confined
 from ..tools.git import snapshot
 from ..system.workspace import Workspace, display_path
 

@@ -69,10 +69,10 @@ def definition_files(folder: Path, bases: tuple[Path, ...], where: str, recursiv
 
 
 def read_definition(path: Path, bases: tuple[Path, ...], where: str) -> str:
-    """The text of a command or agent file, read as read_file reads (``tools.files.read_confined``):
+    """The text of a command or agent file, read as read_file reads (``tools.file_access.read_confined``):
     confined to ``bases``, no FIFO or device, at most DEFINITION_FILE_CAP bytes. Raises OSError, or
     ValueError with the reason (leads elsewhere, not a regular file, too large, not UTF-8)."""
-    from ..tools.files import Unreadable, read_confined
+    from ..tools.file_access import Unreadable, read_confined
 
     data, size = read_confined(path, bases, DEFINITION_FILE_CAP + 1, where)
     if size > DEFINITION_FILE_CAP:

@@ -24,7 +24,8 @@ from .skill_tool import SkillTool
 from .skills import catalog
 from ..events import (Event, Notice, Sink, Status, SubagentCancelling, SubagentFinished, SubagentReport,
                       SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
-from ..model.llm import LLM, LLMError, estimate_tokens, resolve_model
+from ..model.catalogue import resolve_model
+from ..model.llm import LLM, LLMError, estimate_tokens
 from .loop import Agent, final_text
 from ..tools import Tool, ToolRegistry
 from ..tools.base import ToolContext

@@ -11,14 +11,15 @@ import importlib
 import json
 import math
 import random
-import re
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import early_request
+from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
+from .catalogue import DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, MIN_THINKING_BUDGET, supports_adaptive_thinking
 from ..system import secret_env
 from ..events import Retrying, Usage
 from .key_helper import helper_key
@@ -28,46 +29,10 @@ if TYPE_CHECKING:
     import httpx2
     from anthropic import AsyncAnthropic
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
-# Short names users type (as in Claude Code), for the newest model of each family.
-MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 PLACEHOLDER_KEY = "agentcli-no-key"  # sent to local servers (Ollama, vLLM) that ignore keys
 
-# USD per million tokens: input, output, cache write, cache read. Matched by prefix,
-# longest first; unknown models report tokens only.
-PRICES: dict[str, tuple[float, float, float, float]] = {
-    "claude-opus-4-5": (5.0, 25.0, 6.25, 0.50),
-    "claude-opus-4-6": (5.0, 25.0, 6.25, 0.50),
-    "claude-opus-4-1": (15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4": (15.0, 75.0, 18.75, 1.50),
-    "claude-sonnet-4": (3.0, 15.0, 3.75, 0.30),
-    "claude-sonnet-5": (3.0, 15.0, 3.75, 0.30),
-    "claude-haiku-4-5": (1.0, 5.0, 1.25, 0.10),
-    "claude-3-5-haiku": (0.80, 4.0, 1.0, 0.08),
-}
-
-# Extended thinking: the modes of the setting, Claude Code's spellings, and the budget for "on".
-THINKING_MODES = ("auto", "off", "on", "adaptive")
-THINKING_SPELLINGS = {"disabled": "off", "enabled": "on", "false": "off", "true": "on"}
-DEFAULT_THINKING_BUDGET = 10_000
-MIN_THINKING_BUDGET = 1_024  # the least the API accepts
-ADAPTIVE_FAMILY = re.compile(r"^claude-(?:opus|sonnet|haiku)-(\d+)-(\d+)")
 THINKING_REFUSED = ("The model server does not accept extended thinking ({error}); agentcli goes on without it "
                     "for this session.")
-
-
-def thinking_mode(text: str) -> str:
-    """A thinking setting as one of THINKING_MODES; ValueError with one sentence for anything else."""
-    mode = THINKING_SPELLINGS.get(text.strip().lower(), text.strip().lower())
-    if mode not in THINKING_MODES:
-        raise ValueError(f"Unknown thinking mode {text!r}; use off, on or adaptive (or disabled, enabled).")
-    return mode
-
-
-def supports_adaptive_thinking(model: str) -> bool:
-    """Claude 4.6 and later think adaptively; other names (a local server's model) get no thinking by default."""
-    found = ADAPTIVE_FAMILY.match(model)
-    return found is not None and (int(found.group(1)), int(found.group(2))) >= (4, 6)
 
 
 # Context window size in tokens; current Claude models have at least this much.
@@ -131,27 +96,6 @@ def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
     if key is None and token is None and base_url is None:
         raise MissingCredentials(MISSING_KEY_MESSAGE)
     return Credentials(api_key=None if token else key or PLACEHOLDER_KEY, base_url=base_url, auth_token=token)
-
-
-def resolve_model(name: str) -> str:
-    """A model id from what a user wrote: 'opus' → the newest Opus id; anything else as written."""
-    return MODEL_ALIASES.get(name.strip().lower(), name.strip())
-
-
-def price_for(model: str) -> tuple[float, float, float, float] | None:
-    for prefix in sorted(PRICES, key=len, reverse=True):
-        if model.startswith(prefix):
-            return PRICES[prefix]
-    return None
-
-
-def usage_with_cost(model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int) -> Usage:
-    price = price_for(model)
-    cost = None
-    if price is not None:
-        p_in, p_out, p_write, p_read = price
-        cost = (input_tokens * p_in + output_tokens * p_out + cache_write * p_write + cache_read * p_read) / 1e6
-    return Usage(input_tokens, output_tokens, cache_read, cache_write, cost)
 
 
 @dataclass
@@ -318,17 +262,17 @@ class LLM:
                     reply.add(event)
         except Exception as exc:
             error = await self._as_llm_error(exc, answered=stream is not None)
-            raise reply.with_partial(error, model) from None
+            raise _with_partial(reply, error, model) from None
         finally:
             if stream is not None:
                 await stream.close()
         final = reply.message if reply.stopped else None
         if final is None or final.stop_reason is None:
             what = "ended before the reply was complete" if final is None else "ended without a stop reason"
-            raise reply.with_partial(LLMError(f"The response stream {what}.", retryable=True), model)
+            raise _with_partial(reply, LLMError(f"The response stream {what}.", retryable=True), model)
         if reply.torn and final.stop_reason != "max_tokens":  # a cut at max_tokens is the loop's to handle
-            raise reply.with_partial(LLMError("The reply held a tool call whose input is not valid JSON.",
-                                              retryable=True), model)
+            raise _with_partial(reply, LLMError("The reply held a tool call whose input is not valid JSON.",
+                                                retryable=True), model)
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
                           usage=_usage(model, final), model=model)
@@ -561,121 +505,16 @@ def start_sdk_import(*first: str) -> threading.Thread | None:
     return sdk_import
 
 
-# The events the API itself sends; the SDK's stream adds derived ones ("text", "input_json").
-RAW_EVENT_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                             "message_delta", "message_stop"})
-
-
-def raw_event(event: Any) -> dict[str, Any]:
-    """A stream event as the API sent it: without the snapshots the SDK's stream attaches."""
-    if event.type in ("content_block_stop", "message_stop"):
-        return {"type": event.type, **({"index": event.index} if event.type == "content_block_stop" else {})}
-    return cast(dict[str, Any], event.model_dump(mode="json", exclude_none=True))
-
-
-TOOL_INPUT_BLOCKS = ("tool_use", "server_tool_use")  # blocks whose input streams as JSON
-
-
-class Accumulator:
-    """One message put together from the API's stream events, as the SDK's ``MessageStream`` does.
-
-    Text and thinking go to their callbacks as they arrive; each block that completes is kept in
-    ``completed``, unless a tool call's input JSON did not parse (``torn``): it and what follows are dropped.
-    """
-
-    def __init__(self, on_text: Callable[[str], None], on_thinking: Callable[[str], None]) -> None:
-        self.on_text, self.on_thinking = on_text, on_thinking
-        self.message: Any = None  # message_start's Message, its content and usage filled in as events come
-        self.completed: list[dict[str, Any]] = []
-        self.tool_json: dict[int, str] = {}
-        self.torn = False
-        self.stopped = False
-
-    def add(self, event: Any) -> None:
-        kind = event.type
-        message = self.message
-        if kind == "message_start":
-            self.message = event.message
-            return
-        if message is None and kind in RAW_EVENT_TYPES:
-            raise RuntimeError(f'Unexpected event order, got {kind} before "message_start"')
-        if kind in ("content_block_delta", "content_block_stop") and not 0 <= event.index < len(message.content):
-            raise RuntimeError(f"Unexpected event order, got {kind} for a content block that never started")
-        if kind == "content_block_start":
-            message.content.append(event.content_block)
-        elif kind == "content_block_delta":
-            block, delta = message.content[event.index], event.delta
-            if delta.type == "text_delta" and block.type == "text":
-                block.text += delta.text
-                self.on_text(delta.text)
-            elif delta.type == "input_json_delta":
-                self.tool_json[event.index] = self.tool_json.get(event.index, "") + delta.partial_json
-            elif delta.type == "thinking_delta" and block.type == "thinking":
-                block.thinking += delta.thinking
-                self.on_thinking(delta.thinking)
-            elif delta.type == "signature_delta" and block.type == "thinking":
-                block.signature = delta.signature
-            elif delta.type == "citations_delta" and block.type == "text":
-                block.citations = [*(block.citations or []), delta.citation]
-        elif kind == "content_block_stop":
-            self.stop_block(event.index, message.content[event.index])
-        elif kind == "message_delta":
-            message.stop_reason = event.delta.stop_reason
-            message.stop_sequence = event.delta.stop_sequence
-            usage = message.usage
-            usage.output_tokens = event.usage.output_tokens
-            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
-                value = getattr(event.usage, name, None)  # cumulative totals; left out when unchanged
-                if value is not None:
-                    setattr(usage, name, value)
-        elif kind == "message_stop":
-            self.stopped = True
-
-    def stop_block(self, index: int, block: Any) -> None:
-        text = self.tool_json.get(index, "")
-        if block.type in TOOL_INPUT_BLOCKS and text:
-            from jiter import from_json
-
-            try:  # as the SDK reads it: a cut-off object gives what it holds so far
-                block.input = from_json(text.encode(), partial_mode=True)
-            except ValueError as exc:
-                raise ValueError(f"the input of a tool call is not JSON: {exc}") from None
-        data = block_to_dict(block)
-        if data is not None and data["type"] == "tool_use":
-            self.torn = self.torn or not _parses(text)
-        if data is not None and not self.torn:
-            self.completed.append(data)
-
-    def with_partial(self, error: LLMError, model: str) -> LLMError:
-        """``error``, holding the blocks that completed when it is retryable: never asked for twice."""
-        if self.completed and error.retryable:
-            error.partial = ModelReply(self.completed, "incomplete", _usage(model, self.message), model)
-        return error
-
-def _usage(model: str, message: Any) -> Usage:
-    u = getattr(message, "usage", None)
-    if u is None:
-        return Usage()
-    return usage_with_cost(model, u.input_tokens or 0, u.output_tokens or 0,
-                           getattr(u, "cache_read_input_tokens", 0) or 0,
-                           getattr(u, "cache_creation_input_tokens", 0) or 0)
+def _with_partial(reply: Accumulator, error: LLMError, model: str) -> LLMError:
+    """``error``, holding the blocks that completed when it is retryable: never asked for twice."""
+    if reply.completed and error.retryable:
+        error.partial = ModelReply(reply.completed, "incomplete", _usage(model, reply.message), model)
+    return error
 
 
 def estimate_tokens(*parts: Any) -> int:
     """A rough token count (about four characters a token) for servers that report none."""
     return sum(len(p) if isinstance(p, str) else len(json.dumps(p, default=str)) for p in parts) // 4
-
-
-def block_to_dict(block: Any) -> dict[str, Any] | None:
-    """An SDK content block as the plain dict we keep in history (None for blank text)."""
-    if block.type == "text":  # the API refuses text blocks of only white space in history
-        return {"type": "text", "text": block.text} if block.text.strip() else None
-    if block.type == "tool_use":  # an input that is no object is kept as it is: ToolRegistry.checked refuses it
-        data = block.input
-        if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
-            data = json.loads(json.dumps(block.input))
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
-    return cast("dict[str, Any] | None", block.model_dump(exclude_none=True))
 
 
 def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
@@ -754,13 +593,3 @@ def _retry_after(exc: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _parses(text: str) -> bool:
-    """Whether a tool call's streamed input is one whole JSON value (none at all counts as {}). One that is
-    no object is the model's mistake, not the stream's: it is kept, and the call refused with a result."""
-    if not text.strip():
-        return True
-    try:
-        json.loads(text)
-        return True
-    except (ValueError, RecursionError):
-        return False

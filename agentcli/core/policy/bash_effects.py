@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from .bash_syntax import SimpleCommand
+from .bash_commands import SimpleCommand
 
 # Builtins that change nothing: a line needs no rule for them (a redirection still counts as a write).
 INERT = {"echo", "true", "false", ":", "pwd"}

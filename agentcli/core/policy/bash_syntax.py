@@ -10,84 +10,24 @@ is not modelled here is never explained away: it is named in ``CommandLine.unkno
 A word whose value is known only when bash runs it (``$f``, ``*.py``, ``{a,b}``) is ``None`` in
 ``SimpleCommand.words``, and the command is *dynamic*: no rule with a pattern can say what it
 does. tree-sitter is imported on the first parse, so startup does without it.
+
+The values it returns are in bash_commands.py; undoing bash's quotes on a word's text, in bash_quoting.py;
+walking tree-sitter's tree, in bash_tree.py.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass, replace
-from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from functools import cache
+from typing import TYPE_CHECKING
+
+from .bash_commands import CommandLine, SimpleCommand, Word
+from .bash_quoting import _ansi_c, _double_quoted, _heredoc_delimiter, _quoted_length
+from .bash_tree import _deeper_than, _descendants, _skipped_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
-
-Word = str | None  # None: known only when bash runs the command
-
-
-@dataclass(frozen=True)
-class SimpleCommand:
-    text: str  # as written, whitespace between words collapsed, with its redirections
-    bare: str  # the same without leading VAR=value assignments
-    words: tuple[Word, ...] = ()  # its words after quote removal, without assignments and redirections
-    assignments: tuple[str, ...] = ()  # leading VAR=value, as written
-    redirects: tuple[str, ...] = ()  # as written: "> out.log", "2>&1"
-    writes: tuple[str, ...] = ()  # how it writes files: ">" for a redirection, or the options, e.g. "--output"
-    dynamic: str = ""  # the first part whose value is known only when it runs, as written; "" when none
-    stdin: bool = False  # a heredoc or here-string feeds it text written on the line
-    globs: tuple[int, ...] = ()  # which words are file name patterns (``src/*.py``), kept as written
-
-    @property
-    def writes_file(self) -> bool:
-        """It writes to a file it names: a redirection (not to /dev/null or a descriptor), or an option."""
-        return bool(self.writes)
-
-    @property
-    def program(self) -> str:
-        return self.words[0] or "" if self.words else ""
-
-    @cached_property
-    def canonical(self) -> str:
-        """The command as a shell would quote it (``grep 'a b' x``); "" when it is dynamic."""
-        if self.dynamic:
-            return ""
-        return " ".join([*self.assignments, quote_words(self.words), *self.redirects]).strip()
-
-    def spellings(self) -> tuple[str, ...]:
-        """Every way to write it that a deny or ask rule is checked against."""
-        found = [self.text, self.bare]
-        if self.canonical:
-            found += [self.canonical, " ".join([quote_words(self.words), *self.redirects])]
-        return tuple(dict.fromkeys(s for s in found if s))
-
-    def static_prefix(self) -> str:
-        """Its words up to the first one known only when it runs, quoted as a shell would."""
-        static: list[str] = []
-        for word in self.words:
-            if word is None:
-                break
-            static.append(word)
-        return quote_words(static)
-
-
-_PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")
-
-
-def quote_words(words: "tuple[Word, ...] | list[Word] | list[str]") -> str:
-    """Words as a shell would read them back: quoted only where they need it (``grep 'a b' x``)."""
-    return " ".join(w if w and _PLAIN.fullmatch(w) else shlex.quote(w or "") for w in words)
-
-
-@dataclass(frozen=True)
-class CommandLine:
-    commands: tuple[SimpleCommand, ...]  # every simple command, those inside $(...) and backticks too
-    substitution: bool  # $(...), backticks, <(...) or >(...)
-    unknown: str = ""  # why agentcli cannot tell what the line runs, as a clause ("it defines a function")
-
-    @cached_property
-    def writes_file(self) -> bool:
-        return any(c.writes_file for c in self.commands)
 
 
 @cache
@@ -121,21 +61,6 @@ def parse(command: str) -> CommandLine:
 
 
 _MAX_DEPTH = 150  # levels of the syntax tree; the walk below recurses once or twice a level
-
-
-def _deeper_than(root: "Node", limit: int) -> bool:
-    cursor = root.walk()
-    depth = 0
-    while True:
-        if depth > limit:
-            return True
-        if cursor.goto_first_child():
-            depth += 1
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return False
-            depth -= 1
 
 
 _ODD_SPACE = re.compile(r"[^\S \t\n]")
@@ -635,94 +560,11 @@ class _Walker:
                 self.not_modelled(f"it uses {child.type!r} in a substitution")
 
 
-_BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
-_OPAQUE = {"string", "heredoc_body", "heredoc_redirect", "comment", "raw_string", "ansi_c_string", "regex", "word",
-           "expansion", "string_content", "heredoc_content"}
-
-
-def _skipped_text(root: "Node", source: bytes) -> bool:
-    """Whether tree-sitter left out text bash would read (it drops an escaped space that starts a word)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in _OPAQUE:
-            continue
-        at = node.start_byte
-        for child in node.children:
-            if not _BLANK.fullmatch(source[at:child.start_byte]):
-                return True
-            at = max(at, child.end_byte)
-            stack.append(child)
-        if node.children and not _BLANK.fullmatch(source[at:node.end_byte]):
-            return True
-    return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
-
-
-def _descendants(node: "Node") -> Any:
-    stack = list(reversed(node.children))
-    while stack:
-        child = stack.pop()
-        yield child
-        stack.extend(reversed(child.children))
-
-
 def _heredoc_text(walker: _Walker, node: "Node") -> str:
     op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
     start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
     return f"{op}{start}"
 
 
-def _heredoc_delimiter(text: str) -> str:
-    """A heredoc's delimiter as bash reads it: quotes and backslashes removed."""
-    return re.sub(r"""\\(.)|'([^']*)'|"((?:\\.|[^"\\])*)"|(.)""",
-                  lambda m: next(g for g in m.groups() if g is not None), text, flags=re.DOTALL)
-
-
-def _quoted_length(text: str, start: int, quote: str) -> int:
-    """Where bash ends a quoted string that opens before ``start``: a backslash escapes the next character."""
-    i = start
-    while i < len(text) and text[i] != quote:
-        i += 2 if text[i] == "\\" else 1
-    return i + 1
-
-
 def _join(prefix: str, value: Word) -> Word:
     return None if value is None else prefix + value
-
-
-def _double_quoted(text: str) -> str:
-    """Inside "...": a backslash escapes only $ ` " \\ and a newline (which it removes)."""
-    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
-
-
-_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
-                   "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
-def _ansi_c(text: str) -> str | None:
-    """The value of $'text', as bash 5 decodes it; None for what this does not decode exactly."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch != "\\":
-            out.append(ch)
-            i += 1
-            continue
-        nxt = text[i + 1:i + 2]
-        if nxt in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[nxt])
-            i += 2
-            continue
-        if match := re.match(r"[0-7]{1,3}", text[i + 1:]):
-            code = int(match.group(), 8) & 0xFF
-            i += 1 + len(match.group())
-        elif match := re.match(r"x([0-9a-fA-F]{1,2})", text[i + 1:]):
-            code = int(match.group(1), 16)
-            i += 1 + len(match.group())
-        else:
-            return None  # \u, \U, \c and unknown escapes depend on the locale or read subtly
-        if code == 0 or code > 0x7F:
-            return None  # NUL ends the word; bytes above 127 are not characters on their own
-        out.append(chr(code))
-    return "".join(out)

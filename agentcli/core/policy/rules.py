@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING
 
 from ..claude_names import TOOLS, rule_tools
 from .bash_effects import writing_options
-from .bash_syntax import CommandLine as CommandLine, SimpleCommand as SimpleCommand, parse, quote_words
+from .bash_commands import CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
+from .bash_syntax import parse
 
 if TYPE_CHECKING:
     import pathspec

@@ -180,7 +180,8 @@ def default_tools(root: Path | None = None) -> list[Tool]:
 
     The read-only git tools come too when ``root`` lies in a git repository.
     """
-    from .files import EditFile, ReadFile, WriteFile
+    from .edit import EditFile
+    from .files import ReadFile, WriteFile
     from .git import git_tools
     from ..system.git import is_git_repo
     from .search import Glob, Grep

@@ -13,7 +13,7 @@ from typing import Any
 
 from .base import Tool, ToolContext
 from ..errors import ToolError
-from .files import resolve_path
+from .file_access import resolve_path
 from ..system.git import Repository, UnsafeRepository, _first_error, _workspace_git, find_repository, run_git
 
 STATUS_MAX_LINES = 300  # git_status output lines shown

@@ -25,7 +25,7 @@ from typing import Any, Callable, TypeVar
 
 from .base import Tool, ToolContext
 from ..errors import ToolError
-from .files import _open_dir, _os_error, open_file, resolve_path
+from .file_access import _open_dir, _os_error, open_file, resolve_path
 from .rg import (_FD_DIR, COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, SEARCH_TIMEOUT, _grep_sorted, _off_loop,
                  _rg, _RgResult, _run_rg_sync, _Stopper)
 

@@ -1,0 +1,70 @@
+"""The models agentcli knows by name: the default, the short names users type, prices, extended thinking.
+
+A model this table does not know (a local server's) works all the same: it reports tokens only, and
+gets no thinking by default.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..events import Usage
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+# Short names users type (as in Claude Code), for the newest model of each family.
+MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
+
+# USD per million tokens: input, output, cache write, cache read. Matched by prefix,
+# longest first; unknown models report tokens only.
+PRICES: dict[str, tuple[float, float, float, float]] = {
+    "claude-opus-4-5": (5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-6": (5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-1": (15.0, 75.0, 18.75, 1.50),
+    "claude-opus-4": (15.0, 75.0, 18.75, 1.50),
+    "claude-sonnet-4": (3.0, 15.0, 3.75, 0.30),
+    "claude-sonnet-5": (3.0, 15.0, 3.75, 0.30),
+    "claude-haiku-4-5": (1.0, 5.0, 1.25, 0.10),
+    "claude-3-5-haiku": (0.80, 4.0, 1.0, 0.08),
+}
+
+# Extended thinking: the modes of the setting, Claude Code's spellings, and the budget for "on".
+THINKING_MODES = ("auto", "off", "on", "adaptive")
+THINKING_SPELLINGS = {"disabled": "off", "enabled": "on", "false": "off", "true": "on"}
+DEFAULT_THINKING_BUDGET = 10_000
+MIN_THINKING_BUDGET = 1_024  # the least the API accepts
+ADAPTIVE_FAMILY = re.compile(r"^claude-(?:opus|sonnet|haiku)-(\d+)-(\d+)")
+
+
+def thinking_mode(text: str) -> str:
+    """A thinking setting as one of THINKING_MODES; ValueError with one sentence for anything else."""
+    mode = THINKING_SPELLINGS.get(text.strip().lower(), text.strip().lower())
+    if mode not in THINKING_MODES:
+        raise ValueError(f"Unknown thinking mode {text!r}; use off, on or adaptive (or disabled, enabled).")
+    return mode
+
+
+def supports_adaptive_thinking(model: str) -> bool:
+    """Claude 4.6 and later think adaptively; other names (a local server's model) get no thinking by default."""
+    found = ADAPTIVE_FAMILY.match(model)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (4, 6)
+
+
+def resolve_model(name: str) -> str:
+    """A model id from what a user wrote: 'opus' → the newest Opus id; anything else as written."""
+    return MODEL_ALIASES.get(name.strip().lower(), name.strip())
+
+
+def price_for(model: str) -> tuple[float, float, float, float] | None:
+    for prefix in sorted(PRICES, key=len, reverse=True):
+        if model.startswith(prefix):
+            return PRICES[prefix]
+    return None
+
+
+def usage_with_cost(model: str, input_tokens: int, output_tokens: int, cache_read: int, cache_write: int) -> Usage:
+    price = price_for(model)
+    cost = None
+    if price is not None:
+        p_in, p_out, p_write, p_read = price
+        cost = (input_tokens * p_in + output_tokens * p_out + cache_write * p_write + cache_read * p_read) / 1e6
+    return Usage(input_tokens, output_tokens, cache_read, cache_write, cost)
