@@ -19,7 +19,7 @@ from ..core.events import (MAIN, AssistantMessage, Compacted, Event, RawStreamEv
                            SubagentStarted, ToolCallStarted, Usage, UsageUpdated, UserMessage)
 
 if TYPE_CHECKING:
-    from ..core.session import Session
+    from ..core.session import SessionSurface
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd"}
@@ -53,17 +53,17 @@ class Mark:
     started: float = field(default_factory=time.monotonic)
 
     @classmethod
-    def of(cls, session: "Session") -> "Mark":
-        return cls(session.main.turns, session.usage, session.llm.api_seconds)
+    def of(cls, session: "SessionSurface") -> "Mark":
+        return cls(session.turns, session.usage, session.llm.api_seconds)
 
 
-def result_message(session: "Session", mark: Mark, *, text: str, status: str, is_error: bool,
+def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: str, is_error: bool,
                    denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None) -> dict[str, Any]:
     """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
     stream-json line of each turn). ``denials``: the calls refused (``tool_name``, ``tool_use_id``,
     ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows."""
     usage = usage_since(session.usage, mark.usage)
-    subagents = [r.to_dict() for r in session.subagents.records.values()]
+    subagents = [r.to_dict() for r in session.children]
     for child in subagents:
         child["usage"] = api_usage(Usage.from_dict(child["usage"]))
     return {
@@ -72,7 +72,7 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
         "is_error": is_error,
         "duration_ms": round((time.monotonic() - mark.started) * 1000),
         "duration_api_ms": round((session.llm.api_seconds - mark.api_seconds) * 1000),
-        "num_turns": session.main.turns - mark.turns,
+        "num_turns": session.turns - mark.turns,
         "result": text,
         "stop_reason": "end_turn" if status == "done" else None,
         "session_id": session.id,
@@ -81,8 +81,8 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
         "permission_denials": list(denials or []),
         "terminal_reason": TERMINAL_REASONS.get(status, status),
         "uuid": str(uuid.uuid4()),
-        "model": session.main.model,
-        "tokens_kept_out": session.subagents.tokens_kept_out,
+        "model": session.model,
+        "tokens_kept_out": session.tokens_kept_out,
         "subagents": subagents,
         **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
     }
@@ -94,14 +94,14 @@ MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's word
 CLAUDE_CODE_VERSION = "2.1.0"
 
 
-def init_message(session: "Session") -> dict[str, Any]:
+def init_message(session: "SessionSurface") -> dict[str, Any]:
     return {"type": "system", "subtype": "init", "cwd": str(session.workspace.root), "session_id": session.id,
-            "tools": session.main.tools.names(), "model": session.main.model,
+            "tools": session.tools.names(), "model": session.model,
             "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
                             for name, server in session.mcp.servers.items()],
             "permissionMode": session.permissions.mode, "slash_commands": [], "apiKeySource": "none",
             "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",
-            "agents": sorted(session.subagents.agent_types), "uuid": str(uuid.uuid4())}
+            "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 
 
 @dataclass
@@ -123,7 +123,7 @@ class Task:
 class StreamJson:
     """Turns engine events into stream-json lines, handed to ``write``."""
 
-    def __init__(self, session: "Session", write: Callable[[dict[str, Any]], None], *,
+    def __init__(self, session: "SessionSurface", write: Callable[[dict[str, Any]], None], *,
                  partial_messages: bool = False) -> None:
         self.session, self.write, self.partial_messages = session, write, partial_messages
         self.last_usage: dict[str, UsageUpdated] = {}
@@ -169,7 +169,7 @@ class StreamJson:
         message_id = f"msg_{uuid.uuid4().hex[:24]}"
         for block in event.content:
             message = {"id": message_id, "type": "message", "role": "assistant",
-                       "model": used.model if used and used.model else self.session.main.model,
+                       "model": used.model if used and used.model else self.session.model,
                        "content": [block], "stop_reason": event.stop_reason, "stop_sequence": None,
                        "usage": api_usage(used.usage if used else Usage())}
             line = {"type": "assistant", "message": message, **self.common(event)}

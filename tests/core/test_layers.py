@@ -97,3 +97,26 @@ def test_the_surface_check_sees_storage_imports():
     modules = imported_modules(path, "from ....core.engine.history import tool_call_started\n")
     assert "agentcli.core.engine.history" in modules
     assert not ({m for m in modules if m.startswith("agentcli.core.")} <= UI_MAY_IMPORT)
+
+
+# The front ends are typed against the session's public surface (``SessionSurface``, core/surface.py):
+# mypy, run by `make test`, then rejects any reach past it (``session.main.…``, ``session.subagents.…``).
+# That holds only while no front end names the class itself, which this test keeps so.
+FRONT_ENDS = [*sorted((PACKAGE / "ui").rglob("*.py")), PACKAGE / "cli.py", PACKAGE / "scripting.py"]
+
+
+def names_the_session_class(path: Path, source: str | None = None) -> bool:
+    """Whether a file imports ``Session`` (the class, not its Protocol) from agentcli.core.session."""
+    return "agentcli.core.session.Session" in imported_modules(path, source)
+
+
+def test_front_ends_use_the_session_only_through_its_protocol():
+    assert [str(p.relative_to(PACKAGE)) for p in FRONT_ENDS if names_the_session_class(p)] == []
+
+
+def test_the_protocol_check_sees_a_front_end_naming_the_class():
+    path = PACKAGE / "ui" / "headless.py"
+    assert names_the_session_class(path, "from ..core.session import LLMError, Session\n")
+    assert names_the_session_class(path, "if TYPE_CHECKING:\n    from ..core.session import Session\n")
+    assert not names_the_session_class(path, "from ..core.session import SessionSurface, SessionError\n")
+

@@ -21,9 +21,9 @@ from ...core.content import text_of
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, SubagentFinished,
                             SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, UsageUpdated,
                             UserMessage)
-from ...core.session import (MODES, LLMError, MissingCredentials, Session, SessionError, list_sessions,
+from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
-from . import engine, updates
+from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
 
@@ -40,7 +40,7 @@ class Conversation:
     root: Path
     mcp: list[str]  # the client's MCP servers, as --mcp-config JSON
     resume: str | None = None
-    session: Session | None = None
+    session: SessionSurface | None = None
     prompt: asyncio.Task[Any] | None = None
     mode: str = "default"
     children: Children | None = None
@@ -147,7 +147,7 @@ class AcpAgent:
         if (owner := self.child_owner(session_id)) is not None:
             conv, child_id = owner
             if conv.session is not None:
-                engine.cancel_child(conv.session, child_id)
+                conv.session.cancel_child(child_id)
             return
         conv = self.conversations.get(session_id)  # type: ignore[assignment]  # the name of the branch above, reused
         if conv is not None and conv.prompt is not None and not conv.prompt.done():
@@ -209,7 +209,7 @@ class AcpAgent:
         self.start_pump()
         session.start_servers()
         await self.conn.session_update(session_id=conv.id, update=updates.commands_update(
-            engine.custom_commands(session)))
+            [(c.name, c.description, c.argument_hint) for c in session.commands.values()]))
         if ask:
             await self.conn.session_update(session_id=conv.id, update=updates.mode_update(conv.mode))
 
