@@ -12,11 +12,14 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, RawStreamEvent, SubagentFinished,
-                           SubagentStarted, ToolCallStarted, Usage, UsageUpdated, UserMessage)
+from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
+                           SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                           ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
+                           UsageUpdated, UserMessage, as_any)
 
 if TYPE_CHECKING:
     from ..core.session import SessionSurface
@@ -134,34 +137,42 @@ class StreamJson:
                 "uuid": str(uuid.uuid4())}
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UsageUpdated):
-            self.last_usage[event.agent_id] = event
-            if event.agent_id in self.tasks:
-                self.tasks[event.agent_id].tokens += event.usage.total_tokens
-        elif isinstance(event, AssistantMessage):
-            self.assistant(event)
-        elif isinstance(event, UserMessage):
-            if event.origin != "user" or event.agent_id != MAIN:  # the prompt itself is not echoed
-                self.write({"type": "user", "message": {"role": "user", "content": event.content},
-                            **self.common(event)})
-        elif isinstance(event, RawStreamEvent):
-            if self.partial_messages:
-                self.write({"type": "stream_event", "event": event.event, **self.common(event)})
-        elif isinstance(event, SubagentStarted):
-            self.task_started(event)
-        elif isinstance(event, ToolCallStarted) and event.agent_id in self.tasks:
-            task = self.tasks[event.agent_id]
-            task.tool_uses += 1
-            self.write({"type": "system", "subtype": "task_progress", "task_id": event.agent_id,
-                        "tool_use_id": task.tool_use_id, "description": event.summary or event.name,
-                        "subagent_type": task.subagent_type, "usage": task.usage(), "last_tool_name": event.name,
-                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-        elif isinstance(event, SubagentFinished):
-            self.task_finished(event)
-        elif isinstance(event, Compacted) and event.agent_id == MAIN:  # Claude Code's compaction line
-            self.write({"type": "system", "subtype": "compact_boundary",
-                        "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.tokens_before},
-                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+        match as_any(event):
+            case UsageUpdated() as used:
+                self.last_usage[used.agent_id] = used
+                if used.agent_id in self.tasks:
+                    self.tasks[used.agent_id].tokens += used.usage.total_tokens
+            case AssistantMessage() as message:
+                self.assistant(message)
+            case UserMessage() as message if message.origin != "user" or message.agent_id != MAIN:
+                # the prompt itself is not echoed
+                self.write({"type": "user", "message": {"role": "user", "content": message.content},
+                            **self.common(message)})
+            case RawStreamEvent() as raw if self.partial_messages:
+                self.write({"type": "stream_event", "event": raw.event, **self.common(raw)})
+            case SubagentStarted() as started:
+                self.task_started(started)
+            case ToolCallStarted() as started_call if started_call.agent_id in self.tasks:
+                task = self.tasks[started_call.agent_id]
+                task.tool_uses += 1
+                self.write({"type": "system", "subtype": "task_progress", "task_id": started_call.agent_id,
+                            "tool_use_id": task.tool_use_id, "description": started_call.summary or started_call.name,
+                            "subagent_type": task.subagent_type, "usage": task.usage(),
+                            "last_tool_name": started_call.name, "uuid": str(uuid.uuid4()),
+                            "session_id": self.session.id})
+            case SubagentFinished() as ended:
+                self.task_finished(ended)
+            case Compacted() as compaction if compaction.agent_id == MAIN:  # Claude Code's compaction line
+                self.write({"type": "system", "subtype": "compact_boundary",
+                            "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
+                            "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+            case (UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted() | TextDelta()
+                  | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentCancelling()
+                  | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated() | Notice()
+                  | Retrying() | TurnFinished() | HistoryCleared()):
+                pass  # no line of Claude Code's stream-json says it
+            case unknown:
+                assert_never(unknown)
 
     def assistant(self, event: AssistantMessage) -> None:
         """One line per content block, as Claude Code prints them, each with the whole message's usage."""

@@ -11,16 +11,18 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, assert_never
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
 from ...core.content import text_of
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, SubagentFinished,
-                            SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, UsageUpdated,
-                            UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                            ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
+                            UserMessage, as_any)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
 from . import updates
@@ -273,29 +275,35 @@ class AcpAgent:
                 return
             target = routed
         update: Any = None
-        match event:
+        match as_any(event):
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
                 update = updates.thought_chunk(text)
-            case ToolCallStarted():
-                conv.calls[event.id] = event
-                update = updates.tool_call(event, session.workspace.root)
-            case ToolCallFinished():
-                conv.calls.pop(event.id, None)
-                update = updates.tool_call_done(event)
+            case ToolCallStarted() as started:
+                conv.calls[started.id] = started
+                update = updates.tool_call(started, session.workspace.root)
+            case ToolCallFinished() as finished:
+                conv.calls.pop(finished.id, None)
+                update = updates.tool_call_done(finished)
             case UsageUpdated():
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
                 if event.agent_id != MAIN:
                     target = conv.id
-            case ApprovalRequested():
-                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == event.agent_id
-                             and c.name == event.tool and c.input == event.input), f"approval-{id(event)}")
-                self.spawn(ask_permission(self.conn, target, session, event, call))
+            case ApprovalRequested() as asked:
+                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == asked.agent_id
+                             and c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
+                self.spawn(ask_permission(self.conn, target, session, asked, call))
             case Notice(level=level, text=text) if level in ("warning", "error"):
                 print(f"agentcli: {text}", file=sys.stderr)
-            case Retrying():
-                print(f"agentcli: {event.text}", file=sys.stderr)
+            case Retrying() as retrying:
+                print(f"agentcli: {retrying.text}", file=sys.stderr)
+            case (Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
+                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered()
+                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | Compacted() | HistoryCleared()):
+                pass  # no session/update says it (a child's start and end went to children.py above)
+            case unknown:
+                assert_never(unknown)
         if update is not None:
             await self.conn.session_update(session_id=target, update=update)
 
