@@ -1,6 +1,6 @@
 """The session's two faces: the settings it reads (``SessionSettings``), and what a front end may use of it
 (``SessionSurface``). ``core/session.py``'s ``Session`` implements the second; front ends are typed against
-it, so the type checker finds one that reaches past it into the agents (docs/architecture.md, "Front ends").
+it, so the type checker finds one that reaches past it into the agents (docs/architecture.md says what is on it).
 """
 
 from __future__ import annotations
