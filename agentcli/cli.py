@@ -15,7 +15,7 @@ from . import UsageError, __version__
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .core.session import Session
+    from .core.session import SessionSurface
     from .trust import Outcome
     from .ui.headless import HeadlessOutput
 
@@ -398,7 +398,7 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
 
 
 def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
-                  ) -> "tuple[Session, HeadlessOutput] | None":
+                  ) -> "tuple[SessionSurface, HeadlessOutput] | None":
     """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
     from .core.model.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session

@@ -17,7 +17,7 @@ from . import UsageError
 from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
-    from .core.session import Session
+    from .core.session import SessionSurface
     from .core.system.workspace import Workspace
 
 # Claude Code's tool names in --tools, and the agentcli tools each stands for (bash brings its shells).
@@ -288,7 +288,7 @@ def session_options(args: argparse.Namespace, root: Path, model: str) -> Session
     return SessionOptions(Workspace.at(root, extra_dirs=extra))
 
 
-def prepare_session(session: "Session", args: argparse.Namespace) -> None:
+def prepare_session(session: "SessionSurface", args: argparse.Namespace) -> None:
     """Apply what the flags change in an open session: its prompt, its tools, raw stream events."""
     if args.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
         session.change_system(lambda system: args.system_prompt)
@@ -299,8 +299,7 @@ def prepare_session(session: "Session", args: argparse.Namespace) -> None:
         session.change_system(lambda system: f"{system}\n\nBesides the workspace, the tools may use these folders "
                                              f"(absolute paths): {folders}")
     if args.tools is not None and (names := tool_names(args.tools)) is not None:
-        session.main.tools = session.main.tools.only(names)
-        session.subagents.tools = session.subagents.tools.only(names)
+        session.only_tools(names)
     session.llm.raw_events = args.include_partial_messages
     if args.permission_prompt_tool == "stdio" and not args.dont_ask:  # the program on stdin answers approvals
         session.permissions.interactive = True

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, get_args
+from typing import Any, Callable, Literal, Union, cast, get_args
 
 from .content import agentcli_note
 from .units import seconds as _seconds
@@ -447,6 +447,19 @@ class Approval:
 
 Sink = Callable[[Event], None]
 
+# Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
+# finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
+AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+                 ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
+                 SubagentCancelling, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
+                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
+
+
+def as_any(event: Event) -> AnyEvent:
+    """``event`` as one of the kinds of ``AnyEvent`` (tests/core/test_events.py checks that each subclass is one)."""
+    return cast(AnyEvent, event)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {}
 
 
@@ -455,11 +468,7 @@ def _snake(name: str) -> str:
 
 
 def _register() -> None:
-    for cls in (UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished, SubagentCancelling,
-                SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
-                Notice, Retrying, TurnFinished, Compacted,
-                HistoryCleared, Rewound):
+    for cls in get_args(AnyEvent):
         EVENT_TYPES[_snake(cls.__name__)] = cls
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from concurrent.futures import Future
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterable
 
 from .engine import compaction
 from . import images
@@ -43,15 +43,17 @@ from .storage.store import (SessionError, SessionInfo, SessionStore, child_recor
 from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
+from .tools.shells import BackgroundShells
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
 from .system.secret_env import command_env
 from .system.workspace import Workspace
+from .surface import SessionSettings, SessionSurface
 
 TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
 
-__all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
+__all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
@@ -59,37 +61,6 @@ __all__ = ["Session", "SessionError", "SessionStore", "SessionSettings", "new_se
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill",
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
-
-
-class SessionSettings(Protocol):
-    """The settings a session reads (``agentcli.config.Settings`` has them): plain values, passed in."""
-
-    model: str
-    max_tokens: int
-    permission_mode: str
-    max_turns: int
-    subagent_max_turns: int
-    subagent_timeout: float
-    max_parallel_subagents: int
-    api_retries: int
-    stall_timeout: float
-    thinking: str
-    max_thinking_tokens: int
-    compact_threshold: float
-    keep_secret_env: bool
-    search_timeout: float
-    output_copy_max_mb: float
-    output_session_max_mb: float
-    checkpoint_file_max_mb: float
-    checkpoint_session_max_mb: float
-    agents: dict[str, dict[str, Any]]
-    permissions: dict[str, list[str]]
-    notices: list[str]
-    mcp_servers: dict[str, Any]
-    mcp_startup_timeout: float
-    mcp_tool_timeout: float
-    # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
-    # sandbox ("auto", "on" or "off") and sandbox_network (core/system/sandbox.py).
 
 
 class Session:
@@ -409,6 +380,74 @@ class Session:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = self.llm.model = resolve_model(model)
 
+    def only_tools(self, names: Iterable[str]) -> None:
+        """Offer the main agent and the subagents only these tools (--tools)."""
+        self.main.tools = self.main.tools.only(names)
+        self.subagents.tools = self.subagents.tools.only(names)
+
+    @property
+    def model(self) -> str:
+        return self.main.model
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self.main.tools
+
+    @property
+    def shells(self) -> BackgroundShells:
+        return self.main.ctx.shells
+
+    @property
+    def max_turns(self) -> int:
+        return self.main.max_turns
+
+    @property
+    def turns(self) -> int:
+        return self.main.turns
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.main.messages
+
+    def last_text(self) -> str:
+        return self.main.last_text()
+
+    @property
+    def main_usage(self) -> Usage:
+        return self.main.usage
+
+    @property
+    def children(self) -> list[SubagentRecord]:
+        return list(self.subagents.records.values())
+
+    @property
+    def running_children(self) -> list[SubagentRecord]:
+        return self.subagents.running
+
+    @property
+    def results_waiting(self) -> bool:
+        return bool(self.subagents.pending)
+
+    @property
+    def background_work(self) -> bool:
+        return bool(self.subagents.background_running or self.subagents.pending)
+
+    @property
+    def tokens_kept_out(self) -> int:
+        return self.subagents.tokens_kept_out
+
+    @property
+    def agent_types(self) -> dict[str, AgentType]:
+        return self.subagents.agent_types
+
+    def cancel_child(self, child_id: str) -> bool:
+        """Stop one running subagent; its parent still gets its summary. False when it is not running."""
+        return self.subagents.cancel(child_id)
+
+    def cancel_children(self) -> list[str]:
+        """Stop every running subagent (/stop); returns their ids."""
+        return self.subagents.cancel_all()
+
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
         """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""
         tools, name, args = self.main.tools, block["name"], block.get("input", {})
@@ -444,7 +483,7 @@ class Session:
 
 def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False, session_id: str | None = None,
-                 fork_session: bool = False) -> Session:
+                 fork_session: bool = False) -> SessionSurface:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
     ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
     if resume is None and continue_:

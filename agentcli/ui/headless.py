@@ -14,7 +14,7 @@ from typing import IO, Any, Callable
 from ..core.content import text_of
 from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, ToolCallFinished,
                            ToolCallStarted, UsageUpdated)
-from ..core.session import LLMError, Session
+from ..core.session import LLMError, SessionSurface
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
@@ -54,7 +54,7 @@ class HeadlessOutput:
         self.prompt = PromptTally()  # what the prompt running now has done so far
         self.on_approval: Callable[[ApprovalRequested], None] | None = None  # who answers approvals, if anyone
 
-    def attach(self, session: Session, announce: bool = True) -> None:
+    def attach(self, session: SessionSurface, announce: bool = True) -> None:
         """The session is open: from now on its events can be rendered. ``announce``: print the init
         line now (else ``announce`` does, once the MCP servers it lists have started)."""
         if self.format == "stream-json":
@@ -62,7 +62,7 @@ class HeadlessOutput:
         if announce:
             self.announce(session)
 
-    def announce(self, session: Session) -> None:
+    def announce(self, session: SessionSurface) -> None:
         if self.format in ("stream-json", "events"):
             self.line(init_message(session))
 
@@ -147,14 +147,14 @@ class Answer:
         return self.status not in ("done", "budget")
 
 
-async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
+async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
     """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
     Its text is every text the main agent wrote for the prompt, not only the last turn's."""
     output.prompt = tally = PromptTally()
     try:
         run = await session.send(prompt)
         run = await session.finish_background() or run  # background children, and the turn that reads them
-        reason = f"stopped after --max-turns {session.main.max_turns} turns" if run.status == "capped" else ""
+        reason = f"stopped after --max-turns {session.max_turns} turns" if run.status == "capped" else ""
         return Answer(run.text if run.status == "refused" else tally.text or run.text, run.status, reason)
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
@@ -168,7 +168,7 @@ async def answer(session: Session, prompt: str, output: HeadlessOutput, ended_by
         return Answer(text, "interrupted", "interrupted")
 
 
-def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer) -> None:
+def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer) -> None:
     """What the format prints at the end of a prompt: the text, or the result object."""
     if output.format == "text":
         if result.text and result.status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
@@ -182,7 +182,7 @@ def report(output: HeadlessOutput, session: Session, mark: Mark, result: Answer)
     output.prompt = PromptTally()  # the next prompt reports its own
 
 
-async def run_headless(session: Session, prompt: str, output: HeadlessOutput) -> int:
+async def run_headless(session: SessionSurface, prompt: str, output: HeadlessOutput) -> int:
     """Run one prompt to the end. Returns the process exit code."""
     await session.mcp.wait_started()  # the first request waits for them, so the init line lists their tools
     output.attach(session)

@@ -10,7 +10,7 @@ from .format import flat
 from .transcript_text import clip, local_time
 
 if TYPE_CHECKING:
-    from ..core.session import Session
+    from ..core.session import SessionSurface
 
 WHAT = ("both", "files", "conversation")
 
@@ -61,7 +61,7 @@ def parse_rewind(arg: str) -> tuple[int, str, bool] | str:
     return int(words[0]), what, "overwrite" in words[1:]
 
 
-def rewind_session(session: "Session", number: int, what: str, overwrite: bool = False) -> list[str]:
+def rewind_session(session: "SessionSurface", number: int, what: str, overwrite: bool = False) -> list[str]:
     """Rewind ``session`` and say what its events do not (files left alone or not kept); raises SessionError
     for a prompt that does not exist. The events say the rest, once: a Notice names the files restored,
     and Rewound where the conversation now ends."""

@@ -11,7 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.session import CustomCommand, McpServers, ServerConfig, Session
+    from ..core.session import CustomCommand, McpServers, ServerConfig, SessionSurface
 
 
 @dataclass(frozen=True)
@@ -93,17 +93,17 @@ def help_text(front_end: str, custom: Iterable[SlashCommand] = ()) -> str:
     return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in listed)
 
 
-def stop(session: "Session") -> str:
+def stop(session: "SessionSurface") -> str:
     """/stop: cancel every running subagent, and say which."""
-    stopped = session.subagents.cancel_all()
+    stopped = session.cancel_children()
     if not stopped:
         return "No subagent is running."
     return f"Cancelling {', '.join(stopped)}; each sends the main agent a summary of what it found."
 
 
-def still_running(session: "Session") -> str:
+def still_running(session: "SessionSurface") -> str:
     """The question before quitting while subagents run; "" when none does."""
-    running = [record.id for record in session.subagents.running]
+    running = [record.id for record in session.running_children]
     if not running:
         return ""
     one = len(running) == 1
@@ -117,7 +117,7 @@ UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price fo
 TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
 
 
-def goodbye(session: "Session | None", resume: str) -> str:
+def goodbye(session: "SessionSurface | None", resume: str) -> str:
     """What quitting says: how to come back to this session (with the command ``resume``), when it was
     saved to stay."""
     store = session.store if session is not None else None
@@ -141,24 +141,24 @@ def usage_line(label: str, usage: Usage) -> str:
             f"{money(usage):>9}")
 
 
-def cost_report(session: "Session") -> str:
+def cost_report(session: "SessionSurface") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
-    lines = [usage_line("main", session.main.usage)]
-    for record in session.subagents.records.values():
+    lines = [usage_line("main", session.main_usage)]
+    for record in session.children:
         lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
-    lines.append(kept_out_line(session.subagents.tokens_kept_out))
+    lines.append(kept_out_line(session.tokens_kept_out))
     lines += delegation_bars(session)
     lines += delegation_accounts(session)
     return "\n".join(lines)
 
 
-def delegation_accounts(session: "Session") -> list[str]:
+def delegation_accounts(session: "SessionSurface") -> list[str]:
     """Per agent type, over the session: what its children spent, what their reports returned to the
     main agent, what they kept out of its context, and their time (each child's ``SubagentReport.account``)."""
     sums: dict[str, dict[str, float]] = {}
-    for record in session.subagents.records.values():
+    for record in session.children:
         if record.report is None:
             continue
         total = sums.setdefault(record.type, {"children": 0, "spent": 0, "returned": 0, "kept_out": 0, "seconds": 0})
@@ -176,20 +176,20 @@ def kept_out_line(kept_out: int) -> str:
     return f"{KEPT_OUT}: {tokens(kept_out)} tokens"
 
 
-def delegation_bars(session: "Session", width: int = 20) -> list[str]:
+def delegation_bars(session: "SessionSurface", width: int = 20) -> list[str]:
     """Two bars on the model's window: the main context now, and with what the subagents kept out added."""
     used = session.context_used()
-    return context_bars(used, used + session.subagents.tokens_kept_out, session.context_window(), width)
+    return context_bars(used, used + session.tokens_kept_out, session.context_window(), width)
 
 
-def context_line(session: "Session") -> str:
+def context_line(session: "SessionSurface") -> str:
     used, window = session.context_used(), session.context_window()
     return f"main context: {tokens(used)} of {tokens(window)} tokens ({100 * used / window:.0f}%)"
 
 
-def bashes_text(session: "Session") -> str:
+def bashes_text(session: "SessionSurface") -> str:
     """/bashes: one line per background shell of the session, newest last."""
-    shells = session.main.ctx.shells.shells.values()
+    shells = session.shells.shells.values()
     if not shells:
         return "No background shells in this session; the model starts one with bash run_in_background."
     lines = []
@@ -200,9 +200,9 @@ def bashes_text(session: "Session") -> str:
     return "\n".join(lines) + "\n/bashes kill ID stops one; all are stopped when the session ends."
 
 
-async def kill_bash(session: "Session", arg: str) -> str:
+async def kill_bash(session: "SessionSurface", arg: str) -> str:
     """/bashes kill ID: stop one background shell; the sentence to show."""
-    shells = session.main.ctx.shells
+    shells = session.shells
     shell = shells.shells.get(arg.strip())
     if shell is None:
         return f"No background shell {arg.strip()!r}; /bashes lists them."
@@ -212,7 +212,7 @@ async def kill_bash(session: "Session", arg: str) -> str:
     return f"Stopped {shell.id} and everything it started."
 
 
-async def worktree(session: "Session", action: str, arg: str) -> tuple[str, bool]:
+async def worktree(session: "SessionSurface", action: str, arg: str) -> tuple[str, bool]:
     """/diff, /merge, /discard ID: (the text to show, whether it is an error)."""
     from ..core.session import WorktreeError
 
@@ -229,7 +229,7 @@ def subagent_id(arg: str) -> str:
     return f"sa-{arg.strip()}" if arg.strip().isdigit() else arg.strip()
 
 
-async def before_discard(session: "Session", arg: str) -> tuple[str, bool]:
+async def before_discard(session: "SessionSurface", arg: str) -> tuple[str, bool]:
     """/discard ID, before anything is dropped: (the question to ask, True), or (why not, False)."""
     shown, failed = await worktree(session, "diff", arg)  # the same checks: such a worktree, not running
     if failed:
@@ -239,7 +239,7 @@ async def before_discard(session: "Session", arg: str) -> tuple[str, bool]:
             "it; /merge applies it to your tree)."), True
 
 
-async def bashes(session: "Session", arg: str) -> str:
+async def bashes(session: "SessionSurface", arg: str) -> str:
     """/bashes [kill ID]: the list, or the outcome of stopping one."""
     verb, _, rest = arg.strip().partition(" ")
     if not verb:
@@ -258,7 +258,7 @@ def mcp_how_to() -> str:
             '{"mcpServers": {"NAME": {"command": "PROGRAM", "args": ["ARG"]}}}, or {"type": "http", "url": "…"}.')
 
 
-def skills_report(session: "Session") -> str:
+def skills_report(session: "SessionSurface") -> str:
     """/skills: each skill the model may load, what it is for, and where it comes from."""
     skills = sorted(session.skills.values(), key=lambda s: s.name)
     if not skills:

@@ -29,7 +29,7 @@ import threading
 from typing import IO, Any
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, Session,
+from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionSurface,
                             agent_from_definition)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
@@ -121,7 +121,7 @@ def prompt_text(message: dict[str, Any]) -> str:
 class Driver:
     """Reads standard input, answers control requests, and runs the prompts one after another."""
 
-    def __init__(self, session: Session, output: HeadlessOutput) -> None:
+    def __init__(self, session: SessionSurface, output: HeadlessOutput) -> None:
         self.session, self.output = session, output
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()  # standard input, as it comes
         self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
@@ -129,7 +129,7 @@ class Driver:
         self.ended_by: list[int] = []
         self.last: Answer | None = None
         self.host = Host(output)
-        self.default_model = session.main.model  # what set_model with no model goes back to
+        self.default_model = session.model  # what set_model with no model goes back to
         self.asking: set[asyncio.Task[None]] = set()  # approvals waiting for the host's answer
         if session.permissions.interactive:  # --permission-prompt-tool stdio: the host answers approvals
             output.on_approval = self.approve
@@ -242,12 +242,12 @@ class Driver:
         session = self.session
         used, window = session.context_used(), session.context_window()
         tools = [{"name": t.name, "serverName": t.name.split("__")[1], "tokens": 0, "isLoaded": True}
-                 for t in session.main.tools if t.name.startswith("mcp__")]
+                 for t in session.tools if t.name.startswith("mcp__")]
         return {"categories": [{"name": "Messages", "tokens": used, "color": "purple"}], "totalTokens": used,
                 "maxTokens": window, "rawMaxTokens": window, "percentage": round(100 * used / window, 2),
-                "model": session.main.model, "isAutoCompactEnabled": True, "memoryFiles": [], "mcpTools": tools,
+                "model": session.model, "isAutoCompactEnabled": True, "memoryFiles": [], "mcpTools": tools,
                 "agents": [{"agentType": name, "source": t.source, "tokens": 0}
-                           for name, t in session.subagents.agent_types.items()], "gridRows": []}
+                           for name, t in session.agent_types.items()], "gridRows": []}
 
     def mcp_status(self) -> dict[str, Any]:
         """``mcp_status``: each server's state and tools, in Claude Code's words."""
@@ -270,7 +270,7 @@ class Driver:
                 raise UnsupportedRequest("agentcli does not support systemPromptSnapshot in the initialize request")
             self.register_agents(request.get("agents"))
             self.register_hooks(request.get("hooks"))
-            return {"commands": [], "agents": [{"name": name} for name in sorted(self.session.subagents.agent_types)],
+            return {"commands": [], "agents": [{"name": name} for name in sorted(self.session.agent_types)],
                     "output_style": "default", "available_output_styles": ["default"], "models": [],
                     "account": {}, "pid": os.getpid()}
         if subtype == "interrupt":
@@ -295,7 +295,7 @@ class Driver:
             return self.mcp_status()
         if subtype == "stop_task":
             task_id = request.get("task_id")
-            if not isinstance(task_id, str) or not self.session.subagents.cancel(task_id):
+            if not isinstance(task_id, str) or not self.session.cancel_child(task_id):
                 raise UnsupportedRequest(f"there is no running task {task_id!r} to stop")
             return {}
         if subtype == "rewind_files":
@@ -412,7 +412,7 @@ class Driver:
                 try:
                     self.last = await self.turn
                 except asyncio.CancelledError:  # interrupted before it started
-                    self.last = Answer(self.session.main.last_text(), "interrupted", "interrupted")
+                    self.last = Answer(self.session.last_text(), "interrupted", "interrupted")
                 self.output.run = None
             report(self.output, self.session, mark, self.last)
 
@@ -427,5 +427,5 @@ async def next_line(lines: "asyncio.Queue[str | None]", worker: asyncio.Task[Non
     return EOF
 
 
-async def run_stream_input(session: Session, output: HeadlessOutput, stream: IO[str] | None = None) -> int:
+async def run_stream_input(session: SessionSurface, output: HeadlessOutput, stream: IO[str] | None = None) -> int:
     return await Driver(session, output).run(stream or sys.stdin)

@@ -12,14 +12,17 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, RawStreamEvent, SubagentFinished,
-                           SubagentStarted, ToolCallStarted, Usage, UsageUpdated, UserMessage)
+from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
+                           SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                           ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
+                           UsageUpdated, UserMessage, as_any)
 
 if TYPE_CHECKING:
-    from ..core.session import Session
+    from ..core.session import SessionSurface
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd"}
@@ -53,17 +56,17 @@ class Mark:
     started: float = field(default_factory=time.monotonic)
 
     @classmethod
-    def of(cls, session: "Session") -> "Mark":
-        return cls(session.main.turns, session.usage, session.llm.api_seconds)
+    def of(cls, session: "SessionSurface") -> "Mark":
+        return cls(session.turns, session.usage, session.llm.api_seconds)
 
 
-def result_message(session: "Session", mark: Mark, *, text: str, status: str, is_error: bool,
+def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: str, is_error: bool,
                    denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None) -> dict[str, Any]:
     """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
     stream-json line of each turn). ``denials``: the calls refused (``tool_name``, ``tool_use_id``,
     ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows."""
     usage = usage_since(session.usage, mark.usage)
-    subagents = [r.to_dict() for r in session.subagents.records.values()]
+    subagents = [r.to_dict() for r in session.children]
     for child in subagents:
         child["usage"] = api_usage(Usage.from_dict(child["usage"]))
     return {
@@ -72,7 +75,7 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
         "is_error": is_error,
         "duration_ms": round((time.monotonic() - mark.started) * 1000),
         "duration_api_ms": round((session.llm.api_seconds - mark.api_seconds) * 1000),
-        "num_turns": session.main.turns - mark.turns,
+        "num_turns": session.turns - mark.turns,
         "result": text,
         "stop_reason": "end_turn" if status == "done" else None,
         "session_id": session.id,
@@ -81,8 +84,8 @@ def result_message(session: "Session", mark: Mark, *, text: str, status: str, is
         "permission_denials": list(denials or []),
         "terminal_reason": TERMINAL_REASONS.get(status, status),
         "uuid": str(uuid.uuid4()),
-        "model": session.main.model,
-        "tokens_kept_out": session.subagents.tokens_kept_out,
+        "model": session.model,
+        "tokens_kept_out": session.tokens_kept_out,
         "subagents": subagents,
         **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
     }
@@ -94,14 +97,14 @@ MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's word
 CLAUDE_CODE_VERSION = "2.1.0"
 
 
-def init_message(session: "Session") -> dict[str, Any]:
+def init_message(session: "SessionSurface") -> dict[str, Any]:
     return {"type": "system", "subtype": "init", "cwd": str(session.workspace.root), "session_id": session.id,
-            "tools": session.main.tools.names(), "model": session.main.model,
+            "tools": session.tools.names(), "model": session.model,
             "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
                             for name, server in session.mcp.servers.items()],
             "permissionMode": session.permissions.mode, "slash_commands": [], "apiKeySource": "none",
             "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",
-            "agents": sorted(session.subagents.agent_types), "uuid": str(uuid.uuid4())}
+            "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 
 
 @dataclass
@@ -123,7 +126,7 @@ class Task:
 class StreamJson:
     """Turns engine events into stream-json lines, handed to ``write``."""
 
-    def __init__(self, session: "Session", write: Callable[[dict[str, Any]], None], *,
+    def __init__(self, session: "SessionSurface", write: Callable[[dict[str, Any]], None], *,
                  partial_messages: bool = False) -> None:
         self.session, self.write, self.partial_messages = session, write, partial_messages
         self.last_usage: dict[str, UsageUpdated] = {}
@@ -134,34 +137,42 @@ class StreamJson:
                 "uuid": str(uuid.uuid4())}
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UsageUpdated):
-            self.last_usage[event.agent_id] = event
-            if event.agent_id in self.tasks:
-                self.tasks[event.agent_id].tokens += event.usage.total_tokens
-        elif isinstance(event, AssistantMessage):
-            self.assistant(event)
-        elif isinstance(event, UserMessage):
-            if event.origin != "user" or event.agent_id != MAIN:  # the prompt itself is not echoed
-                self.write({"type": "user", "message": {"role": "user", "content": event.content},
-                            **self.common(event)})
-        elif isinstance(event, RawStreamEvent):
-            if self.partial_messages:
-                self.write({"type": "stream_event", "event": event.event, **self.common(event)})
-        elif isinstance(event, SubagentStarted):
-            self.task_started(event)
-        elif isinstance(event, ToolCallStarted) and event.agent_id in self.tasks:
-            task = self.tasks[event.agent_id]
-            task.tool_uses += 1
-            self.write({"type": "system", "subtype": "task_progress", "task_id": event.agent_id,
-                        "tool_use_id": task.tool_use_id, "description": event.summary or event.name,
-                        "subagent_type": task.subagent_type, "usage": task.usage(), "last_tool_name": event.name,
-                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-        elif isinstance(event, SubagentFinished):
-            self.task_finished(event)
-        elif isinstance(event, Compacted) and event.agent_id == MAIN:  # Claude Code's compaction line
-            self.write({"type": "system", "subtype": "compact_boundary",
-                        "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.tokens_before},
-                        "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+        match as_any(event):
+            case UsageUpdated() as used:
+                self.last_usage[used.agent_id] = used
+                if used.agent_id in self.tasks:
+                    self.tasks[used.agent_id].tokens += used.usage.total_tokens
+            case AssistantMessage() as message:
+                self.assistant(message)
+            case UserMessage() as message if message.origin != "user" or message.agent_id != MAIN:
+                # the prompt itself is not echoed
+                self.write({"type": "user", "message": {"role": "user", "content": message.content},
+                            **self.common(message)})
+            case RawStreamEvent() as raw if self.partial_messages:
+                self.write({"type": "stream_event", "event": raw.event, **self.common(raw)})
+            case SubagentStarted() as started:
+                self.task_started(started)
+            case ToolCallStarted() as started_call if started_call.agent_id in self.tasks:
+                task = self.tasks[started_call.agent_id]
+                task.tool_uses += 1
+                self.write({"type": "system", "subtype": "task_progress", "task_id": started_call.agent_id,
+                            "tool_use_id": task.tool_use_id, "description": started_call.summary or started_call.name,
+                            "subagent_type": task.subagent_type, "usage": task.usage(),
+                            "last_tool_name": started_call.name, "uuid": str(uuid.uuid4()),
+                            "session_id": self.session.id})
+            case SubagentFinished() as ended:
+                self.task_finished(ended)
+            case Compacted() as compaction if compaction.agent_id == MAIN:  # Claude Code's compaction line
+                self.write({"type": "system", "subtype": "compact_boundary",
+                            "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
+                            "uuid": str(uuid.uuid4()), "session_id": self.session.id})
+            case (UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted() | TextDelta()
+                  | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentCancelling()
+                  | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated() | Notice()
+                  | Retrying() | TurnFinished() | HistoryCleared()):
+                pass  # no line of Claude Code's stream-json says it
+            case unknown:
+                assert_never(unknown)
 
     def assistant(self, event: AssistantMessage) -> None:
         """One line per content block, as Claude Code prints them, each with the whole message's usage."""
@@ -169,7 +180,7 @@ class StreamJson:
         message_id = f"msg_{uuid.uuid4().hex[:24]}"
         for block in event.content:
             message = {"id": message_id, "type": "message", "role": "assistant",
-                       "model": used.model if used and used.model else self.session.main.model,
+                       "model": used.model if used and used.model else self.session.model,
                        "content": [block], "stop_reason": event.stop_reason, "stop_sequence": None,
                        "usage": api_usage(used.usage if used else Usage())}
             line = {"type": "assistant", "message": message, **self.common(event)}

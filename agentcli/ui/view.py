@@ -11,14 +11,14 @@ give the same view in a test, the TUI, line mode and ``agentcli sessions show``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
+from typing import TYPE_CHECKING, Any, Literal, Sequence, Union, assert_never
 
 from ..core.content import readable, text_of
-from ..core.events import (FINISHED, MAIN, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
-                           PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentReport,
-                           SubagentResultDelivered,
-                           SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
-                           UsageUpdated, UserMessage, kept_out)
+from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                           HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
+                           SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
+                           SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
+                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, as_any, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
@@ -112,36 +112,47 @@ class Transcript:
     calls: dict[str, ToolView] = field(default_factory=dict)
 
     def apply(self, event: Event) -> None:
-        if isinstance(event, (UserMessage, AssistantMessage)):
-            text = (readable if isinstance(event, UserMessage) else text_of)(event.content).strip()
-            if text:
-                origin = event.origin if isinstance(event, UserMessage) else "user"
-                self.items.append(Said("user" if isinstance(event, UserMessage) else "assistant", text, origin))
-        elif isinstance(event, ToolCallStarted):
-            call = self.calls[event.id] = ToolView(event.id, event.name,
-                                                   event.input if isinstance(event.input, dict) else {},
-                                                   event.summary, event.kind)
-            self.items.append(call)
-        elif isinstance(event, ToolCallFinished):
-            call = self.calls.get(event.id)  # type: ignore[assignment]  # None is replaced just below
-            if call is None:  # its start was lost (a damaged file)
-                call = self.calls[event.id] = ToolView(event.id, event.name, {})
-            call.status, call.seconds, call.output = "error" if event.is_error else "ok", event.seconds, event.output
-            self.items.append(CallEnded(call))
-        elif isinstance(event, Notice) and event.level in ("warning", "error"):
-            self.items.append(Note(event.level, event.text))
-        elif isinstance(event, Retrying):
-            self.items.append(Note("warning", event.text))
-        elif isinstance(event, HistoryCleared):
-            self.items.append(Divider("cleared"))
-        elif isinstance(event, Compacted):
-            self.items.append(Divider("compacted", messages=event.messages_summarized))
-        elif isinstance(event, SubagentStarted):
-            self.items.append(ChildMark(event.id, event.subagent_type, event.description))
-        elif isinstance(event, SubagentFinished):
-            self.items.append(ChildMark(event.id, status=event.status, turns=event.turns,
-                                        tokens=event.usage.total_tokens, seconds=event.seconds,
-                                        summarized=event.summarized, mark=event.report.mark if event.report else ""))
+        match as_any(event):
+            case UserMessage(content=content, origin=origin):
+                self.said("user", readable(content), origin)
+            case AssistantMessage(content=content):
+                self.said("assistant", text_of(content), "user")
+            case ToolCallStarted() as started:
+                call = self.calls[started.id] = ToolView(started.id, started.name,
+                                                         started.input if isinstance(started.input, dict) else {},
+                                                         started.summary, started.kind)
+                self.items.append(call)
+            case ToolCallFinished() as finished:
+                found = self.calls.get(finished.id)
+                if found is None:  # its start was lost (a damaged file)
+                    found = self.calls[finished.id] = ToolView(finished.id, finished.name, {})
+                found.status, found.seconds = "error" if finished.is_error else "ok", finished.seconds
+                found.output = finished.output
+                self.items.append(CallEnded(found))
+            case Notice(level="warning" | "error" as level, text=text):
+                self.items.append(Note(level, text))
+            case Retrying() as retrying:
+                self.items.append(Note("warning", retrying.text))
+            case HistoryCleared():  # and Rewound
+                self.items.append(Divider("cleared"))
+            case Compacted(messages_summarized=summarized):
+                self.items.append(Divider("compacted", messages=summarized))
+            case SubagentStarted() as started_child:
+                self.items.append(ChildMark(started_child.id, started_child.subagent_type, started_child.description))
+            case SubagentFinished() as ended:
+                self.items.append(ChildMark(ended.id, status=ended.status, turns=ended.turns,
+                                            tokens=ended.usage.total_tokens, seconds=ended.seconds,
+                                            summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
+            case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+                  | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
+                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished()):
+                pass  # not an item of a transcript
+            case unknown:
+                assert_never(unknown)
+
+    def said(self, role: Literal["user", "assistant"], text: str, origin: Origin) -> None:
+        if text.strip():
+            self.items.append(Said(role, text.strip(), origin))
 
     def resumed(self, at: str) -> None:
         self.items.append(Divider("resumed", at=at))
@@ -280,43 +291,52 @@ class Subagent:
         self.events.append(event)
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
             self.transcript.apply(event)
-        elif isinstance(event, SubagentStarted) and event.segment > 1:
-            self.transcript.items.append(Divider("rerun", description=event.description))
         self.last_progress = now
-        if isinstance(event, SubagentCancelling):
-            self.cancelling = True
-        if isinstance(event, SubagentStarted) and event.segment > 1:
-            self.resume(event, now)
-        elif isinstance(event, SubagentStarted) and event.parent_tool_use_id and not self.calls:
-            self.calls.append(event.parent_tool_use_id)
-        if isinstance(event, Retrying):
-            self.retry = f"retrying {event.attempt}/{event.retries}"
-        elif isinstance(event, (TextDelta, AssistantMessage, ToolCallStarted, UsageUpdated, SubagentFinished)):
-            self.retry = ""  # the call got through
-        if isinstance(event, PlanUpdated):
-            self.plan = plan_steps(event)
-        elif isinstance(event, TurnStarted):
-            self.turn = self.turns_before + event.turn
-            self.max_turns = self.turns_before + event.max_turns if event.max_turns else self.max_turns
-            if self.status == "queued":
-                self.status = "running"
-        elif isinstance(event, UsageUpdated):
-            self.tokens = event.total.total_tokens
-            self.context_tokens = event.usage.context_tokens
-        elif isinstance(event, ToolCallFinished):
-            self.output_chars += len(event.output)
-            tool = self.tools[event.id]
-            path = tool.input.get("path")
-            if tool.kind == "edit" and not event.is_error and path and str(path) not in self.files_changed:
-                self.files_changed.append(str(path))
-        elif isinstance(event, SubagentFinished):
-            self.status = event.status
-            self.result = event.result
-            self.report = event.report
-            self.turn = max(self.turn, event.turns)
-            self.tokens = event.usage.total_tokens or self.tokens
-            self.seconds = event.seconds
-            self.summarized = event.summarized
+        match as_any(event):
+            case SubagentStarted() as started if started.segment > 1:
+                self.transcript.items.append(Divider("rerun", description=started.description))
+                self.resume(started, now)
+            case SubagentStarted() as started:
+                if started.parent_tool_use_id and not self.calls:
+                    self.calls.append(started.parent_tool_use_id)
+            case SubagentCancelling():
+                self.cancelling = True
+            case Retrying(attempt=attempt, retries=retries):
+                self.retry = f"retrying {attempt}/{retries}"
+            case TextDelta() | AssistantMessage() | ToolCallStarted():
+                self.retry = ""  # the call got through
+            case UsageUpdated() as used:
+                self.retry = ""
+                self.tokens = used.total.total_tokens
+                self.context_tokens = used.usage.context_tokens
+            case PlanUpdated() as planned:
+                self.plan = plan_steps(planned)
+            case TurnStarted() as turn:
+                self.turn = self.turns_before + turn.turn
+                self.max_turns = self.turns_before + turn.max_turns if turn.max_turns else self.max_turns
+                if self.status == "queued":
+                    self.status = "running"
+            case ToolCallFinished() as finished:
+                self.output_chars += len(finished.output)
+                tool = self.tools[finished.id]
+                path = tool.input.get("path")
+                if tool.kind == "edit" and not finished.is_error and path and str(path) not in self.files_changed:
+                    self.files_changed.append(str(path))
+            case SubagentFinished() as ended:
+                self.retry = ""
+                self.status = ended.status
+                self.result = ended.result
+                self.report = ended.report
+                self.turn = max(self.turn, ended.turns)
+                self.tokens = ended.usage.total_tokens or self.tokens
+                self.seconds = ended.seconds
+                self.summarized = ended.summarized
+            case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
+                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
+                  | HistoryCleared()):
+                pass  # in its transcript only
+            case unknown:
+                assert_never(unknown)
 
 
 @dataclass(frozen=True)
@@ -352,45 +372,64 @@ class SessionView:
     approvals: list[tuple[str, str]] = field(default_factory=list)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
-        """Fold one event in; returns the subagent it concerned, if any."""
-        if isinstance(event, ApprovalsWaiting):
-            self.approvals = list(zip(event.agents, event.descriptions))
-            for agent in self.subagents.values():
-                waits = agent.id in event.agents
-                if agent.waiting_for_you and not waits:
-                    agent.last_progress = now  # the wait was the user's: the stall clock starts again
-                agent.waiting_for_you = waits
-            return self.subagents.get(event.agent_id)
-        if isinstance(event, SubagentStarted):
-            self.transcript.apply(event)
-        if isinstance(event, SubagentStarted) and event.id not in self.subagents:
-            agent = self.subagents[event.id] = Subagent.started_by(event, now)
-            return agent
-        if isinstance(event, SubagentStarted) and event.id in self.results_waiting:
-            self.results_waiting.remove(event.id)  # resumed before its result was read: this run's replaces it
-        known = self.subagents.get(event.id) if isinstance(event, SubagentFinished) else None
-        if known is not None and known.background:
-            self.results_waiting.append(event.id)  # type: ignore[attr-defined]  # known only for a SubagentFinished
-        if isinstance(event, SubagentResultDelivered) and event.id in self.results_waiting:
-            self.results_waiting.remove(event.id)
+        """Fold one event in; returns the subagent it concerned, if any.
+
+        A subagent's start and end go into the main transcript too; the main agent's events into it and
+        the session's facts (``main_facts``); a subagent's into its own ``Subagent``."""
+        match as_any(event):
+            case ApprovalsWaiting() as waiting:
+                self.approvals = list(zip(waiting.agents, waiting.descriptions))
+                for agent in self.subagents.values():
+                    waits = agent.id in waiting.agents
+                    if agent.waiting_for_you and not waits:
+                        agent.last_progress = now  # the wait was the user's: the stall clock starts again
+                    agent.waiting_for_you = waits
+                return self.subagents.get(waiting.agent_id)
+            case SubagentStarted() as started:
+                self.transcript.apply(started)
+                if started.id not in self.subagents:
+                    self.subagents[started.id] = Subagent.started_by(started, now)
+                    return self.subagents[started.id]
+                if started.id in self.results_waiting:
+                    self.results_waiting.remove(started.id)  # resumed before its result was read: this run's replaces it
+            case SubagentFinished() as ended:
+                known = self.subagents.get(ended.id)
+                if known is not None and known.background:
+                    self.results_waiting.append(ended.id)
+                if ended.agent_id != MAIN:
+                    self.transcript.apply(ended)
+            case SubagentResultDelivered(id=child_id) if child_id in self.results_waiting:
+                self.results_waiting.remove(child_id)
+            case _:
+                pass  # the main agent's or a subagent's own, below
         if event.agent_id == MAIN:
             self.transcript.apply(event)
-            if isinstance(event, UsageUpdated):
-                self.main_usage, self.context_used = event.total, event.usage.context_tokens
-                self.model = event.model or self.model
-            elif isinstance(event, Compacted):
-                self.context_used = event.tokens_after
-            elif isinstance(event, HistoryCleared):
-                self.context_used, self.plan = 0, []
-            elif isinstance(event, PlanUpdated):
-                self.plan = plan_steps(event)
+            self.main_facts(event)
             return None
-        if isinstance(event, SubagentFinished):
-            self.transcript.apply(event)
-        agent = self.subagents.get(event.agent_id)  # type: ignore[assignment]  # the name of the branch above, reused
-        if agent is not None:
-            agent.apply(event, now)
-        return agent
+        child = self.subagents.get(event.agent_id)
+        if child is not None:
+            child.apply(event, now)
+        return child
+
+    def main_facts(self, event: Event) -> None:
+        """The main agent's event, into the status bar's facts and its plan."""
+        match as_any(event):
+            case UsageUpdated() as used:
+                self.main_usage, self.context_used = used.total, used.usage.context_tokens
+                self.model = used.model or self.model
+            case Compacted(tokens_after=after):
+                self.context_used = after
+            case HistoryCleared():  # and Rewound
+                self.context_used, self.plan = 0, []
+            case PlanUpdated() as planned:
+                self.plan = plan_steps(planned)
+            case (UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+                  | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
+                  | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
+                  | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()):
+                pass  # no fact of the status bar
+            case unknown:
+                assert_never(unknown)
 
     def status(self, *, model: str, mode: str, context_window: int, busy: bool = False,
                no_key: bool = False) -> StatusFacts:

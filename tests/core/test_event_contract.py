@@ -142,3 +142,17 @@ async def test_a_subscriber_gets_the_opening_warnings_first_then_the_live_events
     assert [e.text for e in late.of(Notice)] == ["The workspace asked for something."]
     await session.send("hi")
     assert late.events[1:] == constructor_sink.events[1:]  # after the replay, both see the same events
+
+
+def test_every_kind_of_event_is_in_the_union_that_renderers_match_on():
+    """A renderer's ``match`` ends in ``assert_never``: an event kind left out of ``AnyEvent`` would slip
+    past mypy there and fail at run time instead."""
+    from typing import get_args
+
+    from agentcli.core.events import EVENT_TYPES, AnyEvent, Event
+
+    def subclasses(cls: type) -> set[type]:
+        return {sub for direct in cls.__subclasses__() for sub in {direct, *subclasses(direct)}}
+
+    assert subclasses(Event) == set(get_args(AnyEvent))
+    assert set(EVENT_TYPES.values()) == set(get_args(AnyEvent))  # and the store can read each back

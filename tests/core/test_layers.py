@@ -168,3 +168,24 @@ def test_the_circle_check_finds_a_circle_through_a_package():
     graph.add_import(importer="agentcli.demo.app", imported="agentcli.demo")
     graph.add_import(importer="agentcli.cli", imported="agentcli.demo")
     assert circles(graph) == [["agentcli.demo", "agentcli.demo.app"]]
+# The front ends are typed against the session's public surface (``SessionSurface``, core/surface.py):
+# mypy, run by `make test`, then rejects any reach past it (``session.main.…``, ``session.subagents.…``).
+# That holds only while no front end names the class itself, which this test keeps so.
+FRONT_ENDS = [*sorted((PACKAGE / "ui").rglob("*.py")), PACKAGE / "cli.py", PACKAGE / "scripting.py"]
+
+
+def names_the_session_class(path: Path, source: str | None = None) -> bool:
+    """Whether a file imports ``Session`` (the class, not its Protocol) from agentcli.core.session."""
+    return "agentcli.core.session.Session" in imported_modules(path, source)
+
+
+def test_front_ends_use_the_session_only_through_its_protocol():
+    assert [str(p.relative_to(PACKAGE)) for p in FRONT_ENDS if names_the_session_class(p)] == []
+
+
+def test_the_protocol_check_sees_a_front_end_naming_the_class():
+    path = PACKAGE / "ui" / "headless.py"
+    assert names_the_session_class(path, "from ..core.session import LLMError, Session\n")
+    assert names_the_session_class(path, "if TYPE_CHECKING:\n    from ..core.session import Session\n")
+    assert not names_the_session_class(path, "from ..core.session import SessionSurface, SessionError\n")
+

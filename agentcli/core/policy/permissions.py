@@ -38,7 +38,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 from urllib.parse import urlsplit
 
 from ... import paths
@@ -187,6 +187,12 @@ class Permissions:
         if mode not in MODES:
             raise ValueError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
         self.mode = mode
+
+    def deny_for_session(self, rules: Iterable[str]) -> None:
+        """"Reject always": rules (as an "allow always" would have saved them) denied for the rest of the session."""
+        for rule in RuleSet.parse({"deny": list(rules)}).deny:
+            if rule not in self.rules.deny:
+                self.rules.deny.append(rule)
 
     @property
     def session_allowed(self) -> set[str]:

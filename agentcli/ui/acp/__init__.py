@@ -2,8 +2,8 @@
 
 Built on the official SDK (``agent-client-protocol``, ``import acp``): ``wire.py`` is the transport,
 ``agent.py`` the methods, ``updates.py`` the events as updates, ``approvals.py`` the questions,
-``children.py`` subagents as child sessions (the one module that speaks raw JSON-RPC), ``engine.py`` the
-few reaches past the session's public surface. docs/acp.md is the user's side.
+``children.py`` subagents as child sessions (the one module that speaks raw JSON-RPC). Like every front end,
+it uses only the session's public surface (``SessionSurface``, core/surface.py). docs/acp.md is the user's side.
 """
 
 from __future__ import annotations

@@ -11,19 +11,21 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, assert_never
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
 from ...core.content import text_of
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, SubagentFinished,
-                            SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted, UsageUpdated,
-                            UserMessage)
-from ...core.session import (MODES, LLMError, MissingCredentials, Session, SessionError, list_sessions,
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
+                            ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
+                            UserMessage, as_any)
+from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
-from . import engine, updates
+from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
 
@@ -40,7 +42,7 @@ class Conversation:
     root: Path
     mcp: list[str]  # the client's MCP servers, as --mcp-config JSON
     resume: str | None = None
-    session: Session | None = None
+    session: SessionSurface | None = None
     prompt: asyncio.Task[Any] | None = None
     mode: str = "default"
     children: Children | None = None
@@ -147,7 +149,7 @@ class AcpAgent:
         if (owner := self.child_owner(session_id)) is not None:
             conv, child_id = owner
             if conv.session is not None:
-                engine.cancel_child(conv.session, child_id)
+                conv.session.cancel_child(child_id)
             return
         conv = self.conversations.get(session_id)  # type: ignore[assignment]  # the name of the branch above, reused
         if conv is not None and conv.prompt is not None and not conv.prompt.done():
@@ -209,7 +211,7 @@ class AcpAgent:
         self.start_pump()
         session.start_servers()
         await self.conn.session_update(session_id=conv.id, update=updates.commands_update(
-            engine.custom_commands(session)))
+            [(c.name, c.description, c.argument_hint) for c in session.commands.values()]))
         if ask:
             await self.conn.session_update(session_id=conv.id, update=updates.mode_update(conv.mode))
 
@@ -273,29 +275,35 @@ class AcpAgent:
                 return
             target = routed
         update: Any = None
-        match event:
+        match as_any(event):
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
                 update = updates.thought_chunk(text)
-            case ToolCallStarted():
-                conv.calls[event.id] = event
-                update = updates.tool_call(event, session.workspace.root)
-            case ToolCallFinished():
-                conv.calls.pop(event.id, None)
-                update = updates.tool_call_done(event)
+            case ToolCallStarted() as started:
+                conv.calls[started.id] = started
+                update = updates.tool_call(started, session.workspace.root)
+            case ToolCallFinished() as finished:
+                conv.calls.pop(finished.id, None)
+                update = updates.tool_call_done(finished)
             case UsageUpdated():
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
                 if event.agent_id != MAIN:
                     target = conv.id
-            case ApprovalRequested():
-                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == event.agent_id
-                             and c.name == event.tool and c.input == event.input), f"approval-{id(event)}")
-                self.spawn(ask_permission(self.conn, target, session, event, call))
+            case ApprovalRequested() as asked:
+                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == asked.agent_id
+                             and c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
+                self.spawn(ask_permission(self.conn, target, session, asked, call))
             case Notice(level=level, text=text) if level in ("warning", "error"):
                 print(f"agentcli: {text}", file=sys.stderr)
-            case Retrying():
-                print(f"agentcli: {event.text}", file=sys.stderr)
+            case Retrying() as retrying:
+                print(f"agentcli: {retrying.text}", file=sys.stderr)
+            case (Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
+                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered()
+                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | Compacted() | HistoryCleared()):
+                pass  # no session/update says it (a child's start and end went to children.py above)
+            case unknown:
+                assert_never(unknown)
         if update is not None:
             await self.conn.session_update(session_id=target, update=update)
 

@@ -15,8 +15,8 @@ from typing import Any
 from acp import schema as s
 
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, DENY, ApprovalRequested
-from ...core.session import Session
-from . import engine, updates
+from ...core.session import SessionSurface
+from . import updates
 
 ALLOW, ALWAYS, REJECT, NEVER = "allow_once", "allow_always", "reject_once", "reject_always"
 TRUST_CALL = "agentcli-workspace-trust"
@@ -47,7 +47,7 @@ def question(event: ApprovalRequested, call_id: str) -> s.ToolCallUpdate:
                             title=event.tool, content=[updates.text_content(text)] if text else None)
 
 
-async def ask_permission(conn: Any, session_id: str, session: Session, event: ApprovalRequested,
+async def ask_permission(conn: Any, session_id: str, session: SessionSurface, event: ApprovalRequested,
                          call_id: str) -> None:
     """Ask the client, and resolve the engine's question with the answer."""
     future = event.future
@@ -63,7 +63,7 @@ async def ask_permission(conn: Any, session_id: str, session: Session, event: Ap
         print(f"agentcli: the permission request failed ({type(exc).__name__}: {exc}); denied.", file=sys.stderr)
         chosen = REJECT
     if chosen == NEVER:
-        engine.deny_for_session(session, event.rules)
+        session.permissions.deny_for_session(event.rules)
     if not future.done():
         future.set_result({ALLOW: ALLOW_ONCE, ALWAYS: ALLOW_ALWAYS}.get(chosen, DENY))
 

@@ -33,7 +33,7 @@ from ...config import Settings
 from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished,
                             ALLOW_AGENT, MAIN)
 from ...core.model.llm import start_sdk_import
-from ...core.session import (LLMError, MissingCredentials, Session, SessionError, Workspace, open_session,
+from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
@@ -58,7 +58,7 @@ def color_system_for(out: TextIO) -> str | None:
 
 
 class PlainApp:
-    def __init__(self, session: Session, *, input: Input | None = None, output: Output | None = None,
+    def __init__(self, session: SessionSurface, *, input: Input | None = None, output: Output | None = None,
                  out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
                  lines: TextIO | None = None, first_prompt: str | None = None) -> None:
@@ -69,7 +69,7 @@ class PlainApp:
         color_system = color_system_for(self.out) if color is None else ("truecolor" if color else None)
         self.screen = Screen(self.out, live=tty if live is None else live, size=lambda: terminal_size(self.out))
         self.painter = Painter(color_system, lambda: self.screen.width)
-        self.display = Display(self.screen, self.painter, tools=session.main.tools)
+        self.display = Display(self.screen, self.painter, tools=session.tools)
         self.display.view.stall_after = session.settings.subagent_stall_seconds
         self.use_pager = tty if pager is None else pager
         self.handle_sigint = handle_sigint
@@ -121,8 +121,7 @@ class PlainApp:
                         continue
                     text = await self.read()
                     if text is None:
-                        subagents = self.session.subagents
-                        if self.lines is not None and (subagents.background_running or subagents.pending):
+                        if self.lines is not None and self.session.background_work:
                             await self.run_turn(self.session.finish_background())  # piped: nobody to ask
                         if await self.may_quit():
                             break
@@ -241,7 +240,7 @@ class PlainApp:
         else:
             result = task.result()
             if getattr(result, "status", "") == "capped":
-                self.display.say(f"Stopped after {self.session.main.max_turns} turns (--max-turns).", "yellow")
+                self.display.say(f"Stopped after {self.session.max_turns} turns (--max-turns).", "yellow")
         self.display.emit("")
         return result
 
@@ -411,10 +410,9 @@ class PlainApp:
     # -- what the prompt shows ---------------------------------------------------------------
 
     def banner(self) -> None:
-        main = self.session.main
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
         keys = " · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
-        self.display.say(f"model {main.model} · permissions {self.session.permissions.mode}"
+        self.display.say(f"model {self.session.model} · permissions {self.session.permissions.mode}"
                          f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")
 
@@ -431,7 +429,7 @@ class PlainApp:
         session = self.session
         usage, used, window = session.usage, session.context_used(), session.context_window()
         cost = f" ({money(usage)})" if usage.cost is not None else ""
-        return (f" {session.main.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
+        return (f" {session.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
                 f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ")
 
     async def show_outputs(self) -> None:
@@ -450,7 +448,7 @@ class PlainApp:
 
     def transcript_choices(self) -> list[tuple[str, str]]:
         return [(str(n), f"{r.id} {r.description}")
-                for n, r in enumerate(self.session.subagents.records.values(), start=1)]
+                for n, r in enumerate(self.session.children, start=1)]
 
 
 def continuation(width: int, line_number: int, soft_wrap: bool) -> str:

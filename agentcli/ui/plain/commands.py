@@ -58,7 +58,7 @@ async def cost(app: "PlainApp", arg: str) -> None:
 
 async def model(app: "PlainApp", arg: str) -> None:
     if not arg:
-        app.display.say(f"Model: {app.session.main.model}. /model NAME switches it.")
+        app.display.say(f"Model: {app.session.model}. /model NAME switches it.")
         return
     app.session.set_model(arg)
     app.display.say(f"Model set to {arg}.")
@@ -85,12 +85,12 @@ async def permissions(app: "PlainApp", arg: str) -> None:
 
 
 async def agents(app: "PlainApp", arg: str) -> None:
-    records = list(app.session.subagents.records.values())
+    records = app.session.children
     if not records:
         app.display.say("No subagents in this session yet.")
     for n, record in enumerate(records, start=1):
         app.display.say(agent_row(n, record))
-    types = ", ".join(app.session.subagents.agent_types)
+    types = ", ".join(app.session.agent_types)
     app.display.say(f"Agent types: {types}. /transcript N prints subagent N's transcript.", "dim")
 
 
@@ -103,7 +103,7 @@ def agent_row(n: int, record: SubagentRecord) -> Text:
 
 
 async def transcript(app: "PlainApp", arg: str) -> None:
-    records = list(app.session.subagents.records.values())
+    records = app.session.children
     if not records:
         app.display.say("No subagents in this session yet.")
         return

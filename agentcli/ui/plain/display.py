@@ -15,16 +15,17 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, assert_never
 
 from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated, Retrying,
-                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
-                            TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted,
-                            UserMessage, ApprovalsWaiting)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
+                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
+                            TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
+                            UsageUpdated, UserMessage, as_any)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -159,50 +160,56 @@ class Display:
 
     def _main_event(self, event: Event) -> None:
         self.idle = False
-        if isinstance(event, UserMessage) and is_request(event):
-            self.cut_outputs.clear()
-            for marker in attached(event.content):  # the typed line is on screen already; its images are not
-                self.say(marker, "dim")
-        elif isinstance(event, TurnStarted):
-            self.thinking_since = self.clock()
-        elif isinstance(event, ThinkingDelta):
-            self.thought += event.text
-        elif isinstance(event, TextDelta):
-            self.thinking_since = None
-            self.say_thought()
-            self._stream_add(event.text)
-        elif isinstance(event, TextReset):  # a retry streams the message anew: drop what is not printed yet
-            self.thought = ""
-            self.finish_stream(keep=False)
-        elif isinstance(event, AssistantMessage):
-            self.thinking_since = None
-            self.say_thought()
-            self.finish_stream()
-        elif isinstance(event, ToolCallStarted):
-            self.say_thought()
-            self.running[event.id] = RunningTool(event.name, cut(call_line(event.name, event.input, event.summary)),
-                                                 self.clock())
-        elif isinstance(event, ToolCallFinished):
-            self._tool_finished(event)
-        elif isinstance(event, TurnFinished):
-            if event.stop_reason == "cancelled":
+        match as_any(event):
+            case UserMessage() as message if is_request(message):
+                self.cut_outputs.clear()
+                for marker in attached(message.content):  # the typed line is on screen already; its images are not
+                    self.say(marker, "dim")
+            case TurnStarted():
+                self.thinking_since = self.clock()
+            case ThinkingDelta(text=text):
+                self.thought += text
+            case TextDelta(text=text):
+                self.thinking_since = None
+                self.say_thought()
+                self._stream_add(text)
+            case TextReset():  # a retry streams the message anew: drop what is not printed yet
+                self.thought = ""
+                self.finish_stream(keep=False)
+            case AssistantMessage():
+                self.thinking_since = None
+                self.say_thought()
+                self.finish_stream()
+            case ToolCallStarted() as started:
+                self.say_thought()
+                self.running[started.id] = RunningTool(
+                    started.name, cut(call_line(started.name, started.input, started.summary)), self.clock())
+            case ToolCallFinished() as finished:
+                self._tool_finished(finished)
+            case TurnFinished(stop_reason="cancelled"):
                 self.thinking_since = None
                 self.finish_stream()
-            elif event.stop_reason == "max_tokens":
+            case TurnFinished(stop_reason="max_tokens"):
                 self.say("The answer hit the output token limit and stops there.", "yellow")
-        elif isinstance(event, Notice):
-            self.say(f"! {event.text}", NOTICE_STYLES.get(event.level, ""))
-        elif isinstance(event, Compacted):
-            self.say(compacted(event), "dim")
-        elif isinstance(event, Rewound):
-            self.say(f"── /rewind: back to just before prompt {event.to_prompt}; the model does not see what came "
-                     "after it", "dim")
-        elif isinstance(event, PlanUpdated):
-            self.say(plan_lines(self.view.plan))
-        elif isinstance(event, SubagentResultDelivered):
-            mark, style = STATUS_MARKS.get(event.status, ("·", ""))
-            self.line(Text("↳ ", style="dim") + Text(event.id, style="bold") + Text(f" {mark} {event.status}", style=style)
-                      + Text(f" · its result reached the main agent · {event.description}", style="dim"))
+            case Notice(level=level, text=text):
+                self.say(f"! {text}", NOTICE_STYLES.get(level, ""))
+            case Compacted() as compaction:
+                self.say(compacted(compaction), "dim")
+            case Rewound(to_prompt=number):
+                self.say(f"── /rewind: back to just before prompt {number}; the model does not see what came "
+                         "after it", "dim")
+            case PlanUpdated():
+                self.say(plan_lines(self.view.plan))
+            case SubagentResultDelivered(id=child_id, status=status, description=description):
+                mark, style = STATUS_MARKS.get(status, ("·", ""))
+                self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
+                          + Text(f" · its result reached the main agent · {description}", style="dim"))
+            case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
+                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
+                  | ApprovalsWaiting() | Retrying()):
+                pass  # nothing to print: the prompt, the status bar's facts, what other lines show
+            case unknown:
+                assert_never(unknown)
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.running.pop(event.id, None)
@@ -258,26 +265,34 @@ class Display:
         child_id = event.agent_id
         if child_id not in self.children:
             return
-        if isinstance(event, ToolCallStarted):
-            self._child_tool(child_id, event.name, cut(call_line(event.name, event.input, event.summary)))
-        elif isinstance(event, Notice):
-            self.line(self._child_prefix(child_id) + Text(f" ! {event.text}", style=NOTICE_STYLES.get(event.level, "")))
-        elif isinstance(event, Compacted):
-            self.say(self._child_prefix(child_id) + Text(f" · {compacted(event)}", style="dim"))
-        elif isinstance(event, PlanUpdated) and (agent := self.view.subagents.get(child_id)) is not None:
-            self.say(self._child_prefix(child_id) + " " + plan_lines(agent.plan, indent="    "))
-        elif isinstance(event, SubagentFinished):
-            prefix = self._child_prefix(child_id)
-            self._flush_child(child_id)
-            del self.children[child_id]
-            mark, style = STATUS_MARKS.get(event.status, ("·", ""))
-            turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
-            turns += " + summary" if event.summarized else ""
-            unverified = event.report.mark if event.report else ""  # "unverified" or "no answer"
-            self.line(prefix + Text(f" {mark} {event.status}", style=style)
-                      + Text(f" · {unverified}" if unverified else "", style="yellow")
-                      + Text(f" · {turns} · {tokens(event.usage.total_tokens)} tokens · {seconds(event.seconds)}",
-                             style="dim"))
+        match as_any(event):
+            case ToolCallStarted() as started:
+                self._child_tool(child_id, started.name, cut(call_line(started.name, started.input, started.summary)))
+            case Notice(level=level, text=text):
+                self.line(self._child_prefix(child_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
+            case Compacted() as compaction:
+                self.say(self._child_prefix(child_id) + Text(f" · {compacted(compaction)}", style="dim"))
+            case PlanUpdated() if (agent := self.view.subagents.get(child_id)) is not None:
+                self.say(self._child_prefix(child_id) + " " + plan_lines(agent.plan, indent="    "))
+            case SubagentFinished() as ended:
+                prefix = self._child_prefix(child_id)
+                self._flush_child(child_id)
+                del self.children[child_id]
+                mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
+                turns = f"{ended.turns} turn{'' if ended.turns == 1 else 's'}"
+                turns += " + summary" if ended.summarized else ""
+                unverified = ended.report.mark if ended.report else ""  # "unverified" or "no answer"
+                self.line(prefix + Text(f" {mark} {ended.status}", style=style)
+                          + Text(f" · {unverified}" if unverified else "", style="yellow")
+                          + Text(f" · {turns} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
+                                 style="dim"))
+            case (PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent()
+                  | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated() | SubagentStarted()
+                  | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
+                  | Retrying() | TurnFinished() | HistoryCleared()):
+                pass  # a child's live line shows it (from the view), or line mode leaves it out
+            case unknown:
+                assert_never(unknown)
 
     def _retrying(self, agent_id: str, error: str, when: str) -> None:
         """One live line per agent while its call is retried, instead of a paragraph per try."""

@@ -51,7 +51,7 @@ from .widgets.working import WorkingLine
 from .work import report, startup_done
 
 if TYPE_CHECKING:
-    from ...core.session import Session
+    from ...core.session import SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 # Events after which the status bar's numbers change (a child's tool output counts as "kept out").
@@ -75,15 +75,15 @@ class AgentApp(App[int]):
           for key, how in controls.SCROLL_KEYS.items()),
     ]
 
-    def __init__(self, opening: Opening, *, session: "Session | None" = None, testing: bool = False,
+    def __init__(self, opening: Opening, *, session: "SessionSurface | None" = None, testing: bool = False,
                  clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False,
                  first_prompt: str | None = None) -> None:
         super().__init__()
         self.opening = opening
         self.first_prompt = first_prompt  # `agentcli "question"`: sent once the session is open
         self.root = session.workspace.root if session is not None else opening.root
-        self.session: Session = session  # type: ignore[assignment]  # None until opened (see ready())
-        self.opener: Future[Session | None] | None = None  # the session opening after the first screen
+        self.session: SessionSurface = session  # type: ignore[assignment]  # None until opened (see ready())
+        self.opener: Future[SessionSurface | None] | None = None  # the session opening after the first screen
         self.open_error = ""  # why the session could not open, said once the app has closed
         self.welcomed = False
         self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
@@ -191,7 +191,7 @@ class AgentApp(App[int]):
 
     def read_results(self) -> None:
         """A background child's result waits and the main agent is idle: a turn starts by itself."""
-        if self.view.results_waiting and self.session.subagents.pending and not self.busy and not self.no_key:
+        if self.view.results_waiting and self.session.results_waiting and not self.busy and not self.no_key:
             self.start_work(self.session.read_results(), "turn")
 
     async def inbox_changed(self, event: ApprovalsWaiting) -> None:
@@ -254,7 +254,7 @@ class AgentApp(App[int]):
 
     def refresh_status(self) -> None:
         s, settings = self.session, self.opening.settings  # what the user chose; the counts come from the view
-        model, mode = (s.main.model, s.permissions.mode) if s else (settings.model, settings.permission_mode)
+        model, mode = (s.model, s.permissions.mode) if s else (settings.model, settings.permission_mode)
         window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)
         self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
                                                         busy=self.busy, no_key=self.no_key))
@@ -347,7 +347,7 @@ class AgentApp(App[int]):
         await close(self)
 
 
-def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: Session | None = None,
+def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: SessionSurface | None = None,
              interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
              clock: Callable[[], float] = time.monotonic, prompt: str | None = None) -> AgentApp:
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``

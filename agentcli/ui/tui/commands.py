@@ -74,7 +74,7 @@ async def cost(app: "AgentApp", arg: str) -> None:
 
 async def model(app: "AgentApp", arg: str) -> None:
     if not arg:
-        await app.conversation.add_notice(f"The model is {app.session.main.model}; /model NAME switches it.")
+        await app.conversation.add_notice(f"The model is {app.session.model}; /model NAME switches it.")
         return
     app.session.set_model(arg)
     app.refresh_status()

@@ -13,7 +13,7 @@ from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
 if TYPE_CHECKING:
-    from ...core.session import Session
+    from ...core.session import SessionSurface
     from .app import AgentApp
     from .messages import TurnEnded
 
@@ -86,7 +86,7 @@ def cancel(app: "AgentApp", agent_id: str) -> None:
     elif state is not None and state.cancelling:
         app.notify(f"{agent_id} is already cancelling: it is summing up what it found.")
     else:
-        app.session.subagents.cancel(agent_id)
+        app.session.cancel_child(agent_id)
 
 
 async def pick_session(app: "AgentApp") -> None:
@@ -104,7 +104,7 @@ async def pick_session(app: "AgentApp") -> None:
     app.push_screen(SessionPicker(app.session.workspace.root, app.session.id), chosen)
 
 
-def goodbye(session: "Session | None") -> str:
+def goodbye(session: "SessionSurface | None") -> str:
     """What quitting prints: how to come back to this session, when any of it was saved."""
     return slash.goodbye(session, f"agentcli --resume {session.id}" if session is not None else "")
 
@@ -172,7 +172,7 @@ async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
     app.refresh_bindings()
     await app.conversation.end_answer()
     if message.status == "capped":
-        await app.conversation.add_notice(f"Stopped after {app.session.main.max_turns} turns; send a message "
+        await app.conversation.add_notice(f"Stopped after {app.session.max_turns} turns; send a message "
                                           "to go on.", "warning")
     elif message.status in ("error", "no_key"):
         await app.conversation.add_notice(message.detail, "error")

@@ -27,7 +27,7 @@ from .widgets.prompt import PromptBar
 RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 
 if TYPE_CHECKING:
-    from ...core.session import Session
+    from ...core.session import SessionSurface
     from .app import AgentApp
 
 
@@ -47,7 +47,7 @@ class Opening:
         """A new conversation: its welcome line needs no session, so it is part of the first screen."""
         return self.resume is None and not self.continue_
 
-    def open(self, post: Callable[[SessionOpened], object]) -> "Session | None":
+    def open(self, post: Callable[[SessionOpened], object]) -> "SessionSurface | None":
         """Runs in a thread: open the session and post it (or the sentence saying why it could not)."""
         try:
             session, _ = open_session(self.settings, self.root, llm=self.llm, interactive=self.interactive,
@@ -79,7 +79,7 @@ def open_after_paint(app: "AgentApp", opening: Opening) -> None:
     # never waits for nothing
 
 
-async def attach(app: "AgentApp", session: "Session") -> None:
+async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored

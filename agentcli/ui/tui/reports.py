@@ -19,7 +19,7 @@ from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
     from ...core.session import AgentType
-    from ...core.session import Session
+    from ...core.session import SessionSurface
     from ..view import Subagent
 
 GAP = 2  # cells between columns
@@ -73,23 +73,23 @@ def titled(title: str, body: RenderableType) -> Group:
     return Group(Text(title, style="bold"), body)
 
 
-def cost_report(session: "Session") -> Group:
+def cost_report(session: "SessionSurface") -> Group:
     """Tokens and cost per agent and in total, how full the main context is, what subagents kept out."""
     columns = [Column("agent", 9), Column("input", 7, numeric=True), Column("output", 6, numeric=True),
                Column("cache read", 3, numeric=True), Column("cache write", 2, numeric=True),
                Column("cost", 8, numeric=True), Column("task", 4, wraps=True)]
-    agents = [("main", session.main.usage, "")] + [
-        (r.id, r.usage, r.description) for r in session.subagents.records.values()]
+    agents = [("main", session.main_usage, "")] + [
+        (r.id, r.usage, r.description) for r in session.children]
     rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
              slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
     rows.append(["total", *usage_cells(session)])
     notes = Text("\n".join([slash.context_line(session),
-                            slash.kept_out_line(session.subagents.tokens_kept_out),
+                            slash.kept_out_line(session.tokens_kept_out),
                             *slash.delegation_bars(session)]))
     return Group(titled("Tokens and cost", Fitted(columns, rows, bold_last=True)), Text(""), notes)
 
 
-def usage_cells(session: "Session") -> list[str]:
+def usage_cells(session: "SessionSurface") -> list[str]:
     u = session.usage
     return [slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
             slash.tokens(u.cache_write_tokens), slash.money(u), ""]

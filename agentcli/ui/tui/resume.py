@@ -14,14 +14,14 @@ from ..escapes import visible_data, visible_event
 from .widgets.conversation import text_of
 
 if TYPE_CHECKING:
-    from ...core.session import Session
+    from ...core.session import SessionSurface
     from .app import AgentApp
 
 __all__ = ["SessionError", "open_session", "show_restored", "welcome"]
 
 
 def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, interactive: bool = True,
-                 resume: str | None = None, continue_: bool = False) -> tuple["Session", list[Event]]:
+                 resume: str | None = None, continue_: bool = False) -> tuple["SessionSurface", list[Event]]:
     """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes.
 
     The engine is imported here, on first use: the app calls this once its first screen is up."""
@@ -41,7 +41,7 @@ async def welcome(app: "AgentApp") -> None:
             "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
 
 
-def main_events(session: "Session") -> list[Event]:
+def main_events(session: "SessionSurface") -> list[Event]:
     """The main agent's restored events (a ``HistoryCleared`` where the user ran /clear)."""
     return [e for e in session.restored_events if e.agent_id == MAIN]
 
@@ -50,9 +50,9 @@ async def show_restored(app: "AgentApp", limit: int) -> None:
     """Show a resumed session in ``app``: its subagents in the panel, the latest ``limit`` items of its
     conversation (earlier ones load on scroll), and the warnings it gave while opening."""
     restored = [visible_event(event) for event in main_events(app.session)]
-    app.view.restore(list(app.session.subagents.records.values()), restored)
+    app.view.restore(app.session.children, restored)
     app.plan.show(app.view.plan)
-    messages = app.session.main.messages
+    messages = app.session.messages
     if restored:
         await app.conversation.replay(restored, limit=limit)
     elif messages:

@@ -7,7 +7,7 @@ with the same widget. Both are fed engine events, live or replayed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
@@ -15,9 +15,11 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
+from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared,
+                             Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
+                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
+                             UserMessage, as_any)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -260,68 +262,77 @@ class Conversation(VerticalScroll):
         """Show one event of the agent this conversation belongs to."""
         if not isinstance(event, Retrying):
             self.retried()  # a run of retries ends with the agent's next event
-        if isinstance(event, ThinkingDelta):
-            await self.think(event.text)
-        elif isinstance(event, TextDelta):
-            self.end_thinking()
-            await self.write(event.text)
-        elif isinstance(event, TextReset):
-            await self.drop_answer()
-        elif isinstance(event, AssistantMessage):
-            streamed, thought = self._stream is not None, self._thinking is not None
-            self.end_thinking()
-            await self.end_answer()
-            if not thought and thinking_of(event.content):  # replayed: the message holds the thinking
-                await self.add(ThinkingEntry(thinking_of(event.content), done=True))
-            if not streamed and text_of(event.content).strip():
-                await self.add(answer_entry(text_of(event.content)))
-        elif isinstance(event, UserMessage):
-            text = readable(event.content, "\n\n")  # an agentcli note without the marks the model sees
-            if event.origin == "engine":  # what the loop tells the model, not what the user said
-                await self.add_notice(text.strip())
-            elif event.origin == "subagent":  # a background result: its SubagentResultDelivered line shows it
-                pass
-            elif text.strip():
-                await self.add_user(text)
-        elif isinstance(event, ToolCallStarted):
-            await self.end_answer()
-            await self.start_tool(event)
-        elif isinstance(event, ToolCallFinished):
-            await self.finish_tool(event)
-        elif isinstance(event, Notice) and event.text.startswith(COMPACTED) and "into a summary" in event.text:
-            pass  # sessions saved before the engine reported compaction only with the Compacted event
-        elif isinstance(event, Retrying):
-            await self.retrying(event)
-        elif isinstance(event, Notice):
-            await self.add_notice(event.text, event.level)
-        elif isinstance(event, TurnFinished) and event.stop_reason == "cancelled":
-            await self.end_answer()
-        elif isinstance(event, SubagentFinished):
-            await self.end_answer()
-            turns = f"{event.turns} turns" + (" + summary" if event.summarized else "")
-            line = f"{event.id} {event.status} · {turns} · {tokens(event.usage.total_tokens)} tokens"
-            if self.show_times:
-                line += f" · {seconds(event.seconds)}"
-            mark = event.report.mark if event.report else ""
-            line += f" · {mark}" if mark else ""
-            await self.add(NoticeEntry(f"── {line} ──", "warning" if event.status != "done" or mark else "info"))
-        elif isinstance(event, SubagentResultDelivered):
-            await self.add_notice(f"↳ {event.id} {event.status} · its result reached the main agent · "
-                                  f"{event.description}", "info" if event.status == "done" else "warning")
-        elif isinstance(event, SubagentStarted) and event.segment > 1:  # in a transcript: a resumed run
-            await self.add_notice(f"── resumed ({event.description}): a new run with the history above")
-        elif isinstance(event, Compacted):
-            why = f" ({event.reason})" if event.reason else ""
-            await self.add_notice(f"── compacted {event.messages_summarized} older messages into a summary{why}: "
-                                  f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
-        elif isinstance(event, Rewound):
-            await self.add_notice(f"── /rewind: back to just before prompt {event.to_prompt}; the model does not see "
-                                  "what came after it")
-        elif isinstance(event, HistoryCleared) and self._batch is None:  # live: /clear empties the view
-            await self.clear()
-            await self.add_notice("Started a fresh conversation; the session file keeps the old one.")
-        elif isinstance(event, HistoryCleared):
-            await self.add_notice("── /clear: the conversation started afresh; the model does not see what is above")
+        match as_any(event):
+            case ThinkingDelta(text=text):
+                await self.think(text)
+            case TextDelta(text=text):
+                self.end_thinking()
+                await self.write(text)
+            case TextReset():
+                await self.drop_answer()
+            case AssistantMessage(content=content):
+                streamed, thought = self._stream is not None, self._thinking is not None
+                self.end_thinking()
+                await self.end_answer()
+                if not thought and thinking_of(content):  # replayed: the message holds the thinking
+                    await self.add(ThinkingEntry(thinking_of(content), done=True))
+                if not streamed and text_of(content).strip():
+                    await self.add(answer_entry(text_of(content)))
+            case UserMessage(content=content, origin=origin):
+                text = readable(content, "\n\n")  # an agentcli note without the marks the model sees
+                if origin == "engine":  # what the loop tells the model, not what the user said
+                    await self.add_notice(text.strip())
+                elif origin == "subagent":  # a background result: its SubagentResultDelivered line shows it
+                    pass
+                elif text.strip():
+                    await self.add_user(text)
+            case ToolCallStarted() as started:
+                await self.end_answer()
+                await self.start_tool(started)
+            case ToolCallFinished() as finished:
+                await self.finish_tool(finished)
+            case Notice(text=text) if text.startswith(COMPACTED) and "into a summary" in text:
+                pass  # sessions saved before the engine reported compaction only with the Compacted event
+            case Retrying() as retrying:
+                await self.retrying(retrying)
+            case Notice(text=text, level=level):
+                await self.add_notice(text, level)
+            case TurnFinished(stop_reason="cancelled"):
+                await self.end_answer()
+            case SubagentFinished() as ended:
+                await self.end_answer()
+                turns = f"{ended.turns} turns" + (" + summary" if ended.summarized else "")
+                line = f"{ended.id} {ended.status} · {turns} · {tokens(ended.usage.total_tokens)} tokens"
+                if self.show_times:
+                    line += f" · {seconds(ended.seconds)}"
+                mark = ended.report.mark if ended.report else ""
+                line += f" · {mark}" if mark else ""
+                await self.add(NoticeEntry(f"── {line} ──", "warning" if ended.status != "done" or mark else "info"))
+            case SubagentResultDelivered(id=child_id, status=status, description=description):
+                await self.add_notice(f"↳ {child_id} {status} · its result reached the main agent · "
+                                      f"{description}", "info" if status == "done" else "warning")
+            case SubagentStarted(segment=segment, description=description) if segment > 1:
+                # in a transcript: a resumed run
+                await self.add_notice(f"── resumed ({description}): a new run with the history above")
+            case Compacted() as compaction:
+                why = f" ({compaction.reason})" if compaction.reason else ""
+                await self.add_notice(f"── compacted {compaction.messages_summarized} older messages into a summary"
+                                      f"{why}: about {tokens(compaction.tokens_before)} → "
+                                      f"{tokens(compaction.tokens_after)} tokens")
+            case Rewound(to_prompt=number):
+                await self.add_notice(f"── /rewind: back to just before prompt {number}; the model does not see "
+                                      "what came after it")
+            case HistoryCleared() if self._batch is None:  # live: /clear empties the view
+                await self.clear()
+                await self.add_notice("Started a fresh conversation; the session file keeps the old one.")
+            case HistoryCleared():
+                await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
+                                      "above")
+            case (TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
+                  | SubagentCancelling() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated()):
+                pass  # the status bar, the panel, the plan or a modal shows it
+            case unknown:
+                assert_never(unknown)
 
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.

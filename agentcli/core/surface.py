@@ -1,0 +1,139 @@
+"""The session's two faces: the settings it reads (``SessionSettings``), and what a front end may use of it
+(``SessionSurface``). ``core/session.py``'s ``Session`` implements the second; front ends are typed against
+it, so the type checker finds one that reaches past it into the agents (docs/architecture.md says what is on it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
+
+if TYPE_CHECKING:
+    from .engine.agents import AgentType
+    from .engine.custom_commands import CustomCommand
+    from .engine.history import Prompt
+    from .engine.loop import RunResult
+    from .engine.skills import Skill
+    from .engine.subagents import SubagentRecord
+    from .events import Event, Sink, ToolCallStarted, Usage
+    from .mcp.servers import McpServers
+    from .model.llm import LLM
+    from .policy.hooks import Hooks
+    from .policy.permissions import Permissions
+    from .storage.checkpoints import Checkpoints, Restore
+    from .storage.store import SessionStore
+    from .system.workspace import Workspace
+    from .tools import ToolRegistry
+    from .tools.shells import BackgroundShells
+
+
+class SessionSettings(Protocol):
+    """The settings a session reads (``agentcli.config.Settings`` has them): plain values, passed in."""
+
+    model: str
+    max_tokens: int
+    permission_mode: str
+    max_turns: int
+    subagent_max_turns: int
+    subagent_timeout: float
+    max_parallel_subagents: int
+    api_retries: int
+    stall_timeout: float
+    thinking: str
+    max_thinking_tokens: int
+    compact_threshold: float
+    keep_secret_env: bool
+    search_timeout: float
+    output_copy_max_mb: float
+    output_session_max_mb: float
+    checkpoint_file_max_mb: float
+    checkpoint_session_max_mb: float
+    agents: dict[str, dict[str, Any]]
+    permissions: dict[str, list[str]]
+    notices: list[str]
+    mcp_servers: dict[str, Any]
+    mcp_startup_timeout: float
+    mcp_tool_timeout: float
+    subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
+    # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
+    # sandbox ("auto", "on" or "off") and sandbox_network (core/system/sandbox.py).
+
+
+class SessionSurface(Protocol):
+    """What a front end may use of a session: ``Session`` implements it, and every front end is typed against
+    it (``open_session`` returns it), so mypy finds a front end that reaches past it into the agents.
+
+    Sending (``send``, ``read_results``, …) runs the main agent; what it does comes back as events to the
+    sink and the subscribers. The subagents' public facts are their records (``children``); a front end
+    answers an approval by resolving the request's future, never through the session."""
+
+    id: str
+    workspace: Workspace
+    settings: SessionSettings
+    trusted: bool  # the workspace's own files may widen what the agent does
+    commands: dict[str, CustomCommand]  # custom slash commands (and skills), by name
+    skills: dict[str, Skill]
+    store: SessionStore | None  # None: nothing is saved
+    checkpoints: Checkpoints  # for /rewind's list
+    permissions: Permissions  # the mode, and the rules /permissions shows and changes
+    mcp: McpServers
+    hooks: Hooks  # a host program's control protocol registers hooks
+    llm: LLM  # the model client: API time, raw stream events
+    opened: list[Event]  # the warnings the session gave while it opened
+    restored_events: list[Event]  # a resumed session's main transcript, to draw
+
+    # sending, and the conversation
+    def subscribe(self, sink: Sink) -> None: ...
+    def emit(self, event: Event) -> None: ...
+    def start_servers(self) -> None: ...
+    async def send(self, text: str) -> RunResult: ...
+    async def read_results(self) -> RunResult | None: ...
+    async def finish_background(self) -> RunResult | None: ...
+    async def compact(self, focus: str = "") -> bool: ...
+    def clear(self) -> None: ...
+    def prompt_list(self) -> list[Prompt]: ...
+    def rewind(self, number: int, *, conversation: bool, files: bool, overwrite: bool = False) -> Restore: ...
+    async def worktree(self, action: str, ident: str) -> str: ...
+    def last_text(self) -> str: ...
+    def call_started(self, block: dict[str, Any]) -> ToolCallStarted: ...
+    def close(self) -> None: ...
+    async def aclose(self) -> None: ...
+    @property
+    def messages(self) -> list[dict[str, Any]]: ...  # the main agent's history
+
+    # the main agent's model, tools and counts
+    @property
+    def model(self) -> str: ...
+    def set_model(self, model: str) -> None: ...
+    def change_system(self, change: Callable[[str], str]) -> None: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    def only_tools(self, names: Iterable[str]) -> None: ...
+    @property
+    def shells(self) -> BackgroundShells: ...
+    @property
+    def max_turns(self) -> int: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def usage(self) -> Usage: ...  # the main agent's and every subagent's
+    @property
+    def main_usage(self) -> Usage: ...
+    def context_used(self) -> int: ...
+    def context_window(self) -> int: ...
+
+    # the subagents' public facts, and cancelling them
+    @property
+    def children(self) -> list[SubagentRecord]: ...  # every subagent of the session, oldest first
+    @property
+    def running_children(self) -> list[SubagentRecord]: ...
+    @property
+    def results_waiting(self) -> bool: ...  # a background child's result the main agent has not read
+    @property
+    def background_work(self) -> bool: ...  # a background child runs, or its result waits
+    @property
+    def tokens_kept_out(self) -> int: ...
+    @property
+    def agent_types(self) -> dict[str, AgentType]: ...
+    def add_agent_types(self, types: dict[str, AgentType]) -> None: ...
+    def cancel_child(self, child_id: str) -> bool: ...
+    def cancel_children(self) -> list[str]: ...
