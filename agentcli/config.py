@@ -114,6 +114,9 @@ class Settings:
                                                 '"deny": [...]}', widens=True)  # only allow rules widen
     hooks: dict[str, list[Any]] = setting({}, 'hooks in Claude Code\'s format: {"PreToolUse": [{"matcher": "Bash", '
                                           '"hooks": [{"command": …}]}]}', widens=True)  # describe_hooks says which
+    status_line: dict[str, Any] = setting({}, 'the line under the prompt, in Claude Code\'s format: {"type": "command", '
+                                          '"command": "~/bin/status.sh", "padding": 0} (ui/status_line.py)',
+                                          widens=True)  # describe_widening names the command
     mcp_servers: dict[str, Any] = state({}, "MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the "
                                         "user's mcp.json, --mcp-config)")
     trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
@@ -141,6 +144,8 @@ class Settings:
                 value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
             elif key == "agents":
                 value = {**current, **_agent_tables(value, source)}
+            elif key == "status_line":
+                value = _status_line(value, source)
             elif key == "sandbox_allowed_hosts":
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
@@ -203,6 +208,27 @@ def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
             _as_text(text, f"agents.{name}.{setting}", source)
         tables[name] = dict(table)
     return tables
+
+
+def _status_line(value: Any, source: str) -> dict[str, Any]:
+    """A ``statusLine`` table, checked: a command (``type`` "command", the only kind Claude Code has), a
+    ``padding`` of zero or more columns, and a ``timeout`` in seconds (agentcli's; 5 by default)."""
+    if not isinstance(value, dict) or value.get("type", "command") != "command":
+        raise ConfigError(f"{source}: 'statusLine' must be a table such as {{\"type\": \"command\", "
+                          f"\"command\": \"~/.claude/statusline.sh\"}}, not {value!r}.")
+    unknown = sorted(set(value) - {"type", "command", "padding", "timeout", WORKSPACE_MARK})
+    if unknown:
+        raise ConfigError(f"{source}: unknown setting 'statusLine.{unknown[0]}' (known: type, command, padding, "
+                          "timeout).")
+    _as_text(value.get("command"), "statusLine.command", source)
+    for name, kind in (("padding", int), ("timeout", float)):
+        number = value.get(name, 1)
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or number < 0 \
+                or (kind is int and number != int(number)) or (name == "timeout" and number == 0):
+            raise ConfigError(f"{source}: 'statusLine.{name}' must be "
+                              f"{'a number of columns, 0 or more' if name == 'padding' else 'a positive number of seconds'}"
+                              f", not {number!r}.")
+    return {"type": "command", **value}
 
 
 def _as_text(value: Any, key: str, source: str) -> str:
@@ -285,6 +311,8 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
             lines.append(f'permission_mode = "{value}" ({MODES_ABOVE_DEFAULT.get(value, "a wider mode")})')
         elif name == "hooks":
             lines += describe_hooks(value)
+        elif name == "status_line" and isinstance(value, dict):
+            lines.append(f"statusLine command {value.get('command')} (runs each time the status line refreshes)")
         elif name in SETTINGS and isinstance(why := SETTINGS[name].metadata["widens"], str):
             shown = "true" if SETTINGS[name].type == "bool" else repr(value)  # only true widens a switch
             lines.append(f"{name} = {shown} ({why})")
@@ -305,7 +333,8 @@ CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
 
 def _read_claude(path: Path) -> dict[str, Any]:
     """What agentcli understands of a Claude Code settings file, as agentcli settings: the
-    ``permissions`` allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, and ``hooks``."""
+    ``permissions`` allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, ``hooks`` and
+    ``statusLine``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -319,10 +348,12 @@ def _read_claude(path: Path) -> dict[str, Any]:
 
 def from_claude_settings(data: Any) -> dict[str, Any]:
     """Claude Code settings (a parsed settings.json) as agentcli settings: the ``permissions``
-    allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, and ``hooks``."""
+    allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, ``hooks`` and ``statusLine``."""
     values: dict[str, Any] = {}
     if isinstance(data, dict) and data.get("hooks"):
         values["hooks"] = data["hooks"]
+    if isinstance(data, dict) and data.get("statusLine"):
+        values["status_line"] = data["statusLine"]
     table = data.get("permissions") if isinstance(data, dict) else None
     if not isinstance(table, dict):
         return values
@@ -380,6 +411,8 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
             values["hooks"] = {event: [{**group, WORKSPACE_MARK: True} if isinstance(group, dict) else group
                                        for group in groups] if isinstance(groups, list) else groups
                                for event, groups in values["hooks"].items()}
+        if isinstance(values.get("status_line"), dict):  # so does its status line
+            values["status_line"] = {**values["status_line"], WORKSPACE_MARK: True}
         kept, widening = split_widening(values)
         settings.merge(kept if not trusted else values, str(project_file))
         if widening and not trusted:  # checked all the same, so a bad value is an error either way

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Claude Code's tool names in --tools, and the agentcli tools each stands for (bash brings its shells).
 TOOL_NAMES: dict[str, tuple[str, ...]] = {claude: (tool, *(BASH_COMPANIONS if tool == "bash" else ()))
                                           for claude, tool in CLAUDE_TOOLS.items()}
-SETTINGS_KEYS = {"permissions", "model", "hooks", "$schema"}  # what agentcli understands of a --settings object
+SETTINGS_KEYS = {"permissions", "model", "hooks", "statusLine", "$schema"}  # what agentcli understands of a --settings object
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 

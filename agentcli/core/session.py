@@ -34,6 +34,7 @@ from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
+from .policy.status_command import StatusCommand
 from .system.sandbox import Sandbox
 from .engine.skill_tool import SkillTool
 from .engine.skills import Skill, catalog, load_skills
@@ -58,7 +59,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill",
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
 
@@ -453,6 +454,11 @@ class Session:
         tools, name, args = self.main.tools, block["name"], block.get("input", {})
         return ToolCallStarted(id=block["id"], name=name, input=args, kind=tools.kind(name),
                                summary=tools.summary(name, args))
+
+    def status_command(self) -> StatusCommand | None:
+        """The statusLine setting's command, ready to run (ui/status_line.py says when); None without one."""
+        return StatusCommand.from_setting(getattr(self.settings, "status_line", None), self.workspace.root,
+                                          sandbox=self.sandbox, keep_secret_env=self.settings.keep_secret_env)
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
@@ -31,13 +32,14 @@ from rich.text import Text
 from ... import __version__
 from ...config import Settings
 from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished,
-                            ALLOW_AGENT, MAIN)
+                            ALLOW_AGENT, MAIN, Notice)
 from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
+from ..status_line import StatusLineRunner, facts
 from .. import slash
 from ..slash import money, still_running
 from .commands import run_command
@@ -87,6 +89,10 @@ class PlainApp:
                 key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
                 prompt_continuation=continuation, enable_history_search=False)
+        command = session.status_command()
+        self.status_line = None if command is None or lines is not None else StatusLineRunner(
+            command, show=lambda _: self.redraw_toolbar(),
+            warn=lambda note: self.on_event(Notice(level="warning", text=note)))  # in the toolbar, above our line
         self.task: asyncio.Future[Any] | None = None
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
@@ -138,6 +144,8 @@ class PlainApp:
                     raise
             finally:
                 self.display.end_turn()
+                if self.status_line is not None:
+                    self.status_line.close()
                 await self.session.aclose()
         if self.ended_by:  # the terminal may be gone (SIGHUP): say nothing more
             return exit_code(self.ended_by[0])
@@ -425,12 +433,21 @@ class PlainApp:
             self.display.emit("")
         self.session.subscribe(self.on_event)  # what opening the session had to say comes first
 
-    def toolbar(self) -> str:
+    def toolbar(self) -> ANSI:
         session = self.session
         usage, used, window = session.usage, session.context_used(), session.context_window()
         cost = f" ({money(usage)})" if usage.cost is not None else ""
-        return (f" {session.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
-                f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ")
+        own = (f" {session.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
+               f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ").replace("\x1b", "?")
+        if self.status_line is None:
+            return ANSI(own)
+        self.status_line.changed(facts(session))  # drawn at the prompt: the facts of now (a no-op when the same)
+        line = self.status_line.line  # clean(): colours only
+        return ANSI(f"{' ' * (1 + self.status_line.command.padding)}{line}\x1b[0m\n{own}" if line else own)
+
+    def redraw_toolbar(self) -> None:
+        if self.prompt is not None and self.prompt.app.is_running:
+            self.prompt.app.invalidate()
 
     async def show_outputs(self) -> None:
         """ctrl+o: the whole output of the latest request's calls whose preview was cut."""

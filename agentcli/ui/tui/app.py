@@ -47,6 +47,7 @@ from .widgets.plan import PlanBlock
 from .widgets.queue import QueuedMessages
 from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
+from .widgets.status_line import StatusLine
 from .widgets.working import WorkingLine
 from .work import report, startup_done
 
@@ -126,6 +127,7 @@ class AgentApp(App[int]):
         yield self.queued
         yield PromptBar(self.root, blink=not self.testing,
                         commands=slash.custom_commands(self.session.commands) if self.session else [])
+        yield StatusLine()  # the statusLine setting's command, under the prompt
         yield StatusBar(id="status")
         yield Footer()
 
@@ -259,6 +261,8 @@ class AgentApp(App[int]):
         self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
                                                         busy=self.busy, no_key=self.no_key))
         self.panel.show_context(used, used + self.view.subagent_context, window)
+        if s:
+            self.query_one(StatusLine).changed(s, self.busy)
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents."""
