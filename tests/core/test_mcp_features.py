@@ -215,3 +215,15 @@ async def test_an_http_servers_401_names_the_header_and_the_token_to_check(make_
     assert "Authorization header in mcp.json" in docs.error and "${DOCS_TOKEN}" in docs.error
     assert "401 Unauthorized" in bare.error and "sends no credentials" in bare.error
     assert any("401" in e.text for e in events.of(Notice))
+
+
+def test_a_rule_may_name_every_tool_of_a_server_as_claude_code_writes_it():
+    from agentcli.core.policy.rules import Rule, RuleError
+    from agentcli.scripting import checked_rules
+
+    assert checked_rules(["mcp__time__*"], "--allowedTools") == ["mcp__time__*"]
+    rule = Rule.parse("mcp__time__*")
+    assert rule.covers("mcp__time__get_current_time") and not rule.covers("mcp__timer__start")
+    assert not rule.covers("bash")
+    with pytest.raises(RuleError):
+        Rule.parse("bash*")
