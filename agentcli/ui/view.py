@@ -17,7 +17,7 @@ from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin,
                            PlanUpdated, Retrying, Status, SubagentCancelling, SubagentFinished, SubagentReport,
                            SubagentResultDelivered,
-                           SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
+                           SubagentStarted, TextDelta, ToolCallFinished, ToolCallStarted, ToolProgress, TurnStarted, Usage,
                            UsageUpdated, UserMessage, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
@@ -49,6 +49,13 @@ class ToolView:
     status: str = "running"  # running | ok | error
     seconds: float | None = None
     output: str = ""
+    progress: str = ""  # while it runs: what its MCP server last said of its progress (progress_text)
+
+
+def progress_text(event: ToolProgress) -> str:
+    """A running call's progress in a few words: ``2/5 · copying``, or ``7 · copying`` without a total."""
+    done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
+    return f"{done} · {event.message}" if event.message else done
 
 
 @dataclass
@@ -122,6 +129,8 @@ class Transcript:
                                                    event.input if isinstance(event.input, dict) else {},
                                                    event.summary, event.kind)
             self.items.append(call)
+        elif isinstance(event, ToolProgress) and event.id in self.calls:
+            self.calls[event.id].progress = progress_text(event)
         elif isinstance(event, ToolCallFinished):
             call = self.calls.get(event.id)  # type: ignore[assignment]  # None is replaced just below
             if call is None:  # its start was lost (a damaged file)

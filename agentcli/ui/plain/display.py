@@ -23,14 +23,14 @@ from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, Notice, PlanUpdated, Retrying,
                             Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
-                            TextReset, ToolCallFinished, ToolCallStarted, ThinkingDelta, TurnFinished, TurnStarted,
+                            TextReset, ToolCallFinished, ToolCallStarted, ToolProgress, ThinkingDelta, TurnFinished, TurnStarted,
                             UserMessage, ApprovalsWaiting)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView
+from ..view import SessionView, progress_text
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -58,7 +58,7 @@ class RunningTool:
     name: str
     summary: str
     started: float
-
+    progress: str = ""  # what its MCP server last said of its progress
 
 @dataclass
 class Retry:
@@ -182,6 +182,9 @@ class Display:
             self.say_thought()
             self.running[event.id] = RunningTool(event.name, cut(call_line(event.name, event.input, event.summary)),
                                                  self.clock())
+        elif isinstance(event, ToolProgress) and event.id in self.running:
+            self.running[event.id].progress = progress_text(event)
+            self.refresh()
         elif isinstance(event, ToolCallFinished):
             self._tool_finished(event)
         elif isinstance(event, TurnFinished):
@@ -426,8 +429,9 @@ class Display:
         for tool_id, tool in self.running.items():
             if tool.name == "task" and tool_id in self.delegating:
                 continue
+            progress = f" · {tool.progress}" if tool.progress else ""
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
-                                   Text(f" · {seconds(now - tool.started)}", style="dim")))
+                                   Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
         for child_id, child in ({} if self.idle else self.children).items():
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"

@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UserMessage)
+                             ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -288,6 +288,8 @@ class Conversation(VerticalScroll):
             await self.start_tool(event)
         elif isinstance(event, ToolCallFinished):
             await self.finish_tool(event)
+        elif isinstance(event, ToolProgress) and event.id in self.tools:
+            self.tools[event.id].show_progress(event)
         elif isinstance(event, Notice) and event.text.startswith(COMPACTED) and "into a summary" in event.text:
             pass  # sessions saved before the engine reported compaction only with the Compacted event
         elif isinstance(event, Retrying):
