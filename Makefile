@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean install uninstall demo sandbox-tool acpx
+.PHONY: run test bench clean install uninstall demo sandbox-tool acpx mcp-everything
 
 # The program is its own virtual environment in PREFIX/lib/agentcli and a link in PREFIX/bin (on your PATH).
 # PREFIX/lib, the GNU libdir, is where a program's private files go; PREFIX/share is data, and with the
@@ -59,7 +59,7 @@ TEST_WORKERS ?= 2
 
 # The import contracts, the linter and the type checker first (pyproject.toml: [tool.importlinter], [tool.ruff],
 # [tool.mypy]): a layer broken by one import, or a new finding, fails at once (docs/testing.md, "Checks").
-test: $(STAMP) sandbox-tool acpx
+test: $(STAMP) sandbox-tool acpx mcp-everything
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff check agentcli tests
 	$(BIN)/mypy
@@ -71,6 +71,13 @@ acpx:
 	@command -v npm > /dev/null || { echo "make: no npm, so the acpx test skips (install Node to run it)"; exit 0; }; \
 	[ tests/acpx/node_modules/.package-lock.json -nt tests/acpx/package-lock.json ] || \
 	npm install --prefix tests/acpx --no-audit --no-fund --ignore-scripts --loglevel=error
+
+# npm's @modelcontextprotocol/server-everything, a server nobody here wrote, serves tests/e2e/test_mcp_everything.py;
+# installed from tests/mcp_everything/package-lock.json like acpx, and skipped the same way without npm.
+mcp-everything:
+	@command -v npm > /dev/null || { echo "make: no npm, so the server-everything test skips (install Node to run it)"; exit 0; }; \
+	[ tests/mcp_everything/node_modules/.package-lock.json -nt tests/mcp_everything/package-lock.json ] || \
+	npm install --prefix tests/mcp_everything --no-audit --no-fund --ignore-scripts --loglevel=error
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
 # it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.

@@ -156,6 +156,17 @@ class ToolCallFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolProgress(Event):
+    """A running call's progress, as its MCP server reports it: ``progress`` of ``total`` (0 when the
+    server gives none), and what it is doing."""
+
+    id: str  # the call's tool_use id
+    progress: float
+    total: float = 0.0
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class UsageUpdated(Event):
     """Usage of one model call (``usage``) and the agent's running total (``total``)."""
 
@@ -355,6 +366,23 @@ class ApprovalRequested(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ElicitationRequested(Event):
+    """An MCP server asks the user something (elicitation). The front end resolves ``future`` with a
+    dict of the answer's fields (accept), or with "decline" or "cancel".
+
+    ``fields``: the answer's fields from the server's schema, each (name, type, title, required, choices):
+    type is string, number, integer or boolean; choices lists an enum's values. ``url``: in URL mode,
+    the page the user is asked to open; there are no fields then."""
+
+    server: str
+    message: str
+    fields: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = ()
+    url: str = ""
+    future: "asyncio.Future[dict[str, Any] | str] | None" = field(default=None, compare=False,
+                                                                 metadata={"transient": True})
+
+
+@dataclass(frozen=True, kw_only=True)
 class PlanUpdated(Event):
     """An agent wrote its plan (``todo_write``): every item, in order, each a dict of ``content``,
     ``status`` (pending | in_progress | completed) and ``active_form`` (the item as it is being done)."""
@@ -450,7 +478,7 @@ Sink = Callable[[Event], None]
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                 ToolCallStarted, ToolCallFinished, UsageUpdated, SubagentStarted, SubagentFinished,
+                 ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
 

@@ -20,16 +20,17 @@ from .storage.checkpoints import Checkpoint, Checkpoints, Restore
 from .storage.worktrees import WorktreeError
 from .engine.context import current_mode, main_system_prompt
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted,
-                     ToolCallStarted, Usage)
+from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished,
+                     SubagentStarted, ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts,
                              undelivered)
 from .claude_names import CLAUDE_NAMES
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
+from .mcp import bridge
 from .mcp.config import ServerConfig
-from .mcp.servers import McpServer, McpServers
+from .mcp.servers import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, McpServers, RemoteResource
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .policy.permissions import MODES, Permissions
@@ -45,6 +46,7 @@ from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.shells import BackgroundShells
+from .errors import ToolError
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
 from .system.secret_env import command_env
@@ -59,6 +61,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
+           "RemoteResource",
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
@@ -113,8 +116,11 @@ class Session:
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
                               startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
                               tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
-                              on_ready=lambda server: add_mcp_tools(tools, server),
-                              on_trouble=lambda text: self.emit(Notice(level="warning", text=text)))
+                              on_ready=lambda server: bridge.sync_tools(tools, server, self.warn),
+                              on_trouble=self.warn, ask=self.ask_user,
+                              roots=lambda: [workspace.root, *workspace.extra_dirs],
+                              log=project_dir(workspace.root) / self.id / "mcp.log" if self.store else None)
+        self.asks_user = False  # a front end that answers a server's questions (ElicitationRequested) sets it
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
@@ -225,6 +231,35 @@ class Session:
         except SessionError as exc:
             self.deliver(Notice(level="warning", text=str(exc)))
 
+    def warn(self, text: str) -> None:
+        self.emit(Notice(level="warning", text=text))
+
+    async def ask_user(self, question: Elicitation) -> ElicitationAnswer:
+        """A server's question (MCP elicitation): an Elicitation hook answers it, else the user through the
+        front end, else (-p, or a front end that cannot ask) it is refused saying why."""
+        hooked = await self.hooks.elicitation(question.server, question.message, question.schema, question.url)
+        if hooked is not None:
+            return ElicitationAnswer(hooked[0], hooked[1])  # type: ignore[arg-type]
+        if not self.asks_user:
+            return ElicitationAnswer("decline", refused=NO_ONE_TO_ASK if not self.interactive else
+                                     "this front end cannot ask the user a server's question")
+        future: asyncio.Future[dict[str, Any] | str] = asyncio.get_running_loop().create_future()
+        self.emit(ElicitationRequested(server=question.server, message=question.message,
+                                       fields=bridge.elicitation_fields(question.schema), url=question.url,
+                                       future=future))
+        reply = await future
+        if isinstance(reply, dict):
+            return ElicitationAnswer("accept", reply)
+        return ElicitationAnswer("cancel" if reply == "cancel" else "decline")
+
+    def mcp_turn_boundary(self) -> None:
+        """Between turns: offer the tools the servers added and withdraw those they removed since, and put
+        their instructions in the system prompt (a turn's tools and prompt never change under it)."""
+        for server in self.mcp.take_changed():
+            bridge.sync_tools(self.main.tools, server, self.warn)
+        if self.mcp:
+            self.main.system = bridge.with_instructions(self.main.system, self.mcp, self.trusted)
+
     def start_servers(self) -> None:
         """Start the MCP servers in the background; front ends call it once the first screen is up."""
         self.mcp.start()
@@ -239,8 +274,16 @@ class Session:
             self.mcp.start()
         else:
             await self.mcp.wait_started()
+        self.mcp_turn_boundary()
         called = find_command(self.commands, text)
         prompt = called[0].expand(called[1]) if called else text
+        attachments: list[dict[str, Any]] = []
+        try:
+            if not called and (from_server := await bridge.expand_prompt(self.mcp, text)) is not None:
+                prompt, attachments = from_server
+        except ToolError as exc:
+            self.warn(str(exc))
+            return RunResult(str(exc), "refused", self.main.turns)
         verdict = await self.hooks.prompt_submitted(prompt)
         if verdict.blocked:
             blocked = f"A UserPromptSubmit hook blocked this message: {verdict.blocked}"
@@ -248,7 +291,7 @@ class Session:
             return RunResult(blocked, "refused", self.main.turns)
         self.prompts += 1
         self.checkpoints.begin(self.prompts)
-        attachments = self.attachments(prompt)
+        attachments += self.attachments(prompt) + await bridge.attach_resources(self.mcp, prompt, self.warn)
         command, model = called[0] if called else None, self.main.model
         added = self.command_rules(command) if command else []
         try:
@@ -327,6 +370,7 @@ class Session:
         if not self.subagents.pending:
             return None
         await self.system_ready()
+        self.mcp_turn_boundary()
         return await self.main.run(None)
 
     async def finish_background(self) -> RunResult | None:
@@ -418,6 +462,11 @@ class Session:
         return self.main.usage
 
     @property
+    def last_usage(self) -> Usage:
+        """The main agent's latest call (the status line's current_usage)."""
+        return self.main.last_usage
+
+    @property
     def children(self) -> list[SubagentRecord]:
         return list(self.subagents.records.values())
 
@@ -496,11 +545,3 @@ def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | N
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
                    fork_session=fork_session)
-
-
-def add_mcp_tools(tools: ToolRegistry, server: McpServer) -> None:
-    """Offer a server's tools (``mcp__<server>__<tool>``) once it is ready."""
-    from .mcp.tool import McpTool
-
-    for remote in server.tools:
-        tools.add(McpTool(server, remote))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .mcp.servers import McpServers
     from .model.llm import LLM
     from .policy.hooks import Hooks
+    from .policy.status_command import StatusCommand
     from .policy.permissions import Permissions
     from .storage.checkpoints import Checkpoints, Restore
     from .storage.store import SessionStore
@@ -118,6 +119,8 @@ class SessionSurface(Protocol):
     def usage(self) -> Usage: ...  # the main agent's and every subagent's
     @property
     def main_usage(self) -> Usage: ...
+    @property
+    def last_usage(self) -> Usage: ...  # the main agent's latest call
     def context_used(self) -> int: ...
     def context_window(self) -> int: ...
 
@@ -137,3 +140,4 @@ class SessionSurface(Protocol):
     def add_agent_types(self, types: dict[str, AgentType]) -> None: ...
     def cancel_child(self, child_id: str) -> bool: ...
     def cancel_children(self) -> list[str]: ...
+    def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command

@@ -39,7 +39,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("diff", "ID", "Show what an isolated subagent changed in its worktree"),
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
-    SlashCommand("mcp", "", "MCP servers: their state, tools and last error"),
+    SlashCommand("mcp", "", "MCP servers: their state, tools, prompts (/mcp__server__prompt), resources (@server:uri)"),
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
@@ -68,6 +68,8 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     from ..core.session import find_command as find
 
     called = find(commands, text.strip())
+    if text.strip().startswith("/mcp__"):  # an MCP server's prompt: the session runs it (core/mcp/bridge.py)
+        return True
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
@@ -273,17 +275,32 @@ def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None
     """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
     from ..core.session import mcp_tool_name as tool_name
 
+    def plural(items: list[object] | dict[str, object], word: str) -> str:
+        return f"{len(items)} {word}{'s' if len(items) != 1 else ''}"
+
     if not servers and not held_back:
         return f"No MCP servers are configured; {mcp_how_to()}"
     lines = []
     for server in servers.servers.values():
         lines.append(visible(f"{server.name:<16} {server.state:<9} {server.config.describe()}  "
                              f"[{server.config.source}]"))
-        if server.tools:
-            names = ", ".join(tool_name(server.name, t.name) for t in server.tools)
-            lines.append(visible(f"    {len(server.tools)} tool{'s' if len(server.tools) != 1 else ''}: {names}"))
+        if server.offered:
+            lines.append(visible(f"    {plural(list(server.offered), 'tool')}: {', '.join(server.offered)}"))
+        for name, why in server.held_back:
+            lines.append(visible(f"    not offered: {name}: {why}"))
+        if server.prompts:
+            names = ", ".join("/" + tool_name(server.name, p.name) + "".join(f" {a.upper()}" for a, _ in p.arguments)
+                              for p in server.prompts)
+            lines.append(visible(f"    {plural(list(server.prompts), 'prompt')}: {names}"))
+        if server.resources:
+            shown = ", ".join(f"@{server.name}:{r.uri}" + (f" ({r.name})" if r.name and r.name != r.uri else "")
+                              for r in server.resources[:50])
+            more = f" and {len(server.resources) - 50} more" if len(server.resources) > 50 else ""
+            lines.append(visible(f"    {plural(list(server.resources), 'resource')}: {shown}{more}"))
         if server.error:
             lines.append(visible(f"    last error: {server.error}"))
+    if servers and servers.log is not None:
+        lines.append(f"Details of what the servers did: {servers.log}")
     for config in (held_back or {}).values():
         lines.append(visible(f"{config.name:<16} {'held back':<9} {config.describe()}  [{config.source}]"))
         lines.append("    not started: this workspace is not trusted ('agentcli --trust-workspace' or answer yes "

@@ -26,18 +26,18 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import __version__
 
 if TYPE_CHECKING:
-    from ..core.session import Session, StatusCommand
+    from ..core.session import SessionSurface, StatusCommand
 
 INTERVAL = 0.3  # seconds between runs at most (Claude Code's 300 ms)
 LINE_CAP = 2_000  # characters of the line that are kept
 
 
-def facts(session: "Session", *, busy: bool = False) -> dict[str, Any]:
+def facts(session: "SessionSurface", *, busy: bool = False) -> dict[str, Any]:
     """What the command gets on stdin: Claude Code's fields (``session_id``, ``model``, ``workspace``,
     ``cost``, ``context_window`` …) and agentcli's (``permission_mode``, ``agentcli.subagents_running`` …)."""
-    root, model = str(session.workspace.root), session.main.model
+    root, model = str(session.workspace.root), session.model
     usage, used, window = session.usage, session.context_used(), session.context_window()
-    last = session.main.last_usage
+    last = session.last_usage
     share = round(100 * used / window, 1) if window else 0.0
     store = getattr(session, "store", None)
     return {
@@ -66,9 +66,9 @@ def facts(session: "Session", *, busy: bool = False) -> dict[str, Any]:
         "agentcli": {
             "busy": busy,  # the main agent is working on a turn
             "context_used_tokens": used,
-            "tokens_kept_out": session.subagents.tokens_kept_out,  # what subagents kept out of the main context
+            "tokens_kept_out": session.tokens_kept_out,  # what subagents kept out of the main context
             "subagents_running": [{"id": r.id, "subagent_type": r.type, "description": r.description,
-                                   "background": r.background} for r in session.subagents.running],
+                                   "background": r.background} for r in session.running_children],
         },
     }
 

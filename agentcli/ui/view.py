@@ -18,7 +18,8 @@ from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, 
                            HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, as_any, kept_out)
+                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress,
+                           ElicitationRequested, as_any, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
@@ -49,6 +50,13 @@ class ToolView:
     status: str = "running"  # running | ok | error
     seconds: float | None = None
     output: str = ""
+    progress: str = ""  # while it runs: what its MCP server last said of its progress (progress_text)
+
+
+def progress_text(event: ToolProgress) -> str:
+    """A running call's progress in a few words: ``2/5 · copying``, or ``7 · copying`` without a total."""
+    done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
+    return f"{done} · {event.message}" if event.message else done
 
 
 @dataclass
@@ -122,6 +130,8 @@ class Transcript:
                                                          started.input if isinstance(started.input, dict) else {},
                                                          started.summary, started.kind)
                 self.items.append(call)
+            case ToolProgress() as progress if progress.id in self.calls:
+                self.calls[progress.id].progress = progress_text(progress)
             case ToolCallFinished() as finished:
                 found = self.calls.get(finished.id)
                 if found is None:  # its start was lost (a damaged file)
@@ -145,7 +155,7 @@ class Transcript:
                                             summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
             case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished()):
+                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()):
                 pass  # not an item of a transcript
             case unknown:
                 assert_never(unknown)
@@ -333,7 +343,8 @@ class Subagent:
                 self.summarized = ended.summarized
             case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
-                  | HistoryCleared()):
+                  | HistoryCleared()
+                  | ToolProgress() | ElicitationRequested()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)
@@ -426,7 +437,8 @@ class SessionView:
             case (UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()):
+                  | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()
+                  | ToolProgress() | ElicitationRequested()):
                 pass  # no fact of the status bar
             case unknown:
                 assert_never(unknown)

@@ -34,6 +34,14 @@ TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamabl
 # reached through its control protocol on standard input and output (ui/stream_input.py).
 
 
+PREFIX = "mcp__"
+
+
+def tool_name(server: str, tool: str) -> str:
+    """``mcp__<server>__<tool>``, in the characters (and the 64 of them) the API allows."""
+    return f"{PREFIX}{server}__{re.sub(r'[^A-Za-z0-9_-]', '_', tool)}"[:64]
+
+
 class McpConfigError(ValueError):
     """A server definition cannot be used; the message names the file and says why."""
 

@@ -19,19 +19,21 @@ import asyncio
 import atexit
 import dataclasses
 import importlib
+import logging
 import os
+import re
 import tempfile
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, AsyncIterator, Callable, Literal, Mapping
+from typing import IO, Any, AsyncIterator, Awaitable, Callable, Literal, Mapping
 
 from ... import __version__
 from ..system import secret_env
 from ..system import processes
 from ..errors import ToolError
 from ..system.sandbox import Sandbox, SandboxError, writable_dirs
-from .config import McpConfigError, ServerConfig
+from .config import McpConfigError, ServerConfig, tool_name
 
 State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]
 
@@ -65,11 +67,105 @@ class RemoteTool:
     input_schema: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class RemotePrompt:
+    """A server's prompt: offered as the slash command ``/mcp__<server>__<name>``."""
+
+    name: str
+    description: str
+    arguments: tuple[tuple[str, bool], ...]  # each argument's name and whether it is required
+
+
+@dataclass(frozen=True)
+class RemoteResource:
+    """A resource a server lists: attached to a prompt as ``@<server>:<uri>``."""
+
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
+
+
+@dataclass(frozen=True)
+class Elicitation:
+    """A server's question to the user (MCP elicitation). ``schema``: the JSON schema of the answer's
+    fields (flat: strings, numbers, booleans, enums); ``url``: in URL mode, the page to open instead."""
+
+    server: str
+    message: str
+    schema: dict[str, Any]
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class ElicitationAnswer:
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+    refused: str = ""  # no one could be asked: why, in one sentence (sent to the server as an error)
+
+
+Ask = Callable[[Elicitation], Awaitable[ElicitationAnswer]]
+Progress = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+NO_ONE_TO_ASK = "agentcli runs without a user here (-p), so it cannot ask the user this question"
+INSTRUCTIONS_CAP = 2_048  # characters of a server's instructions the system prompt takes
+LOG = logging.getLogger("agentcli.mcp")
+_LOGGERS = ("mcp", "agentcli.mcp")  # the SDK's and ours: they write to the session's MCP log, never the terminal
+_log_handler: logging.Handler | None = None
+
+
+def log_to(path: Path | None) -> None:
+    """Send the MCP SDK's log lines (its tracebacks among them) and ours to ``path``, and nowhere else:
+    never to the terminal, whatever a front end configured for the root logger. None: drop them."""
+    global _log_handler
+    handler: logging.Handler = logging.NullHandler()
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        except OSError:
+            pass
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        logger.propagate = False
+        if _log_handler is not None:
+            logger.removeHandler(_log_handler)
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    if _log_handler is not None:
+        _log_handler.close()
+    _log_handler = handler
+
+
+def tasks_required(tool: Any) -> bool:
+    """Whether a listed tool can only run as an MCP Task, which agentcli does not support."""
+    execution = getattr(tool, "execution", None)
+    return getattr(execution, "task_support", None) == "required"
+
+
+def unauthorized(status: int | None, config: ServerConfig) -> str:
+    """The sentence for an HTTP server's 401, naming what to check; "" for any other status."""
+    if status != 401:
+        return ""
+    variables = sorted({v for _, value in config.headers for v in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", value)})
+    if config.headers:
+        names = ", ".join(name for name, _ in config.headers)
+        told = f"check the {names} header{'s' if len(config.headers) > 1 else ''} in {config.source}"
+        if variables:
+            told += f" and the token in ${{{variables[0]}}}" if len(variables) == 1 else \
+                f" and the tokens in {', '.join('${' + v + '}' for v in variables)}"
+    else:
+        told = f"it sends no credentials; add an \"Authorization\": \"Bearer ${{TOKEN}}\" header in {config.source}"
+    return f"the server answered 401 Unauthorized: {told}"
+
+
 class McpServer:
-    """One configured server: its state, its tools once listed, and calls to them."""
+    """One configured server: its state, its tools, prompts and resources once listed, and calls to them."""
 
     def __init__(self, config: ServerConfig, *, root: Path, env: Mapping[str, str], tool_timeout: float,
-                 on_change: Callable[["McpServer"], None], sandbox: "Sandbox | None" = None) -> None:
+                 on_change: Callable[["McpServer"], None], sandbox: "Sandbox | None" = None,
+                 roots: Callable[[], list[Path]] | None = None, ask: "Ask | None" = None) -> None:
         self.config = config
         self.sandbox = sandbox if config.project and config.transport == "stdio" else None
         self.name = config.name
@@ -77,16 +173,30 @@ class McpServer:
         self.env = dict(env)
         self.tool_timeout = tool_timeout
         self.on_change = on_change
+        self.roots = roots or (lambda: [root])
+        self.ask = ask  # who answers the server's questions (elicitation); None: nobody, each is refused
         self.state: State = "waiting"
         self.error = ""  # the latest failure, one sentence
         self.tools: list[RemoteTool] = []
+        self.offered: dict[str, RemoteTool] = {}  # the tools as offered: mcp__<server>__<tool> → the tool
+        self.held_back: list[tuple[str, str]] = []  # tools not offered, each with why
+        self.prompts: list[RemotePrompt] = []
+        self.resources: list[RemoteResource] = []
+        self.instructions = ""  # what the server says about using it, capped (INSTRUCTIONS_CAP)
+        self.changed = False  # its tools changed since the registry last took them (tools/list_changed)
         self.settled = asyncio.Event()  # set once ready or failed
         self.marker = processes.new_marker()
         self.pid: int | None = None
         self.client: Any = None
         self.task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
+        self._relist: set[str] = set()  # what the server said changed: "tools", "prompts", "resources"
+        self._wake = asyncio.Event()
         self._stderr: IO[str] | None = None
+        self._told_bad_output = False
+        self._told_clashes: set[str] = set()
+        self.http_status: int | None = None  # the latest HTTP error status the server answered (http, sse)
+        self.notes: list[str] = []  # warnings for the user not yet given (McpServers hands them on)
         self.relay: Callable[[dict[str, Any]], Any] | None = None  # type sdk: how its messages reach it
 
     # ------------------------------------------------------------ life
@@ -112,11 +222,15 @@ class McpServer:
                                          writable=writable_dirs(self.root))
                 config = dataclasses.replace(config, command=argv[0], args=tuple(argv[1:]))
             info = Implementation(name="agentcli", version=__version__)
-            async with Client(self._transport(config), client_info=info) as client:
-                self.tools = await self._list_tools(client)
+            async with Client(self._transport(config), client_info=info, cache=None,
+                              list_roots_callback=self._list_roots, elicitation_callback=self._elicit,
+                              message_handler=self._message, logging_callback=self._logged) as client:
+                await self._find_process()
+                await self._list(client, {"tools", "prompts", "resources"})
+                self.instructions = (client.instructions or "").strip()[:INSTRUCTIONS_CAP]
                 self.client = client
                 self._set("ready")
-                await self._watch()
+                await self._watch(client)
         except asyncio.CancelledError:
             if self.state in ("starting", "ready"):
                 self._set("stopped")
@@ -127,7 +241,10 @@ class McpServer:
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - anything the SDK or the server does ends only this server
-            if self.state == "ready" and not self._stop.is_set():
+            LOG.debug("MCP server %r ended", self.name, exc_info=True)
+            if (told := unauthorized(self.http_status, self.config)) and self.state == "starting":
+                self._set("failed", told)
+            elif self.state == "ready" and not self._stop.is_set():
                 self._set("exited", f"the connection ended ({describe(exc)}){self._stderr_tail()}")
             elif self.state == "starting":
                 self._set("failed", f"{describe(exc)}{self._stderr_tail()}")
@@ -165,36 +282,162 @@ class McpServer:
                                                       cwd=str(self.root)), errlog=self._stderr)
         if config.transport == "sse":
             from mcp.client.sse import sse_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
-            return sse_client(config.url, headers=dict(config.headers))
-        return _http_transport(config.url, dict(config.headers))
+            def client(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+                made = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+                made.event_hooks["response"].append(self._seen)
+                return made
 
-    async def _list_tools(self, client: Any) -> list[RemoteTool]:
+            return sse_client(config.url, headers=dict(config.headers), httpx_client_factory=client)
+        return _http_transport(config.url, dict(config.headers), self._seen)
+
+    async def _seen(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self.http_status = response.status_code
+
+    async def _find_process(self) -> None:
         if self.config.transport == "stdio":
             self.pid = await asyncio.to_thread(_child_with_marker, self.marker)
             if self.pid is not None:
                 processes.started(self.marker, self.pid)
-        tools: list[RemoteTool] = []
-        cursor = None
-        for _ in range(100):  # pages
-            page = await client.list_tools(cursor=cursor)
-            tools += [RemoteTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"}))
-                      for t in page.tools]
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
 
-    async def _watch(self) -> None:
-        """Until asked to stop, or the server's process is gone."""
+    async def _list(self, client: Any, what: set[str]) -> None:
+        """List the server's tools, prompts and resources (those in ``what`` it has)."""
+        capabilities = client.server_capabilities
+        if "tools" in what:
+            listed = await _pages(client.list_tools, "tools")
+            self.held_back = [(t.name, "it runs only as an MCP Task, which agentcli does not support")
+                              for t in listed if tasks_required(t)]
+            self.tools = [RemoteTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"}))
+                          for t in listed if not tasks_required(t)]
+            self.offered = self._names(self.tools)
+            self.changed = True
+        for kind, present in (("prompts", capabilities.prompts), ("resources", capabilities.resources)):
+            if kind not in what or present is None:
+                continue
+            try:
+                items = await _pages(getattr(client, f"list_{kind}"), kind)
+            except Exception as exc:  # noqa: BLE001 - the tools still work without them
+                LOG.warning("MCP server %r: listing its %s failed", self.name, kind, exc_info=True)
+                self.error = f"listing its {kind} failed: {describe(exc)}"
+                continue
+            if kind == "prompts":
+                self.prompts = [RemotePrompt(p.name, p.description or "", tuple(
+                    (a.name, bool(a.required)) for a in p.arguments or ())) for p in items]
+            else:
+                self.resources = [RemoteResource(self.name, str(r.uri), r.name, r.description or "",
+                                                 r.mime_type or "") for r in items]
+
+    def _names(self, tools: list[RemoteTool]) -> dict[str, RemoteTool]:
+        """Each tool's name as offered. Two whose cleaned names collide (``a.b`` and ``a_b``) both stay
+        reachable: the later one gets a number (``mcp__s__a_b_2``), and a warning says so."""
+        offered: dict[str, RemoteTool] = {}
+        for remote in tools:
+            name = tool_name(self.name, remote.name)
+            number = 2
+            while name in offered:
+                name = f"{tool_name(self.name, remote.name)[:60]}_{number}"
+                number += 1
+            if number > 2 and name not in self._told_clashes:
+                self._told_clashes.add(name)
+                clash = tool_name(self.name, remote.name)
+                self.notes.append(f"MCP server '{self.name}' has two tools named {clash} once cleaned "
+                                  f"({offered[clash].name!r} and {remote.name!r}); the second is offered as {name}.")
+            offered[name] = remote
+        return offered
+
+    async def _watch(self, client: Any) -> None:
+        """Until asked to stop, or the server's process is gone; lists again what the server says changed."""
+        listening = asyncio.get_running_loop().create_task(self._listen(client), name=f"mcp-{self.name}-listen")
+        try:
+            await self._watch_until_done(client)
+        finally:
+            listening.cancel()
+            try:
+                await listening
+            except BaseException:  # noqa: BLE001 - cancelled, or it had ended
+                pass
+
+    async def _listen(self, client: Any) -> None:
+        """On the 2026 protocol, changes come on a ``subscriptions/listen`` stream, not as notifications."""
+        from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return
+        kinds = {ToolsListChanged: "tools", PromptsListChanged: "prompts", ResourcesListChanged: "resources"}
+        try:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
+                                     resources_list_changed=True) as subscription:
+                async for event in subscription:
+                    if (kind := kinds.get(type(event))) is not None:
+                        self._relist.add(kind)
+                        self._wake.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - without the stream, the lists stay as they are
+            LOG.info("MCP server %r: no subscriptions/listen stream", self.name, exc_info=True)
+
+    async def _watch_until_done(self, client: Any) -> None:
         while not self._stop.is_set():
             try:
-                await asyncio.wait_for(self._stop.wait(), WATCH_INTERVAL)
+                await asyncio.wait_for(self._wake.wait(), WATCH_INTERVAL)
             except TimeoutError:
                 pass
+            self._wake.clear()
+            if self._relist and not self._stop.is_set():
+                what, self._relist = self._relist, set()
+                try:
+                    await self._list(client, what)
+                except Exception as exc:  # noqa: BLE001 - the old lists stay
+                    LOG.warning("MCP server %r: listing again failed", self.name, exc_info=True)
+                    self.error = f"listing its {', '.join(sorted(what))} again failed: {describe(exc)}"
+                self.on_change(self)
             if self.pid is not None and not _alive(self.pid):
                 self._set("exited", f"the server process exited{self._stderr_tail()}")
                 return
+
+    # ------------------------------------------------------------ what the server sends
+
+    async def _message(self, message: Any) -> None:
+        """A notification, or something the transport could not read (logged, and told once)."""
+        if isinstance(message, Exception):
+            LOG.warning("MCP server %r sent something that is not MCP", self.name, exc_info=message)
+            if not self._told_bad_output:
+                self._told_bad_output = True
+                self.notes.append(f"MCP server '{self.name}' wrote a line that is not MCP (JSON-RPC) to its "
+                                  "output; agentcli ignored it (the MCP log has the details).")
+                self.on_change(self)
+            return
+        method = getattr(message, "method", "")
+        kind = {"notifications/tools/list_changed": "tools", "notifications/prompts/list_changed": "prompts",
+                "notifications/resources/list_changed": "resources"}.get(method)
+        if kind is not None:
+            self._relist.add(kind)
+            self._wake.set()
+
+    async def _logged(self, params: Any) -> None:
+        LOG.info("MCP server %r logged (%s): %s", self.name, getattr(params, "level", ""), getattr(params, "data", ""))
+
+    async def _list_roots(self, context: Any) -> Any:
+        from mcp_types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=path.resolve().as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
+                                      for path in self.roots()])
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        from mcp_types import ElicitResult, ErrorData
+
+        question = Elicitation(self.name, str(getattr(params, "message", "")),
+                               dict(getattr(params, "requested_schema", None) or {}),
+                               str(getattr(params, "url", "") or ""))
+        if self.ask is None:
+            return ErrorData(code=-32603, message=NO_ONE_TO_ASK)
+        answer = await self.ask(question)
+        if answer.refused:
+            return ErrorData(code=-32603, message=answer.refused)
+        return ElicitResult(action=answer.action, content=answer.content)
 
     def _stderr_tail(self) -> str:
         """The last line the server wrote to its standard error, as a clause."""
@@ -249,13 +492,15 @@ class McpServer:
 
     # ------------------------------------------------------------ calls
 
-    async def call(self, tool: str, args: dict[str, Any]) -> Any:
-        """The server's result for one tool call; ToolError with one sentence when there is none."""
+    async def call(self, tool: str, args: dict[str, Any], progress: "Progress | None" = None) -> Any:
+        """The server's result for one tool call; ToolError with one sentence when there is none.
+        ``progress`` gets the server's progress notifications for the call."""
         client = self.client
         if self.state != "ready" or client is None:
             raise ToolError(self.unavailable())
         try:
-            return await client.call_tool(tool, args, read_timeout_seconds=self.tool_timeout)
+            return await client.call_tool(tool, args, read_timeout_seconds=self.tool_timeout,
+                                          progress_callback=progress)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -273,6 +518,32 @@ class McpServer:
                                 f"{self._stderr_tail()}; its tools cannot be used for the rest of this session.") from None
             raise ToolError(f"The MCP server '{self.name}' refused the call to {tool}: {describe(exc)}.") from None
 
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
+        """The server's messages for one of its prompts; ToolError with one sentence when there are none."""
+        client = self.client
+        if self.state != "ready" or client is None:
+            raise ToolError(self.unavailable().replace("its tools", "its prompts"))
+        try:
+            return await asyncio.wait_for(client.get_prompt(prompt, arguments), self.tool_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            LOG.warning("MCP server %r: getting the prompt %r failed", self.name, prompt, exc_info=True)
+            raise ToolError(f"The MCP server '{self.name}' did not give its prompt {prompt}: {describe(exc)}.") from None
+
+    async def read_resource(self, uri: str) -> Any:
+        """The server's contents for one resource; ToolError with one sentence when there are none."""
+        client = self.client
+        if self.state != "ready" or client is None:
+            raise ToolError(self.unavailable().replace("its tools", "its resources"))
+        try:
+            return await asyncio.wait_for(client.read_resource(uri), self.tool_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            LOG.warning("MCP server %r: reading %r failed", self.name, uri, exc_info=True)
+            raise ToolError(f"The MCP server '{self.name}' did not give the resource {uri}: {describe(exc)}.") from None
+
     def unavailable(self) -> str:
         why = {"waiting": "has not started yet", "starting": "is still starting", "failed": "failed to start",
                "exited": "has exited", "stopped": "was stopped"}.get(self.state, self.state)
@@ -280,13 +551,28 @@ class McpServer:
         return f"The MCP server '{self.name}' {why}{detail}; its tools cannot be used now."
 
 
+async def _pages(list_page: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paged MCP listing (at most 100 pages)."""
+    items: list[Any] = []
+    cursor = None
+    for _ in range(100):
+        page = await list_page(cursor=cursor)
+        items += getattr(page, field)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
 @asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _http_transport(url: str, headers: dict[str, str], seen: Callable[[Any], Awaitable[None]]
+                          ) -> AsyncIterator[Any]:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     async with create_mcp_http_client(headers=headers) as http, \
             streamable_http_client(url, http_client=http) as streams:
+        http.event_hooks["response"].append(seen)
         yield streams
 
 
@@ -321,18 +607,57 @@ def _child_with_marker(marker: str) -> int | None:
 
 class McpServers:
     """A session's servers. ``on_ready`` gets each server once its tools are listed; ``on_trouble``
-    gets one sentence when a server fails to start or exits."""
+    gets one sentence when a server fails to start or exits, or has something to warn about. ``roots``:
+    the folders servers may work in (the workspace and --add-dir); ``ask``: who answers a server's
+    question to the user (None: nobody, and each question is refused saying why)."""
 
     def __init__(self, configs: Mapping[str, ServerConfig], *, root: Path, env: Mapping[str, str],
                  startup_timeout: float, tool_timeout: float, on_ready: Callable[[McpServer], None],
-                 on_trouble: Callable[[str], None], sandbox: Sandbox | None = None) -> None:
+                 on_trouble: Callable[[str], None], sandbox: Sandbox | None = None,
+                 roots: Callable[[], list[Path]] | None = None, ask: Ask | None = None,
+                 log: Path | None = None) -> None:
         self.startup_timeout = startup_timeout
+        self.log = log  # where the SDK's log lines and the details of failures go (log_to)
         self.on_ready, self.on_trouble = on_ready, on_trouble
         self.servers = {name: McpServer(config, root=root, env=env, tool_timeout=tool_timeout,
-                                        on_change=self._changed, sandbox=sandbox) for name, config in configs.items()}
+                                        on_change=self._changed, sandbox=sandbox, roots=roots, ask=ask)
+                        for name, config in configs.items()}
         self._announced: set[tuple[str, str]] = set()
         self._started = False
         self._deadlines: list[asyncio.Task[None]] = []
+
+    def set_ask(self, ask: Ask | None) -> None:
+        """Who answers the servers' questions from now on (a front end, the Agent SDK)."""
+        for server in self.servers.values():
+            server.ask = ask
+
+    def ready(self) -> list[McpServer]:
+        return [server for server in self.servers.values() if server.state == "ready"]
+
+    def take_changed(self) -> list[McpServer]:
+        """The ready servers whose tools changed since last asked (tools/list_changed): a turn boundary
+        takes them, so a turn's tool list never changes under it."""
+        changed = [server for server in self.ready() if server.changed]
+        for server in changed:
+            server.changed = False
+        return changed
+
+    def resources(self) -> list[RemoteResource]:
+        """Every resource the ready servers list, by server: what ``@server:uri`` may attach."""
+        return [resource for server in self.ready() for resource in server.resources]
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        """One resource's contents (the SDK's ReadResourceResult); ToolError with one sentence."""
+        found = self.servers.get(server)
+        if found is None:
+            raise ToolError(f"There is no MCP server '{server}'; /mcp lists the servers.")
+        return await found.read_resource(uri)
+
+    def instructions(self, trusted: bool) -> list[tuple[str, str]]:
+        """(server, instructions) of the ready servers that give some. A repository's own server
+        (.mcp.json) counts only in a trusted workspace: its words are the repository's."""
+        return [(server.name, server.instructions) for server in self.ready()
+                if server.instructions and (trusted or not server.config.project)]
 
     def __bool__(self) -> bool:
         return bool(self.servers)
@@ -342,6 +667,7 @@ class McpServers:
         if self._started or not self.servers:
             return
         self._started = True
+        log_to(self.log)
         for server in self.servers.values():
             server.start()
             self._deadlines.append(asyncio.get_running_loop().create_task(self._deadline(server)))
@@ -358,6 +684,9 @@ class McpServers:
         await asyncio.gather(*(server.settled.wait() for server in self.servers.values()))
 
     def _changed(self, server: McpServer) -> None:
+        notes, server.notes = server.notes, []
+        for note in notes:
+            self.on_trouble(note)
         if server.state == "ready" and (server.name, "ready") not in self._announced:
             self._announced.add((server.name, "ready"))
             self.on_ready(server)

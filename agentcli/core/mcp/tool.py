@@ -8,33 +8,28 @@ it. Its arguments are checked against the server's own schema, like a built-in t
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..tools.base import ToolOutcome
 from ..tools.base import Tool, ToolContext
 from ..errors import ToolError
+from ..events import ToolProgress
+from .config import PREFIX as PREFIX, tool_name as tool_name
 from .servers import McpServer, RemoteTool
 
-PREFIX = "mcp__"
 DESCRIPTION_CAP = 2_048  # characters of a server's tool description the model is shown
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 IMAGE_CAP = 5 * 1024 * 1024  # bytes the API takes in one image
-
-
-def tool_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``, in the characters (and the 64 of them) the API allows."""
-    return f"{PREFIX}{server}__{re.sub(r'[^A-Za-z0-9_-]', '_', tool)}"[:64]
 
 
 class McpTool(Tool):
     kind = "exec"
     workspace_paths = False  # a 'path' argument means what the server says, not a workspace file
 
-    def __init__(self, server: McpServer, remote: RemoteTool) -> None:
+    def __init__(self, server: McpServer, remote: RemoteTool, name: str = "") -> None:
         self.server = server
         self.remote_name = remote.name
-        self.name = tool_name(server.name, remote.name)  # type: ignore[misc]
+        self.name = name or tool_name(server.name, remote.name)  # type: ignore[misc]
         about = remote.description.strip() or f"The tool {remote.name} of the MCP server {server.name}."
         self.description = about[:DESCRIPTION_CAP]  # type: ignore[misc]
         schema = dict(remote.input_schema)
@@ -42,7 +37,11 @@ class McpTool(Tool):
         self.input_schema = schema  # type: ignore[misc]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        result = await self.server.call(self.remote_name, args)
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.emit(ToolProgress(id=ctx.tool_use_id, progress=done, total=total or 0.0, message=message or "",
+                                  agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+
+        result = await self.server.call(self.remote_name, args, progress)
         text, blocks = convert(getattr(result, "content", None) or [])
         structured = getattr(result, "structured_content", None)
         if not text and not blocks and structured is not None:

@@ -34,7 +34,7 @@ from ..events import Notice, Sink
 if TYPE_CHECKING:
     from ..system.sandbox import Sandbox
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop")
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "Elicitation")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
@@ -63,7 +63,7 @@ class Hook:
     callback: Callback | None = field(default=None, compare=False)  # run instead of the command
 
     def matches(self, tool: str) -> bool:
-        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+        if self.event not in (*TOOL_EVENTS, "Elicitation") or self.matcher in ("", "*"):  # Elicitation: the server
             return True
         names = (CLAUDE_NAMES.get(tool, tool), tool)
         try:
@@ -162,6 +162,31 @@ class Hooks:
         """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
         verdict = await self.stopping(subagent, active, last_message)
         return f"A stop hook asks you to continue: {verdict.blocked}" if verdict.blocked else ""
+
+    async def elicitation(self, server: str, message: str, schema: dict[str, Any], url: str
+                          ) -> tuple[str, dict[str, Any] | None] | None:
+        """An MCP server's question answered by an Elicitation hook (matched on the server's name), as
+        Claude Code's hooks answer it: (action, content) from ``hookSpecificOutput``; None when none answers."""
+        chosen = [h for h in self.hooks if h.event == "Elicitation" and h.matches(server)]
+        if not chosen:
+            return None
+        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
+                "permission_mode": self.permission_mode(), "hook_event_name": "Elicitation", "mcp_server_name": server,
+                "message": message, "requested_schema": schema, **({"mode": "url", "url": url} if url else {})}
+        payload = json.dumps(data, default=str).encode()
+        for hook in chosen:
+            answer = await self.call(hook, payload)
+            if answer.code == BLOCK:
+                return "decline", None
+            try:
+                reply = json.loads(answer.stdout) if answer.code == 0 and answer.stdout.strip().startswith("{") else {}
+            except ValueError:
+                reply = {}
+            specific = reply.get("hookSpecificOutput") if isinstance(reply, dict) else None
+            if isinstance(specific, dict) and specific.get("action") in ("accept", "decline", "cancel"):
+                content = specific.get("content")
+                return specific["action"], content if isinstance(content, dict) else None
+        return None
 
     def claude_input(self, tool: str, tool_input: Any) -> Any:
         """The call's input, plus Claude Code's ``file_path`` (absolute) for the file tools."""

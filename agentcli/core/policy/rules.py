@@ -50,11 +50,13 @@ ALIASES: dict[str, tuple[str, ...]] = {name.lower(): rule_tools(name) for name i
 
 def names_tool(name: str, tool: str) -> bool:
     """Whether ``name`` (in a rule or an agent's tool list) names ``tool``: the same name, or an MCP
-    server (``mcp__docs``) naming each of its tools (``mcp__docs__search``)."""
+    server (``mcp__docs``, or Claude Code's ``mcp__docs__*``) naming each of its tools (``mcp__docs__search``)."""
+    if name.startswith("mcp__") and name.endswith("__*"):
+        name = name[:-3]
     return name == tool or (name.startswith("mcp__") and "__" not in name[5:] and tool.startswith(name + "__"))
 
 
-_RULE = re.compile(r"\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_RULE = re.compile(r"\s*([A-Za-z_][\w-]*(?:(?<=__)\*)?)\s*(?:\((.*)\))?\s*", re.DOTALL)
 
 
 class RuleError(ValueError):

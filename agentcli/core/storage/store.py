@@ -28,7 +28,8 @@ from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
-              "approvals_waiting")  # the inbox now, for the front ends
+              "approvals_waiting",  # the inbox now, for the front ends
+              "tool_progress")  # the call's result holds what it came to
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 
 

@@ -47,6 +47,10 @@ class ToolRegistry:
         """Offer one more tool from the next model call on (an MCP server's, once it is ready)."""
         self._tools[tool.name] = tool
 
+    def remove(self, name: str) -> None:
+        """Stop offering a tool from the next model call on (one an MCP server withdrew)."""
+        self._tools.pop(name, None)
+
     def only(self, names: Iterable[str]) -> "ToolRegistry":
         wanted = list(names)
         return ToolRegistry(t for t in self._tools.values() if any(names_tool(n, t.name) for n in wanted))

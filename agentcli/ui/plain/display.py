@@ -25,13 +25,13 @@ from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Assistant
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
                             SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
                             TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
-                            UsageUpdated, UserMessage, as_any)
+                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, as_any)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView
+from ..view import SessionView, progress_text
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -59,7 +59,7 @@ class RunningTool:
     name: str
     summary: str
     started: float
-
+    progress: str = ""  # what its MCP server last said of its progress
 
 @dataclass
 class Retry:
@@ -184,6 +184,9 @@ class Display:
                 self.say_thought()
                 self.running[started.id] = RunningTool(
                     started.name, cut(call_line(started.name, started.input, started.summary)), self.clock())
+            case ToolProgress() as progress if progress.id in self.running:
+                self.running[progress.id].progress = progress_text(progress)
+                self.refresh()
             case ToolCallFinished() as finished:
                 self._tool_finished(finished)
             case TurnFinished(stop_reason="cancelled"):
@@ -206,7 +209,7 @@ class Display:
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
             case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
                   | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
-                  | ApprovalsWaiting() | Retrying()):
+                  | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()):
                 pass  # nothing to print: the prompt, the status bar's facts, what other lines show
             case unknown:
                 assert_never(unknown)
@@ -289,7 +292,8 @@ class Display:
             case (PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent()
                   | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated() | SubagentStarted()
                   | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
-                  | Retrying() | TurnFinished() | HistoryCleared()):
+                  | Retrying() | TurnFinished() | HistoryCleared()
+                  | ToolProgress() | ElicitationRequested()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)
@@ -441,8 +445,9 @@ class Display:
         for tool_id, tool in self.running.items():
             if tool.name == "task" and tool_id in self.delegating:
                 continue
+            progress = f" · {tool.progress}" if tool.progress else ""
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
-                                   Text(f" · {seconds(now - tool.started)}", style="dim")))
+                                   Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
         for child_id, child in ({} if self.idle else self.children).items():
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"

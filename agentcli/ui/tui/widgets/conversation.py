@@ -19,7 +19,7 @@ from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessa
                              Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                              ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage, as_any)
+                             UserMessage, ToolProgress, ElicitationRequested, as_any)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -291,6 +291,8 @@ class Conversation(VerticalScroll):
                 await self.start_tool(started)
             case ToolCallFinished() as finished:
                 await self.finish_tool(finished)
+            case ToolProgress() as progress if progress.id in self.tools:
+                self.tools[progress.id].show_progress(progress)
             case Notice(text=text) if text.startswith(COMPACTED) and "into a summary" in text:
                 pass  # sessions saved before the engine reported compaction only with the Compacted event
             case Retrying() as retrying:
@@ -329,7 +331,8 @@ class Conversation(VerticalScroll):
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
             case (TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
-                  | SubagentCancelling() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated()):
+                  | SubagentCancelling() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated()
+                  | ToolProgress() | ElicitationRequested()):
                 pass  # the status bar, the panel, the plan or a modal shows it
             case unknown:
                 assert_never(unknown)

@@ -7,7 +7,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from ....core.events import ToolCallFinished, ToolCallStarted
+from ....core.events import ToolCallFinished, ToolCallStarted, ToolProgress
+from ...view import progress_text
 from ...calls import call_line
 from ...format import seconds, tokens
 from ..format import clip_lines, input_view, one_line, status_icon
@@ -36,6 +37,7 @@ class ToolCallEntry(Collapsible):
         self.show_times = show_times
         self.max_output_lines = max_output_lines
         self.result: ToolCallFinished | None = None
+        self.progress = ""
         self._output: Static | None = None  # the body is built when first expanded: most calls never are
         # born with the class a collapsed Collapsible sets on mount, so mounting restyles nothing
         super().__init__(title=self._label(), collapsed=collapsed, classes="-collapsed" if collapsed else None)
@@ -68,12 +70,17 @@ class ToolCallEntry(Collapsible):
         name = Content.styled(self.call.name, "bold $secondary")
         summary = Content(one_line(call_line(self.call.name, self.call.input, self.call.summary), 70))
         if self.result is None:
-            state = Content.styled("…", "$warning")
+            state = Content.styled(f"… {self.progress}" if self.progress else "…", "$warning")
         else:
             state = status_icon("failed" if self.result.is_error else "done")
             if self.show_times and self.result.seconds >= 0:  # replayed calls have no timing
                 state = state + Content.styled(f" {seconds(self.result.seconds)}", "$text-muted")
         return Content.assemble(name, "  ", summary, "  ", state)
+
+    def show_progress(self, event: ToolProgress) -> None:
+        """What the call's MCP server says of its progress, on its title line while it runs."""
+        self.progress = progress_text(event)
+        self.title = self._label()  # type: ignore[assignment]
 
     def finish(self, event: ToolCallFinished) -> None:
         self.result = event
