@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import html
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -17,9 +15,10 @@ from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
 
+from .probes import API_KEY, rss_mb, screen_text  # noqa: F401  (re-exported: several measures use them)
+
 StandIn = FakeAnthropic  # the stand-in server sets TCP_NODELAY itself, as real API front ends do
 
-API_KEY = "sk-ant-bench-0000"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # the venv's bin: python, agentcli, rg
 
@@ -52,20 +51,3 @@ def request_bytes(body: dict[str, Any]) -> int:
 def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens of one request, estimated as the stand-in server counts them (JSON chars / 4)."""
     return estimate_tokens(body)
-
-
-def rss_mb(pid: int | str = "self") -> float:
-    """Resident set size of a process, in MiB (Linux /proc)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def screen_text(app: Any) -> str:
-    """The text on a Textual app's screen (from its SVG screenshot), spaces and all."""
-    svg = app.export_screenshot()
-    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")

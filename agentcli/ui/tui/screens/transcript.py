@@ -23,7 +23,14 @@ from ..widgets.conversation import Conversation
 
 
 class TranscriptScreen(Screen[None]):
-    CSS_PATH = "transcript.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet is added on its first push, and Textual then
+    # parses the app's whole stylesheet again and restyles every widget of every screen (a third of the
+    # first ctrl+o). A widget class's default CSS is only added.
+    DEFAULT_CSS = """
+    TranscriptScreen { background: $background; }
+    #transcript-header { height: auto; padding: 0 2; background: $panel; border-bottom: hkey $primary 40%; }
+    #transcript { padding: 1 2; }
+    """
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("x", "cancel", "Cancel subagent"),
@@ -39,13 +46,14 @@ class TranscriptScreen(Screen[None]):
         self.now = now
         self.conversation = Conversation(show_times=show_times, expand_tools=True, brief_label="brief",
                                          max_widgets=5000, follow=False, id="transcript")
+        self.header = Static(id="transcript-header")  # held: the app's clock tick may refresh it before compose
 
     @property
     def agent_id(self) -> str:
         return self.state.id
 
     def compose(self) -> ComposeResult:
-        yield Static(id="transcript-header")
+        yield self.header
         yield self.conversation
         yield Footer()
 
@@ -62,7 +70,7 @@ class TranscriptScreen(Screen[None]):
             facts.append("summarized after the cut-off")
         if self.show_times:
             facts.append(seconds(s.elapsed(self.now())))
-        self.query_one("#transcript-header", Static).update(Content.assemble(
+        self.header.update(Content.assemble(
             status_icon(s.status), " ", Content.styled(f"{s.id} · {s.type}", "bold"), "  ", s.description, "\n",
             Content.styled(" · ".join(facts) + "   (esc closes)", "$text-muted")))
 

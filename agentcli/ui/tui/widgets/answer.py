@@ -3,9 +3,13 @@ on the first answer, not at startup (``conversation.py`` imports it where an ans
 
 from __future__ import annotations
 
+from functools import cache
+
+from markdown_it import MarkdownIt
 from rich import box
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
@@ -50,7 +54,31 @@ class WrappingMarkdown(Markdown):
         return WrappingTable if block_name == "table_open" else super().get_block_class(block_name)
 
 
+@cache
+def parser() -> MarkdownIt:
+    """The parser of every whole answer: Textual's own (``gfm-like``), built once, not once per answer."""
+    return MarkdownIt("gfm-like")
+
+
 class AssistantEntry(WrappingMarkdown):
+    """An answer: streamed into (``AssistantEntry()`` and ``get_stream``), or whole (replayed, or not streamed).
+
+    A whole answer's blocks are parsed and composed with it, so the frame that draws the entry draws them:
+    Textual's Markdown parses in a thread after mounting and mounts its blocks later, each answer on its
+    own, and a resumed session's screenful of answers took as many rounds and layouts."""
+
     DEFAULT_CSS = """
     AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
     """
+
+    def compose(self) -> ComposeResult:
+        text = self._initial_markdown
+        if text:
+            self._initial_markdown, self._markdown, self._theme = None, text, self.app.theme
+            lines = text.splitlines()
+            self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)  # as Markdown.update sets it
+            yield from self._parse_markdown(parser().parse(text))
+
+    async def _on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # Markdown's is async
+        if self._markdown:  # composed whole: Markdown's own mount (called next, unless prevented) would parse it
+            event.prevent_default()  # again; streamed: it starts the empty document the stream writes into
