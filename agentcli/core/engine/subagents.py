@@ -23,18 +23,34 @@ from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
 from ..events import (Event, Notice, Sink, Status, SubagentCancelling, SubagentFinished, SubagentReport,
-                      SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
+                      SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
+                      ToolCallStarted, Usage, kept_out)
 from ..model.llm import LLM, LLMError, estimate_tokens, resolve_model
 from .loop import Agent, final_text
 from ..tools import Tool, ToolRegistry
 from ..tools.base import ToolContext
 from ..errors import ToolError
+from ..units import dollars, tokens, turns
 from ..system.workspace import Workspace
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
                  "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
                  "the user's files until they review and merge it.")
+NEAR_TURNS = 3  # a child is told once when this many turns are left of its cap
+NEAR_SHARE = 0.8  # ... or when it has used this share of its token or cost budget
+WIND_DOWN = 0.9  # at this share of the session's cost budget, children wrap up and no new one starts
+NEAR_LIMIT = ("You are near {limit}. Finish the step you are on and give your final answer within a turn or "
+              "two: what you found (with path:line references) and what is left undone. Start nothing new.")
+STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
+
+
+class WrapUp(Exception):
+    """Raised at a child's turn boundary when it is to finish now: one tool-less call sums up what it has."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason  # completes SUMMARY_REQUEST's "You have run out of …"
 
 
 @dataclass
@@ -78,6 +94,12 @@ class SubagentRecord:
     answer_mark: str = ""  # its answer was empty or a pointer: what agentcli did about it (see SubagentReport)
     named_files: list[str] = field(default_factory=list)  # the files its brief named (task `files`)
     report: SubagentReport | None = None  # built once when its latest run ended (``report_of``)
+    token_budget: int = 0  # tokens (as the footer counts them) at which it is asked to wrap up; 0: none
+    cost_budget: float = 0.0  # likewise in USD
+    steers: list[dict[str, Any]] = field(default_factory=list, repr=False)  # for its next turn boundary
+    wrap_up: str = ""  # why it is asked to finish now (SUMMARY_REQUEST's reason); "" until it is
+    wrapped_up: bool = False  # it answered a wrap-up request: its result is what it had by then
+    warned: bool = False  # it was told once that it nears its turn cap or budget
 
     @property
     def running(self) -> bool:
@@ -93,7 +115,10 @@ class SubagentRecord:
         data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
                 "background": self.background, "segments": self.segments, "turns": self.turns,
                 "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
-                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
+                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out,
+                **({"token_budget": self.token_budget} if self.token_budget else {}),
+                **({"cost_budget": self.cost_budget} if self.cost_budget else {}),
+                **({"wrapped_up": True} if self.wrapped_up else {})}
         return {**data, "worktree": self.worktree} if self.worktree else data
 
 
@@ -116,6 +141,8 @@ class Subagents:
         self._clashes: set[tuple[frozenset[str], str]] = set()  # (two children, a file) already warned about
         self.pending: list[SubagentRecord] = []  # background children whose result the main agent has not read
         self.closing = False  # the session is closing: children stopped now end as "interrupted"
+        self.budget_usd: float | None = None  # the session's cost budget (--max-budget-usd), children included
+        self.spent: Callable[[], float] = lambda: (self.usage.cost or 0.0)  # the session sets: main agent too
 
     @property
     def usage(self) -> Usage:
@@ -168,6 +195,82 @@ class Subagents:
             content.append(agentcli_note((record.report or report_of(record)).as_message(record.description)))
         return content
 
+    @property
+    def winding_down(self) -> bool:
+        """The session nears its cost budget: running children wrap up, and no new child starts."""
+        return self.budget_usd is not None and self.spent() >= WIND_DOWN * self.budget_usd
+
+    def steer(self, subagent_id: str, text: str, source: str = "user") -> str:
+        """Queue ``text`` for a running child's next turn boundary, marked as from ``source`` ("user" or
+        "main agent"); "" when queued, else why not, in one sentence."""
+        record, why = self._live(subagent_id)
+        if record is None:
+            return why
+        if not text.strip():
+            return "The message is empty; say what the subagent should know."
+        record.steers.append(agentcli_note(STEER.format(source=source, text=text.strip())))
+        if record.emit is not None:
+            record.emit(SubagentSteered(id=record.id, source=source, text=text.strip(), agent_id=record.id,
+                                        parent_tool_use_id=record.tool_use_id))
+        return ""
+
+    def wrap_up(self, subagent_id: str, source: str = "user") -> str:
+        """Ask a running child to finish now: at its next turn boundary it answers, without tools, with what
+        it has. "" when asked, else why not, in one sentence."""
+        record, why = self._live(subagent_id)
+        if record is None:
+            return why
+        self._ask_wrap_up(record, f"time: the {source} asked you to wrap up now")
+        return ""
+
+    def _live(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
+        """A running child that still takes messages; or None, and why not."""
+        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        if record is None:
+            known = ", ".join(self.records)
+            return None, f"There is no subagent {subagent_id} in this session" + (
+                f"; its subagents are {known}." if known else "; none has run yet.")
+        if not record.running:
+            return None, (f"{record.id} is not running ({record.status}); continue it with task resume "
+                          "to give it more to do.")
+        if record.wrap_up or record.cancel_requested:
+            return None, f"{record.id} is already finishing: it is summing up what it found."
+        return record, ""
+
+    def _ask_wrap_up(self, record: SubagentRecord, reason: str) -> None:
+        if record.wrap_up:
+            return
+        record.wrap_up = reason
+        if record.emit is not None:
+            record.emit(SubagentWrappingUp(id=record.id, reason=reason, agent_id=record.id,
+                                           parent_tool_use_id=record.tool_use_id))
+
+    def _boundary(self, record: SubagentRecord, agent: Agent) -> list[dict[str, Any]]:
+        """What a child reads before its next model call: the messages sent to it, and once a warning that it
+        nears its turn cap or budget. Raises WrapUp when it is to finish now (asked to, or at a budget)."""
+        used = agent.usage
+        if record.token_budget and used.total_tokens >= record.token_budget:
+            self._ask_wrap_up(record, f"your token budget ({tokens(record.token_budget)} tokens)")
+        elif record.cost_budget and (used.cost or 0.0) >= record.cost_budget:
+            self._ask_wrap_up(record, f"your cost budget ({dollars(record.cost_budget)})")
+        elif self.winding_down:
+            self._ask_wrap_up(record, f"the session's cost budget ({dollars(self.budget_usd or 0.0)})")
+        if record.wrap_up:
+            raise WrapUp(record.wrap_up)
+        content, record.steers = record.steers, []
+        left = record.max_turns - agent.turns  # the next call included
+        near = ""
+        if record.max_turns > 2 * NEAR_TURNS and left <= NEAR_TURNS:
+            near = f"your turn cap: {turns(left)} left of {record.max_turns}"
+        elif record.token_budget and used.total_tokens >= NEAR_SHARE * record.token_budget:
+            near = f"your token budget: {tokens(used.total_tokens)} of {tokens(record.token_budget)} tokens used"
+        elif record.cost_budget and (used.cost or 0.0) >= NEAR_SHARE * record.cost_budget:
+            near = f"your cost budget: {dollars(used.cost or 0.0)} of {dollars(record.cost_budget)} spent"
+        if near and not record.warned:
+            record.warned = True
+            content.append(agentcli_note(NEAR_LIMIT.format(limit=near)))
+        return content
+
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
         record = self.records.get(subagent_id)
@@ -182,13 +285,17 @@ class Subagents:
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
-                  isolation: str | None = None, files: list[str] | None = None) -> tuple[str, bool]:
+                  isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
+                  cost_budget: float | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
         once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
         (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
-        none can be made."""
+        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up."""
+        if self.winding_down:
+            raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
+                            "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
         worktree = None
         if resume is not None:
             record, agent_type = self.resumable(resume, type_name)
@@ -206,6 +313,8 @@ class Subagents:
                 worktree = await self._isolate(record, ctx)
             self.records[record.id] = record
         record.background, record.named_files = background, list(files or [])
+        record.token_budget = _narrowest(token_budget, agent_type.token_budget) or 0
+        record.cost_budget = _narrowest(cost_budget, agent_type.cost_budget) or 0.0
         record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
                                           name=record.id)
         if background:  # not awaited: interrupting the parent's turn leaves it running
@@ -271,9 +380,11 @@ class Subagents:
         record.segments += 1
         record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
         record.answer_mark, record.report = "", None  # this run's report is built when it ends
+        record.wrap_up, record.wrapped_up, record.warned, record.steers = "", False, False, []
         turns_before, seconds_before = record.turns, record.seconds
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
+                             token_budget=record.token_budget, cost_budget=record.cost_budget,
                              agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
@@ -282,6 +393,7 @@ class Subagents:
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
             agent.ledger = Ledger.from_dict(record.ledger)
+            agent.inbox = lambda: self._boundary(record, agent)
             timeout = self.timeout(agent_type)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
@@ -294,6 +406,8 @@ class Subagents:
                     record.result = await self._reask(agent, record)
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
+            except WrapUp as wrap:
+                record.status, cut_off, record.wrapped_up = "done", wrap.reason, True
             except TimeoutError:
                 record.status, cut_off = "timed_out", f"time ({timeout:.0f} s)"
             except LLMError as exc:
@@ -340,7 +454,7 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
-        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY)
+        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY, MessageSubagent.name)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,
@@ -392,6 +506,7 @@ class Subagents:
     async def _reask(self, agent: Agent, record: SubagentRecord) -> str:
         """Its answer was empty or only pointed elsewhere: ask once more, in its own conversation with that
         answer kept, with no tools; failing that, the best text it wrote, marked so."""
+        agent.inbox = None  # its run is over: a wrap-up or a message has nothing left to change
         agent.add_user([agentcli_note(REASK_REQUEST)], origin="engine")
         reply_text = ""
         try:
@@ -412,7 +527,9 @@ class Subagents:
 
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
-        agent.add_user([agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
+        agent.inbox = None  # nothing more reaches it: this call is its last
+        steers, record.steers = record.steers, []
+        agent.add_user([*steers, agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
@@ -500,7 +617,8 @@ def report_of(record: SubagentRecord) -> SubagentReport:
                              for p in read_paths)) for name in record.named_files)
     report = SubagentReport(
         id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
-        seconds=record.seconds, summarized=record.summarized, segments=max(record.segments, 1),
+        seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
+        segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
         changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
         searches=tuple(counted.items()), named=named, unverified=unverified(record, answer),
@@ -522,6 +640,11 @@ def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
         if value.strip():
             sections.append(f"# {title}\n{value.strip()}")
     return "\n\n".join(sections), files
+
+
+def _narrowest(*budgets: float | None) -> Any:
+    """The smallest of the budgets that are set (the task call's, its type's); None when none is."""
+    return min((b for b in budgets if b), default=None)
 
 
 class TaskTool(Tool):
@@ -566,6 +689,11 @@ class TaskTool(Tool):
                 # Optional parts of the brief, each a section of the child's prompt (names say enough).
                 "known": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}},
                 "constraints": {"type": "string"}, "deliverable": {"type": "string"},
+                "token_budget": {"type": "integer", "minimum": 1, "description": (
+                    "Tokens (as its footer counts them) after which the subagent is asked to wrap up and "
+                    "answer with what it has; narrows its agent type's budget.")},
+                "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": (
+                    "Likewise in US dollars.")},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -581,7 +709,48 @@ class TaskTool(Tool):
         text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
                                                background=bool(args.get("run_in_background")),
                                                resume=args.get("resume") or None, isolation=args.get("isolation"),
-                                               files=files)
+                                               files=files, token_budget=args.get("token_budget"),
+                                               cost_budget=args.get("cost_budget"))
         if failed:
             raise ToolError(text)
         return text
+
+
+class MessageSubagent(Tool):
+    """The main agent's word to a running child: a follow-up it reads at its next turn boundary, or a
+    request to wrap up now and answer with what it has."""
+
+    name = "message_subagent"
+    kind = "task"
+    key_arg = "subagent_id"
+    description = (
+        "Send a running subagent (one started with run_in_background, or running alongside) a message it "
+        "reads before its next model call, marked as from you: a correction, a narrower goal, a fact it "
+        "needs. wrap_up: true asks it to stop working now and answer with what it has, in one more turn "
+        "without tools; its result then arrives as usual. A finished subagent takes no messages: continue "
+        "it with task resume instead.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "subagent_id": {"type": "string", "description": "The running subagent's id, e.g. sa-3."},
+            "message": {"type": "string", "description": "What it should know or do differently."},
+            "wrap_up": {"type": "boolean", "description": "Ask it to finish now with what it has."},
+        },
+        "required": ["subagent_id"],
+        "additionalProperties": False,
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        if ctx.subagents is None:  # a child is never offered this tool; refused if it calls it anyway
+            raise ToolError("Only the main agent can message subagents.")
+        ident, message = args["subagent_id"], str(args.get("message") or "")
+        if not message.strip() and not args.get("wrap_up"):
+            raise ToolError("Give a message, or wrap_up: true, or both.")
+        why = ctx.subagents.steer(ident, message, source="main agent") if message.strip() else ""
+        why = why or (ctx.subagents.wrap_up(ident, source="main agent") if args.get("wrap_up") else "")
+        if why:
+            raise ToolError(why)
+        said = "It reads your message" if message.strip() else "It was asked to wrap up"
+        if message.strip() and args.get("wrap_up"):
+            said = "It reads your message and wraps up"
+        return f"{said} before its next model call; its result arrives as usual."
