@@ -416,5 +416,7 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id,
                            fork_session=args.fork_session)
     prepare_session(session, args)
+    if args.max_budget_usd is not None:
+        session.set_budget_usd(args.max_budget_usd)
     return session, output
 

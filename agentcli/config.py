@@ -72,6 +72,10 @@ class Settings:
     subagent_max_turns: int = setting(30, "model calls of a subagent", widens=False)
     subagent_timeout: float = setting(900.0, "seconds a subagent may run", widens=False)
     max_parallel_subagents: int = setting(3, "subagents running at once", widens=False)
+    max_budget_usd: float = setting(0.0, "the session's cost budget in USD, children included: near it running "
+                                    "subagents wrap up and none starts (0: none); --max-budget-usd too",
+                                    widens="subagents may go on until the session has spent this much",
+                                    may_be_zero=True)
     subagent_stall_seconds: float = setting(60.0, "no stream data or tool progress this long: its panel entry says so",
                                             widens=False)
     api_retries: int = setting(8, "retries of overloaded, failing or broken model calls", widens=False,

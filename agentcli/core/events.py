@@ -16,6 +16,7 @@ from typing import Any, Callable, Literal, Union, cast, get_args
 from .content import agentcli_note
 from .units import seconds as _seconds
 from .units import tokens as _tokens
+from .units import turns as _turns
 
 MAIN = "main"
 
@@ -184,6 +185,8 @@ class SubagentStarted(Event):
     max_turns: int = 0
     background: bool = False  # task run_in_background: the parent went on without waiting
     segment: int = 1  # 1 for the first run; 2, 3 … each time `task resume` continues this child
+    token_budget: int = 0  # tokens (as its footer counts them) at which it is asked to wrap up; 0: none
+    cost_budget: float = 0.0  # likewise in USD; 0: none
 
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
@@ -191,7 +194,7 @@ RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the re
 
 @dataclass(frozen=True)
 class SubagentReport:
-    """A subagent's report, built once when a run of it ends (``core.subagents.report_of``): its answer and
+    """A subagent's report, built once when a run of it ends (``core.engine.subagent_record.report_of``): its answer and
     agentcli's receipt of what it did, from its tool calls, not its words. The task tool result, a
     background result, the panel, line mode, stream-json and a resumed session all take this one value.
     After a resume its figures are totals of every run."""
@@ -203,6 +206,7 @@ class SubagentReport:
     usage: Usage = Usage()
     seconds: float = 0.0
     summarized: bool = False  # cut off (turns, time, cancel), it made one more call to sum up what it found
+    wrapped_up: bool = False  # asked to wrap up (by the user, the main agent or a budget), it answered without tools
     segments: int = 1  # runs: 1, then one more for each resume
     run_turns: int = 0  # of the latest run alone
     run_seconds: float = 0.0
@@ -220,7 +224,7 @@ class SubagentReport:
     @property
     def footer(self) -> str:
         """One line for the parent: status, turns, tokens, time; after a resume, totals, and it says so."""
-        turns = _turns(self.turns) + (" + summary" if self.summarized else "")
+        turns = _turns(self.turns) + (" + wrap-up" if self.wrapped_up else " + summary" if self.summarized else "")
         line = f"{self.id} · {self.status} · {turns} · {_tokens(self.usage.total_tokens)} tokens · {_seconds(self.seconds)}"
         if self.segments > 1:
             line += (f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and "
@@ -311,10 +315,6 @@ class SubagentReport:
             return None
 
 
-def _turns(n: int) -> str:
-    return f"{n} turn{'' if n == 1 else 's'}"
-
-
 @dataclass(frozen=True, kw_only=True)
 class SubagentFinished(Event):
     id: str
@@ -324,6 +324,7 @@ class SubagentFinished(Event):
     usage: Usage
     seconds: float
     summarized: bool = False  # cut off (turns, time, cancel), it made one more call to sum up what it found
+    wrapped_up: bool = False  # asked to wrap up (by the user, the main agent or a budget), it answered without tools
     report: SubagentReport | None = None  # the whole report, receipt included (None in older sessions)
 
 
@@ -332,6 +333,25 @@ class SubagentCancelling(Event):
     """The user asked to cancel subagent ``id``: it stops, and sums up what it found, before it finishes."""
 
     id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentSteered(Event):
+    """A message for running subagent ``id``, from ``source`` ("user" or "main agent"): it reads it at its
+    next turn boundary."""
+
+    id: str
+    source: str
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentWrappingUp(Event):
+    """Subagent ``id`` is asked to finish now: at its next turn boundary it answers, without tools, with
+    what it has. ``reason`` says who asked or which budget it reached."""
+
+    id: str
+    reason: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -479,7 +499,7 @@ Sink = Callable[[Event], None]
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
-                 SubagentCancelling, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
+                 SubagentCancelling, SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
 
 

@@ -39,7 +39,9 @@ from .policy.status_command import StatusCommand
 from .system.sandbox import Sandbox
 from .engine.skill_tool import SkillTool
 from .engine.skills import Skill, catalog, load_skills
-from .engine.subagents import Budgets, SubagentRecord, Subagents, TaskTool
+from .engine.subagent_record import Budgets, SubagentRecord
+from .engine.subagents import Subagents
+from .engine.task_tool import MessageSubagent, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
                     list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
@@ -110,7 +112,8 @@ class Session:
         in_git = is_git_repo(workspace.root)
         worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         skill_tools = [self.skill_tool] if self.skills else []
-        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), *worktree_tools, *skill_tools])
+        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
+                              *skill_tools])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
@@ -125,6 +128,8 @@ class Session:
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
             compact_threshold=settings.compact_threshold)
+        self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
+        self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
         self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,
                                                         self.store.main_path if self.store else None)
         mb = 1024 * 1024
@@ -460,6 +465,10 @@ class Session:
     @property
     def main_usage(self) -> Usage:
         return self.main.usage
+
+    def set_budget_usd(self, usd: float) -> None:
+        """--max-budget-usd: as the session nears it, its children wind down and no new one starts."""
+        self.subagents.budget_usd = usd
 
     @property
     def last_usage(self) -> Usage:

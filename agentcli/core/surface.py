@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .engine.history import Prompt
     from .engine.loop import RunResult
     from .engine.skills import Skill
-    from .engine.subagents import SubagentRecord
+    from .engine.subagent_record import SubagentRecord
     from .events import Event, Sink, ToolCallStarted, Usage
     from .mcp.servers import McpServers
     from .model.llm import LLM
@@ -140,4 +140,5 @@ class SessionSurface(Protocol):
     def add_agent_types(self, types: dict[str, AgentType]) -> None: ...
     def cancel_child(self, child_id: str) -> bool: ...
     def cancel_children(self) -> list[str]: ...
+    def set_budget_usd(self, usd: float) -> None: ...  # children wind down near it
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command

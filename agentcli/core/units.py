@@ -22,3 +22,13 @@ def tokens(n: int) -> str:
     if n >= 1_000_000:
         return f"{n / 1_000_000:.1f}M"
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def turns(n: int) -> str:
+    """1 → '1 turn', 7 → '7 turns'."""
+    return f"{n} turn{'' if n == 1 else 's'}"
+
+
+def dollars(value: float) -> str:
+    """0.5 → '$0.50', 0.0123 → '$0.0123': a budget or what was spent of it."""
+    return f"${value:.2f}" if value >= 0.1 or value == 0 else f"${value:.4f}"

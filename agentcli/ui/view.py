@@ -18,7 +18,7 @@ from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, 
                            HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress,
+                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered, SubagentWrappingUp,
                            ElicitationRequested, as_any, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
@@ -155,7 +155,8 @@ class Transcript:
                                             summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
             case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()):
+                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # not an item of a transcript
             case unknown:
                 assert_never(unknown)
@@ -344,7 +345,8 @@ class Subagent:
             case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
                   | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()):
+                  | ToolProgress() | ElicitationRequested()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)
@@ -438,7 +440,8 @@ class SessionView:
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()
-                  | ToolProgress() | ElicitationRequested()):
+                  | ToolProgress() | ElicitationRequested()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar
             case unknown:
                 assert_never(unknown)

@@ -15,7 +15,7 @@ from agentcli.core.events import (ALLOW_ONCE, ApprovalRequested, Compacted, Even
                                   SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
                                   UsageUpdated, UserMessage)
 from agentcli.core.policy.permissions import Permissions
-from agentcli.core.engine.subagents import SubagentRecord, report_of
+from agentcli.core.engine.subagent_record import SubagentRecord, report_of
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace

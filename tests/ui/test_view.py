@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted,
                                   Usage, UsageUpdated)
-from agentcli.core.engine.subagents import SubagentRecord
+from agentcli.core.engine.subagent_record import SubagentRecord
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.ui.format import seconds
 from agentcli.ui.view import SessionView, Subagent

@@ -50,6 +50,8 @@ class AgentType:
     model: str = "inherit"
     max_turns: int | None = None  # at most the configured ceiling
     timeout: float | None = None  # seconds; at most the configured ceiling
+    token_budget: int | None = None  # tokens (as the footer counts them) at which a child is asked to wrap up
+    cost_budget: float | None = None  # likewise in USD
     prompt: str = ""  # added to the subagent system prompt
     memory: bool = False  # whether the project memory (AGENTS.md, CLAUDE.md) reaches it: see changes_things
     isolation: str | None = None  # "worktree": it works in its own git worktree (core/storage/worktrees.py)
@@ -227,6 +229,8 @@ def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) 
         model=model if model == "inherit" else resolve_model(model),
         max_turns=_positive(fields, "max_turns", whole=True),
         timeout=_positive(fields, "timeout", whole=False),
+        token_budget=_positive(fields, "token_budget", whole=True),
+        cost_budget=_positive(fields, "cost_budget", whole=False),
         prompt=body,
         memory=_flag(fields, "memory") if "memory" in fields else changes_things(tools, tuple(disallowed)),
         isolation=_isolation(fields),
@@ -338,7 +342,7 @@ def _positive(fields: dict[str, Any], key: str, *, whole: bool) -> Any:
     value = fields.get(key)
     if value is None:
         return None
-    kind = "a whole number" if whole else "a number of seconds"
+    kind = "a whole number" if whole else "a number of US dollars" if key == "cost_budget" else "a number of seconds"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not float(value).is_integer()):
         raise AgentFileError(f"'{key}' must be {kind}, not {value!r}")
     if value <= 0:

@@ -19,7 +19,8 @@ from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, S
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
 from ..content import append_user, as_blocks
 from .loop import BROKEN_OFF, CUT_OFF, final_text
-from .subagents import SubagentRecord, TaskTool, report_of
+from .subagent_record import SubagentRecord, report_of
+from .task_tool import TaskTool
 from ..tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."

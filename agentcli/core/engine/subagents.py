@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
-import re
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..storage import worktrees
@@ -22,80 +19,42 @@ from ..content import agentcli_note
 from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
-from ..events import (Event, Notice, Sink, Status, SubagentCancelling, SubagentFinished, SubagentReport,
-                      SubagentResultDelivered, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage, kept_out)
+from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
+                      ToolCallStarted, Usage)
 from ..model.catalogue import resolve_model
-from ..model.llm import LLM, LLMError, estimate_tokens
+from ..model.llm import LLM, LLMError
 from .loop import Agent, final_text
-from ..tools import Tool, ToolRegistry
+from ..tools import ToolRegistry
 from ..tools.base import ToolContext
 from ..errors import ToolError
+from ..units import dollars, tokens, turns
 from ..system.workspace import Workspace
+from .task_tool import MessageSubagent
+from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
                  "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
                  "the user's files until they review and merge it.")
+NEAR_TURNS = 3  # a child is told once when this many turns are left of its cap
+NEAR_SHARE = 0.8  # ... or when it has used this share of its token or cost budget
+WIND_DOWN = 0.9  # at this share of the session's cost budget, children wrap up and no new one starts
+NEAR_LIMIT = ("You are near {limit}. Finish the step you are on and give your final answer within a turn or "
+              "two: what you found (with path:line references) and what is left undone. Start nothing new.")
+STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
 
 
-@dataclass
-class Budgets:
-    max_turns: int = 30
-    timeout: float = 900.0
-    max_parallel: int = 3
+class WrapUp(Exception):
+    """Raised at a child's turn boundary when it is to finish now: one tool-less call sums up what it has."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason  # completes SUMMARY_REQUEST's "You have run out of …"
 
 
-@dataclass
-class SubagentRecord:
-    """One subagent of this session: what it was asked, how it went, and its full transcript."""
-
-    id: str
-    type: str
-    description: str
-    prompt: str
-    tool_use_id: str
-    max_turns: int = 0
-    status: Status = "queued"  # queued | running | done | capped | timed_out | failed | cancelled | interrupted
-    result: str = ""
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    seconds: float = 0.0
-    started: float = 0.0  # time.monotonic() when it began running
-    tool_output_chars: int = 0  # tool output it read that never reached the parent
-    changed_files: list[str] = field(default_factory=list)  # paths it wrote or edited, relative to the root
-    events: list[Event] = field(default_factory=list)
-    task: asyncio.Task[Any] | None = field(default=None, repr=False)
-    cancel_requested: bool = False  # the user asked to stop this child (not its parent)
-    cancel_absorbed: bool = False  # that cancel has been turned into a summary
-    worktree: str = ""  # the branch of its own git worktree, when it runs isolated
-    summarized: bool = False  # cut off, it made one more call (not a turn) to sum up what it found
-    emit: Callable[[Event], None] | None = field(default=None, repr=False)  # its events, once it started
-    background: bool = False  # its latest run was started with run_in_background
-    segments: int = 0  # runs so far: 1, then one more for each resume
-    run_turns: int = 0  # turns of the latest run alone (``turns`` counts every run)
-    run_seconds: float = 0.0  # likewise for time
-    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
-    ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
-    answer_mark: str = ""  # its answer was empty or a pointer: what agentcli did about it (see SubagentReport)
-    named_files: list[str] = field(default_factory=list)  # the files its brief named (task `files`)
-    report: SubagentReport | None = None  # built once when its latest run ended (``report_of``)
-
-    @property
-    def running(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-    @property
-    def tokens_kept_out(self) -> int:
-        """What this child's own context held at its latest model call (the API's count): the work the
-        main context would hold had it done the errand itself. Every front end shows this one number."""
-        return kept_out(self.events)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
-                "background": self.background, "segments": self.segments, "turns": self.turns,
-                "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
-                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out}
-        return {**data, "worktree": self.worktree} if self.worktree else data
+def _narrowest(*budgets: float | None) -> Any:
+    """The smallest of the budgets that are set (the task call's, its type's); None when none is."""
+    return min((b for b in budgets if b), default=None)
 
 
 class Subagents:
@@ -117,6 +76,8 @@ class Subagents:
         self._clashes: set[tuple[frozenset[str], str]] = set()  # (two children, a file) already warned about
         self.pending: list[SubagentRecord] = []  # background children whose result the main agent has not read
         self.closing = False  # the session is closing: children stopped now end as "interrupted"
+        self.budget_usd: float | None = None  # the session's cost budget (--max-budget-usd), children included
+        self.spent: Callable[[], float] = lambda: (self.usage.cost or 0.0)  # the session sets: main agent too
 
     @property
     def usage(self) -> Usage:
@@ -169,6 +130,82 @@ class Subagents:
             content.append(agentcli_note((record.report or report_of(record)).as_message(record.description)))
         return content
 
+    @property
+    def winding_down(self) -> bool:
+        """The session nears its cost budget: running children wrap up, and no new child starts."""
+        return self.budget_usd is not None and self.spent() >= WIND_DOWN * self.budget_usd
+
+    def steer(self, subagent_id: str, text: str, source: str = "user") -> str:
+        """Queue ``text`` for a running child's next turn boundary, marked as from ``source`` ("user" or
+        "main agent"); "" when queued, else why not, in one sentence."""
+        record, why = self._live(subagent_id)
+        if record is None:
+            return why
+        if not text.strip():
+            return "The message is empty; say what the subagent should know."
+        record.steers.append(agentcli_note(STEER.format(source=source, text=text.strip())))
+        if record.emit is not None:
+            record.emit(SubagentSteered(id=record.id, source=source, text=text.strip(), agent_id=record.id,
+                                        parent_tool_use_id=record.tool_use_id))
+        return ""
+
+    def wrap_up(self, subagent_id: str, source: str = "user") -> str:
+        """Ask a running child to finish now: at its next turn boundary it answers, without tools, with what
+        it has. "" when asked, else why not, in one sentence."""
+        record, why = self._live(subagent_id)
+        if record is None:
+            return why
+        self._ask_wrap_up(record, f"time: the {source} asked you to wrap up now")
+        return ""
+
+    def _live(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
+        """A running child that still takes messages; or None, and why not."""
+        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        if record is None:
+            known = ", ".join(self.records)
+            return None, f"There is no subagent {subagent_id} in this session" + (
+                f"; its subagents are {known}." if known else "; none has run yet.")
+        if not record.running:
+            return None, (f"{record.id} is not running ({record.status}); continue it with task resume "
+                          "to give it more to do.")
+        if record.wrap_up or record.cancel_requested:
+            return None, f"{record.id} is already finishing: it is summing up what it found."
+        return record, ""
+
+    def _ask_wrap_up(self, record: SubagentRecord, reason: str) -> None:
+        if record.wrap_up:
+            return
+        record.wrap_up = reason
+        if record.emit is not None:
+            record.emit(SubagentWrappingUp(id=record.id, reason=reason, agent_id=record.id,
+                                           parent_tool_use_id=record.tool_use_id))
+
+    def _boundary(self, record: SubagentRecord, agent: Agent) -> list[dict[str, Any]]:
+        """What a child reads before its next model call: the messages sent to it, and once a warning that it
+        nears its turn cap or budget. Raises WrapUp when it is to finish now (asked to, or at a budget)."""
+        used = agent.usage
+        if record.token_budget and used.total_tokens >= record.token_budget:
+            self._ask_wrap_up(record, f"your token budget ({tokens(record.token_budget)} tokens)")
+        elif record.cost_budget and (used.cost or 0.0) >= record.cost_budget:
+            self._ask_wrap_up(record, f"your cost budget ({dollars(record.cost_budget)})")
+        elif self.winding_down:
+            self._ask_wrap_up(record, f"the session's cost budget ({dollars(self.budget_usd or 0.0)})")
+        if record.wrap_up:
+            raise WrapUp(record.wrap_up)
+        content, record.steers = record.steers, []
+        left = record.max_turns - agent.turns  # the next call included
+        near = ""
+        if record.max_turns > 2 * NEAR_TURNS and left <= NEAR_TURNS:
+            near = f"your turn cap: {turns(left)} left of {record.max_turns}"
+        elif record.token_budget and used.total_tokens >= NEAR_SHARE * record.token_budget:
+            near = f"your token budget: {tokens(used.total_tokens)} of {tokens(record.token_budget)} tokens used"
+        elif record.cost_budget and (used.cost or 0.0) >= NEAR_SHARE * record.cost_budget:
+            near = f"your cost budget: {dollars(used.cost or 0.0)} of {dollars(record.cost_budget)} spent"
+        if near and not record.warned:
+            record.warned = True
+            content.append(agentcli_note(NEAR_LIMIT.format(limit=near)))
+        return content
+
     def cancel(self, subagent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
         record = self.records.get(subagent_id)
@@ -183,13 +220,17 @@ class Subagents:
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
-                  isolation: str | None = None, files: list[str] | None = None) -> tuple[str, bool]:
+                  isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
+                  cost_budget: float | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
         once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
         (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
-        none can be made."""
+        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up."""
+        if self.winding_down:
+            raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
+                            "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
         worktree = None
         if resume is not None:
             record, agent_type = self.resumable(resume, type_name)
@@ -207,6 +248,8 @@ class Subagents:
                 worktree = await self._isolate(record, ctx)
             self.records[record.id] = record
         record.background, record.named_files = background, list(files or [])
+        record.token_budget = _narrowest(token_budget, agent_type.token_budget) or 0
+        record.cost_budget = _narrowest(cost_budget, agent_type.cost_budget) or 0.0
         record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
                                           name=record.id)
         if background:  # not awaited: interrupting the parent's turn leaves it running
@@ -272,9 +315,11 @@ class Subagents:
         record.segments += 1
         record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
         record.answer_mark, record.report = "", None  # this run's report is built when it ends
+        record.wrap_up, record.wrapped_up, record.warned, record.steers = "", False, False, []
         turns_before, seconds_before = record.turns, record.seconds
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
+                             token_budget=record.token_budget, cost_budget=record.cost_budget,
                              agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
@@ -283,6 +328,7 @@ class Subagents:
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
             agent.ledger = Ledger.from_dict(record.ledger)
+            agent.inbox = lambda: self._boundary(record, agent)
             timeout = self.timeout(agent_type)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
@@ -295,6 +341,8 @@ class Subagents:
                     record.result = await self._reask(agent, record)
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
+            except WrapUp as wrap:
+                record.status, cut_off, record.wrapped_up = "done", wrap.reason, True
             except TimeoutError:
                 record.status, cut_off = "timed_out", f"time ({timeout:.0f} s)"
             except LLMError as exc:
@@ -341,7 +389,7 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
-        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY)
+        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY, MessageSubagent.name)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,
@@ -393,6 +441,7 @@ class Subagents:
     async def _reask(self, agent: Agent, record: SubagentRecord) -> str:
         """Its answer was empty or only pointed elsewhere: ask once more, in its own conversation with that
         answer kept, with no tools; failing that, the best text it wrote, marked so."""
+        agent.inbox = None  # its run is over: a wrap-up or a message has nothing left to change
         agent.add_user([agentcli_note(REASK_REQUEST)], origin="engine")
         reply_text = ""
         try:
@@ -413,7 +462,9 @@ class Subagents:
 
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
-        agent.add_user([agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
+        agent.inbox = None  # nothing more reaches it: this call is its last
+        steers, record.steers = record.steers, []
+        agent.add_user([*steers, agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
@@ -432,161 +483,3 @@ class Subagents:
 
 
 # An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".
-POINTER = re.compile(r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
-                     r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
-                     r"shared|sent|written|posted)\b", re.IGNORECASE)
-POINTER_LIMIT = 240  # characters: a longer answer carries content of its own
-CITED_PATH = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
-CODE_SUFFIXES = frozenset("py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
-                          "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split())
-CITED_COMMAND = re.compile(r"\b(?:ran|executed)\s+`([^`\n]+)`", re.IGNORECASE)  # "I ran `x`", not "run `x` to…"
-
-
-def not_an_answer(text: str) -> bool:
-    """Empty, or short and only pointing elsewhere: nothing the parent could use."""
-    stripped = text.strip()
-    return stripped in ("", "(no answer)") or (len(stripped) <= POINTER_LIMIT and bool(POINTER.search(stripped)))
-
-
-def cited_paths(text: str) -> list[str]:
-    """The file paths an answer names: with a folder, or a file name with a code suffix; no URLs."""
-    found: list[str] = []
-    for match in CITED_PATH.finditer(text):
-        path = match.group(1).rstrip(".")
-        if text[max(0, match.start() - 3):match.start()].endswith("://") or "." not in path:
-            continue
-        if ("/" in path or path.rsplit(".", 1)[1].lower() in CODE_SUFFIXES) and path not in found:
-            found.append(path)
-    return found
-
-
-def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
-    """Why the answer is not backed by what the child did: no tool call, or a path or command it cites that
-    none of its calls touched (in their input or their output); () when it is backed."""
-    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
-    if not text.strip() or record.status == "interrupted":
-        return ()
-    if not calls:
-        return ("it made no tool call, so nothing in its answer comes from this repository.",)
-    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls]
-                     + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
-    why = []
-    paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
-    if paths:
-        why.append(f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
-                   "of its tool calls touched.")
-    ran = [c for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
-           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if call.name == "bash")]
-    if ran:
-        why.append(f"its answer says it ran `{ran[0][:80]}`, which it did not.")
-    return tuple(why)
-
-
-def report_of(record: SubagentRecord) -> SubagentReport:
-    """The one report of a child's latest run: its answer and the receipt of what it did, from its tool
-    calls (the same ``Ledger`` compaction keeps) and its events, never from its words."""
-    ledger = Ledger.from_dict(record.ledger)  # what its compactions summarized, then the history it kept
-    ledger.add(record.messages)
-    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
-    counted: dict[str, int] = {}
-    for call in calls:
-        if call.name not in ("read_file", "write_file", "edit_file", "bash"):
-            counted[call.name] = counted.get(call.name, 0) + 1
-    reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
-                  for path, spans in ledger.reads.items())
-    changed = tuple(dict.fromkeys([*record.changed_files, *ledger.changed]))
-    answer = record.result
-    read_paths = [path.removeprefix("./") for path in ledger.reads]
-    named = tuple((name, any(p == name.removeprefix("./") or p.endswith("/" + name.removeprefix("./"))
-                             for p in read_paths)) for name in record.named_files)
-    report = SubagentReport(
-        id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
-        seconds=record.seconds, summarized=record.summarized, segments=max(record.segments, 1),
-        run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
-        changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
-        searches=tuple(counted.items()), named=named, unverified=unverified(record, answer),
-        answer_mark=record.answer_mark, kept_out=kept_out(record.events))
-    return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
-
-
-BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
-               ("constraints", "Constraints"), ("deliverable", "What to deliver"))
-
-
-def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
-    """The child's first message: ``prompt``, then each structured part of the brief given as a section;
-    and the files the brief names. (The registry has checked each part's type against the schema.)"""
-    files = [f.strip() for f in args.get("files") or [] if f.strip()]
-    sections = [str(args["prompt"])]
-    for name, title in BRIEF_PARTS:
-        value = "\n".join(f"- {f}" for f in files) if name == "files" else str(args.get(name) or "")
-        if value.strip():
-            sections.append(f"# {title}\n{value.strip()}")
-    return "\n\n".join(sections), files
-
-
-class TaskTool(Tool):
-    name = "task"
-    kind = "task"
-    key_arg = "description"
-    description = ""
-    input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
-
-    def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
-        from .agents import BUILT_IN
-
-        self.agent_types = agent_types or BUILT_IN
-        listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
-        self.description = (  # type: ignore[misc]  # likewise
-            "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
-            "tokens and time. It knows "
-            "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
-            "where to look, and what to report (optional known, files, constraints and deliverable become "
-            "sections of it). Several task calls in one message run at the same time.\n\n"
-            "run_in_background: true returns its id at once and its result arrives as a later message; go on "
-            "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
-            "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
-            "message, with its whole history, type and tools and a fresh turn budget: cheaper than briefing a "
-            "new one for a follow-up.\n\nAgent types (subagent_type):\n" + listing
-        )
-        self.input_schema = {
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "A 3-5 word summary shown to the user."},
-                "prompt": {"type": "string", "description": "The complete, self-contained brief."},
-                "subagent_type": {"type": "string", "enum": list(self.agent_types),
-                                  "description": "Which kind of subagent; default general-purpose."},
-                "isolation": {"type": "string", "enum": ["worktree"], "description": (
-                    "worktree: the subagent edits in its own git worktree and branch, never the user's files; "
-                    "you get a summary of its diff, and the user merges or discards it.")},
-                "run_in_background": {"type": "boolean",
-                                      "description": "Return at once; the result arrives as a later message."},
-                "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
-                                                            "continue with `prompt` as its next message."},
-                # Optional parts of the brief, each a section of the child's prompt.
-                "known": {"type": "string", "description": "What you already found, so it is not redone."},
-                "files": {"type": "array", "items": {"type": "string"},
-                          "description": "Paths to start from; listed in the brief, the subagent reads them."},
-                "constraints": {"type": "string", "description": "What it must not do or touch."},
-                "deliverable": {"type": "string",
-                                "description": "What its answer must hold, e.g. paths with line numbers."},
-            },
-            "required": ["description", "prompt"],
-            "additionalProperties": False,
-        }
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        # Only the main agent gets here: the registry refuses task below it (the one no-recursion guard).
-        assert ctx.subagents is not None, "a subagent's context has no subagents of its own"
-        type_name = args.get("subagent_type")
-        if type_name and type_name not in ctx.subagents.agent_types:
-            raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
-        prompt, files = brief(args)
-        text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
-                                               background=bool(args.get("run_in_background")),
-                                               resume=args.get("resume") or None, isolation=args.get("isolation"),
-                                               files=files)
-        if failed:
-            raise ToolError(text)
-        return text

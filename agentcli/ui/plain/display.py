@@ -25,7 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Assistant
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
                             SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
                             TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
-                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, as_any)
+                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, as_any)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -209,7 +209,8 @@ class Display:
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
             case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
                   | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
-                  | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()):
+                  | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # nothing to print: the prompt, the status bar's facts, what other lines show
             case unknown:
                 assert_never(unknown)
@@ -293,7 +294,8 @@ class Display:
                   | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated() | SubagentStarted()
                   | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
                   | Retrying() | TurnFinished() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()):
+                  | ToolProgress() | ElicitationRequested()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)

@@ -19,7 +19,8 @@ from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessa
                              Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                              ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage, ToolProgress, ElicitationRequested, as_any)
+                             UserMessage, ToolProgress, ElicitationRequested, SubagentSteered,
+                             SubagentWrappingUp, as_any)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...format import seconds, tokens
@@ -316,6 +317,10 @@ class Conversation(VerticalScroll):
             case SubagentStarted(segment=segment, description=description) if segment > 1:
                 # in a transcript: a resumed run
                 await self.add_notice(f"── resumed ({description}): a new run with the history above")
+            case SubagentSteered(source=source, text=text):
+                await self.add_notice(f"── a message from the {source}, read at the next turn: {text}")
+            case SubagentWrappingUp(reason=reason):
+                await self.add_notice(f"── asked to wrap up ({reason}): it answers with what it has")
             case Compacted() as compaction:
                 why = f" ({compaction.reason})" if compaction.reason else ""
                 await self.add_notice(f"── compacted {compaction.messages_summarized} older messages into a summary"

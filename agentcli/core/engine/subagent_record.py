@@ -1,0 +1,164 @@
+"""A subagent's record (what it was asked, how it went, its transcript) and the report built from it: the
+answer, its receipt of what the child read, ran and changed, and what the answer cites that the receipt does not back."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .compaction import Ledger
+from ..events import (Event, Status, SubagentReport,
+                      ToolCallFinished,
+                      ToolCallStarted, Usage, kept_out)
+from ..model.llm import estimate_tokens
+
+
+@dataclass
+class Budgets:
+    max_turns: int = 30
+    timeout: float = 900.0
+    max_parallel: int = 3
+
+
+@dataclass
+class SubagentRecord:
+    """One subagent of this session: what it was asked, how it went, and its full transcript."""
+
+    id: str
+    type: str
+    description: str
+    prompt: str
+    tool_use_id: str
+    max_turns: int = 0
+    status: Status = "queued"  # queued | running | done | capped | timed_out | failed | cancelled | interrupted
+    result: str = ""
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    started: float = 0.0  # time.monotonic() when it began running
+    tool_output_chars: int = 0  # tool output it read that never reached the parent
+    changed_files: list[str] = field(default_factory=list)  # paths it wrote or edited, relative to the root
+    events: list[Event] = field(default_factory=list)
+    task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    cancel_requested: bool = False  # the user asked to stop this child (not its parent)
+    cancel_absorbed: bool = False  # that cancel has been turned into a summary
+    worktree: str = ""  # the branch of its own git worktree, when it runs isolated
+    summarized: bool = False  # cut off, it made one more call (not a turn) to sum up what it found
+    emit: Callable[[Event], None] | None = field(default=None, repr=False)  # its events, once it started
+    background: bool = False  # its latest run was started with run_in_background
+    segments: int = 0  # runs so far: 1, then one more for each resume
+    run_turns: int = 0  # turns of the latest run alone (``turns`` counts every run)
+    run_seconds: float = 0.0  # likewise for time
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+    ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
+    answer_mark: str = ""  # its answer was empty or a pointer: what agentcli did about it (see SubagentReport)
+    named_files: list[str] = field(default_factory=list)  # the files its brief named (task `files`)
+    report: SubagentReport | None = None  # built once when its latest run ended (``report_of``)
+    token_budget: int = 0  # tokens (as the footer counts them) at which it is asked to wrap up; 0: none
+    cost_budget: float = 0.0  # likewise in USD
+    steers: list[dict[str, Any]] = field(default_factory=list, repr=False)  # for its next turn boundary
+    wrap_up: str = ""  # why it is asked to finish now (SUMMARY_REQUEST's reason); "" until it is
+    wrapped_up: bool = False  # it answered a wrap-up request: its result is what it had by then
+    warned: bool = False  # it was told once that it nears its turn cap or budget
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    @property
+    def tokens_kept_out(self) -> int:
+        """What this child's own context held at its latest model call (the API's count): the work the
+        main context would hold had it done the errand itself. Every front end shows this one number."""
+        return kept_out(self.events)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
+                "background": self.background, "segments": self.segments, "turns": self.turns,
+                "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
+                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out,
+                **({"token_budget": self.token_budget} if self.token_budget else {}),
+                **({"cost_budget": self.cost_budget} if self.cost_budget else {}),
+                **({"wrapped_up": True} if self.wrapped_up else {})}
+        return {**data, "worktree": self.worktree} if self.worktree else data
+
+
+POINTER = re.compile(r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
+                     r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
+                     r"shared|sent|written|posted)\b", re.IGNORECASE)
+POINTER_LIMIT = 240  # characters: a longer answer carries content of its own
+CITED_PATH = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
+CODE_SUFFIXES = frozenset("py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
+                          "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split())
+CITED_COMMAND = re.compile(r"\b(?:ran|executed)\s+`([^`\n]+)`", re.IGNORECASE)  # "I ran `x`", not "run `x` to…"
+
+
+def not_an_answer(text: str) -> bool:
+    """Empty, or short and only pointing elsewhere: nothing the parent could use."""
+    stripped = text.strip()
+    return stripped in ("", "(no answer)") or (len(stripped) <= POINTER_LIMIT and bool(POINTER.search(stripped)))
+
+
+def cited_paths(text: str) -> list[str]:
+    """The file paths an answer names: with a folder, or a file name with a code suffix; no URLs."""
+    found: list[str] = []
+    for match in CITED_PATH.finditer(text):
+        path = match.group(1).rstrip(".")
+        if text[max(0, match.start() - 3):match.start()].endswith("://") or "." not in path:
+            continue
+        if ("/" in path or path.rsplit(".", 1)[1].lower() in CODE_SUFFIXES) and path not in found:
+            found.append(path)
+    return found
+
+
+def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
+    """Why the answer is not backed by what the child did: no tool call, or a path or command it cites that
+    none of its calls touched (in their input or their output); () when it is backed."""
+    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
+    if not text.strip() or record.status == "interrupted":
+        return ()
+    if not calls:
+        return ("it made no tool call, so nothing in its answer comes from this repository.",)
+    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls]
+                     + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
+    why = []
+    paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
+    if paths:
+        why.append(f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
+                   "of its tool calls touched.")
+    ran = [c for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
+           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if call.name == "bash")]
+    if ran:
+        why.append(f"its answer says it ran `{ran[0][:80]}`, which it did not.")
+    return tuple(why)
+
+
+def report_of(record: SubagentRecord) -> SubagentReport:
+    """The one report of a child's latest run: its answer and the receipt of what it did, from its tool
+    calls (the same ``Ledger`` compaction keeps) and its events, never from its words."""
+    ledger = Ledger.from_dict(record.ledger)  # what its compactions summarized, then the history it kept
+    ledger.add(record.messages)
+    calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
+    counted: dict[str, int] = {}
+    for call in calls:
+        if call.name not in ("read_file", "write_file", "edit_file", "bash"):
+            counted[call.name] = counted.get(call.name, 0) + 1
+    reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
+                  for path, spans in ledger.reads.items())
+    changed = tuple(dict.fromkeys([*record.changed_files, *ledger.changed]))
+    answer = record.result
+    read_paths = [path.removeprefix("./") for path in ledger.reads]
+    named = tuple((name, any(p == name.removeprefix("./") or p.endswith("/" + name.removeprefix("./"))
+                             for p in read_paths)) for name in record.named_files)
+    report = SubagentReport(
+        id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
+        seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
+        segments=max(record.segments, 1),
+        run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
+        changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
+        searches=tuple(counted.items()), named=named, unverified=unverified(record, answer),
+        answer_mark=record.answer_mark, kept_out=kept_out(record.events))
+    return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))

@@ -1,0 +1,139 @@
+"""The task tool, which hands an errand to a subagent with a brief, and message_subagent, which steers a running one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .agents import AgentType
+from ..tools import Tool
+from ..tools.base import ToolContext
+from ..errors import ToolError
+
+
+BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
+               ("constraints", "Constraints"), ("deliverable", "What to deliver"))
+
+
+def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
+    """The child's first message: ``prompt``, then each structured part of the brief given as a section;
+    and the files the brief names. (The registry has checked each part's type against the schema.)"""
+    files = [f.strip() for f in args.get("files") or [] if f.strip()]
+    sections = [str(args["prompt"])]
+    for name, title in BRIEF_PARTS:
+        value = "\n".join(f"- {f}" for f in files) if name == "files" else str(args.get(name) or "")
+        if value.strip():
+            sections.append(f"# {title}\n{value.strip()}")
+    return "\n\n".join(sections), files
+
+
+class TaskTool(Tool):
+    name = "task"
+    kind = "task"
+    key_arg = "description"
+    description = ""
+    input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
+
+    def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
+        from .agents import BUILT_IN
+
+        self.agent_types = agent_types or BUILT_IN
+        listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
+        self.description = (  # type: ignore[misc]  # likewise
+            "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
+            "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
+            "tokens and time. It knows "
+            "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
+            "where to look, and what to report (optional known, files, constraints and deliverable become "
+            "sections of it). Several task calls in one message run at the same time.\n\n"
+            "run_in_background: true returns its id at once and its result arrives as a later message; go on "
+            "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
+            "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
+            "message, with its whole history, type and tools and a fresh turn budget: cheaper than briefing a "
+            "new one for a follow-up.\n\nAgent types (subagent_type):\n" + listing
+        )
+        self.input_schema = {
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A 3-5 word summary shown to the user."},
+                "prompt": {"type": "string", "description": "The complete, self-contained brief."},
+                "subagent_type": {"type": "string", "enum": list(self.agent_types),
+                                  "description": "Which kind of subagent; default general-purpose."},
+                "isolation": {"type": "string", "enum": ["worktree"], "description": (
+                    "worktree: the subagent edits in its own git worktree and branch, never the user's files; "
+                    "you get a summary of its diff, and the user merges or discards it.")},
+                "run_in_background": {"type": "boolean",
+                                      "description": "Return at once; the result arrives as a later message."},
+                "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
+                                                            "continue with `prompt` as its next message."},
+                # Optional parts of the brief, each a section of the child's prompt.
+                "known": {"type": "string", "description": "What you already found, so it is not redone."},
+                "files": {"type": "array", "items": {"type": "string"},
+                          "description": "Paths to start from; listed in the brief, the subagent reads them."},
+                "constraints": {"type": "string", "description": "What it must not do or touch."},
+                "deliverable": {"type": "string",
+                                "description": "What its answer must hold, e.g. paths with line numbers."},
+                "token_budget": {"type": "integer", "minimum": 1, "description": (
+                    "Tokens (as its footer counts them) after which the subagent is asked to wrap up and "
+                    "answer with what it has; narrows its agent type's budget.")},
+                "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": (
+                    "Likewise in US dollars.")},
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": False,
+        }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        # Only the main agent gets here: the registry refuses task below it (the one no-recursion guard).
+        assert ctx.subagents is not None, "a subagent's context has no subagents of its own"
+        type_name = args.get("subagent_type")
+        if type_name and type_name not in ctx.subagents.agent_types:
+            raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
+        prompt, files = brief(args)
+        text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
+                                               background=bool(args.get("run_in_background")),
+                                               resume=args.get("resume") or None, isolation=args.get("isolation"),
+                                               files=files, token_budget=args.get("token_budget"),
+                                               cost_budget=args.get("cost_budget"))
+        if failed:
+            raise ToolError(text)
+        return text
+
+
+class MessageSubagent(Tool):
+    """The main agent's word to a running child: a follow-up it reads at its next turn boundary, or a
+    request to wrap up now and answer with what it has."""
+
+    name = "message_subagent"
+    kind = "task"
+    key_arg = "subagent_id"
+    description = (
+        "Send a running subagent (one started with run_in_background, or running alongside) a message it "
+        "reads before its next model call, marked as from you: a correction, a narrower goal, a fact it "
+        "needs. wrap_up: true asks it to stop working now and answer with what it has, in one more turn "
+        "without tools; its result then arrives as usual. A finished subagent takes no messages: continue "
+        "it with task resume instead.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "subagent_id": {"type": "string", "description": "The running subagent's id, e.g. sa-3."},
+            "message": {"type": "string", "description": "What it should know or do differently."},
+            "wrap_up": {"type": "boolean", "description": "Ask it to finish now with what it has."},
+        },
+        "required": ["subagent_id"],
+        "additionalProperties": False,
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        if ctx.subagents is None:  # a child is never offered this tool; refused if it calls it anyway
+            raise ToolError("Only the main agent can message subagents.")
+        ident, message = args["subagent_id"], str(args.get("message") or "")
+        if not message.strip() and not args.get("wrap_up"):
+            raise ToolError("Give a message, or wrap_up: true, or both.")
+        why = ctx.subagents.steer(ident, message, source="main agent") if message.strip() else ""
+        why = why or (ctx.subagents.wrap_up(ident, source="main agent") if args.get("wrap_up") else "")
+        if why:
+            raise ToolError(why)
+        said = "It reads your message" if message.strip() else "It was asked to wrap up"
+        if message.strip() and args.get("wrap_up"):
+            said = "It reads your message and wraps up"
+        return f"{said} before its next model call; its result arrives as usual."
