@@ -33,6 +33,8 @@ from .mcp.config import ServerConfig
 from .mcp.servers import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, McpServers, RemoteResource
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
+from .engine import mentions
+from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
 from .policy.status_command import StatusCommand
@@ -65,6 +67,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
            "RemoteResource",
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
+           "Mention", "WorkspaceFiles", "complete_mentions",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
 
@@ -160,6 +163,11 @@ class Session:
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
+        # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
+        # more sources (MCP resources, @server:uri) are appended here.
+        self.mention_sources: list[mentions.MentionSource] = [
+            mentions.AgentTypes(lambda: self.subagents.agent_types),
+            mentions.SubagentReceipts(lambda: self.subagents.records)]
         if resume is not None and self.store is not None:
             notices += self.restore()
         if in_git and interactive:
@@ -296,7 +304,7 @@ class Session:
             return RunResult(blocked, "refused", self.main.turns)
         self.prompts += 1
         self.checkpoints.begin(self.prompts)
-        attachments += self.attachments(prompt) + await bridge.attach_resources(self.mcp, prompt, self.warn)
+        attachments += await self.attachments(prompt) + await bridge.attach_resources(self.mcp, prompt, self.warn)
         command, model = called[0] if called else None, self.main.model
         added = self.command_rules(command) if command else []
         try:
@@ -323,10 +331,20 @@ class Session:
         self.permissions.session_rules += added
         return added
 
-    def attachments(self, text: str) -> list[dict[str, Any]]:
-        """The image files of the workspace a prompt names, as blocks; one that cannot go is a warning."""
-        blocks: list[dict[str, Any]] = []
+    def mention_choices(self) -> list[mentions.Mention]:
+        """The names '@' completes besides the workspace's files: agent types, subagents, …"""
+        return [choice for source in self.mention_sources for choice in source.choices()]
+
+    async def attachments(self, text: str) -> list[dict[str, Any]]:
+        """What a prompt brings along: what its @-mentions add (files, agent types, subagents' receipts), then
+        the image files of the workspace it names by path, as blocks; one that cannot go is a warning."""
+        found = await asyncio.to_thread(mentions.expand, text, self.workspace, self.mention_sources)
+        for warning in found.warnings:
+            self.emit(Notice(level="warning", text=warning))
+        blocks = found.blocks
         for path in images.named_images(text, self.workspace.root):
+            if path in found.files:
+                continue
             shown = self.workspace.relative(path)
             try:
                 with path.open("rb") as handle:

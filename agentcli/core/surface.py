@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from .engine.agents import AgentType
     from .engine.custom_commands import CustomCommand
     from .engine.history import Prompt
+    from .engine.mentions import Mention
     from .engine.loop import RunResult
     from .engine.skills import Skill
     from .engine.subagent_record import SubagentRecord
@@ -141,4 +142,5 @@ class SessionSurface(Protocol):
     def cancel_child(self, child_id: str) -> bool: ...
     def cancel_children(self) -> list[str]: ...
     def set_budget_usd(self, usd: float) -> None: ...  # children wind down near it
+    def mention_choices(self) -> list[Mention]: ...  # what '@' completes besides files
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import time
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
@@ -16,14 +14,10 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ... import paths
-from ...core.session import MODES
-from ...core.tools.rg import COMMON_RG_ARGS, rg_path
-from ...core.system.secret_env import command_env
+from ...core.session import MODES, Mention, WorkspaceFiles
 from .. import slash
 
-MAX_FILES = 50_000
 MAX_MATCHES = 40
-STALE_AFTER = 10.0  # seconds before the file list is read again
 
 
 def history_path() -> Path:
@@ -31,64 +25,40 @@ def history_path() -> Path:
 
 
 class FileIndex:
-    """The workspace's files as ripgrep lists them: .gitignore honoured, hidden files in, .git out."""
+    """The workspace's files for '@' (core/engine/mentions.py's ``WorkspaceFiles``), listed again in a thread
+    when stale; completion matches against the latest list."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.files: list[str] = []
-        self.dirs: list[str] = []
-        self.read_at = float("-inf")
+        self.listed = WorkspaceFiles(root)
         self._reading: asyncio.Task[None] | None = None
+
+    @property
+    def files(self) -> list[str]:
+        return self.listed.files
 
     def refresh(self) -> None:
         """Read the file list again in the background when it is stale."""
-        if time.monotonic() - self.read_at < STALE_AFTER or (self._reading and not self._reading.done()):
+        if not self.listed.stale() or (self._reading and not self._reading.done()):
             return
         self._reading = asyncio.get_running_loop().create_task(self.read())
 
     async def read(self) -> None:
-        files = await asyncio.to_thread(self._list)
-        dirs = {str(Path(f).parent) for f in files} - {"."}
-        for d in list(dirs):
-            dirs.update(str(p) for p in Path(d).parents if str(p) != ".")
-        self.files, self.dirs, self.read_at = files, sorted(f"{d}/" for d in dirs), time.monotonic()
-
-    def _list(self) -> list[str]:
-        rg = rg_path()
-        if rg is None:
-            return []
-        try:
-            done = subprocess.run([rg, "--files", *COMMON_RG_ARGS], cwd=self.root, capture_output=True, text=True,
-                                  timeout=10, stdin=subprocess.DEVNULL, env=command_env())
-        except (OSError, subprocess.TimeoutExpired):
-            return []
-        return sorted(done.stdout.splitlines()[:MAX_FILES])
+        self.listed = await asyncio.to_thread(WorkspaceFiles(self.root).read)
 
     def match(self, typed: str) -> list[str]:
-        """Paths for what follows '@': prefix matches first, then by file name, then anywhere."""
-        needle = typed.lower()
-        ranked: list[tuple[int, int, str]] = []
-        for path in self.dirs + self.files:
-            low = path.lower()
-            name = low.rstrip("/").rsplit("/", 1)[-1]
-            if low.startswith(needle):
-                rank = 0
-            elif name.startswith(needle):
-                rank = 1
-            elif needle in low:
-                rank = 2
-            else:
-                continue
-            ranked.append((rank, len(path), path))
-        return [path for _, _, path in sorted(ranked)[:MAX_MATCHES]]
+        """Paths for what follows '@': prefix matches first, then by file name, then anywhere, then fuzzy."""
+        return self.listed.match(typed, MAX_MATCHES)
 
 
 class PlainCompleter(Completer):
     """'/' at the start completes commands (and some arguments); '@' anywhere completes paths."""
 
     def __init__(self, files: FileIndex, transcripts: Callable[[], list[tuple[str, str]]],
-                 custom: Callable[[], list[slash.SlashCommand]] = list) -> None:
+                 custom: Callable[[], list[slash.SlashCommand]] = list,
+                 mentions: Callable[[], list[Mention]] = list) -> None:
         self.files = files
+        self.mentions = mentions  # the names '@' completes besides files: agent types, subagents, …
         self.transcripts = transcripts  # (number, label) of this session's subagents
         self.custom = custom  # the session's custom commands
 
@@ -103,6 +73,10 @@ class PlainCompleter(Completer):
             yield from self._argument(head[1:].lower(), arg)
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
+            typed = word[1:].lower()
+            for mention in [m for m in self.mentions() if m.name.lower().startswith(typed)][:MAX_MATCHES]:
+                yield Completion(f"@{mention.name}", start_position=-len(word), display=mention.name,
+                                 display_meta=f"{mention.kind} · {mention.hint}" if mention.hint else mention.kind)
             for path in self.files.match(word[1:]):
                 yield Completion(f"@{path}", start_position=-len(word), display=path,
                                  display_meta="folder" if path.endswith("/") else "")

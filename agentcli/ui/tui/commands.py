@@ -24,7 +24,7 @@ KEYS = [
     ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
     ("pageup pagedown, shift+↑ ↓", "scroll the conversation, from the input or the panel"),
     ("ctrl+home, ctrl+end", "the conversation's top; its bottom, following new output again"),
-    ("@", "complete a file"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
+    ("@", "mention a file (attached), an agent type or a subagent"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
     ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),
     ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, x cancel)"),

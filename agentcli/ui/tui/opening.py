@@ -83,7 +83,8 @@ async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
-    app.query_one(PromptBar).commands = slash.custom_commands(session.commands)
+    bar = app.query_one(PromptBar)
+    bar.commands, bar.mention_choices = slash.custom_commands(session.commands), session.mention_choices
     app.refresh_status()
     await show_restored(app, RESUME_WIDGETS)
     app.refresh_status()  # the panel's context bars, now that the subagents are back

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -15,7 +15,10 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from ...slash import SlashCommand
-from ..completion import Candidate, Word, candidates, list_files
+from ..completion import MAX_SHOWN, Candidate, Word, candidates
+
+if TYPE_CHECKING:
+    from ....core.session import Mention, WorkspaceFiles
 
 
 class Completions(OptionList):
@@ -155,7 +158,8 @@ class PromptInput(TextArea):
 
 
 class PromptBar(Vertical):
-    """The input and its completion menu; lists the workspace's files in a thread when '@' is first typed."""
+    """The input and its completion menu. The workspace's files are listed in a worker thread when '@' is
+    first typed, and again when the list is stale; the names are matched here, on each key."""
 
     DEFAULT_CSS = "PromptBar { height: auto; }"
 
@@ -163,30 +167,43 @@ class PromptBar(Vertical):
         super().__init__(id="prompt-bar")
         self.root = root
         self.commands = commands or []  # custom commands, completed after the built-in ones
+        self.mention_choices: Callable[[], list[Mention]] = list  # agent types, subagents, …: the session's
         self.blink = blink
-        self.files: list[str] = []
-        self._listing: Worker[list[str]] | None = None
+        self.files: WorkspaceFiles | None = None  # made on the first '@' (the engine module loads then)
+        self._listing: Worker[WorkspaceFiles] | None = None
 
     def compose(self) -> ComposeResult:
         yield Completions()
         yield PromptInput(blink=self.blink)
+
+    def mentions(self, typed: str) -> list[Mention]:
+        from ....core.session import complete_mentions as complete
+
+        return complete(typed, self.files, self.mention_choices(), MAX_SHOWN)
 
     @on(TextArea.Changed)
     def _suggest(self, event: TextArea.Changed) -> None:
         area = event.text_area
         row, column = area.cursor_location
         line = area.document.get_line(row)
-        word, items = candidates(line, column, row, self.files, self.commands)
-        if word.text == "@" or (word.text.startswith("@") and self._listing is None):
+        word, items = candidates(line, column, row, self.mentions, self.commands)
+        if word.text.startswith("@") and (self.files is None or (word.text == "@" and self.files.stale())):
             self.refresh_files()
         self.query_one(Completions).offer(word, items)
 
     def refresh_files(self) -> None:
-        self._listing = self.run_worker(lambda: list_files(self.root), thread=True, group="files", exclusive=True)
+        """List the files again in a worker thread (one at a time); the menu follows when it is done."""
+        if self._listing is not None and self._listing.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            return
+        from ....core.session import WorkspaceFiles
+
+        root = self.root
+        self._listing = self.run_worker(lambda: WorkspaceFiles(root).read(), thread=True, group="files",
+                                        exclusive=True)
 
     @on(Worker.StateChanged)
     def _listed(self, event: Worker.StateChanged) -> None:
         if event.worker is self._listing and event.state == WorkerState.SUCCESS:
-            self.files = event.worker.result or []
+            self.files = event.worker.result
             area = self.query_one(PromptInput)
             self._suggest(TextArea.Changed(area))
