@@ -30,7 +30,8 @@ from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
 from .mcp import bridge
 from .mcp.config import ServerConfig
-from .mcp.servers import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, McpServers, RemoteResource
+from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteResource
+from .mcp.servers import McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .engine import mentions

@@ -13,7 +13,7 @@ import pytest
 
 from agentcli.core.events import Notice
 from agentcli.core.mcp.config import parse
-from agentcli.core.mcp.servers import _alive
+from agentcli.core.mcp.remote import _alive
 from agentcli.core.system import processes
 from tests import waiting
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_results, tool_use

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.mcp.servers import _alive
+from agentcli.core.mcp.remote import _alive
 from tests import waiting
 from tests.conftest import stranger_clone
 from tests.e2e.test_headless import agentcli

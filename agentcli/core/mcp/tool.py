@@ -15,7 +15,8 @@ from ..tools.base import Tool, ToolContext
 from ..errors import ToolError
 from ..events import ToolProgress
 from .config import PREFIX as PREFIX, tool_name as tool_name
-from .servers import McpServer, RemoteTool
+from .remote import RemoteTool
+from .servers import McpServer
 
 DESCRIPTION_CAP = 2_048  # characters of a server's tool description the model is shown
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")

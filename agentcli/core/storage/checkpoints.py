@@ -289,6 +289,7 @@ class TreeScan:
 def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
     """Stat every file of the work tree, and with ``clean_too`` find the tracked files git could give back;
     None when the tree is too big or cannot be listed. Blocking: two git processes, or one."""
+    from ..system.files import is_temporary
     from ..system.git import UnsafeRepository, find_repository, run_git
 
     try:
@@ -320,6 +321,8 @@ def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
         if prefix and not name.startswith(prefix + "/"):
             continue
         relative = name[len(prefix) + 1:] if prefix else name
+        if is_temporary(name):  # another agent's write in flight
+            continue
         try:
             info = os.lstat(base / name)
         except OSError:

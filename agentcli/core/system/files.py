@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
+
+# The name replace_in gives its temporary file: a scan of the tree that runs while another agent writes (a
+# checkpoint taken around a bash call) leaves these out, since they are gone again a moment later.
+TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of replace_in's temporary files."""
+    return TEMPORARY.fullmatch(os.path.basename(name)) is not None
 
 
 def replace_in(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ...status_line import StatusLineRunner, facts
 
 if TYPE_CHECKING:
-    from ....core.session import Session
+    from ....core.session import SessionSurface
 
 
 class StatusLine(Static):
@@ -25,7 +25,7 @@ class StatusLine(Static):
         self.runner: StatusLineRunner | None = None
         self.padding_columns = 0
 
-    def changed(self, session: "Session", busy: bool) -> None:
+    def changed(self, session: "SessionSurface", busy: bool) -> None:
         """Something the line may show changed: its command runs again (debounced) with the session's facts."""
         if self.runner is None:
             command = session.status_command()
