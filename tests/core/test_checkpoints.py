@@ -172,3 +172,16 @@ async def test_a_worktree_child_s_changes_are_not_checkpoints_of_the_main_tree(s
     await session.send("work in isolation")
     assert tree(repo) == before
     assert session.checkpoints.list() == []  # nothing of the main tree changed, so nothing to put back
+
+
+def test_a_scan_leaves_out_a_write_in_flight(repo):
+    """A scan taken while another agent's write_file is between its temporary file and the rename (parallel
+    children) does not count the temporary file as a file of the tree; a file merely ending in .tmp counts."""
+    from agentcli.core.storage.checkpoints import scan_tree
+
+    (repo / "src" / "app" / ".auth.py.3e6445ec.tmp").write_text("half written")
+    (repo / "notes.tmp").write_text("mine")
+    scan = scan_tree(repo)
+    assert scan is not None
+    assert "notes.tmp" in scan.stats and "src/app/auth.py" in scan.stats
+    assert "src/app/.auth.py.3e6445ec.tmp" not in scan.stats
