@@ -57,13 +57,16 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
-# The import contracts, the linter and the type checker first (pyproject.toml: [tool.importlinter], [tool.ruff],
-# [tool.mypy]): a layer broken by one import, or a new finding, fails at once (docs/testing.md, "Checks").
+# The import contracts, the linter and the type checker (pyproject.toml: [tool.importlinter], [tool.ruff],
+# [tool.mypy]) run beside pytest, on the CPU its workers leave while they wait on the programs they start; their
+# output goes to CHECKS_LOG, and is shown, and fails the run, when one of them finds something (docs/testing.md).
+CHECKS_LOG := $(VENV)/checks.log
 test: $(STAMP) sandbox-tool acpx mcp-everything
-	$(BIN)/lint-imports --no-cache
-	$(BIN)/ruff check agentcli tests
-	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
+	checks=$$!; $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
+	if ! wait $$checks; then cat $(CHECKS_LOG); \
+		echo "make: a check failed (lint-imports, ruff or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \
+	exit $$tests
 
 # acpx, a headless ACP client nobody here wrote, drives `agentcli acp` in tests/e2e/test_acp_acpx.py. It is
 # installed from tests/acpx/package-lock.json; without Node and npm, say so once and go on: that test skips.

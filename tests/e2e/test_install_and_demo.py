@@ -41,7 +41,9 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_", "XDG_"))}
     env.update(HOME=str(home), PYTHON=sys.executable, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="sk-ant-t",
                PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR") or str(Path(pwd.getpwuid(os.getuid()).pw_dir,
-                                                                          ".cache", "pip")))  # pip's wheels, reused
+                                                                          ".cache", "pip")),  # pip's wheels, reused
+               PIP_COMPILE="0")  # no .pyc at install: 13 s of CPU, and nothing here needs them (PIP_NO_COMPILE=1
+    # would not do: pip reads it as compile=1)
     server.script(text("Hello."))
     said = subprocess.run([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"], cwd=repo,
                           env=env, capture_output=True, text=True, timeout=120)
