@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from concurrent.futures import Future
 from typing import Any, Callable, Iterable
 
@@ -34,7 +35,7 @@ from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteRes
 from .mcp.servers import McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
-from .engine import mentions
+from .engine import mentions, telemetry
 from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
@@ -173,6 +174,9 @@ class Session:
             notices += self.restore()
         if in_git and interactive:
             notices += self.leftover_worktrees()
+        self.telemetry = telemetry.start(os.environ, notices.append)  # None unless OTEL_* asks for traces
+        if self.telemetry is not None:
+            self.subscribers.append(self.telemetry)
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
         self.opened, self.opening = self.opening, None
@@ -549,6 +553,9 @@ class Session:
         return self.main.usage + self.subagents.usage
 
     def close(self) -> None:
+        if self.telemetry is not None:
+            self.telemetry.close()
+            self.telemetry = None
         if self.store is not None:
             self.store.close()
         if self.sandbox is not None:
