@@ -525,6 +525,14 @@ class Session:
         """Stop every running subagent (/stop); returns their ids."""
         return self.subagents.cancel_all()
 
+    def steer_child(self, child_id: str, text: str) -> str:
+        """The user's message for a running subagent, read at its next turn (/steer); "" or why not."""
+        return self.subagents.steer(child_id, text, source="user")
+
+    def wrap_up_child(self, child_id: str) -> str:
+        """Ask a running subagent, for the user, to answer now with what it has (/wrapup); "" or why not."""
+        return self.subagents.wrap_up(child_id, source="user")
+
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
         """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""
         tools, name, args = self.main.tools, block["name"], block.get("input", {})
