@@ -513,6 +513,10 @@ class Session:
     def tokens_kept_out(self) -> int:
         return self.subagents.tokens_kept_out
 
+    def usage_by_type(self) -> dict[str, tuple[int, Usage]]:
+        """Per agent type: how many subagents of it ran, and their usage summed (/cost, json)."""
+        return self.subagents.usage_by_type()
+
     @property
     def agent_types(self) -> dict[str, AgentType]:
         return self.subagents.agent_types

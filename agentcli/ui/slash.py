@@ -168,6 +168,8 @@ def cost_report(session: "SessionSurface") -> str:
     lines = [usage_line("main", session.main_usage)]
     for record in session.children:
         lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
+    for kind, (count, usage) in session.usage_by_type().items():
+        lines.append(usage_line(f"type {visible(kind)}", usage) + f"  {count} subagent{'' if count == 1 else 's'}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
     lines.append(kept_out_line(session.tokens_kept_out))
