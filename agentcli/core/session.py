@@ -518,6 +518,10 @@ class Session:
     def tokens_kept_out(self) -> int:
         return self.subagents.tokens_kept_out
 
+    def usage_by_type(self) -> dict[str, tuple[int, Usage]]:
+        """Per agent type: how many subagents of it ran, and their usage summed (/cost, json)."""
+        return self.subagents.usage_by_type()
+
     @property
     def agent_types(self) -> dict[str, AgentType]:
         return self.subagents.agent_types
@@ -529,6 +533,14 @@ class Session:
     def cancel_children(self) -> list[str]:
         """Stop every running subagent (/stop); returns their ids."""
         return self.subagents.cancel_all()
+
+    def steer_child(self, child_id: str, text: str) -> str:
+        """The user's message for a running subagent, read at its next turn (/steer); "" or why not."""
+        return self.subagents.steer(child_id, text, source="user")
+
+    def wrap_up_child(self, child_id: str) -> str:
+        """Ask a running subagent, for the user, to answer now with what it has (/wrapup); "" or why not."""
+        return self.subagents.wrap_up(child_id, source="user")
 
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
         """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""

@@ -125,7 +125,7 @@ class SessionSurface(Protocol):
     def context_used(self) -> int: ...
     def context_window(self) -> int: ...
 
-    # the subagents' public facts, and cancelling them
+    # the subagents' public facts, and steering, wrapping up or cancelling them
     @property
     def children(self) -> list[SubagentRecord]: ...  # every subagent of the session, oldest first
     @property
@@ -136,11 +136,14 @@ class SessionSurface(Protocol):
     def background_work(self) -> bool: ...  # a background child runs, or its result waits
     @property
     def tokens_kept_out(self) -> int: ...
+    def usage_by_type(self) -> dict[str, tuple[int, Usage]]: ...  # per agent type: children ran, usage summed
     @property
     def agent_types(self) -> dict[str, AgentType]: ...
     def add_agent_types(self, types: dict[str, AgentType]) -> None: ...
     def cancel_child(self, child_id: str) -> bool: ...
     def cancel_children(self) -> list[str]: ...
+    def steer_child(self, child_id: str, text: str) -> str: ...  # "" when queued, else why not
+    def wrap_up_child(self, child_id: str) -> str: ...  # "" when asked, else why not
     def set_budget_usd(self, usd: float) -> None: ...  # children wind down near it
     def mention_choices(self) -> list[Mention]: ...  # what '@' completes besides files
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command

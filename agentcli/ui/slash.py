@@ -35,6 +35,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rewind", "[N [files|conversation|both]]",
                  "List your prompts with the files changed after each; go back to before prompt N"),
     SlashCommand("stop", "", "Cancel every running subagent; each still reports what it found"),
+    SlashCommand("steer", "ID TEXT", "Send a running subagent a message it reads before its next turn"),
+    SlashCommand("wrapup", "ID", "Ask a running subagent to finish now and answer with what it has"),
     SlashCommand("bashes", "[kill ID]", "List background shells (bash run_in_background); kill ID stops one"),
     SlashCommand("diff", "ID", "Show what an isolated subagent changed in its worktree"),
     SlashCommand("merge", "ID", "Apply an isolated subagent's changes to your working tree"),
@@ -103,6 +105,24 @@ def stop(session: "SessionSurface") -> str:
     return f"Cancelling {', '.join(stopped)}; each sends the main agent a summary of what it found."
 
 
+def steer(session: "SessionSurface", arg: str) -> tuple[str, bool]:
+    """/steer ID TEXT: what to say, and whether it failed."""
+    ident, _, text = arg.strip().partition(" ")
+    if not ident or not text.strip():
+        return "Say which subagent and what to tell it, e.g. /steer sa-2 look in lib/ as well.", True
+    why = session.steer_child(subagent_id(ident), text)
+    return (why, True) if why else (f"{subagent_id(ident)} reads your message before its next turn.", False)
+
+
+def wrap_up(session: "SessionSurface", arg: str) -> tuple[str, bool]:
+    """/wrapup ID: what to say, and whether it failed."""
+    if not arg.strip():
+        return "Say which subagent should wrap up, e.g. /wrapup sa-2.", True
+    why = session.wrap_up_child(subagent_id(arg))
+    return (why, True) if why else (f"{subagent_id(arg)} is asked to wrap up: before its next turn it answers, "
+                                    "without tools, with what it has.", False)
+
+
 def still_running(session: "SessionSurface") -> str:
     """The question before quitting while subagents run; "" when none does."""
     running = [record.id for record in session.running_children]
@@ -148,6 +168,8 @@ def cost_report(session: "SessionSurface") -> str:
     lines = [usage_line("main", session.main_usage)]
     for record in session.children:
         lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
+    for kind, (count, usage) in session.usage_by_type().items():
+        lines.append(usage_line(f"type {visible(kind)}", usage) + f"  {count} subagent{'' if count == 1 else 's'}")
     lines.append(usage_line("total", session.usage))
     lines.append(context_line(session))
     lines.append(kept_out_line(session.tokens_kept_out))

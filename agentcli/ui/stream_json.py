@@ -68,7 +68,10 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
     usage = usage_since(session.usage, mark.usage)
     subagents = [r.to_dict() for r in session.children]
     for child in subagents:
+        child["cost_usd"] = round(child["usage"].get("cost") or 0.0, 6)
         child["usage"] = api_usage(Usage.from_dict(child["usage"]))
+    by_type = {kind: {"subagents": count, "cost_usd": round(usage.cost or 0.0, 6), "usage": api_usage(usage)}
+               for kind, (count, usage) in session.usage_by_type().items()}
     return {
         "type": "result",
         "subtype": SUBTYPES.get(status, "error_during_execution"),
@@ -87,6 +90,7 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
         "model": session.model,
         "tokens_kept_out": session.tokens_kept_out,
         "subagents": subagents,
+        "subagent_types": by_type,  # per agent type, the session so far (total_cost_usd holds them too)
         **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
     }
 

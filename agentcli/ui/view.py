@@ -197,6 +197,10 @@ class Subagent:
     retry: str = ""  # "retrying 3/8" while its model call is being retried
     output_chars: int = 0  # tool output it read, which never reached the parent
     cancelling: bool = False  # the user cancelled it; it is summing up before it finishes
+    wrapping_up: bool = False  # asked to finish now (by the user, the main agent or a budget): it answers next
+    token_budget: int = 0  # tokens at which it is asked to wrap up (0: none); ``tokens`` is its use against it
+    cost_budget: float = 0.0  # likewise in USD, against ``cost``
+    cost: float = 0.0  # what it has spent so far, where the price is known
     summarized: bool = False  # cut off, it made one more call (not a turn) to sum up
     last_progress: float = 0.0  # the caller's clock at its latest event: stream data, a tool call, a turn
     context_tokens: int = 0  # how much its own context held at its latest model call (real count)
@@ -212,7 +216,8 @@ class Subagent:
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
         return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
                    tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
-                   last_progress=now, background=event.background,
+                   last_progress=now, background=event.background, token_budget=event.token_budget,
+                   cost_budget=event.cost_budget,
                    calls=[c for c in [event.parent_tool_use_id] if c],
                    status="queued")  # until its first turn: it may wait for a free slot
 
@@ -263,7 +268,8 @@ class Subagent:
         A tool call still running is progress (tools have their own time limits), and so is waiting for a slot
         or for the user's answer to an approval.
         """
-        if self.status != "running" or self.cancelling or self.waiting_for_you or any(t.status == "running" for t in self.tools.values()):
+        if (self.status != "running" or self.cancelling or self.wrapping_up or self.waiting_for_you
+                or any(t.status == "running" for t in self.tools.values())):
             return None
         quiet = now - self.last_progress
         return quiet if quiet >= after else None
@@ -272,6 +278,8 @@ class Subagent:
         """Its state in words for an entry: 'cancelling…', 'retrying 3/8', 'no progress for 75s', or its status."""
         if self.cancelling and not self.finished:
             return "cancelling…"
+        if self.wrapping_up and not self.finished:
+            return "wrapping up…"
         if self.retry:
             return self.retry
         if self.waiting_for_you and not self.finished:
@@ -291,7 +299,8 @@ class Subagent:
         """A later run of this child (``task resume``): the same entry, counting on from the earlier runs."""
         self.segment, self.background = event.segment, event.background  # the brief stays the first run's
         self.status, self.result, self.retry, self.report = "queued", "", "", None
-        self.cancelling = self.summarized = False
+        self.cancelling = self.summarized = self.wrapping_up = False
+        self.token_budget, self.cost_budget = event.token_budget, event.cost_budget
         self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
         self.started, self.seconds = now, None
         self.tool_use_id = event.parent_tool_use_id
@@ -312,6 +321,8 @@ class Subagent:
                     self.calls.append(started.parent_tool_use_id)
             case SubagentCancelling():
                 self.cancelling = True
+            case SubagentWrappingUp():
+                self.wrapping_up = True
             case Retrying(attempt=attempt, retries=retries):
                 self.retry = f"retrying {attempt}/{retries}"
             case TextDelta() | AssistantMessage() | ToolCallStarted():
@@ -319,6 +330,7 @@ class Subagent:
             case UsageUpdated() as used:
                 self.retry = ""
                 self.tokens = used.total.total_tokens
+                self.cost = used.total.cost or 0.0
                 self.context_tokens = used.usage.context_tokens
             case PlanUpdated() as planned:
                 self.plan = plan_steps(planned)
@@ -346,7 +358,7 @@ class Subagent:
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+                  | SubagentSteered()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)

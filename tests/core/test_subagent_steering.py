@@ -175,3 +175,23 @@ async def test_one_task_call_takes_a_structured_brief_and_a_budget_together(serv
     [started] = events.of(SubagentStarted)
     assert started.token_budget == 90000
     assert not any(block["is_error"] for block in tool_results(server.requests[-1]))
+
+
+async def test_json_and_cost_attribute_cost_per_child_and_per_agent_type(server, make_session):
+    from agentcli.ui import slash
+    from agentcli.ui.stream_json import Mark, result_message
+
+    server.when(is_main, tool_use("task", {"description": "Look", "prompt": "Look", "subagent_type": "explore"}),
+                text("Done."))
+    server.when(lambda b: first_user_text(b) == "Look", text("Found it.", usage={"input_tokens": 100_000}))
+    session, _ = make_session()
+    mark = Mark.of(session)
+    await session.send("go")
+    result = result_message(session, mark, text="Done.", status="done", is_error=False)
+    child_cost = session.children[0].usage.cost
+    assert child_cost and result["subagents"][0]["cost_usd"] == round(child_cost, 6)
+    assert result["subagent_types"]["explore"]["subagents"] == 1
+    assert result["subagent_types"]["explore"]["cost_usd"] == round(child_cost, 6)
+    assert result["total_cost_usd"] >= round(child_cost, 6)  # the total never leaves the children out
+    report = slash.cost_report(session)
+    assert "type explore" in report and "1 subagent" in report

@@ -20,7 +20,7 @@ from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
 from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
-                      ToolCallStarted, Usage)
+                      ToolCallStarted, Usage, UsageUpdated)
 from ..model.catalogue import resolve_model
 from ..model.llm import LLM, LLMError
 from .loop import Agent, final_text
@@ -89,6 +89,14 @@ class Subagents:
     @property
     def tokens_kept_out(self) -> int:
         return sum(record.tokens_kept_out for record in self.records.values())
+
+    def usage_by_type(self) -> dict[str, tuple[int, Usage]]:
+        """Per agent type: how many children of it ran, and their usage summed."""
+        kinds: dict[str, tuple[int, Usage]] = {}
+        for record in self.records.values():
+            count, usage = kinds.get(record.type, (0, Usage()))
+            kinds[record.type] = (count + 1, usage + record.usage)
+        return kinds
 
     def is_running(self, subagent_id: str) -> bool:
         record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
@@ -300,6 +308,8 @@ class Subagents:
 
         def emit(event: Event) -> None:
             record.events.append(event)
+            if isinstance(event, UsageUpdated):  # live: /cost and the session's budget count a running child
+                record.usage = event.total
             if isinstance(event, ToolCallStarted) and self._is_edit(event.name):
                 edits[event.id] = str(event.input.get("path") or "")
             if isinstance(event, ToolCallFinished):

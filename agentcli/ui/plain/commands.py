@@ -175,12 +175,22 @@ async def stop(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.stop(app.session))
 
 
+async def steer(app: "PlainApp", arg: str) -> None:
+    text, failed = slash.steer(app.session, arg)
+    app.display.say(text, "red" if failed else "")
+
+
+async def wrap_up(app: "PlainApp", arg: str) -> None:
+    text, failed = slash.wrap_up(app.session, arg)
+    app.display.say(text, "red" if failed else "")
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return not await app.may_quit()
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
-            "skills": skills, "rewind": rewind, "stop": stop, "exit": exit_,
+            "skills": skills, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

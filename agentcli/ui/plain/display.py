@@ -454,6 +454,8 @@ class Display:
             agent = self.view.subagents[child_id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
+            if agent.stalled_for(now, self.view.stall_after) is not None:
+                word += f" (/wrapup {child_id} asks it to answer now)"
             texts.append(self._child_prefix(child_id) + Text(f" {spin} ", style=child.color)
                          + Text(cut(agent.latest_call) or "starting")
                          + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")

@@ -32,7 +32,8 @@ from ..escapes import visible_event
 from ..slash import still_running
 from ..view import SessionView
 from .commands import escape_on_empty_input, palette_commands, run_command
-from .messages import CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, TurnEnded
+from .messages import (CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, SteerSubagent, TurnEnded,
+                       WrapUpSubagent)
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import welcome
 from .screens import approval
@@ -287,6 +288,12 @@ class AgentApp(App[int]):
 
     def on_cancel_subagent(self, message: CancelSubagent) -> None:
         controls.cancel(self, message.agent_id)
+
+    def on_steer_subagent(self, message: SteerSubagent) -> None:
+        controls.steer(self, message.agent_id)
+
+    def on_wrap_up_subagent(self, message: WrapUpSubagent) -> None:
+        controls.wrap_up(self, message.agent_id)
 
     # -- actions --
 

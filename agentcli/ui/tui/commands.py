@@ -27,12 +27,14 @@ KEYS = [
     ("@", "mention a file (attached), an agent type or a subagent"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
     ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),
-    ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, x cancel)"),
+    ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, "
+            "m message, w wrap up, x cancel)"),
     ("shift+tab", "the next permission mode: default, acceptEdits, plan"),
     ("ctrl+p", "every action"), ("ctrl+q", "quit"),
 ]
 PANEL_HOW_TO = ("tab on an empty input (or ctrl+t) moves to the panel's newest running entry: enter opens a "
-                "transcript, space expands, x cancels a running one; ctrl+o opens the latest transcript from anywhere.")
+                "transcript, space expands; on a running one m sends it a message, w asks it to wrap up, x cancels it; "
+                "ctrl+o opens the latest transcript from anywhere.")
 
 
 async def run_command(app: "AgentApp", text: str) -> None:
@@ -209,6 +211,16 @@ async def stop(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(slash.stop(app.session))
 
 
+async def steer(app: "AgentApp", arg: str) -> None:
+    text, failed = slash.steer(app.session, arg)
+    await app.conversation.add_notice(text, "warning" if failed else "info")
+
+
+async def wrap_up(app: "AgentApp", arg: str) -> None:
+    text, failed = slash.wrap_up(app.session, arg)
+    await app.conversation.add_notice(text, "warning" if failed else "info")
+
+
 
 async def leave(app: "AgentApp", arg: str) -> None:
     app.request_quit()
@@ -217,7 +229,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume, "stop": stop, "skills": skills,
+    "resume": resume, "stop": stop, "skills": skills, "steer": steer, "wrapup": wrap_up,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

@@ -89,6 +89,30 @@ def cancel(app: "AgentApp", agent_id: str) -> None:
         app.session.cancel_child(agent_id)
 
 
+def steer(app: "AgentApp", agent_id: str) -> None:
+    """m: the input gets "/steer ID ", for the user to type the message and send it with enter."""
+    state = app.subagents.get(agent_id)
+    if state is not None and state.finished:
+        app.notify(f"{agent_id} has finished ({state.status}): ask the main agent to resume it instead.",
+                   severity="warning")
+        return
+    app.prompt.load_text(f"/steer {agent_id} ")
+    app.prompt.move_cursor(app.prompt.document.end)
+    app.prompt.focus()
+    app.prompt.typing = True  # what follows is text for the input, not the panel's keys
+
+
+def wrap_up(app: "AgentApp", agent_id: str) -> None:
+    """w: ask one subagent to finish now; its entry says "wrapping up…" (a SubagentWrappingUp event)."""
+    state = app.subagents.get(agent_id)
+    if state is not None and state.finished:
+        app.notify(f"{agent_id} has already finished ({state.status}): there is nothing to wrap up.",
+                   severity="warning")
+        return
+    text, failed = slash.wrap_up(app.session, agent_id)
+    app.notify(text, severity="warning" if failed else "information")
+
+
 async def pick_session(app: "AgentApp") -> None:
     """/resume: the session picker; the chosen session opens once this app has closed (run_tui)."""
     from .screens.sessions import SessionPicker

@@ -38,6 +38,20 @@ class CancelSubagent(Message):
         self.agent_id = agent_id
 
 
+class SteerSubagent(Message):
+    """m on an entry: the input gets "/steer ID ", for the line of text to send that subagent."""
+
+    def __init__(self, agent_id: str) -> None:
+        super().__init__()
+        self.agent_id = agent_id
+
+
+class WrapUpSubagent(Message):
+    def __init__(self, agent_id: str) -> None:
+        super().__init__()
+        self.agent_id = agent_id
+
+
 class SessionOpened(Message):
     """The session the app works on is open (the worker that opened it after the first screen); or it
     could not be: ``error`` says why, in one sentence."""

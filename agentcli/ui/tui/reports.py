@@ -79,7 +79,9 @@ def cost_report(session: "SessionSurface") -> Group:
                Column("cache read", 3, numeric=True), Column("cache write", 2, numeric=True),
                Column("cost", 8, numeric=True), Column("task", 4, wraps=True)]
     agents = [("main", session.main_usage, "")] + [
-        (r.id, r.usage, r.description) for r in session.children]
+        (r.id, r.usage, r.description) for r in session.children] + [
+        (f"type {kind}", usage, f"{count} subagent{'' if count == 1 else 's'}")
+        for kind, (count, usage) in session.usage_by_type().items()]
     rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
              slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
     rows.append(["total", *usage_cells(session)])

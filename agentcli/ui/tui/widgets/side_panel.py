@@ -13,23 +13,28 @@ from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
+from ....core.units import dollars
 from ...format import WITH, WITHOUT, bar, seconds, tokens
 from ..format import one_line, status_icon
-from ..messages import CancelSubagent, OpenTranscript
+from ..messages import CancelSubagent, OpenTranscript, SteerSubagent, WrapUpSubagent
 from ...plan import plan_title
 from ...view import Subagent
 from .plan import plan_content
 
 
 class EntryTitle(CollapsibleTitle):
-    """The one line of an entry. Enter opens the transcript, space expands, x cancels a running subagent."""
+    """The one line of an entry. Enter opens the transcript, space expands; on a running subagent, m sends it
+    a message, w asks it to wrap up, x cancels it."""
 
     BINDINGS = [
         Binding("enter", "open", "Transcript"),
         Binding("space", "toggle_collapsible", "Expand"),
+        Binding("m", "steer", "Message"),
+        Binding("w", "wrap_up", "Wrap up"),
         Binding("x", "cancel", "Cancel subagent"),
     ]
-    KEYS = ("space", "x")  # printable keys that are the entry's own, even when they do nothing
+    KEYS = ("space", "x")  # printable keys that are the entry's own, even when they do nothing (m, w: text then)
+    finishing = False  # x or w was pressed here: m and w are text from now on, as the keys typed next may be
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         # Textual 8.2.8 caches a widget's box model under a counter that refresh(layout=True) leaves alone
@@ -42,17 +47,39 @@ class EntryTitle(CollapsibleTitle):
         self.post_message(OpenTranscript(self._entry_id))
 
     def action_cancel(self) -> None:
+        self.finishing = True
         self.post_message(CancelSubagent(self._entry_id))
 
+    def action_steer(self) -> None:
+        self.post_message(SteerSubagent(self._entry_id))
+
+    def action_wrap_up(self) -> None:
+        self.finishing = True
+        self.post_message(WrapUpSubagent(self._entry_id))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A finished subagent has nothing to cancel: the footer does not offer x (keys.route says why)."""
+        """A finished subagent has nothing to cancel: the footer does not offer x (keys.route says why). One
+        that is finishing (cancelled, or wrapping up) takes no message or wrap-up: m and w are text then."""
         entry = self.parent
-        return not (action == "cancel" and isinstance(entry, SubagentEntry) and entry.state.finished)
+        if not isinstance(entry, SubagentEntry):
+            return True
+        state = entry.state
+        if action in ("steer", "wrap_up"):
+            return not (self.finishing or state.finished or state.cancelling or state.wrapping_up)
+        return not (action == "cancel" and state.finished)
 
     @property
     def _entry_id(self) -> str:
         entry = self.parent
         return entry.agent_id if isinstance(entry, SubagentEntry) else ""
+
+
+def budget_use(state: Subagent) -> str:
+    """Its tokens, against its budget where it has one: '12.3k tok', '12.3k/50.0k tok', '$0.12/$0.50'."""
+    if state.cost_budget:
+        return f"{dollars(state.cost)}/{dollars(state.cost_budget)}"
+    return f"{tokens(state.tokens)}/{tokens(state.token_budget)} tok" if state.token_budget else \
+        f"{tokens(state.tokens)} tok"
 
 
 ONE_LINE = 40  # the room an entry's line needs for its one-line form; a narrower panel takes two lines
@@ -110,7 +137,7 @@ class SubagentEntry(Collapsible):
         super().__init__(self._about, self._plan, self._tools, self._files, self._result, title="",
                          id=f"entry-{state.id}")
         # Swap in a title whose enter opens the transcript instead of expanding.
-        self._title = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
+        self._title: EntryTitle = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def line(self, state: Subagent, now: float) -> Content:
         """Status icon, id, type, description, state, turn n/max, tokens and elapsed time.
@@ -123,13 +150,14 @@ class SubagentEntry(Collapsible):
         room = (self.size.width or 52) - 2 - 2 - 2  # less the title's padding, the ▶ symbol and the status icon
         word = state.state(now, self.stall_after)
         said = word if word != state.status else ""  # cancelling…, retrying 3/8, no progress for 1m 15s
+        offer = f"{said} · w wrap up" if state.stalled_for(now, self.stall_after) is not None else said
         turn = f"{state.turn}/{state.max_turns}"
         took = seconds(state.elapsed(now)) if self.show_times else ""
-        count = f"{tokens(state.tokens)} tok"
+        count = budget_use(state)
         description = one_line(state.description, 120)
         ident = [Content.styled(state.id, "bold $text-muted"), " "]
         tail = " ".join(part for part in (turn, count, took) if part)
-        extra = f"  {said}" if said else ""
+        extra = f"  {offer}" if offer else ""  # the stall flag offers to ask it for what it has
         for kind, needs in ((state.type, len(description)), ("", min(len(description), 16))) if room >= ONE_LINE else ():
             fixed = len(state.id) + 1 + len(kind) + 2 * bool(kind) + len(extra) + 2 + len(tail)
             if fixed + needs <= room:  # the type only beside the whole description
@@ -138,13 +166,16 @@ class SubagentEntry(Collapsible):
                                         Content.styled(fit(description, room - fixed, self.shared), "bold"),
                                         Content.styled(extra, "$warning"), "  ", Content.styled(tail, "$text-muted"))
         first = fit(description, room - len(state.id) - 1, self.shared)
-        for parts in ((turn, count, took), (turn, count), (count,)):  # the time goes first, then the turn
+        # The time goes first, then the turn; the offer to wrap up goes to a line of its own: the tokens stay.
+        for note, parts in [*((offer, parts) for parts in ((turn, count, took), (turn, count), (count,))),
+                            (said, (count,))]:
             numbers = " · ".join(part for part in parts if part)
-            if 4 + len(said) + 3 * bool(said) + len(numbers) <= room + 2:  # under the ▶ and the icon
+            if 4 + len(note) + 3 * bool(note) + len(numbers) <= room + 2:  # under the ▶ and the icon
                 break
         return Content.assemble(status_icon(state.status), " ", *ident, Content.styled(first, "bold"), "\n    ",
-                                Content.styled(f"{said} · ", "$warning") if said else "",
-                                Content.styled(numbers, "$text-muted"))
+                                Content.styled(f"{note} · ", "$warning") if note else "",
+                                Content.styled(numbers, "$text-muted"),
+                                Content.styled("\n    w wraps it up", "$warning") if note != offer else "")
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
@@ -152,9 +183,13 @@ class SubagentEntry(Collapsible):
     async def show(self, state: Subagent, now: float) -> None:
         self.state = state
         self.title = self.line(state, now)  # type: ignore[assignment]
-        if state.finished != self.has_class("-finished"):
+        if state.finished:
+            self._title.finishing = False  # a resume runs it again, and takes m and w again
+        if (state.finished, state.cancelling or state.wrapping_up) != (self.has_class("-finished"),
+                                                                        self.has_class("-finishing")):
             self.set_class(state.finished, "-finished")
-            self.refresh_bindings()  # no more "x Cancel" in the footer
+            self.set_class(state.cancelling or state.wrapping_up, "-finishing")
+            self.refresh_bindings()  # no more "x Cancel" (or m, w) in the footer
         if state.plan:
             self._plan.remove_class("-pending")
             self._plan.update(Content.assemble(Content.styled(plan_title(state.plan), "$text-muted"), "\n",
