@@ -66,7 +66,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "RemoteResource",
+           "RemoteResource", "ContextUsage",
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            "Mention", "WorkspaceFiles", "complete_mentions",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)

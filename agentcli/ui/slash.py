@@ -11,8 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.engine.context_usage import ContextUsage
-    from ..core.session import CustomCommand, McpServers, ServerConfig, SessionSurface
+    from ..core.session import ContextUsage, CustomCommand, McpServers, ServerConfig, SessionSurface
 
 
 @dataclass(frozen=True)

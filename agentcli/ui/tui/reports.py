@@ -19,8 +19,7 @@ from ..format import KEPT_OUT
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
-    from ...core.engine.context_usage import ContextUsage
-    from ...core.session import AgentType
+    from ...core.session import AgentType, ContextUsage
     from ...core.session import SessionSurface
     from ..view import Subagent
 
