@@ -19,7 +19,8 @@ from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
 from .storage.worktrees import WorktreeError
-from .engine.context import current_mode, main_system_prompt
+from .engine.context import current_mode, main_system_prompt, project_memory
+from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished,
                      SubagentStarted, ToolCallStarted, Usage)
@@ -67,7 +68,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
            "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "RemoteResource",
+           "RemoteResource", "ContextUsage",
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            "Mention", "WorkspaceFiles", "complete_mentions",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
@@ -559,6 +560,14 @@ class Session:
 
     def context_window(self) -> int:
         return context_window(self.main.model)
+
+    async def context_usage(self) -> ContextUsage:
+        """/context: what the next request holds, part by part (engine/context_usage.py)."""
+        await self.system_ready()
+        memory = await asyncio.to_thread(project_memory, self.workspace)
+        return await context_usage(self.llm, model=self.main.model, system=self.main.system, memory=memory,
+                                   tools=self.main.tools.schemas(), messages=self.main.messages,
+                                   window=self.context_window(), kept_out=self.tokens_kept_out)
 
     @property
     def usage(self) -> Usage:

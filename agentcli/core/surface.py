@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
 if TYPE_CHECKING:
     from .engine.agents import AgentType
+    from .engine.context_usage import ContextUsage
     from .engine.custom_commands import CustomCommand
     from .engine.history import Prompt
     from .engine.mentions import Mention
@@ -124,6 +125,7 @@ class SessionSurface(Protocol):
     def last_usage(self) -> Usage: ...  # the main agent's latest call
     def context_used(self) -> int: ...
     def context_window(self) -> int: ...
+    async def context_usage(self) -> ContextUsage: ...  # /context's breakdown of the next request
 
     # the subagents' public facts, and steering, wrapping up or cancelling them
     @property

@@ -11,7 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.session import CustomCommand, McpServers, ServerConfig, SessionSurface
+    from ..core.session import ContextUsage, CustomCommand, McpServers, ServerConfig, SessionSurface
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("agents", "", "Show this session's subagents, and the agent types"),
     SlashCommand("transcript", "N", "Print subagent N's full transcript", ("plain",)),
     SlashCommand("cost", "", "Tokens and cost per agent and in total, and context use"),
+    SlashCommand("context", "", "What the next request holds: system prompt, memory, tools, conversation, tool results"),
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
@@ -175,6 +176,31 @@ def cost_report(session: "SessionSurface") -> str:
     lines.append(kept_out_line(session.tokens_kept_out))
     lines += delegation_bars(session)
     lines += delegation_accounts(session)
+    return "\n".join(lines)
+
+
+CONTEXT_MARKS = "▓▒█#="  # one per part of /context's bar, in ContextUsage.parts' order
+
+
+def context_how(usage: "ContextUsage") -> str:
+    how = "counted by the API's count_tokens" if usage.method == "count_tokens" else \
+        "estimated (about four characters a token; the server offers no count_tokens)"
+    return (f"Next request: {tokens(usage.total)} of {tokens(usage.window)} tokens "
+            f"({100 * usage.total / usage.window if usage.window else 0:.0f}%), {how}")
+
+
+def context_parts_bar(usage: "ContextUsage", width: int = 40) -> str:
+    """The window as ``width`` cells: each part's cells in its mark, then what is free as '░'."""
+    cells = "".join(mark * round(width * share) for mark, share in zip(CONTEXT_MARKS, usage.shares.values()))
+    return cells[:width] + "░" * (width - len(cells[:width]))
+
+
+def context_report(usage: "ContextUsage") -> str:
+    """/context in text: the bar, one row a part (tokens, share of the window), and what subagents kept out."""
+    lines = [context_how(usage), context_parts_bar(usage)]
+    for mark, (label, count) in zip(CONTEXT_MARKS, usage.parts.items()):
+        lines.append(f"  {mark} {label:<17} {tokens(count):>7}  {100 * usage.shares[label]:5.1f}%")
+    lines.append(f"  {KEPT_OUT}: {tokens(usage.kept_out)} tokens (subagents' own contexts, not in the request)")
     return "\n".join(lines)
 
 

@@ -947,6 +947,7 @@ class FakeAnthropic:
         self._thinking_by_tool_use: dict[str, list[dict[str, Any]]] = {}  # what a tool-use reply thought first
         self._timeline: list[tuple[int, float, float]] = []
         self._count_tokens_requests: list[dict[str, Any]] = []
+        self.offers_count_tokens = True  # False: the route answers 404, as Ollama's does
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -1134,6 +1135,9 @@ class FakeAnthropic:
             return
         with self._lock:
             self._count_tokens_requests.append(body)
+        if not self.offers_count_tokens:
+            handler.send_json(404, _error_body("not_found_error", f"Not found: {handler.path}"))
+            return
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
             handler.send_json(400, _error_body("invalid_request_error", "messages: Field required"))
             return

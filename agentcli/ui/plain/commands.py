@@ -56,6 +56,10 @@ async def cost(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.cost_report(app.session))
 
 
+async def context(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.context_report(await app.session.context_usage()))
+
+
 async def model(app: "PlainApp", arg: str) -> None:
     if not arg:
         app.display.say(f"Model: {app.session.model}. /model NAME switches it.")
@@ -189,7 +193,7 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
     return not await app.may_quit()
 
 
-HANDLERS = {"help": help_, "clear": clear, "cost": cost, "model": model, "compact": compact,
+HANDLERS = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "skills": skills, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))

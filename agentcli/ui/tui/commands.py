@@ -74,6 +74,12 @@ async def cost(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_report(reports.cost_report(app.session))
 
 
+async def context(app: "AgentApp", arg: str) -> None:
+    from . import reports
+
+    await app.conversation.add_report(reports.context_report(await app.session.context_usage()))
+
+
 async def model(app: "AgentApp", arg: str) -> None:
     if not arg:
         await app.conversation.add_notice(f"The model is {app.session.model}; /model NAME switches it.")
@@ -227,7 +233,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
-    "help": show_help, "clear": clear, "agents": agents, "cost": cost, "model": model,
+    "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
     "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
     "resume": resume, "stop": stop, "skills": skills, "steer": steer, "wrapup": wrap_up,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
