@@ -36,3 +36,29 @@ async def test_the_tui_asks_a_servers_question_in_a_modal_and_the_server_gets_th
         await until(pilot, lambda: isinstance(app.screen, ElicitationScreen), "the second question")
         await pilot.press("escape")
         await until(pilot, lambda: "cancel" in results(server), "the cancelled answer")
+
+
+async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_gets_the_answer(plain, server):  # noqa: F811
+    server.script(tool_use("mcp__features__ask", {}), text("asked"), tool_use("mcp__features__ask", {}), text("again"))
+    ui = plain(mcp_servers=features(), **SETTINGS)
+    assert ui.app.session.asks_user
+    await ui.app.session.mcp.wait_started()
+    await ui.idle()
+    ui.pipe.send_text("ask me\r")
+    await ui.until(lambda: "? The MCP server features asks: What name should the report use?" in ui.text,
+                   "the question")
+    ui.pipe.send_text("y\r")
+    ui.pipe.send_text("\r")  # the name is required
+    await ui.until(lambda: "is required" in ui.text, "the sentence about the name")
+    ui.pipe.send_text("Ada\r")
+    ui.pipe.send_text("lots\r")
+    await ui.until(lambda: "whole number" in ui.text, "the sentence about the count")
+    ui.pipe.send_text("3\r")
+    await ui.until(lambda: "accept: Ada x3" in results(server), "the server's answer")
+    await ui.idle()
+    assert "asked" in ui.text
+    ui.pipe.send_text("ask again\r")
+    await ui.until(lambda: ui.text.count("? The MCP server features asks") == 2, "the second question")
+    ui.pipe.send_text("n\r")
+    await ui.until(lambda: "decline" in results(server), "the declined answer")
+    await ui.quit()
