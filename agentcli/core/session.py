@@ -167,10 +167,10 @@ class Session:
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
-        # more sources (MCP resources, @server:uri) are appended here.
+        # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
         self.mention_sources: list[mentions.MentionSource] = [
             mentions.AgentTypes(lambda: self.subagents.agent_types),
-            mentions.SubagentReceipts(lambda: self.subagents.records)]
+            mentions.SubagentReceipts(lambda: self.subagents.records), mentions.McpResources(self.mcp.resources)]
         if resume is not None and self.store is not None:
             notices += self.restore()
         if in_git and interactive:

@@ -80,6 +80,7 @@ class SessionSurface(Protocol):
     permissions: Permissions  # the mode, and the rules /permissions shows and changes
     mcp: McpServers
     hooks: Hooks  # a host program's control protocol registers hooks
+    asks_user: bool  # the front end answers a server's questions (ElicitationRequested); False: refused
     llm: LLM  # the model client: API time, raw stream events
     opened: list[Event]  # the warnings the session gave while it opened
     restored_events: list[Event]  # a resumed session's main transcript, to draw

@@ -86,6 +86,8 @@ async def test_a_servers_prompts_are_slash_commands_and_its_resources_attach(mak
         report = mcp_report(session.mcp)
         assert "/mcp__features__review FILE FOCUS" in report and "@features:notes://today (today)" in report
         assert "mcp__features__a_b_2" in report
+        offered = [(m.name, m.kind, m.hint) for m in session.mention_choices() if m.kind == "resource"]
+        assert offered == [("features:notes://today", "resource", "Today's notes.")]  # what '@' completes
         outcome = await session.send("/mcp__features__review app.py security")
         assert outcome.text == "reviewed"
         assert "Please review app.py, looking at security." in str(server.requests[0]["messages"][0])
@@ -95,6 +97,7 @@ async def test_a_servers_prompts_are_slash_commands_and_its_resources_attach(mak
         assert unknown.status == "refused" and "/mcp lists" in unknown.text
         await session.send("What do @features:notes://today say? Mail me@example.com")
         sent = str(server.requests[-1]["messages"][-1])
+        assert sent.count("NOTES-MARK") == 1  # attached once, though it is both a mention and a resource
         assert "NOTES-MARK: ship the release" in sent and "notes://today" in sent and "example.com" in sent
         assert len(server.requests) == 2  # the refused commands reached no model
         assert not [e for e in events.of(Notice) if "Not attached" in e.text]

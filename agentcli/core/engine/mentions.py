@@ -2,8 +2,8 @@
 
 Completion offers the workspace's files (``WorkspaceFiles``: git's tracked files and the untracked ones it
 does not ignore; ``rg --files`` outside git) and the names of every ``MentionSource``: agent types
-(``@explore``), this session's subagents (``@sa-3``), and whatever a later source adds (MCP resources,
-``@server:uri``, go in ``Session.mention_sources``). Listing the files is blocking and runs in a worker
+(``@explore``), this session's subagents (``@sa-3``) and the MCP servers' resources (``@server:uri``);
+``Session.mention_sources`` lists them. Listing the files is blocking and runs in a worker
 (a thread); matching what was typed against the list is done where the keys are, in a few milliseconds
 for 100,000 files (bench/mentions.py).
 
@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..content import agentcli_note
 from ..events import SubagentReport
+from ..mcp.servers import RemoteResource
 from .. import images
 from ..system.git import find_repository, run_git, UnsafeRepository
 from ..system.secret_env import command_env
@@ -224,6 +225,21 @@ class AgentTypes:
             return None
         return [agentcli_note(f"The user mentioned the agent type @{name}: delegate this request (or the part of "
                               f"it that fits) with the task tool, subagent_type \"{name}\", and a complete brief.")]
+
+
+class McpResources:
+    """``@server:uri``: the resources the ready MCP servers list. Sending attaches them
+    (``mcp.bridge.attach_resources``, which reads them); here they are only named, so nothing is attached twice."""
+
+    def __init__(self, resources: Callable[[], Sequence[RemoteResource]]):
+        self.resources = resources
+
+    def choices(self) -> list[Mention]:
+        return [Mention(f"{r.server}:{r.uri}", "resource", _first_line(r.description) or r.name)
+                for r in self.resources()]
+
+    def expand(self, name: str) -> list[dict[str, Any]] | None:
+        return [] if any(f"{r.server}:{r.uri}" == name for r in self.resources()) else None
 
 
 class SubagentReceipts:

@@ -31,7 +31,7 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Event, SubagentFinished,
+from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
                             ALLOW_AGENT, MAIN, Notice)
 from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
@@ -44,6 +44,7 @@ from .. import slash
 from ..slash import money, still_running
 from .commands import run_command
 from .display import Display
+from . import elicitation
 from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
@@ -65,6 +66,8 @@ class PlainApp:
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
                  lines: TextIO | None = None, first_prompt: str | None = None) -> None:
         self.session = session
+        session.asks_user = lines is None  # with a keyboard, a server's questions are asked (elicitation.py)
+        self.output = output
         self.first_prompt = first_prompt  # `agentcli --plain "question"`: the first line, as if typed
         self.out = out or sys.stdout
         tty = self.out.isatty()
@@ -322,6 +325,10 @@ class PlainApp:
                 and self.display.view.subagents[event.id].background:
             self.results_due = True
             self.end_prompt()
+        if isinstance(event, ElicitationRequested):
+            if event.future is not None and not event.future.done():
+                asyncio.ensure_future(self.ask_server(event, event.future))
+            return
         if self.at_prompt and not isinstance(event, ApprovalRequested):
             self.held.append(event)  # printing now would tear through the prompt being typed
             return
@@ -338,6 +345,25 @@ class PlainApp:
                 self.display.ask(event)
             return
         self.display.handle(event)
+
+    async def ask_server(self, event: ElicitationRequested, future: asyncio.Future[dict[str, Any] | str]) -> None:
+        """A server's question (elicitation), asked in a prompt of its own while the turn waits for it. At the
+        prompt (a background child's call asks), the user is typing something else: it is declined."""
+        if self.input is None or self.at_prompt:
+            self.display.say(f"Declined a question of the MCP server {event.server}: it came while you were "
+                             "typing; ask again in a turn.", "yellow")
+            future.set_result("decline")
+            return
+        prompt: PromptSession[str] = PromptSession(input=self.input, output=self.output)
+        future.add_done_callback(lambda _: prompt.app.exit(exception=EOFError()) if prompt.app.is_running else None)
+        self.at_prompt = True  # the turn's events wait until the question is answered
+        try:
+            answer = await elicitation.ask(event, prompt, self.display.say)
+        finally:
+            self.at_prompt = False
+            self.show_held()
+        if not future.done():
+            future.set_result(answer)
 
     def answer(self, choice: str) -> None:
         event, self.question = self.question, None

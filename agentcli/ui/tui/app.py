@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Compacted, Event, HistoryCleared, PlanUpdated,
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Compacted, Event, HistoryCleared, PlanUpdated,
                              SubagentFinished, SubagentStarted, ToolCallFinished, UsageUpdated)
 from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
@@ -36,7 +36,7 @@ from .messages import (CancelSubagent, EngineEvent, OpenTranscript, SessionOpene
                        WrapUpSubagent)
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import welcome
-from .screens import approval
+from .screens import approval, elicitation
 from .screens.no_key import NoKeyScreen
 from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
@@ -175,6 +175,8 @@ class AgentApp(App[int]):
         event = message.event
         if isinstance(event, ApprovalRequested):
             approval.ask(self, event)
+        elif isinstance(event, ElicitationRequested):
+            elicitation.ask(self, event)
         elif isinstance(event, ApprovalsWaiting):
             await self.inbox_changed(event)
         elif event.agent_id == MAIN:

@@ -82,6 +82,7 @@ def open_after_paint(app: "AgentApp", opening: Opening) -> None:
 async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
+    session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
     bar = app.query_one(PromptBar)
     bar.commands, bar.mention_choices = slash.custom_commands(session.commands), session.mention_choices
