@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..content import agentcli_note
 from ..events import SubagentReport
-from ..mcp.servers import RemoteResource
+from ..mcp.remote import RemoteResource
 from .. import images
 from ..system.git import find_repository, run_git, UnsafeRepository
 from ..system.secret_env import command_env
