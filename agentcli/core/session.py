@@ -22,15 +22,14 @@ from .storage.worktrees import WorktreeError
 from .engine.context import current_mode, main_system_prompt, project_memory
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished,
-                     SubagentStarted, ToolCallStarted, Usage)
-from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts,
-                             undelivered)
+from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
+from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
 from .claude_names import CLAUDE_NAMES
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
 from .mcp import bridge
+from .mcp.bridge import elicitation_answer
 from .mcp.config import ServerConfig
 from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteResource
 from .mcp.servers import McpServers
@@ -47,8 +46,7 @@ from .engine.skills import Skill, catalog, load_skills
 from .engine.subagent_record import Budgets, SubagentRecord
 from .engine.subagents import Subagents
 from .engine.task_tool import MessageSubagent, TaskTool
-from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session,
-                    list_sessions, new_session_id, open_store, project_dir, read_records)
+from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
@@ -65,12 +63,10 @@ TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb"
 
 __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
-           "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord",
-           "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
-           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name",
-           "RemoteResource", "ContextUsage",
+           "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
+           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name", "RemoteResource", "ContextUsage",
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
-           "Mention", "WorkspaceFiles", "complete_mentions",  # what '@' completes (engine/mentions.py)
+           "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
 

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ....core.events import ElicitationRequested
-from ....core.mcp.bridge import elicitation_answer
+from ....core.session import elicitation_answer
 
 
 class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
