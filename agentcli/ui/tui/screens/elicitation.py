@@ -14,7 +14,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ....core.events import ElicitationRequested
-from ....core.session import elicitation_answer
 
 
 class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
@@ -97,6 +96,8 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
             self.dismiss(answer)
             return
         try:
+            from ....core.session import elicitation_answer  # the engine loads after the first paint
+
             values = elicitation_answer(self.request.fields, self.typed())
         except ValueError as exc:  # one sentence; the user corrects it
             self.query_one("#elicitation-error", Static).update(Content(str(exc)))
