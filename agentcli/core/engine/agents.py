@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
-from .frontmatter import definition_files, read_definition, split_frontmatter, user_bases
+from .frontmatter import confinement, definition_files, read_definition, split_frontmatter
 from ..model.catalogue import resolve_model
 from ..system.workspace import display_path
 
@@ -157,7 +157,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     for folder in agent_dirs(base):
         here: dict[str, AgentType] = {}
         project = base is not None and folder.is_relative_to(base)
-        bases, where = ((base,), "the workspace") if project and base else (user_bases(), "your own folders")
+        bases, where = confinement(base, project)
         try:
             files = definition_files(folder, bases, where)
         except ValueError as exc:

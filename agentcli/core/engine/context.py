@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ... import paths
 from .agents import AgentType, changes_things
-from .frontmatter import user_bases
+from .frontmatter import confinement
 from ..tools.file_access import Unreadable, read_confined
 from ..tools.git import snapshot
 from ..system.workspace import Workspace, display_path
@@ -130,9 +130,7 @@ def memory_paths(workspace: Workspace) -> list[Path]:
 def memory_bases(workspace: Workspace, path: Path) -> tuple[tuple[Path, ...], str]:
     """Where a memory file may lead, and what that is called: the workspace for its own files (a
     cloned ``CLAUDE.md -> ~/.ssh/id_ed25519`` is no memory), the user's folders for the user's."""
-    if path.parent == workspace.root:
-        return (workspace.root,), "the workspace"
-    return user_bases(), "your own folders"
+    return confinement(workspace.root, path.parent == workspace.root)
 
 
 def project_memory(workspace: Workspace, warnings: list[str] | None = None) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import paths
-from .frontmatter import FrontmatterError, definition_files, read_definition, split_frontmatter, user_bases
+from .frontmatter import confinement, FrontmatterError, definition_files, read_definition, split_frontmatter
 from ..policy.rules import Rule, RuleError
 from ..system.workspace import display_path
 
@@ -80,7 +80,7 @@ def load_commands(root: Path, warnings: list[str] | None = None) -> dict[str, Cu
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
     for folder, project in command_dirs(base):
-        bases, where = ((base,), "the workspace") if project else (user_bases(), "your own folders")
+        bases, where = confinement(base, project)
         try:
             files = definition_files(folder, bases, where, recursive=True)
         except ValueError as exc:

@@ -51,6 +51,15 @@ def user_bases() -> tuple[Path, ...]:
     return tuple(dict.fromkeys(folder.resolve() for folder in (paths.config_home(), Path.home())))
 
 
+def confinement(root: Path | None, project: bool) -> tuple[tuple[Path, ...], str]:
+    """Where a definition or memory file may lead, and what that is called: inside the workspace (``root``) for
+    the workspace's own files (a cloned ``CLAUDE.md -> ~/.ssh/id_ed25519`` is nothing to read), the user's
+    folders for the user's."""
+    if project and root is not None:
+        return (root,), "the workspace"
+    return user_bases(), "your own folders"
+
+
 def definition_files(folder: Path, bases: tuple[Path, ...], where: str, recursive: bool = False) -> list[Path]:
     """The ``*.md`` files in ``folder`` (and its subfolders with ``recursive``), by their real paths;
     [] when there is no such folder. Raises ValueError when the folder leads outside ``bases``

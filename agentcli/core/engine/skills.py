@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from ... import paths
 from .custom_commands import CustomCommand, _split_rules
-from .frontmatter import FrontmatterError, read_definition, split_frontmatter, user_bases
+from .frontmatter import confinement, FrontmatterError, read_definition, split_frontmatter
 from ..policy.rules import Rule, RuleError
 from ..system.workspace import display_path
 
@@ -77,7 +77,7 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
     for folder, project in skill_dirs(base):
         if project and not trusted:
             continue
-        bases, where = ((base,), "the workspace") if project else (user_bases(), "your own folders")
+        bases, where = confinement(base, project)
         for skill_md in _skill_files(folder, bases, where, found):
             shown = display_path(skill_md, base)
             try:
