@@ -87,7 +87,7 @@ def test_a_mentioned_file_is_attached_whole_and_counts_as_read(repo: Path):
     found = expand("what does @src/app/auth.py do?", workspace, [])
     assert found.warnings == []
     (block,) = found.blocks
-    assert block["text"].startswith("The user attached src/app/auth.py with @src/app/auth.py (10 lines):")
+    assert block["text"].startswith("The user attached src/app/auth.py with @src/app/auth.py (10 lines, numbered as read_file numbers them):")
     assert "def handle_auth(user, password):" in block["text"]
     assert workspace.files.seen("main", (repo / "src/app/auth.py").resolve()) is not None  # edit without reading
 
@@ -114,11 +114,11 @@ def test_a_huge_file_is_cut_and_says_so(repo: Path):
     found = attach(repo, "@big.log")
     (block,) = found.blocks
     assert len(block["text"]) < mentions.FILE_CAP + 500
-    assert "only its first 50,000 characters fit here (it has 1,400,000 bytes): read_file shows the rest" in block["text"]
+    assert "lines fit here (it has 1,400,000 bytes): read_file with offset=" in block["text"]
 
 
 def test_all_mentions_of_one_message_share_a_cap(repo: Path, monkeypatch):
-    monkeypatch.setattr(mentions, "TOTAL_CAP", 30)
+    monkeypatch.setattr(mentions, "TOTAL_CAP", 44)  # a's 25 and b's 5, each after read_file's 7-character number
     (repo / "a.txt").write_text("a" * 25)
     (repo / "b.txt").write_text("b" * 25)
     (repo / "c.txt").write_text("c" * 25)

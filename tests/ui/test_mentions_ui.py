@@ -31,7 +31,7 @@ async def test_tui_at_offers_the_file_and_sending_attaches_it(server, tui):
         await until(pilot, lambda: len(server.requests) == 1 and not app.busy, "the answer")
     said = last_user_text(server)
     assert said.startswith("what is @src/app/views.py")
-    assert "The user attached src/app/views.py with @src/app/views.py (5 lines):" in said and "def index():" in said
+    assert "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):" in said and "def index():" in said
 
 
 async def test_tui_at_offers_agent_types_and_subagents(server, tui):
@@ -75,7 +75,7 @@ async def test_line_mode_at_offers_the_file_and_sending_attaches_it(plain, serve
     ui.pipe.send_text(" \r")
     await ui.until(lambda: ui.app.prompts > prompts and ui.app.at_prompt, "the next prompt")
     said = last_user_text(server)
-    assert "The user attached src/app/views.py with @src/app/views.py (5 lines):" in said and "def index():" in said
+    assert "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):" in said and "def index():" in said
     await ui.quit()
 
 

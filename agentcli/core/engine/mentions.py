@@ -339,12 +339,23 @@ def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id
                               f"({TOTAL_CAP:,} characters); read it with read_file.")], 0
     cut = size > len(data)
     text = data.decode("utf-8", errors="replace") if cut else decode_bytes(data)[0]
-    if not cut and len(text) <= cap:  # the model has seen all of it: it may edit it without reading it first
+    # numbered as read_file numbers a file, so the model can cite path:line and knows to leave the numbers out of
+    # edit_file's old_string; the cap holds for what is sent, numbers included
+    numbered = "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(text.rstrip("\n").split("\n"), 1))
+    if not cut and len(numbered) <= cap:  # the model has seen all of it: it may edit it without reading it first
         workspace.files.saw(agent_id, real, hashlib.sha256(data).digest())
         lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-        note = f"The user attached {shown} with @{name} ({lines} line{'s' * (lines != 1)}):"
+        note = (f"The user attached {shown} with @{name} ({lines} line{'s' * (lines != 1)}, numbered as read_file "
+                "numbers them):")
     else:
-        text = text[:cap]
-        note = (f"The user attached {shown} with @{name}; only its first {len(text):,} characters fit here "
-                f"(it has {size:,} bytes): read_file shows the rest.")
-    return [{"type": "text", "text": f"{note}\n<file path=\"{shown}\">\n{text.rstrip(chr(10))}\n</file>"}], len(text)
+        kept = numbered[:cap]
+        if "\n" in kept:  # whole lines only
+            numbered = kept.rsplit("\n", 1)[0]
+            shown_lines = numbered.count("\n") + 1
+            part = (f"only its first {shown_lines:,} lines fit here (it has {size:,} bytes): read_file with "
+                    f"offset={shown_lines + 1} shows the rest")
+        else:
+            numbered = kept
+            part = f"only the start of its first line fits here (it has {size:,} bytes): read_file shows the rest"
+        note = f"The user attached {shown} with @{name}; {part}."
+    return [{"type": "text", "text": f"{note}\n<file path=\"{shown}\">\n{numbered}\n</file>"}], len(numbered)
