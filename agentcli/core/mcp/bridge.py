@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ToolError
 from .servers import McpServer, McpServers
-from .tool import PREFIX, IMAGE_TYPES, McpTool, tool_name
+from .tool import PREFIX, IMAGE_TYPES, McpTool, convert, tool_name
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
@@ -86,18 +86,12 @@ async def expand_prompt(servers: McpServers, text: str) -> tuple[str, list[dict[
     parts: list[str] = []
     blocks: list[dict[str, Any]] = []
     for message in getattr(result, "messages", []):
-        part, images = content_text([message.content])
+        part, images = convert([message.content])
         if getattr(message, "role", "user") == "assistant" and part:
             part = f"[The prompt's assistant turn:]\n{part}"
         parts.append(part)
         blocks += images
     return "\n\n".join(p for p in parts if p) or f"(the prompt {name} of {server.name} is empty)", blocks
-
-
-def content_text(content: list[Any]) -> tuple[str, list[dict[str, Any]]]:
-    from .tool import convert
-
-    return convert(content)
 
 
 def mentioned_resources(servers: McpServers, text: str) -> list[tuple[str, str]]:
@@ -128,7 +122,7 @@ async def attach_resources(servers: McpServers, text: str, warn: Callable[[str],
                 blocks.append({"type": "text", "text": f"<resource server=\"{server}\" uri=\"{item.uri}\">\n"
                                                        f"{body[:RESOURCE_CAP]}{cut}\n</resource>"})
             elif mime in IMAGE_TYPES:
-                _, images = content_text([_Image(item.blob, mime)])
+                _, images = convert([_Image(item.blob, mime)])
                 blocks += images or [{"type": "text", "text": f"[@{server}:{uri}: the image is too large]"}]
             else:
                 blocks.append({"type": "text", "text": f"[@{server}:{item.uri}: {mime or 'binary'} content, "
