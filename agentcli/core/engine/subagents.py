@@ -496,5 +496,3 @@ class Subagents:
             return f"{found}\n\n(The user cancelled the final summary.)" if found else \
                 "(The user cancelled the subagent before it summarized.)"
 
-
-# An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".
