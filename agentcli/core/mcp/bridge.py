@@ -10,13 +10,14 @@ import shlex
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ToolError
+from .config import NAME
 from .servers import McpServer, McpServers
 from .tool import PREFIX, IMAGE_TYPES, McpTool, convert, tool_name
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
-RESOURCE_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]{1,40}):(\S+)")  # @server:uri
+RESOURCE_MENTION = re.compile(rf"(?<![\w@])@({NAME.pattern}):(\S+)")  # @server:uri, a server named as config allows
 RESOURCE_CAP = 100_000  # characters of one attached resource's text
 INSTRUCTIONS_START = "\n\n<mcp_server_instructions>"
 INSTRUCTIONS_END = "</mcp_server_instructions>"
