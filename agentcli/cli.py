@@ -410,13 +410,13 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     except MissingCredentials as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return None
-    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
-                                  budget=args.max_budget_usd)
+    budget = args.max_budget_usd if args.max_budget_usd is not None else (settings.max_budget_usd or None)
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages, budget=budget)
     session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id,
                            fork_session=args.fork_session)
     prepare_session(session, args)
-    if args.max_budget_usd is not None:
-        session.set_budget_usd(args.max_budget_usd)
+    if budget is not None:  # the setting's budget is the session's already; the flag replaces it
+        session.set_budget_usd(budget)
     return session, output
 

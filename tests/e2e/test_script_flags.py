@@ -67,6 +67,16 @@ def test_max_budget_stops_the_run_once_the_cost_passes_it(server, api_env, repo)
     assert len(server.requests) == 1
 
 
+def test_the_max_budget_usd_setting_stops_a_headless_run_as_the_flag_does(server, api_env, repo):
+    from agentcli.paths import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("max_budget_usd = 0.000001\n")
+    server.script(*[tool_use("glob", {"pattern": "*.py"}) for _ in range(5)], text("never"))
+    out = result_of(agentcli("-p", "go", "--output-format", "json", cwd=repo, env=api_env))
+    assert out["subtype"] == "error_max_budget_usd" and len(server.requests) == 1
+
+
 def test_max_budget_counts_a_running_subagents_calls(server, api_env, repo):
     server.when(lambda b: offers_tool(b, "task"),
                 tool_use("task", {"description": "Look around", "prompt": "List the files."},

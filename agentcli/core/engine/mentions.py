@@ -16,7 +16,6 @@ as an image.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import re
 import subprocess
@@ -32,7 +31,7 @@ from .. import images
 from ..system.git import find_repository, run_git, UnsafeRepository
 from ..system.secret_env import command_env
 from ..system.workspace import Workspace
-from ..tools.file_access import Unreadable, decode_bytes, is_binary, read_confined
+from ..tools.file_access import Unreadable, _digest, count_lines, decode_bytes, is_binary, read_confined
 from ..tools.rg import COMMON_RG_ARGS, rg_path
 
 MAX_FILES = 500_000  # paths listed for completion; a repository with more completes the first ones only
@@ -343,8 +342,8 @@ def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id
     # edit_file's old_string; the cap holds for what is sent, numbers included
     numbered = "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(text.rstrip("\n").split("\n"), 1))
     if not cut and len(numbered) <= cap:  # the model has seen all of it: it may edit it without reading it first
-        workspace.files.saw(agent_id, real, hashlib.sha256(data).digest())
-        lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        workspace.files.saw(agent_id, real, _digest(data))
+        lines = count_lines(text)
         note = (f"The user attached {shown} with @{name} ({lines} line{'s' * (lines != 1)}, numbered as read_file "
                 "numbers them):")
     else:

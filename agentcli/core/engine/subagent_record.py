@@ -86,6 +86,7 @@ class SubagentRecord:
         return {**data, "worktree": self.worktree} if self.worktree else data
 
 
+# An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".
 POINTER = re.compile(r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
                      r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
                      r"shared|sent|written|posted)\b", re.IGNORECASE)

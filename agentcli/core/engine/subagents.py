@@ -99,8 +99,17 @@ class Subagents:
         return kinds
 
     def is_running(self, subagent_id: str) -> bool:
-        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        record, _ = self._find(subagent_id)
         return record is not None and record.running
+
+    def _find(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
+        """The child ``subagent_id`` names ("sa-3", or "3"); or None, and why not, in one sentence."""
+        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        if record is not None:
+            return record, ""
+        known = ", ".join(self.records)
+        return None, f"There is no subagent {subagent_id} in this session" + (
+            f"; its subagents are {known}." if known else "; none has run yet.")
 
     @property
     def running(self) -> list[SubagentRecord]:
@@ -168,11 +177,9 @@ class Subagents:
 
     def _live(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
         """A running child that still takes messages; or None, and why not."""
-        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+        record, why = self._find(subagent_id)
         if record is None:
-            known = ", ".join(self.records)
-            return None, f"There is no subagent {subagent_id} in this session" + (
-                f"; its subagents are {known}." if known else "; none has run yet.")
+            return None, why
         if not record.running:
             return None, (f"{record.id} is not running ({record.status}); continue it with task resume "
                           "to give it more to do.")
@@ -276,11 +283,9 @@ class Subagents:
         return worktree
     def resumable(self, subagent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
         """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
-        record = self.records.get(subagent_id)
+        record, why = self._find(subagent_id)
         if record is None:
-            known = ", ".join(self.records)
-            raise ToolError(f"There is no subagent {subagent_id} in this session"
-                            + (f"; its subagents are {known}." if known else "; none has run yet."))
+            raise ToolError(why)
         if record.worktree:
             raise ToolError(f"{subagent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
                             "does not reopen yet; start a new subagent with isolation: worktree instead.")
@@ -491,5 +496,3 @@ class Subagents:
             return f"{found}\n\n(The user cancelled the final summary.)" if found else \
                 "(The user cancelled the subagent before it summarized.)"
 
-
-# An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".

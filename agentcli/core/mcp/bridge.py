@@ -10,13 +10,14 @@ import shlex
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ToolError
+from .config import NAME
 from .servers import McpServer, McpServers
-from .tool import PREFIX, IMAGE_TYPES, McpTool, tool_name
+from .tool import PREFIX, IMAGE_TYPES, McpTool, convert, tool_name
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
-RESOURCE_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]{1,40}):(\S+)")  # @server:uri
+RESOURCE_MENTION = re.compile(rf"(?<![\w@])@({NAME.pattern}):(\S+)")  # @server:uri, a server named as config allows
 RESOURCE_CAP = 100_000  # characters of one attached resource's text
 INSTRUCTIONS_START = "\n\n<mcp_server_instructions>"
 INSTRUCTIONS_END = "</mcp_server_instructions>"
@@ -86,18 +87,12 @@ async def expand_prompt(servers: McpServers, text: str) -> tuple[str, list[dict[
     parts: list[str] = []
     blocks: list[dict[str, Any]] = []
     for message in getattr(result, "messages", []):
-        part, images = content_text([message.content])
+        part, images = convert([message.content])
         if getattr(message, "role", "user") == "assistant" and part:
             part = f"[The prompt's assistant turn:]\n{part}"
         parts.append(part)
         blocks += images
     return "\n\n".join(p for p in parts if p) or f"(the prompt {name} of {server.name} is empty)", blocks
-
-
-def content_text(content: list[Any]) -> tuple[str, list[dict[str, Any]]]:
-    from .tool import convert
-
-    return convert(content)
 
 
 def mentioned_resources(servers: McpServers, text: str) -> list[tuple[str, str]]:
@@ -128,7 +123,7 @@ async def attach_resources(servers: McpServers, text: str, warn: Callable[[str],
                 blocks.append({"type": "text", "text": f"<resource server=\"{server}\" uri=\"{item.uri}\">\n"
                                                        f"{body[:RESOURCE_CAP]}{cut}\n</resource>"})
             elif mime in IMAGE_TYPES:
-                _, images = content_text([_Image(item.blob, mime)])
+                _, images = convert([_Image(item.blob, mime)])
                 blocks += images or [{"type": "text", "text": f"[@{server}:{uri}: the image is too large]"}]
             else:
                 blocks.append({"type": "text", "text": f"[@{server}:{item.uri}: {mime or 'binary'} content, "

@@ -26,7 +26,7 @@ from typing import Any, Literal, Mapping
 
 PROJECT_FILE = ".mcp.json"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # what a tool name mcp__<server>__<tool> may hold
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # ${VAR} or ${VAR:-default}
 Transport = Literal["stdio", "http", "sse", "sdk"]
 TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
                                     "streamableHttp": "http", "sse": "sse", "sdk": "sdk"}
@@ -80,7 +80,7 @@ class ServerConfig:
                 if value is None and match.group(2) is None:
                     raise McpConfigError(f"${{{match.group(1)}}} is not set")
                 return value if value is not None else match.group(2)
-            return _VARIABLE.sub(one, text)
+            return VARIABLE.sub(one, text)
         return ServerConfig(self.name, self.transport, self.source, fill(self.command),
                             tuple(map(fill, self.args)), tuple((k, fill(v)) for k, v in self.env),
                             fill(self.url), tuple((k, fill(v)) for k, v in self.headers), self.project)

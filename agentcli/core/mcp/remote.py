@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
 
 from ..system import processes
-from .config import ServerConfig
+from .config import VARIABLE, ServerConfig
 
 State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]
 
@@ -104,7 +103,7 @@ def unauthorized(status: int | None, config: ServerConfig) -> str:
     """The sentence for an HTTP server's 401, naming what to check; "" for any other status."""
     if status != 401:
         return ""
-    variables = sorted({v for _, value in config.headers for v in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", value)})
+    variables = sorted({m.group(1) for _, value in config.headers for m in VARIABLE.finditer(value)})
     if config.headers:
         names = ", ".join(name for name, _ in config.headers)
         told = f"check the {names} header{'s' if len(config.headers) > 1 else ''} in {config.source}"

@@ -419,29 +419,24 @@ class McpServer:
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
         """The server's messages for one of its prompts; ToolError with one sentence when there are none."""
-        client = self.client
-        if self.state != "ready" or client is None:
-            raise ToolError(self.unavailable().replace("its tools", "its prompts"))
-        try:
-            return await asyncio.wait_for(client.get_prompt(prompt, arguments), self.tool_timeout)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            LOG.warning("MCP server %r: getting the prompt %r failed", self.name, prompt, exc_info=True)
-            raise ToolError(f"The MCP server '{self.name}' did not give its prompt {prompt}: {describe(exc)}.") from None
+        return await self._get("prompts", f"its prompt {prompt}", lambda client: client.get_prompt(prompt, arguments))
 
     async def read_resource(self, uri: str) -> Any:
         """The server's contents for one resource; ToolError with one sentence when there are none."""
+        return await self._get("resources", f"the resource {uri}", lambda client: client.read_resource(uri))
+
+    async def _get(self, kind: str, what: str, request: Callable[[Any], Awaitable[Any]]) -> Any:
+        """One request for something of the server's ``kind`` ("prompts", "resources"), named ``what``."""
         client = self.client
         if self.state != "ready" or client is None:
-            raise ToolError(self.unavailable().replace("its tools", "its resources"))
+            raise ToolError(self.unavailable().replace("its tools", f"its {kind}"))
         try:
-            return await asyncio.wait_for(client.read_resource(uri), self.tool_timeout)
+            return await asyncio.wait_for(request(client), self.tool_timeout)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001
-            LOG.warning("MCP server %r: reading %r failed", self.name, uri, exc_info=True)
-            raise ToolError(f"The MCP server '{self.name}' did not give the resource {uri}: {describe(exc)}.") from None
+            LOG.warning("MCP server %r: getting %s failed", self.name, what, exc_info=True)
+            raise ToolError(f"The MCP server '{self.name}' did not give {what}: {describe(exc)}.") from None
 
     def unavailable(self) -> str:
         why = {"waiting": "has not started yet", "starting": "is still starting", "failed": "failed to start",

@@ -262,21 +262,15 @@ class Hooks:
         if hook.callback is not None:
             return await self.call_back(hook, payload)
         from ..system import processes
-        from ..system.secret_env import command_env
+        from ..system.sandbox import SandboxError
 
-        env = command_env(self.keep_secret_env)
-        env["CLAUDE_PROJECT_DIR"] = str(self.root)
-        argv = ["/bin/sh", "-c", hook.command]
-        preexec = processes.die_with_parent()
-        if hook.workspace and self.sandbox is not None:
-            from ..system.sandbox import SandboxError, writable_dirs
-
-            try:
-                if await asyncio.to_thread(self.sandbox.usable):
-                    argv, preexec = self.sandbox.wrap(argv, cwd=self.root, writable=writable_dirs(self.root)), None
-            except SandboxError as exc:
-                self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
-                return _Answer(None, "", "")
+        try:
+            argv, preexec, env = await asyncio.to_thread(
+                launch, hook.command, self.root, sandbox=self.sandbox if hook.workspace else None,
+                keep_secret_env=self.keep_secret_env)
+        except SandboxError as exc:
+            self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
+            return _Answer(None, "", "")
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=self.root, env=env, start_new_session=True, preexec_fn=preexec,
@@ -316,6 +310,23 @@ class Hooks:
 
     def warn(self, text: str) -> None:
         self.emit(Notice(level="warning", text=text))
+
+
+def launch(command: str, root: Path, *, sandbox: "Sandbox | None",
+           keep_secret_env: bool) -> tuple[list[str], Callable[[], None] | None, dict[str, str]]:
+    """How a hook's (or the status line's) command starts: ``/bin/sh -c`` in ``root``, with bash's scrubbed
+    environment plus ``CLAUDE_PROJECT_DIR``, inside ``sandbox`` when one is given (a workspace's own command)
+    and usable. Returns argv, the preexec function and the environment; raises SandboxError. Blocking."""
+    from ..system import processes
+    from ..system.sandbox import writable_dirs
+    from ..system.secret_env import command_env
+
+    env = command_env(keep_secret_env)
+    env["CLAUDE_PROJECT_DIR"] = str(root)
+    argv = ["/bin/sh", "-c", command]
+    if sandbox is not None and sandbox.usable():
+        return sandbox.wrap(argv, cwd=root, writable=writable_dirs(root)), None, env
+    return argv, processes.die_with_parent(), env
 
 
 def _text(data: bytes | None) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .hooks import WORKSPACE_MARK
+from .hooks import WORKSPACE_MARK, launch
 
 if TYPE_CHECKING:
     from ..system.sandbox import Sandbox
@@ -50,19 +50,13 @@ class StatusCommand:
         user should hear of, one sentence. ``started`` gets the process while it runs (None once it ended),
         so that a closing front end can kill it."""
         from ..system import processes
-        from ..system.secret_env import command_env
+        from ..system.sandbox import SandboxError
 
-        argv, preexec = ["/bin/sh", "-c", self.command], processes.die_with_parent()
-        if self.workspace and self.sandbox is not None:
-            from ..system.sandbox import SandboxError, writable_dirs
-
-            try:
-                if self.sandbox.usable():
-                    argv, preexec = self.sandbox.wrap(argv, cwd=self.root, writable=writable_dirs(self.root)), None
-            except SandboxError as exc:
-                return "", f"The status line command {self.command} was not run: {exc}"
-        env = command_env(self.keep_secret_env)
-        env["CLAUDE_PROJECT_DIR"] = str(self.root)
+        try:
+            argv, preexec, env = launch(self.command, self.root, sandbox=self.sandbox if self.workspace else None,
+                                        keep_secret_env=self.keep_secret_env)
+        except SandboxError as exc:
+            return "", f"The status line command {self.command} was not run: {exc}"
         try:
             proc = subprocess.Popen(argv, cwd=self.root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec)

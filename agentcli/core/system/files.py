@@ -13,8 +13,9 @@ TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 
 
 def is_temporary(name: str) -> bool:
-    """Whether a file name is one of replace_in's temporary files."""
-    return TEMPORARY.fullmatch(os.path.basename(name)) is not None
+    """Whether a file name is one of replace_in's temporary files. (A tree scan asks this of every file: the
+    suffix test first keeps that cheap.)"""
+    return name.endswith(".tmp") and TEMPORARY.fullmatch(os.path.basename(name)) is not None
 
 
 def replace_in(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
