@@ -189,10 +189,20 @@ def context_how(usage: "ContextUsage") -> str:
             f"({100 * usage.total / usage.window if usage.window else 0:.0f}%), {how}")
 
 
+def context_segments(usage: "ContextUsage", width: int = 40) -> list[tuple[str, int]]:
+    """The window as ``width`` cells: each part's mark and how many cells it fills (what is left is free)."""
+    segments, left = [], width
+    for mark, share in zip(CONTEXT_MARKS, usage.shares.values()):
+        cells = min(left, round(width * share))
+        segments.append((mark, cells))
+        left -= cells
+    return segments
+
+
 def context_parts_bar(usage: "ContextUsage", width: int = 40) -> str:
     """The window as ``width`` cells: each part's cells in its mark, then what is free as '░'."""
-    cells = "".join(mark * round(width * share) for mark, share in zip(CONTEXT_MARKS, usage.shares.values()))
-    return cells[:width] + "░" * (width - len(cells[:width]))
+    cells = "".join(mark * count for mark, count in context_segments(usage, width))
+    return cells + "░" * (width - len(cells))
 
 
 def context_report(usage: "ContextUsage") -> str:
@@ -200,8 +210,12 @@ def context_report(usage: "ContextUsage") -> str:
     lines = [context_how(usage), context_parts_bar(usage)]
     for mark, (label, count) in zip(CONTEXT_MARKS, usage.parts.items()):
         lines.append(f"  {mark} {label:<17} {tokens(count):>7}  {100 * usage.shares[label]:5.1f}%")
-    lines.append(f"  {KEPT_OUT}: {tokens(usage.kept_out)} tokens (subagents' own contexts, not in the request)")
+    lines.append(f"  {context_kept_out(usage)}")
     return "\n".join(lines)
+
+
+def context_kept_out(usage: "ContextUsage") -> str:
+    return f"{KEPT_OUT}: {tokens(usage.kept_out)} tokens (subagents' own contexts, not in the request)"
 
 
 def delegation_accounts(session: "SessionSurface") -> list[str]:

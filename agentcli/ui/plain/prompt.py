@@ -14,7 +14,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ... import paths
-from ...core.session import MODES, Mention, WorkspaceFiles
+from ...core.session import MODES, Mention, WorkspaceFiles, complete_mentions
 from .. import slash
 
 MAX_MATCHES = 40
@@ -46,13 +46,10 @@ class FileIndex:
     async def read(self) -> None:
         self.listed = await asyncio.to_thread(WorkspaceFiles(self.root).read)
 
-    def match(self, typed: str) -> list[str]:
-        """Paths for what follows '@': prefix matches first, then by file name, then anywhere, then fuzzy."""
-        return self.listed.match(typed, MAX_MATCHES)
-
 
 class PlainCompleter(Completer):
-    """'/' at the start completes commands (and some arguments); '@' anywhere completes paths."""
+    """'/' at the start completes commands (and some arguments); '@' anywhere what core's complete_mentions
+    offers: the session's names (agent types, subagents, …), then paths."""
 
     def __init__(self, files: FileIndex, transcripts: Callable[[], list[tuple[str, str]]],
                  custom: Callable[[], list[slash.SlashCommand]] = list,
@@ -73,13 +70,9 @@ class PlainCompleter(Completer):
             yield from self._argument(head[1:].lower(), arg)
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
-            typed = word[1:].lower()
-            for mention in [m for m in self.mentions() if m.name.lower().startswith(typed)][:MAX_MATCHES]:
-                yield Completion(f"@{mention.name}", start_position=-len(word), display=mention.name,
-                                 display_meta=f"{mention.kind} · {mention.hint}" if mention.hint else mention.kind)
-            for path in self.files.match(word[1:]):
-                yield Completion(f"@{path}", start_position=-len(word), display=path,
-                                 display_meta="folder" if path.endswith("/") else "")
+            for mention in complete_mentions(word[1:], self.files.listed, self.mentions(), MAX_MATCHES):
+                meta = "" if mention.kind == "file" else f"{mention.kind} · {mention.hint}" if mention.hint else mention.kind
+                yield Completion(f"@{mention.name}", start_position=-len(word), display=mention.name, display_meta=meta)
 
     def _argument(self, command: str, arg: str) -> Iterable[Completion]:
         if " " in arg:

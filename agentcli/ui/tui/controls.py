@@ -89,12 +89,18 @@ def cancel(app: "AgentApp", agent_id: str) -> None:
         app.session.cancel_child(agent_id)
 
 
+def finished(app: "AgentApp", agent_id: str, then: str) -> bool:
+    """Whether the panel's subagent has finished; if so a warning says so, ending in ``then``."""
+    state = app.subagents.get(agent_id)
+    if state is None or not state.finished:
+        return False
+    app.notify(f"{agent_id} has finished ({state.status}): {then}", severity="warning")
+    return True
+
+
 def steer(app: "AgentApp", agent_id: str) -> None:
     """m: the input gets "/steer ID ", for the user to type the message and send it with enter."""
-    state = app.subagents.get(agent_id)
-    if state is not None and state.finished:
-        app.notify(f"{agent_id} has finished ({state.status}): ask the main agent to resume it instead.",
-                   severity="warning")
+    if finished(app, agent_id, "ask the main agent to resume it instead."):
         return
     app.prompt.load_text(f"/steer {agent_id} ")
     app.prompt.move_cursor(app.prompt.document.end)
@@ -104,10 +110,7 @@ def steer(app: "AgentApp", agent_id: str) -> None:
 
 def wrap_up(app: "AgentApp", agent_id: str) -> None:
     """w: ask one subagent to finish now; its entry says "wrapping up…" (a SubagentWrappingUp event)."""
-    state = app.subagents.get(agent_id)
-    if state is not None and state.finished:
-        app.notify(f"{agent_id} has already finished ({state.status}): there is nothing to wrap up.",
-                   severity="warning")
+    if finished(app, agent_id, "there is nothing to wrap up."):
         return
     text, failed = slash.wrap_up(app.session, agent_id)
     app.notify(text, severity="warning" if failed else "information")

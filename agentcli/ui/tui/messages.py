@@ -26,30 +26,28 @@ class TurnEnded(Message):
         self.detail = detail
 
 
-class OpenTranscript(Message):
+class AboutSubagent(Message):
+    """A key on a subagent's entry (or the transcript's): what the app should do about ``agent_id``."""
+
     def __init__(self, agent_id: str) -> None:
         super().__init__()
         self.agent_id = agent_id
 
 
-class CancelSubagent(Message):
-    def __init__(self, agent_id: str) -> None:
-        super().__init__()
-        self.agent_id = agent_id
+class OpenTranscript(AboutSubagent):
+    """enter on its entry or its task call: its transcript."""
 
 
-class SteerSubagent(Message):
+class CancelSubagent(AboutSubagent):
+    """x: cancel it; it sums up what it found."""
+
+
+class SteerSubagent(AboutSubagent):
     """m on an entry: the input gets "/steer ID ", for the line of text to send that subagent."""
 
-    def __init__(self, agent_id: str) -> None:
-        super().__init__()
-        self.agent_id = agent_id
 
-
-class WrapUpSubagent(Message):
-    def __init__(self, agent_id: str) -> None:
-        super().__init__()
-        self.agent_id = agent_id
+class WrapUpSubagent(AboutSubagent):
+    """w: ask it to finish now with what it has."""
 
 
 class SessionOpened(Message):

@@ -15,7 +15,6 @@ from rich.text import Text
 
 from .. import slash
 from ..escapes import visible_data
-from ..format import KEPT_OUT
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
@@ -98,17 +97,15 @@ CONTEXT_STYLES = ("magenta", "yellow", "cyan", "green", "blue")  # one per part,
 def context_report(usage: "ContextUsage", width: int = 40) -> Group:
     """/context: one bar of the window coloured by part, then a row a part and what subagents kept out."""
     bar = Text()
-    for mark, style, share in zip(slash.CONTEXT_MARKS, CONTEXT_STYLES, usage.shares.values()):
-        bar.append(mark * round(width * share), style=style)
-    bar.truncate(width)
+    for (mark, cells), style in zip(slash.context_segments(usage, width), CONTEXT_STYLES):
+        bar.append(mark * cells, style=style)
     bar.append("░" * (width - len(bar)), style="dim")
     columns = [Column("", 2), Column("part", 17), Column("tokens", 7, numeric=True), Column("window", 6, numeric=True)]
     rows = [[mark, label, slash.tokens(count), f"{100 * usage.shares[label]:.1f}%"]
             for mark, (label, count) in zip(slash.CONTEXT_MARKS, usage.parts.items())]
     rows.append(["", "total", slash.tokens(usage.total), f"{100 * usage.total / usage.window:.1f}%"
                  if usage.window else ""])
-    notes = Text(f"{KEPT_OUT}: {slash.tokens(usage.kept_out)} tokens (subagents' own contexts, "
-                 "not in the request)")
+    notes = Text(slash.context_kept_out(usage))
     return Group(titled(slash.context_how(usage), bar), Fitted(columns, rows, bold_last=True), notes)
 
 

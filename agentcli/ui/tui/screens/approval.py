@@ -12,6 +12,7 @@ from textual.widgets import Button, Static
 
 from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
 from ..format import input_view
+from . import asking
 
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
@@ -82,12 +83,7 @@ class ApprovalScreen(ModalScreen[str]):
 
     def on_mount(self) -> None:
         self.query_one(f"#{ALLOW_ONCE}", Button).focus()
-        if self.request.future is not None:  # withdrawn (the turn was interrupted): close by itself
-            self.request.future.add_done_callback(lambda _: self.app.call_later(self._withdrawn))
-
-    def _withdrawn(self) -> None:
-        if self.is_current:
-            self.dismiss(DENY)
+        asking.close_when_withdrawn(self, self.request.future, DENY)  # the turn was interrupted
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -110,16 +106,8 @@ class ApprovalScreen(ModalScreen[str]):
 def ask(app: App[object], request: ApprovalRequested) -> None:
     """Show the question the engine asks now. The engine asks one at a time (``Permissions`` keeps
     the queue), so the next comes only once this one is answered here or withdrawn there."""
-    future = request.future
-    if future is None or future.done():  # withdrawn before it was shown
-        return
-
-    def answered(answer: str | None) -> None:
-        if not future.done():
-            future.set_result(answer or DENY)
-
     view = getattr(app, "view", None)
-    app.push_screen(ApprovalScreen(request, list(view.approvals) if view is not None else []), answered)
+    asking.push(app, ApprovalScreen(request, list(view.approvals) if view is not None else []), request.future, DENY)
 
 
 def inbox_changed(app: App[object], approvals: list[tuple[str, str]]) -> None:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ....core.events import ElicitationRequested
+from . import asking
 
 
 class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
@@ -63,12 +64,7 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
     def on_mount(self) -> None:
         first = self.query("#elicitation-fields Input, #elicitation-fields Select, #elicitation-fields Switch")
         (first.first() if first else self.query_one("#accept", Button)).focus()
-        if self.request.future is not None:  # withdrawn (the call was cancelled): close by itself
-            self.request.future.add_done_callback(lambda _: self.app.call_later(self._withdrawn))
-
-    def _withdrawn(self) -> None:
-        if self.is_current:
-            self.dismiss("cancel")
+        asking.close_when_withdrawn(self, self.request.future, "cancel")  # the call was cancelled
 
     def typed(self) -> dict[str, str]:
         """What the user gave each field, as text (``bridge.elicitation_answer`` reads it)."""
@@ -107,12 +103,4 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
 
 def ask(app: App[object], request: ElicitationRequested) -> None:
     """Show a server's question; the answer resolves its future."""
-    future = request.future
-    if future is None or future.done():
-        return
-
-    def answered(answer: dict[str, Any] | str | None) -> None:
-        if not future.done():
-            future.set_result("cancel" if answer is None else answer)
-
-    app.push_screen(ElicitationScreen(request), answered)
+    asking.push(app, ElicitationScreen(request), request.future, "cancel")

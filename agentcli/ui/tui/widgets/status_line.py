@@ -24,16 +24,18 @@ class StatusLine(Static):
         super().__init__(id="status-line", classes="-empty", markup=False)
         self.runner: StatusLineRunner | None = None
         self.padding_columns = 0
+        self.looked = False  # the setting was read (once, as line mode does): without a command nothing is done
 
     def changed(self, session: "SessionSurface", busy: bool) -> None:
         """Something the line may show changed: its command runs again (debounced) with the session's facts."""
-        if self.runner is None:
+        if not self.looked:
+            self.looked = True
             command = session.status_command()
-            if command is None:
-                return
-            self.padding_columns = command.padding
-            self.runner = StatusLineRunner(command, show=self.show_line, warn=self.warn)
-        self.runner.changed(facts(session, busy=busy))
+            if command is not None:
+                self.padding_columns = command.padding
+                self.runner = StatusLineRunner(command, show=self.show_line, warn=self.warn)
+        if self.runner is not None:
+            self.runner.changed(facts(session, busy=busy))
 
     def show_line(self, line: str) -> None:
         self.set_class(not line, "-empty")
