@@ -20,11 +20,14 @@ def child(prompt):
     return lambda body: not offers_tool(body, "task") and first_user_text(body) == prompt
 
 
+MAIN_ANSWERS = ("Both started.", "Read a result.", "Read the other.", "All read.")  # after the first reply
+
+
 def script_two_children(server):
     """The main agent starts two background children in one message; each wants to run a command."""
     server.when(is_main, reply(background("Count alpha", "Run the alpha count."),
                                background("Count beta", "Run the beta count.")),
-                text("Both started."), text("Read a result."), text("Read the other."), text("All read."))
+                *[text(answer) for answer in MAIN_ANSWERS])
     server.when(child("Run the alpha count."), tool_use("bash", {"command": "echo alpha-ran"}), text("alpha done."))
     server.when(child("Run the beta count."), tool_use("bash", {"command": "echo beta-ran"}), text("beta done."))
 
@@ -119,7 +122,12 @@ async def test_line_mode_asks_both_children_in_order_and_loses_neither(plain, se
     ui.pipe.send_text("y")
     await ui.until(lambda: "alpha done." in results_read(server) and "beta done." in results_read(server),
                    "both results read")
-    await ui.until(lambda: "All read." in ui.text or "Read the other." in ui.text, "the last turn")
+    # Both results may reach the main agent in one request or in two: each request carries every result
+    # that finished by then (Subagents.take_results). So wait for the main agent to be idle with none left.
+    await ui.until(lambda: ui.app.task is None and ui.app.at_prompt and not ui.app.session.results_waiting,
+                   "the main agent idle with both results read")
+    last = MAIN_ANSWERS[sum(1 for body in server.requests if is_main(body)) - 2]
+    await ui.until(lambda: last in ui.text, "the last turn's answer")
     shown = ui.text
     assert shown.index(f"? {first} (") < shown.index(f"? {second} (")
     assert shown.count("✓ allowed once: bash") == 2
