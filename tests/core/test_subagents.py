@@ -109,6 +109,20 @@ async def test_child_calling_task_is_refused_and_no_grandchild_runs(server, make
     assert [e.id for e in events.of(SubagentStarted)] == ["sa-1"]
 
 
+async def test_child_is_offered_no_main_only_tool_and_running_one_is_refused(server, make_session):
+    server.when(is_main, delegate("Nested work", "Do the thing."), text("ok"))
+    server.when(is_child, tool_use("message_subagent", {"subagent_id": "sa-1", "message": "hi"}),
+                text("Done alone."))
+    session, _ = make_session()
+    await session.send("go")
+    main, child = ([b for b in server.requests if is_main(b)], [b for b in server.requests if is_child(b)])
+    main_only = {"task", "message_subagent"}
+    assert main_only <= {t["name"] for t in main[0]["tools"]}
+    assert not main_only & {t["name"] for t in child[0]["tools"]}
+    [refusal] = tool_results(child[1])
+    assert refusal["is_error"] and "main agent's tool alone" in tool_result_text(refusal)
+
+
 async def test_three_tasks_in_one_message_run_at_the_same_time(server, make_session):
     barrier = threading.Barrier(3)  # each child's first call waits until all three have arrived
     server.when(is_main, reply(*[tool_use_block("task", {"description": f"Errand {n}", "prompt": f"Errand number {n}"})

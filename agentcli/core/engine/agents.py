@@ -64,9 +64,10 @@ class AgentType:
         wanted = self.tools
         if wanted is not None and "bash" in wanted:
             wanted = (*wanted, *BASH_COMPANIONS)
-        chosen = tools if wanted is None else tools.only(wanted)
+        offered = tools.for_subagents()
+        chosen = offered if wanted is None else offered.only(wanted)
         unwanted = (*self.disallowed_tools, *(BASH_COMPANIONS if "bash" in self.disallowed_tools else ()))
-        chosen = chosen.without("task", *unwanted)
+        chosen = chosen.without(*unwanted)
         skill = tools.get(SKILL_TOOL)
         if self.skills is not None and skill is not None and SKILL_TOOL not in unwanted:
             if self.skills:

@@ -29,7 +29,6 @@ from ..tools.base import ToolContext
 from ..errors import ToolError
 from ..units import dollars, tokens, turns
 from ..system.workspace import Workspace
-from .task_tool import MessageSubagent
 from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
@@ -404,7 +403,7 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
-        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY, MessageSubagent.name)
+        tools = agent_type.select(self.tools)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,

@@ -28,6 +28,7 @@ def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
 
 class TaskTool(Tool):
     name = "task"
+    main_only = True
     kind = "task"
     key_arg = "description"
     description = ""
@@ -104,6 +105,7 @@ class MessageSubagent(Tool):
     request to wrap up now and answer with what it has."""
 
     name = "message_subagent"
+    main_only = True
     kind = "task"
     key_arg = "subagent_id"
     description = (

@@ -28,7 +28,6 @@ from typing import Callable
 from ..errors import ToolError
 from ..system.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
 
-MAIN_ONLY = ("worktree", "worktree_diff")  # tools a subagent is never offered
 BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>
 IDENTITY = ("-c", "user.name=agentcli", "-c", "user.email=agentcli@localhost")
 

@@ -25,8 +25,9 @@ NO_NAME = "invalid_tool_name"  # the name a call is kept under when the one it g
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    def __init__(self, tools: Iterable[Tool], withheld: Iterable[str] = ()) -> None:
         self._tools = {tool.name: tool for tool in tools}
+        self.withheld = frozenset(withheld)  # main-only tools left out of a subagent's registry (for_subagents)
 
     def __contains__(self, name: str) -> bool:
         return name in self._tools
@@ -53,10 +54,17 @@ class ToolRegistry:
 
     def only(self, names: Iterable[str]) -> "ToolRegistry":
         wanted = list(names)
-        return ToolRegistry(t for t in self._tools.values() if any(names_tool(n, t.name) for n in wanted))
+        return ToolRegistry((t for t in self._tools.values() if any(names_tool(n, t.name) for n in wanted)),
+                            self.withheld)
 
     def without(self, *names: str) -> "ToolRegistry":
-        return ToolRegistry(t for t in self._tools.values() if not any(names_tool(n, t.name) for n in names))
+        return ToolRegistry((t for t in self._tools.values() if not any(names_tool(n, t.name) for n in names)),
+                            self.withheld)
+
+    def for_subagents(self) -> "ToolRegistry":
+        """The tools a subagent may be offered: all but the main agent's own (task, message_subagent, worktree…)."""
+        return ToolRegistry((t for t in self._tools.values() if not t.main_only),
+                            self.withheld | {t.name for t in self._tools.values() if t.main_only})
 
     def kind(self, name: str) -> str:
         tool = self._tools.get(name)
@@ -120,9 +128,11 @@ class ToolRegistry:
         problem = check_numbers(name, args)  # first: even a call refused for its name stays in the history
         if problem:
             return ToolOutcome(problem, True)
-        if name == "task" and ctx.depth > 0:  # the one no-recursion guard: a subagent starts no subagents
-            return ToolOutcome(NO_RECURSION, True)
         tool = self._tools.get(name)
+        if ctx.depth > 0 and (name in self.withheld or (tool is not None and tool.main_only)):
+            # the one guard: a subagent runs no tool of the main agent's, so it starts no subagents
+            return ToolOutcome(NO_RECURSION if name == "task" else f"{name} is the main agent's tool alone; "
+                               "do this part of the work yourself, or say in your answer what is needed.", True)
         if tool is None:
             offered = ", ".join(self._tools) or "none"
             return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True)

@@ -99,6 +99,7 @@ class Tool:
     kind: ClassVar[ToolKind] = "read"
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
+    main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError

@@ -11,6 +11,7 @@ from .base import Tool, ToolContext
 
 class WorktreeDiff(Tool):
     name = "worktree_diff"
+    main_only = True
     description = ("Show the changes an isolated subagent (task with isolation: worktree) made in its own "
                    "worktree, as a unified diff. Read-only.")
     input_schema = {"type": "object", "properties": {
@@ -28,6 +29,7 @@ class WorktreeDiff(Tool):
 
 class WorktreeAction(Tool):
     name = "worktree"
+    main_only = True
     description = ("Merge an isolated subagent's worktree into the user's working tree (a three-way apply that "
                    "refuses, changing nothing, when a file changed on both sides in overlapping places), or "
                    "discard it. Either way its worktree and branch are removed. Only when the user asks.")
