@@ -19,7 +19,7 @@ from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
 from .storage.worktrees import WorktreeError
-from .engine.context import current_mode, main_system_prompt, project_memory
+from .engine.context import current_mode, main_system_prompt
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
@@ -155,8 +155,10 @@ class Session:
         mode = self.permissions.mode
         skipped: list[str] = []  # memory files left out, said once the prompt is built
         listed = catalog(self.skills.values())
+        self._memory_used: list[str] = []  # the memory section the prompt holds, as /context counts it
         self._system_prompt: Future[str] | None = in_thread(
-            lambda: main_system_prompt(workspace, mode, interactive, skipped, listed), "session-prep")
+            lambda: main_system_prompt(workspace, mode, interactive, skipped, listed, self._memory_used),
+            "session-prep")
         self._prompt_warnings = skipped
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
@@ -560,7 +562,7 @@ class Session:
     async def context_usage(self) -> ContextUsage:
         """/context: what the next request holds, part by part (engine/context_usage.py)."""
         await self.system_ready()
-        memory = await asyncio.to_thread(project_memory, self.workspace)
+        memory = "".join(self._memory_used)  # as the prompt was built, even if the files changed since
         return await context_usage(self.llm, model=self.main.model, system=self.main.system, memory=memory,
                                    tools=self.main.tools.schemas(), messages=self.main.messages,
                                    window=self.context_window(), kept_out=self.tokens_kept_out)

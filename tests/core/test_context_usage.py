@@ -42,3 +42,14 @@ async def test_without_the_endpoint_the_estimate_is_used_and_still_adds_up(serve
     assert server.count_tokens_requests  # it asked, and was refused
     assert usage.total == project_estimate({"model": session.model, "system": session.main.system,
                                             "messages": session.messages, "tools": session.tools.schemas()})
+
+
+async def test_memory_changed_after_the_prompt_was_built_is_still_counted_as_memory(server, make_session, repo):
+    (repo / "AGENTS.md").write_text(MEMORY)
+    server.offers_count_tokens = False
+    server.script(text("Hello."))
+    session, _ = make_session()
+    await session.send("hi")
+    (repo / "AGENTS.md").write_text("Something else entirely.\n")  # the prompt still holds the old memory
+    usage = await session.context_usage()
+    assert usage.parts["project memory"] >= project_estimate(MEMORY) * 0.9  # not counted as system prompt

@@ -195,12 +195,16 @@ def git_context(workspace: Workspace) -> str:
 
 
 def main_system_prompt(workspace: Workspace, mode: str = "default", interactive: bool = True,
-                       warnings: list[str] | None = None, skills: str = "") -> str:
+                       warnings: list[str] | None = None, skills: str = "",
+                       memory_used: list[str] | None = None) -> str:
     """The main agent's system prompt: instructions, permissions, environment, git state, memory and the
-    skills' catalog (``skills.catalog``). Blocking. A memory file skipped adds a sentence to ``warnings``."""
+    skills' catalog (``skills.catalog``). Blocking. A memory file skipped adds a sentence to ``warnings``;
+    the memory section put in is added to ``memory_used`` (what /context counts as memory)."""
+    memory = project_memory(workspace, warnings)
+    if memory_used is not None:
+        memory_used.append(memory)
     parts = [MAIN_PROMPT, PLAN_GUIDANCE, permissions_section(mode, interactive),
-             f"# Environment\n{environment(workspace)}",
-             git_context(workspace), project_memory(workspace, warnings), skills]
+             f"# Environment\n{environment(workspace)}", git_context(workspace), memory, skills]
     return "\n\n".join(part for part in parts if part)
 
 
