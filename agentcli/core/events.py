@@ -216,6 +216,7 @@ class SubagentReport:
     commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1")
     searches: tuple[tuple[str, int], ...] = ()  # its other calls (grep, glob, git_*, MCP tools…) by name: how many
     named: tuple[tuple[str, bool], ...] = ()  # files the brief named, and whether it read them
+    searched: tuple[str, ...] = ()  # of those it did not read, the ones it searched (grep with that path)
     unverified: tuple[str, ...] = ()  # why its answer is not backed by what it did; () when it is
     answer_mark: str = ""  # the answer was empty or only pointed elsewhere: what agentcli did about it
     kept_out: int = 0  # what its own context held at its latest call (``kept_out``)
@@ -243,7 +244,9 @@ class SubagentReport:
         if self.answer_mark:
             lines.append(f"Answer: {self.answer_mark}")
         if self.named:
-            lines.append("Brief's files: " + ", ".join(f"{p} ({'read' if read else 'NOT read'})" for p, read in self.named))
+            lines.append("Brief's files: " + ", ".join(
+                f"{p} ({'read' if read else 'searched, NOT read' if p in self.searched else 'NOT read'})"
+                for p, read in self.named))
         items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
             + [("ran", f"`{c[:80]}{'…' if len(c) > 80 else ''}` → {e}") for c, e in self.commands] \
             + [("also called", f"{name} ×{n}") for name, n in self.searches]
@@ -308,7 +311,7 @@ class SubagentReport:
             fields["usage"] = Usage.from_dict(fields.get("usage"))
             for name in ("reads", "commands", "named", "searches"):
                 fields[name] = tuple(tuple(item) for item in fields.get(name, ()))
-            for name in ("changed", "unverified"):
+            for name in ("changed", "unverified", "searched"):
                 fields[name] = tuple(fields.get(name, ()))
             return cls(**fields)
         except (TypeError, ValueError):

@@ -157,6 +157,17 @@ async def test_a_structured_brief_becomes_sections_and_the_receipt_says_which_na
     assert "Brief's files: src/app/auth.py (read), src/app/views.py (NOT read)" in receipt
 
 
+async def test_a_named_file_the_child_only_searched_is_said_to_be_searched(server, make_session, repo):
+    server.when(is_main, delegate("Find login.", files=["src/app/auth.py", "src/app/views.py"]), text("Done."))
+    server.when(is_child, tool_use("grep", {"pattern": "login", "path": "src/app/views.py"}), text("Not there."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert "Brief's files: src/app/auth.py (NOT read), src/app/views.py (searched, NOT read)" in receipt
+    [finished] = events.of(SubagentFinished)
+    assert SubagentReport.from_dict(finished.report.to_dict()) == finished.report  # kept as it was
+
+
 async def test_a_brief_part_of_the_wrong_shape_gets_one_sentence(server, make_session):
     server.when(is_main, delegate(files="src/app/auth.py"), text("Sorry."))
     session, events = make_session()

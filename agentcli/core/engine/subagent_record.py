@@ -137,6 +137,12 @@ def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
     return tuple(why)
 
 
+def same_file(path: str, named: str) -> bool:
+    """Whether a path a call used is the file a brief named (as given, or under a folder)."""
+    path, named = path.removeprefix("./"), named.removeprefix("./")
+    return bool(path) and (path == named or path.endswith("/" + named))
+
+
 def report_of(record: SubagentRecord) -> SubagentReport:
     """The one report of a child's latest run: its answer and the receipt of what it did, from its tool
     calls (the same ``Ledger`` compaction keeps) and its events, never from its words."""
@@ -152,14 +158,15 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     changed = tuple(dict.fromkeys([*record.changed_files, *ledger.changed]))
     answer = record.result
     read_paths = [path.removeprefix("./") for path in ledger.reads]
-    named = tuple((name, any(p == name.removeprefix("./") or p.endswith("/" + name.removeprefix("./"))
-                             for p in read_paths)) for name in record.named_files)
+    named = tuple((name, any(same_file(p, name) for p in read_paths)) for name in record.named_files)
+    grepped = [str(c.input.get("path") or "") for c in calls if c.name == "grep"]
+    searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
     report = SubagentReport(
         id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
         seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
         segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
         changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
-        searches=tuple(counted.items()), named=named, unverified=unverified(record, answer),
+        searches=tuple(counted.items()), named=named, searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events))
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
