@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import os
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .engine import compaction
@@ -342,7 +343,9 @@ class Session:
     async def attachments(self, text: str) -> list[dict[str, Any]]:
         """What a prompt brings along: what its @-mentions add (files, agent types, subagents' receipts), then
         the image files of the workspace it names by path, as blocks; one that cannot go is a warning."""
-        found = await asyncio.to_thread(mentions.expand, text, self.workspace, self.mention_sources)
+        def denied(path: Path) -> str:
+            return self.permissions.read_denial(path, self.workspace.root)
+        found = await asyncio.to_thread(mentions.expand, text, self.workspace, self.mention_sources, denied=denied)
         for warning in found.warnings:
             self.emit(Notice(level="warning", text=warning))
         blocks = found.blocks
@@ -350,6 +353,10 @@ class Session:
             if path in found.files:
                 continue
             shown = self.workspace.relative(path)
+            rule = denied(path)
+            if rule:
+                self.emit(Notice(level="warning", text=f"Not attached: {shown} is denied by the rule `{rule}`."))
+                continue
             try:
                 with path.open("rb") as handle:
                     image = images.load_image(handle.read(images.MAX_IMAGE_BYTES + 1), shown)

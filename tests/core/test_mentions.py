@@ -183,3 +183,16 @@ def test_listing_a_repository_whose_git_config_moves_its_work_tree_falls_back_to
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run(["git", "config", "core.worktree", str(tmp_path)], cwd=root, check=True)
     assert list_files(root) == ["kept.py"]
+
+
+async def test_a_read_deny_rule_holds_against_a_mention_and_a_named_image(make_session, server, repo: Path):
+    (repo / ".env").write_text("API_TOKEN=hunter2\n")
+    (repo / "secret.png").write_bytes(png())
+    server.script(text("Ok."))
+    session, recorder = make_session(permissions={"deny": ["Read(.env)", "read_file(*.png)"]})
+    await within(session.send("what is in @.env and secret.png?"), "the turn")
+    sent = user_blocks(server.requests[-1])
+    assert "hunter2" not in text_of(sent) and not [b for b in sent if b.get("type") == "image"]
+    warnings = {w.text for w in recorder.of(Notice, level="warning")}
+    assert warnings == {"Not attached: @.env is denied by the rule `Read(.env)`.",
+                        "Not attached: secret.png is denied by the rule `read_file(*.png)`."}

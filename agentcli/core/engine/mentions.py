@@ -289,9 +289,11 @@ class Expanded:
     files: list[Path]  # the real paths attached, so a typed image path is not attached twice
 
 
-def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], agent_id: str = "main") -> Expanded:
+def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], agent_id: str = "main",
+           denied: Callable[[Path], str] = lambda path: "") -> Expanded:
     """The blocks the ``@`` mentions of ``text`` add, in the order mentioned. Blocking (files are read).
-    A mention that names nothing is left as text; a file that cannot go is a warning."""
+    A mention that names nothing is left as text; a file that cannot go is a warning, and so is one a read
+    deny rule covers (``denied`` gives the rule's text): the rule holds against the user's own hand too."""
     out = Expanded([], [], [])
     room = TOTAL_CAP
     for name in mentioned(text):
@@ -303,6 +305,10 @@ def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], ag
         absolute = path if path.is_absolute() else workspace.root / path
         if not os.path.lexists(absolute) or name.endswith("/"):
             continue  # not a file here: an ordinary word that starts with @ (or a folder)
+        rule = denied(absolute)
+        if rule:
+            out.warnings.append(f"Not attached: @{name} is denied by the rule `{rule}`.")
+            continue
         try:
             blocks, used = _file_blocks(workspace, absolute, name, min(FILE_CAP, room), agent_id, out.files)
         except (Unreadable, images.ImageError) as exc:

@@ -300,6 +300,16 @@ class Permissions:
         return [rule for rule in self.rules.deny
                 if rule.pattern is not None and any(rule.covers(tool) for tool in READING_TOOLS)]
 
+    def read_denial(self, path: Path, root: Path) -> str:
+        """The text of the read deny rule that covers ``path`` (absolute; as named or as it resolves), "" when
+        none does. A file the user names (an @-mention, an image path) is held to it as a tool's read is."""
+        real = path.resolve()
+        is_dir = real.is_dir()
+        lexical = Path(os.path.normpath(path))
+        rule = next((rule for rule in self.read_denials()
+                     if rule.matches_path(real, root, is_dir) or rule.matches_path(lexical, root, is_dir)), None)
+        return rule.text if rule is not None else ""
+
     def permits_outside(self, ctx: "ToolContext", real: Path) -> bool:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
