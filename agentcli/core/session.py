@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .engine import compaction
-from . import images
 from .system import secret_env
 from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
@@ -341,34 +340,13 @@ class Session:
         return [choice for source in self.mention_sources for choice in source.choices()]
 
     async def attachments(self, text: str) -> list[dict[str, Any]]:
-        """What a prompt brings along: what its @-mentions add (files, agent types, subagents' receipts), then
-        the image files of the workspace it names by path, as blocks; one that cannot go is a warning."""
+        """What a prompt brings along (``mentions.expand``), as blocks; one that cannot go is a warning."""
         def denied(path: Path) -> str:
             return self.permissions.read_denial(path, self.workspace.root)
         found = await asyncio.to_thread(mentions.expand, text, self.workspace, self.mention_sources, denied=denied)
         for warning in found.warnings:
             self.emit(Notice(level="warning", text=warning))
-        blocks = found.blocks
-        for path in images.named_images(text, self.workspace.root):
-            if path in found.files:
-                continue
-            shown = self.workspace.relative(path)
-            rule = denied(path)
-            if rule:
-                self.emit(Notice(level="warning", text=f"Not attached: {shown} is denied by the rule `{rule}`."))
-                continue
-            try:
-                with path.open("rb") as handle:
-                    image = images.load_image(handle.read(images.MAX_IMAGE_BYTES + 1), shown)
-            except images.ImageError as exc:
-                self.emit(Notice(level="warning", text=f"Not attached: {exc}"))
-                continue
-            except OSError as exc:
-                self.emit(Notice(level="warning", text=f"Not attached: {shown} cannot be read ({exc.strerror})."))
-                continue
-            if image is not None:
-                blocks += image.blocks()
-        return blocks
+        return found.blocks
 
     def prompt_list(self) -> list[Prompt]:
         """The user's prompts so far (from the session file), for /rewind."""

@@ -291,9 +291,10 @@ class Expanded:
 
 def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], agent_id: str = "main",
            denied: Callable[[Path], str] = lambda path: "") -> Expanded:
-    """The blocks the ``@`` mentions of ``text`` add, in the order mentioned. Blocking (files are read).
-    A mention that names nothing is left as text; a file that cannot go is a warning, and so is one a read
-    deny rule covers (``denied`` gives the rule's text): the rule holds against the user's own hand too."""
+    """The blocks the ``@`` mentions of ``text`` add, in the order mentioned, then the workspace's image files
+    it names by path. Blocking (files are read). A mention that names nothing is left as text; a file that
+    cannot go is a warning, and so is one a read deny rule covers (``denied`` gives the rule's text): the rule
+    holds against the user's own hand too."""
     out = Expanded([], [], [])
     room = TOTAL_CAP
     for name in mentioned(text):
@@ -319,7 +320,28 @@ def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], ag
             continue
         room -= used
         out.blocks += blocks
+    for path in images.named_images(text, workspace.root):
+        if path not in out.files:
+            _add_image(out, path, workspace.relative(path), denied(path))
     return out
+
+
+def _add_image(out: Expanded, path: Path, shown: str, rule: str) -> None:
+    """An image file the prompt names by path, as blocks, or a warning that says why it is not attached."""
+    if rule:
+        out.warnings.append(f"Not attached: {shown} is denied by the rule `{rule}`.")
+        return
+    try:
+        with path.open("rb") as handle:
+            image = images.load_image(handle.read(images.MAX_IMAGE_BYTES + 1), shown)
+    except images.ImageError as exc:
+        out.warnings.append(f"Not attached: {exc}")
+        return
+    except OSError as exc:
+        out.warnings.append(f"Not attached: {shown} cannot be read ({exc.strerror}).")
+        return
+    if image is not None:
+        out.blocks += image.blocks()
 
 
 def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id: str,
