@@ -47,7 +47,63 @@ def who_asks(request: ApprovalRequested) -> str:
 class ApprovalScreen(ModalScreen[str]):
     """Resolves to one of ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS or DENY."""
 
-    CSS_PATH = "approval.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+    DEFAULT_CSS = """
+    ApprovalScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    #approval {
+        width: 84;
+        max-width: 95%;
+        height: auto;
+        max-height: 80%;
+        padding: 1 2;
+        background: $surface;
+        border: thick $warning;
+    }
+
+    #approval-title {
+        margin-bottom: 1;
+    }
+
+    #approval-reason, #approval-scope {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+
+    #approval-scope {
+        margin-top: 1;
+        margin-bottom: 0;
+    }
+
+    #approval-agent {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+
+    #approval-input {
+        height: auto;
+        max-height: 20;
+        padding: 0 1;
+        background: $boost;
+    }
+
+    #approval-queue {
+        color: $warning;
+        margin-top: 1;
+    }
+
+    #approval-buttons {
+        height: auto;
+        margin-top: 1;
+    }
+
+    #approval-buttons Button {
+        margin-right: 2;
+    }
+    """
     BINDINGS = [Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES] + [
         Binding("escape", f"answer('{DENY}')", "Deny", show=False)]
 

@@ -30,7 +30,24 @@ HOW_TO = Content("\n").join([
 
 
 class NoKeyScreen(ModalScreen[None]):
-    CSS_PATH = "no_key.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+    DEFAULT_CSS = """
+    NoKeyScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    #no-key {
+        width: 80;
+        max-width: 95%;
+        height: auto;
+        max-height: 100%;
+        padding: 1 2;
+        background: $surface;
+        border: thick $error;
+        scrollbar-size-vertical: 1;
+    }
+    """
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:

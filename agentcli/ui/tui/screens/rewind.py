@@ -31,7 +31,43 @@ def prompt_option(prompt: Prompt, point: Checkpoint | None) -> Option:
 class RewindScreen(ModalScreen[Choice | None]):
     """Resolves to the chosen prompt and action, or None (esc)."""
 
-    CSS_PATH = "rewind.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+    DEFAULT_CSS = """
+    RewindScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    #rewind {
+        width: 90;
+        max-width: 95%;
+        height: auto;
+        max-height: 100%;
+        padding: 1 2;
+        background: $surface;
+        border: thick $accent;
+    }
+
+    #rewind-prompts {
+        height: auto;
+        max-height: 20;
+        margin: 1 0 0 0;
+    }
+
+    #rewind-why {
+        margin: 1 0 0 0;
+        color: $text-muted;
+    }
+
+    #rewind-buttons {
+        height: auto;
+        margin: 1 0 0 0;
+    }
+
+    #rewind-buttons Button {
+        margin: 0 2 0 0;
+    }
+    """
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", show=False),
                 Binding("c", "choose('conversation')", show=False), Binding("f", "choose('files')", show=False),
                 Binding("b", "choose('both')", show=False)]

@@ -22,7 +22,34 @@ from ..format import one_line
 class SessionPicker(ModalScreen[str | None]):
     """The workspace's sessions, most recent first; enter picks one, esc keeps the current session."""
 
-    CSS_PATH = "sessions.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+    DEFAULT_CSS = """
+    SessionPicker {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    #sessions {
+        width: 90;
+        max-width: 95%;
+        height: auto;
+        max-height: 80%;
+        padding: 1 2;
+        background: $surface;
+        border: thick $primary;
+    }
+
+    #sessions-hint {
+        color: $text-muted;
+        margin: 0 0 1 0;
+    }
+
+    #sessions-list {
+        height: auto;
+        max-height: 20;
+        border: none;
+    }
+    """
     BINDINGS = [Binding("escape", "dismiss(None)", "Keep this session")]
 
     def __init__(self, root: Path, current: str) -> None:

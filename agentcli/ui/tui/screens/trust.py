@@ -30,7 +30,45 @@ def request_view(request: Request) -> Content:
 class TrustScreen(ModalScreen[bool | None]):
     """Resolves to True (trust), False (do not trust) or None (no answer now: esc)."""
 
-    CSS_PATH = "trust.tcss"
+    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+    DEFAULT_CSS = """
+    TrustScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+
+    #trust {
+        width: 90;
+        max-width: 95%;
+        height: auto;
+        max-height: 100%;
+        padding: 1 2;
+        background: $surface;
+        border: thick $warning;
+    }
+
+    #trust-why, #trust-scope {
+        margin: 1 0 0 0;
+        color: $text-muted;
+    }
+
+    #trust-asks {
+        height: auto;
+        max-height: 20;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        background: $panel;
+    }
+
+    #trust-buttons {
+        height: auto;
+        margin: 1 0 0 0;
+    }
+
+    #trust-buttons Button {
+        margin: 0 2 0 0;
+    }
+    """
     BINDINGS = [Binding("y", "answer(True)", "Trust", show=False), Binding("n", "answer(False)", "Don't", show=False),
                 Binding("escape", "answer(None)", "Not now", show=False)]
 
