@@ -268,7 +268,9 @@ class AgentApp(App[int]):
             self.query_one(StatusLine).changed(s, self.busy)
 
     async def tick(self) -> None:
-        """Once a second: the elapsed time of running subagents."""
+        """Once a second: the elapsed time of running subagents (nothing once the app is closing)."""
+        if not self.screen_stack:
+            return
         now = self.clock()
         for state in self.subagents.values():
             if not state.finished:
