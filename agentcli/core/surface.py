@@ -58,6 +58,7 @@ class SessionSettings(Protocol):
     mcp_startup_timeout: float
     mcp_tool_timeout: float
     subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
+    steer_on_enter: bool  # likewise: enter while the main agent works steers its turn (ctrl+s then queues)
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
     # sandbox ("auto", "on" or "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
     # max_budget_usd (0: none) and status_line (core/policy/status_command.py).

@@ -508,6 +508,7 @@ class Display:
                          if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
+        self.steering = []
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
