@@ -36,7 +36,7 @@ async def test_ctrl_s_sends_the_typed_line_into_the_running_turn(plain, server):
 
 async def test_with_steer_on_enter_an_unread_steer_is_the_next_prompt(plain, server):  # noqa: F811
     hold = threading.Event()
-    server.script(text("Done.", gate=hold, gate_timeout=120), text("About that."))
+    server.script(text("Done.", gate=hold, gate_timeout=120), text("About that."), text("And the later one."))
     ui = plain(steer_on_enter=True)
     try:
         await ui.idle()
@@ -44,11 +44,15 @@ async def test_with_steer_on_enter_an_unread_steer_is_the_next_prompt(plain, ser
         await ui.until(lambda: ui.app.task is not None and server.requests, "the first request")
         ui.pipe.send_text("one more thing\r")  # enter: into the running turn
         await ui.until(lambda: ui.app.display.steering == ["one more thing"], "the steer")
+        ui.pipe.send_text("/cost" + CTRL_S + "later" + CTRL_S)  # the other way: kept for the prompt, in order
+        await ui.until(lambda: ui.app.display.typeahead == "/cost\nlater\n", "the type-ahead")
+        assert ui.app.display.steering == ["one more thing"]
         hold.set()  # answered without a tool call: no boundary came
-        await ui.until(lambda: "About that." in ui.text, "the next prompt's answer")
+        await ui.until(lambda: "And the later one." in ui.text, "the queued line's answer")
     finally:
         hold.set()
     assert "one more thing" not in str(server.requests[0]["messages"])
-    assert last_user_text(server.requests[1]) == "one more thing"
+    assert last_user_text(server.requests[1]) == "one more thing"  # the unread steer first, then the typed
+    assert last_user_text(server.requests[2]) == "later" and len(server.requests) == 3
     assert "› one more thing" in ui.text
     await ui.quit()

@@ -437,17 +437,18 @@ class PlainApp:
             self.display.set_typeahead(typed_text(self.typed))
 
     def steer_key(self, key: KeyPress) -> None:
-        """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call;
-        with steer_on_enter, enter does that and ctrl+s types ahead an enter (sent when the turn ends)."""
-        if key.key == Keys.ControlS and self.steer_on_enter:
-            self.typed.append(KeyPress(Keys.ControlM, "\r"))  # enter typed ahead: sent at the next prompt
-            self.display.set_typeahead(typed_text(self.typed))
-            return
+        """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call
+        (a /command waits for the prompt); with steer_on_enter, enter does that and ctrl+s types ahead an
+        enter, sent at the next prompt."""
         text = typed_text(self.typed).strip()
-        if text and not self.session.steering.add(text):
+        steer = (key.key == Keys.ControlS) != self.steer_on_enter
+        if steer and text and not text.startswith("/") and not self.session.steering.add(text):
             self.typed = []
             self.display.steering.append(text)
             self.display.set_typeahead("")
+        elif self.steer_on_enter:  # not steered: an enter typed ahead
+            self.typed.append(KeyPress(Keys.ControlM, "\r"))
+            self.display.set_typeahead(typed_text(self.typed))
 
     @contextlib.contextmanager
     def sigint(self) -> Iterator[None]:

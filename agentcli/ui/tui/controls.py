@@ -180,13 +180,16 @@ def ctrl_c(app: "AgentApp") -> None:
 def while_busy(app: "AgentApp", text: str, other_way: bool) -> None:
     """A message sent while the main agent works: queued, to go when the turn ends, or steered into the
     running turn, read after the next tool call. Enter queues and ctrl+s (``other_way``) steers, the reverse
-    with the steer_on_enter setting; ctrl+s on an empty input steers the queued messages in."""
-    if other_way == app.steer_on_enter:
+    with the steer_on_enter setting; ctrl+s on an empty input steers the queued messages in. A custom
+    command is always queued: it is expanded when sent as a prompt."""
+    if other_way == app.steer_on_enter or text.startswith("/"):
         if text:
             app.queued.add(text)
         return
     for said in [text] if text else app.queued.take_each():
-        if not app.session.steering.add(said):
+        if said.startswith("/") or app.session.steering.add(said):
+            app.queued.add(said)
+        else:
             app.queued.steer(said)
 
 
