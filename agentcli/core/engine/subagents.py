@@ -158,9 +158,8 @@ class Subagents:
         record, why = self._live(subagent_id)
         if record is None:
             return why
-        if not text.strip():
-            return "The message is empty; say what the subagent should know."
-        record.steers.add(text, source)
+        if why := record.steers.add(text, source):
+            return why
         if record.emit is not None:
             record.emit(SubagentSteered(id=record.id, source=source, text=text.strip(), agent_id=record.id,
                                         parent_tool_use_id=record.tool_use_id))
