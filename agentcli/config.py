@@ -106,6 +106,8 @@ class Settings:
                                             widens=True)
     checkpoint_session_max_mb: float = setting(512.0, "cap of all checkpoint contents of a session", widens=True)
     theme: str = setting("agentcli", "the TUI's colours", widens=False)
+    steer_on_enter: bool = setting(False, "enter while the agent works sends the message into its running turn "
+                                   "(read after the next tool call); ctrl+s then queues it instead", widens=False)
     api_key_helper: str = setting("", "a command printing the API key, run once at startup", widens=True,
                                   user_only=True)
     mcp_startup_timeout: float = setting(10.0, "seconds an MCP server may take to start (-p waits this long for them)",

@@ -25,8 +25,9 @@ Status = Literal["queued", "running", "done", "capped", "timed_out", "failed", "
 STATUSES: tuple[str, ...] = get_args(Status)
 FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
 # Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
-# the results of background subagents, added before the main agent's next model call.
-Origin = Literal["user", "tool_results", "engine", "subagent"]
+# the results of background subagents, added before the main agent's next model call, or what the person sent
+# into the running turn (steered: read after the tool results, see SteerDelivered).
+Origin = Literal["user", "tool_results", "engine", "subagent", "steered"]
 
 
 @dataclass(frozen=True)
@@ -349,6 +350,15 @@ class SubagentSteered(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SteerDelivered(Event):
+    """What the user sent into the main agent's running turn (``texts``, as typed) was added to its history
+    after the tool results, before its next model call; the ``UserMessage`` (origin "steered") that follows
+    carries it as the model reads it."""
+
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SubagentWrappingUp(Event):
     """Subagent ``id`` is asked to finish now: at its next turn boundary it answers, without tools, with
     what it has. ``reason`` says who asked or which budget it reached."""
@@ -502,7 +512,7 @@ Sink = Callable[[Event], None]
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
-                 SubagentCancelling, SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
+                 SubagentCancelling, SubagentSteered, SteerDelivered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
 
 

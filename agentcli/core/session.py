@@ -164,6 +164,7 @@ class Session:
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
+        self.steering = self.main.steers  # what the user sends into the running turn (the front ends' steer key)
         # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
         # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
         self.mention_sources: list[mentions.MentionSource] = [

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .engine.mentions import Mention
     from .engine.loop import RunResult
     from .engine.skills import Skill
+    from .engine.steering import Steers
     from .engine.subagent_record import SubagentRecord
     from .events import Event, Sink, ToolCallStarted, Usage
     from .mcp.servers import McpServers
@@ -57,6 +58,7 @@ class SessionSettings(Protocol):
     mcp_startup_timeout: float
     mcp_tool_timeout: float
     subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
+    steer_on_enter: bool  # likewise: enter while the main agent works steers its turn (ctrl+s then queues)
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
     # sandbox ("auto", "on" or "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
     # max_budget_usd (0: none) and status_line (core/policy/status_command.py).
@@ -81,6 +83,10 @@ class SessionSurface(Protocol):
     permissions: Permissions  # the mode, and the rules /permissions shows and changes
     mcp: McpServers
     hooks: Hooks  # a host program's control protocol registers hooks
+    # The main agent's mailbox for steering: ``steering.add(text)`` while it works puts ``text`` into the
+    # running turn at the next tool-result boundary (SteerDelivered says when); ``steering.take()`` gives
+    # back what it has not read when the turn ended first (it becomes the next prompt) or was interrupted.
+    steering: Steers
     asks_user: bool  # the front end answers a server's questions (ElicitationRequested); False: refused
     llm: LLM  # the model client: API time, raw stream events
     opened: list[Event]  # the warnings the session gave while it opened

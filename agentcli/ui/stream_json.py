@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+from ..core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                            ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
@@ -175,7 +175,7 @@ class StreamJson:
                   | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated() | Notice()
                   | Retrying() | TurnFinished() | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no line of Claude Code's stream-json says it
             case unknown:
                 assert_never(unknown)

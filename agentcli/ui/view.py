@@ -18,7 +18,7 @@ from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, 
                            HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered, SubagentWrappingUp,
+                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered, SteerDelivered, SubagentWrappingUp,
                            ElicitationRequested, as_any, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
@@ -121,8 +121,13 @@ class Transcript:
 
     def apply(self, event: Event) -> None:
         match as_any(event):
+            case UserMessage(origin="steered"):
+                pass  # its SteerDelivered holds the words as the user typed them
             case UserMessage(content=content, origin=origin):
                 self.said("user", readable(content), origin)
+            case SteerDelivered(texts=texts):
+                for said in texts:
+                    self.said("user", said, "steered")
             case AssistantMessage(content=content):
                 self.said("assistant", text_of(content), "user")
             case ToolCallStarted() as started:
@@ -358,7 +363,7 @@ class Subagent:
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered()):
+                  | SubagentSteered() | SteerDelivered()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)
@@ -453,7 +458,7 @@ class SessionView:
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar
             case unknown:
                 assert_never(unknown)

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from . import compaction
+from .steering import Steers
 from ..content import agentcli_note, append_user, has_tool_use, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
-                     ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
+                     SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
 from ..model.llm import LLM, LLMError, ModelReply
 from ..tools.base import ToolOutcome
@@ -71,6 +72,8 @@ class Agent:
         self.ledger = compaction.Ledger()  # what compactions summarized, as agentcli recorded it
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
+        # What the user sent into the running turn (steering.py), read after the tool results: the main agent's.
+        self.steers = Steers()
 
     @property
     def agent_id(self) -> str:
@@ -117,6 +120,9 @@ class Agent:
         """One model call: streams text out and appends the assistant message. Uncounted: not a turn."""
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
+        if self.steers:
+            self.emit(SteerDelivered, texts=tuple(text for _, text in self.steers.waiting))
+            self.add_user(self.steers.take_notes(), origin="steered")
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
         if counted:  # a cut-off subagent's closing summary is not one of its turns

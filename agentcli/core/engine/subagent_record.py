@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .compaction import Ledger
+from .steering import Steers
 from ..events import (Event, Status, SubagentReport,
                       ToolCallFinished,
                       ToolCallStarted, Usage, kept_out)
@@ -60,7 +61,7 @@ class SubagentRecord:
     report: SubagentReport | None = None  # built once when its latest run ended (``report_of``)
     token_budget: int = 0  # tokens (as the footer counts them) at which it is asked to wrap up; 0: none
     cost_budget: float = 0.0  # likewise in USD
-    steers: list[dict[str, Any]] = field(default_factory=list, repr=False)  # for its next turn boundary
+    steers: Steers = field(default_factory=Steers, repr=False)  # messages for its next turn boundary
     wrap_up: str = ""  # why it is asked to finish now (SUMMARY_REQUEST's reason); "" until it is
     wrapped_up: bool = False  # it answered a wrap-up request: its result is what it had by then
     warned: bool = False  # it was told once that it nears its turn cap or budget

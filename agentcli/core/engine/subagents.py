@@ -19,6 +19,7 @@ from ..content import agentcli_note
 from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
+from .steering import Steers
 from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
                       ToolCallStarted, Usage, UsageUpdated)
 from ..model.catalogue import resolve_model
@@ -40,7 +41,6 @@ NEAR_SHARE = 0.8  # ... or when it has used this share of its token or cost budg
 WIND_DOWN = 0.9  # at this share of the session's cost budget, children wrap up and no new one starts
 NEAR_LIMIT = ("You are near {limit}. Finish the step you are on and give your final answer within a turn or "
               "two: what you found (with path:line references) and what is left undone. Start nothing new.")
-STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
 
 
 class WrapUp(Exception):
@@ -157,9 +157,8 @@ class Subagents:
         record, why = self._live(subagent_id)
         if record is None:
             return why
-        if not text.strip():
-            return "The message is empty; say what the subagent should know."
-        record.steers.append(agentcli_note(STEER.format(source=source, text=text.strip())))
+        if why := record.steers.add(text, source):
+            return why
         if record.emit is not None:
             record.emit(SubagentSteered(id=record.id, source=source, text=text.strip(), agent_id=record.id,
                                         parent_tool_use_id=record.tool_use_id))
@@ -206,7 +205,7 @@ class Subagents:
             self._ask_wrap_up(record, f"the session's cost budget ({dollars(self.budget_usd or 0.0)})")
         if record.wrap_up:
             raise WrapUp(record.wrap_up)
-        content, record.steers = record.steers, []
+        content = record.steers.take_notes()
         left = record.max_turns - agent.turns  # the next call included
         near = ""
         if record.max_turns > 2 * NEAR_TURNS and left <= NEAR_TURNS:
@@ -329,7 +328,7 @@ class Subagents:
         record.segments += 1
         record.status, record.result, record.cancel_requested, record.cancel_absorbed = "queued", "", False, False
         record.answer_mark, record.report = "", None  # this run's report is built when it ends
-        record.wrap_up, record.wrapped_up, record.warned, record.steers = "", False, False, []
+        record.wrap_up, record.wrapped_up, record.warned, record.steers = "", False, False, Steers()
         turns_before, seconds_before = record.turns, record.seconds
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
@@ -477,8 +476,7 @@ class Subagents:
     async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
         """One last call with no tools, so the parent always receives a text."""
         agent.inbox = None  # nothing more reaches it: this call is its last
-        steers, record.steers = record.steers, []
-        agent.add_user([*steers, agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
+        agent.add_user([*record.steers.take_notes(), agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):

@@ -18,7 +18,7 @@ from acp import schema as s
 
 from ... import __version__
 from ...core.content import text_of
-from ...core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+from ...core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
@@ -302,7 +302,7 @@ class AcpAgent:
                   | SubagentStarted() | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | Compacted() | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no session/update says it (a child's start and end went to children.py above)
             case unknown:
                 assert_never(unknown)

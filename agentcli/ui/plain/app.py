@@ -103,6 +103,7 @@ class PlainApp:
         self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
         self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
+        self.steer_on_enter = session.settings.steer_on_enter  # enter steers a running turn; ctrl+s queues
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
@@ -240,6 +241,11 @@ class PlainApp:
             if self.question is not None and (self.question.future is None or self.question.future.done()):
                 self.question = None  # a background child's question outlives the turn; the others' were withdrawn
             self.display.end_turn()
+        if left := "\n\n".join(self.session.steering.take()):  # the turn ended before it read them
+            if task.cancelled():
+                self.draft = left  # back in the input, as esc gives back the TUI's
+            else:
+                self.first_prompt = left  # the next prompt
         result = None
         if task.cancelled():
             self.results_due = False  # esc: results wait for the next child to finish, or the next message
@@ -423,8 +429,25 @@ class PlainApp:
                 choice = None  # "this subagent" is offered for a subagent's call a rule can cover only
             if choice is not None:
                 self.answer(choice)
+        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.steer_on_enter
+                                          and not (self.typed and self.typed[-1].key == Keys.Escape)):
+            self.steer_key(key)
         else:
             self.typed.append(key)
+            self.display.set_typeahead(typed_text(self.typed))
+
+    def steer_key(self, key: KeyPress) -> None:
+        """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call
+        (a /command waits for the prompt); with steer_on_enter, enter does that and ctrl+s types ahead an
+        enter, sent at the next prompt."""
+        text = typed_text(self.typed).strip()
+        steer = (key.key == Keys.ControlS) != self.steer_on_enter
+        if steer and text and not text.startswith("/") and not self.session.steering.add(text):
+            self.typed = []
+            self.display.steering.append(text)
+            self.display.set_typeahead("")
+        elif self.steer_on_enter:  # not steered: an enter typed ahead
+            self.typed.append(KeyPress(Keys.ControlM, "\r"))
             self.display.set_typeahead(typed_text(self.typed))
 
     @contextlib.contextmanager
@@ -446,7 +469,8 @@ class PlainApp:
 
     def banner(self) -> None:
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
-        keys = " · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
+        keys = (" · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
+                f" · while it works, {'enter' if self.steer_on_enter else 'ctrl+s'} steers the turn")
         self.display.say(f"model {self.session.model} · permissions {self.session.permissions.mode}"
                          f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 KEYS_HELP = """Keys
   enter               send
   ctrl+j, meta+enter  new line
+  ctrl+s              while a turn runs: what you typed goes into it, read after the current tool call
+                      (with steer_on_enter, enter does that and ctrl+s keeps the line for the prompt)
   tab                 complete /commands and @paths
   ctrl+o              whole output of the latest request's bash calls, where the preview was cut
   esc                 interrupt the running turn

@@ -25,7 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Assistant
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
                             SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
                             TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
-                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, as_any)
+                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, as_any)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -98,6 +98,7 @@ class Display:
         self.question: list[Text] = []  # the live line under an approval question
         self.asked: ApprovalRequested | None = None  # the question printed last
         self.typeahead = ""
+        self.steering: list[str] = []  # what the user sent into the running turn, until the main agent reads it
         self.children_seen = 0
         self.idle = False  # between turns: background children print lines, but no live line under the prompt
         self.cut_outputs: list[tuple[str, str]] = []  # (tool line, whole output) of this request's cut previews
@@ -207,7 +208,11 @@ class Display:
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
                 self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
-            case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
+            case SteerDelivered(texts=texts) if event.agent_id == MAIN:
+                self.steering = self.steering[len(texts):]
+                for said in texts:
+                    self.line(Text("› ", style="bold") + Text(said) + Text(" · steered into the turn", style="dim"))
+            case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated() | SteerDelivered()
                   | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
                   | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SubagentWrappingUp()):
@@ -295,7 +300,7 @@ class Display:
                   | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
                   | Retrying() | TurnFinished() | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)
@@ -464,6 +469,8 @@ class Display:
             text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")
             texts.append(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
         texts.extend(self.question)
+        texts.extend(Text("↪ steering ", style="bold") + Text(flat(said)[:200])
+                     + Text(" · read after the current tool call", style="dim") for said in self.steering)
         if self.typeahead:
             texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))
         return self.tail + [self.painter.line(t) for t in texts]
@@ -475,7 +482,7 @@ class Display:
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
                 text = readable(event.content).strip()  # an agentcli note without its marks
-                if text and event.origin != "subagent":  # a result's arrival is its SubagentResultDelivered line
+                if text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 if event.agent_id == MAIN:
@@ -501,6 +508,7 @@ class Display:
                          if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
+        self.steering = []
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None

@@ -23,7 +23,7 @@ from textual.widgets import Footer
 
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Compacted, Event, HistoryCleared, PlanUpdated,
-                             SubagentFinished, SubagentStarted, ToolCallFinished, UsageUpdated)
+                             SteerDelivered, SubagentFinished, SubagentStarted, ToolCallFinished, UsageUpdated)
 from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
@@ -106,6 +106,7 @@ class AgentApp(App[int]):
         self.conversation.now = clock
         self.conversation.subagent = self.view.for_call
         self.queued = QueuedMessages()
+        self.steer_on_enter = settings.steer_on_enter  # enter steers while the agent works; ctrl+s queues
         self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt
         self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
         self.panel.now = clock
@@ -180,6 +181,8 @@ class AgentApp(App[int]):
         elif isinstance(event, ApprovalsWaiting):
             await self.inbox_changed(event)
         elif event.agent_id == MAIN:
+            if isinstance(event, SteerDelivered):
+                self.queued.read(len(event.texts))
             self.view.apply(event, self.clock())
             self.working.apply(event)
             await self.conversation.apply(event)
@@ -220,12 +223,16 @@ class AgentApp(App[int]):
                 await screen.apply(event)
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        await self.submit(message.text)
+        await self.submit(message.text, message.other_way)
 
-    async def submit(self, text: str) -> None:
-        """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent."""
+    async def submit(self, text: str, other_way: bool = False) -> None:
+        """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent;
+        ``other_way`` (ctrl+s): steered where enter queues, or the reverse (controls.while_busy)."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
-        if not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
+        if not text:  # ctrl+s on an empty input
+            if self.busy:
+                controls.while_busy(self, text, other_way)
+        elif not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
             self.queued.add(text)
         elif text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
@@ -234,8 +241,8 @@ class AgentApp(App[int]):
                 self.prompt.load_text(text)
                 self.prompt.move_cursor(self.prompt.document.end)
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
-        elif self.busy:  # sent when the turn ends
-            self.queued.add(text)
+        elif self.busy:  # sent when the turn ends, or into the running turn
+            controls.while_busy(self, text, other_way)
         else:
             self.start_work(self.session.send(text), "turn")
 

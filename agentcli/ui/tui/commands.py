@@ -21,10 +21,13 @@ if TYPE_CHECKING:
     from .app import AgentApp
 
 KEYS = [
-    ("enter", "send the message"), ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
+    ("enter", "send the message (while the agent works: queued, or with steer_on_enter into its turn)"),
+    ("ctrl+s", "while the agent works: into its running turn, read after the current tool call (empty input: "
+               "the queued messages; with steer_on_enter: queue it)"),
+    ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
     ("pageup pagedown, shift+↑ ↓", "scroll the conversation, from the input or the panel"),
     ("ctrl+home, ctrl+end", "the conversation's top; its bottom, following new output again"),
-    ("@", "mention a file (attached), an agent type or a subagent"), ("/", "complete a command"), ("esc", "interrupt the answer"), ("esc esc", "rewind (on an empty input)"),
+    ("@", "mention a file (attached), an agent type or a subagent"), ("/", "complete a command"), ("esc", "interrupt the answer; queued and unread steered messages back to the input"), ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
     ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),
     ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, "

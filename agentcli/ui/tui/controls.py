@@ -177,10 +177,29 @@ def ctrl_c(app: "AgentApp") -> None:
         app.set_timer(3, app.disarm_ctrl_c)
 
 
+def while_busy(app: "AgentApp", text: str, other_way: bool) -> None:
+    """A message sent while the main agent works: queued, to go when the turn ends, or steered into the
+    running turn, read after the next tool call. Enter queues and ctrl+s (``other_way``) steers, the reverse
+    with the steer_on_enter setting; ctrl+s on an empty input steers the queued messages in. A custom
+    command is always queued: it is expanded when sent as a prompt."""
+    if other_way == app.steer_on_enter or text.startswith("/"):
+        if text:
+            app.queued.add(text)
+        return
+    for said in [text] if text else app.queued.take_each():
+        if said.startswith("/") or app.session.steering.add(said):
+            app.queued.add(said)
+        else:
+            app.queued.steer(said)
+
+
 def interrupt(app: "AgentApp") -> None:
-    """esc: stop the running turn; queued messages go back to the input, unless it holds a draft."""
+    """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
+    unless it holds a draft."""
     if app._work is not None and app.busy:
         app._work.cancel()
+    if app.session is not None and app.queued.steered:
+        app.queued.unread(app.session.steering.take())
     if app.queued.messages:
         text = app.queued.take()
         if not app.prompt.text.strip():
@@ -208,6 +227,8 @@ async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
     if message.status == "no_key":
         app.no_key = True
     app.refresh_status()
+    if left := app.session.steering.take():  # the turn ended before it read them: they are the next prompt
+        app.queued.unread(left)
     if app.queued.messages and message.status not in ("interrupted", "no_key"):
         app.start_work(app.session.send(app.queued.take()), "turn")
     elif message.status != "interrupted":  # esc: results wait for the next child, or the next message

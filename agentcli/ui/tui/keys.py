@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 NAVIGATION = ("tab", "shift+tab")  # moving the focus on purpose
 # Keys that edit or send what is being typed: while typing, they follow the text into the input.
-EDITING = ("enter", "backspace", "delete", "left", "right", "home", "end", "ctrl+j", "shift+enter")
+EDITING = ("enter", "backspace", "delete", "left", "right", "home", "end", "ctrl+j", "shift+enter", "ctrl+s")
 
 
 async def arrived(app: App[object], event: events.Key, prompt: PromptInput) -> bool:

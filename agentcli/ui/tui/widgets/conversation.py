@@ -19,7 +19,7 @@ from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessa
                              Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
                              SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                              ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage, ToolProgress, ElicitationRequested, SubagentSteered,
+                             UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered,
                              SubagentWrappingUp, as_any)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
@@ -283,7 +283,7 @@ class Conversation(VerticalScroll):
                 text = readable(content, "\n\n")  # an agentcli note without the marks the model sees
                 if origin == "engine":  # what the loop tells the model, not what the user said
                     await self.add_notice(text.strip())
-                elif origin == "subagent":  # a background result: its SubagentResultDelivered line shows it
+                elif origin in ("subagent", "steered"):  # its ...Delivered event shows it
                     pass
                 elif text.strip():
                     await self.add_user(text)
@@ -317,6 +317,9 @@ class Conversation(VerticalScroll):
             case SubagentStarted(segment=segment, description=description) if segment > 1:
                 # in a transcript: a resumed run
                 await self.add_notice(f"── resumed ({description}): a new run with the history above")
+            case SteerDelivered(texts=texts):  # sent into the running turn: read after the tool results
+                for said in texts:
+                    await self.add(UserEntry(said, "you · steered"))
             case SubagentSteered(source=source, text=text):
                 await self.add_notice(f"── a message from the {source}, read at the next turn: {text}")
             case SubagentWrappingUp(reason=reason):

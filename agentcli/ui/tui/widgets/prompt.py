@@ -59,7 +59,8 @@ class Completions(OptionList):
 
 
 class PromptInput(TextArea):
-    """Enter sends; ctrl+j or shift+enter breaks the line; up and down at the edges recall history."""
+    """Enter sends; ctrl+s sends the other way while the agent works (steer or queue); ctrl+j or shift+enter
+    breaks the line; up and down at the edges recall history."""
 
     DEFAULT_CSS = """
     PromptInput { height: auto; min-height: 3; max-height: 12; border: tall $primary 50%; padding: 0 1; }
@@ -67,9 +68,10 @@ class PromptInput(TextArea):
     """
 
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, other_way: bool = False) -> None:
             super().__init__()
             self.text = text
+            self.other_way = other_way  # ctrl+s: steer where enter queues, or queue where enter steers
 
     def __init__(self, *, blink: bool = True) -> None:
         super().__init__(id="prompt", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
@@ -99,8 +101,8 @@ class PromptInput(TextArea):
                 self.submit()  # /help, /cost, ...: nothing more to type
         elif menu.showing and event.key == "escape":
             menu.hide()
-        elif event.key == "enter":
-            self.submit()
+        elif event.key in ("enter", "ctrl+s"):
+            self.submit(other_way=event.key == "ctrl+s")
         elif event.key == "tab" and not self.text.strip() and self.to_panel():
             pass
         elif event.key in ("ctrl+j", "shift+enter"):
@@ -117,9 +119,11 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
-    def submit(self) -> None:
+    def submit(self, other_way: bool = False) -> None:
         text = self.text.strip()
         if not text:
+            if other_way:  # ctrl+s on an empty input: the queued messages go into the running turn
+                self.post_message(self.Submitted("", other_way=True))
             return
         if not self.sent or self.sent[-1] != text:
             self.sent.append(text)
@@ -127,7 +131,7 @@ class PromptInput(TextArea):
         self.typing = False
         self.clear()
         self.completions.hide()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(text, other_way))
 
     def recall(self, step: int) -> None:
         if not self.sent:

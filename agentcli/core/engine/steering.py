@@ -1,0 +1,43 @@
+"""Steering: messages sent to an agent while it works, read at its next turn boundary (after the tool results
+it waits for), so it can change course without being interrupted.
+
+One mailbox for every agent: a running subagent's (``/steer``, ``m`` in the panel, the ``message_subagent``
+tool; its boundary is ``Subagents._boundary``) and the main agent's (the user's "steer" key in the front ends;
+the loop reads it before each model call, after the tool results). Each message reaches the model in the same
+words, marked with who sent it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..content import agentcli_note
+
+STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
+
+
+class Steers:
+    """Messages waiting for an agent's next turn boundary, oldest first, each with who sent it."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[str, str]] = []  # (source, text)
+
+    def __bool__(self) -> bool:
+        return bool(self.waiting)
+
+    def add(self, text: str, source: str = "user") -> str:
+        """Queue ``text`` from ``source`` ("user" or "main agent"); "" when queued, else why not."""
+        if not text.strip():
+            return "The message is empty; say what the agent should know."
+        self.waiting.append((source, text.strip()))
+        return ""
+
+    def take(self) -> list[str]:
+        """The texts waiting, and an empty mailbox (what a front end gives back when the turn ended first)."""
+        texts, self.waiting = [text for _, text in self.waiting], []
+        return texts
+
+    def take_notes(self) -> list[dict[str, Any]]:
+        """The messages waiting as the model reads them (one marked text block each), and an empty mailbox."""
+        waiting, self.waiting = self.waiting, []
+        return [agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
