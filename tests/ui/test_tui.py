@@ -735,6 +735,21 @@ async def test_one_escape_closes_the_transcript_and_only_the_next_interrupts(ser
     gate.set()
 
 
+async def test_esc_puts_the_queue_back_before_a_draft_and_loses_neither(server, tui):
+    gate = threading.Event()
+    server.script(text("First answer.", gate=gate, gate_timeout=120), text("Later."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await until(pilot, lambda: len(server.requests) == 1, "the first request")
+        await send(pilot, "queued words")
+        app.prompt.load_text("a draft")  # typed but not sent when esc comes
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy, "the interrupt")
+        assert not app.queued.messages and app.prompt.text == "queued words\na draft"
+    gate.set()
+
+
 async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, tui):
     first, third = threading.Event(), threading.Event()
     server.script(text("First answer.", gate=first, gate_timeout=120), text("Second answer."),

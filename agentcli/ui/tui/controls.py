@@ -195,16 +195,15 @@ def while_busy(app: "AgentApp", text: str, other_way: bool) -> None:
 
 def interrupt(app: "AgentApp") -> None:
     """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
-    unless it holds a draft."""
+    before any draft it holds (they were typed first), so nothing typed is lost."""
     if app._work is not None and app.busy:
         app._work.cancel()
     if app.session is not None and app.queued.steered:
         app.queued.unread(app.session.steering.take())
     if app.queued.messages:
-        text = app.queued.take()
-        if not app.prompt.text.strip():
-            app.prompt.load_text(text)
-            app.prompt.move_cursor(app.prompt.document.end)
+        text, draft = app.queued.take(), app.prompt.text
+        app.prompt.load_text(f"{text}\n{draft}" if draft.strip() else text)
+        app.prompt.move_cursor(app.prompt.document.end)
 
 
 TURN_NOTES = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
