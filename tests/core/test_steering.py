@@ -34,7 +34,7 @@ async def test_a_steered_message_reaches_the_running_turn_after_the_tool_results
     *results, steered = last_user(second)  # one user message: the tool results, then the user's words
     assert [block["type"] for block in results] == ["tool_result"]
     assert steered["type"] == "text" and STEER in steered["text"]
-    assert "A message from the user while you work" in steered["text"]
+    assert steered["text"].startswith("[The user sent this while you were working") and "From agentcli" not in steered["text"]
     assert result.text == "Reading README.md then."
     [delivered] = events.of(SteerDelivered)
     assert delivered.texts == (STEER,) and delivered.agent_id == "main"

@@ -122,7 +122,7 @@ class Agent:
             self.add_user(arrived, origin="subagent")
         if self.steers:
             self.emit(SteerDelivered, texts=tuple(text for _, text in self.steers.waiting))
-            self.add_user(self.steers.take_notes(), origin="steered")
+            self.add_user(self.steers.take_notes(users_own=True), origin="steered")
         if compaction.needed(self):
             await compaction.compact(self, reason="the context was nearly full")
         if counted:  # a cut-off subagent's closing summary is not one of its turns

@@ -14,6 +14,8 @@ from typing import Any
 from ..content import agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
+# The main agent's user steering it: the user's own words, so not an agentcli note ("From agentcli, not the user")
+USER_STEER = "[The user sent this while you were working; it is not a tool result. Take it into account.]\n\n{text}"
 
 
 class Steers:
@@ -37,7 +39,10 @@ class Steers:
         texts, self.waiting = [text for _, text in self.waiting], []
         return texts
 
-    def take_notes(self) -> list[dict[str, Any]]:
-        """The messages waiting as the model reads them (one marked text block each), and an empty mailbox."""
+    def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
+        """The messages waiting as the model reads them (one text block each), and an empty mailbox. Each is an
+        agentcli note naming who sent it, but for ``users_own`` agents (the main agent: its user is the person
+        typing), where the user's words go as the user's."""
         waiting, self.waiting = self.waiting, []
-        return [agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
+        return [{"type": "text", "text": USER_STEER.format(text=text)} if users_own and source == "user"
+                else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
