@@ -17,7 +17,6 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.content import text_of
 from ...core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
@@ -47,6 +46,7 @@ class Conversation:
     mode: str = "default"
     children: Children | None = None
     calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # started, not finished
+    roots: dict[str, Path] = field(default_factory=dict)  # a worktree child's workspace root, by its id
 
 
 class AcpAgent:
@@ -216,29 +216,40 @@ class AcpAgent:
             await self.conn.session_update(session_id=conv.id, update=updates.mode_update(conv.mode))
 
     async def replay(self, conv: Conversation) -> None:
-        """session/load: the main conversation so far, as updates, before the response."""
-        session = conv.session
-        if session is None:
+        """session/load: the conversation so far, as updates, before the response. A client that takes child
+        sessions gets each child announced and replayed on its own session where it first started."""
+        session, children = conv.session, conv.children
+        if session is None or children is None:
             return
         await self.flush()
+        records = {record.id: record for record in session.children}
         for event in session.restored_events:
-            update: Any = None
-            if isinstance(event, UserMessage) and event.origin == "user" and (said := text_of(event.content)):
-                update = s.UserMessageChunk(session_update="user_message_chunk",
-                                            content=s.TextContentBlock(type="text", text=said))
-            elif isinstance(event, AssistantMessage) and (said := text_of(event.content)):
-                update = updates.message_chunk(said)
-            elif isinstance(event, ToolCallStarted):
-                update = updates.tool_call(event, session.workspace.root)
-            elif isinstance(event, ToolCallFinished):
-                update = updates.tool_call_done(event)
-            if update is not None:
-                await self.conn.session_update(session_id=conv.id, update=update)
+            if event.agent_id == MAIN:
+                update = updates.replayed(event, session.workspace.root)
+                if update is not None and not (self.subagents and isinstance(event, ToolCallFinished)
+                                               and await children.finish_call(update)):
+                    await self.conn.session_update(session_id=conv.id, update=update)
+            elif not self.subagents:
+                await self.child_event(conv, event)  # a background result folds into its task call
+            elif isinstance(event, SubagentStarted) and children.session_of(event.id) is None:
+                record = records.get(event.id)
+                for child_event in record.events if record is not None else [event]:
+                    await self.replay_child(conv, child_event)
+
+    async def replay_child(self, conv: Conversation, event: Event) -> None:
+        assert conv.session is not None and conv.children is not None
+        if isinstance(event, (SubagentStarted, SubagentFinished)):
+            await self.child_event(conv, event)
+        elif (target := conv.children.session_of(event.agent_id)) is not None and (
+                update := updates.replayed(event, self.root_of(conv, event.agent_id))) is not None:
+            await self.conn.session_update(session_id=target, update=update)
 
     async def close(self) -> None:
-        for conv in self.conversations.values():
-            if conv.session is not None:
-                await conv.session.aclose()
+        """The client went away: every session stops and is saved, side by side."""
+        closed = await asyncio.gather(*(conv.session.aclose() for conv in self.conversations.values()
+                                        if conv.session is not None), return_exceptions=True)
+        for failed in (c for c in closed if isinstance(c, Exception)):
+            print(f"agentcli: a session did not close cleanly: {type(failed).__name__}: {failed}", file=sys.stderr)
 
     # ------------------------------------------------------------------ events out
 
@@ -282,10 +293,14 @@ class AcpAgent:
                 update = updates.thought_chunk(text)
             case ToolCallStarted() as started:
                 conv.calls[started.id] = started
-                update = updates.tool_call(started, session.workspace.root)
+                update = updates.tool_call(started, self.root_of(conv, started.agent_id))
             case ToolCallFinished() as finished:
                 conv.calls.pop(finished.id, None)
                 update = updates.tool_call_done(finished)
+                if self.subagents and conv.children is not None and await conv.children.finish_call(update):
+                    update = None  # a task call: sent with its link to the child kept (children.py)
+            case PlanUpdated() as plan:
+                update = updates.plan_update(plan)
             case UsageUpdated():
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
                 if event.agent_id != MAIN:
@@ -300,7 +315,7 @@ class AcpAgent:
                 print(f"agentcli: {retrying.text}", file=sys.stderr)
             case (Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
                   | SubagentStarted() | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered()
-                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | Compacted() | HistoryCleared()
+                  | ApprovalsWaiting() | TurnFinished() | Compacted() | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no session/update says it (a child's start and end went to children.py above)
@@ -312,15 +327,54 @@ class AcpAgent:
     async def child_event(self, conv: Conversation, event: Event) -> str | None:
         """Where a subagent's event goes: its own child session when the client opted in, else nowhere (its
         result reaches the parent's task call), but an approval always reaches the user."""
-        assert conv.children is not None
+        children = conv.children
+        assert children is not None
         if isinstance(event, ApprovalRequested) and not self.subagents:
             return conv.id
-        if not self.subagents:
+        if isinstance(event, SubagentStarted):
+            if self.subagents:
+                await children.announce(event)
+                await self.note_worktree(conv, event.id)
+            else:
+                children.started(event)
             return None
-        if isinstance(event, (SubagentStarted, SubagentFinished)):
-            await conv.children.announce(event)
+        if isinstance(event, SubagentFinished):
+            if self.subagents:
+                await children.announce(event)
+            await self.background_result(conv, event)
             return None
-        return conv.children.session_of(event.agent_id)
+        return children.session_of(event.agent_id) if self.subagents else None
+
+    async def background_result(self, conv: Conversation, event: SubagentFinished) -> None:
+        """A background run ended, maybe while no prompt runs: the task call that started it shows its result
+        at once (linked to the child session still, for a client that takes them). The main agent reads the
+        result at the next prompt; ACP has no way for an agent to start a turn by itself."""
+        assert conv.children is not None
+        call = conv.children.background_call(event)
+        if call is None:
+            return
+        update = updates.background_result(call, event)
+        if not (self.subagents and await conv.children.finish_call(update)):
+            await self.conn.session_update(session_id=conv.id, update=update)
+
+    async def note_worktree(self, conv: Conversation, child_id: str) -> None:
+        """A child in its own git worktree: its calls' files (locations, diffs) are the worktree's."""
+        session = conv.session
+        assert session is not None
+        record = next((r for r in session.children if r.id == child_id), None)
+        if record is None or not record.worktree or child_id in conv.roots:
+            return
+        from ...core.storage import worktrees
+
+        try:
+            found = await asyncio.to_thread(worktrees.find, session.workspace.root, child_id, session.id)
+        except worktrees.WorktreeError:
+            return
+        conv.roots[child_id] = found.root
+
+    def root_of(self, conv: Conversation, agent_id: str) -> Path:
+        assert conv.session is not None
+        return conv.roots.get(agent_id, conv.session.workspace.root)
 
     async def close_calls(self, conv: Conversation) -> None:
         """A cancelled prompt leaves calls that never finished: each is marked failed, as the spec asks."""

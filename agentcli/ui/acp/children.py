@@ -5,16 +5,22 @@
 call content. So, and only here:
 
 - the capability is read from the raw ``initialize`` message (``opted_in``, a connection observer);
-- ``subagent_update`` and the parent ``task`` call's link to its child go out as raw JSON-RPC
-  notifications (``Children.announce``), on the same transport and in the same order as the SDK's own.
+- ``subagent_update`` and each update of a parent's ``task`` call that carries its link to the child
+  (as the child starts, ``Children.announce``; as the call ends, ``Children.finish_call``, built from the
+  SDK's own model with the link added) go out as raw JSON-RPC notifications, on the same transport and
+  in the same order as the SDK's own.
 
-Each child of parent session ``P`` is the session ``P:sa-N`` (a resumed child keeps its session). Its
-own events (messages, thinking, tool calls) are ordinary SDK updates bearing that id (``agent.py``).
+Each child of parent session ``P`` is the session ``P:sa-N``, for good: a resumed child (or a child of a
+loaded session, replayed) keeps it. Its own events (messages, thinking, tool calls, plan) are ordinary
+SDK updates bearing that id (``agent.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
+
+from acp import schema as s
 
 from ...core.events import SubagentFinished, SubagentStarted
 
@@ -63,12 +69,20 @@ def session_link(parent: str, tool_call_id: str, child: str) -> dict[str, Any]:
                                                           "sessionId": child_session_id(parent, child)}]}}
 
 
+@dataclass
+class Child:
+    description: str
+    call: str  # the parent's task call of its latest run (a resume is a new call)
+    background: bool  # its latest run was started with run_in_background
+
+
 class Children:
-    """The child sessions of one parent session."""
+    """The child sessions of one parent session. A child keeps its session for good: a resume (a new task
+    call, the same subagent id) patches the same ``subagent_update`` and links the new call to it."""
 
     def __init__(self, parent: str, send_raw: SendRaw) -> None:
         self.parent, self.send_raw = parent, send_raw
-        self.known: dict[str, str] = {}  # subagent id -> its description
+        self.known: dict[str, Child] = {}  # by subagent id
 
     def session_of(self, agent_id: str) -> str | None:
         return child_session_id(self.parent, agent_id) if agent_id in self.known else None
@@ -77,12 +91,34 @@ class Children:
         """The subagent id whose child session ``session_id`` is, if it is one of these."""
         return next((child for child in self.known if child_session_id(self.parent, child) == session_id), None)
 
+    def started(self, event: SubagentStarted) -> None:
+        """Note a run of a child (to fold a background result into its call later, without child sessions)."""
+        self.known[event.id] = Child(event.description, event.parent_tool_use_id or "", event.background)
+
+    def background_call(self, event: SubagentFinished) -> str | None:
+        """The parent's task call of a background run that just ended, if it was one."""
+        child = self.known.get(event.id)
+        return child.call or None if child is not None and child.background else None
+
     async def announce(self, event: SubagentStarted | SubagentFinished) -> None:
+        """A run starting (announce, or patch to ``running``, and link its task call) or ending."""
         first = event.id not in self.known
         if isinstance(event, SubagentStarted):
-            self.known[event.id] = event.description
+            self.started(event)
         elif first:
             return  # never announced: nothing to update
-        await self.send_raw(subagent_update(self.parent, event, self.known[event.id]))
-        if isinstance(event, SubagentStarted) and event.parent_tool_use_id:  # a resumed child: its new call
+        await self.send_raw(subagent_update(self.parent, event, self.known[event.id].description))
+        if isinstance(event, SubagentStarted) and event.parent_tool_use_id:  # the run's call links to its child
             await self.send_raw(session_link(self.parent, event.parent_tool_use_id, event.id))
+
+    async def finish_call(self, update: s.ToolCallProgress) -> bool:
+        """A task call of a child ending: sent raw, its ``session`` link kept first in its content (an update's
+        content replaces what the call showed). False when the call is no child's; the caller sends it."""
+        child = next((ident for ident, known in self.known.items() if known.call == update.tool_call_id), None)
+        if child is None:
+            return False
+        params = update.model_dump(mode="json", by_alias=True, exclude_none=True)
+        params["content"] = [{"type": "session", "sessionId": child_session_id(self.parent, child)},
+                             *params.get("content", [])]
+        await self.send_raw({"sessionId": self.parent, "update": params})
+        return True

@@ -10,7 +10,9 @@ from typing import Any
 
 from acp import schema as s
 
-from ...core.events import ToolCallFinished, ToolCallStarted, Usage
+from ...core.content import text_of
+from ...core.events import (AssistantMessage, Event, PlanUpdated, SubagentFinished, ToolCallFinished, ToolCallStarted,
+                             Usage, UserMessage)
 
 OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
 
@@ -93,6 +95,42 @@ def tool_call_done(event: ToolCallFinished, extra: list[Any] | None = None) -> s
                               status="failed" if event.is_error else "completed",
                               content=[*(extra or []), text_content(output)] if output else extra or None,
                               raw_output=event.output)
+
+
+PLAN_STATUSES = ("pending", "in_progress", "completed")
+
+
+def plan_update(event: PlanUpdated) -> s.AgentPlanUpdate:
+    """``todo_write``'s plan as ACP's: every entry, in order. agentcli's items have no priority (todo_write
+    drops Claude Code's), so each is ``medium``; an unknown status reads as ``pending``."""
+    return s.AgentPlanUpdate(session_update="plan", entries=[
+        s.PlanEntry(content=str(item.get("content") or ""), priority="medium",
+                    status=item["status"] if item.get("status") in PLAN_STATUSES else "pending")  # type: ignore[arg-type]  # checked against PLAN_STATUSES just before
+        for item in event.items])
+
+
+def replayed(event: Event, root: Path) -> Any:
+    """A stored event as the update that shows it again (session/load), or None: the user's prompts, the
+    answers, the tool calls and the plan; streaming deltas are not stored, their whole messages are."""
+    if isinstance(event, UserMessage) and event.origin == "user" and (said := text_of(event.content)):
+        return s.UserMessageChunk(session_update="user_message_chunk", content=s.TextContentBlock(type="text", text=said))
+    if isinstance(event, AssistantMessage) and (said := text_of(event.content)):
+        return message_chunk(said)
+    if isinstance(event, ToolCallStarted):
+        return tool_call(event, root)
+    if isinstance(event, ToolCallFinished):
+        return tool_call_done(event)
+    if isinstance(event, PlanUpdated):
+        return plan_update(event)
+    return None
+
+
+def background_result(call: str, event: SubagentFinished) -> s.ToolCallProgress:
+    """A background child's result, shown in the task call that started it (which said it started)."""
+    footer = event.report.footer if event.report is not None else f"[{event.id} · {event.status}]"
+    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=call,
+                              status="failed" if event.status == "failed" else "completed",
+                              content=[text_content(f"{event.result}\n\n{footer}" if event.result else footer)])
 
 
 def usage_update(used: int, size: int, total: Usage) -> s.UsageUpdate:
