@@ -345,13 +345,12 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace, output:
 
 
 def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
-    """--json-schema: the main agent answers through the structured_output tool (its subagents do not get
+    """--json-schema: the main agent answers through the structured_output tool (subagents are never offered
     it), and a Stop hook sends it back while no answer fits (``core/tools/structured_output.py``)."""
     from .core.session import Hook
     from .core.tools.structured_output import NAME, StructuredOutput
 
     tool = StructuredOutput(schema)
-    session.only_tools(session.tools.names())  # the main agent's registry and the subagents' are apart now
     session.tools.add(tool)
     session.hooks.hooks.append(Hook("Stop", "(the structured output check)", callback=tool.enforce))
     session.change_system(lambda system: f"{system}\n\nThis run wants its answer as structured data: when the "

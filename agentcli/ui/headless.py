@@ -9,18 +9,16 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, Any, Callable
 
 from ..core.content import text_of
 from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, ToolCallFinished,
                            ToolCallStarted, UsageUpdated)
-from ..core.session import LLMError, SessionSurface
+from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
 
-if TYPE_CHECKING:
-    from ..core.tools.structured_output import StructuredOutput
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
@@ -181,11 +179,9 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
         return Answer(text, "interrupted", "interrupted")
 
 
-def structured(session: SessionSurface) -> "StructuredOutput | None":
+def structured(session: SessionSurface) -> StructuredOutput | None:
     """The structured_output tool of a --json-schema run, else None."""
-    from ..core.tools.structured_output import NAME, StructuredOutput
-
-    tool = session.tools.get(NAME)
+    tool = session.tools.get(StructuredOutput.name)
     return tool if isinstance(tool, StructuredOutput) else None
 
 

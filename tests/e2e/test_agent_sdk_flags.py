@@ -13,7 +13,8 @@ from claude_agent_sdk import (ClaudeSDKClient, HookEventMessage, ResultError, Re
 
 from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixture
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import error, last_user_text, text, tool_results, tool_result_text, tool_use
+from tests.fakes.anthropic_server import (error, last_user_text, offers_tool, text, tool_result_text, tool_results,
+                                          tool_use)
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "born": {"type": "integer", "minimum": 0}},
           "required": ["name", "born"]}
@@ -64,6 +65,17 @@ async def test_a_model_that_never_answers_in_form_ends_with_claude_codes_error_s
     assert raised.value.errors == ["no answer matching --json-schema came in 5 attempts"]
     assert len(server.requests) == 5  # the first answer and four reminders, then it gives up
     assert "You MUST call the structured_output tool" in last_user_text(server.requests[1])
+
+
+async def test_subagents_are_not_offered_the_answer_tool(server, api_env, repo, cli_path):
+    server.when(lambda b: offers_tool(b, "task"),
+                tool_use("task", {"description": "Look", "prompt": "Look around."}),
+                tool_use("structured_output", {"name": "Ada", "born": 1815}), text("Done."))
+    server.when(lambda b: not offers_tool(b, "task"), text("Looked."))
+    result = (await run(options(cli_path, repo, api_env, output_format=FORM)))[-1]
+    assert result.structured_output == {"name": "Ada", "born": 1815}
+    child = next(r for r in server.requests if not offers_tool(r, "task"))
+    assert not offers_tool(child, "structured_output")
 
 
 def test_a_schema_agentcli_cannot_use_is_one_sentence(repo):

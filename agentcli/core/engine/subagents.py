@@ -26,6 +26,7 @@ from ..model.llm import LLM, LLMError
 from .loop import Agent, final_text
 from ..tools import ToolRegistry
 from ..tools.base import ToolContext
+from ..tools.structured_output import NAME as STRUCTURED_OUTPUT  # the main agent's answer (--json-schema)
 from ..errors import ToolError
 from ..units import dollars, tokens, turns
 from ..system.workspace import Workspace
@@ -404,7 +405,7 @@ class Subagents:
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
-        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY, MessageSubagent.name)
+        tools = agent_type.select(self.tools).without(*worktrees.MAIN_ONLY, MessageSubagent.name, STRUCTURED_OUTPUT)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,
