@@ -78,6 +78,18 @@ async def test_subagents_are_not_offered_the_answer_tool(server, api_env, repo, 
     assert not offers_tool(child, "structured_output")
 
 
+def test_json_output_of_p_carries_the_structured_output_and_hooks_see_claude_codes_name(server, api_env, repo):
+    log = repo.parent / "hook.log"
+    settings = {"hooks": {"PreToolUse": [{"matcher": "StructuredOutput", "hooks": [
+        {"type": "command", "command": f"cat >> {log}"}]}]}}
+    server.script(tool_use("structured_output", {"name": "Ada", "born": 1815}), text("Done."))
+    done = agentcli("-p", "who?", "--output-format", "json", "--json-schema", json.dumps(PERSON),
+                    "--settings", json.dumps(settings), cwd=repo, env=api_env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["structured_output"] == {"name": "Ada", "born": 1815}
+    assert json.loads(log.read_text())["tool_name"] == "StructuredOutput"
+
+
 def test_a_schema_agentcli_cannot_use_is_one_sentence(repo):
     done = agentcli("-p", "hi", "--json-schema", '{"type": "array"}', cwd=repo)
     assert done.returncode == 2 and "Traceback" not in done.stderr
