@@ -71,8 +71,9 @@ def usage_with_cost(model: str, input_tokens: int, output_tokens: int, cache_rea
 
 
 # --effort: the API's output_config.effort, on the models that take it (the levels each has; another level
-# becomes the nearest below it). Claude Opus 4.5 has low to high; the 4.6 models and later add max, and
-# Opus 4.7, the Sonnet 5 models and later add xhigh. Other models get a thinking budget for the level.
+# becomes the nearest below it). Claude Opus 4.5 and the Haiku 5 models have low to high; the Opus and Sonnet
+# 4.6 models and later add max, and Opus 4.7 and the Opus and Sonnet 5 models add xhigh. Other models get a
+# thinking budget for the level (LLM.model_params).
 EFFORT_ORDER = ("low", "medium", "high", "xhigh", "max")
 EFFORT_BUDGETS = {"low": 0, "medium": 4_096, "high": DEFAULT_THINKING_BUDGET, "xhigh": 32_000, "max": 32_000}
 FALLBACK_AFTER = 3  # overloaded answers in a row before --fallback-model takes over, as in Claude Code

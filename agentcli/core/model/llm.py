@@ -205,7 +205,7 @@ class LLM:
                 attempt += 1
                 retries = self.retries if exc.retry_limit is None else min(self.retries, exc.retry_limit)
                 overloaded = overloaded + 1 if exc.status == 529 or "overloaded" in str(exc).lower() else 0
-                if self.fallback_model and model != self.fallback_model and (
+                if self.fallback_model and model != self.fallback_model and exc.partial is None and (
                         exc.status == 404 or overloaded >= min(FALLBACK_AFTER, retries + 1)):
                     why = "was not found" if exc.status == 404 else f"is overloaded ({one_line(exc, 160)})"
                     on_notice(f"The model {model} {why}; going on with {self.fallback_model} (--fallback-model).")
