@@ -20,7 +20,6 @@ from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
 
 
-
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -140,7 +139,8 @@ class PromptTally:
 
 @dataclass
 class Answer:
-    """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget)."""
+    """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget, and
+    unformed: no answer matched --json-schema)."""
 
     text: str
     status: str
