@@ -382,7 +382,7 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
         from .ui.stream_input import run_stream_input
 
         opened = open_headless(args, settings, root)
-        return asyncio.run(run_stream_input(*opened)) if opened else 2
+        return asyncio.run(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -415,7 +415,7 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id,
                            fork_session=args.fork_session)
-    prepare_session(session, args)
+    prepare_session(session, args, output)
     if budget is not None:  # the setting's budget is the session's already; the flag replaces it
         session.set_budget_usd(budget)
     return session, output

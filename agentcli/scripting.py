@@ -18,12 +18,14 @@ from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
     from .core.session import SessionSurface
+    from .ui.headless import HeadlessOutput
     from .core.system.workspace import Workspace
 
 # Claude Code's tool names in --tools, and the agentcli tools each stands for (bash brings its shells).
 TOOL_NAMES: dict[str, tuple[str, ...]] = {claude: (tool, *(BASH_COMPANIONS if tool == "bash" else ()))
                                           for claude, tool in CLAUDE_TOOLS.items()}
 SETTINGS_KEYS = {"permissions", "model", "hooks", "statusLine", "$schema"}  # what agentcli understands of a --settings object
+EFFORTS = ("low", "medium", "high", "xhigh", "max")  # the Agent SDK's effort levels
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -59,6 +61,16 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                    help="with --resume or --continue: go on in a new session with a copy of the history")
     p.add_argument("--strict-mcp-config", action="store_true",
                    help="start only the MCP servers --mcp-config names, none from mcp.json or .mcp.json")
+    p.add_argument("--json-schema", metavar="SCHEMA", help="the final answer as JSON matching this JSON Schema (a "
+                                                         "JSON string or file), in the result's structured_output")
+    p.add_argument("--fallback-model", metavar="MODEL", help="go on with this model when the model is overloaded "
+                                                           "or not found (headless)")
+    p.add_argument("--effort", choices=EFFORTS, help="how much effort the model spends: the API's effort where "
+                                                     "the model has it, else a thinking budget (headless)")
+    p.add_argument("--include-hook-events", action="store_true",
+                   help="stream-json: add a hook_started and a hook_response line for each hook command run")
+    p.add_argument("--replay-user-messages", action="store_true",
+                   help="stream-json input: write each user message back, with its uuid, as it is taken up")
     # Claude Code's flags agentcli cannot honour: each is a usage error that says why (NOT_HONOURED).
     for flag, takes_value in NOT_HONOURED_FLAGS:
         honour: dict[str, Any] = {} if takes_value else {"action": "store_const", "const": True}
@@ -71,13 +83,8 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
 NOT_HONOURED = {
     "--setting-sources": "agentcli reads its own settings (user, then workspace, then flags), not Claude Code's "
                          "setting sources; --settings takes Claude Code settings",
-    "--json-schema": "agentcli has no structured output yet: the result is the model's text",
-    "--fallback-model": "agentcli retries the same model and has no fallback model",
-    "--effort": "agentcli has no effort setting; --thinking and --max-thinking-tokens set the thinking",
-    "--include-hook-events": "agentcli does not write hook events to the stream",
 }
-NOT_HONOURED_FLAGS = (("--setting-sources", True), ("--json-schema", True), ("--fallback-model", True),
-                      ("--effort", True), ("--include-hook-events", False))
+NOT_HONOURED_FLAGS = (("--setting-sources", True),)
 
 
 def positive_amount(text: str) -> float:
@@ -126,11 +133,17 @@ def check_script_flags(args: argparse.Namespace) -> None:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
     if args.verbose and not (args.headless and args.output_format == "stream-json"):
         raise UsageError("--verbose works with -p and --output-format stream-json only")
-    if args.include_partial_messages and args.output_format != "stream-json":
-        raise UsageError("--include-partial-messages works with --output-format stream-json only")
+    for flag, given in (("--include-partial-messages", args.include_partial_messages),
+                        ("--include-hook-events", args.include_hook_events)):
+        if given and args.output_format != "stream-json":
+            raise UsageError(f"{flag} works with --output-format stream-json only")
+    if args.replay_user_messages and not streaming_in:
+        raise UsageError("--replay-user-messages works with --input-format stream-json only")
     headless_only = {"--system-prompt": args.system_prompt, "--append-system-prompt": args.append_system_prompt,
                      "--tools": args.tools, "--max-budget-usd": args.max_budget_usd,
-                     "--session-id": args.session_id, "--add-dir": args.add_dir or None, "--agents": args.agents}
+                     "--session-id": args.session_id, "--add-dir": args.add_dir or None, "--agents": args.agents,
+                     "--json-schema": args.json_schema, "--fallback-model": args.fallback_model,
+                     "--effort": args.effort}
     given = [flag for flag, value in headless_only.items() if value is not None]
     if given and not args.headless:
         raise UsageError(f"{given[0]} works with -p or --input-format stream-json")
@@ -153,6 +166,13 @@ def check_script_flags(args: argparse.Namespace) -> None:
                              "on standard input")
     if args.agents is not None:
         args.agents = agent_definitions(args.agents)
+    if args.json_schema is not None:
+        from .core.tools.structured_output import SchemaError, checked_schema
+
+        try:
+            args.json_schema = checked_schema(read_json_option(args.json_schema, "--json-schema"))
+        except SchemaError as exc:
+            raise UsageError(f"--json-schema: {exc}") from None
 
 
 def agent_definitions(value: str) -> "dict[str, Any]":
@@ -275,10 +295,12 @@ class SessionOptions:
 
 
 def session_options(args: argparse.Namespace, root: Path, model: str) -> SessionOptions:
-    from .core.model.catalogue import price_for
+    from .core.model.catalogue import price_for, resolve_model
     from .core.storage.store import project_dir
     from .core.system.workspace import Workspace
 
+    if args.fallback_model is not None and resolve_model(args.fallback_model) == model:
+        raise UsageError(f"--fallback-model must name another model than the one in use ({model})")
     if args.max_budget_usd is not None and price_for(model) is None:
         raise UsageError(f"--max-budget-usd needs a model whose price agentcli knows; {model} "
                          "has none, so its cost cannot be counted")
@@ -288,8 +310,10 @@ def session_options(args: argparse.Namespace, root: Path, model: str) -> Session
     return SessionOptions(Workspace.at(root, extra_dirs=extra))
 
 
-def prepare_session(session: "SessionSurface", args: argparse.Namespace) -> None:
-    """Apply what the flags change in an open session: its prompt, its tools, raw stream events."""
+def prepare_session(session: "SessionSurface", args: argparse.Namespace, output: "HeadlessOutput | None" = None
+                    ) -> None:
+    """Apply what the flags change in an open session: its prompt, its tools, the model's options, raw
+    stream events and hook events (written to ``output``)."""
     if args.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
         session.change_system(lambda system: args.system_prompt)
     if args.append_system_prompt:
@@ -301,6 +325,15 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace) -> None
     if args.tools is not None and (names := tool_names(args.tools)) is not None:
         session.only_tools(names)
     session.llm.raw_events = args.include_partial_messages
+    if args.fallback_model:
+        from .core.model.catalogue import resolve_model
+
+        session.llm.fallback_model = resolve_model(args.fallback_model)
+    session.llm.effort = args.effort or ""
+    if args.json_schema is not None:
+        answer_in_form(session, args.json_schema)
+    if args.include_hook_events and output is not None:
+        session.hooks.watch = output.hook_ran
     if args.permission_prompt_tool == "stdio" and not args.dont_ask:  # the program on stdin answers approvals
         session.permissions.interactive = True
     if args.agents:
@@ -309,3 +342,17 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace) -> None
         session.add_agent_types(args.agents["types"])
         for note in args.agents["notes"]:
             session.emit(Notice(level="warning", text=note))
+
+
+def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
+    """--json-schema: the main agent answers through the structured_output tool (subagents are never offered
+    it), and a Stop hook sends it back while no answer fits (``core/tools/structured_output.py``)."""
+    from .core.session import Hook
+    from .core.tools.structured_output import NAME, StructuredOutput
+
+    tool = StructuredOutput(schema)
+    session.tools.add(tool)
+    session.hooks.hooks.append(Hook("Stop", "(the structured output check)", callback=tool.enforce))
+    session.change_system(lambda system: f"{system}\n\nThis run wants its answer as structured data: when the "
+                                         f"work is done, call the {NAME} tool once with the final answer as its "
+                                         "input, matching its schema.")

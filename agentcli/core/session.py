@@ -51,6 +51,7 @@ from .system.threads import in_thread
 from .tools import ToolRegistry, call_summary, default_tools
 from .tools.base import ToolContext
 from .tools.shells import BackgroundShells
+from .tools.structured_output import StructuredOutput
 from .errors import ToolError
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
@@ -68,7 +69,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
-           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook"]
+           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput"]
 
 
 class Session:

@@ -14,7 +14,7 @@ from typing import IO, Any, Callable
 from ..core.content import text_of
 from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, ToolCallFinished,
                            ToolCallStarted, UsageUpdated)
-from ..core.session import LLMError, SessionSurface
+from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
@@ -86,6 +86,11 @@ class HeadlessOutput:
                 if self.run is not None:
                     self.run.cancel()
 
+    def hook_ran(self, run: dict[str, Any]) -> None:
+        """A hook command started or finished (--include-hook-events): its stream-json line."""
+        if self.renderer is not None:
+            self.renderer.hook(run)
+
     def line(self, record: dict[str, Any]) -> None:
         self.write(self.out, json_line(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
 
@@ -134,7 +139,8 @@ class PromptTally:
 
 @dataclass
 class Answer:
-    """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget)."""
+    """How one prompt ended: the text, the status (done, capped, refused, error, interrupted, budget, and
+    unformed: no answer matched --json-schema)."""
 
     text: str
     status: str
@@ -151,11 +157,16 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
     """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
     Its text is every text the main agent wrote for the prompt, not only the last turn's."""
     output.prompt = tally = PromptTally()
+    if form := structured(session):
+        form.begin()
     try:
         run = await session.send(prompt)
         run = await session.finish_background() or run  # background children, and the turn that reads them
         reason = f"stopped after --max-turns {session.max_turns} turns" if run.status == "capped" else ""
-        return Answer(run.text if run.status == "refused" else tally.text or run.text, run.status, reason)
+        status: str = run.status
+        if form and status == "done" and form.value is None:  # it gave up (structured_output.MAX_ATTEMPTS)
+            status, reason = "unformed", f"no answer matching --json-schema came in {form.attempts} attempts"
+        return Answer(run.text if status == "refused" else tally.text or run.text, status, reason)
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
@@ -168,6 +179,12 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
         return Answer(text, "interrupted", "interrupted")
 
 
+def structured(session: SessionSurface) -> StructuredOutput | None:
+    """The structured_output tool of a --json-schema run, else None."""
+    tool = session.tools.get(StructuredOutput.name)
+    return tool if isinstance(tool, StructuredOutput) else None
+
+
 def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer) -> None:
     """What the format prints at the end of a prompt: the text, or the result object."""
     if output.format == "text":
@@ -178,7 +195,8 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
                                    denials=output.prompt.denials,
-                                   errors=[result.reason or result.text] if result.status != "done" else []))
+                                   errors=[result.reason or result.text] if result.status != "done" else [],
+                                   structured=form.value if (form := structured(session)) else None))
     output.prompt = PromptTally()  # the next prompt reports its own
 
 

@@ -2,8 +2,10 @@
 control protocol ``claude-agent-sdk`` speaks over the same pipe.
 
 Each ``{"type": "user", "message": {"role": "user", "content": ...}}`` line is one prompt; prompts run
-in order, each ending with its result line. ``control_request`` lines are answered at once, even while
-a turn runs: ``initialize``, ``interrupt`` (stops the running turn) and ``set_permission_mode``;
+in order, each ending with its result line; with ``--replay-user-messages`` each is written back, with its
+``uuid`` (the line's own, or a new one), as it is taken up. ``control_request`` lines are answered at once,
+even while a turn runs: ``initialize``, ``interrupt`` (stops the running turn), ``set_permission_mode``,
+``rewind_files`` (the files as they were before the user message of that uuid) and the rest in ``serve``;
 any other request gets an error ``control_response`` that names it, and the run goes on. When standard
 input closes, the prompts already read are finished, then agentcli exits.
 
@@ -26,16 +28,18 @@ import json
 import os
 import sys
 import threading
+import uuid
 from typing import IO, Any
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionSurface,
+from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
                             agent_from_definition)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import Mark
 
 EOF = None
+Prompt = tuple[str, dict[str, Any], str]  # its text, the line's message, its uuid
 
 
 class UnsupportedRequest(Exception):
@@ -121,10 +125,11 @@ def prompt_text(message: dict[str, Any]) -> str:
 class Driver:
     """Reads standard input, answers control requests, and runs the prompts one after another."""
 
-    def __init__(self, session: SessionSurface, output: HeadlessOutput) -> None:
-        self.session, self.output = session, output
+    def __init__(self, session: SessionSurface, output: HeadlessOutput, replay: bool = False) -> None:
+        self.session, self.output, self.replay = session, output, replay
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()  # standard input, as it comes
-        self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self.prompts: asyncio.Queue[Prompt | None] = asyncio.Queue()
+        self.prompt_numbers: dict[str, int] = {}  # a user message's uuid -> its prompt's number (checkpoints)
         self.turn: asyncio.Task[Answer] | None = None
         self.ended_by: list[int] = []
         self.last: Answer | None = None
@@ -181,8 +186,10 @@ class Driver:
         if kind == "control_request":
             self.control(message)
         elif kind == "user":
+            given = message.get("uuid")
             try:
-                self.prompts.put_nowait(prompt_text(message))
+                self.prompts.put_nowait((prompt_text(message), message.get("message") or {},
+                                         given if isinstance(given, str) and given else str(uuid.uuid4())))
             except ValueError as exc:
                 self.warn(f"{exc}; the message was skipped")
         elif kind == "control_response":
@@ -299,10 +306,33 @@ class Driver:
                 raise UnsupportedRequest(f"there is no running task {task_id!r} to stop")
             return {}
         if subtype == "rewind_files":
-            raise UnsupportedRequest("agentcli does not support the control request 'rewind_files': it keeps "
-                                     "checkpoints by prompt number, not by message id; use 'agentcli rewind SESSION "
-                                     "--to N --files'")
+            return self.rewind_files(request)
         raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
+
+    def rewind_files(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``rewind_files``: the files the agents changed since the user message ``user_message_id`` came as
+        they were before it (``dry_run``: only say which), in Claude Code's shape. A file changed by hand
+        since is left alone and listed."""
+        if self.turn is not None and not self.turn.done():
+            raise UnsupportedRequest("rewind_files: a turn is running and may change the files still; interrupt "
+                                     "it first")
+        message_id = request.get("user_message_id")
+        number = self.prompt_numbers.get(message_id) if isinstance(message_id, str) else None
+        if number is None:
+            raise UnsupportedRequest(f"rewind_files: no user message {message_id!r} started a prompt in this run "
+                                     "(the uuids are those of the user messages sent; --replay-user-messages "
+                                     "writes them back)")
+        dry_run = request.get("dry_run") is True or request.get("dryRun") is True
+        try:
+            restore = self.session.rewind(number, conversation=False, files=not dry_run)
+        except SessionError as exc:
+            raise UnsupportedRequest(f"rewind_files: {exc}") from None
+        root = self.session.workspace.root
+        response: dict[str, Any] = {"canRewind": True, "filesChanged": [str(root / p) for p in restore.restored]}
+        if restore.changed_by_hand or restore.not_kept:
+            response["agentcli_left_alone"] = {"changed_by_hand": [str(root / p) for p in restore.changed_by_hand],
+                                               "not_kept": [str(root / p) for p in restore.not_kept]}
+        return response
 
     def register_agents(self, agents: Any) -> None:
         """The ``agents`` of the initialize request: agent types for this session, as agent files are."""
@@ -396,14 +426,18 @@ class Driver:
         """Run the prompts in order until the end of input. The init line comes with the first prompt,
         once the MCP servers have started (an SDK server's through the requests this reads meanwhile)."""
         announced = False
-        while (prompt := await self.prompts.get()) is not EOF:
+        while (taken := await self.prompts.get()) is not EOF:
             if self.ended_by or self.output.reader_gone:
                 continue
             if not announced:
                 announced = True
                 await self.session.mcp.wait_started()
                 self.output.announce(self.session)
-            mark = Mark.of(self.session)
+            prompt, message, message_id = taken
+            if self.replay:
+                self.output.line({"type": "user", "message": message, "parent_tool_use_id": None,
+                                  "session_id": self.session.id, "uuid": message_id, "isReplay": True})
+            mark, before = Mark.of(self.session), self.session.checkpoints.prompt
             if self.output.over_budget:  # the budget holds for the whole session
                 self.last = Answer("", "budget", f"the cost passed --max-budget-usd {self.output.budget}")
             else:
@@ -414,6 +448,8 @@ class Driver:
                 except asyncio.CancelledError:  # interrupted before it started
                     self.last = Answer(self.session.last_text(), "interrupted", "interrupted")
                 self.output.run = None
+            if self.session.checkpoints.prompt != before:  # it became a prompt (no hook refused it)
+                self.prompt_numbers[message_id] = self.session.checkpoints.prompt
             report(self.output, self.session, mark, self.last)
 
 
@@ -427,5 +463,6 @@ async def next_line(lines: "asyncio.Queue[str | None]", worker: asyncio.Task[Non
     return EOF
 
 
-async def run_stream_input(session: SessionSurface, output: HeadlessOutput, stream: IO[str] | None = None) -> int:
-    return await Driver(session, output).run(stream or sys.stdin)
+async def run_stream_input(session: SessionSurface, output: HeadlessOutput, stream: IO[str] | None = None, *,
+                           replay: bool = False) -> int:
+    return await Driver(session, output, replay).run(stream or sys.stdin)

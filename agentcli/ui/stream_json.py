@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from ..core.session import SessionSurface
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
-SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd"}
+SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd",
+            "unformed": "error_max_structured_output_retries"}
 TERMINAL_REASONS = {"done": "completed", "capped": "max_turns", "budget": "max_budget_usd",
+                    "unformed": "max_structured_output_retries",
                     "interrupted": "interrupted", "refused": "refusal", "error": "error"}
 # A subagent's status as a task notification says it.
 TASK_STATUSES = {"done": "completed", "cancelled": "stopped", "interrupted": "stopped"}
@@ -61,10 +63,12 @@ class Mark:
 
 
 def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: str, is_error: bool,
-                   denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None) -> dict[str, Any]:
+                   denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None,
+                   structured: dict[str, Any] | None = None) -> dict[str, Any]:
     """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
     stream-json line of each turn). ``denials``: the calls refused (``tool_name``, ``tool_use_id``,
-    ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows."""
+    ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows;
+    ``structured``: the answer that matched --json-schema (``structured_output``)."""
     usage = usage_since(session.usage, mark.usage)
     subagents = [r.to_dict() for r in session.children]
     for child in subagents:
@@ -92,6 +96,7 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
         "subagents": subagents,
         "subagent_types": by_type,  # per agent type, the session so far (total_cost_usd holds them too)
         **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
+        **({"structured_output": structured} if structured is not None and status == "done" else {}),
     }
 
 
@@ -179,6 +184,17 @@ class StreamJson:
                 pass  # no line of Claude Code's stream-json says it
             case unknown:
                 assert_never(unknown)
+
+    def hook(self, run: dict[str, Any]) -> None:
+        """A hook command starting or done (``Hooks.watch``), as Claude Code's hook_started and hook_response."""
+        line: dict[str, Any] = {"type": "system", "subtype": "hook_started" if run["phase"] == "started" else
+                                "hook_response", "hook_id": run["id"],
+                                "hook_name": f"{run['event']}:{run['tool']}" if run["tool"] else run["event"],
+                                "hook_event": run["event"]}
+        if run["phase"] == "finished":
+            line |= {"output": run["stdout"] + run["stderr"], "stdout": run["stdout"], "stderr": run["stderr"],
+                     **({"exit_code": run["code"]} if run["code"] is not None else {}), "outcome": run["outcome"]}
+        self.write({**line, "uuid": str(uuid.uuid4()), "session_id": self.session.id})
 
     def assistant(self, event: AssistantMessage) -> None:
         """One line per content block, as Claude Code prints them, each with the whole message's usage."""

@@ -197,7 +197,7 @@ def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server
     lines = [{"type": "control_request", "request_id": "r1", "request": {"subtype": "initialize",
                                                                           "hooks": {"Notification": [
                                                                               {"hookCallbackIds": ["hook_0"]}]}}},
-             {"type": "control_request", "request_id": "r2", "request": {"subtype": "rewind_files"}},
+             {"type": "control_request", "request_id": "r2", "request": {"subtype": "apply_flag_settings"}},
              {"type": "control_request", "request_id": "r3", "request": {"subtype": "initialize", "hooks": None}},
              {"type": "user", "message": {"role": "user", "content": "hi"}}]
     proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
@@ -206,6 +206,6 @@ def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     responses = {r["response"]["request_id"]: r["response"] for r in out if r["type"] == "control_response"}
     assert responses["r1"]["subtype"] == "error" and "hook event 'Notification'" in responses["r1"]["error"]
-    assert responses["r2"]["subtype"] == "error" and "'rewind_files'" in responses["r2"]["error"]
+    assert responses["r2"]["subtype"] == "error" and "'apply_flag_settings'" in responses["r2"]["error"]
     assert responses["r3"]["subtype"] == "success"
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Answered."

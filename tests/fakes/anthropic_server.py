@@ -426,6 +426,12 @@ def validate_request(body: Any) -> str | None:
             if schema.get("type") != "object":
                 return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
 
+    output_config = body.get("output_config")
+    if output_config is not None:
+        if not isinstance(output_config, dict):
+            return "output_config: Input should be a valid dictionary"
+        if "effort" in output_config and output_config["effort"] not in ("low", "medium", "high", "xhigh", "max"):
+            return "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
     thinking = body.get("thinking")
     if thinking is not None:
         if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive"):

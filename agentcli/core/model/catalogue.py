@@ -68,3 +68,29 @@ def usage_with_cost(model: str, input_tokens: int, output_tokens: int, cache_rea
         p_in, p_out, p_write, p_read = price
         cost = (input_tokens * p_in + output_tokens * p_out + cache_write * p_write + cache_read * p_read) / 1e6
     return Usage(input_tokens, output_tokens, cache_read, cache_write, cost)
+
+
+# --effort: the API's output_config.effort, on the models that take it (the levels each has; another level
+# becomes the nearest below it). Claude Opus 4.5 and the Haiku 5 models have low to high; the Opus and Sonnet
+# 4.6 models and later add max, and Opus 4.7 and the Opus and Sonnet 5 models add xhigh. Other models get a
+# thinking budget for the level (LLM.model_params).
+EFFORT_ORDER = ("low", "medium", "high", "xhigh", "max")
+EFFORT_BUDGETS = {"low": 0, "medium": 4_096, "high": DEFAULT_THINKING_BUDGET, "xhigh": 32_000, "max": 32_000}
+FALLBACK_AFTER = 3  # overloaded answers in a row before --fallback-model takes over, as in Claude Code
+
+
+def effort_level(model: str, effort: str) -> str | None:
+    """The API's effort level for ``model`` at ``effort``; None where the model has no effort (or none asked)."""
+    found = ADAPTIVE_FAMILY.match(model)
+    if not effort or found is None:
+        return None
+    family, version = model.split("-")[1], (int(found.group(1)), int(found.group(2)))
+    if version < ((4, 5) if family == "opus" else (4, 6)) or (family == "haiku" and version < (5, 0)):
+        return None
+    levels = ["low", "medium", "high"]
+    if version >= (4, 6) and family != "haiku":
+        levels.append("max")
+    if family != "haiku" and (version >= (5, 0) or family == "opus" and version >= (4, 7)):
+        levels.append("xhigh")
+    wanted = EFFORT_ORDER.index(effort)
+    return max((level for level in levels if EFFORT_ORDER.index(level) <= wanted), key=EFFORT_ORDER.index)

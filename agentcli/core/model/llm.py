@@ -6,23 +6,22 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import json
 import math
 import random
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import early_request
 from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
-from .catalogue import DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, MIN_THINKING_BUDGET, supports_adaptive_thinking
+from .catalogue import (DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, EFFORT_BUDGETS, FALLBACK_AFTER, MIN_THINKING_BUDGET,
+                        effort_level, supports_adaptive_thinking)
 from ..system import secret_env
 from ..events import Retrying, Usage
 from .key_helper import helper_key
+from .sdk_import import import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 
 if TYPE_CHECKING:
@@ -128,6 +127,9 @@ class LLM:
     thinking: str = "off"  # one of THINKING_MODES; sessions pass the setting ("auto" by default)
     thinking_budget: int = 0  # tokens for thinking "on"; 0: DEFAULT_THINKING_BUDGET
     thinking_refused: bool = False  # the server rejected thinking once: not sent again this session
+    fallback_model: str = ""  # --fallback-model: taken, for good, when a model is overloaded or not found
+    effort: str = ""  # --effort (model_params)
+    fallen_back: dict[str, str] = field(default_factory=dict)  # model -> its fallback, once taken
     raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
@@ -177,7 +179,7 @@ class LLM:
         blocks come back after the notice and the pause, with stop_reason ``"incomplete"``, so the
         model goes on from them and nothing is asked twice.
         """
-        model = model or self.model
+        model = self.fallen_back.get(model or self.model, model or self.model)
         params: dict[str, Any] = {
             "model": model,
             "max_tokens": max_tokens or self.max_tokens,
@@ -188,10 +190,8 @@ class LLM:
             params["tools"] = with_cache_breakpoint_on_last(tools)
         if tool_choice:
             params["tool_choice"] = tool_choice
-        thinking = self.thinking_param(model, params["max_tokens"])
-        if thinking is not None:
-            params["thinking"] = thinking
-        attempt = 0
+        self.model_params(params, model)
+        attempt = overloaded = 0
         while True:
             started = time.monotonic()
             try:
@@ -204,6 +204,15 @@ class LLM:
                     continue
                 attempt += 1
                 retries = self.retries if exc.retry_limit is None else min(self.retries, exc.retry_limit)
+                overloaded = overloaded + 1 if exc.status == 529 or "overloaded" in str(exc).lower() else 0
+                if self.fallback_model and model != self.fallback_model and exc.partial is None and (
+                        exc.status == 404 or overloaded >= min(FALLBACK_AFTER, retries + 1)):
+                    why = "was not found" if exc.status == 404 else f"is overloaded ({one_line(exc, 160)})"
+                    on_notice(f"The model {model} {why}; going on with {self.fallback_model} (--fallback-model).")
+                    self.fallen_back[model] = model = self.fallback_model
+                    self.model_params(params, model)
+                    attempt = overloaded = 0
+                    continue
                 if not exc.retryable or attempt > retries:
                     raise
                 delay = self.backoff(attempt, exc.retry_after)
@@ -214,16 +223,26 @@ class LLM:
             finally:
                 self.api_seconds += time.monotonic() - started
 
-    def thinking_param(self, model: str, max_tokens: int) -> dict[str, Any] | None:
-        """The request's ``thinking`` field for ``model``, or None for none."""
-        mode = self.thinking
+    def model_params(self, params: dict[str, Any], model: str) -> None:
+        """A request's model, thinking and effort (the API's where ``model`` has it, else a thinking budget)."""
+        params["model"], level = model, effort_level(model, self.effort)
+        params.pop("thinking", None), params.pop("output_config", None)
+        if level:
+            params["output_config"] = {"effort": level}
+        budget = EFFORT_BUDGETS.get(self.effort) if not level and self.thinking == "auto" else None
+        if (thinking := self.thinking_param(model, params["max_tokens"], budget)) is not None:
+            params["thinking"] = thinking
+
+    def thinking_param(self, model: str, max_tokens: int, budget: int | None = None) -> dict[str, Any] | None:
+        """The request's ``thinking`` field for ``model``, or None for none; ``budget``: instead of the setting."""
+        mode = self.thinking if budget is None else ("on" if budget else "off")
         if mode == "auto":
             mode = "adaptive" if supports_adaptive_thinking(model) else "off"
         if self.thinking_refused or mode == "off":
             return None
         if mode == "adaptive":
             return {"type": "adaptive"}
-        budget = min(self.thinking_budget or DEFAULT_THINKING_BUDGET, max_tokens - 1)  # below max_tokens
+        budget = min(budget or self.thinking_budget or DEFAULT_THINKING_BUDGET, max_tokens - 1)  # below max_tokens
         return {"type": "enabled", "budget_tokens": budget} if budget >= MIN_THINKING_BUDGET else None
 
     def backoff(self, attempt: int, retry_after: float | None) -> float:
@@ -436,73 +455,6 @@ class LLM:
         except Exception:  # Ollama and others: no such endpoint; estimate instead
             self._can_count_tokens = False
             return None
-
-
-# One event of each kind the API streams, as small as the API allows.
-SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
-    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-                                          "model": "m", "stop_reason": None, "stop_sequence": None,
-                                          "usage": {"input_tokens": 0, "output_tokens": 0}}},
-    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "t",
-                                                                  "input": {}}},
-    {"type": "content_block_start", "index": 2, "content_block": {"type": "thinking", "thinking": "",
-                                                                  "signature": ""}},
-    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ""}},
-    {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}},
-    {"type": "content_block_delta", "index": 2, "delta": {"type": "thinking_delta", "thinking": ""}},
-    {"type": "content_block_delta", "index": 2, "delta": {"type": "signature_delta", "signature": ""}},
-    {"type": "content_block_stop", "index": 0},
-    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-     "usage": {"output_tokens": 0}},
-    {"type": "message_stop"},
-)
-
-
-def import_sdk() -> None:
-    """Import the SDK and build what parsing its first reply would build (the event models: about 7 ms on
-    the first reply otherwise). For a thread started at launch; a failure is left for the first request,
-    which repeats it and says what is wrong."""
-    try:
-        from anthropic._models import construct_type  # how the SDK's stream parses each event (pinned SDK)
-        from anthropic.types import RawMessageStreamEvent
-
-        for event in SAMPLE_EVENTS:
-            construct_type(type_=RawMessageStreamEvent, value=event)
-    except Exception:
-        pass
-
-
-sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
-
-
-def start_sdk_import(*first: str) -> threading.Thread | None:
-    """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
-    ``first``: modules to import before it (what the early request needs: ``early_request``).
-
-    Garbage collection waits until the import is done: the import and the work beside it make a few
-    hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
-    of the import's CPU) are pure cost; they are then frozen, never to be scanned again.
-    """
-    global sdk_import
-    if sdk_import is not None or "anthropic" in sys.modules:
-        return None
-
-    def load() -> None:
-        try:
-            for name in first:
-                importlib.import_module(name)
-            import_sdk()
-        except Exception:  # the first request imports them again and says what is wrong
-            pass
-        finally:
-            gc.freeze()
-            gc.enable()
-
-    gc.disable()
-    sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
-    sdk_import.start()
-    return sdk_import
 
 
 def _with_partial(reply: Accumulator, error: LLMError, model: str) -> LLMError:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -136,6 +137,10 @@ class Hooks:
         self.hooks, self.root, self.emit, self.sandbox = hooks, root, emit, sandbox
         self.session_id, self.transcript_path, self.keep_secret_env = session_id, transcript_path, keep_secret_env
         self.permission_mode: Callable[[], str] = lambda: "default"
+        # Told of each hook command as it starts and ends (--include-hook-events): a dict with "phase"
+        # ("started", "finished"), "id", "event", "tool", and once finished "code", "stdout", "stderr",
+        # "outcome" (success, error, cancelled). A host's own callbacks are not told: the host ran them.
+        self.watch: Callable[[dict[str, Any]], None] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -258,9 +263,25 @@ class Hooks:
         return "", decision in ("allow", "approve"), context
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
-        """Run one hook command; kill its process group when it outlives its timeout."""
+        """Run one hook (a command, or a host's callback), telling ``watch`` of a command."""
         if hook.callback is not None:
             return await self.call_back(hook, payload)
+        if self.watch is None:
+            return await self.run_command(hook, payload)
+        tool = json.loads(payload).get("tool_name") or ""
+        run = {"id": str(uuid.uuid4()), "event": hook.event, "tool": tool}
+        self.watch({"phase": "started", **run})
+        answer, outcome = _Answer(None, "", ""), "cancelled"
+        try:
+            answer = await self.run_command(hook, payload)
+            outcome = "success" if answer.code == 0 else "error"
+            return answer
+        finally:
+            self.watch({"phase": "finished", **run, "code": answer.code, "stdout": answer.stdout,
+                        "stderr": answer.stderr, "outcome": outcome})
+
+    async def run_command(self, hook: Hook, payload: bytes) -> _Answer:
+        """Run one hook command; kill its process group when it outlives its timeout."""
         from ..system import processes
         from ..system.sandbox import SandboxError
 

@@ -1,0 +1,77 @@
+"""Importing the ``anthropic`` SDK ahead of the first reply, in a thread of its own (``start_sdk_import``):
+the import is most of a headless run's start-up, and the first request does not wait for it."""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import sys
+import threading
+from typing import Any
+
+
+# One event of each kind the API streams, as small as the API allows.
+SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
+    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                                          "model": "m", "stop_reason": None, "stop_sequence": None,
+                                          "usage": {"input_tokens": 0, "output_tokens": 0}}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "t",
+                                                                  "input": {}}},
+    {"type": "content_block_start", "index": 2, "content_block": {"type": "thinking", "thinking": "",
+                                                                  "signature": ""}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ""}},
+    {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}},
+    {"type": "content_block_delta", "index": 2, "delta": {"type": "thinking_delta", "thinking": ""}},
+    {"type": "content_block_delta", "index": 2, "delta": {"type": "signature_delta", "signature": ""}},
+    {"type": "content_block_stop", "index": 0},
+    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+     "usage": {"output_tokens": 0}},
+    {"type": "message_stop"},
+)
+
+
+def import_sdk() -> None:
+    """Import the SDK and build what parsing its first reply would build (the event models: about 7 ms on
+    the first reply otherwise). For a thread started at launch; a failure is left for the first request,
+    which repeats it and says what is wrong."""
+    try:
+        from anthropic._models import construct_type  # how the SDK's stream parses each event (pinned SDK)
+        from anthropic.types import RawMessageStreamEvent
+
+        for event in SAMPLE_EVENTS:
+            construct_type(type_=RawMessageStreamEvent, value=event)
+    except Exception:
+        pass
+
+
+sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
+
+
+def start_sdk_import(*first: str) -> threading.Thread | None:
+    """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
+    ``first``: modules to import before it (what the early request needs: ``early_request``).
+
+    Garbage collection waits until the import is done: the import and the work beside it make a few
+    hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
+    of the import's CPU) are pure cost; they are then frozen, never to be scanned again.
+    """
+    global sdk_import
+    if sdk_import is not None or "anthropic" in sys.modules:
+        return None
+
+    def load() -> None:
+        try:
+            for name in first:
+                importlib.import_module(name)
+            import_sdk()
+        except Exception:  # the first request imports them again and says what is wrong
+            pass
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    gc.disable()
+    sdk_import = threading.Thread(target=load, name="sdk-import", daemon=True)
+    sdk_import.start()
+    return sdk_import
