@@ -57,6 +57,9 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                                                               "(headless)")
     p.add_argument("--fork-session", action="store_true",
                    help="with --resume or --continue: go on in a new session with a copy of the history")
+    p.add_argument("--setting-sources", type=setting_sources, metavar="SOURCES",
+                   help="the settings that load, as Claude Code names them: user, project, local, comma separated; "
+                        "'' loads no settings files (docs/scripting.md)")
     p.add_argument("--strict-mcp-config", action="store_true",
                    help="start only the MCP servers --mcp-config names, none from mcp.json or .mcp.json")
     # Claude Code's flags agentcli cannot honour: each is a usage error that says why (NOT_HONOURED).
@@ -69,15 +72,25 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
 
 # Claude Code's flags that agentcli does not honour, and why: a script that passes one learns it at once.
 NOT_HONOURED = {
-    "--setting-sources": "agentcli reads its own settings (user, then workspace, then flags), not Claude Code's "
-                         "setting sources; --settings takes Claude Code settings",
     "--json-schema": "agentcli has no structured output yet: the result is the model's text",
     "--fallback-model": "agentcli retries the same model and has no fallback model",
     "--effort": "agentcli has no effort setting; --thinking and --max-thinking-tokens set the thinking",
     "--include-hook-events": "agentcli does not write hook events to the stream",
 }
-NOT_HONOURED_FLAGS = (("--setting-sources", True), ("--json-schema", True), ("--fallback-model", True),
+NOT_HONOURED_FLAGS = (("--json-schema", True), ("--fallback-model", True),
                       ("--effort", True), ("--include-hook-events", False))
+
+
+def setting_sources(text: str) -> list[str]:
+    """``--setting-sources user,project``: the sources named, each once; "" names none."""
+    from .config import SETTING_SOURCES
+
+    named = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in named if name not in SETTING_SOURCES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown setting source {unknown[0]!r} (the sources are "
+                                         f"{', '.join(SETTING_SOURCES)})")
+    return named
 
 
 def positive_amount(text: str) -> float:
