@@ -26,13 +26,14 @@ from agentcli import paths
 from tests.fakes.anthropic_server import message_text, offers_tool, text, tool_result_text, tool_results, tool_use
 
 SDIST = f"claude_agent_sdk-{sdk_version}.tar.gz"
+pytestmark = pytest.mark.timeout(600)  # each example starts agentcli several times: slow on a loaded machine
 
 
 @pytest.fixture(scope="session")
 def sdist(request: pytest.FixtureRequest) -> Path:
     """The SDK's sdist, from the cache folder, downloaded with pip into it the first time."""
-    cache = request.config.cache.mkdir("claude-agent-sdk-sdist") if request.config.cache else \
-        Path(tempfile.mkdtemp())
+    kept = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: this run's own folder
+    cache = kept.mkdir("claude-agent-sdk-sdist") if kept else Path(tempfile.mkdtemp())
     archive = cache / SDIST
     if not archive.exists():
         with tempfile.TemporaryDirectory(dir=cache) as where:  # two workers may both fetch it: one rename wins
@@ -155,6 +156,7 @@ def test_hooks_example(sdk_dir, server, api_env, repo, tmp_path):
     # ContinueControl: continue_=False stops the turn after the tool; the model is not called again.
     assert not any(any(b["tool_use_id"] == "toolu_crit" for b in tool_results(r)) for r in server.requests)
     assert "never: the hook stopped the turn" not in out
+    assert "agentcli: A hook ended the turn: Critical error detected in tool output" in proc.stderr
     assert out.count("Result ended") == 7
     server.assert_no_rejections()
 
