@@ -8,12 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
+from claude_agent_sdk import ClaudeSDKClient, SystemMessage
 
 from agentcli import paths
 from agentcli.config import load_settings
 from agentcli.core.engine.agents import load_agent_types
 from agentcli.core.engine.custom_commands import load_commands
 from agentcli.core.engine.skills import load_skills
+from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixture
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text
 
@@ -86,3 +88,18 @@ def test_the_flag_loads_no_settings_when_empty_and_names_an_unknown_source(serve
     bad = agentcli("-p", "hi", "--setting-sources", "user,policy", cwd=layered, env=api_env)
     assert bad.returncode == 2 and "unknown setting source 'policy'" in bad.stderr
     assert "Traceback" not in bad.stderr and len(server.requests) == 1
+
+
+async def test_the_sdk_sees_the_commands_of_the_sources_it_named(server, api_env, repo, cli_path):
+    (repo / ".claude" / "commands").mkdir(parents=True)
+    (repo / ".claude" / "commands" / "commit.md").write_text("---\ndescription: Commit it\n---\nCommit.\n")
+    server.script(text("4"), text("4"))
+    seen = []
+    for sources in (["project"], []):
+        async with ClaudeSDKClient(options(cli_path, repo, api_env, setting_sources=sources)) as client:
+            info = await client.get_server_info()
+            await client.query("2+2?")
+            init = [m async for m in client.receive_response() if isinstance(m, SystemMessage)][0]
+        seen.append((info["commands"], init.data["slash_commands"]))
+    assert seen[0] == ([{"name": "commit", "description": "Commit it", "argumentHint": ""}], ["commit"])
+    assert seen[1] == ([], [])
