@@ -245,7 +245,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         # Agent SDK's thinking={"type": "enabled", "budget_tokens": N} arrives as that flag alone).
         "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
         "max_thinking_tokens": args.max_thinking_tokens,
-    }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args))
+    }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args),
+        sources=args.setting_sources)
     if args.strict_mcp_config:  # only the servers the flags name
         from .core.mcp.config import from_flag
 

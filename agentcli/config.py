@@ -11,6 +11,11 @@ Each setting is declared once, as a field of ``Settings`` made by ``setting``: i
 does, and which layers may set it (whether it widens, and what the trust prompt then says; whether
 only the user's own file and the environment may). ``NEUTRAL``, ``WIDENING`` and the other sets are
 views of those declarations.
+
+Claude Code's setting sources (``--setting-sources``, the Agent SDK's ``setting_sources``) name which of
+these files load: ``user`` the user's config.toml, ``project`` the repository's ``.agentcli/settings.toml``
+and ``.claude/settings.json``, ``local`` the user's own file for this workspace and
+``.claude/settings.local.json`` (``SOURCE_OF``). Trust still decides what a project file may widen.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
 
 
+SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
@@ -127,6 +133,8 @@ class Settings:
                                         "user's mcp.json, --mcp-config)")
     trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
                                                            "sets it)"})
+    setting_sources: list[str] = state(list(SETTING_SOURCES), "the setting sources that load (--setting-sources): "
+                                       "their settings files, and user or project command, agent and skill files")
     sources: list[str] = state([], "files that were read")
     notices: list[str] = state([], "warnings a front end shows once the session opens")
 
@@ -335,6 +343,8 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
 
 
 CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+SOURCE_OF = {".claude/settings.json": "project", ".claude/settings.local.json": "local",  # a workspace file's source
+             ".agentcli/settings.toml": "project"}
 
 
 def _read_claude(path: Path) -> dict[str, Any]:
@@ -371,10 +381,12 @@ def from_claude_settings(data: Any) -> dict[str, Any]:
     return values
 
 
-def project_files(root: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """The workspace's settings files that say something, weakest first, each with its settings."""
-    found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS]
-    found.append((paths.project_config_file(root), _read_toml(paths.project_config_file(root))))
+def project_files(root: Path, sources: tuple[str, ...] | list[str] = SETTING_SOURCES
+                  ) -> list[tuple[Path, dict[str, Any]]]:
+    """The workspace's settings files of ``sources`` that say something, weakest first, each with its settings."""
+    found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS if SOURCE_OF[name] in sources]
+    if SOURCE_OF[".agentcli/settings.toml"] in sources:
+        found.append((paths.project_config_file(root), _read_toml(paths.project_config_file(root))))
     return [(path, values) for path, values in found if values]
 
 
@@ -394,11 +406,12 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
                   trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = (),
-                  extra: list[tuple[dict[str, Any], str]] | None = None) -> Settings:
+                  extra: list[tuple[dict[str, Any], str]] | None = None,
+                  sources: tuple[str, ...] | list[str] | None = None) -> Settings:
     """``trusted``: the user trusts this workspace, so its project files may widen permissions and
     its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``. ``extra``: settings
     the command line gave in other forms (``--settings``, ``--allowedTools``), each with where it came
-    from; they apply like flags."""
+    from; they apply like flags. ``sources``: the setting sources whose files load (None: all of SETTING_SOURCES)."""
     from .core.mcp.config import McpConfigError, load as load_mcp
 
     settings = Settings()
@@ -406,12 +419,14 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
         settings.mcp_servers = load_mcp(root, mcp_config, trusted=trusted).servers
     except McpConfigError as exc:
         raise ConfigError(str(exc)) from None
-    user_file = paths.user_config_file()
-    for own_file in (user_file, paths.workspace_config_file(root)):
+    sources = SETTING_SOURCES if sources is None else sources
+    settings.setting_sources = [name for name in SETTING_SOURCES if name in sources]
+    own_files = {"user": paths.user_config_file(), "local": paths.workspace_config_file(root)}
+    for own_file in (path for name, path in own_files.items() if name in sources):
         values = _read_toml(own_file)
         if values:
             settings.merge(values, str(own_file))
-    for project_file, values in project_files(root):
+    for project_file, values in project_files(root, sources):
         values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
         if isinstance(values.get("hooks"), dict):  # the workspace's own hooks run in the OS sandbox
             values["hooks"] = {event: [{**group, WORKSPACE_MARK: True} if isinstance(group, dict) else group

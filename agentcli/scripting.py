@@ -59,6 +59,9 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                                                               "(headless)")
     p.add_argument("--fork-session", action="store_true",
                    help="with --resume or --continue: go on in a new session with a copy of the history")
+    p.add_argument("--setting-sources", type=setting_sources, metavar="SOURCES",
+                   help="the settings that load, as Claude Code names them: user, project, local, comma separated; "
+                        "'' loads no settings files (docs/scripting.md)")
     p.add_argument("--strict-mcp-config", action="store_true",
                    help="start only the MCP servers --mcp-config names, none from mcp.json or .mcp.json")
     p.add_argument("--json-schema", metavar="SCHEMA", help="the final answer as JSON matching this JSON Schema (a "
@@ -71,20 +74,19 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                    help="stream-json: add a hook_started and a hook_response line for each hook command run")
     p.add_argument("--replay-user-messages", action="store_true",
                    help="stream-json input: write each user message back, with its uuid, as it is taken up")
-    # Claude Code's flags agentcli cannot honour: each is a usage error that says why (NOT_HONOURED).
-    for flag, takes_value in NOT_HONOURED_FLAGS:
-        honour: dict[str, Any] = {} if takes_value else {"action": "store_const", "const": True}
-        p.add_argument(flag, **honour, default=None,
-                       help=argparse.SUPPRESS, dest="not_honoured_" + flag.strip("-").replace("-", "_"))
     # --thinking, --max-thinking-tokens and --mcp-config are agentcli's own flags (cli.py).
 
 
-# Claude Code's flags that agentcli does not honour, and why: a script that passes one learns it at once.
-NOT_HONOURED = {
-    "--setting-sources": "agentcli reads its own settings (user, then workspace, then flags), not Claude Code's "
-                         "setting sources; --settings takes Claude Code settings",
-}
-NOT_HONOURED_FLAGS = (("--setting-sources", True),)
+def setting_sources(text: str) -> list[str]:
+    """``--setting-sources user,project``: the sources named, each once; "" names none."""
+    from .config import SETTING_SOURCES
+
+    named = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in named if name not in SETTING_SOURCES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown setting source {unknown[0]!r} (the sources are "
+                                         f"{', '.join(SETTING_SOURCES)})")
+    return named
 
 
 def positive_amount(text: str) -> float:
@@ -105,9 +107,6 @@ def positive_whole(text: str) -> int:
 
 def check_script_flags(args: argparse.Namespace) -> None:
     """Refuse combinations agentcli cannot honour; set ``args.headless``."""
-    for flag, _ in NOT_HONOURED_FLAGS:
-        if getattr(args, "not_honoured_" + flag.strip("-").replace("-", "_")) is not None:
-            raise UsageError(f"{flag} is not supported: {NOT_HONOURED[flag]}")
     if args.fork_session and not (args.resume or args.continue_):
         raise UsageError("--fork-session works with --resume or --continue")
     if args.system_prompt_file is not None:

@@ -98,9 +98,10 @@ class Session:
                               thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         self.trusted = bool(getattr(settings, "trusted", False))
-        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted)  # skipped files: warnings
-        self.commands = load_commands(workspace.root, notices)  # custom slash commands, by name
-        self.skills = load_skills(workspace.root, notices, trusted=self.trusted)  # the workspace's need trust
+        sources = getattr(settings, "setting_sources", ("user", "project"))  # --setting-sources; skips: warnings
+        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources)
+        self.commands = load_commands(workspace.root, notices, sources=sources)  # custom slash commands, by name
+        self.skills = load_skills(workspace.root, notices, trusted=self.trusted, sources=sources)  # need trust
         self.commands |= {name: s.as_command() for name, s in self.skills.items() if name not in self.commands}
         self.skill_tool = SkillTool(self.skills, self.trusted)
         self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),

@@ -277,7 +277,9 @@ class Driver:
                 raise UnsupportedRequest("agentcli does not support systemPromptSnapshot in the initialize request")
             self.register_agents(request.get("agents"))
             self.register_hooks(request.get("hooks"))
-            return {"commands": [], "agents": [{"name": name} for name in sorted(self.session.agent_types)],
+            commands = [{"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
+                        for c in sorted(self.session.commands.values(), key=lambda c: c.name)]
+            return {"commands": commands, "agents": [{"name": name} for name in sorted(self.session.agent_types)],
                     "output_style": "default", "available_output_styles": ["default"], "models": [],
                     "account": {}, "pid": os.getpid()}
         if subtype == "interrupt":

@@ -111,7 +111,7 @@ def init_message(session: "SessionSurface") -> dict[str, Any]:
             "tools": session.tools.names(), "model": session.model,
             "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
                             for name, server in session.mcp.servers.items()],
-            "permissionMode": session.permissions.mode, "slash_commands": [], "apiKeySource": "none",
+            "permissionMode": session.permissions.mode, "slash_commands": sorted(session.commands), "apiKeySource": "none",
             "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",
             "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 

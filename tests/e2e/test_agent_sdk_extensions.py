@@ -245,11 +245,11 @@ async def test_system_prompt_file_fork_session_and_dont_ask(server, api_env, rep
     assert [d["tool_use_id"] for d in second.permission_denials] == ["toolu_x"]
 
 
-async def test_a_flag_agentcli_cannot_honour_is_an_error_the_sdk_shows(server, api_env, repo, cli_path):
+async def test_a_flag_agentcli_does_not_know_is_an_error_the_sdk_shows(server, api_env, repo, cli_path):
     server.script(text("never"))
     with pytest.raises(Exception) as raised:
-        [m async for m in query(prompt="hi", options=options(cli_path, repo, api_env, setting_sources=["project"]))]
-    assert "--setting-sources is not supported: agentcli reads its own settings" in str(raised.value)
+        [m async for m in query(prompt="hi", options=options(cli_path, repo, api_env, betas=["context-1m"]))]
+    assert "--betas" in str(raised.value)
     assert server.requests == []
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,13 +144,14 @@ def agent_dirs(root: Path | None) -> list[Path]:
 
 
 def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
-                     trusted: bool = False) -> dict[str, AgentType]:
+                     trusted: bool = False, sources: Collection[str] = ("user", "project")) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
     A project file may replace a built-in (a read-only ``explore`` that could write) only when the
     workspace is ``trusted``; otherwise it is skipped. Each skipped file, and each built-in
-    replaced, adds one sentence to ``warnings`` when a list is given.
+    replaced, adds one sentence to ``warnings`` when a list is given. ``sources``: Claude Code's
+    setting sources whose agent files load, "user" (your folder) and "project" (the workspace's).
     """
     found: list[str] = [] if warnings is None else warnings
     types = dict(BUILT_IN)
@@ -158,6 +160,8 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     for folder in agent_dirs(base):
         here: dict[str, AgentType] = {}
         project = base is not None and folder.is_relative_to(base)
+        if ("project" if project else "user") not in sources:
+            continue
         bases, where = confinement(base, project)
         try:
             files = definition_files(folder, bases, where)

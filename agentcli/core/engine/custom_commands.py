@@ -21,7 +21,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ... import paths
@@ -74,12 +74,16 @@ def command_dirs(root: Path) -> list[tuple[Path, bool]]:
             (root / ".agentcli" / "commands", True)]
 
 
-def load_commands(root: Path, warnings: list[str] | None = None) -> dict[str, CustomCommand]:
-    """The custom commands of a workspace, by name; each skipped file adds one sentence to ``warnings``."""
+def load_commands(root: Path, warnings: list[str] | None = None, *,
+                  sources: Collection[str] = ("user", "project")) -> dict[str, CustomCommand]:
+    """The custom commands of a workspace, by name; each skipped file adds one sentence to ``warnings``.
+    ``sources``: Claude Code's setting sources to read, "user" (your folder) and "project" (the workspace's)."""
     found: list[str] = [] if warnings is None else warnings
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
     for folder, project in command_dirs(base):
+        if ("project" if project else "user") not in sources:
+            continue
         bases, where = confinement(base, project)
         try:
             files = definition_files(folder, bases, where, recursive=True)

@@ -111,8 +111,9 @@ class Agent:
                     return RunResult(final_text(turn.content), "done", self.turns)
                 stop_hook_active = True
                 self.add_user([agentcli_note(objection)], origin="engine")
-            if turn.outcome == "tool_calls":
-                await self.run_tools([b for b in turn.content if b["type"] == "tool_use"], turn.refused)
+            if turn.outcome == "tool_calls" and await self.run_tools(
+                    [b for b in turn.content if b["type"] == "tool_use"], turn.refused):
+                return RunResult(self.last_text(), "done", self.turns)  # a hook said "continue": false
         return RunResult(self.last_text(), "capped", self.turns)
 
     async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None,
@@ -213,9 +214,10 @@ class Agent:
         self.last_usage = reply.usage
         self.emit(UsageUpdated, usage=reply.usage, total=self.usage, model=reply.model)
 
-    async def run_tools(self, calls: list[dict[str, Any]], refused: dict[str, str] | None = None) -> None:
+    async def run_tools(self, calls: list[dict[str, Any]], refused: dict[str, str] | None = None) -> bool:
         """Run one message's tool calls and append one result for each, even when cancelled; a call in
-        ``refused`` is not run: its result is the sentence there."""
+        ``refused`` is not run: its result is the sentence there. True: a hook ended the turn (its reason
+        was said to the user)."""
         results: dict[str, ToolOutcome] = {}
         stop_reason = "cancelled"
         try:
@@ -231,6 +233,10 @@ class Agent:
                 for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
             ], origin="tool_results")
             self.emit(TurnFinished, stop_reason=stop_reason)
+        stops = [outcome.stop for outcome in results.values() if outcome.stop]
+        if stops and self.ctx.hooks:
+            self.ctx.hooks.warn(f"A hook ended the turn: {stops[0]}")
+        return bool(stops)
 
     def batches(self, calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         """Consecutive read-only and task calls run together; writes and bash run alone, in order."""

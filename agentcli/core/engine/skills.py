@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -68,14 +69,16 @@ def skill_dirs(root: Path) -> list[tuple[Path, bool]]:
             (root / ".claude" / "skills", True), (root / ".agentcli" / "skills", True)]
 
 
-def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool = True) -> dict[str, Skill]:
-    """The skills this session may use, by name. Without ``trusted``, the workspace's own are left out.
-    Each skipped folder adds one sentence to ``warnings``."""
+def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool = True,
+                sources: Collection[str] = ("user", "project")) -> dict[str, Skill]:
+    """The skills this session may use, by name. Without ``trusted``, the workspace's own are left out, and
+    so are those of a setting source not in ``sources`` ("user", "project"). Each skipped folder adds one
+    sentence to ``warnings``."""
     found: list[str] = [] if warnings is None else warnings
     skills: dict[str, Skill] = {}
     base = root.resolve()
     for folder, project in skill_dirs(base):
-        if project and not trusted:
+        if (project and not trusted) or ("project" if project else "user") not in sources:
             continue
         bases, where = confinement(base, project)
         for skill_md in _skill_files(folder, bases, where, found):

@@ -120,6 +120,7 @@ class Verdict:
     blocked: str = ""  # why the action is blocked ("" when it is not): for the model, or the user
     allowed: bool = False  # PreToolUse: a hook allowed the call, so it runs without asking
     context: tuple[str, ...] = ()  # text for the model
+    stop: str = ""  # a hook answered "continue": false: the turn ends, and this (its stopReason) says why
 
 
 @dataclass(frozen=True)
@@ -227,13 +228,24 @@ class Hooks:
         blocked: list[str] = []
         context: list[str] = []
         allowed = False
+        stops: list[str] = []
         for hook, answer in zip(chosen, answers):
             reason, allows, extra = self.read(hook, answer)
             if reason:
                 blocked.append(reason)
             allowed = allowed or allows
             context += [extra] if extra else []
-        return Verdict("\n".join(blocked), allowed and not blocked, tuple(context))
+            stops += [reason] if reason and self.stops(answer) else []
+        return Verdict("\n".join(blocked), allowed and not blocked, tuple(context), "\n".join(stops))
+
+    @staticmethod
+    def stops(answer: _Answer) -> bool:
+        """Whether a hook's JSON answer says ``"continue": false``, Claude Code's "end the turn here"."""
+        try:
+            reply = json.loads(answer.stdout) if answer.code == 0 and answer.stdout.strip().startswith("{") else {}
+        except ValueError:
+            return False
+        return isinstance(reply, dict) and reply.get("continue") is False
 
     def read(self, hook: Hook, answer: _Answer) -> tuple[str, bool, str]:
         """(why it blocks, whether it allows, context for the model) from one hook's answer."""

@@ -141,14 +141,15 @@ class ToolRegistry:
             return ToolOutcome(problem, True)
         hooked = await ctx.hooks.before_tool(name, args, ctx.tool_use_id) if ctx.hooks else None
         if hooked is not None and hooked.blocked:
-            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True, denied=True)
+            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True, denied=True,
+                               stop=hooked.stop)
         outcome = await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed))
         if ctx.hooks:
             after = await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output, outcome.is_error)
             notes = [agentcli_note(f"A PostToolUse hook said: {text}")["text"]
                      for text in (after.blocked, *after.context) if text]
             if notes:
-                outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]))
+                outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]), stop=after.stop)
         return outcome
 
     async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
