@@ -302,11 +302,18 @@ class McpServer:
     async def _message(self, message: Any) -> None:
         """A notification, or something the transport could not read (logged, and told once)."""
         if isinstance(message, Exception):
+            if not isinstance(message, ValueError):  # the transport failed (an SSE stream cut off), not the
+                # server's words: a connection that ends is told by the server's state, so /mcp says it
+                LOG.warning("MCP server %r: reading from it failed", self.name, exc_info=message)
+                self.error = f"reading from it failed: {describe(message)}"
+                return
             LOG.warning("MCP server %r sent something that is not MCP", self.name, exc_info=message)
             if not self._told_bad_output:
                 self._told_bad_output = True
-                self.notes.append(f"MCP server '{self.name}' wrote a line that is not MCP (JSON-RPC) to its "
-                                  "output; agentcli ignored it (the MCP log has the details).")
+                sent = "wrote a line that is not MCP (JSON-RPC) to its output" if self.config.transport == "stdio" \
+                    else "sent a message that is not MCP (JSON-RPC)"
+                self.notes.append(f"MCP server '{self.name}' {sent}; agentcli ignored it (the MCP log has the "
+                                  "details).")
                 self.on_change(self)
             return
         method = getattr(message, "method", "")
