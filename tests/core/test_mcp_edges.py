@@ -68,3 +68,21 @@ async def test_a_message_that_is_not_json_rpc_is_told_once_and_a_cut_off_stream_
     said = "wrote a line that is not MCP (JSON-RPC) to its output" if transport == "stdio" else \
         "sent a message that is not MCP (JSON-RPC)"
     assert note == f"MCP server 's' {said}; agentcli ignored it (the MCP log has the details)."
+
+
+def test_a_401_names_the_headers_or_the_url_that_carry_the_token():
+    from agentcli.core.mcp.remote import unauthorized
+
+    def told(spec: dict[str, Any]) -> str:
+        [config] = parse({"mcpServers": {"docs": {"type": "http", **spec}}}, "mcp.json").values()
+        return unauthorized(401, config)
+
+    assert told({"url": "https://d.example/mcp", "headers": {"X-Key": "${A}", "X-Team": "${B}"}}) == (
+        "the server answered 401 Unauthorized: check the X-Key, X-Team headers in mcp.json and the tokens in "
+        "${A}, ${B}")
+    assert told({"url": "https://d.example/mcp?key=${DOCS_KEY}"}) == (
+        "the server answered 401 Unauthorized: check the credentials in its url in mcp.json and the token in "
+        "${DOCS_KEY}")
+    assert "check the credentials in its url in mcp.json" in told({"url": "https://d.example/mcp?key=abc"})
+    assert "it sends no credentials" in told({"url": "https://d.example/mcp"})
+    assert unauthorized(403, parse({"mcpServers": {"d": {"type": "http", "url": "https://x"}}}, "f")["d"]) == ""

@@ -1,6 +1,6 @@
 """What `agentcli -p` puts on the terminal when MCP servers misbehave, run as a user runs it (a real subprocess,
 real servers): a server that writes a line that is not JSON-RPC to its standard output, one whose session ends
-badly (it dies in the middle of a call), and an HTTP server that answers 401. Each gets one line on standard
+badly (it dies in the middle of a call), and HTTP and SSE servers that answer 401. Each gets one line on standard
 error, never the mcp library's tracebacks or log lines; those go to the session's MCP log. Standard output holds
 the answer alone. One run, one server process (the mcp SDK's import costs about a second of CPU)."""
 
@@ -54,7 +54,8 @@ def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details
     noisy = {"command": "sh", "args": ["-c", f"echo 'starting up, not json'; exec {sys.executable} -m "
                                              "tests.fakes.mcp_server"], "env": {"PYTHONPATH": str(ROOT)}}
     docs = {"type": "http", "url": refusing_http, "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}
-    config = json.dumps({"mcpServers": {"noisy": noisy, "docs": docs}})
+    feed = {"type": "sse", "url": refusing_http.replace("/mcp", "/sse")}  # no credentials at all
+    config = json.dumps({"mcpServers": {"noisy": noisy, "docs": docs, "feed": feed}})
     server.script(tool_use("mcp__noisy__echo", {"text": "hi"}), tool_use("mcp__noisy__crash", {}),
                   text("All done."))
     proc = agentcli("-p", "go", "--mcp-config", config, "--allowedTools", "mcp__noisy__*", cwd=repo,
@@ -70,12 +71,13 @@ def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details
     assert all(line.startswith("agentcli: ") for line in lines), proc.stderr
     [noise] = [line for line in lines if "not MCP" in line]
     assert "'noisy'" in noise and "MCP log" in noise
-    [refused] = [line for line in lines if "401" in line]
-    assert "'docs'" in refused and "401 Unauthorized" in refused
-    assert "Authorization header" in refused and "${DOCS_TOKEN}" in refused
+    [refused] = [line for line in lines if "'docs'" in line]
+    assert "401 Unauthorized" in refused and "Authorization header" in refused and "${DOCS_TOKEN}" in refused
+    [bare] = [line for line in lines if "'feed'" in line]
+    assert "401 Unauthorized" in bare and "sends no credentials" in bare
     [ended] = [line for line in lines if "stopped working" in line]
     assert "'noisy'" in ended and "crash" in ended and "crashing on purpose" in ended  # its last stderr line
-    assert len(lines) == 3, proc.stderr
+    assert len(lines) == 4, proc.stderr
 
     [log] = list(isolated_home.rglob("mcp.log"))
     details = log.read_text()
