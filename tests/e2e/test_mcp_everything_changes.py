@@ -1,7 +1,7 @@
 """server-everything (npm) on the 2025 protocol tells its list changes as notifications (the 2026 one, which
 tests/core/test_mcp_features.py drives, as a subscriptions/listen stream): its gzip-file-as-resource tool adds a
 resource and sends notifications/resources/list_changed, and the resource is listed again, named by /mcp and
-completed after '@'."""
+completed after '@'. And agentcli claims no sampling capability, so the server registers no tool that needs it."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ async def test_a_resource_the_server_adds_is_listed_again_from_its_notification(
         await session.mcp.wait_started()
         everything = session.mcp.servers["everything"]
         assert everything.state == "ready" and ADDED not in [r.uri for r in everything.resources]
+        # The server registers the tools that need a client capability once initialized (and says the list
+        # changed): agentcli claims elicitation, not sampling, which it does not support.
+        await waiting.until(lambda: "trigger-elicitation-request" in [t.name for t in everything.tools],
+                            "the tools needing elicitation listed")
+        assert "trigger-sampling-request" not in [t.name for t in everything.tools]
         await session.send("zip it")
         await waiting.until(lambda: ADDED in [r.uri for r in everything.resources], "the resource listed again",
                             detail=lambda: str([r.uri for r in everything.resources]))
