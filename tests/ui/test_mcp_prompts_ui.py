@@ -1,6 +1,6 @@
 """An MCP server's prompts as slash commands in the TUI and in line mode. Servers connect after the first
 screen, so after the prompt took the session's commands: '/' still completes their prompts, /help lists them,
-and sending one runs it (the stand-in API gets the prompt's text, not the command). One features server
+and sending one runs it (the stand-in API gets the prompt's text, not the command); '@' completes its resources. One features server
 (tests/fakes/mcp_features.py) over streamable HTTP serves the whole module: a server process costs about a
 second of CPU to import the mcp SDK."""
 
@@ -84,6 +84,10 @@ async def test_tui_completes_and_runs_the_prompt_of_a_server_that_connected_afte
         await send(pilot, "/help")
         await until(pilot, lambda: app.conversation.query(ReportEntry), "the /help report")
         assert "/mcp__features__review FILE [FOCUS]" in shown_text(list(app.conversation.query(ReportEntry))[-1])
+        area.load_text("read @features:no")  # and '@' completes the server's resources
+        area.move_cursor(area.document.end)
+        await until(pilot, lambda: menu.showing and menu.items, "the resource offered after '@'")
+        assert [(c.label, c.hint) for c in menu.items] == [("features:notes://today", "Today's notes.")]
 
 
 async def test_line_mode_completes_lists_and_runs_a_servers_prompt(plain, server, features):  # noqa: F811
@@ -105,4 +109,8 @@ async def test_line_mode_completes_lists_and_runs_a_servers_prompt(plain, server
     assert len(server.requests) == 1 and REVIEWED in sent_first(server)
     assert "Reviewed." in ui.text
     assert "/mcp__features__review FILE [FOCUS]" in await ui.submit("/help")
+    ui.pipe.send_text("read @features:no")  # and '@' completes the server's resources
+    await ui.until(lambda: buffer.complete_state and buffer.complete_state.completions, "the resource offered")
+    assert [c.text for c in buffer.complete_state.completions] == ["@features:notes://today"]
+    ui.pipe.send_text("\x03")  # ctrl+c clears the line
     await ui.quit()
