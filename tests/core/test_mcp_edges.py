@@ -86,3 +86,17 @@ def test_a_401_names_the_headers_or_the_url_that_carry_the_token():
     assert "check the credentials in its url in mcp.json" in told({"url": "https://d.example/mcp?key=abc"})
     assert "it sends no credentials" in told({"url": "https://d.example/mcp"})
     assert unauthorized(403, parse({"mcpServers": {"d": {"type": "http", "url": "https://x"}}}, "f")["d"]) == ""
+
+
+def test_two_tools_whose_names_collide_keep_their_names_when_listed_again_in_another_order(tmp_path):
+    made, told = servers(tmp_path, s={"command": "x"})
+    server = made.servers["s"]
+    listing(made, "s", "a.b", "a_b")
+    assert {name: remote.name for name, remote in server.offered.items()} == {"mcp__s__a_b": "a.b",
+                                                                              "mcp__s__a_b_2": "a_b"}
+    listing(made, "s", "a_b", "a?b", "a.b")  # listed again (tools/list_changed): the order changed, one more came
+    assert {name: remote.name for name, remote in server.offered.items()} == {
+        "mcp__s__a_b": "a.b", "mcp__s__a_b_2": "a_b", "mcp__s__a_b_3": "a?b"}
+    listing(made, "s", "a_b")  # a.b went: a_b is still called what the conversation called it
+    assert {name: remote.name for name, remote in server.offered.items()} == {"mcp__s__a_b_2": "a_b"}
+    assert [note for note in server.notes if "'a?b'" in note]  # the third one is told as the second was

@@ -230,9 +230,18 @@ class McpServer:
 
     def _names(self, tools: list[RemoteTool]) -> dict[str, RemoteTool]:
         """Each tool's name as offered. Two whose cleaned names collide (``a.b`` and ``a_b``) both stay
-        reachable: the later one gets a number (``mcp__s__a_b_2``), and a warning says so."""
+        reachable: the later one gets a number (``mcp__s__a_b_2``), and a warning says so. A tool listed again
+        keeps the name it had, whatever the new order: the conversation has called it by that name."""
+        had = {remote.name: name for name, remote in self.offered.items()}
         offered: dict[str, RemoteTool] = {}
-        for remote in tools:
+        kept: set[int] = set()  # the positions in ``tools`` of those that keep their name
+        for at, remote in enumerate(tools):
+            if remote.name in had and had[remote.name] not in offered:
+                offered[had[remote.name]] = remote
+                kept.add(at)
+        for at, remote in enumerate(tools):
+            if at in kept:
+                continue
             name = tool_name(self.name, remote.name)
             number = 2
             while name in offered:
