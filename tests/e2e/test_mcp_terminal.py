@@ -2,7 +2,7 @@
 real servers): a server that writes a line that is not JSON-RPC to its standard output, one whose session ends
 badly (it dies in the middle of a call), and HTTP and SSE servers that answer 401. Each gets one line on standard
 error, never the mcp library's tracebacks or log lines; those go to the session's MCP log. Standard output holds
-the answer alone. One run, one server process (the mcp SDK's import costs about a second of CPU)."""
+the answer alone. One run; the misbehaving server is tests/fakes/mcp_raw.py, which needs no mcp SDK to start."""
 
 from __future__ import annotations
 
@@ -50,9 +50,10 @@ def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details
         server, api_env, repo, isolated_home, refusing_http):
     (isolated_home / "config").mkdir(parents=True, exist_ok=True)
     (isolated_home / "config" / "config.toml").write_text("mcp_startup_timeout = 60\n")  # a loaded machine
-    # The fake server, after a line that is not JSON-RPC on its standard output; its crash tool kills it mid-call.
-    noisy = {"command": "sh", "args": ["-c", f"echo 'starting up, not json'; exec {sys.executable} -m "
-                                             "tests.fakes.mcp_server"], "env": {"PYTHONPATH": str(ROOT)}}
+    # A line that is not JSON-RPC on its standard output, a notification the mcp library cannot validate (it logs
+    # a traceback), and a crash tool that kills it mid-call.
+    noisy = {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_raw", "--noise", "--bad-notification"],
+             "env": {"PYTHONPATH": str(ROOT)}}
     docs = {"type": "http", "url": refusing_http, "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}
     feed = {"type": "sse", "url": refusing_http.replace("/mcp", "/sse")}  # no credentials at all
     config = json.dumps({"mcpServers": {"noisy": noisy, "docs": docs, "feed": feed}})
@@ -83,3 +84,4 @@ def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details
     details = log.read_text()
     assert "Traceback" in details and "starting up, not json" in details
     assert "sent something that is not MCP" in details
+    assert "Failed to validate notification: notifications/progress" in details  # the library's, kept here

@@ -66,7 +66,10 @@ Progress = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 NO_ONE_TO_ASK = "agentcli runs without a user here (-p), so it cannot ask the user this question"
 INSTRUCTIONS_CAP = 2_048  # characters of a server's instructions the system prompt takes
 LOG = logging.getLogger("agentcli.mcp")
-_LOGGERS = ("mcp", "agentcli.mcp")  # the SDK's and ours: they write to the session's MCP log, never the terminal
+# The SDK's and ours: they write to the session's MCP log, never the terminal. The SDK's client session logs
+# as plain "client" (mcp/client/session.py), outside its "mcp" tree: without a handler, logging's last resort
+# printed its warnings and tracebacks (a notification it cannot validate) on standard error.
+_LOGGERS = ("mcp", "client", "agentcli.mcp")
 _log_handler: logging.Handler | None = None
 
 
