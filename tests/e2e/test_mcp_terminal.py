@@ -60,7 +60,7 @@ def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details
     server.script(tool_use("mcp__noisy__echo", {"text": "hi"}), tool_use("mcp__noisy__crash", {}),
                   text("All done."))
     proc = agentcli("-p", "go", "--mcp-config", config, "--allowedTools", "mcp__noisy__*", cwd=repo,
-                    env={**api_env, "DOCS_TOKEN": "wrong", "AGENTCLI_SANDBOX": "off"})
+                    env={**api_env, "DOCS_TOKEN": "wrong"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "All done.\n"
     # `--allowedTools 'mcp__noisy__*'` (Claude Code's form) let the server's tools run without asking.
