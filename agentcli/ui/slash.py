@@ -66,6 +66,23 @@ def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashComman
             for c in commands.values() if c.name not in taken]
 
 
+def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
+    """The ready MCP servers' prompts as slash commands (``/mcp__<server>__<prompt> ARG [ARG]``), as they are
+    listed now: a server that connects later, or lists its prompts again, changes them."""
+    from ..core.session import mcp_tool_name as tool_name
+
+    return [SlashCommand(tool_name(server.name, prompt.name),  # letters, digits, _ and - only
+                         visible(" ".join(a.upper() if required else f"[{a.upper()}]" for a, required in prompt.arguments)),
+                         visible(prompt.description or "(no description)") + f" (MCP {server.name})", custom=True)
+            for server in servers.ready() for prompt in server.prompts]
+
+
+def session_commands(session: "SessionSurface") -> list[SlashCommand]:
+    """What '/' completes, /help lists and the palette offers after the built-in commands: the session's custom
+    commands, then its MCP servers' prompts. Read again each time, since servers connect after the first screen."""
+    return [*custom_commands(session.commands), *mcp_prompts(session.mcp)]
+
+
 def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     """Whether ``text`` calls a custom command: the front end then sends it as a message."""
     from ..core.session import find_command as find

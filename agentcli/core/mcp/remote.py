@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
+from urllib.parse import urlsplit
 
 from ..system import processes
 from .config import VARIABLE, ServerConfig
@@ -65,7 +66,10 @@ Progress = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 NO_ONE_TO_ASK = "agentcli runs without a user here (-p), so it cannot ask the user this question"
 INSTRUCTIONS_CAP = 2_048  # characters of a server's instructions the system prompt takes
 LOG = logging.getLogger("agentcli.mcp")
-_LOGGERS = ("mcp", "agentcli.mcp")  # the SDK's and ours: they write to the session's MCP log, never the terminal
+# The SDK's and ours: they write to the session's MCP log, never the terminal. The SDK's client session logs
+# as plain "client" (mcp/client/session.py), outside its "mcp" tree: without a handler, logging's last resort
+# printed its warnings and tracebacks (a notification it cannot validate) on standard error.
+_LOGGERS = ("mcp", "client", "agentcli.mcp")
 _log_handler: logging.Handler | None = None
 
 
@@ -100,16 +104,19 @@ def tasks_required(tool: Any) -> bool:
 
 
 def unauthorized(status: int | None, config: ServerConfig) -> str:
-    """The sentence for an HTTP server's 401, naming what to check; "" for any other status."""
+    """The sentence for an HTTP server's 401, naming what to check (the headers, or a url that carries the
+    token) and the ``${VARIABLE}`` holding it; "" for any other status."""
     if status != 401:
         return ""
-    variables = sorted({m.group(1) for _, value in config.headers for m in VARIABLE.finditer(value)})
+    variables = sorted({m.group(1) for value in (config.url, *(v for _, v in config.headers))
+                        for m in VARIABLE.finditer(value)})
+    tokens = "" if not variables else f" and the token in ${{{variables[0]}}}" if len(variables) == 1 else \
+        f" and the tokens in {', '.join('${' + v + '}' for v in variables)}"
     if config.headers:
         names = ", ".join(name for name, _ in config.headers)
-        told = f"check the {names} header{'s' if len(config.headers) > 1 else ''} in {config.source}"
-        if variables:
-            told += f" and the token in ${{{variables[0]}}}" if len(variables) == 1 else \
-                f" and the tokens in {', '.join('${' + v + '}' for v in variables)}"
+        told = f"check the {names} header{'s' if len(config.headers) > 1 else ''} in {config.source}{tokens}"
+    elif variables or urlsplit(config.url).query:
+        told = f"check the credentials in its url in {config.source}{tokens}"
     else:
         told = f"it sends no credentials; add an \"Authorization\": \"Bearer ${{TOKEN}}\" header in {config.source}"
     return f"the server answered 401 Unauthorized: {told}"

@@ -230,9 +230,18 @@ class McpServer:
 
     def _names(self, tools: list[RemoteTool]) -> dict[str, RemoteTool]:
         """Each tool's name as offered. Two whose cleaned names collide (``a.b`` and ``a_b``) both stay
-        reachable: the later one gets a number (``mcp__s__a_b_2``), and a warning says so."""
+        reachable: the later one gets a number (``mcp__s__a_b_2``), and a warning says so. A tool listed again
+        keeps the name it had, whatever the new order: the conversation has called it by that name."""
+        had = {remote.name: name for name, remote in self.offered.items()}
         offered: dict[str, RemoteTool] = {}
-        for remote in tools:
+        kept: set[int] = set()  # the positions in ``tools`` of those that keep their name
+        for at, remote in enumerate(tools):
+            if remote.name in had and had[remote.name] not in offered:
+                offered[had[remote.name]] = remote
+                kept.add(at)
+        for at, remote in enumerate(tools):
+            if at in kept:
+                continue
             name = tool_name(self.name, remote.name)
             number = 2
             while name in offered:
@@ -302,11 +311,18 @@ class McpServer:
     async def _message(self, message: Any) -> None:
         """A notification, or something the transport could not read (logged, and told once)."""
         if isinstance(message, Exception):
+            if not isinstance(message, ValueError):  # the transport failed (an SSE stream cut off), not the
+                # server's words: a connection that ends is told by the server's state, so /mcp says it
+                LOG.warning("MCP server %r: reading from it failed", self.name, exc_info=message)
+                self.error = f"reading from it failed: {describe(message)}"
+                return
             LOG.warning("MCP server %r sent something that is not MCP", self.name, exc_info=message)
             if not self._told_bad_output:
                 self._told_bad_output = True
-                self.notes.append(f"MCP server '{self.name}' wrote a line that is not MCP (JSON-RPC) to its "
-                                  "output; agentcli ignored it (the MCP log has the details).")
+                sent = "wrote a line that is not MCP (JSON-RPC) to its output" if self.config.transport == "stdio" \
+                    else "sent a message that is not MCP (JSON-RPC)"
+                self.notes.append(f"MCP server '{self.name}' {sent}; agentcli ignored it (the MCP log has the "
+                                  "details).")
                 self.on_change(self)
             return
         method = getattr(message, "method", "")

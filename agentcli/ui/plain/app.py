@@ -88,7 +88,7 @@ class PlainApp:
             self.prompt = PromptSession(
                 history=history if history is not None else _file_history(), input=self.input, output=output,
                 completer=PlainCompleter(self.files, self.transcript_choices,
-                                         lambda: slash.custom_commands(session.commands),
+                                         lambda: slash.session_commands(session),
                                          session.mention_choices), complete_while_typing=True,
                 key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,

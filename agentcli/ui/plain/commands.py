@@ -45,7 +45,7 @@ async def run_command(app: "PlainApp", text: str) -> bool:
 
 
 async def help_(app: "PlainApp", arg: str) -> None:
-    app.display.say(slash.help_text("plain", slash.custom_commands(app.session.commands)))
+    app.display.say(slash.help_text("plain", slash.session_commands(app.session)))
     app.display.say(KEYS_HELP, "dim")
 
 

@@ -127,8 +127,7 @@ class AgentApp(App[int]):
         yield self.working
         yield self.plan
         yield self.queued
-        yield PromptBar(self.root, blink=not self.testing,
-                        commands=slash.custom_commands(self.session.commands) if self.session else [])
+        yield PromptBar(self.root, blink=not self.testing)  # its commands come with the session (opening.attach)
         yield StatusLine()  # the statusLine setting's command, under the prompt
         yield StatusBar(id="status")
         yield Footer()

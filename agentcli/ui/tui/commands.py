@@ -52,7 +52,7 @@ async def run_command(app: "AgentApp", text: str) -> None:
 async def show_help(app: "AgentApp", arg: str) -> None:
     from . import reports
 
-    await app.conversation.add_report(reports.help_report(KEYS, slash.custom_commands(app.session.commands)))
+    await app.conversation.add_report(reports.help_report(KEYS, slash.session_commands(app.session)))
 
 
 async def clear(app: "AgentApp", arg: str) -> None:
@@ -259,7 +259,7 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     for command in slash.commands_for("tui"):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
-    for command in slash.custom_commands(app.session.commands if app.session else {}):
+    for command in slash.session_commands(app.session) if app.session else []:
         yield SystemCommand(f"/{command.name}", command.help, lambda c=command: type_command(app, c)
                             if c.args else app.run_slash(f"/{c.name}"))
     for mode in MODES:

@@ -85,7 +85,8 @@ async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
     bar = app.query_one(PromptBar)
-    bar.commands, bar.mention_choices = slash.custom_commands(session.commands), session.mention_choices
+    bar.commands, bar.mention_choices = (lambda: slash.session_commands(session)), session.mention_choices  # read on each key:
+    # an MCP server that connects later adds its prompts
     app.refresh_status()
     await show_restored(app, RESUME_WIDGETS)
     app.refresh_status()  # the panel's context bars, now that the subagents are back

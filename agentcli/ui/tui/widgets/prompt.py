@@ -167,10 +167,11 @@ class PromptBar(Vertical):
 
     DEFAULT_CSS = "PromptBar { height: auto; }"
 
-    def __init__(self, root: Path, *, blink: bool = True, commands: list[SlashCommand] | None = None) -> None:
+    def __init__(self, root: Path, *, blink: bool = True) -> None:
         super().__init__(id="prompt-bar")
         self.root = root
-        self.commands = commands or []  # custom commands, completed after the built-in ones
+        self.commands: Callable[[], list[SlashCommand]] = list  # custom commands and MCP prompts, completed
+        # after the built-in ones: the session's, read on each key (an MCP server's prompts come when it connects)
         self.mention_choices: Callable[[], list[Mention]] = list  # agent types, subagents, …: the session's
         self.blink = blink
         self.files: WorkspaceFiles | None = None  # made on the first '@' (the engine module loads then)
@@ -190,7 +191,7 @@ class PromptBar(Vertical):
         area = event.text_area
         row, column = area.cursor_location
         line = area.document.get_line(row)
-        word, items = candidates(line, column, row, self.mentions, self.commands)
+        word, items = candidates(line, column, row, self.mentions, self.commands())
         if word.text.startswith("@") and (self.files is None or (word.text == "@" and self.files.stale())):
             self.refresh_files()
         self.query_one(Completions).offer(word, items)
