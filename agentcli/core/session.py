@@ -229,6 +229,13 @@ class Session:
         return await asyncio.to_thread(worktrees.act, self.workspace.root, action, ident, self.id,
                                        self.subagents.is_running)
 
+    async def worktree_root(self, ident: str) -> Path | None:
+        """The folder of a subagent's own git worktree, or None when it has none (any more)."""
+        try:
+            return (await asyncio.to_thread(worktrees.find, self.workspace.root, ident, self.id)).root
+        except WorktreeError:
+            return None
+
     def emit(self, event: Event) -> None:
         if isinstance(event, Notice):  # a server's or a hook's words, as shown and stored: never a secret
             event = dataclasses.replace(event, text=secret_env.redact(event.text))

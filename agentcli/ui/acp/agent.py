@@ -364,13 +364,9 @@ class AcpAgent:
         record = next((r for r in session.children if r.id == child_id), None)
         if record is None or not record.worktree or child_id in conv.roots:
             return
-        from ...core.storage import worktrees
-
-        try:
-            found = await asyncio.to_thread(worktrees.find, session.workspace.root, child_id, session.id)
-        except worktrees.WorktreeError:
-            return
-        conv.roots[child_id] = found.root
+        root = await session.worktree_root(child_id)
+        if root is not None:
+            conv.roots[child_id] = root
 
     def root_of(self, conv: Conversation, agent_id: str) -> Path:
         assert conv.session is not None
