@@ -32,7 +32,7 @@ from .mcp import bridge
 from .mcp.bridge import elicitation_answer
 from .mcp.config import ServerConfig
 from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteResource
-from .mcp.servers import McpServers
+from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .engine import mentions, telemetry
@@ -123,7 +123,7 @@ class Session:
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
                               startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
                               tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
-                              on_ready=lambda server: bridge.sync_tools(tools, server, self.warn),
+                              on_ready=lambda server: self.sync_mcp_tools(server),
                               on_trouble=self.warn, ask=self.ask_user,
                               roots=lambda: [workspace.root, *workspace.extra_dirs],
                               log=project_dir(workspace.root) / self.id / "mcp.log" if self.store else None)
@@ -279,11 +279,19 @@ class Session:
             return ElicitationAnswer("accept", reply)
         return ElicitationAnswer("cancel" if reply == "cancel" else "decline")
 
+    def sync_mcp_tools(self, server: McpServer) -> None:
+        """Offer a server's tools as it lists them now to the main agent and the subagents: one registry, or
+        two after --tools (only_tools), where a server that connects later must reach both."""
+        first, *rest = {id(tools): tools for tools in (self.main.tools, self.subagents.tools)}.values()
+        bridge.sync_tools(first, server, self.warn)
+        for tools in rest:
+            bridge.sync_tools(tools, server, lambda text: None)  # said once, for the first
+
     def mcp_turn_boundary(self) -> None:
         """Between turns: offer the tools the servers added and withdraw those they removed since, and put
         their instructions in the system prompt (a turn's tools and prompt never change under it)."""
         for server in self.mcp.take_changed():
-            bridge.sync_tools(self.main.tools, server, self.warn)
+            self.sync_mcp_tools(server)
         if self.mcp:
             self.main.system = bridge.with_instructions(self.main.system, self.mcp, self.trusted)
 
