@@ -190,6 +190,21 @@ async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, pl
 
 
 @shared
+async def test_a_servers_prompts_join_the_available_commands_once_it_is_ready(server, plain, repo):
+    agent, client = plain
+    server.script(text("Hi."), text("Reviewed."))
+    features = s.McpServerStdio(name="features", command=sys.executable, args=["-m", "tests.fakes.mcp_features"],
+                                env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    sid = await agent.new(repo, mcp_servers=[features])
+    await agent.prompt(sid, "Hello")
+    offered = [u.available_commands for u in client.of(s.AvailableCommandsUpdate, sid)][-1]
+    [review] = [c for c in offered if c.name == "mcp__features__review"]
+    assert "Review a file." in review.description and review.input.root.hint == "FILE [FOCUS]"
+    done = await agent.prompt(sid, "/mcp__features__review app.py")
+    assert done.stop_reason == "end_turn" and "app.py" in str(server.requests[-1]["messages"][-1])
+
+
+@shared
 @pytest.mark.parametrize("answer", ["trust", "distrust"])
 async def test_the_trust_question_is_asked_before_the_workspaces_settings_act(server, plain, tmp_path, answer):
     from tests.conftest import stranger_clone

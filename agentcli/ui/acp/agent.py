@@ -24,6 +24,7 @@ from ...core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSt
                             UserMessage, as_any)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
+from ..slash import session_commands
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
@@ -47,6 +48,7 @@ class Conversation:
     children: Children | None = None
     calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # started, not finished
     roots: dict[str, Path] = field(default_factory=dict)  # a worktree child's workspace root, by its id
+    commands: list[tuple[str, str, str]] | None = None  # as the client was last told them
 
 
 class AcpAgent:
@@ -128,6 +130,7 @@ class AcpAgent:
                 await self.open(conv, ask=True)
             assert conv.session is not None
             await conv.session.mcp.wait_started()  # the client's servers and the workspace's, as -p waits
+            await self.offer_commands(conv)  # their prompts are commands too, once they are ready
             run = await conv.session.send(text)
             stop = updates.STOP_REASONS.get(run.status, "end_turn")
         except asyncio.CancelledError:
@@ -210,10 +213,18 @@ class AcpAgent:
         conv.children = Children(conv.id, self.send_raw)
         self.start_pump()
         session.start_servers()
-        await self.conn.session_update(session_id=conv.id, update=updates.commands_update(
-            [(c.name, c.description, c.argument_hint) for c in session.commands.values()]))
+        await self.offer_commands(conv)
         if ask:
             await self.conn.session_update(session_id=conv.id, update=updates.mode_update(conv.mode))
+
+    async def offer_commands(self, conv: Conversation) -> None:
+        """available_commands_update when the commands changed: custom commands, then the ready MCP servers'
+        prompts (``/mcp__server__prompt``), as '/' completes them in the TUI (slash.session_commands)."""
+        assert conv.session is not None
+        commands = [(c.name, c.help, c.args) for c in session_commands(conv.session)]
+        if commands != conv.commands:
+            conv.commands = commands
+            await self.conn.session_update(session_id=conv.id, update=updates.commands_update(commands))
 
     async def replay(self, conv: Conversation) -> None:
         """session/load: the conversation so far, as updates, before the response. A client that takes child
