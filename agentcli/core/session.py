@@ -280,12 +280,8 @@ class Session:
         return ElicitationAnswer("cancel" if reply == "cancel" else "decline")
 
     def sync_mcp_tools(self, server: McpServer) -> None:
-        """Offer a server's tools as it lists them now to the main agent and the subagents: one registry, or
-        two after --tools (only_tools), where a server that connects later must reach both."""
-        first, *rest = {id(tools): tools for tools in (self.main.tools, self.subagents.tools)}.values()
-        bridge.sync_tools(first, server, self.warn)
-        for tools in rest:
-            bridge.sync_tools(tools, server, lambda text: None)  # said once, for the first
+        """A server's tools as listed now, for the main agent and the subagents (two registries after --tools)."""
+        bridge.sync_all((self.main.tools, self.subagents.tools), server, self.warn)
 
     def mcp_turn_boundary(self) -> None:
         """Between turns: offer the tools the servers added and withdraw those they removed since, and put

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import ToolError
 from .config import NAME
@@ -38,6 +38,13 @@ def sync_tools(tools: "ToolRegistry", server: McpServer, warn: Callable[[str], N
                  "already; it is left out.")
             continue
         tools.add(McpTool(server, remote, name))
+
+
+def sync_all(registries: "Iterable[ToolRegistry]", server: McpServer, warn: Callable[[str], None]) -> None:
+    """``sync_tools`` into each distinct registry (the main agent's and the subagents', which --tools makes two),
+    warning once."""
+    for index, tools in enumerate({id(tools): tools for tools in registries}.values()):
+        sync_tools(tools, server, warn if index == 0 else lambda text: None)
 
 
 def prompt_command(server: str, prompt: str) -> str:
