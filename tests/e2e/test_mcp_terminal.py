@@ -9,41 +9,17 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
 
-import pytest
 
 from tests.e2e.test_headless import agentcli
+from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
 from tests.fakes.anthropic_server import text, tool_results, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 # Library output that must never reach the terminal: tracebacks, logging's level names, the SDK's module names.
 LIBRARY_NOISE = re.compile(r"Traceback|\b(ERROR|WARNING|INFO|DEBUG)\b|mcp\.(client|shared)|pydantic|JSONRPC|"
                            r"File \"|Exception")
-
-
-@pytest.fixture
-def refusing_http() -> Iterator[str]:
-    """An HTTP MCP endpoint that answers every request 401, as a server does without the right token."""
-    class Refuse(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            self.send_response(401)
-            self.send_header("WWW-Authenticate", "Bearer")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        do_GET = do_POST  # noqa: N815
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
-    httpd.shutdown()
 
 
 def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details_go_to_the_log(
