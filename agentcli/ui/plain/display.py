@@ -31,7 +31,7 @@ from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView, progress_text
+from ..view import SessionView, Subagent, progress_text
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -72,7 +72,9 @@ class Retry:
 
 @dataclass
 class ChildLines:
-    """How line mode paces one subagent's lines; its facts are in the view model's ``Subagent``."""
+    """How line mode draws one subagent: its colour and the pacing of its lines. Whether it runs, and
+    every other fact of it, is the view model's ``Subagent``; a finished child keeps its colour, so a line
+    that arrives after its prompt closed is drawn in it."""
 
     color: str
     pending: list[tuple[str, str]] = field(default_factory=list)  # (tool name, summary) not yet shown
@@ -93,8 +95,7 @@ class Display:
         self.running: dict[str, RunningTool] = {}
         self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
-        self.children: dict[str, ChildLines] = {}  # subagents with live lines, by id
-        self.delegating: set[str] = set()  # task tool_use ids whose child has started
+        self.children: dict[str, ChildLines] = {}  # every subagent started here, by id
         self.question: list[Text] = []  # the live line under an approval question
         self.asked: ApprovalRequested | None = None  # the question printed last
         self.typeahead = ""
@@ -127,7 +128,7 @@ class Display:
 
     def refresh(self) -> None:
         self.screen.set_live(self.live_lines())
-        busy = self.thinking_since is not None or self.running or self.children
+        busy = self.thinking_since is not None or self.running or self.live_children()
         if self.screen.live and busy and self._ticker is None:
             self._ticker = asyncio.get_running_loop().call_later(TICK, self._tick)
 
@@ -217,7 +218,7 @@ class Display:
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.running.pop(event.id, None)
-        if event.name == "task" and (event.id in self.delegating or not event.is_error):
+        if event.name == "task" and (self.delegates(event.id) or not event.is_error):
             return  # the child's own lines tell the story
         mark = Text("● ", style="red" if event.is_error else "green")
         after = Text(f" · {seconds(event.seconds)}", style="dim")
@@ -259,9 +260,8 @@ class Display:
         if isinstance(event, SubagentStarted):
             color = CHILD_COLORS[self.children_seen % len(CHILD_COLORS)]
             self.children_seen += 1
+            self.children.pop(event.id, None)  # a resumed child: a new colour, its live line last
             self.children[event.id] = ChildLines(color)
-            if event.parent_tool_use_id:
-                self.delegating.add(event.parent_tool_use_id)
             how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "")
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
                       + Text(f" · {event.subagent_type}{how}", style="dim"))
@@ -281,7 +281,6 @@ class Display:
             case SubagentFinished() as ended:
                 prefix = self._child_prefix(child_id)
                 self._flush_child(child_id)
-                del self.children[child_id]
                 mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
                 turns = f"{ended.turns} turn{'' if ended.turns == 1 else 's'}"
                 turns += " + summary" if ended.summarized else ""
@@ -445,13 +444,13 @@ class Display:
         if self.thinking_since is not None and not self.tail:
             texts.append(Text(f"{spin} Thinking · {seconds(now - self.thinking_since)}", style="dim"))
         for tool_id, tool in self.running.items():
-            if tool.name == "task" and tool_id in self.delegating:
+            if tool.name == "task" and self.delegates(tool_id):
                 continue
             progress = f" · {tool.progress}" if tool.progress else ""
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
                                    Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
-        for child_id, child in ({} if self.idle else self.children).items():
-            agent = self.view.subagents[child_id]
+        for agent in self.live_children():
+            child_id, child = agent.id, self.children[agent.id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
             if agent.stalled_for(now, self.view.stall_after) is not None:
@@ -496,15 +495,24 @@ class Display:
             self._retried(agent_id)
         for child_id in list(self.children):
             self._flush_child(child_id)
-        # Children started in the background go on after the turn: their lines come when they finish.
-        self.children = {child_id: lines for child_id, lines in self.children.items()
-                         if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
         self.running.clear()
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
         self.screen.set_live([])
+
+    def live_children(self) -> list[Subagent]:
+        """The subagents with a live line: those started here that the view says still run (none between
+        turns, when the prompt is up)."""
+        if self.idle:
+            return []
+        agents = (self.view.subagents.get(child_id) for child_id in self.children)
+        return [agent for agent in agents if agent is not None and not agent.finished]
+
+    def delegates(self, tool_use_id: str) -> bool:
+        """Whether the task call ``tool_use_id`` started a child (whose own lines then tell its story)."""
+        return self.view.for_call(tool_use_id) is not None
 
     def summary(self, name: str, args: dict[str, Any]) -> str:
         """The argument that says what a call does: the path, pattern, command or description."""

@@ -1,0 +1,30 @@
+"""Events are folded once, in the view model: line mode, stream-json and the TUI read the facts they draw
+from it (which child runs, which call is open, a run of retries) instead of folding the events again."""
+
+from __future__ import annotations
+
+import io
+
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage
+from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.screen import Painter, Screen
+
+CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+
+
+def line_mode(live: bool = False) -> tuple[Display, io.StringIO]:
+    out = io.StringIO()
+    screen = Screen(out, live=live, size=lambda: (120, 40))
+    return Display(screen, Painter(None, lambda: screen.width), clock=lambda: 100.0), out
+
+
+async def test_a_child_that_finishes_as_the_prompt_closes_still_gets_its_end_line():
+    display, out = line_mode()
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    display.end_turn()  # the prompt closed before the child's last events came through the queue
+    display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "a"}, summary="a", **CHILD))
+    display.handle(SubagentFinished(id="sa-1", status="done", result="ok", turns=2, usage=Usage(900, 100),
+                                    seconds=3.0, **CHILD))
+    assert out.getvalue().splitlines() == ["  sa-1 ▸ Map it · explore", "  sa-1 · grep a",
+                                           "  sa-1 ✓ done · 2 turns · 1.0k tokens · 3.0 s"]
+
