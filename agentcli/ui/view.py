@@ -208,6 +208,8 @@ class Subagent:
     segment: int = 1  # which run: 2, 3 … after each `task resume` (the same entry, a new segment)
     calls: list[str] = field(default_factory=list)  # the task call ids of all its runs
     turns_before: int = 0  # turns of its earlier runs: a resume counts on from them
+    run_calls: int = 0  # tool calls of its latest run alone (a resume counts from 0 again)
+    run_tokens: int = 0  # tokens of its latest run's model calls alone
     seconds_before: float = 0.0  # time of its earlier runs
     plan: list[PlanStep] = field(default_factory=list)  # its latest todo_write
     waiting_for_you: bool = False  # a call of its waits in the approval inbox
@@ -302,6 +304,7 @@ class Subagent:
         self.cancelling = self.summarized = self.wrapping_up = False
         self.token_budget, self.cost_budget = event.token_budget, event.cost_budget
         self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
+        self.run_calls = self.run_tokens = 0
         self.started, self.seconds = now, None
         self.tool_use_id = event.parent_tool_use_id
         if event.parent_tool_use_id and event.parent_tool_use_id not in self.calls:
@@ -325,10 +328,14 @@ class Subagent:
                 self.wrapping_up = True
             case Retrying(attempt=attempt, retries=retries):
                 self.retry = f"retrying {attempt}/{retries}"
-            case TextDelta() | AssistantMessage() | ToolCallStarted():
+            case ToolCallStarted():
+                self.retry = ""  # the call got through
+                self.run_calls += 1
+            case TextDelta() | AssistantMessage():
                 self.retry = ""  # the call got through
             case UsageUpdated() as used:
                 self.retry = ""
+                self.run_tokens += used.usage.total_tokens
                 self.tokens = used.total.total_tokens
                 self.cost = used.total.cost or 0.0
                 self.context_tokens = used.usage.context_tokens
@@ -395,6 +402,7 @@ class SessionView:
     plan: list[PlanStep] = field(default_factory=list)  # the main agent's latest todo_write; /clear drops it
     # The approval inbox: who waits for the user's answer, in the order they asked, and their errands.
     approvals: list[tuple[str, str]] = field(default_factory=list)
+    latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
@@ -425,6 +433,8 @@ class SessionView:
                     self.transcript.apply(ended)
             case SubagentResultDelivered(id=child_id) if child_id in self.results_waiting:
                 self.results_waiting.remove(child_id)
+            case UsageUpdated() as used:
+                self.latest_usage[used.agent_id] = used
             case _:
                 pass  # the main agent's or a subagent's own, below
         if event.agent_id == MAIN:

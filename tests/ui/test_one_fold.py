@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import io
 
-from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage, UsageUpdated
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
+from agentcli.ui.view import SessionView
 
 CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
@@ -28,3 +29,18 @@ async def test_a_child_that_finishes_as_the_prompt_closes_still_gets_its_end_lin
     assert out.getvalue().splitlines() == ["  sa-1 ▸ Map it · explore", "  sa-1 · grep a",
                                            "  sa-1 ✓ done · 2 turns · 1.0k tokens · 3.0 s"]
 
+
+
+def test_the_view_counts_a_childs_latest_run_and_keeps_each_agents_latest_call():
+    view = SessionView()
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD), 10.0)
+    view.apply(ToolCallStarted(id="t1", name="grep", input={"pattern": "a"}, **CHILD), 11.0)
+    used = UsageUpdated(usage=Usage(900, 100), total=Usage(900, 100), model="m-1", **CHILD)
+    view.apply(used, 12.0)
+    child = view.subagents["sa-1"]
+    assert (child.run_calls, child.run_tokens, view.latest_usage["sa-1"]) == (1, 1000, used)
+    view.apply(SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(900, 100), seconds=2.0,
+                                **CHILD), 13.0)
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Again", prompt="…", segment=2,
+                               agent_id="sa-1", parent_tool_use_id="toolu_2"), 20.0)
+    assert (child.run_calls, child.run_tokens, child.started, child.tool_use_id) == (0, 0, 20.0, "toolu_2")
