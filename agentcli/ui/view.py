@@ -403,6 +403,7 @@ class SessionView:
     # The approval inbox: who waits for the user's answer, in the order they asked, and their errands.
     approvals: list[tuple[str, str]] = field(default_factory=list)
     latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
+    streamed: int = 0  # characters the main agent's current model call has streamed (0 between calls)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
@@ -447,21 +448,26 @@ class SessionView:
         return child
 
     def main_facts(self, event: Event) -> None:
-        """The main agent's event, into the status bar's facts and its plan."""
+        """The main agent's event, into the status bar's facts, the working line's count and its plan."""
         match as_any(event):
             case UsageUpdated() as used:
                 self.main_usage, self.context_used = used.total, used.usage.context_tokens
                 self.model = used.model or self.model
+                self.streamed = 0  # counted now
+            case TextDelta(text=text):
+                self.streamed += len(text)
+            case TextReset() | TurnStarted() | TurnFinished():
+                self.streamed = 0
             case Compacted(tokens_after=after):
                 self.context_used = after
             case HistoryCleared():  # and Rewound
                 self.context_used, self.plan = 0, []
             case PlanUpdated() as planned:
                 self.plan = plan_steps(planned)
-            case (UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+            case (UserMessage() | ThinkingDelta() | RawStreamEvent()
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()
+                  | ApprovalsWaiting() | Notice() | Retrying()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import io
 
-from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted, Usage, UsageUpdated
+from agentcli.core.events import (SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, TurnStarted, Usage,
+                                  UsageUpdated)
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.view import SessionView
@@ -44,3 +45,13 @@ def test_the_view_counts_a_childs_latest_run_and_keeps_each_agents_latest_call()
     view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Again", prompt="…", segment=2,
                                agent_id="sa-1", parent_tool_use_id="toolu_2"), 20.0)
     assert (child.run_calls, child.run_tokens, child.started, child.tool_use_id) == (0, 0, 20.0, "toolu_2")
+
+
+def test_the_view_counts_what_the_main_agents_call_streams_until_its_usage_comes():
+    view = SessionView()
+    view.apply(TurnStarted(turn=1), 1.0)
+    view.apply(TextDelta(text="Hello, "), 1.0)
+    view.apply(TextDelta(text="world"), 1.0)
+    assert view.streamed == 12  # the TUI's working line estimates the call's tokens from it
+    view.apply(UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)), 2.0)
+    assert (view.streamed, view.main_usage.output_tokens) == (0, 3)
