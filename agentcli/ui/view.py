@@ -59,6 +59,41 @@ def progress_text(event: ToolProgress) -> str:
     return f"{done} · {event.message}" if event.message else done
 
 
+@dataclass(frozen=True)
+class Retry:
+    """A run of retries of one agent's model call: from its first ``Retrying`` to the next event of the
+    agent's own loop (the call got through, or the turn ended), the latest error and wait, and the tries."""
+
+    error: str
+    delay: float
+    attempt: int
+    retries: int
+    count: int = 1
+
+    @property
+    def word(self) -> str:
+        """The run in two words, for a subagent's entry: ``retrying 3/8``."""
+        return f"retrying {self.attempt}/{self.retries}"
+
+    @property
+    def outcome(self) -> str:
+        """What stays once the run is over: the error and how many tries it took."""
+        return f"{self.error} Retried {self.count} time{'' if self.count == 1 else 's'}."
+
+    @staticmethod
+    def fold(run: "Retry | None", event: Event) -> "Retry | None":
+        """The agent's run of retries after its ``event``: begun or counted on by a ``Retrying``, over (None) with
+        any other event of its loop; what the user or the inbox says of the agent meanwhile leaves it as it is."""
+        if isinstance(event, Retrying):
+            return Retry(event.error, event.delay, event.attempt, event.retries, run.count + 1 if run else 1)
+        return run if isinstance(event, ASIDES) else None
+
+
+# Events about an agent that do not come from its loop: they neither end a run of retries nor continue it.
+ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
+          ElicitationRequested)
+
+
 @dataclass
 class Said:
     """A message with text: the user's prompt (or an engine note, by ``origin``) or the assistant's reply."""
@@ -194,7 +229,7 @@ class Subagent:
     transcript: Transcript = field(default_factory=Transcript)
     files_changed: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript
-    retry: str = ""  # "retrying 3/8" while its model call is being retried
+    retrying: Retry | None = None  # while its model call is being retried
     output_chars: int = 0  # tool output it read, which never reached the parent
     cancelling: bool = False  # the user cancelled it; it is summing up before it finishes
     wrapping_up: bool = False  # asked to finish now (by the user, the main agent or a budget): it answers next
@@ -242,6 +277,11 @@ class Subagent:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def retry(self) -> str:
+        """"retrying 3/8" while its model call is being retried; "" otherwise."""
+        return self.retrying.word if self.retrying is not None else ""
 
     @property
     def mark(self) -> str:
@@ -300,7 +340,7 @@ class Subagent:
     def resume(self, event: SubagentStarted, now: float) -> None:
         """A later run of this child (``task resume``): the same entry, counting on from the earlier runs."""
         self.segment, self.background = event.segment, event.background  # the brief stays the first run's
-        self.status, self.result, self.retry, self.report = "queued", "", "", None
+        self.status, self.result, self.retrying, self.report = "queued", "", None, None
         self.cancelling = self.summarized = self.wrapping_up = False
         self.token_budget, self.cost_budget = event.token_budget, event.cost_budget
         self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
@@ -315,6 +355,7 @@ class Subagent:
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
             self.transcript.apply(event)
         self.last_progress = now
+        self.retrying = Retry.fold(self.retrying, event)
         match as_any(event):
             case SubagentStarted() as started if started.segment > 1:
                 self.transcript.items.append(Divider("rerun", description=started.description))
@@ -326,15 +367,9 @@ class Subagent:
                 self.cancelling = True
             case SubagentWrappingUp():
                 self.wrapping_up = True
-            case Retrying(attempt=attempt, retries=retries):
-                self.retry = f"retrying {attempt}/{retries}"
             case ToolCallStarted():
-                self.retry = ""  # the call got through
                 self.run_calls += 1
-            case TextDelta() | AssistantMessage():
-                self.retry = ""  # the call got through
             case UsageUpdated() as used:
-                self.retry = ""
                 self.run_tokens += used.usage.total_tokens
                 self.tokens = used.total.total_tokens
                 self.cost = used.total.cost or 0.0
@@ -353,7 +388,6 @@ class Subagent:
                 if tool.kind == "edit" and not finished.is_error and path and str(path) not in self.files_changed:
                     self.files_changed.append(str(path))
             case SubagentFinished() as ended:
-                self.retry = ""
                 self.status = ended.status
                 self.result = ended.result
                 self.report = ended.report
@@ -362,7 +396,8 @@ class Subagent:
                 self.seconds = ended.seconds
                 self.summarized = ended.summarized
             case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
-                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
+                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
+                  | TextDelta() | AssistantMessage()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered()):
@@ -404,12 +439,16 @@ class SessionView:
     approvals: list[tuple[str, str]] = field(default_factory=list)
     latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
     streamed: int = 0  # characters the main agent's current model call has streamed (0 between calls)
+    main_retry: Retry | None = None  # while the main agent's model call is being retried
+    retried: tuple[str, Retry] | None = None  # the run of retries the latest event ended: (agent id, the run)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
 
         A subagent's start and end go into the main transcript too; the main agent's events into it and
-        the session's facts (``main_facts``); a subagent's into its own ``Subagent``."""
+        the session's facts (``main_facts``); a subagent's into its own ``Subagent``. Afterwards ``retried``
+        says whether the event ended an agent's run of retries."""
+        self.retried = None
         match as_any(event):
             case ApprovalsWaiting() as waiting:
                 self.approvals = list(zip(waiting.agents, waiting.descriptions))
@@ -440,11 +479,15 @@ class SessionView:
                 pass  # the main agent's or a subagent's own, below
         if event.agent_id == MAIN:
             self.transcript.apply(event)
+            run, self.main_retry = self.main_retry, Retry.fold(self.main_retry, event)
             self.main_facts(event)
+            self.retried = (MAIN, run) if run is not None and self.main_retry is None else None
             return None
         child = self.subagents.get(event.agent_id)
         if child is not None:
+            run = child.retrying
             child.apply(event, now)
+            self.retried = (child.id, run) if run is not None and child.retrying is None else None
         return child
 
     def main_facts(self, event: Event) -> None:
@@ -502,6 +545,12 @@ class SessionView:
                         for agent, errand in self.approvals)
         count = len(self.approvals)
         return f"{count} approval{'s' if count > 1 else ''} wait{'s' if count == 1 else ''}: {who}"
+
+    @property
+    def retries(self) -> dict[str, Retry]:
+        """Every agent whose model call is being retried now, by id: the main agent first."""
+        runs = {MAIN: self.main_retry} if self.main_retry is not None else {}
+        return runs | {agent.id: agent.retrying for agent in self.subagents.values() if agent.retrying is not None}
 
     @property
     def running(self) -> list[Subagent]:

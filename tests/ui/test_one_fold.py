@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
-from agentcli.core.events import (SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, TurnStarted, Usage,
-                                  UsageUpdated)
+from agentcli.core.events import (Retrying, SubagentFinished, SubagentStarted, SubagentSteered, TextDelta,
+                                  ThinkingDelta, ToolCallStarted, TurnStarted, Usage, UsageUpdated)
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.view import SessionView
@@ -55,3 +55,29 @@ def test_the_view_counts_what_the_main_agents_call_streams_until_its_usage_comes
     assert view.streamed == 12  # the TUI's working line estimates the call's tokens from it
     view.apply(UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)), 2.0)
     assert (view.streamed, view.main_usage.output_tokens) == (0, 3)
+
+
+def test_a_run_of_retries_is_folded_once_and_ends_with_the_next_event_of_the_agents_loop():
+    view = SessionView()
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD), 1.0)
+    for attempt in (1, 2):
+        view.apply(Retrying(attempt=attempt, retries=8, delay=4.0, error="Overloaded.", **CHILD), 2.0)
+    view.apply(SubagentSteered(id="sa-1", source="user", text="look in src/", **CHILD), 3.0)  # not its loop's
+    assert view.subagents["sa-1"].retry == "retrying 2/8" and view.retried is None
+    assert [(agent, run.count) for agent, run in view.retries.items()] == [("sa-1", 2)]
+    view.apply(ThinkingDelta(text="Hmm", **CHILD), 4.0)  # the call got through: thinking comes first
+    assert view.subagents["sa-1"].retry == "" and view.retries == {}
+    assert view.retried is not None and view.retried[1].outcome == "Overloaded. Retried 2 times."
+    view.apply(TurnStarted(turn=1, **CHILD), 5.0)
+    assert view.retried is None  # said once, by the event that ended it
+
+
+async def test_line_mode_says_a_run_of_retries_once_though_the_user_steered_meanwhile():
+    display, out = line_mode(live=True)
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    display.handle(Retrying(attempt=1, retries=8, delay=4.0, error="Overloaded.", **CHILD))
+    display.handle(SubagentSteered(id="sa-1", source="user", text="look in src/", **CHILD))
+    display.handle(Retrying(attempt=2, retries=8, delay=4.0, error="Overloaded.", **CHILD))
+    display.handle(TextDelta(text="Found it.", **CHILD))
+    shown = out.getvalue()
+    assert shown.count("Retried") == 1 and "  sa-1 ! Overloaded. Retried 2 times.\n" in shown

@@ -61,14 +61,6 @@ class RunningTool:
     started: float
     progress: str = ""  # what its MCP server last said of its progress
 
-@dataclass
-class Retry:
-    """An agent's model call that is being retried: the error, when the next try comes, tries so far."""
-
-    error: str
-    when: str
-    count: int = 1
-
 
 @dataclass
 class ChildLines:
@@ -93,7 +85,6 @@ class Display:
         self.thinking_since: float | None = None
         self.thought = ""  # the main agent's extended thinking streamed so far, said in one line when it ends
         self.running: dict[str, RunningTool] = {}
-        self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
         self.children: dict[str, ChildLines] = {}  # every subagent started here, by id
         self.question: list[Text] = []  # the live line under an approval question
@@ -145,13 +136,11 @@ class Display:
                 self.say(f"· {self.view.inbox_line()}", "yellow")
             self.refresh()
             return
-        if isinstance(event, Retrying) and self.screen.live:
-            self._retrying(event.agent_id, event.error, f"{event.delay:.0f} s ({event.attempt}/{event.retries})")
-        else:
+        if not (isinstance(event, Retrying) and self.screen.live):  # live: one live line per run (the view's)
             if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
                 event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
                                parent_tool_use_id=event.parent_tool_use_id)
-            self._retried(event.agent_id)  # a run of retries ends with the agent's next event
+            self._retried()
             if event.agent_id == MAIN:
                 self._main_event(event)
             else:
@@ -299,20 +288,13 @@ class Display:
             case unknown:
                 assert_never(unknown)
 
-    def _retrying(self, agent_id: str, error: str, when: str) -> None:
-        """One live line per agent while its call is retried, instead of a paragraph per try."""
-        retry = self.retries.get(agent_id)
-        if retry is None:
-            self.retries[agent_id] = Retry(error, when)
-        else:
-            retry.error, retry.when, retry.count = error, when, retry.count + 1
-
-    def _retried(self, agent_id: str) -> None:
-        """The run of retries is over (the call went through, or the turn ended): one line says so."""
-        retry = self.retries.pop(agent_id, None)
-        if retry is None:
+    def _retried(self) -> None:
+        """The event ended a run of retries (the call went through, or the turn ended): on a terminal, whose
+        live line showed the run, one line says so."""
+        if self.view.retried is None or not self.screen.live:
             return
-        text = Text(f"! {retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}.", style="yellow")
+        agent_id, run = self.view.retried
+        text = Text(f"! {run.outcome}", style="yellow")
         self.line(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
 
     def _child_prefix(self, child_id: str) -> Text:
@@ -459,8 +441,9 @@ class Display:
                          + Text(cut(agent.latest_call) or "starting")
                          + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
                          + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
-        for agent_id, retry in self.retries.items():
-            text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")
+        for agent_id, retry in self.view.retries.items():  # one live line per agent, not a paragraph per try
+            text = Text(f"! Retrying in {retry.delay:.0f} s ({retry.attempt}/{retry.retries}) · {retry.error}",
+                        style="yellow")
             texts.append(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
         texts.extend(self.question)
         if self.typeahead:
@@ -491,8 +474,6 @@ class Display:
     def end_turn(self) -> None:
         """Settle everything a turn left: the rest of the text, pending child lines, the live lines."""
         self.finish_stream()
-        for agent_id in list(self.retries):
-            self._retried(agent_id)
         for child_id in list(self.children):
             self._flush_child(child_id)
         self.running.clear()
