@@ -10,6 +10,7 @@ give the same view in a test, the TUI, line mode and ``agentcli sessions show``.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence, Union, assert_never
 
@@ -51,6 +52,7 @@ class ToolView:
     seconds: float | None = None
     output: str = ""
     progress: str = ""  # while it runs: what its MCP server last said of its progress (progress_text)
+    started: float = 0.0  # the caller's clock when it started
 
 
 def progress_text(event: ToolProgress) -> str:
@@ -154,7 +156,7 @@ class Transcript:
     items: list[Item] = field(default_factory=list)
     calls: dict[str, ToolView] = field(default_factory=dict)
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, now: float = 0.0) -> None:
         match as_any(event):
             case UserMessage(content=content, origin=origin):
                 self.said("user", readable(content), origin)
@@ -163,7 +165,7 @@ class Transcript:
             case ToolCallStarted() as started:
                 call = self.calls[started.id] = ToolView(started.id, started.name,
                                                          started.input if isinstance(started.input, dict) else {},
-                                                         started.summary, started.kind)
+                                                         started.summary, started.kind, started=now)
                 self.items.append(call)
             case ToolProgress() as progress if progress.id in self.calls:
                 self.calls[progress.id].progress = progress_text(progress)
@@ -202,6 +204,11 @@ class Transcript:
 
     def resumed(self, at: str) -> None:
         self.items.append(Divider("resumed", at=at))
+
+    def running(self, since: int = 0) -> list[ToolView]:
+        """Its calls still running, of those from the ``since``-th call on (a front end's mark of where its
+        request began: a call a stored session left open never finishes)."""
+        return [call for call in itertools.islice(self.calls.values(), since, None) if call.status == "running"]
 
     @property
     def last_reply(self) -> str:
@@ -353,7 +360,7 @@ class Subagent:
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
-            self.transcript.apply(event)
+            self.transcript.apply(event, now)
         self.last_progress = now
         self.retrying = Retry.fold(self.retrying, event)
         match as_any(event):
@@ -478,7 +485,7 @@ class SessionView:
             case _:
                 pass  # the main agent's or a subagent's own, below
         if event.agent_id == MAIN:
-            self.transcript.apply(event)
+            self.transcript.apply(event, now)
             run, self.main_retry = self.main_retry, Retry.fold(self.main_retry, event)
             self.main_facts(event)
             self.retried = (MAIN, run) if run is not None and self.main_retry is None else None

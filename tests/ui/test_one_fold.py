@@ -81,3 +81,14 @@ async def test_line_mode_says_a_run_of_retries_once_though_the_user_steered_mean
     display.handle(TextDelta(text="Found it.", **CHILD))
     shown = out.getvalue()
     assert shown.count("Retried") == 1 and "  sa-1 ! Overloaded. Retried 2 times.\n" in shown
+
+
+async def test_line_modes_running_calls_are_the_views_of_this_request():
+    display, _ = line_mode(live=True)
+    display.replay([ToolCallStarted(id="t0", name="read_file", input={"path": "old.py"}, summary="old.py")])
+    display.idle = False  # a stored session left t0 open; the next request starts t1
+    display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "auth"}, summary="auth"))
+    assert [(call.id, call.started) for call in display.view.transcript.running()] == [("t0", 100.0), ("t1", 100.0)]
+    assert [call.id for call in display.running()] == ["t1"]
+    assert [line for line in display.live_lines() if "grep" in line or "read_file" in line] == [
+        "⠋ grep auth · 0.0 s"]

@@ -31,7 +31,7 @@ from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView, Subagent, progress_text
+from ..view import SessionView, Subagent, ToolView
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -53,13 +53,6 @@ ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("�
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
 CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o"  # a subagent's call a rule covers
 
-
-@dataclass
-class RunningTool:
-    name: str
-    summary: str
-    started: float
-    progress: str = ""  # what its MCP server last said of its progress
 
 
 @dataclass
@@ -84,7 +77,7 @@ class Display:
         self.tail: list[str] = []
         self.thinking_since: float | None = None
         self.thought = ""  # the main agent's extended thinking streamed so far, said in one line when it ends
-        self.running: dict[str, RunningTool] = {}
+        self.calls_before = 0  # the main agent's calls before this request: those left open never finish
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
         self.children: dict[str, ChildLines] = {}  # every subagent started here, by id
         self.question: list[Text] = []  # the live line under an approval question
@@ -119,7 +112,7 @@ class Display:
 
     def refresh(self) -> None:
         self.screen.set_live(self.live_lines())
-        busy = self.thinking_since is not None or self.running or self.live_children()
+        busy = self.thinking_since is not None or self.running() or self.live_children()
         if self.screen.live and busy and self._ticker is None:
             self._ticker = asyncio.get_running_loop().call_later(TICK, self._tick)
 
@@ -170,13 +163,8 @@ class Display:
                 self.thinking_since = None
                 self.say_thought()
                 self.finish_stream()
-            case ToolCallStarted() as started:
+            case ToolCallStarted():
                 self.say_thought()
-                self.running[started.id] = RunningTool(
-                    started.name, cut(call_line(started.name, started.input, started.summary)), self.clock())
-            case ToolProgress() as progress if progress.id in self.running:
-                self.running[progress.id].progress = progress_text(progress)
-                self.refresh()
             case ToolCallFinished() as finished:
                 self._tool_finished(finished)
             case TurnFinished(stop_reason="cancelled"):
@@ -206,14 +194,14 @@ class Display:
                 assert_never(unknown)
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
-        tool = self.running.pop(event.id, None)
+        tool = self.view.transcript.calls.get(event.id)
         if event.name == "task" and (self.delegates(event.id) or not event.is_error):
             return  # the child's own lines tell the story
         mark = Text("● ", style="red" if event.is_error else "green")
         after = Text(f" · {seconds(event.seconds)}", style="dim")
         if event.is_error:
             after += Text(f" · {first_line(event.output)}", style="red")
-        line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), tool.summary if tool else "", after))
+        line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), self.call_summary(tool), after))
         self.emit(line, *self.preview(event, line))
 
     def _fit(self, head: Text, summary: str, after: Text) -> Text:
@@ -425,11 +413,12 @@ class Display:
         texts: list[Text] = []
         if self.thinking_since is not None and not self.tail:
             texts.append(Text(f"{spin} Thinking · {seconds(now - self.thinking_since)}", style="dim"))
-        for tool_id, tool in self.running.items():
-            if tool.name == "task" and self.delegates(tool_id):
+        for tool in self.running():
+            if tool.name == "task" and self.delegates(tool.id):
                 continue
             progress = f" · {tool.progress}" if tool.progress else ""
-            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
+            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"),
+                                   self.call_summary(tool),
                                    Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
         for agent in self.live_children():
             child_id, child = agent.id, self.children[agent.id]
@@ -476,7 +465,7 @@ class Display:
         self.finish_stream()
         for child_id in list(self.children):
             self._flush_child(child_id)
-        self.running.clear()
+        self.calls_before = len(self.view.transcript.calls)
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         if self._ticker is not None:
             self._ticker.cancel()
@@ -490,6 +479,15 @@ class Display:
             return []
         agents = (self.view.subagents.get(child_id) for child_id in self.children)
         return [agent for agent in agents if agent is not None and not agent.finished]
+
+    def running(self) -> list[ToolView]:
+        """The main agent's calls of this request still running (the view's), for their live lines."""
+        return self.view.transcript.running(self.calls_before)
+
+    @staticmethod
+    def call_summary(tool: ToolView | None) -> str:
+        """A call on one line (``calls.call_line``); "" for a call whose start was never seen."""
+        return cut(call_line(tool.name, tool.input, tool.summary)) if tool and (tool.input or tool.summary) else ""
 
     def delegates(self, tool_use_id: str) -> bool:
         """Whether the task call ``tool_use_id`` started a child (whose own lines then tell its story)."""
