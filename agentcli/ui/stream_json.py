@@ -20,10 +20,10 @@ from ..core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSte
                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
                            ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
                            UsageUpdated, UserMessage, as_any)
-from .view import SessionView, Subagent
 
 if TYPE_CHECKING:
     from ..core.session import SessionSurface
+    from .view import SessionView, Subagent
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd"}
@@ -112,7 +112,7 @@ def init_message(session: "SessionSurface") -> dict[str, Any]:
             "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 
 
-def task_usage(agent: Subagent | None) -> dict[str, int]:
+def task_usage(agent: "Subagent | None") -> dict[str, int]:
     """What a task line reports of a subagent's latest run (its view, on ``time.monotonic``'s clock)."""
     if agent is None:
         return {"total_tokens": 0, "tool_uses": 0, "duration_ms": 0}
@@ -127,7 +127,9 @@ class StreamJson:
     def __init__(self, session: "SessionSurface", write: Callable[[dict[str, Any]], None], *,
                  partial_messages: bool = False) -> None:
         self.session, self.write, self.partial_messages = session, write, partial_messages
-        self.view = SessionView()
+        from .view import SessionView  # only stream-json needs it: -p in text or json starts without it
+
+        self.view: SessionView = SessionView()
 
     def common(self, event: Event) -> dict[str, Any]:
         return {"parent_tool_use_id": event.parent_tool_use_id, "session_id": self.session.id,
@@ -183,7 +185,7 @@ class StreamJson:
                 line["agent_id"] = event.agent_id
             self.write(line)
 
-    def task(self, agent_id: str) -> Subagent | None:
+    def task(self, agent_id: str) -> "Subagent | None":
         """The running subagent ``agent_id`` (None for the main agent, an unknown or a finished one)."""
         agent = self.view.subagents.get(agent_id)
         return agent if agent is not None and not agent.finished else None
