@@ -54,7 +54,6 @@ APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
 CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o"  # a subagent's call a rule covers
 
 
-
 @dataclass
 class ChildLines:
     """How line mode draws one subagent: its colour and the pacing of its lines. Whether it runs, and
