@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
-                           SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                           ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
-                           UsageUpdated, UserMessage, as_any)
+from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+                           PlanUpdated, RawStreamEvent, Retrying, SubagentFinished, SubagentResultDelivered,
+                           SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                           ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
+                           UsageUpdated, UserMessage)
+from .drawn import drawn
 
 if TYPE_CHECKING:
     from ..core.session import SessionSurface
@@ -137,7 +138,7 @@ class StreamJson:
 
     def __call__(self, event: Event) -> None:
         self.view.apply(event, time.monotonic())
-        match as_any(event):
+        match drawn(event):
             case AssistantMessage() as message:
                 self.assistant(message)
             case UserMessage() as message if message.origin != "user" or message.agent_id != MAIN:
@@ -160,13 +161,10 @@ class StreamJson:
                 self.write({"type": "system", "subtype": "compact_boundary",
                             "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
                             "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-            case (UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | UsageUpdated() | TurnStarted()
-                  | TextDelta()
-                  | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentCancelling()
-                  | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated() | Notice()
-                  | Retrying() | TurnFinished() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+            case (None | UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | UsageUpdated()
+                  | TurnStarted() | TextDelta() | ThinkingDelta() | TextReset() | ToolCallFinished()
+                  | SubagentResultDelivered() | ApprovalRequested() | PlanUpdated() | Notice() | Retrying()
+                  | TurnFinished() | HistoryCleared() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()):
                 pass  # no line of Claude Code's stream-json says it
             case unknown:
                 assert_never(unknown)

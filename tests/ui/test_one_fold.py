@@ -4,9 +4,12 @@ from it (which child runs, which call is open, a run of retries) instead of fold
 from __future__ import annotations
 
 import io
+from typing import get_args
 
-from agentcli.core.events import (Retrying, SubagentFinished, SubagentStarted, SubagentSteered, TextDelta,
-                                  ThinkingDelta, ToolCallStarted, TurnStarted, Usage, UsageUpdated)
+from agentcli.core.events import (AnyEvent, ApprovalsWaiting, Retrying, SubagentCancelling, SubagentFinished,
+                                  SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted,
+                                  TurnStarted, Usage, UsageUpdated)
+from agentcli.ui.drawn import Drawn, Quiet, drawn
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.view import SessionView
@@ -92,3 +95,12 @@ async def test_line_modes_running_calls_are_the_views_of_this_request():
     assert [call.id for call in display.running()] == ["t1"]
     assert [line for line in display.live_lines() if "grep" in line or "read_file" in line] == [
         "⠋ grep auth · 0.0 s"]
+
+
+def test_every_event_is_either_drawn_or_quiet_and_a_quiet_one_has_nothing_to_draw():
+    drawn_kinds, quiet_kinds = set(get_args(Drawn)), set(get_args(Quiet))
+    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)) and not drawn_kinds & quiet_kinds
+    inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
+    assert drawn(inbox) is None and drawn(SubagentCancelling(id="sa-1", **CHILD)) is None
+    said = TextDelta(text="hi")
+    assert drawn(said) is said

@@ -23,12 +23,13 @@ from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
-                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
-                            TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
-                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SubagentWrappingUp, as_any)
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered,
+                            SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
+                            ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
+from ..drawn import drawn
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
 from ..view import SessionView, Subagent, ToolView
@@ -142,7 +143,7 @@ class Display:
 
     def _main_event(self, event: Event) -> None:
         self.idle = False
-        match as_any(event):
+        match drawn(event):
             case UserMessage() as message if is_request(message):
                 self.cut_outputs.clear()
                 for marker in attached(message.content):  # the typed line is on screen already; its images are not
@@ -184,9 +185,8 @@ class Display:
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
                 self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
-            case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
-                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
-                  | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()
+            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
+                  | SubagentStarted() | SubagentFinished() | ApprovalRequested() | Retrying() | ToolProgress()
                   | SubagentSteered() | SubagentWrappingUp()):
                 pass  # nothing to print: the prompt, the status bar's facts, what other lines show
             case unknown:
@@ -245,7 +245,7 @@ class Display:
         child_id = event.agent_id
         if child_id not in self.children:
             return
-        match as_any(event):
+        match drawn(event):
             case ToolCallStarted() as started:
                 self._child_tool(child_id, started.name, cut(call_line(started.name, started.input, started.summary)))
             case Notice(level=level, text=text):
@@ -265,12 +265,10 @@ class Display:
                           + Text(f" · {unverified}" if unverified else "", style="yellow")
                           + Text(f" · {turns} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
                                  style="dim"))
-            case (PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent()
-                  | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated() | SubagentStarted()
-                  | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
-                  | Retrying() | TurnFinished() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
+            case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
+                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated()
+                  | SubagentStarted() | SubagentResultDelivered() | ApprovalRequested() | Retrying() | TurnFinished()
+                  | HistoryCleared() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)

@@ -15,14 +15,14 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared,
-                             Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
-                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage, ToolProgress, ElicitationRequested, SubagentSteered,
-                             SubagentWrappingUp, as_any)
+from ....core.events import (ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+                             PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentFinished, SubagentResultDelivered,
+                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
+                             UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
+from ...drawn import drawn
 from ...format import seconds, tokens
 from ...view import Retry, Subagent
 from .thinking import ThinkingEntry
@@ -263,7 +263,7 @@ class Conversation(VerticalScroll):
         """Show one event of the agent this conversation belongs to."""
         if self._retry is not None and Retry.fold(self._retry.run, event) is None:
             self.retried()  # a run of retries ends with the next event of the agent's loop
-        match as_any(event):
+        match drawn(event):
             case ThinkingDelta(text=text):
                 await self.think(text)
             case TextDelta(text=text):
@@ -335,9 +335,8 @@ class Conversation(VerticalScroll):
             case HistoryCleared():
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
-            case (TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
-                  | SubagentCancelling() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated()
-                  | ToolProgress() | ElicitationRequested()):
+            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
+                  | ApprovalRequested() | PlanUpdated() | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
             case unknown:
                 assert_never(unknown)
