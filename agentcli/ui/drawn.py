@@ -1,10 +1,11 @@
 """Which events a renderer draws, and which only change facts it reads from the view model.
 
 A renderer dispatches with ``match drawn(event):`` over ``Drawn``, ending in ``assert_never``, so mypy
-names each renderer that says nothing about a new kind it might draw. A ``Quiet`` event changes only
-what the view model holds (``ui/view.py`` folds it; its reducers match over every event): the inbox,
-a cancel being summed up, a server's question, which its front end asks in a dialog of its own before
-any drawing. ``drawn`` gives None for it, so no renderer lists it. A new event joins one of the two
+names each renderer that says nothing about a new kind it might draw. A ``Quiet`` event has nothing
+of its own to draw: it changes only facts the view model holds (``ui/view.py`` folds it; its reducers
+match over every event), which renderers read from there (a model call's usage, the inbox, a cancel
+being summed up), or it is a question (an approval, a server's), which its front end asks in a dialog
+of its own before any drawing. ``drawn`` gives None for it, so no renderer lists it. A new event joins one of the two
 (``tests/ui/test_one_fold.py`` checks that the two make ``AnyEvent``).
 """
 
@@ -18,11 +19,11 @@ from ..core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage
                            SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
                            ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
 
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested]
+Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ApprovalRequested, ElicitationRequested]
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, UsageUpdated, SubagentStarted, SubagentFinished,
-              SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, PlanUpdated, Notice,
-              Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound]
 QUIET: tuple[type[Event], ...] = get_args(Quiet)
 
 

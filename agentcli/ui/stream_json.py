@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
                            PlanUpdated, RawStreamEvent, Retrying, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
-                           UsageUpdated, UserMessage)
+                           UserMessage)
 from .drawn import drawn
 
 if TYPE_CHECKING:
@@ -161,10 +161,10 @@ class StreamJson:
                 self.write({"type": "system", "subtype": "compact_boundary",
                             "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
                             "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-            case (None | UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | UsageUpdated()
-                  | TurnStarted() | TextDelta() | ThinkingDelta() | TextReset() | ToolCallFinished()
-                  | SubagentResultDelivered() | ApprovalRequested() | PlanUpdated() | Notice() | Retrying()
-                  | TurnFinished() | HistoryCleared() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()):
+            case (None | UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted()
+                  | TextDelta() | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentResultDelivered()
+                  | PlanUpdated() | Notice() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # no line of Claude Code's stream-json says it
             case unknown:
                 assert_never(unknown)

@@ -25,7 +25,7 @@ from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, Assistant
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
                             SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
+                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -185,9 +185,8 @@ class Display:
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
                 self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
-            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated()
-                  | SubagentStarted() | SubagentFinished() | ApprovalRequested() | Retrying() | ToolProgress()
-                  | SubagentSteered() | SubagentWrappingUp()):
+            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | SubagentStarted()
+                  | SubagentFinished() | Retrying() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()):
                 pass  # nothing to print: the prompt, the status bar's facts, what other lines show
             case unknown:
                 assert_never(unknown)
@@ -266,9 +265,9 @@ class Display:
                           + Text(f" · {turns} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
                                  style="dim"))
             case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
-                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated()
-                  | SubagentStarted() | SubagentResultDelivered() | ApprovalRequested() | Retrying() | TurnFinished()
-                  | HistoryCleared() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()):
+                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
+                  | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
+                  | SubagentSteered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)

@@ -15,11 +15,10 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice,
                              PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage)
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...drawn import drawn
@@ -335,8 +334,8 @@ class Conversation(VerticalScroll):
             case HistoryCleared():
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
-            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
-                  | ApprovalRequested() | PlanUpdated() | ToolProgress()):
+            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
+                  | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
             case unknown:
                 assert_never(unknown)
