@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
-                           SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                           ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage,
-                           UsageUpdated, UserMessage, as_any)
+from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+                           PlanUpdated, RawStreamEvent, Retrying, SubagentFinished, SubagentResultDelivered,
+                           SubagentStarted, SubagentSteered, SteerDelivered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                           ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
+                           UserMessage)
+from .drawn import drawn
 
 if TYPE_CHECKING:
     from ..core.session import SessionSurface
+    from .view import SessionView, Subagent
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd",
@@ -116,41 +118,32 @@ def init_message(session: "SessionSurface") -> dict[str, Any]:
             "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 
 
-@dataclass
-class Task:
-    """What a task line reports of one running subagent."""
-
-    tool_use_id: str | None
-    description: str
-    subagent_type: str
-    started: float = field(default_factory=time.monotonic)
-    tool_uses: int = 0
-    tokens: int = 0
-
-    def usage(self) -> dict[str, int]:
-        return {"total_tokens": self.tokens, "tool_uses": self.tool_uses,
-                "duration_ms": round((time.monotonic() - self.started) * 1000)}
+def task_usage(agent: "Subagent | None") -> dict[str, int]:
+    """What a task line reports of a subagent's latest run (its view, on ``time.monotonic``'s clock)."""
+    if agent is None:
+        return {"total_tokens": 0, "tool_uses": 0, "duration_ms": 0}
+    return {"total_tokens": agent.run_tokens, "tool_uses": agent.run_calls,
+            "duration_ms": round((time.monotonic() - agent.started) * 1000)}
 
 
 class StreamJson:
-    """Turns engine events into stream-json lines, handed to ``write``."""
+    """Turns engine events into stream-json lines, handed to ``write``. The facts a line reports beyond its
+    event (a running child's counts, the latest model call's usage) come from the view model."""
 
     def __init__(self, session: "SessionSurface", write: Callable[[dict[str, Any]], None], *,
                  partial_messages: bool = False) -> None:
         self.session, self.write, self.partial_messages = session, write, partial_messages
-        self.last_usage: dict[str, UsageUpdated] = {}
-        self.tasks: dict[str, Task] = {}
+        from .view import SessionView  # only stream-json needs it: -p in text or json starts without it
+
+        self.view: SessionView = SessionView()
 
     def common(self, event: Event) -> dict[str, Any]:
         return {"parent_tool_use_id": event.parent_tool_use_id, "session_id": self.session.id,
                 "uuid": str(uuid.uuid4())}
 
     def __call__(self, event: Event) -> None:
-        match as_any(event):
-            case UsageUpdated() as used:
-                self.last_usage[used.agent_id] = used
-                if used.agent_id in self.tasks:
-                    self.tasks[used.agent_id].tokens += used.usage.total_tokens
+        self.view.apply(event, time.monotonic())
+        match drawn(event):
             case AssistantMessage() as message:
                 self.assistant(message)
             case UserMessage() as message if message.origin != "user" or message.agent_id != MAIN:
@@ -161,12 +154,10 @@ class StreamJson:
                 self.write({"type": "stream_event", "event": raw.event, **self.common(raw)})
             case SubagentStarted() as started:
                 self.task_started(started)
-            case ToolCallStarted() as started_call if started_call.agent_id in self.tasks:
-                task = self.tasks[started_call.agent_id]
-                task.tool_uses += 1
+            case ToolCallStarted() as started_call if (task := self.task(started_call.agent_id)) is not None:
                 self.write({"type": "system", "subtype": "task_progress", "task_id": started_call.agent_id,
                             "tool_use_id": task.tool_use_id, "description": started_call.summary or started_call.name,
-                            "subagent_type": task.subagent_type, "usage": task.usage(),
+                            "subagent_type": task.type, "usage": task_usage(task),
                             "last_tool_name": started_call.name, "uuid": str(uuid.uuid4()),
                             "session_id": self.session.id})
             case SubagentFinished() as ended:
@@ -175,11 +166,9 @@ class StreamJson:
                 self.write({"type": "system", "subtype": "compact_boundary",
                             "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
                             "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-            case (UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted() | TextDelta()
-                  | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentCancelling()
-                  | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated() | Notice()
-                  | Retrying() | TurnFinished() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
+            case (None | UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted()
+                  | TextDelta() | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentResultDelivered()
+                  | PlanUpdated() | Notice() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no line of Claude Code's stream-json says it
             case unknown:
@@ -198,7 +187,7 @@ class StreamJson:
 
     def assistant(self, event: AssistantMessage) -> None:
         """One line per content block, as Claude Code prints them, each with the whole message's usage."""
-        used = self.last_usage.get(event.agent_id)
+        used = self.view.latest_usage.get(event.agent_id)
         message_id = f"msg_{uuid.uuid4().hex[:24]}"
         for block in event.content:
             message = {"id": message_id, "type": "message", "role": "assistant",
@@ -210,20 +199,23 @@ class StreamJson:
                 line["agent_id"] = event.agent_id
             self.write(line)
 
+    def task(self, agent_id: str) -> "Subagent | None":
+        """The running subagent ``agent_id`` (None for the main agent, an unknown or a finished one)."""
+        agent = self.view.subagents.get(agent_id)
+        return agent if agent is not None and not agent.finished else None
+
     def task_started(self, event: SubagentStarted) -> None:
-        self.tasks[event.id] = Task(event.parent_tool_use_id, event.description, event.subagent_type)
         self.write({"type": "system", "subtype": "task_started", "task_id": event.id,
                     "tool_use_id": event.parent_tool_use_id, "description": event.description,
                     "subagent_type": event.subagent_type, "task_type": "local_agent", "prompt": event.prompt,
                     "uuid": str(uuid.uuid4()), "session_id": self.session.id})
 
     def task_finished(self, event: SubagentFinished) -> None:
-        task = self.tasks.pop(event.id, None) or Task(event.parent_tool_use_id, "", "")
         store = self.session.store
         self.write({"type": "system", "subtype": "task_notification", "task_id": event.id,
                     "tool_use_id": event.parent_tool_use_id, "status": TASK_STATUSES.get(event.status, "failed"),
                     "output_file": str(store.path_for(event.id)) if store else "",
-                    "summary": event.result, "usage": {**task.usage(), "total_tokens": event.usage.total_tokens},
+                    "summary": event.result, "usage": {**task_usage(self.view.subagents.get(event.id)), "total_tokens": event.usage.total_tokens},
                     "agentcli_status": event.status, **receipt_fields(event),
                     "uuid": str(uuid.uuid4()), "session_id": self.session.id})
 

@@ -2,14 +2,17 @@
 
 ``SessionView.apply(event, now)`` folds each event into plain state: the main transcript (messages,
 tool calls with their output, subagents starting and ending, notes and dividers), the subagents
-(status, turns, tokens, time, tool calls, changed files, their own transcript and events) and the
-facts of the status bar (tokens, cost, context fill, tokens kept out of the main context). It knows
-no framework; ``now`` is the caller's clock (a replay passes each record's time), so the same events
-give the same view in a test, the TUI, line mode and ``agentcli sessions show``.
+(status, turns, tokens, time, tool calls, changed files, their own transcript and events), the
+facts of the status bar (tokens, cost, context fill, tokens kept out of the main context), each
+agent's latest model call and run of retries. Front ends fold each event here first and draw from
+what it holds, so no renderer counts the same events again. It knows no framework; ``now`` is the
+caller's clock (a replay passes each record's time), so the same events give the same view in a
+test, the TUI, line mode, stream-json and ``agentcli sessions show``.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Sequence, Union, assert_never
 
@@ -51,12 +54,48 @@ class ToolView:
     seconds: float | None = None
     output: str = ""
     progress: str = ""  # while it runs: what its MCP server last said of its progress (progress_text)
+    started: float = 0.0  # the caller's clock when it started
 
 
 def progress_text(event: ToolProgress) -> str:
     """A running call's progress in a few words: ``2/5 · copying``, or ``7 · copying`` without a total."""
     done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
     return f"{done} · {event.message}" if event.message else done
+
+
+@dataclass(frozen=True)
+class Retry:
+    """A run of retries of one agent's model call: from its first ``Retrying`` to the next event of the
+    agent's own loop (the call got through, or the turn ended), the latest error and wait, and the tries."""
+
+    error: str
+    delay: float
+    attempt: int
+    retries: int
+    count: int = 1
+
+    @property
+    def word(self) -> str:
+        """The run in two words, for a subagent's entry: ``retrying 3/8``."""
+        return f"retrying {self.attempt}/{self.retries}"
+
+    @property
+    def outcome(self) -> str:
+        """What stays once the run is over: the error and how many tries it took."""
+        return f"{self.error} Retried {self.count} time{'' if self.count == 1 else 's'}."
+
+    @staticmethod
+    def fold(run: "Retry | None", event: Event) -> "Retry | None":
+        """The agent's run of retries after its ``event``: begun or counted on by a ``Retrying``, over (None) with
+        any other event of its loop; what the user or the inbox says of the agent meanwhile leaves it as it is."""
+        if isinstance(event, Retrying):
+            return Retry(event.error, event.delay, event.attempt, event.retries, run.count + 1 if run else 1)
+        return run if isinstance(event, ASIDES) else None
+
+
+# Events about an agent that do not come from its loop: they neither end a run of retries nor continue it.
+ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
+          ElicitationRequested)
 
 
 @dataclass
@@ -119,7 +158,7 @@ class Transcript:
     items: list[Item] = field(default_factory=list)
     calls: dict[str, ToolView] = field(default_factory=dict)
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: Event, now: float = 0.0) -> None:
         match as_any(event):
             case UserMessage(origin="steered"):
                 pass  # its SteerDelivered holds the words as the user typed them
@@ -133,7 +172,7 @@ class Transcript:
             case ToolCallStarted() as started:
                 call = self.calls[started.id] = ToolView(started.id, started.name,
                                                          started.input if isinstance(started.input, dict) else {},
-                                                         started.summary, started.kind)
+                                                         started.summary, started.kind, started=now)
                 self.items.append(call)
             case ToolProgress() as progress if progress.id in self.calls:
                 self.calls[progress.id].progress = progress_text(progress)
@@ -173,6 +212,11 @@ class Transcript:
     def resumed(self, at: str) -> None:
         self.items.append(Divider("resumed", at=at))
 
+    def running(self, since: int = 0) -> list[ToolView]:
+        """Its calls still running, of those from the ``since``-th call on (a front end's mark of where its
+        request began: a call a stored session left open never finishes)."""
+        return [call for call in itertools.islice(self.calls.values(), since, None) if call.status == "running"]
+
     @property
     def last_reply(self) -> str:
         """The text of the latest assistant message; "" when there is none."""
@@ -199,7 +243,7 @@ class Subagent:
     transcript: Transcript = field(default_factory=Transcript)
     files_changed: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # everything it did, for the transcript
-    retry: str = ""  # "retrying 3/8" while its model call is being retried
+    retrying: Retry | None = None  # while its model call is being retried
     output_chars: int = 0  # tool output it read, which never reached the parent
     cancelling: bool = False  # the user cancelled it; it is summing up before it finishes
     wrapping_up: bool = False  # asked to finish now (by the user, the main agent or a budget): it answers next
@@ -213,6 +257,8 @@ class Subagent:
     segment: int = 1  # which run: 2, 3 … after each `task resume` (the same entry, a new segment)
     calls: list[str] = field(default_factory=list)  # the task call ids of all its runs
     turns_before: int = 0  # turns of its earlier runs: a resume counts on from them
+    run_calls: int = 0  # tool calls of its latest run alone (a resume counts from 0 again)
+    run_tokens: int = 0  # tokens of its latest run's model calls alone
     seconds_before: float = 0.0  # time of its earlier runs
     plan: list[PlanStep] = field(default_factory=list)  # its latest todo_write
     waiting_for_you: bool = False  # a call of its waits in the approval inbox
@@ -245,6 +291,11 @@ class Subagent:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def retry(self) -> str:
+        """"retrying 3/8" while its model call is being retried; "" otherwise."""
+        return self.retrying.word if self.retrying is not None else ""
 
     @property
     def mark(self) -> str:
@@ -303,10 +354,11 @@ class Subagent:
     def resume(self, event: SubagentStarted, now: float) -> None:
         """A later run of this child (``task resume``): the same entry, counting on from the earlier runs."""
         self.segment, self.background = event.segment, event.background  # the brief stays the first run's
-        self.status, self.result, self.retry, self.report = "queued", "", "", None
+        self.status, self.result, self.retrying, self.report = "queued", "", None, None
         self.cancelling = self.summarized = self.wrapping_up = False
         self.token_budget, self.cost_budget = event.token_budget, event.cost_budget
         self.turns_before, self.seconds_before = self.turn, self.elapsed(now)
+        self.run_calls = self.run_tokens = 0
         self.started, self.seconds = now, None
         self.tool_use_id = event.parent_tool_use_id
         if event.parent_tool_use_id and event.parent_tool_use_id not in self.calls:
@@ -315,8 +367,9 @@ class Subagent:
     def apply(self, event: Event, now: float) -> None:
         self.events.append(event)
         if not isinstance(event, (SubagentStarted, SubagentFinished)):  # its own transcript starts at the brief
-            self.transcript.apply(event)
+            self.transcript.apply(event, now)
         self.last_progress = now
+        self.retrying = Retry.fold(self.retrying, event)
         match as_any(event):
             case SubagentStarted() as started if started.segment > 1:
                 self.transcript.items.append(Divider("rerun", description=started.description))
@@ -328,12 +381,10 @@ class Subagent:
                 self.cancelling = True
             case SubagentWrappingUp():
                 self.wrapping_up = True
-            case Retrying(attempt=attempt, retries=retries):
-                self.retry = f"retrying {attempt}/{retries}"
-            case TextDelta() | AssistantMessage() | ToolCallStarted():
-                self.retry = ""  # the call got through
+            case ToolCallStarted():
+                self.run_calls += 1
             case UsageUpdated() as used:
-                self.retry = ""
+                self.run_tokens += used.usage.total_tokens
                 self.tokens = used.total.total_tokens
                 self.cost = used.total.cost or 0.0
                 self.context_tokens = used.usage.context_tokens
@@ -351,7 +402,6 @@ class Subagent:
                 if tool.kind == "edit" and not finished.is_error and path and str(path) not in self.files_changed:
                     self.files_changed.append(str(path))
             case SubagentFinished() as ended:
-                self.retry = ""
                 self.status = ended.status
                 self.result = ended.result
                 self.report = ended.report
@@ -360,7 +410,8 @@ class Subagent:
                 self.seconds = ended.seconds
                 self.summarized = ended.summarized
             case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
-                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted()
+                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
+                  | TextDelta() | AssistantMessage()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered()):
@@ -400,12 +451,18 @@ class SessionView:
     plan: list[PlanStep] = field(default_factory=list)  # the main agent's latest todo_write; /clear drops it
     # The approval inbox: who waits for the user's answer, in the order they asked, and their errands.
     approvals: list[tuple[str, str]] = field(default_factory=list)
+    latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
+    streamed: int = 0  # characters the main agent's current model call has streamed (0 between calls)
+    main_retry: Retry | None = None  # while the main agent's model call is being retried
+    retried: tuple[str, Retry] | None = None  # the run of retries the latest event ended: (agent id, the run)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
 
         A subagent's start and end go into the main transcript too; the main agent's events into it and
-        the session's facts (``main_facts``); a subagent's into its own ``Subagent``."""
+        the session's facts (``main_facts``); a subagent's into its own ``Subagent``. Afterwards ``retried``
+        says whether the event ended an agent's run of retries."""
+        self.retried = None
         match as_any(event):
             case ApprovalsWaiting() as waiting:
                 self.approvals = list(zip(waiting.agents, waiting.descriptions))
@@ -430,33 +487,44 @@ class SessionView:
                     self.transcript.apply(ended)
             case SubagentResultDelivered(id=child_id) if child_id in self.results_waiting:
                 self.results_waiting.remove(child_id)
+            case UsageUpdated() as used:
+                self.latest_usage[used.agent_id] = used
             case _:
                 pass  # the main agent's or a subagent's own, below
         if event.agent_id == MAIN:
-            self.transcript.apply(event)
+            self.transcript.apply(event, now)
+            run, self.main_retry = self.main_retry, Retry.fold(self.main_retry, event)
             self.main_facts(event)
+            self.retried = (MAIN, run) if run is not None and self.main_retry is None else None
             return None
         child = self.subagents.get(event.agent_id)
         if child is not None:
+            run = child.retrying
             child.apply(event, now)
+            self.retried = (child.id, run) if run is not None and child.retrying is None else None
         return child
 
     def main_facts(self, event: Event) -> None:
-        """The main agent's event, into the status bar's facts and its plan."""
+        """The main agent's event, into the status bar's facts, the working line's count and its plan."""
         match as_any(event):
             case UsageUpdated() as used:
                 self.main_usage, self.context_used = used.total, used.usage.context_tokens
                 self.model = used.model or self.model
+                self.streamed = 0  # counted now
+            case TextDelta(text=text):
+                self.streamed += len(text)
+            case TextReset() | TurnStarted() | TurnFinished():
+                self.streamed = 0
             case Compacted(tokens_after=after):
                 self.context_used = after
             case HistoryCleared():  # and Rewound
                 self.context_used, self.plan = 0, []
             case PlanUpdated() as planned:
                 self.plan = plan_steps(planned)
-            case (UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+            case (UserMessage() | ThinkingDelta() | RawStreamEvent()
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | Notice() | Retrying() | TurnFinished()
+                  | ApprovalsWaiting() | Notice() | Retrying()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar
@@ -491,6 +559,12 @@ class SessionView:
                         for agent, errand in self.approvals)
         count = len(self.approvals)
         return f"{count} approval{'s' if count > 1 else ''} wait{'s' if count == 1 else ''}: {who}"
+
+    @property
+    def retries(self) -> dict[str, Retry]:
+        """Every agent whose model call is being retried now, by id: the main agent first."""
+        runs = {MAIN: self.main_retry} if self.main_retry is not None else {}
+        return runs | {agent.id: agent.retrying for agent in self.subagents.values() if agent.retrying is not None}
 
     @property
     def running(self) -> list[Subagent]:

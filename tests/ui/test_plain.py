@@ -24,7 +24,7 @@ from agentcli.core.engine.loop import STOPPED
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
-from agentcli.ui.plain.display import Display, RunningTool
+from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
@@ -235,7 +235,7 @@ def test_a_long_command_is_cut_so_the_time_stays_on_its_lines():
     screen = Screen(out, live=True, size=lambda: (61, 40))
     display = Display(screen, Painter(None, lambda: screen.width), clock=lambda: now[0])
     command = "pytest tests/" + "x" * 100
-    display.running["t1"] = RunningTool("bash", display.summary("bash", {"command": command}), started=100.0)
+    display.view.apply(ToolCallStarted(id="t1", name="bash", input={"command": command}, summary=command), 100.0)
     now[0] = 103.2
     [live] = display.live_lines()
     assert live[2:].startswith("bash pytest tests/xxx") and live.endswith("… · 3.2 s") and len(live) <= 60

@@ -23,15 +23,16 @@ from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                             HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
-                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta,
-                            TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
-                            UsageUpdated, UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, as_any)
+                            SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
+                            SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
+                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
+from ..drawn import drawn
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView, progress_text
+from ..view import SessionView, Subagent, ToolView
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
@@ -55,24 +56,10 @@ CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [
 
 
 @dataclass
-class RunningTool:
-    name: str
-    summary: str
-    started: float
-    progress: str = ""  # what its MCP server last said of its progress
-
-@dataclass
-class Retry:
-    """An agent's model call that is being retried: the error, when the next try comes, tries so far."""
-
-    error: str
-    when: str
-    count: int = 1
-
-
-@dataclass
 class ChildLines:
-    """How line mode paces one subagent's lines; its facts are in the view model's ``Subagent``."""
+    """How line mode draws one subagent: its colour and the pacing of its lines. Whether it runs, and
+    every other fact of it, is the view model's ``Subagent``; a finished child keeps its colour, so a line
+    that arrives after its prompt closed is drawn in it."""
 
     color: str
     pending: list[tuple[str, str]] = field(default_factory=list)  # (tool name, summary) not yet shown
@@ -90,11 +77,9 @@ class Display:
         self.tail: list[str] = []
         self.thinking_since: float | None = None
         self.thought = ""  # the main agent's extended thinking streamed so far, said in one line when it ends
-        self.running: dict[str, RunningTool] = {}
-        self.retries: dict[str, Retry] = {}  # agent id → its model call being retried (a live line)
+        self.calls_before = 0  # the main agent's calls before this request: those left open never finish
         self.view = SessionView()  # the facts of each subagent, shared with the TUI
-        self.children: dict[str, ChildLines] = {}  # subagents with live lines, by id
-        self.delegating: set[str] = set()  # task tool_use ids whose child has started
+        self.children: dict[str, ChildLines] = {}  # every subagent started here, by id
         self.question: list[Text] = []  # the live line under an approval question
         self.asked: ApprovalRequested | None = None  # the question printed last
         self.typeahead = ""
@@ -128,7 +113,7 @@ class Display:
 
     def refresh(self) -> None:
         self.screen.set_live(self.live_lines())
-        busy = self.thinking_since is not None or self.running or self.children
+        busy = self.thinking_since is not None or self.running() or self.live_children()
         if self.screen.live and busy and self._ticker is None:
             self._ticker = asyncio.get_running_loop().call_later(TICK, self._tick)
 
@@ -145,13 +130,11 @@ class Display:
                 self.say(f"· {self.view.inbox_line()}", "yellow")
             self.refresh()
             return
-        if isinstance(event, Retrying) and self.screen.live:
-            self._retrying(event.agent_id, event.error, f"{event.delay:.0f} s ({event.attempt}/{event.retries})")
-        else:
+        if not (isinstance(event, Retrying) and self.screen.live):  # live: one live line per run (the view's)
             if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
                 event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
                                parent_tool_use_id=event.parent_tool_use_id)
-            self._retried(event.agent_id)  # a run of retries ends with the agent's next event
+            self._retried()
             if event.agent_id == MAIN:
                 self._main_event(event)
             else:
@@ -161,7 +144,7 @@ class Display:
 
     def _main_event(self, event: Event) -> None:
         self.idle = False
-        match as_any(event):
+        match drawn(event):
             case UserMessage() as message if is_request(message):
                 self.cut_outputs.clear()
                 for marker in attached(message.content):  # the typed line is on screen already; its images are not
@@ -181,13 +164,8 @@ class Display:
                 self.thinking_since = None
                 self.say_thought()
                 self.finish_stream()
-            case ToolCallStarted() as started:
+            case ToolCallStarted():
                 self.say_thought()
-                self.running[started.id] = RunningTool(
-                    started.name, cut(call_line(started.name, started.input, started.summary)), self.clock())
-            case ToolProgress() as progress if progress.id in self.running:
-                self.running[progress.id].progress = progress_text(progress)
-                self.refresh()
             case ToolCallFinished() as finished:
                 self._tool_finished(finished)
             case TurnFinished(stop_reason="cancelled"):
@@ -212,23 +190,22 @@ class Display:
                 self.steering = self.steering[len(texts):]
                 for said in texts:
                     self.line(Text("› ", style="bold") + Text(said) + Text(" · steered into the turn", style="dim"))
-            case (UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | UsageUpdated() | SteerDelivered()
-                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | ApprovalRequested()
-                  | ApprovalsWaiting() | Retrying() | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
-                pass  # nothing to print: the prompt, the status bar's facts, what other lines show
+            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | SubagentStarted()
+                  | SubagentFinished() | Retrying() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()
+                  | SteerDelivered()):
+                pass  # nothing to print: the prompt, the status bar's facts, what other lines show (a child's steer)
             case unknown:
                 assert_never(unknown)
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
-        tool = self.running.pop(event.id, None)
-        if event.name == "task" and (event.id in self.delegating or not event.is_error):
+        tool = self.view.transcript.calls.get(event.id)
+        if event.name == "task" and (self.delegates(event.id) or not event.is_error):
             return  # the child's own lines tell the story
         mark = Text("● ", style="red" if event.is_error else "green")
         after = Text(f" · {seconds(event.seconds)}", style="dim")
         if event.is_error:
             after += Text(f" · {first_line(event.output)}", style="red")
-        line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), tool.summary if tool else "", after))
+        line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), self.call_summary(tool), after))
         self.emit(line, *self.preview(event, line))
 
     def _fit(self, head: Text, summary: str, after: Text) -> Text:
@@ -264,9 +241,8 @@ class Display:
         if isinstance(event, SubagentStarted):
             color = CHILD_COLORS[self.children_seen % len(CHILD_COLORS)]
             self.children_seen += 1
+            self.children.pop(event.id, None)  # a resumed child: a new colour, its live line last
             self.children[event.id] = ChildLines(color)
-            if event.parent_tool_use_id:
-                self.delegating.add(event.parent_tool_use_id)
             how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "")
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
                       + Text(f" · {event.subagent_type}{how}", style="dim"))
@@ -274,7 +250,7 @@ class Display:
         child_id = event.agent_id
         if child_id not in self.children:
             return
-        match as_any(event):
+        match drawn(event):
             case ToolCallStarted() as started:
                 self._child_tool(child_id, started.name, cut(call_line(started.name, started.input, started.summary)))
             case Notice(level=level, text=text):
@@ -286,7 +262,6 @@ class Display:
             case SubagentFinished() as ended:
                 prefix = self._child_prefix(child_id)
                 self._flush_child(child_id)
-                del self.children[child_id]
                 mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
                 turns = f"{ended.turns} turn{'' if ended.turns == 1 else 's'}"
                 turns += " + summary" if ended.summarized else ""
@@ -295,30 +270,21 @@ class Display:
                           + Text(f" · {unverified}" if unverified else "", style="yellow")
                           + Text(f" · {turns} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
                                  style="dim"))
-            case (PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent()
-                  | TextReset() | AssistantMessage() | ToolCallFinished() | UsageUpdated() | SubagentStarted()
-                  | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested() | ApprovalsWaiting()
-                  | Retrying() | TurnFinished() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
+            case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
+                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
+                  | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case unknown:
                 assert_never(unknown)
 
-    def _retrying(self, agent_id: str, error: str, when: str) -> None:
-        """One live line per agent while its call is retried, instead of a paragraph per try."""
-        retry = self.retries.get(agent_id)
-        if retry is None:
-            self.retries[agent_id] = Retry(error, when)
-        else:
-            retry.error, retry.when, retry.count = error, when, retry.count + 1
-
-    def _retried(self, agent_id: str) -> None:
-        """The run of retries is over (the call went through, or the turn ended): one line says so."""
-        retry = self.retries.pop(agent_id, None)
-        if retry is None:
+    def _retried(self) -> None:
+        """The event ended a run of retries (the call went through, or the turn ended): on a terminal, whose
+        live line showed the run, one line says so."""
+        if self.view.retried is None or not self.screen.live:
             return
-        text = Text(f"! {retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}.", style="yellow")
+        agent_id, run = self.view.retried
+        text = Text(f"! {run.outcome}", style="yellow")
         self.line(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
 
     def _child_prefix(self, child_id: str) -> Text:
@@ -449,14 +415,15 @@ class Display:
         texts: list[Text] = []
         if self.thinking_since is not None and not self.tail:
             texts.append(Text(f"{spin} Thinking · {seconds(now - self.thinking_since)}", style="dim"))
-        for tool_id, tool in self.running.items():
-            if tool.name == "task" and tool_id in self.delegating:
+        for tool in self.running():
+            if tool.name == "task" and self.delegates(tool.id):
                 continue
             progress = f" · {tool.progress}" if tool.progress else ""
-            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"), tool.summary,
+            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"),
+                                   self.call_summary(tool),
                                    Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
-        for child_id, child in ({} if self.idle else self.children).items():
-            agent = self.view.subagents[child_id]
+        for agent in self.live_children():
+            child_id, child = agent.id, self.children[agent.id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
             if agent.stalled_for(now, self.view.stall_after) is not None:
@@ -465,8 +432,9 @@ class Display:
                          + Text(cut(agent.latest_call) or "starting")
                          + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
                          + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
-        for agent_id, retry in self.retries.items():
-            text = Text(f"! Retrying in {retry.when} · {retry.error}", style="yellow")
+        for agent_id, retry in self.view.retries.items():  # one live line per agent, not a paragraph per try
+            text = Text(f"! Retrying in {retry.delay:.0f} s ({retry.attempt}/{retry.retries}) · {retry.error}",
+                        style="yellow")
             texts.append(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
         texts.extend(self.question)
         texts.extend(Text("↪ steering ", style="bold") + Text(flat(said)[:200])
@@ -499,20 +467,36 @@ class Display:
     def end_turn(self) -> None:
         """Settle everything a turn left: the rest of the text, pending child lines, the live lines."""
         self.finish_stream()
-        for agent_id in list(self.retries):
-            self._retried(agent_id)
         for child_id in list(self.children):
             self._flush_child(child_id)
-        # Children started in the background go on after the turn: their lines come when they finish.
-        self.children = {child_id: lines for child_id, lines in self.children.items()
-                         if self.view.subagents[child_id].background and not self.view.subagents[child_id].finished}
-        self.running.clear()
+        self.calls_before = len(self.view.transcript.calls)
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         self.steering = []
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
         self.screen.set_live([])
+
+    def live_children(self) -> list[Subagent]:
+        """The subagents with a live line: those started here that the view says still run (none between
+        turns, when the prompt is up)."""
+        if self.idle:
+            return []
+        agents = (self.view.subagents.get(child_id) for child_id in self.children)
+        return [agent for agent in agents if agent is not None and not agent.finished]
+
+    def running(self) -> list[ToolView]:
+        """The main agent's calls of this request still running (the view's), for their live lines."""
+        return self.view.transcript.running(self.calls_before)
+
+    @staticmethod
+    def call_summary(tool: ToolView | None) -> str:
+        """A call on one line (``calls.call_line``); "" for a call whose start was never seen."""
+        return cut(call_line(tool.name, tool.input, tool.summary)) if tool and (tool.input or tool.summary) else ""
+
+    def delegates(self, tool_use_id: str) -> bool:
+        """Whether the task call ``tool_use_id`` started a child (whose own lines then tell its story)."""
+        return self.view.for_call(tool_use_id) is not None
 
     def summary(self, name: str, args: dict[str, Any]) -> str:
         """The argument that says what a call does: the path, pattern, command or description."""

@@ -110,7 +110,7 @@ class AgentApp(App[int]):
         self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt
         self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
         self.panel.now = clock
-        self.working = WorkingLine(clock, animate=not testing)
+        self.working = WorkingLine(clock, self.view, animate=not testing)
         self.register_theme(AGENTCLI_THEME)
         self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
         if testing:

@@ -15,16 +15,15 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event, HistoryCleared,
-                             Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentCancelling,
-                             SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                             ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered,
-                             SubagentWrappingUp, as_any)
+from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+                             PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentFinished, SubagentResultDelivered,
+                             SubagentStarted, SubagentSteered, SteerDelivered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
+from ...drawn import drawn
 from ...format import seconds, tokens
-from ...view import Subagent
+from ...view import Retry, Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
 
@@ -103,11 +102,10 @@ class NoticeEntry(Static):
 
 @dataclass
 class Retries:
-    """A run of retries of one model call: its line, the latest error, how many so far."""
+    """A run of retries of one model call on screen: its line, and the run as the view model folds it."""
 
     line: NoticeEntry
-    error: str = ""
-    count: int = 0
+    run: Retry | None = None
 
 
 class ReportEntry(Static):
@@ -200,14 +198,15 @@ class Conversation(VerticalScroll):
             await self.add(self._retry.line)
         else:
             self._retry.line.update(Content(event.text))
-        self._retry.error, self._retry.count = event.error, self._retry.count + 1
+        self._retry.run = Retry.fold(self._retry.run, event)
 
     def retried(self) -> None:
         """The run of retries is over (the call went through, or the turn ended): its "Retrying in 4 s"
         line goes, and what happened stays, worded as line mode words it."""
         if self._retry is not None:
             retry, self._retry = self._retry, None
-            retry.line.update(Content(f"{retry.error} Retried {retry.count} time{'' if retry.count == 1 else 's'}."))
+            if retry.run is not None:
+                retry.line.update(Content(retry.run.outcome))
 
     async def add_user(self, text: str) -> None:
         label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"
@@ -261,9 +260,9 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to."""
-        if not isinstance(event, Retrying):
-            self.retried()  # a run of retries ends with the agent's next event
-        match as_any(event):
+        if self._retry is not None and Retry.fold(self._retry.run, event) is None:
+            self.retried()  # a run of retries ends with the next event of the agent's loop
+        match drawn(event):
             case ThinkingDelta(text=text):
                 await self.think(text)
             case TextDelta(text=text):
@@ -338,9 +337,8 @@ class Conversation(VerticalScroll):
             case HistoryCleared():
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
-            case (TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | UsageUpdated()
-                  | SubagentCancelling() | ApprovalRequested() | ApprovalsWaiting() | PlanUpdated()
-                  | ToolProgress() | ElicitationRequested()):
+            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
+                  | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
             case unknown:
                 assert_never(unknown)

@@ -1,0 +1,106 @@
+"""Events are folded once, in the view model: line mode, stream-json and the TUI read the facts they draw
+from it (which child runs, which call is open, a run of retries) instead of folding the events again."""
+
+from __future__ import annotations
+
+import io
+from typing import get_args
+
+from agentcli.core.events import (AnyEvent, ApprovalsWaiting, Retrying, SubagentCancelling, SubagentFinished,
+                                  SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted,
+                                  TurnStarted, Usage, UsageUpdated)
+from agentcli.ui.drawn import Drawn, Quiet, drawn
+from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.screen import Painter, Screen
+from agentcli.ui.view import SessionView
+
+CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+
+
+def line_mode(live: bool = False) -> tuple[Display, io.StringIO]:
+    out = io.StringIO()
+    screen = Screen(out, live=live, size=lambda: (120, 40))
+    return Display(screen, Painter(None, lambda: screen.width), clock=lambda: 100.0), out
+
+
+async def test_a_child_that_finishes_as_the_prompt_closes_still_gets_its_end_line():
+    display, out = line_mode()
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    display.end_turn()  # the prompt closed before the child's last events came through the queue
+    display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "a"}, summary="a", **CHILD))
+    display.handle(SubagentFinished(id="sa-1", status="done", result="ok", turns=2, usage=Usage(900, 100),
+                                    seconds=3.0, **CHILD))
+    assert out.getvalue().splitlines() == ["  sa-1 ▸ Map it · explore", "  sa-1 · grep a",
+                                           "  sa-1 ✓ done · 2 turns · 1.0k tokens · 3.0 s"]
+
+
+
+def test_the_view_counts_a_childs_latest_run_and_keeps_each_agents_latest_call():
+    view = SessionView()
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD), 10.0)
+    view.apply(ToolCallStarted(id="t1", name="grep", input={"pattern": "a"}, **CHILD), 11.0)
+    used = UsageUpdated(usage=Usage(900, 100), total=Usage(900, 100), model="m-1", **CHILD)
+    view.apply(used, 12.0)
+    child = view.subagents["sa-1"]
+    assert (child.run_calls, child.run_tokens, view.latest_usage["sa-1"]) == (1, 1000, used)
+    view.apply(SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(900, 100), seconds=2.0,
+                                **CHILD), 13.0)
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Again", prompt="…", segment=2,
+                               agent_id="sa-1", parent_tool_use_id="toolu_2"), 20.0)
+    assert (child.run_calls, child.run_tokens, child.started, child.tool_use_id) == (0, 0, 20.0, "toolu_2")
+
+
+def test_the_view_counts_what_the_main_agents_call_streams_until_its_usage_comes():
+    view = SessionView()
+    view.apply(TurnStarted(turn=1), 1.0)
+    view.apply(TextDelta(text="Hello, "), 1.0)
+    view.apply(TextDelta(text="world"), 1.0)
+    assert view.streamed == 12  # the TUI's working line estimates the call's tokens from it
+    view.apply(UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)), 2.0)
+    assert (view.streamed, view.main_usage.output_tokens) == (0, 3)
+
+
+def test_a_run_of_retries_is_folded_once_and_ends_with_the_next_event_of_the_agents_loop():
+    view = SessionView()
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD), 1.0)
+    for attempt in (1, 2):
+        view.apply(Retrying(attempt=attempt, retries=8, delay=4.0, error="Overloaded.", **CHILD), 2.0)
+    view.apply(SubagentSteered(id="sa-1", source="user", text="look in src/", **CHILD), 3.0)  # not its loop's
+    assert view.subagents["sa-1"].retry == "retrying 2/8" and view.retried is None
+    assert [(agent, run.count) for agent, run in view.retries.items()] == [("sa-1", 2)]
+    view.apply(ThinkingDelta(text="Hmm", **CHILD), 4.0)  # the call got through: thinking comes first
+    assert view.subagents["sa-1"].retry == "" and view.retries == {}
+    assert view.retried is not None and view.retried[1].outcome == "Overloaded. Retried 2 times."
+    view.apply(TurnStarted(turn=1, **CHILD), 5.0)
+    assert view.retried is None  # said once, by the event that ended it
+
+
+async def test_line_mode_says_a_run_of_retries_once_though_the_user_steered_meanwhile():
+    display, out = line_mode(live=True)
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    display.handle(Retrying(attempt=1, retries=8, delay=4.0, error="Overloaded.", **CHILD))
+    display.handle(SubagentSteered(id="sa-1", source="user", text="look in src/", **CHILD))
+    display.handle(Retrying(attempt=2, retries=8, delay=4.0, error="Overloaded.", **CHILD))
+    display.handle(TextDelta(text="Found it.", **CHILD))
+    shown = out.getvalue()
+    assert shown.count("Retried") == 1 and "  sa-1 ! Overloaded. Retried 2 times.\n" in shown
+
+
+async def test_line_modes_running_calls_are_the_views_of_this_request():
+    display, _ = line_mode(live=True)
+    display.replay([ToolCallStarted(id="t0", name="read_file", input={"path": "old.py"}, summary="old.py")])
+    display.idle = False  # a stored session left t0 open; the next request starts t1
+    display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "auth"}, summary="auth"))
+    assert [(call.id, call.started) for call in display.view.transcript.running()] == [("t0", 100.0), ("t1", 100.0)]
+    assert [call.id for call in display.running()] == ["t1"]
+    assert [line for line in display.live_lines() if "grep" in line or "read_file" in line] == [
+        "⠋ grep auth · 0.0 s"]
+
+
+def test_every_event_is_either_drawn_or_quiet_and_a_quiet_one_has_nothing_to_draw():
+    drawn_kinds, quiet_kinds = set(get_args(Drawn)), set(get_args(Quiet))
+    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)) and not drawn_kinds & quiet_kinds
+    inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
+    assert drawn(inbox) is None and drawn(SubagentCancelling(id="sa-1", **CHILD)) is None
+    said = TextDelta(text="hi")
+    assert drawn(said) is said
