@@ -149,6 +149,7 @@ class Conversation(VerticalScroll):
         self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
         self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
         self._earlier_limit = 0
+        self._preview: tuple[list[Event], bool] | None = None  # a resumed session's tail, drawn before it opened
         self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
@@ -220,7 +221,7 @@ class Conversation(VerticalScroll):
         self.tasks.clear()
         self._retry = None
         self.user_messages = 0
-        self._replayed, self._drawn_from = [], 0
+        self._replayed, self._drawn_from, self._preview = [], 0, None
         await self.remove_children()
 
     # -- streaming answers --
@@ -360,6 +361,34 @@ class Conversation(VerticalScroll):
         if pending:  # the message being written right now
             await self.write("".join(pending))
 
+    async def preview(self, events: list[Event], *, whole: bool, limit: int) -> None:
+        """Draw the latest ``events`` of a resumed session before it opens (tui/preview.py: its file's tail;
+        ``whole``: the whole file); ``adopt`` keeps them once the session is open. Nothing earlier loads
+        meanwhile: the session holds the earlier part."""
+        await self.replay(events, limit=limit)
+        if not whole and not self._drawn_from:
+            await self.mount(PrunedMarker(), before=0)
+        self._preview = (events, whole)
+
+    async def adopt(self, events: list[Event]) -> bool:
+        """The session opened with ``events``: keep the drawn preview if they end with the events it drew
+        (and have no earlier ones if it drew the whole file), and draw the earlier part on scrolling up as
+        ``replay`` does; otherwise clear it (the caller draws ``events``). False when nothing is kept."""
+        if self._preview is None:
+            return False
+        (tail, whole), self._preview = self._preview, None
+        offset = len(events) - len(tail)
+        if offset < 0 or (whole and offset) or events[offset:] != tail or self.tasks:  # a task's line shows
+            await self.clear()  # its child's state, which the session brings
+            return False
+        self._replayed, self._drawn_from = events, offset + self._drawn_from
+        if not self._drawn_from:
+            self._replayed = []
+            await self.query(PrunedMarker).remove()
+        elif self.scroll_y <= 0 < self.max_scroll_y:  # scrolled to the top meanwhile
+            self.call_later(self.load_earlier)
+        return True
+
     async def _rebuild(self, events: list[Event]) -> list[str]:
         """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
         text deltas of a message still being written at the end."""
@@ -390,7 +419,7 @@ class Conversation(VerticalScroll):
     async def load_earlier(self) -> None:
         """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
         end = self._drawn_from
-        if not end:
+        if not end or self._preview is not None:
             return
         start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
         await self._rebuild(self._replayed[start:end])
