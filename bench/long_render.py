@@ -8,6 +8,7 @@ same heights as the resumed conversation's (the peer for scrolling).
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import statistics
@@ -43,6 +44,9 @@ def _view(mode: str, session: LongSession) -> dict[str, Any]:
 
 def run(work: Path, runs: int = 5) -> Section:
     section = Section("500-turn session")
+    # As installed (pip compiles bytecode), whatever PYTHONDONTWRITEBYTECODE says, as the Startup rows do: else
+    # each run compiled the engine's sources, which a resumed session imports and a new one's first frame does not
+    compileall.compile_dir(REPO_ROOT / "agentcli", quiet=1)
     session = build(work / "long-session-ws")
     got: dict[str, list[dict[str, Any]]] = {"resume": [], "fresh": [], "bare": []}
     for _ in paced(runs, BUDGET):

@@ -53,6 +53,15 @@ def child_events() -> list[Any]:
     return events
 
 
+def main_task_events() -> list[Any]:
+    """The main agent's ``task`` call that started the child, and its result."""
+    return [ToolCallStarted(id="toolu_task", name="task", summary="Find the handlers",
+                            input={"description": "Find the handlers", "prompt": "Find every request handler.",
+                                   "subagent_type": "explore"}),
+            ToolCallFinished(id="toolu_task", name="task", output="The handlers are in src/pkg_1.", is_error=False,
+                             seconds=4.0)]
+
+
 class BareTranscript(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -84,8 +93,15 @@ async def _ours(root: Path) -> float:
         # threads: measured while they ran, the open shared the interpreter with them.
         while not app.ready() or any(w.group == "warm-up" and not w.is_finished for w in app.workers):
             await asyncio.sleep(0.01)
-        for event in child_events():
-            app.view.apply(event, 0.0)
+        # As a session gets them: the main agent's task call (its line on the main screen, whose result is
+        # Markdown, so markdown-it is loaded by the time any child's transcript can be opened), the child's
+        # events, and the task's result. Folded into the view model alone, the open paid that import.
+        for event in main_task_events()[:1] + child_events() + main_task_events()[1:]:
+            app.deliver(event)
+        while CHILD not in app.subagents or not app.subagents[CHILD].finished or \
+                not any(task.agent_id == CHILD for task in app.conversation.tasks.values()):
+            await pilot.pause()
+        await pilot.pause()
 
         async def push() -> None:
             app.open_transcript(CHILD)

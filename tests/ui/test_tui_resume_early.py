@@ -41,6 +41,11 @@ async def test_the_latest_part_shows_before_the_session_opens_and_stays_once_it_
         assert isinstance(view.children[0], PrunedMarker)
         assert _questions(app)[-1] == "you question 4"
         assert plain(view.query(AssistantEntry).last()).startswith("Answer 4.")
+        # the first frame holds what likely fills the screen; the rest of the screenful follows, above it,
+        # the view staying at the bottom
+        await until(pilot, lambda: _questions(app)[:1] == ["you question 1"], "the rest drawn above")
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y,
+                    "the view still at the bottom")
         early = list(view.children)
         app.opening.gate.set()
         await until(pilot, app.ready, "the session to open")

@@ -150,6 +150,9 @@ class AgentApp(App[int]):
         if not self.testing:
             self.set_interval(1.0, self.tick)
 
+    async def on_ready(self) -> None:  # (Textual calls a subclass's on_ready too: the demo's)
+        self.conversation.painted()  # the first frame is out: a resumed session's preview draws the rest
+
     def ready(self) -> bool:
         """Whether the session is open and shown (until then, what the user sends waits in the queue)."""
         return self.session is not None and self.opened is None

@@ -13,7 +13,9 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table and code blocks (their module is private)
@@ -50,8 +52,19 @@ class WrappingTable(MarkdownTable):  # type: ignore[misc,valid-type]
         await super()._update_from_block(block)
 
 
+class _Code(Label):
+    """A code block's text: the first time it is drawn, its block is coloured, after that frame."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:  # painting it (not laying it out): colour it next
+        fence = self.parent
+        if isinstance(fence, LateFence) and fence._coloured_for is None:
+            self.call_later(fence.colour)
+        return super().render_lines(crop)
+
+
 class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
-    """A code block drawn plain in the frame that first shows it and coloured right after. Textual's fence
+    """A code block drawn plain in the frame that first shows it and coloured right after (one that is never
+    drawn, never: a resumed session's earlier answers are laid out, not all shown). Textual's fence
     colours its code as it is built, and again when it is first styled: the first block's colouring loads
     Pygments and compiles its lexer's patterns, which held up a resumed conversation's first frame."""
 
@@ -61,8 +74,8 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
         self._highlighted_code = Content(code)
         self._coloured_for: tuple[bool, bool] | None = None  # (ansi, dark) of the colours shown
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.colour)
+    def compose(self) -> ComposeResult:
+        yield _Code(self._highlighted_code, id="code-content", expand=True)
 
     def colour(self) -> None:
         """Colour the code for the app's theme (again only when the theme changed)."""
@@ -75,14 +88,13 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
     def notify_style_update(self) -> None:
         if self._coloured_for is not None:  # a theme change: colour again; before the first colouring: no
             self.colour()
-        super(MarkdownFence, self).notify_style_update()
+        MarkdownBlock.notify_style_update(self)  # not MarkdownFence's, which colours each time
 
     async def _update_from_block(self, block: MarkdownBlock) -> None:
         """A fence that grows while the answer streams: its new code, coloured after the next frame."""
         await super()._update_from_block(block)
         if isinstance(block, MarkdownFence):
-            self._coloured_for = None
-            self.call_after_refresh(self.colour)
+            self._coloured_for = None  # coloured when next drawn
 
 
 class WrappingMarkdown(Markdown):
