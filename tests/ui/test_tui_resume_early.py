@@ -97,3 +97,23 @@ async def test_a_code_block_is_coloured_after_it_is_first_drawn(server, repo, ma
         assert label.content.spans  # what is drawn is the coloured code
         app.opening.gate.set()
         await until(pilot, app.ready, "the session to open")
+
+
+async def test_a_file_torn_by_a_crash_is_not_drawn_early_and_opens_as_before(server, repo, make_session):
+    session_id = await _saved(server, make_session)
+    path = find_session(repo, session_id)
+    whole = held_app(server, repo, resume=session_id)
+    async with whole.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert _questions(whole)[-1] == "you question 4"  # whole, it is drawn early
+        whole.opening.gate.set()
+        await until(pilot, whole.ready, "the session to open")
+    with path.open("a") as f:
+        f.write('{"type": "user_message", "agent_id": "main", "content": [{"type": "te')  # no newline: torn
+    app = held_app(server, repo, resume=session_id)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert not app.conversation.query(UserEntry)  # the engine mends the file first: nothing drawn before
+        app.opening.gate.set()
+        await until(pilot, app.ready, "the session to open")
+        await until(pilot, lambda: _questions(app)[-1:] == ["you question 4"], "the conversation, once open")

@@ -45,13 +45,14 @@ async def welcome(app: "AgentApp") -> None:
 async def show_tail(app: "AgentApp", limit: int) -> None:
     """Before the session opens: draw the latest part of the session being resumed from its file's tail
     (preview.py), as many items as ``show_restored`` draws."""
-    path = session_path(app.root, app.opening.resume, app.opening.continue_)
-    if path is None:
-        return
-    rows = app.size.height + 1
-    tail = read_tail(path, lambda events: tail_start(events, limit, rows) > 0)
-    if tail is not None and tail.events:
-        await app.conversation.preview(tail.events, whole=tail.whole, limit=limit)
+    try:
+        path = session_path(app.root, app.opening.resume, app.opening.continue_)
+        rows = app.size.height + 1
+        tail = read_tail(path, lambda events: tail_start(events, limit, rows) > 0) if path else None
+        if tail is not None and tail.events:
+            await app.conversation.preview(tail.events, whole=tail.whole, limit=limit)
+    except Exception:  # only an early draw: the session's own events are drawn once it is open, and what
+        await app.conversation.clear()  # is wrong with its file is said then, in a sentence
 
 
 def main_events(session: "SessionSurface") -> list[Event]:
