@@ -370,6 +370,8 @@ class Conversation(VerticalScroll):
         nothing earlier loads meanwhile: the session holds the earlier part."""
         start = tail_start(events, limit, rows=self.app.size.height + 1)
         first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
+        if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
+            first = start  # is drawn above it later must not end its stream)
         if start or not whole:
             await self.mount(PrunedMarker())
         self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
@@ -397,14 +399,7 @@ class Conversation(VerticalScroll):
         if self._unfilled is None:  # done, or cleared meanwhile
             return
         (events, start, end), self._unfilled = self._unfilled, None
-        await self._rebuild(events[start:end])
-        for event in events[end:]:  # calls started above that finished below
-            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
-                await self.finish_tool(event)
-        widgets = self._batch_done()
-        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
-        if widgets:
-            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        await self._draw_above(events, start, end)
 
     async def adopt(self, events: list[Event]) -> bool:
         """The session opened with ``events``: keep the drawn preview if they end with the events it drew
@@ -425,6 +420,18 @@ class Conversation(VerticalScroll):
         elif self.scroll_y <= 0 < self.max_scroll_y:  # scrolled to the top meanwhile
             self.call_later(self.load_earlier)
         return True
+
+    async def _draw_above(self, events: list[Event], start: int, end: int) -> list[Widget]:
+        """Draw ``events[start:end]`` above what is drawn (from ``end`` on); returns the widgets it mounted."""
+        await self._rebuild(events[start:end])
+        for event in events[end:]:  # calls started above the old top that finished below it
+            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
+                await self.finish_tool(event)
+        widgets = self._batch_done()
+        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
+        if widgets:
+            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        return widgets
 
     async def _rebuild(self, events: list[Event]) -> list[str]:
         """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
@@ -459,14 +466,7 @@ class Conversation(VerticalScroll):
         if not end or self._preview is not None:
             return
         start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
-        await self._rebuild(self._replayed[start:end])
-        for event in self._replayed[end:]:  # calls started above the old top that finished below it
-            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
-                await self.finish_tool(event)
-        widgets = self._batch_done()
-        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
-        if widgets:
-            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        widgets = await self._draw_above(self._replayed, start, end)
         if not self._drawn_from:
             self._replayed = []
             await self.query(PrunedMarker).remove()
