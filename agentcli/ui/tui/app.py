@@ -35,7 +35,7 @@ from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import (CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, SteerSubagent, TurnEnded,
                        WrapUpSubagent)
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
-from .resume import welcome
+from .resume import show_tail, welcome
 from .screens import approval, elicitation
 from .screens.no_key import NoKeyScreen
 from .screens.quit import ask_to_quit
@@ -138,6 +138,8 @@ class AgentApp(App[int]):
             await attach(self, self.session)
         elif self.opening.new:
             await welcome(self)
+        else:  # a resumed session's latest part, from its file, while the session opens
+            await show_tail(self, RESUME_WIDGETS)
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.first_prompt:  # waits in the queue until the session is open (without a key: in the input)
@@ -147,6 +149,9 @@ class AgentApp(App[int]):
         self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
         if not self.testing:
             self.set_interval(1.0, self.tick)
+
+    async def on_ready(self) -> None:  # (Textual calls a subclass's on_ready too: the demo's)
+        self.conversation.painted()  # the first frame is out: a resumed session's preview draws the rest
 
     def ready(self) -> bool:
         """Whether the session is open and shown (until then, what the user sends waits in the queue)."""

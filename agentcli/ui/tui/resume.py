@@ -11,13 +11,14 @@ from ...core.events import MAIN, Event
 from ...core.model.llm import LLM
 from ...core.storage.store import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
-from .widgets.conversation import text_of
+from .preview import read_tail, session_path
+from .widgets.conversation import tail_start, text_of
 
 if TYPE_CHECKING:
     from ...core.session import SessionSurface
     from .app import AgentApp
 
-__all__ = ["SessionError", "open_session", "show_restored", "welcome"]
+__all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
 
 
 def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, interactive: bool = True,
@@ -41,6 +42,19 @@ async def welcome(app: "AgentApp") -> None:
             "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
 
 
+async def show_tail(app: "AgentApp", limit: int) -> None:
+    """Before the session opens: draw the latest part of the session being resumed from its file's tail
+    (preview.py), as many items as ``show_restored`` draws."""
+    try:
+        path = session_path(app.root, app.opening.resume, app.opening.continue_)
+        rows = app.size.height + 1
+        tail = read_tail(path, lambda events: tail_start(events, limit, rows) > 0) if path else None
+        if tail is not None and tail.events:
+            await app.conversation.preview(tail.events, whole=tail.whole, limit=limit)
+    except Exception:  # only an early draw: the session's own events are drawn once it is open, and what
+        await app.conversation.clear()  # is wrong with its file is said then, in a sentence
+
+
 def main_events(session: "SessionSurface") -> list[Event]:
     """The main agent's restored events (a ``HistoryCleared`` where the user ran /clear)."""
     return [e for e in session.restored_events if e.agent_id == MAIN]
@@ -53,7 +67,9 @@ async def show_restored(app: "AgentApp", limit: int) -> None:
     app.view.restore(app.session.children, restored)
     app.plan.show(app.view.plan)
     messages = app.session.messages
-    if restored:
+    if await app.conversation.adopt(restored):  # its tail, drawn before the session opened, is kept
+        pass
+    elif restored:
         await app.conversation.replay(restored, limit=limit)
     elif messages:
         await app.conversation.replay_messages(visible_data(messages), app.session.call_started)

@@ -4,6 +4,7 @@ on the first answer, not at startup (``conversation.py`` imports it where an ans
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from markdown_it import MarkdownIt
 from rich import box
@@ -11,10 +12,14 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.widgets import Markdown, Static
+from textual.content import Content
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table block (its module is private)
+MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table and code blocks (their module is private)
+MarkdownFence = Markdown.BLOCKS["fence"]
 
 
 class WrappingTable(MarkdownTable):  # type: ignore[misc,valid-type]
@@ -47,11 +52,61 @@ class WrappingTable(MarkdownTable):  # type: ignore[misc,valid-type]
         await super()._update_from_block(block)
 
 
+class _Code(Label):
+    """A code block's text: the first time it is drawn, its block is coloured, after that frame."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:  # painting it (not laying it out): colour it next
+        fence = self.parent
+        if isinstance(fence, LateFence) and fence._coloured_for is None:
+            self.call_later(fence.colour)
+        return super().render_lines(crop)
+
+
+class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
+    """A code block drawn plain in the frame that first shows it and coloured right after (one that is never
+    drawn, never: a resumed session's earlier answers are laid out, not all shown). Textual's fence
+    colours its code as it is built, and again when it is first styled: the first block's colouring loads
+    Pygments and compiles its lexer's patterns, which held up a resumed conversation's first frame."""
+
+    def __init__(self, markdown: Markdown, token: Any, code: str) -> None:
+        MarkdownBlock.__init__(self, markdown, token)  # not MarkdownFence's, which colours at once
+        self.code, self.lexer, self.auto_links = code, token.info, False
+        self._highlighted_code = Content(code)
+        self._coloured_for: tuple[bool, bool] | None = None  # (ansi, dark) of the colours shown
+
+    def compose(self) -> ComposeResult:
+        yield _Code(self._highlighted_code, id="code-content", expand=True)
+
+    def colour(self) -> None:
+        """Colour the code for the app's theme (again only when the theme changed)."""
+        key = (self.app.native_ansi_color, self.app.current_theme.dark)
+        if key != self._coloured_for and self.is_attached:
+            self._coloured_for = key
+            self._highlighted_code = self.highlight(self.code, self.lexer, ansi=key[0], dark=key[1])
+            self.set_content(self._highlighted_code)
+
+    def notify_style_update(self) -> None:
+        if self._coloured_for is not None:  # a theme change: colour again; before the first colouring: no
+            self.colour()
+        MarkdownBlock.notify_style_update(self)  # not MarkdownFence's, which colours each time
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        """A fence that grows while the answer streams: its new code, coloured after the next frame."""
+        await super()._update_from_block(block)
+        if isinstance(block, MarkdownFence):
+            self._coloured_for = None  # coloured when next drawn
+
+
 class WrappingMarkdown(Markdown):
-    """Markdown whose tables wrap their cells instead of cutting them."""
+    """Markdown whose tables wrap their cells instead of cutting them, and whose code is coloured a
+    frame late (LateFence)."""
 
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
-        return WrappingTable if block_name == "table_open" else super().get_block_class(block_name)
+        if block_name == "table_open":
+            return WrappingTable
+        if block_name in ("fence", "code_block"):
+            return LateFence
+        return super().get_block_class(block_name)
 
 
 @cache

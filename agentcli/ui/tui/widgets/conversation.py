@@ -54,17 +54,18 @@ def text_of(content: Any) -> str:
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
 
-def tail_start(events: list[Event], widgets: int, rows: int = 0) -> int:
+def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool = False) -> int:
     """Where to start replaying so that about ``widgets`` messages and tool calls are drawn, or fewer once
     they are sure to take ``rows`` rows (0: no such bound): a message is at least two rows with its
-    margin, a tool call one."""
+    margin, a tool call one. ``likely``: once they are likely to, a message taking a row per line of its
+    text and its margin (what the first frame of a resumed session draws; the rest follows it)."""
     seen = taken = 0
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
         if isinstance(event, ToolCallStarted):
             taken += 1
-        elif isinstance(event, (AssistantMessage, UserMessage)) and text_of(event.content).strip():
-            taken += 2
+        elif isinstance(event, (AssistantMessage, UserMessage)) and (text := text_of(event.content).strip()):
+            taken += 2 if not likely else text.count("\n") + 2
         else:
             continue
         seen += 1
@@ -147,6 +148,8 @@ class Conversation(VerticalScroll):
         self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
         self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
         self._earlier_limit = 0
+        self._preview: tuple[list[Event], bool] | None = None  # a resumed session's tail, drawn before it opened
+        self._unfilled: tuple[list[Event], int, int] | None = None  # what its first frame left to draw next
         self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
         self.now: Callable[[], float] = lambda: 0.0
 
@@ -219,7 +222,7 @@ class Conversation(VerticalScroll):
         self.tasks.clear()
         self._retry = None
         self.user_messages = 0
-        self._replayed, self._drawn_from = [], 0
+        self._replayed, self._drawn_from, self._preview, self._unfilled = [], 0, None, None
         await self.remove_children()
 
     # -- streaming answers --
@@ -361,6 +364,76 @@ class Conversation(VerticalScroll):
         if pending:  # the message being written right now
             await self.write("".join(pending))
 
+    async def preview(self, events: list[Event], *, whole: bool, limit: int) -> None:
+        """Draw the latest ``events`` of a resumed session before it opens (tui/preview.py: its file's tail;
+        ``whole``: the whole file); ``adopt`` keeps them once the session is open. The first frame holds
+        what likely fills the screen, the rest of what ``replay`` would draw comes right after it, above;
+        nothing earlier loads meanwhile: the session holds the earlier part."""
+        start = tail_start(events, limit, rows=self.app.size.height + 1)
+        first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
+        if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
+            first = start  # is drawn above it later must not end its stream)
+        if start or not whole:
+            await self.mount(PrunedMarker())
+        self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
+        self._preview = (events, whole)
+        pending = await self._rebuild(events[first:])
+        await self.add(*self._batch_done())
+        if pending:  # the message being written when the session was left
+            await self.write("".join(pending))
+        if first > start:
+            self._unfilled = (events, start, first)
+            self.screen.screen_layout_refresh_signal.subscribe(self, self.painted)
+
+    def painted(self, screen: object = None) -> None:
+        """After a frame (a screen's layout is drawn, then its signal posted; the app's first frame: Ready):
+        once the preview's first frame is out, draw the rest of it."""
+        if self._unfilled is None:
+            self.screen.screen_layout_refresh_signal.unsubscribe(self)
+        elif self.children and self.children[-1].region:  # laid out, so drawn
+            self.screen.screen_layout_refresh_signal.unsubscribe(self)
+            self.call_later(self._fill_up)
+
+    async def _fill_up(self) -> None:
+        """After the first frame of a preview: draw the rest of the screenful above what it drew (the view
+        is at the bottom, and stays there)."""
+        if self._unfilled is None:  # done, or cleared meanwhile
+            return
+        (events, start, end), self._unfilled = self._unfilled, None
+        await self._draw_above(events, start, end)
+
+    async def adopt(self, events: list[Event]) -> bool:
+        """The session opened with ``events``: keep the drawn preview if they end with the events it drew
+        (and have no earlier ones if it drew the whole file), and draw the earlier part on scrolling up as
+        ``replay`` does; otherwise clear it (the caller draws ``events``). False when nothing is kept."""
+        if self._preview is None:
+            return False
+        (tail, whole), self._preview = self._preview, None
+        offset = len(events) - len(tail)
+        if offset < 0 or (whole and offset) or events[offset:] != tail or self.tasks:  # a task's line shows
+            await self.clear()  # its child's state, which the session brings
+            return False
+        await self._fill_up()
+        self._replayed, self._drawn_from = events, offset + self._drawn_from
+        if not self._drawn_from:
+            self._replayed = []
+            await self.query(PrunedMarker).remove()
+        elif self.scroll_y <= 0 < self.max_scroll_y:  # scrolled to the top meanwhile
+            self.call_later(self.load_earlier)
+        return True
+
+    async def _draw_above(self, events: list[Event], start: int, end: int) -> list[Widget]:
+        """Draw ``events[start:end]`` above what is drawn (from ``end`` on); returns the widgets it mounted."""
+        await self._rebuild(events[start:end])
+        for event in events[end:]:  # calls started above the old top that finished below it
+            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
+                await self.finish_tool(event)
+        widgets = self._batch_done()
+        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
+        if widgets:
+            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        return widgets
+
     async def _rebuild(self, events: list[Event]) -> list[str]:
         """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
         text deltas of a message still being written at the end."""
@@ -391,17 +464,10 @@ class Conversation(VerticalScroll):
     async def load_earlier(self) -> None:
         """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
         end = self._drawn_from
-        if not end:
+        if not end or self._preview is not None:
             return
         start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
-        await self._rebuild(self._replayed[start:end])
-        for event in self._replayed[end:]:  # calls started above the old top that finished below it
-            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
-                await self.finish_tool(event)
-        widgets = self._batch_done()
-        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
-        if widgets:
-            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        widgets = await self._draw_above(self._replayed, start, end)
         if not self._drawn_from:
             self._replayed = []
             await self.query(PrunedMarker).remove()

@@ -21,7 +21,7 @@ class ToolCallEntry(Collapsible):
 
     DEFAULT_CSS = """
     ToolCallEntry {
-        border-top: none; padding: 0; margin: 0 0 0 2; background: transparent;
+        border-top: none; padding: 0 0 0 2; margin: 0; background: transparent;
         &:focus-within { background-tint: $foreground 4%; }
         CollapsibleTitle { padding: 0; color: $text-muted; width: 1fr; }
         Contents { padding: 0 0 1 2; }
