@@ -24,7 +24,7 @@ from typing import IO, Any
 from ... import paths
 from .. import images
 from ..content import text_of
-from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage
+from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage, event_from_dict
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
@@ -319,6 +319,19 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         else:
             records.append(images.unpack(record, images_at))
     return records, warnings
+
+
+def record_event(line: bytes, folder: Path) -> tuple[dict[str, Any], Event] | None:
+    """One JSONL line of a session file as its record and the event it stores (its images read from
+    ``folder``), or None for a line the engine would skip: not JSON, damaged, or no event."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record_problem(record):
+        return None
+    event = event_from_dict(images.unpack(record, folder))
+    return None if event is None else (record, event)
 
 
 def image_folder(path: Path) -> Path:

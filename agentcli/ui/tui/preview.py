@@ -11,16 +11,13 @@ message's origin) is not drawn early: the engine's events are drawn once it open
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ...core import images
 from ...core.content import text_of
-from ...core.events import MAIN, AssistantMessage, Event, TextDelta, ToolCallStarted, UserMessage, event_from_dict
-from ...core.storage.records import record_problem
-from ...core.storage.store import SessionError, find_session, image_folder, latest_session
+from ...core.events import MAIN, AssistantMessage, Event, TextDelta, ToolCallStarted, UserMessage
+from ...core.storage.store import SessionError, find_session, image_folder, latest_session, record_event
 from ..escapes import visible_event
 
 CHUNK = 128 * 1024  # bytes read from the end first; four times more each time that holds too few items
@@ -79,15 +76,10 @@ def _events(data: bytes, path: Path) -> list[Event] | None:
     for line in data.split(b"\n"):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue  # the engine skips it too (with a warning)
-        if not isinstance(record, dict) or record_problem(record):
-            continue
-        event = event_from_dict(images.unpack(record, folder))
-        if event is None or event.agent_id != MAIN:
-            continue
+        found = record_event(line, folder)
+        if found is None or found[1].agent_id != MAIN:
+            continue  # the engine skips it too (with a warning), or it is a child's
+        record, event = found
         if (isinstance(event, UserMessage) and "origin" not in record) or \
                 (isinstance(event, ToolCallStarted) and "summary" not in record):
             return None  # an old record: the engine fills it in from its tool registry
