@@ -1,0 +1,24 @@
+"""/help beside the open panel at 80 columns (about 40 cells for the conversation) keeps what each key and
+command does: with the key kept whole there was no room, and the descriptions were dropped."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from agentcli.ui.tui import reports
+
+KEYS = [("pageup pagedown, shift+↑ ↓", "scroll the conversation, from the input or the panel"), ("esc", "interrupt")]
+
+
+def rendered(width: int) -> str:
+    console = Console(width=width, record=True, force_terminal=False)
+    console.print(reports.help_report(KEYS))
+    return console.export_text()
+
+
+def test_help_beside_the_panel_keeps_every_description():
+    narrow = rendered(40).split("\nKeys\n")[1].split()  # the keys table alone
+    described = "scroll the conversation, from the input or the panel".split()
+    assert [word for word in narrow if word in described] == described  # wrapped, every word, in order
+    assert "interrupt" in narrow and "Quit agentcli" in " ".join(rendered(40).split())  # a command's too
+    assert "pageup pagedown, shift+↑ ↓" in " ".join(rendered(120).split())  # wide: each key on one line
