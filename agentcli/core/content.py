@@ -57,11 +57,20 @@ def agentcli_note(text: str) -> dict[str, Any]:
     return {"type": "text", "text": f"{NOTE_OPEN}{body.strip()}{NOTE_CLOSE}"}
 
 
-def readable(content: Any, sep: str = "\n") -> str:
-    """``text_of`` for a person to read: each agentcli note as its message alone, without its marks."""
+# A file an @-mention attached (engine/mentions.py): its note, then the file between <file> tags.
+_ATTACHED = re.compile(r'The user attached (\S+) with @\S+( \([\d,]+ lines?)?[^\n]*\n<file path="[^"\n]*">\n.*?\n</file>',
+                       re.S)
+
+
+def readable(content: Any, sep: str = "\n", attachments: bool = True) -> str:
+    """``text_of`` for a person to read: each agentcli note as its message alone, without its marks; without
+    ``attachments``, a file an @-mention attached as its one-line note (the conversation shows what was sent,
+    not the file again)."""
     def shown(text: str) -> str:
         marked = text.startswith(NOTE_OPEN) and text.endswith(NOTE_CLOSE)
-        return text[len(NOTE_OPEN):-len(NOTE_CLOSE)] if marked else text
+        text = text[len(NOTE_OPEN):-len(NOTE_CLOSE)] if marked else text
+        return text if attachments else _ATTACHED.sub(
+            lambda m: f"📎 {m.group(1)}" + (f"{m.group(2)})" if m.group(2) else " (in part)"), text)
 
     if isinstance(content, str):
         return shown(content)

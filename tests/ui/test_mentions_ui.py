@@ -7,7 +7,7 @@ from agentcli.core.content import text_of
 from agentcli.ui.tui.widgets.prompt import Completions, PromptBar, PromptInput
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
-from tests.ui.test_tui_support import SIZE, answer, until
+from tests.ui.test_tui_support import SIZE, answer, shown, until
 
 
 def last_user_text(server) -> str:  # type: ignore[no-untyped-def]
@@ -29,6 +29,8 @@ async def test_tui_at_offers_the_file_and_sending_attaches_it(server, tui):
         assert area.text == "what is @src/app/views.py "
         await pilot.press("enter")
         await until(pilot, lambda: len(server.requests) == 1 and not app.busy, "the answer")
+        body = shown(app.conversation)  # the conversation names the attachment; the model gets the file
+        assert "📎 src/app/views.py (5 lines)" in body and "def index():" not in body
     said = last_user_text(server)
     assert said.startswith("what is @src/app/views.py")
     assert "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):" in said and "def index():" in said

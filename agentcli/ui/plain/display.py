@@ -449,7 +449,7 @@ class Display:
             if isinstance(event, UserMessage):
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
-                text = readable(event.content).strip()  # an agentcli note without its marks
+                text = readable(event.content, attachments=False).strip()  # an agentcli note without its marks
                 if text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):

@@ -282,7 +282,7 @@ class Conversation(VerticalScroll):
                 if not streamed and text_of(content).strip():
                     await self.add(answer_entry(text_of(content)))
             case UserMessage(content=content, origin=origin):
-                text = readable(content, "\n\n")  # an agentcli note without the marks the model sees
+                text = readable(content, "\n\n", attachments=False)  # an agentcli note without the marks the model sees
                 if origin == "engine":  # what the loop tells the model, not what the user said
                     await self.add_notice(text.strip())
                 elif origin in ("subagent", "steered"):  # its ...Delivered event shows it
