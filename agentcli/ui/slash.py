@@ -109,12 +109,6 @@ def complete(prefix: str, front_end: str = "tui", custom: Iterable[SlashCommand]
     return [c for c in [*commands_for(front_end), *custom] if c.name.lower().startswith(typed)]
 
 
-def help_text(front_end: str, custom: Iterable[SlashCommand] = ()) -> str:
-    listed = [*commands_for(front_end), *custom]
-    width = max(len(f"/{c.name} {c.args}".strip()) for c in listed)
-    return "\n".join(f"{f'/{c.name} {c.args}'.strip():<{width}}  {c.help}" for c in listed)
-
-
 def stop(session: "SessionSurface") -> str:
     """/stop: cancel every running subagent, and say which."""
     stopped = session.cancel_children()

@@ -22,3 +22,14 @@ def test_help_beside_the_panel_keeps_every_description():
     assert [word for word in narrow if word in described] == described  # wrapped, every word, in order
     assert "interrupt" in narrow and "Quit agentcli" in " ".join(rendered(40).split())  # a command's too
     assert "pageup pagedown, shift+↑ ↓" in " ".join(rendered(120).split())  # wide: each key on one line
+
+
+def test_line_mode_help_wraps_a_description_under_itself():
+    from agentcli.ui.plain.commands import KEYS, two_columns
+
+    console = Console(width=60, record=True, force_terminal=False)
+    console.print(two_columns(KEYS))
+    lines = console.export_text().splitlines()
+    column = lines[0].index("send")  # where the descriptions start
+    steer = next(i for i, line in enumerate(lines) if line.startswith("ctrl+s"))
+    assert lines[steer + 1][:column].strip() == "" and lines[steer + 1][column:].strip()  # hangs under its column

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from rich.text import Text
+from rich.table import Table
 
 from ...core.session import MODES, SessionError, SubagentRecord
 from .. import slash
@@ -18,17 +19,24 @@ from .transcript import transcript_text
 if TYPE_CHECKING:
     from .app import PlainApp
 
-KEYS_HELP = """Keys
-  enter               send
-  ctrl+j, meta+enter  new line
-  ctrl+s              while a turn runs: what you typed goes into it, read after the current tool call
-                      (with steer_on_enter, enter does that and ctrl+s keeps the line for the prompt)
-  tab                 complete /commands and @paths
-  ctrl+o              whole output of the latest request's bash calls, where the preview was cut
-  esc                 interrupt the running turn
-  ctrl+c              interrupt the running turn; clear the line; twice on an empty line quits
-  ctrl+d              quit
-Approvals: y allows once, c for this subagent, s for this session, a always, n denies."""
+KEYS = (("enter", "send"), ("ctrl+j, meta+enter", "new line"),
+        ("ctrl+s", "while a turn runs: what you typed goes into it, read after the current tool call (with "
+                   "steer_on_enter, enter does that and ctrl+s keeps the line for the prompt)"),
+        ("tab", "complete /commands and @paths"),
+        ("ctrl+o", "whole output of the latest request's bash calls, where the preview was cut"),
+        ("esc", "interrupt the running turn"),
+        ("ctrl+c", "interrupt the running turn; clear the line; twice on an empty line quits"), ("ctrl+d", "quit"))
+APPROVAL_KEYS = "Approvals: y allows once, c for this subagent, s for this session, a always, n denies."
+
+
+def two_columns(rows: Iterable[tuple[str, str]], style: str = "") -> Table:
+    """Names and what they do, the second column wrapped under itself (not under the names) when it is long."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style=style)
+    grid.add_column(style=style)
+    for name, what in rows:
+        grid.add_row(Text(name), Text(what))  # text, never markup: descriptions come from command files
+    return grid
 
 
 async def run_command(app: "PlainApp", text: str) -> bool:
@@ -45,8 +53,11 @@ async def run_command(app: "PlainApp", text: str) -> bool:
 
 
 async def help_(app: "PlainApp", arg: str) -> None:
-    app.display.say(slash.help_text("plain", slash.session_commands(app.session)))
-    app.display.say(KEYS_HELP, "dim")
+    listed = [*slash.commands_for("plain"), *slash.session_commands(app.session)]
+    app.display.say(two_columns((f"/{c.name} {c.args}".strip(), c.help) for c in listed))
+    app.display.say(Text("Keys", style="dim"))
+    app.display.say(two_columns(KEYS, "dim"))
+    app.display.say(APPROVAL_KEYS, "dim")
 
 
 async def clear(app: "PlainApp", arg: str) -> None:

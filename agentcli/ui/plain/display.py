@@ -107,8 +107,8 @@ class Display:
         if thought.strip():
             self.say(f"∴ thought · {word_count(thought)} words: {cut(flat(thought))}", "dim italic")
 
-    def say(self, text: Text | str, style: str = "") -> None:
-        """Print a message, wrapped at the width."""
+    def say(self, text: RenderableType, style: str = "") -> None:
+        """Print a message (text, or a rich renderable such as a table), wrapped at the width."""
         self.emit(*self.painter.lines(Text(text, style=style) if isinstance(text, str) else text))
 
     def refresh(self) -> None:
