@@ -7,11 +7,10 @@ from __future__ import annotations
 from textual.geometry import Region
 from textual.widgets import Static
 
-from agentcli.ui.tui.screens.approval import ApprovalScreen
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_use_block
 from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-mode harness)
-from tests.ui.test_tui_support import SIZE, plain, send, until
+from tests.ui.test_tui_support import SIZE, approval_shown, plain, send, until
 
 LINES = "".join(f"line {n}\n" for n in range(1, 31))
 EDIT = {"path": "lines.txt", "old_string": "line 14\nline 15\nline 16\n", "new_string": "line 14\nline fifteen\nline 16\n"}
@@ -30,7 +29,7 @@ async def test_the_modal_shows_only_the_changed_lines_of_an_edit(server, tui, re
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "edit it")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
         shown = plain(app.screen.query_one("#approval-input"))
         assert shown.startswith("lines.txt\n@@ -12,7 +12,7 @@\n line 12\n line 13\n line 14\n-line 15\n+line fifteen\n")
         assert "-line 14" not in shown and "+line 14" not in shown and "line 11" not in shown
@@ -44,7 +43,7 @@ async def test_the_modal_shows_a_command_whole_and_wrapped_below_its_description
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "print words")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
         box = app.screen.query_one("#approval-input")
         await until(pilot, lambda: box.size.width > 0, "the modal's layout")
         body = box.query_one(Static)

@@ -15,7 +15,7 @@ from agentcli.ui.tui.screens.approval import ApprovalScreen
 from tests.core.test_sandbox import connect_script, needs_bwrap
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
 from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-mode harness)
-from tests.ui.test_tui_support import SIZE, plain, send, until
+from tests.ui.test_tui_support import SIZE, approval_shown, plain, send, until
 
 plain_ui = plain_fixture
 pytestmark = needs_bwrap
@@ -87,7 +87,7 @@ async def test_the_tui_asks_for_a_write_outside_and_for_the_session_keeps_it(ser
     app = tui(interactive=True, sandbox="on", permissions=ALLOWED)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write outside")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the sandbox's question")
+        await until(pilot, lambda: approval_shown(app), "the sandbox's question")
         await until(pilot, lambda: getattr(app.focused, "id", None) == ALLOW_ONCE, "the modal mounted")
         reason = plain(app.screen.query_one("#approval-reason"))
         assert f"it needs write access to {outside}/" in reason and "nothing else" in reason

@@ -20,7 +20,7 @@ from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
 from tests.fakes.anthropic_server import (error, first_user_text, last_user_text, reply, stream_error, text,
                                           tool_result_text, tool_results, tool_use, tool_use_block)
-from tests.ui.test_tui_support import SIZE, answer, is_child, is_main, plain, resize, send, shown, until
+from tests.ui.test_tui_support import SIZE, answer, approval_shown, is_child, is_main, plain, resize, send, shown, until
 
 
 def delegate(description: str, prompt: str) -> dict:
@@ -150,7 +150,7 @@ async def test_the_approval_modal_answers(server, tui):
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Run four commands")
         for key in ("y", "n", "s"):
-            await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "an approval request")
+            await until(pilot, lambda: approval_shown(app), "an approval request")
             modal = app.screen
             assert modal.request.tool == "bash"
             assert "main agent" in plain(modal.query_one("#approval-agent"))
@@ -172,7 +172,7 @@ async def test_always_allow_resolves_the_request_and_names_the_asking_subagent(s
     answers = []
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "delegate the tests")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
         request = app.screen.request
         request.future.add_done_callback(lambda f: answers.append(f.result()))
         assert "subagent sa-1 (Run the tests)" in plain(app.screen.query_one("#approval-agent"))
@@ -447,7 +447,7 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Rename the app in the README")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
         shown_input = plain(app.screen.query_one("#approval-input"))
         assert "README.md\n@@ -1,3 +1,3 @@\n-# Demo app\n+# Demo application\n \n A tiny app" in shown_input
         await pilot.press("y")

@@ -12,12 +12,11 @@ from textual.pilot import Pilot
 
 from agentcli.config import Settings
 from agentcli.ui.tui.app import AgentApp, make_app
-from agentcli.ui.tui.screens.approval import ApprovalScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.tui.widgets.side_panel import EntryTitle
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.fakes.anthropic_server import first_user_text, reply, text, tool_use, tool_use_block
-from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, send, until
+from tests.ui.test_tui_support import SIZE, USAGE, answer, approval_shown, is_child, is_main, send, until
 
 ANSWER = """\
 ## Where auth is handled
@@ -137,7 +136,7 @@ def test_approval_modal(snap_compare, server, tui):
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await send(pilot, "Delegate the tests")
-        await until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval request")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -86,3 +86,11 @@ def plain(widget: Widget) -> str:
 
 def shown(container: Widget) -> str:
     return "\n".join(plain(child) for child in container.children)
+
+
+def approval_shown(app: Any) -> bool:
+    """An approval question is up and drawn: its screen pushed and its widgets mounted (a busy machine can
+    show the screen a moment before its children)."""
+    from agentcli.ui.tui.screens.approval import ApprovalScreen
+
+    return isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#approval-buttons"))
