@@ -169,20 +169,20 @@ def money(usage: Usage) -> str:
     return f"${usage.cost:.4f}"
 
 
-def usage_line(label: str, usage: Usage) -> str:
-    return (f"{label:<10} in {tokens(usage.input_tokens):>7}  out {tokens(usage.output_tokens):>7}  "
+def usage_line(label: str, usage: Usage, width: int = 10) -> str:
+    return (f"{label:<{width}} in {tokens(usage.input_tokens):>7}  out {tokens(usage.output_tokens):>7}  "
             f"cache read {tokens(usage.cache_read_tokens):>7}  write {tokens(usage.cache_write_tokens):>7}  "
             f"{money(usage):>9}")
 
 
 def cost_report(session: "SessionSurface") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
-    lines = [usage_line("main", session.main_usage)]
-    for record in session.children:
-        lines.append(usage_line(record.id, record.usage) + f"  {visible(record.description)}")
-    for kind, (count, usage) in session.usage_by_type().items():
-        lines.append(usage_line(f"type {visible(kind)}", usage) + f"  {count} subagent{'' if count == 1 else 's'}")
-    lines.append(usage_line("total", session.usage))
+    rows = [("main", session.main_usage, ""), *((record.id, record.usage, f"  {visible(record.description)}")
+                                                for record in session.children),
+            *((f"type {visible(kind)}", usage, f"  {count} subagent{'' if count == 1 else 's'}")
+              for kind, (count, usage) in session.usage_by_type().items()), ("total", session.usage, "")]
+    width = max(10, *(len(label) for label, _, _ in rows))  # every row's figures in the same columns
+    lines = [usage_line(label, usage, width) + suffix for label, usage, suffix in rows]
     lines.append(context_line(session))
     lines.append(kept_out_line(session.tokens_kept_out))
     lines += delegation_bars(session)

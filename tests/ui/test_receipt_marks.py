@@ -47,3 +47,5 @@ async def test_the_transcript_holds_the_whole_receipt_and_cost_sums_per_type(ser
     account = finished.report.account()
     assert account["spent"] == finished.usage.total_tokens and account["returned"] > 0
     assert "  general-purpose ×1: spent " in report
+    rows = [line for line in report.splitlines() if line.startswith(("main ", "sa-1 ", "type ", "total ")) and " in " in line]
+    assert len(rows) == 4 and len({row.index(" in ") for row in rows}) == 1  # the figures line up
