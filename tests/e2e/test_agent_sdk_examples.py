@@ -8,26 +8,36 @@ import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
 from claude_agent_sdk import __version__ as sdk_version
 
+from tests.conftest import user_cache
 from tests.fakes.anthropic_server import message_text, text, tool_use
 
 
 @pytest.fixture(scope="session")
 def examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("sdk-sdist")
-    got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                          f"claude-agent-sdk=={sdk_version}", "-d", str(where)], capture_output=True, text=True)
-    archives = list(where.glob("claude_agent_sdk-*.tar.gz"))
-    if got.returncode != 0 or not archives:
-        pytest.skip(f"the claude-agent-sdk {sdk_version} sdist could not be downloaded with pip, so its examples "
-                    "are not here to run")
-    with tarfile.open(archives[0]) as archive:
-        archive.extractall(where, filter="data")
-    return where / f"claude_agent_sdk-{sdk_version}" / "examples"
+    """The sdist, downloaded once per SDK version and kept in the user's cache (a download is seconds of network)."""
+    kept = user_cache() / "agentcli-tests" / f"claude-agent-sdk-{sdk_version}.tar.gz"
+    if not kept.is_file():
+        where = tmp_path_factory.mktemp("sdk-sdist")
+        got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                              f"claude-agent-sdk=={sdk_version}", "-d", str(where)], capture_output=True, text=True)
+        archives = list(where.glob("claude_agent_sdk-*.tar.gz"))
+        if got.returncode != 0 or not archives:
+            pytest.skip(f"the claude-agent-sdk {sdk_version} sdist could not be downloaded with pip, so its examples "
+                        "are not here to run")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=kept.parent, delete=False) as part:
+            part.write(archives[0].read_bytes())
+        os.replace(part.name, kept)  # whole or not at all, whoever else is downloading it
+    unpacked = tmp_path_factory.mktemp("sdk-sdist")
+    with tarfile.open(kept) as archive:
+        archive.extractall(unpacked, filter="data")
+    return unpacked / f"claude_agent_sdk-{sdk_version}" / "examples"
 
 
 def run_example(script: Path, repo: Path, api_env: dict[str, str], tmp_path: Path, *args: str
