@@ -38,9 +38,12 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/agentcli --demo $(ARGS)
 
+# INSTALL_PIP_ARGS: more arguments for that pip install, none by default; the install test passes a wheelhouse of the
+# dependencies it built once (--no-index --find-links DIR), so it asks no index (docs/testing.md).
+INSTALL_PIP_ARGS ?=
 install:
 	$(PYTHON) -m venv --clear $(APP_VENV)
-	$(APP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check .
+	$(APP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(INSTALL_PIP_ARGS) .
 	mkdir -p $(PREFIX)/bin
 	ln -sfn $(APP_VENV)/bin/agentcli $(LINK)
 	@$(DROP_OLD_VENV)
@@ -60,10 +63,13 @@ TEST_WORKERS ?= 2
 # The import contracts, the linter and the type checker (pyproject.toml: [tool.importlinter], [tool.ruff],
 # [tool.mypy]) run beside pytest, on the CPU its workers leave while they wait on the programs they start; their
 # output goes to CHECKS_LOG, and is shown, and fails the run, when one of them finds something (docs/testing.md).
+# pytest runs with PYTHONDONTWRITEBYTECODE cleared (a shell may set it): with it, every agentcli, MCP server and
+# helper process the tests start, and each worker's assertion rewriting, compiled its modules from source again, about
+# a third of an agentcli start (docs/testing.md). The checks keep the caller's setting.
 CHECKS_LOG := $(VENV)/checks.log
 test: $(STAMP) sandbox-tool acpx mcp-everything
 	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
-	checks=$$!; $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
+	checks=$$!; PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
 	if ! wait $$checks; then cat $(CHECKS_LOG); \
 		echo "make: a check failed (lint-imports, ruff or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \
 	exit $$tests

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pwd
 import subprocess
 from pathlib import Path
 from typing import Any, Callable
@@ -37,6 +38,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((n for n, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)), len(LONGEST_FIRST))
 
     items.sort(key=rank)  # stable: each module's tests stay together and in order
+
+
+def user_cache() -> Path:
+    """The real user's cache folder (each test's HOME is a temporary one), for what one run keeps for the next:
+    pip's wheels, the install test's wheelhouse, the Agent SDK's examples (docs/testing.md)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path(pwd.getpwuid(os.getuid()).pw_dir, ".cache"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 """The Agent SDK's own examples that use its extension points, run unchanged against agentcli.
 
-They ship in the SDK's sdist (``examples/``): pip downloads it once into pytest's cache folder
-(``.pytest_cache/d/``), which later runs reuse without the network; each test unpacks its own copy, so
+They ship in the SDK's sdist (``examples/``): pip downloads it once into the user's cache folder
+(``~/.cache/agentcli-tests/``, as the install test's wheelhouse), which later runs reuse without the network; each test unpacks its own copy, so
 an example that works in its sdist folder (``setting_sources.py``) gets a fresh one. The examples pass
 no ``cli_path``: the SDK (installed from its sdist, so without a bundled CLI) then runs ``claude`` from
 PATH, here a two-line wrapper that runs agentcli. The endpoint is the stand-in server, through the
@@ -23,6 +23,7 @@ import pytest
 from claude_agent_sdk import __version__ as sdk_version
 
 from agentcli import paths
+from tests.conftest import user_cache
 from tests.fakes.anthropic_server import message_text, offers_tool, text, tool_result_text, tool_results, tool_use
 
 SDIST = f"claude_agent_sdk-{sdk_version}.tar.gz"
@@ -30,10 +31,10 @@ pytestmark = pytest.mark.timeout(600)  # each example starts agentcli several ti
 
 
 @pytest.fixture(scope="session")
-def sdist(request: pytest.FixtureRequest) -> Path:
+def sdist() -> Path:
     """The SDK's sdist, from the cache folder, downloaded with pip into it the first time."""
-    kept = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: this run's own folder
-    cache = kept.mkdir("claude-agent-sdk-sdist") if kept else Path(tempfile.mkdtemp())
+    cache = user_cache() / "agentcli-tests"
+    cache.mkdir(parents=True, exist_ok=True)
     archive = cache / SDIST
     if not archive.exists():
         with tempfile.TemporaryDirectory(dir=cache) as where:  # two workers may both fetch it: one rename wins

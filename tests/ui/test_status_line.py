@@ -62,9 +62,10 @@ async def test_the_command_gets_the_sessions_facts_and_its_line_shows_under_the_
     app = tui(status_line=setting)
     async with app.run_test(size=SIZE) as pilot:
         model = app.session.main.model
-        await until(pilot, lambda: line_of(app).startswith(f"  {model} default cost=0.0 running=none"),
-                    "the first status line")
         widget = app.query_one(StatusLine)
+        # The line is laid out on a refresh after its text is set: on a loaded machine, after the text is seen.
+        await until(pilot, lambda: line_of(app).startswith(f"  {model} default cost=0.0 running=none")
+                    and widget.region.height > 0, "the first status line, laid out")
         assert widget.region.y > app.prompt.region.y  # under the prompt
         assert "second line" not in line_of(app) and "title" not in line_of(app)  # one line, no other escapes
         [span] = widget.content.spans  # its colour kept: green (SGR 32) over the model's name
