@@ -4,8 +4,9 @@
 tool calls with their output, subagents starting and ending, notes and dividers), the subagents
 (status, turns, tokens, time, tool calls, changed files, their own transcript and events), the
 facts of the status bar (tokens, cost, context fill, tokens kept out of the main context), each
-agent's latest model call and run of retries. Front ends fold each event here first and draw from
-what it holds, so no renderer counts the same events again. It knows no framework; ``now`` is the
+agent's latest model call and run of retries, every agent's calls (the open ones, the refused ones).
+The transcripts are ``ui/transcript.py``'s. Front ends fold each event here first and draw from what
+it holds, so no renderer counts the same events again. It knows no framework; ``now`` is the
 caller's clock (a replay passes each record's time), so the same events give the same view in a
 test, the TUI, line mode, stream-json and ``agentcli sessions show``.
 """
