@@ -299,9 +299,11 @@ def run_acp(argv: list[str]) -> int:
     return serve(settings_for, mode=args.permission_mode)
 
 
-# What the first request needs (httpx2 sends it: core/model/early_request.py); then the SDK, which every
-# later request goes through (core.llm.import_sdk).
-SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
+# What the first request needs (httpx2 sends it: core/model/early_request.py), and the view model, which
+# -p reads a prompt's facts from once its first model call is done (imported then, it would hold up the
+# answer: the main thread waits for the GIL at each file the import opens, while the SDK imports beside);
+# then the SDK, which every later request goes through (core.llm.import_sdk).
+SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "agentcli.ui.view")
 sdk_import: threading.Thread | None = None
 
 

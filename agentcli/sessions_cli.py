@@ -19,7 +19,8 @@ from .core.storage.store import SessionError, SessionInfo, child_records, find_s
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
 from .ui.transcript_text import clip, item_lines, local_time, main_lines, plural, subagent_lines
-from .ui.view import SessionView, Transcript
+from .ui.transcript import Transcript
+from .ui.view import SessionView
 
 
 def run_sessions(args: argparse.Namespace, root: Path) -> int:

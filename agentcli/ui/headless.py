@@ -8,16 +8,18 @@ import os
 import re
 import signal
 import sys
-from dataclasses import dataclass, field
-from typing import IO, Any, Callable
+import time
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, Callable
 
-from ..core.content import text_of
-from ..core.events import (MAIN, ApprovalRequested, AssistantMessage, Event, Notice, Retrying, ToolCallFinished,
-                           ToolCallStarted, UsageUpdated)
+from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
+
+if TYPE_CHECKING:
+    from .view import SessionView
 
 
 READER_GONE = 141  # the exit status of a writer whose pipe closed (128 + SIGPIPE), as in `yes | head -1`
@@ -40,6 +42,10 @@ class HeadlessOutput:
     pointed at /dev/null so nothing complains at exit, and ``run`` (the task of the run) is cancelled:
     nobody reads what it would do. ``run`` is cancelled too when what this process spent passes
     ``budget`` (USD).
+
+    What a prompt's result reports (its texts, the calls refused) comes from the view model. Stream-json's
+    renderer folds every event into it as it comes; text, json and events output keep the events until the
+    first model call is done or a prompt's facts are read (``facts``), so they start without importing the view.
     """
 
     def __init__(self, output_format: str, out: IO[str], err: IO[str], *, partial_messages: bool = False,
@@ -51,14 +57,16 @@ class HeadlessOutput:
         self.over_budget = False
         self.run: asyncio.Task[Any] | None = None
         self.renderer: StreamJson | None = None
-        self.prompt = PromptTally()  # what the prompt running now has done so far
+        self.view: SessionView | None = None  # the events folded (stream-json: from the start; else once read)
+        self.unfolded: list[Event] = []  # the events that came before the view
+        self.prompt = PromptStart()  # where the prompt running now began, in the view
         self.on_approval: Callable[[ApprovalRequested], None] | None = None  # who answers approvals, if anyone
 
     def attach(self, session: SessionSurface, announce: bool = True) -> None:
         """The session is open: from now on its events can be rendered. ``announce``: print the init
         line now (else ``announce`` does, once the MCP servers it lists have started)."""
         if self.format == "stream-json":
-            self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages)
+            self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages, view=self.facts())
         if announce:
             self.announce(session)
 
@@ -66,8 +74,39 @@ class HeadlessOutput:
         if self.format in ("stream-json", "events"):
             self.line(init_message(session))
 
+    def facts(self) -> "SessionView":
+        """The view model, with every event so far folded in."""
+        if self.view is None:
+            from .view import SessionView  # text and json output: once a model call is done, or at the end
+
+            self.view = SessionView()
+        for event in self.unfolded:
+            self.view.apply(event, time.monotonic())
+        self.unfolded.clear()
+        return self.view
+
+    def begin_prompt(self) -> "PromptStart":
+        """A prompt starts: what its result reports is what the view holds from here on. Before the view is
+        made, from its start: no event before a first prompt is a text of the main agent or a refused call."""
+        view = self.facts() if self.view is not None else None
+        self.prompt = PromptStart(len(view.transcript.items), len(view.refused)) if view else PromptStart()
+        return self.prompt
+
+    def texts(self, start: "PromptStart") -> str:
+        """Every text the main agent wrote since ``start`` (across turns that read background results too), a
+        blank line between each two."""
+        return "\n\n".join(self.facts().said_since(start.items))
+
+    def denials(self, start: "PromptStart") -> list[dict[str, Any]]:
+        """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them."""
+        return [{"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
+                for call in self.facts().refused[start.refused:]]
+
     def __call__(self, event: Event) -> None:
-        self.prompt.add(event)
+        if self.renderer is None:  # (stream-json's renderer folds it into the same view)
+            self.unfolded.append(event)
+            if self.view is not None or isinstance(event, UsageUpdated):  # a model call is done: the run's
+                self.facts()  # first request is long out, and what is kept waiting stays one call's events
         if isinstance(event, ApprovalRequested) and self.on_approval is not None:
             self.on_approval(event)
         if self.format == "events":
@@ -110,31 +149,12 @@ class HeadlessOutput:
                 self.run.cancel()
 
 
-@dataclass
-class PromptTally:
-    """What one prompt did that its result reports: every text the main agent wrote for it, in order
-    (across the turns that read background results too), and the calls that were refused."""
+@dataclass(frozen=True)
+class PromptStart:
+    """Where a prompt began in the view: the main transcript's items and the refused calls before it."""
 
-    texts: list[str] = field(default_factory=list)
-    denials: list[dict[str, Any]] = field(default_factory=list)  # Claude Code's permission_denials entries
-    calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # running calls, for a denial's input
-
-    def add(self, event: Event) -> None:
-        if isinstance(event, AssistantMessage) and event.agent_id == MAIN:
-            if said := text_of(event.content).strip():
-                self.texts.append(said)
-        elif isinstance(event, ToolCallStarted):
-            self.calls[event.id] = event
-        elif isinstance(event, ToolCallFinished):
-            started = self.calls.pop(event.id, None)
-            if event.denied:
-                self.denials.append({"tool_name": event.name, "tool_use_id": event.id,
-                                     "tool_input": started.input if started else {}})
-
-    @property
-    def text(self) -> str:
-        """The texts of several model calls, a blank line between each two."""
-        return "\n\n".join(self.texts)
+    items: int = 0
+    refused: int = 0
 
 
 @dataclass
@@ -156,7 +176,7 @@ class Answer:
 async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
     """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
     Its text is every text the main agent wrote for the prompt, not only the last turn's."""
-    output.prompt = tally = PromptTally()
+    start = output.begin_prompt()
     if form := structured(session):
         form.begin()
     try:
@@ -166,12 +186,12 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
         status: str = run.status
         if form and status == "done" and form.value is None:  # it gave up (structured_output.MAX_ATTEMPTS)
             status, reason = "unformed", f"no answer matching --json-schema came in {form.attempts} attempts"
-        return Answer(run.text if status == "refused" else tally.text or run.text, status, reason)
+        return Answer(run.text if status == "refused" else output.texts(start) or run.text, status, reason)
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
         asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None; taken: what this task awaits later (closing) is not cancelled too
-        text = tally.text
+        text = output.texts(start)
         if output.over_budget:
             return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
         if ended_by:
@@ -194,10 +214,10 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
-                                   denials=output.prompt.denials,
+                                   denials=output.denials(output.prompt),
                                    errors=[result.reason or result.text] if result.status != "done" else [],
                                    structured=form.value if (form := structured(session)) else None))
-    output.prompt = PromptTally()  # the next prompt reports its own
+    output.begin_prompt()  # the next prompt reports its own
 
 
 async def run_headless(session: SessionSurface, prompt: str, output: HeadlessOutput) -> int:

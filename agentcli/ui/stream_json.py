@@ -131,11 +131,11 @@ class StreamJson:
     event (a running child's counts, the latest model call's usage) come from the view model."""
 
     def __init__(self, session: "SessionSurface", write: Callable[[dict[str, Any]], None], *,
-                 partial_messages: bool = False) -> None:
+                 partial_messages: bool = False, view: "SessionView | None" = None) -> None:
         self.session, self.write, self.partial_messages = session, write, partial_messages
         from .view import SessionView  # only stream-json needs it: -p in text or json starts without it
 
-        self.view: SessionView = SessionView()
+        self.view: SessionView = view if view is not None else SessionView()  # it folds each event in
 
     def common(self, event: Event) -> dict[str, Any]:
         return {"parent_tool_use_id": event.parent_tool_use_id, "session_id": self.session.id,

@@ -11,7 +11,8 @@ import json
 from typing import Any, Iterable, Iterator
 
 from .format import seconds, tokens
-from .view import CallEnded, ChildMark, Divider, Item, Note, Said, SessionView, Subagent, ToolView
+from .transcript import CallEnded, ChildMark, Divider, Item, Note, Said, ToolView
+from .view import SessionView, Subagent
 
 OUTPUT_LINES = 12  # lines of each tool output shown in a main transcript; a subagent's are shown in full
 INPUT_CHARS = 200  # characters of each long tool argument shown in a main transcript

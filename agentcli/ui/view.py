@@ -4,34 +4,35 @@
 tool calls with their output, subagents starting and ending, notes and dividers), the subagents
 (status, turns, tokens, time, tool calls, changed files, their own transcript and events), the
 facts of the status bar (tokens, cost, context fill, tokens kept out of the main context), each
-agent's latest model call and run of retries. Front ends fold each event here first and draw from
-what it holds, so no renderer counts the same events again. It knows no framework; ``now`` is the
+agent's latest model call and run of retries, every agent's calls (the open ones, the refused ones).
+The transcripts are ``ui/transcript.py``'s. Front ends fold each event here first and draw from what
+it holds, so no renderer counts the same events again. It knows no framework; ``now`` is the
 caller's clock (a replay passes each record's time), so the same events give the same view in a
 test, the TUI, line mode, stream-json and ``agentcli sessions show``.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Sequence, Union, assert_never
+from typing import TYPE_CHECKING, Sequence, assert_never
 
-from ..core.content import readable, text_of
 from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
+                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered, SteerDelivered, SubagentWrappingUp,
-                           ElicitationRequested, as_any, kept_out)
+                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered,
+                           SteerDelivered, SubagentWrappingUp, ElicitationRequested, as_any, kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
 from .slash import money
+from .transcript import Divider, Said, ToolView, Transcript, progress_text
 
 if TYPE_CHECKING:
     from ..core.session import SubagentRecord
 
-__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "seconds", "tokens"]
+__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "progress_text",
+           "seconds", "tokens"]
 
 STALL_SECONDS = 60.0  # a running subagent this long without any event is flagged (the setting's default)
 
@@ -39,28 +40,6 @@ STALL_SECONDS = 60.0  # a running subagent this long without any event is flagge
 def latest_context(events: "list[Event]") -> int:
     """How much an agent's context held at its latest model call, from its events (0 before its first)."""
     return kept_out(events)
-
-
-@dataclass
-class ToolView:
-    """One tool call as the front ends list it."""
-
-    id: str
-    name: str
-    input: dict[str, Any]
-    summary: str = ""
-    kind: str = ""  # read | edit | exec | task, as the engine reported it
-    status: str = "running"  # running | ok | error
-    seconds: float | None = None
-    output: str = ""
-    progress: str = ""  # while it runs: what its MCP server last said of its progress (progress_text)
-    started: float = 0.0  # the caller's clock when it started
-
-
-def progress_text(event: ToolProgress) -> str:
-    """A running call's progress in a few words: ``2/5 · copying``, or ``7 · copying`` without a total."""
-    done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
-    return f"{done} · {event.message}" if event.message else done
 
 
 @dataclass(frozen=True)
@@ -96,131 +75,6 @@ class Retry:
 # Events about an agent that do not come from its loop: they neither end a run of retries nor continue it.
 ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
           ElicitationRequested)
-
-
-@dataclass
-class Said:
-    """A message with text: the user's prompt (or an engine note, by ``origin``) or the assistant's reply."""
-
-    role: Literal["user", "assistant"]
-    text: str
-    origin: Origin = "user"
-
-
-@dataclass
-class Note:
-    """A warning or error of the engine's, or a model call being retried."""
-
-    level: str
-    text: str
-
-
-@dataclass
-class Divider:
-    """Where the conversation changed course: resumed (``at``: ISO time), cleared, compacted, or a subagent's
-    later run (``task resume``)."""
-
-    kind: Literal["resumed", "cleared", "compacted", "rerun"]
-    at: str = ""
-    messages: int = 0  # compacted: how many older messages the summary replaced
-    description: str = ""  # rerun: the task's description
-
-
-@dataclass
-class ChildMark:
-    """A subagent starting or ending, as its parent's transcript lists it."""
-
-    id: str
-    subagent_type: str = ""
-    description: str = ""
-    status: Status | None = None  # None: the start
-    turns: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
-    summarized: bool = False  # cut off, it made one more call to sum up
-    mark: str = ""  # "unverified" or "no answer", from its report (SubagentReport.mark)
-
-
-@dataclass
-class CallEnded:
-    """Where a call's result came in (after its siblings' starts, when calls ran in parallel)."""
-
-    call: ToolView
-
-
-Item = Union[Said, ToolView, CallEnded, Note, Divider, ChildMark]
-
-
-@dataclass
-class Transcript:
-    """One agent's conversation as a list of items, in the order they happened."""
-
-    items: list[Item] = field(default_factory=list)
-    calls: dict[str, ToolView] = field(default_factory=dict)
-
-    def apply(self, event: Event, now: float = 0.0) -> None:
-        match as_any(event):
-            case UserMessage(origin="steered"):
-                pass  # its SteerDelivered holds the words as the user typed them
-            case UserMessage(content=content, origin=origin):
-                self.said("user", readable(content), origin)
-            case SteerDelivered(texts=texts):
-                for said in texts:
-                    self.said("user", said, "steered")
-            case AssistantMessage(content=content):
-                self.said("assistant", text_of(content), "user")
-            case ToolCallStarted() as started:
-                call = self.calls[started.id] = ToolView(started.id, started.name,
-                                                         started.input if isinstance(started.input, dict) else {},
-                                                         started.summary, started.kind, started=now)
-                self.items.append(call)
-            case ToolProgress() as progress if progress.id in self.calls:
-                self.calls[progress.id].progress = progress_text(progress)
-            case ToolCallFinished() as finished:
-                found = self.calls.get(finished.id)
-                if found is None:  # its start was lost (a damaged file)
-                    found = self.calls[finished.id] = ToolView(finished.id, finished.name, {})
-                found.status, found.seconds = "error" if finished.is_error else "ok", finished.seconds
-                found.output = finished.output
-                self.items.append(CallEnded(found))
-            case Notice(level="warning" | "error" as level, text=text):
-                self.items.append(Note(level, text))
-            case Retrying() as retrying:
-                self.items.append(Note("warning", retrying.text))
-            case HistoryCleared():  # and Rewound
-                self.items.append(Divider("cleared"))
-            case Compacted(messages_summarized=summarized):
-                self.items.append(Divider("compacted", messages=summarized))
-            case SubagentStarted() as started_child:
-                self.items.append(ChildMark(started_child.id, started_child.subagent_type, started_child.description))
-            case SubagentFinished() as ended:
-                self.items.append(ChildMark(ended.id, status=ended.status, turns=ended.turns,
-                                            tokens=ended.usage.total_tokens, seconds=ended.seconds,
-                                            summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
-            case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
-                  | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
-                pass  # not an item of a transcript
-            case unknown:
-                assert_never(unknown)
-
-    def said(self, role: Literal["user", "assistant"], text: str, origin: Origin) -> None:
-        if text.strip():
-            self.items.append(Said(role, text.strip(), origin))
-
-    def resumed(self, at: str) -> None:
-        self.items.append(Divider("resumed", at=at))
-
-    def running(self, since: int = 0) -> list[ToolView]:
-        """Its calls still running, of those from the ``since``-th call on (a front end's mark of where its
-        request began: a call a stored session left open never finishes)."""
-        return [call for call in itertools.islice(self.calls.values(), since, None) if call.status == "running"]
-
-    @property
-    def last_reply(self) -> str:
-        """The text of the latest assistant message; "" when there is none."""
-        return next((i.text for i in reversed(self.items) if isinstance(i, Said) and i.role == "assistant"), "")
 
 
 @dataclass
@@ -455,14 +309,20 @@ class SessionView:
     streamed: int = 0  # characters the main agent's current model call has streamed (0 between calls)
     main_retry: Retry | None = None  # while the main agent's model call is being retried
     retried: tuple[str, Retry] | None = None  # the run of retries the latest event ended: (agent id, the run)
+    status_changed: bool = False  # the latest event changed what a status bar or line shows
+    calls: dict[str, ToolView] = field(default_factory=dict)  # every agent's calls by id, in the order they started
+    refused: list[ToolView] = field(default_factory=list)  # every agent's refused calls, in the order they ended
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
 
         A subagent's start and end go into the main transcript too; the main agent's events into it and
-        the session's facts (``main_facts``); a subagent's into its own ``Subagent``. Afterwards ``retried``
-        says whether the event ended an agent's run of retries."""
+        the session's facts (``main_facts``); a subagent's into its own ``Subagent``; every agent's tool calls
+        into ``calls`` and ``refused`` too. Afterwards ``retried`` says whether the event ended an agent's run
+        of retries, and ``status_changed`` whether it changed the status facts: the tokens and cost (any
+        agent's model call, a child's end), the main context, which subagents run."""
         self.retried = None
+        self.status_changed = isinstance(event, (UsageUpdated, SubagentStarted, SubagentFinished))
         match as_any(event):
             case ApprovalsWaiting() as waiting:
                 self.approvals = list(zip(waiting.agents, waiting.descriptions))
@@ -496,13 +356,31 @@ class SessionView:
             run, self.main_retry = self.main_retry, Retry.fold(self.main_retry, event)
             self.main_facts(event)
             self.retried = (MAIN, run) if run is not None and self.main_retry is None else None
+            self.call_facts(event, self.transcript)
             return None
         child = self.subagents.get(event.agent_id)
         if child is not None:
             run = child.retrying
             child.apply(event, now)
             self.retried = (child.id, run) if run is not None and child.retrying is None else None
+            self.call_facts(event, child.transcript)
         return child
+
+    def call_facts(self, event: Event, transcript: Transcript) -> None:
+        """A call the agent's transcript now holds, started or ended: into the session's own lists."""
+        if isinstance(event, (ToolCallStarted, ToolCallFinished)):
+            call = self.calls[event.id] = transcript.calls[event.id]
+            if isinstance(event, ToolCallFinished) and call.denied:
+                self.refused.append(call)
+
+    def open_calls(self, agent_id: str | None = None) -> list[ToolView]:
+        """Calls started and not finished, of every agent or of ``agent_id``, in the order they started."""
+        return [call for call in self.calls.values()
+                if call.status == "running" and agent_id in (None, call.agent_id)]
+
+    def said_since(self, items: int) -> list[str]:
+        """The main agent's texts in its transcript from the ``items``-th item on (a front end's mark)."""
+        return [item.text for item in self.transcript.items[items:] if isinstance(item, Said) and item.role == "assistant"]
 
     def main_facts(self, event: Event) -> None:
         """The main agent's event, into the status bar's facts, the working line's count and its plan."""
@@ -516,9 +394,9 @@ class SessionView:
             case TextReset() | TurnStarted() | TurnFinished():
                 self.streamed = 0
             case Compacted(tokens_after=after):
-                self.context_used = after
+                self.context_used, self.status_changed = after, True
             case HistoryCleared():  # and Rewound
-                self.context_used, self.plan = 0, []
+                self.context_used, self.plan, self.status_changed = 0, [], True
             case PlanUpdated() as planned:
                 self.plan = plan_steps(planned)
             case (UserMessage() | ThinkingDelta() | RawStreamEvent()

@@ -104,3 +104,37 @@ def test_every_event_is_either_drawn_or_quiet_and_a_quiet_one_has_nothing_to_dra
     assert drawn(inbox) is None and drawn(SubagentCancelling(id="sa-1", **CHILD)) is None
     said = TextDelta(text="hi")
     assert drawn(said) is said
+
+
+def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read():
+    from agentcli.core.events import AssistantMessage, ToolCallFinished
+
+    view = SessionView()
+    view.apply(ToolCallStarted(id="m1", name="bash", input={"command": "ls"}), 1.0)
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD), 2.0)
+    view.apply(ToolCallStarted(id="c1", name="edit_file", input={"path": "a.py"}, **CHILD), 3.0)
+    view.apply(ToolCallStarted(id="m2", name="grep", input={"pattern": "x"}), 4.0)
+    assert [c.id for c in view.open_calls()] == ["m1", "c1", "m2"]
+    assert [c.id for c in view.open_calls("sa-1")] == ["c1"]
+    view.apply(ToolCallFinished(id="c1", name="edit_file", output="Refused.", is_error=True, seconds=0.0, denied=True,
+                                **CHILD), 5.0)
+    view.apply(ToolCallFinished(id="m1", name="bash", output="a.py", is_error=False, seconds=0.1), 6.0)
+    assert [c.id for c in view.open_calls()] == ["m2"]
+    assert [(c.id, c.agent_id, c.input) for c in view.refused] == [("c1", "sa-1", {"path": "a.py"})]
+    mark = len(view.transcript.items)
+    view.apply(AssistantMessage(content=[{"type": "text", "text": " Done. "}]), 7.0)
+    assert view.said_since(mark) == ["Done."] and view.said_since(len(view.transcript.items)) == []
+
+
+def test_the_view_says_which_events_changed_the_status_facts():
+    view = SessionView()
+    changed = []
+    for event in (TurnStarted(turn=1), TextDelta(text="Hi"), UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
+                  ToolCallStarted(id="t1", name="grep", input={}),
+                  SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
+                  UsageUpdated(usage=Usage(5, 1), total=Usage(5, 1), **CHILD),
+                  SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(5, 1), seconds=1.0,
+                                   **CHILD)):
+        view.apply(event, 1.0)
+        changed.append(view.status_changed)
+    assert changed == [False, False, True, False, True, True, True]

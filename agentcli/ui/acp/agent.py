@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, assert_never
@@ -17,14 +18,17 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.events import (MAIN, ToolProgress, ElicitationRequested, SubagentSteered, SteerDelivered, SubagentWrappingUp, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, SubagentCancelling,
-                            SubagentFinished, SubagentResultDelivered, SubagentStarted, TextDelta, TextReset,
-                            ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated,
-                            UserMessage, as_any)
+from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
+                            PlanUpdated, RawStreamEvent, Retrying, SteerDelivered, SubagentFinished,
+                            SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta,
+                            TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished,
+                            TurnStarted, UsageUpdated, UserMessage)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
+from ..drawn import drawn
 from ..slash import session_commands
+from ..transcript import ToolView
+from ..view import SessionView
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
@@ -46,7 +50,8 @@ class Conversation:
     prompt: asyncio.Task[Any] | None = None
     mode: str = "default"
     children: Children | None = None
-    calls: dict[str, ToolCallStarted] = field(default_factory=dict)  # started, not finished
+    view: SessionView = field(default_factory=SessionView)  # the events sent so far, folded
+    closed: set[str] = field(default_factory=set)  # calls a cancelled prompt left open, told the client as failed
     roots: dict[str, Path] = field(default_factory=dict)  # a worktree child's workspace root, by its id
     commands: list[tuple[str, str, str]] | None = None  # as the client was last told them
 
@@ -290,6 +295,7 @@ class AcpAgent:
     async def send(self, conv: Conversation, event: Event) -> None:
         session = conv.session
         assert session is not None
+        conv.view.apply(event, time.monotonic())
         target = conv.id
         if event.agent_id != MAIN:
             routed = await self.child_event(conv, event) if conv.children is not None else None
@@ -297,38 +303,34 @@ class AcpAgent:
                 return
             target = routed
         update: Any = None
-        match as_any(event):
+        if isinstance(event, UsageUpdated):  # any agent's model call: the session's totals, on the parent session
+            # (the session's numbers, not the view's: a loaded session's hold its earlier turns, which no event told)
+            target = conv.id
+            update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
+        elif isinstance(event, ApprovalRequested):  # the call it asks about, if the client was told of it
+            call = next((c.id for c in reversed(self.told_calls(conv, event.agent_id))
+                         if c.name == event.tool and c.input == event.input), f"approval-{id(event)}")
+            self.spawn(ask_permission(self.conn, target, session, event, call))
+        match drawn(event):
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
                 update = updates.thought_chunk(text)
             case ToolCallStarted() as started:
-                conv.calls[started.id] = started
                 update = updates.tool_call(started, self.root_of(conv, started.agent_id))
             case ToolCallFinished() as finished:
-                conv.calls.pop(finished.id, None)
                 update = updates.tool_call_done(finished)
                 if self.subagents and conv.children is not None and await conv.children.finish_call(update):
                     update = None  # a task call: sent with its link to the child kept (children.py)
             case PlanUpdated() as plan:
                 update = updates.plan_update(plan)
-            case UsageUpdated():
-                update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
-                if event.agent_id != MAIN:
-                    target = conv.id
-            case ApprovalRequested() as asked:
-                call = next((c.id for c in reversed(conv.calls.values()) if c.agent_id == asked.agent_id
-                             and c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
-                self.spawn(ask_permission(self.conn, target, session, asked, call))
             case Notice(level=level, text=text) if level in ("warning", "error"):
                 print(f"agentcli: {text}", file=sys.stderr)
             case Retrying() as retrying:
                 print(f"agentcli: {retrying.text}", file=sys.stderr)
-            case (Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
-                  | SubagentStarted() | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered()
-                  | ApprovalsWaiting() | TurnFinished() | Compacted() | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
+            case (None | Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
+                  | SubagentStarted() | SubagentFinished() | SubagentResultDelivered() | TurnFinished() | Compacted()
+                  | HistoryCleared() | ToolProgress() | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no session/update says it (a child's start and end went to children.py above)
             case unknown:
                 assert_never(unknown)
@@ -383,15 +385,22 @@ class AcpAgent:
         assert conv.session is not None
         return conv.roots.get(agent_id, conv.session.workspace.root)
 
+    def told_calls(self, conv: Conversation, agent_id: str | None = None) -> list[ToolView]:
+        """The open calls the client was told of (the main agent's, and a child's on its own session), of every
+        agent or of ``agent_id``, in the order they started; none that a cancel already closed."""
+        return [call for call in conv.view.open_calls(agent_id) if call.id not in conv.closed and (
+            call.agent_id == MAIN or self.subagents and conv.children is not None
+            and conv.children.session_of(call.agent_id) is not None)]
+
     async def close_calls(self, conv: Conversation) -> None:
         """A cancelled prompt leaves calls that never finished: each is marked failed, as the spec asks."""
-        for call in list(conv.calls.values()):
+        for call in self.told_calls(conv):
             target = conv.id if call.agent_id == MAIN or conv.children is None else (
                 conv.children.session_of(call.agent_id))
-            if target is not None and (call.agent_id == MAIN or self.subagents):
+            if target is not None:
                 await self.conn.session_update(session_id=target, update=s.ToolCallProgress(
                     session_update="tool_call_update", tool_call_id=call.id, status="failed"))
-        conv.calls.clear()
+            conv.closed.add(call.id)
 
     def spawn(self, work: Any) -> None:
         task = asyncio.create_task(work)

@@ -32,7 +32,8 @@ from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import drawn
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..view import SessionView, Subagent, ToolView
+from ..transcript import ToolView
+from ..view import SessionView, Subagent
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 

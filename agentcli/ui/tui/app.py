@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Compacted, Event, HistoryCleared, PlanUpdated,
-                             SteerDelivered, SubagentFinished, SubagentStarted, ToolCallFinished, UsageUpdated)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
+                             SteerDelivered, SubagentFinished, SubagentStarted)
 from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
@@ -56,8 +56,6 @@ if TYPE_CHECKING:
     from ...core.session import SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
-# Events after which the status bar's numbers change (a child's tool output counts as "kept out").
-STATUS_EVENTS = (UsageUpdated, SubagentStarted, SubagentFinished, ToolCallFinished, Compacted)
 
 
 class AgentApp(App[int]):
@@ -180,9 +178,11 @@ class AgentApp(App[int]):
         event = message.event
         if isinstance(event, ApprovalRequested):
             approval.ask(self, event)
-        elif isinstance(event, ElicitationRequested):
+            return  # a question: the view does not fold it
+        if isinstance(event, ElicitationRequested):
             elicitation.ask(self, event)
-        elif isinstance(event, ApprovalsWaiting):
+            return
+        if isinstance(event, ApprovalsWaiting):
             await self.inbox_changed(event)
         elif event.agent_id == MAIN:
             if isinstance(event, SteerDelivered):
@@ -196,7 +196,7 @@ class AgentApp(App[int]):
                 await controls.cleared(self)
         else:
             await self.subagent_event(event)
-        if isinstance(event, STATUS_EVENTS):
+        if self.view.status_changed:  # the status bar's and the status line's facts
             self.refresh_status()
         if isinstance(event, SubagentFinished):
             self.read_results()
