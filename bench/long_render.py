@@ -67,11 +67,13 @@ def run(work: Path, runs: int = 5) -> Section:
                          "(colouring the first loads Pygments and compiles its lexer), the bytecode is compiled "
                          "as installed (PYTHONDONTWRITEBYTECODE had made each resume compile the engine); earlier: "
                          "each record type's checks compiled once, a collapsed tool call builds its body when "
-                         "expanded, a whole answer composes its Markdown blocks with one shared parser. What "
-                         "stands in the way (CPU to the drawn frame, in-process: about 370 ms against 275 for a "
-                         "new session): Textual's Markdown and markdown-it, their first parse and the first "
-                         "styling of each block type, about 45 ms; the tool calls, the question and the taller "
-                         f"layout, about 40; reading the file's tail, 7 ({children - 1} items drawn in all)")
+                         "expanded and is its title line alone until then, a whole answer composes its Markdown blocks "
+                         "with one shared parser. What stands in the way (whole-process CPU to the drawn frame, "
+                         "about 0.40 s against 0.27 for a new session): with no Markdown widget on the first frame "
+                         "(an experiment) it is 1.24×, so Textual's Markdown, markdown-it, their first parse and "
+                         "the first styling of each block type are about 70 ms, paid by whichever answer is drawn "
+                         "first; the tool calls, the question, the taller layout and reading the file's tail the "
+                         f"other 60 ({children - 1} items drawn in all)")
     section.compare("RSS once open", col("resume", "rss_mb"), "new session", col("fresh", "rss_mb"), unit="MiB",
                     digits=0)
     steps = len(got["resume"][0]["scroll_ms"])

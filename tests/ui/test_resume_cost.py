@@ -1,5 +1,5 @@
 """What keeps resuming a long session cheap without changing what it shows: a collapsed tool call builds its
-input and output only when first expanded; clean events pass the escaping unchanged (not copied); line mode
+contents (input and output) only when first expanded; clean events pass the escaping unchanged (not copied); line mode
 imports the SDK with the collector off and turns it back on afterwards."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ async def test_a_collapsed_tool_call_builds_its_body_when_first_expanded(server,
         grep, read, glob = app.conversation.query(ToolCallEntry)
         assert all(entry.collapsed for entry in (grep, read, glob))
         assert not app.conversation.query(".tool-output") and not app.conversation.query(".tool-input")
+        assert not app.conversation.query(ToolCallEntry.Contents)  # a collapsed call is its title line alone
         assert plain(grep).splitlines()[0].startswith("grep  needle  ✓")  # the title is there from the start
 
         grep.collapsed = False
@@ -52,7 +53,11 @@ async def test_a_collapsed_tool_call_builds_its_body_when_first_expanded(server,
         glob.collapsed, grep.collapsed = True, True
         glob.collapsed = False
         await pilot.pause()
-        assert len(glob.query(".tool-output")) == 1  # built once
+        assert len(glob.query(".tool-output")) == 1 and len(glob.query(ToolCallEntry.Contents)) == 1  # built once
+        assert glob.query_one(ToolCallEntry.Contents).region.height > 0
+        grep.collapsed = True
+        await pilot.pause()
+        assert not grep.query_one(ToolCallEntry.Contents).display  # collapsed again: its body is kept, hidden
 
 
 def test_clean_data_passes_the_escaping_as_the_same_object_and_dirty_data_is_copied():

@@ -44,13 +44,13 @@ class ToolCallEntry(Collapsible):
 
     def compose(self) -> ComposeResult:
         yield self._title
-        with self.Contents():
-            if not self.collapsed:
+        if not self.collapsed:  # a collapsed call is its title alone: its Contents come when first expanded
+            with self.Contents():
                 yield from self._body()
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         if not collapsed and self._output is None and self.is_mounted:
-            self.query_one(self.Contents).mount_all(self._body())
+            self.mount(self.Contents(*self._body()))
         super()._watch_collapsed(collapsed)
 
     def _body(self) -> list[Static]:
