@@ -307,11 +307,15 @@ def _task_input(term: str) -> dict[str, Any]:
     }
 
 
+NOTES = re.compile(r"<system-reminder>.*?</system-reminder>\s*", re.S)
+
+
 def _report(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Blocks:
     parts = ["## What the subagent found" if len(pairs) == 1 else f"## What the {len(pairs)} subagents found"]
     for use, result in pairs:
         desc = use.get("input", {}).get("description", "task")
-        body_text = tool_result_text(result).strip() or "(no result)"
+        # the child's answer and its footer line; agentcli's notes (the receipt) are for the model, not to quote
+        body_text = NOTES.sub("", tool_result_text(result)).strip() or "(no result)"
         quoted = "\n".join("> " + line if line else ">" for line in body_text.splitlines()[:15])
         status = "failed" if result.get("is_error") else "reported"
         parts.append(f"**{desc}** {status}:\n\n{quoted}")

@@ -125,6 +125,7 @@ def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert "login is handled in shop/auth.py" in result["result"]
+    assert "system-reminder" not in result["result"] and "Receipt for" not in result["result"]  # the model's notes
     [child] = result["subagents"]
     assert child["status"] == "done"
     assert list(tmp_path.iterdir()) == []  # nothing left behind where it was started
