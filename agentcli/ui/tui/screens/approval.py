@@ -7,12 +7,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
 from ..format import input_view
 from . import asking
+from .dialog import Dialog
 
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
@@ -44,23 +44,13 @@ def who_asks(request: ApprovalRequested) -> str:
     return f"subagent {request.agent_id}" + (f" ({request.description})" if request.description else "")
 
 
-class ApprovalScreen(ModalScreen[str]):
+class ApprovalScreen(Dialog[str]):
     """Resolves to one of ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS or DENY."""
 
-    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
     DEFAULT_CSS = """
-    ApprovalScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-
     #approval {
         width: 84;
-        max-width: 95%;
-        height: auto;
         max-height: 80%;
-        padding: 1 2;
-        background: $surface;
         border: thick $warning;
     }
 
@@ -113,7 +103,7 @@ class ApprovalScreen(ModalScreen[str]):
         self.approvals = approvals or []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="approval"):
+        with Vertical(id="approval", classes="dialog"):
             yield Static(Content.assemble(Content.styled("Approve ", "bold"),
                                           Content.styled(self.request.tool, "bold $warning"), "?"),
                          id="approval-title")

@@ -6,8 +6,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
+from .dialog import Dialog
 
 HOW_TO = Content("\n").join([
     Content.styled("No API key yet", "bold $error"),
@@ -29,21 +29,10 @@ HOW_TO = Content("\n").join([
 ])
 
 
-class NoKeyScreen(ModalScreen[None]):
-    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
+class NoKeyScreen(Dialog[None]):
     DEFAULT_CSS = """
-    NoKeyScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-
     #no-key {
         width: 80;
-        max-width: 95%;
-        height: auto;
-        max-height: 100%;
-        padding: 1 2;
-        background: $surface;
         border: thick $error;
         scrollbar-size-vertical: 1;
     }
@@ -51,5 +40,5 @@ class NoKeyScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="no-key"):  # scrolls rather than overflow a small terminal
+        with VerticalScroll(id="no-key", classes="dialog"):  # scrolls rather than overflow a small terminal
             yield Static(HOW_TO, id="no-key-text")

@@ -6,7 +6,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -14,6 +13,7 @@ from ....core.session import Checkpoint, Prompt
 from ...escapes import visible
 from ...format import flat
 from ...transcript_text import clip
+from .dialog import Dialog
 
 Choice = tuple[int, str]  # prompt number, and "conversation", "files" or "both"
 
@@ -28,23 +28,11 @@ def prompt_option(prompt: Prompt, point: Checkpoint | None) -> Option:
     return Option(text, id=str(prompt.number))
 
 
-class RewindScreen(ModalScreen[Choice | None]):
+class RewindScreen(Dialog[Choice | None]):
     """Resolves to the chosen prompt and action, or None (esc)."""
 
-    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
     DEFAULT_CSS = """
-    RewindScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-
     #rewind {
-        width: 90;
-        max-width: 95%;
-        height: auto;
-        max-height: 100%;
-        padding: 1 2;
-        background: $surface;
         border: thick $accent;
     }
 
@@ -78,7 +66,7 @@ class RewindScreen(ModalScreen[Choice | None]):
         self.points = {p.prompt: p for p in points}
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rewind"):
+        with Vertical(id="rewind", classes="dialog"):
             yield Static(Content.styled("Rewind to just before a prompt", "bold"), id="rewind-title")
             yield OptionList(*[prompt_option(p, self.points.get(p.number)) for p in reversed(self.prompts)],
                              id="rewind-prompts")

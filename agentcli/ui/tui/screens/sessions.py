@@ -8,7 +8,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
@@ -17,26 +16,15 @@ from ....core.session import SessionInfo, list_sessions
 from ...escapes import visible
 from ...format import tokens
 from ..format import one_line
+from .dialog import Dialog
 
 
-class SessionPicker(ModalScreen[str | None]):
+class SessionPicker(Dialog[str | None]):
     """The workspace's sessions, most recent first; enter picks one, esc keeps the current session."""
 
-    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
     DEFAULT_CSS = """
-    SessionPicker {
-        align: center middle;
-        background: $background 60%;
-    }
-
     #sessions {
-        width: 90;
-        max-width: 95%;
-        height: auto;
         max-height: 80%;
-        padding: 1 2;
-        background: $surface;
-        border: thick $primary;
     }
 
     #sessions-hint {
@@ -59,7 +47,7 @@ class SessionPicker(ModalScreen[str | None]):
         self._listing: Worker[list[SessionInfo]] | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="sessions"):
+        with Vertical(id="sessions", classes="dialog"):
             yield Static(Content.styled("Resume a session", "bold"), id="sessions-title")
             yield Static("Reading this workspace's sessions…", id="sessions-hint")
             yield OptionList(id="sessions-list")

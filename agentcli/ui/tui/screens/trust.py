@@ -12,11 +12,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ....trust import NEW, Request
 from ..theme import AGENTCLI_THEME
+from .dialog import Dialog
 
 
 def request_view(request: Request) -> Content:
@@ -27,23 +27,11 @@ def request_view(request: Request) -> Content:
     return Content("\n").join(lines)
 
 
-class TrustScreen(ModalScreen[bool | None]):
+class TrustScreen(Dialog[bool | None]):
     """Resolves to True (trust), False (do not trust) or None (no answer now: esc)."""
 
-    # Default CSS, not a CSS_PATH: a screen's own stylesheet makes Textual restyle the whole app on its first push.
     DEFAULT_CSS = """
-    TrustScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-
     #trust {
-        width: 90;
-        max-width: 95%;
-        height: auto;
-        max-height: 100%;
-        padding: 1 2;
-        background: $surface;
         border: thick $warning;
     }
 
@@ -77,7 +65,7 @@ class TrustScreen(ModalScreen[bool | None]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="trust"):
+        with Vertical(id="trust", classes="dialog"):
             yield Static(Content.assemble(Content.styled("Trust this workspace? ", "bold $warning"),
                                           str(self.request.root)), id="trust-title")
             yield Static("Files in this workspace ask for more than agentcli allows by default. Anyone who "
