@@ -230,49 +230,41 @@ class Hooks:
         allowed = False
         stops: list[str] = []
         for hook, answer in zip(chosen, answers):
-            reason, allows, extra = self.read(hook, answer)
+            reason, allows, extra, stop = self.read(hook, answer)
             if reason:
                 blocked.append(reason)
             allowed = allowed or allows
             context += [extra] if extra else []
-            stops += [reason] if reason and self.stops(answer) else []
+            stops += [reason] if stop else []
         return Verdict("\n".join(blocked), allowed and not blocked, tuple(context), "\n".join(stops))
 
-    @staticmethod
-    def stops(answer: _Answer) -> bool:
-        """Whether a hook's JSON answer says ``"continue": false``, Claude Code's "end the turn here"."""
-        try:
-            reply = json.loads(answer.stdout) if answer.code == 0 and answer.stdout.strip().startswith("{") else {}
-        except ValueError:
-            return False
-        return isinstance(reply, dict) and reply.get("continue") is False
-
-    def read(self, hook: Hook, answer: _Answer) -> tuple[str, bool, str]:
-        """(why it blocks, whether it allows, context for the model) from one hook's answer."""
+    def read(self, hook: Hook, answer: _Answer) -> tuple[str, bool, str, bool]:
+        """(why it blocks, whether it allows, context for the model, whether it ends the turn: Claude Code's
+        ``"continue": false``) from one hook's answer."""
         if answer.code is None:
-            return "", False, ""
+            return "", False, "", False
         if answer.code == BLOCK:
-            return answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).", False, ""
+            return answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).", False, "", False
         if answer.code != 0:
             self.warn(f"A {hook.event} hook failed (exit {answer.code}): {hook.command}"
                       f"{': ' + answer.stderr.strip().splitlines()[-1] if answer.stderr.strip() else ''}. "
                       "The run goes on.")
-            return "", False, ""
+            return "", False, "", False
         out = answer.stdout.strip()
         try:
             reply = json.loads(out) if out.startswith("{") else None
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
-            return "", False, out if hook.event == "UserPromptSubmit" else ""
+            return "", False, out if hook.event == "UserPromptSubmit" else "", False
         specific: dict[str, Any] = reply["hookSpecificOutput"] if isinstance(reply.get("hookSpecificOutput"), dict) else {}
         decision = specific.get("permissionDecision") or reply.get("decision")
         reason = str(specific.get("permissionDecisionReason") or reply.get("reason") or reply.get("stopReason")
                      or f"Blocked by a {hook.event} hook ({hook.command}).")
         context = str(specific.get("additionalContext") or "")
         if decision in ("deny", "block") or reply.get("continue") is False:
-            return reason, False, context
-        return "", decision in ("allow", "approve"), context
+            return reason, False, context, reply.get("continue") is False
+        return "", decision in ("allow", "approve"), context, False
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook (a command, or a host's callback), telling ``watch`` of a command."""
