@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core.model.catalogue import EFFORT_ORDER  # the Agent SDK's effort levels, in order
 from . import UsageError
 from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 TOOL_NAMES: dict[str, tuple[str, ...]] = {claude: (tool, *(BASH_COMPANIONS if tool == "bash" else ()))
                                           for claude, tool in CLAUDE_TOOLS.items()}
 SETTINGS_KEYS = {"permissions", "model", "hooks", "statusLine", "$schema"}  # what agentcli understands of a --settings object
-EFFORTS = ("low", "medium", "high", "xhigh", "max")  # the Agent SDK's effort levels
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -68,7 +68,7 @@ def add_script_flags(p: argparse.ArgumentParser) -> None:
                                                          "JSON string or file), in the result's structured_output")
     p.add_argument("--fallback-model", metavar="MODEL", help="go on with this model when the model is overloaded "
                                                            "or not found (headless)")
-    p.add_argument("--effort", choices=EFFORTS, help="how much effort the model spends: the API's effort where "
+    p.add_argument("--effort", choices=EFFORT_ORDER, help="how much effort the model spends: the API's effort where "
                                                      "the model has it, else a thinking budget (headless)")
     p.add_argument("--include-hook-events", action="store_true",
                    help="stream-json: add a hook_started and a hook_response line for each hook command run")
