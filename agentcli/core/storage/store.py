@@ -304,34 +304,40 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        except RecursionError:
-            warnings.append(f"Skipped line {number} of {path}: {TOO_DEEP}.")
-            continue
-        if not isinstance(record, dict):
-            warnings.append(TORN.format(name=path.name) if number == len(lines)
-                            else f"Skipped line {number} of {path}: it is not a JSON object.")
-        elif problem := record_problem(record):
-            warnings.append(f"Skipped line {number} of {path}: {problem}.")
+        record, problem = parse_record(line, images_at)
+        if record is not None:
+            records.append(record)
+        elif problem == NOT_AN_OBJECT and number == len(lines):
+            warnings.append(TORN.format(name=path.name))
         else:
-            records.append(images.unpack(record, images_at))
+            warnings.append(f"Skipped line {number} of {path}: {problem}.")
     return records, warnings
 
 
-def record_event(line: bytes, folder: Path) -> tuple[dict[str, Any], Event] | None:
-    """One JSONL line of a session file as its record and the event it stores (its images read from
-    ``folder``), or None for a line the engine would skip: not JSON, damaged, or no event."""
+NOT_AN_OBJECT = "it is not a JSON object"
+
+
+def parse_record(line: bytes, folder: Path) -> tuple[dict[str, Any] | None, str]:
+    """One JSONL line of a session file: its record, checked (``records.record_problem``) and its images read
+    from ``folder``, or None and why it is skipped."""
     try:
         record = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(record, dict) or record_problem(record):
-        return None
-    event = event_from_dict(images.unpack(record, folder))
-    return None if event is None else (record, event)
+    except ValueError:
+        return None, NOT_AN_OBJECT
+    except RecursionError:
+        return None, TOO_DEEP
+    if not isinstance(record, dict):
+        return None, NOT_AN_OBJECT
+    if problem := record_problem(record):
+        return None, problem
+    return images.unpack(record, folder), ""
+
+
+def record_event(line: bytes, folder: Path) -> tuple[dict[str, Any], Event] | None:
+    """One line as its record and the event it stores (``parse_record``), or None for a line the engine skips."""
+    record, _ = parse_record(line, folder)
+    event = event_from_dict(record) if record is not None else None
+    return None if record is None or event is None else (record, event)
 
 
 def image_folder(path: Path) -> Path:
