@@ -68,7 +68,7 @@ TEST_WORKERS ?= 2
 # a third of an agentcli start (docs/testing.md). The checks keep the caller's setting.
 CHECKS_LOG := $(VENV)/checks.log
 test: $(STAMP) sandbox-tool acpx mcp-everything
-	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
+	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests bench && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
 	checks=$$!; PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
 	if ! wait $$checks; then cat $(CHECKS_LOG); \
 		echo "make: a check failed (lint-imports, ruff or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \

@@ -43,14 +43,14 @@ def _py_module(rng: random.Random, pkg: int, mod: int, uses_symbol: bool) -> str
             f"def {a}_{b}_{f}(value, limit=10):",
             f'    """Compute the {a} {b} for value, up to limit."""',
             f"    total = sum(len(str(x)) for x in range(limit))  # TODO: cache the {b}",
-            f"    if value is None:",
+            "    if value is None:",
             f"        log.warning('no {a} given')",
-            f"        return total",
+            "        return total",
             f"    return total + hash(value) % {rng.randint(7, 997)}",
             "",
         ]
     if uses_symbol:
-        lines += [f"def make_router():", f"    router = {SYMBOL}(prefix='/{rng.choice(WORDS)}')",
+        lines += ["def make_router():", f"    router = {SYMBOL}(prefix='/{rng.choice(WORDS)}')",
                   "    return router", ""]
     return "\n".join(lines) + "\n"
 
@@ -127,7 +127,7 @@ def generate(root: Path, packages: int = 40, modules: int = 60) -> BigRepo:
         pkg, mod = divmod(i, modules)
         size += _write(root / f"build/lib/pkg_{pkg:02d}/mod_{mod:03d}.py", _py_module(rng, pkg, mod, True))
         ignored += 1
-    size += _write(root / f"build/lib/pkg_17/routing.py", _routing_module())
+    size += _write(root / "build/lib/pkg_17/routing.py", _routing_module())
     ignored += 1
     # A git repository (nothing committed is needed), so bare rg applies .gitignore as a user's would.
     subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)

@@ -84,7 +84,7 @@ def build(root: Path) -> LongSession:
     for k in range(1, EXCHANGES + 1):
         fresh: dict[str, str] = {}
         for line in body:
-            line = ids.sub(lambda m: fresh.setdefault(m.group(0), new_tool_use_id()), line)
+            line = ids.sub(lambda m, fresh=fresh: fresh.setdefault(m.group(0), new_tool_use_id()), line)
             line = line.replace("Question 1 of 50", f"Question {k} of {EXCHANGES}")
             lines.append(line.replace(ANSWER_HEAD, f"Answer {k} of {EXCHANGES}"))
     path = template.with_name(f"{new_id}.jsonl")
