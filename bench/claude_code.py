@@ -128,7 +128,8 @@ def measure_tui(section: Section, server: StandIn, binary: Path, version: str, w
     who = "Claude Code"
     with Tmux() as term:
         try:
-            for who, (argv, launch_env, marker) in launches.items():  # noqa: B007 (the except below names who)
+            for who in launches:  # who: named by the except below if it times out
+                argv, launch_env, marker = launches[who]
                 # warm-up: the page cache (the binary is 400 MB), Claude Code's one-time notices
                 _ready_then_echo(term, argv, ws, launch_env, marker, timeout=FIRST_LAUNCH_TIMEOUT)
             for i in range(runs):
