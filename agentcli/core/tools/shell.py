@@ -187,11 +187,16 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=str(root), env=env, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
             start_new_session=True, preexec_fn=preexec, pass_fds=(report[1],) if report else ())
-    except OSError as exc:
+    except BaseException as exc:
         os.close(read_fd)
         if report:
             os.close(report[0])
-        raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
+        if isinstance(exc, OSError):
+            raise ToolError(f"Could not start bash: {exc.strerror or exc}.") from None
+        # Cancelled while asyncio still set the process up: asyncio SIGKILLs bash alone, so what bash
+        # had started meanwhile (a background job, now our orphan) is found by its marker and stopped.
+        await asyncio.shield(processes.stop_call(marker))
+        raise
     finally:
         os.close(write_fd)
         if report:
