@@ -141,9 +141,11 @@ async def test_retry_after_is_clamped(server, make_session, retry_after):
     server.script(error(529, "overloaded_error", "Overloaded", headers={"retry-after": retry_after}), text("ok"))
     session, events = make_session()
     assert (await session.send("q")).text == "ok"
-    notes = warnings(events)
-    assert len(notes) == 1, notes  # once failed under load with two: say which, should it again
-    assert "Retrying in 0 s" in notes[0]  # the test LLM's longest delay is 0.05 s
+    # Only the 529's note counts: under load the loopback connection has twice broken off before any
+    # reply (httpcore's ReadError, our side's socket closed, in about 1 of 1,600 tests a run), and
+    # its own retry note is not what this test is about.
+    [note] = [n for n in warnings(events) if "(529)" in n]
+    assert "Retrying in 0 s" in note  # the test LLM's longest delay is 0.05 s
 
 
 def test_backoff_stays_between_zero_and_twice_the_longest_delay():
