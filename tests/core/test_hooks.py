@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,8 +13,9 @@ import pytest
 
 from agentcli.config import ConfigError, Settings, load_settings
 from agentcli.core.events import Notice
+from agentcli.core.policy.hooks import Hook, Hooks
 from tests.fakes.anthropic_server import last_user_text, text, tool_result_text, tool_results, tool_use
-from tests.waiting import wait_until
+from tests.waiting import until, wait_until
 
 # A PreToolUse hook as Claude Code users write it: read the call from stdin, exit 2 to refuse `rm`.
 BLOCK_RM = (f"{sys.executable} -c \"import json,sys; d=json.load(sys.stdin); "
@@ -24,6 +27,18 @@ BLOCK_RM = (f"{sys.executable} -c \"import json,sys; d=json.load(sys.stdin); "
 def hooks(event: str, command: str, matcher: str = "", timeout: float | None = None) -> dict:
     hook = {"type": "command", "command": command, **({"timeout": timeout} if timeout else {})}
     return {event: [{"matcher": matcher, "hooks": [hook]}]}
+
+
+def group_gone(pgid: int) -> bool:
+    """No process of the group ``pgid`` is running (a zombie has ended)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return False
+    return True
 
 
 async def test_pre_tool_use_hook_blocks_rm_and_tells_the_model_why(make_session, server, repo):
@@ -83,16 +98,33 @@ async def test_a_hanging_hook_is_killed_with_its_group_and_the_run_goes_on(make_
     assert any("did not finish within 1 s" in n.text for n in events.of(Notice))
     pgid = int((repo / "hook.pid").read_text())
 
-    def group_gone() -> bool:  # no process of the group is running (a zombie has ended)
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_bytes().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                return False
-        return True
-    wait_until(group_gone, "the hung hook's process group ending")
+    wait_until(lambda: group_gone(pgid), "the hung hook's process group ending")
+
+
+async def test_a_hook_cancelled_while_it_starts_leaves_nothing_running(repo, monkeypatch):
+    """A cancellation can land inside asyncio's create_subprocess_exec after the hook's shell runs, where
+    asyncio would SIGKILL the shell alone. Performed by cancelling the moment Popen returns, once the
+    shell has started a background job."""
+    runner = Hooks([Hook("PreToolUse", "echo $$ > hook.pid; sleep 600 & echo $! > child; sleep 600")],
+                   root=repo, emit=lambda event: None)
+    real_popen = subprocess.Popen
+    call: asyncio.Task[object] | None = None
+
+    def popen_then_cancel(args, *rest, **kwargs):
+        proc = real_popen(args, *rest, **kwargs)
+        if "> child" in str(args):
+            wait_until(lambda: (repo / "child").exists() and (repo / "child").read_text().strip(),
+                       "the hook to start its background job")
+            assert call is not None
+            call.cancel()
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen_then_cancel)
+    call = asyncio.create_task(runner.run_command(runner.hooks[0], b"{}"))
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    pgid = int((repo / "hook.pid").read_text())
+    await until(lambda: group_gone(pgid), "the cancelled hook's process group ending")
 
 
 async def test_hooks_run_without_secrets_in_their_environment(make_session, server, repo, monkeypatch):

@@ -297,8 +297,8 @@ class Hooks:
             self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
             return _Answer(None, "", "")
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.root, env=env, start_new_session=True, preexec_fn=preexec,
+            proc = await processes.start_in_session(
+                *argv, cwd=self.root, env=env, preexec_fn=preexec,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         except OSError as exc:
             self.warn(f"Could not start the {hook.event} hook {hook.command}: {exc.strerror or exc}.")

@@ -43,7 +43,7 @@ import os
 import signal
 import sys
 import uuid
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     import subprocess
@@ -291,6 +291,32 @@ def kill(proc: "subprocess.Popen[bytes] | asyncio.subprocess.Process") -> None:
 
 
 # ---------------------------------------------------------------- process groups
+
+
+_finishing: set[asyncio.Future[None]] = set()  # groups whose start was cancelled, being stopped
+
+
+async def start_in_session(*argv: str, **options: Any) -> asyncio.subprocess.Process:
+    """``asyncio.create_subprocess_exec`` in a session (and process group) of its own. Cancelled while
+    asyncio still sets the process up, asyncio would SIGKILL the leader alone and leave what it had
+    started meanwhile; here the start finishes out of sight and then the whole group is stopped."""
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, start_new_session=True, **options))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        stopping = asyncio.ensure_future(_stop_started(starting))
+        _finishing.add(stopping)
+        stopping.add_done_callback(_finishing.discard)
+        raise
+
+
+async def _stop_started(starting: "asyncio.Future[asyncio.subprocess.Process]") -> None:
+    try:
+        proc = await starting
+    except Exception:  # noqa: BLE001 - it never started: nothing to stop
+        return
+    kill_group(proc.pid)
+    await proc.wait()
 
 
 def kill_group(pgid: int) -> None:
