@@ -3,13 +3,15 @@ from it (which child runs, which call is open, a run of retries) instead of fold
 
 from __future__ import annotations
 
+import importlib
 import io
 from typing import get_args
+
+import pytest
 
 from agentcli.core.events import (AnyEvent, ApprovalsWaiting, Retrying, SubagentCancelling, SubagentFinished,
                                   SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted,
                                   TurnStarted, Usage, UsageUpdated)
-from agentcli.ui.drawn import Drawn, Quiet, drawn
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.view import SessionView
@@ -97,13 +99,30 @@ async def test_line_modes_running_calls_are_the_views_of_this_request():
         "⠋ grep auth · 0.0 s"]
 
 
-def test_every_event_is_either_drawn_or_quiet_and_a_quiet_one_has_nothing_to_draw():
-    drawn_kinds, quiet_kinds = set(get_args(Drawn)), set(get_args(Quiet))
-    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)) and not drawn_kinds & quiet_kinds
+FRONT_ENDS = {"the TUI": "agentcli.ui.tui.widgets.conversation", "line mode": "agentcli.ui.plain.display",
+              "stream-json": "agentcli.ui.stream_json", "ACP": "agentcli.ui.acp.agent"}
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_each_front_end_says_of_every_event_whether_it_draws_it_or_leaves_it_quiet(front_end):
+    split = importlib.import_module(FRONT_ENDS[front_end]).drawn
+    drawn_kinds, quiet_kinds = set(split.drawn), set(split.quiet)
+    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)), f"{front_end} says nothing of some events"
+    assert not drawn_kinds & quiet_kinds, f"{front_end} both draws and leaves quiet {drawn_kinds & quiet_kinds}"
+    cancelling, said = SubagentCancelling(id="sa-1", **CHILD), TextDelta(text="hi")
+    assert split(cancelling) is None and split(said) is said  # every front end reads a cancel from the view
+
+
+def test_what_one_front_end_draws_another_may_leave_quiet():
+    from agentcli.ui.acp.agent import drawn as acp
+    from agentcli.ui.plain.display import drawn as line_mode
+    from agentcli.ui.stream_json import drawn as stream_json
+    from agentcli.ui.tui.widgets.conversation import drawn as tui
+
+    used = UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3))
     inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
-    assert drawn(inbox) is None and drawn(SubagentCancelling(id="sa-1", **CHILD)) is None
-    said = TextDelta(text="hi")
-    assert drawn(said) is said
+    assert acp(used) is used and line_mode(used) is tui(used) is stream_json(used) is None  # ACP sends the usage
+    assert line_mode(inbox) is tui(inbox) is inbox and acp(inbox) is stream_json(inbox) is None
 
 
 def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read():

@@ -7,7 +7,7 @@ with the same widget. Both are fed engine events, live or replayed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union, assert_never
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
@@ -15,13 +15,15 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice,
-                             PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentFinished, SubagentResultDelivered,
-                             SubagentStarted, SubagentSteered, SteerDelivered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+                             Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
+                             SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
+                             UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...drawn import drawn
+from ...drawn import Split
 from ...format import seconds, tokens
 from ...view import Retry, Subagent
 from .thinking import ThinkingEntry
@@ -50,6 +52,16 @@ def answer_entry(text: str = "") -> AssistantEntry:
 def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
 
+
+# What the TUI does with each kind of event (ui/drawn.py). Quiet: a model call's usage and a cancel being summed
+# up, which the status bar, the working line, the panel and a task's line read from the view. The app asks the
+# questions in modals and the panel says the inbox (app.py), before any conversation sees an event.
+Quiet = Union[UsageUpdated, SubagentCancelling]
+Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting, ApprovalRequested, ElicitationRequested]
+drawn = Split[Drawn](Drawn, Quiet)
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
@@ -343,6 +355,8 @@ class Conversation(VerticalScroll):
             case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
                   | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
+            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
+                pass  # the app asks it in a modal, or the panel says the inbox: no conversation is given one
             case unknown:
                 assert_never(unknown)
 
