@@ -8,13 +8,16 @@ import io
 from typing import get_args
 
 import pytest
+from textual.app import App, ComposeResult
 
-from agentcli.core.events import (AnyEvent, ApprovalsWaiting, Retrying, SubagentCancelling, SubagentFinished,
-                                  SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted,
-                                  TurnStarted, Usage, UsageUpdated)
+from agentcli.core.events import (AnyEvent, ApprovalsWaiting, AssistantMessage, Retrying, SubagentCancelling,
+                                  SubagentFinished, SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta,
+                                  ToolCallStarted, TurnStarted, Usage, UsageUpdated)
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
+from agentcli.ui.tui.widgets.conversation import Conversation, NoticeEntry
 from agentcli.ui.view import SessionView
+from tests.ui.test_tui_support import plain
 
 CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
@@ -126,7 +129,7 @@ def test_what_one_front_end_draws_another_may_leave_quiet():
 
 
 def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read():
-    from agentcli.core.events import AssistantMessage, ToolCallFinished
+    from agentcli.core.events import ToolCallFinished
 
     view = SessionView()
     view.apply(ToolCallStarted(id="m1", name="bash", input={"command": "ls"}), 1.0)
@@ -157,3 +160,23 @@ def test_the_view_says_which_events_changed_the_status_facts():
         view.apply(event, 1.0)
         changed.append(view.status_changed)
     assert changed == [False, False, True, False, True, True, True]
+
+
+class OneConversation(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="conversation")
+
+
+@pytest.mark.parametrize("agent_id", ["main", "sa-1"])  # the main screen's, a subagent's transcript
+async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view_of_the_replay(agent_id):
+    retry = {"retries": 8, "delay": 4.0, "error": "Overloaded.", "agent_id": agent_id}
+    events = [Retrying(attempt=1, **retry), Retrying(attempt=2, **retry), TextDelta(text="Hi", agent_id=agent_id),
+              AssistantMessage(content=[{"type": "text", "text": "Hi"}], agent_id=agent_id)]
+    async with OneConversation().run_test() as pilot:
+        conversation = pilot.app.query_one(Conversation)
+        await conversation.replay(events)
+        notes = [plain(note) for note in conversation.query(NoticeEntry)]
+        assert notes == ["Overloaded. Retried 2 times."]  # one line, its outcome once the call went through
+        assert conversation.view.retries == {} and conversation.view.retried is None  # the live view: untouched
+        await conversation.replay(events[:2])  # a session left while retrying: the line says the latest try
+        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [events[1].text]
