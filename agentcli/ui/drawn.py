@@ -1,32 +1,32 @@
-"""Which events a renderer draws, and which only change facts it reads from the view model.
+"""How a front end says, for every kind of event, whether it draws it or leaves it quiet.
 
-A renderer dispatches with ``match drawn(event):`` over ``Drawn``, ending in ``assert_never``, so mypy
-names each renderer that says nothing about a new kind it might draw. A ``Quiet`` event has nothing
-of its own to draw: it changes only facts the view model holds (``ui/view.py`` folds it; its reducers
-match over every event), which renderers read from there (a model call's usage, the inbox, a cancel
-being summed up), or it is a question (an approval, a server's), which its front end asks in a dialog
-of its own before any drawing. ``drawn`` gives None for it, so no renderer lists it. A new event joins one of the two
-(``tests/ui/test_one_fold.py`` checks that the two make ``AnyEvent``).
+Each front end (the TUI, line mode, stream-json, ACP) states two unions of its own beside its renderer:
+``Drawn``, the kinds its renderer dispatches on (``match split(event):`` over them, ending in
+``assert_never``, so mypy names each renderer that says nothing about a new kind), and ``Quiet``, the
+kinds it has nothing of its own to do with: they change only facts the view model holds (``ui/view.py``
+folds every event; its reducers match over all of them), which the front end reads from there, as a
+status bar reads a model call's usage. What one front end draws another may leave quiet: ACP sends each
+model call's usage and asks each approval itself, where line mode reads the usage from the view.
+``Split(Drawn, Quiet)`` gives None for a quiet event, so no renderer lists it. A new event joins one of
+the two in every front end (``tests/ui/test_one_fold.py`` checks that each pair makes ``AnyEvent``).
 """
 
 from __future__ import annotations
 
-from typing import Union, cast, get_args
+from typing import Generic, TypeVar, cast, get_args
 
-from ..core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
-                           Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
-                           SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted,
-                           SubagentSteered, SubagentWrappingUp, SteerDelivered, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
-                           ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
+from ..core.events import Event
 
-Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ApprovalRequested, ElicitationRequested]
-Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
-              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered]
-QUIET: tuple[type[Event], ...] = get_args(Quiet)
+D = TypeVar("D")
 
 
-def drawn(event: Event) -> Drawn | None:
-    """The event as a renderer draws it; None when it has nothing to draw (its facts are in the view model)."""
-    return None if isinstance(event, QUIET) else cast(Drawn, event)
+class Split(Generic[D]):
+    """One front end's ``Drawn`` and ``Quiet`` unions; called with an event, the event as its renderer
+    draws it (typed as ``Drawn``), or None when it is quiet there."""
+
+    def __init__(self, drawn: object, quiet: object) -> None:
+        self.drawn: tuple[type[Event], ...] = get_args(drawn) or (cast(type[Event], drawn),)
+        self.quiet: tuple[type[Event], ...] = get_args(quiet) or (cast(type[Event], quiet),)
+
+    def __call__(self, event: Event) -> D | None:
+        return None if isinstance(event, self.quiet) else cast(D, event)

@@ -12,19 +12,29 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, assert_never
+from typing import TYPE_CHECKING, Any, Callable, Union, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
-                           PlanUpdated, RawStreamEvent, Retrying, SubagentFinished, SubagentResultDelivered,
-                           SubagentStarted, SubagentSteered, SteerDelivered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+                           ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                           Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                           SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
-                           UserMessage)
-from .drawn import drawn
+                           UsageUpdated, UserMessage)
+from .drawn import Split
 
 if TYPE_CHECKING:
     from ..core.session import SessionSurface
     from .view import SessionView, Subagent
+
+# What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
+# reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it).
+Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested]
+Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound, SteerDelivered, ApprovalRequested]
+drawn = Split[Drawn](Drawn, Quiet)
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd",
@@ -171,6 +181,8 @@ class StreamJson:
                   | PlanUpdated() | Notice() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no line of Claude Code's stream-json says it
+            case ApprovalRequested():
+                pass  # asked by a control request of its own (stream_input.py; headless.py hands it over)
             case unknown:
                 assert_never(unknown)
 

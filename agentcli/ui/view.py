@@ -366,6 +366,15 @@ class SessionView:
             self.call_facts(event, child.transcript)
         return child
 
+    @classmethod
+    def replaying(cls, events: Sequence[Event]) -> "SessionView":
+        """A fresh view to replay past ``events`` into, each subagent they are of known from the first: a
+        subagent's own events (its transcript's) lack the start its parent saw."""
+        view = cls()
+        for agent_id in dict.fromkeys(event.agent_id for event in events if event.agent_id != MAIN):
+            view.subagents[agent_id] = Subagent(agent_id, "", "")
+        return view
+
     def call_facts(self, event: Event, transcript: Transcript) -> None:
         """A call the agent's transcript now holds, started or ended: into the session's own lists."""
         if isinstance(event, (ToolCallStarted, ToolCallFinished)):

@@ -3,16 +3,21 @@ from it (which child runs, which call is open, a run of retries) instead of fold
 
 from __future__ import annotations
 
+import importlib
 import io
 from typing import get_args
 
-from agentcli.core.events import (AnyEvent, ApprovalsWaiting, Retrying, SubagentCancelling, SubagentFinished,
-                                  SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted,
-                                  TurnStarted, Usage, UsageUpdated)
-from agentcli.ui.drawn import Drawn, Quiet, drawn
+import pytest
+from textual.app import App, ComposeResult
+
+from agentcli.core.events import (AnyEvent, ApprovalsWaiting, AssistantMessage, Retrying, SubagentCancelling,
+                                  SubagentFinished, SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta,
+                                  ToolCallStarted, TurnStarted, Usage, UsageUpdated)
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
+from agentcli.ui.tui.widgets.conversation import Conversation, NoticeEntry
 from agentcli.ui.view import SessionView
+from tests.ui.test_tui_support import plain
 
 CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
@@ -97,17 +102,34 @@ async def test_line_modes_running_calls_are_the_views_of_this_request():
         "⠋ grep auth · 0.0 s"]
 
 
-def test_every_event_is_either_drawn_or_quiet_and_a_quiet_one_has_nothing_to_draw():
-    drawn_kinds, quiet_kinds = set(get_args(Drawn)), set(get_args(Quiet))
-    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)) and not drawn_kinds & quiet_kinds
+FRONT_ENDS = {"the TUI": "agentcli.ui.tui.widgets.conversation", "line mode": "agentcli.ui.plain.display",
+              "stream-json": "agentcli.ui.stream_json", "ACP": "agentcli.ui.acp.agent"}
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_each_front_end_says_of_every_event_whether_it_draws_it_or_leaves_it_quiet(front_end):
+    split = importlib.import_module(FRONT_ENDS[front_end]).drawn
+    drawn_kinds, quiet_kinds = set(split.drawn), set(split.quiet)
+    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)), f"{front_end} says nothing of some events"
+    assert not drawn_kinds & quiet_kinds, f"{front_end} both draws and leaves quiet {drawn_kinds & quiet_kinds}"
+    cancelling, said = SubagentCancelling(id="sa-1", **CHILD), TextDelta(text="hi")
+    assert split(cancelling) is None and split(said) is said  # every front end reads a cancel from the view
+
+
+def test_what_one_front_end_draws_another_may_leave_quiet():
+    from agentcli.ui.acp.agent import drawn as acp
+    from agentcli.ui.plain.display import drawn as line_mode
+    from agentcli.ui.stream_json import drawn as stream_json
+    from agentcli.ui.tui.widgets.conversation import drawn as tui
+
+    used = UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3))
     inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
-    assert drawn(inbox) is None and drawn(SubagentCancelling(id="sa-1", **CHILD)) is None
-    said = TextDelta(text="hi")
-    assert drawn(said) is said
+    assert acp(used) is used and line_mode(used) is tui(used) is stream_json(used) is None  # ACP sends the usage
+    assert line_mode(inbox) is tui(inbox) is inbox and acp(inbox) is stream_json(inbox) is None
 
 
 def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read():
-    from agentcli.core.events import AssistantMessage, ToolCallFinished
+    from agentcli.core.events import ToolCallFinished
 
     view = SessionView()
     view.apply(ToolCallStarted(id="m1", name="bash", input={"command": "ls"}), 1.0)
@@ -138,3 +160,23 @@ def test_the_view_says_which_events_changed_the_status_facts():
         view.apply(event, 1.0)
         changed.append(view.status_changed)
     assert changed == [False, False, True, False, True, True, True]
+
+
+class OneConversation(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="conversation")
+
+
+@pytest.mark.parametrize("agent_id", ["main", "sa-1"])  # the main screen's, a subagent's transcript
+async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view_of_the_replay(agent_id):
+    retry = {"retries": 8, "delay": 4.0, "error": "Overloaded.", "agent_id": agent_id}
+    events = [Retrying(attempt=1, **retry), Retrying(attempt=2, **retry), TextDelta(text="Hi", agent_id=agent_id),
+              AssistantMessage(content=[{"type": "text", "text": "Hi"}], agent_id=agent_id)]
+    async with OneConversation().run_test() as pilot:
+        conversation = pilot.app.query_one(Conversation)
+        await conversation.replay(events)
+        notes = [plain(note) for note in conversation.query(NoticeEntry)]
+        assert notes == ["Overloaded. Retried 2 times."]  # one line, its outcome once the call went through
+        assert conversation.view.retries == {} and conversation.view.retried is None  # the live view: untouched
+        await conversation.replay(events[:2])  # a session left while retrying: the line says the latest try
+        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [events[1].text]

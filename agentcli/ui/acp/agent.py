@@ -12,26 +12,36 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, assert_never
+from typing import Any, Callable, Union, assert_never
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.events import (MAIN, ApprovalRequested, AssistantMessage, Compacted, Event, HistoryCleared, Notice,
-                            PlanUpdated, RawStreamEvent, Retrying, SteerDelivered, SubagentFinished,
-                            SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta,
-                            TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished,
-                            TurnStarted, UsageUpdated, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
+                            UserMessage)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              new_session_id, resolve_credentials)
-from ..drawn import drawn
+from ..drawn import Split
 from ..slash import session_commands
 from ..transcript import ToolView
 from ..view import SessionView
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
+
+# What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
+# the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
+Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested]
+Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested]
+drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
 SettingsFor = Callable[[Path, bool, list[str]], Any]
@@ -303,15 +313,16 @@ class AcpAgent:
                 return
             target = routed
         update: Any = None
-        if isinstance(event, UsageUpdated):  # any agent's model call: the session's totals, on the parent session
-            # (the session's numbers, not the view's: a loaded session's hold its earlier turns, which no event told)
-            target = conv.id
-            update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
-        elif isinstance(event, ApprovalRequested):  # the call it asks about, if the client was told of it
-            call = next((c.id for c in reversed(self.told_calls(conv, event.agent_id))
-                         if c.name == event.tool and c.input == event.input), f"approval-{id(event)}")
-            self.spawn(ask_permission(self.conn, target, session, event, call))
         match drawn(event):
+            case UsageUpdated():  # any agent's model call: the session's totals, on the parent session
+                # (the session's numbers, not the view's: a loaded session's hold its earlier turns, which no event
+                # told)
+                target = conv.id
+                update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
+            case ApprovalRequested() as asked:  # the call it asks about, if the client was told of it
+                call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
+                             if c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
+                self.spawn(ask_permission(self.conn, target, session, asked, call))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):

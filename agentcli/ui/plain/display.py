@@ -15,27 +15,36 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, assert_never
+from typing import Any, Callable, Union, assert_never
 
 from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, Status,
-                            SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                            Rewound, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
+                            ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
-from ..drawn import drawn
+from ..drawn import Split
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import ToolView
 from ..view import SessionView, Subagent
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
+
+# What line mode does with each kind of event (ui/drawn.py). Quiet: a model call's usage and a cancel being
+# summed up, which the status bar and the live lines read from the view.
+Quiet = Union[UsageUpdated, SubagentCancelling]
+Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting, ApprovalRequested, ElicitationRequested]
+drawn = Split[Drawn](Drawn, Quiet)
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
@@ -195,6 +204,8 @@ class Display:
                   | SubagentFinished() | Retrying() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()
                   | SteerDelivered()):
                 pass  # nothing to print: the prompt, the status bar's facts, what other lines show (a child's steer)
+            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
+                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
             case unknown:
                 assert_never(unknown)
 
@@ -276,6 +287,8 @@ class Display:
                   | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
+            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
+                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
             case unknown:
                 assert_never(unknown)
 

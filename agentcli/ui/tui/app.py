@@ -102,7 +102,7 @@ class AgentApp(App[int]):
         self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
-        self.conversation.subagent = self.view.for_call
+        self.conversation.view = self.view
         self.queued = QueuedMessages()
         self.steer_on_enter = settings.steer_on_enter  # enter steers while the agent works; ctrl+s queues
         self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt

@@ -145,8 +145,9 @@ def open_transcript(app: "AgentApp", agent_id: str | None) -> None:
         if app.screen.agent_id == state.id:
             return
         app.pop_screen()
-    app.push_screen(TranscriptScreen(state, show_times=not app.testing, now=app.clock,
-                                     stall_after=app.view.stall_after))
+    screen = TranscriptScreen(state, show_times=not app.testing, now=app.clock, stall_after=app.view.stall_after)
+    screen.conversation.view = app.view  # the child's events are folded there before the screen is given them
+    app.push_screen(screen)
 
 
 def open_focused_transcript(app: "AgentApp") -> None:

@@ -1,13 +1,14 @@
 """A conversation: user messages, streamed Markdown answers, tool calls and notices, anchored to the bottom.
 
 The main screen shows the main agent's conversation; the transcript screen shows a subagent's
-with the same widget. Both are fed engine events, live or replayed.
+with the same widget. Both are fed engine events, live or replayed, each folded into the view model
+(``ui/view.py``) first: the facts it draws beyond the event (a run of retries, a task's subagent) are the
+view's; a replay folds into a fresh view. It keeps only its widgets (by call id, the one streaming now).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union, assert_never
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
@@ -15,15 +16,17 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (AssistantMessage, Compacted, Event, HistoryCleared, Notice,
-                             PlanUpdated, RawStreamEvent, Retrying, Rewound, SubagentFinished, SubagentResultDelivered,
-                             SubagentStarted, SubagentSteered, SteerDelivered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+                             Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
+                             SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
+                             UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...drawn import drawn
+from ...drawn import Split
 from ...format import seconds, tokens
-from ...view import Retry, Subagent
+from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
 
@@ -50,6 +53,16 @@ def answer_entry(text: str = "") -> AssistantEntry:
 def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
 
+
+# What the TUI does with each kind of event (ui/drawn.py). Quiet: a model call's usage and a cancel being summed
+# up, which the status bar, the working line, the panel and a task's line read from the view. The app asks the
+# questions in modals and the panel says the inbox (app.py), before any conversation sees an event.
+Quiet = Union[UsageUpdated, SubagentCancelling]
+Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
+              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
+              HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting, ApprovalRequested, ElicitationRequested]
+drawn = Split[Drawn](Drawn, Quiet)
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
@@ -101,14 +114,6 @@ class NoticeEntry(Static):
         super().__init__(Content(text), classes=classes + (" -block" if block else ""))
 
 
-@dataclass
-class Retries:
-    """A run of retries of one model call on screen: its line, and the run as the view model folds it."""
-
-    line: NoticeEntry
-    run: Retry | None = None
-
-
 class ReportEntry(Static):
     """What a command reports (/cost, /agents, /help): drawn again to the width the conversation has."""
 
@@ -138,19 +143,22 @@ class Conversation(VerticalScroll):
         self.max_widgets = max_widgets
         self.brief_label = brief_label
         self.user_messages = 0
-        self.tools: dict[str, ToolCallEntry] = {}
+        self.tools: dict[str, ToolCallEntry] = {}  # the widgets of its calls, by call id
         self.tasks: dict[str, TaskEntry] = {}  # by the task call's tool_use id
         self._answer: AssistantEntry | None = None
         self._thinking: ThinkingEntry | None = None  # the thinking streaming now
         self._batch: list[Widget] | None = None
-        self._retry: Retries | None = None  # the model call being retried now
+        self._retry: NoticeEntry | None = None  # the line of the run of retries going on now
         self._stream: MarkdownStream | None = None
         self._replayed: list[Event] = []  # a resumed session's events; those before _drawn_from are not drawn
         self._drawn_from = 0  # yet: scrolling to the top draws them (load_earlier)
         self._earlier_limit = 0
         self._preview: tuple[list[Event], bool] | None = None  # a resumed session's tail, drawn before it opened
         self._unfilled: tuple[list[Event], int, int] | None = None  # what its first frame left to draw next
-        self.subagent: Callable[[str], Subagent | None] = lambda tool_use_id: None  # by task call id
+        # The view model the events it is given are folded into first (the app's): the facts it draws, such as a
+        # run of retries and a task's subagent. A replay folds past events into a fresh one (_replaying).
+        self.view = SessionView()
+        self._replaying: SessionView | None = None
         self.now: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
@@ -197,19 +205,17 @@ class Conversation(VerticalScroll):
         """An API retry: one line, updated in place while the retries follow each other."""
         await self.end_answer()
         if self._retry is None:
-            self._retry = Retries(NoticeEntry(event.text, "warning retry"))
-            await self.add(self._retry.line)
+            self._retry = NoticeEntry(event.text, "warning retry")
+            await self.add(self._retry)
         else:
-            self._retry.line.update(Content(event.text))
-        self._retry.run = Retry.fold(self._retry.run, event)
+            self._retry.update(Content(event.text))
 
-    def retried(self) -> None:
-        """The run of retries is over (the call went through, or the turn ended): its "Retrying in 4 s"
-        line goes, and what happened stays, worded as line mode words it."""
-        if self._retry is not None:
-            retry, self._retry = self._retry, None
-            if retry.run is not None:
-                retry.line.update(Content(retry.run.outcome))
+    def retried(self, view: SessionView) -> None:
+        """The event ``view`` folded last ended the run of retries (the call went through, or the turn ended):
+        its "Retrying in 4 s" line goes, and what happened stays, worded as line mode words it."""
+        if self._retry is not None and view.retried is not None:
+            self._retry.update(Content(view.retried[1].outcome))
+            self._retry = None
 
     async def add_user(self, text: str) -> None:
         label = self.brief_label if self.user_messages == 0 else "you" if self.brief_label == "you" else "note"
@@ -262,9 +268,9 @@ class Conversation(VerticalScroll):
     # -- events --
 
     async def apply(self, event: Event) -> None:
-        """Show one event of the agent this conversation belongs to."""
-        if self._retry is not None and Retry.fold(self._retry.run, event) is None:
-            self.retried()  # a run of retries ends with the next event of the agent's loop
+        """Show one event of the agent this conversation belongs to, folded into ``view`` already (or, replayed,
+        into the replay's own)."""
+        self.retried(self.view if self._replaying is None else self._replaying)
         match drawn(event):
             case ThinkingDelta(text=text):
                 await self.think(text)
@@ -343,6 +349,8 @@ class Conversation(VerticalScroll):
             case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
                   | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
+            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
+                pass  # the app asks it in a modal, or the panel says the inbox: no conversation is given one
             case unknown:
                 assert_never(unknown)
 
@@ -424,24 +432,32 @@ class Conversation(VerticalScroll):
 
     async def _draw_above(self, events: list[Event], start: int, end: int) -> list[Widget]:
         """Draw ``events[start:end]`` above what is drawn (from ``end`` on); returns the widgets it mounted."""
-        await self._rebuild(events[start:end])
-        for event in events[end:]:  # calls started above the old top that finished below it
+        live, self._retry = self._retry, None  # a run of retries going on now keeps its line
+        replayed = SessionView.replaying(events)
+        await self._rebuild(events[start:end], replayed)
+        for event in events[end:]:  # calls started above the old top that finished below it, the run of retries
+            if self._retry is not None:  # it left going on
+                replayed.apply(event, 0.0)
+                self.retried(replayed)
             if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
                 await self.finish_tool(event)
+        self._retry = live
         widgets = self._batch_done()
         first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
         if widgets:
             await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
         return widgets
 
-    async def _rebuild(self, events: list[Event]) -> list[str]:
-        """Build the widgets of past events into the batch (``_batch_done`` hands them over); returns the
-        text deltas of a message still being written at the end."""
+    async def _rebuild(self, events: list[Event], view: SessionView | None = None) -> list[str]:
+        """Build the widgets of past events into the batch (``_batch_done`` hands them over), each folded first
+        into ``view`` (by default a fresh one); returns the text deltas of a message still being written at the end."""
         pending: list[str] = []
-        self._batch = []
+        self._batch, self._replaying = [], view if view is not None else SessionView.replaying(events)
         try:
             for event in events:
+                self._replaying.apply(event, 0.0)
                 if isinstance(event, TextDelta):
+                    self.retried(self._replaying)  # its text is drawn whole, with its message
                     pending.append(event.text)
                     continue
                 if isinstance(event, (AssistantMessage, TextReset)):
@@ -450,6 +466,8 @@ class Conversation(VerticalScroll):
         except BaseException:
             self._batch = None
             raise
+        finally:
+            self._replaying = None
         return pending
 
     def _batch_done(self) -> list[Widget]:
@@ -491,7 +509,7 @@ class Conversation(VerticalScroll):
     async def finish_tool(self, event: ToolCallFinished) -> None:
         if event.id in self.tasks:
             task = self.tasks[event.id]
-            await task.finish(event.output, self.subagent(event.id), self.now())
+            await task.finish(event.output, self.view.for_call(event.id), self.now())
         elif event.id in self.tools:
             self.tools[event.id].finish(event)
 
