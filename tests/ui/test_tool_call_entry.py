@@ -88,3 +88,17 @@ async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_outpu
 
         assert "no such file: gone.py" in drawn(read)[2] and read.has_class("-error")
         assert output_colour(read) != output_colour(grep)
+
+
+async def test_a_drag_over_its_output_selects_the_output_text(server, make_session):
+    app = _app(make_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
+        grep, _ = app.conversation.query(ToolCallEntry)
+        grep.collapsed = False
+        await until(pilot, lambda: grep.region.height > 1, "the call open")
+        await pilot.mouse_down(grep, offset=(6, 2))  # on "src/x.py…", after its indent and bar
+        await pilot.hover(grep, offset=(14, 2))  # to its ":" (the cell under the pointer is selected)
+        await pilot.mouse_up(grep, offset=(14, 2))
+        await until(pilot, lambda: app.screen.get_selected_text(), "the selection")
+        assert app.screen.get_selected_text() == "src/x.py:"  # the text alone, not the indent or the bar
