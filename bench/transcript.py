@@ -150,8 +150,13 @@ def run(work: Path, runs: int = 5) -> Section:
                          "open paid that import); the transcript's styles are default CSS of its screen, not a CSS "
                          "file; an expanded call's indent is its padding, not a margin, so its output is wrapped "
                          "at one width (Textual's stream layout sized it without its margin, then placed it "
-                         "within it, and wrapped the output at both widths); what is left: the call's own widgets "
-                         "(a Collapsible, its title, its input line) and the answer's Markdown blocks")
+                         "within it, and wrapped the output at both widths); target ≤ 1.2×; what did it: a tool "
+                         "call is one widget that draws its title, input and output (its bar drawn, not a CSS "
+                         "border), lays its lines out once per width and renders only those on screen; as a "
+                         "Collapsible of six widgets it wrapped and rendered each 600-line output whole at every "
+                         "layout, and the garbage it made set off a full collection inside the open (half its CPU "
+                         "time, by cProfile and gc callbacks); what is left: the frames after the first (the "
+                         "answer's Markdown blocks mount after it, then the focus), and the pause for an idle app")
     section.compare("… its CPU time", ours_cpu, "bare Screen of Statics", bare_cpu, digits=0,
                     note="the process's CPU time over the same span (nothing else runs in it then): what other "
                          "work on a shared machine does not stretch, unlike the wall time above")

@@ -1,5 +1,5 @@
-"""What keeps resuming a long session cheap without changing what it shows: a collapsed tool call builds its
-contents (input and output) only when first expanded; clean events pass the escaping unchanged (not copied); line mode
+"""What keeps resuming a long session cheap without changing what it shows: a collapsed tool call lays out its
+input and output only when first expanded; clean events pass the escaping unchanged (not copied); line mode
 imports the SDK with the collector off and turns it back on afterwards."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from agentcli.core.events import AssistantMessage, ToolCallFinished, ToolCallSta
 from agentcli.ui.escapes import visible_data, visible_event
 from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
-from tests.ui.test_tui_support import SIZE, plain, until
+from tests.ui.test_tui_support import SIZE, drawn, plain, until
 
 
 def _calls() -> list:
@@ -32,32 +32,25 @@ async def test_a_collapsed_tool_call_builds_its_body_when_first_expanded(server,
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 3, "the three calls")
         grep, read, glob = app.conversation.query(ToolCallEntry)
-        assert all(entry.collapsed for entry in (grep, read, glob))
-        assert not app.conversation.query(".tool-output") and not app.conversation.query(".tool-input")
-        assert not app.conversation.query(ToolCallEntry.Contents)  # a collapsed call is its title line alone
-        assert plain(grep).splitlines()[0].startswith("grep  needle  ✓")  # the title is there from the start
+        assert all(entry.collapsed and not entry.built for entry in (grep, read, glob))
+        assert drawn(grep) == ["  ▶ grep  needle  ✓"]  # a collapsed call is its title line alone
+        assert plain(grep) == "grep  needle  ✓"  # the title is there from the start
 
         grep.collapsed = False
-        await until(pilot, lambda: grep.query(".tool-output"), "the expanded call's output")
-        assert "pattern: needle" in plain(grep) and "src/x.py:3: needle here" in plain(grep)
+        await until(pilot, lambda: grep.region.height > 1, "the expanded call's output")
+        assert drawn(grep) == ["  ▼ grep  needle  ✓", "    pattern: needle", "    ▏ src/x.py:3: needle here", ""]
         read.collapsed = False
-        await until(pilot, lambda: read.query(".tool-output"), "the failed call's output")
-        assert read.query_one(".tool-output").has_class("-error")
-        assert "no such file: gone.py" in plain(read)
+        await until(pilot, lambda: "no such file: gone.py" in "\n".join(drawn(read)), "the failed call's output")
+        assert read.has_class("-error")
 
         glob.collapsed = False  # still running (no result was stored): it says so, then shows what came
-        await until(pilot, lambda: glob.query(".tool-output"), "the running call's body")
-        assert "running…" in plain(glob)
+        await until(pilot, lambda: "    ▏ running…" in drawn(glob), "the running call's body")
         glob.finish(ToolCallFinished(id="c", name="glob", output="README.md", is_error=False, seconds=0.2))
-        await until(pilot, lambda: "README.md" in plain(glob), "the late output in the open body")
+        await until(pilot, lambda: "    ▏ README.md" in drawn(glob), "the late output in the open body")
         glob.collapsed, grep.collapsed = True, True
-        glob.collapsed = False
         await pilot.pause()
-        assert len(glob.query(".tool-output")) == 1 and len(glob.query(ToolCallEntry.Contents)) == 1  # built once
-        assert glob.query_one(ToolCallEntry.Contents).region.height > 0
-        grep.collapsed = True
-        await pilot.pause()
-        assert not grep.query_one(ToolCallEntry.Contents).display  # collapsed again: its body is kept, hidden
+        assert grep.region.height == 1 and drawn(grep) == ["  ▶ grep  needle  ✓"]  # collapsed again
+        assert grep.built and "src/x.py:3: needle here" in plain(grep)  # its body is kept, not drawn
 
 
 def test_clean_data_passes_the_escaping_as_the_same_object_and_dirty_data_is_copied():

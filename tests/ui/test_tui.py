@@ -191,7 +191,7 @@ async def test_tool_calls_are_one_line_and_expand_on_enter(server, tui):
         title = plain(call).splitlines()[0]
         assert title.startswith("grep  handle_auth  ✓")
         assert call.collapsed
-        call.query_one("CollapsibleTitle").focus()
+        call.focus()
         await pilot.press("enter")
         assert not call.collapsed
         assert "src/app/auth.py:6:    return handle_auth(user, password)" in plain(call)
@@ -534,14 +534,14 @@ async def test_typed_text_and_enter_send_even_when_a_tool_line_has_the_focus(ser
         await answer(pilot, "grep for handle_auth")
         call = app.conversation.query_one(ToolCallEntry)
         await pilot.press(*"fix it")
-        call.query_one("CollapsibleTitle").focus()  # the focus lands on the tool line while the user types
+        call.focus()  # the focus lands on the tool line while the user types
         await pilot.pause()
         await pilot.press("enter")
         await until(pilot, lambda: not app.busy and len(app.conversation.query(AssistantEntry)) == 2, "the answer")
         assert call.collapsed
         assert "you fix it" in shown(app.conversation)
         assert app.query_one(PromptInput).has_focus
-        call.query_one("CollapsibleTitle").focus()  # moved there on purpose, with nothing typed since
+        call.focus()  # moved there on purpose, with nothing typed since
         await pilot.pause()
         await pilot.press("enter")
         assert not call.collapsed

@@ -70,7 +70,7 @@ def test_tool_call_expanded(snap_compare, server, tui):
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await answer(pilot, "grep for handle_auth")
-        app.conversation.query_one(ToolCallEntry).query_one("CollapsibleTitle").focus()
+        app.conversation.query_one(ToolCallEntry).focus()
         await pilot.press("enter")
         await settled(pilot)
 

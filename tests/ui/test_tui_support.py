@@ -12,6 +12,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.widgets.conversation import ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
+from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests import waiting
 from tests.fakes.anthropic_server import offers_tool
 from tests.ui.conftest import tui  # noqa: F401  (the fixture's old import path)
@@ -75,6 +76,8 @@ def plain(widget: Widget) -> str:
         return widget.source
     if isinstance(widget, ReportEntry):  # a table drawn to its width: read it as drawn
         return "\n".join(strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, *widget.outer_size)))
+    if isinstance(widget, ToolCallEntry):
+        return widget.plain
     if isinstance(widget, Collapsible):
         title = widget.title
         return getattr(title, "plain", str(title)) + "\n" + "\n".join(plain(w) for w in widget.query(Static))
@@ -82,6 +85,11 @@ def plain(widget: Widget) -> str:
         content = widget.content
         return getattr(content, "plain", str(content))
     return "\n".join(plain(child) for child in widget.children)
+
+
+def drawn(widget: Widget) -> list[str]:
+    """The lines a widget draws, as they are on screen (its padding and bars too), right-trimmed."""
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, *widget.outer_size))]
 
 
 def shown(container: Widget) -> str:

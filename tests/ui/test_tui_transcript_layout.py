@@ -9,7 +9,7 @@ from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFin
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
-from tests.ui.test_tui_support import SIZE, until
+from tests.ui.test_tui_support import SIZE, drawn, until
 
 LINES = [f"src/pkg/module_{i}.py:{i}:    def handler_{i}(request):  # a match" for i in range(80)]
 
@@ -42,6 +42,6 @@ async def test_an_expanded_call_in_a_transcript_is_indented_by_its_own_padding(s
         entry = view.query_one(ToolCallEntry)
         assert entry.styles.margin.left == 0 and entry.styles.padding.left == 2
         assert entry.region.x == view.content_region.x  # laid out at the conversation's own width
-        output = entry.query_one(".tool-output")
-        assert output.region.x >= entry.region.x + 2  # still indented under the call's line
-        assert str(output.render()).splitlines() == LINES  # the whole output, a line each (none wrapped)
+        lines = drawn(entry)  # under its title and input, the whole output, a line each (none wrapped), beside
+        assert lines[2:-1] == [f"    ▏ {line}" for line in LINES]  # its bar, indented under the call's line
+        assert lines[-1] == "" and len(lines) == entry.region.height == 1 + 1 + len(LINES) + 1
