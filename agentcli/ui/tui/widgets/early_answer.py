@@ -1,7 +1,7 @@
 """An answer drawn as one widget of text, laid out as Textual's Markdown lays it out, for the first frame of a
 resumed session: loading markdown-it and Textual's Markdown, the first parse and styling a widget per block
 took about as long as the rest of that frame. The conversation swaps each for its Markdown entry right
-after that frame (``Conversation.settle``). Only answers made of what this module draws exactly as the
+after that frame (``Conversation._settle``). Only answers made of what this module draws exactly as the
 Markdown widget draws it (a plain subset: ``##`` headings, paragraphs, one level of ``-`` items, fenced
 code, inline code and ``**bold**``) are drawn so; ``blocks`` is None for any other, which is drawn as
 Markdown at once."""
@@ -18,11 +18,16 @@ from textual.widget import Widget
 HEADING = re.compile(r"(#{2,6}) +(\S.*)")
 BOLD = re.compile(r"(?:(?<=^)|(?<=[\s(]))\*\*([A-Za-z0-9](?:[^*`]*[A-Za-z0-9.:)])?)\*\*(?=$|[\s.,;:!?)])")
 CODE = re.compile(r"`([^`]+)`")
-UNSURE = re.compile(r"[*_\[\]<>&\\~|@]|//|\.[^\s.,;:!?)'\"]|www|mailto:", re.IGNORECASE)  # inline Markdown
-# this module does not draw, or text linkify may take for an address: such an answer is drawn as Markdown
-BLOCK_START = re.compile(r"\s|#|>|<|\||[-+*=_]|\d+[.)]|```|~~~")  # a line that may begin another kind of block
+UNSURE = re.compile(r"[*_\[\]<>&\\~|@．。｡]|//|\.[^\s.,;:!?)'\"]|www|mailto:|  ", re.IGNORECASE)  # inline
+# Markdown this module does not draw, text linkify may take for an address, spaces Markdown draws as one
+BLOCK_START = re.compile(r"\s|#|>|<|\||[-+*=_]|```|~~~")  # a line that may begin another kind of block (or
+# a digit: an ordered list's item, see starts_block)
 MARGINS = {"h2": (2, 1), "paragraph": (0, 1), "bullets": (0, 1), "fence": (1, 1)}  # (top, bottom), as
 # Textual's Markdown styles its blocks (h3-h6: 1, 1); adjacent margins overlap, the larger counting
+
+
+def starts_block(line: str) -> bool:
+    return bool(BLOCK_START.match(line)) or line[:1].isdigit()
 
 
 @dataclass(frozen=True)
@@ -93,19 +98,19 @@ def blocks(text: str) -> list[Block] | None:
             while i < len(lines) and lines[i].startswith("- "):
                 items.append(lines[i][2:])
                 i += 1
-            if any(BLOCK_START.match(item) for item in items):  # an item that holds a heading, a list...
+            if any(starts_block(item) for item in items):  # an item that holds a heading, a list...
                 return None
             if i < len(lines) and lines[i].strip():  # a line that continues an item, or another block
                 return None
             if found and found[-1].kind == "bullets":  # two lists a blank line apart are one loose list
                 return None
             found.append(Block("bullets", tuple(items)))
-        elif BLOCK_START.match(line):
+        elif starts_block(line):
             return None
         else:
             start = i
             while i < len(lines) and lines[i].strip():
-                if i > start and (BLOCK_START.match(lines[i]) or lines[i].startswith("- ")):
+                if i > start and starts_block(lines[i]):
                     return None  # a block that interrupts a paragraph, or a setext heading's underline
                 i += 1
             found.append(Block("paragraph", tuple(lines[start:i])))
