@@ -377,13 +377,11 @@ class Conversation(VerticalScroll):
         first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
         if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
             first = start  # is drawn above it later must not end its stream)
-        if start or not whole:
-            await self.mount(PrunedMarker())
         self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
         self._preview, self._early = (events, whole), []
-        pending = await self._rebuild(events[first:])
-        self._unsettled, self._early = self._early, None
-        await self.add(*self._batch_done())
+        pending = await self._rebuild(events[first:])  # (waits on nothing: mounted next, in one go with the
+        self._unsettled, self._early = self._early, None  # marker, so the first frame shows them all)
+        await self.add(*([PrunedMarker()] if start or not whole else []), *self._batch_done())
         if pending:  # the message being written when the session was left
             await self.write("".join(pending))
         if first > start:
