@@ -59,21 +59,22 @@ def run(work: Path, runs: int = 5) -> Section:
     children, rows = got["resume"][0]["children"], got["resume"][0]["rows"]
     section.compare("open by --resume, launch to drawn", col("resume", "open_ms"), "new session",
                     col("fresh", "open_ms"), digits=0,
-                    note="target ≤ 1.2×, not met on this shared machine. Done: the latest part is drawn from the "
-                         "file's last records before the engine opens the session (ui/tui/preview.py; kept once "
-                         "it is open if the session's events end with the same ones, drawn afresh otherwise), "
-                         "the first frame holds what likely fills the screen and the rest of the screenful comes "
-                         "right after it, code blocks are coloured after the frame that first paints them "
-                         "(colouring the first loads Pygments and compiles its lexer), the bytecode is compiled "
-                         "as installed (PYTHONDONTWRITEBYTECODE had made each resume compile the engine); earlier: "
-                         "each record type's checks compiled once, a collapsed tool call builds its body when "
-                         "expanded and is its title line alone until then, a whole answer composes its Markdown blocks "
-                         "with one shared parser. What stands in the way (whole-process CPU to the drawn frame, "
-                         "about 0.40 s against 0.27 for a new session): with no Markdown widget on the first frame "
-                         "(an experiment) it is 1.24×, so Textual's Markdown, markdown-it, their first parse and "
-                         "the first styling of each block type are about 70 ms, paid by whichever answer is drawn "
-                         "first; the tool calls, the question, the taller layout and reading the file's tail the "
-                         f"other 60 ({children - 1} items drawn in all)")
+                    note="target ≤ 1.2×: met in a quiet run (1.10×), not in a run beside other helpers' load (1.28×, "
+                    "1.14–2.29). Done: the latest part is drawn from the file's last records before the engine opens the "
+                    "session (ui/tui/preview.py; kept once it is open if the session's events end with the same ones, "
+                    "drawn afresh otherwise), the first frame holds what likely fills the screen and the rest of the "
+                    "screenful comes right after it; the first frame draws each answer it can as one widget of text laid "
+                    "out and styled as its Markdown entry (ui/tui/widgets/early_answer.py: ## headings, paragraphs, one "
+                    "level of - items, fenced code, inline code, **bold**; anything else is Markdown at once), swapped "
+                    "for that entry right after the frame, so markdown-it, Textual's Markdown, the first parse and a "
+                    "widget per block wait until then (a test compares the settled screens with and without it); the "
+                    "preview's marker is mounted with its widgets, after they are built, so the screen no longer lays out "
+                    "and draws a frame without the conversation first (about 30 ms); code blocks are coloured after the "
+                    "frame that first paints them, the bytecode is compiled as installed; earlier: each record type's "
+                    "checks compiled once, a collapsed tool call builds its body when expanded, a whole answer composes "
+                    "its Markdown blocks with one shared parser. Whole-process CPU to the drawn frame: about 0.30 s "
+                    "against 0.26 for a new session (it was 0.40 against 0.27); what is left is mounting and styling the "
+                    f"tool calls and the question and the taller layout ({children - 1} items drawn in all)")
     section.compare("RSS once open", col("resume", "rss_mb"), "new session", col("fresh", "rss_mb"), unit="MiB",
                     digits=0)
     steps = len(got["resume"][0]["scroll_ms"])
@@ -92,7 +93,7 @@ def run(work: Path, runs: int = 5) -> Section:
         f"{session.path.stat().st_size / 1e6:.1f} MB of JSONL written by the engine's store. Each run starts "
         "`python -m bench.session_view` (the app under `App.run_test()` headless, 120×40) three times: resuming "
         "it, on a new session, and the bare peer. Open: from process launch to the first frame the app draws "
-        "that shows the conversation, each answer's Markdown included (resumed: checked to show the last answer; "
+        "that shows the conversation, each answer included (as Markdown, or as the text the first frame draws in its place; resumed: checked to show the last answer; "
         "new: its welcome line); later refreshes wait on the SDK import in its thread, which is no part of "
         "drawing, and measuring to one of them added about 1 s to both sides. The app starts with the collector "
         "off, as `agentcli` starts it. RSS: after scrolling, 0.5 s later. Scroll, each move timed from "

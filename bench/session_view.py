@@ -70,7 +70,8 @@ async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
 def first_frame_showing(app: App[Any], selector: str) -> list[float]:
     """A list that gets the time of the first frame the app draws (headless too: ``App._display`` is called
     for each) in which the conversation ``selector`` names shows: its entries mounted, each answer's
-    Markdown blocks too. A later refresh may wait on the SDK import in its thread (the warm-up), which is
+    Markdown blocks too (an answer the first frame draws as text, ui/tui/widgets/early_answer.py, is
+    one widget, swapped for its Markdown entry after that frame). A later refresh may wait on the SDK import in its thread (the warm-up), which is
     no part of drawing the screen."""
     frames: list[float] = []
     display = app._display

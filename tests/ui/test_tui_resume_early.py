@@ -89,8 +89,9 @@ async def test_a_file_changed_before_the_session_opened_is_drawn_as_the_session_
 async def test_a_code_block_is_coloured_after_it_is_first_drawn(server, repo, make_session):
     session_id = await _saved(server, make_session)
     app = held_app(server, repo, resume=session_id)
-    async with app.run_test(size=SMALL) as pilot:
-        fence = app.conversation.query_one(LateFence)
+    async with app.run_test(size=SMALL) as pilot:  # (the first frame drew the answer as text: early_answer.py)
+        fence = await until(pilot, lambda: next(iter(app.conversation.query(LateFence)), None),
+                            "the answer's Markdown")
         assert "def expire" in fence.code
         await until(pilot, lambda: fence._highlighted_code.spans, "the code block to be coloured")
         label = fence.query_one("#code-content")

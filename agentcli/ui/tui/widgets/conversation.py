@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
     from .answer import AssistantEntry
+    from .early_answer import EarlyAnswer
 
 
 def __getattr__(name: str) -> Any:
@@ -159,6 +160,8 @@ class Conversation(VerticalScroll):
         # run of retries and a task's subagent. A replay folds past events into a fresh one (_replaying).
         self.view = SessionView()
         self._replaying: SessionView | None = None
+        self._early: list[EarlyAnswer] | None = None  # its first frame's answers drawn as text (early_answer.py),
+        self._unsettled: list[EarlyAnswer] = []  # while it is built, and until they are Markdown entries
         self.now: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
@@ -229,6 +232,7 @@ class Conversation(VerticalScroll):
         self._retry = None
         self.user_messages = 0
         self._replayed, self._drawn_from, self._preview, self._unfilled = [], 0, None, None
+        self._early, self._unsettled = None, []
         await self.remove_children()
 
     # -- streaming answers --
@@ -286,7 +290,7 @@ class Conversation(VerticalScroll):
                 if not thought and thinking_of(content):  # replayed: the message holds the thinking
                     await self.add(ThinkingEntry(thinking_of(content), done=True))
                 if not streamed and text_of(content).strip():
-                    await self.add(answer_entry(text_of(content)))
+                    await self.add(self._whole_answer(text_of(content)))
             case UserMessage(content=content, origin=origin):
                 text = readable(content, "\n\n", attachments=False)  # an agentcli note without the marks the model sees
                 if origin == "engine":  # what the loop tells the model, not what the user said
@@ -381,26 +385,53 @@ class Conversation(VerticalScroll):
         first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
         if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
             first = start  # is drawn above it later must not end its stream)
-        if start or not whole:
-            await self.mount(PrunedMarker())
         self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
-        self._preview = (events, whole)
-        pending = await self._rebuild(events[first:])
-        await self.add(*self._batch_done())
+        self._preview, self._early = (events, whole), []
+        pending = await self._rebuild(events[first:])  # (waits on nothing: mounted next, in one go with the
+        self._unsettled, self._early = self._early, None  # marker, so the first frame shows them all)
+        await self.add(*([PrunedMarker()] if start or not whole else []), *self._batch_done())
         if pending:  # the message being written when the session was left
             await self.write("".join(pending))
         if first > start:
             self._unfilled = (events, start, first)
+        if self._unfilled or self._unsettled:
             self.screen.screen_layout_refresh_signal.subscribe(self, self.painted)
+
+    def _whole_answer(self, text: str) -> Widget:
+        """A whole answer's entry; in a preview's first frame, drawn as text where it can be (early_answer.py)."""
+        if self._early is not None and not self.app.native_ansi_color:
+            from .early_answer import EarlyAnswer, blocks
+
+            if (found := blocks(text)) is not None:
+                self._early.append(EarlyAnswer(text, found))
+                return self._early[-1]
+        return answer_entry(text)
 
     def painted(self, screen: object = None) -> None:
         """After a frame (a screen's layout is drawn, then its signal posted; the app's first frame: Ready):
-        once the preview's first frame is out, draw the rest of it."""
-        if self._unfilled is None:
+        once the preview's first frame is out, draw its answers as Markdown and the rest of it."""
+        if self._unfilled is None and not self._unsettled:
             self.screen.screen_layout_refresh_signal.unsubscribe(self)
         elif self.children and self.children[-1].region:  # laid out, so drawn
             self.screen.screen_layout_refresh_signal.unsubscribe(self)
-            self.call_later(self._fill_up)
+            self.call_later(self._after_first_frame)
+
+    async def _after_first_frame(self) -> None:
+        await self._settle()
+        await self._fill_up()
+
+    async def _settle(self) -> None:
+        """Swap the answers a preview's first frame drew as text for their Markdown entries, each in its place
+        and all in one frame (they take the same rows)."""
+        early, self._unsettled = [e for e in self._unsettled if e.parent is self], []
+        entries = [answer_entry(e.text) for e in early]
+        for old, new in zip(early, entries):
+            new.display = False
+            await self.mount(new, before=old)
+        for old, new in zip(early, entries):
+            old.display, new.display = False, True
+        if early:
+            await self.remove_children(early)
 
     async def _fill_up(self) -> None:
         """After the first frame of a preview: draw the rest of the screenful above what it drew (the view
@@ -421,7 +452,7 @@ class Conversation(VerticalScroll):
         if offset < 0 or (whole and offset) or events[offset:] != tail or self.tasks:  # a task's line shows
             await self.clear()  # its child's state, which the session brings
             return False
-        await self._fill_up()
+        await self._after_first_frame()
         self._replayed, self._drawn_from = events, offset + self._drawn_from
         if not self._drawn_from:
             self._replayed = []
