@@ -6,7 +6,7 @@ import os
 import pwd
 import subprocess
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import pytest
 from hypothesis import settings
@@ -128,7 +128,7 @@ class Recorder:
 
 
 @pytest.fixture
-def make_session(server: FakeAnthropic, repo: Path) -> Callable[..., tuple[Session, Recorder]]:
+async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Callable[..., tuple[Session, Recorder]]]:
     """Build a Session on ``repo`` talking to the stand-in server through the real SDK."""
     made: list[Session] = []
 
@@ -144,5 +144,6 @@ def make_session(server: FakeAnthropic, repo: Path) -> Callable[..., tuple[Sessi
         return session, recorder
 
     yield build
-    for session in made:
-        session.close()
+    for session in made:  # the model client's connections too, on the loop they were made in: one left for
+        session.close()   # the collector would close them from a later test's loop
+        await session.llm.aclose()
