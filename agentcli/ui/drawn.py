@@ -1,6 +1,7 @@
 """How a front end says, for every kind of event, whether it draws it or leaves it quiet.
 
-Each front end (the TUI, line mode, stream-json, ACP) states two unions of its own beside its renderer:
+Each front end (the TUI, line mode, stream-json, ACP) states two unions beside its renderer (the two
+terminal ones share theirs, below):
 ``Drawn``, the kinds its renderer dispatches on (``match split(event):`` over them, ending in
 ``assert_never``, so mypy names each renderer that says nothing about a new kind), and ``Quiet``, the
 kinds it has nothing of its own to do with: they change only facts the view model holds (``ui/view.py``
@@ -13,9 +14,13 @@ the two in every front end (``tests/ui/test_one_fold.py`` checks that each pair 
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar, cast, get_args
+from typing import Generic, TypeVar, Union, cast, get_args
 
-from ..core.events import Event
+from ..core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+                           Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
+                           SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted,
+                           SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
+                           ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
 
 D = TypeVar("D")
 
@@ -30,3 +35,15 @@ class Split(Generic[D]):
 
     def __call__(self, event: Event) -> D | None:
         return None if isinstance(event, self.quiet) else cast(D, event)
+
+
+# The two terminal front ends, the TUI (widgets/conversation.py) and line mode (plain/display.py), agree: quiet
+# are a model call's usage and a cancel being summed up, which their status bars, live lines, panel and task lines
+# read from the view; they draw the rest (the questions and the inbox, each front end in a place of its own).
+TerminalQuiet = Union[UsageUpdated, SubagentCancelling]
+TerminalDrawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+                      ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished,
+                      SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying,
+                      TurnFinished, Compacted, HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting,
+                      ApprovalRequested, ElicitationRequested]
+terminal = Split[TerminalDrawn](TerminalDrawn, TerminalQuiet)

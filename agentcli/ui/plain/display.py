@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union, assert_never
+from typing import Any, Callable, assert_never
 
 from rich.console import RenderableType
 from rich.padding import Padding
@@ -23,13 +23,13 @@ from rich.text import Text
 
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
-                            Rewound, Status, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
+                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
+                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
-from ..drawn import Split
+from ..drawn import terminal as drawn  # what it draws and leaves quiet
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import ToolView
@@ -37,14 +37,6 @@ from ..view import SessionView, Subagent
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 
-# What line mode does with each kind of event (ui/drawn.py). Quiet: a model call's usage and a cancel being
-# summed up, which the status bar and the live lines read from the view.
-Quiet = Union[UsageUpdated, SubagentCancelling]
-Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
-              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting, ApprovalRequested, ElicitationRequested]
-drawn = Split[Drawn](Drawn, Quiet)
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs

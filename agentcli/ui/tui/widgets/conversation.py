@@ -8,7 +8,7 @@ view's; a replay folds into a fresh view. It keeps only its widgets (by call id,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Union, assert_never
+from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
@@ -18,13 +18,12 @@ from textual.widgets import Static
 
 from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                              Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
-                             SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
+                             SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
-                             UserMessage)
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...drawn import Split
+from ...drawn import terminal as drawn  # what it draws and leaves quiet
 from ...format import seconds, tokens
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
@@ -55,15 +54,6 @@ def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
 
 
-# What the TUI does with each kind of event (ui/drawn.py). Quiet: a model call's usage and a cancel being summed
-# up, which the status bar, the working line, the panel and a task's line read from the view. The app asks the
-# questions in modals and the panel says the inbox (app.py), before any conversation sees an event.
-Quiet = Union[UsageUpdated, SubagentCancelling]
-Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
-              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting, ApprovalRequested, ElicitationRequested]
-drawn = Split[Drawn](Drawn, Quiet)
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
