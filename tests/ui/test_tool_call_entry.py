@@ -30,12 +30,17 @@ def _app(make_session):  # type: ignore[no-untyped-def]
     return make_app(session.settings, session.workspace.root, session=session, testing=True)
 
 
+async def _two_calls(pilot, app):  # type: ignore[no-untyped-def]
+    """The replayed session's two calls (a grep and a read), once both are mounted."""
+    await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
+    return tuple(app.conversation.query(ToolCallEntry))
+
+
 async def test_a_click_on_its_title_opens_a_call_a_click_below_keeps_it_open_and_enter_closes_it(server,
                                                                                                  make_session):
     app = _app(make_session)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
-        grep, _ = app.conversation.query(ToolCallEntry)
+        grep, _ = await _two_calls(pilot, app)
         await until(pilot, lambda: grep.region.height == 1, "its line laid out")
         assert drawn(grep) == ["  ▶ grep  needle  ✓"]
 
@@ -65,8 +70,7 @@ async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_outpu
                                                                                                    make_session):
     app = _app(make_session)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
-        grep, read = app.conversation.query(ToolCallEntry)
+        grep, read = await _two_calls(pilot, app)
         grep.collapsed = read.collapsed = False
         await until(pilot, lambda: grep.region.height > 1 and read.region.height > 1, "both open")
 
@@ -93,8 +97,7 @@ async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_outpu
 async def test_a_drag_over_its_output_selects_the_output_text(server, make_session):
     app = _app(make_session)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
-        grep, _ = app.conversation.query(ToolCallEntry)
+        grep, _ = await _two_calls(pilot, app)
         grep.collapsed = False
         await until(pilot, lambda: grep.region.height > 1, "the call open")
         await pilot.mouse_down(grep, offset=(6, 2))  # on "src/x.py…", after its indent and bar
