@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from agentcli.config import ConfigError, Settings, load_settings
 from agentcli.core.events import Notice
 from agentcli.core.policy.hooks import Hook, Hooks
 from tests.fakes.anthropic_server import last_user_text, text, tool_result_text, tool_results, tool_use
+from tests.cancel_at_start import cancel_as_popen_returns
 from tests.waiting import until, wait_until
 
 # A PreToolUse hook as Claude Code users write it: read the call from stdin, exit 2 to refuse `rm`.
@@ -107,20 +107,9 @@ async def test_a_hook_cancelled_while_it_starts_leaves_nothing_running(repo, mon
     shell has started a background job."""
     runner = Hooks([Hook("PreToolUse", "echo $$ > hook.pid; sleep 600 & echo $! > child; sleep 600")],
                    root=repo, emit=lambda event: None)
-    real_popen = subprocess.Popen
-    call: asyncio.Task[object] | None = None
-
-    def popen_then_cancel(args, *rest, **kwargs):
-        proc = real_popen(args, *rest, **kwargs)
-        if "> child" in str(args):
-            wait_until(lambda: (repo / "child").exists() and (repo / "child").read_text().strip(),
-                       "the hook to start its background job")
-            assert call is not None
-            call.cancel()
-        return proc
-
-    monkeypatch.setattr(subprocess, "Popen", popen_then_cancel)
+    cancel = cancel_as_popen_returns(monkeypatch, repo / "child")
     call = asyncio.create_task(runner.run_command(runner.hooks[0], b"{}"))
+    cancel(call)
     with pytest.raises(asyncio.CancelledError):
         await call
     pgid = int((repo / "hook.pid").read_text())

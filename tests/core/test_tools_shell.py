@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
-from tests.waiting import until, wait_until
+from tests.cancel_at_start import cancel_as_popen_returns
+from tests.waiting import until
 
 
 def make_ctx(root: Path, **kw) -> ToolContext:
@@ -158,20 +158,9 @@ async def test_cancelled_while_asyncio_still_starts_bash(ctx, tmp_path, monkeypa
     SIGKILLs bash alone (seen under load: a background job outlived the call by minutes). Performed by
     cancelling the call the moment Popen returns, once bash has started its job, so asyncio's own
     clean-up runs."""
-    real_popen = subprocess.Popen
-    call: asyncio.Task[str] | None = None
-
-    def popen_then_cancel(args, *rest, **kwargs):
-        proc = real_popen(args, *rest, **kwargs)
-        if "> child" in str(args):
-            wait_until(lambda: (tmp_path / "child").exists() and (tmp_path / "child").read_text().strip(),
-                       "bash to start its background job")
-            assert call is not None
-            call.cancel()
-        return proc
-
-    monkeypatch.setattr(subprocess, "Popen", popen_then_cancel)
+    cancel = cancel_as_popen_returns(monkeypatch, tmp_path / "child")
     call = asyncio.create_task(bash(ctx, "echo $$ > leader; sleep 300 & echo $! > child; sleep 300"))
+    cancel(call)
     with pytest.raises(asyncio.CancelledError):
         await call
     assert await gone(await read_pid(tmp_path / "leader"))
