@@ -9,8 +9,8 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 
 - the whole file system read-only; the workspace, the ``--add-dir`` folders (and, for a git
   worktree, its repository's git folder) writable;
-- the user's secrets hidden (``SECRET_PATHS`` under ``$HOME``, and agentcli's own config and data
-  folders): an empty read-only folder, or an empty file, stands in their place; ``~`` is still the
+- the user's secrets hidden (``hidden_paths``: tokens, keys and shell histories under ``$HOME``, and
+  agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in their place; ``~`` is still the
   user's ``$HOME``;
 - ``/tmp`` private to the session (one folder of the host's, shared by the session's calls and
   removed with the session), a minimal ``/dev``, an empty ``/run`` (no docker or agent sockets),
@@ -45,22 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ... import paths
+from .hidden_paths import secret_paths
 
 MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
-
-# Under $HOME: credentials, keys and tokens of common tools. A folder is replaced by an empty one,
-# a file by an empty file. Paths that do not exist are left alone (nothing can create them: the
-# file system is read-only, except where a writable folder holds them, such as a workspace at $HOME).
-SECRET_PATHS = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub", ".config/glab-cli",
-    ".netrc", ".git-credentials", ".config/git/credentials", ".docker", ".kube", ".npmrc", ".yarnrc",
-    ".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d",
-    ".vault-token", ".password-store", ".local/share/keyrings", ".config/op", ".1password", ".claude",
-    ".claude.json", ".config/anthropic", ".config/openai", ".config/rclone", ".s3cfg", ".boto",
-    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".thunderbird",
-)
 
 # What a failed command's output says when the sandbox stopped it, and what the result then adds.
 _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
@@ -107,12 +95,6 @@ class Widening:
 
 class SandboxError(Exception):
     """The sandbox is required (``sandbox = "on"``) but cannot be used; the message says why and what to do."""
-
-
-def secret_paths(home: Path | None = None) -> list[Path]:
-    """What the sandbox hides: the secrets under ``home`` (default $HOME) and agentcli's own folders."""
-    home = home or Path(os.environ.get("HOME") or Path.home())
-    return [*(home / name for name in SECRET_PATHS), paths.config_home(), paths.data_home()]
 
 
 def writable_dirs(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
