@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from . import seccomp
 from .hidden_paths import secret_paths
 
 MODES = ("auto", "on", "off")
@@ -179,6 +180,8 @@ class Sandbox:
             return "the OS sandbox exists only on Linux for now"
         if self.bwrap is None:
             return "bubblewrap (bwrap) is not installed"
+        if why := seccomp.unsupported():
+            return why
         here = Path(tempfile.gettempdir())
         try:
             done = subprocess.run(self.wrap(["true"], cwd=here, writable=[]), stdin=subprocess.DEVNULL,
@@ -210,10 +213,12 @@ class Sandbox:
         assert self.bwrap is not None
         network = self.network or widen.network
         writable = [*writable, *widen.writes]
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *seccomp.HIDE_INIT,
+                "--tmpfs", "/run"]
         if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        argv = seccomp.confine(argv)  # no Unix socket, no ptrace (seccomp.py)
         if self.allowed_hosts and not network:  # the allowed hosts through the proxy's socket, and nothing else
             args += ["--ro-bind", str(self.proxy().folder), PROXY_FOLDER]
             argv = [sys.executable, "-I", "-S", "-c", BRIDGE, f"{PROXY_FOLDER}/{PROXY_SOCKET}", *argv]
@@ -339,6 +344,9 @@ listener.listen(64)
 url = "http://127.0.0.1:%d" % listener.getsockname()[1]
 pid = os.fork()
 if pid == 0:
+    import ctypes  # the relay makes Unix sockets, so the seccomp filter comes after it: none may steer it
+    if ctypes.CDLL(None).prctl(4, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)):
+        os._exit(1)
     def pump(a, b):
         try:
             while True:
