@@ -59,6 +59,9 @@ async def test_a_unix_socket_of_the_host_cannot_be_reached(home, workspace, unix
         box.close()
     assert not ok and "GREETING-FROM-OUTSIDE" not in out
     assert "PermissionError: [Errno 1] Operation not permitted" in out
+    assert out.endswith("[If that was a Unix socket or ptrace: agentcli's OS sandbox refuses both (socket(AF_UNIX), "
+                        "a debugger, strace), with \"Operation not permitted\". Use TCP on localhost instead (each call "
+                        "has a loopback of its own), or socketpair; do not retry it as it is.]"), out
     assert not seen
 
 

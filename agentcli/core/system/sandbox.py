@@ -18,6 +18,7 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 - no network (a network namespace of its own, with only its own loopback) unless
   ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
   ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
+- a seccomp filter (``seccomp.py``): no Unix socket of its own (``socket(AF_UNIX)``), no ptrace;
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
@@ -306,7 +307,7 @@ class Sandbox:
         if _READ_ONLY.search(output):
             return ("[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
                     "everything else is read-only. Write inside the workspace instead.]")
-        return ""
+        return seccomp.explain(output)
 
     def proxy(self) -> "HostProxy":
         """The session's proxy to the allowed hosts, started on first use."""

@@ -105,6 +105,15 @@ os.execvp(argv[0], argv)
 """
 
 
+def explain(output: str) -> str:
+    """For a command that failed: what the filter may have refused it, as a line for its result ("" if nothing)."""
+    if "operation not permitted" not in output.lower():
+        return ""
+    return ("[If that was a Unix socket or ptrace: agentcli's OS sandbox refuses both (socket(AF_UNIX), a debugger, "
+            "strace), with \"Operation not permitted\". Use TCP on localhost instead (each call has a loopback of its "
+            "own), or socketpair; do not retry it as it is.]")
+
+
 def confine(argv: Sequence[str]) -> list[str]:
     """``argv`` run under the filter: the loader first (agentcli's own interpreter), then the command."""
     return [sys.executable, "-I", "-S", "-c", LOADER, program().hex(), *argv]
