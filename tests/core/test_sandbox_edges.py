@@ -136,7 +136,7 @@ async def test_no_process_without_the_filter_can_be_steered(home, workspace, hos
 
 def run_filter(code: bytes, arch: int, nr: int, arg0: int = 0) -> int:
     """What the classic BPF program ``code`` returns for a system call (the instructions seccomp allows)."""
-    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    data = struct.pack("<IIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
     ops = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
     pc, acc = 0, 0
     while True:
@@ -163,6 +163,7 @@ def test_the_filter_for_each_architecture(arch):
     for number in seccomp._SYSCALLS[arch].values():
         assert run_filter(code, own, number) == seccomp.DENY
     assert run_filter(code, own, 0) == run_filter(code, own, 63) == seccomp.ALLOW  # read, uname/read
+    assert run_filter(code, own, 0xFFFFFFFF) == seccomp.ALLOW  # syscall(-1): ENOSYS from the kernel
     assert run_filter(code, other, 0) == run_filter(code, 0x40000003, ptrace_nr) == seccomp.KILL_PROCESS  # i386
     assert run_filter(code, own, 0x40000000 | socket_nr) == (seccomp.KILL_PROCESS if arch == "x86_64" else seccomp.ALLOW)
 

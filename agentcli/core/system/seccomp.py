@@ -66,27 +66,22 @@ def unsupported() -> str:
 def program(arch: str | None = None) -> bytes:
     """The filter, a classic BPF program (``struct sock_filter`` after another), for ``arch`` (default: this one)."""
     arch = arch or machine()
-    code: list[tuple[int, int, int, int]] = []
-
-    def op(kind: int, k: int, jt: int = 0, jf: int = 0) -> None:
-        code.append((kind, jt, jf, k))
-
-    denied = list(_SYSCALLS[arch].values())
-    op(_LD_W_ABS, _ARCH_AT)
-    op(_JEQ, _ARCH[arch], jt=1)  # the right architecture: skip the kill
-    op(_RET, KILL_PROCESS)
-    op(_LD_W_ABS, _NR)
+    # (instruction, k, where to go when true, when false): a label, or None for the next instruction.
+    code: list[tuple[int, int, str | None, str | None]] = [
+        (_LD_W_ABS, _ARCH_AT, None, None), (_JEQ, _ARCH[arch], None, "kill"), (_LD_W_ABS, _NR, None, None),
+        (_JEQ, 0xFFFFFFFF, "allow", None)]  # nr -1: no system call (the kernel says ENOSYS), as libseccomp allows
     if arch == "x86_64":
-        op(_JGE, _X32, jt=0, jf=1)
-        op(_RET, KILL_PROCESS)
-    for at, number in enumerate(denied):  # each: to the DENY after the list, else on to the next test
-        op(_JEQ, number, jt=len(denied) - at + 3)
-    op(_JEQ, _SOCKET[arch], jf=2)  # not socket(): ALLOW
-    op(_LD_W_ABS, _ARG0)
-    op(_JEQ, AF_UNIX, jt=1)
-    op(_RET, ALLOW)
-    op(_RET, DENY)
-    return b"".join(struct.pack("<HBBI", kind, jt, jf, k) for kind, jt, jf, k in code)
+        code.append((_JGE, _X32, "kill", None))
+    code += [(_JEQ, number, "deny", None) for number in _SYSCALLS[arch].values()]
+    code += [(_JEQ, _SOCKET[arch], None, "allow"), (_LD_W_ABS, _ARG0, None, None), (_JEQ, AF_UNIX, "deny", "allow")]
+    at = {"allow": len(code), "deny": len(code) + 1, "kill": len(code) + 2}
+    ends = [ALLOW, DENY, KILL_PROCESS]
+
+    def jump(here: int, label: str | None) -> int:
+        return 0 if label is None else at[label] - here - 1
+
+    return b"".join([struct.pack("<HBBI", kind, jump(n, jt), jump(n, jf), k) for n, (kind, k, jt, jf) in enumerate(code)]
+                    + [struct.pack("<HBBI", _RET, 0, 0, k) for k in ends])
 
 
 # Inside the sandbox, before the command: install the filter (argv[1], hex), then exec the rest of argv.
