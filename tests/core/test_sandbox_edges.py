@@ -191,3 +191,9 @@ async def test_a_system_call_of_another_abi_kills_the_process(sandbox, workspace
               "print(libc.syscall(0x40000000 | 41, 1, 1, 0), ctypes.get_errno(), flush=True)")
     ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} -c \"{script}\"; echo exit=$?")
     assert "exit=159" in out, out  # 128 + SIGSYS
+
+
+def test_a_command_the_loader_cannot_find_is_one_line(tmp_path):
+    done = subprocess.run([PY, "-I", "-S", "-c", seccomp.LOADER, seccomp.program().hex(), "no-such-program-here"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (127, "no-such-program-here: No such file or directory\n")

@@ -10,8 +10,8 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 - the whole file system read-only; the workspace, the ``--add-dir`` folders (and, for a git
   worktree, its repository's git folder) writable;
 - the user's secrets hidden (``hidden_paths``: tokens, keys and shell histories under ``$HOME``, and
-  agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in their place; ``~`` is still the
-  user's ``$HOME``;
+  agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in
+  their place; ``~`` is still the user's ``$HOME``;
 - ``/tmp`` private to the session (one folder of the host's, shared by the session's calls and
   removed with the session), a minimal ``/dev``, an empty ``/run`` (no docker or agent sockets),
   and ``/proc`` of the sandbox's own PID namespace;

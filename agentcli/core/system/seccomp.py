@@ -96,7 +96,11 @@ if libc.prctl(38, ctypes.c_ulong(1), zero, zero, zero) or \
     sys.stderr.write("agentcli's OS sandbox could not install its seccomp filter (%s), so the command was not run.\n"
                      % os.strerror(ctypes.get_errno()))
     sys.exit(126)
-os.execvp(argv[0], argv)
+try:
+    os.execvp(argv[0], argv)
+except OSError as exc:
+    sys.stderr.write("%s: %s\n" % (argv[0], exc.strerror))
+    sys.exit(127 if isinstance(exc, FileNotFoundError) else 126)
 """
 
 
