@@ -6,6 +6,7 @@ A message's ``content`` is a string or a list of blocks (``{"type": "text", "tex
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any
@@ -96,9 +97,10 @@ _LOOKALIKES = {
 _AS_LETTER = {alike: letter for letter, alikes in _LOOKALIKES.items() for alike in alikes}
 _BRACKET = re.compile(f"[{re.escape(_LT)}]")
 _UNSEEN = {"Cf", "Cc", "Mn", "Me", "Zs", "Zl", "Zp"}  # format, control and combining characters, spaces
-_REACH = 400  # characters after a bracket looked at: a tag name, its attributes, its end
+_REACH = 400  # characters after a tag's name looked at for its end (past its attributes)
 
 
+@functools.lru_cache(maxsize=4096)
 def _folded(char: str) -> str:
     """``char`` as the ASCII letters a model may read it as ("" for what it does not see, the char itself else)."""
     if char in _AS_LETTER:
@@ -109,12 +111,14 @@ def _folded(char: str) -> str:
     return "".join(_AS_LETTER.get(c, c) for c in plain)
 
 
-def _tag_end(text: str, start: int, names: tuple[str, ...]) -> int:
-    """Where the name ends of a tag that reads as one of ``names`` and opens with the bracket at ``start``; -1 when
-    it is no such tag. Unseen characters, spaces and one slash may stand before the name; unseen characters, spaces
-    and dashes between its letters, which may be look-alikes in any case and width."""
-    i, end, read, slash = start + 1, min(len(text), start + _REACH), "", False
-    while i < end:
+def _tag_end(text: str, start: int, names: frozenset[str], starts: frozenset[str]) -> int:
+    """Where the name ends of a tag that reads as one of ``names`` (``starts``: each start of one of them, itself
+    too) and opens with the bracket at ``start``; -1 when it is no such tag. Unseen characters, spaces and one
+    slash may stand before the name; unseen characters, spaces and dashes between its letters, which may be
+    look-alikes in any case and width. However many: a look ends at the first other character, at the latest at
+    the next bracket, so looks from two brackets never cover the same text and ``quoted`` stays linear."""
+    i, read, slash = start + 1, "", False
+    while i < len(text):
         char = text[i]
         letters = _folded(char)
         if not letters:
@@ -123,7 +127,7 @@ def _tag_end(text: str, start: int, names: tuple[str, ...]) -> int:
             slash = True
         elif read and (unicodedata.category(char) == "Pd" or char in _JOINS):
             pass
-        elif any(name.startswith(read + letters) for name in names):
+        elif read + letters in starts:
             read += letters
             if read in names:
                 return i + 1
@@ -139,14 +143,16 @@ def quoted(text: str, *fences: str) -> str:
     ``fences`` around this text), in any case, spacing, width or look-alike letters, gets square brackets
     instead of its angle ones (``[/system-reminder]``), so it can neither open nor close one; all else is kept
     as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
-    names = tuple(re.sub(r"[\W_]", "", name) for name in (NOTE_TAG, *fences))
+    names = frozenset(re.sub(r"[\W_]", "", name) for name in (NOTE_TAG, *fences))
+    starts = frozenset(name[:n] for name in names for n in range(1, len(name) + 1))
     out: list[str] = []
     done = 0
     for bracket in _BRACKET.finditer(text):
         start = bracket.start()
-        if start < done:
-            continue
-        name_end = _tag_end(text, start, names)
+        after = text[start + 1:start + 3].lstrip("/")[:1]
+        if start < done or (after.isascii() and after.isalnum() and _folded(after) not in starts):
+            continue  # the usual case, "<div" or "</p": no tag of ours starts so
+        name_end = _tag_end(text, start, names, starts)
         if name_end < 0:
             continue
         close = next((i for i in range(name_end, min(len(text), name_end + _REACH))

@@ -6,13 +6,17 @@ request the stand-in server receives holds agentcli's markup only where agentcli
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
+import unicodedata
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcli.core.content import NOTE_OPEN, NOTE_TAG, agentcli_note, quoted, readable
 from agentcli.core.mcp.config import parse
@@ -54,6 +58,36 @@ def test_every_spelling_of_the_tag_is_defused_and_other_markup_kept():
     assert quoted("<server>x</server> <resource>", "server") == "[server]x[/server] <resource>"  # a fence's own tags
     assert quoted("<\u2060system\u00ad-\u200dreminder foo='1'>") == "[\u2060system\u00ad-\u200dreminder foo='1']"
     assert quoted(quoted(FORGED)) == quoted(FORGED)
+    hidden = "<" + "\u200b" * 5000 + "system-" + "\u2060" * 5000 + "reminder>"  # however many unseen characters
+    assert quoted(hidden) == "[" + hidden[1:-1] + "]"
+
+
+UNSEEN = st.text(alphabet="\u200b\u2060\ufeff\u00ad \n\t", max_size=3)  # what a model does not see, and spaces
+TAGS = st.tuples(st.sampled_from(["<", "＜", "﹤"]), UNSEEN, st.sampled_from(["", "/", "／"]), UNSEEN,
+                 st.sampled_from(["system", "SYSTEM", "ｓｙｓｔｅｍ", "SyStEm"]), UNSEEN,
+                 st.sampled_from(["-", "－", "_", "\u2010", ""]), UNSEEN,
+                 st.sampled_from(["reminder", "REMINDER", "ｒｅｍｉｎｄｅｒ", "remi\u200bnder"]), UNSEEN,
+                 st.sampled_from([">", "＞", "", " x='1'>"])).map("".join)
+OTHER = st.sampled_from(["<", ">", "/", "system", "reminder", "-", "\u200b", " ", "\n", "x", "<div>", "a < b",
+                         "From agentcli, not the user: ", "<system>", "</p>"])
+
+
+def reads_as_tag(text: str) -> bool:
+    """The oracle, written apart from ``quoted``: after compatibility folding, without format characters and
+    spaces, in lower case, does a tag of agentcli's notes open or close?"""
+    folded = "".join(c for c in unicodedata.normalize("NFKC", text)
+                     if unicodedata.category(c) not in ("Cf", "Zs") and not c.isspace()).casefold()
+    return re.search(r"</?system[-_]?reminder", folded) is not None
+
+
+@settings(deadline=None, derandomize=True, database=None)  # max_examples: the profile (tests/conftest.py)
+@given(st.lists(st.one_of(TAGS, OTHER), max_size=12))
+def test_no_text_made_of_tag_pieces_reads_as_a_tag_once_quoted(pieces: list[str]):
+    text = "".join(pieces)
+    out = quoted(text)
+    assert not reads_as_tag(out), out
+    assert len(out) == len(text) and all(  # nothing changed but brackets, each for a square one
+        was == now or (was in "<＜﹤" and now == "[") or (was in ">＞" and now == "]") for was, now in zip(text, out))
 
 
 def test_a_note_of_agentcli_s_still_reads_as_one_and_shows_without_its_marks():
