@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Union, cast, get_args
 
-from .content import agentcli_note
+from .content import agentcli_note, quoted
 from .units import seconds as _seconds
 from .units import tokens as _tokens
 from .units import turns as _turns
@@ -281,9 +281,10 @@ class SubagentReport:
                 "and the rest of its errand was not done.")
 
     def for_parent(self) -> str:
-        """The task tool result: its answer, then agentcli's note of the receipt, the footer, and a cancel."""
+        """The task tool result: its answer (quoted: the child may repeat what a hostile page said), then
+        agentcli's note of the receipt, the footer, and a cancel."""
         cancelled = agentcli_note(self.cancelled_line)["text"] if self.cancelled_line else ""
-        return "\n\n".join(part for part in (self.text, agentcli_note(self.receipt())["text"], self.footer,
+        return "\n\n".join(part for part in (quoted(self.text), agentcli_note(self.receipt())["text"], self.footer,
                                                cancelled) if part)
 
     def as_message(self, description: str) -> str:

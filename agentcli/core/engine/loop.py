@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, text_of
+from ..content import agentcli_note, append_user, has_tool_use, quoted, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -189,7 +189,7 @@ class Agent:
 
         while True:
             try:
-                reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
+                reply = await self.llm.stream(system=quoted(self.system), messages=self.messages, tools=tools,
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,

@@ -14,8 +14,9 @@ from typing import Any
 from ..content import agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
-# The main agent's user steering it: the user's own words, so not an agentcli note ("From agentcli, not the user")
-USER_STEER = "[The user sent this while you were working; it is not a tool result. Take it into account.]\n\n{text}"
+# The main agent's user steering it: the user's own words, so said to be the user's, not agentcli's; in agentcli's
+# markup all the same, which no tool result can write (content.quoted), so no page or command output poses as it.
+USER_STEER = "The user sent this while you were working (their own words, not a tool result; take it into account):\n\n"
 
 
 class Steers:
@@ -42,7 +43,7 @@ class Steers:
     def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
         """The messages waiting as the model reads them (one text block each), and an empty mailbox. Each is an
         agentcli note naming who sent it, but for ``users_own`` agents (the main agent: its user is the person
-        typing), where the user's words go as the user's."""
+        typing), where the user's words go as the user's, in the same markup."""
         waiting, self.waiting = self.waiting, []
-        return [{"type": "text", "text": USER_STEER.format(text=text)} if users_own and source == "user"
+        return [agentcli_note(text, said_by=USER_STEER) if users_own and source == "user"
                 else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
