@@ -101,6 +101,11 @@ WRITE_TARGETS = [  # (the line, broad rules that must not cover it); `bash(LINE)
     ("cp -r src -- dst", ["bash(cp *)", "bash(cp -r src -- *)"]),
     ("mv a.txt b.txt", ["bash(mv *)", "bash(mv * b.txt)"]),
     ("dd if=a.txt of=b.txt", ["bash(dd *)", "bash(dd if=a.txt *)", "bash(dd if=a.txt of=*)"]),
+    # behind a program that runs the command in its later words
+    ("sudo tee /etc/hosts", ["bash(sudo *)", "bash(sudo tee *)"]),
+    ("timeout 5 sort -o out.txt in.txt", ["bash(timeout 5 sort *)", "bash(timeout *)"]),
+    ("env LC_ALL=C nice cp a.txt b.txt", ["bash(env LC_ALL=C nice cp *)"]),
+    ("xargs cp -t dst", ["bash(xargs *)", "bash(xargs cp *)"]),
 ]
 
 

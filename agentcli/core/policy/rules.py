@@ -227,6 +227,12 @@ def split_command(command: str) -> CommandLine:
 
 def _with_options(command: SimpleCommand) -> SimpleCommand:
     found, places = writing_options(command.words)
+    program = os.path.basename(command.words[0]) if command.words and command.words[0] else ""
+    if program in _WRAPPERS:  # ``sudo tee f``, ``timeout 5 sort -o f``: the command it runs may start at any word
+        for at in range(1, len(command.words)):
+            more, their = writing_options(command.words[at:])
+            found, places = found + more, places + tuple(at + place for place in their)
+        found = tuple(dict.fromkeys(found))
     if not found:
         return command
     return replace(command, writes=tuple(dict.fromkeys(command.writes + found)),
