@@ -24,12 +24,13 @@ from agentcli.core.engine.loop import STOPPED
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
-from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.display import WITHDRAWN, Display
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
 from agentcli.ui.plain.transcript import page
-from tests.fakes.anthropic_server import error, offers_tool, text, tool_result_text, tool_results, tool_use
+from tests.fakes.anthropic_server import (error, offers_tool, reply, sse_events, text, tool_result_text, tool_results,
+                                          tool_use)
 from tests.fakes.scenarios import demo_responder
 from tests.waiting import until, within
 
@@ -501,3 +502,28 @@ def test_a_long_markdown_answer_streams_in_segments_and_prints_as_a_whole_would(
     printed += stream.step(final=True)[0]
     assert stream.base > 0  # it was cut into segments
     assert printed == render(answer, True)
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["pipe", "terminal"])
+async def test_a_draft_printed_before_its_stream_broke_is_withdrawn_and_the_answer_printed_once(plain, server, live):
+    """A reply cut before message_stop is asked for again whole (tests/e2e/test_cut_draft.py): what of its draft
+    was printed for good stays in the scrollback, so a line under it says it is withdrawn."""
+    base = reply("First paragraph of the draft.\n\nSecond paragraph of the draft.\n\n", "A part never sent whole")
+    names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
+    gate = threading.Event()  # the stream waits, mid-draft, until the draft is printed
+    server.script(base.with_options(gate=gate, gate_after_events=names.index("content_block_stop"),
+                                    end_after_events=names.index("content_block_stop") + 3), text("The whole answer."))
+    ui = plain(live=live)
+    await ui.idle()
+    start = len(ui.text)
+    ui.pipe.send_text("question\r")
+    await ui.until(lambda: "First paragraph of the draft." in ui.text[start:], "the draft to be printed")
+    gate.set()
+    await ui.idle()
+    shown = ANSI.sub("", settle(ui.text[start:]) if live else ui.text[start:])
+    draft, rest = shown.split(WITHDRAWN)
+    assert "First paragraph of the draft." in draft and "draft" not in rest
+    assert rest.count("The whole answer.") == 1
+    assert [e for e in ui.app.session.main.messages if e["role"] == "assistant"] == [
+        {"role": "assistant", "content": [{"type": "text", "text": "The whole answer."}]}]
+    await ui.quit()

@@ -28,6 +28,8 @@ from ..tools.base import ToolContext
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
            "Make the call again with less input, for example by splitting the work into smaller steps.")
+# What a reply cut off without a tool call once left in the history (sessions saved before it was asked for again
+# whole, llm._with_partial): history.py still reads it as agentcli's.
 BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
 STOPPED = "The user interrupted your turn here, before it finished."
 REFUSED = "The model declined to answer this request (stop reason: refusal)."
@@ -153,9 +155,6 @@ class Agent:
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
         if reply.stop_reason == "refusal":
             self.emit(Notice, level="error", text=REFUSED)
-        if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
-            self.add_user([agentcli_note(BROKEN_OFF)], origin="engine")
-            return Turn(reply.content, "again")
         if reply.stop_reason == "refusal":
             return Turn(reply.content, "refused")
         if has_tool_use(reply.content):

@@ -473,7 +473,8 @@ class Permissions:
         if writes:
             how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
             reason = f"`{writes[0].text}` writes to a file through {how}"
-            allows = f"run with {BYPASS}, or add an allow rule that includes {how} to {SETTINGS}"
+            allows = f"run with {BYPASS}, or add an allow rule that spells out what it writes to {SETTINGS}" + (
+                f", such as `bash({writes[0].text})`" if "*" not in writes[0].text else "")
         elif dynamic:
             reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
                       "so no rule can say what it does")
@@ -533,13 +534,9 @@ class Permissions:
                         allows="write the command so that every part of it is plain to read")
 
     def _command_allowed(self, part: SimpleCommand, agent: str = MAIN) -> bool:
-        # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``. A rule
-        # with a pattern never covers a command whose words are known only when it runs.
-        return any(rule.pattern is None
-                   or (not part.dynamic
-                       and (rule.matches_command(part.text) or rule.matches_command(part.canonical))
-                       and all(mark in rule.pattern for mark in part.writes))
-                   for rule in self._rules("allow", "bash", agent))
+        # A rule covers a command that writes files only if it names what it writes: ``bash(make > build.log)``
+        # (Rule.allows).
+        return any(rule.allows(part) for rule in self._rules("allow", "bash", agent))
 
     # ------------------------------------------------------------ helpers
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from ..claude_names import TOOLS, rule_tools
 from .bash_effects import writing_options
-from .bash_commands import CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
+from .bash_commands import WRITTEN, CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
 from .bash_syntax import parse
 
 if TYPE_CHECKING:
@@ -93,6 +93,31 @@ class Rule:
     def matches_command(self, command: str) -> bool:
         return self.pattern is None or _command_regex(self.pattern).fullmatch(command) is not None
 
+    def allows(self, command: SimpleCommand) -> bool:
+        """Whether this allow rule covers ``command``: it matches it, and when the command writes files its
+        pattern names what it writes (``names_writes``). A pattern never covers a command whose words are
+        known only when it runs."""
+        if self.pattern is None:
+            return True
+        if command.dynamic:
+            return False
+        if command.writes:
+            return self.names_writes(command)
+        return self.matches_command(command.text) or self.matches_command(command.canonical)
+
+    def names_writes(self, command: SimpleCommand) -> bool:
+        """Whether the pattern matches ``command`` with each character of what it writes matched by the
+        pattern's own text, never by a ``*``: ``bash(tee *)`` does not cover ``tee notes.txt``, nor
+        ``bash(npm test > *)`` ``npm test > ~/.bashrc``; ``bash(tee notes.txt)`` and
+        ``bash(npm test * > out.log)`` do. A write by the group around the command (``{ ls; } > f``) is
+        named by no rule of its own."""
+        if self.pattern is None:
+            return True
+        if command.writes_around or not (command.written or command.written_redirects):
+            return False
+        regex = _command_regex(self.pattern, marked=True)
+        return any(regex.fullmatch(spelling) for spelling in command.marked_spellings())
+
     def matches_text(self, value: str) -> bool:
         return self.pattern is None or _wildcard_regex(self.pattern).fullmatch(value) is not None
 
@@ -119,13 +144,23 @@ def _wildcard_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(piece) for piece in pattern.split("*")), re.DOTALL)
 
 
-def _command_regex(pattern: str) -> re.Pattern[str]:
+def _command_regex(pattern: str, marked: bool = False) -> re.Pattern[str]:
+    """A bash pattern as a regex. ``marked``: for ``SimpleCommand.marked_spellings``, where a character
+    after WRITTEN may be matched by the pattern's text only (WRITTEN then the character), never by a ``*``."""
     pattern = " ".join(pattern.split())
     optional_tail = pattern.endswith((" *", ":*")) and len(pattern) > 2
     if optional_tail:
         pattern = pattern[:-2]
-    body = _wildcard_regex(pattern).pattern
-    return re.compile(body + (r"(?: .*)?" if optional_tail else ""), re.DOTALL)
+    if not marked:
+        return re.compile(_wildcard_regex(pattern).pattern + (r"(?: .*)?" if optional_tail else ""), re.DOTALL)
+    mark = re.escape(WRITTEN)
+    anything = f"[^{mark}]*"
+
+    def literal(piece: str) -> str:
+        return "".join(f"{mark}?{re.escape(c)}" for c in piece)
+
+    body = anything.join(literal(piece) for piece in pattern.split("*"))
+    return re.compile(body + (f"(?:{literal(' ')}{anything})?" if optional_tail else ""), re.DOTALL)
 
 
 _SPECS: dict[str, "pathspec.GitIgnoreSpec"] = {}
@@ -191,8 +226,17 @@ def split_command(command: str) -> CommandLine:
 
 
 def _with_options(command: SimpleCommand) -> SimpleCommand:
-    found = writing_options([w for w in command.words if w is not None])
-    return replace(command, writes=tuple(dict.fromkeys(command.writes + found))) if found else command
+    found, places = writing_options(command.words)
+    program = os.path.basename(command.words[0]) if command.words and command.words[0] else ""
+    if program in _WRAPPERS:  # ``sudo tee f``, ``timeout 5 sort -o f``: the command it runs may start at any word
+        for at in range(1, len(command.words)):
+            more, their = writing_options(command.words[at:])
+            found, places = found + more, places + tuple(at + place for place in their)
+        found = tuple(dict.fromkeys(found))
+    if not found:
+        return command
+    return replace(command, writes=tuple(dict.fromkeys(command.writes + found)),
+                   written=tuple(sorted({*command.written, *places})))
 
 
 # Programs that run the command named in their later words: a deny rule looks at those words too.

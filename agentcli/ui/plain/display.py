@@ -41,6 +41,7 @@ from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
 STREAM_EVERY = 0.05  # seconds between renders of streaming text
+WITHDRAWN = "↺ The reply above broke off before its end: withdrawn, and asked for again."
 CHILD_LINE_EVERY = 1.0  # seconds between two tool lines of one subagent
 PREVIEW_TOOLS = ("bash", "bash_output")  # tools whose output the user wants to see; the others keep one line
 PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
@@ -159,8 +160,10 @@ class Display:
                 self.thinking_since = None
                 self.say_thought()
                 self._stream_add(text)
-            case TextReset():  # a retry streams the message anew: drop what is not printed yet
-                self.thought = ""
+            case TextReset():  # a retry streams the message anew: drop what is not printed yet, and withdraw
+                self.thought = ""  # what is (a line under it: a terminal's scrollback keeps it)
+                if self.stream is not None and self.stream.shown:
+                    self.say(WITHDRAWN, "dim")
                 self.finish_stream(keep=False)
             case AssistantMessage():
                 self.thinking_since = None
