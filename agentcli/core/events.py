@@ -17,6 +17,7 @@ from .content import agentcli_note
 from .units import seconds as _seconds
 from .units import tokens as _tokens
 from .units import turns as _turns
+from .units import quoted as _quoted
 
 MAIN = "main"
 
@@ -191,6 +192,7 @@ class SubagentStarted(Event):
 
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
+STEER_CAP = 300  # characters of each message the user sent a child, as its receipt repeats it
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,7 @@ class SubagentReport:
     unverified: tuple[str, ...] = ()  # why its answer is not backed by what it did; () when it is
     answer_mark: str = ""  # the answer was empty or only pointed elsewhere: what agentcli did about it
     kept_out: int = 0  # what its own context held at its latest call (``kept_out``)
+    steered: tuple[tuple[str, bool], ...] = ()  # what the user told it while it ran, and whether it read it
     returned: int = 0  # tokens its report costs the parent, by a cautious estimate
 
     @property
@@ -242,6 +245,8 @@ class SubagentReport:
         """agentcli's record of the child's calls, at most ``cap`` characters; what is cut is counted."""
         lines = [f"Receipt for {self.id} (agentcli's record of its tool calls, not its words):"]
         lines += [f"UNVERIFIED: {why}" for why in self.unverified]
+        lines += [f"The user told it while it worked{'' if read else ' (too late: it had finished)'}: "
+                  f"{_quoted(text, STEER_CAP)}" for text, read in self.steered]
         if self.answer_mark:
             lines.append(f"Answer: {self.answer_mark}")
         if self.named:
@@ -310,7 +315,7 @@ class SubagentReport:
         try:
             fields = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
             fields["usage"] = Usage.from_dict(fields.get("usage"))
-            for name in ("reads", "commands", "named", "searches"):
+            for name in ("reads", "commands", "named", "searches", "steered"):
                 fields[name] = tuple(tuple(item) for item in fields.get(name, ()))
             for name in ("changed", "unverified", "searched"):
                 fields[name] = tuple(fields.get(name, ()))

@@ -6,6 +6,8 @@ One formatter, so a number reads the same in the footer the model gets (``[sa-1 
 
 from __future__ import annotations
 
+import json
+
 
 def seconds(value: float) -> str:
     """0.04 → '0.0 s', 7.2 → '7.2 s', 41.3 → '41 s', 125 → '2 min 05 s'."""
@@ -32,3 +34,10 @@ def turns(n: int) -> str:
 def dollars(value: float) -> str:
     """0.5 → '$0.50', 0.0123 → '$0.0123': a budget or what was spent of it."""
     return f"${value:.2f}" if value >= 0.1 or value == 0 else f"${value:.4f}"
+
+
+def quoted(text: str, cap: int) -> str:
+    """``text`` on one line, quoted as JSON, cut to ``cap`` characters with "…": a user's or a model's words
+    named inside agentcli's own lines (a receipt), where a newline or a quote must not end them."""
+    flat = " ".join(text.split())
+    return json.dumps(flat if len(flat) <= cap else flat[:cap - 1] + "…", ensure_ascii=False)

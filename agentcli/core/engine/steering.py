@@ -23,6 +23,7 @@ class Steers:
 
     def __init__(self) -> None:
         self.waiting: list[tuple[str, str]] = []  # (source, text)
+        self.delivered: list[tuple[str, str]] = []  # what take_notes handed to the model, oldest first
 
     def __bool__(self) -> bool:
         return bool(self.waiting)
@@ -34,6 +35,12 @@ class Steers:
         self.waiting.append((source, text.strip()))
         return ""
 
+    def from_user(self) -> tuple[tuple[str, bool], ...]:
+        """What the user (not the main agent, which knows what it sent) told this agent: each text, and
+        whether the model read it (False: it came after the agent's last turn boundary)."""
+        return tuple((text, read) for read, messages in ((True, self.delivered), (False, self.waiting))
+                     for source, text in messages if source == "user")
+
     def take(self) -> list[str]:
         """The texts waiting, and an empty mailbox (what a front end gives back when the turn ended first)."""
         texts, self.waiting = [text for _, text in self.waiting], []
@@ -44,5 +51,6 @@ class Steers:
         agentcli note naming who sent it, but for ``users_own`` agents (the main agent: its user is the person
         typing), where the user's words go as the user's."""
         waiting, self.waiting = self.waiting, []
+        self.delivered += waiting
         return [{"type": "text", "text": USER_STEER.format(text=text)} if users_own and source == "user"
                 else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]

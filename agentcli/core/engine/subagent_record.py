@@ -169,5 +169,5 @@ def report_of(record: SubagentRecord) -> SubagentReport:
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
         changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
         searches=tuple(counted.items()), named=named, searched=searched, unverified=unverified(record, answer),
-        answer_mark=record.answer_mark, kept_out=kept_out(record.events))
+        answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
