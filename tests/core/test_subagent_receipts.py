@@ -187,3 +187,17 @@ async def test_an_answer_claiming_a_command_it_never_ran_is_unverified(server, m
     receipt = receipt_of(task_result(server))
     assert "UNVERIFIED: its answer says it ran `pytest -q`, which it did not." in receipt
     assert "make lint" not in receipt  # advice to run a command is no claim that it ran
+
+
+async def test_a_path_the_brief_gave_the_child_is_not_unverified(server, make_session, repo):
+    """The parent told it where the session code lives (its known part): citing that is no fabrication."""
+    server.when(is_main, delegate("Find login.", known="Sessions are made in src/app/session_manager.py."),
+                text("Done."))
+    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}),
+                text("login is at src/app/auth.py:4; it calls src/app/session_manager.py, as the brief said. "
+                     "It also touches src/app/tokens.py."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert "UNVERIFIED: its answer cites src/app/tokens.py, which none of its tool calls touched." in receipt
+    assert "session_manager" not in receipt  # from the brief: the parent knows where it came from

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .compaction import Ledger
 from .steering import Steers
-from ..events import (Event, Status, SubagentReport,
+from ..events import (Event, Status, SubagentReport, SubagentStarted, SubagentSteered,
                       ToolCallFinished,
                       ToolCallStarted, Usage, kept_out)
 from ..model.llm import estimate_tokens
@@ -118,13 +118,16 @@ def cited_paths(text: str) -> list[str]:
 
 def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
     """Why the answer is not backed by what the child did: no tool call, or a path or command it cites that
-    none of its calls touched (in their input or their output); () when it is backed."""
+    none of its calls touched (in their input or their output) and that it was not told of (its brief, the
+    messages sent to it: those came from the parent or the user, who know them); () when it is backed."""
     calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
     if not text.strip() or record.status == "interrupted":
         return ()
     if not calls:
         return ("it made no tool call, so nothing in its answer comes from this repository.",)
-    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls]
+    told = [e.prompt if isinstance(e, SubagentStarted) else e.text for e in record.events
+            if isinstance(e, (SubagentStarted, SubagentSteered))]
+    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls] + told
                      + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
     why = []
     paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
