@@ -216,7 +216,7 @@ class SubagentReport:
     tool_calls: int = 0
     reads: tuple[tuple[str, str], ...] = ()  # (path, the line ranges shown, "1-40, 90-120")
     changed: tuple[str, ...] = ()  # paths it wrote or edited
-    commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1")
+    commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1", or "denied": not run)
     searches: tuple[tuple[str, int], ...] = ()  # its other calls (grep, glob, git_*, MCP tools…) by name: how many
     named: tuple[tuple[str, bool], ...] = ()  # files the brief named, and whether it read them
     searched: tuple[str, ...] = ()  # of those it did not read, the ones it searched (grep with that path)
@@ -253,14 +253,18 @@ class SubagentReport:
             lines.append("Brief's files: " + ", ".join(
                 f"{p} ({'read' if read else 'searched, NOT read' if p in self.searched else 'NOT read'})"
                 for p, read in self.named))
+        def command(c: str) -> str:
+            return f"`{c[:80]}{'…' if len(c) > 80 else ''}`"
+
         items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
-            + [("ran", f"`{c[:80]}{'…' if len(c) > 80 else ''}` → {e}") for c, e in self.commands] \
+            + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"] \
+            + [("denied", command(c)) for c, e in self.commands if e == "denied"] \
             + [("also called", f"{name} ×{n}") for name, n in self.searches]
         if not items:
             lines.append("Tool calls: none." if not self.tool_calls else f"Tool calls: {self.tool_calls} (no file read "
                                                                          "or changed, no command run).")
         shown = 0
-        for kind in ("read", "changed", "ran", "also called"):
+        for kind in ("read", "changed", "ran", "denied", "also called"):
             group = [text for k, text in items if k == kind]
             if not group:
                 continue

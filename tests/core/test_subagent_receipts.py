@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from agentcli.core.content import NOTE_OPEN
-from agentcli.core.events import RECEIPT_CAP, SubagentFinished, SubagentReport, event_from_dict
+from agentcli.core.events import (ALLOW_ONCE, DENY, RECEIPT_CAP, ApprovalRequested, SubagentFinished, SubagentReport,
+                                  event_from_dict)
 from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)
 
@@ -201,3 +202,27 @@ async def test_a_path_the_brief_gave_the_child_is_not_unverified(server, make_se
     receipt = receipt_of(task_result(server))
     assert "UNVERIFIED: its answer cites src/app/tokens.py, which none of its tool calls touched." in receipt
     assert "session_manager" not in receipt  # from the brief: the parent knows where it came from
+
+
+async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_receipt_says_denied(
+        server, make_session, repo):
+    server.when(is_main, delegate(), text("Done."))
+    server.when(is_child, tool_use("bash", {"command": "rm -r build"}), tool_use("bash", {"command": "false"}),
+                text("Could not clean build/: the user said no."))
+    session, events = make_session(interactive=True)
+    answers = iter([DENY, ALLOW_ONCE])
+
+    def sink(event):
+        events(event)
+        if isinstance(event, ApprovalRequested):
+            event.future.set_result(next(answers))
+
+    session.sink = sink
+    await session.send("delegate")
+    [denied] = tool_results([b for b in server.requests if is_child(b)][1])
+    said = tool_result_text(denied)
+    assert said == ("The user denied this bash call. Do not retry it; take another approach, or finish and say in "
+                    "your answer what you needed it for.")  # its prompt says nobody answers its questions
+    receipt = receipt_of(task_result(server))
+    assert "Denied: `rm -r build`" in receipt and "rm -r build` →" not in receipt  # it never ran
+    assert "Ran: `false` → exit code 1" in receipt  # a command that ran and failed is still one that ran

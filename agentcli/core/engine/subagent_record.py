@@ -165,12 +165,16 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     named = tuple((name, any(same_file(p, name) for p in read_paths)) for name in record.named_files)
     grepped = [str(c.input.get("path") or "") for c in calls if c.name == "grep"]
     searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
+    # A denied command never ran: the ledger, which reads only results, would call it failed.
+    started = {e.id: e.input.get("command") for e in calls if e.name == "bash"}
+    denied = {started.get(e.id) for e in record.events if isinstance(e, ToolCallFinished) and e.denied}
+    commands = tuple((c, "denied" if e.startswith("failed") and c in denied else e) for c, e in ledger.commands)
     report = SubagentReport(
         id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
         seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
         segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
-        changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
+        changed=changed, commands=commands,
         searches=tuple(counted.items()), named=named, searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))

@@ -140,6 +140,13 @@ def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
             or (domain.startswith("*.") and host == domain[2:]))
 
 
+def denial(tool: str, subagent: bool) -> str:
+    """What the model reads when the user said no: a subagent has no user to ask (its prompt says so)."""
+    then = ("take another approach, or finish and say in your answer what you needed it for" if subagent
+            else "ask the user or take another approach")
+    return f"The user denied this {tool} call. Do not retry it; {then}."
+
+
 def _refuse(reason: str) -> Decision:
     return Decision("refuse", reason)
 
@@ -241,8 +248,7 @@ class Permissions:
                         said = await self._ask(tool, args, ctx, decision, diff)
                         approval = said if isinstance(said, Approval) else Approval(said)
                         if approval.answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_AGENT, ALLOW_ALWAYS):
-                            return approval.message or (f"The user denied this {tool.name} call. Do not retry it; "
-                                                        "ask the user or take another approach.")
+                            return approval.message or denial(tool.name, ctx.agent_id != MAIN)
                         await self._remember(approval.answer, decision, ctx)
                         decision = dataclasses.replace(decision, verdict="allow")
                         if approval.input is not None and approval.input != args:
