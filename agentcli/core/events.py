@@ -509,11 +509,14 @@ DENY = "deny"
 @dataclass(frozen=True)
 class Approval:
     """An answer with more to it than one of the words above: a host program's (the Agent SDK's
-    ``can_use_tool``), which may change the call's input or tell the model why it said no."""
+    ``can_use_tool``), which may change the call's input or tell the model why it said no; or a user's
+    "no" with the reason they typed (``Approval(DENY, reason=…)``), which the model reads after agentcli's
+    sentence that the call was denied."""
 
     answer: str  # ALLOW_ONCE, ALLOW_SESSION or DENY
     input: dict[str, Any] | None = None  # allowed, with this input instead of the model's
-    message: str = ""  # denied: what the model is told
+    message: str = ""  # denied: what the model is told (all of it, in place of agentcli's sentence)
+    reason: str = ""  # denied: why, in the user's own words
 
 Sink = Callable[[Event], None]
 
