@@ -280,7 +280,8 @@ EXACT_ONLY = (_SHELLS | _WRAPPERS
                  "vim", "vi", "nvim", "emacs", "gdb", "lldb", "valgrind", "ltrace", "perf", "hyperfine", "entr",
                  "watchexec", "nodemon", "osascript"}
               | {"rm", "rmdir", "mv", "cp", "dd", "ln", "chmod", "chown", "chgrp", "truncate", "shred", "install",
-                 "kill", "pkill", "killall"}
+                 "touch", "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "xz", "7z", "patch", "split", "kill",
+                 "pkill", "killall"}
               | {"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
 # Interpreters (any version: python3.11), which run code given on their command line (-c, -e, a script).
 INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua|luajit|tclsh|java|jshell|julia|"
