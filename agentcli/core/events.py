@@ -192,6 +192,7 @@ class SubagentStarted(Event):
 
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
+PATTERNS_SHOWN, PATTERN_CAP = 3, 40  # a receipt names a search tool's first 3 patterns, each up to 40 characters
 STEER_CAP = 300  # characters of each message the user sent a child, as its receipt repeats it
 
 
@@ -218,6 +219,7 @@ class SubagentReport:
     changed: tuple[str, ...] = ()  # paths it wrote or edited
     commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1", or "denied": not run)
     searches: tuple[tuple[str, int], ...] = ()  # its other calls (grep, glob, git_*, MCP tools…) by name: how many
+    patterns: tuple[tuple[str, str], ...] = ()  # what its grep and glob calls looked for: (tool, pattern), each once
     named: tuple[tuple[str, bool], ...] = ()  # files the brief named, and whether it read them
     searched: tuple[str, ...] = ()  # of those it did not read, the ones it searched (grep with that path)
     unverified: tuple[str, ...] = ()  # why its answer is not backed by what it did; () when it is
@@ -259,7 +261,7 @@ class SubagentReport:
         items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
             + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"] \
             + [("denied", command(c)) for c, e in self.commands if e == "denied"] \
-            + [("also called", f"{name} ×{n}") for name, n in self.searches]
+            + [("also called", f"{name} ×{n}{self._looked_for(name)}") for name, n in self.searches]
         if not items:
             lines.append("Tool calls: none." if not self.tool_calls else f"Tool calls: {self.tool_calls} (no file read "
                                                                          "or changed, no command run).")
@@ -280,6 +282,14 @@ class SubagentReport:
         if shown < len(items):
             lines.append(f"… and {len(items) - shown} more in its transcript.")
         return "\n".join(lines)
+
+    def _looked_for(self, tool: str) -> str:
+        """' ("def login", "auth", +2 more)': the patterns a search tool was given, a few and each cut short."""
+        found = [pattern for name, pattern in self.patterns if name == tool]
+        if not found:
+            return ""
+        more = f", +{len(found) - PATTERNS_SHOWN} more" if len(found) > PATTERNS_SHOWN else ""
+        return f" ({', '.join(_quoted(p, PATTERN_CAP) for p in found[:PATTERNS_SHOWN])}{more})"
 
     @property
     def cancelled_line(self) -> str:
@@ -319,7 +329,7 @@ class SubagentReport:
         try:
             fields = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
             fields["usage"] = Usage.from_dict(fields.get("usage"))
-            for name in ("reads", "commands", "named", "searches", "steered"):
+            for name in ("reads", "commands", "named", "searches", "steered", "patterns"):
                 fields[name] = tuple(tuple(item) for item in fields.get(name, ()))
             for name in ("changed", "unverified", "searched"):
                 fields[name] = tuple(fields.get(name, ()))

@@ -49,7 +49,7 @@ async def test_the_receipt_lists_what_the_child_did_not_what_it_said(server, mak
     receipt = receipt_of(result)
     assert "Read: src/app/auth.py (1-5)" in receipt
     assert "Ran: `false` → exit code 1" in receipt
-    assert "grep ×1" in receipt
+    assert 'grep ×1 ("def login")' in receipt  # what it searched for, not only how often
     assert "UNVERIFIED" not in receipt
     assert result.splitlines()[-1].startswith("[sa-1 · done · 4 turns · ")
     [finished] = events.of(SubagentFinished)
@@ -226,3 +226,16 @@ async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_rec
     receipt = receipt_of(task_result(server))
     assert "Denied: `rm -r build`" in receipt and "rm -r build` →" not in receipt  # it never ran
     assert "Ran: `false` → exit code 1" in receipt  # a command that ran and failed is still one that ran
+
+
+async def test_the_receipt_names_a_few_patterns_of_each_search_tool_each_cut_short(server, make_session, repo):
+    server.when(is_main, delegate(), text("Done."))
+    server.when(is_child, *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60, "auth",
+                                                                       "session")],
+                tool_use("glob", {"pattern": "src/**/*.py"}), text("login: src/app/auth.py:4."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert f'grep ×5 ("def login", "{"x" * 39}…", "auth", +1 more); glob ×1 ("src/**/*.py")' in receipt
+    [finished] = events.of(SubagentFinished)
+    assert SubagentReport.from_dict(json.loads(json.dumps(finished.report.to_dict()))) == finished.report

@@ -175,6 +175,8 @@ def report_of(record: SubagentRecord) -> SubagentReport:
         segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
         changed=changed, commands=commands,
-        searches=tuple(counted.items()), named=named, searched=searched, unverified=unverified(record, answer),
+        searches=tuple(counted.items()), named=named, patterns=tuple(dict.fromkeys(
+            (c.name, c.input["pattern"]) for c in calls
+            if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
