@@ -34,7 +34,8 @@ async def test_a_steered_message_reaches_the_running_turn_after_the_tool_results
     *results, steered = last_user(second)  # one user message: the tool results, then the user's words
     assert [block["type"] for block in results] == ["tool_result"]
     assert steered["type"] == "text" and STEER in steered["text"]
-    assert steered["text"].startswith("[The user sent this while you were working") and "From agentcli" not in steered["text"]
+    # the same words a child reads (tests/core/test_subagent_steering.py), not marked as agentcli's
+    assert steered["text"] == f"A message from the user while you work (not a tool result; take it into account):\n\n{STEER}"
     assert result.text == "Reading README.md then."
     [delivered] = events.of(SteerDelivered)
     assert delivered.texts == (STEER,) and delivered.agent_id == "main"

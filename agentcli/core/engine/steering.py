@@ -4,7 +4,7 @@ it waits for), so it can change course without being interrupted.
 One mailbox for every agent: a running subagent's (``/steer``, ``m`` in the panel, the ``message_subagent``
 tool; its boundary is ``Subagents._boundary``) and the main agent's (the user's "steer" key in the front ends;
 the loop reads it before each model call, after the tool results). Each message reaches the model in the same
-words, marked with who sent it.
+words (STEER), naming who sent it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from typing import Any
 from ..content import agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
-# The main agent's user steering it: the user's own words, so not an agentcli note ("From agentcli, not the user")
-USER_STEER = "[The user sent this while you were working; it is not a tool result. Take it into account.]\n\n{text}"
 
 
 class Steers:
@@ -47,10 +45,10 @@ class Steers:
         return texts
 
     def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
-        """The messages waiting as the model reads them (one text block each), and an empty mailbox. Each is an
-        agentcli note naming who sent it, but for ``users_own`` agents (the main agent: its user is the person
-        typing), where the user's words go as the user's."""
+        """The messages waiting as the model reads them (one text block each, in STEER's words), and an empty
+        mailbox. Each is an agentcli note, but for ``users_own`` agents (the main agent: its user is the person
+        typing), where the user's words go as the user's, not marked "From agentcli, not the user"."""
         waiting, self.waiting = self.waiting, []
         self.delivered += waiting
-        return [{"type": "text", "text": USER_STEER.format(text=text)} if users_own and source == "user"
+        return [{"type": "text", "text": STEER.format(source=source, text=text)} if users_own and source == "user"
                 else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
