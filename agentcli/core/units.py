@@ -6,8 +6,6 @@ One formatter, so a number reads the same in the footer the model gets (``[sa-1 
 
 from __future__ import annotations
 
-import json
-
 
 def seconds(value: float) -> str:
     """0.04 → '0.0 s', 7.2 → '7.2 s', 41.3 → '41 s', 125 → '2 min 05 s'."""
@@ -37,7 +35,8 @@ def dollars(value: float) -> str:
 
 
 def quoted(text: str, cap: int) -> str:
-    """``text`` on one line, quoted as JSON, cut to ``cap`` characters with "…": a user's or a model's words
-    named inside agentcli's own lines (a receipt), where a newline or a quote must not end them."""
+    """``text`` on one line in double quotes, cut to ``cap`` characters with "…": a user's or a model's words
+    named inside agentcli's own lines (a receipt, a denial), where a newline must not end them. Nothing is
+    escaped, so a grep pattern's backslashes read as the model wrote them."""
     flat = " ".join(text.split())
-    return json.dumps(flat if len(flat) <= cap else flat[:cap - 1] + "…", ensure_ascii=False)
+    return f'"{flat if len(flat) <= cap else flat[:cap - 1] + "…"}"'

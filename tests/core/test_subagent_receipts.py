@@ -230,12 +230,12 @@ async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_rec
 
 async def test_the_receipt_names_a_few_patterns_of_each_search_tool_each_cut_short(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60, "auth",
-                                                                       "session")],
+    server.when(is_child, *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60,
+                                                                       "auth\\(user", "session")],
                 tool_use("glob", {"pattern": "src/**/*.py"}), text("login: src/app/auth.py:4."))
     session, events = make_session()
     await session.send("delegate")
     receipt = receipt_of(task_result(server))
-    assert f'grep ×5 ("def login", "{"x" * 39}…", "auth", +1 more); glob ×1 ("src/**/*.py")' in receipt
+    assert f'grep ×5 ("def login", "{"x" * 39}…", "auth\\(user", +1 more); glob ×1 ("src/**/*.py")' in receipt
     [finished] = events.of(SubagentFinished)
     assert SubagentReport.from_dict(json.loads(json.dumps(finished.report.to_dict()))) == finished.report
