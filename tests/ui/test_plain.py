@@ -193,6 +193,22 @@ async def test_an_approval_answered_n_denies_the_subagent_s_bash_call(plain, ser
     await ui.quit()
 
 
+async def test_t_at_an_approval_denies_with_the_reason_typed_and_the_model_reads_it(plain, server):
+    server.script(tool_use("bash", {"command": "pytest tests/x.py"}), text("I will use make test."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("run the tests\r")
+    await ui.until(lambda: "no, [t]ell it why" in ui.text, "the approval question")
+    ui.pipe.send_text("tuse make test; nothing else\r")  # y, s, a and n are letters of the reason now
+    await ui.until(lambda: "I will use make test." in ui.text, "the answer")
+    assert "✗ denied: bash pytest tests/x.py (main) — use make test; nothing else" in ui.text
+    [result] = tool_results(server.requests[1])
+    assert result["is_error"] and tool_result_text(result) == (
+        'The user denied this bash call and said why: "use make test; nothing else". Do not retry it unchanged; '
+        "act on what they said.")
+    await ui.quit()
+
+
 async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, server, repo):
     server.script(tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo one"}),
                   text("Both ran."))

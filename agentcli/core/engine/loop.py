@@ -71,6 +71,7 @@ class Agent:
         self.last_usage = Usage()  # of the latest call: how full the context is
         self.compact_threshold = compact_threshold  # share of the window that triggers compaction
         self.compactions_in_a_row = 0
+        self.compact_hold = 0  # no automatic compaction below this many tokens (compaction.when_full)
         self.ledger = compaction.Ledger()  # what compactions summarized, as agentcli recorded it
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
@@ -126,8 +127,7 @@ class Agent:
         if self.steers:
             self.emit(SteerDelivered, texts=tuple(text for _, text in self.steers.waiting))
             self.add_user(self.steers.take_notes(users_own=True), origin="steered")
-        if compaction.needed(self):
-            await compaction.compact(self, reason="the context was nearly full")
+        await compaction.when_full(self)
         if counted:  # a cut-off subagent's closing summary is not one of its turns
             self.turns += 1
             self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)

@@ -314,12 +314,29 @@ LAUNCHERS = {
 # Subcommands that run a script the project names (``npm run test``): the rule keeps the script's name.
 SCRIPT_RUNNERS = {"npm": {"run", "run-script"}, "pnpm": {"run"}, "yarn": {"run"}, "bun": {"run"}, "deno": {"task"}}
 PROGRAM_LAUNCHERS = {"npx", "uvx", "bunx", "pnpx"}  # they launch the program named next
+# Programs whose rule is the exact command, never ``bash(PROGRAM *)``: what they run or touch is in their
+# words (``bash -c``, ``python -c``, ``xargs``, ``sudo``, ``valgrind CMD``; ``rm -rf``; a host to reach), so
+# allowing one line of them must not allow every line. Any other program's rule is the program and what follows.
+EXACT_ONLY = (_SHELLS | _WRAPPERS
+              | {"fish", "csh", "tcsh", "pwsh", "eval", "source", "trap", "busybox", "su", "runuser", "chroot",
+                 "nsenter", "unshare", "firejail", "bwrap", "systemd-run", "taskset", "setarch", "at", "batch",
+                 "crontab", "parallel", "script", "expect", "find", "sed", "awk", "gawk", "mawk", "nawk", "ed",
+                 "vim", "vi", "nvim", "emacs", "gdb", "lldb", "valgrind", "ltrace", "perf", "hyperfine", "entr",
+                 "watchexec", "nodemon", "osascript"}
+              | {"rm", "rmdir", "mv", "cp", "dd", "ln", "chmod", "chown", "chgrp", "truncate", "shred", "install",
+                 "touch", "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "xz", "7z", "patch", "split", "kill",
+                 "pkill", "killall"}
+              | {"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
+# Interpreters (any version: python3.11), which run code given on their command line (-c, -e, a script).
+INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua|luajit|tclsh|java|jshell|julia|"
+                         r"scala|groovy|kotlin|ghci|runghc|Rscript|R)[\d.]*")
 _NAME = re.compile(r"[A-Za-z][\w:.-]*")
 
 
 def command_rule(command: SimpleCommand) -> str:
-    """The narrowest useful rule for a command: ``bash(git diff *)`` for tools with subcommands, the
-    launched program too for ``uv run pytest``, else the exact command, so allowing ``python x.py``
+    """The rule a user means for a command: ``bash(git diff *)`` for tools with subcommands, the launched
+    program too for ``uv run pytest *``, ``bash(pytest *)`` for another program, but the exact command for
+    one that runs or touches what its words say (EXACT_ONLY, INTERPRETER), so allowing ``python x.py``
     never allows every ``python`` run. "" when no rule can say exactly that command: it is known only
     when it runs, it is fed a heredoc, it only assigns variables, or it contains a ``*``."""
     if command.dynamic or command.stdin or not command.words or command.assignments:
@@ -348,6 +365,13 @@ def _words_rule(words: list[str], redirects: str = "") -> str:
         return "" if "*" in exact else exact
     if first in SUBCOMMAND_TOOLS and _NAME.fullmatch(second):
         return f"{first} {second} *"
+    if first.startswith("python") and second == "-m" and len(words) > 2 and _NAME.fullmatch(words[2]):
+        inner = _words_rule(words[2:])  # python -m pytest tests/x.py: as pytest tests/x.py is
+        if inner.endswith(" *") and INTERPRETER.fullmatch(first):
+            return f"{first} -m {inner}"
+    if _NAME.fullmatch(first) and not (first in EXACT_ONLY or INTERPRETER.fullmatch(first) or first in SUBCOMMAND_TOOLS
+                                       or first in LAUNCHERS or first in SCRIPT_RUNNERS):
+        return f"{first} *"  # pytest tests/x.py: the next run names another file, and the user meant pytest
     return "" if "*" in exact else exact
 
 

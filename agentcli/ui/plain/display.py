@@ -21,7 +21,7 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ...core.events import (MAIN, Approval, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
@@ -54,8 +54,8 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_agent": ("✓", "green", "allowed for this subagent"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
-APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
-CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o"  # a subagent's call a rule covers
+APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o · no, [t]ell it why"
+CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o · no, [t]ell it why"  # a rule covers
 
 
 @dataclass
@@ -403,12 +403,19 @@ class Display:
             lines.append(Text("  No rule can cover this call: each one needs its own yes.", style="dim"))
         return lines
 
-    def answered(self, event: ApprovalRequested, answer: str) -> None:
-        mark, style, words = ANSWERS.get(answer, ("·", "", answer))
+    def answered(self, event: ApprovalRequested, answer: str | Approval) -> None:
+        choice, why = (answer.answer, answer.reason) if isinstance(answer, Approval) else (answer, "")
+        mark, style, words = ANSWERS.get(choice, ("·", "", choice))
         self.question = []
         summary = self.summary(event.tool, event.input)
         self.line(Text(f"  {mark} {words}: ", style=style) + Text(f"{event.tool} {summary}".strip())
-                  + Text(f" ({event.agent_id})", style="dim"))
+                  + Text(f" ({event.agent_id})", style="dim") + Text(f" — {why}" if why else ""))
+
+    def ask_why(self, typed: str) -> None:
+        """The reason for a "no" as it is typed, under the question."""
+        self.question = [Text("  Why not? The model reads it (enter: deny with it, esc: deny): ", style="yellow")
+                         + Text(typed)]
+        self.refresh()
 
     def set_typeahead(self, text: str) -> None:
         self.typeahead = text
