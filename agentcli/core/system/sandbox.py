@@ -61,7 +61,8 @@ _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolut
                       r"Connection refused|ECONNREFUSED",
                       re.IGNORECASE)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
-_BUSY = re.compile(r"Device or resource busy|EBUSY")  # renaming over a held path (git's lock files do)
+# Also said of a held path: renaming over it (git's lock files do), and writing or making what a placeholder holds.
+_HELD = re.compile(r"Device or resource busy|EBUSY|Is a directory|EISDIR|File exists|EEXIST")
 
 
 # In a failed command's output: a path it could not write (``touch: cannot touch '/x': Read-only file system``,
@@ -287,7 +288,7 @@ class Sandbox:
         except SandboxError:
             held = ()
         for line in output.splitlines():
-            if not _READ_ONLY.search(line) and not _BUSY.search(line):
+            if not _READ_ONLY.search(line) and not _HELD.search(line):
                 continue
             writes += [path for path in protected_paths.named(line, held, cwd) if path not in writes]
             if not _READ_ONLY.search(line):
