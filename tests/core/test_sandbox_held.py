@@ -6,6 +6,7 @@ then the user's own git runs outside, with hooks, fsmonitor and filters live, an
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -20,6 +21,7 @@ from tests.core.test_processes import AllowAll
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox  # noqa: F401  (fixtures)
 from tests.core.test_worktrees import trees
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_use_block
+from tests.waiting import until
 
 PLANT = """printf '#!/bin/sh\\necho hook >> {mark}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
 printf '#!/bin/sh\\necho fsmonitor >> {mark}\\n' > fsm.sh; chmod +x fsm.sh
@@ -198,3 +200,24 @@ async def test_the_file_tools_ask_before_writing_any_held_path_under_accept_edit
         assert is_error and "needs approval" in output, (path, output)
         assert not (repo / path).exists()
     assert "core.hooksPath" in found[0][1]
+
+
+@needs_bwrap
+async def test_a_placeholder_stays_while_another_command_still_uses_it(sandbox, repo):
+    """Removing a placeholder another sandbox has bound would unmount it there (the kernel detaches a mount
+    whose mount point is removed in another namespace): the command that made it and ends first leaves it."""
+    ctx = make_ctx(repo, sandbox)
+
+    def waits(name: str, then: str) -> str:
+        return f"touch /tmp/{name}-started; while [ ! -e /tmp/{name}-go ]; do sleep 0.05; done; {then}"
+
+    first = asyncio.create_task(bash(ctx, waits("first", "true")))  # makes the placeholders
+    await until(lambda: (sandbox.tmp() / "first-started").exists(), "the first command starting")
+    second = asyncio.create_task(bash(ctx, waits("second", "echo planted > .envrc")))  # finds them made
+    await until(lambda: (sandbox.tmp() / "second-started").exists(), "the second command starting")
+    (sandbox.tmp() / "first-go").touch()
+    assert await first == (True, "(no output)")
+    (sandbox.tmp() / "second-go").touch()
+    ok, out = await second
+    assert not ok and ".envrc: Is a directory" in out
+    assert left(repo) == ["!! build/auth.py"] and not (repo / ".envrc").exists()

@@ -18,21 +18,21 @@ The same list makes the file tools ask (``Permissions``): ``protected`` below.
 How the sandbox holds them (``Holds``): a path that exists is bound read-only onto itself, and each
 folder between it and its writable folder is bound onto itself, so it cannot be renamed away and
 rebuilt. A path that does not exist yet cannot be made only if something stands in its place: the
-``HOLDER`` process, outside the sandbox, makes an empty *placeholder* (a file of mode 0400 or a folder
-of mode 0500) before bwrap binds it read-only, and removes it when the command ends, unless another
-sandbox still uses it (a lock per placeholder in agentcli's data folder, shared while in use). A
-placeholder a killed run left behind is taken over and removed by the next command that holds it.
+``HOLDER`` process, outside the sandbox, makes an empty *placeholder* (``_kind``: a folder, which git
+leaves out of ``git add -A``; in a git folder a file) before bwrap binds it read-only, and removes it
+when the command ends, unless another sandbox still uses it: each holds a shared lock per placeholder
+(in agentcli's data folder, which the sandbox hides) while it runs, a placeholder another command made
+included, since removing a mount point detaches the mount in every other namespace. A placeholder a
+killed run left behind is taken over and removed by the next command that holds it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import os
-import stat
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Iterable
+from typing import Any, Iterable
 
 from .git import _run
 
@@ -50,8 +50,6 @@ HOME_HELD = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profil
              ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish",
              ".gitconfig", ".config/git", ".ripgreprc", ".npmrc", ".pypirc", ".pythonrc", ".xprofile")
 
-# What a placeholder is: made by HOLDER, never by anyone else (a file of mode 0400, a folder of 0500).
-PLACEHOLDER_FILE, PLACEHOLDER_DIR = 0o400, 0o500
 
 
 class HeldLink(Exception):
@@ -158,8 +156,8 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             if folder.is_symlink():
                 raise HeldLink(f"{folder} is a symbolic link on the way to {path}, which the sandbox holds "
                                "read-only, and a mount cannot hold a link's name")
-            if not folder.exists():
-                missing = folder
+            if not folder.exists() or is_placeholder(folder):  # another command's placeholder is held as
+                missing = folder  # this one's too: its lock keeps the one that made it from removing it
                 break
             pins[folder] = None
         if missing is not None:
@@ -167,7 +165,7 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
         elif path.is_symlink():
             raise HeldLink(f"{path} is a symbolic link, which the sandbox cannot hold read-only: a mount cannot "
                            "hold a link's name")
-        elif path.exists():
+        elif path.exists() and not is_placeholder(path):
             read_only[path] = None
         else:
             placeholders[path] = kind
@@ -232,28 +230,34 @@ def _submodule_folders(modules: Path, depth: int = 0) -> list[Path]:
     return found
 
 
-def is_placeholder(path: Path) -> bool:
-    """Whether ``path`` is a placeholder HOLDER made: an empty file of mode 0400 (``commondir``'s says
-    ".") or an empty folder of mode 0500."""
+# What a placeholder is (made by HOLDER, never by anyone else): an empty file of mode 0400 (``commondir``'s
+# says ".") or an empty folder of mode 0500. One test, run here and in HOLDER, which imports nothing of agentcli.
+PLACEHOLDER_TEST = r"""
+import os, stat
+def is_placeholder(path):
     try:
-        info = path.lstat()
-        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == PLACEHOLDER_FILE:
-            return info.st_size == 0 or (info.st_size == 2 and path.read_bytes() == b".\n")
-        return (stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) == PLACEHOLDER_DIR
-                and not any(path.iterdir()))
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o400:
+            with open(path, "rb") as f:
+                return f.read(3) in (b"", b".\n")
+        return stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o500 and not os.listdir(path)
     except OSError:
         return False
+"""
+_test: dict[str, Any] = {}
+exec(PLACEHOLDER_TEST, _test)  # agentcli's own text, above: the same code HOLDER runs
 
 
-def lock_name(path: Path) -> str:
-    """The name of the lock file that says a sandbox uses the placeholder at ``path``."""
-    return hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock"
+def is_placeholder(path: Path) -> bool:
+    """Whether ``path`` is a placeholder ``HOLDER`` made (``PLACEHOLDER_TEST``)."""
+    return bool(_test["is_placeholder"](path))
 
 
 # Outside the sandbox, before bwrap and after it: makes the placeholders, runs bwrap (argv after "--"),
 # removes them. argv: LOCKS PPID [KIND PATH]... -- BWRAP...; its exit status is bwrap's. It dies with
 # agentcli (PR_SET_PDEATHSIG), and bwrap with it (--die-with-parent); signals that stop it reach bwrap.
-HOLDER = r"""import fcntl, hashlib, os, signal, stat, subprocess, sys
+HOLDER = PLACEHOLDER_TEST + r"""
+import fcntl, hashlib, signal, subprocess, sys
 locks, ppid = sys.argv[1], int(sys.argv[2])
 end = sys.argv.index("--")
 held = list(zip(sys.argv[3:end:2], sys.argv[4:end:2]))
@@ -264,20 +268,21 @@ except Exception:
     pass
 if os.getppid() != ppid:
     sys.exit(125)
-os.makedirs(locks, mode=0o700, exist_ok=True)
-def placeholder(path):
-    try:
-        info = os.lstat(path)
-        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o400:
-            with open(path, "rb") as f:
-                return f.read(3) in (b"", b".\n")
-        return stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o500 and not os.listdir(path)
-    except OSError:
-        return False
+def fail(path, exc):
+    sys.stderr.write("agentcli's OS sandbox could not hold %s (%s), so the command was not run\n"
+                     % (path, exc.strerror or exc))
+    sys.exit(126)
+try:
+    os.makedirs(locks, mode=0o700, exist_ok=True)
+except OSError as exc:
+    fail(locks, exc)
 fds = []
 for kind, path in held:
-    fd = os.open(os.path.join(locks, hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock"),
-                 os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fd = os.open(os.path.join(locks, hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock"),
+                     os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        fail(path, exc)
     fcntl.flock(fd, fcntl.LOCK_SH)
     fds.append(fd)
     try:
@@ -292,8 +297,7 @@ for kind, path in held:
     except FileExistsError:
         pass
     except OSError as exc:
-        sys.stderr.write("agentcli's sandbox could not hold %s: %s\n" % (path, exc.strerror))
-        sys.exit(126)
+        fail(path, exc)
 child = subprocess.Popen(sys.argv[end + 1:], close_fds=False)
 def forward(number, frame):
     try:
@@ -316,7 +320,7 @@ for (kind, path), fd in zip(held, fds):
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         continue
-    if placeholder(path):
+    if is_placeholder(path):
         try:
             (os.rmdir if os.path.isdir(path) else os.unlink)(path)
         except OSError:
