@@ -221,3 +221,14 @@ async def test_a_placeholder_stays_while_another_command_still_uses_it(sandbox, 
     ok, out = await second
     assert not ok and ".envrc: Is a directory" in out
     assert left(repo) == ["!! build/auth.py"] and not (repo / ".envrc").exists()
+
+
+@needs_bwrap
+async def test_add_dir_naming_a_held_folder_makes_it_writable(sandbox, repo):
+    """What the headless result suggests (--add-dir) works: a held path given as a writable folder is not held."""
+    (repo / ".vscode").mkdir()
+    ok, out = await bash(make_ctx(repo, sandbox, extra=(repo / ".vscode",)), "echo '{}' > .vscode/tasks.json")
+    assert ok, out
+    assert (repo / ".vscode" / "tasks.json").read_text() == "{}\n"
+    ok, out = await bash(make_ctx(repo, sandbox), "echo '{}' > .vscode/settings.json")
+    assert not ok and "Read-only file system" in out

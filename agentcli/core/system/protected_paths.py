@@ -28,12 +28,14 @@ killed run left behind is taken over and removed by the next command that holds 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Iterable
 
+from ... import paths
 from .git import _run
 
 # In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
@@ -123,7 +125,8 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
 
 def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) -> Holds:
     """What to hold inside the ``writable`` folders (resolved), for a command that may also write
-    ``allowed`` (what the user let it have: a held path named there is not held). Raises HeldLink.
+    ``allowed`` (what the user let it have: a held path named there, or itself one of the writable
+    folders, as ``--add-dir`` can name one, is not held). Raises HeldLink.
     Blocking: a few stats, and a git process or two per repository (``hooks_folders``)."""
     folders = [Path(folder) for folder in writable]
     given = len(folders)
@@ -147,7 +150,7 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
     held: dict[Path, None] = {}
     for path, kind in dict(reversed(wanted)).items():
         base = _writable_base(path, folders)
-        if base is None or any(path == a or a in path.parents for a in let):
+        if base is None or path in folders[:given] or any(path == a or a in path.parents for a in let):
             continue
         held[path] = None
         missing = None
@@ -253,38 +256,40 @@ def is_placeholder(path: Path) -> bool:
     return bool(_test["is_placeholder"](path))
 
 
+def lock_file(path: Path) -> Path:
+    """The lock that says a sandbox uses the placeholder at ``path`` (in agentcli's data folder, hidden
+    from the sandbox); its folder is made here."""
+    folder = paths.data_home() / "held"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock")
+
+
 # Outside the sandbox, before bwrap and after it: makes the placeholders, runs bwrap (argv after "--"),
-# removes them. argv: LOCKS PPID [KIND PATH]... -- BWRAP...; its exit status is bwrap's. It dies with
-# agentcli (PR_SET_PDEATHSIG), and bwrap with it (--die-with-parent); signals that stop it reach bwrap.
+# removes them. argv: PPID [KIND PATH LOCK]... -- BWRAP...; its exit status is bwrap's. When agentcli
+# (PPID) dies it kills bwrap (and bwrap, with --die-with-parent, the sandbox); signals that stop it reach
+# bwrap. Small and quick to start: os, fcntl, select and signal only.
 HOLDER = PLACEHOLDER_TEST + r"""
-import fcntl, hashlib, signal, subprocess, sys
-locks, ppid = sys.argv[1], int(sys.argv[2])
-end = sys.argv.index("--")
-held = list(zip(sys.argv[3:end:2], sys.argv[4:end:2]))
-try:
-    import ctypes
-    ctypes.CDLL(None).prctl(1, signal.SIGTERM)
-except Exception:
-    pass
-if os.getppid() != ppid:
-    sys.exit(125)
+import fcntl, select, signal, sys
+ppid, end = int(sys.argv[1]), sys.argv.index("--")
+held = [tuple(sys.argv[i:i + 3]) for i in range(2, end, 3)]
 def fail(path, exc):
     sys.stderr.write("agentcli's OS sandbox could not hold %s (%s), so the command was not run\n"
                      % (path, exc.strerror or exc))
     sys.exit(126)
 try:
-    os.makedirs(locks, mode=0o700, exist_ok=True)
-except OSError as exc:
-    fail(locks, exc)
-fds = []
-for kind, path in held:
+    parent = os.pidfd_open(ppid)
+except (AttributeError, OSError):
+    parent = None
+if os.getppid() != ppid:
+    sys.exit(125)
+locks = []
+for kind, path, lock in held:
     try:
-        fd = os.open(os.path.join(locks, hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock"),
-                     os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
-        fail(path, exc)
+        fail(lock, exc)
     fcntl.flock(fd, fcntl.LOCK_SH)
-    fds.append(fd)
+    locks.append(fd)
     try:
         if kind == "dir":
             os.mkdir(path, 0o500)
@@ -298,23 +303,37 @@ for kind, path in held:
         pass
     except OSError as exc:
         fail(path, exc)
-child = subprocess.Popen(sys.argv[end + 1:], close_fds=False)
+argv = sys.argv[end + 1:]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
 def forward(number, frame):
     try:
-        child.send_signal(number)
+        os.kill(pid, number)
     except OSError:
         pass
-for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+for number in stops:
     signal.signal(number, forward)
+poller = select.poll()
+child = os.pidfd_open(pid)
+poller.register(child, select.POLLIN)
+if parent is not None:
+    poller.register(parent, select.POLLIN)
 while True:
-    try:
-        code = child.wait()
+    ready = [fd for fd, _ in poller.poll(None if parent is not None else 1000)]
+    if child in ready:
         break
-    except InterruptedError:
-        continue
-for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+    if parent in ready or os.getppid() != ppid:
+        forward(signal.SIGKILL, None)
+        break
+code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+for number in stops:
     signal.signal(number, signal.SIG_IGN)
-for (kind, path), fd in zip(held, fds):
+for (kind, path, lock), fd in zip(held, locks):
     fcntl.flock(fd, fcntl.LOCK_UN)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -257,9 +257,9 @@ class Sandbox:
             args.append("--new-session")
         args += ["--chdir", str(cwd), "--", *argv]
         if held.placeholders:  # made before bwrap binds them, and removed after it
-            made = [part for path, kind in held.placeholders for part in (kind, str(path))]
-            args = [sys.executable, "-I", "-S", "-c", protected_paths.HOLDER, str(paths.data_home() / "held"),
-                    str(os.getpid()), *made, "--", *args]
+            made = [part for path, kind in held.placeholders
+                    for part in (kind, str(path), str(protected_paths.lock_file(path)))]
+            args = [sys.executable, "-I", "-S", "-c", protected_paths.HOLDER, str(os.getpid()), *made, "--", *args]
         return args
 
     def holds(self, writable: Iterable[Path], widen: Widening = Widening()) -> protected_paths.Holds:
