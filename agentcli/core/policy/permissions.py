@@ -48,8 +48,6 @@ from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
 from ..system import protected_paths
-from ..system.git import is_git_repo
-from ..system.protected_paths import hooks_folders
 from ..units import quoted
 from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
@@ -82,7 +80,7 @@ SETTINGS = ".agentcli/settings.toml"
 
 def protected(rel: Path) -> str:
     """Why writing ``rel`` (relative to the workspace root) needs an explicit yes, by its name; "" when it
-    does not. (``hooks_folder`` finds the folder core.hooksPath names.)"""
+    does not. (``protected_paths.in_hooks_folder`` finds the folder core.hooksPath names.)"""
     if why := protected_paths.protected(rel):
         return why
     for part in rel.parts[:-1]:
@@ -93,21 +91,6 @@ def protected(rel: Path) -> str:
         return f"{rel.name} is protected"
     if name in PROTECTED_FILES:
         return f"{rel.name} is a protected credentials or submodules file"
-    return ""
-
-
-def hooks_folder(real: Path, base: Path) -> str:
-    """Why writing ``real`` (resolved) needs an explicit yes because git runs the hooks in it: it lies in a
-    folder core.hooksPath names. Blocking: a git process or two, only in a repository."""
-    if not is_git_repo(base):
-        return ""
-    for folder in hooks_folders(base):
-        try:
-            where = folder.resolve()
-        except (OSError, RuntimeError):
-            continue
-        if real == where or where in real.parents:
-            return f"git runs the hooks in {where} (core.hooksPath)"
     return ""
 
 
@@ -432,7 +415,7 @@ class Permissions:
             base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
             why = protected(target.lexical.relative_to(base)) if base in target.lexical.parents else ""
             why = (why or protected(target.real.relative_to(base)) or own_folder(target.real, base)
-                   or hooks_folder(target.real, base))
+                   or protected_paths.in_hooks_folder(target.real, base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self._find("ask", tool.name, matches)

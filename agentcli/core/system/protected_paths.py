@@ -36,7 +36,7 @@ from pathlib import Path, PurePath
 from typing import Any, Iterable
 
 from ... import paths
-from .git import _run
+from .git import _run, is_git_repo
 
 # In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
 # ``modules`` is held as a whole; each submodule's folder in it is writable again (``Holds``) with the
@@ -96,6 +96,19 @@ def hooks_folders(root: Path) -> list[Path]:
     return [Path(os.path.normpath(root / value)) for value in values]
 
 
+def in_hooks_folder(real: Path, base: Path) -> str:
+    """Why the file tools ask before writing ``real`` (resolved) in the workspace folder ``base``: git runs
+    the hooks in the folder core.hooksPath names; "" elsewhere. Blocking: a git process or two, in a repository."""
+    for folder in hooks_folders(base) if is_git_repo(base) else []:
+        try:
+            where = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real == where or where in real.parents:
+            return f"git runs the hooks in {where} (core.hooksPath)"
+    return ""
+
+
 def git_writable(root: Path, branch: str = "") -> list[Path]:
     """When the workspace ``root`` is a linked git worktree (``.git`` is a file): the parts of its git
     folders its commands may write. Its own folder (``.git/worktrees/NAME``), and the common folder; or,
@@ -142,7 +155,7 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             wanted.append((folder / "info", "dir"))  # more objects are (alternates)
         if folder == home or folder in home.parents:
             wanted += [(home / name, _kind(name)) for name in HOME_HELD]
-        if os.path.lexists(folder / ".git"):
+        if is_git_repo(folder):
             wanted += [(hooks, "dir") for hooks in hooks_folders(folder)]
     pins: dict[Path, None] = {}
     read_only: dict[Path, None] = {}
