@@ -232,3 +232,18 @@ async def test_add_dir_naming_a_held_folder_makes_it_writable(sandbox, repo):
     assert (repo / ".vscode" / "tasks.json").read_text() == "{}\n"
     ok, out = await bash(make_ctx(repo, sandbox), "echo '{}' > .vscode/settings.json")
     assert not ok and "Read-only file system" in out
+
+
+@needs_bwrap
+async def test_a_new_repository_cannot_be_made_where_the_users_git_would_find_it(sandbox, repo, tmp_path):
+    """A workspace in a subfolder of a repository: a .git made there would be the repository the user's git
+    finds in that folder, hooks and all."""
+    mark = tmp_path / "ran"
+    sub = repo / "src"
+    ok, out = await bash(make_ctx(sub, sandbox), f"git init -q && printf '#!/bin/sh\\necho hook >> {mark}\\n' > "
+                                                 ".git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
+    assert not ok and ".git" in out
+    assert not os.path.lexists(sub / ".git")
+    done = user_git(sub, "commit", "-qm", "The user's commit", "--allow-empty")
+    assert done.returncode == 0 and not mark.exists()
+    assert user_git(sub, "rev-parse", "--show-toplevel").stdout.strip() == str(repo)

@@ -10,7 +10,9 @@ Anthropic's sandbox runtime for Claude Code keeps such a list ("mandatory deny")
   and no new one can be made;
 - the folder ``core.hooksPath`` names (read with git's config reader, which runs nothing);
 - at the top of each writable folder, ``WORKSPACE_HELD`` (agentcli's and Claude Code's project
-  settings, ``.mcp.json``, ``.envrc``, the editors' folders), and a linked worktree's ``.git`` file;
+  settings, ``.mcp.json``, ``.envrc``, the editors' folders), and ``.git`` unless it is a git folder (a
+  linked worktree's ``.git`` file; a ``.git`` that does not exist, which would be the repository the
+  user's git finds there);
 - ``HOME_HELD`` under ``$HOME``, when a writable folder holds it (a workspace at ``$HOME``).
 
 The same list makes the file tools ask (``Permissions``): ``protected`` below.
@@ -146,9 +148,9 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
     let = [Path(path) for path in allowed]
     wanted: list[tuple[Path, str]] = []  # (path, what stands in its place while it does not exist)
     for folder in folders[:given]:
-        wanted += [(folder / name, _kind(name)) for name in WORKSPACE_HELD]
-        if (folder / ".git").is_file():
-            wanted.append((folder / ".git", "file"))
+        if not _in_git_folder(folder):  # a work tree's top: its project settings, and its .git; one that
+            wanted += [(folder / name, _kind(name)) for name in (*WORKSPACE_HELD, ".git")]  # does not exist
+            # yet cannot be made either: a new repository there would be the one the user's git finds
         for gitdir in _git_folders(folder):
             wanted += _held_in_git(gitdir, folders)
         if folder.name == "objects" and (folder.parent / "HEAD").is_file():  # an isolated child's: not where
@@ -163,8 +165,9 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
     held: dict[Path, None] = {}
     for path, kind in dict(reversed(wanted)).items():
         base = _writable_base(path, folders)
-        if base is None or path in folders[:given] or any(path == a or a in path.parents for a in let):
-            continue
+        if (base is None or path in folders[:given] or any(path == a or a in path.parents for a in let)
+                or path.name == ".git" and path.is_dir() and not path.is_symlink() and not is_placeholder(path)):
+            continue  # (a repository's own .git: what is held is inside it)
         held[path] = None
         missing = None
         for step in reversed(path.relative_to(base).parents[:-1]):  # the folders on the way, outermost first
@@ -195,6 +198,12 @@ def _writable_base(path: Path, folders: list[Path]) -> Path | None:
     """The deepest writable folder ``path`` lies in (not the folder itself), or None."""
     inside = [folder for folder in folders if folder in path.parents]
     return max(inside, key=lambda folder: len(folder.parts)) if inside else None
+
+
+def _in_git_folder(folder: Path) -> bool:
+    """Whether a writable folder is a git folder or lies in one (an isolated child's objects, its ref)."""
+    return any(place.name == ".git" or ((place / "HEAD").is_file() and (place / "objects").is_dir())
+               for place in (folder, *folder.parents))
 
 
 def _git_folders(folder: Path) -> list[Path]:
