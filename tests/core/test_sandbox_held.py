@@ -140,6 +140,7 @@ async def test_headless_the_result_names_the_held_path(server, make_session, rep
     await session.send("set my email")
     [(is_error, output)] = results_of(server)
     assert is_error and f"The command needed write access to {repo / '.git' / 'config'}" in output
+    assert "runs what is there later, outside the sandbox" in output
     assert user_git(repo, "config", "user.email").returncode == 1
 
 

@@ -317,8 +317,11 @@ class Sandbox:
             loopback = (" Each call has a loopback of its own, so neither the host's localhost nor a server that "
                         "another call started (run_in_background) can be reached; start and query a server in one "
                         "call." if needed.network else "")
+            held = (" Git, the shell, an editor or agentcli runs what is there later, outside the sandbox, so the "
+                    "sandbox holds it read-only even in the workspace." if any(
+                        protected_paths.protected(path) for path in needed.writes) else "")
             return (f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
-                    f"{loopback} Do not retry it as it is.]")
+                    f"{held}{loopback} Do not retry it as it is.]")
         if not self.network and _NETWORK.search(output):
             return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
                     "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
