@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ... import paths
 from . import protected_paths, seccomp
 from .hidden_paths import secret_paths
 from .protected_paths import HeldLink, git_writable
