@@ -413,8 +413,9 @@ class Permissions:
             return ALLOW
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
-            why = protected(target.lexical.relative_to(base)) if base in target.lexical.parents else ""
-            why = (why or protected(target.real.relative_to(base)) or own_folder(target.real, base)
+            why = own_folder(target.real, base)  # first: it says which of agentcli's or git's own folders
+            why = why or (protected(target.lexical.relative_to(base)) if base in target.lexical.parents else "")
+            why = (why or protected(target.real.relative_to(base))
                    or protected_paths.in_hooks_folder(target.real, base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
