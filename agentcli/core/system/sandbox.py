@@ -8,7 +8,8 @@ it off, and a workspace's own settings can do that only once the user trusted th
 Inside (``bwrap``, Debian's ``bubblewrap``):
 
 - the whole file system read-only; the workspace, the ``--add-dir`` folders (and, for a git
-  worktree, its repository's git folder) writable;
+  worktree, its repository's git folder; for an isolated child's, its branch alone) writable, less
+  what git, the shell, editors and agentcli run later (``protected_paths``: held read-only there);
 - the user's secrets hidden (``hidden_paths``: tokens, keys and shell histories under ``$HOME``, and
   agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in
   their place; ``~`` is still the user's ``$HOME``;
@@ -24,7 +25,7 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
   kills it all when agentcli dies, even by SIGKILL.
 
-A command the sandbox stopped for want of the network or a write elsewhere may run again with just
+A command the sandbox stopped for want of the network, a held path or a write elsewhere may run again with just
 that added, when the user says so (``needs``, ``Widening``, ``Permissions.ask_sandbox``).
 
 ``sandbox = "auto"`` (the default) uses bwrap where it is installed and works, and otherwise runs
