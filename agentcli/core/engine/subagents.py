@@ -307,7 +307,7 @@ class Subagents:
     async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, description: str,
                    prompt: str, worktree: worktrees.Worktree | None = None) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
-        workspace = Workspace.at(worktree.root) if worktree is not None else parent.workspace
+        workspace = Workspace.at(worktree.root, branch=worktree.branch) if worktree is not None else parent.workspace
 
         def emit(event: Event) -> None:
             record.events.append(event)

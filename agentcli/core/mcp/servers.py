@@ -117,8 +117,8 @@ class McpServer:
                 return
             config = self.config.expanded(secret_env.environ())
             if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
-                argv = self.sandbox.wrap([config.command, *config.args], cwd=self.root,
-                                         writable=writable_dirs(self.root))
+                argv = await asyncio.to_thread(self.sandbox.wrap, [config.command, *config.args], cwd=self.root,
+                                               writable=writable_dirs(self.root))
                 config = dataclasses.replace(config, command=argv[0], args=tuple(argv[1:]))
             info = Implementation(name="agentcli", version=__version__)
             async with Client(self._transport(config), client_info=info, cache=None,

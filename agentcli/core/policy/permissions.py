@@ -11,8 +11,10 @@ The order of checks, for every call:
 3. the workspace boundary: writes outside it are refused, reads outside it ask (but read_file reads
    this session's own full-output copies, which tool results point to: ``tools/outputs.py``);
 4. bypassPermissions allows everything else;
-5. protected paths (``.git/``, ``.agentcli/``, shell start-up files, agentcli's and git's own
-   folders wherever they really are) and ask rules ask,
+5. protected paths (the held paths of ``system/protected_paths.py``: ``.git/``, ``.agentcli/``,
+   ``.claude/``, ``.mcp.json``, ``.envrc``, the editors' folders, shell start-up files; the folder
+   ``core.hooksPath`` names; credentials; agentcli's and git's own folders wherever they really are)
+   and ask rules ask,
    and command substitution in bash always asks;
 6. what the mode lets run freely, then allow rules and this session's rules;
 7. anything else asks.
@@ -45,6 +47,7 @@ from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
+from ..system import protected_paths
 from ..units import quoted
 from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
@@ -62,13 +65,11 @@ _FREE: dict[str, set[str]] = {
     "plan": {"read", "task"},
 }
 
-# Never written without an explicit yes, even in acceptEdits.
-PROTECTED_DIRS = {".git", ".agentcli", ".ssh", ".gnupg"}
-PROTECTED_FILES = {
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
-    ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", "config.fish", ".gitconfig", ".gitmodules",
-    ".git-credentials", ".netrc", ".npmrc", ".pypirc",
-}
+# Never written without an explicit yes, even in acceptEdits: the held paths (system/protected_paths.py:
+# what git, the shell, editors, Claude Code and agentcli run later, held read-only in the sandbox too),
+# the folder core.hooksPath names, and these credentials and git's list of submodules.
+PROTECTED_DIRS = {".ssh", ".gnupg"}
+PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
 
 # The tools that read files: a deny rule on a path for one of them holds for all (read_denials).
 READING_TOOLS = ("read_file", "grep", "glob", "git_status", "git_diff", "git_log", "git_blame")
@@ -78,7 +79,10 @@ SETTINGS = ".agentcli/settings.toml"
 
 
 def protected(rel: Path) -> str:
-    """Why writing ``rel`` (relative to the workspace root) needs an explicit yes; "" when it does not."""
+    """Why writing ``rel`` (relative to the workspace root) needs an explicit yes, by its name; "" when it
+    does not. (``protected_paths.in_hooks_folder`` finds the folder core.hooksPath names.)"""
+    if why := protected_paths.protected(rel):
+        return why
     for part in rel.parts[:-1]:
         if part.lower() in PROTECTED_DIRS:
             return f"files in {part}/ are protected"
@@ -86,7 +90,7 @@ def protected(rel: Path) -> str:
     if name in PROTECTED_DIRS:
         return f"{rel.name} is protected"
     if name in PROTECTED_FILES:
-        return f"{rel.name} is a protected start-up or credentials file"
+        return f"{rel.name} is a protected credentials or submodules file"
     return ""
 
 
@@ -409,8 +413,10 @@ class Permissions:
             return ALLOW
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
-            why = protected(target.lexical.relative_to(base)) if base in target.lexical.parents else ""
-            why = why or protected(target.real.relative_to(base)) or own_folder(target.real, base)
+            why = own_folder(target.real, base)  # first: it says which of agentcli's or git's own folders
+            why = why or (protected(target.lexical.relative_to(base)) if base in target.lexical.parents else "")
+            why = (why or protected(target.real.relative_to(base))
+                   or protected_paths.in_hooks_folder(target.real, base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self._find("ask", tool.name, matches)

@@ -354,6 +354,13 @@ def merge(worktree: Worktree) -> str:
             conflicts.append(name)
         else:
             plan.append((name, merged, new_mode))
+    outside = [name for name, content, mode in plan if mode == "120000" and content is not None
+               and not _link_inside(worktree.main, name, content)]
+    if outside:
+        raise WorktreeError(
+            f"Cannot merge {worktree.id}: it made {', '.join(outside)} a symbolic link that points outside your "
+            f"working tree, which a merge does not bring in. Nothing was changed; /diff {worktree.id} shows its "
+            f"changes to apply by hand, /discard {worktree.id} drops them.")
     if conflicts:
         raise MergeConflict(
             f"Cannot merge {worktree.id}: {', '.join(conflicts)} changed both in your working tree and in "
@@ -365,6 +372,13 @@ def merge(worktree: Worktree) -> str:
     discard(worktree)
     applied = summary(found) if found else "no changes"
     return f"Merged {worktree.id} into your working tree: {applied}. Removed its worktree and branch {worktree.branch}."
+
+
+def _link_inside(main: Path, name: str, target: bytes) -> bool:
+    """Whether a symbolic link at ``name`` in the work tree ``main``, pointing at ``target``, stays inside it
+    (read as written: a link through another link is that one's own)."""
+    where = Path(os.path.normpath(main / name)).parent / target.decode("utf-8", errors="surrogateescape")
+    return Path(os.path.normpath(where)).is_relative_to(main)
 
 
 def _blob(repo: Repository, sha: str) -> bytes:

@@ -8,7 +8,8 @@ it off, and a workspace's own settings can do that only once the user trusted th
 Inside (``bwrap``, Debian's ``bubblewrap``):
 
 - the whole file system read-only; the workspace, the ``--add-dir`` folders (and, for a git
-  worktree, its repository's git folder) writable;
+  worktree, its repository's git folder; for an isolated child's, its branch alone) writable, less
+  what git, the shell, editors and agentcli run later (``protected_paths``: held read-only there);
 - the user's secrets hidden (``hidden_paths``: tokens, keys and shell histories under ``$HOME``, and
   agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in
   their place; ``~`` is still the user's ``$HOME``;
@@ -24,7 +25,7 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
   kills it all when agentcli dies, even by SIGKILL.
 
-A command the sandbox stopped for want of the network or a write elsewhere may run again with just
+A command the sandbox stopped for want of the network, a held path or a write elsewhere may run again with just
 that added, when the user says so (``needs``, ``Widening``, ``Permissions.ask_sandbox``).
 
 ``sandbox = "auto"`` (the default) uses bwrap where it is installed and works, and otherwise runs
@@ -46,8 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from . import seccomp
+from . import protected_paths, seccomp
 from .hidden_paths import secret_paths
+from .protected_paths import HeldLink, git_writable
 
 MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -59,6 +61,8 @@ _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolut
                       r"Connection refused|ECONNREFUSED",
                       re.IGNORECASE)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
+# Also said of a held path: renaming over it (git's lock files do), and writing or making what a placeholder holds.
+_HELD = re.compile(r"Device or resource busy|EBUSY|Is a directory|EISDIR|File exists|EEXIST")
 
 
 # In a failed command's output: a path it could not write (``touch: cannot touch '/x': Read-only file system``,
@@ -99,24 +103,11 @@ class SandboxError(Exception):
     """The sandbox is required (``sandbox = "on"``) but cannot be used; the message says why and what to do."""
 
 
-def writable_dirs(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
+def writable_dirs(root: Path, extra: Iterable[Path] = (), branch: str = "") -> list[Path]:
     """The folders a command may write: the workspace ``root``, ``extra`` (--add-dir), and, when the
-    workspace is a git worktree (``.git`` is a file), the git folders it names (commits write there)."""
-    found = [root, *extra]
-    dot_git = root / ".git"
-    try:
-        text = dot_git.read_text(encoding="utf-8", errors="replace") if dot_git.is_file() else ""
-    except OSError:
-        text = ""
-    if text.startswith("gitdir:"):
-        gitdir = (root / text.removeprefix("gitdir:").strip()).resolve()
-        found.append(gitdir)
-        try:
-            common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
-            found.append(common)
-        except OSError:
-            pass
-    return found
+    workspace is a git worktree (``.git`` is a file), the parts of its git folders commits write
+    (``protected_paths.git_writable``: for an isolated child's ``branch``, that branch alone)."""
+    return [root, *extra, *git_writable(root, branch)]
 
 
 class Sandbox:
@@ -237,9 +228,17 @@ class Sandbox:
         for program in dict.fromkeys(_resolved(own)):
             if program.is_dir() and Path("/tmp") in program.parents:
                 mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
-        for folder in dict.fromkeys(_resolved(writable)):
+        given = _resolved(writable)
+        for folder in dict.fromkeys(given):
+            if any(other in folder.parents for other in given):  # a held path the user allowed: git replaces
+                continue  # a file by renaming a new one over it, which a mount point would refuse
             if folder.exists():  # a folder, or a file the user allowed writing
                 mounts.append((len(folder.parts), 1, ["--bind", str(folder), str(folder)]))
+        # What programs run later, outside, stays read-only even inside a writable folder (protected_paths).
+        held = self.holds(writable, widen)
+        mounts += [(len(pin.parts), 1, ["--bind", str(pin), str(pin)]) for pin in held.pins]
+        mounts += [(len(path.parts), 2, ["--ro-bind", str(path), str(path)])
+                   for path in [*held.read_only, *(path for path, _ in held.placeholders)]]
         read_only: list[str] = []
         for secret in dict.fromkeys(_resolved(self.hidden)):
             if secret.is_dir():
@@ -257,20 +256,41 @@ class Sandbox:
         if new_session:
             args.append("--new-session")
         args += ["--chdir", str(cwd), "--", *argv]
+        if held.placeholders:  # made before bwrap binds them, and removed after it
+            made = [part for path, kind in held.placeholders
+                    for part in (kind, str(path), str(protected_paths.lock_file(path)))]
+            args = [sys.executable, "-I", "-S", "-c", protected_paths.HOLDER, str(os.getpid()), *made, "--", *args]
         return args
 
-    def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening()) -> Widening:
+    def holds(self, writable: Iterable[Path], widen: Widening = Widening()) -> protected_paths.Holds:
+        """What a command that may write ``writable`` (and ``widen``) may not change there. Raises SandboxError
+        when a held path is a symbolic link."""
+        try:
+            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes))
+        except HeldLink as exc:
+            raise SandboxError(f"The command was not run: {exc}; remove the link, or set sandbox = \"off\".") from None
+
+    def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening(), cwd: Path | None = None
+              ) -> Widening:
         """For a command that failed in the sandbox: what its output says the sandbox denied it, beyond what
         it had (``writable``, ``given``). The network, when it could not resolve or reach a host; paths it
         could not write, each as the file itself when it exists (else the nearest folder that does), and
         never a hidden path, anything inside one, ``/`` or ``/proc``, ``/sys`` and ``/dev``: those are not
-        offered. Read from the output, so a need it does not say is missed: then nothing is offered, and
-        the command stays as confined as it was."""
+        offered. Inside the writable folders, a held path (``protected_paths``) the output names, by its
+        whole path or relative to ``cwd``, is offered as itself. Read from the output, so a need it does
+        not say is missed: then nothing is offered, and the command stays as confined as it was."""
         network = not (self.network or given.network) and bool(_NETWORK.search(output))
         allowed = _resolved([*writable, *given.writes])
         hidden = _resolved(self.hidden)
         writes: list[Path] = []
+        try:
+            held = self.holds(writable, given).held
+        except SandboxError:
+            held = ()
         for line in output.splitlines():
+            if not _READ_ONLY.search(line) and not _HELD.search(line):
+                continue
+            writes += [path for path in protected_paths.named(line, held, cwd) if path not in writes]
             if not _READ_ONLY.search(line):
                 continue
             for raw in [*_QUOTED_PATH.findall(line), *_BARE_PATH.findall(line)]:
@@ -297,8 +317,11 @@ class Sandbox:
             loopback = (" Each call has a loopback of its own, so neither the host's localhost nor a server that "
                         "another call started (run_in_background) can be reached; start and query a server in one "
                         "call." if needed.network else "")
+            held = (" Git, the shell, an editor or agentcli runs what is there later, outside the sandbox, so the "
+                    "sandbox holds it read-only even in the workspace." if any(
+                        protected_paths.protected(path) for path in needed.writes) else "")
             return (f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
-                    f"{loopback} Do not retry it as it is.]")
+                    f"{held}{loopback} Do not retry it as it is.]")
         if not self.network and _NETWORK.search(output):
             return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
                     "Each call has a loopback of its own, so neither the host's localhost nor a server that another "

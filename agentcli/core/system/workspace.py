@@ -78,10 +78,11 @@ class Workspace:
     root: Path
     files: FileLedger = field(default_factory=FileLedger, compare=False, repr=False)
     extra_dirs: tuple[Path, ...] = ()  # more folders the tools may use (--add-dir), resolved, confined alike
+    branch: str = ""  # an isolated child's: the one branch of the main repository its commands may move
 
     @classmethod
-    def at(cls, root: str | os.PathLike[str], extra_dirs: tuple[Path, ...] = ()) -> "Workspace":
-        return cls(Path(root).resolve(), extra_dirs=tuple(Path(d).resolve() for d in extra_dirs))
+    def at(cls, root: str | os.PathLike[str], extra_dirs: tuple[Path, ...] = (), branch: str = "") -> "Workspace":
+        return cls(Path(root).resolve(), extra_dirs=tuple(Path(d).resolve() for d in extra_dirs), branch=branch)
 
     def resolve(self, path: str) -> Path:
         """The real location of ``path`` (relative to the root, or absolute), symlinks resolved.

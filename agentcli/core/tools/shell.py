@@ -173,13 +173,19 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     report: tuple[int, int] | None = None
     if await sandboxed(ctx):
         assert ctx.sandbox is not None
-        from ..system.sandbox import writable_dirs
+        from ..system.sandbox import SandboxError, writable_dirs
 
         if count_leftovers:
             report = os.pipe()
             argv = [bash, "-c", _COUNT_LEFTOVERS, "bash", str(report[1]), command]
-        argv = ctx.sandbox.wrap(argv, cwd=root, writable=writable_dirs(root, ctx.workspace.extra_dirs),
-                                widen=granted(ctx) if widen is None else widen)
+        writable = writable_dirs(root, ctx.workspace.extra_dirs, ctx.workspace.branch)
+        try:  # in a thread: it looks at the disk for what it holds, and asks git for core.hooksPath
+            argv = await asyncio.to_thread(ctx.sandbox.wrap, argv, cwd=root, writable=writable,
+                                           widen=granted(ctx) if widen is None else widen)
+        except SandboxError as exc:
+            for fd in report or ():
+                os.close(fd)
+            raise ToolError(str(exc)) from None
         preexec = None  # bwrap --die-with-parent does it
     processes.become_subreaper()
     read_fd, write_fd = os.pipe()
@@ -378,7 +384,8 @@ class Bash(Tool):
             from ..policy.permissions import Permissions
             from ..system.sandbox import writable_dirs
 
-            needed = ctx.sandbox.needs(output, writable_dirs(ctx.workspace.root, ctx.workspace.extra_dirs), given)
+            writable = writable_dirs(ctx.workspace.root, ctx.workspace.extra_dirs, ctx.workspace.branch)
+            needed = await asyncio.to_thread(ctx.sandbox.needs, output, writable, given, ctx.workspace.root)
             unasked = "it ran again once already" if widen is not None else (
                 "no one can be asked here" if not isinstance(ctx.permissions, Permissions) else "")
             if needed and not unasked:

@@ -1,0 +1,390 @@
+"""The held paths: what other programs read and run later, outside the sandbox, held even inside a writable folder.
+
+A command in the sandbox may write the workspace, but not the places that git, the shell, direnv, an
+editor, Claude Code or agentcli itself will read and run later with the user's network and secrets: a
+hook or an fsmonitor planted there would run at the user's next ``git status``, outside any sandbox.
+Anthropic's sandbox runtime for Claude Code keeps such a list ("mandatory deny"); this is agentcli's:
+
+- in every git folder the sandbox may write: ``GIT_HELD`` (its config, hooks and the rest), and in
+  each of its linked worktrees' folders ``ADMIN_HELD``; a submodule's folder (``modules/…``) likewise,
+  and no new one can be made;
+- the folder ``core.hooksPath`` names (read with git's config reader, which runs nothing);
+- at the top of each writable folder, ``WORKSPACE_HELD`` (agentcli's and Claude Code's project
+  settings, ``.mcp.json``, ``.envrc``, the editors' folders), and ``.git`` unless it is a git folder (a
+  linked worktree's ``.git`` file; a ``.git`` that does not exist, which would be the repository the
+  user's git finds there);
+- ``HOME_HELD`` under ``$HOME``, when a writable folder holds it (a workspace at ``$HOME``).
+
+The same list makes the file tools ask (``Permissions``): ``protected`` below.
+
+How the sandbox holds them (``Holds``): a path that exists is bound read-only onto itself, and each
+folder between it and its writable folder is bound onto itself, so it cannot be renamed away and
+rebuilt. A path that does not exist yet cannot be made only if something stands in its place: the
+``HOLDER`` process, outside the sandbox, makes an empty *placeholder* (``_kind``: a folder, which git
+leaves out of ``git add -A``; in a git folder a file) before bwrap binds it read-only, and removes it
+when the command ends, unless another sandbox still uses it: each holds a shared lock per placeholder
+(in agentcli's data folder, which the sandbox hides) while it runs, a placeholder another command made
+included, since removing a mount point detaches the mount in every other namespace. A placeholder a
+killed run left behind is taken over and removed by the next command that holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any, Iterable
+
+from ... import paths
+from .git import _run, is_git_repo
+
+# In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
+# ``modules`` is held as a whole; each submodule's folder in it is writable again (``Holds``) with the
+# same held inside it, so a new submodule, with a config of the command's making, cannot be made.
+GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules")
+# In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
+ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
+# At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
+# skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings.
+WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
+# Under $HOME: the shells' start-up files and the settings of programs that run others (git, ripgrep's --pre).
+HOME_HELD = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+             ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish",
+             ".gitconfig", ".config/git", ".ripgreprc", ".npmrc", ".pypirc", ".pythonrc", ".xprofile")
+
+
+
+class HeldLink(Exception):
+    """A held path, or a folder on the way to one, is a symbolic link: a mount cannot hold its name."""
+
+
+@dataclass(frozen=True)
+class Holds:
+    """What one sandboxed command may not change inside its writable folders, as mounts."""
+
+    pins: tuple[Path, ...] = ()  # folders on the way to a held path: bound writable onto themselves
+    read_only: tuple[Path, ...] = ()  # held paths that exist: bound read-only onto themselves
+    placeholders: tuple[tuple[Path, str], ...] = ()  # held paths that do not: ("file", "dir" or "commondir")
+    held: tuple[Path, ...] = field(default=(), compare=False)  # every held path, for ``needs``
+
+
+def protected(rel: PurePath) -> str:
+    """Why the file tools ask before writing ``rel`` (relative to a workspace folder, or the name of a
+    path), by name alone: a git folder, a ``WORKSPACE_HELD`` name or a ``HOME_HELD`` path at any depth.
+    "" when none. (The ``core.hooksPath`` folder is found by ``hooks_folders``.)"""
+    names = [part.lower() for part in rel.parts]
+    for index, name in enumerate(names):
+        if name == ".git" or name in WORKSPACE_HELD:
+            inside = index < len(names) - 1
+            return f"files in {rel.parts[index]}/ are protected" if inside else f"{rel.parts[index]} is protected"
+    for entry in HOME_HELD:
+        parts = PurePath(entry).parts
+        for start in range(len(names) - len(parts) + 1):
+            if tuple(names[start:start + len(parts)]) == parts:
+                return f"{entry} is a protected start-up or settings file"
+    return ""
+
+
+def hooks_folders(root: Path) -> list[Path]:
+    """The folders ``core.hooksPath`` names for the repository ``root`` lies in (any config scope),
+    absolute. Read with git's config reader, which runs nothing. Blocking: one or two git processes."""
+    code, out, _ = _run(root, None, "config", "--null", "--type=path", "--get-all", "core.hooksPath", timeout=10)
+    values = [value for value in out.split("\0") if value and value != "/dev/null"] if code == 0 else []
+    if any(not os.path.isabs(value) for value in values):  # relative to the top of the work tree
+        code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
+        root = Path(top.strip()) if code == 0 and top.strip() else root
+    return [Path(os.path.normpath(root / value)) for value in values]
+
+
+def in_hooks_folder(real: Path, base: Path) -> str:
+    """Why the file tools ask before writing ``real`` (resolved) in the workspace folder ``base``: git runs
+    the hooks in the folder core.hooksPath names; "" elsewhere. Blocking: a git process or two, in a repository."""
+    for folder in hooks_folders(base) if is_git_repo(base) else []:
+        try:
+            where = folder.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real == where or where in real.parents:
+            return f"git runs the hooks in {where} (core.hooksPath)"
+    return ""
+
+
+def git_writable(root: Path, branch: str = "") -> list[Path]:
+    """When the workspace ``root`` is a linked git worktree (``.git`` is a file): the parts of its git
+    folders its commands may write. Its own folder (``.git/worktrees/NAME``), and the common folder; or,
+    with ``branch`` (an isolated child's), of the common folder only the objects and that branch's ref
+    (the folder of it and of its log: a commit replaces the ref through a lock file beside it)."""
+    dot_git = root / ".git"
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="replace") if dot_git.is_file() else ""
+    except OSError:
+        text = ""
+    if not text.startswith("gitdir:"):
+        return []
+    gitdir = (root / text.removeprefix("gitdir:").strip().partition("\n")[0]).resolve()
+    found = [gitdir]
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return found
+    if not branch:
+        return [*found, common]
+    ref = PurePath("refs", "heads", branch)
+    if ".." in ref.parts:
+        return found
+    return [*found, common / "objects", *(folder for folder in (common / ref.parent, common / "logs" / ref.parent)
+                                          if folder.is_dir())]
+
+
+def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) -> Holds:
+    """What to hold inside the ``writable`` folders (resolved), for a command that may also write
+    ``allowed`` (what the user let it have: a held path named there, or itself one of the writable
+    folders, as ``--add-dir`` can name one, is not held). Raises HeldLink.
+    Blocking: a few stats, and a git process or two per repository (``hooks_folders``)."""
+    folders = [Path(folder) for folder in writable]
+    given = len(folders)
+    let = [Path(path) for path in allowed]
+    wanted: list[tuple[Path, str]] = []  # (path, what stands in its place while it does not exist)
+    for folder in folders[:given]:
+        if not _in_git_folder(folder):  # a work tree's top: its project settings, and its .git; one that
+            wanted += [(folder / name, _kind(name)) for name in (*WORKSPACE_HELD, ".git")]  # does not exist
+            # yet cannot be made either: a new repository there would be the one the user's git finds
+        for gitdir in _git_folders(folder):
+            wanted += _held_in_git(gitdir, folders)
+        if folder.name == "objects" and (folder.parent / "HEAD").is_file():  # an isolated child's: not where
+            wanted.append((folder / "info", "dir"))  # more objects are (alternates)
+        if folder == home or folder in home.parents:
+            wanted += [(home / name, _kind(name)) for name in HOME_HELD]
+        if is_git_repo(folder):
+            wanted += [(hooks, "dir") for hooks in hooks_folders(folder)]
+    pins: dict[Path, None] = {}
+    read_only: dict[Path, None] = {}
+    placeholders: dict[Path, str] = {}
+    held: dict[Path, None] = {}
+    for path, kind in dict(reversed(wanted)).items():
+        base = _writable_base(path, folders)
+        if (base is None or path in folders[:given] or any(path == a or a in path.parents for a in let)
+                or path.name == ".git" and path.is_dir() and not path.is_symlink() and not is_placeholder(path)):
+            continue  # (a repository's own .git: what is held is inside it)
+        held[path] = None
+        missing = None
+        for step in reversed(path.relative_to(base).parents[:-1]):  # the folders on the way, outermost first
+            folder = base / step
+            if folder.is_symlink():
+                raise HeldLink(f"{folder} is a symbolic link on the way to {path}, which the sandbox holds "
+                               "read-only, and a mount cannot hold a link's name")
+            if not folder.exists() or is_placeholder(folder):  # another command's placeholder is held as
+                missing = folder  # this one's too: its lock keeps the one that made it from removing it
+                break
+            pins[folder] = None
+        if missing is not None:
+            placeholders.setdefault(missing, "dir")
+        elif path.is_symlink():
+            raise HeldLink(f"{path} is a symbolic link, which the sandbox cannot hold read-only: a mount cannot "
+                           "hold a link's name")
+        elif path.exists() and not is_placeholder(path):
+            read_only[path] = None
+        else:
+            placeholders[path] = kind
+    for path in [*read_only, *placeholders]:
+        pins.pop(path, None)
+    pins.update((module, None) for module in folders[given:])  # submodules' folders: writable again
+    return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held))
+
+
+def _writable_base(path: Path, folders: list[Path]) -> Path | None:
+    """The deepest writable folder ``path`` lies in (not the folder itself), or None."""
+    inside = [folder for folder in folders if folder in path.parents]
+    return max(inside, key=lambda folder: len(folder.parts)) if inside else None
+
+
+def _in_git_folder(folder: Path) -> bool:
+    """Whether a writable folder is a git folder or lies in one (an isolated child's objects, its ref)."""
+    return any(place.name == ".git" or ((place / "HEAD").is_file() and (place / "objects").is_dir())
+               for place in (folder, *folder.parents))
+
+
+def _git_folders(folder: Path) -> list[Path]:
+    """The git folders a writable folder is, or holds at its top (``.git``)."""
+    found = [folder / ".git"] if (folder / ".git").is_dir() and not (folder / ".git").is_symlink() else []
+    if (folder / "HEAD").is_file() and ((folder / "objects").is_dir() or (folder / "commondir").is_file()):
+        found.append(folder)
+    return found
+
+
+def _kind(name: str) -> str:
+    """What stands in for a held path while it does not exist: an empty folder, which git leaves out of
+    ``git add -A`` (an empty file would be committed); in a git folder, where git reads the name as a
+    file, an empty file, and for ``commondir`` one that says "." (the git folder itself: git refuses an
+    empty one, and reads one that exists)."""
+    return "commondir" if name == "commondir" else "file" if name in ("config", "config.worktree", "gitdir") else "dir"
+
+
+def _held_in_git(gitdir: Path, folders: list[Path]) -> list[tuple[Path, str]]:
+    """What is held in one git folder: a linked worktree's own folder holds ADMIN_HELD; a common one
+    GIT_HELD, each linked worktree's ADMIN_HELD, and each submodule's folder, found under ``modules``
+    (added to ``folders``: writable again inside the held ``modules``)."""
+    if (gitdir / "commondir").is_file() and gitdir.parent.name == "worktrees":
+        return [(gitdir / name, _kind(name)) for name in ADMIN_HELD]
+    found = [(gitdir / name, _kind(name)) for name in GIT_HELD]
+    try:
+        admins = [entry for entry in (gitdir / "worktrees").iterdir() if entry.is_dir() and not entry.is_symlink()]
+    except OSError:
+        admins = []
+    found += [(admin / name, _kind(name)) for admin in admins for name in ADMIN_HELD]
+    for module in _submodule_folders(gitdir / "modules"):
+        folders.append(module)
+        found += _held_in_git(module, folders)
+    return found
+
+
+def _submodule_folders(modules: Path, depth: int = 0) -> list[Path]:
+    """The git folders under ``modules`` (a submodule named a/b lives in modules/a/b)."""
+    found: list[Path] = []
+    try:
+        entries = [entry for entry in modules.iterdir() if entry.is_dir() and not entry.is_symlink()]
+    except OSError:
+        return found
+    for entry in entries:
+        if (entry / "HEAD").is_file():
+            found.append(entry)
+        elif depth < 8:
+            found += _submodule_folders(entry, depth + 1)
+    return found
+
+
+# What a placeholder is (made by HOLDER, never by anyone else): an empty file of mode 0400 (``commondir``'s
+# says ".") or an empty folder of mode 0500. One test, run here and in HOLDER, which imports nothing of agentcli.
+PLACEHOLDER_TEST = r"""
+import os, stat
+def is_placeholder(path):
+    try:
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o400:
+            with open(path, "rb") as f:
+                return f.read(3) in (b"", b".\n")
+        return stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o500 and not os.listdir(path)
+    except OSError:
+        return False
+"""
+_test: dict[str, Any] = {}
+exec(PLACEHOLDER_TEST, _test)  # agentcli's own text, above: the same code HOLDER runs
+
+
+def is_placeholder(path: Path) -> bool:
+    """Whether ``path`` is a placeholder ``HOLDER`` made (``PLACEHOLDER_TEST``)."""
+    return bool(_test["is_placeholder"](path))
+
+
+def lock_file(path: Path) -> Path:
+    """The lock that says a sandbox uses the placeholder at ``path`` (in agentcli's data folder, hidden
+    from the sandbox); its folder is made here."""
+    folder = paths.data_home() / "held"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".lock")
+
+
+# Outside the sandbox, before bwrap and after it: makes the placeholders, runs bwrap (argv after "--"),
+# removes them. argv: PPID [KIND PATH LOCK]... -- BWRAP...; its exit status is bwrap's. When agentcli
+# (PPID) dies it kills bwrap (and bwrap, with --die-with-parent, the sandbox); signals that stop it reach
+# bwrap. Small and quick to start: os, fcntl, select and signal only.
+HOLDER = PLACEHOLDER_TEST + r"""
+import fcntl, select, signal, sys
+ppid, end = int(sys.argv[1]), sys.argv.index("--")
+held = [tuple(sys.argv[i:i + 3]) for i in range(2, end, 3)]
+def fail(path, exc):
+    sys.stderr.write("agentcli's OS sandbox could not hold %s (%s), so the command was not run\n"
+                     % (path, exc.strerror or exc))
+    sys.exit(126)
+try:
+    parent = os.pidfd_open(ppid)
+except (AttributeError, OSError):
+    parent = None
+if os.getppid() != ppid:
+    sys.exit(125)
+locks = []
+for kind, path, lock in held:
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        fail(lock, exc)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    locks.append(fd)
+    try:
+        if kind == "dir":
+            os.mkdir(path, 0o500)
+            os.chmod(path, 0o500)
+        else:
+            f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o400)
+            os.write(f, b".\n" if kind == "commondir" else b"")
+            os.close(f)
+            os.chmod(path, 0o400)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        fail(path, exc)
+argv = sys.argv[end + 1:]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+def forward(number, frame):
+    try:
+        os.kill(pid, number)
+    except OSError:
+        pass
+stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+for number in stops:
+    signal.signal(number, forward)
+poller = select.poll()
+child = os.pidfd_open(pid)
+poller.register(child, select.POLLIN)
+if parent is not None:
+    poller.register(parent, select.POLLIN)
+while True:
+    ready = [fd for fd, _ in poller.poll(None if parent is not None else 1000)]
+    if child in ready:
+        break
+    if parent in ready or os.getppid() != ppid:
+        forward(signal.SIGKILL, None)
+        break
+code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+for number in stops:
+    signal.signal(number, signal.SIG_IGN)
+for (kind, path, lock), fd in zip(held, locks):
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        continue
+    if is_placeholder(path):
+        try:
+            (os.rmdir if os.path.isdir(path) else os.unlink)(path)
+        except OSError:
+            pass
+    fcntl.flock(fd, fcntl.LOCK_UN)
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+"""
+
+
+def named(line: str, held: Iterable[Path], cwd: Path | None = None) -> list[Path]:
+    """The held paths a line of a command's output names (``could not write config file .git/config``),
+    by the whole path or relative to ``cwd``, itself or a path inside it; the deepest first."""
+    found: list[Path] = []
+    for path in sorted(held, key=lambda p: -len(p.parts)):
+        names = [str(path)]
+        if cwd is not None and cwd in path.parents:
+            names.append(str(path.relative_to(cwd)))
+        for name in names:
+            if re.search(r"(?:^|[\s'\"`(:=])(?:\./)?" + re.escape(name) + r"(?=$|[/\s'\"`:),]|\.lock\b)", line):
+                if not any(path in other.parents for other in found):
+                    found.append(path)
+                break
+    return found
