@@ -30,6 +30,7 @@ from .records import TOO_DEEP, finite, finite_copy, record_problem
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
               "approvals_waiting",  # the inbox now, for the front ends
               "tool_progress")  # the call's result holds what it came to
+WAITS = ("notice",)  # kept back until the session has something of its own to save (SessionStore)
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 
 
@@ -58,8 +59,10 @@ class SessionStore:
     """Appends each agent's events to its own JSONL file, flushed per record.
 
     ``header`` holds the fields of the record written before the first main record
-    (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an
-    opened session that never gets a prompt leaves no file behind.
+    (``session_started`` for a new session, ``session_resumed`` for a resumed one). Notices wait
+    with it (``WAITS``: what a session says when it opens, such as no bubblewrap or declined
+    workspace settings), written after it once something else comes, so an opened session that
+    never gets a prompt leaves no file behind.
 
     When a write fails (a full disk, a folder made read-only), the store turns itself off: that
     write raises SessionError once, and every later one does nothing.
@@ -74,6 +77,7 @@ class SessionStore:
         self.checkpoint_dir = project_dir / session_id / "checkpoints"
         self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
+        self._waiting: list[tuple[str, dict[str, Any]]] = []  # notices held back with the header
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
         self.off = False  # a write failed; nothing more is written
@@ -90,6 +94,9 @@ class SessionStore:
         if record["type"] in NOT_STORED:
             return
         record = {"ts": now_iso(), **record}
+        if self._header is not None and record["type"] in WAITS:
+            self._waiting.append((event.agent_id, record))
+            return
         self._append(event.agent_id, record)
         if isinstance(event, (SubagentStarted, SubagentFinished)):
             self._append(MAIN, record)  # the main transcript lists its children too
@@ -116,6 +123,9 @@ class SessionStore:
         if self._header is not None:
             header, self._header = self._header, None
             self._append(MAIN, {"ts": now_iso(), **header})
+            waiting, self._waiting = self._waiting, []
+            for agent_id, record in waiting:
+                self._append(agent_id, record)
 
     def _append(self, agent_id: str, record: dict[str, Any]) -> None:
         if self.off:
