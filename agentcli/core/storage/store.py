@@ -81,6 +81,7 @@ class SessionStore:
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
         self.off = False  # a write failed; nothing more is written
+        self.problem = ""  # why it failed ("no space left on device")
 
     @classmethod
     def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> "SessionStore":
@@ -142,10 +143,22 @@ class SessionStore:
                 f.write(json.dumps(record, default=str) + "\n")
             f.flush()
         except OSError as exc:
-            self.off = True
+            self.off, self.problem = True, _reason(exc)
             self.close()
-            raise SessionError(f"Could not write {self.path_for(agent_id)} ({_reason(exc)}), so the rest of "
+            self._drop_if_empty()
+            raise SessionError(f"Could not write {self.path_for(agent_id)} ({self.problem}), so the rest of "
                                "this session will not be saved.") from None
+
+    def _drop_if_empty(self) -> None:
+        """Remove a main file that holds no whole record after a failed write (a full disk): a session with
+        nothing in it to list or resume."""
+        try:
+            with self.main_path.open("rb") as f:
+                whole = b"\n" in f.read(1 << 16)
+            if not whole:
+                self.main_path.unlink()
+        except OSError:
+            pass
 
     def _open(self, agent_id: str) -> IO[str]:
         path = self.path_for(agent_id)
