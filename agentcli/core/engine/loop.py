@@ -94,7 +94,7 @@ class Agent:
         try:
             return await self.turns_until_answer()
         except asyncio.CancelledError:
-            self.add_user([agentcli_note(STOPPED)], origin="engine")  # so the next call knows it was stopped
+            self.add_user([agentcli_note(STOPPED)], origin="interrupt")  # so the next call knows it was stopped
             raise
 
     async def turns_until_answer(self) -> RunResult:
