@@ -126,8 +126,8 @@ class Transcript:
             case UserMessage(content=content, origin="engine"):
                 if text := readable(content).strip():
                     self.items.append(ToModel(text))
-            case UserMessage(content=content, origin=origin):
-                self.said("user", readable(content), origin)
+            case UserMessage(content=content, origin=origin):  # an @-mention's file as its one line (📎)
+                self.said("user", readable(content, attachments=False), origin)
             case SteerDelivered(texts=texts):
                 for said in texts:
                     self.said("user", said, "steered")

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from ... import paths
 from .. import images
-from ..content import text_of
+from ..content import typed
 from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage, event_from_dict
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
@@ -412,7 +412,7 @@ def session_info(path: Path) -> SessionInfo:
         elif agent != MAIN:
             continue
         elif kind == "user_message" and not info.first_prompt:
-            info.first_prompt = text_of(record.get("content"), " ").strip()
+            info.first_prompt = typed(record.get("content")).strip()
         elif kind == "turn_started":
             info.turns = max(info.turns, int(record.get("turn") or 0))
         elif kind == "usage_updated":
