@@ -127,6 +127,12 @@ class RawStreamEvent(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ReplyStarted(Event):
+    """The model API began its reply to the agent's model call (its status and headers came): until then the
+    call waits for the server's first byte. Each try of a call has its own (a Retrying comes between)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class TextReset(Event):
     """The model call is being retried: drop the text streamed so far for this message."""
 
@@ -511,7 +517,7 @@ Sink = Callable[[Event], None]
 
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
-AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union, assert_never
 
 from ..core.content import readable, text_of
-from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ..core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                            Event, HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -164,7 +164,7 @@ class Transcript:
                 self.items.append(ChildMark(ended.id, status=ended.status, turns=ended.turns,
                                             tokens=ended.usage.total_tokens, seconds=ended.seconds,
                                             summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
-            case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+            case (Notice() | TurnStarted() | ReplyStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SubagentWrappingUp()):

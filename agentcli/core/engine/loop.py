@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 from . import compaction
 from .steering import Steers
 from ..content import agentcli_note, append_user, has_tool_use, text_of
-from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
+from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
 from ..model.llm import LLM, LLMError, ModelReply
@@ -193,7 +193,8 @@ class Agent:
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
-                                              on_event=on_event if self.llm.raw_events else None)
+                                              on_event=on_event if self.llm.raw_events else None,
+                                              on_reply=lambda: self.emit(ReplyStarted))
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise
