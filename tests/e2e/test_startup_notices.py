@@ -54,6 +54,9 @@ def test_a_start_with_only_a_notice_leaves_no_session(server, api_env, isolated_
 
     again = agentcli("--plain", cwd=root, env=env, stdin="")
     assert "Nothing was saved" in again.stdout and sessions(isolated_home) == [saved]
+    resumed = agentcli("--plain", "-c", cwd=root, env=env, stdin="")
+    assert resumed.returncode == 0 and notice in resumed.stdout + resumed.stderr
+    assert saved.read_text().count(notice) == 1  # a resume that only said it adds it no more
     listed = agentcli("sessions", "list", cwd=root, env=env)
     assert "(no prompt)" not in listed.stdout and "the real question" in listed.stdout
 

@@ -60,10 +60,10 @@ class SessionStore:
     """Appends each agent's events to its own JSONL file, flushed per record.
 
     ``header`` holds the fields of the record written before the first main record
-    (``session_started`` for a new session, ``session_resumed`` for a resumed one). Notices wait
-    with it (``WAITS``: what a session says when it opens, such as no bubblewrap or declined
-    workspace settings), written after it once something else comes, so an opened session that
-    never gets a prompt leaves no file behind.
+    (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an opened session
+    that never gets a prompt leaves no file behind. Notices wait too (``WAITS``: what a session says when
+    it opens, such as no bubblewrap or declined workspace settings), written once something else comes:
+    a start that only said them leaves no file, and a resume that only said them adds none to it.
 
     When a write fails (a full disk, a folder made read-only), the store turns itself off: that
     write raises SessionError once, and every later one does nothing.
@@ -78,7 +78,7 @@ class SessionStore:
         self.checkpoint_dir = project_dir / session_id / "checkpoints"
         self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
-        self._waiting: list[tuple[str, dict[str, Any]]] = []  # notices held back with the header
+        self._waiting: list[tuple[str, dict[str, Any]]] | None = []  # notices held back; None once something came
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
         self.off = False  # a write failed; nothing more is written
@@ -96,9 +96,10 @@ class SessionStore:
         if record["type"] in NOT_STORED:
             return
         record = {"ts": now_iso(), **record}
-        if self._header is not None and record["type"] in WAITS:
+        if self._waiting is not None and record["type"] in WAITS:
             self._waiting.append((event.agent_id, record))
             return
+        self._settle()
         self._append(event.agent_id, record)
         if isinstance(event, (SubagentStarted, SubagentFinished)):
             self._append(MAIN, record)  # the main transcript lists its children too
@@ -107,6 +108,7 @@ class SessionStore:
 
     def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
         """Append a record that is no event (``ts`` and ids are filled in)."""
+        self._settle()
         self._append(agent_id, {"ts": now_iso(), **record, "agent_id": agent_id,
                                 "parent_tool_use_id": record.get("parent_tool_use_id")})
 
@@ -125,9 +127,12 @@ class SessionStore:
         if self._header is not None:
             header, self._header = self._header, None
             self._append(MAIN, {"ts": now_iso(), **header})
-            waiting, self._waiting = self._waiting, []
-            for agent_id, record in waiting:
-                self._append(agent_id, record)
+
+    def _settle(self) -> None:
+        """Something besides notices is written: the notices held back go first."""
+        waiting, self._waiting = self._waiting or [], None
+        for agent_id, record in waiting:
+            self._append(agent_id, record)
 
     def _append(self, agent_id: str, record: dict[str, Any]) -> None:
         if self.off:
