@@ -148,7 +148,7 @@ async def test_the_working_line_says_when_the_server_has_not_begun_its_reply(ser
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
         await until(pilot, lambda: WAITING in app.working.content.plain, "the hint on the working line")
-        assert "↓ 0 tokens" in app.working.content.plain
+        assert "esc to interrupt" in app.working.content.plain
         gate.set()
         await until(pilot, lambda: app.conversation.streaming, "the reply to stream")
         await until(pilot, lambda: WAITING not in app.working.content.plain, "the hint to go")
@@ -165,7 +165,8 @@ async def test_the_working_line_shows_while_the_main_agent_waits_on_the_model(se
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "hello")
             await until(pilot, lambda: app.working.display and app.working.region.height == 1, "the working line")
-            assert "esc to interrupt" in app.working.content.plain and "tokens" in app.working.content.plain
+            shown = app.working.content.plain  # the tokens so far, or (held before its headers) the wait
+            assert "esc to interrupt" in shown and ("tokens" in shown or WAITING in shown)
             gate.set()
             await until(pilot, lambda: not app.busy, "the turn to end")
             assert not app.working.display or app.working.has_class("-idle")

@@ -76,7 +76,11 @@ class WorkingLine(Static):
         return f"{WAITING} · {seconds(waited)}" if waited >= WAIT_SHOWN_AFTER else ""
 
     def draw(self) -> None:
-        facts = [] if not self.animate else [seconds(self.clock() - self.started)]
-        facts += [f"↓ {tokens(self.tokens_so_far)} tokens", *filter(None, [self.waiting()]), "esc to interrupt"]
+        got = self.tokens_so_far
+        if waiting := self.waiting():  # its own time, in place of the turn's: the line fits 80 columns
+            facts = [waiting, *([f"↓ {tokens(got)} tokens"] if got else [])]
+        else:
+            facts = ([seconds(self.clock() - self.started)] if self.animate else []) + [f"↓ {tokens(got)} tokens"]
+        facts.append("esc to interrupt")
         self.update(Content.assemble(Content.styled(FRAMES[self.frame] if self.animate else "●", "bold $warning"),
                                      Content.styled(" working", "bold"), " · " + " · ".join(facts)))
