@@ -31,6 +31,7 @@ from . import paths
 from .core.system import secret_env
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
 from .core.model.catalogue import DEFAULT_MODEL, resolve_model, thinking_mode
+from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
@@ -181,6 +182,10 @@ class Settings:
                     raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
                 if key in FRACTIONS and value > 1:
                     raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
+                if key == "compact_threshold" and value < MIN_THRESHOLD:
+                    raise ConfigError(f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
+                                      f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
+                                      "whole, so below that it cannot free enough.")
             setattr(self, key, value)
         if self.sandbox not in SANDBOX_MODES:
             raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")

@@ -11,16 +11,27 @@ def data_home() -> Path:
     """$AGENTCLI_HOME, else $XDG_DATA_HOME/agentcli, else ~/.local/share/agentcli."""
     if os.environ.get("AGENTCLI_HOME"):
         return Path(os.environ["AGENTCLI_HOME"]).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "agentcli"
+    return _xdg("XDG_DATA_HOME", ".local/share")
 
 
 def config_home() -> Path:
     """The user's config folder: $AGENTCLI_HOME/config when set, else $XDG_CONFIG_HOME/agentcli."""
     if os.environ.get("AGENTCLI_HOME"):
         return data_home() / "config"
-    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(base) / "agentcli"
+    return _xdg("XDG_CONFIG_HOME", ".config")
+
+
+def _xdg(variable: str, default: str) -> Path:
+    return Path(os.environ.get(variable) or Path.home() / default) / "agentcli"
+
+
+def all_homes() -> list[Path]:
+    """Every folder that may hold agentcli's config or data: those in use and, as AGENTCLI_HOME or the XDG
+    variables move them for this process only, the usual ones too (~/.config/agentcli, ~/.local/share/agentcli),
+    where the user's other sessions keep their settings, rules and transcripts."""
+    usual = [Path.home() / ".config" / "agentcli", Path.home() / ".local" / "share" / "agentcli"]
+    return list(dict.fromkeys([config_home(), data_home(), _xdg("XDG_CONFIG_HOME", ".config"),
+                               _xdg("XDG_DATA_HOME", ".local/share"), *usual]))
 
 
 def own_dirs() -> list[tuple[Path, str]]:

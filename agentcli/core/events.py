@@ -13,10 +13,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Union, cast, get_args
 
-from .content import agentcli_note
+from .content import agentcli_note, quoted
 from .units import seconds as _seconds
 from .units import tokens as _tokens
 from .units import turns as _turns
+from .units import quoted as _quoted
 
 MAIN = "main"
 
@@ -198,6 +199,8 @@ class SubagentStarted(Event):
 
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
+PATTERNS_SHOWN, PATTERN_CAP = 3, 40  # a receipt names a search tool's first 3 patterns, each up to 40 characters
+STEER_CAP = 300  # characters of each message the user sent a child, as its receipt repeats it
 
 
 @dataclass(frozen=True)
@@ -221,13 +224,15 @@ class SubagentReport:
     tool_calls: int = 0
     reads: tuple[tuple[str, str], ...] = ()  # (path, the line ranges shown, "1-40, 90-120")
     changed: tuple[str, ...] = ()  # paths it wrote or edited
-    commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1")
+    commands: tuple[tuple[str, str], ...] = ()  # (command, how it ended: "exit code 1", or "denied": not run)
     searches: tuple[tuple[str, int], ...] = ()  # its other calls (grep, glob, git_*, MCP tools…) by name: how many
+    patterns: tuple[tuple[str, str], ...] = ()  # what its grep and glob calls looked for: (tool, pattern), each once
     named: tuple[tuple[str, bool], ...] = ()  # files the brief named, and whether it read them
     searched: tuple[str, ...] = ()  # of those it did not read, the ones it searched (grep with that path)
     unverified: tuple[str, ...] = ()  # why its answer is not backed by what it did; () when it is
     answer_mark: str = ""  # the answer was empty or only pointed elsewhere: what agentcli did about it
     kept_out: int = 0  # what its own context held at its latest call (``kept_out``)
+    steered: tuple[tuple[str, bool], ...] = ()  # what the user told it while it ran, and whether it read it
     returned: int = 0  # tokens its report costs the parent, by a cautious estimate
 
     @property
@@ -249,20 +254,26 @@ class SubagentReport:
         """agentcli's record of the child's calls, at most ``cap`` characters; what is cut is counted."""
         lines = [f"Receipt for {self.id} (agentcli's record of its tool calls, not its words):"]
         lines += [f"UNVERIFIED: {why}" for why in self.unverified]
+        lines += [f"The user told it while it worked{'' if read else ' (too late: it had finished)'}: "
+                  f"{_quoted(text, STEER_CAP)}" for text, read in self.steered]
         if self.answer_mark:
             lines.append(f"Answer: {self.answer_mark}")
         if self.named:
             lines.append("Brief's files: " + ", ".join(
                 f"{p} ({'read' if read else 'searched, NOT read' if p in self.searched else 'NOT read'})"
                 for p, read in self.named))
+        def command(c: str) -> str:
+            return f"`{c[:80]}{'…' if len(c) > 80 else ''}`"
+
         items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
-            + [("ran", f"`{c[:80]}{'…' if len(c) > 80 else ''}` → {e}") for c, e in self.commands] \
-            + [("also called", f"{name} ×{n}") for name, n in self.searches]
+            + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"] \
+            + [("denied", command(c)) for c, e in self.commands if e == "denied"] \
+            + [("also called", f"{name} ×{n}{self._looked_for(name)}") for name, n in self.searches]
         if not items:
             lines.append("Tool calls: none." if not self.tool_calls else f"Tool calls: {self.tool_calls} (no file read "
                                                                          "or changed, no command run).")
         shown = 0
-        for kind in ("read", "changed", "ran", "also called"):
+        for kind in ("read", "changed", "ran", "denied", "also called"):
             group = [text for k, text in items if k == kind]
             if not group:
                 continue
@@ -279,6 +290,14 @@ class SubagentReport:
             lines.append(f"… and {len(items) - shown} more in its transcript.")
         return "\n".join(lines)
 
+    def _looked_for(self, tool: str) -> str:
+        """' ("def login", "auth", +2 more)': the patterns a search tool was given, a few and each cut short."""
+        found = [pattern for name, pattern in self.patterns if name == tool]
+        if not found:
+            return ""
+        more = f", +{len(found) - PATTERNS_SHOWN} more" if len(found) > PATTERNS_SHOWN else ""
+        return f" ({', '.join(_quoted(p, PATTERN_CAP) for p in found[:PATTERNS_SHOWN])}{more})"
+
     @property
     def cancelled_line(self) -> str:
         """The line that tells the parent the user stopped this child ("" unless they did)."""
@@ -288,9 +307,10 @@ class SubagentReport:
                 "and the rest of its errand was not done.")
 
     def for_parent(self) -> str:
-        """The task tool result: its answer, then agentcli's note of the receipt, the footer, and a cancel."""
+        """The task tool result: its answer (quoted: the child may repeat what a hostile page said), then
+        agentcli's note of the receipt, the footer, and a cancel."""
         cancelled = agentcli_note(self.cancelled_line)["text"] if self.cancelled_line else ""
-        return "\n\n".join(part for part in (self.text, agentcli_note(self.receipt())["text"], self.footer,
+        return "\n\n".join(part for part in (quoted(self.text), agentcli_note(self.receipt())["text"], self.footer,
                                                cancelled) if part)
 
     def as_message(self, description: str) -> str:
@@ -317,7 +337,7 @@ class SubagentReport:
         try:
             fields = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
             fields["usage"] = Usage.from_dict(fields.get("usage"))
-            for name in ("reads", "commands", "named", "searches"):
+            for name in ("reads", "commands", "named", "searches", "steered", "patterns"):
                 fields[name] = tuple(tuple(item) for item in fields.get(name, ()))
             for name in ("changed", "unverified", "searched"):
                 fields[name] = tuple(fields.get(name, ()))
@@ -507,11 +527,14 @@ DENY = "deny"
 @dataclass(frozen=True)
 class Approval:
     """An answer with more to it than one of the words above: a host program's (the Agent SDK's
-    ``can_use_tool``), which may change the call's input or tell the model why it said no."""
+    ``can_use_tool``), which may change the call's input or tell the model why it said no; or a user's
+    "no" with the reason they typed (``Approval(DENY, reason=…)``), which the model reads after agentcli's
+    sentence that the call was denied."""
 
     answer: str  # ALLOW_ONCE, ALLOW_SESSION or DENY
     input: dict[str, Any] | None = None  # allowed, with this input instead of the model's
-    message: str = ""  # denied: what the model is told
+    message: str = ""  # denied: what the model is told (all of it, in place of agentcli's sentence)
+    reason: str = ""  # denied: why, in the user's own words
 
 Sink = Callable[[Event], None]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -176,7 +175,8 @@ class Session:
             notices += self.restore()
         if in_git and interactive:
             notices += self.leftover_worktrees()
-        self.telemetry = telemetry.start(os.environ, notices.append)  # None unless OTEL_* asks for traces
+        # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
+        self.telemetry = telemetry.start(secret_env.environ(), notices.append)
         if self.telemetry is not None:
             self.subscribers.append(self.telemetry)
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for

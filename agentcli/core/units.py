@@ -32,3 +32,11 @@ def turns(n: int) -> str:
 def dollars(value: float) -> str:
     """0.5 → '$0.50', 0.0123 → '$0.0123': a budget or what was spent of it."""
     return f"${value:.2f}" if value >= 0.1 or value == 0 else f"${value:.4f}"
+
+
+def quoted(text: str, cap: int) -> str:
+    """``text`` on one line in double quotes, cut to ``cap`` characters with "…": a user's or a model's words
+    named inside agentcli's own lines (a receipt, a denial), where a newline must not end them. Nothing is
+    escaped, so a grep pattern's backslashes read as the model wrote them."""
+    flat = " ".join(text.split())
+    return f'"{flat if len(flat) <= cap else flat[:cap - 1] + "…"}"'

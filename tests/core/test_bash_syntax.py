@@ -70,7 +70,10 @@ def test_redirections_that_write_files(line: str, writes: tuple):
 @pytest.mark.parametrize("line, rule", [
     ("git log --oneline -3", "bash(git log *)"),
     ("python x.py", "bash(python x.py)"),
-    ("grep -n 'a b' src/app/auth.py", "bash(grep -n 'a b' src/app/auth.py)"),
+    ("grep -n 'a b' src/app/auth.py", "bash(grep *)"),
+    ("python3 -m pytest -q", "bash(python3 -m pytest *)"),
+    ("python -m pip install x", "bash(python -m pip install *)"),
+    ("./run.sh a", "bash(./run.sh a)"),
     ("ls *.py", ""),  # known only at run time
     ("cat <<'EOF'\nhi\nEOF", ""),  # the heredoc's text is not in any rule
     ("x=1", ""),

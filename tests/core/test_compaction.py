@@ -4,10 +4,13 @@ a share of the window, and agentcli's own ledger of reads, changes, commands and
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import agentcli_note, readable
-from agentcli.core.events import Compacted
+from agentcli.core.events import Compacted, Notice
 from tests.core.test_sessions import resume  # noqa: F401 (a fixture)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
@@ -100,6 +103,35 @@ async def test_the_ledger_outlives_a_resume(server, make_session, resume):
     ledger = again.main.messages[0]["content"][-1]["text"]
     assert '"README.md": lines 1-3' in ledger  # from before the resume
     server.assert_no_rejections()
+
+
+async def test_a_compaction_that_frees_nothing_says_so_once_and_waits_for_the_context_to_grow(server, make_session,
+                                                                                             repo):
+    """At a threshold lower than the recent turns it keeps, a summary frees nothing and is dropped: once, with a
+    notice, not again before every later step (the same summarizer call, sent silently each time)."""
+    (repo / "big.txt").write_text("".join(f"line {i:04d} " + "y" * 60 + "\n" for i in range(1500)))
+    server.when(is_summarizer, text("## Summary\nRead big.txt."))
+    server.when(lambda b: not is_summarizer(b), tool_use("glob", {"pattern": "*.txt"}),
+                *[tool_use("read_file", {"path": "big.txt", "offset": n * 300 + 1, "limit": 300}) for n in range(5)],
+                *[tool_use("glob", {"pattern": f"*.{kind}"}) for kind in ("md", "py", "toml")], text("Done."))
+    session, events = make_session(compact_threshold=0.1)  # below what config.py accepts: the engine copes
+    result = await session.send("Read big.txt")
+    assert result.text == "Done."
+    assert len([b for b in server.requests if is_summarizer(b)]) == 1
+    assert not events.of(Compacted)  # it freed nothing, so the history stayed
+    [notice] = [n for n in events.of(Notice) if "Compaction could not" in n.text]
+    before, again = (float(n) for n in re.findall(r"([\d.]+)k tokens", notice.text))
+    assert notice.level == "warning" and "a summary would free none" in notice.text
+    assert again == pytest.approx(before + 50.0, abs=0.1)  # a quarter of the 200k window more
+    server.assert_no_rejections()
+
+
+def test_a_compact_threshold_that_cannot_work_is_refused_in_one_sentence(tmp_path):
+    from agentcli.config import ConfigError, Settings
+
+    with pytest.raises(ConfigError, match=r"settings.toml: 'compact_threshold' must be at least 0.3, not 0.2: "):
+        Settings().merge({"compact_threshold": 0.2}, "settings.toml")
+    Settings().merge({"compact_threshold": 0.3}, "settings.toml")
 
 
 def test_the_summarizer_budget_cuts_only_the_longest_blocks_to_head_and_tail():

@@ -12,7 +12,7 @@ import pytest
 from agentcli.core.model import early_request
 from agentcli.core.model.llm import LLM, Credentials, LLMError, ModelReply
 from tests.fakes.anthropic_server import (
-    FakeAnthropic, error, reply, stream_error, text, text_block, thinking_block, tool_use_block,
+    FakeAnthropic, error, reply, sse_events, stream_error, text, text_block, thinking_block, tool_use_block,
 )
 
 KEY = "sk-ant-early-0000"
@@ -145,14 +145,29 @@ def test_an_overloaded_first_request_is_retried(server: FakeAnthropic, path: str
     assert "overloaded" in retries[0].error and "(500)" in retries[1].error
 
 
-def test_an_error_event_mid_reply_keeps_what_completed(server: FakeAnthropic, path: str) -> None:
-    server.script(stream_error("overloaded_error", "Overloaded mid-way", after_events=6,
-                               base=reply(text_block("Done part."), text_block("Never finished, this one."))))
+def test_an_error_event_mid_reply_keeps_a_completed_tool_call(server: FakeAnthropic, path: str) -> None:
+    call = tool_use_block("read_file", {"path": "README.md"})
+    base = reply(text_block("Done part."), call, text_block("Never finished, this one."))
+    names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
+    server.script(stream_error("overloaded_error", "Overloaded mid-way", base=base,
+                               after_events=names.index("content_block_stop", names.index("content_block_stop") + 1) + 3))
     retries: list[Any] = []
     got = asyncio.run(ask(llm_for(server, retries=1), retries=retries))
     assert went_out_early(server) == (path == "early")
     assert "failed mid-response (overloaded_error)" in retries[0].error
-    assert (got.stop_reason, got.content) == ("incomplete", [{"type": "text", "text": "Done part."}])
+    assert (got.stop_reason, got.content) == ("incomplete", [{"type": "text", "text": "Done part."}, call])
+
+
+def test_an_error_event_mid_reply_of_text_asks_for_it_again_whole(server: FakeAnthropic, path: str) -> None:
+    server.script(stream_error("overloaded_error", "Overloaded mid-way", after_events=6,
+                               base=reply(text_block("Done part."), text_block("Never finished, this one."))),
+                  text("The whole reply."))
+    retries: list[Any] = []
+    got = asyncio.run(ask(llm_for(server, retries=1), retries=retries))
+    assert went_out_early(server) == (path == "early")
+    assert "failed mid-response (overloaded_error)" in retries[0].error
+    assert (got.stop_reason, got.content) == ("end_turn", [{"type": "text", "text": "The whole reply."}])
+    assert server.requests[1]["messages"] == server.requests[0]["messages"]
 
 
 def test_a_broken_first_stream_is_retried(server: FakeAnthropic, path: str) -> None:

@@ -170,6 +170,20 @@ async def test_a_refused_mention_is_a_warning_and_the_message_still_goes(make_se
     assert warning.text.startswith("Not attached: @x.txt: it leads outside the workspace")
 
 
+async def test_a_warning_names_the_path_as_it_was_typed(make_session, server, repo: Path, tmp_path):
+    (tmp_path / "outside.txt").write_text("private\n")  # beside the repository: @../outside.txt names it
+    (repo / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 8)  # a PNG whose header is damaged
+    server.script(text("Ok."))
+    session, recorder = make_session()
+    await within(session.send("summarize @../outside.txt and @./shot.png"), "the turn")
+    assert "private" not in text_of(user_blocks(server.requests[-1]))
+    outside, damaged = (w.text for w in recorder.of(Notice, level="warning"))
+    assert outside.startswith("Not attached: @../outside.txt: it leads outside the workspace (to ")
+    assert outside.endswith(f"{tmp_path / 'outside.txt'}).") and ".." not in outside.replace("@../", "", 1)
+    assert damaged.startswith("Not attached: @./shot.png: ") and damaged.endswith("damaged.")
+    assert not damaged.endswith("..")
+
+
 def test_the_session_offers_agent_types_and_subagents_for_completion(make_session):
     session, _ = make_session()
     choices = {(m.name, m.kind) for m in session.mention_choices()}

@@ -115,6 +115,22 @@ async def test_secrets_and_agentcli_s_own_files_cannot_be_read(sandbox, home, wo
 
 
 @needs_bwrap
+async def test_the_usual_agentcli_folders_histories_and_token_stores_are_hidden_too(sandbox, home, workspace):
+    """AGENTCLI_HOME moves agentcli's folders for this session only: the usual ones hold the user's others."""
+    planted = {".config/agentcli/config.toml": 'api_key_helper = "echo PLANTED"\n',
+               ".local/share/agentcli/sessions/s.jsonl": '{"text": "PLANTED"}\n',
+               ".bash_history": "export GITHUB_TOKEN=PLANTED\n", ".python_history": "key = 'PLANTED'\n",
+               ".pgpass": "db:5432:*:me:PLANTED\n", ".my.cnf": "[client]\npassword=PLANTED\n",
+               ".config/composer/auth.json": '{"github-oauth": "PLANTED"}\n', ".m2/settings.xml": "<p>PLANTED</p>\n"}
+    for name, text in planted.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text)
+    _, out = await bash(make_ctx(workspace, sandbox), "cd ~ && cat " + " ".join(planted) + "; cat notes.txt")
+    assert "just notes" in out
+    assert "PLANTED" not in out
+
+
+@needs_bwrap
 async def test_a_secret_inside_the_workspace_stays_hidden(sandbox, home):
     """With the workspace at $HOME, the workspace is writable but ~/.ssh is still hidden and unwritable."""
     ok, out = await bash(make_ctx(home, sandbox), "cat .ssh/id_ed25519; echo ssh-rsa AAAA >> .ssh/authorized_keys; "

@@ -81,6 +81,11 @@ def test_what_counts_as_a_secret():
     assert secret_env.is_secret("ANTHROPIC_BASE_URL", "https://me:pw@proxy.example/v1")
     assert not secret_env.is_secret("ANTHROPIC_BASE_URL", "http://127.0.0.1:8080/a@b")
     assert not secret_env.is_secret("PATH", "/bin")
+    for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "ANTHROPIC_CUSTOM_HEADERS",
+                 "MYSQL_PWD", "SMTP_PASS", "REDISCLI_AUTH", "DOCKER_AUTH_CONFIG", "GPG_PASSPHRASE", "SESSION_COOKIE"):
+        assert secret_env.is_secret(name, "x"), name
+    for name in ("PWD", "OLDPWD", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "XAUTHORITY", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+        assert not secret_env.is_secret(name, "x"), name
 
 
 def test_commands_get_held_secrets_only_with_keep_secrets(monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
+from agentcli.core.content import NOTE_TAG
 from agentcli.core.events import SteerDelivered, UserMessage
 from tests.fakes.anthropic_server import text, tool_use
 from tests.waiting import until, within
@@ -34,7 +35,10 @@ async def test_a_steered_message_reaches_the_running_turn_after_the_tool_results
     *results, steered = last_user(second)  # one user message: the tool results, then the user's words
     assert [block["type"] for block in results] == ["tool_result"]
     assert steered["type"] == "text" and STEER in steered["text"]
-    assert steered["text"].startswith("[The user sent this while you were working") and "From agentcli" not in steered["text"]
+    # the same words a child reads (tests/core/test_subagent_steering.py), said to be the user's, not agentcli's, in
+    # agentcli's markup, which no tool result can write (content.quoted)
+    assert steered["text"] == (f"<{NOTE_TAG}>\nA message from the user while you work (not a tool result; take it into "
+                               f"account):\n\n{STEER}\n</{NOTE_TAG}>") and "From agentcli" not in steered["text"]
     assert result.text == "Reading README.md then."
     [delivered] = events.of(SteerDelivered)
     assert delivered.texts == (STEER,) and delivered.agent_id == "main"

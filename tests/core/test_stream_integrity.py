@@ -62,23 +62,22 @@ async def test_a_reply_cut_before_any_block_completed_is_asked_for_again(server,
 
 
 @pytest.mark.parametrize("fault", ["clean close", "no stop reason", "garbage line"])
-async def test_a_reply_cut_after_a_completed_block_keeps_it_and_goes_on(server, make_session, fault):
+async def test_a_reply_of_text_cut_after_a_completed_block_is_asked_for_again_whole(server, make_session, fault):
+    """The draft once stayed in the history, and the model was told to go on from it: a model that wrote its
+    answer again left the caller both, the draft and the answer (issue 37)."""
     base = reply("First, the overview of the flow.", "Then a detail that never arrives whole")
     options = {"clean close": {"end_after_events": event_index(base, "content_block_stop") + 3},
                "no stop reason": {"omit_stop_reason": True},
                "garbage line": {"garbage_after_events": event_index(base, "content_block_stop") + 3}}[fault]
-    server.script(base.with_options(**options), text("Then the detail, whole."))
+    server.script(base.with_options(**options), text("The overview and the detail, whole."))
     session, events = make_session()
     result = await session.send("Explain")
-    assert result.text == "Then the detail, whole."
+    assert result.text == "The overview and the detail, whole."
     assert len(warnings(events)) == 1
-    kept = server.requests[1]["messages"][1]
-    assert kept["role"] == "assistant"
-    if fault == "no stop reason":  # every block completed; only the stop reason was missing
-        assert [b["text"] for b in kept["content"]] == [b["text"] for b in base.blocks]
-    else:
-        assert [b["text"] for b in kept["content"]] == ["First, the overview of the flow."]
-    assert "never arrives whole" not in json.dumps(session.main.messages[-1])
+    assert server.requests[1]["messages"] == server.requests[0]["messages"]  # the same question, no draft
+    assert stored_texts(session) == ["The overview and the detail, whole."]
+    assert streamed_after_last_reset(events) == "The overview and the detail, whole."
+    assert [e.content for e in events.of(AssistantMessage)] == [[{"type": "text", "text": result.text}]]
 
 
 @pytest.mark.parametrize("torn_json", ['{"command": "echo torn >> torn.txt"', '{"command": echo torn}'])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from agentcli.core.content import NOTE_OPEN
-from agentcli.core.events import RECEIPT_CAP, SubagentFinished, SubagentReport, event_from_dict
+from agentcli.core.events import (ALLOW_ONCE, DENY, RECEIPT_CAP, ApprovalRequested, SubagentFinished, SubagentReport,
+                                  event_from_dict)
 from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)
 
@@ -48,7 +49,7 @@ async def test_the_receipt_lists_what_the_child_did_not_what_it_said(server, mak
     receipt = receipt_of(result)
     assert "Read: src/app/auth.py (1-5)" in receipt
     assert "Ran: `false` → exit code 1" in receipt
-    assert "grep ×1" in receipt
+    assert 'grep ×1 ("def login")' in receipt  # what it searched for, not only how often
     assert "UNVERIFIED" not in receipt
     assert result.splitlines()[-1].startswith("[sa-1 · done · 4 turns · ")
     [finished] = events.of(SubagentFinished)
@@ -187,3 +188,54 @@ async def test_an_answer_claiming_a_command_it_never_ran_is_unverified(server, m
     receipt = receipt_of(task_result(server))
     assert "UNVERIFIED: its answer says it ran `pytest -q`, which it did not." in receipt
     assert "make lint" not in receipt  # advice to run a command is no claim that it ran
+
+
+async def test_a_path_the_brief_gave_the_child_is_not_unverified(server, make_session, repo):
+    """The parent told it where the session code lives (its known part): citing that is no fabrication."""
+    server.when(is_main, delegate("Find login.", known="Sessions are made in src/app/session_manager.py."),
+                text("Done."))
+    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}),
+                text("login is at src/app/auth.py:4; it calls src/app/session_manager.py, as the brief said. "
+                     "It also touches src/app/tokens.py."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert "UNVERIFIED: its answer cites src/app/tokens.py, which none of its tool calls touched." in receipt
+    assert "session_manager" not in receipt  # from the brief: the parent knows where it came from
+
+
+async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_receipt_says_denied(
+        server, make_session, repo):
+    server.when(is_main, delegate(), text("Done."))
+    server.when(is_child, tool_use("bash", {"command": "rm -r build"}), tool_use("bash", {"command": "false"}),
+                text("Could not clean build/: the user said no."))
+    session, events = make_session(interactive=True)
+    answers = iter([DENY, ALLOW_ONCE])
+
+    def sink(event):
+        events(event)
+        if isinstance(event, ApprovalRequested):
+            event.future.set_result(next(answers))
+
+    session.sink = sink
+    await session.send("delegate")
+    [denied] = tool_results([b for b in server.requests if is_child(b)][1])
+    said = tool_result_text(denied)
+    assert said == ("The user denied this bash call. Do not retry it; take another approach, or finish and say in "
+                    "your answer what you needed it for.")  # its prompt says nobody answers its questions
+    receipt = receipt_of(task_result(server))
+    assert "Denied: `rm -r build`" in receipt and "rm -r build` →" not in receipt  # it never ran
+    assert "Ran: `false` → exit code 1" in receipt  # a command that ran and failed is still one that ran
+
+
+async def test_the_receipt_names_a_few_patterns_of_each_search_tool_each_cut_short(server, make_session, repo):
+    server.when(is_main, delegate(), text("Done."))
+    server.when(is_child, *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60,
+                                                                       "auth\\(user", "session")],
+                tool_use("glob", {"pattern": "src/**/*.py"}), text("login: src/app/auth.py:4."))
+    session, events = make_session()
+    await session.send("delegate")
+    receipt = receipt_of(task_result(server))
+    assert f'grep ×5 ("def login", "{"x" * 39}…", "auth\\(user", +1 more); glob ×1 ("src/**/*.py")' in receipt
+    [finished] = events.of(SubagentFinished)
+    assert SubagentReport.from_dict(json.loads(json.dumps(finished.report.to_dict()))) == finished.report

@@ -7,6 +7,7 @@ import asyncio
 import json
 import threading
 
+from agentcli.core.content import agentcli_note
 from agentcli.core.events import SubagentFinished, SubagentStarted, SubagentSteered, SubagentWrappingUp
 from tests.fakes.anthropic_server import first_user_text, offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.waiting import until, within
@@ -47,10 +48,33 @@ async def test_a_message_from_the_user_reaches_the_running_child_in_its_next_req
     finally:
         hold.set()
     second = child_requests(server, "Find auth")[1]
-    assert "A message from the user while you work" in said(second) and "Look in lib/ as well" in said(second)
-    assert not any("Look in lib/" in said(b) for b in server.requests if is_main(b))  # the child's alone
+    assert json.dumps(agentcli_note("A message from the user while you work (not a tool result; take it into "
+                                    "account):\n\nLook in lib/ as well, not only src/.")["text"]) in said(second)
+    mains = [b for b in server.requests if is_main(b)]  # the parent reads it in the child's receipt, not before
+    assert [b for b in mains if "Look in lib/" in said(b)] == mains[-1:]
     assert "Auth is in lib/auth.py." in main_results(server)[0]
+    # the parent learns what the user told its child, or the child's "as you asked" would be a riddle to it
+    assert 'The user told it while it worked: "Look in lib/ as well, not only src/."' in main_results(server)[0]
     assert "is not running" in session.subagents.steer("sa-1", "too late")  # a finished child takes none
+
+
+async def test_a_message_the_child_never_read_is_in_its_receipt_as_too_late(server, make_session):
+    hold = threading.Event()
+    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find auth"}), text("Reported."))
+    server.when(lambda b: first_user_text(b) == "Find auth",
+                tool_use("glob", {"pattern": "*"}), text("Auth is in lib/auth.py.", gate=hold, gate_timeout=120))
+    session, _ = make_session()
+    run = asyncio.create_task(session.send("go"))
+    try:
+        await until(lambda: len(child_requests(server, "Find auth")) == 2, "the child's last call")
+        assert session.subagents.steer("sa-1", "Also check the\ntests.") == ""
+        hold.set()
+        await within(run, "the parent's answer")
+    finally:
+        hold.set()
+    assert not any("check the" in said(b) for b in child_requests(server, "Find auth"))
+    assert ('The user told it while it worked (too late: it had finished): "Also check the tests."'
+            in main_results(server)[0])
 
 
 async def test_the_main_agent_steers_a_background_child_with_message_subagent(server, make_session):

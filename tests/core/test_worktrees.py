@@ -229,3 +229,27 @@ async def test_a_worktree_child_cannot_be_resumed_into_the_main_tree(server, mak
     [refused] = [b for b in tool_results(server.requests[-1]) if b.get("is_error")]
     assert "worked in its own git worktree" in tool_result_text(refused)
     assert (repo / "src/app/auth.py").read_text() == original  # the user's tree was never touched
+
+
+def test_worktrees_made_side_by_side_all_start(repo):
+    """Children that start together make their worktrees from threads at once. git has no lock over
+    .git/worktrees, and an add that read another's half-made admin folder failed ("failed to read
+    …/commondir"), in 3 of 4 runs of this test without the lock, and once in CI's test above."""
+    import threading
+
+    for round_ in range(10):
+        failures: list[str] = []
+
+        def make(agent: str) -> None:
+            try:
+                worktrees.create(repo, trees() / str(round_), f"S{round_}", agent)
+            except worktrees.WorktreeError as exc:
+                failures.append(str(exc))
+
+        threads = [threading.Thread(target=make, args=(f"sa-{n}",)) for n in range(1, 6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == [], failures
+    assert len(worktrees.listing(repo)) == 50

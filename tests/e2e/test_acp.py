@@ -162,6 +162,23 @@ async def test_a_finished_session_loads_and_lists(server, plain, opted_in, repo)
 
 
 @shared
+async def test_listing_without_a_folder_shows_the_folder_the_agent_runs_in_and_no_other(server, plain, repo):
+    """session/list without a cwd once listed every workspace's sessions, each titled with its first prompt."""
+    agent, client = plain
+    server.script(text("Noted."), text("Hello."))
+    elsewhere = await agent.new(repo)
+    await agent.prompt(elsewhere, "the secret plan for another project")
+    here = await agent.new(agent.home)  # the shared process runs in its home
+    await agent.prompt(here, "Say hello")
+    listed = (await agent.conn.list_sessions()).sessions
+    assert here in [x.session_id for x in listed] and elsewhere not in [x.session_id for x in listed]
+    assert {x.cwd for x in listed} == {str(agent.home.resolve())}
+    assert not [x for x in listed if "secret" in (x.title or "")]
+    assert [x.session_id for x in (await agent.conn.list_sessions(cwd=str(repo))).sessions] == [elsewhere]
+    assert client.invalid == []
+
+
+@shared
 async def test_thinking_streams_as_thought_chunks(server, plain, repo):
     from tests.fakes.anthropic_server import reply, thinking_block
 

@@ -216,3 +216,41 @@ def read_until(fd: int, proc: subprocess.Popen, wanted: bytes, failure: str) -> 
 
     wait_until(arrived, failure, detail=lambda: repr(bytes(seen[-2000:])))
     return bytes(seen)
+
+
+def test_the_telemetry_collector_s_headers_reach_the_collector_and_not_bash(server, repo):
+    """OTEL_EXPORTER_OTLP_HEADERS holds the collector's credentials: held like a key, handed to the exporter."""
+    import http.server
+    import threading
+
+    secret = fresh("otlp-secret")
+    seen: list[str] = []
+
+    class Collector(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append(self.headers.get("Authorization", ""))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    try:
+        server.script(tool_use("bash", {"command": "echo \"headers=$OTEL_EXPORTER_OTLP_HEADERS\"; env"}), text("Done."))
+        proc = agentcli("-p", "env", "--permission-mode", "bypassPermissions", cwd=repo, env={
+            "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": fresh("sk-ant-e2e"), **NO_SANDBOX,
+            "OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}",
+            "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{secret}"})
+        assert proc.returncode == 0, proc.stderr
+        output = tool_output(server)
+        assert "headers=\n" in output and "PATH=" in output
+        assert secret not in output
+        wait_until(lambda: seen, "the collector receiving spans")
+        assert seen[0] == f"Bearer {secret}"  # the exporter still had its credentials
+    finally:
+        collector.shutdown()
+        collector.server_close()

@@ -118,6 +118,7 @@ class Reply:
     chunk_delay: float = 0.0  # seconds between SSE events (for demos)
     gate: Any = None  # threading.Event or threading.Barrier to wait on before responding
     gate_timeout: float = 120.0
+    gate_after_events: int | None = None  # wait on ``gate`` (an Event) after sending N events, not before responding
     cut_after_events: int | None = None  # send N events, then drop the connection
     stall_after_events: int | None = None  # send N events, then go silent ...
     stall_seconds: float = 0.0  # ... for this long, then carry on
@@ -1217,7 +1218,7 @@ class FakeAnthropic:
                 return
 
         self._wait(chosen.delay)
-        if chosen.gate is not None:
+        if chosen.gate is not None and chosen.gate_after_events is None:
             try:
                 if hasattr(chosen.gate, "parties"):  # threading.Barrier
                     chosen.gate.wait(timeout=chosen.gate_timeout)
@@ -1263,6 +1264,10 @@ class FakeAnthropic:
                 break
             if chosen.stall_after_events is not None and n == chosen.stall_after_events:
                 self._wait(chosen.stall_seconds)
+            if chosen.gate_after_events is not None and n == chosen.gate_after_events:
+                if not chosen.gate.wait(timeout=chosen.gate_timeout) or self._stopping.is_set():
+                    handler.drop_connection()
+                    return
             if n and chosen.chunk_delay:
                 self._wait(chosen.chunk_delay)
             handler.send_event(name, data)

@@ -24,12 +24,13 @@ from agentcli.core.engine.loop import STOPPED
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
-from agentcli.ui.plain.display import Display
+from agentcli.ui.plain.display import WITHDRAWN, Display
 from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
 from agentcli.ui.plain.transcript import page
-from tests.fakes.anthropic_server import error, offers_tool, text, tool_result_text, tool_results, tool_use
+from tests.fakes.anthropic_server import (error, offers_tool, reply, sse_events, text, tool_result_text, tool_results,
+                                          tool_use)
 from tests.fakes.scenarios import demo_responder
 from tests.waiting import until, within
 
@@ -189,6 +190,22 @@ async def test_an_approval_answered_n_denies_the_subagent_s_bash_call(plain, ser
     [result] = tool_results(child_followup)
     assert result["is_error"] and "The user denied this bash call" in tool_result_text(result)
     server.assert_no_rejections()
+    await ui.quit()
+
+
+async def test_t_at_an_approval_denies_with_the_reason_typed_and_the_model_reads_it(plain, server):
+    server.script(tool_use("bash", {"command": "pytest tests/x.py"}), text("I will use make test."))
+    ui = plain()
+    await ui.idle()
+    ui.pipe.send_text("run the tests\r")
+    await ui.until(lambda: "no, [t]ell it why" in ui.text, "the approval question")
+    ui.pipe.send_text("tuse make test; nothing else\r")  # y, s, a and n are letters of the reason now
+    await ui.until(lambda: "I will use make test." in ui.text, "the answer")
+    assert "✗ denied: bash pytest tests/x.py (main) — use make test; nothing else" in ui.text
+    [result] = tool_results(server.requests[1])
+    assert result["is_error"] and tool_result_text(result) == (
+        'The user denied this bash call and said why: "use make test; nothing else". Do not retry it unchanged; '
+        "act on what they said.")
     await ui.quit()
 
 
@@ -501,3 +518,28 @@ def test_a_long_markdown_answer_streams_in_segments_and_prints_as_a_whole_would(
     printed += stream.step(final=True)[0]
     assert stream.base > 0  # it was cut into segments
     assert printed == render(answer, True)
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["pipe", "terminal"])
+async def test_a_draft_printed_before_its_stream_broke_is_withdrawn_and_the_answer_printed_once(plain, server, live):
+    """A reply cut before message_stop is asked for again whole (tests/e2e/test_cut_draft.py): what of its draft
+    was printed for good stays in the scrollback, so a line under it says it is withdrawn."""
+    base = reply("First paragraph of the draft.\n\nSecond paragraph of the draft.\n\n", "A part never sent whole")
+    names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
+    gate = threading.Event()  # the stream waits, mid-draft, until the draft is printed
+    server.script(base.with_options(gate=gate, gate_after_events=names.index("content_block_stop"),
+                                    end_after_events=names.index("content_block_stop") + 3), text("The whole answer."))
+    ui = plain(live=live)
+    await ui.idle()
+    start = len(ui.text)
+    ui.pipe.send_text("question\r")
+    await ui.until(lambda: "First paragraph of the draft." in ui.text[start:], "the draft to be printed")
+    gate.set()
+    await ui.idle()
+    shown = ANSI.sub("", settle(ui.text[start:]) if live else ui.text[start:])
+    draft, rest = shown.split(WITHDRAWN)
+    assert "First paragraph of the draft." in draft and "draft" not in rest
+    assert rest.count("The whole answer.") == 1
+    assert [e for e in ui.app.session.main.messages if e["role"] == "assistant"] == [
+        {"role": "assistant", "content": [{"type": "text", "text": "The whole answer."}]}]
+    await ui.quit()

@@ -28,7 +28,7 @@ async def test_ctrl_s_sends_the_typed_line_into_the_running_turn(plain, server):
         hold.set()
     second = server.requests[1]["messages"][-1]["content"]
     assert [b["type"] for b in second] == ["tool_result", "text"]
-    assert "The user sent this while you were working" in second[1]["text"] and "look at lib/ instead" in second[1]["text"]
+    assert "A message from the user while you work" in second[1]["text"] and "look at lib/ instead" in second[1]["text"]
     assert ui.text.index("› look at lib/ instead · steered into the turn") < ui.text.index("Reading lib/ then.")
     assert len(server.requests) == 2 and not ui.app.display.steering
     await ui.quit()

@@ -53,7 +53,7 @@ async def test_permissions_says_an_always_rule_was_saved_not_for_this_session(pl
     await ui.idle()
     shown = await ui.submit("/permissions")
     said = " ".join(shown.split())  # the path may wrap
-    assert "allow bash(echo one) (always: saved to " in said and "/workspaces/" in said
+    assert "allow bash(echo *) (always: saved to " in said and "/workspaces/" in said
     assert "(this session)" not in said
     await ui.quit()
 

@@ -165,6 +165,26 @@ async def test_the_approval_modal_answers(server, tui):
     server.assert_no_rejections()
 
 
+async def test_a_no_with_a_reason_reaches_the_model_in_the_tool_result(server, tui):
+    server.script(tool_use("bash", {"command": "pytest tests/x.py"}), text("I will use make test."))
+    app = tui(interactive=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "Run the tests")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
+        modal = app.screen
+        await pilot.press("t")
+        await until(pilot, lambda: modal.query_one("#approval-why").has_focus, "the reason's input")
+        await pilot.press(*["space" if c == " " else c for c in "use make test, not pytest"])  # y, s, a, n type
+        assert modal.query_one("#approval-why").value == "use make test, not pytest"
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.busy, "the end of the turn")
+    [result] = tool_results(server.requests[1])
+    assert result["is_error"] and tool_result_text(result) == (
+        'The user denied this bash call and said why: "use make test, not pytest". Do not retry it unchanged; '
+        "act on what they said.")
+    server.assert_no_rejections()
+
+
 async def test_always_allow_resolves_the_request_and_names_the_asking_subagent(server, tui):
     server.when(is_main, tool_use("task", {"description": "Run the tests", "prompt": "Run echo ok."}), text("ok"))
     server.when(is_child, tool_use("bash", {"command": "echo ok"}), text("Tests pass."))

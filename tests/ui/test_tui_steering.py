@@ -120,7 +120,7 @@ async def test_ctrl_s_steers_the_typed_message_into_the_running_turn(server, tui
             await until(pilot, lambda: not app.busy and "Reading lib/ then." in shown(app.conversation), "the answer")
             second = server.requests[1]["messages"][-1]["content"]
             assert [b["type"] for b in second] == ["tool_result", "text"]  # the same request, after the result
-            assert "The user sent this while you were working" in second[1]["text"]
+            assert "A message from the user while you work" in second[1]["text"]
             assert "look at lib/ instead" in second[1]["text"]
             assert len(server.requests) == 2  # read in the turn: not sent again as a prompt
             body = shown(app.conversation)

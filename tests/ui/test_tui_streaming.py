@@ -3,12 +3,14 @@ without changing what is shown or its order."""
 
 from __future__ import annotations
 
+import threading
+
 from agentcli.core.events import Event, Notice, TextDelta
 from agentcli.ui.tui.sink import MergingSink
 from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry
 from tests import waiting
-from tests.fakes.anthropic_server import text
-from tests.ui.test_tui_support import SIZE, answer, plain, until
+from tests.fakes.anthropic_server import reply, sse_events, text
+from tests.ui.test_tui_support import SIZE, answer, plain, send, shown, until
 
 
 def _flow() -> list[Event]:
@@ -77,3 +79,22 @@ async def test_a_streamed_answer_from_the_model_reads_as_sent(server, tui):
         await answer(pilot, "hi")
         answers = list(app.conversation.query(AssistantEntry))
         assert [a.source for a in answers] == [reply_text]
+
+
+async def test_a_draft_cut_before_message_stop_is_replaced_by_the_answer_asked_for_again(server, tui):
+    """A reply cut after a text block completed is asked for again whole (tests/e2e/test_cut_draft.py): the draft
+    shows while it streams, and then the answer takes its place, not a second entry beside it."""
+    base = reply("An almost complete answer.", "And a part never sent whole")
+    names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
+    gate = threading.Event()  # the stream waits after the draft's block until the draft is on screen
+    server.script(base.with_options(gate=gate, gate_after_events=names.index("content_block_stop") + 1,
+                                    end_after_events=names.index("content_block_stop") + 3), text("The whole answer."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "question")
+        await until(pilot, lambda: "An almost complete answer." in shown(app.conversation), "the draft to show")
+        gate.set()
+        await until(pilot, lambda: not app.busy, "the turn to end")
+        await pilot.pause()
+        assert [a.source for a in app.conversation.query(AssistantEntry)] == ["The whole answer."]
+        assert "almost complete" not in shown(app.conversation)

@@ -16,16 +16,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..content import NOTE_OPEN, agentcli_note, as_blocks, text_of
-from ..events import Compacted
+from ..events import Compacted, Notice
 from ..model.llm import LLMError, context_window, estimate_tokens
+from ..units import tokens
 
 if TYPE_CHECKING:
     from .loop import Agent
 
 MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
+FULL = "the context was nearly full"  # the reason of one at compact_threshold, before a model call
 TOO_LONG = "the prompt was too long"  # the API refused the request: its size, not our count, says it is full
 MAX_IN_A_ROW = 3  # compactions that refill at once before we give up
 RECENT_SHARE = 0.25  # of the window, kept verbatim as recent turns
+# The lowest compact_threshold that can work: the recent turns kept verbatim fill up to RECENT_SHARE of the
+# window, so below this a compaction cannot bring the context under the threshold (config.py refuses one).
+MIN_THRESHOLD = RECENT_SHARE + 0.05
+RETRY_GROWTH = 0.25  # of the window: after a compaction that could not free enough, how much more before another
 SUMMARIZER_SHARE = 0.5  # of the window: how much of the older turns the summarizer is shown
 CHARS_PER_TOKEN = 3  # a cautious rate for code, to turn that share into characters
 MIN_BLOCK = 400  # characters a block keeps, head and tail, however tight the budget
@@ -54,7 +60,30 @@ def context_tokens(agent: "Agent") -> int:
 
 
 def needed(agent: "Agent") -> bool:
-    return context_tokens(agent) >= agent.compact_threshold * context_window(agent.model)
+    """Whether the context passed the threshold, and is past ``agent.compact_hold`` (set when the last
+    compaction could not free enough)."""
+    used = context_tokens(agent)
+    return used >= agent.compact_threshold * context_window(agent.model) and used >= agent.compact_hold
+
+
+async def when_full(agent: "Agent") -> None:
+    """Before a model call: compact when the context is past the threshold. When that cannot bring it under
+    (the summary freed nothing and was dropped, or freed too little), say so once and wait until the context
+    has grown by RETRY_GROWTH of the window, rather than send the same summarizer call before every step."""
+    if not needed(agent):
+        return
+    window = context_window(agent.model)
+    before = context_tokens(agent)
+    kept = await compact(agent, reason=FULL)
+    after = context_tokens(agent)
+    if kept and after < agent.compact_threshold * window:
+        return
+    agent.compact_hold = before + int(window * RETRY_GROWTH)
+    agent.emit(Notice, level="warning", text=(
+        f"Compaction could not bring the context under {agent.compact_threshold:.0%} of the window "
+        f"({tokens(before)} tokens before, " + (f"{tokens(after)} after" if kept else "and a summary would free none")
+        + f"); agentcli tries again at "
+        f"{tokens(agent.compact_hold)} tokens. /compact compacts now."))
 
 
 def split_point(messages: list[dict[str, Any]], keep_tokens: int) -> int | None:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, text_of
+from ..content import agentcli_note, append_user, has_tool_use, quoted, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -28,6 +28,8 @@ from ..tools.base import ToolContext
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
            "Make the call again with less input, for example by splitting the work into smaller steps.")
+# What a reply cut off without a tool call once left in the history (sessions saved before it was asked for again
+# whole, llm._with_partial): history.py still reads it as agentcli's.
 BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
 STOPPED = "The user interrupted your turn here, before it finished."
 REFUSED = "The model declined to answer this request (stop reason: refusal)."
@@ -69,6 +71,7 @@ class Agent:
         self.last_usage = Usage()  # of the latest call: how full the context is
         self.compact_threshold = compact_threshold  # share of the window that triggers compaction
         self.compactions_in_a_row = 0
+        self.compact_hold = 0  # no automatic compaction below this many tokens (compaction.when_full)
         self.ledger = compaction.Ledger()  # what compactions summarized, as agentcli recorded it
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
@@ -124,8 +127,7 @@ class Agent:
         if self.steers:
             self.emit(SteerDelivered, texts=tuple(text for _, text in self.steers.waiting))
             self.add_user(self.steers.take_notes(users_own=True), origin="steered")
-        if compaction.needed(self):
-            await compaction.compact(self, reason="the context was nearly full")
+        await compaction.when_full(self)
         if counted:  # a cut-off subagent's closing summary is not one of its turns
             self.turns += 1
             self.emit(TurnStarted, turn=self.turns, max_turns=self.max_turns)
@@ -153,9 +155,6 @@ class Agent:
         self.add_assistant(reply.content or [{"type": "text", "text": "(no answer)"}], reply.stop_reason)
         if reply.stop_reason == "refusal":
             self.emit(Notice, level="error", text=REFUSED)
-        if reply.stop_reason == "incomplete" and not has_tool_use(reply.content):
-            self.add_user([agentcli_note(BROKEN_OFF)], origin="engine")
-            return Turn(reply.content, "again")
         if reply.stop_reason == "refusal":
             return Turn(reply.content, "refused")
         if has_tool_use(reply.content):
@@ -189,7 +188,7 @@ class Agent:
 
         while True:
             try:
-                reply = await self.llm.stream(system=self.system, messages=self.messages, tools=tools,
+                reply = await self.llm.stream(system=quoted(self.system), messages=self.messages, tools=tools,
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,

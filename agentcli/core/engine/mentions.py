@@ -313,7 +313,7 @@ def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], ag
         try:
             blocks, used = _file_blocks(workspace, absolute, name, min(FILE_CAP, room), agent_id, out.files)
         except (Unreadable, images.ImageError) as exc:
-            out.warnings.append(f"Not attached: @{name}: {exc}.".replace("..", "."))
+            out.warnings.append(f"Not attached: @{name}: {str(exc).rstrip('.')}.")  # one full stop, the name as typed
             continue
         except OSError as exc:
             out.warnings.append(f"Not attached: @{name} cannot be read ({exc.strerror or exc}).")

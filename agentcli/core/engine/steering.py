@@ -4,7 +4,7 @@ it waits for), so it can change course without being interrupted.
 One mailbox for every agent: a running subagent's (``/steer``, ``m`` in the panel, the ``message_subagent``
 tool; its boundary is ``Subagents._boundary``) and the main agent's (the user's "steer" key in the front ends;
 the loop reads it before each model call, after the tool results). Each message reaches the model in the same
-words, marked with who sent it.
+words (STEER), naming who sent it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from typing import Any
 from ..content import agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
-# The main agent's user steering it: the user's own words, so not an agentcli note ("From agentcli, not the user")
-USER_STEER = "[The user sent this while you were working; it is not a tool result. Take it into account.]\n\n{text}"
 
 
 class Steers:
@@ -23,6 +21,7 @@ class Steers:
 
     def __init__(self) -> None:
         self.waiting: list[tuple[str, str]] = []  # (source, text)
+        self.delivered: list[tuple[str, str]] = []  # what take_notes handed to the model, oldest first
 
     def __bool__(self) -> bool:
         return bool(self.waiting)
@@ -34,15 +33,23 @@ class Steers:
         self.waiting.append((source, text.strip()))
         return ""
 
+    def from_user(self) -> tuple[tuple[str, bool], ...]:
+        """What the user (not the main agent, which knows what it sent) told this agent: each text, and
+        whether the model read it (False: it came after the agent's last turn boundary)."""
+        return tuple((text, read) for read, messages in ((True, self.delivered), (False, self.waiting))
+                     for source, text in messages if source == "user")
+
     def take(self) -> list[str]:
         """The texts waiting, and an empty mailbox (what a front end gives back when the turn ended first)."""
         texts, self.waiting = [text for _, text in self.waiting], []
         return texts
 
     def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
-        """The messages waiting as the model reads them (one text block each), and an empty mailbox. Each is an
-        agentcli note naming who sent it, but for ``users_own`` agents (the main agent: its user is the person
-        typing), where the user's words go as the user's."""
+        """The messages waiting as the model reads them (one text block each, in STEER's words, in agentcli's markup,
+        which no tool result can write: content.quoted), and an empty mailbox. Each is marked "From agentcli, not
+        the user", but for ``users_own`` agents (the main agent: its user is the person typing), where the user's
+        words go as the user's."""
         waiting, self.waiting = self.waiting, []
-        return [{"type": "text", "text": USER_STEER.format(text=text)} if users_own and source == "user"
+        self.delivered += waiting
+        return [agentcli_note(STEER.format(source=source, text=text), said_by="") if users_own and source == "user"
                 else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]

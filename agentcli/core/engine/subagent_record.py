@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .compaction import Ledger
 from .steering import Steers
-from ..events import (Event, Status, SubagentReport,
+from ..events import (Event, Status, SubagentReport, SubagentStarted, SubagentSteered,
                       ToolCallFinished,
                       ToolCallStarted, Usage, kept_out)
 from ..model.llm import estimate_tokens
@@ -118,13 +118,16 @@ def cited_paths(text: str) -> list[str]:
 
 def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
     """Why the answer is not backed by what the child did: no tool call, or a path or command it cites that
-    none of its calls touched (in their input or their output); () when it is backed."""
+    none of its calls touched (in their input or their output) and that it was not told of (its brief, the
+    messages sent to it: those came from the parent or the user, who know them); () when it is backed."""
     calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
     if not text.strip() or record.status == "interrupted":
         return ()
     if not calls:
         return ("it made no tool call, so nothing in its answer comes from this repository.",)
-    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls]
+    told = [e.prompt if isinstance(e, SubagentStarted) else e.text for e in record.events
+            if isinstance(e, (SubagentStarted, SubagentSteered))]
+    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls] + told
                      + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
     why = []
     paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
@@ -162,12 +165,18 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     named = tuple((name, any(same_file(p, name) for p in read_paths)) for name in record.named_files)
     grepped = [str(c.input.get("path") or "") for c in calls if c.name == "grep"]
     searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
+    # A denied command never ran: the ledger, which reads only results, would call it failed.
+    started = {e.id: e.input.get("command") for e in calls if e.name == "bash"}
+    denied = {started.get(e.id) for e in record.events if isinstance(e, ToolCallFinished) and e.denied}
+    commands = tuple((c, "denied" if e.startswith("failed") and c in denied else e) for c, e in ledger.commands)
     report = SubagentReport(
         id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
         seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
         segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
-        changed=changed, commands=tuple((c, e) for c, e in ledger.commands),
-        searches=tuple(counted.items()), named=named, searched=searched, unverified=unverified(record, answer),
-        answer_mark=record.answer_mark, kept_out=kept_out(record.events))
+        changed=changed, commands=commands,
+        searches=tuple(counted.items()), named=named, patterns=tuple(dict.fromkeys(
+            (c.name, c.input["pattern"]) for c in calls
+            if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
+        answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))

@@ -7,6 +7,7 @@ from typing import Any
 from .agents import AgentType
 from ..tools import Tool
 from ..tools.base import ToolContext
+from ..content import quoted
 from ..errors import ToolError
 
 
@@ -30,6 +31,7 @@ class TaskTool(Tool):
     name = "task"
     main_only = True
     kind = "task"
+    quotes_own_output = True  # the child's answer is quoted where its report is written (SubagentReport.for_parent)
     key_arg = "description"
     description = ""
     input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
@@ -90,11 +92,14 @@ class TaskTool(Tool):
         if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
         prompt, files = brief(args)
-        text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
-                                               background=bool(args.get("run_in_background")),
-                                               resume=args.get("resume") or None, isolation=args.get("isolation"),
-                                               files=files, token_budget=args.get("token_budget"),
-                                               cost_budget=args.get("cost_budget"))
+        try:
+            text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
+                                                   background=bool(args.get("run_in_background")),
+                                                   resume=args.get("resume") or None, isolation=args.get("isolation"),
+                                                   files=files, token_budget=args.get("token_budget"),
+                                                   cost_budget=args.get("cost_budget"))
+        except ToolError as exc:  # why it could not start (git's words, for a worktree): quoted as other tools' are
+            raise ToolError(quoted(str(exc))) from None
         if failed:
             raise ToolError(text)
         return text

@@ -60,7 +60,9 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> "Telemetry | N
             except ImportError:
                 warn(f"OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter ({INSTALL}): no spans are sent over OTLP.")
                 continue
-            exporters.append(OTLPSpanExporter())  # it reads OTEL_EXPORTER_OTLP_* (endpoint, headers) itself
+            # It reads the other OTEL_EXPORTER_OTLP_* itself; the headers (the collector's credentials) are
+            # secrets, held in memory rather than in os.environ (secret_env), so they are handed to it.
+            exporters.append(OTLPSpanExporter(headers=_headers(env)))
         elif name != "none":
             warn(f"OTEL_TRACES_EXPORTER={name} is not one agentcli knows (otlp, console, none): it is ignored.")
     if not exporters:
@@ -69,6 +71,14 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> "Telemetry | N
     for more in exporters[1:]:
         telemetry.provider.add_span_processor(BatchSpanProcessor(more))
     return telemetry
+
+
+def _headers(env: Mapping[str, str]) -> dict[str, str] | None:
+    """The headers OTEL_EXPORTER_OTLP_TRACES_HEADERS (else OTEL_EXPORTER_OTLP_HEADERS) asks for; None if neither."""
+    from opentelemetry.util.re import parse_env_headers
+
+    text = env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or env.get("OTEL_EXPORTER_OTLP_HEADERS")
+    return dict(parse_env_headers(text, liberal=True)) if text else None
 
 
 class Telemetry:

@@ -54,7 +54,10 @@ def applies(creds: "Credentials") -> bool:
     from urllib.parse import urlsplit
 
     url = urlsplit(base_url(creds))
-    return not any(name in os.environ for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
+    from ..system.secret_env import environ  # ANTHROPIC_CUSTOM_HEADERS is held as a secret, out of os.environ
+
+    env = environ()
+    return not any(name in env for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
 
 
 def base_url(creds: "Credentials") -> str:

@@ -20,6 +20,7 @@ from .catalogue import (DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, EFFORT_BUDGETS, 
                         effort_level, supports_adaptive_thinking)
 from ..system import secret_env
 from ..events import Retrying, Usage
+from ..content import has_tool_use
 from .key_helper import helper_key
 from .sdk_import import import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
@@ -182,9 +183,10 @@ class LLM:
         ``on_reply`` is called when a try's reply begins (its status and headers came).
 
         Failures, broken streams and malformed replies are retried with backoff (``on_retry``
-        gets a ``Retrying`` each time). When a stream dies after some blocks completed, those
-        blocks come back after the notice and the pause, with stop_reason ``"incomplete"``, so the
-        model goes on from them and nothing is asked twice.
+        gets a ``Retrying`` each time). When a stream dies after a tool call completed, the blocks
+        that completed come back after the notice and the pause, with stop_reason ``"incomplete"``,
+        so the model goes on from them and no call is asked twice; a reply without one is asked
+        for again whole.
         """
         model = self.fallen_back.get(model or self.model, model or self.model)
         params: dict[str, Any] = {
@@ -479,8 +481,10 @@ class LLM:
 
 
 def _with_partial(reply: Accumulator, error: LLMError, model: str) -> LLMError:
-    """``error``, holding the blocks that completed when it is retryable: never asked for twice."""
-    if reply.completed and error.retryable:
+    """``error``, holding the blocks that completed when it is retryable and they hold a tool call: a call is
+    never asked for twice. A reply of text (and thinking) alone is asked for again whole, so that its draft,
+    streamed and withdrawn (``TextReset``), never stands beside the answer that completed."""
+    if error.retryable and has_tool_use(reply.completed):
         error.partial = ModelReply(reply.completed, "incomplete", _usage(model, reply.message), model)
     return error
 

@@ -25,6 +25,10 @@ class SimpleCommand:
     dynamic: str = ""  # the first part whose value is known only when it runs, as written; "" when none
     stdin: bool = False  # a heredoc or here-string feeds it text written on the line
     globs: tuple[int, ...] = ()  # which words are file name patterns (``src/*.py``), kept as written
+    spelled: tuple[str, ...] = ()  # each word as written (``text`` is assignments, these, redirections)
+    written: tuple[int, ...] = ()  # the words that name what it writes: ``--output=x``, a tee's files
+    written_redirects: tuple[int, ...] = ()  # the redirections that write a file
+    writes_around: bool = False  # a redirection of the group around it writes (``{ ls; } > f``), not its own
 
     @property
     def writes_file(self) -> bool:
@@ -49,6 +53,20 @@ class SimpleCommand:
             found += [self.canonical, " ".join([quote_words(self.words), *self.redirects])]
         return tuple(dict.fromkeys(s for s in found if s))
 
+    def marked_spellings(self) -> tuple[str, ...]:
+        """The command as written and as a shell would quote it, each character of what it writes (the
+        words and redirections that name it) preceded by ``WRITTEN``, so that a rule can require those
+        characters to be matched by its own text, not by a ``*``: ``Rule.names_writes``."""
+        if self.dynamic:
+            return ()
+        redirects = [WRITTEN * bool(i in self.written_redirects) + r for i, r in enumerate(self.redirects)]
+        found = []
+        for words in (self.spelled, [quote_words([w]) for w in self.words]):
+            if len(words) == len(self.words):
+                marked = [WRITTEN * bool(i in self.written) + w for i, w in enumerate(words)]
+                found.append(" ".join(_mark([*self.assignments, *marked, *redirects])))
+        return tuple(dict.fromkeys(found))
+
     def static_prefix(self) -> str:
         """Its words up to the first one known only when it runs, quoted as a shell would."""
         static: list[str] = []
@@ -57,6 +75,14 @@ class SimpleCommand:
                 break
             static.append(word)
         return quote_words(static)
+
+
+WRITTEN = "\0"  # marks a character that names what a command writes (bash passes no NUL in a command line)
+
+
+def _mark(pieces: list[str]) -> list[str]:
+    """Pieces whose leading WRITTEN says "all of me is written": WRITTEN before each of their characters."""
+    return [WRITTEN + WRITTEN.join(p[1:]) if p.startswith(WRITTEN) else p for p in pieces if p]
 
 
 _PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")

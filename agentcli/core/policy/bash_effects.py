@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Sequence
 
-from .bash_commands import SimpleCommand
+from .bash_commands import SimpleCommand, Word
 
 # Builtins that change nothing: a line needs no rule for them (a redirection still counts as a write).
 INERT = {"echo", "true", "false", ":", "pwd"}
@@ -24,44 +25,71 @@ def inert(command: SimpleCommand) -> bool:
 
 # Options that make a command write (or delete, or run) files named on its command line, so that
 # an allow rule written for reading, such as ``bash(git diff *)``, does not cover
-# ``git diff --output=/elsewhere``. A rule covers them only when its pattern names the option.
+# ``git diff --output=/elsewhere``. A rule covers them only when its pattern names what they write
+# (``Rule.names_writes``): the option and its value, a tee's files, or the whole command where what is
+# written follows from all of it (``sed -i``, ``find -delete``, ``cp``).
 # A long option counts in any abbreviation GNU getopt accepts (``--outp`` for ``--output``).
 _WRITING_LONG = ("output", "output-file", "output-document", "output-directory", "out-file", "outfile", "out",
                  "log-file", "logfile", "in-place", "cookie-jar", "dump-header", "remote-name")
+_WHOLE_LONG = ("in-place", "remote-name")  # what they write is named by the other words (the files, the URL)
 _WRITING_SHORT = {  # command: short options (or find's single-dash words) that write
     "sort": ("-o",), "curl": ("-o", "-O", "-D", "-c"), "wget": ("-O", "-o", "-a"), "sed": ("-i",),
     "perl": ("-i",), "cc": ("-o",), "gcc": ("-o",), "g++": ("-o",), "clang": ("-o",), "c++": ("-o",),
     "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-exec", "-execdir", "-ok", "-okdir"),
 }
+_WHOLE_SHORT = {"curl": ("-O",), "sed": ("-i",), "perl": ("-i",),  # as _WHOLE_LONG; find's run or delete
+                "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir")}
 _GIT_SHORT = {"format-patch": ("-o",), "archive": ("-o",)}  # git subcommand: short options that write
+_FILE_WRITERS = ("tee", "cp", "mv")  # every file argument is written (cp's last; mv's sources go)
 
 
-def writing_options(words: list[str]) -> tuple[str, ...]:
-    if not words:
-        return ()
-    program = os.path.basename(words[0])
-    short = _WRITING_SHORT.get(program, ())
-    if program == "git" and len(words) > 1:
-        short = _GIT_SHORT.get(words[1], ())
-        if words[1:3] == ["bundle", "create"]:
-            return ("bundle create",)
+def writing_options(words: Sequence[Word]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """How a command's words make it write files (``--output``, ``-o``, ``tee``), and which of its words name
+    what is written (indexes into ``words``: an option and its value, a tee's files, or every word). Words
+    known only when it runs (None) are left out: such a command is never covered by a rule with a pattern."""
+    known = [(i, w) for i, w in enumerate(words) if w is not None]
+    if not known:
+        return (), ()
+    program = os.path.basename(known[0][1])
+    every = tuple(range(len(words)))
+    short, whole_short = _WRITING_SHORT.get(program, ()), _WHOLE_SHORT.get(program, ())
+    if program == "git" and len(known) > 1:
+        short, whole_short = _GIT_SHORT.get(known[1][1], ()), ()
+        if [w for _, w in known[1:3]] == ["bundle", "create"]:
+            return ("bundle create",), every
     found: list[str] = []
+    places: list[int] = []
     if program == "sed":
-        found += _sed_scripts_that_write(words[1:])
-    for word in words[1:]:
-        if word == "--":
-            break
-        if word.startswith("--") and len(word) > 2:
+        scripts = _sed_scripts_that_write([w for _, w in known[1:]])
+        found += scripts
+        places += every if scripts else []
+    ended = False  # after ``--`` every word is an operand
+    for at, (i, word) in enumerate(known[1:], 1):
+        value = [known[at + 1][0]] if at + 1 < len(known) else []  # the next word: an option's value
+        if ended or word == "-" or not word.startswith("-"):  # an operand
+            if program in _FILE_WRITERS:
+                found.append(program)
+                places += [i] if program == "tee" else every
+            elif program == "dd" and word.startswith("of="):
+                found.append("of=")
+                places.append(i)
+        elif word == "--":
+            if program not in _FILE_WRITERS:
+                break  # the rest are operands, which only the file writers write
+            ended = True
+        elif word.startswith("--"):
             name = word[2:].split("=", 1)[0]
             if any(long.startswith(name) for long in _WRITING_LONG):
                 found.append("--" + name)
-        elif program == "find":
-            found += [word] if word in short else []
-        elif program == "tee" and not word.startswith("-"):
-            found.append("tee")  # every file argument is written
-        elif word.startswith("-"):
-            found += [option for option in short if _sets_short(word, option[1])]
-    return tuple(dict.fromkeys(found))
+                whole = any(long.startswith(name) for long in _WHOLE_LONG)
+                places += every if whole else [i] + ([] if "=" in word else value)
+        else:
+            options = [word] if program == "find" and word in short else [
+                option for option in short if program != "find" and _sets_short(word, option[1])]
+            for option in options:
+                found.append(option)
+                places += every if option in whole_short else [i] + value
+    return tuple(dict.fromkeys(found)), tuple(sorted(set(places)))
 
 
 def _sets_short(word: str, letter: str) -> bool:

@@ -173,16 +173,17 @@ class _Walker:
         start = len(self.commands)
         if body is not None:
             self.statement(body)
-        marks, texts, extra, stdin = self.redirections(redirects)
+        marks, texts, extra, stdin, written = self.redirections(redirects)
         if extra:
             self.not_modelled("words follow a redirection of a compound command")
         if body is None:  # `> file` alone: it truncates the file
             self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), redirects=tuple(texts),
-                                               writes=tuple(marks)))
+                                               writes=tuple(marks), written_redirects=written))
             return
         for i in range(start, len(self.commands)):
             c = self.commands[i]
-            self.commands[i] = replace(c, writes=tuple(dict.fromkeys(c.writes + tuple(marks))), stdin=c.stdin or stdin)
+            self.commands[i] = replace(c, writes=tuple(dict.fromkeys(c.writes + tuple(marks))), stdin=c.stdin or stdin,
+                                       writes_around=c.writes_around or bool(marks))
 
     def command(self, node: "Node", outer: list["Node"]) -> None:
         assignments: list[str] = []
@@ -205,7 +206,7 @@ class _Walker:
                 parts.append(self.part(target, self.text(child)))
             else:
                 self.not_modelled(f"it uses {child.type!r} where agentcli expects a word")
-        marks, redirect_texts, extra, stdin = self.redirections(redirects + outer)
+        marks, redirect_texts, extra, stdin, written = self.redirections(redirects + outer)
         parts += [self.part(n, self.text(n)) for n in extra]
         # `time` is a keyword before anything else of a pipeline (not after `x=1`), unquoted; so is its option
         while self.time_keyword and not assignments and parts and parts[0][0] == "time" and parts[0][1] == "time":
@@ -221,7 +222,8 @@ class _Walker:
         bare = " ".join([written for _, written, _ in parts] + redirect_texts)
         text = " ".join(assignments + [bare]) if bare else " ".join(assignments)
         self.commands.append(SimpleCommand(text, bare or text, tuple(words), tuple(assignments),
-                                           tuple(redirect_texts), tuple(marks), dynamic, stdin, globs))
+                                           tuple(redirect_texts), tuple(marks), dynamic, stdin, globs,
+                                           tuple(written for _, written, _ in parts), written_redirects=written))
 
     def apart(self, words: list["Node"]) -> None:
         """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
@@ -358,10 +360,11 @@ class _Walker:
 
     # ------------------------------------------------------------ redirections
 
-    def redirections(self, nodes: list["Node"]) -> tuple[list[str], list[str], list["Node"], bool]:
-        """The write marks, the texts, words that tree-sitter put after a redirection's target, and
-        whether text on the line is fed to stdin."""
+    def redirections(self, nodes: list["Node"]) -> tuple[list[str], list[str], list["Node"], bool, tuple[int, ...]]:
+        """The write marks, the texts, words that tree-sitter put after a redirection's target, whether
+        text on the line is fed to stdin, and which of the texts write a file."""
         marks: list[str] = []
+        written: list[int] = []
         texts: list[str] = []
         extra: list["Node"] = []
         stdin = False
@@ -404,14 +407,16 @@ class _Walker:
             if op in _WRITE_OPS:
                 if value not in _SAFE_TARGETS:
                     marks.append(">")
+                    written.append(len(texts) - 1)
             elif op in (">&", "<&"):
                 if value is None or not (value.isdigit() or value == "-"):
                     if op == "<&":
                         self.not_modelled("it duplicates a descriptor agentcli cannot read")
                     marks.append(">")  # `>& file` writes stdout and stderr to the file
+                    written.append(len(texts) - 1)
             elif op != "<":
                 self.not_modelled(f"it uses the redirection {op!r}")
-        return marks, texts, extra, stdin
+        return marks, texts, extra, stdin, tuple(written)
 
     def heredoc(self, node: "Node") -> None:
         quoted = False

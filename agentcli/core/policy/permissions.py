@@ -45,6 +45,7 @@ from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
+from ..units import quoted
 from ..system.sandbox import Widening
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
@@ -118,6 +119,7 @@ class Decision:
 
 
 ALLOW = Decision("allow")
+DENIAL_REASON_CAP = 1_000  # characters of a user's reason for a "no" that the model reads
 
 
 def fetch_host(url: str) -> str:
@@ -138,6 +140,17 @@ def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
     domain = rule.pattern[len("domain:"):].strip().lower().rstrip(".")
     return (Rule(rule.text, rule.tools, domain).matches_text(host)
             or (domain.startswith("*.") and host == domain[2:]))
+
+
+def denial(tool: str, subagent: bool, reason: str = "") -> str:
+    """What the model reads when the user said no, with why when they said (their words, quoted on one
+    line); a subagent has no user to ask (its prompt says so)."""
+    if reason.strip():
+        return (f"The user denied this {tool} call and said why: {quoted(reason, DENIAL_REASON_CAP)}. Do not "
+                "retry it unchanged; act on what they said.")
+    then = ("take another approach, or finish and say in your answer what you needed it for" if subagent
+            else "ask the user or take another approach")
+    return f"The user denied this {tool} call. Do not retry it; {then}."
 
 
 def _refuse(reason: str) -> Decision:
@@ -241,8 +254,7 @@ class Permissions:
                         said = await self._ask(tool, args, ctx, decision, diff)
                         approval = said if isinstance(said, Approval) else Approval(said)
                         if approval.answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_AGENT, ALLOW_ALWAYS):
-                            return approval.message or (f"The user denied this {tool.name} call. Do not retry it; "
-                                                        "ask the user or take another approach.")
+                            return approval.message or denial(tool.name, ctx.agent_id != MAIN, approval.reason)
                         await self._remember(approval.answer, decision, ctx)
                         decision = dataclasses.replace(decision, verdict="allow")
                         if approval.input is not None and approval.input != args:
@@ -473,7 +485,8 @@ class Permissions:
         if writes:
             how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
             reason = f"`{writes[0].text}` writes to a file through {how}"
-            allows = f"run with {BYPASS}, or add an allow rule that includes {how} to {SETTINGS}"
+            allows = f"run with {BYPASS}, or add an allow rule that spells out what it writes to {SETTINGS}" + (
+                f", such as `bash({writes[0].text})`" if "*" not in writes[0].text else "")
         elif dynamic:
             reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
                       "so no rule can say what it does")
@@ -533,13 +546,9 @@ class Permissions:
                         allows="write the command so that every part of it is plain to read")
 
     def _command_allowed(self, part: SimpleCommand, agent: str = MAIN) -> bool:
-        # A rule covers a command that writes files only if it says how: ``bash(make > build.log)``. A rule
-        # with a pattern never covers a command whose words are known only when it runs.
-        return any(rule.pattern is None
-                   or (not part.dynamic
-                       and (rule.matches_command(part.text) or rule.matches_command(part.canonical))
-                       and all(mark in rule.pattern for mark in part.writes))
-                   for rule in self._rules("allow", "bash", agent))
+        # A rule covers a command that writes files only if it names what it writes: ``bash(make > build.log)``
+        # (Rule.allows).
+        return any(rule.allows(part) for rule in self._rules("allow", "bash", agent))
 
     # ------------------------------------------------------------ helpers
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from ..claude_names import TOOLS, rule_tools
 from .bash_effects import writing_options
-from .bash_commands import CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
+from .bash_commands import WRITTEN, CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
 from .bash_syntax import parse
 
 if TYPE_CHECKING:
@@ -93,6 +93,31 @@ class Rule:
     def matches_command(self, command: str) -> bool:
         return self.pattern is None or _command_regex(self.pattern).fullmatch(command) is not None
 
+    def allows(self, command: SimpleCommand) -> bool:
+        """Whether this allow rule covers ``command``: it matches it, and when the command writes files its
+        pattern names what it writes (``names_writes``). A pattern never covers a command whose words are
+        known only when it runs."""
+        if self.pattern is None:
+            return True
+        if command.dynamic:
+            return False
+        if command.writes:
+            return self.names_writes(command)
+        return self.matches_command(command.text) or self.matches_command(command.canonical)
+
+    def names_writes(self, command: SimpleCommand) -> bool:
+        """Whether the pattern matches ``command`` with each character of what it writes matched by the
+        pattern's own text, never by a ``*``: ``bash(tee *)`` does not cover ``tee notes.txt``, nor
+        ``bash(npm test > *)`` ``npm test > ~/.bashrc``; ``bash(tee notes.txt)`` and
+        ``bash(npm test * > out.log)`` do. A write by the group around the command (``{ ls; } > f``) is
+        named by no rule of its own."""
+        if self.pattern is None:
+            return True
+        if command.writes_around or not (command.written or command.written_redirects):
+            return False
+        regex = _command_regex(self.pattern, marked=True)
+        return any(regex.fullmatch(spelling) for spelling in command.marked_spellings())
+
     def matches_text(self, value: str) -> bool:
         return self.pattern is None or _wildcard_regex(self.pattern).fullmatch(value) is not None
 
@@ -119,13 +144,23 @@ def _wildcard_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(piece) for piece in pattern.split("*")), re.DOTALL)
 
 
-def _command_regex(pattern: str) -> re.Pattern[str]:
+def _command_regex(pattern: str, marked: bool = False) -> re.Pattern[str]:
+    """A bash pattern as a regex. ``marked``: for ``SimpleCommand.marked_spellings``, where a character
+    after WRITTEN may be matched by the pattern's text only (WRITTEN then the character), never by a ``*``."""
     pattern = " ".join(pattern.split())
     optional_tail = pattern.endswith((" *", ":*")) and len(pattern) > 2
     if optional_tail:
         pattern = pattern[:-2]
-    body = _wildcard_regex(pattern).pattern
-    return re.compile(body + (r"(?: .*)?" if optional_tail else ""), re.DOTALL)
+    if not marked:
+        return re.compile(_wildcard_regex(pattern).pattern + (r"(?: .*)?" if optional_tail else ""), re.DOTALL)
+    mark = re.escape(WRITTEN)
+    anything = f"[^{mark}]*"
+
+    def literal(piece: str) -> str:
+        return "".join(f"{mark}?{re.escape(c)}" for c in piece)
+
+    body = anything.join(literal(piece) for piece in pattern.split("*"))
+    return re.compile(body + (f"(?:{literal(' ')}{anything})?" if optional_tail else ""), re.DOTALL)
 
 
 _SPECS: dict[str, "pathspec.GitIgnoreSpec"] = {}
@@ -191,8 +226,17 @@ def split_command(command: str) -> CommandLine:
 
 
 def _with_options(command: SimpleCommand) -> SimpleCommand:
-    found = writing_options([w for w in command.words if w is not None])
-    return replace(command, writes=tuple(dict.fromkeys(command.writes + found))) if found else command
+    found, places = writing_options(command.words)
+    program = os.path.basename(command.words[0]) if command.words and command.words[0] else ""
+    if program in _WRAPPERS:  # ``sudo tee f``, ``timeout 5 sort -o f``: the command it runs may start at any word
+        for at in range(1, len(command.words)):
+            more, their = writing_options(command.words[at:])
+            found, places = found + more, places + tuple(at + place for place in their)
+        found = tuple(dict.fromkeys(found))
+    if not found:
+        return command
+    return replace(command, writes=tuple(dict.fromkeys(command.writes + found)),
+                   written=tuple(sorted({*command.written, *places})))
 
 
 # Programs that run the command named in their later words: a deny rule looks at those words too.
@@ -270,12 +314,29 @@ LAUNCHERS = {
 # Subcommands that run a script the project names (``npm run test``): the rule keeps the script's name.
 SCRIPT_RUNNERS = {"npm": {"run", "run-script"}, "pnpm": {"run"}, "yarn": {"run"}, "bun": {"run"}, "deno": {"task"}}
 PROGRAM_LAUNCHERS = {"npx", "uvx", "bunx", "pnpx"}  # they launch the program named next
+# Programs whose rule is the exact command, never ``bash(PROGRAM *)``: what they run or touch is in their
+# words (``bash -c``, ``python -c``, ``xargs``, ``sudo``, ``valgrind CMD``; ``rm -rf``; a host to reach), so
+# allowing one line of them must not allow every line. Any other program's rule is the program and what follows.
+EXACT_ONLY = (_SHELLS | _WRAPPERS
+              | {"fish", "csh", "tcsh", "pwsh", "eval", "source", "trap", "busybox", "su", "runuser", "chroot",
+                 "nsenter", "unshare", "firejail", "bwrap", "systemd-run", "taskset", "setarch", "at", "batch",
+                 "crontab", "parallel", "script", "expect", "find", "sed", "awk", "gawk", "mawk", "nawk", "ed",
+                 "vim", "vi", "nvim", "emacs", "gdb", "lldb", "valgrind", "ltrace", "perf", "hyperfine", "entr",
+                 "watchexec", "nodemon", "osascript"}
+              | {"rm", "rmdir", "mv", "cp", "dd", "ln", "chmod", "chown", "chgrp", "truncate", "shred", "install",
+                 "touch", "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "xz", "7z", "patch", "split", "kill",
+                 "pkill", "killall"}
+              | {"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
+# Interpreters (any version: python3.11), which run code given on their command line (-c, -e, a script).
+INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua|luajit|tclsh|java|jshell|julia|"
+                         r"scala|groovy|kotlin|ghci|runghc|Rscript|R)[\d.]*")
 _NAME = re.compile(r"[A-Za-z][\w:.-]*")
 
 
 def command_rule(command: SimpleCommand) -> str:
-    """The narrowest useful rule for a command: ``bash(git diff *)`` for tools with subcommands, the
-    launched program too for ``uv run pytest``, else the exact command, so allowing ``python x.py``
+    """The rule a user means for a command: ``bash(git diff *)`` for tools with subcommands, the launched
+    program too for ``uv run pytest *``, ``bash(pytest *)`` for another program, but the exact command for
+    one that runs or touches what its words say (EXACT_ONLY, INTERPRETER), so allowing ``python x.py``
     never allows every ``python`` run. "" when no rule can say exactly that command: it is known only
     when it runs, it is fed a heredoc, it only assigns variables, or it contains a ``*``."""
     if command.dynamic or command.stdin or not command.words or command.assignments:
@@ -304,6 +365,13 @@ def _words_rule(words: list[str], redirects: str = "") -> str:
         return "" if "*" in exact else exact
     if first in SUBCOMMAND_TOOLS and _NAME.fullmatch(second):
         return f"{first} {second} *"
+    if first.startswith("python") and second == "-m" and len(words) > 2 and _NAME.fullmatch(words[2]):
+        inner = _words_rule(words[2:])  # python -m pytest tests/x.py: as pytest tests/x.py is
+        if inner.endswith(" *") and INTERPRETER.fullmatch(first):
+            return f"{first} -m {inner}"
+    if _NAME.fullmatch(first) and not (first in EXACT_ONLY or INTERPRETER.fullmatch(first) or first in SUBCOMMAND_TOOLS
+                                       or first in LAUNCHERS or first in SCRIPT_RUNNERS):
+        return f"{first} *"  # pytest tests/x.py: the next run names another file, and the user meant pytest
     return "" if "*" in exact else exact
 
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,8 +98,22 @@ def repository(root: Path, outside: str = "") -> Repository:
     return repo
 
 
+# git has no lock of its own over .git/worktrees: while one `worktree add` makes its admin folder, another
+# worktree or branch command that walks the worktrees reads the half-made one and fails ("failed to read
+# …/worktrees/sa-2/commondir"), as two children starting side by side did. This process's such commands take turns.
+_WORKTREE_COMMANDS = threading.Lock()
+
+
+def _run(repo: Repository, *args: str) -> tuple[int, str, str]:
+    """``run_git``, with worktree and branch commands taking turns in this process."""
+    if args[0] not in ("worktree", "branch"):
+        return run_git(repo, *args)
+    with _WORKTREE_COMMANDS:
+        return run_git(repo, *args)
+
+
 def _git(repo: Repository, *args: str) -> str:
-    code, out, err = run_git(repo, *args)
+    code, out, err = _run(repo, *args)
     if code != 0:
         raise WorktreeError(f"git {args[0]} failed: {_first_error(err)}.")
     return out
@@ -406,11 +421,11 @@ def discard(worktree: Worktree) -> str:
                 shutil.rmtree(dot_git, ignore_errors=True)
             dot_git.unlink(missing_ok=True)
             (worktree.path / ".git").write_text(f"gitdir: {worktree.git_dir}\n", encoding="utf-8")
-        code, _, err = run_git(repo, "worktree", "remove", "--force", "--force", str(worktree.path))
+        code, _, err = _run(repo, "worktree", "remove", "--force", "--force", str(worktree.path))
         if code != 0:
             raise WorktreeError(f"Could not remove the worktree of {worktree.id}: {_first_error(err)}.")
-    run_git(repo, "worktree", "prune")
-    code, _, err = run_git(repo, "branch", "-D", worktree.branch)
+    _run(repo, "worktree", "prune")
+    code, _, err = _run(repo, "branch", "-D", worktree.branch)
     if code != 0 and "not found" not in err:
         raise WorktreeError(f"Could not delete branch {worktree.branch}: {_first_error(err)}.")
     _meta_path(worktree.path).unlink(missing_ok=True)

@@ -9,15 +9,16 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 
 - the whole file system read-only; the workspace, the ``--add-dir`` folders (and, for a git
   worktree, its repository's git folder) writable;
-- the user's secrets hidden (``SECRET_PATHS`` under ``$HOME``, and agentcli's own config and data
-  folders): an empty read-only folder, or an empty file, stands in their place; ``~`` is still the
-  user's ``$HOME``;
+- the user's secrets hidden (``hidden_paths``: tokens, keys and shell histories under ``$HOME``, and
+  agentcli's own config and data folders): an empty read-only folder, or an empty file, stands in
+  their place; ``~`` is still the user's ``$HOME``;
 - ``/tmp`` private to the session (one folder of the host's, shared by the session's calls and
   removed with the session), a minimal ``/dev``, an empty ``/run`` (no docker or agent sockets),
   and ``/proc`` of the sandbox's own PID namespace;
 - no network (a network namespace of its own, with only its own loopback) unless
   ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
   ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
+- a seccomp filter (``seccomp.py``): no Unix socket of its own (``socket(AF_UNIX)``), no ptrace;
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
@@ -45,22 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ... import paths
+from . import seccomp
+from .hidden_paths import secret_paths
 
 MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
-
-# Under $HOME: credentials, keys and tokens of common tools. A folder is replaced by an empty one,
-# a file by an empty file. Paths that do not exist are left alone (nothing can create them: the
-# file system is read-only, except where a writable folder holds them, such as a workspace at $HOME).
-SECRET_PATHS = (
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub", ".config/glab-cli",
-    ".netrc", ".git-credentials", ".config/git/credentials", ".docker", ".kube", ".npmrc", ".yarnrc",
-    ".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d",
-    ".vault-token", ".password-store", ".local/share/keyrings", ".config/op", ".1password", ".claude",
-    ".claude.json", ".config/anthropic", ".config/openai", ".config/rclone", ".s3cfg", ".boto",
-    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".thunderbird",
-)
 
 # What a failed command's output says when the sandbox stopped it, and what the result then adds.
 _NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
@@ -107,12 +97,6 @@ class Widening:
 
 class SandboxError(Exception):
     """The sandbox is required (``sandbox = "on"``) but cannot be used; the message says why and what to do."""
-
-
-def secret_paths(home: Path | None = None) -> list[Path]:
-    """What the sandbox hides: the secrets under ``home`` (default $HOME) and agentcli's own folders."""
-    home = home or Path(os.environ.get("HOME") or Path.home())
-    return [*(home / name for name in SECRET_PATHS), paths.config_home(), paths.data_home()]
 
 
 def writable_dirs(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
@@ -197,6 +181,8 @@ class Sandbox:
             return "the OS sandbox exists only on Linux for now"
         if self.bwrap is None:
             return "bubblewrap (bwrap) is not installed"
+        if why := seccomp.unsupported():
+            return why
         here = Path(tempfile.gettempdir())
         try:
             done = subprocess.run(self.wrap(["true"], cwd=here, writable=[]), stdin=subprocess.DEVNULL,
@@ -228,10 +214,12 @@ class Sandbox:
         assert self.bwrap is not None
         network = self.network or widen.network
         writable = [*writable, *widen.writes]
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *seccomp.HIDE_INIT,
+                "--tmpfs", "/run"]
         if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        argv = seccomp.confine(argv)  # no Unix socket, no ptrace (seccomp.py)
         if self.allowed_hosts and not network:  # the allowed hosts through the proxy's socket, and nothing else
             args += ["--ro-bind", str(self.proxy().folder), PROXY_FOLDER]
             argv = [sys.executable, "-I", "-S", "-c", BRIDGE, f"{PROXY_FOLDER}/{PROXY_SOCKET}", *argv]
@@ -319,7 +307,7 @@ class Sandbox:
         if _READ_ONLY.search(output):
             return ("[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
                     "everything else is read-only. Write inside the workspace instead.]")
-        return ""
+        return seccomp.explain(output)
 
     def proxy(self) -> "HostProxy":
         """The session's proxy to the allowed hosts, started on first use."""
@@ -357,6 +345,9 @@ listener.listen(64)
 url = "http://127.0.0.1:%d" % listener.getsockname()[1]
 pid = os.fork()
 if pid == 0:
+    import ctypes  # the relay makes Unix sockets, so the seccomp filter comes after it: none may steer it
+    if ctypes.CDLL(None).prctl(4, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)):
+        os._exit(1)
     def pump(a, b):
         try:
             while True:

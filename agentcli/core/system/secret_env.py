@@ -24,8 +24,14 @@ import stat
 import sys
 from typing import Mapping
 
-# Environment variables whose names contain one of these (any case) are secrets.
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+# Environment variables whose names contain one of these (any case) are secrets. HEADERS: headers a client
+# sends carry its credentials (OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS hold the
+# collector's ``Authorization``, ANTHROPIC_CUSTOM_HEADERS an API gateway's); COOKIE and AUTHORIZATION likewise.
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "HEADERS", "COOKIE",
+                  "AUTHORIZATION")
+# ... and so are those with one of these as a whole part between underscores: MYSQL_PWD, SMTP_PASS,
+# REDISCLI_AUTH, DOCKER_AUTH_CONFIG (not PWD itself, nor GIT_AUTHOR_NAME or XAUTHORITY).
+_SECRET_PART = re.compile(r"(?:^|_)(?:PWD|PASS|AUTH)(?:_|$)")
 HANDOVER_VAR = "AGENTCLI_SECRETS_FD"
 URL_SETTINGS = ("ANTHROPIC_BASE_URL",)  # a secret when the URL carries user:password@
 
@@ -39,7 +45,8 @@ def is_secret(name: str, value: str) -> bool:
     """Whether a variable is a secret: by its name, or a base URL with credentials in it."""
     if name.startswith("GIT_CONFIG_KEY_"):  # the name of a git setting (its value is GIT_CONFIG_VALUE_n)
         return False
-    if any(marker in name.upper() for marker in SECRET_MARKERS):
+    upper = name.upper()
+    if any(marker in upper for marker in SECRET_MARKERS) or (_SECRET_PART.search(upper) and upper != "PWD"):
         return True
     return name in URL_SETTINGS and "@" in value.partition("://")[2].partition("/")[0]
 
@@ -266,9 +273,10 @@ def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
 def command_env(keep_secrets: bool = False, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for every process agentcli starts: ``base`` (default os.environ) without secrets.
 
-    A variable is a secret when its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-    CREDENTIAL, ignoring case, or it is ANTHROPIC_BASE_URL with a user:password@ in it. With
-    ``keep_secrets`` they stay, and without ``base`` the secrets held in memory come back too.
+    A variable is a secret when its name contains one of ``SECRET_MARKERS`` (KEY, TOKEN, SECRET,
+    PASSWORD, HEADERS…) or a part PWD, PASS or AUTH, ignoring case, or it is ANTHROPIC_BASE_URL
+    with a user:password@ in it. With ``keep_secrets`` they stay, and without ``base`` the secrets held
+    in memory come back too.
     """
     if base is None:
         env = environ() if keep_secrets else dict(os.environ)

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..content import agentcli_note
+from ..content import agentcli_note, quoted
 from ..policy.rules import names_tool
 from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
 from .caps import OUTPUT_CAP, cap_output
@@ -124,33 +124,45 @@ class ToolRegistry:
         return None
 
     async def call(self, name: str, args: Any, ctx: ToolContext) -> ToolOutcome:
-        """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises."""
-        problem = check_numbers(name, args)  # first: even a call refused for its name stays in the history
-        if problem:
-            return ToolOutcome(problem, True)
+        """Run one tool call. Every failure becomes an is_error outcome; only cancellation raises.
+
+        What it returns is quoted (``content.quoted``): this is where every tool's output, which may hold any
+        outside text (a command's output, a page, an MCP server's result), is kept from reading as agentcli's
+        notes; the notes a PostToolUse hook adds after it are agentcli's own. A tool that quotes its own output
+        beside notes of agentcli's (``quotes_own_output``: task) is left as it is."""
         tool = self._tools.get(name)
-        if ctx.depth > 0 and (name in self.withheld or (tool is not None and tool.main_only)):
-            # the one guard: a subagent runs no tool of the main agent's, so it starts no subagents
-            return ToolOutcome(NO_RECURSION if name == "task" else f"{name} is the main agent's tool alone; "
-                               "do this part of the work yourself, or say in your answer what is needed.", True)
-        if tool is None:
-            offered = ", ".join(self._tools) or "none"
-            return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True)
-        problem = check_input(tool, args)
-        if problem:
-            return ToolOutcome(problem, True)
-        hooked = await ctx.hooks.before_tool(name, args, ctx.tool_use_id) if ctx.hooks else None
-        if hooked is not None and hooked.blocked:
-            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True, denied=True,
-                               stop=hooked.stop)
-        outcome = await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed))
-        if ctx.hooks:
+        outcome, ran = await self.attempt(name, args, ctx, tool)
+        if tool is None or not tool.quotes_own_output:
+            outcome = dataclasses.replace(outcome, output=quoted(outcome.output))
+        if ran and ctx.hooks:
             after = await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output, outcome.is_error)
             notes = [agentcli_note(f"A PostToolUse hook said: {text}")["text"]
                      for text in (after.blocked, *after.context) if text]
             if notes:
                 outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]), stop=after.stop)
         return outcome
+
+    async def attempt(self, name: str, args: Any, ctx: ToolContext, tool: Tool | None) -> tuple[ToolOutcome, bool]:
+        """The call's outcome as the tool (or what refused it) gave it, and whether it got as far as the
+        permissions and the tool (which is when a PostToolUse hook hears of it)."""
+        problem = check_numbers(name, args)  # first: even a call refused for its name stays in the history
+        if problem:
+            return ToolOutcome(problem, True), False
+        if ctx.depth > 0 and (name in self.withheld or (tool is not None and tool.main_only)):
+            # the one guard: a subagent runs no tool of the main agent's, so it starts no subagents
+            return ToolOutcome(NO_RECURSION if name == "task" else f"{name} is the main agent's tool alone; "
+                               "do this part of the work yourself, or say in your answer what is needed.", True), False
+        if tool is None:
+            offered = ", ".join(self._tools) or "none"
+            return ToolOutcome(f"There is no tool named '{name}'; the tools are: {offered}.", True), False
+        problem = check_input(tool, args)
+        if problem:
+            return ToolOutcome(problem, True), False
+        hooked = await ctx.hooks.before_tool(name, args, ctx.tool_use_id) if ctx.hooks else None
+        if hooked is not None and hooked.blocked:
+            return ToolOutcome(f"A PreToolUse hook blocked this call: {hooked.blocked}", True, denied=True,
+                               stop=hooked.stop), False
+        return await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed)), True
 
     async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
         """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool."""

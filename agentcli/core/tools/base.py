@@ -100,6 +100,9 @@ class Tool:
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
     main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
+    # run() passes the outside text in its output through content.quoted itself, beside notes of agentcli's that
+    # must stay notes (task: a child's answer, then its receipt); the registry quotes every other tool's output.
+    quotes_own_output: ClassVar[bool] = False
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError

@@ -112,9 +112,12 @@ class AcpAgent:
                             ) -> s.ListSessionsResponse:
         import datetime
 
-        infos = await asyncio.to_thread(list_sessions, workspace_root(cwd) if cwd else None)
+        # one folder's sessions, as `agentcli sessions list` there shows them: without a cwd, the folder this
+        # process runs in (an editor starts it in its project), never every workspace's with their first prompts
+        root = workspace_root(cwd) if cwd else Path.cwd().resolve()
+        infos = await asyncio.to_thread(list_sessions, root)
         return s.ListSessionsResponse(sessions=[
-            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(cwd or ""), title=(info.first_prompt or None),
+            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(root), title=(info.first_prompt or None),
                           updated_at=datetime.datetime.fromtimestamp(info.updated, datetime.timezone.utc)
                           .isoformat(timespec="seconds"))
             for info in infos])

@@ -31,7 +31,7 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
+from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approval, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
                             ALLOW_AGENT, MAIN, Notice)
 from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
@@ -49,7 +49,7 @@ from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
 
-APPROVAL_KEYS = {"y": ALLOW_ONCE, "c": ALLOW_AGENT, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY}
+APPROVAL_KEYS = {"y": ALLOW_ONCE, "c": ALLOW_AGENT, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY, "t": "why"}
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
 
 
@@ -103,6 +103,7 @@ class PlainApp:
         self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
         self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
+        self.why: list[KeyPress] | None = None  # "t" at a question: the keys of the reason for a "no"
         self.steer_on_enter = session.settings.steer_on_enter  # enter steers a running turn; ctrl+s queues
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
@@ -371,8 +372,8 @@ class PlainApp:
         if not future.done():
             future.set_result(answer)
 
-    def answer(self, choice: str) -> None:
-        event, self.question = self.question, None
+    def answer(self, choice: str | Approval) -> None:
+        event, self.question, self.why = self.question, None, None
         self.answered.set()
         if event is not None and event.future is not None and not event.future.done():
             event.future.set_result(choice)
@@ -382,7 +383,7 @@ class PlainApp:
     def settled(self, event: ApprovalRequested) -> None:
         """A question was answered, or the engine withdrew it (its call was cancelled): take it down."""
         if self.question is event:
-            self.question = None
+            self.question, self.why = None, None
             self.answered.set()
             self.display.ask(None)
 
@@ -423,11 +424,16 @@ class PlainApp:
     def on_key(self, key: KeyPress, meta: bool = False) -> None:
         if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.question is None):
             self.interrupt()
+        elif self.question is not None and self.why is not None:
+            self.type_why(key)
         elif self.question is not None:
             choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
             if choice == ALLOW_AGENT and (self.question.agent_id == MAIN or not self.question.rules):
                 choice = None  # "this subagent" is offered for a subagent's call a rule can cover only
-            if choice is not None:
+            if choice == "why":
+                self.why = []
+                self.display.ask_why("")
+            elif choice is not None:
                 self.answer(choice)
         elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.steer_on_enter
                                           and not (self.typed and self.typed[-1].key == Keys.Escape)):
@@ -435,6 +441,16 @@ class PlainApp:
         else:
             self.typed.append(key)
             self.display.set_typeahead(typed_text(self.typed))
+
+    def type_why(self, key: KeyPress) -> None:
+        """A key of the reason for a "no": enter denies with it (the model reads it), esc without it."""
+        assert self.why is not None
+        if key.key in (Keys.ControlM, Keys.ControlJ, Keys.Escape):
+            reason = typed_text(self.why).strip() if key.key != Keys.Escape else ""
+            self.answer(Approval(DENY, reason=reason) if reason else DENY)
+        else:
+            self.why.append(key)
+            self.display.ask_why(typed_text(self.why))
 
     def steer_key(self, key: KeyPress) -> None:
         """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call

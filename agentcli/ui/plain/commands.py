@@ -26,7 +26,8 @@ KEYS = (("enter", "send"), ("ctrl+j, meta+enter", "new line"),
         ("ctrl+o", "whole output of the latest request's bash calls, where the preview was cut"),
         ("esc", "interrupt the running turn"),
         ("ctrl+c", "interrupt the running turn; clear the line; twice on an empty line quits"), ("ctrl+d", "quit"))
-APPROVAL_KEYS = "Approvals: y allows once, c for this subagent, s for this session, a always, n denies."
+APPROVAL_KEYS = ("Approvals: y allows once, c for this subagent, s for this session, a always, n denies, t denies "
+                 "and lets you type why (enter sends it to the model).")
 
 
 def two_columns(rows: Iterable[tuple[str, str]], style: str = "") -> Table:

@@ -21,7 +21,7 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ...core.events import (MAIN, Approval, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
@@ -41,6 +41,7 @@ from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
 STREAM_EVERY = 0.05  # seconds between renders of streaming text
+WITHDRAWN = "↺ The reply above broke off before its end: withdrawn, and asked for again."
 CHILD_LINE_EVERY = 1.0  # seconds between two tool lines of one subagent
 PREVIEW_TOOLS = ("bash", "bash_output")  # tools whose output the user wants to see; the others keep one line
 PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
@@ -53,8 +54,8 @@ NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
            "allow_agent": ("✓", "green", "allowed for this subagent"),
            "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
-APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o"
-CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o"  # a subagent's call a rule covers
+APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o · no, [t]ell it why"
+CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o · no, [t]ell it why"  # a rule covers
 
 
 @dataclass
@@ -159,8 +160,10 @@ class Display:
                 self.thinking_since = None
                 self.say_thought()
                 self._stream_add(text)
-            case TextReset():  # a retry streams the message anew: drop what is not printed yet
-                self.thought = ""
+            case TextReset():  # a retry streams the message anew: drop what is not printed yet, and withdraw
+                self.thought = ""  # what is (a line under it: a terminal's scrollback keeps it)
+                if self.stream is not None and self.stream.shown:
+                    self.say(WITHDRAWN, "dim")
                 self.finish_stream(keep=False)
             case AssistantMessage():
                 self.thinking_since = None
@@ -400,12 +403,19 @@ class Display:
             lines.append(Text("  No rule can cover this call: each one needs its own yes.", style="dim"))
         return lines
 
-    def answered(self, event: ApprovalRequested, answer: str) -> None:
-        mark, style, words = ANSWERS.get(answer, ("·", "", answer))
+    def answered(self, event: ApprovalRequested, answer: str | Approval) -> None:
+        choice, why = (answer.answer, answer.reason) if isinstance(answer, Approval) else (answer, "")
+        mark, style, words = ANSWERS.get(choice, ("·", "", choice))
         self.question = []
         summary = self.summary(event.tool, event.input)
         self.line(Text(f"  {mark} {words}: ", style=style) + Text(f"{event.tool} {summary}".strip())
-                  + Text(f" ({event.agent_id})", style="dim"))
+                  + Text(f" ({event.agent_id})", style="dim") + Text(f" — {why}" if why else ""))
+
+    def ask_why(self, typed: str) -> None:
+        """The reason for a "no" as it is typed, under the question."""
+        self.question = [Text("  Why not? The model reads it (enter: deny with it, esc: deny): ", style="yellow")
+                         + Text(typed)]
+        self.refresh()
 
     def set_typeahead(self, text: str) -> None:
         self.typeahead = text

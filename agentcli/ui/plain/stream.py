@@ -68,6 +68,7 @@ class TextStream:
         self.text = ""
         self.base = 0  # where the current segment starts in ``text``
         self.printed = 0  # lines of the current segment already printed for good
+        self.shown = False  # some of it was printed for good (a retry that withdraws it says so)
         self._blocks_seen = 0  # block starts in the segment when we last tried to cut it
 
     def add(self, delta: str) -> None:
@@ -80,6 +81,7 @@ class TextStream:
         settled = len(lines) if final else max(self.printed, len(lines) - self.tail)
         new = lines[self.printed:settled]
         self.printed = max(self.printed, settled)
+        self.shown = self.shown or bool(new)
         if self.segments and not final and len(segment) > SEGMENT_AFTER:
             self._cut(segment, lines)
         return new, lines[settled:]

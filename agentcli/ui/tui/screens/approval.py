@@ -7,19 +7,21 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
-from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, ApprovalRequested
+from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
 from ..format import input_view
 from . import asking
 from .dialog import Dialog
 
+TELL_WHY = "tell_why"  # not an answer: the choice that asks for the reason of a "no"
 CHOICES = (
     (ALLOW_ONCE, "Allow once", "y", "success"),
     (ALLOW_AGENT, "For this subagent", "c", "primary"),  # offered for a subagent's call that a rule can cover
     (ALLOW_SESSION, "For this session", "s", "primary"),
     (ALLOW_ALWAYS, "Always", "a", "default"),
     (DENY, "Deny", "n", "error"),
+    (TELL_WHY, "No, and tell it why", "t", "error"),  # opens an input; enter denies with what was typed
 )
 
 
@@ -44,8 +46,9 @@ def who_asks(request: ApprovalRequested) -> str:
     return f"subagent {request.agent_id}" + (f" ({request.description})" if request.description else "")
 
 
-class ApprovalScreen(Dialog[str]):
-    """Resolves to one of ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS or DENY."""
+class ApprovalScreen(Dialog[str | Approval]):
+    """Resolves to one of ALLOW_ONCE, ALLOW_AGENT, ALLOW_SESSION, ALLOW_ALWAYS or DENY, or to
+    ``Approval(DENY, reason=…)`` when the user said why."""
 
     DEFAULT_CSS = """
     #approval {
@@ -85,13 +88,17 @@ class ApprovalScreen(Dialog[str]):
         margin-top: 1;
     }
 
-    #approval-buttons {
+    .approval-row {
         height: auto;
         margin-top: 1;
     }
 
-    #approval-buttons Button {
+    .approval-row Button {
         margin-right: 2;
+    }
+
+    #approval-why {
+        margin-top: 1;
     }
     """
     BINDINGS = [Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES] + [
@@ -122,10 +129,15 @@ class ApprovalScreen(Dialog[str]):
             queue = Static(queue_line(self.approvals), id="approval-queue")
             queue.display = bool(queue_line(self.approvals))
             yield queue
-            with Horizontal(id="approval-buttons"):
-                for answer, label, key, variant in choices(self.request):
-                    yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")), id=answer,
-                                 variant=variant, compact=True)  # type: ignore[arg-type]
+            for row, says_no in (("approval-buttons", False), ("approval-deny", True)):  # yes on one row, no below
+                with Horizontal(id=row, classes="approval-row"):
+                    for answer, label, key, variant in choices(self.request):
+                        if (answer in (DENY, TELL_WHY)) == says_no:
+                            yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")),
+                                         id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+            why = Input(placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why")
+            why.display = False
+            yield why
 
     def on_mount(self) -> None:
         self.query_one(f"#{ALLOW_ONCE}", Button).focus()
@@ -136,7 +148,14 @@ class ApprovalScreen(Dialog[str]):
         self.action_answer(event.button.id or DENY)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "answer" and self.query_one("#approval-why", Input).display:
+            return parameters[0] == DENY  # the keys type the reason; esc still denies
         return action != "answer" or parameters[0] in {choice[0] for choice in choices(self.request)} | {DENY}
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        reason = event.value.strip()
+        self.dismiss(Approval(DENY, reason=reason) if reason else DENY)
 
     def show_queue(self, approvals: list[tuple[str, str]]) -> None:
         """The inbox changed while this question is shown: say who waits after it now."""
@@ -146,6 +165,11 @@ class ApprovalScreen(Dialog[str]):
         queue.display = bool(queue_line(approvals))
 
     def action_answer(self, answer: str) -> None:
+        if answer == TELL_WHY:
+            why = self.query_one("#approval-why", Input)
+            why.display = True
+            why.focus()
+            return
         self.dismiss(answer)
 
 

@@ -1,0 +1,118 @@
+"""The seccomp filter under every command of the OS sandbox (``core/system/sandbox.py``, Linux).
+
+bwrap confines the file system, the network and the processes; a few system calls still reach past it:
+
+- ``socket(AF_UNIX, …)``: a Unix socket is reached by its path, and the file system's being read-only
+  does not stop a connection, so any socket of the user's on the host (a server at ``~/app.sock``, an
+  editor's, a database's) answered a command without network. With the network on, the host's abstract
+  sockets (X11, some D-Bus setups) are reachable too. So no command creates one, in every mode, as
+  Anthropic's sandbox runtime for Claude Code does on Linux; ``socketpair`` (pipes between a program's
+  own processes: asyncio, multiprocessing's fork pool, Node) still works.
+- ``ptrace``, ``process_vm_readv``/``process_vm_writev`` and ``pidfd_getfd``: stopping, reading or
+  steering another process of the sandbox; stopping bwrap's own init (PID 1) held the call until its
+  timeout. Debuggers and ``strace`` do not work in the sandbox.
+- ``io_uring_*``: its operations (sockets among them) are made by the kernel, past this filter.
+
+Each of these fails with EPERM. A call from another architecture than the filter's (32-bit
+``int 0x80`` on x86-64, the x32 ABI) kills the process: the numbers above would not mean the same.
+
+The filter is installed inside the sandbox, after bwrap has set it up, by ``LOADER`` (a few lines of
+Python run with agentcli's own interpreter, ``-I -S``), which then executes the command: every process the
+command starts inherits it, and nothing can remove it. bwrap's ``--seccomp`` needs a file descriptor
+passed down to bwrap, which an MCP server started by the SDK's stdio client cannot carry, and the bridge
+to the allowed hosts must create its Unix socket to the proxy before the filter holds (it execs the loader
+once its relay runs; the relay is undumpable). The processes without the filter are then bwrap's init
+(PID 1), whose ``/proc/1`` the sandbox hides (``HIDE_INIT``) so that nothing writes its memory, and that relay.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from typing import Sequence
+
+# linux/audit.h, linux/seccomp.h, linux/filter.h
+_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_SYSCALLS = {  # the system calls that fail, by architecture (asm/unistd_64.h, asm-generic/unistd.h)
+    "x86_64": {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_getfd": 438,
+               "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427},
+    "aarch64": {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_getfd": 438,
+                "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427},
+}
+_SOCKET = {"x86_64": 41, "aarch64": 198}
+_X32 = 0x40000000  # x86-64: the x32 ABI's system call numbers have this bit
+AF_UNIX = 1
+EPERM = 1
+_LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, …|BPF_JGE, BPF_RET|BPF_K
+_NR, _ARCH_AT, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (the low half of args[0] on little-endian)
+KILL_PROCESS, ALLOW, DENY = 0x80000000, 0x7FFF0000, 0x00050000 | EPERM  # SECCOMP_RET_ERRNO | EPERM
+
+# bwrap arguments, after its --proc: bwrap's init, which the filter does not hold, out of the sandbox's sight.
+HIDE_INIT = ["--tmpfs", "/proc/1", "--remount-ro", "/proc/1"]
+
+
+def machine() -> str:
+    return os.uname().machine
+
+
+def unsupported() -> str:
+    """Why the filter cannot be made here ("" when it can): the sandbox is then not usable."""
+    if machine() not in _ARCH or sys.byteorder != "little":
+        return f"agentcli's seccomp filter for the sandbox does not know this machine ({machine()}) yet"
+    return ""
+
+
+def program(arch: str | None = None) -> bytes:
+    """The filter, a classic BPF program (``struct sock_filter`` after another), for ``arch`` (default: this one)."""
+    arch = arch or machine()
+    # (instruction, k, where to go when true, when false): a label, or None for the next instruction.
+    code: list[tuple[int, int, str | None, str | None]] = [
+        (_LD_W_ABS, _ARCH_AT, None, None), (_JEQ, _ARCH[arch], None, "kill"), (_LD_W_ABS, _NR, None, None),
+        (_JEQ, 0xFFFFFFFF, "allow", None)]  # nr -1: no system call (the kernel says ENOSYS), as libseccomp allows
+    if arch == "x86_64":
+        code.append((_JGE, _X32, "kill", None))
+    code += [(_JEQ, number, "deny", None) for number in _SYSCALLS[arch].values()]
+    code += [(_JEQ, _SOCKET[arch], None, "allow"), (_LD_W_ABS, _ARG0, None, None), (_JEQ, AF_UNIX, "deny", "allow")]
+    at = {"allow": len(code), "deny": len(code) + 1, "kill": len(code) + 2}
+    ends = [ALLOW, DENY, KILL_PROCESS]
+
+    def jump(here: int, label: str | None) -> int:
+        return 0 if label is None else at[label] - here - 1
+
+    return b"".join([struct.pack("<HBBI", kind, jump(n, jt), jump(n, jf), k) for n, (kind, k, jt, jf) in enumerate(code)]
+                    + [struct.pack("<HBBI", _RET, 0, 0, k) for k in ends])
+
+
+# Inside the sandbox, before the command: install the filter (argv[1], hex), then exec the rest of argv.
+# It fails closed: a filter that could not be installed runs nothing.
+LOADER = r"""import ctypes, os, sys
+code, argv = bytes.fromhex(sys.argv[1]), sys.argv[2:]
+class Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+libc, zero = ctypes.CDLL(None, use_errno=True), ctypes.c_ulong(0)
+if libc.prctl(38, ctypes.c_ulong(1), zero, zero, zero) or \
+        libc.prctl(22, ctypes.c_ulong(2), ctypes.byref(Program(len(code) // 8, code)), zero, zero):
+    sys.stderr.write("agentcli's OS sandbox could not install its seccomp filter (%s), so the command was not run.\n"
+                     % os.strerror(ctypes.get_errno()))
+    sys.exit(126)
+try:
+    os.execvp(argv[0], argv)
+except OSError as exc:
+    sys.stderr.write("%s: %s\n" % (argv[0], exc.strerror))
+    sys.exit(127 if isinstance(exc, FileNotFoundError) else 126)
+"""
+
+
+def explain(output: str) -> str:
+    """For a command that failed: what the filter may have refused it, as a line for its result ("" if nothing)."""
+    if "operation not permitted" not in output.lower():
+        return ""
+    return ("[If that was a Unix socket or ptrace: agentcli's OS sandbox refuses both (socket(AF_UNIX), a debugger, "
+            "strace), with \"Operation not permitted\". Use TCP on localhost instead (each call has a loopback of its "
+            "own), or socketpair; do not retry it as it is.]")
+
+
+def confine(argv: Sequence[str]) -> list[str]:
+    """``argv`` run under the filter: the loader first (agentcli's own interpreter), then the command."""
+    return [sys.executable, "-I", "-S", "-c", LOADER, program().hex(), *argv]

@@ -1,0 +1,200 @@
+"""The sandbox's seccomp filter (core/system/seccomp.py): Unix sockets, ptrace and the processes it does not
+hold. Each attack is made from inside an allowed command, against real bwrap, as in test_sandbox.py."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentcli.core.errors import ToolError
+from agentcli.core.system import seccomp
+from agentcli.core.system.sandbox import Sandbox, SandboxError
+from agentcli.core.tools.shell import Bash
+from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox, workspace  # noqa: F401  (fixtures)
+
+PY = sys.executable
+
+
+@pytest.fixture
+def unix_server(home: Path):  # noqa: F811
+    """A server of the user's on a Unix socket in $HOME, outside the sandbox, that greets whoever connects."""
+    path = home / "app.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(8)
+    seen: list[str] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            seen.append("connection")
+            conn.sendall(b"GREETING-FROM-OUTSIDE\n")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield path, seen
+    listener.close()
+
+
+CONNECT_UNIX = "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100))"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("network", [False, True], ids=["no network", "sandbox_network"])
+async def test_a_unix_socket_of_the_host_cannot_be_reached(home, workspace, unix_server, network):  # noqa: F811
+    path, seen = unix_server
+    box = Sandbox("on", network=network)
+    try:
+        ok, out = await bash(make_ctx(workspace, box), f"{PY} -c \"{CONNECT_UNIX}\" {path}")
+    finally:
+        box.close()
+    assert not ok and "GREETING-FROM-OUTSIDE" not in out
+    assert "PermissionError: [Errno 1] Operation not permitted" in out
+    assert out.endswith("[If that was a Unix socket or ptrace: agentcli's OS sandbox refuses both (socket(AF_UNIX), "
+                        "a debugger, strace), with \"Operation not permitted\". Use TCP on localhost instead (each call "
+                        "has a loopback of its own), or socketpair; do not retry it as it is.]"), out
+    assert not seen
+
+
+@needs_bwrap
+async def test_pipes_between_a_program_s_own_processes_still_work(sandbox, workspace):  # noqa: F811
+    script = ("import multiprocessing, socket; a, b = socket.socketpair(); a.sendall(b'pair'); print(b.recv(4)); "
+              "print(multiprocessing.get_context('fork').Pool(2).map(abs, [-1, -2]))")
+    ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} -c \"{script}\"")
+    assert ok and out.splitlines() == ["b'pair'", "[1, 2]"], out
+
+
+PTRACE_INIT = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+               "print('ptrace', libc.ptrace(16, 1, 0, 0), ctypes.get_errno(), flush=True)")  # PTRACE_ATTACH
+
+
+@needs_bwrap
+async def test_ptrace_of_the_sandbox_s_init_fails_and_the_call_ends(sandbox, workspace):  # noqa: F811
+    """Attached, bwrap's init stopped and the call hung until its timeout: here a short one that is not hit."""
+    try:
+        out = await Bash().run({"command": f"{PY} -c \"{PTRACE_INIT}\"", "timeout": 30}, make_ctx(workspace, sandbox))
+    except ToolError as exc:
+        out = str(exc)
+    assert "timed out" not in out
+    assert out.strip() == "ptrace -1 1", out  # EPERM
+
+
+# Every other process of the sandbox: whether the filter holds it, and whether its memory opens for writing
+# (from there, a process without the filter could be made to do anything); and process_vm_readv of another.
+STEER_OTHERS = """
+import ctypes, os
+me = os.getpid()
+libc = ctypes.CDLL(None, use_errno=True)
+print('own filter', open('/proc/self/status').read().split('Seccomp:')[1].split()[0])
+for pid in sorted(int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != me):
+    try:
+        mode = open(f'/proc/{pid}/status').read().split('Seccomp:')[1].split()[0]
+    except OSError as exc:
+        mode = 'unknown'
+    try:
+        open(f'/proc/{pid}/mem', 'r+b').close()
+        print(pid, 'filter', mode, 'opened')
+    except OSError as exc:
+        print(pid, 'filter', mode, 'refused', exc.errno)
+buf = ctypes.create_string_buffer(8)
+iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+print('process_vm_readv', libc.process_vm_readv(os.getppid(), iov, 1, iov, 1, 0), ctypes.get_errno())
+print('relay', os.environ.get('AGENTCLI_PROXY_PID'))
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("hosts", [(), ("localhost",)], ids=["alone", "with the bridge to the allowed hosts"])
+async def test_no_process_without_the_filter_can_be_steered(home, workspace, hosts):  # noqa: F811
+    """bwrap's init (PID 1) and the bridge's relay run without the filter: their memory is out of reach."""
+    (workspace / "steer.py").write_text(STEER_OTHERS)
+    box = Sandbox("on", allowed_hosts=hosts)
+    try:
+        ok, out = await bash(make_ctx(workspace, box), f"{PY} steer.py")
+    finally:
+        box.close()
+    lines = out.splitlines()
+    assert "own filter 2" in lines, out  # SECCOMP_MODE_FILTER
+    assert "1 filter unknown refused 2" in lines, out  # bwrap's init: its /proc/1 is hidden
+    assert not [line for line in lines if "opened" in line and "filter 2 " not in line], out
+    assert "process_vm_readv -1 1" in lines, out
+    relay = lines[-1].removeprefix("relay ")
+    if hosts:  # the relay was there, without the filter, and refused (EACCES: it is not dumpable)
+        assert f"{relay} filter 0 refused 13" in lines, out
+    else:
+        assert relay == "None"
+
+
+def run_filter(code: bytes, arch: int, nr: int, arg0: int = 0) -> int:
+    """What the classic BPF program ``code`` returns for a system call (the instructions seccomp allows)."""
+    data = struct.pack("<IIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    ops = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+    pc, acc = 0, 0
+    while True:
+        kind, jt, jf, k = ops[pc]
+        if kind == 0x20:
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif kind == 0x06:
+            return k
+        elif kind in (0x15, 0x35):
+            pc += jt if (acc == k if kind == 0x15 else acc >= k) else jf
+        else:
+            raise AssertionError(f"unexpected instruction {kind:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_the_filter_for_each_architecture(arch):
+    code, own = seccomp.program(arch), seccomp._ARCH[arch]
+    other = seccomp._ARCH["aarch64" if arch == "x86_64" else "x86_64"]
+    socket_nr, ptrace_nr = seccomp._SOCKET[arch], seccomp._SYSCALLS[arch]["ptrace"]
+    assert run_filter(code, own, socket_nr, socket.AF_UNIX) == seccomp.DENY
+    assert run_filter(code, own, socket_nr, socket.AF_INET) == seccomp.ALLOW
+    assert run_filter(code, own, socket_nr, 0x1_0000_0000 | socket.AF_UNIX) == seccomp.DENY  # the kernel reads an int
+    for number in seccomp._SYSCALLS[arch].values():
+        assert run_filter(code, own, number) == seccomp.DENY
+    assert run_filter(code, own, 0) == run_filter(code, own, 63) == seccomp.ALLOW  # read, uname/read
+    assert run_filter(code, own, 0xFFFFFFFF) == seccomp.ALLOW  # syscall(-1): ENOSYS from the kernel
+    assert run_filter(code, other, 0) == run_filter(code, 0x40000003, ptrace_nr) == seccomp.KILL_PROCESS  # i386
+    assert run_filter(code, own, 0x40000000 | socket_nr) == (seccomp.KILL_PROCESS if arch == "x86_64" else seccomp.ALLOW)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux's")
+def test_on_an_unknown_machine_the_sandbox_is_not_usable(monkeypatch, workspace):  # noqa: F811
+    monkeypatch.setattr(seccomp, "machine", lambda: "riscv64")
+    with pytest.raises(SandboxError, match=r"seccomp filter for the sandbox does not know this machine \(riscv64\)"):
+        Sandbox("on", bwrap="/bin/true").usable()
+
+
+def test_a_filter_the_kernel_refuses_runs_nothing(tmp_path):
+    planted = tmp_path / "ran"
+    done = subprocess.run([PY, "-I", "-S", "-c", seccomp.LOADER, "ffff000000000000", "touch", str(planted)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 126 and not planted.exists()
+    assert done.stderr == ("agentcli's OS sandbox could not install its seccomp filter (Invalid argument), so the "
+                           "command was not run.\n")
+
+
+@needs_bwrap
+@pytest.mark.skipif(seccomp.machine() != "x86_64", reason="the x32 ABI is x86-64's")
+async def test_a_system_call_of_another_abi_kills_the_process(sandbox, workspace):  # noqa: F811
+    """socket() by its x32 number would get past a filter that checked x86-64's numbers only."""
+    script = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+              "print(libc.syscall(0x40000000 | 41, 1, 1, 0), ctypes.get_errno(), flush=True)")
+    ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} -c \"{script}\"; echo exit=$?")
+    assert "exit=159" in out, out  # 128 + SIGSYS
+
+
+def test_a_command_the_loader_cannot_find_is_one_line(tmp_path):
+    done = subprocess.run([PY, "-I", "-S", "-c", seccomp.LOADER, seccomp.program().hex(), "no-such-program-here"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (127, "no-such-program-here: No such file or directory\n")
