@@ -88,6 +88,8 @@ class Settings:
     api_retries: int = setting(8, "retries of overloaded, failing or broken model calls", widens=False,
                                may_be_zero=True)
     stall_timeout: float = setting(60.0, "seconds without stream data before a call counts as dead", widens=False)
+    first_reply_timeout: float = setting(10.0, "seconds a server that has not answered yet gets to begin its reply",
+                                         widens=False)
     thinking: str = setting("auto", "extended thinking: off, on, adaptive; auto: adaptive where the model has it",
                             widens=False)
     max_thinking_tokens: int = setting(0, 'the budget of thinking "on"; 0: 10,000', widens=False, may_be_zero=True)
@@ -286,6 +288,7 @@ ENV_SETTINGS = {
     "AGENTCLI_PERMISSION_MODE": "permission_mode",
     "AGENTCLI_SUBAGENT_MAX_TURNS": "subagent_max_turns",
     "AGENTCLI_API_RETRIES": "api_retries",
+    "AGENTCLI_FIRST_REPLY_TIMEOUT": "first_reply_timeout",
     "MAX_THINKING_TOKENS": "max_thinking_tokens",  # as Claude Code reads it
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
     "AGENTCLI_SANDBOX": "sandbox",

@@ -42,25 +42,48 @@ def list_command(root: Path, *, everywhere: bool, as_json: bool) -> int:
     if not sessions:
         print("No sessions in this workspace yet." if not everywhere else "No sessions yet.")
         return 0
-    for line in list_lines(sessions, everywhere):
+    # Rows fit the terminal's width; for a pipe or a file they are kept whole, as ls does.
+    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 100_000
+    for line in list_lines(sessions, everywhere, width):
         print(visible(line))
     return 0
 
 
-def list_lines(sessions: list[SessionInfo], everywhere: bool) -> Iterator[str]:
-    # First prompts are cut to the terminal's width; for a pipe or a file they are kept whole, as ls does.
-    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 100_000
-    id_width = max(len(s.id) for s in sessions)
-    head = f"{'ID':<{id_width}}  {'STARTED':<16}  {'TURNS':>5}  {'AGENTS':>6}  {'TOKENS':>7}  "
+MIN_PROMPT = 20  # what a narrow terminal keeps of the first prompt: the counts give way to it first
+GIVE_WAY = ("AGENTS", "TOKENS", "TURNS")  # dropped in this order while the first prompt would get less
+MIN_PLACE = 12  # and then the workspace column narrows, down to this
+
+
+def list_lines(sessions: list[SessionInfo], everywhere: bool, width: int = 100_000) -> Iterator[str]:
+    """The table of ``sessions list``, each line at most ``width`` characters: the first prompt is cut to
+    fit, and keeps at least MIN_PROMPT characters where the counts (GIVE_WAY) and the workspace can make room."""
     places = [short_path(s.cwd) for s in sessions]
     place_width = min(max(len(p) for p in places), 40) if everywhere else 0
-    yield head + (f"{'WORKSPACE':<{place_width}}  " if everywhere else "") + "FIRST PROMPT"
+    columns: dict[str, tuple[int, str]] = {"ID": (max(len(s.id) for s in sessions), "<"), "STARTED": (16, "<"),
+                                           "TURNS": (5, ">"), "AGENTS": (6, ">"), "TOKENS": (7, ">")}
+    if everywhere:
+        columns["WORKSPACE"] = (place_width, "<")
+
+    def room() -> int:  # what the first prompt gets
+        return width - sum(w + 2 for w, _ in columns.values())
+
+    for name in GIVE_WAY:
+        if room() < MIN_PROMPT:
+            del columns[name]
+    if everywhere and room() < MIN_PROMPT:
+        place_width = max(MIN_PLACE, place_width - (MIN_PROMPT - room()))
+        columns["WORKSPACE"] = (place_width, "<")
+
+    def line(cells: dict[str, str], prompt: str) -> str:
+        row = "".join(f"{cells[name]:{align}{w}}  " for name, (w, align) in columns.items())
+        return clip(row + clip(prompt, max(1, width - len(row))), width)
+
+    yield line({name: name for name in columns}, "FIRST PROMPT")
     for session, place in zip(sessions, places):
-        row = (f"{session.id:<{id_width}}  {local_time(session.started):<16}  {session.turns:>5}  "
-               f"{len(session.subagents):>6}  {tokens(session.usage.total_tokens):>7}  ")
-        if everywhere:
-            row += f"{clip(place, place_width):<{place_width}}  "
-        yield row + clip(one_line(session.first_prompt) or "(no prompt)", max(20, width - len(row)))
+        cells = {"ID": session.id, "STARTED": local_time(session.started), "TURNS": str(session.turns),
+                 "AGENTS": str(len(session.subagents)), "TOKENS": tokens(session.usage.total_tokens),
+                 "WORKSPACE": clip(place, place_width)}
+        yield line(cells, one_line(session.first_prompt) or "(no prompt)")
 
 
 def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> int:

@@ -46,6 +46,12 @@ def user_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path(pwd.getpwuid(os.getuid()).pw_dir, ".cache"))
 
 
+# A gate (or delay) of the stand-in server holds a reply before its status and headers, where a real API would
+# have begun it: a held first reply is no silent server, so every agentcli a test starts (and make_session's
+# model client) waits for it as long as a gate holds. The tests of first_reply_timeout set it themselves.
+PATIENT = ("AGENTCLI_FIRST_REPLY_TIMEOUT", "120")
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test reads or writes the real home: AGENTCLI_HOME and XDG dirs point into tmp."""
@@ -56,6 +62,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(*PATIENT)
     return home / "agentcli"
 
 
@@ -136,6 +143,7 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
         settings = Settings(**overrides)
         llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                   stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
+                  first_reply_timeout=overrides.get("first_reply_timeout", float(PATIENT[1])),
                   thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
                   credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
         recorder = Recorder()

@@ -26,6 +26,13 @@ def text_of(content: Any, sep: str = "\n") -> str:
     return sep.join(str(b.get("text", "")) for b in as_blocks(content) if b.get("type") == "text")
 
 
+def typed(content: Any) -> str:
+    """A prompt as the user typed it: a user message's first text block. What agentcli adds after it (the file
+    or receipt an @-mention attaches, an image, a hook's note) is left out, so a prompt shown or offered back
+    for editing is the user's words alone."""
+    return next((str(b.get("text", "")) for b in as_blocks(content) if b.get("type") == "text"), "")
+
+
 def thinking_of(content: Any) -> str:
     """The model's thinking in ``content`` (thinking blocks; a redacted one as a note)."""
     parts = [str(b.get("thinking", "")) if b.get("type") == "thinking" else "(redacted thinking)"

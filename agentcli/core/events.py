@@ -27,8 +27,9 @@ STATUSES: tuple[str, ...] = get_args(Status)
 FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
 # Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
 # the results of background subagents, added before the main agent's next model call, or what the person sent
-# into the running turn (steered: read after the tool results, see SteerDelivered).
-Origin = Literal["user", "tool_results", "engine", "subagent", "steered"]
+# into the running turn (steered: read after the tool results, see SteerDelivered). ``interrupt`` is the engine's
+# note to the model that the user stopped its turn: a front end says that in its own words, never as the user's.
+Origin = Literal["user", "tool_results", "engine", "interrupt", "subagent", "steered"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,12 @@ class RawStreamEvent(Event):
     """One event of the model's response stream as the API sent it (only when ``LLM.raw_events`` is on)."""
 
     event: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplyStarted(Event):
+    """The model API began its reply to the agent's model call (its status and headers came): until then the
+    call waits for the server's first byte. Each try of a call has its own (a Retrying comes between)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -533,7 +540,7 @@ Sink = Callable[[Event], None]
 
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
-AnyEvent = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
+AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]

@@ -93,8 +93,8 @@ class Session:
                                              fork_session=fork_session)
         self.id = self.store.session_id if self.store else session_id or new_session_id()
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
-                              stall_timeout=settings.stall_timeout, thinking=settings.thinking,
-                              thinking_budget=settings.max_thinking_tokens)
+                              stall_timeout=settings.stall_timeout, first_reply_timeout=settings.first_reply_timeout,
+                              thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         self.trusted = bool(getattr(settings, "trusted", False))
         sources = getattr(settings, "setting_sources", ("user", "project"))  # --setting-sources; skips: warnings

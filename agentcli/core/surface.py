@@ -43,6 +43,7 @@ class SessionSettings(Protocol):
     max_parallel_subagents: int
     api_retries: int
     stall_timeout: float
+    first_reply_timeout: float
     thinking: str
     max_thinking_tokens: int
     compact_threshold: float

@@ -245,7 +245,7 @@ async def run_headless(session: SessionSurface, prompt: str, output: HeadlessOut
                 await cancel_landed()
             await session.aclose()
     report(output, session, mark, result)
-    return exit_status(output, result, ended_by)
+    return exit_status(output, result, ended_by, session)
 
 
 async def cancel_landed() -> None:
@@ -258,12 +258,15 @@ async def cancel_landed() -> None:
         asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None
 
 
-def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int]) -> int:
+def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int], session: SessionSurface) -> int:
+    """The process's exit code. A session that could not be saved (a full disk: stderr said so when the write
+    failed) is a failure too, so a script does not count on a transcript that is not there."""
     if output.reader_gone:
         return READER_GONE
     if ended_by:
         return exit_code(ended_by[0])
-    return 130 if result.status == "interrupted" else (1 if result.is_error else 0)
+    unsaved = session.store is not None and session.store.off
+    return 130 if result.status == "interrupted" else (1 if result.is_error or unsaved else 0)
 
 
 def make_headless_output(output_format: str, *, partial_messages: bool = False,

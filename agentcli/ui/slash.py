@@ -155,7 +155,12 @@ def goodbye(session: "SessionSurface | None", resume: str) -> str:
     """What quitting says: how to come back to this session (with the command ``resume``), when it was
     saved to stay."""
     store = session.store if session is not None else None
-    if session is None or store is None or store.off or not store.main_path.exists():
+    if store is not None and store.off:
+        if not store.main_path.exists():
+            return f"Nothing was saved: writing the session failed ({store.problem})."
+        return (f"Session {store.session_id} is saved only up to where writing failed ({store.problem}); "
+                f"resume it with: {resume}")
+    if session is None or store is None or not store.main_path.exists():
         return "Nothing was saved: no message was sent."
     if os.environ.get(TEMPORARY_HOME):
         return ("The demo's session goes with its temporary folder, so there is nothing to resume; "

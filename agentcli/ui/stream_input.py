@@ -163,7 +163,7 @@ class Driver:
                 await self.session.aclose()
         if self.output.reader_gone:
             return READER_GONE
-        return exit_status(self.output, self.last or Answer("", "done"), self.ended_by)
+        return exit_status(self.output, self.last or Answer("", "done"), self.ended_by, self.session)
 
     def on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: stop the running turn, read no more, and exit 128 + signum."""

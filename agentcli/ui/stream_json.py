@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Union, assert_never
 
 from .. import __version__
-from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ..core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
 # reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it).
-Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested]
+Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted]
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,

@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union, assert_never
 
 from ..core.content import readable, text_of
-from ..core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ..core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                            Event, HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
                            UserMessage, as_any)
 
-__all__ = ["CallEnded", "ChildMark", "Divider", "Item", "Note", "Said", "ToolView", "Transcript", "progress_text"]
+__all__ = ["CallEnded", "ChildMark", "Divider", "Item", "Note", "Said", "TO_MODEL", "ToModel", "ToolView", "Transcript",
+           "progress_text"]
 
 @dataclass
 class ToolView:
@@ -46,11 +47,23 @@ def progress_text(event: ToolProgress) -> str:
 
 @dataclass
 class Said:
-    """A message with text: the user's prompt (or an engine note, by ``origin``) or the assistant's reply."""
+    """A message with text: the user's prompt (what they typed, sent or steered, or background results) or the
+    assistant's reply."""
 
     role: Literal["user", "assistant"]
     text: str
     origin: Origin = "user"
+
+
+TO_MODEL = "agentcli → model:"  # what every front end writes before a ToModel note
+
+
+@dataclass
+class ToModel:
+    """A note agentcli wrote for the model (go on after a cut-off reply, a Stop hook's objection, sum up):
+    shown as agentcli's, never as the user's words."""
+
+    text: str
 
 
 @dataclass
@@ -63,10 +76,10 @@ class Note:
 
 @dataclass
 class Divider:
-    """Where the conversation changed course: resumed (``at``: ISO time), cleared, compacted, or a subagent's
-    later run (``task resume``)."""
+    """Where the conversation changed course: resumed (``at``: ISO time), cleared, compacted, a subagent's
+    later run (``task resume``), or interrupted (the user stopped the turn)."""
 
-    kind: Literal["resumed", "cleared", "compacted", "rerun"]
+    kind: Literal["resumed", "cleared", "compacted", "rerun", "interrupted"]
     at: str = ""
     messages: int = 0  # compacted: how many older messages the summary replaced
     description: str = ""  # rerun: the task's description
@@ -94,7 +107,7 @@ class CallEnded:
     call: ToolView
 
 
-Item = Union[Said, ToolView, CallEnded, Note, Divider, ChildMark]
+Item = Union[Said, ToolView, CallEnded, Note, ToModel, Divider, ChildMark]
 
 
 @dataclass
@@ -108,8 +121,13 @@ class Transcript:
         match as_any(event):
             case UserMessage(origin="steered"):
                 pass  # its SteerDelivered holds the words as the user typed them
-            case UserMessage(content=content, origin=origin):
-                self.said("user", readable(content), origin)
+            case UserMessage(origin="interrupt"):
+                self.items.append(Divider("interrupted"))
+            case UserMessage(content=content, origin="engine"):
+                if text := readable(content).strip():
+                    self.items.append(ToModel(text))
+            case UserMessage(content=content, origin=origin):  # an @-mention's file as its one line (📎)
+                self.said("user", readable(content, attachments=False), origin)
             case SteerDelivered(texts=texts):
                 for said in texts:
                     self.said("user", said, "steered")
@@ -146,7 +164,7 @@ class Transcript:
                 self.items.append(ChildMark(ended.id, status=ended.status, turns=ended.turns,
                                             tokens=ended.usage.total_tokens, seconds=ended.seconds,
                                             summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
-            case (Notice() | TurnStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
+            case (Notice() | TurnStarted() | ReplyStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SubagentWrappingUp()):

@@ -11,7 +11,7 @@ import json
 from typing import Any, Iterable, Iterator
 
 from .format import seconds, tokens
-from .transcript import CallEnded, ChildMark, Divider, Item, Note, Said, ToolView
+from .transcript import TO_MODEL, CallEnded, ChildMark, Divider, Item, Note, Said, ToModel, ToolView
 from .view import SessionView, Subagent
 
 OUTPUT_LINES = 12  # lines of each tool output shown in a main transcript; a subagent's are shown in full
@@ -79,12 +79,16 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
                 yield f"  ▪ {item.id} {item.status} · {turns} · {tokens(item.tokens)} tokens · {seconds(item.seconds)}"
         elif isinstance(item, Note):
             yield f"! {item.text}"
+        elif isinstance(item, ToModel):
+            yield ""
+            yield from indent(item.text, f"{TO_MODEL} ")
         elif isinstance(item, Divider):
             yield ""
             yield {"resumed": f"── resumed {local_time(item.at)}",
                    "cleared": "── /clear: the conversation started afresh",
                    "compacted": f"── compacted {item.messages} older messages into a summary",
-                   "rerun": f"── resumed ({item.description}): a new run with the history above"}[item.kind]
+                   "rerun": f"── resumed ({item.description}): a new run with the history above",
+                   "interrupted": "── interrupted: the user stopped this turn"}[item.kind]
 
 
 def call_lines(name: str, args: dict[str, Any], full: bool) -> Iterator[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence, assert_never
 
-from ..core.events import (FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+from ..core.events import (ReplyStarted, FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
@@ -72,9 +72,10 @@ class Retry:
         return run if isinstance(event, ASIDES) else None
 
 
-# Events about an agent that do not come from its loop: they neither end a run of retries nor continue it.
+# Events about an agent that do not come from its loop, and a reply that has only begun (it may break off again):
+# they neither end a run of retries nor continue it.
 ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
-          ElicitationRequested)
+          ElicitationRequested, ReplyStarted)
 
 
 @dataclass
@@ -263,7 +264,7 @@ class Subagent:
                 self.tokens = ended.usage.total_tokens or self.tokens
                 self.seconds = ended.seconds
                 self.summarized = ended.summarized
-            case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | SubagentResultDelivered()
+            case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | ReplyStarted() | SubagentResultDelivered()
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
                   | TextDelta() | AssistantMessage()
                   | HistoryCleared()
@@ -307,6 +308,9 @@ class SessionView:
     approvals: list[tuple[str, str]] = field(default_factory=list)
     latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
     streamed: int = 0  # characters the main agent's current model call has streamed (0 between calls)
+    # Since when the main agent's model call waits for the server's reply to begin (None: it began, or no call);
+    # the caller's clock, as ``apply``'s ``now``. A retry waits anew from the end of its pause.
+    awaiting_reply: float | None = None
     main_retry: Retry | None = None  # while the main agent's model call is being retried
     retried: tuple[str, Retry] | None = None  # the run of retries the latest event ended: (agent id, the run)
     status_changed: bool = False  # the latest event changed what a status bar or line shows
@@ -354,7 +358,7 @@ class SessionView:
         if event.agent_id == MAIN:
             self.transcript.apply(event, now)
             run, self.main_retry = self.main_retry, Retry.fold(self.main_retry, event)
-            self.main_facts(event)
+            self.main_facts(event, now)
             self.retried = (MAIN, run) if run is not None and self.main_retry is None else None
             self.call_facts(event, self.transcript)
             return None
@@ -391,8 +395,8 @@ class SessionView:
         """The main agent's texts in its transcript from the ``items``-th item on (a front end's mark)."""
         return [item.text for item in self.transcript.items[items:] if isinstance(item, Said) and item.role == "assistant"]
 
-    def main_facts(self, event: Event) -> None:
-        """The main agent's event, into the status bar's facts, the working line's count and its plan."""
+    def main_facts(self, event: Event, now: float = 0.0) -> None:
+        """The main agent's event, into the status bar's facts, the working line's count and wait, and its plan."""
         match as_any(event):
             case UsageUpdated() as used:
                 self.main_usage, self.context_used = used.total, used.usage.context_tokens
@@ -400,8 +404,16 @@ class SessionView:
                 self.streamed = 0  # counted now
             case TextDelta(text=text):
                 self.streamed += len(text)
-            case TextReset() | TurnStarted() | TurnFinished():
+            case TextReset():
                 self.streamed = 0
+            case TurnStarted():
+                self.streamed, self.awaiting_reply = 0, now
+            case TurnFinished():
+                self.streamed, self.awaiting_reply = 0, None
+            case Retrying(delay=delay):  # the next try waits anew, after the pause
+                self.awaiting_reply = now + delay
+            case ReplyStarted():
+                self.awaiting_reply = None
             case Compacted(tokens_after=after):
                 self.context_used, self.status_changed = after, True
             case HistoryCleared():  # and Rewound
@@ -411,7 +423,7 @@ class SessionView:
             case (UserMessage() | ThinkingDelta() | RawStreamEvent()
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | Notice() | Retrying()
+                  | ApprovalsWaiting() | Notice()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar

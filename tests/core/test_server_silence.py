@@ -1,5 +1,6 @@
-"""A server that accepts and then says nothing, or says it a byte at a time, meets the stall timeout
-before its first byte as it does mid-stream; a refused connection fails after one quick retry.
+"""A server that accepts and then says nothing, or says it a byte at a time, is given up on: one that has not
+answered this process yet after first_reply_timeout and one more try, as a refused connection is; one that
+answered before, or whose reply has begun, after stall_timeout and every retry.
 
 Each case runs the real SDK (and the early request, core/model/early_request.py) against a real socket on
 loopback that misbehaves on purpose. No timing is asserted: the attempts are counted, and the
@@ -8,6 +9,7 @@ pytest timeout is the guard against a hang.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from typing import Any, Callable
@@ -17,6 +19,7 @@ import pytest
 from agentcli.core.model import early_request
 from agentcli.core.events import Retrying
 from agentcli.core.model.llm import LLM, Credentials, LLMError
+from tests.fakes.anthropic_server import sse_events, text
 from tests.waiting import wait_until
 
 Behaviour = Callable[[socket.socket, threading.Event], None]
@@ -41,6 +44,22 @@ def status_only(conn: socket.socket, stop: threading.Event) -> None:
     """The status line and nothing after it."""
     conn.sendall(b"HTTP/1.1 200 OK\r\n")
     stop.wait()
+
+
+def answers_once() -> Behaviour:
+    """A whole streamed reply on the first connection; silence on every later one."""
+    served: list[int] = []
+
+    def behaviour(conn: socket.socket, stop: threading.Event) -> None:
+        if served:
+            stop.wait()
+            return
+        served.append(1)
+        body = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                       for name, data in sse_events(text("Hi."), {"model": "m", "messages": []})).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
+                     b"content-length: %d\r\n\r\n%s" % (len(body), body))
+    return behaviour
 
 
 def headers_only_json(conn: socket.socket, stop: threading.Event) -> None:
@@ -92,35 +111,43 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     return str(request.param)
 
 
-async def ask(url: str, seen: list[Retrying], **options: Any) -> None:
+async def ask(url: str, seen: list[Retrying], then: dict[str, Any] | None = None, **options: Any) -> None:
+    """One model call; with ``then``, a second one of the same client with those options changed."""
     llm = LLM(credentials=Credentials(api_key="sk-ant-silence-0000", base_url=url), retry_base_delay=0.01,
               retry_max_delay=0.01, **options)
     try:
-        await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
-                         on_text=lambda text: None, on_retry=seen.append)
+        for changes in [{}, *([then] if then is not None else [])]:
+            for name, value in changes.items():
+                setattr(llm, name, value)
+            await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
+                             on_text=lambda text: None, on_retry=seen.append)
     finally:
         await llm.aclose()
 
 
 @pytest.mark.parametrize("behaviour", [silent, slowloris_headers, status_only, headers_only_json],
                          ids=lambda b: b.__name__)
-async def test_a_server_silent_before_its_first_event_meets_the_stall_timeout(path, behaviour):
+async def test_a_server_that_never_answered_is_given_up_on_after_one_more_try(path, behaviour):
     server = MisbehavingServer(behaviour)
     retries: list[Retrying] = []
     try:
         with pytest.raises(LLMError) as failed:
-            await ask(server.url, retries, stall_timeout=0.5, retries=1)
+            # whole headers are a reply that began: stall_timeout holds for the rest, and api_retries
+            began = behaviour is headers_only_json
+            await ask(server.url, retries, **({"stall_timeout": 0.5, "retries": 1} if began else
+                                              {"first_reply_timeout": 0.5, "retries": 8}))  # the default count
         # On a loaded machine a try can meet the stall timeout before its connection is made, so the
         # server sees at least one try and never more than two; the client's own count is exact.
         wait_until(lambda: server.connections >= 1, "the server seeing the first try")
     finally:
         server.close()  # only now: a try still in the listener's backlog is counted
     assert server.connections <= 2
-    assert len(retries) == 1
+    assert len(retries) == 1 and retries[0].retries == 1
     assert failed.value.retryable
     message = str(failed.value)
     if behaviour in (silent, slowloris_headers, status_only):
-        assert message == f"The model API at {server.url} sent no reply for 0.5 s (stall_timeout)."
+        assert message == (f"The model API at {server.url} sent no reply in 0.5 s (first_reply_timeout); check that "
+                           "a model server runs there, or raise first_reply_timeout for a slow one.")
     else:
         assert "0.5 s" in message
 
@@ -137,16 +164,19 @@ async def test_a_refused_connection_fails_after_one_quick_retry_naming_the_url(p
     assert message.endswith(".") and ". " not in message  # one sentence
 
 
-async def test_timeouts_keep_their_backoff_and_count():
-    """Only a refusal is cut short: a silent server is tried as many times as api_retries says."""
-    server = MisbehavingServer(silent)
+async def test_a_server_that_answered_before_keeps_the_stall_timeout_and_every_retry(path):
+    """Only a server that never answered is cut short: one that answered once and then goes silent is tried as
+    many times as api_retries says, each try waiting stall_timeout."""
+    server = MisbehavingServer(answers_once())
     retries: list[Retrying] = []
     try:
-        with pytest.raises(LLMError):
-            await ask(server.url, retries, stall_timeout=0.2, retries=3)
-        wait_until(lambda: server.connections >= 1, "the server seeing a try")  # see the test above
+        with pytest.raises(LLMError) as failed:
+            await ask(server.url, retries, then={"stall_timeout": 0.2}, retries=3)
+        wait_until(lambda: server.connections >= 2, "the server seeing a try after its answer")  # see above
     finally:
         server.close()
-    assert server.connections <= 4
+    assert server.connections <= 5
+    assert [r.attempt for r in retries] == [1, 2, 3], [r.error for r in retries]
     assert [r.attempt for r in retries] == [1, 2, 3] and {r.retries for r in retries} == {3}
+    assert str(failed.value) == f"The model API at {server.url} sent no reply for 0.2 s (stall_timeout)."
 

@@ -10,6 +10,7 @@ import pytest
 from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
 from agentcli.core.session import SessionError
 from agentcli.core.storage.store import open_store, projects_home
+from agentcli.ui.slash import goodbye
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
 
@@ -35,6 +36,8 @@ async def test_a_full_disk_mid_session_is_one_warning_and_the_session_goes_on(se
     assert recorder.of(SubagentFinished, status="done") and recorder.of(AssistantMessage, agent_id="main")
     kinds = [json.loads(line)["type"] for line in session.store.main_path.read_text().splitlines()]
     assert kinds[:2] == ["session_started", "user_message"] and "subagent_started" not in kinds
+    assert goodbye(session, "agentcli -c") == (f"Session {session.id} is saved only up to where writing failed "
+                                               "(no space left on device); resume it with: agentcli -c")
     session.clear()  # the store is off: no second warning, no exception
     assert len([n for n in recorder.of(Notice) if n.level == "warning"]) == 1
     server.assert_no_rejections()

@@ -22,7 +22,7 @@ import pytest_asyncio
 from acp import schema as s
 
 from agentcli.ui.acp.children import UPDATE_FIELDS
-from tests.conftest import API_KEY
+from tests.conftest import API_KEY, PATIENT
 from tests.fakes.anthropic_server import FakeAnthropic
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +142,7 @@ def agent_env(home: Path, server: FakeAnthropic) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=API_KEY, AGENTCLI_HOME=str(home / "agentcli"),
                HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"))
+    env.update([PATIENT])
     return env
 
 

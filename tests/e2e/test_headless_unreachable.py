@@ -36,19 +36,20 @@ def test_nothing_listening_fails_after_one_quick_retry_naming_the_url(repo: Path
                     "or point ANTHROPIC_BASE_URL at one that runs."), proc.stderr
 
 
-def test_a_server_that_never_answers_meets_the_stall_timeout(repo: Path, isolated_home: Path) -> None:
-    config = isolated_home / "config" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("stall_timeout = 1\n")
+def test_a_server_that_never_answers_fails_after_one_more_try(repo: Path, isolated_home: Path) -> None:
+    """Accepted and never answered: first_reply_timeout (1 s here), one retry, one sentence; not api_retries (8)
+    tries of stall_timeout (60 s) each, which the subprocess's 60 s would not see the end of."""
     for behaviour in (silent, slowloris_headers):
         server = MisbehavingServer(behaviour)
         try:
             proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": API_KEY,
-                                                      "AGENTCLI_API_RETRIES": "1"})
+                                                      "AGENTCLI_FIRST_REPLY_TIMEOUT": "1"})
             wait_until(lambda: server.connections == 2, "the server seeing the first try and its one retry")
         finally:
             server.close()
         assert proc.returncode == 1 and "Traceback" not in proc.stderr
-        assert len(retry_notices(proc.stderr)) == 1, proc.stderr
+        [notice] = retry_notices(proc.stderr)
+        assert notice.endswith("(1/1).") and "sent no reply in 1 s" in notice, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == (
-            f"agentcli: The model API at {server.url} sent no reply for 1 s (stall_timeout)."), proc.stderr
+            f"agentcli: The model API at {server.url} sent no reply in 1 s (first_reply_timeout); check that a model "
+            "server runs there, or raise first_reply_timeout for a slow one."), proc.stderr

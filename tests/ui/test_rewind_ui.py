@@ -67,3 +67,33 @@ async def test_line_mode_rewind_lists_prompts_and_restores_files(plain, server, 
     assert said.count("README.md") == 1 and "Restored 1 file to before prompt 2: README.md" in said  # said once
     assert (repo / "README.md").read_text() == original
     assert "edit the readme" in str(ui.app.session.main.messages)  # files only
+
+
+async def test_a_prompt_with_an_attachment_is_shown_and_given_back_as_typed(server, tui, repo):
+    """An @-mention's file goes to the model, never into what shows or restores the prompt: the rewind row,
+    the input after `c`, sessions list and `sessions show`."""
+    from agentcli.core.storage.store import list_sessions, read_records
+    from agentcli.sessions_cli import replay
+    from agentcli.ui.transcript_text import main_lines
+
+    server.script(text("It defines index()."), text("Again."))
+    typed = "look at @src/app/views.py"
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, typed)
+        assert "def index():" in json.dumps(server.requests[0]["messages"])  # the model got the file
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindScreen), "the rewind screen")
+        [row] = [str(option.prompt) for option in app.screen.query_one("#rewind-prompts").options]
+        assert row.strip() == f"1  {typed}"
+        await pilot.press("c")
+        await until(pilot, lambda: not isinstance(app.screen, RewindScreen), "the screen to close")
+        await until(pilot, lambda: app.prompt.text == typed, "the prompt back in the input, as typed")
+        await answer(pilot, app.prompt.text)  # sent again as it came back
+    [sent] = [m for m in server.requests[-1]["messages"] if m["role"] == "user"]
+    assert json.dumps(sent).count("def index():") == 1  # the file once, not twice
+    [info] = list_sessions(repo)
+    assert info.first_prompt == typed
+    shown_lines = list(main_lines(replay(read_records(info.path)[0])[0], live=False))
+    assert f"> {typed}" in shown_lines and "> 📎 src/app/views.py (5 lines)" in shown_lines
+    assert not [line for line in shown_lines if "def index():" in line or "The user attached" in line]

@@ -16,6 +16,7 @@ from agentcli.ui.tui.widgets.conversation import NoticeEntry, ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.status_bar import StatusBar
+from agentcli.ui.tui.widgets.working import WAITING
 from tests import waiting
 from tests.fakes.anthropic_server import first_user_text, reply, text, tool_use, tool_use_block
 from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, plain, send, until
@@ -137,6 +138,25 @@ async def test_a_stalled_child_is_flagged_in_its_entry(server, tui):
         gate.set()
 
 
+async def test_the_working_line_says_when_the_server_has_not_begun_its_reply(server, tui):
+    """Held before its status and headers (a gate), the reply has not begun: the working line says so, not just
+    "↓ 0 tokens"; once it streams, the hint goes, though the turn goes on (the stream then goes silent)."""
+    gate = threading.Event()
+    server.script(text(" ".join(f"word{i}" for i in range(200)), gate=gate, gate_timeout=120, stall_after_events=8,
+                       stall_seconds=600))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await until(pilot, lambda: WAITING in app.working.content.plain, "the hint on the working line")
+        assert "esc to interrupt" in app.working.content.plain
+        gate.set()
+        await until(pilot, lambda: app.conversation.streaming, "the reply to stream")
+        await until(pilot, lambda: WAITING not in app.working.content.plain, "the hint to go")
+        assert app.busy and "esc to interrupt" in app.working.content.plain
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.busy, "the interrupt")
+
+
 async def test_the_working_line_shows_while_the_main_agent_waits_on_the_model(server, tui):
     gate = threading.Event()
     server.script(text("Here it is.", gate=gate, gate_timeout=120, usage=USAGE))
@@ -145,7 +165,8 @@ async def test_the_working_line_shows_while_the_main_agent_waits_on_the_model(se
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "hello")
             await until(pilot, lambda: app.working.display and app.working.region.height == 1, "the working line")
-            assert "esc to interrupt" in app.working.content.plain and "tokens" in app.working.content.plain
+            shown = app.working.content.plain  # the tokens so far, or (held before its headers) the wait
+            assert "esc to interrupt" in shown and ("tokens" in shown or WAITING in shown)
             gate.set()
             await until(pilot, lambda: not app.busy, "the turn to end")
             assert not app.working.display or app.working.has_class("-idle")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
-from ..content import append_user, as_blocks
+from ..content import append_user, as_blocks, typed
 from .loop import BROKEN_OFF, CUT_OFF, final_text
 from .subagent_record import SubagentRecord, report_of
 from .task_tool import TaskTool
@@ -68,7 +68,8 @@ def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentSta
 
 @dataclass
 class Prompt:
-    """A message the user typed to the main agent: its number (from 1, in file order) and text."""
+    """A message the user typed to the main agent: its number (from 1, in file order) and text (as typed, without
+    what its @-mentions attached)."""
 
     number: int
     text: str
@@ -85,8 +86,7 @@ def user_prompts(records: list[dict[str, Any]]) -> list[Prompt]:
         content = as_blocks(record.get("content"))
         if record.get("origin", legacy_origin(content)) != "user":
             continue
-        text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
-        prompts.append(Prompt(len(prompts) + 1, text, str(record.get("ts", "")), index))
+        prompts.append(Prompt(len(prompts) + 1, typed(content), str(record.get("ts", "")), index))
     return prompts
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 from . import compaction
 from .steering import Steers
 from ..content import agentcli_note, append_user, has_tool_use, quoted, text_of
-from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, Retrying, Status, TextDelta, TextReset,
+from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
 from ..model.llm import LLM, LLMError, ModelReply
@@ -97,7 +97,7 @@ class Agent:
         try:
             return await self.turns_until_answer()
         except asyncio.CancelledError:
-            self.add_user([agentcli_note(STOPPED)], origin="engine")  # so the next call knows it was stopped
+            self.add_user([agentcli_note(STOPPED)], origin="interrupt")  # so the next call knows it was stopped
             raise
 
     async def turns_until_answer(self) -> RunResult:
@@ -192,7 +192,8 @@ class Agent:
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
-                                              on_event=on_event if self.llm.raw_events else None)
+                                              on_event=on_event if self.llm.raw_events else None,
+                                              on_reply=lambda: self.emit(ReplyStarted))
             except LLMError as exc:
                 if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise

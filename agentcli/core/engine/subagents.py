@@ -20,7 +20,7 @@ from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
 from .steering import Steers
-from ..events import (Event, Notice, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
+from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
                       ToolCallStarted, Usage, UsageUpdated)
 from ..model.catalogue import resolve_model
 from ..model.llm import LLM, LLMError
@@ -310,7 +310,8 @@ class Subagents:
         workspace = Workspace.at(worktree.root, branch=worktree.branch) if worktree is not None else parent.workspace
 
         def emit(event: Event) -> None:
-            record.events.append(event)
+            if not isinstance(event, ReplyStarted):  # a wait that is over: no part of its transcript
+                record.events.append(event)
             if isinstance(event, UsageUpdated):  # live: /cost and the session's budget count a running child
                 record.usage = event.total
             if isinstance(event, ToolCallStarted) and self._is_edit(event.name):

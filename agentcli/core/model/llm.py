@@ -124,6 +124,10 @@ class LLM:
     retry_base_delay: float = 1.0  # seconds; doubles each attempt, capped at retry_max_delay
     retry_max_delay: float = 30.0
     stall_timeout: float = 60.0  # seconds without a stream event before the stream counts as dead
+    # Seconds a server that has not answered this process yet gets to begin its reply (its status and headers);
+    # it is tried once more, then given up on, as a refused connection is. One that answered before, and a
+    # reply that has begun, get stall_timeout.
+    first_reply_timeout: float = 10.0
     timeout: float = 600.0
     thinking: str = "off"  # one of THINKING_MODES; sessions pass the setting ("auto" by default)
     thinking_budget: int = 0  # tokens for thinking "on"; 0: DEFAULT_THINKING_BUDGET
@@ -137,6 +141,7 @@ class LLM:
     _client: "AsyncAnthropic | None" = field(default=None, repr=False)
     _http: "httpx2.AsyncClient | None" = field(default=None, repr=False)  # the early request's (early_request)
     _can_count_tokens: bool = field(default=True, repr=False)
+    _heard: bool = field(default=False, repr=False)  # a reply has begun in this process: the server is there
 
     def client(self) -> "AsyncAnthropic":
         """The SDK's client, made on first use (on the early request's connections, if one went out)."""
@@ -171,9 +176,11 @@ class LLM:
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_reply: Callable[[], None] = lambda: None,
     ) -> ModelReply:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive, thinking to
         ``on_thinking``. A server that refuses thinking is asked again without it (``on_notice`` says so).
+        ``on_reply`` is called when a try's reply begins (its status and headers came).
 
         Failures, broken streams and malformed replies are retried with backoff (``on_retry``
         gets a ``Retrying`` each time). When a stream dies after a tool call completed, the blocks
@@ -197,7 +204,7 @@ class LLM:
         while True:
             started = time.monotonic()
             try:
-                return await self._stream_once(params, model, on_text, on_thinking, on_event)
+                return await self._stream_once(params, model, on_text, on_thinking, on_event, on_reply)
             except LLMError as exc:
                 if "thinking" in params and exc.status == 400 and "thinking" in str(exc).lower():
                     self.thinking_refused = True
@@ -253,9 +260,15 @@ class LLM:
         delay = min(self.retry_base_delay * 2.0 ** (attempt - 1), self.retry_max_delay)
         return delay * random.uniform(0.75, 1.25)
 
+    def reply_wait(self) -> float:
+        """How long a request waits for its reply to begin: ``first_reply_timeout`` until the server has answered
+        this process once, then ``stall_timeout``."""
+        return self.stall_timeout if self._heard else min(self.first_reply_timeout, self.stall_timeout)
+
     async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None],
                            on_thinking: Callable[[str], None],
-                           on_event: Callable[[dict[str, Any]], None] | None = None) -> ModelReply:
+                           on_event: Callable[[dict[str, Any]], None] | None = None,
+                           on_reply: Callable[[], None] = lambda: None) -> ModelReply:
         """One request. A reply counts only when complete: a stream that ends without
         ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
         LLMError whose ``partial`` holds the blocks that completed before it (if any).
@@ -269,10 +282,14 @@ class LLM:
         try:
             # One deadline, from the connection on and pushed forward on each event: a server silent for
             # stall_timeout is dead, whether it has not yet connected, answered, finished its headers
-            # (one byte at a time) or sent the next event. (asyncio.wait_for per event would create a
+            # (one byte at a time) or sent the next event; one that has never answered this process gets
+            # first_reply_timeout to begin (reply_wait). (asyncio.wait_for per event would create a
             # task for every token.)
-            async with asyncio.timeout(self.stall_timeout) as stall:
+            async with asyncio.timeout(self.reply_wait()) as stall:
                 stream = await self._open_stream(self.bodies.build(params), stall)
+                self._heard = True
+                stall.reschedule(loop.time() + self.stall_timeout)
+                on_reply()
                 content_type = stream.response.headers.get("content-type", "")
                 if content_type and "event-stream" not in content_type:
                     return await self._plain_reply(stream.response, content_type, model, on_text)
@@ -305,6 +322,10 @@ class LLM:
             return exc
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not answered:
             url = early_request.base_url(self.credentials or resolve_credentials())
+            if not self._heard:  # nothing there answers: no use waiting through every retry
+                return LLMError(f"The model API at {url} sent no reply in {self.reply_wait():g} s "
+                                "(first_reply_timeout); check that a model server runs there, or raise "
+                                "first_reply_timeout for a slow one.", retryable=True, retry_limit=1)
             return LLMError(f"The model API at {url} sent no reply for {self.stall_timeout:g} s (stall_timeout).",
                             retryable=True)
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
@@ -337,7 +358,7 @@ class LLM:
         try:
             return await self._sdk()
         finally:
-            deadline.reschedule(asyncio.get_running_loop().time() + self.stall_timeout)
+            deadline.reschedule(asyncio.get_running_loop().time() + self.reply_wait())
 
     async def _open_stream(self, body: bytes, deadline: asyncio.Timeout) -> Any:
         """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).

@@ -23,13 +23,15 @@ from typing import IO, Any
 
 from ... import paths
 from .. import images
-from ..content import text_of
+from ..content import typed
 from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage, event_from_dict
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
+              "reply_started",  # a wait that is over
               "approvals_waiting",  # the inbox now, for the front ends
               "tool_progress")  # the call's result holds what it came to
+WAITS = ("notice",)  # kept back until the session has something of its own to save (SessionStore)
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 
 
@@ -58,8 +60,10 @@ class SessionStore:
     """Appends each agent's events to its own JSONL file, flushed per record.
 
     ``header`` holds the fields of the record written before the first main record
-    (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an
-    opened session that never gets a prompt leaves no file behind.
+    (``session_started`` for a new session, ``session_resumed`` for a resumed one), so an opened session
+    that never gets a prompt leaves no file behind. Notices wait too (``WAITS``: what a session says when
+    it opens, such as no bubblewrap or declined workspace settings), written once something else comes:
+    a start that only said them leaves no file, and a resume that only said them adds none to it.
 
     When a write fails (a full disk, a folder made read-only), the store turns itself off: that
     write raises SessionError once, and every later one does nothing.
@@ -74,9 +78,11 @@ class SessionStore:
         self.checkpoint_dir = project_dir / session_id / "checkpoints"
         self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
+        self._waiting: list[tuple[str, dict[str, Any]]] | None = []  # notices held back; None once something came
         self._files: dict[str, IO[str]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
         self.off = False  # a write failed; nothing more is written
+        self.problem = ""  # why it failed ("no space left on device")
 
     @classmethod
     def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> "SessionStore":
@@ -90,6 +96,10 @@ class SessionStore:
         if record["type"] in NOT_STORED:
             return
         record = {"ts": now_iso(), **record}
+        if self._waiting is not None and record["type"] in WAITS:
+            self._waiting.append((event.agent_id, record))
+            return
+        self._settle()
         self._append(event.agent_id, record)
         if isinstance(event, (SubagentStarted, SubagentFinished)):
             self._append(MAIN, record)  # the main transcript lists its children too
@@ -98,6 +108,7 @@ class SessionStore:
 
     def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
         """Append a record that is no event (``ts`` and ids are filled in)."""
+        self._settle()
         self._append(agent_id, {"ts": now_iso(), **record, "agent_id": agent_id,
                                 "parent_tool_use_id": record.get("parent_tool_use_id")})
 
@@ -117,6 +128,12 @@ class SessionStore:
             header, self._header = self._header, None
             self._append(MAIN, {"ts": now_iso(), **header})
 
+    def _settle(self) -> None:
+        """Something besides notices is written: the notices held back go first."""
+        waiting, self._waiting = self._waiting or [], None
+        for agent_id, record in waiting:
+            self._append(agent_id, record)
+
     def _append(self, agent_id: str, record: dict[str, Any]) -> None:
         if self.off:
             return
@@ -132,10 +149,22 @@ class SessionStore:
                 f.write(json.dumps(record, default=str) + "\n")
             f.flush()
         except OSError as exc:
-            self.off = True
+            self.off, self.problem = True, _reason(exc)
             self.close()
-            raise SessionError(f"Could not write {self.path_for(agent_id)} ({_reason(exc)}), so the rest of "
+            self._drop_if_empty()
+            raise SessionError(f"Could not write {self.path_for(agent_id)} ({self.problem}), so the rest of "
                                "this session will not be saved.") from None
+
+    def _drop_if_empty(self) -> None:
+        """Remove a main file that holds no whole record after a failed write (a full disk): a session with
+        nothing in it to list or resume."""
+        try:
+            with self.main_path.open("rb") as f:
+                whole = b"\n" in f.read(1 << 16)
+            if not whole:
+                self.main_path.unlink()
+        except OSError:
+            pass
 
     def _open(self, agent_id: str) -> IO[str]:
         path = self.path_for(agent_id)
@@ -389,7 +418,7 @@ def session_info(path: Path) -> SessionInfo:
         elif agent != MAIN:
             continue
         elif kind == "user_message" and not info.first_prompt:
-            info.first_prompt = text_of(record.get("content"), " ").strip()
+            info.first_prompt = typed(record.get("content")).strip()
         elif kind == "turn_started":
             info.turns = max(info.turns, int(record.get("turn") or 0))
         elif kind == "usage_updated":

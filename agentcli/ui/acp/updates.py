@@ -10,7 +10,7 @@ from typing import Any
 
 from acp import schema as s
 
-from ...core.content import text_of
+from ...core.content import text_of, typed
 from ...core.events import (AssistantMessage, Event, PlanUpdated, SubagentFinished, ToolCallFinished, ToolCallStarted,
                              Usage, UserMessage)
 
@@ -112,7 +112,7 @@ def plan_update(event: PlanUpdated) -> s.AgentPlanUpdate:
 def replayed(event: Event, root: Path) -> Any:
     """A stored event as the update that shows it again (session/load), or None: the user's prompts, the
     answers, the tool calls and the plan; streaming deltas are not stored, their whole messages are."""
-    if isinstance(event, UserMessage) and event.origin == "user" and (said := text_of(event.content)):
+    if isinstance(event, UserMessage) and event.origin == "user" and (said := typed(event.content)):
         return s.UserMessageChunk(session_update="user_message_chunk", content=s.TextContentBlock(type="text", text=said))
     if isinstance(event, AssistantMessage) and (said := text_of(event.content)):
         return message_chunk(said)

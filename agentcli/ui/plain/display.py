@@ -32,7 +32,7 @@ from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
 from ..format import flat, seconds, tokens, word_count
 from ..plan import PlanStep, plan_title
-from ..transcript import ToolView
+from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
@@ -466,7 +466,11 @@ class Display:
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
                 text = readable(event.content, attachments=False).strip()  # an agentcli note without its marks
-                if text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
+                if event.origin == "interrupt":  # the model's note of it: said as the live esc says it
+                    self.emit("", *self.painter.lines(Text("Interrupted.", style="yellow")))
+                elif text and event.origin == "engine":  # agentcli's words to the model, not the user's
+                    self.emit("", *self.painter.lines(Text(f"{TO_MODEL} {text}", style="dim")))
+                elif text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 if event.agent_id == MAIN:

@@ -25,6 +25,7 @@ from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...drawn import terminal as drawn  # what it draws and leaves quiet
 from ...format import seconds, tokens
+from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
@@ -283,8 +284,11 @@ class Conversation(VerticalScroll):
                     await self.add(self._whole_answer(text_of(content)))
             case UserMessage(content=content, origin=origin):
                 text = readable(content, "\n\n", attachments=False)  # an agentcli note without the marks the model sees
-                if origin == "engine":  # what the loop tells the model, not what the user said
-                    await self.add_notice(text.strip())
+                if origin == "interrupt":  # live, the app says it when the turn ends (TURN_NOTES)
+                    if self._replaying is not None:
+                        await self.add_notice("Interrupted.", "warning")
+                elif origin == "engine":  # what the loop tells the model, not what the user said
+                    await self.add_notice(f"{TO_MODEL} {text.strip()}")
                 elif origin in ("subagent", "steered"):  # its ...Delivered event shows it
                     pass
                 elif text.strip():

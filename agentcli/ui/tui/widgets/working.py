@@ -1,7 +1,9 @@
 """The working line under the conversation while the main agent works: spinner, time, tokens so far, how to stop.
 
 It shows the output tokens of the turn's finished model calls, and estimates the one streaming now
-from its text, so the number moves while the answer streams; both counts are the view model's.
+from its text, so the number moves while the answer streams; both counts are the view model's. While a
+model call waits for the server's reply to begin, it says so and for how long (``WAITING``), so a server
+that accepted the connection and says nothing is not mistaken for a model that thinks.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ....core.events import Event, UsageUpdated
+from ....core.events import Event, ReplyStarted, Retrying, TurnFinished, TurnStarted, UsageUpdated
 from ...format import seconds, tokens
 from ...view import SessionView
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CHARS_PER_TOKEN = 4
+WAITING = "waiting for the server's first byte"
+WAIT_SHOWN_AFTER = 1.0  # seconds: a server that answers at once does not flash it
 
 
 class WorkingLine(Static):
@@ -54,15 +58,29 @@ class WorkingLine(Static):
 
     def apply(self, event: Event) -> None:
         """A main-agent event, folded into the view already: drawn on the next step, or now when not animated."""
-        if isinstance(event, UsageUpdated) and not self.animate:
+        if isinstance(event, (UsageUpdated, TurnStarted, ReplyStarted, Retrying, TurnFinished)) and not self.animate:
             self.draw()
 
     def step(self) -> None:
         self.frame = (self.frame + 1) % len(FRAMES)
         self.draw()
 
+    def waiting(self) -> str:
+        """The hint while the model call waits for its reply to begin ("" when it does not, or not for long)."""
+        since = self.view.awaiting_reply
+        if since is None:
+            return ""
+        if not self.animate:  # no clock shown: the hint alone
+            return WAITING
+        waited = self.clock() - since
+        return f"{WAITING} · {seconds(waited)}" if waited >= WAIT_SHOWN_AFTER else ""
+
     def draw(self) -> None:
-        facts = [] if not self.animate else [seconds(self.clock() - self.started)]
-        facts += [f"↓ {tokens(self.tokens_so_far)} tokens", "esc to interrupt"]
+        got = self.tokens_so_far
+        if waiting := self.waiting():  # its own time, in place of the turn's: the line fits 80 columns
+            facts = [waiting, *([f"↓ {tokens(got)} tokens"] if got else [])]
+        else:
+            facts = ([seconds(self.clock() - self.started)] if self.animate else []) + [f"↓ {tokens(got)} tokens"]
+        facts.append("esc to interrupt")
         self.update(Content.assemble(Content.styled(FRAMES[self.frame] if self.animate else "●", "bold $warning"),
                                      Content.styled(" working", "bold"), " · " + " · ".join(facts)))
