@@ -59,7 +59,7 @@ from .system.secret_env import command_env
 from .system.workspace import Workspace
 from .surface import SessionSettings, SessionSurface
 
-TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
+TOOL_SETTINGS = ("search_timeout", "web_fetch_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
 
 __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",

@@ -39,13 +39,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
-from urllib.parse import urlsplit
 
 from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
 from ..system.sandbox import Widening
+from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
 
@@ -118,26 +118,6 @@ class Decision:
 
 
 ALLOW = Decision("allow")
-
-
-def fetch_host(url: str) -> str:
-    """The host a URL names, lowercased ("" when it names none): what a domain rule is matched against."""
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return ""
-
-
-def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
-    """Whether a web_fetch rule names this fetch: ``domain:HOST`` (``*`` as a wildcard, ``*.example.com``
-    also ``example.com``) against the host, any other pattern against the whole URL."""
-    if rule.pattern is None:
-        return True
-    if not rule.pattern.startswith("domain:"):
-        return rule.matches_text(url)
-    domain = rule.pattern[len("domain:"):].strip().lower().rstrip(".")
-    return (Rule(rule.text, rule.tools, domain).matches_text(host)
-            or (domain.startswith("*.") and host == domain[2:]))
 
 
 def _refuse(reason: str) -> Decision:
@@ -494,16 +474,19 @@ class Permissions:
     def _decide_fetch(self, url: str) -> Decision:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
         ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
-        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here."""
+        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here.
+        Hosts and URLs are compared in one spelling (``web_address``); a deny or ask rule on an IPv4
+        address also names the IPv6 forms that carry it."""
         host = fetch_host(url)
         if not host:
             return ALLOW
-        deny = self._find("deny", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        forms = [(form, alias) for form in url_forms(url) for alias in host_aliases(host)]
+        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
         if deny:
             return _refuse(f"Fetching {host} is denied by the rule `{deny.text}`; do not try to get around it.")
         if self.mode == "bypassPermissions":
             return ALLOW
-        ask = self._find("ask", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        ask = self._find("ask", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
         rule = f"web_fetch(domain:{host})"
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
@@ -512,6 +495,23 @@ class Permissions:
         return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,),
                         allows=f"add the allow rule `{rule}` to {SETTINGS}, or pass --allowedTools "
                                f"'WebFetch(domain:{host})'")
+
+    def fetch_denial(self, url: str, addresses: Iterable[str]) -> str:
+        """Why web_fetch may not connect to ``addresses``, what ``url``'s host resolved to: the deny rule
+        that names one of them (a rule on an address holds for every name that leads to it); "" if none."""
+        names = [alias for address in addresses for alias in host_aliases(address)]
+        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, url, name) for name in names))
+        return (f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
+                "rule names; do not try to get around it.") if deny else ""
+
+    def fetch_redirect(self, first: str, then: str) -> Decision:
+        """A redirect from ``first``, allowed, to ``then`` on the same host: allow follows it, refuse says
+        why not, and ask reports it to the model (whose fetch of ``then`` is asked as any other). A question
+        the same as the one ``first`` was allowed by is answered already."""
+        before, after = self._decide_fetch(first), self._decide_fetch(then)
+        if after.verdict == "ask" and (after.reason, after.rules) == (before.reason, before.rules):
+            return ALLOW
+        return after
 
     def _hidden_from_deny(self, line: CommandLine) -> Decision | None:
         """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules
