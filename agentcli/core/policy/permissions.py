@@ -146,6 +146,8 @@ class Permissions:
     interactive: bool = False  # a user is there to answer approval requests
     rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
+    # A loaded skill's or a command's allowed-tools, for its turn: they allow inside the workspace only.
+    turn_rules: list[Rule] = field(default_factory=list)
     agent_rules: dict[str, list[Rule]] = field(default_factory=dict)  # likewise, for one subagent alone
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
     _saved: dict[str, Path] = field(default_factory=dict, init=False, repr=False)  # "always" rules, and where
@@ -187,6 +189,7 @@ class Permissions:
                 lines.append(f"  {kind:5} {rule.text}")
         lines += [f"  allow {rule.text}  " + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved
                                               else "(this session)") for rule in self.session_rules]
+        lines += [f"  allow {rule.text}  (this turn: allowed-tools, inside the workspace only)" for rule in self.turn_rules]
         lines += [f"  allow {rule.text}  (this session, {agent} only)"
                   for agent, rules in self.agent_rules.items() for rule in rules]
         return "\n".join(lines)
@@ -408,7 +411,7 @@ class Permissions:
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
                             grant=target.real)
-        if self._find("allow", tool.name, lambda r: matches(r, True), agent):
+        if self._find("allow", tool.name, lambda r: matches(r, True), agent, outside=True):
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
         return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
@@ -543,16 +546,20 @@ class Permissions:
 
     # ------------------------------------------------------------ helpers
 
-    def _rules(self, kind: str, tool: str, agent: str = MAIN) -> list[Rule]:
-        """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own."""
+    def _rules(self, kind: str, tool: str, agent: str = MAIN, outside: bool = False) -> list[Rule]:
+        """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own, and
+        the turn's allowed-tools but for a path ``outside`` the workspace (a skill's allowed-tools never
+        take a read past the workspace boundary without a question)."""
         found = self.rules.of(kind, tool)
         if kind == "allow":
             own = self.agent_rules.get(agent, []) if agent != MAIN else []
-            found += [rule for rule in [*self.session_rules, *own] if rule.covers(tool)]
+            turn = [] if outside else self.turn_rules
+            found += [rule for rule in [*self.session_rules, *own, *turn] if rule.covers(tool)]
         return found
 
-    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN) -> Rule | None:
-        return next((rule for rule in self._rules(kind, tool, agent) if matches(rule)), None)
+    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
+              outside: bool = False) -> Rule | None:
+        return next((rule for rule in self._rules(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
     def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:
