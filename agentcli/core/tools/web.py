@@ -96,8 +96,8 @@ class WebFetch(Tool):
         try:
             return await asyncio.wait_for(fetch(url, private, ctx.permissions, deadline), timeout)
         except asyncio.TimeoutError:
-            raise ToolError(f"web_fetch: {url} did not answer within {timeout:g} seconds (setting "
-                            "web_fetch_timeout).") from None
+            raise ToolError(f"web_fetch: {url} did not arrive and turn into text within {timeout:g} seconds (setting "
+                            "web_fetch_timeout), so the fetch was stopped.") from None
 
 
 def check_url(url: str) -> tuple[str, str, int]:
