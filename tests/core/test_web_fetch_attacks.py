@@ -106,3 +106,14 @@ async def test_a_fullwidth_host_is_one_name_for_the_rules_and_a_bad_one_gets_a_s
     (denied, said), (bad, sentence) = results
     assert denied and "Fetching example.com is denied by the rule" in said
     assert bad and "failed unexpectedly" not in sentence and "is not a host name that can be looked up" in sentence
+
+
+async def test_html_past_the_conversion_cap_is_cut_and_the_text_says_so(server, make_session, site, monkeypatch):
+    from agentcli.core.tools import web
+
+    monkeypatch.setattr(web, "MAX_HTML_BYTES", 300)  # the page's head and the start of its body
+    [(error, page)] = await fetched(server, make_session, f"{site}/page",
+                                    permissions={"allow": ["web_fetch(domain:127.0.0.1)"]}, web_fetch_private="loopback")
+    assert not error and "# Widget docs" in page
+    assert "[… cut: the page has" in page and "bytes of HTML; only the first 300 bytes were turned into text.]" in page
+    assert "| speed | 3 |" not in page  # the table came after the cut

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 5 * 1024 * 1024  # of the response body
 MAX_CHARS = 60_000  # of the text the model gets
-MAX_HTML_BYTES = 1024 * 1024  # of HTML turned into Markdown: about 3 s of a core for a big table
+MAX_HTML_BYTES = 1024 * 1024  # of HTML turned into Markdown: seconds for most pages; the call's time ends the rest
 MAX_REDIRECTS = 5
 TIMEOUT = 30.0  # seconds, for the whole fetch (setting web_fetch_timeout)
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript",
@@ -221,11 +221,10 @@ async def page_text(url: str, response: Any, deadline: float) -> str:
 
 async def converted(url: str, html: str, deadline: float) -> str:
     """HTML as Markdown, at most ``MAX_HTML_BYTES`` of it, in a process killed at ``deadline``."""
-    cut = ""
-    if len(html.encode("utf-8", "replace")) > MAX_HTML_BYTES:
-        size = len(html.encode("utf-8", "replace"))
-        html = html.encode("utf-8", "replace")[:MAX_HTML_BYTES].decode("utf-8", "ignore")
-        cut = (f"\n\n[… cut: the page has {size:,} bytes of HTML; only the first {MAX_HTML_BYTES // 1024:,} kB "
+    cut, data = "", html.encode("utf-8", "replace")
+    if len(data) > MAX_HTML_BYTES:
+        html = data[:MAX_HTML_BYTES].decode("utf-8", "ignore")
+        cut = (f"\n\n[… cut: the page has {len(data):,} bytes of HTML; only the first {MAX_HTML_BYTES:,} bytes "
                "were turned into text.]")
     seconds = max(deadline - asyncio.get_running_loop().time(), 0.001)
     try:
