@@ -18,7 +18,7 @@ from agentcli.core.tools import structured_output
 from agentcli.core.tools.structured_output import SchemaError, StructuredOutput, checked_schema
 from tests.core.test_web_fetch_attacks import workers
 from tests.e2e.test_headless import agentcli
-from tests.waiting import wait_until
+from tests.waiting import until
 
 
 class Schemas(BaseHTTPRequestHandler):
@@ -107,4 +107,4 @@ async def test_a_pattern_that_takes_forever_is_stopped_and_the_answer_not_taken(
         ticking.cancel()
     assert ticks > 1  # the event loop ran on while the answer was checked
     assert tool.value is None and tool.attempts == 1
-    wait_until(lambda: not workers(), "the checking process to be gone", detail=lambda: str(workers()))
+    await until(lambda: not workers(), "the checking process to be gone", detail=lambda: str(workers()))

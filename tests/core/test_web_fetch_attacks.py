@@ -12,7 +12,7 @@ import pytest
 
 from agentcli.core.policy.web_address import canonical_host, refused_address
 from tests.core.test_web_fetch import Site, fetched, site  # noqa: F401 (site: the fixture)
-from tests.waiting import wait_until
+from tests.waiting import until
 
 ANY_ADDRESS = {"web_fetch_private": "all"}
 
@@ -90,7 +90,7 @@ async def test_a_page_that_keeps_the_converter_busy_ends_with_the_call(server, m
     [(error, said)] = await fetched(server, make_session, f"{site}/table", web_fetch_timeout=2,
                                     permissions={"allow": ["web_fetch(domain:127.0.0.1)"]}, web_fetch_private="loopback")
     assert error and "(setting web_fetch_timeout)" in said, said
-    wait_until(lambda: not workers(), "the converter's process to be gone", detail=lambda: str(workers()))
+    await until(lambda: not workers(), "the converter's process to be gone", detail=lambda: str(workers()))
 
 
 async def test_a_nul_byte_past_the_first_8_kb_is_binary(server, make_session, site):
