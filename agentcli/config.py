@@ -107,6 +107,8 @@ class Settings:
                                                widens="commands in the OS sandbox may connect to these hosts")
     web_fetch_private: str = setting("none", "addresses web_fetch may reach besides public ones: none, loopback, all",
                                      widens=True)  # describe_widening says which
+    web_fetch_timeout: float = setting(30.0, "seconds one web_fetch call may take, the page's conversion to text "
+                                       "included", widens=False)
     search_timeout: float = setting(60.0, "seconds before grep or glob stops and returns what it found", widens=False)
     # Raising the output and checkpoint caps lets a session fill more disk.
     output_copy_max_mb: float = setting(64.0, "cap of one full copy of a long tool output", widens=True)

@@ -202,6 +202,8 @@ def read_json_option(value: str, flag: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise UsageError(f"{flag}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"{flag}: the JSON nests too deep to read") from None
 
 
 def split_rules(values: list[str]) -> list[str]:

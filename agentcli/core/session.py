@@ -58,7 +58,7 @@ from .system.secret_env import command_env
 from .system.workspace import Workspace
 from .surface import SessionSettings, SessionSurface
 
-TOOL_SETTINGS = ("search_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
+TOOL_SETTINGS = ("search_timeout", "web_fetch_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
 
 __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
@@ -333,7 +333,7 @@ class Session:
             self.main.model = model
             added += self.skill_tool.granted
             self.skill_tool.granted.clear()
-            self.permissions.session_rules = [r for r in self.permissions.session_rules if r not in added]
+            self.permissions.turn_rules = [r for r in self.permissions.turn_rules if r not in added]
 
     def command_rules(self, command: CustomCommand) -> list[Rule]:
         """Add a command's allowed-tools as rules for its turn; returns those added. A workspace's own
@@ -345,8 +345,8 @@ class Session:
                                                    f"allowed-tools of {command.source} do not apply; its tools "
                                                    "ask as usual."))
             return []
-        added = [rule for rule in map(Rule.parse, command.allowed_tools) if rule not in self.permissions.session_rules]
-        self.permissions.session_rules += added
+        added = [rule for rule in map(Rule.parse, command.allowed_tools) if rule not in self.permissions.turn_rules]
+        self.permissions.turn_rules += added
         return added
 
     def mention_choices(self) -> list[mentions.Mention]:

@@ -49,6 +49,7 @@ class SessionSettings(Protocol):
     compact_threshold: float
     keep_secret_env: bool
     search_timeout: float
+    web_fetch_timeout: float
     output_copy_max_mb: float
     output_session_max_mb: float
     checkpoint_file_max_mb: float

@@ -68,7 +68,7 @@ async def test_a_loaded_skills_allowed_tools_run_without_asking_for_that_turn_on
     await session.send("again, without the skill")
     [refused] = tool_results(server.requests[4])
     assert refused["is_error"] and "needs approval" in tool_result_text(refused)
-    assert session.permissions.session_rules == []
+    assert session.permissions.turn_rules == []
 
 
 async def test_slash_name_runs_a_skill_by_hand_with_its_arguments(server, make_session):
@@ -190,3 +190,43 @@ def test_the_catalog_stays_small_however_many_skills_there_are(repo):
     assert len(listed) < CATALOG_CAP + MAX_SKILLS * 6
     assert "- s000: word" in listed and "without their descriptions: " in listed
     assert "s199" in listed and "s200" not in listed  # at most MAX_SKILLS
+
+
+OUTSIDE_SKILL = """\
+---
+name: peek
+description: Reads the notes.
+allowed-tools: Read({outside}/**), Read
+---
+Read the notes.
+"""
+
+
+@pytest.mark.parametrize("interactive", [False, True])
+async def test_a_trusted_skills_allowed_tools_do_not_take_a_read_past_the_workspace(server, make_session, repo,
+                                                                                    tmp_path, interactive):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("OUTSIDE-SECRET\n")
+    skill(repo / ".claude" / "skills", "peek", OUTSIDE_SKILL.format(outside=outside))
+    (repo / "notes.txt").write_text("inside notes\n")
+    server.script(tool_use("skill", {"skill": "peek"}), tool_use("read_file", {"path": str(outside / "secret.txt")}),
+                  tool_use("read_file", {"path": "notes.txt"}), text("Done."))
+    session, events = make_session(trusted=True, interactive=interactive)
+    if interactive:
+        from agentcli.core.events import ApprovalRequested
+        from tests.core.test_permissions import answer_with
+
+        answer_with(session, events, ["deny"])
+    await session.send("read the notes")
+    [outside_read] = tool_results(server.requests[2])
+    assert outside_read["is_error"] and "OUTSIDE-SECRET" not in tool_result_text(outside_read)
+    if interactive:
+        [asked] = events.of(ApprovalRequested)  # asked, as any read outside the workspace is
+        assert asked.tool == "read_file" and "outside the workspace" in asked.reason
+    else:
+        assert "needs approval" in tool_result_text(outside_read)
+        assert "outside the workspace" in tool_result_text(outside_read)
+    [inside_read] = tool_results(server.requests[3])
+    assert not inside_read.get("is_error") and "inside notes" in tool_result_text(inside_read)
+    assert session.permissions.turn_rules == []  # and the skill's rules ended with the turn

@@ -38,6 +38,13 @@ class Site(BaseHTTPRequestHandler):
             "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64),
             "/mislabeled": (200, {"Content-Type": "text/plain"}, b"ELF\x00\x00\x00\x01binary"),
             "/loop": (302, {"Location": "/loop"}, b""),
+            "/to-secret": (302, {"Location": "/secret"}, b""),
+            "/secret": (200, {"Content-Type": "text/plain"}, b"SECRET-TEXT"),
+            # binary after the first 8 kB of text, as a file with a text header may be
+            "/late-nul": (200, {"Content-Type": "text/plain"}, b"text " * 4000 + b"\x00\x01binary"),
+            # 5 MB of a table whose cells break lines: the converter takes minutes over it
+            "/table": (200, {"Content-Type": "text/html"},
+                       b"<html><body><table>" + b"<tr><td>a<br>b<br>c</td></tr>" * 180_000 + b"</table></body></html>"),
         }
         if self.path == "/endless":  # no length given: the reader must stop by itself
             self.send_response(200)

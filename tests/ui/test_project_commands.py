@@ -106,4 +106,4 @@ async def test_a_project_command_widens_tools_only_in_a_trusted_workspace(make_s
         [result] = tool_results(server.requests[1])
         assert result["is_error"] is (not trusted), json.dumps(result)
         assert (repo / "marked").exists() is trusted
-        assert session.permissions.session_rules == []  # the rules lasted for the command's turn only
+        assert session.permissions.turn_rules == []  # the rules lasted for the command's turn only

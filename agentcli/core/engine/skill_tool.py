@@ -46,7 +46,7 @@ class SkillTool(Tool):
             offered = ", ".join(sorted(self.skills)) or "none"
             raise ToolError(f"There is no skill named {args['skill']!r}; the skills are: {offered}.")
         for rule in grants(skill, self.trusted):
-            if rule not in ctx.permissions.session_rules:
-                ctx.permissions.session_rules.append(rule)
+            if rule not in ctx.permissions.turn_rules:  # inside the workspace only (Permissions._rules)
+                ctx.permissions.turn_rules.append(rule)
                 self.granted.append(rule)
         return skill.instructions(str(args.get("args") or ""))

@@ -9,7 +9,8 @@ starts with a frontmatter block:
 - ``name``: lowercase letters, digits and hyphens (the folder's name when left out);
 - ``description``: what it does and when to use it, the one thing the model sees before it loads it;
 - ``allowed-tools``: permission rules (``Bash(pdftotext:*)``, ``Read``) that run without asking for the
-  rest of the turn once the skill is loaded, as a custom command's do.
+  rest of the turn once the skill is loaded, as a custom command's do, inside the workspace only: a path
+  outside it still asks (``Permissions.turn_rules``).
 
 Only names and descriptions go into the system prompt (``catalog``); the ``skill`` tool loads a body
 (``SkillTool``), and ``/<name>`` runs one by hand (a skill is also a custom command). A workspace's

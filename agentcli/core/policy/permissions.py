@@ -41,7 +41,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
-from urllib.parse import urlsplit
 
 from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
@@ -50,6 +49,7 @@ from .bash_effects import inert
 from ..system import protected_paths
 from ..units import quoted
 from ..system.sandbox import Widening
+from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
 
@@ -123,27 +123,9 @@ class Decision:
 
 
 ALLOW = Decision("allow")
+
+
 DENIAL_REASON_CAP = 1_000  # characters of a user's reason for a "no" that the model reads
-
-
-def fetch_host(url: str) -> str:
-    """The host a URL names, lowercased ("" when it names none): what a domain rule is matched against."""
-    try:
-        return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return ""
-
-
-def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
-    """Whether a web_fetch rule names this fetch: ``domain:HOST`` (``*`` as a wildcard, ``*.example.com``
-    also ``example.com``) against the host, any other pattern against the whole URL."""
-    if rule.pattern is None:
-        return True
-    if not rule.pattern.startswith("domain:"):
-        return rule.matches_text(url)
-    domain = rule.pattern[len("domain:"):].strip().lower().rstrip(".")
-    return (Rule(rule.text, rule.tools, domain).matches_text(host)
-            or (domain.startswith("*.") and host == domain[2:]))
 
 
 def denial(tool: str, subagent: bool, reason: str = "") -> str:
@@ -183,6 +165,8 @@ class Permissions:
     interactive: bool = False  # a user is there to answer approval requests
     rules: RuleSet = field(default_factory=RuleSet)  # from the user and project settings
     session_rules: list[Rule] = field(default_factory=list)  # allow rules added by answers this session
+    # A loaded skill's or a command's allowed-tools, for its turn: they allow inside the workspace only.
+    turn_rules: list[Rule] = field(default_factory=list)
     agent_rules: dict[str, list[Rule]] = field(default_factory=dict)  # likewise, for one subagent alone
     _grants: set[tuple[str, str, Path]] = field(default_factory=set, init=False, repr=False)
     _saved: dict[str, Path] = field(default_factory=dict, init=False, repr=False)  # "always" rules, and where
@@ -224,6 +208,7 @@ class Permissions:
                 lines.append(f"  {kind:5} {rule.text}")
         lines += [f"  allow {rule.text}  " + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved
                                               else "(this session)") for rule in self.session_rules]
+        lines += [f"  allow {rule.text}  (this turn: allowed-tools, inside the workspace only)" for rule in self.turn_rules]
         lines += [f"  allow {rule.text}  (this session, {agent} only)"
                   for agent, rules in self.agent_rules.items() for rule in rules]
         return "\n".join(lines)
@@ -446,7 +431,7 @@ class Permissions:
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
                             grant=target.real)
-        if self._find("allow", tool.name, lambda r: matches(r, True), agent):
+        if self._find("allow", tool.name, lambda r: matches(r, True), agent, outside=True):
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
         return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
@@ -513,16 +498,19 @@ class Permissions:
     def _decide_fetch(self, url: str) -> Decision:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
         ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
-        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here."""
+        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here.
+        Hosts and URLs are compared in one spelling (``web_address``); a deny or ask rule on an IPv4
+        address also names the IPv6 forms that carry it."""
         host = fetch_host(url)
         if not host:
             return ALLOW
-        deny = self._find("deny", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        forms = [(form, alias) for form in url_forms(url) for alias in host_aliases(host)]
+        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
         if deny:
             return _refuse(f"Fetching {host} is denied by the rule `{deny.text}`; do not try to get around it.")
         if self.mode == "bypassPermissions":
             return ALLOW
-        ask = self._find("ask", "web_fetch", lambda r: fetch_rule_hits(r, url, host))
+        ask = self._find("ask", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
         rule = f"web_fetch(domain:{host})"
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
@@ -531,6 +519,23 @@ class Permissions:
         return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,),
                         allows=f"add the allow rule `{rule}` to {SETTINGS}, or pass --allowedTools "
                                f"'WebFetch(domain:{host})'")
+
+    def fetch_denial(self, url: str, addresses: Iterable[str]) -> str:
+        """Why web_fetch may not connect to ``addresses``, what ``url``'s host resolved to: the deny rule
+        that names one of them (a rule on an address holds for every name that leads to it); "" if none."""
+        names = [alias for address in addresses for alias in host_aliases(address)]
+        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, url, name) for name in names))
+        return (f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
+                "rule names; do not try to get around it.") if deny else ""
+
+    def fetch_redirect(self, first: str, then: str) -> Decision:
+        """A redirect from ``first``, allowed, to ``then`` on the same host: allow follows it, refuse says
+        why not, and ask reports it to the model (whose fetch of ``then`` is asked as any other). A question
+        the same as the one ``first`` was allowed by is answered already."""
+        before, after = self._decide_fetch(first), self._decide_fetch(then)
+        if after.verdict == "ask" and (after.reason, after.rules) == (before.reason, before.rules):
+            return ALLOW
+        return after
 
     def _hidden_from_deny(self, line: CommandLine) -> Decision | None:
         """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules
@@ -558,16 +563,20 @@ class Permissions:
 
     # ------------------------------------------------------------ helpers
 
-    def _rules(self, kind: str, tool: str, agent: str = MAIN) -> list[Rule]:
-        """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own."""
+    def _rules(self, kind: str, tool: str, agent: str = MAIN, outside: bool = False) -> list[Rule]:
+        """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own, and
+        the turn's allowed-tools but for a path ``outside`` the workspace (a skill's allowed-tools never
+        take a read past the workspace boundary without a question)."""
         found = self.rules.of(kind, tool)
         if kind == "allow":
             own = self.agent_rules.get(agent, []) if agent != MAIN else []
-            found += [rule for rule in [*self.session_rules, *own] if rule.covers(tool)]
+            turn = [] if outside else self.turn_rules
+            found += [rule for rule in [*self.session_rules, *own, *turn] if rule.covers(tool)]
         return found
 
-    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN) -> Rule | None:
-        return next((rule for rule in self._rules(kind, tool, agent) if matches(rule)), None)
+    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
+              outside: bool = False) -> Rule | None:
+        return next((rule for rule in self._rules(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
     def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:

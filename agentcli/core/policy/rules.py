@@ -14,7 +14,7 @@ against depends on the tool:
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
 Claude Code's names work too (``core/claude_names.py``): ``Read`` (read_file, grep, glob), ``Edit``
 (edit_file, write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task), ``TodoWrite``,
-``Skill``, ``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``permissions.fetch_rule_hits``).
+``Skill``, ``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``web_address.fetch_rule_hits``).
 
 Path patterns are matched by a library (pathspec's gitignore rules, which Claude Code's path rules
 follow); the wildcard of command and text patterns is not. It is the one these rules define, where

@@ -10,16 +10,26 @@ are removed before the conversion.
 What a fetch may do, each refused with one sentence:
 
 - Only ``http`` and ``https``, without credentials in the URL.
+- The host is put in one spelling first (``policy.web_address``: IDNA for names, every numeric form of an
+  IPv4 address as a dotted quad), and that spelling is what the rules saw, what is resolved and what
+  ``Host`` says; a host IDNA cannot encode is refused.
 - The host is resolved once, every address it resolves to is checked, and the connection goes to the
   checked address (the name stays in ``Host`` and in TLS's SNI and certificate check), so a DNS answer
   that changes between the check and the connection (rebinding) cannot reach another machine. Private,
   loopback, link-local and other non-public addresses are refused unless the ``web_fetch_private``
   setting allows them (``loopback``: this machine, for a local dev server or tests; ``all``).
-- Redirects are followed (at most ``MAX_REDIRECTS``) only to the same host; a redirect elsewhere is
-  reported to the model, whose fetch of that URL is then a fetch of a new domain, asked like any other.
+- A deny rule that names an address the host resolves to refuses it, whatever the name.
+- Redirects are followed (at most ``MAX_REDIRECTS``) only to the same host, and only when the rules
+  allow the new URL as they allowed the first (``Permissions.fetch_redirect``): a rule on a URL cannot be
+  passed by a redirect to it. A redirect elsewhere, or to a URL a rule asks about, is reported to the
+  model, whose fetch of that URL is then asked like any other.
 - At most ``MAX_BYTES`` are read (a larger page is refused, not cut, so the model never reads half a
-  page as the whole one); binary content (images, archives, PDFs) is refused; the text the model
-  gets is capped at ``MAX_CHARS``.
+  page as the whole one); binary content (images, archives, PDFs, a NUL byte anywhere) is refused;
+  the text the model gets is capped at ``MAX_CHARS``.
+- HTML is turned into Markdown in a process of its own (``system.worker``), at most ``MAX_HTML_BYTES``
+  of it (the rest is cut, and the text says so), and that process is killed when the call's time is
+  up or the call is cancelled: a page built to keep the converter busy for minutes cannot outlive its
+  call. The call's time is the ``web_fetch_timeout`` setting (30 s).
 
 Whether a domain may be fetched at all is the permissions' question (``permissions.Permissions``): the
 first fetch of a domain asks, a rule such as ``web_fetch(domain:docs.python.org)`` allows it, and -p
@@ -29,25 +39,28 @@ refuses without one. Web search is not built in: it needs a provider, which an M
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from .base import Tool, ToolContext
 from ..errors import ToolError
-from ..policy.permissions import fetch_host
+from ..policy.web_address import LOOPBACK, canonical_host, fetch_host, refused_address
+from ..system.worker import WorkerError, WorkerTimeout, run_in_worker
+
+if TYPE_CHECKING:
+    from ..policy.permissions import Permissions
 
 MAX_BYTES = 5 * 1024 * 1024  # of the response body
 MAX_CHARS = 60_000  # of the text the model gets
+MAX_HTML_BYTES = 1024 * 1024  # of HTML turned into Markdown: seconds for most pages; the call's time ends the rest
 MAX_REDIRECTS = 5
-TIMEOUT = 30.0  # seconds, for the whole fetch
+TIMEOUT = 30.0  # seconds, for the whole fetch (setting web_fetch_timeout)
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript",
               "application/ld+json", "application/rss+xml", "application/atom+xml", "application/x-yaml",
               "application/yaml", "application/toml")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 NOT_TEXT_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "head")
-LOOPBACK = "a loopback address"
 USER_AGENT = "agentcli (web_fetch; +https://github.com/agentcli)"
 
 
@@ -76,9 +89,15 @@ class WebFetch(Tool):
         url = str(args["url"]).strip()
         private = ctx.env.get("web_fetch_private", "none")
         try:
-            return await asyncio.wait_for(fetch(url, private), TIMEOUT)
+            timeout = float(ctx.env.get("web_fetch_timeout", TIMEOUT))
+        except ValueError:
+            timeout = TIMEOUT
+        deadline = asyncio.get_running_loop().time() + timeout
+        try:
+            return await asyncio.wait_for(fetch(url, private, ctx.permissions, deadline), timeout)
         except asyncio.TimeoutError:
-            raise ToolError(f"web_fetch: {url} did not answer within {TIMEOUT:.0f} seconds.") from None
+            raise ToolError(f"web_fetch: {url} did not arrive and turn into text within {timeout:g} seconds (setting "
+                            "web_fetch_timeout), so the fetch was stopped.") from None
 
 
 def check_url(url: str) -> tuple[str, str, int]:
@@ -92,26 +111,13 @@ def check_url(url: str) -> tuple[str, str, int]:
         raise ToolError(f"web_fetch only opens http and https URLs, not {url!r}.")
     if parts.username or parts.password:
         raise ToolError("web_fetch does not send credentials written in a URL; leave out the user:password@ part.")
-    host = fetch_host(url)
+    try:
+        host = canonical_host(parts.hostname or "")
+    except ValueError as exc:
+        raise ToolError(f"web_fetch cannot open {url!r}: {exc}.") from None
     if not host:
         raise ToolError(f"web_fetch: {url!r} names no host.")
     return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
-
-
-def refused_address(address: str) -> str:
-    """Why an address is no place to fetch from: "" when it is a public one."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_loopback:
-        return LOOPBACK
-    if ip.is_link_local:
-        return "a link-local address (such as a cloud metadata service)"
-    if ip.is_private:
-        return "a private network address"
-    if not ip.is_global or ip.is_multicast:
-        return "not a public internet address"
-    return ""
 
 
 async def resolve(host: str, port: int, private: str) -> list[str]:
@@ -134,18 +140,29 @@ async def resolve(host: str, port: int, private: str) -> list[str]:
     return addresses
 
 
-async def fetch(url: str, private: str = "none") -> str:
-    """The page at ``url`` as text for the model, after the checks above."""
+async def fetch(url: str, private: str, permissions: "Permissions", deadline: float) -> str:
+    """The page at ``url`` as text for the model, after the checks above (``deadline``: the event loop's
+    time at which the call ends)."""
     import httpx2  # the HTTP client the anthropic SDK uses: already installed, imported on the first fetch
 
-    start_host = fetch_host(url)
+    first, start_host = url, fetch_host(url)
     async with httpx2.AsyncClient(follow_redirects=False, trust_env=False, timeout=TIMEOUT) as client:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = check_url(url)
             if host != start_host:
                 return (f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
                         "follow by itself. To read it, call web_fetch with that URL.")
+            if url != first:
+                decision = permissions.fetch_redirect(first, url)
+                if decision.verdict == "refuse":
+                    raise ToolError(f"web_fetch: {first} redirected to {url}. {decision.reason}")
+                if decision.verdict == "ask":
+                    return (f"{first} redirected to {url}, which web_fetch does not follow by itself: fetching it "
+                            f"needs its own approval ({decision.reason}). To read it, call web_fetch with that URL.")
             addresses = await resolve(host, port, private)
+            denied = permissions.fetch_denial(url, addresses)
+            if denied:
+                raise ToolError(denied)
             default_port = port == (443 if scheme == "https" else 80)
             headers = {"Host": host if default_port else f"{host}:{port}", "User-Agent": USER_AGENT,
                        "Accept": "text/html, text/markdown, text/plain, application/json, */*;q=0.5"}
@@ -156,7 +173,7 @@ async def fetch(url: str, private: str = "none") -> str:
                 try:
                     async with client.stream("GET", target, headers=headers, extensions=extensions) as response:
                         if not response.is_redirect:
-                            return await page_text(url, response)
+                            return await page_text(url, response, deadline)
                         location = response.headers.get("location", "")
                         if not location:
                             raise ToolError(f"web_fetch: {url} answered with a redirect to nowhere.")
@@ -171,7 +188,7 @@ async def fetch(url: str, private: str = "none") -> str:
     raise ToolError(f"web_fetch: {start_host} redirected more than {MAX_REDIRECTS} times; stopped.")
 
 
-async def page_text(url: str, response: Any) -> str:
+async def page_text(url: str, response: Any, deadline: float) -> str:
     """A response as the model reads it: status and type on a line, then the text (HTML as Markdown)."""
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind and not kind.startswith(TEXT_TYPES):
@@ -186,20 +203,38 @@ async def page_text(url: str, response: Any) -> str:
         if len(body) > MAX_BYTES:
             raise ToolError(f"web_fetch: {url} is larger than the {MAX_BYTES // 2**20} MB web_fetch reads; "
                             "find a smaller page or a raw file.")
-    if b"\x00" in body[:8192]:
+    if b"\x00" in body:
         raise ToolError(f"web_fetch: {url} is a binary file, not text; web_fetch reads only web pages and text files.")
     try:
         text = bytes(body).decode(response.charset_encoding or "utf-8", errors="replace")
     except LookupError:  # a charset Python does not know
         text = bytes(body).decode("utf-8", errors="replace")
     if kind.startswith(HTML_TYPES) or (not kind and "<html" in text[:1000].lower()):
-        text = await asyncio.to_thread(html_to_markdown, text)  # seconds for a big page: off the event loop
+        text = await converted(url, text, deadline)
     status = "" if response.status_code == 200 else f" (HTTP {response.status_code} {response.reason_phrase})"
     head = f"{url}{status} · {kind or 'no content type'}\n\n"
     if len(text) > MAX_CHARS:
         text = (f"{text[:MAX_CHARS]}\n\n[… cut: the page has {len(text):,} characters; only the first "
                 f"{MAX_CHARS:,} are shown.]")
     return head + text.strip()
+
+
+async def converted(url: str, html: str, deadline: float) -> str:
+    """HTML as Markdown, at most ``MAX_HTML_BYTES`` of it, in a process killed at ``deadline``."""
+    cut, data = "", html.encode("utf-8", "replace")
+    if len(data) > MAX_HTML_BYTES:
+        html = data[:MAX_HTML_BYTES].decode("utf-8", "ignore")
+        cut = (f"\n\n[… cut: the page has {len(data):,} bytes of HTML; only the first {MAX_HTML_BYTES:,} bytes "
+               "were turned into text.]")
+    seconds = max(deadline - asyncio.get_running_loop().time(), 0.001)
+    try:
+        markdown = await run_in_worker(f"{__name__}:html_to_markdown", html, seconds)
+    except WorkerTimeout:
+        raise ToolError(f"web_fetch: {url} arrived, but turning its HTML into text did not finish within the call's "
+                        "time (setting web_fetch_timeout) and was stopped; find a smaller page or a raw file.") from None
+    except WorkerError as exc:
+        raise ToolError(f"web_fetch: {url} arrived, but its HTML could not be turned into text: {exc}.") from None
+    return f"{markdown}{cut}"
 
 
 def html_to_markdown(html: str) -> str:
@@ -211,7 +246,10 @@ def html_to_markdown(html: str) -> str:
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(NOT_TEXT_TAGS):
         tag.decompose()
-    markdown = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
+    try:
+        markdown = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
+    except RecursionError:  # markup nested thousands deep: its text, without the Markdown
+        markdown = soup.get_text("\n")
     lines = [line.rstrip() for line in markdown.splitlines()]
     text = "\n".join(lines)
     while "\n\n\n" in text:
