@@ -3,7 +3,10 @@
 Times ``bash -c true`` three ways, each CALLS times (default 100), and prints the median and the
 quartiles in milliseconds: started bare with ``subprocess``, through the bash tool without the
 sandbox, and through the bash tool inside bwrap (core/system/sandbox.py). The difference between the last
-two is the sandbox's cost. Not part of ``python -m bench``'s table yet.
+two is the sandbox's cost. Then ``true`` in bwrap started with ``subprocess`` both ways the seccomp filter
+reaches a command (core/system/seccomp.py): installed by bwrap from a descriptor passed down (bash, hooks),
+and by the loader inside (an MCP server's start); the difference is the loader's interpreter start.
+Not part of ``python -m bench``'s table yet.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentcli.core.system import processes
 from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
@@ -44,6 +48,20 @@ async def _tool(root: Path, sandbox: Sandbox | None, calls: int) -> list[float]:
     return times
 
 
+def _started(root: Path, sandbox: Sandbox, calls: int, *, by_bwrap: bool) -> list[float]:
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fds: list[int] | None = [] if by_bwrap else None
+        argv = sandbox.wrap(["true"], cwd=root, writable=[root], pass_fds=fds)
+        try:
+            subprocess.run(argv, check=True, pass_fds=fds or ())
+        finally:
+            processes.close_all(fds or ())
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     sandbox = Sandbox("on")
@@ -58,6 +76,8 @@ def main() -> None:
         print(_summary("bash tool, no sandbox", asyncio.run(_tool(root, None, calls))))
         try:
             print(_summary("bash tool, in bwrap", asyncio.run(_tool(root, sandbox, calls))))
+            print(_summary("true in bwrap, --seccomp fd", _started(root, sandbox, calls, by_bwrap=True)))
+            print(_summary("true in bwrap, the loader", _started(root, sandbox, calls, by_bwrap=False)))
         finally:
             sandbox.close()
 

@@ -290,7 +290,7 @@ class Hooks:
         from ..system.sandbox import SandboxError
 
         try:
-            argv, preexec, env = await asyncio.to_thread(
+            argv, preexec, env, passed = await asyncio.to_thread(
                 launch, hook.command, self.root, sandbox=self.sandbox if hook.workspace else None,
                 keep_secret_env=self.keep_secret_env)
         except SandboxError as exc:
@@ -298,7 +298,7 @@ class Hooks:
             return _Answer(None, "", "")
         try:
             proc = await processes.start_in_session(
-                *argv, cwd=self.root, env=env, preexec_fn=preexec,
+                *argv, cwd=self.root, env=env, preexec_fn=preexec, hand_over=passed,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         except OSError as exc:
             self.warn(f"Could not start the {hook.event} hook {hook.command}: {exc.strerror or exc}.")
@@ -337,11 +337,12 @@ class Hooks:
         self.emit(Notice(level="warning", text=text))
 
 
-def launch(command: str, root: Path, *, sandbox: "Sandbox | None",
-           keep_secret_env: bool) -> tuple[list[str], Callable[[], None] | None, dict[str, str]]:
+def launch(command: str, root: Path, *, sandbox: "Sandbox | None", keep_secret_env: bool
+           ) -> tuple[list[str], Callable[[], None] | None, dict[str, str], list[int]]:
     """How a hook's (or the status line's) command starts: ``/bin/sh -c`` in ``root``, with bash's scrubbed
     environment plus ``CLAUDE_PROJECT_DIR``, inside ``sandbox`` when one is given (a workspace's own command)
-    and usable. Returns argv, the preexec function and the environment; raises SandboxError. Blocking."""
+    and usable. Returns argv, the preexec function, the environment and the descriptors to pass down
+    (``pass_fds``) and close once it started (the sandbox's seccomp filter); raises SandboxError. Blocking."""
     from ..system import processes
     from ..system.sandbox import writable_dirs
     from ..system.secret_env import command_env
@@ -350,8 +351,9 @@ def launch(command: str, root: Path, *, sandbox: "Sandbox | None",
     env["CLAUDE_PROJECT_DIR"] = str(root)
     argv = ["/bin/sh", "-c", command]
     if sandbox is not None and sandbox.usable():
-        return sandbox.wrap(argv, cwd=root, writable=writable_dirs(root)), None, env
-    return argv, processes.die_with_parent(), env
+        passed: list[int] = []
+        return sandbox.wrap(argv, cwd=root, writable=writable_dirs(root), pass_fds=passed), None, env, passed
+    return argv, processes.die_with_parent(), env, []
 
 
 def _text(data: bytes | None) -> str:

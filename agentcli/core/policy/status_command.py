@@ -53,15 +53,19 @@ class StatusCommand:
         from ..system.sandbox import SandboxError
 
         try:
-            argv, preexec, env = launch(self.command, self.root, sandbox=self.sandbox if self.workspace else None,
-                                        keep_secret_env=self.keep_secret_env)
+            argv, preexec, env, passed = launch(self.command, self.root,
+                                                sandbox=self.sandbox if self.workspace else None,
+                                                keep_secret_env=self.keep_secret_env)
         except SandboxError as exc:
             return "", f"The status line command {self.command} was not run: {exc}"
         try:
             proc = subprocess.Popen(argv, cwd=self.root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec)
+                                    stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec,
+                                    pass_fds=passed)
         except OSError as exc:
             return "", f"Could not start the status line command {self.command}: {exc.strerror or exc}."
+        finally:
+            processes.close_all(passed)
         processes.direct.add(proc.pid)  # waited for here: not an orphan to reap
         started(proc)
         try:

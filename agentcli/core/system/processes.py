@@ -43,7 +43,7 @@ import os
 import signal
 import sys
 import uuid
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 if TYPE_CHECKING:
     import subprocess
@@ -296,11 +296,18 @@ def kill(proc: "subprocess.Popen[bytes] | asyncio.subprocess.Process") -> None:
 _finishing: set[asyncio.Future[None]] = set()  # groups whose start was cancelled, being stopped
 
 
-async def start_in_session(*argv: str, **options: Any) -> asyncio.subprocess.Process:
+async def start_in_session(*argv: str, hand_over: Sequence[int] = (), **options: Any) -> asyncio.subprocess.Process:
     """``asyncio.create_subprocess_exec`` in a session (and process group) of its own. Cancelled while
     asyncio still sets the process up, asyncio would SIGKILL the leader alone and leave what it had
-    started meanwhile; here the start finishes out of sight and then the whole group is stopped."""
-    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, start_new_session=True, **options))
+    started meanwhile; here the start finishes out of sight and then the whole group is stopped.
+    ``hand_over``: descriptors to pass down (``pass_fds``), closed here once the start is done, cancelled or not."""
+    async def start() -> asyncio.subprocess.Process:
+        try:
+            return await asyncio.create_subprocess_exec(*argv, start_new_session=True, pass_fds=hand_over, **options)
+        finally:
+            close_all(hand_over)
+
+    starting = asyncio.ensure_future(start())
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -317,6 +324,15 @@ async def _stop_started(starting: "asyncio.Future[asyncio.subprocess.Process]") 
         return
     kill_group(proc.pid)
     await proc.wait()
+
+
+def close_all(fds: Iterable[int]) -> None:
+    """Close descriptors that were passed down to a process (``pass_fds``), once it started or could not."""
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def kill_group(pgid: int) -> None:

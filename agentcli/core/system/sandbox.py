@@ -19,7 +19,8 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 - no network (a network namespace of its own, with only its own loopback) unless
   ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
   ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
-- a seccomp filter (``seccomp.py``): no Unix socket of its own (``socket(AF_UNIX)``), no ptrace;
+- a seccomp filter (``seccomp.py``): no Unix socket of its own (``socket(AF_UNIX)``), no ptrace; bwrap
+  installs it where the start can pass it a descriptor (``wrap``'s ``pass_fds``), else a loader inside;
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace
   (daemons included, whatever they did to their environment or session), and ``--die-with-parent``
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from . import protected_paths, seccomp
+from . import processes, protected_paths, seccomp
 from .hidden_paths import secret_paths
 from .protected_paths import HeldLink, git_writable
 
@@ -175,11 +176,15 @@ class Sandbox:
         if why := seccomp.unsupported():
             return why
         here = Path(tempfile.gettempdir())
+        fds: list[int] = []
         try:
-            done = subprocess.run(self.wrap(["true"], cwd=here, writable=[]), stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
+            argv = self.wrap(["true"], cwd=here, writable=[], pass_fds=fds)
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=30, pass_fds=fds)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"bwrap could not be started ({exc})"
+        finally:
+            processes.close_all(fds)
         if done.returncode != 0:
             said = done.stderr.decode(errors="replace").strip().splitlines()
             return f"bwrap does not work here ({said[-1] if said else f'exit {done.returncode}'})"
@@ -196,12 +201,15 @@ class Sandbox:
         return self._tmp
 
     def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
-             widen: Widening = Widening()) -> list[str]:
+             widen: Widening = Widening(), pass_fds: list[int] | None = None) -> list[str]:
         """``argv`` as a bwrap command line that runs it in the sandbox, in ``cwd``.
 
         ``new_session``: also detach it from agentcli's terminal (for commands not started in a
         session of their own). ``widen``: what the user allowed beyond the sandbox (``needs``), for
-        this command only: the network, and files or folders to write."""
+        this command only: the network, and files or folders to write. ``pass_fds``: where the start can pass
+        descriptors down to bwrap, a list that gets those it must pass (``pass_fds`` of ``subprocess``) and then
+        close: the seccomp filter, which bwrap installs then. Without it (an MCP server's start through the SDK),
+        or with the bridge to the allowed hosts, the filter's loader runs first inside (``seccomp.py``)."""
         assert self.bwrap is not None
         network = self.network or widen.network
         writable = [*writable, *widen.writes]
@@ -210,8 +218,11 @@ class Sandbox:
         if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
-        argv = seccomp.confine(argv)  # no Unix socket, no ptrace (seccomp.py)
-        if self.allowed_hosts and not network:  # the allowed hosts through the proxy's socket, and nothing else
+        bridge = bool(self.allowed_hosts) and not network
+        by_bwrap = pass_fds is not None and not bridge  # the bridge's relay makes Unix sockets before the filter
+        if not by_bwrap:
+            argv = seccomp.confine(argv)  # no Unix socket, no ptrace (seccomp.py)
+        if bridge:  # the allowed hosts through the proxy's socket, and nothing else
             args += ["--ro-bind", str(self.proxy().folder), PROXY_FOLDER]
             argv = [sys.executable, "-I", "-S", "-c", BRIDGE, f"{PROXY_FOLDER}/{PROXY_SOCKET}", *argv]
         # Mounts go shallowest first, so a writable workspace inside a hidden folder (a subagent's
@@ -255,6 +266,10 @@ class Sandbox:
             args.append("--unshare-net")
         if new_session:
             args.append("--new-session")
+        if by_bwrap:
+            assert pass_fds is not None
+            pass_fds.append(seccomp.descriptor())  # last: nothing after it can fail and leave it open
+            args += ["--seccomp", str(pass_fds[-1])]
         args += ["--chdir", str(cwd), "--", *argv]
         if held.placeholders:  # made before bwrap binds them, and removed after it
             made = [part for path, kind in held.placeholders

@@ -16,13 +16,20 @@ bwrap confines the file system, the network and the processes; a few system call
 Each of these fails with EPERM. A call from another architecture than the filter's (32-bit
 ``int 0x80`` on x86-64, the x32 ABI) kills the process: the numbers above would not mean the same.
 
-The filter is installed inside the sandbox, after bwrap has set it up, by ``LOADER`` (a few lines of
-Python run with agentcli's own interpreter, ``-I -S``), which then executes the command: every process the
-command starts inherits it, and nothing can remove it. bwrap's ``--seccomp`` needs a file descriptor
-passed down to bwrap, which an MCP server started by the SDK's stdio client cannot carry, and the bridge
-to the allowed hosts must create its Unix socket to the proxy before the filter holds (it execs the loader
-once its relay runs; the relay is undumpable). The processes without the filter are then bwrap's init
-(PID 1), whose ``/proc/1`` the sandbox hides (``HIDE_INIT``) so that nothing writes its memory, and that relay.
+One program (``program()``), installed one of two ways, whichever the start allows:
+
+- bwrap installs it (``descriptor()``: ``--seccomp FD``, the program in a pipe passed down to bwrap) on
+  the command and on its own init (PID 1), just before the command runs: the commands agentcli starts
+  itself (bash, hooks, the status line), which can pass a descriptor.
+- ``LOADER`` installs it inside the sandbox, after bwrap has set it up (a few lines of Python run with
+  agentcli's own interpreter, ``-I -S``), and then executes the command: one interpreter start more,
+  some tens of milliseconds. For an MCP server, which the SDK's stdio client starts and which cannot be
+  given a descriptor, and for the bridge to the allowed hosts, whose relay must create its Unix sockets to
+  the proxy before the filter holds (the bridge execs the loader once its relay runs; the relay is
+  undumpable). The processes without the filter are then bwrap's init, whose ``/proc/1`` the sandbox
+  hides (``HIDE_INIT``) so that nothing writes its memory, and that relay.
+
+Either way every process the command starts inherits it, and nothing can remove it.
 """
 
 from __future__ import annotations
@@ -113,6 +120,21 @@ def explain(output: str) -> str:
             "own), or socketpair; do not retry it as it is.]")
 
 
+def descriptor() -> int:
+    """The filter in a pipe, for bwrap's ``--seccomp FD``: its read end, which the caller passes down to bwrap
+    (``pass_fds``) and then closes; bwrap reads it to the end and closes its own copy before the command."""
+    read, write = os.pipe()  # the program (a few hundred bytes) fits in the pipe's buffer: one write, no reader yet
+    try:
+        os.write(write, program())
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
+
+
 def confine(argv: Sequence[str]) -> list[str]:
-    """``argv`` run under the filter: the loader first (agentcli's own interpreter), then the command."""
+    """``argv`` run under the filter where no descriptor can reach bwrap: the loader first (agentcli's own
+    interpreter), then the command."""
     return [sys.executable, "-I", "-S", "-c", LOADER, program().hex(), *argv]

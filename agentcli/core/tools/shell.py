@@ -171,6 +171,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     root = ctx.workspace.root
     preexec = processes.die_with_parent()
     report: tuple[int, int] | None = None
+    passed: list[int] = []  # descriptors for bwrap: the seccomp filter
     if await sandboxed(ctx):
         assert ctx.sandbox is not None
         from ..system.sandbox import SandboxError, writable_dirs
@@ -181,18 +182,20 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
         writable = writable_dirs(root, ctx.workspace.extra_dirs, ctx.workspace.branch)
         try:  # in a thread: it looks at the disk for what it holds, and asks git for core.hooksPath
             argv = await asyncio.to_thread(ctx.sandbox.wrap, argv, cwd=root, writable=writable,
-                                           widen=granted(ctx) if widen is None else widen)
+                                           widen=granted(ctx) if widen is None else widen, pass_fds=passed)
         except SandboxError as exc:
-            for fd in report or ():
+            for fd in [*(report or ()), *passed]:
                 os.close(fd)
             raise ToolError(str(exc)) from None
         preexec = None  # bwrap --die-with-parent does it
+        if report:
+            passed.append(report[1])
     processes.become_subreaper()
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=str(root), env=env, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-            start_new_session=True, preexec_fn=preexec, pass_fds=(report[1],) if report else ())
+            start_new_session=True, preexec_fn=preexec, pass_fds=passed)
     except BaseException as exc:
         os.close(read_fd)
         if report:
@@ -205,8 +208,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
         raise
     finally:
         os.close(write_fd)
-        if report:
-            os.close(report[1])
+        processes.close_all(passed)
     processes.started(marker, proc.pid)
     return proc, os.fdopen(read_fd, "rb", buffering=0), report[0] if report else None
 
