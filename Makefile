@@ -79,14 +79,14 @@ test: $(STAMP) sandbox-tool acpx mcp-everything
 acpx:
 	@command -v npm > /dev/null || { echo "make: no npm, so the acpx test skips (install Node to run it)"; exit 0; }; \
 	[ tests/acpx/node_modules/.package-lock.json -nt tests/acpx/package-lock.json ] || \
-	npm install --prefix tests/acpx --no-audit --no-fund --ignore-scripts --loglevel=error
+	npm install --prefix tests/acpx --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
 
 # npm's @modelcontextprotocol/server-everything, a server nobody here wrote, serves tests/e2e/test_mcp_everything.py;
 # installed from tests/mcp_everything/package-lock.json like acpx, and skipped the same way without npm.
 mcp-everything:
 	@command -v npm > /dev/null || { echo "make: no npm, so the server-everything test skips (install Node to run it)"; exit 0; }; \
 	[ tests/mcp_everything/node_modules/.package-lock.json -nt tests/mcp_everything/package-lock.json ] || \
-	npm install --prefix tests/mcp_everything --no-audit --no-fund --ignore-scripts --loglevel=error
+	npm install --prefix tests/mcp_everything --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
 # it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.
