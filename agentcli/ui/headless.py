@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable
 from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
+from .format import turns
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
 
@@ -182,7 +183,7 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
     try:
         run = await session.send(prompt)
         run = await session.finish_background() or run  # background children, and the turn that reads them
-        reason = f"stopped after --max-turns {session.max_turns} turns" if run.status == "capped" else ""
+        reason = f"stopped after --max-turns {turns(session.max_turns)}" if run.status == "capped" else ""
         status: str = run.status
         if form and status == "done" and form.value is None:  # it gave up (structured_output.MAX_ATTEMPTS)
             status, reason = "unformed", f"no answer matching --json-schema came in {form.attempts} attempts"
