@@ -163,16 +163,24 @@ def goodbye(session: "SessionSurface | None", resume: str) -> str:
     return f"Session {session.id} is saved; resume it with: {resume}"
 
 
-def money(usage: Usage) -> str:
+def money(usage: Usage, cell: bool = False) -> str:
+    """What was spent; ``cell``: in a table's cost column, whose unknown the report's note explains once."""
     if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
-        return UNKNOWN_COST if usage.total_tokens else f"${0:.4f}"
+        return ("unknown" if cell else UNKNOWN_COST) if usage.total_tokens else f"${0:.4f}"
     return f"${usage.cost:.4f}"
+
+
+def unknown_cost_note(session: "SessionSurface") -> list[str]:
+    """/cost's one line about a cost it cannot say (its rows say "unknown"), or none."""
+    if session.usage.cost is not None or not session.usage.total_tokens:
+        return []
+    return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
 
 
 def usage_line(label: str, usage: Usage, width: int = 10) -> str:
     return (f"{label:<{width}} in {tokens(usage.input_tokens):>7}  out {tokens(usage.output_tokens):>7}  "
             f"cache read {tokens(usage.cache_read_tokens):>7}  write {tokens(usage.cache_write_tokens):>7}  "
-            f"{money(usage):>9}")
+            f"{money(usage, cell=True):>9}")
 
 
 def cost_report(session: "SessionSurface") -> str:
@@ -183,6 +191,7 @@ def cost_report(session: "SessionSurface") -> str:
               for kind, (count, usage) in session.usage_by_type().items()), ("total", session.usage, "")]
     width = max(10, *(len(label) for label, _, _ in rows))  # every row's figures in the same columns
     lines = [usage_line(label, usage, width) + suffix for label, usage, suffix in rows]
+    lines += unknown_cost_note(session)
     lines.append(context_line(session))
     lines.append(kept_out_line(session.tokens_kept_out))
     lines += delegation_bars(session)
