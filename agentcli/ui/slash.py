@@ -149,6 +149,14 @@ UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price fo
 
 
 TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
+FROM_MAKE = "AGENTCLI_FROM_MAKE"  # set by `make run`: in the clone agentcli is not on PATH, and `make demo` is there
+
+
+def demo_command(plain: bool = False) -> str:
+    """What the user types to try the demo, from where this agentcli was started."""
+    if os.environ.get(FROM_MAKE):
+        return "make demo ARGS=--plain" if plain else "make demo"
+    return "agentcli --demo --plain" if plain else "agentcli --demo"
 
 
 def goodbye(session: "SessionSurface | None", resume: str) -> str:

@@ -96,8 +96,10 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
-    make("install")
+    said = make("install")
     command = prefix / "bin" / "agentcli"
+    assert f"{prefix / 'bin'} is not on your PATH" in said and f"run {command} --demo" in said, said  # not "Now: agentcli"
+    assert "Now: cd your-repo" not in said
     assert not old_venv.exists() and files_under(data) == sessions  # the old environment went, nothing else
     assert command.resolve().is_relative_to(prefix / "lib" / "agentcli" / "venv")
     version = subprocess.run([str(command), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -114,7 +116,8 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
     said = make("uninstall")
     assert not command.exists() and not command.is_symlink() and not (prefix / "lib" / "agentcli").exists()
     assert files_under(data) == sessions
-    assert f"stay in {data} and {home / '.config' / 'agentcli'}" in said, said
+    assert not (home / ".config" / "agentcli").exists()  # never made, so not named
+    assert f"Your sessions and settings stay in {data}: delete it to remove them too." in said, said
 
 
 def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):

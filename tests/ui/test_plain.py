@@ -368,6 +368,13 @@ def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
     assert err.rstrip().endswith("To try it first with no key: agentcli --demo --plain") and err.count("\n") == 1
 
 
+def test_under_make_run_the_demo_is_offered_as_make_demo(repo, capsys, monkeypatch):
+    """`make run` in a clone: agentcli is not on PATH there, `make demo` is (the Makefile sets AGENTCLI_FROM_MAKE)."""
+    monkeypatch.setenv("AGENTCLI_FROM_MAKE", "1")
+    assert run_plain(Settings(), repo) == 2
+    assert capsys.readouterr().err.rstrip().endswith("To try it first with no key: make demo ARGS=--plain")
+
+
 async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):
     gate = threading.Event()
     server.script(text("First answer.", gate=gate, gate_timeout=120), text("Second answer."))

@@ -355,12 +355,14 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
         assert app.query_one(PromptInput).text == "find auth via a subagent"
 
 
-async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
+async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo, monkeypatch):
+    monkeypatch.setenv("AGENTCLI_FROM_MAKE", "1")  # `make run`: in the clone agentcli is not on PATH, make demo is
     app = make_app(Settings(), repo, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, NoKeyScreen)
-        assert "export ANTHROPIC_API_KEY" in plain(app.screen.query_one("#no-key-text"))
+        shown = plain(app.screen.query_one("#no-key-text"))
+        assert "export ANTHROPIC_API_KEY" in shown and "  make demo" in shown and "agentcli --demo" not in shown
         await pilot.press("escape")
         assert not isinstance(app.screen, NoKeyScreen)
         prompt = app.query_one(PromptInput)
