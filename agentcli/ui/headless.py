@@ -16,6 +16,7 @@ from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFi
 from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .format import turns
+from .slash import not_sent_headless
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
 
@@ -178,6 +179,8 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
     """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
     Its text is every text the main agent wrote for the prompt, not only the last turn's."""
     start = output.begin_prompt()
+    if refusal := not_sent_headless(prompt, session.commands):
+        return Answer(refusal, "refused", refusal)
     if form := structured(session):
         form.begin()
     try:

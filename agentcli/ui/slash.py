@@ -93,6 +93,20 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
+def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str:
+    """Why ``-p`` does not send ``text`` to the model: it names a slash command -p cannot run (the sentence),
+    or "" when it is a message, a custom command or an MCP prompt (the session runs those). As in the app,
+    a first word such as /tmp is read as a command; one with a second slash (/usr/lib) is a path."""
+    head = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    if not head.startswith("/") or "/" in head[1:] or head.startswith("/mcp__") or is_custom(text.strip(), commands):
+        return ""
+    name = ALIASES.get(head[1:].lower(), head[1:].lower())
+    how = "start the prompt with another character to send it as text"
+    if any(c.name == name for c in COMMANDS):
+        return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
+    return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."
+
+
 def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
     """Split '/model opus' into the command and its argument text."""
     head, _, rest = text.strip().lstrip("/").partition(" ")
