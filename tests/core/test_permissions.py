@@ -439,3 +439,17 @@ async def test_the_api_key_is_in_no_session_file(server, make_session, repo, iso
     session.close()
     files = [f for f in isolated_home.rglob("*") if f.is_file()]
     assert files and all(API_KEY not in f.read_text(errors="replace") for f in files)
+
+
+async def test_headless_a_call_bound_to_fail_fails_as_such_not_as_one_to_approve(server, make_session, repo):
+    """-p said an edit of a file that does not exist "needs approval"; as in the app, the tool's own check
+    comes first (docs/permissions.md), and what it says is what the model gets."""
+    server.script(reply(tool_use_block("edit_file", {"path": "nope.py", "old_string": "a", "new_string": "b"}),
+                        tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "x"})),
+                  text("done"))
+    session, _ = make_session()
+    await session.send("edit")
+    (missing, missing_said), (unread, unread_said) = results_of(server)
+    assert missing and "needs approval" not in missing_said and "nope.py" in missing_said, missing_said
+    assert unread and "needs approval" not in unread_said, unread_said  # an edit needs a read of the file first
+    server.assert_no_rejections()

@@ -226,7 +226,12 @@ class Permissions:
         if decision.verdict == "ask" and approved:
             decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "ask":
+            from ..errors import ToolError  # here: config.py imports this module on the way to the app
             if not self.interactive:
+                try:
+                    await tool.check(args, ctx)  # a call bound to fail fails as such, not as one to approve
+                except ToolError as exc:
+                    return str(exc)
                 return decision.headless_refusal(tool.name, ctx.workspace.root)
             waiting = (ctx.agent_id, "" if ctx.agent_id == MAIN else ctx.agent_description)
             self._waiting.append(waiting)
@@ -235,7 +240,6 @@ class Permissions:
                 async with self._asking:  # asyncio's lock wakes its waiters first come, first served
                     decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                     if decision.verdict == "ask":
-                        from ..errors import ToolError  # here: config.py imports this module on the way to the app
                         try:
                             diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                         except ToolError as exc:
