@@ -260,10 +260,12 @@ async def test_protected_paths_always_ask_even_in_accept_edits(server, make_sess
               ("write_file", {"path": ".agentcli/settings.toml", "content": "permission_mode = 'bypassPermissions'"}),
               ("write_file", {"path": ".bashrc", "content": "alias ls=rm"}),
               ("edit_file", {"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"})]
-    server.script(reply(*(tool_use_block(n, a) for n, a in writes)), text("ok"))
+    # The edit reads the file first: one that would fail anyway fails as such, before any refusal.
+    server.script(tool_use("read_file", {"path": ".git/config"}), reply(*(tool_use_block(n, a) for n, a in writes)),
+                  text("ok"))
     session, _ = make_session(permission_mode="acceptEdits")
     await session.send("configure")
-    for is_error, output in results_of(server):
+    for is_error, output in results_of(server, 2):
         assert is_error and "protected" in output and "--permission-mode bypassPermissions" in output
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert not (repo / ".git" / "hooks" / "post-checkout").exists()
