@@ -48,3 +48,38 @@ async def test_a_streamed_answer_grows_as_it_is_written():
         await stream.stop()
         await until(pilot, lambda: streamed.source == "First paragraph.\n\nSecond paragraph."
                     and len(streamed.children) == 2, "both paragraphs")
+
+
+PATHS = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; **this** stays bold."
+DRAWN = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; this stays bold."
+
+
+def _drawn(widget) -> str:
+    return " ".join(strip.text.strip() for block in widget.children
+                    for strip in block.render_lines(block.region.reset_offset) if strip.text.strip())
+
+
+async def test_paths_and_identifiers_keep_their_underscores_whole_and_streamed():
+    """Markdown drew agentcli/__main__.py:9 as agentcli/ + a bold 'main' + .py:9 (markdown_rules.py)."""
+    app = Answers()
+    async with app.run_test(size=(120, 60)) as pilot:
+        whole = app.query_one(AssistantEntry)
+        whole.update(PATHS)
+        streamed = app.query_one("#streamed", AssistantEntry)
+        stream = streamed.get_stream(streamed)
+        await stream.write(PATHS)
+        await stream.stop()
+        for entry in (whole, streamed):
+            await until(pilot, lambda: _drawn(entry) == DRAWN, "the text drawn with its underscores",  # noqa: B023
+                        timeout=60)
+            [paragraph] = entry.children
+            styled = {paragraph._content.plain[s.start:s.end] for s in paragraph._content.spans}
+            assert styled == {"this"}, paragraph._content.spans  # ** still emphasises; nothing else is styled
+
+
+def test_line_mode_keeps_underscores_too():
+    from agentcli.ui.plain.screen import Painter
+    from agentcli.ui.plain.stream import markdown_renderer
+
+    lines = markdown_renderer(Painter("truecolor", lambda: 120))(PATHS, True)
+    assert any("agentcli/__main__.py:9" in line and "__init__" in line for line in lines), lines

@@ -129,8 +129,9 @@ class SubagentEntry(Collapsible):
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
         from textual.widgets import Markdown  # on the first subagent: startup does without markdown-it
+        from .answer import parser
 
-        self._result = Markdown("", classes="-pending")
+        self._result = Markdown("", classes="-pending", parser_factory=parser)  # underscores as text
         self._shown_result = ""
         self.state = state
         self.shared = ""  # the start every entry's description has (see fit)
