@@ -455,3 +455,28 @@ async def test_headless_a_call_bound_to_fail_fails_as_such_not_as_one_to_approve
     assert missing and "needs approval" not in missing_said and "nope.py" in missing_said, missing_said
     assert unread and "needs approval" not in unread_said, unread_said  # an edit needs a read of the file first
     server.assert_no_rejections()
+
+
+async def test_an_approved_calls_time_leaves_out_the_wait_for_the_answer(server, make_session, repo, monkeypatch):
+    """The call's line said how long the user took to answer plus the run; the run is the call's time. The
+    clock of the loop and the registry is one the test moves: the user 'takes' 1000 s to answer."""
+    import types
+
+    from agentcli.core import tools as tools_package
+    from agentcli.core.engine import loop
+
+    now = [0.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0])
+    monkeypatch.setattr(loop, "time", clock)
+    monkeypatch.setattr(tools_package, "time", clock)
+
+    def slow_yes(event: ApprovalRequested) -> str:
+        now[0] += 1000.0  # the answer comes after a long wait
+        return ALLOW_ONCE
+
+    server.script(tool_use("write_file", {"path": "new.txt", "content": "x"}), text("ok"))
+    session, events = make_session(interactive=True)
+    answer_with(session, events, slow_yes)
+    await session.send("write it")
+    [finished] = events.of(ToolCallFinished, name="write_file")
+    assert not finished.is_error and finished.seconds < 1000.0, finished.seconds
