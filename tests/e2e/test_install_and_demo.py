@@ -27,6 +27,7 @@ from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from tests.conftest import user_cache
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, until
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 # Runs agentcli's entry point with tests/ unimportable, as from an installed package.
@@ -132,6 +133,33 @@ def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
     [child] = result["subagents"]
     assert child["status"] == "done"
     assert list(tmp_path.iterdir()) == []  # nothing left behind where it was started
+
+
+def test_quitting_the_demo_s_app_says_where_its_session_went(tmp_path):
+    """The full-screen demo quit without a word, where line mode says its session goes with its folder."""
+    import pty
+
+    from tests.e2e.test_key_exposure import read_some, read_until
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
+    env["TERM"] = "xterm-256color"
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", WITHOUT_TESTS, "--demo"], cwd=tmp_path, env=env, stdin=follower,
+                            stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    try:
+        seen = read_until(leader, proc, b"Findings", "the demo's first answer never came")  # its session is saved
+        wait_until(lambda: proc.poll() is not None or os.write(leader, b"\x11") and False,  # ctrl+q until it quits
+                   "the demo quitting on ctrl+q")
+        while chunk := read_some(leader, 0.5):
+            seen += chunk
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"The demo's session goes with its temporary folder, so there is nothing to resume" in seen, seen[-2000:]
 
 
 def test_the_demo_s_line_mode_does_not_offer_to_resume_a_session_it_removes(tmp_path):
