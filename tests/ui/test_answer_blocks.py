@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.widgets import Markdown
 
 from agentcli.ui.tui.widgets.answer import AssistantEntry, WrappingMarkdown
 from tests.ui.test_tui_support import until
@@ -83,3 +84,35 @@ def test_line_mode_keeps_underscores_too():
 
     lines = markdown_renderer(Painter("truecolor", lambda: 120))(PATHS, True)
     assert any("agentcli/__main__.py:9" in line and "__init__" in line for line in lines), lines
+
+
+class TaskAndQuote(App[None]):
+    def compose(self) -> ComposeResult:
+        from agentcli.core.events import ToolCallStarted
+        from agentcli.ui.tui.widgets.tool_call import TaskEntry
+
+        with VerticalScroll():
+            yield TaskEntry(ToolCallStarted(id="t1", name="task", input={"description": "Find login", "prompt": "p"}))
+            yield AssistantEntry("**Find login** reported:\n\n> ## Findings\n>\n> login is in shop/auth.py:13.")
+
+
+async def test_a_task_result_and_a_quote_start_at_their_first_line():
+    """The result under a task line began with three empty lines (the block's margin and a heading's two) and a
+    quote opening with a heading with two."""
+    from agentcli.ui.tui.widgets.tool_call import TaskEntry
+
+    MarkdownBlockQuote = Markdown.BLOCKS["blockquote_open"]  # Textual's (its module is private)
+
+    app = TaskAndQuote()
+    async with app.run_test(size=(100, 40)) as pilot:
+        task = app.query_one(TaskEntry)
+        await task.finish("## Findings\n\nlogin is in shop/auth.py:13.", None, 0.0)
+        result = task._result
+        await until(pilot, lambda: len(result.children) == 2, "the task's result blocks")
+        await until(pilot, lambda: app.query(MarkdownBlockQuote) and app.query_one(MarkdownBlockQuote).children,
+                    "the quote's blocks")
+        await pilot.pause()
+        heading = result.children[0]
+        assert heading.region.y - task._title.region.bottom == 1  # one empty line under the task's line
+        quote = app.query_one(MarkdownBlockQuote)
+        assert quote.children[0].region.y == quote.region.y  # the quote's first line is its heading

@@ -101,7 +101,12 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
 
 class WrappingMarkdown(Markdown):
     """Markdown whose tables wrap their cells instead of cutting them, whose code is coloured a frame late
-    (LateFence), and whose underscores are text (``parser``), streamed or whole."""
+    (LateFence), and whose underscores are text (``parser``), streamed or whole. A quote starts at its first
+    line: a heading first in it kept its top margin, two empty lines inside the quote's bar."""
+
+    DEFAULT_CSS = """
+    WrappingMarkdown MarkdownBlockQuote > MarkdownHeader { margin-top: 0; }
+    """
 
     def __init__(self, markdown: str | None = None, **options: Any) -> None:
         super().__init__(markdown, parser_factory=parser, **options)
