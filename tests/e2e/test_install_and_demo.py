@@ -181,3 +181,39 @@ async def test_demo_app_delegates_shows_the_panel_and_opens_the_transcript(tmp_p
             assert app.panel.is_open and [s.status for s in app.subagents.values()] == ["done"]
             assert "login is handled in shop/auth.py" in app.session.main.last_text()
             await app.session.aclose()
+
+
+async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(tmp_path):
+    """Beyond search, without a key: a plan, an edit asked with its diff and approved, and /rewind undoing it;
+    an @ attachment is read, not grepped for; `find where cart is handled` names shop/cart.py, not the README."""
+    from agentcli.ui.tui.widgets.plan import PlanBlock
+    from tests.ui.test_tui_support import approval_shown, plain, send
+
+    root = write_sample(tmp_path / "tiny-shop")
+    before = (root / "shop" / "cart.py").read_text()
+    with DemoServer(pace=0) as server:
+        llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
+        app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the first question's transcript")
+            await pilot.press("escape")
+            await until(pilot, lambda: not app.busy, "the first question's end")
+            await send(pilot, "add a discount to the cart")
+            await until(pilot, lambda: approval_shown(app), "the edit's approval")
+            shown = plain(app.screen.query_one("#approval-input"))
+            assert "+    def total(self, prices: dict[str, int], percent_off: int = 0) -> int:" in shown, shown
+            assert app.query(PlanBlock)  # the plan
+            await pilot.press("y")
+            await until(pilot, lambda: not app.busy and "/rewind" in app.session.main.last_text(), "the edit's end")
+            assert "percent_off" in (root / "shop" / "cart.py").read_text()
+            await send(pilot, "/rewind 2 files")
+            await until(pilot, lambda: (root / "shop" / "cart.py").read_text() == before, "the file put back")
+            await send(pilot, "@shop/cart.py what is in here?")
+            await until(pilot, lambda: not app.busy and "What you attached" in app.session.main.last_text(), "an answer")
+            assert "`Cart` (line 7)" in app.session.main.last_text()
+            calls = [m for m in app.session.main.messages if m["role"] == "assistant"][-1]["content"]
+            assert not [b for b in calls if b.get("type") == "tool_use"]  # no search for the file's path
+            await send(pilot, "find where cart is handled")
+            await until(pilot, lambda: not app.busy and "subagent found" in app.session.main.last_text(), "the search")
+            assert "cart is handled in shop/cart.py:7" in app.session.main.last_text()  # the class, not README.md:3
+            await app.session.aclose()
