@@ -46,7 +46,7 @@ def change_step(request: str, exchanges: list[tuple[dict[str, Any], dict[str, An
         return [text_block("Here is my plan; the edit will ask for your approval and show its diff first."),
                 block("todo_write", plan(0)), block("read_file", {"path": FILE})]
     if not edits:
-        return [text_block(f"`{FILE}` has a TODO for discounts; changing `Cart.total`."),
+        return [text_block(f"`{FILE}` has a TODO for discounts; changing `Cart.total`."), block("todo_write", plan(1)),
                 block("edit_file", {"path": FILE, "old_string": OLD, "new_string": NEW})]
     use, result = edits[-1]
     if result.get("is_error"):
