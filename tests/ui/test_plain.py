@@ -119,7 +119,7 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
                      r"Find where handle_auth is handled", listing)
     transcript = await ui.submit("/transcript 1")
     assert "Brief:" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
-    assert '● grep(pattern="handle_auth")' in transcript
+    assert '● grep(pattern="handle_auth", case_insensitive=true)' in transcript
     assert "src/app/auth.py:6:    return handle_auth(user, password)" in transcript  # the grep output
     assert "● read_file(" in transcript
     assert "Status: done" in transcript and "handle_auth is handled in src/app/auth.py:9" in transcript

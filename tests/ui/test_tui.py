@@ -583,7 +583,7 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         first_line = lambda: plain(app.panel.entries["sa-1"]).split("\n▶")[0]  # noqa: E731  (its title)
         # Layout settles over a few refreshes (more of them on a loaded machine): wait for it.
         # Two lines in a narrow panel: the id and the description (cut), then the state and the numbers.
-        await until(pilot, lambda: first_line() == "● sa-1 Find where billing is…\n    1/30 · 0 tok",
+        await until(pilot, lambda: first_line() == "● sa-1 Find where billin…\n    1/30 · 0 tok",
                     "the entry line, cut to fit")
         assert app.conversation.size.width >= 44  # the panel leaves the conversation room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)
