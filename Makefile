@@ -23,8 +23,12 @@ OURS = case "$$(readlink '$(LINK)')" in '$(APP_VENV)'/*|'$(OLD_VENV)'/*) true;; 
 DROP_OLD_VENV = if [ -f '$(OLD_VENV)/pyvenv.cfg' ]; then rm -rf '$(OLD_VENV)' && \
 	echo "Removed the old environment $(OLD_VENV); the data beside it stays."; \
 	rmdir '$(PREFIX)/share/agentcli' 2>/dev/null || true; fi
-# Where the data is, as agentcli reads it (paths.py needs nothing beyond the standard library).
-DATA_DIRS = $(PYTHON) -c 'from agentcli.paths import data_home, config_home; print(data_home(), "and", config_home())'
+# What uninstall leaves: the data and config folders, as agentcli reads them, that exist (paths.py needs nothing
+# beyond the standard library); a folder agentcli never made is not named.
+KEPT_DIRS = $(PYTHON) -c 'from agentcli.paths import data_home, config_home; \
+	kept = [str(p) for p in (data_home(), config_home()) if p.exists()]; \
+	print(("Your sessions and settings stay in %s: delete %s to remove them too." \
+	       % (" and ".join(kept), "those folders" if len(kept) > 1 else "it")) if kept else "")'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +36,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --no-binary claude-agent-sdk -e '.[dev]'
 	touch $(STAMP)
 
+# AGENTCLI_FROM_MAKE: in a clone agentcli is not on PATH, so what agentcli suggests running says `make demo`.
 run: $(STAMP)
-	$(BIN)/agentcli $(ARGS)
+	AGENTCLI_FROM_MAKE=1 $(BIN)/agentcli $(ARGS)
 
 demo: $(STAMP)
 	$(BIN)/agentcli --demo $(ARGS)
@@ -47,15 +52,18 @@ install:
 	mkdir -p $(PREFIX)/bin
 	ln -sfn $(APP_VENV)/bin/agentcli $(LINK)
 	@$(DROP_OLD_VENV)
-	@echo "Installed $(LINK). Now: cd your-repo && agentcli   (or agentcli --demo)"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*|*":$(PREFIX)/bin/:"*) \
+		echo "Installed $(LINK). Now: cd your-repo && agentcli   (or agentcli --demo)";; \
+	*) echo "Installed $(LINK), but $(PREFIX)/bin is not on your PATH: add it in your shell's startup file"; \
+	   echo "(export PATH=\"$(PREFIX)/bin:\$$PATH\"), or run $(LINK) --demo to try it now.";; esac
 
 uninstall:
 	rm -rf $(APP_HOME)
 	@if $(OURS); then rm -f '$(LINK)'; elif [ -e '$(LINK)' ]; then \
 		echo "Left $(LINK) alone: it is not the link make install made."; fi
 	@$(DROP_OLD_VENV)
-	@echo "Removed agentcli from $(PREFIX). Your sessions and settings stay in $$($(DATA_DIRS)):"
-	@echo "delete those folders to remove them too."
+	@echo "Removed agentcli from $(PREFIX)."
+	@kept="$$($(KEPT_DIRS))"; [ -z "$$kept" ] || echo "$$kept"
 
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
@@ -79,14 +87,14 @@ test: $(STAMP) sandbox-tool acpx mcp-everything
 acpx:
 	@command -v npm > /dev/null || { echo "make: no npm, so the acpx test skips (install Node to run it)"; exit 0; }; \
 	[ tests/acpx/node_modules/.package-lock.json -nt tests/acpx/package-lock.json ] || \
-	npm install --prefix tests/acpx --no-audit --no-fund --ignore-scripts --loglevel=error
+	npm install --prefix tests/acpx --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
 
 # npm's @modelcontextprotocol/server-everything, a server nobody here wrote, serves tests/e2e/test_mcp_everything.py;
 # installed from tests/mcp_everything/package-lock.json like acpx, and skipped the same way without npm.
 mcp-everything:
 	@command -v npm > /dev/null || { echo "make: no npm, so the server-everything test skips (install Node to run it)"; exit 0; }; \
 	[ tests/mcp_everything/node_modules/.package-lock.json -nt tests/mcp_everything/package-lock.json ] || \
-	npm install --prefix tests/mcp_everything --no-audit --no-fund --ignore-scripts --loglevel=error
+	npm install --prefix tests/mcp_everything --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
 # it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.

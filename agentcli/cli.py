@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import stat
 import sys
 import threading
@@ -25,9 +26,25 @@ if TYPE_CHECKING:
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
+ARGUMENTS = {"session": "a session id (or a unique prefix of one)", "path": "a workspace's path",
+             "id": "a subagent id such as sa-3"}  # what a subcommand's missing argument is, in words
+
+
 class Parser(argparse.ArgumentParser):
+    """argparse's messages, said for a subcommand in its own words and pointing at its own help."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see agentcli --help)")
+        command = self.prog.removeprefix("agentcli").strip()  # "sessions show"; "" for agentcli itself
+        if command:
+            if choice := re.match(r"argument \w+: invalid choice: '(.*)' \(choose from (.*)\)$", message):
+                listed = choice[2].replace("'", "")
+                message = f"'{command} {choice[1]}' is not a subcommand; '{command}' takes {listed}"
+            elif missing := re.match(r"the following arguments are required: (.*)$", message):
+                names = missing[1].split(", ")
+                message = f"'{command}' needs " + " and ".join(ARGUMENTS.get(name, name) for name in names)
+                if "session" in names:
+                    message += "; 'agentcli sessions list' shows them"
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ and ``.claude/settings.json``, ``local`` the user's own file for this workspace 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -148,7 +149,8 @@ class Settings:
         for key, value in values.items():
             key = key.replace("-", "_")
             if key not in known:
-                raise ConfigError(f"{source}: unknown setting '{key}'.")
+                close = difflib.get_close_matches(key, known, n=1)
+                raise ConfigError(f"{source}: unknown setting '{key}'" + (f"; did you mean '{close[0]}'?" if close else "."))
             current = getattr(self, key)
             if key == "permissions":  # rule lists add up across files
                 try:

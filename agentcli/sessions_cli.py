@@ -34,8 +34,7 @@ def run_sessions(args: argparse.Namespace, root: Path) -> int:
 
 
 def list_command(root: Path, *, everywhere: bool, as_json: bool) -> int:
-    sessions = list_sessions(None if everywhere else root)
-    warn([w for s in sessions for w in s.warnings])
+    sessions = list_sessions(None if everywhere else root)  # damage is marked on its row (damage_mark), not warned
     if as_json:
         print(json_line(json.dumps([s.to_dict() for s in sessions], indent=2, ensure_ascii=False)))
         return 0
@@ -83,7 +82,13 @@ def list_lines(sessions: list[SessionInfo], everywhere: bool, width: int = 100_0
         cells = {"ID": session.id, "STARTED": local_time(session.started), "TURNS": str(session.turns),
                  "AGENTS": str(len(session.subagents)), "TOKENS": tokens(session.usage.total_tokens),
                  "WORKSPACE": clip(place, place_width)}
-        yield line(cells, one_line(session.first_prompt) or "(no prompt)")
+        yield line(cells, damage_mark(session) + (one_line(session.first_prompt) or "(no prompt)"))
+
+
+def damage_mark(session: SessionInfo) -> str:
+    """A list row's word on lines of the session's files that are skipped: the list is read again and again,
+    so it says so on the row, where a warning each time would repeat for ever; `sessions show` names them."""
+    return f"[{plural(len(session.warnings), 'damaged line')} skipped] " if session.warnings else ""
 
 
 def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> int:

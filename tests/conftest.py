@@ -17,6 +17,7 @@ from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.worker_exit import pytest_sessionfinish as pytest_sessionfinish  # execnet's SIGINT at a worker's end
 
 API_KEY = "sk-ant-test-SECRET-0123456789"
 

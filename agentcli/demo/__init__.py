@@ -49,8 +49,10 @@ def run_tui(root: Path) -> int:
 
     from ..config import load_settings
     from ..ui.signals import run_until_signal
+    from ..ui.tui.controls import goodbye
     from .app import make_demo_app
 
     app = make_demo_app(load_settings(root), root)
     code = asyncio.run(run_until_signal(app))
+    print(goodbye(app.session))  # as the app says it: here, that the demo's session goes with its folder
     return code if isinstance(code, int) else 0

@@ -9,4 +9,5 @@ MODEL = "demo-stand-in"
 PROMPT = "Use a subagent to find where `login` is handled"
 INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
          "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
-         "Then ask your own, e.g. find where `session` is handled, or grep for `TODO`.")
+         "Then ask your own, e.g. find where `session` is handled, grep for `TODO`, or add a discount to the "
+         "cart (a plan, an edit you approve, /rewind to undo it).")

@@ -29,6 +29,8 @@ import secrets
 import string
 from typing import Any
 
+from . import changes
+
 Blocks = list[dict[str, Any]]
 
 _ALNUM = string.ascii_letters + string.digits
@@ -229,9 +231,22 @@ def _grep_hits(body: dict[str, Any]) -> list[tuple[str, int, str]]:
         if use.get("name") == "grep" and not result.get("is_error"):
             hits = parse_grep_hits(tool_result_text(result))
             term = str(use.get("input", {}).get("pattern", ""))
-            defines = re.compile(rf"\b(?:def|class|function|func|fn|interface|struct|type)\s+{re.escape(term)}\b")
-            return sorted(hits, key=lambda hit: not defines.search(hit[2]))  # stable: file order otherwise
+            defines = re.compile(rf"\b(?:def|class|function|func|fn|interface|struct|type)\s+{re.escape(term)}\b",
+                                 re.I)  # `cart` finds `class Cart`
+            # definitions first, prose (README.md) last; stable: file order otherwise
+            return sorted(hits, key=lambda hit: (not defines.search(hit[2]), hit[0].endswith(_PROSE)))
     return []
+
+
+_PROSE = (".md", ".rst", ".txt")
+
+
+def _exchanges_since_request(body: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(tool_use, tool_result) pairs since the latest user message with text: this request's work."""
+    messages = _messages(body)
+    start = max((n for n, m in enumerate(messages) if m.get("role") == "user" and message_text(m).strip()),
+                default=0)
+    return _exchanges({"messages": messages[start:]})
 
 
 def _term_for(body: dict[str, Any], brief: str) -> str | None:
@@ -276,7 +291,8 @@ def _explore(body: dict[str, Any], brief: str) -> Blocks:
             return text("## Unclear request\n\nI could not tell what to look for. Name it in `backticks`.")
         if not offers_tool(body, "grep"):
             return text(f"## No search tool\n\nI have no `grep` tool, so I cannot look for `{term}`.")
-        return reply(text_block(f"Searching the code for `{term}`."), tool_use_block("grep", {"pattern": term}))
+        return reply(text_block(f"Searching the code for `{term}`."),
+                     tool_use_block("grep", {"pattern": term, "case_insensitive": True}))  # `cart` finds `Cart`
 
     last_use = find_tool_use(body, results[0].get("tool_use_id", "")) or {}
     hits = _grep_hits(body)
@@ -334,16 +350,23 @@ def _summary(body: dict[str, Any]) -> Blocks:
 
 
 def _main_agent(body: dict[str, Any]) -> Blocks:
+    request = _latest_request(body)
+    files, asked = changes.attachments(request), changes.without_attachments(request)
+    step = changes.change_step(asked, _exchanges_since_request(body), tool_result_text, tool_use_block, text_block)
+    if step is not None:
+        return step
     results = tool_results(body)
     if results:
         pairs = [(find_tool_use(body, r.get("tool_use_id", "")) or {}, r) for r in results]
         tasks = [(u, r) for u, r in pairs if u.get("name") == "task"]
         if tasks:
             return _report(tasks)
-        return _explore(body, _latest_request(body))
+        return _explore(body, asked)
 
-    request = _latest_request(body)
+    request = asked
     terms = extract_terms(request)
+    if files and not terms:  # about the file the user attached, never a search for its path
+        return text(changes.about_attachments(files))
     if terms and wants_delegation(request):
         terms = terms[:3]
         intro = (
@@ -358,7 +381,9 @@ def _main_agent(body: dict[str, Any]) -> Blocks:
         "## Hello\n\n"
         "I'm the demo agent. Try:\n\n"
         "- *find where `auth` is handled* (I'll use a subagent)\n"
-        "- *grep for `TODO`* (I'll search myself)"
+        "- *grep for `TODO`* (I'll search myself)\n"
+        "- *add a discount to the cart* (a plan, then an edit you approve, and `/rewind` to undo it)\n"
+        "- *@shop/cart.py what is in here?* (I'll read what you attach)"
     )
 
 

@@ -3,9 +3,9 @@ reads the same on the screen as in the footer the model gets."""
 
 from __future__ import annotations
 
-from ..core.units import seconds, tokens
+from ..core.units import seconds, tokens, turns
 
-__all__ = ["seconds", "tokens"]
+__all__ = ["seconds", "tokens", "turns"]
 
 
 def flat(text: str) -> str:

@@ -15,6 +15,8 @@ from typing import IO, TYPE_CHECKING, Any, Callable
 from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
+from .format import turns
+from .slash import not_sent_headless
 from .signals import exit_code, exit_signals
 from .stream_json import Mark, StreamJson, init_message, result_message
 
@@ -177,12 +179,14 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
     """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
     Its text is every text the main agent wrote for the prompt, not only the last turn's."""
     start = output.begin_prompt()
+    if refusal := not_sent_headless(prompt, session.commands):
+        return Answer(refusal, "refused", refusal)
     if form := structured(session):
         form.begin()
     try:
         run = await session.send(prompt)
         run = await session.finish_background() or run  # background children, and the turn that reads them
-        reason = f"stopped after --max-turns {session.max_turns} turns" if run.status == "capped" else ""
+        reason = f"stopped after --max-turns {turns(session.max_turns)}" if run.status == "capped" else ""
         status: str = run.status
         if form and status == "done" and form.value is None:  # it gave up (structured_output.MAX_ATTEMPTS)
             status, reason = "unformed", f"no answer matching --json-schema came in {form.attempts} attempts"

@@ -93,6 +93,20 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
+def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str:
+    """Why ``-p`` does not send ``text`` to the model: it names a slash command -p cannot run (the sentence),
+    or "" when it is a message, a custom command or an MCP prompt (the session runs those). As in the app,
+    a first word such as /tmp is read as a command; one with a second slash (/usr/lib) is a path."""
+    head = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    if not head.startswith("/") or "/" in head[1:] or head.startswith("/mcp__") or is_custom(text.strip(), commands):
+        return ""
+    name = ALIASES.get(head[1:].lower(), head[1:].lower())
+    how = "start the prompt with another character to send it as text"
+    if any(c.name == name for c in COMMANDS):
+        return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
+    return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."
+
+
 def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
     """Split '/model opus' into the command and its argument text."""
     head, _, rest = text.strip().lstrip("/").partition(" ")
@@ -149,6 +163,14 @@ UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price fo
 
 
 TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
+FROM_MAKE = "AGENTCLI_FROM_MAKE"  # set by `make run`: in the clone agentcli is not on PATH, and `make demo` is there
+
+
+def demo_command(plain: bool = False) -> str:
+    """What the user types to try the demo, from where this agentcli was started."""
+    if os.environ.get(FROM_MAKE):
+        return "make demo ARGS=--plain" if plain else "make demo"
+    return "agentcli --demo --plain" if plain else "agentcli --demo"
 
 
 def goodbye(session: "SessionSurface | None", resume: str) -> str:
@@ -168,16 +190,24 @@ def goodbye(session: "SessionSurface | None", resume: str) -> str:
     return f"Session {session.id} is saved; resume it with: {resume}"
 
 
-def money(usage: Usage) -> str:
+def money(usage: Usage, cell: bool = False) -> str:
+    """What was spent; ``cell``: in a table's cost column, whose unknown the report's note explains once."""
     if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
-        return UNKNOWN_COST if usage.total_tokens else f"${0:.4f}"
+        return ("unknown" if cell else UNKNOWN_COST) if usage.total_tokens else f"${0:.4f}"
     return f"${usage.cost:.4f}"
+
+
+def unknown_cost_note(session: "SessionSurface") -> list[str]:
+    """/cost's one line about a cost it cannot say (its rows say "unknown"), or none."""
+    if session.usage.cost is not None or not session.usage.total_tokens:
+        return []
+    return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
 
 
 def usage_line(label: str, usage: Usage, width: int = 10) -> str:
     return (f"{label:<{width}} in {tokens(usage.input_tokens):>7}  out {tokens(usage.output_tokens):>7}  "
             f"cache read {tokens(usage.cache_read_tokens):>7}  write {tokens(usage.cache_write_tokens):>7}  "
-            f"{money(usage):>9}")
+            f"{money(usage, cell=True):>9}")
 
 
 def cost_report(session: "SessionSurface") -> str:
@@ -188,6 +218,7 @@ def cost_report(session: "SessionSurface") -> str:
               for kind, (count, usage) in session.usage_by_type().items()), ("total", session.usage, "")]
     width = max(10, *(len(label) for label, _, _ in rows))  # every row's figures in the same columns
     lines = [usage_line(label, usage, width) + suffix for label, usage, suffix in rows]
+    lines += unknown_cost_note(session)
     lines.append(context_line(session))
     lines.append(kept_out_line(session.tokens_kept_out))
     lines += delegation_bars(session)

@@ -20,9 +20,9 @@ INPUT_CHARS = 200  # characters of each long tool argument shown in a main trans
 
 def main_lines(view: SessionView, *, live: bool) -> Iterator[str]:
     """The main agent's transcript, tool output cut short, and the children that never finished."""
-    yield from item_lines(view.transcript.items, full=False, live=live)
-    for agent in (a for a in view.subagents.values() if not a.finished):
-        yield f"  ▪ {agent.id} {'running' if live else 'interrupted: the process stopped while it worked'}"
+    unfinished = [f"  ▪ {agent.id} {'running' if live else 'interrupted: the process stopped while it worked'}"
+                  for agent in view.subagents.values() if not agent.finished]
+    yield from item_lines(view.transcript.items, full=False, live=live, unfinished=unfinished)
 
 
 def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") -> Iterator[str]:
@@ -44,14 +44,21 @@ def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") 
         yield from indent(agent.report.receipt(cap=1_000_000), "")
 
 
-def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None) -> Iterator[str]:
+def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None,
+               unfinished: Iterable[str] = ()) -> Iterator[str]:
     """The readable lines of one transcript: prompts, replies, tool calls and their output, children.
 
     Each call's output is under its call, also when calls ran in parallel and their results came in
-    another order; a task's result comes where it arrived, after its child's lines, naming its task."""
+    another order; a task's result comes where it arrived, after its child's lines, naming its task, and
+    so does the line of a task that has none (yet), after its child's end (``unfinished``: the end lines of
+    children whose end was never recorded, said last)."""
     shown_last: ToolView | None = None  # the call whose lines are the latest ones
+    no_result: list[str] = []  # tasks without a result: said after a child's end, or before what follows
     for item in items:
         latest, shown_last = shown_last, item if isinstance(item, ToolView) else None
+        if no_result and (isinstance(item, Divider) or isinstance(item, Said) and item.role == "user"):
+            yield from no_result
+            no_result.clear()
         if isinstance(item, Said) and item.role == "user":
             if item.text != brief:
                 yield ""
@@ -64,7 +71,11 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             yield ""
             yield from call_lines(item.name, item.input, full)
             if item.status == "running":
-                yield "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
+                unanswered = "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
+                if item.name == "task":  # its child's start and end come first
+                    no_result.append(unanswered)
+                else:
+                    yield unanswered
             elif item.name != "task":
                 yield from output_lines(item.output, item.status == "error", full)
         elif isinstance(item, CallEnded) and item.call.name == "task":
@@ -77,6 +88,8 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             else:
                 turns = plural(item.turns, "turn") + (" + summary" if item.summarized else "")
                 yield f"  ▪ {item.id} {item.status} · {turns} · {tokens(item.tokens)} tokens · {seconds(item.seconds)}"
+                if no_result:
+                    yield no_result.pop(0)
         elif isinstance(item, Note):
             yield f"! {item.text}"
         elif isinstance(item, ToModel):
@@ -89,6 +102,8 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
                    "compacted": f"── compacted {item.messages} older messages into a summary",
                    "rerun": f"── resumed ({item.description}): a new run with the history above",
                    "interrupted": "── interrupted: the user stopped this turn"}[item.kind]
+    yield from unfinished
+    yield from no_result
 
 
 def call_lines(name: str, args: dict[str, Any], full: bool) -> Iterator[str]:

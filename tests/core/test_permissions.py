@@ -260,10 +260,12 @@ async def test_protected_paths_always_ask_even_in_accept_edits(server, make_sess
               ("write_file", {"path": ".agentcli/settings.toml", "content": "permission_mode = 'bypassPermissions'"}),
               ("write_file", {"path": ".bashrc", "content": "alias ls=rm"}),
               ("edit_file", {"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"})]
-    server.script(reply(*(tool_use_block(n, a) for n, a in writes)), text("ok"))
+    # The edit reads the file first: one that would fail anyway fails as such, before any refusal.
+    server.script(tool_use("read_file", {"path": ".git/config"}), reply(*(tool_use_block(n, a) for n, a in writes)),
+                  text("ok"))
     session, _ = make_session(permission_mode="acceptEdits")
     await session.send("configure")
-    for is_error, output in results_of(server):
+    for is_error, output in results_of(server, 2):
         assert is_error and "protected" in output and "--permission-mode bypassPermissions" in output
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert not (repo / ".git" / "hooks" / "post-checkout").exists()
@@ -439,3 +441,42 @@ async def test_the_api_key_is_in_no_session_file(server, make_session, repo, iso
     session.close()
     files = [f for f in isolated_home.rglob("*") if f.is_file()]
     assert files and all(API_KEY not in f.read_text(errors="replace") for f in files)
+
+
+async def test_headless_a_call_bound_to_fail_fails_as_such_not_as_one_to_approve(server, make_session, repo):
+    """-p said an edit of a file that does not exist "needs approval"; as in the app, the tool's own check
+    comes first (docs/permissions.md), and what it says is what the model gets."""
+    server.script(reply(tool_use_block("edit_file", {"path": "nope.py", "old_string": "a", "new_string": "b"}),
+                        tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "x"})),
+                  text("done"))
+    session, _ = make_session()
+    await session.send("edit")
+    (missing, missing_said), (unread, unread_said) = results_of(server)
+    assert missing and "needs approval" not in missing_said and "nope.py" in missing_said, missing_said
+    assert unread and "needs approval" not in unread_said, unread_said  # an edit needs a read of the file first
+    server.assert_no_rejections()
+
+
+async def test_an_approved_calls_time_leaves_out_the_wait_for_the_answer(server, make_session, repo, monkeypatch):
+    """The call's line said how long the user took to answer plus the run; the run is the call's time. The
+    clock of the loop and the registry is one the test moves: the user 'takes' 1000 s to answer."""
+    import types
+
+    from agentcli.core import tools as tools_package
+    from agentcli.core.engine import loop
+
+    now = [0.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0])
+    monkeypatch.setattr(loop, "time", clock)
+    monkeypatch.setattr(tools_package, "time", clock)
+
+    def slow_yes(event: ApprovalRequested) -> str:
+        now[0] += 1000.0  # the answer comes after a long wait
+        return ALLOW_ONCE
+
+    server.script(tool_use("write_file", {"path": "new.txt", "content": "x"}), text("ok"))
+    session, events = make_session(interactive=True)
+    answer_with(session, events, slow_yes)
+    await session.send("write it")
+    [finished] = events.of(ToolCallFinished, name="write_file")
+    assert not finished.is_error and finished.seconds < 1000.0, finished.seconds

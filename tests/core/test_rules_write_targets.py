@@ -10,6 +10,7 @@ runs. The last tests perform the writes through a real session: a broad rule lea
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,7 @@ WRITE_TARGETS = [  # (the line, broad rules that must not cover it); `bash(LINE)
 def decide(line: str, rule: str) -> tuple[str, str]:
     permissions = Permissions(rules=RuleSet.parse({"allow": [rule]}))
     decision = permissions.decide(Bash(), {"command": line}, None)  # type: ignore[arg-type]
-    return decision.verdict, decision.headless_refusal("bash") if decision.verdict == "ask" else ""
+    return decision.verdict, decision.headless_refusal("bash", Path.cwd()) if decision.verdict == "ask" else ""
 
 
 @pytest.mark.parametrize("line, broad", WRITE_TARGETS)
@@ -122,7 +123,7 @@ def test_a_rule_covers_a_write_only_when_it_names_what_is_written(line: str, bro
     for rule in broad:
         verdict, refusal = decide(line, rule)
         assert verdict == "ask" and "writes to a file" in refusal, (rule, line, refusal)
-        assert f"such as `bash({part.text})`" in refusal or "*" in line, refusal  # the rule it suggests names it
+        assert f"--allowedTools {shlex.quote(f'bash({part.text})')}" in refusal or "*" in line, refusal  # it names it
     assert decide(line, f"bash({part.text})") == ("allow", ""), line  # as written, `>& f` read as `>&f`
 
 

@@ -43,6 +43,17 @@ async def test_a_full_disk_mid_session_is_one_warning_and_the_session_goes_on(se
     server.assert_no_rejections()
 
 
+def test_opening_a_session_makes_no_folder_until_its_first_record(repo):
+    """`make run` quit with nothing sent left an empty project data folder."""
+    store, _ = open_store(repo, "claude-sonnet-4-5")
+    store.close()
+    assert not projects_home().exists()
+    store, _ = open_store(repo, "claude-sonnet-4-5")
+    store.write(AssistantMessage(content=[{"type": "text", "text": "Hello."}]))
+    store.close()
+    assert store.main_path.exists()
+
+
 @pytest.mark.parametrize("spoil", ["file", "read-only"])
 def test_a_data_folder_that_cannot_be_written_is_one_sentence(repo, spoil):
     home = projects_home()

@@ -51,4 +51,5 @@ def test_exit_codes_stay_as_they_were(server, api_env, repo):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "All good.\n", "")
     server.script(tool_use("bash", {"command": "true"}), text("never asked for"))
     capped = run(repo, api_env, "-p", "hi", "--max-turns", "1", "--permission-mode", "bypassPermissions")
-    assert capped.returncode == 1 and "stopped after --max-turns 1" in capped.stderr
+    assert capped.returncode == 1 and "stopped after --max-turns 1 turn" in capped.stderr
+    assert "1 turns" not in capped.stderr

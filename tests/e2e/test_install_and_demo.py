@@ -27,6 +27,7 @@ from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from tests.conftest import user_cache
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, until
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 # Runs agentcli's entry point with tests/ unimportable, as from an installed package.
@@ -96,8 +97,10 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
-    make("install")
+    said = make("install")
     command = prefix / "bin" / "agentcli"
+    assert f"{prefix / 'bin'} is not on your PATH" in said and f"run {command} --demo" in said, said  # not "Now: agentcli"
+    assert "Now: cd your-repo" not in said
     assert not old_venv.exists() and files_under(data) == sessions  # the old environment went, nothing else
     assert command.resolve().is_relative_to(prefix / "lib" / "agentcli" / "venv")
     version = subprocess.run([str(command), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -114,7 +117,8 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
     said = make("uninstall")
     assert not command.exists() and not command.is_symlink() and not (prefix / "lib" / "agentcli").exists()
     assert files_under(data) == sessions
-    assert f"stay in {data} and {home / '.config' / 'agentcli'}" in said, said
+    assert not (home / ".config" / "agentcli").exists()  # never made, so not named
+    assert f"Your sessions and settings stay in {data}: delete it to remove them too." in said, said
 
 
 def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
@@ -129,6 +133,33 @@ def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
     [child] = result["subagents"]
     assert child["status"] == "done"
     assert list(tmp_path.iterdir()) == []  # nothing left behind where it was started
+
+
+def test_quitting_the_demo_s_app_says_where_its_session_went(tmp_path):
+    """The full-screen demo quit without a word, where line mode says its session goes with its folder."""
+    import pty
+
+    from tests.e2e.test_key_exposure import read_some, read_until
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
+    env["TERM"] = "xterm-256color"
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", WITHOUT_TESTS, "--demo"], cwd=tmp_path, env=env, stdin=follower,
+                            stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    try:
+        seen = read_until(leader, proc, b"Findings", "the demo's first answer never came")  # its session is saved
+        wait_until(lambda: proc.poll() is not None or os.write(leader, b"\x11") and False,  # ctrl+q until it quits
+                   "the demo quitting on ctrl+q")
+        while chunk := read_some(leader, 0.5):
+            seen += chunk
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"The demo's session goes with its temporary folder, so there is nothing to resume" in seen, seen[-2000:]
 
 
 def test_the_demo_s_line_mode_does_not_offer_to_resume_a_session_it_removes(tmp_path):
@@ -149,4 +180,40 @@ async def test_demo_app_delegates_shows_the_panel_and_opens_the_transcript(tmp_p
             await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript to open")
             assert app.panel.is_open and [s.status for s in app.subagents.values()] == ["done"]
             assert "login is handled in shop/auth.py" in app.session.main.last_text()
+            await app.session.aclose()
+
+
+async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(tmp_path):
+    """Beyond search, without a key: a plan, an edit asked with its diff and approved, and /rewind undoing it;
+    an @ attachment is read, not grepped for; `find where cart is handled` names shop/cart.py, not the README."""
+    from agentcli.ui.tui.widgets.plan import PlanBlock
+    from tests.ui.test_tui_support import approval_shown, plain, send
+
+    root = write_sample(tmp_path / "tiny-shop")
+    before = (root / "shop" / "cart.py").read_text()
+    with DemoServer(pace=0) as server:
+        llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
+        app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the first question's transcript")
+            await pilot.press("escape")
+            await until(pilot, lambda: not app.busy, "the first question's end")
+            await send(pilot, "add a discount to the cart")
+            await until(pilot, lambda: approval_shown(app), "the edit's approval")
+            shown = plain(app.screen.query_one("#approval-input"))
+            assert "+    def total(self, prices: dict[str, int], percent_off: int = 0) -> int:" in shown, shown
+            assert app.query(PlanBlock)  # the plan
+            await pilot.press("y")
+            await until(pilot, lambda: not app.busy and "/rewind" in app.session.main.last_text(), "the edit's end")
+            assert "percent_off" in (root / "shop" / "cart.py").read_text()
+            await send(pilot, "/rewind 2 files")
+            await until(pilot, lambda: (root / "shop" / "cart.py").read_text() == before, "the file put back")
+            await send(pilot, "@shop/cart.py what is in here?")
+            await until(pilot, lambda: not app.busy and "What you attached" in app.session.main.last_text(), "an answer")
+            assert "`Cart` (line 7)" in app.session.main.last_text()
+            calls = [m for m in app.session.main.messages if m["role"] == "assistant"][-1]["content"]
+            assert not [b for b in calls if b.get("type") == "tool_use"]  # no search for the file's path
+            await send(pilot, "find where cart is handled")
+            await until(pilot, lambda: not app.busy and "subagent found" in app.session.main.last_text(), "the search")
+            assert "cart is handled in shop/cart.py:7" in app.session.main.last_text()  # the class, not README.md:3
             await app.session.aclose()

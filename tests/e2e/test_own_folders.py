@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use_block
+from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use, tool_use_block
 
 OWN_FILES = [
     ".config/agentcli/config.toml",  # a wider mode, an api_key_helper that runs at the next start
@@ -32,7 +32,9 @@ def home(isolated_home: Path) -> Path:
 
 
 def test_accept_edits_in_home_cannot_write_agentcli_or_git_config(server, home):
-    server.script(reply(*[tool_use_block("write_file", {"path": path, "content": 'api_key_helper = "touch pwned"\n'})
+    # The existing file is read first: a write of it unread would fail as such, before any refusal.
+    server.script(tool_use("read_file", {"path": OWN_FILES[0]}),
+                  reply(*[tool_use_block("write_file", {"path": path, "content": 'api_key_helper = "touch pwned"\n'})
                           for path in OWN_FILES],
                         tool_use_block("write_file", {"path": "notes.txt", "content": "fine\n"})),
                   text("Tried."))
@@ -40,7 +42,7 @@ def test_accept_edits_in_home_cannot_write_agentcli_or_git_config(server, home):
            "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-test-own-folders"}
     proc = agentcli("-p", "set yourself up", "--permission-mode", "acceptEdits", cwd=home, env=env)
     assert proc.returncode == 0, proc.stderr
-    *refused, allowed = tool_results(server.requests[1])
+    *refused, allowed = tool_results(server.requests[2])
     assert not allowed["is_error"] and (home / "notes.txt").read_text() == "fine\n"  # acceptEdits does write
     for path, result in zip(OWN_FILES, refused):
         assert result["is_error"], path

@@ -498,7 +498,7 @@ def test_demo_main_answers_plain_chat_in_markdown():
 
 def test_demo_main_greps_itself_without_delegation():
     r = demo_responder(body([user("grep for `TODO`")], MAIN_TOOLS))
-    assert [b["input"] for b in r.blocks if b["type"] == "tool_use"] == [{"pattern": "TODO"}]
+    assert [b["input"] for b in r.blocks if b["type"] == "tool_use"] == [{"pattern": "TODO", "case_insensitive": True}]
 
 
 def test_demo_main_quotes_subagent_result():
@@ -514,7 +514,7 @@ def test_demo_subagent_flow():
     brief = "Find where `auth` is handled in this repository. Report paths and lines."
     first = demo_responder(body([user(brief)], TOOLS))
     grep = next(b for b in first.blocks if b["type"] == "tool_use")
-    assert (grep["name"], grep["input"]) == ("grep", {"pattern": "auth"})
+    assert (grep["name"], grep["input"]) == ("grep", {"pattern": "auth", "case_insensitive": True})
 
     messages = [user(brief), assistant(*first.blocks),
                 user([result(grep["id"], "src/app.py:40:    auth(req)\nsrc/auth.py:12:def auth(request):")])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.widgets import Markdown
 
 from agentcli.ui.tui.widgets.answer import AssistantEntry, WrappingMarkdown
 from tests.ui.test_tui_support import until
@@ -48,3 +49,70 @@ async def test_a_streamed_answer_grows_as_it_is_written():
         await stream.stop()
         await until(pilot, lambda: streamed.source == "First paragraph.\n\nSecond paragraph."
                     and len(streamed.children) == 2, "both paragraphs")
+
+
+PATHS = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; **this** stays bold."
+DRAWN = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; this stays bold."
+
+
+def _drawn(widget) -> str:
+    return " ".join(strip.text.strip() for block in widget.children
+                    for strip in block.render_lines(block.region.reset_offset) if strip.text.strip())
+
+
+async def test_paths_and_identifiers_keep_their_underscores_whole_and_streamed():
+    """Markdown drew agentcli/__main__.py:9 as agentcli/ + a bold 'main' + .py:9 (markdown_rules.py)."""
+    app = Answers()
+    async with app.run_test(size=(120, 60)) as pilot:
+        whole = app.query_one(AssistantEntry)
+        whole.update(PATHS)
+        streamed = app.query_one("#streamed", AssistantEntry)
+        stream = streamed.get_stream(streamed)
+        await stream.write(PATHS)
+        await stream.stop()
+        for entry in (whole, streamed):
+            await until(pilot, lambda: _drawn(entry) == DRAWN, "the text drawn with its underscores",  # noqa: B023
+                        timeout=60)
+            [paragraph] = entry.children
+            styled = {paragraph._content.plain[s.start:s.end] for s in paragraph._content.spans}
+            assert styled == {"this"}, paragraph._content.spans  # ** still emphasises; nothing else is styled
+
+
+def test_line_mode_keeps_underscores_too():
+    from agentcli.ui.plain.screen import Painter
+    from agentcli.ui.plain.stream import markdown_renderer
+
+    lines = markdown_renderer(Painter("truecolor", lambda: 120))(PATHS, True)
+    assert any("agentcli/__main__.py:9" in line and "__init__" in line for line in lines), lines
+
+
+class TaskAndQuote(App[None]):
+    def compose(self) -> ComposeResult:
+        from agentcli.core.events import ToolCallStarted
+        from agentcli.ui.tui.widgets.tool_call import TaskEntry
+
+        with VerticalScroll():
+            yield TaskEntry(ToolCallStarted(id="t1", name="task", input={"description": "Find login", "prompt": "p"}))
+            yield AssistantEntry("**Find login** reported:\n\n> ## Findings\n>\n> login is in shop/auth.py:13.")
+
+
+async def test_a_task_result_and_a_quote_start_at_their_first_line():
+    """The result under a task line began with three empty lines (the block's margin and a heading's two) and a
+    quote opening with a heading with two."""
+    from agentcli.ui.tui.widgets.tool_call import TaskEntry
+
+    MarkdownBlockQuote = Markdown.BLOCKS["blockquote_open"]  # Textual's (its module is private)
+
+    app = TaskAndQuote()
+    async with app.run_test(size=(100, 40)) as pilot:
+        task = app.query_one(TaskEntry)
+        await task.finish("## Findings\n\nlogin is in shop/auth.py:13.", None, 0.0)
+        result = task._result
+        await until(pilot, lambda: len(result.children) == 2, "the task's result blocks")
+        await until(pilot, lambda: app.query(MarkdownBlockQuote) and app.query_one(MarkdownBlockQuote).children,
+                    "the quote's blocks")
+        await pilot.pause()
+        heading = result.children[0]
+        assert heading.region.y - task._title.region.bottom == 1  # one empty line under the task's line
+        quote = app.query_one(MarkdownBlockQuote)
+        assert quote.children[0].region.y == quote.region.y  # the quote's first line is its heading

@@ -52,13 +52,27 @@ async def test_a_model_without_a_price_says_its_cost_is_unknown(plain_ui, server
     ui = plain_ui(model="qwen3-coder-local")
     await ui.submit("hello")
     report = await ui.submit("/cost")
-    assert "cost unknown for this model" in report and "n/a" not in report
+    assert "n/a" not in report and report.lower().count("cost unknown for this model") == 1  # said once, not a row
+    assert "agentcli has no price for qwen3-coder-local" in report
     await ui.quit()
     app = tui(model="qwen3-coder-local")
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "hello")
         status = str(app.query_one("#status").content)
         assert "cost unknown for this model" in status and "n/a" not in status
+        await answer(pilot, "/cost")
+        report = plain(list(app.conversation.query(ReportEntry))[-1])
+        assert report.lower().count("cost unknown for this model") == 1 and "main    1.2k      80           0            0  unknown" in report, report
+
+
+async def test_the_tuis_cost_has_line_modes_account_per_agent_type(server, tui):
+    delegate(server)
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await answer(pilot, "find auth through a subagent")
+        await answer(pilot, "/cost")
+        report = plain(list(app.conversation.query(ReportEntry))[-1])
+        assert "Delegation by agent type:" in report and "general-purpose ×1: spent 16.7k" in report, report
 
 
 async def test_a_compaction_that_frees_nothing_is_not_announced(plain_ui, server):

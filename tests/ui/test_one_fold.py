@@ -3,6 +3,7 @@ from it (which child runs, which call is open, a run of retries) instead of fold
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import io
 from typing import get_args
@@ -180,3 +181,17 @@ async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view
         assert conversation.view.retries == {} and conversation.view.retried is None  # the live view: untouched
         await conversation.replay(events[:2])  # a session left while retrying: the line says the latest try
         assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [events[1].text]
+
+
+async def test_a_child_of_one_turn_is_counted_in_the_singular():
+    """Line mode, the TUI and the view's text say "1 turn", as the footer the model gets does ("1 turns" before)."""
+    ended = SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(900, 100), seconds=2.0)
+    async with OneConversation().run_test() as pilot:
+        conversation = pilot.app.query_one(Conversation)
+        await conversation.replay([ended])
+        [note] = [plain(note) for note in conversation.query(NoticeEntry)]
+        assert "sa-1 done · 1 turn · 1.0k tokens" in note, note
+    display, out = line_mode()
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    display.handle(dataclasses.replace(ended, **CHILD))
+    assert out.getvalue().splitlines()[-1] == "  sa-1 ✓ done · 1 turn · 1.0k tokens · 2.0 s"

@@ -161,3 +161,16 @@ async def test_the_engine_asks_one_question_at_a_time_and_withdraws_a_cancelled_
     assert asked[1].future is not None
     asked[1].future.set_result(ALLOW_ONCE)
     assert await second is None
+
+
+def test_a_task_left_without_a_result_says_so_after_its_childs_lines():
+    """sessions show of a session killed while a child ran printed the task's "no result" line above the
+    child's start; it comes where a result would have, after the child's end."""
+    view = SessionView()
+    view.apply(UserMessage(content=[{"type": "text", "text": "Find beta"}]), 0.0)
+    view.apply(ToolCallStarted(id="t9", name="task", input={"description": "Find beta", "prompt": "p"}, kind="task"),
+               0.0)
+    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Find beta", prompt="p", **CHILD), 0.0)
+    lines = [line for line in main_lines(view, live=False) if line.startswith("  ")]
+    assert lines == ["  ▸ sa-1 started · explore · Find beta", "  ▪ sa-1 interrupted: the process stopped while it worked",
+                     "  ⎿ interrupted: no result was recorded"]

@@ -120,7 +120,7 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
                      r"Find where handle_auth is handled", listing)
     transcript = await ui.submit("/transcript 1")
     assert "Brief:" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
-    assert '● grep(pattern="handle_auth")' in transcript
+    assert '● grep(pattern="handle_auth", case_insensitive=true)' in transcript
     assert "src/app/auth.py:6:    return handle_auth(user, password)" in transcript  # the grep output
     assert "● read_file(" in transcript
     assert "Status: done" in transcript and "handle_auth is handled in src/app/auth.py:9" in transcript
@@ -383,6 +383,13 @@ def test_missing_credentials_exit_2_with_one_sentence(repo, capsys):
     err = capsys.readouterr().err
     assert err.startswith("agentcli: No API key: set ANTHROPIC_API_KEY") and "Traceback" not in err
     assert err.rstrip().endswith("To try it first with no key: agentcli --demo --plain") and err.count("\n") == 1
+
+
+def test_under_make_run_the_demo_is_offered_as_make_demo(repo, capsys, monkeypatch):
+    """`make run` in a clone: agentcli is not on PATH there, `make demo` is (the Makefile sets AGENTCLI_FROM_MAKE)."""
+    monkeypatch.setenv("AGENTCLI_FROM_MAKE", "1")
+    assert run_plain(Settings(), repo) == 2
+    assert capsys.readouterr().err.rstrip().endswith("To try it first with no key: make demo ARGS=--plain")
 
 
 async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):

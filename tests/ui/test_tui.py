@@ -375,12 +375,14 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
         assert app.query_one(PromptInput).text == "find auth via a subagent"
 
 
-async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo):
+async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo, monkeypatch):
+    monkeypatch.setenv("AGENTCLI_FROM_MAKE", "1")  # `make run`: in the clone agentcli is not on PATH, make demo is
     app = make_app(Settings(), repo, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, NoKeyScreen)
-        assert "export ANTHROPIC_API_KEY" in plain(app.screen.query_one("#no-key-text"))
+        shown = plain(app.screen.query_one("#no-key-text"))
+        assert "export ANTHROPIC_API_KEY" in shown and "  make demo" in shown and "agentcli --demo" not in shown
         await pilot.press("escape")
         assert not isinstance(app.screen, NoKeyScreen)
         prompt = app.query_one(PromptInput)
@@ -601,7 +603,7 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         first_line = lambda: plain(app.panel.entries["sa-1"]).split("\n▶")[0]  # noqa: E731  (its title)
         # Layout settles over a few refreshes (more of them on a loaded machine): wait for it.
         # Two lines in a narrow panel: the id and the description (cut), then the state and the numbers.
-        await until(pilot, lambda: first_line() == "● sa-1 Find where billing is…\n    1/30 · 0 tok",
+        await until(pilot, lambda: first_line() == "● sa-1 Find where billin…\n    1/30 · 0 tok",
                     "the entry line, cut to fit")
         assert app.conversation.size.width >= 44  # the panel leaves the conversation room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)

@@ -239,3 +239,28 @@ async def test_context_bars_in_cost_and_the_panel_header(server, tui):
         bars = app.query_one("#panel-context", Static)
         shown = bars.render().plain
         assert bars.display and "41.2k" in shown and "1.2k" in shown
+
+
+async def test_at_80_by_24_the_panel_is_narrower_and_its_bars_show_while_the_first_child_runs(server, tui):
+    """At 80x24 the panel took 34 columns and its bars were 4 cells wide, and they were hidden until a child's
+    first call had reported what its context held."""
+    gate = threading.Event()
+    server.when(is_main, tool_use("task", {"description": "Big read", "prompt": "Read a lot."}, usage=USAGE),
+                text("Done.", usage=USAGE))
+    server.when(is_child, text("Found it.", usage={"input_tokens": 40_000, "output_tokens": 100}, gate=gate))
+    app = tui()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await send(pilot, "delegate")
+            await until(pilot, lambda: app.panel.entries, "the child's entry")
+            bars = app.query_one("#panel-context", Static)
+            await until(pilot, lambda: bars.display and "with" in bars.render().plain, "the bars, while it runs")
+            assert app.panel.size.width <= 31
+            gate.set()
+            await until(pilot, lambda: not app.busy, "the turn to end")
+            await pilot.pause()
+            [with_row, without_row] = bars.render().plain.splitlines()
+            assert with_row.startswith("with ") and without_row.startswith("without ")
+            assert without_row.count("█") + without_row.count("░") >= 8, without_row  # a bar, not 4 cells
+    finally:
+        gate.set()

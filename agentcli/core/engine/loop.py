@@ -261,7 +261,8 @@ class Agent:
         finally:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
-                      is_error=outcome.is_error, seconds=time.monotonic() - started, denied=outcome.denied)
+                      is_error=outcome.is_error, seconds=max(0.0, time.monotonic() - started - outcome.waited),
+                      denied=outcome.denied)  # the call's own time: an approval's wait is not its
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""

@@ -28,6 +28,7 @@ from ..content import agentcli_note
 from ..events import SubagentReport
 from ..mcp.remote import RemoteResource
 from .. import images
+from ..units import turns
 from ..system.git import find_repository, run_git, UnsafeRepository
 from ..system.secret_env import command_env
 from ..system.workspace import Workspace
@@ -258,7 +259,7 @@ class SubagentReceipts:
         head = f"The user mentioned subagent @{name} ({record.type}: {_first_line(record.description)})"
         report: SubagentReport | None = record.report
         if record.running or report is None:
-            return [agentcli_note(f"{head}. It is {record.status} ({record.turns} turns so far); its receipt "
+            return [agentcli_note(f"{head}. It is {record.status} ({turns(record.turns)} so far); its receipt "
                                   "comes with its result.")]
         return [agentcli_note(f"{head}. {report.receipt()}\n{report.footer}")]
 

@@ -46,6 +46,7 @@ from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
+from .headless_advice import ways_to_allow
 from ..system import protected_paths
 from ..units import quoted
 from ..system.sandbox import Widening
@@ -75,7 +76,6 @@ PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
 READING_TOOLS = ("read_file", "grep", "glob", "git_status", "git_diff", "git_log", "git_blame")
 
 BYPASS = "--permission-mode bypassPermissions"
-SETTINGS = ".agentcli/settings.toml"
 
 
 def protected(rel: Path) -> str:
@@ -113,13 +113,15 @@ class Decision:
     verdict: str  # "allow", "ask" or "refuse"
     reason: str = ""  # refuse: the sentence the model gets; ask: why it needs a yes ("" when nothing special)
     rules: tuple[str, ...] = ()  # ask: what "allow for the session" and "always allow" record; () = once only
-    allows: str = ""  # ask: what would let it run without asking, for headless refusals
+    allows: str = ""  # ask: a flag that would let it run without asking, for headless refusals
     grant: Path | None = None  # a path outside the workspace this call may touch once allowed
+    allow_rules: tuple[str, ...] = ()  # ask: the allow rules that would let it run, for headless refusals
+    rule_kind: str = ""  # ask: what such a rule must say where none can be named exactly
 
-    def headless_refusal(self, tool: str) -> str:
+    def headless_refusal(self, tool: str, root: Path) -> str:
         why = f" ({self.reason})" if self.reason else ""
-        return (f"{tool} needs approval{why}, and no one can give it in a headless run; "
-                f"to allow it, {self.allows}.")
+        ways = ways_to_allow(self.allows, self.allow_rules, self.rule_kind, root)
+        return f"{tool} needs approval{why}, and no one can give it in a headless run; to allow it, {ways}."
 
 
 ALLOW = Decision("allow")
@@ -226,8 +228,13 @@ class Permissions:
         if decision.verdict == "ask" and approved:
             decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "ask":
+            from ..errors import ToolError  # here: config.py imports this module on the way to the app
             if not self.interactive:
-                return decision.headless_refusal(tool.name)
+                try:
+                    await tool.check(args, ctx)  # a call bound to fail fails as such, not as one to approve
+                except ToolError as exc:
+                    return str(exc)
+                return decision.headless_refusal(tool.name, ctx.workspace.root)
             waiting = (ctx.agent_id, "" if ctx.agent_id == MAIN else ctx.agent_description)
             self._waiting.append(waiting)
             self._announce(ctx)
@@ -235,7 +242,6 @@ class Permissions:
                 async with self._asking:  # asyncio's lock wakes its waiters first come, first served
                     decision = self.decide(tool, args, ctx)  # an answer given meanwhile may cover it now
                     if decision.verdict == "ask":
-                        from ..errors import ToolError  # here: config.py imports this module on the way to the app
                         try:
                             diff = await tool.check(args, ctx)  # a call bound to fail fails without a question
                         except ToolError as exc:
@@ -412,10 +418,9 @@ class Permissions:
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root
             rel = target.real.relative_to(root).as_posix() if base == root else str(target.real)
-            return Decision("ask", rules=(tool.name,), allows=f"run with --permission-mode acceptEdits, or add "
-                            f"the allow rule `{tool.name}({rel})` to {SETTINGS}")
-        return Decision("ask", rules=(tool.name,),
-                        allows=f"run with {BYPASS}, or add the allow rule `{tool.name}` to {SETTINGS}")
+            return Decision("ask", rules=(tool.name,), allows="run with --permission-mode acceptEdits",
+                            allow_rules=(f"{tool.name}({rel})",))
+        return Decision("ask", rules=(tool.name,), allows=f"run with {BYPASS}", allow_rules=(tool.name,))
 
     def _decide_outside(self, tool: "Tool", kind: str, target: _Target, root: Path,
                         matches: Callable[..., bool], agent: str = MAIN) -> Decision:
@@ -435,7 +440,7 @@ class Permissions:
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
         return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
-                        allows=f"add the allow rule `{tool.name}({target.real})` to {SETTINGS}, or run with {BYPASS}",
+                        allows=f"run with {BYPASS}", allow_rules=(f"{tool.name}({target.real})",),
                         grant=target.real)
 
     def _decide_command(self, command: str, agent: str = MAIN) -> Decision:
@@ -473,27 +478,29 @@ class Permissions:
         shown = ", ".join(f"`{part.text}`" for part in missing)
         writes = [part for part in missing if part.writes_file]
         dynamic = [part for part in missing if part.dynamic]
+        named: tuple[str, ...] = ()
+        kind = ""
         if writes:
             how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
             reason = f"`{writes[0].text}` writes to a file through {how}"
-            allows = f"run with {BYPASS}, or add an allow rule that spells out what it writes to {SETTINGS}" + (
-                f", such as `bash({writes[0].text})`" if "*" not in writes[0].text else "")
+            named = (f"bash({writes[0].text})",) if "*" not in writes[0].text else ()  # a * never names a write
+            kind = "" if named else "a rule that spells out what it writes"
         elif dynamic:
             reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
                       "so no rule can say what it does")
-            allows = f"run with {BYPASS}"
         else:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
-            rules = ", ".join(f"`{r}`" for r in suggested if r) or "a matching `bash(...)` rule"
-            allows = f"run with {BYPASS}, or add {rules} to the allow list in {SETTINGS}"
+            named = tuple(dict.fromkeys(r for r in suggested if r))
+            kind = "" if named else "a matching `bash(...)` rule"
+        advice = Decision("ask", allows=f"run with {BYPASS}", allow_rules=named, rule_kind=kind)
         unsaid = next((part for part, rule in zip(missing, suggested) if not rule), None)
         if unsaid is not None and not writes and not dynamic:
             why = ("reads text written on the line, which no rule names" if unsaid.stdin else
                    "only sets variables" if not unsaid.words else "has no exact rule")
-            return Decision("ask", f"`{unsaid.text}` {why}, so it is allowed one call at a time", allows=allows)
+            return dataclasses.replace(advice, reason=f"`{unsaid.text}` {why}, so it is allowed one call at a time")
         if len(line.commands) == 1 and not writes and not dynamic:
             reason = ""  # a plain command in default mode: nothing unusual to say
-        return Decision("ask", reason, rules=() if once else tuple(dict.fromkeys(suggested)), allows=allows)
+        return dataclasses.replace(advice, reason=reason, rules=() if once else tuple(dict.fromkeys(suggested)))
 
     def _decide_fetch(self, url: str) -> Decision:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
@@ -516,9 +523,7 @@ class Permissions:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
         if self._find("allow", "web_fetch", lambda r: fetch_rule_hits(r, url, host)):
             return ALLOW
-        return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,),
-                        allows=f"add the allow rule `{rule}` to {SETTINGS}, or pass --allowedTools "
-                               f"'WebFetch(domain:{host})'")
+        return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,), allow_rules=(rule,))
 
     def fetch_denial(self, url: str, addresses: Iterable[str]) -> str:
         """Why web_fetch may not connect to ``addresses``, what ``url``'s host resolved to: the deny rule

@@ -200,10 +200,15 @@ def _reason(exc: OSError) -> str:
 
 
 def writable_folder(folder: Path) -> None:
-    """Create ``folder`` if need be; raise SessionError when sessions cannot be written there."""
+    """Raise SessionError when sessions cannot be written in ``folder``. Nothing is created: the store makes
+    the folder with its first record, so a start that sends no prompt leaves no empty folder behind; the
+    nearest folder that exists is checked, as the one the store's mkdir would write into."""
+    there = folder
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        problem = None if os.access(folder, os.W_OK | os.X_OK) else "not writable"
+        while not there.exists() and there != there.parent:
+            there = there.parent
+        problem = ("not a directory" if not there.is_dir() else
+                   None if os.access(there, os.W_OK | os.X_OK) else "not writable")
     except OSError as exc:
         problem = _reason(exc)
     if problem:

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -165,16 +166,19 @@ class ToolRegistry:
         return await self.run_tool(tool, args, ctx, approved=bool(hooked and hooked.allowed)), True
 
     async def run_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool) -> ToolOutcome:
-        """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool."""
+        """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool. The
+        outcome says how long the permission took (``waited``), which the call's time leaves out."""
+        waited = 0.0
         try:
-            ask = ctx.permissions.authorize
+            ask, asked = ctx.permissions.authorize, time.monotonic()
             refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))
+            waited = time.monotonic() - asked
             if isinstance(refusal, dict):  # allowed with another input (the Agent SDK's can_use_tool)
                 if problem := check_input(tool, refusal):
-                    return ToolOutcome(problem, True)
+                    return ToolOutcome(problem, True, waited=waited)
                 args, refusal = refusal, None
             if refusal:
-                return ToolOutcome(refusal, True, denied=True)
+                return ToolOutcome(refusal, True, denied=True, waited=waited)
             output = await tool.run(args, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
@@ -185,12 +189,12 @@ class ToolRegistry:
 
                 output = await asyncio.to_thread(keep_in_full, output, ctx)
         except ToolError as exc:
-            return ToolOutcome(cap_output(str(exc), OUTPUT_CAP), True)
+            return ToolOutcome(cap_output(str(exc), OUTPUT_CAP), True, waited=waited)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
-            return ToolOutcome(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}.", True)
-        return ToolOutcome(cap_output(output, OUTPUT_CAP), blocks=blocks)
+            return ToolOutcome(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}.", True, waited=waited)
+        return ToolOutcome(cap_output(output, OUTPUT_CAP), blocks=blocks, waited=waited)
 
 
 def call_summary(tool: Tool | None, args: Any) -> str:

@@ -229,6 +229,7 @@ class ToolOutcome:
     blocks: tuple[dict[str, Any], ...] = ()  # content blocks after the text, such as an MCP tool's images
     denied: bool = False  # refused before it ran: by the permissions or a PreToolUse hook
     stop: str = ""  # a hook said "continue": false: the turn ends after this call, and this says why
+    waited: float = 0.0  # seconds it waited on its permission (a question to the user): not the call's own time
 
     def content(self) -> str | list[dict[str, Any]]:
         """The ``tool_result`` content: the text, and the other blocks after it when there are any."""

@@ -572,7 +572,7 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
     try:
         resolve_credentials()
     except MissingCredentials as exc:
-        print(f"agentcli: {exc} To try it first with no key: agentcli --demo --plain", file=sys.stderr)
+        print(f"agentcli: {exc} To try it first with no key: {slash.demo_command(plain=True)}", file=sys.stderr)
         return 2
 
     async def main() -> int:

@@ -12,7 +12,7 @@ from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible
 from ..calls import RICH_STYLES, patch_lines
-from ..format import seconds
+from ..format import seconds, turns
 from .display import STATUS_MARKS
 from .transcript import transcript_text
 
@@ -114,9 +114,9 @@ async def agents(app: "PlainApp", arg: str) -> None:
 
 def agent_row(n: int, record: SubagentRecord) -> Text:
     mark, style = STATUS_MARKS.get(record.status, ("·", "cyan"))
-    turns = f"{record.turns} turn{'' if record.turns == 1 else 's'}"
+    counted = turns(record.turns)
     return (Text(f"{n:>3}. ") + Text(record.id, style="bold") + Text(f" {mark} {record.status:<9}", style=style)
-            + Text(f" {turns} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
+            + Text(f" {counted} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
                    f" · {record.type} · ", style="dim") + Text(visible(record.description)))
 
 

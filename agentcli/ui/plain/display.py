@@ -30,7 +30,7 @@ from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
-from ..format import flat, seconds, tokens, word_count
+from ..format import flat, seconds, tokens, turns, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
@@ -270,12 +270,12 @@ class Display:
                 prefix = self._child_prefix(child_id)
                 self._flush_child(child_id)
                 mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
-                turns = f"{ended.turns} turn{'' if ended.turns == 1 else 's'}"
-                turns += " + summary" if ended.summarized else ""
+                counted = turns(ended.turns)
+                counted += " + summary" if ended.summarized else ""
                 unverified = ended.report.mark if ended.report else ""  # "unverified" or "no answer"
                 self.line(prefix + Text(f" {mark} {ended.status}", style=style)
                           + Text(f" · {unverified}" if unverified else "", style="yellow")
-                          + Text(f" · {turns} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
+                          + Text(f" · {counted} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
                                  style="dim"))
             case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
                   | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()

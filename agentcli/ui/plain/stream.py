@@ -12,10 +12,13 @@ the current segment is rendered again.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from functools import cache
+from typing import Any, Callable
 
+from markdown_it import MarkdownIt
 from rich.markdown import Heading, Markdown
 
+from ..markdown_rules import literal_underscores
 from .screen import Painter, visible
 
 MARKDOWN_TAIL = 6  # lines of rendered Markdown that may still change while text arrives
@@ -32,9 +35,20 @@ class LeftHeading(Heading):
 
 
 class TerminalMarkdown(Markdown):
-    """rich's Markdown with every heading flush left, as in a scrolling terminal."""
+    """rich's Markdown with every heading flush left, as in a scrolling terminal, and its underscores as text
+    (``markdown_rules``): rich builds its parser inside ``__init__``, so the text is parsed here instead."""
 
     elements = {**Markdown.elements, "heading_open": LeftHeading}
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__("", **options)
+        self.markup, self.parsed = markup, terminal_parser().parse(markup)
+
+
+@cache
+def terminal_parser() -> MarkdownIt:
+    """rich's own parser (commonmark, strikethrough, tables), with underscores as text."""
+    return MarkdownIt().enable("strikethrough").enable("table").use(literal_underscores)
 
 
 def markdown_renderer(painter: Painter) -> Render:

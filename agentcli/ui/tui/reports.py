@@ -83,11 +83,11 @@ def cost_report(session: "SessionSurface") -> Group:
         (f"type {kind}", usage, f"{count} subagent{'' if count == 1 else 's'}")
         for kind, (count, usage) in session.usage_by_type().items()]
     rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
-             slash.tokens(u.cache_write_tokens), slash.money(u), task] for name, u, task in agents]
+             slash.tokens(u.cache_write_tokens), slash.money(u, cell=True), task] for name, u, task in agents]
     rows.append(["total", *usage_cells(session)])
-    notes = Text("\n".join([slash.context_line(session),
-                            slash.kept_out_line(session.tokens_kept_out),
-                            *slash.delegation_bars(session)]))
+    notes = Text("\n".join([*slash.unknown_cost_note(session), slash.context_line(session),
+                            slash.kept_out_line(session.tokens_kept_out), *slash.delegation_bars(session),
+                            *slash.delegation_accounts(session)]))
     return Group(titled("Tokens and cost", Fitted(columns, rows, bold_last=True)), Text(""), notes)
 
 
@@ -112,7 +112,7 @@ def context_report(usage: "ContextUsage", width: int = 40) -> Group:
 def usage_cells(session: "SessionSurface") -> list[str]:
     u = session.usage
     return [slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),
-            slash.tokens(u.cache_write_tokens), slash.money(u), ""]
+            slash.tokens(u.cache_write_tokens), slash.money(u, cell=True), ""]
 
 
 def agents_report(types: Iterable["AgentType"], subagents: Iterable["Subagent"], how_to: str) -> Group:

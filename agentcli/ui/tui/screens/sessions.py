@@ -14,7 +14,7 @@ from textual.worker import Worker, WorkerState
 
 from ....core.session import SessionInfo, list_sessions
 from ...escapes import visible
-from ...format import tokens
+from ...format import tokens, turns
 from ..format import one_line
 from .dialog import Dialog
 
@@ -67,7 +67,7 @@ class SessionPicker(Dialog[str | None]):
         options = self.query_one("#sessions-list", OptionList)
         options.add_options(Option(Content.assemble(
             Content.styled(s.id, "bold"), "  ", Content.styled(f"{s.started[:16].replace('T', ' ')}  "
-                                                                 f"{s.turns} turns  {tokens(s.usage.total_tokens)} tok",
+                                                                 f"{turns(s.turns)}  {tokens(s.usage.total_tokens)} tok",
                                                                  "$text-muted"),
             "\n  ", one_line(visible(s.first_prompt) or "(no prompt)", 100)), id=s.id) for s in sessions)
         options.highlighted = 0

@@ -18,6 +18,8 @@ from textual.strip import Strip
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
+from ...markdown_rules import literal_underscores
+
 MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table and code blocks (their module is private)
 MarkdownFence = Markdown.BLOCKS["fence"]
 
@@ -98,8 +100,16 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
 
 
 class WrappingMarkdown(Markdown):
-    """Markdown whose tables wrap their cells instead of cutting them, and whose code is coloured a
-    frame late (LateFence)."""
+    """Markdown whose tables wrap their cells instead of cutting them, whose code is coloured a frame late
+    (LateFence), and whose underscores are text (``parser``), streamed or whole. A quote starts at its first
+    line: a heading first in it kept its top margin, two empty lines inside the quote's bar."""
+
+    DEFAULT_CSS = """
+    WrappingMarkdown MarkdownBlockQuote > MarkdownHeader { margin-top: 0; }
+    """
+
+    def __init__(self, markdown: str | None = None, **options: Any) -> None:
+        super().__init__(markdown, parser_factory=parser, **options)
 
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
         if block_name == "table_open":
@@ -111,8 +121,9 @@ class WrappingMarkdown(Markdown):
 
 @cache
 def parser() -> MarkdownIt:
-    """The parser of every whole answer: Textual's own (``gfm-like``), built once, not once per answer."""
-    return MarkdownIt("gfm-like")
+    """The parser of every answer: Textual's own (``gfm-like``), built once, not once per answer, whose
+    underscores never emphasise (``markdown_rules``): ``__main__.py`` stays a path."""
+    return MarkdownIt("gfm-like").use(literal_underscores)
 
 
 class AssistantEntry(WrappingMarkdown):

@@ -24,7 +24,7 @@ from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessa
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...drawn import terminal as drawn  # what it draws and leaves quiet
-from ...format import seconds, tokens
+from ...format import seconds, tokens, turns
 from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
@@ -310,8 +310,8 @@ class Conversation(VerticalScroll):
                 await self.end_answer()
             case SubagentFinished() as ended:
                 await self.end_answer()
-                turns = f"{ended.turns} turns" + (" + summary" if ended.summarized else "")
-                line = f"{ended.id} {ended.status} · {turns} · {tokens(ended.usage.total_tokens)} tokens"
+                counted = turns(ended.turns) + (" + summary" if ended.summarized else "")
+                line = f"{ended.id} {ended.status} · {counted} · {tokens(ended.usage.total_tokens)} tokens"
                 if self.show_times:
                     line += f" · {seconds(ended.seconds)}"
                 mark = ended.report.mark if ended.report else ""

@@ -129,8 +129,9 @@ class SubagentEntry(Collapsible):
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
         from textual.widgets import Markdown  # on the first subagent: startup does without markdown-it
+        from .answer import parser
 
-        self._result = Markdown("", classes="-pending")
+        self._result = Markdown("", classes="-pending", parser_factory=parser)  # underscores as text
         self._shown_result = ""
         self.state = state
         self.shared = ""  # the start every entry's description has (see fit)
@@ -215,10 +216,14 @@ class ContextBars(Static):
 
     def render(self) -> Content:
         used, alone, window = self.counts
-        width = max(4, self.content_size.width - len(WITHOUT) - 12)
-        return Content.assemble(  # worded as /cost words them
-            f"{WITH:<{len(WITHOUT)}} ", Content.styled(bar(used, window, width), "$primary"), f" {tokens(used)} tok\n",
-            f"{WITHOUT} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)} tok")
+        labels = (WITH, WITHOUT)  # worded as /cost words them, where the panel is wide enough for bars of 8
+        if self.content_size.width - len(WITHOUT) - 12 < 8:  # narrow (80 columns): under "Subagents", shorter
+            labels = ("with", "without")
+        width = max(4, self.content_size.width - len(labels[1]) - 12)
+        return Content.assemble(
+            f"{labels[0]:<{len(labels[1])}} ", Content.styled(bar(used, window, width), "$primary"),
+            f" {tokens(used)} tok\n",
+            f"{labels[1]} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)} tok")
 
 
 class Hint(Static):
@@ -242,7 +247,7 @@ class Hint(Static):
 class SidePanel(Vertical):
     DEFAULT_CSS = """
     SidePanel {
-        width: 38%; min-width: 34; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
+        width: 38%; min-width: 30; max-width: 72; height: 1fr; background: $panel; border-left: vkey $primary 40%;
         &.-hidden { display: none; }
         #panel-title { padding: 0 1; text-style: bold; color: $primary; background: $panel; }
         #panel-hint { padding: 0 1; color: $text-muted; }
@@ -329,9 +334,10 @@ class SidePanel(Vertical):
         inbox.display = bool(line)
 
     def show_context(self, used: int, alone: int, window: int) -> None:
-        """Two bars: the main context now, and what it would weigh had it done its subagents' work itself."""
+        """Two bars: the main context now, and what it would weigh had it done its subagents' work itself;
+        shown once a subagent started, also before its first call reported what it holds."""
         widget = self.query_one("#panel-context", ContextBars)
-        widget.set_class(alone <= used or not window, "-empty")
-        if alone > used and window:
+        widget.set_class((alone <= used and not self.entries) or not window, "-empty")
+        if window:
             widget.counts = (used, alone, window)
             widget.refresh()

@@ -231,6 +231,7 @@ class TaskEntry(Vertical):
         TaskTitle { width: 1fr; }
         TaskTitle:focus { background: $block-cursor-blurred-background; }
         Markdown { margin: 1 0 0 0; padding: 0; background: transparent; }
+        Markdown > MarkdownHeader { margin-top: 0; }  /* a heading first: one empty line under the task, not three */
         Markdown.-pending { display: none; }
     }
     """
