@@ -56,6 +56,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+    # Every tool in every request, as the tests written before tools on demand expect (tests/core/test_on_demand.py
+    # sets the routes it tests).
+    monkeypatch.setenv("AGENTCLI_TOOL_SEARCH", "off")
     return home / "agentcli"
 
 
@@ -133,7 +136,7 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
     made: list[Session] = []
 
     def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
-        settings = Settings(**overrides)
+        settings = Settings(**{"tool_search": "off", **overrides})
         llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                   stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
                   thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
