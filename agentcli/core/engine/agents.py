@@ -120,7 +120,7 @@ You are a read-only scout. Your job is to locate things fast, not to explain eve
 
 BASH = AgentType(
     name="bash",
-    description="Runs builds, tests and other commands, fixes what they need, and reports the outcome.",
+    description="Runs builds, tests and other commands, fixes what they need, reports the outcome.",
     tools=("bash", "read_file", "write_file", "edit_file", "glob", PLAN_TOOL),
     prompt="""\
 You run commands for the agent that sent you: builds, tests, linters, scripts.

@@ -42,10 +42,10 @@ class TaskTool(Tool):
         self.agent_types = agent_types or BUILT_IN
         listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise
-            "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns only its final answer, a receipt of its tool calls and a status line. It knows nothing of "
-            "this conversation, so `prompt` must be a complete brief: the goal, what you know, where to look, "
-            "what to report. Task calls in one message run at the same time.\n\nAgent types (subagent_type):\n"
+            "Hand a self-contained errand to a subagent, which works in a fresh context with its own tools and "
+            "returns its answer, a receipt of its calls and a status line. It knows nothing of this conversation: "
+            "`prompt` is the complete brief (goal, what you know, where to look, what to report). Task calls in "
+            "one message run in parallel.\n\nAgent types (subagent_type):\n"
             + listing
         )
         self.input_schema = {
@@ -100,7 +100,7 @@ class MessageSubagent(Tool):
     request to wrap up now and answer with what it has."""
 
     name = "message_subagent"
-    brief = "tell a running subagent something, or to wrap up"  # its line in the index of tools on demand (on_demand.py)
+    brief = "message a running subagent"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
     kind = "task"
     key_arg = "subagent_id"

@@ -68,7 +68,7 @@ def _capped(lines: list[str], limit: int, advice: str) -> str:
 
 class GitStatus(Tool):
     name = "git_status"
-    brief = "the branch and the changed files"  # its line in the index of tools on demand (on_demand.py)
+    brief = "branch and changed files"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show the git working tree status: the branch and how it tracks its upstream, then one line "
                    "per changed file (XY path: X is the staged state, Y the unstaged one; ?? untracked). "
                    "Read-only.")
@@ -153,7 +153,7 @@ class GitLog(Tool):
 
 class GitBlame(Tool):
     name = "git_blame"
-    brief = "who last changed each line of a file"  # its line in the index of tools on demand (on_demand.py)
+    brief = "who last changed each line"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show who last changed each line of a file and in which commit: `hash (author date line) "
                    f"text`. `start` and `end` (1-based, inclusive) pick a range; without them the first "
                    f"{BLAME_MAX_LINES} lines are shown. Read-only.")

@@ -38,7 +38,7 @@ FOLLOWERS = {"bash": ("bash_output", "kill_bash"), "task": ("message_subagent",)
 SEARCH_NAME = "tool_search"  # agentcli's own
 API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
 MOST_LOADED = 5  # tools one search by words loads
-INDEX_TITLE = "Tools on demand, reached by name:"
+INDEX_TITLE = "Tools on demand:"
 
 
 def refused_by_endpoint(status: int | None, message: str) -> bool:
@@ -132,8 +132,8 @@ class ToolSearch(Tool):
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (
-        "Load tools on demand (listed below) by their names, or by words for what you need; a loaded tool is "
-        "in your tool list from your next step on.")
+        "Load the tools below by name (or by words for what you need); a loaded tool is yours from your next "
+        "step on.")
     input_schema = {
         "type": "object",
         "properties": {"query": {"type": "string", "description": "Tool names, or words."}},

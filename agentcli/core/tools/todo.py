@@ -34,10 +34,10 @@ class TodoWrite(Tool):
                 "items": {
                     "type": "object",
                     "properties": {
-                        "content": {"type": "string", "description": "The step, imperative: 'Run the tests'."},
+                        "content": {"type": "string", "description": "The step: 'Run the tests'."},
                         "status": {"type": "string", "enum": list(STATUSES)},
                         "activeForm": {"type": "string",
-                                       "description": "The step as it is being done: 'Running the tests'."},
+                                       "description": "As it is done: 'Running the tests'."},
                     },
                     "required": ["content", "status"],
                 },
