@@ -84,6 +84,11 @@ def prefix_share(bodies: list[dict[str, Any]]) -> tuple[float, int, int]:
     return repeated / total, total, total - repeated
 
 
+def priced(total: int, fresh: int) -> int:
+    """Bytes weighed as the prompt cache prices tokens: a repeat at a tenth, a fresh byte (written) at 1.25."""
+    return round(0.1 * (total - fresh) + 1.25 * fresh)
+
+
 def in_result(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The agentcli route's bodies as they would be if a loaded tool's definition came in tool_search's result
     and the tools never changed (the way measured against appending it to the tools)."""
@@ -164,7 +169,22 @@ def run(work: Path) -> Section:
         share, total, fresh = prefix_share(bodies)
         section.row(f"cache prefix over {len(bodies)} requests, {name}", f"{share:.1%}",
                     note=f"{total:,} bytes sent in cache order (tools → system → messages), {fresh:,} of them not a "
-                         "repeat of the previous request's beginning")
+                         f"repeat of the previous request's beginning; at cache prices {priced(total, fresh):,} "
+                         "byte-equivalents")
     claude_code_first(section, work)
+    section.notes.append(
+        "The first requests: `Session.send` through the real SDK to the stand-in server (a git repository of one "
+        "file), the body as JSON; on the API's route the deferred definitions are in the body but not in what the "
+        "model reads, so the row gives the rest. The cache prefix: a scripted session (grep, read_file, glob, the "
+        "deferred git_log loaded and used, then four more reads), each request laid out in the prompt cache's "
+        "order (tools → system → messages, breakpoint marks left out) and compared byte for byte with the one "
+        "before; the share is of all bytes sent. Appending a loaded tool to the tools rewrites the whole prefix "
+        "once (about 4 kB more not repeated than a definition carried in tool_search's result), but at the "
+        "cache's prices it costs less than carrying every definition in every request (off), and the gap grows "
+        "with every request, so agentcli's route appends it: the model then "
+        "calls a declared tool, which every endpoint this route is for (LiteLLM, Ollama, vLLM) parses; a call of "
+        "a tool the request does not declare is not something we could check they accept. On the API's route "
+        "nothing changes in the tools when the API finds one. Claude Code's first request: `claude -p hi` against "
+        "the same stand-in (its main request, not its title call), one run each.")
     return section
 

@@ -103,10 +103,8 @@ class Offer:
             return core
         if how == "api":
             return [*core, *({**tool.schema(), "defer_loading": True} for tool in deferred), dict(API_SEARCH)]
-        search = ToolSearch(deferred, self.loaded)
         by_name = {tool.name: tool for tool in deferred}
-        waiting = [tool for tool in deferred if tool.name not in self.loaded.names]
-        return [*core, *([search.schema()] if waiting else []),
+        return [*core, ToolSearch(deferred, self.loaded).schema(),
                 *(by_name[name].schema() for name in self.loaded.names if name in by_name)]
 
     def registry(self, registry: "ToolRegistry", how: str) -> "ToolRegistry":
@@ -145,8 +143,9 @@ class ToolSearch(Tool):
         self.loaded = loaded
 
     def schema(self) -> dict[str, Any]:
-        waiting = [t for name, t in self.deferred.items() if name not in self.loaded.names]
-        return {"name": self.name, "description": self.description + "\n\n" + index(waiting),
+        """Its description ends with the index of every deferred tool, loaded ones too: it never changes as the
+        agent loads tools, so a loaded tool, appended after it, is the only change to the request's tools."""
+        return {"name": self.name, "description": self.description + "\n\n" + index(self.deferred.values()),
                 "input_schema": self.input_schema}
 
     def find(self, query: str) -> list[str]:
