@@ -9,9 +9,11 @@ from agentcli.config import ConfigError, Settings
 from agentcli.core.engine.agents import BUILT_IN
 from agentcli.core.engine.context import subagent_system_prompt
 from agentcli.core.events import Notice
+from agentcli.core.session import open_session
 from agentcli.core.model.llm import LLM, Credentials, LLMError
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.on_demand import CORE
+from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_text, tool_results, tool_search_blocks,
                                           tool_use, tool_use_block)
 
@@ -135,3 +137,19 @@ def test_explore_is_not_told_to_keep_a_plan_it_has_no_tool_for(repo):
     assert "todo_write" not in subagent_system_prompt(workspace, BUILT_IN["explore"])
     assert "todo_write" in subagent_system_prompt(workspace, BUILT_IN["general-purpose"])
     assert "todo_write" in subagent_system_prompt(workspace, BUILT_IN["bash"])
+
+
+async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(server, make_session, repo):
+    server.script(tool_use("git_log", {}), text("done"), text("again"))
+    session, _ = make_session(tool_search="agentcli")
+    await session.send("log?")
+    session.close()
+    llm = LLM(credentials=Credentials(api_key=API_KEY, base_url=server.base_url), max_retries=0)
+    resumed = open_session(Settings(tool_search="agentcli"), Workspace.at(repo), lambda event: None,
+                           interactive=False, llm=llm, resume=session.id)
+    try:
+        await resumed.send("and now?")
+    finally:
+        resumed.close()
+        await llm.aclose()
+    assert "git_log" in tool_names(server.requests[-1])

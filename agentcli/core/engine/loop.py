@@ -85,7 +85,7 @@ class Agent:
 
     def offered(self) -> list[dict[str, Any]]:
         """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
-        return self.offer.request_tools(self.tools, self.llm.tool_search)
+        return self.offer.request_tools(self.tools, self.llm.tool_search, self.messages)
 
     @property
     def agent_id(self) -> str:

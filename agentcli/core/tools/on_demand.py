@@ -45,7 +45,7 @@ def refused_by_endpoint(status: int | None, message: str) -> bool:
     """Whether a failed request is an endpoint's refusal of the API's tool search (an unknown tool type or field),
     which ``auto`` answers by going on with agentcli's own."""
     text = message.lower()
-    return status == 400 and any(word in text for word in ("tool_search", "defer_loading", "tool type", "tools."))
+    return status == 400 and any(word in text for word in ("tool_search", "defer_loading", "tool_reference"))
 
 
 def brief(tool: Tool) -> str:
@@ -83,6 +83,14 @@ class Loaded:
             self.add(n for n in wanted if n in known)
 
 
+def called(history: Iterable[dict[str, Any]]) -> list[str]:
+    """The tools ``history`` calls, in the order of their first call."""
+    names = [block.get("name") for message in history if message.get("role") == "assistant"
+             and isinstance(message.get("content"), list) for block in message["content"]
+             if isinstance(block, dict) and block.get("type") == "tool_use"]
+    return list(dict.fromkeys(name for name in names if isinstance(name, str)))
+
+
 def is_deferred(tool: Tool) -> bool:
     return tool.name not in CORE and tool.name != SEARCH_NAME
 
@@ -92,12 +100,19 @@ class Offer:
 
     def __init__(self) -> None:
         self.loaded = Loaded()
+        self.recalled = False  # the history's calls were read (request_tools)
 
-    def request_tools(self, registry: "ToolRegistry", how: str) -> list[dict[str, Any]]:
-        """The ``tools`` of a request on route ``how`` (never "auto": see ``route``)."""
+    def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[dict[str, Any]] = ()
+                      ) -> list[dict[str, Any]]:
+        """The ``tools`` of a request on route ``how`` (api, agentcli or off). ``history``: the agent's messages,
+        whose calls of deferred tools load them the first time (a resumed session's, so that no call in its
+        history names a tool its requests do not declare)."""
         if how == "off":
             return registry.schemas()
         deferred = [tool for tool in registry if is_deferred(tool)]
+        if not self.recalled:
+            self.recalled = True
+            self.loaded.add(name for name in called(history) if name in {tool.name for tool in deferred})
         core = [tool.schema() for tool in registry if not is_deferred(tool)]
         if not deferred:
             return core
