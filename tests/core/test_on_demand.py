@@ -153,3 +153,14 @@ async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(s
         resumed.close()
         await llm.aclose()
     assert "git_log" in tool_names(server.requests[-1])
+
+
+def test_an_agent_type_is_listed_in_one_line_however_long_its_description():
+    from agentcli.core.engine.agents import AgentType
+    from agentcli.core.engine.task_tool import TaskTool
+
+    long = AgentType(name="auditor", description="Audits everything.\n\n" + "It checks each file in turn. " * 40,
+                     prompt="PROMPT OF THE AUDITOR")
+    listing = TaskTool({"auditor": long}).description.split("Agent types (subagent_type):\n")[1]
+    assert listing.startswith("- auditor: Audits everything. It checks") and listing.endswith("…")
+    assert len(listing) < 220 and "\n" not in listing and "PROMPT OF THE AUDITOR" not in listing

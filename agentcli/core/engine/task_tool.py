@@ -27,6 +27,15 @@ def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
     return "\n\n".join(sections), files
 
 
+TYPE_LINE = 200  # characters of an agent type's description in the listing: its prompt comes only to its children
+
+
+def one_line(description: str) -> str:
+    """An agent type's description as the task tool lists it: one line, cut at ``TYPE_LINE``."""
+    line = " ".join(description.split())
+    return line if len(line) <= TYPE_LINE else line[:TYPE_LINE - 1].rstrip() + "…"
+
+
 class TaskTool(Tool):
     name = "task"
     main_only = True
@@ -40,7 +49,7 @@ class TaskTool(Tool):
         from .agents import BUILT_IN
 
         self.agent_types = agent_types or BUILT_IN
-        listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
+        listing = "\n".join(f"- {t.name}: {one_line(t.description)}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise
             "Hand a self-contained errand to a subagent, which works in a fresh context with its own tools and "
             "returns its answer, a receipt of its calls and a status line. It knows nothing of this conversation: "
