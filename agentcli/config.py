@@ -45,6 +45,7 @@ MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
 
 
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
+TOOL_SEARCH = ("auto", "api", "agentcli", "off")  # the routes to tools on demand (core/tools/on_demand.py)
 
 
 def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
@@ -94,6 +95,9 @@ class Settings:
     thinking: str = setting("auto", "extended thinking: off, on, adaptive; auto: adaptive where the model has it",
                             widens=False)
     max_thinking_tokens: int = setting(0, 'the budget of thinking "on"; 0: 10,000', widens=False, may_be_zero=True)
+    tool_search: str = setting("auto", "tools on demand (core/tools/on_demand.py): auto, api (the API's own tool "
+                               "search), agentcli (agentcli's tool_search), off (every tool in every request)",
+                               widens=False)
     compact_threshold: float = setting(0.85, "compact the context when it is this full", widens=False, fraction=True)
     keep_secret_env: bool = setting(False, "pass *KEY*/*TOKEN*/*SECRET* variables to bash",
                                     widens="bash and every command see your API keys, tokens and secrets")
@@ -193,6 +197,8 @@ class Settings:
             setattr(self, key, value)
         if self.sandbox not in SANDBOX_MODES:
             raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")
+        if self.tool_search not in TOOL_SEARCH:
+            raise ConfigError(f"{source}: tool_search must be one of {', '.join(TOOL_SEARCH)}, not {self.tool_search!r}.")
         if self.web_fetch_private not in WEB_FETCH_PRIVATE:
             raise ConfigError(f"{source}: web_fetch_private must be one of {', '.join(WEB_FETCH_PRIVATE)}, "
                               f"not {self.web_fetch_private!r}.")
@@ -296,6 +302,7 @@ ENV_SETTINGS = {
     "MAX_THINKING_TOKENS": "max_thinking_tokens",  # as Claude Code reads it
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
     "AGENTCLI_SANDBOX": "sandbox",
+    "AGENTCLI_TOOL_SEARCH": "tool_search",
 }
 
 

@@ -22,12 +22,13 @@ from .common import REPO_ROOT
 from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
-NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions")
+NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions", "ondemand")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
     from . import acp as acp_bench
-    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, parallel, render, search,
+    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel, render,
+                   search,
                    startup, transcript)
 
     big: list[bigrepo.BigRepo] = []
@@ -47,6 +48,7 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "delegation": ("Delegation savings", lambda: delegation.run(big_repo())),
         "parallel": ("Parallel subagents", lambda: parallel.run(work)),
         "claude": ("Claude Code", lambda: claude_code.run(work)),
+        "ondemand": ("Tools on demand", lambda: on_demand.run(work)),
         "acp": ("ACP", lambda: acp_bench.run(work)),
         "mentions": ("@-completion", lambda: mentions.run(work)),
     }

@@ -64,6 +64,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(*PATIENT)
+    # Every tool in every request, as the tests written before tools on demand expect (tests/core/test_on_demand.py
+    # sets the routes it tests).
+    monkeypatch.setenv("AGENTCLI_TOOL_SEARCH", "off")
     return home / "agentcli"
 
 
@@ -141,7 +144,7 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
     made: list[Session] = []
 
     def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
-        settings = Settings(**overrides)
+        settings = Settings(**{"tool_search": "off", **overrides})
         llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                   stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
                   first_reply_timeout=overrides.get("first_reply_timeout", float(PATIENT[1])),

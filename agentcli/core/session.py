@@ -60,7 +60,6 @@ from .surface import SessionSettings, SessionSurface
 
 TOOL_SETTINGS = ("search_timeout", "web_fetch_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
-
 __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
@@ -95,6 +94,7 @@ class Session:
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                               stall_timeout=settings.stall_timeout, first_reply_timeout=settings.first_reply_timeout,
                               thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
+        self.llm.use_tool_search(getattr(settings, "tool_search", "auto"))  # the route to tools on demand
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         self.trusted = bool(getattr(settings, "trusted", False))
         sources = getattr(settings, "setting_sources", ("user", "project"))  # --setting-sources; skips: warnings
@@ -563,7 +563,7 @@ class Session:
         await self.system_ready()
         memory = "".join(self._memory_used)  # as the prompt was built, even if the files changed since
         return await context_usage(self.llm, model=self.main.model, system=self.main.system, memory=memory,
-                                   tools=self.main.tools.schemas(), messages=self.main.messages,
+                                   tools=self.main.offered(), messages=self.main.messages,
                                    window=self.context_window(), kept_out=self.tokens_kept_out)
 
     @property

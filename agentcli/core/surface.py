@@ -63,7 +63,8 @@ class SessionSettings(Protocol):
     subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
     steer_on_enter: bool  # likewise: enter while the main agent works steers its turn (ctrl+s then queues)
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
-    # sandbox ("auto", "on" or "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
+    # tool_search ("auto", "api", "agentcli" or "off": core/tools/on_demand.py), sandbox ("auto", "on" or
+    # "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
     # max_budget_usd (0: none) and status_line (core/policy/status_command.py).
 
 

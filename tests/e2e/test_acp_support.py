@@ -141,7 +141,8 @@ class Agent:
 def agent_env(home: Path, server: FakeAnthropic) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=API_KEY, AGENTCLI_HOME=str(home / "agentcli"),
-               HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"))
+               HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
+               AGENTCLI_TOOL_SEARCH="off")  # a shared agent starts before the tests' own environment is set
     env.update([PATIENT])
     return env
 

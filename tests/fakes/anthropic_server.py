@@ -55,6 +55,7 @@ __all__ = [
     "tool_use_block",
     "new_tool_use_id",
     "validate_request",
+    "tool_search_blocks",
     "validate_claude_code_request",
     "estimate_tokens",
     "sse_events",
@@ -618,7 +619,56 @@ def validate_request(body: Any) -> str | None:
     breakpoints = sum(_count_cache_control(body.get(k)) for k in ("tools", "system", "messages"))
     if breakpoints > 4:
         return f"A maximum of 4 blocks with cache_control may be provided. Found {breakpoints}."
+    return _tool_search_problem(tools or [], messages)
+
+
+TOOL_SEARCH_TYPES = ("tool_search_tool_regex_20251119", "tool_search_tool_bm25_20251119")
+
+
+def _tool_search_problem(tools: list[dict[str, Any]], messages: list[Any]) -> str | None:
+    """The API's tool search (docs: "Tool search tool"): a deferred tool (``defer_loading: true``) needs a tool
+    search tool beside it and at least one tool that is not deferred; its results (``server_tool_use`` and
+    ``tool_search_tool_result`` blocks, which name tools by ``tool_reference``) stand in assistant messages and
+    refer only to deferred tools of the request."""
+    deferred = {t.get("name") for t in tools if t.get("defer_loading") is True}
+    searches = [t for t in tools if t.get("type") in TOOL_SEARCH_TYPES]
+    if deferred and not searches:
+        return "Tools with defer_loading require a tool search tool (tool_search_tool_regex or tool_search_tool_bm25)."
+    if tools and all(t.get("defer_loading") is True for t in tools):
+        return "At least one tool must not have defer_loading set."
+    for i, message in enumerate(messages):
+        for j, block in enumerate(blocks_of(message.get("content")) if isinstance(message, dict) else []):
+            kind = block.get("type")
+            if kind in ("server_tool_use", "tool_search_tool_result") and message.get("role") != "assistant":
+                return f"messages.{i}.content.{j}: `{kind}` blocks can only be in `assistant` messages"
+            if kind != "tool_search_tool_result":
+                continue
+            found = (block.get("content") or {}).get("tool_references") or []
+            for ref in found:
+                if ref.get("tool_name") not in deferred:
+                    return (f"messages.{i}.content.{j}: Tool reference '{ref.get('tool_name')}' not found in "
+                            "available tools")
     return None
+
+
+def refuses_tool_search(body: dict[str, Any]) -> str | None:
+    """What an endpoint without the API's tool search (a proxy to another model, vLLM) says to a request with it."""
+    for i, tool in enumerate(body.get("tools") or []):
+        if isinstance(tool, dict) and tool.get("type") in TOOL_SEARCH_TYPES:
+            return (f"tools.{i}: Input tag '{tool['type']}' found using 'type' does not match any of the "
+                    "expected tags: 'custom', 'bash_20250124', 'text_editor_20250124', 'web_search_20250305'")
+        if isinstance(tool, dict) and "defer_loading" in tool:
+            return f"tools.{i}.custom.defer_loading: Extra inputs are not permitted"
+    return None
+
+
+def tool_search_blocks(query: str, names: list[str], id: str | None = None) -> list[dict[str, Any]]:
+    """What the API's regex tool search puts in a reply: its call, and the tools it found, by reference."""
+    call_id = id or _random_id("srvtoolu_")
+    return [{"type": "server_tool_use", "id": call_id, "name": "tool_search_tool_regex", "input": {"query": query}},
+            {"type": "tool_search_tool_result", "tool_use_id": call_id,
+             "content": {"type": "tool_search_tool_search_result",
+                         "tool_references": [{"type": "tool_reference", "tool_name": name} for name in names]}}]
 
 
 def validate_claude_code_request(body: Any) -> str | None:
@@ -741,6 +791,9 @@ def sse_events(reply: Reply, body: dict[str, Any], message_id: str = "msg_01fake
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": ""}]
             deltas += [{"type": "input_json_delta", "partial_json": p} for p in _split_json(_tool_json(reply, index))]
+        elif kind == "server_tool_use":  # a server tool's input streams as a client tool's does
+            start = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _split_json(json.dumps(block["input"]))]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _split_text(block["thinking"])]
@@ -934,7 +987,9 @@ class FakeAnthropic:
         validate: bool = True,
         verbose: bool = False,
         dialect: str = "api",  # or "claude-code": requests as Claude Code's CLI sends them
+        tool_search: bool = True,  # False: refuse the API's tool search, as endpoints without it do (400)
     ) -> None:
+        self.tool_search = tool_search
         self.host = host
         self.port = port
         self.responder = responder
@@ -1191,7 +1246,8 @@ class FakeAnthropic:
             return
         if self.validate:
             check = validate_claude_code_request if self.dialect == "claude-code" else validate_request
-            problem = check(body) or self._thinking_dropped(body)
+            problem = check(body) or self._thinking_dropped(body) or (
+                None if self.tool_search else refuses_tool_search(body))
             if problem:
                 self._reject(handler, body, 400, "invalid_request_error", problem)
                 return

@@ -603,3 +603,37 @@ def test_command_line_serves_demo_scenario():
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_tool_search_is_checked_as_the_api_documents_it():
+    from tests.fakes.anthropic_server import tool_search_blocks, validate_request
+
+    plain = {"name": "read_file", "input_schema": {"type": "object"}}
+    deferred = {"name": "git_log", "input_schema": {"type": "object"}, "defer_loading": True}
+    search = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
+    base = {"model": "m", "max_tokens": 10}
+    ask = {"role": "user", "content": "log?"}
+    assert "require a tool search tool" in validate_request({**base, "messages": [ask], "tools": [plain, deferred]})
+    every = [deferred, {**search, "defer_loading": True}]
+    assert "must not have defer_loading" in validate_request({**base, "messages": [ask], "tools": every})
+    found = {"role": "assistant", "content": tool_search_blocks("git", ["git_log"])}
+    assert validate_request({**base, "messages": [ask, found], "tools": [plain, deferred, search]}) is None
+    unknown = {"role": "assistant", "content": tool_search_blocks("x", ["teleport"])}
+    assert "Tool reference 'teleport' not found" in validate_request(
+        {**base, "messages": [ask, unknown], "tools": [plain, deferred, search]})
+
+
+def test_a_server_tool_use_streams_its_input_and_the_sdk_reads_the_search_result(server):
+    from tests.fakes.anthropic_server import tool_search_blocks
+
+    server.script(reply(*tool_search_blocks("git_l.*", ["git_log"]), stop_reason="end_turn"))
+    client = anthropic.Anthropic(api_key="k", base_url=server.base_url, max_retries=0)
+    tools = [{"name": "read_file", "input_schema": {"type": "object"}},
+             {"name": "git_log", "input_schema": {"type": "object"}, "defer_loading": True},
+             {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}]
+    with client.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "log?"}],
+                                tools=tools) as stream:  # type: ignore[arg-type]
+        message = stream.get_final_message()
+    used, result = message.content
+    assert used.type == "server_tool_use" and used.input == {"query": "git_l.*"}
+    assert result.type == "tool_search_tool_result" and result.content.tool_references[0].tool_name == "git_log"

@@ -77,6 +77,10 @@ class AgentType:
                 chosen = chosen.without(SKILL_TOOL)  # `skills: []`: none
         return chosen
 
+    def may_use(self, name: str) -> bool:
+        """Whether this type is given the tool ``name`` (when the session has it)."""
+        return (self.tools is None or name in self.tools) and name not in self.disallowed_tools
+
     def tools_text(self) -> str:
         """The tools, as a person would read them."""
         text = "all tools but task" if self.tools is None else ", ".join(self.tools) or "no tools"
@@ -98,14 +102,13 @@ def changes_things(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] = 
 
 GENERAL_PURPOSE = AgentType(
     name="general-purpose",
-    description="Researches a question or carries out a multi-step errand with every tool but task.",
+    description="Researches a question or does a multi-step errand, with every tool but task.",
     memory=True,
 )
 
 EXPLORE = AgentType(
     name="explore",
-    description=("Fast, read-only scout: finds where something is defined, handled or used, and answers "
-                 "with paths and line numbers. Cannot change files or run commands."),
+    description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
     tools=(*READ_TOOLS, *GIT_TOOLS),
     prompt="""\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
@@ -117,7 +120,7 @@ You are a read-only scout. Your job is to locate things fast, not to explain eve
 
 BASH = AgentType(
     name="bash",
-    description="Runs builds, tests and other commands, fixes what they need, and reports the outcome.",
+    description="Runs builds, tests and other commands, fixes what they need, reports the outcome.",
     tools=("bash", "read_file", "write_file", "edit_file", "glob", PLAN_TOOL),
     prompt="""\
 You run commands for the agent that sent you: builds, tests, linters, scripts.

@@ -56,7 +56,7 @@ class ContextThrash(LLMError):
 def context_tokens(agent: "Agent") -> int:
     """How full the agent's context is, by the API's latest usage, or an estimate without one."""
     used = agent.last_usage.context_tokens + agent.last_usage.output_tokens
-    return used or estimate_tokens(agent.system, agent.messages, agent.tools.schemas())
+    return used or estimate_tokens(agent.system, agent.messages, agent.offered())
 
 
 def needed(agent: "Agent") -> bool:
@@ -246,9 +246,9 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     head = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
             + ([agentcli_note(listed)] if listed else [])}
     compacted = [head] + recent
-    after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.tools.schemas(),
+    after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.offered(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,
-                                                                                 agent.tools.schemas())
+                                                                                 agent.offered())
     if after >= before and reason != TOO_LONG:  # it frees nothing: keep the history, and say nothing
         return False
     agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was

@@ -7,7 +7,7 @@ import platform
 from pathlib import Path
 
 from ... import paths
-from .agents import AgentType, changes_things
+from .agents import PLAN_TOOL, AgentType, changes_things
 from .frontmatter import confinement
 from ..tools.file_access import Unreadable, read_confined
 from ..tools.git import snapshot
@@ -218,7 +218,8 @@ def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode:
     """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
     environment, and the project memory when its type gets it (agents.py, changes_things)."""
     changes = changes_things(agent_type.tools, agent_type.disallowed_tools)
-    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE, agent_type.prompt,
+    plans = agent_type.may_use(PLAN_TOOL)  # the plan guidance only for a type that has the plan's tool (explore has not)
+    parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE if plans else "", agent_type.prompt,
              budget_section(max_turns, timeout),
              permissions_section(mode, interactive, subagent=True, changes=changes),
              f"# Environment\n{environment(workspace)}"]

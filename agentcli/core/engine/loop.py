@@ -24,6 +24,10 @@ from ..model.llm import LLM, LLMError, ModelReply
 from ..tools.base import ToolOutcome
 from ..tools import ToolRegistry
 from ..tools.base import ToolContext
+from ..tools.on_demand import Offer, refused_by_endpoint
+
+API_SEARCH_REFUSED = ("The model server refused the API's tool search ({error}); agentcli offers its own "
+                      "tool_search instead for this session.")
 
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
 CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
@@ -77,6 +81,11 @@ class Agent:
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
         # What the user sent into the running turn (steering.py), read after the tool results: the main agent's.
         self.steers = Steers()
+        self.offer = Offer()  # the tools its requests carry, and those it loaded on demand (tools/on_demand.py)
+
+    def offered(self) -> list[dict[str, Any]]:
+        """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
+        return self.offer.request_tools(self.tools, self.llm.tool_search, self.messages)
 
     @property
     def agent_id(self) -> str:
@@ -103,7 +112,7 @@ class Agent:
     async def turns_until_answer(self) -> RunResult:
         stop_hook_active = False
         for _ in range(self.max_turns):
-            turn = await self.call_model(tools=self.tools.schemas())
+            turn = await self.call_model()
             if turn.outcome == "refused":
                 return RunResult(REFUSED, "refused", self.turns)
             if turn.outcome == "answer":
@@ -119,9 +128,10 @@ class Agent:
                 return RunResult(self.last_text(), "done", self.turns)  # a hook said "continue": false
         return RunResult(self.last_text(), "capped", self.turns)
 
-    async def call_model(self, *, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None = None,
+    async def call_model(self, *, tools: list[dict[str, Any]] | None = None, tool_choice: dict[str, Any] | None = None,
                          counted: bool = True) -> Turn:
-        """One model call: streams text out and appends the assistant message. Uncounted: not a turn."""
+        """One model call: streams text out and appends the assistant message. Uncounted: not a turn.
+        ``tools``: these instead of the agent's own (``offered``)."""
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:
@@ -161,7 +171,7 @@ class Agent:
             return Turn(reply.content, "tool_calls", refused)
         return Turn(reply.content, "again" if reply.stop_reason == "pause_turn" else "answer")
 
-    async def stream(self, tools: list[dict[str, Any]], tool_choice: dict[str, Any] | None,
+    async def stream(self, tools: list[dict[str, Any]] | None, tool_choice: dict[str, Any] | None,
                      max_tokens: int | None = None) -> ModelReply:
         """Stream one reply; compact and try again if the prompt no longer fits."""
         streamed = False
@@ -188,13 +198,22 @@ class Agent:
 
         while True:
             try:
-                reply = await self.llm.stream(system=quoted(self.system), messages=self.messages, tools=tools,
+                how = self.llm.tool_search
+                system = "\n\n".join(part for part in (quoted(self.system), self.offer.system_index(self.tools, how))
+                                       if part)
+                reply = await self.llm.stream(system=system, messages=self.messages,
+                                              tools=self.offered() if tools is None else tools,
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
                                               on_event=on_event if self.llm.raw_events else None,
                                               on_reply=lambda: self.emit(ReplyStarted))
             except LLMError as exc:
+                if self.llm.tool_search == "api" and self.llm.tool_search_fallback and \
+                        refused_by_endpoint(exc.status, str(exc)):
+                    self.llm.tool_search, self.llm.tool_search_fallback = "agentcli", False
+                    self.emit(Notice, level="warning", text=API_SEARCH_REFUSED.format(error=str(exc).rstrip(".")))
+                    continue
                 if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise
                 continue
@@ -220,6 +239,7 @@ class Agent:
         was said to the user)."""
         results: dict[str, ToolOutcome] = {}
         stop_reason = "cancelled"
+        self.offer.after_calls(self.tools, calls, self.llm.tool_search)  # a deferred tool called by name is loaded
         try:
             for batch in self.batches(calls):
                 await asyncio.gather(*(self.run_tool(call, results, (refused or {}).get(call["id"]))
@@ -251,13 +271,14 @@ class Agent:
 
     async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome], refusal: str | None = None
                        ) -> None:
+        tools = self.offer.registry(self.tools, self.llm.tool_search)  # with this agent's tool_search, if it has one
         self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"],
-                  kind=self.tools.kind(call["name"]), summary=self.tools.summary(call["name"], call["input"]))
+                  kind=tools.kind(call["name"]), summary=tools.summary(call["name"], call["input"]))
         started = time.monotonic()
         outcome = ToolOutcome(INTERRUPTED, True)
         try:
             outcome = ToolOutcome(refusal, True) if refusal else \
-                await self.tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
+                await tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
         finally:
             results[call["id"]] = outcome
             self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,

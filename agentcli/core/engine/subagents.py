@@ -460,7 +460,7 @@ class Subagents:
         reply_text = ""
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
-                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"},
+                reply = await agent.call_model(tool_choice={"type": "none"},
                                                counted=False)
             reply_text = final_text(reply.content)
         except (LLMError, TimeoutError):
@@ -481,7 +481,7 @@ class Subagents:
         found = agent.last_text()
         try:
             async with asyncio.timeout(SUMMARY_TIMEOUT):
-                reply = await agent.call_model(tools=agent.tools.schemas(), tool_choice={"type": "none"},
+                reply = await agent.call_model(tool_choice={"type": "none"},
                                                counted=False)
             record.summarized = True
             return final_text(reply.content) or found

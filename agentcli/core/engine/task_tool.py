@@ -27,6 +27,15 @@ def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
     return "\n\n".join(sections), files
 
 
+TYPE_LINE = 200  # characters of an agent type's description in the listing: its prompt comes only to its children
+
+
+def one_line(description: str) -> str:
+    """An agent type's description as the task tool lists it: one line, cut at ``TYPE_LINE``."""
+    line = " ".join(description.split())
+    return line if len(line) <= TYPE_LINE else line[:TYPE_LINE - 1].rstrip() + "…"
+
+
 class TaskTool(Tool):
     name = "task"
     main_only = True
@@ -40,46 +49,36 @@ class TaskTool(Tool):
         from .agents import BUILT_IN
 
         self.agent_types = agent_types or BUILT_IN
-        listing = "\n".join(f"- {t.name}: {t.description}" for t in self.agent_types.values())
+        listing = "\n".join(f"- {t.name}: {one_line(t.description)}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise
-            "Hand a self-contained errand to a subagent: it works in a fresh context with its own tools and "
-            "returns only its final answer, a receipt of its tool calls and a footer line of its status, turns, "
-            "tokens and time. It knows "
-            "nothing of this conversation, so `prompt` must be a complete brief: the goal, what you know, "
-            "where to look, and what to report (optional known, files, constraints and deliverable become "
-            "sections of it). Several task calls in one message run at the same time.\n\n"
-            "run_in_background: true returns its id at once and its result arrives as a later message; go on "
-            "working (or answer the user) meanwhile, or end your turn to wait for it.\n\n"
-            "resume: the id of a finished subagent (e.g. \"sa-3\") continues it with `prompt` as its next "
-            "message, with its whole history, type and tools and a fresh turn budget: cheaper than briefing a "
-            "new one for a follow-up.\n\nAgent types (subagent_type):\n" + listing
+            "Hand a self-contained errand to a subagent, which works in a fresh context with its own tools and "
+            "returns its answer, a receipt of its calls and a status line. It knows nothing of this conversation: "
+            "`prompt` is the complete brief (goal, what you know, where to look, what to report). Task calls in "
+            "one message run in parallel.\n\nAgent types (subagent_type):\n"
+            + listing
         )
         self.input_schema = {
             "type": "object",
             "properties": {
-                "description": {"type": "string", "description": "A 3-5 word summary shown to the user."},
+                "description": {"type": "string", "description": "3-5 words shown to the user."},
                 "prompt": {"type": "string", "description": "The complete, self-contained brief."},
                 "subagent_type": {"type": "string", "enum": list(self.agent_types),
-                                  "description": "Which kind of subagent; default general-purpose."},
+                                  "description": "Default general-purpose."},
                 "isolation": {"type": "string", "enum": ["worktree"], "description": (
-                    "worktree: the subagent edits in its own git worktree and branch, never the user's files; "
-                    "you get a summary of its diff, and the user merges or discards it.")},
-                "run_in_background": {"type": "boolean",
-                                      "description": "Return at once; the result arrives as a later message."},
-                "resume": {"type": "string", "description": "The id of a finished subagent (e.g. sa-3) to "
-                                                            "continue with `prompt` as its next message."},
+                    "It edits in its own git worktree; the user merges or discards its diff.")},
+                "run_in_background": {"type": "boolean", "description": (
+                    "Return its id at once; its result arrives as a later message (work on, or end your turn).")},
+                "resume": {"type": "string", "description": (
+                    "A finished subagent's id (sa-3): it goes on, history kept, with `prompt` as its next message.")},
                 # Optional parts of the brief, each a section of the child's prompt.
-                "known": {"type": "string", "description": "What you already found, so it is not redone."},
+                "known": {"type": "string", "description": "What you already found."},
                 "files": {"type": "array", "items": {"type": "string"},
-                          "description": "Paths to start from; listed in the brief, the subagent reads them."},
+                          "description": "Paths to start from."},
                 "constraints": {"type": "string", "description": "What it must not do or touch."},
-                "deliverable": {"type": "string",
-                                "description": "What its answer must hold, e.g. paths with line numbers."},
-                "token_budget": {"type": "integer", "minimum": 1, "description": (
-                    "Tokens (as its footer counts them) after which the subagent is asked to wrap up and "
-                    "answer with what it has; narrows its agent type's budget.")},
-                "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": (
-                    "Likewise in US dollars.")},
+                "deliverable": {"type": "string", "description": "What its answer must hold."},
+                "token_budget": {"type": "integer", "minimum": 1,
+                                 "description": "Tokens after which it is asked to wrap up and answer."},
+                "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -110,6 +109,7 @@ class MessageSubagent(Tool):
     request to wrap up now and answer with what it has."""
 
     name = "message_subagent"
+    brief = "message a running subagent"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
     kind = "task"
     key_arg = "subagent_id"

@@ -13,6 +13,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import urlparse
 
 from . import early_request
 from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
@@ -135,6 +136,8 @@ class LLM:
     fallback_model: str = ""  # --fallback-model: taken, for good, when a model is overloaded or not found
     effort: str = ""  # --effort (model_params)
     fallen_back: dict[str, str] = field(default_factory=dict)  # model -> its fallback, once taken
+    tool_search: str = "off"  # the route to tools on demand at this endpoint (tools/on_demand.py): api, agentcli, off
+    tool_search_fallback: bool = False  # "auto" chose the API's: a refusal of it goes on with agentcli's, once
     raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
@@ -154,6 +157,15 @@ class LLM:
                 max_retries=self.max_retries, timeout=self.timeout, http_client=self._http,
             )
         return self._client
+
+    def use_tool_search(self, setting: str) -> None:
+        """Take the ``tool_search`` setting (tools/on_demand.py): ``auto`` is the API's own tool search at
+        Anthropic's API (no base URL, or api.anthropic.com), agentcli's elsewhere; a refusal of the API's
+        goes on with agentcli's (loop.py)."""
+        base_url = self.credentials.base_url if self.credentials else secret_env.environ().get("ANTHROPIC_BASE_URL")
+        host = urlparse(base_url).hostname if base_url else "api.anthropic.com"
+        self.tool_search_fallback = setting == "auto"
+        self.tool_search = ("api" if host == "api.anthropic.com" else "agentcli") if setting == "auto" else setting
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -58,6 +58,10 @@ class ToolRegistry:
         return ToolRegistry((t for t in self._tools.values() if any(names_tool(n, t.name) for n in wanted)),
                             self.withheld)
 
+    def joined(self, *tools: Tool) -> "ToolRegistry":
+        """These tools and ``tools`` (an agent's own, such as its tool_search), as a new registry."""
+        return ToolRegistry([*self._tools.values(), *tools], self.withheld)
+
     def without(self, *names: str) -> "ToolRegistry":
         return ToolRegistry((t for t in self._tools.values() if not any(names_tool(n, t.name) for n in names)),
                             self.withheld)

@@ -20,6 +20,7 @@ _BASH_ID = {"bash_id": {"type": "string", "description": "The id `bash` returned
 
 class BashOutput(Tool):
     name = "bash_output"
+    brief = "a background shell's new output"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Read the new output of a background shell started with bash run_in_background: everything it "
         "printed since the last read (long output is cut to its beginning and end), then a status line "
@@ -38,6 +39,7 @@ class BashOutput(Tool):
 
 class KillBash(Tool):
     name = "kill_bash"
+    brief = "stop a background shell"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Stop a background shell started with bash run_in_background, with everything it started. Its "
         "output stays readable with bash_output."

@@ -98,6 +98,7 @@ class Tool:
     input_schema: ClassVar[dict[str, Any]]
     kind: ClassVar[ToolKind] = "read"
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
+    brief: ClassVar[str] = ""  # a few words for the index of tools on demand (on_demand.py); "": its first sentence
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
     main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
     # run() passes the outside text in its output through content.quoted itself, beside notes of agentcli's that

@@ -267,25 +267,20 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 class EditFile(Tool):
     name = "edit_file"
     description = (
-        "Replace exact text in an existing file. Read the file with read_file first; if it changed since "
-        "your last read, the edit is refused and you must read it again. `old_string` must appear exactly "
-        "once in the file (include enough surrounding lines to make it unique) unless `replace_all` is true, which "
-        "replaces every occurrence (useful for renames). Copy old_string exactly from read_file's "
-        "output, with the same indentation, but without the line-number prefixes. The file keeps its "
-        "encoding (UTF-8, UTF-8 with BOM, or latin-1) and line endings (CRLF files stay CRLF even if "
-        "you write \\n). The result shows the changed lines with a few lines around them, numbered like "
-        "read_file, so there is no need to read the file again to check the edit. To create a file or "
-        "rewrite it completely, use write_file."
+        "Replace exact text in a file you read with read_file (a file changed since is refused until you read it "
+        "again). `old_string` is copied from read_file's output without the line numbers and must appear once, "
+        "unless `replace_all`. The file keeps its encoding and line endings. The result shows the changed lines "
+        "numbered, so there is no need to read the file again. To create or rewrite a file, use write_file."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File to edit, relative to the workspace root."},
+            "path": {"type": "string", "description": "File to edit."},
             "old_string": {"type": "string", "description": "The exact text to replace."},
-            "new_string": {"type": "string", "description": "The text to put in its place (must differ)."},
+            "new_string": {"type": "string", "description": "The text to put in its place."},
             "replace_all": {
                 "type": "boolean",
-                "description": "Replace every occurrence of old_string instead of requiring exactly one. Default false.",
+                "description": "Replace every occurrence (renames).",
             },
         },
         "required": ["path", "old_string", "new_string"],

@@ -138,19 +138,14 @@ def _image(handle: Any, shown: str) -> "ToolOutcome":
 class ReadFile(Tool):
     name = "read_file"
     description = (
-        "Read a text file from the workspace. Output is numbered like `cat -n`: the line number, "
-        "a tab, then the line. The numbers are not part of the file: never copy them into edit_file's "
-        "old_string. By default it shows the first 2000 lines; for longer files pass `offset` "
-        "(the first line number to show, 1-based) and `limit` (how many lines). Lines longer than "
-        "2000 characters are cut with a marker, and output stops at about 29,000 characters; a last "
-        "line then tells you which lines were shown and the offset to continue from. PNG, JPEG, GIF and "
-        "WebP images come back as images you can see; other binary files are refused. Paths are relative to the workspace root (absolute paths inside it also work). "
-        "To list a directory use glob; to search contents use grep."
+        "Read a file of the workspace, numbered like `cat -n` (line number, tab, line; the numbers are not part "
+        "of the file, so never copy them into edit_file). It shows 2000 lines from `offset`; a last line says "
+        "where to go on when the output was cut. Images come back as images. To list a directory use glob."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File to read, relative to the workspace root."},
+            "path": {"type": "string", "description": "File to read."},
             "offset": {
                 "type": "integer",
                 "minimum": 1,
@@ -288,16 +283,13 @@ def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tu
 class WriteFile(Tool):
     name = "write_file"
     description = (
-        "Create a file, or replace an existing file's entire contents, with `content` (written as "
-        "UTF-8; missing parent directories are created). The write is atomic and an existing file "
-        "keeps its permissions. Prefer edit_file for changing part of an existing file: it is safer "
-        "and cheaper. To overwrite an existing file, read it with read_file first; if it changed since "
-        "your last read, the write is refused and you must read it again. Paths are relative to the workspace root."
+        "Create a file, or replace a whole file with `content` (UTF-8; parent folders are made). Read an "
+        "existing file with read_file first; prefer edit_file for changing part of one."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File to write, relative to the workspace root."},
+            "path": {"type": "string", "description": "File to write."},
             "content": {"type": "string", "description": "The complete new contents of the file."},
         },
         "required": ["path", "content"],

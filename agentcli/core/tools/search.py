@@ -195,15 +195,10 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
 class Grep(Tool):
     name = "grep"
     description = (
-        "Search file contents with ripgrep (Rust regex syntax, e.g. `def \\w+_user`, `log.*Error`; "
-        "escape ( ) [ ] { } . * + ? | to match them literally). Searches the workspace, or `path` "
-        "(a directory or a file). Files ignored by .gitignore are skipped (hidden files are searched, "
-        ".git/ never); `glob` narrows the files searched, e.g. '*.py' or 'src/**/*.{ts,tsx}'. "
-        "output_mode: 'content' (default) prints matching lines as `path:line:text` (with `context` "
-        "lines before and after, shown as `path-line-text`); 'files_with_matches' lists matching files; "
-        "'count' prints `path:count` of matching lines per file. Matching is case-sensitive unless "
-        "case_insensitive is true. Output stops after 250 lines (very long lines are shortened); "
-        "narrow the search when it does. Use this instead of running grep or rg through bash."
+        "Search file contents with ripgrep (Rust regex) in the workspace or `path`, skipping what .gitignore "
+        "ignores. output_mode 'content' (default) prints "
+        "`path:line:text`, 'files_with_matches' the files, 'count' `path:count`. Output stops after 250 lines. "
+        "Use it instead of grep or rg through bash."
     )
     input_schema = {
         "type": "object",
@@ -211,24 +206,24 @@ class Grep(Tool):
             "pattern": {"type": "string", "description": "Regular expression to search for."},
             "path": {
                 "type": "string",
-                "description": "File or directory to search, relative to the workspace root. Default: the whole workspace.",
+                "description": "File or directory to search. Default: the workspace.",
             },
             "glob": {
                 "type": "string",
-                "description": "Only search files whose path matches this glob, e.g. '*.py' or 'src/**/*.ts'.",
+                "description": "Only files whose path matches this glob, e.g. '*.py'.",
             },
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "files_with_matches", "count"],
-                "description": ("content (default): matching lines; files_with_matches: file paths; count: the "
-                                "number of matching lines per file (a line with several matches counts once)."),
+                "description": "content (default): matching lines; files_with_matches: the files; count: the "
+                               "number of matching lines per file.",
             },
             "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
             "context": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 50,
-                "description": "Lines of context to show before and after each match (content mode only).",
+                "description": "Lines shown before and after each match (content mode).",
             },
         },
         "required": ["pattern"],
@@ -496,21 +491,16 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[s
 class Glob(Tool):
     name = "glob"
     description = (
-        "Find files by name with a glob pattern, newest first (by modification time). `*` matches "
-        "within one directory level, `**` across any number of directories, `?` one character, "
-        "`[abc]` a set, `{a,b}` alternatives. A pattern without a slash matches file names at any "
-        "depth: '*.py' finds every Python file, like '**/*.py'; 'src/*.py' only files directly in "
-        "src/. Patterns are relative to `path` (default: the workspace root). Lists files only (not "
-        "directories), skips files ignored by .gitignore and the .git directory, includes hidden "
-        "files. Shows at most 200 files. To search file contents, use grep."
+        "Find files by name, newest first: `*` within one folder, `**` across folders, `{a,b}` alternatives; a "
+        "pattern without a slash ('*.py') matches at any depth. Skips what .gitignore ignores; at most 200 files."
     )
     input_schema = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "Glob pattern, e.g. '**/*.ts', 'test_*.py', 'src/**/index.*'."},
+            "pattern": {"type": "string", "description": "Glob pattern, e.g. 'src/**/*.ts'."},
             "path": {
                 "type": "string",
-                "description": "Directory to search in, relative to the workspace root. Default: the workspace root.",
+                "description": "Folder to search in. Default: the workspace root.",
             },
         },
         "required": ["pattern"],

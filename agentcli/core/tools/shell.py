@@ -233,23 +233,12 @@ def _read_count(fd: int | None) -> int:
 class Bash(Tool):
     name = "bash"
     description = (
-        "Run a shell command with `bash -c` in the workspace root and return its output (stdout and "
-        "stderr merged). Use it for builds, tests, git, package managers and other programs; prefer "
-        "read_file, grep, glob and edit_file for reading, searching and editing files. Each call starts "
-        "fresh in the workspace root: `cd` and variables do not carry over, so chain steps with && "
-        "(e.g. `cd sub && make`). stdin is closed, so interactive prompts fail instead of waiting: "
-        "pass flags such as --yes, and avoid editors and pagers. `timeout` is in seconds (default 120, "
-        "max 600); on timeout the command and everything it started are killed. Nothing a call starts "
-        "outlives it: processes left running (`cmd &`, nohup, setsid) are stopped when the command "
-        "exits. For a dev server, a watcher or anything else that must keep running, pass "
-        "run_in_background: true; the call returns an id such as bash-1 at once, bash_output reads "
-        "the new output, kill_bash stops it, and it is stopped when the session ends. Long output is "
-        "cut to its beginning and end. A non-zero exit code is reported as an error together with "
-        "the output. Give `description`, a few words saying what the command does (\"Run the unit "
-        "tests\"), for the user who approves it. "
-        "Commands may run in an OS sandbox: then they can write only in the workspace and "
-        "/tmp, cannot read the user's secrets, and have no network unless the user allowed it; a result "
-        "says when the sandbox stopped something."
+        "Run a shell command with `bash -c` in the workspace root; stdout and stderr come back merged, long "
+        "output cut to its beginning and end, and a non-zero exit is an error. For builds, tests, git and other "
+        "programs; read, search and edit files with read_file, grep, glob and edit_file. Each call starts fresh "
+        "in the workspace root (chain steps with &&), stdin is closed (pass --yes and the like), and nothing a "
+        "call starts outlives it: servers and watchers need run_in_background. It may run in an OS sandbox "
+        "(the result says when that stopped something)."
     )
     input_schema = {
         "type": "object",
@@ -259,16 +248,15 @@ class Bash(Tool):
                 "type": "number",
                 "minimum": 1,
                 "maximum": MAX_TIMEOUT,
-                "description": f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT}, max {MAX_TIMEOUT}.",
+                "description": f"Seconds before it is killed (default {DEFAULT_TIMEOUT}).",
             },
             "description": {
                 "type": "string",
-                "description": "What the command does, in 5-10 words, for the user: \"List files in src\".",
+                "description": "What it does, in a few words, for the user who approves it.",
             },
             "run_in_background": {
                 "type": "boolean",
-                "description": "Leave the command running and return its id at once (no timeout); read its "
-                               "output with bash_output, stop it with kill_bash.",
+                "description": "Leave it running and return its id at once; bash_output reads it, kill_bash stops it.",
             },
         },
         "required": ["command"],

@@ -23,11 +23,8 @@ MAX_ITEM_CHARS = 1_000
 class TodoWrite(Tool):
     name = "todo_write"
     description = (
-        "Write your plan for the current work as a todo list the user sees. Each call replaces the whole "
-        "list: send every item, in order, with its status (pending, in_progress, completed). Keep exactly "
-        "one item in_progress while you work, and mark an item completed as soon as it is done, not in a "
-        "batch at the end. Use it for work of three or more distinct steps, or when the user gives several "
-        "tasks at once; skip it for a single, simple step or a question.")
+        "Write your plan as a todo list the user sees. Each call replaces the whole list: every item, in order, "
+        "with its status. Keep one item in_progress, and mark each completed as soon as it is done.")
     input_schema = {
         "type": "object",
         "properties": {
@@ -37,10 +34,10 @@ class TodoWrite(Tool):
                 "items": {
                     "type": "object",
                     "properties": {
-                        "content": {"type": "string", "description": "The step, imperative: 'Run the tests'."},
+                        "content": {"type": "string", "description": "The step: 'Run the tests'."},
                         "status": {"type": "string", "enum": list(STATUSES)},
                         "activeForm": {"type": "string",
-                                       "description": "The step as it is being done: 'Running the tests'."},
+                                       "description": "As it is done: 'Running the tests'."},
                     },
                     "required": ["content", "status"],
                 },

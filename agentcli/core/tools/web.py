@@ -66,6 +66,7 @@ USER_AGENT = "agentcli (web_fetch; +https://github.com/agentcli)"
 
 class WebFetch(Tool):
     name = "web_fetch"
+    brief = "read a web page or file by URL"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Fetch a web page or text file by URL (http or https) and read it: HTML comes back as Markdown. "
         "Use it for documentation, issues and references the user names or that the task needs. "

@@ -11,6 +11,7 @@ from .base import Tool, ToolContext
 
 class WorktreeDiff(Tool):
     name = "worktree_diff"
+    brief = "a worktree subagent's changes"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
     description = ("Show the changes an isolated subagent (task with isolation: worktree) made in its own "
                    "worktree, as a unified diff. Read-only.")
@@ -29,6 +30,7 @@ class WorktreeDiff(Tool):
 
 class WorktreeAction(Tool):
     name = "worktree"
+    brief = "merge or discard a subagent's worktree"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
     description = ("Merge an isolated subagent's worktree into the user's working tree (a three-way apply that "
                    "refuses, changing nothing, when a file changed on both sides in overlapping places), or "

@@ -1,0 +1,183 @@
+"""Tools on demand: a request carries the tools an agent is likely to need now, and names the others.
+
+The core (``CORE``) goes in every request. Every other tool (the rare built-ins, the worktree tools, MCP
+servers' tools) is *deferred*: the request names it with a few words in an index, and it is reached by name
+one of two ways, by what the endpoint supports (the ``tool_search`` setting; ``route``):
+
+- ``api``: the Messages API's own tool search. Every definition goes in ``tools``, the deferred ones with
+  ``defer_loading: true``, beside the server tool ``tool_search_tool_regex``; the API loads a definition into
+  the conversation where the model's search found it (a ``tool_reference``), so the tools, and the cached
+  prefix, never change.
+- ``agentcli``: for endpoints without it (LiteLLM, Ollama, vLLM), agentcli's own ``tool_search`` tool, whose
+  description is the index: it loads tools by name or by words, and a loaded tool is in the agent's later
+  requests, after the tools it had (docs/benchmarks.md measures what that costs the prompt cache). A call of
+  a deferred tool by its name runs too, and loads it.
+- ``off``: every tool in every request.
+
+Loading is per agent (``Loaded``): a subagent starts with the core of its own tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+
+from .base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from . import ToolRegistry
+
+
+# In every request: what nearly every errand uses, the main agent's delegation, the plan the prompt asks for,
+# the skills the prompt lists, and the answer tool a --json-schema run must call.
+CORE = frozenset({"read_file", "grep", "glob", "bash", "edit_file", "write_file", "task", "todo_write", "skill",
+                  "structured_output"})
+# A call that starts something in the background brings the tools that follow it up (no search needed).
+FOLLOWERS = {"bash": ("bash_output", "kill_bash"), "task": ("message_subagent",)}
+SEARCH_NAME = "tool_search"  # agentcli's own
+API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
+MOST_LOADED = 5  # tools one search by words loads
+INDEX_TITLE = "Tools on demand:"
+
+
+def refused_by_endpoint(status: int | None, message: str) -> bool:
+    """Whether a failed request is an endpoint's refusal of the API's tool search (an unknown tool type or field),
+    which ``auto`` answers by going on with agentcli's own."""
+    text = message.lower()
+    return status == 400 and any(word in text for word in ("tool_search", "defer_loading", "tool_reference"))
+
+
+def brief(tool: Tool) -> str:
+    """A tool in a few words: its ``brief``, else its description's first sentence, cut."""
+    text = tool.brief or " ".join(str(tool.description).split())
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].rstrip(".")
+    return first if len(first) <= 70 else first[:69].rstrip() + "…"
+
+
+def index(tools: Iterable[Tool]) -> str:
+    """One line a deferred tool: the index a request carries instead of their definitions."""
+    lines = [f"- {tool.name}: {brief(tool)}" for tool in tools]
+    return "\n".join([INDEX_TITLE, *lines]) if lines else ""
+
+
+@dataclass
+class Loaded:
+    """The deferred tools one agent has loaded, in the order it loaded them."""
+
+    names: list[str] = field(default_factory=list)
+
+    def add(self, names: Iterable[str]) -> list[str]:
+        added = [name for name in names if name not in self.names]
+        self.names.extend(added)
+        return added
+
+    def after_calls(self, calls: Iterable[dict[str, Any]], deferred: Iterable[str]) -> None:
+        """A deferred tool called by its name is loaded, and so are those a background start brings up."""
+        known = set(deferred)
+        for call in calls:
+            name, args = call.get("name"), call.get("input")
+            wanted = [name] if name in known else []
+            if isinstance(args, dict) and args.get("run_in_background"):
+                wanted += FOLLOWERS.get(str(name), ())
+            self.add(n for n in wanted if n in known)
+
+
+def called(history: Iterable[dict[str, Any]]) -> list[str]:
+    """The tools ``history`` calls, in the order of their first call."""
+    names = [block.get("name") for message in history if message.get("role") == "assistant"
+             and isinstance(message.get("content"), list) for block in message["content"]
+             if isinstance(block, dict) and block.get("type") == "tool_use"]
+    return list(dict.fromkeys(name for name in names if isinstance(name, str)))
+
+
+def is_deferred(tool: Tool) -> bool:
+    return tool.name not in CORE and tool.name != SEARCH_NAME
+
+
+class Offer:
+    """What one agent's requests offer of its tools: its loaded tools (``Loaded``) and the route's shape."""
+
+    def __init__(self) -> None:
+        self.loaded = Loaded()
+        self.recalled = False  # the history's calls were read (request_tools)
+
+    def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[dict[str, Any]] = ()
+                      ) -> list[dict[str, Any]]:
+        """The ``tools`` of a request on route ``how`` (api, agentcli or off). ``history``: the agent's messages,
+        whose calls of deferred tools load them the first time (a resumed session's, so that no call in its
+        history names a tool its requests do not declare)."""
+        if how == "off":
+            return registry.schemas()
+        deferred = [tool for tool in registry if is_deferred(tool)]
+        if not self.recalled:
+            self.recalled = True
+            self.loaded.add(name for name in called(history) if name in {tool.name for tool in deferred})
+        core = [tool.schema() for tool in registry if not is_deferred(tool)]
+        if not deferred:
+            return core
+        if how == "api":
+            return [*core, *({**tool.schema(), "defer_loading": True} for tool in deferred), dict(API_SEARCH)]
+        by_name = {tool.name: tool for tool in deferred}
+        return [*core, ToolSearch(deferred, self.loaded).schema(),
+                *(by_name[name].schema() for name in self.loaded.names if name in by_name)]
+
+    def registry(self, registry: "ToolRegistry", how: str) -> "ToolRegistry":
+        """The registry calls run through: on agentcli's route, with its ``tool_search`` for this agent."""
+        deferred = [tool for tool in registry if is_deferred(tool)]
+        if how != "agentcli" or not deferred:
+            return registry
+        return registry.joined(ToolSearch(deferred, self.loaded))
+
+    def after_calls(self, registry: "ToolRegistry", calls: Iterable[dict[str, Any]], how: str) -> None:
+        if how == "agentcli":
+            self.loaded.after_calls(calls, (tool.name for tool in registry if is_deferred(tool)))
+
+    def system_index(self, registry: "ToolRegistry", how: str) -> str:
+        """On the API's route the index ends the system prompt (its search tool's own text is the API's)."""
+        return index(tool for tool in registry if is_deferred(tool)) if how == "api" else ""
+
+
+class ToolSearch(Tool):
+    """``tool_search``: agentcli's way to load deferred tools on endpoints without the API's tool search."""
+
+    name = SEARCH_NAME
+    kind = "read"
+    key_arg = "query"
+    description: ClassVar[str] = (
+        "Load the tools below by name (or by words for what you need); a loaded tool is yours from your next "
+        "step on.")
+    input_schema = {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "Tool names, or words."}},
+        "required": ["query"],
+    }
+
+    def __init__(self, deferred: list[Tool], loaded: Loaded) -> None:
+        self.deferred = {tool.name: tool for tool in deferred}
+        self.loaded = loaded
+
+    def schema(self) -> dict[str, Any]:
+        """Its description ends with the index of every deferred tool, loaded ones too: it never changes as the
+        agent loads tools, so a loaded tool, appended after it, is the only change to the request's tools."""
+        return {"name": self.name, "description": self.description + "\n\n" + index(self.deferred.values()),
+                "input_schema": self.input_schema}
+
+    def find(self, query: str) -> list[str]:
+        words = [w for w in re.split(r"[\s,]+", query.strip()) if w]
+        named = [w for w in words if w in self.deferred]
+        if named:
+            return named
+        lowered = [w.lower() for w in words]
+        scored = sorted(((sum(w in f"{t.name} {t.description}".lower() for w in lowered), i, t.name)
+                         for i, t in enumerate(self.deferred.values())), reverse=True)
+        return [name for score, _, name in scored if score][:MOST_LOADED]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        found = self.find(str(args.get("query", "")))
+        if not found:
+            return ("No tool on demand matches that. The tools on demand are: "
+                    + ", ".join(self.deferred) + "." if self.deferred else "There are no tools on demand.")
+        self.loaded.add(found)
+        return (f"Loaded: {', '.join(found)}. "
+                + ("It is" if len(found) == 1 else "They are") + " in your tool list from your next step on.")
