@@ -27,8 +27,9 @@ STATUSES: tuple[str, ...] = get_args(Status)
 FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
 # Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
 # the results of background subagents, added before the main agent's next model call, or what the person sent
-# into the running turn (steered: read after the tool results, see SteerDelivered).
-Origin = Literal["user", "tool_results", "engine", "subagent", "steered"]
+# into the running turn (steered: read after the tool results, see SteerDelivered), or a change in the session the
+# front ends already show their own way (state: a permission mode change, said at the request's end, mode_note.py).
+Origin = Literal["user", "tool_results", "engine", "subagent", "steered", "state"]
 
 
 @dataclass(frozen=True)

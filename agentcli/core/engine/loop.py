@@ -126,7 +126,7 @@ class Agent:
         """One model call: streams text out and appends the assistant message. Uncounted: not a turn. What
         changed since the last call goes after the latest message, so the request repeats that call's beginning."""
         if self.notes is not None and (said := self.notes(self)):
-            self.add_user(said, origin="engine")
+            self.add_user(said, origin="state")
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:

@@ -466,7 +466,7 @@ class Display:
                 if event.agent_id == MAIN and is_request(event):
                     self.cut_outputs.clear()
                 text = readable(event.content, attachments=False).strip()  # an agentcli note without its marks
-                if text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
+                if text and event.origin not in ("subagent", "steered", "state"):  # shown their own way
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 if event.agent_id == MAIN:

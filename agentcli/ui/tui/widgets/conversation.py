@@ -285,7 +285,7 @@ class Conversation(VerticalScroll):
                 text = readable(content, "\n\n", attachments=False)  # an agentcli note without the marks the model sees
                 if origin == "engine":  # what the loop tells the model, not what the user said
                     await self.add_notice(text.strip())
-                elif origin in ("subagent", "steered"):  # its ...Delivered event shows it
+                elif origin in ("subagent", "steered", "state"):  # its ...Delivered event, or the status bar, shows it
                     pass
                 elif text.strip():
                     await self.add_user(text)
