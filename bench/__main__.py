@@ -22,13 +22,14 @@ from .common import REPO_ROOT
 from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
-NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions", "ondemand")
+NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions",
+         "ondemand", "cache")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
     from . import acp as acp_bench
-    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel, render,
-                   search,
+    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel,
+                   prompt_cache, render, search,
                    startup, transcript)
 
     big: list[bigrepo.BigRepo] = []
@@ -51,6 +52,7 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "ondemand": ("Tools on demand", lambda: on_demand.run(work)),
         "acp": ("ACP", lambda: acp_bench.run(work)),
         "mentions": ("@-completion", lambda: mentions.run(work)),
+        "cache": ("Prompt cache", lambda: prompt_cache.run(work)),
     }
 
 

@@ -27,9 +27,11 @@ STATUSES: tuple[str, ...] = get_args(Status)
 FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
 # Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
 # the results of background subagents, added before the main agent's next model call, or what the person sent
-# into the running turn (steered: read after the tool results, see SteerDelivered). ``interrupt`` is the engine's
-# note to the model that the user stopped its turn: a front end says that in its own words, never as the user's.
-Origin = Literal["user", "tool_results", "engine", "interrupt", "subagent", "steered"]
+# into the running turn (steered: read after the tool results, see SteerDelivered), or a change in the session the
+# front ends already show their own way (state: a permission mode change, said at the request's end, mode_note.py).
+# ``interrupt`` is the engine's note to the model that the user stopped its turn: a front end says that in its own
+# words, never as the user's.
+Origin = Literal["user", "tool_results", "engine", "interrupt", "subagent", "steered", "state"]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
 from .storage.worktrees import WorktreeError
-from .engine.context import current_mode, main_system_prompt
+from .engine.context import main_system_prompt
+from .engine.mode_note import ModeNews
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
@@ -165,6 +166,7 @@ class Session:
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
+        self.main.notes = ModeNews(self.permissions)  # a mode change, as a note at the request's end
         self.steering = self.main.steers  # what the user sends into the running turn (the front ends' steer key)
         # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
         # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
@@ -418,8 +420,6 @@ class Session:
             skipped, self._prompt_warnings = self._prompt_warnings, []
             for text in skipped:
                 self.emit(Notice(level="warning", text=text))
-        # The prompt names the permission mode; /permissions may have changed it since (one cache miss).
-        self.main.system = current_mode(self.main.system, self.permissions.mode, self.permissions.interactive)
 
     def change_system(self, change: Callable[[str], str]) -> None:
         """Change the main agent's system prompt (-p's --system-prompt and friends), once it is built."""

@@ -79,6 +79,8 @@ class Agent:
         self.ledger = compaction.Ledger()  # what compactions summarized, as agentcli recorded it
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
+        # What to tell the model before each call of a change in the session (mode_note.py): the main agent's.
+        self.notes: Callable[["Agent"], list[dict[str, Any]]] | None = None
         # What the user sent into the running turn (steering.py), read after the tool results: the main agent's.
         self.steers = Steers()
         self.offer = Offer()  # the tools its requests carry, and those it loaded on demand (tools/on_demand.py)
@@ -131,7 +133,10 @@ class Agent:
     async def call_model(self, *, tools: list[dict[str, Any]] | None = None, tool_choice: dict[str, Any] | None = None,
                          counted: bool = True) -> Turn:
         """One model call: streams text out and appends the assistant message. Uncounted: not a turn.
-        ``tools``: these instead of the agent's own (``offered``)."""
+        ``tools``: these instead of the agent's own (``offered``). What changed since the last call goes after the
+        latest message, so the request repeats that call's beginning."""
+        if self.notes is not None and (said := self.notes(self)):
+            self.add_user(said, origin="state")
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:

@@ -470,7 +470,7 @@ class Display:
                     self.emit("", *self.painter.lines(Text("Interrupted.", style="yellow")))
                 elif text and event.origin == "engine":  # agentcli's words to the model, not the user's
                     self.emit("", *self.painter.lines(Text(f"{TO_MODEL} {text}", style="dim")))
-                elif text and event.origin not in ("subagent", "steered"):  # their Delivered events' lines say them
+                elif text and event.origin not in ("subagent", "steered", "state"):  # shown their own way
                     self.emit("", *self.painter.lines(Text("› ", style="bold") + Text(text)))
             elif isinstance(event, AssistantMessage):
                 if event.agent_id == MAIN:

@@ -289,7 +289,7 @@ class Conversation(VerticalScroll):
                         await self.add_notice("Interrupted.", "warning")
                 elif origin == "engine":  # what the loop tells the model, not what the user said
                     await self.add_notice(f"{TO_MODEL} {text.strip()}")
-                elif origin in ("subagent", "steered"):  # its ...Delivered event shows it
+                elif origin in ("subagent", "steered", "state"):  # its ...Delivered event, or the status bar, shows it
                     pass
                 elif text.strip():
                     await self.add_user(text)
