@@ -39,6 +39,7 @@ from typing import Any, Iterable
 
 from ... import paths
 from .git import _run, is_git_repo
+from .home_held import HOME_HELD, dotfile_targets, home_open, home_pins, under_home_dot
 
 # In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
 # ``modules`` is held as a whole; each submodule's folder in it is writable again (``Holds``) with the
@@ -47,13 +48,13 @@ GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules"
 # In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
 ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 # At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
-# skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings.
-WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
-# Under $HOME: the shells' start-up files and the settings of programs that run others (git, ripgrep's --pre).
-HOME_HELD = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
-             ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish",
-             ".gitconfig", ".config/git", ".ripgreprc", ".npmrc", ".pypirc", ".pythonrc", ".xprofile")
-
+# skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings; the
+# hook managers' scripts and settings, which git's hooks run (husky's .husky, lefthook's, pre-commit's).
+WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea", ".husky", ".lefthook",
+                  ".lefthook-local", *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
+                                       for ext in ("yml", "yaml", "json", "toml")), ".pre-commit-config.yaml")
+# The same hook managers' files by pattern, for the file tools (which see every name they write).
+_HOOK_MANAGERS = re.compile(r"\.?lefthook[\w.-]*|\.pre-commit-config\.ya?ml|\.husky")
 
 
 class HeldLink(Exception):
@@ -76,7 +77,7 @@ def protected(rel: PurePath) -> str:
     "" when none. (The ``core.hooksPath`` folder is found by ``hooks_folders``.)"""
     names = [part.lower() for part in rel.parts]
     for index, name in enumerate(names):
-        if name == ".git" or name in WORKSPACE_HELD:
+        if name == ".git" or name in WORKSPACE_HELD or _HOOK_MANAGERS.fullmatch(name):
             inside = index < len(names) - 1
             return f"files in {rel.parts[index]}/ are protected" if inside else f"{rel.parts[index]} is protected"
     for entry in HOME_HELD:
@@ -95,7 +96,8 @@ def hooks_folders(root: Path) -> list[Path]:
     if any(not os.path.isabs(value) for value in values):  # relative to the top of the work tree
         code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
         root = Path(top.strip()) if code == 0 and top.strip() else root
-    return [Path(os.path.normpath(root / value)) for value in values]
+    found = [Path(os.path.normpath(root / value)) for value in values]
+    return [*found, *(folder.parent for folder in found if folder.name == "_")]  # husky's _/pre-commit runs ../pre-commit
 
 
 def in_hooks_folder(real: Path, base: Path) -> str:
@@ -138,10 +140,11 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
                                           if folder.is_dir())]
 
 
-def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) -> Holds:
+def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> Holds:
     """What to hold inside the ``writable`` folders (resolved), for a command that may also write
     ``allowed`` (what the user let it have: a held path named there, or itself one of the writable
-    folders, as ``--add-dir`` can name one, is not held). Raises HeldLink.
+    folders, as ``--add-dir`` can name one, is not held). ``hidden``: the secrets the sandbox hides; one
+    that does not exist is held, so that it cannot be made. Raises HeldLink.
     Blocking: a few stats, and a git process or two per repository (``hooks_folders``)."""
     folders = [Path(folder) for folder in writable]
     given = len(folders)
@@ -155,10 +158,13 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             wanted += _held_in_git(gitdir, folders)
         if folder.name == "objects" and (folder.parent / "HEAD").is_file():  # an isolated child's: not where
             wanted.append((folder / "info", "dir"))  # more objects are (alternates)
-        if folder == home or folder in home.parents:
-            wanted += [(home / name, _kind(name)) for name in HOME_HELD]
         if is_git_repo(folder):
             wanted += [(hooks, "dir") for hooks in hooks_folders(folder)]
+    wanted += [(target, "file") for target in dotfile_targets(home)]  # dotfiles kept in a writable folder
+    wanted += [(secret, "dir") for secret in hidden if not secret.exists()]  # nor can a secret be made
+    at_home = home_open(folders[:given], home) and not any(home == a or a in home.parents for a in let)
+    if at_home:  # $HOME's dot-entries, all of them, through $HOME held and its other entries writable again
+        wanted = [(path, kind) for path, kind in wanted if not under_home_dot(path, home)]
     pins: dict[Path, None] = {}
     read_only: dict[Path, None] = {}
     placeholders: dict[Path, str] = {}
@@ -188,6 +194,11 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             read_only[path] = None
         else:
             placeholders[path] = kind
+    if at_home:
+        read_only[home] = None
+        held.update((home / name, None) for name in HOME_HELD)
+        pins.update((entry, None) for entry in home_pins(home))
+        pins.update((path, None) for path in [*folders, *let] if home in path.parents and path.exists())
     for path in [*read_only, *placeholders]:
         pins.pop(path, None)
     pins.update((module, None) for module in folders[given:])  # submodules' folders: writable again

@@ -281,7 +281,8 @@ class Sandbox:
         """What a command that may write ``writable`` (and ``widen``) may not change there. Raises SandboxError
         when a held path is a symbolic link."""
         try:
-            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes))
+            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes),
+                                         _resolved(self.hidden))
         except HeldLink as exc:
             raise SandboxError(f"The command was not run: {exc}; remove the link, or set sandbox = \"off\".") from None
 
