@@ -190,7 +190,8 @@ def test_a_merge_refuses_a_childs_symbolic_link_that_points_outside(repo, tmp_pa
 
 async def test_the_file_tools_ask_before_writing_any_held_path_under_accept_edits(server, make_session, repo):
     user_git(repo, "config", "core.hooksPath", ".githooks")
-    paths = (".githooks/pre-commit", ".claude/settings.json", ".claude/commands/x.md", ".mcp.json", ".envrc",
+    paths = (".githooks/pre-commit", ".husky/pre-commit", "lefthook-local.yml", ".pre-commit-config.yaml",
+             ".claude/settings.json", ".claude/commands/x.md", ".mcp.json", ".envrc",
              ".vscode/tasks.json", ".idea/workspace.xml", "sub/.config/git/config", ".git/commondir")
     server.script(reply(*(tool_use_block("write_file", {"path": p, "content": "x"}) for p in paths)), text("ok"))
     session, _ = make_session(permission_mode="acceptEdits")
@@ -248,3 +249,24 @@ async def test_a_new_repository_cannot_be_made_where_the_users_git_would_find_it
     done = user_git(sub, "commit", "-qm", "The user's commit", "--allow-empty")
     assert done.returncode == 0 and not mark.exists()
     assert user_git(sub, "rev-parse", "--show-toplevel").stdout.strip() == str(repo)
+
+
+@needs_bwrap
+async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(sandbox, repo, tmp_path):
+    """husky v9: core.hooksPath=.husky/_, whose pre-commit runs `sh .husky/pre-commit`; lefthook and pre-commit
+    run what their settings in the work tree say."""
+    mark = tmp_path / "ran"
+    (repo / ".husky" / "_").mkdir(parents=True)
+    (repo / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\nif [ -f .husky/pre-commit ]; then "
+                                                      "sh .husky/pre-commit; fi\n")
+    (repo / ".husky" / "_" / "pre-commit").chmod(0o755)
+    user_git(repo, "config", "core.hooksPath", ".husky/_")
+    ok, out = await bash(make_ctx(repo, sandbox), (
+        f"echo 'echo husky >> {mark}' > .husky/pre-commit; "
+        f"printf 'pre-commit:\\n  commands:\\n    x:\\n      run: echo lefthook >> {mark}\\n' > lefthook.yml; "
+        f"printf 'repos: []\\n' > .pre-commit-config.yaml; mkdir -p .lefthook/pre-commit; true"))
+    assert len(re.findall("Read-only file system|Is a directory", out)) >= 4, out
+    for planted in (".husky/pre-commit", "lefthook.yml", ".pre-commit-config.yaml", ".lefthook"):
+        assert not os.path.lexists(repo / planted), planted
+    the_user_commits(repo)
+    assert not mark.exists()
