@@ -270,3 +270,23 @@ async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(
         assert not os.path.lexists(repo / planted), planted
     the_user_commits(repo)
     assert not mark.exists()
+
+
+@needs_bwrap
+async def test_a_new_linked_worktree_cannot_be_made_to_point_at_a_git_folder_of_the_commands_making(
+        sandbox, repo, tmp_path):
+    """`git worktree add wt2`, then its commondir rewritten to a git folder with an fsmonitor: the user's
+    `git status` in wt2 would run it. An existing worktree's folder stays writable, its commondir held."""
+    mark = tmp_path / "ran"
+    user_git(repo, "worktree", "add", "-q", str(tmp_path / "mine"))
+    ok, out = await bash(make_ctx(repo, sandbox), (
+        f"git worktree add -q wt2; mkdir -p evil; cp -r .git/objects .git/refs .git/HEAD evil/; "
+        f"printf '[core]\\n\\tfsmonitor = echo fsm >> {mark}\\n' > evil/config; echo $PWD/evil > .git/worktrees/wt2/commondir; "
+        f"echo $PWD/evil > .git/worktrees/mine/commondir; echo ok > .git/worktrees/mine/scratch && echo WROTE"))
+    assert "WROTE" in out, out
+    assert not os.path.lexists(repo / ".git" / "worktrees" / "wt2")
+    for where in (repo / "wt2", tmp_path / "mine"):
+        if where.exists():
+            user_git(where, "status")
+    assert not mark.exists()
+    assert user_git(tmp_path / "mine", "status", "--short").returncode == 0

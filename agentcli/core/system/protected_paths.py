@@ -6,7 +6,7 @@ hook or an fsmonitor planted there would run at the user's next ``git status``, 
 Anthropic's sandbox runtime for Claude Code keeps such a list ("mandatory deny"); this is agentcli's:
 
 - in every git folder the sandbox may write: ``GIT_HELD`` (its config, hooks and the rest), and in
-  each of its linked worktrees' folders ``ADMIN_HELD``; a submodule's folder (``modules/…``) likewise,
+  each of its linked worktrees' folders ``ADMIN_HELD``; ``worktrees`` and a submodule's folder (``modules/…``) likewise,
   and no new one can be made;
 - the folder ``core.hooksPath`` names (read with git's config reader, which runs nothing);
 - at the top of each writable folder, ``WORKSPACE_HELD`` (agentcli's and Claude Code's project
@@ -42,9 +42,10 @@ from .git import _run, is_git_repo
 from .home_held import HOME_HELD, dotfile_targets, home_open, home_pins, under_home_dot
 
 # In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
-# ``modules`` is held as a whole; each submodule's folder in it is writable again (``Holds``) with the
-# same held inside it, so a new submodule, with a config of the command's making, cannot be made.
-GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules")
+# ``modules`` and ``worktrees`` are held as a whole; each submodule's folder and each linked worktree's in
+# them is writable again (``Holds``) with the same (``ADMIN_HELD``) held inside it, so a new submodule or
+# worktree, with a config or a ``commondir`` of the command's making, cannot be made.
+GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees")
 # In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
 ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 # At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
@@ -244,6 +245,7 @@ def _held_in_git(gitdir: Path, folders: list[Path]) -> list[tuple[Path, str]]:
         admins = [entry for entry in (gitdir / "worktrees").iterdir() if entry.is_dir() and not entry.is_symlink()]
     except OSError:
         admins = []
+    folders += admins
     found += [(admin / name, _kind(name)) for admin in admins for name in ADMIN_HELD]
     for module in _submodule_folders(gitdir / "modules"):
         folders.append(module)
