@@ -290,3 +290,18 @@ async def test_a_new_linked_worktree_cannot_be_made_to_point_at_a_git_folder_of_
             user_git(where, "status")
     assert not mark.exists()
     assert user_git(tmp_path / "mine", "status", "--short").returncode == 0
+
+
+@needs_bwrap
+async def test_a_stopped_rebases_todo_is_held_so_the_users_continue_runs_no_planted_exec(sandbox, repo, tmp_path):
+    mark = tmp_path / "ran"
+    (repo / "a.txt").write_text("a\n")
+    user_git(repo, "add", "-A")
+    user_git(repo, "commit", "-qm", "A")
+    stopped = user_git(repo, "-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-qi", "HEAD~1")
+    assert stopped.returncode == 0 and (repo / ".git" / "rebase-merge").is_dir(), stopped.stderr
+    ok, out = await bash(make_ctx(repo, sandbox), f"echo 'exec echo exec >> {mark}' >> .git/rebase-merge/git-rebase-todo")
+    assert not ok and "Read-only file system" in out
+    done = user_git(repo, "rebase", "--continue")
+    assert done.returncode == 0, done.stderr
+    assert not mark.exists()

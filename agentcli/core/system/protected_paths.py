@@ -46,6 +46,10 @@ from .home_held import HOME_HELD, dotfile_targets, home_open, home_pins, under_h
 # them is writable again (``Holds``) with the same (``ADMIN_HELD``) held inside it, so a new submodule or
 # worktree, with a config or a ``commondir`` of the command's making, cannot be made.
 GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees")
+# In a git folder or a linked worktree's, when they exist: a rebase or cherry-pick stopped halfway, whose
+# todo list git runs (its ``exec`` lines) at the user's ``--continue``. Not held while missing: git reads
+# any file or folder there as a rebase in progress, so a placeholder would stop every git command.
+STOPPED_HELD = ("rebase-merge", "rebase-apply", "sequencer")
 # In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
 ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 # At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
@@ -238,15 +242,16 @@ def _held_in_git(gitdir: Path, folders: list[Path]) -> list[tuple[Path, str]]:
     """What is held in one git folder: a linked worktree's own folder holds ADMIN_HELD; a common one
     GIT_HELD, each linked worktree's ADMIN_HELD, and each submodule's folder, found under ``modules``
     (added to ``folders``: writable again inside the held ``modules``)."""
+    stopped = [(gitdir / name, "dir") for name in STOPPED_HELD if os.path.lexists(gitdir / name)]
     if (gitdir / "commondir").is_file() and gitdir.parent.name == "worktrees":
-        return [(gitdir / name, _kind(name)) for name in ADMIN_HELD]
-    found = [(gitdir / name, _kind(name)) for name in GIT_HELD]
+        return [*stopped, *((gitdir / name, _kind(name)) for name in ADMIN_HELD)]
+    found = [*stopped, *((gitdir / name, _kind(name)) for name in GIT_HELD)]
     try:
         admins = [entry for entry in (gitdir / "worktrees").iterdir() if entry.is_dir() and not entry.is_symlink()]
     except OSError:
         admins = []
     folders += admins
-    found += [(admin / name, _kind(name)) for admin in admins for name in ADMIN_HELD]
+    found += [entry for admin in admins for entry in _held_in_git(admin, folders)]
     for module in _submodule_folders(gitdir / "modules"):
         folders.append(module)
         found += _held_in_git(module, folders)
