@@ -111,12 +111,20 @@ async def test_the_shell_start_up_files_are_held_when_the_workspace_is_home(sand
 
 
 @needs_bwrap
-async def test_a_held_path_that_is_a_symbolic_link_stops_the_command_with_a_sentence(sandbox, repo, tmp_path):
+async def test_a_held_path_that_is_a_symbolic_link_is_held_where_it_leads_and_put_back(sandbox, repo, tmp_path):
+    """A repository shipping .idea and .vscode as links: commands still run (no advice to turn the sandbox
+    off); what the link leads to in the workspace is held, and a link the command replaces is put back."""
     (tmp_path / "elsewhere").mkdir()
-    (repo / ".claude").symlink_to(tmp_path / "elsewhere")
-    ok, out = await bash(make_ctx(repo, sandbox), "echo ran")
-    assert not ok and "ran" not in out
-    assert f"{repo / '.claude'} is a symbolic link, which the sandbox cannot hold read-only" in out
+    (repo / ".idea").symlink_to(tmp_path / "elsewhere")
+    (repo / "cfg").mkdir()
+    (repo / ".vscode").symlink_to("cfg")
+    ok, out = await bash(make_ctx(repo, sandbox), "echo ran; echo '{}' > .vscode/tasks.json")
+    assert not ok and "ran" in out and "Read-only file system" in out, out
+    assert not (repo / "cfg" / "tasks.json").exists() and 'sandbox = "off"' not in out
+    ok, out = await bash(make_ctx(repo, sandbox), "rm .vscode && mkdir .vscode && echo '{}' > .vscode/tasks.json")
+    assert f"agentcli put back the link {repo / '.vscode'}, which the command replaced" in out, out
+    assert os.readlink(repo / ".vscode") == "cfg" and not (repo / "cfg" / "tasks.json").exists()
+    assert (repo / ".vscode.replaced" / "tasks.json").exists()  # kept aside, under a name nothing reads
 
 
 @needs_bwrap

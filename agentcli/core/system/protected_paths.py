@@ -74,6 +74,7 @@ class Holds:
     read_only: tuple[Path, ...] = ()  # held paths that exist: bound read-only onto themselves
     placeholders: tuple[tuple[Path, str], ...] = ()  # held paths that do not: ("file", "dir" or "commondir")
     held: tuple[Path, ...] = field(default=(), compare=False)  # every held path, for ``needs``
+    links: tuple[tuple[Path, str], ...] = ()  # held paths that are symbolic links, and what they say: put back
 
 
 def protected(rel: PurePath) -> str:
@@ -174,7 +175,10 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
     read_only: dict[Path, None] = {}
     placeholders: dict[Path, str] = {}
     held: dict[Path, None] = {}
-    for path, kind in dict(reversed(wanted)).items():
+    links: dict[Path, str] = {}
+    queue = list(dict(reversed(wanted)).items())
+    while queue:
+        path, kind = queue.pop(0)
         base = _writable_base(path, folders)
         if (base is None or path in folders[:given] or any(path == a or a in path.parents for a in let)
                 or path.name == ".git" and path.is_dir() and not path.is_symlink() and not is_placeholder(path)):
@@ -192,9 +196,13 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
             pins[folder] = None
         if missing is not None:
             placeholders.setdefault(missing, "dir")
-        elif path.is_symlink():
-            raise HeldLink(f"{path} is a symbolic link, which the sandbox cannot hold read-only: a mount cannot "
-                           "hold a link's name")
+        elif path.is_symlink():  # a mount holds what it leads to, not its name: HOLDER puts the link back
+            try:
+                links[path], target = os.readlink(path), path.resolve()
+            except (OSError, RuntimeError, ValueError):
+                raise HeldLink(f"{path} is a symbolic link the sandbox cannot follow") from None
+            if target not in held and all(target != queued for queued, _ in queue):
+                queue.append((target, kind))  # held where it lies, when that is in a writable folder
         elif path.exists() and not is_placeholder(path):
             read_only[path] = None
         else:
@@ -207,7 +215,7 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
     for path in [*read_only, *placeholders]:
         pins.pop(path, None)
     pins.update((module, None) for module in folders[given:])  # submodules' folders: writable again
-    return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held))
+    return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held), tuple(links.items()))
 
 
 def _writable_base(path: Path, folders: list[Path]) -> Path | None:
@@ -305,13 +313,16 @@ def lock_file(path: Path) -> Path:
 
 
 # Outside the sandbox, before bwrap and after it: makes the placeholders, runs bwrap (argv after "--"),
-# removes them. argv: PPID [KIND PATH LOCK]... -- BWRAP...; its exit status is bwrap's. When agentcli
+# removes them, and puts back the held links the command replaced. argv: PPID [KIND PATH LOCK]... -- BWRAP...
+# (KIND "link": PATH and what the link says, in LOCK's place); its exit status is bwrap's. When agentcli
 # (PPID) dies it kills bwrap (and bwrap, with --die-with-parent, the sandbox); signals that stop it reach
 # bwrap. Small and quick to start: os, fcntl, select and signal only.
 HOLDER = PLACEHOLDER_TEST + r"""
 import fcntl, select, signal, sys
 ppid, end = int(sys.argv[1]), sys.argv.index("--")
 held = [tuple(sys.argv[i:i + 3]) for i in range(2, end, 3)]
+links = [(path, text) for kind, path, text in held if kind == "link"]
+held = [entry for entry in held if entry[0] != "link"]
 def fail(path, exc):
     sys.stderr.write("agentcli's OS sandbox could not hold %s (%s), so the command was not run\n"
                      % (path, exc.strerror or exc))
@@ -385,6 +396,25 @@ for (kind, path, lock), fd in zip(held, locks):
         except OSError:
             pass
     fcntl.flock(fd, fcntl.LOCK_UN)
+for path, text in links:  # a held link the command replaced is put back; what it made is kept aside
+    try:
+        if os.readlink(path) == text:
+            continue
+    except OSError:
+        pass
+    aside, n = "", 0
+    try:
+        if os.path.lexists(path):
+            aside = path + ".replaced"
+            while os.path.lexists(aside):
+                n += 1
+                aside = "%s.replaced%d" % (path, n)
+            os.rename(path, aside)
+        os.symlink(text, path)
+        sys.stderr.write("agentcli put back the link %s, which the command replaced%s\n"
+                         % (path, " (what it made there is now %s)" % aside if aside else ""))
+    except OSError as exc:
+        sys.stderr.write("agentcli could not put back the link %s (%s)\n" % (path, exc.strerror or exc))
 if code < 0:
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)
