@@ -278,6 +278,10 @@ async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(
         assert not os.path.lexists(repo / planted), planted
     the_user_commits(repo)
     assert not mark.exists()
+    user_git(repo, "config", "--unset", "core.hooksPath")  # lefthook's own hook, installed in .git/hooks
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nlefthook run pre-commit\n")
+    ok, out = await bash(make_ctx(repo, sandbox), "printf 'pre-commit: {}\\n' > lefthook.yml")
+    assert not ok and not (repo / "lefthook.yml").exists(), out
 
 
 @needs_bwrap

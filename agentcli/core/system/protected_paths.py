@@ -53,11 +53,13 @@ STOPPED_HELD = ("rebase-merge", "rebase-apply", "sequencer")
 # In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
 ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 # At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
-# skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings; the
-# hook managers' scripts and settings, which git's hooks run (husky's .husky, lefthook's, pre-commit's).
-WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea", ".husky", ".lefthook",
-                  ".lefthook-local", *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
-                                       for ext in ("yml", "yaml", "json", "toml")), ".pre-commit-config.yaml")
+# skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings.
+WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
+# And when git has a hook installed there (not a ``.sample``): the hook managers' scripts and settings, which
+# those hooks run (husky's .husky, lefthook's, pre-commit's). Only then, as each missing one is a placeholder.
+HOOK_MANAGERS_HELD = (".husky", ".lefthook", ".lefthook-local", ".pre-commit-config.yaml", ".pre-commit-config.yml",
+                      *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
+                        for ext in ("yml", "yaml", "json", "toml")))
 # The same hook managers' files by pattern, for the file tools (which see every name they write).
 _HOOK_MANAGERS = re.compile(r"\.?lefthook[\w.-]*|\.pre-commit-config\.ya?ml|\.husky")
 
@@ -83,7 +85,7 @@ def protected(rel: PurePath) -> str:
     "" when none. (The ``core.hooksPath`` folder is found by ``hooks_folders``.)"""
     names = [part.lower() for part in rel.parts]
     for index, name in enumerate(names):
-        if name == ".git" or name in WORKSPACE_HELD or _HOOK_MANAGERS.fullmatch(name):
+        if name == ".git" or name in WORKSPACE_HELD or _HOOK_MANAGERS.fullmatch(name) or name in HOOK_MANAGERS_HELD:
             inside = index < len(names) - 1
             return f"files in {rel.parts[index]}/ are protected" if inside else f"{rel.parts[index]} is protected"
     for entry in HOME_HELD:
@@ -164,8 +166,11 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
             wanted += _held_in_git(gitdir, folders)
         if folder.name == "objects" and (folder.parent / "HEAD").is_file():  # an isolated child's: not where
             wanted.append((folder / "info", "dir"))  # more objects are (alternates)
-        if is_git_repo(folder):
-            wanted += [(hooks, "dir") for hooks in hooks_folders(folder)]
+        hooks = hooks_folders(folder) if is_git_repo(folder) else []
+        wanted += [(each, "dir") for each in hooks]
+        gitdirs = [*_git_folders(folder), *git_writable(folder)[1:2]]  # its own, or a linked worktree's common one
+        if not _in_git_folder(folder) and _hooks_installed([*hooks, *(git / "hooks" for git in gitdirs)]):
+            wanted += [(folder / name, "dir") for name in HOOK_MANAGERS_HELD]
     wanted += [(target, "file") for target in dotfile_targets(home)]  # dotfiles kept in a writable folder
     wanted += [(secret, "dir") for secret in hidden if not secret.exists()]  # nor can a secret be made
     at_home = home_open(folders[:given], home) and not any(home == a or a in home.parents for a in let)
@@ -216,6 +221,17 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
         pins.pop(path, None)
     pins.update((module, None) for module in folders[given:])  # submodules' folders: writable again
     return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held), tuple(links.items()))
+
+
+def _hooks_installed(folders: list[Path]) -> bool:
+    """Whether one of the hooks ``folders`` holds a hook git runs (anything but git's ``.sample`` files)."""
+    for folder in folders:
+        try:
+            if any(not entry.name.endswith(".sample") for entry in os.scandir(folder)):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _writable_base(path: Path, folders: list[Path]) -> Path | None:
