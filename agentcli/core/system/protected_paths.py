@@ -171,7 +171,8 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
         gitdirs = [*_git_folders(folder), *git_writable(folder)[1:2]]  # its own, or a linked worktree's common one
         if not _in_git_folder(folder) and _hooks_installed([*hooks, *(git / "hooks" for git in gitdirs)]):
             wanted += [(folder / name, "dir") for name in HOOK_MANAGERS_HELD]
-    wanted += [(target, "file") for target in dotfile_targets(home)]  # dotfiles kept in a writable folder
+    wanted += [(target, "dir") for target in dotfile_targets(home)]  # dotfiles kept in a writable folder (a
+    # missing one: an empty folder, which git add -A leaves out)
     wanted += [(secret, "dir") for secret in hidden if not secret.exists()]  # nor can a secret be made
     at_home = home_open(folders[:given], home) and not any(home == a or a in home.parents for a in let)
     if at_home:  # $HOME's dot-entries, all of them, through $HOME held and its other entries writable again
