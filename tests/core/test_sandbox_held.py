@@ -111,12 +111,20 @@ async def test_the_shell_start_up_files_are_held_when_the_workspace_is_home(sand
 
 
 @needs_bwrap
-async def test_a_held_path_that_is_a_symbolic_link_stops_the_command_with_a_sentence(sandbox, repo, tmp_path):
+async def test_a_held_path_that_is_a_symbolic_link_is_held_where_it_leads_and_put_back(sandbox, repo, tmp_path):
+    """A repository shipping .idea and .vscode as links: commands still run (no advice to turn the sandbox
+    off); what the link leads to in the workspace is held, and a link the command replaces is put back."""
     (tmp_path / "elsewhere").mkdir()
-    (repo / ".claude").symlink_to(tmp_path / "elsewhere")
-    ok, out = await bash(make_ctx(repo, sandbox), "echo ran")
-    assert not ok and "ran" not in out
-    assert f"{repo / '.claude'} is a symbolic link, which the sandbox cannot hold read-only" in out
+    (repo / ".idea").symlink_to(tmp_path / "elsewhere")
+    (repo / "cfg").mkdir()
+    (repo / ".vscode").symlink_to("cfg")
+    ok, out = await bash(make_ctx(repo, sandbox), "echo ran; echo '{}' > .vscode/tasks.json")
+    assert not ok and "ran" in out and "Read-only file system" in out, out
+    assert not (repo / "cfg" / "tasks.json").exists() and 'sandbox = "off"' not in out
+    ok, out = await bash(make_ctx(repo, sandbox), "rm .vscode && mkdir .vscode && echo '{}' > .vscode/tasks.json")
+    assert f"agentcli put back the link {repo / '.vscode'}, which the command replaced" in out, out
+    assert os.readlink(repo / ".vscode") == "cfg" and not (repo / "cfg" / "tasks.json").exists()
+    assert (repo / ".vscode.replaced" / "tasks.json").exists()  # kept aside, under a name nothing reads
 
 
 @needs_bwrap
@@ -190,7 +198,8 @@ def test_a_merge_refuses_a_childs_symbolic_link_that_points_outside(repo, tmp_pa
 
 async def test_the_file_tools_ask_before_writing_any_held_path_under_accept_edits(server, make_session, repo):
     user_git(repo, "config", "core.hooksPath", ".githooks")
-    paths = (".githooks/pre-commit", ".claude/settings.json", ".claude/commands/x.md", ".mcp.json", ".envrc",
+    paths = (".githooks/pre-commit", ".husky/pre-commit", "lefthook-local.yml", ".pre-commit-config.yaml",
+             ".claude/settings.json", ".claude/commands/x.md", ".mcp.json", ".envrc",
              ".vscode/tasks.json", ".idea/workspace.xml", "sub/.config/git/config", ".git/commondir")
     server.script(reply(*(tool_use_block("write_file", {"path": p, "content": "x"}) for p in paths)), text("ok"))
     session, _ = make_session(permission_mode="acceptEdits")
@@ -248,3 +257,63 @@ async def test_a_new_repository_cannot_be_made_where_the_users_git_would_find_it
     done = user_git(sub, "commit", "-qm", "The user's commit", "--allow-empty")
     assert done.returncode == 0 and not mark.exists()
     assert user_git(sub, "rev-parse", "--show-toplevel").stdout.strip() == str(repo)
+
+
+@needs_bwrap
+async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(sandbox, repo, tmp_path):
+    """husky v9: core.hooksPath=.husky/_, whose pre-commit runs `sh .husky/pre-commit`; lefthook and pre-commit
+    run what their settings in the work tree say."""
+    mark = tmp_path / "ran"
+    (repo / ".husky" / "_").mkdir(parents=True)
+    (repo / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\nif [ -f .husky/pre-commit ]; then "
+                                                      "sh .husky/pre-commit; fi\n")
+    (repo / ".husky" / "_" / "pre-commit").chmod(0o755)
+    user_git(repo, "config", "core.hooksPath", ".husky/_")
+    ok, out = await bash(make_ctx(repo, sandbox), (
+        f"echo 'echo husky >> {mark}' > .husky/pre-commit; "
+        f"printf 'pre-commit:\\n  commands:\\n    x:\\n      run: echo lefthook >> {mark}\\n' > lefthook.yml; "
+        f"printf 'repos: []\\n' > .pre-commit-config.yaml; mkdir -p .lefthook/pre-commit; true"))
+    assert len(re.findall("Read-only file system|Is a directory", out)) >= 4, out
+    for planted in (".husky/pre-commit", "lefthook.yml", ".pre-commit-config.yaml", ".lefthook"):
+        assert not os.path.lexists(repo / planted), planted
+    the_user_commits(repo)
+    assert not mark.exists()
+    user_git(repo, "config", "--unset", "core.hooksPath")  # lefthook's own hook, installed in .git/hooks
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nlefthook run pre-commit\n")
+    ok, out = await bash(make_ctx(repo, sandbox), "printf 'pre-commit: {}\\n' > lefthook.yml")
+    assert not ok and not (repo / "lefthook.yml").exists(), out
+
+
+@needs_bwrap
+async def test_a_new_linked_worktree_cannot_be_made_to_point_at_a_git_folder_of_the_commands_making(
+        sandbox, repo, tmp_path):
+    """`git worktree add wt2`, then its commondir rewritten to a git folder with an fsmonitor: the user's
+    `git status` in wt2 would run it. An existing worktree's folder stays writable, its commondir held."""
+    mark = tmp_path / "ran"
+    user_git(repo, "worktree", "add", "-q", str(tmp_path / "mine"))
+    ok, out = await bash(make_ctx(repo, sandbox), (
+        f"git worktree add -q wt2; mkdir -p evil; cp -r .git/objects .git/refs .git/HEAD evil/; "
+        f"printf '[core]\\n\\tfsmonitor = echo fsm >> {mark}\\n' > evil/config; echo $PWD/evil > .git/worktrees/wt2/commondir; "
+        f"echo $PWD/evil > .git/worktrees/mine/commondir; echo ok > .git/worktrees/mine/scratch && echo WROTE"))
+    assert "WROTE" in out, out
+    assert not os.path.lexists(repo / ".git" / "worktrees" / "wt2")
+    for where in (repo / "wt2", tmp_path / "mine"):
+        if where.exists():
+            user_git(where, "status")
+    assert not mark.exists()
+    assert user_git(tmp_path / "mine", "status", "--short").returncode == 0
+
+
+@needs_bwrap
+async def test_a_stopped_rebases_todo_is_held_so_the_users_continue_runs_no_planted_exec(sandbox, repo, tmp_path):
+    mark = tmp_path / "ran"
+    (repo / "a.txt").write_text("a\n")
+    user_git(repo, "add", "-A")
+    user_git(repo, "commit", "-qm", "A")
+    stopped = user_git(repo, "-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-qi", "HEAD~1")
+    assert stopped.returncode == 0 and (repo / ".git" / "rebase-merge").is_dir(), stopped.stderr
+    ok, out = await bash(make_ctx(repo, sandbox), f"echo 'exec echo exec >> {mark}' >> .git/rebase-merge/git-rebase-todo")
+    assert not ok and "Read-only file system" in out
+    done = user_git(repo, "rebase", "--continue")
+    assert done.returncode == 0, done.stderr
+    assert not mark.exists()

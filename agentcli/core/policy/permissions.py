@@ -48,6 +48,7 @@ from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN
 from .bash_effects import inert
 from .headless_advice import ways_to_allow
 from ..system import protected_paths
+from ..system.home_held import home_reason
 from ..units import quoted
 from ..system.sandbox import Widening
 from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
@@ -407,7 +408,7 @@ class Permissions:
             why = own_folder(target.real, base)  # first: it says which of agentcli's or git's own folders
             why = why or (protected(target.lexical.relative_to(base)) if base in target.lexical.parents else "")
             why = (why or protected(target.real.relative_to(base))
-                   or protected_paths.in_hooks_folder(target.real, base))
+                   or protected_paths.in_hooks_folder(target.real, base) or home_reason(target.real, base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self._find("ask", tool.name, matches)

@@ -1,8 +1,9 @@
 """What the OS sandbox hides under $HOME (``core/system/sandbox.py``): secrets, and what the user typed.
 
-A folder is replaced by an empty read-only one, a file by an empty file. Paths that do not exist are
-left alone (nothing can create them: the file system is read-only, except where a writable folder holds
-them, such as a workspace at $HOME). The lists keep to well-known places; docs/permissions.md names them.
+A folder is replaced by an empty read-only one, a file by an empty file. A path that does not exist
+cannot be made either: the file system is read-only, and where a writable folder holds it the sandbox
+holds it (``protected_paths``: with the workspace at $HOME, $HOME's dot-entries as a whole; elsewhere, an
+empty placeholder). The lists keep to well-known places; docs/permissions.md names them.
 """
 
 from __future__ import annotations

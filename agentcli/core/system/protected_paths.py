@@ -6,7 +6,7 @@ hook or an fsmonitor planted there would run at the user's next ``git status``, 
 Anthropic's sandbox runtime for Claude Code keeps such a list ("mandatory deny"); this is agentcli's:
 
 - in every git folder the sandbox may write: ``GIT_HELD`` (its config, hooks and the rest), and in
-  each of its linked worktrees' folders ``ADMIN_HELD``; a submodule's folder (``modules/…``) likewise,
+  each of its linked worktrees' folders ``ADMIN_HELD``; ``worktrees`` and a submodule's folder (``modules/…``) likewise,
   and no new one can be made;
 - the folder ``core.hooksPath`` names (read with git's config reader, which runs nothing);
 - at the top of each writable folder, ``WORKSPACE_HELD`` (agentcli's and Claude Code's project
@@ -39,21 +39,29 @@ from typing import Any, Iterable
 
 from ... import paths
 from .git import _run, is_git_repo
+from .home_held import HOME_HELD, dotfile_targets, home_open, home_pins, under_home_dot
 
 # In a git folder (the main one, or a submodule's): what git reads as settings or runs as programs.
-# ``modules`` is held as a whole; each submodule's folder in it is writable again (``Holds``) with the
-# same held inside it, so a new submodule, with a config of the command's making, cannot be made.
-GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules")
+# ``modules`` and ``worktrees`` are held as a whole; each submodule's folder and each linked worktree's in
+# them is writable again (``Holds``) with the same (``ADMIN_HELD``) held inside it, so a new submodule or
+# worktree, with a config or a ``commondir`` of the command's making, cannot be made.
+GIT_HELD = ("config", "config.worktree", "commondir", "hooks", "info", "modules", "worktrees")
+# In a git folder or a linked worktree's, when they exist: a rebase or cherry-pick stopped halfway, whose
+# todo list git runs (its ``exec`` lines) at the user's ``--continue``. Not held while missing: git reads
+# any file or folder there as a rebase in progress, so a placeholder would stop every git command.
+STOPPED_HELD = ("rebase-merge", "rebase-apply", "sequencer")
 # In a linked worktree's own folder (``.git/worktrees/NAME``): where its common folder is, its own settings.
 ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 # At the top of each writable folder: agentcli's and Claude Code's project settings, commands, agents,
 # skills and hooks; MCP servers Claude Code starts; direnv's script; the editors' tasks and settings.
 WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
-# Under $HOME: the shells' start-up files and the settings of programs that run others (git, ripgrep's --pre).
-HOME_HELD = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
-             ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish",
-             ".gitconfig", ".config/git", ".ripgreprc", ".npmrc", ".pypirc", ".pythonrc", ".xprofile")
-
+# And when git has a hook installed there (not a ``.sample``): the hook managers' scripts and settings, which
+# those hooks run (husky's .husky, lefthook's, pre-commit's). Only then, as each missing one is a placeholder.
+HOOK_MANAGERS_HELD = (".husky", ".lefthook", ".lefthook-local", ".pre-commit-config.yaml", ".pre-commit-config.yml",
+                      *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
+                        for ext in ("yml", "yaml", "json", "toml")))
+# The same hook managers' files by pattern, for the file tools (which see every name they write).
+_HOOK_MANAGERS = re.compile(r"\.?lefthook[\w.-]*|\.pre-commit-config\.ya?ml|\.husky")
 
 
 class HeldLink(Exception):
@@ -68,6 +76,7 @@ class Holds:
     read_only: tuple[Path, ...] = ()  # held paths that exist: bound read-only onto themselves
     placeholders: tuple[tuple[Path, str], ...] = ()  # held paths that do not: ("file", "dir" or "commondir")
     held: tuple[Path, ...] = field(default=(), compare=False)  # every held path, for ``needs``
+    links: tuple[tuple[Path, str], ...] = ()  # held paths that are symbolic links, and what they say: put back
 
 
 def protected(rel: PurePath) -> str:
@@ -76,7 +85,7 @@ def protected(rel: PurePath) -> str:
     "" when none. (The ``core.hooksPath`` folder is found by ``hooks_folders``.)"""
     names = [part.lower() for part in rel.parts]
     for index, name in enumerate(names):
-        if name == ".git" or name in WORKSPACE_HELD:
+        if name == ".git" or name in WORKSPACE_HELD or _HOOK_MANAGERS.fullmatch(name) or name in HOOK_MANAGERS_HELD:
             inside = index < len(names) - 1
             return f"files in {rel.parts[index]}/ are protected" if inside else f"{rel.parts[index]} is protected"
     for entry in HOME_HELD:
@@ -95,7 +104,8 @@ def hooks_folders(root: Path) -> list[Path]:
     if any(not os.path.isabs(value) for value in values):  # relative to the top of the work tree
         code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
         root = Path(top.strip()) if code == 0 and top.strip() else root
-    return [Path(os.path.normpath(root / value)) for value in values]
+    found = [Path(os.path.normpath(root / value)) for value in values]
+    return [*found, *(folder.parent for folder in found if folder.name == "_")]  # husky's _/pre-commit runs ../pre-commit
 
 
 def in_hooks_folder(real: Path, base: Path) -> str:
@@ -138,10 +148,11 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
                                           if folder.is_dir())]
 
 
-def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) -> Holds:
+def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> Holds:
     """What to hold inside the ``writable`` folders (resolved), for a command that may also write
     ``allowed`` (what the user let it have: a held path named there, or itself one of the writable
-    folders, as ``--add-dir`` can name one, is not held). Raises HeldLink.
+    folders, as ``--add-dir`` can name one, is not held). ``hidden``: the secrets the sandbox hides; one
+    that does not exist is held, so that it cannot be made. Raises HeldLink.
     Blocking: a few stats, and a git process or two per repository (``hooks_folders``)."""
     folders = [Path(folder) for folder in writable]
     given = len(folders)
@@ -155,15 +166,25 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             wanted += _held_in_git(gitdir, folders)
         if folder.name == "objects" and (folder.parent / "HEAD").is_file():  # an isolated child's: not where
             wanted.append((folder / "info", "dir"))  # more objects are (alternates)
-        if folder == home or folder in home.parents:
-            wanted += [(home / name, _kind(name)) for name in HOME_HELD]
-        if is_git_repo(folder):
-            wanted += [(hooks, "dir") for hooks in hooks_folders(folder)]
+        hooks = hooks_folders(folder) if is_git_repo(folder) else []
+        wanted += [(each, "dir") for each in hooks]
+        gitdirs = [*_git_folders(folder), *git_writable(folder)[1:2]]  # its own, or a linked worktree's common one
+        if not _in_git_folder(folder) and _hooks_installed([*hooks, *(git / "hooks" for git in gitdirs)]):
+            wanted += [(folder / name, "dir") for name in HOOK_MANAGERS_HELD]
+    wanted += [(target, "dir") for target in dotfile_targets(home)]  # dotfiles kept in a writable folder (a
+    # missing one: an empty folder, which git add -A leaves out)
+    wanted += [(secret, "dir") for secret in hidden if not secret.exists()]  # nor can a secret be made
+    at_home = home_open(folders[:given], home) and not any(home == a or a in home.parents for a in let)
+    if at_home:  # $HOME's dot-entries, all of them, through $HOME held and its other entries writable again
+        wanted = [(path, kind) for path, kind in wanted if not under_home_dot(path, home)]
     pins: dict[Path, None] = {}
     read_only: dict[Path, None] = {}
     placeholders: dict[Path, str] = {}
     held: dict[Path, None] = {}
-    for path, kind in dict(reversed(wanted)).items():
+    links: dict[Path, str] = {}
+    queue = list(dict(reversed(wanted)).items())
+    while queue:
+        path, kind = queue.pop(0)
         base = _writable_base(path, folders)
         if (base is None or path in folders[:given] or any(path == a or a in path.parents for a in let)
                 or path.name == ".git" and path.is_dir() and not path.is_symlink() and not is_placeholder(path)):
@@ -181,17 +202,37 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) ->
             pins[folder] = None
         if missing is not None:
             placeholders.setdefault(missing, "dir")
-        elif path.is_symlink():
-            raise HeldLink(f"{path} is a symbolic link, which the sandbox cannot hold read-only: a mount cannot "
-                           "hold a link's name")
+        elif path.is_symlink():  # a mount holds what it leads to, not its name: HOLDER puts the link back
+            try:
+                links[path], target = os.readlink(path), path.resolve()
+            except (OSError, RuntimeError, ValueError):
+                raise HeldLink(f"{path} is a symbolic link the sandbox cannot follow") from None
+            if target not in held and all(target != queued for queued, _ in queue):
+                queue.append((target, kind))  # held where it lies, when that is in a writable folder
         elif path.exists() and not is_placeholder(path):
             read_only[path] = None
         else:
             placeholders[path] = kind
+    if at_home:
+        read_only[home] = None
+        held.update((home / name, None) for name in HOME_HELD)
+        pins.update((entry, None) for entry in home_pins(home))
+        pins.update((path, None) for path in [*folders, *let] if home in path.parents and path.exists())
     for path in [*read_only, *placeholders]:
         pins.pop(path, None)
     pins.update((module, None) for module in folders[given:])  # submodules' folders: writable again
-    return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held))
+    return Holds(tuple(pins), tuple(read_only), tuple(placeholders.items()), tuple(held), tuple(links.items()))
+
+
+def _hooks_installed(folders: list[Path]) -> bool:
+    """Whether one of the hooks ``folders`` holds a hook git runs (anything but git's ``.sample`` files)."""
+    for folder in folders:
+        try:
+            if any(not entry.name.endswith(".sample") for entry in os.scandir(folder)):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _writable_base(path: Path, folders: list[Path]) -> Path | None:
@@ -226,14 +267,16 @@ def _held_in_git(gitdir: Path, folders: list[Path]) -> list[tuple[Path, str]]:
     """What is held in one git folder: a linked worktree's own folder holds ADMIN_HELD; a common one
     GIT_HELD, each linked worktree's ADMIN_HELD, and each submodule's folder, found under ``modules``
     (added to ``folders``: writable again inside the held ``modules``)."""
+    stopped = [(gitdir / name, "dir") for name in STOPPED_HELD if os.path.lexists(gitdir / name)]
     if (gitdir / "commondir").is_file() and gitdir.parent.name == "worktrees":
-        return [(gitdir / name, _kind(name)) for name in ADMIN_HELD]
-    found = [(gitdir / name, _kind(name)) for name in GIT_HELD]
+        return [*stopped, *((gitdir / name, _kind(name)) for name in ADMIN_HELD)]
+    found = [*stopped, *((gitdir / name, _kind(name)) for name in GIT_HELD)]
     try:
         admins = [entry for entry in (gitdir / "worktrees").iterdir() if entry.is_dir() and not entry.is_symlink()]
     except OSError:
         admins = []
-    found += [(admin / name, _kind(name)) for admin in admins for name in ADMIN_HELD]
+    folders += admins
+    found += [entry for admin in admins for entry in _held_in_git(admin, folders)]
     for module in _submodule_folders(gitdir / "modules"):
         folders.append(module)
         found += _held_in_git(module, folders)
@@ -287,13 +330,16 @@ def lock_file(path: Path) -> Path:
 
 
 # Outside the sandbox, before bwrap and after it: makes the placeholders, runs bwrap (argv after "--"),
-# removes them. argv: PPID [KIND PATH LOCK]... -- BWRAP...; its exit status is bwrap's. When agentcli
+# removes them, and puts back the held links the command replaced. argv: PPID [KIND PATH LOCK]... -- BWRAP...
+# (KIND "link": PATH and what the link says, in LOCK's place); its exit status is bwrap's. When agentcli
 # (PPID) dies it kills bwrap (and bwrap, with --die-with-parent, the sandbox); signals that stop it reach
 # bwrap. Small and quick to start: os, fcntl, select and signal only.
 HOLDER = PLACEHOLDER_TEST + r"""
 import fcntl, select, signal, sys
 ppid, end = int(sys.argv[1]), sys.argv.index("--")
 held = [tuple(sys.argv[i:i + 3]) for i in range(2, end, 3)]
+links = [(path, text) for kind, path, text in held if kind == "link"]
+held = [entry for entry in held if entry[0] != "link"]
 def fail(path, exc):
     sys.stderr.write("agentcli's OS sandbox could not hold %s (%s), so the command was not run\n"
                      % (path, exc.strerror or exc))
@@ -367,6 +413,25 @@ for (kind, path, lock), fd in zip(held, locks):
         except OSError:
             pass
     fcntl.flock(fd, fcntl.LOCK_UN)
+for path, text in links:  # a held link the command replaced is put back; what it made is kept aside
+    try:
+        if os.readlink(path) == text:
+            continue
+    except OSError:
+        pass
+    aside, n = "", 0
+    try:
+        if os.path.lexists(path):
+            aside = path + ".replaced"
+            while os.path.lexists(aside):
+                n += 1
+                aside = "%s.replaced%d" % (path, n)
+            os.rename(path, aside)
+        os.symlink(text, path)
+        sys.stderr.write("agentcli put back the link %s, which the command replaced%s\n"
+                         % (path, " (what it made there is now %s)" % aside if aside else ""))
+    except OSError as exc:
+        sys.stderr.write("agentcli could not put back the link %s (%s)\n" % (path, exc.strerror or exc))
 if code < 0:
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)

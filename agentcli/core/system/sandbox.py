@@ -271,9 +271,10 @@ class Sandbox:
             pass_fds.append(seccomp.descriptor())  # last: nothing after it can fail and leave it open
             args += ["--seccomp", str(pass_fds[-1])]
         args += ["--chdir", str(cwd), "--", *argv]
-        if held.placeholders:  # made before bwrap binds them, and removed after it
+        if held.placeholders or held.links:  # made before bwrap binds them, and removed after it; links put back
             made = [part for path, kind in held.placeholders
                     for part in (kind, str(path), str(protected_paths.lock_file(path)))]
+            made += [part for path, text in held.links for part in ("link", str(path), text)]
             args = [sys.executable, "-I", "-S", "-c", protected_paths.HOLDER, str(os.getpid()), *made, "--", *args]
         return args
 
@@ -281,9 +282,10 @@ class Sandbox:
         """What a command that may write ``writable`` (and ``widen``) may not change there. Raises SandboxError
         when a held path is a symbolic link."""
         try:
-            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes))
+            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes),
+                                         _resolved(self.hidden))
         except HeldLink as exc:
-            raise SandboxError(f"The command was not run: {exc}; remove the link, or set sandbox = \"off\".") from None
+            raise SandboxError(f"The command was not run: {exc}; remove the link.") from None
 
     def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening(), cwd: Path | None = None
               ) -> Widening:
