@@ -61,9 +61,9 @@ def main_step(request: str, results: list[tuple[dict[str, Any], dict[str, Any]]]
         child = started[0].group(1)
         return [text_block(f"{child} is checking the tests in the background; I'll report when its result arrives. "
                            "Meanwhile you can type, and tell it something while it works:\n\n"
-                           f"- `/steer {child} look at orders too` (or `m` on its entry in the side panel, "
-                           "then your line)\n"
-                           "- `/wrapup` with its id asks it to finish now, `x` on its entry stops it.")]
+                           f"- `/steer {child} look at orders too` (in the full-screen app, `m` on its entry in "
+                           "the side panel starts that line)\n"
+                           f"- `/wrapup {child}` asks it to finish now; `/stop` stops it.")]
     if results or not WANTS_BACKGROUND.search(request):
         return None
     return [text_block("I'll have a subagent check the tests in the background, so you can go on meanwhile."),
