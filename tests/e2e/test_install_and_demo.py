@@ -271,3 +271,20 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
                 await app.session.aclose()
     finally:
         release.set()  # a failed test leaves no request waiting
+
+
+def test_the_demo_s_background_check_in_p_waits_for_the_child_and_reports_it(server, api_env, tmp_path):
+    """`-p "check the tests in the background"` against the demo's script: the run waits for the background
+    child and its answer holds the main agent's report of the child's result, not only "it started"."""
+    from tests.e2e.test_headless import agentcli
+    from tests.fakes.scenarios import demo_responder
+
+    server.responder = demo_responder
+    root = write_sample(tmp_path / "tiny-shop")
+    proc = agentcli("-p", "check the tests in the background", "--output-format", "json", cwd=root, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)["result"]
+    assert "sa-1 is checking the tests in the background" in result, result
+    assert "## sa-1 is back: Check the tests" in result and "Nothing tests `shop/auth.py`" in result, result
+    assert result.index("is checking") < result.index("is back")
+    server.assert_no_rejections()
