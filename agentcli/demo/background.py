@@ -21,7 +21,7 @@ Blocks = list[dict[str, Any]]
 Block = Callable[..., dict[str, Any]]
 Text = Callable[[str], dict[str, Any]]
 
-WANTS_BACKGROUND = re.compile(r"\bin the background\b|\bbackground\b", re.I)
+WANTS_BACKGROUND = re.compile(r"\bin (?:the )?background\b", re.I)
 DESCRIPTION = "Check the tests"
 BRIEF = ("Check the tests of this repository: list them, read them, and compare them with what shop/ defines. "
          "Report what is tested and what is not, in a few lines.")
