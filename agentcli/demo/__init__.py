@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .intro import MODEL, PROMPT
+from .intro import MODEL, PROMPT, TRY_PLAIN
 
 
 def run_demo(args: argparse.Namespace, argv: list[str], run: Callable[[list[str]], int]) -> int:
@@ -39,7 +39,7 @@ def run_demo(args: argparse.Namespace, argv: list[str], run: Callable[[list[str]
             os.chdir(root)
             if args.prompt is not None or args.plain:
                 if args.plain:
-                    print(f"Demo in {root}: try  {PROMPT}", file=sys.stderr)
+                    print(f"Demo in {root}: try  {PROMPT}\n{TRY_PLAIN}", file=sys.stderr)
                 return run([a for a in argv if a != "--demo"])
             return run_tui(root)
 

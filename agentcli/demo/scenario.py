@@ -14,6 +14,8 @@ Behaviour:
     explores itself, like a subagent would;
   - otherwise → a short Markdown answer;
   - ``task`` results came back → a short answer quoting them.
+* **Background** ("check the tests in the background") → ``background.py``: a child in the background,
+  told how to steer it, and its result reported when it arrives.
 * **Subagent** (no ``task`` tool): ``grep`` for X → ``read_file`` of the first
   hit → "X is handled in path:line ...".  Nothing found → says so.  Never more
   than a few turns.
@@ -29,7 +31,7 @@ import secrets
 import string
 from typing import Any
 
-from . import changes
+from . import background, changes
 
 Blocks = list[dict[str, Any]]
 
@@ -351,6 +353,11 @@ def _summary(body: dict[str, Any]) -> Blocks:
 
 def _main_agent(body: dict[str, Any]) -> Blocks:
     request = _latest_request(body)
+    last = tool_results(body)
+    started = background.main_step(request, [(find_tool_use(body, r.get("tool_use_id", "")) or {}, r) for r in last],
+                                   tool_result_text, tool_use_block, text_block)
+    if started is not None:
+        return started
     files, asked = changes.attachments(request), changes.without_attachments(request)
     step = changes.change_step(asked, _exchanges_since_request(body), tool_result_text, tool_use_block, text_block)
     if step is not None:
@@ -383,7 +390,8 @@ def _main_agent(body: dict[str, Any]) -> Blocks:
         "- *find where `auth` is handled* (I'll use a subagent)\n"
         "- *grep for `TODO`* (I'll search myself)\n"
         "- *add a discount to the cart* (a plan, then an edit you approve, and `/rewind` to undo it)\n"
-        "- *@shop/cart.py what is in here?* (I'll read what you attach)"
+        "- *@shop/cart.py what is in here?* (I'll read what you attach)\n"
+        "- *check the tests in the background* (a subagent works while you type; steer it with `/steer`)"
     )
 
 
@@ -394,4 +402,13 @@ def answer(body: dict[str, Any]) -> Blocks:
         return _summary(body)
     if offers_tool(body, "task"):
         return _main_agent(body)
+    if background.is_child(first_user_text(body)):
+        texts = [message_text(m) for m in _messages(body) if m.get("role") == "user"]
+        return background.child_step(texts, texts[-1] if texts else "", _exchanges(body), tool_result_text,
+                                     tool_use_block, text_block, extract_terms)
     return _explore(body, first_user_text(body))
+
+
+def pace(body: dict[str, Any]) -> float:
+    """How many times the server's pace this reply is streamed at: the background check's, slowly, to steer it."""
+    return background.PACE if background.is_child(first_user_text(body)) else 1

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 from .scenario import Blocks, answer
+from .scenario import pace as slower
 
 Responder = Callable[[dict[str, Any]], Blocks]
 
@@ -85,12 +86,13 @@ class DemoServer:
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
+                wait = demo.pace * slower(body)
                 for event in events(body, blocks):
                     data = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
                     self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                     self.wfile.flush()
-                    if demo.pace:
-                        time.sleep(demo.pace)
+                    if wait:
+                        time.sleep(wait)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 

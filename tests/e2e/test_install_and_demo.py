@@ -14,6 +14,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from tests.conftest import user_cache
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, until
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 # Runs agentcli's entry point with tests/ unimportable, as from an installed package.
@@ -217,3 +218,73 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
             await until(pilot, lambda: not app.busy and "subagent found" in app.session.main.last_text(), "the search")
             assert "cart is handled in shop/cart.py:7" in app.session.main.last_text()  # the class, not README.md:3
             await app.session.aclose()
+
+
+async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(tmp_path):
+    """"check the tests in the background": a background child starts and the main agent says how to steer it;
+    `/steer` sent while the child works reaches the child's next request, its answer says what the user told
+    it, and the main agent reports the result when it arrives. The child's second request is held until the
+    steer is in, so the steer cannot come too late however fast the machine is."""
+    import threading
+
+    from agentcli.demo import background, scenario
+    from tests.ui.test_tui_support import send
+
+    bodies: list[dict[str, Any]] = []
+    held, release = threading.Event(), threading.Event()
+
+    def answer(body: dict[str, Any]) -> list[dict[str, Any]]:
+        child = background.is_child(scenario.first_user_text(body))
+        if child:
+            bodies.append(body)
+            if len(scenario.tool_results(body)) and not held.is_set():  # its second request: wait for the steer
+                held.set()
+                release.wait(timeout=DEADLINE)
+        return scenario.answer(body)
+
+    root = write_sample(tmp_path / "tiny-shop")
+    try:
+        with DemoServer(responder=answer, pace=0) as server:
+            llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
+            app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the first question's transcript")
+                await pilot.press("escape")
+                await until(pilot, lambda: not app.busy, "the first question's end")
+                await send(pilot, "check the tests in the background")
+                await until(pilot, held.is_set, "the background child's second request")
+                child = next(r for r in app.subagents.values() if r.status == "running")
+                assert child.background and child.description == background.DESCRIPTION
+                await until(pilot, lambda: not app.busy, "the main agent's turn to end while the child works")
+                assert f"/steer {child.id} look at orders too" in app.session.main.last_text()  # how to steer it
+                await send(pilot, f"/steer {child.id} look at orders too")
+                release.set()
+                await until(pilot, lambda: not app.busy and f"{child.id} is back" in app.session.main.last_text(),
+                            "the reported result")
+                steered = [b for b in bodies if "A message from the user while you work" in json.dumps(b)]
+                assert steered and "look at orders too" in json.dumps(steered[0]["messages"][-1])
+                replies = [m for m in steered[-1]["messages"] if m["role"] == "assistant"]
+                assert "Got your message: “look at orders too”" in json.dumps(replies, ensure_ascii=False)
+                report = app.session.main.last_text()
+                assert "You told me while I worked: “look at orders too”" in report, report
+                assert "`orders` appears in no test" in report and "Nothing tests `shop/auth.py`" in report, report
+                await app.session.aclose()
+    finally:
+        release.set()  # a failed test leaves no request waiting
+
+
+def test_the_demo_s_background_check_in_p_waits_for_the_child_and_reports_it(server, api_env, tmp_path):
+    """`-p "check the tests in the background"` against the demo's script: the run waits for the background
+    child and its answer holds the main agent's report of the child's result, not only "it started"."""
+    from tests.e2e.test_headless import agentcli
+    from tests.fakes.scenarios import demo_responder
+
+    server.responder = demo_responder
+    root = write_sample(tmp_path / "tiny-shop")
+    proc = agentcli("-p", "check the tests in the background", "--output-format", "json", cwd=root, env=api_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)["result"]
+    assert "sa-1 is checking the tests in the background" in result, result
+    assert "## sa-1 is back: Check the tests" in result and "Nothing tests `shop/auth.py`" in result, result
+    assert result.index("is checking") < result.index("is back")
+    server.assert_no_rejections()
