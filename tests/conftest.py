@@ -14,9 +14,12 @@ from hypothesis import settings
 from agentcli.config import Settings
 from agentcli.core.events import Event
 from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import Session
+from agentcli.core.session import Session, open_session
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.model_clients import close
+from tests.model_clients import closing as closing  # what a test opens beside make_session, closed at its end
+from tests.model_clients import model_clients_closed as model_clients_closed  # autouse: none is left open
 from tests.worker_exit import pytest_sessionfinish as pytest_sessionfinish  # execnet's SIGINT at a worker's end
 
 API_KEY = "sk-ant-test-SECRET-0123456789"
@@ -157,5 +160,22 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
 
     yield build
     for session in made:  # the model client's connections too, on the loop they were made in: one left for
-        session.close()   # the collector would close them from a later test's loop
-        await session.llm.aclose()
+        await close(session)  # the collector would close them from a later test's loop (tests/model_clients.py)
+
+
+@pytest.fixture
+def resume(server: FakeAnthropic, repo: Path, closing: Callable[[Session], Session]
+           ) -> Callable[..., tuple[Session, Recorder]]:
+    """Open a saved session of ``repo`` the way front ends do (``resume`` an id, or ``continue_`` the latest), on the
+    stand-in server with a model client of its own (``llm_options`` change it); closed at the test's end."""
+
+    def open_(session_id: str | None = None, *, continue_: bool = False, **llm_options: Any
+              ) -> tuple[Session, Recorder]:
+        llm = LLM(**{"model": Settings().model, "max_tokens": 1000, "max_retries": 0,
+                     "credentials": Credentials(api_key=API_KEY, base_url=server.base_url), **llm_options})
+        recorder = Recorder()
+        session = open_session(Settings(), Workspace.at(repo), recorder, interactive=False, llm=llm,
+                               resume=session_id, continue_=continue_)
+        return closing(session), recorder  # type: ignore[arg-type]  # open_session's SessionSurface is a Session
+
+    return open_

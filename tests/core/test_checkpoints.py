@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import Settings
 from agentcli.core.storage.checkpoints import BASH_UNKNOWN, TOO_LARGE
 from agentcli.core.events import Rewound
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import SessionError, open_session
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, Recorder
+from agentcli.core.session import SessionError
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 
 EDITS = {"bypassPermissions": "permission_mode"}
@@ -63,7 +59,7 @@ async def test_three_parallel_children_then_rewind_files_leaves_the_tree_as_it_w
     assert status == ""
 
 
-async def test_rewinding_the_conversation_sends_the_history_before_that_prompt(server, make_session, repo):
+async def test_rewinding_the_conversation_sends_the_history_before_that_prompt(server, make_session, resume):
     server.when(lambda b: last_user_text(b) == "first", text("one"))
     server.when(lambda b: last_user_text(b) == "second", text("two"))
     server.when(lambda b: last_user_text(b) == "third", text("three"))
@@ -80,16 +76,10 @@ async def test_rewinding_the_conversation_sends_the_history_before_that_prompt(s
     session.close()
 
     # Resumed, the session has the rewound history too, and numbers the prompts on.
-    llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    resumed = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm,
-                           continue_=True)
-    try:
-        texts = json.dumps(resumed.main.messages)
-        assert "second" not in texts and "first" in texts and "third" in texts
-        assert [p.text for p in resumed.prompt_list()] == ["first", "second", "third"]
-    finally:
-        resumed.close()
+    resumed, _ = resume(continue_=True)
+    texts = json.dumps(resumed.main.messages)
+    assert "second" not in texts and "first" in texts and "third" in texts
+    assert [p.text for p in resumed.prompt_list()] == ["first", "second", "third"]
 
 
 async def test_a_file_edited_by_hand_after_the_checkpoint_is_reported_not_overwritten(server, make_session, repo):
@@ -106,7 +96,7 @@ async def test_a_file_edited_by_hand_after_the_checkpoint_is_reported_not_overwr
     assert restore.restored == ["README.md"] and (repo / "README.md").read_bytes() == original
 
 
-async def test_checkpoints_survive_continue(server, make_session, repo):
+async def test_checkpoints_survive_continue(server, make_session, repo, resume):
     server.when(lambda b: True, tool_use("read_file", {"path": "README.md"}),
                 tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Changed"}),
                 text("Edited."))
@@ -114,18 +104,13 @@ async def test_checkpoints_survive_continue(server, make_session, repo):
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("edit the readme")
     session.close()
-    llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    resumed = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
-    try:
-        assert [p.files for p in resumed.checkpoints.list()] == [["README.md"]]
-        resumed.rewind(1, conversation=True, files=True)
-        assert (repo / "README.md").read_bytes() == original
-        assert resumed.main.messages == []
-        with pytest.raises(SessionError, match="no prompt 5"):
-            resumed.rewind(5, conversation=True, files=True)
-    finally:
-        resumed.close()
+    resumed, _ = resume(continue_=True)
+    assert [p.files for p in resumed.checkpoints.list()] == [["README.md"]]
+    resumed.rewind(1, conversation=True, files=True)
+    assert (repo / "README.md").read_bytes() == original
+    assert resumed.main.messages == []
+    with pytest.raises(SessionError, match="no prompt 5"):
+        resumed.rewind(5, conversation=True, files=True)
 
 
 async def test_too_large_and_unknown_bash_changes_are_noted(server, make_session, repo):

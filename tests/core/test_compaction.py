@@ -11,7 +11,6 @@ import pytest
 from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import agentcli_note, readable
 from agentcli.core.events import Compacted, Notice
-from tests.core.test_sessions import resume  # noqa: F401 (a fixture)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
 DETAIL = "RETRY_LIMIT = 7  # the one line the next turns need"

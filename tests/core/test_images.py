@@ -8,12 +8,7 @@ import json
 import struct
 import zlib
 
-from agentcli.config import Settings
 from agentcli.core.events import ToolCallFinished, UserMessage
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import open_session
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import text, tool_use
 
 
@@ -70,7 +65,7 @@ async def test_an_image_past_the_api_s_limits_is_refused_in_one_sentence(server,
 
 
 async def test_a_prompt_naming_an_image_attaches_it_and_the_session_keeps_it_once(server, make_session, repo,
-                                                                                  tmp_path):
+                                                                                  tmp_path, resume):
     data = png(4, 4)
     (repo / "shots").mkdir()
     (repo / "shots" / "screen one.png").write_bytes(data)
@@ -91,12 +86,7 @@ async def test_a_prompt_naming_an_image_attaches_it_and_the_session_keeps_it_onc
     assert [p.name for p in session.store.image_dir.iterdir()] == [__import__("hashlib").sha256(data).hexdigest()]
 
     server.script(text("Still the same."))
-    llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    resumed = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
-    try:
-        await resumed.send("and now?")
-    finally:
-        resumed.close()
+    resumed, _ = resume(continue_=True)
+    await resumed.send("and now?")
     server.assert_no_rejections()
     assert len(images_in(server.requests[-1])) == 2  # both prompts' images, inline again for the API

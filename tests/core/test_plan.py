@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from agentcli.config import Settings
 from agentcli.core.events import PlanUpdated, ToolCallFinished
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import open_session
-from agentcli.core.system.workspace import Workspace
 from agentcli.ui.view import SessionView
-from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_result_text, tool_results, tool_use
 
 PLAN = [{"content": "Read the auth code", "status": "completed", "activeForm": "Reading the auth code"},
@@ -54,15 +49,12 @@ async def test_the_system_prompt_says_when_a_plan_helps_and_children_may_keep_on
     assert plan.agent_id == "sa-1" and plan.parent_tool_use_id
 
 
-async def test_a_resumed_session_shows_its_latest_plan_again(server, make_session, repo):
+async def test_a_resumed_session_shows_its_latest_plan_again(server, make_session, resume):
     server.script(tool_use("todo_write", {"todos": PLAN}), tool_use("todo_write", {"todos": PLAN[:2]}), text("Ok."))
     session, _ = make_session()
     await session.send("go")
     session.close()
-    llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    again = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, resume=session.id)
+    again, _ = resume(session.id)
     view = SessionView()
     view.restore([], again.restored_events)
     assert [step.content for step in view.plan] == ["Read the auth code", "Fix the bug"]
-    again.close()

@@ -7,14 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import Settings
 from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
 from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import Session, SessionError, open_session
+from agentcli.core.session import SessionError
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 
 
@@ -35,25 +31,6 @@ def two_children(server):
                 tool_use("grep", {"pattern": "def handle_auth"}), text("handle_auth: src/app/auth.py:9"))
     server.when(lambda b: is_child(b) and "index" in json.dumps(b["messages"][0]),
                 tool_use("grep", {"pattern": "def index"}), text("index: src/app/views.py:4"))
-
-
-@pytest.fixture
-def resume(server, repo):
-    """Open a saved session of ``repo`` the way front ends do, on the stand-in server."""
-    opened: list[Session] = []
-
-    def open_(session_id: str | None = None, *, continue_: bool = False) -> tuple[Session, Recorder]:
-        llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
-                  credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-        recorder = Recorder()
-        session = open_session(Settings(), Workspace.at(repo), recorder, interactive=False, llm=llm,
-                               resume=session_id, continue_=continue_)
-        opened.append(session)
-        return session, recorder
-
-    yield open_
-    for session in opened:
-        session.close()
 
 
 def lines_of(path: Path) -> list[dict]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from agentcli.core.engine.compaction import LEDGER_HEADER
 from agentcli.core.content import readable
 from tests.core.test_compaction import is_summarizer
-from tests.core.test_sessions import resume  # noqa: F401 (a fixture)
 from tests.fakes.anthropic_server import first_user_text, offers_tool, text, tool_use
 
 

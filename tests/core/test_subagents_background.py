@@ -5,15 +5,10 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agentcli.config import Settings
 from agentcli.core.events import (SubagentFinished, SubagentResultDelivered, SubagentStarted, ToolCallFinished,
                                   UserMessage)
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import open_session
 from agentcli.core.storage.store import read_records
-from agentcli.core.system.workspace import Workspace
 from agentcli.ui.view import SessionView
-from tests.conftest import API_KEY, Recorder
 from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use, tool_use_block)
 from tests.waiting import until, within
@@ -220,7 +215,7 @@ async def test_resuming_an_unknown_or_running_child_is_an_error_that_says_why(se
     server.assert_no_rejections()
 
 
-async def test_a_child_is_resumed_after_continue_from_its_session_file(server, make_session, repo):
+async def test_a_child_is_resumed_after_continue_from_its_session_file(server, make_session, resume):
     server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
                 text("In auth.py."))
     server.when(is_child, text("login is at src/app/auth.py:4."))
@@ -230,31 +225,23 @@ async def test_a_child_is_resumed_after_continue_from_its_session_file(server, m
     server.when(is_main, tool_use("task", {"description": "Follow up", "prompt": "And handle_auth?",
                                            "resume": "sa-1"}), text("Both are in auth.py."))
     server.when(is_child, text("handle_auth is at src/app/auth.py:9."))
-    llm = LLM(model=Settings().model, max_tokens=1000, credentials=Credentials(api_key=API_KEY,
-                                                                                 base_url=server.base_url))
-    events = Recorder()
-    again = open_session(Settings(), Workspace.at(repo), events, interactive=False, llm=llm, continue_=True)
-    try:
-        assert (await again.send("and handle_auth?")).text == "Both are in auth.py."
-        resumed = [b for b in server.requests if is_child(b)][-1]
-        assert first_user_text(resumed) == "Where is login defined?"
-        assert "login is at src/app/auth.py:4." in str(resumed["messages"][1])
-        assert last_user_text(resumed) == "And handle_auth?"
-        [started] = events.of(SubagentStarted)
-        assert (started.id, started.segment) == ("sa-1", 2)
-    finally:
-        again.close()
-    third = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
-    try:
-        record = third.subagents.records["sa-1"]
-        assert (record.segments, record.status, record.result) == (2, "done", "handle_auth is at src/app/auth.py:9.")
-        assert len(record.messages) == 4 and third.subagents.next_number == 2
-    finally:
-        third.close()
+    again, events = resume(continue_=True)
+    assert (await again.send("and handle_auth?")).text == "Both are in auth.py."
+    resumed = [b for b in server.requests if is_child(b)][-1]
+    assert first_user_text(resumed) == "Where is login defined?"
+    assert "login is at src/app/auth.py:4." in str(resumed["messages"][1])
+    assert last_user_text(resumed) == "And handle_auth?"
+    [started] = events.of(SubagentStarted)
+    assert (started.id, started.segment) == ("sa-1", 2)
+    again.close()  # its records written, for the next to read
+    third, _ = resume(continue_=True)
+    record = third.subagents.records["sa-1"]
+    assert (record.segments, record.status, record.result) == (2, "done", "handle_auth is at src/app/auth.py:9.")
+    assert len(record.messages) == 4 and third.subagents.next_number == 2
     server.assert_no_rejections()
 
 
-async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_validly(server, make_session, repo):
+async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_validly(server, make_session, resume):
     server.when(is_main, background("Count", "Count files."), text("Started."), text("Read it."),
                 text("Carrying on."))
     server.when(is_child, text("There are 5 files."))
@@ -262,16 +249,11 @@ async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_v
     await session.send("count in the background")
     await within(session.finish_background(), "the background work")
     session.close()
-    llm = LLM(model=Settings().model, max_tokens=1000, credentials=Credentials(api_key=API_KEY,
-                                                                                 base_url=server.base_url))
-    again = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
-    try:
-        assert [e.id for e in again.restored_events if isinstance(e, SubagentResultDelivered)] == ["sa-1"]
-        assert any(m["role"] == "user" and "There are 5 files." in message_text(m) for m in again.main.messages)
-        assert (await again.send("go on")).text == "Carrying on."
-        assert not again.subagents.pending  # a result read before is not read again
-    finally:
-        again.close()
+    again, _ = resume(continue_=True)
+    assert [e.id for e in again.restored_events if isinstance(e, SubagentResultDelivered)] == ["sa-1"]
+    assert any(m["role"] == "user" and "There are 5 files." in message_text(m) for m in again.main.messages)
+    assert (await again.send("go on")).text == "Carrying on."
+    assert not again.subagents.pending  # a result read before is not read again
     server.assert_no_rejections()
 
 

@@ -10,10 +10,8 @@ import pytest
 from agentcli.config import ConfigError, Settings
 from agentcli.core.events import AssistantMessage, Notice, ThinkingDelta
 from agentcli.core.model.catalogue import supports_adaptive_thinking
-from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import open_session
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, Recorder
+from agentcli.core.model.llm import LLM
+from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import error, reply, text, thinking_block, tool_use_block
 
 
@@ -36,7 +34,7 @@ def test_a_bad_thinking_setting_is_one_sentence():
     assert settings.thinking == "on"
 
 
-async def test_thinking_before_a_tool_call_goes_back_unaltered_and_survives_resume(server, make_session, repo):
+async def test_thinking_before_a_tool_call_goes_back_unaltered_and_survives_resume(server, make_session, resume):
     thought = thinking_block("The user wants the auth handler; grep for it first.")
     server.script(reply(thought, tool_use_block("grep", {"pattern": "def handle_auth"})),
                   reply(thinking_block("Found it at line 9."), "handle_auth is in src/app/auth.py:9."))
@@ -53,14 +51,9 @@ async def test_thinking_before_a_tool_call_goes_back_unaltered_and_survives_resu
     session.close()
 
     server.script(text("Still there."))
-    llm = LLM(model=Settings().model, max_tokens=16_000, max_retries=0, thinking="on", thinking_budget=2048,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    resumed = open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, continue_=True)
-    try:
-        assert resumed.main.messages[1]["content"][0] == thought
-        await resumed.send("and now?")
-    finally:
-        resumed.close()
+    resumed, _ = resume(continue_=True, max_tokens=16_000, thinking="on", thinking_budget=2048)
+    assert resumed.main.messages[1]["content"][0] == thought
+    await resumed.send("and now?")
     server.assert_no_rejections()
 
 
