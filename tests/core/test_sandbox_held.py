@@ -248,3 +248,21 @@ async def test_a_new_repository_cannot_be_made_where_the_users_git_would_find_it
     done = user_git(sub, "commit", "-qm", "The user's commit", "--allow-empty")
     assert done.returncode == 0 and not mark.exists()
     assert user_git(sub, "rev-parse", "--show-toplevel").stdout.strip() == str(repo)
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_branches(sandbox, repo):
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    sibling = worktrees.create(repo, trees(), "S1", "sa-2")
+    before = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    refs = repo / ".git" / "refs" / "heads"
+    ok, out = await bash(child, (
+        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child'; "
+        f"git update-ref refs/heads/{sibling.branch} HEAD; echo $(git rev-parse HEAD) > {refs / sibling.branch}; "
+        "git branch agentcli/S1/made; git branch agentcli/S1/sa-3; true"))
+    after = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    moved = [line for line in after.splitlines() if line not in before.splitlines()]
+    assert [line.split()[0] for line in moved] == [f"refs/heads/{tree.branch}"], out  # its own branch alone moved
+    assert user_git(repo, "log", "-1", "--format=%s", tree.branch).stdout == "The child\n"

@@ -29,7 +29,8 @@ from typing import Callable
 from ..errors import ToolError
 from ..system.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
 
-BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>
+BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>/work: each child's ref in a
+BRANCH_TAIL = "work"  # folder of its own, the one its sandbox may write (agentcli/<session>/<id>: older ones)
 IDENTITY = ("-c", "user.name=agentcli", "-c", "user.email=agentcli@localhost")
 
 
@@ -129,7 +130,7 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     if code != 0:
         raise WorktreeError("isolation: worktree needs a commit to start from, and this repository has none yet.")
     path = folder / agent_id
-    branch = f"{BRANCH_PREFIX}{session}/{agent_id}"
+    branch = f"{BRANCH_PREFIX}{session}/{agent_id}/{BRANCH_TAIL}"
     folder.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "add", "-q", "-b", branch, str(path), head.strip())
     prefix = "" if repo.root.resolve() == repo.work_tree else str(repo.root.resolve().relative_to(repo.work_tree))
@@ -224,9 +225,10 @@ def listing(root: Path) -> list[Worktree]:
             continue
         branch = entry.get("branch", "").removeprefix("refs/heads/")
         entry, current = {}, entry
-        if not branch.startswith(BRANCH_PREFIX) or branch.count("/") != 2:
+        parts = branch.split("/")
+        if not branch.startswith(BRANCH_PREFIX) or parts[3:] not in ([], [BRANCH_TAIL]) or len(parts) < 3:
             continue
-        _, session, agent_id = branch.split("/")
+        session, agent_id = parts[1:3]
         path = Path(current["worktree"])
         if not path.resolve().is_relative_to(ours):
             continue

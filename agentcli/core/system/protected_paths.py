@@ -115,7 +115,9 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
     """When the workspace ``root`` is a linked git worktree (``.git`` is a file): the parts of its git
     folders its commands may write. Its own folder (``.git/worktrees/NAME``), and the common folder; or,
     with ``branch`` (an isolated child's), of the common folder only the objects and that branch's ref
-    (the folder of it and of its log: a commit replaces the ref through a lock file beside it)."""
+    (the folder of it and of its log: a commit replaces the ref through a lock file beside it). That folder
+    must hold the branch alone (worktrees names them ``agentcli/<session>/<id>/work``): one that holds other
+    refs is not bound, and commits in the sandbox fail rather than let the child move another branch."""
     dot_git = root / ".git"
     try:
         text = dot_git.read_text(encoding="utf-8", errors="replace") if dot_git.is_file() else ""
@@ -132,10 +134,19 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
     if not branch:
         return [*found, common]
     ref = PurePath("refs", "heads", branch)
-    if ".." in ref.parts:
+    if ".." in ref.parts or len(ref.parts) < 4:
         return found
     return [*found, common / "objects", *(folder for folder in (common / ref.parent, common / "logs" / ref.parent)
-                                          if folder.is_dir())]
+                                          if _holds_only(folder, ref.name))]
+
+
+def _holds_only(folder: Path, name: str) -> bool:
+    """Whether ``folder`` is a real folder with nothing in it but the ref ``name`` (and its lock file)."""
+    try:
+        return (folder.is_dir() and not folder.is_symlink()
+                and all(entry.name in (name, f"{name}.lock") for entry in folder.iterdir()))
+    except OSError:
+        return False
 
 
 def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = ()) -> Holds:
