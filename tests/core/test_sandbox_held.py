@@ -266,3 +266,22 @@ async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_bran
     moved = [line for line in after.splitlines() if line not in before.splitlines()]
     assert [line.split()[0] for line in moved] == [f"refs/heads/{tree.branch}"], out  # its own branch alone moved
     assert user_git(repo, "log", "-1", "--format=%s", tree.branch).stdout == "The child\n"
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_point_its_head_or_branch_at_the_users_branch_for_agentcli_to_commit_on(
+        sandbox, repo):
+    for number, turn in enumerate(("git symbolic-ref HEAD refs/heads/main",
+                                   "printf 'ref: refs/heads/main\\n' > $(git rev-parse --git-common-dir)/refs/heads/"
+                                   "$(git symbolic-ref --short HEAD)"), start=1):
+        tree = worktrees.create(repo, trees(), "S1", f"sa-{number}")
+        child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                            permissions=AllowAll(), sandbox=sandbox)
+        ok, out = await bash(child, f"echo 'by the child' >> README.md; {turn} 2>&1; git rev-parse --symbolic-full-name HEAD 2>&1; true")
+        assert ok, out
+        worktrees.finish(tree)  # agentcli saves the child's work, outside the sandbox
+        assert user_git(repo, "log", "--format=%s", "main").stdout == "Initial commit\n", turn
+        assert user_git(repo, "symbolic-ref", "-q", f"refs/heads/{tree.branch}").returncode == 1
+        assert user_git(repo, "show", f"{tree.branch}:README.md").stdout.endswith("by the child\n")
+        assert worktrees.act(repo, "merge", f"sa-{number}").startswith(f"Merged sa-{number}")
+        assert (repo / "README.md").read_text().count("by the child") == number

@@ -269,13 +269,22 @@ def find(root: Path, ident: str, session: str | None = None) -> Worktree:
 
 
 def save_work(worktree: Worktree) -> str:
-    """Commit whatever the child left in its worktree to its branch; the branch's commit."""
+    """Commit whatever the child left in its worktree to its branch; the branch's commit.
+
+    Through plumbing, to the branch by name: the child may have pointed its HEAD, or its branch's ref, at
+    another branch (``git symbolic-ref HEAD refs/heads/main``), and a ``git commit`` here, outside its
+    sandbox, would then move the user's branch. Its branch is set to a plain ref and its HEAD back on it."""
     child = _child(worktree)
+    ref = f"refs/heads/{worktree.branch}"
+    head = _git(child, "rev-parse", "--verify", "HEAD^{commit}").strip()
     _git(child, "add", "-A")
-    code, _, _ = run_git(child, "diff", "--cached", "--quiet")
-    if code == 1:
-        _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m", f"agentcli: {worktree.id}'s changes")
-    return _git(child, "rev-parse", "HEAD").strip()
+    tree = _git(child, "write-tree").strip()
+    tip = head
+    if tree != _git(child, "rev-parse", "--verify", f"{head}^{{tree}}").strip():
+        tip = _git(child, *IDENTITY, "commit-tree", tree, "-p", head, "-m", f"agentcli: {worktree.id}'s changes").strip()
+    _git(child, "update-ref", "--no-deref", "-m", "agentcli: save work", ref, tip)
+    _git(child, "symbolic-ref", "HEAD", ref)
+    return tip
 
 
 def _child(worktree: Worktree) -> Repository:

@@ -84,7 +84,7 @@ SUBCOMMAND_OPTIONS = {
 
 
 # These run clean or smudge filters on files they read or write (worktrees.py adds, commits and checks out).
-READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "worktree", "checkout", "reset")
+READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "write-tree", "worktree", "checkout", "reset")
 
 
 FILTER_COMMANDS = ("clean", "smudge", "process")
