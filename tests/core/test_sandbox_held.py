@@ -285,3 +285,32 @@ async def test_a_worktree_child_cannot_point_its_head_or_branch_at_the_users_bra
         assert user_git(repo, "show", f"{tree.branch}:README.md").stdout.endswith("by the child\n")
         assert worktrees.act(repo, "merge", f"sa-{number}").startswith(f"Merged sa-{number}")
         assert (repo / "README.md").read_text().count("by the child") == number
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(sandbox, repo):
+    (repo / "run.sh").write_text("echo the user's script\n")
+    user_git(repo, "add", "run.sh")
+    user_git(repo, "commit", "-qm", "A script")
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    objects = repo / ".git" / "objects"
+    ok, out = await bash(child, (
+        "blob=$(git rev-parse HEAD:run.sh); evil=$(echo 'echo pwned' | git hash-object -w --stdin); "
+        f"for store in {objects} $(git rev-parse --git-path objects); do "
+        "chmod u+w $store/${blob:0:2}; rm -f $store/${blob:0:2}/${blob:2}; "
+        "cp $store/${evil:0:2}/${evil:2} $store/${blob:0:2}/${blob:2}; done 2>&1; "
+        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' "
+        "&& echo COMMITTED"))
+    assert "COMMITTED" in out, out
+    assert user_git(repo, "show", "HEAD:run.sh").stdout == "echo the user's script\n"
+    assert user_git(repo, "fsck", "--no-dangling").returncode == 0
+    worktrees.finish(tree)
+    assert user_git(repo, "show", f"{tree.branch}:README.md").stdout.endswith("by the child\n")
+    assert worktrees.act(repo, "merge", "sa-1").startswith("Merged sa-1")
+    assert (repo / "README.md").read_text().endswith("by the child\n")
+    assert user_git(repo, "fsck", "--no-dangling").returncode == 0
+    (repo / "run.sh").unlink()
+    user_git(repo, "checkout", "--", "run.sh")
+    assert (repo / "run.sh").read_text() == "echo the user's script\n"

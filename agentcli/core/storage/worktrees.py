@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ToolError
-from ..system.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
+from ..system.git import (Repository, UnsafeRepository, _first_error, absorb_child_objects, find_repository, run_git,
+                          run_git_bytes)
 
 BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>/work: each child's ref in a
 BRANCH_TAIL = "work"  # folder of its own, the one its sandbox may write (agentcli/<session>/<id>: older ones)
@@ -275,6 +276,10 @@ def save_work(worktree: Worktree) -> str:
     another branch (``git symbolic-ref HEAD refs/heads/main``), and a ``git commit`` here, outside its
     sandbox, would then move the user's branch. Its branch is set to a plain ref and its HEAD back on it."""
     child = _child(worktree)
+    try:
+        absorb_child_objects(child)  # what its commits added, kept in a folder of its own until now
+    except UnsafeRepository as exc:
+        raise WorktreeError(str(exc)) from None
     ref = f"refs/heads/{worktree.branch}"
     head = _git(child, "rev-parse", "--verify", "HEAD^{commit}").strip()
     _git(child, "add", "-A")
