@@ -12,6 +12,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agentcli.core.events import ALLOW_ONCE, ApprovalRequested
 from agentcli.core.storage import worktrees
 from agentcli.core.system.workspace import Workspace
@@ -314,3 +316,15 @@ async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(
     (repo / "run.sh").unlink()
     user_git(repo, "checkout", "--", "run.sh")
     assert (repo / "run.sh").read_text() == "echo the user's script\n"
+
+
+@needs_bwrap
+async def test_a_worktree_childs_object_folder_naming_other_object_folders_is_not_copied_in(sandbox, repo, tmp_path):
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    ok, out = await bash(child, "mkdir -p $GIT_OBJECT_DIRECTORY/info; "
+                                "echo /somewhere/else > $GIT_OBJECT_DIRECTORY/info/alternates")
+    assert ok and "naming other object folders (objects/info/alternates)" in out, out
+    with pytest.raises(worktrees.WorktreeError, match="naming other object folders"):
+        worktrees.finish(tree)

@@ -218,6 +218,9 @@ def absorb_child_objects(repo: Repository) -> None:
     child's object file named after another's content adds at most an object of its own. Raises
     UnsafeRepository (one sentence) when git fails."""
     store = repo.git_dir / CHILD_OBJECTS
+    if store.is_symlink() or os.path.lexists(store / "info" / "alternates"):
+        raise UnsafeRepository(f"The worktree {repo.work_tree} has its objects folder made a link or naming "
+                               "other object folders (objects/info/alternates), so agentcli does not copy them.")
     if not store.is_dir():
         return
     own = {"GIT_OBJECT_DIRECTORY": str(store), "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
