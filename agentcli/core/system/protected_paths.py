@@ -116,7 +116,7 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
     folders its commands may write. Its own folder (``.git/worktrees/NAME``), and the common folder; or,
     with ``branch`` (an isolated child's), of the common folder only that branch's ref (the folder of it
     and of its log: a commit replaces the ref through a lock file beside it); its new objects go to a
-    folder in its own (``child_objects``), the common ones being read-only, so none can be replaced. That folder
+    folder of its own (``child_objects``), the common ones being read-only, so none can be replaced. That folder
     must hold the branch alone (worktrees names them ``agentcli/<session>/<id>/work``): one that holds other
     refs is not bound, and commits in the sandbox fail rather than let the child move another branch."""
     gitdir, common = linked_git_dirs(root)
