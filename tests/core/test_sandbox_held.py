@@ -12,6 +12,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agentcli.core.events import ALLOW_ONCE, ApprovalRequested
 from agentcli.core.storage import worktrees
 from agentcli.core.system.workspace import Workspace
@@ -317,3 +319,81 @@ async def test_a_stopped_rebases_todo_is_held_so_the_users_continue_runs_no_plan
     done = user_git(repo, "rebase", "--continue")
     assert done.returncode == 0, done.stderr
     assert not mark.exists()
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_branches(sandbox, repo):
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    sibling = worktrees.create(repo, trees(), "S1", "sa-2")
+    before = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    refs = repo / ".git" / "refs" / "heads"
+    ok, out = await bash(child, (
+        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child'; "
+        f"git update-ref refs/heads/{sibling.branch} HEAD; echo $(git rev-parse HEAD) > {refs / sibling.branch}; "
+        "git branch agentcli/S1/made; git branch agentcli/S1/sa-3; true"))
+    after = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    moved = [line for line in after.splitlines() if line not in before.splitlines()]
+    assert [line.split()[0] for line in moved] == [f"refs/heads/{tree.branch}"], out  # its own branch alone moved
+    assert user_git(repo, "log", "-1", "--format=%s", tree.branch).stdout == "The child\n"
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_point_its_head_or_branch_at_the_users_branch_for_agentcli_to_commit_on(
+        sandbox, repo):
+    for number, turn in enumerate(("git symbolic-ref HEAD refs/heads/main",
+                                   "printf 'ref: refs/heads/main\\n' > $(git rev-parse --git-common-dir)/refs/heads/"
+                                   "$(git symbolic-ref --short HEAD)"), start=1):
+        tree = worktrees.create(repo, trees(), "S1", f"sa-{number}")
+        child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                            permissions=AllowAll(), sandbox=sandbox)
+        ok, out = await bash(child, f"echo 'by the child' >> README.md; {turn} 2>&1; git rev-parse --symbolic-full-name HEAD 2>&1; true")
+        assert ok, out
+        worktrees.finish(tree)  # agentcli saves the child's work, outside the sandbox
+        assert user_git(repo, "log", "--format=%s", "main").stdout == "Initial commit\n", turn
+        assert user_git(repo, "symbolic-ref", "-q", f"refs/heads/{tree.branch}").returncode == 1
+        assert user_git(repo, "show", f"{tree.branch}:README.md").stdout.endswith("by the child\n")
+        assert worktrees.act(repo, "merge", f"sa-{number}").startswith(f"Merged sa-{number}")
+        assert (repo / "README.md").read_text().count("by the child") == number
+
+
+@needs_bwrap
+async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(sandbox, repo):
+    (repo / "run.sh").write_text("echo the user's script\n")
+    user_git(repo, "add", "run.sh")
+    user_git(repo, "commit", "-qm", "A script")
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    objects = repo / ".git" / "objects"
+    ok, out = await bash(child, (
+        "blob=$(git rev-parse HEAD:run.sh); evil=$(echo 'echo pwned' | git hash-object -w --stdin); "
+        f"for store in {objects} $(git rev-parse --git-path objects); do "
+        "chmod u+w $store/${blob:0:2}; rm -f $store/${blob:0:2}/${blob:2}; "
+        "cp $store/${evil:0:2}/${evil:2} $store/${blob:0:2}/${blob:2}; done 2>&1; "
+        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' "
+        "&& echo COMMITTED"))
+    assert "COMMITTED" in out, out
+    assert user_git(repo, "show", "HEAD:run.sh").stdout == "echo the user's script\n"
+    assert user_git(repo, "fsck", "--no-dangling").returncode == 0
+    worktrees.finish(tree)
+    assert user_git(repo, "show", f"{tree.branch}:README.md").stdout.endswith("by the child\n")
+    assert worktrees.act(repo, "merge", "sa-1").startswith("Merged sa-1")
+    assert (repo / "README.md").read_text().endswith("by the child\n")
+    assert user_git(repo, "fsck", "--no-dangling").returncode == 0
+    (repo / "run.sh").unlink()
+    user_git(repo, "checkout", "--", "run.sh")
+    assert (repo / "run.sh").read_text() == "echo the user's script\n"
+
+
+@needs_bwrap
+async def test_a_worktree_childs_object_folder_naming_other_object_folders_is_not_copied_in(sandbox, repo, tmp_path):
+    tree = worktrees.create(repo, trees(), "S1", "sa-1")
+    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
+                        permissions=AllowAll(), sandbox=sandbox)
+    ok, out = await bash(child, "mkdir -p $GIT_OBJECT_DIRECTORY/info; "
+                                "echo /somewhere/else > $GIT_OBJECT_DIRECTORY/info/alternates")
+    assert ok and "naming other object folders (objects/info/alternates)" in out, out
+    with pytest.raises(worktrees.WorktreeError, match="naming other object folders"):
+        worktrees.finish(tree)

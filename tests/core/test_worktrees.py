@@ -62,7 +62,7 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
     assert (repo / "src/app/auth.py").read_text() == original  # the user's tree is untouched
     answers = [tool_result_text(r) for r in tool_results([b for b in server.requests if is_main(b)][-1])]
     for number, answer in zip((1, 2), answers):
-        branch = f"agentcli/{session.id}/sa-{number}"
+        branch = f"agentcli/{session.id}/sa-{number}/work"
         assert f"Worktree branch {branch}: 1 file changed (+1 −1): src/app/auth.py +1 −1." in answer
         assert answer.splitlines()[-1].startswith(f"[sa-{number} · done")
         assert branch in branches(repo)
@@ -85,7 +85,7 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
     assert merged.startswith("Merged sa-1 into your working tree: 1 file changed (+1 −1)")
     assert "(one)" in auth.read_text() and "# the user's edit" in auth.read_text()
     assert (repo / "README.md").read_text().endswith("The user's uncommitted words.\n")
-    assert f"agentcli/{session.id}/sa-1" not in branches(repo) and not trees["sa-1"].path.exists()
+    assert f"agentcli/{session.id}/sa-1/work" not in branches(repo) and not trees["sa-1"].path.exists()
 
     # The second child changed the same line: refused, naming the file, and nothing changes.
     before = auth.read_text()
@@ -253,3 +253,13 @@ def test_worktrees_made_side_by_side_all_start(repo):
             thread.join()
         assert failures == [], failures
     assert len(worktrees.listing(repo)) == 50
+
+
+def test_a_worktree_on_an_older_agentcli_branch_name_is_still_listed_and_merged(repo):
+    """Children once worked on agentcli/SESSION/sa-N (now agentcli/SESSION/sa-N/work); theirs stay readable."""
+    git(repo, "worktree", "add", "-q", "-b", "agentcli/S0/sa-1", str(trees() / "sa-1"), "HEAD")
+    (trees() / "sa-1" / "README.md").write_text("older words\n")
+    [old] = worktrees.listing(repo)
+    assert (old.id, old.session, old.branch) == ("sa-1", "S0", "agentcli/S0/sa-1")
+    assert worktrees.act(repo, "merge", "sa-1").startswith("Merged sa-1")
+    assert (repo / "README.md").read_text() == "older words\n"

@@ -22,7 +22,7 @@ def test_headless_keeps_the_branch_and_the_shell_commands_merge_it(server, api_e
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     session = out["session_id"]
-    branch = f"agentcli/{session}/sa-1"
+    branch = f"agentcli/{session}/sa-1/work"
     assert out["subagents"][0]["worktree"] == branch
     answer = tool_result_text(tool_results(server.requests[-1])[0])
     assert f"Worktree branch {branch}: 1 file changed (+1 −1): README.md +1 −1." in answer

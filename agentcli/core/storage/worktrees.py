@@ -27,9 +27,11 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ToolError
-from ..system.git import Repository, UnsafeRepository, _first_error, find_repository, run_git, run_git_bytes
+from ..system.git import (Repository, UnsafeRepository, _first_error, absorb_child_objects, find_repository, run_git,
+                          run_git_bytes)
 
-BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>
+BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>/work: each child's ref in a
+BRANCH_TAIL = "work"  # folder of its own, the one its sandbox may write (agentcli/<session>/<id>: older ones)
 IDENTITY = ("-c", "user.name=agentcli", "-c", "user.email=agentcli@localhost")
 
 
@@ -129,7 +131,7 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     if code != 0:
         raise WorktreeError("isolation: worktree needs a commit to start from, and this repository has none yet.")
     path = folder / agent_id
-    branch = f"{BRANCH_PREFIX}{session}/{agent_id}"
+    branch = f"{BRANCH_PREFIX}{session}/{agent_id}/{BRANCH_TAIL}"
     folder.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "add", "-q", "-b", branch, str(path), head.strip())
     prefix = "" if repo.root.resolve() == repo.work_tree else str(repo.root.resolve().relative_to(repo.work_tree))
@@ -224,9 +226,10 @@ def listing(root: Path) -> list[Worktree]:
             continue
         branch = entry.get("branch", "").removeprefix("refs/heads/")
         entry, current = {}, entry
-        if not branch.startswith(BRANCH_PREFIX) or branch.count("/") != 2:
+        parts = branch.split("/")
+        if not branch.startswith(BRANCH_PREFIX) or parts[3:] not in ([], [BRANCH_TAIL]) or len(parts) < 3:
             continue
-        _, session, agent_id = branch.split("/")
+        session, agent_id = parts[1:3]
         path = Path(current["worktree"])
         if not path.resolve().is_relative_to(ours):
             continue
@@ -267,13 +270,26 @@ def find(root: Path, ident: str, session: str | None = None) -> Worktree:
 
 
 def save_work(worktree: Worktree) -> str:
-    """Commit whatever the child left in its worktree to its branch; the branch's commit."""
+    """Commit whatever the child left in its worktree to its branch; the branch's commit.
+
+    Through plumbing, to the branch by name: the child may have pointed its HEAD, or its branch's ref, at
+    another branch (``git symbolic-ref HEAD refs/heads/main``), and a ``git commit`` here, outside its
+    sandbox, would then move the user's branch. Its branch is set to a plain ref and its HEAD back on it."""
     child = _child(worktree)
+    try:
+        absorb_child_objects(child)  # what its commits added, kept in a folder of its own until now
+    except UnsafeRepository as exc:
+        raise WorktreeError(str(exc)) from None
+    ref = f"refs/heads/{worktree.branch}"
+    head = _git(child, "rev-parse", "--verify", "HEAD^{commit}").strip()
     _git(child, "add", "-A")
-    code, _, _ = run_git(child, "diff", "--cached", "--quiet")
-    if code == 1:
-        _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m", f"agentcli: {worktree.id}'s changes")
-    return _git(child, "rev-parse", "HEAD").strip()
+    tree = _git(child, "write-tree").strip()
+    tip = head
+    if tree != _git(child, "rev-parse", "--verify", f"{head}^{{tree}}").strip():
+        tip = _git(child, *IDENTITY, "commit-tree", tree, "-p", head, "-m", f"agentcli: {worktree.id}'s changes").strip()
+    _git(child, "update-ref", "--no-deref", "-m", "agentcli: save work", ref, tip)
+    _git(child, "symbolic-ref", "HEAD", ref)
+    return tip
 
 
 def _child(worktree: Worktree) -> Repository:

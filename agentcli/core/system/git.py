@@ -84,10 +84,14 @@ SUBCOMMAND_OPTIONS = {
 
 
 # These run clean or smudge filters on files they read or write (worktrees.py adds, commits and checks out).
-READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "worktree", "checkout", "reset")
+READS_WORK_TREE = ("status", "diff", "blame", "add", "commit", "write-tree", "worktree", "checkout", "reset")
 
 
 FILTER_COMMANDS = ("clean", "smudge", "process")
+
+# A worktree child's own object folder, in its worktree's git folder: where its commands' git writes new
+# objects (GIT_OBJECT_DIRECTORY, child_objects.py), agentcli's git reads them (an alternate) until absorbed.
+CHILD_OBJECTS = "objects"
 
 
 COMMAND_TIMEOUT = 60.0  # seconds before a git command is killed
@@ -174,10 +178,14 @@ def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAN
     return code, out.decode("utf-8", errors="replace"), err
 
 
-def _run_bytes(cwd: Path, repo: Repository | None, *args: str,
-               timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
+def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
+               objects: dict[str, str] | None = None, stdin: bytes | None = None) -> tuple[int, bytes, str]:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
+    if objects is not None:
+        env.update(objects)
+    elif repo is not None and (repo.git_dir / "commondir").is_file() and (repo.git_dir / CHILD_OBJECTS).is_dir():
+        env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(repo.git_dir / CHILD_OBJECTS)  # a worktree child's own
     executable = shutil.which("git", path=env.get("PATH"))
     if executable is None:
         return 127, b"", "git is not installed"
@@ -194,13 +202,37 @@ def _run_bytes(cwd: Path, repo: Repository | None, *args: str,
     command = [executable, *location, *settings, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()),
                *rest]
     try:
-        done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout)
+        done = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL if stdin is None else None)
     except subprocess.TimeoutExpired:
         return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
         return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
     return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
+
+
+def absorb_child_objects(repo: Repository) -> None:
+    """Copy the objects a worktree child added (in its own folder, ``CHILD_OBJECTS`` in its worktree's git
+    folder ``repo.git_dir``: the sandbox keeps the common objects read-only) into the common folder, as a
+    pack git unpacks there: git names each by the hash of its content and never replaces one it has, so a
+    child's object file named after another's content adds at most an object of its own. Raises
+    UnsafeRepository (one sentence) when git fails."""
+    store = repo.git_dir / CHILD_OBJECTS
+    if store.is_symlink() or os.path.lexists(store / "info" / "alternates"):
+        raise UnsafeRepository(f"The worktree {repo.work_tree} has its objects folder made a link or naming "
+                               "other object folders (objects/info/alternates), so agentcli does not copy them.")
+    if not store.is_dir():
+        return
+    own = {"GIT_OBJECT_DIRECTORY": str(store), "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
+    code, out, err = _run_bytes(repo.root, repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
+                                objects=own)
+    if code == 0 and out.strip():
+        code, out, err = _run_bytes(repo.root, repo, "pack-objects", "--stdout", "-q", objects=own, stdin=out)
+        if code == 0:
+            code, _, err = _run_bytes(repo.root, repo, "unpack-objects", "-q", objects={}, stdin=out)
+    if code != 0:
+        raise UnsafeRepository(f"Could not copy the objects of the worktree {repo.work_tree} into the repository: "
+                               f"{_first_error(err)}.")
 
 
 def _check_ignore_revs_files(repo: Repository) -> None:

@@ -124,28 +124,51 @@ def in_hooks_folder(real: Path, base: Path) -> str:
 def git_writable(root: Path, branch: str = "") -> list[Path]:
     """When the workspace ``root`` is a linked git worktree (``.git`` is a file): the parts of its git
     folders its commands may write. Its own folder (``.git/worktrees/NAME``), and the common folder; or,
-    with ``branch`` (an isolated child's), of the common folder only the objects and that branch's ref
-    (the folder of it and of its log: a commit replaces the ref through a lock file beside it)."""
+    with ``branch`` (an isolated child's), of the common folder only that branch's ref (the folder of it
+    and of its log: a commit replaces the ref through a lock file beside it); its new objects go to a
+    folder of its own (``child_objects``), the common ones being read-only, so none can be replaced. That folder
+    must hold the branch alone (worktrees names them ``agentcli/<session>/<id>/work``): one that holds other
+    refs is not bound, and commits in the sandbox fail rather than let the child move another branch."""
+    gitdir, common = linked_git_dirs(root)
+    if gitdir is None:
+        return []
+    found = [gitdir]
+    if common is None:
+        return found
+    if not branch:
+        return [*found, common]
+    ref = PurePath("refs", "heads", branch)
+    if ".." in ref.parts or len(ref.parts) < 4:
+        return found
+    return [*found, *(folder for folder in (common / ref.parent, common / "logs" / ref.parent)
+                      if _holds_only(folder, ref.name))]
+
+
+def linked_git_dirs(root: Path) -> tuple[Path | None, Path | None]:
+    """A linked worktree's own git folder (``.git/worktrees/NAME``, from its ``.git`` file) and the common
+    one it names; (None, None) for a workspace that is not a linked worktree, (folder, None) when the
+    common folder cannot be read."""
     dot_git = root / ".git"
     try:
         text = dot_git.read_text(encoding="utf-8", errors="replace") if dot_git.is_file() else ""
     except OSError:
         text = ""
     if not text.startswith("gitdir:"):
-        return []
+        return None, None
     gitdir = (root / text.removeprefix("gitdir:").strip().partition("\n")[0]).resolve()
-    found = [gitdir]
     try:
-        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        return gitdir, (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
     except OSError:
-        return found
-    if not branch:
-        return [*found, common]
-    ref = PurePath("refs", "heads", branch)
-    if ".." in ref.parts:
-        return found
-    return [*found, common / "objects", *(folder for folder in (common / ref.parent, common / "logs" / ref.parent)
-                                          if folder.is_dir())]
+        return gitdir, None
+
+
+def _holds_only(folder: Path, name: str) -> bool:
+    """Whether ``folder`` is a real folder with nothing in it but the ref ``name`` (and its lock file)."""
+    try:
+        return (folder.is_dir() and not folder.is_symlink()
+                and all(entry.name in (name, f"{name}.lock") for entry in folder.iterdir()))
+    except OSError:
+        return False
 
 
 def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> Holds:

@@ -50,7 +50,7 @@ from typing import Any, Iterable, Sequence
 
 from . import processes, protected_paths, seccomp
 from .hidden_paths import secret_paths
-from .protected_paths import HeldLink, git_writable
+from .protected_paths import HeldLink, git_writable, linked_git_dirs
 
 MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -109,6 +109,13 @@ def writable_dirs(root: Path, extra: Iterable[Path] = (), branch: str = "") -> l
     workspace is a git worktree (``.git`` is a file), the parts of its git folders commits write
     (``protected_paths.git_writable``: for an isolated child's ``branch``, that branch alone)."""
     return [root, *extra, *git_writable(root, branch)]
+
+
+def readable_dirs(root: Path, branch: str = "") -> list[Path]:
+    """What an isolated child's (``branch``) commands read beyond the workspace ``root`` and may not write:
+    the main repository's git folder (its objects, refs and config), which ``writable_dirs`` binds only
+    its branch's ref of."""
+    return [common] if branch and (common := linked_git_dirs(root)[1]) is not None else []
 
 
 class Sandbox:
@@ -201,8 +208,11 @@ class Sandbox:
         return self._tmp
 
     def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
-             widen: Widening = Widening(), pass_fds: list[int] | None = None) -> list[str]:
+             widen: Widening = Widening(), pass_fds: list[int] | None = None, readable: Iterable[Path] = ()) -> list[str]:
         """``argv`` as a bwrap command line that runs it in the sandbox, in ``cwd``.
+
+        ``readable``: folders shown read-only even where the private /tmp or a hidden folder would cover
+        them (an isolated child's main git folder: ``readable_dirs``).
 
         ``new_session``: also detach it from agentcli's terminal (for commands not started in a
         session of their own). ``widen``: what the user allowed beyond the sandbox (``needs``), for
@@ -239,6 +249,8 @@ class Sandbox:
         for program in dict.fromkeys(_resolved(own)):
             if program.is_dir() and Path("/tmp") in program.parents:
                 mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
+        mounts += [(len(folder.parts), 0, ["--ro-bind", str(folder), str(folder)])
+                   for folder in _resolved(readable) if folder.is_dir()]
         given = _resolved(writable)
         for folder in dict.fromkeys(given):
             if any(other in folder.parents for other in given):  # a held path the user allowed: git replaces

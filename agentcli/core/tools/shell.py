@@ -20,6 +20,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from ..system import processes
+from ..system.child_objects import absorb, child_git_env
 from ..system.git import untrusted_git_env
 from ..system.secret_env import command_env
 from .caps import BASH_CAP, cap_output, decode
@@ -166,6 +167,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     env = command_env(_truthy(ctx.env.get("keep_secret_env")))
     env[processes.MARKER] = marker
     env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
+    env.update(await asyncio.to_thread(child_git_env, ctx.workspace.root, ctx.workspace.branch))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     argv = [bash, "-c", command]
     root = ctx.workspace.root
@@ -174,7 +176,7 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     passed: list[int] = []  # descriptors for bwrap: the seccomp filter
     if await sandboxed(ctx):
         assert ctx.sandbox is not None
-        from ..system.sandbox import SandboxError, writable_dirs
+        from ..system.sandbox import SandboxError, readable_dirs, writable_dirs
 
         if count_leftovers:
             report = os.pipe()
@@ -182,7 +184,8 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
         writable = writable_dirs(root, ctx.workspace.extra_dirs, ctx.workspace.branch)
         try:  # in a thread: it looks at the disk for what it holds, and asks git for core.hooksPath
             argv = await asyncio.to_thread(ctx.sandbox.wrap, argv, cwd=root, writable=writable,
-                                           widen=granted(ctx) if widen is None else widen, pass_fds=passed)
+                                           widen=granted(ctx) if widen is None else widen, pass_fds=passed,
+                                           readable=readable_dirs(root, ctx.workspace.branch))
         except SandboxError as exc:
             for fd in [*(report or ()), *passed]:
                 os.close(fd)
@@ -368,6 +371,8 @@ class Bash(Tool):
                 f"up to {MAX_TIMEOUT}, if it needs longer). Output so far:\n{body}"
             )
         code = proc.returncode
+        if ctx.workspace.branch and (problem := await asyncio.to_thread(absorb, ctx.workspace.root, ctx.workspace.branch)):
+            body = f"{body}\n[{problem}]"
         if widen is not None:
             body = f"{body}\n[Ran again in the OS sandbox with {widen.describe()} added, as the user allowed.]"
         if code and boxed and ctx.sandbox is not None:
