@@ -6,17 +6,13 @@ import pytest
 
 from agentcli.core.engine.compaction import SUMMARIZER, SUMMARY_HEADER
 from agentcli.core.content import readable
-from agentcli.core.events import Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallFinished
+from agentcli.core.events import Compacted, Notice, TextDelta, TextReset, ToolCallFinished
 from agentcli.core.model.llm import LLMError
 from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
 
 
 def is_summarizer(body):
     return body["system"][0]["text"] == SUMMARIZER
-
-
-def warnings(events):
-    return [e.text for e in events.events if isinstance(e, Retrying) or isinstance(e, Notice) and e.level == "warning"]
 
 
 async def test_overload_then_server_error_then_cut_stream_then_success(server, make_session):
@@ -27,7 +23,7 @@ async def test_overload_then_server_error_then_cut_stream_then_success(server, m
     session, events = make_session()
     result = await session.send("question")
     assert result.text == "The whole answer."
-    notes = warnings(events)
+    notes = events.warnings()
     assert len(notes) == 3
     assert "overloaded" in notes[0] and "(1/8)" in notes[0]
     assert "(2/8)" in notes[1] and "broke off" in notes[2] and "(3/8)" in notes[2]
@@ -57,7 +53,7 @@ async def test_a_stalled_stream_is_retried(server, make_session):
     session, events = make_session(stall_timeout=1)
     result = await session.send("q")
     assert result.text == "Fresh answer."
-    assert any("stalled" in n for n in warnings(events))
+    assert any("stalled" in n for n in events.warnings())
 
 
 async def test_authentication_errors_are_not_retried(server, make_session):
@@ -65,7 +61,7 @@ async def test_authentication_errors_are_not_retried(server, make_session):
     session, events = make_session()
     with pytest.raises(LLMError, match="API key was rejected"):
         await session.send("q")
-    assert len(server.requests) == 1 and not warnings(events)
+    assert len(server.requests) == 1 and not events.warnings()
 
 
 async def test_retries_stop_after_the_configured_count(server, make_session):

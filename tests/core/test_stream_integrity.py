@@ -7,15 +7,11 @@ import json
 import pytest
 
 from agentcli.core.engine.compaction import SUMMARIZER
-from agentcli.core.events import AssistantMessage, Compacted, Notice, Retrying, TextDelta, TextReset, ToolCallStarted
+from agentcli.core.events import AssistantMessage, Compacted, Notice, TextDelta, TextReset, ToolCallStarted
 from agentcli.core.model.llm import LLM, LLMError, redact
 from agentcli.core.engine.loop import REFUSED
 from tests.fakes.anthropic_server import (error, raw, reply, sse_events, text, tool_result_text, tool_results,
                                          tool_use, tool_use_block)
-
-
-def warnings(events):
-    return [e.text for e in events.events if isinstance(e, Retrying) or isinstance(e, Notice) and e.level == "warning"]
 
 
 def event_index(r, name, nth=1):
@@ -51,7 +47,7 @@ async def test_a_reply_cut_before_any_block_completed_is_asked_for_again(server,
     session, events = make_session()
     result = await session.send("Explain the login flow")
     assert (result.status, result.text) == ("done", "The whole answer.")
-    notes = warnings(events)
+    notes = events.warnings()
     assert len(notes) == 3 and all("Retrying in" in n and "\n" not in n for n in notes), notes
     assert "(3/8)" in notes[2]
     assert streamed_after_last_reset(events) == "The whole answer."
@@ -73,7 +69,7 @@ async def test_a_reply_of_text_cut_after_a_completed_block_is_asked_for_again_wh
     session, events = make_session()
     result = await session.send("Explain")
     assert result.text == "The overview and the detail, whole."
-    assert len(warnings(events)) == 1
+    assert len(events.warnings()) == 1
     assert server.requests[1]["messages"] == server.requests[0]["messages"]  # the same question, no draft
     assert stored_texts(session) == ["The overview and the detail, whole."]
     assert streamed_after_last_reset(events) == "The overview and the detail, whole."
@@ -92,7 +88,7 @@ async def test_torn_tool_input_keeps_the_completed_call_and_never_runs_the_torn_
     assert result.text == "The README says it is a demo app."
     assert [e.name for e in events.of(ToolCallStarted)] == ["read_file"]
     assert not (repo / "torn.txt").exists()
-    [note] = warnings(events)
+    [note] = events.warnings()
     assert "not valid JSON" in note or "malformed reply" in note
     assert len(server.requests) == 2  # read_file was not asked for again
     [result_block] = tool_results(server.requests[1])
@@ -116,7 +112,7 @@ async def test_a_plain_json_message_answers_a_streaming_request(server, make_ses
     result = await session.send("q")
     assert result.text == "A whole answer in one body."
     assert "".join(e.text for e in events.of(TextDelta)) == "A whole answer in one body."  # shown as streamed
-    assert not warnings(events) and len(server.requests) == 1 and server.requests[0]["stream"] is True
+    assert not events.warnings() and len(server.requests) == 1 and server.requests[0]["stream"] is True
 
 
 async def test_a_plain_json_tool_call_is_run(server, make_session):
@@ -131,7 +127,7 @@ async def test_server_error_text_is_one_trimmed_line(server, make_session):
                   text("ok"))
     session, events = make_session()
     await session.send("q")
-    [note] = warnings(events)
+    [note] = events.warnings()
     assert "\n" not in note and "Upstream failed. Details: connection reset." in note
 
 
@@ -143,7 +139,7 @@ async def test_retry_after_is_clamped(server, make_session, retry_after):
     # Only the 529's note counts: a loopback connection reset before any reply (seen under load, while
     # earlier tests' unclosed model clients were being collected) adds a retry note of its own, which
     # is not what this test is about.
-    [note] = [n for n in warnings(events) if "(529)" in n]
+    [note] = [n for n in events.warnings() if "(529)" in n]
     assert "Retrying in 0 s" in note  # the test LLM's longest delay is 0.05 s
 
 
