@@ -142,6 +142,8 @@ class Agent:
         latest message, so the request repeats that call's beginning."""
         if self.notes is not None and (said := self.notes(self)):
             self.add_user(said, origin="state")
+        if joined := self.offer.joined(self.tools, self.llm.tool_search):  # a note, so the tools stay as cached
+            self.add_user([agentcli_note(joined)], origin="state")
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:
