@@ -93,14 +93,19 @@ def _project(root: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
 
 
+def _is_summarizer(body: dict[str, Any]) -> bool:
+    """Compaction's call: the conversation's own request with tool_choice none (or, when that cannot fit, tool-less)."""
+    return body.get("tool_choice") == {"type": "none"} or not body.get("tools")
+
+
 def _is_main(body: dict[str, Any]) -> bool:
-    return offers_tool(body, "task")
+    return offers_tool(body, "task") and not _is_summarizer(body)
 
 
 async def _session(server: StandIn, root: Path, add_tool: bool) -> list[dict[str, Any]]:
     """Drive the script; the main agent's, the child's and the summarizer's requests, in order."""
     server.reset()
-    server.when(lambda body: not body.get("tools"), text("The user is fixing the greeting in src/app.py."))
+    server.when(_is_summarizer, text("The user is fixing the greeting in src/app.py."))
     server.when(lambda body: not _is_main(body), tool_use("glob", {"pattern": "**/*.py"}), text("1 Python file."))
     session = make_session(server, root)
     held = threading.Event()  # the stand-in's thread waits on it

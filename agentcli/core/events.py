@@ -256,6 +256,8 @@ class SubagentReport:
         """agentcli's record of the child's calls, at most ``cap`` characters; what is cut is counted."""
         lines = [f"Receipt for {self.id} (agentcli's record of its tool calls, not its words):"]
         lines += [f"UNVERIFIED: {why}" for why in self.unverified]
+        if self.unverified:
+            lines.append("Check the unverified part yourself before you rely on it.")
         lines += [f"The user told it while it worked{'' if read else ' (too late: it had finished)'}: "
                   f"{_quoted(text, STEER_CAP)}" for text, read in self.steered]
         if self.answer_mark:

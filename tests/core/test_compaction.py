@@ -11,18 +11,20 @@ import pytest
 from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import agentcli_note, readable
 from agentcli.core.events import Compacted, Notice
-from tests.fakes.anthropic_server import offers_tool, text, tool_use
+from tests.fakes.anthropic_server import error, offers_tool, text, tool_use
 
 DETAIL = "RETRY_LIMIT = 7  # the one line the next turns need"
 
 
 def is_summarizer(body):
-    return body["system"][0]["text"] == SUMMARIZER
+    """The summarizer's request, by agentcli's ask at its end (the conversation's own request, or the rendered one)."""
+    last = body["messages"][-1]["content"]
+    return any(SUMMARIZER in b.get("text", "") for b in (last if isinstance(last, list) else [{"text": last}]))
 
 
 def summarizer_reply(body):
     """A summarizer that keeps the detail when it was shown it, as a model would."""
-    shown = body["messages"][0]["content"][0]["text"]
+    shown = json.dumps(body["messages"])
     return text("## Summary\nconfig.py sets " + ("RETRY_LIMIT = 7 (line 990)." if DETAIL in shown else "nothing seen."))
 
 
@@ -48,8 +50,14 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
     assert result.text == "RETRY_LIMIT is 7."
 
     [summarizer] = [b for b in server.requests if is_summarizer(b)]
-    assert "tools" not in summarizer  # one tool-less request
-    assert DETAIL in summarizer["messages"][0]["content"][0]["text"]
+    before = server.requests[server.requests.index(summarizer) - 1]  # the main agent's request that filled it
+    assert summarizer["system"] == before["system"] and summarizer["tools"] == before["tools"]
+    assert summarizer["tool_choice"] == {"type": "none"}  # the conversation's tools, not to be called
+    assert DETAIL in json.dumps(summarizer["messages"])
+    # its messages are the conversation's (the previous request's and the turn since), agentcli's ask at the end
+    shared = len(before["messages"]) - 1  # the previous request's last message carries its cache breakpoint
+    assert summarizer["messages"][:shared] == before["messages"][:shared]
+    assert readable([summarizer["messages"][-1]["content"][-1]]).startswith(SUMMARIZER)
 
     [compacted] = events.of(Compacted)
     final = [b for b in server.requests if offers_tool(b, "task")][-1]
@@ -148,3 +156,19 @@ def test_the_summarizer_budget_cuts_only_the_longest_blocks_to_head_and_tail():
     assert "HEAD " in tight and " TAIL" in tight and "characters cut here" in tight
     assert fair_share([1_000, 2_000, 100_000], 10_000) == 7_000 and fair_share([10, 20], 100) is None
     assert head_and_tail("abcdefghij" * 100, 600).startswith("abcdefghij")
+
+
+async def test_an_endpoint_that_refuses_tool_choice_none_gets_the_rendered_summarizer_call(server, make_session):
+    """The summarizer's request repeats the conversation with tool_choice none; an endpoint that refuses that is
+    asked once more with the older turns rendered as text and no tools, and the compaction goes through."""
+    server.when(is_summarizer, error(400, "invalid_request_error", "tool_choice: 'none' is not supported"),
+                text("Summary from the rendered call."))
+    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "README.md"}),
+                tool_use("read_file", {"path": "src/app/views.py"}), text("first done", usage={"input_tokens": 90_000}))
+    session, _ = make_session()
+    await session.send("one")
+    assert await session.compact()
+    shared, rendered = [b for b in server.requests if is_summarizer(b)]
+    assert shared["tool_choice"] == {"type": "none"} and "tools" not in rendered
+    assert "TOOL CALL read_file" in rendered["messages"][0]["content"][0]["text"]
+    assert readable(session.main.messages[0]["content"][1]["text"]).endswith("Summary from the rendered call.")

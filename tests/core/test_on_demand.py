@@ -3,6 +3,8 @@ API's tool search or agentcli's own tool_search reaches them, through the real S
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentcli.config import ConfigError, Settings
@@ -12,7 +14,9 @@ from agentcli.core.events import Notice
 from agentcli.core.session import open_session
 from agentcli.core.model.llm import LLM, Credentials, LLMError
 from agentcli.core.system.workspace import Workspace
-from agentcli.core.tools.on_demand import CORE
+from agentcli.core.content import readable
+from agentcli.core.tools.base import Tool, ToolContext, ToolOutcome
+from agentcli.core.tools.on_demand import CORE, JOINED
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_text, tool_results, tool_search_blocks,
                                           tool_use, tool_use_block)
@@ -164,3 +168,30 @@ def test_an_agent_type_is_listed_in_one_line_however_long_its_description():
     listing = TaskTool({"auditor": long}).description.split("Agent types (subagent_type):\n")[1]
     assert listing.startswith("- auditor: Audits everything. It checks") and listing.endswith("…")
     assert len(listing) < 220 and "\n" not in listing and "PROMPT OF THE AUDITOR" not in listing
+
+
+class LookupSymbol(Tool):
+    """A tool that joins mid-session, as an MCP server's that comes up."""
+
+    name = "lookup_symbol"
+    description = "Find where a symbol is defined in the workspace's index."
+    input_schema = {"type": "object", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]}
+
+    async def run(self, args: dict, ctx: ToolContext) -> ToolOutcome:
+        return ToolOutcome("greet: src/app.py:1")
+
+
+async def test_a_tool_that_joins_later_is_named_in_a_note_and_the_tools_stay_as_cached(server, make_session):
+    server.script(text("hello"), tool_use("lookup_symbol", {"symbol": "greet"}), text("found"), text("again"))
+    session, _ = make_session(tool_search="agentcli")
+    await session.send("hi")
+    session.tools.add(LookupSymbol())
+    await session.send("where is greet?")
+    await session.send("and now?")
+    first, joined, called, later = server.requests
+    assert unmarked(joined["tools"]) == unmarked(first["tools"])  # the index stays as the first request listed it
+    note = readable(joined["messages"][-1]["content"][-1:])  # after the prompt, in agentcli's markup
+    assert "- lookup_symbol: Find where a symbol is defined" in note and note.startswith(JOINED)
+    assert "greet: src/app.py:1" in tool_result_text(tool_results(called)[0])
+    assert tool_names(called)[-1] == "lookup_symbol"  # called by its name: loaded, appended
+    assert JOINED not in json.dumps(later["messages"][-1])  # said once

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.core.engine.compaction import SUMMARIZER, SUMMARY_HEADER
+from agentcli.core.engine.compaction import SUMMARY_HEADER
+from tests.core.test_compaction import is_summarizer
 from agentcli.core.content import readable
 from agentcli.core.events import Compacted, Notice, TextDelta, TextReset, ToolCallFinished
 from agentcli.core.model.llm import LLMError
 from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
 
 
-def is_summarizer(body):
-    return body["system"][0]["text"] == SUMMARIZER
 
 
 async def test_overload_then_server_error_then_cut_stream_then_success(server, make_session):
@@ -129,7 +128,7 @@ async def test_compact_on_demand_with_a_focus(server, make_session):
     await session.send("work")
     assert await session.compact("the auth module")
     summarizer = [b for b in server.requests if is_summarizer(b)][0]
-    assert "Focus on: the auth module" in summarizer["messages"][0]["content"][0]["text"]
+    assert "Focus on: the auth module" in summarizer["messages"][-1]["content"][-1]["text"]
     assert readable(session.main.messages[0]["content"][-1]["text"]).endswith("Focused summary.")
 
 

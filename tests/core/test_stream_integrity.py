@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentcli.core.engine.compaction import SUMMARIZER
+from tests.core.test_compaction import is_summarizer
 from agentcli.core.events import AssistantMessage, Compacted, Notice, TextDelta, TextReset, ToolCallStarted
 from agentcli.core.model.llm import LLM, LLMError, redact
 from agentcli.core.engine.loop import REFUSED
@@ -167,8 +167,6 @@ async def test_a_refusal_is_shown_as_one_and_is_not_success(server, make_session
     assert events.of(AssistantMessage)[-1].stop_reason == "refusal"
 
 
-def is_summarizer(body):
-    return body["system"][0]["text"] == SUMMARIZER
 
 
 async def test_context_window_exceeded_compacts_and_goes_on(server, make_session):

@@ -81,6 +81,7 @@ async def test_an_answer_with_no_tool_call_is_unverified(server, make_session):
     await session.send("delegate")
     receipt = receipt_of(task_result(server))
     assert "UNVERIFIED: it made no tool call" in receipt and "Tool calls: none." in receipt
+    assert "Check the unverified part yourself before you rely on it." in receipt  # where it applies, not the prompt
 
 
 async def test_an_empty_answer_is_asked_for_again_in_the_childs_own_conversation(server, make_session, repo):

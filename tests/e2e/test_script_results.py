@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentcli.core.engine.compaction import SUMMARIZER
+from tests.core.test_compaction import is_summarizer
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text, tool_use, tool_use_block, reply
 
@@ -16,8 +16,6 @@ def lines_of(proc):
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
-def is_summarizer(body):
-    return body["system"][0]["text"] == SUMMARIZER
 
 
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])

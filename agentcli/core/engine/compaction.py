@@ -4,8 +4,11 @@ The new history keeps the first user message, then the summary, then agentcli's 
 the conversation did (files read and changed, commands and their exit codes, subagents), each an
 agentcli note, then the most recent turns, cut at a point where every tool_use keeps its tool_result.
 
-The summarizer is one tool-less call shown the older turns whole, up to a share of the context
-window; past that, the longest blocks are cut to their head and tail, the short ones kept whole.
+The summarizer call is the conversation's own next request (the same tools, system prompt and messages)
+with agentcli's ask at its end and tool_choice "none", so it repeats the cached prefix rather than paying
+the whole conversation again. When that request cannot fit (the API refused the conversation as too
+long), it is one tool-less call shown the older turns rendered as text, whole up to a share of the
+context window; past that, the longest blocks are cut to their head and tail, the short ones kept whole.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..content import NOTE_OPEN, agentcli_note, as_blocks, text_of
+from ..content import NOTE_OPEN, agentcli_note, append_user, as_blocks, text_of
 from ..events import Compacted, Notice
 from ..model.llm import LLMError, context_window, estimate_tokens
 from ..units import tokens
@@ -38,10 +41,14 @@ MIN_BLOCK = 400  # characters a block keeps, head and tail, however tight the bu
 LEDGER_COMMANDS = 40  # the latest commands the ledger lists
 
 SUMMARIZER = """\
-You compress a coding agent's conversation so that it can continue its work with less context.
-Write a summary for the agent itself: the user's goals and constraints, decisions made, files and
-symbols involved (with paths and line numbers), results of commands and searches that still matter,
-and what remains to be done. Be specific and concise. Plain Markdown, no preamble."""
+Compress this coding agent's conversation so that the agent can continue its work with less context: \
+the summary replaces the older turns (the latest ones stay verbatim after it). Do not call tools; answer \
+with the summary alone.
+Write it for the agent itself: the user's goals and constraints, decisions made, files and symbols \
+involved (with paths and line numbers), results of commands and searches that still matter, and what \
+remains to be done. Be specific and concise. Plain Markdown, no preamble."""
+RENDERED_SYSTEM = "You summarize a coding agent's conversation, shown as text, for the agent to continue from."
+NO_TOOLS = {"type": "none"}  # the summarizer's request offers the conversation's tools, so its prefix repeats
 
 SUMMARY_HEADER = "[Summary of the earlier conversation, compacted to save context]"
 LEDGER_HEADER = "What this conversation did before it was compacted, as agentcli recorded it (not a summary):"
@@ -236,7 +243,8 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     if cut is None:
         return False
     older, recent = agent.messages[:cut], agent.messages[cut:]
-    summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN)
+    summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN,
+                              shared=reason != TOO_LONG)  # a conversation the API refused would be refused again
     ledger = Ledger.from_dict(agent.ledger.to_dict())
     ledger.add(older)
     first = agent.messages[0]["content"]
@@ -260,16 +268,28 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     return True
 
 
-async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, budget: int) -> str:
-    """One tool-less call on at most ``budget`` characters of ``older``; if even that overflows, drop the
-    oldest turns and try again."""
+async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, budget: int,
+                    shared: bool = True) -> str:
+    """The summary: asked at the end of the conversation's own request (``shared``), so that it repeats the
+    cached prefix; when that does not fit, in one tool-less call on at most ``budget`` characters of
+    ``older``, dropping the oldest turns while even that overflows."""
+    ask = SUMMARIZER + (f"\nFocus on: {focus}" if focus else "")
     while True:
-        ask = "Summarize this conversation so far." + (f" Focus on: {focus}" if focus else "")
-        prompt = f"{render(older, budget)}\n\n---\n{ask}"
+        if shared:
+            messages = list(agent.messages)
+            append_user(messages, [agentcli_note(ask)])
+            system, tools, choice = agent.request_system(), agent.offered(), NO_TOOLS
+        else:
+            prompt = f"{render(older, budget)}\n\n---\n{ask}"
+            messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+            system, tools, choice = RENDERED_SYSTEM, [], None
         try:
-            reply = await agent.llm.stream(system=SUMMARIZER, messages=[{"role": "user", "content": [
-                {"type": "text", "text": prompt}]}], tools=[], on_text=lambda _: None, model=agent.model)
+            reply = await agent.llm.stream(system=system, messages=messages, tools=tools, tool_choice=choice,
+                                           on_text=lambda _: None, model=agent.model)
         except LLMError as exc:
+            if shared and (exc.overflow or exc.status == 400):  # too long, or an endpoint without tool_choice none
+                shared = False
+                continue
             if not exc.overflow or len(older) <= 2:
                 raise
             older = older[2:]  # the oldest exchange goes

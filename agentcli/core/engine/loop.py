@@ -89,6 +89,11 @@ class Agent:
         """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
         return self.offer.request_tools(self.tools, self.llm.tool_search, self.messages)
 
+    def request_system(self) -> str:
+        """The ``system`` of this agent's next request: its prompt, and the index of the tools its route defers."""
+        index = self.offer.system_index(self.tools, self.llm.tool_search)
+        return "\n\n".join(part for part in (quoted(self.system), index) if part)
+
     @property
     def agent_id(self) -> str:
         return self.ctx.agent_id
@@ -137,6 +142,8 @@ class Agent:
         latest message, so the request repeats that call's beginning."""
         if self.notes is not None and (said := self.notes(self)):
             self.add_user(said, origin="state")
+        if joined := self.offer.joined(self.tools, self.llm.tool_search):  # a note, so the tools stay as cached
+            self.add_user([agentcli_note(joined)], origin="state")
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:
@@ -203,10 +210,7 @@ class Agent:
 
         while True:
             try:
-                how = self.llm.tool_search
-                system = "\n\n".join(part for part in (quoted(self.system), self.offer.system_index(self.tools, how))
-                                       if part)
-                reply = await self.llm.stream(system=system, messages=self.messages,
+                reply = await self.llm.stream(system=self.request_system(), messages=self.messages,
                                               tools=self.offered() if tools is None else tools,
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),

@@ -11,7 +11,9 @@ one of two ways, by what the endpoint supports (the ``tool_search`` setting; ``r
 - ``agentcli``: for endpoints without it (LiteLLM, Ollama, vLLM), agentcli's own ``tool_search`` tool, whose
   description is the index: it loads tools by name or by words, and a loaded tool is in the agent's later
   requests, after the tools it had (docs/benchmarks.md measures what that costs the prompt cache). A call of
-  a deferred tool by its name runs too, and loads it.
+  a deferred tool by its name runs too, and loads it. The index is the one the agent's first request listed:
+  a tool that joins later (an MCP server that comes up) is named in a note after the latest message
+  (``Offer.joined``), so the request's beginning stays what the cache holds until the tool is loaded.
 - ``off``: every tool in every request.
 
 Loading is per agent (``Loaded``): a subagent starts with the core of its own tools.
@@ -39,6 +41,7 @@ SEARCH_NAME = "tool_search"  # agentcli's own
 API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
 MOST_LOADED = 5  # tools one search by words loads
 INDEX_TITLE = "Tools on demand:"
+JOINED = "These tools on demand joined since tool_search's list was made (load one with tool_search, or call it):"
 
 
 def refused_by_endpoint(status: int | None, message: str) -> bool:
@@ -101,6 +104,8 @@ class Offer:
     def __init__(self) -> None:
         self.loaded = Loaded()
         self.recalled = False  # the history's calls were read (request_tools)
+        self.indexed: list[str] | None = None  # the deferred tools tool_search's index lists (agentcli's route)
+        self.told: set[str] = set()  # those that joined later, named in a note (joined)
 
     def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[dict[str, Any]] = ()
                       ) -> list[dict[str, Any]]:
@@ -119,7 +124,9 @@ class Offer:
         if how == "api":
             return [*core, *({**tool.schema(), "defer_loading": True} for tool in deferred), dict(API_SEARCH)]
         by_name = {tool.name: tool for tool in deferred}
-        return [*core, ToolSearch(deferred, self.loaded).schema(),
+        if self.indexed is None:
+            self.indexed = list(by_name)
+        return [*core, ToolSearch(deferred, self.loaded, self.indexed).schema(),
                 *(by_name[name].schema() for name in self.loaded.names if name in by_name)]
 
     def registry(self, registry: "ToolRegistry", how: str) -> "ToolRegistry":
@@ -127,11 +134,21 @@ class Offer:
         deferred = [tool for tool in registry if is_deferred(tool)]
         if how != "agentcli" or not deferred:
             return registry
-        return registry.joined(ToolSearch(deferred, self.loaded))
+        return registry.joined(ToolSearch(deferred, self.loaded, self.indexed))
 
     def after_calls(self, registry: "ToolRegistry", calls: Iterable[dict[str, Any]], how: str) -> None:
         if how == "agentcli":
             self.loaded.after_calls(calls, (tool.name for tool in registry if is_deferred(tool)))
+
+    def joined(self, registry: "ToolRegistry", how: str) -> str:
+        """On agentcli's route, the note that names the deferred tools which joined since the index was listed
+        (each once); "" when none did."""
+        if how != "agentcli" or self.indexed is None:
+            return ""
+        new = [tool for tool in registry if is_deferred(tool) and tool.name not in self.indexed
+               and tool.name not in self.told]
+        self.told.update(tool.name for tool in new)
+        return f"{JOINED}\n{index(new).removeprefix(INDEX_TITLE + chr(10))}" if new else ""
 
     def system_index(self, registry: "ToolRegistry", how: str) -> str:
         """On the API's route the index ends the system prompt (its search tool's own text is the API's)."""
@@ -153,14 +170,17 @@ class ToolSearch(Tool):
         "required": ["query"],
     }
 
-    def __init__(self, deferred: list[Tool], loaded: Loaded) -> None:
+    def __init__(self, deferred: list[Tool], loaded: Loaded, listed: list[str] | None = None) -> None:
         self.deferred = {tool.name: tool for tool in deferred}
         self.loaded = loaded
+        self.listed = listed  # the names its index lists (None: every deferred tool); it finds them all
 
     def schema(self) -> dict[str, Any]:
-        """Its description ends with the index of every deferred tool, loaded ones too: it never changes as the
-        agent loads tools, so a loaded tool, appended after it, is the only change to the request's tools."""
-        return {"name": self.name, "description": self.description + "\n\n" + index(self.deferred.values()),
+        """Its description ends with the index of the deferred tools it was first given, loaded ones too: it
+        never changes as the agent loads tools or as tools join (a note names those: ``Offer.joined``), so a
+        loaded tool, appended after it, is the only change to the request's tools."""
+        shown = [t for name, t in self.deferred.items() if self.listed is None or name in self.listed]
+        return {"name": self.name, "description": self.description + "\n\n" + index(shown),
                 "input_schema": self.input_schema}
 
     def find(self, query: str) -> list[str]:
