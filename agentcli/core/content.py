@@ -150,7 +150,8 @@ def quoted(text: str, *fences: str) -> str:
     ``fences`` around this text), in any case, spacing, width or look-alike letters, gets square brackets
     instead of its angle ones (``[/system-reminder]``), so it can neither open nor close one; all else is kept
     as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
-    names = frozenset(re.sub(r"[\W_]", "", name) for name in (NOTE_TAG, *fences))
+    # folded as the text is: a fence's "l" reads as the "i" it looks like ("file" as "fiie"), like the text's
+    names = frozenset("".join(map(_folded, re.sub(r"[\W_]", "", name))) for name in (NOTE_TAG, *fences))
     starts = frozenset(name[:n] for name in names for n in range(1, len(name) + 1))
     out: list[str] = []
     done = 0
