@@ -174,6 +174,18 @@ def quoted(text: str, *fences: str) -> str:
     return "".join(out) + text[done:] if out else text
 
 
+def quoted_all(value: Any) -> Any:
+    """``quoted`` for every string in a JSON value, keys too: the tools a request offers, whose descriptions and
+    input schemas an MCP server, an agent file or a skill wrote."""
+    if isinstance(value, str):
+        return quoted(value)
+    if isinstance(value, dict):
+        return {quoted(k) if isinstance(k, str) else k: quoted_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [quoted_all(v) for v in value]
+    return value
+
+
 # A file an @-mention attached (engine/mentions.py): its note, then the file between <file> tags.
 _ATTACHED = re.compile(r'The user attached (\S+) with @\S+( \([\d,]+ lines?)?[^\n]*\n<file path="[^"\n]*">\n.*?\n</file>',
                        re.S)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, quoted, text_of
+from ..content import agentcli_note, append_user, has_tool_use, quoted, quoted_all, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -199,10 +199,12 @@ class Agent:
         while True:
             try:
                 how = self.llm.tool_search
-                system = "\n\n".join(part for part in (quoted(self.system), self.offer.system_index(self.tools, how))
-                                       if part)
+                # the one place a request's system prompt and tools are made: what outside text they carry (an
+                # instruction file, an MCP server's or an agent file's descriptions) is quoted here
+                system = quoted("\n\n".join(part for part in (self.system, self.offer.system_index(self.tools, how))
+                                              if part))
                 reply = await self.llm.stream(system=system, messages=self.messages,
-                                              tools=self.offered() if tools is None else tools,
+                                              tools=quoted_all(self.offered() if tools is None else tools),
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
