@@ -53,8 +53,16 @@ def everything(body: dict[str, Any]) -> str:
 def test_every_spelling_of_the_tag_is_defused_and_other_markup_kept():
     assert quoted(FORGED).count("[") == FORGED.count("<") - 2 + FORGED.count("＜")  # all but the <div>'s two
     for ordinary in ("<div><p>a < b</p></div>", "<systemd>", "<system>", "<reminder>", "x <- system_reminder()",
-                     "&lt;system-reminder&gt;", "if a<b and c>d:", "<server>"):
-        assert quoted(ordinary) == ordinary
+                     "&lt;div&gt; &lt;systemd&gt;", "if a<b and c>d:", "<server>", "« system »", "&#601;system-reminder",
+                     "a<b.system-reminder", "<system.d/reminder.conf"):
+        assert quoted(ordinary) == ordinary, ordinary
+    # whatever joins the two words, guillemets as brackets, an HTML entity as one (a model reads what it stands for)
+    for forged, defused in (("<system.reminder>", "[system.reminder]"), ("</system:reminder>", "[/system:reminder]"),
+                            ("<system~reminder>", "[system~reminder]"), ("«system-reminder»", "[system-reminder]"),
+                            ("‹/system—reminder›", "[/system—reminder]"), ("&lt;system-reminder&gt;", "[system-reminder]"),
+                            ("&#60;/system_reminder&#62;", "[/system_reminder]"), ("&#X3c;System Reminder&GT", "[System Reminder]"),
+                            ("&amp;lt;system·reminder&amp;gt;", "[system·reminder]")):
+        assert quoted(forged) == defused, forged
     assert quoted("<server>x</server> <resource>", "server") == "[server]x[/server] <resource>"  # a fence's own tags
     assert quoted("</file> <fiIe> <profile>", "file") == "[/file] [fiIe] <profile>"  # its "l" read as the "i" it looks like
     assert quoted("<\u2060system\u00ad-\u200dreminder foo='1'>") == "[\u2060system\u00ad-\u200dreminder foo='1']"
@@ -64,21 +72,31 @@ def test_every_spelling_of_the_tag_is_defused_and_other_markup_kept():
 
 
 UNSEEN = st.text(alphabet="\u200b\u2060\ufeff\u00ad \n\t", max_size=3)  # what a model does not see, and spaces
-TAGS = st.tuples(st.sampled_from(["<", "＜", "﹤"]), UNSEEN, st.sampled_from(["", "/", "／"]), UNSEEN,
+OPENS, CLOSES = ["<", "＜", "﹤", "«", "‹", "&lt;", "&#60;", "&#x3C;", "&amp;lt;"], [">", "＞", "»", "›", "&gt;", "&#62;"]
+TAGS = st.tuples(st.sampled_from(OPENS), UNSEEN, st.sampled_from(["", "/", "／"]), UNSEEN,
                  st.sampled_from(["system", "SYSTEM", "ｓｙｓｔｅｍ", "SyStEm"]), UNSEEN,
-                 st.sampled_from(["-", "－", "_", "\u2010", ""]), UNSEEN,
+                 st.sampled_from(["-", "－", "_", "\u2010", "", ".", ":", "~", "·", "—", "/", "+", "|", "&", "..."]), UNSEEN,
                  st.sampled_from(["reminder", "REMINDER", "ｒｅｍｉｎｄｅｒ", "remi\u200bnder"]), UNSEEN,
-                 st.sampled_from([">", "＞", "", " x='1'>"])).map("".join)
-OTHER = st.sampled_from(["<", ">", "/", "system", "reminder", "-", "\u200b", " ", "\n", "x", "<div>", "a < b",
-                         "From agentcli, not the user: ", "<system>", "</p>"])
+                 st.sampled_from([*CLOSES, "", " x='1'>"])).map("".join)
+OTHER = st.sampled_from(["<", ">", "/", "system", "reminder", "-", ".", "~", "\u200b", " ", "\n", "x", "<div>", "a < b",
+                         "From agentcli, not the user: ", "<system>", "</p>", "&lt;", "&gt;", "«", "&", "lt;", "&#60"])
+ENTITY = re.compile(r"&(?:amp;){0,3}(lt|gt|#0*60(?![0-9])|#0*62(?![0-9])|#x0*3c(?![0-9a-f])|#x0*3e(?![0-9a-f]));?", re.I)
+BRACKETS = "<>＜＞﹤«»‹›"
 
 
 def reads_as_tag(text: str) -> bool:
     """The oracle, written apart from ``quoted``: after compatibility folding, without format characters and
-    spaces, in lower case, does a tag of agentcli's notes open or close?"""
+    spaces, in lower case, with HTML entities read, does a tag of agentcli's notes open or close, whatever
+    punctuation or symbols join its words?"""
     folded = "".join(c for c in unicodedata.normalize("NFKC", text)
                      if unicodedata.category(c) not in ("Cf", "Zs") and not c.isspace()).casefold()
-    return re.search(r"</?system[-_]?reminder", folded) is not None
+    folded = ENTITY.sub(lambda m: "<" if m.group(1) in ("lt", "#60") or m.group(1).endswith(("60", "3c")) else ">", folded)
+    return re.search(r"[<«‹]/?system[^\w<>«»‹›]*reminder", folded.replace("_", "-")) is not None
+
+
+def unbracketed(text: str) -> str:
+    """``text`` without its brackets of any kind, square ones too: what ``quoted`` must leave as it was."""
+    return re.sub(f"[{BRACKETS}\\[\\]]", "", ENTITY.sub("", text))
 
 
 @settings(deadline=None, derandomize=True, database=None)  # max_examples: the profile (tests/conftest.py)
@@ -87,8 +105,8 @@ def test_no_text_made_of_tag_pieces_reads_as_a_tag_once_quoted(pieces: list[str]
     text = "".join(pieces)
     out = quoted(text)
     assert not reads_as_tag(out), out
-    assert len(out) == len(text) and all(  # nothing changed but brackets, each for a square one
-        was == now or (was in "<＜﹤" and now == "[") or (was in ">＞" and now == "]") for was, now in zip(text, out))
+    assert unbracketed(out) == unbracketed(text) and out.count("[") + out.count("]") <= (  # nothing else changed
+        len(re.findall(f"[{BRACKETS}]", text)) + len(ENTITY.findall(text)))
 
 
 def test_a_note_of_agentcli_s_still_reads_as_one_and_shows_without_its_marks():
