@@ -68,8 +68,8 @@ def agentcli_note(text: str, said_by: str = FROM_AGENTCLI) -> dict[str, Any]:
 
 # What a model may read as "<", ">" or "/", and as each letter of a tag agentcli writes: Unicode's confusables
 # (UTS #39) that compatibility folding (NFKD, marks dropped, casefolded) does not already make the ASCII one.
-_LT, _GT = "<\u02c2\u1438\u16b2\u2039\u276e\ufe64\uff1c\u2329\u3008\u27e8\u29fc\U0001d236", \
-    ">\u02c3\u1433\u203a\u276f\ufe65\uff1e\u232a\u3009\u27e9\u29fd\U00016f3f\U0001d237"
+_LT, _GT = "<\u00ab\u02c2\u1438\u16b2\u2039\u276e\ufe64\uff1c\u2329\u3008\u27e8\u29fc\U0001d236", \
+    ">\u00bb\u02c3\u1433\u203a\u276f\ufe65\uff1e\u232a\u3009\u27e9\u29fd\U00016f3f\U0001d237"
 _SLASH = "/\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u2cc6\u2f03\u3033\u30ce\u31d3\u4e3f\uff0f\U0001d23a"
 _JOINS = "_\u02d7\u2043\u2212\u2796\u2cba\ufe58"  # beside the dashes (Pd): what may join a tag name's words
 _LOOKALIKES = {
@@ -102,7 +102,12 @@ _LOOKALIKES = {
          "\ua4ec\uab5a\U000102b2\U000118a4\U000118dc\U00016f43",
 }
 _AS_LETTER = {alike: letter for letter, alikes in _LOOKALIKES.items() for alike in alikes}
-_BRACKET = re.compile(f"[{re.escape(_LT)}]")
+# An HTML entity for "<" or ">" reads as one too (escaped again up to three times or not, with or without its ";").
+_ENTITY = r"&(?:amp;){{0,3}}(?:{name}|#0*{dec}(?![0-9])|#x0*{hex}(?![0-9a-f]));?"
+_OPEN = _ENTITY.format(name="lt", dec="60", hex="3c")
+_BRACKET = re.compile(f"[{re.escape(_LT)}]|{_OPEN}", re.I)
+_CLOSE = re.compile(f"([{re.escape(_GT)}]|{_ENTITY.format(name='gt', dec='62', hex='3e')})|[{re.escape(_LT)}]|{_OPEN}",
+                    re.I)  # a tag's end (group 1), or the next tag's start
 _UNSEEN = {"Cf", "Cc", "Mn", "Me", "Zs", "Zl", "Zp"}  # format, control and combining characters, spaces
 _REACH = 400  # characters after a tag's name looked at for its end (past its attributes)
 
@@ -118,13 +123,20 @@ def _folded(char: str) -> str:
     return "".join(_AS_LETTER.get(c, c) for c in plain)
 
 
-def _tag_end(text: str, start: int, names: frozenset[str], starts: frozenset[str]) -> int:
+def _joins(char: str) -> bool:
+    """Whether ``char`` may join a tag name's words (``system.reminder``, ``system~reminder``): any punctuation or
+    symbol but a bracket; a model reads the words, whatever stands between them."""
+    return (unicodedata.category(char)[0] in "PS" or char in _JOINS) and char not in _LT and char not in _GT
+
+
+def _tag_end(text: str, after: int, names: frozenset[str], starts: frozenset[str]) -> int:
     """Where the name ends of a tag that reads as one of ``names`` (``starts``: each start of one of them, itself
-    too) and opens with the bracket at ``start``; -1 when it is no such tag. Unseen characters, spaces and one
-    slash may stand before the name; unseen characters, spaces and dashes between its letters, which may be
-    look-alikes in any case and width. However many: a look ends at the first other character, at the latest at
-    the next bracket, so looks from two brackets never cover the same text and ``quoted`` stays linear."""
-    i, read, slash = start + 1, "", False
+    too) and opens with the bracket that ends before ``after``; -1 when it is no such tag. Unseen characters,
+    spaces and one slash may stand before the name; unseen characters, spaces, punctuation and symbols between its
+    letters, which may be look-alikes in any case and width. However many: a look ends at the first other
+    character, at the latest at the next bracket ("&" of an entity goes on to its "l", which ends it), so looks
+    from two brackets cover a few characters of the same text at most and ``quoted`` stays linear."""
+    i, read, slash = after, "", False
     while i < len(text):
         char = text[i]
         letters = _folded(char)
@@ -132,13 +144,11 @@ def _tag_end(text: str, start: int, names: frozenset[str], starts: frozenset[str
             pass
         elif not read and not slash and char in _SLASH:
             slash = True
-        elif read and (unicodedata.category(char) == "Pd" or char in _JOINS):
-            pass
         elif read + letters in starts:
             read += letters
             if read in names:
                 return i + 1
-        else:
+        elif not (read and _joins(char)):
             return -1
         i += 1
     return -1
@@ -147,30 +157,41 @@ def _tag_end(text: str, start: int, names: frozenset[str], starts: frozenset[str
 def quoted(text: str, *fences: str) -> str:
     """Text from outside agentcli (a command's output, a page, an MCP server's words, a child's answer) as the
     model may read it: every tag in it that reads as agentcli's markup (its notes' ``NOTE_TAG``, and the
-    ``fences`` around this text), in any case, spacing, width or look-alike letters, gets square brackets
-    instead of its angle ones (``[/system-reminder]``), so it can neither open nor close one; all else is kept
-    as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
-    names = frozenset(re.sub(r"[\W_]", "", name) for name in (NOTE_TAG, *fences))
+    ``fences`` around this text), in any case, spacing, width or look-alike letters, whatever joins its words,
+    gets square brackets instead of its angle ones (``[/system-reminder]``; an HTML entity for one, ``&lt;``,
+    counts as one), so it can neither open nor close one; all else is kept as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
+    # folded as the text is: a fence's "l" reads as the "i" it looks like ("file" as "fiie"), like the text's
+    names = frozenset("".join(map(_folded, re.sub(r"[\W_]", "", name))) for name in (NOTE_TAG, *fences))
     starts = frozenset(name[:n] for name in names for n in range(1, len(name) + 1))
     out: list[str] = []
     done = 0
     for bracket in _BRACKET.finditer(text):
-        start = bracket.start()
-        after = text[start + 1:start + 3].lstrip("/")[:1]
+        start, end = bracket.span()
+        after = text[end:end + 2].lstrip("/")[:1]
         if start < done or (after.isascii() and after.isalnum() and _folded(after) not in starts):
             continue  # the usual case, "<div" or "</p": no tag of ours starts so
-        name_end = _tag_end(text, start, names, starts)
+        name_end = _tag_end(text, end, names, starts)
         if name_end < 0:
             continue
-        close = next((i for i in range(name_end, min(len(text), name_end + _REACH))
-                      if text[i] in _GT or text[i] in _LT), -1)
-        close = close if close >= 0 and text[close] in _GT else -1
-        out += [text[done:start], "[", text[start + 1:name_end]]
+        close = _CLOSE.search(text, name_end, min(len(text), name_end + _REACH))
+        out += [text[done:start], "[", text[end:name_end]]
         done = name_end
-        if close >= 0:
-            out += [text[name_end:close], "]"]
-            done = close + 1
+        if close is not None and close.group(1):
+            out += [text[name_end:close.start()], "]"]
+            done = close.end()
     return "".join(out) + text[done:] if out else text
+
+
+def quoted_all(value: Any) -> Any:
+    """``quoted`` for every string in a JSON value, keys too: the tools a request offers, whose descriptions and
+    input schemas an MCP server, an agent file or a skill wrote."""
+    if isinstance(value, str):
+        return quoted(value)
+    if isinstance(value, dict):
+        return {quoted(k) if isinstance(k, str) else k: quoted_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [quoted_all(v) for v in value]
+    return value
 
 
 # A file an @-mention attached (engine/mentions.py): its note, then the file between <file> tags.

@@ -60,11 +60,13 @@ async def test_a_redirect_to_a_url_an_ask_rule_names_is_reported_not_followed(se
 
 def test_ipv6_forms_that_carry_a_private_ipv4_address_are_private():
     for address in ("64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:a00:1::1", "2002:7f00:1::", "::a00:1",
-                    "::7f00:1", "fec0::1", "64:ff9b:1::a00:1", "::ffff:10.0.0.1"):
+                    "::7f00:1", "fec0::1", "64:ff9b:1::a00:1", "::ffff:10.0.0.1",
+                    "::ffff:0:7f00:1", "::ffff:0:a00:1", "::ffff:0:a9fe:a9fe"):  # SIIT's IPv4-translated form too
         assert refused_address(address), address
     assert refused_address("::ffff:127.0.0.1") == "a loopback address"  # the same machine: web_fetch_private=loopback
-    assert refused_address("64:ff9b::7f00:1") != "a loopback address"  # a NAT64 gateway's loopback is not ours
-    for address in ("64:ff9b::808:808", "2002:808:808::1", "8.8.8.8", "2606:4700::1111"):
+    for gateway in ("64:ff9b::7f00:1", "::ffff:0:7f00:1"):  # a NAT64 gateway's or a translator's loopback is not ours
+        assert refused_address(gateway) != "a loopback address", gateway
+    for address in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:0:808:808", "8.8.8.8", "2606:4700::1111"):
         assert refused_address(address) == "", address
 
 

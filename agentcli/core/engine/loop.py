@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, quoted, text_of
+from ..content import agentcli_note, append_user, has_tool_use, quoted, quoted_all, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -85,14 +85,17 @@ class Agent:
         self.steers = Steers()
         self.offer = Offer()  # the tools its requests carry, and those it loaded on demand (tools/on_demand.py)
 
+    # The one place a request's system prompt and tools are made (the summarizer's too, compaction.py): what outside
+    # text they carry (an instruction file, an MCP server's or an agent file's descriptions) is quoted here.
     def offered(self) -> list[dict[str, Any]]:
         """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
-        return self.offer.request_tools(self.tools, self.llm.tool_search, self.messages)
+        tools: list[dict[str, Any]] = quoted_all(self.offer.request_tools(self.tools, self.llm.tool_search, self.messages))
+        return tools
 
     def request_system(self) -> str:
         """The ``system`` of this agent's next request: its prompt, and the index of the tools its route defers."""
         index = self.offer.system_index(self.tools, self.llm.tool_search)
-        return "\n\n".join(part for part in (quoted(self.system), index) if part)
+        return quoted("\n\n".join(part for part in (self.system, index) if part))
 
     @property
     def agent_id(self) -> str:
@@ -211,7 +214,7 @@ class Agent:
         while True:
             try:
                 reply = await self.llm.stream(system=self.request_system(), messages=self.messages,
-                                              tools=self.offered() if tools is None else tools,
+                                              tools=self.offered() if tools is None else quoted_all(tools),
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
                                               model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,

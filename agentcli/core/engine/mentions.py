@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from ..content import agentcli_note
+from ..content import agentcli_note, quoted
 from ..events import SubagentReport
 from ..mcp.remote import RemoteResource
 from .. import images
@@ -386,4 +386,6 @@ def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id
             numbered = kept
             part = f"only the start of its first line fits here (it has {size:,} bytes): read_file shows the rest"
         note = f"The user attached {shown} with @{name}; {part}."
-    return [{"type": "text", "text": f"{note}\n<file path=\"{shown}\">\n{numbered}\n</file>"}], len(numbered)
+    # the file and its path are the repository's words: neither opens or closes a note of agentcli's or this fence
+    return [{"type": "text", "text": f"{quoted(note, 'file')}\n<file path=\"{quoted(shown, 'file')}\">\n"
+                                     f"{quoted(numbered, 'file')}\n</file>"}], len(numbered)

@@ -26,6 +26,7 @@ from .rules import Rule
 LOOPBACK = "a loopback address"
 _IPV4_CHARACTERS = frozenset("0123456789abcdefx.")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SIIT = ipaddress.ip_network("::ffff:0:0:0/96")  # IPv4-translated (RFC 2765): a translator's way to the IPv4 address
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # local use: where the IPv4 address sits is the network's choice
 
 
@@ -96,12 +97,12 @@ def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
 
 
 def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 address carries (mapped, IPv4-compatible, NAT64, 6to4), if any."""
+    """The IPv4 address an IPv6 address carries (mapped, IPv4-translated, IPv4-compatible, NAT64, 6to4), if any."""
     if ip.ipv4_mapped is not None:
         return ip.ipv4_mapped
     if ip.sixtofour is not None:
         return ip.sixtofour
-    if ip in _NAT64 or (int(ip) >> 32 == 0 and int(ip) > 1):  # NAT64, or ::a.b.c.d
+    if ip in _NAT64 or ip in _SIIT or (int(ip) >> 32 == 0 and int(ip) > 1):  # NAT64, SIIT, or ::a.b.c.d
         return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return None
 

@@ -19,7 +19,7 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
 - no network (a network namespace of its own, with only its own loopback) unless
   ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
   ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
-- a seccomp filter (``seccomp.py``): no Unix socket of its own (``socket(AF_UNIX)``), no ptrace; bwrap
+- a seccomp filter (``seccomp.py``): no socket but IP's and netlink's routing (no Unix socket, no AF_VSOCK), no ptrace; bwrap
   installs it where the start can pass it a descriptor (``wrap``'s ``pass_fds``), else a loader inside;
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
   UTS namespaces. When the command ends, the kernel kills whatever it left in its PID namespace

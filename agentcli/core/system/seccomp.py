@@ -2,12 +2,17 @@
 
 bwrap confines the file system, the network and the processes; a few system calls still reach past it:
 
-- ``socket(AF_UNIX, …)``: a Unix socket is reached by its path, and the file system's being read-only
-  does not stop a connection, so any socket of the user's on the host (a server at ``~/app.sock``, an
-  editor's, a database's) answered a command without network. With the network on, the host's abstract
-  sockets (X11, some D-Bus setups) are reachable too. So no command creates one, in every mode, as
-  Anthropic's sandbox runtime for Claude Code does on Linux; ``socketpair`` (pipes between a program's
-  own processes: asyncio, multiprocessing's fork pool, Node) still works.
+- ``socket()`` of any family but IP's (``AF_INET``, ``AF_INET6``) and the routing part of netlink
+  (``AF_NETLINK`` with ``NETLINK_ROUTE`` or ``NETLINK_SOCK_DIAG``: what glibc's getaddrinfo, ``ip`` and ``ss``
+  ask the network namespace's own addresses with): an allow-list, so a family nobody thought of fails too.
+  A Unix socket is reached by its path, and the file system's being read-only does not stop a connection,
+  so any socket of the user's on the host (a server at ``~/app.sock``, an editor's, a database's) answered
+  a command without network; with the network on, the host's abstract sockets (X11, some D-Bus setups)
+  too. ``AF_VSOCK`` reaches the host of a virtual machine, which no network namespace covers; the others
+  (``AF_PACKET``, ``AF_ALG``, generic netlink, …) are kernel surface no command needs. As Anthropic's
+  sandbox runtime for Claude Code refuses Unix sockets on Linux; ``socketpair`` (pipes between a
+  program's own processes: asyncio, multiprocessing's fork pool, Node) still works. x86-64's 32-bit
+  ``socketcall`` cannot go around it: a 32-bit call kills the process (below).
 - ``ptrace``, ``process_vm_readv``/``process_vm_writev`` and ``pidfd_getfd``: stopping, reading or
   steering another process of the sandbox; stopping bwrap's own init (PID 1) held the call until its
   timeout. Debuggers and ``strace`` do not work in the sandbox.
@@ -49,10 +54,12 @@ _SYSCALLS = {  # the system calls that fail, by architecture (asm/unistd_64.h, a
 }
 _SOCKET = {"x86_64": 41, "aarch64": 198}
 _X32 = 0x40000000  # x86-64: the x32 ABI's system call numbers have this bit
-AF_UNIX = 1
+AF_INET, AF_INET6, AF_NETLINK = 2, 10, 16  # the socket families a command may create, by number (linux/socket.h)
+NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4  # the netlink protocols it may use (linux/netlink.h)
 EPERM = 1
 _LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, …|BPF_JGE, BPF_RET|BPF_K
-_NR, _ARCH_AT, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (the low half of args[0] on little-endian)
+_NR, _ARCH_AT, _ARG0, _ARG2 = 0, 4, 16, 32  # offsets in struct seccomp_data (the low half of args[0], args[2]
+#                                              on little-endian: the kernel reads an int)
 KILL_PROCESS, ALLOW, DENY = 0x80000000, 0x7FFF0000, 0x00050000 | EPERM  # SECCOMP_RET_ERRNO | EPERM
 
 # bwrap arguments, after its --proc: bwrap's init, which the filter does not hold, out of the sandbox's sight.
@@ -80,7 +87,9 @@ def program(arch: str | None = None) -> bytes:
     if arch == "x86_64":
         code.append((_JGE, _X32, "kill", None))
     code += [(_JEQ, number, "deny", None) for number in _SYSCALLS[arch].values()]
-    code += [(_JEQ, _SOCKET[arch], None, "allow"), (_LD_W_ABS, _ARG0, None, None), (_JEQ, AF_UNIX, "deny", "allow")]
+    code += [(_JEQ, _SOCKET[arch], None, "allow"), (_LD_W_ABS, _ARG0, None, None),  # socket(family, type, protocol)
+             (_JEQ, AF_INET, "allow", None), (_JEQ, AF_INET6, "allow", None), (_JEQ, AF_NETLINK, None, "deny"),
+             (_LD_W_ABS, _ARG2, None, None), (_JEQ, NETLINK_ROUTE, "allow", None), (_JEQ, NETLINK_SOCK_DIAG, "allow", "deny")]
     at = {"allow": len(code), "deny": len(code) + 1, "kill": len(code) + 2}
     ends = [ALLOW, DENY, KILL_PROCESS]
 
@@ -115,9 +124,9 @@ def explain(output: str) -> str:
     """For a command that failed: what the filter may have refused it, as a line for its result ("" if nothing)."""
     if "operation not permitted" not in output.lower():
         return ""
-    return ("[If that was a Unix socket or ptrace: agentcli's OS sandbox refuses both (socket(AF_UNIX), a debugger, "
-            "strace), with \"Operation not permitted\". Use TCP on localhost instead (each call has a loopback of its "
-            "own), or socketpair; do not retry it as it is.]")
+    return ("[If that was a socket other than TCP/UDP (a Unix socket, AF_VSOCK, AF_PACKET, …) or ptrace: agentcli's OS "
+            "sandbox refuses them (a debugger, strace too), with \"Operation not permitted\". Use TCP on localhost "
+            "instead (each call has a loopback of its own), or socketpair; do not retry it as it is.]")
 
 
 def descriptor() -> int:
