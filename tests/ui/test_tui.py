@@ -801,3 +801,25 @@ async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, 
         [after] = server.requests[3:]  # one request more, and it is the first to carry "fourth"
         assert last_user_text(after).endswith("fourth")
     third.set()
+
+
+async def test_a_long_diffs_approval_keeps_its_answers_on_an_80_by_24_screen(server, tui, repo):
+    """The diff of a long edit filled the box and pushed the buttons below its bottom, out of sight; the answers
+    keep the box's bottom now, and the diff is what gets cut."""
+    lines = "".join(f"line {n}\n" for n in range(60))
+    (repo / "long.txt").write_text(lines)
+    server.script(tool_use("read_file", {"path": "long.txt"}),
+                  tool_use("write_file", {"path": "long.txt", "content": lines.replace("line", "LINE")}),
+                  text("Done."))
+    app = tui(interactive=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "Shout every line")
+        await until(pilot, lambda: approval_shown(app), "the approval request")
+        modal = app.screen
+        screen = modal.region
+        for answer in ("#allow_once", "#deny"):
+            button = modal.query_one(answer)
+            assert screen.contains_region(button.region) and button.region.height > 0, (answer, button.region)
+        await pilot.press("n")
+        await until(pilot, lambda: not app.busy, "the end of the turn")
+    assert (repo / "long.txt").read_text() == lines

@@ -83,6 +83,11 @@ class ApprovalScreen(Dialog[str | Approval]):
         background: $boost;
     }
 
+    #approval-answers {
+        dock: bottom;
+        height: auto;
+    }
+
     #approval-queue {
         color: $warning;
         margin-top: 1;
@@ -121,23 +126,25 @@ class ApprovalScreen(Dialog[str | Approval]):
                 yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
                 yield Static(input_view(self.request.tool, self.request.input, max_lines=400, diff=self.request.diff))
-            rules = getattr(self.request, "rules", None)
-            if rules is not None:
-                scope = (f"For the session or always, this allows {', '.join(rules)}." if rules
-                         else "No rule can cover this call: each one needs its own yes.")
-                yield Static(Content(scope), id="approval-scope")
-            queue = Static(queue_line(self.approvals), id="approval-queue")
-            queue.display = bool(queue_line(self.approvals))
-            yield queue
-            for row, says_no in (("approval-buttons", False), ("approval-deny", True)):  # yes on one row, no below
-                with Horizontal(id=row, classes="approval-row"):
-                    for answer, label, key, variant in choices(self.request):
-                        if (answer in (DENY, TELL_WHY)) == says_no:
-                            yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")),
-                                         id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
-            why = Input(placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why")
-            why.display = False
-            yield why
+            # The answers keep the box's bottom: a long diff above them is cut (it scrolls), never the buttons.
+            with Vertical(id="approval-answers"):
+                rules = getattr(self.request, "rules", None)
+                if rules is not None:
+                    scope = (f"For the session or always, this allows {', '.join(rules)}." if rules
+                             else "No rule can cover this call: each one needs its own yes.")
+                    yield Static(Content(scope), id="approval-scope")
+                queue = Static(queue_line(self.approvals), id="approval-queue")
+                queue.display = bool(queue_line(self.approvals))
+                yield queue
+                for row, says_no in (("approval-buttons", False), ("approval-deny", True)):  # yes on one row, no below
+                    with Horizontal(id=row, classes="approval-row"):
+                        for answer, label, key, variant in choices(self.request):
+                            if (answer in (DENY, TELL_WHY)) == says_no:
+                                yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")),
+                                             id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+                why = Input(placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why")
+                why.display = False
+                yield why
 
     def on_mount(self) -> None:
         self.query_one(f"#{ALLOW_ONCE}", Button).focus()
