@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
 import unicodedata
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 
 from agentcli.core.content import NOTE_OPEN, NOTE_TAG, agentcli_note, quoted, readable
 from agentcli.core.mcp.config import parse
+from tests.loopback import http_site
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.mcp_forger import DEFUSED, FORGED, RAW
 
@@ -150,12 +150,8 @@ class Page(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with http_site(Page) as url:
+        yield url
 
 
 async def test_a_web_page(server, make_session, site):

@@ -8,7 +8,6 @@ import socket
 import struct
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from agentcli.core.errors import ToolError
 from agentcli.core.system import seccomp
 from agentcli.core.system.sandbox import BRIDGE, Sandbox, SandboxError
 from agentcli.core.tools.shell import Bash
+from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox, workspace  # noqa: F401  (fixtures)
 
 PY = sys.executable
@@ -29,20 +29,7 @@ def unix_server(home: Path):  # noqa: F811
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(path))
     listener.listen(8)
-    seen: list[str] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            seen.append("connection")
-            conn.sendall(b"GREETING-FROM-OUTSIDE\n")
-            conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield path, seen
+    yield path, greet(listener, b"GREETING-FROM-OUTSIDE\n")
     listener.close()
 
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from agentcli.core.system.sandbox import Sandbox, host_allowed
+from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, workspace  # noqa: F401  (fixtures)
 
 # Through the proxy the variables name: CONNECT to host:port, then read one line from the far end.
@@ -29,25 +30,10 @@ DIRECT = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.arg
 @pytest.fixture
 def greeter():
     """A server on the host's loopback that greets whoever connects."""
-    import threading
-
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
-    seen: list[str] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            seen.append("connection")
-            conn.sendall(b"hello from the host\n")
-            conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield listener.getsockname()[1], seen
+    yield listener.getsockname()[1], greet(listener, b"hello from the host\n")
     listener.close()
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from agentcli.core.errors import ToolError
 from agentcli.core.tools import structured_output
 from agentcli.core.tools.structured_output import SchemaError, StructuredOutput, checked_schema
+from tests.loopback import http_site
 from tests.core.test_web_fetch_attacks import workers
 from tests.e2e.test_headless import agentcli
 from tests.waiting import until
@@ -40,12 +40,8 @@ class Schemas(BaseHTTPRequestHandler):
 @pytest.fixture
 def schemas():
     Schemas.asked = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Schemas)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with http_site(Schemas) as url:
+        yield url
 
 
 def remote(base: str) -> dict[str, Any]:

@@ -4,13 +4,13 @@ loopback without the setting that allows it, and a new domain without a yes (-p)
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
 from agentcli.core.events import ALLOW_SESSION, ApprovalRequested
+from tests.loopback import http_site
 from tests.core.test_permissions import answer_with
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
 
@@ -74,12 +74,8 @@ class Site(BaseHTTPRequestHandler):
 @pytest.fixture
 def site():
     Site.hosts = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Site)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with http_site(Site) as url:
+        yield url
 
 
 ALLOWED = {"permissions": {"allow": ["WebFetch(domain:127.0.0.1)", "web_fetch(domain:localhost)"]},
