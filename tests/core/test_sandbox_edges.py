@@ -258,7 +258,7 @@ def test_a_command_the_loader_cannot_find_is_one_line(tmp_path):
 # bridge to the allowed hosts). The same attacks, through each: a Unix socket of the host, and ptrace of a
 # process of the command's own (its child: allowed without the filter, and it does not hang the call).
 ATTACKS = """
-import ctypes, os, socket, sys, time
+import ctypes, os, signal, socket, sys
 try:
     s = socket.socket(socket.AF_UNIX)
     s.connect(sys.argv[1])
@@ -267,7 +267,7 @@ except OSError as exc:
     print('unix', exc.errno)
 child = os.fork()
 if child == 0:
-    time.sleep(60)
+    signal.pause()  # until the SIGKILL below
     os._exit(0)
 libc = ctypes.CDLL(None, use_errno=True)
 print('ptrace', libc.ptrace(16, child, 0, 0), ctypes.get_errno(), flush=True)

@@ -87,20 +87,15 @@ async def test_a_pattern_that_takes_forever_is_stopped_and_the_answer_not_taken(
     assert await tool.run({"word": "aaa"}, None) == "Structured output provided successfully."  # type: ignore[arg-type]
     tool.begin()
     monkeypatch.setattr(structured_output, "CHECK_SECONDS", 1.0)
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            ticks += 1
-            await asyncio.sleep(0)
-
-    ticking = asyncio.ensure_future(tick())
+    # Another task of the loop sees the checking process while it works: the loop ran on meanwhile (a check on
+    # the loop would have let this task run only after the check, when the process is gone).
+    watching = asyncio.ensure_future(until(lambda: bool(workers()), "a checking process, seen while it works"))
     try:
         with pytest.raises(ToolError, match="could not be checked against the schema .*a pattern in the schema"):
             await tool.run({"word": "a" * 60 + "!"}, None)  # type: ignore[arg-type]
     finally:
-        ticking.cancel()
-    assert ticks > 1  # the event loop ran on while the answer was checked
+        seen = watching.done() and watching.exception() is None
+        watching.cancel()
+    assert seen  # the event loop ran on while the answer was checked
     assert tool.value is None and tool.attempts == 1
     await until(lambda: not workers(), "the checking process to be gone", detail=lambda: str(workers()))
