@@ -1,0 +1,108 @@
+"""/review's engine: reviewer children on a real git diff, each finding checked against the reviewer's receipt and
+the diff, the main agent's merge read robustly (issue 41, part 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentcli.core.engine.review_diff import ReviewTargetError, load_diff
+from agentcli.core.events import SubagentStarted
+from tests.conftest import git
+from tests.fakes.anthropic_server import offers_tool, text, tool_use
+
+PLANTED = "    return hashlib.sha256(password.encode()).hexdigest() != user.digest\n"  # was ==: every wrong password passes
+
+
+def system_text(body):
+    system = body.get("system") or ""
+    return system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
+
+
+def reviewer(concern):
+    return lambda body: not offers_tool(body, "task") and f"Your concern:\n{concern}" in system_text(body)
+
+
+def findings(*items, tag="findings"):
+    return text("Done.\n\n```" + tag + "\n" + json.dumps(list(items)) + "\n```")
+
+
+def plant_bug(repo: Path) -> None:
+    auth = repo / "src" / "app" / "auth.py"
+    lines = auth.read_text().splitlines(keepends=True)
+    lines[9] = PLANTED
+    auth.write_text("".join(lines))
+
+
+async def test_a_planted_bug_is_found_verified_and_a_fabricated_finding_is_marked_unverified(
+        server, make_session, repo):
+    plant_bug(repo)
+    # correctness reads the whole file and cites the planted line: verified.
+    server.when(reviewer("correctness"), tool_use("read_file", {"path": "src/app/auth.py"}),
+                findings({"severity": "high", "location": "src/app/auth.py:10", "problem": "The check is inverted: "
+                          "a wrong password logs in.", "fix": "Compare with == again."}))
+    # security read only lines 1-5, yet cites line 9: fabricated, so unverified.
+    server.when(reviewer("security"), tool_use("read_file", {"path": "src/app/auth.py", "offset": 1, "limit": 5}),
+                findings({"severity": "high", "location": "src/app/auth.py:9", "problem": "Timing attack in the "
+                          "comparison.", "fix": "Use hmac.compare_digest."}))
+    # fit read views.py and cites it, but the diff never touched it: unverified too.
+    server.when(reviewer("fit"), tool_use("read_file", {"path": "src/app/views.py"}),
+                findings({"severity": "low", "location": "src/app/views.py:4", "problem": "index says hi.",
+                          "fix": "Say hello."}))
+    # tests answers with a block that is no JSON: a note, never a traceback.
+    server.when(reviewer("tests"), text("```findings\n[{severity: high,}]\n```"))
+    merge = ("The change inverts the password check.\n```review\n" + json.dumps([
+        {"from": ["F1"], "severity": "high", "problem": "The password check is inverted.", "fix": "Use ==."},
+        {"from": ["F2"], "severity": "medium", "problem": "Timing attack.", "fix": "hmac.compare_digest."}])
+        + "\n```")
+    server.when(lambda body: offers_tool(body, "task"), text("Hello."), text(merge))
+    session, events = make_session()
+    await session.send("hi")
+    ordinary = json.dumps(server.requests[0])
+    assert "review-" not in ordinary and "findings" not in ordinary  # nothing of review in an ordinary request
+
+    review = await session.review()
+
+    assert review.described.startswith("the uncommitted changes")
+    assert len(events.of(SubagentStarted)) == 4 and len(review.children) == 4  # the panel shows each reviewer
+    [found, fabricated, untouched] = review.findings
+    assert (found.location, found.severity, found.verified) == ("src/app/auth.py:10", "high", True)
+    assert found.problem == "The password check is inverted."  # the main agent's merged wording
+    assert fabricated.location == "src/app/auth.py:9" and fabricated.severity == "medium"
+    assert fabricated.unverified == (f"{fabricated.child} never read line 9 of src/app/auth.py",)
+    assert untouched.location == "src/app/views.py:4"  # left out of the merge: kept as reported
+    assert untouched.unverified == ("the diff does not change src/app/views.py",)
+    assert review.unverified == 2
+    assert [f.location for f in review.standing("high")] == ["src/app/auth.py:10"]
+    assert review.standing("low") == review.standing("high")  # the unverified ones never count
+    assert any("(review-tests)'s `findings` block is not valid JSON" in note for note in review.notes)
+    assert any("left out F3" in note for note in review.notes)
+    summary = review.summary()
+    assert "3 findings (2 unverified), from 4 reviewers." in summary
+    assert "Unverified: " in summary and "never read line 9" in summary
+    merge_request = server.requests[-1]
+    assert merge_request["tool_choice"] == {"type": "none"}
+    assert "Timing attack in the comparison." in json.dumps(merge_request["messages"][-1])
+    assert [f["verified"] for f in review.to_dict()["findings"]] == [True, False, False]
+    server.assert_no_rejections()
+
+
+def test_targets_are_resolved_by_git_never_read_as_options(repo, tmp_path):
+    plant_bug(repo)
+    git(repo, "switch", "-q", "-c", "feature")
+    git(repo, "commit", "-qam", "Invert the check")
+    assert load_diff(repo, "main").hunks == {"src/app/auth.py": ((7, 10),)}
+    assert load_diff(repo, "main...HEAD").described == "main...HEAD"
+    assert load_diff(repo, "HEAD~1..HEAD").hunks == load_diff(repo, "main").hunks
+    trap = tmp_path / "written-by-git"
+    for target in (f"--output={trap}", f"main --output={trap}", f"--output={trap}...HEAD"):
+        with pytest.raises(ReviewTargetError):
+            load_diff(repo, target)
+    assert not trap.exists()
+    with pytest.raises(ReviewTargetError, match="nothing to review"):
+        load_diff(repo, "")
+    git(repo, "switch", "-q", "main")
+    with pytest.raises(ReviewTargetError, match="'feature' is not checked out"):
+        load_diff(repo, "main...feature")
