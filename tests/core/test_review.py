@@ -10,6 +10,7 @@ import pytest
 
 from agentcli.paths import config_home
 from agentcli.core.engine.review_diff import ReviewTargetError, load_diff
+from agentcli.core.engine.review_findings import merge, parse_findings
 from agentcli.core.events import SubagentStarted
 from tests.conftest import git
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
@@ -147,3 +148,31 @@ async def test_a_workspace_cannot_replace_a_reviewer_until_trusted_and_a_user_fi
     assert hostile == []  # the built-in security reviewer ran instead
     assert "review of" in review.summary().lower() and "no findings, from 5 reviewers." in review.summary()
     server.assert_no_rejections()
+
+
+@pytest.mark.parametrize("answer, note", [
+    ("I found nothing worth saying.", "gave no `findings` block"),
+    ("```findings\n{\"severity\": \"high\"\n```", "is not valid JSON"),
+    ("```findings\n\"nothing\"\n```", "is not a JSON array"),
+    ("```findings\n[1, {\"severity\": \"urgent\", \"location\": \"a.py:3\", \"problem\": \"x\"}]\n```",
+     "1 item of its block is not an object"),
+    ("```findings\n[{\"severity\": \"urgent\", \"location\": \"a.py:3\", \"problem\": \"x\"}]\n```",
+     "finding 1 has no severity (high, medium or low), and was left out"),
+    ("```findings\n[{\"severity\": \"low\", \"location\": \"a.py\", \"problem\": \"\"}]\n```",
+     "finding 1 has no location (path:line) or problem"),
+])
+def test_a_reviewer_s_bad_block_is_one_note(answer, note):
+    found, notes = parse_findings(answer, "review-tests", "sa-3", 1)
+    assert found == [] and any(note in n for n in notes), notes
+
+
+def test_lenient_forms_are_read_and_a_bad_merge_keeps_every_finding():
+    answer = ("Two things.\n```json\n" + json.dumps([
+        {"severity": "Critical", "path": "./src/a.py", "line": "7", "problem": "Off by one.", "fix": "Use <."},
+        {"severity": "nit", "location": "src/a.py:9 - 12", "problem": "Name misleads."}]) + "\n```")
+    found, notes = parse_findings(answer, "review-fit", "sa-4", 1)
+    assert notes == [] and [(f.id, f.severity, f.location) for f in found] == [
+        ("F1", "high", "./src/a.py:7"), ("F2", "low", "src/a.py:9-12")]
+    kept, said = merge("Merged them.\n```review\nnot json\n```", found)
+    assert kept == found and "not valid JSON" in said[0]
+

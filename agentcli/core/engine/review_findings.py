@@ -122,9 +122,9 @@ def parse_findings(text: str, reviewer: str, child: str, number: int) -> tuple[l
             where = LOCATION.match(f"{item['path']}:{item['line']}")
         severity, problem = severity_of(item.get("severity")), str(item.get("problem") or "").strip()
         if where is None or severity is None or not problem:
-            missing = [name for name, bad in (("a location path:line", where is None),
-                                                ("a severity of high, medium or low", severity is None),
-                                                ("a problem", not problem)) if bad]
+            missing = [name for name, bad in (("location (path:line)", where is None),
+                                                ("severity (high, medium or low)", severity is None),
+                                                ("problem", not problem)) if bad]
             notes.append(f"{who}: finding {index} has no {' or '.join(missing)}, and was left out.")
             continue
         first = int(where.group(2))
