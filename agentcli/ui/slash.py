@@ -103,6 +103,8 @@ def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str
         return ""
     name = ALIASES.get(head[1:].lower(), head[1:].lower())
     how = "start the prompt with another character to send it as text"
+    if name == "review":
+        return f"{head} is a command of the app and line mode; headless, run agentcli review [TARGET] instead."
     if any(c.name == name for c in COMMANDS):
         return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
     return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."

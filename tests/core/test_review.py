@@ -10,7 +10,7 @@ import pytest
 
 from agentcli.paths import config_home
 from agentcli.core.engine.review_diff import ReviewTargetError, load_diff
-from agentcli.core.engine.review_findings import merge, parse_findings
+from agentcli.core.engine.review_findings import Finding, merge, parse_findings
 from agentcli.core.events import SubagentStarted
 from tests.conftest import git
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
@@ -176,3 +176,11 @@ def test_lenient_forms_are_read_and_a_bad_merge_keeps_every_finding():
     kept, said = merge("Merged them.\n```review\nnot json\n```", found)
     assert kept == found and "not valid JSON" in said[0]
 
+
+
+def test_a_merge_naming_findings_by_number_or_alone_is_read():
+    found = [Finding(f"F{n}", "review-fit", "sa-1", "low", "a.py", n, n, f"Problem {n}.", "") for n in (1, 2, 3)]
+    kept, said = merge("```review\n" + json.dumps([{"from": [1, "F2", 2], "severity": "medium", "problem": "Both."},
+                                                   {"from": "F3"}]) + "\n```", found)
+    assert said == [] and [(f.id, f.severity, f.problem) for f in kept] == [("F1", "medium", "Both."),
+                                                                           ("F3", "low", "Problem 3.")]

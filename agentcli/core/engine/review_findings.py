@@ -174,7 +174,10 @@ def merge(text: str, findings: list[Finding]) -> tuple[list[Finding], list[str]]
     merged: list[Finding] = []
     used: set[str] = set()
     for item in items:
-        ids = [str(i) for i in item.get("from") or [] if str(i) in by_id and str(i) not in used]
+        given = item.get("from")
+        named: list[Any] = given if isinstance(given, list) else [given]
+        ids = list(dict.fromkeys(i for i in (f"F{n}" if str(n).isdigit() else str(n) for n in named)
+                                 if i in by_id and i not in used))
         if not ids:
             continue
         used.update(ids)
