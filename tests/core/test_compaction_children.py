@@ -91,3 +91,24 @@ async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once
     assert [e.id for e in events.of(SubagentResultDelivered)] == ["sa-1"]
     assert await session.read_results() is None  # nothing is delivered twice
     server.assert_no_rejections()
+
+
+async def test_a_result_waiting_through_a_compaction_and_a_restart_arrives_once_with_its_receipt(
+        server, make_session, resume):
+    server.when(is_summarizer, text("## Summary\nOne errand ran in the background."))
+    server.when(is_main, reply(errand("A")), text("Started it."), text("Errand A is done, after the restart."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "README.md"}),
+                text("Errand A: the README says it is a demo."))
+    session, _ = make_session()
+    assert (await session.send("Run an errand in the background")).text == "Started it."
+    await within(session.subagents.wait_background(), "the child to finish")
+    assert session.results_waiting and await within(session.compact(), "the compaction")
+    session.close()  # the process ends before the result was read
+
+    again, events = resume(continue_=True)
+    assert again.results_waiting
+    result = await within(again.read_results(), "the turn that reads it")
+    assert result is not None and result.text == "Errand A is done, after the restart."
+    assert_each_result_once_with_its_receipt(server, {"sa-1": "Errand A: the README"})
+    assert [e.id for e in events.of(SubagentResultDelivered)] == ["sa-1"]
+    server.assert_no_rejections()
