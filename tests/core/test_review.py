@@ -138,6 +138,8 @@ async def test_a_workspace_cannot_replace_a_reviewer_until_trusted_and_a_user_fi
     for concern in ("correctness", "security", "tests", "fit", "speed"):
         server.when(reviewer(concern), findings())
     session, _ = make_session()
+    task = session.tools.get("task")
+    assert "review-" not in task.description and "review-speed" not in json.dumps(task.input_schema)  # /review's own
 
     review = await session.review()
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..content import agentcli_note, quoted
 from ..errors import ToolError
 from ..model.llm import LLMError
-from .agents import GIT_TOOLS, READ_TOOLS, AgentType
+from .agents import GIT_TOOLS, READ_TOOLS, REVIEWER_PREFIX as PREFIX, AgentType
 from .loop import final_text
 from .review_diff import ReviewDiff, ReviewTargetError, load_diff
 from .review_findings import FORMAT, MERGE_ASK, SEVERITIES, Finding, merge, parse_findings, verify
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["REVIEWERS", "Review", "ReviewTargetError", "reviewers", "run_review"]
 
-PREFIX = "review-"  # an agent file named review-<concern> replaces or adds a reviewer
 COMMON = """\
 You review a change to this project, as one of several reviewers that each look at one concern. The diff is \
 in your brief. Before you report a problem, read the code around it with read_file (offset and limit): the \
