@@ -138,9 +138,11 @@ async def run_review(main: "Agent", subagents: "Subagents", target: str, *, trus
     await asyncio.gather(*(one(t) for t in types))
     for record in (r for ident, r in subagents.records.items() if ident not in before):
         review.children.append(record.id)
-        if record.status not in ("done", "capped", "timed_out"):  # cut off, it still summed up what it had
+        if record.status in ("failed", "interrupted"):
             review.notes.append(f"{record.id} ({record.type}) ended {record.status}: {record.result[:200]}")
             continue
+        if record.status != "done":  # cut off or cancelled (/stop), it still summed up what it had found
+            review.notes.append(f"{record.id} ({record.type}) ended {record.status}; its findings are what it had.")
         found, said = parse_findings(record.result, record.type, record.id, len(review.findings) + 1)
         reads = ledger_of(record).reads
         review.findings += [verify(f, reads, diff, root) for f in found]
