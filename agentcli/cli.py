@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="agentcli", usage="agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
                description="A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
                            "it in a sample repository against a scripted model: no key, no network.",
-               epilog="Subcommands: 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
+               epilog="Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
                       "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
                       "'agentcli acp' (an ACP agent for editors). "
                       "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
@@ -79,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply what this workspace's settings widen, for this run, without asking")
     p.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON",
                    help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
+    p.add_argument("--fail-on", choices=("high", "medium", "low"),
+                   help="agentcli review: exit 1 when a verified finding this severe or worse stands")
     p.add_argument("--demo", action="store_true",
                    help="try agentcli in a sample repository against a scripted stand-in model: no key, no network")
     from .scripting import add_script_flags
@@ -141,6 +143,21 @@ def first_prompt(args: argparse.Namespace) -> None:
         args.prompt, args.first_prompt = args.first_prompt, None  # `agentcli "question" -p`, as claude takes it
     if args.first_prompt is not None and args.input_format == "stream-json":
         raise UsageError("--input-format stream-json reads the prompts from standard input; leave out PROMPT")
+
+
+def review_target(args: argparse.Namespace, review: bool) -> None:
+    """`agentcli review [TARGET]` runs headless on TARGET (``args.review``; None for any other run)."""
+    args.review = None
+    if not review:
+        if args.fail_on:
+            raise UsageError("--fail-on goes with 'agentcli review'")
+        return
+    if args.prompt is not None or args.input_format == "stream-json":
+        raise UsageError("agentcli review takes a TARGET to review, not a prompt")
+    if len(args.first_prompt) > 1:
+        raise UsageError("agentcli review takes one TARGET: a base branch, A...B, A..B or a diff file")
+    args.review = args.first_prompt[0] if args.first_prompt else ""
+    args.first_prompt, args.prompt = [], "/review"
 
 
 def thinking_flag(text: str) -> str:
@@ -226,7 +243,9 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         from . import commands
 
         return commands.run(args, root)
-    args = build_parser().parse_args(argv)
+    review = argv[:1] == ["review"]  # `agentcli review [TARGET]`: -p's flags, a review instead of a prompt
+    args = build_parser().parse_args(argv[1:] if review else argv)
+    review_target(args, review)
     first_prompt(args)
     from .scripting import check_script_flags, script_settings
 
@@ -403,6 +422,11 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
 
         opened = open_headless(args, settings, root)
         return asyncio.run(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
+    if args.review is not None:
+        from .ui.review_headless import run_review
+
+        opened = open_headless(args, settings, root)
+        return asyncio.run(run_review(opened[0], args.review, opened[1], args.fail_on)) if opened else 2
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":

@@ -35,6 +35,7 @@ from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteRes
 from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
+from .engine.review import Review, ReviewTargetError, run_review
 from .engine import mentions, telemetry
 from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
@@ -68,7 +69,8 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
-           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput"]
+           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput",
+           "Review", "ReviewTargetError"]  # /review's outcome, and why a target names nothing to review
 
 
 class Session:
@@ -176,7 +178,7 @@ class Session:
         if resume is not None and self.store is not None:
             notices += self.restore()
         if in_git and interactive:
-            notices += self.leftover_worktrees()
+            notices += worktrees.leftover_warning(workspace.root, self.id)
         # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
         self.telemetry = telemetry.start(secret_env.environ(), notices.append)
         if self.telemetry is not None:
@@ -217,14 +219,10 @@ class Session:
         self.subagents.next_number = max(numbers, default=0) + 1
         return warnings + child_warnings
 
-    def leftover_worktrees(self) -> list[str]:
-        """One warning naming the worktrees that sessions no longer running left behind, if any."""
-        left = worktrees.leftovers(self.workspace.root, self.id)
-        if not left:
-            return []
-        names = ", ".join(f"{w.id} (session {w.session})" for w in left)
-        return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
-                "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
+    async def review(self, target: str = "") -> Review:
+        """/review and `agentcli review` (engine/review.py): reviewer children on ``target``, findings checked."""
+        await self.system_ready()
+        return await run_review(self.main, self.subagents, target, trusted=self.trusted)
 
     async def worktree(self, action: str, ident: str) -> str:
         """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""

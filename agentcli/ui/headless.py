@@ -194,13 +194,17 @@ async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, e
     except LLMError as exc:
         return Answer(str(exc), "error", str(exc))
     except asyncio.CancelledError:
-        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None; taken: what this task awaits later (closing) is not cancelled too
-        text = output.texts(start)
-        if output.over_budget:
-            return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
-        if ended_by:
-            return Answer(text, "interrupted", f"stopped by {signal.Signals(ended_by[0]).name}")
-        return Answer(text, "interrupted", "interrupted")
+        return stopped(output, output.texts(start), ended_by)
+
+
+def stopped(output: HeadlessOutput, text: str, ended_by: list[int]) -> Answer:
+    """A run cancelled (an interrupt, a signal, the budget, the reader gone), as its Answer; the cancel is taken."""
+    asyncio.current_task().uncancel()  # type: ignore[union-attr]  # in a task, so never None; taken: what this task awaits later (closing) is not cancelled too
+    if output.over_budget:
+        return Answer(text, "budget", f"stopped: the cost passed --max-budget-usd {output.budget}")
+    if ended_by:
+        return Answer(text, "interrupted", f"stopped by {signal.Signals(ended_by[0]).name}")
+    return Answer(text, "interrupted", "interrupted")
 
 
 def structured(session: SessionSurface) -> StructuredOutput | None:
@@ -209,8 +213,9 @@ def structured(session: SessionSurface) -> StructuredOutput | None:
     return tool if isinstance(tool, StructuredOutput) else None
 
 
-def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer) -> None:
-    """What the format prints at the end of a prompt: the text, or the result object."""
+def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer,
+           extra: dict[str, Any] | None = None) -> None:
+    """What the format prints at the end of a prompt: the text, or the result object (with ``extra``'s fields)."""
     if output.format == "text":
         if result.text and result.status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
             output.write(output.out, result.text.rstrip("\n") + "\n")
@@ -220,7 +225,7 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
                                    denials=output.denials(output.prompt),
                                    errors=[result.reason or result.text] if result.status != "done" else [],
-                                   structured=form.value if (form := structured(session)) else None))
+                                   structured=form.value if (form := structured(session)) else None) | (extra or {}))
     output.begin_prompt()  # the next prompt reports its own
 
 

@@ -11,7 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.session import ContextUsage, CustomCommand, McpServers, ServerConfig, SessionSurface
+    from ..core.session import ContextUsage, CustomCommand, McpServers, Review, ServerConfig, SessionSurface
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("context", "", "What the next request holds: system prompt, memory, tools, conversation, tool results"),
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
+    SlashCommand("review", "[TARGET]", "Review changes with parallel reviewers (uncommitted; BASE, A...B, A..B or a diff file)"),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
     SlashCommand("rewind", "[N [files|conversation|both]]",
                  "List your prompts with the files changed after each; go back to before prompt N"),
@@ -102,6 +103,8 @@ def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str
         return ""
     name = ALIASES.get(head[1:].lower(), head[1:].lower())
     how = "start the prompt with another character to send it as text"
+    if name == "review":
+        return f"{head} is a command of the app and line mode; headless, run agentcli review [TARGET] instead."
     if any(c.name == name for c in COMMANDS):
         return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
     return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."
@@ -333,6 +336,21 @@ async def worktree(session: "SessionSurface", action: str, arg: str) -> tuple[st
         return visible(await session.worktree(action, arg.strip())), False
     except WorktreeError as exc:
         return str(exc), True
+
+
+async def review(session: "SessionSurface", arg: str) -> "Review | None":
+    """/review [TARGET]: the reviewers run as children (the panel shows them); the summary, with each finding
+    and what is unverified, or why there is nothing to review, comes as a notice."""
+    from ..core.events import Notice
+    from ..core.session import ReviewTargetError
+
+    try:
+        review = await session.review(arg.strip())
+    except ReviewTargetError as exc:
+        session.emit(Notice(level="warning", text=str(exc)))
+        return None
+    session.emit(Notice(level="info", text=review.summary()))
+    return review
 
 
 def subagent_id(arg: str) -> str:

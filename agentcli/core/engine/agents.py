@@ -132,6 +132,7 @@ You run commands for the agent that sent you: builds, tests, linters, scripts.
 )
 
 BUILT_IN: dict[str, AgentType] = {t.name: t for t in (GENERAL_PURPOSE, EXPLORE, BASH)}
+REVIEWER_PREFIX = "review-"  # an agent file named review-<concern> is a reviewer of /review (review.py), not the task tool's
 
 
 class AgentFileError(ValueError):

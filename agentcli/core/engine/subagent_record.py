@@ -147,11 +147,17 @@ def same_file(path: str, named: str) -> bool:
     return bool(path) and (path == named or path.endswith("/" + named))
 
 
+def ledger_of(record: SubagentRecord) -> Ledger:
+    """What a child's tool calls did, as agentcli recorded them: its compactions' ledger, then the history it kept."""
+    ledger = Ledger.from_dict(record.ledger)
+    ledger.add(record.messages)
+    return ledger
+
+
 def report_of(record: SubagentRecord) -> SubagentReport:
     """The one report of a child's latest run: its answer and the receipt of what it did, from its tool
     calls (the same ``Ledger`` compaction keeps) and its events, never from its words."""
-    ledger = Ledger.from_dict(record.ledger)  # what its compactions summarized, then the history it kept
-    ledger.add(record.messages)
+    ledger = ledger_of(record)
     calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
     counted: dict[str, int] = {}
     for call in calls:

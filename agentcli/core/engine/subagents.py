@@ -234,13 +234,14 @@ class Subagents:
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
                   isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None) -> tuple[str, bool]:
+                  cost_budget: float | None = None, agent_type: AgentType | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
         once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
         (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
-        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up."""
+        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up.
+        ``agent_type``: a type of its own, not one the task tool lists (a reviewer of /review)."""
         if self.winding_down:
             raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
                             "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
@@ -251,8 +252,8 @@ class Subagents:
             if record in self.pending:  # its earlier result is superseded by this run's
                 self.pending.remove(record)
         else:
-            type_name = type_name or "general-purpose"
-            agent_type = self.agent_types[type_name]
+            type_name = agent_type.name if agent_type else type_name or "general-purpose"
+            agent_type = agent_type or self.agent_types[type_name]
             record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
                                     prompt=prompt, tool_use_id=ctx.tool_use_id,
                                     max_turns=self.max_turns(agent_type))

@@ -46,9 +46,10 @@ class TaskTool(Tool):
     input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
 
     def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
-        from .agents import BUILT_IN
+        from .agents import BUILT_IN, REVIEWER_PREFIX
 
-        self.agent_types = agent_types or BUILT_IN
+        self.agent_types = {name: t for name, t in (agent_types or BUILT_IN).items()
+                            if not name.startswith(REVIEWER_PREFIX)}  # /review's own: never in a request
         listing = "\n".join(f"- {t.name}: {one_line(t.description)}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise
             "Hand a self-contained errand to a subagent, which works in a fresh context with its own tools and "

@@ -473,6 +473,16 @@ def leftovers(root: Path, session: str) -> list[Worktree]:
     return [w for w in every if w.session != session and not (w.session_file and in_use(Path(w.session_file)))]
 
 
+def leftover_warning(root: Path, session: str) -> list[str]:
+    """One warning naming the worktrees that sessions no longer running left behind, if any."""
+    left = leftovers(root, session)
+    if not left:
+        return []
+    names = ", ".join(f"{w.id} (session {w.session})" for w in left)
+    return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
+            "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
+
+
 def act(root: Path, action: str, ident: str, session: str | None = None,
         running: Callable[[str], bool] | None = None) -> str:
     """diff, merge or discard one worktree, as /diff, /merge, /discard and `agentcli worktrees` do."""

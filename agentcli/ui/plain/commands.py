@@ -88,6 +88,10 @@ async def compact(app: "PlainApp", arg: str) -> None:
         app.display.say("There is too little to compact yet.")
 
 
+async def review(app: "PlainApp", arg: str) -> None:
+    await app.run_turn(slash.review(app.session, arg))
+
+
 async def permissions(app: "PlainApp", arg: str) -> None:
     perms = app.session.permissions
     if arg:
@@ -208,6 +212,7 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
 
 
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
+            "review": review,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "skills": skills, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))

@@ -98,6 +98,12 @@ async def compact(app: "AgentApp", arg: str) -> None:
     app.start_work(app.session.compact(arg), "compact")
 
 
+async def review(app: "AgentApp", arg: str) -> None:
+    if await app.refuse_while_busy():
+        return
+    app.start_work(slash.review(app.session, arg), "review")
+
+
 async def permissions(app: "AgentApp", arg: str) -> None:
     rules = app.session.permissions
     if not arg:
@@ -237,7 +243,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
-    "compact": compact, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
+    "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
     "resume": resume, "stop": stop, "skills": skills, "steer": steer, "wrapup": wrap_up,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
