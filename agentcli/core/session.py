@@ -12,8 +12,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .engine import compaction
 from .system import secret_env
+from .system.secret_env import command_env
+from .lifecycle import Lifecycle
 from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
@@ -35,7 +36,7 @@ from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteRes
 from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
-from .engine import mentions, telemetry
+from .engine import compaction, mentions, telemetry
 from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
@@ -55,7 +56,6 @@ from .tools.structured_output import StructuredOutput
 from .errors import ToolError
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
-from .system.secret_env import command_env
 from .system.workspace import Workspace
 from .surface import SessionSettings, SessionSurface
 
@@ -134,6 +134,8 @@ class Session:
             compact_threshold=settings.compact_threshold)
         self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
+        self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""
+        self.lifecycle = Lifecycle(self.hooks, "resume" if resume else "startup", interactive, self.subagents.records)
         self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,
                                                         self.store.main_path if self.store else None)
         mb = 1024 * 1024
@@ -176,7 +178,7 @@ class Session:
         if resume is not None and self.store is not None:
             notices += self.restore()
         if in_git and interactive:
-            notices += self.leftover_worktrees()
+            notices += worktrees.leftover_notice(workspace.root, self.id)
         # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
         self.telemetry = telemetry.start(secret_env.environ(), notices.append)
         if self.telemetry is not None:
@@ -217,15 +219,6 @@ class Session:
         self.subagents.next_number = max(numbers, default=0) + 1
         return warnings + child_warnings
 
-    def leftover_worktrees(self) -> list[str]:
-        """One warning naming the worktrees that sessions no longer running left behind, if any."""
-        left = worktrees.leftovers(self.workspace.root, self.id)
-        if not left:
-            return []
-        names = ", ".join(f"{w.id} (session {w.session})" for w in left)
-        return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
-                "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
-
     async def worktree(self, action: str, ident: str) -> str:
         """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""
         return await asyncio.to_thread(worktrees.act, self.workspace.root, action, ident, self.id,
@@ -243,6 +236,7 @@ class Session:
             event = dataclasses.replace(event, text=secret_env.redact(event.text))
         self.save(lambda store: store.write(event))
         self.deliver(event)
+        self.lifecycle.saw(event)
 
     def deliver(self, event: Event) -> None:
         if self.opening is not None:
@@ -317,6 +311,7 @@ class Session:
         except ToolError as exc:
             self.warn(str(exc))
             return RunResult(str(exc), "refused", self.main.turns)
+        started = await self.lifecycle.starting()  # SessionStart (and after /clear SessionEnd) hooks
         verdict = await self.hooks.prompt_submitted(prompt)
         if verdict.blocked:
             blocked = f"A UserPromptSubmit hook blocked this message: {verdict.blocked}"
@@ -330,7 +325,7 @@ class Session:
         try:
             if command and command.model:
                 self.main.model = resolve_model(command.model)
-            return await self.main.run(prompt, verdict.context, attachments)
+            return await self.lifecycle.turn(self.main.run(prompt, started + verdict.added("UserPromptSubmit"), attachments))
         finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
             added += self.skill_tool.granted
@@ -399,7 +394,7 @@ class Session:
             return None
         await self.system_ready()
         self.mcp_turn_boundary()
-        return await self.main.run(None)
+        return await self.lifecycle.turn(self.main.run(None))
 
     async def finish_background(self) -> RunResult | None:
         """Wait for every background child, letting the main agent read each result (-p, piped line mode).
@@ -432,6 +427,7 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage, self.main.ledger = Usage(), compaction.Ledger()
+        self.lifecycle.cleared()
         self.emit(HistoryCleared())
 
     async def compact(self, focus: str = "") -> bool:
@@ -579,9 +575,11 @@ class Session:
         if self.sandbox is not None:
             self.sandbox.close()
 
-    async def aclose(self) -> None:
-        """Stop background shells and MCP servers, close(), and the model client's connections too (front
-        ends that own the event loop). Children still running end as ``interrupted``, their transcripts kept."""
+    async def aclose(self, reason: str = "other") -> None:
+        """Run the SessionEnd hooks (``reason``: Claude Code's), stop background shells and MCP servers, close(), and
+        the model client's connections too (front ends that own the event loop). Children still running end as
+        ``interrupted``, their transcripts kept."""
+        await self.lifecycle.end(reason)
         await self.subagents.interrupt_all()
         await self.main.ctx.shells.stop_all()
         await self.mcp.stop()

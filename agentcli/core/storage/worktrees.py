@@ -497,3 +497,13 @@ def listing_lines(worktrees: list[Worktree], session: str | None = None) -> list
         whose = "this session" if worktree.session == session else f"session {worktree.session}"
         lines.append(f"{worktree.id} ({whose}) · branch {worktree.branch} · {what}")
     return lines
+
+
+def leftover_notice(root: Path, session: str) -> list[str]:
+    """One warning naming the worktrees that sessions no longer running left behind, if any."""
+    left = leftovers(root, session)
+    if not left:
+        return []
+    names = ", ".join(f"{w.id} (session {w.session})" for w in left)
+    return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
+            "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
