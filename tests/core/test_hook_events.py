@@ -29,9 +29,10 @@ elif mode == "context":
 elif mode == "no-report-without-calls" and data["receipt"]["tool_calls"] == 0:
     print("Read the code before you report.", file=sys.stderr)
     sys.exit(2)
-elif mode == "permission":  # allow touch made, deny the rest
+elif mode == "permission":  # allow touch made, as touch made-by-hook; deny the rest
     allowed = "made" in data["tool_input"].get("command", "")
-    decision = {"behavior": "allow"} if allowed else {"behavior": "deny", "message": "not on Fridays"}
+    decision = {"behavior": "allow", "updatedInput": {"command": "touch made-by-hook"}} if allowed else \
+        {"behavior": "deny", "message": "not on Fridays"}
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}))
 '''
 
@@ -118,7 +119,7 @@ async def test_a_permission_request_hook_answers_for_the_user(make_session, serv
     server.script(tool_use("bash", {"command": "touch made"}), tool_use("bash", {"command": "touch other"}),
                   text("ok"))
     await session.send("touch both")
-    assert (repo / "made").exists() and not (repo / "other").exists()
+    assert (repo / "made-by-hook").exists() and not (repo / "made").exists() and not (repo / "other").exists()
     [denied] = tool_results(server.requests[2])
     assert denied["is_error"] and "not on Fridays" in tool_result_text(denied)
     assert not events.of(ApprovalRequested)  # the hook answered both: the user was never asked
