@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
@@ -130,7 +131,7 @@ class Agent:
             if turn.outcome == "answer":
                 hooks = self.ctx.hooks  # a Stop hook may send the model back to work, once
                 answer = final_text(turn.content)
-                extra = self.stop_fields(answer) if self.stop_fields else None  # a child's receipt so far
+                extra = functools.partial(self.stop_fields, answer) if self.stop_fields else None  # a child's receipt
                 objection = await hooks.objection(self.ctx.depth > 0, stop_hook_active, answer, extra) if hooks else ""
                 if not objection:
                     return RunResult(final_text(turn.content), "done", self.turns)

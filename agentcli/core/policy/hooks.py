@@ -201,13 +201,17 @@ class Hooks:
         return await self.run("UserPromptSubmit", "", {"prompt": prompt})
 
     async def stopping(self, subagent: bool, active: bool, last_message: str,
-                       extra: dict[str, Any] | None = None) -> Verdict:
-        """Stop, or SubagentStop (``extra``: the child's transcript path and receipt so far)."""
-        return await self.run("SubagentStop" if subagent else "Stop", self.agent_type,
-                              {"stop_hook_active": active, "last_assistant_message": last_message, **(extra or {})})
+                       extra: Callable[[], dict[str, Any]] | None = None) -> Verdict:
+        """Stop, or SubagentStop (``extra``: the child's transcript path and receipt so far, made only when a
+        hook will read them)."""
+        event = "SubagentStop" if subagent else "Stop"
+        if not any(h.event == event and h.matches(self.agent_type) for h in self.hooks):
+            return Verdict()
+        return await self.run(event, self.agent_type, {"stop_hook_active": active, "last_assistant_message": last_message,
+                                                      **(extra() if extra else {})})
 
     async def objection(self, subagent: bool, active: bool, last_message: str,
-                        extra: dict[str, Any] | None = None) -> str:
+                        extra: Callable[[], dict[str, Any]] | None = None) -> str:
         """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
         verdict = await self.stopping(subagent, active, last_message, extra)
         return f"A stop hook asks you to continue: {verdict.blocked}" if verdict.blocked else ""
