@@ -46,6 +46,7 @@ MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
 
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 TOOL_SEARCH = ("auto", "api", "agentcli", "off")  # the routes to tools on demand (core/tools/on_demand.py)
+NOTIFICATIONS = ("auto", "osc9", "osc777", "bell", "off")  # how the terminal is told the user is needed (ui/notify.py)
 
 
 def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
@@ -122,6 +123,9 @@ class Settings:
                                             widens=True)
     checkpoint_session_max_mb: float = setting(512.0, "cap of all checkpoint contents of a session", widens=True)
     theme: str = setting("agentcli", "the TUI's colours", widens=False)
+    notifications: str = setting("auto", "a terminal notification when an approval waits, a background subagent "
+                                 "finishes or a turn ends (ui/notify.py): auto, osc9, osc777, bell, off; auto is off "
+                                 "in tmux unless its allow-passthrough is on", widens=False)
     steer_on_enter: bool = setting(False, "enter while the agent works sends the message into its running turn "
                                    "(read after the next tool call); ctrl+s then queues it instead", widens=False)
     api_key_helper: str = setting("", "a command printing the API key, run once at startup", widens=True,
@@ -197,6 +201,9 @@ class Settings:
             setattr(self, key, value)
         if self.sandbox not in SANDBOX_MODES:
             raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")
+        if self.notifications not in NOTIFICATIONS:
+            raise ConfigError(f"{source}: notifications must be one of {', '.join(NOTIFICATIONS)}, "
+                              f"not {self.notifications!r}.")
         if self.tool_search not in TOOL_SEARCH:
             raise ConfigError(f"{source}: tool_search must be one of {', '.join(TOOL_SEARCH)}, not {self.tool_search!r}.")
         if self.web_fetch_private not in WEB_FETCH_PRIVATE:
@@ -303,6 +310,7 @@ ENV_SETTINGS = {
     "AGENTCLI_API_KEY_HELPER": "api_key_helper",
     "AGENTCLI_SANDBOX": "sandbox",
     "AGENTCLI_TOOL_SEARCH": "tool_search",
+    "AGENTCLI_NOTIFICATIONS": "notifications",
 }
 
 

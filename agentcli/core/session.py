@@ -12,8 +12,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .engine import compaction
 from .system import secret_env
+from .system.secret_env import command_env
+from .lifecycle import Lifecycle
 from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
 from .storage.checkpoints import Checkpoint, Checkpoints, Restore
@@ -36,7 +37,7 @@ from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .engine.review import Review, ReviewTargetError, run_review
-from .engine import mentions, telemetry
+from .engine import compaction, mentions, telemetry
 from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
@@ -56,9 +57,9 @@ from .tools.structured_output import StructuredOutput
 from .errors import ToolError
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
-from .system.secret_env import command_env
 from .system.workspace import Workspace
 from .surface import SessionSettings, SessionSurface
+from .session_children import SessionChildren
 
 TOOL_SETTINGS = ("search_timeout", "web_fetch_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
 
@@ -73,7 +74,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            "Review", "ReviewTargetError"]  # /review's outcome, and why a target names nothing to review
 
 
-class Session:
+class Session(SessionChildren):
     """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
     def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
@@ -136,6 +137,8 @@ class Session:
             compact_threshold=settings.compact_threshold)
         self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
+        self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""
+        self.lifecycle = Lifecycle(self.hooks, "resume" if resume else "startup", interactive, self.subagents.records)
         self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,
                                                         self.store.main_path if self.store else None)
         mb = 1024 * 1024
@@ -241,6 +244,7 @@ class Session:
             event = dataclasses.replace(event, text=secret_env.redact(event.text))
         self.save(lambda store: store.write(event))
         self.deliver(event)
+        self.lifecycle.saw(event)
 
     def deliver(self, event: Event) -> None:
         if self.opening is not None:
@@ -315,6 +319,7 @@ class Session:
         except ToolError as exc:
             self.warn(str(exc))
             return RunResult(str(exc), "refused", self.main.turns)
+        started = await self.lifecycle.starting()  # SessionStart (and after /clear SessionEnd) hooks
         verdict = await self.hooks.prompt_submitted(prompt)
         if verdict.blocked:
             blocked = f"A UserPromptSubmit hook blocked this message: {verdict.blocked}"
@@ -328,7 +333,7 @@ class Session:
         try:
             if command and command.model:
                 self.main.model = resolve_model(command.model)
-            return await self.main.run(prompt, verdict.context, attachments)
+            return await self.lifecycle.turn(self.main.run(prompt, started + verdict.added("UserPromptSubmit"), attachments))
         finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
             added += self.skill_tool.granted
@@ -397,7 +402,7 @@ class Session:
             return None
         await self.system_ready()
         self.mcp_turn_boundary()
-        return await self.main.run(None)
+        return await self.lifecycle.turn(self.main.run(None))
 
     async def finish_background(self) -> RunResult | None:
         """Wait for every background child, letting the main agent read each result (-p, piped line mode).
@@ -430,20 +435,13 @@ class Session:
         """Start a fresh conversation with the same settings; the store keeps what came before."""
         self.main.messages = []
         self.main.last_usage, self.main.ledger = Usage(), compaction.Ledger()
+        self.lifecycle.cleared()
         self.emit(HistoryCleared())
 
     async def compact(self, focus: str = "") -> bool:
         """Summarize the main agent's older turns now (/compact). False when there is too little to compact."""
         await self.system_ready()
         return await compaction.compact(self.main, focus, reason=compaction.MANUAL)
-
-    def add_agent_types(self, types: dict[str, AgentType]) -> None:
-        """More agent types for this session (the Agent SDK's ``agents``, ``--agents``): they join, or
-        replace by name, those of the built-ins and agent files, and the task tool offers them."""
-        self.subagents.agent_types.update(types)
-        for registry in {id(r): r for r in (self.main.tools, self.subagents.tools)}.values():
-            if "task" in registry:
-                registry.add(TaskTool(self.subagents.agent_types))
 
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
@@ -485,58 +483,10 @@ class Session:
     def main_usage(self) -> Usage:
         return self.main.usage
 
-    def set_budget_usd(self, usd: float) -> None:
-        """--max-budget-usd: as the session nears it, its children wind down and no new one starts."""
-        self.subagents.budget_usd = usd
-
     @property
     def last_usage(self) -> Usage:
         """The main agent's latest call (the status line's current_usage)."""
         return self.main.last_usage
-
-    @property
-    def children(self) -> list[SubagentRecord]:
-        return list(self.subagents.records.values())
-
-    @property
-    def running_children(self) -> list[SubagentRecord]:
-        return self.subagents.running
-
-    @property
-    def results_waiting(self) -> bool:
-        return bool(self.subagents.pending)
-
-    @property
-    def background_work(self) -> bool:
-        return bool(self.subagents.background_running or self.subagents.pending)
-
-    @property
-    def tokens_kept_out(self) -> int:
-        return self.subagents.tokens_kept_out
-
-    def usage_by_type(self) -> dict[str, tuple[int, Usage]]:
-        """Per agent type: how many subagents of it ran, and their usage summed (/cost, json)."""
-        return self.subagents.usage_by_type()
-
-    @property
-    def agent_types(self) -> dict[str, AgentType]:
-        return self.subagents.agent_types
-
-    def cancel_child(self, child_id: str) -> bool:
-        """Stop one running subagent; its parent still gets its summary. False when it is not running."""
-        return self.subagents.cancel(child_id)
-
-    def cancel_children(self) -> list[str]:
-        """Stop every running subagent (/stop); returns their ids."""
-        return self.subagents.cancel_all()
-
-    def steer_child(self, child_id: str, text: str) -> str:
-        """The user's message for a running subagent, read at its next turn (/steer); "" or why not."""
-        return self.subagents.steer(child_id, text, source="user")
-
-    def wrap_up_child(self, child_id: str) -> str:
-        """Ask a running subagent, for the user, to answer now with what it has (/wrapup); "" or why not."""
-        return self.subagents.wrap_up(child_id, source="user")
 
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
         """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""
@@ -577,9 +527,11 @@ class Session:
         if self.sandbox is not None:
             self.sandbox.close()
 
-    async def aclose(self) -> None:
-        """Stop background shells and MCP servers, close(), and the model client's connections too (front
-        ends that own the event loop). Children still running end as ``interrupted``, their transcripts kept."""
+    async def aclose(self, reason: str = "other") -> None:
+        """Run the SessionEnd hooks (``reason``: Claude Code's), stop background shells and MCP servers, close(), and
+        the model client's connections too (front ends that own the event loop). Children still running end as
+        ``interrupted``, their transcripts kept."""
+        await self.lifecycle.end(reason)
         await self.subagents.interrupt_all()
         await self.main.ctx.shells.stop_all()
         await self.mcp.stop()

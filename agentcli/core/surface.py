@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .engine.context_usage import ContextUsage
     from .engine.custom_commands import CustomCommand
     from .engine.history import Prompt
+    from .lifecycle import Lifecycle
     from .engine.mentions import Mention
     from .engine.loop import RunResult
     from .engine.review import Review
@@ -63,6 +64,7 @@ class SessionSettings(Protocol):
     mcp_tool_timeout: float
     subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
     steer_on_enter: bool  # likewise: enter while the main agent works steers its turn (ctrl+s then queues)
+    notifications: str  # likewise: how the terminal is told the user is needed (ui/notify.py)
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
     # tool_search ("auto", "api", "agentcli" or "off": core/tools/on_demand.py), sandbox ("auto", "on" or
     # "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
@@ -88,6 +90,7 @@ class SessionSurface(Protocol):
     permissions: Permissions  # the mode, and the rules /permissions shows and changes
     mcp: McpServers
     hooks: Hooks  # a host program's control protocol registers hooks
+    lifecycle: Lifecycle  # front ends with a terminal add to its ``attention`` (a notification when the user is needed)
     # The main agent's mailbox for steering: ``steering.add(text)`` while it works puts ``text`` into the
     # running turn at the next tool-result boundary (SteerDelivered says when); ``steering.take()`` gives
     # back what it has not read when the turn ended first (it becomes the next prompt) or was interrupted.
@@ -114,7 +117,7 @@ class SessionSurface(Protocol):
     def last_text(self) -> str: ...
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted: ...
     def close(self) -> None: ...
-    async def aclose(self) -> None: ...
+    async def aclose(self, reason: str = "other") -> None: ...  # reason: SessionEnd's
     @property
     def messages(self) -> list[dict[str, Any]]: ...  # the main agent's history
 

@@ -195,7 +195,7 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
 def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server, api_env, repo):
     server.script(text("Answered."))
     lines = [{"type": "control_request", "request_id": "r1", "request": {"subtype": "initialize",
-                                                                          "hooks": {"Notification": [
+                                                                          "hooks": {"TeammateIdle": [
                                                                               {"hookCallbackIds": ["hook_0"]}]}}},
              {"type": "control_request", "request_id": "r2", "request": {"subtype": "apply_flag_settings"}},
              {"type": "control_request", "request_id": "r3", "request": {"subtype": "initialize", "hooks": None}},
@@ -205,7 +205,7 @@ def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     responses = {r["response"]["request_id"]: r["response"] for r in out if r["type"] == "control_response"}
-    assert responses["r1"]["subtype"] == "error" and "hook event 'Notification'" in responses["r1"]["error"]
+    assert responses["r1"]["subtype"] == "error" and "hook event 'TeammateIdle'" in responses["r1"]["error"]
     assert responses["r2"]["subtype"] == "error" and "'apply_flag_settings'" in responses["r2"]["error"]
     assert responses["r3"]["subtype"] == "success"
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Answered."

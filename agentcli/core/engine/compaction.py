@@ -243,6 +243,9 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     if cut is None:
         return False
     older, recent = agent.messages[:cut], agent.messages[cut:]
+    hooks = agent.ctx.hooks
+    if hooks:
+        await hooks.pre_compact("manual" if reason == MANUAL else "auto", focus)
     summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN,
                               shared=reason != TOO_LONG)  # a conversation the API refused would be refused again
     ledger = Ledger.from_dict(agent.ledger.to_dict())
@@ -251,8 +254,10 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     first_blocks = [b for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
                     if b["type"] == "text" and not is_carried(b)] or [{"type": "text", "text": "(earlier request)"}]
     listed = ledger.render(subagent_lines(agent))
+    started = await hooks.session_start("compact") if hooks and agent.ctx.depth == 0 else ()  # the main agent's
     head = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
-            + ([agentcli_note(listed)] if listed else [])}
+            + ([agentcli_note(listed)] if listed else [])
+            + [agentcli_note(text) for text in started]}
     compacted = [head] + recent
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.offered(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
@@ -84,6 +85,8 @@ class Agent:
         # What the user sent into the running turn (steering.py), read after the tool results: the main agent's.
         self.steers = Steers()
         self.offer = Offer()  # the tools its requests carry, and those it loaded on demand (tools/on_demand.py)
+        # What a SubagentStop hook reads besides the answer (its transcript, its receipt so far): a child's.
+        self.stop_fields: Callable[[str], dict[str, Any]] | None = None
 
     # The one place a request's system prompt and tools are made (the summarizer's too, compaction.py): what outside
     # text they carry (an instruction file, an MCP server's or an agent file's descriptions) is quoted here.
@@ -107,12 +110,12 @@ class Agent:
 
     async def run(self, prompt: str | None, context: tuple[str, ...] = (),
                   attachments: list[dict[str, Any]] | None = None) -> RunResult:
-        """Work on ``prompt`` (with the image blocks attached, and ``context``, text a hook added) until the
+        """Work on ``prompt`` (with the image blocks attached, and ``context``, notes of what hooks added) until the
         model answers without tools and no Stop hook objects, or the turn cap. None: no new user text; the
         inbox holds what there is to read (background results)."""
         if prompt is not None:
             self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
-                           *(agentcli_note(f"A UserPromptSubmit hook added: {text}") for text in context)])
+                           *(agentcli_note(text) for text in context)])
         try:
             return await self.turns_until_answer()
         except asyncio.CancelledError:
@@ -127,8 +130,9 @@ class Agent:
                 return RunResult(REFUSED, "refused", self.turns)
             if turn.outcome == "answer":
                 hooks = self.ctx.hooks  # a Stop hook may send the model back to work, once
-                objection = await hooks.objection(self.ctx.depth > 0, stop_hook_active, final_text(turn.content)) \
-                    if hooks else ""
+                answer = final_text(turn.content)
+                extra = functools.partial(self.stop_fields, answer) if self.stop_fields else None  # a child's receipt
+                objection = await hooks.objection(self.ctx.depth > 0, stop_hook_active, answer, extra) if hooks else ""
                 if not objection:
                     return RunResult(final_text(turn.content), "done", self.turns)
                 stop_hook_active = True

@@ -8,7 +8,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .compaction import Ledger
 from .steering import Steers
@@ -16,6 +16,9 @@ from ..events import (Event, Status, SubagentReport, SubagentStarted, SubagentSt
                       ToolCallFinished,
                       ToolCallStarted, Usage, kept_out)
 from ..model.llm import estimate_tokens
+
+if TYPE_CHECKING:
+    from .loop import Agent
 
 
 @dataclass
@@ -186,3 +189,11 @@ def report_of(record: SubagentRecord) -> SubagentReport:
             if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
+
+
+def report_so_far(record: SubagentRecord, agent: "Agent", answer: str, turns_before: int) -> SubagentReport:
+    """The report ``report_of`` would build if the child's running ``agent`` stopped now with ``answer``
+    (what a SubagentStop hook reads before it lets the child go)."""
+    return report_of(dataclasses.replace(
+        record, status="done", result=answer, messages=agent.messages, ledger=agent.ledger.to_dict(),
+        turns=turns_before + agent.turns, run_turns=agent.turns, usage=agent.usage))

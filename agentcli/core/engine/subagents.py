@@ -30,7 +30,7 @@ from ..tools.base import ToolContext
 from ..errors import ToolError
 from ..units import dollars, tokens, turns
 from ..system.workspace import Workspace
-from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of
+from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of, report_so_far
 
 SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
@@ -77,6 +77,7 @@ class Subagents:
         self.closing = False  # the session is closing: children stopped now end as "interrupted"
         self.budget_usd: float | None = None  # the session's cost budget (--max-budget-usd), children included
         self.spent: Callable[[], float] = lambda: (self.usage.cost or 0.0)  # the session sets: main agent too
+        self.transcript_of: Callable[[str], str] = lambda child: ""  # a child's transcript file (the session sets)
 
     @property
     def usage(self) -> Usage:
@@ -344,13 +345,18 @@ class Subagents:
             agent = self._agent(record, agent_type, own, emit)
             agent.ledger = Ledger.from_dict(record.ledger)
             agent.inbox = lambda: self._boundary(record, agent)
+            agent.stop_fields = lambda answer: {  # what a SubagentStop hook reads: the receipt of the run so far
+                "agent_transcript_path": self.transcript_of(record.id),
+                "receipt": report_so_far(record, agent, answer, turns_before).to_dict()}
+            hooks = agent.ctx.hooks
+            added = await hooks.subagent_start() if hooks else ()
             timeout = self.timeout(agent_type)
             cut_off = ""  # why the child stopped before its own final answer, if it did
             try:
                 async with self._slots:  # at most max_parallel children run at once; the rest wait here
                     record.status = "running"
                     async with asyncio.timeout(timeout):
-                        result = await agent.run(prompt)
+                        result = await agent.run(prompt, added)
                 record.status, record.result = result.status, result.text
                 if result.status == "done" and not_an_answer(result.text):
                     record.result = await self._reask(agent, record)
@@ -402,7 +408,9 @@ class Subagents:
         """The child: a fresh history, its type's tools and model, and events tagged with its id."""
         ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
-                                  subagents=None, emit=emit, tool_use_id="")
+                                  subagents=None, emit=emit, tool_use_id="",
+                                  hooks=parent.hooks.for_agent(record.id, record.type, self.transcript_of(record.id))
+                                  if parent.hooks is not None else None)
         model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
         tools = agent_type.select(self.tools)
         skill = tools.get("skill")

@@ -9,9 +9,16 @@ stdin, with Claude Code's field names (``session_id``, ``hook_event_name``, ``to
 
 - exit 0: fine. Its stdout may be JSON: ``{"decision": "block", "reason": …}``, or
   ``{"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": …,
-  "additionalContext": …}}``. For ``UserPromptSubmit``, plain stdout is context for the model.
-- exit 2: block. Its stderr goes to the model (to the user for ``UserPromptSubmit``).
+  "additionalContext": …}}``, or for ``PermissionRequest`` ``{"hookSpecificOutput": {"decision":
+  {"behavior": "allow"|"deny", "message": …, "updatedInput": …, "interrupt": …}}}``. For
+  ``UserPromptSubmit`` and ``SessionStart``, plain stdout is context for the model.
+- exit 2: block where the event can be blocked (tool events, UserPromptSubmit, Stop, SubagentStop,
+  Elicitation); its stderr goes to the model (to the user for ``UserPromptSubmit``). Elsewhere (``observe``)
+  the stderr is shown to the user and nothing else changes.
 - any other exit, a crash or a timeout: a warning; the run goes on as if the hook had said nothing.
+
+Every event's input carries ``agent_id`` and ``agent_type`` when a subagent's work raised it (``for_agent``);
+docs/hooks.md lists each event with its fields.
 
 A hook that outlives its ``timeout`` (default 60 s) is killed with its whole process group.
 Hooks from a workspace's own files reach this module only when the workspace is trusted (config.py),
@@ -22,6 +29,7 @@ and run in the OS sandbox as bash does (``core/system/sandbox.py``); config.py m
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import re
 import uuid
@@ -35,8 +43,12 @@ from ..events import Notice, Sink
 if TYPE_CHECKING:
     from ..system.sandbox import Sandbox
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "Elicitation")
-TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
+          "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification", "Elicitation")
+TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")  # matched on the tool's name
+# What the matcher of the other events is matched against, as Claude Code's: the MCP server, the agent type, the
+# session's source or reason, the compaction's trigger, the notification's type. UserPromptSubmit, Stop: no matcher.
+MATCHED = ("Elicitation", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
 BLOCK = 2
@@ -64,9 +76,10 @@ class Hook:
     callback: Callback | None = field(default=None, compare=False)  # run instead of the command
 
     def matches(self, tool: str) -> bool:
-        if self.event not in (*TOOL_EVENTS, "Elicitation") or self.matcher in ("", "*"):  # Elicitation: the server
+        """``tool``: the tool's name, or what ``MATCHED`` says the event's matcher is matched against."""
+        if self.event not in (*TOOL_EVENTS, *MATCHED) or self.matcher in ("", "*"):
             return True
-        names = (CLAUDE_NAMES.get(tool, tool), tool)
+        names = (CLAUDE_NAMES.get(tool, tool), tool) if self.event in TOOL_EVENTS else (tool,)
         try:
             pattern = re.compile(self.matcher)
         except re.error:
@@ -121,6 +134,11 @@ class Verdict:
     allowed: bool = False  # PreToolUse: a hook allowed the call, so it runs without asking
     context: tuple[str, ...] = ()  # text for the model
     stop: str = ""  # a hook answered "continue": false: the turn ends, and this (its stopReason) says why
+    updated_input: dict[str, Any] | None = None  # PermissionRequest: allowed with this input instead
+
+    def added(self, event: str) -> tuple[str, ...]:
+        """Its context as the notes the model reads, each saying which event's hook added it."""
+        return tuple(f"A {event} hook added: {text}" for text in self.context)
 
 
 @dataclass(frozen=True)
@@ -142,6 +160,16 @@ class Hooks:
         # ("started", "finished"), "id", "event", "tool", and once finished "code", "stdout", "stderr",
         # "outcome" (success, error, cancelled). A host's own callbacks are not told: the host ran them.
         self.watch: Callable[[dict[str, Any]], None] | None = None
+        self.agent_id = self.agent_type = ""  # set on a subagent's copy (for_agent)
+        self.agent_transcript_path = ""
+        self.notifying: set[asyncio.Task[Verdict]] = set()  # Notification hooks under way (notify)
+
+    def for_agent(self, agent_id: str, agent_type: str, transcript_path: str = "") -> "Hooks":
+        """These hooks as a subagent's work raises them: every input names the child (``agent_id``,
+        ``agent_type``). The list of hooks is shared: one a host adds later counts for children too."""
+        scoped = copy.copy(self)
+        scoped.agent_id, scoped.agent_type, scoped.agent_transcript_path = agent_id, agent_type, transcript_path
+        return scoped
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -157,17 +185,78 @@ class Hooks:
                                                     "tool_input": self.claude_input(tool, tool_input),
                                                     "tool_response": response, "tool_use_id": tool_use_id})
 
+    async def tool_failed(self, tool: str, tool_input: Any, tool_use_id: str, error: str, interrupted: bool) -> Verdict:
+        """PostToolUseFailure: a call that ran and failed (after PostToolUse, which hears of every call)."""
+        return await self.run("PostToolUseFailure", tool, {
+            "tool_name": CLAUDE_NAMES.get(tool, tool), "tool_input": self.claude_input(tool, tool_input),
+            "tool_use_id": tool_use_id, "error": error, "is_interrupt": interrupted})
+
+    async def permission_request(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
+        """PermissionRequest: the user is about to be asked about this call; a hook may answer for them."""
+        return await self.run("PermissionRequest", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+                                                          "tool_input": self.claude_input(tool, tool_input),
+                                                          "tool_use_id": tool_use_id})
+
     async def prompt_submitted(self, prompt: str) -> Verdict:
         return await self.run("UserPromptSubmit", "", {"prompt": prompt})
 
-    async def stopping(self, subagent: bool, active: bool, last_message: str) -> Verdict:
-        return await self.run("SubagentStop" if subagent else "Stop", "",
-                              {"stop_hook_active": active, "last_assistant_message": last_message})
+    async def stopping(self, subagent: bool, active: bool, last_message: str,
+                       extra: Callable[[], dict[str, Any]] | None = None) -> Verdict:
+        """Stop, or SubagentStop (``extra``: the child's transcript path and receipt so far, made only when a
+        hook will read them)."""
+        event = "SubagentStop" if subagent else "Stop"
+        if not any(h.event == event and h.matches(self.agent_type) for h in self.hooks):
+            return Verdict()
+        return await self.run(event, self.agent_type, {"stop_hook_active": active, "last_assistant_message": last_message,
+                                                      **(extra() if extra else {})})
 
-    async def objection(self, subagent: bool, active: bool, last_message: str) -> str:
+    async def objection(self, subagent: bool, active: bool, last_message: str,
+                        extra: Callable[[], dict[str, Any]] | None = None) -> str:
         """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
-        verdict = await self.stopping(subagent, active, last_message)
+        verdict = await self.stopping(subagent, active, last_message, extra)
         return f"A stop hook asks you to continue: {verdict.blocked}" if verdict.blocked else ""
+
+    async def session_start(self, source: str) -> tuple[str, ...]:
+        """SessionStart (``source``: startup, resume, clear or compact): the notes of what its hooks add."""
+        return (await self.observe("SessionStart", source, {"source": source})).added("SessionStart")
+
+    async def session_end(self, reason: str) -> None:
+        """SessionEnd (``reason``: clear, logout, prompt_input_exit or other), after the Notification hooks
+        still under way."""
+        await self.settle()
+        await self.observe("SessionEnd", reason, {"reason": reason})
+
+    async def subagent_start(self) -> tuple[str, ...]:
+        """SubagentStart, on the child's copy (``for_agent``): the notes of what its hooks add to the child's brief."""
+        return (await self.observe("SubagentStart", self.agent_type, {})).added("SubagentStart")
+
+    async def pre_compact(self, trigger: str, instructions: str) -> None:
+        """PreCompact (``trigger``: manual or auto; ``instructions``: what /compact was asked to keep)."""
+        await self.observe("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions})
+
+    def notify(self, kind: str, message: str) -> None:
+        """Notification (``kind``: Claude Code's notification_type) from anywhere, without waiting for its
+        hooks: they run beside the session, and ``settle`` waits for them."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # said from a thread: nothing to run them on
+            return
+        if any(h.event == "Notification" and h.matches(kind) for h in self.hooks):
+            task = loop.create_task(self.observe("Notification", kind, {"message": message, "notification_type": kind}))
+            self.notifying.add(task)
+            task.add_done_callback(self.notifying.discard)
+
+    async def settle(self) -> None:
+        """Wait for the Notification hooks under way."""
+        if self.notifying:
+            await asyncio.gather(*self.notifying, return_exceptions=True)
+
+    async def observe(self, event: str, matched: str, fields: dict[str, Any]) -> Verdict:
+        """An event that nothing waits on a yes or no from: a hook's exit 2 (or "block") is shown to the user."""
+        verdict = await self.run(event, matched, fields)
+        if verdict.blocked:
+            self.warn(f"A {event} hook said: {verdict.blocked}")
+        return verdict
 
     async def elicitation(self, server: str, message: str, schema: dict[str, Any], url: str
                           ) -> tuple[str, dict[str, Any] | None] | None:
@@ -176,10 +265,8 @@ class Hooks:
         chosen = [h for h in self.hooks if h.event == "Elicitation" and h.matches(server)]
         if not chosen:
             return None
-        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
-                "permission_mode": self.permission_mode(), "hook_event_name": "Elicitation", "mcp_server_name": server,
-                "message": message, "requested_schema": schema, **({"mode": "url", "url": url} if url else {})}
-        payload = json.dumps(data, default=str).encode()
+        payload = self.input_of("Elicitation", {"mcp_server_name": server, "message": message,
+                                                "requested_schema": schema, **({"mode": "url", "url": url} if url else {})})
         for hook in chosen:
             answer = await self.call(hook, payload)
             if answer.code == BLOCK:
@@ -221,50 +308,53 @@ class Hooks:
         chosen = [h for h in self.hooks if h.event == event and h.matches(tool)]
         if not chosen:
             return Verdict()
-        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
-                "permission_mode": self.permission_mode(), "hook_event_name": event, **fields}
-        payload = json.dumps(data, default=str).encode()
+        payload = self.input_of(event, fields)
         answers = await asyncio.gather(*(self.call(hook, payload) for hook in chosen))
-        blocked: list[str] = []
-        context: list[str] = []
-        allowed = False
-        stops: list[str] = []
-        for hook, answer in zip(chosen, answers):
-            reason, allows, extra, stop = self.read(hook, answer)
-            if reason:
-                blocked.append(reason)
-            allowed = allowed or allows
-            context += [extra] if extra else []
-            stops += [reason] if stop else []
-        return Verdict("\n".join(blocked), allowed and not blocked, tuple(context), "\n".join(stops))
+        said = [self.read(hook, answer) for hook, answer in zip(chosen, answers)]
+        blocked = "\n".join(v.blocked for v in said if v.blocked)
+        updated = next((v.updated_input for v in said if v.updated_input is not None), None)
+        return Verdict(blocked, any(v.allowed for v in said) and not blocked,
+                       tuple(c for v in said for c in v.context), "\n".join(v.stop for v in said if v.stop),
+                       None if blocked else updated)
 
-    def read(self, hook: Hook, answer: _Answer) -> tuple[str, bool, str, bool]:
-        """(why it blocks, whether it allows, context for the model, whether it ends the turn: Claude Code's
-        ``"continue": false``) from one hook's answer."""
+    def input_of(self, event: str, fields: dict[str, Any]) -> bytes:
+        """A hook's stdin: the fields every event has, Claude Code's, then the event's own."""
+        agent = {"agent_id": self.agent_id, "agent_type": self.agent_type} if self.agent_id else {}
+        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
+                "permission_mode": self.permission_mode(), "hook_event_name": event, **agent, **fields}
+        return json.dumps(data, default=str).encode()
+
+    def read(self, hook: Hook, answer: _Answer) -> Verdict:
+        """What one hook's answer says: why it blocks, whether it allows, context for the model, why it ends
+        the turn (Claude Code's ``"continue": false``, or a PermissionRequest's ``interrupt``)."""
         if answer.code is None:
-            return "", False, "", False
+            return Verdict()
         if answer.code == BLOCK:
-            return answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).", False, "", False
+            return Verdict(answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).")
         if answer.code != 0:
             self.warn(f"A {hook.event} hook failed (exit {answer.code}): {hook.command}"
                       f"{': ' + answer.stderr.strip().splitlines()[-1] if answer.stderr.strip() else ''}. "
                       "The run goes on.")
-            return "", False, "", False
+            return Verdict()
         out = answer.stdout.strip()
         try:
             reply = json.loads(out) if out.startswith("{") else None
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
-            return "", False, out if hook.event == "UserPromptSubmit" else "", False
+            return Verdict(context=(out,) if out and hook.event in ("UserPromptSubmit", "SessionStart") else ())
         specific: dict[str, Any] = reply["hookSpecificOutput"] if isinstance(reply.get("hookSpecificOutput"), dict) else {}
-        decision = specific.get("permissionDecision") or reply.get("decision")
-        reason = str(specific.get("permissionDecisionReason") or reply.get("reason") or reply.get("stopReason")
-                     or f"Blocked by a {hook.event} hook ({hook.command}).")
-        context = str(specific.get("additionalContext") or "")
+        asked: dict[str, Any] = specific["decision"] if isinstance(specific.get("decision"), dict) else {}  # PermissionRequest
+        decision = specific.get("permissionDecision") or asked.get("behavior") or reply.get("decision")
+        reason = str(specific.get("permissionDecisionReason") or asked.get("message") or reply.get("reason")
+                     or reply.get("stopReason") or f"Blocked by a {hook.event} hook ({hook.command}).")
+        context = (str(specific["additionalContext"]),) if specific.get("additionalContext") else ()
+        ends = reply.get("continue") is False or (decision == "deny" and asked.get("interrupt") is True)
         if decision in ("deny", "block") or reply.get("continue") is False:
-            return reason, False, context, reply.get("continue") is False
-        return "", decision in ("allow", "approve"), context, False
+            return Verdict(reason, context=context, stop=reason if ends else "")
+        given = asked.get("updatedInput")
+        return Verdict(allowed=decision in ("allow", "approve"), context=context,
+                       updated_input=given if isinstance(given, dict) and decision == "allow" else None)
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook (a command, or a host's callback), telling ``watch`` of a command."""

@@ -507,3 +507,4 @@ def listing_lines(worktrees: list[Worktree], session: str | None = None) -> list
         whose = "this session" if worktree.session == session else f"session {worktree.session}"
         lines.append(f"{worktree.id} ({whose}) · branch {worktree.branch} · {what}")
     return lines
+

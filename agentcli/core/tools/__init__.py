@@ -139,12 +139,17 @@ class ToolRegistry:
         outcome, ran = await self.attempt(name, args, ctx, tool)
         if tool is None or not tool.quotes_own_output:
             outcome = dataclasses.replace(outcome, output=quoted(outcome.output))
-        if ran and ctx.hooks:
-            after = await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output, outcome.is_error)
-            notes = [agentcli_note(f"A PostToolUse hook said: {text}")["text"]
-                     for text in (after.blocked, *after.context) if text]
+        if ran and ctx.hooks:  # PostToolUse hears of every call that ran; PostToolUseFailure of those that failed
+            said = {"PostToolUse": await ctx.hooks.after_tool(name, args, ctx.tool_use_id, outcome.output,
+                                                              outcome.is_error)}
+            if outcome.is_error and not outcome.denied:
+                said["PostToolUseFailure"] = await ctx.hooks.tool_failed(name, args, ctx.tool_use_id, outcome.output,
+                                                                         False)
+            notes = [agentcli_note(f"A {event} hook said: {text}")["text"]
+                     for event, verdict in said.items() for text in (verdict.blocked, *verdict.context) if text]
             if notes:
-                outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]), stop=after.stop)
+                stop = next((v.stop for v in said.values() if v.stop), "")
+                outcome = dataclasses.replace(outcome, output="\n\n".join([outcome.output, *notes]), stop=stop)
         return outcome
 
     async def attempt(self, name: str, args: Any, ctx: ToolContext, tool: Tool | None) -> tuple[ToolOutcome, bool]:
@@ -173,6 +178,18 @@ class ToolRegistry:
         """Ask the permissions (``approved``: a hook said yes to what would ask), then run the tool. The
         outcome says how long the permission took (``waited``), which the call's time leaves out."""
         waited = 0.0
+        if not approved and ctx.hooks and ctx.permissions.interactive and \
+                ctx.permissions.decide(tool, args, ctx).verdict == "ask":  # the user would be asked: a hook may answer
+            hooked = await ctx.hooks.permission_request(tool.name, args, ctx.tool_use_id)
+            if hooked.blocked:
+                return ToolOutcome(f"A PermissionRequest hook denied this call: {hooked.blocked}", True, denied=True,
+                                   stop=hooked.stop)
+            if hooked.updated_input is not None:
+                given = ctx.hooks.own_input(tool.name, hooked.updated_input, args)
+                if problem := check_input(tool, given):
+                    return ToolOutcome(problem, True)
+                args = given
+            approved = hooked.allowed
         try:
             ask, asked = ctx.permissions.authorize, time.monotonic()
             refusal = await (ask(tool, args, ctx, approved=True) if approved else ask(tool, args, ctx))

@@ -39,6 +39,7 @@ from ...core.session import (LLMError, MissingCredentials, SessionSurface, Sessi
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
 from ..format import tokens
+from ..notify import Notifier
 from ..status_line import StatusLineRunner, facts
 from .. import slash
 from ..slash import money, still_running
@@ -152,7 +153,7 @@ class PlainApp:
                 self.display.end_turn()
                 if self.status_line is not None:
                     self.status_line.close()
-                await self.session.aclose()
+                await self.session.aclose("other" if self.ended_by else "prompt_input_exit")  # SessionEnd's reason
         if self.ended_by:  # the terminal may be gone (SIGHUP): say nothing more
             return exit_code(self.ended_by[0])
         self.goodbye()
@@ -499,6 +500,8 @@ class PlainApp:
             self.display.replay([visible_event(event) for event in restored])
             self.display.emit("")
         self.session.subscribe(self.on_event)  # what opening the session had to say comes first
+        self.session.lifecycle.attention.append(Notifier(self.session.settings.notifications, os.environ,
+                                                         self.screen.signal))
 
     def toolbar(self) -> ANSI:
         session = self.session

@@ -69,6 +69,12 @@ class Screen:
         self._rows = len(lines)
         return "".join(f"{line}\n" for line in lines)
 
+    def signal(self, text: str) -> None:
+        """Write a terminal notification (ui/notify.py) as it is, on a terminal only."""
+        if self.live:
+            self.out.write(text)
+            self.out.flush()
+
     def _write(self, text: str) -> None:
         if not text:
             return

@@ -201,6 +201,12 @@ class AgentApp(App[int]):
         if isinstance(event, SubagentFinished):
             self.read_results()
 
+    def signal(self, text: str) -> None:
+        """Write a terminal notification (ui/notify.py) straight to the terminal, past the screen's drawing."""
+        if self._driver is not None:
+            self._driver.write(text)
+            self._driver.flush()
+
     def read_results(self) -> None:
         """A background child's result waits and the main agent is idle: a turn starts by itself."""
         if self.view.results_waiting and self.session.results_waiting and not self.busy and not self.no_key:

@@ -9,6 +9,7 @@ conversation and goes out, in order, once the session is open; a resumed convers
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -20,6 +21,7 @@ from ...core.model.llm import LLM
 from ...core.storage.store import project_dir, writable_folder
 from ...core.system.threads import in_thread
 from .. import slash
+from ..notify import Notifier
 from .messages import SessionOpened
 from .resume import SessionError, open_session, show_restored
 from .widgets.prompt import PromptBar
@@ -84,6 +86,7 @@ async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     app.session = session
     session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
+    session.lifecycle.attention.append(Notifier(session.settings.notifications, os.environ, app.signal))
     bar = app.query_one(PromptBar)
     bar.commands, bar.mention_choices = (lambda: slash.session_commands(session)), session.mention_choices  # read on each key:
     # an MCP server that connects later adds its prompts
@@ -121,4 +124,4 @@ async def close(app: "AgentApp") -> None:
         except Exception:  # it never opened: nothing to close
             return
     if app.session is not None:
-        await app.session.aclose()
+        await app.session.aclose("prompt_input_exit")  # SessionEnd's reason: the user quit
