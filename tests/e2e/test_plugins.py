@@ -105,8 +105,8 @@ def test_a_plugin_installed_from_a_git_marketplace_brings_each_of_its_parts(serv
     assert plugin("enable", "helper@team-tools", cwd=repo)[0] == 1  # Claude Code's status for what cannot be done
 
 
-def test_a_plugin_claude_code_installed_works_without_a_reinstall(server, api_env, repo):
-    """The files as Claude Code leaves them under ~/.claude: nothing of agentcli's own is involved."""
+def installed_by_claude_code() -> Path:
+    """The plugin as Claude Code leaves it under ~/.claude (installed, enabled in the user's settings); its folder."""
     claude = Path.home() / ".claude"
     cached = claude / "plugins" / "cache" / "team-tools" / "helper" / "1.0.0"
     for name, content in plugin_files("").items():
@@ -117,6 +117,12 @@ def test_a_plugin_claude_code_installed_works_without_a_reinstall(server, api_en
                                "installedAt": "2026-01-05T10:00:00.000Z", "lastUpdated": "2026-01-05T10:00:00.000Z",
                                "gitCommitSha": "0" * 40}]}}))
     (claude / "settings.json").write_text(json.dumps({"enabledPlugins": {"helper@team-tools": True}}))
+    return cached
+
+
+def test_a_plugin_claude_code_installed_works_without_a_reinstall(server, api_env, repo):
+    """The files as Claude Code leaves them under ~/.claude: nothing of agentcli's own is involved."""
+    cached = installed_by_claude_code()
     server.script(text("Hello, Bo."))
     proc = agentcli("-p", "/greet Bo", cwd=repo, env=api_env)  # the bare name too, while nothing else has it
     assert proc.returncode == 0, proc.stderr
