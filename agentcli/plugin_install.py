@@ -158,6 +158,8 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
     ``confirm``: asked with what the plugin brings before it is recorded; False leaves nothing behind."""
     name, market = split_key(spec)
     key = f"{name}@{market}"
+    if not NAME.fullmatch(name) or not NAME.fullmatch(market):
+        raise PluginCommandError(f"{key!r} is not a plugin name (letters, digits, '-', '_', '.', then @MARKETPLACE)")
     location = Path(_marketplace(market)["installLocation"])
     entry = next((e for e in marketplace_entries(location) if e.get("name") == name), None)
     if entry is None:
