@@ -99,6 +99,13 @@ def test_a_plugin_installed_from_a_git_marketplace_brings_each_of_its_parts(serv
     assert "You review changes for the team." in json.dumps(requests[4]["system"])  # the agent's prompt
     assert proc.stdout.strip() == "All done."
 
+    manifest = market / "plugins" / "helper" / ".claude-plugin" / "plugin.json"  # the team publishes 1.1.0
+    manifest.write_text(manifest.read_text().replace("1.0.0", "1.1.0"))
+    git(market, "commit", "-qam", "1.1.0")
+    code, out, err = plugin("update", "helper", cwd=repo)  # pulled through the hardened git runner
+    assert code == 0 and "Updated helper@team-tools 1.1.0" in out, err
+    assert plugin("list", cwd=repo)[1].split()[:2] == ["helper@team-tools", "1.1.0"]
+    cached = home / "cache" / "team-tools" / "helper" / "1.1.0"
     code, out, err = plugin("disable", "helper@team-tools", cwd=repo)
     assert code == 0 and plugin("list", cwd=repo)[1].split()[-1] == "disabled"
     assert plugin("uninstall", "helper", cwd=repo)[0] == 0 and not cached.exists()
