@@ -130,6 +130,8 @@ def installed_by_claude_code() -> Path:
 def test_a_plugin_claude_code_installed_works_without_a_reinstall(server, api_env, repo):
     """The files as Claude Code leaves them under ~/.claude: nothing of agentcli's own is involved."""
     cached = installed_by_claude_code()
+    listed = agentcli("agents", cwd=repo)
+    assert listed.returncode == 0 and "helper:reviewer" in listed.stdout  # `agentcli agents` shows its agent
     server.script(text("Hello, Bo."))
     proc = agentcli("-p", "/greet Bo", cwd=repo, env=api_env)  # the bare name too, while nothing else has it
     assert proc.returncode == 0, proc.stderr
