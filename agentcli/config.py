@@ -483,12 +483,16 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
 
     for plugin in enabled_plugins(root, trusted=settings.trusted, dirs=dirs, sources=settings.setting_sources,
                                   warnings=settings.notices):
+        unknown: list[str] = []
         try:
-            hooks, servers = plugin.hooks_table(), plugin.servers()
+            hooks, servers = plugin.hooks_table(unknown), plugin.servers()
             if hooks:
                 settings.merge({"hooks": hooks}, plugin.where)
         except (PluginError, ConfigError) as exc:
             settings.notices.append(f"Skipped the plugin {plugin.key}: {exc}.")
             continue
+        if unknown:
+            settings.notices.append(f"The plugin {plugin.key} has {', '.join(unknown)} hooks, events agentcli does "
+                                    "not have yet: those hooks do not run.")
         settings.plugins.append(plugin)
         settings.mcp_servers = {**servers, **settings.mcp_servers}

@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace, root: Path, out: TextIO) -> int:
         confirm = None if args.yes or not sys.stdin.isatty() else _ask
         done = (store.install(args.plugin, args.scope, root, confirm) if args.action == "install"
                 else store.update(args.plugin, args.scope, root))
-        version = f" {done.plugin.version}" if done.plugin.version else ""
+        version = f" {done.version}" if done.version != "unknown" else ""
         print(f"{'Installed' if args.action == 'install' else 'Updated'} {done.plugin.key}{version} "
               f"({args.scope} scope).", file=out)
         for line in brought(done.brings):
@@ -105,7 +105,7 @@ def brought(lines: list[str]) -> list[str]:
     """What a plugin brings, as installing shows it."""
     from .trust import visible
 
-    runs = any(" hook" in line or line.startswith("MCP server") for line in lines)
+    runs = any(line.endswith("(runs a command)") or line.startswith("MCP server") for line in lines)
     return ([f"  {visible(line)}" for line in lines] or ["  nothing agentcli uses"]) + (
         ["Its hooks and MCP servers run in the OS sandbox, in sessions from now on."] if runs else [])
 

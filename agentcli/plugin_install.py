@@ -138,6 +138,7 @@ def _marketplace(name: str) -> dict[str, Any]:
 class Installed:
     plugin: Plugin
     brings: list[str]
+    version: str = ""
 
 
 def split_key(spec: str) -> tuple[str, str]:
@@ -184,7 +185,7 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
     except PluginError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
-    if confirm is not None and not confirm(Installed(plugin, brings)):
+    if confirm is not None and not confirm(Installed(plugin, brings, version)):
         shutil.rmtree(dest, ignore_errors=True)
         raise PluginCommandError(f"{key} was not installed")
     record: dict[str, Any] = {"scope": scope, "installPath": str(dest), "version": version, "installedAt": now(),
@@ -193,7 +194,7 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
         record["projectPath"] = str(root.resolve())
     _record(key, record, scope, root)
     set_enabled(key, True, scope, root)
-    return Installed(plugin, brings)
+    return Installed(plugin, brings, version)
 
 
 def _fetch(source: Any, location: Path, dest: Path, name: str) -> str:

@@ -30,12 +30,14 @@ def secret(tmp_path: Path) -> Path:
 def test_names_are_namespaced_and_the_root_is_filled_in(tmp_path, repo):
     folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./more"}),
                                    "commands/a.md": "Run ${CLAUDE_PLUGIN_ROOT}/a.sh", "more/b.md": "B",
-                                   "skills/s/SKILL.md": "---\ndescription: Does s\n---\nS"})
+                                   "skills/s/SKILL.md": "---\nname: The S Skill\ndescription: " + "Does s. " * 60
+                                   + "\n---\nS"})
     plugin = read_plugin(folder, key="kit@m")
     commands = load_commands(repo, plugins=[plugin])
     assert commands["kit:a"].body == f"Run {folder.resolve()}/a.sh" and commands["kit:b"].body == "B"
     assert commands["a"] is commands["kit:a"]  # the bare name too, while nothing else has it
-    assert set(load_skills(repo, plugins=[plugin])) == {"kit:s"}
+    [(name, skill)] = load_skills(repo, plugins=[plugin]).items()  # named by its folder, as Claude Code names it
+    assert name == "kit:s" and len(skill.description) == 200  # what every request carries of it: one short line
 
 
 def test_a_commands_folder_that_links_out_of_the_plugin_reads_nothing(tmp_path, repo, secret):

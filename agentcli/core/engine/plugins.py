@@ -26,13 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from ..mcp.config import McpConfigError, ServerConfig, parse as parse_servers
-from ..policy.hooks import PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
+from ..policy.hooks import EVENTS, PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KINDS = ("commands", "agents", "skills")
 MANIFEST_CAP = 256 * 1024  # bytes of plugin.json, hooks.json or .mcp.json read at most
+LINE = 200  # characters of a plugin skill's description in the prompt, as an agent type's in the task tool's list
+
+
+def one_line(description: str) -> str:
+    """What a request carries of something a plugin brings, besides its name: one short line."""
+    line = " ".join(description.split())
+    return line if len(line) <= LINE else line[:LINE - 1].rstrip() + "…"
 
 
 class PluginError(ValueError):
@@ -66,9 +73,10 @@ class Plugin:
             raise PluginError(f"{self.where}: {relative!r} leads outside its folder")
         return path
 
-    def hooks_table(self) -> dict[str, list[Any]]:
+    def hooks_table(self, unknown: list[str] | None = None) -> dict[str, list[Any]]:
         """Its hooks as one settings ``hooks`` table, ``${CLAUDE_PLUGIN_ROOT}`` filled in, each group marked to run
-        in the sandbox with the plugin's folder readable. PluginError when a file is malformed."""
+        in the sandbox with the plugin's folder readable. PluginError when a file is malformed. Events agentcli does
+        not have are left out, each named once in ``unknown``: a plugin written for a newer Claude Code still loads."""
         tables: list[Any] = []
         default = self.root / "hooks" / "hooks.json"
         if default.is_file():
@@ -83,6 +91,11 @@ class Plugin:
         for table in tables:
             if table is None:
                 continue
+            if isinstance(table, dict):
+                unknown_here = [event for event in table if event not in EVENTS]
+                if unknown is not None:
+                    unknown += [event for event in unknown_here if event not in unknown]
+                table = {event: groups for event, groups in table.items() if event not in unknown_here}
             try:
                 parse_hooks(table, self.where)
             except HookConfigError as exc:
@@ -125,12 +138,14 @@ class Plugin:
                             for place in self.places(kind) for path in _definitions(place, kind)})
             if names:
                 lines.append(f"{kind}: {', '.join(names)}")
-        for event, groups in self.hooks_table().items():
+        unknown: list[str] = []
+        for event, groups in self.hooks_table(unknown).items():
             for group in groups:
                 matcher = group.get("matcher") or ""
                 for hook in group.get("hooks", []):
                     lines.append(f"{event} hook{f' on {matcher}' if matcher not in ('', '*') else ''}: "
                                  f"{hook.get('command')} (runs a command)")
+        lines += [f"{event} hooks (an event agentcli does not have yet: they do not run)" for event in unknown]
         lines += [f"MCP server {name}: {server.describe(values=True)}" for name, server in self.servers().items()]
         return lines
 
@@ -237,5 +252,5 @@ def skill_places(plugin: Plugin, warnings: list[str]) -> list[Path]:
         return []
 
 
-__all__ = ["Plugin", "PluginError", "ROOT_MARK", "ROOT_VARIABLE", "expand_root", "plugin_files", "read_plugin",
+__all__ = ["Plugin", "PluginError", "ROOT_MARK", "ROOT_VARIABLE", "expand_root", "one_line", "plugin_files", "read_plugin",
            "skill_places"]
