@@ -49,11 +49,16 @@ def settings_file(scope: str, root: Path) -> Path:
     return root / ".claude" / ("settings.json" if scope == "project" else "settings.local.json")
 
 
+JSON_CAP = 8 * 1024 * 1024  # bytes of one of these files read at most: a marketplace's is a stranger's
+
+
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file; {} when it is missing, unreadable or not an object (Claude Code's files are
-    read as they are; a damaged one counts as empty rather than stopping agentcli)."""
+    """A JSON object from a file; {} when it is missing, unreadable, larger than JSON_CAP or not an object
+    (Claude Code's files are read as they are; a damaged one counts as empty rather than stopping agentcli)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(JSON_CAP + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= JSON_CAP else None
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -173,6 +173,14 @@ def test_a_marketplace_whose_plugin_leads_out_of_it_installs_nothing(market, tmp
         (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").iterdir())
 
 
+def test_a_marketplace_source_that_would_run_a_command_runs_nothing(tmp_path):
+    """git's ext:: transport runs the command in its URL: the hardened runner never allows it."""
+    evidence = tmp_path / "pwned"
+    code, out, err = plugin("marketplace", "add", f"ext::sh -c touch% {evidence}", cwd=tmp_path)
+    assert code == 1 and "cannot clone" in err and "Traceback" not in err
+    assert not evidence.exists()
+
+
 def test_plugin_dir_loads_a_plugin_for_one_run(server, api_env, repo, tmp_path):
     folder = tmp_path / "dev-helper"
     for name, content in plugin_files("").items():
