@@ -146,7 +146,7 @@ def listing(root: Path) -> list[str]:
         entries = table.get(key, [])
         version = next((str(e.get("version")) for e in entries if e.get("version")), "")
         scopes = ", ".join(sorted({str(e.get("scope")) for e in entries})) or "not installed"
-        state = "enabled" if key in on else "disabled"
+        state = "disabled" if key not in on else "enabled by this workspace" if on[key] else "enabled"
         where = "" if install_path(key, root) or not entries else " (its folder is missing)"
         lines.append(visible(f"{key}  {version or '-'}  {scopes}  {state}{where}"))
     return lines or ["No plugins installed; 'agentcli plugin install NAME@MARKETPLACE' installs one."]

@@ -84,3 +84,15 @@ def test_a_bad_manifest_is_one_sentence(tmp_path):
         read_plugin(folder)
     with pytest.raises(PluginError, match="no plugin folder"):
         read_plugin(tmp_path / "missing")
+
+
+def test_an_agent_file_written_as_claude_code_s_own_plugins_write_them_is_read():
+    """plugin-dev's agents: an unquoted description over several lines, with 'Context: …' lines in it."""
+    from agentcli.core.engine.agents import parse_agent_file
+
+    text = ('---\nname: agent-creator\ndescription: Use this agent when the user asks to "create an agent". '
+            'Examples:\n\n<example>\nContext: User wants one\nuser: "Make me an agent"\n</example>\n'
+            'model: sonnet\ntools: ["Write", "Read"]\n---\n\nYou create agents.\n')
+    agent = parse_agent_file(text, source="agent-creator.md")
+    assert agent.name == "agent-creator" and agent.description.startswith('Use this agent when the user asks to')
+    assert agent.tools == ("write_file", "read_file") and agent.prompt == "You create agents."
