@@ -160,7 +160,8 @@ def enabled_plugin_folders(root: Path, *, trusted: bool, dirs: Sequence[str] = (
 def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     """For the trust check: each plugin the workspace's own settings enable, with what it would run, and each
     marketplace they ask to know (``extraKnownMarketplaces``; agentcli never adds one by itself)."""
-    own = {key for key, project in enabled_keys(root, trusted=True).items() if project}
+    yours = enabled_keys(root, trusted=False)  # what your own settings enable needs no trust
+    own = {key for key, project in enabled_keys(root, trusted=True).items() if project and key not in yours}
     sources: list[tuple[Path, list[str], Any]] = []
     for scope in ("project", "local"):
         path = settings_file(scope, root)
