@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "it in a sample repository against a scripted model: no key, no network.",
                epilog="Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
                       "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
+                      "'agentcli plugin install|list|enable|disable|uninstall|update|marketplace', "
                       "'agentcli acp' (an ACP agent for editors). "
                       "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
     p.add_argument("first_prompt", nargs="*", metavar="PROMPT",
@@ -81,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
     p.add_argument("--fail-on", choices=("high", "medium", "low"),
                    help="agentcli review: exit 1 when a verified finding this severe or worse stands")
+    p.add_argument("--plugin-dir", action="append", metavar="DIR",
+                   help="load the plugin in DIR for this session (may repeat; docs/plugins.md)")
     p.add_argument("--demo", action="store_true",
                    help="try agentcli in a sample repository against a scripted stand-in model: no key, no network")
     from .scripting import add_script_flags
@@ -235,6 +238,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     root = Path.cwd()
     if argv and argv[0] == "acp":
         return run_acp(argv[1:])
+    if argv and argv[0] == "plugin":
+        from .plugin_cli import run_plugin
+
+        return run_plugin(argv[1:], root)
     if argv and argv[0] in ("sessions", "agents", "trust", "rewind", "worktrees", "mcp"):
         if argv in (["sessions"], ["trust"], ["worktrees"], ["mcp"]):
             argv = [argv[0], "list"]
@@ -282,7 +289,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
         "max_thinking_tokens": args.max_thinking_tokens,
     }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args),
-        sources=args.setting_sources)
+        sources=args.setting_sources, plugin_dirs=args.plugin_dir or ())
     if args.strict_mcp_config:  # only the servers the flags name
         from .core.mcp.config import from_flag
 

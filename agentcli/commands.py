@@ -65,7 +65,7 @@ def list_agents(root: Path) -> int:
 
     settings = load_settings(root)
     warnings: list[str] = []
-    types = load_agent_types(root, warnings)
+    types = load_agent_types(root, warnings, plugins=settings.plugins)  # and what enabled plugins bring
     for warning in warnings:
         print(f"agentcli: {visible(warning)}", file=sys.stderr)
     width = max(len(name) for name in types)

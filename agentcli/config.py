@@ -145,6 +145,8 @@ class Settings:
                                           widens=True)  # describe_widening names the command
     mcp_servers: dict[str, Any] = state({}, "MCP servers that may start, by name (core/mcp/config.py: .mcp.json, the "
                                         "user's mcp.json, --mcp-config)")
+    plugins: list[Any] = state([], "the plugins this run loads (agentcli/plugins.py: Claude Code's enabledPlugins, "
+                               "--plugin-dir), whose hooks and MCP servers load_settings adds to those above")
     trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
                                                            "sets it)"})
     setting_sources: list[str] = state(list(SETTING_SOURCES), "the setting sources that load (--setting-sources): "
@@ -434,7 +436,8 @@ def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str
 def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None, *,
                   trusted: bool = False, mcp_config: list[str] | tuple[str, ...] = (),
                   extra: list[tuple[dict[str, Any], str]] | None = None,
-                  sources: tuple[str, ...] | list[str] | None = None) -> Settings:
+                  sources: tuple[str, ...] | list[str] | None = None, plugin_dirs: list[str] | tuple[str, ...] = ()
+                  ) -> Settings:
     """``trusted``: the user trusts this workspace, so its project files may widen permissions and
     its .mcp.json may start servers. ``mcp_config``: the values of ``--mcp-config``. ``extra``: settings
     the command line gave in other forms (``--settings``, ``--allowedTools``), each with where it came
@@ -476,4 +479,28 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
         settings.merge(given, "command line")
     settings.model = resolve_model(settings.model)
     settings.trusted = trusted
+    _add_plugins(settings, root, plugin_dirs)
     return settings
+
+
+def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
+    """The enabled plugins, and their hooks and MCP servers beside the settings' own (a server named in a
+    settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
+    from .core.engine.plugins import PluginError
+    from .plugins import enabled_plugins
+
+    for plugin in enabled_plugins(root, trusted=settings.trusted, dirs=dirs, sources=settings.setting_sources,
+                                  warnings=settings.notices):
+        unknown: list[str] = []
+        try:
+            hooks, servers = plugin.hooks_table(unknown), plugin.servers()
+            if hooks:
+                settings.merge({"hooks": hooks}, plugin.where)
+        except (PluginError, ConfigError) as exc:
+            settings.notices.append(f"Skipped the plugin {plugin.key}: {exc}.")
+            continue
+        if unknown:
+            settings.notices.append(f"The plugin {plugin.key} has {', '.join(unknown)} hooks, events agentcli does "
+                                    "not have yet: those hooks do not run.")
+        settings.plugins.append(plugin)
+        settings.mcp_servers = {**servers, **settings.mcp_servers}

@@ -29,6 +29,7 @@ from .config import ConfigError, project_settings_sources
 from .core.engine.agents import trust_sources as agent_trust_sources
 from .core.engine.custom_commands import trust_sources as command_trust_sources
 from .core.engine.skills import trust_sources as skill_trust_sources
+from .plugins import trust_sources as plugin_trust_sources
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ SOURCES: list[Callable[[Path], list[Source]]] = [
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
     lambda root: _git_sources(root),
     lambda root: [Source(path, tuple(asks), content) for path, asks, content in skill_trust_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in plugin_trust_sources(root)],
 ]
 
 

@@ -101,10 +101,10 @@ class Session(SessionChildren):
         self.llm.use_tool_search(getattr(settings, "tool_search", "auto"))  # the route to tools on demand
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
         self.trusted = bool(getattr(settings, "trusted", False))
-        sources = getattr(settings, "setting_sources", ("user", "project"))  # --setting-sources; skips: warnings
-        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources)
-        self.commands = load_commands(workspace.root, notices, sources=sources)  # custom slash commands, by name
-        self.skills = load_skills(workspace.root, notices, trusted=self.trusted, sources=sources)  # need trust
+        sources, plugins = getattr(settings, "setting_sources", ("user", "project")), getattr(settings, "plugins", ())  # --setting-sources; engine/plugins.py
+        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
+        self.commands = load_commands(workspace.root, notices, sources=sources, plugins=plugins)  # slash commands
+        self.skills = load_skills(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
         self.commands |= {name: s.as_command() for name, s in self.skills.items() if name not in self.commands}
         self.skill_tool = SkillTool(self.skills, self.trusted)
         self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),

@@ -68,7 +68,7 @@ class SessionSettings(Protocol):
     # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
     # tool_search ("auto", "api", "agentcli" or "off": core/tools/on_demand.py), sandbox ("auto", "on" or
     # "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
-    # max_budget_usd (0: none) and status_line (core/policy/status_command.py).
+    # max_budget_usd (0: none), status_line (core/policy/status_command.py) and plugins (engine/plugins.py).
 
 
 class SessionSurface(Protocol):

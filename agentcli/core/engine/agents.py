@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
 from .frontmatter import confinement, definition_files, read_definition, split_frontmatter
+from .plugins import Plugin, plugin_files
 from ..model.catalogue import resolve_model
 from ..system.workspace import display_path
 
@@ -148,14 +149,16 @@ def agent_dirs(root: Path | None) -> list[Path]:
 
 
 def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
-                     trusted: bool = False, sources: Collection[str] = ("user", "project")) -> dict[str, AgentType]:
+                     trusted: bool = False, sources: Collection[str] = ("user", "project"),
+                     plugins: Sequence[Plugin] = ()) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
     A project file may replace a built-in (a read-only ``explore`` that could write) only when the
     workspace is ``trusted``; otherwise it is skipped. Each skipped file, and each built-in
     replaced, adds one sentence to ``warnings`` when a list is given. ``sources``: Claude Code's
-    setting sources whose agent files load, "user" (your folder) and "project" (the workspace's).
+    setting sources whose agent files load, "user" (your folder) and "project" (the workspace's). ``plugins``:
+    enabled plugins, whose agent files come as ``<plugin>:<name>`` (engine/plugins.py).
     """
     found: list[str] = [] if warnings is None else warnings
     types = dict(BUILT_IN)
@@ -194,6 +197,18 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
                 continue
             here[agent_type.name] = agent_type
         custom.update(here)
+    for plugin in plugins:
+        for path in plugin_files(plugin, "agents", found):
+            shown = f"{path} ({plugin.where})"
+            try:
+                agent_type = parse_agent_file(read_definition(path, (plugin.root,), plugin.where), source=shown,
+                                              notes=found)
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                found.append(f"Skipped agent file {shown}: {reason}.")
+                continue
+            name = f"{plugin.name}:{agent_type.name}"
+            custom[name] = dataclasses.replace(agent_type, name=name, project=plugin.project)
     for name in sorted(custom):
         if name in BUILT_IN:
             found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "

@@ -21,11 +21,12 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ... import paths
 from .frontmatter import confinement, FrontmatterError, definition_files, read_definition, split_frontmatter
+from .plugins import Plugin, expand_root, plugin_files
 from ..policy.rules import Rule, RuleError
 from ..system.workspace import display_path
 
@@ -75,9 +76,13 @@ def command_dirs(root: Path) -> list[tuple[Path, bool]]:
 
 
 def load_commands(root: Path, warnings: list[str] | None = None, *,
-                  sources: Collection[str] = ("user", "project")) -> dict[str, CustomCommand]:
+                  sources: Collection[str] = ("user", "project"), plugins: Sequence[Plugin] = ()
+                  ) -> dict[str, CustomCommand]:
     """The custom commands of a workspace, by name; each skipped file adds one sentence to ``warnings``.
-    ``sources``: Claude Code's setting sources to read, "user" (your folder) and "project" (the workspace's)."""
+    ``sources``: Claude Code's setting sources to read, "user" (your folder) and "project" (the workspace's).
+    ``plugins``: enabled plugins, whose commands come as ``/<plugin>:<name>``, and as ``/<name>`` too where
+    nothing else has that name (as Claude Code offers them); ``${CLAUDE_PLUGIN_ROOT}`` in them is the plugin's
+    folder."""
     found: list[str] = [] if warnings is None else warnings
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
@@ -99,7 +104,20 @@ def load_commands(root: Path, warnings: list[str] | None = None, *,
                 found.append(f"Skipped command file {shown}: {reason}.")
                 continue
             commands[command.name] = command
-    return commands
+    bare: dict[str, CustomCommand] = {}
+    for plugin in plugins:
+        for path in plugin_files(plugin, "commands", found):
+            shown = f"{path} ({plugin.where})"
+            try:
+                text = expand_root(read_definition(path, (plugin.root,), plugin.where), plugin.root)
+                command = parse_command(text, f"{plugin.name}:{path.stem}", shown, plugin.project)
+            except (ValueError, OSError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                found.append(f"Skipped command file {shown}: {reason}.")
+                continue
+            commands[command.name] = command
+            bare.setdefault(path.stem, command)
+    return commands | {name: command for name, command in bare.items() if name not in commands}
 
 
 def parse_command(text: str, name: str, source: str, project: bool) -> CustomCommand:

@@ -117,7 +117,10 @@ def _load(source: str, first_line: int) -> dict[str, Any]:
             try:
                 data = yaml.load(quoted, Loader=loader)
             except yaml.YAMLError:
-                raise exc from None
+                try:  # values over several lines, with ': ' in them, as Claude Code's own plugins write them
+                    data = yaml.load(_as_blocks(source), Loader=loader)
+                except yaml.YAMLError:
+                    raise exc from None
     except _Refused as exc:
         raise FrontmatterError(f"line {first_line + exc.line}: {exc.problem}") from None
     except yaml.MarkedYAMLError as exc:
@@ -210,6 +213,33 @@ def _count(node: "Node", counted: dict[int, tuple[int, int]], open_nodes: set[in
 # `key: text: more` at the top level, on one line, plain: YAML refuses the second ': '; Claude Code's files mean text.
 _COLON_VALUE = re.compile(r"""^([A-Za-z0-9_-]+:[ \t]+)([^\s"'\[{|>&*!%@`#][^\n]*?:\s[^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*$(?!\n[ \t])""",
                           re.MULTILINE)
+
+
+_KEY_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
+
+
+def _as_blocks(source: str) -> str:
+    """Frontmatter whose values run over lines that YAML cannot read plain (``description: Use this when… Examples:``,
+    then ``Context: …`` lines): each new ``key:`` at the start of a line begins a field, every other line continues
+    the value before it, and each value that is not a one-line list or quoted string becomes a literal block."""
+    fields: list[tuple[str, list[str]]] = []
+    for line in source.split("\n"):
+        match = _KEY_LINE.match(line)
+        match = match if match and match.group(1) not in (key for key, _ in fields) else None  # a key again: text
+        if match or not fields:
+            fields.append((match.group(1) if match else "", [(match.group(2) or "") if match else line]))
+        else:
+            fields[-1][1].append(line)
+    out = []
+    for key, lines in fields:
+        value = "\n".join(lines).strip()
+        if not key:
+            return source  # text before any key: not this shape
+        if "\n" not in value and (value[:1] in ("[", '"', "'") or not value):
+            out.append(f"{key}: {value}")
+        else:
+            out.append(f"{key}: |-\n" + "\n".join(f"  {line}" for line in value.split("\n")))
+    return "\n".join(out)
 
 
 def _quoted_value(match: re.Match[str]) -> str:

@@ -22,16 +22,18 @@ without following a symlink, a regular file, capped.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Iterable
 
 from ... import paths
 from .custom_commands import CustomCommand, _split_rules
 from .frontmatter import confinement, FrontmatterError, read_definition, split_frontmatter
+from .plugins import Plugin, expand_root, one_line, skill_places
 from ..policy.rules import Rule, RuleError
 from ..system.workspace import display_path
 
@@ -71,10 +73,10 @@ def skill_dirs(root: Path) -> list[tuple[Path, bool]]:
 
 
 def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool = True,
-                sources: Collection[str] = ("user", "project")) -> dict[str, Skill]:
+                sources: Collection[str] = ("user", "project"), plugins: Sequence[Plugin] = ()) -> dict[str, Skill]:
     """The skills this session may use, by name. Without ``trusted``, the workspace's own are left out, and
     so are those of a setting source not in ``sources`` ("user", "project"). Each skipped folder adds one
-    sentence to ``warnings``."""
+    sentence to ``warnings``. ``plugins``: enabled plugins, whose skills come as ``<plugin>:<name>``."""
     found: list[str] = [] if warnings is None else warnings
     skills: dict[str, Skill] = {}
     base = root.resolve()
@@ -91,6 +93,20 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
                 found.append(f"Skipped the skill {shown}: {reason}.")
                 continue
             skills[skill.name] = skill
+    for plugin in plugins:
+        for place in skill_places(plugin, found):
+            single = [place / SKILL_FILE] if (place / SKILL_FILE).is_file() else []
+            for skill_md in single or _skill_files(place, (plugin.root,), plugin.where, found):
+                shown = f"{skill_md} ({plugin.where})"
+                try:
+                    text = expand_root(read_definition(skill_md, (plugin.root,), plugin.where), plugin.root)
+                    skill = parse_skill(text, skill_md, shown, plugin.project, named_by_folder=not single)
+                except (ValueError, OSError) as exc:
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                    found.append(f"Skipped the skill {shown}: {reason}.")
+                    continue
+                name = f"{plugin.name}:{skill.name}"
+                skills[name] = dataclasses.replace(skill, name=name, description=one_line(skill.description))
     return skills
 
 
@@ -112,13 +128,14 @@ def _skill_files(folder: Path, bases: tuple[Path, ...], where: str, warnings: li
         return []
 
 
-def parse_skill(text: str, path: Path, source: str, project: bool) -> Skill:
-    """One SKILL.md; ValueError (FrontmatterError, RuleError) with the reason when it cannot be used."""
+def parse_skill(text: str, path: Path, source: str, project: bool, *, named_by_folder: bool = False) -> Skill:
+    """One SKILL.md; ValueError (FrontmatterError, RuleError) with the reason when it cannot be used.
+    ``named_by_folder``: the folder names it, as a plugin's skills are named (their ``name`` may be a title)."""
     fields: dict[str, Any] = {}
     body = text.strip()
     if text.lstrip("\ufeff").startswith("---"):
         fields, body = split_frontmatter(text)
-    name = fields.get("name") or path.parent.name
+    name = path.parent.name if named_by_folder else fields.get("name") or path.parent.name
     if not isinstance(name, str) or not NAME.fullmatch(name.strip()):
         raise ValueError(f"{name!r} is not a usable skill name (letters, digits, '-', '_', '.'; at most 64)")
     description = fields.get("description")

@@ -56,7 +56,8 @@ class ServerConfig:
     env: tuple[tuple[str, str], ...] = ()
     url: str = ""
     headers: tuple[tuple[str, str], ...] = ()
-    project: bool = False  # from the workspace's .mcp.json: needs the workspace's trust
+    project: bool = False  # from the workspace's .mcp.json or a plugin: runs in the OS sandbox (and needs trust)
+    plugin_root: str = ""  # a plugin's server: its folder, readable in the sandbox (engine/plugins.py)
 
     def describe(self, values: bool = False) -> str:
         """What starts, on one line, as written in the file. ``values``: with the env and header
@@ -83,7 +84,8 @@ class ServerConfig:
             return VARIABLE.sub(one, text)
         return ServerConfig(self.name, self.transport, self.source, fill(self.command),
                             tuple(map(fill, self.args)), tuple((k, fill(v)) for k, v in self.env),
-                            fill(self.url), tuple((k, fill(v)) for k, v in self.headers), self.project)
+                            fill(self.url), tuple((k, fill(v)) for k, v in self.headers), self.project,
+                            self.plugin_root)
 
 
 def parse(data: Any, source: str, *, project: bool = False) -> dict[str, ServerConfig]:

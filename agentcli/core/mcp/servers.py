@@ -118,7 +118,8 @@ class McpServer:
             config = self.config.expanded(secret_env.environ())
             if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
                 argv = await asyncio.to_thread(self.sandbox.wrap, [config.command, *config.args], cwd=self.root,
-                                               writable=writable_dirs(self.root))
+                                               writable=writable_dirs(self.root),
+                                               readable=[Path(config.plugin_root)] if config.plugin_root else [])
                 config = dataclasses.replace(config, command=argv[0], args=tuple(argv[1:]))
             info = Implementation(name="agentcli", version=__version__)
             async with Client(self._transport(config), client_info=info, cache=None,

@@ -53,6 +53,7 @@ DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 10_000  # characters of a hook's stdout or stderr that are kept
 BLOCK = 2
 WORKSPACE_MARK = "agentcli_from_workspace"  # set by config.py on the hook groups of a workspace's own files
+PLUGIN_ROOT_MARK = "agentcli_plugin_root"  # on a plugin's hook groups (engine/plugins.py): its folder
 
 PATH_TOOLS = ("read_file", "edit_file", "write_file")  # Claude Code calls their path file_path
 
@@ -74,6 +75,7 @@ class Hook:
     matcher: str = ""  # a regular expression on the tool name; "" or "*" matches every tool
     workspace: bool = False  # from the workspace's own files: runs in the OS sandbox
     callback: Callback | None = field(default=None, compare=False)  # run instead of the command
+    plugin_root: str = ""  # a plugin's hook: its folder, readable in the sandbox and given as CLAUDE_PLUGIN_ROOT
 
     def matches(self, tool: str) -> bool:
         """``tool``: the tool's name, or what ``MATCHED`` says the event's matcher is matched against."""
@@ -112,7 +114,9 @@ def parse_hooks(table: Any, where: str) -> list[Hook]:
                 if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
                     raise HookConfigError(f"{where}: the timeout of a hooks.{event} hook must be a positive "
                                           f"number of seconds, not {timeout!r}")
-                hooks.append(Hook(event, command, float(timeout), matcher, group.get(WORKSPACE_MARK) is True))
+                root = group.get(PLUGIN_ROOT_MARK)
+                hooks.append(Hook(event, command, float(timeout), matcher, group.get(WORKSPACE_MARK) is True,
+                                  plugin_root=root if isinstance(root, str) else ""))
     return hooks
 
 
@@ -382,7 +386,7 @@ class Hooks:
         try:
             argv, preexec, env, passed = await asyncio.to_thread(
                 launch, hook.command, self.root, sandbox=self.sandbox if hook.workspace else None,
-                keep_secret_env=self.keep_secret_env)
+                keep_secret_env=self.keep_secret_env, plugin_root=hook.plugin_root)
         except SandboxError as exc:
             self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
             return _Answer(None, "", "")
@@ -427,22 +431,27 @@ class Hooks:
         self.emit(Notice(level="warning", text=text))
 
 
-def launch(command: str, root: Path, *, sandbox: "Sandbox | None", keep_secret_env: bool
+def launch(command: str, root: Path, *, sandbox: "Sandbox | None", keep_secret_env: bool, plugin_root: str = ""
            ) -> tuple[list[str], Callable[[], None] | None, dict[str, str], list[int]]:
     """How a hook's (or the status line's) command starts: ``/bin/sh -c`` in ``root``, with bash's scrubbed
     environment plus ``CLAUDE_PROJECT_DIR``, inside ``sandbox`` when one is given (a workspace's own command)
     and usable. Returns argv, the preexec function, the environment and the descriptors to pass down
-    (``pass_fds``) and close once it started (the sandbox's seccomp filter); raises SandboxError. Blocking."""
+    (``pass_fds``) and close once it started (the sandbox's seccomp filter); raises SandboxError. Blocking.
+    ``plugin_root``: a plugin's command, which gets its folder as ``CLAUDE_PLUGIN_ROOT``, readable in the sandbox."""
     from ..system import processes
     from ..system.sandbox import writable_dirs
     from ..system.secret_env import command_env
 
     env = command_env(keep_secret_env)
     env["CLAUDE_PROJECT_DIR"] = str(root)
+    if plugin_root:
+        env["CLAUDE_PLUGIN_ROOT"] = plugin_root
     argv = ["/bin/sh", "-c", command]
     if sandbox is not None and sandbox.usable():
         passed: list[int] = []
-        return sandbox.wrap(argv, cwd=root, writable=writable_dirs(root), pass_fds=passed), None, env, passed
+        readable = [Path(plugin_root)] if plugin_root else []
+        return (sandbox.wrap(argv, cwd=root, writable=writable_dirs(root), pass_fds=passed, readable=readable), None,
+                env, passed)
     return argv, processes.die_with_parent(), env, []
 
 

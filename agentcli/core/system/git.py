@@ -172,14 +172,16 @@ def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT
     return _run_bytes(repo.root, repo, *args, timeout=timeout)
 
 
-def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str, str]:
+def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
+         transports: tuple[str, ...] = ()) -> tuple[int, str, str]:
     """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
-    code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout)
+    code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout, transports=transports)
     return code, out.decode("utf-8", errors="replace"), err
 
 
 def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
-               objects: dict[str, str] | None = None, stdin: bytes | None = None) -> tuple[int, bytes, str]:
+               objects: dict[str, str] | None = None, stdin: bytes | None = None,
+               transports: tuple[str, ...] = ()) -> tuple[int, bytes, str]:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -199,8 +201,9 @@ def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = 
         env.update(_no_repository_filters(repo))
     if repo is not None and subcommand == "blame":
         _check_ignore_revs_files(repo)
-    command = [executable, *location, *settings, *HARDENING, subcommand, *SUBCOMMAND_OPTIONS.get(subcommand, ()),
-               *rest]
+    allowed = [arg for name in transports for arg in ("-c", f"protocol.{name}.allow=always")]  # after: they win
+    command = [executable, *location, *settings, *HARDENING, *allowed, subcommand,
+               *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
     try:
         done = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True, timeout=timeout,
                               stdin=subprocess.DEVNULL if stdin is None else None)
@@ -209,6 +212,38 @@ def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = 
     except OSError as exc:
         return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
     return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
+
+
+# What a marketplace or a plugin may be cloned over (never ext:: or fd::, which run commands).
+CLONE_TRANSPORTS = ("file", "https", "ssh", "git", "http")
+CLONE_TIMEOUT = 600.0
+
+
+def clone(source: str, dest: Path) -> str:
+    """Clone ``source`` (a URL or a path) into ``dest``, hardened as every command here (no hooks, no
+    submodules, no template, only CLONE_TRANSPORTS): "" when done, else git's first error line. Blocking."""
+    code, _, err = _run(dest.parent, None, "clone", "--quiet", "--no-recurse-submodules", "--template=", "--",
+                        source, str(dest), timeout=CLONE_TIMEOUT, transports=CLONE_TRANSPORTS)
+    return "" if code == 0 else _first_error(err) or f"git clone exited with {code}"
+
+
+def pull(folder: Path) -> str:
+    """Bring a clone to its remote's newest commit (fetch, then reset to it): "" when done, else why not."""
+    repo = find_repository(folder)
+    if repo is None:
+        return f"{folder} is not a git repository"
+    code, _, err = _run(folder, repo, "fetch", "--quiet", "--no-recurse-submodules", "origin",
+                        timeout=CLONE_TIMEOUT, transports=CLONE_TRANSPORTS)
+    if code == 0:
+        code, _, err = _run(folder, repo, "reset", "--quiet", "--hard", "FETCH_HEAD")
+    return "" if code == 0 else _first_error(err) or f"git exited with {code}"
+
+
+def head_commit(folder: Path) -> str:
+    """The commit a clone is at, or ""."""
+    repo = find_repository(folder)
+    code, out, _ = run_git(repo, "rev-parse", "HEAD") if repo is not None else (1, "", "")
+    return out.strip() if code == 0 else ""
 
 
 def absorb_child_objects(repo: Repository) -> None:

@@ -193,6 +193,10 @@ async def skills(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.skills_report(app.session))
 
 
+async def plugin(app: "PlainApp", arg: str) -> None:
+    app.display.say(slash.plugin_command(app.session, arg))
+
+
 async def stop(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.stop(app.session))
 
@@ -214,6 +218,6 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
 HANDLERS = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
             "review": review,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
-            "skills": skills, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
+            "skills": skills, "plugin": plugin, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

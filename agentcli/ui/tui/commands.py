@@ -218,6 +218,10 @@ async def skills(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(slash.skills_report(app.session), block=True)
 
 
+async def plugin(app: "AgentApp", arg: str) -> None:
+    await app.conversation.add_notice(slash.plugin_command(app.session, arg), block=True)
+
+
 async def resume(app: "AgentApp", arg: str) -> None:
     await controls.pick_session(app)
 
@@ -244,7 +248,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
     "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume, "stop": stop, "skills": skills, "steer": steer, "wrapup": wrap_up,
+    "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

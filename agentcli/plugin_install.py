@@ -1,0 +1,288 @@
+"""Adding marketplaces and installing plugins, into the files Claude Code keeps (``agentcli/plugins.py``), so
+what one of the two installs the other runs.
+
+A marketplace and a plugin are a stranger's repository. They are cloned with the hardened git runner
+(``core/system/git.py``: no hooks, no submodules, no command-running transports), copied without following a
+symbolic link, and nothing in them runs while they are installed: installing says what the plugin would run
+(``Plugin.brings``), and its hooks and MCP servers run only in a session, in the OS sandbox.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .core.engine.plugins import Plugin, PluginError, read_plugin
+from .core.errors import ToolError
+from .core.system import git
+from .plugins import (MARKETPLACE_FILE, installed, known_marketplaces, marketplace_entries,
+                      plugins_home, read_json, settings_file)
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+GITHUB = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+class PluginCommandError(Exception):
+    """What a plugin command could not do, in one sentence."""
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write through a temporary file and a rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------- marketplaces
+
+
+def add_marketplace(source: str) -> str:
+    """Add a marketplace: a local folder (used where it is), else a git repository (a URL, a path, or GitHub's
+    owner/name), cloned into Claude Code's marketplaces folder. Returns its name."""
+    folder = Path(source).expanduser()
+    if folder.is_dir() and (folder / MARKETPLACE_FILE).is_file():
+        location = folder.resolve()
+        recorded: dict[str, Any] = {"source": "directory", "path": str(location)}
+        name = _marketplace_name(location)
+    else:
+        url = f"https://github.com/{source}.git" if GITHUB.fullmatch(source) and not folder.exists() else source
+        recorded = {"source": "github", "repo": source} if url != source else {"source": "git", "url": source}
+        home = plugins_home() / "marketplaces"
+        home.mkdir(parents=True, exist_ok=True)
+        temp = Path(tempfile.mkdtemp(dir=home, prefix=".adding-"))
+        try:
+            error = git.clone(url, temp / "clone")
+            if error:
+                raise PluginCommandError(f"cannot clone {source}: {error}")
+            name = _marketplace_name(temp / "clone")
+            location = home / name
+            if location.exists():
+                raise PluginCommandError(f"a marketplace named {name} is already added; 'agentcli plugin marketplace "
+                                         f"update {name}' refreshes it")
+            (temp / "clone").rename(location)
+        finally:
+            shutil.rmtree(temp, ignore_errors=True)
+    known = known_marketplaces()
+    if name in known and known[name].get("installLocation") != str(location):
+        raise PluginCommandError(f"a marketplace named {name} is already added from elsewhere; remove it first")
+    known[name] = {"source": recorded, "installLocation": str(location), "lastUpdated": now()}
+    write_json(plugins_home() / "known_marketplaces.json", known)
+    return name
+
+
+def _marketplace_name(location: Path) -> str:
+    data = read_json(location / MARKETPLACE_FILE)
+    name = data.get("name")
+    if not data or not isinstance(data.get("plugins"), list):
+        raise PluginCommandError(f"{location} has no usable {MARKETPLACE_FILE} (a JSON object with a \"plugins\" list)")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise PluginCommandError(f"the marketplace name {name!r} may only use letters, digits, '-', '_' and '.'")
+    return name
+
+
+def update_marketplace(name: str) -> None:
+    """Bring a cloned marketplace to its newest commit (a local folder is read where it is)."""
+    entry = _marketplace(name)
+    location = Path(entry["installLocation"])
+    if entry.get("source", {}).get("source") in ("git", "github"):
+        try:
+            error = git.pull(location)
+        except ToolError as exc:
+            error = str(exc)
+        if error:
+            raise PluginCommandError(f"cannot update the marketplace {name}: {error}")
+    known = known_marketplaces()
+    known[name] = {**entry, "lastUpdated": now()}
+    write_json(plugins_home() / "known_marketplaces.json", known)
+
+
+def remove_marketplace(name: str) -> None:
+    entry = _marketplace(name)
+    known = known_marketplaces()
+    del known[name]
+    write_json(plugins_home() / "known_marketplaces.json", known)
+    location = Path(entry["installLocation"])
+    if location.parent == plugins_home() / "marketplaces":  # a clone of ours, never the user's own folder
+        shutil.rmtree(location, ignore_errors=True)
+
+
+def _marketplace(name: str) -> dict[str, Any]:
+    entry = known_marketplaces().get(name)
+    if entry is None or not isinstance(entry.get("installLocation"), str):
+        raise PluginCommandError(f"no marketplace named {name}; 'agentcli plugin marketplace list' shows them")
+    return entry
+
+
+# ---------------------------------------------------------------- plugins
+
+
+@dataclass(frozen=True)
+class Installed:
+    plugin: Plugin
+    brings: list[str]
+    version: str = ""
+
+
+def split_key(spec: str) -> tuple[str, str]:
+    """``name@marketplace`` as its two parts; a bare name is looked up in every known marketplace."""
+    name, _, market = spec.partition("@")
+    if market:
+        return name, market
+    having = [m for m, entry in known_marketplaces().items()
+              if any(e.get("name") == name for e in marketplace_entries(Path(str(entry.get("installLocation")))))]
+    if len(having) != 1:
+        raise PluginCommandError(f"no marketplace offers {name}" if not having else
+                                 f"{name} is offered by {', '.join(having)}; say which as {name}@MARKETPLACE")
+    return name, having[0]
+
+
+def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bool] | None = None) -> Installed:
+    """Copy a plugin from its marketplace into Claude Code's cache, record it, and enable it in ``scope``.
+    ``confirm``: asked with what the plugin brings before it is recorded; False leaves nothing behind."""
+    name, market = split_key(spec)
+    key = f"{name}@{market}"
+    if not NAME.fullmatch(name) or not NAME.fullmatch(market):
+        raise PluginCommandError(f"{key!r} is not a plugin name (letters, digits, '-', '_', '.', then @MARKETPLACE)")
+    location = Path(_marketplace(market)["installLocation"])
+    entry = next((e for e in marketplace_entries(location) if e.get("name") == name), None)
+    if entry is None:
+        raise PluginCommandError(f"the marketplace {market} has no plugin {name}")
+    cache = plugins_home() / "cache" / market / name
+    cache.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(dir=cache, prefix=".installing-"))
+    try:
+        sha = _fetch(entry.get("source"), location, temp / "plugin", name)
+        manifest = read_json(temp / "plugin" / ".claude-plugin" / "plugin.json")
+        version = next((v for v in (entry.get("version"), manifest.get("version"), sha[:12]) if isinstance(v, str)
+                        and NAME.fullmatch(v)), "unknown")
+        dest = cache / version
+        if dest.exists():
+            shutil.rmtree(dest)
+        (temp / "plugin").rename(dest)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    try:
+        plugin = read_plugin(dest, key=key)
+        brings = plugin.brings()
+    except PluginError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
+    if confirm is not None and not confirm(Installed(plugin, brings, version)):
+        shutil.rmtree(dest, ignore_errors=True)
+        raise PluginCommandError(f"{key} was not installed")
+    record: dict[str, Any] = {"scope": scope, "installPath": str(dest), "version": version, "installedAt": now(),
+                              "lastUpdated": now(), **({"gitCommitSha": sha} if sha else {})}
+    if scope != "user":
+        record["projectPath"] = str(root.resolve())
+    _record(key, record, scope, root)
+    set_enabled(key, True, scope, root)
+    return Installed(plugin, brings, version)
+
+
+def _fetch(source: Any, location: Path, dest: Path, name: str) -> str:
+    """Put the plugin's files into ``dest``: copied from inside the marketplace, or cloned. Returns the commit."""
+    if isinstance(source, str):
+        folder = (location / source).resolve()
+        if folder != location.resolve() and location.resolve() not in folder.parents:
+            raise PluginCommandError(f"the source of {name} ({source}) leads outside its marketplace")
+        if not folder.is_dir():
+            raise PluginCommandError(f"the source of {name} ({source}) is not a folder in its marketplace")
+        shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        return git.head_commit(location)
+    if isinstance(source, dict) and source.get("source") in ("github", "url", "git"):
+        url = (f"https://github.com/{source.get('repo')}.git" if source.get("source") == "github"
+               else str(source.get("url", "")))
+        error = git.clone(url, dest)
+        if error:
+            raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
+        shutil.rmtree(dest / ".git", ignore_errors=True)
+        return ""
+    raise PluginCommandError(f"agentcli cannot install {name}: its source {json.dumps(source)} is of a kind it does "
+                             "not know (a folder in the marketplace, github, url or git)")
+
+
+def _record(key: str, record: dict[str, Any], scope: str, root: Path) -> None:
+    table = installed()
+    base = str(root.resolve())
+    kept = [e for e in table.get(key, []) if not (e.get("scope") == scope and (scope == "user"
+                                                                               or e.get("projectPath") == base))]
+    table[key] = [*kept, record]
+    write_json(plugins_home() / "installed_plugins.json", {"version": 2, "plugins": table})
+
+
+def set_enabled(key: str, on: bool | None, scope: str, root: Path) -> None:
+    """Set ``enabledPlugins[key]`` in the scope's Claude Code settings file (None: remove it), keeping the rest."""
+    path = settings_file(scope, root)
+    data = read_json(path)
+    if path.exists() and not data:
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise PluginCommandError(f"{path} is not a JSON object; fix it first") from None
+    table = data.get("enabledPlugins")
+    table = dict(table) if isinstance(table, dict) else {}
+    if on is None:
+        table.pop(key, None)
+    else:
+        table[key] = on
+    write_json(path, {**data, "enabledPlugins": table})
+
+
+def require_installed(spec: str, root: Path) -> str:
+    """The key of an installed plugin (a bare name when only one installed plugin has it)."""
+    keys = [k for k in installed() if k == spec or k.split("@")[0] == spec]
+    if len(keys) == 1:
+        return keys[0]
+    if keys:
+        raise PluginCommandError(f"{spec} is installed from {', '.join(keys)}; say which")
+    raise PluginCommandError(f"the plugin {spec} is not installed; 'agentcli plugin list' shows what is")
+
+
+def uninstall(spec: str, scope: str, root: Path) -> str:
+    key = require_installed(spec, root)
+    table = installed()
+    base = str(root.resolve())
+    gone = [e for e in table.get(key, []) if e.get("scope") == scope and (scope == "user"
+                                                                           or e.get("projectPath") == base)]
+    if not gone:
+        raise PluginCommandError(f"{key} is not installed in the {scope} scope here")
+    table[key] = [e for e in table[key] if e not in gone]
+    if not table[key]:
+        del table[key]
+    write_json(plugins_home() / "installed_plugins.json", {"version": 2, "plugins": table})
+    still = {e.get("installPath") for entries in table.values() for e in entries}
+    for entry in gone:
+        path = Path(str(entry.get("installPath")))
+        if str(path) not in still and (plugins_home() / "cache") in path.parents:
+            shutil.rmtree(path, ignore_errors=True)
+    set_enabled(key, None, scope, root)
+    return key
+
+
+def update(spec: str, scope: str, root: Path) -> Installed:
+    """Refresh the plugin's marketplace and install its newest version again in ``scope``."""
+    key = require_installed(spec, root)
+    update_marketplace(key.partition("@")[2])
+    enabled = read_json(settings_file(scope, root)).get("enabledPlugins", {})
+    done = install(key, scope, root)
+    if isinstance(enabled, dict) and enabled.get(key) is False:
+        set_enabled(key, False, scope, root)  # an update does not turn a disabled plugin back on
+    return done
