@@ -131,7 +131,7 @@ class Session:
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
-            compact_threshold=settings.compact_threshold)
+            compact_threshold=settings.compact_threshold, task_models=getattr(settings, "task_models", None))
         self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
         self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,

@@ -212,8 +212,9 @@ def usage_line(label: str, usage: Usage, width: int = 10) -> str:
 
 def cost_report(session: "SessionSurface") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
-    rows = [("main", session.main_usage, ""), *((record.id, record.usage, f"  {visible(record.description)}")
-                                                for record in session.children),
+    rows = [("main", session.main_usage, f"  {session.model}"),
+            *((record.id, record.usage, f"  {record.model} · {visible(record.description)}" if record.model else
+               f"  {visible(record.description)}") for record in session.children),
             *((f"type {visible(kind)}", usage, f"  {count} subagent{'' if count == 1 else 's'}")
               for kind, (count, usage) in session.usage_by_type().items()), ("total", session.usage, "")]
     width = max(10, *(len(label) for label, _, _ in rows))  # every row's figures in the same columns
