@@ -65,7 +65,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name", "RemoteResource", "ContextUsage",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand", "replay_events", "subagent_record",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput"]

@@ -44,6 +44,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools, prompts (/mcp__server__prompt), resources (@server:uri)"),
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
+    SlashCommand("export", "[FILE]", "Write this session, subagents and receipts included, secrets redacted, to FILE "
+                 "as Markdown (a .json name: JSON); default agentcli-ID.md here"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
 )
@@ -195,6 +197,26 @@ def money(usage: Usage, cell: bool = False) -> str:
     if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
         return ("unknown" if cell else UNKNOWN_COST) if usage.total_tokens else f"${0:.4f}"
     return f"${usage.cost:.4f}"
+
+
+def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
+    """/export [FILE]: this session's file as a document (ui/export.py) written to FILE, relative to the workspace
+    (default ``agentcli-<id>.md`` there; a ``.json`` name gets JSON). The sentence to show, and whether it failed."""
+    from pathlib import Path
+
+    from ..core.session import SessionError
+    from .export import export as document, write_export
+
+    if session.store is None:
+        return "This session is not saved, so there is nothing to export.", True
+    target = session.workspace.root / Path(arg.strip() or f"agentcli-{session.id}.md").expanduser()
+    try:
+        written = write_export(target, document(session.store.main_path, "json" if target.suffix == ".json" else
+                                                "markdown"))
+    except SessionError as exc:
+        return str(exc), True
+    shown = written.relative_to(session.workspace.root) if written.is_relative_to(session.workspace.root) else written
+    return f"Exported this session to {shown}.", False
 
 
 def unknown_cost_note(session: "SessionSurface") -> list[str]:
