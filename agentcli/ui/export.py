@@ -5,13 +5,14 @@ run ended, the tool outputs cut short, and every secret this process holds redac
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 from ..core.content import readable
-from ..core.session import replay_events, subagent_record
+from ..core.session import SubagentRecord, replay_events, subagent_record
 from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, ToolCallFinished,
                           ToolCallStarted, UserMessage)
 from ..core.storage.store import SessionError, child_records, read_records, session_info
@@ -24,8 +25,9 @@ OUTPUT_CAP = 2_000  # characters of one tool output in the Markdown; the JSON ke
 SHOWN_ORIGINS = ("user", "steered")  # the user's own messages; the rest (tool results, notes) show their own way
 
 
-def export(path: Path, fmt: str = "markdown") -> str:
-    """The session whose main file is ``path``, in ``fmt`` (one of FORMATS), secrets redacted.
+def export(path: Path, fmt: str = "markdown", running: Collection[str] = ()) -> str:
+    """The session whose main file is ``path``, in ``fmt`` (one of FORMATS), secrets redacted; ``running``: the
+    ids of its subagents still at work (an open session's), each shown as running with what it did so far.
     Raises SessionError with one sentence when its file cannot be read."""
     if fmt not in FORMATS:
         raise SessionError(f"Unknown export format {fmt!r}; use markdown or json.")
@@ -34,8 +36,8 @@ def export(path: Path, fmt: str = "markdown") -> str:
         raise SessionError(warnings[0])
     children, _ = child_records(path)
     if fmt == "json":
-        return json.dumps(redacted(as_data(path, records, children)), indent=2, ensure_ascii=False) + "\n"
-    return redact("\n".join(markdown(path, records, children)) + "\n")
+        return json.dumps(redacted(as_data(path, records, children, running)), indent=2, ensure_ascii=False) + "\n"
+    return redact("\n".join(markdown(path, records, children, running)) + "\n")
 
 
 def write_export(path: Path, document: str) -> Path:
@@ -58,11 +60,20 @@ def redacted(value: Any) -> Any:
     return value
 
 
-def as_data(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def child_record(own: list[dict[str, Any]], ident: str, running: Collection[str]) -> SubagentRecord | None:
+    """A subagent's record from its transcript: one that never finished is interrupted, unless still ``running``."""
+    record = subagent_record(own, ident)
+    if record is not None and ident in running:
+        record.status = "running"
+    return record
+
+
+def as_data(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]],
+            running: Collection[str]) -> dict[str, Any]:
     info = session_info(path)
     subagents = []
     for ident, own in children.items():
-        record = subagent_record(own, ident)
+        record = child_record(own, ident, running)
         report = record.report if record is not None else None
         subagents.append({**(record.to_dict() if record is not None else {"id": ident}),
                           "receipt": report.receipt(cap=100_000) if report else "",
@@ -83,7 +94,8 @@ def cut(text: str, cap: int = OUTPUT_CAP) -> str:
     return text if len(text) <= cap else f"{text[:cap]}\n… ({len(text) - cap:,} more characters in the session file)"
 
 
-def markdown(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]]) -> Iterator[str]:
+def markdown(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]],
+             running: Collection[str]) -> Iterator[str]:
     info = session_info(path)
     yield f"# agentcli session {info.id}"
     yield ""
@@ -96,11 +108,11 @@ def markdown(path: Path, records: list[dict[str, Any]], children: dict[str, list
     for number, event in enumerate(events):
         if isinstance(event, SubagentFinished) and last_run.get(event.id) == number and event.id in children:
             shown.add(event.id)
-            yield from child_section(event.id, children[event.id])
+            yield from child_section(event.id, children[event.id], running)
         else:
             yield from event_lines(event, level=2)
-    for ident in (i for i in children if i not in shown):  # never finished: its process stopped first
-        yield from child_section(ident, children[ident])
+    for ident in (i for i in children if i not in shown):  # still running, or its process stopped first
+        yield from child_section(ident, children[ident], running)
 
 
 def event_lines(event: Event, level: int) -> Iterator[str]:
@@ -123,20 +135,20 @@ def event_lines(event: Event, level: int) -> Iterator[str]:
         yield from ("", f"> {event.level}: {visible(event.text)}")
 
 
-def child_section(ident: str, own: list[dict[str, Any]]) -> Iterator[str]:
+def child_section(ident: str, own: list[dict[str, Any]], running: Collection[str]) -> Iterator[str]:
     """A subagent where its (latest) run ended: its model and figures, its transcript, then its receipt."""
-    record = subagent_record(own, ident)
+    record = child_record(own, ident, running)
     if record is None:
         yield from ("", f"*{ident}: its transcript has no start record.*")
         return
     report = record.report
     cost = f" · {dollars(record.usage.cost)}" if record.usage.cost is not None else ""
     model = f" · {record.model}" if record.model else ""
-    yield from ("", f"<details><summary>Subagent {ident} · {visible(record.type)}{model} · {record.status} · "
-                    f"{visible(record.description)}{cost}</summary>")
+    summary = f"Subagent {ident} · {record.type}{model} · {record.status} · {record.description}{cost}"
+    yield from ("", f"<details><summary>{html.escape(visible(' '.join(summary.split())))}</summary>")
     for event in replay_events(own):
         if event.agent_id == ident:
             yield from event_lines(event, level=4)
-    if report is not None:
+    if report is not None and record.status != "running":  # a running child has no receipt yet
         yield from ("", "#### Receipt", "", fence(visible(report.receipt(cap=100_000) + "\n" + report.footer)))
     yield from ("", "</details>")

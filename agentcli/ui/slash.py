@@ -212,7 +212,7 @@ def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
     target = session.workspace.root / Path(arg.strip() or f"agentcli-{session.id}.md").expanduser()
     try:
         written = write_export(target, document(session.store.main_path, "json" if target.suffix == ".json" else
-                                                "markdown"))
+                                                "markdown", running=[r.id for r in session.running_children]))
     except SessionError as exc:
         return str(exc), True
     shown = written.relative_to(session.workspace.root) if written.is_relative_to(session.workspace.root) else written

@@ -80,7 +80,7 @@ class TaskTool(Tool):
                 "token_budget": {"type": "integer", "minimum": 1,
                                  "description": "Tokens after which it is asked to wrap up and answer."},
                 "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
-                "model": {"type": "string", "description": "haiku, sonnet, opus or a model id; default its type's."},
+                "model": {"type": "string", "description": "haiku, sonnet, opus or an id."},
                 "effort": {"type": "string", "enum": list(EFFORT_ORDER)},
             },
             "required": ["description", "prompt"],
