@@ -120,7 +120,9 @@ def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> 
 def export_command(root: Path, text: str, *, fmt: str, output: str | None) -> int:
     from .ui.export import export, write_export
 
-    document = export(find_session(root, text, everywhere=True), fmt)
+    path = find_session(root, text, everywhere=True)
+    # Open in another agentcli now: a child that has not finished is at work there, as `show` says too.
+    document = export(path, fmt, running=session_info(path).subagents if in_use(path) else ())
     if output is None:
         sys.stdout.write(document)
         return 0

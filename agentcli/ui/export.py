@@ -63,7 +63,7 @@ def redacted(value: Any) -> Any:
 def child_record(own: list[dict[str, Any]], ident: str, running: Collection[str]) -> SubagentRecord | None:
     """A subagent's record from its transcript: one that never finished is interrupted, unless still ``running``."""
     record = subagent_record(own, ident)
-    if record is not None and ident in running:
+    if record is not None and record.status == "interrupted" and ident in running:
         record.status = "running"
     return record
 

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from agentcli.config import ConfigError, Settings
 from agentcli.core.events import SubagentStarted
 from agentcli.core.model.catalogue import MODEL_ALIASES
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
@@ -18,8 +21,10 @@ def is_main(body):
 
 async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(server, make_session):
     server.when(is_main, tool_use("task", {"description": "Count files", "prompt": "How many files are there?",
-                                           "model": "haiku", "effort": "low"}), text("Two."))
-    server.when(is_child, tool_use("glob", {"pattern": "*"}), text("There are two files."))
+                                           "model": "haiku", "effort": "low"}), text("Two."),
+                tool_use("task", {"description": "Count again", "prompt": "And now?", "resume": "sa-1"}),
+                text("Still two."))
+    server.when(is_child, tool_use("glob", {"pattern": "*"}), text("There are two files."), text("Still two files."))
     session, events = make_session()
     await session.send("count the files with a cheap subagent")
     children = [b for b in server.requests if is_child(b)]
@@ -34,6 +39,9 @@ async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(
     assert record.to_dict()["model"] == MODEL_ALIASES["haiku"]
     [result] = tool_results(parents[1])  # the footer names the model, since it is not the parent's
     assert tool_result_text(result).splitlines()[-1].endswith(f" · {MODEL_ALIASES['haiku']}]")
+    await session.send("count them again")  # a resumed child keeps its model and effort
+    resumed = [b for b in server.requests if is_child(b)][2:]
+    assert [(b["model"], b.get("output_config")) for b in resumed] == [(MODEL_ALIASES["haiku"], {"effort": "low"})]
     server.assert_no_rejections()
 
 
@@ -47,3 +55,12 @@ async def test_a_model_outside_task_models_is_refused_with_what_may_be_chosen(se
     said = tool_result_text(result)
     assert result.get("is_error") is True
     assert "'opus'" in said and "haiku, claude-sonnet-5-5" in said and "task_models" in said
+
+
+def test_task_models_must_be_a_list_of_models():
+    settings = Settings()
+    assert settings.task_models == ["haiku", "sonnet", "opus"]
+    settings.merge({"task_models": [" haiku ", "claude-opus-5-5"]}, "settings.toml")
+    assert settings.task_models == ["haiku", "claude-opus-5-5"]
+    with pytest.raises(ConfigError, match=r"^settings.toml: 'task_models' must be a list of models, such as"):
+        Settings().merge({"task_models": "haiku"}, "settings.toml")
