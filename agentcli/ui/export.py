@@ -13,8 +13,8 @@ from typing import Any, Collection, Iterator
 
 from ..core.content import readable
 from ..core.session import SubagentRecord, replay_events, subagent_record
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, ToolCallFinished,
-                          ToolCallStarted, UserMessage)
+from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, SubagentStarted,
+                          ToolCallFinished, ToolCallStarted, UserMessage)
 from ..core.storage.store import SessionError, child_records, read_records, session_info
 from ..core.system.secret_env import redact
 from ..core.units import dollars, tokens
@@ -104,12 +104,13 @@ def markdown(path: Path, records: list[dict[str, Any]], children: dict[str, list
            f"{tokens(info.usage.total_tokens)} tokens{cost}" + (f" · workspace `{info.cwd}`" if info.cwd else ""))
     events = replay_events(records)
     last_run = {e.id: n for n, e in enumerate(events) if isinstance(e, SubagentFinished)}
+    delegated = {e.parent_tool_use_id for e in events if isinstance(e, SubagentStarted)}  # its fold says it all
     shown: set[str] = set()
     for number, event in enumerate(events):
         if isinstance(event, SubagentFinished) and last_run.get(event.id) == number and event.id in children:
             shown.add(event.id)
             yield from child_section(event.id, children[event.id], running)
-        else:
+        elif not (isinstance(event, ToolCallFinished) and event.id in delegated):  # a refused task call shows
             yield from event_lines(event, level=2)
     for ident in (i for i in children if i not in shown):  # still running, or its process stopped first
         yield from child_section(ident, children[ident], running)
@@ -125,7 +126,7 @@ def event_lines(event: Event, level: int) -> Iterator[str]:
         yield from ("", f"{head} {'Assistant' if event.agent_id == MAIN else event.agent_id}", "", said)
     elif isinstance(event, ToolCallStarted):
         yield from ("", f"**{event.name}** {visible(event.summary)}".rstrip())
-    elif isinstance(event, ToolCallFinished) and event.name != "task" and event.output.strip():
+    elif isinstance(event, ToolCallFinished) and event.output.strip():
         how = "denied" if event.denied else "error" if event.is_error else "output"
         yield from ("", f"<details><summary>{event.name} {how}</summary>", "", fence(visible(cut(event.output))),
                     "", "</details>")

@@ -221,9 +221,13 @@ def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
 
 def unknown_cost_note(session: "SessionSurface") -> list[str]:
     """/cost's one line about a cost it cannot say (its rows say "unknown"), or none."""
-    if session.usage.cost is not None or not session.usage.total_tokens:
+    if session.usage.cost is None and session.usage.total_tokens:
+        return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
+    unpriced = dict.fromkeys(r.model for r in session.children if r.usage.cost is None and r.usage.total_tokens)
+    if not unpriced:
         return []
-    return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
+    return [f"Cost unknown for {', '.join(visible(m or '?') for m in unpriced)}, which agentcli has no price for: "
+            "the total leaves those subagents out."]
 
 
 def usage_line(label: str, usage: Usage, width: int = 10) -> str:
@@ -234,7 +238,7 @@ def usage_line(label: str, usage: Usage, width: int = 10) -> str:
 
 def cost_report(session: "SessionSurface") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
-    rows = [("main", session.main_usage, f"  {session.model}"),
+    rows = [("main", session.main_usage, ""),
             *((record.id, record.usage, f"  {record.model} · {visible(record.description)}" if record.model else
                f"  {visible(record.description)}") for record in session.children),
             *((f"type {visible(kind)}", usage, f"  {count} subagent{'' if count == 1 else 's'}")

@@ -8,6 +8,7 @@ import pytest
 from agentcli.config import ConfigError, Settings
 from agentcli.core.events import SubagentStarted
 from agentcli.core.model.catalogue import MODEL_ALIASES
+from agentcli.ui.slash import unknown_cost_note
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 
 
@@ -37,6 +38,10 @@ async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(
     assert (started.model, started.effort) == (MODEL_ALIASES["haiku"], "low")
     record = session.subagents.records["sa-1"]
     assert record.to_dict()["model"] == MODEL_ALIASES["haiku"]
+    # agentcli has no price for Haiku 5: /cost says so, and that the total leaves the child out
+    assert record.usage.cost is None and session.main.usage.cost is not None
+    assert unknown_cost_note(session) == [f"Cost unknown for {MODEL_ALIASES['haiku']}, which agentcli has no price "
+                                          "for: the total leaves those subagents out."]
     [result] = tool_results(parents[1])  # the footer names the model, since it is not the parent's
     assert tool_result_text(result).splitlines()[-1].endswith(f" · {MODEL_ALIASES['haiku']}]")
     await session.send("count them again")  # a resumed child keeps its model and effort
