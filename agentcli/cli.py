@@ -104,6 +104,11 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     show.add_argument("session")
     show.add_argument("--agent", metavar="SUBAGENT_ID", help="a subagent id such as sa-1")
     show.add_argument("--json", action="store_true", help="raw records")
+    export = sessions_sub.add_parser("export", help="a session as Markdown or JSON, subagents and receipts included, "
+                                     "secrets redacted: to attach to a pull request")
+    export.add_argument("session")
+    export.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    export.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default: standard output)")
     rewind = sub.add_parser("rewind", help="list a session's checkpoints, or go back to before a prompt")
     rewind.add_argument("session")
     what = rewind.add_mutually_exclusive_group()

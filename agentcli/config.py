@@ -31,7 +31,7 @@ from typing import Any
 from . import paths
 from .core.system import secret_env
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
-from .core.model.catalogue import DEFAULT_MODEL, resolve_model, thinking_mode
+from .core.model.catalogue import DEFAULT_MODEL, TASK_MODELS, resolve_model, thinking_mode
 from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
@@ -134,6 +134,9 @@ class Settings:
                                          widens=False)
     mcp_tool_timeout: float = setting(600.0, "seconds an MCP tool call may take before it counts as hung",
                                       widens=False)
+    task_models: list[str] = setting(list(TASK_MODELS), "the models the main agent may choose for one subagent (the task "
+                                     "tool's model): aliases (haiku, sonnet, opus) or model ids; [] for none",
+                                     widens=False)
     agents: dict[str, dict[str, Any]] = setting({}, 'per agent type overrides, e.g. {"explore": {"model": '
                                                 '"claude-haiku-4-5"}}', widens=False)
     permissions: dict[str, list[str]] = setting({}, 'permission rules, e.g. {"allow": ["bash(npm test *)"], '
@@ -177,6 +180,11 @@ class Settings:
                 value = {**current, **_agent_tables(value, source)}
             elif key == "status_line":
                 value = _status_line(value, source)
+            elif key == "task_models":
+                if not isinstance(value, list) or not all(isinstance(m, str) and m.strip() for m in value):
+                    raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
+                                      f"\"sonnet\"], not {value!r}.")
+                value = [m.strip() for m in value]
             elif key == "sandbox_allowed_hosts":
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")

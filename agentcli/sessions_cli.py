@@ -27,6 +27,8 @@ def run_sessions(args: argparse.Namespace, root: Path) -> int:
     try:
         if args.action == "list":
             return list_command(root, everywhere=args.all, as_json=args.json)
+        if args.action == "export":
+            return export_command(root, args.session, fmt=args.format, output=args.output)
         return show_command(root, args.session, agent=args.agent, as_json=args.json)
     except BrokenPipeError:  # `agentcli sessions show S | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -112,6 +114,19 @@ def show_command(root: Path, text: str, *, agent: str | None, as_json: bool) -> 
     lines = child_transcript(records, agent, path, live) if agent is not None else main_transcript(records, path, live)
     for line in lines:
         print(visible(line))
+    return 0
+
+
+def export_command(root: Path, text: str, *, fmt: str, output: str | None) -> int:
+    from .ui.export import export, write_export
+
+    path = find_session(root, text, everywhere=True)
+    # Open in another agentcli now: a child that has not finished is at work there, as `show` says too.
+    document = export(path, fmt, running=session_info(path).subagents if in_use(path) else ())
+    if output is None:
+        sys.stdout.write(document)
+        return 0
+    print(f"Exported to {write_export(Path(output), document)}.")
     return 0
 
 

@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Union, cast, get_args
 
 from .content import agentcli_note, quoted
-from .units import seconds as _seconds
-from .units import tokens as _tokens
-from .units import turns as _turns
-from .units import quoted as _quoted
+from .units import quoted as _quoted, seconds as _seconds, tokens as _tokens, turns as _turns
 
 MAIN = "main"
 
@@ -198,6 +195,8 @@ class SubagentStarted(Event):
     segment: int = 1  # 1 for the first run; 2, 3 … each time `task resume` continues this child
     token_budget: int = 0  # tokens (as its footer counts them) at which it is asked to wrap up; 0: none
     cost_budget: float = 0.0  # likewise in USD; 0: none
+    model: str = ""  # the model id it runs on; effort: its own effort level ("": the session's)
+    effort: str = ""
 
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
@@ -236,6 +235,7 @@ class SubagentReport:
     kept_out: int = 0  # what its own context held at its latest call (``kept_out``)
     steered: tuple[tuple[str, bool], ...] = ()  # what the user told it while it ran, and whether it read it
     returned: int = 0  # tokens its report costs the parent, by a cautious estimate
+    model: str = ""  # the model it ran on, where that is not its parent's (a task call's model, its type's)
 
     @property
     def footer(self) -> str:
@@ -245,7 +245,7 @@ class SubagentReport:
         if self.segments > 1:
             line += (f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and "
                      f"{_seconds(self.run_seconds)}")
-        return f"[{line}]"
+        return f"[{line}{f' · {self.model}' if self.model else ''}]"
 
     @property
     def mark(self) -> str:

@@ -67,7 +67,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name", "RemoteResource", "ContextUsage",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand",
+           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand", "replay_events", "subagent_record",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
            "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput",
@@ -134,7 +134,7 @@ class Session(SessionChildren):
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
-            compact_threshold=settings.compact_threshold)
+            compact_threshold=settings.compact_threshold, task_models=getattr(settings, "task_models", None))
         self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
         self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""

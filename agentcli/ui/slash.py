@@ -47,6 +47,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
     SlashCommand("plugin", "[list|enable|disable NAME@MARKETPLACE]",
                  "Installed plugins and whether each is on here; enable or disable one for your next sessions"),
+    SlashCommand("export", "[FILE]", "Write this session, subagents and receipts included, secrets redacted, to FILE "
+                 "as Markdown (a .json name: JSON); default agentcli-ID.md here"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
 )
@@ -202,11 +204,35 @@ def money(usage: Usage, cell: bool = False) -> str:
     return f"${usage.cost:.4f}"
 
 
+def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
+    """/export [FILE]: this session's file as a document (ui/export.py) written to FILE, relative to the workspace
+    (default ``agentcli-<id>.md`` there; a ``.json`` name gets JSON). The sentence to show, and whether it failed."""
+    from pathlib import Path
+
+    from ..core.session import SessionError
+    from .export import export as document, write_export
+
+    if session.store is None:
+        return "This session is not saved, so there is nothing to export.", True
+    target = session.workspace.root / Path(arg.strip() or f"agentcli-{session.id}.md").expanduser()
+    try:
+        written = write_export(target, document(session.store.main_path, "json" if target.suffix == ".json" else
+                                                "markdown", running=[r.id for r in session.running_children]))
+    except SessionError as exc:
+        return str(exc), True
+    shown = written.relative_to(session.workspace.root) if written.is_relative_to(session.workspace.root) else written
+    return f"Exported this session to {shown}.", False
+
+
 def unknown_cost_note(session: "SessionSurface") -> list[str]:
     """/cost's one line about a cost it cannot say (its rows say "unknown"), or none."""
-    if session.usage.cost is not None or not session.usage.total_tokens:
+    if session.usage.cost is None and session.usage.total_tokens:
+        return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
+    unpriced = dict.fromkeys(r.model for r in session.children if r.usage.cost is None and r.usage.total_tokens)
+    if not unpriced:
         return []
-    return [f"Cost unknown for this model: agentcli has no price for {visible(session.model)}."]
+    return [f"Cost unknown for {', '.join(visible(m or '?') for m in unpriced)}, which agentcli has no price for: "
+            "the total leaves those subagents out."]
 
 
 def usage_line(label: str, usage: Usage, width: int = 10) -> str:
@@ -217,8 +243,9 @@ def usage_line(label: str, usage: Usage, width: int = 10) -> str:
 
 def cost_report(session: "SessionSurface") -> str:
     """Usage per agent and in total, how full the main context is, and what delegation kept out."""
-    rows = [("main", session.main_usage, ""), *((record.id, record.usage, f"  {visible(record.description)}")
-                                                for record in session.children),
+    rows = [("main", session.main_usage, ""),
+            *((record.id, record.usage, f"  {record.model} · {visible(record.description)}" if record.model else
+               f"  {visible(record.description)}") for record in session.children),
             *((f"type {visible(kind)}", usage, f"  {count} subagent{'' if count == 1 else 's'}")
               for kind, (count, usage) in session.usage_by_type().items()), ("total", session.usage, "")]
     width = max(10, *(len(label) for label, _, _ in rows))  # every row's figures in the same columns

@@ -53,6 +53,17 @@ def api_usage(usage: Usage) -> dict[str, Any]:
             "cache_read_input_tokens": usage.cache_read_tokens}
 
 
+def model_usage(session: "SessionSurface") -> dict[str, dict[str, Any]]:
+    """The session's usage per model, the main agent's and each subagent's, in Claude Code's ``modelUsage``."""
+    by_model: dict[str, Usage] = {session.model: session.main_usage}
+    for child in session.children:
+        model = child.model or session.model
+        by_model[model] = by_model.get(model, Usage()) + child.usage
+    return {model: {"inputTokens": u.input_tokens, "outputTokens": u.output_tokens,
+                    "cacheReadInputTokens": u.cache_read_tokens, "cacheCreationInputTokens": u.cache_write_tokens,
+                    "costUSD": round(u.cost or 0.0, 6)} for model, u in by_model.items()}
+
+
 def usage_since(now: Usage, before: Usage) -> Usage:
     cost = None if now.cost is None else now.cost - (before.cost or 0.0)
     return Usage(now.input_tokens - before.input_tokens, now.output_tokens - before.output_tokens,
@@ -104,6 +115,7 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
         "terminal_reason": TERMINAL_REASONS.get(status, status),
         "uuid": str(uuid.uuid4()),
         "model": session.model,
+        "modelUsage": model_usage(session),  # the session so far, per model: the main agent's and its subagents'
         "tokens_kept_out": session.tokens_kept_out,
         "subagents": subagents,
         "subagent_types": by_type,  # per agent type, the session so far (total_cost_usd holds them too)

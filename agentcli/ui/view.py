@@ -117,13 +117,14 @@ class Subagent:
     seconds_before: float = 0.0  # time of its earlier runs
     plan: list[PlanStep] = field(default_factory=list)  # its latest todo_write
     waiting_for_you: bool = False  # a call of its waits in the approval inbox
+    model: str = ""  # the model id it runs on (a task call may choose one)
 
     @classmethod
     def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
         return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
                    tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
                    last_progress=now, background=event.background, token_budget=event.token_budget,
-                   cost_budget=event.cost_budget,
+                   cost_budget=event.cost_budget, model=event.model,
                    calls=[c for c in [event.parent_tool_use_id] if c],
                    status="queued")  # until its first turn: it may wait for a free slot
 
@@ -132,7 +133,7 @@ class Subagent:
         """A subagent restored by resume: its events replayed, then its final facts from the record."""
         agent = cls(id=record.id, type=record.type, description=visible(record.description),
                     prompt=visible(record.prompt), tool_use_id=record.tool_use_id, max_turns=record.max_turns,
-                    background=record.background)
+                    background=record.background, model=record.model)
         for event in record.events:
             agent.apply(visible_event(event), 0.0)
         agent.status = record.status

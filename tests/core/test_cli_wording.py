@@ -12,7 +12,7 @@ from agentcli.config import ConfigError, load_settings
 @pytest.mark.parametrize("argv, said", [
     (["sessions", "show"], "'sessions show' needs a session id (or a unique prefix of one); 'agentcli sessions "
                            "list' shows them (see agentcli sessions show --help)"),
-    (["sessions", "frob"], "'sessions frob' is not a subcommand; 'sessions' takes list, show "
+    (["sessions", "frob"], "'sessions frob' is not a subcommand; 'sessions' takes list, show, export "
                            "(see agentcli sessions --help)"),
     (["trust", "revoke"], "'trust revoke' needs a workspace's path (see agentcli trust revoke --help)"),
     (["worktrees", "merge"], "'worktrees merge' needs a subagent id such as sa-3 (see agentcli worktrees merge --help)"),

@@ -227,7 +227,7 @@ async def test_cancelling_a_child_during_its_final_summary_still_answers_the_par
 
 async def test_a_child_that_cannot_start_fails_cleanly(server, make_session):
     server.when(is_main, delegate("Broken type", "Anything."), text("Noted."))
-    session, events = make_session(agents={"general-purpose": "not-a-table"})  # bypasses config validation
+    session, events = make_session(subagent_timeout="soon")  # bypasses config validation: no timeout takes it
     result = await session.send("go")
     assert result.text == "Noted."
     [finished] = events.of(SubagentFinished)

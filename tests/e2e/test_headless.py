@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.model.catalogue import MODEL_ALIASES
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use, tool_use_block
 
@@ -35,16 +36,17 @@ def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: st
     return subprocess.CompletedProcess(done.args, done.returncode, "", done.stderr)
 
 
-def delegation_script(server):
+def delegation_script(server, **extra):
     server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}),
+                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined.",
+                                  **extra}),
                 text("Auth is handled in `src/app/auth.py:9`."))
     server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
                 text("handle_auth is defined at src/app/auth.py:9."))
 
 
 def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, isolated_home):
-    delegation_script(server)
+    delegation_script(server, model="opus")  # the child on a model of its own: the output names it
     proc = agentcli("-p", "Use a subagent to find where auth is handled", "--output-format", "json",
                     cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
@@ -57,6 +59,10 @@ def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, iso
     assert {k: child[k] for k in ("id", "type", "description", "status", "turns")} == {
         "id": "sa-1", "type": "general-purpose", "description": "Find auth handler", "status": "done", "turns": 2}
     assert child["usage"]["output_tokens"] > 0 and child["seconds"] >= 0
+    assert child["model"] == MODEL_ALIASES["opus"] != out["model"] and child["cost_usd"] > 0
+    assert set(out["modelUsage"]) == {out["model"], child["model"]}
+    assert out["modelUsage"][child["model"]]["outputTokens"] == child["usage"]["output_tokens"]
+    assert sum(m["costUSD"] for m in out["modelUsage"].values()) == pytest.approx(out["total_cost_usd"], abs=1e-5)
     # Transcripts are on disk, the child's in its own file, and the key is in none of them.
     files = list(isolated_home.rglob("*.jsonl"))
     assert any(f.name == "sa-1.jsonl" for f in files) and any(f.name == f"{out['session_id']}.jsonl" for f in files)

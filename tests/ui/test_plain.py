@@ -267,6 +267,12 @@ async def test_commands_answer_in_one_sentence(plain, server):
     assert "/transcript N" in await ui.submit("/help")
     assert "Unknown command /frobnicate; /help lists the commands." in await ui.submit("/frobnicate")
     assert "main context:" in await ui.submit("/cost")
+    root, ident = ui.app.session.workspace.root, ui.app.session.id
+    assert f"Exported this session to agentcli-{ident}.md." in await ui.submit("/export")
+    assert "## User\n\nhi\n\n## Assistant\n\nHello there." in (root / f"agentcli-{ident}.md").read_text()
+    assert "Cannot write" in await ui.submit("/export no/such/folder.md")
+    assert "Exported this session to s.json." in await ui.submit("/export s.json")
+    assert '"id": "' + ident + '"' in (root / "s.json").read_text()  # a .json name: the JSON export
     assert "Model set to claude-haiku-4-5." in await ui.submit("/model claude-haiku-4-5")
     assert ui.app.session.main.model == "claude-haiku-4-5"
     assert "Unknown permission mode 'sometimes'" in await ui.submit("/permissions sometimes")

@@ -626,6 +626,13 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         report = plain(reports()[-1])
         assert "general-purpose" in report and "● running" in report
         assert max(map(len, report.splitlines())) <= list(app.conversation.query(ReportEntry))[-1].outer_size.width
+        assert f"sa-1 · general-purpose · {app.session.model}\n" in plain(entry)  # the model it runs on
+        await send(pilot, "/export")  # a running child: its transcript so far, at the end
+        exported = app.session.workspace.root / f"agentcli-{app.session.id}.md"
+        await until(pilot, exported.exists, "the exported session")
+        assert "## User\n\nFind billing through a subagent" in exported.read_text()
+        assert "<summary>Subagent sa-1 · general-purpose · " in exported.read_text() and " · running · " in \
+            exported.read_text()
         await resize(pilot, 200, 40)
         await until(pilot, lambda: first_line().startswith("● sa-1 Find where billing is handled  1/30 0 tok "),
                     "the wide entry line")

@@ -290,7 +290,7 @@ async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, bud
             system, tools, choice = RENDERED_SYSTEM, [], None
         try:
             reply = await agent.llm.stream(system=system, messages=messages, tools=tools, tool_choice=choice,
-                                           on_text=lambda _: None, model=agent.model)
+                                           on_text=lambda _: None, model=agent.model, effort=agent.effort)
         except LLMError as exc:
             if shared and (exc.overflow or exc.status == 400):  # too long, or an endpoint without tool_choice none
                 shared = False

@@ -236,7 +236,8 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     started, latest = runs[0], runs[-1]
     record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
                             tool_use_id=latest.parent_tool_use_id or "", max_turns=started.max_turns,
-                            events=events, background=latest.background, segments=len(runs))
+                            events=events, background=latest.background, segments=len(runs),
+                            model=latest.model, effort=latest.effort)
     resumed = agent_state(records, agent_id)
     record.messages, record.ledger = resumed.messages, resumed.ledger
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))

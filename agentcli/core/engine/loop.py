@@ -66,10 +66,12 @@ class Agent:
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
                  max_turns: int, model: str | None = None, messages: list[dict[str, Any]] | None = None,
-                 turns: int = 0, usage: Usage | None = None, compact_threshold: float = 0.85) -> None:
+                 turns: int = 0, usage: Usage | None = None, compact_threshold: float = 0.85,
+                 effort: str | None = None) -> None:
         self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
         self.max_turns = max_turns
         self.model = model or llm.model
+        self.effort = effort  # its own effort level (a subagent's, from task); None: the session's (--effort)
         self.messages: list[dict[str, Any]] = messages if messages is not None else []
         self.turns = turns  # model calls made, over the agent's whole life
         self.usage = usage or Usage()
@@ -221,7 +223,8 @@ class Agent:
                                               tools=self.offered() if tools is None else quoted_all(tools),
                                               on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
                                               on_notice=lambda text: self.emit(Notice, level="warning", text=text),
-                                              model=self.model, tool_choice=tool_choice, max_tokens=max_tokens,
+                                              model=self.model, effort=self.effort, tool_choice=tool_choice,
+                                              max_tokens=max_tokens,
                                               on_event=on_event if self.llm.raw_events else None,
                                               on_reply=lambda: self.emit(ReplyStarted))
             except LLMError as exc:

@@ -68,6 +68,9 @@ class SubagentRecord:
     wrap_up: str = ""  # why it is asked to finish now (SUMMARY_REQUEST's reason); "" until it is
     wrapped_up: bool = False  # it answered a wrap-up request: its result is what it had by then
     warned: bool = False  # it was told once that it nears its turn cap or budget
+    model: str = ""  # the model id it runs on (its task call's, its type's, or its parent's)
+    effort: str = ""  # its own effort level (its task call's); "": the session's
+    own_model: bool = False  # ``model`` is not its parent's: its receipt's footer names it
 
     @property
     def running(self) -> bool:
@@ -86,7 +89,8 @@ class SubagentRecord:
                 "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out,
                 **({"token_budget": self.token_budget} if self.token_budget else {}),
                 **({"cost_budget": self.cost_budget} if self.cost_budget else {}),
-                **({"wrapped_up": True} if self.wrapped_up else {})}
+                **({"wrapped_up": True} if self.wrapped_up else {}), **({"model": self.model} if self.model else {}),
+                **({"effort": self.effort} if self.effort else {})}
         return {**data, "worktree": self.worktree} if self.worktree else data
 
 
@@ -187,7 +191,8 @@ def report_of(record: SubagentRecord) -> SubagentReport:
         searches=tuple(counted.items()), named=named, patterns=tuple(dict.fromkeys(
             (c.name, c.input["pattern"]) for c in calls
             if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
-        answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user())
+        answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user(),
+        model=record.model if record.own_model else "")
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
 
 

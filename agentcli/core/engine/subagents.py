@@ -22,7 +22,7 @@ from .skills import catalog
 from .steering import Steers
 from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
                       ToolCallStarted, Usage, UsageUpdated)
-from ..model.catalogue import resolve_model
+from ..model.catalogue import TASK_MODELS, resolve_model
 from ..model.llm import LLM, LLMError
 from .loop import Agent, final_text
 from ..tools import ToolRegistry
@@ -61,8 +61,9 @@ class Subagents:
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType],
                  budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
-                 compact_threshold: float = 0.85) -> None:
+                 compact_threshold: float = 0.85, task_models: list[str] | None = None) -> None:
         self.llm = llm
+        self.task_models = list(TASK_MODELS if task_models is None else task_models)  # what task's ``model`` may be
         self.tools = tools  # the session's own registry: MCP tools join it once their server is ready
         self.worktree_place: worktrees.Place | None = None  # where isolated children's worktrees go
         self.agent_types = agent_types
@@ -235,18 +236,21 @@ class Subagents:
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
                   isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None, agent_type: AgentType | None = None) -> tuple[str, bool]:
+                  cost_budget: float | None = None, agent_type: AgentType | None = None,
+                  model: str | None = None, effort: str | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
         once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
         (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
         none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up.
-        ``agent_type``: a type of its own, not one the task tool lists (a reviewer of /review)."""
+        ``agent_type``: a type of its own, not one the task tool lists (a reviewer of /review).
+        ``model`` (an alias or an id, within ``task_models``) and ``effort`` (one of EFFORT_ORDER) are this child's
+        own, over its type's model and the session's effort; a resumed child keeps its own unless given new ones."""
         if self.winding_down:
             raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
                             "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
-        worktree = None
+        worktree, chosen = None, self.chosen_model(model) if model else ""
         if resume is not None:
             record, agent_type = self.resumable(resume, type_name)
             record.tool_use_id = ctx.tool_use_id
@@ -265,6 +269,11 @@ class Subagents:
         record.background, record.named_files = background, list(files or [])
         record.token_budget = _narrowest(token_budget, agent_type.token_budget) or 0
         record.cost_budget = _narrowest(cost_budget, agent_type.cost_budget) or 0.0
+        if chosen or not record.model:  # a resume keeps the model it ran on, unless given another
+            typed = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
+            record.model = chosen or (self.llm.model if typed == "inherit" else resolve_model(typed))
+            record.own_model = record.model != self.llm.model
+        record.effort = effort or record.effort
         record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
                                           name=record.id)
         if background:  # not awaited: interrupting the parent's turn leaves it running
@@ -281,6 +290,20 @@ class Subagents:
                                            record.id, place.session_file)
         record.worktree = worktree.branch
         return worktree
+
+    def chosen_model(self, name: str) -> str:
+        """The model id a task call's ``model`` names (an alias or an id), when ``task_models`` lets the main
+        agent choose it; ToolError saying what it may choose otherwise."""
+        wanted = resolve_model(name)
+        if name.strip().lower() in (m.lower() for m in self.task_models) or \
+                wanted in (resolve_model(m) for m in self.task_models):
+            return wanted
+        if not self.task_models:
+            raise ToolError("This session lets you choose no model for a subagent (the task_models setting is "
+                            "empty): leave out model, and it runs on its type's.")
+        raise ToolError(f"A subagent may not run on {name!r} in this session; model may be one of "
+                        f"{', '.join(self.task_models)} (the task_models setting), or leave it out for its type's.")
+
     def resumable(self, subagent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
         """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
         record, why = self._find(subagent_id)
@@ -336,7 +359,7 @@ class Subagents:
         emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
                              max_turns=record.max_turns, background=record.background, segment=record.segments,
                              token_budget=record.token_budget, cost_budget=record.cost_budget,
-                             agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+                             model=record.model, effort=record.effort, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         agent: Agent | None = None
         try:
             # A child in its own worktree changes nothing of the main tree: no checkpoints of it to keep.
@@ -411,7 +434,6 @@ class Subagents:
                                   subagents=None, emit=emit, tool_use_id="",
                                   hooks=parent.hooks.for_agent(record.id, record.type, self.transcript_of(record.id))
                                   if parent.hooks is not None else None)
-        model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
         tools = agent_type.select(self.tools)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
@@ -420,7 +442,7 @@ class Subagents:
                                         skills=catalog(skill.skills.values()) if isinstance(skill, SkillTool) else "")
         return Agent(llm=self.llm, tools=tools, ctx=ctx,
                      system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
-                     model=None if model == "inherit" else resolve_model(model),
+                     model=record.model or None, effort=record.effort or None,
                      messages=list(record.messages), usage=record.usage,  # a resume goes on from its history
                      compact_threshold=self.compact_threshold)
 

@@ -9,6 +9,7 @@ from ..tools import Tool
 from ..tools.base import ToolContext
 from ..content import quoted
 from ..errors import ToolError
+from ..model.catalogue import EFFORT_ORDER
 
 
 BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
@@ -80,6 +81,8 @@ class TaskTool(Tool):
                 "token_budget": {"type": "integer", "minimum": 1,
                                  "description": "Tokens after which it is asked to wrap up and answer."},
                 "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
+                "model": {"type": "string", "description": "haiku, sonnet, opus or an id."},
+                "effort": {"type": "string", "enum": list(EFFORT_ORDER)},
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -97,7 +100,8 @@ class TaskTool(Tool):
                                                    background=bool(args.get("run_in_background")),
                                                    resume=args.get("resume") or None, isolation=args.get("isolation"),
                                                    files=files, token_budget=args.get("token_budget"),
-                                                   cost_budget=args.get("cost_budget"))
+                                                   cost_budget=args.get("cost_budget"), model=args.get("model"),
+                                                   effort=args.get("effort"))
         except ToolError as exc:  # why it could not start (git's words, for a worktree): quoted as other tools' are
             raise ToolError(quoted(str(exc))) from None
         if failed:

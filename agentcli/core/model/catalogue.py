@@ -13,10 +13,13 @@ from ..events import Usage
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Short names users type (as in Claude Code), for the newest model of each family.
 MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
+TASK_MODELS = ("haiku", "sonnet", "opus")  # what the main agent may choose for a subagent by default (task_models)
 
 # USD per million tokens: input, output, cache write, cache read. Matched by prefix,
 # longest first; unknown models report tokens only.
 PRICES: dict[str, tuple[float, float, float, float]] = {
+    # Opus 5 as Claude Code 2.1.332 prices it (its modelUsage costUSD: $4 in, $20 out; caches at 1.25x and 0.1x).
+    "claude-opus-5": (4.0, 20.0, 5.0, 0.40),
     "claude-opus-4-5": (5.0, 25.0, 6.25, 0.50),
     "claude-opus-4-6": (5.0, 25.0, 6.25, 0.50),
     "claude-opus-4-1": (15.0, 75.0, 18.75, 1.50),

@@ -189,10 +189,12 @@ class LLM:
         max_tokens: int | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         on_reply: Callable[[], None] = lambda: None,
+        effort: str | None = None,
     ) -> ModelReply:
         """Stream one assistant message; text deltas go to ``on_text`` as they arrive, thinking to
         ``on_thinking``. A server that refuses thinking is asked again without it (``on_notice`` says so).
-        ``on_reply`` is called when a try's reply begins (its status and headers came).
+        ``on_reply`` is called when a try's reply begins (its status and headers came). ``model`` and
+        ``effort`` (one of EFFORT_ORDER): this agent's own, where it is not the session's (a subagent's).
 
         Failures, broken streams and malformed replies are retried with backoff (``on_retry``
         gets a ``Retrying`` each time). When a stream dies after a tool call completed, the blocks
@@ -211,7 +213,7 @@ class LLM:
             params["tools"] = with_cache_breakpoint_on_last(tools)
         if tool_choice:
             params["tool_choice"] = tool_choice
-        self.model_params(params, model)
+        self.model_params(params, model, effort)
         attempt = overloaded = 0
         while True:
             started = time.monotonic()
@@ -231,7 +233,7 @@ class LLM:
                     why = "was not found" if exc.status == 404 else f"is overloaded ({one_line(exc, 160)})"
                     on_notice(f"The model {model} {why}; going on with {self.fallback_model} (--fallback-model).")
                     self.fallen_back[model] = model = self.fallback_model
-                    self.model_params(params, model)
+                    self.model_params(params, model, effort)
                     attempt = overloaded = 0
                     continue
                 if not exc.retryable or attempt > retries:
@@ -244,13 +246,15 @@ class LLM:
             finally:
                 self.api_seconds += time.monotonic() - started
 
-    def model_params(self, params: dict[str, Any], model: str) -> None:
-        """A request's model, thinking and effort (the API's where ``model`` has it, else a thinking budget)."""
-        params["model"], level = model, effort_level(model, self.effort)
+    def model_params(self, params: dict[str, Any], model: str, effort: str | None = None) -> None:
+        """A request's model, thinking and effort (the API's where ``model`` has it, else a thinking budget);
+        ``effort``: instead of the session's (--effort)."""
+        effort = self.effort if effort is None else effort
+        params["model"], level = model, effort_level(model, effort)
         params.pop("thinking", None), params.pop("output_config", None)
         if level:
             params["output_config"] = {"effort": level}
-        budget = EFFORT_BUDGETS.get(self.effort) if not level and self.thinking == "auto" else None
+        budget = EFFORT_BUDGETS.get(effort) if not level and self.thinking == "auto" else None
         if (thinking := self.thinking_param(model, params["max_tokens"], budget)) is not None:
             params["thinking"] = thinking
 

@@ -211,6 +211,11 @@ async def wrap_up(app: "PlainApp", arg: str) -> None:
     app.display.say(text, "red" if failed else "")
 
 
+async def export(app: "PlainApp", arg: str) -> None:
+    text, failed = slash.export(app.session, arg)
+    app.display.say(text, "red" if failed else "")
+
+
 async def exit_(app: "PlainApp", arg: str) -> bool:
     return not await app.may_quit()
 
@@ -219,5 +224,6 @@ HANDLERS = {"help": help_, "clear": clear, "cost": cost, "context": context, "mo
             "review": review,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "skills": skills, "plugin": plugin, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
+            "export": export,
             **{action: (lambda app, arg, action=action: worktree(app, action, arg))
                for action in ("diff", "merge", "discard")}}

@@ -250,7 +250,8 @@ class Display:
             self.children_seen += 1
             self.children.pop(event.id, None)  # a resumed child: a new colour, its live line last
             self.children[event.id] = ChildLines(color)
-            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "")
+            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "") \
+                + (f" · {event.model}" if event.model else "")
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
                       + Text(f" · {event.subagent_type}{how}", style="dim"))
             return

@@ -241,6 +241,11 @@ async def wrap_up(app: "AgentApp", arg: str) -> None:
 
 
 
+async def export(app: "AgentApp", arg: str) -> None:
+    text, failed = slash.export(app.session, arg)
+    await app.conversation.add_notice(text, "warning" if failed else "info")
+
+
 async def leave(app: "AgentApp", arg: str) -> None:
     app.request_quit()
 
@@ -248,7 +253,7 @@ async def leave(app: "AgentApp", arg: str) -> None:
 HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
     "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up,
+    "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up, "export": export,
     **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
 }
 

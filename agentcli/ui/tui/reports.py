@@ -77,9 +77,9 @@ def cost_report(session: "SessionSurface") -> Group:
     """Tokens and cost per agent and in total, how full the main context is, what subagents kept out."""
     columns = [Column("agent", 9), Column("input", 7, numeric=True), Column("output", 6, numeric=True),
                Column("cache read", 3, numeric=True), Column("cache write", 2, numeric=True),
-               Column("cost", 8, numeric=True), Column("task", 4, wraps=True)]
-    agents = [("main", session.main_usage, "")] + [
-        (r.id, r.usage, r.description) for r in session.children] + [
+               Column("cost", 8, numeric=True), Column("model · task", 4, wraps=True)]
+    agents = [("main", session.main_usage, session.model)] + [
+        (r.id, r.usage, f"{r.model} · {r.description}" if r.model else r.description) for r in session.children] + [
         (f"type {kind}", usage, f"{count} subagent{'' if count == 1 else 's'}")
         for kind, (count, usage) in session.usage_by_type().items()]
     rows = [[name, slash.tokens(u.input_tokens), slash.tokens(u.output_tokens), slash.tokens(u.cache_read_tokens),

@@ -122,9 +122,8 @@ class SubagentEntry(Collapsible):
         self.show_times = show_times
         self.now = now
         self.stall_after = stall_after
-        self._about = Static(Content.assemble(Content.styled(state.id, "bold"), " · ",
-                                              Content.styled(state.type, "$secondary"), "\n", state.description),
-                             classes="entry-about")
+        self._about_text = self.about(state).plain
+        self._about = Static(self.about(state), classes="entry-about")
         self._plan = Static("", classes="entry-plan -pending")
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
@@ -139,6 +138,13 @@ class SubagentEntry(Collapsible):
                          id=f"entry-{state.id}")
         # Swap in a title whose enter opens the transcript instead of expanding.
         self._title: EntryTitle = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
+
+    @staticmethod
+    def about(state: Subagent) -> Content:
+        """Its id, type, model and cost so far (where the price is known), then its description."""
+        spent = f" · {dollars(state.cost)}" if state.cost else ""
+        return Content.assemble(Content.styled(state.id, "bold"), " · ", Content.styled(state.type, "$secondary"),
+                                f" · {state.model}{spent}" if state.model else spent, "\n", state.description)
 
     def line(self, state: Subagent, now: float) -> Content:
         """Status icon, id, type, description, state, turn n/max, tokens and elapsed time.
@@ -184,6 +190,9 @@ class SubagentEntry(Collapsible):
     async def show(self, state: Subagent, now: float) -> None:
         self.state = state
         self.title = self.line(state, now)  # type: ignore[assignment]
+        if (about := self.about(state)).plain != self._about_text:  # its cost grows as it works
+            self._about_text = about.plain
+            self._about.update(about)
         if state.finished:
             self._title.finishing = False  # a resume runs it again, and takes m and w again
         if (state.finished, state.cancelling or state.wrapping_up) != (self.has_class("-finished"),
