@@ -30,6 +30,7 @@ from typing import Any
 
 from . import paths
 from .core.system import secret_env
+from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
 from .core.model.catalogue import DEFAULT_MODEL, resolve_model, thinking_mode
 from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
@@ -130,6 +131,13 @@ class Settings:
                                          widens=False)
     mcp_tool_timeout: float = setting(600.0, "seconds an MCP tool call may take before it counts as hung",
                                       widens=False)
+    lsp: dict[str, Any] = setting({}, 'language servers beside those found on PATH, by name (core/lsp/specs.py): '
+                                  '{"ruby": {"command": ["solargraph", "stdio"], "languages": ["ruby"], "patterns": '
+                                  '["*.rb"], "initialization_options": {}}}; {"pylsp": false} turns one off',
+                                  widens="the workspace's own language servers start (in the OS sandbox)")
+    lsp_discover: bool = setting(True, "language servers found on PATH (pylsp, pyright, gopls, …) serve the lsp tool "
+                                 "and check edits", widens=False)
+    lsp_timeout: float = setting(30.0, "seconds a language server may take to start or to answer", widens=False)
     agents: dict[str, dict[str, Any]] = setting({}, 'per agent type overrides, e.g. {"explore": {"model": '
                                                 '"claude-haiku-4-5"}}', widens=False)
     permissions: dict[str, list[str]] = setting({}, 'permission rules, e.g. {"allow": ["bash(npm test *)"], '
@@ -171,6 +179,12 @@ class Settings:
                 value = {**current, **_agent_tables(value, source)}
             elif key == "status_line":
                 value = _status_line(value, source)
+            elif key == "lsp":  # servers add up across files, by name
+                try:
+                    parse_lsp(value, source)
+                except LspConfigError as exc:
+                    raise ConfigError(str(exc)) from None
+                value = {**current, **value}
             elif key == "sandbox_allowed_hosts":
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
