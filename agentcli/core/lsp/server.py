@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import shutil
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -138,14 +139,19 @@ class LanguageServer:
             types.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items]}
         for method, handler in handlers.items():
             client.feature(method)(handler)
-        argv = list(self.spec.command)
+        argv, env = list(self.spec.command), {**self.env, processes.MARKER: self.marker}
+        program = shutil.which(argv[0], path=self.env.get("PATH"))
+        if program is None:
+            raise OSError(f"{argv[0]} was not found")
+        argv[0] = program
         if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
             argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root))
+            env["XDG_CACHE_HOME"] = "/tmp/cache"  # home is read-only there; servers cache (jedi, gopls) in its /tmp
         processes.active[self.marker] = -1  # a bash call ending meanwhile must not take it for a leftover
         _markers.add(self.marker)
         self.client = client
         await client.start_io(*argv, cwd=str(self.root), start_new_session=True,
-                              env={**self.env, processes.MARKER: self.marker})
+                              env=env)
         process = client._server
         assert process is not None  # start_io set it
         processes.started(self.marker, process.pid)
