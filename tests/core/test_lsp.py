@@ -20,7 +20,7 @@ from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
-from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
+from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -190,3 +190,21 @@ async def test_no_server_for_the_workspace_s_languages_no_tool(server, make_sess
                                                        "patterns": ["*.py"]}})
     await session.send("hello")
     assert "lsp" not in [tool["name"] for tool in server.requests[0]["tools"]]
+
+
+async def test_an_explore_child_s_receipt_records_its_lookups(server, make_session, tmp_path):
+    root = project(tmp_path / "repo")
+    is_main = lambda body: offers_tool(body, "task")  # noqa: E731
+    server.when(is_main, tool_use("task", {"description": "Find callers", "prompt": "Every caller of handle_request.",
+                                           "subagent_type": "explore"}), text("Done."))
+    server.when(lambda body: not is_main(body),
+                tool_use("lsp", {"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}),
+                text("Callers: pkg/b.py:6."))
+    session, _ = make_session(root, lsp={"pylsp": {"command": [PYLSP], "languages": ["python"], "patterns": ["*.py"]}})
+    try:
+        await session.send("delegate")
+    finally:
+        await session.lsp.stop()  # type: ignore[attr-defined]
+    [block] = tool_results([body for body in server.requests if is_main(body)][1])
+    assert "Looked up: references of `handle_request`: 3 places" in tool_result_text(block)
+    assert "lsp ×" not in tool_result_text(block)  # said once, with what it found
