@@ -97,7 +97,7 @@ async def test_a_position_is_a_line_and_a_name_and_a_wrong_one_gets_one_sentence
 
 async def test_an_edit_reports_only_the_new_errors_of_its_file(pylsp):
     servers, tool, ctx = pylsp
-    watch, path = EditDiagnostics(servers), ctx.workspace.root / "pkg" / "c.py"
+    watch, path = EditDiagnostics(servers, wait=60), ctx.workspace.root / "pkg" / "c.py"
     path.write_text("old = missing_before\n")  # an error the file had already: not the edit's
     before = watch.before_edit(path)
     path.write_text("old = missing_before\nnew = missing_now\n")

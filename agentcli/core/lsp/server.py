@@ -26,6 +26,8 @@ from ..system.sandbox import Sandbox, SandboxError, writable_dirs
 from .specs import ServerSpec
 
 STOP_GRACE = 3.0  # seconds a server gets to shut down politely before it is killed
+OPEN_WAIT = 10.0  # seconds a query waits for the server's first diagnostics of a file it just opened
+SETTLE = 0.3  # … and then until it has published nothing more for this long
 STDERR_KEPT = 4_000  # characters of a server's standard error kept for the sentence saying why it ended
 
 _markers: set[str] = set()  # of servers that may still run: SIGKILLed at exit whatever happened
@@ -193,14 +195,18 @@ class LanguageServer:
 
     def _progress(self, params: Any) -> None:
         value, token = plain(params.value), str(params.token)
-        if not isinstance(value, dict) or self.on_progress is None:
+        if not isinstance(value, dict):
             return
         if value.get("kind") == "begin":
             self.progress[token] = str(value.get("title") or "indexing")
         title = self.progress.get(token, "indexing")
         if value.get("kind") == "end":
             self.progress.pop(token, None)
-            self.on_progress("")
+            self._wake()
+            if self.on_progress is not None:
+                self.on_progress("")
+        elif self.on_progress is None:
+            return
         elif isinstance(value.get("percentage"), (int, float)):
             self.on_progress(f"{title}: {self.spec.languages[0]} {int(value['percentage'])} %")
         else:
@@ -210,7 +216,29 @@ class LanguageServer:
         """Open ``path`` in the server, or send it the file's text if it changed since: its uri."""
         await self.ready()
         text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
-        return self.open_text(path, text)
+        uri, opening = uri_of(path), uri_of(path) not in self.documents
+        self.open_text(path, text)
+        if opening:
+            await self.first_analysis(uri)
+        return uri
+
+    async def first_analysis(self, uri: str) -> None:
+        """Wait, bounded, for the server's first analysis of a file it just opened: answers before it are partial
+        (a cold typescript-language-server, still loading its project, sends an import's alias as a definition).
+        It is done when the server has published the file's diagnostics and stops publishing more (a syntactic
+        pass, then a semantic one) and reports no work in progress (``$/progress``, up to ``timeout``)."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        deadline, quiet_until, before = now + self.timeout, now + OPEN_WAIT, self.published.get(uri, 0)
+        while self.alive and (now := loop.time()) < deadline:
+            if self.progress:  # it says it works (loading its project): wait for that, however long it takes,
+                await self._woken(deadline - now)
+                quiet_until = loop.time() + OPEN_WAIT  # and a while for its word after it
+            elif self.published.get(uri, 0) == before:  # nothing yet: wait a while for its first word
+                if now >= quiet_until or not await self._woken(min(quiet_until, deadline) - now):
+                    return
+            elif not await self.wait_published(uri, self.published.get(uri, 0), SETTLE):
+                return
 
     def open_text(self, path: Path, text: str) -> str:
         """Give the running server ``text`` as the content of ``path`` (opened, or changed): its uri."""
@@ -253,15 +281,21 @@ class LanguageServer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self.published.get(uri, 0) <= seen and self.alive and loop.time() < deadline:
-            waiter = loop.create_future()
-            self._waiters.add(waiter)
-            try:
-                await asyncio.wait_for(waiter, deadline - loop.time())
-            except TimeoutError:
+            if not await self._woken(deadline - loop.time()):
                 break
-            finally:
-                self._waiters.discard(waiter)
         return self.published.get(uri, 0) > seen
+
+    async def _woken(self, timeout: float) -> bool:
+        """Whether the server published diagnostics or ended a piece of work within ``timeout``."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        try:
+            await asyncio.wait_for(waiter, max(timeout, 0))
+        except TimeoutError:
+            return False
+        finally:
+            self._waiters.discard(waiter)
+        return True
 
     async def stop(self) -> None:
         client = self.client

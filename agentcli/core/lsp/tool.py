@@ -17,7 +17,7 @@ from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
 from ..tools.base import Tool, ToolContext
 from ..tools.rg import GREP_CHAR_BUDGET, GREP_MAX_LINES
-from .server import LanguageServer, LanguageServers, LspUnavailable, path_of
+from .server import SETTLE, LanguageServer, LanguageServers, LspUnavailable, path_of
 
 OPERATIONS = ("definition", "references", "hover", "document_symbols", "workspace_symbols", "diagnostics")
 NEEDS_POSITION = ("definition", "references", "hover")
@@ -26,6 +26,7 @@ LINE_CAP = 200  # characters of a line shown
 HOVER_CAP = 3_000
 DIAGNOSTICS_WAIT = 3.0  # seconds an edit waits for a warm server's diagnostics
 FIRST_ANALYSIS_WAIT = 15.0  # … and for a server's first analysis of the file (a cold start)
+MORE_PASSES = 5  # publications of one file after an edit that are awaited, each for SETTLE seconds at most
 NEW_ERRORS_SHOWN = 10
 KINDS = {1: "file", 2: "module", 3: "namespace", 4: "package", 5: "class", 6: "method", 7: "property", 8: "field",
          9: "constructor", 10: "enum", 11: "interface", 12: "function", 13: "variable", 14: "constant",
@@ -281,8 +282,9 @@ def _listed(head: str, lines: list[str]) -> str:
 class EditDiagnostics:
     """After edit_file or write_file: the errors the file's server reports that it did not report before."""
 
-    def __init__(self, servers: LanguageServers) -> None:
+    def __init__(self, servers: LanguageServers, wait: float = DIAGNOSTICS_WAIT) -> None:
         self.servers = servers
+        self.wait = wait  # seconds a warm server gets to publish the edited file's diagnostics
 
     def before_edit(self, path: Path) -> str | None:
         """The file's text before the edit, when a server that can still start serves it (else None: no check)."""
@@ -307,17 +309,17 @@ class EditDiagnostics:
         cold = not server.alive
         await server.ready()
         uri = path.as_uri()
-        wait = FIRST_ANALYSIS_WAIT if cold else DIAGNOSTICS_WAIT
         if uri not in server.documents and before:  # what it reported before the edit, from the text before it
-            seen = server.published.get(uri, 0)
             server.open_text(path, before)
-            await server.wait_published(uri, seen, wait)
-            wait = DIAGNOSTICS_WAIT
+            await server.first_analysis(uri)
         old = Counter(_message(d) for d in server.diagnostics.get(uri, []) if _severity(d) == "error")
         seen = server.published.get(uri, 0)
         await server.sync(path)
-        if not await server.wait_published(uri, seen, wait):
+        if not await server.wait_published(uri, seen, FIRST_ANALYSIS_WAIT if cold else self.wait):
             return ""
+        for _ in range(MORE_PASSES):  # a syntactic pass, then a semantic one (tsserver): the last word counts
+            if not await server.wait_published(uri, server.published.get(uri, 0), SETTLE):
+                break
         new = []
         for diagnostic in sorted(server.diagnostics.get(uri, []), key=_line):
             message = _message(diagnostic)
