@@ -83,6 +83,16 @@ async def test_definition_references_hover_and_symbols_come_as_path_line_text(py
                                   "pkg/a.py:6: class Server", "pkg/a.py:7: method handle_request"]
 
 
+async def test_without_a_path_the_symbol_is_found_by_its_definition_s_name(pylsp):
+    _, tool, ctx = pylsp
+    found = await tool.run({"operation": "references", "symbol": "handle_request"}, ctx)
+    assert found.splitlines()[0] == ("references of `handle_request`: 3 places (defined at pkg/a.py:1; 1 more "
+                                     "definition of that name: give path and line for another)")
+    assert "pkg/b.py:6: return handle_request(2) + handle_request(3)" in found.splitlines()
+    with pytest.raises(ToolError, match="No definition of `nothing_like_it` was found by its name"):
+        await tool.run({"operation": "definition", "symbol": "nothing_like_it"}, ctx)
+
+
 async def test_a_position_is_a_line_and_a_name_and_a_wrong_one_gets_one_sentence(pylsp):
     _, tool, ctx = pylsp
     near = await tool.run({"operation": "definition", "path": "pkg/b.py", "line": 5, "symbol": "run"}, ctx)

@@ -8,7 +8,9 @@ receipt records it (``core/engine/subagent_record.py``).
 
 from __future__ import annotations
 
+import asyncio
 import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,11 +18,13 @@ from typing import Any, ClassVar
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
 from ..tools.base import Tool, ToolContext
-from ..tools.rg import GREP_CHAR_BUDGET, GREP_MAX_LINES
+from ..system.secret_env import command_env
+from ..tools.rg import COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, rg_path
 from .server import SETTLE, LanguageServer, LanguageServers, LspUnavailable, path_of
 
 OPERATIONS = ("definition", "references", "hover", "document_symbols", "workspace_symbols", "diagnostics")
 NEEDS_POSITION = ("definition", "references", "hover")
+DEFINED_TIMEOUT = 30.0  # seconds rg may take to find a symbol's definition by name
 NEARBY = 3  # lines either side searched for the symbol when it is not on the line given
 LINE_CAP = 200  # characters of a line shown
 HOVER_CAP = 3_000
@@ -52,7 +56,7 @@ class LspTool(Tool):
         "type": "object",
         "properties": {
             "operation": {"type": "string", "enum": list(OPERATIONS)},
-            "path": {"type": "string", "description": "The file (not for workspace_symbols)."},
+            "path": {"type": "string", "description": "The file; without path and line, the symbol's definition."},
             "line": {"type": "integer", "minimum": 1, "description": "The 1-based line the symbol is on."},
             "symbol": {"type": "string", "description": "The name on that line; for workspace_symbols, the query."},
         },
@@ -72,15 +76,47 @@ class LspTool(Tool):
             if not symbol:
                 raise ToolError("lsp workspace_symbols needs a symbol: the name to look for.")
             return await self._workspace_symbols(symbol, ctx)
+        found_at = ""
+        if operation in NEEDS_POSITION and not args.get("path") and symbol:  # found by its definition's name
+            path, line, others = await asyncio.to_thread(self._defined, symbol, ctx)
+            args, found_at = {**args, "path": str(path), "line": line}, \
+                f" (defined at {ctx.workspace.relative(path)}:{line}" + (f"; {_count(others, 'more definition')} of that "
+                                                                        "name: give path and line for another)" if others else ")")
         path = self._path(args, ctx)
         server = self.servers.for_path(path)
         if server is None:
             raise ToolError(f"No language server here serves {path.name} (the servers serve: "
                             f"{', '.join(self.servers.languages()) or 'nothing'}); use grep.")
         try:
-            return await self._ask(operation, path, symbol, args, server, ctx)
+            answer = await self._ask(operation, path, symbol, args, server, ctx)
+            head, _, rest = answer.partition("\n")
+            return head + found_at + ("\n" + rest if rest else "")
         except LspUnavailable as exc:
             raise ToolError(f"The language server gave no answer: {exc}; use grep and read_file instead.") from None
+
+    def _defined(self, symbol: str, ctx: ToolContext) -> tuple[Path, int, int]:
+        """Where ``symbol`` is defined, by name (rg, in files a server serves): the first place, and how many
+        others there are. Blocking: run it in a thread."""
+        rg = rg_path()
+        if rg is None or not re.fullmatch(r"[\w$]+", symbol):
+            raise ToolError(f"lsp needs a path and line for `{symbol}`.")
+        pattern = rf"^\s*(export\s+)?(default\s+)?(async\s+)?(def|class|function|func|fn|interface|type|struct|enum|" \
+                  rf"const|let|var)\s+{symbol}\b"
+        globs = [arg for spec in self.servers.specs for pattern_ in spec.patterns for arg in ("--glob", pattern_)]
+        try:
+            done = subprocess.run([rg, *COMMON_RG_ARGS, "-n", "--no-heading", "--sort", "path", *globs, "-e", pattern, "."],
+                                  cwd=ctx.workspace.root, capture_output=True, text=True, timeout=DEFINED_TIMEOUT,
+                                  env=command_env())
+        except (OSError, subprocess.TimeoutExpired):
+            done = None
+        places = []
+        for hit in (done.stdout.splitlines() if done is not None else []):
+            name, number, _ = hit.split(":", 2)
+            places.append((ctx.workspace.root / name.removeprefix("./"), int(number)))
+        if not places:
+            raise ToolError(f"No definition of `{symbol}` was found by its name; give the path and line of a place "
+                            "that uses it.")
+        return places[0][0], places[0][1], len(places) - 1
 
     def _path(self, args: dict[str, Any], ctx: ToolContext) -> Path:
         given = args.get("path")
