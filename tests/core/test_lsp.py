@@ -218,3 +218,25 @@ async def test_an_explore_child_s_receipt_records_its_lookups(server, make_sessi
     [block] = tool_results([body for body in server.requests if is_main(body)][1])
     assert "Looked up: references of `handle_request`: 3 places" in tool_result_text(block)
     assert "lsp ×" not in tool_result_text(block)  # said once, with what it found
+
+
+async def test_a_deny_rule_on_reading_a_file_holds_for_the_lsp_tool(tmp_path):
+    """The attack: `Read(pkg/secret.py)` is denied, and the model asks the server for the references of a
+    function that file calls (or for the file's own symbols) to read its lines anyway."""
+    from agentcli.core.policy.permissions import Permissions
+
+    root = project(tmp_path)
+    (root / "pkg" / "secret.py").write_text('from pkg.a import handle_request\nTOKEN = handle_request("hunter2")\n')
+    servers = LanguageServers([python_spec([PYLSP])], root, command_env(), Sandbox("auto"), timeout=60)
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None,
+                      permissions=Permissions.from_settings("default", {"deny": ["Read(pkg/secret.py)"]}, False))
+    tool = LspTool(servers)
+    try:
+        found = await tool.run({"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"},
+                               ctx)
+        with pytest.raises(ToolError, match=r"pkg/secret.py is covered by a deny rule \(Read\(pkg/secret.py\)\)"):
+            await tool.run({"operation": "document_symbols", "path": "pkg/secret.py"}, ctx)
+    finally:
+        await servers.stop()
+    assert "hunter2" not in found and "secret.py" not in found
+    assert found.splitlines()[0] == "references of `handle_request`: 3 places"

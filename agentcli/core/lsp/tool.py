@@ -128,6 +128,8 @@ class LspTool(Tool):
             raise ToolError(f"{given} is outside the workspace.") from None
         if not path.is_file():
             raise ToolError(f"{given} is not a file.")
+        if denied(ctx, path):
+            raise ToolError(f"{given} is covered by a deny rule ({denied(ctx, path)}), so lsp does not read it.")
         return path
 
     async def _ask(self, operation: str, path: Path, symbol: str, args: dict[str, Any], server: LanguageServer,
@@ -187,7 +189,7 @@ class LspTool(Tool):
             for item in reply or []:
                 location = item.get("location") or {}
                 path = path_of(str(location.get("uri", "")))
-                if path is None or not ctx.workspace.contains(path.resolve()):
+                if path is None or not ctx.workspace.contains(path.resolve()) or denied(ctx, path):
                     continue
                 line = int(((location.get("range") or {}).get("start") or {}).get("line", 0)) + 1
                 container = f" (in {item['containerName']})" if item.get("containerName") else ""
@@ -196,6 +198,11 @@ class LspTool(Tool):
         if not lines and told:
             raise ToolError("; ".join(told) + "; use grep.")
         return _listed(f"workspace_symbols of `{query}`: {_count(len(lines), 'symbol')}", sorted(lines, key=_line_key))
+
+
+def denied(ctx: ToolContext, path: Path) -> str:
+    """The read deny rule (``Read(secrets/**)``) that covers ``path``; "" when none does."""
+    return ctx.permissions.read_denial(path, ctx.workspace.root) if ctx.permissions is not None else ""
 
 
 def _count(n: int, noun: str) -> str:
@@ -248,6 +255,8 @@ def _location_lines(reply: Any, ctx: ToolContext) -> list[str]:
         if path is None:
             continue
         line = int((where.get("start") or {}).get("line", 0))
+        if denied(ctx, path):  # a deny rule keeps the file's lines from every tool that reads: left out
+            continue
         if ctx.workspace.contains(path.resolve()):
             inside.append((ctx.workspace.relative(path), line + 1, lines.text(path, line)))
         else:
