@@ -136,7 +136,8 @@ class Settings:
                                   '["*.rb"], "initialization_options": {}}}; {"pylsp": false} turns one off',
                                   widens="the workspace's own language servers start (in the OS sandbox)")
     lsp_discover: bool = setting(True, "language servers found on PATH (pylsp, pyright, gopls, …) serve the lsp tool "
-                                 "and check edits", widens=False)
+                                 "and check edits", widens="the language servers on your PATH start on this workspace "
+                                 "(in the OS sandbox)")  # only true widens (split_widening)
     lsp_timeout: float = setting(30.0, "seconds a language server may take to start or to answer", widens=False)
     agents: dict[str, dict[str, Any]] = setting({}, 'per agent type overrides, e.g. {"explore": {"model": '
                                                 '"claude-haiku-4-5"}}', widens=False)
@@ -333,7 +334,7 @@ def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
             (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
         elif name == "web_fetch_private":
             (kept if value == "none" else widening)[key] = value
-        elif name in ("keep_secret_env", "sandbox_network"):
+        elif name in ("keep_secret_env", "sandbox_network", "lsp_discover"):
             (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
              else kept)[key] = value
         elif name == "sandbox":

@@ -168,6 +168,17 @@ async def test_a_workspace_s_own_server_setting_needs_trust(tmp_path):
         '[lsp.evil]\ncommand = ["sh", "-c", "id"]\nlanguages = ["python"]\npatterns = ["*.py"]\n')
     assert load_settings(tmp_path, trusted=False).lsp == {}
     assert load_settings(tmp_path, trusted=True).lsp["evil"]["command"] == ["sh", "-c", "id"]
+    # nor may it turn on the servers on PATH the user turned off; turning them off needs no trust
+    (tmp_path / ".agentcli" / "settings.toml").write_text("lsp_discover = true\n")
+    from agentcli import paths
+
+    paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_file().write_text("lsp_discover = false\n")
+    assert load_settings(tmp_path, trusted=False).lsp_discover is False
+    assert load_settings(tmp_path, trusted=True).lsp_discover is True
+    paths.user_config_file().unlink()
+    (tmp_path / ".agentcli" / "settings.toml").write_text("lsp_discover = false\n")
+    assert load_settings(tmp_path, trusted=False).lsp_discover is False
 
 
 async def test_a_bad_server_setting_is_one_sentence():
