@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean install uninstall demo sandbox-tool acpx mcp-everything
+.PHONY: run test bench clean install uninstall demo sandbox-tool acpx mcp-everything lsp-typescript
 
 # The program is its own virtual environment in PREFIX/lib/agentcli and a link in PREFIX/bin (on your PATH).
 # PREFIX/lib, the GNU libdir, is where a program's private files go; PREFIX/share is data, and with the
@@ -75,7 +75,7 @@ TEST_WORKERS ?= 2
 # helper process the tests start, and each worker's assertion rewriting, compiled its modules from source again, about
 # a third of an agentcli start (docs/testing.md). The checks keep the caller's setting.
 CHECKS_LOG := $(VENV)/checks.log
-test: $(STAMP) sandbox-tool acpx mcp-everything
+test: $(STAMP) sandbox-tool acpx mcp-everything lsp-typescript
 	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests bench && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
 	checks=$$!; PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
 	if ! wait $$checks; then cat $(CHECKS_LOG); \
@@ -95,6 +95,13 @@ mcp-everything:
 	@command -v npm > /dev/null || { echo "make: no npm, so the server-everything test skips (install Node to run it)"; exit 0; }; \
 	[ tests/mcp_everything/node_modules/.package-lock.json -nt tests/mcp_everything/package-lock.json ] || \
 	npm install --prefix tests/mcp_everything --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
+
+# typescript-language-server and typescript from npm serve tests/core/test_lsp_typescript.py; installed from
+# tests/lsp_typescript/package-lock.json like acpx, and skipped the same way without npm.
+lsp-typescript:
+	@command -v npm > /dev/null || { echo "make: no npm, so the TypeScript language server test skips (install Node to run it)"; exit 0; }; \
+	[ tests/lsp_typescript/node_modules/.package-lock.json -nt tests/lsp_typescript/package-lock.json ] || \
+	npm install --prefix tests/lsp_typescript --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error
 
 # The sandbox tests need bubblewrap (docs/permissions.md, "Sandbox"). As root on Debian (CI), install
 # it; elsewhere, or where apt cannot, say so once and go on: those tests then skip, saying why.

@@ -30,6 +30,7 @@ from typing import Any
 
 from . import paths
 from .core.system import secret_env
+from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
 from .core.model.catalogue import DEFAULT_MODEL, TASK_MODELS, resolve_model, thinking_mode
 from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
@@ -137,6 +138,14 @@ class Settings:
     task_models: list[str] = setting(list(TASK_MODELS), "the models the main agent may choose for one subagent (the task "
                                      "tool's model): aliases (haiku, sonnet, opus) or model ids; [] for none",
                                      widens=False)
+    lsp: dict[str, Any] = setting({}, 'language servers beside those found on PATH, by name (core/lsp/specs.py): '
+                                  '{"ruby": {"command": ["solargraph", "stdio"], "languages": ["ruby"], "patterns": '
+                                  '["*.rb"], "initialization_options": {}}}; {"pylsp": false} turns one off',
+                                  widens="the workspace's own language servers start (in the OS sandbox)")
+    lsp_discover: bool = setting(True, "language servers found on PATH (pylsp, pyright, gopls, …) serve the lsp tool "
+                                 "and check edits", widens="the language servers on your PATH start on this workspace "
+                                 "(in the OS sandbox)")  # only true widens (split_widening)
+    lsp_timeout: float = setting(30.0, "seconds a language server may take to start or to answer", widens=False)
     agents: dict[str, dict[str, Any]] = setting({}, 'per agent type overrides, e.g. {"explore": {"model": '
                                                 '"claude-haiku-4-5"}}', widens=False)
     permissions: dict[str, list[str]] = setting({}, 'permission rules, e.g. {"allow": ["bash(npm test *)"], '
@@ -185,6 +194,12 @@ class Settings:
                     raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
                                       f"\"sonnet\"], not {value!r}.")
                 value = [m.strip() for m in value]
+            elif key == "lsp":  # servers add up across files, by name
+                try:
+                    parse_lsp(value, source)
+                except LspConfigError as exc:
+                    raise ConfigError(str(exc)) from None
+                value = {**current, **value}
             elif key == "sandbox_allowed_hosts":
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
@@ -337,7 +352,7 @@ def split_widening(values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
             (widening if value in MODES_ABOVE_DEFAULT else kept)[key] = value
         elif name == "web_fetch_private":
             (kept if value == "none" else widening)[key] = value
-        elif name in ("keep_secret_env", "sandbox_network"):
+        elif name in ("keep_secret_env", "sandbox_network", "lsp_discover"):
             (widening if value is not False and str(value).lower() not in ("0", "false", "no", "off")
              else kept)[key] = value
         elif name == "sandbox":

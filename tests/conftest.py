@@ -155,7 +155,8 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
     made: list[Session] = []
 
     def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
-        settings = Settings(**{"tool_search": "off", "notifications": "off", **overrides})  # a test that wants a bell asks
+        settings = Settings(**{"tool_search": "off", "notifications": "off", "lsp_discover": False,
+                               **overrides})  # a test that wants a bell or a language server asks
         llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                   stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
                   first_reply_timeout=overrides.get("first_reply_timeout", float(PATIENT[1])),

@@ -229,6 +229,7 @@ class SubagentReport:
     searches: tuple[tuple[str, int], ...] = ()  # its other calls (grep, glob, git_*, MCP tools…) by name: how many
     patterns: tuple[tuple[str, str], ...] = ()  # what its grep and glob calls looked for: (tool, pattern), each once
     named: tuple[tuple[str, bool], ...] = ()  # files the brief named, and whether it read them
+    lookups: tuple[str, ...] = ()  # what its lsp calls found, each once ("references of `run`: 14 places")
     searched: tuple[str, ...] = ()  # of those it did not read, the ones it searched (grep with that path)
     unverified: tuple[str, ...] = ()  # why its answer is not backed by what it did; () when it is
     answer_mark: str = ""  # the answer was empty or only pointed elsewhere: what agentcli did about it
@@ -271,13 +272,13 @@ class SubagentReport:
 
         items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
             + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"] \
-            + [("denied", command(c)) for c, e in self.commands if e == "denied"] \
+            + [("denied", command(c)) for c, e in self.commands if e == "denied"] + [("looked up", t) for t in self.lookups] \
             + [("also called", f"{name} ×{n}{self._looked_for(name)}") for name, n in self.searches]
         if not items:
-            lines.append("Tool calls: none." if not self.tool_calls else f"Tool calls: {self.tool_calls} (no file read "
-                                                                         "or changed, no command run).")
+            lines.append(f"Tool calls: {self.tool_calls} (no file read or changed, no command run)." if self.tool_calls
+                         else "Tool calls: none.")
         shown = 0
-        for kind in ("read", "changed", "ran", "denied", "also called"):
+        for kind in ("read", "changed", "ran", "denied", "looked up", "also called"):
             group = [text for k, text in items if k == kind]
             if not group:
                 continue
@@ -343,7 +344,7 @@ class SubagentReport:
             fields["usage"] = Usage.from_dict(fields.get("usage"))
             for name in ("reads", "commands", "named", "searches", "steered", "patterns"):
                 fields[name] = tuple(tuple(item) for item in fields.get(name, ()))
-            for name in ("changed", "unverified", "searched"):
+            for name in ("changed", "unverified", "searched", "lookups"):
                 fields[name] = tuple(fields.get(name, ()))
             return cls(**fields)
         except (TypeError, ValueError):

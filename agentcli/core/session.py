@@ -43,6 +43,7 @@ from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule
 from .policy.status_command import StatusCommand
 from .system.sandbox import Sandbox
+from .lsp.tool import EditDiagnostics, LspTool, language_servers
 from .engine.skill_tool import SkillTool
 from .engine.skills import Skill, catalog, load_skills
 from .engine.subagent_record import Budgets, SubagentRecord
@@ -50,8 +51,7 @@ from .engine.subagents import Subagents
 from .engine.task_tool import MessageSubagent, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
-from .tools import ToolRegistry, call_summary, default_tools
-from .tools.base import ToolContext
+from .tools import ToolContext, ToolRegistry, call_summary, default_tools
 from .tools.shells import BackgroundShells
 from .tools.structured_output import StructuredOutput
 from .errors import ToolError
@@ -119,8 +119,9 @@ class Session(SessionChildren):
         in_git = is_git_repo(workspace.root)
         worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         skill_tools = [self.skill_tool] if self.skills else []
+        self.lsp = language_servers(settings, workspace.root, command_env(settings.keep_secret_env), self.sandbox)
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
-                              *skill_tools])
+                              *skill_tools, *([LspTool(self.lsp)] if self.lsp else [])])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
@@ -156,7 +157,7 @@ class Session(SessionChildren):
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
-                          hooks=self.hooks, sandbox=self.sandbox)
+                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         mode = self.permissions.mode
@@ -528,13 +529,13 @@ class Session(SessionChildren):
             self.sandbox.close()
 
     async def aclose(self, reason: str = "other") -> None:
-        """Run the SessionEnd hooks (``reason``: Claude Code's), stop background shells and MCP servers, close(), and
-        the model client's connections too (front ends that own the event loop). Children still running end as
-        ``interrupted``, their transcripts kept."""
+        """Run the SessionEnd hooks (``reason``: Claude Code's), stop background shells, MCP and language servers,
+        close(), and the model client's connections too (front ends that own the event loop). Children still running
+        end as ``interrupted``, their transcripts kept."""
         await self.lifecycle.end(reason)
         await self.subagents.interrupt_all()
         await self.main.ctx.shells.stop_all()
-        await self.mcp.stop()
+        await asyncio.gather(self.mcp.stop(), self.lsp.stop())
         self.close()
         await self.llm.aclose()
 

@@ -61,14 +61,15 @@ def test_built_in_types(tmp_path):
     types = load_agent_types(tmp_path)
     assert list(types) == ["general-purpose", "explore", "bash"]
     assert types["general-purpose"].tools is None
-    assert types["explore"].tools == ("read_file", "grep", "glob", *GIT_TOOLS)
+    assert types["explore"].tools == ("read_file", "grep", "glob", "lsp", *GIT_TOOLS)
     assert not types["explore"].memory and "path:line" in types["explore"].prompt
     assert types["bash"].tools == ("bash", "read_file", "write_file", "edit_file", "glob", "todo_write")
     assert all(t.source == "built-in" for t in types.values())
 
 
 def test_tool_names_match_the_real_tools(repo):
-    assert set(TOOL_NAMES) - {"skill"} == {t.name for t in default_tools(root=repo)} - {"task"}  # skill: the session's
+    # skill and lsp: the session's (lsp where a language server serves the workspace)
+    assert set(TOOL_NAMES) - {"skill", "lsp"} == {t.name for t in default_tools(root=repo)} - {"task"}
 
 
 def test_project_overrides_user_which_overrides_built_in(repo):

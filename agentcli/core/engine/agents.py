@@ -35,8 +35,9 @@ READ_TOOLS = ("read_file", "grep", "glob")
 GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
 PLAN_TOOL = "todo_write"  # a plan the user sees
 SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
+LSP_TOOL = "lsp"  # a language server's answers (core/lsp/), offered where one serves the workspace
 TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
-              "web_fetch")
+              "web_fetch", LSP_TOOL)
 
 # Model aliases Claude Code agent files use.
 
@@ -110,10 +111,11 @@ GENERAL_PURPOSE = AgentType(
 EXPLORE = AgentType(
     name="explore",
     description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
-    tools=(*READ_TOOLS, *GIT_TOOLS),
+    tools=(*READ_TOOLS, LSP_TOOL, *GIT_TOOLS),
     prompt="""\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.
+- For a symbol's definition, callers or type, lsp (where offered) is exact; grep is for text, keys, messages.
 - Read only the lines that settle the question (read_file with offset and limit).
 - Answer with path:line for every claim, most relevant first, one short line each.
 - Stop as soon as the question is answered.""",

@@ -168,7 +168,7 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
     counted: dict[str, int] = {}
     for call in calls:
-        if call.name not in ("read_file", "write_file", "edit_file", "bash"):
+        if call.name not in ("read_file", "write_file", "edit_file", "bash", "lsp"):
             counted[call.name] = counted.get(call.name, 0) + 1
     reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
                   for path, spans in ledger.reads.items())
@@ -178,6 +178,10 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     named = tuple((name, any(same_file(p, name) for p in read_paths)) for name in record.named_files)
     grepped = [str(c.input.get("path") or "") for c in calls if c.name == "grep"]
     searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
+    lsp_calls = {e.id for e in calls if e.name == "lsp"}  # what each found is its result's first line
+    lookups = tuple(dict.fromkeys(e.output.strip().splitlines()[0][:120] for e in record.events
+                                  if isinstance(e, ToolCallFinished) and e.id in lsp_calls and e.output.strip()
+                                  and not e.is_error))
     # A denied command never ran: the ledger, which reads only results, would call it failed.
     started = {e.id: e.input.get("command") for e in calls if e.name == "bash"}
     denied = {started.get(e.id) for e in record.events if isinstance(e, ToolCallFinished) and e.denied}
@@ -188,7 +192,7 @@ def report_of(record: SubagentRecord) -> SubagentReport:
         segments=max(record.segments, 1),
         run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
         changed=changed, commands=commands,
-        searches=tuple(counted.items()), named=named, patterns=tuple(dict.fromkeys(
+        searches=tuple(counted.items()), named=named, lookups=lookups, patterns=tuple(dict.fromkeys(
             (c.name, c.input["pattern"]) for c in calls
             if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user(),

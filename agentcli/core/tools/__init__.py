@@ -16,6 +16,7 @@ from ..policy.rules import names_tool
 from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
+from ..system.workspace import OutsideWorkspace
 
 __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
 
@@ -200,7 +201,11 @@ class ToolRegistry:
                 args, refusal = refusal, None
             if refusal:
                 return ToolOutcome(refusal, True, denied=True, waited=waited)
+            watched = edited_file(tool, args, ctx)
+            before = await asyncio.to_thread(ctx.edit_watch.before_edit, watched) if watched and ctx.edit_watch else None
             output = await tool.run(args, ctx)
+            if watched and ctx.edit_watch and before is not None and isinstance(output, str):
+                output += await ctx.edit_watch.after_edit(watched, before, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
             if isinstance(output, ToolOutcome):  # a tool with more than text to give (MCP images)
                 blocks = output.blocks
@@ -216,6 +221,16 @@ class ToolRegistry:
         except Exception as exc:  # a bug in a tool must not end the session
             return ToolOutcome(f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}.", True, waited=waited)
         return ToolOutcome(cap_output(output, OUTPUT_CAP), blocks=blocks, waited=waited)
+
+
+def edited_file(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Path | None:
+    """The file an edit_file or write_file call changes, when something watches edits (``ctx.edit_watch``)."""
+    if ctx.edit_watch is None or tool.name not in ("edit_file", "write_file") or not isinstance(args.get("path"), str):
+        return None
+    try:
+        return ctx.workspace.resolve(args["path"])
+    except (OSError, ValueError, RuntimeError, OutsideWorkspace):  # the tool itself says what is wrong
+        return None
 
 
 def call_summary(tool: Tool | None, args: Any) -> str:

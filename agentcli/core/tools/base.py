@@ -27,6 +27,16 @@ ToolKind = Literal["read", "edit", "exec", "task"]
 NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
 
 
+class EditWatch(Protocol):
+    """What looks at a file around an edit_file or write_file call (the language servers' new errors:
+    ``core/lsp/tool.py``): ``before_edit`` returns what ``after_edit`` compares with (None: nothing to check),
+    and ``after_edit`` the text added to the call's result."""
+
+    def before_edit(self, path: Path) -> Any: ...
+
+    async def after_edit(self, path: Path, before: Any, ctx: "ToolContext") -> str: ...
+
+
 class SubagentFacts(Protocol):
     """What tools read of one subagent (``SubagentRecord`` in ``core/engine/subagents.py``)."""
 
@@ -86,6 +96,7 @@ class ToolContext:
     checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
     hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
     sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/system/sandbox.py); None: the setting is off
+    edit_watch: EditWatch | None = None  # adds a language server's new errors to an edit's result; shared likewise
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)

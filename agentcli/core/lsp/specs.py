@@ -1,0 +1,144 @@
+"""Which language servers a workspace gets: those found on PATH, those the ``lsp`` setting names, and the
+languages the workspace holds.
+
+A server is a ``ServerSpec``: its command, the languages it serves and the file patterns that are theirs. The
+known servers (``KNOWN``) need no configuration: the first of a language's found on PATH serves it. The ``lsp``
+setting adds servers or replaces known ones by name (``{"pylsp": false}`` turns one off), in this shape::
+
+    [lsp.ruby]
+    command = ["solargraph", "stdio"]
+    languages = ["ruby"]
+    patterns = ["*.rb"]
+    initialization_options = {}
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+# A file's language id, as LSP names it, by its name's ending.
+LANGUAGE_OF = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescriptreact",
+               ".mts": "typescript", ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact",
+               ".mjs": "javascript", ".cjs": "javascript", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c",
+               ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"}
+SKIPPED_DIRS = {"node_modules", ".git", ".venv", "venv", "__pycache__", "target", "build", "dist", ".tox"}
+SCAN_LIMIT = 5_000  # entries a workspace scan reads before it stops: enough to see its languages
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    command: tuple[str, ...]
+    languages: tuple[str, ...]
+    patterns: tuple[str, ...]
+    initialization_options: Mapping[str, Any] = field(default_factory=dict)
+    configured: bool = False  # from the lsp setting (a workspace's own needs trust: config.py)
+
+    def serves(self, path: Path) -> bool:
+        return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.patterns)
+
+    def language_id(self, path: Path) -> str:
+        return LANGUAGE_OF.get(path.suffix.lower(), self.languages[0])
+
+
+def _known(name: str, command: tuple[str, ...], languages: tuple[str, ...], endings: tuple[str, ...]) -> ServerSpec:
+    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings))
+
+
+PY, TS = (".py", ".pyi"), (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+# By preference: the first found on PATH serves its languages.
+KNOWN = (
+    _known("basedpyright", ("basedpyright-langserver", "--stdio"), ("python",), PY),
+    _known("pyright", ("pyright-langserver", "--stdio"), ("python",), PY),
+    _known("ty", ("ty", "server"), ("python",), PY),
+    _known("pylsp", ("pylsp",), ("python",), PY),
+    _known("typescript-language-server", ("typescript-language-server", "--stdio"),
+           ("typescript", "javascript"), TS),
+    _known("gopls", ("gopls",), ("go",), (".go",)),
+    _known("rust-analyzer", ("rust-analyzer",), ("rust",), (".rs",)),
+    _known("clangd", ("clangd",), ("c", "cpp"), (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")),
+)
+
+
+class LspConfigError(ValueError):
+    """The lsp setting is wrong; the message says where and why, in one sentence."""
+
+
+def parse_setting(value: Any, source: str = "lsp") -> dict[str, ServerSpec | None]:
+    """The lsp setting as servers by name; None for one turned off (``false``). Raises LspConfigError."""
+    if not isinstance(value, dict):
+        raise LspConfigError(f"{source}: lsp must be a table of servers by name.")
+    servers: dict[str, ServerSpec | None] = {}
+    for name, entry in value.items():
+        where = f"{source}: lsp.{name}"
+        if entry is False:
+            servers[name] = None
+            continue
+        if not isinstance(entry, dict):
+            raise LspConfigError(f"{where} must be a table (command, languages, patterns) or false.")
+        unknown = set(entry) - {"command", "languages", "patterns", "initialization_options"}
+        if unknown:
+            raise LspConfigError(f"{where} has no setting {', '.join(sorted(unknown))}.")
+        command, languages, patterns = entry.get("command"), entry.get("languages"), entry.get("patterns")
+        if isinstance(command, str):
+            command = [command]
+        for key, got in (("command", command), ("languages", languages), ("patterns", patterns)):
+            if not (isinstance(got, list) and got and all(isinstance(x, str) and x for x in got)):
+                raise LspConfigError(f"{where}.{key} must be a list of strings, not {got!r}.")
+        options = entry.get("initialization_options", {})
+        if not isinstance(options, dict):
+            raise LspConfigError(f"{where}.initialization_options must be a table.")
+        assert isinstance(command, list) and isinstance(languages, list) and isinstance(patterns, list)
+        servers[name] = ServerSpec(name, tuple(command), tuple(languages), tuple(patterns), options, configured=True)
+    return servers
+
+
+def available(setting: Any, on_path: bool = True) -> list[ServerSpec]:
+    """The servers this machine has: the configured ones, then the known ones found on PATH (``on_path``),
+    one per language, configured first."""
+    configured = parse_setting(setting or {})
+    chosen = [spec for spec in configured.values() if spec is not None]
+    taken = {language for spec in chosen for language in spec.languages}
+    if on_path:
+        for spec in KNOWN:
+            if spec.name in configured or taken.intersection(spec.languages):
+                continue
+            if program := shutil.which(spec.command[0]):
+                chosen.append(ServerSpec(spec.name, (program, *spec.command[1:]), spec.languages, spec.patterns))
+                taken.update(spec.languages)
+    return chosen
+
+
+def workspace_files(root: Path, limit: int = SCAN_LIMIT) -> Iterable[Path]:
+    """Files of the workspace, breadth first, skipping hidden and dependency folders, at most ``limit`` entries."""
+    folders, seen = [root], 0
+    while folders and seen < limit:
+        folder = folders.pop(0)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                yield Path(entry.path)
+
+
+def for_workspace(root: Path, specs: Iterable[ServerSpec]) -> list[ServerSpec]:
+    """The servers whose files the workspace holds."""
+    wanted = list(specs)
+    found: list[ServerSpec] = []
+    for path in workspace_files(root):
+        found += [spec for spec in wanted if spec not in found and spec.serves(path)]
+        if len(found) == len(wanted):
+            break
+    return found
