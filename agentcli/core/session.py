@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from .engine import compaction
 from .system import secret_env
@@ -297,11 +297,11 @@ class Session:
         """Start the MCP servers in the background; front ends call it once the first screen is up."""
         self.mcp.start()
 
-    async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt, and
-        images of the workspace the message names go with it. A UserPromptSubmit hook may block the message
-        or add context to it. Headless, the first message waits for the MCP servers to start (each at most
-        ``mcp_startup_timeout``); a front end with a user goes on without them."""
+    async def send(self, text: str, images: Sequence[dict[str, Any]] = ()) -> RunResult:
+        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt; ``images``
+        (blocks from ``images.from_block``) and the workspace's images it names go with it. A UserPromptSubmit
+        hook may block the message or add context to it. Headless, the first message waits for the MCP
+        servers to start (each at most ``mcp_startup_timeout``); a front end with a user goes on without them."""
         await self.system_ready()
         if self.interactive:
             self.mcp.start()
@@ -330,7 +330,7 @@ class Session:
         try:
             if command and command.model:
                 self.main.model = resolve_model(command.model)
-            return await self.main.run(prompt, verdict.context, attachments)
+            return await self.main.run(prompt, verdict.context, [*images, *attachments])
         finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
             added += self.skill_tool.granted

@@ -10,7 +10,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import LLMError, SessionSurface, StructuredOutput
@@ -175,16 +175,18 @@ class Answer:
         return self.status not in ("done", "budget")
 
 
-async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
-    """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
-    Its text is every text the main agent wrote for the prompt, not only the last turn's."""
+async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int],
+                 images: Sequence[dict[str, Any]] = ()) -> Answer:
+    """Run one prompt (with ``images``, blocks from ``images.from_block``); a cancel (interrupt, signal, budget,
+    the reader gone) ends it as an Answer too. Its text is every text the main agent wrote for the prompt, not
+    only the last turn's."""
     start = output.begin_prompt()
     if refusal := not_sent_headless(prompt, session.commands):
         return Answer(refusal, "refused", refusal)
     if form := structured(session):
         form.begin()
     try:
-        run = await session.send(prompt)
+        run = await session.send(prompt, images)
         run = await session.finish_background() or run  # background children, and the turn that reads them
         reason = f"stopped after --max-turns {turns(session.max_turns)}" if run.status == "capped" else ""
         status: str = run.status
