@@ -72,6 +72,13 @@ async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, p
     [question] = client.questions
     assert question.tool_call.tool_call_id == call.tool_call_id
     assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    # The question keeps the call's title and sends its change as ACP diff content, which replaces the call's
+    # content while it waits (a plain-text hunk lost an editor's inline diff; a bare tool name its title).
+    [asked] = [m["params"]["toolCall"] for m in client.raw if m.get("method") == "session/request_permission"]
+    assert "title" not in asked
+    [asked_diff] = question.tool_call.content
+    assert (asked_diff.type, asked_diff.path, asked_diff.old_text, asked_diff.new_text) == (
+        "diff", str(repo.resolve() / "README.md"), "A tiny app", "A small app")
     assert "A tiny app" in (repo / "README.md").read_text()
     assert client.invalid == [] and client.raw
     assert client.of(s.ToolCallProgress, sid)[-1].status == "failed"

@@ -324,8 +324,8 @@ class AcpAgent:
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
             case ApprovalRequested() as asked:  # the call it asks about, if the client was told of it
                 call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
-                             if c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
-                self.spawn(ask_permission(self.conn, target, session, asked, call))
+                             if c.name == asked.tool and c.input == asked.input), None)
+                self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
