@@ -178,7 +178,7 @@ class Session:
         if in_git and interactive:
             notices += self.leftover_worktrees()
         # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
-        self.telemetry = telemetry.start(secret_env.environ(), notices.append)
+        self.telemetry = telemetry.start(secret_env.environ(), notices.append, self.id)
         if self.telemetry is not None:
             self.subscribers.append(self.telemetry)
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
