@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
-from ..core.session import LLMError, SessionSurface, StructuredOutput
+from ..core.session import CLAUDE_NAMES, LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .format import turns
 from .slash import not_sent_headless
@@ -99,9 +99,11 @@ class HeadlessOutput:
         blank line between each two."""
         return "\n\n".join(self.facts().said_since(start.items))
 
-    def denials(self, start: "PromptStart") -> list[dict[str, Any]]:
-        """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them."""
-        return [{"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
+    def denials(self, start: "PromptStart", session: SessionSurface) -> list[dict[str, Any]]:
+        """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them: its tool names
+        and inputs, as ``can_use_tool`` and the hooks that refused them were shown the calls."""
+        return [{"tool_name": CLAUDE_NAMES.get(call.name, call.name), "tool_use_id": call.id,
+                 "tool_input": session.hooks.claude_input(call.name, call.input)}
                 for call in self.facts().refused[start.refused:]]
 
     def __call__(self, event: Event) -> None:
@@ -220,7 +222,7 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
-                                   denials=output.denials(output.prompt),
+                                   denials=output.denials(output.prompt, session),
                                    errors=[result.reason or result.text] if result.status != "done" else [],
                                    structured=form.value if (form := structured(session)) else None))
     output.begin_prompt()  # the next prompt reports its own
