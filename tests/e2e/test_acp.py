@@ -15,6 +15,7 @@ from acp import schema as s
 
 from tests.e2e.test_acp_support import (ROOT, acp_home, api_env, opted_in, plain, plain_process,  # noqa: F401 (fixtures)
                                         server, shared, shared_server, subagent_process)
+from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from tests.waiting import until
 
@@ -214,6 +215,21 @@ async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, pl
 
 
 @shared
+async def test_an_sse_server_from_session_new_is_started(server, plain, repo, refusing_http):
+    """An SSE server is taken and started as one (this one refuses without a token: its 401 is on stderr, named),
+    where session/new used to refuse it."""
+    agent, client = plain
+    server.script(text("Still here."))
+    feed = s.SseMcpServer(type="sse", name="feed", url=refusing_http.replace("/mcp", "/sse"),
+                          headers=[s.HttpHeader(name="Authorization", value="Bearer wrong")])
+    sid = await agent.new(repo, mcp_servers=[feed])
+    done = await agent.prompt(sid, "Hello")
+    assert done.stop_reason == "end_turn" and client.said(sid) == "Still here."
+    await until(lambda: "'feed'" in agent.stderr.read_text() and "401 Unauthorized" in agent.stderr.read_text(),
+                "the SSE server's refusal, named", detail=lambda: agent.stderr.read_text()[-2000:])
+
+
+@shared
 async def test_a_servers_prompts_join_the_available_commands_once_it_is_ready(server, plain, repo):
     agent, client = plain
     server.script(text("Hi."), text("Reviewed."))
@@ -287,6 +303,7 @@ def test_bad_messages_and_zeds_first_requests_get_the_right_answers_and_stdout_h
     assert init.protocol_version == 1 and init.agent_info is not None and init.agent_info.name == "agentcli"
     caps = init.agent_capabilities
     assert caps.load_session and caps.mcp_capabilities.http and caps.session_capabilities.list is not None
+    assert caps.mcp_capabilities.sse  # agentcli starts SSE servers (test_an_sse_server_from_session_new_is_started)
     assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
     assert init.auth_methods == []  # the key comes from the environment: Zed shows no login
     new = s.NewSessionResponse.model_validate(by_id[3]["result"])

@@ -62,6 +62,7 @@ async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, op
     assert grep.kind == "search" and "def handle_auth" in grep.title
     assert "handle_auth is defined" in client.said(child)
     task = task_call(client, sid)
+    assert task.kind == "other"  # an errand handed on, not the model's own thinking (which an editor folds away)
     # linked as it starts, and still linked once it ends (an update's content replaces the call's)
     assert links(client, sid) == [(task.tool_call_id, child), (task.tool_call_id, child)]
     ended = [p["update"] for p in client.notes(sid) if p["update"].get("status") == "completed"][-1]

@@ -89,7 +89,7 @@ class AcpAgent:
             agent_capabilities=s.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=s.PromptCapabilities(image=False, embedded_context=True),
-                mcp_capabilities=s.McpCapabilities(http=True, sse=False),
+                mcp_capabilities=s.McpCapabilities(http=True, sse=True),
                 session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities())))
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
@@ -446,11 +446,12 @@ def mcp_config(servers: list[Any] | None) -> list[str]:
         if isinstance(server, s.McpServerStdio):
             config[server.name] = {"command": server.command, "args": list(server.args),
                                    "env": {v.name: v.value for v in server.env}}
-        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp)):
-            config[server.name] = {"type": "http", "url": server.url,
+        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp, s.SseMcpServer, s.McpServerSse)):
+            sse = isinstance(server, (s.SseMcpServer, s.McpServerSse))
+            config[server.name] = {"type": "sse" if sse else "http", "url": server.url,
                                    "headers": {h.name: h.value for h in server.headers}}
         else:
-            raise RequestError(-32602, f"agentcli starts MCP servers over stdio or HTTP, not "
+            raise RequestError(-32602, f"agentcli starts MCP servers over stdio, HTTP or SSE, not "
                                                           f"{type(server).__name__}.")
     return [json.dumps({"mcpServers": config})] if config else []
 

@@ -16,8 +16,9 @@ from ...core.events import (AssistantMessage, Event, PlanUpdated, SubagentFinish
 
 OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
 
-# agentcli's tool kinds (and a few tools by name) as ACP's ToolKind.
-KINDS: dict[str, s.ToolKind] = {"read": "read", "edit": "edit", "exec": "execute", "task": "think"}
+# agentcli's tool kinds (and a few tools by name) as ACP's ToolKind. A task call delegates an errand: ACP has
+# no kind for that, and "think" is the model's own reasoning (an editor folds it away as such), so "other".
+KINDS: dict[str, s.ToolKind] = {"read": "read", "edit": "edit", "exec": "execute"}
 SEARCHES = {"grep", "glob"}
 
 STOP_REASONS: dict[str, s.StopReason] = {"done": "end_turn", "capped": "max_turn_requests", "refused": "refusal",
