@@ -12,7 +12,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .engine import compaction
+from . import images as images  # front ends check the images a program sends (images.from_block)
 from .system import secret_env
 from .storage import worktrees
 from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
@@ -35,7 +35,7 @@ from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteRes
 from .mcp.servers import McpServer, McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
-from .engine import mentions, telemetry
+from .engine import compaction, mentions, telemetry
 from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
 from .policy.permissions import MODES, Permissions
 from .policy.rules import Rule

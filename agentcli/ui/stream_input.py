@@ -32,10 +32,9 @@ import threading
 import uuid
 from typing import IO, Any, NamedTuple
 
-from ..core import images
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
 from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
-                            agent_from_definition)
+                            agent_from_definition, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import Mark
