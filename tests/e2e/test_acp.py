@@ -215,6 +215,26 @@ async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, pl
 
 
 @shared
+async def test_an_image_in_a_prompt_goes_to_the_model_and_one_that_is_none_is_refused_saying_so(server, plain, repo):
+    import base64
+
+    from tests.core.test_images import images_in, png
+
+    agent, client = plain
+    server.script(text("A red square."))
+    data = base64.b64encode(png(4, 3)).decode()
+    sid = await agent.new(repo)
+    done = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("What is this?"),
+                                                           acp.image_block(data, "image/png")])
+    assert done.stop_reason == "end_turn" and client.said(sid) == "A red square."
+    assert [i["source"]["data"] for i in images_in(server.requests[-1])] == [data]
+    with pytest.raises(acp.RequestError, match="image 1 of the prompt is not a PNG, JPEG, GIF or WebP image"):
+        await agent.conn.prompt(session_id=sid, prompt=[acp.image_block("bm90IGFuIGltYWdl", "image/png")])
+    assert len(server.requests) == 1
+    server.assert_no_rejections()
+
+
+@shared
 async def test_an_sse_server_from_session_new_is_started(server, plain, repo, refusing_http):
     """An SSE server is taken and started as one (this one refuses without a token: its 401 is on stderr, named),
     where session/new used to refuse it."""
@@ -304,7 +324,7 @@ def test_bad_messages_and_zeds_first_requests_get_the_right_answers_and_stdout_h
     caps = init.agent_capabilities
     assert caps.load_session and caps.mcp_capabilities.http and caps.session_capabilities.list is not None
     assert caps.mcp_capabilities.sse  # agentcli starts SSE servers (test_an_sse_server_from_session_new_is_started)
-    assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
+    assert caps.prompt_capabilities.embedded_context and caps.prompt_capabilities.image
     assert init.auth_methods == []  # the key comes from the environment: Zed shows no login
     new = s.NewSessionResponse.model_validate(by_id[3]["result"])
     assert new.session_id and new.modes.current_mode_id == "default"
