@@ -83,7 +83,8 @@ test: $(STAMP) sandbox-tool acpx mcp-everything lsp-typescript
 	exit $$tests
 
 # acpx, a headless ACP client nobody here wrote, drives `agentcli acp` in tests/e2e/test_acp_acpx.py. It is
-# installed from tests/acpx/package-lock.json; without Node and npm, say so once and go on: that test skips.
+# installed from tests/acpx/package-lock.json (with the npm ACP SDK, whose schemas the ACP tests check messages
+# against); without Node and npm, say so once and go on: that test skips.
 acpx:
 	@command -v npm > /dev/null || { echo "make: no npm, so the acpx test skips (install Node to run it)"; exit 0; }; \
 	[ tests/acpx/node_modules/.package-lock.json -nt tests/acpx/package-lock.json ] || \

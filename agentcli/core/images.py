@@ -8,6 +8,7 @@ limits is refused with a sentence that says how to make it smaller.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import os
 import re
@@ -120,6 +121,30 @@ def load_image(data: bytes, name: str) -> Image | None:
         raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_SIDE} a side the API "
                          f"takes{shrink}.")
     return Image(name, kind, width, height, data)
+
+
+def from_block(block: Any, name: str) -> list[dict[str, Any]]:
+    """An image block a program sent (the Agent SDK's stream-json, an ACP client's prompt), checked as an image
+    file is, as the blocks to send: the image and its marker (a URL source goes as it is, for the API to fetch).
+    ImageError, one sentence naming ``name``, when it cannot go."""
+    source = block.get("source") if isinstance(block, dict) else None
+    if not isinstance(source, dict):
+        raise ImageError(f"{name} has no source (an image block needs a base64 or url source).")
+    if source.get("type") == "url":
+        url = source.get("url")
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            raise ImageError(f"{name}'s url source needs an http or https address.")
+        return [{"type": "image", "source": {"type": "url", "url": url}}, {"type": "text", "text": f"[image: {url}]"}]
+    if source.get("type") != "base64" or not isinstance(source.get("data"), str):
+        raise ImageError(f"{name}'s source must be base64 data or a url, not {source.get('type')!r}.")
+    try:
+        data = base64.b64decode(source["data"], validate=True)
+    except (binascii.Error, ValueError):
+        raise ImageError(f"{name}'s data is not valid base64.") from None
+    image = load_image(data, name)
+    if image is None:
+        raise ImageError(f"{name} is not a PNG, JPEG, GIF or WebP image.")
+    return image.blocks()
 
 
 # One word as a shell reads it: plain characters, backslash escapes and quoted strings, side by side. A quote

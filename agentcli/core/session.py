@@ -10,8 +10,9 @@ import asyncio
 import dataclasses
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
+from . import images as images  # front ends check the images a program sends (images.from_block)
 from .system import secret_env
 from .system.secret_env import command_env
 from .lifecycle import Lifecycle
@@ -184,7 +185,7 @@ class Session(SessionChildren):
         if in_git and interactive:
             notices += worktrees.leftover_warning(workspace.root, self.id)
         # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
-        self.telemetry = telemetry.start(secret_env.environ(), notices.append)
+        self.telemetry = telemetry.start(secret_env.environ(), notices.append, self.id)
         if self.telemetry is not None:
             self.subscribers.append(self.telemetry)
         for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
@@ -300,11 +301,11 @@ class Session(SessionChildren):
         """Start the MCP servers in the background; front ends call it once the first screen is up."""
         self.mcp.start()
 
-    async def send(self, text: str) -> RunResult:
-        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt, and
-        images of the workspace the message names go with it. A UserPromptSubmit hook may block the message
-        or add context to it. Headless, the first message waits for the MCP servers to start (each at most
-        ``mcp_startup_timeout``); a front end with a user goes on without them."""
+    async def send(self, text: str, images: Sequence[dict[str, Any]] = ()) -> RunResult:
+        """Run the main agent on one user message: ``/name args`` runs a custom command's prompt; ``images``
+        (blocks from ``images.from_block``) and the workspace's images it names go with it. A UserPromptSubmit
+        hook may block the message or add context to it. Headless, the first message waits for the MCP
+        servers to start (each at most ``mcp_startup_timeout``); a front end with a user goes on without them."""
         await self.system_ready()
         if self.interactive:
             self.mcp.start()
@@ -334,7 +335,8 @@ class Session(SessionChildren):
         try:
             if command and command.model:
                 self.main.model = resolve_model(command.model)
-            return await self.lifecycle.turn(self.main.run(prompt, started + verdict.added("UserPromptSubmit"), attachments))
+            return await self.lifecycle.turn(self.main.run(prompt, started + verdict.added("UserPromptSubmit"),
+                                                           [*images, *attachments]))
         finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
             added += self.skill_tool.granted

@@ -10,10 +10,10 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
-from ..core.session import LLMError, SessionSurface, StructuredOutput
+from ..core.session import CLAUDE_NAMES, LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .format import turns
 from .slash import not_sent_headless
@@ -99,9 +99,11 @@ class HeadlessOutput:
         blank line between each two."""
         return "\n\n".join(self.facts().said_since(start.items))
 
-    def denials(self, start: "PromptStart") -> list[dict[str, Any]]:
-        """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them."""
-        return [{"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.input}
+    def denials(self, start: "PromptStart", session: SessionSurface) -> list[dict[str, Any]]:
+        """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them: its tool names
+        and inputs, as ``can_use_tool`` and the hooks that refused them were shown the calls."""
+        return [{"tool_name": CLAUDE_NAMES.get(call.name, call.name), "tool_use_id": call.id,
+                 "tool_input": session.hooks.claude_input(call.name, call.input)}
                 for call in self.facts().refused[start.refused:]]
 
     def __call__(self, event: Event) -> None:
@@ -175,16 +177,18 @@ class Answer:
         return self.status not in ("done", "budget")
 
 
-async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int]) -> Answer:
-    """Run one prompt; a cancel (interrupt, signal, budget, the reader gone) ends it as an Answer too.
-    Its text is every text the main agent wrote for the prompt, not only the last turn's."""
+async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int],
+                 images: Sequence[dict[str, Any]] = ()) -> Answer:
+    """Run one prompt (with ``images``, blocks from ``images.from_block``); a cancel (interrupt, signal, budget,
+    the reader gone) ends it as an Answer too. Its text is every text the main agent wrote for the prompt, not
+    only the last turn's."""
     start = output.begin_prompt()
     if refusal := not_sent_headless(prompt, session.commands):
         return Answer(refusal, "refused", refusal)
     if form := structured(session):
         form.begin()
     try:
-        run = await session.send(prompt)
+        run = await session.send(prompt, images)
         run = await session.finish_background() or run  # background children, and the turn that reads them
         reason = f"stopped after --max-turns {turns(session.max_turns)}" if run.status == "capped" else ""
         status: str = run.status
@@ -223,7 +227,7 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
-                                   denials=output.denials(output.prompt),
+                                   denials=output.denials(output.prompt, session),
                                    errors=[result.reason or result.text] if result.status != "done" else [],
                                    structured=form.value if (form := structured(session)) else None) | (extra or {}))
     output.begin_prompt()  # the next prompt reports its own

@@ -1,8 +1,9 @@
 """``--input-format stream-json``: user messages as JSON lines on standard input, one turn each, and the
 control protocol ``claude-agent-sdk`` speaks over the same pipe.
 
-Each ``{"type": "user", "message": {"role": "user", "content": ...}}`` line is one prompt; prompts run
-in order, each ending with its result line; with ``--replay-user-messages`` each is written back, with its
+Each ``{"type": "user", "message": {"role": "user", "content": ...}}`` line is one prompt (text, and images
+as the API's image blocks); prompts run in order, each ending with its result line (one agentcli cannot take,
+such as a document block or a damaged image, with an error result that says why, so no client waits on it); with ``--replay-user-messages`` each is written back, with its
 ``uuid`` (the line's own, or a new one), as it is taken up. ``control_request`` lines are answered at once,
 even while a turn runs: ``initialize``, ``interrupt`` (stops the running turn), ``set_permission_mode``,
 ``rewind_files`` (the files as they were before the user message of that uuid) and the rest in ``serve``;
@@ -29,17 +30,24 @@ import os
 import sys
 import threading
 import uuid
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
 from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
-                            agent_from_definition)
+                            agent_from_definition, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import Mark
 
 EOF = None
-Prompt = tuple[str, dict[str, Any], str]  # its text, the line's message, its uuid
+
+
+class Prompt(NamedTuple):
+    text: str
+    images: list[dict[str, Any]]
+    message: dict[str, Any]  # the line's message, as it came
+    uuid: str
+    refusal: str = ""  # why agentcli cannot take it: it gets an error result saying so, and nothing is sent
 
 
 class UnsupportedRequest(Exception):
@@ -105,21 +113,31 @@ def read_lines(stream: IO[str], loop: asyncio.AbstractEventLoop, queue: "asyncio
     loop.call_soon_threadsafe(queue.put_nowait, EOF)
 
 
-def prompt_text(message: dict[str, Any]) -> str:
-    """The text of a user message line; ValueError with one sentence when it is not one agentcli can take."""
+def prompt_of(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The text and image blocks of a user message line (the images checked as Claude Code's are, each with its
+    marker); ValueError with one sentence when it is not one agentcli can take."""
     body = message.get("message")
     content = body.get("content") if isinstance(body, dict) else None
     if isinstance(content, str):
-        return whole_characters(content)
+        return whole_characters(content), []
     if not isinstance(content, list):
         raise ValueError("a user message needs message.content, a string or a list of content blocks")
-    texts = []
+    texts: list[str] = []
+    pictures: list[dict[str, Any]] = []
     for block in content:
-        if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
-            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-            raise ValueError(f"agentcli takes text content blocks in user messages, not {kind!r}")
-        texts.append(block["text"])
-    return whole_characters("\n\n".join(texts))
+        kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+        if kind == "image":
+            try:
+                pictures += images.from_block(block, f"image {len(pictures) // 2 + 1} of the message")
+            except images.ImageError as exc:
+                raise ValueError(str(exc).rstrip(".")) from None
+        elif kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        else:
+            raise ValueError(f"agentcli takes text and image content blocks in user messages, not {kind!r}")
+    if not texts and not pictures:
+        raise ValueError("a user message needs some content: its content list is empty")
+    return whole_characters("\n\n".join(texts)), pictures
 
 
 class Driver:
@@ -185,13 +203,16 @@ class Driver:
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "control_request":
             self.control(message)
-        elif kind == "user":
+        elif kind == "user":  # every user message gets its result, one agentcli cannot take an error result
             given = message.get("uuid")
+            message_id = given if isinstance(given, str) and given else str(uuid.uuid4())
+            body = message["message"] if isinstance(message.get("message"), dict) else {}
             try:
-                self.prompts.put_nowait((prompt_text(message), message.get("message") or {},
-                                         given if isinstance(given, str) and given else str(uuid.uuid4())))
+                self.prompts.put_nowait(Prompt(*prompt_of(message), body, message_id))
             except ValueError as exc:
-                self.warn(f"{exc}; the message was skipped")
+                refusal = f"{exc}; the message was not sent"
+                self.warn(refusal)
+                self.prompts.put_nowait(Prompt("", [], body, message_id, refusal[0].upper() + refusal[1:] + "."))
         elif kind == "control_response":
             self.host.answered(message)
         elif kind not in ("control_cancel_request", "keep_alive"):
@@ -435,15 +456,18 @@ class Driver:
                 announced = True
                 await self.session.mcp.wait_started()
                 self.output.announce(self.session)
-            prompt, message, message_id = taken
+            message_id = taken.uuid
             if self.replay:
-                self.output.line({"type": "user", "message": message, "parent_tool_use_id": None,
+                self.output.line({"type": "user", "message": taken.message, "parent_tool_use_id": None,
                                   "session_id": self.session.id, "uuid": message_id, "isReplay": True})
             mark, before = Mark.of(self.session), self.session.checkpoints.prompt
-            if self.output.over_budget:  # the budget holds for the whole session
+            if taken.refusal:
+                self.last = Answer(taken.refusal, "refused", taken.refusal)
+            elif self.output.over_budget:  # the budget holds for the whole session
                 self.last = Answer("", "budget", f"the cost passed --max-budget-usd {self.output.budget}")
             else:
-                self.turn = asyncio.create_task(answer(self.session, prompt, self.output, self.ended_by))
+                self.turn = asyncio.create_task(answer(self.session, taken.text, self.output, self.ended_by,
+                                                       taken.images))
                 self.output.run = self.turn
                 try:
                     self.last = await self.turn

@@ -1,5 +1,6 @@
-"""OpenTelemetry traces from the event stream: one span per model call, tool call and subagent run, with agent
-ids, parent ids, tokens, cost and status; and off, loading nothing, unless OTEL_* asks for it."""
+"""OpenTelemetry traces from the event stream: one trace per prompt, one span per model call, tool call and
+subagent run in it, with the session id, agent ids, parent ids, tokens, cost and status; and off, loading
+nothing, unless OTEL_* asks for it."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
                 text("Not found."))
     session, _ = make_session()
     exporter = InMemorySpanExporter()
-    session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter)))
+    session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter), session.id))
     await session.send("Look around, then delegate")
     spans = exporter.get_finished_spans()
     by_name: dict[str, list] = {}
@@ -35,7 +36,14 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     main_chats = [s for s in by_name["chat"] if s.attributes["agentcli.agent_id"] == "main"]
     child_chats = [s for s in by_name["chat"] if s.attributes["agentcli.agent_id"] == "sa-1"]
     assert len(main_chats) == 3 and len(child_chats) == 2
-    # A model call: its model, tokens, how it ended; the main agent has no parent.
+    # One trace for the prompt, under its root span, and the session's id on every span (a prompt made three
+    # traces, and no span said which session it was of).
+    [prompt] = [s for s in by_name["invoke_agent"] if s.name == "invoke_agent agentcli"]
+    assert prompt.parent is None and prompt.attributes["agentcli.status"] == "end_turn"
+    assert {s.context.trace_id for s in spans} == {prompt.context.trace_id}
+    assert all(s.attributes["session.id"] == s.attributes["gen_ai.conversation.id"] == session.id for s in spans)
+    assert all(s.parent.span_id == prompt.context.span_id for s in [*main_chats, tools_of(spans)["glob"]])
+    # A model call: its model, tokens, how it ended; the main agent has no parent agent.
     first = main_chats[0]
     assert first.attributes["gen_ai.request.model"] and first.name == f"chat {first.attributes['gen_ai.request.model']}"
     assert first.attributes["gen_ai.usage.input_tokens"] > 0 and first.attributes["gen_ai.usage.output_tokens"] > 0
@@ -47,7 +55,7 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     assert set(tools) == {"glob", "task", "grep"}
     assert tools["glob"].attributes["agentcli.agent_id"] == "main" and tools["glob"].attributes["agentcli.status"] == "ok"
     # The subagent's run is a child of the task call; its calls are children of its run and name their parent agent.
-    [run] = by_name["invoke_agent"]
+    [run] = [s for s in by_name["invoke_agent"] if s is not prompt]
     assert run.parent.span_id == tools["task"].context.span_id
     assert run.attributes["agentcli.agent_id"] == "sa-1" and run.attributes["agentcli.parent_agent_id"] == "main"
     assert run.attributes["agentcli.status"] == "done" and run.attributes["agentcli.turns"] == 2
@@ -61,14 +69,24 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     server.assert_no_rejections()
 
 
-async def test_a_failed_tool_call_is_an_error_span(server, make_session):
-    server.when(lambda body: True, tool_use("read_file", {"path": "no/such/file.py"}), text("ok"))
+def tools_of(spans) -> dict:
+    return {s.attributes["gen_ai.tool.name"]: s for s in spans if s.name.startswith("execute_tool ")}
+
+
+async def test_a_failed_tool_call_is_an_error_span_and_the_next_prompt_a_trace_of_its_own(server, make_session):
+    server.when(lambda body: True, tool_use("read_file", {"path": "no/such/file.py"}), text("ok"), text("again"))
     session, _ = make_session()
     exporter = InMemorySpanExporter()
-    session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter)))
+    session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter), session.id))
     await session.send("Read it")
     [read] = [s for s in exporter.get_finished_spans() if s.name == "execute_tool read_file"]
     assert read.status.status_code == StatusCode.ERROR and read.attributes["agentcli.status"] == "error"
+    await session.send("Once more")
+    spans = exporter.get_finished_spans()
+    prompts = [s for s in spans if s.name == "invoke_agent agentcli"]
+    assert len(prompts) == 2 and len({s.context.trace_id for s in spans}) == 2
+    [second] = [s for s in spans if s.context.trace_id == prompts[1].context.trace_id and s is not prompts[1]]
+    assert second.name.startswith("chat") and second.parent.span_id == prompts[1].context.span_id
 
 
 def test_the_variables_that_turn_it_on():
@@ -78,13 +96,14 @@ def test_the_variables_that_turn_it_on():
     assert telemetry.wanted({"OTEL_TRACES_EXPORTER": "otlp"})
     assert telemetry.wanted({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
     warnings: list[str] = []
-    assert telemetry.start({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, warnings.append) is None
+    assert telemetry.start({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, warnings.append,
+                           "S1") is None
     assert warnings == ["agentcli sends OTLP traces over http/protobuf only, not grpc: set OTEL_EXPORTER_OTLP_PROTOCOL="
                         "http/protobuf and point the endpoint at the collector's HTTP port (4318)."]
 
 
 STARTS = ("import sys; from agentcli.core.engine import telemetry; import agentcli.core.session; "
-          "t = telemetry.start(__import__('os').environ, print); "
+          "t = telemetry.start(__import__('os').environ, print, 'S1'); "
           "print(type(t).__name__, any(m.split('.')[0] == 'opentelemetry' for m in sys.modules))")
 
 

@@ -15,6 +15,7 @@ from acp import schema as s
 
 from tests.e2e.test_acp_support import (ROOT, acp_home, api_env, opted_in, plain, plain_process,  # noqa: F401 (fixtures)
                                         server, shared, shared_server, subagent_process)
+from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from tests.waiting import until
 
@@ -72,6 +73,13 @@ async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, p
     [question] = client.questions
     assert question.tool_call.tool_call_id == call.tool_call_id
     assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    # The question keeps the call's title and sends its change as ACP diff content, which replaces the call's
+    # content while it waits (a plain-text hunk lost an editor's inline diff; a bare tool name its title).
+    [asked] = [m["params"]["toolCall"] for m in client.raw if m.get("method") == "session/request_permission"]
+    assert "title" not in asked
+    [asked_diff] = question.tool_call.content
+    assert (asked_diff.type, asked_diff.path, asked_diff.old_text, asked_diff.new_text) == (
+        "diff", str(repo.resolve() / "README.md"), "A tiny app", "A small app")
     assert "A tiny app" in (repo / "README.md").read_text()
     assert client.invalid == [] and client.raw
     assert client.of(s.ToolCallProgress, sid)[-1].status == "failed"
@@ -207,6 +215,41 @@ async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, pl
 
 
 @shared
+async def test_an_image_in_a_prompt_goes_to_the_model_and_one_that_is_none_is_refused_saying_so(server, plain, repo):
+    import base64
+
+    from tests.core.test_images import images_in, png
+
+    agent, client = plain
+    server.script(text("A red square."))
+    data = base64.b64encode(png(4, 3)).decode()
+    sid = await agent.new(repo)
+    done = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("What is this?"),
+                                                           acp.image_block(data, "image/png")])
+    assert done.stop_reason == "end_turn" and client.said(sid) == "A red square."
+    assert [i["source"]["data"] for i in images_in(server.requests[-1])] == [data]
+    with pytest.raises(acp.RequestError, match="image 1 of the prompt is not a PNG, JPEG, GIF or WebP image"):
+        await agent.conn.prompt(session_id=sid, prompt=[acp.image_block("bm90IGFuIGltYWdl", "image/png")])
+    assert len(server.requests) == 1
+    server.assert_no_rejections()
+
+
+@shared
+async def test_an_sse_server_from_session_new_is_started(server, plain, repo, refusing_http):
+    """An SSE server is taken and started as one (this one refuses without a token: its 401 is on stderr, named),
+    where session/new used to refuse it."""
+    agent, client = plain
+    server.script(text("Still here."))
+    feed = s.SseMcpServer(type="sse", name="feed", url=refusing_http.replace("/mcp", "/sse"),
+                          headers=[s.HttpHeader(name="Authorization", value="Bearer wrong")])
+    sid = await agent.new(repo, mcp_servers=[feed])
+    done = await agent.prompt(sid, "Hello")
+    assert done.stop_reason == "end_turn" and client.said(sid) == "Still here."
+    await until(lambda: "'feed'" in agent.stderr.read_text() and "401 Unauthorized" in agent.stderr.read_text(),
+                "the SSE server's refusal, named", detail=lambda: agent.stderr.read_text()[-2000:])
+
+
+@shared
 async def test_a_servers_prompts_join_the_available_commands_once_it_is_ready(server, plain, repo):
     agent, client = plain
     server.script(text("Hi."), text("Reviewed."))
@@ -280,7 +323,8 @@ def test_bad_messages_and_zeds_first_requests_get_the_right_answers_and_stdout_h
     assert init.protocol_version == 1 and init.agent_info is not None and init.agent_info.name == "agentcli"
     caps = init.agent_capabilities
     assert caps.load_session and caps.mcp_capabilities.http and caps.session_capabilities.list is not None
-    assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
+    assert caps.mcp_capabilities.sse  # agentcli starts SSE servers (test_an_sse_server_from_session_new_is_started)
+    assert caps.prompt_capabilities.embedded_context and caps.prompt_capabilities.image
     assert init.auth_methods == []  # the key comes from the environment: Zed shows no login
     new = s.NewSessionResponse.model_validate(by_id[3]["result"])
     assert new.session_id and new.modes.current_mode_id == "default"

@@ -34,9 +34,10 @@ def task_call(client, sid: str, n: int = 0):
 
 
 def links(client, sid: str) -> list[tuple[str, str]]:
-    """(tool call, child session) of every update whose content links a call to a child."""
-    return [(p["update"]["toolCallId"], c["sessionId"]) for p in client.notes(sid)
-            for c in p["update"].get("content") or [] if isinstance(c, dict) and c.get("type") == "session"]
+    """(tool call, child session) of every update that names a call's child (in its _meta: the newest schema
+    has no tool call content for it)."""
+    return [(p["update"]["toolCallId"], p["update"]["_meta"]["agentcli"]["subagentSessionId"])
+            for p in client.notes(sid) if "subagentSessionId" in p["update"].get("_meta", {}).get("agentcli", {})]
 
 
 @shared
@@ -61,11 +62,13 @@ async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, op
     assert grep.kind == "search" and "def handle_auth" in grep.title
     assert "handle_auth is defined" in client.said(child)
     task = task_call(client, sid)
+    assert task.kind == "other"  # an errand handed on, not the model's own thinking (which an editor folds away)
     # linked as it starts, and still linked once it ends (an update's content replaces the call's)
     assert links(client, sid) == [(task.tool_call_id, child), (task.tool_call_id, child)]
     ended = [p["update"] for p in client.notes(sid) if p["update"].get("status") == "completed"][-1]
     assert ended["toolCallId"] == task.tool_call_id
-    assert "handle_auth is defined at src/app/auth.py:9." in ended["content"][1]["content"]["text"]
+    [answer] = ended["content"]  # the child's answer as text, which every client reads
+    assert "handle_auth is defined at src/app/auth.py:9." in answer["content"]["text"]
     assert client.said(sid) == "Auth is handled in `src/app/auth.py:9`."
     assert client.invalid == [] and client.raw
 
@@ -154,8 +157,8 @@ async def test_a_background_child_is_a_child_session_that_says_it_finished_after
     assert client.said(child) == "handle_auth is at src/app/auth.py:9."
     task = task_call(client, sid)
     last = [p["update"] for p in client.notes(sid) if p["update"].get("toolCallId") == task.tool_call_id][-1]
-    assert last["content"][0] == {"type": "session", "sessionId": child}  # the task call still links to it
-    assert "handle_auth is at src/app/auth.py:9." in last["content"][1]["content"]["text"]
+    assert last["_meta"]["agentcli"]["subagentSessionId"] == child  # the task call still names it
+    assert "handle_auth is at src/app/auth.py:9." in last["content"][0]["content"]["text"]
     assert client.invalid == []
 
 

@@ -3,6 +3,7 @@ against the stand-in server. The SDK speaks its control protocol over agentcli's
 
 from __future__ import annotations
 
+import base64
 import sys
 import threading
 from pathlib import Path
@@ -104,3 +105,42 @@ async def test_an_error_result_reaches_the_sdk_exception_with_its_reason(server,
     assert "stopped after --max-turns 2 turns" in str(raised.value)
     assert "Still looking" not in str(raised.value)
     assert isinstance(seen[-1], ResultMessage) and seen[-1].subtype == "error_max_turns"
+
+
+async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets_an_error_result(server, api_env,
+                                                                                              repo, cli_path):
+    """The Agent SDK's user messages as the SDK's users write them: an image block goes to the model with the
+    text; a block agentcli does not take, and a damaged image, each get an error result (the client waited
+    forever on a message dropped with a warning)."""
+    from tests.core.test_images import images_in, png
+
+    server.script(text("A red square."), text("Still here."))
+    picture = {"type": "base64", "media_type": "image/png", "data": base64.b64encode(png(4, 3)).decode()}
+
+    def user(*blocks: dict) -> dict:
+        return {"type": "user", "message": {"role": "user", "content": list(blocks)}, "parent_tool_use_id": None}
+
+    async def messages(*lines: dict):
+        for line in lines:
+            yield line
+
+    async with ClaudeSDKClient(options(cli_path, repo, api_env)) as client:
+        await client.query(messages(user({"type": "image", "source": picture},
+                                         {"type": "text", "text": "What is this?"})))
+        first = [m async for m in client.receive_response()]
+        await client.query(messages(user({"type": "document", "source": {"type": "text", "data": "x"}})))
+        second = [m async for m in client.receive_response()]
+        await client.query(messages(user({"type": "image", "source": {**picture, "data": "bm90IGFuIGltYWdl"}})))
+        third = [m async for m in client.receive_response()]
+        await client.query("are you there?")
+        fourth = [m async for m in client.receive_response()]
+    assert isinstance(first[-1], ResultMessage) and first[-1].result == "A red square." and not first[-1].is_error
+    sent = images_in(server.requests[0])
+    assert [i["source"]["data"] for i in sent] == [picture["data"]]
+    assert message_text(server.requests[0]["messages"][0]).startswith("What is this?")
+    assert isinstance(second[-1], ResultMessage) and second[-1].is_error
+    assert "not 'document'" in second[-1].result
+    assert isinstance(third[-1], ResultMessage) and third[-1].is_error
+    assert "Image 1 of the message is not a PNG, JPEG, GIF or WebP image" in third[-1].result
+    assert fourth[-1].result == "Still here." and len(server.requests) == 2
+    server.assert_no_rejections()

@@ -61,7 +61,7 @@ async def test_can_use_tool_allows_with_a_changed_input_and_denies_with_a_messag
     assert result_text(results["toolu_rm"]) == "Dangerous command pattern detected: rm -rf"
     assert not results["toolu_write"].get("is_error")
     denials = messages[-1].permission_denials or []
-    assert [d["tool_use_id"] for d in denials] == ["toolu_rm"]
+    assert [(d["tool_name"], d["tool_use_id"]) for d in denials] == [("Bash", "toolu_rm")]  # as can_use_tool named it
     server.assert_no_rejections()
 
 

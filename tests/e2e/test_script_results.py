@@ -31,9 +31,11 @@ def test_refused_calls_are_listed_as_permission_denials(server, api_env, repo, o
     assert proc.returncode == 0, proc.stderr
     result = lines_of(proc)[-1]
     assert result["type"] == "result"
+    # Claude Code's names and input shapes, as can_use_tool and hooks see the calls (one naming for the SDK)
     assert result["permission_denials"] == [
-        {"tool_name": "write_file", "tool_use_id": write["id"], "tool_input": {"path": "notes.txt", "content": "hi"}},
-        {"tool_name": "bash", "tool_use_id": rm["id"], "tool_input": {"command": "rm -rf src"}}]
+        {"tool_name": "Write", "tool_use_id": write["id"],
+         "tool_input": {"path": "notes.txt", "content": "hi", "file_path": str(repo.resolve() / "notes.txt")}},
+        {"tool_name": "Bash", "tool_use_id": rm["id"], "tool_input": {"command": "rm -rf src"}}]
     assert not (repo / "notes.txt").exists() and (repo / "src").exists()
     server.assert_no_rejections()
 

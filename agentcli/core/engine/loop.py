@@ -116,8 +116,8 @@ class Agent:
         model answers without tools and no Stop hook objects, or the turn cap. None: no new user text; the
         inbox holds what there is to read (background results)."""
         if prompt is not None:
-            self.add_user([{"type": "text", "text": prompt}, *(attachments or []),
-                           *(agentcli_note(text) for text in context)])
+            typed = [{"type": "text", "text": prompt}] if prompt or not attachments else []  # images alone: no text
+            self.add_user([*typed, *(attachments or []), *(agentcli_note(text) for text in context)])
         try:
             return await self.turns_until_answer()
         except asyncio.CancelledError:

@@ -3,10 +3,13 @@
 Off unless the standard ``OTEL_*`` variables ask for it (``wanted``). This module imports nothing of
 OpenTelemetry at import time: only ``start`` does, so a session without those variables never loads it.
 
-Spans: one per model call (``chat``, from TurnStarted or the call's UsageUpdated to its AssistantMessage or
-TurnFinished), one per tool call (``execute_tool NAME``) and one per subagent run (``invoke_agent TYPE``), a
-child of the task call that started it; a subagent's own spans are children of its run. Each carries
-``agentcli.agent_id`` and, for a subagent's, ``agentcli.parent_agent_id``.
+One trace per prompt: its root span (``invoke_agent agentcli``) runs from the user's message to the main
+agent's answer (TurnFinished); a turn of the main agent that no message started (background results read,
+a Stop hook's objection after the answer) is a root of its own. In it: one span per model call (``chat``,
+from TurnStarted or the call's UsageUpdated to its AssistantMessage or TurnFinished), one per tool call
+(``execute_tool NAME``) and one per subagent run (``invoke_agent TYPE``), a child of the task call that
+started it; a subagent's own spans are children of its run. Each carries the session's id (``session.id``
+and ``gen_ai.conversation.id``), ``agentcli.agent_id`` and, for a subagent's, ``agentcli.parent_agent_id``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..events import (MAIN, AssistantMessage, Event, SubagentFinished, SubagentStarted, ToolCallFinished,
-                      ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated)
+                      ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import SpanProcessor
@@ -35,7 +38,7 @@ def wanted(env: Mapping[str, str]) -> bool:
     return bool(env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
 
 
-def start(env: Mapping[str, str], warn: Callable[[str], None]) -> "Telemetry | None":
+def start(env: Mapping[str, str], warn: Callable[[str], None], session_id: str) -> "Telemetry | None":
     """The session's telemetry sink when OTEL_* asks for one, else None; what cannot be done is one warning."""
     if not wanted(env):
         return None
@@ -67,7 +70,7 @@ def start(env: Mapping[str, str], warn: Callable[[str], None]) -> "Telemetry | N
             warn(f"OTEL_TRACES_EXPORTER={name} is not one agentcli knows (otlp, console, none): it is ignored.")
     if not exporters:
         return None
-    telemetry = Telemetry(BatchSpanProcessor(exporters[0]))
+    telemetry = Telemetry(BatchSpanProcessor(exporters[0]), session_id)
     for more in exporters[1:]:
         telemetry.provider.add_span_processor(BatchSpanProcessor(more))
     return telemetry
@@ -84,7 +87,7 @@ def _headers(env: Mapping[str, str]) -> dict[str, str] | None:
 class Telemetry:
     """A session sink that turns events into spans, sent through ``processor``."""
 
-    def __init__(self, processor: "SpanProcessor") -> None:
+    def __init__(self, processor: "SpanProcessor", session_id: str) -> None:
         from opentelemetry.sdk.resources import SERVICE_NAME, Resource
         from opentelemetry.sdk.trace import TracerProvider
 
@@ -96,6 +99,8 @@ class Telemetry:
         self.provider = TracerProvider(resource=resource)
         self.provider.add_span_processor(processor)
         self.tracer = self.provider.get_tracer("agentcli", __version__)
+        self.session = {"session.id": session_id, "gen_ai.conversation.id": session_id}  # on every span
+        self.prompt: Span | None = None  # the main agent's prompt in flight: its trace's root
         self.models: dict[str, Span] = {}  # agent id → its model call in flight
         self.tools: dict[str, Span] = {}  # tool_use id → the call's span, until it finishes
         self.callers: dict[str, str] = {}  # tool_use id → the agent that made the call
@@ -104,7 +109,14 @@ class Telemetry:
 
     def __call__(self, event: Event) -> None:
         match event:
+            case UserMessage() if event.agent_id == MAIN and event.origin == "user":
+                self._end_prompt("unfinished")
+                self.prompt = self._start("invoke_agent agentcli", MAIN, {
+                    "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"})
             case TurnStarted():
+                if event.agent_id == MAIN and self.prompt is None:  # a turn no message started
+                    self.prompt = self._start("invoke_agent agentcli", MAIN, {
+                        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"})
                 self._end_model(event.agent_id, None)
                 self.models[event.agent_id] = self._start("chat", event.agent_id, {
                     "gen_ai.operation.name": "chat", "agentcli.turn": event.turn})
@@ -122,6 +134,8 @@ class Telemetry:
             case TurnFinished():
                 if event.stop_reason in ("error", "cancelled"):
                     self._end_model(event.agent_id, event.stop_reason)
+                if event.agent_id == MAIN and event.stop_reason != "tool_use":  # not a step: the answer, or a stop
+                    self._end_prompt(event.stop_reason or "end_turn")
             case ToolCallStarted():
                 self.callers[event.id] = event.agent_id
                 self.tools[event.id] = self._start(f"execute_tool {event.name}", event.agent_id, {
@@ -148,10 +162,10 @@ class Telemetry:
     def _start(self, name: str, agent_id: str, attributes: dict[str, Any], within: "Span | None" = None) -> "Span":
         from opentelemetry import trace
 
-        if within is None:
-            within = self.agents.get(agent_id)  # a subagent's calls sit inside its run
+        if within is None:  # a subagent's calls sit inside its run, the main agent's inside its prompt
+            within = self.agents.get(agent_id) if agent_id != MAIN else self.prompt
         context = trace.set_span_in_context(within) if within is not None else None
-        ids = {"agentcli.agent_id": agent_id, "gen_ai.agent.id": agent_id}
+        ids = {**self.session, "agentcli.agent_id": agent_id, "gen_ai.agent.id": agent_id}
         if agent_id != MAIN:
             ids["agentcli.parent_agent_id"] = self.parents.get(agent_id, MAIN)
         return self.tracer.start_span(name, context=context, attributes={**ids, **attributes})
@@ -160,6 +174,13 @@ class Telemetry:
         """End the agent's model call in flight; ``status`` None: it was left open (an error nobody reported)."""
         if (span := self.models.pop(agent_id, None)) is not None:
             self._finish(span, status or "unfinished", error=status in (None, "error", "cancelled"))
+
+    def _end_prompt(self, status: str) -> None:
+        """End the prompt in flight (the main agent's model call in it first)."""
+        self._end_model(MAIN, None)
+        if (span := self.prompt) is not None:
+            self.prompt = None
+            self._finish(span, status, error=status in ("unfinished", "error", "cancelled"))
 
     @staticmethod
     def _finish(span: "Span", status: str, *, error: bool) -> None:
@@ -177,6 +198,7 @@ class Telemetry:
             for span in spans.values():
                 self._finish(span, "interrupted", error=True)
             spans.clear()
+        self._end_prompt("cancelled")
         self.provider.shutdown()
 
 

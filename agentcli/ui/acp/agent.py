@@ -25,7 +25,7 @@ from ...core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWait
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
                             UserMessage)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
-                             new_session_id, resolve_credentials)
+                             images, new_session_id, resolve_credentials)
 from ..drawn import Split
 from ..slash import session_commands
 from ..transcript import ToolView
@@ -88,8 +88,8 @@ class AcpAgent:
             agent_info=s.Implementation(name="agentcli", title="agentcli", version=__version__),
             agent_capabilities=s.AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=s.PromptCapabilities(image=False, embedded_context=True),
-                mcp_capabilities=s.McpCapabilities(http=True, sse=False),
+                prompt_capabilities=s.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=s.McpCapabilities(http=True, sse=True),
                 session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities())))
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
@@ -141,7 +141,7 @@ class AcpAgent:
         if conv.prompt is not None and not conv.prompt.done():
             raise RequestError(-32600, "A prompt is already running in this session; "
                                                            "wait for it, or cancel it first.")
-        text = prompt_text(prompt)
+        text, pictures = prompt_content(prompt)
         conv.prompt = asyncio.current_task()
         try:
             if conv.session is None:
@@ -149,7 +149,7 @@ class AcpAgent:
             assert conv.session is not None
             await conv.session.mcp.wait_started()  # the client's servers and the workspace's, as -p waits
             await self.offer_commands(conv)  # their prompts are commands too, once they are ready
-            run = await conv.session.send(text)
+            run = await conv.session.send(text, pictures)
             stop = updates.STOP_REASONS.get(run.status, "end_turn")
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -324,8 +324,8 @@ class AcpAgent:
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
             case ApprovalRequested() as asked:  # the call it asks about, if the client was told of it
                 call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
-                             if c.name == asked.tool and c.input == asked.input), f"approval-{id(asked)}")
-                self.spawn(ask_permission(self.conn, target, session, asked, call))
+                             if c.name == asked.tool and c.input == asked.input), None)
+                self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
@@ -446,30 +446,38 @@ def mcp_config(servers: list[Any] | None) -> list[str]:
         if isinstance(server, s.McpServerStdio):
             config[server.name] = {"command": server.command, "args": list(server.args),
                                    "env": {v.name: v.value for v in server.env}}
-        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp)):
-            config[server.name] = {"type": "http", "url": server.url,
+        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp, s.SseMcpServer, s.McpServerSse)):
+            sse = isinstance(server, (s.SseMcpServer, s.McpServerSse))
+            config[server.name] = {"type": "sse" if sse else "http", "url": server.url,
                                    "headers": {h.name: h.value for h in server.headers}}
         else:
-            raise RequestError(-32602, f"agentcli starts MCP servers over stdio or HTTP, not "
+            raise RequestError(-32602, f"agentcli starts MCP servers over stdio, HTTP or SSE, not "
                                                           f"{type(server).__name__}.")
     return [json.dumps({"mcpServers": config})] if config else []
 
 
-def prompt_text(blocks: list[Any]) -> str:
-    """The user's message: its text, and the text of resources the client embedded (a file's content);
-    a link to a resource is named by its URI."""
+def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The user's message: its text, and the text of resources the client embedded (a file's content),
+    a link to a resource named by its URI; and its images, checked as an image file is (each with its marker)."""
     parts: list[str] = []
+    pictures: list[dict[str, Any]] = []
     for block in blocks:
         if isinstance(block, s.TextContentBlock):
             parts.append(block.text)
+        elif isinstance(block, s.ImageContentBlock):
+            source = {"type": "base64", "media_type": block.mime_type, "data": block.data}
+            try:
+                pictures += images.from_block({"source": source}, f"image {len(pictures) // 2 + 1} of the prompt")
+            except images.ImageError as exc:
+                raise RequestError(-32602, str(exc)) from None
         elif isinstance(block, s.EmbeddedResourceContentBlock) and hasattr(block.resource, "text"):
             parts.append(f"<context uri=\"{block.resource.uri}\">\n{block.resource.text}\n</context>")
         elif isinstance(block, s.ResourceContentBlock):
             parts.append(block.uri)
         else:
-            raise RequestError(-32602, f"agentcli takes text and resources in a prompt, "
+            raise RequestError(-32602, f"agentcli takes text, images and resources in a prompt, "
                                                           f"not {getattr(block, 'type', type(block).__name__)}.")
     text = "\n\n".join(parts)
-    if not text.strip():
+    if not text.strip() and not pictures:
         raise RequestError(-32602, "The prompt is empty.")
-    return text
+    return text, pictures

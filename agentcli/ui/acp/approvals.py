@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any
 
 from acp import schema as s
@@ -34,26 +35,30 @@ def options(event: ApprovalRequested) -> list[s.PermissionOption]:
     return offered
 
 
-def question(event: ApprovalRequested, call_id: str) -> s.ToolCallUpdate:
-    """The call the question is about (``call_id``: the client already has it); the reason and the diff
-    go with it as text."""
-    lines = [f"{event.description}: " if event.description else ""]
+def question(event: ApprovalRequested, call_id: str, root: Path, told: bool) -> s.ToolCallUpdate:
+    """The call the question is about (``told``: the client already has it, with its title, which stays); an
+    edit's change goes with it as ACP diff content (the update's content replaces the call's, which held it),
+    the description and reason as text. A call the client was not told of gets its title here."""
+    lines = [event.description if event.description else ""]
     if event.reason:
         lines.append(f"Needs a yes: {event.reason}.")
-    if event.diff:
+    diff = updates.edit_diff(event.tool, event.input, root)
+    if event.diff and not diff:  # a change ACP's diff cannot carry: the hunk as text
         lines.append("\n".join(event.diff))
     text = "\n".join(line for line in lines if line)
+    content = [*(diff or []), *([updates.text_content(text)] if text else [])]
     return s.ToolCallUpdate(tool_call_id=call_id, status="pending", raw_input=event.input,
-                            title=event.tool, content=[updates.text_content(text)] if text else None)
+                            title=None if told else event.tool, content=content or None)
 
 
 async def ask_permission(conn: Any, session_id: str, session: SessionSurface, event: ApprovalRequested,
-                         call_id: str) -> None:
-    """Ask the client, and resolve the engine's question with the answer."""
+                         call_id: str | None, root: Path) -> None:
+    """Ask the client about the call ``call_id`` (None: one it was not told of), and resolve the engine's
+    question with the answer."""
     future = event.future
     if future is None or future.done():
         return
-    call = question(event, call_id)
+    call = question(event, call_id or f"approval-{id(event)}", root, told=call_id is not None)
     try:
         response = await conn.request_permission(session_id=session_id, tool_call=call, options=options(event))
         chosen = response.outcome.option_id if isinstance(response.outcome, s.AllowedOutcome) else REJECT

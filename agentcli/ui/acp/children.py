@@ -1,14 +1,17 @@
 """Subagents as ACP child sessions: the one module that reads and sends what the SDK predates.
 
-``agent-client-protocol`` 0.12.1 models neither the client's ``subagents`` capability (its
-``ClientCapabilities`` drops the field) nor the ``subagent_update`` session update, nor ``session`` tool
-call content. So, and only here:
+Child sessions are an unstable part of ACP: the newest official schema (npm ``@agentclientprotocol/sdk``
+2.4.0, ``schema.unstable.json``) has the client's ``subagents`` capability and the ``subagent_update``
+session update, marked UNSTABLE, and no way for a tool call to name its child (its tool call content has
+no ``session`` type, so content that held one failed a strict client's validation, the child's answer
+with it). ``agent-client-protocol`` 0.12.1 models none of it. So, and only here:
 
 - the capability is read from the raw ``initialize`` message (``opted_in``, a connection observer);
-- ``subagent_update`` and each update of a parent's ``task`` call that carries its link to the child
-  (as the child starts, ``Children.announce``; as the call ends, ``Children.finish_call``, built from the
-  SDK's own model with the link added) go out as raw JSON-RPC notifications, on the same transport and
-  in the same order as the SDK's own.
+- ``subagent_update`` and each update of a parent's ``task`` call that names its child (as the child
+  starts, ``Children.announce``; as the call ends, ``Children.finish_call``, with the child's answer as
+  text content) go out as raw JSON-RPC notifications, on the same transport and in the same order as the
+  SDK's own. The child is named in the update's ``_meta`` (``agentcli.subagentSessionId``), which every
+  schema allows, never in its content.
 
 Each child of parent session ``P`` is the session ``P:sa-N``, for good: a resumed child (or a child of a
 loaded session, replayed) keeps it. Its own events (messages, thinking, tool calls, plan) are ordinary
@@ -24,8 +27,8 @@ from acp import schema as s
 
 from ...core.events import SubagentFinished, SubagentStarted
 
-# The ``subagent_update`` fields of the protocol's subagent specification (ACP v1, stabilized 2026-11-20):
-# the child's sessionId (required), title, description, capabilities (``cancel``), state.
+# The ``subagent_update`` fields agentcli sends, of the unstable schema's: the child's sessionId (required),
+# title, description, capabilities (``cancel``), state.
 UPDATE_FIELDS = ("sessionUpdate", "sessionId", "title", "description", "capabilities", "state")
 # A child's state as it runs and as it ended; agentcli's status says how it ended.
 RUNNING, IDLE = "running", "idle"
@@ -62,11 +65,15 @@ def subagent_update(parent: str, event: SubagentStarted | SubagentFinished, desc
     return {"sessionId": parent, "update": update}
 
 
+def link_meta(parent: str, child: str) -> dict[str, Any]:
+    """The ``_meta`` of a ``task`` call's update that names the child session it runs in."""
+    return {"agentcli": {"subagentSessionId": child_session_id(parent, child)}}
+
+
 def session_link(parent: str, tool_call_id: str, child: str) -> dict[str, Any]:
-    """A ``tool_call_update`` on the parent's ``task`` call whose content links to the child session."""
+    """A ``tool_call_update`` on the parent's ``task`` call that names the child session."""
     return {"sessionId": parent, "update": {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id,
-                                             "content": [{"type": "session",
-                                                          "sessionId": child_session_id(parent, child)}]}}
+                                             "_meta": link_meta(parent, child)}}
 
 
 @dataclass
@@ -112,13 +119,13 @@ class Children:
             await self.send_raw(session_link(self.parent, event.parent_tool_use_id, event.id))
 
     async def finish_call(self, update: s.ToolCallProgress) -> bool:
-        """A task call of a child ending: sent raw, its ``session`` link kept first in its content (an update's
-        content replaces what the call showed). False when the call is no child's; the caller sends it."""
+        """A task call of a child ending: sent raw, naming its child as it did when it started; its content is
+        the child's answer and footer as text, which any client shows. False when the call is no child's; the
+        caller sends it."""
         child = next((ident for ident, known in self.known.items() if known.call == update.tool_call_id), None)
         if child is None:
             return False
         params = update.model_dump(mode="json", by_alias=True, exclude_none=True)
-        params["content"] = [{"type": "session", "sessionId": child_session_id(self.parent, child)},
-                             *params.get("content", [])]
+        params["_meta"] = {**params.get("_meta", {}), **link_meta(self.parent, child)}
         await self.send_raw({"sessionId": self.parent, "update": params})
         return True

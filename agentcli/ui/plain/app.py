@@ -366,10 +366,12 @@ class PlainApp:
         future.add_done_callback(lambda _: prompt.app.exit(exception=EOFError()) if prompt.app.is_running else None)
         self.at_prompt = True  # the turn's events wait until the question is answered
         try:
-            answer = await elicitation.ask(event, prompt, self.display.say)
+            with self.display.screen.paused():  # the prompt owns the terminal's bottom lines meanwhile
+                answer = await elicitation.ask(event, prompt, self.display.say)
         finally:
             self.at_prompt = False
             self.show_held()
+            self.display.refresh()  # the live lines again, and their clock
         if not future.done():
             future.set_result(answer)
 

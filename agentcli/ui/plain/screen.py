@@ -11,9 +11,10 @@ as plain text otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
-from typing import Callable, TextIO
+from typing import Callable, Iterator, TextIO
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -55,6 +56,20 @@ class Screen:
             return
         self._live = list(lines)
         self._write(self._erase() + self._draw())
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """No live region while a prompt of prompt-toolkit's draws on the terminal (a server's question in a
+        turn): it is erased now and drawn again after. Redrawn under the prompt, it erased what the prompt
+        drew and moved the cursor the prompt counts on, so the question's answers never showed."""
+        live, self.live = self.live, False
+        if live and self._rows:
+            self.out.write(self._erase())
+            self.out.flush()
+        try:
+            yield
+        finally:
+            self.live = live
 
     def _erase(self) -> str:
         if not self._rows:
