@@ -36,6 +36,7 @@ from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
+from .core.tools.web_search import setting_value as web_search_setting
 
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
@@ -98,6 +99,9 @@ class Settings:
     tool_search: str = setting("auto", "tools on demand (core/tools/on_demand.py): auto, api (the API's own tool "
                                "search), agentcli (agentcli's tool_search), off (every tool in every request)",
                                widens=False)
+    web_search: str = setting("auto", "the API's own web search (core/tools/web_search.py): true, false, or auto (at "
+                              "Anthropic's API only)", widens="the model may search the web from the API's servers, "
+                              "unasked")
     compact_threshold: float = setting(0.85, "compact the context when it is this full", widens=False, fraction=True)
     keep_secret_env: bool = setting(False, "pass *KEY*/*TOKEN*/*SECRET* variables to bash",
                                     widens="bash and every command see your API keys, tokens and secrets")
@@ -175,6 +179,11 @@ class Settings:
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
                 value = list(dict.fromkeys([*current, *value]))
+            elif key == "web_search":  # true, false or "auto"
+                try:
+                    value = web_search_setting(value)
+                except ValueError as exc:
+                    raise ConfigError(f"{source}: {exc}") from None
             elif isinstance(current, bool):
                 value = _as_bool(value, key, source)
             elif isinstance(current, str):

@@ -77,6 +77,12 @@ def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
             for server in servers.ready() for prompt in server.prompts]
 
 
+def web_search_line(session: "SessionSurface") -> str:
+    """/help's word on the API's web search: offered, or why not (docs/README.md#web-search)."""
+    off = session.llm.web_search_off
+    return f"Web search is off: {off}." if off else "Web search: on (the API's web_search; sources show under answers)."
+
+
 def session_commands(session: "SessionSurface") -> list[SlashCommand]:
     """What '/' completes, /help lists and the palette offers after the built-in commands: the session's custom
     commands, then its MCP servers' prompts. Read again each time, since servers connect after the first screen."""

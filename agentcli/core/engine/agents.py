@@ -35,7 +35,7 @@ GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
 PLAN_TOOL = "todo_write"  # a plan the user sees
 SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
 TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
-              "web_fetch")
+              "web_fetch", "web_search")
 
 # Model aliases Claude Code agent files use.
 
@@ -109,7 +109,7 @@ GENERAL_PURPOSE = AgentType(
 EXPLORE = AgentType(
     name="explore",
     description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
-    tools=(*READ_TOOLS, *GIT_TOOLS),
+    tools=(*READ_TOOLS, *GIT_TOOLS, "web_search"),  # web_search: where the endpoint runs it (tools/web_search.py)
     prompt="""\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.

@@ -30,7 +30,7 @@ from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
-from ..format import flat, seconds, tokens, turns, word_count
+from ..format import flat, seconds, sources_text, tokens, turns, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
@@ -165,10 +165,12 @@ class Display:
                 if self.stream is not None and self.stream.shown:
                     self.say(WITHDRAWN, "dim")
                 self.finish_stream(keep=False)
-            case AssistantMessage():
+            case AssistantMessage(content=content):
                 self.thinking_since = None
                 self.say_thought()
                 self.finish_stream()
+                if event.agent_id == MAIN and (cited := sources_text(content)):  # the API's web search's pages
+                    self.say(cited, "dim")
             case ToolCallStarted():
                 self.say_thought()
             case ToolCallFinished() as finished:
@@ -480,6 +482,8 @@ class Display:
                     stream = TextStream(self.render, self.tail_lines)
                     stream.add(text)
                     self.emit("", *stream.step(final=True)[0])
+                if event.agent_id == MAIN and (cited := sources_text(event.content)):
+                    self.emit(*self.painter.lines(Text(cited, style="dim")))
             elif not isinstance(event, (TextDelta, TurnStarted, ApprovalRequested)):
                 self.handle(event)
         self.end_turn()

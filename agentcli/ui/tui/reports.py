@@ -130,10 +130,11 @@ def agents_report(types: Iterable["AgentType"], subagents: Iterable["Subagent"],
     return Group(*parts)
 
 
-def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | None = None) -> Group:
+def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | None = None, footer: str = "") -> Group:
     # Both columns wrap: beside the panel (about 40 cells at 80 columns) a key and what it does both fit, where
     # a key kept whole would leave no room and drop the description.
     commands = Fitted([Column("command", 9, wraps=True), Column("what it does", 5, wraps=True)],
                       [[f"/{c.name} {c.args}".strip(), c.help] for c in [*slash.commands_for("tui"), *(custom or [])]])
     shortcuts = Fitted([Column("key", 9, wraps=True), Column("what it does", 5, wraps=True)], [list(k) for k in keys])
-    return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts))
+    return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts),
+                 *([Text(""), Text(footer, style="dim")] if footer else []))
