@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Union, cast, get_args
 
 from .content import agentcli_note, quoted
-from .units import seconds as _seconds
-from .units import tokens as _tokens
-from .units import turns as _turns
-from .units import quoted as _quoted
+from .comparison import Attempt
+from .units import quoted as _quoted, seconds as _seconds, tokens as _tokens, turns as _turns
 
 MAIN = "main"
 
@@ -45,17 +43,10 @@ class Usage:
     cost: float | None = None
 
     def __add__(self, other: "Usage") -> "Usage":
-        if self.cost is None and other.cost is None:
-            cost = None
-        else:
-            cost = (self.cost or 0.0) + (other.cost or 0.0)
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-            cost,
-        )
+        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cache_read_tokens + other.cache_read_tokens, self.cache_write_tokens + other.cache_write_tokens,
+                     cost)
 
     @property
     def total_tokens(self) -> int:
@@ -364,6 +355,14 @@ class SubagentFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class AttemptsCompared(Event):
+    """The attempts of one best-of-N errand (task with ``attempts``: engine/attempts.py) side by side, once all ended."""
+    description: str
+    check: str  # the command each ran in its own worktree ("" for none)
+    attempts: tuple[Attempt, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SubagentCancelling(Event):
     """The user asked to cancel subagent ``id``: it stops, and sums up what it found, before it finishes."""
 
@@ -546,7 +545,7 @@ Sink = Callable[[Event], None]
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
-                 SubagentCancelling, SubagentSteered, SteerDelivered, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
+                 SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
 
 
@@ -585,6 +584,8 @@ def event_from_dict(data: dict[str, Any]) -> Event | None:
                 value = Usage.from_dict(value)
             elif f.name == "report":
                 value = SubagentReport.from_dict(value)
+            elif f.name == "attempts" and isinstance(value, list):
+                value = tuple(a for a in map(Attempt.from_dict, value) if a is not None)
             kwargs[f.name] = value
     try:
         return cls(**kwargs)

@@ -65,6 +65,7 @@ class SubagentRecord:
     wrap_up: str = ""  # why it is asked to finish now (SUMMARY_REQUEST's reason); "" until it is
     wrapped_up: bool = False  # it answered a wrap-up request: its result is what it had by then
     warned: bool = False  # it was told once that it nears its turn cap or budget
+    model: str = ""  # the model it was started with instead of its type's ("": its type's, or the session's)
 
     @property
     def running(self) -> bool:

@@ -234,13 +234,14 @@ class Subagents:
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
                   background: bool = False, resume: str | None = None,
                   isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None) -> tuple[str, bool]:
+                  cost_budget: float | None = None, model: str | None = None) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
         once; the result reaches the main agent later, through ``take_results``. ``isolation="worktree"``
         (or a type that says so) runs it in its own git worktree; raises WorktreeError, a ToolError, when
-        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up."""
+        none can be made. ``token_budget`` and ``cost_budget`` narrow its type's; at one it wraps up. ``model``: its
+        model instead of its type's (a best-of-N attempt's, engine/attempts.py)."""
         if self.winding_down:
             raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
                             "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
@@ -255,7 +256,7 @@ class Subagents:
             agent_type = self.agent_types[type_name]
             record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
                                     prompt=prompt, tool_use_id=ctx.tool_use_id,
-                                    max_turns=self.max_turns(agent_type))
+                                    max_turns=self.max_turns(agent_type), model=resolve_model(model) if model else "")
             self.next_number += 1
             if (isolation or agent_type.isolation) == "worktree":
                 worktree = await self._isolate(record, ctx)
@@ -402,7 +403,7 @@ class Subagents:
         ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
                                   parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
                                   subagents=None, emit=emit, tool_use_id="")
-        model = self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
+        model = record.model or self.type_settings.get(agent_type.name, {}).get("model") or agent_type.model
         tools = agent_type.select(self.tools)
         skill = tools.get("skill")
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import attempts
 from .agents import AgentType
 from ..tools import Tool
 from ..tools.base import ToolContext
 from ..content import quoted
 from ..errors import ToolError
 
+
+# Best-of-N (attempts.py): its own parameters, kept apart from the rest of the schema.
+ATTEMPTS_SCHEMA: dict[str, Any] = {
+    "attempts": {"type": "integer", "minimum": attempts.MIN, "maximum": attempts.MAX, "description": (
+        "For an editing errand: run this many subagents on the same brief, each in its own worktree, and get "
+        "one comparison back; the user merges one.")},
+    "check": {"type": "string", "description": "With attempts: a command (tests) agentcli runs in each worktree."},
+    "attempt_models": {"type": "array", "items": {"type": "string"},
+                       "description": "With attempts: a model for each attempt, in turn."},
+}
 
 BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
                ("constraints", "Constraints"), ("deliverable", "What to deliver"))
@@ -79,6 +90,7 @@ class TaskTool(Tool):
                 "token_budget": {"type": "integer", "minimum": 1,
                                  "description": "Tokens after which it is asked to wrap up and answer."},
                 "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
+                **ATTEMPTS_SCHEMA,
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -91,6 +103,11 @@ class TaskTool(Tool):
         if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
         prompt, files = brief(args)
+        if args.get("attempts") is not None:  # best-of-N: N isolated children, compared (attempts.py)
+            from .subagents import Subagents
+
+            assert isinstance(ctx.subagents, Subagents), "the session's subagents run the attempts"
+            return await attempts.run(ctx.subagents, args, prompt, files, ctx)
         try:
             text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
                                                    background=bool(args.get("run_in_background")),

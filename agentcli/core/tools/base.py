@@ -63,7 +63,7 @@ class SubagentRunner(Protocol):
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: "ToolContext", *,
                   background: bool = False, resume: str | None = None,
                   isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None) -> tuple[str, bool]: ...
+                  cost_budget: float | None = None, model: str | None = None) -> tuple[str, bool]: ...
 
 
 @dataclass(frozen=True)

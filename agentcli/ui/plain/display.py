@@ -21,11 +21,12 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, Approval, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
                             ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
@@ -193,6 +194,11 @@ class Display:
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
                 self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
+            case AttemptsCompared() as compared:  # best-of-N: one table
+                check = f" · checked with `{compared.check}`" if compared.check else ""
+                self.say(Text(f"Attempts: {compared.description}{check}", style="bold"))
+                self.say(table_text(compared.attempts))
+                self.say(NEXT_STEP, "dim")
             case SteerDelivered(texts=texts) if event.agent_id == MAIN:
                 self.steering = self.steering[len(texts):]
                 for said in texts:
@@ -282,7 +288,7 @@ class Display:
             case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
                   | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
                   | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | AttemptsCompared()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
                 pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ....core.events import (ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                              Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -346,6 +346,10 @@ class Conversation(VerticalScroll):
             case HistoryCleared():
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
+            case AttemptsCompared() as compared:  # best-of-N: one table
+                from ..reports import comparison_report
+
+                await self.add_report(comparison_report(compared))
             case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
                   | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
