@@ -12,6 +12,7 @@ from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the rep
 
 if TYPE_CHECKING:
     from ..core.session import ContextUsage, CustomCommand, McpServers, ServerConfig, SessionSurface
+    from .view import SessionView
 
 
 @dataclass(frozen=True)
@@ -339,6 +340,25 @@ async def worktree(session: "SessionSurface", action: str, arg: str) -> tuple[st
         return visible(await session.worktree(action, arg.strip())), False
     except WorktreeError as exc:
         return str(exc), True
+
+
+async def unmerged_attempts(session: "SessionSurface", view: "SessionView") -> list[str]:
+    """The best-of-N attempts (task with attempts) whose worktrees are still there: neither merged nor discarded."""
+    ids = dict.fromkeys(a.id for compared in view.comparisons for a in compared.attempts if a.files)
+    return [ident for ident in ids if await session.worktree_root(ident) is not None]
+
+
+def attempts_question(ids: list[str]) -> str:
+    """What a front end asks about ``unmerged_attempts`` as the session ends."""
+    one = len(ids) == 1
+    return (f"{', '.join(ids)} {'is an attempt' if one else 'are attempts'} nobody merged or discarded. Discard "
+            f"{'its worktree and branch' if one else 'their worktrees and branches'}? (No keeps them: `agentcli "
+            "worktrees` lists them, and a later /merge or /discard takes them.)")
+
+
+async def discard_all(session: "SessionSurface", ids: list[str]) -> str:
+    """Discard each of ``ids``' worktrees: what happened, a line each."""
+    return "\n".join([(await worktree(session, "discard", ident))[0] for ident in ids])
 
 
 def subagent_id(arg: str) -> str:

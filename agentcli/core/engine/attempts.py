@@ -64,7 +64,8 @@ async def run(subagents: "Subagents", args: dict[str, Any], prompt: str, files: 
         f"{args['description']} ({i + 1}/{n})", brief, args.get("subagent_type"), ctx, isolation="worktree",
         files=files, token_budget=args.get("token_budget"), cost_budget=args.get("cost_budget"),
         model=models[i % len(models)] if models else None) for i in range(n)), return_exceptions=True)
-    started = [r for r in subagents.records.values() if r.id not in before and r.tool_use_id == ctx.tool_use_id]
+    started = sorted((r for r in subagents.records.values() if r.id not in before and r.tool_use_id == ctx.tool_use_id),
+                     key=lambda r: int(r.id.removeprefix("sa-")))  # by number: they are recorded as their worktrees come
     if not started:
         failure = next((o for o in outcomes if isinstance(o, BaseException)), None)
         raise ToolError(str(failure) if failure else "No attempt could start.")

@@ -145,7 +145,7 @@ def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | 
 def comparison_report(compared: "AttemptsCompared") -> Group:
     """A best-of-N errand's attempts side by side (core/comparison.py's one table), and what to do next."""
     header, *body = rows(compared.attempts)
-    keep = (9, 8, 5, 7, 6, 4, 3, 2)  # the attempt and its check stay longest
+    keep = (9, 7, 6, 8, 5, 4, 3, 2)  # the attempt, its check, status and diff stay longest
     table = Fitted([Column(h, k, numeric=h in ("tokens", "cost", "time")) for h, k in zip(header, keep)],
                    [list(row) for row in body])
     check = f" · checked with `{compared.check}`" if compared.check else ""
