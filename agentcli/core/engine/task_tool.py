@@ -15,11 +15,10 @@ from ..errors import ToolError
 # Best-of-N (attempts.py): its own parameters, kept apart from the rest of the schema.
 ATTEMPTS_SCHEMA: dict[str, Any] = {
     "attempts": {"type": "integer", "minimum": attempts.MIN, "maximum": attempts.MAX, "description": (
-        "For an editing errand: run this many subagents on the same brief, each in its own worktree, and get "
-        "one comparison back; the user merges one.")},
-    "check": {"type": "string", "description": "With attempts: a command (tests) agentcli runs in each worktree."},
-    "attempt_models": {"type": "array", "items": {"type": "string"},
-                       "description": "With attempts: a model for each attempt, in turn."},
+        "Best-of-N for an editing errand: N subagents on this brief, each in its own worktree, compared for you; "
+        "the user merges one.")},
+    "check": {"type": "string", "description": "With attempts: a test command run in each worktree."},
+    "attempt_models": {"type": "array", "items": {"type": "string"}, "description": "With attempts: models, in turn."},
 }
 
 BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
