@@ -42,6 +42,19 @@ async def test_a_search_round_trip_keeps_the_blocks_and_citations_as_they_came(s
     assert session.last_text() == "You're welcome."
 
 
+async def test_a_resumed_session_sends_the_search_blocks_back_as_they_came(server, make_session, resume):
+    title, url = DEFAULT_PAGES[0]
+    server.script(reply(search_call("pep 719"), cited("The schedule is PEP 719.", title, url)), text("Sure."))
+    session, _ = make_session(web_search="true")
+    await session.send("Where is the 3.13 schedule?")
+    again, _ = resume(session.id)
+    await again.send("thanks")
+    sent = server.requests[-1]["messages"][1]["content"]
+    server.assert_no_rejections()
+    assert [b["type"] for b in sent] == ["server_tool_use", "web_search_tool_result", "text"]
+    assert sent[2]["citations"][0]["url"] == url and sent[1]["content"][0]["encrypted_content"].startswith("EncRypTed")
+
+
 async def test_auto_offers_it_only_at_anthropics_api(server, make_session):
     server.script(text("hi"))
     session, _ = make_session()  # "auto", and the stand-in is on loopback: not Anthropic's API

@@ -3,8 +3,8 @@
 A scripted reply holds the model's ``server_tool_use`` call (``search_call``); the stand-in answers it itself
 (``answer_searches``): right after the call it puts a ``web_search_tool_result`` of the pages ``PAGES`` gives for
 the query, as the API does within the same reply. ``cited`` is a text block that cites one of them. The checks
-(``history_problem``) are the API's: the result blocks stand in assistant messages after their call, a request
-whose history holds them offers the tool, and each citation carries what the API gave (``encrypted_index``).
+(``history_problem``) are the API's: the result blocks stand in assistant messages after their call, and each
+citation carries what the API gave (``encrypted_index``, required by the SDK's citation param).
 """
 
 from __future__ import annotations
@@ -74,8 +74,6 @@ def history_problem(body: dict[str, Any]) -> str | None:
             if kind in ("server_tool_use", "web_search_tool_result") and message.get("role") != "assistant":
                 return f"{where}: `{kind}` blocks can only be in `assistant` messages"
             if kind == "server_tool_use" and block.get("name") == "web_search":
-                if not offered(body):
-                    return f"{where}: the web_search tool is used in the messages but not defined in tools"
                 calls.add(block.get("id"))
             if kind == "web_search_tool_result" and block.get("tool_use_id") not in calls:
                 return f"{where}: web_search_tool_result does not follow its server_tool_use"
