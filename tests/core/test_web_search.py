@@ -72,6 +72,11 @@ async def test_a_rule_or_hook_that_would_judge_it_keeps_it_out(server, make_sess
     session, _ = make_session(web_search="true", hooks={"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "true"}]}]})
     assert "web_search" in session.tools
+    server.script(text("one"), text("two"))
+    await session.send("first")
+    session.permissions.deny_for_session(["WebSearch"])  # a rule added mid-session holds from the next request on
+    await session.send("second")
+    assert server_tool(server.requests[-2]) == SEARCH and server_tool(server.requests[-1]) is None
 
 
 async def test_research_children_get_it_and_others_do_not(server, make_session):

@@ -68,7 +68,7 @@ async def run(subagents: "Subagents", args: dict[str, Any], prompt: str, files: 
                      key=lambda r: int(r.id.removeprefix("sa-")))  # by number: they are recorded as their worktrees come
     if not started:
         failure = next((o for o in outcomes if isinstance(o, BaseException)), None)
-        raise ToolError(str(failure) if failure else "No attempt could start.")
+        raise ToolError(quoted(str(failure)) if failure else "No attempt could start.")  # git's words, quoted
     compared = [await compare(record, check, ctx, subagents) for record in started]
     ctx.emit(AttemptsCompared(description=str(args["description"]), check=check, attempts=tuple(compared),
                               agent_id=ctx.agent_id))

@@ -90,6 +90,9 @@ class Agent:
     # text they carry (an instruction file, an MCP server's or an agent file's descriptions) is quoted here.
     def offered(self) -> list[dict[str, Any]]:
         """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
+        if web_search.NAME in self.tools and (why := web_search.withheld_by(self.ctx.permissions, self.ctx.hooks)):
+            self.tools.remove(web_search.NAME)  # a rule that names it came mid-session (/permissions): from now on
+            self.llm.web_search_off = why
         tools: list[dict[str, Any]] = quoted_all(self.offer.request_tools(self.tools, self.llm.tool_search, self.messages))
         return tools
 

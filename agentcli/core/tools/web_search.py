@@ -74,13 +74,13 @@ def why_not(settings: object, host: str, permissions: "Permissions", hooks: "Hoo
     return withheld_by(permissions, hooks)
 
 
-def withheld_by(permissions: "Permissions", hooks: "Hooks") -> str:
+def withheld_by(permissions: "Permissions", hooks: "Hooks | None") -> str:
     """Why rules or hooks keep web search out of requests ("" when they do not): a search runs on the API's
     servers, so no rule can ask about it and no PreToolUse hook can see it before it runs."""
     for kind in ("deny", "ask"):
         if rule := next(iter(permissions.rules.of(kind, NAME)), None):
             return f"the {kind} rule `{rule.text}` names it (a search runs on the API's servers, unasked)"
-    hook = next((h for h in hooks.hooks if h.event == "PreToolUse" and h.matches(NAME)), None)
+    hook = next((h for h in hooks.hooks if h.event == "PreToolUse" and h.matches(NAME)), None) if hooks else None
     if hook is not None:
         return f"the PreToolUse hook `{hook.command}` would judge it, and a search runs on the API's servers, unseen"
     return ""
