@@ -36,7 +36,6 @@ from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
-from .core.tools.web_search import setting_value as web_search_setting
 
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
@@ -47,6 +46,7 @@ MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
 
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 TOOL_SEARCH = ("auto", "api", "agentcli", "off")  # the routes to tools on demand (core/tools/on_demand.py)
+WEB_SEARCH = {True: "true", False: "false", "auto": "auto", "true": "true", "false": "false"}  # core/tools/web_search.py
 
 
 def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
@@ -179,11 +179,11 @@ class Settings:
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
                 value = list(dict.fromkeys([*current, *value]))
-            elif key == "web_search":  # true, false or "auto"
-                try:
-                    value = web_search_setting(value)
-                except ValueError as exc:
-                    raise ConfigError(f"{source}: {exc}") from None
+            elif key == "web_search":  # true, false or "auto", kept as text
+                if isinstance(value, (bool, str)) and value in WEB_SEARCH:
+                    value = WEB_SEARCH[value]
+                else:
+                    raise ConfigError(f'{source}: web_search must be true, false or "auto", not {value!r}.')
             elif isinstance(current, bool):
                 value = _as_bool(value, key, source)
             elif isinstance(current, str):

@@ -96,3 +96,17 @@ async def test_an_endpoint_that_refuses_it_goes_on_without_it(server, make_sessi
     assert server_tool(refused) == SEARCH and server_tool(sent) is None
     assert session.last_text() == "hi" and "endpoint refused it" in session.llm.web_search_off
     assert any(isinstance(e, Notice) and "Web search is off" in e.text for e in recorder.events)
+
+
+def test_the_setting_takes_true_false_or_auto_and_says_so_otherwise():
+    import pytest
+
+    from agentcli.config import ConfigError, Settings
+
+    settings = Settings()
+    settings.merge({"web_search": True}, "config.toml")
+    assert settings.web_search == "true"
+    settings.merge({"web_search": "auto"}, "config.toml")
+    assert settings.web_search == "auto"
+    with pytest.raises(ConfigError, match=r"^config.toml: web_search must be true, false or \"auto\", not 'maybe'.$"):
+        settings.merge({"web_search": "maybe"}, "config.toml")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 NAME = "web_search"
 TYPE = "web_search_20250305"  # anthropic.types.WebSearchTool20250305Param
 MAX_USES = 5  # searches one request may make
-SETTINGS = ("auto", "true", "false")
+SETTINGS = ("auto", "true", "false")  # as config.py keeps the setting
 
 
 class WebSearch(Tool):
@@ -45,15 +45,6 @@ class WebSearch(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:  # a model that calls it as a client tool
         raise ToolError("web_search is run by the API itself; this endpoint did not run it.")
-
-
-def setting_value(value: object) -> str:
-    """The setting as a settings file may write it (``true``, ``false`` or ``"auto"``), as one of ``SETTINGS``;
-    ValueError with the sentence a user reads otherwise."""
-    text = {True: "true", False: "false"}.get(value, value) if isinstance(value, bool) else value
-    if text not in SETTINGS:
-        raise ValueError(f"web_search must be true, false or \"auto\", not {value!r}.")
-    return str(text)
 
 
 def offer(settings: object, llm: "LLM", permissions: "Permissions", hooks: "Hooks") -> list[Tool]:
