@@ -48,6 +48,7 @@ MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 TOOL_SEARCH = ("auto", "api", "agentcli", "off")  # the routes to tools on demand (core/tools/on_demand.py)
 NOTIFICATIONS = ("auto", "osc9", "osc777", "bell", "off")  # how the terminal is told the user is needed (ui/notify.py)
+WEB_SEARCH = {True: "true", False: "false", "auto": "auto", "true": "true", "false": "false"}  # core/tools/web_search.py
 
 
 def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
@@ -100,6 +101,9 @@ class Settings:
     tool_search: str = setting("auto", "tools on demand (core/tools/on_demand.py): auto, api (the API's own tool "
                                "search), agentcli (agentcli's tool_search), off (every tool in every request)",
                                widens=False)
+    web_search: str = setting("auto", "the API's own web search (core/tools/web_search.py): true, false, or auto (at "
+                              "Anthropic's API only)", widens="the model may search the web from the API's servers, "
+                              "unasked")
     compact_threshold: float = setting(0.85, "compact the context when it is this full", widens=False, fraction=True)
     keep_secret_env: bool = setting(False, "pass *KEY*/*TOKEN*/*SECRET* variables to bash",
                                     widens="bash and every command see your API keys, tokens and secrets")
@@ -204,6 +208,11 @@ class Settings:
                 if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
                     raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
                 value = list(dict.fromkeys([*current, *value]))
+            elif key == "web_search":  # true, false or "auto", kept as text
+                if isinstance(value, (bool, str)) and value in WEB_SEARCH:
+                    value = WEB_SEARCH[value]
+                else:
+                    raise ConfigError(f'{source}: web_search must be true, false or "auto", not {value!r}.')
             elif isinstance(current, bool):
                 value = _as_bool(value, key, source)
             elif isinstance(current, str):

@@ -12,6 +12,7 @@ CLAUDE_NAMES: dict[str, str] = {
     "bash": "Bash", "read_file": "Read", "edit_file": "Edit", "write_file": "Write", "grep": "Grep",
     "glob": "Glob", "task": "Task", "bash_output": "BashOutput", "kill_bash": "KillShell",
     "todo_write": "TodoWrite", "skill": "Skill", "web_fetch": "WebFetch", "lsp": "LSP",
+    "web_search": "WebSearch",  # the API's own, a server tool (tools/web_search.py)
     "structured_output": "StructuredOutput",  # --json-schema's answer
 }
 # Claude Code's other names for the same tools.

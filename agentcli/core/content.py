@@ -19,6 +19,21 @@ def as_blocks(content: Any) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
+def sources(content: Any) -> list[tuple[str, str]]:
+    """The pages a message's web searches found and its text cites, each (title, url) once, cited ones first
+    (front ends show them under the answer)."""
+    parts = as_blocks(content)
+    cited = [(str(c.get("title") or c["url"]), str(c["url"])) for block in parts if block.get("type") == "text"
+             for c in block.get("citations") or [] if isinstance(c, dict) and c.get("url")]
+    found = [(str(r.get("title") or r["url"]), str(r["url"])) for block in parts
+             if block.get("type") == "web_search_tool_result" and isinstance(block.get("content"), list)
+             for r in block["content"] if isinstance(r, dict) and r.get("url")]
+    seen: dict[str, str] = {}
+    for title, url in [*cited, *found]:
+        seen.setdefault(url, title)
+    return [(title, url) for url, title in seen.items()]
+
+
 def text_of(content: Any, sep: str = "\n") -> str:
     """The text blocks of ``content`` joined by ``sep`` (a string is its own text); tool blocks are left out."""
     if isinstance(content, str):

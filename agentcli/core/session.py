@@ -1,7 +1,7 @@
 """A session: the main agent and its subagents, stored as they go (``store.py``) and resumable.
 
-Resuming rebuilds the main agent's history, turns and usage, and every child's record and
-transcript, from the stored records (``history.py``); new events append to the same files.
+Resuming rebuilds the main agent's history, turns and usage, and every child's record and transcript, from the
+stored records (``history.py``); new events append to the same files.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from .engine.subagents import Subagents
 from .engine.task_tool import MessageSubagent, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
-from .tools import ToolContext, ToolRegistry, call_summary, default_tools
+from .tools import ToolContext, ToolRegistry, call_summary, default_tools, web_search
 from .tools.shells import BackgroundShells
 from .tools.structured_output import StructuredOutput
 from .errors import ToolError
@@ -122,7 +122,8 @@ class Session(SessionChildren):
         skill_tools = [self.skill_tool] if self.skills else []
         self.lsp = language_servers(settings, workspace.root, command_env(settings.keep_secret_env), self.sandbox)
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
-                              *skill_tools, *([LspTool(self.lsp)] if self.lsp else [])])
+                              *skill_tools, *([LspTool(self.lsp)] if self.lsp else []),
+                              *web_search.offer(settings, self.llm, self.permissions, self.hooks)])
         self.interactive = interactive
         self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
                               env=command_env(settings.keep_secret_env), sandbox=self.sandbox,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar, Union, cast, get_args
 
-from ..core.events import (ReplyStarted, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ..core.events import (ReplyStarted, ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                            Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted,
                            SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
@@ -45,5 +45,5 @@ TerminalDrawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStr
                       ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished,
                       SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying,
                       TurnFinished, Compacted, HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting,
-                      ApprovalRequested, ElicitationRequested]
+                      ApprovalRequested, ElicitationRequested, AttemptsCompared]
 terminal = Split[TerminalDrawn](TerminalDrawn, TerminalQuiet)

@@ -3,6 +3,9 @@ reads the same on the screen as in the footer the model gets."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..core.content import sources
 from ..core.units import seconds, tokens, turns
 
 __all__ = ["seconds", "tokens", "turns"]
@@ -35,3 +38,10 @@ def context_bars(used: int, alone: int, window: int, width: int = 20) -> list[st
         share = f" ({100 * value / window:.0f}%)" if window else ""
         return f"{label} {bar(value, window, width)} {tokens(value)}{share}"
     return [line(f"{WITH:<{len(WITHOUT)}}", used), line(WITHOUT, alone)]
+
+
+def sources_text(content: Any) -> str:
+    """The pages a message's web searches cite or found, as every front end lists them under it ("" for none)."""
+    found = sources(content)
+    return "Sources:\n" + "\n".join(f"{n}. {flat(title)} — {url}" for n, (title, url) in enumerate(found, 1)) \
+        if found else ""

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
-from ..core.events import ApprovalRequested, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
+from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.session import CLAUDE_NAMES, LLMError, SessionSurface, StructuredOutput
 from .escapes import json_line, visible
 from .format import turns
@@ -91,7 +91,8 @@ class HeadlessOutput:
         """A prompt starts: what its result reports is what the view holds from here on. Before the view is
         made, from its start: no event before a first prompt is a text of the main agent or a refused call."""
         view = self.facts() if self.view is not None else None
-        self.prompt = PromptStart(len(view.transcript.items), len(view.refused)) if view else PromptStart()
+        self.prompt = PromptStart(len(view.transcript.items), len(view.refused), len(view.comparisons)) if view \
+            else PromptStart()
         return self.prompt
 
     def texts(self, start: "PromptStart") -> str:
@@ -105,6 +106,10 @@ class HeadlessOutput:
         return [{"tool_name": CLAUDE_NAMES.get(call.name, call.name), "tool_use_id": call.id,
                  "tool_input": session.hooks.claude_input(call.name, call.input)}
                 for call in self.facts().refused[start.refused:]]
+
+    def attempts(self, start: "PromptStart") -> list[AttemptsCompared]:
+        """The best-of-N comparisons since ``start`` (the view's comparisons, from that prompt's count on)."""
+        return self.facts().comparisons[start.comparisons:]
 
     def __call__(self, event: Event) -> None:
         if self.renderer is None:  # (stream-json's renderer folds it into the same view)
@@ -159,6 +164,7 @@ class PromptStart:
 
     items: int = 0
     refused: int = 0
+    comparisons: int = 0  # best-of-N comparisons (json's attempts)
 
 
 @dataclass
@@ -227,7 +233,7 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
         output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
-                                   denials=output.denials(output.prompt, session),
+                                   denials=output.denials(output.prompt, session), attempts=output.attempts(output.prompt),
                                    errors=[result.reason or result.text] if result.status != "done" else [],
                                    structured=form.value if (form := structured(session)) else None) | (extra or {}))
     output.begin_prompt()  # the next prompt reports its own

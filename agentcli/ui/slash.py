@@ -12,6 +12,7 @@ from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the rep
 
 if TYPE_CHECKING:
     from ..core.session import ContextUsage, CustomCommand, McpServers, Review, ServerConfig, SessionSurface
+    from .view import SessionView
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,12 @@ def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
                          visible(" ".join(a.upper() if required else f"[{a.upper()}]" for a, required in prompt.arguments)),
                          visible(prompt.description or "(no description)") + f" (MCP {server.name})", custom=True)
             for server in servers.ready() for prompt in server.prompts]
+
+
+def web_search_line(session: "SessionSurface") -> str:
+    """/help's word on the API's web search: offered, or why not (docs/README.md#web-search)."""
+    off = session.llm.web_search_off
+    return f"Web search is off: {off}." if off else "Web search: on (the API's web_search; sources show under answers)."
 
 
 def session_commands(session: "SessionSurface") -> list[SlashCommand]:
@@ -380,6 +387,25 @@ async def review(session: "SessionSurface", arg: str) -> "Review | None":
         return None
     session.emit(Notice(level="info", text=review.summary()))
     return review
+
+
+async def unmerged_attempts(session: "SessionSurface", view: "SessionView") -> list[str]:
+    """The best-of-N attempts (task with attempts) whose worktrees are still there: neither merged nor discarded."""
+    ids = dict.fromkeys(a.id for compared in view.comparisons for a in compared.attempts if a.files)
+    return [ident for ident in ids if await session.worktree_root(ident) is not None]
+
+
+def attempts_question(ids: list[str]) -> str:
+    """What a front end asks about ``unmerged_attempts`` as the session ends."""
+    one = len(ids) == 1
+    return (f"{', '.join(ids)} {'is an attempt' if one else 'are attempts'} nobody merged or discarded. Discard "
+            f"{'its worktree and branch' if one else 'their worktrees and branches'}? (No keeps them: `agentcli "
+            "worktrees` lists them, and a later /merge or /discard takes them.)")
+
+
+async def discard_all(session: "SessionSurface", ids: list[str]) -> str:
+    """Discard each of ``ids``' worktrees: what happened, a line each."""
+    return "\n".join([(await worktree(session, "discard", ident))[0] for ident in ids])
 
 
 def subagent_id(arg: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Union, assert_never
 
 from .. import __version__
-from ..core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
 # reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it).
-Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted]
+Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted,
+              AttemptsCompared]  # the result line carries the comparisons (result_message)
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
@@ -87,11 +88,13 @@ class Mark:
 
 def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: str, is_error: bool,
                    denials: list[dict[str, Any]] | None = None, errors: list[str] | None = None,
-                   structured: dict[str, Any] | None = None) -> dict[str, Any]:
+                   structured: dict[str, Any] | None = None, attempts: list[AttemptsCompared] | None = None
+                   ) -> dict[str, Any]:
     """The result object of one prompt, in Claude Code's shape (``--output-format json``, and the last
     stream-json line of each turn). ``denials``: the calls refused (``tool_name``, ``tool_use_id``,
     ``tool_input``); ``errors``: why a run that is an error ended, which the Agent SDK's exception shows;
-    ``structured``: the answer that matched --json-schema (``structured_output``)."""
+    ``structured``: the answer that matched --json-schema (``structured_output``); ``attempts``: the best-of-N
+    comparisons of the prompt (an object each: the errand, its check, and one entry per attempt)."""
     usage = usage_since(session.usage, mark.usage)
     subagents = [r.to_dict() for r in session.children]
     for child in subagents:
@@ -121,6 +124,8 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
         "subagent_types": by_type,  # per agent type, the session so far (total_cost_usd holds them too)
         **({"errors": [e for e in errors if e]} if errors and any(errors) else {}),
         **({"structured_output": structured} if structured is not None and status == "done" else {}),
+        **({"attempts": [{"description": c.description, "check": c.check or None,
+                          "attempts": [a.as_dict() for a in c.attempts]} for c in attempts]} if attempts else {}),
     }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union, assert_never
 
 from ..core.content import readable, text_of
-from ..core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                            Event, HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -167,8 +167,8 @@ class Transcript:
             case (Notice() | TurnStarted() | ReplyStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp()):
-                pass  # not an item of a transcript
+                  | SubagentSteered() | SubagentWrappingUp() | AttemptsCompared()):
+                pass  # not an item of a transcript (a comparison: the task call's result holds it as text)
             case unknown:
                 assert_never(unknown)
 

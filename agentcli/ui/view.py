@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence, assert_never
 
-from ..core.events import (ReplyStarted, FINISHED, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
+from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
                            HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
@@ -267,7 +267,7 @@ class Subagent:
                 self.summarized = ended.summarized
             case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | ReplyStarted() | SubagentResultDelivered()
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
-                  | TextDelta() | AssistantMessage()
+                  | TextDelta() | AssistantMessage() | AttemptsCompared()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered()):
@@ -317,6 +317,7 @@ class SessionView:
     status_changed: bool = False  # the latest event changed what a status bar or line shows
     calls: dict[str, ToolView] = field(default_factory=dict)  # every agent's calls by id, in the order they started
     refused: list[ToolView] = field(default_factory=list)  # every agent's refused calls, in the order they ended
+    comparisons: list[AttemptsCompared] = field(default_factory=list)  # best-of-N errands' comparisons (-p json)
 
     def apply(self, event: Event, now: float) -> Subagent | None:
         """Fold one event in; returns the subagent it concerned, if any.
@@ -421,6 +422,8 @@ class SessionView:
                 self.context_used, self.plan, self.status_changed = 0, [], True
             case PlanUpdated() as planned:
                 self.plan = plan_steps(planned)
+            case AttemptsCompared() as compared:
+                self.comparisons.append(compared)
             case (UserMessage() | ThinkingDelta() | RawStreamEvent()
                   | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()

@@ -61,15 +61,15 @@ def test_built_in_types(tmp_path):
     types = load_agent_types(tmp_path)
     assert list(types) == ["general-purpose", "explore", "bash"]
     assert types["general-purpose"].tools is None
-    assert types["explore"].tools == ("read_file", "grep", "glob", "lsp", *GIT_TOOLS)
+    assert types["explore"].tools == ("read_file", "grep", "glob", "lsp", *GIT_TOOLS, "web_search")
     assert not types["explore"].memory and "path:line" in types["explore"].prompt
     assert types["bash"].tools == ("bash", "read_file", "write_file", "edit_file", "glob", "todo_write")
     assert all(t.source == "built-in" for t in types.values())
 
 
 def test_tool_names_match_the_real_tools(repo):
-    # skill and lsp: the session's (lsp where a language server serves the workspace)
-    assert set(TOOL_NAMES) - {"skill", "lsp"} == {t.name for t in default_tools(root=repo)} - {"task"}
+    # skill, lsp and web_search: the session's (lsp where a language server serves the workspace)
+    assert set(TOOL_NAMES) - {"skill", "lsp", "web_search"} == {t.name for t in default_tools(root=repo)} - {"task"}
 
 
 def test_project_overrides_user_which_overrides_built_in(repo):
@@ -198,7 +198,7 @@ def test_claude_code_files_map_tool_names_and_models(repo):
 ---
 name: code-reviewer
 description: Reviews code. Use proactively after changes.
-tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebSearch, Task
+tools: Read, Grep, Glob, Bash(npm test:*), Edit, Write, MultiEdit, WebSearch, NotebookEdit, Task
 model: haiku
 maxTurns: 7
 ---
@@ -206,10 +206,10 @@ You are a senior code reviewer.
 """)
     warnings: list[str] = []
     reviewer = load_agent_types(repo, warnings)["code-reviewer"]
-    assert reviewer.tools == ("read_file", "grep", "glob", "bash", "edit_file", "write_file")
+    assert reviewer.tools == ("read_file", "grep", "glob", "bash", "edit_file", "write_file", "web_search")
     assert reviewer.model == "claude-haiku-5-5" and reviewer.max_turns == 7
     assert reviewer.prompt == "You are a senior code reviewer."
-    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: WebSearch."]
+    assert warnings == ["Agent file .claude/agents/reviewer.md: leaving out tools agentcli does not have: NotebookEdit."]
 
 
 # ---------------------------------------------------------------- the task tool with custom types

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from agentcli.core.content import NOTE_OPEN
-from agentcli.core.events import (ALLOW_ONCE, DENY, RECEIPT_CAP, ApprovalRequested, SubagentFinished, SubagentReport,
+from agentcli.core.subagent_report import RECEIPT_CAP
+from agentcli.core.events import (ALLOW_ONCE, DENY, ApprovalRequested, SubagentFinished, SubagentReport,
                                   event_from_dict)
 from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
+from tests.fakes import web_search
 
 __all__ = [
     "FakeAnthropic",
@@ -785,8 +786,8 @@ def sse_events(reply: Reply, body: dict[str, Any], message_id: str = "msg_01fake
     for index, block in enumerate(reply.blocks):
         kind = block.get("type")
         if kind == "text":
-            start = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": piece} for piece in _split_text(block.get("text", ""))]
+            start, deltas = web_search.stream_parts(block) or ({"type": "text", "text": ""}, [])
+            deltas += [{"type": "text_delta", "text": piece} for piece in _split_text(block.get("text", ""))]
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             deltas = [{"type": "input_json_delta", "partial_json": ""}]
@@ -988,8 +989,10 @@ class FakeAnthropic:
         verbose: bool = False,
         dialect: str = "api",  # or "claude-code": requests as Claude Code's CLI sends them
         tool_search: bool = True,  # False: refuse the API's tool search, as endpoints without it do (400)
+        web_search: bool = True,  # False: refuse the API's web search tool, likewise
     ) -> None:
         self.tool_search = tool_search
+        self.web_search = web_search
         self.host = host
         self.port = port
         self.responder = responder
@@ -1247,7 +1250,8 @@ class FakeAnthropic:
         if self.validate:
             check = validate_claude_code_request if self.dialect == "claude-code" else validate_request
             problem = check(body) or self._thinking_dropped(body) or (
-                None if self.tool_search else refuses_tool_search(body))
+                None if self.tool_search else refuses_tool_search(body)) or web_search.history_problem(body) or (
+                None if self.web_search else web_search.refuses(body))
             if problem:
                 self._reject(handler, body, 400, "invalid_request_error", problem)
                 return
@@ -1260,6 +1264,12 @@ class FakeAnthropic:
         if chosen is None:
             self._reject(handler, body, 500, "api_error", NO_REPLY_MESSAGE)
             return
+        if any(b.get("type") == "server_tool_use" and b.get("name") == "web_search" for b in chosen.blocks):
+            if not web_search.offered(body):
+                self._reject(handler, body, 500, "api_error", "FakeAnthropic: test bug: scripted a web search for a "
+                             "request that does not offer the web_search tool")
+                return
+            chosen = chosen.with_options(blocks=web_search.answer_searches(chosen.blocks))  # the API runs it
         thought = [b for b in chosen.blocks if b.get("type") in ("thinking", "redacted_thinking")]
         if thought and chosen.has_tool_use:
             with self._lock:

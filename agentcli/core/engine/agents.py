@@ -37,7 +37,7 @@ PLAN_TOOL = "todo_write"  # a plan the user sees
 SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
 LSP_TOOL = "lsp"  # a language server's answers (core/lsp/), offered where one serves the workspace
 TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
-              "web_fetch", LSP_TOOL)
+              "web_fetch", LSP_TOOL, "web_search")
 
 # Model aliases Claude Code agent files use.
 
@@ -111,7 +111,7 @@ GENERAL_PURPOSE = AgentType(
 EXPLORE = AgentType(
     name="explore",
     description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
-    tools=(*READ_TOOLS, LSP_TOOL, *GIT_TOOLS),
+    tools=(*READ_TOOLS, LSP_TOOL, *GIT_TOOLS, "web_search"),  # web_search: where the endpoint runs it (tools/web_search.py)
     prompt="""\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.

@@ -21,11 +21,12 @@ from ..content import agentcli_note, append_user, has_tool_use, quoted, quoted_a
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
-from ..model.llm import LLM, LLMError, ModelReply
+from ..model.llm import LLM, LLMError, ModelReply, one_line
 from ..tools.base import ToolOutcome
 from ..tools import ToolRegistry
 from ..tools.base import ToolContext
 from ..tools.on_demand import Offer, refused_by_endpoint
+from ..tools import web_search
 
 API_SEARCH_REFUSED = ("The model server refused the API's tool search ({error}); agentcli offers its own "
                       "tool_search instead for this session.")
@@ -94,6 +95,9 @@ class Agent:
     # text they carry (an instruction file, an MCP server's or an agent file's descriptions) is quoted here.
     def offered(self) -> list[dict[str, Any]]:
         """The ``tools`` of this agent's next request: its core, and the rest as its route reaches them."""
+        if web_search.NAME in self.tools and (why := web_search.withheld_by(self.ctx.permissions, self.ctx.hooks)):
+            self.tools.remove(web_search.NAME)  # a rule that names it came mid-session (/permissions): from now on
+            self.llm.web_search_off = why
         tools: list[dict[str, Any]] = quoted_all(self.offer.request_tools(self.tools, self.llm.tool_search, self.messages))
         return tools
 
@@ -232,6 +236,11 @@ class Agent:
                         refused_by_endpoint(exc.status, str(exc)):
                     self.llm.tool_search, self.llm.tool_search_fallback = "agentcli", False
                     self.emit(Notice, level="warning", text=API_SEARCH_REFUSED.format(error=str(exc).rstrip(".")))
+                    continue
+                if web_search.NAME in self.tools and web_search.refused_by_endpoint(exc.status, str(exc)):
+                    self.tools.remove(web_search.NAME)  # the session's registry: its later children go without too
+                    self.llm.web_search_off = f"the endpoint refused it ({one_line(exc, 160).rstrip('.')})"
+                    self.emit(Notice, level="warning", text=f"Web search is off for this session: {self.llm.web_search_off}.")
                     continue
                 if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise

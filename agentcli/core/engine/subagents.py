@@ -261,7 +261,7 @@ class Subagents:
             agent_type = agent_type or self.agent_types[type_name]
             record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
                                     prompt=prompt, tool_use_id=ctx.tool_use_id,
-                                    max_turns=self.max_turns(agent_type))
+                                    max_turns=self.max_turns(agent_type), model=resolve_model(model) if model else "")
             self.next_number += 1
             if (isolation or agent_type.isolation) == "worktree":
                 worktree = await self._isolate(record, ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import attempts
 from .agents import AgentType
 from ..tools import Tool
 from ..tools.base import ToolContext
@@ -11,6 +12,15 @@ from ..content import quoted
 from ..errors import ToolError
 from ..model.catalogue import EFFORT_ORDER
 
+
+# Best-of-N (attempts.py): its own parameters, kept apart from the rest of the schema.
+ATTEMPTS_SCHEMA: dict[str, Any] = {
+    "attempts": {"type": "integer", "minimum": attempts.MIN, "maximum": attempts.MAX, "description": (
+        "Best-of-N for an editing errand: N subagents on this brief, each in its own worktree, compared for you; "
+        "the user merges one.")},
+    "check": {"type": "string", "description": "With attempts: a test command run in each worktree."},
+    "attempt_models": {"type": "array", "items": {"type": "string"}, "description": "With attempts: models, in turn."},
+}
 
 BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
                ("constraints", "Constraints"), ("deliverable", "What to deliver"))
@@ -83,6 +93,7 @@ class TaskTool(Tool):
                 "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
                 "model": {"type": "string", "description": "haiku, sonnet, opus or an id."},
                 "effort": {"type": "string", "enum": list(EFFORT_ORDER)},
+                **ATTEMPTS_SCHEMA,
             },
             "required": ["description", "prompt"],
             "additionalProperties": False,
@@ -95,6 +106,11 @@ class TaskTool(Tool):
         if type_name and type_name not in ctx.subagents.agent_types:
             raise ToolError(f"No agent type '{type_name}'; choose one of {', '.join(ctx.subagents.agent_types)}.")
         prompt, files = brief(args)
+        if args.get("attempts") is not None:  # best-of-N: N isolated children, compared (attempts.py)
+            from .subagents import Subagents
+
+            assert isinstance(ctx.subagents, Subagents), "the session's subagents run the attempts"
+            return await attempts.run(ctx.subagents, args, prompt, files, ctx)
         try:
             text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
                                                    background=bool(args.get("run_in_background")),

@@ -109,8 +109,10 @@ def _usage(model: str, message: Any) -> Usage:
 
 def block_to_dict(block: Any) -> dict[str, Any] | None:
     """An SDK content block as the plain dict we keep in history (None for blank text)."""
-    if block.type == "text":  # the API refuses text blocks of only white space in history
-        return {"type": "text", "text": block.text} if block.text.strip() else None
+    if block.type == "text":  # the API refuses text blocks of only white space in history; citations go back as given
+        cited = {"citations": [c.model_dump(mode="json", exclude_none=True) for c in block.citations]} \
+            if getattr(block, "citations", None) else {}
+        return {"type": "text", "text": block.text, **cited} if block.text.strip() else None
     if block.type == "tool_use":  # an input that is no object is kept as it is: ToolRegistry.checked refuses it
         data = block.input
         if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts

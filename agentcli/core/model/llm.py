@@ -138,6 +138,7 @@ class LLM:
     fallen_back: dict[str, str] = field(default_factory=dict)  # model -> its fallback, once taken
     tool_search: str = "off"  # the route to tools on demand at this endpoint (tools/on_demand.py): api, agentcli, off
     tool_search_fallback: bool = False  # "auto" chose the API's: a refusal of it goes on with agentcli's, once
+    web_search_off: str = ""  # why requests do not offer the API's web search ("" when they do: tools/web_search.py)
     raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
@@ -162,10 +163,13 @@ class LLM:
         """Take the ``tool_search`` setting (tools/on_demand.py): ``auto`` is the API's own tool search at
         Anthropic's API (no base URL, or api.anthropic.com), agentcli's elsewhere; a refusal of the API's
         goes on with agentcli's (loop.py)."""
-        base_url = self.credentials.base_url if self.credentials else secret_env.environ().get("ANTHROPIC_BASE_URL")
-        host = urlparse(base_url).hostname if base_url else "api.anthropic.com"
         self.tool_search_fallback = setting == "auto"
-        self.tool_search = ("api" if host == "api.anthropic.com" else "agentcli") if setting == "auto" else setting
+        self.tool_search = ("api" if self.host() == "api.anthropic.com" else "agentcli") if setting == "auto" else setting
+
+    def host(self) -> str:
+        """The host requests go to: Anthropic's API's without a base URL."""
+        base_url = self.credentials.base_url if self.credentials else secret_env.environ().get("ANTHROPIC_BASE_URL")
+        return (urlparse(base_url).hostname or base_url) if base_url else "api.anthropic.com"
 
     async def aclose(self) -> None:
         if self._client is not None:

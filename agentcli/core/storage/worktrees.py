@@ -314,6 +314,17 @@ def changes(worktree: Worktree) -> list[FileChange]:
     return found
 
 
+def reset_to(worktree: Worktree, tip: str) -> None:
+    """Put the worktree back at its saved work ``tip`` (``save_work``): what a command run there since (a best-of-N
+    attempt's check) added or changed is dropped, so a merge takes the child's work alone. Files git ignores stay."""
+    child = _child(worktree)
+    ref = f"refs/heads/{worktree.branch}"
+    _git(child, "symbolic-ref", "HEAD", ref)  # its HEAD back on its own branch first: the command may have moved it
+    _git(child, "update-ref", "--no-deref", "-m", "agentcli: back to its work", ref, tip)
+    _git(child, "reset", "-q", "--hard", tip)
+    _git(child, "clean", "-q", "-f", "-d")
+
+
 def diff(worktree: Worktree) -> str:
     """The child's changes as a unified diff (from its base to its work)."""
     tip = save_work(worktree)

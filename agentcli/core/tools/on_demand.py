@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # In every request: what nearly every errand uses, the main agent's delegation, the plan the prompt asks for,
 # the skills the prompt lists, and the answer tool a --json-schema run must call.
 CORE = frozenset({"read_file", "grep", "glob", "bash", "edit_file", "write_file", "task", "todo_write", "skill",
-                  "structured_output"})
+                  "structured_output", "web_search"})  # web_search: a server tool's few bytes (tools/web_search.py)
 # A call that starts something in the background brings the tools that follow it up (no search needed).
 FOLLOWERS = {"bash": ("bash_output", "kill_bash"), "task": ("message_subagent",)}
 SEARCH_NAME = "tool_search"  # agentcli's own

@@ -18,7 +18,7 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.events import (ReplyStarted, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -36,7 +36,7 @@ from .children import Children, SendRaw
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
 # the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted]
+Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted, AttemptsCompared]
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,

@@ -273,18 +273,22 @@ class PlainApp:
     async def may_quit(self) -> bool:
         """Whether to quit now: yes, unless subagents still run and the user, asked, says no."""
         question = still_running(self.session)
-        if not question or self.prompt is None:
-            return True
-        self.display.say(question, "yellow")
-        self.at_prompt = True
-        try:
-            answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
-        except (KeyboardInterrupt, EOFError):
-            return True
-        finally:
-            self.at_prompt = False
-            self.show_held()
-        return answer.strip().lower() in ("y", "yes")
+        if question and self.prompt is not None:
+            self.display.say(question, "yellow")
+            self.at_prompt = True
+            try:
+                answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
+            except (KeyboardInterrupt, EOFError):
+                answer = "y"
+            finally:
+                self.at_prompt = False
+                self.show_held()
+            if answer.strip().lower() not in ("y", "yes"):
+                return False
+        if left := await slash.unmerged_attempts(self.session, self.display.view):  # best-of-N: asked first
+            if await self.confirm(slash.attempts_question(left)):
+                self.display.say(await slash.discard_all(self.session, left))
+        return True
 
     async def confirm(self, question: str) -> bool:
         """Ask ``question`` at the prompt: True for y. No without a terminal to answer on."""

@@ -59,6 +59,7 @@ async def help_(app: "PlainApp", arg: str) -> None:
     app.display.say(Text("Keys", style="dim"))
     app.display.say(two_columns(KEYS, "dim"))
     app.display.say(APPROVAL_KEYS, "dim")
+    app.display.say(slash.web_search_line(app.session), "dim")
 
 
 async def clear(app: "PlainApp", arg: str) -> None:

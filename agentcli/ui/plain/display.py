@@ -21,16 +21,17 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, Approval, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
+from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
                             ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
                             SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
                             ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
-from ..format import flat, seconds, tokens, turns, word_count
+from ..format import flat, seconds, sources_text, tokens, turns, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
@@ -165,10 +166,12 @@ class Display:
                 if self.stream is not None and self.stream.shown:
                     self.say(WITHDRAWN, "dim")
                 self.finish_stream(keep=False)
-            case AssistantMessage():
+            case AssistantMessage(content=content):
                 self.thinking_since = None
                 self.say_thought()
                 self.finish_stream()
+                if event.agent_id == MAIN and (cited := sources_text(content)):  # the API's web search's pages
+                    self.say(cited, "dim")
             case ToolCallStarted():
                 self.say_thought()
             case ToolCallFinished() as finished:
@@ -191,6 +194,11 @@ class Display:
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
                 self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
+            case AttemptsCompared() as compared:  # best-of-N: one table
+                check = f" · checked with `{compared.check}`" if compared.check else ""
+                self.say(Text(f"Attempts: {compared.description}{check}", style="bold"))
+                self.say(table_text(compared.attempts))
+                self.say(NEXT_STEP, "dim")
             case SteerDelivered(texts=texts) if event.agent_id == MAIN:
                 self.steering = self.steering[len(texts):]
                 for said in texts:
@@ -281,7 +289,7 @@ class Display:
             case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
                   | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
                   | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | AttemptsCompared()):
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
             case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
                 pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
@@ -481,6 +489,8 @@ class Display:
                     stream = TextStream(self.render, self.tail_lines)
                     stream.add(text)
                     self.emit("", *stream.step(final=True)[0])
+                if event.agent_id == MAIN and (cited := sources_text(event.content)):
+                    self.emit(*self.painter.lines(Text(cited, style="dim")))
             elif not isinstance(event, (TextDelta, TurnStarted, ApprovalRequested)):
                 self.handle(event)
         self.end_turn()

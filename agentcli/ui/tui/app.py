@@ -346,7 +346,13 @@ class AgentApp(App[int]):
         self.request_quit()
 
     def request_quit(self) -> None:
-        ask_to_quit(self, still_running(self.session) if self.session else "")
+        self.run_worker(self._ask_before_quitting(), group="quit", exclusive=True)
+
+    async def _ask_before_quitting(self) -> None:
+        session = self.session
+        left = await slash.unmerged_attempts(session, self.view) if session else []  # best-of-N attempts left
+        ask_to_quit(self, still_running(session) if session else "", slash.attempts_question(left) if left else "",
+                    (lambda: slash.discard_all(session, left)) if session and left else None)
 
     async def on_event(self, event: events.Event) -> None:
         """Typing on the main screen goes to the input, wherever the focus is, and so does a paste (keys.py)."""

@@ -52,7 +52,8 @@ async def run_command(app: "AgentApp", text: str) -> None:
 async def show_help(app: "AgentApp", arg: str) -> None:
     from . import reports
 
-    await app.conversation.add_report(reports.help_report(KEYS, slash.session_commands(app.session)))
+    await app.conversation.add_report(reports.help_report(KEYS, slash.session_commands(app.session),
+                                                          slash.web_search_line(app.session)))
 
 
 async def clear(app: "AgentApp", arg: str) -> None:

@@ -14,12 +14,14 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import slash
+from ...core.comparison import NEXT_STEP, rows
 from ..escapes import visible_data
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
     from ...core.session import AgentType, ContextUsage
     from ...core.session import SessionSurface
+    from ...core.events import AttemptsCompared
     from ..view import Subagent
 
 GAP = 2  # cells between columns
@@ -130,10 +132,22 @@ def agents_report(types: Iterable["AgentType"], subagents: Iterable["Subagent"],
     return Group(*parts)
 
 
-def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | None = None) -> Group:
+def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | None = None, footer: str = "") -> Group:
     # Both columns wrap: beside the panel (about 40 cells at 80 columns) a key and what it does both fit, where
     # a key kept whole would leave no room and drop the description.
     commands = Fitted([Column("command", 9, wraps=True), Column("what it does", 5, wraps=True)],
                       [[f"/{c.name} {c.args}".strip(), c.help] for c in [*slash.commands_for("tui"), *(custom or [])]])
     shortcuts = Fitted([Column("key", 9, wraps=True), Column("what it does", 5, wraps=True)], [list(k) for k in keys])
-    return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts))
+    return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts),
+                 *([Text(""), Text(footer, style="dim")] if footer else []))
+
+
+def comparison_report(compared: "AttemptsCompared") -> Group:
+    """A best-of-N errand's attempts side by side (core/comparison.py's one table), and what to do next."""
+    header, *body = rows(compared.attempts)
+    keep = (9, 7, 6, 8, 5, 4, 3, 2)  # the attempt, its check, status and diff stay longest
+    table = Fitted([Column(h, k, numeric=h in ("tokens", "cost", "time")) for h, k in zip(header, keep)],
+                   [list(row) for row in body])
+    check = f" · checked with `{compared.check}`" if compared.check else ""
+    return Group(titled(f"Attempts: {compared.description}{check}", table),
+                 Text(NEXT_STEP, style="dim"))

@@ -1,6 +1,9 @@
-"""Asked before quitting while subagents still run: y quits (their transcripts are kept as interrupted)."""
+"""Asked before quitting while subagents still run: y quits (their transcripts are kept as interrupted); and, with
+best-of-N attempts nobody merged or discarded, whether to discard them."""
 
 from __future__ import annotations
+
+from typing import Awaitable, Callable
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -33,9 +36,45 @@ class QuitScreen(ModalScreen[bool]):
         self.dismiss(quit_)
 
 
-def ask_to_quit(app: App[int], question: str) -> None:
-    """Quit; with a ``question`` (subagents still run), only once the user says yes."""
-    if not question:
+class DiscardScreen(QuitScreen):
+    """Dismissed with True to discard the attempts and quit, False to keep them and quit, None to stay."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Discard"), Binding("n", "answer(False)", "Keep"),
+                Binding("escape", "answer(None)", "Stay")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit"):
+            yield Static(Content.assemble(self.question, "\n\n", Content.styled("y", "bold"), " discards and quits · ",
+                                          Content.styled("n", "bold"), " keeps them and quits · ",
+                                          Content.styled("esc", "bold"), " stays"))
+
+    def action_answer(self, quit_: bool | None) -> None:  # a third answer: stay (None)
+        self.dismiss(quit_)
+
+
+def ask_to_quit(app: App[int], question: str, attempts: str = "",
+                discard: Callable[[], Awaitable[object]] | None = None) -> None:
+    """Quit; with a ``question`` (subagents still run), only once the user says yes; with ``attempts`` (the question
+    about best-of-N attempts left), after asking it: y runs ``discard`` first."""
+    if isinstance(app.screen, QuitScreen):
+        return
+
+    async def then(discarding: bool | None) -> None:
+        if discarding is None:
+            return
+        if discarding and discard is not None:
+            await discard()
         app.exit(0)
-    elif not isinstance(app.screen, QuitScreen):
-        app.push_screen(QuitScreen(question), lambda quit_: app.exit(0) if quit_ else None)
+
+    def leave(quit_: bool | None = True) -> None:
+        if not quit_:
+            return
+        if attempts:
+            app.push_screen(DiscardScreen(attempts), then)
+        else:
+            app.exit(0)
+
+    if question:
+        app.push_screen(QuitScreen(question), leave)
+    else:
+        leave()

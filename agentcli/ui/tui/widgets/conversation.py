@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
+from ....core.events import (ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                              Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
@@ -24,7 +24,7 @@ from ....core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessa
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...drawn import terminal as drawn  # what it draws and leaves quiet
-from ...format import seconds, tokens, turns
+from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
@@ -282,6 +282,8 @@ class Conversation(VerticalScroll):
                     await self.add(ThinkingEntry(thinking_of(content), done=True))
                 if not streamed and text_of(content).strip():
                     await self.add(self._whole_answer(text_of(content)))
+                if cited := sources_text(content):  # the API's web search: the pages under the answer
+                    await self.add_notice(cited)
             case UserMessage(content=content, origin=origin):
                 text = readable(content, "\n\n", attachments=False)  # an agentcli note without the marks the model sees
                 if origin == "interrupt":  # live, the app says it when the turn ends (TURN_NOTES)
@@ -344,6 +346,10 @@ class Conversation(VerticalScroll):
             case HistoryCleared():
                 await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
                                       "above")
+            case AttemptsCompared() as compared:  # best-of-N: one table
+                from ..reports import comparison_report
+
+                await self.add_report(comparison_report(compared))
             case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
                   | ToolProgress()):
                 pass  # the status bar, the panel, the plan or a modal shows it
