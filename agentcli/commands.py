@@ -88,7 +88,10 @@ def list_agents(root: Path) -> int:
         print(textwrap.fill(visible(agent_type.description), columns,
                             initial_indent=f"{visible(agent_type.name):<{width}}  ",
                             subsequent_indent=indent))
-        print(textwrap.fill(" · ".join(details), columns, initial_indent=indent, subsequent_indent=indent))
+        # lines break between facts and inside the tool list, never inside another fact (a model's name)
+        whole = [details[0], *(d.replace(" ", "\u00a0") for d in details[1:])]
+        print(textwrap.fill(" · ".join(whole), columns, initial_indent=indent, subsequent_indent=indent,
+                            break_on_hyphens=False).replace("\u00a0", " "))
     user_dir = paths.config_home() / "agents"
     print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/: front matter with name, "
           "description and optionally tools and model, then the agent's instructions.")

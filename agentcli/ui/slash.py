@@ -22,6 +22,7 @@ class SlashCommand:
     help: str
     front_ends: tuple[str, ...] = ("tui", "plain")
     custom: bool = False  # a command file's prompt (.claude/commands, …), sent to the model as a message
+    yields: bool = False  # a command file of the same name takes its place (a name many command folders hold)
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -33,7 +34,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("context", "", "What the next request holds: system prompt, memory, tools, conversation, tool results"),
     SlashCommand("model", "NAME", "Switch the main agent's model"),
     SlashCommand("compact", "[FOCUS]", "Summarize older turns to free context"),
-    SlashCommand("review", "[TARGET]", "Review changes with parallel reviewers (uncommitted; BASE, A...B, A..B or a diff file)"),
+    SlashCommand("review", "[TARGET]", "Review changes with parallel reviewers (uncommitted; BASE, A...B, A..B or a diff file)",
+                 yields=True),
     SlashCommand("permissions", "[MODE]", "Show or set the permission mode"),
     SlashCommand("rewind", "[N [files|conversation|both]]",
                  "List your prompts with the files changed after each; go back to before prompt N"),
@@ -60,13 +62,15 @@ class UnknownCommand(Exception):
     pass
 
 
-def commands_for(front_end: str) -> list[SlashCommand]:
-    return [c for c in COMMANDS if front_end in c.front_ends]
+def commands_for(front_end: str, custom: Iterable[SlashCommand] = ()) -> list[SlashCommand]:
+    """The built-in commands of ``front_end``, less those that yield to a ``custom`` command of their name."""
+    own = {c.name for c in custom}
+    return [c for c in COMMANDS if front_end in c.front_ends and not (c.yields and c.name in own)]
 
 
 def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashCommand]:
     """The session's custom commands that no built-in command (or alias) shadows, as slash commands."""
-    taken = {c.name for c in COMMANDS} | set(ALIASES)
+    taken = {c.name for c in COMMANDS if not c.yields} | set(ALIASES)
     return [SlashCommand(c.name, visible(c.argument_hint), visible(c.description or "(no description)")
                          + (" (project)" if c.project else " (user)"), custom=True)
             for c in commands.values() if c.name not in taken]
@@ -134,7 +138,8 @@ def parse(text: str, front_end: str = "tui") -> tuple[SlashCommand, str]:
 def complete(prefix: str, front_end: str = "tui", custom: Iterable[SlashCommand] = ()) -> list[SlashCommand]:
     """Commands (built-in, then ``custom``) whose name starts with what follows the slash."""
     typed = prefix.lstrip("/").lower()
-    return [c for c in [*commands_for(front_end), *custom] if c.name.lower().startswith(typed)]
+    custom = list(custom)
+    return [c for c in [*commands_for(front_end, custom), *custom] if c.name.lower().startswith(typed)]
 
 
 def stop(session: "SessionSurface") -> str:

@@ -156,7 +156,14 @@ async def test_a_background_child_is_a_child_session_that_says_it_finished_after
     assert client.subagent_updates(sid)[-1]["state"]["stopReason"] == "end_turn"
     assert client.said(child) == "handle_auth is at src/app/auth.py:9."
     task = task_call(client, sid)
-    last = [p["update"] for p in client.notes(sid) if p["update"].get("toolCallId") == task.tool_call_id][-1]
+
+    def task_updates() -> list[dict]:
+        return [p["update"] for p in client.notes(sid) if p["update"].get("toolCallId") == task.tool_call_id]
+
+    # the call's result follows the child's end (agent.py: announce, then background_result)
+    await until(lambda: "handle_auth is at" in str(task_updates()[-1].get("content")),
+                "the task call's result, after the child's end")
+    last = task_updates()[-1]
     assert last["_meta"]["agentcli"]["subagentSessionId"] == child  # the task call still names it
     assert "handle_auth is at src/app/auth.py:9." in last["content"][0]["content"]["text"]
     assert client.invalid == []

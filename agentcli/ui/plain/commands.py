@@ -54,7 +54,8 @@ async def run_command(app: "PlainApp", text: str) -> bool:
 
 
 async def help_(app: "PlainApp", arg: str) -> None:
-    listed = [*slash.commands_for("plain"), *slash.session_commands(app.session)]
+    own = slash.session_commands(app.session)
+    listed = [*slash.commands_for("plain", own), *own]
     app.display.say(two_columns((f"/{c.name} {c.args}".strip(), c.help) for c in listed))
     app.display.say(Text("Keys", style="dim"))
     app.display.say(two_columns(KEYS, "dim"))

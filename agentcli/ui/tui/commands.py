@@ -272,7 +272,7 @@ def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
     yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", app.action_toggle_panel)
     yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
                         app.action_open_transcript)
-    for command in slash.commands_for("tui"):
+    for command in slash.commands_for("tui", slash.session_commands(app.session) if app.session else []):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
     for command in slash.session_commands(app.session) if app.session else []:

@@ -136,7 +136,8 @@ def help_report(keys: list[tuple[str, str]], custom: list[slash.SlashCommand] | 
     # Both columns wrap: beside the panel (about 40 cells at 80 columns) a key and what it does both fit, where
     # a key kept whole would leave no room and drop the description.
     commands = Fitted([Column("command", 9, wraps=True), Column("what it does", 5, wraps=True)],
-                      [[f"/{c.name} {c.args}".strip(), c.help] for c in [*slash.commands_for("tui"), *(custom or [])]])
+                      [[f"/{c.name} {c.args}".strip(), c.help]
+                       for c in [*slash.commands_for("tui", custom or []), *(custom or [])]])
     shortcuts = Fitted([Column("key", 9, wraps=True), Column("what it does", 5, wraps=True)], [list(k) for k in keys])
     return Group(titled("Commands", commands), Text(""), titled("Keys", shortcuts),
                  *([Text(""), Text(footer, style="dim")] if footer else []))
