@@ -145,14 +145,14 @@ class Recorder:
         broke before the stand-in server took it ("could not connect"): under load one test in about two
         thousand still meets one, and no test that counts warnings is about connecting.
 
-        Its cause is not yet found. What was measured (issue 43, on 2 cores at load 20-29): the connection is
-        a new one (the pool's first request on it, never a kept-alive one reused), the request's write fails
-        (BrokenPipeError under anyio's BrokenResourceError, httpx2's ReadError; six of six caught), in the one
-        caught with the server's side logged no handler of the stand-in server ever ended for that client port
-        while the connections before and after it on the same server were served, and the kernel's listen
-        queue never overflowed (ListenOverflows 0 in /proc/net/netstat). So something closes the server's end
-        between the kernel's accept and the handler; a descriptor closed twice elsewhere in the process fits.
-        The attempt numbers still count the hidden retry ("(4/8)")."""
+        Its cause is not yet found. What was measured (issue 43, on 2 cores at load 20-29, seven caught): the
+        connection is a new one (in both caught with the pool's state logged: never a kept-alive one); the request's
+        write fails (BrokenPipeError under anyio's BrokenResourceError, httpx2's ReadError), the peer having
+        reset it; the stand-in server never accepted it, while it accepted the retry a few milliseconds later
+        on the same listener; nothing in the process closed a descriptor meanwhile (os.close logged); and the
+        kernel's listen queue never overflowed (ListenOverflows 0 in /proc/net/netstat). So the kernel reset a
+        connection it had completed before the server's accept() took it, a TCP matter on loopback rather than
+        the stand-in server's or agentcli's code. The attempt numbers still count the hidden retry ("(4/8)")."""
         return [e.text for e in self.events if (isinstance(e, Retrying) and "could not connect" not in e.text)
                 or isinstance(e, Notice) and e.level == "warning"]
 
