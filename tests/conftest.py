@@ -152,9 +152,16 @@ class Recorder:
         on the same listener; nothing in the process closed a descriptor meanwhile (os.close logged); and the
         kernel's listen queue never overflowed (ListenOverflows 0 in /proc/net/netstat). So the kernel reset a
         connection it had completed before the server's accept() took it, a TCP matter on loopback rather than
-        the stand-in server's or agentcli's code. The attempt numbers still count the hidden retry ("(4/8)")."""
+        the stand-in server's or agentcli's code. The hidden retry still takes an attempt's number ("(4/8)"):
+        tests check the numbers with ``numbered_in_order``."""
         return [e.text for e in self.events if (isinstance(e, Retrying) and "could not connect" not in e.text)
                 or isinstance(e, Notice) and e.level == "warning"]
+
+    def numbered_in_order(self, retries: int) -> bool:
+        """Whether every retry note, a hidden one (``warnings``) too, is numbered 1, 2, 3… of ``retries``: each
+        failed try took the next number of one budget."""
+        tries = self.of(Retrying)
+        return [(e.attempt, e.retries) for e in tries] == [(n, retries) for n in range(1, len(tries) + 1)]
 
 
 @pytest.fixture
