@@ -2,9 +2,7 @@
 
 A model client (``LLM``: the SDK's ``AsyncAnthropic`` and the early request's connections under it) left open is
 closed by the collector whenever it runs: during a later test, whose loop then runs the closing (the SDK schedules
-``aclose()`` on the running loop) or finds its own closed ('Event loop is closed'), and under load a later test's
-first connection to its stand-in server was reset before the server took it, an unexpected "could not connect"
-retry in a test that counts them (issue 43). So:
+``aclose()`` on the running loop) or finds its own closed ('Event loop is closed'). So:
 
 - ``closing`` (a fixture, in tests/conftest.py) is the one way a test closes what it opened beside ``make_session``:
   ``closing(session)``, ``closing(llm)`` or ``closing(client)`` returns its argument and closes it when the test
@@ -12,6 +10,9 @@ retry in a test that counts them (issue 43). So:
 - ``model_clients_closed`` (autouse) notes every ``LLM`` made during a test, through ``LLM.__init__`` (the product's
   own construction point, in the core, the front ends and the tests alike; the SDK is not touched), and fails that
   test when one of them is still open at its end, so a test that forgets fails itself instead of a later one.
+
+This was once thought to explain a rare "could not connect" retry under load (issue 43); with every client closed
+it still happens, and what it is was measured since (tests/conftest.py, ``Recorder.warnings``): not this.
 """
 
 from __future__ import annotations

@@ -28,6 +28,10 @@ async def test_the_panel_and_the_conversation_mark_an_unverified_child(server, t
         await until(pilot, lambda: "unverified" in app.query_one("#entry-sa-1", SubagentEntry).title.plain,
                     "the entry's mark")
         await until(pilot, lambda: "task Find login  ✓ done · unverified  sa-1" in plain(app), "the task line's mark")
+        # The main agent goes on ("Done."): leaving before its turn ends let its events reach an app Pilot was
+        # already taking apart (run_test shuts the app down while its messages still run), where the status
+        # bar was gone (NoMatches, seen once under load).
+        await until(pilot, lambda: not app.busy, "the main agent's turn to end")
 
 
 async def test_the_transcript_holds_the_whole_receipt_and_cost_sums_per_type(server, make_session):
