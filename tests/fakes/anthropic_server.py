@@ -860,6 +860,10 @@ class _Route:
 
 
 class _HTTPServer(ThreadingHTTPServer):
+    # socketserver's listen backlog of 5 is small enough for Linux to give up early on a half-open connection
+    # whose handshake a starved CPU delays (reqsk_timer_handler drops it once the queue is half full, and the
+    # client's late ACK then meets a reset); a test's parallel children open several at once.
+    request_queue_size = 128
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
