@@ -184,5 +184,18 @@ def test_a_merge_naming_findings_by_number_or_alone_is_read():
     found = [Finding(f"F{n}", "review-fit", "sa-1", "low", "a.py", n, n, f"Problem {n}.", "") for n in (1, 2, 3)]
     kept, said = merge("```review\n" + json.dumps([{"from": [1, "F2", 2], "severity": "medium", "problem": "Both."},
                                                    {"from": "F3"}]) + "\n```", found)
-    assert said == [] and [(f.id, f.severity, f.problem) for f in kept] == [("F1", "medium", "Both."),
+    assert said == [] and [(f.id, f.severity, f.problem) for f in kept] == [("F1", "low", "Both."),
                                                                            ("F3", "low", "Problem 3.")]
+
+
+def test_a_misled_merge_cannot_make_a_fabricated_finding_fail_the_build():
+    """The merge is a model reading what the diff's author wrote: folding a fabricated high finding into a
+    verified low one (or just calling a verified low one high) must not give a verified high finding."""
+    real = Finding("F1", "review-fit", "sa-1", "low", "a.py", 3, 3, "A name misleads.", "")
+    fake = Finding("F2", "review-security", "sa-2", "high", "a.py", 3, 3, "Remote code execution.", "",
+                   unverified=("sa-2 never read a.py",))
+    kept, _ = merge("```review\n" + json.dumps([{"from": ["F1", "F2"], "severity": "high",
+                                                  "problem": "Remote code execution."}]) + "\n```", [real, fake])
+    assert [(f.severity, f.verified) for f in kept] == [("low", True)]
+    kept, _ = merge("```review\n" + json.dumps([{"from": ["F1"], "severity": "high"}]) + "\n```", [real])
+    assert [(f.severity, f.verified) for f in kept] == [("low", True)]
