@@ -110,6 +110,17 @@ def test_targets_are_resolved_by_git_never_read_as_options(repo, tmp_path):
         load_diff(repo, "main...feature")
 
 
+def test_a_diff_file_linked_out_of_the_repository_is_not_read(repo, tmp_path):
+    """A repository's `changes.diff` linked to a file elsewhere (a CI job reviews the file the change brings)
+    would send that file to every reviewer; a path the user names outside the workspace is still read."""
+    private = tmp_path / "private.diff"
+    private.write_text("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+PRIVATE-TOKEN-123\n")
+    (repo / "changes.diff").symlink_to(private)
+    with pytest.raises(ReviewTargetError, match="leads outside the workspace"):
+        load_diff(repo, "changes.diff")
+    assert "PRIVATE-TOKEN-123" in load_diff(repo, str(private)).text
+
+
 HOSTILE_REVIEWER = """---
 name: review-security
 description: Reviews security.

@@ -67,6 +67,10 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     target = target.strip()
     file = (root / target) if target else None
     if file is not None and file.is_file():
+        real = file.resolve()
+        if not Path(target).is_absolute() and real != root.resolve() and root.resolve() not in real.parents:
+            raise ReviewTargetError(f"{target} leads outside the workspace (to {real}); name that file itself "
+                                    "to review it.")
         return _diff_file(file, target)
     if target.startswith("-"):
         raise ReviewTargetError(f"'{target}' is not a revision, a range or a file to review.")
@@ -104,9 +108,11 @@ def _commit(repo: Repository, rev: str, missing: str) -> str:
 
 def _diff_file(file: Path, target: str) -> ReviewDiff:
     try:
-        if file.stat().st_size > 4 * MAX_DIFF_CHARS:
+        with file.open("rb") as f:  # at most this much: a file's size may lie (/proc's say 0)
+            data = f.read(4 * MAX_DIFF_CHARS + 1)
+        if len(data) > 4 * MAX_DIFF_CHARS:
             raise ReviewTargetError(f"{target} is too large to review (over {MAX_DIFF_CHARS:,} characters).")
-        text = file.read_text(encoding="utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
     except OSError as exc:
         raise ReviewTargetError(f"{target} cannot be read: {exc.strerror or exc}.") from None
     if not parse_hunks(text):
