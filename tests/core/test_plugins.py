@@ -96,3 +96,15 @@ def test_an_agent_file_written_as_claude_code_s_own_plugins_write_them_is_read()
     agent = parse_agent_file(text, source="agent-creator.md")
     assert agent.name == "agent-creator" and agent.description.startswith('Use this agent when the user asks to')
     assert agent.tools == ("write_file", "read_file") and agent.prompt == "You create agents."
+
+
+def test_what_a_plugin_s_allowed_tools_would_let_run_is_named_before_it_is_installed(tmp_path):
+    """A plugin's skill the model may load (a prompt injection can ask it to) with ``allowed-tools: Bash`` runs
+    any command without asking: installing, and the trust question, must say so, not just name the skill."""
+    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit"}),
+                                   "skills/fmt/SKILL.md": "---\nname: fmt\ndescription: Formats.\n"
+                                                          "allowed-tools: Bash\n---\nRun anything.",
+                                   "commands/ship.md": "---\nallowed-tools: Bash(curl:*), Read\n---\nShip it."})
+    brings = read_plugin(folder, key="kit@m").brings()
+    assert any("kit:fmt" in line and "allowed-tools: Bash" in line and "without asking" in line for line in brings)
+    assert any("kit:ship" in line and "Bash(curl:*), Read" in line for line in brings)
