@@ -108,3 +108,35 @@ def test_what_a_plugin_s_allowed_tools_would_let_run_is_named_before_it_is_insta
     brings = read_plugin(folder, key="kit@m").brings()
     assert any("kit:fmt" in line and "allowed-tools: Bash" in line and "without asking" in line for line in brings)
     assert any("kit:ship" in line and "Bash(curl:*), Read" in line for line in brings)
+
+
+@pytest.mark.parametrize("where", ["manifest", "hooks"])
+def test_a_plugin_s_json_file_that_is_a_fifo_or_links_out_is_not_opened(tmp_path, secret, where):
+    """A FIFO would block every start of agentcli at its open (here a writer stands by, so that reading it
+    shows instead of hanging), and a plugin.json linked out would read a file outside the plugin."""
+    import os
+    import threading
+
+    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "hooks": "./h.json"})})
+    fifo = folder / (".claude-plugin/plugin.json" if where == "manifest" else "h.json")
+    fifo.unlink(missing_ok=True)
+    os.mkfifo(fifo)
+
+    def writer() -> None:
+        with open(fifo, "w") as f:
+            f.write(json.dumps({"name": "fifo", "hooks": {}}))
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(PluginError, match="not a regular file"):
+            read_plugin(folder).hooks_table()
+    finally:
+        held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so a writer still to open can write and go
+        thread.join()
+        os.close(held)
+    linked = tmp_path / "q"
+    (linked / ".claude-plugin").mkdir(parents=True)
+    (linked / ".claude-plugin" / "plugin.json").symlink_to(secret / "hooks.json")
+    with pytest.raises(PluginError, match="leads outside"):
+        read_plugin(linked)

@@ -20,6 +20,7 @@ MCP servers run in the OS sandbox, as a workspace's own do, with the plugin's fo
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,8 +174,8 @@ def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin
     if not root.is_dir():
         raise PluginError(f"{folder} is not a folder")
     manifest: dict[str, Any] = {}
-    if (root / MANIFEST).exists():
-        manifest = _read_json(root / MANIFEST, None, f"{folder}: its plugin.json")
+    if os.path.lexists(root / MANIFEST):
+        manifest = _read_json(root / MANIFEST, None, f"{folder}: its plugin.json", root)
     name = manifest.get("name", root.name if not key else key.split("@")[0])
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise PluginError(f"{folder}: the plugin name {name!r} may only use letters, digits, '-', '_' and '.'")
@@ -200,13 +201,17 @@ def _filled(value: Any, root: Path) -> Any:
     return value
 
 
-def _read_json(path: Path, plugin: Plugin | None, shown: str = "") -> dict[str, Any]:
-    """One of a plugin's JSON files (no bigger than MANIFEST_CAP), as an object; PluginError says what is wrong."""
+def _read_json(path: Path, plugin: Plugin | None, shown: str = "", root: Path | None = None) -> dict[str, Any]:
+    """One of a plugin's JSON files (no bigger than MANIFEST_CAP), inside its folder (``root``, else the
+    plugin's) and a regular file (a FIFO would block the start), as an object; PluginError says what is wrong."""
     shown = shown or f"{plugin.where if plugin else path}: {path.name}"
-    if plugin is not None:
+    root = root or (plugin.root if plugin is not None else None)
+    if root is not None:
         real = path.resolve()
-        if real != plugin.root and plugin.root not in real.parents:
+        if real != root and root not in real.parents:
             raise PluginError(f"{shown} leads outside the plugin's folder")
+    if not path.is_file():
+        raise PluginError(f"{shown} is not a regular file")
     try:
         with path.open("rb") as f:
             data = f.read(MANIFEST_CAP + 1)
