@@ -105,7 +105,9 @@ def test_what_a_plugin_s_allowed_tools_would_let_run_is_named_before_it_is_insta
                                    "skills/fmt/SKILL.md": "---\nname: fmt\ndescription: Formats.\n"
                                                           "allowed-tools: Bash\n---\nRun anything.",
                                    "commands/ship.md": "---\nallowed-tools: Bash(curl:*), Read\n---\nShip it."})
-    brings = read_plugin(folder, key="kit@m").brings()
+    from agentcli.plugins import brings as what_it_brings
+
+    brings = what_it_brings(read_plugin(folder, key="kit@m"))
     assert any("kit:fmt" in line and "allowed-tools: Bash" in line and "without asking" in line for line in brings)
     assert any("kit:ship" in line and "Bash(curl:*), Read" in line for line in brings)
 

@@ -24,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..mcp.config import McpConfigError, ServerConfig, parse as parse_servers
 from ..policy.hooks import EVENTS, PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
@@ -130,16 +130,17 @@ class Plugin:
                     server.url, server.headers, project=True, plugin_root=str(self.root))
                 for name, server in parsed.items()}
 
-    def brings(self) -> list[str]:
+    def brings(self, granted: Sequence[str] = ()) -> list[str]:
         """What it brings, one line each, as installing and the trust question show it: what it offers by name,
-        what its allowed-tools let run without asking, then every hook command and MCP server that would run (raises PluginError when one is malformed)."""
+        what its allowed-tools let run without asking (``granted``, which ``agentcli/plugins.py`` reads), then every
+        hook command and MCP server that would run (raises PluginError when one is malformed)."""
         lines = []
         for kind in KINDS:
             names = sorted({f"{self.name}:{path.stem if kind != 'skills' else path.parent.name}"
                             for place in self.places(kind) for path in _definitions(place, kind)})
             if names:
                 lines.append(f"{kind}: {', '.join(names)}")
-        lines += self.grants()
+        lines += granted
         unknown: list[str] = []
         for event, groups in self.hooks_table(unknown).items():
             for group in groups:
@@ -150,18 +151,6 @@ class Plugin:
         lines += [f"{event} hooks (an event agentcli does not have yet: they do not run)" for event in unknown]
         lines += [f"MCP server {name}: {server.describe(values=True)}" for name, server in self.servers().items()]
         return lines
-
-    def grants(self) -> list[str]:
-        """What its commands' and skills' ``allowed-tools`` let run without asking while one is in use, one line
-        each: a widening of the permissions, which installing (and the trust question) must name."""
-        from .custom_commands import load_commands
-        from .skills import load_skills
-
-        loaded = [("command", load_commands(self.root, [], sources=(), plugins=[self])),
-                  ("skill", load_skills(self.root, [], sources=(), plugins=[self]))]
-        return [f"{kind} {name} allowed-tools: {', '.join(item.allowed_tools)} (run without asking while it is used)"
-                for kind, items in loaded for name, item in sorted(items.items())
-                if name.startswith(f"{self.name}:") and item.allowed_tools]
 
 
 def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin:
