@@ -221,3 +221,15 @@ def test_a_finding_s_text_cannot_forge_a_verified_line_in_the_summary():
     summary = Review("HEAD~1..HEAD", ["sa-1"], [fake]).summary()
     assert not [line for line in summary.splitlines() if line.startswith(("2. ", "3. "))]
     assert "Unverified: sa-1 never read a.py." in summary
+
+
+def test_a_planted_file_named_like_the_branch_is_not_reviewed_in_its_place(repo):
+    """`/review main` means the branch: a repository's own file named `main` holding a harmless diff would
+    otherwise be reviewed instead, and the real change never seen."""
+    plant_bug(repo)
+    git(repo, "switch", "-q", "-c", "feature")
+    git(repo, "commit", "-qam", "Invert the check")
+    (repo / "main").write_text("--- a/README\n+++ b/README\n@@ -1 +1 @@\n-a\n+b\n")
+    with pytest.raises(ReviewTargetError, match="names both a file of the workspace and a revision"):
+        load_diff(repo, "main")
+    assert load_diff(repo, "./main").hunks == {"README": ((1, 1),)}

@@ -67,6 +67,9 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     target = target.strip()
     file = (root / target) if target else None
     if file is not None and file.is_file():
+        if not target.startswith(("./", "/")) and _revision(root, target):
+            raise ReviewTargetError(f"'{target}' names both a file of the workspace and a revision: write "
+                                    f"./{target} to review the file, or name the revision by its commit id.")
         real = file.resolve()
         if not Path(target).is_absolute() and real != root.resolve() and root.resolve() not in real.parents:
             raise ReviewTargetError(f"{target} leads outside the workspace (to {real}); name that file itself "
@@ -97,6 +100,17 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     if code != 0:
         raise ReviewTargetError(f"git diff failed: {err.strip().splitlines()[-1] if err.strip() else code}.")
     return _checked(described, out)
+
+
+def _revision(root: Path, target: str) -> bool:
+    """Whether ``target`` (a lone revision or a range) names a commit of the repository here: a planted file
+    named ``main`` must not be reviewed in place of the branch the user meant."""
+    repo = find_repository(root)
+    base = target.split("..", 1)[0]
+    if repo is None or not base or base.startswith("-"):
+        return False
+    code, _, _ = run_git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}")
+    return code == 0
 
 
 def _commit(repo: Repository, rev: str, missing: str) -> str:
