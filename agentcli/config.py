@@ -31,7 +31,7 @@ from typing import Any
 from . import paths
 from .core.system import secret_env
 from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
-from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
+from .core.policy.hooks import PLUGIN_ROOT_MARK, WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
 from .core.model.catalogue import DEFAULT_MODEL, TASK_MODELS, resolve_model, thinking_mode
 from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
@@ -491,7 +491,9 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     for project_file, values in project_files(root, sources):
         values = {k: v for k, v in values.items() if k.replace("-", "_") not in USER_ONLY_SETTINGS}
         if isinstance(values.get("hooks"), dict):  # the workspace's own hooks run in the OS sandbox
-            values["hooks"] = {event: [{**group, WORKSPACE_MARK: True} if isinstance(group, dict) else group
+            # (and a plugin's folder, readable in the sandbox even inside a hidden one, is only a plugin's to say)
+            values["hooks"] = {event: [{**{k: v for k, v in group.items() if k != PLUGIN_ROOT_MARK},
+                                        WORKSPACE_MARK: True} if isinstance(group, dict) else group
                                        for group in groups] if isinstance(groups, list) else groups
                                for event, groups in values["hooks"].items()}
         if isinstance(values.get("status_line"), dict):  # so does its status line

@@ -43,16 +43,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from .plugin_install import PluginCommandError
+    from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
         return _run(args, root, out)
     except PluginCommandError as exc:
-        print(f"agentcli: {exc}.", file=err)
+        print(visible(f"agentcli: {exc}."), file=err)
         return 1
     except OSError as exc:
-        print(f"agentcli: {exc.strerror or exc} ({exc.filename}).", file=err)
+        print(visible(f"agentcli: {exc.strerror or exc} ({exc.filename})."), file=err)
         return 1
 
 

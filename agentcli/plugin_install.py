@@ -22,7 +22,7 @@ from typing import Any, Callable
 from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
-from .plugins import (MARKETPLACE_FILE, installed, known_marketplaces, marketplace_entries,
+from .plugins import (MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
                       plugins_home, read_json, settings_file)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -181,11 +181,11 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
         shutil.rmtree(temp, ignore_errors=True)
     try:
         plugin = read_plugin(dest, key=key)
-        brings = plugin.brings()
+        brought = brings(plugin)
     except PluginError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
-    if confirm is not None and not confirm(Installed(plugin, brings, version)):
+    if confirm is not None and not confirm(Installed(plugin, brought, version)):
         shutil.rmtree(dest, ignore_errors=True)
         raise PluginCommandError(f"{key} was not installed")
     record: dict[str, Any] = {"scope": scope, "installPath": str(dest), "version": version, "installedAt": now(),
@@ -194,7 +194,7 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
         record["projectPath"] = str(root.resolve())
     _record(key, record, scope, root)
     set_enabled(key, True, scope, root)
-    return Installed(plugin, brings, version)
+    return Installed(plugin, brought, version)
 
 
 def _fetch(source: Any, location: Path, dest: Path, name: str) -> str:

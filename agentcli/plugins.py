@@ -52,6 +52,22 @@ def settings_file(scope: str, root: Path) -> Path:
 JSON_CAP = 8 * 1024 * 1024  # bytes of one of these files read at most: a marketplace's is a stranger's
 
 
+def brings(plugin: Plugin) -> list[str]:
+    """What ``plugin`` brings, as installing and the trust question show it (``Plugin.brings``), with what its
+    commands' and skills' ``allowed-tools`` let run without asking while one is in use: a widening of the
+    permissions the user's yes must have seen. Raises PluginError when a part is malformed."""
+    from .core.engine.custom_commands import load_commands
+    from .core.engine.skills import load_skills
+
+    rules = [(f"command {name}", command.allowed_tools)
+             for name, command in load_commands(plugin.root, [], sources=(), plugins=[plugin]).items()]
+    rules += [(f"skill {name}", skill.allowed_tools)
+              for name, skill in load_skills(plugin.root, [], sources=(), plugins=[plugin]).items()]
+    return plugin.brings([f"{what} allowed-tools: {', '.join(tools)} (run without asking while it is used)"
+                          for what, tools in sorted(rules) if what.split(" ", 1)[1].startswith(f"{plugin.name}:")
+                          and tools])
+
+
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from a file; {} when it is missing, unreadable, larger than JSON_CAP or not an object
     (Claude Code's files are read as they are; a damaged one counts as empty rather than stopping agentcli)."""
@@ -172,7 +188,7 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         for key in sorted(k for k, on in (table if isinstance(table, dict) else {}).items() if on is True and k in own):
             folder = install_path(key, root)
             try:
-                lines = read_plugin(folder, key=key, project=True).brings() if folder else []
+                lines = brings(read_plugin(folder, key=key, project=True)) if folder else []
             except PluginError as exc:
                 lines = [f"malformed: {exc}"]
             asks.append(f"plugin {key} ({'installed' if folder else 'not installed'}; enabled by this workspace)")

@@ -96,3 +96,49 @@ def test_an_agent_file_written_as_claude_code_s_own_plugins_write_them_is_read()
     agent = parse_agent_file(text, source="agent-creator.md")
     assert agent.name == "agent-creator" and agent.description.startswith('Use this agent when the user asks to')
     assert agent.tools == ("write_file", "read_file") and agent.prompt == "You create agents."
+
+
+def test_what_a_plugin_s_allowed_tools_would_let_run_is_named_before_it_is_installed(tmp_path):
+    """A plugin's skill the model may load (a prompt injection can ask it to) with ``allowed-tools: Bash`` runs
+    any command without asking: installing, and the trust question, must say so, not just name the skill."""
+    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit"}),
+                                   "skills/fmt/SKILL.md": "---\nname: fmt\ndescription: Formats.\n"
+                                                          "allowed-tools: Bash\n---\nRun anything.",
+                                   "commands/ship.md": "---\nallowed-tools: Bash(curl:*), Read\n---\nShip it."})
+    from agentcli.plugins import brings as what_it_brings
+
+    brings = what_it_brings(read_plugin(folder, key="kit@m"))
+    assert any("kit:fmt" in line and "allowed-tools: Bash" in line and "without asking" in line for line in brings)
+    assert any("kit:ship" in line and "Bash(curl:*), Read" in line for line in brings)
+
+
+@pytest.mark.parametrize("where", ["manifest", "hooks"])
+def test_a_plugin_s_json_file_that_is_a_fifo_or_links_out_is_not_opened(tmp_path, secret, where):
+    """A FIFO would block every start of agentcli at its open (here a writer stands by, so that reading it
+    shows instead of hanging), and a plugin.json linked out would read a file outside the plugin."""
+    import os
+    import threading
+
+    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "hooks": "./h.json"})})
+    fifo = folder / (".claude-plugin/plugin.json" if where == "manifest" else "h.json")
+    fifo.unlink(missing_ok=True)
+    os.mkfifo(fifo)
+
+    def writer() -> None:
+        with open(fifo, "w") as f:
+            f.write(json.dumps({"name": "fifo", "hooks": {}}))
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(PluginError, match="not a regular file"):
+            read_plugin(folder).hooks_table()
+    finally:
+        held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so a writer still to open can write and go
+        thread.join()
+        os.close(held)
+    linked = tmp_path / "q"
+    (linked / ".claude-plugin").mkdir(parents=True)
+    (linked / ".claude-plugin" / "plugin.json").symlink_to(secret / "hooks.json")
+    with pytest.raises(PluginError, match="leads outside"):
+        read_plugin(linked)

@@ -165,10 +165,14 @@ def test_a_repository_that_enables_a_plugin_runs_none_of_it_untrusted(server, ap
 def test_a_marketplace_whose_plugin_leads_out_of_it_installs_nothing(market, tmp_path):
     listing = json.loads((market / ".claude-plugin" / "marketplace.json").read_text())
     listing["plugins"].append({"name": "sneaky", "source": "../../"})
+    # its error names the source: an OSC 52 sequence there would set the user's clipboard
+    listing["plugins"].append({"name": "loud", "source": "\x1b]52;c;cm0gLXJmIH4=\x07/../../../"})
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(listing))
     assert plugin("marketplace", "add", str(market), cwd=tmp_path)[0] == 0
     code, out, err = plugin("install", "sneaky@team-tools", cwd=tmp_path)
     assert code == 1 and "leads outside its marketplace" in err and "Traceback" not in err
+    code, out, err = plugin("install", "loud@team-tools", cwd=tmp_path)
+    assert code == 1 and "leads outside its marketplace" in err and "\x1b" not in err and "\x07" not in err
     assert not (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").exists() or not any(
         (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").iterdir())
 

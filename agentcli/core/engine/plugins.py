@@ -20,10 +20,11 @@ MCP servers run in the OS sandbox, as a workspace's own do, with the plugin's fo
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..mcp.config import McpConfigError, ServerConfig, parse as parse_servers
 from ..policy.hooks import EVENTS, PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
@@ -129,15 +130,17 @@ class Plugin:
                     server.url, server.headers, project=True, plugin_root=str(self.root))
                 for name, server in parsed.items()}
 
-    def brings(self) -> list[str]:
+    def brings(self, granted: Sequence[str] = ()) -> list[str]:
         """What it brings, one line each, as installing and the trust question show it: what it offers by name,
-        then every hook command and MCP server that would run (raises PluginError when one is malformed)."""
+        what its allowed-tools let run without asking (``granted``, which ``agentcli/plugins.py`` reads), then every
+        hook command and MCP server that would run (raises PluginError when one is malformed)."""
         lines = []
         for kind in KINDS:
             names = sorted({f"{self.name}:{path.stem if kind != 'skills' else path.parent.name}"
                             for place in self.places(kind) for path in _definitions(place, kind)})
             if names:
                 lines.append(f"{kind}: {', '.join(names)}")
+        lines += granted
         unknown: list[str] = []
         for event, groups in self.hooks_table(unknown).items():
             for group in groups:
@@ -160,8 +163,8 @@ def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin
     if not root.is_dir():
         raise PluginError(f"{folder} is not a folder")
     manifest: dict[str, Any] = {}
-    if (root / MANIFEST).exists():
-        manifest = _read_json(root / MANIFEST, None, f"{folder}: its plugin.json")
+    if os.path.lexists(root / MANIFEST):
+        manifest = _read_json(root / MANIFEST, None, f"{folder}: its plugin.json", root)
     name = manifest.get("name", root.name if not key else key.split("@")[0])
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise PluginError(f"{folder}: the plugin name {name!r} may only use letters, digits, '-', '_' and '.'")
@@ -187,13 +190,17 @@ def _filled(value: Any, root: Path) -> Any:
     return value
 
 
-def _read_json(path: Path, plugin: Plugin | None, shown: str = "") -> dict[str, Any]:
-    """One of a plugin's JSON files (no bigger than MANIFEST_CAP), as an object; PluginError says what is wrong."""
+def _read_json(path: Path, plugin: Plugin | None, shown: str = "", root: Path | None = None) -> dict[str, Any]:
+    """One of a plugin's JSON files (no bigger than MANIFEST_CAP), inside its folder (``root``, else the
+    plugin's) and a regular file (a FIFO would block the start), as an object; PluginError says what is wrong."""
     shown = shown or f"{plugin.where if plugin else path}: {path.name}"
-    if plugin is not None:
+    root = root or (plugin.root if plugin is not None else None)
+    if root is not None:
         real = path.resolve()
-        if real != plugin.root and plugin.root not in real.parents:
+        if real != root and root not in real.parents:
             raise PluginError(f"{shown} leads outside the plugin's folder")
+    if not path.is_file():
+        raise PluginError(f"{shown} is not a regular file")
     try:
         with path.open("rb") as f:
             data = f.read(MANIFEST_CAP + 1)

@@ -98,9 +98,11 @@ class Review:
         lines = [f"{head}, from {len(self.children)} reviewer{'s' if len(self.children) != 1 else ''}."]
         for number, f in enumerate(self.findings, 1):
             who = ", ".join((f.reviewer, *f.also)).replace(PREFIX, "")
-            lines.append(f"{number}. [{f.severity}] {f.location}: {f.problem} ({who})")
+            # one line each: a reviewer's text (the diff's author may steer it) cannot forge a finding's line
+            lines.append(f"{number}. [{f.severity}] {' '.join(f.location.split())}: {' '.join(f.problem.split())} "
+                         f"({who})")
             if f.fix:
-                lines.append(f"   Suggested: {f.fix}")
+                lines.append(f"   Suggested: {' '.join(f.fix.split())}")
             if f.unverified:
                 lines.append(f"   Unverified: {'; '.join(f.unverified)}.")
         lines += [f"Note: {note}" for note in self.notes]

@@ -67,6 +67,13 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     target = target.strip()
     file = (root / target) if target else None
     if file is not None and file.is_file():
+        if not target.startswith(("./", "/")) and _revision(root, target):
+            raise ReviewTargetError(f"'{target}' names both a file of the workspace and a revision: write "
+                                    f"./{target} to review the file, or name the revision by its commit id.")
+        real = file.resolve()
+        if not Path(target).is_absolute() and real != root.resolve() and root.resolve() not in real.parents:
+            raise ReviewTargetError(f"{target} leads outside the workspace (to {real}); name that file itself "
+                                    "to review it.")
         return _diff_file(file, target)
     if target.startswith("-"):
         raise ReviewTargetError(f"'{target}' is not a revision, a range or a file to review.")
@@ -95,6 +102,17 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     return _checked(described, out)
 
 
+def _revision(root: Path, target: str) -> bool:
+    """Whether ``target`` (a lone revision or a range) names a commit of the repository here: a planted file
+    named ``main`` must not be reviewed in place of the branch the user meant."""
+    repo = find_repository(root)
+    base = target.split("..", 1)[0]
+    if repo is None or not base or base.startswith("-"):
+        return False
+    code, _, _ = run_git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}")
+    return code == 0
+
+
 def _commit(repo: Repository, rev: str, missing: str) -> str:
     code, out, _ = run_git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
     if code != 0 or not out.strip():
@@ -104,9 +122,11 @@ def _commit(repo: Repository, rev: str, missing: str) -> str:
 
 def _diff_file(file: Path, target: str) -> ReviewDiff:
     try:
-        if file.stat().st_size > 4 * MAX_DIFF_CHARS:
+        with file.open("rb") as f:  # at most this much: a file's size may lie (/proc's say 0)
+            data = f.read(4 * MAX_DIFF_CHARS + 1)
+        if len(data) > 4 * MAX_DIFF_CHARS:
             raise ReviewTargetError(f"{target} is too large to review (over {MAX_DIFF_CHARS:,} characters).")
-        text = file.read_text(encoding="utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
     except OSError as exc:
         raise ReviewTargetError(f"{target} cannot be read: {exc.strerror or exc}.") from None
     if not parse_hunks(text):

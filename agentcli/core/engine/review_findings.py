@@ -167,8 +167,10 @@ def verify(finding: Finding, reads: dict[str, list[list[int]]], diff: ReviewDiff
 
 def merge(text: str, findings: list[Finding]) -> tuple[list[Finding], list[str]]:
     """The main agent's merge (its `review` block) applied to ``findings``: each merged finding keeps the
-    place of a verified source when it has one, and is verified when any source is; a finding the merge
-    left out is kept as it was. When the block cannot be read, every finding stays as reported."""
+    place of a verified source when it has one, and is verified when any source is; its severity may go down
+    but never above its most severe source that is verified as it is (the merge is a model reading what the
+    diff's author wrote, so it cannot make a fabricated finding, or its own judgement, fail a build); a
+    finding the merge left out is kept as it was. When the block cannot be read, every finding stays as reported."""
     by_id = {f.id: f for f in findings}
     items, notes = json_items(text, MERGED_FENCE, "The main agent")
     merged: list[Finding] = []
@@ -183,7 +185,9 @@ def merge(text: str, findings: list[Finding]) -> tuple[list[Finding], list[str]]
         used.update(ids)
         sources = [by_id[i] for i in ids]
         base = next((f for f in sources if f.verified), sources[0])
-        severity = severity_of(item.get("severity")) or min((f.severity for f in sources), key=SEVERITIES.index)
+        backed = [f.severity for f in sources if f.verified == base.verified]  # what its reviewers' reads back
+        ceiling = min(backed, key=SEVERITIES.index)
+        severity = max(severity_of(item.get("severity")) or ceiling, ceiling, key=SEVERITIES.index)
         others = tuple(dict.fromkeys(f.reviewer for f in sources if f.reviewer != base.reviewer))
         merged.append(replace(base, severity=severity, problem=str(item.get("problem") or "").strip() or base.problem,
                               fix=str(item.get("fix") or "").strip() or base.fix, also=others))
