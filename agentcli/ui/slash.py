@@ -62,11 +62,12 @@ def commands_for(front_end: str) -> list[SlashCommand]:
 
 
 def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashCommand]:
-    """The session's custom commands that no built-in command (or alias) shadows, as slash commands."""
+    """The session's custom commands that no built-in command (or alias) shadows, as slash commands, each by the
+    name it is called by: a plugin's command is listed as ``/plugin:name`` and, where it has it, as ``/name``."""
     taken = {c.name for c in COMMANDS} | set(ALIASES)
-    return [SlashCommand(c.name, visible(c.argument_hint), visible(c.description or "(no description)")
+    return [SlashCommand(name, visible(c.argument_hint), visible(c.description or "(no description)")
                          + (" (project)" if c.project else " (user)"), custom=True)
-            for c in commands.values() if c.name not in taken]
+            for name, c in commands.items() if name not in taken]
 
 
 def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
