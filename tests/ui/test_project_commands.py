@@ -29,7 +29,7 @@ HOOKS = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "comma
 def add_command(repo: Path) -> None:
     folder = repo / ".claude" / "commands"
     folder.mkdir(parents=True)
-    (folder / "review.md").write_text(REVIEW)
+    (folder / "inspect.md").write_text(REVIEW)
 
 
 def script_rm(server) -> None:
@@ -47,19 +47,19 @@ async def test_tui_runs_a_claude_command_lists_it_and_completes_it(server, tui, 
     server.script(text("Looks fine."))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
-        await answer(pilot, '/review src/app/auth.py "error handling"')
+        await answer(pilot, '/inspect src/app/auth.py "error handling"')
         assert first_user_text(server.requests[0]) == \
             "Review src/app/auth.py for bugs, with a focus on error handling."
         await answer(pilot, "/help")
         report = shown(list(app.conversation.query(ReportEntry))[-1])
-        assert "/review [file] [focus]" in report, report
+        assert "/inspect [file] [focus]" in report, report
         menu = app.query_one(Completions)
-        await pilot.press("/", "r", "e", "v")  # /rewind and /resume start with "re" too
+        await pilot.press("/", "i", "n", "s")
         await until(pilot, lambda: menu.showing and menu.items, "command completions")
-        assert [c.label for c in menu.items] == ["/review [file] [focus]"]
+        assert [c.label for c in menu.items] == ["/inspect [file] [focus]"]
         app.query_one(PromptInput).clear()
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert "/review" in titles
+        assert "/inspect" in titles
 
 
 async def test_tui_pre_tool_use_hook_blocks_rm(server, tui, repo):
@@ -74,15 +74,15 @@ async def test_line_mode_runs_a_claude_command_and_lists_it(plain, server, repo)
     add_command(repo)
     server.script(text("Looks fine."))
     ui = plain()
-    await ui.submit("/review views.py naming")
+    await ui.submit("/inspect views.py naming")
     assert first_user_text(server.requests[0]) == "Review views.py for bugs, with a focus on naming."
     listing = await ui.submit("/help")
-    assert "/review [file] [focus]" in listing and "Review a file for bugs (project)" in listing
+    assert "/inspect [file] [focus]" in listing and "Review a file for bugs (project)" in listing
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    completions = ui.app.prompt.completer.get_completions(Document("/rev"), CompleteEvent())
-    assert [c.text for c in completions] == ["/review"]
+    completions = ui.app.prompt.completer.get_completions(Document("/ins"), CompleteEvent())
+    assert [c.text for c in completions] == ["/inspect"]
     await ui.quit()
 
 
