@@ -97,6 +97,9 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
+IN_A_SHELL = {"review": "agentcli review [TARGET]", "plugin": "agentcli plugin list (or enable, disable NAME)"}
+
+
 def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str:
     """Why ``-p`` does not send ``text`` to the model: it names a slash command -p cannot run (the sentence),
     or "" when it is a message, a custom command or an MCP prompt (the session runs those). As in the app,
@@ -106,8 +109,8 @@ def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str
         return ""
     name = ALIASES.get(head[1:].lower(), head[1:].lower())
     how = "start the prompt with another character to send it as text"
-    if name == "review":
-        return f"{head} is a command of the app and line mode; headless, run agentcli review [TARGET] instead."
+    if shell := IN_A_SHELL.get(name):
+        return f"{head} is a command of the app and line mode; headless, run {shell} instead."
     if any(c.name == name for c in COMMANDS):
         return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
     return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."
