@@ -49,5 +49,5 @@ def test_fail_on_high_exits_1_for_a_verified_finding_and_0_for_an_unverified_one
 def test_a_target_that_names_nothing_is_one_sentence_and_exit_1(server, api_env, repo):
     proc = review(repo, api_env, "no-such-branch", "--fail-on", "low")
     assert proc.returncode == 1
-    assert proc.stderr == "agentcli: 'no-such-branch' is not a commit of this repository.\n"
+    assert proc.stderr == "agentcli: 'no-such-branch' is not a commit of this repository, nor a diff file.\n"
     assert server.requests == []
