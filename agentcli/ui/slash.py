@@ -45,7 +45,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools, prompts (/mcp__server__prompt), resources (@server:uri)"),
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
-    SlashCommand("plugin", "[list|enable|disable NAME@MARKETPLACE]",
+    SlashCommand("plugin", "[enable|disable NAME]",
                  "Installed plugins and whether each is on here; enable or disable one for your next sessions"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
     SlashCommand("exit", "", "Quit agentcli"),
