@@ -420,8 +420,8 @@ def plugin_command(session: "SessionSurface", arg: str) -> str:
     try:
         key = require_installed(name.strip(), root)
         set_enabled(key, action == "enable", "user", root)
-    except PluginCommandError as exc:
-        return f"{exc}."
+    except PluginCommandError as exc:  # written to follow "agentcli: ", so it starts in lower case
+        return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
     except OSError as exc:
         return f"Could not change your settings: {exc.strerror or exc}."
     return visible(f"{action.capitalize()}d {key}; it takes effect in your next session.")

@@ -25,7 +25,7 @@ async def test_line_mode_lists_disables_and_enables_a_plugin(plain):  # noqa: F8
     settings = json.loads((Path.home() / ".claude" / "settings.json").read_text())
     assert settings["enabledPlugins"] == {"helper@team-tools": False}
     assert "helper@team-tools  1.0.0  user  disabled" in await ui.submit("/plugin list")
-    assert "not installed" in await ui.submit("/plugin enable nothing@nowhere")
+    assert (await ui.submit("/plugin enable nothing@nowhere")).startswith("The plugin nothing@nowhere is not installed")
     assert "Enabled helper@team-tools" in await ui.submit("/plugin enable helper@team-tools")
     await ui.quit()
 
