@@ -186,3 +186,15 @@ def test_a_merge_naming_findings_by_number_or_alone_is_read():
                                                    {"from": "F3"}]) + "\n```", found)
     assert said == [] and [(f.id, f.severity, f.problem) for f in kept] == [("F1", "medium", "Both."),
                                                                            ("F3", "low", "Problem 3.")]
+
+
+async def test_the_demos_reviewers_read_the_change_and_report_one_checked_finding(server, make_session, repo):
+    """`agentcli --demo` then /review: the demo's stand-in plays the reviewers too (it gave no findings block)."""
+    from tests.fakes.scenarios import demo_responder
+
+    server.responder = demo_responder
+    plant_bug(repo)
+    session, _ = make_session()
+    review = await session.review()
+    assert [(f.severity, f.location, f.verified) for f in review.findings] == [("low", "src/app/auth.py:10", True)]
+    assert review.notes == []
