@@ -198,3 +198,15 @@ async def test_the_demos_reviewers_read_the_change_and_report_one_checked_findin
     review = await session.review()
     assert [(f.severity, f.location, f.verified) for f in review.findings] == [("low", "src/app/auth.py:10", True)]
     assert review.notes == []
+
+
+async def test_the_user_is_told_when_a_review_ends(server, make_session, repo):
+    """A review takes minutes, and the user may look away as during a turn: its end is a sign too."""
+    plant_bug(repo)
+    for concern in ("correctness", "security", "tests", "fit"):
+        server.when(reviewer(concern), findings())
+    session, _ = make_session(interactive=True)
+    told: list[tuple[str, str]] = []
+    session.lifecycle.attention.append(lambda kind, message: told.append((kind, message)))
+    await session.review()
+    assert told == [("idle_prompt", "agentcli is waiting for your input")]
