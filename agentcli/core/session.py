@@ -227,8 +227,8 @@ class Session(SessionChildren):
 
     async def review(self, target: str = "") -> Review:
         """/review and `agentcli review` (engine/review.py): reviewer children on ``target``, findings checked."""
-        await self.system_ready()
-        return await run_review(self.main, self.subagents, target, trusted=self.trusted)
+        await self.system_ready()  # a review takes minutes: when it ends, the user is told, as after a turn
+        return await self.lifecycle.turn(run_review(self.main, self.subagents, target, trusted=self.trusted))
 
     async def worktree(self, action: str, ident: str) -> str:
         """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""

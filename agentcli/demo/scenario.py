@@ -16,6 +16,7 @@ Behaviour:
   - ``task`` results came back → a short answer quoting them.
 * **Background** ("check the tests in the background") → ``background.py``: a child in the background,
   told how to steer it, and its result reported when it arrives.
+* **Reviewer** (a brief asking for a ``findings`` block: ``/review``) → ``review.py``.
 * **Subagent** (no ``task`` tool): ``grep`` for X → ``read_file`` of the first
   hit → "X is handled in path:line ...".  Nothing found → says so.  Never more
   than a few turns.
@@ -31,7 +32,7 @@ import secrets
 import string
 from typing import Any
 
-from . import background, changes
+from . import background, changes, review
 
 Blocks = list[dict[str, Any]]
 
@@ -406,6 +407,10 @@ def answer(body: dict[str, Any]) -> Blocks:
         texts = [message_text(m) for m in _messages(body) if m.get("role") == "user"]
         return background.child_step(texts, texts[-1] if texts else "", _exchanges(body), tool_result_text,
                                      tool_use_block, text_block, extract_terms)
+    if review.is_reviewer(first_user_text(body)):
+        system = body.get("system") or ""
+        system = system if isinstance(system, str) else "".join(b.get("text", "") for b in blocks_of(system))
+        return review.step(first_user_text(body), system, bool(_exchanges(body)), tool_use_block, text_block)
     return _explore(body, first_user_text(body))
 
 

@@ -48,7 +48,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools, prompts (/mcp__server__prompt), resources (@server:uri)"),
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
-    SlashCommand("plugin", "[list|enable|disable NAME@MARKETPLACE]",
+    SlashCommand("plugin", "[enable|disable NAME]",
                  "Installed plugins and whether each is on here; enable or disable one for your next sessions"),
     SlashCommand("export", "[FILE]", "Write this session, subagents and receipts included, secrets redacted, to FILE "
                  "as Markdown (a .json name: JSON); default agentcli-ID.md here"),
@@ -69,11 +69,12 @@ def commands_for(front_end: str, custom: Iterable[SlashCommand] = ()) -> list[Sl
 
 
 def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashCommand]:
-    """The session's custom commands that no built-in command (or alias) shadows, as slash commands."""
+    """The session's custom commands that no built-in command (or alias) shadows, as slash commands, each by the
+    name it is called by: a plugin's command is listed as ``/plugin:name`` and, where it has it, as ``/name``."""
     taken = {c.name for c in COMMANDS if not c.yields} | set(ALIASES)
-    return [SlashCommand(c.name, visible(c.argument_hint), visible(c.description or "(no description)")
+    return [SlashCommand(name, visible(c.argument_hint), visible(c.description or "(no description)")
                          + (" (project)" if c.project else " (user)"), custom=True)
-            for c in commands.values() if c.name not in taken]
+            for name, c in commands.items() if name not in taken]
 
 
 def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
@@ -109,6 +110,9 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
+IN_A_SHELL = {"review": "agentcli review [TARGET]", "plugin": "agentcli plugin list (or enable, disable NAME)"}
+
+
 def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str:
     """Why ``-p`` does not send ``text`` to the model: it names a slash command -p cannot run (the sentence),
     or "" when it is a message, a custom command or an MCP prompt (the session runs those). As in the app,
@@ -118,8 +122,8 @@ def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str
         return ""
     name = ALIASES.get(head[1:].lower(), head[1:].lower())
     how = "start the prompt with another character to send it as text"
-    if name == "review":
-        return f"{head} is a command of the app and line mode; headless, run agentcli review [TARGET] instead."
+    if shell := IN_A_SHELL.get(name):
+        return f"{head} is a command of the app and line mode; headless, run {shell} instead."
     if any(c.name == name for c in COMMANDS):
         return f"{head} is a command of the app and line mode, which -p does not run, so nothing was sent; {how}."
     return f"Unknown command {head}, so nothing was sent: -p runs only custom commands and MCP prompts; {how}."
@@ -474,8 +478,8 @@ def plugin_command(session: "SessionSurface", arg: str) -> str:
     try:
         key = require_installed(name.strip(), root)
         set_enabled(key, action == "enable", "user", root)
-    except PluginCommandError as exc:
-        return f"{exc}."
+    except PluginCommandError as exc:  # written to follow "agentcli: ", so it starts in lower case
+        return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
     except OSError as exc:
         return f"Could not change your settings: {exc.strerror or exc}."
     return visible(f"{action.capitalize()}d {key}; it takes effect in your next session.")

@@ -233,3 +233,27 @@ def test_a_planted_file_named_like_the_branch_is_not_reviewed_in_its_place(repo)
     with pytest.raises(ReviewTargetError, match="names both a file of the workspace and a revision"):
         load_diff(repo, "main")
     assert load_diff(repo, "./main").hunks == {"README": ((1, 1),)}
+
+
+async def test_the_demos_reviewers_read_the_change_and_report_one_checked_finding(server, make_session, repo):
+    """`agentcli --demo` then /review: the demo's stand-in plays the reviewers too (it gave no findings block)."""
+    from tests.fakes.scenarios import demo_responder
+
+    server.responder = demo_responder
+    plant_bug(repo)
+    session, _ = make_session()
+    review = await session.review()
+    assert [(f.severity, f.location, f.verified) for f in review.findings] == [("low", "src/app/auth.py:10", True)]
+    assert review.notes == []
+
+
+async def test_the_user_is_told_when_a_review_ends(server, make_session, repo):
+    """A review takes minutes, and the user may look away as during a turn: its end is a sign too."""
+    plant_bug(repo)
+    for concern in ("correctness", "security", "tests", "fit"):
+        server.when(reviewer(concern), findings())
+    session, _ = make_session(interactive=True)
+    told: list[tuple[str, str]] = []
+    session.lifecycle.attention.append(lambda kind, message: told.append((kind, message)))
+    await session.review()
+    assert told == [("idle_prompt", "agentcli is waiting for your input")]

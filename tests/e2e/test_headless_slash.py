@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from agentcli.ui.slash import not_sent_headless
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text
 
@@ -25,3 +26,9 @@ def test_an_unknown_or_interactive_command_is_refused_and_nothing_is_sent(server
     assert agentcli("-p", "/usr/lib is full", cwd=repo, env=api_env).stdout == "It is full.\n"
     assert agentcli("-p", "/frob the widget", cwd=repo, env=api_env).stdout == "Frobbed.\n"
     assert server.requests[-1]["messages"][-1]["content"][-1]["text"].endswith("Frob the widget.")
+
+
+def test_a_command_with_a_shell_equivalent_names_it():
+    assert not_sent_headless("/plugin", {}) == ("/plugin is a command of the app and line mode; headless, run "
+                                                 "agentcli plugin list (or enable, disable NAME) instead.")
+    assert not_sent_headless("/review main", {}).endswith("headless, run agentcli review [TARGET] instead.")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.core.test_review import findings, plant_bug, reviewer
-from tests.fakes.anthropic_server import tool_use
+from tests.fakes.anthropic_server import error, tool_use
 
 NONE = ("security", "tests", "fit")
 
@@ -49,5 +49,20 @@ def test_fail_on_high_exits_1_for_a_verified_finding_and_0_for_an_unverified_one
 def test_a_target_that_names_nothing_is_one_sentence_and_exit_1(server, api_env, repo):
     proc = review(repo, api_env, "no-such-branch", "--fail-on", "low")
     assert proc.returncode == 1
-    assert proc.stderr == "agentcli: 'no-such-branch' is not a commit of this repository.\n"
+    assert proc.stderr == "agentcli: 'no-such-branch' is not a commit of this repository, nor a diff file.\n"
     assert server.requests == []
+
+
+def test_fail_on_fails_a_review_a_reviewer_could_not_do(server, api_env, repo):
+    """Fail closed: the security reviewer's requests are refused, so nobody looked for a hole, and a CI gate that
+    passed here would pass a review that never happened (it said "no findings" and exited 0)."""
+    plant_bug(repo)
+    server.when(reviewer("security"), error(400, "invalid_request_error", "Refused."))
+    for concern in ("correctness", *NONE[1:]):
+        server.when(reviewer(concern), findings())
+    proc = review(repo, api_env, "--output-format", "json", "--fail-on", "high")
+    assert proc.returncode == 1, proc.stderr
+    assert "1 reviewer failed, so the review cannot show that no finding at or above --fail-on high" in proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["findings"] == [] and len(out["review"]["failed"]) == 1
+    assert "from 4 reviewers (1 failed)." in out["result"]

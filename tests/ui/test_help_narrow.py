@@ -33,3 +33,12 @@ def test_line_mode_help_wraps_a_description_under_itself():
     column = lines[0].index("send")  # where the descriptions start
     steer = next(i for i, line in enumerate(lines) if line.startswith("ctrl+s"))
     assert lines[steer + 1][:column].strip() == "" and lines[steer + 1][column:].strip()  # hangs under its column
+
+
+def test_no_command_usage_takes_half_of_an_80_column_help():
+    """/help's first column is as wide as its widest usage: one wider than 38 squeezed every description of the
+    line-mode list into a 30-cell column at 80 columns, three lines each."""
+    from agentcli.ui.slash import COMMANDS
+
+    widest = max(COMMANDS, key=lambda c: len(f"/{c.name} {c.args}"))
+    assert len(f"/{widest.name} {widest.args}") <= 38, widest

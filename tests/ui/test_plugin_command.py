@@ -19,11 +19,13 @@ async def test_line_mode_lists_disables_and_enables_a_plugin(plain):  # noqa: F8
     assert "helper@team-tools  1.0.0  user  enabled" in listed and "Loaded in this session:" in listed
     assert " ".join(listed.split()).endswith(f"helper@team-tools {folder}")
     assert "helper:greet" in [c.name for c in slash.custom_commands(ui.app.session.commands)]
+    helped = await ui.submit("/help")  # the command once by its full name, once by the short name it also has
+    assert helped.count("/helper:greet ") == 1 and helped.count("/greet ") == 1
     assert "Disabled helper@team-tools" in await ui.submit("/plugin disable helper")
     settings = json.loads((Path.home() / ".claude" / "settings.json").read_text())
     assert settings["enabledPlugins"] == {"helper@team-tools": False}
     assert "helper@team-tools  1.0.0  user  disabled" in await ui.submit("/plugin list")
-    assert "not installed" in await ui.submit("/plugin enable nothing@nowhere")
+    assert (await ui.submit("/plugin enable nothing@nowhere")).startswith("The plugin nothing@nowhere is not installed")
     assert "Enabled helper@team-tools" in await ui.submit("/plugin enable helper@team-tools")
     await ui.quit()
 

@@ -82,6 +82,7 @@ class Review:
     children: list[str] = field(default_factory=list)  # subagent ids, one per reviewer
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # reviewers that failed or did not run: the review is incomplete
 
     @property
     def unverified(self) -> int:
@@ -95,7 +96,8 @@ class Review:
         count = len(self.findings)
         head = (f"Review of {self.described}: {count} finding{'s' if count != 1 else ''}"
                 f" ({self.unverified} unverified)" if count else f"Review of {self.described}: no findings")
-        lines = [f"{head}, from {len(self.children)} reviewer{'s' if len(self.children) != 1 else ''}."]
+        failed = f" ({len(self.failed)} failed)" if self.failed else ""
+        lines = [f"{head}, from {len(self.children)} reviewer{'s' if len(self.children) != 1 else ''}{failed}."]
         for number, f in enumerate(self.findings, 1):
             who = ", ".join((f.reviewer, *f.also)).replace(PREFIX, "")
             # one line each: a reviewer's text (the diff's author may steer it) cannot forge a finding's line
@@ -112,7 +114,7 @@ class Review:
         return {"target": self.described, "reviewers": self.children,
                 "findings": [f.to_dict() for f in self.findings], "unverified": self.unverified,
                 "counts": {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES},
-                "notes": self.notes}
+                "notes": self.notes, "failed": self.failed}
 
 
 def brief(diff: ReviewDiff) -> str:
@@ -136,12 +138,14 @@ async def run_review(main: "Agent", subagents: "Subagents", target: str, *, trus
             await subagents.run(f"{concern} review", prompt, None, main.ctx, agent_type=agent_type)
         except ToolError as exc:
             review.notes.append(f"The {concern} reviewer did not run: {exc}")
+            review.failed.append(agent_type.name)
 
     await asyncio.gather(*(one(t) for t in types))
     for record in (r for ident, r in subagents.records.items() if ident not in before):
         review.children.append(record.id)
         if record.status in ("failed", "interrupted"):
             review.notes.append(f"{record.id} ({record.type}) ended {record.status}: {record.result[:200]}")
+            review.failed.append(record.id)
             continue
         if record.status != "done":  # cut off or cancelled (/stop), it still summed up what it had found
             review.notes.append(f"{record.id} ({record.type}) ended {record.status}; its findings are what it had.")

@@ -89,7 +89,8 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
         base, end = target.split(dots, 1) if dots else (target, "")
         if not base:
             raise ReviewTargetError(f"'{target}' names no base to compare with.")
-        base_id = _commit(repo, base, f"'{base}' is not a commit of this repository")
+        nor_file = "" if dots else ", nor a diff file"  # a lone target may have meant a file that is not there
+        base_id = _commit(repo, base, f"'{base}' is not a commit of this repository{nor_file}")
         end_id = _commit(repo, end or "HEAD", f"'{end}' is not a commit of this repository")
         if end_id != head:
             raise ReviewTargetError(f"'{end}' is not checked out, and the reviewers read the files of the workspace: "
