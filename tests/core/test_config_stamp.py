@@ -48,3 +48,12 @@ def test_an_included_file_made_later_and_homes_config_changed_later_are_read(rep
     assert hooks_folders(repo) == []
     (Path(os.environ["HOME"]) / ".gitconfig").write_text("[core]\n\thooksPath = ~/global-hooks\n")
     assert hooks_folders(repo) == [Path(os.environ["HOME"], "global-hooks")]
+
+
+def test_a_folder_below_the_work_trees_top_sees_the_repositorys_config_change(repo, settled):
+    """git reads the config from the top of the work tree, and names it (and so what it includes) from there."""
+    below = repo / "src" / "app"
+    user_git(repo, "config", "include.path", "../more.cfg")
+    assert hooks_folders(below) == []
+    (repo / "more.cfg").write_text("[core]\n\thooksPath = /elsewhere/hooks\n")
+    assert hooks_folders(below) == [Path("/elsewhere/hooks")]

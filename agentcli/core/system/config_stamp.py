@@ -69,11 +69,13 @@ def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
     """Every file whose change could change what git's config reader returns for ``root``, absolute;
     None when that cannot be said. Blocking: two git processes."""
     code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--absolute-git-dir",
-                        "--git-common-dir", timeout=10)
-    lines = out.splitlines()
-    if code != 0 or len(lines) != 2:
+                        "--git-common-dir", "--is-inside-work-tree", "--show-cdup", timeout=10)
+    lines = out.split("\n")
+    if code != 0 or len(lines) < 4 or lines[2] not in ("true", "false"):
         return None
     gitdir, common = Path(lines[0]), Path(lines[1])
+    # where git works from, which the listing's relative origins start at: the work tree's top, or here
+    start = Path(os.path.normpath(root / lines[3])) if lines[2] == "true" else root
     home = Path(env.get("HOME", "/"))
     xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
     found = [str(folder / ".git") for folder in (root, *root.parents)]  # which repository git finds
@@ -89,7 +91,9 @@ def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
             continue  # agentcli's own -c settings
         if not origin.startswith("file:"):
             return None
-        source = Path(os.path.normpath(root / origin.removeprefix("file:")))
+        source = Path(os.path.normpath(start / origin.removeprefix("file:")))
+        if not source.is_file():
+            return None  # not the file git read: no stamp can be trusted to show its change
         found.append(str(source))
         name, _, value = entry.partition("\n")
         if name.startswith(("include.", "includeif.")) and name.endswith(".path"):
