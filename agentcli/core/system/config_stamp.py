@@ -99,7 +99,7 @@ def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
         if name.startswith(("include.", "includeif.")) and name.endswith(".path"):
             if value.startswith("%(prefix)"):
                 return None
-            target = os.path.expanduser(value)
+            target = str(home) + value[1:] if value == "~" or value.startswith("~/") else os.path.expanduser(value)
             if target.startswith("~"):
                 return None
             found.append(os.path.normpath(source.parent / target))
