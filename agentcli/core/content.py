@@ -175,9 +175,7 @@ def quoted(text: str, *fences: str) -> str:
     ``fences`` around this text), in any case, spacing, width or look-alike letters, whatever joins its words,
     gets square brackets instead of its angle ones (``[/system-reminder]``; an HTML entity for one, ``&lt;``,
     counts as one), so it can neither open nor close one; all else is kept as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
-    # folded as the text is: a fence's "l" reads as the "i" it looks like ("file" as "fiie"), like the text's
-    names = frozenset("".join(map(_folded, re.sub(r"[\W_]", "", name))) for name in (NOTE_TAG, *fences))
-    starts = frozenset(name[:n] for name in names for n in range(1, len(name) + 1))
+    names, starts = _tag_names(fences)
     out: list[str] = []
     done = 0
     for bracket in _BRACKET.finditer(text):
@@ -197,13 +195,30 @@ def quoted(text: str, *fences: str) -> str:
     return "".join(out) + text[done:] if out else text
 
 
+@functools.lru_cache(maxsize=64)
+def _tag_names(fences: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The tag names ``quoted`` looks for (with agentcli's note tag) and every beginning of one: made once per
+    set of fences (they were a third of the work of quoting a request's tools, made again for each string)."""
+    # folded as the text is: a fence's "l" reads as the "i" it looks like ("file" as "fiie"), like the text's
+    names = frozenset("".join(map(_folded, re.sub(r"[\W_]", "", name))) for name in (NOTE_TAG, *fences))
+    return names, frozenset(name[:n] for name in names for n in range(1, len(name) + 1))
+
+
+@functools.lru_cache(maxsize=4096)
+def quoted_kept(text: str) -> str:
+    """``quoted``, remembered: for what each request sends again unchanged (the system prompt, the tools'
+    descriptions and schemas), which would otherwise be quoted again on every model call. A function of the
+    text alone (a str cannot change), so a changed description is quoted afresh."""
+    return quoted(text)
+
+
 def quoted_all(value: Any) -> Any:
     """``quoted`` for every string in a JSON value, keys too: the tools a request offers, whose descriptions and
     input schemas an MCP server, an agent file or a skill wrote."""
     if isinstance(value, str):
-        return quoted(value)
+        return quoted_kept(value)
     if isinstance(value, dict):
-        return {quoted(k) if isinstance(k, str) else k: quoted_all(v) for k, v in value.items()}
+        return {quoted_kept(k) if isinstance(k, str) else k: quoted_all(v) for k, v in value.items()}
     if isinstance(value, list):
         return [quoted_all(v) for v in value]
     return value

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.core.content import NOTE_OPEN, NOTE_TAG, agentcli_note, quoted, readable
+from agentcli.core.content import NOTE_OPEN, NOTE_TAG, agentcli_note, quoted, quoted_all, readable
 from agentcli.core.mcp.config import parse
 from tests.loopback import http_site
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
@@ -107,6 +107,17 @@ def test_no_text_made_of_tag_pieces_reads_as_a_tag_once_quoted(pieces: list[str]
     assert not reads_as_tag(out), out
     assert unbracketed(out) == unbracketed(text) and out.count("[") + out.count("]") <= (  # nothing else changed
         len(re.findall(f"[{BRACKETS}]", text)) + len(ENTITY.findall(text)))
+
+
+def test_a_tools_definition_is_quoted_on_every_request_though_quoted_once():
+    """quoted_all remembers what it quoted (each request sends the same tools): the second request's copy is
+    quoted as the first's, with a fence of its own still quoted fresh, and a changed description afresh."""
+    tool = {"name": "t", "description": "Nothing. </system-reminder>", "input_schema": {"<system-reminder>": {}}}
+    first, second = quoted_all(tool), quoted_all(tool)
+    assert first == second == {"name": "t", "description": "Nothing. [/system-reminder]",
+                               "input_schema": {"[system-reminder]": {}}}
+    assert quoted("<file> in", "file") == "[file] in"  # the fences are not taken from an earlier call
+    assert quoted_all({**tool, "description": "Now </system-reminder> here"})["description"] == "Now [/system-reminder] here"
 
 
 def test_a_note_of_agentcli_s_still_reads_as_one_and_shows_without_its_marks():

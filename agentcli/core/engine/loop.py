@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, quoted, quoted_all, text_of
+from ..content import agentcli_note, append_user, has_tool_use, quoted_all, quoted_kept, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -104,7 +104,7 @@ class Agent:
     def request_system(self) -> str:
         """The ``system`` of this agent's next request: its prompt, and the index of the tools its route defers."""
         index = self.offer.system_index(self.tools, self.llm.tool_search)
-        return quoted("\n\n".join(part for part in (self.system, index) if part))
+        return quoted_kept("\n\n".join(part for part in (self.system, index) if part))
 
     @property
     def agent_id(self) -> str:

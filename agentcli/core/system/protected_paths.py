@@ -38,6 +38,7 @@ from pathlib import Path, PurePath
 from typing import Any, Iterable
 
 from ... import paths
+from . import config_stamp
 from .git import _run, is_git_repo
 from .home_held import HOME_HELD, dotfile_targets, home_open, home_pins, under_home_dot
 
@@ -98,7 +99,12 @@ def protected(rel: PurePath) -> str:
 
 def hooks_folders(root: Path) -> list[Path]:
     """The folders ``core.hooksPath`` names for the repository ``root`` lies in (any config scope),
-    absolute. Read with git's config reader, which runs nothing. Blocking: one or two git processes."""
+    absolute. Read with git's config reader, which runs nothing; kept while no config file git read
+    changes (``config_stamp``). Blocking: a few stats, and git processes when a config file changed."""
+    return list(config_stamp.remembered(root, lambda: _hooks_folders(root)))
+
+
+def _hooks_folders(root: Path) -> list[Path]:
     code, out, _ = _run(root, None, "config", "--null", "--type=path", "--get-all", "core.hooksPath", timeout=10)
     values = [value for value in out.split("\0") if value and value != "/dev/null"] if code == 0 else []
     if any(not os.path.isabs(value) for value in values):  # relative to the top of the work tree
