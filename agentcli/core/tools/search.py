@@ -197,7 +197,7 @@ class Grep(Tool):
     description = (
         "Search file contents with ripgrep (Rust regex) in the workspace or `path`, skipping what .gitignore "
         "ignores. output_mode 'content' (default) prints "
-        "`path:line:text`, 'files_with_matches' the files, 'count' `path:count`. Output stops after 250 lines."
+        "`path:line:text`, 'files_with_matches' the files, 'count' `path:count` of matching lines. Output stops after 250 lines."
     )
     input_schema = {
         "type": "object",
