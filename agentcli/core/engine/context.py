@@ -112,8 +112,7 @@ def current_mode(system: str, mode: str, interactive: bool) -> str:
 def budget_section(max_turns: int, timeout: float) -> str:
     minutes = f"{timeout / 60:g} minutes" if timeout >= 60 else f"{timeout:g} seconds"
     return (f"# Budget\nYou have {max_turns} turns (model calls) and {minutes} for this errand. When either "
-            "runs out you are stopped and asked for your final answer at once, so keep a margin: answer "
-            "with what you have before then.")
+            "runs out you are stopped and asked for your final answer, so answer before then.")
 
 
 def environment(workspace: Workspace) -> str:
