@@ -136,8 +136,8 @@ async def test_no_match_sentences_print_the_pattern_as_written(ctx, tmp_path):
 
 def test_grep_says_count_counts_lines():
     schema = Grep().schema()
-    mode = schema["input_schema"]["properties"]["output_mode"]["description"]
-    assert "count: the number of matching lines per file" in mode and "matches per file" not in mode
+    said = schema["description"]  # the tool's description says the modes once; output_mode's enum names them
+    assert "'count' `path:count` of matching lines" in said and "matches per file" not in said
 
 
 async def test_grep_bad_regex_is_a_tool_error(ctx, tmp_path):

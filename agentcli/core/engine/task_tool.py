@@ -73,7 +73,7 @@ class TaskTool(Tool):
             "type": "object",
             "properties": {
                 "description": {"type": "string", "description": "3-5 words shown to the user."},
-                "prompt": {"type": "string", "description": "The complete, self-contained brief."},
+                "prompt": {"type": "string"},
                 "subagent_type": {"type": "string", "enum": list(self.agent_types),
                                   "description": "Default general-purpose."},
                 "isolation": {"type": "string", "enum": ["worktree"], "description": (

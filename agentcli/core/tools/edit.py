@@ -267,8 +267,7 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 class EditFile(Tool):
     name = "edit_file"
     description = (
-        "Replace exact text in a file you read with read_file (a file changed since is refused until you read it "
-        "again). `old_string` is copied from read_file's output without the line numbers and must appear once, "
+        "Replace exact text in a file you read with read_file. `old_string` is copied from read_file's output without the line numbers and must appear once, "
         "unless `replace_all`. The file keeps its encoding and line endings. The result shows the changed lines "
         "numbered, so there is no need to read the file again. To create or rewrite a file, use write_file."
     )

@@ -138,9 +138,8 @@ def _image(handle: Any, shown: str) -> "ToolOutcome":
 class ReadFile(Tool):
     name = "read_file"
     description = (
-        "Read a file of the workspace, numbered like `cat -n` (line number, tab, line; the numbers are not part "
-        "of the file, so never copy them into edit_file). It shows 2000 lines from `offset`; a last line says "
-        "where to go on when the output was cut. Images come back as images. To list a directory use glob."
+        "Read a file of the workspace, numbered like `cat -n` (line number, tab, line). It shows 2000 lines from "
+        "`offset`. Images come back as images. To list a directory use glob."
     )
     input_schema = {
         "type": "object",

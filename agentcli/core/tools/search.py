@@ -197,8 +197,7 @@ class Grep(Tool):
     description = (
         "Search file contents with ripgrep (Rust regex) in the workspace or `path`, skipping what .gitignore "
         "ignores. output_mode 'content' (default) prints "
-        "`path:line:text`, 'files_with_matches' the files, 'count' `path:count`. Output stops after 250 lines. "
-        "Use it instead of grep or rg through bash."
+        "`path:line:text`, 'files_with_matches' the files, 'count' `path:count` of matching lines. Output stops after 250 lines."
     )
     input_schema = {
         "type": "object",
@@ -215,8 +214,6 @@ class Grep(Tool):
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "files_with_matches", "count"],
-                "description": "content (default): matching lines; files_with_matches: the files; count: the "
-                               "number of matching lines per file.",
             },
             "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
             "context": {

@@ -240,8 +240,7 @@ class Bash(Tool):
         "output cut to its beginning and end, and a non-zero exit is an error. For builds, tests, git and other "
         "programs; read, search and edit files with read_file, grep, glob and edit_file. Each call starts fresh "
         "in the workspace root (chain steps with &&), stdin is closed (pass --yes and the like), and nothing a "
-        "call starts outlives it: servers and watchers need run_in_background. It may run in an OS sandbox "
-        "(the result says when that stopped something)."
+        "call starts outlives it: servers and watchers need run_in_background."
     )
     input_schema = {
         "type": "object",
