@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .units import dollars, seconds, tokens
+from .vocabulary import Status
 
 CHECK_STATES = ("passed", "failed", "not run", "")  # "": no check was given
 
@@ -20,7 +21,7 @@ class Attempt:
     """One attempt of a best-of-N errand, once it ended and its check ran in its worktree."""
 
     id: str  # the subagent's id, sa-3
-    status: str  # how the child ended (done, capped, failed, …)
+    status: Status  # how the child ended
     model: str = ""  # the model it worked with
     diff: str = ""  # what it changed: "2 files changed (+5 −1): a.py +3 −1, …", or why nothing
     files: int = 0

@@ -16,20 +16,11 @@ from typing import Any, Callable, Literal, Union, cast, get_args
 from .comparison import Attempt
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
 from .usage import Usage as Usage  # tokens and cost, on events and reports
+from .vocabulary import (FINISHED as FINISHED, STATUSES as STATUSES, NoticeLevel as NoticeLevel, Origin as Origin,
+                         Status as Status, StepStatus as StepStatus, ToolKind as ToolKind)
 
 MAIN = "main"
 
-# A subagent's status, from queued to how it ended; the one list every front end draws from.
-Status = Literal["queued", "running", "done", "capped", "timed_out", "failed", "cancelled", "interrupted", "refused"]
-STATUSES: tuple[str, ...] = get_args(Status)
-FINISHED: frozenset[str] = frozenset(STATUSES) - {"queued", "running"}
-# Who a user-role message comes from: the person, the tool results of a turn, a note of the engine's, or
-# the results of background subagents, added before the main agent's next model call, or what the person sent
-# into the running turn (steered: read after the tool results, see SteerDelivered), or a change in the session the
-# front ends already show their own way (state: a permission mode change, said at the request's end, mode_note.py).
-# ``interrupt`` is the engine's note to the model that the user stopped its turn: a front end says that in its own
-# words, never as the user's.
-Origin = Literal["user", "tool_results", "engine", "interrupt", "subagent", "steered", "state"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +101,7 @@ class ToolCallStarted(Event):
     id: str
     name: str
     input: dict[str, Any]
-    kind: str = ""  # the tool's kind: read | edit | exec | task ("" for a tool that does not exist)
+    kind: ToolKind | Literal[""] = ""  # "" for a tool that does not exist
     summary: str = ""  # the call on one line: the path, the pattern, the command, the description
 
 
@@ -284,7 +275,7 @@ class ApprovalsWaiting(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Notice(Event):
-    level: str  # info | warning | error
+    level: NoticeLevel
     text: str
 
 

@@ -211,15 +211,15 @@ class Session(SessionChildren):
         self.restored_events = [e for e in replay_events(records)
                                 if e.agent_id == MAIN or isinstance(e, (SubagentStarted, SubagentFinished))]
         children, child_warnings = child_records(self.store.main_path)
-        for child_id, child in children.items():
-            record = subagent_record(child, child_id)
+        for agent_id, child in children.items():
+            record = subagent_record(child, agent_id)
             if record is None:
                 continue
-            self.subagents.records[child_id] = record
+            self.subagents.records[agent_id] = record
             if not ended(child):  # died with the process
                 self.save(lambda store: store.write(record.events[-1]))  # noqa: B023 (save calls it at once)
                 self.restored_events.append(record.events[-1])
-            if undelivered(records, child_id):  # a background result the main agent never read: next call, once
+            if undelivered(records, agent_id):  # a background result the main agent never read: next call, once
                 self.subagents.pending.append(record)
         numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
         self.subagents.next_number = max(numbers, default=0) + 1

@@ -55,18 +55,18 @@ class SessionChildren:
     def agent_types(self) -> dict[str, AgentType]:
         return self.subagents.agent_types
 
-    def cancel_child(self, child_id: str) -> bool:
+    def cancel_child(self, agent_id: str) -> bool:
         """Stop one running subagent; its parent still gets its summary. False when it is not running."""
-        return self.subagents.cancel(child_id)
+        return self.subagents.cancel(agent_id)
 
     def cancel_children(self) -> list[str]:
         """Stop every running subagent (/stop); returns their ids."""
         return self.subagents.cancel_all()
 
-    def steer_child(self, child_id: str, text: str) -> str:
+    def steer_child(self, agent_id: str, text: str) -> str:
         """The user's message for a running subagent, read at its next turn (/steer); "" or why not."""
-        return self.subagents.steer(child_id, text, source="user")
+        return self.subagents.steer(agent_id, text, source="user")
 
-    def wrap_up_child(self, child_id: str) -> str:
+    def wrap_up_child(self, agent_id: str) -> str:
         """Ask a running subagent, for the user, to answer now with what it has (/wrapup); "" or why not."""
-        return self.subagents.wrap_up(child_id, source="user")
+        return self.subagents.wrap_up(agent_id, source="user")

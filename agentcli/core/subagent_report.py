@@ -10,6 +10,7 @@ from typing import Any
 from .content import agentcli_note, quoted
 from .units import quoted as _quoted, seconds as _seconds, tokens as _tokens, turns as _turns
 from .usage import Usage
+from .vocabulary import Status
 
 RECEIPT_CAP = 700  # characters of a receipt in the parent's tool result; the rest stays in the child's transcript
 PATTERNS_SHOWN, PATTERN_CAP = 3, 40  # a receipt names a search tool's first 3 patterns, each up to 40 characters
@@ -24,7 +25,7 @@ class SubagentReport:
     After a resume its figures are totals of every run."""
 
     id: str
-    status: str
+    status: Status
     text: str  # the child's answer, clean
     turns: int = 0
     usage: Usage = Usage()

@@ -37,7 +37,7 @@ from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Ho
                             agent_from_definition, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
-from .stream_json import Mark
+from .stream_json import MCP_STATUS, Mark
 
 EOF = None
 
@@ -279,11 +279,9 @@ class Driver:
 
     def mcp_status(self) -> dict[str, Any]:
         """``mcp_status``: each server's state and tools, in Claude Code's words."""
-        words = {"ready": "connected", "starting": "pending", "waiting": "pending", "failed": "failed",
-                 "exited": "failed", "stopped": "disabled"}
         servers = []
         for name, server in self.session.mcp.servers.items():
-            entry: dict[str, Any] = {"name": name, "status": words.get(server.state, "failed"),
+            entry: dict[str, Any] = {"name": name, "status": MCP_STATUS.get(server.state, "failed"),
                                      "config": {"type": server.config.transport}, "scope": server.config.source,
                                      "tools": [{"name": t.name, "description": t.description} for t in server.tools]}
             if server.error:

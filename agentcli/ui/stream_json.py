@@ -129,7 +129,9 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
     }
 
 
-MCP_STATUS = {"ready": "connected", "starting": "pending"}  # Claude Code's words in the init line
+# An MCP server's state in Claude Code's words (the init line, the mcp_status control request).
+MCP_STATUS = {"ready": "connected", "starting": "pending", "waiting": "pending", "failed": "failed", "exited": "failed",
+              "stopped": "disabled"}
 # The Claude Code release whose stream-json and control protocol agentcli speaks, for the Agent SDK's
 # version check (below 2.1.248, so the SDK knows agentcli ignores ``verbatim_prompts``).
 CLAUDE_CODE_VERSION = "2.1.0"
@@ -138,7 +140,7 @@ CLAUDE_CODE_VERSION = "2.1.0"
 def init_message(session: "SessionSurface") -> dict[str, Any]:
     return {"type": "system", "subtype": "init", "cwd": str(session.workspace.root), "session_id": session.id,
             "tools": session.tools.names(), "model": session.model,
-            "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, server.state)}
+            "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, "failed")}
                             for name, server in session.mcp.servers.items()],
             "permissionMode": session.permissions.mode, "slash_commands": sorted(session.commands), "apiKeySource": "none",
             "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",

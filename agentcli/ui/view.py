@@ -351,8 +351,8 @@ class SessionView:
                     self.results_waiting.append(ended.id)
                 if ended.agent_id != MAIN:
                     self.transcript.apply(ended)
-            case SubagentResultDelivered(id=child_id) if child_id in self.results_waiting:
-                self.results_waiting.remove(child_id)
+            case SubagentResultDelivered(id=agent_id) if agent_id in self.results_waiting:
+                self.results_waiting.remove(agent_id)
             case UsageUpdated() as used:
                 self.latest_usage[used.agent_id] = used
             case _:

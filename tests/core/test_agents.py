@@ -181,7 +181,7 @@ def test_bad_files_are_skipped_with_one_warning_each(repo):
         "Skipped agent file .agentcli/agents/badname.md: the name 'has spaces' may only use letters, digits, "
         "'-', '_' and '.'.",
         "Skipped agent file .agentcli/agents/twin.md: .agentcli/agents/good.md already defines 'good'.",
-        "Skipped agent file .agentcli/agents/binary.md: it is not utf-8 text.",
+        "Skipped agent file .agentcli/agents/binary.md: it is not UTF-8 text.",
     ])
 
 

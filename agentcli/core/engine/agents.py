@@ -16,16 +16,16 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
 from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
-from .frontmatter import confinement, definition_files, read_definition, split_frontmatter
+from .definitions import Definition, from_folders, from_plugins
+from .frontmatter import definition_files, split_frontmatter
 from .plugins import Plugin, plugin_files
 from ..model.catalogue import resolve_model
-from ..system.workspace import display_path
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
@@ -165,57 +165,48 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     types = dict(BUILT_IN)
     custom: dict[str, AgentType] = {}
     base = Path(root).resolve() if root is not None else None
-    for folder in agent_dirs(base):
-        here: dict[str, AgentType] = {}
-        project = base is not None and folder.is_relative_to(base)
-        if ("project" if project else "user") not in sources:
+    folders = [(folder, base is not None and folder.is_relative_to(base)) for folder in agent_dirs(base)]
+    here: dict[str, AgentType] = {}  # one folder's: a name twice in one folder is a mistake, in two an override
+    folder = None
+    for agent_type, definition in from_folders(folders, base, kind="agent", label="agent file", sources=sources,
+                                               list_files=_agent_files, parse=_parse(found), warnings=found):
+        if definition.folder != folder:
+            custom.update(here)
+            here, folder = {}, definition.folder
+        if definition.project and not trusted and agent_type.name in BUILT_IN:
+            found.append(f"Skipped agent file {definition.shown}: '{agent_type.name}' is a built-in agent type, "
+                         "and a workspace's own files may replace one only once you trust the workspace.")
             continue
-        bases, where = confinement(base, project)
-        try:
-            files = definition_files(folder, bases, where)
-        except ValueError as exc:
-            found.append(f"Skipped the agent folder {display_path(folder, base)}: {exc}.")
+        if agent_type.name in here:
+            found.append(f"Skipped agent file {definition.shown}: {here[agent_type.name].source} already defines "
+                         f"'{agent_type.name}'.")
             continue
-        for path in files:
-            shown = display_path(path, base)
-            try:
-                agent_type = parse_agent_file(read_definition(path, bases, where), source=shown, notes=found)
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is not UTF-8 text"
-                found.append(f"Skipped agent file {shown}: {reason.lower()}.")
-                continue
-            except ValueError as exc:  # AgentFileError, FrontmatterError, or a file read_definition refused
-                found.append(f"Skipped agent file {shown}: {exc}.")
-                continue
-            agent_type = dataclasses.replace(agent_type, project=project)
-            if project and not trusted and agent_type.name in BUILT_IN:
-                found.append(f"Skipped agent file {shown}: '{agent_type.name}' is a built-in agent type, and a "
-                             "workspace's own files may replace one only once you trust the workspace.")
-                continue
-            if agent_type.name in here:
-                found.append(f"Skipped agent file {shown}: {here[agent_type.name].source} already defines "
-                             f"'{agent_type.name}'.")
-                continue
-            here[agent_type.name] = agent_type
-        custom.update(here)
-    for plugin in plugins:
-        for path in plugin_files(plugin, "agents", found):
-            shown = f"{path} ({plugin.where})"
-            try:
-                agent_type = parse_agent_file(read_definition(path, (plugin.root,), plugin.where), source=shown,
-                                              notes=found)
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                found.append(f"Skipped agent file {shown}: {reason}.")
-                continue
-            name = f"{plugin.name}:{agent_type.name}"
-            custom[name] = dataclasses.replace(agent_type, name=name, project=plugin.project)
+        here[agent_type.name] = agent_type
+    custom.update(here)
+    for agent_type, definition in from_plugins(plugins, lambda plugin, found: plugin_files(plugin, "agents", found),
+                                               label="agent file", parse=_parse(found), warnings=found,
+                                               fill_root=False):
+        assert definition.plugin is not None
+        name = f"{definition.plugin.name}:{agent_type.name}"
+        custom[name] = dataclasses.replace(agent_type, name=name)
     for name in sorted(custom):
         if name in BUILT_IN:
             found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
                          f"one (tools: {custom[name].tools_text()}).")
         types[name] = custom[name]
     return types
+
+
+def _agent_files(folder: Path, bases: tuple[Path, ...], where: str, warnings: list[str]) -> list[Path]:
+    return definition_files(folder, bases, where)
+
+
+def _parse(notes: list[str]) -> Callable[[Definition], AgentType]:
+    """An agent file's parser that adds its notes (fields ignored) to ``notes``."""
+    def parse(definition: Definition) -> AgentType:
+        agent_type = parse_agent_file(definition.text, source=definition.shown, notes=notes)
+        return dataclasses.replace(agent_type, project=definition.project)
+    return parse
 
 
 def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:

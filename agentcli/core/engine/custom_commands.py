@@ -25,10 +25,10 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ... import paths
-from .frontmatter import confinement, FrontmatterError, definition_files, read_definition, split_frontmatter
-from .plugins import Plugin, expand_root, plugin_files
+from .definitions import Definition, from_folders, from_plugins
+from .frontmatter import FrontmatterError, definition_files, split_frontmatter
+from .plugins import Plugin, plugin_files
 from ..policy.rules import Rule, RuleError
-from ..system.workspace import display_path
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]*)")
@@ -86,38 +86,25 @@ def load_commands(root: Path, warnings: list[str] | None = None, *,
     found: list[str] = [] if warnings is None else warnings
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
-    for folder, project in command_dirs(base):
-        if ("project" if project else "user") not in sources:
-            continue
-        bases, where = confinement(base, project)
-        try:
-            files = definition_files(folder, bases, where, recursive=True)
-        except ValueError as exc:
-            found.append(f"Skipped the command folder {display_path(folder, base)}: {exc}.")
-            continue
-        for path in files:
-            shown = display_path(path, base)
-            try:
-                command = parse_command(read_definition(path, bases, where), path.stem, shown, project)
-            except (ValueError, OSError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                found.append(f"Skipped command file {shown}: {reason}.")
-                continue
-            commands[command.name] = command
+    for command, _ in from_folders(command_dirs(base), base, kind="command", label="command file", sources=sources,
+                                   list_files=_command_files, parse=_parse, warnings=found):
+        commands[command.name] = command
     bare: dict[str, CustomCommand] = {}
-    for plugin in plugins:
-        for path in plugin_files(plugin, "commands", found):
-            shown = f"{path} ({plugin.where})"
-            try:
-                text = expand_root(read_definition(path, (plugin.root,), plugin.where), plugin.root)
-                command = parse_command(text, f"{plugin.name}:{path.stem}", shown, plugin.project)
-            except (ValueError, OSError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                found.append(f"Skipped command file {shown}: {reason}.")
-                continue
-            commands[command.name] = command
-            bare.setdefault(path.stem, command)
+    for command, definition in from_plugins(plugins, lambda plugin, found: plugin_files(plugin, "commands", found),
+                                            label="command file", parse=_parse, warnings=found):
+        commands[command.name] = command
+        bare.setdefault(definition.path.stem, command)
     return commands | {name: command for name, command in bare.items() if name not in commands}
+
+
+def _command_files(folder: Path, bases: tuple[Path, ...], where: str, warnings: list[str]) -> list[Path]:
+    return definition_files(folder, bases, where, recursive=True)
+
+
+def _parse(definition: Definition) -> CustomCommand:
+    """A command named by its file (``/<plugin>:<file>`` for a plugin's)."""
+    name = definition.path.stem if definition.plugin is None else f"{definition.plugin.name}:{definition.path.stem}"
+    return parse_command(definition.text, name, definition.shown, definition.project)
 
 
 def parse_command(text: str, name: str, source: str, project: bool) -> CustomCommand:

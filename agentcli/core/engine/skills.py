@@ -32,10 +32,10 @@ from typing import Any, Iterable
 
 from ... import paths
 from .custom_commands import CustomCommand, _split_rules
-from .frontmatter import confinement, FrontmatterError, read_definition, split_frontmatter
-from .plugins import Plugin, expand_root, one_line, skill_places
+from .definitions import Definition, from_folders, from_plugins
+from .frontmatter import FrontmatterError, split_frontmatter
+from .plugins import Plugin, one_line, skill_places
 from ..policy.rules import Rule, RuleError
-from ..system.workspace import display_path
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
@@ -80,33 +80,31 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
     found: list[str] = [] if warnings is None else warnings
     skills: dict[str, Skill] = {}
     base = root.resolve()
-    for folder, project in skill_dirs(base):
-        if (project and not trusted) or ("project" if project else "user") not in sources:
-            continue
-        bases, where = confinement(base, project)
-        for skill_md in _skill_files(folder, bases, where, found):
-            shown = display_path(skill_md, base)
-            try:
-                skill = parse_skill(read_definition(skill_md, bases, where), skill_md, shown, project)
-            except (ValueError, OSError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                found.append(f"Skipped the skill {shown}: {reason}.")
-                continue
-            skills[skill.name] = skill
-    for plugin in plugins:
+    folders = [(folder, project) for folder, project in skill_dirs(base) if trusted or not project]
+    for skill, _ in from_folders(folders, base, kind="skill", label="the skill", sources=sources,
+                                 list_files=_skill_files, parse=_parse, warnings=found):
+        skills[skill.name] = skill
+    singles: set[Path] = set()  # a plugin's skill place that is itself one skill: its own SKILL.md names it
+
+    def places(plugin: Plugin, found: list[str]) -> list[Path]:
+        files: list[Path] = []
         for place in skill_places(plugin, found):
-            single = [place / SKILL_FILE] if (place / SKILL_FILE).is_file() else []
-            for skill_md in single or _skill_files(place, (plugin.root,), plugin.where, found):
-                shown = f"{skill_md} ({plugin.where})"
-                try:
-                    text = expand_root(read_definition(skill_md, (plugin.root,), plugin.where), plugin.root)
-                    skill = parse_skill(text, skill_md, shown, plugin.project, named_by_folder=not single)
-                except (ValueError, OSError) as exc:
-                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                    found.append(f"Skipped the skill {shown}: {reason}.")
-                    continue
-                name = f"{plugin.name}:{skill.name}"
-                skills[name] = dataclasses.replace(skill, name=name, description=one_line(skill.description))
+            if (place / SKILL_FILE).is_file():
+                singles.add(place / SKILL_FILE)
+                files.append(place / SKILL_FILE)
+            else:
+                files += _skill_files(place, (plugin.root,), plugin.where, found)
+        return files
+
+    def parse_plugin_skill(definition: Definition) -> Skill:
+        assert definition.plugin is not None
+        skill = parse_skill(definition.text, definition.path, definition.shown, definition.project,
+                            named_by_folder=definition.path not in singles)
+        return dataclasses.replace(skill, name=f"{definition.plugin.name}:{skill.name}",
+                                   description=one_line(skill.description))
+
+    for skill, _ in from_plugins(plugins, places, label="the skill", parse=parse_plugin_skill, warnings=found):
+        skills[skill.name] = skill
     return skills
 
 
@@ -126,6 +124,10 @@ def _skill_files(folder: Path, bases: tuple[Path, ...], where: str, warnings: li
         return sorted(f / SKILL_FILE for f in folders if (f / SKILL_FILE).exists() or (f / SKILL_FILE).is_symlink())
     except OSError:
         return []
+
+
+def _parse(definition: Definition) -> Skill:
+    return parse_skill(definition.text, definition.path, definition.shown, definition.project)
 
 
 def parse_skill(text: str, path: Path, source: str, project: bool, *, named_by_folder: bool = False) -> Skill:

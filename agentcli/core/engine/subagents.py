@@ -99,17 +99,17 @@ class Subagents:
             kinds[record.type] = (count + 1, usage + record.usage)
         return kinds
 
-    def is_running(self, subagent_id: str) -> bool:
-        record, _ = self._find(subagent_id)
+    def is_running(self, agent_id: str) -> bool:
+        record, _ = self._find(agent_id)
         return record is not None and record.running
 
-    def _find(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
-        """The child ``subagent_id`` names ("sa-3", or "3"); or None, and why not, in one sentence."""
-        record = self.records.get(f"sa-{subagent_id}" if subagent_id.isdigit() else subagent_id)
+    def _find(self, agent_id: str) -> tuple[SubagentRecord | None, str]:
+        """The child ``agent_id`` names ("sa-3", or "3"); or None, and why not, in one sentence."""
+        record = self.records.get(f"sa-{agent_id}" if agent_id.isdigit() else agent_id)
         if record is not None:
             return record, ""
         known = ", ".join(self.records)
-        return None, f"There is no subagent {subagent_id} in this session" + (
+        return None, f"There is no subagent {agent_id} in this session" + (
             f"; its subagents are {known}." if known else "; none has run yet.")
 
     @property
@@ -153,10 +153,10 @@ class Subagents:
         """The session nears its cost budget: running children wrap up, and no new child starts."""
         return self.budget_usd is not None and self.spent() >= WIND_DOWN * self.budget_usd
 
-    def steer(self, subagent_id: str, text: str, source: str = "user") -> str:
+    def steer(self, agent_id: str, text: str, source: str = "user") -> str:
         """Queue ``text`` for a running child's next turn boundary, marked as from ``source`` ("user" or
         "main agent"); "" when queued, else why not, in one sentence."""
-        record, why = self._live(subagent_id)
+        record, why = self._live(agent_id)
         if record is None:
             return why
         if why := record.steers.add(text, source):
@@ -166,18 +166,18 @@ class Subagents:
                                         parent_tool_use_id=record.tool_use_id))
         return ""
 
-    def wrap_up(self, subagent_id: str, source: str = "user") -> str:
+    def wrap_up(self, agent_id: str, source: str = "user") -> str:
         """Ask a running child to finish now: at its next turn boundary it answers, without tools, with what
         it has. "" when asked, else why not, in one sentence."""
-        record, why = self._live(subagent_id)
+        record, why = self._live(agent_id)
         if record is None:
             return why
         self._ask_wrap_up(record, f"time: the {source} asked you to wrap up now")
         return ""
 
-    def _live(self, subagent_id: str) -> tuple[SubagentRecord | None, str]:
+    def _live(self, agent_id: str) -> tuple[SubagentRecord | None, str]:
         """A running child that still takes messages; or None, and why not."""
-        record, why = self._find(subagent_id)
+        record, why = self._find(agent_id)
         if record is None:
             return None, why
         if not record.running:
@@ -221,9 +221,9 @@ class Subagents:
             content.append(agentcli_note(NEAR_LIMIT.format(limit=near)))
         return content
 
-    def cancel(self, subagent_id: str) -> bool:
+    def cancel(self, agent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
-        record = self.records.get(subagent_id)
+        record = self.records.get(agent_id)
         if record is None or record.task is None or record.task.done() or record.cancel_requested:
             return False
         record.cancel_requested = True
@@ -304,23 +304,23 @@ class Subagents:
         raise ToolError(f"A subagent may not run on {name!r} in this session; model may be one of "
                         f"{', '.join(self.task_models)} (the task_models setting), or leave it out for its type's.")
 
-    def resumable(self, subagent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
+    def resumable(self, agent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
         """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
-        record, why = self._find(subagent_id)
+        record, why = self._find(agent_id)
         if record is None:
             raise ToolError(why)
         if record.worktree:
-            raise ToolError(f"{subagent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
+            raise ToolError(f"{agent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
                             "does not reopen yet; start a new subagent with isolation: worktree instead.")
         if record.running:
-            raise ToolError(f"{subagent_id} is still running; its result arrives when it finishes, and it can be "
+            raise ToolError(f"{agent_id} is still running; its result arrives when it finishes, and it can be "
                             "resumed after that.")
         if type_name and type_name != record.type:
-            raise ToolError(f"{subagent_id} is a {record.type} subagent, and a resumed child keeps its type; "
+            raise ToolError(f"{agent_id} is a {record.type} subagent, and a resumed child keeps its type; "
                             "leave out subagent_type.")
         agent_type = self.agent_types.get(record.type)
         if agent_type is None:
-            raise ToolError(f"{subagent_id} was a {record.type} subagent, and that agent type no longer exists.")
+            raise ToolError(f"{agent_id} was a {record.type} subagent, and that agent type no longer exists.")
         return record, agent_type
 
     def max_turns(self, agent_type: AgentType) -> int:

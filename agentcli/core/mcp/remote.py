@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from ..system import processes
 from .config import VARIABLE, ServerConfig
 
-State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]
+State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]  # an MCP server's, as servers.py keeps it
 
 
 @dataclass(frozen=True)

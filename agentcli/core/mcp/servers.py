@@ -22,7 +22,7 @@ import importlib
 import tempfile
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO, Any, AsyncIterator, Awaitable, Callable, Literal, Mapping
+from typing import IO, Any, AsyncIterator, Awaitable, Callable, Mapping
 
 from ... import __version__
 from ..system import secret_env
@@ -32,9 +32,7 @@ from ..system.sandbox import Sandbox, SandboxError, writable_dirs
 from .config import McpConfigError, ServerConfig, tool_name
 
 from .remote import (INSTRUCTIONS_CAP, LOG, NO_ONE_TO_ASK, Ask, Elicitation, Progress, RemotePrompt, RemoteResource,
-                     RemoteTool, _alive, _child_with_marker, describe, log_to, tasks_required, unauthorized)
-
-State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]
+                     RemoteTool, State, _alive, _child_with_marker, describe, log_to, tasks_required, unauthorized)
 
 # The SDK modules a connection needs, imported in a thread before the first server starts.
 SDK_MODULES = ("mcp.client.client", "mcp.client.stdio", "mcp.client.streamable_http", "mcp.client.sse",

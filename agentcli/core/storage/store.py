@@ -275,9 +275,9 @@ def fork(source: Path, store: SessionStore) -> list[str]:
             store._append(MAIN, record)
     started = {r.get("agent_id") for r in records if r.get("type") == "subagent_started"}
     children, child_warnings = child_records(source)
-    for child_id, child in children.items():
-        for record in child if child_id in started else []:
-            store._append(child_id, record)
+    for agent_id, child in children.items():
+        for record in child if agent_id in started else []:
+            store._append(agent_id, record)
     outputs = source.parent / source.stem / "outputs"
     if outputs.is_dir():
         shutil.copytree(outputs, store.output_dir, dirs_exist_ok=True)

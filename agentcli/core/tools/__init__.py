@@ -9,7 +9,10 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
+
+if TYPE_CHECKING:
+    from ..events import ToolKind
 
 from ..content import agentcli_note, quoted
 from ..policy.rules import names_tool
@@ -72,7 +75,7 @@ class ToolRegistry:
         return ToolRegistry((t for t in self._tools.values() if not t.main_only),
                             self.withheld | {t.name for t in self._tools.values() if t.main_only})
 
-    def kind(self, name: str) -> str:
+    def kind(self, name: str) -> ToolKind | Literal[""]:
         tool = self._tools.get(name)
         return tool.kind if tool is not None else ""
 

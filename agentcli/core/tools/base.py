@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from ..events import MAIN, Sink
+from ..events import MAIN, Sink, ToolKind
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
 from .shells import BackgroundShells
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
 # task: starts a subagent (concurrent, main agent only).
-ToolKind = Literal["read", "edit", "exec", "task"]
 
 
 NO_RECURSION = "Subagents cannot start subagents; do this part of the work yourself."
@@ -64,11 +63,11 @@ class SubagentRunner(Protocol):
     @property
     def running(self) -> Sequence[SubagentFacts]: ...
 
-    def is_running(self, subagent_id: str) -> bool: ...
+    def is_running(self, agent_id: str) -> bool: ...
 
-    def steer(self, subagent_id: str, text: str, source: str = "user") -> str: ...
+    def steer(self, agent_id: str, text: str, source: str = "user") -> str: ...
 
-    def wrap_up(self, subagent_id: str, source: str = "user") -> str: ...
+    def wrap_up(self, agent_id: str, source: str = "user") -> str: ...
 
     async def run(self, description: str, prompt: str, type_name: str | None, ctx: "ToolContext", *,
                   background: bool = False, resume: str | None = None,

@@ -17,6 +17,7 @@ from ..storage.outputs import CappedCopy
 from ..system import processes
 from ..system.processes import stop_group
 from ..units import seconds
+from ..vocabulary import ShellStatus
 
 if TYPE_CHECKING:
     from .base import ToolContext
@@ -37,7 +38,7 @@ class BackgroundShell:
     marker: str
     started: float = field(default_factory=time.time)
     ended: float | None = None
-    status: str = "running"  # running | exited | killed
+    status: ShellStatus = "running"
     returncode: int | None = None
     copy: CappedCopy | None = None
     unread: bytearray = field(default_factory=bytearray)

@@ -9,13 +9,14 @@ prompt (``context.PLAN_GUIDANCE``).
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
-from ..events import PlanUpdated
+from ..events import PlanUpdated, StepStatus
 from .base import Tool, ToolContext
 from ..errors import ToolError
 
-STATUSES = ("pending", "in_progress", "completed")
+STATUSES: tuple[StepStatus, ...] = typing.get_args(StepStatus)
 MAX_ITEMS = 100
 MAX_ITEM_CHARS = 1_000
 

@@ -168,9 +168,9 @@ class AcpAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         if (owner := self.child_owner(session_id)) is not None:
-            conv, child_id = owner
+            conv, agent_id = owner
             if conv.session is not None:
-                conv.session.cancel_child(child_id)
+                conv.session.cancel_child(agent_id)
             return
         conv = self.conversations.get(session_id)  # type: ignore[assignment]  # the name of the branch above, reused
         if conv is not None and conv.prompt is not None and not conv.prompt.done():
@@ -384,16 +384,16 @@ class AcpAgent:
         if not (self.subagents and await conv.children.finish_call(update)):
             await self.conn.session_update(session_id=conv.id, update=update)
 
-    async def note_worktree(self, conv: Conversation, child_id: str) -> None:
+    async def note_worktree(self, conv: Conversation, agent_id: str) -> None:
         """A child in its own git worktree: its calls' files (locations, diffs) are the worktree's."""
         session = conv.session
         assert session is not None
-        record = next((r for r in session.children if r.id == child_id), None)
-        if record is None or not record.worktree or child_id in conv.roots:
+        record = next((r for r in session.children if r.id == agent_id), None)
+        if record is None or not record.worktree or agent_id in conv.roots:
             return
-        root = await session.worktree_root(child_id)
+        root = await session.worktree_root(agent_id)
         if root is not None:
-            conv.roots[child_id] = root
+            conv.roots[agent_id] = root
 
     def root_of(self, conv: Conversation, agent_id: str) -> Path:
         assert conv.session is not None

@@ -348,7 +348,8 @@ class PlainApp:
             if event.future is None or event.future.done():
                 return
             self.question = event
-            event.future.add_done_callback(lambda _, asked=event: self.settled(asked))
+            asked = event
+            event.future.add_done_callback(lambda _: self.settled(asked))
             if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
                 self.end_prompt()
             elif not self.watching:  # no keyboard to answer with
@@ -544,7 +545,7 @@ class PlainApp:
                 for n, r in enumerate(self.session.children, start=1)]
 
 
-def continuation(width: int, line_number: int, soft_wrap: bool) -> str:
+def continuation(width: int, line_number: int, soft_wrap: int) -> str:
     """The margin of the second and later lines of a message (none where a long line wraps)."""
     return "" if soft_wrap else " " * (width - 2) + "┆ "
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+import functools
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from rich.text import Text
 from rich.table import Table
@@ -171,7 +172,8 @@ async def rewind(app: "PlainApp", arg: str) -> None:
         app.display.say("\n".join(visible(line) for line in lines))
 
 
-async def worktree(app: "PlainApp", action: str, arg: str) -> None:
+async def worktree(action: str, app: "PlainApp", arg: str) -> None:
+    """/diff, /merge or /discard (the action first, so that each is the table's handler with it bound)."""
     if action == "discard":  # it cannot be undone: ask first
         question, askable = await slash.before_discard(app.session, arg)
         if not askable:
@@ -222,10 +224,9 @@ async def exit_(app: "PlainApp", arg: str) -> bool:
     return not await app.may_quit()
 
 
-HANDLERS = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
+HANDLERS: dict[str, Callable[["PlainApp", str], Awaitable[bool | None]]] = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
             "review": review,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "skills": skills, "plugin": plugin, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
             "export": export,
-            **{action: (lambda app, arg, action=action: worktree(app, action, arg))
-               for action in ("diff", "merge", "discard")}}
+            **{action: functools.partial(worktree, action) for action in ("diff", "merge", "discard")}}

@@ -190,9 +190,9 @@ class Display:
                          "after it", "dim")
             case PlanUpdated():
                 self.say(plan_lines(self.view.plan))
-            case SubagentResultDelivered(id=child_id, status=status, description=description):
+            case SubagentResultDelivered(id=agent_id, status=status, description=description):
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
-                self.line(Text("↳ ", style="dim") + Text(child_id, style="bold") + Text(f" {mark} {status}", style=style)
+                self.line(Text("↳ ", style="dim") + Text(agent_id, style="bold") + Text(f" {mark} {status}", style=style)
                           + Text(f" · its result reached the main agent · {description}", style="dim"))
             case AttemptsCompared() as compared:  # best-of-N: one table
                 check = f" · checked with `{compared.check}`" if compared.check else ""
@@ -263,21 +263,21 @@ class Display:
             self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
                       + Text(f" · {event.subagent_type}{how}", style="dim"))
             return
-        child_id = event.agent_id
-        if child_id not in self.children:
+        agent_id = event.agent_id
+        if agent_id not in self.children:
             return
         match drawn(event):
             case ToolCallStarted() as started:
-                self._child_tool(child_id, started.name, cut(call_line(started.name, started.input, started.summary)))
+                self._child_tool(agent_id, started.name, cut(call_line(started.name, started.input, started.summary)))
             case Notice(level=level, text=text):
-                self.line(self._child_prefix(child_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
+                self.line(self._child_prefix(agent_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
             case Compacted() as compaction:
-                self.say(self._child_prefix(child_id) + Text(f" · {compacted(compaction)}", style="dim"))
-            case PlanUpdated() if (agent := self.view.subagents.get(child_id)) is not None:
-                self.say(self._child_prefix(child_id) + " " + plan_lines(agent.plan, indent="    "))
+                self.say(self._child_prefix(agent_id) + Text(f" · {compacted(compaction)}", style="dim"))
+            case PlanUpdated() if (agent := self.view.subagents.get(agent_id)) is not None:
+                self.say(self._child_prefix(agent_id) + " " + plan_lines(agent.plan, indent="    "))
             case SubagentFinished() as ended:
-                prefix = self._child_prefix(child_id)
-                self._flush_child(child_id)
+                prefix = self._child_prefix(agent_id)
+                self._flush_child(agent_id)
                 mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
                 counted = turns(ended.turns)
                 counted += " + summary" if ended.summarized else ""
@@ -305,22 +305,22 @@ class Display:
         text = Text(f"! {run.outcome}", style="yellow")
         self.line(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
 
-    def _child_prefix(self, child_id: str) -> Text:
-        return Text("  ") + Text(child_id, style=f"bold {self.children[child_id].color}")
+    def _child_prefix(self, agent_id: str) -> Text:
+        return Text("  ") + Text(agent_id, style=f"bold {self.children[agent_id].color}")
 
-    def _child_tool(self, child_id: str, name: str, summary: str) -> None:
-        child = self.children[child_id]
+    def _child_tool(self, agent_id: str, name: str, summary: str) -> None:
+        child = self.children[agent_id]
         child.pending.append((name, summary))
         if child.flush is not None:
             return
         wait = child.last_line + CHILD_LINE_EVERY - self.clock()
         if wait <= 0:
-            self._flush_child(child_id)
+            self._flush_child(agent_id)
         else:
-            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, child_id)
+            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, agent_id)
 
-    def _flush_child(self, child_id: str) -> None:
-        child = self.children.get(child_id)
+    def _flush_child(self, agent_id: str) -> None:
+        child = self.children.get(agent_id)
         if child is None:
             return
         if child.flush is not None:
@@ -330,7 +330,7 @@ class Display:
             return
         (name, summary), rest = child.pending[0], child.pending[1:]
         child.pending, child.last_line = [], self.clock()
-        line = self._child_prefix(child_id) + Text(" · ", style="dim") + Text(name, style="bold")
+        line = self._child_prefix(agent_id) + Text(" · ", style="dim") + Text(name, style="bold")
         if summary:
             line += Text(f" {summary}")
         if rest:
@@ -448,12 +448,12 @@ class Display:
                                    self.call_summary(tool),
                                    Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
         for agent in self.live_children():
-            child_id, child = agent.id, self.children[agent.id]
+            agent_id, child = agent.id, self.children[agent.id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
             if agent.stalled_for(now, self.view.stall_after) is not None:
-                word += f" (/wrapup {child_id} asks it to answer now)"
-            texts.append(self._child_prefix(child_id) + Text(f" {spin} ", style=child.color)
+                word += f" (/wrapup {agent_id} asks it to answer now)"
+            texts.append(self._child_prefix(agent_id) + Text(f" {spin} ", style=child.color)
                          + Text(cut(agent.latest_call) or "starting")
                          + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
                          + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
@@ -498,8 +498,8 @@ class Display:
     def end_turn(self) -> None:
         """Settle everything a turn left: the rest of the text, pending child lines, the live lines."""
         self.finish_stream()
-        for child_id in list(self.children):
-            self._flush_child(child_id)
+        for agent_id in list(self.children):
+            self._flush_child(agent_id)
         self.calls_before = len(self.view.transcript.calls)
         self.thinking_since, self.question, self.typeahead, self.idle = None, [], "", True
         self.steering = []
@@ -513,7 +513,7 @@ class Display:
         turns, when the prompt is up)."""
         if self.idle:
             return []
-        agents = (self.view.subagents.get(child_id) for child_id in self.children)
+        agents = (self.view.subagents.get(agent_id) for agent_id in self.children)
         return [agent for agent in agents if agent is not None and not agent.finished]
 
     def running(self) -> list[ToolView]:

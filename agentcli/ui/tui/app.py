@@ -374,7 +374,7 @@ class AgentApp(App[int]):
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]
         return True
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from palette_commands(self)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
@@ -175,7 +176,8 @@ def escape_on_empty_input(app: "AgentApp") -> None:
         app.last_escape = now
 
 
-async def worktree(app: "AgentApp", action: str, arg: str) -> None:
+async def worktree(action: str, app: "AgentApp", arg: str) -> None:
+    """/diff, /merge or /discard (the action first, so that each is the table's handler with it bound)."""
     if action == "discard":  # it cannot be undone: ask first
         from .screens.confirm import ConfirmScreen
 
@@ -255,7 +257,7 @@ HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
     "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
     "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up, "export": export,
-    **{action: (lambda app, arg, action=action: worktree(app, action, arg)) for action in ("diff", "merge", "discard")},
+    **{action: functools.partial(worktree, action) for action in ("diff", "merge", "discard")},
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from textual.content import Content
 
@@ -48,7 +48,8 @@ def clip_lines(text: str, max_lines: int) -> str:
 
 
 def status_icon(status: str) -> Content:
-    return Content.styled(STATUS_ICONS.get(status, "?"), STATUS_STYLES.get(status, ""))
+    key = cast(Status, status)  # a child's status, or a tool call's: any other text gets "?"
+    return Content.styled(STATUS_ICONS.get(key, "?"), STATUS_STYLES.get(key, ""))
 
 
 def status_line(facts: StatusFacts, width: int = 1000) -> Content:

@@ -13,7 +13,7 @@ focus moves at once here, and a widget's own key acts at once, before the next k
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from textual import events
 from textual.app import App
@@ -30,7 +30,7 @@ NAVIGATION = ("tab", "shift+tab")  # moving the focus on purpose
 EDITING = ("enter", "backspace", "delete", "left", "right", "home", "end", "ctrl+j", "shift+enter", "ctrl+s")
 
 
-async def arrived(app: App[object], event: events.Key, prompt: PromptInput) -> bool:
+async def arrived(app: App[Any], event: events.Key, prompt: PromptInput) -> bool:
     """Decide a key that reached the app, not yet handed to a widget. True when it was taken here;
     False lets Textual hand it to the focused widget (the input, when it is text)."""
     focused = app.focused
@@ -50,7 +50,7 @@ async def arrived(app: App[object], event: events.Key, prompt: PromptInput) -> b
     return await app._check_bindings(event.key, priority=True) or await app._check_bindings(event.key)
 
 
-def for_the_input(app: App[object], event: events.Key, focused: object, prompt: PromptInput) -> bool:
+def for_the_input(app: App[Any], event: events.Key, focused: object, prompt: PromptInput) -> bool:
     """Whether a key typed with the focus off the input is text (or edits text) for the input."""
     if event.is_printable and event.character:
         if not prompt.typing and (event.key in app.active_bindings

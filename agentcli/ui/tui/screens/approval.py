@@ -3,8 +3,10 @@ user's answer (a subagent's call may be allowed for that subagent alone)."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Static
@@ -106,7 +108,8 @@ class ApprovalScreen(Dialog[str | Approval]):
         margin-top: 1;
     }
     """
-    BINDINGS = [Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES] + [
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES),
         Binding("escape", f"answer('{DENY}')", "Deny", show=False)]
 
     def __init__(self, request: ApprovalRequested, approvals: list[tuple[str, str]] | None = None) -> None:
@@ -180,14 +183,14 @@ class ApprovalScreen(Dialog[str | Approval]):
         self.dismiss(answer)
 
 
-def ask(app: App[object], request: ApprovalRequested) -> None:
+def ask(app: App[Any], request: ApprovalRequested) -> None:
     """Show the question the engine asks now. The engine asks one at a time (``Permissions`` keeps
     the queue), so the next comes only once this one is answered here or withdrawn there."""
     view = getattr(app, "view", None)
     asking.push(app, ApprovalScreen(request, list(view.approvals) if view is not None else []), request.future, DENY)
 
 
-def inbox_changed(app: App[object], approvals: list[tuple[str, str]]) -> None:
+def inbox_changed(app: App[Any], approvals: list[tuple[str, str]]) -> None:
     """Keep the "more waiting" line of every shown question current."""
     for screen in app.screen_stack:
         if isinstance(screen, ApprovalScreen) and screen.is_mounted:

@@ -101,6 +101,6 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
         self.dismiss(values)
 
 
-def ask(app: App[object], request: ElicitationRequested) -> None:
+def ask(app: App[Any], request: ElicitationRequested) -> None:
     """Show a server's question; the answer resolves its future."""
     asking.push(app, ElicitationScreen(request), request.future, "cancel")

@@ -319,8 +319,8 @@ class Conversation(VerticalScroll):
                 mark = ended.report.mark if ended.report else ""
                 line += f" · {mark}" if mark else ""
                 await self.add(NoticeEntry(f"── {line} ──", "warning" if ended.status != "done" or mark else "info"))
-            case SubagentResultDelivered(id=child_id, status=status, description=description):
-                await self.add_notice(f"↳ {child_id} {status} · its result reached the main agent · "
+            case SubagentResultDelivered(id=agent_id, status=status, description=description):
+                await self.add_notice(f"↳ {agent_id} {status} · its result reached the main agent · "
                                       f"{description}", "info" if status == "done" else "warning")
             case SubagentStarted(segment=segment, description=description) if segment > 1:
                 # in a transcript: a resumed run

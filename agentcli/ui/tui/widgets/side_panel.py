@@ -8,6 +8,7 @@ from typing import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.content import Content
 from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
@@ -162,13 +163,13 @@ class SubagentEntry(Collapsible):
         took = seconds(state.elapsed(now)) if self.show_times else ""
         count = budget_use(state)
         description = one_line(state.description, 120)
-        ident = [Content.styled(state.id, "bold $text-muted"), " "]
+        ident: list[str | Content] = [Content.styled(state.id, "bold $text-muted"), " "]
         tail = " ".join(part for part in (turn, count, took) if part)
         extra = f"  {offer}" if offer else ""  # the stall flag offers to ask it for what it has
         for kind, needs in ((state.type, len(description)), ("", min(len(description), 16))) if room >= ONE_LINE else ():
             fixed = len(state.id) + 1 + len(kind) + 2 * bool(kind) + len(extra) + 2 + len(tail)
             if fixed + needs <= room:  # the type only beside the whole description
-                head = [Content.styled(kind, "$secondary"), ": "] if kind else []
+                head: list[str | Content] = [Content.styled(kind, "$secondary"), ": "] if kind else []
                 return Content.assemble(status_icon(state.status), " ", *ident, *head,
                                         Content.styled(fit(description, room - fixed, self.shared), "bold"),
                                         Content.styled(extra, "$warning"), "  ", Content.styled(tail, "$text-muted"))
@@ -319,7 +320,7 @@ class SidePanel(Vertical):
         self.entries_changed(self.now())
 
     def focused_id(self) -> str | None:
-        node = self.screen.focused
+        node: DOMNode | None = self.screen.focused
         while node is not None:
             if isinstance(node, SubagentEntry):
                 return node.agent_id

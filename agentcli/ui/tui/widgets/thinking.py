@@ -23,7 +23,7 @@ class ThinkingEntry(Collapsible):
         self.text = text
         self.done = done
         self._body = Static(Content(text), classes="thinking-text")
-        super().__init__(self._body, title=self._label(), collapsed=True)
+        super().__init__(self._body, title=self._label(), collapsed=True)  # type: ignore[arg-type]  # its title takes Content
 
     def _label(self) -> Content:
         words = word_count(self.text)

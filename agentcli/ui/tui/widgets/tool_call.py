@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -10,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.selection import Selection
@@ -165,7 +168,7 @@ class ToolCallEntry(Widget, can_focus=True):
                                       start, len(content) if end == -1 else end)
         part = "tool-call--input" if kind == "input" else "tool-call--output"
         style = self.visual_style + self.get_visual_style(part, partial=True)
-        strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, self.styles))
+        strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, cast(RulesMap, self.styles)))
         text = strips[0].apply_offsets(0, y) if strips else Strip([])
         prefix = [Segment(" " * INDENT, background)]
         if kind == "output":

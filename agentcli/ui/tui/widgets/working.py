@@ -32,7 +32,7 @@ class WorkingLine(Static):
     def __init__(self, clock: Callable[[], float], view: SessionView, *, animate: bool = True) -> None:
         super().__init__(id="working", classes="-idle")
         self.clock, self.view = clock, view
-        self.animate = animate  # off in tests: no spinner frames, no time, so snapshots stay the same
+        self.animated = animate  # off in tests: no spinner frames, no time, so snapshots stay the same
         self.started = 0.0
         self.output_before = 0  # the main agent's output tokens when the turn started
         self.frame = 0
@@ -45,7 +45,7 @@ class WorkingLine(Static):
     def start(self) -> None:
         self.started, self.output_before, self.frame = self.clock(), self.view.main_usage.output_tokens, 0
         self.remove_class("-idle")
-        if self.animate and self._timer is None:
+        if self.animated and self._timer is None:
             self._timer = self.set_interval(0.1, self.step)
         elif self._timer is not None:
             self._timer.resume()
@@ -58,7 +58,7 @@ class WorkingLine(Static):
 
     def apply(self, event: Event) -> None:
         """A main-agent event, folded into the view already: drawn on the next step, or now when not animated."""
-        if isinstance(event, (UsageUpdated, TurnStarted, ReplyStarted, Retrying, TurnFinished)) and not self.animate:
+        if isinstance(event, (UsageUpdated, TurnStarted, ReplyStarted, Retrying, TurnFinished)) and not self.animated:
             self.draw()
 
     def step(self) -> None:
@@ -70,7 +70,7 @@ class WorkingLine(Static):
         since = self.view.awaiting_reply
         if since is None:
             return ""
-        if not self.animate:  # no clock shown: the hint alone
+        if not self.animated:  # no clock shown: the hint alone
             return WAITING
         waited = self.clock() - since
         return f"{WAITING} · {seconds(waited)}" if waited >= WAIT_SHOWN_AFTER else ""
@@ -80,7 +80,7 @@ class WorkingLine(Static):
         if waiting := self.waiting():  # its own time, in place of the turn's: the line fits 80 columns
             facts = [waiting, *([f"↓ {tokens(got)} tokens"] if got else [])]
         else:
-            facts = ([seconds(self.clock() - self.started)] if self.animate else []) + [f"↓ {tokens(got)} tokens"]
+            facts = ([seconds(self.clock() - self.started)] if self.animated else []) + [f"↓ {tokens(got)} tokens"]
         facts.append("esc to interrupt")
-        self.update(Content.assemble(Content.styled(FRAMES[self.frame] if self.animate else "●", "bold $warning"),
+        self.update(Content.assemble(Content.styled(FRAMES[self.frame] if self.animated else "●", "bold $warning"),
                                      Content.styled(" working", "bold"), " · " + " · ".join(facts)))
