@@ -468,7 +468,7 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
         return None
     budget = args.max_budget_usd if args.max_budget_usd is not None else (settings.max_budget_usd or None)
     output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages, budget=budget)
-    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
+    session = open_session(settings.engine(), session_options(args, root, settings.model).workspace, output, interactive=False,
                            resume=args.resume, continue_=args.continue_, session_id=args.session_id,
                            fork_session=args.fork_session)
     prepare_session(session, args, output)
