@@ -170,6 +170,17 @@ class Settings:
                                        "their settings files, and user or project command, agent and skill files")
     sources: list[str] = state([], "files that were read")
     notices: list[str] = state([], "warnings a front end shows once the session opens")
+    # What a headless run's flags set (scripting.flag_settings), which no settings file sets:
+    fallback_model: str = state("", "--fallback-model: the model to go on with when the model is overloaded or gone")
+    effort: str = state("", "--effort: the API's effort level ('': the model's own)")
+    partial_messages: bool = state(False, "--include-partial-messages: each API stream event is handed on")
+    host_answers_approvals: bool = state(False, "--permission-prompt-tool stdio: the program on stdin answers "
+                                         "approvals")
+    system_prompt: str = state("", "--system-prompt: the main agent's system prompt instead of agentcli's ('': "
+                               "agentcli's)")
+    append_system_prompt: str = state("", "--append-system-prompt: added to the main agent's system prompt")
+    only_tools: list[str] | None = field(default=None, metadata={"help": "--tools: the only tools the agents are "
+                                                                          "offered (None: every tool)"})
 
     def merge(self, values: dict[str, Any], source: str) -> None:
         known = {f.name: f for f in dataclasses.fields(self) if f.name not in NOT_SETTINGS}
@@ -275,7 +286,11 @@ class Settings:
                                output_session_max_mb=self.output_session_max_mb,
                                keep_secret_env=self.keep_secret_env, trusted=self.trusted),
             subagent_stall_seconds=self.subagent_stall_seconds, steer_on_enter=self.steer_on_enter,
-            notifications=self.notifications, theme=self.theme)
+            notifications=self.notifications, theme=self.theme,
+            fallback_model=self.fallback_model, effort=self.effort, partial_messages=self.partial_messages,
+            host_answers_approvals=self.host_answers_approvals, system_prompt=self.system_prompt,
+            append_system_prompt=self.append_system_prompt,
+            only_tools=None if self.only_tools is None else tuple(self.only_tools))
 
 
 # Views of the declarations above.

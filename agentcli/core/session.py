@@ -98,8 +98,11 @@ class Session(SessionChildren):
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                               stall_timeout=settings.stall_timeout, first_reply_timeout=settings.first_reply_timeout,
                               thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
+        self.llm.fallback_model, self.llm.effort = settings.fallback_model, settings.effort  # -p's flags
+        self.llm.raw_events = settings.partial_messages  # stream-json's partial messages
         self.llm.use_tool_search(settings.tool_search)  # the route to tools on demand
-        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
+        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions,
+                                                     interactive or settings.host_answers_approvals)
         self.trusted = settings.trusted
         sources, plugins = settings.setting_sources, settings.plugins  # --setting-sources; engine/plugins.py
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
@@ -136,7 +139,7 @@ class Session(SessionChildren):
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
             compact_threshold=settings.compact_threshold, task_models=list(settings.task_models))
-        self.subagents.budget_usd = settings.max_budget_usd or None  # --max-budget-usd sets it too
+        self.subagents.budget_usd = settings.max_budget_usd or None  # near it children wind down, none starts
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
         self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""
         self.lifecycle = Lifecycle(self.hooks, "resume" if resume else "startup", interactive, self.subagents.records)
@@ -161,12 +164,22 @@ class Session(SessionChildren):
             lambda: main_system_prompt(workspace, mode, interactive, skipped, listed, self._memory_used),
             "session-prep")
         self._prompt_warnings = skipped
-        self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
+        self.system_changes: list[Callable[[str], str]] = []  # applied once it is built: first the flags'
+        if settings.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
+            self.system_changes.append(lambda system: settings.system_prompt)
+        if settings.append_system_prompt:
+            self.system_changes.append(lambda system: f"{system}\n\n{settings.append_system_prompt}")
+        if workspace.extra_dirs:  # --add-dir
+            folders = ", ".join(str(d) for d in workspace.extra_dirs)
+            self.system_changes.append(lambda system: f"{system}\n\nBesides the workspace, the tools may use these "
+                                                      f"folders (absolute paths): {folders}")
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         self.main.notes = ModeNews(self.permissions)  # a mode change, as a note at the request's end
         self.steering = self.main.steers  # what the user sends into the running turn (the front ends' steer key)
+        if settings.only_tools is not None:  # --tools
+            self.only_tools(settings.only_tools)
         # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
         # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
         self.mention_sources: list[mentions.MentionSource] = [

@@ -69,6 +69,14 @@ class EngineSettings:
     notices: tuple[str, ...]  # warnings the session emits once it opens
     # what tools read (ToolContext.settings)
     tools: ToolSettings
+    # What a headless run's flags set (agentcli/scripting.py); no settings file sets them.
+    fallback_model: str  # the model to go on with when the model is overloaded or not found ("": none)
+    effort: str  # the API's effort level ("": the model's own)
+    partial_messages: bool  # each API stream event is handed on (stream-json's partial messages)
+    host_answers_approvals: bool  # the program on stdin answers approvals (--permission-prompt-tool stdio)
+    system_prompt: str  # the main agent's system prompt instead of agentcli's ("": agentcli's)
+    append_system_prompt: str  # added to the main agent's system prompt
+    only_tools: tuple[str, ...] | None  # the only tools the agents are offered (None: every tool)
     # Carried for the front ends, which read them through ``session.settings``; the engine does not.
     subagent_stall_seconds: float  # no stream data or tool progress this long: a child's entry says so
     steer_on_enter: bool  # enter while the main agent works steers its turn (ctrl+s then queues)

@@ -127,6 +127,5 @@ class SessionSurface(Protocol):
     def cancel_children(self) -> list[str]: ...
     def steer_child(self, child_id: str, text: str) -> str: ...  # "" when queued, else why not
     def wrap_up_child(self, child_id: str) -> str: ...  # "" when asked, else why not
-    def set_budget_usd(self, usd: float) -> None: ...  # children wind down near it
     def mention_choices(self) -> list[Mention]: ...  # what '@' completes besides files
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command
