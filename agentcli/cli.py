@@ -458,7 +458,7 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
     from .core.model.llm import MissingCredentials, resolve_credentials
     from .core.session import open_session
-    from .scripting import prepare_session, session_options
+    from .scripting import flag_settings, prepare_session, session_options
     from .ui.headless import make_headless_output
 
     try:
@@ -466,13 +466,12 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
     except MissingCredentials as exc:
         print(f"agentcli: {exc}", file=sys.stderr)
         return None
-    budget = args.max_budget_usd if args.max_budget_usd is not None else (settings.max_budget_usd or None)
-    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages, budget=budget)
-    session = open_session(settings, session_options(args, root, settings.model).workspace, output, interactive=False,
-                           resume=args.resume, continue_=args.continue_, session_id=args.session_id,
-                           fork_session=args.fork_session)
+    workspace = session_options(args, root, settings.model).workspace
+    flag_settings(args, settings)
+    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
+                                  budget=settings.max_budget_usd or None)
+    session = open_session(settings.engine(), workspace, output, interactive=False, resume=args.resume,
+                           continue_=args.continue_, session_id=args.session_id, fork_session=args.fork_session)
     prepare_session(session, args, output)
-    if budget is not None:  # the setting's budget is the session's already; the flag replaces it
-        session.set_budget_usd(budget)
     return session, output
 

@@ -37,6 +37,7 @@ from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
+from .core.settings import EngineSettings, ToolSettings
 
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
@@ -169,6 +170,17 @@ class Settings:
                                        "their settings files, and user or project command, agent and skill files")
     sources: list[str] = state([], "files that were read")
     notices: list[str] = state([], "warnings a front end shows once the session opens")
+    # What a headless run's flags set (scripting.flag_settings), which no settings file sets:
+    fallback_model: str = state("", "--fallback-model: the model to go on with when the model is overloaded or gone")
+    effort: str = state("", "--effort: the API's effort level ('': the model's own)")
+    partial_messages: bool = state(False, "--include-partial-messages: each API stream event is handed on")
+    host_answers_approvals: bool = state(False, "--permission-prompt-tool stdio: the program on stdin answers "
+                                         "approvals")
+    system_prompt: str = state("", "--system-prompt: the main agent's system prompt instead of agentcli's ('': "
+                               "agentcli's)")
+    append_system_prompt: str = state("", "--append-system-prompt: added to the main agent's system prompt")
+    only_tools: list[str] | None = field(default=None, metadata={"help": "--tools: the only tools the agents are "
+                                                                          "offered (None: every tool)"})
 
     def merge(self, values: dict[str, Any], source: str) -> None:
         known = {f.name: f for f in dataclasses.fields(self) if f.name not in NOT_SETTINGS}
@@ -251,6 +263,34 @@ class Settings:
         except ValueError as exc:
             raise ConfigError(f"{source}: {exc}") from None
         self.sources.append(source)
+
+    def engine(self) -> EngineSettings:
+        """What the engine reads of these settings, as the one typed value a session opens with."""
+        return EngineSettings(
+            model=self.model, max_tokens=self.max_tokens, api_retries=self.api_retries, stall_timeout=self.stall_timeout,
+            first_reply_timeout=self.first_reply_timeout, thinking=self.thinking,
+            max_thinking_tokens=self.max_thinking_tokens, tool_search=self.tool_search, web_search=self.web_search,
+            max_turns=self.max_turns, compact_threshold=self.compact_threshold,
+            subagent_max_turns=self.subagent_max_turns, subagent_timeout=self.subagent_timeout,
+            max_parallel_subagents=self.max_parallel_subagents, max_budget_usd=self.max_budget_usd,
+            task_models=tuple(self.task_models), agents=self.agents, permission_mode=self.permission_mode,
+            permissions=self.permissions, hooks=self.hooks, status_line=self.status_line, sandbox=self.sandbox,
+            sandbox_network=self.sandbox_network, sandbox_allowed_hosts=tuple(self.sandbox_allowed_hosts),
+            checkpoint_file_max_mb=self.checkpoint_file_max_mb, checkpoint_session_max_mb=self.checkpoint_session_max_mb,
+            mcp_servers=self.mcp_servers, mcp_startup_timeout=self.mcp_startup_timeout,
+            mcp_tool_timeout=self.mcp_tool_timeout, lsp=self.lsp, lsp_discover=self.lsp_discover,
+            lsp_timeout=self.lsp_timeout, trusted=self.trusted, setting_sources=tuple(self.setting_sources),
+            plugins=tuple(self.plugins), notices=tuple(self.notices),
+            tools=ToolSettings(search_timeout=self.search_timeout, web_fetch_timeout=self.web_fetch_timeout,
+                               web_fetch_private=self.web_fetch_private, output_copy_max_mb=self.output_copy_max_mb,
+                               output_session_max_mb=self.output_session_max_mb,
+                               keep_secret_env=self.keep_secret_env, trusted=self.trusted),
+            subagent_stall_seconds=self.subagent_stall_seconds, steer_on_enter=self.steer_on_enter,
+            notifications=self.notifications, theme=self.theme,
+            fallback_model=self.fallback_model, effort=self.effort, partial_messages=self.partial_messages,
+            host_answers_approvals=self.host_answers_approvals, system_prompt=self.system_prompt,
+            append_system_prompt=self.append_system_prompt,
+            only_tools=None if self.only_tools is None else tuple(self.only_tools))
 
 
 # Views of the declarations above.

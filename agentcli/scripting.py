@@ -18,6 +18,7 @@ from . import UsageError
 from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .core.session import SessionSurface
     from .ui.headless import HeadlessOutput
     from .core.system.workspace import Workspace
@@ -311,32 +312,28 @@ def session_options(args: argparse.Namespace, root: Path, model: str) -> Session
     return SessionOptions(Workspace.at(root, extra_dirs=extra))
 
 
+def flag_settings(args: argparse.Namespace, settings: "Settings") -> None:
+    """What a headless run's flags set of its settings, so that its session opens with them: the prompt, the
+    tools, the model's options, the budget, raw stream events, and who answers approvals."""
+    from .core.model.catalogue import resolve_model
+
+    settings.system_prompt, settings.append_system_prompt = args.system_prompt or "", args.append_system_prompt or ""
+    settings.only_tools = tool_names(args.tools) if args.tools is not None else None
+    settings.fallback_model = resolve_model(args.fallback_model) if args.fallback_model else ""
+    settings.effort, settings.partial_messages = args.effort or "", args.include_partial_messages
+    settings.host_answers_approvals = args.permission_prompt_tool == "stdio" and not args.dont_ask
+    if args.max_budget_usd is not None:  # it replaces the setting's
+        settings.max_budget_usd = args.max_budget_usd
+
+
 def prepare_session(session: "SessionSurface", args: argparse.Namespace, output: "HeadlessOutput | None" = None
                     ) -> None:
-    """Apply what the flags change in an open session: its prompt, its tools, the model's options, raw
-    stream events and hook events (written to ``output``)."""
-    if args.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
-        session.change_system(lambda system: args.system_prompt)
-    if args.append_system_prompt:
-        session.change_system(lambda system: f"{system}\n\n{args.append_system_prompt}")
-    if session.workspace.extra_dirs:
-        folders = ", ".join(str(d) for d in session.workspace.extra_dirs)
-        session.change_system(lambda system: f"{system}\n\nBesides the workspace, the tools may use these folders "
-                                             f"(absolute paths): {folders}")
-    if args.tools is not None and (names := tool_names(args.tools)) is not None:
-        session.only_tools(names)
-    session.llm.raw_events = args.include_partial_messages
-    if args.fallback_model:
-        from .core.model.catalogue import resolve_model
-
-        session.llm.fallback_model = resolve_model(args.fallback_model)
-    session.llm.effort = args.effort or ""
+    """Add what the flags add to an open session beside its settings (``flag_settings``): the structured answer's
+    tool, the agent types of --agents, and hook events (written to ``output``)."""
     if args.json_schema is not None:
         answer_in_form(session, args.json_schema)
     if args.include_hook_events and output is not None:
         session.hooks.watch = output.hook_ran
-    if args.permission_prompt_tool == "stdio" and not args.dont_ask:  # the program on stdin answers approvals
-        session.permissions.interactive = True
     if args.agents:
         from .core.events import Notice
 

@@ -29,7 +29,10 @@ def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None
     settings = Settings(**overrides)
     llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    return Session(settings, Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
+    return Session(settings.engine(), Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
+
+
+TOOLS = Settings().engine().tools  # the default settings of the tools, for a ToolContext of its own
 
 
 async def close_session(session: Session) -> None:

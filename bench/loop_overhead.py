@@ -16,7 +16,7 @@ from agentcli.core.tools.files import ReadFile
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text, tool_use
 
-from .common import API_KEY, StandIn, close_session, make_session
+from .common import API_KEY, TOOLS, StandIn, close_session, make_session
 from .stats import Section, Stat, paced
 
 TURNS = 200
@@ -59,7 +59,7 @@ async def _bare(server: FakeAnthropic, root: Path, turns: int) -> Any:
 
     client = AsyncAnthropic(api_key=API_KEY, base_url=server.base_url, max_retries=0)
     tools = [t.schema() for t in default_tools()]
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions())
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
     read_file = ReadFile()
     messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
     while True:

@@ -21,7 +21,7 @@ from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import rg_path
 
-from .common import REPO_ROOT
+from .common import REPO_ROOT, TOOLS
 from .stats import Section
 
 # (file, name): functions and methods, some with names other things share (grep's noise), some unique
@@ -51,7 +51,8 @@ async def _measure(section: Section) -> None:
     servers = LanguageServers([ServerSpec("pylsp", (str(pylsp),), ("python",), ("*.py",))], REPO_ROOT, command_env(),
                               None, timeout=120)
     tool = LspTool(servers)
-    ctx = ToolContext(workspace=Workspace.at(REPO_ROOT), emit=lambda e: None, permissions=Permissions.from_settings("default", {}, False))
+    ctx = ToolContext(workspace=Workspace.at(REPO_ROOT), emit=lambda e: None, permissions=Permissions.from_settings("default", {}, False),
+                      settings=TOOLS)
     totals = {"lsp": 0, "grep": 0, "lsp_bytes": 0, "grep_bytes": 0, "missing": 0}
     times: list[float] = []
     try:

@@ -96,7 +96,7 @@ async def _ours(server: StandIn, root: Path) -> tuple[float, float]:
     from agentcli.ui.tui.widgets.conversation import AssistantEntry
 
     llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    app = make_app(Settings(), root, llm=llm)
+    app = make_app(Settings().engine(), root, llm=llm)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
 

@@ -25,6 +25,8 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
 
+from .common import TOOLS
+
 
 class _AllowAll:
     async def authorize(self, tool: object, args: object, ctx: object) -> None:
@@ -38,7 +40,8 @@ def _summary(label: str, seconds: list[float]) -> str:
 
 
 async def _tool(root: Path, sandbox: Sandbox | None, calls: int) -> list[float]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=_AllowAll(), sandbox=sandbox)
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=_AllowAll(), sandbox=sandbox,
+                      settings=TOOLS)
     await Bash().run({"command": "true"}, ctx)  # the first call tries bwrap once: not counted
     times = []
     for _ in range(calls):

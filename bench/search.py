@@ -17,7 +17,7 @@ from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import Reply, text, tool_use
 
 from .bigrepo import SYMBOL, BigRepo
-from .common import BIN, StandIn, api_env
+from .common import BIN, TOOLS, StandIn, api_env
 from .stats import Section, Stat
 
 # (label, tool name, tool arguments, the bare rg command a user would type for the same answer)
@@ -64,7 +64,7 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
     rg = rg_path()
     assert rg, "ripgrep is not installed"
     ctx = ToolContext(workspace=Workspace.at(repo.root), emit=lambda event: None,
-                      permissions=Permissions(mode="default"))
+                      permissions=Permissions(mode="default"), settings=TOOLS)
     cwd = str(repo.root)
     tools = ToolRegistry([Grep(), Glob()])
     for label, name, args, rg_args in CASES:

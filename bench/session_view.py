@@ -107,7 +107,7 @@ async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
         from agentcli.ui.tui.app import make_app
 
         llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
-        app = make_app(Settings(), root, llm=llm, resume=session_id if mode == "resume" else None)
+        app = make_app(Settings().engine(), root, llm=llm, resume=session_id if mode == "resume" else None)
     frames = first_frame_showing(app, "#log" if mode == "bare" else "#conversation")
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one("#log" if mode == "bare" else "#conversation", VerticalScroll)

@@ -89,7 +89,7 @@ async def _ours(root: Path) -> tuple[float, float]:
     from agentcli.ui.tui.app import make_app
 
     llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
-    app = make_app(Settings(), root, llm=llm)
+    app = make_app(Settings().engine(), root, llm=llm)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         # A child's transcript is opened long after the session opened and the SDK was imported, both in

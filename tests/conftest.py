@@ -16,6 +16,7 @@ from agentcli.core.events import Event, Notice, Retrying
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session, open_session
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools import ToolSettings
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.model_clients import close
 from tests.model_clients import closing as closing  # what a test opens beside make_session, closed at its end
@@ -54,6 +55,14 @@ def user_cache() -> Path:
 # have begun it: a held first reply is no silent server, so every agentcli a test starts (and make_session's
 # model client) waits for it as long as a gate holds. The tests of first_reply_timeout set it themselves.
 PATIENT = ("AGENTCLI_FIRST_REPLY_TIMEOUT", "120")
+
+
+def tool_settings(**overrides: Any) -> ToolSettings:
+    """The tools' part of the settings (``ToolContext.settings``): config.py's defaults, ``overrides`` by setting name."""
+    return Settings(**overrides).engine().tools
+
+
+TOOLS = tool_settings()  # what a ToolContext of a test's own carries, unless the test is about a setting
 
 
 @pytest.fixture(autouse=True)
@@ -178,7 +187,7 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
                   thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
                   credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
         recorder = Recorder()
-        session = Session(settings, Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
+        session = Session(settings.engine(), Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
         made.append(session)
         return session, recorder
 
@@ -198,7 +207,7 @@ def resume(server: FakeAnthropic, repo: Path, closing: Callable[[Session], Sessi
         llm = LLM(**{"model": Settings().model, "max_tokens": 1000, "max_retries": 0,
                      "credentials": Credentials(api_key=API_KEY, base_url=server.base_url), **llm_options})
         recorder = Recorder()
-        session = open_session(Settings(), Workspace.at(repo), recorder, interactive=False, llm=llm,
+        session = open_session(Settings().engine(), Workspace.at(repo), recorder, interactive=False, llm=llm,
                                resume=session_id, continue_=continue_)
         return closing(session), recorder  # type: ignore[arg-type]  # open_session's SessionSurface is a Session
 

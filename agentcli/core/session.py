@@ -59,12 +59,11 @@ from .errors import ToolError
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
 from .system.workspace import Workspace
-from .surface import SessionSettings, SessionSurface
+from .settings import EngineSettings
+from .surface import SessionSurface
 from .session_children import SessionChildren
 
-TOOL_SETTINGS = ("search_timeout", "web_fetch_timeout", "output_copy_max_mb", "output_session_max_mb")  # handed to tools in ctx.env
-
-__all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "SessionSettings", "new_session_id", "open_session",
+__all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "EngineSettings", "new_session_id", "open_session",
            # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
            "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
            "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name", "RemoteResource", "ContextUsage",
@@ -78,7 +77,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "Session
 class Session(SessionChildren):
     """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
-    def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
+    def __init__(self, settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
                  resume: str | None = None, fork_session: bool = False) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
@@ -99,36 +98,38 @@ class Session(SessionChildren):
         self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
                               stall_timeout=settings.stall_timeout, first_reply_timeout=settings.first_reply_timeout,
                               thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
-        self.llm.use_tool_search(getattr(settings, "tool_search", "auto"))  # the route to tools on demand
-        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
-        self.trusted = bool(getattr(settings, "trusted", False))
-        sources, plugins = getattr(settings, "setting_sources", ("user", "project")), getattr(settings, "plugins", ())  # --setting-sources; engine/plugins.py
+        self.llm.fallback_model, self.llm.effort = settings.fallback_model, settings.effort  # -p's flags
+        self.llm.raw_events = settings.partial_messages  # stream-json's partial messages
+        self.llm.use_tool_search(settings.tool_search)  # the route to tools on demand
+        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions,
+                                                     interactive or settings.host_answers_approvals)
+        self.trusted = settings.trusted
+        sources, plugins = settings.setting_sources, settings.plugins  # --setting-sources; engine/plugins.py
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
         self.commands = load_commands(workspace.root, notices, sources=sources, plugins=plugins)  # slash commands
         self.skills = load_skills(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
         self.commands |= {name: s.as_command() for name, s in self.skills.items() if name not in self.commands}
         self.skill_tool = SkillTool(self.skills, self.trusted)
-        self.sandbox = Sandbox.for_setting(getattr(settings, "sandbox", "auto"),
-                                           network=bool(getattr(settings, "sandbox_network", False)),
-                                           allowed_hosts=getattr(settings, "sandbox_allowed_hosts", ()))
+        self.sandbox = Sandbox.for_setting(settings.sandbox, network=settings.sandbox_network,
+                                           allowed_hosts=settings.sandbox_allowed_hosts)
         if self.sandbox is not None and (missing := self.sandbox.startup_notice()):
             notices.append(missing)
-        self.hooks = Hooks(parse_hooks(getattr(settings, "hooks", None) or {}, "hooks"), root=workspace.root,
-                           emit=self.emit, session_id=self.id, keep_secret_env=settings.keep_secret_env,
+        self.hooks = Hooks(parse_hooks(settings.hooks, "hooks"), root=workspace.root,
+                           emit=self.emit, session_id=self.id, keep_secret_env=settings.tools.keep_secret_env,
                            transcript_path=str(self.store.main_path) if self.store else "", sandbox=self.sandbox)
         self.hooks.permission_mode = lambda: self.permissions.mode
         in_git = is_git_repo(workspace.root)
         worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         skill_tools = [self.skill_tool] if self.skills else []
-        self.lsp = language_servers(settings, workspace.root, command_env(settings.keep_secret_env), self.sandbox)
+        self.lsp = language_servers(settings.lsp, settings.lsp_discover, settings.lsp_timeout, workspace.root,
+                                    command_env(settings.tools.keep_secret_env), self.sandbox)
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
                               *skill_tools, *([LspTool(self.lsp)] if self.lsp else []),
-                              *web_search.offer(settings, self.llm, self.permissions, self.hooks)])
+                              *web_search.offer(settings.web_search, self.llm, self.permissions, self.hooks)])
         self.interactive = interactive
-        self.mcp = McpServers(getattr(settings, "mcp_servers", {}) or {}, root=workspace.root,
-                              env=command_env(settings.keep_secret_env), sandbox=self.sandbox,
-                              startup_timeout=getattr(settings, "mcp_startup_timeout", 10.0),
-                              tool_timeout=getattr(settings, "mcp_tool_timeout", 600.0),
+        self.mcp = McpServers(settings.mcp_servers, root=workspace.root,
+                              env=command_env(settings.tools.keep_secret_env), sandbox=self.sandbox,
+                              startup_timeout=settings.mcp_startup_timeout, tool_timeout=settings.mcp_tool_timeout,
                               on_ready=lambda server: self.sync_mcp_tools(server),
                               on_trouble=self.warn, ask=self.ask_user,
                               roots=lambda: [workspace.root, *workspace.extra_dirs],
@@ -137,8 +138,8 @@ class Session(SessionChildren):
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
             budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
-            compact_threshold=settings.compact_threshold, task_models=getattr(settings, "task_models", None))
-        self.subagents.budget_usd = getattr(settings, "max_budget_usd", 0.0) or None  # --max-budget-usd sets it too
+            compact_threshold=settings.compact_threshold, task_models=list(settings.task_models))
+        self.subagents.budget_usd = settings.max_budget_usd or None  # near it children wind down, none starts
         self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
         self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""
         self.lifecycle = Lifecycle(self.hooks, "resume" if resume else "startup", interactive, self.subagents.records)
@@ -149,15 +150,8 @@ class Session(SessionChildren):
                                        max_file_bytes=int(settings.checkpoint_file_max_mb * mb),
                                        max_total_bytes=int(settings.checkpoint_session_max_mb * mb))
         self.prompts = 0  # user prompts sent so far; checkpoints are kept per prompt
-        env = {name: str(getattr(settings, name)) for name in TOOL_SETTINGS}
-        if settings.keep_secret_env:
-            env["keep_secret_env"] = "1"
-        if getattr(settings, "web_fetch_private", "none") != "none":
-            env["web_fetch_private"] = settings.web_fetch_private  # type: ignore[attr-defined]  # loopback | all
-        if self.trusted:
-            env["trusted"] = "1"  # git run through bash may use what the repository's config names
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
-                          subagents=self.subagents, env=env,
+                          subagents=self.subagents, settings=settings.tools,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
                           hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
@@ -170,12 +164,22 @@ class Session(SessionChildren):
             lambda: main_system_prompt(workspace, mode, interactive, skipped, listed, self._memory_used),
             "session-prep")
         self._prompt_warnings = skipped
-        self.system_changes: list[Callable[[str], str]] = []  # applied once it is built
+        self.system_changes: list[Callable[[str], str]] = []  # applied once it is built: first the flags'
+        if settings.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
+            self.system_changes.append(lambda system: settings.system_prompt)
+        if settings.append_system_prompt:
+            self.system_changes.append(lambda system: f"{system}\n\n{settings.append_system_prompt}")
+        if workspace.extra_dirs:  # --add-dir
+            folders = ", ".join(str(d) for d in workspace.extra_dirs)
+            self.system_changes.append(lambda system: f"{system}\n\nBesides the workspace, the tools may use these "
+                                                      f"folders (absolute paths): {folders}")
         self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
                           max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
         self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
         self.main.notes = ModeNews(self.permissions)  # a mode change, as a note at the request's end
         self.steering = self.main.steers  # what the user sends into the running turn (the front ends' steer key)
+        if settings.only_tools is not None:  # --tools
+            self.only_tools(settings.only_tools)
         # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
         # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
         self.mention_sources: list[mentions.MentionSource] = [
@@ -189,7 +193,7 @@ class Session(SessionChildren):
         self.telemetry = telemetry.start(secret_env.environ(), notices.append, self.id)
         if self.telemetry is not None:
             self.subscribers.append(self.telemetry)
-        for text in settings.notices + notices:  # settings.notices: e.g. what an untrusted workspace asked for
+        for text in [*settings.notices, *notices]:  # settings.notices: e.g. what an untrusted workspace asked for
             self.emit(Notice(level="warning", text=text))
         self.opened, self.opening = self.opening, None
 
@@ -500,8 +504,8 @@ class Session(SessionChildren):
 
     def status_command(self) -> StatusCommand | None:
         """The statusLine setting's command, ready to run (ui/status_line.py says when); None without one."""
-        return StatusCommand.from_setting(getattr(self.settings, "status_line", None), self.workspace.root,
-                                          sandbox=self.sandbox, keep_secret_env=self.settings.keep_secret_env)
+        return StatusCommand.from_setting(self.settings.status_line, self.workspace.root,
+                                          sandbox=self.sandbox, keep_secret_env=self.settings.tools.keep_secret_env)
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""
@@ -543,7 +547,7 @@ class Session(SessionChildren):
         await self.llm.aclose()
 
 
-def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
+def open_session(settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False, session_id: str | None = None,
                  fork_session: bool = False) -> SessionSurface:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or

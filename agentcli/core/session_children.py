@@ -23,10 +23,6 @@ class SessionChildren:
             if "task" in registry:
                 registry.add(TaskTool(self.subagents.agent_types))
 
-    def set_budget_usd(self, usd: float) -> None:
-        """--max-budget-usd: as the session nears it, its children wind down and no new one starts."""
-        self.subagents.budget_usd = usd
-
     @property
     def children(self) -> list[SubagentRecord]:
         return list(self.subagents.records.values())

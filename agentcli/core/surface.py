@@ -1,6 +1,6 @@
-"""The session's two faces: the settings it reads (``SessionSettings``), and what a front end may use of it
-(``SessionSurface``). ``core/session.py``'s ``Session`` implements the second; front ends are typed against
-it, so the type checker finds one that reaches past it into the agents (docs/architecture.md says what is on it).
+"""What a front end may use of a session (``SessionSurface``). ``core/session.py``'s ``Session`` implements it;
+front ends are typed against it, so the type checker finds one that reaches past it into the agents
+(docs/architecture.md says what is on it). The settings a session reads are ``core/settings.py``'s.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .events import Event, Sink, ToolCallStarted, Usage
     from .mcp.servers import McpServers
     from .model.llm import LLM
+    from .settings import EngineSettings
     from .policy.hooks import Hooks
     from .policy.status_command import StatusCommand
     from .policy.permissions import Permissions
@@ -31,44 +32,6 @@ if TYPE_CHECKING:
     from .system.workspace import Workspace
     from .tools import ToolRegistry
     from .tools.shells import BackgroundShells
-
-
-class SessionSettings(Protocol):
-    """The settings a session reads (``agentcli.config.Settings`` has them): plain values, passed in."""
-
-    model: str
-    max_tokens: int
-    permission_mode: str
-    max_turns: int
-    subagent_max_turns: int
-    subagent_timeout: float
-    max_parallel_subagents: int
-    api_retries: int
-    stall_timeout: float
-    first_reply_timeout: float
-    thinking: str
-    max_thinking_tokens: int
-    compact_threshold: float
-    keep_secret_env: bool
-    search_timeout: float
-    web_fetch_timeout: float
-    output_copy_max_mb: float
-    output_session_max_mb: float
-    checkpoint_file_max_mb: float
-    checkpoint_session_max_mb: float
-    agents: dict[str, dict[str, Any]]
-    permissions: dict[str, list[str]]
-    notices: list[str]
-    mcp_servers: dict[str, Any]
-    mcp_startup_timeout: float
-    mcp_tool_timeout: float
-    subagent_stall_seconds: float  # read by front ends (through ``session.settings``), not by the session
-    steer_on_enter: bool  # likewise: enter while the main agent works steers its turn (ctrl+s then queues)
-    notifications: str  # likewise: how the terminal is told the user is needed (ui/notify.py)
-    # Also read, with defaults, when present: hooks (Claude Code's format), trusted (the workspace is),
-    # tool_search ("auto", "api", "agentcli" or "off": core/tools/on_demand.py), sandbox ("auto", "on" or
-    # "off"), sandbox_network and sandbox_allowed_hosts (core/system/sandbox.py),
-    # max_budget_usd (0: none), status_line (core/policy/status_command.py) and plugins (engine/plugins.py).
 
 
 class SessionSurface(Protocol):
@@ -81,7 +44,7 @@ class SessionSurface(Protocol):
 
     id: str
     workspace: Workspace
-    settings: SessionSettings
+    settings: EngineSettings  # what it was opened with
     trusted: bool  # the workspace's own files may widen what the agent does
     commands: dict[str, CustomCommand]  # custom slash commands (and skills), by name
     skills: dict[str, Skill]
@@ -164,6 +127,5 @@ class SessionSurface(Protocol):
     def cancel_children(self) -> list[str]: ...
     def steer_child(self, agent_id: str, text: str) -> str: ...  # "" when queued, else why not
     def wrap_up_child(self, agent_id: str) -> str: ...  # "" when asked, else why not
-    def set_budget_usd(self, usd: float) -> None: ...  # children wind down near it
     def mention_choices(self) -> list[Mention]: ...  # what '@' completes besides files
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command

@@ -31,4 +31,4 @@ class DemoApp(AgentApp):
 
 
 def make_demo_app(settings: Settings, root: Path, **options: Any) -> DemoApp:
-    return DemoApp(Opening(settings, root, llm=options.pop("llm", None)), **options)
+    return DemoApp(Opening(settings.engine(), root, llm=options.pop("llm", None)), **options)

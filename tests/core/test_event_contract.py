@@ -22,7 +22,7 @@ from tests.fakes.anthropic_server import error, offers_tool, text, tool_use
 def reopen(server, repo, session_id):
     llm = LLM(model=Settings().model, max_tokens=1000, max_retries=0,
               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    return open_session(Settings(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, resume=session_id)
+    return open_session(Settings().engine(), Workspace.at(repo), Recorder(), interactive=False, llm=llm, resume=session_id)
 
 
 async def test_a_retry_is_a_typed_event_with_its_numbers(server, make_session):

@@ -24,7 +24,7 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.edit import EditFile
 from agentcli.core.tools.files import ReadFile, WriteFile
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import RACE_ROUNDS
+from tests.conftest import RACE_ROUNDS, TOOLS
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use_block)
 from tests.waiting import wait_until
@@ -37,7 +37,7 @@ UNREAD = "You have not read"
 def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "ws"
     root.mkdir()
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
 
 
 def as_agent(ctx: ToolContext, agent_id: str) -> ToolContext:

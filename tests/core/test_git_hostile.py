@@ -14,13 +14,13 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, git
+from tests.conftest import API_KEY, git, TOOLS
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA"
 
 
 async def call(root: Path, name: str, mode: str = "default", **args) -> tuple[str, bool]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(mode=mode))
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(mode=mode), settings=TOOLS)
     outcome = await ToolRegistry(default_tools(root=root)).call(name, args, ctx.for_call("toolu_test"))
     return outcome.output, outcome.is_error
 

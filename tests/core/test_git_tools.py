@@ -13,13 +13,13 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.system.git import GIT_ENV, find_repository, is_git_repo
 from agentcli.core.tools.git import main_branch, snapshot
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import git
+from tests.conftest import git, TOOLS
 
 GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_blame"]
 
 
 def registry(root: Path) -> tuple[ToolRegistry, ToolContext]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions())
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(), settings=TOOLS)
     return ToolRegistry(default_tools(root=root)), ctx
 
 

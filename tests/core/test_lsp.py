@@ -20,6 +20,7 @@ from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
+from tests.conftest import TOOLS
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -56,7 +57,7 @@ def project(root: Path) -> Path:
 
 
 def context(root: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=None)  # type: ignore[arg-type]
+    return ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=None, settings=TOOLS)  # type: ignore[arg-type]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -240,7 +241,7 @@ async def test_a_deny_rule_on_reading_a_file_holds_for_the_lsp_tool(tmp_path):
     (root / "pkg" / "secret.py").write_text('from pkg.a import handle_request\nTOKEN = handle_request("hunter2")\n')
     servers = LanguageServers([python_spec([PYLSP])], root, command_env(), Sandbox("auto"), timeout=60)
     ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None,
-                      permissions=Permissions.from_settings("default", {"deny": ["Read(pkg/secret.py)"]}, False))
+                      permissions=Permissions.from_settings("default", {"deny": ["Read(pkg/secret.py)"]}, False), settings=TOOLS)
     tool = LspTool(servers)
     try:
         found = await tool.run({"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"},

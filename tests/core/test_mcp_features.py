@@ -113,7 +113,7 @@ def interactive_session(server: Any, repo: Path, extra: Path, **overrides: Any) 
     llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=0,
               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
     recorder = Recorder()
-    return Session(settings, Workspace.at(repo, (extra.resolve(),)), recorder, interactive=True, llm=llm,
+    return Session(settings.engine(), Workspace.at(repo, (extra.resolve(),)), recorder, interactive=True, llm=llm,
                    store=False), recorder
 
 

@@ -149,7 +149,7 @@ async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(s
     await session.send("log?")
     session.close()
     llm = LLM(credentials=Credentials(api_key=API_KEY, base_url=server.base_url), max_retries=0)
-    resumed = open_session(Settings(tool_search="agentcli"), Workspace.at(repo), lambda event: None,
+    resumed = open_session(Settings(tool_search="agentcli").engine(), Workspace.at(repo), lambda event: None,
                            interactive=False, llm=llm, resume=session.id)
     try:
         await resumed.send("and now?")

@@ -12,6 +12,7 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import tool_settings
 from tests.waiting import until
 
 MB = 1024 * 1024
@@ -26,7 +27,7 @@ def make_ctx(root: Path, copy_mb: float, session_mb: float = 512.0) -> ToolConte
     (root / "ws").mkdir(exist_ok=True)
     return ToolContext(workspace=Workspace.at(root / "ws"), emit=lambda e: None, permissions=AllowAll(),
                        output_dir=root / "outputs",
-                       env={"output_copy_max_mb": str(copy_mb), "output_session_max_mb": str(session_mb)})
+                       settings=tool_settings(output_copy_max_mb=copy_mb, output_session_max_mb=session_mb))
 
 
 def copies(ctx: ToolContext) -> dict[str, int]:

@@ -18,7 +18,7 @@ from agentcli.core.policy.rules import Rule, save_allow_rule, split_command
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY
+from tests.conftest import API_KEY, TOOLS
 from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
                                           tool_use, tool_use_block)
 
@@ -426,7 +426,7 @@ async def test_children_follow_a_mode_change_and_share_session_rules(server, mak
 async def test_bash_children_cannot_see_the_api_key(repo, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
-    ctx = ToolContext(workspace=Workspace.at(repo), emit=lambda e: None, permissions=Permissions())
+    ctx = ToolContext(workspace=Workspace.at(repo), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
     out = await Bash().run({"command": 'echo "[$ANTHROPIC_API_KEY][$GITHUB_TOKEN]"; env'}, ctx)
     assert out.splitlines()[0] == "[][]"
     assert API_KEY not in out and "ghp_secret" not in out and "PATH=" in out

@@ -14,6 +14,7 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS
 from tests.waiting import until
 from tests import waiting
 
@@ -29,7 +30,7 @@ class AllowAll:
 
 
 def make_ctx(root: Path, **kw) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=AllowAll(), **kw)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=AllowAll(), **{"settings": TOOLS, **kw})
 
 
 @pytest.fixture

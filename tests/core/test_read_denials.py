@@ -12,7 +12,7 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import git
+from tests.conftest import git, TOOLS
 
 SECRET = "API_TOKEN=tok-9f8e7d6c5b4a"
 
@@ -33,7 +33,7 @@ def workspace(tmp_path: Path) -> Path:
 
 async def call(root: Path, rules: list[str], tool: str, args: dict) -> tuple[bool, str]:
     ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None,
-                      permissions=Permissions.from_settings("default", {"deny": rules}, False))
+                      permissions=Permissions.from_settings("default", {"deny": rules}, False), settings=TOOLS)
     outcome = await ToolRegistry(default_tools(root=root)).call(tool, args, dataclasses.replace(ctx))
     return outcome.is_error, outcome.output
 

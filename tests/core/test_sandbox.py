@@ -18,6 +18,7 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS
 from tests.core.test_processes import AllowAll, gone, running
 from tests.waiting import until
 
@@ -59,7 +60,7 @@ def workspace(tmp_path: Path) -> Path:
 
 def make_ctx(root: Path, sandbox: Sandbox | None, extra: tuple[Path, ...] = ()) -> ToolContext:
     return ToolContext(workspace=Workspace.at(root, extra_dirs=extra), emit=lambda e: None, permissions=AllowAll(),
-                       sandbox=sandbox)
+                       sandbox=sandbox, settings=TOOLS)
 
 
 @pytest.fixture

@@ -14,10 +14,12 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import _run_rg
 from agentcli.core.tools.search import timeout_note
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import tool_settings
 
 
-def make_ctx(root: Path, **env: str) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), env=env)
+def make_ctx(root: Path, **settings: float) -> ToolContext:
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
+                       settings=tool_settings(**settings))
 
 
 async def call(ctx: ToolContext, name: str, **args):
@@ -48,7 +50,7 @@ async def test_a_fifo_inside_the_searched_folder_is_skipped(tree):
 async def test_a_search_past_its_timeout_stops_with_a_sentence(tree):
     for n in range(300):
         (tree / f"f{n}.txt").write_text("nothing here\n" * 50)
-    outcome = await call(make_ctx(tree, search_timeout="0.000001"), "grep", pattern="hello")
+    outcome = await call(make_ctx(tree, search_timeout=0.000001), "grep", pattern="hello")
     assert "stopped after 1e-06 s (setting search_timeout)" in outcome.output
     # Nothing found yet is an error; on a busy machine rg may have printed the one match first, which is kept.
     found = [line for line in outcome.output.splitlines() if not line.startswith(("[", "grep"))]

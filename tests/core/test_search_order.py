@@ -12,10 +12,11 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS
 
 
 def ctx_at(root: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
 
 
 async def test_glob_breaks_mtime_ties_by_path_inside_a_subdirectory(tmp_path):

@@ -16,12 +16,14 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import Glob, Grep, compile_glob, name_globs
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import tool_settings
 from tests.core.test_search_order import sorted_rg, tricky_tree
 from tests.waiting import until
 
 
-def ctx_at(root: Path, **env: str) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, env=env)
+def ctx_at(root: Path, **settings: float) -> ToolContext:
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None,
+                       settings=tool_settings(**settings))
 
 
 @pytest.fixture(params=[False, True], ids=["rg-threads", "rg-sorts"])
@@ -92,7 +94,7 @@ async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path):
     (tmp_path / "a.txt").write_text("hello\n")
     with pytest.raises(ToolError, match=r"grep found nothing for `hello` in the workspace before it was stopped "
                                         r"after 0.5 s \(setting search_timeout\)"):
-        await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout="0.5"))
+        await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout=0.5))
 
 
 async def test_a_cancelled_grep_stops_rg(tmp_path, way):
@@ -177,7 +179,7 @@ async def test_glob_past_its_timeout_and_a_cancelled_glob_stop_rg(tmp_path):
     os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
     (tmp_path / "a.py").write_text("")
     with pytest.raises(ToolError, match=r"glob listed no files in the workspace before it was stopped after 0.5 s"):
-        await Glob().run({"pattern": "*.py"}, ctx_at(tmp_path, search_timeout="0.5"))
+        await Glob().run({"pattern": "*.py"}, ctx_at(tmp_path, search_timeout=0.5))
     assert rg_children() == []
 
     task = asyncio.create_task(Glob().run({"pattern": "*.py"}, ctx_at(tmp_path)))

@@ -13,7 +13,7 @@ from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import RACE_ROUNDS
+from tests.conftest import RACE_ROUNDS, TOOLS
 from tests.core.test_file_races import exchange
 
 
@@ -21,7 +21,7 @@ from tests.core.test_file_races import exchange
 def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "ws"
     root.mkdir()
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
 
 
 async def test_swapping_the_searched_folder_for_a_link_never_leaks_outside_files(ctx, tmp_path):

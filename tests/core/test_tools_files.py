@@ -14,11 +14,12 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.edit import EditFile
 from agentcli.core.tools.files import ReadFile, WriteFile
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None)
+    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None, settings=TOOLS)
 
 
 async def read(ctx: ToolContext, **args) -> str:

@@ -13,11 +13,12 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.search import Glob, Grep, compile_glob
 from agentcli.core.tools.rg import rg_path
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None)
+    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None, settings=TOOLS)
 
 
 def make(root: Path, files: dict[str, str]) -> None:

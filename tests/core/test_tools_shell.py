@@ -13,12 +13,13 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
+from tests.conftest import TOOLS, tool_settings
 from tests.cancel_at_start import cancel_as_popen_returns
 from tests.waiting import until
 
 
 def make_ctx(root: Path, **kw) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, **kw)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, **{"settings": TOOLS, **kw})
 
 
 @pytest.fixture
@@ -84,7 +85,7 @@ async def test_secret_env_is_scrubbed(ctx, tmp_path, monkeypatch):
     assert "PLAIN_SETTING=visible" in out
     for leaked in ("k1", "t1", "s1"):
         assert f"={leaked}" not in out
-    kept = await bash(make_ctx(tmp_path, env={"keep_secret_env": "1"}), "echo $MY_API_KEY $GITHUB_TOKEN")
+    kept = await bash(make_ctx(tmp_path, settings=tool_settings(keep_secret_env=True)), "echo $MY_API_KEY $GITHUB_TOKEN")
     assert kept == "k1 t1"
 
 

@@ -23,6 +23,7 @@ from agentcli.sessions_cli import replay
 from agentcli.ui.format import seconds, tokens
 from agentcli.ui.transcript_text import main_lines, subagent_lines
 from agentcli.ui.view import SessionView
+from tests.conftest import TOOLS
 from tests.waiting import until
 
 CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
@@ -148,7 +149,7 @@ async def test_the_engine_asks_one_question_at_a_time_and_withdraws_a_cancelled_
     """What lets the TUI and line mode keep no queue of their own."""
     asked: list[ApprovalRequested] = []
     ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: isinstance(e, ApprovalRequested) and asked.append(e),
-                      permissions=Permissions(interactive=True))
+                      permissions=Permissions(interactive=True), settings=TOOLS)
     first = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch one"}, ctx.for_call("a")))
     second = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch two"}, ctx.for_call("b")))
     await until(lambda: len(asked) == 1, "the first question")

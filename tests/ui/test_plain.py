@@ -464,7 +464,7 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
     await ui.submit(DELEGATE)
     await ui.quit()
     old = ui.app.session
-    resumed = Session(Settings(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    resumed = Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
@@ -488,7 +488,7 @@ async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server,
                      shown)
     assert line and "too little" not in shown
     await ui.quit()
-    resumed = Session(Settings(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
+    resumed = Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
                       resume=ui.app.session.id)
     out = io.StringIO()
     with create_pipe_input() as pipe:

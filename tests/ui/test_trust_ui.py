@@ -95,7 +95,7 @@ async def test_after_no_the_tui_runs_untrusted_and_says_so_in_one_line(hostile, 
     assert settings.permission_mode == "default" and not settings.keep_secret_env
     assert "allow" not in settings.permissions
     llm = LLM(model=settings.model, credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    app = make_app(settings, hostile, llm=llm, testing=True)
+    app = make_app(settings.engine(), hostile, llm=llm, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: any("not trusted" in plain(n) for n in app.query(NoticeEntry)),
                     "the untrusted notice")

@@ -377,7 +377,7 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
 
 async def test_without_a_key_the_app_opens_and_says_how_to_set_one(repo, monkeypatch):
     monkeypatch.setenv("AGENTCLI_FROM_MAKE", "1")  # `make run`: in the clone agentcli is not on PATH, make demo is
-    app = make_app(Settings(), repo, testing=True)
+    app = make_app(Settings().engine(), repo, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, NoKeyScreen)
@@ -419,7 +419,7 @@ def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
         "from agentcli.ui.tui.app import RESUME_WIDGETS, make_app\n"
         "assert 'anthropic' not in sys.modules, 'importing the TUI imported the SDK'\n"
         "async def main():\n"
-        f"    app = make_app(Settings(), Path({str(repo)!r}), testing=True)\n"
+        f"    app = make_app(Settings().engine(), Path({str(repo)!r}), testing=True)\n"
         "    async with app.run_test() as pilot:\n"
         "        deadline = asyncio.get_running_loop().time() + 60\n"
         "        while app.first_paint_without_sdk is None:\n"
@@ -734,7 +734,7 @@ async def test_compaction_is_one_line_live_and_resumed_and_a_clear_shows_as_a_di
 
 
 async def test_the_no_key_window_fits_80_by_24(repo):
-    app = make_app(Settings(), repo, testing=True)
+    app = make_app(Settings().engine(), repo, testing=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         window = app.screen.query_one("#no-key")

@@ -36,7 +36,7 @@ def llm_for(server) -> LLM:  # type: ignore[no-untyped-def]
 
 
 def held_app(server, root: Path, **options):  # type: ignore[no-untyped-def]
-    app = make_app(Settings(), root, llm=llm_for(server), testing=True, **options)
+    app = make_app(Settings().engine(), root, llm=llm_for(server), testing=True, **options)
     app.opening = HeldOpening(app.opening.settings, root, llm=app.opening.llm, resume=app.opening.resume,
                               continue_=app.opening.continue_)
     return app
@@ -95,7 +95,7 @@ async def test_continue_draws_the_earlier_conversation_once_the_session_is_open(
 
 
 async def test_a_session_that_cannot_open_closes_the_app_with_one_sentence(server, repo):
-    app = make_app(Settings(), repo, llm=llm_for(server), resume="no-such-session", testing=True)
+    app = make_app(Settings().engine(), repo, llm=llm_for(server), resume="no-such-session", testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.open_error, "the opening error")
     assert app.return_value == 1

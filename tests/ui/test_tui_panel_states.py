@@ -175,7 +175,7 @@ async def test_the_working_line_shows_while_the_main_agent_waits_on_the_model(se
 
 
 async def test_a_message_typed_without_a_key_stays_in_the_input(repo):
-    app = make_app(Settings(), repo, testing=True)
+    app = make_app(Settings().engine(), repo, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")  # the window on how to set a key
         await until(pilot, lambda: app.screen is app.screen_stack[0], "the main screen")

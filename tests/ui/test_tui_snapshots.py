@@ -143,5 +143,5 @@ def test_approval_modal(snap_compare, server, tui):
 
 
 def test_no_key_screen(snap_compare, repo):
-    app = make_app(Settings(), repo, testing=True)
+    app = make_app(Settings().engine(), repo, testing=True)
     assert snap_compare(app, terminal_size=SIZE)

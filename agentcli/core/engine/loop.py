@@ -67,7 +67,7 @@ class Agent:
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
                  max_turns: int, model: str | None = None, messages: list[dict[str, Any]] | None = None,
-                 turns: int = 0, usage: Usage | None = None, compact_threshold: float = 0.85,
+                 turns: int = 0, usage: Usage | None = None, compact_threshold: float,
                  effort: str | None = None) -> None:
         self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
         self.max_turns = max_turns

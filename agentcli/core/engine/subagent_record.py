@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class Budgets:
-    max_turns: int = 30
-    timeout: float = 900.0
-    max_parallel: int = 3
+    """A subagent's limits, from the settings (subagent_max_turns, subagent_timeout, max_parallel_subagents)."""
+
+    max_turns: int
+    timeout: float
+    max_parallel: int
 
 
 @dataclass

@@ -22,7 +22,7 @@ from .skills import catalog
 from .steering import Steers
 from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
                       ToolCallStarted, Usage, UsageUpdated)
-from ..model.catalogue import TASK_MODELS, resolve_model
+from ..model.catalogue import resolve_model
 from ..model.llm import LLM, LLMError
 from .loop import Agent, final_text
 from ..tools import ToolRegistry
@@ -59,16 +59,15 @@ def _narrowest(*budgets: float | None) -> Any:
 class Subagents:
     """Starts, limits, cancels and remembers the subagents of one session."""
 
-    def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType],
-                 budgets: Budgets | None = None, type_settings: dict[str, dict[str, Any]] | None = None,
-                 compact_threshold: float = 0.85, task_models: list[str] | None = None) -> None:
+    def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType], budgets: Budgets,
+                 type_settings: dict[str, dict[str, Any]], compact_threshold: float, task_models: list[str]) -> None:
         self.llm = llm
-        self.task_models = list(TASK_MODELS if task_models is None else task_models)  # what task's ``model`` may be
+        self.task_models = task_models  # what task's ``model`` may be
         self.tools = tools  # the session's own registry: MCP tools join it once their server is ready
         self.worktree_place: worktrees.Place | None = None  # where isolated children's worktrees go
         self.agent_types = agent_types
-        self.budgets = budgets or Budgets()
-        self.type_settings = type_settings or {}
+        self.budgets = budgets
+        self.type_settings = type_settings
         self.compact_threshold = compact_threshold
         self.records: dict[str, SubagentRecord] = {}
         self.next_number = 1

@@ -332,7 +332,7 @@ class LanguageServers:
     """A session's servers, by language: one per language, made on first use and shared by its agents."""
 
     def __init__(self, specs: list[ServerSpec], root: Path, env: Mapping[str, str], sandbox: Sandbox | None,
-                 timeout: float = 30.0, on_progress: Callable[[str], None] | None = None) -> None:
+                 timeout: float, on_progress: Callable[[str], None] | None = None) -> None:
         self.specs = specs
         self.root = root
         self.env = env

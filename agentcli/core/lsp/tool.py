@@ -384,13 +384,14 @@ class EditDiagnostics:
 
 
 
-def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: Any) -> LanguageServers:
+def language_servers(setting: dict[str, Any], discover: bool, timeout: float, root: Path, env: dict[str, str],
+                     sandbox: Any) -> LanguageServers:
     """The session's servers: those the settings name or PATH has (``lsp``, ``lsp_discover``), for the languages
     the workspace holds. A bad ``lsp`` setting was refused when the settings loaded (config.py)."""
     from .specs import available, for_workspace
 
     try:
-        specs = for_workspace(root, available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True)))
+        specs = for_workspace(root, available(setting, discover))
     except ValueError:
         specs = []
-    return LanguageServers(specs, root, env, sandbox, timeout=float(getattr(settings, "lsp_timeout", 30.0)))
+    return LanguageServers(specs, root, env, sandbox, timeout=timeout)

@@ -6,7 +6,7 @@ registry hands any other tool's finished output that is too long for the model t
 Each copy stops growing at ``output_copy_max_mb`` (default 64 MB), and all copies of a session
 together at ``output_session_max_mb`` (default 512 MB), so a command printing without end
 (``yes``) cannot fill the disk. The note the model sees says when a copy was cut, and why.
-Both caps are settings, passed to tools through ``ToolContext.env``.
+Both caps are settings, read from ``ToolContext.settings``.
 
 The copies live in the session's folder, outside the workspace, where a read would ask for approval
 (and be refused in ``-p``). So ``read_file`` reads this session's own copies without asking
@@ -26,21 +26,10 @@ if TYPE_CHECKING:
     from ..tools.base import ToolContext
 
 READ_PAGE = 2000  # lines read_file shows by default: a saved copy, too, is read a page at a time
-COPY_CAP_MB = 64.0
-SESSION_CAP_MB = 512.0
 _MB = 1024 * 1024
 
 _used: dict[Path, int] = {}  # bytes written per session output folder
 _lock = threading.Lock()  # keep_in_full writes from worker threads
-
-
-def _setting(ctx: ToolContext, name: str, default: float) -> float:
-    """A cap in MB from the tool settings."""
-    try:
-        value = float(ctx.env.get(name, default))
-    except (TypeError, ValueError):
-        return default
-    return value if value > 0 else default
 
 
 def _folder_size(folder: Path) -> int:
@@ -69,8 +58,7 @@ class CappedCopy:
         assert ctx.output_dir is not None
         self.folder = Path(ctx.output_dir)
         self.path = self.folder / name
-        self.copy_mb = _setting(ctx, "output_copy_max_mb", COPY_CAP_MB)
-        self.session_mb = _setting(ctx, "output_session_max_mb", SESSION_CAP_MB)
+        self.copy_mb, self.session_mb = ctx.settings.output_copy_max_mb, ctx.settings.output_session_max_mb
         self.copy_cap, self.session_cap = int(self.copy_mb * _MB), int(self.session_mb * _MB)
         self.written = 0
         self.lines = 0  # line breaks written, for the note

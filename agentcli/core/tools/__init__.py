@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 from ..content import agentcli_note, quoted
 from ..policy.rules import names_tool
 from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from ..tool_settings import ToolSettings
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
 
-__all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "default_tools"]
+__all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "ToolSettings", "default_tools"]
 
 # What the API takes back in a tool_use block: an id in its format, used once, and a name in a tool's format.
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from ..events import MAIN, Sink, ToolKind
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
+from ..tool_settings import ToolSettings
 from .shells import BackgroundShells
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class ToolContext:
     workspace: Workspace
     emit: Sink
     permissions: "Permissions"
+    settings: ToolSettings = field(kw_only=True)  # the session's settings that tools read
     agent_id: str = MAIN
     agent_description: str = ""  # a subagent's task description, shown with its approval requests
     parent_tool_use_id: str | None = None
@@ -90,7 +92,6 @@ class ToolContext:
     subagents: SubagentRunner | None = None
     tool_use_id: str = ""
     output_dir: Path | None = None  # where full copies of cut outputs go
-    env: dict[str, str] = field(default_factory=dict)  # extra settings for tools
     shells: BackgroundShells = field(default_factory=BackgroundShells)  # shared by all agents of a session
     checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
     hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents

@@ -29,7 +29,6 @@ T = TypeVar("T")
 
 GREP_MAX_LINES = 250  # lines of grep output shown
 GREP_CHAR_BUDGET = OUTPUT_CAP - 2_000  # characters of grep output shown (room for the footer)
-SEARCH_TIMEOUT = 60.0  # seconds before rg is stopped and what it found so far is returned (setting search_timeout)
 _FD_DIR = "/proc/self/fd/"  # in rg, as in this process: the descriptors it is handed (Linux)
 
 
@@ -247,7 +246,7 @@ def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget
 
 
 async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float = SEARCH_TIMEOUT) -> _RgResult:
+                  timeout: float) -> _RgResult:
     return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
 
 

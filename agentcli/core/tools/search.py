@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar
 from .base import Tool, ToolContext
 from ..errors import ToolError
 from .file_access import _open_dir, _os_error, open_file, resolve_path
-from .rg import (_FD_DIR, COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, SEARCH_TIMEOUT, _grep_sorted, _off_loop,
+from .rg import (_FD_DIR, COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, _grep_sorted, _off_loop,
                  _rg, _RgResult, _run_rg_sync, _Stopper)
 
 T = TypeVar("T")
@@ -42,14 +42,6 @@ def verbatim(text: str) -> str:
     fence = "``" if "`" in text else "`"
     pad = " " if fence == "``" else ""
     return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def search_timeout(ctx: ToolContext) -> float:
-    try:
-        value = float(ctx.env.get("search_timeout", SEARCH_TIMEOUT))
-    except (TypeError, ValueError):
-        return SEARCH_TIMEOUT
-    return value if value > 0 else SEARCH_TIMEOUT
 
 
 def timeout_note(result: _RgResult | _Listing) -> str:
@@ -257,7 +249,7 @@ class Grep(Tool):
                 rg_args += ["--context", str(int(args["context"]))]
         rg_args += ["--regexp", pattern, "--"]
 
-        root, timeout = ctx.workspace.root, search_timeout(ctx)
+        root, timeout = ctx.workspace.root, ctx.settings.search_timeout
         opened = real if target is not None else None
         if one_file:  # one file, searched through its descriptor from the root: nothing to sort
             def search(stopper: _Stopper, where: str) -> _RgResult:
@@ -533,7 +525,7 @@ class Glob(Tool):
         if names is not None:
             rg_args += [arg for name in names for arg in ("--type-add", f"globbed:{name}")] + ["--type", "globbed"]
         opened = base if target is not None else None
-        timeout = search_timeout(ctx)
+        timeout = ctx.settings.search_timeout
         result = await _off_loop(lambda stopper: _from_opened(
             ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, accept, stopper, prefix)))
         if result.timed_out and not result.listed:

@@ -39,12 +39,6 @@ _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
 _TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
 
 
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() not in ("", "0", "false", "no", "off")
-    return bool(value)
-
-
 # ---------------------------------------------------------------- output capture
 
 
@@ -164,9 +158,9 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     (a file) is returned. ``count_leftovers`` (sandbox only): also the read end of a pipe that says how
     many processes the command left running when it ended (None outside the sandbox). ``widen``: what
     the sandbox gives this call beyond itself (default: what the session's answers allowed)."""
-    env = command_env(_truthy(ctx.env.get("keep_secret_env")))
+    env = command_env(ctx.settings.keep_secret_env)
     env[processes.MARKER] = marker
-    env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, _truthy(ctx.env.get("trusted")), env))
+    env.update(await asyncio.to_thread(untrusted_git_env, ctx.workspace.root, ctx.settings.trusted, env))
     env.update(await asyncio.to_thread(child_git_env, ctx.workspace.root, ctx.workspace.branch))
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     argv = [bash, "-c", command]

@@ -55,7 +55,7 @@ MAX_BYTES = 5 * 1024 * 1024  # of the response body
 MAX_CHARS = 60_000  # of the text the model gets
 MAX_HTML_BYTES = 1024 * 1024  # of HTML turned into Markdown: seconds for most pages; the call's time ends the rest
 MAX_REDIRECTS = 5
-TIMEOUT = 30.0  # seconds, for the whole fetch (setting web_fetch_timeout)
+TIMEOUT = 30.0  # seconds the HTTP client waits to connect, or for each read (the whole fetch: web_fetch_timeout)
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript",
               "application/ld+json", "application/rss+xml", "application/atom+xml", "application/x-yaml",
               "application/yaml", "application/toml")
@@ -88,11 +88,7 @@ class WebFetch(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         url = str(args["url"]).strip()
-        private = ctx.env.get("web_fetch_private", "none")
-        try:
-            timeout = float(ctx.env.get("web_fetch_timeout", TIMEOUT))
-        except ValueError:
-            timeout = TIMEOUT
+        private, timeout = ctx.settings.web_fetch_private, ctx.settings.web_fetch_timeout
         deadline = asyncio.get_running_loop().time() + timeout
         try:
             return await asyncio.wait_for(fetch(url, private, ctx.permissions, deadline), timeout)

@@ -47,16 +47,15 @@ class WebSearch(Tool):
         raise ToolError("web_search is run by the API itself; this endpoint did not run it.")
 
 
-def offer(settings: object, llm: "LLM", permissions: "Permissions", hooks: "Hooks") -> list[Tool]:
+def offer(setting: str, llm: "LLM", permissions: "Permissions", hooks: "Hooks") -> list[Tool]:
     """The session's web search tool, or none; ``llm.web_search_off`` says why not (``/help`` shows it)."""
-    llm.web_search_off = why_not(settings, llm.host(), permissions, hooks)
+    llm.web_search_off = why_not(setting, llm.host(), permissions, hooks)
     return [] if llm.web_search_off else [WebSearch()]
 
 
-def why_not(settings: object, host: str, permissions: "Permissions", hooks: "Hooks") -> str:
-    """Why a session's requests to ``host`` do not offer web search under its ``web_search`` setting; "" when
-    they do."""
-    setting = getattr(settings, "web_search", "auto")
+def why_not(setting: str, host: str, permissions: "Permissions", hooks: "Hooks") -> str:
+    """Why a session's requests to ``host`` do not offer web search under its ``web_search`` setting (true, false
+    or auto); "" when they do."""
     if setting == "false":
         return "the web_search setting is false"
     if setting == "auto" and host != "api.anthropic.com":

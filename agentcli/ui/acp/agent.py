@@ -222,7 +222,7 @@ class AcpAgent:
         from ...core.session import Workspace, open_session
 
         try:
-            session = open_session(settings, Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
+            session = open_session(settings.engine(), Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
                                    interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id)
         except SessionError as exc:
             raise RequestError(-32602, str(exc)) from None

@@ -587,7 +587,7 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
 
     async def main() -> int:
         try:
-            session = open_session(settings, Workspace.at(root), None, interactive=True, resume=resume,
+            session = open_session(settings.engine(), Workspace.at(root), None, interactive=True, resume=resume,
                                    continue_=bool(continue_))
         except SessionError as exc:
             print(f"agentcli: {exc}", file=sys.stderr)

@@ -53,7 +53,7 @@ from .widgets.working import WorkingLine
 from .work import report, startup_done
 
 if TYPE_CHECKING:
-    from ...core.session import SessionSurface
+    from ...core.session import EngineSettings, SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 
@@ -385,7 +385,7 @@ class AgentApp(App[int]):
         await close(self)
 
 
-def make_app(settings: Settings, root: Path, *, llm: LLM | None = None, session: SessionSurface | None = None,
+def make_app(settings: EngineSettings, root: Path, *, llm: LLM | None = None, session: SessionSurface | None = None,
              interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
              clock: Callable[[], float] = time.monotonic, prompt: str | None = None) -> AgentApp:
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
@@ -408,7 +408,7 @@ def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_
         print(f"agentcli: {problem}", file=sys.stderr)
         return 1
     while True:
-        app = make_app(settings, root, resume=resume, continue_=continue_, prompt=prompt)
+        app = make_app(settings.engine(), root, resume=resume, continue_=continue_, prompt=prompt)
         code = asyncio.run(run_until_signal(app))
         if app.open_error:
             print(f"agentcli: {app.open_error}", file=sys.stderr)

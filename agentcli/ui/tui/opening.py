@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Callable
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from ...config import Settings
 from ...core.model.llm import LLM
 from ...core.storage.store import project_dir, writable_folder
 from ...core.system.threads import in_thread
@@ -29,7 +28,7 @@ from .widgets.prompt import PromptBar
 RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 
 if TYPE_CHECKING:
-    from ...core.session import SessionSurface
+    from ...core.session import EngineSettings, SessionSurface
     from .app import AgentApp
 
 
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 class Opening:
     """What the session is opened from: a new one, or the one ``resume`` / ``continue_`` name."""
 
-    settings: Settings
+    settings: EngineSettings
     root: Path
     llm: LLM | None = None
     interactive: bool = True

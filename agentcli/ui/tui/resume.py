@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...config import Settings
 from ...core.events import MAIN, Event
 from ...core.model.llm import LLM
 from ...core.storage.store import SessionError  # a bad --resume or --continue, in one sentence
@@ -15,13 +14,13 @@ from .preview import read_tail, session_path
 from .widgets.conversation import tail_start, text_of
 
 if TYPE_CHECKING:
-    from ...core.session import SessionSurface
+    from ...core.session import EngineSettings, SessionSurface
     from .app import AgentApp
 
 __all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
 
 
-def open_session(settings: Settings, root: Path, *, llm: LLM | None = None, interactive: bool = True,
+def open_session(settings: "EngineSettings", root: Path, *, llm: LLM | None = None, interactive: bool = True,
                  resume: str | None = None, continue_: bool = False) -> tuple["SessionSurface", list[Event]]:
     """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes.
 
