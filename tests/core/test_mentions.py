@@ -87,6 +87,17 @@ def test_the_list_goes_stale_when_git_s_index_changes(repo: Path):
     assert "added.py" in WorkspaceFiles(repo).read().files
 
 
+def test_the_menu_matches_untracked_files_and_folders_as_well_as_tracked_ones(repo: Path):
+    tracked_only = WorkspaceFiles(repo).read()  # nothing untracked: the index read while git walked is kept
+    assert tracked_only.match("views") == ["src/app/views.py"] and "notes/" not in tracked_only.folders
+    (repo / "notes").mkdir()
+    (repo / "notes" / "views_plan.md").write_text("later\n")
+    listed = WorkspaceFiles(repo).read()
+    assert listed.match("views") == ["src/app/views.py", "notes/views_plan.md"]
+    assert listed.match("note") == ["notes/", "notes/views_plan.md"] and "notes/" in listed.folders
+    assert listed.files == sorted(listed.files)
+
+
 def test_mentioned_names_skip_addresses_and_trailing_punctuation():
     assert mentioned("see @src/app/auth.py, then ask @explore. mail me@example.com @src/app/auth.py") == \
         ["src/app/auth.py", "explore"]

@@ -21,6 +21,7 @@ import operator
 import os
 import re
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,19 +69,32 @@ class MentionSource(Protocol):
 # ---------------------------------------------------------------- the workspace's files
 
 
-def list_files(root: Path) -> list[str]:
+def list_files(root: Path, tracked: Callable[[list[str]], object] = lambda files: None) -> list[str]:
     """The workspace's files, relative to ``root``, sorted: in a git repository what git tracks plus the
     untracked files it does not ignore (the hardened runner); elsewhere ``rg --files`` (.gitignore still
-    honoured, hidden files in). Blocking; [] when neither can list."""
+    honoured, hidden files in). Blocking; [] when neither can list.
+
+    In git the index is read while another git walks the work tree for the untracked files (the walk is most of
+    the time: 100,000 files take it about as long as rg's whole listing), and ``tracked`` is handed the tracked
+    files meanwhile, so a caller can index them while the walk goes on; the list returned is that same list
+    when nothing is untracked."""
     try:
         repo = find_repository(root)
     except UnsafeRepository:
         repo = None
     if repo is not None:
-        code, out, _ = run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
-                               timeout=LIST_TIMEOUT)
+        walked: list[tuple[int, str, str]] = []
+        walk = threading.Thread(target=lambda: walked.append(run_git(
+            repo, "ls-files", "-z", "--others", "--exclude-standard", "--", timeout=LIST_TIMEOUT)), daemon=True)
+        walk.start()
+        code, out, _ = run_git(repo, "ls-files", "-z", "--cached", "--", timeout=LIST_TIMEOUT)
+        files = _sorted_once(out.split("\0"))[:MAX_FILES] if code == 0 else []
         if code == 0:
-            return _sorted_once(out.split("\0"))[:MAX_FILES]
+            tracked(files)
+        walk.join()
+        if code == 0 and walked and walked[0][0] == 0:
+            untracked = walked[0][1].split("\0")
+            return _sorted_once(files + untracked)[:MAX_FILES] if any(untracked) else files
     rg = rg_path()
     if rg is None:
         return []
@@ -145,9 +159,18 @@ class WorkspaceFiles:
     def read(self) -> "WorkspaceFiles":
         """Read the list again (blocking: in a worker); returns itself, for a worker's result."""
         index = self._index_stamp()
-        files = list_files(self.root)
-        folders = folders_of(files)
-        self.files, self.folders, self._names = files, folders, Names([*folders, *files])
+        early: list[tuple[list[str], list[str], Names]] = []  # the tracked files, indexed while git walks
+
+        def index_tracked(files: list[str]) -> None:
+            folders = folders_of(files)
+            early.append((files, folders, Names([*folders, *files])))
+
+        files = list_files(self.root, index_tracked)
+        if early and early[0][0] is files:
+            self.files, self.folders, self._names = early[0]
+        else:
+            folders = folders_of(files)
+            self.files, self.folders, self._names = files, folders, Names([*folders, *files])
         self.listed_at, self._index = time.monotonic(), index
         return self
 
