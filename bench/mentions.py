@@ -62,7 +62,13 @@ def run(work: Path) -> Section:
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
                 theirs.append(_ms(started))
     section.row("first menu after '@': list (worker thread) + match", Stat(ours, "ms"), Stat(theirs, "ms"),
-                ratios(ours, theirs), "peer: bare `rg --files` on the same repository, which lists only")
+                ratios(ours, theirs), "peer: bare `rg --files` on the same repository, which lists only; target ≤ 1.3×; "
+                "what did it: git's index is read while a second git walks the work tree for the untracked files, "
+                "and the tracked files are indexed (folders, lower-cased names, built in C) meanwhile; the repository is found "
+                "with one git instead of two; the list is "
+                "sorted as git prints it (two sorted runs, merged in one pass) rather than through a set, which "
+                "shuffled it: the worker's Python went from 130 to 61 ms of CPU (getrusage, 9 reads at load 16); "
+                "what is left: git's walk itself, single-threaded, about as long as rg's whole listing on two")
     keys: list[float] = []
     for _ in paced(5, 30):
         for typed in TYPED:

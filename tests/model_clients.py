@@ -12,7 +12,7 @@ closed by the collector whenever it runs: during a later test, whose loop then r
   test when one of them is still open at its end, so a test that forgets fails itself instead of a later one.
 
 This was once thought to explain a rare "could not connect" retry under load (issue 43); with every client closed
-it still happens, and what it is was measured since (tests/conftest.py, ``Recorder.warnings``): not this.
+it still happens, and what it is was measured since (tests/retries.py): not this.
 """
 
 from __future__ import annotations

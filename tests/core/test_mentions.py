@@ -38,6 +38,23 @@ def test_git_lists_tracked_and_untracked_files_but_not_ignored_ones(repo: Path):
     files = list_files(repo)
     assert "src/app/auth.py" in files and "notes.txt" in files
     assert not any(f.startswith("build/") for f in files) and not any(f.startswith(".git/") for f in files)
+    assert files == sorted(set(files)) and "" not in files  # git's two sorted runs (untracked, the index) merged
+
+
+def test_a_file_the_index_holds_unmerged_is_listed_once(repo: Path):
+    git(repo, "checkout", "-qb", "other")
+    (repo / "README.md").write_text("# Theirs\n")
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / "README.md").write_text("# Ours\n")
+    git(repo, "commit", "-qam", "ours")
+    merged = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "other"],
+                            cwd=repo, capture_output=True, text=True)
+    assert merged.returncode == 1 and "CONFLICT" in merged.stdout, merged
+    stages = subprocess.run(["git", "ls-files", "--stage", "README.md"], cwd=repo, capture_output=True, text=True)
+    assert len(stages.stdout.splitlines()) == 3  # the index holds it three times: base, ours, theirs
+    files = list_files(repo)
+    assert files.count("README.md") == 1 and files == sorted(set(files))
 
 
 def test_outside_git_rg_lists_the_files_gitignore_still_honoured(tmp_path: Path):
@@ -68,6 +85,17 @@ def test_the_list_goes_stale_when_git_s_index_changes(repo: Path):
     git(repo, "add", "added.py")
     assert files.stale()
     assert "added.py" in WorkspaceFiles(repo).read().files
+
+
+def test_the_menu_matches_untracked_files_and_folders_as_well_as_tracked_ones(repo: Path):
+    tracked_only = WorkspaceFiles(repo).read()  # nothing untracked: the index read while git walked is kept
+    assert tracked_only.match("views") == ["src/app/views.py"] and "notes/" not in tracked_only.folders
+    (repo / "notes").mkdir()
+    (repo / "notes" / "views_plan.md").write_text("later\n")
+    listed = WorkspaceFiles(repo).read()
+    assert listed.match("views") == ["src/app/views.py", "notes/views_plan.md"]
+    assert listed.match("note") == ["notes/", "notes/views_plan.md"] and "notes/" in listed.folders
+    assert listed.files == sorted(listed.files)
 
 
 def test_mentioned_names_skip_addresses_and_trailing_punctuation():

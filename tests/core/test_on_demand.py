@@ -143,19 +143,15 @@ def test_explore_is_not_told_to_keep_a_plan_it_has_no_tool_for(repo):
     assert "todo_write" in subagent_system_prompt(workspace, BUILT_IN["bash"])
 
 
-async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(server, make_session, repo):
+async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(server, make_session, repo, closing):
     server.script(tool_use("git_log", {}), text("done"), text("again"))
     session, _ = make_session(tool_search="agentcli")
     await session.send("log?")
     session.close()
     llm = LLM(credentials=Credentials(api_key=API_KEY, base_url=server.base_url), max_retries=0)
-    resumed = open_session(Settings(tool_search="agentcli").engine(), Workspace.at(repo), lambda event: None,
-                           interactive=False, llm=llm, resume=session.id)
-    try:
-        await resumed.send("and now?")
-    finally:
-        resumed.close()
-        await llm.aclose()
+    resumed = closing(open_session(Settings(tool_search="agentcli").engine(), Workspace.at(repo), lambda event: None,
+                                   interactive=False, llm=llm, resume=session.id))
+    await resumed.send("and now?")
     assert "git_log" in tool_names(server.requests[-1])
 
 

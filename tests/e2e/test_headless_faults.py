@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 import socket
 
 import pytest
 
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import (error, raw, reply, text, tool_result_text, tool_results, tool_use_block)
+from tests.retries import counted, stderr_notes, stderr_numbered_in_order
 
 PARTIAL = text("I'll start by reading the README and then I will explain what it says.")
 FAULTS = {
@@ -25,16 +25,8 @@ def overload_then_server_error(server):
 
 
 def retry_notices(stderr: str) -> list[str]:
-    """The retry notes, less a loopback connection the kernel reset under load ("could not connect"; see
-    tests/conftest.py's Recorder.warnings): no test here is about connecting."""
-    return [line for line in stderr.splitlines() if "Retrying in" in line and "could not connect" not in line]
-
-
-def numbered_in_order(stderr: str, retries: int) -> bool:
-    """Whether every retry note, a hidden one too, took the next number of one budget of ``retries``."""
-    numbers = [tuple(map(int, m)) for line in stderr.splitlines() if "Retrying in" in line
-               for m in re.findall(r"\((\d+)/(\d+)\)", line)[-1:]]
-    return numbers == [(n, retries) for n in range(1, len(numbers) + 1)]
+    """The retry notes on stderr that tests count (tests/retries.py)."""
+    return [note for note in stderr_notes(stderr) if counted(note)]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -47,7 +39,7 @@ def test_a_fault_after_an_overload_and_a_server_error_is_retried(server, api_env
     assert (out["result"], out["is_error"], out["subtype"]) == ("The README describes a tiny demo app.", False,
                                                                  "success")
     notices = retry_notices(proc.stderr)
-    assert len(notices) == 3 and numbered_in_order(proc.stderr, 8), proc.stderr
+    assert len(notices) == 3 and stderr_numbered_in_order(proc.stderr, 8), proc.stderr
     assert "Traceback" not in proc.stderr
     bodies = [r["messages"] for r in server.requests]
     assert len(bodies) == 4 and all(b == bodies[0] for b in bodies)  # the same question, nothing else twice

@@ -458,13 +458,13 @@ async def test_api_retries_update_one_live_line_and_the_outcome_stays(plain, ser
     await ui.quit()
 
 
-async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
+async def test_a_resumed_session_shows_its_conversation(plain, server, repo, closing):
     server.responder = demo_responder
     ui = plain()
     await ui.submit(DELEGATE)
     await ui.quit()
     old = ui.app.session
-    resumed = Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
@@ -478,7 +478,7 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo):
         await again.quit()
 
 
-async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server, repo):
+async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server, repo, closing):
     server.script(text("One."), text("Two."), text("The user said first and second."))
     ui = plain()
     await ui.submit("first")
@@ -488,8 +488,8 @@ async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server,
                      shown)
     assert line and "too little" not in shown
     await ui.quit()
-    resumed = Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
-                      resume=ui.app.session.id)
+    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
+                              resume=ui.app.session.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)

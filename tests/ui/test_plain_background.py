@@ -115,7 +115,7 @@ async def test_quitting_with_a_child_running_asks_and_keeps_it_interrupted(plain
     assert record.status == "interrupted"
 
 
-async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo):
+async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo, closing):
     server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
                 text("In auth.py."),
                 tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
@@ -133,7 +133,7 @@ async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo):
                 text("Both in auth.py."))
     server.when(is_child, text("handle_auth is at src/app/auth.py:9."))
     old = ui.app.session
-    resumed = Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:
         again = Harness(PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False,

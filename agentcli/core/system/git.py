@@ -116,15 +116,25 @@ def find_repository(root: Path) -> Repository | None:
     Raises UnsafeRepository when the repository's config moves its work tree (core.worktree) away
     from the directory that holds its ``.git``: git would then read files outside the workspace.
     """
-    code, out, _ = _run(root, None, "rev-parse", "--absolute-git-dir")
-    if code != 0 or not out.strip():
+    # One git for both answers where it gives both (a work tree); else each asked alone, for a bare repository's
+    # answer or the error that says why there is no top (a git start saved on every look, the @ menu's first too)
+    code, out, err = _run(root, None, "rev-parse", "--absolute-git-dir", "--show-toplevel")
+    both = [line.strip() for line in out.strip().split("\n")] if code == 0 else []
+    if len(both) != 2:
+        code, out, _ = _run(root, None, "rev-parse", "--absolute-git-dir")
+        both = [out.strip()] if code == 0 else []
+    if not both or not both[0]:
         return None
-    git_dir = Path(out.strip()).resolve()
+    git_dir = Path(both[0]).resolve()
     work_tree = _checkout_of(root, git_dir)
     if work_tree is None:
         return None
-    code, out, err = _run(root, None, "rev-parse", "--show-toplevel")
-    configured = Path(out.strip()).resolve() if code == 0 and out.strip() else None
+    if len(both) == 2:
+        top = both[1]
+    else:
+        code, out, err = _run(root, None, "rev-parse", "--show-toplevel")
+        top = out.strip() if code == 0 else ""
+    configured = Path(top).resolve() if top else None
     if configured != work_tree:
         where = f"to {configured}" if configured else f"somewhere git cannot use ({_first_error(err)})"
         raise UnsafeRepository(

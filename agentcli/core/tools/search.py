@@ -437,22 +437,23 @@ class _Listing:
     timed_out: float = 0.0
 
 
-def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[str], bool],
+def _list_newest(args: list[str], cwd: Path, timeout: float, matcher: re.Pattern[str],
                  stopper: _Stopper, prefix: str = "") -> _Listing:
-    """Run ``rg --files`` and stat each accepted path while rg still lists (the stats overlap rg's
+    """Run ``rg --files`` and stat each path ``matcher`` matches while rg still lists (the stats overlap rg's
     walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing, each
-    path shown with ``prefix`` in front."""
+    path shown with ``prefix`` in front. Each piece of rg's output is taken whole (decoded at once, matched with
+    ``filter``), so what runs in Python per file is little more than its stat."""
     found: list[tuple[float, str]] = []
     listed = 0
     pending = b""
     stat = os.stat
     root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
-    def take(raw: bytes) -> None:
+    def take(complete: bytes) -> None:
         nonlocal listed
-        listed += 1
-        path = raw.decode("utf-8", errors="replace")
-        if accept(path):
+        paths = [path for path in complete.decode("utf-8", errors="replace").split("\n") if path]
+        listed += len(paths)
+        for path in filter(matcher.match, paths):
             try:
                 found.append((-stat(path, dir_fd=root).st_mtime, prefix + path))
             except OSError:
@@ -460,11 +461,12 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[s
 
     def feed(chunk: bytes) -> bool:
         nonlocal pending
-        lines = (pending + chunk).split(b"\n")
-        pending = lines.pop()
-        for raw in lines:
-            if raw:
-                take(raw)
+        complete, newline, rest = chunk.rpartition(b"\n")
+        if newline:
+            take(pending + complete)
+            pending = rest
+        else:
+            pending += rest
         return True
 
     try:
@@ -515,11 +517,7 @@ class Glob(Tool):
             matcher = compile_glob(pattern)
         except re.error as exc:
             raise ToolError(f"Invalid glob pattern {verbatim(pattern)}: {exc}.") from None
-        prefix = "" if target is None else target.rstrip("/") + "/"
-
-        def accept(line: str) -> bool:  # rg lists paths relative to the folder searched
-            return matcher.match(line) is not None
-
+        prefix = "" if target is None else target.rstrip("/") + "/"  # rg lists paths relative to the folder searched
         rg_args = [*COMMON_RG_ARGS, "--files", *_denied_globs(ctx, base)]
         names = name_globs(pattern)
         if names is not None:
@@ -527,7 +525,7 @@ class Glob(Tool):
         opened = base if target is not None else None
         timeout = ctx.settings.search_timeout
         result = await _off_loop(lambda stopper: _from_opened(
-            ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, accept, stopper, prefix)))
+            ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, matcher, stopper, prefix)))
         if result.timed_out and not result.listed:
             raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
                             "(setting search_timeout); give a narrower `path`.")

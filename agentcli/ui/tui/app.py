@@ -19,7 +19,6 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
@@ -42,6 +41,7 @@ from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
 from .sink import MergingSink
 from .theme import AGENTCLI_THEME
+from .widgets.footer import Footer
 from .widgets.conversation import Conversation
 from .widgets.prompt import PromptBar, PromptInput
 from .widgets.plan import PlanBlock

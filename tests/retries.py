@@ -1,0 +1,46 @@
+"""How a test counts the retries of a run, one rule for the events a session emits (``Recorder.warnings`` and
+``Recorder.numbered_in_order``, tests/conftest.py) and for the notes `agentcli -p` prints on stderr (``stderr_notes``).
+
+- A retry of a loopback connection that broke before the stand-in server took it ("could not connect") is not
+  counted (``counted``): under load one test in about two thousand still meets one, and no test that counts retries
+  is about connecting.
+- It still takes an attempt's number ("(4/8)"), so the tests check the numbers (``numbered_in_order``): every try
+  that failed took the next number of one budget, a hidden one too.
+
+Its cause is not yet found. What was measured (issue 43, on 2 cores at load 20-29, seven caught): the connection is a
+new one (in both caught with the pool's state logged: never a kept-alive one); the request's write fails
+(BrokenPipeError under anyio's BrokenResourceError, httpx2's ReadError), the peer having reset it; the stand-in server
+never accepted it, while it accepted the retry a few milliseconds later on the same listener; nothing in the process
+closed a descriptor meanwhile (os.close logged); and the kernel's listen queue never overflowed (ListenOverflows 0 in
+/proc/net/netstat). So the kernel reset a connection it had completed before the server's accept() took it, a TCP
+matter on loopback rather than the stand-in server's or agentcli's code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+HIDDEN = "could not connect"
+NUMBER = re.compile(r"\((\d+)/(\d+)\)")
+
+
+def counted(note: str) -> bool:
+    """Whether a test counts this retry note (not a loopback connection reset before it was accepted)."""
+    return HIDDEN not in note
+
+
+def numbered_in_order(numbers: Sequence[tuple[int, int]], retries: int) -> bool:
+    """Whether the (attempt, budget) numbers of every retry note, hidden ones too, are 1, 2, 3… of ``retries``."""
+    return list(numbers) == [(n, retries) for n in range(1, len(numbers) + 1)]
+
+
+def stderr_notes(stderr: str) -> list[str]:
+    """The retry notes `agentcli -p` printed on ``stderr``, hidden ones too."""
+    return [line for line in stderr.splitlines() if "Retrying in" in line]
+
+
+def stderr_numbered_in_order(stderr: str, retries: int) -> bool:
+    """``numbered_in_order`` for the notes on ``stderr`` (each note's last "(n/m)")."""
+    return numbered_in_order([(int(a), int(b)) for line in stderr_notes(stderr)
+                              for a, b in NUMBER.findall(line)[-1:]], retries)
