@@ -520,7 +520,7 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
 def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
     """The enabled plugins, and their hooks and MCP servers beside the settings' own (a server named in a
     settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
-    from .core.engine.plugins import PluginError
+    from .core.engine.plugins import UNUSED_STYLES, PluginError
     from .plugins import enabled_plugins
 
     for plugin in enabled_plugins(root, trusted=settings.trusted, dirs=dirs, sources=settings.setting_sources,
@@ -536,5 +536,9 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
         if unknown:
             settings.notices.append(f"The plugin {plugin.key} has {', '.join(unknown)} hooks, events agentcli does "
                                     "not have yet: those hooks do not run.")
+        styles = plugin.output_styles()
+        if styles:
+            settings.notices.append(f"The plugin {plugin.key} brings the output styles {', '.join(styles)}: "
+                                    f"{UNUSED_STYLES}.")
         settings.plugins.append(plugin)
         settings.mcp_servers = {**servers, **settings.mcp_servers}
