@@ -110,7 +110,7 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
         if ask is not None and not await ask("\n".join([f"{pending.key} brings:", *brought(pending.done.brings),
                                                         f"{args.action.capitalize()} it ({args.scope} scope)?"])):
             pending.drop()
-            raise store.PluginCommandError(f"{pending.key} was not {args.action}d; nothing was kept")
+            raise store.PluginCommandError(f"did not {args.action} {pending.key}; nothing of it was kept")
         done = pending.finish(args.scope, root)
         if args.action == "update" and isinstance(was, dict) and was.get(done.plugin.key) is False:
             store.set_enabled(done.plugin.key, False, args.scope, root)  # an update does not turn it back on

@@ -15,7 +15,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; background: $background 60%; }
-    #confirm { width: 70; max-width: 95%; height: auto; padding: 1 2; background: $surface; border: thick $warning; }
+    #confirm { width: 70; max-width: 95%; height: auto; max-height: 90%; overflow-y: auto; padding: 1 2;
+               background: $surface; border: thick $warning; }
     """
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
