@@ -483,6 +483,11 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
         raise ConfigError(str(exc)) from None
     sources = SETTING_SOURCES if sources is None else sources
     settings.setting_sources = [name for name in SETTING_SOURCES if name in sources]
+    if "user" in sources:  # the user's own Claude Code settings, then agentcli's own files
+        from .claude_user_settings import add_claude_user_settings
+        from .plugins import claude_home
+
+        add_claude_user_settings(settings, claude_home() / "settings.json")
     own_files = {"user": paths.user_config_file(), "local": paths.workspace_config_file(root)}
     for own_file in (path for name, path in own_files.items() if name in sources):
         values = _read_toml(own_file)
