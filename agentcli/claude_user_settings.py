@@ -3,35 +3,34 @@ is set): its hooks, permission rules, ``defaultMode`` and status line apply as t
 do, so a Claude Code user's hooks work unchanged. The file is the user's, so nothing in it needs trust; it
 was written for Claude Code, so what agentcli cannot use (a hook event or type it does not have, a rule it
 cannot read, a file that is not JSON) is left out with one notice rather than stopping agentcli.
-It loads with the ``user`` setting source, before agentcli's own ``config.toml``, which may add to it."""
+``config.load_settings`` merges it with the ``user`` setting source, before agentcli's own ``config.toml``."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from .config import Settings
+from .core.policy.hooks import EVENTS
 
 
-def add_claude_user_settings(settings: "Settings", path: Path) -> None:
-    """Merge what agentcli understands of the user's Claude Code settings file at ``path`` into ``settings``."""
-    from .config import ConfigError, from_claude_settings
-    from .core.policy.hooks import EVENTS
+def shown(path: Path) -> str:
+    """The file as the notices name it: under ~ when it is."""
+    return str(path).replace(str(Path.home()), "~", 1)
 
-    shown = str(path).replace(str(Path.home()), "~", 1)
+
+def user_setting_parts(path: Path, convert: Callable[[Any], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The file's settings (``convert``: ``config.from_claude_settings``) in small parts, one hook group or one
+    rule each, so that one agentcli cannot use is left out alone; and what was left out already, one phrase each."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return
+        return [], []
     except (OSError, ValueError) as exc:
-        settings.notices.append(f"Skipped {shown}: it is not a readable JSON file ({exc}).")
-        return
-    values = from_claude_settings(data)
+        return [], [f"all of it: it is not a readable JSON file ({exc})"]
     skipped: list[str] = []
     parts: list[dict[str, Any]] = []
-    for key, value in values.items():
+    for key, value in convert(data).items():
         if key == "hooks" and isinstance(value, dict):
             skipped += [f"{event} hooks (an event agentcli does not have)" for event in value if event not in EVENTS]
             parts += [{"hooks": {event: [group]}} for event, groups in value.items() if event in EVENTS
@@ -41,12 +40,4 @@ def add_claude_user_settings(settings: "Settings", path: Path) -> None:
                       for rule in (rules if isinstance(rules, list) else [rules])]
         else:
             parts.append({key: value})
-    for part in parts:
-        try:
-            settings.merge(part, shown)
-        except ConfigError as exc:
-            skipped.append(str(exc).removeprefix(f"{shown}: ").rstrip("."))
-    if shown in settings.sources:  # read once, whatever number of parts it came in
-        settings.sources = [*(s for s in settings.sources if s != shown), shown]
-    if skipped:
-        settings.notices.append(f"Left out of {shown}, which agentcli cannot use: {'; '.join(skipped)}.")
+    return parts, skipped

@@ -484,10 +484,7 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     sources = SETTING_SOURCES if sources is None else sources
     settings.setting_sources = [name for name in SETTING_SOURCES if name in sources]
     if "user" in sources:  # the user's own Claude Code settings, then agentcli's own files
-        from .claude_user_settings import add_claude_user_settings
-        from .plugins import claude_home
-
-        add_claude_user_settings(settings, claude_home() / "settings.json")
+        _add_claude_user_settings(settings)
     own_files = {"user": paths.user_config_file(), "local": paths.workspace_config_file(root)}
     for own_file in (path for name, path in own_files.items() if name in sources):
         values = _read_toml(own_file)
@@ -520,6 +517,24 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     settings.trusted = trusted
     _add_plugins(settings, root, plugin_dirs)
     return settings
+
+
+def _add_claude_user_settings(settings: Settings) -> None:
+    """The user's own ~/.claude/settings.json (``claude_user_settings``), part by part: what agentcli cannot use
+    is left out with one notice."""
+    from .claude_user_settings import shown, user_setting_parts
+    from .plugins import claude_home
+
+    where = shown(claude_home() / "settings.json")
+    parts, skipped = user_setting_parts(claude_home() / "settings.json", from_claude_settings)
+    for part in parts:
+        try:
+            settings.merge(part, where)
+        except ConfigError as exc:
+            skipped.append(str(exc).removeprefix(f"{where}: ").rstrip("."))
+    settings.sources = [*dict.fromkeys(settings.sources)]  # read once, whatever number of parts it came in
+    if skipped:
+        settings.notices.append(f"Left out of {where}, which agentcli cannot use: {'; '.join(skipped)}.")
 
 
 def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
