@@ -107,8 +107,13 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
             await asyncio.to_thread(store.update_marketplace, key.partition("@")[2])
             was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
         pending = await asyncio.to_thread(store.prepare, key)
-        if ask is not None and not await ask("\n".join([f"{pending.key} brings:", *brought(pending.done.brings),
-                                                        f"{args.action.capitalize()} it ({args.scope} scope)?"])):
+        try:
+            agreed = ask is None or await ask("\n".join([f"{pending.key} brings:", *brought(pending.done.brings),
+                                                         f"{args.action.capitalize()} it ({args.scope} scope)?"]))
+        except BaseException:  # the session ended while it asked: nothing of it stays
+            pending.drop()
+            raise
+        if not agreed:
             pending.drop()
             raise store.PluginCommandError(f"did not {args.action} {pending.key}; nothing of it was kept")
         done = pending.finish(args.scope, root)

@@ -250,7 +250,7 @@ def check_out(folder: Path, *revisions: str) -> str:
         if code == 0 and out.strip():
             code, _, err = _run(folder, repo, "checkout", "--quiet", "--detach", out.strip())
             return "" if code == 0 else _first_error(err) or f"git checkout exited with {code}"
-    return f"it has no {' or '.join(r.removeprefix('refs/remotes/origin/') for r in revisions[:1])}"
+    return f"no commit is named {' or '.join(revisions)}"
 
 
 def head_commit(folder: Path) -> str:
