@@ -47,19 +47,30 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+REVIEW_HELP = ("Review changes headless with parallel reviewers and print the checked findings (docs/review.md). "
+               "TARGET: nothing (the uncommitted changes), a base branch (BASE...HEAD), A...B, A..B, or a diff "
+               "file. --fail-on high|medium|low exits 1 when a verified finding that severe or worse stands (for "
+               "CI); --output-format json gives the findings as data. The other options are -p's.")
+
+
+def build_parser(review: bool = False) -> argparse.ArgumentParser:
+    """The main command line; ``review``: the same options, introduced as `agentcli review [TARGET]`'s."""
     from .core.policy.permissions import MODES
 
-    p = Parser(prog="agentcli", usage="agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
-               description="A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
-                           "it in a sample repository against a scripted model: no key, no network.",
-               epilog="Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
+    p = Parser(prog="agentcli review" if review else "agentcli",
+               usage="agentcli review [TARGET] [options]" if review else
+               "agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
+               description=REVIEW_HELP if review else
+               "A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
+               "it in a sample repository against a scripted model: no key, no network.",
+               epilog=None if review else "Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
                       "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
                       "'agentcli plugin install|list|enable|disable|uninstall|update|marketplace', "
                       "'agentcli acp' (an ACP agent for editors). "
                       "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
-    p.add_argument("first_prompt", nargs="*", metavar="PROMPT",
-                   help="the first message, as in claude \"…\": the app (or --plain) starts with it sent")
+    p.add_argument("first_prompt", nargs="*", metavar="TARGET" if review else "PROMPT",
+                   help="what to review (see above)" if review else
+                   "the first message, as in claude \"…\": the app (or --plain) starts with it sent")
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
     p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
                    help="run headless: answer PROMPT (or standard input) and exit")
@@ -89,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .scripting import add_script_flags
 
     add_script_flags(p)
+    for action in p._actions if review else ():  # what a review does not take is not offered in its help
+        if action.dest in ("prompt", "plain", "continue_", "resume"):
+            action.help = argparse.SUPPRESS
     return p
 
 
@@ -256,7 +270,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return commands.run(args, root)
     review = argv[:1] == ["review"]  # `agentcli review [TARGET]`: -p's flags, a review instead of a prompt
-    args = build_parser().parse_args(argv[1:] if review else argv)
+    args = build_parser(review).parse_args(argv[1:] if review else argv)
     review_target(args, review)
     first_prompt(args)
     from .scripting import check_script_flags, script_settings

@@ -523,6 +523,8 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
         raise ConfigError(str(exc)) from None
     sources = SETTING_SOURCES if sources is None else sources
     settings.setting_sources = [name for name in SETTING_SOURCES if name in sources]
+    if "user" in sources:  # the user's own Claude Code settings, then agentcli's own files
+        _add_claude_user_settings(settings)
     own_files = {"user": paths.user_config_file(), "local": paths.workspace_config_file(root)}
     for own_file in (path for name, path in own_files.items() if name in sources):
         values = _read_toml(own_file)
@@ -557,10 +559,28 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
     return settings
 
 
+def _add_claude_user_settings(settings: Settings) -> None:
+    """The user's own ~/.claude/settings.json (``claude_user_settings``), part by part: what agentcli cannot use
+    is left out with one notice."""
+    from .claude_user_settings import shown, user_setting_parts
+    from .plugins import claude_home
+
+    where = shown(claude_home() / "settings.json")
+    parts, skipped = user_setting_parts(claude_home() / "settings.json", from_claude_settings)
+    for part in parts:
+        try:
+            settings.merge(part, where)
+        except ConfigError as exc:
+            skipped.append(str(exc).removeprefix(f"{where}: ").rstrip("."))
+    settings.sources = [*dict.fromkeys(settings.sources)]  # read once, whatever number of parts it came in
+    if skipped:
+        settings.notices.append(f"Left out of {where}, which agentcli cannot use: {'; '.join(skipped)}.")
+
+
 def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
     """The enabled plugins, and their hooks and MCP servers beside the settings' own (a server named in a
     settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
-    from .core.engine.plugins import PluginError
+    from .core.engine.plugins import UNUSED_STYLES, PluginError
     from .plugins import enabled_plugins
 
     for plugin in enabled_plugins(root, trusted=settings.trusted, dirs=dirs, sources=settings.setting_sources,
@@ -576,5 +596,9 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
         if unknown:
             settings.notices.append(f"The plugin {plugin.key} has {', '.join(unknown)} hooks, events agentcli does "
                                     "not have yet: those hooks do not run.")
+        styles = plugin.output_styles()
+        if styles:
+            settings.notices.append(f"The plugin {plugin.key} brings the output styles {', '.join(styles)}: "
+                                    f"{UNUSED_STYLES}.")
         settings.plugins.append(plugin)
         settings.mcp_servers = {**servers, **settings.mcp_servers}

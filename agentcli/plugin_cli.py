@@ -10,15 +10,27 @@ Exit status 0 when done, 1 when it could not be done (one sentence on stderr), 2
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Awaitable, Callable, NoReturn, TextIO
 
-from .plugins import SCOPES, enabled_keys, install_path, installed, known_marketplaces
+from .plugins import SCOPES, enabled_keys, install_path, installed, known_marketplaces, read_json, settings_file
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="agentcli plugin", description="Plugins and marketplaces, in Claude Code's files (docs/plugins.md).")
+class UsageError(Exception):
+    """A plugin command that does not parse, said in one sentence (in a session, where argparse may not exit)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser(*, raising: bool = False) -> argparse.ArgumentParser:
+    """``raising``: a usage error raises UsageError rather than printing and exiting (for /plugin)."""
+    p = (_Parser if raising else argparse.ArgumentParser)(
+        prog="agentcli plugin", description="Plugins and marketplaces, in Claude Code's files (docs/plugins.md).")
     sub = p.add_subparsers(dest="action", required=True)
     market = sub.add_parser("marketplace", help="add, list, update or remove plugin marketplaces")
     market_sub = market.add_subparsers(dest="market_action", required=True)
@@ -41,65 +53,80 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+Ask = Callable[[str], Awaitable[bool]]
+
+
 def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from .plugin_install import PluginCommandError
+    from .plugin_sources import PluginCommandError
     from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
+    ask = None if getattr(args, "yes", False) or not sys.stdin.isatty() else _ask
     try:
-        return _run(args, root, out)
+        lines = asyncio.run(perform(args, root, ask))
     except PluginCommandError as exc:
         print(visible(f"agentcli: {exc}."), file=err)
         return 1
     except OSError as exc:
         print(visible(f"agentcli: {exc.strerror or exc} ({exc.filename})."), file=err)
         return 1
+    for line in lines:
+        print(line, file=out)
+    return 0
 
 
-def _run(args: argparse.Namespace, root: Path, out: TextIO) -> int:
+async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, command: str = "agentcli plugin",
+                  scope_note: str = "") -> list[str]:
+    """Do one plugin command, in a shell or a session: the lines that say what was done. ``ask``: asked with
+    what a plugin brings before it is installed (None: not asked); PluginCommandError says what was not done."""
     from . import plugin_install as store
 
     if args.action == "marketplace":
         if args.market_action == "add":
-            name = store.add_marketplace(args.source)
-            print(f"Added the marketplace {name}; 'agentcli plugin install NAME@{name}' installs one of its plugins.",
-                  file=out)
-        elif args.market_action == "list":
+            name = await asyncio.to_thread(store.add_marketplace, args.source)
+            return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
+        if args.market_action == "list":
             known = known_marketplaces()
-            for name, entry in sorted(known.items()):
-                print(f"{name}  {_source(entry.get('source'))}  ({entry.get('installLocation')})", file=out)
-            if not known:
-                print("No marketplaces yet; 'agentcli plugin marketplace add SOURCE' adds one.", file=out)
-        elif args.market_action == "update":
+            return [f"{name}  {_source(entry.get('source'))}  ({entry.get('installLocation')})"
+                    for name, entry in sorted(known.items())] or [
+                f"No marketplaces yet; '{command} marketplace add SOURCE' adds one."]
+        if args.market_action == "update":
+            updated = []
             for name in [args.name] if args.name else sorted(known_marketplaces()):
-                store.update_marketplace(name)
-                print(f"Updated the marketplace {name}.", file=out)
-        else:
-            store.remove_marketplace(args.name)
-            print(f"Removed the marketplace {args.name}.", file=out)
-        return 0
+                await asyncio.to_thread(store.update_marketplace, name)
+                updated.append(f"Updated the marketplace {name}.")
+            return updated
+        store.remove_marketplace(args.name)
+        return [f"Removed the marketplace {args.name}."]
     if args.action == "list":
-        for line in listing(root):
-            print(line, file=out)
-        return 0
+        return listing(root)
     if args.action in ("install", "update"):
-        confirm = None if args.yes or not sys.stdin.isatty() else _ask
-        done = (store.install(args.plugin, args.scope, root, confirm) if args.action == "install"
-                else store.update(args.plugin, args.scope, root))
+        key = store.require_installed(args.plugin, root) if args.action == "update" else args.plugin
+        if args.action == "update":
+            await asyncio.to_thread(store.update_marketplace, key.partition("@")[2])
+            was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
+        pending = await asyncio.to_thread(store.prepare, key)
+        try:
+            agreed = ask is None or await ask("\n".join([f"{pending.key} brings:", *brought(pending.done.brings),
+                                                         f"{args.action.capitalize()} it ({args.scope} scope)?"]))
+        except BaseException:  # the session ended while it asked: nothing of it stays
+            pending.drop()
+            raise
+        if not agreed:
+            pending.drop()
+            raise store.PluginCommandError(f"did not {args.action} {pending.key}; nothing of it was kept")
+        done = pending.finish(args.scope, root)
+        if args.action == "update" and isinstance(was, dict) and was.get(done.plugin.key) is False:
+            store.set_enabled(done.plugin.key, False, args.scope, root)  # an update does not turn it back on
         version = f" {done.version}" if done.version != "unknown" else ""
-        print(f"{'Installed' if args.action == 'install' else 'Updated'} {done.plugin.key}{version} "
-              f"({args.scope} scope).", file=out)
-        for line in brought(done.brings):
-            print(line, file=out)
-        return 0
+        return [f"{'Installed' if args.action == 'install' else 'Updated'} {done.plugin.key}{version} "
+                f"({args.scope} scope){scope_note}.", *brought(done.brings)]
     if args.action == "uninstall":
-        print(f"Uninstalled {store.uninstall(args.plugin, args.scope, root)} ({args.scope} scope).", file=out)
-        return 0
+        return [f"Uninstalled {store.uninstall(args.plugin, args.scope, root)} ({args.scope} scope){scope_note}."]
     key = store.require_installed(args.plugin, root) if args.action == "enable" else _known_key(args.plugin, root)
     store.set_enabled(key, args.action == "enable", args.scope, root)
-    print(f"{args.action.capitalize()}d {key} ({args.scope} scope); a new session picks it up.", file=out)
-    return 0
+    return [f"{args.action.capitalize()}d {key} ({args.scope} scope){scope_note or '; a new session picks it up'}."]
 
 
 def brought(lines: list[str]) -> list[str]:
@@ -111,15 +138,10 @@ def brought(lines: list[str]) -> list[str]:
         ["Its hooks and MCP servers run in the OS sandbox, in sessions from now on."] if runs else [])
 
 
-def _ask(done: object) -> bool:
-    from .plugin_install import Installed
-
-    assert isinstance(done, Installed)
-    print(f"{done.plugin.key} brings:")
-    for line in brought(done.brings):
-        print(line)
+async def _ask(question: str) -> bool:
+    print(question.rsplit("\n", 1)[0])
     try:
-        return input("Install it? [y/N] ").strip().lower() in ("y", "yes")
+        return input(f"{question.rsplit(chr(10), 1)[-1]} [y/N] ").strip().lower() in ("y", "yes")
     except EOFError:
         return False
 

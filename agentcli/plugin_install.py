@@ -17,20 +17,16 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
+from .plugin_sources import GITHUB, PluginCommandError as PluginCommandError, fetch_source
 from .plugins import (MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
                       plugins_home, read_json, settings_file)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-GITHUB = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-
-
-class PluginCommandError(Exception):
-    """What a plugin command could not do, in one sentence."""
 
 
 def now() -> str:
@@ -154,9 +150,43 @@ def split_key(spec: str) -> tuple[str, str]:
     return name, having[0]
 
 
-def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bool] | None = None) -> Installed:
-    """Copy a plugin from its marketplace into Claude Code's cache, record it, and enable it in ``scope``.
-    ``confirm``: asked with what the plugin brings before it is recorded; False leaves nothing behind."""
+@dataclass
+class Prepared:
+    """A plugin copied into Claude Code's cache but not yet recorded or enabled: what installing asks about.
+    ``finish`` records and enables it; ``drop`` leaves things as they were (a copy it replaced comes back)."""
+    key: str
+    dest: Path
+    sha: str
+    done: Installed
+    replaced: Path | None = None  # the copy of the same version there before, kept aside until finish
+
+    def finish(self, scope: str, root: Path) -> Installed:
+        record: dict[str, Any] = {"scope": scope, "installPath": str(self.dest), "version": self.done.version,
+                                  "installedAt": now(), "lastUpdated": now(), **({"gitCommitSha": self.sha} if self.sha
+                                                                                 else {})}
+        if scope != "user":
+            record["projectPath"] = str(root.resolve())
+        _record(self.key, record, scope, root)
+        set_enabled(self.key, True, scope, root)
+        if self.replaced is not None:
+            shutil.rmtree(self.replaced.parent, ignore_errors=True)
+        return self.done
+
+    def drop(self) -> None:
+        _put_back(self.dest, self.replaced)
+
+
+def _put_back(dest: Path, replaced: Path | None) -> None:
+    """Remove a new copy, and bring back the one it replaced."""
+    shutil.rmtree(dest, ignore_errors=True)
+    if replaced is not None:
+        replaced.rename(dest)
+        shutil.rmtree(replaced.parent, ignore_errors=True)
+
+
+def prepare(spec: str) -> Prepared:
+    """Copy a plugin from its marketplace into Claude Code's cache and read what it brings, recording nothing
+    (blocking: it may clone). PluginCommandError when it cannot be had or used."""
     name, market = split_key(spec)
     key = f"{name}@{market}"
     if not NAME.fullmatch(name) or not NAME.fullmatch(market):
@@ -168,55 +198,26 @@ def install(spec: str, scope: str, root: Path, confirm: Callable[[Installed], bo
     cache = plugins_home() / "cache" / market / name
     cache.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=cache, prefix=".installing-"))
+    replaced = None
     try:
-        sha = _fetch(entry.get("source"), location, temp / "plugin", name)
+        sha = fetch_source(entry.get("source"), location, temp / "plugin", name)
         manifest = read_json(temp / "plugin" / ".claude-plugin" / "plugin.json")
         version = next((v for v in (entry.get("version"), manifest.get("version"), sha[:12]) if isinstance(v, str)
                         and NAME.fullmatch(v)), "unknown")
         dest = cache / version
         if dest.exists():
-            shutil.rmtree(dest)
+            replaced = Path(tempfile.mkdtemp(dir=cache, prefix=".replaced-")) / version
+            dest.rename(replaced)
         (temp / "plugin").rename(dest)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     try:
-        plugin = read_plugin(dest, key=key)
+        plugin = read_plugin(dest, key=key, entry=entry)
         brought = brings(plugin)
     except PluginError as exc:
-        shutil.rmtree(dest, ignore_errors=True)
+        _put_back(dest, replaced)
         raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
-    if confirm is not None and not confirm(Installed(plugin, brought, version)):
-        shutil.rmtree(dest, ignore_errors=True)
-        raise PluginCommandError(f"{key} was not installed")
-    record: dict[str, Any] = {"scope": scope, "installPath": str(dest), "version": version, "installedAt": now(),
-                              "lastUpdated": now(), **({"gitCommitSha": sha} if sha else {})}
-    if scope != "user":
-        record["projectPath"] = str(root.resolve())
-    _record(key, record, scope, root)
-    set_enabled(key, True, scope, root)
-    return Installed(plugin, brought, version)
-
-
-def _fetch(source: Any, location: Path, dest: Path, name: str) -> str:
-    """Put the plugin's files into ``dest``: copied from inside the marketplace, or cloned. Returns the commit."""
-    if isinstance(source, str):
-        folder = (location / source).resolve()
-        if folder != location.resolve() and location.resolve() not in folder.parents:
-            raise PluginCommandError(f"the source of {name} ({source}) leads outside its marketplace")
-        if not folder.is_dir():
-            raise PluginCommandError(f"the source of {name} ({source}) is not a folder in its marketplace")
-        shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        return git.head_commit(location)
-    if isinstance(source, dict) and source.get("source") in ("github", "url", "git"):
-        url = (f"https://github.com/{source.get('repo')}.git" if source.get("source") == "github"
-               else str(source.get("url", "")))
-        error = git.clone(url, dest)
-        if error:
-            raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
-        shutil.rmtree(dest / ".git", ignore_errors=True)
-        return ""
-    raise PluginCommandError(f"agentcli cannot install {name}: its source {json.dumps(source)} is of a kind it does "
-                             "not know (a folder in the marketplace, github, url or git)")
+    return Prepared(key, dest, sha, Installed(plugin, brought, version), replaced)
 
 
 def _record(key: str, record: dict[str, Any], scope: str, root: Path) -> None:
@@ -275,14 +276,3 @@ def uninstall(spec: str, scope: str, root: Path) -> str:
             shutil.rmtree(path, ignore_errors=True)
     set_enabled(key, None, scope, root)
     return key
-
-
-def update(spec: str, scope: str, root: Path) -> Installed:
-    """Refresh the plugin's marketplace and install its newest version again in ``scope``."""
-    key = require_installed(spec, root)
-    update_marketplace(key.partition("@")[2])
-    enabled = read_json(settings_file(scope, root)).get("enabledPlugins", {})
-    done = install(key, scope, root)
-    if isinstance(enabled, dict) and enabled.get(key) is False:
-        set_enabled(key, False, scope, root)  # an update does not turn a disabled plugin back on
-    return done

@@ -128,16 +128,23 @@ def install_path(key: str, root: Path) -> Path | None:
         path = entry.get("installPath")
         if isinstance(path, str) and Path(path).is_dir():
             return Path(path)
+    listed, location = marketplace_entry(key), known_marketplaces().get(key.partition("@")[2], {}).get("installLocation")
+    source = listed.get("source") if listed is not None else None
+    if isinstance(source, str) and isinstance(location, str):
+        folder = (Path(location) / source).resolve()
+        if folder.is_dir() and Path(location).resolve() in folder.parents:
+            return folder
+    return None
+
+
+def marketplace_entry(key: str) -> dict[str, Any] | None:
+    """The entry of the plugin ``key`` (name@marketplace) in its known marketplace, which may add to or (with
+    ``"strict": false``) make its manifest; None when the marketplace is not known or does not list it."""
     name, _, market = key.partition("@")
     location = known_marketplaces().get(market, {}).get("installLocation")
-    if isinstance(location, str):
-        for entry in marketplace_entries(Path(location)):
-            source = entry.get("source")
-            if entry.get("name") == name and isinstance(source, str):
-                folder = (Path(location) / source).resolve()
-                if folder.is_dir() and Path(location).resolve() in folder.parents:
-                    return folder
-    return None
+    if not isinstance(location, str):
+        return None
+    return next((e for e in marketplace_entries(Path(location)) if e.get("name") == name), None)
 
 
 def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sources: Collection[str] = SCOPES,
@@ -153,7 +160,7 @@ def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sour
                          "installs it.")
             continue
         try:
-            plugin = read_plugin(folder, key=key, project=project)
+            plugin = read_plugin(folder, key=key, project=project, entry=marketplace_entry(key))
         except PluginError as exc:
             found.append(f"Skipped the plugin {key}: {exc}.")
             continue
@@ -188,7 +195,7 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         for key in sorted(k for k, on in (table if isinstance(table, dict) else {}).items() if on is True and k in own):
             folder = install_path(key, root)
             try:
-                lines = brings(read_plugin(folder, key=key, project=True)) if folder else []
+                lines = brings(read_plugin(folder, key=key, project=True, entry=marketplace_entry(key))) if folder else []
             except PluginError as exc:
                 lines = [f"malformed: {exc}"]
             asks.append(f"plugin {key} ({'installed' if folder else 'not installed'}; enabled by this workspace)")

@@ -48,8 +48,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("discard", "ID", "Drop an isolated subagent's worktree and branch"),
     SlashCommand("mcp", "", "MCP servers: their state, tools, prompts (/mcp__server__prompt), resources (@server:uri)"),
     SlashCommand("skills", "", "List the skills the model may load (/<name> runs one)"),
-    SlashCommand("plugin", "[enable|disable NAME]",
-                 "Installed plugins and whether each is on here; enable or disable one for your next sessions"),
+    SlashCommand("plugin", "[install|enable|… NAME]",
+                 "Plugins: list; install (it says what it runs, and asks), enable, disable, uninstall, update; "
+                 "marketplace add|list|update|remove"),
     SlashCommand("export", "[FILE]", "Write this session, subagents and receipts included, secrets redacted, to FILE "
                  "as Markdown (a .json name: JSON); default agentcli-ID.md here"),
     SlashCommand("resume", "", "Pick an earlier session of this workspace and go back to it", ("tui",)),
@@ -110,7 +111,7 @@ def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     return called is not None and called[0].name in {c.name for c in custom_commands(commands)}
 
 
-IN_A_SHELL = {"review": "agentcli review [TARGET]", "plugin": "agentcli plugin list (or enable, disable NAME)"}
+IN_A_SHELL = {"review": "agentcli review [TARGET]", "plugin": "agentcli plugin list (or install, enable, disable NAME)"}
 
 
 def not_sent_headless(text: str, commands: Mapping[str, "CustomCommand"]) -> str:
@@ -460,29 +461,6 @@ def skills_report(session: "SessionSurface") -> str:
                 f"workspace, or in ~/.claude/skills/ or agentcli's config folder{held}.")
     width = max(len(s.name) for s in skills)
     return "\n".join(visible(f"/{s.name:<{width}}  {s.description}  [{s.source}]") for s in skills)
-
-
-def plugin_command(session: "SessionSurface", arg: str) -> str:
-    """/plugin: what `agentcli plugin list`, `enable` and `disable` do (user scope), on Claude Code's own files."""
-    from ..plugin_cli import listing
-    from ..plugin_install import PluginCommandError, require_installed, set_enabled
-
-    action, _, name = arg.strip().partition(" ")
-    root = session.workspace.root
-    if action in ("", "list"):
-        loaded = [visible(f"  {p.key}  {p.root}") for p in getattr(session.settings, "plugins", [])]
-        return "\n".join([*listing(root), *(["Loaded in this session:", *loaded] if loaded else [])])
-    if action not in ("enable", "disable") or not name.strip():
-        return "Usage: /plugin [list | enable NAME@MARKETPLACE | disable NAME@MARKETPLACE]; installing is " \
-               "'agentcli plugin install NAME@MARKETPLACE' in a shell, which shows what the plugin would run."
-    try:
-        key = require_installed(name.strip(), root)
-        set_enabled(key, action == "enable", "user", root)
-    except PluginCommandError as exc:  # written to follow "agentcli: ", so it starts in lower case
-        return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
-    except OSError as exc:
-        return f"Could not change your settings: {exc.strerror or exc}."
-    return visible(f"{action.capitalize()}d {key}; it takes effect in your next session.")
 
 
 def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:

@@ -34,3 +34,15 @@ def test_an_unknown_setting_names_the_one_it_resembles(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, env={})
     assert str(caught.value) == f"{settings}: unknown setting 'zzzz'."
+
+
+def test_review_help_is_reviews_own(capsys, tmp_path):
+    """`agentcli review --help` printed the main help, whose first words are about prompts, not targets."""
+    from agentcli.cli import run
+
+    with pytest.raises(SystemExit) as done:
+        run(["review", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0 and shown.startswith("usage: agentcli review [TARGET] [options]")
+    assert "a base branch (BASE...HEAD), A...B, A..B, or a diff file" in shown and "--fail-on" in shown
+    assert "[PROMPT]" not in shown and "--plain" not in shown

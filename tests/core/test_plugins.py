@@ -142,3 +142,14 @@ def test_a_plugin_s_json_file_that_is_a_fifo_or_links_out_is_not_opened(tmp_path
     (linked / ".claude-plugin" / "plugin.json").symlink_to(secret / "hooks.json")
     with pytest.raises(PluginError, match="leads outside"):
         read_plugin(linked)
+
+
+def test_a_marketplace_entry_adds_its_parts_to_plugin_json_by_default(tmp_path, repo):
+    """Claude Code's default (``"strict": true``): plugin.json rules, and what the entry names adds to it."""
+    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./own"}),
+                                   "own/a.md": "A", "theirs/b.md": "B"})
+    plugin = read_plugin(folder, key="kit@m", entry={"name": "kit", "source": "./p", "commands": "./theirs",
+                                                     "name_ignored": True})
+    assert {"kit:a", "kit:b"} <= set(load_commands(repo, plugins=[plugin]))
+    with pytest.raises(PluginError, match="outside"):  # an entry's path is held inside the plugin as plugin.json's
+        read_plugin(folder, entry={"name": "kit", "commands": "../../outside"}).places("commands")

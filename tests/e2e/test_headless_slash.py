@@ -30,5 +30,5 @@ def test_an_unknown_or_interactive_command_is_refused_and_nothing_is_sent(server
 
 def test_a_command_with_a_shell_equivalent_names_it():
     assert not_sent_headless("/plugin", {}) == ("/plugin is a command of the app and line mode; headless, run "
-                                                 "agentcli plugin list (or enable, disable NAME) instead.")
+                                                 "agentcli plugin list (or install, enable, disable NAME) instead.")
     assert not_sent_headless("/review main", {}).endswith("headless, run agentcli review [TARGET] instead.")

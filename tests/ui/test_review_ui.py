@@ -55,3 +55,27 @@ async def test_the_app_shows_the_reviewers_live_in_the_panel_and_the_findings_af
         assert "1 finding (0 unverified), from 4 reviewers." in words
         assert "[high] src/app/auth.py:10: The check is inverted." in words
     server.assert_no_rejections()
+
+
+async def test_the_merge_request_is_one_folded_line_in_the_app(server, tui, repo):
+    """With two findings the main agent is asked to merge them: that note (the ask and the findings as JSON, some
+    30 lines) was a screenful in the conversation; it is one line that expands, as a tool call's result."""
+    from agentcli.ui.tui.widgets.to_model import ToModelEntry
+    from tests.core.test_review import offers_tool, text
+
+    plant_bug(repo)
+    server.when(reviewer("correctness"), tool_use("read_file", {"path": "src/app/auth.py"}), findings(BUG))
+    server.when(reviewer("security"), findings({**BUG, "problem": "Anyone logs in.", "severity": "medium"}))
+    for concern in ("tests", "fit"):
+        server.when(reviewer(concern), findings())
+    server.when(lambda body: offers_tool(body, "task"), text("Merged.\n```review\n[]\n```"))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/review")
+        await until(pilot, lambda: app.conversation.query(ToModelEntry), "the merge request in the conversation")
+        await until(pilot, lambda: not app.busy, "the review to end")
+        [note] = app.conversation.query(ToModelEntry)
+        assert note.collapsed and note.outer_size.height <= 2
+        assert str(note.title).startswith("agentcli → model: (") and " lines) " in str(note.title)
+        assert '"location": "src/app/auth.py:10"' in note.text  # the whole request is there, folded
+    server.assert_no_rejections()

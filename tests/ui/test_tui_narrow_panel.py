@@ -83,3 +83,30 @@ async def test_clear_takes_finished_entries_out_of_the_panel_and_their_transcrip
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the latest transcript")
         assert app.screen.agent_id == "sa-3"
+
+
+async def test_a_stalled_reviewer_at_80_columns_keeps_its_time_and_tokens():
+    """At 80 columns the panel is 29 wide: "no progress for 1 min 08 s · 1.2k tok" was one line cut at the edge,
+    losing the tokens and half the time; it wraps (the duration whole) and loses nothing."""
+    from textual.app import App
+
+    from agentcli.ui.view import Subagent
+
+    state = Subagent(id="sa-12", type="review-security", description="security review", max_turns=20, turn=1,
+                     tokens=1234, started=0.0, last_progress=0.0)
+
+    class Panel(App[None]):
+        CSS = "SubagentEntry { width: 29; }"
+
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield SubagentEntry(state, now=lambda: 68.0, stall_after=60.0)
+
+    app = Panel()
+    async with app.run_test(size=(80, 24)) as pilot:
+        entry = app.query_one(SubagentEntry)
+        await entry.show(state, 68.0)
+        await pilot.pause()
+        lines = entry.title.plain.split("\n")
+        assert "1 min 08 s" in entry.title.plain and "1.2k tok" in entry.title.plain, lines
+        assert lines[-1].strip() == "w wraps it up" and lines[0].startswith("● sa-12 security review")
+        assert max(len(line) for line in lines) <= entry.size.width - 4, lines  # nothing cut by the edge

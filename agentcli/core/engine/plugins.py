@@ -33,7 +33,9 @@ MANIFEST = Path(".claude-plugin") / "plugin.json"
 ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KINDS = ("commands", "agents", "skills")
+COMPONENTS = (*KINDS, "hooks", "mcpServers", "lspServers", "outputStyles")  # the parts plugin.json may name
 MANIFEST_CAP = 256 * 1024  # bytes of plugin.json, hooks.json or .mcp.json read at most
+UNUSED_STYLES = "agentcli has no output styles: they are not applied; the rest of the plugin works"
 LINE = 200  # characters of a plugin skill's description in the prompt, as an agent type's in the task tool's list
 
 
@@ -150,12 +152,24 @@ class Plugin:
                                  f"{hook.get('command')} (runs a command)")
         lines += [f"{event} hooks (an event agentcli does not have yet: they do not run)" for event in unknown]
         lines += [f"MCP server {name}: {server.describe(values=True)}" for name, server in self.servers().items()]
+        styles = self.output_styles()
+        if styles:
+            lines.append(f"output styles: {', '.join(styles)} ({UNUSED_STYLES})")
         return lines
 
+    def output_styles(self) -> list[str]:
+        """The names of the output styles it brings (``output-styles/*.md`` and what ``outputStyles`` names),
+        which agentcli does not apply: said when it is installed and when it loads."""
+        named = self.manifest.get("outputStyles")
+        places = [self.root / "output-styles", *(self.inside(item) for item in _as_list(named)
+                                                 if isinstance(item, str))]
+        return sorted({f"{self.name}:{path.stem}" for place in places for path in _definitions(place, "agents")})
 
-def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin:
+
+def read_plugin(folder: Path, *, key: str = "", project: bool = False, entry: dict[str, Any] | None = None) -> Plugin:
     """The plugin in ``folder``; PluginError with one sentence when there is none or its manifest is bad.
-    A folder without ``.claude-plugin/plugin.json`` is a plugin named after the folder, as Claude Code takes it."""
+    A folder without ``.claude-plugin/plugin.json`` is a plugin named after the folder, as Claude Code takes it.
+    ``entry``: its marketplace entry, which adds to the manifest (``with_entry``)."""
     try:
         root = folder.expanduser().resolve(strict=True)
     except (OSError, RuntimeError):
@@ -165,6 +179,8 @@ def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin
     manifest: dict[str, Any] = {}
     if os.path.lexists(root / MANIFEST):
         manifest = _read_json(root / MANIFEST, None, f"{folder}: its plugin.json", root)
+    if entry is not None:
+        manifest = with_entry(manifest, entry, folder)
     name = manifest.get("name", root.name if not key else key.split("@")[0])
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise PluginError(f"{folder}: the plugin name {name!r} may only use letters, digits, '-', '_' and '.'")
@@ -172,6 +188,28 @@ def read_plugin(folder: Path, *, key: str = "", project: bool = False) -> Plugin
     return Plugin(name=name, root=root, key=key or f"{name}@inline", version=version if isinstance(version, str) else "",
                   description=" ".join(description.split()) if isinstance(description, str) else "",
                   project=project, manifest=manifest)
+
+
+def with_entry(manifest: dict[str, Any], entry: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The manifest with what its marketplace entry says of its parts, as Claude Code reads them: by default
+    (``"strict": true``) plugin.json rules and the entry's parts add to its own; with ``"strict": false`` the
+    entry is the whole definition, and a plugin.json that names parts too is a conflict (PluginError)."""
+    parts = {kind: entry[kind] for kind in COMPONENTS if kind in entry}
+    if entry.get("strict") is False:
+        own = [kind for kind in COMPONENTS if kind in manifest]
+        if own:
+            raise PluginError(f"{folder}: its marketplace entry says \"strict\": false, so the entry defines the "
+                              f"plugin, but its plugin.json names {', '.join(own)} too")
+        facts = {k: entry[k] for k in ("name", "version", "description") if isinstance(entry.get(k), str)}
+        return {**facts, **manifest, **parts}
+    merged = dict(manifest)
+    for kind, value in parts.items():
+        merged[kind] = [*_as_list(manifest.get(kind)), *_as_list(value)] if kind in manifest else value
+    return merged
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def expand_root(text: str, root: Path) -> str:

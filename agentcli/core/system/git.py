@@ -249,6 +249,20 @@ def pull(folder: Path) -> str:
     return "" if code == 0 else _first_error(err) or f"git exited with {code}"
 
 
+def check_out(folder: Path, *revisions: str) -> str:
+    """Put a fresh clone at the first of ``revisions`` (a commit id or a full ref name) that names a commit:
+    "" when done, else why not. The names are a stranger's: each is checked as a commit first, never an option."""
+    repo = find_repository(folder)
+    if repo is None:
+        return f"{folder} is not a git repository"
+    for revision in revisions:
+        code, out, _ = run_git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
+        if code == 0 and out.strip():
+            code, _, err = _run(folder, repo, "checkout", "--quiet", "--detach", out.strip())
+            return "" if code == 0 else _first_error(err) or f"git checkout exited with {code}"
+    return f"no commit is named {' or '.join(revisions)}"
+
+
 def head_commit(folder: Path) -> str:
     """The commit a clone is at, or ""."""
     repo = find_repository(folder)

@@ -198,7 +198,10 @@ async def skills(app: "PlainApp", arg: str) -> None:
 
 
 async def plugin(app: "PlainApp", arg: str) -> None:
-    app.display.say(slash.plugin_command(app.session, arg))
+    from ..plugin_slash import plugin_command
+
+    text, failed = await plugin_command(app.session, arg, app.confirm)
+    app.display.say(text, "red" if failed else "")
 
 
 async def stop(app: "PlainApp", arg: str) -> None:

@@ -222,7 +222,18 @@ async def skills(app: "AgentApp", arg: str) -> None:
 
 
 async def plugin(app: "AgentApp", arg: str) -> None:
-    await app.conversation.add_notice(slash.plugin_command(app.session, arg), block=True)
+    """/plugin, in a worker: installing may clone for a while, and asks its question in a modal screen."""
+    from ..plugin_slash import plugin_command
+    from .screens.confirm import ConfirmScreen
+
+    async def ask(question: str) -> bool:
+        return bool(await app.push_screen_wait(ConfirmScreen(question, "installs it", "installs nothing")))
+
+    async def run() -> None:
+        text, failed = await plugin_command(app.session, arg, ask)
+        await app.conversation.add_notice(text, "warning" if failed else "info", block=True)
+
+    app.run_worker(run(), group="plugin")
 
 
 async def resume(app: "AgentApp", arg: str) -> None:

@@ -15,19 +15,20 @@ class ConfirmScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; background: $background 60%; }
-    #confirm { width: 70; max-width: 95%; height: auto; padding: 1 2; background: $surface; border: thick $warning; }
+    #confirm { width: 70; max-width: 95%; height: auto; max-height: 90%; overflow-y: auto; padding: 1 2;
+               background: $surface; border: thick $warning; }
     """
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
-    def __init__(self, question: str, yes: str) -> None:
+    def __init__(self, question: str, yes: str, no: str = "keeps it") -> None:
         super().__init__()
-        self.question, self.yes = question, yes
+        self.question, self.yes, self.no = question, yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield Static(Content.assemble(self.question, "\n\n", Content.styled("y", "bold"), f" {self.yes} · ",
                                           Content.styled("n", "bold"), " or ", Content.styled("esc", "bold"),
-                                          " keeps it"))
+                                          f" {self.no}"))
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -26,6 +26,7 @@ from ....core.content import text_of as content_text
 from ...drawn import terminal as drawn  # what it draws and leaves quiet
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
+from .to_model import ToModelEntry, is_long
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
@@ -289,6 +290,9 @@ class Conversation(VerticalScroll):
                 if origin == "interrupt":  # live, the app says it when the turn ends (TURN_NOTES)
                     if self._replaying is not None:
                         await self.add_notice("Interrupted.", "warning")
+                elif origin == "engine" and is_long(text):  # what the loop tells the model, folded when long
+                    await self.end_answer()
+                    await self.add(ToModelEntry(text))
                 elif origin == "engine":  # what the loop tells the model, not what the user said
                     await self.add_notice(f"{TO_MODEL} {text.strip()}")
                 elif origin in ("subagent", "steered", "state"):  # its ...Delivered event, or the status bar, shows it

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from typing import Callable
 
 from textual.app import ComposeResult
@@ -104,6 +106,13 @@ def shared_start(descriptions: list[str]) -> str:
     return os.path.commonprefix(descriptions) if len(descriptions) > 1 else ""
 
 
+def wrapped(note: str, numbers: str, width: int) -> str:
+    """``note · `` wrapped to ``width`` with ``numbers`` after it (not included), a duration never split."""
+    kept = re.sub(r"(?<=\d) (?=[a-z])|(?<=min) (?=\d)", "\xa0", f"{note} ·\x00{numbers}")
+    lines = textwrap.wrap(kept, max(width, 8), break_long_words=False, break_on_hyphens=False)
+    return "\n    ".join(lines).replace("\xa0", " ").split("\x00")[0]
+
+
 class SubagentEntry(Collapsible):
     DEFAULT_CSS = """
     SubagentEntry {
@@ -179,10 +188,12 @@ class SubagentEntry(Collapsible):
                             (said, (count,))]:
             numbers = " · ".join(part for part in parts if part)
             if 4 + len(note) + 3 * bool(note) + len(numbers) <= room + 2:  # under the ▶ and the icon
+                shown = Content.styled(f"{note} · ", "$warning") if note else Content("")
                 break
+        else:  # at 80 columns a note such as "no progress for 1 min 08 s" wraps (a duration kept whole): no number lost
+            shown = Content.styled(f"{wrapped(note, numbers, room)} " if note else "", "$warning")
         return Content.assemble(status_icon(state.status), " ", *ident, Content.styled(first, "bold"), "\n    ",
-                                Content.styled(f"{note} · ", "$warning") if note else "",
-                                Content.styled(numbers, "$text-muted"),
+                                shown, Content.styled(numbers, "$text-muted"),
                                 Content.styled("\n    w wraps it up", "$warning") if note != offer else "")
 
     def on_resize(self) -> None:

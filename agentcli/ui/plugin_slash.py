@@ -1,0 +1,45 @@
+"""/plugin in the TUI and line mode: `agentcli plugin …`'s subcommands (``plugin_cli.perform``), the same words
+and files, with the front end's own yes-or-no question before a plugin is installed or updated."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from .escapes import visible
+
+if TYPE_CHECKING:
+    from ..core.session import SessionSurface
+    from ..plugin_cli import Ask
+
+USAGE = ("Usage: /plugin [list | install NAME@MARKETPLACE | enable | disable | uninstall | update NAME] "
+         "[--scope user|project|local], /plugin marketplace add SOURCE | list | update [NAME] | remove NAME.")
+
+
+async def plugin_command(session: "SessionSurface", arg: str, ask: "Ask") -> tuple[str, bool]:
+    """Run ``/plugin ARG``: the text to show, and whether it failed. ``ask`` puts the question of what a plugin
+    brings to the user before it is installed; no answer, or no, installs nothing."""
+    from ..plugin_cli import UsageError, build_parser, listing, perform
+    from ..plugin_install import PluginCommandError
+
+    root = session.workspace.root
+    try:
+        words = shlex.split(arg)
+    except ValueError as exc:
+        return f"{str(exc).capitalize()}. {USAGE}", True
+    if words in ([], ["list"]):
+        loaded = [visible(f"  {p.key}  {p.root}") for p in getattr(session.settings, "plugins", [])]
+        return "\n".join([*listing(root), *(["Loaded in this session:", *loaded] if loaded else [])]), False
+    if {"help", "-h", "--help"} & set(words):
+        return USAGE, False
+    try:
+        args = build_parser(raising=True).parse_args(words)
+    except UsageError as exc:
+        return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}. {USAGE}"), True
+    try:
+        lines = await perform(args, root, ask, command="/plugin", scope_note="; it takes effect in your next session")
+    except PluginCommandError as exc:  # written to follow "agentcli: ", so it starts in lower case
+        return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}."), True
+    except OSError as exc:
+        return visible(f"Could not change the plugin files: {exc.strerror or exc} ({exc.filename})."), True
+    return visible("\n".join(lines)), False

@@ -1,0 +1,124 @@
+"""Marketplace entries as Claude Code's docs have them, beyond a folder in the marketplace: a `git-subdir` source
+(one folder of a monorepo, at a `ref` or a pinned `sha`), `"strict": false` entries that define the plugin
+themselves, output styles (said, not applied), kinds agentcli does not fetch (one sentence), and a `path` that
+leads out of the cloned repository."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from pathlib import Path
+
+from agentcli.config import load_settings
+from agentcli.core.engine.custom_commands import load_commands
+from agentcli.plugin_cli import run_plugin
+from agentcli.plugins import enabled_plugins
+from tests.conftest import git
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(content)
+    return folder
+
+
+def plugin(*args: str, cwd: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_plugin([*args], cwd, out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def marketplace(folder: Path, *entries: dict[str, object]) -> Path:
+    return write(folder, {".claude-plugin/marketplace.json": json.dumps(
+        {"name": "team", "owner": {"name": "Team"}, "plugins": list(entries)})})
+
+
+def version_of(key: str = "helper@team") -> str:
+    table = json.loads((Path.home() / ".claude" / "plugins" / "installed_plugins.json").read_text())["plugins"]
+    return str(table[key][0]["version"])
+
+
+def monorepo(tmp_path: Path) -> tuple[Path, str]:
+    """A monorepo with the plugin in tools/helper: 1.0.0 on main (whose commit is returned), 2.0.0 on release."""
+    mono = write(tmp_path / "mono", {"README.md": "# All our tools\n", "tools/helper/commands/hi.md": "Say hi.\n",
+                                     "tools/helper/.claude-plugin/plugin.json": json.dumps(
+                                         {"name": "helper", "version": "1.0.0"})})
+    git(mono, "init", "-q", "-b", "main")
+    git(mono, "add", "-A")
+    git(mono, "commit", "-qm", "1.0.0")
+    first = subprocess.run(["git", "rev-parse", "HEAD"], cwd=mono, capture_output=True, text=True).stdout.strip()
+    git(mono, "checkout", "-q", "-b", "release")
+    (mono / "tools/helper/.claude-plugin/plugin.json").write_text(json.dumps({"name": "helper", "version": "2.0.0"}))
+    git(mono, "commit", "-qam", "2.0.0")
+    git(mono, "checkout", "-q", "main")
+    return mono, first
+
+
+def test_a_git_subdir_source_installs_one_folder_at_its_ref_or_pinned_commit(tmp_path, repo):
+    mono, first = monorepo(tmp_path)
+    source = {"source": "git-subdir", "url": f"file://{mono}", "path": "tools/helper", "ref": "release"}
+    market = marketplace(tmp_path / "market", {"name": "helper", "source": source})
+    assert plugin("marketplace", "add", str(market), cwd=repo)[0] == 0
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 0 and "Installed helper@team 2.0.0" in out, err  # the release branch's
+    cached = Path.home() / ".claude" / "plugins" / "cache" / "team" / "helper" / "2.0.0"
+    assert (cached / "commands" / "hi.md").is_file() and not (cached / "README.md").exists()  # only its folder
+    assert not (cached / ".git").exists()
+
+    marketplace(market, {"name": "helper", "source": {**source, "sha": first}})  # a pinned commit wins over ref
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 0 and "Installed helper@team 1.0.0" in out and version_of() == "1.0.0", err
+
+    marketplace(market, {"name": "helper", "source": {**source, "ref": "no-such-branch"}})
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 1 and "cannot clone helper" in err and "no-such-branch" in err and version_of() == "1.0.0"
+
+
+def test_a_git_subdir_path_that_leads_out_of_the_clone_copies_nothing(tmp_path, repo):
+    """The attack: a path that climbs out of the cloned repository, into the cache around it and beyond (here the
+    user's home), which a plain copy would take into the plugin's folder."""
+    mono, _ = monorepo(tmp_path)
+    write(Path.home(), {".ssh/id_ed25519": "PRIVATE KEY\n"})
+    climb = "../" * len((Path.home() / ".claude/plugins/cache/team/helper/.installing-x/.plugin-clone").parts[
+        len(Path.home().parts):]) + ".ssh"
+    market = marketplace(tmp_path / "market", {"name": "helper", "source": {
+        "source": "git-subdir", "url": f"file://{mono}", "path": climb}})
+    assert plugin("marketplace", "add", str(market), cwd=repo)[0] == 0
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 1 and "leads outside" in err and "Traceback" not in err
+    cache = Path.home() / ".claude" / "plugins" / "cache"
+    assert not any(path.name == "id_ed25519" for path in cache.rglob("*"))
+
+
+def test_a_strict_false_entry_is_the_plugin_s_whole_definition(tmp_path, repo):
+    market = marketplace(
+        tmp_path / "market",
+        {"name": "kit", "source": "./plugins/kit", "strict": False, "version": "0.3.0",
+         "commands": ["./extra/hello.md"], "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}},
+        {"name": "clash", "source": "./plugins/clash", "strict": False, "commands": ["./c.md"]})
+    write(market, {"plugins/kit/extra/hello.md": "---\ndescription: Hello\n---\nSay hello.\n",
+                   "plugins/kit/output-styles/teacher.md": "---\nname: Teacher\n---\nExplain as you go.\n",
+                   "plugins/clash/c.md": "C", "plugins/clash/.claude-plugin/plugin.json": json.dumps(
+                       {"name": "clash", "commands": "./c.md"})})
+    assert plugin("marketplace", "add", str(market), cwd=repo)[0] == 0
+    code, out, err = plugin("install", "kit@team", cwd=repo)
+    assert code == 0 and "Installed kit@team 0.3.0" in out, err
+    assert "commands: kit:hello" in out and "Stop hook: true (runs a command)" in out  # the entry's parts
+    assert "output styles: kit:teacher (agentcli has no output styles: they are not applied" in out
+    [loaded] = enabled_plugins(repo, trusted=False)
+    assert "kit:hello" in load_commands(repo, plugins=[loaded])
+    settings = load_settings(repo)
+    assert [g["hooks"][0]["command"] for g in settings.hooks["Stop"]] == ["true"]
+    assert any("output styles kit:teacher" in notice for notice in settings.notices)
+
+    code, out, err = plugin("install", "clash@team", cwd=repo)  # its plugin.json names parts too: a conflict
+    assert code == 1 and '"strict": false' in err and "plugin.json names commands" in err
+
+
+def test_a_source_kind_agentcli_does_not_fetch_is_one_sentence(tmp_path, repo):
+    market = marketplace(tmp_path / "market", {"name": "js", "source": {"source": "npm", "package": "@team/js"}})
+    assert plugin("marketplace", "add", str(market), cwd=repo)[0] == 0
+    code, out, err = plugin("install", "js@team", cwd=repo)
+    assert code == 1 and "of a kind it does not fetch" in err and "npm" in err and len(err.splitlines()) == 1

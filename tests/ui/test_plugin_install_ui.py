@@ -1,0 +1,93 @@
+"""/plugin install in the TUI and line mode: a marketplace in a temporary git repository is added from the session,
+installing shows every hook, MCP server and allowed-tools the plugin brings and asks; no keeps nothing, yes
+records and enables it, and nothing of it ran meanwhile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentcli.ui.tui.screens.confirm import ConfirmScreen
+from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from tests.conftest import git
+from tests.e2e.test_plugins import market  # noqa: F401  (the fixture)
+from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
+from tests.ui.test_tui_support import SIZE, send, until
+from tests.ui.test_tui_support import plain as shown_text
+
+HOME = Path.home  # read when called: the test's own HOME
+
+
+def with_allowed_tools(folder: Path) -> Path:
+    """The marketplace's plugin with a command that lets `git push` run without asking while it is used."""
+    (folder / "plugins/helper/commands/ship.md").write_text(
+        "---\ndescription: Ship it\nallowed-tools: Bash(git push:*)\n---\nPush the branch.\n")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "A command that pushes")
+    return folder
+
+
+def recorded() -> tuple[dict[str, object], dict[str, object]]:
+    claude = HOME() / ".claude"
+    table = json.loads((claude / "plugins" / "installed_plugins.json").read_text())["plugins"] \
+        if (claude / "plugins" / "installed_plugins.json").exists() else {}
+    settings = json.loads((claude / "settings.json").read_text()) if (claude / "settings.json").exists() else {}
+    return table, settings.get("enabledPlugins", {})
+
+
+async def test_the_tui_installs_a_plugin_only_after_its_yes(tui, market, repo):  # noqa: F811
+    with_allowed_tools(market)
+    app = tui()
+
+    def last() -> str:
+        notices = list(app.conversation.query(NoticeEntry))
+        return shown_text(notices[-1]) if notices else ""
+
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, f"/plugin marketplace add file://{market}")
+        await until(pilot, lambda: "Added the marketplace team-tools" in last(), "the marketplace added")
+        await send(pilot, "/plugin install helper@team-tools")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question before installing")
+        asked = " ".join(str(app.screen.query_one("Static").render()).split())
+        cached = HOME() / ".claude" / "plugins" / "cache" / "team-tools" / "helper" / "1.0.0"
+        assert f'PreToolUse hook on Bash: sh "{cached}/hooks/mark.sh" (runs a command)' in asked
+        assert "MCP server plugin_helper_echoer: runs" in asked
+        assert "command helper:ship allowed-tools: Bash(git push:*)" in asked
+        await pilot.press("n")
+        await until(pilot, lambda: "Did not install helper@team-tools; nothing of it was kept" in last(), "the refusal said")
+        assert recorded() == ({}, {}) and not cached.exists()  # no means nothing stays behind
+
+        await send(pilot, "/plugin install helper@team-tools")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question again")
+        await pilot.press("y")
+        await until(pilot, lambda: "Installed helper@team-tools 1.0.0 (user scope)" in last(), "the plugin installed")
+        assert "it takes effect in your next session" in last()
+        table, enabled = recorded()
+        assert list(table) == ["helper@team-tools"] and enabled == {"helper@team-tools": True}
+        assert not (repo / "hook-ran").exists()  # installing ran none of it
+        await send(pilot, "/plugin uninstall helper")
+        await until(pilot, lambda: "Uninstalled helper@team-tools (user scope)" in last(), "the plugin uninstalled")
+        assert not cached.exists()
+
+
+async def test_line_mode_asks_at_the_prompt_and_reports_bad_words(plain, market):  # noqa: F811
+    ui = plain()
+    assert "Added the marketplace team-tools" in await ui.submit(f"/plugin marketplace add {market}")
+    assert "team-tools" in await ui.submit("/plugin marketplace list")
+    ui.pipe.send_text("/plugin install helper@team-tools\r")
+    await ui.until(lambda: "Install it (user scope)?" in ui.text, "the question")
+    assert "MCP server plugin_helper_echoer" in ui.text and "PreToolUse hook on Bash" in ui.text
+    ui.pipe.send_text("n\r")
+    await ui.until(lambda: "Did not install helper@team-tools; nothing of it was kept" in ui.text, "the refusal")
+    assert recorded() == ({}, {})
+    ui.pipe.send_text("/plugin install helper@team-tools --scope project\r")
+    await ui.until(lambda: "Install it (project scope)?" in ui.text, "the question again")
+    ui.pipe.send_text("y\r")
+    await ui.until(lambda: "Installed helper@team-tools 1.0.0 (project scope)" in ui.text, "installed")
+    root = ui.app.session.workspace.root
+    assert json.loads((root / ".claude" / "settings.json").read_text())["enabledPlugins"] == {"helper@team-tools": True}
+    wrong = await ui.submit("/plugin install")  # a usage error is one sentence and the usage, never a traceback
+    assert "the following arguments are required" in wrong.lower() and "Usage: /plugin" in wrong
+    assert "Traceback" not in wrong
+    assert "no marketplace named nowhere" in (await ui.submit("/plugin install x@nowhere")).lower()
+    await ui.quit()
