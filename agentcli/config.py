@@ -38,10 +38,11 @@ from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
 from .core.settings import EngineSettings, ToolSettings
+from .config_values import (AGENT_TYPE_SETTINGS as AGENT_TYPE_SETTINGS, ConfigError as ConfigError, agent_tables,
+                            as_bool, as_text, status_line)
 
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
-AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -69,10 +70,6 @@ def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = Fa
 def state(default: Any, help: str) -> Any:
     """A field of Settings that no settings file sets: what loading found."""
     return field(default_factory=lambda: type(default)(default), metadata={"help": help})
-
-
-class ConfigError(Exception):
-    """A setting a user wrote is wrong; the message says which and why."""
 
 
 @dataclass
@@ -202,9 +199,9 @@ class Settings:
                     raise ConfigError(f"{exc}.") from None
                 value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
             elif key == "agents":
-                value = {**current, **_agent_tables(value, source)}
+                value = {**current, **agent_tables(value, source)}
             elif key == "status_line":
-                value = _status_line(value, source)
+                value = status_line(value, source)
             elif key == "task_models":
                 if not isinstance(value, list) or not all(isinstance(m, str) and m.strip() for m in value):
                     raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
@@ -226,9 +223,9 @@ class Settings:
                 else:
                     raise ConfigError(f'{source}: web_search must be true, false or "auto", not {value!r}.')
             elif isinstance(current, bool):
-                value = _as_bool(value, key, source)
+                value = as_bool(value, key, source)
             elif isinstance(current, str):
-                value = _as_text(value, key, source)
+                value = as_text(value, key, source)
             elif isinstance(current, (int, float)):
                 if isinstance(value, bool):  # int(True) would pass as 1
                     raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.")
@@ -302,63 +299,6 @@ WIDENING = set(SETTINGS) - NEUTRAL
 USER_ONLY_SETTINGS = tuple(name for name, f in SETTINGS.items() if f.metadata["user_only"])
 MAY_BE_ZERO = {name for name, f in SETTINGS.items() if f.metadata["may_be_zero"]}
 FRACTIONS = {name for name, f in SETTINGS.items() if f.metadata["fraction"]}
-
-
-def _agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
-    """``[agents.<type>]`` tables, checked: each a table of known settings with text values."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{source}: 'agents' must be a table of agent types, such as [agents.explore].")
-    tables: dict[str, dict[str, str]] = {}
-    for name, table in value.items():
-        if not isinstance(table, dict):
-            raise ConfigError(f"{source}: 'agents.{name}' must be a table, such as "
-                              f"[agents.{name}] with model = \"claude-haiku-4-5\", not {table!r}.")
-        for setting, text in table.items():
-            if setting not in AGENT_TYPE_SETTINGS:
-                raise ConfigError(f"{source}: unknown setting 'agents.{name}.{setting}' "
-                                  f"(known: {', '.join(AGENT_TYPE_SETTINGS)}).")
-            _as_text(text, f"agents.{name}.{setting}", source)
-        tables[name] = dict(table)
-    return tables
-
-
-def _status_line(value: Any, source: str) -> dict[str, Any]:
-    """A ``statusLine`` table, checked: a command (``type`` "command", the only kind Claude Code has), a
-    ``padding`` of zero or more columns, and a ``timeout`` in seconds (agentcli's; 5 by default)."""
-    if not isinstance(value, dict) or value.get("type", "command") != "command":
-        raise ConfigError(f"{source}: 'statusLine' must be a table such as {{\"type\": \"command\", "
-                          f"\"command\": \"~/.claude/statusline.sh\"}}, not {value!r}.")
-    unknown = sorted(set(value) - {"type", "command", "padding", "timeout", WORKSPACE_MARK})
-    if unknown:
-        raise ConfigError(f"{source}: unknown setting 'statusLine.{unknown[0]}' (known: type, command, padding, "
-                          "timeout).")
-    _as_text(value.get("command"), "statusLine.command", source)
-    for name, kind in (("padding", int), ("timeout", float)):
-        number = value.get(name, 1)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or number < 0 \
-                or (kind is int and number != int(number)) or (name == "timeout" and number == 0):
-            raise ConfigError(f"{source}: 'statusLine.{name}' must be "
-                              f"{'a number of columns, 0 or more' if name == 'padding' else 'a positive number of seconds'}"
-                              f", not {number!r}.")
-    return {"type": "command", **value}
-
-
-def _as_text(value: Any, key: str, source: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{source}: '{key}' must be a string, not {value!r}.")
-    if not value.strip():
-        raise ConfigError(f"{source}: '{key}' must not be empty.")
-    return value
-
-
-def _as_bool(value: Any, key: str, source: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if str(value).lower() in ("1", "true", "yes", "on"):
-        return True
-    if str(value).lower() in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}.")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

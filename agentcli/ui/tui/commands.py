@@ -227,7 +227,8 @@ async def plugin(app: "AgentApp", arg: str) -> None:
     from .screens.confirm import ConfirmScreen
 
     async def ask(question: str) -> bool:
-        return bool(await app.push_screen_wait(ConfirmScreen(question, "installs it", "installs nothing")))
+        answer: bool | None = await app.push_screen_wait(ConfirmScreen(question, "installs it", "installs nothing"))
+        return bool(answer)
 
     async def run() -> None:
         text, failed = await plugin_command(app.session, arg, ask)
