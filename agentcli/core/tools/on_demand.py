@@ -190,8 +190,7 @@ class ToolSearch(Tool):
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (
-        "Load the tools below by name (or by words for what you need); a loaded tool is yours from your next "
-        "step on.")
+        "Load the tools below by name, or by words for what you need.")  # the result says how to call them
     input_schema = {
         "type": "object",
         "properties": {"query": {"type": "string", "description": "Tool names, or words."}},
