@@ -23,11 +23,12 @@ from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
 NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions",
-         "ondemand", "cache", "review", "lsp")
+         "ondemand", "cache", "review", "lsp", "attempts")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
     from . import acp as acp_bench
+    from . import attempts_cost
     from . import lsp as lsp_bench
     from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel,
                    prompt_cache, render, review_cost, search,
@@ -56,6 +57,7 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "cache": ("Prompt cache", lambda: prompt_cache.run(work)),
         "review": ("Review", lambda: review_cost.run(work)),
         "lsp": ("Language server references", lambda: lsp_bench.run(work)),
+        "attempts": ("Best-of-N attempts", lambda: attempts_cost.run(work)),
     }
 
 

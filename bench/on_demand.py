@@ -12,6 +12,8 @@ from typing import Any
 
 from tests.fakes.anthropic_server import text, tool_use
 
+from agentcli.core.tools.on_demand import CARRIED
+
 from .common import BIN, StandIn, api_env, close_session, make_session, request_bytes
 from .report import Section
 
@@ -89,18 +91,18 @@ def priced(total: int, fresh: int) -> int:
     return round(0.1 * (total - fresh) + 1.25 * fresh)
 
 
-def in_result(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The agentcli route's bodies as they would be if a loaded tool's definition came in tool_search's result
-    and the tools never changed (the way measured against appending it to the tools)."""
-    tools = bodies[0]["tools"]
+def appended(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The agentcli route's bodies as they were when a loaded tool was appended to the tools (before branch
+    cache): each definition a note carries (Offer.carried) moved to the end of the tools, the note left out."""
     out = []
     for body in bodies:
-        loaded = [t for t in body["tools"] if t not in tools and t.get("name") != "tool_search"]
-        messages = json.loads(json.dumps(body["messages"]))
-        for message in messages:
-            for block in message["content"] if isinstance(message["content"], list) else []:
-                if block.get("type") == "tool_result" and "Loaded:" in json.dumps(block):
-                    block["content"] = [*block["content"], {"type": "text", "text": json.dumps(loaded)}]
+        tools, messages = list(body["tools"]), []
+        for message in json.loads(json.dumps(body["messages"])):
+            blocks = message["content"] if isinstance(message["content"], list) else []
+            notes = [b for b in blocks if CARRIED in str(b.get("text", ""))]
+            for note in notes:
+                tools += [json.loads(line) for line in note["text"].splitlines() if line.startswith('{"name"')]
+            messages.append({**message, "content": [b for b in blocks if b not in notes] or message["content"]})
         out.append({**body, "tools": tools, "messages": messages})
     return out
 
@@ -162,8 +164,8 @@ def run(work: Path) -> Section:
                     f"{request_bytes(in_context(child)):,} bytes", note="target ≤ 7,000 bytes")
     runs = {route: asyncio.run(scripted(root, route)) for route in ROUTES}
     ways = {"off: every tool in every request": runs["off"],
-            "agentcli: a loaded tool appended to the tools": runs["agentcli"],
-            "agentcli: its definition in tool_search's result, tools unchanged (simulated)": in_result(runs["agentcli"]),
+            "agentcli: a loaded tool's definition in a note, tools unchanged": runs["agentcli"],
+            "agentcli: a loaded tool appended to the tools (simulated, the way before)": appended(runs["agentcli"]),
             "api: defer_loading, found by the API's tool search": runs["api"]}
     for name, bodies in ways.items():
         share, total, fresh = prefix_share(bodies)
@@ -179,11 +181,10 @@ def run(work: Path) -> Section:
         "deferred git_log loaded and used, then four more reads), each request laid out in the prompt cache's "
         "order (tools → system → messages, breakpoint marks left out) and compared byte for byte with the one "
         "before; the share is of all bytes sent. Appending a loaded tool to the tools rewrites the whole prefix "
-        "once (about 4 kB more not repeated than a definition carried in tool_search's result), but at the "
-        "cache's prices it costs less than carrying every definition in every request (off), and the gap grows "
-        "with every request, so agentcli's route appends it: the model then "
-        "calls a declared tool, which every endpoint this route is for (LiteLLM, Ollama, vLLM) parses; a call of "
-        "a tool the request does not declare is not something we could check they accept. On the API's route "
+        "once; its definition in a note after the latest message (agentcli's route since branch cache) costs only "
+        "the note's bytes, and the model calls the tool by its name, which the request's tools do not declare (the "
+        "stand-in takes that; whether every endpoint of this route lets a model call it was not checked). On the "
+        "API's route "
         "nothing changes in the tools when the API finds one. Claude Code's first request: `claude -p hi` against "
         "the same stand-in (its main request, not its title call), one run each.")
     return section

@@ -5,8 +5,9 @@ the API's prompt cache serves at a tenth of the price.
 Each request body is read as the cache reads it: tools, then system, then messages, without the
 ``cache_control`` marks (where a breakpoint sits is no part of the prefix). Two shares: against the request just
 before (whatever agent sent it), and against the best of every earlier request (the cache keeps each prefix for
-five minutes, so a parent's request after its child's still finds its own). A variant adds a tool to the tools
-array mid-session, as an MCP server that comes up does today, to show what that costs."""
+five minutes, so a parent's request after its child's still finds its own). A variant adds a tool mid-session, as
+an MCP server that comes up does, and the model calls it: on agentcli's route its definition is carried in a note
+after the latest message (core/tools/on_demand.py), so the tools stay as cached."""
 
 from __future__ import annotations
 
@@ -106,7 +107,8 @@ async def _session(server: StandIn, root: Path, add_tool: bool) -> list[dict[str
     """Drive the script; the main agent's, the child's and the summarizer's requests, in order."""
     server.reset()
     server.when(_is_summarizer, text("The user is fixing the greeting in src/app.py."))
-    server.when(lambda body: not _is_main(body), tool_use("glob", {"pattern": "**/*.py"}), text("1 Python file."))
+    # the child answers at once, as Claude Code's does in its script (prompt_cache_claude.py): one request each
+    server.when(lambda body: not _is_main(body), text("1 Python file: src/app.py."))
     session = make_session(server, root)
     held = threading.Event()  # the stand-in's thread waits on it
     try:
@@ -167,7 +169,7 @@ def run(work: Path) -> Section:
         theirs, peer = None, f"Claude Code not measured: {str(exc)[:150]}"
     for k, name in enumerate(("input bytes repeating the previous request's beginning",
                               "input bytes repeating the longest earlier request's beginning")):
-        for added, how in ((False, "no tool enabled"), (True, "a tool appended to the tools array at turn 20")):
+        for added, how in ((False, "no tool enabled"), (True, "a tool enabled and called at turn 20")):
             previous = ours[added]
             versus = f"{peer}: {theirs[k]:.1%}" if theirs else peer
             ratio = f"{previous[k] / theirs[k]:.2f}×" if theirs else ""
@@ -177,7 +179,8 @@ def run(work: Path) -> Section:
     section.notes.append(
         "Prompt cache: a scripted 30-prompt session on a small git project whose README (9.6 kB) is read each turn: "
         "a plan (todo_write), a switch to acceptEdits and an edit, a background child, a steer into a held tool "
-        "call, /compact at prompt 24. Every request the stand-in server received (the main agent's, the child's, the "
+        "call, a tool that joins at prompt 20 (as an MCP server's would) called by its name, /compact at prompt 24; "
+        "the child answers at once, as Claude Code's does in its script. Every request the stand-in server received (the main agent's, the child's, the "
         "summarizer's) is read as the API's cache matches it: tools → system → messages, cache_control marks left "
         "out, a string content as its text block. 'Previous': the share of all input bytes that repeat the "
         "beginning of the request just before, whoever sent it; 'longest earlier': of any earlier request (the cache "

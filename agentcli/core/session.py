@@ -30,6 +30,7 @@ from .claude_names import CLAUDE_NAMES
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
+from .content import agentcli_note
 from .mcp import bridge
 from .mcp.bridge import elicitation_answer
 from .mcp.config import ServerConfig
@@ -134,6 +135,7 @@ class Session(SessionChildren):
                               on_trouble=self.warn, ask=self.ask_user,
                               roots=lambda: [workspace.root, *workspace.extra_dirs],
                               log=project_dir(workspace.root) / self.id / "mcp.log" if self.store else None)
+        self.mcp_told = bridge.InstructionsNews()  # where the servers' instructions reach the main agent
         self.asks_user = False  # a front end that answers a server's questions (ElicitationRequested) sets it
         self.subagents = Subagents(
             llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
@@ -299,8 +301,11 @@ class Session(SessionChildren):
         their instructions in the system prompt (a turn's tools and prompt never change under it)."""
         for server in self.mcp.take_changed():
             self.sync_mcp_tools(server)
-        if self.mcp:
-            self.main.system = bridge.with_instructions(self.main.system, self.mcp, self.trusted)
+        if self.mcp:  # in the prompt until the model replies, then a note, so the cached prefix holds
+            replied = any(message.get("role") == "assistant" for message in self.main.messages)
+            self.main.system, note = self.mcp_told.update(self.main.system, replied, self.mcp, self.trusted)
+            if note:
+                self.main.add_user([agentcli_note(note)], origin="state")
 
     def start_servers(self) -> None:
         """Start the MCP servers in the background; front ends call it once the first screen is up."""

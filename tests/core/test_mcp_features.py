@@ -248,3 +248,21 @@ def test_a_repositorys_server_instructions_count_only_when_trusted_and_cannot_le
     trusted = with_instructions(untrusted, servers, trusted=True)
     assert trusted.startswith("BASE") and trusted.count("<mcp_server_instructions>") == 1
     assert trusted.count("</mcp_server_instructions>") == 1 and trusted.endswith("</mcp_server_instructions>")
+
+
+def test_instructions_of_a_server_that_comes_up_after_the_first_reply_come_in_a_note_once(tmp_path):
+    from agentcli.core.mcp.bridge import INSTRUCTIONS_NOTE, InstructionsNews
+    from agentcli.core.mcp.servers import McpServers
+
+    servers = McpServers(parse({"mcpServers": {"mine": {"command": "y"}}}, "mcp.json"), root=tmp_path, env={},
+                         startup_timeout=1, tool_timeout=1, on_ready=lambda s: None, on_trouble=lambda t: None)
+    news = InstructionsNews()
+    assert news.update("BASE", False, servers, True) == ("BASE", "")  # not up yet, nothing said
+    servers.servers["mine"].state, servers.servers["mine"].instructions = "ready", "Use mine for docs."
+    system, note = news.update("BASE", True, servers, True)  # up once the model has replied: the prompt is cached
+    assert system == "BASE" and note.startswith(INSTRUCTIONS_NOTE) and "Use mine for docs." in note
+    assert news.update(system, True, servers, True) == ("BASE", "")  # said once
+    servers.servers["mine"].state = "failed"
+    assert news.update(system, True, servers, True)[1].endswith("(none now)")
+    servers.servers["mine"].state = "ready"  # before the first reply nothing is cached: the prompt itself says them
+    assert "Use mine for docs." in InstructionsNews().update("BASE", False, servers, True)[0]

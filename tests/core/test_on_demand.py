@@ -16,7 +16,7 @@ from agentcli.core.model.llm import LLM, Credentials, LLMError
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.content import readable
 from agentcli.core.tools.base import Tool, ToolContext, ToolOutcome
-from agentcli.core.tools.on_demand import CORE, JOINED
+from agentcli.core.tools.on_demand import CARRIED, CORE, JOINED
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_text, tool_results, tool_search_blocks,
                                           tool_use, tool_use_block)
@@ -31,6 +31,13 @@ def tool(body: dict, name: str) -> dict:
     return next(t for t in body["tools"] if t.get("name") == name)
 
 
+def carried(body: dict) -> list[str]:
+    """The names of the tools whose definitions the request's notes carry (Offer.carried)."""
+    notes = [text for m in body["messages"] if m["role"] == "user" for b in m["content"]
+             if CARRIED in (text := b.get("text", ""))]
+    return [json.loads(line)["name"] for note in notes for line in note.splitlines() if line.startswith('{"name"')]
+
+
 async def test_agentcli_route_offers_the_core_and_names_the_rest_in_tool_search(server, make_session):
     server.script(tool_use("tool_search", {"query": "git_log"}), tool_use("git_log", {}), text("done"))
     session, _ = make_session(tool_search="agentcli")
@@ -41,8 +48,10 @@ async def test_agentcli_route_offers_the_core_and_names_the_rest_in_tool_search(
     for deferred in ("git_log", "git_blame", "web_fetch", "bash_output", "message_subagent", "worktree"):
         assert f"- {deferred}: " in index
     assert "Loaded: git_log" in tool_result_text(tool_results(second)[0])
-    # loaded: after the tools the agent had, which stay as they were (the index too): the cached prefix holds
-    assert tool_names(second)[-1] == "git_log" and unmarked(second["tools"][:-1]) == unmarked(first["tools"])
+    # loaded: its definition in a note after the result, the tools as they were (the index too): the cache holds
+    assert unmarked(second["tools"]) == unmarked(first["tools"]) == unmarked(third["tools"])
+    assert carried(second) == carried(third) == ["git_log"] and readable(second["messages"][-1]["content"][-1:]
+                                                                         ).startswith(CARRIED)
     assert "Initial commit" in tool_result_text(tool_results(third)[0])
 
 
@@ -53,7 +62,7 @@ async def test_a_deferred_tool_called_by_its_name_runs_and_is_loaded(server, mak
     first, second = server.requests
     assert "git_log" not in tool_names(first)
     assert "Initial commit" in tool_result_text(tool_results(second)[0])
-    assert "git_log" in tool_names(second)
+    assert "git_log" not in tool_names(second) and carried(second) == ["git_log"]
 
 
 async def test_a_background_command_brings_up_bash_output_and_kill_bash(server, make_session):
@@ -62,7 +71,7 @@ async def test_a_background_command_brings_up_bash_output_and_kill_bash(server, 
     await session.send("start it")
     first, second = server.requests
     assert "bash_output" not in tool_names(first)
-    assert tool_names(second)[-2:] == ["bash_output", "kill_bash"]
+    assert tool_names(second) == tool_names(first) and carried(second) == ["bash_output", "kill_bash"]
     await session.aclose()
 
 
@@ -189,5 +198,16 @@ async def test_a_tool_that_joins_later_is_named_in_a_note_and_the_tools_stay_as_
     note = readable(joined["messages"][-1]["content"][-1:])  # after the prompt, in agentcli's markup
     assert "- lookup_symbol: Find where a symbol is defined" in note and note.startswith(JOINED)
     assert "greet: src/app.py:1" in tool_result_text(tool_results(called)[0])
-    assert tool_names(called)[-1] == "lookup_symbol"  # called by its name: loaded, appended
+    assert carried(later) == ["lookup_symbol"]  # called by its name: loaded, its definition carried
+    assert all(unmarked(body["tools"]) == unmarked(first["tools"]) for body in (called, later))
     assert JOINED not in json.dumps(later["messages"][-1])  # said once
+
+
+async def test_a_carried_definition_comes_again_when_the_conversation_lost_it(server, make_session):
+    server.script(tool_use("git_log", {}), text("done"), text("again"))
+    session, _ = make_session(tool_search="agentcli")
+    await session.send("log?")
+    session.clear()  # as a compaction that summarized the note away
+    await session.send("and now?")
+    assert carried(server.requests[1]) == carried(server.requests[2]) == ["git_log"]
+    assert "git_log" not in tool_names(server.requests[2])

@@ -157,6 +157,8 @@ class Agent:
             self.add_user(said, origin="state")
         if joined := self.offer.joined(self.tools, self.llm.tool_search):  # a note, so the tools stay as cached
             self.add_user([agentcli_note(joined)], origin="state")
+        if carried := self.offer.carried(self.tools, self.llm.tool_search, self.messages):  # likewise
+            self.add_user([agentcli_note(carried)], origin="state")
         if self.inbox is not None and (arrived := self.inbox()):
             self.add_user(arrived, origin="subagent")
         if self.steers:

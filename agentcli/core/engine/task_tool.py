@@ -16,8 +16,8 @@ from ..model.catalogue import EFFORT_ORDER
 # Best-of-N (attempts.py): its own parameters, kept apart from the rest of the schema.
 ATTEMPTS_SCHEMA: dict[str, Any] = {
     "attempts": {"type": "integer", "minimum": attempts.MIN, "maximum": attempts.MAX, "description": (
-        "Best-of-N for an editing errand: N subagents on this brief, each in its own worktree, compared for you; "
-        "the user merges one.")},
+        "Best-of-N edits: N subagents on this brief, each in its own worktree, compared for you; the user merges "
+        "one.")},
     "check": {"type": "string", "description": "With attempts: a test command run in each worktree."},
     "attempt_models": {"type": "array", "items": {"type": "string"}, "description": "With attempts: models, in turn."},
 }

@@ -161,6 +161,32 @@ def with_instructions(system: str, servers: McpServers, trusted: bool) -> str:
             + f"\n{INSTRUCTIONS_END}")
 
 
+INSTRUCTIONS_NOTE = ("What the MCP servers say about using their tools has changed (a server came up or went); this "
+                     "replaces what the system prompt or an earlier note gave:")
+
+
+class InstructionsNews:
+    """Where the servers' instructions reach the main agent: its system prompt while nothing of the conversation
+    is cached (the model has not replied yet), afterwards a note at the end of the request when they change, so
+    the prompt cache's prefix (tools, system prompt, messages) holds when a server comes up mid-session."""
+
+    def __init__(self) -> None:
+        self.told: str | None = None  # the section last given, in the prompt or a note
+
+    def update(self, system: str, replied: bool, servers: McpServers, trusted: bool) -> tuple[str, str]:
+        """(the system prompt to use, the note to add, "" for none)."""
+        section = with_instructions("", servers, trusted)
+        if not replied:
+            self.told = section
+            return with_instructions(system, servers, trusted), ""
+        if self.told is None:  # a resumed conversation: what its prompt says now
+            self.told = INSTRUCTIONS_START + system.split(INSTRUCTIONS_START, 1)[1] if INSTRUCTIONS_START in system else ""
+        if section == self.told:
+            return system, ""
+        self.told = section
+        return system, f"{INSTRUCTIONS_NOTE}\n{section.strip() or '(none now)'}"
+
+
 def elicitation_fields(schema: dict[str, Any]) -> tuple[tuple[str, str, str, bool, tuple[str, ...]], ...]:
     """A server's requested schema as the fields a front end asks for (``ElicitationRequested.fields``)."""
     given = schema.get("properties")

@@ -9,11 +9,12 @@ one of two ways, by what the endpoint supports (the ``tool_search`` setting; ``r
   the conversation where the model's search found it (a ``tool_reference``), so the tools, and the cached
   prefix, never change.
 - ``agentcli``: for endpoints without it (LiteLLM, Ollama, vLLM), agentcli's own ``tool_search`` tool, whose
-  description is the index: it loads tools by name or by words, and a loaded tool is in the agent's later
-  requests, after the tools it had (docs/benchmarks.md measures what that costs the prompt cache). A call of
-  a deferred tool by its name runs too, and loads it. The index is the one the agent's first request listed:
-  a tool that joins later (an MCP server that comes up) is named in a note after the latest message
-  (``Offer.joined``), so the request's beginning stays what the cache holds until the tool is loaded.
+  description is the index: it loads tools by name or by words. A call of a deferred tool by its name runs
+  too, and loads it. The request's tools stay what the agent's first request offered: a tool loaded later is
+  carried in the conversation, its definition in a note after the latest message (``Offer.carried``), and a
+  tool that joins later (an MCP server that comes up) is named in one (``Offer.joined``), so the request's
+  beginning stays what the prompt cache holds (appending a loaded tool to the tools rewrote the whole cached
+  prefix once; docs/benchmarks.md measures both).
 - ``off``: every tool in every request.
 
 Loading is per agent (``Loaded``): a subagent starts with the core of its own tools.
@@ -21,6 +22,7 @@ Loading is per agent (``Loaded``): a subagent starts with the core of its own to
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
@@ -42,6 +44,8 @@ API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_to
 MOST_LOADED = 5  # tools one search by words loads
 INDEX_TITLE = "Tools on demand:"
 JOINED = "These tools on demand joined since tool_search's list was made (load one with tool_search, or call it):"
+CARRIED = ("Loaded tools on demand: call each by its name like the tools of your list; their definitions, as the "
+           "list would give them:")
 
 
 def refused_by_endpoint(status: int | None, message: str) -> bool:
@@ -106,6 +110,7 @@ class Offer:
         self.recalled = False  # the history's calls were read (request_tools)
         self.indexed: list[str] | None = None  # the deferred tools tool_search's index lists (agentcli's route)
         self.told: set[str] = set()  # those that joined later, named in a note (joined)
+        self.declared: list[str] | None = None  # the loaded tools the request's tools carry: those of its first
 
     def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[dict[str, Any]] = ()
                       ) -> list[dict[str, Any]]:
@@ -125,9 +130,9 @@ class Offer:
             return [*core, *({**tool.schema(), "defer_loading": True} for tool in deferred), dict(API_SEARCH)]
         by_name = {tool.name: tool for tool in deferred}
         if self.indexed is None:
-            self.indexed = list(by_name)
+            self.indexed, self.declared = list(by_name), list(self.loaded.names)
         return [*core, ToolSearch(deferred, self.loaded, self.indexed).schema(),
-                *(by_name[name].schema() for name in self.loaded.names if name in by_name)]
+                *(by_name[name].schema() for name in self.declared or () if name in by_name)]
 
     def registry(self, registry: "ToolRegistry", how: str) -> "ToolRegistry":
         """The registry calls run through: on agentcli's route, with its ``tool_search`` for this agent."""
@@ -150,9 +155,32 @@ class Offer:
         self.told.update(tool.name for tool in new)
         return f"{JOINED}\n{index(new).removeprefix(INDEX_TITLE + chr(10))}" if new else ""
 
+    def carried(self, registry: "ToolRegistry", how: str, history: list[dict[str, Any]]) -> str:
+        """On agentcli's route, the note with the definitions of the tools loaded after the agent's first request
+        that ``history`` does not hold yet (a compaction or /clear may have taken an earlier one away); "" when
+        there are none. The tools stay as cached: a definition at the end of the request costs its own bytes,
+        where appending it to the tools made the whole conversation miss the cache once."""
+        if how != "agentcli" or self.declared is None:
+            return ""
+        by_name = {tool.name: tool for tool in registry if is_deferred(tool)}
+        wanted = [name for name in self.loaded.names if name not in self.declared and name in by_name]
+        if not wanted:
+            return ""
+        held = [block["text"] for message in history if message.get("role") == "user"
+                and isinstance(message.get("content"), list) for block in message["content"]
+                if isinstance(block, dict) and CARRIED in str(block.get("text", ""))]
+        missing = [name for name in wanted if not any(_named(name) in text for text in held)]
+        return "\n".join([CARRIED, *(json.dumps(by_name[name].schema(), ensure_ascii=False) for name in missing)]
+                         ) if missing else ""
+
     def system_index(self, registry: "ToolRegistry", how: str) -> str:
         """On the API's route the index ends the system prompt (its search tool's own text is the API's)."""
         return index(tool for tool in registry if is_deferred(tool)) if how == "api" else ""
+
+
+def _named(name: str) -> str:
+    """How a definition in the ``carried`` note begins (json.dumps of its schema)."""
+    return json.dumps({"name": name})[:-1] + ","
 
 
 class ToolSearch(Tool):
@@ -162,8 +190,7 @@ class ToolSearch(Tool):
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (
-        "Load the tools below by name (or by words for what you need); a loaded tool is yours from your next "
-        "step on.")
+        "Load the tools below by name, or by words for what you need.")  # the result says how to call them
     input_schema = {
         "type": "object",
         "properties": {"query": {"type": "string", "description": "Tool names, or words."}},
@@ -199,5 +226,6 @@ class ToolSearch(Tool):
             return ("No tool on demand matches that. The tools on demand are: "
                     + ", ".join(self.deferred) + "." if self.deferred else "There are no tools on demand.")
         self.loaded.add(found)
-        return (f"Loaded: {', '.join(found)}. "
-                + ("It is" if len(found) == 1 else "They are") + " in your tool list from your next step on.")
+        return (f"Loaded: {', '.join(found)}. " + ("Its definition follows" if len(found) == 1 else
+                "Their definitions follow") + " in a note; call " + ("it" if len(found) == 1 else "them")
+                + " by name from your next step on.")
