@@ -40,12 +40,13 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
+from .calls import CallContext as Ctx, JudgedTool as Tool
 from .headless_advice import ways_to_allow
 from ..system import protected_paths
 from ..system.home_held import home_reason
@@ -54,9 +55,8 @@ from ..system.sandbox import Widening
 from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
-
-if TYPE_CHECKING:
-    from ..tools.base import Tool, ToolContext
+from ..storage.outputs import is_saved_output
+from ..tool_facts import KNOWN
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -72,9 +72,6 @@ _FREE: dict[str, set[str]] = {
 # the folder core.hooksPath names, and these credentials and git's list of submodules.
 PROTECTED_DIRS = {".ssh", ".gnupg"}
 PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
-
-# The tools that read files: a deny rule on a path for one of them holds for all (read_denials).
-READING_TOOLS = ("read_file", "grep", "glob", "git_status", "git_diff", "git_log", "git_blame")
 
 BYPASS = "--permission-mode bypassPermissions"
 
@@ -218,7 +215,7 @@ class Permissions:
 
     # ------------------------------------------------------------ the question
 
-    async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", approved: bool = False
+    async def authorize(self, tool: Tool, args: dict[str, Any], ctx: Ctx, approved: bool = False
                         ) -> str | dict[str, Any] | None:
         """None when the call may run; otherwise the sentence the model gets back. ``approved``: a
         PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal).
@@ -266,7 +263,7 @@ class Permissions:
             self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
         return updated
 
-    async def ask_sandbox(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", needed: Widening) -> str:
+    async def ask_sandbox(self, tool: Tool, args: dict[str, Any], ctx: Ctx, needed: Widening) -> str:
         """After a call failed in the OS sandbox for want of ``needed`` (``Sandbox.needs``): "" when the user
         lets it run again with just that added, else why nobody did (for its result; "declined" when the user
         said no). Asked once, in the approval queue, only where a user is there and the mode asks
@@ -295,7 +292,7 @@ class Permissions:
                                 agent_id=ctx.agent_id))
             return ""
 
-    def _announce(self, ctx: "ToolContext") -> None:
+    def _announce(self, ctx: Ctx) -> None:
         """Tell the front ends who waits now (through the agent whose call joined or left the queue)."""
         ctx.emit(ApprovalsWaiting(agents=tuple(agent for agent, _ in self._waiting),
                                   descriptions=tuple(errand for _, errand in self._waiting),
@@ -306,7 +303,7 @@ class Permissions:
         ``grep(secrets/**)``): each holds for every tool that reads, grep and glob over a folder and the
         git tools included."""
         return [rule for rule in self.rules.deny
-                if rule.pattern is not None and any(rule.covers(tool) for tool in READING_TOOLS)]
+                if rule.pattern is not None and any(rule.covers(tool) for tool in KNOWN.reading())]
 
     def read_denial(self, path: Path, root: Path) -> str:
         """The text of the read deny rule that covers ``path`` (absolute; as named or as it resolves), "" when
@@ -318,11 +315,11 @@ class Permissions:
                      if rule.matches_path(real, root, is_dir) or rule.matches_path(lexical, root, is_dir)), None)
         return rule.text if rule is not None else ""
 
-    def permits_outside(self, ctx: "ToolContext", real: Path) -> bool:
+    def permits_outside(self, ctx: Ctx, real: Path) -> bool:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
 
-    async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision,
+    async def _ask(self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision,
                    diff: tuple[str, ...]) -> str | Approval:
         future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
         ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
@@ -337,7 +334,7 @@ class Permissions:
                 raise
             return "deny"  # the front end withdrew the question
 
-    async def _remember(self, answer: str, decision: Decision, ctx: "ToolContext") -> None:
+    async def _remember(self, answer: str, decision: Decision, ctx: Ctx) -> None:
         if answer == ALLOW_ONCE:
             return
         if not decision.rules:
@@ -363,11 +360,11 @@ class Permissions:
 
     # ------------------------------------------------------------ the decision
 
-    def decide(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> Decision:
+    def decide(self, tool: Tool, args: dict[str, Any], ctx: Ctx) -> Decision:
         """What to do with one call, without asking anyone."""
-        if tool.name == "bash" and isinstance(args.get("command"), str):
+        if tool.judged_by == "command" and isinstance(args.get("command"), str):
             return self._decide_command(args["command"], ctx.agent_id if ctx is not None else MAIN)
-        if tool.name == "web_fetch":
+        if tool.judged_by == "address":
             return self._decide_fetch(str(args.get("url", "")))
         root = ctx.workspace.root
         takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
@@ -396,9 +393,7 @@ class Permissions:
         if self.mode == "plan" and kind in ("edit", "exec"):
             return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
-            from ..storage.outputs import is_saved_output  # here: config.py imports this module for MODES alone
-
-            if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
+            if tool.reads_saved_outputs and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
             return self._decide_outside(tool, kind, target, root, matches, agent)
         if self.mode == "bypassPermissions":
@@ -423,7 +418,7 @@ class Permissions:
                             allow_rules=(f"{tool.name}({rel})",))
         return Decision("ask", rules=(tool.name,), allows=f"run with {BYPASS}", allow_rules=(tool.name,))
 
-    def _decide_outside(self, tool: "Tool", kind: str, target: _Target, root: Path,
+    def _decide_outside(self, tool: Tool, kind: str, target: _Target, root: Path,
                         matches: Callable[..., bool], agent: str = MAIN) -> Decision:
         where = f"{target.real} is outside the workspace {root}"
         if target.shown != str(target.real):
@@ -585,7 +580,7 @@ class Permissions:
         return next((rule for rule in self._rules(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
-    def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:
+    def _target(ctx: Ctx, args: dict[str, Any]) -> _Target | None:
         raw = args.get("path")
         path = raw if isinstance(raw, str) and raw.strip() else "."
         workspace = ctx.workspace

@@ -159,6 +159,7 @@ class ToolSearch(Tool):
     """``tool_search``: agentcli's way to load deferred tools on endpoints without the API's tool search."""
 
     name = SEARCH_NAME
+    named_by_agents = False  # each agent's own, made for it
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (

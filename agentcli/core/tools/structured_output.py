@@ -125,6 +125,7 @@ def answer_errors(given: dict[str, Any]) -> list[str]:
 
 class StructuredOutput(Tool):
     name = NAME
+    claude_name = "StructuredOutput"  # --json-schema's answer
     description = ("Return your final answer in the requested structured format: call this tool exactly once, "
                    "at the end, with the answer as its input. It must match the schema; if it does not, the "
                    "error says what to fix, and you call it again.")

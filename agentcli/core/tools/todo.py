@@ -22,6 +22,7 @@ MAX_ITEM_CHARS = 1_000
 
 class TodoWrite(Tool):
     name = "todo_write"
+    claude_name = "TodoWrite"
     description = (
         "Write your plan as a todo list the user sees. Each call replaces the whole list: every item, in order, "
         "with its status. Keep one item in_progress, and mark each completed as soon as it is done.")

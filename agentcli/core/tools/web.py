@@ -66,6 +66,8 @@ USER_AGENT = "agentcli (web_fetch; +https://github.com/agentcli)"
 
 class WebFetch(Tool):
     name = "web_fetch"
+    claude_name = "WebFetch"
+    judged_by = "address"
     brief = "read a web page or file by URL"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Fetch a web page or text file by URL (http or https) and read it: HTML comes back as Markdown. "
