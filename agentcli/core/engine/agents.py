@@ -37,13 +37,15 @@ LSP_TOOL = "lsp"  # a language server's answers (core/lsp/), offered where one s
 
 def __getattr__(name: str) -> tuple[str, ...]:
     """Views of the tools' facts, read when first asked (the tools load with a session, not with agent files):
-    ``TOOL_NAMES`` every tool a subagent can be given by name (never task), ``READ_TOOLS`` those Claude Code's
-    Read covers, ``GIT_TOOLS`` the read-only git tools."""
+    ``TOOL_NAMES`` every tool a subagent can be given by name (never task), ``READ_TOOLS`` the tools that read
+    files which Claude Code has too (read_file, grep, glob), ``GIT_TOOLS`` those it has not (the git tools)."""
     from .tool_catalogue import catalogue
 
     known = catalogue()
-    views: dict[str, Callable[[], tuple[str, ...]]] = {"TOOL_NAMES": known.for_agents, "READ_TOOLS": lambda: known.rule_tools("Read"),
-             "GIT_TOOLS": lambda: tuple(name for name in known.reading() if name not in known.rule_tools("Read"))}
+    views: dict[str, Callable[[], tuple[str, ...]]] = {
+        "TOOL_NAMES": known.for_agents,
+        "READ_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) != name),
+        "GIT_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) == name)}
     if name not in views:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return views[name]()

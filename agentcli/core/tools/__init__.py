@@ -224,8 +224,9 @@ class ToolRegistry:
 
 
 def edited_file(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Path | None:
-    """The file an edit_file or write_file call changes, when something watches edits (``ctx.edit_watch``)."""
-    if ctx.edit_watch is None or tool.name not in ("edit_file", "write_file") or not isinstance(args.get("path"), str):
+    """The file an edit_file or write_file call changes (a tool that edits the file its path names, as it declares),
+    when something watches edits (``ctx.edit_watch``)."""
+    if ctx.edit_watch is None or not (tool.kind == "edit" and tool.claude_file_path) or not isinstance(args.get("path"), str):
         return None
     try:
         return ctx.workspace.resolve(args["path"])
