@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..content import agentcli_note, quoted
+from ..policy.permissions import Permissions
 from ..policy.rules import names_tool
-from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from .base import NO_RECURSION, SandboxStopped, Tool, ToolContext, ToolOutcome, check_input, check_numbers
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
@@ -203,7 +204,12 @@ class ToolRegistry:
                 return ToolOutcome(refusal, True, denied=True, waited=waited)
             watched = edited_file(tool, args, ctx)
             before = await asyncio.to_thread(ctx.edit_watch.before_edit, watched) if watched and ctx.edit_watch else None
-            output = await tool.run(args, ctx)
+            try:
+                output = await tool.run(args, ctx)
+            except SandboxStopped as stopped:  # the sandbox's second ask: judged here, as the first was
+                why = await ctx.permissions.ask_sandbox(tool, args, ctx, stopped.needed) \
+                    if isinstance(ctx.permissions, Permissions) else "no one can be asked here"
+                output = await stopped.again() if not why else stopped.refused(why)
             if watched and ctx.edit_watch and before is not None and isinstance(output, str):
                 output += await ctx.edit_watch.after_edit(watched, before, ctx)
             blocks: tuple[dict[str, Any], ...] = ()

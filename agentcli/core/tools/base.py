@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
+from ..errors import ToolError
 from ..events import MAIN, Sink
 from ..tool_facts import KNOWN, ToolFacts
 from ..storage.records import finite, finite_copy
@@ -260,6 +261,21 @@ def _json_name(value: Any) -> str:
     if value is None:
         return "null"
     return _article("number") if isinstance(value, float) else type(value).__name__
+
+
+class SandboxStopped(ToolError):
+    """A call the OS sandbox stopped for want of ``needed`` (a ``system.sandbox.Widening``). The registry judges it
+    as it judged the call (``Permissions.ask_sandbox``: the user is asked once), then runs ``again()`` with that
+    added, or takes ``refused(why)``, the call's result with why nobody allowed it (it raises ToolError as a failed
+    command does). Where no registry judges the call, it is that ToolError, as if nobody could be asked."""
+
+    def __init__(self, needed: Any, again: Callable[[], Awaitable[str]], refused: Callable[[str], str]) -> None:
+        try:
+            message = refused("no one can be asked here")
+        except ToolError as exc:
+            message = str(exc)
+        super().__init__(message)
+        self.needed, self.again, self.refused = needed, again, refused
 
 
 @dataclass(frozen=True)
