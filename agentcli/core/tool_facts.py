@@ -28,6 +28,10 @@ class ToolFacts:
     claude_file_path: bool = False  # Claude Code calls its path argument file_path (absolute), hooks see that
     companions: tuple[str, ...] = ()  # tools that come with it wherever it is given (bash: its background shells)
     named_by_agents: bool = False  # an agent file or --tools may give it to an agent by name
+    # What a child's receipt and compaction's ledger keep of its calls: "reads" (the lines read), "changes" (the
+    # file changed), "command" (the command and how it ended), "lookup" (its answer's first line), "contents" or
+    # "names" (the pattern searched for, in files' text or their names); "": only that it was called.
+    receipt: str = ""
 
 
 class Catalogue:
@@ -69,6 +73,11 @@ class Catalogue:
         """``names`` and the tools that come with any of them (bash: bash_output, kill_bash)."""
         extra = [companion for name in names if (facts := self._facts.get(name)) for companion in facts.companions]
         return (*names, *(name for name in dict.fromkeys(extra) if name not in names))
+
+    def receipt(self, tool: str) -> str:
+        """What a receipt keeps of a call of ``tool`` (``ToolFacts.receipt``); "" for a tool that declares nothing."""
+        facts = self._facts.get(tool)
+        return facts.receipt if facts is not None else ""
 
     def reading(self) -> tuple[str, ...]:
         """The tools that read files: a deny rule on a path for one of them holds for all."""

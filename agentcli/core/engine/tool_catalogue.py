@@ -4,9 +4,12 @@ agent file's tool list, ``--tools``) calls ``catalogue`` first. A new built-in t
 
 from __future__ import annotations
 
+import functools
+
 from ..tool_facts import KNOWN, Catalogue
 
 
+@functools.cache
 def catalogue() -> Catalogue:
     """``KNOWN``, with every built-in tool class's module imported (each class declares itself as it is defined)."""
     from ..tools import default_tools, on_demand, structured_output, web_search, worktrees  # noqa: F401

@@ -131,6 +131,7 @@ class Tool:
     # 'path' argument against the workspace where it takes one and workspace_paths holds, else its key argument).
     judged_by: ClassVar[str] = ""
     reads_saved_outputs: ClassVar[bool] = False  # may read this session's full copies of cut outputs
+    receipt: ClassVar[str] = ""  # what a child's receipt keeps of its calls (tool_facts.ToolFacts.receipt)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -143,7 +144,7 @@ class Tool:
         return ToolFacts(name=cls.name, claude_name=cls.claude_name, claude_aliases=cls.claude_aliases,
                          rule_scope=cls.rule_scope, reads_files=cls.reads_files, changes_things=cls.changes_things,
                          claude_file_path=cls.claude_file_path, companions=cls.companions,
-                         named_by_agents=cls.named_by_agents and not cls.main_only)
+                         named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError

@@ -268,6 +268,7 @@ class EditFile(Tool):
     name = "edit_file"
     claude_name = "Edit"
     claude_aliases = ("MultiEdit",)
+    receipt = "changes"
     changes_things = True
     claude_file_path = True
     description = (

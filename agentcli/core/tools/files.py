@@ -141,6 +141,7 @@ class ReadFile(Tool):
     reads_files = True
     claude_file_path = True
     reads_saved_outputs = True  # the note on a cut output says to read its full copy with read_file
+    receipt = "reads"
     description = (
         "Read a file of the workspace, numbered like `cat -n` (line number, tab, line). It shows 2000 lines from "
         "`offset`. Images come back as images. To list a directory use glob."
@@ -286,6 +287,7 @@ def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tu
 class WriteFile(Tool):
     name = "write_file"
     claude_name = "Write"
+    receipt = "changes"
     rule_scope = "Edit"
     changes_things = True
     claude_file_path = True

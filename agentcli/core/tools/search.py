@@ -195,6 +195,7 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
 class Grep(Tool):
     name = "grep"
     claude_name = "Grep"
+    receipt = "contents"
     rule_scope = "Read"
     reads_files = True
     description = (
@@ -491,6 +492,7 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, accept: Callable[[s
 class Glob(Tool):
     name = "glob"
     claude_name = "Glob"
+    receipt = "names"
     claude_aliases = ("LS",)
     rule_scope = "Read"
     reads_files = True
