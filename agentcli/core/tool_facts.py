@@ -32,6 +32,8 @@ class ToolFacts:
     # file changed), "command" (the command and how it ended), "lookup" (its answer's first line), "contents" or
     # "names" (the pattern searched for, in files' text or their names); "": only that it was called.
     receipt: str = ""
+    on_demand: bool = True  # named in the index of tools on demand, and loaded when needed; False: in every request
+    brings_up: tuple[str, ...] = ()  # tools a call of it that starts something in the background loads too
 
 
 class Catalogue:

@@ -132,6 +132,8 @@ class Tool:
     judged_by: ClassVar[str] = ""
     reads_saved_outputs: ClassVar[bool] = False  # may read this session's full copies of cut outputs
     receipt: ClassVar[str] = ""  # what a child's receipt keeps of its calls (tool_facts.ToolFacts.receipt)
+    on_demand: ClassVar[bool] = True  # deferred where tools come on demand (on_demand.py); False: in every request
+    brings_up: ClassVar[tuple[str, ...]] = ()  # what a call of it that starts something in the background loads too
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -144,7 +146,8 @@ class Tool:
         return ToolFacts(name=cls.name, claude_name=cls.claude_name, claude_aliases=cls.claude_aliases,
                          rule_scope=cls.rule_scope, reads_files=cls.reads_files, changes_things=cls.changes_things,
                          claude_file_path=cls.claude_file_path, companions=cls.companions,
-                         named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt)
+                         named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt,
+                         on_demand=cls.on_demand, brings_up=cls.brings_up)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError

@@ -269,6 +269,7 @@ class EditFile(Tool):
     claude_name = "Edit"
     claude_aliases = ("MultiEdit",)
     receipt = "changes"
+    on_demand = False
     changes_things = True
     claude_file_path = True
     description = (

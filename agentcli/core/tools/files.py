@@ -142,6 +142,7 @@ class ReadFile(Tool):
     claude_file_path = True
     reads_saved_outputs = True  # the note on a cut output says to read its full copy with read_file
     receipt = "reads"
+    on_demand = False
     description = (
         "Read a file of the workspace, numbered like `cat -n` (line number, tab, line). It shows 2000 lines from "
         "`offset`. Images come back as images. To list a directory use glob."
@@ -287,6 +288,7 @@ def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tu
 class WriteFile(Tool):
     name = "write_file"
     claude_name = "Write"
+    on_demand = False
     receipt = "changes"
     rule_scope = "Edit"
     changes_things = True

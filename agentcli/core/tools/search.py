@@ -196,6 +196,7 @@ class Grep(Tool):
     name = "grep"
     claude_name = "Grep"
     receipt = "contents"
+    on_demand = False
     rule_scope = "Read"
     reads_files = True
     description = (
@@ -493,6 +494,7 @@ class Glob(Tool):
     name = "glob"
     claude_name = "Glob"
     receipt = "names"
+    on_demand = False
     claude_aliases = ("LS",)
     rule_scope = "Read"
     reads_files = True

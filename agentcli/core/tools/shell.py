@@ -240,6 +240,8 @@ class Bash(Tool):
     companions = ("bash_output", "kill_bash")  # its background shells: what gives bash gives them too
     judged_by = "command"
     receipt = "command"
+    on_demand = False
+    brings_up = companions
     description = (
         "Run a shell command with `bash -c` in the workspace root; stdout and stderr come back merged, long "
         "output cut to its beginning and end, and a non-zero exit is an error. For builds, tests, git and other "

@@ -36,6 +36,7 @@ class WebSearch(Tool):
 
     name = NAME
     claude_name = "WebSearch"  # the API's own, a server tool
+    on_demand = False  # a server tool's few bytes
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = "Search the web (run by the API; results come back with citations)."
