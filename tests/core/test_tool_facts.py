@@ -12,8 +12,8 @@ from agentcli.core.policy.rules import Rule
 
 SOURCE = Path(agentcli.__file__).parent
 
-# Places that still hold a list of tool names, not yet views of the facts (the
-# front ends' previews, the core tools offered without tool_search, the agent types' own tool lists): each is
+# Places that still hold a list of tool names, not yet views of the facts (the front ends' previews, the agent
+# types' own tool lists, the names --allowedTools knows beside the default tools): each is
 # to go; a new one, or one more in these files, fails.
 NOT_YET = {"core/engine/agents.py": 2,
            "scripting.py": 1, "ui/acp/updates.py": 1, "ui/calls.py": 2,
