@@ -41,13 +41,13 @@ def __getattr__(name: str) -> tuple[str, ...]:
     files which Claude Code has too (read_file, grep, glob), ``GIT_TOOLS`` those it has not (the git tools)."""
     from .tool_catalogue import catalogue
 
+    if name not in ("TOOL_NAMES", "READ_TOOLS", "GIT_TOOLS"):  # the import system asks for __path__ and the like
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     known = catalogue()
     views: dict[str, Callable[[], tuple[str, ...]]] = {
         "TOOL_NAMES": known.for_agents,
         "READ_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) != name),
         "GIT_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) == name)}
-    if name not in views:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return views[name]()
 
 # Model aliases Claude Code agent files use.
