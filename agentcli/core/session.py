@@ -26,7 +26,7 @@ from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
 from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
-from .claude_names import CLAUDE_NAMES
+from .tool_facts import claude_name
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
@@ -71,7 +71,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "EngineS
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand", "replay_events", "subagent_record",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
-           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput",
+           "AgentFileError", "agent_from_definition", "claude_name", "HOOK_EVENTS", "Hook", "StructuredOutput",
            "Review", "ReviewTargetError"]  # /review's outcome, and why a target names nothing to review
 
 

@@ -45,6 +45,8 @@ PROVIDERS = {"definition": "definitionProvider", "references": "referencesProvid
 
 class LspTool(Tool):
     name = "lsp"
+    claude_name = "LSP"
+    receipt = "lookup"
     kind = "read"
     key_arg = "symbol"
     brief = "Language server: definition, references, hover, symbols, diagnostics"
