@@ -340,9 +340,19 @@ class LanguageServers:
         self.timeout = timeout
         self.on_progress = on_progress
         self.running: dict[str, LanguageServer] = {}  # by spec name
+        self._present: list[ServerSpec] | None = None  # those the workspace has files for, once asked
 
     def __bool__(self) -> bool:
         return bool(self.specs)
+
+    async def with_files(self) -> list[ServerSpec]:
+        """The servers the workspace has files for (present.py), asked once: a search of the workspace's symbols
+        starts only those."""
+        if self._present is None:
+            from .present import WorkspaceLanguages
+
+            self._present = await WorkspaceLanguages(self.root, self.specs).found()
+        return self._present
 
     def languages(self) -> list[str]:
         return list(dict.fromkeys(language for spec in self.specs for language in spec.languages))

@@ -1,5 +1,5 @@
-"""Which language servers a workspace gets: those found on PATH, those the ``lsp`` setting names, and the
-languages the workspace holds.
+"""Which language servers a workspace gets: those found on PATH and those the ``lsp`` setting names (which of
+them the workspace has files for: ``present.py``).
 
 A server is a ``ServerSpec``: its command, the languages it serves and the file patterns that are theirs. The
 known servers (``KNOWN``) need no configuration: the first of a language's found on PATH serves it. The ``lsp``
@@ -15,19 +15,16 @@ setting adds servers or replaces known ones by name (``{"pylsp": false}`` turns 
 from __future__ import annotations
 
 import fnmatch
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 # A file's language id, as LSP names it, by its name's ending.
 LANGUAGE_OF = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescriptreact",
                ".mts": "typescript", ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact",
                ".mjs": "javascript", ".cjs": "javascript", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c",
                ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"}
-SKIPPED_DIRS = {"node_modules", ".git", ".venv", "venv", "__pycache__", "target", "build", "dist", ".tox"}
-SCAN_LIMIT = 5_000  # entries a workspace scan reads before it stops: enough to see its languages
 
 
 @dataclass(frozen=True)
@@ -112,33 +109,3 @@ def available(setting: Any, on_path: bool = True) -> list[ServerSpec]:
                 chosen.append(ServerSpec(spec.name, (program, *spec.command[1:]), spec.languages, spec.patterns))
                 taken.update(spec.languages)
     return chosen
-
-
-def workspace_files(root: Path, limit: int = SCAN_LIMIT) -> Iterable[Path]:
-    """Files of the workspace, breadth first, skipping hidden and dependency folders, at most ``limit`` entries."""
-    folders, seen = [root], 0
-    while folders and seen < limit:
-        folder = folders.pop(0)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                folders.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
-
-
-def for_workspace(root: Path, specs: Iterable[ServerSpec]) -> list[ServerSpec]:
-    """The servers whose files the workspace holds."""
-    wanted = list(specs)
-    found: list[ServerSpec] = []
-    for path in workspace_files(root):
-        found += [spec for spec in wanted if spec not in found and spec.serves(path)]
-        if len(found) == len(wanted):
-            break
-    return found

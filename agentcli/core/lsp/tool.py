@@ -173,7 +173,11 @@ class LspTool(Tool):
 
         lines: list[str] = []
         told: list[str] = []
-        for spec in self.servers.specs:
+        present = await self.servers.with_files()
+        if not present:
+            raise ToolError(f"The workspace holds no file the language servers serve (they serve: "
+                            f"{', '.join(self.servers.languages()) or 'nothing'}); use grep.")
+        for spec in present:
             server = self.servers.for_path(Path(spec.patterns[0].replace("*", "x")))
             if server is None:
                 continue
@@ -382,15 +386,13 @@ class EditDiagnostics:
                 + "\n".join(new[:NEW_ERRORS_SHOWN]) + more)
 
 
-
-
 def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: Any) -> LanguageServers:
-    """The session's servers: those the settings name or PATH has (``lsp``, ``lsp_discover``), for the languages
-    the workspace holds. A bad ``lsp`` setting was refused when the settings loaded (config.py)."""
-    from .specs import available, for_workspace
+    """The session's servers: those the settings name or PATH has (``lsp``, ``lsp_discover``), each file checked
+    at use (present.py says why). A bad ``lsp`` setting was refused when the settings loaded (config.py)."""
+    from .specs import available
 
     try:
-        specs = for_workspace(root, available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True)))
+        specs = available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True))
     except ValueError:
         specs = []
     return LanguageServers(specs, root, env, sandbox, timeout=float(getattr(settings, "lsp_timeout", 30.0)))
