@@ -86,7 +86,8 @@ class LanguageServer:
         self.published: dict[str, int] = {}  # uri → how many times it published
         self._waiters: set[asyncio.Future[None]] = set()  # wait_published's, woken by each publication
         self.stderr = ""
-        self.progress: dict[str, str] = {}  # token → its title
+        self.progress: dict[str, str] = {}  # token → its title, while in progress
+        self.said: dict[str, str] = {}  # token → how its latest report reads ("indexing: python 40 %")
         self._lock = asyncio.Lock()
         self._stderr_task: asyncio.Task[None] | None = None
 
@@ -194,23 +195,27 @@ class LanguageServer:
                 waiter.set_result(None)
 
     def _progress(self, params: Any) -> None:
+        """A piece of work begun, advanced or ended (``$/progress``): said as "indexing: python 40 %" to
+        ``on_progress``, which gets the latest piece still in progress, or "" when none is."""
         value, token = plain(params.value), str(params.token)
         if not isinstance(value, dict):
             return
-        if value.get("kind") == "begin":
-            self.progress[token] = str(value.get("title") or "indexing")
-        title = self.progress.get(token, "indexing")
-        if value.get("kind") == "end":
+        kind = value.get("kind")
+        if kind == "end":
             self.progress.pop(token, None)
             self._wake()
-            if self.on_progress is not None:
-                self.on_progress("")
-        elif self.on_progress is None:
-            return
-        elif isinstance(value.get("percentage"), (int, float)):
-            self.on_progress(f"{title}: {self.spec.languages[0]} {int(value['percentage'])} %")
+        elif kind == "begin" or token in self.progress:
+            title = "".join(c for c in " ".join(str(value.get("title") or "").split()) if c.isprintable())[:40]
+            title = title or self.progress.get(token, "indexing")  # the server's words: no escape reaches a screen
+            self.progress[token] = title
+            percent = value.get("percentage")
+            self.said[token] = f"{title}: {self.spec.languages[0]}" + (
+                f" {int(percent)} %" if isinstance(percent, (int, float)) and 0 <= percent <= 100 else "")
         else:
-            self.on_progress(f"{title}: {self.spec.languages[0]}")
+            return  # a report of work it never began
+        self.said = {key: text for key, text in self.said.items() if key in self.progress}
+        if self.on_progress is not None:
+            self.on_progress(next(reversed(self.said.values()), ""))
 
     async def sync(self, path: Path) -> str:
         """Open ``path`` in the server, or send it the file's text if it changed since: its uri."""
@@ -311,6 +316,10 @@ class LanguageServer:
     async def _forget(self) -> None:
         client, self.client = self.client, None
         self.documents.clear()
+        if self.said and self.on_progress is not None:  # what it was working on ended with it
+            self.on_progress("")
+        self.progress.clear()
+        self.said.clear()
         if client is None:
             return
         server = client._server

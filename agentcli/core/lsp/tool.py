@@ -13,7 +13,7 @@ import re
 import subprocess
 from collections import Counter
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
@@ -386,7 +386,8 @@ class EditDiagnostics:
                 + "\n".join(new[:NEW_ERRORS_SHOWN]) + more)
 
 
-def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: Any) -> LanguageServers:
+def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: Any,
+                     on_progress: Callable[[str], None] | None = None) -> LanguageServers:
     """The session's servers: those the settings name or PATH has (``lsp``, ``lsp_discover``), each file checked
     at use (present.py says why). A bad ``lsp`` setting was refused when the settings loaded (config.py)."""
     from .specs import available
@@ -395,4 +396,5 @@ def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: An
         specs = available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True))
     except ValueError:
         specs = []
-    return LanguageServers(specs, root, env, sandbox, timeout=float(getattr(settings, "lsp_timeout", 30.0)))
+    return LanguageServers(specs, root, env, sandbox, timeout=float(getattr(settings, "lsp_timeout", 30.0)),
+                           on_progress=on_progress)
