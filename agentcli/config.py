@@ -163,6 +163,7 @@ class Settings:
                                         "user's mcp.json, --mcp-config)")
     plugins: list[Any] = state([], "the plugins this run loads (agentcli/plugins.py: Claude Code's enabledPlugins, "
                                "--plugin-dir), whose hooks and MCP servers load_settings adds to those above")
+    plugin_lsp: list[Any] = state([], "the plugins' language servers (core/lsp/specs.py), beside the lsp setting's")
     trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
                                                            "sets it)"})
     setting_sources: list[str] = state(list(SETTING_SOURCES), "the setting sources that load (--setting-sources): "
@@ -518,8 +519,8 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
 
 
 def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
-    """The enabled plugins, and their hooks and MCP servers beside the settings' own (a server named in a
-    settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
+    """The enabled plugins, and their hooks, MCP servers and language servers beside the settings' own (a server
+    named in a settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
     from .core.engine.plugins import PluginError
     from .plugins import enabled_plugins
 
@@ -527,7 +528,7 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
                                   warnings=settings.notices):
         unknown: list[str] = []
         try:
-            hooks, servers = plugin.hooks_table(unknown), plugin.servers()
+            hooks, servers, language_servers = plugin.hooks_table(unknown), plugin.servers(), plugin.lsp_servers()
             if hooks:
                 settings.merge({"hooks": hooks}, plugin.where)
         except (PluginError, ConfigError) as exc:
@@ -538,3 +539,10 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
                                     "not have yet: those hooks do not run.")
         settings.plugins.append(plugin)
         settings.mcp_servers = {**servers, **settings.mcp_servers}
+        given = plugin.root in {Path(folder).resolve() for folder in dirs}  # --plugin-dir: the user named it
+        provided = plugin.project or (not given and root.resolve() in plugin.root.parents)
+        if language_servers and provided and not settings.trusted:  # a repository's own start as its lsp setting does
+            settings.notices.append(f"The language servers of the plugin {plugin.key} do not start: the workspace "
+                                    "provides the plugin, and it is not trusted.")
+        elif language_servers:
+            settings.plugin_lsp += language_servers

@@ -142,13 +142,17 @@ class LanguageServer:
             types.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items]}
         for method, handler in handlers.items():
             client.feature(method)(handler)
-        argv, env = list(self.spec.command), {**self.env, processes.MARKER: self.marker}
+        argv, env = list(self.spec.command), {**self.env, **dict(self.spec.env), processes.MARKER: self.marker}
+        readable = [Path(self.spec.plugin_root)] if self.spec.plugin_root else []  # a plugin's folder
+        if self.spec.plugin_root:
+            env["CLAUDE_PLUGIN_ROOT"] = self.spec.plugin_root
         program = shutil.which(argv[0], path=self.env.get("PATH"))
         if program is None:
             raise OSError(f"{argv[0]} was not found")
         argv[0] = program
         if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
-            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root))
+            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root),
+                                           readable=readable)
             env["XDG_CACHE_HOME"] = "/tmp/cache"  # home is read-only there; servers cache (jedi, gopls) in its /tmp
         processes.active[self.marker] = -1  # a bash call ending meanwhile must not take it for a leftover
         _markers.add(self.marker)

@@ -393,7 +393,8 @@ def language_servers(settings: Any, root: Path, env: dict[str, str], sandbox: An
     from .specs import available
 
     try:
-        specs = available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True))
+        specs = available(getattr(settings, "lsp", {}), getattr(settings, "lsp_discover", True),
+                          getattr(settings, "plugin_lsp", ()))
     except ValueError:
         specs = []
     return LanguageServers(specs, root, env, sandbox, timeout=float(getattr(settings, "lsp_timeout", 30.0)),
