@@ -53,9 +53,10 @@ from .engine.task_tool import MessageSubagent, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
 from .tools import ToolContext, ToolRegistry, call_summary, default_tools, web_search
+from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
 from .tools.shells import BackgroundShells
 from .tools.structured_output import StructuredOutput
-from .errors import ToolError
+from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
 from .system.workspace import Workspace
@@ -80,7 +81,7 @@ class Session(SessionChildren):
 
     def __init__(self, settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
-                 resume: str | None = None, fork_session: bool = False) -> None:
+                 resume: str | None = None, fork_session: bool = False, editor: EditorFiles | None = None) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
         Raises SessionError when there is none; forks into a copy when another process has it open."""
         self.settings = settings
@@ -159,7 +160,8 @@ class Session(SessionChildren):
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, env=env,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
-                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None)
+                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None,
+                          editor=editor)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         mode = self.permissions.mode
@@ -545,10 +547,11 @@ class Session(SessionChildren):
 
 def open_session(settings: SessionSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False, session_id: str | None = None,
-                 fork_session: bool = False) -> SessionSurface:
+                 fork_session: bool = False, editor: EditorFiles | None = None) -> SessionSurface:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
-    ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
+    ``continue_`` the latest one of this workspace; ``editor``: a client's buffers the file tools go through
+    (core/tools/editor_files.py). Raises SessionError with one sentence."""
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
-                   fork_session=fork_session)
+                   fork_session=fork_session, editor=editor)

@@ -50,6 +50,13 @@ def strict(definition: str, unstable: bool = False) -> Any:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": defs})
 
 
+# The agent's other requests to the client, with the SDK's model and the schema's definition of each.
+REQUESTS: dict[str, tuple[Any, str]] = {
+    "fs/read_text_file": (s.ReadTextFileRequest, "ReadTextFileRequest"),
+    "fs/write_text_file": (s.WriteTextFileRequest, "WriteTextFileRequest"),
+}
+
+
 def check(message: dict[str, Any]) -> None:
     """One message from the agent, against the SDK's own models (acp.schema) and the newest official schemas
     (``strict``); ``subagent_update``, which the SDK does not model, against the unstable schema alone and the
@@ -66,7 +73,10 @@ def check(message: dict[str, Any]) -> None:
             s.SessionNotification.model_validate(params)
     elif method == "session/request_permission":
         s.RequestPermissionRequest.model_validate(message["params"])
-    definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest"}
+    elif method in REQUESTS:
+        REQUESTS[method][0].model_validate(message["params"])
+    definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
+                  **{name: model_name for name, (_, model_name) in REQUESTS.items()}}
     child = method == "session/update" and message["params"]["update"].get("sessionUpdate") == "subagent_update"
     if method in definition and (validator := strict(definition[method], unstable=child)) is not None:
         validator.validate(message["params"])
@@ -177,9 +187,11 @@ def acp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-async def serve(home: Path, server: FakeAnthropic, subagents: bool) -> AsyncIterator[Agent]:
-    router = Router()
-    stderr = home / f"agent-stderr-{'subagents' if subagents else 'plain'}.txt"
+async def serve(home: Path, server: FakeAnthropic, subagents: bool, router: Router | None = None,
+                capabilities: s.ClientCapabilities | None = None, name: str = "") -> AsyncIterator[Agent]:
+    """One process; ``router`` and ``capabilities``: a client that offers more (its files, terminals)."""
+    router = router or Router()
+    stderr = home / f"agent-stderr-{name or ('subagents' if subagents else 'plain')}.txt"
     with stderr.open("w") as handle:
         async with acp.spawn_agent_process(router, sys.executable, "-m", "agentcli", "acp", cwd=home,
                                            env=agent_env(home, server), transport_kwargs={"stderr": handle.fileno(),
@@ -189,7 +201,7 @@ async def serve(home: Path, server: FakeAnthropic, subagents: bool) -> AsyncIter
                 await conn._conn.send_request("initialize", {"protocolVersion": 1,
                                                              "clientCapabilities": {"subagents": {}}})
             else:
-                await conn.initialize(protocol_version=1, client_capabilities=s.ClientCapabilities(),
+                await conn.initialize(protocol_version=1, client_capabilities=capabilities or s.ClientCapabilities(),
                                       client_info=s.Implementation(name="zed", version="0.208.0"))
             yield Agent(conn, router, home, stderr)
 

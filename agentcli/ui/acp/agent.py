@@ -33,6 +33,7 @@ from ..view import SessionView
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
+from .editor import files_for
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
 # the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
@@ -74,6 +75,7 @@ class AcpAgent:
         self.outbox: asyncio.Queue[tuple[Conversation, Event | Callable[[], Any]]] = asyncio.Queue()
         self.pumping: asyncio.Task[None] | None = None
         self.subagents = False  # the client opted in to child sessions (children.py reads it raw)
+        self.client: s.ClientCapabilities | None = None  # what the client offers (its files: editor.py)
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -83,6 +85,7 @@ class AcpAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: s.ClientCapabilities | None = None,
                          client_info: s.Implementation | None = None, **kwargs: Any) -> s.InitializeResponse:
+        self.client = client_capabilities
         return s.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_info=s.Implementation(name="agentcli", title="agentcli", version=__version__),
@@ -223,7 +226,8 @@ class AcpAgent:
 
         try:
             session = open_session(settings, Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
-                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id)
+                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id,
+                                   editor=files_for(self.conn, conv.id, conv.root, self.client))
         except SessionError as exc:
             raise RequestError(-32602, str(exc)) from None
         self.conversations[conv.id] = conv

@@ -1,0 +1,138 @@
+"""What an editor offers beyond the protocol's core, driven with the ACP SDK's own client: its files
+(``fs/read_text_file``, ``fs/write_text_file``: unsaved buffers). One `agentcli acp` process serves this module,
+its client offering them; each test has its own session, repository, buffers and replies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest_asyncio
+from acp import schema as s
+
+from tests.e2e.test_acp_support import (Agent, Client, Router, acp_home, attach, serve, server,  # noqa: F401 (fixtures)
+                                        shared, shared_server)
+from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use
+
+
+class Editor(Client):
+    """A client with buffers: a read gets the buffer (unsaved text) or the disk, a write lands in the buffer
+    only (as an editor that has not saved yet)."""
+
+    def __init__(self, answers: list[str] | None = None) -> None:
+        super().__init__(answers)
+        self.buffers: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> s.ReadTextFileResponse:
+        self.reads.append(path)
+        return s.ReadTextFileResponse(content=self.buffers[path] if path in self.buffers else Path(path).read_text())
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> s.WriteTextFileResponse:
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return s.WriteTextFileResponse()
+
+
+class EditorRouter(Router):
+    async def read_text_file(self, **kwargs: Any) -> s.ReadTextFileResponse:
+        return await self.current.read_text_file(**kwargs)  # type: ignore[attr-defined, no-any-return]
+
+    async def write_text_file(self, **kwargs: Any) -> s.WriteTextFileResponse:
+        return await self.current.write_text_file(**kwargs)  # type: ignore[attr-defined, no-any-return]
+
+
+OFFERS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True))
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def editor_process(acp_home: Path, shared_server: FakeAnthropic) -> AsyncIterator[Agent]:
+    async for agent in serve(acp_home, shared_server, subagents=False, router=EditorRouter(), capabilities=OFFERS,
+                             name="editor"):
+        yield agent
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def editor(editor_process: Agent, server: FakeAnthropic) -> AsyncIterator[tuple[Agent, Editor]]:
+    async for pair in attach(editor_process, Editor()):
+        yield pair  # type: ignore[misc]
+
+
+def results(client: Client, sid: str) -> list[s.ToolCallProgress]:
+    return [u for u in client.of(s.ToolCallProgress, sid) if u.status in ("completed", "failed")]
+
+
+@shared
+async def test_the_file_tools_read_the_editors_buffer_and_edit_in_it(server, editor, repo):
+    agent, client = editor
+    readme = str(repo.resolve() / "README.md")
+    client.buffers[readme] = "# Demo app\n\nA tiny app for tests, unsaved.\n"
+    client.answers += ["allow_once", "allow_once"]
+    server.script(tool_use("read_file", {"path": "README.md"}),
+                  tool_use("edit_file", {"path": "README.md", "old_string": "unsaved", "new_string": "edited"}),
+                  tool_use("write_file", {"path": "docs/new.md", "content": "fresh\n"}),
+                  text("Done."))
+    sid = await agent.new(repo)
+    assert (await agent.prompt(sid, "Reword the README")).stop_reason == "end_turn"
+    read, edit, write = results(client, sid)
+    assert read.status == "completed" and "unsaved" in read.content[0].content.text  # the buffer, not the disk
+    # edit_file found text only the buffer holds, and its change went to the editor, not to the disk
+    assert edit.status == "completed", edit.content[0].content.text
+    assert client.buffers[readme] == "# Demo app\n\nA tiny app for tests, edited.\n"
+    assert (repo / "README.md").read_text() == "# Demo app\n\nA tiny app for tests.\n"
+    assert write.status == "completed" and client.writes[-1] == (str(repo.resolve() / "docs/new.md"), "fresh\n")
+    assert (repo / "docs").is_dir() and not (repo / "docs/new.md").exists()  # its folder made by agentcli
+    assert client.invalid == [] and any(m.get("method") == "fs/read_text_file" for m in client.raw)
+
+
+@shared
+async def test_a_path_out_of_the_workspace_never_reaches_the_editor(server, editor, repo, tmp_path):
+    """The attack: a repository's link (or the model's ``..``) naming a file outside the workspace. agentcli
+    refuses it before the client is asked, as it would without the client's files (the client is trusted to
+    read anything; the model is not)."""
+    agent, client = editor
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN=hunter2\n")
+    (repo / "notes.md").symlink_to(secret)
+    server.script(tool_use("read_file", {"path": "notes.md"}), tool_use("read_file", {"path": "../secret.txt"}),
+                  tool_use("edit_file", {"path": "notes.md", "old_string": "hunter2", "new_string": "x"}),
+                  tool_use("write_file", {"path": "../secret.txt", "content": "owned\n"}), text("Could not."))
+    sid = await agent.new(repo)
+    await agent.prompt(sid, "Read the notes")
+    outcomes = results(client, sid)
+    assert [u.status for u in outcomes] == ["failed"] * 4
+    assert all("hunter2" not in (u.content[0].content.text if u.content else "") for u in outcomes)
+    assert client.reads == [] and client.writes == []
+    assert secret.read_text() == "TOKEN=hunter2\n"
+
+
+class Swapping(Editor):
+    """A repository's process that swaps a folder of the path for a link to elsewhere while the editor reads it
+    (a read follows links: it is the editor's own)."""
+
+    def __init__(self, folder: Path, elsewhere: Path) -> None:
+        super().__init__()
+        self.folder, self.elsewhere = folder, elsewhere
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> s.ReadTextFileResponse:
+        self.folder.rename(self.folder.with_name("moved"))
+        self.folder.symlink_to(self.elsewhere)
+        return await super().read_text_file(session_id, path, **kwargs)
+
+
+@shared
+async def test_a_link_swapped_in_while_the_editor_reads_fails_the_call(server, editor_process, repo, tmp_path):
+    """The attack: the path passes every check, then a folder of it becomes a link out of the workspace before
+    the editor opens it. agentcli resolves the path again once the editor answered, so what it read is dropped."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "app").mkdir(parents=True)
+    (elsewhere / "app" / "auth.py").write_text("TOKEN=hunter2\n")
+    async for agent, client in attach(editor_process, Swapping(repo / "src", elsewhere)):
+        server.script(tool_use("read_file", {"path": "src/app/auth.py"}), text("Read."))
+        sid = await agent.new(repo)
+        await agent.prompt(sid, "Read auth")
+        [read] = results(client, sid)
+        assert client.reads == [str(repo.resolve() / "src/app/auth.py")]
+        assert read.status == "failed" and "symbolic link was swapped" in read.content[0].content.text
+        assert "hunter2" not in str(server.requests[-1])
