@@ -319,6 +319,14 @@ class Rewound(HistoryCleared):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModeChanged(Event):
+    """The permission mode became ``mode`` (/permissions, shift+tab, an editor's mode picker). Stored, so a
+    session loaded again in an editor (ACP's session/load) goes on in the mode it had."""
+
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class TurnFinished(Event):
     stop_reason: str | None
 
@@ -364,7 +372,7 @@ Sink = Callable[[Event], None]
 AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
-                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
+                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, ModeChanged]
 
 
 def as_any(event: Event) -> AnyEvent:

@@ -24,11 +24,11 @@ from .engine.context import main_system_prompt
 from .engine.mode_note import ModeNews
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
+from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
 from .claude_names import CLAUDE_NAMES
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
-from .model.catalogue import resolve_model
+from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES, resolve_model  # ACP's model picker lists them
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
 from .mcp import bridge
 from .mcp.bridge import elicitation_answer
@@ -102,6 +102,7 @@ class Session(SessionChildren):
                               thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
         self.llm.use_tool_search(getattr(settings, "tool_search", "auto"))  # the route to tools on demand
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions, interactive)
+        self.permissions.on_mode = lambda mode: self.emit(ModeChanged(mode=mode))  # stored: session/load goes on in it
         self.trusted = bool(getattr(settings, "trusted", False))
         sources, plugins = getattr(settings, "setting_sources", ("user", "project")), getattr(settings, "plugins", ())  # --setting-sources; engine/plugins.py
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)

@@ -1,17 +1,20 @@
-"""What an editor offers beyond the protocol's core, driven with the ACP SDK's own client: its files
-(``fs/read_text_file``, ``fs/write_text_file``: unsaved buffers). One `agentcli acp` process serves this module,
-its client offering them; each test has its own session, repository, buffers and replies."""
+"""What editor users expect beyond the protocol's core, driven with the ACP SDK's own client: the client's files
+(``fs/read_text_file``, ``fs/write_text_file``: unsaved buffers), the model picker, titles, modes kept across
+session/load. One more `agentcli acp` process serves this module, its client offering its files; each test has
+its own session, repository, buffers and replies."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import acp
+import pytest
 import pytest_asyncio
 from acp import schema as s
 
-from tests.e2e.test_acp_support import (Agent, Client, Router, acp_home, attach, serve, server,  # noqa: F401 (fixtures)
-                                        shared, shared_server)
+from tests.e2e.test_acp_support import (Agent, Client, Router, acp_home, attach, plain, plain_process,  # noqa: F401
+                                        serve, server, shared, shared_server)
 from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use
 
 
@@ -136,3 +139,30 @@ async def test_a_link_swapped_in_while_the_editor_reads_fails_the_call(server, e
         assert client.reads == [str(repo.resolve() / "src/app/auth.py")]
         assert read.status == "failed" and "symbolic link was swapped" in read.content[0].content.text
         assert "hunter2" not in str(server.requests[-1])
+
+
+@shared
+async def test_the_model_picker_titles_and_a_mode_that_session_load_restores(server, plain, editor, repo):
+    agent, client = plain
+    server.script(text("On it."))
+    new = await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+    sid = new.session_id
+    client.sessions.append(sid)
+    [picker] = new.config_options
+    assert (picker.id, picker.category, picker.current_value) == ("model", "model", "claude-sonnet-5-5")
+    assert [o.name for o in picker.options] == ["Sonnet", "Opus", "Haiku"]
+    picked = await agent.conn.set_config_option(config_id="model", session_id=sid, value="claude-haiku-5-5")
+    assert picked.config_options[0].current_value == "claude-haiku-5-5"
+    await agent.conn.set_session_mode(session_id=sid, mode_id="plan")
+    await agent.prompt(sid, "Fix the login bug\nin src/app/auth.py")
+    assert server.requests[-1]["model"] == "claude-haiku-5-5"
+    assert [u.title for u in client.of(s.SessionInfoUpdate, sid)] == ["Fix the login bug"]
+    # Another process (an editor opened again) loads it: the mode it was left in, and its title
+    other, later = editor
+    loaded = await other.conn.load_session(cwd=str(repo), session_id=sid, mcp_servers=[])
+    later.sessions.append(sid)
+    assert loaded.modes.current_mode_id == "plan"
+    assert [u.title for u in later.of(s.SessionInfoUpdate, sid)] == ["Fix the login bug"]
+    with pytest.raises(acp.RequestError, match="no option"):
+        await other.conn.set_config_option(config_id="effort", session_id=sid, value="high")
+    assert client.invalid == [] and later.invalid == []
