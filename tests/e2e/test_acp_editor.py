@@ -5,6 +5,7 @@ its own session, repository, buffers and replies."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -13,7 +14,7 @@ import pytest
 import pytest_asyncio
 from acp import schema as s
 
-from tests.e2e.test_acp_support import (Agent, Client, Router, acp_home, attach, plain, plain_process,  # noqa: F401
+from tests.e2e.test_acp_support import (ROOT, Agent, Client, Router, acp_home, attach, plain, plain_process,  # noqa: F401
                                         serve, server, shared, shared_server)
 from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use
 
@@ -27,6 +28,7 @@ class Editor(Client):
         self.buffers: dict[str, str] = {}
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.asked: list[tuple[str, Any]] = []  # the servers' questions (elicitation/create)
 
     async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> s.ReadTextFileResponse:
         self.reads.append(path)
@@ -37,6 +39,10 @@ class Editor(Client):
         self.buffers[path] = content
         return s.WriteTextFileResponse()
 
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> s.AcceptElicitationResponse:
+        self.asked.append((message, mode))
+        return s.AcceptElicitationResponse(action="accept", content={"name": "Ada", "count": 2})
+
 
 class EditorRouter(Router):
     async def read_text_file(self, **kwargs: Any) -> s.ReadTextFileResponse:
@@ -45,14 +51,18 @@ class EditorRouter(Router):
     async def write_text_file(self, **kwargs: Any) -> s.WriteTextFileResponse:
         return await self.current.write_text_file(**kwargs)  # type: ignore[attr-defined, no-any-return]
 
+    async def create_elicitation(self, **kwargs: Any) -> s.AcceptElicitationResponse:
+        return await self.current.create_elicitation(**kwargs)  # type: ignore[attr-defined, no-any-return]
 
-OFFERS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True))
+
+OFFERS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
+                              elicitation=s.ElicitationCapabilities(form=s.ElicitationFormCapabilities()))
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def editor_process(acp_home: Path, shared_server: FakeAnthropic) -> AsyncIterator[Agent]:
     async for agent in serve(acp_home, shared_server, subagents=False, router=EditorRouter(), capabilities=OFFERS,
-                             name="editor"):
+                             name="editor", unstable=True):
         yield agent
 
 
@@ -166,3 +176,36 @@ async def test_the_model_picker_titles_and_a_mode_that_session_load_restores(ser
     with pytest.raises(acp.RequestError, match="no option"):
         await other.conn.set_config_option(config_id="effort", session_id=sid, value="high")
     assert client.invalid == [] and later.invalid == []
+
+
+@shared
+async def test_a_command_runs_in_agentclis_sandbox_even_when_the_client_offers_terminals(server, editor, repo):
+    """ACP's terminal/create runs a command in the client, out of agentcli's sandbox, and no method lets an agent
+    write a terminal's output itself; so bash runs where it always runs, and the client gets its output."""
+    agent, client = editor
+    client.answers.append("allow_once")
+    server.script(tool_use("bash", {"command": "touch ~/outside.txt; echo ran"}), text("Ran."))
+    sid = await agent.new(repo)
+    await agent.prompt(sid, "Run it")
+    [ran] = results(client, sid)
+    assert "ran" in ran.content[0].content.text
+    assert "Read-only file system" in ran.content[0].content.text  # the sandbox held: $HOME is not writable
+    assert not (agent.home / "outside.txt").exists()
+    assert not [m for m in client.raw if str(m.get("method", "")).startswith("terminal/")]
+
+
+@shared
+async def test_a_servers_question_is_asked_in_the_editor_as_a_form(server, editor, repo):
+    agent, client = editor
+    features = s.McpServerStdio(name="features", command=sys.executable, args=["-m", "tests.fakes.mcp_features"],
+                                env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    client.answers.append("allow_once")
+    server.script(tool_use("mcp__features__ask", {}), text("Asked."))
+    sid = await agent.new(repo, mcp_servers=[features])
+    await agent.prompt(sid, "Ask me")
+    [(message, mode)] = client.asked
+    assert "What name should the report use?" in message and mode.session_id == sid
+    assert set(mode.requested_schema.properties) == {"name", "count"} and mode.requested_schema.required == ["name"]
+    [answered] = results(client, sid)
+    assert "accept: Ada x2" in answered.content[0].content.text
+    assert client.invalid == []

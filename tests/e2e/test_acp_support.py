@@ -22,6 +22,7 @@ import acp
 import pytest
 import pytest_asyncio
 from acp import schema as s
+from pydantic import TypeAdapter
 
 from agentcli.ui.acp.children import UPDATE_FIELDS
 from tests.conftest import API_KEY, PATIENT
@@ -52,8 +53,9 @@ def strict(definition: str, unstable: bool = False) -> Any:
 
 # The agent's other requests to the client, with the SDK's model and the schema's definition of each.
 REQUESTS: dict[str, tuple[Any, str]] = {
-    "fs/read_text_file": (s.ReadTextFileRequest, "ReadTextFileRequest"),
-    "fs/write_text_file": (s.WriteTextFileRequest, "WriteTextFileRequest"),
+    "fs/read_text_file": (s.ReadTextFileRequest.model_validate, "ReadTextFileRequest"),
+    "fs/write_text_file": (s.WriteTextFileRequest.model_validate, "WriteTextFileRequest"),
+    "elicitation/create": (TypeAdapter(s.CreateElicitationRequest).validate_python, "CreateElicitationRequest"),
 }
 
 
@@ -74,7 +76,7 @@ def check(message: dict[str, Any]) -> None:
     elif method == "session/request_permission":
         s.RequestPermissionRequest.model_validate(message["params"])
     elif method in REQUESTS:
-        REQUESTS[method][0].model_validate(message["params"])
+        REQUESTS[method][0](message["params"])
     definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
                   **{name: model_name for name, (_, model_name) in REQUESTS.items()}}
     child = method == "session/update" and message["params"]["update"].get("sessionUpdate") == "subagent_update"
@@ -188,15 +190,17 @@ def acp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 async def serve(home: Path, server: FakeAnthropic, subagents: bool, router: Router | None = None,
-                capabilities: s.ClientCapabilities | None = None, name: str = "") -> AsyncIterator[Agent]:
-    """One process; ``router`` and ``capabilities``: a client that offers more (its files, terminals)."""
+                capabilities: s.ClientCapabilities | None = None, name: str = "", unstable: bool = False
+                ) -> AsyncIterator[Agent]:
+    """One process; ``router``, ``capabilities`` and ``unstable``: a client that offers more (its files, terminals,
+    the SDK's methods it marks unstable, such as elicitation)."""
     router = router or Router()
     stderr = home / f"agent-stderr-{name or ('subagents' if subagents else 'plain')}.txt"
     with stderr.open("w") as handle:
         async with acp.spawn_agent_process(router, sys.executable, "-m", "agentcli", "acp", cwd=home,
                                            env=agent_env(home, server), transport_kwargs={"stderr": handle.fileno(),
                                                              "shutdown_timeout": 60.0},
-                                           observers=[router.observe]) as (conn, _process):
+                                           observers=[router.observe], use_unstable_protocol=unstable) as (conn, _process):
             if subagents:  # the SDK's ClientCapabilities predates `subagents`: sent through the raw connection
                 await conn._conn.send_request("initialize", {"protocolVersion": 1,
                                                              "clientCapabilities": {"subagents": {}}})

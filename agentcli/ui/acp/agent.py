@@ -35,16 +35,16 @@ from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
 from .editor import files_for
-from . import options
+from . import elicitation, options
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
-# the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted, AttemptsCompared,
+# the inbox and a cancel being summed up do not; a server's question is asked (elicitation.py).
+Quiet = Union[ApprovalsWaiting, SubagentCancelling, ReplyStarted, AttemptsCompared,
               ModeChanged]  # session/set_mode says current_mode_update itself
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested]
+              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested, ElicitationRequested]
 drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
@@ -274,6 +274,7 @@ class AcpAgent:
             session.set_model(conv.picked)  # set_config_option came before the session opened
         conv.session, conv.mode, conv.model = session, session.permissions.mode, session.model
         conv.children = Children(conv.id, self.send_raw)
+        session.asks_user = any(elicitation.offered(self.client))  # else a server's question is refused, saying why
         self.start_pump()
         session.start_servers()
         await self.offer_commands(conv)
@@ -371,6 +372,8 @@ class AcpAgent:
                 call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
                              if c.name == asked.tool and c.input == asked.input), None)
                 self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
+            case ElicitationRequested() as question:  # a server's question, for a client that takes them
+                self.spawn(elicitation.ask(self.conn, conv.id, question, self.client))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
             case ThinkingDelta(text=text):
