@@ -209,3 +209,22 @@ async def test_a_servers_question_is_asked_in_the_editor_as_a_form(server, edito
     [answered] = results(client, sid)
     assert "accept: Ada x2" in answered.content[0].content.text
     assert client.invalid == []
+
+
+@shared
+async def test_a_subagent_reads_the_editors_buffer_too(server, editor, repo):
+    from tests.fakes.anthropic_server import offers_tool
+
+    agent, client = editor
+    auth = str(repo.resolve() / "src/app/auth.py")
+    client.buffers[auth] = "def handle_auth():\n    return 'UNSAVED-MARK'\n"
+    server.when(lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Read auth",
+                                                                     "prompt": "Read src/app/auth.py."}),
+                text("Done."))
+    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "src/app/auth.py"}),
+                text("It returns UNSAVED-MARK."))
+    sid = await agent.new(repo)
+    await agent.prompt(sid, "Delegate it")
+    assert client.reads == [auth]
+    child_requests = [r for r in server.requests if not offers_tool(r, "task")]
+    assert "UNSAVED-MARK" in str(child_requests[-1]["messages"])
