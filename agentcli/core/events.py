@@ -136,6 +136,15 @@ class ToolProgress(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolOutput(Event):
+    """A running command's output so far (bash), cut as its result would be: for a front end that shows it live
+    (ACP). Not stored: the call's result holds it all."""
+
+    id: str  # the call's tool_use id
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class UsageUpdated(Event):
     """Usage of one model call (``usage``) and the agent's running total (``total``)."""
 
@@ -370,7 +379,7 @@ Sink = Callable[[Event], None]
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                 ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
+                 ToolCallStarted, ToolCallFinished, ToolProgress, ToolOutput, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
                  Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, ModeChanged]
 

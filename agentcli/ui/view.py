@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence, assert_never
 
 from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, ModeChanged, Notice, PlanUpdated, RawStreamEvent, Retrying, Status,
+                           HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
                            TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered,
@@ -270,7 +270,7 @@ class Subagent:
                   | TextDelta() | AssistantMessage() | AttemptsCompared()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SteerDelivered() | ModeChanged()):
+                  | SubagentSteered() | SteerDelivered() | ModeChanged() | ToolOutput()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)
@@ -429,7 +429,7 @@ class SessionView:
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | Notice()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | ModeChanged()):
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | ModeChanged() | ToolOutput()):
                 pass  # no fact of the status bar (the front end reads the mode from the session)
             case unknown:
                 assert_never(unknown)

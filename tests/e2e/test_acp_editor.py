@@ -228,3 +228,34 @@ async def test_a_subagent_reads_the_editors_buffer_too(server, editor, repo):
     assert client.reads == [auth]
     child_requests = [r for r in server.requests if not offers_tool(r, "task")]
     assert "UNSAVED-MARK" in str(child_requests[-1]["messages"])
+
+
+class Watching(Editor):
+    """An editor that lets the command go on once it has shown the command's first line while it ran."""
+
+    def __init__(self, flag: Path) -> None:
+        super().__init__(["allow_once"])
+        self.flag = flag
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        await super().session_update(session_id, update, **kwargs)
+        if isinstance(update, s.ToolCallProgress) and update.status == "in_progress" and update.content and (
+                "first" in update.content[0].content.text):
+            self.flag.touch()
+
+
+@shared
+async def test_a_running_commands_output_shows_in_its_call_as_it_comes(server, editor_process, repo):
+    """The command waits (at most 20 s) for the editor to have shown its first line before it writes the second."""
+    flag = repo / "shown.flag"
+    command = ("echo first; for i in $(seq 400); do [ -e shown.flag ] && break; sleep 0.05; done; "
+               "[ -e shown.flag ] && echo second || echo never-shown")
+    async for agent, client in attach(editor_process, Watching(flag)):
+        server.script(tool_use("bash", {"command": command}), text("Ran."))
+        sid = await agent.new(repo)
+        await agent.prompt(sid, "Run it")
+        live = [u.content[0].content.text for u in client.of(s.ToolCallProgress, sid) if u.status == "in_progress"]
+        assert live and live[0].startswith("first") and "second" not in live[0]
+        [ran] = results(client, sid)
+        assert ran.content[0].content.text.split() == ["first", "second"]
+        assert client.invalid == []

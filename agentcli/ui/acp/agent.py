@@ -19,7 +19,7 @@ from acp import schema as s
 
 from ... import __version__
 from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                            ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
@@ -44,7 +44,7 @@ Quiet = Union[ApprovalsWaiting, SubagentCancelling, ReplyStarted, AttemptsCompar
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested, ElicitationRequested]
+              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested, ElicitationRequested, ToolOutput]
 drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
@@ -376,6 +376,8 @@ class AcpAgent:
                 self.spawn(elicitation.ask(self.conn, conv.id, question, self.client))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
+            case ToolOutput() as running:  # a command's output so far, in its call (terminals: docs/acp.md)
+                update = updates.live_output(running)
             case ThinkingDelta(text=text):
                 update = updates.thought_chunk(text)
             case ToolCallStarted() as started:
