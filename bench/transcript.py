@@ -200,5 +200,7 @@ def run(work: Path, runs: int = 5) -> Section:
         "its answer) is delivered to the app as a session delivers it, with the main agent's task call and its "
         "result; the clock runs from `open_transcript` to the repaint "
         f"after the screen is mounted, `App.run_test()` headless at 120×40. The peer pushes a screen holding the "
-        f"same text in plain `Static` widgets. {runs} paired runs, order alternated.")
+        f"same text in plain `Static` widgets. {runs} paired runs, order alternated. The repeated opens: "
+        f"{runs} processes of `python -m bench.transcript_opens`, each opening the same child's transcript six "
+        "times (esc and 0.2 s between opens), CPU time from `open_transcript` to the repaint.")
     return section
