@@ -9,8 +9,7 @@ import asyncio
 import gc
 from typing import Any, Callable, Coroutine
 
-from ...core.model.llm import LLMError, MissingCredentials, import_sdk
-from ...core.model.sdk_import import import_frozen
+from ...core.model.llm import LLMError, MissingCredentials, import_frozen, import_sdk
 from .messages import TurnEnded
 
 
