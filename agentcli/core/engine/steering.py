@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..content import agentcli_note
+from ..content import FROM_AGENTCLI, agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
+# Who a subagent's note names as its writer when it carries the user's words: "From agentcli, not the user"
+# before "A message from the user" read as a contradiction to a model playing the child (issue 38).
+RELAYED = "From agentcli, passing on the user's words: "
 
 
 class Steers:
@@ -51,5 +54,13 @@ class Steers:
         words go as the user's."""
         waiting, self.waiting = self.waiting, []
         self.delivered += waiting
-        return [agentcli_note(STEER.format(source=source, text=text), said_by="") if users_own and source == "user"
-                else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
+        return [agentcli_note(STEER.format(source=source, text=text), said_by=said_by(source, users_own))
+                for source, text in waiting]
+
+
+def said_by(source: str, users_own: bool) -> str:
+    """Who a steering note says wrote it: nobody for the main agent's own user, agentcli passing on the user's
+    words to a child, agentcli alone for the main agent's messages."""
+    if source != "user":
+        return FROM_AGENTCLI
+    return "" if users_own else RELAYED
