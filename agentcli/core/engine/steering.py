@@ -49,9 +49,8 @@ class Steers:
 
     def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
         """The messages waiting as the model reads them (one text block each, in STEER's words, in agentcli's markup,
-        which no tool result can write: content.quoted), and an empty mailbox. Each is marked "From agentcli, not
-        the user", but for ``users_own`` agents (the main agent: its user is the person typing), where the user's
-        words go as the user's."""
+        which no tool result can write: content.quoted), and an empty mailbox. Each says who wrote it
+        (``said_by``)."""
         waiting, self.waiting = self.waiting, []
         self.delivered += waiting
         return [agentcli_note(STEER.format(source=source, text=text), said_by=said_by(source, users_own))
