@@ -57,7 +57,8 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
     # its messages are the conversation's (the previous request's and the turn since), agentcli's ask at the end
     shared = len(before["messages"]) - 1  # the previous request's last message carries its cache breakpoint
     assert summarizer["messages"][:shared] == before["messages"][:shared]
-    assert readable([summarizer["messages"][-1]["content"][-1]]).startswith(SUMMARIZER)
+    ask = readable([summarizer["messages"][-1]["content"][-1]])
+    assert ask.startswith(SUMMARIZER)
 
     [compacted] = events.of(Compacted)
     final = [b for b in server.requests if offers_tool(b, "task")][-1]
@@ -74,6 +75,11 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
     assert "filler_7.txt" not in ledger  # still in the recent turns, verbatim
     assert "filler 7 line 1 " in json.dumps(final["messages"][1:])
     assert compacted.ledger["reads"]["config.py"] == [[1, 1000]]
+    # the summarizer, shown the whole conversation, is told where the turns kept verbatim begin, lest it
+    # summarize them too and the agent read them twice, the later ones first
+    [named] = re.findall(r'Summarize only what comes before your read_file call with \{"path": "(filler_\d\.txt)"\}', ask)
+    assert final["messages"][1]["role"] == "assistant"
+    assert final["messages"][1]["content"][0]["input"] == {"path": named}
     server.assert_no_rejections()
 
 

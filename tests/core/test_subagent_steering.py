@@ -8,6 +8,7 @@ import json
 import threading
 
 from agentcli.core.content import agentcli_note
+from agentcli.core.engine.steering import RELAYED
 from agentcli.core.events import SubagentFinished, SubagentStarted, SubagentSteered, SubagentWrappingUp
 from tests.fakes.anthropic_server import first_user_text, offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.waiting import until, within
@@ -49,7 +50,8 @@ async def test_a_message_from_the_user_reaches_the_running_child_in_its_next_req
         hold.set()
     second = child_requests(server, "Find auth")[1]
     assert json.dumps(agentcli_note("A message from the user while you work (not a tool result; take it into "
-                                    "account):\n\nLook in lib/ as well, not only src/.")["text"]) in said(second)
+                                    "account):\n\nLook in lib/ as well, not only src/.",
+                                    said_by=RELAYED)["text"]) in said(second)  # not "From agentcli, not the user"
     mains = [b for b in server.requests if is_main(b)]  # the parent reads it in the child's receipt, not before
     assert [b for b in mains if "Look in lib/" in said(b)] == mains[-1:]
     assert "Auth is in lib/auth.py." in main_results(server)[0]

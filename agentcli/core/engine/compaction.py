@@ -249,7 +249,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     if hooks:
         await hooks.pre_compact("manual" if reason == MANUAL else "auto", focus)
     summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN,
-                              shared=reason != TOO_LONG)  # a conversation the API refused would be refused again
+                              shared=reason != TOO_LONG, kept=recent[0])  # a conversation the API refused would be refused again
     ledger = Ledger.from_dict(agent.ledger.to_dict())
     ledger.add(older)
     first = agent.messages[0]["content"]
@@ -276,15 +276,18 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
 
 
 async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, budget: int,
-                    shared: bool = True) -> str:
+                    shared: bool = True, kept: dict[str, Any] | None = None) -> str:
     """The summary: asked at the end of the conversation's own request (``shared``), so that it repeats the
-    cached prefix; when that does not fit, in one tool-less call on at most ``budget`` characters of
-    ``older``, dropping the oldest turns while even that overflows."""
+    cached prefix, naming the message from which the turns stay verbatim (``kept``); when that does not fit,
+    in one tool-less call on at most ``budget`` characters of ``older``, dropping the oldest turns while even
+    that overflows."""
     ask = SUMMARIZER + (f"\nFocus on: {focus}" if focus else "")
     while True:
         if shared:
             messages = list(agent.messages)
-            append_user(messages, [agentcli_note(ask)])
+            where = f"\nSummarize only what comes before {first_words(kept)}: it and all after it stay verbatim." \
+                if kept else ""
+            append_user(messages, [agentcli_note(ask + where)])
             system, tools, choice = agent.request_system(), agent.offered(), NO_TOOLS
         else:
             prompt = f"{render(older, budget)}\n\n---\n{ask}"
@@ -304,3 +307,14 @@ async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, bud
         agent.count(reply)
         text = text_of(reply.content).strip()
         return text or "(The summarizer returned nothing.)"
+
+
+def first_words(message: dict[str, Any]) -> str:
+    """The first message kept verbatim (an assistant one), as the summarizer is told of it: shown the whole
+    conversation, it would otherwise summarize the turns that follow its summary anyway, out of order."""
+    for block in as_blocks(message.get("content")):
+        if block.get("type") == "text" and block["text"].strip():
+            return f'your reply that begins "{" ".join(block["text"].split())[:80]}"'
+        if block.get("type") == "tool_use":
+            return f"your {block['name']} call with {json.dumps(block.get('input'), ensure_ascii=False)[:80]}"
+    return "your latest reply"

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..content import agentcli_note
+from ..content import FROM_AGENTCLI, agentcli_note
 
 STEER = "A message from the {source} while you work (not a tool result; take it into account):\n\n{text}"
+# Who a subagent's note names as its writer when it carries the user's words: "From agentcli, not the user"
+# before "A message from the user" read as a contradiction to a model playing the child (issue 38).
+RELAYED = "From agentcli, passing on the user's words: "
 
 
 class Steers:
@@ -46,10 +49,17 @@ class Steers:
 
     def take_notes(self, users_own: bool = False) -> list[dict[str, Any]]:
         """The messages waiting as the model reads them (one text block each, in STEER's words, in agentcli's markup,
-        which no tool result can write: content.quoted), and an empty mailbox. Each is marked "From agentcli, not
-        the user", but for ``users_own`` agents (the main agent: its user is the person typing), where the user's
-        words go as the user's."""
+        which no tool result can write: content.quoted), and an empty mailbox. Each says who wrote it
+        (``said_by``)."""
         waiting, self.waiting = self.waiting, []
         self.delivered += waiting
-        return [agentcli_note(STEER.format(source=source, text=text), said_by="") if users_own and source == "user"
-                else agentcli_note(STEER.format(source=source, text=text)) for source, text in waiting]
+        return [agentcli_note(STEER.format(source=source, text=text), said_by=said_by(source, users_own))
+                for source, text in waiting]
+
+
+def said_by(source: str, users_own: bool) -> str:
+    """Who a steering note says wrote it: nobody for the main agent's own user, agentcli passing on the user's
+    words to a child, agentcli alone for the main agent's messages."""
+    if source != "user":
+        return FROM_AGENTCLI
+    return "" if users_own else RELAYED
