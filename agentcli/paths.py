@@ -21,6 +21,12 @@ def config_home() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config")
 
 
+def claude_home() -> Path:
+    """Claude Code's own folder, whose settings.json and plugins agentcli reads as the user's: $CLAUDE_CONFIG_DIR,
+    else ~/.claude."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+
+
 def _xdg(variable: str, default: str) -> Path:
     return Path(os.environ.get(variable) or Path.home() / default) / "agentcli"
 

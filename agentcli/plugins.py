@@ -22,20 +22,15 @@ The language servers read ``enabled_plugin_folders``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from .core.engine.plugins import Plugin, PluginError, read_plugin
+from .paths import claude_home as claude_home
 
 SCOPES = ("user", "project", "local")
 MARKETPLACE_FILE = Path(".claude-plugin") / "marketplace.json"
-
-
-def claude_home() -> Path:
-    """Claude Code's own folder: $CLAUDE_CONFIG_DIR, else ~/.claude."""
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
 
 
 def plugins_home() -> Path:
