@@ -23,7 +23,7 @@ from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
 from .plugin_sources import GITHUB, PluginCommandError as PluginCommandError, fetch_source
-from .plugins import (MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
+from .plugins import (APPROVED_ENTRY, MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
                       plugins_home, read_json, settings_file)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -201,6 +201,9 @@ def prepare(spec: str) -> Prepared:
     replaced = None
     try:
         sha = fetch_source(entry.get("source"), location, temp / "plugin", name)
+        if (temp / "plugin" / APPROVED_ENTRY.parent).is_symlink():
+            raise PluginCommandError(f"the plugin {key} cannot be used: its {APPROVED_ENTRY.parent} is a link")
+        write_json(temp / "plugin" / APPROVED_ENTRY, entry)  # what the user is shown: a later marketplace adds nothing
         manifest = read_json(temp / "plugin" / ".claude-plugin" / "plugin.json")
         version = next((v for v in (entry.get("version"), manifest.get("version"), sha[:12]) if isinstance(v, str)
                         and NAME.fullmatch(v)), "unknown")

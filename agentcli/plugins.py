@@ -31,6 +31,7 @@ from .paths import claude_home as claude_home
 
 SCOPES = ("user", "project", "local")
 MARKETPLACE_FILE = Path(".claude-plugin") / "marketplace.json"
+APPROVED_ENTRY = Path(".claude-plugin") / "agentcli-entry.json"  # the entry a copy was installed with (plugin_entry)
 
 
 def plugins_home() -> Path:
@@ -132,6 +133,17 @@ def install_path(key: str, root: Path) -> Path | None:
     return None
 
 
+def plugin_entry(key: str, folder: Path) -> dict[str, Any] | None:
+    """The marketplace entry the plugin in ``folder`` loads with: the one agentcli kept with the copy it installed
+    (``APPROVED_ENTRY``: what the user was shown and said yes to), else its marketplace's entry as it is now (a
+    copy Claude Code installed, or a plugin used where its marketplace holds it). A marketplace brought up to date
+    cannot add a hook, a server or a part to a plugin installed before: installing or updating it again asks."""
+    kept = folder / APPROVED_ENTRY
+    if kept.is_symlink():
+        return {}
+    return read_json(kept) if kept.is_file() else marketplace_entry(key)
+
+
 def marketplace_entry(key: str) -> dict[str, Any] | None:
     """The entry of the plugin ``key`` (name@marketplace) in its known marketplace, which may add to or (with
     ``"strict": false``) make its manifest; None when the marketplace is not known or does not list it."""
@@ -155,7 +167,7 @@ def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sour
                          "installs it.")
             continue
         try:
-            plugin = read_plugin(folder, key=key, project=project, entry=marketplace_entry(key))
+            plugin = read_plugin(folder, key=key, project=project, entry=plugin_entry(key, folder))
         except PluginError as exc:
             found.append(f"Skipped the plugin {key}: {exc}.")
             continue
@@ -190,7 +202,7 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         for key in sorted(k for k, on in (table if isinstance(table, dict) else {}).items() if on is True and k in own):
             folder = install_path(key, root)
             try:
-                lines = brings(read_plugin(folder, key=key, project=True, entry=marketplace_entry(key))) if folder else []
+                lines = brings(read_plugin(folder, key=key, project=True, entry=plugin_entry(key, folder))) if folder else []
             except PluginError as exc:
                 lines = [f"malformed: {exc}"]
             asks.append(f"plugin {key} ({'installed' if folder else 'not installed'}; enabled by this workspace)")
