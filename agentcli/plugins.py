@@ -22,6 +22,7 @@ The language servers read ``enabled_plugin_folders``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -139,8 +140,8 @@ def plugin_entry(key: str, folder: Path) -> dict[str, Any] | None:
     copy Claude Code installed, or a plugin used where its marketplace holds it). A marketplace brought up to date
     cannot add a hook, a server or a part to a plugin installed before: installing or updating it again asks."""
     kept = folder / APPROVED_ENTRY
-    if kept.is_symlink():
-        return {}
+    if os.path.lexists(kept) and (kept.is_symlink() or folder.resolve() not in kept.resolve().parents):
+        return {}  # a link, or in a folder that is one: never a file of the user's read as the entry
     return read_json(kept) if kept.is_file() else marketplace_entry(key)
 
 
