@@ -161,6 +161,7 @@ class Settings:
                                         "user's mcp.json, --mcp-config)")
     plugins: list[Any] = state([], "the plugins this run loads (agentcli/plugins.py: Claude Code's enabledPlugins, "
                                "--plugin-dir), whose hooks and MCP servers load_settings adds to those above")
+    plugin_lsp: list[Any] = state([], "the plugins' language servers (core/lsp/specs.py), beside the lsp setting's")
     trusted: bool = field(default=False, metadata={"help": "the workspace's own widening files apply (load_settings "
                                                            "sets it)"})
     setting_sources: list[str] = state(list(SETTING_SOURCES), "the setting sources that load (--setting-sources): "
@@ -276,7 +277,7 @@ class Settings:
             checkpoint_file_max_mb=self.checkpoint_file_max_mb, checkpoint_session_max_mb=self.checkpoint_session_max_mb,
             mcp_servers=self.mcp_servers, mcp_startup_timeout=self.mcp_startup_timeout,
             mcp_tool_timeout=self.mcp_tool_timeout, lsp=self.lsp, lsp_discover=self.lsp_discover,
-            lsp_timeout=self.lsp_timeout, trusted=self.trusted, setting_sources=tuple(self.setting_sources),
+            lsp_timeout=self.lsp_timeout, plugin_lsp=tuple(self.plugin_lsp), trusted=self.trusted, setting_sources=tuple(self.setting_sources),
             plugins=tuple(self.plugins), notices=tuple(self.notices),
             tools=ToolSettings(search_timeout=self.search_timeout, web_fetch_timeout=self.web_fetch_timeout,
                                web_fetch_private=self.web_fetch_private, output_copy_max_mb=self.output_copy_max_mb,
@@ -518,8 +519,8 @@ def _add_claude_user_settings(settings: Settings) -> None:
 
 
 def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ...]) -> None:
-    """The enabled plugins, and their hooks and MCP servers beside the settings' own (a server named in a
-    settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
+    """The enabled plugins, and their hooks, MCP servers and language servers beside the settings' own (a server
+    named in a settings file wins over a plugin's of the same name); a plugin that cannot be used is left out, said once."""
     from .core.engine.plugins import UNUSED_STYLES, PluginError
     from .plugins import enabled_plugins
 
@@ -527,7 +528,7 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
                                   warnings=settings.notices):
         unknown: list[str] = []
         try:
-            hooks, servers = plugin.hooks_table(unknown), plugin.servers()
+            hooks, servers, language_servers = plugin.hooks_table(unknown), plugin.servers(), plugin.lsp_servers()
             if hooks:
                 settings.merge({"hooks": hooks}, plugin.where)
         except (PluginError, ConfigError) as exc:
@@ -542,3 +543,10 @@ def _add_plugins(settings: Settings, root: Path, dirs: list[str] | tuple[str, ..
                                     f"{UNUSED_STYLES}.")
         settings.plugins.append(plugin)
         settings.mcp_servers = {**servers, **settings.mcp_servers}
+        given = plugin.root in {Path(folder).resolve() for folder in dirs}  # --plugin-dir: the user named it
+        provided = plugin.project or (not given and root.resolve() in plugin.root.parents)
+        if language_servers and provided and not settings.trusted:  # a repository's own start as its lsp setting does
+            settings.notices.append(f"The language servers of the plugin {plugin.key} do not start: the workspace "
+                                    "provides the plugin, and it is not trusted.")
+        elif language_servers:
+            settings.plugin_lsp += language_servers

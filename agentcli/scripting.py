@@ -1,7 +1,7 @@
 """The flags scripts written for ``claude -p`` pass, and what they mean in agentcli.
 
 Claude Code's tool names (``Bash``, ``Read``, ``Edit``, ``Write``, ``Grep``, ``Glob``, ``Task``/``Agent``)
-map to agentcli's, as agent files do (the table is ``core/claude_names.py``). A flag agentcli cannot honour is a usage error, never ignored.
+map to agentcli's, as agent files do (each tool declares its names: ``core/tool_facts.py``). A flag agentcli cannot honour is a usage error, never ignored.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from .core.model.catalogue import EFFORT_ORDER  # the Agent SDK's effort levels, in order
 from . import UsageError
-from .core.claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -23,9 +22,6 @@ if TYPE_CHECKING:
     from .ui.headless import HeadlessOutput
     from .core.system.workspace import Workspace
 
-# Claude Code's tool names in --tools, and the agentcli tools each stands for (bash brings its shells).
-TOOL_NAMES: dict[str, tuple[str, ...]] = {claude: (tool, *(BASH_COMPANIONS if tool == "bash" else ()))
-                                          for claude, tool in CLAUDE_TOOLS.items()}
 SETTINGS_KEYS = {"permissions", "model", "hooks", "statusLine", "$schema"}  # what agentcli understands of a --settings object
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -230,10 +226,14 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
     does not have is a usage error."""
     if not values:  # the usual case: the tools (the engine's biggest import) load with the session instead
         return []
-    from .core.policy.rules import ALIASES, Rule, RuleError
+    from .core.engine.tool_catalogue import catalogue
+    from .core.policy.rules import Rule, RuleError
     from .core.tools import default_tools
 
-    known = {tool.name for tool in default_tools()} | {"task", "skill"} | set(ALIASES)
+    from .core.engine import task_tool  # noqa: F401  (declares task's names, Task and Agent)
+
+    claude = {name.lower() for facts in catalogue() for name in (facts.claude_name, *facts.claude_aliases) if name}
+    known = {tool.name for tool in default_tools()} | {"task", "skill"} | claude
     out = []
     for text in split_rules(values):
         name = text.partition("(")[0]
@@ -274,19 +274,25 @@ def script_settings(args: argparse.Namespace) -> list[tuple[dict[str, Any], str]
 
 def tool_names(value: str) -> list[str] | None:
     """--tools as agentcli tool names; None for 'default' (every tool)."""
+    from .core.engine.tool_catalogue import catalogue
     from .core.tools import default_tools
 
     if value.strip() == "default":
         return None
+    from .core.engine import task_tool  # noqa: F401  (declares task's names, Task and Agent)
+
     own = {tool.name for tool in default_tools()} | {"task"}
+    # Claude Code's tool names, and the agentcli tools each stands for (bash brings its shells).
+    claude_tools = {name: (facts.name, *facts.companions) for facts in catalogue()
+                  for name in (facts.claude_name, *facts.claude_aliases) if name}
     names: list[str] = []
     for name in split_rules([value]):
-        if name in TOOL_NAMES:
-            names += TOOL_NAMES[name]
+        if name in claude_tools:
+            names += claude_tools[name]
         elif name in own:
             names.append(name)
         else:
-            raise UsageError(f"--tools: agentcli has no tool {name!r} (it has {', '.join(sorted(TOOL_NAMES))}, "
+            raise UsageError(f"--tools: agentcli has no tool {name!r} (it has {', '.join(sorted(claude_tools))}, "
                              "or its own names)")
     return names
 

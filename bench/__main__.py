@@ -23,13 +23,14 @@ from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
 NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions",
-         "ondemand", "cache", "review", "lsp", "attempts")
+         "ondemand", "cache", "review", "lsp", "lsperrand", "attempts")
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
     from . import acp as acp_bench
     from . import attempts_cost
     from . import lsp as lsp_bench
+    from . import lsp_errand
     from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel,
                    prompt_cache, render, review_cost, search,
                    startup, transcript)
@@ -58,6 +59,7 @@ def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
         "review": ("Review", lambda: review_cost.run(work)),
         "lsp": ("Language server references", lambda: lsp_bench.run(work)),
         "attempts": ("Best-of-N attempts", lambda: attempts_cost.run(work)),
+        "lsperrand": ("Find every caller", lambda: lsp_errand.run(work)),
     }
 
 

@@ -1,16 +1,24 @@
-"""The lsp tool's references against `grep -w` of the name, on this repository itself (agentcli/ and tests/):
-how many lines each answer holds, how many bytes of tool result, and the first (cold) and later (warm) answers'
-times beside rg's. pylsp (jedi) serves; its answer is not checked by hand here, so the rows count grep's lines
-the server did not list (comments, strings, other things of the same name, or places jedi missed) rather than
-claim a precision."""
+"""The lsp tool's references against `grep -w` of the name, on a real Python repository of 1,000+ files: the
+anthropic SDK's source as this environment installed it (3,201 files; unpacked from site-packages into the bench's
+folder, nothing fetched), for 20 chosen symbols whose true references were checked by hand once
+(``lsp_references_anthropic.json``: how, and why for each name that other things share). Per symbol and in all:
+the precision and recall of the server's answer and of grep's lines, the bytes of tool result each takes, and the
+first (cold) and later (warm) answers' times beside rg's for the same name."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
+import json
+import re
+import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import anthropic
 
 from agentcli.core.lsp.server import LanguageServers
 from agentcli.core.lsp.specs import ServerSpec
@@ -21,74 +29,116 @@ from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import rg_path
 
-from .common import REPO_ROOT, TOOLS
+from .common import TOOLS
 from .stats import Section
 
-# (file, name): functions and methods, some with names other things share (grep's noise), some unique
-SYMBOLS = (("agentcli/core/engine/subagent_record.py", "report_of"), ("agentcli/core/tools/caps.py", "cap_output"),
-           ("agentcli/core/system/secret_env.py", "command_env"), ("agentcli/core/content.py", "quoted"),
-           ("agentcli/core/system/git.py", "is_git_repo"), ("agentcli/core/tools/on_demand.py", "brief"),
-           ("agentcli/core/system/workspace.py", "relative"), ("agentcli/core/tools/base.py", "check_input"))
+TRUTH = Path(__file__).with_name("lsp_references_anthropic.json")
 
 
-def _definition_line(path: Path, name: str) -> int:
+def python_repository(work: Path) -> Path:
+    """The installed anthropic package as a repository of its own (its .py files, no bytecode)."""
+    root = work / "anthropic-sdk"
+    if not root.exists():
+        shutil.copytree(Path(anthropic.__file__).parent, root / "anthropic",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return root
+
+
+def definition_line(path: Path, name: str) -> int:
     for number, line in enumerate(path.read_text().splitlines(), 1):
-        if line.lstrip().startswith(f"def {name}("):
+        if re.match(rf"\s*(async\s+)?(def|class)\s+{name}\b", line):
             return number
-    raise LookupError(f"no def {name} in {path}")
+    raise LookupError(f"no def or class {name} in {path}")
 
 
-def _grep(name: str) -> tuple[list[str], float]:
+def grep(root: Path, name: str) -> tuple[list[str], float]:
+    """`rg -n -w NAME` as the grep tool shows its lines, and how long it took."""
     started = time.perf_counter()
     done = subprocess.run([rg_path() or "rg", "-n", "-w", "--no-heading", "--sort", "path", "--max-columns", "500",
-                           "--max-columns-preview", name, "agentcli", "tests"],  # as the grep tool shows lines
-                          cwd=REPO_ROOT, capture_output=True, text=True)
-    return done.stdout.splitlines(), time.perf_counter() - started
+                           "--max-columns-preview", name, "."], cwd=root, capture_output=True, text=True)
+    return [line.removeprefix("./") for line in done.stdout.splitlines()], time.perf_counter() - started
 
 
-async def _measure(section: Section) -> None:
-    pylsp = Path(sys.executable).parent / "pylsp"
-    servers = LanguageServers([ServerSpec("pylsp", (str(pylsp),), ("python",), ("*.py",))], REPO_ROOT, command_env(),
-                              None, timeout=120)
+def place(line: str) -> str:
+    """``path:line`` of an answer's or grep's line."""
+    path, number, _ = (line + ":").split(":", 2)
+    return f"{path}:{number}"
+
+
+def score(found: set[str], true: set[str]) -> tuple[int, int, int]:
+    """(right, found, true) for precision right/found and recall right/true."""
+    return len(found & true), len(found), len(true)
+
+
+def ratio(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "–"
+
+
+async def references(root: Path, server: ServerSpec, symbols: list[dict[str, object]]
+                     ) -> list[tuple[set[str], int, float]]:
+    """For each symbol: the places the lsp tool lists, its result's bytes and its time."""
+    servers = LanguageServers([server], root, command_env(), None, timeout=600)
     tool = LspTool(servers)
-    ctx = ToolContext(workspace=Workspace.at(REPO_ROOT), emit=lambda e: None, permissions=Permissions.from_settings("default", {}, False),
-                      settings=TOOLS)
-    totals = {"lsp": 0, "grep": 0, "lsp_bytes": 0, "grep_bytes": 0, "missing": 0}
-    times: list[float] = []
+    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None,
+                      permissions=Permissions.from_settings("default", {}, False), settings=TOOLS)
+    answers = []
     try:
-        for path, name in SYMBOLS:
-            line = _definition_line(REPO_ROOT / path, name)
+        for symbol in symbols:
+            path, name = str(symbol["path"]), str(symbol["name"])
             started = time.perf_counter()
-            answer = await tool.run({"operation": "references", "path": path, "line": line, "symbol": name}, ctx)
-            times.append(time.perf_counter() - started)
-            places = answer.splitlines()[1:]
-            grepped, grep_seconds = _grep(name)
-            listed = {p.split(": ", 1)[0] for p in places}
-            not_listed = [g for g in grepped if g.split(":", 2)[0] + ":" + g.split(":", 2)[1] not in listed]
-            totals["lsp"] += len(places)
-            totals["grep"] += len(grepped)
-            totals["lsp_bytes"] += len(answer.encode())
-            grep_bytes = len("\n".join(grepped).encode())
-            totals["grep_bytes"] += grep_bytes
-            totals["missing"] += len(not_listed)
-            section.row(f"references of `{name}`", f"{len(places)} lines, {len(answer.encode()):,} B",
-                        f"grep -w: {len(grepped)} lines, {grep_bytes:,} B", "",
-                        note=f"{len(not_listed)} of grep's lines not listed by the server; lsp "
-                             f"{times[-1] * 1000:.0f} ms, rg {grep_seconds * 1000:.0f} ms")
+            answer = await tool.run({"operation": "references", "path": path, "symbol": name,
+                                     "line": definition_line(root / path, name)}, ctx)
+            answers.append(({place(line) for line in answer.splitlines()[1:] if not line.startswith("[")},
+                            len(answer.encode()), time.perf_counter() - started))
     finally:
         await servers.stop()
-    section.row(f"references of {len(SYMBOLS)} symbols, total", f"{totals['lsp']} lines, {totals['lsp_bytes']:,} B",
-                f"grep -w: {totals['grep']} lines, {totals['grep_bytes']:,} B",
-                f"{totals['grep_bytes'] / max(totals['lsp_bytes'], 1):.1f}× fewer bytes",
-                note=f"first answer (cold start of pylsp) {times[0]:.1f} s, later ones {min(times[1:]) * 1000:.0f} to "
-                     f"{max(times[1:]) * 1000:.0f} ms")
+    return answers
 
 
 def run(work: Path) -> Section:
     section = Section("Language server references")
-    asyncio.run(_measure(section))
-    section.notes.append("pylsp (python-lsp-server with jedi) on agentcli's own source (agentcli/ and tests/), outside "
-                         "the sandbox; grep is `rg -n -w NAME agentcli tests`. The server's list was not checked "
-                         "by hand: 'not listed' counts grep's lines that are comments, strings, other things of "
-                         "the same name, or places jedi missed.")
+    truth = json.loads(TRUTH.read_text())
+    installed = importlib.metadata.version("anthropic")
+    root = python_repository(work)
+    files = sum(1 for _ in root.rglob("*.py"))
+    if installed != truth["version"]:
+        section.row("(not comparable)", "not measured", note=f"anthropic {installed} is installed; the references "
+                    f"were checked on {truth['version']}")
+        return section
+    pylsp = ServerSpec("pylsp", (str(Path(sys.executable).parent / "pylsp"),), ("python",), ("*.py",))
+    symbols = truth["symbols"]
+    answers = asyncio.run(references(root, pylsp, symbols))
+    totals = {"lsp": [0, 0, 0], "grep": [0, 0, 0], "lsp_bytes": 0, "grep_bytes": 0}
+    rg_times: list[float] = []
+    for symbol, (listed, size, _) in zip(symbols, answers):
+        true = set(symbol["references"])
+        grepped, seconds = grep(root, symbol["name"])
+        rg_times.append(seconds)
+        grep_bytes = len("\n".join(grepped).encode())
+        ours, theirs = score(listed, true), score({place(line) for line in grepped}, true)
+        for key, got in (("lsp", ours), ("grep", theirs)):
+            totals[key] = [a + b for a, b in zip(totals[key], got)]
+        totals["lsp_bytes"] += size
+        totals["grep_bytes"] += grep_bytes
+        section.row(f"references of `{symbol['name']}` ({len(true)} true)",
+                    f"precision {ratio(ours[0], ours[1])}, recall {ratio(ours[0], ours[2])}; {size:,} B",
+                    f"grep -w: precision {ratio(theirs[0], theirs[1])}, recall {ratio(theirs[0], theirs[2])}; "
+                    f"{grep_bytes:,} B", "", note=f"{ours[1]} places listed, grep {theirs[1]} lines")
+    ours, theirs = totals["lsp"], totals["grep"]
+    times = [seconds for _, _, seconds in answers]
+    section.row(f"references of {len(symbols)} symbols, {ours[2]} true in all",
+                f"precision {ratio(ours[0], ours[1])}, recall {ratio(ours[0], ours[2])}; {totals['lsp_bytes']:,} B",
+                f"grep -w: precision {ratio(theirs[0], theirs[1])}, recall {ratio(theirs[0], theirs[2])}; "
+                f"{totals['grep_bytes']:,} B", f"{totals['grep_bytes'] / max(totals['lsp_bytes'], 1):.2f}× grep's bytes",
+                note=f"{ours[1]} places listed, grep {theirs[1]} lines")
+    section.row("first answer (cold: pylsp starts and jedi reads the repository)", f"{times[0]:.1f} s",
+                f"rg: {rg_times[0] * 1000:.0f} ms")
+    section.row(f"later answers (warm), median of {len(times) - 1}",
+                f"{statistics.median(times[1:]) * 1000:.0f} ms ({min(times[1:]) * 1000:.0f}–{max(times[1:]) * 1000:.0f})",
+                f"rg: {statistics.median(rg_times) * 1000:.0f} ms ({min(rg_times) * 1000:.0f}–"
+                f"{max(rg_times) * 1000:.0f})")
+    section.notes.append(f"pylsp (python-lsp-server with jedi) on the anthropic SDK {installed} as installed here "
+                         f"({files:,} .py files, copied out of site-packages), outside the sandbox; grep is "
+                         "`rg -n -w NAME`. A place is a path and a line, counted once however many times the name "
+                         "is on it; the true places are bench/lsp_references_anthropic.json, checked by hand once.")
     return section

@@ -274,6 +274,14 @@ class ApprovalsWaiting(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class LanguageServerWorking(Event):
+    """What a language server says it works on (LSP's ``$/progress``): "indexing: python 40 %"; "" when it
+    has nothing left in progress. Front ends show it in the status line; it is not stored."""
+
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     level: NoticeLevel
     text: str
@@ -355,7 +363,7 @@ Sink = Callable[[Event], None]
 AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                  ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
-                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound]
+                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, LanguageServerWorking]
 
 
 def as_any(event: Event) -> AnyEvent:

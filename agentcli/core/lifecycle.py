@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Awaitable, Callable, TypeVar
 
-from .claude_names import CLAUDE_NAMES
+from .tool_facts import KNOWN
 from .events import ApprovalRequested, ElicitationRequested, Event, SubagentFinished
 from .engine.subagent_record import SubagentRecord
 from .policy.hooks import Hooks
@@ -58,7 +58,7 @@ class Lifecycle:
     def saw(self, event: Event) -> None:
         """An event of the session's: one that means the user is needed is said to them."""
         if isinstance(event, ApprovalRequested):
-            self.need(PERMISSION, f"agentcli needs your permission to use {CLAUDE_NAMES.get(event.tool, event.tool)}")
+            self.need(PERMISSION, f"agentcli needs your permission to use {KNOWN.claude_name(event.tool)}")
         elif isinstance(event, ElicitationRequested):
             self.need(ELICITATION, f"The MCP server {event.server} asks you a question")
         elif isinstance(event, SubagentFinished) and (child := self.children.get(event.id)) and child.background:

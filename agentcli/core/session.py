@@ -24,9 +24,9 @@ from .engine.context import main_system_prompt
 from .engine.mode_note import ModeNews
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
+from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, LanguageServerWorking, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
-from .claude_names import CLAUDE_NAMES
+from .tool_facts import claude_name
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
@@ -71,7 +71,7 @@ __all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "EngineS
            "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand", "replay_events", "subagent_record",
            "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
            # what a host program's control protocol registers (ui/stream_input.py)
-           "AgentFileError", "agent_from_definition", "CLAUDE_NAMES", "HOOK_EVENTS", "Hook", "StructuredOutput",
+           "AgentFileError", "agent_from_definition", "claude_name", "HOOK_EVENTS", "Hook", "StructuredOutput",
            "Review", "ReviewTargetError"]  # /review's outcome, and why a target names nothing to review
 
 
@@ -122,8 +122,9 @@ class Session(SessionChildren):
         in_git = is_git_repo(workspace.root)
         worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
         skill_tools = [self.skill_tool] if self.skills else []
-        self.lsp = language_servers(settings.lsp, settings.lsp_discover, settings.lsp_timeout, workspace.root,
-                                    command_env(settings.tools.keep_secret_env), self.sandbox)
+        self.lsp = language_servers(settings.lsp, settings.lsp_discover, settings.plugin_lsp, settings.lsp_timeout,
+                                    workspace.root, command_env(settings.tools.keep_secret_env), self.sandbox,
+                                    on_progress=lambda text: self.deliver(LanguageServerWorking(text=text)))
         tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
                               *skill_tools, *([LspTool(self.lsp)] if self.lsp else []),
                               *web_search.offer(settings.web_search, self.llm, self.permissions, self.hooks)])

@@ -16,6 +16,7 @@ from .tool_settings import ToolSettings
 
 if TYPE_CHECKING:
     from .engine.plugins import Plugin
+    from .lsp.specs import ServerSpec
     from .mcp.config import ServerConfig
 
 __all__ = ["EngineSettings", "ToolSettings"]
@@ -62,6 +63,7 @@ class EngineSettings:
     lsp: dict[str, Any]  # core/lsp/specs.py
     lsp_discover: bool
     lsp_timeout: float
+    plugin_lsp: tuple[ServerSpec, ...]  # the enabled plugins' language servers, beside the lsp setting's
     # what loading found
     trusted: bool  # the workspace's own widening files apply
     setting_sources: tuple[str, ...]  # the sources whose command, agent and skill files load

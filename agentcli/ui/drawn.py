@@ -20,7 +20,8 @@ from ..core.events import (ReplyStarted, ApprovalRequested, AttemptsCompared, Ap
                            Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted,
                            SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
-                           ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage)
+                           ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
+                           LanguageServerWorking)
 
 D = TypeVar("D")
 
@@ -38,9 +39,9 @@ class Split(Generic[D]):
 
 
 # The two terminal front ends, the TUI (widgets/conversation.py) and line mode (plain/display.py), agree: quiet
-# are a model call's usage, its reply beginning and a cancel being summed up, which their status bars, working lines, live lines, panel and task lines
+# are a model call's usage, its reply beginning, a cancel being summed up and a language server's work, which their status bars, working lines, live lines, panel and task lines
 # read from the view; they draw the rest (the questions and the inbox, each front end in a place of its own).
-TerminalQuiet = Union[UsageUpdated, SubagentCancelling, ReplyStarted]
+TerminalQuiet = Union[UsageUpdated, SubagentCancelling, ReplyStarted, LanguageServerWorking]
 TerminalDrawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                       ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished,
                       SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
-from ..core.session import CLAUDE_NAMES, LLMError, SessionSurface, StructuredOutput
+from ..core.session import LLMError, SessionSurface, StructuredOutput, claude_name
 from .escapes import json_line, visible
 from .format import turns
 from .slash import not_sent_headless
@@ -103,7 +103,7 @@ class HeadlessOutput:
     def denials(self, start: "PromptStart", session: SessionSurface) -> list[dict[str, Any]]:
         """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them: its tool names
         and inputs, as ``can_use_tool`` and the hooks that refused them were shown the calls."""
-        return [{"tool_name": CLAUDE_NAMES.get(call.name, call.name), "tool_use_id": call.id,
+        return [{"tool_name": claude_name(call.name), "tool_use_id": call.id,
                  "tool_input": session.hooks.claude_input(call.name, call.input)}
                 for call in self.facts().refused[start.refused:]]
 

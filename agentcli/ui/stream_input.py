@@ -33,8 +33,8 @@ import uuid
 from typing import IO, Any, NamedTuple
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.session import (CLAUDE_NAMES, HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
-                            agent_from_definition, images)
+from ..core.session import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
+                            agent_from_definition, claude_name, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import MCP_STATUS, Mark
@@ -409,7 +409,7 @@ class Driver:
 
     async def ask_approval(self, event: ApprovalRequested) -> None:
         hooks = self.session.hooks
-        name = CLAUDE_NAMES.get(event.tool, event.tool)
+        name = claude_name(event.tool)
         shown = hooks.claude_input(event.tool, event.input)
         request: dict[str, Any] = {"subtype": "can_use_tool", "tool_name": name, "input": shown,
                                    "permission_suggestions": [], "tool_use_id": event.tool_use_id or None}

@@ -20,7 +20,7 @@ from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequest
                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
-                           UsageUpdated, UserMessage)
+                           UsageUpdated, UserMessage, LanguageServerWorking)
 from .drawn import Split
 
 if TYPE_CHECKING:
@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     from .view import SessionView, Subagent
 
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
-# reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it).
+# reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it), a language
+# server's work in progress.
 Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted,
-              AttemptsCompared]  # the result line carries the comparisons (result_message)
+              AttemptsCompared,  # the result line carries the comparisons (result_message)
+              LanguageServerWorking]
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,

@@ -17,7 +17,7 @@ from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequest
                            SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
-                           UserMessage, as_any)
+                           UserMessage, LanguageServerWorking, as_any)
 
 __all__ = ["CallEnded", "ChildMark", "Divider", "Item", "Note", "Said", "TO_MODEL", "ToModel", "ToolView", "Transcript",
            "progress_text"]
@@ -167,7 +167,7 @@ class Transcript:
             case (Notice() | TurnStarted() | ReplyStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp() | AttemptsCompared()):
+                  | SubagentSteered() | SubagentWrappingUp() | AttemptsCompared() | LanguageServerWorking()):
                 pass  # not an item of a transcript (a comparison: the task call's result holds it as text)
             case unknown:
                 assert_never(unknown)

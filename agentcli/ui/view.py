@@ -21,7 +21,8 @@ from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, Appro
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
                            TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered,
-                           SteerDelivered, SubagentWrappingUp, ElicitationRequested, as_any, kept_out)
+                           SteerDelivered, SubagentWrappingUp, ElicitationRequested, LanguageServerWorking, as_any,
+                           kept_out)
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
@@ -269,7 +270,7 @@ class Subagent:
                   | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
                   | TextDelta() | AssistantMessage() | AttemptsCompared()
                   | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested()
+                  | ToolProgress() | ElicitationRequested() | LanguageServerWorking()
                   | SubagentSteered() | SteerDelivered()):
                 pass  # in its transcript only
             case unknown:
@@ -289,6 +290,7 @@ class StatusFacts:
     kept_out: int
     busy: bool = False
     no_key: bool = False
+    servers_working: str = ""  # what a language server says it works on: "indexing: python 40 %"
 
 
 @dataclass
@@ -305,6 +307,7 @@ class SessionView:
     # agent is idle and this is not empty, a front end starts a turn with Session.read_results().
     results_waiting: list[str] = field(default_factory=list)
     plan: list[PlanStep] = field(default_factory=list)  # the main agent's latest todo_write; /clear drops it
+    servers_working: str = ""  # the latest LanguageServerWorking's text
     # The approval inbox: who waits for the user's answer, in the order they asked, and their errands.
     approvals: list[tuple[str, str]] = field(default_factory=list)
     latest_usage: dict[str, UsageUpdated] = field(default_factory=dict)  # each agent's latest model call, by id
@@ -431,6 +434,8 @@ class SessionView:
                   | ToolProgress() | ElicitationRequested()
                   | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
                 pass  # no fact of the status bar
+            case LanguageServerWorking(text=text):
+                self.servers_working, self.status_changed = text, True
             case unknown:
                 assert_never(unknown)
 
@@ -440,7 +445,8 @@ class SessionView:
         usage = self.usage
         return StatusFacts(model=model, mode=mode, tokens=usage.total_tokens, cost=money(usage),
                            context_used=self.context_used, context_window=context_window,
-                           kept_out=self.tokens_kept_out, busy=busy, no_key=no_key)
+                           kept_out=self.tokens_kept_out, busy=busy, no_key=no_key,
+                           servers_working=self.servers_working)
 
     def restore(self, records: "list[SubagentRecord]", main_events: Sequence[Event] = ()) -> None:
         """A resumed session: the subagents from their records, the main agent from its events."""

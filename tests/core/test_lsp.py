@@ -204,14 +204,22 @@ async def test_a_session_offers_the_tool_and_an_edit_s_result_carries_the_new_er
                                              "pkg/b.py:6: undefined name 'handle_requset' [pyflakes]")
 
 
-async def test_no_server_for_the_workspace_s_languages_no_tool(server, make_session, tmp_path):
+async def test_where_no_server_has_files_the_tool_says_so_in_one_sentence_and_starts_none(server, make_session,
+                                                                                          tmp_path):
+    """The tool is offered when a server is found, with no walk of the workspace at the start (an empty folder
+    gets it for the project the model writes there); a question no server can answer here is one sentence."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "notes.txt").write_text("nothing to serve\n")
-    server.script(text("Hello."))
+    server.script(tool_use("lsp", {"operation": "workspace_symbols", "symbol": "notes"}),
+                  tool_use("lsp", {"operation": "document_symbols", "path": "notes.txt"}), text("Nothing."))
     session, _ = make_session(tmp_path / "docs", lsp={"pylsp": {"command": [PYLSP], "languages": ["python"],
                                                        "patterns": ["*.py"]}})
     await session.send("hello")
-    assert "lsp" not in [tool["name"] for tool in server.requests[0]["tools"]]
+    assert "lsp" in [tool["name"] for tool in server.requests[0]["tools"]]
+    assert [tool_result_text(block) for body in server.requests[1:] for block in tool_results(body)] == [
+        "The workspace holds no file the language servers serve (they serve: python); use grep.",
+        "No language server here serves notes.txt (the servers serve: python); use grep."]
+    assert session.lsp.running == {}  # type: ignore[attr-defined]
 
 
 async def test_an_explore_child_s_receipt_records_its_lookups(server, make_session, tmp_path):
@@ -252,3 +260,17 @@ async def test_a_deny_rule_on_reading_a_file_holds_for_the_lsp_tool(tmp_path):
         await servers.stop()
     assert "hunter2" not in found and "secret.py" not in found
     assert found.splitlines()[0] == "references of `handle_request`: 3 places"
+
+
+async def test_a_server_counts_for_the_workspace_by_its_files_outside_dependency_and_hidden_folders(tmp_path):
+    from agentcli.core.lsp.present import WorkspaceLanguages
+
+    rust = ServerSpec("rust-analyzer", ("rust-analyzer",), ("rust",), ("*.rs",))
+    for folder in ("node_modules/x", ".hidden", "venv/lib", "docs"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "a.py").write_text("x = 1\n")
+    (tmp_path / "docs" / "a.py").unlink()
+    assert await WorkspaceLanguages(tmp_path, [python_spec([PYLSP]), rust]).found(wait=60) == []
+    (tmp_path / "docs" / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "docs" / "deep" / "er" / "b.py").write_text("y = 2\n")
+    assert await WorkspaceLanguages(tmp_path, [python_spec([PYLSP]), rust]).found(wait=60) == [python_spec([PYLSP])]

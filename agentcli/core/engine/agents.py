@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
-from ..claude_names import BASH_COMPANIONS, TOOLS as CLAUDE_TOOLS  # a type that may run bash may manage its shells
+from ..tool_facts import KNOWN  # each tool's own facts: its Claude Code names, what comes with it
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import definition_files, split_frontmatter
 from .plugins import Plugin, plugin_files
@@ -30,14 +30,25 @@ from ..model.catalogue import resolve_model
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
-# Every tool a subagent can be given, by name (task is never offered to subagents).
-READ_TOOLS = ("read_file", "grep", "glob")
-GIT_TOOLS = ("git_status", "git_diff", "git_log", "git_blame")
 PLAN_TOOL = "todo_write"  # a plan the user sees
 SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
 LSP_TOOL = "lsp"  # a language server's answers (core/lsp/), offered where one serves the workspace
-TOOL_NAMES = (*READ_TOOLS, "write_file", "edit_file", "bash", *BASH_COMPANIONS, *GIT_TOOLS, PLAN_TOOL, SKILL_TOOL,
-              "web_fetch", LSP_TOOL, "web_search")
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """Views of the tools' facts, read when first asked (the tools load with a session, not with agent files):
+    ``TOOL_NAMES`` every tool a subagent can be given by name (never task), ``READ_TOOLS`` the tools that read
+    files which Claude Code has too (read_file, grep, glob), ``GIT_TOOLS`` those it has not (the git tools)."""
+    from .tool_catalogue import catalogue
+
+    if name not in ("TOOL_NAMES", "READ_TOOLS", "GIT_TOOLS"):  # the import system asks for __path__ and the like
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    known = catalogue()
+    views: dict[str, Callable[[], tuple[str, ...]]] = {
+        "TOOL_NAMES": known.for_agents,
+        "READ_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) != name),
+        "GIT_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) == name)}
+    return views[name]()
 
 # Model aliases Claude Code agent files use.
 
@@ -65,11 +76,11 @@ class AgentType:
     def select(self, tools: "ToolRegistry") -> "ToolRegistry":
         """The part of ``tools`` this type may use."""
         wanted = self.tools
-        if wanted is not None and "bash" in wanted:
-            wanted = (*wanted, *BASH_COMPANIONS)
+        if wanted is not None:
+            wanted = KNOWN.with_companions(wanted)
         offered = tools.for_subagents()
         chosen = offered if wanted is None else offered.only(wanted)
-        unwanted = (*self.disallowed_tools, *(BASH_COMPANIONS if "bash" in self.disallowed_tools else ()))
+        unwanted = KNOWN.with_companions(self.disallowed_tools)
         chosen = chosen.without(*unwanted)
         skill = tools.get(SKILL_TOOL)
         if self.skills is not None and skill is not None and SKILL_TOOL not in unwanted:
@@ -94,12 +105,11 @@ class AgentType:
 # Which children get the project memory: those that change files or run commands, since the conventions
 # there (how to test, style, what never to touch) are about doing that; a read-only scout only looks, and
 # its brief carries what it needs. The main agent's prompt says so (context.py).
-CHANGING_TOOLS = ("write_file", "edit_file", "bash")
-
-
 def changes_things(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] = ()) -> bool:
-    """Whether a type with these tools can change files or run commands."""
-    return any((tools is None or name in tools) and name not in disallowed for name in CHANGING_TOOLS)
+    """Whether a type with these tools can change files or run commands (as the tools declare: changes_things)."""
+    from .tool_catalogue import catalogue
+
+    return any((tools is None or name in tools) and name not in disallowed for name in catalogue().changing())
 
 
 GENERAL_PURPOSE = AgentType(
@@ -111,7 +121,7 @@ GENERAL_PURPOSE = AgentType(
 EXPLORE = AgentType(
     name="explore",
     description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
-    tools=(*READ_TOOLS, LSP_TOOL, *GIT_TOOLS, "web_search"),  # web_search: where the endpoint runs it (tools/web_search.py)
+    tools=("read_file", "grep", "glob", LSP_TOOL, "git_status", "git_diff", "git_log", "git_blame", "web_search"),  # web_search: where the endpoint runs it (tools/web_search.py)
     prompt="""\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.
@@ -314,6 +324,8 @@ def _optional_text(fields: dict[str, Any], key: str) -> str | None:
 
 def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | None:
     """A tools field, given as 'a, b' or a list, in agentcli's names; None when absent."""
+    from .tool_catalogue import catalogue
+
     if value is None:
         return None
     if isinstance(value, str):
@@ -330,13 +342,13 @@ def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | No
         bare = item.split("(", 1)[0].strip()  # Claude Code permission forms like Bash(npm test:*)
         if bare == "*":
             return None
-        name = CLAUDE_TOOLS.get(bare, bare)  # as Claude Code names them in .claude/agents files
+        name = catalogue().named(bare) or bare  # as Claude Code names them in .claude/agents files
         if name.lower() == "task":  # subagents never start subagents
             continue
         if name.startswith("mcp__") and len(name) > 5:  # an MCP server's tool, or all of a server's
             if name not in names:
                 names.append(name)
-        elif name not in TOOL_NAMES:
+        elif name not in __getattr__("TOOL_NAMES"):
             if item not in unknown:
                 unknown.append(item)
         elif name not in names:

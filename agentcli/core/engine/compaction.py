@@ -168,17 +168,19 @@ class Ledger:
                                 bool(block.get("is_error")))
 
     def record(self, name: str, args: dict[str, Any], output: str, is_error: bool) -> None:
-        path = str(args.get("path") or "")
-        if name == "read_file" and path and not is_error:
+        from .tool_catalogue import catalogue  # what the tool says a receipt keeps of it
+
+        path, kept = str(args.get("path") or ""), catalogue().receipt(name)
+        if kept == "reads" and path and not is_error:
             numbers = [int(n) for n in NUMBERED_LINE.findall(output)]
             ranges = self.reads.setdefault(path, [])
             if numbers and [numbers[0], numbers[-1]] not in ranges:
                 ranges.append([numbers[0], numbers[-1]])
-        elif name in ("write_file", "edit_file") and path and not is_error:
+        elif kept == "changes" and path and not is_error:
             tools = self.changed.setdefault(path, [])
             if name not in tools:
                 tools.append(name)
-        elif name == "bash" and isinstance(args.get("command"), str):
+        elif kept == "command" and isinstance(args.get("command"), str):
             if args.get("run_in_background") and not is_error:
                 ended = "started in the background"
             elif not is_error:

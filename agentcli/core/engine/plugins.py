@@ -1,11 +1,13 @@
-"""Plugins in Claude Code's layout: one folder that brings commands, agents, skills, hooks and MCP servers.
+"""Plugins in Claude Code's layout: one folder that brings commands, agents, skills, hooks, MCP servers and
+language servers.
 
     my-plugin/
       .claude-plugin/plugin.json   {"name": "my-plugin", "version": "1.0.0", "description": …}
-      commands/*.md  agents/*.md  skills/<name>/SKILL.md  hooks/hooks.json  .mcp.json
+      commands/*.md  agents/*.md  skills/<name>/SKILL.md  hooks/hooks.json  .mcp.json  .lsp.json
 
 ``plugin.json`` may name more places for each kind (``"commands": "./extra/"`` or a list of them, ``"hooks":
-"./config/hooks.json"`` or the table itself, ``"mcpServers": "./servers.json"`` or the servers themselves);
+"./config/hooks.json"`` or the table itself, ``"mcpServers": "./servers.json"`` or the servers themselves, and so
+``"lspServers"``);
 they add to the default folders, and every one must stay inside the plugin's folder. ``${CLAUDE_PLUGIN_ROOT}``
 in a hook's command and in a server's command, args, env, url and headers is the plugin's folder, and the
 hook or server gets it as the variable ``CLAUDE_PLUGIN_ROOT`` too.
@@ -19,6 +21,7 @@ MCP servers run in the OS sandbox, as a workspace's own do, with the plugin's fo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..lsp.specs import LspConfigError, ServerSpec, parse_claude_code as parse_lsp_servers
 from ..mcp.config import McpConfigError, ServerConfig, parse as parse_servers
 from ..policy.hooks import EVENTS, PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
 
@@ -132,6 +136,28 @@ class Plugin:
                     server.url, server.headers, project=True, plugin_root=str(self.root))
                 for name, server in parsed.items()}
 
+    def lsp_servers(self) -> list[ServerSpec]:
+        """Its language servers (Claude Code's ``lspServers``: ``.lsp.json``, and what plugin.json names or holds),
+        ``${CLAUDE_PLUGIN_ROOT}`` filled in, each to run in the sandbox with the plugin's folder readable, as its MCP
+        servers do. PluginError when malformed."""
+        found: dict[str, Any] = {}
+        default = self.root / ".lsp.json"
+        sources: list[Any] = [_read_json(default, self)] if default.is_file() else []
+        named = self.manifest.get("lspServers")
+        for item in [named] if isinstance(named, (str, dict)) else named if isinstance(named, list) else []:
+            if isinstance(item, str) and self.inside(item) != default:
+                sources.append(_read_json(self.inside(item), self))
+            elif isinstance(item, dict):
+                sources.append(item)
+        for data in sources:
+            table = data.get("lspServers", data) if isinstance(data, dict) else None
+            found.update(table if isinstance(table, dict) else {})
+        try:
+            parsed = parse_lsp_servers(_filled(found, self.root), self.where)
+        except LspConfigError as exc:
+            raise PluginError(str(exc).removesuffix(".")) from None
+        return [dataclasses.replace(spec, plugin_root=str(self.root)) for spec in parsed.values()]
+
     def brings(self, granted: Sequence[str] = ()) -> list[str]:
         """What it brings, one line each, as installing and the trust question show it: what it offers by name,
         what its allowed-tools let run without asking (``granted``, which ``agentcli/plugins.py`` reads), then every
@@ -152,6 +178,8 @@ class Plugin:
                                  f"{hook.get('command')} (runs a command)")
         lines += [f"{event} hooks (an event agentcli does not have yet: they do not run)" for event in unknown]
         lines += [f"MCP server {name}: {server.describe(values=True)}" for name, server in self.servers().items()]
+        lines += [f"language server {spec.name}: {' '.join(spec.command)} (for {', '.join(spec.patterns)})"
+                  for spec in self.lsp_servers()]
         styles = self.output_styles()
         if styles:
             lines.append(f"output styles: {', '.join(styles)} ({UNUSED_STYLES})")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..content import agentcli_note, quoted
 from ..errors import ToolError
 from ..model.llm import LLMError
-from .agents import GIT_TOOLS, READ_TOOLS, REVIEWER_PREFIX as PREFIX, AgentType
+from .agents import REVIEWER_PREFIX as PREFIX, AgentType
 from .loop import final_text
 from .review_diff import ReviewDiff, ReviewTargetError, load_diff
 from .review_findings import FORMAT, MERGE_ASK, SEVERITIES, Finding, merge, parse_findings, verify
@@ -36,7 +36,10 @@ or caused by it, each one you are sure of; say nothing about what is fine. Your 
 
 
 def reviewer(concern: str, description: str, prompt: str) -> AgentType:
-    return AgentType(name=PREFIX + concern, description=description, tools=(*READ_TOOLS, *GIT_TOOLS),
+    """A reviewer type: it may use every tool that reads files (read_file, grep, glob and the git tools)."""
+    from .tool_catalogue import catalogue
+
+    return AgentType(name=PREFIX + concern, description=description, tools=catalogue().reading(),
                      max_turns=20, prompt=COMMON + prompt)
 
 

@@ -144,10 +144,17 @@ def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
         why.append(f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
                    "of its tool calls touched.")
     ran = [c for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
-           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if call.name == "bash")]
+           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if kept(call.name) == "command")]
     if ran:
         why.append(f"its answer says it ran `{ran[0][:80]}`, which it did not.")
     return tuple(why)
+
+
+def kept(tool: str) -> str:
+    """What a receipt keeps of a call of ``tool``, as the tool declares (``tool_facts.ToolFacts.receipt``)."""
+    from .tool_catalogue import catalogue
+
+    return catalogue().receipt(tool)
 
 
 def same_file(path: str, named: str) -> bool:
@@ -170,7 +177,7 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     calls = [e for e in record.events if isinstance(e, ToolCallStarted)]
     counted: dict[str, int] = {}
     for call in calls:
-        if call.name not in ("read_file", "write_file", "edit_file", "bash", "lsp"):
+        if kept(call.name) in ("", "contents", "names"):  # a search: counted (the others' receipts say more)
             counted[call.name] = counted.get(call.name, 0) + 1
     reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
                   for path, spans in ledger.reads.items())
@@ -178,14 +185,14 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     answer = record.result
     read_paths = [path.removeprefix("./") for path in ledger.reads]
     named = tuple((name, any(same_file(p, name) for p in read_paths)) for name in record.named_files)
-    grepped = [str(c.input.get("path") or "") for c in calls if c.name == "grep"]
+    grepped = [str(c.input.get("path") or "") for c in calls if kept(c.name) == "contents"]
     searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
-    lsp_calls = {e.id for e in calls if e.name == "lsp"}  # what each found is its result's first line
+    lsp_calls = {e.id for e in calls if kept(e.name) == "lookup"}  # what each found is its result's first line
     lookups = tuple(dict.fromkeys(e.output.strip().splitlines()[0][:120] for e in record.events
                                   if isinstance(e, ToolCallFinished) and e.id in lsp_calls and e.output.strip()
                                   and not e.is_error))
     # A denied command never ran: the ledger, which reads only results, would call it failed.
-    started = {e.id: e.input.get("command") for e in calls if e.name == "bash"}
+    started = {e.id: e.input.get("command") for e in calls if kept(e.name) == "command"}
     denied = {started.get(e.id) for e in record.events if isinstance(e, ToolCallFinished) and e.denied}
     commands = tuple((c, "denied" if e.startswith("failed") and c in denied else e) for c, e in ledger.commands)
     report = SubagentReport(
@@ -196,7 +203,7 @@ def report_of(record: SubagentRecord) -> SubagentReport:
         changed=changed, commands=commands,
         searches=tuple(counted.items()), named=named, lookups=lookups, patterns=tuple(dict.fromkeys(
             (c.name, c.input["pattern"]) for c in calls
-            if c.name in ("grep", "glob") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
+            if kept(c.name) in ("contents", "names") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
         answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user(),
         model=record.model if record.own_model else "")
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))

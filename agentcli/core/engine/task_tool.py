@@ -49,6 +49,10 @@ def one_line(description: str) -> str:
 
 class TaskTool(Tool):
     name = "task"
+    claude_name = "Task"
+    claude_aliases = ("Agent",)
+    on_demand = False  # the main agent's delegation
+    brings_up = ("message_subagent",)  # a background child can be messaged
     main_only = True
     kind = "task"
     quotes_own_output = True  # the child's answer is quoted where its report is written (SubagentReport.for_parent)

@@ -86,7 +86,8 @@ class LanguageServer:
         self.published: dict[str, int] = {}  # uri → how many times it published
         self._waiters: set[asyncio.Future[None]] = set()  # wait_published's, woken by each publication
         self.stderr = ""
-        self.progress: dict[str, str] = {}  # token → its title
+        self.progress: dict[str, str] = {}  # token → its title, while in progress
+        self.said: dict[str, str] = {}  # token → how its latest report reads ("indexing: python 40 %")
         self._lock = asyncio.Lock()
         self._stderr_task: asyncio.Task[None] | None = None
 
@@ -141,13 +142,17 @@ class LanguageServer:
             types.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items]}
         for method, handler in handlers.items():
             client.feature(method)(handler)
-        argv, env = list(self.spec.command), {**self.env, processes.MARKER: self.marker}
+        argv, env = list(self.spec.command), {**self.env, **dict(self.spec.env), processes.MARKER: self.marker}
+        readable = [Path(self.spec.plugin_root)] if self.spec.plugin_root else []  # a plugin's folder
+        if self.spec.plugin_root:
+            env["CLAUDE_PLUGIN_ROOT"] = self.spec.plugin_root
         program = shutil.which(argv[0], path=self.env.get("PATH"))
         if program is None:
             raise OSError(f"{argv[0]} was not found")
         argv[0] = program
         if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
-            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root))
+            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root),
+                                           readable=readable)
             env["XDG_CACHE_HOME"] = "/tmp/cache"  # home is read-only there; servers cache (jedi, gopls) in its /tmp
         processes.active[self.marker] = -1  # a bash call ending meanwhile must not take it for a leftover
         _markers.add(self.marker)
@@ -194,23 +199,27 @@ class LanguageServer:
                 waiter.set_result(None)
 
     def _progress(self, params: Any) -> None:
+        """A piece of work begun, advanced or ended (``$/progress``): said as "indexing: python 40 %" to
+        ``on_progress``, which gets the latest piece still in progress, or "" when none is."""
         value, token = plain(params.value), str(params.token)
         if not isinstance(value, dict):
             return
-        if value.get("kind") == "begin":
-            self.progress[token] = str(value.get("title") or "indexing")
-        title = self.progress.get(token, "indexing")
-        if value.get("kind") == "end":
+        kind = value.get("kind")
+        if kind == "end":
             self.progress.pop(token, None)
             self._wake()
-            if self.on_progress is not None:
-                self.on_progress("")
-        elif self.on_progress is None:
-            return
-        elif isinstance(value.get("percentage"), (int, float)):
-            self.on_progress(f"{title}: {self.spec.languages[0]} {int(value['percentage'])} %")
+        elif kind == "begin" or token in self.progress:
+            title = "".join(c for c in " ".join(str(value.get("title") or "").split()) if c.isprintable())[:40]
+            title = title or self.progress.get(token, "indexing")  # the server's words: no escape reaches a screen
+            self.progress[token] = title
+            percent = value.get("percentage")
+            self.said[token] = f"{title}: {self.spec.languages[0]}" + (
+                f" {int(percent)} %" if isinstance(percent, (int, float)) and 0 <= percent <= 100 else "")
         else:
-            self.on_progress(f"{title}: {self.spec.languages[0]}")
+            return  # a report of work it never began
+        self.said = {key: text for key, text in self.said.items() if key in self.progress}
+        if self.on_progress is not None:
+            self.on_progress(next(reversed(self.said.values()), ""))
 
     async def sync(self, path: Path) -> str:
         """Open ``path`` in the server, or send it the file's text if it changed since: its uri."""
@@ -311,6 +320,10 @@ class LanguageServer:
     async def _forget(self) -> None:
         client, self.client = self.client, None
         self.documents.clear()
+        if self.said and self.on_progress is not None:  # what it was working on ended with it
+            self.on_progress("")
+        self.progress.clear()
+        self.said.clear()
         if client is None:
             return
         server = client._server
@@ -340,9 +353,19 @@ class LanguageServers:
         self.timeout = timeout
         self.on_progress = on_progress
         self.running: dict[str, LanguageServer] = {}  # by spec name
+        self._present: list[ServerSpec] | None = None  # those the workspace has files for, once asked
 
     def __bool__(self) -> bool:
         return bool(self.specs)
+
+    async def with_files(self) -> list[ServerSpec]:
+        """The servers the workspace has files for (present.py), asked once: a search of the workspace's symbols
+        starts only those."""
+        if self._present is None:
+            from .present import WorkspaceLanguages
+
+            self._present = await WorkspaceLanguages(self.root, self.specs).found()
+        return self._present
 
     def languages(self) -> list[str]:
         return list(dict.fromkeys(language for spec in self.specs for language in spec.languages))

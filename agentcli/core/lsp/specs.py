@@ -1,5 +1,5 @@
-"""Which language servers a workspace gets: those found on PATH, those the ``lsp`` setting names, and the
-languages the workspace holds.
+"""Which language servers a workspace gets: those found on PATH and those the ``lsp`` setting names (which of
+them the workspace has files for: ``present.py``).
 
 A server is a ``ServerSpec``: its command, the languages it serves and the file patterns that are theirs. The
 known servers (``KNOWN``) need no configuration: the first of a language's found on PATH serves it. The ``lsp``
@@ -15,19 +15,16 @@ setting adds servers or replaces known ones by name (``{"pylsp": false}`` turns 
 from __future__ import annotations
 
 import fnmatch
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 # A file's language id, as LSP names it, by its name's ending.
 LANGUAGE_OF = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescriptreact",
                ".mts": "typescript", ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact",
                ".mjs": "javascript", ".cjs": "javascript", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c",
                ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"}
-SKIPPED_DIRS = {"node_modules", ".git", ".venv", "venv", "__pycache__", "target", "build", "dist", ".tox"}
-SCAN_LIMIT = 5_000  # entries a workspace scan reads before it stops: enough to see its languages
 
 
 @dataclass(frozen=True)
@@ -37,7 +34,9 @@ class ServerSpec:
     languages: tuple[str, ...]
     patterns: tuple[str, ...]
     initialization_options: Mapping[str, Any] = field(default_factory=dict)
-    configured: bool = False  # from the lsp setting (a workspace's own needs trust: config.py)
+    configured: bool = False  # from the lsp setting (a workspace's own needs trust: config.py) or a plugin
+    env: tuple[tuple[str, str], ...] = ()  # set for it beside the environment bash gets (a plugin's)
+    plugin_root: str = ""  # a plugin's server: its folder, readable in the sandbox (engine/plugins.py)
 
     def serves(self, path: Path) -> bool:
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.patterns)
@@ -98,11 +97,53 @@ def parse_setting(value: Any, source: str = "lsp") -> dict[str, ServerSpec | Non
     return servers
 
 
-def available(setting: Any, on_path: bool = True) -> list[ServerSpec]:
-    """The servers this machine has: the configured ones, then the known ones found on PATH (``on_path``),
-    one per language, configured first."""
+# What Claude Code's lspServers entry may hold beyond what is read here (its own timeouts and restarts: agentcli has
+# its lsp_timeout and restarts once; its settings: agentcli answers workspace/configuration with nothing).
+CLAUDE_CODE_IGNORED = {"transport", "settings", "workspaceFolder", "startupTimeout", "shutdownTimeout",
+                       "restartOnCrash", "maxRestarts", "loggingConfig"}
+
+
+def parse_claude_code(value: Any, source: str) -> dict[str, ServerSpec]:
+    """Claude Code's ``lspServers`` (a plugin's ``.lsp.json`` or plugin.json's): ``{"name": {"command": …, "args":
+    […], "extensionToLanguage": {".py": "python"}, "env": {…}, "initializationOptions": {…}}}`` as servers by
+    name. Raises LspConfigError naming what is wrong; keys of newer Claude Codes are left unread."""
+    if not isinstance(value, dict):
+        raise LspConfigError(f"{source}: lspServers must be an object of servers by name.")
+    servers: dict[str, ServerSpec] = {}
+    for name, entry in value.items():
+        where = f"{source}: lspServers.{name}"
+        if not isinstance(entry, dict):
+            raise LspConfigError(f"{where} must be an object (command, args, extensionToLanguage).")
+        command, args = entry.get("command"), entry.get("args", [])
+        extensions, env = entry.get("extensionToLanguage"), entry.get("env", {})
+        options = entry.get("initializationOptions", {})
+        if not (isinstance(command, str) and command.strip()):
+            raise LspConfigError(f"{where}.command must be a program's name or path.")
+        if not (isinstance(args, list) and all(isinstance(arg, str) for arg in args)):
+            raise LspConfigError(f"{where}.args must be a list of strings.")
+        if not (isinstance(extensions, dict) and extensions and all(
+                isinstance(k, str) and k.startswith(".") and len(k) > 1 and "*" not in k and isinstance(v, str) and v
+                for k, v in extensions.items())):
+            raise LspConfigError(f'{where}.extensionToLanguage must map file endings to languages ({{".py": "python"}}).')
+        if not (isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
+            raise LspConfigError(f"{where}.env must map names to strings.")
+        if not isinstance(options, dict):
+            raise LspConfigError(f"{where}.initializationOptions must be an object.")
+        if entry.get("transport", "stdio") != "stdio":
+            raise LspConfigError(f"{where}.transport: only stdio is supported.")
+        servers[name] = ServerSpec(name, (command, *args), tuple(dict.fromkeys(extensions.values())),
+                                   tuple(f"*{ending}" for ending in extensions), options, configured=True,
+                                   env=tuple(env.items()))
+    return servers
+
+
+def available(setting: Any, on_path: bool = True, plugins: list[ServerSpec] | tuple[ServerSpec, ...] = ()
+              ) -> list[ServerSpec]:
+    """The servers this machine has: the configured ones, the plugins' (``plugins``) not named in the setting,
+    then the known ones found on PATH (``on_path``), one per language, configured first."""
     configured = parse_setting(setting or {})
     chosen = [spec for spec in configured.values() if spec is not None]
+    chosen += [spec for spec in plugins if spec.name not in configured]
     taken = {language for spec in chosen for language in spec.languages}
     if on_path:
         for spec in KNOWN:
@@ -112,33 +153,3 @@ def available(setting: Any, on_path: bool = True) -> list[ServerSpec]:
                 chosen.append(ServerSpec(spec.name, (program, *spec.command[1:]), spec.languages, spec.patterns))
                 taken.update(spec.languages)
     return chosen
-
-
-def workspace_files(root: Path, limit: int = SCAN_LIMIT) -> Iterable[Path]:
-    """Files of the workspace, breadth first, skipping hidden and dependency folders, at most ``limit`` entries."""
-    folders, seen = [root], 0
-    while folders and seen < limit:
-        folder = folders.pop(0)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                folders.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
-
-
-def for_workspace(root: Path, specs: Iterable[ServerSpec]) -> list[ServerSpec]:
-    """The servers whose files the workspace holds."""
-    wanted = list(specs)
-    found: list[ServerSpec] = []
-    for path in workspace_files(root):
-        found += [spec for spec in wanted if spec not in found and spec.serves(path)]
-        if len(found) == len(wanted):
-            break
-    return found

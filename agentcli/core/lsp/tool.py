@@ -13,13 +13,16 @@ import re
 import subprocess
 from collections import Counter
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
 from ..tools.base import Tool, ToolContext
 from ..system.secret_env import command_env
 from ..tools.rg import COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, rg_path
+if TYPE_CHECKING:
+    from .specs import ServerSpec
+
 from .server import SETTLE, LanguageServer, LanguageServers, LspUnavailable, path_of
 
 OPERATIONS = ("definition", "references", "hover", "document_symbols", "workspace_symbols", "diagnostics")
@@ -45,6 +48,8 @@ PROVIDERS = {"definition": "definitionProvider", "references": "referencesProvid
 
 class LspTool(Tool):
     name = "lsp"
+    claude_name = "LSP"
+    receipt = "lookup"
     kind = "read"
     key_arg = "symbol"
     brief = "Language server: definition, references, hover, symbols, diagnostics"
@@ -173,7 +178,11 @@ class LspTool(Tool):
 
         lines: list[str] = []
         told: list[str] = []
-        for spec in self.servers.specs:
+        present = await self.servers.with_files()
+        if not present:
+            raise ToolError(f"The workspace holds no file the language servers serve (they serve: "
+                            f"{', '.join(self.servers.languages()) or 'nothing'}); use grep.")
+        for spec in present:
             server = self.servers.for_path(Path(spec.patterns[0].replace("*", "x")))
             if server is None:
                 continue
@@ -384,14 +393,16 @@ class EditDiagnostics:
 
 
 
-def language_servers(setting: dict[str, Any], discover: bool, timeout: float, root: Path, env: dict[str, str],
-                     sandbox: Any) -> LanguageServers:
-    """The session's servers: those the settings name or PATH has (``lsp``, ``lsp_discover``), for the languages
-    the workspace holds. A bad ``lsp`` setting was refused when the settings loaded (config.py)."""
-    from .specs import available, for_workspace
+def language_servers(setting: dict[str, Any], discover: bool, plugins: tuple[ServerSpec, ...], timeout: float,
+                     root: Path, env: dict[str, str], sandbox: Any,
+                     on_progress: Callable[[str], None] | None = None) -> LanguageServers:
+    """The session's servers: those the settings name (``lsp``), the plugins bring, or PATH has (``lsp_discover``),
+    each file checked at use (present.py says why). A bad ``lsp`` setting was refused when the settings loaded
+    (config.py)."""
+    from .specs import available
 
     try:
-        specs = for_workspace(root, available(setting, discover))
+        specs = available(setting, discover, plugins)
     except ValueError:
         specs = []
-    return LanguageServers(specs, root, env, sandbox, timeout=timeout)
+    return LanguageServers(specs, root, env, sandbox, timeout=timeout, on_progress=on_progress)

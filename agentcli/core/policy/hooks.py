@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from ..claude_names import CLAUDE_NAMES  # what a hook's matcher and its tool_name see
+from ..tool_facts import KNOWN  # Claude Code's names, which a hook's matcher and its tool_name see
 from ..events import Notice, Sink
 
 if TYPE_CHECKING:
@@ -55,7 +55,11 @@ BLOCK = 2
 WORKSPACE_MARK = "agentcli_from_workspace"  # set by config.py on the hook groups of a workspace's own files
 PLUGIN_ROOT_MARK = "agentcli_plugin_root"  # on a plugin's hook groups (engine/plugins.py): its folder
 
-PATH_TOOLS = ("read_file", "edit_file", "write_file")  # Claude Code calls their path file_path
+
+def file_path(tool: str) -> bool:
+    """Whether Claude Code calls the tool's path argument file_path (its file tools), as the tool declares."""
+    facts = KNOWN.get(tool)
+    return facts is not None and facts.claude_file_path
 
 
 class HookConfigError(ValueError):
@@ -81,7 +85,7 @@ class Hook:
         """``tool``: the tool's name, or what ``MATCHED`` says the event's matcher is matched against."""
         if self.event not in (*TOOL_EVENTS, *MATCHED) or self.matcher in ("", "*"):
             return True
-        names = (CLAUDE_NAMES.get(tool, tool), tool) if self.event in TOOL_EVENTS else (tool,)
+        names = (KNOWN.claude_name(tool), tool) if self.event in TOOL_EVENTS else (tool,)
         try:
             pattern = re.compile(self.matcher)
         except re.error:
@@ -179,25 +183,25 @@ class Hooks:
         return bool(self.hooks)
 
     async def before_tool(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
-        return await self.run("PreToolUse", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+        return await self.run("PreToolUse", tool, {"tool_name": KNOWN.claude_name(tool),
                                                    "tool_input": self.claude_input(tool, tool_input),
                                                    "tool_use_id": tool_use_id})
 
     async def after_tool(self, tool: str, tool_input: Any, tool_use_id: str, output: str, is_error: bool) -> Verdict:
         response = {"output": output, "is_error": is_error}
-        return await self.run("PostToolUse", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+        return await self.run("PostToolUse", tool, {"tool_name": KNOWN.claude_name(tool),
                                                     "tool_input": self.claude_input(tool, tool_input),
                                                     "tool_response": response, "tool_use_id": tool_use_id})
 
     async def tool_failed(self, tool: str, tool_input: Any, tool_use_id: str, error: str, interrupted: bool) -> Verdict:
         """PostToolUseFailure: a call that ran and failed (after PostToolUse, which hears of every call)."""
         return await self.run("PostToolUseFailure", tool, {
-            "tool_name": CLAUDE_NAMES.get(tool, tool), "tool_input": self.claude_input(tool, tool_input),
+            "tool_name": KNOWN.claude_name(tool), "tool_input": self.claude_input(tool, tool_input),
             "tool_use_id": tool_use_id, "error": error, "is_interrupt": interrupted})
 
     async def permission_request(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
         """PermissionRequest: the user is about to be asked about this call; a hook may answer for them."""
-        return await self.run("PermissionRequest", tool, {"tool_name": CLAUDE_NAMES.get(tool, tool),
+        return await self.run("PermissionRequest", tool, {"tool_name": KNOWN.claude_name(tool),
                                                           "tool_input": self.claude_input(tool, tool_input),
                                                           "tool_use_id": tool_use_id})
 
@@ -287,14 +291,14 @@ class Hooks:
 
     def claude_input(self, tool: str, tool_input: Any) -> Any:
         """The call's input, plus Claude Code's ``file_path`` (absolute) for the file tools."""
-        if tool in PATH_TOOLS and isinstance(tool_input, dict) and isinstance(tool_input.get("path"), str):
+        if file_path(tool) and isinstance(tool_input, dict) and isinstance(tool_input.get("path"), str):
             return {**tool_input, "file_path": str(self.root / tool_input["path"])}
         return tool_input
 
     def own_input(self, tool: str, given: dict[str, Any], before: Any) -> dict[str, Any]:
         """An input given back in Claude Code's form (a hook's or a host's ``updatedInput``) as the tool
         takes it: a ``file_path`` that changed becomes ``path`` (relative when inside the workspace)."""
-        if tool not in PATH_TOOLS or not isinstance(given.get("file_path"), str):
+        if not file_path(tool) or not isinstance(given.get("file_path"), str):
             return given
         own = {key: value for key, value in given.items() if key != "file_path"}
         shown = self.claude_input(tool, before)

@@ -40,12 +40,13 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
 from .bash_effects import inert
+from .calls import CallContext as Ctx, JudgedTool as Tool
 from .headless_advice import ways_to_allow
 from ..system import protected_paths
 from ..system.home_held import home_reason
@@ -54,9 +55,8 @@ from ..system.sandbox import Widening
 from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
 from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
                     split_command)
-
-if TYPE_CHECKING:
-    from ..tools.base import Tool, ToolContext
+from ..storage.outputs import is_saved_output
+from ..tool_facts import KNOWN
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -72,9 +72,6 @@ _FREE: dict[str, set[str]] = {
 # the folder core.hooksPath names, and these credentials and git's list of submodules.
 PROTECTED_DIRS = {".ssh", ".gnupg"}
 PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
-
-# The tools that read files: a deny rule on a path for one of them holds for all (read_denials).
-READING_TOOLS = ("read_file", "grep", "glob", "git_status", "git_diff", "git_log", "git_blame")
 
 BYPASS = "--permission-mode bypassPermissions"
 
@@ -218,7 +215,7 @@ class Permissions:
 
     # ------------------------------------------------------------ the question
 
-    async def authorize(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", approved: bool = False
+    async def authorize(self, tool: Tool, args: dict[str, Any], ctx: Ctx, approved: bool = False
                         ) -> str | dict[str, Any] | None:
         """None when the call may run; otherwise the sentence the model gets back. ``approved``: a
         PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal).
@@ -266,7 +263,7 @@ class Permissions:
             self._grants.add((ctx.agent_id, ctx.tool_use_id, decision.grant))
         return updated
 
-    async def ask_sandbox(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", needed: Widening) -> str:
+    async def ask_sandbox(self, tool: Tool, args: dict[str, Any], ctx: Ctx, needed: Widening) -> str:
         """After a call failed in the OS sandbox for want of ``needed`` (``Sandbox.needs``): "" when the user
         lets it run again with just that added, else why nobody did (for its result; "declined" when the user
         said no). Asked once, in the approval queue, only where a user is there and the mode asks
@@ -295,7 +292,7 @@ class Permissions:
                                 agent_id=ctx.agent_id))
             return ""
 
-    def _announce(self, ctx: "ToolContext") -> None:
+    def _announce(self, ctx: Ctx) -> None:
         """Tell the front ends who waits now (through the agent whose call joined or left the queue)."""
         ctx.emit(ApprovalsWaiting(agents=tuple(agent for agent, _ in self._waiting),
                                   descriptions=tuple(errand for _, errand in self._waiting),
@@ -306,7 +303,7 @@ class Permissions:
         ``grep(secrets/**)``): each holds for every tool that reads, grep and glob over a folder and the
         git tools included."""
         return [rule for rule in self.rules.deny
-                if rule.pattern is not None and any(rule.covers(tool) for tool in READING_TOOLS)]
+                if rule.pattern is not None and any(rule.covers(tool) for tool in KNOWN.reading())]
 
     def read_denial(self, path: Path, root: Path) -> str:
         """The text of the read deny rule that covers ``path`` (absolute; as named or as it resolves), "" when
@@ -318,11 +315,11 @@ class Permissions:
                      if rule.matches_path(real, root, is_dir) or rule.matches_path(lexical, root, is_dir)), None)
         return rule.text if rule is not None else ""
 
-    def permits_outside(self, ctx: "ToolContext", real: Path) -> bool:
+    def permits_outside(self, ctx: Ctx, real: Path) -> bool:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
 
-    async def _ask(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext", decision: Decision,
+    async def _ask(self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision,
                    diff: tuple[str, ...]) -> str | Approval:
         future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
         ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
@@ -337,7 +334,7 @@ class Permissions:
                 raise
             return "deny"  # the front end withdrew the question
 
-    async def _remember(self, answer: str, decision: Decision, ctx: "ToolContext") -> None:
+    async def _remember(self, answer: str, decision: Decision, ctx: Ctx) -> None:
         if answer == ALLOW_ONCE:
             return
         if not decision.rules:
@@ -363,12 +360,12 @@ class Permissions:
 
     # ------------------------------------------------------------ the decision
 
-    def decide(self, tool: "Tool", args: dict[str, Any], ctx: "ToolContext") -> Decision:
+    def decide(self, tool: Tool, args: dict[str, Any], ctx: Ctx) -> Decision:
         """What to do with one call, without asking anyone."""
-        if tool.name == "bash" and isinstance(args.get("command"), str):
-            return self._decide_command(args["command"], ctx.agent_id if ctx is not None else MAIN)
-        if tool.name == "web_fetch":
-            return self._decide_fetch(str(args.get("url", "")))
+        if tool.judged_by == "command" and isinstance(args.get("command"), str):
+            return self._decide_command(args["command"], ctx.agent_id if ctx is not None else MAIN, tool.name)
+        if tool.judged_by == "address":
+            return self._decide_fetch(str(args.get("url", "")), tool.name)
         root = ctx.workspace.root
         takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
         target = self._target(ctx, args) if takes_path else None
@@ -396,9 +393,7 @@ class Permissions:
         if self.mode == "plan" and kind in ("edit", "exec"):
             return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
-            from ..storage.outputs import is_saved_output  # here: config.py imports this module for MODES alone
-
-            if tool.name == "read_file" and is_saved_output(ctx, target.real):  # the note says read it
+            if tool.reads_saved_outputs and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
             return self._decide_outside(tool, kind, target, root, matches, agent)
         if self.mode == "bypassPermissions":
@@ -423,7 +418,7 @@ class Permissions:
                             allow_rules=(f"{tool.name}({rel})",))
         return Decision("ask", rules=(tool.name,), allows=f"run with {BYPASS}", allow_rules=(tool.name,))
 
-    def _decide_outside(self, tool: "Tool", kind: str, target: _Target, root: Path,
+    def _decide_outside(self, tool: Tool, kind: str, target: _Target, root: Path,
                         matches: Callable[..., bool], agent: str = MAIN) -> Decision:
         where = f"{target.real} is outside the workspace {root}"
         if target.shown != str(target.real):
@@ -444,16 +439,16 @@ class Permissions:
                         allows=f"run with {BYPASS}", allow_rules=(f"{tool.name}({target.real})",),
                         grant=target.real)
 
-    def _decide_command(self, command: str, agent: str = MAIN) -> Decision:
+    def _decide_command(self, command: str, agent: str, tool: str) -> Decision:
         line = split_command(command)
         for part in line.commands:
-            deny = self._find("deny", "bash", lambda r: rule_hits(r, part) == "yes")  # noqa: B023 (called before the loop goes on)
+            deny = self._find("deny", tool, lambda r: rule_hits(r, part) == "yes")  # noqa: B023 (used before the loop goes on)
             if deny:
                 return _refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
                                "do not try to get around it.")
         if self.mode == "plan":
-            return _refuse(_plan_refusal("bash", "bypassPermissions"))
-        hidden = self._hidden_from_deny(line)
+            return _refuse(_plan_refusal(tool, "bypassPermissions"))
+        hidden = self._hidden_from_deny(line, tool)
         if hidden:
             return hidden
         if self.mode == "bypassPermissions":
@@ -466,12 +461,12 @@ class Permissions:
         if not line.commands:
             return Decision("ask", allows=f"run with {BYPASS}")
         for part in line.commands:
-            ask = self._find("ask", "bash", lambda r: bool(rule_hits(r, part)))  # noqa: B023 (called before the loop goes on)
+            ask = self._find("ask", tool, lambda r: bool(rule_hits(r, part)))  # noqa: B023 (called before the loop goes on)
             if ask:
                 return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
         # Builtins that change nothing (echo, true, ...) need no rule beside other commands; alone, they ask.
         needed = [part for part in line.commands if not inert(part)] or list(line.commands)
-        missing = [part for part in needed if not self._command_allowed(part, agent)]
+        missing = [part for part in needed if not self._command_allowed(part, agent, tool)]
         if not missing:
             return ALLOW
         suggested = [command_rule(part) for part in missing]
@@ -484,7 +479,7 @@ class Permissions:
         if writes:
             how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
             reason = f"`{writes[0].text}` writes to a file through {how}"
-            named = (f"bash({writes[0].text})",) if "*" not in writes[0].text else ()  # a * never names a write
+            named = (f"{tool}({writes[0].text})",) if "*" not in writes[0].text else ()  # a * never names a write
             kind = "" if named else "a rule that spells out what it writes"
         elif dynamic:
             reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
@@ -492,7 +487,7 @@ class Permissions:
         else:
             reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
             named = tuple(dict.fromkeys(r for r in suggested if r))
-            kind = "" if named else "a matching `bash(...)` rule"
+            kind = "" if named else f"a matching `{tool}(...)` rule"
         advice = Decision("ask", allows=f"run with {BYPASS}", allow_rules=named, rule_kind=kind)
         unsaid = next((part for part, rule in zip(missing, suggested) if not rule), None)
         if unsaid is not None and not writes and not dynamic:
@@ -503,7 +498,7 @@ class Permissions:
             reason = ""  # a plain command in default mode: nothing unusual to say
         return dataclasses.replace(advice, reason=reason, rules=() if once else tuple(dict.fromkeys(suggested)))
 
-    def _decide_fetch(self, url: str) -> Decision:
+    def _decide_fetch(self, url: str, tool: str) -> Decision:
         """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
         ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
         what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here.
@@ -513,40 +508,40 @@ class Permissions:
         if not host:
             return ALLOW
         forms = [(form, alias) for form in url_forms(url) for alias in host_aliases(host)]
-        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
+        deny = self._find("deny", tool, lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
         if deny:
             return _refuse(f"Fetching {host} is denied by the rule `{deny.text}`; do not try to get around it.")
         if self.mode == "bypassPermissions":
             return ALLOW
-        ask = self._find("ask", "web_fetch", lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
-        rule = f"web_fetch(domain:{host})"
+        ask = self._find("ask", tool, lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
+        rule = f"{tool}(domain:{host})"
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        if self._find("allow", "web_fetch", lambda r: fetch_rule_hits(r, url, host)):
+        if self._find("allow", tool, lambda r: fetch_rule_hits(r, url, host)):
             return ALLOW
-        return Decision("ask", f"web_fetch has not fetched from {host} yet", rules=(rule,), allow_rules=(rule,))
+        return Decision("ask", f"{tool} has not fetched from {host} yet", rules=(rule,), allow_rules=(rule,))
 
-    def fetch_denial(self, url: str, addresses: Iterable[str]) -> str:
+    def fetch_denial(self, url: str, addresses: Iterable[str], tool: str) -> str:
         """Why web_fetch may not connect to ``addresses``, what ``url``'s host resolved to: the deny rule
         that names one of them (a rule on an address holds for every name that leads to it); "" if none."""
         names = [alias for address in addresses for alias in host_aliases(address)]
-        deny = self._find("deny", "web_fetch", lambda r: any(fetch_rule_hits(r, url, name) for name in names))
+        deny = self._find("deny", tool, lambda r: any(fetch_rule_hits(r, url, name) for name in names))
         return (f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
                 "rule names; do not try to get around it.") if deny else ""
 
-    def fetch_redirect(self, first: str, then: str) -> Decision:
+    def fetch_redirect(self, first: str, then: str, tool: str) -> Decision:
         """A redirect from ``first``, allowed, to ``then`` on the same host: allow follows it, refuse says
         why not, and ask reports it to the model (whose fetch of ``then`` is asked as any other). A question
         the same as the one ``first`` was allowed by is answered already."""
-        before, after = self._decide_fetch(first), self._decide_fetch(then)
+        before, after = self._decide_fetch(first, tool), self._decide_fetch(then, tool)
         if after.verdict == "ask" and (after.reason, after.rules) == (before.reason, before.rules):
             return ALLOW
         return after
 
-    def _hidden_from_deny(self, line: CommandLine) -> Decision | None:
+    def _hidden_from_deny(self, line: CommandLine, tool: str) -> Decision | None:
         """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules
         hold in every mode, so a line that could hide what they name is never let through unasked."""
-        rules = self._rules("deny", "bash")
+        rules = self._rules("deny", tool)
         if not rules:
             return None
         why = f"agentcli cannot tell what it runs ({line.unknown})" if line.unknown else ""
@@ -562,10 +557,10 @@ class Permissions:
         return Decision("ask", f"{why}, so it could be what the deny rule `{rule.text}` forbids",
                         allows="write the command so that every part of it is plain to read")
 
-    def _command_allowed(self, part: SimpleCommand, agent: str = MAIN) -> bool:
+    def _command_allowed(self, part: SimpleCommand, agent: str, tool: str) -> bool:
         # A rule covers a command that writes files only if it names what it writes: ``bash(make > build.log)``
         # (Rule.allows).
-        return any(rule.allows(part) for rule in self._rules("allow", "bash", agent))
+        return any(rule.allows(part) for rule in self._rules("allow", tool, agent))
 
     # ------------------------------------------------------------ helpers
 
@@ -585,7 +580,7 @@ class Permissions:
         return next((rule for rule in self._rules(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
-    def _target(ctx: "ToolContext", args: dict[str, Any]) -> _Target | None:
+    def _target(ctx: Ctx, args: dict[str, Any]) -> _Target | None:
         raw = args.get("path")
         path = raw if isinstance(raw, str) and raw.strip() else "."
         workspace = ctx.workspace

@@ -12,7 +12,7 @@ against depends on the tool:
 - any other tool: its main argument, as a wildcard pattern.
 
 A rule without a pattern (``bash``, ``edit_file``) or with ``*`` matches every call of the tool.
-Claude Code's names work too (``core/claude_names.py``): ``Read`` (read_file, grep, glob), ``Edit``
+Claude Code's names work too (each tool declares its own: ``core/tool_facts.py``): ``Read`` (read_file, grep, glob), ``Edit``
 (edit_file, write_file), ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``/``Agent`` (task), ``TodoWrite``,
 ``Skill``, ``WebFetch`` (web_fetch, whose ``domain:HOST`` patterns name hosts: ``web_address.fetch_rule_hits``).
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..claude_names import TOOLS, rule_tools
+from ..tool_facts import KNOWN
 from .bash_effects import writing_options
 from .bash_commands import WRITTEN, CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
 from .bash_syntax import parse
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
     import pathspec
 
 LISTS = ("deny", "ask", "allow")  # checked in this order
-
-# Claude Code's tool names, lower-cased as rules are read, and the tools they cover.
-ALIASES: dict[str, tuple[str, ...]] = {name.lower(): rule_tools(name) for name in TOOLS}
-
 
 def names_tool(name: str, tool: str) -> bool:
     """Whether ``name`` (in a rule or an agent's tool list) names ``tool``: the same name, or an MCP
@@ -66,8 +62,13 @@ class RuleError(ValueError):
 @dataclass(frozen=True)
 class Rule:
     text: str  # as written, shown in messages
-    tools: tuple[str, ...]
+    name: str  # the tool it names, lower-cased: agentcli's name or Claude Code's (Read covers every reading tool)
     pattern: str | None  # None: every call of the tool
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The tools it covers, as the tools' own facts say when it is used (``tool_facts.Catalogue.rule_tools``)."""
+        return KNOWN.rule_tools(self.name)
 
     @classmethod
     def parse(cls, text: str) -> "Rule":
@@ -85,7 +86,7 @@ class Rule:
                                 "to match every call of the tool.")
             if pattern in ("*", "**"):
                 pattern = None
-        return cls(text.strip(), ALIASES.get(name, (name,)), pattern)
+        return cls(text.strip(), name, pattern)
 
     def covers(self, tool: str) -> bool:
         return any(names_tool(name, tool.lower()) for name in self.tools)

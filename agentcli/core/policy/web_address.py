@@ -92,7 +92,7 @@ def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
             domain = canonical_host(domain)  # WebFetch(domain:0x7f.1) is a rule on 127.0.0.1
         except ValueError:
             return False
-    return (Rule(rule.text, rule.tools, domain).matches_text(host)
+    return (Rule(rule.text, rule.name, domain).matches_text(host)
             or (domain.startswith("*.") and host == domain[2:]))
 
 

@@ -20,10 +20,20 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
-if TYPE_CHECKING:
-    from ..tools.base import ToolContext
+from ..tool_settings import ToolSettings
+
+
+class CallPlace(Protocol):
+    """What a copy needs of the call whose output it keeps (a ``ToolContext``: the tools sit above storage)."""
+
+    @property
+    def output_dir(self) -> Path | None: ...
+    @property
+    def settings(self) -> ToolSettings: ...
+    @property
+    def tool_use_id(self) -> str: ...
 
 READ_PAGE = 2000  # lines read_file shows by default: a saved copy, too, is read a page at a time
 _MB = 1024 * 1024
@@ -54,7 +64,7 @@ def _mb(size: float) -> str:
 class CappedCopy:
     """A file that takes bytes until its cap or the session's; counts what it had to drop."""
 
-    def __init__(self, ctx: ToolContext, name: str) -> None:
+    def __init__(self, ctx: CallPlace, name: str) -> None:
         assert ctx.output_dir is not None
         self.folder = Path(ctx.output_dir)
         self.path = self.folder / name
@@ -134,7 +144,7 @@ class CappedCopy:
         return f"[Full output ({total:,} {unit}) saved to {self.path}{paging}]"
 
 
-def keep_in_full(output: str, ctx: ToolContext) -> str:
+def keep_in_full(output: str, ctx: CallPlace) -> str:
     """Save an output too long for the model; say where, above the output (the registry cuts it next)."""
     copy = CappedCopy(ctx, f"{ctx.tool_use_id or 'output'}.txt")
     try:
@@ -144,7 +154,7 @@ def keep_in_full(output: str, ctx: ToolContext) -> str:
     return f"{copy.note(len(output), 'characters')}\n{output}"
 
 
-def is_saved_output(ctx: ToolContext, real: Path) -> bool:
+def is_saved_output(ctx: CallPlace, real: Path) -> bool:
     """Whether ``real`` (a path with every symlink resolved) is one of this session's full-output copies:
     a file directly in ``ctx.output_dir``. The one path outside the workspace read_file reads unasked."""
     if ctx.output_dir is None:

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from ..events import ToolKind
 
 from ..content import agentcli_note, quoted
+from ..policy.permissions import Permissions
 from ..policy.rules import names_tool
-from .base import NO_RECURSION, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from .base import NO_RECURSION, SandboxStopped, Tool, ToolContext, ToolOutcome, check_input, check_numbers
 from ..tool_settings import ToolSettings
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
@@ -207,7 +208,12 @@ class ToolRegistry:
                 return ToolOutcome(refusal, True, denied=True, waited=waited)
             watched = edited_file(tool, args, ctx)
             before = await asyncio.to_thread(ctx.edit_watch.before_edit, watched) if watched and ctx.edit_watch else None
-            output = await tool.run(args, ctx)
+            try:
+                output = await tool.run(args, ctx)
+            except SandboxStopped as stopped:  # the sandbox's second ask: judged here, as the first was
+                why = await ctx.permissions.ask_sandbox(tool, args, ctx, stopped.needed) \
+                    if isinstance(ctx.permissions, Permissions) else "no one can be asked here"
+                output = await stopped.again() if not why else stopped.refused(why)
             if watched and ctx.edit_watch and before is not None and isinstance(output, str):
                 output += await ctx.edit_watch.after_edit(watched, before, ctx)
             blocks: tuple[dict[str, Any], ...] = ()
@@ -228,8 +234,9 @@ class ToolRegistry:
 
 
 def edited_file(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Path | None:
-    """The file an edit_file or write_file call changes, when something watches edits (``ctx.edit_watch``)."""
-    if ctx.edit_watch is None or tool.name not in ("edit_file", "write_file") or not isinstance(args.get("path"), str):
+    """The file an edit_file or write_file call changes (a tool that edits the file its path names, as it declares),
+    when something watches edits (``ctx.edit_watch``)."""
+    if ctx.edit_watch is None or not (tool.kind == "edit" and tool.claude_file_path) or not isinstance(args.get("path"), str):
         return None
     try:
         return ctx.workspace.resolve(args["path"])

@@ -20,6 +20,7 @@ _BASH_ID = {"bash_id": {"type": "string", "description": "The id `bash` returned
 
 class BashOutput(Tool):
     name = "bash_output"
+    claude_name = "BashOutput"
     brief = "a background shell's new output"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Read the new output of a background shell started with bash run_in_background: everything it "
@@ -39,6 +40,7 @@ class BashOutput(Tool):
 
 class KillBash(Tool):
     name = "kill_bash"
+    claude_name = "KillShell"
     brief = "stop a background shell"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Stop a background shell started with bash run_in_background, with everything it started. Its "

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from ..errors import ToolError
 from ..events import MAIN, Sink, ToolKind
+from ..tool_facts import KNOWN, ToolFacts
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
 from ..tool_settings import ToolSettings
@@ -116,6 +118,36 @@ class Tool:
     # run() passes the outside text in its output through content.quoted itself, beside notes of agentcli's that
     # must stay notes (task: a child's answer, then its receipt); the registry quotes every other tool's output.
     quotes_own_output: ClassVar[bool] = False
+    # What policy, hooks, agent files and receipts need to know of it (core/tool_facts.py), said here alone.
+    claude_name: ClassVar[str] = ""  # Claude Code's name for it
+    claude_aliases: ClassVar[tuple[str, ...]] = ()  # Claude Code's other names for it
+    rule_scope: ClassVar[str] = ""  # a Claude Code rule name that covers it too (Read, Edit)
+    reads_files: ClassVar[bool] = False  # a read deny rule on a path holds for it (it reads what it is pointed at)
+    changes_things: ClassVar[bool] = False  # it changes files or runs commands
+    claude_file_path: ClassVar[bool] = False  # Claude Code calls its 'path' file_path (hooks see that)
+    companions: ClassVar[tuple[str, ...]] = ()  # tools given with it wherever it is given
+    named_by_agents: ClassVar[bool] = True  # an agent file or --tools may give it by name (main_only: never)
+    # How permissions judge a call: "command" (a bash command line), "address" (a URL, by its host), or "" (its
+    # 'path' argument against the workspace where it takes one and workspace_paths holds, else its key argument).
+    judged_by: ClassVar[str] = ""
+    reads_saved_outputs: ClassVar[bool] = False  # may read this session's full copies of cut outputs
+    receipt: ClassVar[str] = ""  # what a child's receipt keeps of its calls (tool_facts.ToolFacts.receipt)
+    on_demand: ClassVar[bool] = True  # deferred where tools come on demand (on_demand.py); False: in every request
+    brings_up: ClassVar[tuple[str, ...]] = ()  # what a call of it that starts something in the background loads too
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if isinstance(name, str) and cls.__module__.startswith("agentcli."):  # agentcli's own (an MCP tool's is per object)
+            KNOWN.declare(cls.facts())
+
+    @classmethod
+    def facts(cls) -> ToolFacts:
+        return ToolFacts(name=cls.name, claude_name=cls.claude_name, claude_aliases=cls.claude_aliases,
+                         rule_scope=cls.rule_scope, reads_files=cls.reads_files, changes_things=cls.changes_things,
+                         claude_file_path=cls.claude_file_path, companions=cls.companions,
+                         named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt,
+                         on_demand=cls.on_demand, brings_up=cls.brings_up)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError
@@ -233,6 +265,21 @@ def _json_name(value: Any) -> str:
     if value is None:
         return "null"
     return _article("number") if isinstance(value, float) else type(value).__name__
+
+
+class SandboxStopped(ToolError):
+    """A call the OS sandbox stopped for want of ``needed`` (a ``system.sandbox.Widening``). The registry judges it
+    as it judged the call (``Permissions.ask_sandbox``: the user is asked once), then runs ``again()`` with that
+    added, or takes ``refused(why)``, the call's result with why nobody allowed it (it raises ToolError as a failed
+    command does). Where no registry judges the call, it is that ToolError, as if nobody could be asked."""
+
+    def __init__(self, needed: Any, again: Callable[[], Awaitable[str]], refused: Callable[[str], str]) -> None:
+        try:
+            message = refused("no one can be asked here")
+        except ToolError as exc:
+            message = str(exc)
+        super().__init__(message)
+        self.needed, self.again, self.refused = needed, again, refused
 
 
 @dataclass(frozen=True)

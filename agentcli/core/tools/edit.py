@@ -266,6 +266,12 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 
 class EditFile(Tool):
     name = "edit_file"
+    claude_name = "Edit"
+    claude_aliases = ("MultiEdit",)
+    receipt = "changes"
+    on_demand = False
+    changes_things = True
+    claude_file_path = True
     description = (
         "Replace exact text in a file you read with read_file. `old_string` is copied from read_file's output without the line numbers and must appear once, "
         "unless `replace_all`. The file keeps its encoding and line endings. The result shows the changed lines "

@@ -137,6 +137,12 @@ def _image(handle: Any, shown: str) -> "ToolOutcome":
 
 class ReadFile(Tool):
     name = "read_file"
+    claude_name = "Read"
+    reads_files = True
+    claude_file_path = True
+    reads_saved_outputs = True  # the note on a cut output says to read its full copy with read_file
+    receipt = "reads"
+    on_demand = False
     description = (
         "Read a file of the workspace, numbered like `cat -n` (line number, tab, line). It shows 2000 lines from "
         "`offset`. Images come back as images. To list a directory use glob."
@@ -281,6 +287,12 @@ def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tu
 
 class WriteFile(Tool):
     name = "write_file"
+    claude_name = "Write"
+    on_demand = False
+    receipt = "changes"
+    rule_scope = "Edit"
+    changes_things = True
+    claude_file_path = True
     description = (
         "Create a file, or replace a whole file with `content` (UTF-8; parent folders are made). Read an "
         "existing file with read_file first; prefer edit_file for changing part of one."

@@ -68,6 +68,7 @@ def _capped(lines: list[str], limit: int, advice: str) -> str:
 
 class GitStatus(Tool):
     name = "git_status"
+    reads_files = True
     brief = "branch and changed files"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show the git working tree status: the branch and how it tracks its upstream, then one line "
                    "per changed file (XY path: X is the staged state, Y the unstaged one; ?? untracked). "
@@ -86,6 +87,7 @@ class GitStatus(Tool):
 
 class GitDiff(Tool):
     name = "git_diff"
+    reads_files = True
     brief = "uncommitted changes as a diff"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show uncommitted changes as a unified diff: unstaged ones by default, staged ones with "
                    "staged=true. `path` narrows it to a file or directory. Untracked files do not appear "
@@ -119,6 +121,7 @@ class GitDiff(Tool):
 
 class GitLog(Tool):
     name = "git_log"
+    reads_files = True
     brief = "recent commits"  # its line in the index of tools on demand (on_demand.py)
     description = ("List recent commits, newest first: short hash, date, author and subject. `path` shows only "
                    "commits that touched it (following renames for a file); `limit` defaults to 20. Read-only.")
@@ -153,6 +156,7 @@ class GitLog(Tool):
 
 class GitBlame(Tool):
     name = "git_blame"
+    reads_files = True
     brief = "who last changed each line"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show who last changed each line of a file and in which commit: `hash (author date line) "
                    f"text`. `start` and `end` (1-based, inclusive) pick a range; without them the first "

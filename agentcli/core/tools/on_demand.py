@@ -1,6 +1,8 @@
 """Tools on demand: a request carries the tools an agent is likely to need now, and names the others.
 
-The core (``CORE``) goes in every request. Every other tool (the rare built-ins, the worktree tools, MCP
+The core (the tools that say ``on_demand = False``: what nearly every errand uses, the main agent's delegation,
+the plan the prompt asks for, the skills the prompt lists, and the answer tool a --json-schema run must call)
+goes in every request. Every other tool (the rare built-ins, the worktree tools, MCP
 servers' tools) is *deferred*: the request names it with a few words in an index, and it is reached by name
 one of two ways, by what the endpoint supports (the ``tool_search`` setting; ``route``):
 
@@ -29,17 +31,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 from .base import Tool, ToolContext
 from ..content import NOTE_OPEN, quoted
+from ..tool_facts import KNOWN
 
 if TYPE_CHECKING:
     from . import ToolRegistry
 
 
-# In every request: what nearly every errand uses, the main agent's delegation, the plan the prompt asks for,
-# the skills the prompt lists, and the answer tool a --json-schema run must call.
-CORE = frozenset({"read_file", "grep", "glob", "bash", "edit_file", "write_file", "task", "todo_write", "skill",
-                  "structured_output", "web_search"})  # web_search: a server tool's few bytes (tools/web_search.py)
-# A call that starts something in the background brings the tools that follow it up (no search needed).
-FOLLOWERS = {"bash": ("bash_output", "kill_bash"), "task": ("message_subagent",)}
 SEARCH_NAME = "tool_search"  # agentcli's own
 API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
 MOST_LOADED = 5  # tools one search by words loads
@@ -86,8 +83,9 @@ class Loaded:
         for call in calls:
             name, args = call.get("name"), call.get("input")
             wanted = [name] if name in known else []
-            if isinstance(args, dict) and args.get("run_in_background"):
-                wanted += FOLLOWERS.get(str(name), ())
+            facts = KNOWN.get(str(name))
+            if isinstance(args, dict) and args.get("run_in_background") and facts is not None:
+                wanted += facts.brings_up  # the tools that follow a background start up (no search needed)
             self.add(n for n in wanted if n in known)
 
 
@@ -100,7 +98,14 @@ def called(history: Iterable[dict[str, Any]]) -> list[str]:
 
 
 def is_deferred(tool: Tool) -> bool:
-    return tool.name not in CORE and tool.name != SEARCH_NAME
+    return tool.on_demand
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``CORE``: the tools declared so far that go in every request (their ``on_demand`` is False)."""
+    if name != "CORE":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return frozenset(facts.name for facts in KNOWN if not facts.on_demand)
 
 
 class Offer:
@@ -185,6 +190,8 @@ class ToolSearch(Tool):
     """``tool_search``: agentcli's way to load deferred tools on endpoints without the API's tool search."""
 
     name = SEARCH_NAME
+    named_by_agents = False  # each agent's own, made for it
+    on_demand = False
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (

@@ -186,6 +186,11 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
 
 class Grep(Tool):
     name = "grep"
+    claude_name = "Grep"
+    receipt = "contents"
+    on_demand = False
+    rule_scope = "Read"
+    reads_files = True
     description = (
         "Search file contents with ripgrep (Rust regex) in the workspace or `path`, skipping what .gitignore "
         "ignores. output_mode 'content' (default) prints "
@@ -481,6 +486,12 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, matcher: re.Pattern
 
 class Glob(Tool):
     name = "glob"
+    claude_name = "Glob"
+    receipt = "names"
+    on_demand = False
+    claude_aliases = ("LS",)
+    rule_scope = "Read"
+    reads_files = True
     description = (
         "Find files by name, newest first: `*` within one folder, `**` across folders, `{a,b}` alternatives; a "
         "pattern without a slash ('*.py') matches at any depth. Skips what .gitignore ignores; at most 200 files."

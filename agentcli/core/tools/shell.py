@@ -24,7 +24,7 @@ from ..system.child_objects import absorb, child_git_env
 from ..system.git import untrusted_git_env
 from ..system.secret_env import command_env
 from .caps import BASH_CAP, cap_output, decode
-from .base import Tool, ToolContext
+from .base import SandboxStopped, Tool, ToolContext
 from ..errors import ToolError
 from ..storage.outputs import CappedCopy
 from ..events import Notice
@@ -229,6 +229,13 @@ def _read_count(fd: int | None) -> int:
 
 class Bash(Tool):
     name = "bash"
+    claude_name = "Bash"
+    changes_things = True
+    companions = ("bash_output", "kill_bash")  # its background shells: what gives bash gives them too
+    judged_by = "command"
+    receipt = "command"
+    on_demand = False
+    brings_up = companions
     description = (
         "Run a shell command with `bash -c` in the workspace root; stdout and stderr come back merged, long "
         "output cut to its beginning and end, and a non-zero exit is an error. For builds, tests, git and other "
@@ -261,7 +268,9 @@ class Bash(Tool):
     kind = "exec"
     key_arg = "command"
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext, widen: "Widening | None" = None) -> str:
+        """``widen``: what the user allowed beyond the OS sandbox for this call alone, when it ran once
+        already and the sandbox stopped it (``SandboxStopped``: the registry asks)."""
         command: str = args["command"]
         if not command.strip():
             raise ToolError("The command is empty.")
@@ -270,13 +279,13 @@ class Bash(Tool):
             return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
                     f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
         if ctx.checkpoints is None:
-            return await self.run_command(command, args, ctx)
+            return await self.run_command(command, args, ctx, widen)
         from ..storage.checkpoints import scan_tree, tree_changes
 
         root = ctx.workspace.root
         before = await asyncio.to_thread(scan_tree, root)
         try:
-            return await self.run_command(command, args, ctx)
+            return await self.run_command(command, args, ctx, widen)
         finally:  # what the command changed, kept for /rewind as far as it can be
             if before is None:
                 ctx.checkpoints.bash_changed({"": "unknown"})
@@ -285,8 +294,8 @@ class Bash(Tool):
 
     async def run_command(self, command: str, args: dict[str, Any], ctx: ToolContext,
                           widen: "Widening | None" = None) -> str:
-        """Run it once; when it fails in the OS sandbox for want of something the sandbox denied, the user
-        may let it run once more with just that added (``Permissions.ask_sandbox``); ``widen`` is then set."""
+        """Run it once; when it fails in the OS sandbox for want of something the sandbox denied, it raises
+        ``SandboxStopped``, and the registry may let it run once more with just that added (``widen``)."""
         timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
         timeout = min(max(timeout, 1.0), float(MAX_TIMEOUT))
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", ctx.tool_use_id)
@@ -369,26 +378,29 @@ class Bash(Tool):
         if widen is not None:
             body = f"{body}\n[Ran again in the OS sandbox with {widen.describe()} added, as the user allowed.]"
         if code and boxed and ctx.sandbox is not None:
-            from ..policy.permissions import Permissions
             from ..system.sandbox import writable_dirs
 
+            sandbox = ctx.sandbox
             writable = writable_dirs(ctx.workspace.root, ctx.workspace.extra_dirs, ctx.workspace.branch)
-            needed = await asyncio.to_thread(ctx.sandbox.needs, output, writable, given, ctx.workspace.root)
-            unasked = "it ran again once already" if widen is not None else (
-                "no one can be asked here" if not isinstance(ctx.permissions, Permissions) else "")
-            if needed and not unasked:
-                unasked = await ctx.permissions.ask_sandbox(self, args, ctx, needed)
-                if not unasked:
-                    return await self.run_command(command, args, ctx, widen=given | needed)
-            if why := ctx.sandbox.explain(output, needed, "" if unasked == "declined" else unasked):
-                body = f"{body}\n{why}"
-        if code:
-            if code < 0:
-                try:
-                    how = f"was killed by {signal.Signals(-code).name}"
-                except ValueError:
-                    how = f"was killed by signal {-code}"
-                raise ToolError(f"Command {how} (exit code {code}).\n{body}")
-            raise ToolError(f"Command failed with exit code {code}.\n{body}")
-        return body
+            needed = await asyncio.to_thread(sandbox.needs, output, writable, given, ctx.workspace.root)
 
+            def refused(unasked: str) -> str:  # why nobody allowed it ("declined": the user said no)
+                why = sandbox.explain(output, needed, "" if unasked == "declined" else unasked)
+                return _ended(code, f"{body}\n{why}" if why else body)
+            if needed and widen is None:
+                raise SandboxStopped(needed, lambda: self.run(args, ctx, widen=given | needed), refused)
+            return refused("it ran again once already" if needed else "")
+        return _ended(code, body)
+
+
+def _ended(code: int | None, body: str) -> str:
+    """The result of a command that ended with ``code``: its output, or ToolError with it when it failed."""
+    if code and code < 0:
+        try:
+            how = f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"was killed by signal {-code}"
+        raise ToolError(f"Command {how} (exit code {code}).\n{body}")
+    if code:
+        raise ToolError(f"Command failed with exit code {code}.\n{body}")
+    return body

@@ -9,18 +9,25 @@ import asyncio
 import atexit
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from ..errors import ToolError
 from .caps import BASH_CAP, cap_output, decode
-from ..storage.outputs import CappedCopy
+from ..storage.outputs import CallPlace, CappedCopy
 from ..system import processes
 from ..system.processes import stop_group
 from ..units import seconds
 from ..vocabulary import ShellStatus
 
-if TYPE_CHECKING:
-    from .base import ToolContext
+
+
+class ShellCaller(CallPlace, Protocol):
+    """What the shells read of the call that starts or reads one (a ``ToolContext``, whose module imports this one)."""
+
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def depth(self) -> int: ...
 
 # How the bash tool starts a command: (process, the read end of its output pipe, a leftover counter or None).
 Spawn = Callable[..., Awaitable[tuple[Any, Any, "int | None"]]]
@@ -90,7 +97,7 @@ class BackgroundShells:
     def running(self) -> list[BackgroundShell]:
         return [s for s in self.shells.values() if s.status == "running"]
 
-    async def start(self, command: str, ctx: ToolContext, spawn: Spawn) -> BackgroundShell:
+    async def start(self, command: str, ctx: ShellCaller, spawn: Spawn) -> BackgroundShell:
         """Start ``command`` with ``spawn`` (the bash tool's, which sets up its environment and sandbox)."""
         shell_id = f"bash-{self.next_number}"
         self.next_number += 1
@@ -125,7 +132,7 @@ class BackgroundShells:
                 if shell.copy is not None:
                     shell.copy.close()
 
-    def find(self, bash_id: str, ctx: ToolContext) -> BackgroundShell:
+    def find(self, bash_id: str, ctx: ShellCaller) -> BackgroundShell:
         """The shell ``bash_id`` if this agent may use it; a ToolError in one sentence otherwise."""
         shell = self.shells.get(bash_id.strip())
         if shell is None or (ctx.depth > 0 and shell.owner != ctx.agent_id):

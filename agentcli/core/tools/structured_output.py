@@ -125,6 +125,8 @@ def answer_errors(given: dict[str, Any]) -> list[str]:
 
 class StructuredOutput(Tool):
     name = NAME
+    claude_name = "StructuredOutput"  # --json-schema's answer
+    on_demand = False  # the answer a --json-schema run must call
     description = ("Return your final answer in the requested structured format: call this tool exactly once, "
                    "at the end, with the answer as its input. It must match the schema; if it does not, the "
                    "error says what to fix, and you call it again.")

@@ -23,6 +23,8 @@ MAX_ITEM_CHARS = 1_000
 
 class TodoWrite(Tool):
     name = "todo_write"
+    claude_name = "TodoWrite"
+    on_demand = False  # the plan the prompt asks for
     description = (
         "Write your plan as a todo list the user sees. Each call replaces the whole list: every item, in order, "
         "with its status. Keep one item in_progress, and mark each completed as soon as it is done.")

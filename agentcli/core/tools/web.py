@@ -66,6 +66,8 @@ USER_AGENT = "agentcli (web_fetch; +https://github.com/agentcli)"
 
 class WebFetch(Tool):
     name = "web_fetch"
+    claude_name = "WebFetch"
+    judged_by = "address"
     brief = "read a web page or file by URL"  # its line in the index of tools on demand (on_demand.py)
     description = (
         "Fetch a web page or text file by URL (http or https) and read it: HTML comes back as Markdown. "
@@ -150,14 +152,14 @@ async def fetch(url: str, private: str, permissions: "Permissions", deadline: fl
                 return (f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
                         "follow by itself. To read it, call web_fetch with that URL.")
             if url != first:
-                decision = permissions.fetch_redirect(first, url)
+                decision = permissions.fetch_redirect(first, url, WebFetch.name)
                 if decision.verdict == "refuse":
                     raise ToolError(f"web_fetch: {first} redirected to {url}. {decision.reason}")
                 if decision.verdict == "ask":
                     return (f"{first} redirected to {url}, which web_fetch does not follow by itself: fetching it "
                             f"needs its own approval ({decision.reason}). To read it, call web_fetch with that URL.")
             addresses = await resolve(host, port, private)
-            denied = permissions.fetch_denial(url, addresses)
+            denied = permissions.fetch_denial(url, addresses, WebFetch.name)
             if denied:
                 raise ToolError(denied)
             default_port = port == (443 if scheme == "https" else 80)

@@ -35,6 +35,8 @@ class WebSearch(Tool):
     """The registry's entry for the API's web search: its definition is the server tool's, and it never runs here."""
 
     name = NAME
+    claude_name = "WebSearch"  # the API's own, a server tool
+    on_demand = False  # a server tool's few bytes
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = "Search the web (run by the API; results come back with citations)."

@@ -23,7 +23,7 @@ from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalReques
                             Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
-                            UserMessage)
+                            UserMessage, LanguageServerWorking)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              images, new_session_id, resolve_credentials)
 from ..drawn import Split
@@ -36,7 +36,8 @@ from .children import Children, SendRaw
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
 # the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted, AttemptsCompared]
+Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted, AttemptsCompared,
+              LanguageServerWorking]
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,

@@ -69,7 +69,8 @@ def status_line(facts: StatusFacts, width: int = 1000) -> Content:
             Content(f"{KEPT_OUT}: {tokens(facts.kept_out)} tokens" if short < 1
                     else f"kept out {tokens(facts.kept_out)}"),
         ]
-        line = sep.join([part for part in [state, *parts] if part is not None])
+        working = Content.styled(facts.servers_working, "$text-muted") if facts.servers_working and short < 5 else None
+        line = sep.join([part for part in [state, *parts, working] if part is not None])
         if line.cell_length <= width:
             break
     return line
