@@ -296,7 +296,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
         return run_demo(args, argv, run)
     if not args.headless and not args.plain:  # no collector passes over the TUI's startup objects: they
-        gc.disable()  # are frozen once the session is open (ui/tui/work.py startup_done)
+        gc.disable()  # are frozen once the SDK is imported (ui/tui/work.py warm_up_import)
     elif args.plain or sdk_import is None:  # __main__ turned it off for the imports; -p: its SDK thread, when done
         gc.enable()
     trust = settle_trust(args, root)

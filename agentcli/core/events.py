@@ -127,6 +127,15 @@ class ToolProgress(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolOutput(Event):
+    """A running command's output so far (bash), cut as its result would be: for a front end that shows it live
+    (ACP). Not stored: the call's result holds it all."""
+
+    id: str  # the call's tool_use id
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class UsageUpdated(Event):
     """Usage of one model call (``usage``) and the agent's running total (``total``)."""
 
@@ -318,6 +327,14 @@ class Rewound(HistoryCleared):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModeChanged(Event):
+    """The permission mode became ``mode`` (/permissions, shift+tab, an editor's mode picker). Stored, so a
+    session loaded again in an editor (ACP's session/load) goes on in the mode it had."""
+
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class TurnFinished(Event):
     stop_reason: str | None
 
@@ -361,9 +378,9 @@ Sink = Callable[[Event], None]
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
 AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                 ToolCallStarted, ToolCallFinished, ToolProgress, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
+                 ToolCallStarted, ToolCallFinished, ToolProgress, ToolOutput, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
                  SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
-                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, LanguageServerWorking]
+                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, LanguageServerWorking, ModeChanged]
 
 
 def as_any(event: Event) -> AnyEvent:

@@ -24,11 +24,11 @@ from .engine.context import main_system_prompt
 from .engine.mode_note import ModeNews
 from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, LanguageServerWorking, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
+from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, LanguageServerWorking, ModeChanged, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
 from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
 from .tool_facts import claude_name
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
-from .model.catalogue import resolve_model
+from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES, resolve_model  # ACP's model picker lists them
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
 from .content import agentcli_note
 from .mcp import bridge
@@ -54,9 +54,10 @@ from .engine.task_tool import MessageSubagent, TaskTool
 from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
 from .system.threads import in_thread
 from .tools import ToolContext, ToolRegistry, call_summary, default_tools, web_search
+from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
 from .tools.shells import BackgroundShells
 from .tools.structured_output import StructuredOutput
-from .errors import ToolError
+from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
 from .tools.worktrees import WorktreeAction, WorktreeDiff
 from .system.git import is_git_repo
 from .system.workspace import Workspace
@@ -80,7 +81,7 @@ class Session(SessionChildren):
 
     def __init__(self, settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
                  llm: LLM | None = None, session_id: str | None = None, store: bool = True,
-                 resume: str | None = None, fork_session: bool = False) -> None:
+                 resume: str | None = None, fork_session: bool = False, editor: EditorFiles | None = None) -> None:
         """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
         Raises SessionError when there is none; forks into a copy when another process has it open."""
         self.settings = settings
@@ -104,6 +105,7 @@ class Session(SessionChildren):
         self.llm.use_tool_search(settings.tool_search)  # the route to tools on demand
         self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions,
                                                      interactive or settings.host_answers_approvals)
+        self.permissions.on_mode = lambda mode: self.emit(ModeChanged(mode=mode))  # stored: session/load goes on in it
         self.trusted = settings.trusted
         sources, plugins = settings.setting_sources, settings.plugins  # --setting-sources; engine/plugins.py
         agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
@@ -156,7 +158,8 @@ class Session(SessionChildren):
         ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
                           subagents=self.subagents, settings=settings.tools,
                           output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
-                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None)
+                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None,
+                          editor=editor)
         # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
         # the first model call (system_ready()).
         mode = self.permissions.mode
@@ -555,10 +558,11 @@ class Session(SessionChildren):
 
 def open_session(settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
                  resume: str | None = None, continue_: bool = False, session_id: str | None = None,
-                 fork_session: bool = False) -> SessionSurface:
+                 fork_session: bool = False, editor: EditorFiles | None = None) -> SessionSurface:
     """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
-    ``continue_`` the latest one of this workspace. Raises SessionError with one sentence."""
+    ``continue_`` the latest one of this workspace; ``editor``: a client's buffers the file tools go through
+    (core/tools/editor_files.py). Raises SessionError with one sentence."""
     if resume is None and continue_:
         resume = latest_session(workspace.root).stem
     return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
-                   fork_session=fork_session)
+                   fork_session=fork_session, editor=editor)

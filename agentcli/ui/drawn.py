@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar, Union, cast, get_args
 
 from ..core.events import (ReplyStarted, ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
-                           Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
+                           Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
                            SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted,
                            SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished,
                            ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
@@ -41,7 +41,8 @@ class Split(Generic[D]):
 # The two terminal front ends, the TUI (widgets/conversation.py) and line mode (plain/display.py), agree: quiet
 # are a model call's usage, its reply beginning, a cancel being summed up and a language server's work, which their status bars, working lines, live lines, panel and task lines
 # read from the view; they draw the rest (the questions and the inbox, each front end in a place of its own).
-TerminalQuiet = Union[UsageUpdated, SubagentCancelling, ReplyStarted, LanguageServerWorking]
+TerminalQuiet = Union[UsageUpdated, SubagentCancelling, ReplyStarted, LanguageServerWorking, ModeChanged,  # the status bar reads the mode
+                      ToolOutput]  # a command's result comes when it ends
 TerminalDrawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
                       ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished,
                       SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Union, assert_never
 
 from .. import __version__
 from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                           ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                           ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying,
                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
@@ -31,8 +31,7 @@ if TYPE_CHECKING:
 # reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it), a language
 # server's work in progress.
 Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted,
-              AttemptsCompared,  # the result line carries the comparisons (result_message)
-              LanguageServerWorking]
+              AttemptsCompared, LanguageServerWorking, ModeChanged, ToolOutput]  # the result line carries the comparisons (result_message)
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,

@@ -13,7 +13,7 @@ from typing import Any, Literal, Union, assert_never
 
 from ..core.content import readable, text_of
 from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
-                           Event, HistoryCleared, Notice, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
+                           Event, HistoryCleared, ModeChanged, Notice, ToolOutput, Origin, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
@@ -167,7 +167,7 @@ class Transcript:
             case (Notice() | TurnStarted() | ReplyStarted() | TextDelta() | ThinkingDelta() | RawStreamEvent() | TextReset()
                   | UsageUpdated() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | PlanUpdated() | TurnFinished() | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SubagentWrappingUp() | AttemptsCompared() | LanguageServerWorking()):
+                  | SubagentSteered() | SubagentWrappingUp() | AttemptsCompared() | LanguageServerWorking() | ModeChanged() | ToolOutput()):
                 pass  # not an item of a transcript (a comparison: the task call's result holds it as text)
             case unknown:
                 assert_never(unknown)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence, assert_never
 
 from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Status,
+                           HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying, Status,
                            SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
                            SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
                            TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered,
@@ -271,7 +271,7 @@ class Subagent:
                   | TextDelta() | AssistantMessage() | AttemptsCompared()
                   | HistoryCleared()
                   | ToolProgress() | ElicitationRequested() | LanguageServerWorking()
-                  | SubagentSteered() | SteerDelivered()):
+                  | SubagentSteered() | SteerDelivered() | ModeChanged() | ToolOutput()):
                 pass  # in its transcript only
             case unknown:
                 assert_never(unknown)
@@ -432,8 +432,8 @@ class SessionView:
                   | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
                   | ApprovalsWaiting() | Notice()
                   | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
-                pass  # no fact of the status bar
+                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | ModeChanged() | ToolOutput()):
+                pass  # no fact of the status bar (the front end reads the mode from the session)
             case LanguageServerWorking(text=text):
                 self.servers_working, self.status_changed = text, True
             case unknown:

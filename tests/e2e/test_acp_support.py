@@ -22,6 +22,7 @@ import acp
 import pytest
 import pytest_asyncio
 from acp import schema as s
+from pydantic import TypeAdapter
 
 from agentcli.ui.acp.children import UPDATE_FIELDS
 from tests.conftest import API_KEY, PATIENT
@@ -50,6 +51,14 @@ def strict(definition: str, unstable: bool = False) -> Any:
     return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": defs})
 
 
+# The agent's other requests to the client, with the SDK's model and the schema's definition of each.
+REQUESTS: dict[str, tuple[Any, str]] = {
+    "fs/read_text_file": (s.ReadTextFileRequest.model_validate, "ReadTextFileRequest"),
+    "fs/write_text_file": (s.WriteTextFileRequest.model_validate, "WriteTextFileRequest"),
+    "elicitation/create": (TypeAdapter(s.CreateElicitationRequest).validate_python, "CreateElicitationRequest"),
+}
+
+
 def check(message: dict[str, Any]) -> None:
     """One message from the agent, against the SDK's own models (acp.schema) and the newest official schemas
     (``strict``); ``subagent_update``, which the SDK does not model, against the unstable schema alone and the
@@ -66,7 +75,10 @@ def check(message: dict[str, Any]) -> None:
             s.SessionNotification.model_validate(params)
     elif method == "session/request_permission":
         s.RequestPermissionRequest.model_validate(message["params"])
-    definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest"}
+    elif method in REQUESTS:
+        REQUESTS[method][0](message["params"])
+    definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
+                  **{name: model_name for name, (_, model_name) in REQUESTS.items()}}
     child = method == "session/update" and message["params"]["update"].get("sessionUpdate") == "subagent_update"
     if method in definition and (validator := strict(definition[method], unstable=child)) is not None:
         validator.validate(message["params"])
@@ -177,19 +189,23 @@ def acp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-async def serve(home: Path, server: FakeAnthropic, subagents: bool) -> AsyncIterator[Agent]:
-    router = Router()
-    stderr = home / f"agent-stderr-{'subagents' if subagents else 'plain'}.txt"
+async def serve(home: Path, server: FakeAnthropic, subagents: bool, router: Router | None = None,
+                capabilities: s.ClientCapabilities | None = None, name: str = "", unstable: bool = False
+                ) -> AsyncIterator[Agent]:
+    """One process; ``router``, ``capabilities`` and ``unstable``: a client that offers more (its files, terminals,
+    the SDK's methods it marks unstable, such as elicitation)."""
+    router = router or Router()
+    stderr = home / f"agent-stderr-{name or ('subagents' if subagents else 'plain')}.txt"
     with stderr.open("w") as handle:
         async with acp.spawn_agent_process(router, sys.executable, "-m", "agentcli", "acp", cwd=home,
                                            env=agent_env(home, server), transport_kwargs={"stderr": handle.fileno(),
                                                              "shutdown_timeout": 60.0},
-                                           observers=[router.observe]) as (conn, _process):
+                                           observers=[router.observe], use_unstable_protocol=unstable) as (conn, _process):
             if subagents:  # the SDK's ClientCapabilities predates `subagents`: sent through the raw connection
                 await conn._conn.send_request("initialize", {"protocolVersion": 1,
                                                              "clientCapabilities": {"subagents": {}}})
             else:
-                await conn.initialize(protocol_version=1, client_capabilities=s.ClientCapabilities(),
+                await conn.initialize(protocol_version=1, client_capabilities=capabilities or s.ClientCapabilities(),
                                       client_info=s.Implementation(name="zed", version="0.208.0"))
             yield Agent(conn, router, home, stderr)
 

@@ -79,6 +79,19 @@ def test_the_sdk_imports_without_the_collector_and_turns_it_back_on(repo):
     assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True", "True", "True", "True"]), proc.stderr
 
 
+def test_the_tuis_warm_up_leaves_the_sdks_objects_out_of_every_later_full_collection(repo):
+    # as `agentcli` starts the TUI: the collector off until the SDK is imported; left unfrozen, its ~140,000
+    # objects were scanned by each full collection, one of which took 300 ms inside a page up
+    script = ("import gc, sys\ngc.disable()\nfrom agentcli.ui.tui.work import warm_up_import\n"
+              "warm_up_import()()\nprint(gc.isenabled(), 'anthropic' in sys.modules, len(gc.get_objects()))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=90)
+    enabled, imported, scanned = proc.stdout.split()
+    assert (proc.returncode, enabled, imported) == (0, "True", "True"), proc.stderr
+    assert int(scanned) < 5_000  # what a full collection still scans
+
+
 def _exchanges(count: int) -> list:
     events: list = []
     for n in range(count):

@@ -23,7 +23,7 @@ from ..system import secret_env
 from ..events import Retrying, Usage
 from ..content import has_tool_use
 from .key_helper import helper_key
-from .sdk_import import import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
+from .sdk_import import import_frozen as import_frozen, import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 
 if TYPE_CHECKING:

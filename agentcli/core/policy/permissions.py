@@ -175,6 +175,7 @@ class Permissions:
     # The approval queue: one question at a time, in the order asked (front ends only show and answer it).
     _asking: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False)
     _waiting: list[tuple[str, str]] = field(default_factory=list, init=False, repr=False)  # (agent, errand), in order
+    on_mode: Callable[[str], None] | None = field(default=None, init=False, repr=False)  # told each change of mode
 
     def __post_init__(self) -> None:
         self.set_mode(self.mode)
@@ -187,7 +188,8 @@ class Permissions:
         """Switch modes (``/permissions``); ValueError with one sentence for an unknown mode."""
         if mode not in MODES:
             raise ValueError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
-        self.mode = mode
+        changed, self.mode = mode != self.mode, mode
+        _ = changed and self.on_mode is not None and self.on_mode(mode)  # the session stores it (ModeChanged)
 
     def deny_for_session(self, rules: Iterable[str]) -> None:
         """"Reject always": rules (as an "allow always" would have saved them) denied for the rest of the session."""

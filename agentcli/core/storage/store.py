@@ -30,7 +30,7 @@ from .records import TOO_DEEP, finite, finite_copy, record_problem
 NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
               "reply_started",  # a wait that is over
               "approvals_waiting",  # the inbox now, for the front ends
-              "tool_progress")  # the call's result holds what it came to
+              "tool_progress", "tool_output")  # the call's result holds what it came to
 WAITS = ("notice",)  # kept back until the session has something of its own to save (SessionStore)
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 

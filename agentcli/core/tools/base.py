@@ -39,6 +39,18 @@ class EditWatch(Protocol):
     async def after_edit(self, path: Path, before: Any, ctx: "ToolContext") -> str: ...
 
 
+class EditorFiles(Protocol):
+    """A client's own file methods (an editor's unsaved buffers: ACP's fs/read_text_file and fs/write_text_file,
+    ``ui/acp/editor.py``), which the file tools go through for the files it ``covers`` once every check of
+    agentcli's has passed (``editor_files.py``). Each method raises ``ToolError`` with one sentence."""
+
+    def covers(self, path: Path) -> bool: ...
+
+    async def read(self, path: Path) -> str: ...
+
+    async def write(self, path: Path, text: str) -> None: ...
+
+
 class SubagentFacts(Protocol):
     """What tools read of one subagent (``SubagentRecord`` in ``core/engine/subagents.py``)."""
 
@@ -99,6 +111,7 @@ class ToolContext:
     hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
     sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/system/sandbox.py); None: the setting is off
     edit_watch: EditWatch | None = None  # adds a language server's new errors to an edit's result; shared likewise
+    editor: EditorFiles | None = None  # the client's buffers, which the file tools read and write through; likewise
 
     def for_call(self, tool_use_id: str) -> "ToolContext":
         return dataclasses.replace(self, tool_use_id=tool_use_id)

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import ToolError
 from ..system.files import replace_in
-from .base import Tool, ToolContext
+from .base import EditorFiles, Tool, ToolContext
+from .editor_files import as_bytes, editing, read_through, write_through
 from .file_access import (MAX_LINE_CHARS, _check_seen, _digest, _not_found, _open_dir, _open_regular, _os_error,
                           _plural, _serialized, decode_bytes, encode_text, is_binary, resolve_path)
 from .preview import file_diff
@@ -180,8 +181,47 @@ def _edit_preview(ctx: ToolContext, real: Path, shown: str, old: str, new: str, 
         data, _ = _read_edited(ctx, dir_fd, real, shown)
     finally:
         os.close(dir_fd)
+    return _edit_diff(data, shown, old, new, replace_all)
+
+
+def _edit_diff(data: bytes, shown: str, old: str, new: str, replace_all: bool) -> tuple[str, ...]:
     encoded, _, _, _ = _replaced(data, shown, old, new, replace_all)
     return file_diff(decode_bytes(data)[0], decode_bytes(encoded)[0])
+
+
+async def _in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str) -> tuple[bytes, bytes, int]:
+    """The file to edit as the editor has it (its text as bytes; a binary file's own bytes), its bytes on disk and
+    its mode: refused as ``_read_edited`` refuses, every check made before the editor is asked (editor_files.py)."""
+    def on_disk() -> tuple[bytes, int]:
+        dir_fd = _edited_dir(ctx, real, shown)
+        try:
+            fd, info = _open_regular(dir_fd, real.name, shown)
+        finally:
+            os.close(dir_fd)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(), stat.S_IMODE(info.st_mode)
+
+    disk, mode = await asyncio.to_thread(on_disk)
+    if is_binary(disk):
+        return disk, disk, mode  # refused by _replaced
+    data = as_bytes(await read_through(editor, real, shown))
+    _check_seen(ctx, real, shown, data)
+    return data, disk, mode
+
+
+async def _edit_in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, old: str, new: str,
+                          replace_all: bool) -> tuple[int, str, str]:
+    """``_edit`` through the editor: the change lands in its buffer."""
+    async with ctx.workspace.files.lock(real):
+        data, disk, mode = await _in_editor(ctx, editor, real, shown)
+        encoded, count, where, around = _replaced(data, shown, old, new, replace_all)
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.before_change(real, disk, mode)
+        await write_through(editor, real, shown, decode_bytes(encoded)[0])
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.after_change(real, encoded)
+    ctx.workspace.files.saw(ctx.agent_id, real, _digest(encoded))
+    return count, where, around
 
 
 def _edit_input(args: dict[str, Any]) -> tuple[str, str, bool]:
@@ -298,8 +338,12 @@ class EditFile(Tool):
         real = resolve_path(ctx, args["path"])
         shown = ctx.workspace.relative(real)
         old, new, replace_all = _edit_input(args)
+        editor = editing(ctx, real)
         try:
-            count, where, around = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
+            if editor is not None:
+                count, where, around = await _edit_in_editor(ctx, editor, real, shown, old, new, replace_all)
+            else:
+                count, where, around = await _serialized(ctx, real, _edit, ctx, real, shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None
         edited = f"Edited {shown}: replaced {_plural(count, 'occurrence')} ({where})."
@@ -309,7 +353,10 @@ class EditFile(Tool):
         real = resolve_path(ctx, args["path"])
         shown = ctx.workspace.relative(real)
         old, new, replace_all = _edit_input(args)
+        editor = editing(ctx, real)
         try:
-            return await asyncio.to_thread(_edit_preview, ctx, real, shown, old, new, replace_all)
+            if editor is None:
+                return await asyncio.to_thread(_edit_preview, ctx, real, shown, old, new, replace_all)
+            return _edit_diff((await _in_editor(ctx, editor, real, shown))[0], shown, old, new, replace_all)
         except OSError as exc:
             raise _os_error(exc, "edit", shown) from None

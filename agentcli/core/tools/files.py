@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import os
 import stat
 from dataclasses import dataclass
@@ -22,11 +23,12 @@ from .. import images
 from ..storage.outputs import READ_PAGE
 from ..system.files import replace_in
 from .caps import OUTPUT_CAP
-from .base import Tool, ToolContext
+from .base import EditorFiles, Tool, ToolContext
 from ..errors import ToolError
 from .file_access import (BINARY_SNIFF, MAX_LINE_CHARS, UTF8_BOM, _check_seen, _digest, _not_found, _open_dir,
                           _open_regular, _os_error, _plural, _serialized, count_lines, decode_bytes, is_binary,
                           open_file, resolve_path)
+from .editor_files import as_bytes, editing, read_through, write_through
 from .preview import file_diff
 
 if TYPE_CHECKING:
@@ -172,6 +174,11 @@ class ReadFile(Tool):
         real = resolve_path(ctx, args["path"])
         offset = int(args.get("offset") or 1)
         limit = int(args.get("limit") or DEFAULT_LIMIT)
+        editor = editing(ctx, real)
+        if editor is not None and await asyncio.to_thread(_is_text, ctx, real):  # the editor's buffer, checked first
+            shown = ctx.workspace.relative(real)
+            handle = io.BytesIO(as_bytes(await read_through(editor, real, shown)))
+            return _listed(ctx, real, shown, handle, offset, limit)
         return await asyncio.to_thread(self._read, ctx, real, offset, limit)
 
     def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> "str | ToolOutcome":
@@ -188,25 +195,41 @@ class ReadFile(Tool):
                 if images.media_type(handle.read(16)):
                     return _image(handle, shown)
                 handle.seek(0)
-                result = _read_listing(handle, offset, limit)
-                handle.seek(0)
-                ctx.workspace.files.saw(ctx.agent_id, real, hashlib.file_digest(handle, "sha256").digest())
+                return _listed(ctx, real, shown, handle, offset, limit)
         except OSError as exc:
             raise _os_error(exc, "read", shown) from None
-        if result == "empty":
-            return f"({shown} is empty.)"
-        if result == "binary":
-            raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes), so it cannot be shown as text.")
-        assert isinstance(result, _Listing)
-        if not result.lines:
-            raise ToolError(
-                f"{shown} has only {_plural(result.total, 'line')}, so offset {offset} is past its end."
-            )
-        last = result.first + len(result.lines) - 1
-        body = "\n".join(result.lines)
-        if result.first == 1 and last == result.total:
-            return body
-        return f"{body}\n{_read_footer(result.first, last, result.total, result.budget_hit)}"
+
+
+def _is_text(ctx: ToolContext, real: Path) -> bool:
+    """A regular file of text, reached as read_file reaches it (anything else: read_file's own answer)."""
+    try:
+        fd, _ = open_file(ctx, real, str(real))
+        with os.fdopen(fd, "rb") as handle:
+            head = handle.read(BINARY_SNIFF)
+    except (OSError, ToolError):
+        return False
+    return not images.media_type(head[:16]) and not is_binary(head)
+
+
+def _listed(ctx: ToolContext, real: Path, shown: str, handle: Any, offset: int, limit: int) -> str:
+    """The lines read_file shows of an open binary handle (the file, or an editor's text), its state noted as seen."""
+    result = _read_listing(handle, offset, limit)
+    handle.seek(0)
+    ctx.workspace.files.saw(ctx.agent_id, real, hashlib.file_digest(handle, "sha256").digest())
+    if result == "empty":
+        return f"({shown} is empty.)"
+    if result == "binary":
+        raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes), so it cannot be shown as text.")
+    assert isinstance(result, _Listing)
+    if not result.lines:
+        raise ToolError(
+            f"{shown} has only {_plural(result.total, 'line')}, so offset {offset} is past its end."
+        )
+    last = result.first + len(result.lines) - 1
+    body = "\n".join(result.lines)
+    if result.first == 1 and last == result.total:
+        return body
+    return f"{body}\n{_read_footer(result.first, last, result.total, result.budget_hit)}"
 
 
 def _read_footer(first: int, last: int, total: int, budget_hit: bool) -> str:
@@ -280,9 +303,63 @@ def _write_preview(ctx: ToolContext, real: Path, shown: str, content: str) -> tu
     with os.fdopen(fd, "rb") as handle:
         old = handle.read()
     _check_seen(ctx, real, shown, old)
+    return _replacing(old, content)
+
+
+def _replacing(old: bytes | None, content: str) -> tuple[str, ...]:
+    """The change write_file's ``content`` makes to a file that holds ``old`` (None: no file yet)."""
+    if old is None:
+        return file_diff(None, content)
     if is_binary(old):
         return (f"… replaces a binary file of {len(old):,} bytes",)
     return file_diff(decode_bytes(old)[0], content)
+
+
+def _on_disk(ctx: ToolContext, real: Path, shown: str, create: bool) -> tuple[bytes | None, int | None]:
+    """The bytes and mode of the file write_file replaces, reached as ``_write`` reaches it (its folders made
+    when ``create``); (None, None) when there is none yet."""
+    if real.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path to write.")
+    try:
+        dir_fd = _open_dir(ctx, real.parent, create=create)
+    except FileNotFoundError:
+        return None, None  # its folders are made when it is written
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"Cannot write {shown}: part of its directory path is a file, not a directory.") from None
+    try:
+        fd, info = _open_regular(dir_fd, real.name, shown)
+    except FileNotFoundError:
+        return None, None
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(), stat.S_IMODE(info.st_mode)
+
+
+async def _in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, create: bool
+                     ) -> tuple[bytes | None, int | None, bytes | None]:
+    """What write_file replaces, as the editor has it: the bytes on disk, their mode, and the editor's text (a
+    binary file's bytes), refused as ``_write`` refuses (a file this agent has not read in its current state)."""
+    disk, mode = await asyncio.to_thread(_on_disk, ctx, real, shown, create)
+    if disk is None:
+        return None, None, None
+    current = disk if is_binary(disk) else as_bytes(await read_through(editor, real, shown))
+    _check_seen(ctx, real, shown, current)
+    return disk, mode, current
+
+
+async def _write_in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, content: str) -> bool:
+    """``_write`` through the editor (editor_files.py); True when that created the file."""
+    async with ctx.workspace.files.lock(real):
+        disk, mode, _ = await _in_editor(ctx, editor, real, shown, create=True)
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.before_change(real, disk, mode)
+        await write_through(editor, real, shown, content)
+        data = as_bytes(content)
+        if ctx.checkpoints is not None:
+            ctx.checkpoints.after_change(real, data)
+    ctx.workspace.files.saw(ctx.agent_id, real, _digest(data))
+    return disk is None
 
 
 class WriteFile(Tool):
@@ -313,8 +390,12 @@ class WriteFile(Tool):
         real = resolve_path(ctx, args["path"])
         shown = ctx.workspace.relative(real)
         content: str = args["content"]
+        editor = editing(ctx, real)
         try:
-            created = await _serialized(ctx, real, _write, ctx, real, shown, content)
+            if editor is not None:
+                created = await _write_in_editor(ctx, editor, real, shown, content)
+            else:
+                created = await _serialized(ctx, real, _write, ctx, real, shown, content)
         except OSError as exc:
             raise _os_error(exc, "write", shown) from None
         lines = _plural(count_lines(content), "line")
@@ -323,7 +404,10 @@ class WriteFile(Tool):
     async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:
         real = resolve_path(ctx, args["path"])
         shown = ctx.workspace.relative(real)
+        editor = editing(ctx, real)
         try:
+            if editor is not None:
+                return _replacing((await _in_editor(ctx, editor, real, shown, create=False))[2], args["content"])
             return await asyncio.to_thread(_write_preview, ctx, real, shown, args["content"])
         except OSError as exc:
             raise _os_error(exc, "write", shown) from None

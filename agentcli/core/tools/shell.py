@@ -27,7 +27,7 @@ from .caps import BASH_CAP, cap_output, decode
 from .base import SandboxStopped, Tool, ToolContext
 from ..errors import ToolError
 from ..storage.outputs import CappedCopy
-from ..events import Notice
+from ..events import Notice, ToolOutput
 
 if TYPE_CHECKING:
     from ..system.sandbox import Widening
@@ -37,6 +37,7 @@ MAX_TIMEOUT = 600
 DRAIN_GRACE = 1.0  # seconds to wait for end of output after the command itself exited
 _HEAD_KEEP = BASH_CAP  # bytes of output kept from the start
 _TAIL_KEEP = BASH_CAP  # bytes of output kept from the end
+LIVE_EVERY = 0.25  # seconds between two reports of a running command's output so far (ToolOutput)
 
 
 # ---------------------------------------------------------------- output capture
@@ -54,6 +55,8 @@ class _Capture(asyncio.Protocol):
         self.dropped_lines = 0
         self.ctx, self.name = ctx, name  # where a full copy goes, once the output is too long to show
         self.spill: CappedCopy | None = None
+        self.report: asyncio.TimerHandle | None = None  # the next ToolOutput, while the command runs
+        self.reporting = ctx is not None
 
     def data_received(self, data: bytes) -> None:
         self.total += len(data)
@@ -69,6 +72,21 @@ class _Capture(asyncio.Protocol):
                 self.dropped += excess
                 self.dropped_lines += self.tail.count(b"\n", 0, excess)
                 del self.tail[:excess]
+        if self.reporting and self.report is None:
+            self.report = asyncio.get_running_loop().call_later(LIVE_EVERY, self._report)
+
+    def _report(self) -> None:
+        """The output so far, to a front end that shows it live; at most every LIVE_EVERY seconds."""
+        self.report = None
+        if self.reporting and self.ctx is not None:
+            self.ctx.emit(ToolOutput(id=self.ctx.tool_use_id, text=self.text(), agent_id=self.ctx.agent_id,
+                                     parent_tool_use_id=self.ctx.parent_tool_use_id))
+
+    def stop_reports(self) -> None:
+        """The call ends: its result says the rest."""
+        self.reporting = False
+        if self.report is not None:
+            self.report.cancel()
 
     def _copy(self, data: bytes) -> None:
         if self.spill is None:
@@ -355,6 +373,7 @@ class Bash(Tool):
                 transport.close()
             else:
                 pipe.close()
+            capture.stop_reports()
             capture.close_spill()
 
         output = capture.text()

@@ -2,8 +2,10 @@
 
 Built on the official SDK (``agent-client-protocol``, ``import acp``): ``wire.py`` is the transport,
 ``agent.py`` the methods, ``updates.py`` the events as updates, ``approvals.py`` the questions,
-``children.py`` subagents as child sessions (the one module that speaks raw JSON-RPC). Like every front end,
-it uses only the session's public surface (``SessionSurface``, core/surface.py). docs/acp.md is the user's side.
+``children.py`` subagents as child sessions (the one module that speaks raw JSON-RPC), ``editor.py`` the client's
+files under the file tools, ``options.py`` the model picker and titles, ``elicitation.py`` a server's questions.
+Like every front end, it uses only the session's public surface (``SessionSurface``, core/surface.py).
+docs/acp.md is the user's side.
 """
 
 from __future__ import annotations

@@ -19,13 +19,14 @@ from acp import schema as s
 
 from ... import __version__
 from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
+                            ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying,
                             Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
                             UserMessage, LanguageServerWorking)
 from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              images, new_session_id, resolve_credentials)
+from ...core.content import typed
 from ..drawn import Split
 from ..slash import session_commands
 from ..transcript import ToolView
@@ -33,15 +34,17 @@ from ..view import SessionView
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
+from .editor import files_for
+from . import elicitation, options
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
-# the inbox, a cancel being summed up and a server's question (not asked: the session refuses it) do not.
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted, AttemptsCompared,
-              LanguageServerWorking]
+# the inbox and a cancel being summed up do not; a server's question is asked (elicitation.py).
+Quiet = Union[ApprovalsWaiting, SubagentCancelling, ReplyStarted, AttemptsCompared,
+              ModeChanged, LanguageServerWorking]  # session/set_mode says current_mode_update itself
 Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
               ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
               SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested]
+              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested, ElicitationRequested, ToolOutput]
 drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
@@ -65,6 +68,9 @@ class Conversation:
     closed: set[str] = field(default_factory=set)  # calls a cancelled prompt left open, told the client as failed
     roots: dict[str, Path] = field(default_factory=dict)  # a worktree child's workspace root, by its id
     commands: list[tuple[str, str, str]] | None = None  # as the client was last told them
+    model: str = ""  # the main agent's model, as the picker shows it (options.py)
+    picked: str | None = None  # a model picked before the session opened (it waits for its first prompt)
+    titled: bool = False  # the client was told the session's title
 
 
 class AcpAgent:
@@ -75,6 +81,7 @@ class AcpAgent:
         self.outbox: asyncio.Queue[tuple[Conversation, Event | Callable[[], Any]]] = asyncio.Queue()
         self.pumping: asyncio.Task[None] | None = None
         self.subagents = False  # the client opted in to child sessions (children.py reads it raw)
+        self.client: s.ClientCapabilities | None = None  # what the client offers (its files: editor.py)
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -84,6 +91,7 @@ class AcpAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: s.ClientCapabilities | None = None,
                          client_info: s.Implementation | None = None, **kwargs: Any) -> s.InitializeResponse:
+        self.client = client_capabilities
         return s.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_info=s.Implementation(name="agentcli", title="agentcli", version=__version__),
@@ -97,7 +105,8 @@ class AcpAgent:
                           mcp_servers: list[Any] | None = None, **kwargs: Any) -> s.NewSessionResponse:
         conv = Conversation(id=new_session_id(), root=workspace_root(cwd), mcp=mcp_config(mcp_servers))
         await self.open(conv)
-        return s.NewSessionResponse(session_id=conv.id, modes=updates.modes(conv.mode, MODES))
+        return s.NewSessionResponse(session_id=conv.id, modes=updates.modes(conv.mode, MODES),
+                                    config_options=options.options(conv.model))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            additional_directories: list[str] | None = None, **kwargs: Any) -> s.LoadSessionResponse:
@@ -106,8 +115,11 @@ class AcpAgent:
             raise RequestError(-32602, f"Session {session_id} is already open.")
         conv = Conversation(id=session_id, root=root, mcp=mcp_config(mcp_servers), resume=session_id)
         await self.open(conv)
+        self.restore_mode(conv)
         await self.replay(conv)
-        return s.LoadSessionResponse(modes=updates.modes(conv.mode, MODES))
+        if conv.session is not None and (first := first_prompt(conv.session.restored_events)):
+            await self.tell_title(conv, first)
+        return s.LoadSessionResponse(modes=updates.modes(conv.mode, MODES), config_options=options.options(conv.model))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
                             ) -> s.ListSessionsResponse:
@@ -118,7 +130,7 @@ class AcpAgent:
         root = workspace_root(cwd) if cwd else Path.cwd().resolve()
         infos = await asyncio.to_thread(list_sessions, root)
         return s.ListSessionsResponse(sessions=[
-            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(root), title=(info.first_prompt or None),
+            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(root), title=options.title_of(info.first_prompt),
                           updated_at=datetime.datetime.fromtimestamp(info.updated, datetime.timezone.utc)
                           .isoformat(timespec="seconds"))
             for info in infos])
@@ -134,6 +146,33 @@ class AcpAgent:
         await self.conn.session_update(session_id=conv.id, update=updates.mode_update(mode_id))
         return s.SetSessionModeResponse()
 
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+                                ) -> s.SetSessionConfigOptionResponse:
+        """The model picker (options.py): the main agent's model from the next model call on."""
+        conv = self.conversation(session_id)
+        model = options.chosen_model(config_id, value)
+        if conv.session is not None:
+            conv.session.set_model(model)
+            conv.model = conv.session.model
+        else:
+            conv.picked = conv.model = model
+        return s.SetSessionConfigOptionResponse(config_options=options.options(conv.model))
+
+    def restore_mode(self, conv: Conversation) -> None:
+        """session/load: the session goes on in the mode it was left in (its last ModeChanged), unless
+        `agentcli acp --permission-mode` named one for every session."""
+        session = conv.session
+        stored = next((e.mode for e in reversed(session.restored_events) if isinstance(e, ModeChanged)),
+                      None) if session is not None else None
+        if session is not None and stored in MODES and not self.mode_flag and stored != conv.mode:
+            session.permissions.set_mode(stored)
+            conv.mode = stored
+
+    async def tell_title(self, conv: Conversation, prompt: str) -> None:
+        if not conv.titled and (title := options.title_of(prompt)):
+            conv.titled = True
+            await self.conn.session_update(session_id=conv.id, update=options.title_update(title))
+
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> s.PromptResponse:
         if self.child_owner(session_id) is not None:
             raise RequestError(-32602, f"{session_id} is a subagent's session; "
@@ -144,6 +183,7 @@ class AcpAgent:
                                                            "wait for it, or cancel it first.")
         text, pictures = prompt_content(prompt)
         conv.prompt = asyncio.current_task()
+        await self.tell_title(conv, text)
         try:
             if conv.session is None:
                 await self.open(conv, ask=True)
@@ -204,7 +244,8 @@ class AcpAgent:
             request = trust.request_for(conv.root)
             undecided = bool(request.sources) and trust.answer_for(request) is None
             if undecided and not ask:
-                conv.mode = self.mode_flag or self.settings_for(conv.root, False, conv.mcp).permission_mode
+                deferred = self.settings_for(conv.root, False, conv.mcp)
+                conv.mode, conv.model = self.mode_flag or deferred.permission_mode, conv.model or deferred.model
                 check_credentials()
                 self.conversations.setdefault(conv.id, conv)
                 return
@@ -224,12 +265,16 @@ class AcpAgent:
 
         try:
             session = open_session(settings.engine(), Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
-                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id)
+                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id,
+                                   editor=files_for(self.conn, conv.id, conv.root, self.client))
         except SessionError as exc:
             raise RequestError(-32602, str(exc)) from None
         self.conversations[conv.id] = conv
-        conv.session, conv.mode = session, session.permissions.mode
+        if conv.picked:
+            session.set_model(conv.picked)  # set_config_option came before the session opened
+        conv.session, conv.mode, conv.model = session, session.permissions.mode, session.model
         conv.children = Children(conv.id, self.send_raw)
+        session.asks_user = any(elicitation.offered(self.client))  # else a server's question is refused, saying why
         self.start_pump()
         session.start_servers()
         await self.offer_commands(conv)
@@ -327,8 +372,12 @@ class AcpAgent:
                 call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
                              if c.name == asked.tool and c.input == asked.input), None)
                 self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
+            case ElicitationRequested() as question:  # a server's question, for a client that takes them
+                self.spawn(elicitation.ask(self.conn, conv.id, question, self.client))
             case TextDelta(text=text):
                 update = updates.message_chunk(text)
+            case ToolOutput() as running:  # a command's output so far, in its call (terminals: docs/acp.md)
+                update = updates.live_output(running)
             case ThinkingDelta(text=text):
                 update = updates.thought_chunk(text)
             case ToolCallStarted() as started:
@@ -421,6 +470,11 @@ class AcpAgent:
         task = asyncio.create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+
+def first_prompt(events: list[Event]) -> str:
+    """A loaded session's first prompt, which names it (as session/list does)."""
+    return next((typed(e.content) for e in events if isinstance(e, UserMessage) and e.origin == "user"), "")
 
 
 def check_credentials() -> None:

@@ -12,7 +12,7 @@ from acp import schema as s
 
 from ...core.content import text_of, typed
 from ...core.events import (AssistantMessage, Event, PlanUpdated, SubagentFinished, ToolCallFinished, ToolCallStarted,
-                             Usage, UserMessage)
+                             ToolOutput, Usage, UserMessage)
 
 OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
 
@@ -89,9 +89,20 @@ def text_content(text: str) -> s.ContentToolCallContent:
     return s.ContentToolCallContent(type="content", content=s.TextContentBlock(type="text", text=text))
 
 
+def shown(output: str) -> str:
+    """A tool's output as the call shows it: at most OUTPUT_MAX_CHARS."""
+    return output if len(output) <= OUTPUT_MAX_CHARS else (
+        output[:OUTPUT_MAX_CHARS] + f"\n… {len(output) - OUTPUT_MAX_CHARS} more characters")
+
+
+def live_output(event: ToolOutput) -> s.ToolCallProgress:
+    """A running command's output so far, as the call's content (replaced by each report, then by the result)."""
+    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=event.id, status="in_progress",
+                              content=[text_content(shown(event.text))])
+
+
 def tool_call_done(event: ToolCallFinished, extra: list[Any] | None = None) -> s.ToolCallProgress:
-    output = event.output if len(event.output) <= OUTPUT_MAX_CHARS else (
-        event.output[:OUTPUT_MAX_CHARS] + f"\n… {len(event.output) - OUTPUT_MAX_CHARS} more characters")
+    output = shown(event.output)
     return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=event.id,
                               status="failed" if event.is_error else "completed",
                               content=[*(extra or []), text_content(output)] if output else extra or None,

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
                              SteerDelivered, SubagentFinished, SubagentStarted)
-from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, import_sdk, resolve_credentials
+from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
@@ -50,7 +50,7 @@ from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.status_line import StatusLine
 from .widgets.working import WorkingLine
-from .work import report, startup_done
+from .work import report, warm_up_import
 
 if TYPE_CHECKING:
     from ...core.session import EngineSettings, SessionSurface
@@ -159,10 +159,9 @@ class AgentApp(App[int]):
         await session_opened(self, message)
 
     def warm_up(self) -> None:
-        """The session is open: freeze what startup made, import the SDK in a thread, start MCP servers."""
+        """The session is open: import the SDK in a thread (then freeze what startup and it made), start MCP servers."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
-        startup_done()
-        self.run_worker(import_sdk, thread=True, group="warm-up")
+        self.run_worker(warm_up_import(), thread=True, group="warm-up")
         self.session.start_servers()
 
     # -- the engine --

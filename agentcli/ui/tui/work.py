@@ -9,7 +9,7 @@ import asyncio
 import gc
 from typing import Any, Callable, Coroutine
 
-from ...core.model.llm import LLMError, MissingCredentials
+from ...core.model.llm import LLMError, MissingCredentials, import_frozen, import_sdk
 from .messages import TurnEnded
 
 
@@ -33,8 +33,10 @@ async def report(work: Coroutine[Any, Any, Any], kind: str, post: Callable[[Turn
             post(TurnEnded(getattr(result, "status", "done")))
 
 
-def startup_done() -> None:
-    """The first screen is up: freeze what startup made (never scanned again) and collect garbage again."""
-    if not gc.isenabled():  # the command line turned it off for startup
-        gc.freeze()
-        gc.enable()
+def warm_up_import() -> Callable[[], None]:
+    """The session is open: what imports the SDK in a worker thread. When the command line turned the collector
+    off for startup, it stays off through the import, then what startup and the import made is frozen (never
+    scanned again: ``import_frozen``) and the collector is on again; otherwise (tests) the import alone."""
+    if gc.isenabled():
+        return import_sdk
+    return import_frozen
