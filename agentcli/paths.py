@@ -21,6 +21,12 @@ def config_home() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config")
 
 
+def claude_home() -> Path:
+    """Claude Code's own folder, whose settings.json and plugins agentcli reads as the user's: $CLAUDE_CONFIG_DIR,
+    else ~/.claude."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+
+
 def _xdg(variable: str, default: str) -> Path:
     return Path(os.environ.get(variable) or Path.home() / default) / "agentcli"
 
@@ -37,10 +43,11 @@ def all_homes() -> list[Path]:
 def own_dirs() -> list[tuple[Path, str]]:
     """The folders whose files steer agentcli or git for the user, each with what it is called: its
     config (settings, trust answers, per-workspace rules, mcp.json, agent and command files), its data
-    (sessions), and git's own config folder. Unresolved: callers resolve them when they compare."""
+    (sessions), Claude Code's folder (whose settings.json hooks and plugins run as the user's own) and git's
+    own config folder. Unresolved: callers resolve them when they compare."""
     git = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "git"
     return [(config_home(), "agentcli's config folder"), (data_home(), "agentcli's data folder"),
-            (git, "git's config folder")]
+            (claude_home(), "Claude Code's folder"), (git, "git's config folder")]
 
 
 def user_config_file() -> Path:

@@ -23,8 +23,8 @@ from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
 from .plugin_sources import GITHUB, PluginCommandError as PluginCommandError, fetch_source
-from .plugins import (MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
-                      plugins_home, read_json, settings_file)
+from .plugins import (APPROVED_ENTRY, MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
+                      plugin_entry, plugins_home, read_json, settings_file)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -153,14 +153,23 @@ def split_key(spec: str) -> tuple[str, str]:
 @dataclass
 class Prepared:
     """A plugin copied into Claude Code's cache but not yet recorded or enabled: what installing asks about.
-    ``finish`` records and enables it; ``drop`` leaves things as they were (a copy it replaced comes back)."""
+    ``finish`` records and enables it; ``drop`` leaves things as they were. While it waits, the copy recorded at
+    ``dest`` (the same version installed before) stays as the user said yes to: the new one waits in ``staged``."""
     key: str
     dest: Path
     sha: str
     done: Installed
-    replaced: Path | None = None  # the copy of the same version there before, kept aside until finish
+    staged: Path  # where the new copy waits: ``dest`` itself when nothing was there, else a folder beside it
 
     def finish(self, scope: str, root: Path) -> Installed:
+        if self.staged != self.dest:  # the copy the user said yes to takes the recorded one's place only now
+            old = Path(tempfile.mkdtemp(dir=self.dest.parent, prefix=".replaced-")) / self.dest.name
+            self.dest.rename(old)
+            self.staged.rename(self.dest)
+            for gone in (old.parent, self.staged.parent):
+                shutil.rmtree(gone, ignore_errors=True)
+            plugin = read_plugin(self.dest, key=self.key, entry=plugin_entry(self.key, self.dest))
+            self.done = Installed(plugin, brings(plugin), self.done.version)
         record: dict[str, Any] = {"scope": scope, "installPath": str(self.dest), "version": self.done.version,
                                   "installedAt": now(), "lastUpdated": now(), **({"gitCommitSha": self.sha} if self.sha
                                                                                  else {})}
@@ -168,20 +177,15 @@ class Prepared:
             record["projectPath"] = str(root.resolve())
         _record(self.key, record, scope, root)
         set_enabled(self.key, True, scope, root)
-        if self.replaced is not None:
-            shutil.rmtree(self.replaced.parent, ignore_errors=True)
         return self.done
 
     def drop(self) -> None:
-        _put_back(self.dest, self.replaced)
+        _discard(self.staged, self.dest)
 
 
-def _put_back(dest: Path, replaced: Path | None) -> None:
-    """Remove a new copy, and bring back the one it replaced."""
-    shutil.rmtree(dest, ignore_errors=True)
-    if replaced is not None:
-        replaced.rename(dest)
-        shutil.rmtree(replaced.parent, ignore_errors=True)
+def _discard(staged: Path, dest: Path) -> None:
+    """Remove a new copy that was not kept (the recorded one at ``dest``, if any, was never touched)."""
+    shutil.rmtree(staged if staged == dest else staged.parent, ignore_errors=True)
 
 
 def prepare(spec: str) -> Prepared:
@@ -198,26 +202,26 @@ def prepare(spec: str) -> Prepared:
     cache = plugins_home() / "cache" / market / name
     cache.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=cache, prefix=".installing-"))
-    replaced = None
     try:
         sha = fetch_source(entry.get("source"), location, temp / "plugin", name)
+        if (temp / "plugin" / APPROVED_ENTRY.parent).is_symlink():
+            raise PluginCommandError(f"the plugin {key} cannot be used: its {APPROVED_ENTRY.parent} is a link")
+        write_json(temp / "plugin" / APPROVED_ENTRY, entry)  # what the user is shown: a later marketplace adds nothing
         manifest = read_json(temp / "plugin" / ".claude-plugin" / "plugin.json")
         version = next((v for v in (entry.get("version"), manifest.get("version"), sha[:12]) if isinstance(v, str)
                         and NAME.fullmatch(v)), "unknown")
         dest = cache / version
-        if dest.exists():
-            replaced = Path(tempfile.mkdtemp(dir=cache, prefix=".replaced-")) / version
-            dest.rename(replaced)
-        (temp / "plugin").rename(dest)
+        staged = dest if not dest.exists() else Path(tempfile.mkdtemp(dir=cache, prefix=".staged-")) / version
+        (temp / "plugin").rename(staged)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     try:
-        plugin = read_plugin(dest, key=key, entry=entry)
+        plugin = read_plugin(staged, key=key, entry=entry)
         brought = brings(plugin)
     except PluginError as exc:
-        _put_back(dest, replaced)
+        _discard(staged, dest)
         raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
-    return Prepared(key, dest, sha, Installed(plugin, brought, version), replaced)
+    return Prepared(key, dest, sha, Installed(plugin, brought, version), staged)
 
 
 def _record(key: str, record: dict[str, Any], scope: str, root: Path) -> None:

@@ -28,14 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .core.engine.plugins import Plugin, PluginError, read_plugin
+from .paths import claude_home as claude_home
 
 SCOPES = ("user", "project", "local")
 MARKETPLACE_FILE = Path(".claude-plugin") / "marketplace.json"
-
-
-def claude_home() -> Path:
-    """Claude Code's own folder: $CLAUDE_CONFIG_DIR, else ~/.claude."""
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+APPROVED_ENTRY = Path(".claude-plugin") / "agentcli-entry.json"  # the entry a copy was installed with (plugin_entry)
 
 
 def plugins_home() -> Path:
@@ -137,6 +134,17 @@ def install_path(key: str, root: Path) -> Path | None:
     return None
 
 
+def plugin_entry(key: str, folder: Path) -> dict[str, Any] | None:
+    """The marketplace entry the plugin in ``folder`` loads with: the one agentcli kept with the copy it installed
+    (``APPROVED_ENTRY``: what the user was shown and said yes to), else its marketplace's entry as it is now (a
+    copy Claude Code installed, or a plugin used where its marketplace holds it). A marketplace brought up to date
+    cannot add a hook, a server or a part to a plugin installed before: installing or updating it again asks."""
+    kept = folder / APPROVED_ENTRY
+    if os.path.lexists(kept) and (kept.is_symlink() or folder.resolve() not in kept.resolve().parents):
+        return {}  # a link, or in a folder that is one: never a file of the user's read as the entry
+    return read_json(kept) if kept.is_file() else marketplace_entry(key)
+
+
 def marketplace_entry(key: str) -> dict[str, Any] | None:
     """The entry of the plugin ``key`` (name@marketplace) in its known marketplace, which may add to or (with
     ``"strict": false``) make its manifest; None when the marketplace is not known or does not list it."""
@@ -160,7 +168,7 @@ def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sour
                          "installs it.")
             continue
         try:
-            plugin = read_plugin(folder, key=key, project=project, entry=marketplace_entry(key))
+            plugin = read_plugin(folder, key=key, project=project, entry=plugin_entry(key, folder))
         except PluginError as exc:
             found.append(f"Skipped the plugin {key}: {exc}.")
             continue
@@ -195,7 +203,7 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         for key in sorted(k for k, on in (table if isinstance(table, dict) else {}).items() if on is True and k in own):
             folder = install_path(key, root)
             try:
-                lines = brings(read_plugin(folder, key=key, project=True, entry=marketplace_entry(key))) if folder else []
+                lines = brings(read_plugin(folder, key=key, project=True, entry=plugin_entry(key, folder))) if folder else []
             except PluginError as exc:
                 lines = [f"malformed: {exc}"]
             asks.append(f"plugin {key} ({'installed' if folder else 'not installed'}; enabled by this workspace)")

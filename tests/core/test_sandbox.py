@@ -141,6 +141,28 @@ async def test_a_secret_inside_the_workspace_stays_hidden(sandbox, home):
     assert (home / "notes.txt").read_text() == "mine\n"
 
 
+@needs_bwrap
+async def test_claude_codes_folder_where_claude_config_dir_moves_it_is_hidden(home, monkeypatch):
+    """The attack: with CLAUDE_CONFIG_DIR moving Claude Code's folder (here inside a workspace the user keeps
+    their dotfiles in), a command reads Claude Code's login and plants a hook in its settings.json, which agentcli
+    runs as the user's own, outside the sandbox, at its next start. The folder is hidden as ~/.claude is."""
+    workspace = home / "dotfiles"
+    config = workspace / "claude"
+    config.mkdir(parents=True)
+    (config / ".credentials.json").write_text('{"claudeAiOauth": {"accessToken": "PLANTED-OAUTH"}}\n')
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))  # as the user's shell gave it, before the session
+    plant = ('{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}')
+    sandbox = Sandbox("on")
+    try:
+        _, out = await bash(make_ctx(workspace, sandbox), f"cat claude/.credentials.json; echo '{plant}' > "
+                                                           "claude/settings.json; echo mine > notes.txt")
+    finally:
+        sandbox.close()
+    assert "PLANTED" not in out
+    assert not (config / "settings.json").exists()
+    assert (workspace / "notes.txt").read_text() == "mine\n"  # the rest of the workspace is as writable as ever
+
+
 def connect_script(port: int) -> str:
     return (f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=30); "
             f"print('connected')\"")

@@ -42,7 +42,8 @@ SECRET_PATHS = (
 
 
 def secret_paths(home: Path | None = None) -> list[Path]:
-    """What the sandbox hides: the secrets under ``home`` (default $HOME) and agentcli's own folders (those in
-    use and the usual ones, when AGENTCLI_HOME or XDG_* moves them)."""
+    """What the sandbox hides: the secrets under ``home`` (default $HOME), agentcli's own folders (those in
+    use and the usual ones, when AGENTCLI_HOME or XDG_* moves them) and Claude Code's folder where
+    CLAUDE_CONFIG_DIR moves it (its login, and settings and plugins whose hooks run as the user's own)."""
     home = home or Path(os.environ.get("HOME") or Path.home())
-    return [*(home / name for name in SECRET_PATHS), *paths.all_homes()]
+    return [*(home / name for name in SECRET_PATHS), *paths.all_homes(), paths.claude_home()]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 from .base import Tool, ToolContext
+from ..content import NOTE_OPEN, quoted
 from ..tool_facts import KNOWN
 
 if TYPE_CHECKING:
@@ -171,21 +172,18 @@ class Offer:
         wanted = [name for name in self.loaded.names if name not in self.declared and name in by_name]
         if not wanted:
             return ""
-        held = [block["text"] for message in history if message.get("role") == "user"
+        # Only agentcli's own note with a tool's definition as it is now counts: a file, a page or a server's
+        # resource the user attached may hold these words and a forged definition, which must not stand in for it.
+        held = [text for message in history if message.get("role") == "user"
                 and isinstance(message.get("content"), list) for block in message["content"]
-                if isinstance(block, dict) and CARRIED in str(block.get("text", ""))]
-        missing = [name for name in wanted if not any(_named(name) in text for text in held)]
-        return "\n".join([CARRIED, *(json.dumps(by_name[name].schema(), ensure_ascii=False) for name in missing)]
-                         ) if missing else ""
+                if isinstance(block, dict) and (text := str(block.get("text", ""))).startswith(NOTE_OPEN + CARRIED)]
+        lines = {name: json.dumps(by_name[name].schema(), ensure_ascii=False) for name in wanted}
+        missing = [name for name in wanted if not any(f"\n{quoted(lines[name])}\n" in text for text in held)]
+        return "\n".join([CARRIED, *(lines[name] for name in missing)]) if missing else ""
 
     def system_index(self, registry: "ToolRegistry", how: str) -> str:
         """On the API's route the index ends the system prompt (its search tool's own text is the API's)."""
         return index(tool for tool in registry if is_deferred(tool)) if how == "api" else ""
-
-
-def _named(name: str) -> str:
-    """How a definition in the ``carried`` note begins (json.dumps of its schema)."""
-    return json.dumps({"name": name})[:-1] + ","
 
 
 class ToolSearch(Tool):
