@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from agentcli.core.lsp import server as lsp_server
 from agentcli.core.lsp.server import LanguageServers
 from agentcli.core.lsp.specs import KNOWN
 from agentcli.core.lsp.tool import EditDiagnostics, LspTool
@@ -53,21 +54,32 @@ async def typescript(tmp_path_factory):
     spec = replace(known, command=(str(SERVER), "--stdio"))
     servers = LanguageServers([spec], root, command_env(), Sandbox("auto"), timeout=60)
     tool, ctx = LspTool(servers), context(root)
-    # A cold tsserver answers its first questions from the opened file's own little project (an import's alias
-    # as the definition, no other file's references) while it loads tsconfig's: ask one first.
-    await tool.run({"operation": "references", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx)
-    yield servers, tool, ctx
+    # Asked at once, with no quiet while allowed (OPEN_WAIT 0): a cold typescript-language-server answers from
+    # tsserver's syntax server, which knows only the open file, until its first diagnostics of it; the tool waits.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lsp_server, "OPEN_WAIT", 0.0)
+        cold = await tool.run({"operation": "references", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"},
+                              ctx)
+    yield servers, tool, ctx, cold
     await servers.stop()
 
 
+REFERENCES = [  # not the comment, not Server's method of the same name
+    "references of `handleRequest`: 3 places", "app/src/a.ts:1: export function handleRequest(x: number): number {",
+    'app/src/b.ts:1: import { handleRequest } from "./a";',
+    "app/src/b.ts:4: export const total: number = handleRequest(2) + handleRequest(3);"]
+
+
+async def test_a_cold_servers_first_references_come_from_the_whole_project(typescript):
+    *_, cold = typescript
+    assert cold.splitlines() == REFERENCES  # not b.ts's two places alone
+
+
 async def test_definition_references_hover_and_symbols(typescript):
-    _, tool, ctx = typescript
+    _, tool, ctx, _ = typescript
     found = await tool.run({"operation": "references", "path": "app/src/a.ts", "line": 1, "symbol": "handleRequest"}, ctx)
-    assert found.splitlines() == [  # not the comment, not Server's method of the same name
-        "references of `handleRequest`: 3 places", "app/src/a.ts:1: export function handleRequest(x: number): number {",
-        'app/src/b.ts:1: import { handleRequest } from "./a";',
-        "app/src/b.ts:4: export const total: number = handleRequest(2) + handleRequest(3);"]
-    # (a cold tsserver's first definition in a file gives the import's alias; after the references it is the function)
+    assert found.splitlines() == REFERENCES
+    # (tsserver's syntax server gives the import's alias as the definition: the semantic one gives the function)
     found = await tool.run({"operation": "definition", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx)
     assert found.splitlines() == ["definition of `handleRequest`: 1 definition",
                                   "app/src/a.ts:1: export function handleRequest(x: number): number {"]
@@ -83,7 +95,7 @@ async def test_definition_references_hover_and_symbols(typescript):
 async def test_references_without_a_tsconfig_say_that_other_files_are_missing(typescript):
     # Without a tsconfig.json above it, tsserver's project of a file is the open files and what they import: b.ts,
     # which imports a.ts, is not among them however long it is given, so its two places are missing; the answer says so.
-    _, tool, ctx = typescript
+    _, tool, ctx, _ = typescript
     found = await tool.run({"operation": "references", "path": "loose/a.ts", "line": 1, "symbol": "handleRequest"}, ctx)
     assert found.splitlines() == [
         "references of `handleRequest`: 1 place", "loose/a.ts:1: export function handleRequest(x: number): number {",
@@ -92,7 +104,7 @@ async def test_references_without_a_tsconfig_say_that_other_files_are_missing(ty
 
 
 async def test_an_edit_that_breaks_a_type_reports_the_new_error(typescript):
-    servers, _, ctx = typescript
+    servers, _, ctx, _ = typescript
     path = ctx.workspace.root / "app" / "src" / "b.ts"
     watch = EditDiagnostics(servers, wait=60)  # a loaded machine's tsserver may take seconds: wait for its word
     before = watch.before_edit(path)

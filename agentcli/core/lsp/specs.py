@@ -40,6 +40,10 @@ class ServerSpec:
     # Files that make a project of their folder (tsconfig.json): without one in a file's folder or above it, the
     # server's project is the open files and what they import, so it misses the references in other files.
     projects: tuple[str, ...] = ()
+    # Its answers before it published a file's first diagnostics know only the open files (typescript-language-server
+    # routes references and definitions to tsserver's syntax server until its semantic one has reported): a file it
+    # opens is waited for until they come, up to the timeout, not only a quiet while (server.py's first_analysis).
+    partial_until_diagnostics: bool = False
 
     def serves(self, path: Path) -> bool:
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.patterns)
@@ -49,8 +53,9 @@ class ServerSpec:
 
 
 def _known(name: str, command: tuple[str, ...], languages: tuple[str, ...], endings: tuple[str, ...],
-           projects: tuple[str, ...] = ()) -> ServerSpec:
-    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings), projects=projects)
+           projects: tuple[str, ...] = (), partial_until_diagnostics: bool = False) -> ServerSpec:
+    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings), projects=projects,
+                      partial_until_diagnostics=partial_until_diagnostics)
 
 
 PY, TS = (".py", ".pyi"), (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -61,7 +66,7 @@ KNOWN = (
     _known("ty", ("ty", "server"), ("python",), PY),
     _known("pylsp", ("pylsp",), ("python",), PY),
     _known("typescript-language-server", ("typescript-language-server", "--stdio"),
-           ("typescript", "javascript"), TS, ("tsconfig.json", "jsconfig.json")),
+           ("typescript", "javascript"), TS, ("tsconfig.json", "jsconfig.json"), partial_until_diagnostics=True),
     _known("gopls", ("gopls",), ("go",), (".go",)),
     _known("rust-analyzer", ("rust-analyzer",), ("rust",), (".rs",)),
     _known("clangd", ("clangd",), ("c", "cpp"), (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")),
