@@ -233,16 +233,19 @@ class LanguageServer:
 
     async def first_analysis(self, uri: str) -> None:
         """Wait, bounded, for the server's first analysis of a file it just opened: answers before it are partial
-        (a cold typescript-language-server, still loading its project, sends an import's alias as a definition).
-        It is done when the server has published the file's diagnostics and stops publishing more (a syntactic
-        pass, then a semantic one) and reports no work in progress (``$/progress``, up to ``timeout``)."""
+        (a cold typescript-language-server answers from tsserver's syntax server, which knows only the open files:
+        an import's alias as a definition, the file's own places as its references). It is done when the server
+        has published the file's diagnostics and stops publishing more (a syntactic pass, then a semantic one) and
+        reports no work in progress (``$/progress``, up to ``timeout``). A server silent for ``OPEN_WAIT`` is asked
+        all the same, unless its answers are partial until its diagnostics (``partial_until_diagnostics``)."""
         loop = asyncio.get_running_loop()
         now = loop.time()
-        deadline, quiet_until, before = now + self.timeout, now + OPEN_WAIT, self.published.get(uri, 0)
+        deadline, before = now + self.timeout, self.published.get(uri, 0)
+        quiet_until = deadline if self.spec.partial_until_diagnostics else now + OPEN_WAIT
         while self.alive and (now := loop.time()) < deadline:
             if self.progress:  # it says it works (loading its project): wait for that, however long it takes,
                 await self._woken(deadline - now)
-                quiet_until = loop.time() + OPEN_WAIT  # and a while for its word after it
+                quiet_until = max(quiet_until, loop.time() + OPEN_WAIT)  # and a while for its word after it
             elif self.published.get(uri, 0) == before:  # nothing yet: wait a while for its first word
                 if now >= quiet_until or not await self._woken(min(quiet_until, deadline) - now):
                     return

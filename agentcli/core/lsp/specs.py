@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -37,6 +37,13 @@ class ServerSpec:
     configured: bool = False  # from the lsp setting (a workspace's own needs trust: config.py) or a plugin
     env: tuple[tuple[str, str], ...] = ()  # set for it beside the environment bash gets (a plugin's)
     plugin_root: str = ""  # a plugin's server: its folder, readable in the sandbox (engine/plugins.py)
+    # Files that make a project of their folder (tsconfig.json): without one in a file's folder or above it, the
+    # server's project is the open files and what they import, so it misses the references in other files.
+    projects: tuple[str, ...] = ()
+    # Its answers before it published a file's first diagnostics know only the open files (typescript-language-server
+    # routes references and definitions to tsserver's syntax server until its semantic one has reported): a file it
+    # opens is waited for until they come, up to the timeout, not only a quiet while (server.py's first_analysis).
+    partial_until_diagnostics: bool = False
 
     def serves(self, path: Path) -> bool:
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.patterns)
@@ -45,8 +52,10 @@ class ServerSpec:
         return LANGUAGE_OF.get(path.suffix.lower(), self.languages[0])
 
 
-def _known(name: str, command: tuple[str, ...], languages: tuple[str, ...], endings: tuple[str, ...]) -> ServerSpec:
-    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings))
+def _known(name: str, command: tuple[str, ...], languages: tuple[str, ...], endings: tuple[str, ...],
+           projects: tuple[str, ...] = (), partial_until_diagnostics: bool = False) -> ServerSpec:
+    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings), projects=projects,
+                      partial_until_diagnostics=partial_until_diagnostics)
 
 
 PY, TS = (".py", ".pyi"), (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -57,7 +66,7 @@ KNOWN = (
     _known("ty", ("ty", "server"), ("python",), PY),
     _known("pylsp", ("pylsp",), ("python",), PY),
     _known("typescript-language-server", ("typescript-language-server", "--stdio"),
-           ("typescript", "javascript"), TS),
+           ("typescript", "javascript"), TS, ("tsconfig.json", "jsconfig.json"), partial_until_diagnostics=True),
     _known("gopls", ("gopls",), ("go",), (".go",)),
     _known("rust-analyzer", ("rust-analyzer",), ("rust",), (".rs",)),
     _known("clangd", ("clangd",), ("c", "cpp"), (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")),
@@ -150,6 +159,6 @@ def available(setting: Any, on_path: bool = True, plugins: list[ServerSpec] | tu
             if spec.name in configured or taken.intersection(spec.languages):
                 continue
             if program := shutil.which(spec.command[0]):
-                chosen.append(ServerSpec(spec.name, (program, *spec.command[1:]), spec.languages, spec.patterns))
+                chosen.append(replace(spec, command=(program, *spec.command[1:])))
                 taken.update(spec.languages)
     return chosen

@@ -171,7 +171,8 @@ class LspTool(Tool):
         reply = await server.request(METHODS[operation], params)
         places = _location_lines(reply, ctx)
         noun = "definition" if operation == "definition" else "place"
-        return _listed(f"{operation} of `{symbol}`: {_count(len(places), noun)}", places)
+        unseen = _no_project(server.spec, path, shown) if operation == "references" else ""
+        return _listed(f"{operation} of `{symbol}`: {_count(len(places), noun)}", places) + unseen
 
     async def _workspace_symbols(self, query: str, ctx: ToolContext) -> str:
         from lsprotocol import types
@@ -319,6 +320,15 @@ def _line_key(text: str) -> tuple[str, int, str]:
     path, _, rest = text.partition(":")
     number, _, tail = rest.partition(":")
     return (path, int(number) if number.isdigit() else 0, tail)
+
+
+def _no_project(spec: ServerSpec, path: Path, shown: str) -> str:
+    """A note when no project file of the server's (tsconfig.json) is in ``path``'s folder or above it: the server
+    then knows only the open files and what they import, and misses the references of every other file."""
+    if not spec.projects or any((folder / name).is_file() for folder in path.parents for name in spec.projects):
+        return ""
+    return (f"\n[{spec.name} found no {' or '.join(spec.projects)} in {shown}'s folder or above it, so its project "
+            "is the open files and what they import: references in other files are missing; grep for the rest]")
 
 
 def _listed(head: str, lines: list[str]) -> str:
