@@ -100,7 +100,7 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
         store.remove_marketplace(args.name)
         return [f"Removed the marketplace {args.name}."]
     if args.action == "list":
-        return listing(root)
+        return listing(root, command)
     if args.action in ("install", "update"):
         key = store.require_installed(args.plugin, root) if args.action == "update" else args.plugin
         if args.action == "update":
@@ -158,8 +158,9 @@ def _known_key(spec: str, root: Path) -> str:
         raise
 
 
-def listing(root: Path) -> list[str]:
-    """Each installed plugin (and each enabled here that is not), with its version, scope and state here."""
+def listing(root: Path, command: str = "agentcli plugin") -> list[str]:
+    """Each installed plugin (and each enabled here that is not), with its version, scope and state here;
+    ``command``: how the user installs one where they are (the shell's, or /plugin in a session)."""
     from .trust import visible
 
     on = enabled_keys(root, trusted=True)
@@ -172,7 +173,7 @@ def listing(root: Path) -> list[str]:
         state = "disabled" if key not in on else "enabled by this workspace" if on[key] else "enabled"
         where = "" if install_path(key, root) or not entries else " (its folder is missing)"
         lines.append(visible(f"{key}  {version or '-'}  {scopes}  {state}{where}"))
-    return lines or ["No plugins installed; 'agentcli plugin install NAME@MARKETPLACE' installs one."]
+    return lines or [f"No plugins installed; '{command} install NAME@MARKETPLACE' installs one."]
 
 
 def _source(source: object) -> str:

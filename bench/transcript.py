@@ -5,6 +5,7 @@ in plain ``Static`` widgets."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -90,7 +91,10 @@ async def _open(app: App[Any], push: Any) -> tuple[float, float]:
     return (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
 
 
-async def _ours(root: Path) -> tuple[float, float]:
+@contextlib.asynccontextmanager
+async def child_finished_app(root: Path) -> AsyncIterator[tuple[Any, Any]]:
+    """agentcli's TUI on ``root`` with a child (CHILD) that ran and finished in it, its warm-up done: where a
+    person opens the child's transcript. Yields the app and its pilot."""
     from agentcli.ui.tui.app import make_app
 
     llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
@@ -110,7 +114,12 @@ async def _ours(root: Path) -> tuple[float, float]:
                 not any(task.agent_id == CHILD for task in app.conversation.tasks.values()):
             await pilot.pause()
         await pilot.pause()
+        yield app, pilot
+    await llm.client().close()
 
+
+async def _ours(root: Path) -> tuple[float, float]:
+    async with child_finished_app(root) as (app, pilot):
         async def push() -> None:
             app.open_transcript(CHILD)
             await pilot.pause()
@@ -119,7 +128,6 @@ async def _ours(root: Path) -> tuple[float, float]:
         if "The handlers are in src/pkg_1." not in "\n".join(str(w.render()) for w in app.screen.query(Static)) \
                 and not app.screen.query("AssistantEntry"):
             raise RuntimeError("the transcript does not show the child's answer")
-    await llm.client().close()
     return took
 
 

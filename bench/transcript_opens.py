@@ -15,35 +15,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-from .probes import API_KEY
 
-SIZE = (120, 40)
 OPENS = 6
 
 
 async def main(root: Path) -> list[tuple[float, float]]:
     gc.disable()  # as cli.py starts the TUI
-    from agentcli.config import Settings
-    from agentcli.core.model.llm import LLM, Credentials
-    from agentcli.ui.tui.app import make_app
+    from .transcript import CHILD, child_finished_app
 
-    from .transcript import CHILD, child_events, main_task_events
-
-    llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url="http://127.0.0.1:9"))
-    app: Any = make_app(Settings(), root, llm=llm)
     took: list[tuple[float, float]] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        while not app.ready() or any(w.group == "warm-up" and not w.is_finished for w in app.workers):
-            await asyncio.sleep(0.01)
-        for event in main_task_events()[:1] + child_events() + main_task_events()[1:]:
-            app.deliver(event)
-        while CHILD not in app.subagents or not app.subagents[CHILD].finished or \
-                not any(task.agent_id == CHILD for task in app.conversation.tasks.values()):
-            await pilot.pause()
-        await pilot.pause()
+    async with child_finished_app(root) as (app, pilot):
         for _ in range(OPENS):
             started, cpu = time.perf_counter(), time.process_time()
             app.open_transcript(CHILD)

@@ -28,8 +28,8 @@ async def plugin_command(session: "SessionSurface", arg: str, ask: "Ask") -> tup
     except ValueError as exc:
         return f"{str(exc).capitalize()}. {USAGE}", True
     if words in ([], ["list"]):
-        loaded = [visible(f"  {p.key}  {p.root}") for p in getattr(session.settings, "plugins", [])]
-        return "\n".join([*listing(root), *(["Loaded in this session:", *loaded] if loaded else [])]), False
+        loaded = [visible(f"  {p.key}  {p.root}") for p in session.settings.plugins]
+        return "\n".join([*listing(root, "/plugin"), *(["Loaded in this session:", *loaded] if loaded else [])]), False
     if {"help", "-h", "--help"} & set(words):
         return USAGE, False
     try:
