@@ -4,14 +4,13 @@ brief, both played by the stand-in server (its token counts: JSON characters ÷ 
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from agentcli.core.events import AttemptsCompared
 from tests.fakes.anthropic_server import Reply, offers_tool, text, tool_use
 
-from .common import StandIn, close_session, make_session, request_tokens
+from .common import StandIn, close_session, committed_repo, make_session, request_tokens
 from .stats import Section, Stat
 
 ATTEMPTS = 3
@@ -26,12 +25,7 @@ STEPS: list[Reply] = [tool_use("read_file", {"path": "app/answer.py", "offset": 
 
 
 def _repo(root: Path) -> None:
-    (root / "app").mkdir(parents=True)
-    (root / "app" / "answer.py").write_text(MODULE)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "Parts"]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
-                            "GIT_COMMITTER_EMAIL": "b@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+    committed_repo(root, {"app/answer.py": MODULE}, "Parts")
 
 
 def _responder(attempts: bool) -> Any:

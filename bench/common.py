@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -54,3 +55,14 @@ def request_bytes(body: dict[str, Any]) -> int:
 def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens of one request, estimated as the stand-in server counts them (JSON chars / 4)."""
     return estimate_tokens(body)
+
+
+def committed_repo(root: Path, files: dict[str, str], message: str) -> None:
+    """A git repository at ``root`` whose one commit holds ``files`` (path: text), made with no user config."""
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", message]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
+                            "GIT_COMMITTER_EMAIL": "b@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})

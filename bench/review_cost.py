@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.anthropic_server import Reply, offers_tool, text, tool_use
 
-from .common import StandIn, close_session, make_session, request_tokens
+from .common import StandIn, close_session, committed_repo, make_session, request_tokens
 from .stats import Section, Stat
 
 MODULE = "".join(f"def helper_{n}(value):\n    \"\"\"Helper {n}.\"\"\"\n    return value + {n}\n\n\n" for n in range(40))
@@ -20,12 +19,7 @@ FINDING = {"severity": "high", "location": "app/core.py:98", "problem": "helper_
 
 
 def _repo(root: Path) -> None:
-    (root / "app").mkdir(parents=True)
-    (root / "app" / "core.py").write_text(MODULE)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "Helpers"]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
-                            "GIT_COMMITTER_EMAIL": "b@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+    committed_repo(root, {"app/core.py": MODULE}, "Helpers")
     (root / "app" / "core.py").write_text(MODULE.replace("return value + 19\n", "return value + 190\n"))
 
 
