@@ -96,6 +96,14 @@ def first_frame_showing(app: App[Any], selector: str) -> list[float]:
     return frames
 
 
+def warmed(app: Any) -> bool:
+    """The session is open and the SDK imported in its thread (``warm_up``), so a resumed and a new session are
+    measured alike: a new session opens sooner, and waiting only while a warm-up worker ran read its RSS before
+    that worker had started, without the SDK (about 25 MiB) that the resumed one's figure held."""
+    running = any(worker.group == "warm-up" and not worker.is_finished for worker in app.workers)
+    return bool(app.ready()) and "anthropic" in sys.modules and not running
+
+
 async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
     if mode != "bare":  # as `agentcli` starts the TUI (cli.py): no collector passes over startup's objects,
         gc.disable()  # which the first screen's startup_done() freezes before turning it on again
@@ -120,7 +128,7 @@ async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
         await pilot.pause()
         await app.wait_for_refresh()
         screen = screen_text(app)
-        while any(worker.group == "warm-up" and not worker.is_finished for worker in app.workers):
+        while mode != "bare" and not warmed(app):
             await asyncio.sleep(0.01)  # the SDK import in its thread would slow the scrolls measured next
         report = {"drawn": drawn, "children": len(view.children), **await _scroll(app, view)}
         await pilot.pause(0.5)

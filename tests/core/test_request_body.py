@@ -1,4 +1,4 @@
-"""Request bodies are built as bytes with each history message's JSON kept (core/model/request_body.py):
+"""Request bodies are built as bytes with each conversation's history JSON kept (core/model/request_body.py):
 the body must say exactly what the SDK's own serialization of the same request says, and the kept
 JSON must never carry a cache breakpoint into a later request."""
 
@@ -92,12 +92,26 @@ def test_a_merged_user_message_is_serialized_anew() -> None:
     assert [b["text"] for b in sent[-1]["content"]] == ["first part", "second part"]
 
 
-def test_messages_no_longer_sent_are_let_go() -> None:
+def test_a_history_changed_before_its_end_is_serialized_anew() -> None:
     bodies = RequestBodies()
-    for _ in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
-        bodies.build(params(history(3)))  # a new history each time, as many short-lived subagents would make
-    assert len(bodies) <= (request_body.KEEP_FOR + request_body.SWEEP_EVERY) * 6
+    messages = history(3)
+    bodies.build(params(messages))
+    compacted = [{"role": "user", "content": "a summary"}, *messages[4:]]  # as a compaction or a rewind leaves it
+    assert json.loads(bodies.build(params(compacted)))["messages"][:-1] == compacted[:-1]
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "the other one goes on"}]})
+    assert json.loads(bodies.build(params(messages)))["messages"][:-1] == messages[:-1]
+
+
+def test_conversations_no_longer_sent_are_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    bodies = RequestBodies()
     kept = history(3)
-    for _ in range(request_body.KEEP_FOR + 2 * request_body.SWEEP_EVERY):
+    for _ in range(3 * request_body.KEEP_CONVERSATIONS):
         bodies.build(params(kept))
-    assert len(bodies) == 6  # only the one history still being sent
+        bodies.build(params(history(3)))  # a new history each time, as many short-lived subagents would make
+    assert len(bodies) == request_body.KEEP_CONVERSATIONS * 6  # the latest conversations' messages before the last
+    encoded: list[Any] = []
+    real = request_body.encode
+    monkeypatch.setattr(request_body, "encode", lambda value: encoded.append(value) or real(value))
+    bodies.build(params(kept))
+    assert [value for value in encoded if isinstance(value, dict) and "role" in value] == [
+        with_cache_breakpoint(kept[-1:])[0]]  # the one still being sent is kept

@@ -2,66 +2,81 @@
 
 The SDK's ``messages.stream`` copies the whole history on every call and serializes it again; at a
 few hundred turns that is most of the client's time between two model calls. Messages never change
-once they are in the history (a merged user message is a new dict), so each one's JSON is kept,
-keyed by the message object itself. The last message carries the cache breakpoint
-(``with_cache_breakpoint``): it is serialized on each call and never kept, since the same message
-goes out unmarked once another follows it.
+once they are in the history (a merged user message is a new dict), so the JSON of a conversation's
+messages is kept as one piece, with the message objects it was made of: the next call of the same
+conversation finds them, by identity, at the start of its history and serializes only what followed.
+One piece per conversation rather than one per message holds only the JSON (a kept bytes object, a
+list and a dict entry per message had cost as much again; memory a long session holds per turn). The
+last message carries the cache breakpoint (``with_cache_breakpoint``): it is serialized on each call
+and never kept, since the same message goes out unmarked once another follows it.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, cast
+import operator
+from dataclasses import dataclass
+from typing import Any
 
 # As the SDK encodes a body (anthropic._utils._json.openapi_dumps): compact, UTF-8, no NaN.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
-SWEEP_EVERY = 32  # calls between two sweeps of the kept messages
-KEEP_FOR = 64  # calls a message is kept after it was last sent (another agent may share the endpoint)
+KEEP_CONVERSATIONS = 8  # the main agent, its running children, a summarizer: the most recently sent are kept
 
 
 def encode(value: Any) -> bytes:
     return _encode(value).encode()
 
 
+@dataclass
+class _Sent:
+    """The JSON of ``messages`` (comma-separated), the history a conversation sent before its last message."""
+
+    messages: list[dict[str, Any]]  # kept alive, so their ids cannot be reused
+    json: bytes
+
+    def extends_to(self, head: list[dict[str, Any]]) -> bool:
+        kept = self.messages
+        return len(kept) <= len(head) and all(map(operator.is_, kept, head))
+
+
 class RequestBodies:
     """Builds request bodies for one model endpoint (shared by the main agent and its subagents)."""
 
     def __init__(self) -> None:
-        # id(message) → [the message (kept alive, so its id cannot be reused), its JSON, the call it was last sent]
-        self._kept: dict[int, list[Any]] = {}
-        self._calls = 0
+        self._sent: list[_Sent] = []  # the most recently sent first
 
-    def message(self, message: dict[str, Any]) -> bytes:
-        kept = self._kept.get(id(message))
-        if kept is None or kept[0] is not message:
-            kept = self._kept[id(message)] = [message, encode(message), self._calls]
+    def history(self, head: list[dict[str, Any]]) -> bytes:
+        """The JSON of ``head``, the messages before the last, reusing what an earlier call made of its start."""
+        found = next((sent for sent in self._sent if sent.extends_to(head)), None)
+        if found is None:
+            found = _Sent([], b"")
+            self._sent = self._sent[:KEEP_CONVERSATIONS - 1]
         else:
-            kept[2] = self._calls
-        return cast(bytes, kept[1])
+            self._sent.remove(found)
+        self._sent.insert(0, found)
+        if len(head) > len(found.messages):
+            parts = [encode(message) for message in head[len(found.messages):]]
+            found.json = b",".join([found.json, *parts] if found.messages else parts)
+            found.messages = list(head)
+        return found.json
 
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""
-        self._calls += 1
         messages: list[dict[str, Any]] = params["messages"]
-        parts = [self.message(m) for m in messages[:-1]]
+        parts = [self.history(messages[:-1])] if len(messages) > 1 else []
         if messages:
             parts.append(encode(with_cache_breakpoint(messages[-1:])[0]))
         fields = [b'"max_tokens":' + encode(params["max_tokens"]), b'"messages":[' + b",".join(parts) + b"]"]
         fields += [b'"' + name.encode() + b'":' + encode(value) for name, value in params.items()
                    if name not in ("max_tokens", "messages")]
         fields.append(b'"stream":true')
-        if self._calls % SWEEP_EVERY == 0:
-            self._sweep()
         return b"{" + b",".join(fields) + b"}"
 
-    def _sweep(self) -> None:
-        oldest = self._calls - KEEP_FOR
-        self._kept = {key: kept for key, kept in self._kept.items() if kept[2] >= oldest}
-
     def __len__(self) -> int:
-        return len(self._kept)
+        """How many messages' JSON is kept."""
+        return sum(len(sent.messages) for sent in self._sent)
 
 
 def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
