@@ -325,7 +325,7 @@ async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home
 async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspace):
     """A server from the workspace's .mcp.json writes where it may (the workspace) and nowhere else."""
     from agentcli.core.mcp.config import parse
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
     from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 

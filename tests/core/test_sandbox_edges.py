@@ -296,7 +296,7 @@ async def test_a_bash_call_refuses_both_attacks(home, workspace, unix_server, ho
 async def test_an_mcp_server_refuses_both_attacks(home, workspace, unix_server):  # noqa: F811
     """A workspace's .mcp.json runs the attacks before the server it names: the start the SDK makes (the loader)."""
     from agentcli.core.mcp.config import parse
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
     from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 

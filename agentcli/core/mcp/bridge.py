@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..content import quoted
 from ..errors import ToolError
 from .config import NAME
-from .servers import McpServer, McpServers
+from .servers import McpServer
+from .session_servers import McpServers
 from .tool import PREFIX, IMAGE_TYPES, McpTool, convert, tool_name
 
 if TYPE_CHECKING:
