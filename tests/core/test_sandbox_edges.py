@@ -14,7 +14,8 @@ import pytest
 
 from agentcli.core.errors import ToolError
 from agentcli.core.system import seccomp
-from agentcli.core.system.sandbox import BRIDGE, Sandbox, SandboxError
+from agentcli.core.system.host_proxy import BRIDGE
+from agentcli.core.system.sandbox import Sandbox, SandboxError
 from agentcli.core.tools.shell import Bash
 from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox, workspace  # noqa: F401  (fixtures)
