@@ -14,7 +14,8 @@ from agentcli.core.tools import rg as search  # the rg runner, where grep decide
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
-from agentcli.core.tools.search import Glob, Grep, compile_glob, name_globs
+from agentcli.core.tools.glob_patterns import compile_glob, name_globs
+from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import tool_settings
 from tests.core.test_search_order import sorted_rg, tricky_tree

@@ -10,7 +10,8 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.search import Glob, Grep, compile_glob
+from agentcli.core.tools.glob_patterns import compile_glob
+from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.tools.rg import rg_path
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
