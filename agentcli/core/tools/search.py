@@ -190,7 +190,7 @@ class Grep(Tool):
         rg_args += ["--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview"]
         if args.get("case_insensitive"):
             rg_args.append("--ignore-case")
-        one_file = target is not None and not os.path.isdir(real)
+        one_file = target is not None and not await asyncio.to_thread(os.path.isdir, real)
         searched = real.parent if one_file else real
         if glob:
             rebased = [glob] if one_file else rebased_globs(glob, ctx.workspace.root, searched) or ["!**"]
