@@ -6,6 +6,7 @@ an allow rule or in bypassPermissions), and checks that the sandbox, not a rule,
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import sys
@@ -281,7 +282,8 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
             "from tests.core.test_sandbox import make_ctx, bash\n"
             f"box = Sandbox('on') if {boxed} else None\n"
             f"asyncio.run(bash(make_ctx(Path({str(tmp_path)!r}), box), 'sleep {n}'))\n")
-        proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2])
+        proc = await asyncio.to_thread(subprocess.Popen, [sys.executable, "-c", script],
+                                       cwd=Path(__file__).resolve().parents[2])
         try:
             await until(lambda: running(["sleep", n]) or proc.poll() is not None, f"`sleep {n}` starting")
             assert proc.poll() is None

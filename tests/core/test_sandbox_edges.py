@@ -3,6 +3,7 @@ hold. Each attack is made from inside an allowed command, against real bwrap, as
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import struct
@@ -241,7 +242,8 @@ print("socketcall", ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_cha
 async def test_the_32_bit_socketcall_is_no_way_around_the_socket_families(sandbox, workspace, tmp_path):  # noqa: F811
     """socketcall(SYS_SOCKET, …) names the family in memory, where the filter cannot read it: it must never run."""
     (workspace / "socketcall.py").write_text(SOCKETCALL)
-    outside = subprocess.run([PY, str(workspace / "socketcall.py")], capture_output=True, text=True, timeout=60)
+    outside = await asyncio.to_thread(subprocess.run, [PY, str(workspace / "socketcall.py")], capture_output=True,
+                                      text=True, timeout=60)
     if outside.stdout != "socketcall -14\n":  # EFAULT: the call ran (its arguments at NULL)
         pytest.skip("this kernel runs no 32-bit system calls")
     ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} socketcall.py; echo exit=$?")

@@ -161,8 +161,9 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
     gitignored_tree(tmp_path)
     rg = rg_path()
     assert rg
-    overridden = subprocess.run([rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"], cwd=tmp_path,
-                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout
+    overridden = (await asyncio.to_thread(subprocess.run, [rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"],
+                                          cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                                          timeout=60)).stdout
     assert "secret.py" in overridden.splitlines()
     out = await Glob().run({"pattern": "secret.py"}, ctx_at(tmp_path))
     assert out.startswith("No files match `secret.py`")
