@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from .bash_commands import CommandLine, SimpleCommand, Word
@@ -218,7 +219,7 @@ class _Walker(WordReader):
 
     def apart(self, words: list["Node"]) -> None:
         """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
-        if any(a.end_byte == b.start_byte for a, b in zip(words, words[1:])):
+        if any(a.end_byte == b.start_byte for a, b in pairwise(words)):
             self.not_modelled("bash would read two of its words as one")
 
     def part(self, node: "Node", written: str) -> tuple[Word, str, bool]:
@@ -295,7 +296,7 @@ class _Walker(WordReader):
                 words.append(self.word(child))
             texts.append(self.text(child))
         self.check_builtin(words)
-        dynamic = next((t for w, t in zip(words, texts) if w is None), "")
+        dynamic = next((t for w, t in zip(words, texts, strict=True) if w is None), "")
         self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), tuple(words), dynamic=dynamic))
 
     def test(self, node: "Node") -> None:
