@@ -68,18 +68,19 @@ uninstall:
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
 TEST_WORKERS ?= 2
 
-# The import contracts, the linter and the type checker (pyproject.toml: [tool.importlinter], [tool.ruff],
-# [tool.mypy]) run beside pytest, on the CPU its workers leave while they wait on the programs they start; their
-# output goes to CHECKS_LOG, and is shown, and fails the run, when one of them finds something (docs/testing.md).
+# The import contracts, the linter, the formatter's check and the type checker (pyproject.toml:
+# [tool.importlinter], [tool.ruff], [tool.mypy]) run beside pytest, on the CPU its workers leave while they wait on
+# the programs they start; their output goes to CHECKS_LOG, and is shown, and fails the run, when one of them finds something (docs/testing.md).
 # pytest runs with PYTHONDONTWRITEBYTECODE cleared (a shell may set it): with it, every agentcli, MCP server and
 # helper process the tests start, and each worker's assertion rewriting, compiled its modules from source again, about
 # a third of an agentcli start (docs/testing.md). The checks keep the caller's setting.
 CHECKS_LOG := $(VENV)/checks.log
 test: $(STAMP) sandbox-tool acpx mcp-everything lsp-typescript
-	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests bench && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
+	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests bench && \
+	   $(BIN)/ruff format --check agentcli tests bench && $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
 	checks=$$!; PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
 	if ! wait $$checks; then cat $(CHECKS_LOG); \
-		echo "make: a check failed (lint-imports, ruff or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \
+		echo "make: a check failed (lint-imports, ruff check, ruff format --check or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \
 	exit $$tests
 
 # acpx, a headless ACP client nobody here wrote, drives `agentcli acp` in tests/e2e/test_acp_acpx.py. It is

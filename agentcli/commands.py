@@ -105,7 +105,7 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
 
     from .config import load_settings
     from .core.mcp.config import load
-    from .core.mcp.servers import McpServers
+    from .core.mcp.session_servers import McpServers
     from .core.system.secret_env import command_env
     from .trust import answer_for, request_for
     from .ui.slash import mcp_how_to, mcp_report

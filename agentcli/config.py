@@ -22,27 +22,22 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import paths
 from .core.system import secret_env
-from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
-from .core.policy.hooks import PLUGIN_ROOT_MARK, WORKSPACE_MARK, HookConfigError, describe as describe_hooks, parse_hooks
+from .core.policy.hooks import PLUGIN_ROOT_MARK, WORKSPACE_MARK, describe as describe_hooks
 from .core.model.catalogue import DEFAULT_MODEL, TASK_MODELS, resolve_model, thinking_mode
-from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.policy.permissions import MODES
-from .core.policy.rules import LISTS, RuleError, merge_lists
 from .core.system.sandbox import MODES as SANDBOX_MODES
 from .core.settings import EngineSettings, ToolSettings
-from .config_values import (AGENT_TYPE_SETTINGS as AGENT_TYPE_SETTINGS, ConfigError as ConfigError, agent_tables,
-                            as_bool, as_text, status_line)
+from .config_values import AGENT_TYPE_SETTINGS as AGENT_TYPE_SETTINGS, ConfigError as ConfigError, checked
+from .settings_files import SETTING_SOURCES as SETTING_SOURCES, from_claude_settings as from_claude_settings, \
+    project_files, read_toml
 
 
-SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
 MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
                        "bypassPermissions": "every tool call runs without asking"}
 
@@ -50,7 +45,6 @@ MODES_ABOVE_DEFAULT = {"acceptEdits": "file edits run without asking",
 WEB_FETCH_PRIVATE = ("none", "loopback", "all")  # core/tools/web.py reads it from the tools' env
 TOOL_SEARCH = ("auto", "api", "agentcli", "off")  # the routes to tools on demand (core/tools/on_demand.py)
 NOTIFICATIONS = ("auto", "osc9", "osc777", "bell", "off")  # how the terminal is told the user is needed (ui/notify.py)
-WEB_SEARCH = {True: "true", False: "false", "auto": "auto", "true": "true", "false": "false"}  # core/tools/web_search.py
 
 
 def setting(default: Any, help: str, *, widens: bool | str, user_only: bool = False, may_be_zero: bool = False,
@@ -187,61 +181,7 @@ class Settings:
             if key not in known:
                 close = difflib.get_close_matches(key, known, n=1)
                 raise ConfigError(f"{source}: unknown setting '{key}'" + (f"; did you mean '{close[0]}'?" if close else "."))
-            current = getattr(self, key)
-            if key == "permissions":  # rule lists add up across files
-                try:
-                    value = merge_lists(current, value)
-                except RuleError as exc:
-                    raise ConfigError(f"{source}: {exc}") from None
-            elif key == "hooks":  # hooks add up across files, event by event
-                try:
-                    parse_hooks(value, source)
-                except HookConfigError as exc:
-                    raise ConfigError(f"{exc}.") from None
-                value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
-            elif key == "agents":
-                value = {**current, **agent_tables(value, source)}
-            elif key == "status_line":
-                value = status_line(value, source)
-            elif key == "task_models":
-                if not isinstance(value, list) or not all(isinstance(m, str) and m.strip() for m in value):
-                    raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
-                                      f"\"sonnet\"], not {value!r}.")
-                value = [m.strip() for m in value]
-            elif key == "lsp":  # servers add up across files, by name
-                try:
-                    parse_lsp(value, source)
-                except LspConfigError as exc:
-                    raise ConfigError(str(exc)) from None
-                value = {**current, **value}
-            elif key == "sandbox_allowed_hosts":
-                if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
-                    raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
-                value = list(dict.fromkeys([*current, *value]))
-            elif key == "web_search":  # true, false or "auto", kept as text
-                if isinstance(value, (bool, str)) and value in WEB_SEARCH:
-                    value = WEB_SEARCH[value]
-                else:
-                    raise ConfigError(f'{source}: web_search must be true, false or "auto", not {value!r}.')
-            elif isinstance(current, bool):
-                value = as_bool(value, key, source)
-            elif isinstance(current, str):
-                value = as_text(value, key, source)
-            elif isinstance(current, (int, float)):
-                if isinstance(value, bool):  # int(True) would pass as 1
-                    raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.")
-                try:
-                    value = type(current)(value)
-                except (TypeError, ValueError):
-                    raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.") from None
-                if value < 0 or (value == 0 and key not in MAY_BE_ZERO):
-                    raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
-                if key in FRACTIONS and value > 1:
-                    raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
-                if key == "compact_threshold" and value < MIN_THRESHOLD:
-                    raise ConfigError(f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
-                                      f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
-                                      "whole, so below that it cannot free enough.")
+            value = checked(key, value, getattr(self, key), source, known[key].metadata)
             setattr(self, key, value)
         if self.sandbox not in SANDBOX_MODES:
             raise ConfigError(f"{source}: sandbox must be one of {', '.join(SANDBOX_MODES)}, not {self.sandbox!r}.")
@@ -298,20 +238,6 @@ NOT_SETTINGS = {f.name for f in dataclasses.fields(Settings)} - set(SETTINGS)  #
 NEUTRAL = {name for name, f in SETTINGS.items() if f.metadata["widens"] is False}
 WIDENING = set(SETTINGS) - NEUTRAL
 USER_ONLY_SETTINGS = tuple(name for name, f in SETTINGS.items() if f.metadata["user_only"])
-MAY_BE_ZERO = {name for name, f in SETTINGS.items() if f.metadata["may_be_zero"]}
-FRACTIONS = {name for name, f in SETTINGS.items() if f.metadata["fraction"]}
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}.") from None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
 
 
 ENV_SETTINGS = {
@@ -384,54 +310,6 @@ def describe_widening(widening: dict[str, Any]) -> list[str]:
     return lines
 
 
-CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
-SOURCE_OF = {".claude/settings.json": "project", ".claude/settings.local.json": "local",  # a workspace file's source
-             ".agentcli/settings.toml": "project"}
-
-
-def _read_claude(path: Path) -> dict[str, Any]:
-    """What agentcli understands of a Claude Code settings file, as agentcli settings: the
-    ``permissions`` allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, ``hooks`` and
-    ``statusLine``."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON: {exc}.") from None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
-    return from_claude_settings(data)
-
-
-def from_claude_settings(data: Any) -> dict[str, Any]:
-    """Claude Code settings (a parsed settings.json) as agentcli settings: the ``permissions``
-    allow/ask/deny rules, ``defaultMode`` when it names an agentcli mode, ``hooks`` and ``statusLine``."""
-    values: dict[str, Any] = {}
-    if isinstance(data, dict) and data.get("hooks"):
-        values["hooks"] = data["hooks"]
-    if isinstance(data, dict) and data.get("statusLine"):
-        values["status_line"] = data["statusLine"]
-    table = data.get("permissions") if isinstance(data, dict) else None
-    if not isinstance(table, dict):
-        return values
-    if table.get("defaultMode") in MODES:  # Claude Code's other modes mean nothing here
-        values["permission_mode"] = table["defaultMode"]
-    lists = {name: table[name] for name in LISTS if name in table}
-    if lists:
-        values["permissions"] = lists
-    return values
-
-
-def project_files(root: Path, sources: tuple[str, ...] | list[str] = SETTING_SOURCES
-                  ) -> list[tuple[Path, dict[str, Any]]]:
-    """The workspace's settings files of ``sources`` that say something, weakest first, each with its settings."""
-    found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS if SOURCE_OF[name] in sources]
-    if SOURCE_OF[".agentcli/settings.toml"] in sources:
-        found.append((paths.project_config_file(root), _read_toml(paths.project_config_file(root))))
-    return [(path, values) for path, values in found if values]
-
-
 def project_settings_sources(root: Path) -> list[tuple[Path, list[str], dict[str, Any]]]:
     """For the trust check: each project settings file that asks for something widening, with
     what it asks for (one line each) and the widening content itself."""
@@ -468,7 +346,7 @@ def load_settings(root: Path, flags: dict[str, Any] | None = None, env: dict[str
         _add_claude_user_settings(settings)
     own_files = {"user": paths.user_config_file(), "local": paths.workspace_config_file(root)}
     for own_file in (path for name, path in own_files.items() if name in sources):
-        values = _read_toml(own_file)
+        values = read_toml(own_file)
         if values:
             settings.merge(values, str(own_file))
     for project_file, values in project_files(root, sources):

@@ -1,14 +1,19 @@
 """The checks of setting values that are more than a type: ``[agents.<type>]`` tables and the ``statusLine``
-table, text and true/false values, each wrong value one sentence (``ConfigError``) that names the file and key.
-config.py reads the files and applies these."""
+table, text and true/false values, each wrong value one sentence (``ConfigError``) that names the file and key;
+``checked`` applies the right one to a setting's new value. config.py reads the files and merges what these return."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .core.policy.hooks import WORKSPACE_MARK
+from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
+from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
+from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, parse_hooks
+from .core.policy.rules import RuleError, merge_lists
 
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
+WEB_SEARCH = {True: "true", False: "false", "auto": "auto", "true": "true", "false": "false"}  # core/tools/web_search.py
 
 
 class ConfigError(Exception):
@@ -70,3 +75,64 @@ def as_bool(value: Any, key: str, source: str) -> bool:
     if str(value).lower() in ("0", "false", "no", "off"):
         return False
     raise ConfigError(f"{source}: '{key}' must be true or false, not {value!r}.")
+
+
+def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, Any]) -> Any:
+    """The value a file gives the setting ``key`` (whose value so far is ``current`` and whose declaration's
+    metadata is ``meta``), checked as the setting's kind asks: rule lists, hooks, agent tables and language servers
+    add up across files, and a switch, a text or a number is read as the type of its default."""
+    if key == "permissions":  # rule lists add up across files
+        try:
+            value = merge_lists(current, value)
+        except RuleError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+    elif key == "hooks":  # hooks add up across files, event by event
+        try:
+            parse_hooks(value, source)
+        except HookConfigError as exc:
+            raise ConfigError(f"{exc}.") from None
+        value = {**current, **{event: [*current.get(event, []), *groups] for event, groups in value.items()}}
+    elif key == "agents":
+        value = {**current, **agent_tables(value, source)}
+    elif key == "status_line":
+        value = status_line(value, source)
+    elif key == "task_models":
+        if not isinstance(value, list) or not all(isinstance(m, str) and m.strip() for m in value):
+            raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
+                              f"\"sonnet\"], not {value!r}.")
+        value = [m.strip() for m in value]
+    elif key == "lsp":  # servers add up across files, by name
+        try:
+            parse_lsp(value, source)
+        except LspConfigError as exc:
+            raise ConfigError(str(exc)) from None
+        value = {**current, **value}
+    elif key == "sandbox_allowed_hosts":
+        if not isinstance(value, list) or not all(isinstance(h, str) and h.strip() for h in value):
+            raise ConfigError(f"{source}: '{key}' must be a list of host names, not {value!r}.")
+        value = list(dict.fromkeys([*current, *value]))
+    elif key == "web_search":  # true, false or "auto", kept as text
+        if isinstance(value, (bool, str)) and value in WEB_SEARCH:
+            value = WEB_SEARCH[value]
+        else:
+            raise ConfigError(f'{source}: web_search must be true, false or "auto", not {value!r}.')
+    elif isinstance(current, bool):
+        value = as_bool(value, key, source)
+    elif isinstance(current, str):
+        value = as_text(value, key, source)
+    elif isinstance(current, (int, float)):
+        if isinstance(value, bool):  # int(True) would pass as 1
+            raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.")
+        try:
+            value = type(current)(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{source}: '{key}' must be a number, not {value!r}.") from None
+        if value < 0 or (value == 0 and not meta["may_be_zero"]):
+            raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
+        if meta["fraction"] and value > 1:
+            raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
+        if key == "compact_threshold" and value < MIN_THRESHOLD:
+            raise ConfigError(f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
+                              f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
+                              "whole, so below that it cannot free enough.")
+    return value

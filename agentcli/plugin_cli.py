@@ -140,10 +140,12 @@ def brought(lines: list[str]) -> list[str]:
 
 async def _ask(question: str) -> bool:
     print(question.rsplit("\n", 1)[0])
+    # On the loop, which has nothing else to run: input() in a thread would hold agentcli's exit after a ctrl+c.
     try:
-        return input(f"{question.rsplit(chr(10), 1)[-1]} [y/N] ").strip().lower() in ("y", "yes")
+        answer = input(f"{question.rsplit(chr(10), 1)[-1]} [y/N] ")  # noqa: ASYNC250
     except EOFError:
         return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _known_key(spec: str, root: Path) -> str:

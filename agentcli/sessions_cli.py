@@ -80,7 +80,7 @@ def list_lines(sessions: list[SessionInfo], everywhere: bool, width: int = 100_0
         return clip(row + clip(prompt, max(1, width - len(row))), width)
 
     yield line({name: name for name in columns}, "FIRST PROMPT")
-    for session, place in zip(sessions, places):
+    for session, place in zip(sessions, places, strict=True):
         cells = {"ID": session.id, "STARTED": local_time(session.started), "TURNS": str(session.turns),
                  "AGENTS": str(len(session.subagents)), "TOKENS": tokens(session.usage.total_tokens),
                  "WORKSPACE": clip(place, place_width)}

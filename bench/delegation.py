@@ -52,7 +52,7 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
 
     section.compare("largest main-agent request: inline", col("inline", "bytes"), "delegated", col("delegated", "bytes"),
                     unit="bytes", digits=0, note="inline ÷ delegated: how much more the main context holds")
-    saved = Stat([a - b for a, b in zip(col("inline", "tokens"), col("delegated", "tokens"))], "tokens", 0)
+    saved = Stat([a - b for a, b in zip(col("inline", "tokens"), col("delegated", "tokens"), strict=True)], "tokens", 0)
     section.compare("… in estimated tokens", col("inline", "tokens"), "delegated", col("delegated", "tokens"),
                     unit="tokens", digits=0, note=f"{saved} kept out of the main context")
     section.compare("… its messages alone", col("inline", "conversation"), "delegated",

@@ -160,7 +160,7 @@ def typescript(section: Section, work: Path) -> None:
     listed = [found for found, _, _ in asyncio.run(references(typescript_repository(work, tsconfig=False), server,
                                                               truth["symbols"]))]
     true = [set(symbol["references"]) for symbol in truth["symbols"]]
-    right, count = sum(len(f & t) for f, t in zip(listed, true)), sum(len(f) for f in listed)
+    right, count = sum(len(f & t) for f, t in zip(listed, true, strict=True)), sum(len(f) for f in listed)
     section.row(f"TypeScript: the same {len(true)} symbols without the tsconfig.json",
                 f"precision {ratio(right, count)}, recall {ratio(right, sum(map(len, true)))}",
                 note=f"{count} places listed: tsserver's project of util.ts is the open file and what it imports")
@@ -175,14 +175,14 @@ def compare(section: Section, root: Path, server: ServerSpec, symbols: list[dict
     answers = asyncio.run(references(root, server, symbols))
     totals = {"lsp": [0, 0, 0], "grep": [0, 0, 0], "lsp_bytes": 0, "grep_bytes": 0}
     rg_times: list[float] = []
-    for symbol, (listed, size, _) in zip(symbols, answers):
+    for symbol, (listed, size, _) in zip(symbols, answers, strict=True):
         true = set(symbol["references"])
         grepped, seconds = grep(root, str(symbol["name"]))
         rg_times.append(seconds)
         grep_bytes = len("\n".join(grepped).encode())
         ours, theirs = score(listed, true), score({place(line) for line in grepped}, true)
         for key, got in (("lsp", ours), ("grep", theirs)):
-            totals[key] = [a + b for a, b in zip(totals[key], got)]
+            totals[key] = [a + b for a, b in zip(totals[key], got, strict=True)]
         totals["lsp_bytes"] += size
         totals["grep_bytes"] += grep_bytes
         section.row(f"{label}references of `{symbol['name']}` ({len(true)} true)",

@@ -71,7 +71,7 @@ def _cache_order(body: dict[str, Any]) -> bytes:
 
 def _shared(a: bytes, b: bytes) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1

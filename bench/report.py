@@ -60,8 +60,8 @@ def table(sections: list[Section]) -> str:
             lines.append(f"== {section.title} ({section.seconds:.0f} s)")
         for r in section.rows:
             values = (r.name, r.ours, r.peer, r.ratio, r.note)
-            lines.append("  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip())
-    header = "  ".join(h.ljust(w) for h, w in zip(HEADERS, widths)).rstrip()
+            lines.append("  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip())
+    header = "  ".join(h.ljust(w) for h, w in zip(HEADERS, widths, strict=True)).rstrip()
     return header + "\n" + "\n".join(lines)
 
 

@@ -87,7 +87,7 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
                     ours.append(await _tool_ms(tools, name, args, ctx, i))
                 else:
                     theirs.append(_bare_rg(rg, rg_args, cwd))
-        overhead = Stat([a - b for a, b in zip(ours, theirs)], "ms", 1)
+        overhead = Stat([a - b for a, b in zip(ours, theirs, strict=True)], "ms", 1)
         why = GREP_WHY if name == "grep" else GLOB_WHY
         section.compare(label, ours, "rg " + " ".join(rg_args), theirs, note=f"overhead {overhead}; {why}")
     # What sorting newest first costs rg itself: the same listing with its own stat-and-sort.
@@ -109,7 +109,7 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
                 ours.append(await _tool_ms(tools, "glob", {"pattern": "**/*.py"}, ctx, i))
             else:
                 theirs.append(_bare_rg(rg, newest, cwd))
-    overhead = Stat([a - b for a, b in zip(ours, theirs)], "ms", 1)
+    overhead = Stat([a - b for a, b in zip(ours, theirs, strict=True)], "ms", 1)
     section.compare("glob: **/*.py ÷ rg's own newest first", ours, "rg " + " ".join(newest), theirs,
                     note=f"overhead {overhead}; {GLOB_NEWEST_WHY}")
 

@@ -51,7 +51,7 @@ def paced(runs: int, budget: float, minimum: int = 3) -> Iterator[int]:
 
 def ratios(ours: list[float], theirs: list[float]) -> Stat:
     """Per-run ratios of paired runs (run i of ours against run i of theirs)."""
-    return Stat([a / b for a, b in zip(ours, theirs) if b], "×", 2)
+    return Stat([a / b for a, b in zip(ours, theirs, strict=True) if b], "×", 2)
 
 
 @dataclass

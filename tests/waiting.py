@@ -40,7 +40,9 @@ def wait_until(condition: Callable[[], T], what: str, *, timeout: float = DEADLI
         time.sleep(STEP)
 
 
-async def until(condition: Callable[[], T], what: str, *, timeout: float = DEADLINE,
+# The waits below take a timeout (ASYNC109) rather than leave it to asyncio.timeout, whose bare TimeoutError would
+# not say what never happened.
+async def until(condition: Callable[[], T], what: str, *, timeout: float = DEADLINE,  # noqa: ASYNC109
                 detail: Callable[[], str] | None = None,
                 step: Callable[[], Awaitable[Any]] | None = None) -> T:
     """Let the event loop run until ``condition()`` is truthy and return its value.
@@ -58,7 +60,7 @@ async def until(condition: Callable[[], T], what: str, *, timeout: float = DEADL
         await (step() if step is not None else asyncio.sleep(STEP))
 
 
-async def within(awaitable: Awaitable[T], what: str, *, timeout: float = DEADLINE) -> T:
+async def within(awaitable: Awaitable[T], what: str, *, timeout: float = DEADLINE) -> T:  # noqa: ASYNC109
     """Await ``awaitable``; fail saying ``what`` never happened if it takes longer than the deadline."""
     try:
         return await asyncio.wait_for(awaitable, timeout)

@@ -70,4 +70,4 @@ def table_text(attempts: tuple[Attempt, ...] | list[Attempt]) -> str:
     """``rows`` as plain text in aligned columns (the tool result, line mode)."""
     table = rows(attempts)
     widths = [max(len(row[i]) for row in table) for i in range(len(HEADER))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table)
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in table)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Union, cast, get_args
+from typing import Any, Callable, Literal, cast, get_args
 
 from .comparison import Attempt
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
@@ -377,10 +377,10 @@ Sink = Callable[[Event], None]
 
 # Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
 # finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
-AnyEvent = Union[UserMessage, TurnStarted, ReplyStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                 ToolCallStarted, ToolCallFinished, ToolProgress, ToolOutput, ElicitationRequested, UsageUpdated, SubagentStarted, SubagentFinished,
-                 SubagentCancelling, SubagentSteered, SteerDelivered, AttemptsCompared, SubagentWrappingUp, SubagentResultDelivered, ApprovalRequested, ApprovalsWaiting, PlanUpdated,
-                 Notice, Retrying, TurnFinished, Compacted, HistoryCleared, Rewound, LanguageServerWorking, ModeChanged]
+AnyEvent = (UserMessage | TurnStarted | ReplyStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
+                 ToolCallStarted | ToolCallFinished | ToolProgress | ToolOutput | ElicitationRequested | UsageUpdated | SubagentStarted | SubagentFinished |
+                 SubagentCancelling | SubagentSteered | SteerDelivered | AttemptsCompared | SubagentWrappingUp | SubagentResultDelivered | ApprovalRequested | ApprovalsWaiting | PlanUpdated |
+                 Notice | Retrying | TurnFinished | Compacted | HistoryCleared | Rewound | LanguageServerWorking | ModeChanged)
 
 
 def as_any(event: Event) -> AnyEvent:

@@ -35,7 +35,8 @@ from .mcp import bridge
 from .mcp.bridge import elicitation_answer
 from .mcp.config import ServerConfig
 from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteResource
-from .mcp.servers import McpServer, McpServers
+from .mcp.servers import McpServer
+from .mcp.session_servers import McpServers
 from .mcp.tool import tool_name as mcp_tool_name
 from .engine.loop import Agent, RunResult
 from .engine.review import Review, ReviewTargetError, run_review

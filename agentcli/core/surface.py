@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .engine.steering import Steers
     from .engine.subagent_record import SubagentRecord
     from .events import Event, Sink, ToolCallStarted, Usage
-    from .mcp.servers import McpServers
+    from .mcp.session_servers import McpServers
     from .model.llm import LLM
     from .settings import EngineSettings
     from .policy.hooks import Hooks

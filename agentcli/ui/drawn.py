@@ -14,7 +14,7 @@ the two in every front end (``tests/ui/test_one_fold.py`` checks that each pair 
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar, Union, cast, get_args
+from typing import Generic, TypeVar, cast, get_args
 
 from ..core.events import (ReplyStarted, ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
                            Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying, Rewound, SteerDelivered,
@@ -41,11 +41,11 @@ class Split(Generic[D]):
 # The two terminal front ends, the TUI (widgets/conversation.py) and line mode (plain/display.py), agree: quiet
 # are a model call's usage, its reply beginning, a cancel being summed up and a language server's work, which their status bars, working lines, live lines, panel and task lines
 # read from the view; they draw the rest (the questions and the inbox, each front end in a place of its own).
-TerminalQuiet = Union[UsageUpdated, SubagentCancelling, ReplyStarted, LanguageServerWorking, ModeChanged,  # the status bar reads the mode
-                      ToolOutput]  # a command's result comes when it ends
-TerminalDrawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-                      ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished,
-                      SubagentSteered, SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying,
-                      TurnFinished, Compacted, HistoryCleared, Rewound, SteerDelivered, ApprovalsWaiting,
-                      ApprovalRequested, ElicitationRequested, AttemptsCompared]
+TerminalQuiet = (UsageUpdated | SubagentCancelling | ReplyStarted | LanguageServerWorking | ModeChanged |  # the status bar reads the mode
+                      ToolOutput)  # a command's result comes when it ends
+TerminalDrawn = (UserMessage | TurnStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
+                      ToolCallStarted | ToolCallFinished | ToolProgress | SubagentStarted | SubagentFinished |
+                      SubagentSteered | SubagentWrappingUp | SubagentResultDelivered | PlanUpdated | Notice | Retrying |
+                      TurnFinished | Compacted | HistoryCleared | Rewound | SteerDelivered | ApprovalsWaiting |
+                      ApprovalRequested | ElicitationRequested | AttemptsCompared)
 terminal = Split[TerminalDrawn](TerminalDrawn, TerminalQuiet)

@@ -41,12 +41,12 @@ def visible_data(value: T) -> T:
         return visible(value)  # type: ignore[return-value]
     if isinstance(value, dict):
         pairs = [(visible_data(k), visible_data(v)) for k, v in value.items()]
-        if all(shown is k and seen is v for (shown, seen), (k, v) in zip(pairs, value.items())):
+        if all(shown is k and seen is v for (shown, seen), (k, v) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)  # type: ignore[return-value]
     if isinstance(value, (list, tuple)):
         items = [visible_data(v) for v in value]
-        if all(shown is v for shown, v in zip(items, value)):
+        if all(shown is v for shown, v in zip(items, value, strict=True)):
             return value
         return items if isinstance(value, list) else tuple(items)  # type: ignore[return-value]
     return value

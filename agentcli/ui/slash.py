@@ -288,7 +288,7 @@ def context_how(usage: "ContextUsage") -> str:
 def context_segments(usage: "ContextUsage", width: int = 40) -> list[tuple[str, int]]:
     """The window as ``width`` cells: each part's mark and how many cells it fills (what is left is free)."""
     segments, left = [], width
-    for mark, share in zip(CONTEXT_MARKS, usage.shares.values()):
+    for mark, share in zip(CONTEXT_MARKS, usage.shares.values(), strict=False):
         cells = min(left, round(width * share))
         segments.append((mark, cells))
         left -= cells
@@ -304,7 +304,7 @@ def context_parts_bar(usage: "ContextUsage", width: int = 40) -> str:
 def context_report(usage: "ContextUsage") -> str:
     """/context in text: the bar, one row a part (tokens, share of the window), and what subagents kept out."""
     lines = [context_how(usage), context_parts_bar(usage)]
-    for mark, (label, count) in zip(CONTEXT_MARKS, usage.parts.items()):
+    for mark, (label, count) in zip(CONTEXT_MARKS, usage.parts.items(), strict=False):
         lines.append(f"  {mark} {label:<17} {tokens(count):>7}  {100 * usage.shares[label]:5.1f}%")
     lines.append(f"  {context_kept_out(usage)}")
     return "\n".join(lines)

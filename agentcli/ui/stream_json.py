@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Union, assert_never
+from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from .. import __version__
 from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
@@ -30,12 +30,12 @@ if TYPE_CHECKING:
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
 # reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it), a language
 # server's work in progress.
-Quiet = Union[UsageUpdated, ApprovalsWaiting, SubagentCancelling, ElicitationRequested, ReplyStarted,
-              AttemptsCompared, LanguageServerWorking, ModeChanged, ToolOutput]  # the result line carries the comparisons (result_message)
-Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
-              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, ApprovalRequested]
+Quiet = (UsageUpdated | ApprovalsWaiting | SubagentCancelling | ElicitationRequested | ReplyStarted |
+              AttemptsCompared | LanguageServerWorking | ModeChanged | ToolOutput)  # the result line carries the comparisons (result_message)
+Drawn = (UserMessage | TurnStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
+              ToolCallStarted | ToolCallFinished | ToolProgress | SubagentStarted | SubagentFinished | SubagentSteered |
+              SubagentWrappingUp | SubagentResultDelivered | PlanUpdated | Notice | Retrying | TurnFinished | Compacted |
+              HistoryCleared | Rewound | SteerDelivered | ApprovalRequested)
 drawn = Split[Drawn](Drawn, Quiet)
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, assert_never
+from typing import Any, Literal, assert_never
 
 from ..core.content import readable, text_of
 from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
@@ -107,7 +107,7 @@ class CallEnded:
     call: ToolView
 
 
-Item = Union[Said, ToolView, CallEnded, Note, ToModel, Divider, ChildMark]
+Item = Said | ToolView | CallEnded | Note | ToModel | Divider | ChildMark
 
 
 @dataclass

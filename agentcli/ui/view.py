@@ -334,7 +334,7 @@ class SessionView:
         self.status_changed = isinstance(event, (UsageUpdated, SubagentStarted, SubagentFinished))
         match as_any(event):
             case ApprovalsWaiting() as waiting:
-                self.approvals = list(zip(waiting.agents, waiting.descriptions))
+                self.approvals = list(zip(waiting.agents, waiting.descriptions, strict=False))
                 for agent in self.subagents.values():
                     waits = agent.id in waiting.agents
                     if agent.waiting_for_you and not waits:

@@ -3,6 +3,7 @@ to a valid history; an edit the user made by hand is never overwritten silently.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -54,8 +55,8 @@ async def test_three_parallel_children_then_rewind_files_leaves_the_tree_as_it_w
     restore = session.rewind(1, conversation=False, files=True)
     assert restore.changed_by_hand == [] and restore.not_kept == []
     assert tree(repo) == before
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
-                            capture_output=True, text=True).stdout
+    status = (await asyncio.to_thread(subprocess.run, ["git", "status", "--porcelain", "--untracked-files=all"],
+                                      cwd=repo, capture_output=True, text=True)).stdout
     assert status == ""
 
 

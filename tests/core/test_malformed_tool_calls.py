@@ -74,7 +74,7 @@ async def test_forty_five_malformed_calls_in_one_reply(server, make_session):
     calls = sent_calls(sent)
     results = results_by_id(sent)
     assert len(calls) == 45 == len(results) and set(results) == {c["id"] for c in calls}
-    same = [results[c["id"]] for c, b in zip(calls, bad) if b["id"] == "toolu_same"]
+    same = [results[c["id"]] for c, b in zip(calls, bad, strict=True) if b["id"] == "toolu_same"]
     assert not same[0].get("is_error") and all(r["is_error"] for r in same[1:])  # the first keeps its id
     assert sum(bool(r.get("is_error")) for r in results.values()) == 45 - 1
 

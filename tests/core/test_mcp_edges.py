@@ -12,7 +12,7 @@ import pytest
 from agentcli.core.mcp import bridge
 from agentcli.core.mcp.config import parse
 from agentcli.core.mcp.remote import RemoteTool
-from agentcli.core.mcp.servers import McpServers
+from agentcli.core.mcp.session_servers import McpServers
 from agentcli.core.tools import ToolRegistry
 
 

@@ -234,7 +234,7 @@ def test_a_rule_may_name_every_tool_of_a_server_as_claude_code_writes_it():
 
 def test_a_repositorys_server_instructions_count_only_when_trusted_and_cannot_leave_their_fence(tmp_path):
     from agentcli.core.mcp.bridge import with_instructions
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
 
     configs = {**parse({"mcpServers": {"repo": {"command": "x"}}}, ".mcp.json", project=True),
                **parse({"mcpServers": {"mine": {"command": "y"}}}, "mcp.json")}
@@ -252,7 +252,7 @@ def test_a_repositorys_server_instructions_count_only_when_trusted_and_cannot_le
 
 def test_instructions_of_a_server_that_comes_up_after_the_first_reply_come_in_a_note_once(tmp_path):
     from agentcli.core.mcp.bridge import INSTRUCTIONS_NOTE, InstructionsNews
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
 
     servers = McpServers(parse({"mcpServers": {"mine": {"command": "y"}}}, "mcp.json"), root=tmp_path, env={},
                          startup_timeout=1, tool_timeout=1, on_ready=lambda s: None, on_trouble=lambda t: None)

@@ -80,7 +80,7 @@ async def test_each_mode_runs_exactly_what_it_should(server, make_session, repo,
     server.script(reply(*reads), reply(*blocks), text("done"))  # edits need a read first
     session, events = make_session(permission_mode=mode)
     await session.send("Do everything")
-    outcomes = dict(zip(CALLS, results_of(server, 2)))
+    outcomes = dict(zip(CALLS, results_of(server, 2), strict=True))
     for label, (is_error, output) in outcomes.items():
         assert is_error == (label not in RUNS[mode]), (label, output)
         if label in FLAG.get(mode, {}):

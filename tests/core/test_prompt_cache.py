@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import threading
+from itertools import pairwise
 
 from agentcli.core.content import NOTE_TAG
 from agentcli.core.events import UserMessage
@@ -93,7 +94,7 @@ async def test_a_mode_change_a_plan_a_background_result_a_steer_and_an_interrupt
 
     requests = [body for body in server.requests if is_main(body)]
     assert len(requests) == 11
-    for before, after in zip(requests, requests[1:]):
+    for before, after in pairwise(requests):
         assert_prefix_kept(before, after)
     system = requests[0]["system"][0]["text"]
     assert "Permission mode: default" in system  # the prompt keeps the mode it began with; notes say the rest

@@ -6,6 +6,8 @@ an allow rule or in bypassPermissions), and checks that the sandbox, not a rule,
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import socket
 import sys
@@ -281,7 +283,8 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
             "from tests.core.test_sandbox import make_ctx, bash\n"
             f"box = Sandbox('on') if {boxed} else None\n"
             f"asyncio.run(bash(make_ctx(Path({str(tmp_path)!r}), box), 'sleep {n}'))\n")
-        proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2])
+        proc = await asyncio.to_thread(subprocess.Popen, [sys.executable, "-c", script],
+                                       cwd=Path(__file__).resolve().parents[2])
         try:
             await until(lambda: running(["sleep", n]) or proc.poll() is not None, f"`sleep {n}` starting")
             assert proc.poll() is None
@@ -306,7 +309,7 @@ async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home
     reader = "cat ~/.ssh/id_ed25519 >&2; exit 2"
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(
-        '{"hooks": {"UserPromptSubmit": [{"hooks": [{"command": "%s"}]}]}}' % reader)
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"command": reader}]}]}}))
     user_config = isolated_home / "config" / "config.toml"
     user_config.write_text(f'[[hooks.Stop]]\nhooks = [{{ command = "{reader}" }}]\n')
     settings = load_settings(workspace, env={}, trusted=True)
@@ -325,7 +328,7 @@ async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home
 async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspace):
     """A server from the workspace's .mcp.json writes where it may (the workspace) and nowhere else."""
     from agentcli.core.mcp.config import parse
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
     from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 

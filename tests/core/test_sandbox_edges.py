@@ -3,6 +3,7 @@ hold. Each attack is made from inside an allowed command, against real bwrap, as
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import struct
@@ -14,7 +15,8 @@ import pytest
 
 from agentcli.core.errors import ToolError
 from agentcli.core.system import seccomp
-from agentcli.core.system.sandbox import BRIDGE, Sandbox, SandboxError
+from agentcli.core.system.host_proxy import BRIDGE
+from agentcli.core.system.sandbox import Sandbox, SandboxError
 from agentcli.core.tools.shell import Bash
 from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox, workspace  # noqa: F401  (fixtures)
@@ -240,7 +242,8 @@ print("socketcall", ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_cha
 async def test_the_32_bit_socketcall_is_no_way_around_the_socket_families(sandbox, workspace, tmp_path):  # noqa: F811
     """socketcall(SYS_SOCKET, …) names the family in memory, where the filter cannot read it: it must never run."""
     (workspace / "socketcall.py").write_text(SOCKETCALL)
-    outside = subprocess.run([PY, str(workspace / "socketcall.py")], capture_output=True, text=True, timeout=60)
+    outside = await asyncio.to_thread(subprocess.run, [PY, str(workspace / "socketcall.py")], capture_output=True,
+                                      text=True, timeout=60)
     if outside.stdout != "socketcall -14\n":  # EFAULT: the call ran (its arguments at NULL)
         pytest.skip("this kernel runs no 32-bit system calls")
     ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} socketcall.py; echo exit=$?")
@@ -296,7 +299,7 @@ async def test_a_bash_call_refuses_both_attacks(home, workspace, unix_server, ho
 async def test_an_mcp_server_refuses_both_attacks(home, workspace, unix_server):  # noqa: F811
     """A workspace's .mcp.json runs the attacks before the server it names: the start the SDK makes (the loader)."""
     from agentcli.core.mcp.config import parse
-    from agentcli.core.mcp.servers import McpServers
+    from agentcli.core.mcp.session_servers import McpServers
     from agentcli.core.system.secret_env import command_env
     from tests.core.test_mcp import stdio
 

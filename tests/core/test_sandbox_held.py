@@ -209,7 +209,7 @@ async def test_the_file_tools_ask_before_writing_any_held_path_under_accept_edit
     await session.send("configure")
     found = results_of(server)
     assert len(found) == len(paths)
-    for path, (is_error, output) in zip(paths, found):
+    for path, (is_error, output) in zip(paths, found, strict=True):
         assert is_error and "needs approval" in output, (path, output)
         assert not (repo / path).exists()
     assert "core.hooksPath" in found[0][1]

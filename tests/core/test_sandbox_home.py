@@ -50,7 +50,7 @@ async def test_the_file_tools_ask_before_writing_a_dot_entry_of_home_when_the_wo
     await session.send("configure")
     found = results_of(server)
     assert len(found) == len(paths)
-    for path, (is_error, output) in zip(paths, found):
+    for path, (is_error, output) in zip(paths, found, strict=True):
         assert is_error and "needs approval" in output, (path, output)
         assert not (home / path).exists()
 
@@ -93,7 +93,7 @@ async def test_the_file_tools_ask_before_writing_a_linked_dotfile(server, make_s
     await session.send("configure")
     found = results_of(server, 2)
     assert len(found) == len(paths)
-    for path, (is_error, output) in zip(paths, found):
+    for path, (is_error, output) in zip(paths, found, strict=True):
         assert is_error and "needs approval" in output, (path, output)
         assert not (repo / path).exists() or (repo / path).read_text() != "x"
 

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from agentcli.core.system.sandbox import Sandbox, host_allowed
+from agentcli.core.system.host_proxy import host_allowed
+from agentcli.core.system.sandbox import Sandbox
 from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, workspace  # noqa: F401  (fixtures)
 

@@ -14,7 +14,8 @@ from agentcli.core.tools import rg as search  # the rg runner, where grep decide
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
-from agentcli.core.tools.search import Glob, Grep, compile_glob, name_globs
+from agentcli.core.tools.glob_patterns import compile_glob, name_globs
+from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import tool_settings
 from tests.core.test_search_order import sorted_rg, tricky_tree
@@ -160,8 +161,9 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
     gitignored_tree(tmp_path)
     rg = rg_path()
     assert rg
-    overridden = subprocess.run([rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"], cwd=tmp_path,
-                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout
+    overridden = (await asyncio.to_thread(subprocess.run, [rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"],
+                                          cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                                          timeout=60)).stdout
     assert "secret.py" in overridden.splitlines()
     out = await Glob().run({"pattern": "secret.py"}, ctx_at(tmp_path))
     assert out.startswith("No files match `secret.py`")

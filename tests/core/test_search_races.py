@@ -71,7 +71,7 @@ async def test_swapping_the_searched_folder_for_a_link_never_leaks_outside_files
 
 
 def test_globs_written_from_the_root_are_rewritten_for_the_folder_searched(tmp_path):
-    from agentcli.core.tools.search import rebased_globs
+    from agentcli.core.tools.glob_patterns import rebased_globs
 
     root = tmp_path / "ws"
     src = root / "src"

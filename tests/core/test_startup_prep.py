@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 
 from agentcli.core.system.git import is_git_repo
@@ -11,7 +12,7 @@ from tests.fakes.anthropic_server import text
 async def test_the_first_request_carries_the_git_snapshot_and_memory_built_in_the_background(make_session, repo,
                                                                                                server):
     (repo / "AGENTS.md").write_text("Always answer in haiku.\n")
-    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "feature-x"], check=True)
+    await asyncio.to_thread(subprocess.run, ["git", "-C", str(repo), "checkout", "-q", "-b", "feature-x"], check=True)
     server.when(lambda body: True, text("Done."))
     session, _ = make_session()
     await session.send("hi")  # at once: the prompt may still be in the making

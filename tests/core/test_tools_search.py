@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
@@ -10,7 +11,8 @@ import pytest
 
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.search import Glob, Grep, compile_glob
+from agentcli.core.tools.glob_patterns import compile_glob
+from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.tools.rg import rg_path
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
@@ -78,7 +80,7 @@ async def test_grep_respects_gitignore_without_git(ctx, tmp_path):
 
 
 async def test_grep_respects_gitignore_in_git_repo_and_skips_dot_git(ctx, tmp_path):
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    await asyncio.to_thread(subprocess.run, ["git", "init", "-q", str(tmp_path)], check=True)
     make(tmp_path, {".gitignore": "secret.txt\n", "secret.txt": "needle\n", "ok.txt": "needle\n"})
     (tmp_path / ".git" / "needle-file").write_text("needle\n")
     out = await grep(ctx, pattern="needle")
@@ -205,7 +207,7 @@ async def test_glob_double_star_and_path(ctx, tmp_path):
 
 
 async def test_glob_respects_gitignore_and_skips_git(ctx, tmp_path):
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    await asyncio.to_thread(subprocess.run, ["git", "init", "-q", str(tmp_path)], check=True)
     make(tmp_path, {".gitignore": "node_modules/\n", "node_modules/x/index.js": "", "app.js": "", ".eslintrc.js": ""})
     out = await glob(ctx, pattern="**/*")
     assert sorted(out.splitlines()) == [".eslintrc.js", ".gitignore", "app.js"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,7 @@ def test_answers_are_kept_in_the_user_config_per_path_and_digest(tmp_path, isola
 def test_a_damaged_answer_file_means_ask_again(tmp_path):
     write_project(tmp_path, "keep_secret_env = true\n")
     trust.store_path().parent.mkdir(parents=True)
-    for damaged in ("{not json", '["a list"]', '{"workspaces": {"%s": "yes"}}' % tmp_path.resolve()):
+    for damaged in ("{not json", '["a list"]', json.dumps({"workspaces": {str(tmp_path.resolve()): "yes"}})):
         trust.store_path().write_text(damaged)
         assert trust.answer_for(trust.request_for(tmp_path)) is None
 

@@ -25,7 +25,7 @@ async def test_a_deny_rule_on_an_address_holds_for_every_spelling_of_it(server, 
                  "127.0.0.1."]
     results = await fetched(server, make_session, *[f"http://{host}:{port}/page" for host in spellings],
                             permissions={"allow": ["web_fetch"], "deny": [rule]}, **ANY_ADDRESS)
-    for host, (error, said) in zip(spellings, results):
+    for host, (error, said) in zip(spellings, results, strict=True):
         assert error and f"denied by the rule `{rule}`" in said, (host, said)
     assert Site.hosts == []  # not one request reached the server
 
@@ -73,7 +73,7 @@ def test_ipv6_forms_that_carry_a_private_ipv4_address_are_private():
 async def test_a_private_address_in_an_ipv6_form_is_refused_before_any_connection(server, make_session):
     urls = ["http://[64:ff9b::a00:1]/", "http://[2002:a00:1::1]/", "http://[::a00:1]/", "http://[fec0::1]/"]
     results = await fetched(server, make_session, *urls, permissions={"allow": ["web_fetch"]})
-    for url, (error, said) in zip(urls, results):
+    for url, (error, said) in zip(urls, results, strict=True):
         assert error and "agentcli fetches only from public addresses" in said, (url, said)
 
 

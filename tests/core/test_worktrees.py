@@ -61,7 +61,7 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
     assert result.text == "Both are done."
     assert (repo / "src/app/auth.py").read_text() == original  # the user's tree is untouched
     answers = [tool_result_text(r) for r in tool_results([b for b in server.requests if is_main(b)][-1])]
-    for number, answer in zip((1, 2), answers):
+    for number, answer in zip((1, 2), answers, strict=True):
         branch = f"agentcli/{session.id}/sa-{number}/work"
         assert f"Worktree branch {branch}: 1 file changed (+1 −1): src/app/auth.py +1 −1." in answer
         assert answer.splitlines()[-1].startswith(f"[sa-{number} · done")

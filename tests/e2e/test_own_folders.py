@@ -44,7 +44,7 @@ def test_accept_edits_in_home_cannot_write_agentcli_or_git_config(server, home):
     assert proc.returncode == 0, proc.stderr
     *refused, allowed = tool_results(server.requests[2])
     assert not allowed["is_error"] and (home / "notes.txt").read_text() == "fine\n"  # acceptEdits does write
-    for path, result in zip(OWN_FILES, refused):
+    for path, result in zip(OWN_FILES, refused, strict=True):
         assert result["is_error"], path
         assert "needs approval" in tool_result_text(result) and "folder" in tool_result_text(result), path
     assert (home / ".config" / "agentcli" / "config.toml").read_text() == 'model = "claude-sonnet-4-5"\n'

@@ -30,7 +30,7 @@ def is_child(body: dict[str, Any]) -> bool:
     return not offers_tool(body, "task")
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = DEADLINE) -> Any:
+async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = DEADLINE) -> Any:  # noqa: ASYNC109 - as waiting.until
     """Let the app run until ``condition()`` holds; on a hang, fail with ``what`` and the screen's text."""
     app = pilot.app
     return await waiting.until(condition, what, timeout=timeout, step=lambda: pilot.pause(0.02),

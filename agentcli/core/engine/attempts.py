@@ -76,7 +76,7 @@ async def run(subagents: "Subagents", args: dict[str, Any], prompt: str, files: 
                               agent_id=ctx.agent_id))
     answers = [f"## {record.id}\n{capped((record.report.text if record.report else record.result) or '(no answer)', ANSWER_CAP)}"
                + (f"\nCheck output (last lines):\n{a.check_output}" if a.check_output else "")
-               for record, a in zip(started, compared)]
+               for record, a in zip(started, compared, strict=True)]
     head = (f"{len(started)} attempts at \"{args['description']}\", each in its own worktree"
             + (f", each checked with `{check}` by agentcli:" if check else " (no check was given):"))
     return quoted("\n\n".join([head, table_text(compared), *answers, ASK]))

@@ -2,7 +2,7 @@
 it waits for), so it can change course without being interrupted.
 
 One mailbox for every agent: a running subagent's (``/steer``, ``m`` in the panel, the ``message_subagent``
-tool; its boundary is ``Subagents._boundary``) and the main agent's (the user's "steer" key in the front ends;
+tool; its boundary is ``subagent_finish.boundary``) and the main agent's (the user's "steer" key in the front ends;
 the loop reads it before each model call, after the tool results). Each message reaches the model in the same
 words (STEER), naming who sent it.
 """

@@ -16,41 +16,26 @@ from ..storage import worktrees
 from .agents import AgentType
 from .compaction import Ledger
 from ..content import agentcli_note
-from .context import REASK_REQUEST, SUMMARY_REQUEST, subagent_system_prompt
+from .context import subagent_system_prompt
 from .skill_tool import SkillTool
 from .skills import catalog
 from .steering import Steers
-from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SubagentWrappingUp, ToolCallFinished,
+from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, ToolCallFinished,
                       ToolCallStarted, Usage, UsageUpdated)
 from ..model.catalogue import resolve_model
 from ..model.llm import LLM, LLMError
-from .loop import Agent, final_text
+from .loop import Agent
 from ..tools import ToolRegistry
 from ..tools.base import ToolContext
 from ..errors import ToolError
-from ..units import dollars, tokens, turns
+from ..units import dollars
 from ..system.workspace import Workspace
+from .subagent_finish import WIND_DOWN, WrapUp, ask_wrap_up, boundary, reask, summarize, user_cancelled
 from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of, report_so_far
 
-SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
                  "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
                  "the user's files until they review and merge it.")
-NEAR_TURNS = 3  # a child is told once when this many turns are left of its cap
-NEAR_SHARE = 0.8  # ... or when it has used this share of its token or cost budget
-WIND_DOWN = 0.9  # at this share of the session's cost budget, children wrap up and no new one starts
-NEAR_LIMIT = ("You are near {limit}. Finish the step you are on and give your final answer within a turn or "
-              "two: what you found (with path:line references) and what is left undone. Start nothing new.")
-
-
-class WrapUp(Exception):
-    """Raised at a child's turn boundary when it is to finish now: one tool-less call sums up what it has."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason  # completes SUMMARY_REQUEST's "You have run out of …"
-
-
 def _narrowest(*budgets: float | None) -> Any:
     """The smallest of the budgets that are set (the task call's, its type's); None when none is."""
     return min((b for b in budgets if b), default=None)
@@ -171,7 +156,7 @@ class Subagents:
         record, why = self._live(agent_id)
         if record is None:
             return why
-        self._ask_wrap_up(record, f"time: the {source} asked you to wrap up now")
+        ask_wrap_up(record, f"time: the {source} asked you to wrap up now")
         return ""
 
     def _live(self, agent_id: str) -> tuple[SubagentRecord | None, str]:
@@ -185,40 +170,6 @@ class Subagents:
         if record.wrap_up or record.cancel_requested:
             return None, f"{record.id} is already finishing: it is summing up what it found."
         return record, ""
-
-    def _ask_wrap_up(self, record: SubagentRecord, reason: str) -> None:
-        if record.wrap_up:
-            return
-        record.wrap_up = reason
-        if record.emit is not None:
-            record.emit(SubagentWrappingUp(id=record.id, reason=reason, agent_id=record.id,
-                                           parent_tool_use_id=record.tool_use_id))
-
-    def _boundary(self, record: SubagentRecord, agent: Agent) -> list[dict[str, Any]]:
-        """What a child reads before its next model call: the messages sent to it, and once a warning that it
-        nears its turn cap or budget. Raises WrapUp when it is to finish now (asked to, or at a budget)."""
-        used = agent.usage
-        if record.token_budget and used.total_tokens >= record.token_budget:
-            self._ask_wrap_up(record, f"your token budget ({tokens(record.token_budget)} tokens)")
-        elif record.cost_budget and (used.cost or 0.0) >= record.cost_budget:
-            self._ask_wrap_up(record, f"your cost budget ({dollars(record.cost_budget)})")
-        elif self.winding_down:
-            self._ask_wrap_up(record, f"the session's cost budget ({dollars(self.budget_usd or 0.0)})")
-        if record.wrap_up:
-            raise WrapUp(record.wrap_up)
-        content = record.steers.take_notes()
-        left = record.max_turns - agent.turns  # the next call included
-        near = ""
-        if record.max_turns > 2 * NEAR_TURNS and left <= NEAR_TURNS:
-            near = f"your turn cap: {turns(left)} left of {record.max_turns}"
-        elif record.token_budget and used.total_tokens >= NEAR_SHARE * record.token_budget:
-            near = f"your token budget: {tokens(used.total_tokens)} of {tokens(record.token_budget)} tokens used"
-        elif record.cost_budget and (used.cost or 0.0) >= NEAR_SHARE * record.cost_budget:
-            near = f"your cost budget: {dollars(used.cost or 0.0)} of {dollars(record.cost_budget)} spent"
-        if near and not record.warned:
-            record.warned = True
-            content.append(agentcli_note(NEAR_LIMIT.format(limit=near)))
-        return content
 
     def cancel(self, agent_id: str) -> bool:
         """Stop one subagent; its parent still gets a summary of what it did."""
@@ -366,7 +317,7 @@ class Subagents:
                 dataclasses.replace(parent, workspace=workspace)
             agent = self._agent(record, agent_type, own, emit)
             agent.ledger = Ledger.from_dict(record.ledger)
-            agent.inbox = lambda: self._boundary(record, agent)
+            agent.inbox = lambda: boundary(record, agent, self.budget_usd if self.winding_down else None)
             agent.stop_fields = lambda answer: {  # what a SubagentStop hook reads: the receipt of the run so far
                 "agent_transcript_path": self.transcript_of(record.id),
                 "receipt": report_so_far(record, agent, answer, turns_before).to_dict()}
@@ -381,7 +332,7 @@ class Subagents:
                         result = await agent.run(prompt, added)
                 record.status, record.result = result.status, result.text
                 if result.status == "done" and not_an_answer(result.text):
-                    record.result = await self._reask(agent, record)
+                    record.result = await reask(agent, record)
                 if result.status == "capped":
                     cut_off = f"turns ({record.max_turns})"
             except WrapUp as wrap:
@@ -394,14 +345,14 @@ class Subagents:
                     cut_off = "context"
             except asyncio.CancelledError:
                 record.status = "interrupted" if self.closing else "cancelled"
-                if not self._user_cancelled(record):  # the parent itself is being cancelled, or the session closes
+                if not user_cancelled(record):  # the parent itself is being cancelled, or the session closes
                     record.result = agent.last_text()
                     raise
                 record.result = "Cancelled by the user before it started."
                 if agent.turns:
                     cut_off = "time: the user cancelled you"
             if cut_off:
-                record.result = await self._summarize(agent, cut_off, record)
+                record.result = await summarize(agent, cut_off, record)
             if worktree is not None:  # what it changed in its worktree, in a few lines (background too)
                 try:
                     note = await asyncio.to_thread(worktrees.finish, worktree)
@@ -445,15 +396,6 @@ class Subagents:
                      messages=list(record.messages), usage=record.usage,  # a resume goes on from its history
                      compact_threshold=self.compact_threshold)
 
-    @staticmethod
-    def _user_cancelled(record: SubagentRecord) -> bool:
-        """Whether the cancel now arriving is the user's (``cancel``), to be absorbed once."""
-        if not record.cancel_requested or record.cancel_absorbed:
-            return False
-        record.cancel_absorbed = True
-        asyncio.current_task().uncancel()  # type: ignore[union-attr]
-        return True
-
     def _is_edit(self, tool_name: str) -> bool:
         tool = self.tools.get(tool_name)
         return tool is not None and tool.kind == "edit"
@@ -481,46 +423,3 @@ class Subagents:
             parent.emit(Notice(level="warning", text=(
                 f"{other.id} and {record.id} both changed {shown} while running at the same time; "
                 "check that one did not undo the other's edits.")))
-
-    async def _reask(self, agent: Agent, record: SubagentRecord) -> str:
-        """Its answer was empty or only pointed elsewhere: ask once more, in its own conversation with that
-        answer kept, with no tools; failing that, the best text it wrote, marked so."""
-        agent.inbox = None  # its run is over: a wrap-up or a message has nothing left to change
-        agent.add_user([agentcli_note(REASK_REQUEST)], origin="engine")
-        reply_text = ""
-        try:
-            async with asyncio.timeout(SUMMARY_TIMEOUT):
-                reply = await agent.call_model(tool_choice={"type": "none"},
-                                               counted=False)
-            reply_text = final_text(reply.content)
-        except (LLMError, TimeoutError):
-            pass
-        if not not_an_answer(reply_text):
-            record.answer_mark = "re-asked: its first answer was empty or only pointed elsewhere; this is its second."
-            return reply_text
-        said = [final_text(m["content"]) for m in agent.messages if m["role"] == "assistant"]
-        best = next((text for text in reversed(said) if not not_an_answer(text)), "")
-        record.answer_mark = ("no answer: asked twice, it gave none; " + (
-            "the text above is the last it wrote before." if best else "it wrote nothing else either."))
-        return best or reply_text
-
-    async def _summarize(self, agent: Agent, reason: str, record: SubagentRecord) -> str:
-        """One last call with no tools, so the parent always receives a text."""
-        agent.inbox = None  # nothing more reaches it: this call is its last
-        agent.add_user([*record.steers.take_notes(), agentcli_note(SUMMARY_REQUEST.format(reason=reason))], origin="engine")
-        found = agent.last_text()
-        try:
-            async with asyncio.timeout(SUMMARY_TIMEOUT):
-                reply = await agent.call_model(tool_choice={"type": "none"},
-                                               counted=False)
-            record.summarized = True
-            return final_text(reply.content) or found
-        except (LLMError, TimeoutError) as exc:
-            return f"{found}\n\n(No final summary: {exc})" if found else f"(No final summary: {exc})"
-        except asyncio.CancelledError:
-            if not self._user_cancelled(record):
-                raise
-            record.status = "cancelled"
-            return f"{found}\n\n(The user cancelled the final summary.)" if found else \
-                "(The user cancelled the subagent before it summarized.)"
-

@@ -59,7 +59,7 @@ class WorkspaceLanguages:
                 run.kill()
         await asyncio.gather(*answers, return_exceptions=True)
         self.stop()
-        return [spec for spec, answer in zip(self.specs, answers)
+        return [spec for spec, answer in zip(self.specs, answers, strict=True)
                 if answer not in done or answer.exception() is not None or answer.result()]
 
     def stop(self) -> None:

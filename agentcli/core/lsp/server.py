@@ -244,10 +244,10 @@ class LanguageServer:
         quiet_until = deadline if self.spec.partial_until_diagnostics else now + OPEN_WAIT
         while self.alive and (now := loop.time()) < deadline:
             if self.progress:  # it says it works (loading its project): wait for that, however long it takes,
-                await self._woken(deadline - now)
+                await self._woken(deadline)
                 quiet_until = max(quiet_until, loop.time() + OPEN_WAIT)  # and a while for its word after it
             elif self.published.get(uri, 0) == before:  # nothing yet: wait a while for its first word
-                if now >= quiet_until or not await self._woken(min(quiet_until, deadline) - now):
+                if now >= quiet_until or not await self._woken(min(quiet_until, deadline)):
                     return
             elif not await self.wait_published(uri, self.published.get(uri, 0), SETTLE):
                 return
@@ -288,21 +288,22 @@ class LanguageServer:
             raise LspUnavailable(f"{self.spec.name} could not answer {method}: {exc}") from None
         return plain(reply)
 
-    async def wait_published(self, uri: str, seen: int, timeout: float) -> bool:
+    async def wait_published(self, uri: str, seen: int, timeout: float) -> bool:  # noqa: ASYNC109 - the answer is whether it came in time
         """Whether the server publishes diagnostics of ``uri`` for the ``seen``+1-th time within ``timeout``."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self.published.get(uri, 0) <= seen and self.alive and loop.time() < deadline:
-            if not await self._woken(deadline - loop.time()):
+            if not await self._woken(deadline):
                 break
         return self.published.get(uri, 0) > seen
 
-    async def _woken(self, timeout: float) -> bool:
-        """Whether the server published diagnostics or ended a piece of work within ``timeout``."""
+    async def _woken(self, deadline: float) -> bool:
+        """Whether the server published diagnostics or ended a piece of work before ``deadline`` (the loop's time)."""
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.add(waiter)
         try:
-            await asyncio.wait_for(waiter, max(timeout, 0))
+            async with asyncio.timeout_at(deadline):
+                await waiter
         except TimeoutError:
             return False
         finally:

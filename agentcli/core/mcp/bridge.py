@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..content import quoted
 from ..errors import ToolError
 from .config import NAME
-from .servers import McpServer, McpServers
+from .servers import McpServer
+from .session_servers import McpServers
 from .tool import PREFIX, IMAGE_TYPES, McpTool, convert, tool_name
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ async def expand_prompt(servers: McpServers, text: str) -> tuple[str, list[dict[
     names = [argument for argument, _ in prompt.arguments]
     if len(words) > len(names) and names:
         words = [*words[:len(names) - 1], " ".join(words[len(names) - 1:])]
-    arguments = dict(zip(names, words))
+    arguments = dict(zip(names, words, strict=False))
     missing = [argument for argument, required in prompt.arguments if required and argument not in arguments]
     if missing:
         usage = " ".join(argument.upper() for argument in names)

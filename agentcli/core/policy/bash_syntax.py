@@ -11,8 +11,8 @@ A word whose value is known only when bash runs it (``$f``, ``*.py``, ``{a,b}``)
 ``SimpleCommand.words``, and the command is *dynamic*: no rule with a pattern can say what it
 does. tree-sitter is imported on the first parse, so startup does without it.
 
-The values it returns are in bash_commands.py; undoing bash's quotes on a word's text, in bash_quoting.py;
-walking tree-sitter's tree, in bash_tree.py.
+The values it returns are in bash_commands.py; reading one word, in bash_words.py; undoing bash's quotes on a
+word's text, in bash_quoting.py; walking tree-sitter's tree, in bash_tree.py.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from .bash_commands import CommandLine, SimpleCommand, Word
-from .bash_quoting import _ansi_c, _double_quoted, _heredoc_delimiter, _quoted_length
+from .bash_quoting import _heredoc_delimiter
 from .bash_tree import _deeper_than, _descendants, _skipped_text
+from .bash_words import WordReader
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -81,25 +83,15 @@ _SET_WORD = re.compile(r"[-+][euxvfCbhmBHPT]*|[-+]o|--?|pipefail|errexit|nounset
 _WRAPPERS = {"command", "builtin"}  # builtins that run the builtin named next
 _SAFE_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>"}
-_OPERATORS = {":-", "-", ":+", "+", ":?", "?", "%", "%%", "#", "##", "/", "//", "/#", "/%", "^", "^^", ",", ",,"}
 _ARITHMETIC = {"number", "binary_expression", "unary_expression", "parenthesized_expression", "ternary_expression"}
 _TEST_ARITHMETIC = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 
 
-class _Walker:
+class _Walker(WordReader):
     def __init__(self, source: bytes):
-        self.source = source
+        super().__init__(source)
         self.commands: list[SimpleCommand] = []
-        self.substitution = False
-        self.unknown = ""
         self.time_keyword = True
-        self.globbed = False
-
-    def not_modelled(self, why: str) -> None:
-        self.unknown = self.unknown or why
-
-    def text(self, node: "Node") -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     # ------------------------------------------------------------ statements
 
@@ -227,7 +219,7 @@ class _Walker:
 
     def apart(self, words: list["Node"]) -> None:
         """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
-        if any(a.end_byte == b.start_byte for a, b in zip(words, words[1:])):
+        if any(a.end_byte == b.start_byte for a, b in pairwise(words)):
             self.not_modelled("bash would read two of its words as one")
 
     def part(self, node: "Node", written: str) -> tuple[Word, str, bool]:
@@ -304,7 +296,7 @@ class _Walker:
                 words.append(self.word(child))
             texts.append(self.text(child))
         self.check_builtin(words)
-        dynamic = next((t for w, t in zip(words, texts) if w is None), "")
+        dynamic = next((t for w, t in zip(words, texts, strict=True) if w is None), "")
         self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), tuple(words), dynamic=dynamic))
 
     def test(self, node: "Node") -> None:
@@ -447,122 +439,6 @@ class _Walker:
                 self.statement(child)  # `cat <<EOF | grep x`: the rest of the line sits inside the node
             elif child.type not in _STRUCTURE:
                 self.not_modelled(f"it uses {child.type!r} after a heredoc")
-
-    # ------------------------------------------------------------ words
-
-    def word(self, node: "Node") -> Word:
-        """The word's value after quote removal, or None when it is known only at run time."""
-        kind = node.type
-        text = self.text(node)
-        if kind == "word":
-            return self.unquoted(text)
-        if kind == "number":
-            return text if re.fullmatch(r"[0-9]+", text) else self.unquoted(text)
-        if kind == "raw_string":
-            return text[1:-1]
-        if kind == "ansi_c_string":
-            if _quoted_length(text, 2, "'") != len(text):
-                self.not_modelled("bash would end one of its $'...' strings elsewhere")
-            value = _ansi_c(text[2:-1])
-            if value is None:
-                self.not_modelled("it uses $'...' quoting that agentcli cannot decode exactly")
-            return value
-        if kind == "string":
-            inner = [c for c in node.named_children]
-            if all(c.type == "string_content" for c in inner):
-                if _quoted_length(text, 1, '"') != len(text):
-                    self.not_modelled("bash would end one of its quoted strings elsewhere")
-                return _double_quoted(text[1:-1])
-            if "\\" in text:
-                self.not_modelled("a string that expands also uses backslashes, which agentcli does not model")
-            for child in inner:
-                if child.type != "string_content":
-                    self.word(child)
-            return None
-        if kind == "concatenation":
-            values = [self.word(child) for child in node.children]
-            if "".join(self.text(c) for c in node.children) != text:
-                self.not_modelled("bash would read one of its words differently")
-            if not node.children or any(not c.is_named for c in node.children):
-                self.not_modelled("it uses $\"...\" or another quoting agentcli does not model")
-            if "{" in text and "}" in text and ("," in text or ".." in text):
-                return None  # brace expansion: one word may become several
-            if any(v is None for v in values):
-                return None
-            return "".join(v or "" for v in values)
-        if kind == "simple_expansion":
-            if len(node.named_children) != 1 or node.named_children[0].type not in ("variable_name",
-                                                                                     "special_variable_name"):
-                self.not_modelled("it uses an expansion agentcli does not model")
-            return None
-        if kind == "expansion":
-            self.expansion(node)
-            return None
-        if kind in ("command_substitution", "process_substitution"):
-            self.substitution_of(node)
-            return None
-        if kind == "arithmetic_expansion":
-            self.arithmetic(node)
-            return None
-        if kind == "translated_string":
-            self.not_modelled("it uses $\"...\" quoting")
-            return None
-        self.not_modelled(f"it uses {kind.replace('_', ' ')} in a word, which agentcli does not model")
-        return None
-
-    def unquoted(self, text: str) -> Word:
-        out: list[str] = []
-        i = 0
-        dynamic = False
-        while i < len(text):
-            ch = text[i]
-            if ch == "\\":
-                if i + 1 < len(text) and text[i + 1] != "\n":
-                    out.append(text[i + 1])
-                i += 2
-                continue
-            if ch in "$`'\"()<>|&; \t\n":
-                self.not_modelled("bash would read one of its words differently")
-            if ch in "*?[":
-                self.globbed = True
-                dynamic = dynamic or not out  # at the start, one of the file names may look like an option
-            if ch == "~":
-                dynamic = True  # a home folder, after = and : too
-            if ch == "{" and "}" in text[i:] and ("," in text[i:] or ".." in text[i:]):
-                dynamic = True
-            out.append(ch)
-            i += 1
-        return None if dynamic else "".join(out)
-
-    def expansion(self, node: "Node") -> None:
-        for child in node.children:
-            kind = child.type
-            if kind in ("${", "}", "variable_name", "special_variable_name"):
-                continue
-            if not child.is_named:
-                if kind not in _OPERATORS:
-                    self.not_modelled(f"it uses the expansion operator {kind!r}, which agentcli does not model")
-                continue
-            if kind == "regex":
-                self.walk_for_substitutions(child)
-                if any(c in self.text(child) for c in "$`"):
-                    self.not_modelled("a pattern in an expansion expands again")
-                continue
-            if kind in ("word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
-                        "number", "command_substitution", "ansi_c_string"):
-                self.word(child)
-                continue
-            self.not_modelled(f"it uses {kind.replace('_', ' ')} in an expansion, which agentcli does not model")
-
-    def substitution_of(self, node: "Node") -> None:
-        self.substitution = True
-        if node.children and node.children[0].type == "`" and "\\" in self.text(node):
-            self.not_modelled("a backquoted substitution uses backslashes, which bash reads twice")
-        for child in node.children:
-            if child.is_named:
-                self.statement(child)
-            elif child.type not in ("$(", "`", ")", "<(", ">(", "\n", ";", "&"):
-                self.not_modelled(f"it uses {child.type!r} in a substitution")
 
 
 def _heredoc_text(walker: _Walker, node: "Node") -> str:

@@ -318,7 +318,7 @@ class Hooks:
             return Verdict()
         payload = self.input_of(event, fields)
         answers = await asyncio.gather(*(self.call(hook, payload) for hook in chosen))
-        said = [self.read(hook, answer) for hook, answer in zip(chosen, answers)]
+        said = [self.read(hook, answer) for hook, answer in zip(chosen, answers, strict=True)]
         blocked = "\n".join(v.blocked for v in said if v.blocked)
         updated = next((v.updated_input for v in said if v.updated_input is not None), None)
         return Verdict(blocked, any(v.allowed for v in said) and not blocked,

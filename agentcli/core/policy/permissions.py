@@ -491,7 +491,7 @@ class Permissions:
             named = tuple(dict.fromkeys(r for r in suggested if r))
             kind = "" if named else f"a matching `{tool}(...)` rule"
         advice = Decision("ask", allows=f"run with {BYPASS}", allow_rules=named, rule_kind=kind)
-        unsaid = next((part for part, rule in zip(missing, suggested) if not rule), None)
+        unsaid = next((part for part, rule in zip(missing, suggested, strict=True) if not rule), None)
         if unsaid is not None and not writes and not dynamic:
             why = ("reads text written on the line, which no rule names" if unsaid.stdin else
                    "only sets variables" if not unsaid.words else "has no exact rule")

@@ -360,7 +360,7 @@ def merge(worktree: Worktree) -> str:
     fields = raw[1].decode("utf-8", errors="surrogateescape").split("\0")
     plan: list[tuple[str, bytes | None, str]] = []  # path, new content (None: delete), new mode
     conflicts: list[str] = []
-    for head, name in zip(fields[::2], fields[1::2]):
+    for head, name in zip(fields[::2], fields[1::2], strict=False):
         if not head.startswith(":") or not _plain(name):
             continue
         old_mode, new_mode, old_sha, new_sha = head[1:].split(" ")[:4]

@@ -86,7 +86,7 @@ def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
     if code != 0:
         return None
     fields = out.split("\0")
-    for origin, entry in zip(fields[0::2], fields[1::2]):
+    for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
         if origin.startswith("command line:"):
             continue  # agentcli's own -c settings
         if not origin.startswith("file:"):

@@ -324,7 +324,7 @@ def _no_repository_filters(repo: Repository) -> dict[str, str]:
         return {}
     fields = out.split("\0")
     drivers = {key.split("\n", 1)[0][len("filter."):].rpartition(".")[0]
-               for scope, key in zip(fields[::2], fields[1::2]) if scope in ("local", "worktree")}
+               for scope, key in zip(fields[::2], fields[1::2], strict=False) if scope in ("local", "worktree")}
     settings = [(f"filter.{name}.{key}", "") for name in sorted(drivers) if name for key in FILTER_COMMANDS]
     settings += [(f"filter.{name}.required", "false") for name in sorted(drivers) if name]
     overrides = {"GIT_CONFIG_COUNT": str(len(settings))}
@@ -367,7 +367,7 @@ def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
                         "--get-regexp", pattern, timeout=10)
     fields = out.split("\0") if code == 0 else []
     found = [(origin.removeprefix("file:"), *entry.partition("\n")[::2])
-             for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3]) if scope in ("local", "worktree")]
+             for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3], strict=False) if scope in ("local", "worktree")]
     if any(not os.path.isabs(file) for file, _, _ in found):  # relative to the top of the work tree
         code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
         base = top.strip() if code == 0 and top.strip() else str(root)

@@ -18,7 +18,7 @@ Inside (``bwrap``, Debian's ``bubblewrap``):
   and ``/proc`` of the sandbox's own PID namespace;
 - no network (a network namespace of its own, with only its own loopback) unless
   ``sandbox_network`` allows it; with ``sandbox_allowed_hosts``, the listed hosts only, through
-  ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it);
+  ``HostProxy`` outside the sandbox (a Unix socket bound in, and ``BRIDGE`` inside to reach it: host_proxy.py);
 - a seccomp filter (``seccomp.py``): no socket but IP's and netlink's routing (no Unix socket, no AF_VSOCK), no ptrace; bwrap
   installs it where the start can pass it a descriptor (``wrap``'s ``pass_fds``), else a loader inside;
 - no capabilities and no new privileges (setuid programs do not raise them), its own PID, IPC and
@@ -36,7 +36,6 @@ without it; ``"off"`` never uses it. macOS (``sandbox-exec``) is not covered yet
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import shutil
@@ -46,10 +45,11 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from . import processes, protected_paths, seccomp
+from . import processes, protected_paths, seccomp, session_dirs
 from .hidden_paths import secret_paths
+from .host_proxy import BRIDGE, PROXY_FOLDER, PROXY_SOCKET, HostProxy
 from .protected_paths import HeldLink, git_writable, linked_git_dirs
 
 MODES = ("auto", "on", "off")
@@ -203,8 +203,7 @@ class Sandbox:
         """The session's private /tmp, made on first use."""
         with self._lock:
             if self._tmp is None:
-                self._tmp = Path(tempfile.mkdtemp(prefix="agentcli-sandbox-tmp-"))
-                _made.append(self._tmp)
+                self._tmp = session_dirs.make("agentcli-sandbox-tmp-")
         return self._tmp
 
     def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
@@ -376,170 +375,7 @@ class Sandbox:
         if proxy is not None:
             proxy.close()
         if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if tmp in _made:
-                _made.remove(tmp)
-
-
-# ------------------------------------------------------------ the allowed hosts
-
-PROXY_FOLDER = "/run/agentcli-proxy"  # inside the sandbox, read-only: the proxy's socket
-PROXY_SOCKET = "proxy.sock"
-
-# Inside the sandbox, before the command: a bridge from a TCP port of the sandbox's own loopback to the
-# proxy's Unix socket (programs speak TCP to a proxy), in a child the command's PID namespace ends with it.
-# The proxy variables point at it; the bridge's pid goes to the leftover counter, which skips it.
-BRIDGE = r"""import os, socket, sys, threading
-path, argv = sys.argv[1], sys.argv[2:]
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-listener.listen(64)
-url = "http://127.0.0.1:%d" % listener.getsockname()[1]
-pid = os.fork()
-if pid == 0:
-    import ctypes  # the relay makes Unix sockets, so the seccomp filter comes after it: none may steer it
-    if ctypes.CDLL(None).prctl(4, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)):
-        os._exit(1)
-    def pump(a, b):
-        try:
-            while True:
-                data = a.recv(65536)
-                if not data:
-                    break
-                b.sendall(data)
-        except OSError:
-            pass
-        for s in (a, b):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-    def relay(conn):
-        up = socket.socket(socket.AF_UNIX)
-        try:
-            up.connect(path)
-        except OSError:
-            conn.close()
-            return
-        threading.Thread(target=pump, args=(up, conn), daemon=True).start()
-        pump(conn, up)
-    while True:
-        conn, _ = listener.accept()
-        threading.Thread(target=relay, args=(conn,), daemon=True).start()
-listener.close()
-for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-    os.environ[name] = url
-os.environ["NO_PROXY"] = os.environ["no_proxy"] = "localhost,127.0.0.1,::1"
-os.environ["AGENTCLI_PROXY_PID"] = str(pid)
-os.execvp(argv[0], argv)
-"""
-
-
-def host_allowed(host: str, allowed: Iterable[str]) -> bool:
-    """Whether ``host`` is one of ``allowed``: a name exactly (any case, a final dot ignored), or under a
-    ``*.example.com`` entry (a subdomain, not example.com itself). An IP address only when listed as is."""
-    host = host.strip().strip("[]").lower().rstrip(".")
-    for entry in allowed:
-        entry = entry.strip().lower().rstrip(".")
-        if host == entry or (entry.startswith("*.") and host.endswith(entry[1:]) and len(host) > len(entry) - 1):
-            return True
-    return False
-
-
-class HostProxy:
-    """Outside the sandbox: an HTTP proxy on a Unix socket, bound read-only into the sandbox, that connects
-    only to the allowed hosts: ``CONNECT host:port`` (HTTPS and any TCP) and plain HTTP requests with an
-    absolute URL. Anything else, or any other host, gets 403 and no connection. One thread with its own
-    event loop per session."""
-
-    def __init__(self, hosts: Sequence[str]) -> None:
-        import asyncio
-
-        self.hosts = tuple(hosts)
-        self.folder = Path(tempfile.mkdtemp(prefix="agentcli-proxy-"))
-        _made.append(self.folder)
-        self.path = self.folder / PROXY_SOCKET
-        self.refused: list[str] = []  # hosts refused, in order (the result of a call may name them)
-        self._loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self._server: Any = None
-
-        async def start() -> None:
-            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=65536)
-            os.chmod(self.path, 0o600)
-
-        def run() -> None:
-            asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(start())
-            ready.set()
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=run, name="agentcli-sandbox-proxy", daemon=True)
-        self._thread.start()
-        ready.wait(30)
-
-    async def _serve(self, reader: Any, writer: Any) -> None:
-        import asyncio
-        from urllib.parse import urlsplit
-
-        upstream = None
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
-            method, target, _ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
-            if method.upper() == "CONNECT":
-                host, _, port_text = target.rpartition(":")
-            else:
-                url = urlsplit(target)
-                host, port_text = (url.hostname or "", str(url.port or 80)) if url.scheme == "http" else ("", "")
-            port = int(port_text) if port_text.isdigit() else 0
-            if not host or not 0 < port < 65536 or not host_allowed(host, self.hosts):
-                self.refused.append(host or target)
-                writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
-                             + f"agentcli's OS sandbox connects only to the hosts in sandbox_allowed_hosts, and "
-                               f"{host or target} is not one of them.\n".encode())
-                await writer.drain()
-                return
-            try:
-                upstream = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), port), 30)
-            except (OSError, asyncio.TimeoutError) as exc:
-                writer.write(f"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n{exc}\n".encode())
-                await writer.drain()
-                return
-            if method.upper() == "CONNECT":
-                writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            else:
-                upstream[1].write(head)
-            await asyncio.gather(_pump(reader, upstream[1]), _pump(upstream[0], writer))
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
-            pass
-        finally:
-            for w in (writer, upstream[1] if upstream else None):
-                if w is not None:
-                    w.close()
-
-    def close(self) -> None:
-        def stop() -> None:
-            if self._server is not None:
-                self._server.close()
-            self._loop.stop()
-
-        if self._loop.is_running():
-            self._loop.call_soon_threadsafe(stop)
-            self._thread.join(10)
-        shutil.rmtree(self.folder, ignore_errors=True)
-        if self.folder in _made:
-            _made.remove(self.folder)
-
-
-async def _pump(reader: Any, writer: Any) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-        if writer.can_write_eof():
-            writer.write_eof()
-    except (OSError, RuntimeError):
-        pass
+            session_dirs.remove(tmp)
 
 
 def _write_target(raw: str) -> Path | None:
@@ -561,12 +397,3 @@ def _resolved(folders: Iterable[Path]) -> list[Path]:
         except (OSError, RuntimeError):
             continue
     return out
-
-
-_made: list[Path] = []  # private /tmp folders still to remove: at exit, whatever happened
-
-
-@atexit.register
-def _remove_tmp() -> None:
-    for tmp in list(_made):
-        shutil.rmtree(tmp, ignore_errors=True)

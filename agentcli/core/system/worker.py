@@ -21,6 +21,8 @@ from typing import Any
 
 from . import processes
 
+_HOME = str(Path(__file__).resolve().parents[3])  # the folder holding the agentcli package, the child's path
+
 
 class WorkerError(Exception):
     """The work did not finish: the message says why, in words for the sentence the caller writes."""
@@ -34,9 +36,8 @@ async def run_in_worker(function: str, argument: Any, seconds: float) -> Any:
     """``function`` (``"agentcli.module:name"``) applied to ``argument`` in a child process, which is
     killed after ``seconds`` (WorkerTimeout) or when the caller is cancelled; WorkerError when it failed."""
     data = json.dumps(argument).encode()
-    home = str(Path(__file__).resolve().parents[3])  # the folder holding the agentcli package
     proc = await processes.start_in_session(
-        sys.executable, "-P", "-m", __name__, function, cwd="/", env={"PYTHONPATH": home},
+        sys.executable, "-P", "-m", __name__, function, cwd="/", env={"PYTHONPATH": _HOME},
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         preexec_fn=processes.die_with_parent())
     processes.direct.add(proc.pid)  # waited for here: not an orphan to reap

@@ -73,7 +73,7 @@ def _no_match_hint(text: str, old: str) -> str:
         window = [squashed for ln in lines[i:i + 4 * len(wanted) + 50] if (squashed := _squash(ln))][: len(wanted)]
         if len(window) == len(wanted) and all(
             w == ln or (k == 0 and ln.endswith(w)) or (k == len(wanted) - 1 and ln.startswith(w))
-            for k, (w, ln) in enumerate(zip(wanted, window))
+            for k, (w, ln) in enumerate(zip(wanted, window, strict=True))
         ):
             return (
                 f" It matches near line {i + 1} if whitespace is ignored: check indentation "

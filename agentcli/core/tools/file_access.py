@@ -94,7 +94,7 @@ def _not_found(ctx: ToolContext, real: Path, shown: str, hint: str = "") -> Tool
     suggestion = ""
     try:
         if parent.is_dir() and ctx.workspace.contains(parent):
-            names = [entry.name for _, entry in zip(range(5000), os.scandir(parent))]
+            names = [entry.name for _, entry in zip(range(5000), os.scandir(parent), strict=False)]
             close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
             if close:
                 shown_close = ", ".join(ctx.workspace.relative(parent / name) for name in close)

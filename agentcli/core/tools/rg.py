@@ -246,7 +246,8 @@ def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget
 
 
 async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float) -> _RgResult:
+                  timeout: float,  # noqa: ASYNC109 - rg's own limit: what it found in time is kept
+                  ) -> _RgResult:
     return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
 
 

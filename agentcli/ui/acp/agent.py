@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Union, assert_never
+from typing import Any, Callable, assert_never
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
@@ -39,12 +39,12 @@ from . import elicitation, options
 
 # What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
 # the inbox and a cancel being summed up do not; a server's question is asked (elicitation.py).
-Quiet = Union[ApprovalsWaiting, SubagentCancelling, ReplyStarted, AttemptsCompared,
-              ModeChanged, LanguageServerWorking]  # session/set_mode says current_mode_update itself
-Drawn = Union[UserMessage, TurnStarted, TextDelta, ThinkingDelta, RawStreamEvent, TextReset, AssistantMessage,
-              ToolCallStarted, ToolCallFinished, ToolProgress, SubagentStarted, SubagentFinished, SubagentSteered,
-              SubagentWrappingUp, SubagentResultDelivered, PlanUpdated, Notice, Retrying, TurnFinished, Compacted,
-              HistoryCleared, Rewound, SteerDelivered, UsageUpdated, ApprovalRequested, ElicitationRequested, ToolOutput]
+Quiet = (ApprovalsWaiting | SubagentCancelling | ReplyStarted | AttemptsCompared |
+              ModeChanged | LanguageServerWorking)  # session/set_mode says current_mode_update itself
+Drawn = (UserMessage | TurnStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
+              ToolCallStarted | ToolCallFinished | ToolProgress | SubagentStarted | SubagentFinished | SubagentSteered |
+              SubagentWrappingUp | SubagentResultDelivered | PlanUpdated | Notice | Retrying | TurnFinished | Compacted |
+              HistoryCleared | Rewound | SteerDelivered | UsageUpdated | ApprovalRequested | ElicitationRequested | ToolOutput)
 drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.

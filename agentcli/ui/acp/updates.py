@@ -117,7 +117,8 @@ def plan_update(event: PlanUpdated) -> s.AgentPlanUpdate:
     drops Claude Code's), so each is ``medium``; an unknown status reads as ``pending``."""
     return s.AgentPlanUpdate(session_update="plan", entries=[
         s.PlanEntry(content=str(item.get("content") or ""), priority="medium",
-                    status=item["status"] if item.get("status") in PLAN_STATUSES else "pending")  # type: ignore[arg-type]  # checked against PLAN_STATUSES just before
+                    status=item["status"] if item.get("status") in PLAN_STATUSES else "pending",  # type: ignore[arg-type]  # checked against PLAN_STATUSES
+                    )
         for item in event.items])
 
 

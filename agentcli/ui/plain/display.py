@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Callable, assert_never
 
 from rich.console import RenderableType
@@ -564,7 +565,7 @@ def compacted(event: Compacted) -> str:
 
 def attached(content: list[dict[str, Any]]) -> list[str]:
     """The line that names each image of a message (the text block the engine puts after it)."""
-    return [str(after.get("text", "")) for block, after in zip(content, content[1:])
+    return [str(after.get("text", "")) for block, after in pairwise(content)
             if block.get("type") == "image" and after.get("type") == "text"]
 
 

@@ -99,12 +99,12 @@ CONTEXT_STYLES = ("magenta", "yellow", "cyan", "green", "blue")  # one per part,
 def context_report(usage: "ContextUsage", width: int = 40) -> Group:
     """/context: one bar of the window coloured by part, then a row a part and what subagents kept out."""
     bar = Text()
-    for (mark, cells), style in zip(slash.context_segments(usage, width), CONTEXT_STYLES):
+    for (mark, cells), style in zip(slash.context_segments(usage, width), CONTEXT_STYLES, strict=False):
         bar.append(mark * cells, style=style)
     bar.append("░" * (width - len(bar)), style="dim")
     columns = [Column("", 2), Column("part", 17), Column("tokens", 7, numeric=True), Column("window", 6, numeric=True)]
     rows = [[mark, label, slash.tokens(count), f"{100 * usage.shares[label]:.1f}%"]
-            for mark, (label, count) in zip(slash.CONTEXT_MARKS, usage.parts.items())]
+            for mark, (label, count) in zip(slash.CONTEXT_MARKS, usage.parts.items(), strict=False)]
     rows.append(["", "total", slash.tokens(usage.total), f"{100 * usage.total / usage.window:.1f}%"
                  if usage.window else ""])
     notes = Text(slash.context_kept_out(usage))
@@ -147,7 +147,7 @@ def comparison_report(compared: "AttemptsCompared") -> Group:
     """A best-of-N errand's attempts side by side (core/comparison.py's one table), and what to do next."""
     header, *body = rows(compared.attempts)
     keep = (9, 7, 6, 8, 5, 4, 3, 2)  # the attempt, its check, status and diff stay longest
-    table = Fitted([Column(h, k, numeric=h in ("tokens", "cost", "time")) for h, k in zip(header, keep)],
+    table = Fitted([Column(h, k, numeric=h in ("tokens", "cost", "time")) for h, k in zip(header, keep, strict=True)],
                    [list(row) for row in body])
     check = f" · checked with `{compared.check}`" if compared.check else ""
     return Group(titled(f"Attempts: {compared.description}{check}", table),

@@ -144,7 +144,9 @@ class ApprovalScreen(Dialog[str | Approval]):
                         for answer, label, key, variant in choices(self.request):
                             if (answer in (DENY, TELL_WHY)) == says_no:
                                 yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")),
-                                             id=answer, variant=variant, compact=True)  # type: ignore[arg-type]
+                                             id=answer, compact=True,
+                                             variant=variant,  # type: ignore[arg-type]
+                                             )
                 why = Input(placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why")
                 why.display = False
                 yield why

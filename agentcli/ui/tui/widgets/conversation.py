@@ -429,10 +429,10 @@ class Conversation(VerticalScroll):
         and all in one frame (they take the same rows)."""
         early, self._unsettled = [e for e in self._unsettled if e.parent is self], []
         entries = [answer_entry(e.text) for e in early]
-        for old, new in zip(early, entries):
+        for old, new in zip(early, entries, strict=True):
             new.display = False
             await self.mount(new, before=old)
-        for old, new in zip(early, entries):
+        for old, new in zip(early, entries, strict=True):
             old.display, new.display = False, True
         if early:
             await self.remove_children(early)
