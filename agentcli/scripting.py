@@ -18,7 +18,7 @@ from . import UsageError
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .core.session import SessionSurface
+    from .core.door import SessionSurface
     from .ui.headless import HeadlessOutput
     from .core.system.workspace import Workspace
 
@@ -351,7 +351,7 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace, output:
 def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
     """--json-schema: the main agent answers through the structured_output tool (subagents are never offered
     it), and a Stop hook sends it back while no answer fits (``core/tools/structured_output.py``)."""
-    from .core.session import Hook
+    from .core.door import Hook
     from .core.tools.structured_output import NAME, StructuredOutput
 
     tool = StructuredOutput(schema)

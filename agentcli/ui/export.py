@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterator
 
 from ..core.content import readable
-from ..core.session import SubagentRecord, replay_events, subagent_record
+from ..core.door import SubagentRecord, replay_events, subagent_record
 from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, SubagentStarted,
                           ToolCallFinished, ToolCallStarted, UserMessage)
 from ..core.storage.store import SessionError, child_records, read_records, session_info

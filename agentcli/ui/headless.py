@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
-from ..core.session import LLMError, SessionSurface, StructuredOutput, claude_name
+from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
 from .escapes import json_line, visible
 from .format import turns
 from .slash import not_sent_headless

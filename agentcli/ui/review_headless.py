@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..core.session import LLMError, Review, ReviewTargetError, SessionSurface
+from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
 from .headless import READER_GONE, Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
 from .signals import exit_signals
 from .stream_json import Mark

@@ -11,7 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.session import ContextUsage, CustomCommand, McpServers, Review, ServerConfig, SessionSurface
+    from ..core.door import ContextUsage, CustomCommand, McpServers, Review, ServerConfig, SessionSurface
     from .view import SessionView
 
 
@@ -81,7 +81,7 @@ def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashComman
 def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
     """The ready MCP servers' prompts as slash commands (``/mcp__<server>__<prompt> ARG [ARG]``), as they are
     listed now: a server that connects later, or lists its prompts again, changes them."""
-    from ..core.session import mcp_tool_name as tool_name
+    from ..core.door import mcp_tool_name as tool_name
 
     return [SlashCommand(tool_name(server.name, prompt.name),  # letters, digits, _ and - only
                          visible(" ".join(a.upper() if required else f"[{a.upper()}]" for a, required in prompt.arguments)),
@@ -103,7 +103,7 @@ def session_commands(session: "SessionSurface") -> list[SlashCommand]:
 
 def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     """Whether ``text`` calls a custom command: the front end then sends it as a message."""
-    from ..core.session import find_command as find
+    from ..core.door import find_command as find
 
     called = find(commands, text.strip())
     if text.strip().startswith("/mcp__"):  # an MCP server's prompt: the session runs it (core/mcp/bridge.py)
@@ -226,7 +226,7 @@ def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
     (default ``agentcli-<id>.md`` there; a ``.json`` name gets JSON). The sentence to show, and whether it failed."""
     from pathlib import Path
 
-    from ..core.session import SessionError
+    from ..core.door import SessionError
     from .export import export as document, write_export
 
     if session.store is None:
@@ -374,7 +374,7 @@ async def kill_bash(session: "SessionSurface", arg: str) -> str:
 
 async def worktree(session: "SessionSurface", action: str, arg: str) -> tuple[str, bool]:
     """/diff, /merge, /discard ID: (the text to show, whether it is an error)."""
-    from ..core.session import WorktreeError
+    from ..core.door import WorktreeError
 
     if not arg.strip():
         return f"Usage: /{action} ID, such as /{action} sa-3 (a subagent that ran with isolation: worktree).", True
@@ -388,7 +388,7 @@ async def review(session: "SessionSurface", arg: str) -> "Review | None":
     """/review [TARGET]: the reviewers run as children (the panel shows them); the summary, with each finding
     and what is unverified, or why there is nothing to review, comes as a notice."""
     from ..core.events import Notice
-    from ..core.session import ReviewTargetError
+    from ..core.door import ReviewTargetError
 
     try:
         review = await session.review(arg.strip())
@@ -465,7 +465,7 @@ def skills_report(session: "SessionSurface") -> str:
 
 def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:
     """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
-    from ..core.session import mcp_tool_name as tool_name
+    from ..core.door import mcp_tool_name as tool_name
 
     def plural(items: list[object] | dict[str, object], word: str) -> str:
         return f"{len(items)} {word}{'s' if len(items) != 1 else ''}"

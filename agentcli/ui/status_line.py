@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import __version__
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface, StatusCommand
+    from ..core.door import SessionSurface, StatusCommand
 
 INTERVAL = 0.3  # seconds between runs at most (Claude Code's 300 ms)
 LINE_CAP = 2_000  # characters of the line that are kept

@@ -33,7 +33,7 @@ import uuid
 from typing import IO, Any, NamedTuple
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.session import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
+from ..core.door import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
                             agent_from_definition, claude_name, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals

@@ -24,7 +24,7 @@ from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequest
 from .drawn import Split
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface
+    from ..core.door import SessionSurface
     from .view import SessionView, Subagent
 
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line

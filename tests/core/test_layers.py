@@ -68,7 +68,7 @@ def test_the_check_sees_relative_and_absolute_imports():
 # context windows (llm), the permission modes, SessionError and whether sessions can be saved (store),
 # and how the session is opened in a thread (threads). And the one diff maker (tools.preview): the engine
 # sends an approval's diff, and a tool call shown later is diffed from its input the same way.
-UI_MAY_IMPORT = {"agentcli.core.session", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
+UI_MAY_IMPORT = {"agentcli.core.door", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
                  "agentcli.core.comparison",
                  "agentcli.core.tools.rg", "agentcli.core.system.secret_env", "agentcli.core.tools.preview",
                  "agentcli.core.model.llm", "agentcli.core.policy.permissions", "agentcli.core.storage.store",

@@ -24,7 +24,7 @@ from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalReques
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
                             UserMessage, LanguageServerWorking)
-from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
+from ...core.door import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              images, new_session_id, resolve_credentials)
 from ...core.content import typed
 from ..drawn import Split
@@ -261,7 +261,7 @@ class AcpAgent:
             settings.permission_mode = self.mode_flag
         if conv.mode != "default" and conv.mode != settings.permission_mode and conv.session is None and ask:
             settings.permission_mode = conv.mode  # set_mode came before the session opened
-        from ...core.session import Workspace, open_session
+        from ...core.door import Workspace, open_session
 
         try:
             session = open_session(settings.engine(), Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),

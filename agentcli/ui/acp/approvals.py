@@ -16,7 +16,7 @@ from typing import Any
 from acp import schema as s
 
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, DENY, ApprovalRequested
-from ...core.session import SessionSurface
+from ...core.door import SessionSurface
 from . import updates
 
 ALLOW, ALWAYS, REJECT, NEVER = "allow_once", "allow_always", "reject_once", "reject_always"

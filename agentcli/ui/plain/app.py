@@ -34,7 +34,7 @@ from ...config import Settings
 from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approval, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
                             ALLOW_AGENT, MAIN, Notice)
 from ...core.model.llm import start_sdk_import
-from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
+from ...core.door import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 from rich.text import Text
 from rich.table import Table
 
-from ...core.session import MODES, SessionError, SubagentRecord
+from ...core.door import MODES, SessionError, SubagentRecord
 from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible

@@ -28,7 +28,7 @@ from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested,
                             ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
-from ...core.session import ToolRegistry, call_summary
+from ...core.door import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
 from ..format import flat, seconds, sources_text, tokens, turns, word_count

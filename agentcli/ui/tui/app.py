@@ -53,7 +53,7 @@ from .widgets.working import WorkingLine
 from .work import report, warm_up_import
 
 if TYPE_CHECKING:
-    from ...core.session import EngineSettings, SessionSurface
+    from ...core.door import EngineSettings, SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 

@@ -66,7 +66,7 @@ async def clear(app: "AgentApp", arg: str) -> None:
 
 async def agents(app: "AgentApp", arg: str) -> None:
     app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
-    from ...core.session import load_agent_types
+    from ...core.door import load_agent_types
     from . import reports
 
     types = load_agent_types(app.session.workspace.root, trusted=app.session.trusted)

@@ -13,7 +13,7 @@ from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
 if TYPE_CHECKING:
-    from ...core.session import SessionSurface
+    from ...core.door import SessionSurface
     from .app import AgentApp
     from .messages import TurnEnded
 

@@ -28,7 +28,7 @@ from .widgets.prompt import PromptBar
 RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 
 if TYPE_CHECKING:
-    from ...core.session import EngineSettings, SessionSurface
+    from ...core.door import EngineSettings, SessionSurface
     from .app import AgentApp
 
 
