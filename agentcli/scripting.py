@@ -339,7 +339,7 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace, output:
     if args.json_schema is not None:
         answer_in_form(session, args.json_schema)
     if args.include_hook_events and output is not None:
-        session.hooks.watch = output.hook_ran
+        session.watch_hooks(output.hook_ran)
     if args.agents:
         from .core.events import Notice
 
@@ -356,7 +356,7 @@ def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
 
     tool = StructuredOutput(schema)
     session.tools.add(tool)
-    session.hooks.hooks.append(Hook("Stop", "(the structured output check)", callback=tool.enforce))
+    session.add_hooks([Hook("Stop", "(the structured output check)", callback=tool.enforce)])
     session.change_system(lambda system: f"{system}\n\nThis run wants its answer as structured data: when the "
                                          f"work is done, call the {NAME} tool once with the final answer as its "
                                          "input, matching its schema.")

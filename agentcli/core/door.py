@@ -1,45 +1,98 @@
 """The door to the engine: the one module of core a front end imports, beside the plain data modules (``events``,
 ``content``, ``units``, ``comparison``, ``vocabulary``). It opens a session (``open_session``, which returns the
 ``SessionSurface`` Protocol of ``surface.py``: small verbs and read-only views, no raw part) and hands out the
-names a front end needs to drive one: errors, the workspace, the permission modes, agent types, what '@'
-completes. An import-linter contract in pyproject.toml keeps the front ends to it (docs/architecture.md).
+names a front end needs around one: errors, credentials, the workspace, the permission modes, agent types, what
+'@' completes, the saved sessions' records. An import-linter contract in pyproject.toml keeps the front ends to
+it (docs/architecture.md).
+
+The TUI draws its first screen before the engine loads, so only the light names below are imported with this
+module; each of the rest (the ``if TYPE_CHECKING:`` block, which is what mypy reads) loads its module when a
+front end first takes it (PEP 562's module ``__getattr__``). ``LATER`` says where each comes from, and
+tests/core/test_door.py checks that it names the same objects as the block.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import images as images  # front ends check the images a program sends (images.from_block)
-from .assembly import open_session as open_session
-from .engine.agents import AgentFileError as AgentFileError, AgentType as AgentType
-from .engine.agents import agent_from_definition as agent_from_definition, load_agent_types as load_agent_types
-from .engine.context_usage import ContextUsage as ContextUsage
-from .engine.custom_commands import CustomCommand as CustomCommand, find as find_command
-from .engine.history import Prompt as Prompt, replay_events as replay_events, subagent_record as subagent_record
-from .engine.mentions import Mention as Mention, WorkspaceFiles as WorkspaceFiles, complete as complete_mentions
-from .engine.review import Review as Review, ReviewTargetError as ReviewTargetError
-from .engine.skills import Skill as Skill
-from .engine.subagent_record import SubagentRecord as SubagentRecord
 from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
-from .mcp.bridge import elicitation_answer as elicitation_answer
-from .mcp.config import ServerConfig as ServerConfig
-from .mcp.remote import RemoteResource as RemoteResource
-from .mcp.servers import McpServers as McpServers
-from .mcp.tool import tool_name as mcp_tool_name
-from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES  # ACP's model picker lists them
 from .model.llm import LLM as LLM, LLMError as LLMError, MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
-from .model.llm import MissingCredentials as MissingCredentials, resolve_credentials as resolve_credentials
-from .policy.hooks import EVENTS as HOOK_EVENTS, Hook as Hook
+from .model.llm import MissingCredentials as MissingCredentials, context_window as context_window
+from .model.llm import import_frozen as import_frozen, import_sdk as import_sdk, resolve_credentials as resolve_credentials
+from .model.llm import start_sdk_import as start_sdk_import
 from .policy.permissions import MODES as MODES
-from .policy.status_command import StatusCommand as StatusCommand
 from .settings import EngineSettings as EngineSettings
-from .storage.checkpoints import Checkpoint as Checkpoint, Restore as Restore
-from .storage.store import SessionError as SessionError, SessionInfo as SessionInfo, list_sessions as list_sessions
-from .storage.store import new_session_id as new_session_id
-from .storage.worktrees import WorktreeError as WorktreeError
+from .storage.store import SessionError as SessionError, SessionInfo as SessionInfo, child_records as child_records
+from .storage.store import find_session as find_session, image_folder as image_folder, latest_session as latest_session
+from .storage.store import list_sessions as list_sessions, new_session_id as new_session_id
+from .storage.store import project_dir as project_dir, read_records as read_records, record_event as record_event
+from .storage.store import session_info as session_info, writable_folder as writable_folder
 from .surface import SessionSurface as SessionSurface
+from .system.secret_env import command_env as command_env, redact as redact
+from .system.threads import in_thread as in_thread
 from .system.workspace import Workspace as Workspace
-from .tool_facts import claude_name as claude_name
-from .tools import ToolRegistry as ToolRegistry, call_summary as call_summary
-from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
-from .tools.structured_output import StructuredOutput as StructuredOutput
+from .views import McpServerView as McpServerView, McpView as McpView, SavedView as SavedView
+
+if TYPE_CHECKING:
+    from .assembly import open_session as open_session
+    from .engine.agents import AgentFileError as AgentFileError, AgentType as AgentType
+    from .engine.agents import agent_from_definition as agent_from_definition, load_agent_types as load_agent_types
+    from .engine.context_usage import ContextUsage as ContextUsage
+    from .engine.custom_commands import CustomCommand as CustomCommand, find as find_command
+    from .engine.history import Prompt as Prompt, replay_events as replay_events, subagent_record as subagent_record
+    from .engine.mentions import Mention as Mention, WorkspaceFiles as WorkspaceFiles, complete as complete_mentions
+    from .engine.review import Review as Review, ReviewTargetError as ReviewTargetError
+    from .engine.skills import Skill as Skill
+    from .engine.subagent_record import SubagentRecord as SubagentRecord
+    from .mcp.bridge import elicitation_answer as elicitation_answer
+    from .mcp.config import ServerConfig as ServerConfig
+    from .mcp.tool import tool_name as mcp_tool_name
+    from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES  # ACP's model picker lists them
+    from .policy.hooks import EVENTS as HOOK_EVENTS, Hook as Hook
+    from .policy.status_command import StatusCommand as StatusCommand
+    from .storage.checkpoints import Checkpoint as Checkpoint, Restore as Restore
+    from .storage.worktrees import WorktreeError as WorktreeError
+    from .tool_facts import claude_name as claude_name
+    from .tools import ToolRegistry as ToolRegistry, call_summary as call_summary
+    from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
+    from .tools.preview import file_diff as file_diff  # an approval's diff, and a call's shown later
+    from .tools.structured_output import StructuredOutput as StructuredOutput
 
 __all__ = ["find_command", "complete_mentions", "mcp_tool_name", "HOOK_EVENTS"]  # renamed on the way out
+
+# name → (module, its name there), for what loads on first use
+LATER = {
+    "open_session": ("assembly", "open_session"),
+    "AgentFileError": ("engine.agents", "AgentFileError"), "AgentType": ("engine.agents", "AgentType"),
+    "agent_from_definition": ("engine.agents", "agent_from_definition"),
+    "load_agent_types": ("engine.agents", "load_agent_types"),
+    "ContextUsage": ("engine.context_usage", "ContextUsage"),
+    "CustomCommand": ("engine.custom_commands", "CustomCommand"), "find_command": ("engine.custom_commands", "find"),
+    "Prompt": ("engine.history", "Prompt"), "replay_events": ("engine.history", "replay_events"),
+    "subagent_record": ("engine.history", "subagent_record"),
+    "Mention": ("engine.mentions", "Mention"), "WorkspaceFiles": ("engine.mentions", "WorkspaceFiles"),
+    "complete_mentions": ("engine.mentions", "complete"),
+    "Review": ("engine.review", "Review"), "ReviewTargetError": ("engine.review", "ReviewTargetError"),
+    "Skill": ("engine.skills", "Skill"), "SubagentRecord": ("engine.subagent_record", "SubagentRecord"),
+    "elicitation_answer": ("mcp.bridge", "elicitation_answer"), "ServerConfig": ("mcp.config", "ServerConfig"),
+    "mcp_tool_name": ("mcp.tool", "tool_name"), "MODEL_ALIASES": ("model.catalogue", "MODEL_ALIASES"),
+    "HOOK_EVENTS": ("policy.hooks", "EVENTS"), "Hook": ("policy.hooks", "Hook"),
+    "StatusCommand": ("policy.status_command", "StatusCommand"),
+    "Checkpoint": ("storage.checkpoints", "Checkpoint"), "Restore": ("storage.checkpoints", "Restore"),
+    "WorktreeError": ("storage.worktrees", "WorktreeError"), "claude_name": ("tool_facts", "claude_name"),
+    "ToolRegistry": ("tools", "ToolRegistry"), "call_summary": ("tools", "call_summary"),
+    "EditorFiles": ("tools.base", "EditorFiles"), "file_diff": ("tools.preview", "file_diff"),
+    "StructuredOutput": ("tools.structured_output", "StructuredOutput"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``LATER``, its module imported now (once: the name then stays in this module)."""
+    if name not in LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = LATER[name]
+    value = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    globals()[name] = value
+    return value

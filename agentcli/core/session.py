@@ -49,9 +49,10 @@ from .errors import ToolError
 from .system.workspace import Workspace
 from .settings import EngineSettings
 from .session_children import SessionChildren
+from .session_parts import SessionParts
 
 
-class Session(SessionChildren):
+class Session(SessionChildren, SessionParts):
     """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
     # The parts, put in place by assembly.py's assemble(), which builds a session from its settings.

@@ -68,7 +68,7 @@ async def ask_permission(conn: Any, session_id: str, session: SessionSurface, ev
         print(f"agentcli: the permission request failed ({type(exc).__name__}: {exc}); denied.", file=sys.stderr)
         chosen = REJECT
     if chosen == NEVER:
-        session.permissions.deny_for_session(event.rules)
+        session.deny_for_session(event.rules)
     if not future.done():
         future.set_result({ALLOW: ALLOW_ONCE, ALWAYS: ALLOW_ALWAYS}.get(chosen, DENY))
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.events import MAIN, Event
-from ...core.model.llm import LLM
-from ...core.storage.store import SessionError  # a bad --resume or --continue, in one sentence
+from ...core.door import LLM
+from ...core.door import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
 from .preview import read_tail, session_path
 from .widgets.conversation import tail_start, text_of
