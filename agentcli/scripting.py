@@ -355,7 +355,7 @@ def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
     from .core.tools.structured_output import NAME, StructuredOutput
 
     tool = StructuredOutput(schema)
-    session.tools.add(tool)
+    session.add_tool(tool)
     session.add_hooks([Hook("Stop", "(the structured output check)", callback=tool.enforce)])
     session.change_system(lambda system: f"{system}\n\nThis run wants its answer as structured data: when the "
                                          f"work is done, call the {NAME} tool once with the final answer as its "

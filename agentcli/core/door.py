@@ -26,6 +26,7 @@ from .policy.permissions import MODES as MODES
 from .settings import EngineSettings as EngineSettings
 from .storage.store import SessionError as SessionError, SessionInfo as SessionInfo, child_records as child_records
 from .storage.store import find_session as find_session, image_folder as image_folder, latest_session as latest_session
+from .storage.store import in_use as in_use
 from .storage.store import list_sessions as list_sessions, new_session_id as new_session_id
 from .storage.store import project_dir as project_dir, read_records as read_records, record_event as record_event
 from .storage.store import session_info as session_info, writable_folder as writable_folder
@@ -33,7 +34,7 @@ from .surface import SessionSurface as SessionSurface
 from .system.secret_env import command_env as command_env, redact as redact
 from .system.threads import in_thread as in_thread
 from .system.workspace import Workspace as Workspace
-from .views import McpServerView as McpServerView, McpView as McpView, SavedView as SavedView
+from .views import McpServerView as McpServerView, McpView as McpView, SavedView as SavedView, ToolsView as ToolsView
 
 if TYPE_CHECKING:
     from .assembly import open_session as open_session
@@ -52,15 +53,18 @@ if TYPE_CHECKING:
     from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES  # ACP's model picker lists them
     from .policy.hooks import EVENTS as HOOK_EVENTS, Hook as Hook
     from .policy.status_command import StatusCommand as StatusCommand
+    from .saved import SavedSession as SavedSession
     from .storage.checkpoints import Checkpoint as Checkpoint, Restore as Restore
-    from .storage.worktrees import WorktreeError as WorktreeError
+    from .storage.checkpoints import checkpoint_bytes as checkpoint_bytes
+    from .storage.worktrees import WorktreeError as WorktreeError, listing as worktree_listing
+    from .storage.worktrees import listing_lines as worktree_lines
     from .tool_facts import claude_name as claude_name
-    from .tools import ToolRegistry as ToolRegistry, call_summary as call_summary
+    from .tools import call_summary as call_summary
     from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
     from .tools.preview import file_diff as file_diff  # an approval's diff, and a call's shown later
     from .tools.structured_output import StructuredOutput as StructuredOutput
 
-__all__ = ["find_command", "complete_mentions", "mcp_tool_name", "HOOK_EVENTS"]  # renamed on the way out
+__all__ = ["find_command", "complete_mentions", "mcp_tool_name", "HOOK_EVENTS", "worktree_listing", "worktree_lines"]  # renamed on the way out
 
 # name → (module, its name there), for what loads on first use
 LATER = {
@@ -79,10 +83,12 @@ LATER = {
     "elicitation_answer": ("mcp.bridge", "elicitation_answer"), "ServerConfig": ("mcp.config", "ServerConfig"),
     "mcp_tool_name": ("mcp.tool", "tool_name"), "MODEL_ALIASES": ("model.catalogue", "MODEL_ALIASES"),
     "HOOK_EVENTS": ("policy.hooks", "EVENTS"), "Hook": ("policy.hooks", "Hook"),
-    "StatusCommand": ("policy.status_command", "StatusCommand"),
+    "StatusCommand": ("policy.status_command", "StatusCommand"), "SavedSession": ("saved", "SavedSession"),
     "Checkpoint": ("storage.checkpoints", "Checkpoint"), "Restore": ("storage.checkpoints", "Restore"),
-    "WorktreeError": ("storage.worktrees", "WorktreeError"), "claude_name": ("tool_facts", "claude_name"),
-    "ToolRegistry": ("tools", "ToolRegistry"), "call_summary": ("tools", "call_summary"),
+    "checkpoint_bytes": ("storage.checkpoints", "checkpoint_bytes"),
+    "WorktreeError": ("storage.worktrees", "WorktreeError"), "worktree_listing": ("storage.worktrees", "listing"),
+    "worktree_lines": ("storage.worktrees", "listing_lines"), "claude_name": ("tool_facts", "claude_name"),
+    "call_summary": ("tools", "call_summary"),
     "EditorFiles": ("tools.base", "EditorFiles"), "file_diff": ("tools.preview", "file_diff"),
     "StructuredOutput": ("tools.structured_output", "StructuredOutput"),
 }

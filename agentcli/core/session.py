@@ -44,6 +44,7 @@ from .engine.skill_tool import SkillTool
 from .engine.skills import Skill
 from .storage.store import SessionError, SessionStore, read_records
 from .tools import ToolRegistry
+from .tools.base import Tool
 from .tools.shells import BackgroundShells
 from .errors import ToolError
 from .system.workspace import Workspace
@@ -336,6 +337,10 @@ class Session(SessionChildren, SessionParts):
     def set_model(self, model: str) -> None:
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = self.llm.model = resolve_model(model)
+
+    def add_tool(self, tool: Tool) -> None:
+        """One more tool for the main agent (--json-schema's answer tool)."""
+        self.main.tools.add(tool)
 
     def only_tools(self, names: Iterable[str]) -> None:
         """Offer the main agent and the subagents only these tools (--tools)."""

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from .policy.status_command import StatusCommand
     from .storage.checkpoints import Checkpoint, Restore
     from .system.workspace import Workspace
-    from .tools import ToolRegistry
+    from .tools.base import Tool
     from .tools.shells import BackgroundShells
-    from .views import McpView, SavedView
+    from .views import McpView, SavedView, ToolsView
 
 
 class SessionSurface(Protocol):
@@ -80,7 +80,8 @@ class SessionSurface(Protocol):
     def set_model(self, model: str) -> None: ...
     def change_system(self, change: Callable[[str], str]) -> None: ...
     @property
-    def tools(self) -> ToolRegistry: ...
+    def tools(self) -> ToolsView: ...  # the main agent's tools, read only
+    def add_tool(self, tool: Tool) -> None: ...  # one more for the main agent (--json-schema's answer tool)
     def only_tools(self, names: Iterable[str]) -> None: ...
     @property
     def shells(self) -> BackgroundShells: ...

@@ -1,5 +1,6 @@
-"""Read-only views of a session's parts, for front ends: what they may read of the MCP servers and of the session's
-file, as Protocols the parts themselves match (``McpServers``, ``McpServer``, ``SessionStore``), so a front end
+"""Read-only views of a session's parts, for front ends: what they may read of the MCP servers, the tools and the
+session's file, as Protocols the parts themselves match (``McpServers``, ``McpServer``, ``ToolRegistry``,
+``SessionStore``), so a front end
 typed against them can show a server or a saved file but not start, stop or write one (mypy says so). What a
 front end may change goes through the session's verbs (``surface.py``).
 """
@@ -7,11 +8,12 @@ front end may change goes through the session's verbs (``surface.py``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Protocol, Sequence
 
 if TYPE_CHECKING:
     from .mcp.config import ServerConfig
     from .mcp.remote import RemotePrompt, RemoteResource, RemoteTool
+    from .tools.base import Tool
 
 
 class McpServerView(Protocol):
@@ -46,6 +48,14 @@ class McpView(Protocol):
     def log(self) -> Path | None: ...  # where the details of what they did go
     def ready(self) -> Sequence[McpServerView]: ...
     def __bool__(self) -> bool: ...
+
+
+class ToolsView(Protocol):
+    """The main agent's tools, read only (the registry matches it): their names, and one by name."""
+
+    def __iter__(self) -> Iterator[Tool]: ...
+    def names(self) -> list[str]: ...
+    def get(self, name: str) -> Tool | None: ...
 
 
 class SavedView(Protocol):
