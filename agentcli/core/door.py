@@ -7,13 +7,16 @@ it (docs/architecture.md).
 
 The TUI draws its first screen before the engine loads, so only the light names below are imported with this
 module; each of the rest (the ``if TYPE_CHECKING:`` block, which is what mypy reads) loads its module when a
-front end first takes it (PEP 562's module ``__getattr__``). ``LATER`` says where each comes from, and
-tests/core/test_door.py checks that it names the same objects as the block.
+front end first takes it (PEP 562's module ``__getattr__``, which reads where each comes from in the block
+itself: ``later()``).
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import images as images  # front ends check the images a program sends (images.from_block)
@@ -66,39 +69,21 @@ if TYPE_CHECKING:
 
 __all__ = ["find_command", "complete_mentions", "mcp_tool_name", "HOOK_EVENTS", "worktree_listing", "worktree_lines"]  # renamed on the way out
 
-# name → (module, its name there), for what loads on first use
-LATER = {
-    "open_session": ("assembly", "open_session"),
-    "AgentFileError": ("engine.agents", "AgentFileError"), "AgentType": ("engine.agents", "AgentType"),
-    "agent_from_definition": ("engine.agents", "agent_from_definition"),
-    "load_agent_types": ("engine.agents", "load_agent_types"),
-    "ContextUsage": ("engine.context_usage", "ContextUsage"),
-    "CustomCommand": ("engine.custom_commands", "CustomCommand"), "find_command": ("engine.custom_commands", "find"),
-    "Prompt": ("engine.history", "Prompt"), "replay_events": ("engine.history", "replay_events"),
-    "subagent_record": ("engine.history", "subagent_record"),
-    "Mention": ("engine.mentions", "Mention"), "WorkspaceFiles": ("engine.mentions", "WorkspaceFiles"),
-    "complete_mentions": ("engine.mentions", "complete"),
-    "Review": ("engine.review", "Review"), "ReviewTargetError": ("engine.review", "ReviewTargetError"),
-    "Skill": ("engine.skills", "Skill"), "SubagentRecord": ("engine.subagent_record", "SubagentRecord"),
-    "elicitation_answer": ("mcp.bridge", "elicitation_answer"), "ServerConfig": ("mcp.config", "ServerConfig"),
-    "mcp_tool_name": ("mcp.tool", "tool_name"), "MODEL_ALIASES": ("model.catalogue", "MODEL_ALIASES"),
-    "HOOK_EVENTS": ("policy.hooks", "EVENTS"), "Hook": ("policy.hooks", "Hook"),
-    "StatusCommand": ("policy.status_command", "StatusCommand"), "SavedSession": ("saved", "SavedSession"),
-    "Checkpoint": ("storage.checkpoints", "Checkpoint"), "Restore": ("storage.checkpoints", "Restore"),
-    "checkpoint_bytes": ("storage.checkpoints", "checkpoint_bytes"),
-    "WorktreeError": ("storage.worktrees", "WorktreeError"), "worktree_listing": ("storage.worktrees", "listing"),
-    "worktree_lines": ("storage.worktrees", "listing_lines"), "claude_name": ("tool_facts", "claude_name"),
-    "call_summary": ("tools", "call_summary"),
-    "EditorFiles": ("tools.base", "EditorFiles"), "file_diff": ("tools.preview", "file_diff"),
-    "StructuredOutput": ("tools.structured_output", "StructuredOutput"),
-}
-
-
 def __getattr__(name: str) -> Any:
-    """A name of ``LATER``, its module imported now (once: the name then stays in this module)."""
-    if name not in LATER:
+    """A name of the ``if TYPE_CHECKING:`` block, its module imported now (once: the name then stays here)."""
+    if name not in later():
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = LATER[name]
-    value = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    module, attribute = later()[name]
+    value = getattr(importlib.import_module(module, __package__), attribute)
     globals()[name] = value
     return value
+
+
+@functools.cache
+def later() -> dict[str, tuple[str, str]]:
+    """What loads on first use, as the ``if TYPE_CHECKING:`` block imports it: name → (module, its name there).
+    Read from this file, so that the block is the one list of them."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    return {alias.asname or alias.name: ("." * node.level + (node.module or ""), alias.name)
+            for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
