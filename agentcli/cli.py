@@ -16,7 +16,7 @@ from . import UsageError, __version__
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .core.session import SessionSurface
+    from .core.door import SessionSurface
     from .trust import Outcome
     from .ui.headless import HeadlessOutput
 
@@ -471,7 +471,7 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
                   ) -> "tuple[SessionSurface, HeadlessOutput] | None":
     """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
     from .core.model.llm import MissingCredentials, resolve_credentials
-    from .core.session import open_session
+    from .core.door import open_session
     from .scripting import flag_settings, prepare_session, session_options
     from .ui.headless import make_headless_output
 

@@ -18,7 +18,7 @@ from . import UsageError
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .core.session import SessionSurface
+    from .core.door import SessionSurface
     from .ui.headless import HeadlessOutput
     from .core.system.workspace import Workspace
 
@@ -339,7 +339,7 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace, output:
     if args.json_schema is not None:
         answer_in_form(session, args.json_schema)
     if args.include_hook_events and output is not None:
-        session.hooks.watch = output.hook_ran
+        session.watch_hooks(output.hook_ran)
     if args.agents:
         from .core.events import Notice
 
@@ -351,12 +351,12 @@ def prepare_session(session: "SessionSurface", args: argparse.Namespace, output:
 def answer_in_form(session: "SessionSurface", schema: dict[str, Any]) -> None:
     """--json-schema: the main agent answers through the structured_output tool (subagents are never offered
     it), and a Stop hook sends it back while no answer fits (``core/tools/structured_output.py``)."""
-    from .core.session import Hook
+    from .core.door import Hook
     from .core.tools.structured_output import NAME, StructuredOutput
 
     tool = StructuredOutput(schema)
-    session.tools.add(tool)
-    session.hooks.hooks.append(Hook("Stop", "(the structured output check)", callback=tool.enforce))
+    session.add_tool(tool)
+    session.add_hooks([Hook("Stop", "(the structured output check)", callback=tool.enforce)])
     session.change_system(lambda system: f"{system}\n\nThis run wants its answer as structured data: when the "
                                          f"work is done, call the {NAME} tool once with the final answer as its "
                                          "input, matching its schema.")

@@ -11,11 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from .core.storage.checkpoints import checkpoint_bytes
+from .core.door import SessionError, SessionInfo, checkpoint_bytes, child_records, find_session, in_use, list_sessions, \
+    read_records, replay_events, session_info, subagent_record
 from .core.events import SubagentFinished
-from .core.engine.history import replay_events, subagent_record
-from .core.storage.store import SessionError, SessionInfo, child_records, find_session, in_use, list_sessions, \
-    read_records, session_info
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
 from .ui.transcript_text import clip, item_lines, local_time, main_lines, plural, subagent_lines
@@ -175,15 +173,15 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
 
 def worktree_lines(info: SessionInfo) -> Iterator[str]:
     """The session's subagent worktrees not yet merged or discarded, and how to deal with them."""
-    from .core.storage import worktrees
+    from .core.door import WorktreeError, worktree_lines as lines_of, worktree_listing
 
     try:
-        kept = [w for w in worktrees.listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []
-    except (worktrees.WorktreeError, OSError):
+        kept = [w for w in worktree_listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []
+    except (WorktreeError, OSError):
         return
     if kept:
         yield "Worktrees kept (agentcli worktrees diff|merge|discard ID, from the repository):"
-        yield from (f"  {line}" for line in worktrees.listing_lines(kept, info.id))
+        yield from (f"  {line}" for line in lines_of(kept, info.id))
 
 
 def child_transcript(records: list[dict[str, Any]], agent_id: str, path: Path, live: bool) -> Iterator[str]:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from agentcli.config import Settings
 from agentcli.core.events import Event
 from agentcli.core.model.llm import LLM, Credentials
+from agentcli.core.assembly import assemble
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
@@ -30,7 +31,7 @@ def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None
     settings = Settings(**overrides)
     llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
-    return Session(settings.engine(), Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
+    return assemble(settings.engine(), Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
 
 
 TOOLS = Settings().engine().tools  # the default settings of the tools, for a ToolContext of its own

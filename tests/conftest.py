@@ -14,7 +14,9 @@ from hypothesis import settings
 from agentcli.config import Settings
 from agentcli.core.events import Event, Notice, Retrying
 from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.session import Session, open_session
+from agentcli.core.assembly import assemble
+from agentcli.core.door import open_session
+from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolSettings
 from tests import retries
@@ -174,7 +176,7 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
                   thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
                   credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
         recorder = Recorder()
-        session = Session(settings.engine(), Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
+        session = assemble(settings.engine(), Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
         made.append(session)
         return session, recorder
 

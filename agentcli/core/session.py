@@ -1,7 +1,9 @@
-"""A session: the main agent and its subagents, stored as they go (``store.py``) and resumable.
+"""A session: what the main agent and its subagents do once put together (``assembly.py`` puts them together from
+the settings), stored as they go (``store.py``) and resumable.
 
 Resuming rebuilds the main agent's history, turns and usage, and every child's record and transcript, from the
-stored records (``history.py``); new events append to the same files.
+stored records (``history.py``, through ``assembly.restore``); new events append to the same files. Front ends
+reach a session through ``door.py``.
 """
 
 from __future__ import annotations
@@ -12,229 +14,101 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from . import images as images  # front ends check the images a program sends (images.from_block)
 from .system import secret_env
-from .system.secret_env import command_env
 from .lifecycle import Lifecycle
 from .storage import worktrees
-from .engine.agents import AgentFileError, AgentType, agent_from_definition, load_agent_types
-from .storage.checkpoints import Checkpoint, Checkpoints, Restore
+from .storage.checkpoints import Checkpoints, Restore
 from .storage.worktrees import WorktreeError
-from .engine.context import main_system_prompt
-from .engine.mode_note import ModeNews
 from .engine.context_usage import ContextUsage, context_usage
-from .engine.custom_commands import CustomCommand, find as find_command, load_commands
-from .events import (MAIN, ElicitationRequested, Event, HistoryCleared, LanguageServerWorking, ModeChanged, Notice, Rewound, Sink, SubagentFinished, SubagentStarted, ToolCallStarted, Usage)
-from .engine.history import (Prompt, agent_state, ended, history_before, replay_events, subagent_record, user_prompts, undelivered)
-from .tool_facts import claude_name
-from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
-from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES, resolve_model  # ACP's model picker lists them
-from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
+from .engine.custom_commands import CustomCommand, find as find_command
+from .events import ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, ToolCallStarted, Usage
+from .engine.history import Prompt, history_before, user_prompts
+from .engine.steering import Steers
+from .engine.telemetry import Telemetry
+from .policy.hooks import Hooks
+from .model.catalogue import resolve_model
+from .model.llm import LLM, context_window
 from .content import agentcli_note
 from .mcp import bridge
-from .mcp.bridge import elicitation_answer
-from .mcp.config import ServerConfig
-from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer, RemoteResource
+from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer
 from .mcp.servers import McpServer
 from .mcp.session_servers import McpServers
-from .mcp.tool import tool_name as mcp_tool_name
-from .engine.loop import Agent, RunResult
-from .engine.review import Review, ReviewTargetError, run_review
-from .engine import compaction, mentions, telemetry
-from .engine.mentions import Mention, WorkspaceFiles, complete as complete_mentions
-from .policy.permissions import MODES, Permissions
+from .engine.loop import RunResult
+from .engine.review import Review, run_review
+from .engine import compaction, mentions
+from .policy.permissions import Permissions
 from .policy.rules import Rule
 from .policy.status_command import StatusCommand
 from .system.sandbox import Sandbox
-from .lsp.tool import EditDiagnostics, LspTool, language_servers
+from .lsp.server import LanguageServers
 from .engine.skill_tool import SkillTool
-from .engine.skills import Skill, catalog, load_skills
-from .engine.subagent_record import Budgets, SubagentRecord
-from .engine.subagents import Subagents
-from .engine.task_tool import MessageSubagent, TaskTool
-from .storage.store import (SessionError, SessionInfo, SessionStore, child_records, find_session, latest_session, list_sessions, new_session_id, open_store, project_dir, read_records)
-from .system.threads import in_thread
-from .tools import ToolContext, ToolRegistry, call_summary, default_tools, web_search
-from .tools.base import EditorFiles as EditorFiles  # front ends implement it (ui/acp/editor.py)
+from .engine.skills import Skill
+from .storage.store import SessionError, SessionStore, read_records
+from .tools import ToolRegistry
+from .tools.base import Tool
 from .tools.shells import BackgroundShells
-from .tools.structured_output import StructuredOutput
-from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
-from .tools.worktrees import WorktreeAction, WorktreeDiff
-from .system.git import is_git_repo
+from .errors import ToolError
 from .system.workspace import Workspace
 from .settings import EngineSettings
-from .surface import SessionSurface
 from .session_children import SessionChildren
-
-__all__ = ["Session", "SessionSurface", "SessionError", "SessionStore", "EngineSettings", "new_session_id", "open_session",
-           # what front ends use besides the session and its events (tests/core/test_layers.py keeps ui/ to this)
-           "AgentType", "LLM", "LLMError", "MISSING_KEY_MESSAGE", "MODES", "MissingCredentials", "SubagentRecord", "ToolRegistry", "Workspace", "call_summary", "load_agent_types", "resolve_credentials",
-           "Checkpoint", "Prompt", "Restore", "WorktreeError", "McpServers", "ServerConfig", "mcp_tool_name", "RemoteResource", "ContextUsage",
-           "CustomCommand", "find_command", "SessionInfo", "list_sessions", "Skill", "StatusCommand", "replay_events", "subagent_record",
-           "Mention", "WorkspaceFiles", "complete_mentions", "elicitation_answer",  # what '@' completes (engine/mentions.py)
-           # what a host program's control protocol registers (ui/stream_input.py)
-           "AgentFileError", "agent_from_definition", "claude_name", "HOOK_EVENTS", "Hook", "StructuredOutput",
-           "Review", "ReviewTargetError"]  # /review's outcome, and why a target names nothing to review
+from .session_parts import SessionParts
 
 
-class Session(SessionChildren):
+class Session(SessionChildren, SessionParts):
     """What a front end drives: user text goes in, events come out to ``sink`` and to every subscriber."""
 
-    def __init__(self, settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool,
-                 llm: LLM | None = None, session_id: str | None = None, store: bool = True,
-                 resume: str | None = None, fork_session: bool = False, editor: EditorFiles | None = None) -> None:
-        """``resume``: the id (or a unique prefix) of a saved session of this workspace to carry on.
-        Raises SessionError when there is none; forks into a copy when another process has it open."""
+    # The parts, put in place by assembly.py's assemble(), which builds a session from its settings.
+    llm: LLM
+    permissions: Permissions
+    trusted: bool
+    interactive: bool
+    commands: dict[str, CustomCommand]  # slash commands, skills among them
+    skills: dict[str, Skill]
+    skill_tool: SkillTool
+    sandbox: Sandbox | None
+    hooks: Hooks
+    lsp: LanguageServers
+    mcp: McpServers
+    mcp_told: bridge.InstructionsNews  # where the servers' instructions reach the main agent
+    lifecycle: Lifecycle
+    checkpoints: Checkpoints
+    steering: Steers  # the main agent's mailbox (the front ends' steer key)
+    mention_sources: list[mentions.MentionSource]  # what '@' completes besides files
+    telemetry: Telemetry | None
+    opened: list[Event]  # what the session said while it opened (warnings)
+
+    def __init__(self, settings: EngineSettings, workspace: Workspace, sink: Sink | None, *,
+                 store: SessionStore | None, session_id: str) -> None:
+        """Where the events go, before any part is in place; assembly.py puts the parts in."""
         self.settings = settings
         self.workspace = workspace
         self.sink = sink
         self.subscribers: list[Sink] = []
         self.opening: list[Event] | None = []  # what the session said while it opened (warnings), until open
-        self.store: SessionStore | None = None
+        self.store = store
+        self.id = session_id
         self.restored_events: list[Event] = []  # a resumed session's main transcript, for front ends to draw
-        notices: list[str] = []
-        if store:
-            saved = find_session(workspace.root, resume) if resume is not None else None
-            self.store, notices = open_store(workspace.root, settings.model, session_id=session_id, resume=saved,
-                                             fork_session=fork_session)
-        self.id = self.store.session_id if self.store else session_id or new_session_id()
-        self.llm = llm or LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
-                              stall_timeout=settings.stall_timeout, first_reply_timeout=settings.first_reply_timeout,
-                              thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens)
-        self.llm.fallback_model, self.llm.effort = settings.fallback_model, settings.effort  # -p's flags
-        self.llm.raw_events = settings.partial_messages  # stream-json's partial messages
-        self.llm.use_tool_search(settings.tool_search)  # the route to tools on demand
-        self.permissions = Permissions.from_settings(settings.permission_mode, settings.permissions,
-                                                     interactive or settings.host_answers_approvals)
-        self.permissions.on_mode = lambda mode: self.emit(ModeChanged(mode=mode))  # stored: session/load goes on in it
-        self.trusted = settings.trusted
-        sources, plugins = settings.setting_sources, settings.plugins  # --setting-sources; engine/plugins.py
-        agent_types = load_agent_types(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
-        self.commands = load_commands(workspace.root, notices, sources=sources, plugins=plugins)  # slash commands
-        self.skills = load_skills(workspace.root, notices, trusted=self.trusted, sources=sources, plugins=plugins)
-        self.commands |= {name: s.as_command() for name, s in self.skills.items() if name not in self.commands}
-        self.skill_tool = SkillTool(self.skills, self.trusted)
-        self.sandbox = Sandbox.for_setting(settings.sandbox, network=settings.sandbox_network,
-                                           allowed_hosts=settings.sandbox_allowed_hosts)
-        if self.sandbox is not None and (missing := self.sandbox.startup_notice()):
-            notices.append(missing)
-        self.hooks = Hooks(parse_hooks(settings.hooks, "hooks"), root=workspace.root,
-                           emit=self.emit, session_id=self.id, keep_secret_env=settings.tools.keep_secret_env,
-                           transcript_path=str(self.store.main_path) if self.store else "", sandbox=self.sandbox)
-        self.hooks.permission_mode = lambda: self.permissions.mode
-        in_git = is_git_repo(workspace.root)
-        worktree_tools = [WorktreeDiff(self.id), WorktreeAction(self.id)] if in_git else []
-        skill_tools = [self.skill_tool] if self.skills else []
-        self.lsp = language_servers(settings.lsp, settings.lsp_discover, settings.plugin_lsp, settings.lsp_timeout,
-                                    workspace.root, command_env(settings.tools.keep_secret_env), self.sandbox,
-                                    on_progress=lambda text: self.deliver(LanguageServerWorking(text=text)))
-        tools = ToolRegistry([*default_tools(workspace.root), TaskTool(agent_types), MessageSubagent(), *worktree_tools,
-                              *skill_tools, *([LspTool(self.lsp)] if self.lsp else []),
-                              *web_search.offer(settings.web_search, self.llm, self.permissions, self.hooks)])
-        self.interactive = interactive
-        self.mcp = McpServers(settings.mcp_servers, root=workspace.root,
-                              env=command_env(settings.tools.keep_secret_env), sandbox=self.sandbox,
-                              startup_timeout=settings.mcp_startup_timeout, tool_timeout=settings.mcp_tool_timeout,
-                              on_ready=lambda server: self.sync_mcp_tools(server),
-                              on_trouble=self.warn, ask=self.ask_user,
-                              roots=lambda: [workspace.root, *workspace.extra_dirs],
-                              log=project_dir(workspace.root) / self.id / "mcp.log" if self.store else None)
-        self.mcp_told = bridge.InstructionsNews()  # where the servers' instructions reach the main agent
         self.asks_user = False  # a front end that answers a server's questions (ElicitationRequested) sets it
-        self.subagents = Subagents(
-            llm=self.llm, tools=tools, agent_types=agent_types, type_settings=settings.agents,
-            budgets=Budgets(settings.subagent_max_turns, settings.subagent_timeout, settings.max_parallel_subagents),
-            compact_threshold=settings.compact_threshold, task_models=list(settings.task_models))
-        self.subagents.budget_usd = settings.max_budget_usd or None  # near it children wind down, none starts
-        self.subagents.spent = lambda: self.usage.cost or 0.0  # the whole session's: the main agent's too
-        self.subagents.transcript_of = lambda child: str(self.store.path_for(child)) if self.store else ""
-        self.lifecycle = Lifecycle(self.hooks, "resume" if resume else "startup", interactive, self.subagents.records)
-        self.subagents.worktree_place = worktrees.Place(project_dir(workspace.root) / self.id / "worktrees", self.id,
-                                                        self.store.main_path if self.store else None)
-        mb = 1024 * 1024
-        self.checkpoints = Checkpoints(workspace.root, self.store.checkpoint_dir if self.store else None,
-                                       max_file_bytes=int(settings.checkpoint_file_max_mb * mb),
-                                       max_total_bytes=int(settings.checkpoint_session_max_mb * mb))
         self.prompts = 0  # user prompts sent so far; checkpoints are kept per prompt
-        ctx = ToolContext(workspace=workspace, emit=self.emit, permissions=self.permissions,
-                          subagents=self.subagents, settings=settings.tools,
-                          output_dir=self.store.output_dir if self.store else None, checkpoints=self.checkpoints,
-                          hooks=self.hooks, sandbox=self.sandbox, edit_watch=EditDiagnostics(self.lsp) if self.lsp else None,
-                          editor=editor)
-        # The prompt's git snapshot runs git a few times: off the way to the first screen, ready before
-        # the first model call (system_ready()).
-        mode = self.permissions.mode
-        skipped: list[str] = []  # memory files left out, said once the prompt is built
-        listed = catalog(self.skills.values())
-        self._memory_used: list[str] = []  # the memory section the prompt holds, as /context counts it
-        self._system_prompt: Future[str] | None = in_thread(
-            lambda: main_system_prompt(workspace, mode, interactive, skipped, listed, self._memory_used),
-            "session-prep")
-        self._prompt_warnings = skipped
         self.system_changes: list[Callable[[str], str]] = []  # applied once it is built: first the flags'
-        if settings.system_prompt:  # the Agent SDK passes --system-prompt "" when given none: agentcli's own stays
-            self.system_changes.append(lambda system: settings.system_prompt)
-        if settings.append_system_prompt:
-            self.system_changes.append(lambda system: f"{system}\n\n{settings.append_system_prompt}")
-        if workspace.extra_dirs:  # --add-dir
-            folders = ", ".join(str(d) for d in workspace.extra_dirs)
-            self.system_changes.append(lambda system: f"{system}\n\nBesides the workspace, the tools may use these "
-                                                      f"folders (absolute paths): {folders}")
-        self.main = Agent(llm=self.llm, tools=tools, ctx=ctx, system="",
-                          max_turns=settings.max_turns, compact_threshold=settings.compact_threshold)
-        self.main.inbox = lambda: self.subagents.take_results(self.emit)  # background results, as they finish
-        self.main.notes = ModeNews(self.permissions)  # a mode change, as a note at the request's end
-        self.steering = self.main.steers  # what the user sends into the running turn (the front ends' steer key)
-        if settings.only_tools is not None:  # --tools
-            self.only_tools(settings.only_tools)
-        # What '@' completes besides files, and what each mention adds to a message (engine/mentions.py);
-        # an MCP resource (@server:uri) is only named here: sending attaches it (bridge.attach_resources).
-        self.mention_sources: list[mentions.MentionSource] = [
-            mentions.AgentTypes(lambda: self.subagents.agent_types),
-            mentions.SubagentReceipts(lambda: self.subagents.records), mentions.McpResources(self.mcp.resources)]
-        if resume is not None and self.store is not None:
-            notices += self.restore()
-        if in_git and interactive:
-            notices += worktrees.leftover_warning(workspace.root, self.id)
-        # None unless OTEL_* asks for traces; environ(): the collector's headers are held as secrets
-        self.telemetry = telemetry.start(secret_env.environ(), notices.append, self.id)
-        if self.telemetry is not None:
-            self.subscribers.append(self.telemetry)
-        for text in [*settings.notices, *notices]:  # settings.notices: e.g. what an untrusted workspace asked for
-            self.emit(Notice(level="warning", text=text))
-        self.opened, self.opening = self.opening, None
+        self._system_prompt: Future[str] | None = None
+        self._prompt_warnings: list[str] = []
+        self._memory_used: list[str] = []
+
+    def building_system(self, prompt: Future[str], warnings: list[str], memory: list[str]) -> None:
+        """The main agent's system prompt, being built in a thread: ``warnings`` (memory files left out) are said
+        once it is done, and ``memory`` is the memory section it holds, as /context counts it."""
+        self._system_prompt, self._prompt_warnings, self._memory_used = prompt, warnings, memory
+
+    def opened_now(self) -> None:
+        """The session is open: what it said until now goes to every subscriber that comes later, first."""
+        self.opened, self.opening = self.opening or [], None
 
     def subscribe(self, sink: Sink) -> None:
         """Send every event from now on to ``sink`` too; first the warnings the session gave while it opened."""
         for event in self.opened:
             sink(event)
         self.subscribers.append(sink)
-
-    def restore(self) -> list[str]:
-        """Load the stored transcripts into the main agent and the subagent records; returns warnings."""
-        assert self.store is not None
-        records, warnings = read_records(self.store.main_path)
-        state = agent_state(records)
-        self.main.messages, self.main.turns = state.messages, state.turns
-        self.main.usage, self.main.last_usage = state.usage, state.last_usage
-        self.main.ledger = compaction.Ledger.from_dict(state.ledger)
-        self.prompts = len(user_prompts(records))
-        self.restored_events = [e for e in replay_events(records)
-                                if e.agent_id == MAIN or isinstance(e, (SubagentStarted, SubagentFinished))]
-        children, child_warnings = child_records(self.store.main_path)
-        for agent_id, child in children.items():
-            record = subagent_record(child, agent_id)
-            if record is None:
-                continue
-            self.subagents.records[agent_id] = record
-            if not ended(child):  # died with the process
-                self.save(lambda store: store.write(record.events[-1]))  # noqa: B023 (save calls it at once)
-                self.restored_events.append(record.events[-1])
-            if undelivered(records, agent_id):  # a background result the main agent never read: next call, once
-                self.subagents.pending.append(record)
-        numbers = [int(i.removeprefix("sa-")) for i in children if i.removeprefix("sa-").isdigit()]
-        self.subagents.next_number = max(numbers, default=0) + 1
-        return warnings + child_warnings
 
     async def review(self, target: str = "") -> Review:
         """/review and `agentcli review` (engine/review.py): reviewer children on ``target``, findings checked."""
@@ -465,6 +339,10 @@ class Session(SessionChildren):
         """Switch the main agent's model, and the one subagents of type ``model: inherit`` use."""
         self.main.model = self.llm.model = resolve_model(model)
 
+    def add_tool(self, tool: Tool) -> None:
+        """One more tool for the main agent (--json-schema's answer tool)."""
+        self.main.tools.add(tool)
+
     def only_tools(self, names: Iterable[str]) -> None:
         """Offer the main agent and the subagents only these tools (--tools)."""
         self.main.tools = self.main.tools.only(names)
@@ -555,15 +433,3 @@ class Session(SessionChildren):
         await asyncio.gather(self.mcp.stop(), self.lsp.stop())
         self.close()
         await self.llm.aclose()
-
-
-def open_session(settings: EngineSettings, workspace: Workspace, sink: Sink | None, *, interactive: bool, llm: LLM | None = None,
-                 resume: str | None = None, continue_: bool = False, session_id: str | None = None,
-                 fork_session: bool = False, editor: EditorFiles | None = None) -> SessionSurface:
-    """What every front end calls: a new session, ``resume`` a given one (id or unique prefix), or
-    ``continue_`` the latest one of this workspace; ``editor``: a client's buffers the file tools go through
-    (core/tools/editor_files.py). Raises SessionError with one sentence."""
-    if resume is None and continue_:
-        resume = latest_session(workspace.root).stem
-    return Session(settings, workspace, sink, interactive=interactive, llm=llm, resume=resume, session_id=session_id,
-                   fork_session=fork_session, editor=editor)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .engine.context_usage import ContextUsage
     from .engine.custom_commands import CustomCommand
     from .engine.history import Prompt
-    from .lifecycle import Lifecycle
+    from .lifecycle import Attention
     from .engine.mentions import Mention
     from .engine.loop import RunResult
     from .engine.review import Review
@@ -21,17 +21,14 @@ if TYPE_CHECKING:
     from .engine.steering import Steers
     from .engine.subagent_record import SubagentRecord
     from .events import Event, Sink, ToolCallStarted, Usage
-    from .mcp.session_servers import McpServers
-    from .model.llm import LLM
     from .settings import EngineSettings
-    from .policy.hooks import Hooks
+    from .policy.hooks import Hook
     from .policy.status_command import StatusCommand
-    from .policy.permissions import Permissions
-    from .storage.checkpoints import Checkpoints, Restore
-    from .storage.store import SessionStore
+    from .storage.checkpoints import Checkpoint, Restore
     from .system.workspace import Workspace
-    from .tools import ToolRegistry
+    from .tools.base import Tool
     from .tools.shells import BackgroundShells
+    from .views import McpView, SavedView, ToolsView
 
 
 class SessionSurface(Protocol):
@@ -48,18 +45,11 @@ class SessionSurface(Protocol):
     trusted: bool  # the workspace's own files may widen what the agent does
     commands: dict[str, CustomCommand]  # custom slash commands (and skills), by name
     skills: dict[str, Skill]
-    store: SessionStore | None  # None: nothing is saved
-    checkpoints: Checkpoints  # for /rewind's list
-    permissions: Permissions  # the mode, and the rules /permissions shows and changes
-    mcp: McpServers
-    hooks: Hooks  # a host program's control protocol registers hooks
-    lifecycle: Lifecycle  # front ends with a terminal add to its ``attention`` (a notification when the user is needed)
     # The main agent's mailbox for steering: ``steering.add(text)`` while it works puts ``text`` into the
     # running turn at the next tool-result boundary (SteerDelivered says when); ``steering.take()`` gives
     # back what it has not read when the turn ended first (it becomes the next prompt) or was interrupted.
     steering: Steers
     asks_user: bool  # the front end answers a server's questions (ElicitationRequested); False: refused
-    llm: LLM  # the model client: API time, raw stream events
     opened: list[Event]  # the warnings the session gave while it opened
     restored_events: list[Event]  # a resumed session's main transcript, to draw
 
@@ -90,7 +80,8 @@ class SessionSurface(Protocol):
     def set_model(self, model: str) -> None: ...
     def change_system(self, change: Callable[[str], str]) -> None: ...
     @property
-    def tools(self) -> ToolRegistry: ...
+    def tools(self) -> ToolsView: ...  # the main agent's tools, read only
+    def add_tool(self, tool: Tool) -> None: ...  # one more for the main agent (--json-schema's answer tool)
     def only_tools(self, names: Iterable[str]) -> None: ...
     @property
     def shells(self) -> BackgroundShells: ...
@@ -129,3 +120,34 @@ class SessionSurface(Protocol):
     def wrap_up_child(self, agent_id: str) -> str: ...  # "" when asked, else why not
     def mention_choices(self) -> list[Mention]: ...  # what '@' completes besides files
     def status_command(self) -> StatusCommand | None: ...  # the statusLine setting's command
+
+    # the parts, through verbs and read-only views (session_parts.py)
+    @property
+    def permission_mode(self) -> str: ...
+    def set_permission_mode(self, mode: str) -> None: ...  # ValueError: an unknown mode, in one sentence
+    def describe_permissions(self) -> str: ...  # the mode and every rule, for /permissions
+    def deny_for_session(self, rules: Iterable[str]) -> None: ...  # "reject always"
+    @property
+    def approvals_answered(self) -> bool: ...  # someone answers approvals; else a call that would ask is refused
+    @property
+    def mcp_servers(self) -> McpView: ...  # the MCP servers, read only
+    async def wait_servers(self) -> None: ...  # started, and each ready or failed
+    async def restart_server(self, name: str) -> None: ...
+    async def stop_server(self, name: str) -> None: ...
+    def relay_server(self, name: str, relay: Callable[[dict[str, Any]], Any]) -> None: ...  # a server of type sdk
+    @property
+    def saved(self) -> SavedView | None: ...  # the session's file, read only; None: nothing is saved
+    def checkpoint_list(self) -> list[Checkpoint]: ...  # for /rewind's list
+    @property
+    def prompt_number(self) -> int: ...  # the latest user prompt's number
+    def add_hooks(self, hooks: Iterable[Hook]) -> None: ...  # a host program's callbacks, --json-schema's check
+    def watch_hooks(self, watch: Callable[[dict[str, Any]], None]) -> None: ...  # each hook run, as it goes
+    def claude_input(self, tool: str, tool_input: Any) -> Any: ...  # a call's input as Claude Code's tool takes it
+    def own_input(self, tool: str, given: dict[str, Any], before: Any) -> dict[str, Any]: ...  # and back again
+    def add_attention(self, reach: Attention) -> None: ...  # a terminal notification when the user is needed
+    @property
+    def api_seconds(self) -> float: ...  # time spent waiting on the API
+    @property
+    def web_search_off(self) -> str: ...  # why the API's web search is not offered; "" when it is
+    @property
+    def has_credentials(self) -> bool: ...

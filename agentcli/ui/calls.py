@@ -46,7 +46,7 @@ def approval_lines(tool: str, args: Any, diff: tuple[str, ...] = ()) -> list[Lin
 def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
     """The diff a file tool's input alone tells (without the file): a write as a new file, an edit as
     its old text changed into its new text."""
-    from ..core.tools.preview import file_diff  # here: the TUI's first screen loads no engine module
+    from ..core.door import file_diff  # here: the TUI's first screen loads no engine module
 
     if tool == "write_file":
         return file_diff(None, str(args.get("content", "")))

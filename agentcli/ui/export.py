@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, Collection, Iterator
 
 from ..core.content import readable
-from ..core.session import SubagentRecord, replay_events, subagent_record
+from ..core.door import SubagentRecord, replay_events, subagent_record
 from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, SubagentStarted,
                           ToolCallFinished, ToolCallStarted, UserMessage)
-from ..core.storage.store import SessionError, child_records, read_records, session_info
-from ..core.system.secret_env import redact
+from ..core.door import SessionError, child_records, read_records, session_info
+from ..core.door import redact
 from ..core.units import dollars, tokens
 from .escapes import visible
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
 
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
-from ..core.session import LLMError, SessionSurface, StructuredOutput, claude_name
+from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
 from .escapes import json_line, visible
 from .format import turns
 from .slash import not_sent_headless
@@ -104,7 +104,7 @@ class HeadlessOutput:
         """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them: its tool names
         and inputs, as ``can_use_tool`` and the hooks that refused them were shown the calls."""
         return [{"tool_name": claude_name(call.name), "tool_use_id": call.id,
-                 "tool_input": session.hooks.claude_input(call.name, call.input)}
+                 "tool_input": session.claude_input(call.name, call.input)}
                 for call in self.facts().refused[start.refused:]]
 
     def attempts(self, start: "PromptStart") -> list[AttemptsCompared]:
@@ -241,7 +241,7 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
 
 async def run_headless(session: SessionSurface, prompt: str, output: HeadlessOutput) -> int:
     """Run one prompt to the end. Returns the process exit code."""
-    await session.mcp.wait_started()  # the first request waits for them, so the init line lists their tools
+    await session.wait_servers()  # the first request waits for them, so the init line lists their tools
     output.attach(session)
     if output.reader_gone:  # gone before the start: nothing to do
         await session.aclose()
@@ -284,7 +284,7 @@ def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int], ses
         return READER_GONE
     if ended_by:
         return exit_code(ended_by[0])
-    unsaved = session.store is not None and session.store.off
+    unsaved = session.saved is not None and session.saved.off
     return 130 if result.status == "interrupted" else (1 if result.is_error or unsaved else 0)
 
 

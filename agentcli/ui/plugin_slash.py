@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .escapes import visible
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface
+    from ..core.door import SessionSurface
     from ..plugin_cli import Ask
 
 USAGE = ("Usage: /plugin [list | install NAME@MARKETPLACE | enable | disable | uninstall | update NAME] "

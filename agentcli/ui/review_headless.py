@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..core.session import LLMError, Review, ReviewTargetError, SessionSurface
+from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
 from .headless import READER_GONE, Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
 from .signals import exit_signals
 from .stream_json import Mark
@@ -13,7 +13,7 @@ from .stream_json import Mark
 
 async def run_review(session: SessionSurface, target: str, output: HeadlessOutput, fail_on: str | None) -> int:
     """Review ``target`` to the end and print the outcome in the chosen format. Returns the exit code."""
-    await session.mcp.wait_started()
+    await session.wait_servers()
     output.attach(session)
     if output.reader_gone:
         await session.aclose()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.session import Checkpoint, Prompt, Restore
+from ..core.door import Checkpoint, Prompt, Restore
 from .format import flat
 from .transcript_text import clip, local_time
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface
+    from ..core.door import SessionSurface
 
 WHAT = ("both", "files", "conversation")
 

@@ -11,7 +11,7 @@ from .escapes import visible
 from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
 
 if TYPE_CHECKING:
-    from ..core.session import ContextUsage, CustomCommand, McpServers, Review, ServerConfig, SessionSurface
+    from ..core.door import ContextUsage, CustomCommand, McpView, Review, ServerConfig, SessionSurface
     from .view import SessionView
 
 
@@ -78,10 +78,10 @@ def custom_commands(commands: Mapping[str, "CustomCommand"]) -> list[SlashComman
             for name, c in commands.items() if name not in taken]
 
 
-def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
+def mcp_prompts(servers: "McpView") -> list[SlashCommand]:
     """The ready MCP servers' prompts as slash commands (``/mcp__<server>__<prompt> ARG [ARG]``), as they are
     listed now: a server that connects later, or lists its prompts again, changes them."""
-    from ..core.session import mcp_tool_name as tool_name
+    from ..core.door import mcp_tool_name as tool_name
 
     return [SlashCommand(tool_name(server.name, prompt.name),  # letters, digits, _ and - only
                          visible(" ".join(a.upper() if required else f"[{a.upper()}]" for a, required in prompt.arguments)),
@@ -91,19 +91,19 @@ def mcp_prompts(servers: "McpServers") -> list[SlashCommand]:
 
 def web_search_line(session: "SessionSurface") -> str:
     """/help's word on the API's web search: offered, or why not (docs/README.md#web-search)."""
-    off = session.llm.web_search_off
+    off = session.web_search_off
     return f"Web search is off: {off}." if off else "Web search: on (the API's web_search; sources show under answers)."
 
 
 def session_commands(session: "SessionSurface") -> list[SlashCommand]:
     """What '/' completes, /help lists and the palette offers after the built-in commands: the session's custom
     commands, then its MCP servers' prompts. Read again each time, since servers connect after the first screen."""
-    return [*custom_commands(session.commands), *mcp_prompts(session.mcp)]
+    return [*custom_commands(session.commands), *mcp_prompts(session.mcp_servers)]
 
 
 def is_custom(text: str, commands: Mapping[str, "CustomCommand"]) -> bool:
     """Whether ``text`` calls a custom command: the front end then sends it as a message."""
-    from ..core.session import find_command as find
+    from ..core.door import find_command as find
 
     called = find(commands, text.strip())
     if text.strip().startswith("/mcp__"):  # an MCP server's prompt: the session runs it (core/mcp/bridge.py)
@@ -200,7 +200,7 @@ def demo_command(plain: bool = False) -> str:
 def goodbye(session: "SessionSurface | None", resume: str) -> str:
     """What quitting says: how to come back to this session (with the command ``resume``), when it was
     saved to stay."""
-    store = session.store if session is not None else None
+    store = session.saved if session is not None else None
     if store is not None and store.off:
         if not store.main_path.exists():
             return f"Nothing was saved: writing the session failed ({store.problem})."
@@ -226,14 +226,14 @@ def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:
     (default ``agentcli-<id>.md`` there; a ``.json`` name gets JSON). The sentence to show, and whether it failed."""
     from pathlib import Path
 
-    from ..core.session import SessionError
+    from ..core.door import SessionError
     from .export import export as document, write_export
 
-    if session.store is None:
+    if session.saved is None:
         return "This session is not saved, so there is nothing to export.", True
     target = session.workspace.root / Path(arg.strip() or f"agentcli-{session.id}.md").expanduser()
     try:
-        written = write_export(target, document(session.store.main_path, "json" if target.suffix == ".json" else
+        written = write_export(target, document(session.saved.main_path, "json" if target.suffix == ".json" else
                                                 "markdown", running=[r.id for r in session.running_children]))
     except SessionError as exc:
         return str(exc), True
@@ -374,7 +374,7 @@ async def kill_bash(session: "SessionSurface", arg: str) -> str:
 
 async def worktree(session: "SessionSurface", action: str, arg: str) -> tuple[str, bool]:
     """/diff, /merge, /discard ID: (the text to show, whether it is an error)."""
-    from ..core.session import WorktreeError
+    from ..core.door import WorktreeError
 
     if not arg.strip():
         return f"Usage: /{action} ID, such as /{action} sa-3 (a subagent that ran with isolation: worktree).", True
@@ -388,7 +388,7 @@ async def review(session: "SessionSurface", arg: str) -> "Review | None":
     """/review [TARGET]: the reviewers run as children (the panel shows them); the summary, with each finding
     and what is unverified, or why there is nothing to review, comes as a notice."""
     from ..core.events import Notice
-    from ..core.session import ReviewTargetError
+    from ..core.door import ReviewTargetError
 
     try:
         review = await session.review(arg.strip())
@@ -463,9 +463,9 @@ def skills_report(session: "SessionSurface") -> str:
     return "\n".join(visible(f"/{s.name:<{width}}  {s.description}  [{s.source}]") for s in skills)
 
 
-def mcp_report(servers: "McpServers", held_back: "dict[str, ServerConfig] | None" = None) -> str:
+def mcp_report(servers: "McpView", held_back: "dict[str, ServerConfig] | None" = None) -> str:
     """/mcp and `agentcli mcp list`: each server, its state, its tools and its last error."""
-    from ..core.session import mcp_tool_name as tool_name
+    from ..core.door import mcp_tool_name as tool_name
 
     def plural(items: list[object] | dict[str, object], word: str) -> str:
         return f"{len(items)} {word}{'s' if len(items) != 1 else ''}"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import __version__
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface, StatusCommand
+    from ..core.door import SessionSurface, StatusCommand
 
 INTERVAL = 0.3  # seconds between runs at most (Claude Code's 300 ms)
 LINE_CAP = 2_000  # characters of the line that are kept
@@ -48,7 +48,7 @@ def facts(session: "SessionSurface", *, busy: bool = False) -> dict[str, Any]:
         "model": {"id": model, "display_name": model},
         "workspace": {"current_dir": root, "project_dir": root},
         "version": __version__,
-        "permission_mode": session.permissions.mode,  # as Claude Code's hooks name it
+        "permission_mode": session.permission_mode,  # as Claude Code's hooks name it
         # None only when the model has no known price and tokens were spent (the status bar says "cost unknown")
         "cost": {"total_cost_usd": round(usage.cost, 6) if usage.cost is not None
                  else None if usage.total_tokens else 0.0},

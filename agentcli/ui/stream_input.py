@@ -25,6 +25,7 @@ Once standard input closes, no answer can come: a question still open is answere
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import sys
@@ -33,7 +34,7 @@ import uuid
 from typing import IO, Any, NamedTuple
 
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.session import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
+from ..core.door import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
                             agent_from_definition, claude_name, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
@@ -154,11 +155,11 @@ class Driver:
         self.host = Host(output)
         self.default_model = session.model  # what set_model with no model goes back to
         self.asking: set[asyncio.Task[None]] = set()  # approvals waiting for the host's answer
-        if session.permissions.interactive:  # --permission-prompt-tool stdio: the host answers approvals
+        if session.approvals_answered:  # --permission-prompt-tool stdio: the host answers approvals
             output.on_approval = self.approve
-        for name, server in session.mcp.servers.items():
+        for name, server in session.mcp_servers.servers.items():
             if server.config.transport == "sdk":
-                server.relay = lambda message, name=name: self.mcp_message(name, message)
+                session.relay_server(name, functools.partial(self.mcp_message, name))
 
     async def run(self, stream: IO[str]) -> int:
         lines = self.lines
@@ -248,9 +249,9 @@ class Driver:
 
     def server_named(self, request: dict[str, Any]) -> Any:
         name = request.get("serverName")
-        server = self.session.mcp.servers.get(name) if isinstance(name, str) else None
+        server = self.session.mcp_servers.servers.get(name) if isinstance(name, str) else None
         if server is None:
-            known = ", ".join(self.session.mcp.servers) or "none"
+            known = ", ".join(self.session.mcp_servers.servers) or "none"
             raise UnsupportedRequest(f"there is no MCP server {name!r} in this session (it has: {known})")
         return server
 
@@ -258,9 +259,9 @@ class Driver:
         """``mcp_reconnect`` and ``mcp_toggle``: start a server again, or stop it (its tools then say so)."""
         server = self.server_named(request)
         if request.get("subtype") == "mcp_toggle" and request.get("enabled") is False:
-            await server.stop()
+            await self.session.stop_server(server.name)
             return {}
-        await self.session.mcp.restart(server)
+        await self.session.restart_server(server.name)
         if server.state != "ready":
             raise UnsupportedRequest(f"the MCP server {server.name!r} did not start again: {server.error}")
         return {}
@@ -280,7 +281,7 @@ class Driver:
     def mcp_status(self) -> dict[str, Any]:
         """``mcp_status``: each server's state and tools, in Claude Code's words."""
         servers = []
-        for name, server in self.session.mcp.servers.items():
+        for name, server in self.session.mcp_servers.servers.items():
             entry: dict[str, Any] = {"name": name, "status": MCP_STATUS.get(server.state, "failed"),
                                      "config": {"type": server.config.transport}, "scope": server.config.source,
                                      "tools": [{"name": t.name, "description": t.description} for t in server.tools]}
@@ -308,7 +309,7 @@ class Driver:
             mode = request.get("mode")
             if mode not in MODES:
                 raise UnsupportedRequest(f"agentcli has no permission mode {mode!r} (it has {', '.join(MODES)})")
-            self.session.permissions.mode = mode
+            self.session.set_permission_mode(mode)
             return {}
         if subtype == "set_model":
             model = request.get("model") or self.default_model
@@ -391,7 +392,7 @@ class Driver:
                                                     "input": fields, "tool_use_id": fields.get("tool_use_id")})
                     added.append(Hook(event, f"(the Agent SDK's callback {callback_id})", timeout,
                                       str(matcher.get("matcher") or ""), callback=call))
-        self.session.hooks.hooks.extend(added)
+        self.session.add_hooks(added)
 
     async def mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
         """One JSON-RPC message to an MCP server of type sdk, and its reply."""
@@ -408,9 +409,8 @@ class Driver:
             event.future.add_done_callback(lambda future: task.cancel() if future.cancelled() else None)
 
     async def ask_approval(self, event: ApprovalRequested) -> None:
-        hooks = self.session.hooks
         name = claude_name(event.tool)
-        shown = hooks.claude_input(event.tool, event.input)
+        shown = self.session.claude_input(event.tool, event.input)
         request: dict[str, Any] = {"subtype": "can_use_tool", "tool_name": name, "input": shown,
                                    "permission_suggestions": [], "tool_use_id": event.tool_use_id or None}
         if event.reason:
@@ -426,7 +426,7 @@ class Driver:
             behavior = reply.get("behavior")
             if behavior == "allow":
                 given = reply.get("updatedInput")
-                changed = hooks.own_input(event.tool, given, event.input) if isinstance(given, dict) and given != shown \
+                changed = self.session.own_input(event.tool, given, event.input) if isinstance(given, dict) and given != shown \
                     else None
                 answer = Approval(ALLOW_SESSION if reply.get("updatedPermissions") else ALLOW_ONCE, input=changed)
             else:
@@ -452,13 +452,13 @@ class Driver:
                 continue
             if not announced:
                 announced = True
-                await self.session.mcp.wait_started()
+                await self.session.wait_servers()
                 self.output.announce(self.session)
             message_id = taken.uuid
             if self.replay:
                 self.output.line({"type": "user", "message": taken.message, "parent_tool_use_id": None,
                                   "session_id": self.session.id, "uuid": message_id, "isReplay": True})
-            mark, before = Mark.of(self.session), self.session.checkpoints.prompt
+            mark, before = Mark.of(self.session), self.session.prompt_number
             if taken.refusal:
                 self.last = Answer(taken.refusal, "refused", taken.refusal)
             elif self.output.over_budget:  # the budget holds for the whole session
@@ -472,8 +472,8 @@ class Driver:
                 except asyncio.CancelledError:  # interrupted before it started
                     self.last = Answer(self.session.last_text(), "interrupted", "interrupted")
                 self.output.run = None
-            if self.session.checkpoints.prompt != before:  # it became a prompt (no hook refused it)
-                self.prompt_numbers[message_id] = self.session.checkpoints.prompt
+            if self.session.prompt_number != before:  # it became a prompt (no hook refused it)
+                self.prompt_numbers[message_id] = self.session.prompt_number
             report(self.output, self.session, mark, self.last)
 
 

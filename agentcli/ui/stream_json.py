@@ -24,7 +24,7 @@ from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequest
 from .drawn import Split
 
 if TYPE_CHECKING:
-    from ..core.session import SessionSurface
+    from ..core.door import SessionSurface
     from .view import SessionView, Subagent
 
 # What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
@@ -84,7 +84,7 @@ class Mark:
 
     @classmethod
     def of(cls, session: "SessionSurface") -> "Mark":
-        return cls(session.turns, session.usage, session.llm.api_seconds)
+        return cls(session.turns, session.usage, session.api_seconds)
 
 
 def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: str, is_error: bool,
@@ -108,7 +108,7 @@ def result_message(session: "SessionSurface", mark: Mark, *, text: str, status: 
         "subtype": SUBTYPES.get(status, "error_during_execution"),
         "is_error": is_error,
         "duration_ms": round((time.monotonic() - mark.started) * 1000),
-        "duration_api_ms": round((session.llm.api_seconds - mark.api_seconds) * 1000),
+        "duration_api_ms": round((session.api_seconds - mark.api_seconds) * 1000),
         "num_turns": session.turns - mark.turns,
         "result": text,
         "stop_reason": "end_turn" if status == "done" else None,
@@ -142,8 +142,8 @@ def init_message(session: "SessionSurface") -> dict[str, Any]:
     return {"type": "system", "subtype": "init", "cwd": str(session.workspace.root), "session_id": session.id,
             "tools": session.tools.names(), "model": session.model,
             "mcp_servers": [{"name": name, "status": MCP_STATUS.get(server.state, "failed")}
-                            for name, server in session.mcp.servers.items()],
-            "permissionMode": session.permissions.mode, "slash_commands": sorted(session.commands), "apiKeySource": "none",
+                            for name, server in session.mcp_servers.servers.items()],
+            "permissionMode": session.permission_mode, "slash_commands": sorted(session.commands), "apiKeySource": "none",
             "claude_code_version": CLAUDE_CODE_VERSION, "agentcli_version": __version__, "output_style": "default",
             "agents": sorted(session.agent_types), "uuid": str(uuid.uuid4())}
 
@@ -243,7 +243,7 @@ class StreamJson:
                     "uuid": str(uuid.uuid4()), "session_id": self.session.id})
 
     def task_finished(self, event: SubagentFinished) -> None:
-        store = self.session.store
+        store = self.session.saved
         self.write({"type": "system", "subtype": "task_notification", "task_id": event.id,
                     "tool_use_id": event.parent_tool_use_id, "status": TASK_STATUSES.get(event.status, "failed"),
                     "output_file": str(store.path_for(event.id)) if store else "",

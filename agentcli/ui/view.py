@@ -30,7 +30,7 @@ from .slash import money
 from .transcript import Divider, Said, ToolView, Transcript, progress_text
 
 if TYPE_CHECKING:
-    from ..core.session import SubagentRecord
+    from ..core.door import SubagentRecord
 
 __all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "progress_text",
            "seconds", "tokens"]

@@ -12,7 +12,7 @@ import pytest
 
 from agentcli.core.storage.checkpoints import BASH_UNKNOWN, TOO_LARGE
 from agentcli.core.events import Rewound
-from agentcli.core.session import SessionError
+from agentcli.core.door import SessionError
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 
 EDITS = {"bypassPermissions": "permission_mode"}

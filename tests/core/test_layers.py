@@ -59,47 +59,6 @@ def test_the_check_sees_relative_and_absolute_imports():
     assert "textual.widgets._collapsible" in imported_modules(session, "from textual.widgets._collapsible import X\n")
 
 
-# What a front end may import from core: the session (which also hands out the few names a front end
-# needs to drive it: errors, the workspace, modes, agent types), the events, content blocks and the
-# shared formatters. Two process helpers besides, so the file lists for @-completion and the pager run
-# the way the tools run processes: with rg's own arguments and a scrubbed environment.
-# The TUI draws its first screen before the session's (heavy) import, so the few names it needs by
-# then, which the session re-exports, come from where they are defined: credentials, errors and
-# context windows (llm), the permission modes, SessionError and whether sessions can be saved (store),
-# and how the session is opened in a thread (threads). And the one diff maker (tools.preview): the engine
-# sends an approval's diff, and a tool call shown later is diffed from its input the same way.
-UI_MAY_IMPORT = {"agentcli.core.session", "agentcli.core.events", "agentcli.core.content", "agentcli.core.units",
-                 "agentcli.core.comparison",
-                 "agentcli.core.tools.rg", "agentcli.core.system.secret_env", "agentcli.core.tools.preview",
-                 "agentcli.core.model.llm", "agentcli.core.policy.permissions", "agentcli.core.storage.store",
-                 "agentcli.core.system.threads"}
-
-
-def core_imports_outside(folder: Path, allowed: set[str]) -> list[str]:
-    out = []
-    for path in sorted(folder.rglob("*.py")):
-        modules = imported_modules(path)
-        for module in sorted(modules):
-            if module == "agentcli.core" or not module.startswith("agentcli.core."):
-                continue  # the package itself is empty; "from ...core import session" names its module too
-            if module in allowed or any(module.startswith(a + ".") and module.rsplit(".", 1)[0] == a for a in allowed):
-                continue  # a module on the list, or a name imported from one
-            out.append(f"{path.relative_to(PACKAGE)} imports {module}")
-    return out
-
-
-def test_front_ends_import_only_the_public_surface_of_core():
-    assert core_imports_outside(PACKAGE / "ui", UI_MAY_IMPORT) == []
-
-
-def test_the_surface_check_sees_storage_imports():
-    """It would have caught conversation.py's ``from ....core.history import tool_call_started`` of before."""
-    path = PACKAGE / "ui" / "tui" / "widgets" / "conversation.py"
-    modules = imported_modules(path, "from ....core.engine.history import tool_call_started\n")
-    assert "agentcli.core.engine.history" in modules
-    assert not ({m for m in modules if m.startswith("agentcli.core.")} <= UI_MAY_IMPORT)
-
-
 MAX_LINES = 600  # issue 29: a file longer than this is split on the seams it has
 
 
@@ -169,24 +128,3 @@ def test_the_circle_check_finds_a_circle_through_a_package():
     graph.add_import(importer="agentcli.demo.app", imported="agentcli.demo")
     graph.add_import(importer="agentcli.cli", imported="agentcli.demo")
     assert circles(graph) == [["agentcli.demo", "agentcli.demo.app"]]
-# The front ends are typed against the session's public surface (``SessionSurface``, core/surface.py):
-# mypy, run by `make test`, then rejects any reach past it (``session.main.…``, ``session.subagents.…``).
-# That holds only while no front end names the class itself, which this test keeps so.
-FRONT_ENDS = [*sorted((PACKAGE / "ui").rglob("*.py")), PACKAGE / "cli.py", PACKAGE / "scripting.py"]
-
-
-def names_the_session_class(path: Path, source: str | None = None) -> bool:
-    """Whether a file imports ``Session`` (the class, not its Protocol) from agentcli.core.session."""
-    return "agentcli.core.session.Session" in imported_modules(path, source)
-
-
-def test_front_ends_use_the_session_only_through_its_protocol():
-    assert [str(p.relative_to(PACKAGE)) for p in FRONT_ENDS if names_the_session_class(p)] == []
-
-
-def test_the_protocol_check_sees_a_front_end_naming_the_class():
-    path = PACKAGE / "ui" / "headless.py"
-    assert names_the_session_class(path, "from ..core.session import LLMError, Session\n")
-    assert names_the_session_class(path, "if TYPE_CHECKING:\n    from ..core.session import Session\n")
-    assert not names_the_session_class(path, "from ..core.session import SessionSurface, SessionError\n")
-

@@ -125,9 +125,9 @@ def test_agent_files_may_list_mcp_tools():
 def test_opening_a_session_with_servers_loads_no_mcp_sdk(tmp_path):
     """The SDK is imported when the servers start (after the first screen), in a thread: never before."""
     code = ("import sys; from agentcli.config import Settings; from agentcli.core.mcp.config import parse; "
-            "from agentcli.core.session import Session; from agentcli.core.system.workspace import Workspace; "
+            "from agentcli.core.assembly import assemble; from agentcli.core.system.workspace import Workspace; "
             "s = Settings(); s.mcp_servers = parse({'mcpServers': {'x': {'command': 'true'}}}, 't'); "
-            f"Session(s.engine(), Workspace.at({str(tmp_path)!r}), None, interactive=True, store=False); "
+            f"assemble(s.engine(), Workspace.at({str(tmp_path)!r}), None, interactive=True, store=False); "
             "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

@@ -16,6 +16,7 @@ import pytest
 from agentcli.core.events import ElicitationRequested, Notice, ToolProgress
 from agentcli.core.mcp.bridge import elicitation_answer
 from agentcli.core.mcp.config import parse
+from agentcli.core.assembly import assemble
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.slash import mcp_report
@@ -113,7 +114,7 @@ def interactive_session(server: Any, repo: Path, extra: Path, **overrides: Any) 
     llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=0,
               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
     recorder = Recorder()
-    return Session(settings.engine(), Workspace.at(repo, (extra.resolve(),)), recorder, interactive=True, llm=llm,
+    return assemble(settings.engine(), Workspace.at(repo, (extra.resolve(),)), recorder, interactive=True, llm=llm,
                    store=False), recorder
 
 

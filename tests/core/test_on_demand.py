@@ -11,7 +11,7 @@ from agentcli.config import ConfigError, Settings
 from agentcli.core.engine.agents import BUILT_IN
 from agentcli.core.engine.context import subagent_system_prompt
 from agentcli.core.events import Notice
-from agentcli.core.session import open_session
+from agentcli.core.door import open_session
 from agentcli.core.model.llm import LLM, Credentials, LLMError
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.content import readable

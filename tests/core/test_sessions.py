@@ -9,7 +9,7 @@ import pytest
 
 from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
 from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
-from agentcli.core.session import SessionError
+from agentcli.core.door import SessionError
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 

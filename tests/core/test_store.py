@@ -8,7 +8,7 @@ import os
 import pytest
 
 from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
-from agentcli.core.session import SessionError
+from agentcli.core.door import SessionError
 from agentcli.core.storage.store import open_store, projects_home
 from agentcli.ui.slash import goodbye
 from tests.fakes.anthropic_server import offers_tool, text, tool_use

@@ -21,7 +21,7 @@ from agentcli.config import Settings
 from agentcli.core.content import agentcli_note
 from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
 from agentcli.core.engine.loop import STOPPED
-from agentcli.core.session import Session
+from agentcli.core.assembly import assemble
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
 from agentcli.ui.plain.display import WITHDRAWN, Display
@@ -464,7 +464,7 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo, clo
     await ui.submit(DELEGATE)
     await ui.quit()
     old = ui.app.session
-    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
+    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
@@ -488,7 +488,7 @@ async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server,
                      shown)
     assert line and "too little" not in shown
     await ui.quit()
-    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
+    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
                               resume=ui.app.session.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:

@@ -10,7 +10,7 @@ from prompt_toolkit.output import DummyOutput
 
 from agentcli.config import Settings
 from agentcli.core.events import SubagentFinished
-from agentcli.core.session import Session
+from agentcli.core.assembly import assemble
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp
 from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, text,
@@ -133,7 +133,7 @@ async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo, c
                 text("Both in auth.py."))
     server.when(is_child, text("handle_auth is at src/app/auth.py:9."))
     old = ui.app.session
-    resumed = closing(Session(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
+    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
     out = io.StringIO()
     with create_pipe_input() as pipe:
         again = Harness(PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False,

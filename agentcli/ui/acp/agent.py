@@ -24,7 +24,7 @@ from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalReques
                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
                             UserMessage, LanguageServerWorking)
-from ...core.session import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
+from ...core.door import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
                              images, new_session_id, resolve_credentials)
 from ...core.content import typed
 from ..drawn import Split
@@ -142,7 +142,7 @@ class AcpAgent:
                                                           f"it has {', '.join(MODES)}.")
         conv.mode = mode_id
         if conv.session is not None:
-            conv.session.permissions.set_mode(mode_id)
+            conv.session.set_permission_mode(mode_id)
         await self.conn.session_update(session_id=conv.id, update=updates.mode_update(mode_id))
         return s.SetSessionModeResponse()
 
@@ -165,7 +165,7 @@ class AcpAgent:
         stored = next((e.mode for e in reversed(session.restored_events) if isinstance(e, ModeChanged)),
                       None) if session is not None else None
         if session is not None and stored in MODES and not self.mode_flag and stored != conv.mode:
-            session.permissions.set_mode(stored)
+            session.set_permission_mode(stored)
             conv.mode = stored
 
     async def tell_title(self, conv: Conversation, prompt: str) -> None:
@@ -188,7 +188,7 @@ class AcpAgent:
             if conv.session is None:
                 await self.open(conv, ask=True)
             assert conv.session is not None
-            await conv.session.mcp.wait_started()  # the client's servers and the workspace's, as -p waits
+            await conv.session.wait_servers()  # the client's servers and the workspace's, as -p waits
             await self.offer_commands(conv)  # their prompts are commands too, once they are ready
             run = await conv.session.send(text, pictures)
             stop = updates.STOP_REASONS.get(run.status, "end_turn")
@@ -261,7 +261,7 @@ class AcpAgent:
             settings.permission_mode = self.mode_flag
         if conv.mode != "default" and conv.mode != settings.permission_mode and conv.session is None and ask:
             settings.permission_mode = conv.mode  # set_mode came before the session opened
-        from ...core.session import Workspace, open_session
+        from ...core.door import Workspace, open_session
 
         try:
             session = open_session(settings.engine(), Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
@@ -272,7 +272,7 @@ class AcpAgent:
         self.conversations[conv.id] = conv
         if conv.picked:
             session.set_model(conv.picked)  # set_config_option came before the session opened
-        conv.session, conv.mode, conv.model = session, session.permissions.mode, session.model
+        conv.session, conv.mode, conv.model = session, session.permission_mode, session.model
         conv.children = Children(conv.id, self.send_raw)
         session.asks_user = any(elicitation.offered(self.client))  # else a server's question is refused, saying why
         self.start_pump()

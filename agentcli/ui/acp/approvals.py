@@ -16,7 +16,7 @@ from typing import Any
 from acp import schema as s
 
 from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, DENY, ApprovalRequested
-from ...core.session import SessionSurface
+from ...core.door import SessionSurface
 from . import updates
 
 ALLOW, ALWAYS, REJECT, NEVER = "allow_once", "allow_always", "reject_once", "reject_always"
@@ -68,7 +68,7 @@ async def ask_permission(conn: Any, session_id: str, session: SessionSurface, ev
         print(f"agentcli: the permission request failed ({type(exc).__name__}: {exc}); denied.", file=sys.stderr)
         chosen = REJECT
     if chosen == NEVER:
-        session.permissions.deny_for_session(event.rules)
+        session.deny_for_session(event.rules)
     if not future.done():
         future.set_result({ALLOW: ALLOW_ONCE, ALWAYS: ALLOW_ALWAYS}.get(chosen, DENY))
 

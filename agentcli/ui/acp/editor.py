@@ -15,7 +15,7 @@ from typing import Any
 
 from acp import schema as s
 
-from ...core.session import EditorFiles, ToolError
+from ...core.door import EditorFiles, ToolError
 
 
 def offered(capabilities: s.ClientCapabilities | None) -> bool:

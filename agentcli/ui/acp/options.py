@@ -13,7 +13,7 @@ from __future__ import annotations
 from acp import RequestError
 from acp import schema as s
 
-from ...core.session import MODEL_ALIASES
+from ...core.door import MODEL_ALIASES
 
 MODEL = "model"
 TITLE_CHARS = 80

@@ -33,8 +33,8 @@ from ... import __version__
 from ...config import Settings
 from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approval, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
                             ALLOW_AGENT, MAIN, Notice)
-from ...core.model.llm import start_sdk_import
-from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
+from ...core.door import start_sdk_import
+from ...core.door import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
@@ -495,7 +495,7 @@ class PlainApp:
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
         keys = (" · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
                 f" · while it works, {'enter' if self.steer_on_enter else 'ctrl+s'} steers the turn")
-        self.display.say(f"model {self.session.model} · permissions {self.session.permissions.mode}"
+        self.display.say(f"model {self.session.model} · permissions {self.session.permission_mode}"
                          f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")
 
@@ -507,14 +507,14 @@ class PlainApp:
             self.display.replay([visible_event(event) for event in restored])
             self.display.emit("")
         self.session.subscribe(self.on_event)  # what opening the session had to say comes first
-        self.session.lifecycle.attention.append(Notifier(self.session.settings.notifications, os.environ,
+        self.session.add_attention(Notifier(self.session.settings.notifications, os.environ,
                                                          self.screen.signal))
 
     def toolbar(self) -> ANSI:
         session = self.session
         usage, used, window = session.usage, session.context_used(), session.context_window()
         cost = f" ({money(usage)})" if usage.cost is not None else ""
-        own = (f" {session.model} · {session.permissions.mode} · context {100 * used / window:.0f}% of "
+        own = (f" {session.model} · {session.permission_mode} · context {100 * used / window:.0f}% of "
                f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ").replace("\x1b", "?")
         if self.status_line is None:
             return ANSI(own)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 from rich.text import Text
 from rich.table import Table
 
-from ...core.session import MODES, SessionError, SubagentRecord
+from ...core.door import MODES, SessionError, SubagentRecord
 from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible
@@ -96,16 +96,15 @@ async def review(app: "PlainApp", arg: str) -> None:
 
 
 async def permissions(app: "PlainApp", arg: str) -> None:
-    perms = app.session.permissions
     if arg:
         try:
-            perms.set_mode(arg)
+            app.session.set_permission_mode(arg)
         except ValueError as exc:
             app.display.say(str(exc), "red")
             return
         app.display.say(f"Permission mode set to {arg}.")
         return
-    app.display.say(perms.describe())
+    app.display.say(app.session.describe_permissions())
     app.display.say(f"Modes: {', '.join(MODES)}; /permissions MODE switches.", "dim")
 
 
@@ -155,7 +154,7 @@ async def bashes(app: "PlainApp", arg: str) -> None:
 
 async def rewind(app: "PlainApp", arg: str) -> None:
     if not arg:
-        lines = rewind_list(app.session.prompt_list(), app.session.checkpoints.list())
+        lines = rewind_list(app.session.prompt_list(), app.session.checkpoint_list())
         app.display.say("\n".join(visible(line) for line in lines))
         app.display.say("/rewind N [files|conversation|both] goes back to just before prompt N.", "dim")
         return
@@ -190,7 +189,7 @@ async def worktree(action: str, app: "PlainApp", arg: str) -> None:
 
 
 async def mcp(app: "PlainApp", arg: str) -> None:
-    app.display.say(slash.mcp_report(app.session.mcp))
+    app.display.say(slash.mcp_report(app.session.mcp_servers))
 
 
 async def skills(app: "PlainApp", arg: str) -> None:

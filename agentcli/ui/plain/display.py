@@ -29,7 +29,7 @@ from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested,
                             ToolProgress, TurnFinished, TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
-from ...core.session import ToolRegistry, call_summary
+from ...core.door import ToolsView, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
 from ..drawn import terminal as drawn  # what it draws and leaves quiet
 from ..format import flat, seconds, sources_text, tokens, turns, word_count
@@ -73,7 +73,7 @@ class ChildLines:
 
 
 class Display:
-    def __init__(self, screen: Screen, painter: Painter, tools: ToolRegistry | None = None,
+    def __init__(self, screen: Screen, painter: Painter, tools: ToolsView | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.screen, self.painter, self.tools, self.clock = screen, painter, tools, clock
         self.render = markdown_renderer(painter) if painter.color else plain_renderer

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from prompt_toolkit import PromptSession
 
 from ...core.events import ElicitationRequested
-from ...core.session import elicitation_answer
+from ...core.door import elicitation_answer
 
 
 def field_prompt(title: str, kind: str, required: bool, choices: tuple[str, ...]) -> str:

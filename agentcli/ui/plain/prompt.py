@@ -14,7 +14,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ... import paths
-from ...core.session import MODES, Mention, WorkspaceFiles, complete_mentions
+from ...core.door import MODES, Mention, WorkspaceFiles, complete_mentions
 from .. import slash
 
 MAX_MATCHES = 40

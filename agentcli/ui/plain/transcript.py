@@ -7,8 +7,8 @@ import shlex
 import shutil
 import subprocess
 
-from ...core.session import SubagentRecord
-from ...core.system.secret_env import command_env
+from ...core.door import SubagentRecord
+from ...core.door import command_env
 from ..transcript_text import subagent_lines
 from ..view import Subagent
 

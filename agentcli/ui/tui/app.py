@@ -23,7 +23,7 @@ from textual.screen import Screen
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
                              SteerDelivered, SubagentFinished, SubagentStarted)
-from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
+from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
@@ -53,7 +53,7 @@ from .widgets.working import WorkingLine
 from .work import report, warm_up_import
 
 if TYPE_CHECKING:
-    from ...core.session import EngineSettings, SessionSurface
+    from ...core.door import EngineSettings, SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 
@@ -275,7 +275,7 @@ class AgentApp(App[int]):
 
     def refresh_status(self) -> None:
         s, settings = self.session, self.opening.settings  # what the user chose; the counts come from the view
-        model, mode = (s.model, s.permissions.mode) if s else (settings.model, settings.permission_mode)
+        model, mode = (s.model, s.permission_mode) if s else (settings.model, settings.permission_mode)
         window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)
         self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
                                                         busy=self.busy, no_key=self.no_key))
@@ -390,8 +390,8 @@ def make_app(settings: EngineSettings, root: Path, *, llm: LLM | None = None, se
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
     then says, in one sentence, why it could not: a bad --resume or --continue)."""
     missing = False
-    given = llm or (session.llm if session is not None else None)
-    if given is None or given.credentials is None:
+    known = llm.credentials is not None if llm is not None else session is not None and session.has_credentials
+    if not known:
         try:
             resolve_credentials()
         except MissingCredentials:

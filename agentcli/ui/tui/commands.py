@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
 
 from textual.app import SystemCommand
 
-from ...core.policy.permissions import MODES
-from ...core.storage.store import SessionError
+from ...core.door import MODES
+from ...core.door import SessionError
 from .. import slash
 from . import controls
 
@@ -66,7 +66,7 @@ async def clear(app: "AgentApp", arg: str) -> None:
 
 async def agents(app: "AgentApp", arg: str) -> None:
     app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
-    from ...core.session import load_agent_types
+    from ...core.door import load_agent_types
     from . import reports
 
     types = load_agent_types(app.session.workspace.root, trusted=app.session.trusted)
@@ -107,13 +107,12 @@ async def review(app: "AgentApp", arg: str) -> None:
 
 
 async def permissions(app: "AgentApp", arg: str) -> None:
-    rules = app.session.permissions
     if not arg:
-        await app.conversation.add_notice(f"{rules.describe()}\n\nModes: {', '.join(MODES)}; "
+        await app.conversation.add_notice(f"{app.session.describe_permissions()}\n\nModes: {', '.join(MODES)}; "
                                           "/permissions MODE switches.", block=True)
         return
     try:
-        rules.set_mode(arg)
+        app.session.set_permission_mode(arg)
     except ValueError as exc:
         await app.conversation.add_notice(str(exc), "warning")
         return
@@ -147,7 +146,7 @@ async def rewind(app: "AgentApp", arg: str) -> None:
         if choice is not None:
             await rewind_to(app, *choice)
 
-    app.push_screen(RewindScreen(prompts, app.session.checkpoints.list()), callback=chosen)
+    app.push_screen(RewindScreen(prompts, app.session.checkpoint_list()), callback=chosen)
 
 
 async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = False) -> None:
@@ -214,7 +213,7 @@ def colored_diff(text: str) -> "Text":
 
 
 async def mcp(app: "AgentApp", arg: str) -> None:
-    await app.conversation.add_notice(slash.mcp_report(app.session.mcp), block=True)
+    await app.conversation.add_notice(slash.mcp_report(app.session.mcp_servers), block=True)
 
 
 async def skills(app: "AgentApp", arg: str) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from ..slash import SlashCommand, complete as complete_command
 
 if TYPE_CHECKING:
-    from ...core.session import Mention
+    from ...core.door import Mention
 
 MAX_SHOWN = 8
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
-from ...core.policy.permissions import MODES
+from ...core.door import MODES
 from .. import slash
 from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
 if TYPE_CHECKING:
-    from ...core.session import SessionSurface
+    from ...core.door import SessionSurface
     from .app import AgentApp
     from .messages import TurnEnded
 
@@ -41,10 +41,10 @@ def cycle_mode(app: "AgentApp") -> None:
     """shift+tab: the next permission mode. bypassPermissions is in the round only when the session began in it."""
     if app.session is None:  # still opening: the mode is the settings' until then
         return
-    rules = app.session.permissions
-    round_ = [m for m in MODES if m != "bypassPermissions" or app.session.settings.permission_mode == m]
-    index = round_.index(rules.mode) if rules.mode in round_ else -1
-    rules.set_mode(round_[(index + 1) % len(round_)])
+    session = app.session
+    round_ = [m for m in MODES if m != "bypassPermissions" or session.settings.permission_mode == m]
+    index = round_.index(session.permission_mode) if session.permission_mode in round_ else -1
+    session.set_permission_mode(round_[(index + 1) % len(round_)])
     app.refresh_status()
 
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Callable
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from ...core.model.llm import LLM
-from ...core.storage.store import project_dir, writable_folder
-from ...core.system.threads import in_thread
+from ...core.door import LLM
+from ...core.door import project_dir, writable_folder
+from ...core.door import in_thread
 from .. import slash
 from ..notify import Notifier
 from .messages import SessionOpened
@@ -28,7 +28,7 @@ from .widgets.prompt import PromptBar
 RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 
 if TYPE_CHECKING:
-    from ...core.session import EngineSettings, SessionSurface
+    from ...core.door import EngineSettings, SessionSurface
     from .app import AgentApp
 
 
@@ -85,7 +85,7 @@ async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     app.session = session
     session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
-    session.lifecycle.attention.append(Notifier(session.settings.notifications, os.environ, app.signal))
+    session.add_attention(Notifier(session.settings.notifications, os.environ, app.signal))
     bar = app.query_one(PromptBar)
     bar.commands, bar.mention_choices = (lambda: slash.session_commands(session)), session.mention_choices  # read on each key:
     # an MCP server that connects later adds its prompts

@@ -17,7 +17,7 @@ from typing import Callable
 
 from ...core.content import text_of
 from ...core.events import MAIN, AssistantMessage, Event, TextDelta, ToolCallStarted, UserMessage
-from ...core.storage.store import SessionError, find_session, image_folder, latest_session, record_event
+from ...core.door import SessionError, find_session, image_folder, latest_session, record_event
 from ..escapes import visible_event
 
 CHUNK = 128 * 1024  # bytes read from the end first; four times more each time that holds too few items

@@ -19,8 +19,8 @@ from ..escapes import visible_data
 from .format import STATUS_ICONS
 
 if TYPE_CHECKING:
-    from ...core.session import AgentType, ContextUsage
-    from ...core.session import SessionSurface
+    from ...core.door import AgentType, ContextUsage
+    from ...core.door import SessionSurface
     from ...core.events import AttemptsCompared
     from ..view import Subagent
 

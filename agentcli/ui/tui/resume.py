@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.events import MAIN, Event
-from ...core.model.llm import LLM
-from ...core.storage.store import SessionError  # a bad --resume or --continue, in one sentence
+from ...core.door import LLM
+from ...core.door import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
 from .preview import read_tail, session_path
 from .widgets.conversation import tail_start, text_of
 
 if TYPE_CHECKING:
-    from ...core.session import EngineSettings, SessionSurface
+    from ...core.door import EngineSettings, SessionSurface
     from .app import AgentApp
 
 __all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
@@ -25,7 +25,7 @@ def open_session(settings: "EngineSettings", root: Path, *, llm: LLM | None = No
     """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes.
 
     The engine is imported here, on first use: the app calls this once its first screen is up."""
-    from ...core import session as core
+    from ...core import door as core
 
     session = core.open_session(settings, core.Workspace.at(root), None, interactive=interactive, llm=llm,
                                 resume=resume, continue_=continue_)

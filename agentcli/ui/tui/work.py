@@ -9,7 +9,7 @@ import asyncio
 import gc
 from typing import Any, Callable, Coroutine
 
-from ...core.model.llm import LLMError, MissingCredentials, import_frozen, import_sdk
+from ...core.door import LLMError, MissingCredentials, import_frozen, import_sdk
 from .messages import TurnEnded
 
 

@@ -92,7 +92,7 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
             self.dismiss(answer)
             return
         try:
-            from ....core.session import elicitation_answer  # the engine loads after the first paint
+            from ....core.door import elicitation_answer  # the engine loads after the first paint
 
             values = elicitation_answer(self.request.fields, self.typed())
         except ValueError as exc:  # one sentence; the user corrects it

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ....core.session import Checkpoint, Prompt
+from ....core.door import Checkpoint, Prompt
 from ...escapes import visible
 from ...format import flat
 from ...transcript_text import clip

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from ....core.session import SessionInfo, list_sessions
+from ....core.door import SessionInfo, list_sessions
 from ...escapes import visible
 from ...format import tokens, turns
 from ..format import one_line

@@ -18,7 +18,7 @@ from ...slash import SlashCommand
 from ..completion import MAX_SHOWN, Candidate, Word, candidates
 
 if TYPE_CHECKING:
-    from ....core.session import Mention, WorkspaceFiles
+    from ....core.door import Mention, WorkspaceFiles
 
 
 class Completions(OptionList):
@@ -182,7 +182,7 @@ class PromptBar(Vertical):
         yield PromptInput(blink=self.blink)
 
     def mentions(self, typed: str) -> list[Mention]:
-        from ....core.session import complete_mentions as complete
+        from ....core.door import complete_mentions as complete
 
         return complete(typed, self.files, self.mention_choices(), MAX_SHOWN)
 
@@ -200,7 +200,7 @@ class PromptBar(Vertical):
         """List the files again in a worker thread (one at a time); the menu follows when it is done."""
         if self._listing is not None and self._listing.state in (WorkerState.PENDING, WorkerState.RUNNING):
             return
-        from ....core.session import WorkspaceFiles
+        from ....core.door import WorkspaceFiles
 
         root = self.root
         self._listing = self.run_worker(lambda: WorkspaceFiles(root).read(), thread=True, group="files",

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ...status_line import StatusLineRunner, facts
 
 if TYPE_CHECKING:
-    from ....core.session import SessionSurface
+    from ....core.door import SessionSurface
 
 
 class StatusLine(Static):
