@@ -124,7 +124,7 @@ async def test_line_mode_asks_both_children_in_order_and_loses_neither(plain, se
                    "both results read")
     # Both results may reach the main agent in one request or in two: each request carries every result
     # that finished by then (Subagents.take_results). So wait for the main agent to be idle with none left.
-    await ui.until(lambda: ui.app.task is None and ui.app.at_prompt and not ui.app.session.results_waiting,
+    await ui.until(lambda: not ui.app.turns.busy and ui.app.at_prompt and not ui.app.session.results_waiting,
                    "the main agent idle with both results read")
     last = MAIN_ANSWERS[sum(1 for body in server.requests if is_main(body)) - 2]
     await ui.until(lambda: last in ui.text, "the last turn's answer")

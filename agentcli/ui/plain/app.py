@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Iterator, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import ANSI
-from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.history import History
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.key_binding import KeyPress
@@ -31,8 +31,8 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approval, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
-                            ALLOW_AGENT, MAIN, Notice)
+from ...core.events import (DENY, MAIN, ApprovalRequested, ElicitationRequested, Event, Notice, SteerDelivered,
+                            SubagentFinished)
 from ...core.model.llm import start_sdk_import
 from ...core.session import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
@@ -43,14 +43,15 @@ from ..notify import Notifier
 from ..status_line import StatusLineRunner, facts
 from .. import slash
 from ..slash import money, still_running
+from ..turns import INTERRUPTED, Turns
 from .commands import run_command
 from .display import Display
 from . import elicitation
-from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
+from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings, typed_text
+from .questions import Questions
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
 
-APPROVAL_KEYS = {"y": ALLOW_ONCE, "c": ALLOW_AGENT, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY, "t": "why"}
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
 
 
@@ -67,6 +68,10 @@ class PlainApp:
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
                  lines: TextIO | None = None, first_prompt: str | None = None) -> None:
         self.session = session
+        # the running turn, ctrl+c's arming, steering and results to read (ui/turns.py); no queue: what is typed
+        # meanwhile is the next prompt's type-ahead
+        self.turns: Turns[asyncio.Future[Any]] = Turns(session.settings.steer_on_enter)
+        self.turns.mailbox = session.steering
         session.asks_user = lines is None  # with a keyboard, a server's questions are asked (elicitation.py)
         self.output = output
         self.first_prompt = first_prompt  # `agentcli --plain "question"`: the first line, as if typed
@@ -87,31 +92,25 @@ class PlainApp:
             self.input = input or create_input()
             terminal = _isatty(getattr(self.input, "stdin", None))
             self.prompt = PromptSession(
-                history=history if history is not None else _file_history(), input=self.input, output=output,
+                history=history if history is not None else file_history(), input=self.input, output=output,
                 completer=PlainCompleter(self.files, self.transcript_choices,
                                          lambda: slash.session_commands(session),
                                          session.mention_choices), complete_while_typing=True,
-                key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
+                key_bindings=key_bindings(self.turns.disarm, self.show_outputs, terminal),
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
                 prompt_continuation=continuation, enable_history_search=False)
         command = session.status_command()
         self.status_line = None if command is None or lines is not None else StatusLineRunner(
             command, show=lambda _: self.redraw_toolbar(),
             warn=lambda note: self.on_event(Notice(level="warning", text=note)))  # in the toolbar, above our line
-        self.task: asyncio.Future[Any] | None = None
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
-        self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
-        self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
+        self.questions = Questions(self.display)  # approvals, answered with keys while a turn runs
         self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
-        self.why: list[KeyPress] | None = None  # "t" at a question: the keys of the reason for a "no"
-        self.steer_on_enter = session.settings.steer_on_enter  # enter steers a running turn; ctrl+s queues
         self.watching = False
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
-        self._quit_armed = False
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
-        self.results_due = False  # a background child finished: read its result in a turn when idle
         self.draft = ""  # what the user had typed when a background result ended the prompt
 
     # -- the loop ----------------------------------------------------------------------------
@@ -125,11 +124,10 @@ class PlainApp:
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:
-                    if self.question is not None:  # a background child asked while the main agent was idle
-                        await self.run_turn(self.answer_approvals())
+                    if self.questions.question is not None:  # a background child asked while the main agent was idle
+                        await self.run_turn(self.questions.answer_all())
                         continue
-                    if self.results_due and self.display.view.results_waiting:
-                        self.results_due = False
+                    if self.turns.read_results_now(bool(self.display.view.results_waiting)):
                         await self.run_turn(self.session.read_results())
                         continue
                     text = await self.read()
@@ -167,8 +165,8 @@ class PlainApp:
     def end_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: interrupt the turn as ctrl+c does, then leave (from the prompt at once)."""
         self.ended_by.append(signum)
-        if self.task is not None:
-            self.interrupt()
+        if self.turns.busy:
+            self.turns.interrupt()
         elif self.main_task is not None:
             self.main_task.cancel()
 
@@ -198,9 +196,8 @@ class PlainApp:
                 text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
                                                      set_exception_handler=False)
             except KeyboardInterrupt:
-                if self._quit_armed:
+                if self.turns.arm_quit():
                     return None
-                self._quit_armed = True
                 self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
                 continue
             except EOFError:
@@ -208,7 +205,7 @@ class PlainApp:
             finally:
                 self.at_prompt = False
                 self.show_held()
-            self._quit_armed = False
+            self.turns.disarm()
             return text
 
     async def read_line(self, lines: TextIO) -> str | None:
@@ -227,30 +224,25 @@ class PlainApp:
             self.display.say(Text("› ", style="bold") + Text(text))
         return text
 
-    def _disarm_quit(self) -> None:
-        self._quit_armed = False
-
     async def run_turn(self, work: Awaitable[Any]) -> Any:
         """Run engine work until it ends or the user interrupts it; report how it ended."""
-        task = self.task = asyncio.ensure_future(work)
+        task = asyncio.ensure_future(work)
+        self.turns.started(task)
         try:
             with self.watch_keys(), self.sigint():
                 await asyncio.wait([task])
         finally:
             if not task.done():
                 task.cancel()
-            self.task = None
-            if self.question is not None and (self.question.future is None or self.question.future.done()):
-                self.question = None  # a background child's question outlives the turn; the others' were withdrawn
+            status = how_it_ended(task)
+            if following := self.turns.ended(status):  # steered messages the turn did not read: the next prompt
+                self.first_prompt = following
+            elif status == INTERRUPTED and (back := self.turns.take_back()):
+                self.draft = back  # back in the input, as esc gives back the TUI's
+            self.questions.turn_ended()
             self.display.end_turn()
-        if left := "\n\n".join(self.session.steering.take()):  # the turn ended before it read them
-            if task.cancelled():
-                self.draft = left  # back in the input, as esc gives back the TUI's
-            else:
-                self.first_prompt = left  # the next prompt
         result = None
         if task.cancelled():
-            self.results_due = False  # esc: results wait for the next child to finish, or the next message
             self.display.say("Interrupted.", "yellow")
         elif isinstance(task.exception(), LLMError):
             self.display.say(f"Error: {task.exception()}", "red")
@@ -263,10 +255,6 @@ class PlainApp:
                 self.display.say(f"Stopped after {self.session.max_turns} turns (--max-turns).", "yellow")
         self.display.emit("")
         return result
-
-    def interrupt(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
 
     # -- events and approvals ----------------------------------------------------------------
 
@@ -306,18 +294,6 @@ class PlainApp:
             self.show_held()
         return answer.strip().lower() in ("y", "yes")
 
-    async def answer_approvals(self) -> None:
-        """Ask the questions of background children as a turn would, until each has its answer; on esc,
-        the ones left are denied."""
-        try:
-            while self.question is not None:
-                self.display.ask(self.question)
-                self.answered.clear()
-                await self.answered.wait()
-        finally:
-            if self.question is not None:
-                self.answer(DENY)
-
     def end_prompt(self) -> None:
         """Make the prompt return now (it comes back with what was typed in it)."""
         app = self.prompt.app if self.prompt is not None else None
@@ -335,8 +311,10 @@ class PlainApp:
         event = visible_event(event)
         if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
                 and self.display.view.subagents[event.id].background:
-            self.results_due = True
+            self.turns.child_finished()
             self.end_prompt()
+        if isinstance(event, SteerDelivered) and event.agent_id == MAIN:
+            self.turns.read(len(event.texts))
         if isinstance(event, ElicitationRequested):
             if event.future is not None and not event.future.done():
                 asyncio.ensure_future(self.ask_server(event, event.future))
@@ -345,15 +323,12 @@ class PlainApp:
             self.held.append(event)  # printing now would tear through the prompt being typed
             return
         if isinstance(event, ApprovalRequested):
-            if event.future is None or event.future.done():
+            if not self.questions.asked(event):
                 return
-            self.question = event
-            asked = event
-            event.future.add_done_callback(lambda _: self.settled(asked))
             if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
                 self.end_prompt()
             elif not self.watching:  # no keyboard to answer with
-                self.answer(DENY)
+                self.questions.answer(DENY)
             else:
                 self.display.ask(event)
             return
@@ -380,21 +355,6 @@ class PlainApp:
         if not future.done():
             future.set_result(answer)
 
-    def answer(self, choice: str | Approval) -> None:
-        event, self.question, self.why = self.question, None, None
-        self.answered.set()
-        if event is not None and event.future is not None and not event.future.done():
-            event.future.set_result(choice)
-            self.display.answered(event, choice)
-        self.display.ask(None)
-
-    def settled(self, event: ApprovalRequested) -> None:
-        """A question was answered, or the engine withdrew it (its call was cancelled): take it down."""
-        if self.question is event:
-            self.question, self.why = None, None
-            self.answered.set()
-            self.display.ask(None)
-
     # -- keys while a turn runs --------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -420,8 +380,8 @@ class PlainApp:
         self.on_keys(self.input.read_keys() + self.input.flush_keys())
         if self.input.closed:
             self.watching = False
-            if self.question is not None:
-                self.answer(DENY)
+            if self.questions.question is not None:
+                self.questions.answer(DENY)
 
     def on_keys(self, keys: list[KeyPress]) -> None:
         """Keys read in one go. An escape with another key right behind it is meta+key (alt+enter
@@ -430,47 +390,27 @@ class PlainApp:
             self.on_key(key, meta=key.key == Keys.Escape and n + 1 < len(keys))
 
     def on_key(self, key: KeyPress, meta: bool = False) -> None:
-        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.question is None):
-            self.interrupt()
-        elif self.question is not None and self.why is not None:
-            self.type_why(key)
-        elif self.question is not None:
-            choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
-            if choice == ALLOW_AGENT and (self.question.agent_id == MAIN or not self.question.rules):
-                choice = None  # "this subagent" is offered for a subagent's call a rule can cover only
-            if choice == "why":
-                self.why = []
-                self.display.ask_why("")
-            elif choice is not None:
-                self.answer(choice)
-        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.steer_on_enter
+        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.questions.question is None):
+            self.turns.interrupt()
+        elif self.questions.question is not None:
+            self.questions.on_key(key)
+        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.turns.steer_on_enter
                                           and not (self.typed and self.typed[-1].key == Keys.Escape)):
             self.steer_key(key)
         else:
             self.typed.append(key)
             self.display.set_typeahead(typed_text(self.typed))
 
-    def type_why(self, key: KeyPress) -> None:
-        """A key of the reason for a "no": enter denies with it (the model reads it), esc without it."""
-        assert self.why is not None
-        if key.key in (Keys.ControlM, Keys.ControlJ, Keys.Escape):
-            reason = typed_text(self.why).strip() if key.key != Keys.Escape else ""
-            self.answer(Approval(DENY, reason=reason) if reason else DENY)
-        else:
-            self.why.append(key)
-            self.display.ask_why(typed_text(self.why))
-
     def steer_key(self, key: KeyPress) -> None:
         """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call
         (a /command waits for the prompt); with steer_on_enter, enter does that and ctrl+s types ahead an
         enter, sent at the next prompt."""
         text = typed_text(self.typed).strip()
-        steer = (key.key == Keys.ControlS) != self.steer_on_enter
-        if steer and text and not text.startswith("/") and not self.session.steering.add(text):
+        if self.turns.steers(key.key == Keys.ControlS) and self.turns.steer(text):
             self.typed = []
             self.display.steering.append(text)
             self.display.set_typeahead("")
-        elif self.steer_on_enter:  # not steered: an enter typed ahead
+        elif self.turns.steer_on_enter:  # not steered: an enter typed ahead
             self.typed.append(KeyPress(Keys.ControlM, "\r"))
             self.display.set_typeahead(typed_text(self.typed))
 
@@ -481,7 +421,7 @@ class PlainApp:
         installed = False
         if self.handle_sigint:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signal.SIGINT, self.interrupt)
+                loop.add_signal_handler(signal.SIGINT, self.turns.interrupt)
                 installed = True
         try:
             yield
@@ -494,7 +434,7 @@ class PlainApp:
     def banner(self) -> None:
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
         keys = (" · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
-                f" · while it works, {'enter' if self.steer_on_enter else 'ctrl+s'} steers the turn")
+                f" · while it works, {'enter' if self.turns.steer_on_enter else 'ctrl+s'} steers the turn")
         self.display.say(f"model {self.session.model} · permissions {self.session.permissions.mode}"
                          f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")
@@ -545,22 +485,13 @@ class PlainApp:
                 for n, r in enumerate(self.session.children, start=1)]
 
 
-def continuation(width: int, line_number: int, soft_wrap: int) -> str:
-    """The margin of the second and later lines of a message (none where a long line wraps)."""
-    return "" if soft_wrap else " " * (width - 2) + "┆ "
-
-
-def typed_text(keys: list[KeyPress]) -> str:
-    """Roughly what the prompt will show once these keys reach it."""
-    text = ""
-    for key in keys:
-        if key.key in (Keys.Backspace, Keys.ControlH):
-            text = text[:-1]
-        elif key.key in (Keys.ControlM, Keys.ControlJ):
-            text += "\n"
-        elif key.key == Keys.BracketedPaste or (len(key.data) == 1 and key.data.isprintable()):
-            text += key.data
-    return text
+def how_it_ended(task: asyncio.Future[Any]) -> str:
+    """A finished turn's status, as the TUI's worker reports it: interrupted, error, or the result's own."""
+    if not task.done() or task.cancelled():
+        return INTERRUPTED
+    if task.exception() is not None:
+        return "error"
+    return getattr(task.result(), "status", "done")
 
 
 def _isatty(stream: Any) -> bool:
@@ -568,12 +499,6 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def _file_history() -> History:
-    path = history_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileHistory(str(path))
 
 
 def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None,

@@ -19,12 +19,14 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.worker import Worker
 
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
                              SteerDelivered, SubagentFinished, SubagentStarted)
 from ...core.model.llm import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
 from ..signals import run_until_signal
+from ..turns import Turns
 from . import controls, keys
 from .. import slash
 from ..escapes import visible_event
@@ -90,21 +92,19 @@ class AgentApp(App[int]):
         self.clock = clock
         self.no_key = credentials_missing
         self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
-        self.busy = False
         settings = opening.settings
         self.view = SessionView(stall_after=settings.subagent_stall_seconds)
         self.switch_to: str | None = None  # a session picked with /resume: run_tui opens it next
         self.subagents = self.view.subagents  # by id
         self.first_paint_without_sdk: bool | None = None
         self.sink = MergingSink(lambda event: self.post_message(EngineEvent(visible_event(event))))
-        self.ctrl_c_armed = False  # a first ctrl+c on an empty input: the second quits
         self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
-        self._work: Any = None
         self.conversation = Conversation(show_times=not testing, id="conversation")
         self.conversation.now = clock
         self.conversation.view = self.view
         self.queued = QueuedMessages()
-        self.steer_on_enter = settings.steer_on_enter  # enter steers while the agent works; ctrl+s queues
+        # busy, the queue, the steered messages, ctrl+c's arming, results to read (ui/turns.py)
+        self.turns: Turns[Worker[None]] = Turns(settings.steer_on_enter, self.show_queue)
         self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt
         self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
         self.panel.now = clock
@@ -113,6 +113,13 @@ class AgentApp(App[int]):
         self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
         if testing:
             self.animation_level = "none"
+
+    @property
+    def busy(self) -> bool:
+        return self.turns.busy
+
+    def show_queue(self) -> None:
+        self.queued.show(self.turns.queued, self.turns.steered)
 
     @property
     def prompt(self) -> PromptInput:
@@ -185,7 +192,7 @@ class AgentApp(App[int]):
             await self.inbox_changed(event)
         elif event.agent_id == MAIN:
             if isinstance(event, SteerDelivered):
-                self.queued.read(len(event.texts))
+                self.turns.read(len(event.texts))
             self.view.apply(event, self.clock())
             self.working.apply(event)
             await self.conversation.apply(event)
@@ -198,6 +205,7 @@ class AgentApp(App[int]):
         if self.view.status_changed:  # the status bar's and the status line's facts
             self.refresh_status()
         if isinstance(event, SubagentFinished):
+            self.turns.child_finished()
             self.read_results()
 
     def signal(self, text: str) -> None:
@@ -208,7 +216,7 @@ class AgentApp(App[int]):
 
     def read_results(self) -> None:
         """A background child's result waits and the main agent is idle: a turn starts by itself."""
-        if self.view.results_waiting and self.session.results_waiting and not self.busy and not self.no_key:
+        if self.turns.read_results_now(bool(self.view.results_waiting and self.session.results_waiting) and not self.no_key):
             self.start_work(self.session.read_results(), "turn")
 
     async def inbox_changed(self, event: ApprovalsWaiting) -> None:
@@ -236,13 +244,13 @@ class AgentApp(App[int]):
 
     async def submit(self, text: str, other_way: bool = False) -> None:
         """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent;
-        ``other_way`` (ctrl+s): steered where enter queues, or the reverse (controls.while_busy)."""
+        ``other_way`` (ctrl+s): steered where enter queues, or the reverse (Turns.while_busy)."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
         if not text:  # ctrl+s on an empty input
             if self.busy:
-                controls.while_busy(self, text, other_way)
+                self.turns.while_busy(text, other_way)
         elif not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
-            self.queued.add(text)
+            self.turns.queue(text)
         elif text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
         elif self.no_key:  # nothing to send it with: say so, and keep the message in the input
@@ -251,18 +259,17 @@ class AgentApp(App[int]):
                 self.prompt.move_cursor(self.prompt.document.end)
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
         elif self.busy:  # sent when the turn ends, or into the running turn
-            controls.while_busy(self, text, other_way)
+            self.turns.while_busy(text, other_way)
         else:
             self.start_work(self.session.send(text), "turn")
 
     def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
         """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
-        self.busy = True
+        self.turns.started(self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
+                                           exclusive=True, exit_on_error=False))
         self.working.start()
         self.refresh_status()
         self.refresh_bindings()
-        self._work = self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
-                                     exclusive=True, exit_on_error=False)
 
     async def on_turn_ended(self, message: TurnEnded) -> None:
         await controls.turn_ended(self, message)
@@ -339,7 +346,7 @@ class AgentApp(App[int]):
         controls.scroll_conversation(self, how)
 
     def disarm_ctrl_c(self) -> None:
-        self.ctrl_c_armed = False
+        self.turns.disarm()
 
     async def action_quit(self) -> None:
         self.request_quit()
@@ -367,7 +374,7 @@ class AgentApp(App[int]):
         if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation") \
                 and self.screen is not self.screen_stack[0]:
             return False
-        if action == "interrupt" and not self.busy and not self.queued.messages:
+        if action == "interrupt" and not self.busy and not self.turns.queued:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]

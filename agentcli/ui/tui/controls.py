@@ -170,39 +170,19 @@ def ctrl_c(app: "AgentApp") -> None:
         app.action_interrupt()
     elif app.prompt.text and app.screen is app.screen_stack[0]:
         app.prompt.clear()
-    elif app.ctrl_c_armed:
+    elif app.turns.arm_quit():
         app.request_quit()  # asks first while subagents still run
     else:
-        app.ctrl_c_armed = True
         app.notify("Press ctrl+c again to quit.", timeout=3)
         app.set_timer(3, app.disarm_ctrl_c)
-
-
-def while_busy(app: "AgentApp", text: str, other_way: bool) -> None:
-    """A message sent while the main agent works: queued, to go when the turn ends, or steered into the
-    running turn, read after the next tool call. Enter queues and ctrl+s (``other_way``) steers, the reverse
-    with the steer_on_enter setting; ctrl+s on an empty input steers the queued messages in. A custom
-    command is always queued: it is expanded when sent as a prompt."""
-    if other_way == app.steer_on_enter or text.startswith("/"):
-        if text:
-            app.queued.add(text)
-        return
-    for said in [text] if text else app.queued.take_each():
-        if said.startswith("/") or app.session.steering.add(said):
-            app.queued.add(said)
-        else:
-            app.queued.steer(said)
 
 
 def interrupt(app: "AgentApp") -> None:
     """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
     before any draft it holds (they were typed first), so nothing typed is lost."""
-    if app._work is not None and app.busy:
-        app._work.cancel()
-    if app.session is not None and app.queued.steered:
-        app.queued.unread(app.session.steering.take())
-    if app.queued.messages:
-        text, draft = app.queued.take(), app.prompt.text
+    app.turns.interrupt()
+    if text := app.turns.take_back():
+        draft = app.prompt.text
         app.prompt.load_text(f"{text}\n{draft}" if draft.strip() else text)
         app.prompt.move_cursor(app.prompt.document.end)
 
@@ -213,7 +193,7 @@ TURN_NOTES = {"interrupted": ("Interrupted. The conversation is kept; send a mes
 
 async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
     """A turn (or /compact) ended: say how, if it did not simply answer, and start what waits."""
-    app.busy = False
+    following = app.turns.ended(message.status)  # the queue, with what the turn did not read of the steered
     app.working.stop()
     app.refresh_bindings()
     await app.conversation.end_answer()
@@ -227,9 +207,7 @@ async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
     if message.status == "no_key":
         app.no_key = True
     app.refresh_status()
-    if left := app.session.steering.take():  # the turn ended before it read them: they are the next prompt
-        app.queued.unread(left)
-    if app.queued.messages and message.status not in ("interrupted", "no_key"):
-        app.start_work(app.session.send(app.queued.take()), "turn")
-    elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
+    if following:
+        app.start_work(app.session.send(following), "turn")
+    else:  # after esc the results wait for the next child, or the next message (Turns.ended)
         app.read_results()

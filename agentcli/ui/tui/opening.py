@@ -83,6 +83,7 @@ def open_after_paint(app: "AgentApp", opening: Opening) -> None:
 async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
+    app.turns.mailbox = session.steering  # what the user steers into a running turn
     session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
     session.lifecycle.attention.append(Notifier(session.settings.notifications, os.environ, app.signal))
@@ -103,14 +104,14 @@ async def session_opened(app: "AgentApp", message: SessionOpened) -> None:
         return
     await attach(app, message.session)
     app.warm_up()
-    for text in app.queued.take_each():
+    for text in app.turns.take_each():
         await app.submit(text)
 
 
 async def close(app: "AgentApp") -> None:
     """Quitting mid-turn: stop the engine first, so its last records are written, then close the session
     (one that was still opening too)."""
-    work = app._work
+    work = app.turns.work
     if work is not None and not work.is_finished:
         work.cancel()
         try:
