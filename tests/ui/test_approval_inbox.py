@@ -112,13 +112,13 @@ async def test_line_mode_asks_both_children_in_order_and_loses_neither(plain, se
     await ui.idle()
     ui.pipe.send_text("count both in the background\r")  # the questions come during this turn or after it
     await ui.until(lambda: "2 approvals wait: " in ui.text, "the inbox line")
-    await ui.until(lambda: len(asked) == 1 and ui.app.watching, "the first question, and the keys watched")
+    await ui.until(lambda: len(asked) == 1 and ui.app.keys.watching, "the first question, and the keys watched")
     first = asked[0].agent_id
     second = "sa-2" if first == "sa-1" else "sa-1"
     assert f"? {first} (" in ui.text and f"? {second} (" not in ui.text  # one question at a time
     ui.pipe.send_text("y")
     await ui.until(lambda: len(asked) == 2, "the second question")
-    await ui.until(lambda: f"? {second} (" in ui.text and ui.app.watching, "the second question shown")
+    await ui.until(lambda: f"? {second} (" in ui.text and ui.app.keys.watching, "the second question shown")
     ui.pipe.send_text("y")
     await ui.until(lambda: "alpha done." in results_read(server) and "beta done." in results_read(server),
                    "both results read")

@@ -2,8 +2,9 @@
 
 At the prompt, prompt-toolkit owns the keyboard. When stdin is not a terminal (piped text), there
 is no prompt and no keyboard: each line read is echoed and sent. While a turn runs, the app reads keys
-itself (the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
-an approval, and anything else is kept as type-ahead for the next prompt.
+itself (turn_keys.py, the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
+an approval (questions.py), and anything else is kept as type-ahead for the next prompt. The turn's state is the
+turn controller's (ui/turns.py), which the TUI drives too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import asyncio
 import contextlib
 import io
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
@@ -21,9 +21,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import History
 from prompt_toolkit.input import Input, create_input
-from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
-from prompt_toolkit.key_binding import KeyPress
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.input.typeahead import store_typeahead
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console
@@ -38,17 +36,18 @@ from ...core.session import (LLMError, MissingCredentials, SessionSurface, Sessi
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
-from ..format import tokens
 from ..notify import Notifier
 from ..status_line import StatusLineRunner, facts
 from .. import slash
-from ..slash import money, still_running
+from ..format import money, tokens
+from ..slash import still_running
 from ..turns import INTERRUPTED, Turns
 from .commands import run_command
 from .display import Display
 from . import elicitation
-from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings, typed_text
+from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings
 from .questions import Questions
+from .turn_keys import TurnKeys
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
 
@@ -83,7 +82,6 @@ class PlainApp:
         self.display = Display(self.screen, self.painter, tools=session.tools)
         self.display.view.stall_after = session.settings.subagent_stall_seconds
         self.use_pager = tty if pager is None else pager
-        self.handle_sigint = handle_sigint
         self.lines = lines  # piped input, read line by line instead of through a prompt
         self.files = FileIndex(session.workspace.root)
         self.input: Input | None = None
@@ -106,8 +104,7 @@ class PlainApp:
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
         self.questions = Questions(self.display)  # approvals, answered with keys while a turn runs
-        self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
-        self.watching = False
+        self.keys = TurnKeys(self.input, self.turns, self.questions, self.display, handle_sigint)
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
@@ -185,38 +182,31 @@ class PlainApp:
         assert self.input is not None and self.prompt is not None
         while True:
             self.files.refresh()
-            if self.typed:
-                store_typeahead(self.input, self.typed)
-                self.typed = []
-            self.at_prompt = True
+            if self.keys.typed:
+                store_typeahead(self.input, self.keys.typed)
+                self.keys.typed = []
             self.prompts += 1
             draft, self.draft = self.draft, ""
             self.prompt.app.erase_when_done = False
-            try:
-                text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
-                                                     set_exception_handler=False)
-            except KeyboardInterrupt:
-                if self.turns.arm_quit():
+            with self.prompting():
+                try:
+                    text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
+                                                         set_exception_handler=False)
+                except KeyboardInterrupt:
+                    if self.turns.arm_quit():
+                        return None
+                    self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
+                    continue
+                except EOFError:
                     return None
-                self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
-                continue
-            except EOFError:
-                return None
-            finally:
-                self.at_prompt = False
-                self.show_held()
             self.turns.disarm()
             return text
 
     async def read_line(self, lines: TextIO) -> str | None:
         """The next piped line, echoed once as `› line`; None at the end of the input."""
-        self.at_prompt = True
         self.prompts += 1
-        try:
+        with self.prompting():
             line = await asyncio.to_thread(lines.readline)
-        finally:
-            self.at_prompt = False
-            self.show_held()
         if not line:
             return None
         text = line.rstrip("\r\n")
@@ -229,7 +219,7 @@ class PlainApp:
         task = asyncio.ensure_future(work)
         self.turns.started(task)
         try:
-            with self.watch_keys(), self.sigint():
+            with self.keys.watched(), self.keys.sigint():
                 await asyncio.wait([task])
         finally:
             if not task.done():
@@ -261,18 +251,8 @@ class PlainApp:
     async def may_quit(self) -> bool:
         """Whether to quit now: yes, unless subagents still run and the user, asked, says no."""
         question = still_running(self.session)
-        if question and self.prompt is not None:
-            self.display.say(question, "yellow")
-            self.at_prompt = True
-            try:
-                answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
-            except (KeyboardInterrupt, EOFError):
-                answer = "y"
-            finally:
-                self.at_prompt = False
-                self.show_held()
-            if answer.strip().lower() not in ("y", "yes"):
-                return False
+        if question and self.prompt is not None and not await self.yes(question, "Quit? [y/N] ", broken=True):
+            return False
         if left := await slash.unmerged_attempts(self.session, self.display.view):  # best-of-N: asked first
             if await self.confirm(slash.attempts_question(left)):
                 self.display.say(await slash.discard_all(self.session, left))
@@ -283,16 +263,28 @@ class PlainApp:
         if self.prompt is None:
             self.display.say(f"{question} Nobody can answer here, so it is left as it is.", "yellow")
             return False
+        return await self.yes(question)
+
+    async def yes(self, question: str, ask: str = "[y/N] ", broken: bool = False) -> bool:
+        """Say ``question`` and read the answer at the prompt: True for y (``broken`` on ctrl+c or ctrl+d)."""
+        assert self.prompt is not None
         self.display.say(question, "yellow")
+        with self.prompting():
+            try:
+                answer = await self.prompt.prompt_async(ask, set_exception_handler=False)
+            except (KeyboardInterrupt, EOFError):
+                return broken
+        return answer.strip().lower() in ("y", "yes")
+
+    @contextlib.contextmanager
+    def prompting(self) -> Iterator[None]:
+        """While the user types at a prompt: the engine's events wait (printed, they would tear through it)."""
         self.at_prompt = True
         try:
-            answer = await self.prompt.prompt_async("[y/N] ", set_exception_handler=False)
-        except (KeyboardInterrupt, EOFError):
-            return False
+            yield
         finally:
             self.at_prompt = False
             self.show_held()
-        return answer.strip().lower() in ("y", "yes")
 
     def end_prompt(self) -> None:
         """Make the prompt return now (it comes back with what was typed in it)."""
@@ -327,7 +319,7 @@ class PlainApp:
                 return
             if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
                 self.end_prompt()
-            elif not self.watching:  # no keyboard to answer with
+            elif not self.keys.watching:  # no keyboard to answer with
                 self.questions.answer(DENY)
             else:
                 self.display.ask(event)
@@ -344,90 +336,13 @@ class PlainApp:
             return
         prompt: PromptSession[str] = PromptSession(input=self.input, output=self.output)
         future.add_done_callback(lambda _: prompt.app.exit(exception=EOFError()) if prompt.app.is_running else None)
-        self.at_prompt = True  # the turn's events wait until the question is answered
-        try:
-            with self.display.screen.paused():  # the prompt owns the terminal's bottom lines meanwhile
+        try:  # the turn's events wait until the question is answered; the prompt owns the terminal's bottom lines
+            with self.prompting(), self.display.screen.paused():
                 answer = await elicitation.ask(event, prompt, self.display.say)
         finally:
-            self.at_prompt = False
-            self.show_held()
             self.display.refresh()  # the live lines again, and their clock
         if not future.done():
             future.set_result(answer)
-
-    # -- keys while a turn runs --------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def watch_keys(self) -> Iterator[None]:
-        if self.input is None:  # no keyboard: approvals are denied, SIGINT still interrupts
-            yield
-            return
-        with contextlib.ExitStack() as stack:
-            try:
-                stack.enter_context(self.input.raw_mode())
-                stack.enter_context(self.input.attach(self._keys_ready))
-                self.watching = True
-            except (EOFError, OSError, NotImplementedError):
-                pass
-            self.on_keys(get_typeahead(self.input))
-            try:
-                yield
-            finally:
-                self.watching = False
-
-    def _keys_ready(self) -> None:
-        assert self.input is not None
-        self.on_keys(self.input.read_keys() + self.input.flush_keys())
-        if self.input.closed:
-            self.watching = False
-            if self.questions.question is not None:
-                self.questions.answer(DENY)
-
-    def on_keys(self, keys: list[KeyPress]) -> None:
-        """Keys read in one go. An escape with another key right behind it is meta+key (alt+enter
-        sends both at once), so it is type-ahead; an escape on its own is the esc key."""
-        for n, key in enumerate(keys):
-            self.on_key(key, meta=key.key == Keys.Escape and n + 1 < len(keys))
-
-    def on_key(self, key: KeyPress, meta: bool = False) -> None:
-        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.questions.question is None):
-            self.turns.interrupt()
-        elif self.questions.question is not None:
-            self.questions.on_key(key)
-        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.turns.steer_on_enter
-                                          and not (self.typed and self.typed[-1].key == Keys.Escape)):
-            self.steer_key(key)
-        else:
-            self.typed.append(key)
-            self.display.set_typeahead(typed_text(self.typed))
-
-    def steer_key(self, key: KeyPress) -> None:
-        """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call
-        (a /command waits for the prompt); with steer_on_enter, enter does that and ctrl+s types ahead an
-        enter, sent at the next prompt."""
-        text = typed_text(self.typed).strip()
-        if self.turns.steers(key.key == Keys.ControlS) and self.turns.steer(text):
-            self.typed = []
-            self.display.steering.append(text)
-            self.display.set_typeahead("")
-        elif self.turns.steer_on_enter:  # not steered: an enter typed ahead
-            self.typed.append(KeyPress(Keys.ControlM, "\r"))
-            self.display.set_typeahead(typed_text(self.typed))
-
-    @contextlib.contextmanager
-    def sigint(self) -> Iterator[None]:
-        """A SIGINT (e.g. kill -INT) interrupts the turn too, not the program."""
-        loop = asyncio.get_running_loop()
-        installed = False
-        if self.handle_sigint:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signal.SIGINT, self.turns.interrupt)
-                installed = True
-        try:
-            yield
-        finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGINT)
 
     # -- what the prompt shows ---------------------------------------------------------------
 
