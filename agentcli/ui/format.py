@@ -1,14 +1,25 @@
 """How every front end writes durations and token counts: the engine's own formatter, so a number
-reads the same on the screen as in the footer the model gets."""
+reads the same on the screen as in the footer the model gets; and what was spent."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..core.content import sources
+from ..core.events import Usage
 from ..core.units import seconds, tokens, turns
 
 __all__ = ["seconds", "tokens", "turns"]
+
+
+UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price for
+
+
+def money(usage: Usage, cell: bool = False) -> str:
+    """What was spent; ``cell``: in a table's cost column, whose unknown the report's note explains once."""
+    if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
+        return ("unknown" if cell else UNKNOWN_COST) if usage.total_tokens else f"${0:.4f}"
+    return f"${usage.cost:.4f}"
 
 
 def flat(text: str) -> str:

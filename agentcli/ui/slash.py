@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..core.events import Usage
 from .escapes import visible
-from .format import KEPT_OUT, context_bars, seconds, tokens as tokens  # the reports use slash.tokens
+from .format import KEPT_OUT, context_bars, money as money, seconds, tokens as tokens  # the reports use slash.tokens, slash.money
 
 if TYPE_CHECKING:
     from ..core.door import ContextUsage, CustomCommand, McpView, Review, ServerConfig, SessionSurface
@@ -183,9 +183,6 @@ def still_running(session: "SessionSurface") -> str:
             f"{'Its transcript is' if one else 'Their transcripts are'} kept as interrupted.")
 
 
-UNKNOWN_COST = "cost unknown for this model"  # a model agentcli has no price for
-
-
 TEMPORARY_HOME = "AGENTCLI_HOME_IS_TEMPORARY"  # set by --demo: its home, sessions included, goes when it ends
 FROM_MAKE = "AGENTCLI_FROM_MAKE"  # set by `make run`: in the clone agentcli is not on PATH, and `make demo` is there
 
@@ -212,13 +209,6 @@ def goodbye(session: "SessionSurface | None", resume: str) -> str:
         return ("The demo's session goes with its temporary folder, so there is nothing to resume; "
                 "run agentcli in a repository of yours to keep your sessions.")
     return f"Session {session.id} is saved; resume it with: {resume}"
-
-
-def money(usage: Usage, cell: bool = False) -> str:
-    """What was spent; ``cell``: in a table's cost column, whose unknown the report's note explains once."""
-    if usage.cost is None:  # no price: nothing spent yet costs nothing all the same
-        return ("unknown" if cell else UNKNOWN_COST) if usage.total_tokens else f"${0:.4f}"
-    return f"${usage.cost:.4f}"
 
 
 def export(session: "SessionSurface", arg: str) -> tuple[str, bool]:

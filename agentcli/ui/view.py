@@ -26,7 +26,7 @@ from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, Appro
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
-from .slash import money
+from .format import money
 from .transcript import Divider, Said, ToolView, Transcript, progress_text
 
 if TYPE_CHECKING:

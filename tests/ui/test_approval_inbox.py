@@ -112,19 +112,19 @@ async def test_line_mode_asks_both_children_in_order_and_loses_neither(plain, se
     await ui.idle()
     ui.pipe.send_text("count both in the background\r")  # the questions come during this turn or after it
     await ui.until(lambda: "2 approvals wait: " in ui.text, "the inbox line")
-    await ui.until(lambda: len(asked) == 1 and ui.app.watching, "the first question, and the keys watched")
+    await ui.until(lambda: len(asked) == 1 and ui.app.keys.watching, "the first question, and the keys watched")
     first = asked[0].agent_id
     second = "sa-2" if first == "sa-1" else "sa-1"
     assert f"? {first} (" in ui.text and f"? {second} (" not in ui.text  # one question at a time
     ui.pipe.send_text("y")
     await ui.until(lambda: len(asked) == 2, "the second question")
-    await ui.until(lambda: f"? {second} (" in ui.text and ui.app.watching, "the second question shown")
+    await ui.until(lambda: f"? {second} (" in ui.text and ui.app.keys.watching, "the second question shown")
     ui.pipe.send_text("y")
     await ui.until(lambda: "alpha done." in results_read(server) and "beta done." in results_read(server),
                    "both results read")
     # Both results may reach the main agent in one request or in two: each request carries every result
     # that finished by then (Subagents.take_results). So wait for the main agent to be idle with none left.
-    await ui.until(lambda: ui.app.task is None and ui.app.at_prompt and not ui.app.session.results_waiting,
+    await ui.until(lambda: not ui.app.turns.busy and ui.app.at_prompt and not ui.app.session.results_waiting,
                    "the main agent idle with both results read")
     last = MAIN_ANSWERS[sum(1 for body in server.requests if is_main(body)) - 2]
     await ui.until(lambda: last in ui.text, "the last turn's answer")

@@ -59,7 +59,7 @@ class Harness:
         await until(holds, what, detail=lambda: f"line mode printed:\n{self.text}")
 
     async def idle(self) -> None:
-        await self.until(lambda: self.app.at_prompt and self.app.task is None, "the prompt")
+        await self.until(lambda: self.app.at_prompt and not self.app.turns.busy, "the prompt")
 
     async def submit(self, line: str) -> str:
         """Type a line at the prompt, wait until the prompt is back, and return what it printed."""
@@ -158,7 +158,7 @@ async def test_alt_enter_typed_during_a_turn_is_a_new_line_not_an_interrupt(plai
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")
-    await ui.until(lambda: ui.app.task is not None and len(server.requests) == 1, "the first request")
+    await ui.until(lambda: ui.app.turns.busy and len(server.requests) == 1, "the first request")
     ui.pipe.send_text("one\x1b\rtwo")  # alt+enter sends esc and enter at once
     await ui.until(lambda: ui.app.display.typeahead == "one\ntwo", "the type-ahead")
     gate.set()
@@ -404,7 +404,7 @@ async def test_a_line_typed_while_a_turn_runs_is_sent_next(plain, server):
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("first question\r")
-    await ui.until(lambda: ui.app.task is not None and len(server.requests) == 1, "the first request")
+    await ui.until(lambda: ui.app.turns.busy and len(server.requests) == 1, "the first request")
     ui.pipe.send_text("second question\r")  # typed ahead, while the answer is awaited
     await ui.until(lambda: ui.app.display.typeahead == "second question\n", "the type-ahead")
     gate.set()

@@ -175,7 +175,7 @@ async def test_a_background_child_asking_for_approval_at_the_prompt_is_asked(pla
     await ui.submit("say hi in the background")
     release.set()
     await ui.until(lambda: "wants to run bash" in ui.text, "the child's question")
-    await ui.until(lambda: ui.app.watching, "the keys to be watched")
+    await ui.until(lambda: ui.app.keys.watching, "the keys to be watched")
     ui.pipe.send_text("y")
     await ui.until(lambda: "The child ran echo." in ui.text, "the turn on the child's result")
     assert "It printed hi-from-child." in last_user_text(main_requests(server)[-1])

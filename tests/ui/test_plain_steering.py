@@ -18,12 +18,12 @@ async def test_ctrl_s_sends_the_typed_line_into_the_running_turn(plain, server):
     try:
         await ui.idle()
         ui.pipe.send_text("list the files\r")
-        await ui.until(lambda: ui.app.task is not None and server.requests, "the first request")
+        await ui.until(lambda: ui.app.turns.busy and server.requests, "the first request")
         ui.pipe.send_text("look at lib/ instead" + CTRL_S)
         await ui.until(lambda: ui.app.display.steering == ["look at lib/ instead"], "the steer")
         assert ui.app.display.typeahead == ""  # taken out of the type-ahead: not sent again at the prompt
         hold.set()
-        await ui.until(lambda: "Reading lib/ then." in ui.text and ui.app.task is None, "the answer")
+        await ui.until(lambda: "Reading lib/ then." in ui.text and not ui.app.turns.busy, "the answer")
     finally:
         hold.set()
     second = server.requests[1]["messages"][-1]["content"]
@@ -41,7 +41,7 @@ async def test_with_steer_on_enter_an_unread_steer_is_the_next_prompt(plain, ser
     try:
         await ui.idle()
         ui.pipe.send_text("hi\r")
-        await ui.until(lambda: ui.app.task is not None and server.requests, "the first request")
+        await ui.until(lambda: ui.app.turns.busy and server.requests, "the first request")
         ui.pipe.send_text("one more thing\r")  # enter: into the running turn
         await ui.until(lambda: ui.app.display.steering == ["one more thing"], "the steer")
         ui.pipe.send_text("/cost" + CTRL_S + "later" + CTRL_S)  # the other way: kept for the prompt, in order

@@ -775,7 +775,7 @@ async def test_esc_puts_the_queue_back_before_a_draft_and_loses_neither(server, 
         app.prompt.load_text("a draft")  # typed but not sent when esc comes
         await pilot.press("escape")
         await until(pilot, lambda: not app.busy, "the interrupt")
-        assert not app.queued.messages and app.prompt.text == "queued words\na draft"
+        assert not app.turns.queued and app.prompt.text == "queued words\na draft"
     gate.set()
 
 
@@ -788,19 +788,19 @@ async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, 
         await send(pilot, "first")
         await until(pilot, lambda: len(server.requests) == 1, "the first request")
         await send(pilot, "second")  # the agent is busy: it waits in the queue, in sight
-        assert app.busy and app.queued.messages == ["second"]
+        assert app.busy and app.turns.queued == ["second"]
         assert plain(app.queued).startswith("queued second")
         first.set()
         await until(pilot, lambda: len(app.conversation.query(AssistantEntry)) == 2 and not app.busy, "both")
         body = shown(app.conversation)
         assert body.index("First answer.") < body.index("you second") < body.index("Second answer.")
-        assert not app.queued.messages and not app.queued.display
+        assert not app.turns.queued and not app.queued.display
         await send(pilot, "third")
         await until(pilot, lambda: len(server.requests) == 3, "the third request")
         await send(pilot, "fourth")
         await pilot.press("escape")  # interrupts, and takes the queue back into the input
         await until(pilot, lambda: not app.busy, "the interrupt")
-        assert not app.queued.messages and app.prompt.text == "fourth"
+        assert not app.turns.queued and app.prompt.text == "fourth"
         assert len(server.requests) == 3
         app.prompt.focus()
         await pilot.press("enter")  # only now is it sent: the next request is the first to carry it

@@ -52,7 +52,7 @@ async def test_what_is_sent_before_the_session_opens_waits_then_goes_out_in_orde
         await send(pilot, "/help")
         await send(pilot, "first question")
         await send(pilot, "second question")
-        assert not app.ready() and app.queued.messages == ["/help", "first question", "second question"]
+        assert not app.ready() and app.turns.queued == ["/help", "first question", "second question"]
         assert server.requests == []  # nothing could have gone out: there is no session yet
         app.opening.gate.set()
         await until(pilot, lambda: len(server.requests) == 2 and not app.busy, "both answers")
@@ -60,7 +60,7 @@ async def test_what_is_sent_before_the_session_opens_waits_then_goes_out_in_orde
         assert app.conversation.query(ReportEntry)  # the command ran
         assert [last_user_text(r) for r in server.requests] == ["first question", "second question"]
         assert [plain(a) for a in app.conversation.query(AssistantEntry)] == ["First answer.", "Second answer."]
-        assert not app.queued.messages
+        assert not app.turns.queued
     server.assert_no_rejections()
 
 
@@ -68,7 +68,7 @@ async def test_esc_before_the_session_opens_takes_the_waiting_message_back(serve
     app = held_app(server, repo)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "changed my mind")
-        assert app.queued.messages == ["changed my mind"]
+        assert app.turns.queued == ["changed my mind"]
         await pilot.press("escape")
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: prompt.text == "changed my mind", "the message back in the input")

@@ -113,8 +113,8 @@ async def test_ctrl_s_steers_the_typed_message_into_the_running_turn(server, tui
             await send(pilot, "list the files")
             await until(pilot, lambda: server.requests, "the first request")
             await press_with(pilot, "look at lib/ instead", "ctrl+s")
-            await until(pilot, lambda: app.queued.steered == ["look at lib/ instead"], "the steer to show")
-            assert not app.queued.messages and shown(app.queued).startswith("steering look at lib/ instead")
+            await until(pilot, lambda: app.turns.steered == ["look at lib/ instead"], "the steer to show")
+            assert not app.turns.queued and shown(app.queued).startswith("steering look at lib/ instead")
             assert "read after the current tool call" in shown(app.queued)
             hold.set()
             await until(pilot, lambda: not app.busy and "Reading lib/ then." in shown(app.conversation), "the answer")
@@ -125,7 +125,7 @@ async def test_ctrl_s_steers_the_typed_message_into_the_running_turn(server, tui
             assert len(server.requests) == 2  # read in the turn: not sent again as a prompt
             body = shown(app.conversation)
             assert body.index("you · steered look at lib/ instead") < body.index("Reading lib/ then.")
-            assert not app.queued.steered and not app.queued.display
+            assert not app.turns.steered and not app.queued.display
     finally:
         hold.set()
 
@@ -140,8 +140,8 @@ async def test_with_steer_on_enter_enter_steers_ctrl_s_queues_and_an_unread_stee
             await until(pilot, lambda: server.requests, "the first request")
             await send(pilot, "one more thing")  # enter: into the running turn
             await press_with(pilot, "and later this", "ctrl+s")  # the other way: queued
-            await until(pilot, lambda: app.queued.messages == ["and later this"], "the queued message")
-            assert app.queued.steered == ["one more thing"]
+            await until(pilot, lambda: app.turns.queued == ["and later this"], "the queued message")
+            assert app.turns.steered == ["one more thing"]
             assert shown(app.queued).index("steering one more thing") < shown(app.queued).index("queued and later")
             hold.set()  # the turn answers without a tool call: no boundary came, so the steer is the next prompt
             await until(pilot, lambda: not app.busy and len(server.requests) == 2, "the next prompt")
@@ -161,10 +161,10 @@ async def test_esc_takes_an_unread_steer_back_into_the_input(server, tui):
             await until(pilot, lambda: server.requests, "the first request")
             await send(pilot, "queued one")
             await pilot.press("ctrl+s")  # an empty input: the queued messages go into the turn
-            await until(pilot, lambda: app.queued.steered == ["queued one"] and not app.queued.messages, "the steer")
+            await until(pilot, lambda: app.turns.steered == ["queued one"] and not app.turns.queued, "the steer")
             await pilot.press("escape")
             await until(pilot, lambda: not app.busy, "the interrupt")
-            assert app.prompt.text == "queued one" and not app.queued.steered
+            assert app.prompt.text == "queued one" and not app.turns.steered
             assert app.session.steering.take() == []
     finally:
         hold.set()

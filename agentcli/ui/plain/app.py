@@ -2,8 +2,9 @@
 
 At the prompt, prompt-toolkit owns the keyboard. When stdin is not a terminal (piped text), there
 is no prompt and no keyboard: each line read is echoed and sent. While a turn runs, the app reads keys
-itself (the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
-an approval, and anything else is kept as type-ahead for the next prompt.
+itself (turn_keys.py, the terminal in raw mode): ctrl+c or esc interrupts the turn, y/s/a/n (or esc: no) answer
+an approval (questions.py), and anything else is kept as type-ahead for the next prompt. The turn's state is the
+turn controller's (ui/turns.py), which the TUI drives too.
 """
 
 from __future__ import annotations
@@ -12,18 +13,15 @@ import asyncio
 import contextlib
 import io
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Iterator, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import ANSI
-from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.history import History
 from prompt_toolkit.input import Input, create_input
-from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
-from prompt_toolkit.key_binding import KeyPress
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.input.typeahead import store_typeahead
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console
@@ -31,26 +29,28 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, Approval, ApprovalRequested, ElicitationRequested, Event, SubagentFinished,
-                            ALLOW_AGENT, MAIN, Notice)
+from ...core.events import (DENY, MAIN, ApprovalRequested, ElicitationRequested, Event, Notice, SteerDelivered,
+                            SubagentFinished)
 from ...core.door import start_sdk_import
 from ...core.door import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
                              resolve_credentials)
 from ..escapes import visible_event
 from ..signals import exit_code, exit_signals
-from ..format import tokens
 from ..notify import Notifier
 from ..status_line import StatusLineRunner, facts
 from .. import slash
-from ..slash import money, still_running
+from ..format import money, tokens
+from ..slash import still_running
+from ..turns import INTERRUPTED, Turns
 from .commands import run_command
 from .display import Display
 from . import elicitation
-from .prompt import FileIndex, PlainCompleter, history_path, key_bindings
+from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings
+from .questions import Questions
+from .turn_keys import TurnKeys
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
 
-APPROVAL_KEYS = {"y": ALLOW_ONCE, "c": ALLOW_AGENT, "s": ALLOW_SESSION, "a": ALLOW_ALWAYS, "n": DENY, "t": "why"}
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
 
 
@@ -67,6 +67,10 @@ class PlainApp:
                  pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
                  lines: TextIO | None = None, first_prompt: str | None = None) -> None:
         self.session = session
+        # the running turn, ctrl+c's arming, steering and results to read (ui/turns.py); no queue: what is typed
+        # meanwhile is the next prompt's type-ahead
+        self.turns: Turns[asyncio.Future[Any]] = Turns(session.settings.steer_on_enter)
+        self.turns.mailbox = session.steering
         session.asks_user = lines is None  # with a keyboard, a server's questions are asked (elicitation.py)
         self.output = output
         self.first_prompt = first_prompt  # `agentcli --plain "question"`: the first line, as if typed
@@ -78,7 +82,6 @@ class PlainApp:
         self.display = Display(self.screen, self.painter, tools=session.tools)
         self.display.view.stall_after = session.settings.subagent_stall_seconds
         self.use_pager = tty if pager is None else pager
-        self.handle_sigint = handle_sigint
         self.lines = lines  # piped input, read line by line instead of through a prompt
         self.files = FileIndex(session.workspace.root)
         self.input: Input | None = None
@@ -87,31 +90,24 @@ class PlainApp:
             self.input = input or create_input()
             terminal = _isatty(getattr(self.input, "stdin", None))
             self.prompt = PromptSession(
-                history=history if history is not None else _file_history(), input=self.input, output=output,
+                history=history if history is not None else file_history(), input=self.input, output=output,
                 completer=PlainCompleter(self.files, self.transcript_choices,
                                          lambda: slash.session_commands(session),
                                          session.mention_choices), complete_while_typing=True,
-                key_bindings=key_bindings(self._disarm_quit, self.show_outputs, terminal),
+                key_bindings=key_bindings(self.turns.disarm, self.show_outputs, terminal),
                 bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
                 prompt_continuation=continuation, enable_history_search=False)
         command = session.status_command()
         self.status_line = None if command is None or lines is not None else StatusLineRunner(
             command, show=lambda _: self.redraw_toolbar(),
             warn=lambda note: self.on_event(Notice(level="warning", text=note)))  # in the toolbar, above our line
-        self.task: asyncio.Future[Any] | None = None
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
-        self.question: ApprovalRequested | None = None  # the engine's approval question now (it asks one at a time)
-        self.answered = asyncio.Event()  # the question got its answer, or was withdrawn
-        self.typed: list[KeyPress] = []  # keys typed while a turn ran, replayed into the next prompt
-        self.why: list[KeyPress] | None = None  # "t" at a question: the keys of the reason for a "no"
-        self.steer_on_enter = session.settings.steer_on_enter  # enter steers a running turn; ctrl+s queues
-        self.watching = False
+        self.questions = Questions(self.display)  # approvals, answered with keys while a turn runs
+        self.keys = TurnKeys(self.input, self.turns, self.questions, self.display, handle_sigint)
         self.at_prompt = False  # waiting for the user's next line (tests watch this)
         self.prompts = 0  # prompts shown so far
-        self._quit_armed = False
         self.held: list[Event] = []  # events that came while the user was typing at the prompt, shown after it
-        self.results_due = False  # a background child finished: read its result in a turn when idle
         self.draft = ""  # what the user had typed when a background result ended the prompt
 
     # -- the loop ----------------------------------------------------------------------------
@@ -125,11 +121,10 @@ class PlainApp:
         with exit_signals(self.end_by_signal):
             try:
                 while not self.ended_by:
-                    if self.question is not None:  # a background child asked while the main agent was idle
-                        await self.run_turn(self.answer_approvals())
+                    if self.questions.question is not None:  # a background child asked while the main agent was idle
+                        await self.run_turn(self.questions.answer_all())
                         continue
-                    if self.results_due and self.display.view.results_waiting:
-                        self.results_due = False
+                    if self.turns.read_results_now(bool(self.display.view.results_waiting)):
                         await self.run_turn(self.session.read_results())
                         continue
                     text = await self.read()
@@ -167,8 +162,8 @@ class PlainApp:
     def end_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: interrupt the turn as ctrl+c does, then leave (from the prompt at once)."""
         self.ended_by.append(signum)
-        if self.task is not None:
-            self.interrupt()
+        if self.turns.busy:
+            self.turns.interrupt()
         elif self.main_task is not None:
             self.main_task.cancel()
 
@@ -187,39 +182,31 @@ class PlainApp:
         assert self.input is not None and self.prompt is not None
         while True:
             self.files.refresh()
-            if self.typed:
-                store_typeahead(self.input, self.typed)
-                self.typed = []
-            self.at_prompt = True
+            if self.keys.typed:
+                store_typeahead(self.input, self.keys.typed)
+                self.keys.typed = []
             self.prompts += 1
             draft, self.draft = self.draft, ""
             self.prompt.app.erase_when_done = False
-            try:
-                text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
-                                                     set_exception_handler=False)
-            except KeyboardInterrupt:
-                if self._quit_armed:
+            with self.prompting():
+                try:
+                    text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
+                                                         set_exception_handler=False)
+                except KeyboardInterrupt:
+                    if self.turns.arm_quit():
+                        return None
+                    self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
+                    continue
+                except EOFError:
                     return None
-                self._quit_armed = True
-                self.display.say("Press ctrl+c again to quit, or ctrl+d.", "dim")
-                continue
-            except EOFError:
-                return None
-            finally:
-                self.at_prompt = False
-                self.show_held()
-            self._quit_armed = False
+            self.turns.disarm()
             return text
 
     async def read_line(self, lines: TextIO) -> str | None:
         """The next piped line, echoed once as `› line`; None at the end of the input."""
-        self.at_prompt = True
         self.prompts += 1
-        try:
+        with self.prompting():
             line = await asyncio.to_thread(lines.readline)
-        finally:
-            self.at_prompt = False
-            self.show_held()
         if not line:
             return None
         text = line.rstrip("\r\n")
@@ -227,30 +214,25 @@ class PlainApp:
             self.display.say(Text("› ", style="bold") + Text(text))
         return text
 
-    def _disarm_quit(self) -> None:
-        self._quit_armed = False
-
     async def run_turn(self, work: Awaitable[Any]) -> Any:
         """Run engine work until it ends or the user interrupts it; report how it ended."""
-        task = self.task = asyncio.ensure_future(work)
+        task = asyncio.ensure_future(work)
+        self.turns.started(task)
         try:
-            with self.watch_keys(), self.sigint():
+            with self.keys.watched(), self.keys.sigint():
                 await asyncio.wait([task])
         finally:
             if not task.done():
                 task.cancel()
-            self.task = None
-            if self.question is not None and (self.question.future is None or self.question.future.done()):
-                self.question = None  # a background child's question outlives the turn; the others' were withdrawn
+            status = how_it_ended(task)
+            if following := self.turns.ended(status):  # steered messages the turn did not read: the next prompt
+                self.first_prompt = following
+            elif status == INTERRUPTED and (back := self.turns.take_back()):
+                self.draft = back  # back in the input, as esc gives back the TUI's
+            self.questions.turn_ended()
             self.display.end_turn()
-        if left := "\n\n".join(self.session.steering.take()):  # the turn ended before it read them
-            if task.cancelled():
-                self.draft = left  # back in the input, as esc gives back the TUI's
-            else:
-                self.first_prompt = left  # the next prompt
         result = None
         if task.cancelled():
-            self.results_due = False  # esc: results wait for the next child to finish, or the next message
             self.display.say("Interrupted.", "yellow")
         elif isinstance(task.exception(), LLMError):
             self.display.say(f"Error: {task.exception()}", "red")
@@ -264,27 +246,13 @@ class PlainApp:
         self.display.emit("")
         return result
 
-    def interrupt(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
-
     # -- events and approvals ----------------------------------------------------------------
 
     async def may_quit(self) -> bool:
         """Whether to quit now: yes, unless subagents still run and the user, asked, says no."""
         question = still_running(self.session)
-        if question and self.prompt is not None:
-            self.display.say(question, "yellow")
-            self.at_prompt = True
-            try:
-                answer = await self.prompt.prompt_async("Quit? [y/N] ", set_exception_handler=False)
-            except (KeyboardInterrupt, EOFError):
-                answer = "y"
-            finally:
-                self.at_prompt = False
-                self.show_held()
-            if answer.strip().lower() not in ("y", "yes"):
-                return False
+        if question and self.prompt is not None and not await self.yes(question, "Quit? [y/N] ", broken=True):
+            return False
         if left := await slash.unmerged_attempts(self.session, self.display.view):  # best-of-N: asked first
             if await self.confirm(slash.attempts_question(left)):
                 self.display.say(await slash.discard_all(self.session, left))
@@ -295,28 +263,28 @@ class PlainApp:
         if self.prompt is None:
             self.display.say(f"{question} Nobody can answer here, so it is left as it is.", "yellow")
             return False
+        return await self.yes(question)
+
+    async def yes(self, question: str, ask: str = "[y/N] ", broken: bool = False) -> bool:
+        """Say ``question`` and read the answer at the prompt: True for y (``broken`` on ctrl+c or ctrl+d)."""
+        assert self.prompt is not None
         self.display.say(question, "yellow")
+        with self.prompting():
+            try:
+                answer = await self.prompt.prompt_async(ask, set_exception_handler=False)
+            except (KeyboardInterrupt, EOFError):
+                return broken
+        return answer.strip().lower() in ("y", "yes")
+
+    @contextlib.contextmanager
+    def prompting(self) -> Iterator[None]:
+        """While the user types at a prompt: the engine's events wait (printed, they would tear through it)."""
         self.at_prompt = True
         try:
-            answer = await self.prompt.prompt_async("[y/N] ", set_exception_handler=False)
-        except (KeyboardInterrupt, EOFError):
-            return False
+            yield
         finally:
             self.at_prompt = False
             self.show_held()
-        return answer.strip().lower() in ("y", "yes")
-
-    async def answer_approvals(self) -> None:
-        """Ask the questions of background children as a turn would, until each has its answer; on esc,
-        the ones left are denied."""
-        try:
-            while self.question is not None:
-                self.display.ask(self.question)
-                self.answered.clear()
-                await self.answered.wait()
-        finally:
-            if self.question is not None:
-                self.answer(DENY)
 
     def end_prompt(self) -> None:
         """Make the prompt return now (it comes back with what was typed in it)."""
@@ -335,8 +303,10 @@ class PlainApp:
         event = visible_event(event)
         if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
                 and self.display.view.subagents[event.id].background:
-            self.results_due = True
+            self.turns.child_finished()
             self.end_prompt()
+        if isinstance(event, SteerDelivered) and event.agent_id == MAIN:
+            self.turns.read(len(event.texts))
         if isinstance(event, ElicitationRequested):
             if event.future is not None and not event.future.done():
                 asyncio.ensure_future(self.ask_server(event, event.future))
@@ -345,15 +315,12 @@ class PlainApp:
             self.held.append(event)  # printing now would tear through the prompt being typed
             return
         if isinstance(event, ApprovalRequested):
-            if event.future is None or event.future.done():
+            if not self.questions.asked(event):
                 return
-            self.question = event
-            asked = event
-            event.future.add_done_callback(lambda _: self.settled(asked))
             if self.at_prompt and self.prompt is not None:  # a background child asks: ask as a turn would
                 self.end_prompt()
-            elif not self.watching:  # no keyboard to answer with
-                self.answer(DENY)
+            elif not self.keys.watching:  # no keyboard to answer with
+                self.questions.answer(DENY)
             else:
                 self.display.ask(event)
             return
@@ -369,132 +336,20 @@ class PlainApp:
             return
         prompt: PromptSession[str] = PromptSession(input=self.input, output=self.output)
         future.add_done_callback(lambda _: prompt.app.exit(exception=EOFError()) if prompt.app.is_running else None)
-        self.at_prompt = True  # the turn's events wait until the question is answered
-        try:
-            with self.display.screen.paused():  # the prompt owns the terminal's bottom lines meanwhile
+        try:  # the turn's events wait until the question is answered; the prompt owns the terminal's bottom lines
+            with self.prompting(), self.display.screen.paused():
                 answer = await elicitation.ask(event, prompt, self.display.say)
         finally:
-            self.at_prompt = False
-            self.show_held()
             self.display.refresh()  # the live lines again, and their clock
         if not future.done():
             future.set_result(answer)
-
-    def answer(self, choice: str | Approval) -> None:
-        event, self.question, self.why = self.question, None, None
-        self.answered.set()
-        if event is not None and event.future is not None and not event.future.done():
-            event.future.set_result(choice)
-            self.display.answered(event, choice)
-        self.display.ask(None)
-
-    def settled(self, event: ApprovalRequested) -> None:
-        """A question was answered, or the engine withdrew it (its call was cancelled): take it down."""
-        if self.question is event:
-            self.question, self.why = None, None
-            self.answered.set()
-            self.display.ask(None)
-
-    # -- keys while a turn runs --------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def watch_keys(self) -> Iterator[None]:
-        if self.input is None:  # no keyboard: approvals are denied, SIGINT still interrupts
-            yield
-            return
-        with contextlib.ExitStack() as stack:
-            try:
-                stack.enter_context(self.input.raw_mode())
-                stack.enter_context(self.input.attach(self._keys_ready))
-                self.watching = True
-            except (EOFError, OSError, NotImplementedError):
-                pass
-            self.on_keys(get_typeahead(self.input))
-            try:
-                yield
-            finally:
-                self.watching = False
-
-    def _keys_ready(self) -> None:
-        assert self.input is not None
-        self.on_keys(self.input.read_keys() + self.input.flush_keys())
-        if self.input.closed:
-            self.watching = False
-            if self.question is not None:
-                self.answer(DENY)
-
-    def on_keys(self, keys: list[KeyPress]) -> None:
-        """Keys read in one go. An escape with another key right behind it is meta+key (alt+enter
-        sends both at once), so it is type-ahead; an escape on its own is the esc key."""
-        for n, key in enumerate(keys):
-            self.on_key(key, meta=key.key == Keys.Escape and n + 1 < len(keys))
-
-    def on_key(self, key: KeyPress, meta: bool = False) -> None:
-        if key.key == Keys.ControlC or (key.key == Keys.Escape and not meta and self.question is None):
-            self.interrupt()
-        elif self.question is not None and self.why is not None:
-            self.type_why(key)
-        elif self.question is not None:
-            choice = DENY if key.key == Keys.Escape else APPROVAL_KEYS.get(key.data.lower())
-            if choice == ALLOW_AGENT and (self.question.agent_id == MAIN or not self.question.rules):
-                choice = None  # "this subagent" is offered for a subagent's call a rule can cover only
-            if choice == "why":
-                self.why = []
-                self.display.ask_why("")
-            elif choice is not None:
-                self.answer(choice)
-        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.steer_on_enter
-                                          and not (self.typed and self.typed[-1].key == Keys.Escape)):
-            self.steer_key(key)
-        else:
-            self.typed.append(key)
-            self.display.set_typeahead(typed_text(self.typed))
-
-    def type_why(self, key: KeyPress) -> None:
-        """A key of the reason for a "no": enter denies with it (the model reads it), esc without it."""
-        assert self.why is not None
-        if key.key in (Keys.ControlM, Keys.ControlJ, Keys.Escape):
-            reason = typed_text(self.why).strip() if key.key != Keys.Escape else ""
-            self.answer(Approval(DENY, reason=reason) if reason else DENY)
-        else:
-            self.why.append(key)
-            self.display.ask_why(typed_text(self.why))
-
-    def steer_key(self, key: KeyPress) -> None:
-        """ctrl+s while a turn runs: what is typed goes into the running turn, read after the next tool call
-        (a /command waits for the prompt); with steer_on_enter, enter does that and ctrl+s types ahead an
-        enter, sent at the next prompt."""
-        text = typed_text(self.typed).strip()
-        steer = (key.key == Keys.ControlS) != self.steer_on_enter
-        if steer and text and not text.startswith("/") and not self.session.steering.add(text):
-            self.typed = []
-            self.display.steering.append(text)
-            self.display.set_typeahead("")
-        elif self.steer_on_enter:  # not steered: an enter typed ahead
-            self.typed.append(KeyPress(Keys.ControlM, "\r"))
-            self.display.set_typeahead(typed_text(self.typed))
-
-    @contextlib.contextmanager
-    def sigint(self) -> Iterator[None]:
-        """A SIGINT (e.g. kill -INT) interrupts the turn too, not the program."""
-        loop = asyncio.get_running_loop()
-        installed = False
-        if self.handle_sigint:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signal.SIGINT, self.interrupt)
-                installed = True
-        try:
-            yield
-        finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGINT)
 
     # -- what the prompt shows ---------------------------------------------------------------
 
     def banner(self) -> None:
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
         keys = (" · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
-                f" · while it works, {'enter' if self.steer_on_enter else 'ctrl+s'} steers the turn")
+                f" · while it works, {'enter' if self.turns.steer_on_enter else 'ctrl+s'} steers the turn")
         self.display.say(f"model {self.session.model} · permissions {self.session.permission_mode}"
                          f"{keys if self.lines is None else ' · reading piped input'}", "dim")
         self.display.emit("")
@@ -545,22 +400,13 @@ class PlainApp:
                 for n, r in enumerate(self.session.children, start=1)]
 
 
-def continuation(width: int, line_number: int, soft_wrap: int) -> str:
-    """The margin of the second and later lines of a message (none where a long line wraps)."""
-    return "" if soft_wrap else " " * (width - 2) + "┆ "
-
-
-def typed_text(keys: list[KeyPress]) -> str:
-    """Roughly what the prompt will show once these keys reach it."""
-    text = ""
-    for key in keys:
-        if key.key in (Keys.Backspace, Keys.ControlH):
-            text = text[:-1]
-        elif key.key in (Keys.ControlM, Keys.ControlJ):
-            text += "\n"
-        elif key.key == Keys.BracketedPaste or (len(key.data) == 1 and key.data.isprintable()):
-            text += key.data
-    return text
+def how_it_ended(task: asyncio.Future[Any]) -> str:
+    """A finished turn's status, as the TUI's worker reports it: interrupted, error, or the result's own."""
+    if not task.done() or task.cancelled():
+        return INTERRUPTED
+    if task.exception() is not None:
+        return "error"
+    return getattr(task.result(), "status", "done")
 
 
 def _isatty(stream: Any) -> bool:
@@ -568,12 +414,6 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def _file_history() -> History:
-    path = history_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileHistory(str(path))
 
 
 def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None,

@@ -3,22 +3,34 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable, Protocol
 
 from rich.text import Text
 from rich.table import Table
 
-from ...core.door import MODES, SessionError, SubagentRecord
+from ...core.door import MODES, SessionError, SessionSurface, SubagentRecord
 from .. import slash
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from ..escapes import visible
 from ..calls import RICH_STYLES, patch_lines
 from ..format import seconds, turns
-from .display import STATUS_MARKS
+from .display import STATUS_MARKS, Display
 from .transcript import transcript_text
 
-if TYPE_CHECKING:
-    from .app import PlainApp
+
+class LineApp(Protocol):
+    """What a command uses of line mode's app (app.py, which runs the commands and so is not imported here)."""
+
+    session: SessionSurface
+    display: Display
+
+    async def run_turn(self, work: Awaitable[Any]) -> Any: ...
+
+    async def show_long(self, text: str) -> None: ...
+
+    async def confirm(self, question: str) -> bool: ...
+
+    async def may_quit(self) -> bool: ...
 
 KEYS = (("enter", "send"), ("ctrl+j, meta+enter", "new line"),
         ("ctrl+s", "while a turn runs: what you typed goes into it, read after the current tool call (with "
@@ -41,7 +53,7 @@ def two_columns(rows: Iterable[tuple[str, str]], style: str = "") -> Table:
     return grid
 
 
-async def run_command(app: "PlainApp", text: str) -> bool:
+async def run_command(app: LineApp, text: str) -> bool:
     """Run one slash command; False when line mode should quit."""
     try:
         command, arg = slash.parse(text, "plain")
@@ -54,7 +66,7 @@ async def run_command(app: "PlainApp", text: str) -> bool:
     return keep_going is not False
 
 
-async def help_(app: "PlainApp", arg: str) -> None:
+async def help_(app: LineApp, arg: str) -> None:
     own = slash.session_commands(app.session)
     listed = [*slash.commands_for("plain", own), *own]
     app.display.say(two_columns((f"/{c.name} {c.args}".strip(), c.help) for c in listed))
@@ -64,20 +76,20 @@ async def help_(app: "PlainApp", arg: str) -> None:
     app.display.say(slash.web_search_line(app.session), "dim")
 
 
-async def clear(app: "PlainApp", arg: str) -> None:
+async def clear(app: LineApp, arg: str) -> None:
     app.session.clear()
     app.display.say("Started a fresh conversation; the session file keeps the earlier one.")
 
 
-async def cost(app: "PlainApp", arg: str) -> None:
+async def cost(app: LineApp, arg: str) -> None:
     app.display.say(slash.cost_report(app.session))
 
 
-async def context(app: "PlainApp", arg: str) -> None:
+async def context(app: LineApp, arg: str) -> None:
     app.display.say(slash.context_report(await app.session.context_usage()))
 
 
-async def model(app: "PlainApp", arg: str) -> None:
+async def model(app: LineApp, arg: str) -> None:
     if not arg:
         app.display.say(f"Model: {app.session.model}. /model NAME switches it.")
         return
@@ -85,17 +97,17 @@ async def model(app: "PlainApp", arg: str) -> None:
     app.display.say(f"Model set to {arg}.")
 
 
-async def compact(app: "PlainApp", arg: str) -> None:
+async def compact(app: LineApp, arg: str) -> None:
     run = app.session.compact
     if await app.run_turn(run(arg)) is False:
         app.display.say("There is too little to compact yet.")
 
 
-async def review(app: "PlainApp", arg: str) -> None:
+async def review(app: LineApp, arg: str) -> None:
     await app.run_turn(slash.review(app.session, arg))
 
 
-async def permissions(app: "PlainApp", arg: str) -> None:
+async def permissions(app: LineApp, arg: str) -> None:
     if arg:
         try:
             app.session.set_permission_mode(arg)
@@ -108,7 +120,7 @@ async def permissions(app: "PlainApp", arg: str) -> None:
     app.display.say(f"Modes: {', '.join(MODES)}; /permissions MODE switches.", "dim")
 
 
-async def agents(app: "PlainApp", arg: str) -> None:
+async def agents(app: LineApp, arg: str) -> None:
     records = app.session.children
     if not records:
         app.display.say("No subagents in this session yet.")
@@ -126,7 +138,7 @@ def agent_row(n: int, record: SubagentRecord) -> Text:
                    f" · {record.type} · ", style="dim") + Text(visible(record.description)))
 
 
-async def transcript(app: "PlainApp", arg: str) -> None:
+async def transcript(app: LineApp, arg: str) -> None:
     records = app.session.children
     if not records:
         app.display.say("No subagents in this session yet.")
@@ -148,11 +160,11 @@ def find_record(records: list[SubagentRecord], arg: str) -> SubagentRecord | Non
     return next((r for r in records if r.id == arg), None)
 
 
-async def bashes(app: "PlainApp", arg: str) -> None:
+async def bashes(app: LineApp, arg: str) -> None:
     app.display.say(await slash.bashes(app.session, arg))
 
 
-async def rewind(app: "PlainApp", arg: str) -> None:
+async def rewind(app: LineApp, arg: str) -> None:
     if not arg:
         lines = rewind_list(app.session.prompt_list(), app.session.checkpoint_list())
         app.display.say("\n".join(visible(line) for line in lines))
@@ -171,7 +183,7 @@ async def rewind(app: "PlainApp", arg: str) -> None:
         app.display.say("\n".join(visible(line) for line in lines))
 
 
-async def worktree(action: str, app: "PlainApp", arg: str) -> None:
+async def worktree(action: str, app: LineApp, arg: str) -> None:
     """/diff, /merge or /discard (the action first, so that each is the table's handler with it bound)."""
     if action == "discard":  # it cannot be undone: ask first
         question, askable = await slash.before_discard(app.session, arg)
@@ -188,45 +200,45 @@ async def worktree(action: str, app: "PlainApp", arg: str) -> None:
         app.display.say(text, "red" if failed else "")
 
 
-async def mcp(app: "PlainApp", arg: str) -> None:
+async def mcp(app: LineApp, arg: str) -> None:
     app.display.say(slash.mcp_report(app.session.mcp_servers))
 
 
-async def skills(app: "PlainApp", arg: str) -> None:
+async def skills(app: LineApp, arg: str) -> None:
     app.display.say(slash.skills_report(app.session))
 
 
-async def plugin(app: "PlainApp", arg: str) -> None:
+async def plugin(app: LineApp, arg: str) -> None:
     from ..plugin_slash import plugin_command
 
     text, failed = await plugin_command(app.session, arg, app.confirm)
     app.display.say(text, "red" if failed else "")
 
 
-async def stop(app: "PlainApp", arg: str) -> None:
+async def stop(app: LineApp, arg: str) -> None:
     app.display.say(slash.stop(app.session))
 
 
-async def steer(app: "PlainApp", arg: str) -> None:
+async def steer(app: LineApp, arg: str) -> None:
     text, failed = slash.steer(app.session, arg)
     app.display.say(text, "red" if failed else "")
 
 
-async def wrap_up(app: "PlainApp", arg: str) -> None:
+async def wrap_up(app: LineApp, arg: str) -> None:
     text, failed = slash.wrap_up(app.session, arg)
     app.display.say(text, "red" if failed else "")
 
 
-async def export(app: "PlainApp", arg: str) -> None:
+async def export(app: LineApp, arg: str) -> None:
     text, failed = slash.export(app.session, arg)
     app.display.say(text, "red" if failed else "")
 
 
-async def exit_(app: "PlainApp", arg: str) -> bool:
+async def exit_(app: LineApp, arg: str) -> bool:
     return not await app.may_quit()
 
 
-HANDLERS: dict[str, Callable[["PlainApp", str], Awaitable[bool | None]]] = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
+HANDLERS: dict[str, Callable[[LineApp, str], Awaitable[bool | None]]] = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
             "review": review,
             "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
             "skills": skills, "plugin": plugin, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,

@@ -11,7 +11,9 @@ from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from ... import paths
 from ...core.door import MODES, Mention, WorkspaceFiles, complete_mentions
@@ -22,6 +24,30 @@ MAX_MATCHES = 40
 
 def history_path() -> Path:
     return paths.data_home() / "plain-history"
+
+
+def file_history() -> History:
+    path = history_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileHistory(str(path))
+
+
+def continuation(width: int, line_number: int, soft_wrap: int) -> str:
+    """The margin of the second and later lines of a message (none where a long line wraps)."""
+    return "" if soft_wrap else " " * (width - 2) + "┆ "
+
+
+def typed_text(keys: list[KeyPress]) -> str:
+    """Roughly what the prompt will show once these keys reach it."""
+    text = ""
+    for key in keys:
+        if key.key in (Keys.Backspace, Keys.ControlH):
+            text = text[:-1]
+        elif key.key in (Keys.ControlM, Keys.ControlJ):
+            text += "\n"
+        elif key.key == Keys.BracketedPaste or (len(key.data) == 1 and key.data.isprintable()):
+            text += key.data
+    return text
 
 
 class FileIndex:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -23,13 +22,11 @@ from textual.screen import Screen
 from ...config import Settings
 from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
                              SteerDelivered, SubagentFinished, SubagentStarted)
-from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, context_window, resolve_credentials
+from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ..signals import run_until_signal
 from . import controls, keys
 from .. import slash
-from ..escapes import visible_event
-from ..slash import still_running
-from ..view import SessionView
+from .base import AppBase
 from .commands import escape_on_empty_input, palette_commands, run_command
 from .messages import (CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, SteerSubagent, TurnEnded,
                        WrapUpSubagent)
@@ -37,20 +34,11 @@ from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_a
 from .resume import show_tail, welcome
 from .screens import approval, elicitation
 from .screens.no_key import NoKeyScreen
-from .screens.quit import ask_to_quit
 from .screens.transcript import TranscriptScreen
-from .sink import MergingSink
-from .theme import AGENTCLI_THEME
 from .widgets.footer import Footer
-from .widgets.conversation import Conversation
 from .widgets.prompt import PromptBar, PromptInput
-from .widgets.plan import PlanBlock
-from .widgets.queue import QueuedMessages
-from .widgets.side_panel import SidePanel
 from .widgets.status_bar import StatusBar
 from .widgets.status_line import StatusLine
-from .widgets.working import WorkingLine
-from .work import report, warm_up_import
 
 if TYPE_CHECKING:
     from ...core.door import EngineSettings, SessionSurface
@@ -58,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 
 
-class AgentApp(App[int]):
+class AgentApp(AppBase):
     CSS_PATH = "app.tcss"
     TITLE = "agentcli"
     AUTO_FOCUS = "#prompt, ModalScreen *"  # the prompt first: a later move off the conversation restyles it all
@@ -78,45 +66,10 @@ class AgentApp(App[int]):
     def __init__(self, opening: Opening, *, session: "SessionSurface | None" = None, testing: bool = False,
                  clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False,
                  first_prompt: str | None = None) -> None:
-        super().__init__()
+        super().__init__(opening.settings, opening.root, session=session, testing=testing, clock=clock,
+                         credentials_missing=credentials_missing)
         self.opening = opening
         self.first_prompt = first_prompt  # `agentcli "question"`: sent once the session is open
-        self.root = session.workspace.root if session is not None else opening.root
-        self.session: SessionSurface = session  # type: ignore[assignment]  # None until opened (see ready())
-        self.opener: Future[SessionSurface | None] | None = None  # the session opening after the first screen
-        self.open_error = ""  # why the session could not open, said once the app has closed
-        self.welcomed = False
-        self.testing = testing  # no blinking cursor, no animation, no clock times: stable snapshots
-        self.clock = clock
-        self.no_key = credentials_missing
-        self.opened: list[Event] | None = []  # events until restore() shows the session: its opening warnings
-        self.busy = False
-        settings = opening.settings
-        self.view = SessionView(stall_after=settings.subagent_stall_seconds)
-        self.switch_to: str | None = None  # a session picked with /resume: run_tui opens it next
-        self.subagents = self.view.subagents  # by id
-        self.first_paint_without_sdk: bool | None = None
-        self.sink = MergingSink(lambda event: self.post_message(EngineEvent(visible_event(event))))
-        self.ctrl_c_armed = False  # a first ctrl+c on an empty input: the second quits
-        self.last_escape = -10.0  # when esc was pressed on an empty input (esc esc opens /rewind)
-        self._work: Any = None
-        self.conversation = Conversation(show_times=not testing, id="conversation")
-        self.conversation.now = clock
-        self.conversation.view = self.view
-        self.queued = QueuedMessages()
-        self.steer_on_enter = settings.steer_on_enter  # enter steers while the agent works; ctrl+s queues
-        self.plan = PlanBlock()  # the main agent's todo_write list, above the prompt
-        self.panel = SidePanel(show_times=not testing, stall_after=self.view.stall_after)
-        self.panel.now = clock
-        self.working = WorkingLine(clock, self.view, animate=not testing)
-        self.register_theme(AGENTCLI_THEME)
-        self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
-        if testing:
-            self.animation_level = "none"
-
-    @property
-    def prompt(self) -> PromptInput:
-        return self.screen_stack[0].query_one(PromptInput)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -137,7 +90,7 @@ class AgentApp(App[int]):
         elif self.opening.new:
             await welcome(self)
         else:  # a resumed session's latest part, from its file, while the session opens
-            await show_tail(self, RESUME_WIDGETS)
+            await show_tail(self, self.opening.resume, self.opening.continue_, RESUME_WIDGETS)
         self.prompt.focus()
         self.prompt.to_panel = lambda: controls.focus_panel(self)  # tab on an empty input
         if self.first_prompt:  # waits in the queue until the session is open (without a key: in the input)
@@ -151,27 +104,12 @@ class AgentApp(App[int]):
     async def on_ready(self) -> None:  # (Textual calls a subclass's on_ready too: the demo's)
         self.conversation.painted()  # the first frame is out: a resumed session's preview draws the rest
 
-    def ready(self) -> bool:
-        """Whether the session is open and shown (until then, what the user sends waits in the queue)."""
-        return self.session is not None and self.opened is None
-
     async def on_session_opened(self, message: SessionOpened) -> None:
-        await session_opened(self, message)
-
-    def warm_up(self) -> None:
-        """The session is open: import the SDK in a thread (then freeze what startup and it made), start MCP servers."""
-        self.first_paint_without_sdk = "anthropic" not in sys.modules
-        self.run_worker(warm_up_import(), thread=True, group="warm-up")
-        self.session.start_servers()
+        if await session_opened(self, message):
+            for text in self.turns.take_each():  # what the user sent meanwhile, in order
+                await self.submit(text)
 
     # -- the engine --
-
-    def deliver(self, event: Event) -> None:
-        """The session's subscriber: hand the event to the app's message queue (kept until restore() ran)."""
-        if self.opened is not None:
-            self.opened.append(event)
-        else:
-            self.sink(event)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
@@ -185,7 +123,7 @@ class AgentApp(App[int]):
             await self.inbox_changed(event)
         elif event.agent_id == MAIN:
             if isinstance(event, SteerDelivered):
-                self.queued.read(len(event.texts))
+                self.turns.read(len(event.texts))
             self.view.apply(event, self.clock())
             self.working.apply(event)
             await self.conversation.apply(event)
@@ -198,18 +136,8 @@ class AgentApp(App[int]):
         if self.view.status_changed:  # the status bar's and the status line's facts
             self.refresh_status()
         if isinstance(event, SubagentFinished):
+            self.turns.child_finished()
             self.read_results()
-
-    def signal(self, text: str) -> None:
-        """Write a terminal notification (ui/notify.py) straight to the terminal, past the screen's drawing."""
-        if self._driver is not None:
-            self._driver.write(text)
-            self._driver.flush()
-
-    def read_results(self) -> None:
-        """A background child's result waits and the main agent is idle: a turn starts by itself."""
-        if self.view.results_waiting and self.session.results_waiting and not self.busy and not self.no_key:
-            self.start_work(self.session.read_results(), "turn")
 
     async def inbox_changed(self, event: ApprovalsWaiting) -> None:
         """Who waits for an answer: the panel's count, the child's "waiting for you", the modal's queue line."""
@@ -236,13 +164,13 @@ class AgentApp(App[int]):
 
     async def submit(self, text: str, other_way: bool = False) -> None:
         """What the user sends: a slash command runs here; a message (or a custom command) goes to the agent;
-        ``other_way`` (ctrl+s): steered where enter queues, or the reverse (controls.while_busy)."""
+        ``other_way`` (ctrl+s): steered where enter queues, or the reverse (Turns.while_busy)."""
         self.conversation.follow()  # scrolled up to read: what comes next is at the bottom
         if not text:  # ctrl+s on an empty input
             if self.busy:
-                controls.while_busy(self, text, other_way)
+                self.turns.while_busy(text, other_way)
         elif not self.ready() and (text.startswith("/") or not self.no_key):  # sent once it is open (opening.py)
-            self.queued.add(text)
+            self.turns.queue(text)
         elif text.startswith("/") and not slash.is_custom(text, self.session.commands):
             await run_command(self, text)
         elif self.no_key:  # nothing to send it with: say so, and keep the message in the input
@@ -251,37 +179,12 @@ class AgentApp(App[int]):
                 self.prompt.move_cursor(self.prompt.document.end)
             await self.conversation.add_notice(MISSING_KEY_MESSAGE, "error")
         elif self.busy:  # sent when the turn ends, or into the running turn
-            controls.while_busy(self, text, other_way)
+            self.turns.while_busy(text, other_way)
         else:
             self.start_work(self.session.send(text), "turn")
 
-    def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
-        """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
-        self.busy = True
-        self.working.start()
-        self.refresh_status()
-        self.refresh_bindings()
-        self._work = self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
-                                     exclusive=True, exit_on_error=False)
-
     async def on_turn_ended(self, message: TurnEnded) -> None:
         await controls.turn_ended(self, message)
-
-    async def refuse_while_busy(self) -> bool:
-        if not self.busy:
-            return False
-        self.notify("The agent is still working: wait for it, or press esc to interrupt.", severity="warning")
-        return True
-
-    def refresh_status(self) -> None:
-        s, settings = self.session, self.opening.settings  # what the user chose; the counts come from the view
-        model, mode = (s.model, s.permission_mode) if s else (settings.model, settings.permission_mode)
-        window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)
-        self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
-                                                        busy=self.busy, no_key=self.no_key))
-        self.panel.show_context(used, used + self.view.subagent_context, window)
-        if s:
-            self.query_one(StatusLine).changed(s, self.busy)
 
     async def tick(self) -> None:
         """Once a second: the elapsed time of running subagents (nothing once the app is closing)."""
@@ -296,9 +199,6 @@ class AgentApp(App[int]):
             self.screen.refresh_header()
 
     # -- subagents --
-
-    def show_panel(self) -> None:
-        self.panel.open()
 
     def on_open_transcript(self, message: OpenTranscript) -> None:
         self.open_transcript(message.agent_id)
@@ -316,9 +216,6 @@ class AgentApp(App[int]):
         controls.wrap_up(self, message.agent_id)
 
     # -- actions --
-
-    def action_interrupt(self) -> None:
-        controls.interrupt(self)
 
     def action_rewind_on_escape(self) -> None:
         escape_on_empty_input(self)
@@ -338,27 +235,15 @@ class AgentApp(App[int]):
     def action_scroll_conversation(self, how: str) -> None:
         controls.scroll_conversation(self, how)
 
-    def disarm_ctrl_c(self) -> None:
-        self.ctrl_c_armed = False
-
     async def action_quit(self) -> None:
         self.request_quit()
-
-    def request_quit(self) -> None:
-        self.run_worker(self._ask_before_quitting(), group="quit", exclusive=True)
-
-    async def _ask_before_quitting(self) -> None:
-        session = self.session
-        left = await slash.unmerged_attempts(session, self.view) if session else []  # best-of-N attempts left
-        ask_to_quit(self, still_running(session) if session else "", slash.attempts_question(left) if left else "",
-                    (lambda: slash.discard_all(session, left)) if session and left else None)
 
     async def on_event(self, event: events.Event) -> None:
         """Typing on the main screen goes to the input, wherever the focus is, and so does a paste (keys.py)."""
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen is self.screen_stack[0]:
             if await keys.arrived(self, event, self.prompt):
                 return
-        elif keys.clicked_or_pasted(self, event):
+        elif keys.clicked_or_pasted(self, event, lambda: self.prompt):
             return
         await super().on_event(event)
 
@@ -367,7 +252,7 @@ class AgentApp(App[int]):
         if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation") \
                 and self.screen is not self.screen_stack[0]:
             return False
-        if action == "interrupt" and not self.busy and not self.queued.messages:
+        if action == "interrupt" and not self.busy and not self.turns.queued:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]
@@ -375,7 +260,7 @@ class AgentApp(App[int]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from palette_commands(self)
+        yield from palette_commands(self, self.run_slash)
 
     def run_slash(self, text: str) -> None:
         self.call_later(self.submit, text)  # on the app's own message loop, like a typed command

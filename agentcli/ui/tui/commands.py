@@ -12,6 +12,7 @@ from ...core.door import MODES
 from ...core.door import SessionError
 from .. import slash
 from . import controls
+from .base import AppBase
 
 # The engine's modules (agent types, rewinding, the report tables) load when a command first needs them:
 # this module is on the way to the first screen, the session opens after it.
@@ -19,7 +20,6 @@ from . import controls
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from .app import AgentApp
 
 KEYS = [
     ("enter", "send the message (while the agent works: queued, or with steer_on_enter into its turn)"),
@@ -41,7 +41,7 @@ PANEL_HOW_TO = ("tab on an empty input (or ctrl+t) moves to the panel's newest r
                 "ctrl+o opens the latest transcript from anywhere.")
 
 
-async def run_command(app: "AgentApp", text: str) -> None:
+async def run_command(app: AppBase, text: str) -> None:
     try:
         command, arg = slash.parse(text, "tui")
     except slash.UnknownCommand as exc:
@@ -50,21 +50,21 @@ async def run_command(app: "AgentApp", text: str) -> None:
     await HANDLERS[command.name](app, arg)
 
 
-async def show_help(app: "AgentApp", arg: str) -> None:
+async def show_help(app: AppBase, arg: str) -> None:
     from . import reports
 
     await app.conversation.add_report(reports.help_report(KEYS, slash.session_commands(app.session),
                                                           slash.web_search_line(app.session)))
 
 
-async def clear(app: "AgentApp", arg: str) -> None:
+async def clear(app: AppBase, arg: str) -> None:
     if await app.refuse_while_busy():
         return
     app.session.clear()  # the conversation empties itself on the HistoryCleared event
     app.refresh_status()
 
 
-async def agents(app: "AgentApp", arg: str) -> None:
+async def agents(app: AppBase, arg: str) -> None:
     app.show_panel()  # the focus stays in the input: the panel's keys act only on an entry reached on purpose
     from ...core.door import load_agent_types
     from . import reports
@@ -73,19 +73,19 @@ async def agents(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_report(reports.agents_report(types.values(), app.subagents.values(), PANEL_HOW_TO))
 
 
-async def cost(app: "AgentApp", arg: str) -> None:
+async def cost(app: AppBase, arg: str) -> None:
     from . import reports
 
     await app.conversation.add_report(reports.cost_report(app.session))
 
 
-async def context(app: "AgentApp", arg: str) -> None:
+async def context(app: AppBase, arg: str) -> None:
     from . import reports
 
     await app.conversation.add_report(reports.context_report(await app.session.context_usage()))
 
 
-async def model(app: "AgentApp", arg: str) -> None:
+async def model(app: AppBase, arg: str) -> None:
     if not arg:
         await app.conversation.add_notice(f"The model is {app.session.model}; /model NAME switches it.")
         return
@@ -94,19 +94,19 @@ async def model(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(f"Switched the main agent to {arg}.")
 
 
-async def compact(app: "AgentApp", arg: str) -> None:
+async def compact(app: AppBase, arg: str) -> None:
     if await app.refuse_while_busy():
         return
     app.start_work(app.session.compact(arg), "compact")
 
 
-async def review(app: "AgentApp", arg: str) -> None:
+async def review(app: AppBase, arg: str) -> None:
     if await app.refuse_while_busy():
         return
     app.start_work(slash.review(app.session, arg), "review")
 
 
-async def permissions(app: "AgentApp", arg: str) -> None:
+async def permissions(app: AppBase, arg: str) -> None:
     if not arg:
         await app.conversation.add_notice(f"{app.session.describe_permissions()}\n\nModes: {', '.join(MODES)}; "
                                           "/permissions MODE switches.", block=True)
@@ -120,11 +120,11 @@ async def permissions(app: "AgentApp", arg: str) -> None:
     await app.conversation.add_notice(f"Permission mode is now {arg}.")
 
 
-async def bashes(app: "AgentApp", arg: str) -> None:
+async def bashes(app: AppBase, arg: str) -> None:
     await app.conversation.add_notice(await slash.bashes(app.session, arg), block=True)
 
 
-async def rewind(app: "AgentApp", arg: str) -> None:
+async def rewind(app: AppBase, arg: str) -> None:
     from ..rewind import parse_rewind
     from .screens.rewind import RewindScreen
 
@@ -149,7 +149,7 @@ async def rewind(app: "AgentApp", arg: str) -> None:
     app.push_screen(RewindScreen(prompts, app.session.checkpoint_list()), callback=chosen)
 
 
-async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = False) -> None:
+async def rewind_to(app: AppBase, number: int, what: str, overwrite: bool = False) -> None:
     from ..rewind import rewind_session
 
     try:
@@ -165,7 +165,7 @@ async def rewind_to(app: "AgentApp", number: int, what: str, overwrite: bool = F
         await app.conversation.add_notice("\n".join(lines), block=True)
 
 
-def escape_on_empty_input(app: "AgentApp") -> None:
+def escape_on_empty_input(app: AppBase) -> None:
     """esc twice on an empty input (within a second) opens /rewind."""
     now = time.monotonic()
     if now - app.last_escape < 1.0:
@@ -175,7 +175,7 @@ def escape_on_empty_input(app: "AgentApp") -> None:
         app.last_escape = now
 
 
-async def worktree(action: str, app: "AgentApp", arg: str) -> None:
+async def worktree(action: str, app: AppBase, arg: str) -> None:
     """/diff, /merge or /discard (the action first, so that each is the table's handler with it bound)."""
     if action == "discard":  # it cannot be undone: ask first
         from .screens.confirm import ConfirmScreen
@@ -196,7 +196,7 @@ async def worktree(action: str, app: "AgentApp", arg: str) -> None:
     await act(app, action, arg)
 
 
-async def act(app: "AgentApp", action: str, arg: str) -> None:
+async def act(app: AppBase, action: str, arg: str) -> None:
     text, failed = await slash.worktree(app.session, action, arg)
     if action == "diff" and not failed:
         await app.conversation.add_report(colored_diff(text))
@@ -212,15 +212,15 @@ def colored_diff(text: str) -> "Text":
     return Text("\n").join(Text(line, style=RICH_STYLES[kind]) for kind, line in patch_lines(text))
 
 
-async def mcp(app: "AgentApp", arg: str) -> None:
+async def mcp(app: AppBase, arg: str) -> None:
     await app.conversation.add_notice(slash.mcp_report(app.session.mcp_servers), block=True)
 
 
-async def skills(app: "AgentApp", arg: str) -> None:
+async def skills(app: AppBase, arg: str) -> None:
     await app.conversation.add_notice(slash.skills_report(app.session), block=True)
 
 
-async def plugin(app: "AgentApp", arg: str) -> None:
+async def plugin(app: AppBase, arg: str) -> None:
     """/plugin, in a worker: installing may clone for a while, and asks its question in a modal screen."""
     from ..plugin_slash import plugin_command
     from .screens.confirm import ConfirmScreen
@@ -236,35 +236,35 @@ async def plugin(app: "AgentApp", arg: str) -> None:
     app.run_worker(run(), group="plugin")
 
 
-async def resume(app: "AgentApp", arg: str) -> None:
+async def resume(app: AppBase, arg: str) -> None:
     await controls.pick_session(app)
 
 
-async def stop(app: "AgentApp", arg: str) -> None:
+async def stop(app: AppBase, arg: str) -> None:
     await app.conversation.add_notice(slash.stop(app.session))
 
 
-async def steer(app: "AgentApp", arg: str) -> None:
+async def steer(app: AppBase, arg: str) -> None:
     text, failed = slash.steer(app.session, arg)
     await app.conversation.add_notice(text, "warning" if failed else "info")
 
 
-async def wrap_up(app: "AgentApp", arg: str) -> None:
+async def wrap_up(app: AppBase, arg: str) -> None:
     text, failed = slash.wrap_up(app.session, arg)
     await app.conversation.add_notice(text, "warning" if failed else "info")
 
 
 
-async def export(app: "AgentApp", arg: str) -> None:
+async def export(app: AppBase, arg: str) -> None:
     text, failed = slash.export(app.session, arg)
     await app.conversation.add_notice(text, "warning" if failed else "info")
 
 
-async def leave(app: "AgentApp", arg: str) -> None:
+async def leave(app: AppBase, arg: str) -> None:
     app.request_quit()
 
 
-HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
+HANDLERS: dict[str, Callable[[AppBase, str], Awaitable[None]]] = {
     "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
     "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
     "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up, "export": export,
@@ -272,25 +272,26 @@ HANDLERS: dict[str, Callable[["AgentApp", str], Awaitable[None]]] = {
 }
 
 
-def type_command(app: "AgentApp", command: slash.SlashCommand) -> None:
+def type_command(app: AppBase, command: slash.SlashCommand) -> None:
     """Put ``/name `` in the input, for the user to add the arguments."""
     app.prompt.load_text(f"/{command.name} ")
     app.prompt.move_cursor(app.prompt.document.end)
     app.prompt.focus()
 
 
-def palette_commands(app: "AgentApp") -> Iterator[SystemCommand]:
-    """The app's own entries in the command palette (ctrl+p), next to Textual's (themes, keys, quit)."""
+def palette_commands(app: AppBase, run_slash: Callable[[str], None]) -> Iterator[SystemCommand]:
+    """The app's own entries in the command palette (ctrl+p), next to Textual's (themes, keys, quit); a slash
+    command is typed into the app through ``run_slash``."""
     yield SystemCommand("Interrupt", "Stop the running answer (esc)", app.action_interrupt)
-    yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", app.action_toggle_panel)
+    yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", lambda: controls.toggle_panel(app))
     yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
-                        app.action_open_transcript)
+                        lambda: controls.open_focused_transcript(app))
     for command in slash.commands_for("tui", slash.session_commands(app.session) if app.session else []):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
-            yield SystemCommand(f"/{command.name}", command.help, lambda c=command: app.run_slash(f"/{c.name}"))
+            yield SystemCommand(f"/{command.name}", command.help, lambda c=command: run_slash(f"/{c.name}"))
     for command in slash.session_commands(app.session) if app.session else []:
         yield SystemCommand(f"/{command.name}", command.help, lambda c=command: type_command(app, c)
-                            if c.args else app.run_slash(f"/{c.name}"))
+                            if c.args else run_slash(f"/{c.name}"))
     for mode in MODES:
         yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
-                            lambda mode=mode: app.run_slash(f"/permissions {mode}"))
+                            lambda mode=mode: run_slash(f"/permissions {mode}"))

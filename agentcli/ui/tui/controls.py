@@ -1,4 +1,4 @@
-"""What the app's own keys do beyond the conversation: interrupting, permission modes, the panel's focus,
+"""What the app's own keys do beyond the conversation: ctrl+c, permission modes, the panel's focus,
 cancelling a subagent, switching to another session, and what quitting prints; and how a turn's end is told."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from textual.widgets import TextArea
 
 from ...core.door import MODES
 from .. import slash
+from .base import AppBase
 from .screens.transcript import TranscriptScreen
 from .widgets.tool_call import TaskEntry
 
 if TYPE_CHECKING:
     from ...core.door import SessionSurface
-    from .app import AgentApp
     from .messages import TurnEnded
 
 
@@ -23,7 +23,7 @@ SCROLL_KEYS = {"pageup": "page_up", "pagedown": "page_down", "shift+up": "up", "
                "ctrl+home": "top", "ctrl+end": "bottom"}
 
 
-def scroll_conversation(app: "AgentApp", how: str) -> None:
+def scroll_conversation(app: AppBase, how: str) -> None:
     """pageup, pagedown, shift+up/down, ctrl+home/end: scroll the conversation, wherever the focus is.
 
     Scrolling up stops following new output; ctrl+end (or scrolling back to the bottom) follows it again.
@@ -37,7 +37,7 @@ def scroll_conversation(app: "AgentApp", how: str) -> None:
         getattr(conversation, f"scroll_{how}")(animate=False)
 
 
-def cycle_mode(app: "AgentApp") -> None:
+def cycle_mode(app: AppBase) -> None:
     """shift+tab: the next permission mode. bypassPermissions is in the round only when the session began in it."""
     if app.session is None:  # still opening: the mode is the settings' until then
         return
@@ -48,7 +48,7 @@ def cycle_mode(app: "AgentApp") -> None:
     app.refresh_status()
 
 
-def focus_panel(app: "AgentApp") -> bool:
+def focus_panel(app: AppBase) -> bool:
     """Move the focus to the panel's newest running entry (or its newest one); False when there is none."""
     if not app.panel.is_open:
         return False
@@ -56,7 +56,7 @@ def focus_panel(app: "AgentApp") -> bool:
     return app.panel.focus_newest()
 
 
-def toggle_panel(app: "AgentApp") -> None:
+def toggle_panel(app: AppBase) -> None:
     """ctrl+t: show the panel; when it shows, move to it; from inside it, hide it and go back to the input."""
     panel = app.panel
     if not panel.is_open:
@@ -66,7 +66,7 @@ def toggle_panel(app: "AgentApp") -> None:
         app.prompt.focus()
 
 
-async def cleared(app: "AgentApp") -> None:
+async def cleared(app: AppBase) -> None:
     """/clear: finished subagents leave the panel, which hides once empty (/agents and ctrl+o still open
     their transcripts)."""
     in_panel = app.panel.focused_id() is not None
@@ -77,7 +77,7 @@ async def cleared(app: "AgentApp") -> None:
         app.prompt.focus()
 
 
-def cancel(app: "AgentApp", agent_id: str) -> None:
+def cancel(app: AppBase, agent_id: str) -> None:
     """x: cancel one subagent. Its entry says "cancelling…" at once (a SubagentCancelling event)."""
     state = app.subagents.get(agent_id)
     if state is not None and state.finished:
@@ -89,7 +89,7 @@ def cancel(app: "AgentApp", agent_id: str) -> None:
         app.session.cancel_child(agent_id)
 
 
-def finished(app: "AgentApp", agent_id: str, then: str) -> bool:
+def finished(app: AppBase, agent_id: str, then: str) -> bool:
     """Whether the panel's subagent has finished; if so a warning says so, ending in ``then``."""
     state = app.subagents.get(agent_id)
     if state is None or not state.finished:
@@ -98,7 +98,7 @@ def finished(app: "AgentApp", agent_id: str, then: str) -> bool:
     return True
 
 
-def steer(app: "AgentApp", agent_id: str) -> None:
+def steer(app: AppBase, agent_id: str) -> None:
     """m: the input gets "/steer ID ", for the user to type the message and send it with enter."""
     if finished(app, agent_id, "ask the main agent to resume it instead."):
         return
@@ -108,7 +108,7 @@ def steer(app: "AgentApp", agent_id: str) -> None:
     app.prompt.typing = True  # what follows is text for the input, not the panel's keys
 
 
-def wrap_up(app: "AgentApp", agent_id: str) -> None:
+def wrap_up(app: AppBase, agent_id: str) -> None:
     """w: ask one subagent to finish now; its entry says "wrapping up…" (a SubagentWrappingUp event)."""
     if finished(app, agent_id, "there is nothing to wrap up."):
         return
@@ -116,7 +116,7 @@ def wrap_up(app: "AgentApp", agent_id: str) -> None:
     app.notify(text, severity="warning" if failed else "information")
 
 
-async def pick_session(app: "AgentApp") -> None:
+async def pick_session(app: AppBase) -> None:
     """/resume: the session picker; the chosen session opens once this app has closed (run_tui)."""
     from .screens.sessions import SessionPicker
 
@@ -136,7 +136,7 @@ def goodbye(session: "SessionSurface | None") -> str:
     return slash.goodbye(session, f"agentcli --resume {session.id}" if session is not None else "")
 
 
-def open_transcript(app: "AgentApp", agent_id: str | None) -> None:
+def open_transcript(app: AppBase, agent_id: str | None) -> None:
     state = app.subagents.get(agent_id or "")
     if state is None:
         app.notify("No subagent has run in this session yet.", severity="warning")
@@ -150,7 +150,7 @@ def open_transcript(app: "AgentApp", agent_id: str | None) -> None:
     app.push_screen(screen)
 
 
-def open_focused_transcript(app: "AgentApp") -> None:
+def open_focused_transcript(app: AppBase) -> None:
     """ctrl+o: the transcript of the focused entry or task line, or else of the latest subagent."""
     focused = app.screen.focused
     task = focused.parent if focused is not None and isinstance(focused.parent, TaskEntry) else None
@@ -158,7 +158,7 @@ def open_focused_transcript(app: "AgentApp") -> None:
     open_transcript(app, chosen or next(reversed(app.subagents), None))
 
 
-def ctrl_c(app: "AgentApp") -> None:
+def ctrl_c(app: AppBase) -> None:
     """Copy the selection; or stop the running turn; or clear the input; or, pressed twice, quit."""
     focused = app.focused
     selected = app.screen.get_selected_text()
@@ -170,50 +170,20 @@ def ctrl_c(app: "AgentApp") -> None:
         app.action_interrupt()
     elif app.prompt.text and app.screen is app.screen_stack[0]:
         app.prompt.clear()
-    elif app.ctrl_c_armed:
+    elif app.turns.arm_quit():
         app.request_quit()  # asks first while subagents still run
     else:
-        app.ctrl_c_armed = True
         app.notify("Press ctrl+c again to quit.", timeout=3)
         app.set_timer(3, app.disarm_ctrl_c)
-
-
-def while_busy(app: "AgentApp", text: str, other_way: bool) -> None:
-    """A message sent while the main agent works: queued, to go when the turn ends, or steered into the
-    running turn, read after the next tool call. Enter queues and ctrl+s (``other_way``) steers, the reverse
-    with the steer_on_enter setting; ctrl+s on an empty input steers the queued messages in. A custom
-    command is always queued: it is expanded when sent as a prompt."""
-    if other_way == app.steer_on_enter or text.startswith("/"):
-        if text:
-            app.queued.add(text)
-        return
-    for said in [text] if text else app.queued.take_each():
-        if said.startswith("/") or app.session.steering.add(said):
-            app.queued.add(said)
-        else:
-            app.queued.steer(said)
-
-
-def interrupt(app: "AgentApp") -> None:
-    """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
-    before any draft it holds (they were typed first), so nothing typed is lost."""
-    if app._work is not None and app.busy:
-        app._work.cancel()
-    if app.session is not None and app.queued.steered:
-        app.queued.unread(app.session.steering.take())
-    if app.queued.messages:
-        text, draft = app.queued.take(), app.prompt.text
-        app.prompt.load_text(f"{text}\n{draft}" if draft.strip() else text)
-        app.prompt.move_cursor(app.prompt.document.end)
 
 
 TURN_NOTES = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
               "nothing": ("There is too little conversation to compact yet.", "info")}
 
 
-async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
+async def turn_ended(app: AppBase, message: "TurnEnded") -> None:
     """A turn (or /compact) ended: say how, if it did not simply answer, and start what waits."""
-    app.busy = False
+    following = app.turns.ended(message.status)  # the queue, with what the turn did not read of the steered
     app.working.stop()
     app.refresh_bindings()
     await app.conversation.end_answer()
@@ -227,9 +197,7 @@ async def turn_ended(app: "AgentApp", message: "TurnEnded") -> None:
     if message.status == "no_key":
         app.no_key = True
     app.refresh_status()
-    if left := app.session.steering.take():  # the turn ended before it read them: they are the next prompt
-        app.queued.unread(left)
-    if app.queued.messages and message.status not in ("interrupted", "no_key"):
-        app.start_work(app.session.send(app.queued.take()), "turn")
-    elif message.status != "interrupted":  # esc: results wait for the next child, or the next message
+    if following:
+        app.start_work(app.session.send(following), "turn")
+    else:  # after esc the results wait for the next child, or the next message (Turns.ended)
         app.read_results()

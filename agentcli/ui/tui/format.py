@@ -9,7 +9,7 @@ from textual.content import Content
 from ...core.events import Status
 from ..calls import approval_lines
 from ..format import KEPT_OUT, tokens
-from ..slash import UNKNOWN_COST
+from ..format import UNKNOWN_COST
 from ..view import StatusFacts
 
 # One glyph and one theme colour per subagent status.

@@ -13,7 +13,7 @@ focus moves at once here, and a widget's own key acts at once, before the next k
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import Any, Callable
 
 from textual import events
 from textual.app import App
@@ -21,9 +21,6 @@ from textual.widgets import TextArea
 
 from .widgets.prompt import PromptInput
 from .widgets.side_panel import EntryTitle
-
-if TYPE_CHECKING:
-    from .app import AgentApp
 
 NAVIGATION = ("tab", "shift+tab")  # moving the focus on purpose
 # Keys that edit or send what is being typed: while typing, they follow the text into the input.
@@ -61,12 +58,12 @@ def for_the_input(app: App[Any], event: events.Key, focused: object, prompt: Pro
     return prompt.typing and event.key in EDITING
 
 
-def clicked_or_pasted(app: "AgentApp", event: events.Event) -> bool:
-    """On the main screen a click moves the focus on purpose, and a paste goes into the input, like typed
-    text; True when the paste was taken here."""
+def clicked_or_pasted(app: App[Any], event: events.Event, input_: Callable[[], PromptInput]) -> bool:
+    """On the main screen a click moves the focus on purpose, and a paste goes into the input (found by
+    ``input_`` only then), like typed text; True when the paste was taken here."""
     if not isinstance(event, (events.MouseDown, events.Paste)) or app.screen is not app.screen_stack[0]:
         return False
-    prompt = app.prompt
+    prompt = input_()
     prompt.typing = False
     if isinstance(event, events.Paste) and not event.is_forwarded and not isinstance(app.focused, TextArea):
         app.screen.set_focus(prompt)

@@ -21,6 +21,7 @@ from ...core.door import project_dir, writable_folder
 from ...core.door import in_thread
 from .. import slash
 from ..notify import Notifier
+from .base import AppBase
 from .messages import SessionOpened
 from .resume import SessionError, open_session, show_restored
 from .widgets.prompt import PromptBar
@@ -29,7 +30,6 @@ RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; 
 
 if TYPE_CHECKING:
     from ...core.door import EngineSettings, SessionSurface
-    from .app import AgentApp
 
 
 @dataclass(frozen=True)
@@ -73,16 +73,17 @@ def cannot_save(root: Path) -> str:
     return ""
 
 
-def open_after_paint(app: "AgentApp", opening: Opening) -> None:
+def open_after_paint(app: AppBase, opening: Opening) -> None:
     """Start opening the session in a thread (called once the first screen is up); ``app.opener`` is its
     future, which quitting waits for, to close the session all the same."""
     app.opener = in_thread(lambda: opening.open(app.post_message), "open-session")  # errors too: quitting
     # never waits for nothing
 
 
-async def attach(app: "AgentApp", session: "SessionSurface") -> None:
+async def attach(app: AppBase, session: "SessionSurface") -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
+    app.turns.mailbox = session.steering  # what the user steers into a running turn
     session.asks_user = True  # a server's question comes as ElicitationRequested; screens/elicitation.py asks it
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
     session.add_attention(Notifier(session.settings.notifications, os.environ, app.signal))
@@ -94,23 +95,22 @@ async def attach(app: "AgentApp", session: "SessionSurface") -> None:
     app.refresh_status()  # the panel's context bars, now that the subagents are back
 
 
-async def session_opened(app: "AgentApp", message: SessionOpened) -> None:
-    """The session is open: attach it, warm up, then send what the user sent meanwhile, in order (commands
-    run, messages go to the agent). Or it could not open: the app closes and run_tui says why."""
+async def session_opened(app: AppBase, message: SessionOpened) -> bool:
+    """The session is open: attach it and warm up; True, for the app to send what the user sent meanwhile.
+    Or it could not open: the app closes and run_tui says why."""
     if message.session is None:
         app.open_error = message.error
         app.exit(1)
-        return
+        return False
     await attach(app, message.session)
     app.warm_up()
-    for text in app.queued.take_each():
-        await app.submit(text)
+    return True
 
 
-async def close(app: "AgentApp") -> None:
+async def close(app: AppBase) -> None:
     """Quitting mid-turn: stop the engine first, so its last records are written, then close the session
     (one that was still opening too)."""
-    work = app._work
+    work = app.turns.work
     if work is not None and not work.is_finished:
         work.cancel()
         try:

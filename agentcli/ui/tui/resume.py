@@ -10,12 +10,12 @@ from ...core.events import MAIN, Event
 from ...core.door import LLM
 from ...core.door import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
+from .base import AppBase
 from .preview import read_tail, session_path
 from .widgets.conversation import tail_start, text_of
 
 if TYPE_CHECKING:
     from ...core.door import EngineSettings, SessionSurface
-    from .app import AgentApp
 
 __all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
 
@@ -32,7 +32,7 @@ def open_session(settings: "EngineSettings", root: Path, *, llm: LLM | None = No
     return session, list(session.opened)
 
 
-async def welcome(app: "AgentApp") -> None:
+async def welcome(app: AppBase) -> None:
     """The first line of a new conversation (the bench and the tests wait for its words)."""
     if not app.welcomed:
         app.welcomed = True
@@ -41,11 +41,11 @@ async def welcome(app: "AgentApp") -> None:
             "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
 
 
-async def show_tail(app: "AgentApp", limit: int) -> None:
-    """Before the session opens: draw the latest part of the session being resumed from its file's tail
-    (preview.py), as many items as ``show_restored`` draws."""
+async def show_tail(app: AppBase, resume: str | None, continue_: bool, limit: int) -> None:
+    """Before the session opens: draw the latest part of the session being resumed (``resume``, or the latest
+    with ``continue_``) from its file's tail (preview.py), as many items as ``show_restored`` draws."""
     try:
-        path = session_path(app.root, app.opening.resume, app.opening.continue_)
+        path = session_path(app.root, resume, continue_)
         rows = app.size.height + 1
         tail = read_tail(path, lambda events: tail_start(events, limit, rows) > 0) if path else None
         if tail is not None and tail.events:
@@ -59,7 +59,7 @@ def main_events(session: "SessionSurface") -> list[Event]:
     return [e for e in session.restored_events if e.agent_id == MAIN]
 
 
-async def show_restored(app: "AgentApp", limit: int) -> None:
+async def show_restored(app: AppBase, limit: int) -> None:
     """Show a resumed session in ``app``: its subagents in the panel, the latest ``limit`` items of its
     conversation (earlier ones load on scroll), and the warnings it gave while opening."""
     restored = [visible_event(event) for event in main_events(app.session)]
