@@ -15,22 +15,22 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, assert_never
+from typing import Any, Callable
 
 from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
 from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
-                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
-                            SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
+                            Event, Notice, PlanUpdated, Retrying,
+                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SteerDelivered,
+                            TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
+                            TurnFinished, TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
 from ..calls import RICH_STYLES, approval_lines, call_line
-from ..drawn import terminal as drawn  # what it draws and leaves quiet
+from ..change import Asked, Streamed
 from ..format import flat, seconds, sources_text, tokens, turns, word_count
 from ..plan import PlanStep, plan_title
 from ..transcript import TO_MODEL, ToolView
@@ -129,8 +129,8 @@ class Display:
 
     def handle(self, event: Event) -> None:
         self.view.apply(event, self.clock())
-        if isinstance(event, ApprovalsWaiting):  # the inbox: a line when one more joins the queue
-            if event.agent_id in event.agents and len(event.agents) > 1:
+        if isinstance(inbox := self.view.change, Asked) and isinstance(inbox.event, ApprovalsWaiting):
+            if event.agent_id in inbox.event.agents and len(inbox.event.agents) > 1:  # a line when one more joins
                 self.say(f"· {self.view.inbox_line()}", "yellow")
             self.refresh()
             return
@@ -143,12 +143,12 @@ class Display:
                 self._main_event(event)
             else:
                 self._child_event(event)
-        if not isinstance(event, (TextDelta, ThinkingDelta)):  # streaming redraws on its own clock
+        if not isinstance(self.view.change, Streamed):  # streaming redraws on its own clock
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
         self.idle = False
-        match drawn(event):
+        match event:
             case UserMessage() as message if is_request(message):
                 self.cut_outputs.clear()
                 for marker in attached(message.content):  # the typed line is on screen already; its images are not
@@ -203,14 +203,8 @@ class Display:
                 self.steering = self.steering[len(texts):]
                 for said in texts:
                     self.line(Text("› ", style="bold") + Text(said) + Text(" · steered into the turn", style="dim"))
-            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | SubagentStarted()
-                  | SubagentFinished() | Retrying() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()
-                  | SteerDelivered()):
-                pass  # nothing to print: the prompt, the status bar's facts, what other lines show (a child's steer)
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
-            case unknown:
-                assert_never(unknown)
+            case _:
+                pass  # the prompt, the status bar's facts, what other lines show; app.py asks the questions
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.view.transcript.calls.get(event.id)
@@ -266,7 +260,7 @@ class Display:
         agent_id = event.agent_id
         if agent_id not in self.children:
             return
-        match drawn(event):
+        match event:
             case ToolCallStarted() as started:
                 self._child_tool(agent_id, started.name, cut(call_line(started.name, started.input, started.summary)))
             case Notice(level=level, text=text):
@@ -286,15 +280,8 @@ class Display:
                           + Text(f" · {unverified}" if unverified else "", style="yellow")
                           + Text(f" · {counted} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
                                  style="dim"))
-            case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
-                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
-                  | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | AttemptsCompared()):
+            case _:
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
-            case unknown:
-                assert_never(unknown)
 
     def _retried(self) -> None:
         """The event ended a run of retries (the call went through, or the turn ended): on a terminal, whose

@@ -16,14 +16,13 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
-                             Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
+from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...drawn import terminal as drawn  # what it draws and leaves quiet
+from ...change import Asked, Line, Quiet, Status, Streamed, Updated
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from .to_model import ToModelEntry, is_long
@@ -265,9 +264,19 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to, folded into ``view`` already (or, replayed,
-        into the replay's own)."""
-        self.retried(self.view if self._replaying is None else self._replaying)
-        match drawn(event):
+        into the replay's own), which says what kind of change it is."""
+        view = self.view if self._replaying is None else self._replaying
+        self.retried(view)
+        match view.change:
+            case Streamed() | Line() | Updated():
+                await self.draw(event)
+            case Quiet() | Status() | Asked():
+                pass  # the status bar or the panel shows it, or the app asks it in a modal
+            case unknown:
+                assert_never(unknown)
+
+    async def draw(self, event: Event) -> None:
+        match event:
             case ThinkingDelta(text=text):
                 await self.think(text)
             case TextDelta(text=text):
@@ -354,13 +363,8 @@ class Conversation(VerticalScroll):
                 from ..reports import comparison_report
 
                 await self.add_report(comparison_report(compared))
-            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
-                  | ToolProgress()):
-                pass  # the status bar, the panel, the plan or a modal shows it
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # the app asks it in a modal, or the panel says the inbox: no conversation is given one
-            case unknown:
-                assert_never(unknown)
+            case _:
+                pass  # the status bar, the panel or the plan shows it
 
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
