@@ -14,7 +14,6 @@ from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
 
 from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
@@ -25,6 +24,7 @@ from ....core.content import text_of as content_text
 from ...change import Asked, Line, Quiet, Status, Streamed, Updated
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
+from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
 from .to_model import ToModelEntry, is_long
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
@@ -77,46 +77,6 @@ def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool
         if seen >= widgets or rows and taken >= rows:
             return index
     return 0
-
-
-class UserEntry(Static):
-    DEFAULT_CSS = """
-    UserEntry {
-        margin: 1 0 1 0; padding: 0 1; background: $primary 12%; border-left: thick $primary;
-        color: $foreground;
-    }
-    """
-
-    def __init__(self, text: str, label: str = "you") -> None:
-        super().__init__(Content.assemble(Content.styled(f"{label} ", "bold $primary"), text.rstrip()))
-
-
-class NoticeEntry(Static):
-    DEFAULT_CSS = """
-    NoticeEntry {
-        margin: 0 0 1 0; padding: 0 1; color: $text-muted;
-        &.-warning { color: $warning; }
-        &.-error { color: $error; }
-        &.-block { color: $foreground; background: $boost; padding: 1 2; }
-    }
-    """
-
-    def __init__(self, text: str, level: str = "info", *, block: bool = False) -> None:
-        classes = " ".join(f"-{word}" for word in level.split())  # "warning retry": -warning -retry
-        super().__init__(Content(text), classes=classes + (" -block" if block else ""))
-
-
-class ReportEntry(Static):
-    """What a command reports (/cost, /agents, /help): drawn again to the width the conversation has."""
-
-    DEFAULT_CSS = "ReportEntry { margin: 0 0 1 0; padding: 1 2; background: $boost; }"
-
-
-class PrunedMarker(Static):
-    DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
-
-    def __init__(self) -> None:
-        super().__init__("⋯ earlier messages are hidden here; scroll up to see them (the session keeps them all)")
 
 
 class Conversation(VerticalScroll):
