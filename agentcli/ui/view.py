@@ -296,6 +296,7 @@ class SessionView:
         return concerned
 
     def fold(self, event: Event, now: float) -> Subagent | None:
+        """``apply``'s fold of the event into the view's state; returns the subagent it concerned, if any."""
         match event:
             case ApprovalsWaiting() as waiting:
                 self.approvals = list(zip(waiting.agents, waiting.descriptions))

@@ -17,11 +17,10 @@ from typing import Any, Callable
 from rich.console import RenderableType
 from rich.text import Text
 
-from ...core.events import (MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            Event, Notice, PlanUpdated, Retrying,
-                            Rewound, SubagentResultDelivered, SteerDelivered,
-                            TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            TurnFinished, TurnStarted, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, AttemptsCompared, Compacted,
+                            Event, Notice, PlanUpdated, Retrying, Rewound, SteerDelivered, SubagentResultDelivered,
+                            TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
+                            TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.session import ToolRegistry, call_summary
@@ -30,11 +29,11 @@ from ..change import Asked, Streamed
 from ..format import flat, seconds, sources_text, word_count
 from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
-from .words import NOTICE_STYLES, STATUS_MARKS as STATUS_MARKS, compacted, cut, plan_lines
 from .child_lines import ChildLines, SubagentLines
 from .questions import Questions
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
+from .words import NOTICE_STYLES, STATUS_MARKS as STATUS_MARKS, compacted, cut, plan_lines
 
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -104,11 +103,14 @@ class Display(SubagentLines, Questions):
 
     def handle(self, event: Event) -> None:
         self.view.apply(event, self.clock())
-        if isinstance(inbox := self.view.change, Asked) and isinstance(inbox.event, ApprovalsWaiting):
-            if event.agent_id in inbox.event.agents and len(inbox.event.agents) > 1:  # a line when one more joins
-                self.say(f"· {self.view.inbox_line()}", "yellow")
-            self.refresh()
-            return
+        match self.view.change:
+            case Asked(event=ApprovalsWaiting() as inbox):  # a line when one more joins the queue
+                if inbox.agent_id in inbox.agents and len(inbox.agents) > 1:
+                    self.say(f"· {self.view.inbox_line()}", "yellow")
+                self.refresh()
+                return
+            case _:
+                pass  # app.py asks the questions (``ask`` draws an approval); the rest is drawn below
         if not (isinstance(event, Retrying) and self.screen.live):  # live: one live line per run (the view's)
             if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
                 event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
