@@ -21,7 +21,7 @@ from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Even
                              ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...change import Asked, Line, Quiet, Status, Streamed, Updated
+from ...change import Asked, Line, Quiet, Status, Streamed, Updated, change_of
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
@@ -224,10 +224,10 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to, folded into ``view`` already (or, replayed,
-        into the replay's own), which says what kind of change it is."""
-        view = self.view if self._replaying is None else self._replaying
-        self.retried(view)
-        match view.change:
+        into the replay's own), by the kind of change it is. The kind is taken from the event, as the view takes
+        it: the opening warnings are drawn without a fold (resume.py), and the status bar is the app's."""
+        self.retried(self.view if self._replaying is None else self._replaying)
+        match change_of(event):
             case Streamed() | Line() | Updated():
                 await self.draw(event)
             case Quiet() | Status() | Asked():
