@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, cast, get_args
+from typing import Any, Callable, Literal, get_args
 
 from .comparison import Attempt
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
@@ -375,17 +375,13 @@ class Approval:
 
 Sink = Callable[[Event], None]
 
-# Every kind of event, for a ``match`` over ``as_any(event)`` whose last arm is ``assert_never``: mypy then
-# finds each reducer and renderer that does not handle a new kind. A new event goes here (and only here).
+# Every kind of event, which the store reads back by its ``"type"`` (``event_from_dict``): a new event goes here
+# (tests/core/test_event_contract.py checks that each subclass does). The view model folds the kinds it holds a
+# fact of, and says what kind of change each is to the front ends (ui/change.py); none names the others.
 AnyEvent = (UserMessage | TurnStarted | ReplyStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
                  ToolCallStarted | ToolCallFinished | ToolProgress | ToolOutput | ElicitationRequested | UsageUpdated | SubagentStarted | SubagentFinished |
                  SubagentCancelling | SubagentSteered | SteerDelivered | AttemptsCompared | SubagentWrappingUp | SubagentResultDelivered | ApprovalRequested | ApprovalsWaiting | PlanUpdated |
                  Notice | Retrying | TurnFinished | Compacted | HistoryCleared | Rewound | LanguageServerWorking | ModeChanged)
-
-
-def as_any(event: Event) -> AnyEvent:
-    """``event`` as one of the kinds of ``AnyEvent`` (tests/core/test_events.py checks that each subclass is one)."""
-    return cast(AnyEvent, event)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {}

@@ -12,31 +12,16 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, assert_never
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__
-from ..core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                           ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying,
-                           Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
-                           SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                           ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, Usage,
-                           UsageUpdated, UserMessage, LanguageServerWorking)
-from .drawn import Split
+from ..core.events import (MAIN, AttemptsCompared, AssistantMessage, Compacted, Event, RawStreamEvent,
+                           SubagentFinished, SubagentStarted, ToolCallStarted, Usage, UserMessage)
+from .change import Line
 
 if TYPE_CHECKING:
     from ..core.door import SessionSurface
     from .view import SessionView, Subagent
-
-# What stream-json does with each kind of event (ui/drawn.py). Quiet: a model call's usage (each assistant line
-# reads it from the view), the inbox, a cancel being summed up, a server's question (-p refuses it), a language
-# server's work in progress.
-Quiet = (UsageUpdated | ApprovalsWaiting | SubagentCancelling | ElicitationRequested | ReplyStarted |
-              AttemptsCompared | LanguageServerWorking | ModeChanged | ToolOutput)  # the result line carries the comparisons (result_message)
-Drawn = (UserMessage | TurnStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
-              ToolCallStarted | ToolCallFinished | ToolProgress | SubagentStarted | SubagentFinished | SubagentSteered |
-              SubagentWrappingUp | SubagentResultDelivered | PlanUpdated | Notice | Retrying | TurnFinished | Compacted |
-              HistoryCleared | Rewound | SteerDelivered | ApprovalRequested)
-drawn = Split[Drawn](Drawn, Quiet)
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
 SUBTYPES = {"done": "success", "capped": "error_max_turns", "budget": "error_max_budget_usd",
@@ -173,38 +158,33 @@ class StreamJson:
 
     def __call__(self, event: Event) -> None:
         self.view.apply(event, time.monotonic())
-        match drawn(event):
-            case AssistantMessage() as message:
+        # A model call's usage (each assistant line reads it from the view), the inbox and the questions make no
+        # line: an approval is asked by a control request of its own (stream_input.py), a server's question refused.
+        match self.view.change:
+            case Line(event=AssistantMessage() as message):
                 self.assistant(message)
-            case UserMessage() as message if message.origin != "user" or message.agent_id != MAIN:
+            case Line(event=UserMessage() as message) if message.origin != "user" or message.agent_id != MAIN:
                 # the prompt itself is not echoed
                 self.write({"type": "user", "message": {"role": "user", "content": message.content},
                             **self.common(message)})
-            case RawStreamEvent() as raw if self.partial_messages:
+            case Line(event=RawStreamEvent() as raw) if self.partial_messages:
                 self.write({"type": "stream_event", "event": raw.event, **self.common(raw)})
-            case SubagentStarted() as started:
+            case Line(event=SubagentStarted() as started):
                 self.task_started(started)
-            case ToolCallStarted() as started_call if (task := self.task(started_call.agent_id)) is not None:
+            case Line(event=ToolCallStarted() as started_call) if (task := self.task(started_call.agent_id)) is not None:
                 self.write({"type": "system", "subtype": "task_progress", "task_id": started_call.agent_id,
                             "tool_use_id": task.tool_use_id, "description": started_call.summary or started_call.name,
                             "subagent_type": task.type, "usage": task_usage(task),
                             "last_tool_name": started_call.name, "uuid": str(uuid.uuid4()),
                             "session_id": self.session.id})
-            case SubagentFinished() as ended:
+            case Line(event=SubagentFinished() as ended):
                 self.task_finished(ended)
-            case Compacted() as compaction if compaction.agent_id == MAIN:  # Claude Code's compaction line
+            case Line(event=Compacted() as compaction) if compaction.agent_id == MAIN:  # Claude Code's compaction
                 self.write({"type": "system", "subtype": "compact_boundary",
                             "compact_metadata": {"trigger": compaction.trigger, "pre_tokens": compaction.tokens_before},
                             "uuid": str(uuid.uuid4()), "session_id": self.session.id})
-            case (None | UserMessage() | RawStreamEvent() | ToolCallStarted() | Compacted() | TurnStarted()
-                  | TextDelta() | ThinkingDelta() | TextReset() | ToolCallFinished() | SubagentResultDelivered()
-                  | PlanUpdated() | Notice() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
+            case _:
                 pass  # no line of Claude Code's stream-json says it
-            case ApprovalRequested():
-                pass  # asked by a control request of its own (stream_input.py; headless.py hands it over)
-            case unknown:
-                assert_never(unknown)
 
     def hook(self, run: dict[str, Any]) -> None:
         """A hook command starting or done (``Hooks.watch``), as Claude Code's hook_started and hook_response."""

@@ -14,19 +14,19 @@ test, the TUI, line mode, stream-json and ``agentcli sessions show``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence, assert_never
+from typing import TYPE_CHECKING, Sequence
 
-from ..core.events import (ReplyStarted, FINISHED, AttemptsCompared, MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted, Event,
-                           HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying, Status,
-                           SubagentCancelling, SubagentFinished, SubagentReport, SubagentResultDelivered,
-                           SubagentStarted, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage, ToolProgress, SubagentSteered,
-                           SteerDelivered, SubagentWrappingUp, ElicitationRequested, LanguageServerWorking, as_any,
-                           kept_out)
+from ..core.events import (FINISHED, MAIN, AttemptsCompared, ApprovalsWaiting, Compacted, Event, HistoryCleared,
+                           PlanUpdated, ReplyStarted, Retrying, Status, SubagentCancelling, SubagentFinished,
+                           SubagentReport, SubagentResultDelivered, SubagentStarted, SubagentWrappingUp, TextDelta,
+                           TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
+                           LanguageServerWorking, kept_out)
+from .change import Change, Quiet, change_of
 from .escapes import visible, visible_event
 from .format import seconds, tokens
 from .plan import PlanStep, plan_steps
 from .format import money
+from .retry import Retry
 from .transcript import Divider, Said, ToolView, Transcript, progress_text
 
 if TYPE_CHECKING:
@@ -41,42 +41,6 @@ STALL_SECONDS = 60.0  # a running subagent this long without any event is flagge
 def latest_context(events: "list[Event]") -> int:
     """How much an agent's context held at its latest model call, from its events (0 before its first)."""
     return kept_out(events)
-
-
-@dataclass(frozen=True)
-class Retry:
-    """A run of retries of one agent's model call: from its first ``Retrying`` to the next event of the
-    agent's own loop (the call got through, or the turn ended), the latest error and wait, and the tries."""
-
-    error: str
-    delay: float
-    attempt: int
-    retries: int
-    count: int = 1
-
-    @property
-    def word(self) -> str:
-        """The run in two words, for a subagent's entry: ``retrying 3/8``."""
-        return f"retrying {self.attempt}/{self.retries}"
-
-    @property
-    def outcome(self) -> str:
-        """What stays once the run is over: the error and how many tries it took."""
-        return f"{self.error} Retried {self.count} time{'' if self.count == 1 else 's'}."
-
-    @staticmethod
-    def fold(run: "Retry | None", event: Event) -> "Retry | None":
-        """The agent's run of retries after its ``event``: begun or counted on by a ``Retrying``, over (None) with
-        any other event of its loop; what the user or the inbox says of the agent meanwhile leaves it as it is."""
-        if isinstance(event, Retrying):
-            return Retry(event.error, event.delay, event.attempt, event.retries, run.count + 1 if run else 1)
-        return run if isinstance(event, ASIDES) else None
-
-
-# Events about an agent that do not come from its loop, and a reply that has only begun (it may break off again):
-# they neither end a run of retries nor continue it.
-ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
-          ElicitationRequested, ReplyStarted)
 
 
 @dataclass
@@ -227,7 +191,7 @@ class Subagent:
             self.transcript.apply(event, now)
         self.last_progress = now
         self.retrying = Retry.fold(self.retrying, event)
-        match as_any(event):
+        match event:
             case SubagentStarted() as started if started.segment > 1:
                 self.transcript.items.append(Divider("rerun", description=started.description))
                 self.resume(started, now)
@@ -266,15 +230,8 @@ class Subagent:
                 self.tokens = ended.usage.total_tokens or self.tokens
                 self.seconds = ended.seconds
                 self.summarized = ended.summarized
-            case (UserMessage() | ThinkingDelta() | RawStreamEvent() | TextReset() | ReplyStarted() | SubagentResultDelivered()
-                  | ApprovalRequested() | ApprovalsWaiting() | Notice() | TurnFinished() | Compacted() | Retrying()
-                  | TextDelta() | AssistantMessage() | AttemptsCompared()
-                  | HistoryCleared()
-                  | ToolProgress() | ElicitationRequested() | LanguageServerWorking()
-                  | SubagentSteered() | SteerDelivered() | ModeChanged() | ToolOutput()):
+            case _:
                 pass  # in its transcript only
-            case unknown:
-                assert_never(unknown)
 
 
 @dataclass(frozen=True)
@@ -318,6 +275,7 @@ class SessionView:
     main_retry: Retry | None = None  # while the main agent's model call is being retried
     retried: tuple[str, Retry] | None = None  # the run of retries the latest event ended: (agent id, the run)
     status_changed: bool = False  # the latest event changed what a status bar or line shows
+    change: Change = field(default_factory=lambda: Quiet(Event()))  # what the latest event changed, for renderers
     calls: dict[str, ToolView] = field(default_factory=dict)  # every agent's calls by id, in the order they started
     refused: list[ToolView] = field(default_factory=list)  # every agent's refused calls, in the order they ended
     comparisons: list[AttemptsCompared] = field(default_factory=list)  # best-of-N errands' comparisons (-p json)
@@ -328,11 +286,18 @@ class SessionView:
         A subagent's start and end go into the main transcript too; the main agent's events into it and
         the session's facts (``main_facts``); a subagent's into its own ``Subagent``; every agent's tool calls
         into ``calls`` and ``refused`` too. Afterwards ``retried`` says whether the event ended an agent's run
-        of retries, and ``status_changed`` whether it changed the status facts: the tokens and cost (any
-        agent's model call, a child's end), the main context, which subagents run."""
+        of retries, ``status_changed`` whether it changed the status facts: the tokens and cost (any
+        agent's model call, a child's end), the main context, which subagents run; and ``change`` what kind of
+        change it is for the renderers (``ui/change.py``)."""
         self.retried = None
         self.status_changed = isinstance(event, (UsageUpdated, SubagentStarted, SubagentFinished))
-        match as_any(event):
+        concerned = self.fold(event, now)
+        self.change = change_of(event, self.status_changed)
+        return concerned
+
+    def fold(self, event: Event, now: float) -> Subagent | None:
+        """``apply``'s fold of the event into the view's state; returns the subagent it concerned, if any."""
+        match event:
             case ApprovalsWaiting() as waiting:
                 self.approvals = list(zip(waiting.agents, waiting.descriptions, strict=False))
                 for agent in self.subagents.values():
@@ -402,7 +367,7 @@ class SessionView:
 
     def main_facts(self, event: Event, now: float = 0.0) -> None:
         """The main agent's event, into the status bar's facts, the working line's count and wait, and its plan."""
-        match as_any(event):
+        match event:
             case UsageUpdated() as used:
                 self.main_usage, self.context_used = used.total, used.usage.context_tokens
                 self.model = used.model or self.model
@@ -427,17 +392,10 @@ class SessionView:
                 self.plan = plan_steps(planned)
             case AttemptsCompared() as compared:
                 self.comparisons.append(compared)
-            case (UserMessage() | ThinkingDelta() | RawStreamEvent()
-                  | AssistantMessage() | ToolCallStarted() | ToolCallFinished() | SubagentStarted()
-                  | SubagentFinished() | SubagentCancelling() | SubagentResultDelivered() | ApprovalRequested()
-                  | ApprovalsWaiting() | Notice()
-                  | ToolProgress() | ElicitationRequested()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | ModeChanged() | ToolOutput()):
-                pass  # no fact of the status bar (the front end reads the mode from the session)
             case LanguageServerWorking(text=text):
                 self.servers_working, self.status_changed = text, True
-            case unknown:
-                assert_never(unknown)
+            case _:
+                pass  # no fact of the status bar (the front end reads the mode from the session)
 
     def status(self, *, model: str, mode: str, context_window: int, busy: bool = False,
                no_key: bool = False) -> StatusFacts:

@@ -4,16 +4,16 @@ from it (which child runs, which call is open, a run of retries) instead of fold
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import io
-from typing import get_args
 
 import pytest
 from textual.app import App, ComposeResult
 
-from agentcli.core.events import (AnyEvent, ApprovalsWaiting, AssistantMessage, Retrying, SubagentCancelling,
-                                  SubagentFinished, SubagentStarted, SubagentSteered, TextDelta, ThinkingDelta,
-                                  ToolCallStarted, TurnStarted, Usage, UsageUpdated)
+from agentcli.core.events import (ApprovalsWaiting, AssistantMessage, LanguageServerWorking, ModeChanged, Notice,
+                                  ReplyStarted, Retrying, SubagentCancelling, SubagentFinished, SubagentStarted,
+                                  SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted, ToolProgress, TurnStarted,
+                                  Usage, UsageUpdated)
+from agentcli.ui.change import Asked, Line, Quiet, Status, Streamed, Updated
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.tui.widgets.conversation import Conversation, NoticeEntry
@@ -103,30 +103,33 @@ async def test_line_modes_running_calls_are_the_views_of_this_request():
         "⠋ grep auth · 0.0 s"]
 
 
-FRONT_ENDS = {"the TUI": "agentcli.ui.tui.widgets.conversation", "line mode": "agentcli.ui.plain.display",
-              "stream-json": "agentcli.ui.stream_json", "ACP": "agentcli.ui.acp.agent"}
+def test_the_view_says_what_kind_of_change_each_event_is_and_a_quiet_one_is_named_nowhere():
+    view = SessionView()
+    kinds = []
+    for event in (SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
+                  TextDelta(text="Hi"), ToolCallStarted(id="t1", name="grep", input={}),
+                  ToolProgress(id="t1", progress=1.0), UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
+                  LanguageServerWorking(text="indexing"), SubagentCancelling(id="sa-1", **CHILD), ReplyStarted(),
+                  ModeChanged(mode="plan"), ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), **CHILD)):
+        view.apply(event, 1.0)
+        assert view.change.event is event
+        kinds.append(type(view.change))
+    assert kinds == [Line, Streamed, Line, Updated, Status, Status, Quiet, Quiet, Quiet, Asked]
+    assert view.subagents["sa-1"].cancelling and view.servers_working == "indexing"  # folded all the same
 
 
-@pytest.mark.parametrize("front_end", FRONT_ENDS)
-def test_each_front_end_says_of_every_event_whether_it_draws_it_or_leaves_it_quiet(front_end):
-    split = importlib.import_module(FRONT_ENDS[front_end]).drawn
-    drawn_kinds, quiet_kinds = set(split.drawn), set(split.quiet)
-    assert drawn_kinds | quiet_kinds == set(get_args(AnyEvent)), f"{front_end} says nothing of some events"
-    assert not drawn_kinds & quiet_kinds, f"{front_end} both draws and leaves quiet {drawn_kinds & quiet_kinds}"
-    cancelling, said = SubagentCancelling(id="sa-1", **CHILD), TextDelta(text="hi")
-    assert split(cancelling) is None and split(said) is said  # every front end reads a cancel from the view
-
-
-def test_what_one_front_end_draws_another_may_leave_quiet():
-    from agentcli.ui.acp.agent import drawn as acp
-    from agentcli.ui.plain.display import drawn as line_mode
-    from agentcli.ui.stream_json import drawn as stream_json
-    from agentcli.ui.tui.widgets.conversation import drawn as tui
-
-    used = UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3))
-    inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
-    assert acp(used) is used and line_mode(used) is tui(used) is stream_json(used) is None  # ACP sends the usage
-    assert line_mode(inbox) is tui(inbox) is inbox and acp(inbox) is stream_json(inbox) is None
+async def test_a_quiet_event_changes_what_line_mode_and_the_tui_show_only_through_the_view():
+    display, out = line_mode()
+    display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
+    shown = out.getvalue()
+    for quiet in (SubagentCancelling(id="sa-1", **CHILD), ReplyStarted(**CHILD), ModeChanged(mode="plan")):
+        display.handle(quiet)
+    assert out.getvalue() == shown and display.view.subagents["sa-1"].state(100.0) == "cancelling…"
+    async with OneConversation().run_test() as pilot:
+        conversation = pilot.app.query_one(Conversation)
+        await conversation.replay([Notice(level="info", text="Hello."), SubagentCancelling(id="sa-1", **CHILD),
+                                   ModeChanged(mode="plan"), ReplyStarted()])
+        assert [plain(note) for note in conversation.query(NoticeEntry)] == ["Hello."]
 
 
 def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read():

@@ -7,45 +7,30 @@ task sends them (``pump``). A prompt's response is sent only once everything it 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, assert_never
+from typing import Any, Callable
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.events import (ReplyStarted, MAIN, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            ElicitationRequested, Event, HistoryCleared, ModeChanged, Notice, ToolOutput, PlanUpdated, RawStreamEvent, Retrying,
-                            Rewound, SteerDelivered, SubagentCancelling, SubagentFinished, SubagentResultDelivered,
-                            SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                            ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UsageUpdated,
-                            UserMessage, LanguageServerWorking)
-from ...core.door import (MODES, LLMError, MissingCredentials, SessionSurface, SessionError, list_sessions,
-                             images, new_session_id, resolve_credentials)
-from ...core.content import typed
-from ..drawn import Split
+from ...core.events import (MAIN, ApprovalRequested, ElicitationRequested, Event, ModeChanged, Notice, PlanUpdated,
+                            Retrying, SubagentFinished, SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished,
+                            ToolCallStarted, ToolOutput, UsageUpdated)
+from ...core.door import MODES, LLMError, SessionError, SessionSurface, list_sessions, new_session_id
+from ..change import Asked, Line, Status, Streamed, Updated
 from ..slash import session_commands
 from ..transcript import ToolView
 from ..view import SessionView
 from . import updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
+from .inputs import check_credentials, first_prompt, mcp_config, prompt_content, workspace_root
 from .editor import files_for
 from . import elicitation, options
-
-# What ACP does with each kind of event (ui/drawn.py): a model call's usage and an approval go to the client too;
-# the inbox and a cancel being summed up do not; a server's question is asked (elicitation.py).
-Quiet = (ApprovalsWaiting | SubagentCancelling | ReplyStarted | AttemptsCompared |
-              ModeChanged | LanguageServerWorking)  # session/set_mode says current_mode_update itself
-Drawn = (UserMessage | TurnStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
-              ToolCallStarted | ToolCallFinished | ToolProgress | SubagentStarted | SubagentFinished | SubagentSteered |
-              SubagentWrappingUp | SubagentResultDelivered | PlanUpdated | Notice | Retrying | TurnFinished | Compacted |
-              HistoryCleared | Rewound | SteerDelivered | UsageUpdated | ApprovalRequested | ElicitationRequested | ToolOutput)
-drawn = Split[Drawn](Drawn, Quiet)
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
 SettingsFor = Callable[[Path, bool, list[str]], Any]
@@ -273,7 +258,7 @@ class AcpAgent:
         if conv.picked:
             session.set_model(conv.picked)  # set_config_option came before the session opened
         conv.session, conv.mode, conv.model = session, session.permission_mode, session.model
-        conv.children = Children(conv.id, self.send_raw)
+        conv.children = Children(conv.id, self.send_raw, conv.view)
         session.asks_user = any(elicitation.offered(self.client))  # else a server's question is refused, saying why
         self.start_pump()
         session.start_servers()
@@ -305,6 +290,7 @@ class AcpAgent:
                                                and await children.finish_call(update)):
                     await self.conn.session_update(session_id=conv.id, update=update)
             elif not self.subagents:
+                self.replayed_child(conv, event)
                 await self.child_event(conv, event)  # a background result folds into its task call
             elif isinstance(event, SubagentStarted) and children.session_of(event.id) is None:
                 record = records.get(event.id)
@@ -314,10 +300,18 @@ class AcpAgent:
     async def replay_child(self, conv: Conversation, event: Event) -> None:
         assert conv.session is not None and conv.children is not None
         if isinstance(event, (SubagentStarted, SubagentFinished)):
+            self.replayed_child(conv, event)
             await self.child_event(conv, event)
         elif (target := conv.children.session_of(event.agent_id)) is not None and (
                 update := updates.replayed(event, self.root_of(conv, event.agent_id))) is not None:
             await self.conn.session_update(session_id=target, update=update)
+
+    @staticmethod
+    def replayed_child(conv: Conversation, event: Event) -> None:
+        """A loaded session's child starting or ending, replayed: into the view, whose subagents are the children
+        (children.py). Only these: the client is told of no replayed call as open (``told_calls``)."""
+        if isinstance(event, (SubagentStarted, SubagentFinished)):
+            conv.view.apply(event, time.monotonic())
 
     async def close(self) -> None:
         """The client went away: every session stops and is saved, side by side."""
@@ -355,49 +349,47 @@ class AcpAgent:
         session = conv.session
         assert session is not None
         conv.view.apply(event, time.monotonic())
-        target = conv.id
+        change, target = conv.view.change, conv.id  # taken before the routing awaits: a replay may fold meanwhile
         if event.agent_id != MAIN:
             routed = await self.child_event(conv, event) if conv.children is not None else None
             if routed is None:
                 return
             target = routed
         update: Any = None
-        match drawn(event):
-            case UsageUpdated():  # any agent's model call: the session's totals, on the parent session
+        # A model call's usage and the questions go to the client too, the inbox does not, and the mode is said by
+        # session/set_mode itself (current_mode_update).
+        match change:
+            case Status(event=UsageUpdated()):  # any agent's model call: the session's totals, on the parent session
                 # (the session's numbers, not the view's: a loaded session's hold its earlier turns, which no event
                 # told)
                 target = conv.id
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
-            case ApprovalRequested() as asked:  # the call it asks about, if the client was told of it
+            case Asked(event=ApprovalRequested() as asked):  # the call it asks about, if the client was told of it
                 call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
                              if c.name == asked.tool and c.input == asked.input), None)
                 self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
-            case ElicitationRequested() as question:  # a server's question, for a client that takes them
+            case Asked(event=ElicitationRequested() as question):  # a server's question, for a client that takes them
                 self.spawn(elicitation.ask(self.conn, conv.id, question, self.client))
-            case TextDelta(text=text):
+            case Streamed(event=TextDelta(text=text)):
                 update = updates.message_chunk(text)
-            case ToolOutput() as running:  # a command's output so far, in its call (terminals: docs/acp.md)
+            case Updated(event=ToolOutput() as running):  # a command's output so far, in its call (terminals: docs/acp.md)
                 update = updates.live_output(running)
-            case ThinkingDelta(text=text):
+            case Streamed(event=ThinkingDelta(text=text)):
                 update = updates.thought_chunk(text)
-            case ToolCallStarted() as started:
+            case Line(event=ToolCallStarted() as started):
                 update = updates.tool_call(started, self.root_of(conv, started.agent_id))
-            case ToolCallFinished() as finished:
+            case Line(event=ToolCallFinished() as finished):
                 update = updates.tool_call_done(finished)
                 if self.subagents and conv.children is not None and await conv.children.finish_call(update):
                     update = None  # a task call: sent with its link to the child kept (children.py)
-            case PlanUpdated() as plan:
+            case Line(event=PlanUpdated() as plan):
                 update = updates.plan_update(plan)
-            case Notice(level=level, text=text) if level in ("warning", "error"):
+            case Line(event=Notice(level=level, text=text)) if level in ("warning", "error"):
                 print(f"agentcli: {text}", file=sys.stderr)
-            case Retrying() as retrying:
+            case Line(event=Retrying() as retrying):
                 print(f"agentcli: {retrying.text}", file=sys.stderr)
-            case (None | Notice() | UserMessage() | AssistantMessage() | TurnStarted() | RawStreamEvent() | TextReset()
-                  | SubagentStarted() | SubagentFinished() | SubagentResultDelivered() | TurnFinished() | Compacted()
-                  | HistoryCleared() | ToolProgress() | SubagentSteered() | SteerDelivered() | SubagentWrappingUp()):
+            case _:
                 pass  # no session/update says it (a child's start and end went to children.py above)
-            case unknown:
-                assert_never(unknown)
         if update is not None:
             await self.conn.session_update(session_id=target, update=update)
 
@@ -412,8 +404,6 @@ class AcpAgent:
             if self.subagents:
                 await children.announce(event)
                 await self.note_worktree(conv, event.id)
-            else:
-                children.started(event)
             return None
         if isinstance(event, SubagentFinished):
             if self.subagents:
@@ -470,69 +460,3 @@ class AcpAgent:
         task = asyncio.create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-
-def first_prompt(events: list[Event]) -> str:
-    """A loaded session's first prompt, which names it (as session/list does)."""
-    return next((typed(e.content) for e in events if isinstance(e, UserMessage) and e.origin == "user"), "")
-
-
-def check_credentials() -> None:
-    try:
-        resolve_credentials()
-    except MissingCredentials as exc:
-        raise RequestError(-32000, str(exc)) from None
-
-
-def workspace_root(cwd: str) -> Path:
-    path = Path(cwd)
-    if not path.is_absolute():
-        raise RequestError(-32602, f"cwd must be an absolute path, not {cwd!r}.")
-    if not path.is_dir():
-        raise RequestError(-32602, f"cwd {cwd} is not a folder.")
-    return path.resolve()
-
-
-def mcp_config(servers: list[Any] | None) -> list[str]:
-    """The client's MCP servers in Claude Code's format, the one --mcp-config takes (so they start the same
-    way: in the sandbox, with the same timeouts)."""
-    config: dict[str, Any] = {}
-    for server in servers or []:
-        if isinstance(server, s.McpServerStdio):
-            config[server.name] = {"command": server.command, "args": list(server.args),
-                                   "env": {v.name: v.value for v in server.env}}
-        elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp, s.SseMcpServer, s.McpServerSse)):
-            sse = isinstance(server, (s.SseMcpServer, s.McpServerSse))
-            config[server.name] = {"type": "sse" if sse else "http", "url": server.url,
-                                   "headers": {h.name: h.value for h in server.headers}}
-        else:
-            raise RequestError(-32602, f"agentcli starts MCP servers over stdio, HTTP or SSE, not "
-                                                          f"{type(server).__name__}.")
-    return [json.dumps({"mcpServers": config})] if config else []
-
-
-def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
-    """The user's message: its text, and the text of resources the client embedded (a file's content),
-    a link to a resource named by its URI; and its images, checked as an image file is (each with its marker)."""
-    parts: list[str] = []
-    pictures: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, s.TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, s.ImageContentBlock):
-            source = {"type": "base64", "media_type": block.mime_type, "data": block.data}
-            try:
-                pictures += images.from_block({"source": source}, f"image {len(pictures) // 2 + 1} of the prompt")
-            except images.ImageError as exc:
-                raise RequestError(-32602, str(exc)) from None
-        elif isinstance(block, s.EmbeddedResourceContentBlock) and hasattr(block.resource, "text"):
-            parts.append(f"<context uri=\"{block.resource.uri}\">\n{block.resource.text}\n</context>")
-        elif isinstance(block, s.ResourceContentBlock):
-            parts.append(block.uri)
-        else:
-            raise RequestError(-32602, f"agentcli takes text, images and resources in a prompt, "
-                                                          f"not {getattr(block, 'type', type(block).__name__)}.")
-    text = "\n\n".join(parts)
-    if not text.strip() and not pictures:
-        raise RequestError(-32602, "The prompt is empty.")
-    return text, pictures

@@ -20,12 +20,14 @@ SDK updates bearing that id (``agent.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from acp import schema as s
 
 from ...core.events import SubagentFinished, SubagentStarted
+
+if TYPE_CHECKING:
+    from ..view import SessionView
 
 # The ``subagent_update`` fields agentcli sends, of the unstable schema's: the child's sessionId (required),
 # title, description, capabilities (``cancel``), state.
@@ -52,7 +54,7 @@ def child_session_id(parent: str, child: str) -> str:
     return f"{parent}:{child}"
 
 
-def subagent_update(parent: str, event: SubagentStarted | SubagentFinished, description: str) -> dict[str, Any]:
+def subagent_update(parent: str, event: SubagentStarted | SubagentFinished) -> dict[str, Any]:
     """The ``session/update`` params announcing (or updating) a child on its parent."""
     update: dict[str, Any] = {"sessionUpdate": "subagent_update", "sessionId": child_session_id(parent, event.id)}
     if isinstance(event, SubagentStarted):
@@ -76,45 +78,34 @@ def session_link(parent: str, tool_call_id: str, child: str) -> dict[str, Any]:
                                              "_meta": link_meta(parent, child)}}
 
 
-@dataclass
-class Child:
-    description: str
-    call: str  # the parent's task call of its latest run (a resume is a new call)
-    background: bool  # its latest run was started with run_in_background
-
-
 class Children:
-    """The child sessions of one parent session. A child keeps its session for good: a resume (a new task
-    call, the same subagent id) patches the same ``subagent_update`` and links the new call to it."""
+    """The child sessions of one parent session: one for each subagent of its view (``ui/view.py``, which knows
+    each child's latest task call and whether that run is in the background). A child keeps its session for
+    good: a resume (a new task call, the same subagent id) patches the same ``subagent_update`` and links the
+    new call to it."""
 
-    def __init__(self, parent: str, send_raw: SendRaw) -> None:
-        self.parent, self.send_raw = parent, send_raw
-        self.known: dict[str, Child] = {}  # by subagent id
+    def __init__(self, parent: str, send_raw: SendRaw, view: SessionView) -> None:
+        self.parent, self.send_raw, self.view = parent, send_raw, view
 
     def session_of(self, agent_id: str) -> str | None:
-        return child_session_id(self.parent, agent_id) if agent_id in self.known else None
+        return child_session_id(self.parent, agent_id) if agent_id in self.view.subagents else None
 
     def owns(self, session_id: str) -> str | None:
         """The subagent id whose child session ``session_id`` is, if it is one of these."""
-        return next((child for child in self.known if child_session_id(self.parent, child) == session_id), None)
-
-    def started(self, event: SubagentStarted) -> None:
-        """Note a run of a child (to fold a background result into its call later, without child sessions)."""
-        self.known[event.id] = Child(event.description, event.parent_tool_use_id or "", event.background)
+        return next((child for child in self.view.subagents if child_session_id(self.parent, child) == session_id),
+                    None)
 
     def background_call(self, event: SubagentFinished) -> str | None:
         """The parent's task call of a background run that just ended, if it was one."""
-        child = self.known.get(event.id)
-        return child.call or None if child is not None and child.background else None
+        child = self.view.subagents.get(event.id)
+        return child.tool_use_id or None if child is not None and child.background else None
 
     async def announce(self, event: SubagentStarted | SubagentFinished) -> None:
-        """A run starting (announce, or patch to ``running``, and link its task call) or ending."""
-        first = event.id not in self.known
-        if isinstance(event, SubagentStarted):
-            self.started(event)
-        elif first:
-            return  # never announced: nothing to update
-        await self.send_raw(subagent_update(self.parent, event, self.known[event.id].description))
+        """A run starting (announce, or patch to ``running``, and link its task call) or ending; the view folded
+        it first."""
+        if event.id not in self.view.subagents:
+            return  # never started here: nothing to announce or update
+        await self.send_raw(subagent_update(self.parent, event))
         if isinstance(event, SubagentStarted) and event.parent_tool_use_id:  # the run's call links to its child
             await self.send_raw(session_link(self.parent, event.parent_tool_use_id, event.id))
 
@@ -122,7 +113,8 @@ class Children:
         """A task call of a child ending: sent raw, naming its child as it did when it started; its content is
         the child's answer and footer as text, which any client shows. False when the call is no child's; the
         caller sends it."""
-        child = next((ident for ident, known in self.known.items() if known.call == update.tool_call_id), None)
+        child = next((agent.id for agent in self.view.subagents.values() if agent.tool_use_id == update.tool_call_id),
+                     None)
         if child is None:
             return False
         params = update.model_dump(mode="json", by_alias=True, exclude_none=True)

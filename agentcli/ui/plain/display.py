@@ -3,76 +3,50 @@
 Main agent: its text streams, then shows as Markdown; each tool call ends as one line, and a
 bash call's last few output lines show under it (the whole output of the latest request's calls
 is kept for ctrl+o).
-Subagents: indented lines for start, tool calls and finish. Tool lines of one child come
-at most once per ``CHILD_LINE_EVERY`` seconds; calls in between are summed up on the next
-line, so three children working at once stay readable. On a terminal, running tools and
-children also show live, with a spinner and their time so far.
+Subagents: indented lines for start, tool calls and finish (child_lines.py). On a terminal, running
+tools and children also show live, with a spinner and their time so far. The approval questions:
+questions.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
-from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Callable, assert_never
+from typing import Any, Callable
 
 from rich.console import RenderableType
-from rich.padding import Padding
 from rich.text import Text
 
-from ...core.events import (MAIN, Approval, AttemptsCompared, ApprovalRequested, ApprovalsWaiting, AssistantMessage, Compacted,
-                            ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
-                            Rewound, Status, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, SteerDelivered,
-                            SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                            ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, AttemptsCompared, Compacted,
+                            Event, Notice, PlanUpdated, Retrying, Rewound, SteerDelivered, SubagentResultDelivered,
+                            TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
+                            TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.door import ToolsView, call_summary
-from ..calls import RICH_STYLES, approval_lines, call_line
-from ..drawn import terminal as drawn  # what it draws and leaves quiet
-from ..format import flat, seconds, sources_text, tokens, turns, word_count
-from ..plan import PlanStep, plan_title
+from ..calls import call_line
+from ..change import Asked, Streamed
+from ..format import flat, seconds, sources_text, word_count
 from ..transcript import TO_MODEL, ToolView
 from ..view import SessionView, Subagent
+from .child_lines import ChildLines, SubagentLines
+from .question_lines import QuestionLines
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
+from .words import NOTICE_STYLES, STATUS_MARKS as STATUS_MARKS, compacted, cut, plan_lines
 
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
 STREAM_EVERY = 0.05  # seconds between renders of streaming text
 WITHDRAWN = "↺ The reply above broke off before its end: withdrawn, and asked for again."
-CHILD_LINE_EVERY = 1.0  # seconds between two tool lines of one subagent
 PREVIEW_TOOLS = ("bash", "bash_output")  # tools whose output the user wants to see; the others keep one line
 PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
 MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narrow for it
-CHILD_COLORS = ("cyan", "magenta", "yellow", "blue", "green")
-STATUS_MARKS: dict[Status, tuple[str, str]] = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
-                "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow"),
-                "refused": ("✗", "red")}
-NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
-ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
-           "allow_agent": ("✓", "green", "allowed for this subagent"),
-           "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
-APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o · no, [t]ell it why"
-CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o · no, [t]ell it why"  # a rule covers
 
 
-@dataclass
-class ChildLines:
-    """How line mode draws one subagent: its colour and the pacing of its lines. Whether it runs, and
-    every other fact of it, is the view model's ``Subagent``; a finished child keeps its colour, so a line
-    that arrives after its prompt closed is drawn in it."""
-
-    color: str
-    pending: list[tuple[str, str]] = field(default_factory=list)  # (tool name, summary) not yet shown
-    last_line: float = float("-inf")
-    flush: asyncio.TimerHandle | None = None
-
-
-class Display:
+class Display(SubagentLines, QuestionLines):
     def __init__(self, screen: Screen, painter: Painter, tools: ToolsView | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.screen, self.painter, self.tools, self.clock = screen, painter, tools, clock
@@ -130,11 +104,14 @@ class Display:
 
     def handle(self, event: Event) -> None:
         self.view.apply(event, self.clock())
-        if isinstance(event, ApprovalsWaiting):  # the inbox: a line when one more joins the queue
-            if event.agent_id in event.agents and len(event.agents) > 1:
-                self.say(f"· {self.view.inbox_line()}", "yellow")
-            self.refresh()
-            return
+        match self.view.change:
+            case Asked(event=ApprovalsWaiting() as inbox):  # a line when one more joins the queue
+                if inbox.agent_id in inbox.agents and len(inbox.agents) > 1:
+                    self.say(f"· {self.view.inbox_line()}", "yellow")
+                self.refresh()
+                return
+            case _:
+                pass  # app.py asks the questions (``ask`` draws an approval); the rest is drawn below
         if not (isinstance(event, Retrying) and self.screen.live):  # live: one live line per run (the view's)
             if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
                 event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
@@ -144,12 +121,12 @@ class Display:
                 self._main_event(event)
             else:
                 self._child_event(event)
-        if not isinstance(event, (TextDelta, ThinkingDelta)):  # streaming redraws on its own clock
+        if not isinstance(self.view.change, Streamed):  # streaming redraws on its own clock
             self.refresh()
 
     def _main_event(self, event: Event) -> None:
         self.idle = False
-        match drawn(event):
+        match event:
             case UserMessage() as message if is_request(message):
                 self.cut_outputs.clear()
                 for marker in attached(message.content):  # the typed line is on screen already; its images are not
@@ -204,14 +181,8 @@ class Display:
                 self.steering = self.steering[len(texts):]
                 for said in texts:
                     self.line(Text("› ", style="bold") + Text(said) + Text(" · steered into the turn", style="dim"))
-            case (None | UserMessage() | TurnFinished() | HistoryCleared() | RawStreamEvent() | SubagentStarted()
-                  | SubagentFinished() | Retrying() | ToolProgress() | SubagentSteered() | SubagentWrappingUp()
-                  | SteerDelivered()):
-                pass  # nothing to print: the prompt, the status bar's facts, what other lines show (a child's steer)
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
-            case unknown:
-                assert_never(unknown)
+            case _:
+                pass  # the prompt, the status bar's facts, what other lines show; app.py asks the questions
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.view.transcript.calls.get(event.id)
@@ -253,50 +224,6 @@ class Display:
         """The whole output of each call of the latest request whose preview was cut (for ctrl+o)."""
         return "\n\n".join(f"{line}\n{output}" for line, output in self.cut_outputs)
 
-    def _child_event(self, event: Event) -> None:
-        if isinstance(event, SubagentStarted):
-            color = CHILD_COLORS[self.children_seen % len(CHILD_COLORS)]
-            self.children_seen += 1
-            self.children.pop(event.id, None)  # a resumed child: a new colour, its live line last
-            self.children[event.id] = ChildLines(color)
-            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "") \
-                + (f" · {event.model}" if event.model else "")
-            self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
-                      + Text(f" · {event.subagent_type}{how}", style="dim"))
-            return
-        agent_id = event.agent_id
-        if agent_id not in self.children:
-            return
-        match drawn(event):
-            case ToolCallStarted() as started:
-                self._child_tool(agent_id, started.name, cut(call_line(started.name, started.input, started.summary)))
-            case Notice(level=level, text=text):
-                self.line(self._child_prefix(agent_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
-            case Compacted() as compaction:
-                self.say(self._child_prefix(agent_id) + Text(f" · {compacted(compaction)}", style="dim"))
-            case PlanUpdated() if (agent := self.view.subagents.get(agent_id)) is not None:
-                self.say(self._child_prefix(agent_id) + " " + plan_lines(agent.plan, indent="    "))
-            case SubagentFinished() as ended:
-                prefix = self._child_prefix(agent_id)
-                self._flush_child(agent_id)
-                mark, style = STATUS_MARKS.get(ended.status, ("·", ""))
-                counted = turns(ended.turns)
-                counted += " + summary" if ended.summarized else ""
-                unverified = ended.report.mark if ended.report else ""  # "unverified" or "no answer"
-                self.line(prefix + Text(f" {mark} {ended.status}", style=style)
-                          + Text(f" · {unverified}" if unverified else "", style="yellow")
-                          + Text(f" · {counted} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
-                                 style="dim"))
-            case (None | PlanUpdated() | UserMessage() | TurnStarted() | TextDelta() | ThinkingDelta()
-                  | RawStreamEvent() | TextReset() | AssistantMessage() | ToolCallFinished() | SubagentStarted()
-                  | SubagentResultDelivered() | Retrying() | TurnFinished() | HistoryCleared() | ToolProgress()
-                  | SubagentSteered() | SteerDelivered() | SubagentWrappingUp() | AttemptsCompared()):
-                pass  # a child's live line shows it (from the view), or line mode leaves it out
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # handle() says the inbox; app.py asks the questions (Display.ask draws an approval)
-            case unknown:
-                assert_never(unknown)
-
     def _retried(self) -> None:
         """The event ended a run of retries (the call went through, or the turn ended): on a terminal, whose
         live line showed the run, one line says so."""
@@ -305,41 +232,6 @@ class Display:
         agent_id, run = self.view.retried
         text = Text(f"! {run.outcome}", style="yellow")
         self.line(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
-
-    def _child_prefix(self, agent_id: str) -> Text:
-        return Text("  ") + Text(agent_id, style=f"bold {self.children[agent_id].color}")
-
-    def _child_tool(self, agent_id: str, name: str, summary: str) -> None:
-        child = self.children[agent_id]
-        child.pending.append((name, summary))
-        if child.flush is not None:
-            return
-        wait = child.last_line + CHILD_LINE_EVERY - self.clock()
-        if wait <= 0:
-            self._flush_child(agent_id)
-        else:
-            child.flush = asyncio.get_running_loop().call_later(wait, self._flush_child, agent_id)
-
-    def _flush_child(self, agent_id: str) -> None:
-        child = self.children.get(agent_id)
-        if child is None:
-            return
-        if child.flush is not None:
-            child.flush.cancel()
-            child.flush = None
-        if not child.pending:
-            return
-        (name, summary), rest = child.pending[0], child.pending[1:]
-        child.pending, child.last_line = [], self.clock()
-        line = self._child_prefix(agent_id) + Text(" · ", style="dim") + Text(name, style="bold")
-        if summary:
-            line += Text(f" {summary}")
-        if rest:
-            counts = Counter(n for n, _ in rest)
-            names = ", ".join(n if k == 1 else f"{n} ×{k}" for n, k in counts.items())
-            line += Text(f"  +{len(rest)} more: {names}", style="dim")
-        self.line(line)
-        self.refresh()
 
     # -- streaming text ----------------------------------------------------------------------
 
@@ -382,54 +274,6 @@ class Display:
         new, _ = self.stream.step(final=True)
         self.stream, self.tail = None, []
         self.emit(*(new if keep else []))
-
-    # -- approvals and type-ahead ------------------------------------------------------------
-
-    def ask(self, event: ApprovalRequested | None) -> None:
-        """Show an approval question (None: no question). What is approved is printed for good, wrapped,
-        however long; on a terminal only the keys to answer with stay live under it."""
-        scoped = event is not None and event.agent_id != MAIN and bool(event.rules)
-        keys = Text(f"  {CHILD_KEYS_HINT if scoped else APPROVAL_KEYS_HINT}", style="yellow")
-        if event is not None and event is not self.asked:
-            self.emit(*(line for text in self._question(event) for line in self.painter.lines(text)))
-            if not self.screen.live:
-                self.line(keys)
-        self.asked = event
-        self.question = [] if event is None else [keys]
-        self.refresh()
-
-    def _question(self, event: ApprovalRequested) -> list[RenderableType]:
-        lines: list[RenderableType] = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
-                                       + Text(f" wants to run {event.tool}")]
-        lines += [Padding(Text(text, style=RICH_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
-                  for kind, text in approval_lines(event.tool, event.input, event.diff)]
-        reason = getattr(event, "reason", "")
-        if reason:
-            lines.append(Text(f"  Why: {reason}.", style="dim"))
-        rules = getattr(event, "rules", None)
-        if rules:
-            lines.append(Text(f"  [s]ession and [a]lways allow {', '.join(rules)}", style="dim"))
-        elif rules is not None:
-            lines.append(Text("  No rule can cover this call: each one needs its own yes.", style="dim"))
-        return lines
-
-    def answered(self, event: ApprovalRequested, answer: str | Approval) -> None:
-        choice, why = (answer.answer, answer.reason) if isinstance(answer, Approval) else (answer, "")
-        mark, style, words = ANSWERS.get(choice, ("·", "", choice))
-        self.question = []
-        summary = self.summary(event.tool, event.input)
-        self.line(Text(f"  {mark} {words}: ", style=style) + Text(f"{event.tool} {summary}".strip())
-                  + Text(f" ({event.agent_id})", style="dim") + Text(f" — {why}" if why else ""))
-
-    def ask_why(self, typed: str) -> None:
-        """The reason for a "no" as it is typed, under the question."""
-        self.question = [Text("  Why not? The model reads it (enter: deny with it, esc: deny): ", style="yellow")
-                         + Text(typed)]
-        self.refresh()
-
-    def set_typeahead(self, text: str) -> None:
-        self.typeahead = text
-        self.refresh()
 
     # -- live lines --------------------------------------------------------------------------
 
@@ -535,42 +379,15 @@ class Display:
         return cut(call_summary(self.tools.get(name) if self.tools else None, args))
 
 
-def plan_lines(steps: list[PlanStep], indent: str = "  ") -> Text:
-    """A plan as a short list: its title, then one line per step (done dim, the current one bold)."""
-    text = Text(plan_title(steps), style="dim")
-    for step in steps:
-        text += Text(f"\n{indent}{step.line}", style=PLAN_STYLES.get(step.status, ""))
-    return text
-
-
-PLAN_STYLES = {"completed": "dim", "in_progress": "bold"}
-
-
-def who(event: ApprovalRequested) -> str:
-    if event.agent_id == MAIN:
-        return "main agent"
-    return f"{event.agent_id} ({event.description})" if event.description else event.agent_id
-
-
 def is_request(event: UserMessage) -> bool:
     """A message the user wrote (not tool results, not a note of the engine's)."""
     return event.origin == "user"
-
-
-def compacted(event: Compacted) -> str:
-    why = f" ({event.reason})" if event.reason else ""
-    return (f"compacted {event.messages_summarized} older messages into a summary{why}: "
-            f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
 
 
 def attached(content: list[dict[str, Any]]) -> list[str]:
     """The line that names each image of a message (the text block the engine puts after it)."""
     return [str(after.get("text", "")) for block, after in pairwise(content)
             if block.get("type") == "image" and after.get("type") == "text"]
-
-
-def cut(text: str, width: int = 120) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def first_line(text: str) -> str:

@@ -14,18 +14,17 @@ from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
 
-from ....core.events import (ApprovalRequested, AttemptsCompared, ApprovalsWaiting, AssistantMessage, Compacted, ElicitationRequested,
-                             Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying, Rewound,
+from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, TurnStarted, UserMessage)
+                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
-from ...drawn import terminal as drawn  # what it draws and leaves quiet
+from ...change import Asked, Line, Quiet, Status, Streamed, Updated, change_of
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
+from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
 from .to_model import ToModelEntry, is_long
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
@@ -78,46 +77,6 @@ def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool
         if seen >= widgets or rows and taken >= rows:
             return index
     return 0
-
-
-class UserEntry(Static):
-    DEFAULT_CSS = """
-    UserEntry {
-        margin: 1 0 1 0; padding: 0 1; background: $primary 12%; border-left: thick $primary;
-        color: $foreground;
-    }
-    """
-
-    def __init__(self, text: str, label: str = "you") -> None:
-        super().__init__(Content.assemble(Content.styled(f"{label} ", "bold $primary"), text.rstrip()))
-
-
-class NoticeEntry(Static):
-    DEFAULT_CSS = """
-    NoticeEntry {
-        margin: 0 0 1 0; padding: 0 1; color: $text-muted;
-        &.-warning { color: $warning; }
-        &.-error { color: $error; }
-        &.-block { color: $foreground; background: $boost; padding: 1 2; }
-    }
-    """
-
-    def __init__(self, text: str, level: str = "info", *, block: bool = False) -> None:
-        classes = " ".join(f"-{word}" for word in level.split())  # "warning retry": -warning -retry
-        super().__init__(Content(text), classes=classes + (" -block" if block else ""))
-
-
-class ReportEntry(Static):
-    """What a command reports (/cost, /agents, /help): drawn again to the width the conversation has."""
-
-    DEFAULT_CSS = "ReportEntry { margin: 0 0 1 0; padding: 1 2; background: $boost; }"
-
-
-class PrunedMarker(Static):
-    DEFAULT_CSS = "PrunedMarker { color: $text-muted; text-style: italic; padding: 0 1; }"
-
-    def __init__(self) -> None:
-        super().__init__("⋯ earlier messages are hidden here; scroll up to see them (the session keeps them all)")
 
 
 class Conversation(VerticalScroll):
@@ -265,9 +224,19 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: Event) -> None:
         """Show one event of the agent this conversation belongs to, folded into ``view`` already (or, replayed,
-        into the replay's own)."""
+        into the replay's own), by the kind of change it is. The kind is taken from the event, as the view takes
+        it: the opening warnings are drawn without a fold (resume.py), and the status bar is the app's."""
         self.retried(self.view if self._replaying is None else self._replaying)
-        match drawn(event):
+        match change_of(event):
+            case Streamed() | Line() | Updated():
+                await self.draw(event)
+            case Quiet() | Status() | Asked():
+                pass  # the status bar or the panel shows it, or the app asks it in a modal
+            case unknown:
+                assert_never(unknown)
+
+    async def draw(self, event: Event) -> None:
+        match event:
             case ThinkingDelta(text=text):
                 await self.think(text)
             case TextDelta(text=text):
@@ -354,13 +323,8 @@ class Conversation(VerticalScroll):
                 from ..reports import comparison_report
 
                 await self.add_report(comparison_report(compared))
-            case (None | TurnFinished() | SubagentStarted() | TurnStarted() | RawStreamEvent() | PlanUpdated()
-                  | ToolProgress()):
-                pass  # the status bar, the panel, the plan or a modal shows it
-            case ApprovalsWaiting() | ApprovalRequested() | ElicitationRequested():
-                pass  # the app asks it in a modal, or the panel says the inbox: no conversation is given one
-            case unknown:
-                assert_never(unknown)
+            case _:
+                pass  # the status bar, the panel or the plan shows it
 
     async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
         """Show events that already happened: whole messages instead of their deltas.
