@@ -1,0 +1,14 @@
+"""Narrowing for tests: an SDK hands back unions (a content block, a message of a stream), and a test that knows which
+kind it expects says so with `of(Kind, value)`, which fails the test, naming what came, when it is another kind."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def of(kind: type[T], value: object) -> T:
+    """value, checked to be a kind (so mypy knows it is one, and the test fails at once when it is not)."""
+    assert isinstance(value, kind), f"expected a {kind.__name__}, got {value!r}"
+    return value
