@@ -18,9 +18,11 @@ from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.tui.widgets.conversation import Conversation, NoticeEntry
 from agentcli.ui.view import SessionView
+from tests.narrow import of
+from tests.origin import Origin
 from tests.ui.test_tui_support import plain
 
-CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
 
 def line_mode(live: bool = False) -> tuple[Display, io.StringIO]:
@@ -119,9 +121,9 @@ def test_each_front_end_says_of_every_event_whether_it_draws_it_or_leaves_it_qui
 
 def test_what_one_front_end_draws_another_may_leave_quiet():
     from agentcli.ui.acp.agent import drawn as acp
-    from agentcli.ui.plain.display import drawn as line_mode
+    from agentcli.ui.plain.display import drawn as line_mode  # type: ignore[attr-defined]  # the one it uses
     from agentcli.ui.stream_json import drawn as stream_json
-    from agentcli.ui.tui.widgets.conversation import drawn as tui
+    from agentcli.ui.tui.widgets.conversation import drawn as tui  # type: ignore[attr-defined]  # the one it uses
 
     used = UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3))
     inbox = ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), agent_id="sa-1")
@@ -180,7 +182,7 @@ async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view
         assert notes == ["Overloaded. Retried 2 times."]  # one line, its outcome once the call went through
         assert conversation.view.retries == {} and conversation.view.retried is None  # the live view: untouched
         await conversation.replay(events[:2])  # a session left while retrying: the line says the latest try
-        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [events[1].text]
+        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [of(Retrying, events[1]).text]
 
 
 async def test_a_child_of_one_turn_is_counted_in_the_singular():
