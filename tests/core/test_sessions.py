@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def two_children(server):
                 tool_use("grep", {"pattern": "def index"}), text("index: src/app/views.py:4"))
 
 
-def lines_of(path: Path) -> list[dict]:
+def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -102,7 +103,7 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
     server.assert_no_rejections()
 
 
-def without_cache(messages: list[dict]) -> list[dict]:
+def without_cache(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]}
             for m in messages]
 
@@ -243,7 +244,7 @@ async def test_list_shows_first_prompt_turns_children_and_tokens(server, make_se
 
 def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse():
     use = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"pattern": "x"}}
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "assistant", "content": [{"type": "text", "text": "orphan first"}]},
         {"role": "user", "content": [{"type": "text", "text": "find x"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "looking"}, use]},
@@ -295,5 +296,6 @@ def test_a_child_without_a_start_record_is_skipped_and_one_without_a_finish_is_i
     said = {"type": "assistant_message", "agent_id": "sa-1", "content": [{"type": "text", "text": "found it"}],
             "ts": "2025-01-01T00:00:04+00:00"}
     record = subagent_record([started, said], "sa-1")
+    assert record is not None
     assert (record.status, record.type, record.tool_use_id, record.seconds) == ("interrupted", "explore", "toolu_9", 4)
     assert record.result.startswith("found it") and isinstance(record.events[0], SubagentStarted)
