@@ -6,6 +6,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,17 +76,17 @@ def test_read_records_skips_each_bad_line_with_its_number_and_keeps_the_rest(tmp
                         f"Skipped line 5 of {path}: it is not a JSON object."]
 
 
-def use(tool_id: str, text: str | None = None) -> dict:
+def use(tool_id: str, text: str | None = None) -> dict[str, Any]:
     content = ([{"type": "text", "text": text}] if text else []) + [
         {"type": "tool_use", "id": tool_id, "name": "grep", "input": {"pattern": "x"}}]
     return {"role": "assistant", "content": content}
 
 
-def result(*tool_ids: str) -> dict:
+def result(*tool_ids: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in tool_ids]}
 
 
-def valid(messages: list[dict]) -> str | None:
+def valid(messages: list[dict[str, Any]]) -> str | None:
     tools = [{"name": "grep", "input_schema": {"type": "object"}}]
     return validate_request({"model": "m", "max_tokens": 10, "messages": messages, "tools": tools})
 

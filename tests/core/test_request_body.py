@@ -66,7 +66,12 @@ def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: Fake
 def test_each_message_is_serialized_once(monkeypatch: pytest.MonkeyPatch) -> None:
     encoded: list[Any] = []
     real = request_body.encode
-    monkeypatch.setattr(request_body, "encode", lambda value: encoded.append(value) or real(value))
+
+    def encode(value: Any) -> bytes:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(request_body, "encode", encode)
     bodies = RequestBodies()
     messages = history(5)
     bodies.build(params(messages))

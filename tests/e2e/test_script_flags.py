@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import Any
 import threading
 
 import pytest
@@ -17,7 +18,7 @@ from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_names, 
 from tests.waiting import DEADLINE, wait_until
 
 
-def result_of(proc) -> dict:
+def result_of(proc) -> dict[str, Any]:
     assert proc.stdout.strip(), proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,11 @@ async def test_tui_trust_buttons_answer_too(hostile):
 def test_settle_asks_once_then_remembers_both_answers(hostile):
     asked: list[trust.Request] = []
 
-    def say(answer):
-        return lambda request: asked.append(request) or answer
+    def say(answer: bool) -> Callable[[trust.Request], bool]:
+        def ask(request: trust.Request) -> bool:
+            asked.append(request)
+            return answer
+        return ask
 
     outcome = trust.settle(hostile, ask=say(False))
     assert not outcome.trusted and len(asked) == 1

@@ -15,7 +15,7 @@ from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests import waiting
 from tests.fakes.anthropic_server import offers_tool
-from tests.ui.conftest import tui  # noqa: F401  (the fixture's old import path)
+from tests.ui.conftest import tui as tui  # noqa: F401  (the fixture's old import path)
 from tests.waiting import DEADLINE
 
 SIZE = (110, 34)
