@@ -176,6 +176,7 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--input-format", "stream-json",
                              "--output-format", "stream-json", "--verbose"], cwd=repo, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
     try:
         for prompt in ("one", "two"):
             proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": prompt}}) + "\n")
