@@ -13,8 +13,8 @@
 ``--noise`` writes a line that is not JSON-RPC to standard output as it starts.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the MCP SDK reads each tool's annotations (ctx: Context), which are
+# imported inside build(), where a string could not be resolved.
 import argparse
 import sys
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 INSTRUCTIONS = "Use the features server's tools for INSTRUCTIONS-MARK work. " + "padding " * 600
 
 
-def build() -> MCPServer:
+def build() -> "MCPServer":
     from mcp.server.mcpserver import Context, MCPServer
     from mcp_types import (ElicitRequest, ElicitRequestFormParams, ElicitResult, ErrorData, InputRequiredResult,
                            ListRootsRequest, ListRootsResult)

@@ -45,7 +45,7 @@ def build() -> MCPServer:
         return os.environ.get(name, "(unset)")
 
     @server.tool(description="Return a picture and a link.")
-    def picture() -> list[str | Image | ResourceLink]:
+    def picture() -> list:  # type: ignore[type-arg]  # the SDK reads it: a bare list is content, list[X] a result
         return ["a one-pixel picture", Image(data=PIXEL, format="png"),
                 ResourceLink(name="notes", uri="file:///notes.txt", mime_type="text/plain")]
 
