@@ -30,7 +30,7 @@ from .tool_facts import claude_name
 from .policy.hooks import EVENTS as HOOK_EVENTS, Hook, Hooks, parse_hooks
 from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES, resolve_model  # ACP's model picker lists them
 from .model.llm import LLM, MISSING_KEY_MESSAGE, LLMError, MissingCredentials, context_window, resolve_credentials
-from .content import agentcli_note
+from .content import Message, agentcli_note
 from .mcp import bridge
 from .mcp.bridge import elicitation_answer
 from .mcp.config import ServerConfig
@@ -490,7 +490,7 @@ class Session(SessionChildren):
         return self.main.turns
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[Message]:
         return self.main.messages
 
     def last_text(self) -> str:

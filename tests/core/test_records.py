@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.engine.history import agent_state, repair
 from agentcli.core.storage.records import record_problem
 from agentcli.core.storage.store import read_records
@@ -17,6 +18,7 @@ from agentcli.core.tools.files import ReadFile
 from agentcli.core.tools.base import check_input
 from agentcli.paths import legacy_project_slug, project_slug
 from tests.fakes.anthropic_server import validate_request
+from tests.narrow import of
 
 GOOD = [
     {"type": "session_started", "ts": "2026-01-01T00:00:00+00:00", "agent_id": "main", "parent_tool_use_id": None,
@@ -86,7 +88,7 @@ def result(*tool_ids: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in tool_ids]}
 
 
-def valid(messages: list[dict[str, Any]]) -> str | None:
+def valid(messages: list[Message]) -> str | None:
     tools = [{"name": "grep", "input_schema": {"type": "object"}}]
     return validate_request({"model": "m", "max_tokens": 10, "messages": messages, "tools": tools})
 
@@ -105,7 +107,7 @@ def test_repair_keeps_each_tool_use_id_once(history):
     assert valid(history) is not None  # the API would refuse it as it is
     repaired = repair(history)
     assert valid(repaired) is None
-    ids = [b["id"] for m in repaired for b in m["content"] if b.get("type") == "tool_use"]
+    ids = [b["id"] for m in repaired for b in of(list, m["content"]) if b.get("type") == "tool_use"]
     assert len(ids) == len(set(ids)) and ids[0] == "t1"
 
 

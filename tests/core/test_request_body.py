@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.model import request_body
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.model.request_body import with_cache_breakpoint
@@ -17,15 +18,15 @@ from agentcli.core.model.request_body import RequestBodies
 from tests.fakes.anthropic_server import FakeAnthropic, text
 
 
-def params(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def params(messages: list[Message]) -> dict[str, Any]:
     return {"model": "claude-sonnet-5-5", "max_tokens": 1000,
             "system": [{"type": "text", "text": "Be brief. Ünïcode ✓", "cache_control": {"type": "ephemeral"}}],
             "messages": messages, "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
             "thinking": {"type": "adaptive"}}
 
 
-def history(turns: int) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
+def history(turns: int) -> list[Message]:
+    messages: list[Message] = []
     for i in range(turns):
         messages.append({"role": "user", "content": [{"type": "text", "text": f"question {i} — “quoted”"}]})
         messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}]})
@@ -44,7 +45,7 @@ def test_the_body_says_what_the_sdk_would_send() -> None:
 def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: FakeAnthropic) -> None:
     server.script(*(text(f"Answer {i}.") for i in range(3)))
     llm = LLM(credentials=Credentials(api_key="sk-body", base_url=server.base_url))
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "first"}]
+    messages: list[Message] = [{"role": "user", "content": "first"}]
 
     async def converse() -> None:
         for i in range(3):

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
 from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
 from agentcli.core.session import SessionError
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
+from tests.narrow import of
 
 
 def is_main(body):
@@ -244,7 +246,7 @@ async def test_list_shows_first_prompt_turns_children_and_tokens(server, make_se
 
 def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse():
     use = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"pattern": "x"}}
-    messages: list[dict[str, Any]] = [
+    messages: list[Message] = [
         {"role": "assistant", "content": [{"type": "text", "text": "orphan first"}]},
         {"role": "user", "content": [{"type": "text", "text": "find x"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "looking"}, use]},
@@ -257,11 +259,12 @@ def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse()
         {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": INTERRUPTED_RESULT},
         {"type": "text", "text": "hurry"}]
     assert repair(fixed) == fixed
-    stray = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"},
+    stray: list[Message] = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"},
                                           {"type": "text", "text": "hi"}]}]
     assert repair(stray) == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    assert repair([{"role": "user", "content": [{"type": "text", "text": "q"}]},
-                   {"role": "assistant", "content": [use]}])[-1]["content"][0]["tool_use_id"] == "toolu_1"
+    last = repair([{"role": "user", "content": [{"type": "text", "text": "q"}]},
+                   {"role": "assistant", "content": [use]}])[-1]
+    assert of(list, last["content"])[0]["tool_use_id"] == "toolu_1"
 
 
 def test_rebuild_merges_user_messages_and_starts_again_after_compaction():

@@ -216,7 +216,7 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
             await send(pilot, "@shop/cart.py what is in here?")
             await until(pilot, lambda: not app.busy and "What you attached" in session.main.last_text(), "an answer")
             assert "`Cart` (line 7)" in session.main.last_text()
-            calls = [m for m in session.main.messages if m["role"] == "assistant"][-1]["content"]
+            calls = of(list, [m for m in session.main.messages if m["role"] == "assistant"][-1]["content"])
             assert not [b for b in calls if b.get("type") == "tool_use"]  # no search for the file's path
             await send(pilot, "find where cart is handled")
             await until(pilot, lambda: not app.busy and "subagent found" in session.main.last_text(), "the search")

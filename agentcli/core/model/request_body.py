@@ -14,6 +14,8 @@ import copy
 import json
 from typing import Any, cast
 
+from ..content import Message
+
 # As the SDK encodes a body (anthropic._utils._json.openapi_dumps): compact, UTF-8, no NaN.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -33,7 +35,7 @@ class RequestBodies:
         self._kept: dict[int, list[Any]] = {}
         self._calls = 0
 
-    def message(self, message: dict[str, Any]) -> bytes:
+    def message(self, message: Message) -> bytes:
         kept = self._kept.get(id(message))
         if kept is None or kept[0] is not message:
             kept = self._kept[id(message)] = [message, encode(message), self._calls]
@@ -44,7 +46,7 @@ class RequestBodies:
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""
         self._calls += 1
-        messages: list[dict[str, Any]] = params["messages"]
+        messages: list[Message] = params["messages"]
         parts = [self.message(m) for m in messages[:-1]]
         if messages:
             parts.append(encode(with_cache_breakpoint(messages[-1:])[0]))
@@ -70,7 +72,7 @@ def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_cache_breakpoint(messages: list[Message]) -> list[Message]:
     """A copy of ``messages`` whose latest block carries a cache breakpoint."""
     if not messages:
         return messages
