@@ -19,12 +19,14 @@ from typing import Any
 import pytest
 
 from agentcli.config import Settings
+from agentcli.core.engine.loop import Agent
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
 from agentcli.demo.intro import PROMPT
 from agentcli.demo.app import make_demo_app
 from agentcli.demo.sample import write_sample
 from agentcli.demo.server import DemoServer
+from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from tests.conftest import user_cache
 from tests.fakes.anthropic_server import text
@@ -35,6 +37,11 @@ from tests.waiting import DEADLINE, wait_until
 REPO = Path(__file__).resolve().parents[2]
 # Runs agentcli's entry point with tests/ unimportable, as from an installed package.
 WITHOUT_TESTS = "import sys; sys.modules['tests'] = None; from agentcli.__main__ import main; main()"
+
+
+def main_of(app: AgentApp) -> Agent:
+    """The demo app's main agent: its session read beyond the surface (a Session once the app opened it)."""
+    return of(Session, app.session).main
 
 
 def files_under(folder: Path) -> dict[str, bytes]:
@@ -180,10 +187,9 @@ async def test_demo_app_delegates_shows_the_panel_and_opens_the_transcript(tmp_p
         llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
         app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
         async with app.run_test(size=SIZE) as pilot:
-            session = of(Session, app.session)  # the demo's own session, read beyond its surface
             await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript to open")
             assert app.panel.is_open and [s.status for s in app.subagents.values()] == ["done"]
-            assert "login is handled in shop/auth.py" in session.main.last_text()
+            assert "login is handled in shop/auth.py" in main_of(app).last_text()
             await app.session.aclose()
 
 
@@ -199,7 +205,6 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
         llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
         app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
         async with app.run_test(size=SIZE) as pilot:
-            session = of(Session, app.session)  # the demo's own session, read beyond its surface
             await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the first question's transcript")
             await pilot.press("escape")
             await until(pilot, lambda: not app.busy, "the first question's end")
@@ -209,18 +214,18 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
             assert "+    def total(self, prices: dict[str, int], percent_off: int = 0) -> int:" in shown, shown
             assert app.query(PlanBlock)  # the plan
             await pilot.press("y")
-            await until(pilot, lambda: not app.busy and "/rewind" in session.main.last_text(), "the edit's end")
+            await until(pilot, lambda: not app.busy and "/rewind" in main_of(app).last_text(), "the edit's end")
             assert "percent_off" in (root / "shop" / "cart.py").read_text()
             await send(pilot, "/rewind 2 files")
             await until(pilot, lambda: (root / "shop" / "cart.py").read_text() == before, "the file put back")
             await send(pilot, "@shop/cart.py what is in here?")
-            await until(pilot, lambda: not app.busy and "What you attached" in session.main.last_text(), "an answer")
-            assert "`Cart` (line 7)" in session.main.last_text()
-            calls = of(list, [m for m in session.main.messages if m["role"] == "assistant"][-1]["content"])
+            await until(pilot, lambda: not app.busy and "What you attached" in main_of(app).last_text(), "an answer")
+            assert "`Cart` (line 7)" in main_of(app).last_text()
+            calls = of(list, [m for m in main_of(app).messages if m["role"] == "assistant"][-1]["content"])
             assert not [b for b in calls if b.get("type") == "tool_use"]  # no search for the file's path
             await send(pilot, "find where cart is handled")
-            await until(pilot, lambda: not app.busy and "subagent found" in session.main.last_text(), "the search")
-            assert "cart is handled in shop/cart.py:7" in session.main.last_text()  # the class, not README.md:3
+            await until(pilot, lambda: not app.busy and "subagent found" in main_of(app).last_text(), "the search")
+            assert "cart is handled in shop/cart.py:7" in main_of(app).last_text()  # the class, not README.md:3
             await app.session.aclose()
 
 
@@ -252,7 +257,6 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
             llm = LLM(model="demo", credentials=Credentials(api_key="demo", base_url=server.base_url))
             app = make_demo_app(Settings(model="demo"), root, llm=llm, testing=True)
             async with app.run_test(size=SIZE) as pilot:
-                session = of(Session, app.session)  # the demo's own session, read beyond its surface
                 await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the first question's transcript")
                 await pilot.press("escape")
                 await until(pilot, lambda: not app.busy, "the first question's end")
@@ -261,16 +265,16 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
                 child = next(r for r in app.subagents.values() if r.status == "running")
                 assert child.background and child.description == background.DESCRIPTION
                 await until(pilot, lambda: not app.busy, "the main agent's turn to end while the child works")
-                assert f"/steer {child.id} look at orders too" in session.main.last_text()  # how to steer it
+                assert f"/steer {child.id} look at orders too" in main_of(app).last_text()  # how to steer it
                 await send(pilot, f"/steer {child.id} look at orders too")
                 release.set()
-                await until(pilot, lambda: not app.busy and f"{child.id} is back" in session.main.last_text(),
+                await until(pilot, lambda: not app.busy and f"{child.id} is back" in main_of(app).last_text(),
                             "the reported result")
                 steered = [b for b in bodies if "A message from the user while you work" in json.dumps(b)]
                 assert steered and "look at orders too" in json.dumps(steered[0]["messages"][-1])
                 replies = [m for m in steered[-1]["messages"] if m["role"] == "assistant"]
                 assert "Got your message: “look at orders too”" in json.dumps(replies, ensure_ascii=False)
-                report = session.main.last_text()
+                report = main_of(app).last_text()
                 assert "You told me while I worked: “look at orders too”" in report, report
                 assert "`orders` appears in no test" in report and "Nothing tests `shop/auth.py`" in report, report
                 await app.session.aclose()
