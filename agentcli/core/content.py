@@ -9,7 +9,17 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Any
+from typing import Any, Literal, TypedDict
+
+Role = Literal["user", "assistant"]
+Block = dict[str, Any]  # a content block as the API spells it: read leniently, since stored records may hold anything
+
+
+class Message(TypedDict):
+    """One message of a history, as the API takes it: the user's or the model's, its content a string or blocks."""
+
+    role: Role
+    content: str | list[Block]
 
 
 def as_blocks(content: Any) -> list[dict[str, Any]]:
@@ -59,7 +69,7 @@ def has_tool_use(content: Any) -> bool:
     return any(b.get("type") == "tool_use" for b in as_blocks(content))
 
 
-def append_user(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
+def append_user(messages: list[Message], content: list[Block]) -> None:
     """Append a user message, merged into the previous one when that is a user message too (the API
     wants roles to alternate)."""
     if messages and messages[-1].get("role") == "user":

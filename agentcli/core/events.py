@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, get_args
 
 from .comparison import Attempt
+from .content import Message
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
 from .usage import Usage as Usage  # tokens and cost, on events and reports
 from .vocabulary import (FINISHED as FINISHED, STATUSES as STATUSES, NoticeLevel as NoticeLevel, Origin as Origin,
@@ -314,7 +315,7 @@ class Retrying(Event):
 class HistoryCleared(Event):
     """/clear: the conversation starts afresh; ``messages`` is the new (empty) history."""
 
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -347,7 +348,7 @@ class Compacted(Event):
     tokens_before: int
     tokens_after: int
     summary: str
-    messages: list[dict[str, Any]]  # the whole new history; resume starts from here
+    messages: list[Message]  # the whole new history; resume starts from here
     reason: str = ""  # why: "the context was nearly full", "the prompt was too long", "asked for"
     trigger: Literal["auto", "manual"] = "auto"  # manual: the user asked for it (/compact)
     ledger: dict[str, Any] = field(default_factory=dict)  # agentcli's record of the calls so far, for a resume

@@ -28,7 +28,7 @@ from .engine.telemetry import Telemetry
 from .policy.hooks import Hooks
 from .model.catalogue import resolve_model
 from .model.llm import LLM, context_window
-from .content import agentcli_note
+from .content import Message, agentcli_note
 from .mcp import bridge
 from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer
 from .mcp.servers import McpServer
@@ -369,7 +369,7 @@ class Session(SessionChildren, SessionParts):
         return self.main.turns
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[Message]:
         return self.main.messages
 
     def last_text(self) -> str:

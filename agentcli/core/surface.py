@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence
 from pathlib import Path
 
+from .content import Message
+
 if TYPE_CHECKING:
     from .engine.agents import AgentType
     from .engine.context_usage import ContextUsage
@@ -72,7 +74,7 @@ class SessionSurface(Protocol):
     def close(self) -> None: ...
     async def aclose(self, reason: str = "other") -> None: ...  # reason: SessionEnd's
     @property
-    def messages(self) -> list[dict[str, Any]]: ...  # the main agent's history
+    def messages(self) -> list[Message]: ...  # the main agent's history
 
     # the main agent's model, tools and counts
     @property

@@ -27,7 +27,7 @@ def test_tree_sitter_loads_at_the_first_bash_decision_not_at_startup():
     ("ls *.py ~/x {a,b}", ("ls", None, None, None)),
     ("wc -l \"$f\" $(date)", ("wc", "-l", None, None)),
 ])
-def test_words_are_what_the_program_gets(line: str, words: tuple):
+def test_words_are_what_the_program_gets(line: str, words: tuple[str | None, ...]):
     [command] = [c for c in split_command(line).commands if c.words[0] == words[0]]
     assert command.words == words
 
@@ -63,7 +63,7 @@ def test_what_is_not_modelled_is_named(line: str, why: str):
     ("ls >|out", (">",)), ("> out", (">",)), ("{ ls; } > out", (">",)),
     ("ls 2>&1", ()), ("ls > /dev/null 2>&1", ()), ("ls >&2", ()), ("ls < in", ()),
 ])
-def test_redirections_that_write_files(line: str, writes: tuple):
+def test_redirections_that_write_files(line: str, writes: tuple[str, ...]):
     assert tuple(dict.fromkeys(w for c in split_command(line).commands for w in c.writes)) == writes
 
 

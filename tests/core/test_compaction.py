@@ -9,7 +9,7 @@ import re
 import pytest
 
 from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
-from agentcli.core.content import agentcli_note, readable
+from agentcli.core.content import Message, agentcli_note, readable
 from agentcli.core.events import Compacted, Notice
 from tests.fakes.anthropic_server import error, offers_tool, text, tool_use
 
@@ -150,7 +150,7 @@ def test_a_compact_threshold_that_cannot_work_is_refused_in_one_sentence(tmp_pat
 def test_the_summarizer_budget_cuts_only_the_longest_blocks_to_head_and_tail():
     short = "short result"
     long = "HEAD " + "m" * 50_000 + " TAIL"
-    messages = [{"role": "user", "content": [{"type": "text", "text": "the question"}]},
+    messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "the question"}]},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "grep",
                                                    "input": {"pattern": "x"}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": long},

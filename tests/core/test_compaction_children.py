@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 
-from agentcli.core.events import Compacted, SubagentFinished, SubagentResultDelivered
+from agentcli.core.events import Compacted, Event, SubagentFinished, SubagentResultDelivered
 from tests.core.test_compaction import is_summarizer
 from tests.fakes.anthropic_server import first_user_text, offers_tool, reply, text, tool_use, tool_use_block
 from tests.waiting import until, within
@@ -51,8 +51,12 @@ async def test_results_of_children_running_through_a_compaction_arrive_once_with
                     text(f"Errand {name}: the README says it is a demo."))
     session, events = make_session()
     running_at_compaction: list[list[str]] = []
-    session.subscribe(lambda e: isinstance(e, Compacted) and running_at_compaction.append(
-        [r.id for r in session.running_children]))
+
+    def note_running(event: Event) -> None:
+        if isinstance(event, Compacted):
+            running_at_compaction.append([r.id for r in session.running_children])
+
+    session.subscribe(note_running)
 
     assert (await session.send("Run two errands in the background")).text == "Waiting for both."
     assert running_at_compaction == [["sa-1", "sa-2"]]  # the main agent compacted while both ran
@@ -77,7 +81,7 @@ async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once
     server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "README.md"}),
                 text("Errand A: the README says it is a demo.", gate=compacting, gate_timeout=120))
     session, events = make_session()
-    session.subscribe(lambda e: isinstance(e, SubagentFinished) and child_done.set())
+    session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
     assert (await session.send("Run an errand in the background")).text == "Started it."
 
     assert await within(session.compact(), "the compaction")  # /compact, as the user would type it

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.config import ConfigError, load_settings
+from tests.narrow import found
 
 
 def write_settings(root: Path, text: str) -> Path:
@@ -78,7 +79,7 @@ def test_the_documented_example_shows_each_declared_default():
     from agentcli.config import SETTINGS, Settings
 
     readme = (Path(__file__).parents[2] / "docs" / "README.md").read_text()
-    example = tomllib.loads(re.search(r"```toml\n(model = .*?)```", readme, re.DOTALL).group(1))
+    example = tomllib.loads(found(re.compile(r"```toml\n(model = .*?)```", re.DOTALL), readme).group(1))
     examples_not_defaults = {"max_thinking_tokens", "api_key_helper", "agents", "permissions"}  # their comments say
     defaults = Settings()
     assert set(example) <= set(SETTINGS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcli.core.content import append_user, as_blocks, has_tool_use, text_of
+from agentcli.core.content import Message, append_user, as_blocks, has_tool_use, text_of
 
 
 def test_text_comes_from_text_blocks_only_and_a_string_is_its_own_text():
@@ -14,7 +14,7 @@ def test_text_comes_from_text_blocks_only_and_a_string_is_its_own_text():
 
 
 def test_a_user_message_after_a_user_message_merges_into_it():
-    messages = [{"role": "user", "content": "first"}]
+    messages: list[Message] = [{"role": "user", "content": "first"}]
     append_user(messages, [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}])
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "first"},
                                                      {"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcli import paths
 from agentcli.core.engine.context import (GIT_STATUS_LINES, MEMORY_FILE_CAP, MEMORY_TOTAL_CAP, main_system_prompt,
                                    subagent_system_prompt)
@@ -13,7 +15,7 @@ from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_use
 CONVENTIONS = "Always run `make lint` before you say you are done. Tabs, never spaces."
 
 
-def system_of(body: dict) -> str:
+def system_of(body: dict[str, Any]) -> str:
     return body["system"][0]["text"]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from agentcli.core.events import UserMessage
 from agentcli.core.storage.records import MAX_DEPTH, TOO_DEEP, record_problem
@@ -23,7 +24,7 @@ def nested(depth: int) -> object:
     return value
 
 
-def message(content: object) -> dict:
+def message(content: object) -> dict[str, Any]:
     return {"type": "user_message", "agent_id": "main", "content": content}
 
 

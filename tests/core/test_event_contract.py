@@ -137,7 +137,11 @@ def test_every_kind_of_event_is_in_the_union_that_renderers_match_on():
     from agentcli.core.events import EVENT_TYPES, AnyEvent, Event
 
     def subclasses(cls: type) -> set[type]:
-        return {sub for direct in cls.__subclasses__() for sub in {direct, *subclasses(direct)}}
+        found: set[type] = set()
+        direct: type
+        for direct in cls.__subclasses__():
+            found |= {direct, *subclasses(direct)}
+        return found
 
     assert subclasses(Event) == set(get_args(AnyEvent))
     assert set(EVENT_TYPES.values()) == set(get_args(AnyEvent))  # and the store can read each back

@@ -13,6 +13,7 @@ import dataclasses
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from agentcli.core.system.workspace import Workspace
 from tests.conftest import RACE_ROUNDS, TOOLS
 from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
                                           tool_result_text, tool_results, tool_use_block)
+from tests.narrow import of
 from tests.waiting import wait_until
 
 STALE = "changed since you read it"
@@ -37,7 +39,7 @@ UNREAD = "You have not read"
 def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "ws"
     root.mkdir()
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
 
 
 def as_agent(ctx: ToolContext, agent_id: str) -> ToolContext:
@@ -46,7 +48,7 @@ def as_agent(ctx: ToolContext, agent_id: str) -> ToolContext:
 
 
 async def read(ctx: ToolContext, path: str) -> str:
-    return await ReadFile().run({"path": path}, ctx)
+    return of(str, await ReadFile().run({"path": path}, ctx))
 
 
 async def edit(ctx: ToolContext, path: str, old: str, new: str) -> str:
@@ -151,7 +153,7 @@ def child_turn(body):
         failed = [{"path": "shared.txt", "old_string": f"MARKER-{k} = old", "new_string": f"MARKER-{k} = new"}
                   for k in range(8 * n, 8 * n + 8)]
     else:
-        failed = [find_tool_use(body, r["tool_use_id"])["input"] for r in results if r.get("is_error")]
+        failed = [of(dict, find_tool_use(body, r["tool_use_id"]))["input"] for r in results if r.get("is_error")]
         assert all(STALE in tool_result_text(r) for r in results if r.get("is_error")), results
     if not failed:
         return text(f"Child {n} edited its markers.")
@@ -187,7 +189,7 @@ async def test_a_write_over_a_finished_siblings_edit_warns(server, make_session,
                 reply(tool_use_block("read_file", {"path": "README.md"}),
                       tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "A's"})),
                 text("A edited"))
-    holder: dict = {}
+    holder: dict[str, Any] = {}
 
     def b_writes_once_a_has_finished(body):
         wait_until(lambda: any(r.description == "A" and r.status == "done" and r.seconds

@@ -9,11 +9,12 @@ import pytest
 
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.tools.base import ToolContext
-from agentcli.core.system.git import GIT_ENV, find_repository, is_git_repo
-from agentcli.core.tools.git import main_branch, snapshot
+from agentcli.core.tools.base import Tool, ToolContext
+from agentcli.core.system.git import GIT_ENV, Repository, find_repository, is_git_repo
+from agentcli.core.tools.git import GitSnapshot, main_branch, snapshot
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import git, TOOLS
+from tests.narrow import of
 
 GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_blame"]
 
@@ -40,7 +41,7 @@ def commit(root: Path, message: str, **files: str) -> None:
 async def test_tools_are_offered_in_a_repo_and_need_no_approval(repo):
     tools, _ = registry(repo)
     assert [n for n in tools.names() if n.startswith("git_")] == GIT_TOOLS
-    assert all(tools.get(n).kind == "read" for n in GIT_TOOLS)
+    assert all(of(Tool, tools.get(n)).kind == "read" for n in GIT_TOOLS)
     output, is_error = await call(repo, "git_status")  # default mode, nobody to ask: still runs
     assert not is_error and output.startswith("## main")
 
@@ -169,14 +170,14 @@ def test_snapshot_and_main_branch(repo):
     assert [c.split(" ", 1)[1] for c in state.commits] == ["Add login form", "Initial commit"]
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     git(repo, "checkout", "-q", head)
-    assert snapshot(repo).branch.startswith("detached HEAD at ")
+    assert of(GitSnapshot, snapshot(repo)).branch.startswith("detached HEAD at ")
 
 
 def test_main_branch_from_origin_head(tmp_path, repo):
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     git(clone, "branch", "-q", "-m", "main", "work")  # no local main left; origin/HEAD says main
-    assert main_branch(find_repository(clone), "work") == "main"
+    assert main_branch(of(Repository, find_repository(clone)), "work") == "main"
 
 
 def test_nothing_outside_a_repository(tmp_path):

@@ -62,7 +62,7 @@ def is_child(body: dict[str, Any]) -> bool:
 def answering(decision: str):  # noqa: ANN201
     """A sink that answers every approval question with ``decision`` (so a test that expects none cannot hang)."""
     def sink(event: Event) -> None:
-        if isinstance(event, ApprovalRequested) and not event.future.done():
+        if isinstance(event, ApprovalRequested) and event.future and not event.future.done():
             event.future.set_result(decision)
     return sink
 

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ BLOCK_RM = (f"{sys.executable} -c \"import json,sys; d=json.load(sys.stdin); "
             "sys.exit(print('rm is not allowed here', file=sys.stderr) or 2) if c.split()[:1]==['rm'] else 0\"")
 
 
-def hooks(event: str, command: str, matcher: str = "", timeout: float | None = None) -> dict:
+def hooks(event: str, command: str, matcher: str = "", timeout: float | None = None) -> dict[str, Any]:
     hook = {"type": "command", "command": command, **({"timeout": timeout} if timeout else {})}
     return {event: [{"matcher": matcher, "hooks": [hook]}]}
 

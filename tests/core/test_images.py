@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 import struct
 import zlib
 
@@ -22,7 +23,7 @@ def png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
-def images_in(body: dict) -> list[dict]:
+def images_in(body: dict[str, Any]) -> list[dict[str, Any]]:
     found = []
 
     def walk(value):

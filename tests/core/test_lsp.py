@@ -16,6 +16,7 @@ from agentcli.core.errors import ToolError
 from agentcli.core.lsp.server import LanguageServers
 from agentcli.core.lsp.specs import ServerSpec, parse_setting
 from agentcli.core.lsp.tool import EditDiagnostics, LspTool
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.sandbox import Sandbox
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
@@ -57,7 +58,7 @@ def project(root: Path) -> Path:
 
 
 def context(root: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=None, settings=TOOLS)  # type: ignore[arg-type]
+    return ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(), settings=TOOLS)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -197,7 +198,7 @@ async def test_a_session_offers_the_tool_and_an_edit_s_result_carries_the_new_er
     try:
         await session.send("Break it")
     finally:
-        await session.lsp.stop()  # type: ignore[attr-defined]
+        await session.lsp.stop()
     assert "lsp" in [tool["name"] for tool in server.requests[0]["tools"]]
     [result] = tool_results(server.requests[2])
     assert tool_result_text(result).endswith("New errors pylsp reports in this file since the edit:\n"
@@ -219,7 +220,7 @@ async def test_where_no_server_has_files_the_tool_says_so_in_one_sentence_and_st
     assert [tool_result_text(block) for body in server.requests[1:] for block in tool_results(body)] == [
         "The workspace holds no file the language servers serve (they serve: python); use grep.",
         "No language server here serves notes.txt (the servers serve: python); use grep."]
-    assert session.lsp.running == {}  # type: ignore[attr-defined]
+    assert session.lsp.running == {}
 
 
 async def test_an_explore_child_s_receipt_records_its_lookups(server, make_session, tmp_path):
@@ -234,7 +235,7 @@ async def test_an_explore_child_s_receipt_records_its_lookups(server, make_sessi
     try:
         await session.send("delegate")
     finally:
-        await session.lsp.stop()  # type: ignore[attr-defined]
+        await session.lsp.stop()
     [block] = tool_results([body for body in server.requests if is_main(body)][1])
     assert "Looked up: references of `handle_request`: 3 places" in tool_result_text(block)
     assert "lsp ×" not in tool_result_text(block)  # said once, with what it found

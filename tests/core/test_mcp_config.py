@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from agentcli.core.mcp.tool import tool_name
 from agentcli.core.policy.rules import Rule
 
 
-def write(path: Path, servers: dict) -> None:
+def write(path: Path, servers: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"mcpServers": servers}))
 

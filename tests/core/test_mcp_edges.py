@@ -35,7 +35,7 @@ def test_a_name_another_servers_tool_holds_is_refused_with_a_warning(tmp_path):
     made, _ = servers(tmp_path, a={"command": "x"}, a__b={"command": "y"})
     listing(made, "a", "b__c", "other")
     listing(made, "a__b", "c")
-    registry, warnings = ToolRegistry([]), []
+    registry, warnings = ToolRegistry([]), list[str]()
     bridge.sync_tools(registry, made.servers["a"], warnings.append)
     bridge.sync_tools(registry, made.servers["a__b"], warnings.append)
     assert sorted(registry.names()) == ["mcp__a__b__c", "mcp__a__other"]

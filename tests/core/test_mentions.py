@@ -8,6 +8,7 @@ import struct
 import subprocess
 import zlib
 from pathlib import Path
+from typing import Any
 
 from agentcli.core.content import text_of
 from agentcli.core.engine import mentions
@@ -27,7 +28,7 @@ def png(width: int = 2, height: int = 3) -> bytes:
             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-def user_blocks(body: dict) -> list[dict]:
+def user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
     content = body["messages"][-1]["content"]
     return content if isinstance(content, list) else [{"type": "text", "text": content}]
 

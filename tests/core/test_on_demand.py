@@ -4,6 +4,7 @@ API's tool search or agentcli's own tool_search reaches them, through the real S
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -22,16 +23,16 @@ from tests.fakes.anthropic_server import (reply, text, tool_names, tool_result_t
                                           tool_use, tool_use_block)
 
 
-def unmarked(tools: list[dict]) -> list[dict]:
+def unmarked(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Tools without the cache breakpoint's mark, which goes on whichever is last."""
     return [{k: v for k, v in t.items() if k != "cache_control"} for t in tools]
 
 
-def tool(body: dict, name: str) -> dict:
+def tool(body: dict[str, Any], name: str) -> dict[str, Any]:
     return next(t for t in body["tools"] if t.get("name") == name)
 
 
-def carried(body: dict) -> list[str]:
+def carried(body: dict[str, Any]) -> list[str]:
     """The names of the tools whose definitions the request's notes carry (Offer.carried)."""
     notes = [text for m in body["messages"] if m["role"] == "user" for b in m["content"]
              if CARRIED in (text := b.get("text", ""))]
@@ -182,7 +183,7 @@ class LookupSymbol(Tool):
     description = "Find where a symbol is defined in the workspace's index."
     input_schema = {"type": "object", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]}
 
-    async def run(self, args: dict, ctx: ToolContext) -> ToolOutcome:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         return ToolOutcome("greet: src/app.py:1")
 
 

@@ -13,24 +13,21 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import tool_settings
+from tests.core.test_processes import allow_all
 from tests.waiting import until
 
 MB = 1024 * 1024
 
 
-class AllowAll:
-    async def authorize(self, tool, args, ctx):
-        return None
-
-
 def make_ctx(root: Path, copy_mb: float, session_mb: float = 512.0) -> ToolContext:
     (root / "ws").mkdir(exist_ok=True)
-    return ToolContext(workspace=Workspace.at(root / "ws"), emit=lambda e: None, permissions=AllowAll(),
+    return ToolContext(workspace=Workspace.at(root / "ws"), emit=lambda e: None, permissions=allow_all(),
                        output_dir=root / "outputs",
                        settings=tool_settings(output_copy_max_mb=copy_mb, output_session_max_mb=session_mb))
 
 
 def copies(ctx: ToolContext) -> dict[str, int]:
+    assert ctx.output_dir is not None
     return {p.name: p.stat().st_size for p in ctx.output_dir.iterdir()} if ctx.output_dir.exists() else {}
 
 
@@ -41,7 +38,7 @@ async def test_yes_until_timeout_writes_one_capped_copy_and_says_so(tmp_path):
     text = str(info.value)
     assert "timed out" in text and "only in part" in text and "0.5 MB cap of one copy" in text
     assert copies(ctx) == {"bash-toolu_yes.txt": MB // 2}
-    assert (ctx.output_dir / "bash-toolu_yes.txt").read_bytes()[:4] == b"y\ny\n"
+    assert ctx.output_dir and (ctx.output_dir / "bash-toolu_yes.txt").read_bytes()[:4] == b"y\ny\n"
 
 
 async def test_the_session_cap_holds_across_copies(tmp_path):

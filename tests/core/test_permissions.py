@@ -25,12 +25,13 @@ from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, t
 
 def answer_with(session: Any, events: Any, answers: list[str] | Callable[[ApprovalRequested], str]) -> None:
     """Answer approval requests the way the TUI modal does: by resolving the request's future."""
-    queue = list(answers) if isinstance(answers, list) else None
+    queue = list(answers) if isinstance(answers, list) else []
 
     def sink(event: Any) -> None:
         events(event)
         if isinstance(event, ApprovalRequested):
-            event.future.set_result(queue.pop(0) if queue is not None else answers(event))
+            assert event.future is not None
+            event.future.set_result(answers(event) if callable(answers) else queue.pop(0))
 
     session.sink = sink
 

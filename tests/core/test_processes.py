@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.base import Tool, ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
@@ -25,12 +28,20 @@ RUN = f".{secrets.randbelow(10**6):06d}"
 
 
 class AllowAll:
-    async def authorize(self, tool, args, ctx):
+    """Lets every call run. It is no Permissions, so the registry asks no one about what the OS sandbox stopped
+    (core/tools/__init__.py checks), which the sandbox tests rely on."""
+
+    async def authorize(self, tool: Tool, args: dict[str, Any], ctx: ToolContext, approved: bool = False) -> None:
         return None
 
 
-def make_ctx(root: Path, **kw) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=AllowAll(), **{"settings": TOOLS, **kw})
+def allow_all() -> Permissions:
+    return cast(Permissions, AllowAll())  # the registry calls only authorize on what is not a Permissions
+
+
+def make_ctx(root: Path, **kw: Any) -> ToolContext:
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=allow_all(),
+                       **{"settings": TOOLS, **kw})
 
 
 @pytest.fixture
@@ -52,7 +63,7 @@ def running(argv: list[str]) -> list[int]:
     return found
 
 
-async def gone(argv: list[str], pids: list[int] = ()) -> None:
+async def gone(argv: list[str], pids: Sequence[int] = ()) -> None:
     """No ``argv`` process runs, and ``pids`` are not even zombies any more: they were reaped."""
     await until(lambda: not running(argv), f"every `{' '.join(argv)}` process ending")
     await until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), f"{pids} being reaped")

@@ -3,16 +3,18 @@ take a refusal, parallel reads, checking a change, when to delegate, and a subag
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use_block
 
 CONVENTIONS = "Run `make check` before you say you are done."
 
 
-def system_of(body: dict) -> str:
+def system_of(body: dict[str, Any]) -> str:
     return body["system"][0]["text"]
 
 
-def is_child(body: dict) -> bool:
+def is_child(body: dict[str, Any]) -> bool:
     return not offers_tool(body, "task")
 
 

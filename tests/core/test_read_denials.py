@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-async def call(root: Path, rules: list[str], tool: str, args: dict) -> tuple[bool, str]:
+async def call(root: Path, rules: list[str], tool: str, args: dict[str, Any]) -> tuple[bool, str]:
     ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None,
                       permissions=Permissions.from_settings("default", {"deny": rules}, False), settings=TOOLS)
     outcome = await ToolRegistry(default_tools(root=root)).call(tool, args, dataclasses.replace(ctx))

@@ -6,9 +6,11 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.engine.history import agent_state, repair
 from agentcli.core.storage.records import record_problem
 from agentcli.core.storage.store import read_records
@@ -16,6 +18,7 @@ from agentcli.core.tools.files import ReadFile
 from agentcli.core.tools.base import check_input
 from agentcli.paths import legacy_project_slug, project_slug
 from tests.fakes.anthropic_server import validate_request
+from tests.narrow import of
 
 GOOD = [
     {"type": "session_started", "ts": "2026-01-01T00:00:00+00:00", "agent_id": "main", "parent_tool_use_id": None,
@@ -75,17 +78,17 @@ def test_read_records_skips_each_bad_line_with_its_number_and_keeps_the_rest(tmp
                         f"Skipped line 5 of {path}: it is not a JSON object."]
 
 
-def use(tool_id: str, text: str | None = None) -> dict:
+def use(tool_id: str, text: str | None = None) -> dict[str, Any]:
     content = ([{"type": "text", "text": text}] if text else []) + [
         {"type": "tool_use", "id": tool_id, "name": "grep", "input": {"pattern": "x"}}]
     return {"role": "assistant", "content": content}
 
 
-def result(*tool_ids: str) -> dict:
+def result(*tool_ids: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in tool_ids]}
 
 
-def valid(messages: list[dict]) -> str | None:
+def valid(messages: list[Message]) -> str | None:
     tools = [{"name": "grep", "input_schema": {"type": "object"}}]
     return validate_request({"model": "m", "max_tokens": 10, "messages": messages, "tools": tools})
 
@@ -104,7 +107,7 @@ def test_repair_keeps_each_tool_use_id_once(history):
     assert valid(history) is not None  # the API would refuse it as it is
     repaired = repair(history)
     assert valid(repaired) is None
-    ids = [b["id"] for m in repaired for b in m["content"] if b.get("type") == "tool_use"]
+    ids = [b["id"] for m in repaired for b in of(list, m["content"]) if b.get("type") == "tool_use"]
     assert len(ids) == len(set(ids)) and ids[0] == "t1"
 
 

@@ -44,7 +44,7 @@ def reference_fits(value: Any, kind: Any) -> bool:
     if origin is list or origin is tuple:
         item = args[0] if args else Any
         return isinstance(value, list) and all(reference_fits(v, item) for v in value)
-    if origin is dict or dataclasses.is_dataclass(kind):
+    if origin is dict or dataclasses.is_dataclass(kind) or typing.is_typeddict(kind):  # a JSON object
         return isinstance(value, dict)
     return not isinstance(kind, type) or isinstance(value, kind)
 

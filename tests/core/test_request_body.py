@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.model import request_body
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.model.request_body import with_cache_breakpoint
@@ -17,15 +18,15 @@ from agentcli.core.model.request_body import RequestBodies
 from tests.fakes.anthropic_server import FakeAnthropic, text
 
 
-def params(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def params(messages: list[Message]) -> dict[str, Any]:
     return {"model": "claude-sonnet-5-5", "max_tokens": 1000,
             "system": [{"type": "text", "text": "Be brief. Ünïcode ✓", "cache_control": {"type": "ephemeral"}}],
             "messages": messages, "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
             "thinking": {"type": "adaptive"}}
 
 
-def history(turns: int) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
+def history(turns: int) -> list[Message]:
+    messages: list[Message] = []
     for i in range(turns):
         messages.append({"role": "user", "content": [{"type": "text", "text": f"question {i} — “quoted”"}]})
         messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {i}"}]})
@@ -44,7 +45,7 @@ def test_the_body_says_what_the_sdk_would_send() -> None:
 def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: FakeAnthropic) -> None:
     server.script(*(text(f"Answer {i}.") for i in range(3)))
     llm = LLM(credentials=Credentials(api_key="sk-body", base_url=server.base_url))
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "first"}]
+    messages: list[Message] = [{"role": "user", "content": "first"}]
 
     async def converse() -> None:
         for i in range(3):
@@ -66,7 +67,12 @@ def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: Fake
 def test_each_message_is_serialized_once(monkeypatch: pytest.MonkeyPatch) -> None:
     encoded: list[Any] = []
     real = request_body.encode
-    monkeypatch.setattr(request_body, "encode", lambda value: encoded.append(value) or real(value))
+
+    def encode(value: Any) -> bytes:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(request_body, "encode", encode)
     bodies = RequestBodies()
     messages = history(5)
     bodies.build(params(messages))
@@ -96,7 +102,7 @@ def test_a_history_changed_before_its_end_is_serialized_anew() -> None:
     bodies = RequestBodies()
     messages = history(3)
     bodies.build(params(messages))
-    compacted = [{"role": "user", "content": "a summary"}, *messages[4:]]  # as a compaction or a rewind leaves it
+    compacted: list[Message] = [{"role": "user", "content": "a summary"}, *messages[4:]]  # as a compaction or a rewind leaves it
     assert json.loads(bodies.build(params(compacted)))["messages"][:-1] == compacted[:-1]
     messages.append({"role": "assistant", "content": [{"type": "text", "text": "the other one goes on"}]})
     assert json.loads(bodies.build(params(messages)))["messages"][:-1] == messages[:-1]
@@ -111,7 +117,12 @@ def test_conversations_no_longer_sent_are_let_go(monkeypatch: pytest.MonkeyPatch
     assert len(bodies) == request_body.KEEP_CONVERSATIONS * 6  # the latest conversations' messages before the last
     encoded: list[Any] = []
     real = request_body.encode
-    monkeypatch.setattr(request_body, "encode", lambda value: encoded.append(value) or real(value))
+
+    def encode(value: Any) -> bytes:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(request_body, "encode", encode)
     bodies.build(params(kept))
     assert [value for value in encoded if isinstance(value, dict) and "role" in value] == [
         with_cache_breakpoint(kept[-1:])[0]]  # the one still being sent is kept

@@ -21,7 +21,7 @@ from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
-from tests.core.test_processes import AllowAll, gone, running
+from tests.core.test_processes import allow_all, gone, running
 from tests.waiting import until
 
 
@@ -61,7 +61,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def make_ctx(root: Path, sandbox: Sandbox | None, extra: tuple[Path, ...] = ()) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root, extra_dirs=extra), emit=lambda e: None, permissions=AllowAll(),
+    return ToolContext(workspace=Workspace.at(root, extra_dirs=extra), emit=lambda e: None, permissions=allow_all(),
                        sandbox=sandbox, settings=TOOLS)
 
 

@@ -20,7 +20,7 @@ from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from tests.conftest import TOOLS
 from tests.core.test_permissions import answer_with, results_of
-from tests.core.test_processes import AllowAll
+from tests.core.test_processes import allow_all
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox  # noqa: F401  (fixtures)
 from tests.core.test_worktrees import trees
 from tests.fakes.anthropic_server import reply, text, tool_use, tool_use_block
@@ -161,7 +161,7 @@ async def test_a_worktree_child_changes_its_branch_and_nothing_else_of_the_main_
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
     common = repo / ".git"
     child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=AllowAll(), sandbox=sandbox, settings=TOOLS)
+                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
     ok, out = await bash(child, (
         f"git --git-dir={common} config filter.evil.clean \"sh -c 'echo clean >> {mark}; cat'\"; "
         f"git --git-dir={common} config core.fsmonitor 'echo fsmonitor >> {mark}'; "
@@ -328,7 +328,7 @@ async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_bran
     sibling = worktrees.create(repo, trees(), "S1", "sa-2")
     before = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
     child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=AllowAll(), sandbox=sandbox, settings=TOOLS)
+                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
     refs = repo / ".git" / "refs" / "heads"
     ok, out = await bash(child, (
         "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child'; "
@@ -348,7 +348,7 @@ async def test_a_worktree_child_cannot_point_its_head_or_branch_at_the_users_bra
                                    "$(git symbolic-ref --short HEAD)"), start=1):
         tree = worktrees.create(repo, trees(), "S1", f"sa-{number}")
         child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                            permissions=AllowAll(), sandbox=sandbox, settings=TOOLS)
+                            permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
         ok, out = await bash(child, f"echo 'by the child' >> README.md; {turn} 2>&1; git rev-parse --symbolic-full-name HEAD 2>&1; true")
         assert ok, out
         worktrees.finish(tree)  # agentcli saves the child's work, outside the sandbox
@@ -366,7 +366,7 @@ async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(
     user_git(repo, "commit", "-qm", "A script")
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
     child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=AllowAll(), sandbox=sandbox, settings=TOOLS)
+                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
     objects = repo / ".git" / "objects"
     ok, out = await bash(child, (
         "blob=$(git rev-parse HEAD:run.sh); evil=$(echo 'echo pwned' | git hash-object -w --stdin); "
@@ -392,7 +392,7 @@ async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(
 async def test_a_worktree_childs_object_folder_naming_other_object_folders_is_not_copied_in(sandbox, repo, tmp_path):
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
     child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=AllowAll(), sandbox=sandbox, settings=TOOLS)
+                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
     ok, out = await bash(child, "mkdir -p $GIT_OBJECT_DIRECTORY/info; "
                                 "echo /somewhere/else > $GIT_OBJECT_DIRECTORY/info/alternates")
     assert ok and "naming other object folders (objects/info/alternates)" in out, out

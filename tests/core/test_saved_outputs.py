@@ -7,23 +7,25 @@ is a read a hostile model could try through it, in -p, where anything that would
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.fakes.anthropic_server import reply, text, tool_result_text, tool_results, tool_use, tool_use_block
+from tests.narrow import found
 
 SEQ = {"allow": ["bash(seq *)"]}  # the one command these runs may make without asking
 SAVED = re.compile(r"saved to (\S+?);")
 
 
-def last_results(body: dict) -> list[str]:
+def last_results(body: dict[str, Any]) -> list[str]:
     return [tool_result_text(block) for block in tool_results(body)]
 
 
 async def test_the_model_pages_through_a_long_output_in_p_without_approval(server, make_session):
     saved: list[str] = []
 
-    def read_the_end(body: dict):
+    def read_the_end(body: dict[str, Any]):
         [result] = last_results(body)
-        saved.append(SAVED.search(result).group(1))
+        saved.append(found(SAVED, result).group(1))
         return tool_use("read_file", {"path": saved[0], "offset": 59_990, "limit": 11})
 
     server.script(tool_use("bash", {"command": "seq 1 60000"}), read_the_end, text("The last number is 60000."))
@@ -47,9 +49,9 @@ async def test_the_allowance_reaches_no_other_file(server, make_session, tmp_pat
     other.mkdir(parents=True)
     (other / "toolu_other.txt").write_text("ANOTHER-SESSIONS-OUTPUT\n")
 
-    def attack(body: dict):
+    def attack(body: dict[str, Any]):
         [result] = last_results(body)
-        mine = SAVED.search(result).group(1)
+        mine = found(SAVED, result).group(1)
         folder = mine.rsplit("/", 1)[0]
         (session.store.output_dir / "link.txt").symlink_to(secret)  # planted in this session's own folder
         (session.store.output_dir / "sub").mkdir()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from anthropic._models import construct_type
 from anthropic.types import RawMessageStreamEvent
 
@@ -10,7 +12,9 @@ from agentcli.core.model.sdk_import import SAMPLE_EVENTS
 
 
 def test_every_sample_event_parses_as_the_sdk_parses_a_streamed_one():
-    parsed = [construct_type(type_=RawMessageStreamEvent, value=event) for event in SAMPLE_EVENTS]
+    # construct_type is typed to return object; it builds the type it is given
+    parsed = [cast(RawMessageStreamEvent, construct_type(type_=RawMessageStreamEvent, value=event))
+              for event in SAMPLE_EVENTS]
     assert [event.type for event in parsed] == [event["type"] for event in SAMPLE_EVENTS]
     assert {event.type for event in parsed} == RAW_EVENT_TYPES  # every kind the API streams is warmed
     deltas = {event.delta.type for event in parsed if event.type == "content_block_delta"}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
@@ -16,7 +17,7 @@ from tests.conftest import TOOLS
 
 
 def ctx_at(root: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
 
 
 async def test_glob_breaks_mtime_ties_by_path_inside_a_subdirectory(tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools import rg as search  # the rg runner, where grep decides when to sort itself
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
@@ -23,7 +24,7 @@ from tests.waiting import until
 
 
 def ctx_at(root: Path, **settings: float) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None,
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
                        settings=tool_settings(**settings))
 
 

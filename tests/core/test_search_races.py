@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.search import Glob, Grep
@@ -21,7 +22,7 @@ from tests.core.test_file_races import exchange
 def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "ws"
     root.mkdir()
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, settings=TOOLS)
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
 
 
 async def test_swapping_the_searched_folder_for_a_link_never_leaks_outside_files(ctx, tmp_path):

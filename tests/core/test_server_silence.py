@@ -134,8 +134,9 @@ async def test_a_server_that_never_answered_is_given_up_on_after_one_more_try(pa
         with pytest.raises(LLMError) as failed:
             # whole headers are a reply that began: stall_timeout holds for the rest, and api_retries
             began = behaviour is headers_only_json
-            await ask(server.url, retries, **({"stall_timeout": 0.5, "retries": 1} if began else
-                                              {"first_reply_timeout": 0.5, "retries": 8}))  # the default count
+            options: dict[str, Any] = ({"stall_timeout": 0.5, "retries": 1} if began else
+                                       {"first_reply_timeout": 0.5, "retries": 8})  # the default count
+            await ask(server.url, retries, **options)
         # On a loaded machine a try can meet the stall timeout before its connection is made, so the
         # server sees at least one try and never more than two; the client's own count is exact.
         wait_until(lambda: server.connections >= 1, "the server seeing the first try")

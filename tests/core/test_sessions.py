@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentcli.core.content import Message
 from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
 from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
 from agentcli.core.door import SessionError
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
+from tests.narrow import of
 
 
 def is_main(body):
@@ -33,7 +36,7 @@ def two_children(server):
                 tool_use("grep", {"pattern": "def index"}), text("index: src/app/views.py:4"))
 
 
-def lines_of(path: Path) -> list[dict]:
+def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -102,7 +105,7 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
     server.assert_no_rejections()
 
 
-def without_cache(messages: list[dict]) -> list[dict]:
+def without_cache(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]}
             for m in messages]
 
@@ -243,7 +246,7 @@ async def test_list_shows_first_prompt_turns_children_and_tokens(server, make_se
 
 def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse():
     use = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"pattern": "x"}}
-    messages = [
+    messages: list[Message] = [
         {"role": "assistant", "content": [{"type": "text", "text": "orphan first"}]},
         {"role": "user", "content": [{"type": "text", "text": "find x"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "looking"}, use]},
@@ -256,11 +259,12 @@ def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse()
         {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": INTERRUPTED_RESULT},
         {"type": "text", "text": "hurry"}]
     assert repair(fixed) == fixed
-    stray = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"},
+    stray: list[Message] = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"},
                                           {"type": "text", "text": "hi"}]}]
     assert repair(stray) == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    assert repair([{"role": "user", "content": [{"type": "text", "text": "q"}]},
-                   {"role": "assistant", "content": [use]}])[-1]["content"][0]["tool_use_id"] == "toolu_1"
+    last = repair([{"role": "user", "content": [{"type": "text", "text": "q"}]},
+                   {"role": "assistant", "content": [use]}])[-1]
+    assert of(list, last["content"])[0]["tool_use_id"] == "toolu_1"
 
 
 def test_rebuild_merges_user_messages_and_starts_again_after_compaction():
@@ -295,5 +299,6 @@ def test_a_child_without_a_start_record_is_skipped_and_one_without_a_finish_is_i
     said = {"type": "assistant_message", "agent_id": "sa-1", "content": [{"type": "text", "text": "found it"}],
             "ts": "2025-01-01T00:00:04+00:00"}
     record = subagent_record([started, said], "sa-1")
+    assert record is not None
     assert (record.status, record.type, record.tool_use_id, record.seconds) == ("interrupted", "explore", "toolu_9", 4)
     assert record.result.startswith("found it") and isinstance(record.events[0], SubagentStarted)

@@ -4,7 +4,6 @@ settings files, and which command, agent and skill folders, load; trust still li
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from agentcli.core.engine.skills import load_skills
 from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixture
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text
+from tests.narrow import found
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def layered(tmp_path: Path) -> Path:
 
 
 def denied(settings) -> set[str]:
-    return {re.match(r"\w+\(([\w-]+)", rule)[1] for rule in settings.permissions.get("deny", [])}
+    return {found(r"^\w+\(([\w-]+)", rule)[1] for rule in settings.permissions.get("deny", [])}
 
 
 @pytest.mark.parametrize("sources, names", [
@@ -100,6 +100,6 @@ async def test_the_sdk_sees_the_commands_of_the_sources_it_named(server, api_env
             info = await client.get_server_info()
             await client.query("2+2?")
             init = [m async for m in client.receive_response() if isinstance(m, SystemMessage)][0]
-        seen.append((info["commands"], init.data["slash_commands"]))
+        seen.append((info and info["commands"], init.data["slash_commands"]))
     assert seen[0] == ([{"name": "commit", "description": "Commit it", "argumentHint": ""}], ["commit"])
     assert seen[1] == ([], [])

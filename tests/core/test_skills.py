@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def skill(base: Path, folder: str, text: str) -> Path:
     return path
 
 
-def system_of(body: dict) -> str:
+def system_of(body: dict[str, Any]) -> str:
     system = body["system"]
     return "".join(b["text"] for b in system) if isinstance(system, list) else system
 

@@ -4,6 +4,7 @@ boundary, marked as the user's; when the turn ends first, nothing of it is lost.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 import threading
 
 from agentcli.core.content import NOTE_TAG
@@ -14,7 +15,7 @@ from tests.waiting import until, within
 STEER = "Stop listing; read README.md instead."
 
 
-def last_user(body) -> list[dict]:
+def last_user(body) -> list[dict[str, Any]]:
     return body["messages"][-1]["content"]
 
 

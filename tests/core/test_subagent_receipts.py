@@ -11,6 +11,7 @@ from agentcli.core.events import (ALLOW_ONCE, DENY, ApprovalRequested, SubagentF
                                   event_from_dict)
 from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_result_text, tool_results, tool_use,
                                           tool_use_block)
+from tests.narrow import of
 
 
 def is_child(body):
@@ -56,7 +57,7 @@ async def test_the_receipt_lists_what_the_child_did_not_what_it_said(server, mak
     [finished] = events.of(SubagentFinished)
     assert finished.report is not None and finished.report.mark == ""
     # Written to the session file and read back, it is the same value.
-    assert event_from_dict(json.loads(json.dumps(finished.to_dict()))).report == finished.report
+    assert of(SubagentFinished, event_from_dict(json.loads(json.dumps(finished.to_dict())))).report == finished.report
 
 
 async def test_an_answer_citing_a_file_the_child_never_touched_is_unverified(server, make_session, repo):
@@ -217,6 +218,7 @@ async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_rec
     def sink(event):
         events(event)
         if isinstance(event, ApprovalRequested):
+            assert event.future is not None
             event.future.set_result(next(answers))
 
     session.sink = sink

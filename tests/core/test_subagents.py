@@ -217,7 +217,8 @@ async def test_cancelling_a_child_during_its_final_summary_still_answers_the_par
     assert session.subagents.cancel("sa-1")
     assert not session.subagents.cancel("sa-1")  # a second press does nothing
     result = await within(run, "the parent's answer")
-    hold.set(), summary_hold.set()
+    hold.set()
+    summary_hold.set()
     assert result.text == "Parent carries on."
     record = session.subagents.records["sa-1"]
     assert record.status == "cancelled" and "The user cancelled" in record.result

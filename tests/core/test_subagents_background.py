@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agentcli.core.events import (SubagentFinished, SubagentResultDelivered, SubagentStarted, ToolCallFinished,
+from agentcli.core.events import (Event, SubagentFinished, SubagentResultDelivered, SubagentStarted, ToolCallFinished,
                                   UserMessage)
 from agentcli.core.storage.store import read_records
 from agentcli.ui.view import SessionView
@@ -38,7 +38,13 @@ async def test_background_child_returns_at_once_and_its_result_joins_the_busy_ma
     server.when(is_child, text("Auth is handled in src/app/auth.py:9."))
     session, events = make_session()
     view = SessionView()
-    session.subscribe(lambda e: (view.apply(e, 0.0), isinstance(e, SubagentFinished) and child_done.set()))
+
+    def watch(event: Event) -> None:
+        view.apply(event, 0.0)
+        if isinstance(event, SubagentFinished):
+            child_done.set()
+
+    session.subscribe(watch)
     result = await session.send("Look into auth in the background and read the README meanwhile")
     assert result.text.startswith("Auth is in src/app/auth.py")
     [started_call] = tool_results(main_requests(server)[1])

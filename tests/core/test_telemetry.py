@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -30,7 +31,7 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter), session.id))
     await session.send("Look around, then delegate")
     spans = exporter.get_finished_spans()
-    by_name: dict[str, list] = {}
+    by_name: dict[str, list[Any]] = {}  # the exporter's spans, whose attributes mypy takes as maybe None
     for span in spans:
         by_name.setdefault(span.name.split(" ")[0], []).append(span)
     main_chats = [s for s in by_name["chat"] if s.attributes["agentcli.agent_id"] == "main"]
@@ -41,7 +42,8 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     [prompt] = [s for s in by_name["invoke_agent"] if s.name == "invoke_agent agentcli"]
     assert prompt.parent is None and prompt.attributes["agentcli.status"] == "end_turn"
     assert {s.context.trace_id for s in spans} == {prompt.context.trace_id}
-    assert all(s.attributes["session.id"] == s.attributes["gen_ai.conversation.id"] == session.id for s in spans)
+    assert all(s.attributes and s.attributes["session.id"] == s.attributes["gen_ai.conversation.id"] == session.id
+               for s in spans)
     assert all(s.parent.span_id == prompt.context.span_id for s in [*main_chats, tools_of(spans)["glob"]])
     # A model call: its model, tokens, how it ended; the main agent has no parent agent.
     first = main_chats[0]
@@ -69,7 +71,7 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     server.assert_no_rejections()
 
 
-def tools_of(spans) -> dict:
+def tools_of(spans) -> dict[str, Any]:
     return {s.attributes["gen_ai.tool.name"]: s for s in spans if s.name.startswith("execute_tool ")}
 
 
@@ -80,13 +82,14 @@ async def test_a_failed_tool_call_is_an_error_span_and_the_next_prompt_a_trace_o
     session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter), session.id))
     await session.send("Read it")
     [read] = [s for s in exporter.get_finished_spans() if s.name == "execute_tool read_file"]
-    assert read.status.status_code == StatusCode.ERROR and read.attributes["agentcli.status"] == "error"
+    assert read.status.status_code == StatusCode.ERROR
+    assert read.attributes and read.attributes["agentcli.status"] == "error"
     await session.send("Once more")
     spans = exporter.get_finished_spans()
     prompts = [s for s in spans if s.name == "invoke_agent agentcli"]
     assert len(prompts) == 2 and len({s.context.trace_id for s in spans}) == 2
     [second] = [s for s in spans if s.context.trace_id == prompts[1].context.trace_id and s is not prompts[1]]
-    assert second.name.startswith("chat") and second.parent.span_id == prompts[1].context.span_id
+    assert second.name.startswith("chat") and second.parent and second.parent.span_id == prompts[1].context.span_id
 
 
 def test_the_variables_that_turn_it_on():

@@ -3,9 +3,11 @@ through tool use and resume, and a server that refuses thinking is asked again w
 
 from __future__ import annotations
 
+from typing import Any
 
 import anthropic
 import pytest
+from anthropic.types import MessageParam
 
 from agentcli.config import ConfigError, Settings
 from agentcli.core.events import AssistantMessage, Notice, ThinkingDelta
@@ -62,16 +64,17 @@ def test_the_stand_in_rejects_a_tool_use_turn_whose_thinking_was_dropped_or_alte
     thought = thinking_block("plan")
     call = tool_use_block("grep", {"pattern": "x"})
     server.script(reply(thought, call))
-    base = {"model": "claude-sonnet-5-5", "max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 2000},
+    base: dict[str, Any] = {"model": "claude-sonnet-5-5", "max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 2000},
             "tools": [{"name": "grep", "input_schema": {"type": "object"}}]}
     client = anthropic.Anthropic(api_key=API_KEY, base_url=server.base_url, max_retries=0)
     first = client.messages.create(**base, messages=[{"role": "user", "content": "go"}])
     assert [b.type for b in first.content] == ["thinking", "tool_use"]
-    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "none"}]}
+    result: MessageParam = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"],
+                                                         "content": "none"}]}
     for sent in ([call], [{**thought, "thinking": "altered plan"}, call]):
+        turns: list[Any] = [{"role": "user", "content": "go"}, {"role": "assistant", "content": sent}, result]
         with pytest.raises(anthropic.BadRequestError, match="thinking"):
-            client.messages.create(**base, messages=[{"role": "user", "content": "go"},
-                                                     {"role": "assistant", "content": sent}, result])
+            client.messages.create(**base, messages=turns)
     client.close()
 
 

@@ -9,21 +9,23 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.edit import EditFile
 from agentcli.core.tools.files import ReadFile, WriteFile
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
+from tests.narrow import of
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None, settings=TOOLS)
+    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
 
 
 async def read(ctx: ToolContext, **args) -> str:
-    return await ReadFile().run(args, ctx)
+    return of(str, await ReadFile().run(args, ctx))
 
 
 async def read_first(ctx: ToolContext, path: str) -> None:

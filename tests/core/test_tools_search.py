@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.glob_patterns import compile_glob
@@ -20,7 +21,7 @@ from tests.conftest import TOOLS
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=None, settings=TOOLS)
+    return ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: None, permissions=Permissions(), settings=TOOLS)
 
 
 def make(root: Path, files: dict[str, str]) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
@@ -19,7 +20,8 @@ from tests.waiting import until
 
 
 def make_ctx(root: Path, **kw) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=None, **{"settings": TOOLS, **kw})
+    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
+                       **{"settings": TOOLS, **kw})
 
 
 @pytest.fixture

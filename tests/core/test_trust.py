@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,7 +124,7 @@ def test_headless_without_anything_to_trust_says_nothing(tmp_path):
     assert trust.remembered() == {}  # the flag is for one run
 
 
-def write_claude(root: Path, name: str, data: dict) -> None:
+def write_claude(root: Path, name: str, data: dict[str, Any]) -> None:
     import json
 
     (root / ".claude").mkdir(exist_ok=True)

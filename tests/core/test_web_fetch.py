@@ -28,7 +28,9 @@ class Site(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         Site.hosts.append(self.headers.get("Host", ""))
-        port = self.server.server_address[1]
+        address = self.server.server_address
+        assert isinstance(address, tuple)
+        port = address[1]
         routes: dict[str, tuple[int, dict[str, str], bytes]] = {
             "/page": (200, {"Content-Type": "text/html; charset=utf-8"}, PAGE.encode()),
             "/moved": (302, {"Location": "/page"}, b""),

@@ -4,6 +4,8 @@ which runs the search itself as the API does (tests/fakes/web_search.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcli.core.events import Notice
 from agentcli.core.tools.web_search import TYPE
 from agentcli.ui.format import sources_text
@@ -13,7 +15,7 @@ from tests.fakes.web_search import DEFAULT_PAGES, cited, search_call
 SEARCH = {"type": TYPE, "name": "web_search", "max_uses": 5}
 
 
-def server_tool(body: dict) -> dict | None:
+def server_tool(body: dict[str, Any]) -> dict[str, Any] | None:
     found = [{k: v for k, v in t.items() if k != "cache_control"} for t in body.get("tools") or []
              if t.get("type") == TYPE]
     return found[0] if found else None

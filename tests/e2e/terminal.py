@@ -17,16 +17,26 @@ import pyte
 from tests.waiting import wait_until
 
 
+class AnsweringScreen(pyte.HistoryScreen):
+    """pyte's screen, which writes its answers to the program's queries back to the terminal (pyte's hook for it)."""
+
+    def __init__(self, leader: int, columns: int, rows: int) -> None:
+        super().__init__(columns, rows, history=10_000)
+        self.leader = leader
+
+    def write_process_input(self, data: str) -> None:
+        os.write(self.leader, data.encode())
+
+
 class Terminal:
     def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120,
                  rows: int = 40) -> None:
         import pty
 
-        self.screen = pyte.HistoryScreen(columns, rows, history=10_000)
-        self.stream = pyte.ByteStream(self.screen)
         self.leader, follower = pty.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        self.screen.write_process_input = lambda answer: os.write(self.leader, answer.encode())
+        self.screen = AnsweringScreen(self.leader, columns, rows)
+        self.stream = pyte.ByteStream(self.screen)
         self.proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm"}, stdin=follower, stdout=follower,
                                      stderr=follower, start_new_session=True)
         os.close(follower)

@@ -17,6 +17,7 @@ from tests.e2e.test_acp_support import (ROOT, acp_home, api_env, opted_in, plain
                                         server, shared, shared_server, subagent_process)
 from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
+from tests.narrow import of
 from tests.waiting import until
 
 
@@ -321,14 +322,17 @@ def test_bad_messages_and_zeds_first_requests_get_the_right_answers_and_stdout_h
     assert by_id[1]["error"]["code"] == -32601
     init = s.InitializeResponse.model_validate(by_id[2]["result"])
     assert init.protocol_version == 1 and init.agent_info is not None and init.agent_info.name == "agentcli"
-    caps = init.agent_capabilities
-    assert caps.load_session and caps.mcp_capabilities.http and caps.session_capabilities.list is not None
-    assert caps.mcp_capabilities.sse  # agentcli starts SSE servers (test_an_sse_server_from_session_new_is_started)
-    assert caps.prompt_capabilities.embedded_context and caps.prompt_capabilities.image
+    caps = of(s.AgentCapabilities, init.agent_capabilities)
+    mcp = of(s.McpCapabilities, caps.mcp_capabilities)
+    prompts = of(s.PromptCapabilities, caps.prompt_capabilities)
+    assert caps.load_session and mcp.http and of(s.SessionCapabilities, caps.session_capabilities).list is not None
+    assert mcp.sse  # agentcli starts SSE servers (test_an_sse_server_from_session_new_is_started)
+    assert prompts.embedded_context and prompts.image
     assert init.auth_methods == []  # the key comes from the environment: Zed shows no login
     new = s.NewSessionResponse.model_validate(by_id[3]["result"])
-    assert new.session_id and new.modes.current_mode_id == "default"
-    assert [m.id for m in new.modes.available_modes] == ["default", "acceptEdits", "plan", "bypassPermissions"]
+    modes = of(s.SessionModeState, new.modes)
+    assert new.session_id and modes.current_mode_id == "default"
+    assert [m.id for m in modes.available_modes] == ["default", "acceptEdits", "plan", "bypassPermissions"]
     updates = [m["params"] for m in out if m.get("method") == "session/update"]
     assert updates and all(u["sessionId"] == new.session_id for u in updates)
     for update in updates:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import Any
 
 from acp import schema as s
 
@@ -157,7 +158,7 @@ async def test_a_background_child_is_a_child_session_that_says_it_finished_after
     assert client.said(child) == "handle_auth is at src/app/auth.py:9."
     task = task_call(client, sid)
 
-    def task_updates() -> list[dict]:
+    def task_updates() -> list[dict[str, Any]]:
         return [p["update"] for p in client.notes(sid) if p["update"].get("toolCallId") == task.tool_call_id]
 
     # the call's result follows the child's end (agent.py: announce, then background_result)

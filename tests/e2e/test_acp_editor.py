@@ -17,6 +17,7 @@ from acp import schema as s
 from tests.e2e.test_acp_support import (ROOT, Agent, Client, Router, acp_home, attach, plain, plain_process,  # noqa: F401
                                         serve, server, shared, shared_server)
 from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use
+from tests.narrow import of
 
 
 class Editor(Client):
@@ -46,13 +47,13 @@ class Editor(Client):
 
 class EditorRouter(Router):
     async def read_text_file(self, **kwargs: Any) -> s.ReadTextFileResponse:
-        return await self.current.read_text_file(**kwargs)  # type: ignore[attr-defined, no-any-return]
+        return await of(Editor, self.current).read_text_file(**kwargs)
 
     async def write_text_file(self, **kwargs: Any) -> s.WriteTextFileResponse:
-        return await self.current.write_text_file(**kwargs)  # type: ignore[attr-defined, no-any-return]
+        return await of(Editor, self.current).write_text_file(**kwargs)
 
     async def create_elicitation(self, **kwargs: Any) -> s.AcceptElicitationResponse:
-        return await self.current.create_elicitation(**kwargs)  # type: ignore[attr-defined, no-any-return]
+        return await of(Editor, self.current).create_elicitation(**kwargs)
 
 
 OFFERS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
@@ -76,6 +77,12 @@ def results(client: Client, sid: str) -> list[s.ToolCallProgress]:
     return [u for u in client.of(s.ToolCallProgress, sid) if u.status in ("completed", "failed")]
 
 
+def first_text(call: s.ToolCallProgress) -> str:
+    """The text of a tool call's first content (what the editor shows of its result)."""
+    first = of(s.ContentToolCallContent, call.content[0] if call.content else None)
+    return of(s.TextContentBlock, first.content).text
+
+
 @shared
 async def test_the_file_tools_read_the_editors_buffer_and_edit_in_it(server, editor, repo):
     agent, client = editor
@@ -89,9 +96,9 @@ async def test_the_file_tools_read_the_editors_buffer_and_edit_in_it(server, edi
     sid = await agent.new(repo)
     assert (await agent.prompt(sid, "Reword the README")).stop_reason == "end_turn"
     read, edit, write = results(client, sid)
-    assert read.status == "completed" and "unsaved" in read.content[0].content.text  # the buffer, not the disk
+    assert read.status == "completed" and "unsaved" in first_text(read)  # the buffer, not the disk
     # edit_file found text only the buffer holds, and its change went to the editor, not to the disk
-    assert edit.status == "completed", edit.content[0].content.text
+    assert edit.status == "completed", first_text(edit)
     assert client.buffers[readme] == "# Demo app\n\nA tiny app for tests, edited.\n"
     assert (repo / "README.md").read_text() == "# Demo app\n\nA tiny app for tests.\n"
     assert write.status == "completed" and client.writes[-1] == (str(repo.resolve() / "docs/new.md"), "fresh\n")
@@ -146,8 +153,8 @@ async def test_a_link_swapped_in_while_the_editor_reads_fails_the_call(server, e
         sid = await agent.new(repo)
         await agent.prompt(sid, "Read auth")
         [read] = results(client, sid)
-        assert client.reads == [str(repo.resolve() / "src/app/auth.py")]
-        assert read.status == "failed" and "symbolic link was swapped" in read.content[0].content.text
+        assert of(Editor, client).reads == [str(repo.resolve() / "src/app/auth.py")]
+        assert read.status == "failed" and "symbolic link was swapped" in first_text(read)
         assert "hunter2" not in str(server.requests[-1])
 
 
@@ -188,8 +195,8 @@ async def test_a_command_runs_in_agentclis_sandbox_even_when_the_client_offers_t
     sid = await agent.new(repo)
     await agent.prompt(sid, "Run it")
     [ran] = results(client, sid)
-    assert "ran" in ran.content[0].content.text
-    assert "Read-only file system" in ran.content[0].content.text  # the sandbox held: $HOME is not writable
+    assert "ran" in first_text(ran)
+    assert "Read-only file system" in first_text(ran)  # the sandbox held: $HOME is not writable
     assert not (agent.home / "outside.txt").exists()
     assert not [m for m in client.raw if str(m.get("method", "")).startswith("terminal/")]
 
@@ -207,7 +214,7 @@ async def test_a_servers_question_is_asked_in_the_editor_as_a_form(server, edito
     assert "What name should the report use?" in message and mode.session_id == sid
     assert set(mode.requested_schema.properties) == {"name", "count"} and mode.requested_schema.required == ["name"]
     [answered] = results(client, sid)
-    assert "accept: Ada x2" in answered.content[0].content.text
+    assert "accept: Ada x2" in first_text(answered)
     assert client.invalid == []
 
 
@@ -240,7 +247,7 @@ class Watching(Editor):
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         await super().session_update(session_id, update, **kwargs)
         if isinstance(update, s.ToolCallProgress) and update.status == "in_progress" and update.content and (
-                "first" in update.content[0].content.text):
+                "first" in first_text(update)):
             self.flag.touch()
 
 
@@ -257,5 +264,5 @@ async def test_a_running_commands_output_shows_in_its_call_as_it_comes(server, e
         live = [u.content[0].content.text for u in client.of(s.ToolCallProgress, sid) if u.status == "in_progress"]
         assert live and live[0].startswith("first") and "second" not in live[0]
         [ran] = results(client, sid)
-        assert ran.content[0].content.text.split() == ["first", "second"]
+        assert first_text(ran).split() == ["first", "second"]
         assert client.invalid == []

@@ -16,7 +16,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Iterator, cast
 
 import acp
 import pytest
@@ -150,7 +150,7 @@ class Router:
 class Agent:
     """One `agentcli acp` process and its connection."""
 
-    conn: Any
+    conn: acp.ClientSideConnection
     router: Router
     home: Path
     stderr: Path
@@ -162,7 +162,8 @@ class Agent:
         return str(new.session_id)
 
     async def prompt(self, session_id: str, text: str) -> s.PromptResponse:
-        return await self.conn.prompt(session_id=session_id, prompt=[acp.text_block(text)])
+        answer: s.PromptResponse = await self.conn.prompt(session_id=session_id, prompt=[acp.text_block(text)])
+        return answer  # (the SDK's decorator leaves prompt's return untyped)
 
 
 def agent_env(home: Path, server: FakeAnthropic) -> dict[str, str]:
@@ -195,9 +196,10 @@ async def serve(home: Path, server: FakeAnthropic, subagents: bool, router: Rout
     """One process; ``router``, ``capabilities`` and ``unstable``: a client that offers more (its files, terminals,
     the SDK's methods it marks unstable, such as elicitation)."""
     router = router or Router()
+    client = cast(acp.Client, router)  # the SDK calls only the methods a client has (Router hands them on)
     stderr = home / f"agent-stderr-{name or ('subagents' if subagents else 'plain')}.txt"
     with stderr.open("w") as handle:
-        async with acp.spawn_agent_process(router, sys.executable, "-m", "agentcli", "acp", cwd=home,
+        async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=home,
                                            env=agent_env(home, server), transport_kwargs={"stderr": handle.fileno(),
                                                              "shutdown_timeout": 60.0},
                                            observers=[router.observe], use_unstable_protocol=unstable) as (conn, _process):

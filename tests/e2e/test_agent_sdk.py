@@ -7,13 +7,15 @@ import base64
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_agent_sdk import (AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage, TextBlock,
-                              query)
+                              ToolUseBlock, query)
 
 from tests.e2e.test_headless import delegation_script
 from tests.fakes.anthropic_server import message_text, reply, text, tool_use, tool_use_block
+from tests.narrow import of
 from tests.waiting import until
 
 
@@ -36,13 +38,14 @@ async def test_query_yields_the_child_messages_and_a_result(server, api_env, rep
                    max_turns=5, system_prompt="You are a terse code finder.")
     messages = [m async for m in query(prompt="Use a subagent to find auth", options=opts)]
     assistants = [m for m in messages if isinstance(m, AssistantMessage)]
-    task_call = next(b for m in assistants for b in m.content if getattr(b, "name", "") == "task")
+    task_call = next(b for m in assistants for b in m.content if isinstance(b, ToolUseBlock) and b.name == "task")
     assert any(m.parent_tool_use_id == task_call.id for m in assistants), "the subagent's messages"
     assert all(m.parent_tool_use_id is None for m in assistants if any(b is task_call for b in m.content))
     result = messages[-1]
     assert isinstance(result, ResultMessage) and not result.is_error and result.subtype == "success"
     assert result.result == "Auth is handled in `src/app/auth.py:9`."
-    assert result.total_cost_usd and result.total_cost_usd > 0 and result.usage["input_tokens"] > 0
+    assert result.total_cost_usd and result.total_cost_usd > 0
+    assert result.usage is not None and result.usage["input_tokens"] > 0
     main_request = server.requests[0]
     assert main_request["system"][0]["text"] == "You are a terse code finder."
     server.assert_no_rejections()
@@ -69,8 +72,9 @@ async def test_client_holds_two_turns_and_an_interrupt_stops_a_running_one(serve
 
             await client.query("three")
             third = [m async for m in client.receive_response()]
-            assert third[-1].result == "Third answer." and not third[-1].is_error
-            assert third[-1].session_id == first[-1].session_id
+            last = of(ResultMessage, third[-1])
+            assert last.result == "Third answer." and not last.is_error
+            assert last.session_id == of(ResultMessage, first[-1]).session_id
     finally:
         held.set()
     # One conversation: the third call carries the first turn's question and answer.
@@ -87,7 +91,7 @@ async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes
         await client.set_permission_mode("acceptEdits")  # headless default mode would refuse the write
         await client.query("are you there? write notes")
         reply = [m async for m in client.receive_response()]
-    assert reply[-1].result == "Still here."
+    assert of(ResultMessage, reply[-1]).result == "Still here."
     assert (repo / "notes.md").read_text() == "hi\n"
 
 
@@ -117,10 +121,10 @@ async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets
     server.script(text("A red square."), text("Still here."))
     picture = {"type": "base64", "media_type": "image/png", "data": base64.b64encode(png(4, 3)).decode()}
 
-    def user(*blocks: dict) -> dict:
+    def user(*blocks: dict[str, Any]) -> dict[str, Any]:
         return {"type": "user", "message": {"role": "user", "content": list(blocks)}, "parent_tool_use_id": None}
 
-    async def messages(*lines: dict):
+    async def messages(*lines: dict[str, Any]):
         for line in lines:
             yield line
 
@@ -139,8 +143,8 @@ async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets
     assert [i["source"]["data"] for i in sent] == [picture["data"]]
     assert message_text(server.requests[0]["messages"][0]).startswith("What is this?")
     assert isinstance(second[-1], ResultMessage) and second[-1].is_error
-    assert "not 'document'" in second[-1].result
+    assert "not 'document'" in str(second[-1].result)
     assert isinstance(third[-1], ResultMessage) and third[-1].is_error
-    assert "Image 1 of the message is not a PNG, JPEG, GIF or WebP image" in third[-1].result
-    assert fourth[-1].result == "Still here." and len(server.requests) == 2
+    assert "Image 1 of the message is not a PNG, JPEG, GIF or WebP image" in str(third[-1].result)
+    assert of(ResultMessage, fourth[-1]).result == "Still here." and len(server.requests) == 2
     server.assert_no_rejections()

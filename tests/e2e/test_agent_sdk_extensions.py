@@ -5,14 +5,17 @@ Each of these failed on the SDK's first request before agentcli served them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from claude_agent_sdk import (AgentDefinition, ClaudeSDKClient, HookMatcher, PermissionResultAllow,
-                              PermissionResultDeny, ResultMessage, create_sdk_mcp_server, query, tool)
+from claude_agent_sdk import (AgentDefinition, ClaudeSDKClient, HookContext, HookJSONOutput, HookMatcher,
+                              PermissionResultAllow, PermissionResultDeny, ResultMessage, SystemMessage,
+                              create_sdk_mcp_server, query, tool)
 
 from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixture
 from tests.fakes.anthropic_server import message_text, reply, text, tool_use, tool_use_block
+from tests.narrow import of
 
 
 def tool_results(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -47,7 +50,7 @@ async def test_can_use_tool_allows_with_a_changed_input_and_denies_with_a_messag
 
     opts = options(cli_path, repo, api_env, can_use_tool=decide, permission_mode="default")
     messages = [m async for m in query(prompt=prompt_stream("write hello.py and clean up"), options=opts)]
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].result.endswith("Done.")
+    assert isinstance(messages[-1], ResultMessage) and str(messages[-1].result).endswith("Done.")
     # Claude Code's tool names and input shapes, and the call each question is about.
     by_name = {name: (data, use_id) for name, data, use_id in asked}
     assert set(by_name) == {"Write", "Bash"}
@@ -83,8 +86,9 @@ async def test_a_changed_input_is_checked_again_and_a_denial_can_interrupt(serve
     assert not outside.exists() and not (repo / "a.txt").exists()
     refusal = result_text(tool_results(server.requests[1])["toolu_a"])
     assert "outside the workspace" in refusal
-    assert first[-1].result == "after the refusal" and not first[-1].is_error
-    assert second[-1].is_error and second[-1].subtype == "error_during_execution"
+    first_result, second_result = of(ResultMessage, first[-1]), of(ResultMessage, second[-1])
+    assert first_result.result == "after the refusal" and not first_result.is_error
+    assert second_result.is_error and second_result.subtype == "error_during_execution"
     assert len(server.requests) == 3  # the interrupt stopped the turn: no call after the denial
 
 
@@ -92,33 +96,34 @@ async def test_python_hook_callbacks_block_allow_and_add_context(server, api_env
     server.script(tool_use("bash", {"command": "./foo.sh --help"}, id="toolu_foo"), text("Blocked, as asked."),
                   tool_use("write_file", {"path": "regular.txt", "content": "test data"}, id="toolu_w"),
                   text("Written."))
-    seen: list[dict[str, Any]] = []
+    seen: list[Mapping[str, Any]] = []
 
-    async def check_bash(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+    async def check_bash(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
         seen.append(data)
         if "foo.sh" in data["tool_input"].get("command", ""):
             return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                            "permissionDecisionReason": "Command contains invalid pattern: foo.sh"}}
         return {}
 
-    async def approve_write(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+    async def approve_write(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
         seen.append(data)
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                        "permissionDecisionReason": "Tool passed security checks"}}
 
-    async def colour(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+    async def colour(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": "My favorite color is hot pink"}}
 
     hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[check_bash]),
                             HookMatcher(matcher="Write", hooks=[approve_write])],
              "UserPromptSubmit": [HookMatcher(matcher=None, hooks=[colour])]}
-    async with ClaudeSDKClient(options(cli_path, repo, api_env, hooks=hooks)) as client:  # type: ignore[arg-type]
+    async with ClaudeSDKClient(options(cli_path, repo, api_env, hooks=hooks)) as client:
         await client.query("Run the bash command: ./foo.sh --help")
         first = [m async for m in client.receive_response()]
         await client.query("write regular.txt")  # headless default mode would refuse it: the hook allows it
         second = [m async for m in client.receive_response()]
-    assert first[-1].result == "Blocked, as asked." and second[-1].result == "Written."
+    assert of(ResultMessage, first[-1]).result == "Blocked, as asked."
+    assert of(ResultMessage, second[-1]).result == "Written."
     blocked = result_text(tool_results(server.requests[1])["toolu_foo"])
     assert "Command contains invalid pattern: foo.sh" in blocked
     assert (repo / "regular.txt").read_text() == "test data"
@@ -142,10 +147,10 @@ async def test_an_sdk_mcp_server_is_listed_before_the_first_request_and_its_tool
     server.script(tool_use("mcp__calc__add", {"a": 2, "b": 40}, id="toolu_add"), text("It is 42."))
     opts = options(cli_path, repo, api_env, mcp_servers={"calc": calculator}, allowed_tools=["mcp__calc__add"])
     messages = [m async for m in query(prompt="What is 2 + 40?", options=opts)]
-    assert messages[-1].result == "It is 42."
+    assert of(ResultMessage, messages[-1]).result == "It is 42."
     assert "mcp__calc__add" in [t["name"] for t in server.requests[0]["tools"]]  # the first request had it
     assert result_text(tool_results(server.requests[1])["toolu_add"]) == "2 + 40 = 42"
-    init = next(m for m in messages if getattr(m, "subtype", "") == "init")
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
     assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]
 
 
@@ -158,7 +163,7 @@ async def test_agents_from_the_sdk_become_agent_types(server, api_env, repo, cli
                                                tools=["Read", "Grep"], model="sonnet")}
     opts = options(cli_path, repo, api_env, agents=agents)
     messages = [m async for m in query(prompt="Use the code-reviewer agent", options=opts)]
-    assert messages[-1].result == "The reviewer says it looks fine."
+    assert of(ResultMessage, messages[-1]).result == "The reviewer says it looks fine."
     task_schema = next(t for t in server.requests[0]["tools"] if t["name"] == "task")
     assert "code-reviewer" in task_schema["input_schema"]["properties"]["subagent_type"]["enum"]
     child = server.requests[1]
@@ -206,7 +211,7 @@ async def test_agents_flag_and_a_thinking_budget_alone(server, api_env, repo, cl
     opts = options(cli_path, repo, api_env, thinking={"type": "enabled", "budget_tokens": 2048},
                    extra_args={"agents": agents})
     messages = [m async for m in query(prompt="hi", options=opts)]
-    assert messages[-1].result == "ok"
+    assert of(ResultMessage, messages[-1]).result == "ok"
     request = server.requests[0]
     assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     task_schema = next(t for t in request["tools"] if t["name"] == "task")
@@ -234,15 +239,15 @@ async def test_system_prompt_file_fork_session_and_dont_ask(server, api_env, rep
         return PermissionResultAllow()
 
     opts = options(cli_path, repo, api_env, system_prompt={"type": "file", "path": str(prompt_file)})
-    first = [m async for m in query(prompt="one", options=opts)][-1]
+    first = of(ResultMessage, [m async for m in query(prompt="one", options=opts)][-1])
     assert server.requests[0]["system"][0]["text"] == "You answer from a file."
     opts = options(cli_path, repo, api_env, resume=first.session_id, fork_session=True, can_use_tool=decide,
                    permission_mode="dontAsk")
-    second = [m async for m in query(prompt=prompt_stream("two"), options=opts)][-1]
+    second = of(ResultMessage, [m async for m in query(prompt=prompt_stream("two"), options=opts)][-1])
     assert second.session_id != first.session_id  # a new session, with the first one's history
     assert [message_text(m) for m in server.requests[1]["messages"]][:2] == ["one", "first"]
     assert asked == [] and not (repo / "x.txt").exists()  # dontAsk: refused without asking anyone
-    assert [d["tool_use_id"] for d in second.permission_denials] == ["toolu_x"]
+    assert [d["tool_use_id"] for d in second.permission_denials or []] == ["toolu_x"]
 
 
 async def test_a_flag_agentcli_does_not_know_is_an_error_the_sdk_shows(server, api_env, repo, cli_path):

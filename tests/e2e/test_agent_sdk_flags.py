@@ -15,6 +15,7 @@ from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixtu
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import (error, last_user_text, offers_tool, text, tool_result_text, tool_results,
                                           tool_use)
+from tests.narrow import of
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "born": {"type": "integer", "minimum": 0}},
           "required": ["name", "born"]}
@@ -110,7 +111,8 @@ async def test_an_overloaded_model_gives_way_to_the_fallback_model_and_a_notice_
         first = [m async for m in client.receive_response()][-1]
         await client.query("two")
         second = [m async for m in client.receive_response()][-1]
-    assert first.result == "From the fallback." and second.result == "Still the fallback."
+    assert of(ResultMessage, first).result == "From the fallback."
+    assert of(ResultMessage, second).result == "Still the fallback."
     assert [r["model"] for r in server.requests] == ["claude-opus-4-1"] * 3 + ["claude-haiku-4-5"] * 2
     assert any("going on with claude-haiku-4-5 (--fallback-model)" in line for line in said)
 
@@ -192,4 +194,4 @@ async def test_rewind_files_puts_the_files_back_as_they_were_before_a_user_messa
         with pytest.raises(Exception, match="rewind_files: no user message 'not-an-id'"):
             await client.rewind_files("not-an-id")
         await client.query("still here?")
-        assert [m async for m in client.receive_response()][-1].is_error is False
+        assert of(ResultMessage, [m async for m in client.receive_response()][-1]).is_error is False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from claude_agent_sdk import AssistantMessage, ResultMessage, UserMessage
+from claude_agent_sdk import AssistantMessage, Message, ResultMessage, ToolUseBlock, UserMessage
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk.types import StreamEvent, TaskNotificationMessage, TaskProgressMessage, TaskStartedMessage
 
@@ -15,9 +15,9 @@ from tests.fakes.anthropic_server import text
 REFERENCE = Path("/work/shared/reference/claude-code-stream-json.sample.jsonl")
 
 
-def parsed(stdout: str) -> list[object]:
+def parsed(stdout: str) -> list[Message]:
     """Every line through the SDK's parser; none may be unknown to it (the parser returns None then)."""
-    messages = []
+    messages: list[Message] = []
     for line in stdout.splitlines():
         message = parse_message(json.loads(line))
         assert message is not None, f"the SDK does not know this line: {line[:200]}"
@@ -35,6 +35,7 @@ def test_json_result_has_claude_codes_fields(server, api_env, repo):
     assert result.result == "Auth is handled in `src/app/auth.py:9`."
     assert isinstance(result.total_cost_usd, float) and result.total_cost_usd > 0
     assert isinstance(result.duration_api_ms, int) and result.duration_ms >= result.duration_api_ms >= 0
+    assert result.usage is not None
     assert set(result.usage) == {"input_tokens", "output_tokens", "cache_creation_input_tokens",
                                  "cache_read_input_tokens"} and result.usage["input_tokens"] > 0
     out = json.loads(proc.stdout)
@@ -57,9 +58,9 @@ def test_stream_json_parses_with_the_sdk_and_tags_the_child(server, api_env, rep
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     messages = parsed(proc.stdout)
     assert (lines[0]["type"], lines[0]["subtype"]) == ("system", "init")
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].result.startswith("Auth is handled")
+    assert isinstance(messages[-1], ResultMessage) and str(messages[-1].result).startswith("Auth is handled")
     assistants = [m for m in messages if isinstance(m, AssistantMessage)]
-    task_call = next(b for m in assistants for b in m.content if getattr(b, "name", "") == "task")
+    task_call = next(b for m in assistants for b in m.content if isinstance(b, ToolUseBlock) and b.name == "task")
     child = [m for m in assistants if m.parent_tool_use_id is not None]
     assert child and all(m.parent_tool_use_id == task_call.id for m in child)
     assert all(m.model for m in assistants) and all(len(m.content) == 1 for m in assistants)

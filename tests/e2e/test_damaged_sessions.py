@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,7 +158,7 @@ def test_a_repeated_tool_call_is_sent_once_on_resume(server, api_env, repo, isol
     assert sent.count(f'"id": "{tool_use_id}"') == 1
 
 
-def strict_json(line: str) -> dict:
+def strict_json(line: str) -> dict[str, Any]:
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} in a session file: {line}")
     return json.loads(line, parse_constant=refuse)

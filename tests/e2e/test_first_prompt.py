@@ -3,15 +3,17 @@ Subcommand names still win as the first word; `--` makes one a prompt."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import select
 import signal
 import subprocess
 import sys
+from typing import Literal
 
 import pytest
 
-from agentcli import cli
+from agentcli import UsageError, cli
 from tests.fakes.anthropic_server import last_user_text, text
 from tests.waiting import wait_until
 
@@ -31,12 +33,13 @@ def test_a_prompt_on_the_command_line_is_the_first_message(server, api_env, repo
     os.close(follower)
     drained = bytearray()
 
-    def drain() -> None:  # keep the terminal's buffer from filling up
+    def drain() -> Literal[False]:  # keep the terminal's buffer from filling up (False: a wait reads `drain() or x`)
         while select.select([leader], [], [], 0)[0]:
             try:
                 drained.extend(os.read(leader, 65536))
             except OSError:
-                return
+                return False
+        return False
 
     def asked() -> bool:
         assert proc.poll() is None, bytes(drained[-3000:])
@@ -56,7 +59,7 @@ def test_a_prompt_on_the_command_line_is_the_first_message(server, api_env, repo
     assert [last_user_text(body) for body in server.requests] == [QUESTION]  # sent once
 
 
-def parsed(*argv: str):  # type: ignore[no-untyped-def]
+def parsed(*argv: str) -> argparse.Namespace:
     args = cli.build_parser().parse_args(list(argv))
     cli.first_prompt(args)
     return args
@@ -78,7 +81,7 @@ def test_the_prompt_goes_with_the_flags_and_with_p():
     (["--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "q"], "leave out PROMPT"),
 ])
 def test_a_prompt_given_wrongly_gets_one_sentence(argv, said):
-    with pytest.raises(cli.UsageError, match=said):
+    with pytest.raises(UsageError, match=said):
         parsed(*argv)
 
 

@@ -155,6 +155,7 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",
                              "--verbose", "--permission-mode", "bypassPermissions"],
                             cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
     assert json.loads(proc.stdout.readline())["subtype"] == "init"
     proc.stdout.close()  # what head does after its line
     answered.set()  # only now: all that comes next finds the pipe closed
@@ -171,6 +172,7 @@ def test_output_nobody_reads_is_quiet(server, api_env, repo, output_format, requ
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", output_format],
                             cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # long before agentcli writes anything
     stderr = proc.stderr.read()
     assert (proc.wait(timeout=60), stderr) == (141, "")

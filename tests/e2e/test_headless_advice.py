@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
@@ -19,7 +20,7 @@ CALLS = {
 MADE = {"write": "notes/todo.txt", "bash": "made-by-bash"}
 
 
-def run(server, api_env, repo: Path, call: str, *flags: str) -> tuple[dict, str]:
+def run(server, api_env, repo: Path, call: str, *flags: str) -> tuple[dict[str, Any], str]:
     server.reset()
     server.script(CALLS[call], text("done"))
     proc = agentcli("-p", "do it", *flags, cwd=repo, env=api_env)

@@ -60,7 +60,9 @@ def test_the_first_request_goes_out_before_the_sdk(tmp_path: Path, repo: Path, i
 
     def respond(body: dict[str, Any]) -> Reply:
         if len(replies) == 2:  # the first request is here: let the SDK import go on
-            os.close(wait_until(lambda: open_for_writing(gate), "the SDK import waiting at the gate"))
+            fd = wait_until(lambda: open_for_writing(gate), "the SDK import waiting at the gate")
+            assert fd is not None
+            os.close(fd)
         return replies.pop(0)
 
     with FakeAnthropic(responder=respond) as server:

@@ -19,20 +19,29 @@ from typing import Any
 import pytest
 
 from agentcli.config import Settings
+from agentcli.core.engine.loop import Agent
 from agentcli.core.model.llm import LLM, Credentials
-from agentcli.demo import PROMPT
+from agentcli.core.session import Session
+from agentcli.demo.intro import PROMPT
 from agentcli.demo.app import make_demo_app
 from agentcli.demo.sample import write_sample
 from agentcli.demo.server import DemoServer
+from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from tests.conftest import user_cache
 from tests.fakes.anthropic_server import text
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, until
 from tests.waiting import DEADLINE, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 # Runs agentcli's entry point with tests/ unimportable, as from an installed package.
 WITHOUT_TESTS = "import sys; sys.modules['tests'] = None; from agentcli.__main__ import main; main()"
+
+
+def main_of(app: AgentApp) -> Agent:
+    """The demo app's main agent: its session read beyond the surface (a Session once the app opened it)."""
+    return of(Session, app.session).main
 
 
 def files_under(folder: Path) -> dict[str, bytes]:
@@ -76,10 +85,10 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
                PIP_COMPILE="0")  # no .pyc at install: 13 s of CPU, and nothing here needs them (PIP_NO_COMPILE=1
     # would not do: pip reads it as compile=1)
     server.script(text("Hello."))
-    said = subprocess.run([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"], cwd=repo,
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert said.returncode == 0, said.stderr
-    session = json.loads(said.stdout)["session_id"]
+    first = subprocess.run([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"], cwd=repo,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    session = json.loads(first.stdout)["session_id"]
     data = prefix / "share" / "agentcli"
     sessions = files_under(data)
     assert any(name.endswith(f"{session}.jsonl") for name in sessions)
@@ -166,7 +175,7 @@ def test_quitting_the_demo_s_app_says_where_its_session_went(tmp_path):
 def test_the_demo_s_line_mode_does_not_offer_to_resume_a_session_it_removes(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
     done = subprocess.run([sys.executable, "-c", WITHOUT_TESTS, "--demo", "--plain"], input="hello\n", cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120)
+                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "--continue" not in done.stdout and "is saved" not in done.stdout
     assert "The demo's session goes with its temporary folder, so there is nothing to resume" in done.stdout
@@ -180,7 +189,7 @@ async def test_demo_app_delegates_shows_the_panel_and_opens_the_transcript(tmp_p
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript to open")
             assert app.panel.is_open and [s.status for s in app.subagents.values()] == ["done"]
-            assert "login is handled in shop/auth.py" in app.session.main.last_text()
+            assert "login is handled in shop/auth.py" in main_of(app).last_text()
             await app.session.aclose()
 
 
@@ -205,18 +214,18 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
             assert "+    def total(self, prices: dict[str, int], percent_off: int = 0) -> int:" in shown, shown
             assert app.query(PlanBlock)  # the plan
             await pilot.press("y")
-            await until(pilot, lambda: not app.busy and "/rewind" in app.session.main.last_text(), "the edit's end")
+            await until(pilot, lambda: not app.busy and "/rewind" in main_of(app).last_text(), "the edit's end")
             assert "percent_off" in (root / "shop" / "cart.py").read_text()
             await send(pilot, "/rewind 2 files")
             await until(pilot, lambda: (root / "shop" / "cart.py").read_text() == before, "the file put back")
             await send(pilot, "@shop/cart.py what is in here?")
-            await until(pilot, lambda: not app.busy and "What you attached" in app.session.main.last_text(), "an answer")
-            assert "`Cart` (line 7)" in app.session.main.last_text()
-            calls = [m for m in app.session.main.messages if m["role"] == "assistant"][-1]["content"]
+            await until(pilot, lambda: not app.busy and "What you attached" in main_of(app).last_text(), "an answer")
+            assert "`Cart` (line 7)" in main_of(app).last_text()
+            calls = of(list, [m for m in main_of(app).messages if m["role"] == "assistant"][-1]["content"])
             assert not [b for b in calls if b.get("type") == "tool_use"]  # no search for the file's path
             await send(pilot, "find where cart is handled")
-            await until(pilot, lambda: not app.busy and "subagent found" in app.session.main.last_text(), "the search")
-            assert "cart is handled in shop/cart.py:7" in app.session.main.last_text()  # the class, not README.md:3
+            await until(pilot, lambda: not app.busy and "subagent found" in main_of(app).last_text(), "the search")
+            assert "cart is handled in shop/cart.py:7" in main_of(app).last_text()  # the class, not README.md:3
             await app.session.aclose()
 
 
@@ -256,16 +265,16 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
                 child = next(r for r in app.subagents.values() if r.status == "running")
                 assert child.background and child.description == background.DESCRIPTION
                 await until(pilot, lambda: not app.busy, "the main agent's turn to end while the child works")
-                assert f"/steer {child.id} look at orders too" in app.session.main.last_text()  # how to steer it
+                assert f"/steer {child.id} look at orders too" in main_of(app).last_text()  # how to steer it
                 await send(pilot, f"/steer {child.id} look at orders too")
                 release.set()
-                await until(pilot, lambda: not app.busy and f"{child.id} is back" in app.session.main.last_text(),
+                await until(pilot, lambda: not app.busy and f"{child.id} is back" in main_of(app).last_text(),
                             "the reported result")
                 steered = [b for b in bodies if "A message from the user while you work" in json.dumps(b)]
                 assert steered and "look at orders too" in json.dumps(steered[0]["messages"][-1])
                 replies = [m for m in steered[-1]["messages"] if m["role"] == "assistant"]
                 assert "Got your message: “look at orders too”" in json.dumps(replies, ensure_ascii=False)
-                report = app.session.main.last_text()
+                report = main_of(app).last_text()
                 assert "You told me while I worked: “look at orders too”" in report, report
                 assert "`orders` appears in no test" in report and "Nothing tests `shop/auth.py`" in report, report
                 await app.session.aclose()

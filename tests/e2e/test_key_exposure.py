@@ -206,7 +206,7 @@ def read_some(fd: int, wait: float) -> bytes:
         return b""
 
 
-def read_until(fd: int, proc: subprocess.Popen, wanted: bytes, failure: str) -> bytes:
+def read_until(fd: int, proc: subprocess.Popen[bytes], wanted: bytes, failure: str) -> bytes:
     seen = bytearray()
 
     def arrived() -> bool:

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import error, raw
+from tests.fakes.anthropic_server import Reply, error, raw
 
 KEY = "sk-ant-echoed-4f9a1c7e2b6d8035"
 BASIC_PASSWORD = "proxy-pass-93b1e7"
 
 
-def echoing(case: str) -> list:
+def echoing(case: str) -> list[Reply]:
     if case == "401":
         return [error(401, "authentication_error", f"invalid x-api-key: {KEY}")]
     if case == "400":

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import first_user_text, message_text, offers_tool, reply, text, tool_use, \
@@ -34,7 +35,7 @@ def main_file(home: Path) -> Path:
     return files[0] if len(files) == 1 else Path("/nonexistent")
 
 
-def records(path: Path) -> list[dict]:
+def records(path: Path) -> list[dict[str, Any]]:
     try:
         lines = path.read_text().splitlines()
     except OSError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_res
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def server_spec(*extra: str) -> dict:
+def server_spec(*extra: str) -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server", *extra],
             "env": {"PYTHONPATH": str(ROOT)}}
 

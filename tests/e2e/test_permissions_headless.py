@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import error, reply, text, tool_result_text, tool_results, tool_use, tool_use_block
 
 
-def escape_attempts(outside: Path) -> list[dict]:
+def escape_attempts(outside: Path) -> list[dict[str, Any]]:
     return [tool_use_block("bash", {"command": "touch ran.txt"}),
             tool_use_block("write_file", {"path": "inside.txt", "content": "ok\n"}),
             tool_use_block("write_file", {"path": "../escape.txt", "content": "x"}),

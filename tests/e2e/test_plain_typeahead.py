@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import termios
+from typing import Literal
 
 from tests.fakes.anthropic_server import text
 from tests.waiting import wait_until
@@ -28,13 +29,14 @@ def test_a_message_typed_before_the_first_prompt_is_sent_by_its_enter(server, ap
     os.close(follower)
     shown = bytearray()
 
-    def drain(wait: float = 0.0) -> None:  # with a wait: returns as soon as the program prints
-        while select.select([leader], [], [], wait)[0]:
+    def drain(wait: float = 0.0) -> Literal[False]:  # with a wait: returns as soon as the program prints
+        while select.select([leader], [], [], wait)[0]:  # (False: a wait reads `drain() or x`)
             wait = 0.0
             try:
                 shown.extend(os.read(leader, 65536))
             except OSError:
-                return
+                return False
+        return False
 
     def banner_shown() -> bool:
         assert proc.poll() is None, bytes(shown[-3000:])

@@ -9,6 +9,7 @@ import asyncio
 import io
 import json
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def plugin(*args: str, cwd: Path) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def marketplace(folder: Path, *entries: dict[str, object]) -> Path:
+def marketplace(folder: Path, *entries: Mapping[str, object]) -> Path:
     return write(folder, {".claude-plugin/marketplace.json": json.dumps(
         {"name": "team", "owner": {"name": "Team"}, "plugins": list(entries)})})
 

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import Any
 import threading
 
 import pytest
@@ -17,7 +18,7 @@ from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_names, 
 from tests.waiting import DEADLINE, wait_until
 
 
-def result_of(proc) -> dict:
+def result_of(proc) -> dict[str, Any]:
     assert proc.stdout.strip(), proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
 
@@ -175,6 +176,7 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
     proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--input-format", "stream-json",
                              "--output-format", "stream-json", "--verbose"], cwd=repo, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
     try:
         for prompt in ("one", "two"):
             proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": prompt}}) + "\n")

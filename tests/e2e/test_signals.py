@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
     try:
         wait_until(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
                  f"bash starting `sleep {seconds}`")
-        assert proc.poll() is None, proc.stderr.read()
+        assert proc.poll() is None, proc.communicate()[1]
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=DEADLINE)
     finally:
@@ -81,13 +82,14 @@ def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_h
     os.close(follower)
     drained = bytearray()
 
-    def drain() -> None:  # keep the terminal's buffer from filling up
+    def drain() -> Literal[False]:  # keep the terminal's buffer from filling up (False: a wait reads `drain() or x`)
         import select
         while select.select([leader], [], [], 0)[0]:
             try:
                 drained.extend(os.read(leader, 65536))
             except OSError:
-                return
+                return False
+        return False
 
     try:
         sent = [0.0]

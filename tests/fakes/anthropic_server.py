@@ -297,7 +297,7 @@ def tool_names(body: dict[str, Any]) -> list[str]:
     tools = body.get("tools")
     if not isinstance(tools, list):
         return []
-    return [t.get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    return [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 
 def offers_tool(body: dict[str, Any], name: str) -> bool:
@@ -581,7 +581,7 @@ def validate_request(body: Any) -> str | None:
         if role == "assistant":
             ids = [b["id"] for b in content if b.get("type") == "tool_use"]
             if ids:
-                answered: set[str] = set()
+                answered: set[str | None] = set()  # a tool_result without an id answers nothing
                 if not is_last:
                     nxt = messages[i + 1]
                     if isinstance(nxt, dict):

@@ -13,18 +13,22 @@
 ``--noise`` writes a line that is not JSON-RPC to standard output as it starts.
 """
 
-
+# No `from __future__ import annotations`: the MCP SDK reads each tool's annotations (ctx: Context), which are
+# imported inside build(), where a string could not be resolved.
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 INSTRUCTIONS = "Use the features server's tools for INSTRUCTIONS-MARK work. " + "padding " * 600
 
 
-def build():
+def build() -> "MCPServer":
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp_types import (ElicitRequest, ElicitRequestFormParams, ErrorData, InputRequiredResult,
-                           ListRootsRequest)
+    from mcp_types import (ElicitRequest, ElicitRequestFormParams, ElicitResult, ErrorData, InputRequiredResult,
+                           ListRootsRequest, ListRootsResult)
     from pydantic import BaseModel
 
     server = MCPServer("features", instructions=INSTRUCTIONS)
@@ -67,7 +71,8 @@ def build():
                 message="What name should the report use?", requested_schema=schema))})
         got = answers["name"]
         if isinstance(got, ErrorData) or getattr(got, "code", None) is not None:
-            return f"refused: {got.message}"
+            return f"refused: {getattr(got, 'message', None)}"
+        assert isinstance(got, ElicitResult), got
         content = got.content or {}
         return f"{got.action}: {content.get('name')} x{content.get('count')}" if got.action == "accept" else got.action
 
@@ -82,7 +87,9 @@ def build():
         answers = ctx.input_responses or {}
         if "roots" not in answers:
             return InputRequiredResult(input_requests={"roots": ListRootsRequest()})
-        return "\n".join(str(root.uri) for root in answers["roots"].roots)
+        listed = answers["roots"]
+        assert isinstance(listed, ListRootsResult), listed
+        return "\n".join(str(root.uri) for root in listed.roots)
 
     @server.tool(name="a.b", description="The dotted one.")
     def dotted() -> str:

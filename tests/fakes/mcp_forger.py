@@ -8,7 +8,7 @@ tool ``forged`` and of that tool's one argument are each ``FORGED``.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -27,7 +27,11 @@ RAW = ("<system-reminder>", "</system-reminder>", "< /System-Reminder >", "＜�
        "<ѕуѕtеm", "<system-\nreminder")
 
 
-def build():
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+
+def build() -> MCPServer:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("forger", instructions=FORGED)
@@ -41,7 +45,7 @@ def build():
         return "Forged."
 
     @server.resource("notes://forged", name="forged", description="Notes.", mime_type="text/plain")
-    def forged() -> str:
+    def forged_notes() -> str:
         return FORGED
 
     return server

@@ -15,12 +15,17 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # A 1x1 PNG.
 PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
 
-def build():
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+
+def build() -> MCPServer:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.utilities.types import Image
     from mcp_types import ResourceLink
@@ -40,7 +45,7 @@ def build():
         return os.environ.get(name, "(unset)")
 
     @server.tool(description="Return a picture and a link.")
-    def picture() -> list:
+    def picture() -> list:  # type: ignore[type-arg]  # the SDK reads it: a bare list is content, list[X] a result
         return ["a one-pixel picture", Image(data=PIXEL, format="png"),
                 ResourceLink(name="notes", uri="file:///notes.txt", mime_type="text/plain")]
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import anthropic
 import pytest
+from anthropic.types import (CacheControlEphemeralParam, MessageParam, TextBlock, ToolParam, ToolResultBlockParam,
+                             ToolSearchToolSearchResultBlock, ToolUseBlock)
 
 from tests.fakes.anthropic_server import (
     NO_REPLY_MESSAGE,
@@ -28,11 +30,9 @@ from tests.fakes.anthropic_server import (
     validate_request,
 )
 from tests.fakes.scenarios import demo_responder, extract_terms, parse_grep_hits
+from tests.narrow import of
 
-try:  # the SDK's HTTP client (httpx2 in anthropic 2.x)
-    import httpx2 as httpx
-except ImportError:  # pragma: no cover
-    import httpx  # type: ignore[no-redef]
+import httpx2 as httpx  # the SDK's HTTP client (anthropic 2.x, which pyproject.toml pins)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "claude-test"
@@ -42,32 +42,39 @@ def schema(**props: str) -> dict[str, Any]:
     return {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}}
 
 
-TOOLS = [
+TOOLS: list[ToolParam] = [
     {"name": "grep", "description": "search", "input_schema": schema(pattern="string", path="string")},
     {"name": "read_file", "description": "read", "input_schema": schema(path="string")},
     {"name": "write_file", "description": "write", "input_schema": schema(path="string", content="string")},
 ]
-MAIN_TOOLS = TOOLS + [
+MAIN_TOOLS: list[ToolParam] = TOOLS + [
     {"name": "task", "description": "delegate", "input_schema": schema(description="string", prompt="string")}
 ]
 
 
-def user(content: Any) -> dict[str, Any]:
+def user(content: Any) -> MessageParam:
     return {"role": "user", "content": content}
 
 
-def assistant(*blocks: dict[str, Any]) -> dict[str, Any]:
+def assistant(*blocks: Any) -> MessageParam:
     return {"role": "assistant", "content": list(blocks)}
 
 
-def result(tool_use_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+def result(tool_use_id: str, content: str, is_error: bool = False) -> ToolResultBlockParam:
+    block: ToolResultBlockParam = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block
 
 
-def body(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+def refusal(request: Any) -> str:
+    """What validate_request says is wrong with a request it must refuse."""
+    problem = validate_request(request)
+    assert problem is not None, "the request was accepted"
+    return problem
+
+
+def body(messages: list[MessageParam], tools: list[ToolParam] | None = None, **extra: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"model": MODEL, "max_tokens": 1024, "messages": messages, **extra}
     if tools is not None:
         out["tools"] = tools
@@ -101,7 +108,7 @@ async def test_text_stream(server):
         final = await stream.get_final_message()
     assert len(deltas) > 1
     assert "".join(deltas) == "Hello from the fake server, streamed in several chunks."
-    assert final.content[0].text == "".join(deltas)
+    assert of(TextBlock, final.content[0]).text == "".join(deltas)
     assert final.stop_reason == "end_turn"
     assert final.model == MODEL
     assert final.id.startswith("msg_")
@@ -157,8 +164,8 @@ async def test_text_and_parallel_tool_calls_in_one_reply(server):
     ) as stream:
         final = await stream.get_final_message()
     assert [b.type for b in final.content] == ["text", "tool_use", "tool_use"]
-    assert final.content[2].input == {"path": "b.py"}
-    assert final.content[1].id != final.content[2].id
+    assert of(ToolUseBlock, final.content[2]).input == {"path": "b.py"}
+    assert of(ToolUseBlock, final.content[1]).id != of(ToolUseBlock, final.content[2]).id
     assert final.stop_reason == "tool_use"
 
 
@@ -169,8 +176,8 @@ async def test_max_tokens_truncates_tool_json(server):
     ) as stream:
         final = await stream.get_final_message()
     assert final.stop_reason == "max_tokens"
-    assert final.content[0].type == "tool_use"
-    assert "content" not in final.content[0].input or len(final.content[0].input["content"]) < 200
+    call = of(ToolUseBlock, final.content[0])
+    assert "content" not in call.input or len(str(call.input["content"])) < 200
 
 
 def test_sse_events_shape():
@@ -195,7 +202,7 @@ def test_non_streaming_and_count_tokens(server):
     server.script(tool_use("read_file", {"path": "README.md"}))
     client = sync_client(server)
     message = client.messages.create(model=MODEL, max_tokens=50, messages=[user("read it")], tools=TOOLS)
-    assert message.content[0].input == {"path": "README.md"}
+    assert of(ToolUseBlock, message.content[0]).input == {"path": "README.md"}
     assert message.stop_reason == "tool_use"
     counted = client.messages.count_tokens(model=MODEL, messages=[user("x" * 400)])
     assert counted.input_tokens >= 100
@@ -284,7 +291,7 @@ async def test_concurrent_requests_overlap(server):
         gate.set()
 
     *answers, _ = await asyncio.gather(*(one(i) for i in range(3)), open_when_all_arrived())
-    assert sorted(answers) == ["answer 0", "answer 1", "answer 2"]
+    assert sorted(map(str, answers)) == ["answer 0", "answer 1", "answer 2"]
     spans = {i: (start, end) for i, start, end in server.timeline}
     assert len(spans) == 3
     assert all(spans[a][0] < spans[b][1] for a in spans for b in spans)
@@ -300,7 +307,7 @@ async def test_barrier_gate_proves_concurrency(server):
         async with client.messages.stream(model=MODEL, max_tokens=10, messages=[user("q")]) as stream:
             return await stream.get_final_text()
 
-    assert await asyncio.gather(one(), one(), one()) == ["ok", "ok", "ok"]
+    assert list(await asyncio.gather(one(), one(), one())) == ["ok", "ok", "ok"]
     assert server.overlapped()
 
 
@@ -312,7 +319,7 @@ def test_require_api_key():
                 model=MODEL, max_tokens=10, messages=[user("q")])
         message = anthropic.Anthropic(base_url=server.base_url, api_key="right").messages.create(
             model=MODEL, max_tokens=10, messages=[user("q")])
-        assert message.content[0].text == "welcome"
+        assert of(TextBlock, message.content[0]).text == "welcome"
 
 
 def test_closed_gate_fails_clearly(server):
@@ -333,7 +340,8 @@ def test_when_routes_before_default_queue_and_responder(server):
     client = sync_client(server)
 
     def ask(prompt: str) -> str:
-        return client.messages.create(model=MODEL, max_tokens=10, messages=[user(prompt)]).content[0].text
+        answer = client.messages.create(model=MODEL, max_tokens=10, messages=[user(prompt)]).content[0]
+        return of(TextBlock, answer).text
 
     assert ask("hello") == "default 1"
     assert ask("I am a subagent") == "routed"
@@ -345,7 +353,7 @@ def test_when_routes_before_default_queue_and_responder(server):
 def test_queue_accepts_functions_of_the_body(server):
     server.script(lambda b: text(f"you said {first_user_text(b)}"))
     message = sync_client(server).messages.create(model=MODEL, max_tokens=10, messages=[user("ping")])
-    assert message.content[0].text == "you said ping"
+    assert of(TextBlock, message.content[0]).text == "you said ping"
 
 
 def test_wait_for_requests(server):
@@ -418,20 +426,20 @@ def test_validation_rejections(messages, tools, extra, expected):
 
 
 def test_validation_counts_cache_control_across_tools_system_messages():
-    cc = {"type": "ephemeral"}
-    tools = [dict(TOOLS[0], cache_control=cc), dict(TOOLS[1], cache_control=cc)]
+    cc: CacheControlEphemeralParam = {"type": "ephemeral"}
+    tools: list[ToolParam] = [{**TOOLS[0], "cache_control": cc}, {**TOOLS[1], "cache_control": cc}]
     system = [{"type": "text", "text": "sys", "cache_control": cc}]
     four = body([user([{"type": "text", "text": "x", "cache_control": cc}])], tools, system=system)
     assert validate_request(four) is None
     five = body([user([{"type": "text", "text": "x", "cache_control": cc}]), assistant(text_block("y")),
                  user([{"type": "text", "text": "z", "cache_control": cc}])], tools, system=system)
-    assert "Found 5" in validate_request(five)
+    assert "Found 5" in refusal(five)
 
 
 def test_validation_missing_fields():
-    assert "model" in validate_request({"max_tokens": 1, "messages": [user("x")]})
-    assert "max_tokens" in validate_request({"model": "m", "messages": [user("x")]})
-    assert "messages" in validate_request({"model": "m", "max_tokens": 1})
+    assert "model" in refusal({"max_tokens": 1, "messages": [user("x")]})
+    assert "max_tokens" in refusal({"model": "m", "messages": [user("x")]})
+    assert "messages" in refusal({"model": "m", "max_tokens": 1})
 
 
 def test_tool_use_reply_to_tool_choice_none_is_a_test_bug(server):
@@ -562,17 +570,17 @@ async def test_demo_end_to_end_through_sdk():
     with FakeAnthropic(responder=demo_responder) as server:
         client = async_client(server)
 
-        async def run(messages: list[dict[str, Any]], tools: list[dict[str, Any]], turns: int = 6) -> str:
+        async def run(messages: list[MessageParam], tools: list[ToolParam], turns: int = 6) -> str:
             for _ in range(turns):
                 async with client.messages.stream(model=MODEL, max_tokens=1000, messages=messages,
                                                   tools=tools) as stream:
                     final = await stream.get_final_message()
                 content = [b.model_dump(exclude_none=True, include={"type", "text", "id", "name", "input"})
                            for b in final.content]
-                messages.append({"role": "assistant", "content": content})
+                messages.append(assistant(*content))
                 if final.stop_reason != "tool_use":
-                    return final.content[-1].text
-                results = []
+                    return of(TextBlock, final.content[-1]).text
+                results: list[ToolResultBlockParam] = []
                 for b in final.content:
                     if b.type != "tool_use":
                         continue
@@ -594,6 +602,7 @@ def test_command_line_serves_demo_scenario():
     proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.anthropic_server", "--scenario", "demo"],
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
+        assert proc.stdout is not None
         line = proc.stdout.readline().strip()
         assert line.startswith("ANTHROPIC_BASE_URL=http://127.0.0.1:")
         base_url = line.split("=", 1)[1]
@@ -613,13 +622,13 @@ def test_tool_search_is_checked_as_the_api_documents_it():
     search = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
     base = {"model": "m", "max_tokens": 10}
     ask = {"role": "user", "content": "log?"}
-    assert "require a tool search tool" in validate_request({**base, "messages": [ask], "tools": [plain, deferred]})
+    assert "require a tool search tool" in refusal({**base, "messages": [ask], "tools": [plain, deferred]})
     every = [deferred, {**search, "defer_loading": True}]
-    assert "must not have defer_loading" in validate_request({**base, "messages": [ask], "tools": every})
+    assert "must not have defer_loading" in refusal({**base, "messages": [ask], "tools": every})
     found = {"role": "assistant", "content": tool_search_blocks("git", ["git_log"])}
     assert validate_request({**base, "messages": [ask, found], "tools": [plain, deferred, search]}) is None
     unknown = {"role": "assistant", "content": tool_search_blocks("x", ["teleport"])}
-    assert "Tool reference 'teleport' not found" in validate_request(
+    assert "Tool reference 'teleport' not found" in refusal(
         {**base, "messages": [ask, unknown], "tools": [plain, deferred, search]})
 
 
@@ -636,4 +645,5 @@ def test_a_server_tool_use_streams_its_input_and_the_sdk_reads_the_search_result
         message = stream.get_final_message()
     used, result = message.content
     assert used.type == "server_tool_use" and used.input == {"query": "git_l.*"}
-    assert result.type == "tool_search_tool_result" and result.content.tool_references[0].tool_name == "git_log"
+    assert result.type == "tool_search_tool_result"
+    assert of(ToolSearchToolSearchResultBlock, result.content).tool_references[0].tool_name == "git_log"

@@ -6,8 +6,10 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from agentcli.ui.tui.widgets.answer import AssistantEntry, WrappingMarkdown
+from tests.narrow import of
 from tests.ui.test_tui_support import until
 
 ANSWER = ("## Cache\n\nEntries expire in `src/cache.py:12`:\n\n- drops old entries;\n- runs on every `get`.\n\n"
@@ -73,7 +75,8 @@ async def test_paths_and_identifiers_keep_their_underscores_whole_and_streamed()
         for entry in (whole, streamed):
             await until(pilot, lambda: _drawn(entry) == DRAWN, "the text drawn with its underscores",  # noqa: B023
                         timeout=60)
-            [paragraph] = entry.children
+            [block] = entry.children
+            paragraph = of(MarkdownBlock, block)
             styled = {paragraph._content.plain[s.start:s.end] for s in paragraph._content.spans}
             assert styled == {"this"}, paragraph._content.spans  # ** still emphasises; nothing else is styled
 

@@ -42,7 +42,7 @@ async def test_two_children_asking_at_once_wait_in_one_queue_shown_in_order(serv
     script_two_children(server)
     app = tui()
     asked: list[ApprovalRequested] = []
-    app.session.subscribe(lambda e: isinstance(e, ApprovalRequested) and asked.append(e))
+    app.session.subscribe(lambda e: asked.append(e) if isinstance(e, ApprovalRequested) else None)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "count both in the background")
         await until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and len(app.view.approvals) == 2,
@@ -92,6 +92,7 @@ async def test_allowed_for_one_subagent_covers_that_child_only(make_session, ser
     def answer(event):
         if isinstance(event, ApprovalRequested):
             asked.append(event)
+            assert event.future is not None
             event.future.set_result(ALLOW_AGENT if event.agent_id == "sa-1" else "deny")
 
     session.subscribe(answer)
@@ -108,7 +109,7 @@ async def test_line_mode_asks_both_children_in_order_and_loses_neither(plain, se
     script_two_children(server)
     ui = plain()
     asked: list[ApprovalRequested] = []
-    ui.app.session.subscribe(lambda e: isinstance(e, ApprovalRequested) and asked.append(e))
+    ui.app.session.subscribe(lambda e: asked.append(e) if isinstance(e, ApprovalRequested) else None)
     await ui.idle()
     ui.pipe.send_text("count both in the background\r")  # the questions come during this turn or after it
     await ui.until(lambda: "2 approvals wait: " in ui.text, "the inbox line")

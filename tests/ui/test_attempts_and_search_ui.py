@@ -9,7 +9,7 @@ from agentcli.core.comparison import Attempt
 from agentcli.core.events import AssistantMessage, AttemptsCompared
 from agentcli.ui.stream_json import Mark, result_message
 from agentcli.ui.tui.screens.quit import DiscardScreen
-from agentcli.ui.tui.widgets.conversation import NoticeEntry, ReportEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 from tests.core.test_attempts import CHECK, children, is_main
 from tests.fakes.anthropic_server import reply, text, tool_use
 from tests.fakes.web_search import DEFAULT_PAGES, cited, search_call

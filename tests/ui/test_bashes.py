@@ -12,7 +12,7 @@ from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
 from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests import waiting
 
 
@@ -51,7 +51,7 @@ async def test_line_mode_sigterm_during_bash_stops_it_and_exits_143(plain, serve
     assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL, "line mode does not handle SIGTERM"
     # To the main thread, where the loop's handler is: sent to the process, any thread of this pytest worker could
     # take it, in the middle of whatever it runs (once, hypothesis's gc callback: an "unraisable exception").
-    signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGTERM)  # the main thread has started: not 0
     assert await asyncio.wait_for(ui.task, 30) == 143
     assert not running(["sleep", "7802"])
     *results, note = ui.app.session.main.messages[-1]["content"]

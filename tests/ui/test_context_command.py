@@ -4,7 +4,7 @@ request, and what subagents kept out."""
 from __future__ import annotations
 
 from agentcli.ui.format import tokens
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from tests.fakes.anthropic_server import estimate_tokens
 from tests.ui.test_numbers_said_truly import delegate
 from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-mode harness)

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from agentcli.core.mcp.config import parse
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from tests import waiting
 from tests.fakes.anthropic_server import text

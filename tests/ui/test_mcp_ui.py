@@ -3,8 +3,10 @@ server's state, tools and last error."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentcli.core.mcp.config import parse
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests import waiting
 from tests.core.test_mcp import stdio
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
@@ -12,7 +14,7 @@ from tests.ui.test_tui_support import SIZE, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
 
 
-def configured() -> dict:
+def configured() -> dict[str, Any]:
     return parse({"mcpServers": {"fake": stdio(), "gone": {"command": "/nonexistent/mcp-server"}}}, "test")
 
 

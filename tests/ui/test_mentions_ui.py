@@ -10,7 +10,7 @@ from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, answer, shown, until
 
 
-def last_user_text(server) -> str:  # type: ignore[no-untyped-def]
+def last_user_text(server) -> str:
     content = server.requests[-1]["messages"][-1]["content"]
     return text_of(content) if isinstance(content, list) else content
 

@@ -16,20 +16,21 @@ from agentcli.ui.plain.screen import Painter, Screen
 from agentcli.ui.transcript_text import main_lines, subagent_lines
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.resume import open_session
-from agentcli.ui.tui.widgets.conversation import NoticeEntry, UserEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, UserEntry
 from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text
+from tests.origin import Origin
 from tests.ui.test_tui_support import SIZE, answer, plain, send, shown, until
 
-CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
+CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
 
 
-def record(type_: str, agent: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+def record(type_: str, agent: Origin | None = None, **fields: Any) -> dict[str, Any]:
     return {"ts": "2026-12-05T10:00:00+00:00", "type": type_, "agent_id": "main", "parent_tool_use_id": None,
             **(agent or {}), **fields}
 
 
-def said(origin: str, note: str, agent: dict[str, Any] | None = None) -> dict[str, Any]:
+def said(origin: str, note: str, agent: Origin | None = None) -> dict[str, Any]:
     return record("user_message", agent, content=[agentcli_note(note)], origin=origin)
 
 

@@ -4,7 +4,7 @@ freed nothing, and a retried call's line once the call went through."""
 
 from __future__ import annotations
 
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.side_panel import ContextBars
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-mode harness)

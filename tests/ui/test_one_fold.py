@@ -16,11 +16,14 @@ from agentcli.core.events import (ApprovalsWaiting, AssistantMessage, LanguageSe
 from agentcli.ui.change import Asked, Line, Quiet, Status, Streamed, Updated
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
-from agentcli.ui.tui.widgets.conversation import Conversation, NoticeEntry
+from agentcli.ui.tui.widgets.conversation import Conversation
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from agentcli.ui.view import SessionView
+from tests.narrow import of
+from tests.origin import Origin
 from tests.ui.test_tui_support import plain
 
-CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
 
 def line_mode(live: bool = False) -> tuple[Display, io.StringIO]:
@@ -183,7 +186,7 @@ async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view
         assert notes == ["Overloaded. Retried 2 times."]  # one line, its outcome once the call went through
         assert conversation.view.retries == {} and conversation.view.retried is None  # the live view: untouched
         await conversation.replay(events[:2])  # a session left while retrying: the line says the latest try
-        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [events[1].text]
+        assert [plain(note) for note in conversation.query(NoticeEntry)][1:] == [of(Retrying, events[1]).text]
 
 
 async def test_a_child_of_one_turn_is_counted_in_the_singular():

@@ -24,9 +24,10 @@ from agentcli.ui.format import seconds, tokens
 from agentcli.ui.transcript_text import main_lines, subagent_lines
 from agentcli.ui.view import SessionView
 from tests.conftest import TOOLS
+from tests.origin import Origin
 from tests.waiting import until
 
-CHILD = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
+CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
 
 
 def record(ts: str, type_: str, **fields: Any) -> dict[str, Any]:
@@ -148,7 +149,12 @@ def test_line_mode_transcript_of_a_record_is_drawn_from_the_view():
 async def test_the_engine_asks_one_question_at_a_time_and_withdraws_a_cancelled_one(tmp_path: Path):
     """What lets the TUI and line mode keep no queue of their own."""
     asked: list[ApprovalRequested] = []
-    ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=lambda e: isinstance(e, ApprovalRequested) and asked.append(e),
+
+    def emit(event: Event) -> None:
+        if isinstance(event, ApprovalRequested):
+            asked.append(event)
+
+    ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=emit,
                       permissions=Permissions(interactive=True), settings=TOOLS)
     first = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch one"}, ctx.for_call("a")))
     second = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch two"}, ctx.for_call("b")))

@@ -32,6 +32,7 @@ from agentcli.ui.plain.transcript import page
 from tests.fakes.anthropic_server import (error, offers_tool, reply, sse_events, text, tool_result_text, tool_results,
                                           tool_use)
 from tests.fakes.scenarios import demo_responder
+from tests.origin import Origin
 from tests.waiting import until, within
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -503,7 +504,7 @@ async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
     out = io.StringIO()
     screen = Screen(out, live=False, size=lambda: (120, 40))
     display = Display(screen, Painter(None, lambda: screen.width), clock=lambda: 100.0)
-    child = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+    child: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
     display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map the code", prompt="…", **child))
     for n, (name, args) in enumerate([("grep", {"pattern": "a"}), ("grep", {"pattern": "b"}),
                                       ("read_file", {"path": "x.py"}), ("grep", {"pattern": "c"})]):

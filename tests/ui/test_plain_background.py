@@ -66,7 +66,7 @@ async def test_a_result_arriving_during_a_turn_joins_it(plain, server):
                 text("README read, and auth is in auth.py."))
     server.when(is_child, text("Auth is in src/app/auth.py."))
     ui = plain()
-    ui.app.session.subscribe(lambda e: isinstance(e, SubagentFinished) and child_done.set())
+    ui.app.session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
     shown = await ui.submit("auth in the background, the README meanwhile")
     assert shown.index("↳ sa-1 ✓ done") < shown.index("README read, and auth is in auth.py.")
     last = main_requests(server)[-1]["messages"][-1]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from agentcli.ui.tui.screens.confirm import ConfirmScreen
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests.conftest import git
 from tests.e2e.test_plugins import market  # noqa: F401  (the fixture)
 from tests.ui.test_plain import plain  # noqa: F401  (the fixture)

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from tests.fakes.anthropic_server import first_user_text, text, tool_result_text, tool_results, tool_use
 from tests.ui.test_plain import plain as plain  # noqa: F401  (the line-mode fixture)

@@ -8,14 +8,14 @@ import os
 import subprocess
 import sys
 
-from agentcli.core.events import AssistantMessage, ToolCallFinished, ToolCallStarted, UserMessage
+from agentcli.core.events import AssistantMessage, Event, ToolCallFinished, ToolCallStarted, UserMessage
 from agentcli.ui.escapes import visible_data, visible_event
 from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.ui.test_tui_support import SIZE, drawn, plain, until
 
 
-def _calls() -> list:
+def _calls() -> list[Event]:
     return [UserMessage(content=[{"type": "text", "text": "look"}]),
             ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
             ToolCallFinished(id="a", name="grep", output="src/x.py:3: needle here", is_error=False, seconds=-1.0),
@@ -92,8 +92,8 @@ def test_the_tuis_warm_up_leaves_the_sdks_objects_out_of_every_later_full_collec
     assert int(scanned) < 5_000  # what a full collection still scans
 
 
-def _exchanges(count: int) -> list:
-    events: list = []
+def _exchanges(count: int) -> list[Event]:
+    events: list[Event] = []
     for n in range(count):
         events.append(UserMessage(content=[{"type": "text", "text": f"question {n}"}]))
         for k in range(4):

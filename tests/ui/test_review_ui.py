@@ -61,7 +61,7 @@ async def test_the_merge_request_is_one_folded_line_in_the_app(server, tui, repo
     """With two findings the main agent is asked to merge them: that note (the ask and the findings as JSON, some
     30 lines) was a screenful in the conversation; it is one line that expands, as a tool call's result."""
     from agentcli.ui.tui.widgets.to_model import ToModelEntry
-    from tests.core.test_review import offers_tool, text
+    from tests.fakes.anthropic_server import offers_tool, text
 
     plant_bug(repo)
     server.when(reviewer("correctness"), tool_use("read_file", {"path": "src/app/auth.py"}), findings(BUG))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ def outside(isolated_home: Path) -> Path:
     return folder
 
 
-def results(server) -> list[dict]:
+def results(server) -> list[dict[str, Any]]:
     return [result for request in server.requests for result in tool_results(request)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentcli import paths
 from agentcli.ui import slash
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests.core.test_skills import PDF_SKILL, skill
 from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, answer, shown, until

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.geometry import Region
 
-from agentcli.core.events import AssistantMessage, ToolCallFinished, ToolCallStarted, UserMessage
+from agentcli.core.events import AssistantMessage, Event, ToolCallFinished, ToolCallStarted, UserMessage
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
@@ -14,7 +14,7 @@ from tests.ui.test_tui_support import SIZE, drawn, until
 LONG = " ".join(f"word{i}" for i in range(40))  # wider than the screen: wrapped, its bar on every row
 
 
-def _events() -> list:
+def _events() -> list[Event]:
     return [UserMessage(content=[{"type": "text", "text": "look"}]),
             ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
             ToolCallFinished(id="a", name="grep", output=f"src/x.py:3: needle here\n{LONG}", is_error=False,
@@ -24,13 +24,13 @@ def _events() -> list:
             AssistantMessage(content=[{"type": "text", "text": "done"}])]
 
 
-def _app(make_session):  # type: ignore[no-untyped-def]
+def _app(make_session):
     session, _ = make_session()
     session.restored_events = _events()
     return make_app(session.settings, session.workspace.root, session=session, testing=True)
 
 
-async def _two_calls(pilot, app):  # type: ignore[no-untyped-def]
+async def _two_calls(pilot, app):
     """The replayed session's two calls (a grep and a read), once both are mounted."""
     await until(pilot, lambda: len(app.conversation.query(ToolCallEntry)) == 2, "the two calls")
     return tuple(app.conversation.query(ToolCallEntry))
@@ -76,7 +76,7 @@ async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_outpu
 
         def title_background() -> object:
             title = grep.render_lines(Region(0, 0, grep.outer_size.width, 1))[0]  # as the screen draws it
-            return list(title)[-1].style.bgcolor  # type: ignore[union-attr]
+            return list(title)[-1].style.bgcolor
 
         plain = title_background()
         await pilot.hover(grep, offset=(6, 2))  # over its output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from agentcli.core.model.llm import LLM, Credentials
 from agentcli.ui.plain import trust as plain_trust
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.trust import TrustApp, TrustScreen
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests.conftest import API_KEY
 from tests.ui.test_tui_support import SIZE, plain, until
 
@@ -60,8 +61,11 @@ async def test_tui_trust_buttons_answer_too(hostile):
 def test_settle_asks_once_then_remembers_both_answers(hostile):
     asked: list[trust.Request] = []
 
-    def say(answer):
-        return lambda request: asked.append(request) or answer
+    def say(answer: bool) -> Callable[[trust.Request], bool]:
+        def ask(request: trust.Request) -> bool:
+            asked.append(request)
+            return answer
+        return ask
 
     outcome = trust.settle(hostile, ask=say(False))
     assert not outcome.trusted and len(asked) == 1
@@ -101,7 +105,7 @@ async def test_after_no_the_tui_runs_untrusted_and_says_so_in_one_line(hostile, 
                     "the untrusted notice")
         [notice] = [plain(n) for n in app.query(NoticeEntry) if "not trusted" in plain(n)]
         assert "\n" not in notice.strip() and 'permission_mode = "bypassPermissions"' in notice
-        assert app.session.permissions.mode == "default"
+        assert app.session.permission_mode == "default"
 
 
 @pytest.mark.parametrize("typed, answer", [("y\r", True), ("yes\r", True), ("\r", False), ("maybe\rn\r", False)])

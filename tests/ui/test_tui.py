@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 import threading
 
 from agentcli.config import Settings
@@ -14,16 +15,18 @@ from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
 from agentcli.ui.tui.screens.approval import ApprovalScreen
 from agentcli.ui.tui.screens.no_key import NoKeyScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
-from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, PrunedMarker, ReportEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, PrunedMarker, ReportEntry
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
 from tests.fakes.anthropic_server import (error, first_user_text, last_user_text, reply, stream_error, text,
                                           tool_result_text, tool_results, tool_use, tool_use_block)
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, answer, approval_shown, is_child, is_main, plain, resize, send, shown, until
 
 
-def delegate(description: str, prompt: str) -> dict:
+def delegate(description: str, prompt: str) -> dict[str, Any]:
     return tool_use_block("task", {"description": description, "prompt": prompt})
 
 
@@ -294,10 +297,10 @@ async def test_input_completes_files_and_commands_and_recalls_history(server, tu
         assert area.text == ""
 
 
-def hold_the_quit_window(app) -> list:
+def hold_the_quit_window(app) -> list[Any]:
     """The window for a second ctrl+c closes after 3 s of wall time; a loaded machine can take that long
     between two key presses. Keep the timers that would close it, so the test closes it when it means to."""
-    closers: list = []
+    closers: list[Any] = []
     set_timer = app.set_timer
 
     def keep_closers(delay, callback=None, **options):
@@ -367,8 +370,9 @@ async def test_resumed_session_rebuilds_panel_and_conversation(server, make_sess
         assert "sa-1" in plain(app.conversation.query_one(TaskEntry))
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
-        await until(pilot, lambda: app.screen.conversation.query(ToolCallEntry), "the child's calls")
-        assert app.screen.conversation.query_one(ToolCallEntry).call.name == "grep"
+        transcript = of(TranscriptScreen, app.screen)
+        await until(pilot, lambda: transcript.conversation.query(ToolCallEntry), "the child's calls")
+        assert transcript.conversation.query_one(ToolCallEntry).call.name == "grep"
         await pilot.press("up")  # the resumed prompts are in the input history
         await pilot.press("escape")
         await pilot.press("up")

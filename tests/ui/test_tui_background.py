@@ -9,9 +9,10 @@ from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.resume import open_session
 from agentcli.ui.tui.screens.quit import QuitScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
-from agentcli.ui.tui.widgets.conversation import AssistantEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from tests.fakes.anthropic_server import first_user_text, last_user_text, message_text, text, tool_use
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, answer, is_child, is_main, plain, send, shown, until
 
 
@@ -58,7 +59,7 @@ async def test_a_result_arriving_while_busy_joins_the_turn_and_esc_spares_the_ch
                 text("README read; auth is in auth.py."))
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=hold_main, gate_timeout=120))
     app = tui()
-    app.session.subscribe(lambda e: isinstance(e, SubagentFinished) and child_done.set())
+    app.session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "auth in the background")
         await until(pilot, lambda: len(main_requests(server)) == 2, "the main agent's second call")
@@ -123,7 +124,7 @@ async def test_a_resumed_child_is_one_panel_entry_with_a_new_run_live_and_after_
         assert app.subagents["sa-1"].turn == 2
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
-        text_shown = shown(app.screen.conversation)
+        text_shown = shown(of(TranscriptScreen, app.screen).conversation)
         assert text_shown.index("login is at src/app/auth.py:4.") < text_shown.index("── resumed (Callers)") \
             < text_shown.index("Who calls it?") < text_shown.index("src/app/views.py imports login.")
     session.close()

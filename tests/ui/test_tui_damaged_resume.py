@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.resume import open_session
-from agentcli.ui.tui.widgets.conversation import NoticeEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, answer, plain, shown, until
 

@@ -30,7 +30,7 @@ async def test_the_footer_keeps_its_keys_until_one_changes_state() -> None:
     async with app.run_test() as pilot:
         app.refresh_bindings()
         idle = await until(lambda: interrupt_key(app), "the footer's keys", step=pilot.pause)
-        assert idle.has_class("-disabled")
+        assert idle is not None and idle.has_class("-disabled")
         for _ in range(3):  # refreshes that change nothing the footer shows: Textual's footer rebuilt its keys each time
             app.refresh_bindings()
             await pilot.pause()

@@ -8,14 +8,18 @@ import os
 import sys
 from pathlib import Path
 
+from textual.content import Content
+
+from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.widgets.status_bar import StatusBar
 from tests.fakes import lsp_progress
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, send, until
 
 
-def bar(app: object) -> str:
-    return app.query_one(StatusBar).content.plain  # type: ignore[attr-defined, no-any-return]
+def bar(app: AgentApp) -> str:
+    return of(Content, app.query_one(StatusBar).content).plain
 
 
 async def test_a_language_server_s_indexing_shows_in_the_status_bar_until_it_ends(server, tui, repo: Path):

@@ -5,17 +5,19 @@ while their transcripts stay reachable."""
 from __future__ import annotations
 
 import threading
+from textual.content import Content
 
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.side_panel import SubagentEntry, fit
 from tests.fakes.anthropic_server import first_user_text, reply, text, tool_use_block
+from tests.narrow import of
 from tests.ui.test_tui_support import USAGE, answer, is_main, plain, resize, send, until
 
 ERRANDS = ("Locate cache_reads in the loop", "Locate cache_writes in the store", "Locate cache_hits in the tests")
 
 
-def delegate_three(server, gate=None):  # type: ignore[no-untyped-def]
+def delegate_three(server, gate=None):
     server.when(is_main, reply("Three at once.", *[tool_use_block("task", {"description": d, "prompt": f"E{n}"})
                                                    for n, d in enumerate(ERRANDS, 1)], usage=USAGE),
                 text("All found.", usage=USAGE))
@@ -24,7 +26,7 @@ def delegate_three(server, gate=None):  # type: ignore[no-untyped-def]
                     text(f"Found {n}.", usage=USAGE, **({"gate": gate, "gate_timeout": 120} if gate else {})))
 
 
-def title(app, agent_id: str) -> str:  # type: ignore[no-untyped-def]
+def title(app, agent_id: str) -> str:
     return app.query_one(f"#entry-{agent_id}", SubagentEntry).title.plain
 
 
@@ -98,7 +100,7 @@ async def test_a_stalled_reviewer_at_80_columns_keeps_its_time_and_tokens():
     class Panel(App[None]):
         CSS = "SubagentEntry { width: 29; }"
 
-        def compose(self):  # type: ignore[no-untyped-def]
+        def compose(self):
             yield SubagentEntry(state, now=lambda: 68.0, stall_after=60.0)
 
     app = Panel()
@@ -106,7 +108,8 @@ async def test_a_stalled_reviewer_at_80_columns_keeps_its_time_and_tokens():
         entry = app.query_one(SubagentEntry)
         await entry.show(state, 68.0)
         await pilot.pause()
-        lines = entry.title.plain.split("\n")
-        assert "1 min 08 s" in entry.title.plain and "1.2k tok" in entry.title.plain, lines
+        title = of(Content, entry.title).plain
+        lines = title.split("\n")
+        assert "1 min 08 s" in title and "1.2k tok" in title, lines
         assert lines[-1].strip() == "w wraps it up" and lines[0].startswith("● sa-12 security review")
         assert max(len(line) for line in lines) <= entry.size.width - 4, lines  # nothing cut by the edge

@@ -11,7 +11,8 @@ from agentcli.config import Settings
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.opening import Opening
-from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry, ReportEntry, UserEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry, UserEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import last_user_text, text
@@ -25,17 +26,17 @@ class HeldOpening(Opening):
 
     gate: threading.Event = field(default_factory=threading.Event)
 
-    def open(self, post):  # type: ignore[no-untyped-def]
+    def open(self, post):
         assert self.gate.wait(DEADLINE), "the test never let the session open"
         return super().open(post)
 
 
-def llm_for(server) -> LLM:  # type: ignore[no-untyped-def]
+def llm_for(server) -> LLM:
     return LLM(model=Settings().model, retry_base_delay=0.01, retry_max_delay=0.05,
                credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
 
 
-def held_app(server, root: Path, **options):  # type: ignore[no-untyped-def]
+def held_app(server, root: Path, **options):
     app = make_app(Settings().engine(), root, llm=llm_for(server), testing=True, **options)
     app.opening = HeldOpening(app.opening.settings, root, llm=app.opening.llm, resume=app.opening.resume,
                               continue_=app.opening.continue_)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from textual.content import Content
 from textual.widgets import OptionList, Static
 
 from agentcli.config import Settings
@@ -12,23 +13,24 @@ from agentcli.ui.tui import controls
 from agentcli.ui.tui.app import AgentApp, make_app
 from agentcli.ui.tui.screens.sessions import SessionPicker
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
-from agentcli.ui.tui.widgets.conversation import NoticeEntry, ReportEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.status_bar import StatusBar
 from agentcli.ui.tui.widgets.working import WAITING
 from tests import waiting
 from tests.fakes.anthropic_server import first_user_text, reply, text, tool_use, tool_use_block
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, USAGE, answer, is_child, is_main, plain, send, until
 
 
 def entry_line(app: AgentApp, agent_id: str) -> str:
     """The entry's title: one line, or two in a narrow panel."""
-    return app.query_one(f"#entry-{agent_id}", SubagentEntry).title.plain  # type: ignore[attr-defined]
+    return of(Content, app.query_one(f"#entry-{agent_id}", SubagentEntry).title).plain
 
 
 def header(app: AgentApp) -> str:
-    return app.screen.query_one("#transcript-header", Static).content.plain
+    return of(Content, app.screen.query_one("#transcript-header", Static).content).plain
 
 
 def toasts(app: AgentApp) -> str:

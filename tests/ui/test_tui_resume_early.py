@@ -8,7 +8,8 @@ import json
 
 from agentcli.core.storage.store import find_session
 from agentcli.ui.tui.widgets.answer import LateFence
-from agentcli.ui.tui.widgets.conversation import AssistantEntry, PrunedMarker, UserEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry
+from agentcli.ui.tui.widgets.entries import PrunedMarker, UserEntry
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_opening import held_app
 from tests.ui.test_tui_support import plain, until
@@ -17,7 +18,7 @@ SMALL = (80, 14)  # a short screen: five exchanges are more than its first draw 
 CODE = "```python\ndef expire(self, now):\n    return now - self.stamp > self.ttl\n```"
 
 
-async def _saved(server, make_session, exchanges: int = 5) -> str:  # type: ignore[no-untyped-def]
+async def _saved(server, make_session, exchanges: int = 5) -> str:
     server.script(*(text(f"Answer {n}.\n\n{CODE}" if n == exchanges - 1 else f"Answer {n}.")
                     for n in range(exchanges)))
     earlier, _ = make_session()
@@ -27,7 +28,7 @@ async def _saved(server, make_session, exchanges: int = 5) -> str:  # type: igno
     return earlier.id
 
 
-def _questions(app) -> list[str]:  # type: ignore[no-untyped-def]
+def _questions(app) -> list[str]:
     return [plain(u) for u in app.conversation.query(UserEntry)]
 
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from agentcli.core.events import AssistantMessage, ToolCallFinished, ToolCallStarted, UserMessage
+from agentcli.core.events import AssistantMessage, Event, ToolCallFinished, ToolCallStarted, UserMessage
 from agentcli.ui.tui.app import RESUME_WIDGETS, make_app
-from agentcli.ui.tui.widgets.conversation import PrunedMarker
+from agentcli.ui.tui.widgets.entries import PrunedMarker
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests.ui.test_tui_support import SIZE, plain, until
 
 
-def _history(exchanges: int) -> list:
-    events: list = []
+def _history(exchanges: int) -> list[Event]:
+    events: list[Event] = []
     for n in range(exchanges):
         events += [UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
                    ToolCallStarted(id=f"a{n}", name="grep", input={"pattern": f"p{n}"}, summary=f"p{n}"),

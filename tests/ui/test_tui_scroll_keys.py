@@ -3,7 +3,7 @@ ctrl+home/ctrl+end, with the side panel open, from the input and from a panel en
 
 from __future__ import annotations
 
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.side_panel import EntryTitle
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_tui_support import SIZE, answer, is_child, is_main, plain, send, until

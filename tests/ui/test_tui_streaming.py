@@ -7,7 +7,8 @@ import threading
 
 from agentcli.core.events import Event, Notice, TextDelta
 from agentcli.ui.tui.sink import MergingSink
-from agentcli.ui.tui.widgets.conversation import AssistantEntry, NoticeEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry
 from tests import waiting
 from tests.fakes.anthropic_server import reply, sse_events, text
 from tests.ui.test_tui_support import SIZE, answer, plain, send, shown, until

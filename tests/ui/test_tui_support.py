@@ -10,12 +10,12 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from agentcli.ui.tui.app import AgentApp
-from agentcli.ui.tui.widgets.conversation import ReportEntry
+from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
 from tests import waiting
 from tests.fakes.anthropic_server import offers_tool
-from tests.ui.conftest import tui  # noqa: F401  (the fixture's old import path)
+from tests.ui.conftest import tui as tui  # noqa: F401  (the fixture's old import path)
 from tests.waiting import DEADLINE
 
 SIZE = (110, 34)

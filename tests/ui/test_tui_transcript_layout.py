@@ -4,17 +4,18 @@ output was wrapped at two widths on each layout); its output is shown whole and 
 
 from __future__ import annotations
 
-from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted,
-                                  Usage, UserMessage)
+from agentcli.core.events import (Event, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
+                                  TurnStarted, Usage, UserMessage)
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
+from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, drawn, until
 
 LINES = [f"src/pkg/module_{i}.py:{i}:    def handler_{i}(request):  # a match" for i in range(80)]
 
 
-def _child() -> list:
+def _child() -> list[Event]:
     child = "sa-1"
     return [SubagentStarted(id=child, subagent_type="explore", description="Find the handlers", prompt="Find them.",
                             max_turns=30, agent_id=child, parent_tool_use_id="toolu_task"),
@@ -38,7 +39,7 @@ async def test_an_expanded_call_in_a_transcript_is_indented_by_its_own_padding(s
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.query(ToolCallEntry),
                     "the transcript and its call")
         await pilot.pause()
-        view = app.screen.conversation
+        view = of(TranscriptScreen, app.screen).conversation
         entry = view.query_one(ToolCallEntry)
         assert entry.styles.margin.left == 0 and entry.styles.padding.left == 2
         assert entry.region.x == view.content_region.x  # laid out at the conversation's own width

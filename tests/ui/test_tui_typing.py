@@ -40,7 +40,7 @@ def entry_line(app: AgentApp) -> str:
     return app.query_one("#entry-sa-1", SubagentEntry).title.plain  # type: ignore[attr-defined]
 
 
-def user_messages(server) -> list[str]:  # type: ignore[no-untyped-def]
+def user_messages(server) -> list[str]:
     return [last_user_text(body) for body in server.requests if is_main(body) and last_user_text(body)]
 
 

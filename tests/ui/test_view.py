@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from agentcli.core.events import (SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted,
-                                  Usage, UsageUpdated)
+from agentcli.core.events import (Event, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
+                                  TurnStarted, Usage, UsageUpdated)
 from agentcli.core.engine.subagent_record import SubagentRecord
 from agentcli.core.tools import ToolRegistry, default_tools
+from agentcli.core.vocabulary import ToolKind
 from agentcli.ui.format import seconds
 from agentcli.ui.view import SessionView, Subagent
+from tests.origin import Origin
 
-A = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
+A: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
 
 
-def events() -> list:
+def events() -> list[Event]:
     return [
         TurnStarted(turn=1, max_turns=30, **A),
         UsageUpdated(usage=Usage(100, 10), total=Usage(100, 10), **A),
@@ -32,7 +34,7 @@ def test_state_follows_the_events_of_one_subagent():
     started = SubagentStarted(id="sa-1", subagent_type="general-purpose", description="Fix a", prompt="Fix a.py",
                               max_turns=30, **A)
     state = Subagent.started_by(started, now=10.0)
-    assert state.status == "queued" and state.tool_use_id == "toolu_1"
+    assert (state.status, state.tool_use_id) == ("queued", "toolu_1")  # a tuple: mypy keeps no "queued" for below
     for event in events():
         state.apply(event, now=12.0)
         if isinstance(event, TurnStarted):
@@ -62,8 +64,9 @@ def test_formatting_helpers():
 
 def test_changed_files_come_from_the_tool_kind_not_its_name():
     agent = Subagent(id="sa-1", type="general-purpose", description="d")
-    calls = [("c1", "apply_patch", "edit", "src/new.py"), ("c2", "read_file", "read", "src/read.py"),
-             ("c3", "edit_file", "edit", "src/new.py")]
+    calls: list[tuple[str, str, ToolKind, str]] = [
+        ("c1", "apply_patch", "edit", "src/new.py"), ("c2", "read_file", "read", "src/read.py"),
+        ("c3", "edit_file", "edit", "src/new.py")]
     for call_id, name, kind, path in calls:
         agent.apply(ToolCallStarted(id=call_id, name=name, kind=kind, input={"path": path}, **A), 0.0)
         agent.apply(ToolCallFinished(id=call_id, name=name, output="ok", is_error=False, seconds=0.1, **A), 0.0)

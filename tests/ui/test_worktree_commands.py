@@ -7,7 +7,7 @@ from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixt
 from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
 from agentcli.ui.tui.screens.confirm import ConfirmScreen
-from agentcli.ui.tui.widgets.conversation import NoticeEntry, ReportEntry
+from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 
 DOC = '    """Check a password."""\n'
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..content import NOTE_OPEN, agentcli_note, append_user, as_blocks, text_of
+from ..content import NOTE_OPEN, Message, agentcli_note, append_user, as_blocks, text_of
 from ..events import Compacted, Notice
 from ..model.llm import LLMError, context_window, estimate_tokens
 from ..units import tokens
@@ -93,7 +93,7 @@ async def when_full(agent: "Agent") -> None:
         f"{tokens(agent.compact_hold)} tokens. /compact compacts now."))
 
 
-def split_point(messages: list[dict[str, Any]], keep_tokens: int) -> int | None:
+def split_point(messages: list[Message], keep_tokens: int) -> int | None:
     """Where the recent part begins: an assistant message, after at least one older exchange."""
     kept = 0
     cut = None
@@ -106,7 +106,7 @@ def split_point(messages: list[dict[str, Any]], keep_tokens: int) -> int | None:
     return cut
 
 
-def render(messages: list[dict[str, Any]], budget: int) -> str:
+def render(messages: list[Message], budget: int) -> str:
     """Older messages as plain text for the summarizer (no tool blocks, so no tools needed), at most about
     ``budget`` characters: every block whole if they fit, else the longest ones cut to head and tail."""
     entries: list[tuple[str, str]] = []
@@ -156,7 +156,7 @@ class Ledger:
     changed: dict[str, list[str]] = field(default_factory=dict)  # path: the tools that changed it
     commands: list[list[str]] = field(default_factory=list)  # [command, how it ended]
 
-    def add(self, messages: list[dict[str, Any]]) -> None:
+    def add(self, messages: list[Message]) -> None:
         """Record the tool calls of ``messages`` that have their result there."""
         calls = {b["id"]: b for m in messages if m["role"] == "assistant" for b in as_blocks(m["content"])
                  if b.get("type") == "tool_use"}
@@ -257,10 +257,10 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
                     if b["type"] == "text" and not is_carried(b)] or [{"type": "text", "text": "(earlier request)"}]
     listed = ledger.render(subagent_lines(agent))
     started = await hooks.session_start("compact") if hooks and agent.ctx.depth == 0 else ()  # the main agent's
-    head = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
+    head: Message = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
             + ([agentcli_note(listed)] if listed else [])
             + [agentcli_note(text) for text in started]}
-    compacted = [head] + recent
+    compacted: list[Message] = [head] + recent
     after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.offered(),
                                          model=agent.model) or estimate_tokens(agent.system, compacted,
                                                                                  agent.offered())
@@ -275,8 +275,8 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     return True
 
 
-async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, budget: int,
-                    shared: bool = True, kept: dict[str, Any] | None = None) -> str:
+async def summarize(agent: "Agent", older: list[Message], focus: str, budget: int,
+                    shared: bool = True, kept: Message | None = None) -> str:
     """The summary: asked at the end of the conversation's own request (``shared``), so that it repeats the
     cached prefix, naming the message from which the turns stay verbatim (``kept``); when that does not fit,
     in one tool-less call on at most ``budget`` characters of ``older``, dropping the oldest turns while even
@@ -309,7 +309,7 @@ async def summarize(agent: "Agent", older: list[dict[str, Any]], focus: str, bud
         return text or "(The summarizer returned nothing.)"
 
 
-def first_words(message: dict[str, Any]) -> str:
+def first_words(message: Message) -> str:
     """The first message kept verbatim (an assistant one), as the summarizer is told of it: shown the whole
     conversation, it would otherwise summarize the turns that follow its summary anyway, out of order."""
     for block in as_blocks(message.get("content")):

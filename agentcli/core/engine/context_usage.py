@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.llm import LLM, estimate_tokens
+from ..content import Message
 
 COUNTED = "count_tokens"  # the server counted the request
 ESTIMATED = "estimate"  # about four characters a token
@@ -41,7 +42,7 @@ def split_memory(system: str, memory: str) -> tuple[str, str]:
 
 
 def part_sizes(system: str, memory: str, tools: list[dict[str, Any]],
-               messages: list[dict[str, Any]]) -> dict[str, int]:
+               messages: list[Message]) -> dict[str, int]:
     """Each part's estimate: tool results are the ``tool_result`` blocks; the conversation is the rest."""
     rest, memory = split_memory(system, memory)
     results = sum(estimate_tokens(block) for message in messages if isinstance(message.get("content"), list)
@@ -66,7 +67,7 @@ def scaled(sizes: dict[str, int], total: int) -> dict[str, int]:
 
 
 async def context_usage(llm: LLM, *, model: str, system: str, memory: str, tools: list[dict[str, Any]],
-                        messages: list[dict[str, Any]], window: int, kept_out: int) -> ContextUsage:
+                        messages: list[Message], window: int, kept_out: int) -> ContextUsage:
     """The breakdown of a request of ``system``, ``tools`` and ``messages``; ``memory`` is the project memory
     section inside ``system``. An empty conversation is estimated (the endpoint wants a message)."""
     counted = await llm.count_tokens(system=system, messages=messages, tools=tools, model=model) \

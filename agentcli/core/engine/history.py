@@ -17,7 +17,7 @@ from typing import Any
 
 from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
                      ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
-from ..content import append_user, as_blocks, typed
+from ..content import Message, append_user, as_blocks, typed
 from .loop import BROKEN_OFF, CUT_OFF, final_text
 from .subagent_record import SubagentRecord, report_of
 from .task_tool import TaskTool
@@ -32,7 +32,7 @@ HISTORY_RESETS = ("compacted", "history_cleared", "rewound")  # records after wh
 class AgentState:
     """What resuming gives back to an agent."""
 
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     turns: int = 0
     usage: Usage = field(default_factory=Usage)  # running total
     last_usage: Usage = field(default_factory=Usage)  # of the latest call: how full the context was
@@ -43,7 +43,7 @@ class AgentState:
 def agent_state(records: list[dict[str, Any]], agent_id: str = MAIN) -> AgentState:
     """One agent's history, turns and usage, rebuilt from its records and repaired."""
     state = AgentState()
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     for record in records:
         if record.get("agent_id", MAIN) != agent_id:
             continue
@@ -90,7 +90,7 @@ def user_prompts(records: list[dict[str, Any]]) -> list[Prompt]:
     return prompts
 
 
-def history_before(records: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+def history_before(records: list[dict[str, Any]], number: int) -> list[Message]:
     """The main agent's history as it was just before prompt ``number`` was sent."""
     prompts = user_prompts(records)
     if not 1 <= number <= len(prompts):
@@ -110,17 +110,17 @@ def usable(block: dict[str, Any]) -> bool:
     return isinstance(kind, str)
 
 
-def tool_use_ids(message: dict[str, Any] | None) -> list[str]:
+def tool_use_ids(message: Message | None) -> list[str]:
     if not message or message["role"] != "assistant":
         return []
-    return [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+    return [b["id"] for b in as_blocks(message["content"]) if b.get("type") == "tool_use"]
 
 
 def interrupted_result(tool_use_id: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": tool_use_id, "is_error": True, "content": INTERRUPTED_RESULT}
 
 
-def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def repair(messages: list[Message]) -> list[Message]:
     """A history the API accepts: user first, roles alternating, every tool_use answered right after.
 
     Blocks with no usable content are dropped, and so is a message left empty (a partial assistant
@@ -128,7 +128,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     tool_use without a result gets an ``is_error`` "interrupted" one; results that answer nothing
     are dropped.
     """
-    out: list[dict[str, Any]] = []
+    out: list[Message] = []
     seen: set[str] = set()  # tool_use ids so far
     for message in messages:
         content = [b for b in as_blocks(message.get("content")) if usable(b)]
@@ -140,7 +140,7 @@ def repair(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 if tool_use_ids(out[-1]):
                     out.append({"role": "user", "content": [interrupted_result(i) for i in tool_use_ids(out[-1])]})
                 elif content:
-                    out[-1] = {"role": "assistant", "content": out[-1]["content"] + content}
+                    out[-1] = {"role": "assistant", "content": as_blocks(out[-1]["content"]) + content}
                     continue
             if content:
                 out.append({"role": "assistant", "content": content})

@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal
 
 from . import compaction
 from .steering import Steers
-from ..content import agentcli_note, append_user, has_tool_use, quoted_all, quoted_kept, text_of
+from ..content import Block, Message, agentcli_note, append_user, has_tool_use, quoted_all, quoted_kept, text_of
 from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
                      SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
                      UserMessage)
@@ -66,14 +66,14 @@ class Agent:
     """A model, a history, tools and budgets. Subagents are Agents with their own state."""
 
     def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
-                 max_turns: int, model: str | None = None, messages: list[dict[str, Any]] | None = None,
+                 max_turns: int, model: str | None = None, messages: list[Message] | None = None,
                  turns: int = 0, usage: Usage | None = None, compact_threshold: float,
                  effort: str | None = None) -> None:
         self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
         self.max_turns = max_turns
         self.model = model or llm.model
         self.effort = effort  # its own effort level (a subagent's, from task); None: the session's (--effort)
-        self.messages: list[dict[str, Any]] = messages if messages is not None else []
+        self.messages: list[Message] = messages if messages is not None else []
         self.turns = turns  # model calls made, over the agent's whole life
         self.usage = usage or Usage()
         self.last_usage = Usage()  # of the latest call: how full the context is
@@ -335,5 +335,5 @@ class Agent:
         return ""
 
 
-def final_text(content: list[dict[str, Any]]) -> str:
+def final_text(content: str | list[Block]) -> str:
     return text_of(content).strip()

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .context import MODE_MEANING, current_mode
-from ..content import NOTE_OPEN, agentcli_note, as_blocks
+from ..content import NOTE_OPEN, Message, agentcli_note, as_blocks
 from ..policy.permissions import Permissions
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class ModeNews:
     def __init__(self, permissions: Permissions) -> None:
         self.permissions = permissions
         self._told: str | None = None  # the mode last told, for the history below (the usual call reads nothing)
-        self._messages: list[dict[str, Any]] | None = None
+        self._messages: list[Message] | None = None
 
     def __call__(self, agent: "Agent") -> list[dict[str, Any]]:
         mode = self.permissions.mode

@@ -16,6 +16,7 @@ from ..events import (Event, Status, SubagentReport, SubagentStarted, SubagentSt
                       ToolCallFinished,
                       ToolCallStarted, Usage, kept_out)
 from ..model.llm import estimate_tokens
+from ..content import Message
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -59,7 +60,7 @@ class SubagentRecord:
     segments: int = 0  # runs so far: 1, then one more for each resume
     run_turns: int = 0  # turns of the latest run alone (``turns`` counts every run)
     run_seconds: float = 0.0  # likewise for time
-    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its history, for a resume
+    messages: list[Message] = field(default_factory=list, repr=False)  # its history, for a resume
     ledger: dict[str, Any] = field(default_factory=dict, repr=False)  # its compactions' ledger, for a resume
     answer_mark: str = ""  # its answer was empty or a pointer: what agentcli did about it (see SubagentReport)
     named_files: list[str] = field(default_factory=list)  # the files its brief named (task `files`)

@@ -21,7 +21,7 @@ from .catalogue import (DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, EFFORT_BUDGETS, 
                         effort_level, supports_adaptive_thinking)
 from ..system import secret_env
 from ..events import Retrying, Usage
-from ..content import has_tool_use
+from ..content import Message, has_tool_use
 from .key_helper import helper_key
 from .sdk_import import import_frozen as import_frozen, import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
@@ -182,7 +182,7 @@ class LLM:
         self,
         *,
         system: str,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         on_text: Callable[[str], None],
         on_retry: Callable[[Retrying], None] = lambda retrying: None,
@@ -484,7 +484,7 @@ class LLM:
                 on_text(block["text"])
         return ModelReply(content, message.stop_reason, _usage(model, message), model)
 
-    async def count_tokens(self, *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+    async def count_tokens(self, *, system: str, messages: list[Message], tools: list[dict[str, Any]],
                            model: str | None = None) -> int | None:
         """The server's token count for a prompt, or None where the server does not offer one."""
         if not self._can_count_tokens:

@@ -19,6 +19,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+from ..content import Message
+
 # As the SDK encodes a body (anthropic._utils._json.openapi_dumps): compact, UTF-8, no NaN.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -33,10 +35,10 @@ def encode(value: Any) -> bytes:
 class _Sent:
     """The JSON of ``messages`` (comma-separated), the history a conversation sent before its last message."""
 
-    messages: list[dict[str, Any]]  # kept alive, so their ids cannot be reused
+    messages: list[Message]  # kept alive, so their ids cannot be reused
     json: bytes
 
-    def extends_to(self, head: list[dict[str, Any]]) -> bool:
+    def extends_to(self, head: list[Message]) -> bool:
         kept = self.messages
         return len(kept) <= len(head) and all(map(operator.is_, kept, head))
 
@@ -47,7 +49,7 @@ class RequestBodies:
     def __init__(self) -> None:
         self._sent: list[_Sent] = []  # the most recently sent first
 
-    def history(self, head: list[dict[str, Any]]) -> bytes:
+    def history(self, head: list[Message]) -> bytes:
         """The JSON of ``head``, the messages before the last, reusing what an earlier call made of its start."""
         found = next((sent for sent in self._sent if sent.extends_to(head)), None)
         if found is None:
@@ -64,7 +66,7 @@ class RequestBodies:
 
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""
-        messages: list[dict[str, Any]] = params["messages"]
+        messages: list[Message] = params["messages"]
         parts = [self.history(messages[:-1])] if len(messages) > 1 else []
         if messages:
             parts.append(encode(with_cache_breakpoint(messages[-1:])[0]))
@@ -85,7 +87,7 @@ def with_cache_breakpoint_on_last(items: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_cache_breakpoint(messages: list[Message]) -> list[Message]:
     """A copy of ``messages`` whose latest block carries a cache breakpoint."""
     if not messages:
         return messages

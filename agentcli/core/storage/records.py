@@ -188,7 +188,7 @@ def isinstance_types(kind: Any) -> tuple[type, ...] | None:
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin is list or origin is tuple:  # a tuple is stored as a JSON array
         return (list,) if not args or args[0] is Any else None
-    if origin is dict or dataclasses.is_dataclass(kind):  # a dataclass is stored as its JSON object
+    if origin is dict or dataclasses.is_dataclass(kind) or typing.is_typeddict(kind):  # stored as a JSON object
         return (dict,)
     return (kind,) if isinstance(kind, type) and origin is None else None
 

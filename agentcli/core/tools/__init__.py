@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
 if TYPE_CHECKING:
     from ..events import ToolKind
 
-from ..content import agentcli_note, quoted
+from ..content import Message, agentcli_note, quoted
 from ..policy.permissions import Permissions
 from ..policy.rules import names_tool
 from .base import NO_RECURSION, SandboxStopped, Tool, ToolContext, ToolOutcome, check_input, check_numbers
@@ -89,7 +89,7 @@ class ToolRegistry:
         tool = self._tools.get(name)
         return tool is None or tool.kind in ("read", "task")
 
-    def checked(self, content: list[dict[str, Any]], history: list[dict[str, Any]]
+    def checked(self, content: list[dict[str, Any]], history: list[Message]
                 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """A model's reply made fit to keep and send back, and why each malformed call in it is refused
         (by its id as kept): no call is run whose id, name or input the API would refuse in the history.

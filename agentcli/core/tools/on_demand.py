@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 from .base import Tool, ToolContext
-from ..content import NOTE_OPEN, quoted
+from ..content import NOTE_OPEN, Message, quoted
 from ..tool_facts import KNOWN
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Loaded:
             self.add(n for n in wanted if n in known)
 
 
-def called(history: Iterable[dict[str, Any]]) -> list[str]:
+def called(history: Iterable[Message]) -> list[str]:
     """The tools ``history`` calls, in the order of their first call."""
     names = [block.get("name") for message in history if message.get("role") == "assistant"
              and isinstance(message.get("content"), list) for block in message["content"]
@@ -118,7 +118,7 @@ class Offer:
         self.told: set[str] = set()  # those that joined later, named in a note (joined)
         self.declared: list[str] | None = None  # the loaded tools the request's tools carry: those of its first
 
-    def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[dict[str, Any]] = ()
+    def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[Message] = ()
                       ) -> list[dict[str, Any]]:
         """The ``tools`` of a request on route ``how`` (api, agentcli or off). ``history``: the agent's messages,
         whose calls of deferred tools load them the first time (a resumed session's, so that no call in its
@@ -161,7 +161,7 @@ class Offer:
         self.told.update(tool.name for tool in new)
         return f"{JOINED}\n{index(new).removeprefix(INDEX_TITLE + chr(10))}" if new else ""
 
-    def carried(self, registry: "ToolRegistry", how: str, history: list[dict[str, Any]]) -> str:
+    def carried(self, registry: "ToolRegistry", how: str, history: list[Message]) -> str:
         """On agentcli's route, the note with the definitions of the tools loaded after the agent's first request
         that ``history`` does not hold yet (a compaction or /clear may have taken an earlier one away); "" when
         there are none. The tools stay as cached: a definition at the end of the request costs its own bytes,

@@ -19,7 +19,7 @@ from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Even
                              SteerDelivered, SubagentFinished, SubagentResultDelivered,
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                              ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
-from ....core.content import as_blocks, readable, thinking_of
+from ....core.content import Message, as_blocks, readable, thinking_of
 from ....core.content import text_of as content_text
 from ...change import Asked, Line, Quiet, Status, Streamed, Updated, change_of
 from ...format import seconds, sources_text, tokens, turns
@@ -519,7 +519,7 @@ class Conversation(VerticalScroll):
 
     # -- resume --
 
-    async def replay_messages(self, messages: list[dict[str, Any]],
+    async def replay_messages(self, messages: list[Message],
                               call_started: Callable[[dict[str, Any]], ToolCallStarted]) -> None:
         """Rebuild the view of a resumed conversation from its API messages (``call_started``: the
         session's event for a ``tool_use`` block)."""
