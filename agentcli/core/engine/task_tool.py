@@ -49,6 +49,7 @@ def one_line(description: str) -> str:
 
 class TaskTool(Tool):
     name = "task"
+    preview = "delegate"  # the child it starts tells its story
     claude_name = "Task"
     claude_aliases = ("Agent",)
     on_demand = False  # the main agent's delegation

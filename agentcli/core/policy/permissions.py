@@ -293,7 +293,7 @@ class Permissions:
     async def _ask(self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision,
                    diff: tuple[str, ...]) -> str | Approval:
         future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
-        ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
+        ctx.emit(ApprovalRequested(tool=tool.name, input=args, preview=tool.preview, description=ctx.agent_description,
                                    reason=decision.reason, rules=decision.rules, diff=diff, future=future,
                                    tool_use_id=ctx.tool_use_id,
                                    agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))

@@ -9,10 +9,10 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, TypedDict
 
 if TYPE_CHECKING:
-    from ..events import ToolKind
+    from ..events import Preview, ToolKind
 
 from ..content import agentcli_note, quoted
 from ..policy.permissions import Permissions
@@ -29,6 +29,14 @@ __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "T
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 NO_NAME = "invalid_tool_name"  # the name a call is kept under when the one it gave is no tool's name
+
+
+class CallFacts(TypedDict):
+    """What a ``ToolCallStarted`` says of a call besides itself (``ToolRegistry.described``)."""
+
+    kind: ToolKind | Literal[""]
+    summary: str
+    preview: Preview
 
 
 class ToolRegistry:
@@ -80,6 +88,12 @@ class ToolRegistry:
     def kind(self, name: str) -> ToolKind | Literal[""]:
         tool = self._tools.get(name)
         return tool.kind if tool is not None else ""
+
+    def described(self, name: str, args: Any) -> CallFacts:
+        """What a ``ToolCallStarted`` says of a call besides itself: its tool's kind and preview, and its summary."""
+        tool = self._tools.get(name)
+        return CallFacts(kind=self.kind(name), summary=self.summary(name, args),
+                         preview=tool.preview if tool is not None else "")
 
     def summary(self, name: str, args: Any) -> str:
         """A call on one line: the tool's key argument (the path, pattern, command), else its first text."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..errors import ToolError
-from ..events import MAIN, Sink, ToolKind
+from ..events import MAIN, Preview, Sink, ToolKind
 from ..tool_facts import KNOWN, ToolFacts
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
@@ -125,6 +125,7 @@ class Tool:
     input_schema: ClassVar[dict[str, Any]]
     kind: ClassVar[ToolKind] = "read"
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
+    preview: ClassVar[Preview] = ""  # how its calls read for people (vocabulary.Preview): the front ends' previews
     brief: ClassVar[str] = ""  # a few words for the index of tools on demand (on_demand.py); "": its first sentence
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
     main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)

@@ -306,6 +306,7 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 
 class EditFile(Tool):
     name = "edit_file"
+    preview = "edit"  # an approval shows the diff of old_string into new_string
     claude_name = "Edit"
     claude_aliases = ("MultiEdit",)
     receipt = "changes"

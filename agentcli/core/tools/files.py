@@ -364,6 +364,7 @@ async def _write_in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, sh
 
 class WriteFile(Tool):
     name = "write_file"
+    preview = "write"  # an approval shows the file it writes, whole
     claude_name = "Write"
     on_demand = False
     receipt = "changes"

@@ -186,6 +186,7 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
 
 class Grep(Tool):
     name = "grep"
+    preview = "search"  # its line names the folder it searches
     claude_name = "Grep"
     receipt = "contents"
     on_demand = False
@@ -486,6 +487,7 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, matcher: re.Pattern
 
 class Glob(Tool):
     name = "glob"
+    preview = "search"
     claude_name = "Glob"
     receipt = "names"
     on_demand = False

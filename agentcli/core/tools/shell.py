@@ -247,6 +247,7 @@ def _read_count(fd: int | None) -> int:
 
 class Bash(Tool):
     name = "bash"
+    preview = "command"  # an approval shows the command whole below its description
     claude_name = "Bash"
     changes_things = True
     companions = ("bash_output", "kill_bash")  # its background shells: what gives bash gives them too
