@@ -44,7 +44,7 @@ def decide_command(book: Rulebook, command: str, agent: str, tool: str) -> Decis
     missing = [part for part in needed if not command_allowed(book, part, agent, tool)]
     if not missing:
         return ALLOW
-    suggested = [command_rule(part) for part in missing]
+    suggested = [command_rule(part, tool) for part in missing]
     once = any(part.writes_file for part in missing) or not all(suggested)
     shown = ", ".join(f"`{part.text}`" for part in missing)
     writes = [part for part in missing if part.writes_file]

@@ -18,6 +18,7 @@ from ..content import agentcli_note, quoted
 from ..policy.permissions import Permissions
 from ..policy.rules import names_tool
 from .base import NO_RECURSION, SandboxStopped, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from ..tool_facts import KNOWN
 from ..tool_settings import ToolSettings
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
@@ -180,7 +181,8 @@ class ToolRegistry:
             return ToolOutcome(problem, True), False
         if ctx.depth > 0 and (name in self.withheld or (tool is not None and tool.main_only)):
             # the one guard: a subagent runs no tool of the main agent's, so it starts no subagents
-            return ToolOutcome(NO_RECURSION if name == "task" else f"{name} is the main agent's tool alone; "
+            facts = KNOWN.get(name)
+            return ToolOutcome(NO_RECURSION if facts is not None and facts.role == "delegate" else f"{name} is the main agent's tool alone; "
                                "do this part of the work yourself, or say in your answer what is needed.", True), False
         if tool is None:
             offered = ", ".join(self._tools) or "none"
