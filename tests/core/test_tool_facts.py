@@ -110,3 +110,13 @@ def test_the_roles_agent_types_and_previews_say_what_the_names_said():
                                                                     "grep", "glob", "task", "read_file")} == \
         {"bash": "command", "bash_output": "output", "edit_file": "edit", "write_file": "write", "grep": "search",
          "glob": "search", "task": "delegate", "read_file": ""}
+
+
+def test_the_script_flags_know_every_tool_the_catalogue_declares():
+    """--allowedTools and --tools knew the default tools of no repository, and task and skill by hand: the git
+    tools, web_search and lsp, which a session has, were "no tool" to them."""
+    from agentcli.scripting import checked_rules, tool_names
+
+    assert checked_rules(["git_status", "web_search", "lsp(*)"], "--allowedTools") == ["git_status", "web_search",
+                                                                                         "lsp(*)"]
+    assert tool_names("git_log,skill,Bash") == ["git_log", "skill", "bash", "bash_output", "kill_bash"]
