@@ -142,6 +142,9 @@ def _built_in() -> tuple[AgentType, ...]:
                   description="Runs builds, tests and other commands, fixes what they need, reports the outcome."))
 
 
+BUILT_IN_NAMES = ("general-purpose", "explore", "bash")  # known without the tools (the trust check reads them)
+
+
 def built_in() -> dict[str, AgentType]:
     """The built-in agent types, by name. Explore's and bash's tools are those that say they are given to it
     (``Tool.built_in_types``), read when first asked: the tools load with a session, not with agent files."""
@@ -165,7 +168,7 @@ def agent_dirs(root: Path | None) -> list[Path]:
 
 def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
                      trusted: bool = False, sources: Collection[str] = ("user", "project"),
-                     plugins: Sequence[Plugin] = ()) -> dict[str, AgentType]:
+                     plugins: Sequence[Plugin] = (), with_built_in: bool = True) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
@@ -176,7 +179,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     enabled plugins, whose agent files come as ``<plugin>:<name>`` (engine/plugins.py).
     """
     found: list[str] = [] if warnings is None else warnings
-    types = built_in()
+    types = built_in() if with_built_in else {}  # without: the trust check's, which loads no tool
     custom: dict[str, AgentType] = {}
     base = Path(root).resolve() if root is not None else None
     folders = [(folder, base is not None and folder.is_relative_to(base)) for folder in agent_dirs(base)]
@@ -187,7 +190,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
         if definition.folder != folder:
             custom.update(here)
             here, folder = {}, definition.folder
-        if definition.project and not trusted and agent_type.name in built_in():
+        if definition.project and not trusted and agent_type.name in BUILT_IN_NAMES:
             found.append(f"Skipped agent file {definition.shown}: '{agent_type.name}' is a built-in agent type, "
                          "and a workspace's own files may replace one only once you trust the workspace.")
             continue
@@ -204,7 +207,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
         name = f"{definition.plugin.name}:{agent_type.name}"
         custom[name] = dataclasses.replace(agent_type, name=name)
     for name in sorted(custom):
-        if name in built_in():
+        if name in BUILT_IN_NAMES:
             found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
                          f"one (tools: {custom[name].tools_text()}).")
         types[name] = custom[name]
@@ -229,8 +232,8 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     return [(base / agent_type.source,
              [f"agent type {agent_type.name} replaces the built-in one (tools: {agent_type.tools_text()})"],
              {key: value for key, value in dataclasses.asdict(agent_type).items() if key != "source"})
-            for agent_type in load_agent_types(base, [], trusted=True).values()
-            if agent_type.project and agent_type.name in built_in()]
+            for agent_type in load_agent_types(base, [], trusted=True, with_built_in=False).values()
+            if agent_type.project and agent_type.name in BUILT_IN_NAMES]
 
 
 def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) -> AgentType:

@@ -16,13 +16,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..content import NOTE_OPEN, agentcli_note, append_user, as_blocks, text_of
 from ..events import Compacted, Event, Notice, Usage
 from ..model.llm import LLM, LLMError, ModelReply, context_window, estimate_tokens
-from ..tools.base import ToolContext
 from ..units import tokens
+
+if TYPE_CHECKING:  # config.py reads this module's shares: the tools load with a session
+    from ..tools.base import ToolContext
 
 MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
 FULL = "the context was nearly full"  # the reason of one at compact_threshold, before a model call

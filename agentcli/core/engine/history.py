@@ -178,10 +178,11 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
             continue
         if isinstance(event, UserMessage) and "origin" not in record:  # written before messages had one
             event = dataclasses.replace(event, origin=legacy_origin(event.content))
-        if isinstance(event, ToolCallStarted) and "preview" not in record:  # written before events carried it
-            known = builtin_tools().described(event.name, event.input)  # and before its kind and summary, maybe
-            event = dataclasses.replace(event, preview=known["preview"]) if "summary" in record else \
-                dataclasses.replace(event, **known)
+        if isinstance(event, ToolCallStarted) and (missing := {"kind", "summary", "preview"} - record.keys()):
+            known = builtin_tools().described(event.name, event.input)  # written before events carried them
+            event = dataclasses.replace(event, kind=known["kind"] if "kind" in missing else event.kind,
+                                        summary=known["summary"] if "summary" in missing else event.summary,
+                                        preview=known["preview"] if "preview" in missing else event.preview)
         if isinstance(event, AssistantMessage):
             text = final_text(event.content)
             if text:
