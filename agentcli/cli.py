@@ -371,7 +371,7 @@ sdk_import: threading.Thread | None = None
 
 def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
-    and the first request goes out (it does not wait for the SDK: ``LLM._open_early``)."""
+    and the first request goes out (it does not wait for the SDK: ``core/model/early_request.py``)."""
     global sdk_import
     from .core.model.llm import start_sdk_import as start
 

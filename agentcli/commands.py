@@ -61,6 +61,7 @@ def list_agents(root: Path) -> int:
     from . import paths
     from .config import load_settings
     from .core.engine.agents import load_agent_types
+    from .core.engine import task_tool  # noqa: F401  (declares task, which agent files may name and never get)
     from .ui.escapes import visible
 
     settings = load_settings(root)

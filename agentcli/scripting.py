@@ -228,12 +228,11 @@ def checked_rules(values: list[str], flag: str) -> list[str]:
         return []
     from .core.engine.tool_catalogue import catalogue
     from .core.policy.rules import Rule, RuleError
-    from .core.tools import default_tools
 
     from .core.engine import task_tool  # noqa: F401  (declares task's names, Task and Agent)
 
     claude = {name.lower() for facts in catalogue() for name in (facts.claude_name, *facts.claude_aliases) if name}
-    known = {tool.name for tool in default_tools()} | {"task", "skill"} | claude
+    known = {facts.name for facts in catalogue()} | claude  # every built-in tool, by its names
     out = []
     for text in split_rules(values):
         name = text.partition("(")[0]
@@ -275,13 +274,12 @@ def script_settings(args: argparse.Namespace) -> list[tuple[dict[str, Any], str]
 def tool_names(value: str) -> list[str] | None:
     """--tools as agentcli tool names; None for 'default' (every tool)."""
     from .core.engine.tool_catalogue import catalogue
-    from .core.tools import default_tools
 
     if value.strip() == "default":
         return None
     from .core.engine import task_tool  # noqa: F401  (declares task's names, Task and Agent)
 
-    own = {tool.name for tool in default_tools()} | {"task"}
+    own = {facts.name for facts in catalogue()}  # every built-in tool
     # Claude Code's tool names, and the agentcli tools each stands for (bash brings its shells).
     claude_tools = {name: (facts.name, *facts.companions) for facts in catalogue()
                   for name in (facts.claude_name, *facts.claude_aliases) if name}

@@ -62,7 +62,7 @@ def child_events() -> list[Any]:
 
 def main_task_events() -> list[Any]:
     """The main agent's ``task`` call that started the child, and its result."""
-    return [ToolCallStarted(id="toolu_task", name="task", summary="Find the handlers",
+    return [ToolCallStarted(id="toolu_task", name="task", summary="Find the handlers", preview="delegate",
                             input={"description": "Find the handlers", "prompt": "Find every request handler.",
                                    "subagent_type": "explore"}),
             ToolCallFinished(id="toolu_task", name="task", output="The handlers are in src/pkg_1.", is_error=False,

@@ -18,7 +18,8 @@ from .content import Message
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
 from .usage import Usage as Usage  # tokens and cost, on events and reports
 from .vocabulary import (FINISHED as FINISHED, STATUSES as STATUSES, NoticeLevel as NoticeLevel, Origin as Origin,
-                         Status as Status, StepStatus as StepStatus, ToolKind as ToolKind)
+                         Status as Status, StepStatus as StepStatus, ToolKind as ToolKind,
+                         Preview as Preview)
 
 MAIN = "main"
 
@@ -104,6 +105,7 @@ class ToolCallStarted(Event):
     input: dict[str, Any]
     kind: ToolKind | Literal[""] = ""  # "" for a tool that does not exist
     summary: str = ""  # the call on one line: the path, the pattern, the command, the description
+    preview: Preview = ""  # how the call reads for people, as its tool declares it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,6 +245,7 @@ class ApprovalRequested(Event):
     rules: tuple[str, ...] = ()  # what allow-for-session / always-allow record; empty: they count once
     diff: tuple[str, ...] = ()  # the file change it would make, as ``core.tools.preview.file_diff`` lines
     tool_use_id: str = ""  # the call that asks
+    preview: Preview = ""  # how the call reads for people, as its tool declares it (ToolCallStarted.preview)
     future: "asyncio.Future[str | Approval] | None" = field(default=None, compare=False,
                                                            metadata={"transient": True})
 

@@ -387,8 +387,7 @@ class Session(SessionChildren, SessionParts):
     def call_started(self, block: dict[str, Any]) -> ToolCallStarted:
         """The event for a ``tool_use`` block of the history, as the loop emitted it (to redraw a history)."""
         tools, name, args = self.main.tools, block["name"], block.get("input", {})
-        return ToolCallStarted(id=block["id"], name=name, input=args, kind=tools.kind(name),
-                               summary=tools.summary(name, args))
+        return ToolCallStarted(id=block["id"], name=name, input=args, **tools.described(name, args))
 
     def status_command(self) -> StatusCommand | None:
         """The statusLine setting's command, ready to run (ui/status_line.py says when); None without one."""

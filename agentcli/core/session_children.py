@@ -20,7 +20,7 @@ class SessionChildren:
         replace by name, those of the built-ins and agent files, and the task tool offers them."""
         self.subagents.agent_types.update(types)
         for registry in {id(r): r for r in (self.main.tools, self.subagents.tools)}.values():
-            if "task" in registry:
+            if TaskTool.name in registry:
                 registry.add(TaskTool(self.subagents.agent_types))
 
     @property

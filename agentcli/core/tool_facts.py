@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
+
+# What the engine asks a tool for by what it does, never by its name: the plan the user sees, loading a skill,
+# starting a subagent, running a command line (an attempt's check).
+Role = Literal["", "plan", "skills", "delegate", "commands"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ class ToolFacts:
     receipt: str = ""
     on_demand: bool = True  # named in the index of tools on demand, and loaded when needed; False: in every request
     brings_up: tuple[str, ...] = ()  # tools a call of it that starts something in the background loads too
+    role: Role = ""  # what the engine asks for it by (Catalogue.role): one tool a role
+    # The built-in agent types given it (explore, bash), besides general-purpose, which gets every tool.
+    built_in_types: tuple[str, ...] = ()
+    list_place: int = 0  # its place when a built-in agent type's tools are listed (``/agents``), lowest first
 
 
 class Catalogue:
@@ -80,6 +89,15 @@ class Catalogue:
         """What a receipt keeps of a call of ``tool`` (``ToolFacts.receipt``); "" for a tool that declares nothing."""
         facts = self._facts.get(tool)
         return facts.receipt if facts is not None else ""
+
+    def role(self, role: Role) -> str:
+        """The tool that plays ``role`` (``ToolFacts.role``); "" when none is declared."""
+        return next((facts.name for facts in self if facts.role == role), "")
+
+    def given_to(self, agent_type: str) -> tuple[str, ...]:
+        """The tools a built-in agent type is given (``ToolFacts.built_in_types``)."""
+        return tuple(facts.name for facts in sorted(self, key=lambda facts: facts.list_place)
+                     if agent_type in facts.built_in_types)
 
     def reading(self) -> tuple[str, ...]:
         """The tools that read files: a deny rule on a path for one of them holds for all."""

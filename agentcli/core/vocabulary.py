@@ -20,4 +20,9 @@ Origin = Literal["user", "tool_results", "engine", "interrupt", "subagent", "ste
 StepStatus = Literal["pending", "in_progress", "completed"]  # a plan step's (todo_write)
 NoticeLevel = Literal["info", "warning", "error"]
 ToolKind = Literal["read", "edit", "exec", "task"]  # what a tool does, as front ends group and show it
+# How a tool's calls read for people, as the tool declares it (``Tool.preview``) and its events carry it: a command
+# whole below its description, whose output is worth seeing (bash); output worth seeing (bash_output); an edit's
+# diff of its old and new strings; a written file's whole content; a search's folder; a call that starts a subagent,
+# whose own lines tell its story (task); "": its arguments as they are.
+Preview = Literal["", "command", "output", "edit", "write", "search", "delegate"]
 ShellStatus = Literal["running", "exited", "killed"]  # a background shell's (bash with run_in_background)

@@ -11,6 +11,7 @@ import difflib
 import json
 from typing import Any, Literal
 
+from ..core.events import Preview
 from .format import flat
 
 Kind = Literal["title", "command", "path", "field", "hunk", "add", "remove", "same", "note"]
@@ -21,15 +22,14 @@ Line = tuple[Kind, str]
 RICH_STYLES: dict[str, str] = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan",
                                "add": "green", "remove": "red", "same": "", "note": "dim italic"}
 MAX_COMMAND_LINES = 300  # a command is shown whole up to this many lines (the rest is counted)
-FILE_TOOLS = ("edit_file", "write_file")
 
 
-def approval_lines(tool: str, args: Any, diff: tuple[str, ...] = ()) -> list[Line]:
-    """What the user approves: for bash its description above the whole command, for an edit or a write
-    the path and the diff, for any other tool its arguments as 'key: value' lines."""
+def approval_lines(preview: Preview, args: Any, diff: tuple[str, ...] = ()) -> list[Line]:
+    """What the user approves, by how its tool says its calls read (``preview``): a command (bash) its description
+    above the whole command, an edit or a write the path and the diff, any other its arguments as 'key: value'."""
     if not isinstance(args, dict):
         return [("field", json.dumps(args, ensure_ascii=False))]
-    if tool == "bash" and isinstance(args.get("command"), str):
+    if preview == "command" and isinstance(args.get("command"), str):
         lines: list[Line] = [("title", flat(str(args["description"])))] if args.get("description") else []
         command = args["command"].splitlines() or [""]
         lines += [("command", line) for line in command[:MAX_COMMAND_LINES]]
@@ -37,18 +37,18 @@ def approval_lines(tool: str, args: Any, diff: tuple[str, ...] = ()) -> list[Lin
             lines.append(("note", f"… {len(command) - MAX_COMMAND_LINES} more lines"))
         rest = {k: v for k, v in args.items() if k not in ("command", "description")}
         return lines + field_lines(rest)
-    if tool in FILE_TOOLS:
-        every = "  (every match)" if tool == "edit_file" and args.get("replace_all") else ""
-        return [("path", f"{args.get('path', '')}{every}"), *diff_lines(diff or input_diff(tool, args))]
+    if preview in ("edit", "write"):
+        every = "  (every match)" if preview == "edit" and args.get("replace_all") else ""
+        return [("path", f"{args.get('path', '')}{every}"), *diff_lines(diff or input_diff(preview, args))]
     return field_lines(args)
 
 
-def input_diff(tool: str, args: dict[str, Any]) -> tuple[str, ...]:
+def input_diff(preview: Preview, args: dict[str, Any]) -> tuple[str, ...]:
     """The diff a file tool's input alone tells (without the file): a write as a new file, an edit as
     its old text changed into its new text."""
     from ..core.door import file_diff  # here: the TUI's first screen loads no engine module
 
-    if tool == "write_file":
+    if preview == "write":
         return file_diff(None, str(args.get("content", "")))
     return file_diff(str(args.get("old_string", "")), str(args.get("new_string", "")))
 
@@ -84,21 +84,21 @@ def field_lines(args: dict[str, Any]) -> list[Line]:
     return lines
 
 
-def call_line(name: str, args: Any, summary: str) -> str:
+def call_line(preview: Preview, args: Any, summary: str) -> str:
     """A call on one line, telling calls of one tool apart: an edit's path with ``+3 −2``, a write's
     line count, a glob's folder, a command after its description."""
     if not isinstance(args, dict):
         return summary
-    if name == "edit_file":
+    if preview == "edit":
         added, removed = changed_lines(str(args.get("old_string", "")), str(args.get("new_string", "")))
         every = " (every match)" if args.get("replace_all") else ""
         return f"{summary}  +{added} −{removed}{every}"
-    if name == "write_file" and isinstance(args.get("content"), str):
+    if preview == "write" and isinstance(args.get("content"), str):
         count = len(args["content"].splitlines())
         return f"{summary}  ({count} line{'' if count == 1 else 's'})"
-    if name in ("glob", "grep") and isinstance(args.get("path"), str) and args["path"].strip() not in ("", "."):
+    if preview == "search" and isinstance(args.get("path"), str) and args["path"].strip() not in ("", "."):
         return f"{summary} in {args['path']}"
-    if name == "bash" and isinstance(args.get("description"), str) and args["description"].strip():
+    if preview == "command" and isinstance(args.get("description"), str) and args["description"].strip():
         return f"{flat(args['description'])} · {summary}"
     return summary
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.content import readable, text_of
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin, Retrying, Status,
+from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin, Preview, Retrying, Status,
                            SteerDelivered, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
                            ToolProgress, UserMessage)
 
@@ -28,6 +28,7 @@ class ToolView:
     input: dict[str, Any]
     summary: str = ""
     kind: str = ""  # read | edit | exec | task, as the engine reported it
+    preview: Preview = ""  # how the call reads for people, as its tool declares it
     status: str = "running"  # running | ok | error
     seconds: float | None = None
     output: str = ""
@@ -133,8 +134,8 @@ class Transcript:
             case ToolCallStarted() as started:
                 call = self.calls[started.id] = ToolView(started.id, started.name,
                                                          started.input if isinstance(started.input, dict) else {},
-                                                         started.summary, started.kind, started=now,
-                                                         agent_id=started.agent_id)
+                                                         started.summary, started.kind, started.preview,
+                                                         started=now, agent_id=started.agent_id)
                 self.items.append(call)
             case ToolProgress() as progress if progress.id in self.calls:
                 self.calls[progress.id].progress = progress_text(progress)

@@ -72,13 +72,13 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             yield from call_lines(item.name, item.input, full)
             if item.status == "running":
                 unanswered = "  ⎿ (running)" if live else "  ⎿ interrupted: no result was recorded"
-                if item.name == "task":  # its child's start and end come first
+                if item.preview == "delegate":  # its child's start and end come first
                     no_result.append(unanswered)
                 else:
                     yield unanswered
-            elif item.name != "task":
+            elif item.preview != "delegate":
                 yield from output_lines(item.output, item.status == "error", full)
-        elif isinstance(item, CallEnded) and item.call.name == "task":
+        elif isinstance(item, CallEnded) and item.call.preview == "delegate":
             if latest is not item.call:
                 yield f"  ↳ the result of task {json.dumps(item.call.input.get('description', ''), ensure_ascii=False)}:"
             yield from output_lines(item.call.output, item.call.status == "error", full)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcli import cli, paths
-from agentcli.core.engine.agents import BUILT_IN, GIT_TOOLS, TOOL_NAMES, load_agent_types, parse_agent_file
+from agentcli.core.engine.agents import GIT_TOOLS, TOOL_NAMES, built_in, load_agent_types, parse_agent_file
 from agentcli.core.events import Notice, SubagentStarted
 from agentcli.core.engine.frontmatter import FrontmatterError, split_frontmatter
 from agentcli.core.tools import default_tools
@@ -227,7 +227,7 @@ async def test_task_runs_a_custom_type_with_its_model_tools_and_prompt(server, m
     main_first = server.requests[0]
     [task] = [t for t in main_first["tools"] if t["name"] == "task"]
     assert "- finder: Finds where a symbol is defined and who calls it." in task["description"]
-    for name, agent_type in BUILT_IN.items():
+    for name, agent_type in built_in().items():
         assert f"- {name}: {agent_type.description}" in task["description"]
     assert task["input_schema"]["properties"]["subagent_type"]["enum"] == ["general-purpose", "explore", "bash",
                                                                            "finder"]
@@ -337,7 +337,7 @@ def test_a_workspace_cannot_replace_a_built_in_type_until_trusted(repo, folder):
     agent_file(repo / folder, "explore", WRITING_EXPLORE)
     warnings: list[str] = []
     types = load_agent_types(repo, warnings)
-    assert types["explore"] == BUILT_IN["explore"]  # still read-only
+    assert types["explore"] == built_in()["explore"]  # still read-only
     assert warnings == [f"Skipped agent file {folder}/explore.md: 'explore' is a built-in agent type, and a "
                         "workspace's own files may replace one only once you trust the workspace."]
     warnings.clear()

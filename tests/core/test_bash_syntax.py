@@ -81,4 +81,4 @@ def test_redirections_that_write_files(line: str, writes: tuple[str, ...]):
 ])
 def test_the_rule_proposed_for_one_command(line: str, rule: str):
     [command] = split_command(line).commands
-    assert command_rule(command) == rule
+    assert command_rule(command, "bash") == rule

@@ -7,7 +7,7 @@ from typing import Any
 from agentcli import paths
 from agentcli.core.engine.context import (GIT_STATUS_LINES, MEMORY_FILE_CAP, MEMORY_TOTAL_CAP, main_system_prompt,
                                    subagent_system_prompt)
-from agentcli.core.engine.agents import BUILT_IN, parse_agent_file
+from agentcli.core.engine.agents import built_in, parse_agent_file
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_use
@@ -107,9 +107,9 @@ def test_subagents_that_edit_or_run_commands_see_the_memory_and_read_only_ones_d
     files or run commands get them; a read-only scout's brief carries what it needs, as the main prompt says."""
     (repo / "AGENTS.md").write_text(CONVENTIONS)
     workspace = Workspace.at(repo)
-    assert CONVENTIONS not in subagent_system_prompt(workspace, BUILT_IN["explore"])
-    assert CONVENTIONS in subagent_system_prompt(workspace, BUILT_IN["general-purpose"])
-    assert CONVENTIONS in subagent_system_prompt(workspace, BUILT_IN["bash"])
+    assert CONVENTIONS not in subagent_system_prompt(workspace, built_in()["explore"])
+    assert CONVENTIONS in subagent_system_prompt(workspace, built_in()["general-purpose"])
+    assert CONVENTIONS in subagent_system_prompt(workspace, built_in()["bash"])
 
     def custom(fields: str):
         agent_type = parse_agent_file(f"---\nname: c\ndescription: d\n{fields}---\nMY PROMPT", source="c.md")

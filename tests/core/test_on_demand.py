@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentcli.config import ConfigError, Settings
-from agentcli.core.engine.agents import BUILT_IN
+from agentcli.core.engine.agents import built_in
 from agentcli.core.engine.context import subagent_system_prompt
 from agentcli.core.events import Notice
 from agentcli.core.door import open_session
@@ -148,9 +148,9 @@ async def test_off_offers_every_tool(server, make_session):
 
 def test_explore_is_not_told_to_keep_a_plan_it_has_no_tool_for(repo):
     workspace = Workspace.at(repo)
-    assert "todo_write" not in subagent_system_prompt(workspace, BUILT_IN["explore"])
-    assert "todo_write" in subagent_system_prompt(workspace, BUILT_IN["general-purpose"])
-    assert "todo_write" in subagent_system_prompt(workspace, BUILT_IN["bash"])
+    assert "todo_write" not in subagent_system_prompt(workspace, built_in()["explore"])
+    assert "todo_write" in subagent_system_prompt(workspace, built_in()["general-purpose"])
+    assert "todo_write" in subagent_system_prompt(workspace, built_in()["bash"])
 
 
 async def test_a_resumed_session_declares_the_deferred_tools_its_history_calls(server, make_session, repo, closing):

@@ -175,7 +175,8 @@ def test_a_task_left_without_a_result_says_so_after_its_childs_lines():
     child's start; it comes where a result would have, after the child's end."""
     view = SessionView()
     view.apply(UserMessage(content=[{"type": "text", "text": "Find beta"}]), 0.0)
-    view.apply(ToolCallStarted(id="t9", name="task", input={"description": "Find beta", "prompt": "p"}, kind="task"),
+    view.apply(ToolCallStarted(id="t9", name="task", input={"description": "Find beta", "prompt": "p"}, kind="task",
+                               preview="delegate"),
                0.0)
     view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Find beta", prompt="p", **CHILD), 0.0)
     lines = [line for line in main_lines(view, live=False) if line.startswith("  ")]

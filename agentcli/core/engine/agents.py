@@ -14,6 +14,7 @@ A file that cannot be used is skipped with one warning that names it and says wh
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from collections.abc import Callable, Collection, Sequence
@@ -30,9 +31,6 @@ from ..model.catalogue import resolve_model
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
 
-PLAN_TOOL = "todo_write"  # a plan the user sees
-SKILL_TOOL = "skill"  # loads a skill; a type that lists its skills gets it with only those
-LSP_TOOL = "lsp"  # a language server's answers (core/lsp/), offered where one serves the workspace
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -82,12 +80,15 @@ class AgentType:
         chosen = offered if wanted is None else offered.only(wanted)
         unwanted = KNOWN.with_companions(self.disallowed_tools)
         chosen = chosen.without(*unwanted)
-        skill = tools.get(SKILL_TOOL)
-        if self.skills is not None and skill is not None and SKILL_TOOL not in unwanted:
+        from .tool_catalogue import catalogue
+
+        skills = catalogue().role("skills")  # a type that lists its skills gets the skill tool with only those
+        skill = tools.get(skills)
+        if self.skills is not None and skill is not None and skills not in unwanted:
             if self.skills:
                 chosen.add(skill.narrowed(self.skills))  # type: ignore[attr-defined]  # skills.SkillTool: only those
             else:
-                chosen = chosen.without(SKILL_TOOL)  # `skills: []`: none
+                chosen = chosen.without(skills)  # `skills: []`: none
         return chosen
 
     def may_use(self, name: str) -> bool:
@@ -112,38 +113,44 @@ def changes_things(tools: tuple[str, ...] | None, disallowed: tuple[str, ...] = 
     return any((tools is None or name in tools) and name not in disallowed for name in catalogue().changing())
 
 
-GENERAL_PURPOSE = AgentType(
-    name="general-purpose",
-    description="Researches a question or does a multi-step errand, with every tool but task.",
-    memory=True,
-)
-
-EXPLORE = AgentType(
-    name="explore",
-    description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
-    tools=("read_file", "grep", "glob", LSP_TOOL, "git_status", "git_diff", "git_log", "git_blame", "web_search"),  # web_search: where the endpoint runs it (tools/web_search.py)
-    prompt="""\
+EXPLORE_PROMPT = """\
 You are a read-only scout. Your job is to locate things fast, not to explain everything.
 - Start broad and cheap: grep with output_mode 'files_with_matches' or glob, then narrow down.
 - Read only the lines that settle the question (read_file with offset and limit).
 - Answer with path:line for every claim, most relevant first, one short line each.
-- Stop as soon as the question is answered.""",
-)
-
-BASH = AgentType(
-    name="bash",
-    description="Runs builds, tests and other commands, fixes what they need, reports the outcome.",
-    tools=("bash", "read_file", "write_file", "edit_file", "glob", PLAN_TOOL),
-    prompt="""\
+- Stop as soon as the question is answered."""
+BASH_PROMPT = """\
 You run commands for the agent that sent you: builds, tests, linters, scripts.
 - Run the command you were asked to run; read its output carefully.
 - Report the outcome first: passed or failed, with counts.
 - For failures, quote the few lines that matter (test name, assertion, path:line), not the whole log.
-- Change files only when the brief asks you to.""",
-    memory=True,
-)
+- Change files only when the brief asks you to."""
 
-BUILT_IN: dict[str, AgentType] = {t.name: t for t in (GENERAL_PURPOSE, EXPLORE, BASH)}
+
+@functools.cache
+def _built_in() -> tuple[AgentType, ...]:
+    from .tool_catalogue import catalogue
+
+    known = catalogue()
+    return (
+        AgentType(name="general-purpose", memory=True,
+                  description="Researches a question or does a multi-step errand, with every tool but task."),
+        AgentType(name="explore", tools=known.given_to("explore"), prompt=EXPLORE_PROMPT,
+                  description="Read-only scout: finds where something is defined, handled or used; answers with "
+                              "path:line."),
+        AgentType(name="bash", tools=known.given_to("bash"), prompt=BASH_PROMPT, memory=True,
+                  description="Runs builds, tests and other commands, fixes what they need, reports the outcome."))
+
+
+BUILT_IN_NAMES = ("general-purpose", "explore", "bash")  # known without the tools (the trust check reads them)
+
+
+def built_in() -> dict[str, AgentType]:
+    """The built-in agent types, by name. Explore's and bash's tools are those that say they are given to it
+    (``Tool.built_in_types``), read when first asked: the tools load with a session, not with agent files."""
+    return {agent_type.name: agent_type for agent_type in _built_in()}
+
+
 REVIEWER_PREFIX = "review-"  # an agent file named review-<concern> is a reviewer of /review (review.py), not the task tool's
 
 
@@ -161,7 +168,7 @@ def agent_dirs(root: Path | None) -> list[Path]:
 
 def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
                      trusted: bool = False, sources: Collection[str] = ("user", "project"),
-                     plugins: Sequence[Plugin] = ()) -> dict[str, AgentType]:
+                     plugins: Sequence[Plugin] = (), with_built_in: bool = True) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
@@ -172,7 +179,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     enabled plugins, whose agent files come as ``<plugin>:<name>`` (engine/plugins.py).
     """
     found: list[str] = [] if warnings is None else warnings
-    types = dict(BUILT_IN)
+    types = built_in() if with_built_in else {}  # without: the trust check's, which loads no tool
     custom: dict[str, AgentType] = {}
     base = Path(root).resolve() if root is not None else None
     folders = [(folder, base is not None and folder.is_relative_to(base)) for folder in agent_dirs(base)]
@@ -183,7 +190,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
         if definition.folder != folder:
             custom.update(here)
             here, folder = {}, definition.folder
-        if definition.project and not trusted and agent_type.name in BUILT_IN:
+        if definition.project and not trusted and agent_type.name in BUILT_IN_NAMES:
             found.append(f"Skipped agent file {definition.shown}: '{agent_type.name}' is a built-in agent type, "
                          "and a workspace's own files may replace one only once you trust the workspace.")
             continue
@@ -200,7 +207,7 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
         name = f"{definition.plugin.name}:{agent_type.name}"
         custom[name] = dataclasses.replace(agent_type, name=name)
     for name in sorted(custom):
-        if name in BUILT_IN:
+        if name in BUILT_IN_NAMES:
             found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
                          f"one (tools: {custom[name].tools_text()}).")
         types[name] = custom[name]
@@ -225,8 +232,8 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     return [(base / agent_type.source,
              [f"agent type {agent_type.name} replaces the built-in one (tools: {agent_type.tools_text()})"],
              {key: value for key, value in dataclasses.asdict(agent_type).items() if key != "source"})
-            for agent_type in load_agent_types(base, [], trusted=True).values()
-            if agent_type.project and agent_type.name in BUILT_IN]
+            for agent_type in load_agent_types(base, [], trusted=True, with_built_in=False).values()
+            if agent_type.project and agent_type.name in BUILT_IN_NAMES]
 
 
 def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) -> AgentType:
@@ -343,7 +350,7 @@ def _tool_list(value: Any, key: str, unknown: list[str]) -> tuple[str, ...] | No
         if bare == "*":
             return None
         name = catalogue().named(bare) or bare  # as Claude Code names them in .claude/agents files
-        if name.lower() == "task":  # subagents never start subagents
+        if name.lower() == catalogue().role("delegate"):  # subagents never start subagents
             continue
         if name.startswith("mcp__") and len(name) > 5:  # an MCP server's tool, or all of a server's
             if name not in names:

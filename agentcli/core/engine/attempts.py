@@ -22,6 +22,7 @@ from ..errors import ToolError
 from ..events import AttemptsCompared
 from ..storage import worktrees
 from ..system.workspace import Workspace
+from ..tool_facts import KNOWN
 from ..units import quoted as capped
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ async def compare(record: "SubagentRecord", check: str, ctx: "ToolContext", suba
                               tool_use_id=f"{ctx.tool_use_id}_check_{record.id.replace('-', '')}")
     left = ""
     try:
-        outcome = await subagents.tools.call("bash", {"command": check, "description": f"{record.id}'s check"}, own)
+        outcome = await subagents.tools.call(KNOWN.role("commands"), {"command": check, "description": f"{record.id}'s check"}, own)
     finally:
         try:
             await asyncio.to_thread(worktrees.reset_to, worktree, tip)  # what the check left never reaches a merge

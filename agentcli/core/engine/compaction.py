@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..content import NOTE_OPEN, Message, agentcli_note, append_user, as_blocks, text_of
-from ..events import Compacted, Notice
-from ..model.llm import LLMError, context_window, estimate_tokens
+from ..events import Compacted, Event, Notice, Usage
+from ..model.llm import LLM, LLMError, ModelReply, context_window, estimate_tokens
 from ..units import tokens
 
-if TYPE_CHECKING:
-    from .loop import Agent
+if TYPE_CHECKING:  # config.py reads this module's shares: the tools load with a session
+    from ..tools.base import ToolContext
 
 MANUAL = "asked for"  # the reason of a compaction the user asked for (/compact)
 FULL = "the context was nearly full"  # the reason of one at compact_threshold, before a model call
@@ -60,20 +60,42 @@ class ContextThrash(LLMError):
     """Compaction does not free enough room: every compacted context refills at once."""
 
 
-def context_tokens(agent: "Agent") -> int:
+class Agent(Protocol):
+    """What compaction reads and changes of an agent: the seam to the loop (``loop.Agent`` matches it), declared
+    here so that compaction, which the loop calls, never imports the loop."""
+
+    llm: LLM
+    ctx: ToolContext
+    model: str
+    effort: str | None
+    system: str
+    messages: list[Message]
+    last_usage: Usage  # of the latest call: how full the context is
+    compact_threshold: float
+    compact_hold: int
+    compactions_in_a_row: int
+    ledger: Ledger
+
+    def offered(self) -> list[dict[str, Any]]: ...  # the next request's tools (the summarizer's request repeats them)
+    def request_system(self) -> str: ...
+    def emit(self, event_type: type[Event], **fields: Any) -> None: ...
+    def count(self, reply: ModelReply) -> None: ...  # the summarizer's usage joins the agent's
+
+
+def context_tokens(agent: Agent) -> int:
     """How full the agent's context is, by the API's latest usage, or an estimate without one."""
     used = agent.last_usage.context_tokens + agent.last_usage.output_tokens
     return used or estimate_tokens(agent.system, agent.messages, agent.offered())
 
 
-def needed(agent: "Agent") -> bool:
+def needed(agent: Agent) -> bool:
     """Whether the context passed the threshold, and is past ``agent.compact_hold`` (set when the last
     compaction could not free enough)."""
     used = context_tokens(agent)
     return used >= agent.compact_threshold * context_window(agent.model) and used >= agent.compact_hold
 
 
-async def when_full(agent: "Agent") -> None:
+async def when_full(agent: Agent) -> None:
     """Before a model call: compact when the context is past the threshold. When that cannot bring it under
     (the summary freed nothing and was dropped, or freed too little), say so once and wait until the context
     has grown by RETRY_GROWTH of the window, rather than send the same summarizer call before every step."""
@@ -219,7 +241,7 @@ class Ledger:
                    commands if isinstance(commands, list) else [])
 
 
-def subagent_lines(agent: "Agent") -> list[str]:
+def subagent_lines(agent: Agent) -> list[str]:
     """The children of this agent's session, each with its id, type, errand and status."""
     records = agent.ctx.subagents.records.values() if agent.ctx.subagents is not None else []
     return [f"{r.id} ({r.type}, {json.dumps(r.description)}): {r.status}" for r in records]
@@ -232,7 +254,7 @@ def is_carried(block: dict[str, Any]) -> bool:
     return text.startswith((SUMMARY_HEADER, NOTE_OPEN + SUMMARY_HEADER, NOTE_OPEN + LEDGER_HEADER))
 
 
-async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
+async def compact(agent: Agent, focus: str = "", reason: str = "") -> bool:
     """Replace older turns with a summary. False when there is nothing old enough to summarize, or when
     the summary would free nothing by our count (then the history stays, and no Compacted event tells of
     it); after the API refused a prompt as too long, our count is no measure, so it compacts anyway."""
@@ -267,7 +289,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     if after >= before and reason != TOO_LONG:  # it frees nothing: keep the history, and say nothing
         return False
     agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was
-    agent.last_usage = type(agent.last_usage)(input_tokens=after)
+    agent.last_usage = Usage(input_tokens=after)
     agent.compactions_in_a_row += 1
     agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
                summary=summary, messages=list(agent.messages), reason=reason,
@@ -275,7 +297,7 @@ async def compact(agent: "Agent", focus: str = "", reason: str = "") -> bool:
     return True
 
 
-async def summarize(agent: "Agent", older: list[Message], focus: str, budget: int,
+async def summarize(agent: Agent, older: list[Message], focus: str, budget: int,
                     shared: bool = True, kept: Message | None = None) -> str:
     """The summary: asked at the end of the conversation's own request (``shared``), so that it repeats the
     cached prefix, naming the message from which the turns stay verbatim (``kept``); when that does not fit,

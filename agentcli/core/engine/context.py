@@ -7,7 +7,8 @@ import platform
 from pathlib import Path
 
 from ... import paths
-from .agents import PLAN_TOOL, AgentType, changes_things
+from .agents import AgentType, changes_things
+from .tool_catalogue import catalogue
 from .frontmatter import confinement
 from ..tools.file_access import Unreadable, read_confined
 from ..tools.git import snapshot
@@ -213,7 +214,7 @@ def subagent_system_prompt(workspace: Workspace, agent_type: AgentType, *, mode:
     """A subagent's system prompt: its instructions and type's prompt, its budget, the permissions, the
     environment, and the project memory when its type gets it (agents.py, changes_things)."""
     changes = changes_things(agent_type.tools, agent_type.disallowed_tools)
-    plans = agent_type.may_use(PLAN_TOOL)  # the plan guidance only for a type that has the plan's tool (explore has not)
+    plans = agent_type.may_use(catalogue().role("plan"))  # the plan guidance only for a type that has the plan's tool (explore has not)
     parts = [SUBAGENT_PROMPT, CHECKING if changes else "", PLAN_GUIDANCE if plans else "", agent_type.prompt,
              budget_section(max_turns, timeout),
              permissions_section(mode, interactive, subagent=True, changes=changes),

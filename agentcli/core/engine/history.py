@@ -178,9 +178,11 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
             continue
         if isinstance(event, UserMessage) and "origin" not in record:  # written before messages had one
             event = dataclasses.replace(event, origin=legacy_origin(event.content))
-        if isinstance(event, ToolCallStarted) and "summary" not in record:
-            event = dataclasses.replace(event, kind=builtin_tools().kind(event.name),
-                                        summary=builtin_tools().summary(event.name, event.input))
+        if isinstance(event, ToolCallStarted) and (missing := {"kind", "summary", "preview"} - record.keys()):
+            known = builtin_tools().described(event.name, event.input)  # written before events carried them
+            event = dataclasses.replace(event, kind=known["kind"] if "kind" in missing else event.kind,
+                                        summary=known["summary"] if "summary" in missing else event.summary,
+                                        preview=known["preview"] if "preview" in missing else event.preview)
         if isinstance(event, AssistantMessage):
             text = final_text(event.content)
             if text:
@@ -192,7 +194,7 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
 
 @cache
 def builtin_tools() -> ToolRegistry:
-    """The built-in tools, for what records written before events carried a call's kind and summary."""
+    """The built-in tools, for what records written before events carried a call's kind, summary and preview."""
     return ToolRegistry([*default_tools(), TaskTool()])
 
 

@@ -303,7 +303,7 @@ class Agent:
                        ) -> None:
         tools = self.offer.registry(self.tools, self.llm.tool_search)  # with this agent's tool_search, if it has one
         self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"],
-                  kind=tools.kind(call["name"]), summary=tools.summary(call["name"], call["input"]))
+                  **tools.described(call["name"], call["input"]))
         started = time.monotonic()
         outcome = ToolOutcome(INTERRUPTED, True)
         try:

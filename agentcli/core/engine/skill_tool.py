@@ -16,6 +16,7 @@ class SkillTool(Tool):
     """``skill``: load one skill's instructions (Claude Code's ``Skill``)."""
 
     name = "skill"
+    role = "skills"
     claude_name = "Skill"
     on_demand = False  # the skills the prompt lists
     description = ("Load a skill's instructions: the skills and what each is for are listed in the system "

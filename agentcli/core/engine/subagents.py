@@ -385,7 +385,7 @@ class Subagents:
                                   hooks=parent.hooks.for_agent(record.id, record.type, self.transcript_of(record.id))
                                   if parent.hooks is not None else None)
         tools = agent_type.select(self.tools)
-        skill = tools.get("skill")
+        skill = tools.get(SkillTool.name)
         system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
                                         interactive=parent.permissions.interactive, max_turns=record.max_turns,
                                         timeout=self.timeout(agent_type),

@@ -49,6 +49,8 @@ def one_line(description: str) -> str:
 
 class TaskTool(Tool):
     name = "task"
+    role = "delegate"  # it starts subagents, which never start their own
+    preview = "delegate"  # the child it starts tells its story
     claude_name = "Task"
     claude_aliases = ("Agent",)
     on_demand = False  # the main agent's delegation
@@ -61,9 +63,9 @@ class TaskTool(Tool):
     input_schema: dict[str, Any] = {}  # type: ignore[misc]  # each TaskTool lists its own agent types (below)
 
     def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
-        from .agents import BUILT_IN, REVIEWER_PREFIX
+        from .agents import REVIEWER_PREFIX, built_in
 
-        self.agent_types = {name: t for name, t in (agent_types or BUILT_IN).items()
+        self.agent_types = {name: t for name, t in (agent_types or built_in()).items()
                             if not name.startswith(REVIEWER_PREFIX)}  # /review's own: never in a request
         listing = "\n".join(f"- {t.name}: {one_line(t.description)}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise

@@ -48,6 +48,8 @@ PROVIDERS = {"definition": "definitionProvider", "references": "referencesProvid
 
 class LspTool(Tool):
     name = "lsp"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 7  # its place when a built-in agent type's tools are listed
     claude_name = "LSP"
     receipt = "lookup"
     kind = "read"

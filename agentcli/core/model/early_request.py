@@ -5,7 +5,7 @@ call that comes while the import still runs (``-p`` at launch, an early Enter in
 TUI) sends its body at once, with the headers, URL, timeout and connection settings the SDK's client
 would use, and reads the reply's server-sent events itself (``EarlyStream``), so that even the end
 of the run need not wait for the SDK. A status error, or a failure to send, waits for the SDK and
-becomes its own exception (``LLM._open_early``); the SDK's client then takes over the connection,
+becomes its own exception (the caller's ``SdkError``); the SDK's client then takes over the connection,
 and later calls are the SDK's. Anything this module does not mirror (proxies,
 ANTHROPIC_CUSTOM_HEADERS, a base URL with a query or an underscore in its host) takes the normal path.
 
@@ -16,7 +16,7 @@ SDK reads every later reply), and the SDK's decoder itself cannot be used before
 
 Nothing here reaches into the SDK: what it sends is written out (its version and API version
 below, its headers, its HTTP client's defaults), and errors become the SDK's own through its public
-client (``LLM._sdk_error``). pyproject.toml pins ``anthropic`` to that version, and
+client (``api_errors.sdk_error``). pyproject.toml pins ``anthropic`` to that version, and
 tests/core/test_early_request.py compares the request this module sends (URL, headers and their
 order, body bytes) with the SDK's, both as the stand-in server receives them, so a version bump
 that changes any of them fails a test.
@@ -25,19 +25,17 @@ that changes any of them fails a test.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, cast
 
+from .credentials import Credentials, base_url
+
 if TYPE_CHECKING:
     import httpx2
 
-    from .llm import Credentials
-
 SDK_VERSION = "2.14.0"  # anthropic.__version__
 API_VERSION = "2026-10-21"  # the anthropic-version header the SDK sends
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 # What the SDK does not read the same way from here: these send the first request the normal way.
 NOT_MIRRORED = ("ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                 "all_proxy")
@@ -49,7 +47,7 @@ def sdk_ready() -> bool:
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
-def applies(creds: "Credentials") -> bool:
+def applies(creds: Credentials) -> bool:
     """Whether the first request may go out before the SDK is imported."""
     from urllib.parse import urlsplit
 
@@ -60,12 +58,7 @@ def applies(creds: "Credentials") -> bool:
     return not any(name in env for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
 
 
-def base_url(creds: "Credentials") -> str:
-    """As the SDK's client resolves it: the one given, else ANTHROPIC_BASE_URL, else the API's."""
-    return creds.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-
-
-def headers(creds: "Credentials", timeout: float) -> dict[str, str]:
+def headers(creds: Credentials, timeout: float) -> dict[str, str]:
     """The headers ``AsyncAnthropic`` sends on a first attempt (less its platform details)."""
     token = creds.auth_token or creds.api_key
     return {
@@ -91,7 +84,7 @@ def http_client(timeout: float) -> "httpx2.AsyncClient":
                               transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options))
 
 
-def request(http: "httpx2.AsyncClient", creds: "Credentials", body: bytes, timeout: float) -> "httpx2.Request":
+def request(http: "httpx2.AsyncClient", creds: Credentials, body: bytes, timeout: float) -> "httpx2.Request":
     """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it."""
     import httpx2
 
@@ -125,16 +118,20 @@ def _without_none(value: Any) -> Any:
     return value
 
 
+# What the first request needs of the client that sent it: the SDK's own error for a reply the SDK did not fetch, from
+# its status, headers and body (``LLM`` gives it: ``api_errors.sdk_error`` once the SDK is imported).
+SdkError = Callable[[int, "httpx2.Headers", bytes], Awaitable[BaseException]]
+
+
 class EarlyStream:
     """The first reply's events, read without waiting for the SDK (which may still be importing
     when the whole reply is in): server-sent events decoded as the SDK's ``SSEDecoder`` and
-    ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``status_error``
-    makes of its data (the SDK's own error for it: ``LLM._status_error``)."""
+    ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``sdk_error``
+    makes of it, as the SDK's ``AsyncStream`` would raise it."""
 
-    def __init__(self, response: "httpx2.Response",
-                 status_error: "Callable[[str, httpx2.Response], Awaitable[BaseException]]") -> None:
+    def __init__(self, response: "httpx2.Response", sdk_error: SdkError) -> None:
         self.response = response
-        self.status_error = status_error
+        self.sdk_error = sdk_error
 
     async def __aiter__(self) -> AsyncIterator[Node]:
         try:
@@ -142,7 +139,7 @@ class EarlyStream:
                 if event == "ping" or event is None:
                     continue
                 if event == "error":
-                    raise await self.status_error(data, self.response)
+                    raise await self.sdk_error(self.response.status_code, self.response.headers, error_event(data))
                 if data:
                     yield json.loads(data, object_hook=Node)
         finally:
@@ -181,3 +178,8 @@ class EarlyStream:
 
     async def close(self) -> None:
         await self.response.aclose()
+
+
+def error_event(data: str) -> bytes:
+    """An ``error`` event of the stream written out again, for the SDK to read as its own stream would."""
+    return ("event: error\n" + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n").encode()

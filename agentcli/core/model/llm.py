@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -16,21 +15,26 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlparse
 
 from . import early_request
+from .api_errors import describe_api_error, error_message_of, sdk_error
 from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
 from .catalogue import (DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, EFFORT_BUDGETS, FALLBACK_AFTER, MIN_THINKING_BUDGET,
                         effort_level, supports_adaptive_thinking)
 from ..system import secret_env
-from ..events import Retrying, Usage
+from ..events import Retrying
 from ..content import Message, has_tool_use
-from .key_helper import helper_key
+from .credentials import base_url
 from .sdk_import import import_frozen as import_frozen, import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
+# What a model call needs and ends with (credentials.py, api_errors.py), where the rest of agentcli finds it: beside
+# the client.
+from .api_errors import LLMError as LLMError, ModelReply as ModelReply, one_line as one_line, redact as redact
+from .credentials import (MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE, PLACEHOLDER_KEY as PLACEHOLDER_KEY,
+                          Credentials as Credentials, MissingCredentials as MissingCredentials,
+                          resolve_credentials as resolve_credentials)
 
 if TYPE_CHECKING:
     import httpx2
     from anthropic import AsyncAnthropic
-
-PLACEHOLDER_KEY = "agentcli-no-key"  # sent to local servers (Ollama, vLLM) that ignore keys
 
 THINKING_REFUSED = ("The model server does not accept extended thinking ({error}); agentcli goes on without it "
                     "for this session.")
@@ -42,71 +46,6 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 
 def context_window(model: str) -> int:
     return DEFAULT_CONTEXT_WINDOW
-
-
-class MissingCredentials(Exception):
-    """Neither an API key nor a base URL is configured."""
-
-
-class LLMError(Exception):
-    """A failed model call, described in one sentence a user can act on."""
-
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, overflow: bool = False,
-                 partial: "ModelReply | None" = None, retry_limit: int | None = None) -> None:
-        super().__init__(redact(message))
-        self.status = status
-        self.retryable = retryable
-        self.retry_limit = retry_limit  # at most this many retries for this failure, whatever ``LLM.retries`` says
-        self.retry_after = retry_after
-        self.overflow = overflow  # the prompt no longer fits the context window
-        self.partial = partial  # the blocks that completed before a stream broke: kept, never asked twice
-
-
-redact = secret_env.redact  # one redaction for every message: the key, held secrets, URL passwords
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """Server text as one trimmed line: white space runs (blank lines too) become one space."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-MISSING_KEY_MESSAGE = (
-    "No API key: set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-…), "
-    "or point ANTHROPIC_BASE_URL at a local Anthropic-compatible server such as Ollama or vLLM."
-)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    api_key: str | None
-    base_url: str | None
-    auth_token: str | None = None  # sent as a bearer token
-
-
-def resolve_credentials(env: dict[str, str] | None = None) -> Credentials:
-    """The key (api_key_helper's, else ANTHROPIC_API_KEY), bearer token and base URL; a placeholder
-    key for local servers. The environment is the one the user started agentcli with, secrets included."""
-    env = secret_env.environ() if env is None else env
-    key = helper_key() or env.get("ANTHROPIC_API_KEY") or None
-    token = None if key else env.get("ANTHROPIC_AUTH_TOKEN") or None  # the SDK takes one of the two
-    secret_env.remember(key)  # a server that echoes them in an error is shown with *** instead
-    secret_env.remember(token)
-    base_url = env.get("ANTHROPIC_BASE_URL") or None
-    if key is None and token is None and base_url is None:
-        raise MissingCredentials(MISSING_KEY_MESSAGE)
-    return Credentials(api_key=None if token else key or PLACEHOLDER_KEY, base_url=base_url, auth_token=token)
-
-
-@dataclass
-class ModelReply:
-    """One finished assistant message: plain-dict blocks, why it stopped, and what it cost."""
-
-    content: list[dict[str, Any]]
-    stop_reason: str | None
-    usage: Usage
-    model: str = ""
 
 
 @dataclass
@@ -168,8 +107,8 @@ class LLM:
 
     def host(self) -> str:
         """The host requests go to: Anthropic's API's without a base URL."""
-        base_url = self.credentials.base_url if self.credentials else secret_env.environ().get("ANTHROPIC_BASE_URL")
-        return (urlparse(base_url).hostname or base_url) if base_url else "api.anthropic.com"
+        given = self.credentials.base_url if self.credentials else secret_env.environ().get("ANTHROPIC_BASE_URL")
+        return (urlparse(given).hostname or given) if given else "api.anthropic.com"
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -341,7 +280,7 @@ class LLM:
         if isinstance(exc, LLMError):
             return exc
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not answered:
-            url = early_request.base_url(self.credentials or resolve_credentials())
+            url = base_url(self.credentials or resolve_credentials())
             if not self._heard:  # nothing there answers: no use waiting through every retry
                 return LLMError(f"The model API at {url} sent no reply in {self.reply_wait():g} s "
                                 "(first_reply_timeout); check that a model server runs there, or raise "
@@ -413,7 +352,7 @@ class LLM:
                 failure = exc
             if response is not None and response.is_success and \
                     "event-stream" in response.headers.get("content-type", "event-stream"):
-                return early_request.EarlyStream(response, self._status_error)
+                return early_request.EarlyStream(response, self._replayed_error)
             anthropic = await self._sdk_unhurried(deadline)
             from anthropic.types import RawMessageStreamEvent
 
@@ -423,43 +362,18 @@ class LLM:
                     request=request) from failure
             if not response.is_success:
                 await response.aread()
-                raise await self._sdk_error(response.status_code, response.headers, response.content) from None
+                raise await self._replayed_error(response.status_code, response.headers, response.content) from None
             return anthropic.AsyncStream(cast_to=RawMessageStreamEvent, response=response, client=self.client())
         except BaseException:
             if response is not None:
                 await response.aclose()
             raise
 
-    async def _status_error(self, data: str, response: "httpx2.Response") -> BaseException:
-        """An error event in the first reply, as the SDK's ``AsyncStream`` raises it."""
+    async def _replayed_error(self, status: int, headers: "httpx2.Headers", content: bytes) -> BaseException:
+        """The SDK's own error for a reply it did not fetch (the early request's: ``early_request.SdkError``),
+        once the SDK is imported (in a thread: the event loop goes on)."""
         await self._sdk()
-        event = "event: error\n" + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n"
-        return await self._sdk_error(response.status_code, response.headers, event.encode())
-
-    async def _sdk_error(self, status: int, headers: "httpx2.Headers", content: bytes) -> BaseException:
-        """What the SDK's ``post`` raises for a reply it did not fetch itself (the early request's, already
-        read): a copy of its client gets the reply from its transport (the public ``http_client`` option),
-        so the SDK's own mapping to its error classes decides, through no private part of it."""
-        import anthropic
-        import httpx2
-        from anthropic import AsyncStream
-        from anthropic.types import Message, RawMessageStreamEvent
-
-        kept = [(name, value) for name, value in headers.multi_items()  # content is already decoded
-                if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-        replay = httpx2.AsyncClient(transport=httpx2.MockTransport(
-            lambda request: httpx2.Response(status, headers=kept, content=content, request=request)))
-        try:
-            stream = await self.client().with_options(http_client=replay, max_retries=0).post(
-                "/v1/messages", cast_to=Message, content=b"", stream=True,
-                stream_cls=AsyncStream[RawMessageStreamEvent])
-            async for _ in stream:
-                pass
-        except anthropic.APIStatusError as exc:
-            return exc
-        finally:
-            await replay.aclose()
-        return LLMError(f"The server refused the request ({status}).", retryable=status >= 500)
+        return await sdk_error(self.client(), status, headers, content)
 
     async def _plain_reply(self, response: Any, content_type: str, model: str,
                            on_text: Callable[[str], None]) -> ModelReply:
@@ -475,7 +389,7 @@ class LLM:
         except ValueError:
             data = message = None
         if message is None or message.stop_reason is None:
-            detail = _error_message_of(data) or body
+            detail = error_message_of(data) or body
             raise LLMError(f"The server answered with {content_type.split(';')[0]} instead of a reply: "
                            f"{one_line(detail, 160)}", retryable=True)
         content = [b for b in (block_to_dict(b) for b in message.content) if b is not None]
@@ -512,81 +426,5 @@ def _with_partial(reply: Accumulator, error: LLMError, model: str) -> LLMError:
 def estimate_tokens(*parts: Any) -> int:
     """A rough token count (about four characters a token) for servers that report none."""
     return sum(len(p) if isinstance(p, str) else len(json.dumps(p, default=str)) for p in parts) // 4
-
-
-def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
-    """Turn an SDK exception into an LLMError with one clear sentence (never the API key)."""
-    import anthropic
-
-    if isinstance(exc, anthropic.APIConnectionError) and refused(exc):
-        # Nothing to wait for (a local server that is not running): one quick retry, then say so.
-        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the "
-                        "model server there, or point ANTHROPIC_BASE_URL at one that runs.", retryable=True,
-                        retry_limit=1)
-    if isinstance(exc, anthropic.APIConnectionError):
-        reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
-        return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
-                        retryable=True)
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        message = _error_message(exc)
-        if _error_type(exc) in ("overloaded_error", "api_error", "rate_limit_error") and status < 400:
-            # An error event in the middle of a stream that began as 200.
-            return LLMError(f"The API failed mid-response ({_error_type(exc)}): {message}.", retryable=True)
-        retry_after = _retry_after(exc)
-        if status == 401:
-            return LLMError(f"The API key was rejected (401): {message}. Check ANTHROPIC_API_KEY.", status=status)
-        if status == 403:
-            return LLMError(f"Permission denied by the API (403): {message}.", status=status)
-        if status == 404:
-            return LLMError(f"Not found (404): {message}. Check --model and ANTHROPIC_BASE_URL.", status=status)
-        if status == 429:
-            return LLMError(f"Rate limited (429): {message}.", status=status, retryable=True,
-                            retry_after=retry_after)
-        if status == 529 or status >= 500:
-            return LLMError(f"The API is overloaded or failing ({status}): {message}.", status=status,
-                            retryable=True, retry_after=retry_after)
-        overflow = "prompt is too long" in message.lower() or "context window" in message.lower()
-        return LLMError(f"The API refused the request ({status}): {message}.", status=status, overflow=overflow)
-    # A stream that died mid-way surfaces as a plain APIError.
-    return LLMError(f"The response stream failed: {one_line(exc)}.", retryable=True)
-
-
-def refused(exc: BaseException) -> bool:
-    """Whether a failed connection was refused (ECONNREFUSED somewhere in its chain of causes)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, ConnectionRefusedError):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return False
-
-
-def _error_message(exc: Any) -> str:
-    found = _error_message_of(getattr(exc, "body", None))
-    return one_line(found or getattr(exc, "message", exc)).rstrip(".")
-
-
-def _error_message_of(body: Any) -> str:
-    """The message of an API-shaped error body (``{"error": {"message": …}}``), or ''."""
-    err = body.get("error") if isinstance(body, dict) else None
-    if isinstance(err, dict) and err.get("message"):
-        return one_line(err["message"])
-    return one_line(err) if isinstance(err, str) else ""
-
-
-def _error_type(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    err = body.get("error") if isinstance(body, dict) else None
-    return str(err.get("type", "")) if isinstance(err, dict) else ""
-
-
-def _retry_after(exc: Any) -> float | None:
-    try:
-        value = float(exc.response.headers.get("retry-after"))
-    except (AttributeError, TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..events import Sink
+from ..events import Preview, Sink
 from ..storage.outputs import CallPlace
 from ..system.workspace import Workspace
 
@@ -22,6 +22,8 @@ class JudgedTool(Protocol):
     def kind(self) -> str: ...  # read, edit, exec or task: what each mode lets run freely
     @property
     def key_arg(self) -> str: ...
+    @property
+    def preview(self) -> Preview: ...  # how its call reads for people: what the approval shows
     @property
     def workspace_paths(self) -> bool: ...
     @property

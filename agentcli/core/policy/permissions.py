@@ -45,16 +45,14 @@ from typing import Any, Callable, Iterable
 from ... import paths
 from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
                       ApprovalsWaiting, Notice)
-from .bash_effects import inert
 from .calls import CallContext as Ctx, JudgedTool as Tool
-from .headless_advice import ways_to_allow
+from .decision import ALLOW, BYPASS, Decision, plan_refusal, refuse
+from .judgments import decide_command, decide_fetch
 from ..system import protected_paths
 from ..system.home_held import home_reason
 from ..units import quoted
 from ..system.sandbox import Widening
-from .web_address import fetch_host, fetch_rule_hits, host_aliases, url_forms
-from .rules import (CommandLine, Rule, RuleError, RuleSet, SimpleCommand, command_rule, rule_hits, save_allow_rule,
-                    split_command)
+from .rules import Rule, RuleError, RuleSet, save_allow_rule
 from ..storage.outputs import is_saved_output
 from ..tool_facts import KNOWN
 
@@ -73,7 +71,6 @@ _FREE: dict[str, set[str]] = {
 PROTECTED_DIRS = {".ssh", ".gnupg"}
 PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
 
-BYPASS = "--permission-mode bypassPermissions"
 
 
 def protected(rel: Path) -> str:
@@ -106,25 +103,6 @@ def own_folder(real: Path, base: Path) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Decision:
-    verdict: str  # "allow", "ask" or "refuse"
-    reason: str = ""  # refuse: the sentence the model gets; ask: why it needs a yes ("" when nothing special)
-    rules: tuple[str, ...] = ()  # ask: what "allow for the session" and "always allow" record; () = once only
-    allows: str = ""  # ask: a flag that would let it run without asking, for headless refusals
-    grant: Path | None = None  # a path outside the workspace this call may touch once allowed
-    allow_rules: tuple[str, ...] = ()  # ask: the allow rules that would let it run, for headless refusals
-    rule_kind: str = ""  # ask: what such a rule must say where none can be named exactly
-
-    def headless_refusal(self, tool: str, root: Path) -> str:
-        why = f" ({self.reason})" if self.reason else ""
-        ways = ways_to_allow(self.allows, self.allow_rules, self.rule_kind, root)
-        return f"{tool} needs approval{why}, and no one can give it in a headless run; to allow it, {ways}."
-
-
-ALLOW = Decision("allow")
-
-
 DENIAL_REASON_CAP = 1_000  # characters of a user's reason for a "no" that the model reads
 
 
@@ -137,15 +115,6 @@ def denial(tool: str, subagent: bool, reason: str = "") -> str:
     then = ("take another approach, or finish and say in your answer what you needed it for" if subagent
             else "ask the user or take another approach")
     return f"The user denied this {tool} call. Do not retry it; {then}."
-
-
-def _refuse(reason: str) -> Decision:
-    return Decision("refuse", reason)
-
-
-def _plan_refusal(tool: str, flag: str) -> str:
-    return (f"{tool} is not allowed in plan mode, which only reads and searches; the user can leave plan mode "
-            f"with /permissions, or run with --permission-mode {flag}.")
 
 
 @dataclass(frozen=True)
@@ -324,7 +293,7 @@ class Permissions:
     async def _ask(self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision,
                    diff: tuple[str, ...]) -> str | Approval:
         future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
-        ctx.emit(ApprovalRequested(tool=tool.name, input=args, description=ctx.agent_description,
+        ctx.emit(ApprovalRequested(tool=tool.name, input=args, preview=tool.preview, description=ctx.agent_description,
                                    reason=decision.reason, rules=decision.rules, diff=diff, future=future,
                                    tool_use_id=ctx.tool_use_id,
                                    agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
@@ -365,9 +334,9 @@ class Permissions:
     def decide(self, tool: Tool, args: dict[str, Any], ctx: Ctx) -> Decision:
         """What to do with one call, without asking anyone."""
         if tool.judged_by == "command" and isinstance(args.get("command"), str):
-            return self._decide_command(args["command"], ctx.agent_id if ctx is not None else MAIN, tool.name)
+            return decide_command(self, args["command"], ctx.agent_id if ctx is not None else MAIN, tool.name)
         if tool.judged_by == "address":
-            return self._decide_fetch(str(args.get("url", "")), tool.name)
+            return decide_fetch(self, str(args.get("url", "")), tool.name)
         root = ctx.workspace.root
         takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
         target = self._target(ctx, args) if takes_path else None
@@ -387,13 +356,13 @@ class Permissions:
         kind = tool.kind
 
         agent = ctx.agent_id
-        deny = self._find("deny", tool.name, matches)
+        deny = self.find_rule("deny", tool.name, matches)
         if deny is None and kind == "read" and target is not None:
             deny = next((rule for rule in self.read_denials() if matches(rule)), None)
         if deny:
-            return _refuse(f"{about} is denied by the rule `{deny.text}`; do not try to get around it.")
+            return refuse(f"{about} is denied by the rule `{deny.text}`; do not try to get around it.")
         if self.mode == "plan" and kind in ("edit", "exec"):
-            return _refuse(_plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
+            return refuse(plan_refusal(tool.name, "acceptEdits" if kind == "edit" else "bypassPermissions"))
         if target is not None and not target.inside:
             if tool.reads_saved_outputs and is_saved_output(ctx, target.real):  # the note says read it
                 return Decision("allow", grant=target.real)
@@ -408,10 +377,10 @@ class Permissions:
                    or protected_paths.in_hooks_folder(target.real, base) or home_reason(target.real, base))
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
-        ask = self._find("ask", tool.name, matches)
+        ask = self.find_rule("ask", tool.name, matches)
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        if kind in _FREE[self.mode] or self._find("allow", tool.name, lambda r: matches(r, True), agent):
+        if kind in _FREE[self.mode] or self.find_rule("allow", tool.name, lambda r: matches(r, True), agent):
             return ALLOW
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root
@@ -428,145 +397,22 @@ class Permissions:
         if self.mode == "bypassPermissions":
             return Decision("allow", grant=target.real)
         if kind != "read":
-            return _refuse(f"{where}; {tool.name} is refused outside the workspace in every permission mode "
+            return refuse(f"{where}; {tool.name} is refused outside the workspace in every permission mode "
                            f"but bypassPermissions ({BYPASS}).")
-        ask = self._find("ask", tool.name, matches)
+        ask = self.find_rule("ask", tool.name, matches)
         if ask:
             return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
                             grant=target.real)
-        if self._find("allow", tool.name, lambda r: matches(r, True), agent, outside=True):
+        if self.find_rule("allow", tool.name, lambda r: matches(r, True), agent, outside=True):
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
         return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
                         allows=f"run with {BYPASS}", allow_rules=(f"{tool.name}({target.real})",),
                         grant=target.real)
 
-    def _decide_command(self, command: str, agent: str, tool: str) -> Decision:
-        line = split_command(command)
-        for part in line.commands:
-            deny = self._find("deny", tool, lambda r: rule_hits(r, part) == "yes")  # noqa: B023 (used before the loop goes on)
-            if deny:
-                return _refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
-                               "do not try to get around it.")
-        if self.mode == "plan":
-            return _refuse(_plan_refusal(tool, "bypassPermissions"))
-        hidden = self._hidden_from_deny(line, tool)
-        if hidden:
-            return hidden
-        if self.mode == "bypassPermissions":
-            return ALLOW
-        if line.unknown:
-            return Decision("ask", f"agentcli cannot tell what it runs: {line.unknown}", allows=f"run with {BYPASS}")
-        if line.substitution:
-            return Decision("ask", "it uses command substitution, $(...) or backticks, which always needs a yes",
-                            allows=f"run with {BYPASS}")
-        if not line.commands:
-            return Decision("ask", allows=f"run with {BYPASS}")
-        for part in line.commands:
-            ask = self._find("ask", tool, lambda r: bool(rule_hits(r, part)))  # noqa: B023 (called before the loop goes on)
-            if ask:
-                return Decision("ask", f"`{part.text}` matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        # Builtins that change nothing (echo, true, ...) need no rule beside other commands; alone, they ask.
-        needed = [part for part in line.commands if not inert(part)] or list(line.commands)
-        missing = [part for part in needed if not self._command_allowed(part, agent, tool)]
-        if not missing:
-            return ALLOW
-        suggested = [command_rule(part) for part in missing]
-        once = any(part.writes_file for part in missing) or not all(suggested)
-        shown = ", ".join(f"`{part.text}`" for part in missing)
-        writes = [part for part in missing if part.writes_file]
-        dynamic = [part for part in missing if part.dynamic]
-        named: tuple[str, ...] = ()
-        kind = ""
-        if writes:
-            how = "a redirection" if writes[0].writes[0] == ">" else f"`{writes[0].writes[0]}`"
-            reason = f"`{writes[0].text}` writes to a file through {how}"
-            named = (f"{tool}({writes[0].text})",) if "*" not in writes[0].text else ()  # a * never names a write
-            kind = "" if named else "a rule that spells out what it writes"
-        elif dynamic:
-            reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
-                      "so no rule can say what it does")
-        else:
-            reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
-            named = tuple(dict.fromkeys(r for r in suggested if r))
-            kind = "" if named else f"a matching `{tool}(...)` rule"
-        advice = Decision("ask", allows=f"run with {BYPASS}", allow_rules=named, rule_kind=kind)
-        unsaid = next((part for part, rule in zip(missing, suggested, strict=True) if not rule), None)
-        if unsaid is not None and not writes and not dynamic:
-            why = ("reads text written on the line, which no rule names" if unsaid.stdin else
-                   "only sets variables" if not unsaid.words else "has no exact rule")
-            return dataclasses.replace(advice, reason=f"`{unsaid.text}` {why}, so it is allowed one call at a time")
-        if len(line.commands) == 1 and not writes and not dynamic:
-            reason = ""  # a plain command in default mode: nothing unusual to say
-        return dataclasses.replace(advice, reason=reason, rules=() if once else tuple(dict.fromkeys(suggested)))
-
-    def _decide_fetch(self, url: str, tool: str) -> Decision:
-        """web_fetch asks before the first fetch of each domain; ``web_fetch(domain:HOST)`` (Claude Code's
-        ``WebFetch(domain:HOST)``, ``*.`` for subdomains) allows or denies one. The tool itself refuses
-        what no rule can allow (private addresses, other schemes), so a URL it cannot read passes here.
-        Hosts and URLs are compared in one spelling (``web_address``); a deny or ask rule on an IPv4
-        address also names the IPv6 forms that carry it."""
-        host = fetch_host(url)
-        if not host:
-            return ALLOW
-        forms = [(form, alias) for form in url_forms(url) for alias in host_aliases(host)]
-        deny = self._find("deny", tool, lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
-        if deny:
-            return _refuse(f"Fetching {host} is denied by the rule `{deny.text}`; do not try to get around it.")
-        if self.mode == "bypassPermissions":
-            return ALLOW
-        ask = self._find("ask", tool, lambda r: any(fetch_rule_hits(r, u, a) for u, a in forms))
-        rule = f"{tool}(domain:{host})"
-        if ask:
-            return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}")
-        if self._find("allow", tool, lambda r: fetch_rule_hits(r, url, host)):
-            return ALLOW
-        return Decision("ask", f"{tool} has not fetched from {host} yet", rules=(rule,), allow_rules=(rule,))
-
-    def fetch_denial(self, url: str, addresses: Iterable[str], tool: str) -> str:
-        """Why web_fetch may not connect to ``addresses``, what ``url``'s host resolved to: the deny rule
-        that names one of them (a rule on an address holds for every name that leads to it); "" if none."""
-        names = [alias for address in addresses for alias in host_aliases(address)]
-        deny = self._find("deny", tool, lambda r: any(fetch_rule_hits(r, url, name) for name in names))
-        return (f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
-                "rule names; do not try to get around it.") if deny else ""
-
-    def fetch_redirect(self, first: str, then: str, tool: str) -> Decision:
-        """A redirect from ``first``, allowed, to ``then`` on the same host: allow follows it, refuse says
-        why not, and ask reports it to the model (whose fetch of ``then`` is asked as any other). A question
-        the same as the one ``first`` was allowed by is answered already."""
-        before, after = self._decide_fetch(first, tool), self._decide_fetch(then, tool)
-        if after.verdict == "ask" and (after.reason, after.rules) == (before.reason, before.rules):
-            return ALLOW
-        return after
-
-    def _hidden_from_deny(self, line: CommandLine, tool: str) -> Decision | None:
-        """A question when a bash deny rule might apply to a part agentcli cannot read; deny rules
-        hold in every mode, so a line that could hide what they name is never let through unasked."""
-        rules = self._rules("deny", tool)
-        if not rules:
-            return None
-        why = f"agentcli cannot tell what it runs ({line.unknown})" if line.unknown else ""
-        rule = rules[0]
-        if not why:
-            for part in line.commands:
-                rule = next((r for r in rules if rule_hits(r, part) == "maybe"), None)  # type: ignore[assignment]
-                if rule is not None:
-                    why = f"`{part.text}` uses `{part.dynamic}`, whose value is known only when it runs"
-                    break
-        if not why:
-            return None
-        return Decision("ask", f"{why}, so it could be what the deny rule `{rule.text}` forbids",
-                        allows="write the command so that every part of it is plain to read")
-
-    def _command_allowed(self, part: SimpleCommand, agent: str, tool: str) -> bool:
-        # A rule covers a command that writes files only if it names what it writes: ``bash(make > build.log)``
-        # (Rule.allows).
-        return any(rule.allows(part) for rule in self._rules("allow", tool, agent))
-
     # ------------------------------------------------------------ helpers
 
-    def _rules(self, kind: str, tool: str, agent: str = MAIN, outside: bool = False) -> list[Rule]:
+    def rules_for(self, kind: str, tool: str, agent: str = MAIN, outside: bool = False) -> list[Rule]:
         """The rules of one kind for one tool; the allow rules with this session's, and ``agent``'s own, and
         the turn's allowed-tools but for a path ``outside`` the workspace (a skill's allowed-tools never
         take a read past the workspace boundary without a question)."""
@@ -577,9 +423,9 @@ class Permissions:
             found += [rule for rule in [*self.session_rules, *own, *turn] if rule.covers(tool)]
         return found
 
-    def _find(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
+    def find_rule(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
               outside: bool = False) -> Rule | None:
-        return next((rule for rule in self._rules(kind, tool, agent, outside) if matches(rule)), None)
+        return next((rule for rule in self.rules_for(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
     def _target(ctx: Ctx, args: dict[str, Any]) -> _Target | None:

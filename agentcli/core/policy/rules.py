@@ -334,9 +334,9 @@ INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua
 _NAME = re.compile(r"[A-Za-z][\w:.-]*")
 
 
-def command_rule(command: SimpleCommand) -> str:
-    """The rule a user means for a command: ``bash(git diff *)`` for tools with subcommands, the launched
-    program too for ``uv run pytest *``, ``bash(pytest *)`` for another program, but the exact command for
+def command_rule(command: SimpleCommand, tool: str) -> str:
+    """The rule of ``tool`` (the one that runs command lines) a user means for a command: ``bash(git diff *)``
+    for tools with subcommands, the launched program too for ``uv run pytest *``, ``bash(pytest *)`` for another program, but the exact command for
     one that runs or touches what its words say (EXACT_ONLY, INTERPRETER), so allowing ``python x.py``
     never allows every ``python`` run. "" when no rule can say exactly that command: it is known only
     when it runs, it is fed a heredoc, it only assigns variables, or it contains a ``*``."""
@@ -346,7 +346,7 @@ def command_rule(command: SimpleCommand) -> str:
     if any(re.search(r"[\t\n\r]|  ", w) for w in words):
         return ""  # rules collapse runs of whitespace, so this exact command could not be said
     rule = _words_rule(words, " ".join(command.redirects))
-    return f"bash({rule})" if rule else ""
+    return f"{tool}({rule})" if rule else ""
 
 
 def _words_rule(words: list[str], redirects: str = "") -> str:

@@ -9,15 +9,16 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, TypedDict
 
 if TYPE_CHECKING:
-    from ..events import ToolKind
+    from ..events import Preview, ToolKind
 
 from ..content import Message, agentcli_note, quoted
 from ..policy.permissions import Permissions
 from ..policy.rules import names_tool
 from .base import NO_RECURSION, SandboxStopped, Tool, ToolContext, ToolOutcome, check_input, check_numbers
+from ..tool_facts import KNOWN
 from ..tool_settings import ToolSettings
 from .caps import OUTPUT_CAP, cap_output
 from ..errors import ToolError
@@ -29,6 +30,14 @@ __all__ = ["Tool", "ToolContext", "ToolError", "ToolRegistry", "ToolOutcome", "T
 TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
 NO_NAME = "invalid_tool_name"  # the name a call is kept under when the one it gave is no tool's name
+
+
+class CallFacts(TypedDict):
+    """What a ``ToolCallStarted`` says of a call besides itself (``ToolRegistry.described``)."""
+
+    kind: ToolKind | Literal[""]
+    summary: str
+    preview: Preview
 
 
 class ToolRegistry:
@@ -80,6 +89,12 @@ class ToolRegistry:
     def kind(self, name: str) -> ToolKind | Literal[""]:
         tool = self._tools.get(name)
         return tool.kind if tool is not None else ""
+
+    def described(self, name: str, args: Any) -> CallFacts:
+        """What a ``ToolCallStarted`` says of a call besides itself: its tool's kind and preview, and its summary."""
+        tool = self._tools.get(name)
+        return CallFacts(kind=self.kind(name), summary=self.summary(name, args),
+                         preview=tool.preview if tool is not None else "")
 
     def summary(self, name: str, args: Any) -> str:
         """A call on one line: the tool's key argument (the path, pattern, command), else its first text."""
@@ -166,7 +181,8 @@ class ToolRegistry:
             return ToolOutcome(problem, True), False
         if ctx.depth > 0 and (name in self.withheld or (tool is not None and tool.main_only)):
             # the one guard: a subagent runs no tool of the main agent's, so it starts no subagents
-            return ToolOutcome(NO_RECURSION if name == "task" else f"{name} is the main agent's tool alone; "
+            facts = KNOWN.get(name)
+            return ToolOutcome(NO_RECURSION if facts is not None and facts.role == "delegate" else f"{name} is the main agent's tool alone; "
                                "do this part of the work yourself, or say in your answer what is needed.", True), False
         if tool is None:
             offered = ", ".join(self._tools) or "none"

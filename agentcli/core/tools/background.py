@@ -20,6 +20,7 @@ _BASH_ID = {"bash_id": {"type": "string", "description": "The id `bash` returned
 
 class BashOutput(Tool):
     name = "bash_output"
+    preview = "output"  # its output is worth seeing under the call
     claude_name = "BashOutput"
     brief = "a background shell's new output"  # its line in the index of tools on demand (on_demand.py)
     description = (

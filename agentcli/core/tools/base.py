@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..errors import ToolError
-from ..events import MAIN, Sink, ToolKind
-from ..tool_facts import KNOWN, ToolFacts
+from ..events import MAIN, Preview, Sink, ToolKind
+from ..tool_facts import KNOWN, Role, ToolFacts
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
 from ..tool_settings import ToolSettings
@@ -125,6 +125,7 @@ class Tool:
     input_schema: ClassVar[dict[str, Any]]
     kind: ClassVar[ToolKind] = "read"
     key_arg: ClassVar[str] = ""  # the argument a one-line summary shows
+    preview: ClassVar[Preview] = ""  # how its calls read for people (vocabulary.Preview): the front ends' previews
     brief: ClassVar[str] = ""  # a few words for the index of tools on demand (on_demand.py); "": its first sentence
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
     main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
@@ -147,6 +148,9 @@ class Tool:
     receipt: ClassVar[str] = ""  # what a child's receipt keeps of its calls (tool_facts.ToolFacts.receipt)
     on_demand: ClassVar[bool] = True  # deferred where tools come on demand (on_demand.py); False: in every request
     brings_up: ClassVar[tuple[str, ...]] = ()  # what a call of it that starts something in the background loads too
+    role: ClassVar[Role] = ""  # what the engine asks for it by: plan, skills, delegate, commands (tool_facts.Role)
+    built_in_types: ClassVar[tuple[str, ...]] = ()  # the built-in agent types given it (explore, bash)
+    list_place: ClassVar[int] = 0  # its place when a built-in agent type's tools are listed, lowest first
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -160,7 +164,8 @@ class Tool:
                          rule_scope=cls.rule_scope, reads_files=cls.reads_files, changes_things=cls.changes_things,
                          claude_file_path=cls.claude_file_path, companions=cls.companions,
                          named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt,
-                         on_demand=cls.on_demand, brings_up=cls.brings_up)
+                         on_demand=cls.on_demand, brings_up=cls.brings_up, role=cls.role,
+                         built_in_types=cls.built_in_types, list_place=cls.list_place)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
         raise NotImplementedError

@@ -306,6 +306,9 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 
 class EditFile(Tool):
     name = "edit_file"
+    built_in_types = ("bash",)  # the command runner is given it
+    list_place = 4  # its place when a built-in agent type's tools are listed
+    preview = "edit"  # an approval shows the diff of old_string into new_string
     claude_name = "Edit"
     claude_aliases = ("MultiEdit",)
     receipt = "changes"

@@ -139,6 +139,8 @@ def _image(handle: Any, shown: str) -> "ToolOutcome":
 
 class ReadFile(Tool):
     name = "read_file"
+    built_in_types = ("explore", "bash")  # the read-only scout and the command runner are given it
+    list_place = 2  # its place when a built-in agent type's tools are listed
     claude_name = "Read"
     reads_files = True
     claude_file_path = True
@@ -364,6 +366,9 @@ async def _write_in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, sh
 
 class WriteFile(Tool):
     name = "write_file"
+    built_in_types = ("bash",)  # the command runner is given it
+    list_place = 3  # its place when a built-in agent type's tools are listed
+    preview = "write"  # an approval shows the file it writes, whole
     claude_name = "Write"
     on_demand = False
     receipt = "changes"

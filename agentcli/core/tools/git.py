@@ -68,6 +68,8 @@ def _capped(lines: list[str], limit: int, advice: str) -> str:
 
 class GitStatus(Tool):
     name = "git_status"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 8  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "branch and changed files"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show the git working tree status: the branch and how it tracks its upstream, then one line "
@@ -87,6 +89,8 @@ class GitStatus(Tool):
 
 class GitDiff(Tool):
     name = "git_diff"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 9  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "uncommitted changes as a diff"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show uncommitted changes as a unified diff: unstaged ones by default, staged ones with "
@@ -121,6 +125,8 @@ class GitDiff(Tool):
 
 class GitLog(Tool):
     name = "git_log"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 10  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "recent commits"  # its line in the index of tools on demand (on_demand.py)
     description = ("List recent commits, newest first: short hash, date, author and subject. `path` shows only "
@@ -156,6 +162,8 @@ class GitLog(Tool):
 
 class GitBlame(Tool):
     name = "git_blame"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 11  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "who last changed each line"  # its line in the index of tools on demand (on_demand.py)
     description = ("Show who last changed each line of a file and in which commit: `hash (author date line) "

@@ -138,6 +138,9 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
 
 class Grep(Tool):
     name = "grep"
+    built_in_types = ("explore",)  # the read-only scout is given it
+    list_place = 5  # its place when a built-in agent type's tools are listed
+    preview = "search"  # its line names the folder it searches
     claude_name = "Grep"
     receipt = "contents"
     on_demand = False
@@ -316,6 +319,9 @@ def _list_newest(args: list[str], cwd: Path, timeout: float, matcher: re.Pattern
 
 class Glob(Tool):
     name = "glob"
+    built_in_types = ("explore", "bash")
+    list_place = 6  # its place when a built-in agent type's tools are listed
+    preview = "search"
     claude_name = "Glob"
     receipt = "names"
     on_demand = False

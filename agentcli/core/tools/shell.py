@@ -247,6 +247,10 @@ def _read_count(fd: int | None) -> int:
 
 class Bash(Tool):
     name = "bash"
+    role = "commands"  # an attempt's check runs through it
+    built_in_types = ("bash",)
+    list_place = 1  # its place when a built-in agent type's tools are listed
+    preview = "command"  # an approval shows the command whole below its description
     claude_name = "Bash"
     changes_things = True
     companions = ("bash_output", "kill_bash")  # its background shells: what gives bash gives them too

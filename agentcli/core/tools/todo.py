@@ -23,6 +23,9 @@ MAX_ITEM_CHARS = 1_000
 
 class TodoWrite(Tool):
     name = "todo_write"
+    role = "plan"  # the plan the user sees: a prompt speaks of planning only to an agent given it
+    built_in_types = ("bash",)
+    list_place = 13  # its place when a built-in agent type's tools are listed
     claude_name = "TodoWrite"
     on_demand = False  # the plan the prompt asks for
     description = (

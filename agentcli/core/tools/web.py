@@ -20,7 +20,7 @@ What a fetch may do, each refused with one sentence:
   setting allows them (``loopback``: this machine, for a local dev server or tests; ``all``).
 - A deny rule that names an address the host resolves to refuses it, whatever the name.
 - Redirects are followed (at most ``MAX_REDIRECTS``) only to the same host, and only when the rules
-  allow the new URL as they allowed the first (``Permissions.fetch_redirect``): a rule on a URL cannot be
+  allow the new URL as they allowed the first (``judgments.fetch_redirect``): a rule on a URL cannot be
   passed by a redirect to it. A redirect elsewhere, or to a URL a rule asks about, is reported to the
   model, whose fetch of that URL is then asked like any other.
 - At most ``MAX_BYTES`` are read (a larger page is refused, not cut, so the model never reads half a
@@ -45,6 +45,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .base import Tool, ToolContext
 from ..errors import ToolError
+from ..policy.judgments import fetch_denial, fetch_redirect
 from ..policy.web_address import LOOPBACK, canonical_host, fetch_host, refused_address
 from ..system.worker import WorkerError, WorkerTimeout, run_in_worker
 
@@ -152,14 +153,14 @@ async def fetch(url: str, private: str, permissions: "Permissions", deadline: fl
                 return (f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
                         "follow by itself. To read it, call web_fetch with that URL.")
             if url != first:
-                decision = permissions.fetch_redirect(first, url, WebFetch.name)
+                decision = fetch_redirect(permissions, first, url, WebFetch.name)
                 if decision.verdict == "refuse":
                     raise ToolError(f"web_fetch: {first} redirected to {url}. {decision.reason}")
                 if decision.verdict == "ask":
                     return (f"{first} redirected to {url}, which web_fetch does not follow by itself: fetching it "
                             f"needs its own approval ({decision.reason}). To read it, call web_fetch with that URL.")
             addresses = await resolve(host, port, private)
-            denied = permissions.fetch_denial(url, addresses, WebFetch.name)
+            denied = fetch_denial(permissions, url, addresses, WebFetch.name)
             if denied:
                 raise ToolError(denied)
             default_port = port == (443 if scheme == "https" else 80)

@@ -36,6 +36,8 @@ class WebSearch(Tool):
 
     name = NAME
     claude_name = "WebSearch"  # the API's own, a server tool
+    built_in_types = ("explore",)  # where the endpoint runs it (web_search.withheld_by)
+    list_place = 12  # its place when a built-in agent type's tools are listed
     on_demand = False  # a server tool's few bytes
     kind = "read"
     key_arg = "query"

@@ -42,7 +42,7 @@ def question(event: ApprovalRequested, call_id: str, root: Path, told: bool) -> 
     lines = [event.description if event.description else ""]
     if event.reason:
         lines.append(f"Needs a yes: {event.reason}.")
-    diff = updates.edit_diff(event.tool, event.input, root)
+    diff = updates.edit_diff(event.preview, event.input, root)
     if event.diff and not diff:  # a change ACP's diff cannot carry: the hunk as text
         lines.append("\n".join(event.diff))
     text = "\n".join(line for line in lines if line)

@@ -11,15 +11,14 @@ from typing import Any
 from acp import schema as s
 
 from ...core.content import text_of, typed
-from ...core.events import (AssistantMessage, Event, PlanUpdated, SubagentFinished, ToolCallFinished, ToolCallStarted,
+from ...core.events import (AssistantMessage, Event, PlanUpdated, Preview, SubagentFinished, ToolCallFinished, ToolCallStarted,
                              ToolOutput, Usage, UserMessage)
 
 OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
 
-# agentcli's tool kinds (and a few tools by name) as ACP's ToolKind. A task call delegates an errand: ACP has
-# no kind for that, and "think" is the model's own reasoning (an editor folds it away as such), so "other".
+# agentcli's tool kinds (and a search, by its tool's preview) as ACP's ToolKind. A task call delegates an errand: ACP
+# has no kind for that, and "think" is the model's own reasoning (an editor folds it away as such), so "other".
 KINDS: dict[str, s.ToolKind] = {"read": "read", "edit": "edit", "exec": "execute"}
-SEARCHES = {"grep", "glob"}
 
 STOP_REASONS: dict[str, s.StopReason] = {"done": "end_turn", "capped": "max_turn_requests", "refused": "refusal",
                                          "cancelled": "cancelled", "interrupted": "cancelled"}
@@ -34,7 +33,7 @@ def thought_chunk(text: str) -> s.AgentThoughtChunk:
 
 
 def tool_kind(event: ToolCallStarted) -> s.ToolKind:
-    if event.name in SEARCHES:
+    if event.preview == "search":
         return "search"
     return KINDS.get(event.kind, "other")
 
@@ -46,23 +45,23 @@ def title(event: ToolCallStarted) -> str:
 def locations(event: ToolCallStarted, root: Path) -> list[s.ToolCallLocation] | None:
     """The file a call reads or changes, as an absolute path (what an editor opens), with its line if known."""
     path = event.input.get("path")
-    if not isinstance(path, str) or not path or event.name in SEARCHES:
+    if not isinstance(path, str) or not path or event.preview == "search":
         return None
     offset = event.input.get("offset")
     line = offset if isinstance(offset, int) and offset >= 0 else None
     return [s.ToolCallLocation(path=str((root / path) if not Path(path).is_absolute() else Path(path)), line=line)]
 
 
-def edit_diff(name: str, args: dict[str, Any], root: Path) -> list[Any] | None:
+def edit_diff(preview: Preview, args: dict[str, Any], root: Path) -> list[Any] | None:
     """An edit's change as ACP diff content: edit_file's old and new strings, write_file's whole file."""
     path = args.get("path")
     if not isinstance(path, str) or not path:
         return None
     full = str(root / path) if not Path(path).is_absolute() else path
-    if name == "edit_file" and isinstance(args.get("new_string"), str):
+    if preview == "edit" and isinstance(args.get("new_string"), str):
         old = args.get("old_string") if isinstance(args.get("old_string"), str) else None
         return [s.FileEditToolCallContent(type="diff", path=full, old_text=old, new_text=args["new_string"])]
-    if name == "write_file" and isinstance(args.get("content"), str):
+    if preview == "write" and isinstance(args.get("content"), str):
         return [s.FileEditToolCallContent(type="diff", path=full, old_text=current_text(Path(full)),
                                           new_text=args["content"])]
     return None
@@ -79,7 +78,7 @@ def current_text(path: Path) -> str | None:
 
 
 def tool_call(event: ToolCallStarted, root: Path, extra: list[Any] | None = None) -> s.ToolCallStart:
-    content = (edit_diff(event.name, event.input, root) if event.kind == "edit" else None) or []
+    content = (edit_diff(event.preview, event.input, root) if event.kind == "edit" else None) or []
     return s.ToolCallStart(session_update="tool_call", tool_call_id=event.id, title=title(event),
                            kind=tool_kind(event), status="in_progress", content=[*content, *(extra or [])] or None,
                            locations=locations(event, root), raw_input=event.input)

@@ -66,7 +66,7 @@ class SubagentLines:
             return
         match event:
             case ToolCallStarted() as started:
-                self._child_tool(agent_id, started.name, cut(call_line(started.name, started.input, started.summary)))
+                self._child_tool(agent_id, started.name, cut(call_line(started.preview, started.input, started.summary)))
             case Notice(level=level, text=text):
                 self.line(self._child_prefix(agent_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
             case Compacted() as compaction:

@@ -41,7 +41,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
 STREAM_EVERY = 0.05  # seconds between renders of streaming text
 WITHDRAWN = "↺ The reply above broke off before its end: withdrawn, and asked for again."
-PREVIEW_TOOLS = ("bash", "bash_output")  # tools whose output the user wants to see; the others keep one line
+SHOWN_OUTPUT = ("command", "output")  # previews of calls whose output the user wants to see; the others keep one line
 PREVIEW_LINES = 4  # last lines of such a call's output shown under its line
 MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narrow for it
 
@@ -186,14 +186,14 @@ class Display(SubagentLines, QuestionLines):
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         tool = self.view.transcript.calls.get(event.id)
-        if event.name == "task" and (self.delegates(event.id) or not event.is_error):
+        if tool is not None and tool.preview == "delegate" and (self.delegates(event.id) or not event.is_error):
             return  # the child's own lines tell the story
         mark = Text("● ", style="red" if event.is_error else "green")
         after = Text(f" · {seconds(event.seconds)}", style="dim")
         if event.is_error:
             after += Text(f" · {first_line(event.output)}", style="red")
         line = self.painter.line(self._fit(mark + Text(event.name, style="bold"), self.call_summary(tool), after))
-        self.emit(line, *self.preview(event, line))
+        self.emit(line, *(self.preview(event, line) if tool is not None and tool.preview in SHOWN_OUTPUT else ()))
 
     def _fit(self, head: Text, summary: str, after: Text) -> Text:
         """head, summary and after on one line; a long summary is cut so that what follows it stays."""
@@ -204,8 +204,6 @@ class Display(SubagentLines, QuestionLines):
 
     def preview(self, event: ToolCallFinished, line: str) -> list[str]:
         """The last lines of a bash call's output, dimmed and indented; the whole of it goes to ctrl+o."""
-        if event.name not in PREVIEW_TOOLS:
-            return []
         lines = event.output.splitlines()[1 if event.is_error else 0:]  # an error's first line is on the tool line
         while lines and not lines[-1].strip():
             lines.pop()
@@ -286,7 +284,7 @@ class Display(SubagentLines, QuestionLines):
         if self.thinking_since is not None and not self.tail:
             texts.append(Text(f"{spin} Thinking · {seconds(now - self.thinking_since)}", style="dim"))
         for tool in self.running():
-            if tool.name == "task" and self.delegates(tool.id):
+            if tool.preview == "delegate" and self.delegates(tool.id):
                 continue
             progress = f" · {tool.progress}" if tool.progress else ""
             texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"),
@@ -368,7 +366,7 @@ class Display(SubagentLines, QuestionLines):
     @staticmethod
     def call_summary(tool: ToolView | None) -> str:
         """A call on one line (``calls.call_line``); "" for a call whose start was never seen."""
-        return cut(call_line(tool.name, tool.input, tool.summary)) if tool and (tool.input or tool.summary) else ""
+        return cut(call_line(tool.preview, tool.input, tool.summary)) if tool and (tool.input or tool.summary) else ""
 
     def delegates(self, tool_use_id: str) -> bool:
         """Whether the task call ``tool_use_id`` started a child (whose own lines then tell its story)."""

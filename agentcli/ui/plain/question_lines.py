@@ -53,7 +53,7 @@ class QuestionLines:
         lines: list[RenderableType] = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
                                        + Text(f" wants to run {event.tool}")]
         lines += [Padding(Text(text, style=RICH_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
-                  for kind, text in approval_lines(event.tool, event.input, event.diff)]
+                  for kind, text in approval_lines(event.preview, event.input, event.diff)]
         reason = getattr(event, "reason", "")
         if reason:
             lines.append(Text(f"  Why: {reason}.", style="dim"))

@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from textual.content import Content
 
-from ...core.events import Status
+from ...core.events import Preview, Status
 from ..calls import approval_lines
 from ..format import KEPT_OUT, tokens
 from ..format import UNKNOWN_COST
@@ -31,10 +31,10 @@ LINE_STYLES = {"title": "bold", "command": "", "path": "bold", "field": "", "hun
                "add": "$success", "remove": "$error", "same": "", "note": "$text-muted italic"}
 
 
-def input_view(name: str, args: Any, max_lines: int = 40, diff: tuple[str, ...] = ()) -> Content:
+def input_view(preview: Preview, args: Any, max_lines: int = 40, diff: tuple[str, ...] = ()) -> Content:
     """A tool's input for people: an edit or a write as its diff (``diff``, the engine's, else the one its
     input tells), a command whole below its description, the rest as 'key: value'."""
-    lines = approval_lines(name, args, diff)
+    lines = approval_lines(preview, args, diff)
     if len(lines) > max_lines:
         lines = lines[:max_lines] + [("note", f"… {len(lines) - max_lines} more lines")]
     return Content("\n").join([Content.styled(text, LINE_STYLES[kind]) for kind, text in lines])

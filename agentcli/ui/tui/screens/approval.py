@@ -128,7 +128,7 @@ class ApprovalScreen(Dialog[str | Approval]):
             if reason:
                 yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
-                yield Static(input_view(self.request.tool, self.request.input, max_lines=400, diff=self.request.diff))
+                yield Static(input_view(self.request.preview, self.request.input, max_lines=400, diff=self.request.diff))
             # The answers keep the box's bottom: a long diff above them is cut (it scrolls), never the buttons.
             with Vertical(id="approval-answers"):
                 rules = getattr(self.request, "rules", None)

@@ -495,7 +495,7 @@ class Conversation(VerticalScroll):
         self.call_after_refresh(keep_place)
 
     async def start_tool(self, event: ToolCallStarted) -> None:
-        if event.name == "task":
+        if event.preview == "delegate":
             entry = TaskEntry(event, show_times=self.show_times)
             self.tasks[event.id] = entry
             await self.add(entry)

@@ -137,7 +137,7 @@ class ToolCallEntry(Widget, can_focus=True):
         if self._body is None or self._body[0] != width:
             event = self.result
             text = "running…" if event is None else clip_lines(event.output or "(no output)", self.max_output_lines)
-            rows: list[Row] = [("input", row) for row in input_view(self.call.name, self.call.input).wrap(
+            rows: list[Row] = [("input", row) for row in input_view(self.call.preview, self.call.input).wrap(
                 max(1, width - INDENT))]
             rows += [("output", row) for row in wrap_plain(text, max(1, width - INDENT - 2))]
             self._body = width, [*rows, ("blank", "")]
@@ -191,7 +191,7 @@ class ToolCallEntry(Widget, can_focus=True):
 
     def _label(self) -> Content:  # a Content, so brackets in arguments are never read as markup
         name = Content.styled(self.call.name, "bold $secondary")
-        summary = Content(one_line(call_line(self.call.name, self.call.input, self.call.summary), 70))
+        summary = Content(one_line(call_line(self.call.preview, self.call.input, self.call.summary), 70))
         if self.result is None:
             state = Content.styled(f"… {self.progress}" if self.progress else "…", "$warning")
         else:
