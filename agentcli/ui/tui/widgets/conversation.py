@@ -8,11 +8,14 @@ view's; a replay folds into a fresh view. It keeps only its widgets (by call id,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, assert_never
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -155,6 +158,8 @@ class Conversation(VerticalScroll):
         self._early: list[EarlyAnswer] | None = None  # its first frame's answers drawn as text (early_answer.py),
         self._unsettled: list[EarlyAnswer] = []  # while it is built, and until they are Markdown entries
         self.now: Callable[[], float] = lambda: 0.0
+        self._arranged: DockArrangeResult | None = None  # its latest layout, and an entry to keep in place
+        self._kept: tuple[Widget, int | None] | None = None  # through the next one (where it was then)
 
     def on_mount(self) -> None:
         if self.follow_from_start:
@@ -479,8 +484,10 @@ class Conversation(VerticalScroll):
         self._retry = live
         widgets = self._batch_done()
         first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
-        if widgets:
-            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
+        if widgets and first is not None:
+            await self._keeping_place(first, self.mount_all(widgets, before=first))
+        elif widgets:
+            await self.mount_all(widgets)
         return widgets
 
     async def _rebuild(self, events: list[Event], view: SessionView | None = None) -> list[str]:
@@ -515,20 +522,46 @@ class Conversation(VerticalScroll):
             self.call_later(self.load_earlier)
 
     async def load_earlier(self) -> None:
-        """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
+        """Draw the next part of a resumed session above what is shown, about a screenful (drawing it is what a page
+        up at the top waits for), keeping the view where it is (``arrange``)."""
         end = self._drawn_from
         if not end or self._preview is not None:
             return
-        start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
-        widgets = await self._draw_above(self._replayed, start, end)
+        start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit, self.size.height, likely=True)
+        await self._draw_above(self._replayed, start, end)
         if not self._drawn_from:
             self._replayed = []
-            await self.query(PrunedMarker).remove()
+            first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
+            gone = self.query(PrunedMarker).remove()  # its line too
+            await (self._keeping_place(first, gone) if first is not None else gone)
 
-        def keep_place() -> None:
-            self.scroll_to(y=sum(w.outer_size.height for w in widgets), animate=False, immediate=True)
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Lay out the entries; while entries drawn above what the view shows settle (``_keeping_place``), scroll by
+        as much as they move it in the same layout, so no frame shows the view moved (a scroll after the frame did)."""
+        arranged = super().arrange(size, optimal)
+        if self._kept is not None and arranged is not self._arranged:
+            entry, was = self._kept
+            now = next((p.region.y for p in arranged.placements if p.widget is entry), None)
+            if now is not None and was is not None and now != was:
+                y = self.scroll_y + now - was
+                self.set_reactive(VerticalScroll.scroll_y, y)
+                self.set_reactive(VerticalScroll.scroll_target_y, y)
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
+            self._kept = (entry, was if now is None else now)
+        self._arranged = arranged
+        return arranged
 
-        self.call_after_refresh(keep_place)
+    async def _keeping_place(self, entry: Widget, drawing: Awaitable[Any]) -> None:
+        """Draw above ``entry`` (await ``drawing``) keeping it where the view shows it, whatever what is drawn moves
+        it by until the frame after it is drawn (its answers' blocks are composed by then): ``arrange``."""
+        if self._kept is None:
+            placed = self._arranged.placements if self._arranged is not None else []
+            self._kept = (entry, next((p.region.y for p in placed if p.widget is entry), None))
+        await drawing
+        self.call_after_refresh(self._release_place)
+
+    def _release_place(self) -> None:
+        self._kept = None
 
     async def start_tool(self, event: ToolCallStarted) -> None:
         if event.name == "task":
