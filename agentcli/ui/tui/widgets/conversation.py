@@ -8,10 +8,9 @@ view's; a replay folds into a fresh view. It keeps only its widgets (by call id,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, assert_never
+from typing import TYPE_CHECKING, Any, Callable, assert_never
 
 from rich.console import RenderableType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 
@@ -20,15 +19,18 @@ from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Even
                              SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
                              ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import Message, as_blocks, readable, thinking_of
-from ....core.content import text_of as content_text
 from ...change import Asked, Line, Quiet, Status, Streamed, Updated, change_of
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
-from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
 from .to_model import ToModelEntry, is_long
 from ...view import SessionView, Subagent
 from .thinking import ThinkingEntry
 from .tool_call import TaskEntry, ToolCallEntry
+from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
+from .history import History, answer_entry, tail_start, text_of
+
+__all__ = ["Conversation", "NoticeEntry", "PrunedMarker", "ReportEntry", "UserEntry", "answer_entry", "tail_start",
+           "text_of"]  # the history's, as before it had a module of its own
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
@@ -45,41 +47,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def answer_entry(text: str = "") -> AssistantEntry:
-    from .answer import AssistantEntry
-
-    return AssistantEntry(text)
-
-
-def text_of(content: Any) -> str:
-    return content_text(content, "\n\n")
-
-
-
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
 
 
-def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool = False) -> int:
-    """Where to start replaying so that about ``widgets`` messages and tool calls are drawn, or fewer once
-    they are sure to take ``rows`` rows (0: no such bound): a message is at least two rows with its
-    margin, a tool call one. ``likely``: once they are likely to, a message taking a row per line of its
-    text and its margin (what the first frame of a resumed session draws; the rest follows it)."""
-    seen = taken = 0
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if isinstance(event, ToolCallStarted):
-            taken += 1
-        elif isinstance(event, (AssistantMessage, UserMessage)) and (text := text_of(event.content).strip()):
-            taken += 2 if not likely else text.count("\n") + 2
-        else:
-            continue
-        seen += 1
-        if seen >= widgets or rows and taken >= rows:
-            return index
-    return 0
-
-
-class Conversation(VerticalScroll):
+class Conversation(History):
     """Follows new output until the user scrolls up; keeps at most ``max_widgets`` children."""
 
     DEFAULT_CSS = """
@@ -114,6 +85,7 @@ class Conversation(VerticalScroll):
         self._early: list[EarlyAnswer] | None = None  # its first frame's answers drawn as text (early_answer.py),
         self._unsettled: list[EarlyAnswer] = []  # while it is built, and until they are Markdown entries
         self.now: Callable[[], float] = lambda: 0.0
+        self._arranged, self._kept = None, None  # its latest layout, and an entry kept in place (history.py)
 
     def on_mount(self) -> None:
         if self.follow_from_start:
@@ -325,174 +297,6 @@ class Conversation(VerticalScroll):
                 await self.add_report(comparison_report(compared))
             case _:
                 pass  # the status bar, the panel or the plan shows it
-
-    async def replay(self, events: Iterable[Event], *, limit: int | None = None) -> None:
-        """Show events that already happened: whole messages instead of their deltas.
-
-        With ``limit``, only the latest events that make about that many widgets are drawn; scrolling
-        to the top draws the next ``limit`` earlier ones (``load_earlier``).
-        """
-        events = list(events)
-        if limit is not None:  # enough to fill the screen and scroll up from (then earlier parts load)
-            start = tail_start(events, limit, rows=self.app.size.height + 1)
-            if start:
-                await self.mount(PrunedMarker())
-            self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
-            events = events[start:]
-        pending = await self._rebuild(events)
-        await self.add(*self._batch_done())
-        if pending:  # the message being written right now
-            await self.write("".join(pending))
-
-    async def preview(self, events: list[Event], *, whole: bool, limit: int) -> None:
-        """Draw the latest ``events`` of a resumed session before it opens (tui/preview.py: its file's tail;
-        ``whole``: the whole file); ``adopt`` keeps them once the session is open. The first frame holds
-        what likely fills the screen, the rest of what ``replay`` would draw comes right after it, above;
-        nothing earlier loads meanwhile: the session holds the earlier part."""
-        start = tail_start(events, limit, rows=self.app.size.height + 1)
-        first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
-        if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
-            first = start  # is drawn above it later must not end its stream)
-        self._replayed, self._drawn_from, self._earlier_limit = events, start, limit
-        self._preview, self._early = (events, whole), []
-        pending = await self._rebuild(events[first:])  # (waits on nothing: mounted next, in one go with the
-        self._unsettled, self._early = self._early, None  # marker, so the first frame shows them all)
-        await self.add(*([PrunedMarker()] if start or not whole else []), *self._batch_done())
-        if pending:  # the message being written when the session was left
-            await self.write("".join(pending))
-        if first > start:
-            self._unfilled = (events, start, first)
-        if self._unfilled or self._unsettled:
-            self.screen.screen_layout_refresh_signal.subscribe(self, self.painted)
-
-    def _whole_answer(self, text: str) -> Widget:
-        """A whole answer's entry; in a preview's first frame, drawn as text where it can be (early_answer.py)."""
-        if self._early is not None and not self.app.native_ansi_color:
-            from .early_answer import EarlyAnswer, blocks
-
-            if (found := blocks(text)) is not None:
-                self._early.append(EarlyAnswer(text, found))
-                return self._early[-1]
-        return answer_entry(text)
-
-    def painted(self, screen: object = None) -> None:
-        """After a frame (a screen's layout is drawn, then its signal posted; the app's first frame: Ready):
-        once the preview's first frame is out, draw its answers as Markdown and the rest of it."""
-        if self._unfilled is None and not self._unsettled:
-            self.screen.screen_layout_refresh_signal.unsubscribe(self)
-        elif self.children and self.children[-1].region:  # laid out, so drawn
-            self.screen.screen_layout_refresh_signal.unsubscribe(self)
-            self.call_later(self._after_first_frame)
-
-    async def _after_first_frame(self) -> None:
-        await self._settle()
-        await self._fill_up()
-
-    async def _settle(self) -> None:
-        """Swap the answers a preview's first frame drew as text for their Markdown entries, each in its place
-        and all in one frame (they take the same rows)."""
-        early, self._unsettled = [e for e in self._unsettled if e.parent is self], []
-        entries = [answer_entry(e.text) for e in early]
-        for old, new in zip(early, entries, strict=True):
-            new.display = False
-            await self.mount(new, before=old)
-        for old, new in zip(early, entries, strict=True):
-            old.display, new.display = False, True
-        if early:
-            await self.remove_children(early)
-
-    async def _fill_up(self) -> None:
-        """After the first frame of a preview: draw the rest of the screenful above what it drew (the view
-        is at the bottom, and stays there)."""
-        if self._unfilled is None:  # done, or cleared meanwhile
-            return
-        (events, start, end), self._unfilled = self._unfilled, None
-        await self._draw_above(events, start, end)
-
-    async def adopt(self, events: list[Event]) -> bool:
-        """The session opened with ``events``: keep the drawn preview if they end with the events it drew
-        (and have no earlier ones if it drew the whole file), and draw the earlier part on scrolling up as
-        ``replay`` does; otherwise clear it (the caller draws ``events``). False when nothing is kept."""
-        if self._preview is None:
-            return False
-        (tail, whole), self._preview = self._preview, None
-        offset = len(events) - len(tail)
-        if offset < 0 or (whole and offset) or events[offset:] != tail or self.tasks:  # a task's line shows
-            await self.clear()  # its child's state, which the session brings
-            return False
-        await self._after_first_frame()
-        self._replayed, self._drawn_from = events, offset + self._drawn_from
-        if not self._drawn_from:
-            self._replayed = []
-            await self.query(PrunedMarker).remove()
-        elif self.scroll_y <= 0 < self.max_scroll_y:  # scrolled to the top meanwhile
-            self.call_later(self.load_earlier)
-        return True
-
-    async def _draw_above(self, events: list[Event], start: int, end: int) -> list[Widget]:
-        """Draw ``events[start:end]`` above what is drawn (from ``end`` on); returns the widgets it mounted."""
-        live, self._retry = self._retry, None  # a run of retries going on now keeps its line
-        replayed = SessionView.replaying(events)
-        await self._rebuild(events[start:end], replayed)
-        for event in events[end:]:  # calls started above the old top that finished below it, the run of retries
-            if self._retry is not None:  # it left going on
-                replayed.apply(event, 0.0)
-                self.retried(replayed)
-            if isinstance(event, ToolCallFinished) and event.id in self.tools and self.tools[event.id].result is None:
-                await self.finish_tool(event)
-        self._retry = live
-        widgets = self._batch_done()
-        first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
-        if widgets:
-            await self.mount_all(widgets, before=first) if first is not None else await self.mount_all(widgets)
-        return widgets
-
-    async def _rebuild(self, events: list[Event], view: SessionView | None = None) -> list[str]:
-        """Build the widgets of past events into the batch (``_batch_done`` hands them over), each folded first
-        into ``view`` (by default a fresh one); returns the text deltas of a message still being written at the end."""
-        pending: list[str] = []
-        self._batch, self._replaying = [], view if view is not None else SessionView.replaying(events)
-        try:
-            for event in events:
-                self._replaying.apply(event, 0.0)
-                if isinstance(event, TextDelta):
-                    self.retried(self._replaying)  # its text is drawn whole, with its message
-                    pending.append(event.text)
-                    continue
-                if isinstance(event, (AssistantMessage, TextReset)):
-                    pending.clear()
-                await self.apply(event)
-        except BaseException:
-            self._batch = None
-            raise
-        finally:
-            self._replaying = None
-        return pending
-
-    def _batch_done(self) -> list[Widget]:
-        batch, self._batch = self._batch or [], None
-        return batch
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        if new <= 0 < old and self._drawn_from:
-            self.call_later(self.load_earlier)
-
-    async def load_earlier(self) -> None:
-        """Draw the next part of a resumed session above what is shown, keeping the view where it is."""
-        end = self._drawn_from
-        if not end or self._preview is not None:
-            return
-        start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit)
-        widgets = await self._draw_above(self._replayed, start, end)
-        if not self._drawn_from:
-            self._replayed = []
-            await self.query(PrunedMarker).remove()
-
-        def keep_place() -> None:
-            self.scroll_to(y=sum(w.outer_size.height for w in widgets), animate=False, immediate=True)
-
-        self.call_after_refresh(keep_place)
 
     async def start_tool(self, event: ToolCallStarted) -> None:
         if event.preview == "delegate":
