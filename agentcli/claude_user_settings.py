@@ -8,8 +8,9 @@ cannot read, a file that is not JSON) is left out with one notice rather than st
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .core.policy.hooks import EVENTS
 
@@ -33,11 +34,18 @@ def user_setting_parts(path: Path, convert: Callable[[Any], dict[str, Any]]) -> 
     for key, value in convert(data).items():
         if key == "hooks" and isinstance(value, dict):
             skipped += [f"{event} hooks (an event agentcli does not have)" for event in value if event not in EVENTS]
-            parts += [{"hooks": {event: [group]}} for event, groups in value.items() if event in EVENTS
-                      for group in (groups if isinstance(groups, list) else [groups])]
+            parts += [
+                {"hooks": {event: [group]}}
+                for event, groups in value.items()
+                if event in EVENTS
+                for group in (groups if isinstance(groups, list) else [groups])
+            ]
         elif key == "permissions" and isinstance(value, dict):
-            parts += [{"permissions": {name: [rule]}} for name, rules in value.items()
-                      for rule in (rules if isinstance(rules, list) else [rules])]
+            parts += [
+                {"permissions": {name: [rule]}}
+                for name, rules in value.items()
+                for rule in (rules if isinstance(rules, list) else [rules])
+            ]
         else:
             parts.append({key: value})
     return parts, skipped

@@ -9,8 +9,9 @@ import re
 import stat
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn
 
 from . import UsageError, __version__
 
@@ -26,8 +27,11 @@ if TYPE_CHECKING:
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 
-ARGUMENTS = {"session": "a session id (or a unique prefix of one)", "path": "a workspace's path",
-             "id": "a subagent id such as sa-3"}  # what a subcommand's missing argument is, in words
+ARGUMENTS = {
+    "session": "a session id (or a unique prefix of one)",
+    "path": "a workspace's path",
+    "id": "a subagent id such as sa-3",
+}  # what a subcommand's missing argument is, in words
 
 
 class Parser(argparse.ArgumentParser):
@@ -47,56 +51,101 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-REVIEW_HELP = ("Review changes headless with parallel reviewers and print the checked findings (docs/review.md). "
-               "TARGET: nothing (the uncommitted changes), a base branch (BASE...HEAD), A...B, A..B, or a diff "
-               "file. --fail-on high|medium|low exits 1 when a verified finding that severe or worse stands (for "
-               "CI); --output-format json gives the findings as data. The other options are -p's.")
+REVIEW_HELP = (
+    "Review changes headless with parallel reviewers and print the checked findings (docs/review.md). "
+    "TARGET: nothing (the uncommitted changes), a base branch (BASE...HEAD), A...B, A..B, or a diff "
+    "file. --fail-on high|medium|low exits 1 when a verified finding that severe or worse stands (for "
+    "CI); --output-format json gives the findings as data. The other options are -p's."
+)
 
 
 def build_parser(review: bool = False) -> argparse.ArgumentParser:
     """The main command line; ``review``: the same options, introduced as `agentcli review [TARGET]`'s."""
     from .core.policy.permissions import MODES
 
-    p = Parser(prog="agentcli review" if review else "agentcli",
-               usage="agentcli review [TARGET] [options]" if review else
-               "agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
-               description=REVIEW_HELP if review else
-               "A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
-               "it in a sample repository against a scripted model: no key, no network.",
-               epilog=None if review else "Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
-                      "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
-                      "'agentcli plugin install|list|enable|disable|uninstall|update|marketplace', "
-                      "'agentcli acp' (an ACP agent for editors). "
-                      "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.")
-    p.add_argument("first_prompt", nargs="*", metavar="TARGET" if review else "PROMPT",
-                   help="what to review (see above)" if review else
-                   "the first message, as in claude \"…\": the app (or --plain) starts with it sent")
+    p = Parser(
+        prog="agentcli review" if review else "agentcli",
+        usage="agentcli review [TARGET] [options]"
+        if review
+        else "agentcli [options] [PROMPT]  (or: agentcli SUBCOMMAND …)",
+        description=REVIEW_HELP
+        if review
+        else "A terminal coding agent with reviewable subagents. New to it? 'agentcli --demo' tries "
+        "it in a sample repository against a scripted model: no key, no network.",
+        epilog=None
+        if review
+        else "Subcommands: 'agentcli review [TARGET]' (headless, -p's flags), 'agentcli sessions list|show', 'agentcli rewind', 'agentcli agents', "
+        "'agentcli trust list|revoke', 'agentcli worktrees list|diff|merge|discard', 'agentcli mcp list', "
+        "'agentcli plugin install|list|enable|disable|uninstall|update|marketplace', "
+        "'agentcli acp' (an ACP agent for editors). "
+        "A subcommand's name as the first word runs it; 'agentcli -- sessions' sends it as a prompt.",
+    )
+    p.add_argument(
+        "first_prompt",
+        nargs="*",
+        metavar="TARGET" if review else "PROMPT",
+        help="what to review (see above)"
+        if review
+        else 'the first message, as in claude "…": the app (or --plain) starts with it sent',
+    )
     p.add_argument("--version", action="version", version=f"agentcli {__version__}")
-    p.add_argument("-p", "--print", dest="prompt", nargs="?", const="-", metavar="PROMPT",
-                   help="run headless: answer PROMPT (or standard input) and exit")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        nargs="?",
+        const="-",
+        metavar="PROMPT",
+        help="run headless: answer PROMPT (or standard input) and exit",
+    )
     p.add_argument("--plain", action="store_true", help="line mode instead of the full-screen app")
     p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output format")
     p.add_argument("--model", help="model id (default: config, ANTHROPIC_MODEL, or a current Sonnet)")
-    p.add_argument("--permission-mode", choices=(*MODES, "dontAsk"),
-                   help="what runs without asking (dontAsk, headless: refuse what would ask, asking no one)")
+    p.add_argument(
+        "--permission-mode",
+        choices=(*MODES, "dontAsk"),
+        help="what runs without asking (dontAsk, headless: refuse what would ask, asking no one)",
+    )
     p.add_argument("--max-turns", type=positive_int, help="turn cap for the main agent per message")
     p.add_argument("--subagent-max-turns", type=positive_int, help="turn cap for each subagent (default 30)")
-    p.add_argument("--thinking", type=thinking_flag, metavar="off|on|adaptive",
-                   help="extended thinking (default: adaptive where the model has it, else off)")
-    p.add_argument("--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget; alone, it turns thinking on")
-    p.add_argument("-c", "--continue", dest="continue_", action="store_true",
-                   help="resume the latest session here")
+    p.add_argument(
+        "--thinking",
+        type=thinking_flag,
+        metavar="off|on|adaptive",
+        help="extended thinking (default: adaptive where the model has it, else off)",
+    )
+    p.add_argument(
+        "--max-thinking-tokens", type=positive_int, metavar="N", help="thinking budget; alone, it turns thinking on"
+    )
+    p.add_argument("-c", "--continue", dest="continue_", action="store_true", help="resume the latest session here")
     p.add_argument("-r", "--resume", metavar="SESSION", help="resume a session by id (or a unique prefix)")
-    p.add_argument("--trust-workspace", action="store_true",
-                   help="apply what this workspace's settings widen, for this run, without asking")
-    p.add_argument("--mcp-config", action="append", metavar="FILE_OR_JSON",
-                   help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)")
-    p.add_argument("--fail-on", choices=("high", "medium", "low"),
-                   help="agentcli review: exit 1 when a verified finding this severe or worse stands")
-    p.add_argument("--plugin-dir", action="append", metavar="DIR",
-                   help="load the plugin in DIR for this session (may repeat; docs/plugins.md)")
-    p.add_argument("--demo", action="store_true",
-                   help="try agentcli in a sample repository against a scripted stand-in model: no key, no network")
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="apply what this workspace's settings widen, for this run, without asking",
+    )
+    p.add_argument(
+        "--mcp-config",
+        action="append",
+        metavar="FILE_OR_JSON",
+        help="MCP servers to start, from a file or inline JSON in Claude Code's format (may repeat)",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=("high", "medium", "low"),
+        help="agentcli review: exit 1 when a verified finding this severe or worse stands",
+    )
+    p.add_argument(
+        "--plugin-dir",
+        action="append",
+        metavar="DIR",
+        help="load the plugin in DIR for this session (may repeat; docs/plugins.md)",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="try agentcli in a sample repository against a scripted stand-in model: no key, no network",
+    )
     from .scripting import add_script_flags
 
     add_script_flags(p)
@@ -118,8 +167,11 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     show.add_argument("session")
     show.add_argument("--agent", metavar="SUBAGENT_ID", help="a subagent id such as sa-1")
     show.add_argument("--json", action="store_true", help="raw records")
-    export = sessions_sub.add_parser("export", help="a session as Markdown or JSON, subagents and receipts included, "
-                                     "secrets redacted: to attach to a pull request")
+    export = sessions_sub.add_parser(
+        "export",
+        help="a session as Markdown or JSON, subagents and receipts included, "
+        "secrets redacted: to attach to a pull request",
+    )
     export.add_argument("session")
     export.add_argument("--format", choices=("markdown", "json"), default="markdown")
     export.add_argument("-o", "--output", metavar="FILE", help="write it to FILE (default: standard output)")
@@ -132,14 +184,18 @@ def build_subcommand_parser() -> argparse.ArgumentParser:
     how.add_argument("--files", action="store_true", help="restore the files only")
     how.add_argument("--conversation", action="store_true", help="restore the conversation only")
     how.add_argument("--both", action="store_true", help="restore both (the default)")
-    rewind.add_argument("--overwrite", action="store_true",
-                        help="also put back files changed by hand since the agent wrote them")
+    rewind.add_argument(
+        "--overwrite", action="store_true", help="also put back files changed by hand since the agent wrote them"
+    )
     sub.add_parser("agents", help="list the agent types available here")
     trees = sub.add_parser("worktrees", help="isolated subagents' worktrees: list, diff, merge or discard one")
     trees_sub = trees.add_subparsers(dest="action", required=True)
     trees_sub.add_parser("list", help="every subagent worktree of this repository and what it changed")
-    for action, text in (("diff", "show what it changed"), ("merge", "apply it to your working tree"),
-                         ("discard", "remove it and its branch")):
+    for action, text in (
+        ("diff", "show what it changed"),
+        ("merge", "apply it to your working tree"),
+        ("discard", "remove it and its branch"),
+    ):
         trees_sub.add_parser(action, help=text).add_argument("id", help="a subagent id such as sa-3")
     trust = sub.add_parser("trust", help="the remembered workspace trust answers")
     trust_sub = trust.add_subparsers(dest="action", required=True)
@@ -157,7 +213,7 @@ def first_prompt(args: argparse.Namespace) -> None:
     """`agentcli "question"`: the first message (``args.first_prompt``, or None); with -p, the prompt."""
     words = args.first_prompt
     if len(words) > 1:
-        raise UsageError(f"put the prompt in quotes, as one argument: agentcli \"{' '.join(words)}\"")
+        raise UsageError(f'put the prompt in quotes, as one argument: agentcli "{" ".join(words)}"')
     args.first_prompt = words[0] if words else None
     if args.first_prompt is not None and args.prompt is not None:
         if args.prompt != "-":
@@ -230,14 +286,30 @@ def stream_usage_error(message: str, argv: Sequence[str]) -> None:
     """For a program reading stream-json (the Agent SDK), the usage error as an error result line too:
     it shows the result's ``errors``, and would show only an exit code otherwise."""
     words = list(argv)
-    if not any(a == "--output-format=stream-json" or a == "stream-json" and i and words[i - 1] == "--output-format"
-               for i, a in enumerate(words)):
+    if not any(
+        a == "--output-format=stream-json" or a == "stream-json" and i and words[i - 1] == "--output-format"
+        for i, a in enumerate(words)
+    ):
         return
     import json
 
-    print(json.dumps({"type": "result", "subtype": "error_during_execution", "is_error": True, "duration_ms": 0,
-                      "duration_api_ms": 0, "num_turns": 0, "session_id": "", "result": "", "errors": [message],
-                      "terminal_reason": "error"}), flush=True)
+    print(
+        json.dumps(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": True,
+                "duration_ms": 0,
+                "duration_api_ms": 0,
+                "num_turns": 0,
+                "session_id": "",
+                "result": "",
+                "errors": [message],
+                "terminal_reason": "error",
+            }
+        ),
+        flush=True,
+    )
 
 
 def user_error_code(exc: Exception) -> int | None:
@@ -288,8 +360,11 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         raise UsageError("use either --continue or --resume, not both")
     args.resume = resume_target(root, args.resume, args.continue_)  # fail early, before any front end starts
     if not args.headless and not args.plain and not terminal():
-        print("agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
-              "use -p PROMPT to run headless, or --plain to read prompts line by line.", file=sys.stderr)
+        print(
+            "agentcli: the full-screen app needs a terminal, but standard input or output is not one; "
+            "use -p PROMPT to run headless, or --plain to read prompts line by line.",
+            file=sys.stderr,
+        )
         return 1
     if args.demo:
         from .demo import run_demo
@@ -300,15 +375,24 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     elif args.plain or sdk_import is None:  # __main__ turned it off for the imports; -p: its SDK thread, when done
         gc.enable()
     trust = settle_trust(args, root)
-    settings = load_settings(root, {
-        "model": args.model, "permission_mode": args.permission_mode,
-        "max_turns": args.max_turns, "subagent_max_turns": args.subagent_max_turns,
-        # A budget given alone turns thinking on with it, as Claude Code takes --max-thinking-tokens (the
-        # Agent SDK's thinking={"type": "enabled", "budget_tokens": N} arrives as that flag alone).
-        "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
-        "max_thinking_tokens": args.max_thinking_tokens,
-    }, trusted=trust.trusted, mcp_config=args.mcp_config or (), extra=script_settings(args),
-        sources=args.setting_sources, plugin_dirs=args.plugin_dir or ())
+    settings = load_settings(
+        root,
+        {
+            "model": args.model,
+            "permission_mode": args.permission_mode,
+            "max_turns": args.max_turns,
+            "subagent_max_turns": args.subagent_max_turns,
+            # A budget given alone turns thinking on with it, as Claude Code takes --max-thinking-tokens (the
+            # Agent SDK's thinking={"type": "enabled", "budget_tokens": N} arrives as that flag alone).
+            "thinking": args.thinking or ("on" if args.max_thinking_tokens else None),
+            "max_thinking_tokens": args.max_thinking_tokens,
+        },
+        trusted=trust.trusted,
+        mcp_config=args.mcp_config or (),
+        extra=script_settings(args),
+        sources=args.setting_sources,
+        plugin_dirs=args.plugin_dir or (),
+    )
     if args.strict_mcp_config:  # only the servers the flags name
         from .core.mcp.config import from_flag
 
@@ -341,8 +425,10 @@ def run_acp(argv: list[str]) -> int:
     """`agentcli acp`: an ACP agent on stdio; each session's settings are loaded for the client's cwd."""
     from .core.policy.permissions import MODES
 
-    p = Parser(prog="agentcli acp", description="An Agent Client Protocol agent on standard input and output, "
-                                                 "for editors (docs/acp.md).")
+    p = Parser(
+        prog="agentcli acp",
+        description="An Agent Client Protocol agent on standard input and output, for editors (docs/acp.md).",
+    )
     p.add_argument("--model", help="model id (default: config, ANTHROPIC_MODEL, or a current Sonnet)")
     p.add_argument("--permission-mode", choices=MODES, help="each session's first mode")
     args = p.parse_args(argv)
@@ -351,9 +437,13 @@ def run_acp(argv: list[str]) -> int:
     from .core.model.key_helper import load_helper_key
     from .ui.acp import run_acp as serve
 
-    def settings_for(workspace: Path, trusted: bool, mcp_config: list[str]) -> "Settings":
-        settings = load_settings(workspace, {"model": args.model, "permission_mode": args.permission_mode},
-                                 trusted=trusted, mcp_config=mcp_config)
+    def settings_for(workspace: Path, trusted: bool, mcp_config: list[str]) -> Settings:
+        settings = load_settings(
+            workspace,
+            {"model": args.model, "permission_mode": args.permission_mode},
+            trusted=trusted,
+            mcp_config=mcp_config,
+        )
         if settings.api_key_helper:
             load_helper_key(settings.api_key_helper)
         return settings
@@ -413,7 +503,7 @@ def terminal() -> bool:
         return False
 
 
-def settle_trust(args: argparse.Namespace, root: Path) -> "Outcome":
+def settle_trust(args: argparse.Namespace, root: Path) -> Outcome:
     """Whether the workspace's own settings may widen permissions: the front end asks the first time."""
     from .trust import settle
 
@@ -437,7 +527,7 @@ def piped_input() -> str | None:
     return sys.stdin.read()
 
 
-def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> int:
+def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
     import asyncio
 
     from .ui.headless import run_headless as run_prompt
@@ -467,11 +557,12 @@ def run_headless(args: argparse.Namespace, settings: "Settings", root: Path) -> 
     return asyncio.run(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
 
 
-def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
-                  ) -> "tuple[SessionSurface, HeadlessOutput] | None":
+def open_headless(
+    args: argparse.Namespace, settings: Settings, root: Path
+) -> tuple[SessionSurface, HeadlessOutput] | None:
     """The session and output of a headless run (-p, or prompts as JSON lines); None, said, without a key."""
-    from .core.model.llm import MissingCredentials, resolve_credentials
     from .core.door import open_session
+    from .core.model.llm import MissingCredentials, resolve_credentials
     from .scripting import flag_settings, prepare_session, session_options
     from .ui.headless import make_headless_output
 
@@ -482,10 +573,18 @@ def open_headless(args: argparse.Namespace, settings: "Settings", root: Path
         return None
     workspace = session_options(args, root, settings.model).workspace
     flag_settings(args, settings)
-    output = make_headless_output(args.output_format, partial_messages=args.include_partial_messages,
-                                  budget=settings.max_budget_usd or None)
-    session = open_session(settings.engine(), workspace, output, interactive=False, resume=args.resume,
-                           continue_=args.continue_, session_id=args.session_id, fork_session=args.fork_session)
+    output = make_headless_output(
+        args.output_format, partial_messages=args.include_partial_messages, budget=settings.max_budget_usd or None
+    )
+    session = open_session(
+        settings.engine(),
+        workspace,
+        output,
+        interactive=False,
+        resume=args.resume,
+        continue_=args.continue_,
+        session_id=args.session_id,
+        fork_session=args.fork_session,
+    )
     prepare_session(session, args, output)
     return session, output
-

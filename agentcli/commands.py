@@ -60,8 +60,8 @@ def list_agents(root: Path) -> int:
 
     from . import paths
     from .config import load_settings
-    from .core.engine.agents import load_agent_types
     from .core.engine import task_tool  # noqa: F401  (declares task, which agent files may name and never get)
+    from .core.engine.agents import load_agent_types
     from .ui.escapes import visible
 
     settings = load_settings(root)
@@ -86,16 +86,26 @@ def list_agents(root: Path) -> int:
         if agent_type.isolation:
             details.append("works in its own git worktree")
         details.append(agent_type.source)
-        print(textwrap.fill(visible(agent_type.description), columns,
-                            initial_indent=f"{visible(agent_type.name):<{width}}  ",
-                            subsequent_indent=indent))
+        print(
+            textwrap.fill(
+                visible(agent_type.description),
+                columns,
+                initial_indent=f"{visible(agent_type.name):<{width}}  ",
+                subsequent_indent=indent,
+            )
+        )
         # lines break between facts and inside the tool list, never inside another fact (a model's name)
         whole = [details[0], *(d.replace(" ", "\u00a0") for d in details[1:])]
-        print(textwrap.fill(" · ".join(whole), columns, initial_indent=indent, subsequent_indent=indent,
-                            break_on_hyphens=False).replace("\u00a0", " "))
+        print(
+            textwrap.fill(
+                " · ".join(whole), columns, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+            ).replace("\u00a0", " ")
+        )
     user_dir = paths.config_home() / "agents"
-    print(f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/: front matter with name, "
-          "description and optionally tools and model, then the agent's instructions.")
+    print(
+        f"\nAdd your own as .agentcli/agents/NAME.md here, or in {user_dir}/: front matter with name, "
+        "description and optionally tools and model, then the agent's instructions."
+    )
     return 0
 
 
@@ -122,9 +132,16 @@ def list_mcp(args: argparse.Namespace, root: Path) -> int:
         from .core.system.sandbox import Sandbox
 
         sandbox = Sandbox.for_setting(settings.sandbox, settings.sandbox_network)  # as in a session
-        servers = McpServers(settings.mcp_servers, root=root, env=command_env(settings.keep_secret_env),
-                             startup_timeout=settings.mcp_startup_timeout, tool_timeout=settings.mcp_tool_timeout,
-                             on_ready=lambda server: None, on_trouble=lambda text: None, sandbox=sandbox)
+        servers = McpServers(
+            settings.mcp_servers,
+            root=root,
+            env=command_env(settings.keep_secret_env),
+            startup_timeout=settings.mcp_startup_timeout,
+            tool_timeout=settings.mcp_tool_timeout,
+            on_ready=lambda server: None,
+            on_trouble=lambda text: None,
+            sandbox=sandbox,
+        )
         try:
             await servers.wait_started()
             return mcp_report(servers, held_back)

@@ -8,12 +8,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
-from .core.lsp.specs import LspConfigError, parse_setting as parse_lsp
+from .core.lsp.specs import LspConfigError
+from .core.lsp.specs import parse_setting as parse_lsp
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, parse_hooks
 from .core.policy.rules import RuleError, merge_lists
 
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
-WEB_SEARCH = {True: "true", False: "false", "auto": "auto", "true": "true", "false": "false"}  # core/tools/web_search.py
+WEB_SEARCH = {
+    True: "true",
+    False: "false",
+    "auto": "auto",
+    "true": "true",
+    "false": "false",
+}  # core/tools/web_search.py
 
 
 class ConfigError(Exception):
@@ -27,12 +34,15 @@ def agent_tables(value: Any, source: str) -> dict[str, dict[str, str]]:
     tables: dict[str, dict[str, str]] = {}
     for name, table in value.items():
         if not isinstance(table, dict):
-            raise ConfigError(f"{source}: 'agents.{name}' must be a table, such as "
-                              f"[agents.{name}] with model = \"claude-haiku-4-5\", not {table!r}.")
+            raise ConfigError(
+                f"{source}: 'agents.{name}' must be a table, such as "
+                f'[agents.{name}] with model = "claude-haiku-4-5", not {table!r}.'
+            )
         for setting, text in table.items():
             if setting not in AGENT_TYPE_SETTINGS:
-                raise ConfigError(f"{source}: unknown setting 'agents.{name}.{setting}' "
-                                  f"(known: {', '.join(AGENT_TYPE_SETTINGS)}).")
+                raise ConfigError(
+                    f"{source}: unknown setting 'agents.{name}.{setting}' (known: {', '.join(AGENT_TYPE_SETTINGS)})."
+                )
             as_text(text, f"agents.{name}.{setting}", source)
         tables[name] = dict(table)
     return tables
@@ -42,20 +52,30 @@ def status_line(value: Any, source: str) -> dict[str, Any]:
     """A ``statusLine`` table, checked: a command (``type`` "command", the only kind Claude Code has), a
     ``padding`` of zero or more columns, and a ``timeout`` in seconds (agentcli's; 5 by default)."""
     if not isinstance(value, dict) or value.get("type", "command") != "command":
-        raise ConfigError(f"{source}: 'statusLine' must be a table such as {{\"type\": \"command\", "
-                          f"\"command\": \"~/.claude/statusline.sh\"}}, not {value!r}.")
+        raise ConfigError(
+            f'{source}: \'statusLine\' must be a table such as {{"type": "command", '
+            f'"command": "~/.claude/statusline.sh"}}, not {value!r}.'
+        )
     unknown = sorted(set(value) - {"type", "command", "padding", "timeout", WORKSPACE_MARK})
     if unknown:
-        raise ConfigError(f"{source}: unknown setting 'statusLine.{unknown[0]}' (known: type, command, padding, "
-                          "timeout).")
+        raise ConfigError(
+            f"{source}: unknown setting 'statusLine.{unknown[0]}' (known: type, command, padding, timeout)."
+        )
     as_text(value.get("command"), "statusLine.command", source)
     for name, kind in (("padding", int), ("timeout", float)):
         number = value.get(name, 1)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or number < 0 \
-                or (kind is int and number != int(number)) or (name == "timeout" and number == 0):
-            raise ConfigError(f"{source}: 'statusLine.{name}' must be "
-                              f"{'a number of columns, 0 or more' if name == 'padding' else 'a positive number of seconds'}"
-                              f", not {number!r}.")
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, (int, float))
+            or number < 0
+            or (kind is int and number != int(number))
+            or (name == "timeout" and number == 0)
+        ):
+            raise ConfigError(
+                f"{source}: 'statusLine.{name}' must be "
+                f"{'a number of columns, 0 or more' if name == 'padding' else 'a positive number of seconds'}"
+                f", not {number!r}."
+            )
     return {"type": "command", **value}
 
 
@@ -98,8 +118,9 @@ def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, 
         value = status_line(value, source)
     elif key == "task_models":
         if not isinstance(value, list) or not all(isinstance(m, str) and m.strip() for m in value):
-            raise ConfigError(f"{source}: 'task_models' must be a list of models, such as [\"haiku\", "
-                              f"\"sonnet\"], not {value!r}.")
+            raise ConfigError(
+                f'{source}: \'task_models\' must be a list of models, such as ["haiku", "sonnet"], not {value!r}.'
+            )
         value = [m.strip() for m in value]
     elif key == "lsp":  # servers add up across files, by name
         try:
@@ -132,7 +153,9 @@ def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, 
         if meta["fraction"] and value > 1:
             raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
         if key == "compact_threshold" and value < MIN_THRESHOLD:
-            raise ConfigError(f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
-                              f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
-                              "whole, so below that it cannot free enough.")
+            raise ConfigError(
+                f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
+                f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
+                "whole, so below that it cannot free enough."
+            )
     return value

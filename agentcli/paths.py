@@ -36,8 +36,17 @@ def all_homes() -> list[Path]:
     variables move them for this process only, the usual ones too (~/.config/agentcli, ~/.local/share/agentcli),
     where the user's other sessions keep their settings, rules and transcripts."""
     usual = [Path.home() / ".config" / "agentcli", Path.home() / ".local" / "share" / "agentcli"]
-    return list(dict.fromkeys([config_home(), data_home(), _xdg("XDG_CONFIG_HOME", ".config"),
-                               _xdg("XDG_DATA_HOME", ".local/share"), *usual]))
+    return list(
+        dict.fromkeys(
+            [
+                config_home(),
+                data_home(),
+                _xdg("XDG_CONFIG_HOME", ".config"),
+                _xdg("XDG_DATA_HOME", ".local/share"),
+                *usual,
+            ]
+        )
+    )
 
 
 def own_dirs() -> list[tuple[Path, str]]:
@@ -46,8 +55,12 @@ def own_dirs() -> list[tuple[Path, str]]:
     (sessions), Claude Code's folder (whose settings.json hooks and plugins run as the user's own) and git's
     own config folder. Unresolved: callers resolve them when they compare."""
     git = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "git"
-    return [(config_home(), "agentcli's config folder"), (data_home(), "agentcli's data folder"),
-            (claude_home(), "Claude Code's folder"), (git, "git's config folder")]
+    return [
+        (config_home(), "agentcli's config folder"),
+        (data_home(), "agentcli's data folder"),
+        (claude_home(), "Claude Code's folder"),
+        (git, "git's config folder"),
+    ]
 
 
 def user_config_file() -> Path:

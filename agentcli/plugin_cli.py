@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from .plugins import SCOPES, enabled_keys, install_path, installed, known_marketplaces, read_json, settings_file
 
@@ -30,23 +31,34 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(*, raising: bool = False) -> argparse.ArgumentParser:
     """``raising``: a usage error raises UsageError rather than printing and exiting (for /plugin)."""
     p = (_Parser if raising else argparse.ArgumentParser)(
-        prog="agentcli plugin", description="Plugins and marketplaces, in Claude Code's files (docs/plugins.md).")
+        prog="agentcli plugin", description="Plugins and marketplaces, in Claude Code's files (docs/plugins.md)."
+    )
     sub = p.add_subparsers(dest="action", required=True)
     market = sub.add_parser("marketplace", help="add, list, update or remove plugin marketplaces")
     market_sub = market.add_subparsers(dest="market_action", required=True)
-    market_sub.add_parser("add", help="a local folder or a git repository (URL, path, or GitHub's owner/name)"
-                          ).add_argument("source")
+    market_sub.add_parser(
+        "add", help="a local folder or a git repository (URL, path, or GitHub's owner/name)"
+    ).add_argument("source")
     market_sub.add_parser("list", help="the marketplaces added")
     market_sub.add_parser("update", help="refresh one marketplace, or all").add_argument("name", nargs="?")
     market_sub.add_parser("remove", help="forget a marketplace").add_argument("name")
-    for action, text in (("install", "install a plugin from a marketplace and enable it"),
-                         ("uninstall", "remove an installed plugin"), ("enable", "enable an installed plugin"),
-                         ("disable", "disable a plugin"), ("update", "install a plugin's newest version")):
+    for action, text in (
+        ("install", "install a plugin from a marketplace and enable it"),
+        ("uninstall", "remove an installed plugin"),
+        ("enable", "enable an installed plugin"),
+        ("disable", "disable a plugin"),
+        ("update", "install a plugin's newest version"),
+    ):
         one = sub.add_parser(action, help=text)
         one.add_argument("plugin", metavar="NAME[@MARKETPLACE]")
-        one.add_argument("-s", "--scope", choices=SCOPES, default="user",
-                         help="user (~/.claude/settings.json), project (.claude/settings.json) or local "
-                              "(.claude/settings.local.json)")
+        one.add_argument(
+            "-s",
+            "--scope",
+            choices=SCOPES,
+            default="user",
+            help="user (~/.claude/settings.json), project (.claude/settings.json) or local "
+            "(.claude/settings.local.json)",
+        )
         if action in ("install", "update"):
             one.add_argument("-y", "--yes", action="store_true", help="do not ask before installing")
     sub.add_parser("list", help="the installed plugins and whether each is enabled here")
@@ -76,8 +88,9 @@ def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: Text
     return 0
 
 
-async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, command: str = "agentcli plugin",
-                  scope_note: str = "") -> list[str]:
+async def perform(
+    args: argparse.Namespace, root: Path, ask: Ask | None, *, command: str = "agentcli plugin", scope_note: str = ""
+) -> list[str]:
     """Do one plugin command, in a shell or a session: the lines that say what was done. ``ask``: asked with
     what a plugin brings before it is installed (None: not asked); PluginCommandError says what was not done."""
     from . import plugin_install as store
@@ -88,9 +101,10 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
             return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
         if args.market_action == "list":
             known = known_marketplaces()
-            return [f"{name}  {_source(entry.get('source'))}  ({entry.get('installLocation')})"
-                    for name, entry in sorted(known.items())] or [
-                f"No marketplaces yet; '{command} marketplace add SOURCE' adds one."]
+            return [
+                f"{name}  {_source(entry.get('source'))}  ({entry.get('installLocation')})"
+                for name, entry in sorted(known.items())
+            ] or [f"No marketplaces yet; '{command} marketplace add SOURCE' adds one."]
         if args.market_action == "update":
             updated = []
             for name in [args.name] if args.name else sorted(known_marketplaces()):
@@ -108,8 +122,15 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
             was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
         pending = await asyncio.to_thread(store.prepare, key)
         try:
-            agreed = ask is None or await ask("\n".join([f"{pending.key} brings:", *brought(pending.done.brings),
-                                                         f"{args.action.capitalize()} it ({args.scope} scope)?"]))
+            agreed = ask is None or await ask(
+                "\n".join(
+                    [
+                        f"{pending.key} brings:",
+                        *brought(pending.done.brings),
+                        f"{args.action.capitalize()} it ({args.scope} scope)?",
+                    ]
+                )
+            )
         except BaseException:  # the session ended while it asked: nothing of it stays
             pending.drop()
             raise
@@ -120,8 +141,11 @@ async def perform(args: argparse.Namespace, root: Path, ask: Ask | None, *, comm
         if args.action == "update" and isinstance(was, dict) and was.get(done.plugin.key) is False:
             store.set_enabled(done.plugin.key, False, args.scope, root)  # an update does not turn it back on
         version = f" {done.version}" if done.version != "unknown" else ""
-        return [f"{'Installed' if args.action == 'install' else 'Updated'} {done.plugin.key}{version} "
-                f"({args.scope} scope){scope_note}.", *brought(done.brings)]
+        return [
+            f"{'Installed' if args.action == 'install' else 'Updated'} {done.plugin.key}{version} "
+            f"({args.scope} scope){scope_note}.",
+            *brought(done.brings),
+        ]
     if args.action == "uninstall":
         return [f"Uninstalled {store.uninstall(args.plugin, args.scope, root)} ({args.scope} scope){scope_note}."]
     key = store.require_installed(args.plugin, root) if args.action == "enable" else _known_key(args.plugin, root)
@@ -135,7 +159,8 @@ def brought(lines: list[str]) -> list[str]:
 
     runs = any(line.endswith("(runs a command)") or line.startswith("MCP server") for line in lines)
     return ([f"  {visible(line)}" for line in lines] or ["  nothing agentcli uses"]) + (
-        ["Its hooks and MCP servers run in the OS sandbox, in sessions from now on."] if runs else [])
+        ["Its hooks and MCP servers run in the OS sandbox, in sessions from now on."] if runs else []
+    )
 
 
 async def _ask(question: str) -> bool:

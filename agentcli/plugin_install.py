@@ -22,15 +22,26 @@ from typing import Any
 from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
-from .plugin_sources import GITHUB, PluginCommandError as PluginCommandError, fetch_source
-from .plugins import (APPROVED_ENTRY, MARKETPLACE_FILE, brings, installed, known_marketplaces, marketplace_entries,
-                      plugin_entry, plugins_home, read_json, settings_file)
+from .plugin_sources import GITHUB, fetch_source
+from .plugin_sources import PluginCommandError as PluginCommandError
+from .plugins import (
+    APPROVED_ENTRY,
+    MARKETPLACE_FILE,
+    brings,
+    installed,
+    known_marketplaces,
+    marketplace_entries,
+    plugin_entry,
+    plugins_home,
+    read_json,
+    settings_file,
+)
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
@@ -71,8 +82,10 @@ def add_marketplace(source: str) -> str:
             name = _marketplace_name(temp / "clone")
             location = home / name
             if location.exists():
-                raise PluginCommandError(f"a marketplace named {name} is already added; 'agentcli plugin marketplace "
-                                         f"update {name}' refreshes it")
+                raise PluginCommandError(
+                    f"a marketplace named {name} is already added; 'agentcli plugin marketplace "
+                    f"update {name}' refreshes it"
+                )
             (temp / "clone").rename(location)
         finally:
             shutil.rmtree(temp, ignore_errors=True)
@@ -88,7 +101,7 @@ def _marketplace_name(location: Path) -> str:
     data = read_json(location / MARKETPLACE_FILE)
     name = data.get("name")
     if not data or not isinstance(data.get("plugins"), list):
-        raise PluginCommandError(f"{location} has no usable {MARKETPLACE_FILE} (a JSON object with a \"plugins\" list)")
+        raise PluginCommandError(f'{location} has no usable {MARKETPLACE_FILE} (a JSON object with a "plugins" list)')
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise PluginCommandError(f"the marketplace name {name!r} may only use letters, digits, '-', '_' and '.'")
     return name
@@ -142,11 +155,17 @@ def split_key(spec: str) -> tuple[str, str]:
     name, _, market = spec.partition("@")
     if market:
         return name, market
-    having = [m for m, entry in known_marketplaces().items()
-              if any(e.get("name") == name for e in marketplace_entries(Path(str(entry.get("installLocation")))))]
+    having = [
+        m
+        for m, entry in known_marketplaces().items()
+        if any(e.get("name") == name for e in marketplace_entries(Path(str(entry.get("installLocation")))))
+    ]
     if len(having) != 1:
-        raise PluginCommandError(f"no marketplace offers {name}" if not having else
-                                 f"{name} is offered by {', '.join(having)}; say which as {name}@MARKETPLACE")
+        raise PluginCommandError(
+            f"no marketplace offers {name}"
+            if not having
+            else f"{name} is offered by {', '.join(having)}; say which as {name}@MARKETPLACE"
+        )
     return name, having[0]
 
 
@@ -155,6 +174,7 @@ class Prepared:
     """A plugin copied into Claude Code's cache but not yet recorded or enabled: what installing asks about.
     ``finish`` records and enables it; ``drop`` leaves things as they were. While it waits, the copy recorded at
     ``dest`` (the same version installed before) stays as the user said yes to: the new one waits in ``staged``."""
+
     key: str
     dest: Path
     sha: str
@@ -170,9 +190,14 @@ class Prepared:
                 shutil.rmtree(gone, ignore_errors=True)
             plugin = read_plugin(self.dest, key=self.key, entry=plugin_entry(self.key, self.dest))
             self.done = Installed(plugin, brings(plugin), self.done.version)
-        record: dict[str, Any] = {"scope": scope, "installPath": str(self.dest), "version": self.done.version,
-                                  "installedAt": now(), "lastUpdated": now(), **({"gitCommitSha": self.sha} if self.sha
-                                                                                 else {})}
+        record: dict[str, Any] = {
+            "scope": scope,
+            "installPath": str(self.dest),
+            "version": self.done.version,
+            "installedAt": now(),
+            "lastUpdated": now(),
+            **({"gitCommitSha": self.sha} if self.sha else {}),
+        }
         if scope != "user":
             record["projectPath"] = str(root.resolve())
         _record(self.key, record, scope, root)
@@ -208,8 +233,14 @@ def prepare(spec: str) -> Prepared:
             raise PluginCommandError(f"the plugin {key} cannot be used: its {APPROVED_ENTRY.parent} is a link")
         write_json(temp / "plugin" / APPROVED_ENTRY, entry)  # what the user is shown: a later marketplace adds nothing
         manifest = read_json(temp / "plugin" / ".claude-plugin" / "plugin.json")
-        version = next((v for v in (entry.get("version"), manifest.get("version"), sha[:12]) if isinstance(v, str)
-                        and NAME.fullmatch(v)), "unknown")
+        version = next(
+            (
+                v
+                for v in (entry.get("version"), manifest.get("version"), sha[:12])
+                if isinstance(v, str) and NAME.fullmatch(v)
+            ),
+            "unknown",
+        )
         dest = cache / version
         staged = dest if not dest.exists() else Path(tempfile.mkdtemp(dir=cache, prefix=".staged-")) / version
         (temp / "plugin").rename(staged)
@@ -227,8 +258,11 @@ def prepare(spec: str) -> Prepared:
 def _record(key: str, record: dict[str, Any], scope: str, root: Path) -> None:
     table = installed()
     base = str(root.resolve())
-    kept = [e for e in table.get(key, []) if not (e.get("scope") == scope and (scope == "user"
-                                                                               or e.get("projectPath") == base))]
+    kept = [
+        e
+        for e in table.get(key, [])
+        if not (e.get("scope") == scope and (scope == "user" or e.get("projectPath") == base))
+    ]
     table[key] = [*kept, record]
     write_json(plugins_home() / "installed_plugins.json", {"version": 2, "plugins": table})
 
@@ -265,8 +299,9 @@ def uninstall(spec: str, scope: str, root: Path) -> str:
     key = require_installed(spec, root)
     table = installed()
     base = str(root.resolve())
-    gone = [e for e in table.get(key, []) if e.get("scope") == scope and (scope == "user"
-                                                                           or e.get("projectPath") == base)]
+    gone = [
+        e for e in table.get(key, []) if e.get("scope") == scope and (scope == "user" or e.get("projectPath") == base)
+    ]
     if not gone:
         raise PluginCommandError(f"{key} is not installed in the {scope} scope here")
     table[key] = [e for e in table[key] if e not in gone]

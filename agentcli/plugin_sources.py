@@ -41,8 +41,10 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str) -> str:
         return git.head_commit(location)
     kind = source.get("source") if isinstance(source, dict) else None
     if not isinstance(source, dict) or kind not in GIT_KINDS:
-        raise PluginCommandError(f"agentcli cannot install {name}: its source {json.dumps(source)[:200]} is of a kind "
-                                 "it does not fetch (a folder in the marketplace, github, url, git-subdir)")
+        raise PluginCommandError(
+            f"agentcli cannot install {name}: its source {json.dumps(source)[:200]} is of a kind "
+            "it does not fetch (a folder in the marketplace, github, url, git-subdir)"
+        )
     where = str(source.get("repo") if kind == "github" else source.get("url", ""))
     url = _url(where, name, shorthand=kind in ("github", "git-subdir"))
     clone = dest if kind != "git-subdir" else dest.parent / f".{dest.name}-clone"
@@ -54,7 +56,7 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str) -> str:
         if kind == "git-subdir":
             path = source.get("path")
             if not isinstance(path, str) or not path.strip():
-                raise PluginCommandError(f"the git-subdir source of {name} names no \"path\" inside {url}")
+                raise PluginCommandError(f'the git-subdir source of {name} names no "path" inside {url}')
             _copy_inside(clone, path, dest, f"the path {path!r} of {name}", url)
     finally:
         if clone != dest:

@@ -56,13 +56,21 @@ def brings(plugin: Plugin) -> list[str]:
     from .core.engine.custom_commands import load_commands
     from .core.engine.skills import load_skills
 
-    rules = [(f"command {name}", command.allowed_tools)
-             for name, command in load_commands(plugin.root, [], sources=(), plugins=[plugin]).items()]
-    rules += [(f"skill {name}", skill.allowed_tools)
-              for name, skill in load_skills(plugin.root, [], sources=(), plugins=[plugin]).items()]
-    return plugin.brings([f"{what} allowed-tools: {', '.join(tools)} (run without asking while it is used)"
-                          for what, tools in sorted(rules) if what.split(" ", 1)[1].startswith(f"{plugin.name}:")
-                          and tools])
+    rules = [
+        (f"command {name}", command.allowed_tools)
+        for name, command in load_commands(plugin.root, [], sources=(), plugins=[plugin]).items()
+    ]
+    rules += [
+        (f"skill {name}", skill.allowed_tools)
+        for name, skill in load_skills(plugin.root, [], sources=(), plugins=[plugin]).items()
+    ]
+    return plugin.brings(
+        [
+            f"{what} allowed-tools: {', '.join(tools)} (run without asking while it is used)"
+            for what, tools in sorted(rules)
+            if what.split(" ", 1)[1].startswith(f"{plugin.name}:") and tools
+        ]
+    )
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -78,8 +86,11 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 def known_marketplaces() -> dict[str, dict[str, Any]]:
-    return {name: entry for name, entry in read_json(plugins_home() / "known_marketplaces.json").items()
-            if isinstance(entry, dict)}
+    return {
+        name: entry
+        for name, entry in read_json(plugins_home() / "known_marketplaces.json").items()
+        if isinstance(entry, dict)
+    }
 
 
 def installed() -> dict[str, list[dict[str, Any]]]:
@@ -125,7 +136,10 @@ def install_path(key: str, root: Path) -> Path | None:
         path = entry.get("installPath")
         if isinstance(path, str) and Path(path).is_dir():
             return Path(path)
-    listed, location = marketplace_entry(key), known_marketplaces().get(key.partition("@")[2], {}).get("installLocation")
+    listed, location = (
+        marketplace_entry(key),
+        known_marketplaces().get(key.partition("@")[2], {}).get("installLocation"),
+    )
     source = listed.get("source") if listed is not None else None
     if isinstance(source, str) and isinstance(location, str):
         folder = (Path(location) / source).resolve()
@@ -155,8 +169,14 @@ def marketplace_entry(key: str) -> dict[str, Any] | None:
     return next((e for e in marketplace_entries(Path(location)) if e.get("name") == name), None)
 
 
-def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sources: Collection[str] = SCOPES,
-                    warnings: list[str] | None = None) -> list[Plugin]:
+def enabled_plugins(
+    root: Path,
+    *,
+    trusted: bool,
+    dirs: Sequence[str] = (),
+    sources: Collection[str] = SCOPES,
+    warnings: list[str] | None = None,
+) -> list[Plugin]:
     """The plugins this run loads: those enabled in Claude Code's settings and installed, then ``--plugin-dir``'s.
     Each that cannot be loaded adds one sentence to ``warnings``."""
     found: list[str] = [] if warnings is None else warnings
@@ -164,8 +184,7 @@ def enabled_plugins(root: Path, *, trusted: bool, dirs: Sequence[str] = (), sour
     for key, project in enabled_keys(root, trusted=trusted, sources=sources).items():
         folder = install_path(key, root)
         if folder is None:
-            found.append(f"The plugin {key} is enabled but not installed; 'agentcli plugin install {key}' "
-                         "installs it.")
+            found.append(f"The plugin {key} is enabled but not installed; 'agentcli plugin install {key}' installs it.")
             continue
         try:
             plugin = read_plugin(folder, key=key, project=project, entry=plugin_entry(key, folder))
@@ -203,7 +222,11 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         for key in sorted(k for k, on in (table if isinstance(table, dict) else {}).items() if on is True and k in own):
             folder = install_path(key, root)
             try:
-                lines = brings(read_plugin(folder, key=key, project=True, entry=plugin_entry(key, folder))) if folder else []
+                lines = (
+                    brings(read_plugin(folder, key=key, project=True, entry=plugin_entry(key, folder)))
+                    if folder
+                    else []
+                )
             except PluginError as exc:
                 lines = [f"malformed: {exc}"]
             asks.append(f"plugin {key} ({'installed' if folder else 'not installed'}; enabled by this workspace)")
@@ -211,8 +234,10 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
             content[key] = lines
         extra = data.get("extraKnownMarketplaces")
         for name, entry in sorted((extra if isinstance(extra, dict) else {}).items()):
-            asks.append(f"marketplace {name}: {json.dumps(entry.get('source') if isinstance(entry, dict) else entry)} "
-                        "(add it with 'agentcli plugin marketplace add')")
+            asks.append(
+                f"marketplace {name}: {json.dumps(entry.get('source') if isinstance(entry, dict) else entry)} "
+                "(add it with 'agentcli plugin marketplace add')"
+            )
             content[f"marketplace {name}"] = entry
         if asks:
             sources.append((path, asks, content))

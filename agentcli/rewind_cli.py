@@ -30,5 +30,7 @@ def run_rewind(args: argparse.Namespace, root: Path) -> int:
         code = 1 if restore.changed_by_hand else 0
     if conversation:
         saved.rewind_conversation(args.to)
-        print(f"The conversation now ends before prompt {args.to}; 'agentcli --resume {saved.id}' carries on from there.")
+        print(
+            f"The conversation now ends before prompt {args.to}; 'agentcli --resume {saved.id}' carries on from there."
+        )
     return code

@@ -8,16 +8,28 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from .core.door import SessionError, SessionInfo, checkpoint_bytes, child_records, find_session, in_use, list_sessions, \
-    read_records, replay_events, session_info, subagent_record
+from .core.door import (
+    SessionError,
+    SessionInfo,
+    checkpoint_bytes,
+    child_records,
+    find_session,
+    in_use,
+    list_sessions,
+    read_records,
+    replay_events,
+    session_info,
+    subagent_record,
+)
 from .core.events import SubagentFinished
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
-from .ui.transcript_text import clip, item_lines, local_time, main_lines, plural, subagent_lines
 from .ui.transcript import Transcript
+from .ui.transcript_text import clip, item_lines, local_time, main_lines, plural, subagent_lines
 from .ui.view import SessionView
 
 
@@ -58,8 +70,13 @@ def list_lines(sessions: list[SessionInfo], everywhere: bool, width: int = 100_0
     fit, and keeps at least MIN_PROMPT characters where the counts (GIVE_WAY) and the workspace can make room."""
     places = [short_path(s.cwd) for s in sessions]
     place_width = min(max(len(p) for p in places), 40) if everywhere else 0
-    columns: dict[str, tuple[int, str]] = {"ID": (max(len(s.id) for s in sessions), "<"), "STARTED": (16, "<"),
-                                           "TURNS": (5, ">"), "AGENTS": (6, ">"), "TOKENS": (7, ">")}
+    columns: dict[str, tuple[int, str]] = {
+        "ID": (max(len(s.id) for s in sessions), "<"),
+        "STARTED": (16, "<"),
+        "TURNS": (5, ">"),
+        "AGENTS": (6, ">"),
+        "TOKENS": (7, ">"),
+    }
     if everywhere:
         columns["WORKSPACE"] = (place_width, "<")
 
@@ -79,9 +96,14 @@ def list_lines(sessions: list[SessionInfo], everywhere: bool, width: int = 100_0
 
     yield line({name: name for name in columns}, "FIRST PROMPT")
     for session, place in zip(sessions, places, strict=True):
-        cells = {"ID": session.id, "STARTED": local_time(session.started), "TURNS": str(session.turns),
-                 "AGENTS": str(len(session.subagents)), "TOKENS": tokens(session.usage.total_tokens),
-                 "WORKSPACE": clip(place, place_width)}
+        cells = {
+            "ID": session.id,
+            "STARTED": local_time(session.started),
+            "TURNS": str(session.turns),
+            "AGENTS": str(len(session.subagents)),
+            "TOKENS": tokens(session.usage.total_tokens),
+            "WORKSPACE": clip(place, place_width),
+        }
         yield line(cells, damage_mark(session) + (one_line(session.first_prompt) or "(no prompt)"))
 
 
@@ -158,13 +180,19 @@ def stamp(record: dict[str, Any]) -> float:
 def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> Iterator[str]:
     info = session_info(path)
     yield f"Session {info.id} · started {local_time(info.started)} · {info.model or 'unknown model'}"
-    yield f"Workspace: {info.cwd or '?'}" + (f" · forked from {info.forked_from}" if info.forked_from else "") \
+    yield (
+        f"Workspace: {info.cwd or '?'}"
+        + (f" · forked from {info.forked_from}" if info.forked_from else "")
         + (" · open in another agentcli now" if live else "")
+    )
     view, _ = replay(records)
     yield from main_lines(view, live=live)
     yield ""
-    agents = f" · subagents: {', '.join(info.subagents)} (show one with --agent {info.subagents[0]})" \
-        if info.subagents else ""
+    agents = (
+        f" · subagents: {', '.join(info.subagents)} (show one with --agent {info.subagents[0]})"
+        if info.subagents
+        else ""
+    )
     kept = checkpoint_bytes(path.parent / path.stem / "checkpoints")
     saved = f" · checkpoints {kept / 1e6:.1f} MB (agentcli rewind {info.id} --list)" if kept else ""
     yield f"── {plural(info.turns, 'turn')} · {tokens(info.usage.total_tokens)} tokens{agents}{saved}"
@@ -173,7 +201,8 @@ def main_transcript(records: list[dict[str, Any]], path: Path, live: bool) -> It
 
 def worktree_lines(info: SessionInfo) -> Iterator[str]:
     """The session's subagent worktrees not yet merged or discarded, and how to deal with them."""
-    from .core.door import WorktreeError, worktree_lines as lines_of, worktree_listing
+    from .core.door import WorktreeError, worktree_listing
+    from .core.door import worktree_lines as lines_of
 
     try:
         kept = [w for w in worktree_listing(Path(info.cwd)) if w.session == info.id] if info.cwd else []
@@ -210,4 +239,4 @@ def one_line(text: str) -> str:
 
 def short_path(path: str) -> str:
     home = str(Path.home())
-    return "~" + path[len(home):] if path and path.startswith(home + "/") else path
+    return "~" + path[len(home) :] if path and path.startswith(home + "/") else path

@@ -32,8 +32,11 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
-SOURCE_OF = {".claude/settings.json": "project", ".claude/settings.local.json": "local",  # a workspace file's source
-             ".agentcli/settings.toml": "project"}
+SOURCE_OF = {
+    ".claude/settings.json": "project",
+    ".claude/settings.local.json": "local",  # a workspace file's source
+    ".agentcli/settings.toml": "project",
+}
 
 
 def _read_claude(path: Path) -> dict[str, Any]:
@@ -70,8 +73,9 @@ def from_claude_settings(data: Any) -> dict[str, Any]:
     return values
 
 
-def project_files(root: Path, sources: tuple[str, ...] | list[str] = SETTING_SOURCES
-                  ) -> list[tuple[Path, dict[str, Any]]]:
+def project_files(
+    root: Path, sources: tuple[str, ...] | list[str] = SETTING_SOURCES
+) -> list[tuple[Path, dict[str, Any]]]:
     """The workspace's settings files of ``sources`` that say something, weakest first, each with its settings."""
     found = [(root / name, _read_claude(root / name)) for name in CLAUDE_SETTINGS if SOURCE_OF[name] in sources]
     if SOURCE_OF[".agentcli/settings.toml"] in sources:

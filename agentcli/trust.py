@@ -20,9 +20,10 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import paths
 from .config import ConfigError, project_settings_sources
@@ -60,11 +61,22 @@ def _git_sources(root: Path) -> list[Source]:
     by_file: dict[str, list[tuple[str, str]]] = {}
     for file, key, value in repository_config(root, REPOSITORY_TRUST):
         by_file.setdefault(file, []).append((key, value))
-    found = [Source(Path(file), tuple(f"{key} = {value} " + ("(git reads that file's settings too)" if ".path" in key
-                                                             and key.startswith("include") else
-                                                             "(git run through bash would run it)")
-                                      for key, value in items), [list(item) for item in items])
-             for file, items in by_file.items()]
+    found = [
+        Source(
+            Path(file),
+            tuple(
+                f"{key} = {value} "
+                + (
+                    "(git reads that file's settings too)"
+                    if ".path" in key and key.startswith("include")
+                    else "(git run through bash would run it)"
+                )
+                for key, value in items
+            ),
+            [list(item) for item in items],
+        )
+        for file, items in by_file.items()
+    ]
     hooks = repository_hooks(root)
     if hooks:
         digests = []
@@ -73,8 +85,13 @@ def _git_sources(root: Path) -> list[Source]:
                 digests.append([hook.name, hashlib.sha256(hook.read_bytes()).hexdigest()])
             except OSError:
                 digests.append([hook.name, ""])
-        found.append(Source(hooks[0].parent, tuple(f"hook {hook.name} (git runs it on commit, checkout, merge "
-                                                   "and the like)" for hook in hooks), digests))
+        found.append(
+            Source(
+                hooks[0].parent,
+                tuple(f"hook {hook.name} (git runs it on commit, checkout, merge and the like)" for hook in hooks),
+                digests,
+            )
+        )
     return found
 
 
@@ -118,14 +135,14 @@ class Request:
         for source in self.sources:
             out.append(visible(self.name(source.path)))
             items = [f"  {visible(item)}" for item in source.asks]
-            out += [f"{line}{NEW}" if mark_new and self.before and line not in self.before else line
-                    for line in items]
+            out += [f"{line}{NEW}" if mark_new and self.before and line not in self.before else line for line in items]
         return out
 
     def summary(self) -> str:
         """The files and items on one line, for warnings."""
-        return visible("; ".join(f"{self.name(s.path)}: {', '.join(item.split(' (')[0] for item in s.asks)}"
-                                 for s in self.sources))
+        return visible(
+            "; ".join(f"{self.name(s.path)}: {', '.join(item.split(' (')[0] for item in s.asks)}" for s in self.sources)
+        )
 
 
 def visible(text: str) -> str:
@@ -181,8 +198,11 @@ def answer_for(request: Request) -> bool | None:
 def remember(request: Request, trusted: bool) -> None:
     workspaces = remembered()
     workspaces[str(request.root)] = {
-        "trusted": trusted, "digest": request.digest, "asks": request.lines(),
-        "decided": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+        "trusted": trusted,
+        "digest": request.digest,
+        "asks": request.lines(),
+        "decided": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
     try:
         _save(workspaces)
     except OSError as exc:
@@ -212,8 +232,9 @@ class Outcome:
     notice: str = ""  # one line to show: what was ignored, or that the answer could not be saved
 
 
-def settle(root: Path, *, flag: bool = False, ask: Callable[[Request], bool | None] | None = None,
-           headless: bool = False) -> Outcome:
+def settle(
+    root: Path, *, flag: bool = False, ask: Callable[[Request], bool | None] | None = None, headless: bool = False
+) -> Outcome:
     """Whether this workspace's widening settings apply to this run.
 
     Trusted when nothing asks for trust, with ``--trust-workspace`` (``flag``, this run only), or
@@ -237,11 +258,18 @@ def settle(root: Path, *, flag: bool = False, ask: Callable[[Request], bool | No
                 unsaved = f"{exc} agentcli asks again next time."
     if answer:
         return Outcome(True, unsaved)
-    how = ("pass --trust-workspace to apply it" if headless
-           else f"'agentcli trust revoke {request.root}' asks again" if answer is False and not unsaved
-           else "start agentcli here to review it")
-    return Outcome(False, f"This workspace is not trusted, so agentcli ignores what widens permissions in "
-                          f"{request.summary()}; {how}.{' ' + unsaved if unsaved else ''}")
+    how = (
+        "pass --trust-workspace to apply it"
+        if headless
+        else f"'agentcli trust revoke {request.root}' asks again"
+        if answer is False and not unsaved
+        else "start agentcli here to review it"
+    )
+    return Outcome(
+        False,
+        f"This workspace is not trusted, so agentcli ignores what widens permissions in "
+        f"{request.summary()}; {how}.{' ' + unsaved if unsaved else ''}",
+    )
 
 
 # ------------------------------------------------------------------ agentcli trust list|revoke
@@ -251,8 +279,11 @@ def run_trust_command(action: str, path: str | None, out: Any, err: Any) -> int:
     if action == "list":
         workspaces = remembered()
         if not workspaces:
-            print("No trust answers are remembered yet; agentcli asks in each workspace whose files "
-                  "ask for wider permissions.", file=out)
+            print(
+                "No trust answers are remembered yet; agentcli asks in each workspace whose files "
+                "ask for wider permissions.",
+                file=out,
+            )
             return 0
         for key in sorted(workspaces):
             entry = workspaces[key]

@@ -14,26 +14,56 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import machine, report
 from .common import REPO_ROOT
 from .stats import Section
 
 DOC = REPO_ROOT / "docs" / "benchmarks.md"
-NAMES = ("startup", "search", "stream", "session", "transcript", "loop", "delegation", "parallel", "claude", "acp", "mentions",
-         "ondemand", "cache", "review", "lsp", "lsperrand", "attempts")
+NAMES = (
+    "startup",
+    "search",
+    "stream",
+    "session",
+    "transcript",
+    "loop",
+    "delegation",
+    "parallel",
+    "claude",
+    "acp",
+    "mentions",
+    "ondemand",
+    "cache",
+    "review",
+    "lsp",
+    "lsperrand",
+    "attempts",
+)
 
 
 def _measures(work: Path) -> dict[str, tuple[str, Callable[[], Section]]]:
     from . import acp as acp_bench
-    from . import attempts_cost
+    from . import (
+        attempts_cost,
+        bigrepo,
+        claude_code,
+        delegation,
+        long_render,
+        loop_overhead,
+        lsp_errand,
+        mentions,
+        on_demand,
+        parallel,
+        prompt_cache,
+        render,
+        review_cost,
+        search,
+        startup,
+        transcript,
+    )
     from . import lsp as lsp_bench
-    from . import lsp_errand
-    from . import (bigrepo, claude_code, delegation, long_render, loop_overhead, mentions, on_demand, parallel,
-                   prompt_cache, render, review_cost, search,
-                   startup, transcript)
 
     big: list[bigrepo.BigRepo] = []
 
@@ -67,9 +97,15 @@ def _isolate(home: Path) -> None:
     os.environ["AGENTCLI_HOME"] = str(home / "agentcli")
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")
     os.environ["XDG_DATA_HOME"] = str(home / "data")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN",
-                 "AGENTCLI_MODEL", "AGENTCLI_PERMISSION_MODE",
-                 "CLAUDE_CONFIG_DIR"):  # else Claude Code would use (and write) the user's own config
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_MODEL",
+        "ANTHROPIC_AUTH_TOKEN",
+        "AGENTCLI_MODEL",
+        "AGENTCLI_PERMISSION_MODE",
+        "CLAUDE_CONFIG_DIR",
+    ):  # else Claude Code would use (and write) the user's own config
         os.environ.pop(name, None)
 
 

@@ -34,8 +34,14 @@ async def _acp_runs(server: StandIn, ws: Path, runs: int) -> list[float]:
 
     client = FirstChunk()
     times: list[float] = []
-    async with acp.spawn_agent_process(client, str(BIN / "agentcli"), "acp", cwd=ws, env=api_env(server),
-                                       transport_kwargs={"stderr": subprocess.DEVNULL}) as (conn, _process):
+    async with acp.spawn_agent_process(
+        client,
+        str(BIN / "agentcli"),
+        "acp",
+        cwd=ws,
+        env=api_env(server),
+        transport_kwargs={"stderr": subprocess.DEVNULL},
+    ) as (conn, _process):
         await conn.initialize(protocol_version=1)
         for _ in range(runs + 1):  # the first is a warm-up
             new = await conn.new_session(cwd=str(ws), mcp_servers=[])
@@ -51,8 +57,14 @@ async def _acp_runs(server: StandIn, ws: Path, runs: int) -> list[float]:
 def _headless_run(server: StandIn, ws: Path) -> float:
     """Launch to the first byte of the answer on standard output."""
     started = time.monotonic()
-    proc = subprocess.Popen([str(BIN / "agentcli"), "-p", "hi"], cwd=ws, env=api_env(server),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(BIN / "agentcli"), "-p", "hi"],
+        cwd=ws,
+        env=api_env(server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdout is not None
     proc.stdout.read(1)
     elapsed = (time.monotonic() - started) * 1000
@@ -70,11 +82,18 @@ def run(work: Path, runs: int = 5) -> Section:
         ours = asyncio.run(_acp_runs(server, ws, runs))
         _headless_run(server, ws)
         theirs = [_headless_run(server, ws) for _ in range(runs)]
-    section.compare("ACP prompt to first agent_message_chunk", ours, "agentcli -p: launch to the answer", theirs,
-                    digits=0, note="the editor's process is already running and its session open, as in Zed; "
-                                   "-p starts a process per prompt")
-    section.notes.append(f"{runs} runs each after one warm-up, on the same stand-in server (a one-line answer). ACP: "
-                         "`agentcli acp` driven by the ACP SDK's client over stdio; each run opens a session "
-                         "(`session/new`), then times `session/prompt` to the first `agent_message_chunk`. `-p`: "
-                         "`agentcli -p hi` from launch to the first byte of its answer on standard output.")
+    section.compare(
+        "ACP prompt to first agent_message_chunk",
+        ours,
+        "agentcli -p: launch to the answer",
+        theirs,
+        digits=0,
+        note="the editor's process is already running and its session open, as in Zed; -p starts a process per prompt",
+    )
+    section.notes.append(
+        f"{runs} runs each after one warm-up, on the same stand-in server (a one-line answer). ACP: "
+        "`agentcli acp` driven by the ACP SDK's client over stdio; each run opens a session "
+        "(`session/new`), then times `session/prompt` to the first `agent_message_chunk`. `-p`: "
+        "`agentcli -p hi` from launch to the first byte of its answer on standard output."
+    )
     return section

@@ -22,8 +22,12 @@ class BareApp(App[None]):
     TextArea { height: 3; }
     OptionList { display: none; }
     """
-    BINDINGS = [Binding("escape", "noop", "Interrupt"), Binding("ctrl+t", "noop", "Panel"),
-                Binding("ctrl+o", "noop", "Transcript"), Binding("ctrl+q", "quit", "Quit")]
+    BINDINGS = [
+        Binding("escape", "noop", "Interrupt"),
+        Binding("ctrl+t", "noop", "Panel"),
+        Binding("ctrl+o", "noop", "Transcript"),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
 
     def compose(self) -> ComposeResult:
         with Horizontal():

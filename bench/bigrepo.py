@@ -15,8 +15,28 @@ from pathlib import Path
 
 SYMBOL = "RequestRouter"
 DEFINED_IN = "src/pkg_17/routing.py"
-WORDS = ("user", "order", "cache", "token", "session", "invoice", "report", "queue", "event", "payload",
-         "client", "record", "stream", "config", "metric", "account", "ledger", "shard", "batch", "route")
+WORDS = (
+    "user",
+    "order",
+    "cache",
+    "token",
+    "session",
+    "invoice",
+    "report",
+    "queue",
+    "event",
+    "payload",
+    "client",
+    "record",
+    "stream",
+    "config",
+    "metric",
+    "account",
+    "ledger",
+    "shard",
+    "batch",
+    "route",
+)
 
 
 @dataclass(frozen=True)
@@ -27,13 +47,20 @@ class BigRepo:
     bytes: int
 
     def describe(self) -> str:
-        return (f"{self.tracked:,} tracked files + {self.ignored:,} ignored (node_modules/, build/), "
-                f"{self.bytes / 1e6:.0f} MB")
+        return (
+            f"{self.tracked:,} tracked files + {self.ignored:,} ignored (node_modules/, build/), "
+            f"{self.bytes / 1e6:.0f} MB"
+        )
 
 
 def _py_module(rng: random.Random, pkg: int, mod: int, uses_symbol: bool) -> str:
-    lines = ['"""Module {}.{}: {} handling."""'.format(pkg, mod, rng.choice(WORDS)), "", "import logging",
-             "from dataclasses import dataclass", ""]
+    lines = [
+        f'"""Module {pkg}.{mod}: {rng.choice(WORDS)} handling."""',
+        "",
+        "import logging",
+        "from dataclasses import dataclass",
+        "",
+    ]
     if uses_symbol:
         lines += [f"from ..pkg_17.routing import {SYMBOL}", ""]
     lines += ["log = logging.getLogger(__name__)", ""]
@@ -50,8 +77,12 @@ def _py_module(rng: random.Random, pkg: int, mod: int, uses_symbol: bool) -> str
             "",
         ]
     if uses_symbol:
-        lines += ["def make_router():", f"    router = {SYMBOL}(prefix='/{rng.choice(WORDS)}')",
-                  "    return router", ""]
+        lines += [
+            "def make_router():",
+            f"    router = {SYMBOL}(prefix='/{rng.choice(WORDS)}')",
+            "    return router",
+            "",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -74,15 +105,20 @@ def _routing_module() -> str:
 
 def _ts_module(rng: random.Random, i: int) -> str:
     a = rng.choice(WORDS)
-    body = "\n".join(f"export function {a}{n}(x: number): number {{\n  return x * {n} + {i};\n}}\n"
-                     for n in range(rng.randint(5, 10)))
+    body = "\n".join(
+        f"export function {a}{n}(x: number): number {{\n  return x * {n} + {i};\n}}\n"
+        for n in range(rng.randint(5, 10))
+    )
     return f"// {a} helpers\nimport {{ {SYMBOL}Client }} from './api';\n\n{body}"
 
 
 def _md_doc(rng: random.Random, i: int) -> str:
     topic = rng.choice(WORDS)
-    return f"# {topic.title()} guide {i}\n\n" + "\n".join(
-        f"- The {topic} step {n} uses `{rng.choice(WORDS)}_{rng.choice(WORDS)}`." for n in range(30)) + "\n"
+    return (
+        f"# {topic.title()} guide {i}\n\n"
+        + "\n".join(f"- The {topic} step {n} uses `{rng.choice(WORDS)}_{rng.choice(WORDS)}`." for n in range(30))
+        + "\n"
+    )
 
 
 def _write(path: Path, text: str) -> int:
@@ -120,8 +156,10 @@ def generate(root: Path, packages: int = 40, modules: int = 60) -> BigRepo:
         tracked += 1
     # Ignored: vendored packages and build output, both full of matches a search must skip.
     for i in range(3000):
-        size += _write(root / f"node_modules/lib_{i // 50:02d}/dist/file_{i:04d}.js",
-                       f"// vendored\nclass {SYMBOL} {{ constructor() {{ this.n = {i}; }} }}\n" * 20)
+        size += _write(
+            root / f"node_modules/lib_{i // 50:02d}/dist/file_{i:04d}.js",
+            f"// vendored\nclass {SYMBOL} {{ constructor() {{ this.n = {i}; }} }}\n" * 20,
+        )
         ignored += 1
     for i in range(1500):
         pkg, mod = divmod(i, modules)

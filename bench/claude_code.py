@@ -28,8 +28,12 @@ from .terminal import Tmux
 DOWNLOAD_TIMEOUT = 900  # seconds for pip to fetch the wheel
 # Offline: without the last one it clones its plugin marketplace from GitHub in the background (two
 # git processes competing for the CPU) even with nonessential traffic disabled.
-QUIET = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-         "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1"}
+QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+}
 # Its input box: a line that starts with the prompt sign between two rules (its dialogs put the sign
 # before a choice, never between rules).
 READY = re.compile(r"^─{20,}\n❯[^\n]*\n─{20,}$", re.MULTILINE)
@@ -54,9 +58,22 @@ def claude_binary() -> tuple[Path | None, str]:
     wheels = sorted(cache.glob("claude_agent_sdk-*.whl"))
     if not wheels:
         try:
-            proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                                   "--dest", str(cache), "claude-agent-sdk"], capture_output=True, text=True,
-                                  timeout=DOWNLOAD_TIMEOUT)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--dest",
+                    str(cache),
+                    "claude-agent-sdk",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=DOWNLOAD_TIMEOUT,
+            )
         except subprocess.TimeoutExpired:
             return None, f"pip download claude-agent-sdk took longer than {DOWNLOAD_TIMEOUT} s"
         wheels = sorted(cache.glob("claude_agent_sdk-*.whl"))
@@ -79,8 +96,15 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     started = time.monotonic()
     # stdin closed: with it an open pipe, Claude Code waits about 2 s for piped input before its request,
     # and agentcli -p waits for the pipe's end.
-    proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, timeout=120)
+    proc = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+    )
     exited = time.monotonic()
     if server.rejections:
         raise RuntimeError(f"the stand-in refused a request of {Path(argv[0]).name}: {server.rejections[0][1][:150]}")
@@ -97,14 +121,19 @@ def seed_home(home: Path, ws: Path, version: str) -> None:
     ``hasTrustDialogAccepted`` whether to trust it, and without the key's last 20 characters among the approved
     ``customApiKeyResponses`` whether to use the ANTHROPIC_API_KEY it found."""
     project = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True, "allowedTools": []}
-    config = {"hasCompletedOnboarding": True, "lastOnboardingVersion": version, "theme": "dark",
-              "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
-              "projects": {str(ws.resolve()): project}}
+    config = {
+        "hasCompletedOnboarding": True,
+        "lastOnboardingVersion": version,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {str(ws.resolve()): project},
+    }
     (home / ".claude.json").write_text(json.dumps(config, indent=2))
 
 
-def _ready_then_echo(term: Tmux, argv: list[str], cwd: Path, env: dict[str, str], marker: str | re.Pattern[str],
-                     timeout: float = 30.0) -> tuple[float, float]:
+def _ready_then_echo(
+    term: Tmux, argv: list[str], cwd: Path, env: dict[str, str], marker: str | re.Pattern[str], timeout: float = 30.0
+) -> tuple[float, float]:
     """Launch in a fresh tmux session; (launch → ``marker`` shows, launch → a word typed the moment it showed
     is on screen), in ms. The second says when the prompt really takes keys: an app may draw it earlier."""
     name, started = term.launch(argv, cwd, env)
@@ -117,13 +146,14 @@ def _ready_then_echo(term: Tmux, argv: list[str], cwd: Path, env: dict[str, str]
         term.kill(name)
 
 
-def measure_tui(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path,
-                runs: int) -> None:
+def measure_tui(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path, runs: int) -> None:
     """Launch to the ready prompt in tmux 120×40, Claude Code's input box against agentcli's welcome line
     (as Startup times agentcli), and launch to a word typed at that moment showing in each."""
     env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
-    launches = {"agentcli": ([str(BIN / "agentcli")], env, TUI_READY),
-                "Claude Code": ([str(binary)], {**env, **QUIET, "HOME": str(home)}, READY)}
+    launches = {
+        "agentcli": ([str(BIN / "agentcli")], env, TUI_READY),
+        "Claude Code": ([str(binary)], {**env, **QUIET, "HOME": str(home)}, READY),
+    }
     times: dict[str, list[tuple[float, float]]] = {who: [] for who in launches}
     who = "Claude Code"
     with Tmux() as term:
@@ -133,30 +163,44 @@ def measure_tui(section: Section, server: StandIn, binary: Path, version: str, w
                 # warm-up: the page cache (the binary is 400 MB), Claude Code's one-time notices
                 _ready_then_echo(term, argv, ws, launch_env, marker, timeout=FIRST_LAUNCH_TIMEOUT)
             for i in range(runs):
-                for who in (("agentcli", "Claude Code") if i % 2 == 0 else ("Claude Code", "agentcli")):
+                for who in ("agentcli", "Claude Code") if i % 2 == 0 else ("Claude Code", "agentcli"):
                     argv, launch_env, marker = launches[who]
                     times[who].append(_ready_then_echo(term, argv, ws, launch_env, marker))
         except TimeoutError as exc:
             screen = [line.strip() for line in str(exc).splitlines()[1:] if line.strip()]
-            reason = (f"{who}'s prompt did not show or take keys in time; its screen "
-                      + (f"began: {screen[0][:80]!r}" if screen else "was blank"))
+            reason = f"{who}'s prompt did not show or take keys in time; its screen " + (
+                f"began: {screen[0][:80]!r}" if screen else "was blank"
+            )
             section.not_measured(TUI, reason)
             section.not_measured(TUI_ECHO, reason)
             return
     ours, theirs = times["agentcli"], times["Claude Code"]
-    section.compare(TUI, [o[0] for o in ours], f"Claude Code {version}", [t[0] for t in theirs], digits=0,
-                    note="tmux 120×40, polled with capture-pane; agentcli: its welcome line (drawn once the prompt "
-                         "has focus); Claude Code: its input box (the `❯` line between two rules), with a seeded "
-                         "~/.claude.json (onboarding done, the folder trusted, the API key approved); what agentcli "
-                         "spends: see Startup's first-screen row")
-    section.compare(TUI_ECHO, [o[1] for o in ours], f"Claude Code {version}", [t[1] for t in theirs], digits=0,
-                    note=f"the same launches: `{PROBE}` typed the moment the ready prompt showed, until it is on "
-                         "screen; Claude Code draws its input box before its REPL is up, keeps what is typed meanwhile "
-                         "(its early-input capture) and shows it once the REPL has mounted")
+    section.compare(
+        TUI,
+        [o[0] for o in ours],
+        f"Claude Code {version}",
+        [t[0] for t in theirs],
+        digits=0,
+        note="tmux 120×40, polled with capture-pane; agentcli: its welcome line (drawn once the prompt "
+        "has focus); Claude Code: its input box (the `❯` line between two rules), with a seeded "
+        "~/.claude.json (onboarding done, the folder trusted, the API key approved); what agentcli "
+        "spends: see Startup's first-screen row",
+    )
+    section.compare(
+        TUI_ECHO,
+        [o[1] for o in ours],
+        f"Claude Code {version}",
+        [t[1] for t in theirs],
+        digits=0,
+        note=f"the same launches: `{PROBE}` typed the moment the ready prompt showed, until it is on "
+        "screen; Claude Code draws its input box before its REPL is up, keeps what is typed meanwhile "
+        "(its early-input capture) and shows it once the REPL has mounted",
+    )
 
 
-def measure_headless(section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path,
-                     runs: int) -> None:
+def measure_headless(
+    section: Section, server: StandIn, binary: Path, version: str, ws: Path, home: Path, runs: int
+) -> None:
     """``-p hi`` in each: launch to the first request's arrival, and the last answer's end to the exit."""
     env = {**api_env(server), **QUIET}
     claude_env = {**env, "HOME": str(home)}
@@ -167,7 +211,7 @@ def measure_headless(section: Section, server: StandIn, binary: Path, version: s
         _run(server, claude, ws, claude_env)  # warm the page cache: the binary is 400 MB
         _run(server, agentcli, ws, env)
         for i in range(runs):
-            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            for which in (0, 1) if i % 2 == 0 else (1, 0):
                 if which == 0:
                     ours.append(_run(server, agentcli, ws, env))
                 else:
@@ -177,9 +221,15 @@ def measure_headless(section: Section, server: StandIn, binary: Path, version: s
             section.not_measured(name, f"{type(exc).__name__}: {str(exc).splitlines()[0][:150]}")
         return
     for k, name in enumerate(HEADLESS):
-        section.compare(name, [o[k] for o in ours], f"Claude Code {version}", [t[k] for t in theirs], digits=0,
-                        note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
-                        "request and its reply do not wait for the SDK import (core/model/early_request.py)")
+        section.compare(
+            name,
+            [o[k] for o in ours],
+            f"Claude Code {version}",
+            [t[k] for t in theirs],
+            digits=0,
+            note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
+            "request and its reply do not wait for the SDK import (core/model/early_request.py)",
+        )
 
 
 def run(work: Path, runs: int = 5) -> Section:
@@ -205,12 +255,14 @@ def run(work: Path, runs: int = 5) -> Section:
     section.notes.append(
         f"The real Claude Code CLI ({version}), the binary bundled in the `claude-agent-sdk` wheel, fetched once "
         "into a bench-only cache (never into the project's environment), run offline against the same stand-in "
-        "server with `ANTHROPIC_BASE_URL`, a throwaway `HOME` and " + ", ".join(f"`{k}=1`" for k in QUIET) +
-        " (without the last it tries to clone its plugin marketplace from GitHub in the background; with them, "
-        "strace shows no connection but to the stand-in)" +
-        f". {runs} paired runs after one warm-up each, order alternated. TUI: each launch in a fresh detached "
+        "server with `ANTHROPIC_BASE_URL`, a throwaway `HOME` and "
+        + ", ".join(f"`{k}=1`" for k in QUIET)
+        + " (without the last it tries to clone its plugin marketplace from GitHub in the background; with them, "
+        "strace shows no connection but to the stand-in)"
+        + f". {runs} paired runs after one warm-up each, order alternated. TUI: each launch in a fresh detached "
         "tmux session (120×40), timed from `tmux new-session` to the first `capture-pane` showing the ready "
         "prompt, as in Startup. The `HOME` holds a `~/.claude.json` written as a returning user's (onboarding "
         "done, theme chosen, the folder trusted, the API key approved), so no dialog stands before the prompt; "
-        "the warm-up launch sees its one-time notices.")
+        "the warm-up launch sees its one-time notices."
+    )
     return section

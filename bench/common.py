@@ -6,13 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agentcli.config import Settings
+from agentcli.core.assembly import assemble
 from agentcli.core.events import Event
 from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.assembly import assemble
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
@@ -25,12 +26,17 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # the venv's bin: python, agentcli, rg
 
 
-def make_session(server: FakeAnthropic, root: Path, sink: Callable[[Event], None] | None = None,
-                 **overrides: Any) -> Session:
+def make_session(
+    server: FakeAnthropic, root: Path, sink: Callable[[Event], None] | None = None, **overrides: Any
+) -> Session:
     """A Session on ``root`` talking to ``server`` through the real SDK (as tests/conftest.py builds one)."""
     settings = Settings(**overrides)
-    llm = LLM(model=settings.model, max_tokens=settings.max_tokens, max_retries=0,
-              credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+    llm = LLM(
+        model=settings.model,
+        max_tokens=settings.max_tokens,
+        max_retries=0,
+        credentials=Credentials(api_key=API_KEY, base_url=server.base_url),
+    )
     return assemble(settings.engine(), Workspace.at(root), sink or (lambda event: None), interactive=False, llm=llm)
 
 
@@ -64,6 +70,17 @@ def committed_repo(root: Path, files: dict[str, str], message: str) -> None:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", message]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
-                            "GIT_COMMITTER_EMAIL": "b@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+        subprocess.run(
+            ["git", *args],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            env={
+                "GIT_AUTHOR_NAME": "b",
+                "GIT_AUTHOR_EMAIL": "b@example.com",
+                "GIT_COMMITTER_NAME": "b",
+                "GIT_COMMITTER_EMAIL": "b@example.com",
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(root),
+            },
+        )

@@ -57,47 +57,82 @@ def run(work: Path, runs: int = 5) -> Section:
         return [r[key] for r in got[mode]]
 
     children, rows = got["resume"][0]["children"], got["resume"][0]["rows"]
-    section.compare("open by --resume, launch to drawn", col("resume", "open_ms"), "new session",
-                    col("fresh", "open_ms"), digits=0,
-                    note="target ≤ 1.2×: met on a quiet machine (1.10× and 1.18× in two runs), not on a loaded one (1.28×, "
-                    "1.14–2.29). Done: the latest part is drawn from the file's last records before the engine opens the "
-                    "session (ui/tui/preview.py; kept once it is open if the session's events end with the same ones, "
-                    "drawn afresh otherwise), the first frame holds what likely fills the screen and the rest of the "
-                    "screenful comes right after it; the first frame draws each answer it can as one widget of text laid "
-                    "out and styled as its Markdown entry (ui/tui/widgets/early_answer.py: ## headings, paragraphs, one "
-                    "level of - items, fenced code, inline code, **bold**; anything else is Markdown at once), swapped "
-                    "for that entry right after the frame, so markdown-it, Textual's Markdown, the first parse and a "
-                    "widget per block wait until then (a test compares the settled screens with and without it); the "
-                    "preview's marker is mounted with its widgets, after they are built, so the screen no longer lays out "
-                    "and draws a frame without the conversation first (about 30 ms); code blocks are coloured after the "
-                    "frame that first paints them, the bytecode is compiled as installed; earlier: each record type's "
-                    "checks compiled once, a collapsed tool call builds its body when expanded, a whole answer composes "
-                    "its Markdown blocks with one shared parser. Whole-process CPU to the drawn frame: about 0.30 s "
-                    "against 0.26 for a new session (it was 0.40 against 0.27); what is left is mounting and styling the "
-                    f"tool calls and the question and the taller layout ({children - 1} items drawn in all)")
-    section.compare("RSS once open", col("resume", "rss_mb"), "new session", col("fresh", "rss_mb"), unit="MiB",
-                    digits=0,
-                    note="target ≤ 1.15×; both read once the session is open and the SDK imported; where the "
-                         "difference goes (tracemalloc by file, 98 against 74 MiB traced, on branch speed): Textual's "
-                         "own objects for the resumed conversation's widgets and their blocks (message pumps, DOM "
-                         "nodes, strips and caches, the compositor's map: about 12 MiB), the 500 turns' history as "
-                         "parsed from the file (about 2.7 MiB, what the next turn sends), and the modules only a "
-                         "drawn answer imports (markdown-it, linkify, the Markdown widgets)")
+    section.compare(
+        "open by --resume, launch to drawn",
+        col("resume", "open_ms"),
+        "new session",
+        col("fresh", "open_ms"),
+        digits=0,
+        note="target ≤ 1.2×: met on a quiet machine (1.10× and 1.18× in two runs), not on a loaded one (1.28×, "
+        "1.14–2.29). Done: the latest part is drawn from the file's last records before the engine opens the "
+        "session (ui/tui/preview.py; kept once it is open if the session's events end with the same ones, "
+        "drawn afresh otherwise), the first frame holds what likely fills the screen and the rest of the "
+        "screenful comes right after it; the first frame draws each answer it can as one widget of text laid "
+        "out and styled as its Markdown entry (ui/tui/widgets/early_answer.py: ## headings, paragraphs, one "
+        "level of - items, fenced code, inline code, **bold**; anything else is Markdown at once), swapped "
+        "for that entry right after the frame, so markdown-it, Textual's Markdown, the first parse and a "
+        "widget per block wait until then (a test compares the settled screens with and without it); the "
+        "preview's marker is mounted with its widgets, after they are built, so the screen no longer lays out "
+        "and draws a frame without the conversation first (about 30 ms); code blocks are coloured after the "
+        "frame that first paints them, the bytecode is compiled as installed; earlier: each record type's "
+        "checks compiled once, a collapsed tool call builds its body when expanded, a whole answer composes "
+        "its Markdown blocks with one shared parser. Whole-process CPU to the drawn frame: about 0.30 s "
+        "against 0.26 for a new session (it was 0.40 against 0.27); what is left is mounting and styling the "
+        f"tool calls and the question and the taller layout ({children - 1} items drawn in all)",
+    )
+    section.compare(
+        "RSS once open",
+        col("resume", "rss_mb"),
+        "new session",
+        col("fresh", "rss_mb"),
+        unit="MiB",
+        digits=0,
+        note="target ≤ 1.15×; both read once the session is open and the SDK imported; where the "
+        "difference goes (tracemalloc by file, 98 against 74 MiB traced, on branch speed): Textual's "
+        "own objects for the resumed conversation's widgets and their blocks (message pumps, DOM "
+        "nodes, strips and caches, the compositor's map: about 12 MiB), the 500 turns' history as "
+        "parsed from the file (about 2.7 MiB, what the next turn sends), and the modules only a "
+        "drawn answer imports (markdown-it, linkify, the Markdown widgets)",
+    )
     steps = len(got["resume"][0]["scroll_ms"])
-    moved = ("what moved it: reaching the top of what is drawn draws about a screenful above it (ui/tui/widgets/"
-             "history.py), not the next 40 entries, in the same layout that keeps the view where it was (it was a scroll "
-             "after the next frame); what is left: styling and laying out that screenful's new widgets (a collapsed tool "
-             "call, an answer's Markdown blocks) when the top is reached, and a layout of all that is drawn; the fix "
-             "that remains is to keep off-screen history unmounted")
-    section.compare("scroll: jump to the top", col("resume", "top_ms"), "bare VerticalScroll", col("bare", "top_ms"),
-                    digits=1, note=moved)
-    section.compare("scroll: jump back to the end", col("resume", "bottom_ms"), "bare VerticalScroll",
-                    col("bare", "bottom_ms"), digits=1)
-    section.compare("scroll: one page up", [statistics.median(r["scroll_ms"]) for r in got["resume"]],
-                    "bare VerticalScroll", [statistics.median(r["scroll_ms"]) for r in got["bare"]], digits=1,
-                    note=f"median of the {steps} pages from the end to the top")
-    section.compare("scroll: slowest page up", [max(r["scroll_ms"]) for r in got["resume"]], "bare VerticalScroll",
-                    [max(r["scroll_ms"]) for r in got["bare"]], digits=1, note="the page that reaches the top: " + moved)
+    moved = (
+        "what moved it: reaching the top of what is drawn draws about a screenful above it (ui/tui/widgets/"
+        "history.py), not the next 40 entries, in the same layout that keeps the view where it was (it was a scroll "
+        "after the next frame); what is left: styling and laying out that screenful's new widgets (a collapsed tool "
+        "call, an answer's Markdown blocks) when the top is reached, and a layout of all that is drawn; the fix "
+        "that remains is to keep off-screen history unmounted"
+    )
+    section.compare(
+        "scroll: jump to the top",
+        col("resume", "top_ms"),
+        "bare VerticalScroll",
+        col("bare", "top_ms"),
+        digits=1,
+        note=moved,
+    )
+    section.compare(
+        "scroll: jump back to the end",
+        col("resume", "bottom_ms"),
+        "bare VerticalScroll",
+        col("bare", "bottom_ms"),
+        digits=1,
+    )
+    section.compare(
+        "scroll: one page up",
+        [statistics.median(r["scroll_ms"]) for r in got["resume"]],
+        "bare VerticalScroll",
+        [statistics.median(r["scroll_ms"]) for r in got["bare"]],
+        digits=1,
+        note=f"median of the {steps} pages from the end to the top",
+    )
+    section.compare(
+        "scroll: slowest page up",
+        [max(r["scroll_ms"]) for r in got["resume"]],
+        "bare VerticalScroll",
+        [max(r["scroll_ms"]) for r in got["bare"]],
+        digits=1,
+        note="the page that reaches the top: " + moved,
+    )
     section.notes.append(
         f"The session: {session.turns} turns in {session.turns // 10} exchanges (a question, nine turns of "
         "`read_file` / `grep` / `glob` calls with their outputs, a Markdown answer with a list and a code block), "
@@ -112,5 +147,6 @@ def run(work: Path, runs: int = 5) -> Section:
         f"up (a page is the view's height) until the top. The resumed conversation is {rows} rows long and holds "
         f"{children} widgets (the app draws the latest part "
         "of a long session and marks the rest hidden; the whole history stays in the session); the bare peer "
-        "holds the same number of plain `Static` widgets of the same heights.")
+        "holds the same number of plain `Static` widgets of the same heights."
+    )
     return section

@@ -47,7 +47,8 @@ def responder(body: dict[str, Any]) -> Reply:
         "- drops entries older than `ttl` seconds;\n- runs on every `get`, so no timer thread is needed;\n"
         "- counts what it dropped in `stats.expired`.\n\n```python\ndef expire(self, now):\n"
         "    for key, (stamp, _) in list(self.items.items()):\n        if now - stamp > self.ttl:\n"
-        "            del self.items[key]\n```\n\nThe tests in `tests/test_cache.py` cover both paths.")
+        "            del self.items[key]\n```\n\nThe tests in `tests/test_cache.py` cover both paths."
+    )
 
 
 def _workspace(root: Path) -> None:
@@ -56,7 +57,8 @@ def _workspace(root: Path) -> None:
         "import time\n\n\nclass Cache:\n    def __init__(self, ttl=60):\n        self.ttl = ttl\n"
         "        self.items = {}\n\n    def get(self, key):\n        self.expire(time.time())\n"
         "        return self.items.get(key)\n\n    def expire(self, now):\n        for key, (stamp, _) in "
-        "list(self.items.items()):\n            if now - stamp > self.ttl:\n                del self.items[key]\n")
+        "list(self.items.items()):\n            if now - stamp > self.ttl:\n                del self.items[key]\n"
+    )
     for i in range(12):
         (root / "src" / f"mod_{i}.py").write_text("".join(f"def f_{i}_{n}(x):\n    return x + {n}\n" for n in range(8)))
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.files import ReadFile
-from agentcli.core.system.workspace import Workspace
 from tests.fakes.anthropic_server import FakeAnthropic, Reply, text, tool_use
 
 from .common import API_KEY, TOOLS, StandIn, close_session, make_session
@@ -63,8 +63,9 @@ async def _bare(server: FakeAnthropic, root: Path, turns: int) -> Any:
     read_file = ReadFile()
     messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
     while True:
-        async with client.messages.stream(model="claude-sonnet-5-5", max_tokens=16_000, system="You are terse.",
-                                          messages=messages, tools=tools) as stream:
+        async with client.messages.stream(
+            model="claude-sonnet-5-5", max_tokens=16_000, system="You are terse.", messages=messages, tools=tools
+        ) as stream:
             async for _ in stream:
                 pass
             final = await stream.get_final_message()
@@ -73,9 +74,19 @@ async def _bare(server: FakeAnthropic, root: Path, turns: int) -> Any:
         calls = [b for b in content if b["type"] == "tool_use"]
         if not calls:
             break
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": call["id"], "content": await read_file.run(call["input"], ctx)}
-            for call in calls]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call["id"],
+                        "content": await read_file.run(call["input"], ctx),
+                    }
+                    for call in calls
+                ],
+            }
+        )
     await client.close()
     return messages
 
@@ -120,31 +131,43 @@ async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> No
         ms: dict[str, list[float]] = {"agentcli": [], "bare": []}
         mem: dict[str, list[float]] = {"agentcli": [], "bare": []}
         for i in paced(runs, BUDGET):
-            for kind in (("agentcli", "bare") if i % 2 == 0 else ("bare", "agentcli")):
+            for kind in ("agentcli", "bare") if i % 2 == 0 else ("bare", "agentcli"):
                 ms[kind].append((await _one(kind, server, root, TURNS, False))[0])
         for _ in paced(mem_runs, BUDGET / 2):
             for kind in ("agentcli", "bare"):
                 mem[kind].append((await _one(kind, server, root, TURNS, True))[1])
-    section.compare("ms per turn, excluding the model", ms["agentcli"], "bare SDK loop", ms["bare"], digits=2,
-                    note="target ≤ 0.6×; what did it: the body goes out as prepared bytes through the client's `post`, "
-                         "the history's JSON kept (core/model/request_body.py), and the message is put together "
-                         "from the raw events (llm.Accumulator). A cProfile of the old path, per call at 200 turns: the "
-                         "SDK's copy of the history (`copy_tree`, 4.4 ms under the profiler), its re-serialization (1.7 ms) and "
-                         "its MessageStream's accumulation (2 ms, most of it `ParsedMessage[...]` generics built per "
-                         "event). What stands in the way of 0.6× on a quiet machine (0.6-0.7× there; 0.4-0.5× on a loaded one): "
-                         "no single cost; a cProfile at 200 turns spreads the client's time over the HTTP stack both "
-                         "loops share (h11, httpcore2, anyio; the socket send of a body holding the whole history), "
-                         "the SDK's typed event per stream event, the session file (an event's dict, a JSON line and "
-                         "a flush, about 7 records a turn) and the body's join")
-    section.compare(f"memory held after {TURNS} turns", mem["agentcli"], "bare SDK loop", mem["bare"],
-                    unit="MiB", digits=2,
-                    note=f"{Stat([m * 1024 / TURNS for m in mem['agentcli']], 'KiB', 1)} per turn; target ≤ 1.2×; what "
-                         "moved it (516 to 441 KiB, tracemalloc): the history's JSON is kept as one piece per "
-                         "conversation, found again by the identity of its messages (request_body.py), instead of a "
-                         "bytes object, a list and a dict entry per message, whose bookkeeping cost as much as the "
-                         "JSON; what is left over the bare loop: that JSON (about 70 KiB at 200 turns, what spares "
-                         "each call serializing the history again), the quoted tool definitions kept for every "
-                         "request (about 21 KiB) and the sandbox's list of hidden paths (about 16 KiB)")
+    section.compare(
+        "ms per turn, excluding the model",
+        ms["agentcli"],
+        "bare SDK loop",
+        ms["bare"],
+        digits=2,
+        note="target ≤ 0.6×; what did it: the body goes out as prepared bytes through the client's `post`, "
+        "the history's JSON kept (core/model/request_body.py), and the message is put together "
+        "from the raw events (llm.Accumulator). A cProfile of the old path, per call at 200 turns: the "
+        "SDK's copy of the history (`copy_tree`, 4.4 ms under the profiler), its re-serialization (1.7 ms) and "
+        "its MessageStream's accumulation (2 ms, most of it `ParsedMessage[...]` generics built per "
+        "event). What stands in the way of 0.6× on a quiet machine (0.6-0.7× there; 0.4-0.5× on a loaded one): "
+        "no single cost; a cProfile at 200 turns spreads the client's time over the HTTP stack both "
+        "loops share (h11, httpcore2, anyio; the socket send of a body holding the whole history), "
+        "the SDK's typed event per stream event, the session file (an event's dict, a JSON line and "
+        "a flush, about 7 records a turn) and the body's join",
+    )
+    section.compare(
+        f"memory held after {TURNS} turns",
+        mem["agentcli"],
+        "bare SDK loop",
+        mem["bare"],
+        unit="MiB",
+        digits=2,
+        note=f"{Stat([m * 1024 / TURNS for m in mem['agentcli']], 'KiB', 1)} per turn; target ≤ 1.2×; what "
+        "moved it (516 to 441 KiB, tracemalloc): the history's JSON is kept as one piece per "
+        "conversation, found again by the identity of its messages (request_body.py), instead of a "
+        "bytes object, a list and a dict entry per message, whose bookkeeping cost as much as the "
+        "JSON; what is left over the bare loop: that JSON (about 70 KiB at 200 turns, what spares "
+        "each call serializing the history again), the quoted tool definitions kept for every "
+        "request (about 21 KiB) and the sandbox's list of hidden paths (about 16 KiB)",
+    )
 
 
 def run(work: Path, runs: int = 5, mem_runs: int = 3) -> Section:
@@ -161,5 +184,6 @@ def run(work: Path, runs: int = 5, mem_runs: int = 3) -> Section:
         "tracemalloc bytes still allocated after the run while the session (or the bare loop's message list) "
         "is alive, i.e. what a long session keeps; the server's own records are dropped first. Here and in every "
         "in-process measure the stand-in server's sockets have TCP_NODELAY, as real API front ends do; without "
-        "it, each request of the fake waits about 40 ms on delayed ACKs, which would swamp these numbers.")
+        "it, each request of the fake waits about 40 ms on delayed ACKs, which would swamp these numbers."
+    )
     return section

@@ -46,9 +46,14 @@ def _enclosing(path: str, line: int, classes: list[tuple[str, int, str]]) -> str
 
 def _child(with_lsp: bool):  # type: ignore[no-untyped-def]
     """The child's scripted model: each reply chosen from the conversation so far."""
+
     def next_reply(body: dict[str, Any]) -> Any:
-        results = [tool_result_text(block) for message in body["messages"] if message["role"] == "user"
-                   and isinstance(message["content"], list) for block in tool_results({"messages": [message]})]
+        results = [
+            tool_result_text(block)
+            for message in body["messages"]
+            if message["role"] == "user" and isinstance(message["content"], list)
+            for block in tool_results({"messages": [message]})
+        ]
         if with_lsp:
             if not results:
                 return tool_use("lsp", {"operation": "references", "symbol": NAME})
@@ -59,10 +64,13 @@ def _child(with_lsp: bool):  # type: ignore[no-untyped-def]
             hits = _places(results[0])
             if len(results) == 1:
                 files = sorted({path for path, _, _ in hits})
-                return tool_use("grep", {"pattern": r"^class \w+", "output_mode": "content",
-                                         "path": files[0] if len(files) == 1 else "."})
+                return tool_use(
+                    "grep",
+                    {"pattern": r"^class \w+", "output_mode": "content", "path": files[0] if len(files) == 1 else "."},
+                )
             callers = [p for p in _calls(hits) if _enclosing(p[0], p[1], _places(results[1])) == CLASS]
         return text("Callers:\n" + "\n".join(f"{path}:{line}" for path, line, _ in callers))
+
     return next_reply
 
 
@@ -71,11 +79,23 @@ async def _errand(root: Path, with_lsp: bool) -> tuple[int, int, set[str]]:
     server = StandIn()
     server.start()
     is_main = lambda body: offers_tool(body, "task")  # noqa: E731
-    server.when(is_main, tool_use("task", {"description": "Find callers", "prompt": BRIEF, "subagent_type": "explore"}),
-                text("Done."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find callers", "prompt": BRIEF, "subagent_type": "explore"}),
+        text("Done."),
+    )
     server.responder = lambda body: None if is_main(body) else _child(with_lsp)(body)
-    lsp = {"pylsp": {"command": [str(Path(sys.executable).parent / "pylsp")], "languages": ["python"],
-                     "patterns": ["*.py"]}} if with_lsp else {}
+    lsp = (
+        {
+            "pylsp": {
+                "command": [str(Path(sys.executable).parent / "pylsp")],
+                "languages": ["python"],
+                "patterns": ["*.py"],
+            }
+        }
+        if with_lsp
+        else {}
+    )
     session = make_session(server, root, tool_search="off", lsp_discover=False, lsp=lsp)
     try:
         await session.send("Delegate it.")
@@ -84,8 +104,12 @@ async def _errand(root: Path, with_lsp: bool) -> tuple[int, int, set[str]]:
         server.stop()
     child = [body for body in server.requests if not offers_tool(body, "task")]
     last = child[-1]
-    read = sum(len(tool_result_text(block).encode()) for message in last["messages"] if message["role"] == "user"
-               and isinstance(message["content"], list) for block in tool_results({"messages": [message]}))
+    read = sum(
+        len(tool_result_text(block).encode())
+        for message in last["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in tool_results({"messages": [message]})
+    )
     answer = [block["text"] for block in _child(with_lsp)(last).blocks if block.get("type") == "text"][0]
     return len(child), read, {line for line in answer.splitlines()[1:]}
 
@@ -100,11 +124,22 @@ def run(work: Path) -> Section:
     for with_lsp in (True, False):
         rows[with_lsp] = asyncio.run(_errand(root, with_lsp))
     (turns, read, said), (grep_turns, grep_read, grep_said) = rows[True], rows[False]
-    section.row(f"callers of `{NAME}` of {CLASS}: child's model calls", f"{turns} (lsp)",
-                f"grep and read only: {grep_turns}", f"{turns / grep_turns:.2f}×")
-    section.row("… tool-result bytes the child read", f"{read:,} B", f"grep and read only: {grep_read:,} B",
-                f"{read / max(grep_read, 1):.2f}×")
-    section.row("… its answer against the true callers", "right" if said == true else f"wrong: {sorted(said)}",
-                f"grep and read only: {'right' if grep_said == true else 'wrong: ' + str(sorted(grep_said))}")
+    section.row(
+        f"callers of `{NAME}` of {CLASS}: child's model calls",
+        f"{turns} (lsp)",
+        f"grep and read only: {grep_turns}",
+        f"{turns / grep_turns:.2f}×",
+    )
+    section.row(
+        "… tool-result bytes the child read",
+        f"{read:,} B",
+        f"grep and read only: {grep_read:,} B",
+        f"{read / max(grep_read, 1):.2f}×",
+    )
+    section.row(
+        "… its answer against the true callers",
+        "right" if said == true else f"wrong: {sorted(said)}",
+        f"grep and read only: {'right' if grep_said == true else 'wrong: ' + str(sorted(grep_said))}",
+    )
     section.notes.append(__doc__.split("\n\n", 1)[1].replace("\n", " "))
     return section

@@ -52,38 +52,54 @@ def run(work: Path) -> Section:
     ours: list[float] = []
     theirs: list[float] = []
     for i in paced(9, 60):
-        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+        for which in (0, 1) if i % 2 == 0 else (1, 0):
             started = time.perf_counter()
             if which == 0:
                 WorkspaceFiles(root).read().match("handler_0421")
                 ours.append(_ms(started))
             else:
-                subprocess.run([rg, "--files", *COMMON_RG_ARGS], cwd=root, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+                subprocess.run(
+                    [rg, "--files", *COMMON_RG_ARGS],
+                    cwd=root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    check=False,
+                )
                 theirs.append(_ms(started))
-    section.row("first menu after '@': list (worker thread) + match", Stat(ours, "ms"), Stat(theirs, "ms"),
-                ratios(ours, theirs), "peer: bare `rg --files` on the same repository, which lists only; target ≤ 1.3×; "
-                "what did it: git's index is read while a second git walks the work tree for the untracked files, "
-                "and the tracked files are indexed (folders, lower-cased names, built in C) meanwhile; the repository is found "
-                "with one git instead of two; the list is "
-                "sorted as git prints it (two sorted runs, merged in one pass) rather than through a set, which "
-                "shuffled it: the worker's Python went from 130 to 61 ms of CPU (getrusage, 9 reads at load 16); "
-                "what is left: git's walk itself, single-threaded, about as long as rg's whole listing on two")
+    section.row(
+        "first menu after '@': list (worker thread) + match",
+        Stat(ours, "ms"),
+        Stat(theirs, "ms"),
+        ratios(ours, theirs),
+        "peer: bare `rg --files` on the same repository, which lists only; target ≤ 1.3×; "
+        "what did it: git's index is read while a second git walks the work tree for the untracked files, "
+        "and the tracked files are indexed (folders, lower-cased names, built in C) meanwhile; the repository is found "
+        "with one git instead of two; the list is "
+        "sorted as git prints it (two sorted runs, merged in one pass) rather than through a set, which "
+        "shuffled it: the worker's Python went from 130 to 61 ms of CPU (getrusage, 9 reads at load 16); "
+        "what is left: git's walk itself, single-threaded, about as long as rg's whole listing on two",
+    )
     keys: list[float] = []
     for _ in paced(5, 30):
         for typed in TYPED:
             started = time.perf_counter()
             listed.match(typed)
             keys.append(_ms(started))
-    section.row(f"each key after it: match only ({', '.join(TYPED)})", Stat(keys, "ms", 2),
-                note="on the UI's own thread; the worst of the typed strings is the max")
+    section.row(
+        f"each key after it: match only ({', '.join(TYPED)})",
+        Stat(keys, "ms", 2),
+        note="on the UI's own thread; the worst of the typed strings is the max",
+    )
     looks: list[float] = []
     for _ in range(200):
         started = time.perf_counter()
         listed.stale()
         looks.append(_ms(started) * 1000)
     section.row("stale look on each '@' (stat of .git/index)", Stat(looks, "µs", 1))
-    section.notes.append(f"{len(listed.files):,} files listed by `git ls-files --cached --others --exclude-standard` "
-                         f"through agentcli's hardened git runner, {len(listed.folders):,} folders derived; "
-                         "the 5,000 files of the ignored build/ folder are left out.")
+    section.notes.append(
+        f"{len(listed.files):,} files listed by `git ls-files --cached --others --exclude-standard` "
+        f"through agentcli's hardened git runner, {len(listed.folders):,} folders derived; "
+        "the 5,000 files of the ignored build/ folder are left out."
+    )
     return section

@@ -10,9 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.anthropic_server import text, tool_use
-
 from agentcli.core.tools.on_demand import CARRIED
+from tests.fakes.anthropic_server import text, tool_use
 
 from .common import BIN, StandIn, api_env, close_session, make_session, request_bytes
 from .report import Section
@@ -28,7 +27,11 @@ def in_context(body: dict[str, Any]) -> dict[str, Any]:
 def _repo() -> Path:
     root = Path(tempfile.mkdtemp(prefix="bench-on-demand-"))
     (root / "app.py").write_text("def main():\n    return 1\n")
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "start"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "start"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
     return root
 
@@ -42,8 +45,13 @@ async def first_requests(root: Path, route: str) -> tuple[dict[str, Any], dict[s
         hello = server.requests[0]
         await close_session(session)
     with StandIn() as server:
-        server.script(tool_use("task", {"description": "Find main", "prompt": "Where is main defined?",
-                                        "subagent_type": "explore"}), text("app.py:1"), text("It is in app.py:1."))
+        server.script(
+            tool_use(
+                "task", {"description": "Find main", "prompt": "Where is main defined?", "subagent_type": "explore"}
+            ),
+            text("app.py:1"),
+            text("It is in app.py:1."),
+        )
         session = make_session(server, root, tool_search=route)
         await session.send("where is main?")
         child = server.requests[1]
@@ -53,18 +61,26 @@ async def first_requests(root: Path, route: str) -> tuple[dict[str, Any], dict[s
 
 # The scripted session of the cache measure: reads, then a deferred tool loaded and used, then more reads.
 SCRIPT: list[tuple[str, dict[str, Any]]] = [
-    ("grep", {"pattern": "main"}), ("read_file", {"path": "app.py"}), ("glob", {"pattern": "*.py"}),
-    ("tool_search", {"query": "git_log"}), ("git_log", {}), ("read_file", {"path": "app.py"}),
-    ("grep", {"pattern": "return"}), ("glob", {"pattern": "*"}), ("read_file", {"path": "app.py", "limit": 1}),
+    ("grep", {"pattern": "main"}),
+    ("read_file", {"path": "app.py"}),
+    ("glob", {"pattern": "*.py"}),
+    ("tool_search", {"query": "git_log"}),
+    ("git_log", {}),
+    ("read_file", {"path": "app.py"}),
+    ("grep", {"pattern": "return"}),
+    ("glob", {"pattern": "*"}),
+    ("read_file", {"path": "app.py", "limit": 1}),
 ]
 
 
 def _cache_order(body: dict[str, Any]) -> bytes:
     """tools → system → messages, as the prompt cache reads a request, without the breakpoints' marks."""
+
     def bare(value: Any) -> Any:
         if isinstance(value, dict):
             return {k: bare(v) for k, v in value.items() if k != "cache_control"}
         return [bare(v) for v in value] if isinstance(value, list) else value
+
     parts = [bare(body.get("tools", [])), bare(body.get("system", [])), bare(body["messages"])]
     return b"".join(json.dumps(p, ensure_ascii=False, separators=(",", ":")).encode() for p in parts)
 
@@ -134,8 +150,10 @@ def claude_code_first(section: Section, work: Path) -> tuple[int, int] | None:
     subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
     seed_home(home, ws, version)
     sizes = []
-    for argv, dialect, extra in (([str(binary), "-p", "hi"], "claude-code", {"HOME": str(home)}),
-                                 ([str(BIN / "agentcli"), "-p", "hi"], "api", {})):
+    for argv, dialect, extra in (
+        ([str(binary), "-p", "hi"], "claude-code", {"HOME": str(home)}),
+        ([str(BIN / "agentcli"), "-p", "hi"], "api", {}),
+    ):
         with StandIn(responder=lambda body: text("Hello."), dialect=dialect) as server:
             env = {**api_env(server), **QUIET, **extra}
             subprocess.run(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
@@ -144,9 +162,15 @@ def claude_code_first(section: Section, work: Path) -> tuple[int, int] | None:
                 section.not_measured(f"first request for hello ({Path(argv[0]).name})", "no request with tools")
                 return None
             sizes.append(request_bytes(main[0]))
-    section.compare("first request for hello: agentcli -p hi (auto: agentcli's route here)", [sizes[1]],
-                    f"Claude Code {version}", [sizes[0]], unit="bytes", digits=0,
-                    note="target ≤ 12,000 bytes with every tool reachable by name; one run each, the same stand-in")
+    section.compare(
+        "first request for hello: agentcli -p hi (auto: agentcli's route here)",
+        [sizes[1]],
+        f"Claude Code {version}",
+        [sizes[0]],
+        unit="bytes",
+        digits=0,
+        note="target ≤ 12,000 bytes with every tool reachable by name; one run each, the same stand-in",
+    )
     return sizes[0], sizes[1]
 
 
@@ -156,23 +180,36 @@ def run(work: Path) -> Section:
     firsts = {route: asyncio.run(first_requests(root, route)) for route in ROUTES}
     for route in ROUTES:
         hello, child = firsts[route]
-        note = "in context: what the model reads (the API keeps deferred definitions out until found); " \
-               f"body {request_bytes(hello):,} bytes" if route == "api" else "the whole body"
-        section.row(f"first request for hello, tool_search = {route}", f"{request_bytes(in_context(hello)):,} bytes",
-                    note=note)
-        section.row(f"explore child's first request, tool_search = {route}",
-                    f"{request_bytes(in_context(child)):,} bytes", note="target ≤ 7,000 bytes")
+        note = (
+            "in context: what the model reads (the API keeps deferred definitions out until found); "
+            f"body {request_bytes(hello):,} bytes"
+            if route == "api"
+            else "the whole body"
+        )
+        section.row(
+            f"first request for hello, tool_search = {route}", f"{request_bytes(in_context(hello)):,} bytes", note=note
+        )
+        section.row(
+            f"explore child's first request, tool_search = {route}",
+            f"{request_bytes(in_context(child)):,} bytes",
+            note="target ≤ 7,000 bytes",
+        )
     runs = {route: asyncio.run(scripted(root, route)) for route in ROUTES}
-    ways = {"off: every tool in every request": runs["off"],
-            "agentcli: a loaded tool's definition in a note, tools unchanged": runs["agentcli"],
-            "agentcli: a loaded tool appended to the tools (simulated, the way before)": appended(runs["agentcli"]),
-            "api: defer_loading, found by the API's tool search": runs["api"]}
+    ways = {
+        "off: every tool in every request": runs["off"],
+        "agentcli: a loaded tool's definition in a note, tools unchanged": runs["agentcli"],
+        "agentcli: a loaded tool appended to the tools (simulated, the way before)": appended(runs["agentcli"]),
+        "api: defer_loading, found by the API's tool search": runs["api"],
+    }
     for name, bodies in ways.items():
         share, total, fresh = prefix_share(bodies)
-        section.row(f"cache prefix over {len(bodies)} requests, {name}", f"{share:.1%}",
-                    note=f"{total:,} bytes sent in cache order (tools → system → messages), {fresh:,} of them not a "
-                         f"repeat of the previous request's beginning; at cache prices {priced(total, fresh):,} "
-                         "byte-equivalents")
+        section.row(
+            f"cache prefix over {len(bodies)} requests, {name}",
+            f"{share:.1%}",
+            note=f"{total:,} bytes sent in cache order (tools → system → messages), {fresh:,} of them not a "
+            f"repeat of the previous request's beginning; at cache prices {priced(total, fresh):,} "
+            "byte-equivalents",
+        )
     claude_code_first(section, work)
     section.notes.append(
         "The first requests: `Session.send` through the real SDK to the stand-in server (a git repository of one "
@@ -186,6 +223,6 @@ def run(work: Path) -> Section:
         "stand-in takes that; whether every endpoint of this route lets a model call it was not checked). On the "
         "API's route "
         "nothing changes in the tools when the API finds one. Claude Code's first request: `claude -p hi` against "
-        "the same stand-in (its main request, not its title call), one run each.")
+        "the same stand-in (its main request, not its title call), one run each."
+    )
     return section
-

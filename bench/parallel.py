@@ -60,14 +60,21 @@ async def _measure(root: Path, runs: int, section: Section) -> None:
             else:
                 one.append(await _wall(server, root, 1))
                 three.append(await _wall(server, root, 3))
-    section.compare("3 children vs 1, wall time", three, "1 child", one, digits=0,
-                    note="1.00× would be perfectly parallel; 3.00× serial")
+    section.compare(
+        "3 children vs 1, wall time",
+        three,
+        "1 child",
+        one,
+        digits=0,
+        note="1.00× would be perfectly parallel; 3.00× serial",
+    )
     section.notes.append(
         f"Each child greps, reads a file and answers: three model calls, each held {DELAY * 1000:.0f} ms by the "
         "server (`Reply.delay`), so one child takes at least "
         f"{3 * DELAY * 1000:.0f} ms. The main agent's own calls are not delayed. Wall time of `Session.send` "
-        f"for \"{PROMPTS[3]}\" against \"{PROMPTS[1]}\"; {runs} paired runs, order alternated. The default limit "
-        "is 3 children at once.")
+        f'for "{PROMPTS[3]}" against "{PROMPTS[1]}"; {runs} paired runs, order alternated. The default limit '
+        "is 3 children at once."
+    )
 
 
 def run(work: Path, runs: int = 5) -> Section:

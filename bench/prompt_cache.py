@@ -26,8 +26,12 @@ from .common import StandIn, close_session, make_session
 from .stats import Section
 
 TURNS = 30  # user prompts in the script
-PLAN = {"todos": [{"content": "Read the code", "status": "in_progress", "activeForm": "Reading the code"},
-                  {"content": "Fix the greeting", "status": "pending", "activeForm": "Fixing the greeting"}]}
+PLAN = {
+    "todos": [
+        {"content": "Read the code", "status": "in_progress", "activeForm": "Reading the code"},
+        {"content": "Fix the greeting", "status": "pending", "activeForm": "Fixing the greeting"},
+    ]
+}
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -47,8 +51,11 @@ def as_blocks(content: Any) -> Any:
 def canonical(body: dict[str, Any]) -> bytes:
     """A request as the cache matches it: tools, then system, then messages (the API's order), unmarked, and a
     string content as its text block (Claude Code sends a message as blocks while it is last, as a string after)."""
-    fields = {"tools": body.get("tools"), "system": as_blocks(body.get("system")),
-              "messages": [{**m, "content": as_blocks(m.get("content"))} for m in body.get("messages", [])]}
+    fields = {
+        "tools": body.get("tools"),
+        "system": as_blocks(body.get("system")),
+        "messages": [{**m, "content": as_blocks(m.get("content"))} for m in body.get("messages", [])],
+    }
     parts = [f'"{name}":{_encode(unmarked(value))}' for name, value in fields.items() if value is not None]
     return ("{" + ",".join(parts) + "}").encode()
 
@@ -88,9 +95,13 @@ def _project(root: Path) -> None:
     (root / "src").mkdir(parents=True, exist_ok=True)
     (root / "src" / "app.py").write_text("def greet(name):\n    return 'hello ' + name\n")
     # a README of a real project's size: read each turn, the conversation outgrows what compaction keeps verbatim
-    (root / "README.md").write_text("# A small app\n\nIt greets.\n\n" + "".join(
-        f"## Section {n}\n\nHow the app greets in case {n}: it takes a name and returns a greeting.\n\n"
-        for n in range(110)))
+    (root / "README.md").write_text(
+        "# A small app\n\nIt greets.\n\n"
+        + "".join(
+            f"## Section {n}\n\nHow the app greets in case {n}: it takes a name and returns a greeting.\n\n"
+            for n in range(110)
+        )
+    )
     subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
 
 
@@ -117,12 +128,25 @@ async def _session(server: StandIn, root: Path, add_tool: bool) -> list[dict[str
                 server.when(_is_main, tool_use("todo_write", PLAN), text("Planned."))
             elif turn == 8:
                 session.permissions.set_mode("acceptEdits")
-                server.when(_is_main, tool_use("edit_file", {"path": "src/app.py", "old_string": "'hello '",
-                                                             "new_string": "'Hello, '"}), text("Edited."))
+                server.when(
+                    _is_main,
+                    tool_use("edit_file", {"path": "src/app.py", "old_string": "'hello '", "new_string": "'Hello, '"}),
+                    text("Edited."),
+                )
             elif turn == 12:
-                server.when(_is_main, tool_use("task", {"description": "Count Python files", "prompt":
-                                                        "Count the Python files.", "run_in_background": True}),
-                            text("Started a child."), text("The child found 1 Python file."))
+                server.when(
+                    _is_main,
+                    tool_use(
+                        "task",
+                        {
+                            "description": "Count Python files",
+                            "prompt": "Count the Python files.",
+                            "run_in_background": True,
+                        },
+                    ),
+                    text("Started a child."),
+                    text("The child found 1 Python file."),
+                )
             elif turn == 16:
                 server.when(_is_main, tool_use("glob", {"pattern": "*.md"}, gate=held), text("Reading README then."))
             elif turn == 20 and add_tool:
@@ -167,15 +191,24 @@ def run(work: Path) -> Section:
         peer = f"Claude Code {version}"
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
         theirs, peer = None, f"Claude Code not measured: {str(exc)[:150]}"
-    for k, name in enumerate(("input bytes repeating the previous request's beginning",
-                              "input bytes repeating the longest earlier request's beginning")):
+    for k, name in enumerate(
+        (
+            "input bytes repeating the previous request's beginning",
+            "input bytes repeating the longest earlier request's beginning",
+        )
+    ):
         for added, how in ((False, "no tool enabled"), (True, "a tool enabled and called at turn 20")):
             previous = ours[added]
             versus = f"{peer}: {theirs[k]:.1%}" if theirs else peer
             ratio = f"{previous[k] / theirs[k]:.2f}×" if theirs else ""
-            section.row(f"{name}: agentcli, {how}", f"{previous[k]:.1%}", versus if added else "", ratio if added else "",
-                        note=f"{previous[2]} requests" + (f"; Claude Code's: {theirs[2]}, its tool enabled by ToolSearch"
-                                                           if theirs and added else ""))
+            section.row(
+                f"{name}: agentcli, {how}",
+                f"{previous[k]:.1%}",
+                versus if added else "",
+                ratio if added else "",
+                note=f"{previous[2]} requests"
+                + (f"; Claude Code's: {theirs[2]}, its tool enabled by ToolSearch" if theirs and added else ""),
+            )
     section.notes.append(
         "Prompt cache: a scripted 30-prompt session on a small git project whose README (9.6 kB) is read each turn: "
         "a plan (todo_write), a switch to acceptEdits and an edit, a background child, a steer into a held tool "
@@ -185,5 +218,6 @@ def run(work: Path) -> Section:
         "out, a string content as its text block. 'Previous': the share of all input bytes that repeat the "
         "beginning of the request just before, whoever sent it; 'longest earlier': of any earlier request (the cache "
         "keeps each for five minutes, so a parent's request after its child's still finds its own). Claude Code "
-        "runs the same script through `-p --input-format stream-json` (bench/prompt_cache_claude.py).")
+        "runs the same script through `-p --input-format stream-json` (bench/prompt_cache_claude.py)."
+    )
     return section

@@ -13,8 +13,9 @@ import re
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from tests.fakes.anthropic_server import Reply, text, tool_use
 
@@ -52,15 +53,25 @@ class Script:
             return text(f"Done with step {steps[-1]}.")
         if not re.search(r"Step \d+:", said):
             self.other += 1
-            return text("Summary: the user is fixing the greeting in src/app.py." if "summar" in said.lower()
-                        else "Noted.")
+            return text(
+                "Summary: the user is fixing the greeting in src/app.py." if "summar" in said.lower() else "Noted."
+            )
         readme = str(self.ws / "README.md")
         match steps[-1]:
             case 8:
-                return tool_use("Edit", {"file_path": readme, "old_string": "It greets.", "new_string": "It greets you."})
+                return tool_use(
+                    "Edit", {"file_path": readme, "old_string": "It greets.", "new_string": "It greets you."}
+                )
             case 12:
-                return tool_use("Agent", {"description": "Count Python files", "prompt": "Count the Python files.",
-                                          "subagent_type": "Explore", "run_in_background": True})
+                return tool_use(
+                    "Agent",
+                    {
+                        "description": "Count Python files",
+                        "prompt": "Count the Python files.",
+                        "subagent_type": "Explore",
+                        "run_in_background": True,
+                    },
+                )
             case 16:
                 return tool_use("Read", {"file_path": readme}, gate=self.held, gate_timeout=120)
             case 20:
@@ -108,8 +119,15 @@ def session(work: Path, project: Path) -> tuple[list[dict[str, Any]], str]:
     with StandIn(responder=script, dialect="claude-code", validate=False) as server:
         env = {**api_env(server), **QUIET, "HOME": str(home)}
         argv = [str(binary), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
-        proc = subprocess.Popen(argv, cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            argv,
+            cwd=project,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         stdin, out = proc.stdin, proc.stdout
 
@@ -124,8 +142,13 @@ def session(work: Path, project: Path) -> tuple[list[dict[str, Any]], str]:
         try:
             for turn in range(1, TURNS + 1):
                 if turn == 8:
-                    send({"type": "control_request", "request_id": "mode",
-                          "request": {"subtype": "set_permission_mode", "mode": "acceptEdits"}})
+                    send(
+                        {
+                            "type": "control_request",
+                            "request_id": "mode",
+                            "request": {"subtype": "set_permission_mode", "mode": "acceptEdits"},
+                        }
+                    )
                     _wait(lambda: seen.controls >= 1, "the mode change")
                 if turn == 24:
                     before = seen.results
@@ -137,12 +160,20 @@ def session(work: Path, project: Path) -> tuple[list[dict[str, Any]], str]:
                     _wait(lambda asked=asked: len(server.requests) > asked, "the held call")
                     say(STEER)
                     script.held.set()
-                _wait(lambda turn=turn, before=before: turn in script.answered and seen.results > before, f"turn {turn}")
+                _wait(
+                    lambda turn=turn, before=before: turn in script.answered and seen.results > before, f"turn {turn}"
+                )
                 if turn == 12:  # the background result comes back in a turn of its own
-                    _wait(lambda other=other, before=before: script.other > other and seen.results > before + 1, "the background result")
+                    _wait(
+                        lambda other=other, before=before: script.other > other and seen.results > before + 1,
+                        "the background result",
+                    )
                 if turn == 16:  # the steer may have its own turn: let it end
                     time.sleep(QUIET_WAIT)
-                    _wait(lambda other=other, before=before: seen.results > before + (script.other > other), "the steer's turn")
+                    _wait(
+                        lambda other=other, before=before: seen.results > before + (script.other > other),
+                        "the steer's turn",
+                    )
             stdin.close()
             proc.wait(timeout=60)
         finally:

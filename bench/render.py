@@ -139,13 +139,20 @@ async def _measure_stream(root: Path, runs: int, section: Section) -> None:
             else:
                 bare.append(await _bare())
                 ours.append(await _ours(server, root))
-    section.compare("stream 20,000 Markdown tokens: tokens/s", [r[0] for r in ours], "bare Textual Markdown",
-                    [r[0] for r in bare], unit="tok/s", digits=0,
-                    note="higher is better; target ≥ 4× and ≥ 2,000 tok/s; text deltas are merged into one event "
-                         "per event-loop turn, so the answer's last block is laid out once a turn, not per token; "
-                         "the ratio swings between about 3.4× and 9× from run to run on this machine")
-    section.compare("… last token to display", [r[1] for r in ours], "bare Textual Markdown", [r[1] for r in bare],
-                    digits=0)
+    section.compare(
+        "stream 20,000 Markdown tokens: tokens/s",
+        [r[0] for r in ours],
+        "bare Textual Markdown",
+        [r[0] for r in bare],
+        unit="tok/s",
+        digits=0,
+        note="higher is better; target ≥ 4× and ≥ 2,000 tok/s; text deltas are merged into one event "
+        "per event-loop turn, so the answer's last block is laid out once a turn, not per token; "
+        "the ratio swings between about 3.4× and 9× from run to run on this machine",
+    )
+    section.compare(
+        "… last token to display", [r[1] for r in ours], "bare Textual Markdown", [r[1] for r in bare], digits=0
+    )
     section.notes.append(
         f"Streaming: {TOTAL:,} tokens of Markdown (about 3.5 characters each: headings, prose with inline code, "
         "lists, fenced Python blocks), one `TextDelta` event per token posted through the app's sink "
@@ -155,7 +162,8 @@ async def _measure_stream(root: Path, runs: int, section: Section) -> None:
         f"final {TAIL} tokens are then posted one at a time, as a model's would arrive once the app has caught "
         "up, each timed from its post to its display at the end of the long answer (median of the ten); the "
         "screen is checked to show the final one. The peer posts the same tokens as messages to a bare app "
-        f"whose handler writes them to `Markdown.get_stream()`. {len(ours)} paired runs.")
+        f"whose handler writes them to `Markdown.get_stream()`. {len(ours)} paired runs."
+    )
 
 
 def run_stream(work: Path, runs: int = 3) -> Section:

@@ -26,8 +26,9 @@ def _cells(row_values: tuple[str, ...]) -> str:
     return "| " + " | ".join(v.replace("|", "\\|") for v in row_values) + " |"
 
 
-def markdown(sections: list[Section], machine: dict[str, str], command: str, seconds: float,
-             names: tuple[str, ...]) -> str:
+def markdown(
+    sections: list[Section], machine: dict[str, str], command: str, seconds: float, names: tuple[str, ...]
+) -> str:
     out = [PREAMBLE, "## Results", "", _cells(HEADERS), _cells(tuple("---" for _ in HEADERS))]
     for section in sections:
         out.append(_cells((f"**{section.title}**", "", "", "", "")))
@@ -39,11 +40,21 @@ def markdown(sections: list[Section], machine: dict[str, str], command: str, sec
         out.append("")
     out += ["## Machine", ""]
     out += [f"- **{key}**: {value}" for key, value in machine.items()]
-    out += ["", f"The whole run took {seconds / 60:.1f} minutes.", "", "## Reproduce", "", "```sh",
-            "make bench                                                # every measure; rewrites this file",
-            ".venv/bin/python -m bench --only search,loop --no-write   # some of them; prints the table only",
-            "```", "", f"Measures: {', '.join(names)}. This file came from `{command}`, run from the repository root.",
-            "The code is in `bench/`: one module per measure, `bench/__main__.py` runs them.", ""]
+    out += [
+        "",
+        f"The whole run took {seconds / 60:.1f} minutes.",
+        "",
+        "## Reproduce",
+        "",
+        "```sh",
+        "make bench                                                # every measure; rewrites this file",
+        ".venv/bin/python -m bench --only search,loop --no-write   # some of them; prints the table only",
+        "```",
+        "",
+        f"Measures: {', '.join(names)}. This file came from `{command}`, run from the repository root.",
+        "The code is in `bench/`: one module per measure, `bench/__main__.py` runs them.",
+        "",
+    ]
     return "\n".join(out)
 
 

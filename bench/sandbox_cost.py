@@ -21,9 +21,9 @@ from pathlib import Path
 
 from agentcli.core.system import processes
 from agentcli.core.system.sandbox import Sandbox
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.system.workspace import Workspace
 
 from .common import TOOLS
 
@@ -40,8 +40,9 @@ def _summary(label: str, seconds: list[float]) -> str:
 
 
 async def _tool(root: Path, sandbox: Sandbox | None, calls: int) -> list[float]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=_AllowAll(), sandbox=sandbox,
-                      settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(root), emit=lambda e: None, permissions=_AllowAll(), sandbox=sandbox, settings=TOOLS
+    )
     await Bash().run({"command": "true"}, ctx)  # the first call tries bwrap once: not counted
     times = []
     for _ in range(calls):

@@ -8,12 +8,11 @@ import time
 from typing import Any
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.search import Glob, Grep
 from agentcli.core.tools.rg import rg_path
-from agentcli.core.system.workspace import Workspace
-
+from agentcli.core.tools.search import Glob, Grep
 from tests.fakes.anthropic_server import Reply, text, tool_use
 
 from .bigrepo import SYMBOL, BigRepo
@@ -25,52 +24,68 @@ CASES = [
     ("grep: rare (1 definition)", "grep", {"pattern": f"class {SYMBOL}"}, ["-n", f"class {SYMBOL}"]),
     ("grep: ~1,100 matching lines", "grep", {"pattern": SYMBOL}, ["-n", SYMBOL]),
     ("grep: ~27,000 matching lines", "grep", {"pattern": "def "}, ["-n", "def "]),
-    ("grep: files_with_matches", "grep", {"pattern": SYMBOL, "output_mode": "files_with_matches"},
-     ["-l", SYMBOL]),
+    ("grep: files_with_matches", "grep", {"pattern": SYMBOL, "output_mode": "files_with_matches"}, ["-l", SYMBOL]),
     ("glob: **/*.py (3,000+ files)", "glob", {"pattern": "**/*.py"}, ["--files", "--glob", "*.py"]),
-    ("glob: src/**/routing*.py", "glob", {"pattern": "src/**/routing*.py"},
-     ["--files", "--glob", "src/**/routing*.py"]),
+    (
+        "glob: src/**/routing*.py",
+        "glob",
+        {"pattern": "src/**/routing*.py"},
+        ["--files", "--glob", "src/**/routing*.py"],
+    ),
 ]
 
 
-GREP_WHY = ("target ≤ 1.1×; what did it: rg searches on all its threads (`--sort path` made it single-threaded) and "
-            "Python puts the per-file blocks of its `--heading --null` output in path order, work per file, not per "
-            "line, the output byte for byte the same; rg runs in a thread of its own with `subprocess` (asyncio's "
-            "subprocess cost 2-10% more on a busy machine), and its many small writes (one per file) are read in "
-            "gathered pieces (1 MiB pipe, 1 ms wait after a small read): Python's own CPU for 27,000 lines went "
-            "from 22 to about 8 ms; what is left: that parsing, and the tool's rg options (hidden files, .gitignore "
-            "without git, long lines cut), which cost about 5% more CPU than the bare command")
-IN_RUN_WHY = ("what costs most: the SDK import, which runs in a thread from launch for about a second (the "
-              "first requests go out without it, core/model/early_request.py) while this stand-in answers at once: it "
-              "competes with rg for the two cores; the next row holds the first reply as a model would")
+GREP_WHY = (
+    "target ≤ 1.1×; what did it: rg searches on all its threads (`--sort path` made it single-threaded) and "
+    "Python puts the per-file blocks of its `--heading --null` output in path order, work per file, not per "
+    "line, the output byte for byte the same; rg runs in a thread of its own with `subprocess` (asyncio's "
+    "subprocess cost 2-10% more on a busy machine), and its many small writes (one per file) are read in "
+    "gathered pieces (1 MiB pipe, 1 ms wait after a small read): Python's own CPU for 27,000 lines went "
+    "from 22 to about 8 ms; what is left: that parsing, and the tool's rg options (hidden files, .gitignore "
+    "without git, long lines cut), which cost about 5% more CPU than the bare command"
+)
+IN_RUN_WHY = (
+    "what costs most: the SDK import, which runs in a thread from launch for about a second (the "
+    "first requests go out without it, core/model/early_request.py) while this stand-in answers at once: it "
+    "competes with rg for the two cores; the next row holds the first reply as a model would"
+)
 HELD = 1.5  # seconds the first reply is held in the third row: the SDK import has ended by then
-GLOB_WHY = ("target ≤ 1.5×; what did it: rg lists only names the pattern's last part can match (a file type, "
-            "which rg checks after .gitignore, unlike `--glob`, which overrides it), and a thread of its own stats "
-            "each match while rg still lists; what stands in the way: one stat per match to sort newest first "
-            "(3,041 stats take about 5.5 ms here, 1.8 µs each, over half of bare rg's whole run; rg's own "
-            "`--sortr modified` pays most of that too: the row \"rg itself\"), and rg's own "
-            "cost for the type and the tool's options (about 1.1-1.2× the CPU of the bare command)")
+GLOB_WHY = (
+    "target ≤ 1.5×; what did it: rg lists only names the pattern's last part can match (a file type, "
+    "which rg checks after .gitignore, unlike `--glob`, which overrides it), and a thread of its own stats "
+    "each match while rg still lists; what stands in the way: one stat per match to sort newest first "
+    "(3,041 stats take about 5.5 ms here, 1.8 µs each, over half of bare rg's whole run; rg's own "
+    '`--sortr modified` pays most of that too: the row "rg itself"), and rg\'s own '
+    "cost for the type and the tool's options (about 1.1-1.2× the CPU of the bare command)"
+)
 
-GLOB_NEWEST_WHY = ("target ≤ 1.15×, paired (the row above compared medians of separate runs); what did it: each piece of "
-                   "rg's output is decoded at once and matched with `filter`, so Python's work per file is little more "
-                   "than its stat (the tool's thread: 12.7 ms of CPU a call instead of 14.0, by getrusage over 30 calls "
-                   "at load 13); what is left: the 3,041 stats (about 7 ms of that thread, 2.3 µs each at that load), "
-                   "which rg pays too")
+GLOB_NEWEST_WHY = (
+    "target ≤ 1.15×, paired (the row above compared medians of separate runs); what did it: each piece of "
+    "rg's output is decoded at once and matched with `filter`, so Python's work per file is little more "
+    "than its stat (the tool's thread: 12.7 ms of CPU a call instead of 14.0, by getrusage over 30 calls "
+    "at load 13); what is left: the 3,041 stats (about 7 ms of that thread, 2.3 µs each at that load), "
+    "which rg pays too"
+)
 
 
 def _bare_rg(rg: str, args: list[str], cwd: str) -> float:
     started = time.perf_counter()
     # stdin closed, as the tool runs it: with stdin a pipe, rg would search stdin instead of the repository.
-    subprocess.run([rg, *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                   check=False)
+    subprocess.run(
+        [rg, *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False
+    )
     return (time.perf_counter() - started) * 1000
 
 
 async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
     rg = rg_path()
     assert rg, "ripgrep is not installed"
-    ctx = ToolContext(workspace=Workspace.at(repo.root), emit=lambda event: None,
-                      permissions=Permissions(mode="default"), settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(repo.root),
+        emit=lambda event: None,
+        permissions=Permissions(mode="default"),
+        settings=TOOLS,
+    )
     cwd = str(repo.root)
     tools = ToolRegistry([Grep(), Glob()])
     for label, name, args, rg_args in CASES:
@@ -82,7 +97,7 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
         _bare_rg(rg, rg_args, cwd)
         for i in range(runs):
             # Alternate which goes first so neither always gets the warmer cache.
-            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            for which in (0, 1) if i % 2 == 0 else (1, 0):
                 if which == 0:
                     ours.append(await _tool_ms(tools, name, args, ctx, i))
                 else:
@@ -94,24 +109,35 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
     listing = ["--files", "--glob", "*.py"]
     sorted_, plain = [], []
     for i in range(runs):
-        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
-            (sorted_ if which == 0 else plain).append(_bare_rg(rg, [*listing, "--sortr", "modified"] if which == 0
-                                                               else listing, cwd))
-    section.compare("rg itself: **/*.py newest first", sorted_, "rg " + " ".join(listing), plain,
-                    note="`rg --sortr modified`: the price of the glob tool's order (newest first) even in rg, "
-                         "which stats each file and sorts on one thread")
+        for which in (0, 1) if i % 2 == 0 else (1, 0):
+            (sorted_ if which == 0 else plain).append(
+                _bare_rg(rg, [*listing, "--sortr", "modified"] if which == 0 else listing, cwd)
+            )
+    section.compare(
+        "rg itself: **/*.py newest first",
+        sorted_,
+        "rg " + " ".join(listing),
+        plain,
+        note="`rg --sortr modified`: the price of the glob tool's order (newest first) even in rg, "
+        "which stats each file and sorts on one thread",
+    )
     # The glob tool against that listing, paired: the same files in the same order, each run against its own peer.
     newest = [*listing, "--sortr", "modified"]
     ours, theirs = [], []
     for i in range(runs):
-        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+        for which in (0, 1) if i % 2 == 0 else (1, 0):
             if which == 0:
                 ours.append(await _tool_ms(tools, "glob", {"pattern": "**/*.py"}, ctx, i))
             else:
                 theirs.append(_bare_rg(rg, newest, cwd))
     overhead = Stat([a - b for a, b in zip(ours, theirs, strict=True)], "ms", 1)
-    section.compare("glob: **/*.py ÷ rg's own newest first", ours, "rg " + " ".join(newest), theirs,
-                    note=f"overhead {overhead}; {GLOB_NEWEST_WHY}")
+    section.compare(
+        "glob: **/*.py ÷ rg's own newest first",
+        ours,
+        "rg " + " ".join(newest),
+        theirs,
+        note=f"overhead {overhead}; {GLOB_NEWEST_WHY}",
+    )
 
 
 async def _tool_ms(tools: ToolRegistry, name: str, args: dict[str, Any], ctx: ToolContext, i: int) -> float:
@@ -140,9 +166,16 @@ def _grep_in_run(server: StandIn, cwd: str) -> tuple[float, float]:
     """For the first and the second grep: from the end of the reply asking for it to the next request's
     arrival (the server's clock), in ms."""
     server.reset()
-    subprocess.run([str(BIN / "agentcli"), "-p", f"Where is {SYMBOL} defined?"], cwd=cwd, env=api_env(server),
-                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   timeout=60)
+    subprocess.run(
+        [str(BIN / "agentcli"), "-p", f"Where is {SYMBOL} defined?"],
+        cwd=cwd,
+        env=api_env(server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
     server.assert_no_rejections()
     spans = {index: (start, end) for index, start, end in server.timeline}
     return (spans[1][0] - spans[0][1]) * 1000, (spans[2][0] - spans[1][1]) * 1000
@@ -159,7 +192,7 @@ def _measure_in_run(repo: BigRepo, runs: int, section: Section) -> None:
     with StandIn(responder=_grep_twice_then_answer) as server, StandIn(responder=_held_first) as slow:
         _grep_in_run(server, cwd)  # warms the page cache, and agentcli's imports
         for i in range(runs):
-            for which in ((0, 1, 2) if i % 2 == 0 else (2, 1, 0)):
+            for which in (0, 1, 2) if i % 2 == 0 else (2, 1, 0):
                 if which == 0:
                     ours.append(_grep_in_run(server, cwd))
                 elif which == 1:
@@ -167,14 +200,29 @@ def _measure_in_run(repo: BigRepo, runs: int, section: Section) -> None:
                 else:
                     theirs.append(_bare_rg(rg, bare_args, cwd))
     peer = "rg " + " ".join(bare_args)
-    section.compare("grep inside a `-p` run: the first", [first for first, _ in ours], peer, theirs,
-                    note="from the last byte of the reply asking for grep to the next request's arrival: the reply "
-                         "ends, the loop runs the tool, the result goes out; " + IN_RUN_WHY)
-    section.compare("… the second grep of the run", [second for _, second in ours], peer, theirs,
-                    note="the same, later in the run: the SDK import may still run")
-    section.compare(f"… the first, its reply held {HELD:g} s", [first for first, _ in held], peer, theirs,
-                    note="the SDK imported by then, as in a real session: what the tool and the loop add inside a "
-                         "run (the first request through the SDK's client included)")
+    section.compare(
+        "grep inside a `-p` run: the first",
+        [first for first, _ in ours],
+        peer,
+        theirs,
+        note="from the last byte of the reply asking for grep to the next request's arrival: the reply "
+        "ends, the loop runs the tool, the result goes out; " + IN_RUN_WHY,
+    )
+    section.compare(
+        "… the second grep of the run",
+        [second for _, second in ours],
+        peer,
+        theirs,
+        note="the same, later in the run: the SDK import may still run",
+    )
+    section.compare(
+        f"… the first, its reply held {HELD:g} s",
+        [first for first, _ in held],
+        peer,
+        theirs,
+        note="the SDK imported by then, as in a real session: what the tool and the loop add inside a "
+        "run (the first request through the SDK's client included)",
+    )
 
 
 def run(repo: BigRepo, runs: int = 11, runs_in_run: int = 5) -> Section:
@@ -191,5 +239,6 @@ def run(repo: BigRepo, runs: int = 11, runs_in_run: int = 5) -> Section:
         "match). Inside a run: `agentcli -p` on the same repository against the stand-in server, whose model asks "
         "for grep twice and then answers; from the end of each reply asking for grep to the arrival of the next "
         f"request, on the server's clock, against bare `rg -n PATTERN .`; {runs_in_run} paired runs after a "
-        f"warm-up, once with replies at once and once with the first reply held {HELD:g} s.")
+        f"warm-up, once with replies at once and once with the first reply held {HELD:g} s."
+    )
     return section

@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from .probes import API_KEY, rss_mb, screen_text  # not .common: it imports the engine, which the app
+
 # imports in a thread once its first screen is up (a new session's first frame never waits for it)
 
 SIZE = (120, 40)
@@ -39,8 +40,9 @@ class BareScroll(App[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="log"):
             for n, height in enumerate(self.heights):
-                yield Static("\n".join(f"entry {n} line {i}: some text of about the usual width"
-                                       for i in range(max(1, height))))
+                yield Static(
+                    "\n".join(f"entry {n} line {i}: some text of about the usual width" for i in range(max(1, height)))
+                )
 
 
 async def _timed(app: App[Any], action: Any) -> float:

@@ -13,20 +13,30 @@ from pathlib import Path
 
 from tests.fakes.anthropic_server import text
 
+from .bare_app import READY as BARE_READY
 from .common import BIN, REPO_ROOT, StandIn, api_env
 from .stats import Section
-from .bare_app import READY as BARE_READY
 from .terminal import Tmux
 
 TUI_READY = "ask about the code"  # the welcome line, drawn once the prompt has focus
-BARE_SDK = ("import anthropic\nwith anthropic.Anthropic().messages.stream(model='claude-sonnet-5-5', max_tokens=64, "
-            "messages=[{'role': 'user', 'content': 'hi'}]) as stream:\n    stream.get_final_message()")
+BARE_SDK = (
+    "import anthropic\nwith anthropic.Anthropic().messages.stream(model='claude-sonnet-5-5', max_tokens=64, "
+    "messages=[{'role': 'user', 'content': 'hi'}]) as stream:\n    stream.get_final_message()"
+)
 
 
 def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=True, timeout=60)
+    subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
     return (time.perf_counter() - started) * 1000
 
 
@@ -35,12 +45,22 @@ def _first_request(server: StandIn, argv: list[str], cwd: Path) -> tuple[float, 
     process exit (both on the server's clock, this process's monotonic one), in ms."""
     server.reset()
     started = time.monotonic()
-    subprocess.run(argv, cwd=cwd, env=api_env(server), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=True, timeout=60)  # a piped stdin would be the prompt
+    subprocess.run(
+        argv,
+        cwd=cwd,
+        env=api_env(server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )  # a piped stdin would be the prompt
     exited = time.monotonic()
     server.assert_no_rejections()
     timeline = server.timeline
-    return (min(start for _, start, _ in timeline) - started) * 1000, (exited - max(end for _, _, end in timeline)) * 1000
+    return (min(start for _, start, _ in timeline) - started) * 1000, (
+        exited - max(end for _, _, end in timeline)
+    ) * 1000
 
 
 def _screen_time(term: Tmux, argv: list[str], cwd: Path, env: dict[str, str], marker: str) -> float:
@@ -67,15 +87,25 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         for _ in range(runs):
             ours.append(_first_request(server, [str(BIN / "agentcli"), "-p", "hi"], ws))
             bare.append(_first_request(server, [sys.executable, "-c", BARE_SDK], ws))
-    section.compare("agentcli -p: launch to first request", [o[0] for o in ours], "bare SDK script",
-                    [b[0] for b in bare], digits=0,
-                    note="arrival time on the server's clock; target ≤ 0.9×; what did it: the first request does "
-                         "not wait for the `anthropic` import (about 1 s): it goes out with httpx2 (0.1 s to import) "
-                         "and its reply is read at once (core/model/early_request.py), while the SDK imports in a thread "
-                         "for errors and every later call")
-    section.compare("agentcli -p: final answer to exit", [o[1] for o in ours], "bare SDK script",
-                    [b[1] for b in bare], digits=0, note="target ≤ 100 ms; from the server's last byte to the "
-                    "process's exit")
+    section.compare(
+        "agentcli -p: launch to first request",
+        [o[0] for o in ours],
+        "bare SDK script",
+        [b[0] for b in bare],
+        digits=0,
+        note="arrival time on the server's clock; target ≤ 0.9×; what did it: the first request does "
+        "not wait for the `anthropic` import (about 1 s): it goes out with httpx2 (0.1 s to import) "
+        "and its reply is read at once (core/model/early_request.py), while the SDK imports in a thread "
+        "for errors and every later call",
+    )
+    section.compare(
+        "agentcli -p: final answer to exit",
+        [o[1] for o in ours],
+        "bare SDK script",
+        [b[1] for b in bare],
+        digits=0,
+        note="target ≤ 100 ms; from the server's last byte to the process's exit",
+    )
 
 
 def measure_tui(section: Section, ws: Path, runs: int) -> None:
@@ -83,9 +113,11 @@ def measure_tui(section: Section, ws: Path, runs: int) -> None:
     with StandIn(responder=lambda body: text("Hello.")) as server, Tmux() as term:
         env = {k: v for k, v in api_env(server).items() if k.startswith("ANTHROPIC_")}
         peer_env = {**env, "PYTHONPATH": str(REPO_ROOT)}
-        apps = [([str(BIN / "agentcli")], env, TUI_READY),
-                ([sys.executable, "-m", "bench.bare_app"], peer_env, BARE_READY),
-                ([sys.executable, "-m", "bench.bare_app", "--small"], peer_env, BARE_READY)]
+        apps = [
+            ([str(BIN / "agentcli")], env, TUI_READY),
+            ([sys.executable, "-m", "bench.bare_app"], peer_env, BARE_READY),
+            ([sys.executable, "-m", "bench.bare_app", "--small"], peer_env, BARE_READY),
+        ]
         times: list[list[float]] = [[] for _ in apps]
         for argv, app_env, marker in apps:  # warm the page cache
             _screen_time(term, argv, ws, app_env, marker)
@@ -95,24 +127,37 @@ def measure_tui(section: Section, ws: Path, runs: int) -> None:
                 argv, app_env, marker = apps[which]
                 times[which].append(_screen_time(term, argv, ws, app_env, marker))
     ours, bare, small = times
-    section.compare("TUI: launch to first usable screen", ours, "bare Textual app (16 widgets)", bare, digits=0,
-                    note="tmux 120×40, polled with capture-pane; target ≤ 1.3×; what did it: the session (the "
-                         "engine's import, its files, the tools) opens in a thread after the first screen, messages "
-                         "sent meanwhile wait in the queue; the key is wiped in place from /proc/<pid>/environ "
-                         "instead of a second interpreter start; no collector passes during startup imports; "
-                         "what stays before the screen (CPU, a profile): Textual itself, then about 40 ms of "
-                         "agentcli's own imports, most of it the frozen event dataclasses (core/events.py, ~13 ms), "
-                         "settings, trust and the view model")
-    section.compare("… against the smallest app", ours, "header + input + footer", small, digits=0,
-                    note="tmux 120×40; target ≤ 1.3×; the same as above: agentcli's own imports and its larger "
-                         "first screen (a 16-widget layout and its CSS) are what a 3-widget app never pays")
+    section.compare(
+        "TUI: launch to first usable screen",
+        ours,
+        "bare Textual app (16 widgets)",
+        bare,
+        digits=0,
+        note="tmux 120×40, polled with capture-pane; target ≤ 1.3×; what did it: the session (the "
+        "engine's import, its files, the tools) opens in a thread after the first screen, messages "
+        "sent meanwhile wait in the queue; the key is wiped in place from /proc/<pid>/environ "
+        "instead of a second interpreter start; no collector passes during startup imports; "
+        "what stays before the screen (CPU, a profile): Textual itself, then about 40 ms of "
+        "agentcli's own imports, most of it the frozen event dataclasses (core/events.py, ~13 ms), "
+        "settings, trust and the view model",
+    )
+    section.compare(
+        "… against the smallest app",
+        ours,
+        "header + input + footer",
+        small,
+        digits=0,
+        note="tmux 120×40; target ≤ 1.3×; the same as above: agentcli's own imports and its larger "
+        "first screen (a 16-widget layout and its CSS) are what a 3-widget app never pays",
+    )
 
 
 PLAIN_READY = "ctrl+d quits"  # the end of line mode's banner; its prompt follows
 
 
-def _enter_to_request(server: StandIn, term: Tmux, argv: list[str], cwd: Path, env: dict[str, str],
-                      marker: str) -> float:
+def _enter_to_request(
+    server: StandIn, term: Tmux, argv: list[str], cwd: Path, env: dict[str, str], marker: str
+) -> float:
     """Start a front end, type a message as soon as it is ready, and time Enter → the request's arrival."""
     server.reset()
     name, _ = term.launch(argv, cwd, env)
@@ -141,17 +186,23 @@ def measure_first_message(section: Section, ws: Path, runs: int) -> None:
         try:
             _enter_to_request(server, term, plain[0], ws, env, plain[1])  # warm the page cache
             for i in range(runs):
-                for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+                for which in (0, 1) if i % 2 == 0 else (1, 0):
                     argv, marker = (plain, full)[which]
                     (ours if which == 0 else tui).append(_enter_to_request(server, term, argv, ws, env, marker))
         except TimeoutError as exc:  # the other startup rows stand; this one says what went wrong
             section.not_measured("line mode: Enter to first request", str(exc).splitlines()[0])
             return
-    section.compare("line mode: Enter to first request", ours, "the TUI", tui, digits=0,
-                    note="typed as soon as the prompt shows; target ≤ 1.2×; what did it: line mode's first "
-                         "message no longer joins the SDK import it starts in a thread at launch (the model client "
-                         "waits for the SDK only where it needs it), and that import runs with the collector off, "
-                         "as the TUI's startup does (14% less CPU competing with the first request)")
+    section.compare(
+        "line mode: Enter to first request",
+        ours,
+        "the TUI",
+        tui,
+        digits=0,
+        note="typed as soon as the prompt shows; target ≤ 1.2×; what did it: line mode's first "
+        "message no longer joins the SDK import it starts in a thread at launch (the model client "
+        "waits for the SDK only where it needs it), and that import runs with the collector off, "
+        "as the TUI's startup does (14% less CPU competing with the first request)",
+    )
 
 
 def mcp_config(ws: Path, servers: int = 3) -> Path:
@@ -172,13 +223,19 @@ def measure_tui_mcp(section: Section, ws: Path, runs: int) -> None:
         servers = [*plain, "--mcp-config", str(config)]
         _screen_time(term, servers, ws, env, TUI_READY)  # warm the page cache, the SDK's too
         for i in range(runs):
-            for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            for which in (0, 1) if i % 2 == 0 else (1, 0):
                 if which == 0:
                     with_servers.append(_screen_time(term, servers, ws, env, TUI_READY))
                 else:
                     without.append(_screen_time(term, plain, ws, env, TUI_READY))
-    section.compare("TUI: first screen, three MCP servers", with_servers, "no MCP servers", without, digits=0,
-                    note="target: within 5%")
+    section.compare(
+        "TUI: first screen, three MCP servers",
+        with_servers,
+        "no MCP servers",
+        without,
+        digits=0,
+        note="target: within 5%",
+    )
 
 
 def run(work: Path, runs: int = 5) -> Section:
@@ -204,5 +261,6 @@ def run(work: Path, runs: int = 5) -> Section:
         "stand-in server receiving the request; the peer is a three-line script that imports `anthropic` and "
         "streams one request (as agentcli does), the floor for any Python agent on this SDK. MCP: the same TUI "
         "launch with `--mcp-config` naming three stdio servers (tests/fakes/mcp_server.py), which start in the "
-        "background after the first screen, against the same launch without them.")
+        "background after the first screen, against the same launch without them."
+    )
     return section

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 
 @dataclass
@@ -78,13 +78,26 @@ class Section:
     def row(self, name: str, ours: object, peer: object = "", ratio: object = "", note: str = "") -> None:
         self.rows.append(Row(self.title, name, str(ours), str(peer), str(ratio), note))
 
-    def compare(self, name: str, ours: list[float], peer_name: str, theirs: list[float], unit: str = "ms",
-                digits: int = 1, note: str = "") -> Stat:
+    def compare(
+        self,
+        name: str,
+        ours: list[float],
+        peer_name: str,
+        theirs: list[float],
+        unit: str = "ms",
+        digits: int = 1,
+        note: str = "",
+    ) -> Stat:
         """A row with our runs, the peer's paired runs, and the per-run ratio. Returns the ratio."""
         r = ratios(ours, theirs)
         runs = f"{len(ours)} runs"
-        self.row(name, Stat(ours, unit, digits), f"{peer_name}: {Stat(theirs, unit, digits)}", r,
-                 f"{note}; {runs}" if note else runs)
+        self.row(
+            name,
+            Stat(ours, unit, digits),
+            f"{peer_name}: {Stat(theirs, unit, digits)}",
+            r,
+            f"{note}; {runs}" if note else runs,
+        )
         return r
 
     def not_measured(self, name: str, reason: str) -> None:

@@ -40,8 +40,9 @@ class Tmux:
         command = "exec " + " ".join(shlex.quote(a) for a in argv)
         env_args = [arg for k, v in env.items() for arg in ("-e", f"{k}={v}")]
         started = time.monotonic()
-        self.tmux("new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(cwd),
-                  *env_args, command)
+        self.tmux(
+            "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(cwd), *env_args, command
+        )
         pid = self.tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip()
         if pid.isdigit():
             self.pids.append(int(pid))
@@ -53,6 +54,7 @@ class Tmux:
     def wait_for(self, name: str, marker: str | re.Pattern[str], timeout: float = 30.0) -> float:
         """Poll the pane until ``marker`` shows (a substring, or a pattern searched in the whole screen);
         returns the monotonic time it was first seen."""
+
         def found(screen: str) -> bool:
             return bool(marker.search(screen)) if isinstance(marker, re.Pattern) else marker in screen
 
@@ -86,7 +88,7 @@ class Tmux:
                 except ProcessLookupError:
                     pass
 
-    def __enter__(self) -> "Tmux":
+    def __enter__(self) -> Tmux:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from agentcli.config import Settings
-from agentcli.core.events import Event, Notice, Retrying
-from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.assembly import assemble
 from agentcli.core.door import open_session
+from agentcli.core.events import Event, Notice, Retrying
+from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolSettings
@@ -100,9 +101,20 @@ def api_env(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> dict[str,
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+    subprocess.run(
+        ["git", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(root),
+        },
+    )
 
 
 def stranger_clone(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -125,9 +137,10 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / "src" / "app").mkdir(parents=True)
     (root / "src" / "app" / "auth.py").write_text(
-        "import hashlib\n\n\ndef login(user, password):\n    \"\"\"Check a password.\"\"\"\n"
+        'import hashlib\n\n\ndef login(user, password):\n    """Check a password."""\n'
         "    return handle_auth(user, password)\n\n\ndef handle_auth(user, password):\n"
-        "    return hashlib.sha256(password.encode()).hexdigest() == user.digest\n")
+        "    return hashlib.sha256(password.encode()).hexdigest() == user.digest\n"
+    )
     (root / "src" / "app" / "views.py").write_text("from .auth import login\n\n\ndef index():\n    return 'hi'\n")
     (root / "README.md").write_text("# Demo app\n\nA tiny app for tests.\n")
     (root / ".gitignore").write_text("build/\n")
@@ -149,13 +162,15 @@ class Recorder:
         self.events.append(event)
 
     def of(self, kind: type, **match: Any) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)
-                and all(getattr(e, k) == v for k, v in match.items())]
+        return [e for e in self.events if isinstance(e, kind) and all(getattr(e, k) == v for k, v in match.items())]
 
     def warnings(self) -> list[str]:
         """The retry notes and warnings, for tests that count them, less a retry that tests/retries.py does not count."""
-        return [e.text for e in self.events if (isinstance(e, Retrying) and retries.counted(e.text))
-                or isinstance(e, Notice) and e.level == "warning"]
+        return [
+            e.text
+            for e in self.events
+            if (isinstance(e, Retrying) and retries.counted(e.text)) or isinstance(e, Notice) and e.level == "warning"
+        ]
 
     def numbered_in_order(self, budget: int) -> bool:
         """Whether every retry note, a hidden one too, took the next number of one budget (tests/retries.py)."""
@@ -168,13 +183,21 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
     made: list[Session] = []
 
     def build(root: Path | None = None, *, interactive: bool = False, **overrides: Any) -> tuple[Session, Recorder]:
-        settings = Settings(**{"tool_search": "off", "notifications": "off", "lsp_discover": False,
-                               **overrides})  # a test that wants a bell or a language server asks
-        llm = LLM(model=settings.model, max_tokens=settings.max_tokens, retries=settings.api_retries,
-                  stall_timeout=settings.stall_timeout, retry_base_delay=0.01, retry_max_delay=0.05,
-                  first_reply_timeout=overrides.get("first_reply_timeout", float(PATIENT[1])),
-                  thinking=settings.thinking, thinking_budget=settings.max_thinking_tokens,
-                  credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+        settings = Settings(
+            **{"tool_search": "off", "notifications": "off", "lsp_discover": False, **overrides}
+        )  # a test that wants a bell or a language server asks
+        llm = LLM(
+            model=settings.model,
+            max_tokens=settings.max_tokens,
+            retries=settings.api_retries,
+            stall_timeout=settings.stall_timeout,
+            retry_base_delay=0.01,
+            retry_max_delay=0.05,
+            first_reply_timeout=overrides.get("first_reply_timeout", float(PATIENT[1])),
+            thinking=settings.thinking,
+            thinking_budget=settings.max_thinking_tokens,
+            credentials=Credentials(api_key=API_KEY, base_url=server.base_url),
+        )
         recorder = Recorder()
         session = assemble(settings.engine(), Workspace.at(root or repo), recorder, interactive=interactive, llm=llm)
         made.append(session)
@@ -186,18 +209,34 @@ async def make_session(server: FakeAnthropic, repo: Path) -> AsyncIterator[Calla
 
 
 @pytest.fixture
-def resume(server: FakeAnthropic, repo: Path, closing: Callable[[Session], Session]
-           ) -> Callable[..., tuple[Session, Recorder]]:
+def resume(
+    server: FakeAnthropic, repo: Path, closing: Callable[[Session], Session]
+) -> Callable[..., tuple[Session, Recorder]]:
     """Open a saved session of ``repo`` the way front ends do (``resume`` an id, or ``continue_`` the latest), on the
     stand-in server with a model client of its own (``llm_options`` change it); closed at the test's end."""
 
-    def open_(session_id: str | None = None, *, continue_: bool = False, **llm_options: Any
-              ) -> tuple[Session, Recorder]:
-        llm = LLM(**{"model": Settings().model, "max_tokens": 1000, "max_retries": 0,
-                     "credentials": Credentials(api_key=API_KEY, base_url=server.base_url), **llm_options})
+    def open_(
+        session_id: str | None = None, *, continue_: bool = False, **llm_options: Any
+    ) -> tuple[Session, Recorder]:
+        llm = LLM(
+            **{
+                "model": Settings().model,
+                "max_tokens": 1000,
+                "max_retries": 0,
+                "credentials": Credentials(api_key=API_KEY, base_url=server.base_url),
+                **llm_options,
+            }
+        )
         recorder = Recorder()
-        session = open_session(Settings().engine(), Workspace.at(repo), recorder, interactive=False, llm=llm,
-                               resume=session_id, continue_=continue_)
+        session = open_session(
+            Settings().engine(),
+            Workspace.at(repo),
+            recorder,
+            interactive=False,
+            llm=llm,
+            resume=session_id,
+            continue_=continue_,
+        )
         return closing(session), recorder  # type: ignore[arg-type]  # open_session's SessionSurface is a Session
 
     return open_

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 
 @contextmanager

@@ -17,7 +17,8 @@ it still happens, and what it is was measured since (tests/retries.py): not this
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterator, TypeVar
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
@@ -75,5 +76,7 @@ def model_clients_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     left = sum(1 for llm in made if is_open(llm))
     made.clear()
     if left:
-        pytest.fail(f"{left} model client(s) made during this test are still open at its end: close each on the "
-                    "test's own loop (the closing fixture, tests/model_clients.py), or a later test's loop will")
+        pytest.fail(
+            f"{left} model client(s) made during this test are still open at its end: close each on the "
+            "test's own loop (the closing fixture, tests/model_clients.py), or a later test's loop will"
+        )

@@ -19,7 +19,7 @@ matter on loopback rather than the stand-in server's or agentcli's code.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 HIDDEN = "could not connect"
 NUMBER = re.compile(r"\((\d+)/(\d+)\)")
@@ -42,5 +42,6 @@ def stderr_notes(stderr: str) -> list[str]:
 
 def stderr_numbered_in_order(stderr: str, retries: int) -> bool:
     """``numbered_in_order`` for the notes on ``stderr`` (each note's last "(n/m)")."""
-    return numbered_in_order([(int(a), int(b)) for line in stderr_notes(stderr)
-                              for a, b in NUMBER.findall(line)[-1:]], retries)
+    return numbered_in_order(
+        [(int(a), int(b)) for line in stderr_notes(stderr) for a, b in NUMBER.findall(line)[-1:]], retries
+    )

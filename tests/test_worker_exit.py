@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SLOW_EXIT = '''
+SLOW_EXIT = """
 import gc
 import time
 
@@ -31,15 +31,32 @@ def pytest_unconfigure(config):
         raise
     open("outcome", "w").write("noted" if interrupted_at_exit.is_set() else "no signal")
     del heap
-'''
+"""
 
 
 def test_execnets_sigint_at_a_workers_end_is_noted_not_raised(tmp_path):
     (tmp_path / "conftest.py").write_text(SLOW_EXIT)
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "1", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "test_one.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=110,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "1",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "test_one.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=110,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "1 passed" in output, output
     assert (tmp_path / "outcome").read_text() == "noted", output

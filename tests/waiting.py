@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -27,8 +28,9 @@ def _gave_up(what: str, timeout: float, detail: Callable[[], str] | None) -> Ass
     return AssertionError(message)
 
 
-def wait_until(condition: Callable[[], T], what: str, *, timeout: float = DEADLINE,
-               detail: Callable[[], str] | None = None) -> T:
+def wait_until(
+    condition: Callable[[], T], what: str, *, timeout: float = DEADLINE, detail: Callable[[], str] | None = None
+) -> T:
     """Block until ``condition()`` is truthy and return its value; fail saying ``what`` never happened."""
     deadline = time.monotonic() + timeout
     while True:
@@ -42,9 +44,14 @@ def wait_until(condition: Callable[[], T], what: str, *, timeout: float = DEADLI
 
 # The waits below take a timeout (ASYNC109) rather than leave it to asyncio.timeout, whose bare TimeoutError would
 # not say what never happened.
-async def until(condition: Callable[[], T], what: str, *, timeout: float = DEADLINE,  # noqa: ASYNC109
-                detail: Callable[[], str] | None = None,
-                step: Callable[[], Awaitable[Any]] | None = None) -> T:
+async def until(
+    condition: Callable[[], T],
+    what: str,
+    *,
+    timeout: float = DEADLINE,  # noqa: ASYNC109
+    detail: Callable[[], str] | None = None,
+    step: Callable[[], Awaitable[Any]] | None = None,
+) -> T:
     """Let the event loop run until ``condition()`` is truthy and return its value.
 
     ``step`` is how to let time pass between looks (default: a short sleep); a Pilot passes its

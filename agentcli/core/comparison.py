@@ -36,7 +36,7 @@ class Attempt:
     seconds: float = 0.0
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Attempt | None":
+    def from_dict(cls, data: Any) -> Attempt | None:
         """A stored attempt; None for a damaged one."""
         if not isinstance(data, dict):
             return None
@@ -47,10 +47,22 @@ class Attempt:
 
     def as_dict(self) -> dict[str, Any]:
         """The attempt as ``-p``'s json shows it."""
-        return {"id": self.id, "status": self.status, "model": self.model, "diff": self.diff,
-                "files": self.files, "added": self.added, "removed": self.removed, "check": self.check or None,
-                "check_output": self.check_output, "receipt": self.mark or "verified",
-                "tool_calls": self.tool_calls, "tokens": self.tokens, "cost_usd": self.cost, "seconds": self.seconds}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "model": self.model,
+            "diff": self.diff,
+            "files": self.files,
+            "added": self.added,
+            "removed": self.removed,
+            "check": self.check or None,
+            "check_output": self.check_output,
+            "receipt": self.mark or "verified",
+            "tool_calls": self.tool_calls,
+            "tokens": self.tokens,
+            "cost_usd": self.cost,
+            "seconds": self.seconds,
+        }
 
 
 NEXT_STEP = "/diff sa-N shows an attempt's changes, /merge sa-N takes it, /discard sa-N drops one."
@@ -59,10 +71,19 @@ HEADER = ("attempt", "status", "diff", "check", "receipt", "tokens", "cost", "ti
 
 def rows(attempts: tuple[Attempt, ...] | list[Attempt]) -> list[tuple[str, ...]]:
     """The comparison as a table: ``HEADER``, then one row per attempt."""
-    body = [(a.id + (f" ({a.model})" if a.model else ""), a.status,
-             f"{a.files} file{'' if a.files == 1 else 's'} +{a.added} −{a.removed}" if a.files else "no changes",
-             a.check or "—", a.mark or "verified", tokens(a.tokens), dollars(a.cost) if a.cost is not None else "—",
-             seconds(a.seconds)) for a in attempts]
+    body = [
+        (
+            a.id + (f" ({a.model})" if a.model else ""),
+            a.status,
+            f"{a.files} file{'' if a.files == 1 else 's'} +{a.added} −{a.removed}" if a.files else "no changes",
+            a.check or "—",
+            a.mark or "verified",
+            tokens(a.tokens),
+            dollars(a.cost) if a.cost is not None else "—",
+            seconds(a.seconds),
+        )
+        for a in attempts
+    ]
     return [HEADER, *body]
 
 

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, get_args
+from typing import Any, Literal, get_args
 
 from .comparison import Attempt
 from .content import Message
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
 from .usage import Usage as Usage  # tokens and cost, on events and reports
-from .vocabulary import (FINISHED as FINISHED, STATUSES as STATUSES, NoticeLevel as NoticeLevel, Origin as Origin,
-                         Status as Status, StepStatus as StepStatus, ToolKind as ToolKind,
-                         Preview as Preview)
+from .vocabulary import FINISHED as FINISHED
+from .vocabulary import STATUSES as STATUSES
+from .vocabulary import NoticeLevel as NoticeLevel
+from .vocabulary import Origin as Origin
+from .vocabulary import Preview as Preview
+from .vocabulary import Status as Status
+from .vocabulary import StepStatus as StepStatus
+from .vocabulary import ToolKind as ToolKind
 
 MAIN = "main"
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,6 +183,7 @@ class SubagentFinished(Event):
 @dataclass(frozen=True, kw_only=True)
 class AttemptsCompared(Event):
     """The attempts of one best-of-N errand (task with ``attempts``: engine/attempts.py) side by side, once all ended."""
+
     description: str
     check: str  # the command each ran in its own worktree ("" for none)
     attempts: tuple[Attempt, ...]
@@ -246,8 +252,7 @@ class ApprovalRequested(Event):
     diff: tuple[str, ...] = ()  # the file change it would make, as ``core.tools.preview.file_diff`` lines
     tool_use_id: str = ""  # the call that asks
     preview: Preview = ""  # how the call reads for people, as its tool declares it (ToolCallStarted.preview)
-    future: "asyncio.Future[str | Approval] | None" = field(default=None, compare=False,
-                                                           metadata={"transient": True})
+    future: asyncio.Future[str | Approval] | None = field(default=None, compare=False, metadata={"transient": True})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,8 +268,9 @@ class ElicitationRequested(Event):
     message: str
     fields: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = ()
     url: str = ""
-    future: "asyncio.Future[dict[str, Any] | str] | None" = field(default=None, compare=False,
-                                                                 metadata={"transient": True})
+    future: asyncio.Future[dict[str, Any] | str] | None = field(
+        default=None, compare=False, metadata={"transient": True}
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -377,15 +383,47 @@ class Approval:
     message: str = ""  # denied: what the model is told (all of it, in place of agentcli's sentence)
     reason: str = ""  # denied: why, in the user's own words
 
+
 Sink = Callable[[Event], None]
 
 # Every kind of event, which the store reads back by its ``"type"`` (``event_from_dict``): a new event goes here
 # (tests/core/test_event_contract.py checks that each subclass does). The view model folds the kinds it holds a
 # fact of, and says what kind of change each is to the front ends (ui/change.py); none names the others.
-AnyEvent = (UserMessage | TurnStarted | ReplyStarted | TextDelta | ThinkingDelta | RawStreamEvent | TextReset | AssistantMessage |
-                 ToolCallStarted | ToolCallFinished | ToolProgress | ToolOutput | ElicitationRequested | UsageUpdated | SubagentStarted | SubagentFinished |
-                 SubagentCancelling | SubagentSteered | SteerDelivered | AttemptsCompared | SubagentWrappingUp | SubagentResultDelivered | ApprovalRequested | ApprovalsWaiting | PlanUpdated |
-                 Notice | Retrying | TurnFinished | Compacted | HistoryCleared | Rewound | LanguageServerWorking | ModeChanged)
+AnyEvent = (
+    UserMessage
+    | TurnStarted
+    | ReplyStarted
+    | TextDelta
+    | ThinkingDelta
+    | RawStreamEvent
+    | TextReset
+    | AssistantMessage
+    | ToolCallStarted
+    | ToolCallFinished
+    | ToolProgress
+    | ToolOutput
+    | ElicitationRequested
+    | UsageUpdated
+    | SubagentStarted
+    | SubagentFinished
+    | SubagentCancelling
+    | SubagentSteered
+    | SteerDelivered
+    | AttemptsCompared
+    | SubagentWrappingUp
+    | SubagentResultDelivered
+    | ApprovalRequested
+    | ApprovalsWaiting
+    | PlanUpdated
+    | Notice
+    | Retrying
+    | TurnFinished
+    | Compacted
+    | HistoryCleared
+    | Rewound
+    | LanguageServerWorking
+    | ModeChanged
+)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {}
@@ -427,8 +465,7 @@ def event_from_dict(data: dict[str, Any]) -> Event | None:
         return None
 
 
-def kept_out(events: "list[Event]") -> int:
+def kept_out(events: list[Event]) -> int:
     """Tokens a subagent kept out of the main context, from its events: what its own context held at its
     latest model call (0 before its first). The one definition of "kept out of main context"."""
     return next((e.usage.context_tokens for e in reversed(events) if isinstance(e, UsageUpdated)), 0)
-

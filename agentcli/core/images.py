@@ -82,9 +82,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
             at += 2
             continue
-        length = struct.unpack(">H", data[at + 2:at + 4])[0]
+        length = struct.unpack(">H", data[at + 2 : at + 4])[0]
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
-            height, width = struct.unpack(">HH", data[at + 5:at + 9])
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         at += 2 + length
     return None
@@ -112,14 +112,17 @@ def load_image(data: bytes, name: str) -> Image | None:
     if size is None:
         raise ImageError(f"{name} looks like a {kind.split('/')[1].upper()} image, but its header is damaged.")
     width, height = size
-    shrink = ("; make it smaller first, e.g. `convert {name} -resize 1568x1568 small.png` "
-              "(1568 pixels a side is what the model sees best)").format(name=name)
+    shrink = (
+        f"; make it smaller first, e.g. `convert {name} -resize 1568x1568 small.png` "
+        "(1568 pixels a side is what the model sees best)"
+    )
     if len(data) > MAX_IMAGE_BYTES:
-        raise ImageError(f"{name} is {len(data) / 1e6:.1f} MB, more than the {MAX_IMAGE_BYTES / 1e6:.2f} MB an "
-                         f"image may have{shrink}.")
+        raise ImageError(
+            f"{name} is {len(data) / 1e6:.1f} MB, more than the {MAX_IMAGE_BYTES / 1e6:.2f} MB an "
+            f"image may have{shrink}."
+        )
     if max(width, height) > MAX_SIDE:
-        raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_SIDE} a side the API "
-                         f"takes{shrink}.")
+        raise ImageError(f"{name} is {width}×{height} pixels, more than the {MAX_SIDE} a side the API takes{shrink}.")
     return Image(name, kind, width, height, data)
 
 
@@ -192,6 +195,7 @@ def named_images(text: str, root: Path) -> list[Path]:
 
 # ---------------------------------------------------------------- in session files
 
+
 def pack(record: dict[str, Any], folder: Path) -> dict[str, Any]:
     """``record`` with each inline image's bytes moved to ``folder/<sha256>`` (written once)."""
     if not _has_image(record.get("content") or record.get("messages"), "base64"):
@@ -255,5 +259,7 @@ def _inline(block: dict[str, Any], folder: Path) -> dict[str, Any]:
         data = (folder / sha).read_bytes()
     except OSError:
         return {"type": "text", "text": "[image: its copy in the session folder is gone]"}
-    return {**block, "source": {"type": "base64", "media_type": source.get("media_type"),
-                                "data": base64.b64encode(data).decode()}}
+    return {
+        **block,
+        "source": {"type": "base64", "media_type": source.get("media_type"), "data": base64.b64encode(data).decode()},
+    }

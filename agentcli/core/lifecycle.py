@@ -13,15 +13,21 @@ it turns into a terminal notification, ui/notify.py), and the Notification hook 
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-from .tool_facts import KNOWN
-from .events import ApprovalRequested, ElicitationRequested, Event, SubagentFinished
 from .engine.subagent_record import SubagentRecord
+from .events import ApprovalRequested, ElicitationRequested, Event, SubagentFinished
 from .policy.hooks import Hooks
+from .tool_facts import KNOWN
 
 # Claude Code's notification types, and agentcli's own for a background subagent that finished.
-PERMISSION, IDLE, ELICITATION, CHILD_DONE = "permission_prompt", "idle_prompt", "elicitation_dialog", "subagent_finished"
+PERMISSION, IDLE, ELICITATION, CHILD_DONE = (
+    "permission_prompt",
+    "idle_prompt",
+    "elicitation_dialog",
+    "subagent_finished",
+)
 
 T = TypeVar("T")
 Attention = Callable[[str, str], None]  # (notification_type, message): a front end's way to reach the user

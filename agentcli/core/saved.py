@@ -48,7 +48,12 @@ class SavedSession:
         if not store.lock():
             raise SessionError(BUSY.format(id=self.id))
         try:
-            store.write(Rewound(to_prompt=number, prompt=self.prompts[number - 1].text,
-                                messages=history_before(self.records, number)))
+            store.write(
+                Rewound(
+                    to_prompt=number,
+                    prompt=self.prompts[number - 1].text,
+                    messages=history_before(self.records, number),
+                )
+            )
         finally:
             store.close()

@@ -10,48 +10,50 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
-from .system import secret_env
-from .lifecycle import Lifecycle
-from .storage import worktrees
-from .storage.checkpoints import Checkpoints, Restore
-from .storage.worktrees import WorktreeError
+from .content import Message, agentcli_note
+from .engine import compaction, mentions
 from .engine.context_usage import ContextUsage, context_usage
-from .engine.custom_commands import CustomCommand, find as find_command
-from .events import ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, ToolCallStarted, Usage
+from .engine.custom_commands import CustomCommand
+from .engine.custom_commands import find as find_command
 from .engine.history import Prompt, history_before, user_prompts
+from .engine.loop import RunResult
+from .engine.review import Review, run_review
+from .engine.skill_tool import SkillTool
+from .engine.skills import Skill
 from .engine.steering import Steers
 from .engine.telemetry import Telemetry
-from .policy.hooks import Hooks
-from .model.catalogue import resolve_model
-from .model.llm import LLM, context_window
-from .content import Message, agentcli_note
+from .errors import ToolError
+from .events import ElicitationRequested, Event, HistoryCleared, Notice, Rewound, Sink, ToolCallStarted, Usage
+from .lifecycle import Lifecycle
+from .lsp.server import LanguageServers
 from .mcp import bridge
 from .mcp.remote import NO_ONE_TO_ASK, Elicitation, ElicitationAnswer
 from .mcp.servers import McpServer
 from .mcp.session_servers import McpServers
-from .engine.loop import RunResult
-from .engine.review import Review, run_review
-from .engine import compaction, mentions
+from .model.catalogue import resolve_model
+from .model.llm import LLM, context_window
+from .policy.hooks import Hooks
 from .policy.permissions import Permissions
 from .policy.rules import Rule
 from .policy.status_command import StatusCommand
-from .system.sandbox import Sandbox
-from .lsp.server import LanguageServers
-from .engine.skill_tool import SkillTool
-from .engine.skills import Skill
+from .session_children import SessionChildren
+from .session_parts import SessionParts
+from .settings import EngineSettings
+from .storage import worktrees
+from .storage.checkpoints import Checkpoints, Restore
 from .storage.store import SessionError, SessionStore, read_records
+from .storage.worktrees import WorktreeError
+from .system import secret_env
+from .system.sandbox import Sandbox
+from .system.workspace import Workspace
 from .tools import ToolRegistry
 from .tools.base import Tool
 from .tools.shells import BackgroundShells
-from .errors import ToolError
-from .system.workspace import Workspace
-from .settings import EngineSettings
-from .session_children import SessionChildren
-from .session_parts import SessionParts
 
 
 class Session(SessionChildren, SessionParts):
@@ -77,8 +79,15 @@ class Session(SessionChildren, SessionParts):
     telemetry: Telemetry | None
     opened: list[Event]  # what the session said while it opened (warnings)
 
-    def __init__(self, settings: EngineSettings, workspace: Workspace, sink: Sink | None, *,
-                 store: SessionStore | None, session_id: str) -> None:
+    def __init__(
+        self,
+        settings: EngineSettings,
+        workspace: Workspace,
+        sink: Sink | None,
+        *,
+        store: SessionStore | None,
+        session_id: str,
+    ) -> None:
         """Where the events go, before any part is in place; assembly.py puts the parts in."""
         self.settings = settings
         self.workspace = workspace
@@ -117,8 +126,9 @@ class Session(SessionChildren, SessionParts):
 
     async def worktree(self, action: str, ident: str) -> str:
         """/diff, /merge and /discard: the sentence (or diff) to show. Raises WorktreeError."""
-        return await asyncio.to_thread(worktrees.act, self.workspace.root, action, ident, self.id,
-                                       self.subagents.is_running)
+        return await asyncio.to_thread(
+            worktrees.act, self.workspace.root, action, ident, self.id, self.subagents.is_running
+        )
 
     async def worktree_root(self, ident: str) -> Path | None:
         """The folder of a subagent's own git worktree, or None when it has none (any more)."""
@@ -160,12 +170,22 @@ class Session(SessionChildren, SessionParts):
         if hooked is not None:
             return ElicitationAnswer(hooked[0], hooked[1])  # type: ignore[arg-type]
         if not self.asks_user:
-            return ElicitationAnswer("decline", refused=NO_ONE_TO_ASK if not self.interactive else
-                                     "this front end cannot ask the user a server's question")
+            return ElicitationAnswer(
+                "decline",
+                refused=NO_ONE_TO_ASK
+                if not self.interactive
+                else "this front end cannot ask the user a server's question",
+            )
         future: asyncio.Future[dict[str, Any] | str] = asyncio.get_running_loop().create_future()
-        self.emit(ElicitationRequested(server=question.server, message=question.message,
-                                       fields=bridge.elicitation_fields(question.schema), url=question.url,
-                                       future=future))
+        self.emit(
+            ElicitationRequested(
+                server=question.server,
+                message=question.message,
+                fields=bridge.elicitation_fields(question.schema),
+                url=question.url,
+                future=future,
+            )
+        )
         reply = await future
         if isinstance(reply, dict):
             return ElicitationAnswer("accept", reply)
@@ -224,8 +244,9 @@ class Session(SessionChildren, SessionParts):
         try:
             if command and command.model:
                 self.main.model = resolve_model(command.model)
-            return await self.lifecycle.turn(self.main.run(prompt, started + verdict.added("UserPromptSubmit"),
-                                                           [*images, *attachments]))
+            return await self.lifecycle.turn(
+                self.main.run(prompt, started + verdict.added("UserPromptSubmit"), [*images, *attachments])
+            )
         finally:  # a command's allowed-tools, and those of skills loaded in the turn, end with it
             self.main.model = model
             added += self.skill_tool.granted
@@ -238,9 +259,14 @@ class Session(SessionChildren, SessionParts):
         if not command.allowed_tools:
             return []
         if command.project and not self.trusted:
-            self.emit(Notice(level="warning", text=f"/{command.name}: this workspace is not trusted, so the "
-                                                   f"allowed-tools of {command.source} do not apply; its tools "
-                                                   "ask as usual."))
+            self.emit(
+                Notice(
+                    level="warning",
+                    text=f"/{command.name}: this workspace is not trusted, so the "
+                    f"allowed-tools of {command.source} do not apply; its tools "
+                    "ask as usual.",
+                )
+            )
             return []
         added = [rule for rule in map(Rule.parse, command.allowed_tools) if rule not in self.permissions.turn_rules]
         self.permissions.turn_rules += added
@@ -252,8 +278,10 @@ class Session(SessionChildren, SessionParts):
 
     async def attachments(self, text: str) -> list[dict[str, Any]]:
         """What a prompt brings along (``mentions.expand``), as blocks; one that cannot go is a warning."""
+
         def denied(path: Path) -> str:
             return self.permissions.read_denial(path, self.workspace.root)
+
         found = await asyncio.to_thread(mentions.expand, text, self.workspace, self.mention_sources, denied=denied)
         for warning in found.warnings:
             self.emit(Notice(level="warning", text=warning))
@@ -276,9 +304,14 @@ class Session(SessionChildren, SessionParts):
             raise SessionError(f"There is no prompt {number} to rewind to; this session has {len(prompts)}.")
         restore = self.checkpoints.restore(number, overwrite=overwrite, dry_run=not files)
         if files and restore.restored:
-            self.emit(Notice(level="info", text=f"Restored {len(restore.restored)} file"
-                             f"{'s' if len(restore.restored) != 1 else ''} to before prompt {number}: "
-                             + ", ".join(restore.restored)))
+            self.emit(
+                Notice(
+                    level="info",
+                    text=f"Restored {len(restore.restored)} file"
+                    f"{'s' if len(restore.restored) != 1 else ''} to before prompt {number}: "
+                    + ", ".join(restore.restored),
+                )
+            )
         if conversation:
             assert self.store is not None
             records, _ = read_records(self.store.main_path)
@@ -391,8 +424,12 @@ class Session(SessionChildren, SessionParts):
 
     def status_command(self) -> StatusCommand | None:
         """The statusLine setting's command, ready to run (ui/status_line.py says when); None without one."""
-        return StatusCommand.from_setting(self.settings.status_line, self.workspace.root,
-                                          sandbox=self.sandbox, keep_secret_env=self.settings.tools.keep_secret_env)
+        return StatusCommand.from_setting(
+            self.settings.status_line,
+            self.workspace.root,
+            sandbox=self.sandbox,
+            keep_secret_env=self.settings.tools.keep_secret_env,
+        )
 
     def context_used(self) -> int:
         """Tokens the main context held at the latest call."""
@@ -405,9 +442,16 @@ class Session(SessionChildren, SessionParts):
         """/context: what the next request holds, part by part (engine/context_usage.py)."""
         await self.system_ready()
         memory = "".join(self._memory_used)  # as the prompt was built, even if the files changed since
-        return await context_usage(self.llm, model=self.main.model, system=self.main.system, memory=memory,
-                                   tools=self.main.offered(), messages=self.main.messages,
-                                   window=self.context_window(), kept_out=self.tokens_kept_out)
+        return await context_usage(
+            self.llm,
+            model=self.main.model,
+            system=self.main.system,
+            memory=memory,
+            tools=self.main.offered(),
+            messages=self.main.messages,
+            window=self.context_window(),
+            kept_out=self.tokens_kept_out,
+        )
 
     @property
     def usage(self) -> Usage:

@@ -5,7 +5,8 @@ client's facts. A part of ``Session`` (session.py), which holds the parts (assem
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .lifecycle import Attention, Lifecycle
 from .mcp.session_servers import McpServers
@@ -41,7 +42,7 @@ class SessionParts:
         return self.permissions.describe()
 
     def deny_for_session(self, rules: Iterable[str]) -> None:
-        """"Reject always": these rules denied for the rest of the session."""
+        """ "Reject always": these rules denied for the rest of the session."""
         self.permissions.deny_for_session(rules)
 
     @property

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .content import agentcli_note, quoted
-from .units import quoted as _quoted, seconds as _seconds, tokens as _tokens, turns as _turns
+from .units import quoted as _quoted
+from .units import seconds as _seconds
+from .units import tokens as _tokens
+from .units import turns as _turns
 from .usage import Usage
 from .vocabulary import Status
 
@@ -57,13 +60,14 @@ class SubagentReport:
         turns = _turns(self.turns) + (" + wrap-up" if self.wrapped_up else " + summary" if self.summarized else "")
         line = f"{self.id} · {self.status} · {turns} · {_tokens(self.usage.total_tokens)} tokens · {_seconds(self.seconds)}"
         if self.segments > 1:
-            line += (f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and "
-                     f"{_seconds(self.run_seconds)}")
+            line += (
+                f" · totals of {self.segments} runs; this run {_turns(self.run_turns)} and {_seconds(self.run_seconds)}"
+            )
         return f"[{line}{f' · {self.model}' if self.model else ''}]"
 
     @property
     def mark(self) -> str:
-        """"unverified" when its answer is not backed by its tool calls, "no answer" when it gave none."""
+        """ "unverified" when its answer is not backed by its tool calls, "no answer" when it gave none."""
         return "unverified" if self.unverified else ("no answer" if self.answer_mark.startswith("no answer") else "")
 
     def receipt(self, cap: int = RECEIPT_CAP) -> str:
@@ -72,24 +76,39 @@ class SubagentReport:
         lines += [f"UNVERIFIED: {why}" for why in self.unverified]
         if self.unverified:
             lines.append("Check the unverified part yourself before you rely on it.")
-        lines += [f"The user told it while it worked{'' if read else ' (too late: it had finished)'}: "
-                  f"{_quoted(text, STEER_CAP)}" for text, read in self.steered]
+        lines += [
+            f"The user told it while it worked{'' if read else ' (too late: it had finished)'}: "
+            f"{_quoted(text, STEER_CAP)}"
+            for text, read in self.steered
+        ]
         if self.answer_mark:
             lines.append(f"Answer: {self.answer_mark}")
         if self.named:
-            lines.append("Brief's files: " + ", ".join(
-                f"{p} ({'read' if read else 'searched, NOT read' if p in self.searched else 'NOT read'})"
-                for p, read in self.named))
+            lines.append(
+                "Brief's files: "
+                + ", ".join(
+                    f"{p} ({'read' if read else 'searched, NOT read' if p in self.searched else 'NOT read'})"
+                    for p, read in self.named
+                )
+            )
+
         def command(c: str) -> str:
             return f"`{c[:80]}{'…' if len(c) > 80 else ''}`"
 
-        items = [("read", f"{p} ({r})" if r else p) for p, r in self.reads] + [("changed", p) for p in self.changed] \
-            + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"] \
-            + [("denied", command(c)) for c, e in self.commands if e == "denied"] + [("looked up", t) for t in self.lookups] \
+        items = (
+            [("read", f"{p} ({r})" if r else p) for p, r in self.reads]
+            + [("changed", p) for p in self.changed]
+            + [("ran", f"{command(c)} → {e}") for c, e in self.commands if e != "denied"]
+            + [("denied", command(c)) for c, e in self.commands if e == "denied"]
+            + [("looked up", t) for t in self.lookups]
             + [("also called", f"{name} ×{n}{self._looked_for(name)}") for name, n in self.searches]
+        )
         if not items:
-            lines.append(f"Tool calls: {self.tool_calls} (no file read or changed, no command run)." if self.tool_calls
-                         else "Tool calls: none.")
+            lines.append(
+                f"Tool calls: {self.tool_calls} (no file read or changed, no command run)."
+                if self.tool_calls
+                else "Tool calls: none."
+            )
         shown = 0
         for kind in ("read", "changed", "ran", "denied", "looked up", "also called"):
             group = [text for k, text in items if k == kind]
@@ -121,34 +140,54 @@ class SubagentReport:
         """The line that tells the parent the user stopped this child ("" unless they did)."""
         if self.status != "cancelled":
             return ""
-        return (f"The user cancelled {self.id} before it finished: its answer above is what it had found by then, "
-                "and the rest of its errand was not done.")
+        return (
+            f"The user cancelled {self.id} before it finished: its answer above is what it had found by then, "
+            "and the rest of its errand was not done."
+        )
 
     def for_parent(self) -> str:
         """The task tool result: its answer (quoted: the child may repeat what a hostile page said), then
         agentcli's note of the receipt, the footer, and a cancel."""
         cancelled = agentcli_note(self.cancelled_line)["text"] if self.cancelled_line else ""
-        return "\n\n".join(part for part in (quoted(self.text), agentcli_note(self.receipt())["text"], self.footer,
-                                               cancelled) if part)
+        return "\n\n".join(
+            part for part in (quoted(self.text), agentcli_note(self.receipt())["text"], self.footer, cancelled) if part
+        )
 
     def as_message(self, description: str) -> str:
         """A background result, all of it in one agentcli note (it arrives as a user message)."""
-        ended = ("was interrupted: agentcli stopped while it worked; `task resume` with its id continues it"
-                 if self.status == "interrupted" else "has finished")
-        return "\n\n".join(part for part in (f"Background subagent {self.id} ({description}) {ended}.",
-                                               self.text, self.receipt(), self.footer, self.cancelled_line) if part)
+        ended = (
+            "was interrupted: agentcli stopped while it worked; `task resume` with its id continues it"
+            if self.status == "interrupted"
+            else "has finished"
+        )
+        return "\n\n".join(
+            part
+            for part in (
+                f"Background subagent {self.id} ({description}) {ended}.",
+                self.text,
+                self.receipt(),
+                self.footer,
+                self.cancelled_line,
+            )
+            if part
+        )
 
     def account(self) -> dict[str, Any]:
         """What delegating cost and saved: tokens the child spent, tokens its report returned to the parent,
         tokens kept out of the parent's context, and its time."""
-        return {"spent": self.usage.total_tokens, "returned": self.returned, "kept_out": self.kept_out,
-                "seconds": round(self.seconds, 2), "cost": self.usage.cost}
+        return {
+            "spent": self.usage.total_tokens,
+            "returned": self.returned,
+            "kept_out": self.kept_out,
+            "seconds": round(self.seconds, 2),
+            "cost": self.usage.cost,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "usage": self.usage.to_dict()}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "SubagentReport | None":
+    def from_dict(cls, data: Any) -> SubagentReport | None:
         """A stored report; None for a missing or damaged one."""
         if not isinstance(data, dict):
             return None

@@ -5,8 +5,9 @@ front ends are typed against it, so the type checker finds one that reaches past
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .content import Message
 
@@ -15,17 +16,17 @@ if TYPE_CHECKING:
     from .engine.context_usage import ContextUsage
     from .engine.custom_commands import CustomCommand
     from .engine.history import Prompt
-    from .lifecycle import Attention
-    from .engine.mentions import Mention
     from .engine.loop import RunResult
+    from .engine.mentions import Mention
     from .engine.review import Review
     from .engine.skills import Skill
     from .engine.steering import Steers
     from .engine.subagent_record import SubagentRecord
     from .events import Event, Sink, ToolCallStarted, Usage
-    from .settings import EngineSettings
+    from .lifecycle import Attention
     from .policy.hooks import Hook
     from .policy.status_command import StatusCommand
+    from .settings import EngineSettings
     from .storage.checkpoints import Checkpoint, Restore
     from .system.workspace import Workspace
     from .tools.base import Tool

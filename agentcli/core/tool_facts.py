@@ -67,16 +67,20 @@ class Catalogue:
 
     def named(self, claude: str) -> str | None:
         """The tool one of Claude Code's names (``Bash``, ``MultiEdit``) stands for; None for no such name."""
-        return next((facts.name for facts in self if claude == facts.claude_name or claude in facts.claude_aliases),
-                    None)
+        return next(
+            (facts.name for facts in self if claude == facts.claude_name or claude in facts.claude_aliases), None
+        )
 
     def rule_tools(self, name: str) -> tuple[str, ...]:
         """The tools a permission rule naming ``name`` (any case) covers: Claude Code's ``Read`` every tool that
         reads files its way, ``Edit`` every tool that changes them, another of its names its one tool; a name
         that is none of Claude Code's covers itself."""
         lower = name.lower()
-        own = [facts.name for facts in self if facts.claude_name.lower() == lower
-               or lower in (alias.lower() for alias in facts.claude_aliases)]
+        own = [
+            facts.name
+            for facts in self
+            if facts.claude_name.lower() == lower or lower in (alias.lower() for alias in facts.claude_aliases)
+        ]
         scoped = [facts.name for facts in self if facts.rule_scope.lower() == lower and facts.name not in own]
         return (*own, *scoped) if own or scoped else (lower,)
 
@@ -96,8 +100,11 @@ class Catalogue:
 
     def given_to(self, agent_type: str) -> tuple[str, ...]:
         """The tools a built-in agent type is given (``ToolFacts.built_in_types``)."""
-        return tuple(facts.name for facts in sorted(self, key=lambda facts: facts.list_place)
-                     if agent_type in facts.built_in_types)
+        return tuple(
+            facts.name
+            for facts in sorted(self, key=lambda facts: facts.list_place)
+            if agent_type in facts.built_in_types
+        )
 
     def reading(self) -> tuple[str, ...]:
         """The tools that read files: a deny rule on a path for one of them holds for all."""

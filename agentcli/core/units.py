@@ -39,4 +39,4 @@ def quoted(text: str, cap: int) -> str:
     named inside agentcli's own lines (a receipt, a denial), where a newline must not end them. Nothing is
     escaped, so a grep pattern's backslashes read as the model wrote them."""
     flat = " ".join(text.split())
-    return f'"{flat if len(flat) <= cap else flat[:cap - 1] + "…"}"'
+    return f'"{flat if len(flat) <= cap else flat[: cap - 1] + "…"}"'

@@ -17,11 +17,15 @@ class Usage:
     cache_write_tokens: int = 0
     cost: float | None = None
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
-                     self.cache_read_tokens + other.cache_read_tokens, self.cache_write_tokens + other.cache_write_tokens,
-                     cost)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            cost,
+        )
 
     @property
     def total_tokens(self) -> int:
@@ -36,6 +40,6 @@ class Usage:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Usage":
+    def from_dict(cls, data: dict[str, Any] | None) -> Usage:
         data = data or {}
         return cls(**{f.name: data.get(f.name, f.default) for f in dataclasses.fields(cls)})

@@ -7,8 +7,9 @@ front end may change goes through the session's verbs (``surface.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .mcp.config import ServerConfig

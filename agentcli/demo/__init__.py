@@ -13,8 +13,8 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .intro import MODEL, PROMPT, TRY_PLAIN
 

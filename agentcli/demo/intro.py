@@ -7,10 +7,14 @@ from __future__ import annotations
 
 MODEL = "demo-stand-in"
 PROMPT = "Use a subagent to find where `login` is handled"
-INTRO = ("Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
-         "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
-         "Then ask your own, e.g. find where `session` is handled, grep for `TODO`, or add a discount to the "
-         "cart (a plan, an edit you approve, /rewind to undo it), or check the tests in the background (a "
-         "subagent works while you type: steer it with /steer sa-2 look at orders too, or m on its panel entry).")
-TRY_PLAIN = ("Then try: add a discount to the cart · check the tests in the background (then steer it "
-             "with the /steer line it suggests) · /help")
+INTRO = (
+    "Demo: a scripted stand-in model (no key, no network) in a sample repository, {root}.\n"
+    "Watch the subagent in the panel; its transcript opens when it is done (esc closes it). "
+    "Then ask your own, e.g. find where `session` is handled, grep for `TODO`, or add a discount to the "
+    "cart (a plan, an edit you approve, /rewind to undo it), or check the tests in the background (a "
+    "subagent works while you type: steer it with /steer sa-2 look at orders too, or m on its panel entry)."
+)
+TRY_PLAIN = (
+    "Then try: add a discount to the cart · check the tests in the background (then steer it "
+    "with the /steer line it suggests) · /help"
+)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Blocks = list[dict[str, Any]]
 ASKED = "fenced block tagged `findings`"  # in every reviewer's brief
@@ -36,14 +37,25 @@ def first_added(diff: str) -> tuple[str, int] | None:
     return None
 
 
-def step(brief: str, system: str, read: bool, tool_use: Callable[[str, dict[str, Any]], dict[str, Any]],
-         text: Callable[[str], dict[str, Any]]) -> Blocks:
+def step(
+    brief: str,
+    system: str,
+    read: bool,
+    tool_use: Callable[[str, dict[str, Any]], dict[str, Any]],
+    text: Callable[[str], dict[str, Any]],
+) -> Blocks:
     """One reviewer's next reply: read the changed file, then the findings (the tests reviewer's one)."""
     added = first_added(brief)
     if added is not None and not read:
         return [text(f"Reading {added[0]} around the change."), tool_use("read_file", {"path": added[0]})]
     found = []
     if added is not None and "Your concern:\ntests" in system:
-        found.append({"severity": "low", "location": f"{added[0]}:{added[1]}",
-                      "problem": "No test covers the changed line.", "fix": "Add a test that exercises it."})
+        found.append(
+            {
+                "severity": "low",
+                "location": f"{added[0]}:{added[1]}",
+                "problem": "No test covers the changed line.",
+                "fix": "Add a test that exercises it.",
+            }
+        )
     return [text("Reviewed the change.\n\n```findings\n" + json.dumps(found) + "\n```")]

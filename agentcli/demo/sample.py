@@ -7,7 +7,7 @@ from pathlib import Path
 
 FILES = {
     "README.md": "# tiny-shop\n\nA small shop backend: accounts, carts and orders.\n\n"
-                 "Run the tests with `python -m pytest`.\n",
+    "Run the tests with `python -m pytest`.\n",
     "AGENTS.md": "# Notes for agents\n\n- Code lives in `shop/`, tests in `tests/`.\n- Keep functions small.\n",
     ".gitignore": "__pycache__/\nbuild/\n",
     "shop/__init__.py": '"""tiny-shop: accounts, carts and orders."""\n',
@@ -74,14 +74,14 @@ def place_order(cart: Cart, prices: dict[str, int], pay) -> dict:
     receipt = pay(amount)
     return {"items": dict(cart.items), "amount": amount, "receipt": receipt}
 ''',
-    "tests/test_cart.py": '''from shop.cart import Cart
+    "tests/test_cart.py": """from shop.cart import Cart
 
 
 def test_total():
     cart = Cart()
     cart.add("tea", 2)
     assert cart.total({"tea": 3}) == 6
-''',
+""",
 }
 
 
@@ -91,12 +91,24 @@ def write_sample(root: Path) -> Path:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    env = {"GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.com", "GIT_COMMITTER_NAME": "demo",
-           "GIT_COMMITTER_EMAIL": "demo@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(root)}
+    env = {
+        "GIT_AUTHOR_NAME": "demo",
+        "GIT_AUTHOR_EMAIL": "demo@example.com",
+        "GIT_COMMITTER_NAME": "demo",
+        "GIT_COMMITTER_EMAIL": "demo@example.com",
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+        "HOME": str(root),
+    }
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "tiny-shop"]):
         try:
-            subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, env=env,
-                           capture_output=True, check=True, timeout=30)
+            subprocess.run(
+                ["git", "-c", "core.hooksPath=/dev/null", *args],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                check=True,
+                timeout=30,
+            )
         except (OSError, subprocess.SubprocessError):
             break  # no git: the demo works on a plain folder
     return root

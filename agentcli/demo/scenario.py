@@ -103,16 +103,79 @@ def find_tool_use(body: dict[str, Any], tool_use_id: str) -> dict[str, Any] | No
                     return b
     return None
 
+
 __all__ = ["answer", "extract_terms", "parse_grep_hits", "wants_delegation", "MAX_EXPLORE_TURNS"]
 
 MAX_EXPLORE_TURNS = 4  # assistant turns before an explorer must answer
 
 _STOP = {
-    "a", "an", "the", "is", "are", "was", "were", "be", "our", "my", "your", "this", "that", "these", "those",
-    "we", "it", "its", "all", "where", "how", "what", "which", "who", "in", "of", "to", "for", "on", "at", "by",
-    "code", "codebase", "repo", "repository", "project", "handled", "defined", "implemented", "logic", "does",
-    "do", "gets", "get", "and", "or", "please", "me", "you", "can", "could", "find", "use", "using", "subagent",
-    "subagents", "agent", "agents", "task", "delegate", "some", "any", "with", "from", "into", "file", "files",
+    "a",
+    "an",
+    "the",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "our",
+    "my",
+    "your",
+    "this",
+    "that",
+    "these",
+    "those",
+    "we",
+    "it",
+    "its",
+    "all",
+    "where",
+    "how",
+    "what",
+    "which",
+    "who",
+    "in",
+    "of",
+    "to",
+    "for",
+    "on",
+    "at",
+    "by",
+    "code",
+    "codebase",
+    "repo",
+    "repository",
+    "project",
+    "handled",
+    "defined",
+    "implemented",
+    "logic",
+    "does",
+    "do",
+    "gets",
+    "get",
+    "and",
+    "or",
+    "please",
+    "me",
+    "you",
+    "can",
+    "could",
+    "find",
+    "use",
+    "using",
+    "subagent",
+    "subagents",
+    "agent",
+    "agents",
+    "task",
+    "delegate",
+    "some",
+    "any",
+    "with",
+    "from",
+    "into",
+    "file",
+    "files",
 }
 _VERBS = (
     "handled|defined|implemented|configured|used|done|set|computed|processed|parsed|validated|called|created|"
@@ -234,8 +297,9 @@ def _grep_hits(body: dict[str, Any]) -> list[tuple[str, int, str]]:
         if use.get("name") == "grep" and not result.get("is_error"):
             hits = parse_grep_hits(tool_result_text(result))
             term = str(use.get("input", {}).get("pattern", ""))
-            defines = re.compile(rf"\b(?:def|class|function|func|fn|interface|struct|type)\s+{re.escape(term)}\b",
-                                 re.I)  # `cart` finds `class Cart`
+            defines = re.compile(
+                rf"\b(?:def|class|function|func|fn|interface|struct|type)\s+{re.escape(term)}\b", re.I
+            )  # `cart` finds `class Cart`
             # definitions first, prose (README.md) last; stable: file order otherwise
             return sorted(hits, key=lambda hit: (not defines.search(hit[2]), hit[0].endswith(_PROSE)))
     return []
@@ -247,8 +311,7 @@ _PROSE = (".md", ".rst", ".txt")
 def _exchanges_since_request(body: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(tool_use, tool_result) pairs since the latest user message with text: this request's work."""
     messages = _messages(body)
-    start = max((n for n, m in enumerate(messages) if m.get("role") == "user" and message_text(m).strip()),
-                default=0)
+    start = max((n for n, m in enumerate(messages) if m.get("role") == "user" and message_text(m).strip()), default=0)
     return _exchanges({"messages": messages[start:]})
 
 
@@ -294,8 +357,10 @@ def _explore(body: dict[str, Any], brief: str) -> Blocks:
             return text("## Unclear request\n\nI could not tell what to look for. Name it in `backticks`.")
         if not offers_tool(body, "grep"):
             return text(f"## No search tool\n\nI have no `grep` tool, so I cannot look for `{term}`.")
-        return reply(text_block(f"Searching the code for `{term}`."),
-                     tool_use_block("grep", {"pattern": term, "case_insensitive": True}))  # `cart` finds `Cart`
+        return reply(
+            text_block(f"Searching the code for `{term}`."),
+            tool_use_block("grep", {"pattern": term, "case_insensitive": True}),
+        )  # `cart` finds `Cart`
 
     last_use = find_tool_use(body, results[0].get("tool_use_id", "")) or {}
     hits = _grep_hits(body)
@@ -355,8 +420,13 @@ def _summary(body: dict[str, Any]) -> Blocks:
 def _main_agent(body: dict[str, Any]) -> Blocks:
     request = _latest_request(body)
     last = tool_results(body)
-    started = background.main_step(request, [(find_tool_use(body, r.get("tool_use_id", "")) or {}, r) for r in last],
-                                   tool_result_text, tool_use_block, text_block)
+    started = background.main_step(
+        request,
+        [(find_tool_use(body, r.get("tool_use_id", "")) or {}, r) for r in last],
+        tool_result_text,
+        tool_use_block,
+        text_block,
+    )
     if started is not None:
         return started
     files, asked = changes.attachments(request), changes.without_attachments(request)
@@ -405,8 +475,15 @@ def answer(body: dict[str, Any]) -> Blocks:
         return _main_agent(body)
     if background.is_child(first_user_text(body)):
         texts = [message_text(m) for m in _messages(body) if m.get("role") == "user"]
-        return background.child_step(texts, texts[-1] if texts else "", _exchanges(body), tool_result_text,
-                                     tool_use_block, text_block, extract_terms)
+        return background.child_step(
+            texts,
+            texts[-1] if texts else "",
+            _exchanges(body),
+            tool_result_text,
+            tool_use_block,
+            text_block,
+            extract_terms,
+        )
     if review.is_reviewer(first_user_text(body)):
         system = body.get("system") or ""
         system = system if isinstance(system, str) else "".join(b.get("text", "") for b in blocks_of(system))

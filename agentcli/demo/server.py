@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from .scenario import Blocks, answer
 from .scenario import pace as slower
@@ -22,28 +23,39 @@ Responder = Callable[[dict[str, Any]], Blocks]
 def usage(body: dict[str, Any], blocks: Blocks) -> dict[str, int]:
     prompt = {k: body.get(k) for k in ("messages", "system", "tools") if body.get(k) is not None}
     output = json.dumps(blocks)
-    return {"input_tokens": max(1, len(json.dumps(prompt)) // 4), "output_tokens": max(1, len(output) // 4),
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return {
+        "input_tokens": max(1, len(json.dumps(prompt)) // 4),
+        "output_tokens": max(1, len(output) // 4),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
 
 
 def events(body: dict[str, Any], blocks: Blocks) -> list[dict[str, Any]]:
     """The event stream of one reply: message_start, each block in small deltas, message_delta, message_stop."""
     used = usage(body, blocks)
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    message: dict[str, Any] = {"id": f"msg_demo{time.monotonic_ns()}", "type": "message", "role": "assistant",
-               "model": body.get("model") or "demo", "content": [], "stop_reason": None, "stop_sequence": None,
-               "usage": {**used, "output_tokens": 1}}
+    message: dict[str, Any] = {
+        "id": f"msg_demo{time.monotonic_ns()}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model") or "demo",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {**used, "output_tokens": 1},
+    }
     out: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
     start: dict[str, Any]
     for index, block in enumerate(blocks):
         if block["type"] == "text":
             words = block["text"].split(" ")
-            pieces = [" ".join(words[i:i + 3]) + (" " if i + 3 < len(words) else "") for i in range(0, len(words), 3)]
+            pieces = [" ".join(words[i : i + 3]) + (" " if i + 3 < len(words) else "") for i in range(0, len(words), 3)]
             start, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces]
         else:
             raw = json.dumps(block["input"])
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": raw[i:i + 40]} for i in range(0, len(raw), 40)]
+            deltas = [{"type": "input_json_delta", "partial_json": raw[i : i + 40]} for i in range(0, len(raw), 40)]
         out.append({"type": "content_block_start", "index": index, "content_block": start})
         out += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
         out.append({"type": "content_block_stop", "index": index})
@@ -72,14 +84,23 @@ class DemoServer:
                 except ValueError:
                     body = None
                 if not self.path.split("?")[0].endswith("/v1/messages") or not isinstance(body, dict):
-                    self.send_json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                                    "message": "The demo serves /v1/messages only."}})
+                    self.send_json(
+                        404,
+                        {
+                            "type": "error",
+                            "error": {"type": "not_found_error", "message": "The demo serves /v1/messages only."},
+                        },
+                    )
                     return
                 blocks = demo.responder(body)
                 if not body.get("stream"):
                     stream = events(body, blocks)
-                    message = {**stream[0]["message"], "content": blocks, "usage": stream[-2]["usage"],
-                               "stop_reason": stream[-2]["delta"]["stop_reason"]}
+                    message = {
+                        **stream[0]["message"],
+                        "content": blocks,
+                        "usage": stream[-2]["usage"],
+                        "stop_reason": stream[-2]["delta"]["stop_reason"],
+                    }
                     self.send_json(200, message)
                     return
                 self.send_response(200)
@@ -113,7 +134,7 @@ class DemoServer:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}"  # type: ignore[str-bytes-safe]  # an AF_INET address: host is a str
 
-    def __enter__(self) -> "DemoServer":
+    def __enter__(self) -> DemoServer:
         self.thread.start()
         return self
 

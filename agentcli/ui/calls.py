@@ -19,8 +19,17 @@ Line = tuple[Kind, str]
 
 # How each kind of line looks in a rich renderable (line mode; the TUI's reports); the TUI's widgets
 # have their own, in theme colours (``tui/format.py``).
-RICH_STYLES: dict[str, str] = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "cyan",
-                               "add": "green", "remove": "red", "same": "", "note": "dim italic"}
+RICH_STYLES: dict[str, str] = {
+    "title": "bold",
+    "command": "",
+    "path": "bold",
+    "field": "",
+    "hunk": "cyan",
+    "add": "green",
+    "remove": "red",
+    "same": "",
+    "note": "dim italic",
+}
 MAX_COMMAND_LINES = 300  # a command is shown whole up to this many lines (the rest is counted)
 
 
@@ -63,8 +72,9 @@ def patch_lines(text: str) -> list[Line]:
     file headers as paths, hunks, added, removed, kept; any sentence around it as a note."""
     lines: list[Line] = []
     for line in text.splitlines():
-        if line.startswith(("diff --git ", "index ", "--- ", "+++ ", "new file", "deleted file", "similarity",
-                            "rename ")):
+        if line.startswith(
+            ("diff --git ", "index ", "--- ", "+++ ", "new file", "deleted file", "similarity", "rename ")
+        ):
             lines.append(("path", line))
         else:
             lines.append(diff_lines((line,))[0] if line[:1] in "@+- " and line else ("note", line))

@@ -12,11 +12,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.events import (ApprovalRequested, ApprovalsWaiting, AssistantMessage, AttemptsCompared, Compacted,
-                           ElicitationRequested, Event, HistoryCleared, Notice, PlanUpdated, RawStreamEvent, Retrying,
-                           SteerDelivered, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered,
-                           SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-                           ToolOutput, ToolProgress, TurnFinished, TurnStarted, UserMessage)
+from ..core.events import (
+    ApprovalRequested,
+    ApprovalsWaiting,
+    AssistantMessage,
+    AttemptsCompared,
+    Compacted,
+    ElicitationRequested,
+    Event,
+    HistoryCleared,
+    Notice,
+    PlanUpdated,
+    RawStreamEvent,
+    Retrying,
+    SteerDelivered,
+    SubagentFinished,
+    SubagentResultDelivered,
+    SubagentStarted,
+    SubagentSteered,
+    SubagentWrappingUp,
+    TextDelta,
+    TextReset,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    ToolProgress,
+    TurnFinished,
+    TurnStarted,
+    UserMessage,
+)
 
 __all__ = ["Asked", "Change", "Line", "Quiet", "Status", "Streamed", "Updated", "change_of"]
 
@@ -77,10 +102,25 @@ def change_of(event: Event, status: bool = False) -> Change:
             return Asked(event)
         case ToolProgress() | ToolOutput() | TextReset() | TurnStarted() | TurnFinished():
             return Updated(event)
-        case (UserMessage() | AssistantMessage() | RawStreamEvent() | ToolCallStarted() | ToolCallFinished() | Notice()
-              | Retrying() | Compacted() | HistoryCleared() | SteerDelivered() | PlanUpdated() | AttemptsCompared()
-              | SubagentStarted() | SubagentFinished() | SubagentSteered() | SubagentWrappingUp()
-              | SubagentResultDelivered()):
+        case (
+            UserMessage()
+            | AssistantMessage()
+            | RawStreamEvent()
+            | ToolCallStarted()
+            | ToolCallFinished()
+            | Notice()
+            | Retrying()
+            | Compacted()
+            | HistoryCleared()
+            | SteerDelivered()
+            | PlanUpdated()
+            | AttemptsCompared()
+            | SubagentStarted()
+            | SubagentFinished()
+            | SubagentSteered()
+            | SubagentWrappingUp()
+            | SubagentResultDelivered()
+        ):
             return Line(event)
         case _:
             return Status(event) if status else Quiet(event)

@@ -8,15 +8,33 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any, Collection, Iterator
+from typing import Any
 
 from ..core.content import readable
-from ..core.door import SubagentRecord, replay_events, subagent_record
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, Notice, SubagentFinished, SubagentStarted,
-                          ToolCallFinished, ToolCallStarted, UserMessage)
-from ..core.door import SessionError, child_records, read_records, session_info
-from ..core.door import redact
+from ..core.door import (
+    SessionError,
+    SubagentRecord,
+    child_records,
+    read_records,
+    redact,
+    replay_events,
+    session_info,
+    subagent_record,
+)
+from ..core.events import (
+    MAIN,
+    AssistantMessage,
+    Compacted,
+    Event,
+    Notice,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    UserMessage,
+)
 from ..core.units import dollars, tokens
 from .escapes import visible
 
@@ -68,19 +86,34 @@ def child_record(own: list[dict[str, Any]], ident: str, running: Collection[str]
     return record
 
 
-def as_data(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]],
-            running: Collection[str]) -> dict[str, Any]:
+def as_data(
+    path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]], running: Collection[str]
+) -> dict[str, Any]:
     info = session_info(path)
     subagents = []
     for ident, own in children.items():
         record = child_record(own, ident, running)
         report = record.report if record is not None else None
-        subagents.append({**(record.to_dict() if record is not None else {"id": ident}),
-                          "receipt": report.receipt(cap=100_000) if report else "",
-                          "report": report.to_dict() if report else None, "transcript": own})
-    return {"session": {"id": info.id, "cwd": info.cwd, "started": info.started, "model": info.model,
-                        "turns": info.turns, "usage": info.usage.to_dict()},
-            "transcript": records, "subagents": subagents}
+        subagents.append(
+            {
+                **(record.to_dict() if record is not None else {"id": ident}),
+                "receipt": report.receipt(cap=100_000) if report else "",
+                "report": report.to_dict() if report else None,
+                "transcript": own,
+            }
+        )
+    return {
+        "session": {
+            "id": info.id,
+            "cwd": info.cwd,
+            "started": info.started,
+            "model": info.model,
+            "turns": info.turns,
+            "usage": info.usage.to_dict(),
+        },
+        "transcript": records,
+        "subagents": subagents,
+    }
 
 
 def fence(text: str, info: str = "") -> str:
@@ -94,14 +127,17 @@ def cut(text: str, cap: int = OUTPUT_CAP) -> str:
     return text if len(text) <= cap else f"{text[:cap]}\n… ({len(text) - cap:,} more characters in the session file)"
 
 
-def markdown(path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]],
-             running: Collection[str]) -> Iterator[str]:
+def markdown(
+    path: Path, records: list[dict[str, Any]], children: dict[str, list[dict[str, Any]]], running: Collection[str]
+) -> Iterator[str]:
     info = session_info(path)
     yield f"# agentcli session {info.id}"
     yield ""
     cost = f" · {dollars(info.usage.cost)}" if info.usage.cost is not None else ""
-    yield (f"Started {info.started or '?'} · {info.model or 'unknown model'} · {info.turns} turns · "
-           f"{tokens(info.usage.total_tokens)} tokens{cost}" + (f" · workspace `{info.cwd}`" if info.cwd else ""))
+    yield (
+        f"Started {info.started or '?'} · {info.model or 'unknown model'} · {info.turns} turns · "
+        f"{tokens(info.usage.total_tokens)} tokens{cost}" + (f" · workspace `{info.cwd}`" if info.cwd else "")
+    )
     events = replay_events(records)
     last_run = {e.id: n for n, e in enumerate(events) if isinstance(e, SubagentFinished)}
     delegated = {e.parent_tool_use_id for e in events if isinstance(e, SubagentStarted)}  # its fold says it all
@@ -128,8 +164,14 @@ def event_lines(event: Event, level: int) -> Iterator[str]:
         yield from ("", f"**{event.name}** {visible(event.summary)}".rstrip())
     elif isinstance(event, ToolCallFinished) and event.output.strip():
         how = "denied" if event.denied else "error" if event.is_error else "output"
-        yield from ("", f"<details><summary>{event.name} {how}</summary>", "", fence(visible(cut(event.output))),
-                    "", "</details>")
+        yield from (
+            "",
+            f"<details><summary>{event.name} {how}</summary>",
+            "",
+            fence(visible(cut(event.output))),
+            "",
+            "</details>",
+        )
     elif isinstance(event, Compacted):
         yield from ("", f"*Compacted: {event.messages_summarized} messages summarized ({event.reason}).*")
     elif isinstance(event, Notice) and event.level != "info":

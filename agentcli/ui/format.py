@@ -45,14 +45,19 @@ WITH, WITHOUT = "with subagents", "without subagents"
 
 def context_bars(used: int, alone: int, window: int, width: int = 20) -> list[str]:
     """The main context as it is, with subagents, and as it would weigh had it done their work itself."""
+
     def line(label: str, value: int) -> str:
         share = f" ({100 * value / window:.0f}%)" if window else ""
         return f"{label} {bar(value, window, width)} {tokens(value)}{share}"
+
     return [line(f"{WITH:<{len(WITHOUT)}}", used), line(WITHOUT, alone)]
 
 
 def sources_text(content: Any) -> str:
     """The pages a message's web searches cite or found, as every front end lists them under it ("" for none)."""
     found = sources(content)
-    return "Sources:\n" + "\n".join(f"{n}. {flat(title)} — {url}" for n, (title, url) in enumerate(found, 1)) \
-        if found else ""
+    return (
+        "Sources:\n" + "\n".join(f"{n}. {flat(title)} — {url}" for n, (title, url) in enumerate(found, 1))
+        if found
+        else ""
+    )

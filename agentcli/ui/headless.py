@@ -9,15 +9,16 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
-from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
+from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from .escapes import json_line, visible
 from .format import turns
-from .slash import not_sent_headless
 from .signals import exit_code, exit_signals
+from .slash import not_sent_headless
 from .stream_json import Mark, StreamJson, init_message, result_message
 
 if TYPE_CHECKING:
@@ -50,8 +51,15 @@ class HeadlessOutput:
     first model call is done or a prompt's facts are read (``facts``), so they start without importing the view.
     """
 
-    def __init__(self, output_format: str, out: IO[str], err: IO[str], *, partial_messages: bool = False,
-                 budget: float | None = None) -> None:
+    def __init__(
+        self,
+        output_format: str,
+        out: IO[str],
+        err: IO[str],
+        *,
+        partial_messages: bool = False,
+        budget: float | None = None,
+    ) -> None:
         self.format, self.out, self.err = output_format, out, err
         self.partial_messages, self.budget = partial_messages, budget
         self.reader_gone = False
@@ -76,7 +84,7 @@ class HeadlessOutput:
         if self.format in ("stream-json", "events"):
             self.line(init_message(session))
 
-    def facts(self) -> "SessionView":
+    def facts(self) -> SessionView:
         """The view model, with every event so far folded in."""
         if self.view is None:
             from .view import SessionView  # text and json output: once a model call is done, or at the end
@@ -87,29 +95,35 @@ class HeadlessOutput:
         self.unfolded.clear()
         return self.view
 
-    def begin_prompt(self) -> "PromptStart":
+    def begin_prompt(self) -> PromptStart:
         """A prompt starts: what its result reports is what the view holds from here on. Before the view is
         made, from its start: no event before a first prompt is a text of the main agent or a refused call."""
         view = self.facts() if self.view is not None else None
-        self.prompt = PromptStart(len(view.transcript.items), len(view.refused), len(view.comparisons)) if view \
-            else PromptStart()
+        self.prompt = (
+            PromptStart(len(view.transcript.items), len(view.refused), len(view.comparisons)) if view else PromptStart()
+        )
         return self.prompt
 
-    def texts(self, start: "PromptStart") -> str:
+    def texts(self, start: PromptStart) -> str:
         """Every text the main agent wrote since ``start`` (across turns that read background results too), a
         blank line between each two."""
         return "\n\n".join(self.facts().said_since(start.items))
 
-    def denials(self, start: "PromptStart", session: SessionSurface) -> list[dict[str, Any]]:
+    def denials(self, start: PromptStart, session: SessionSurface) -> list[dict[str, Any]]:
         """The calls refused since ``start``, as Claude Code's ``permission_denials`` lists them: its tool names
         and inputs, as ``can_use_tool`` and the hooks that refused them were shown the calls."""
-        return [{"tool_name": claude_name(call.name), "tool_use_id": call.id,
-                 "tool_input": session.claude_input(call.name, call.input)}
-                for call in self.facts().refused[start.refused:]]
+        return [
+            {
+                "tool_name": claude_name(call.name),
+                "tool_use_id": call.id,
+                "tool_input": session.claude_input(call.name, call.input),
+            }
+            for call in self.facts().refused[start.refused :]
+        ]
 
-    def attempts(self, start: "PromptStart") -> list[AttemptsCompared]:
+    def attempts(self, start: PromptStart) -> list[AttemptsCompared]:
         """The best-of-N comparisons since ``start`` (the view's comparisons, from that prompt's count on)."""
-        return self.facts().comparisons[start.comparisons:]
+        return self.facts().comparisons[start.comparisons :]
 
     def __call__(self, event: Event) -> None:
         if self.renderer is None:  # (stream-json's renderer folds it into the same view)
@@ -122,8 +136,9 @@ class HeadlessOutput:
             self.line(event.to_dict())
         elif self.renderer is not None:
             self.renderer(event)
-        if self.format != "events" and (isinstance(event, Retrying) or
-                                        isinstance(event, Notice) and event.level in ("warning", "error")):
+        if self.format != "events" and (
+            isinstance(event, Retrying) or isinstance(event, Notice) and event.level in ("warning", "error")
+        ):
             self.write(self.err, f"agentcli: {event.text}\n")
         if self.format == "text" and isinstance(event, ToolCallFinished) and event.denied:  # one line each
             self.write(self.err, f"agentcli: denied {event.name}: {event.output.replace(chr(10), ' ')}\n")
@@ -183,8 +198,13 @@ class Answer:
         return self.status not in ("done", "budget")
 
 
-async def answer(session: SessionSurface, prompt: str, output: HeadlessOutput, ended_by: list[int],
-                 images: Sequence[dict[str, Any]] = ()) -> Answer:
+async def answer(
+    session: SessionSurface,
+    prompt: str,
+    output: HeadlessOutput,
+    ended_by: list[int],
+    images: Sequence[dict[str, Any]] = (),
+) -> Answer:
     """Run one prompt (with ``images``, blocks from ``images.from_block``); a cancel (interrupt, signal, budget,
     the reader gone) ends it as an Answer too. Its text is every text the main agent wrote for the prompt, not
     only the last turn's."""
@@ -223,8 +243,9 @@ def structured(session: SessionSurface) -> StructuredOutput | None:
     return tool if isinstance(tool, StructuredOutput) else None
 
 
-def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer,
-           extra: dict[str, Any] | None = None) -> None:
+def report(
+    output: HeadlessOutput, session: SessionSurface, mark: Mark, result: Answer, extra: dict[str, Any] | None = None
+) -> None:
     """What the format prints at the end of a prompt: the text, or the result object (with ``extra``'s fields)."""
     if output.format == "text":
         if result.text and result.status not in ("error", "refused"):  # a refusal is told on stderr, as a notice
@@ -232,10 +253,20 @@ def report(output: HeadlessOutput, session: SessionSurface, mark: Mark, result: 
         if result.reason:
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
-        output.line(result_message(session, mark, text=result.text, status=result.status, is_error=result.is_error,
-                                   denials=output.denials(output.prompt, session), attempts=output.attempts(output.prompt),
-                                   errors=[result.reason or result.text] if result.status != "done" else [],
-                                   structured=form.value if (form := structured(session)) else None) | (extra or {}))
+        output.line(
+            result_message(
+                session,
+                mark,
+                text=result.text,
+                status=result.status,
+                is_error=result.is_error,
+                denials=output.denials(output.prompt, session),
+                attempts=output.attempts(output.prompt),
+                errors=[result.reason or result.text] if result.status != "done" else [],
+                structured=form.value if (form := structured(session)) else None,
+            )
+            | (extra or {})
+        )
     output.begin_prompt()  # the next prompt reports its own
 
 
@@ -288,7 +319,7 @@ def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int], ses
     return 130 if result.status == "interrupted" else (1 if result.is_error or unsaved else 0)
 
 
-def make_headless_output(output_format: str, *, partial_messages: bool = False,
-                         budget: float | None = None) -> HeadlessOutput:
+def make_headless_output(
+    output_format: str, *, partial_messages: bool = False, budget: float | None = None
+) -> HeadlessOutput:
     return HeadlessOutput(output_format, sys.stdout, sys.stderr, partial_messages=partial_messages, budget=budget)
-

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from ..config import NOTIFICATIONS
 
@@ -28,8 +28,13 @@ OSC777_TERMS = ("foot", "rxvt")  # TERM prefixes of terminals that show OSC 777
 def tmux_passes_through() -> bool:
     """Whether the tmux we run in passes escape sequences through (``allow-passthrough`` on or all)."""
     try:
-        shown = subprocess.run(["tmux", "show-options", "-gqv", "allow-passthrough"], capture_output=True,
-                               text=True, timeout=2, check=False).stdout.strip()
+        shown = subprocess.run(
+            ["tmux", "show-options", "-gqv", "allow-passthrough"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            check=False,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return False
     return shown in ("on", "all")

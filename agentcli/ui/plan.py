@@ -26,8 +26,15 @@ class PlanStep:
 
 def plan_steps(event: PlanUpdated) -> list[PlanStep]:
     """The steps of a plan event, made safe to print (the model wrote them)."""
-    return [PlanStep(visible(str(item.get("content", ""))), str(item.get("status", "")),
-                     visible(str(item.get("active_form", "")))) for item in event.items if isinstance(item, dict)]
+    return [
+        PlanStep(
+            visible(str(item.get("content", ""))),
+            str(item.get("status", "")),
+            visible(str(item.get("active_form", ""))),
+        )
+        for item in event.items
+        if isinstance(item, dict)
+    ]
 
 
 def plan_title(steps: list[PlanStep]) -> str:

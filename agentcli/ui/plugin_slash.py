@@ -12,11 +12,13 @@ if TYPE_CHECKING:
     from ..core.door import SessionSurface
     from ..plugin_cli import Ask
 
-USAGE = ("Usage: /plugin [list | install NAME@MARKETPLACE | enable | disable | uninstall | update NAME] "
-         "[--scope user|project|local], /plugin marketplace add SOURCE | list | update [NAME] | remove NAME.")
+USAGE = (
+    "Usage: /plugin [list | install NAME@MARKETPLACE | enable | disable | uninstall | update NAME] "
+    "[--scope user|project|local], /plugin marketplace add SOURCE | list | update [NAME] | remove NAME."
+)
 
 
-async def plugin_command(session: "SessionSurface", arg: str, ask: "Ask") -> tuple[str, bool]:
+async def plugin_command(session: SessionSurface, arg: str, ask: Ask) -> tuple[str, bool]:
     """Run ``/plugin ARG``: the text to show, and whether it failed. ``ask`` puts the question of what a plugin
     brings to the user before it is installed; no answer, or no, installs nothing."""
     from ..plugin_cli import UsageError, build_parser, listing, perform

@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.events import (ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, ReplyStarted, Retrying,
-                           SubagentCancelling, SubagentSteered, SubagentWrappingUp)
+from ..core.events import (
+    ApprovalRequested,
+    ApprovalsWaiting,
+    ElicitationRequested,
+    Event,
+    ReplyStarted,
+    Retrying,
+    SubagentCancelling,
+    SubagentSteered,
+    SubagentWrappingUp,
+)
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,7 @@ class Retry:
         return f"{self.error} Retried {self.count} time{'' if self.count == 1 else 's'}."
 
     @staticmethod
-    def fold(run: "Retry | None", event: Event) -> "Retry | None":
+    def fold(run: Retry | None, event: Event) -> Retry | None:
         """The agent's run of retries after its ``event``: begun or counted on by a ``Retrying``, over (None) with
         any other event of its loop; what the user or the inbox says of the agent meanwhile leaves it as it is."""
         if isinstance(event, Retrying):
@@ -41,5 +50,12 @@ class Retry:
 
 # Events about an agent that do not come from its loop, and a reply that has only begun (it may break off again):
 # they neither end a run of retries nor continue it.
-ASIDES = (SubagentCancelling, SubagentSteered, SubagentWrappingUp, ApprovalsWaiting, ApprovalRequested,
-          ElicitationRequested, ReplyStarted)
+ASIDES = (
+    SubagentCancelling,
+    SubagentSteered,
+    SubagentWrappingUp,
+    ApprovalsWaiting,
+    ApprovalRequested,
+    ElicitationRequested,
+    ReplyStarted,
+)

@@ -48,12 +48,18 @@ async def run_review(session: SessionSurface, target: str, output: HeadlessOutpu
     code = exit_status(output, result, ended_by, session)
     if code == 0 and fail_on and review is not None and review.failed:  # fail closed: nobody looked for them
         failed = f"{len(review.failed)} reviewer{'' if len(review.failed) == 1 else 's'}"
-        output.write(output.err, f"agentcli: {failed} failed, so the review cannot show that no finding at or above "
-                                 f"--fail-on {fail_on} stands.\n")
+        output.write(
+            output.err,
+            f"agentcli: {failed} failed, so the review cannot show that no finding at or above "
+            f"--fail-on {fail_on} stands.\n",
+        )
         return 1
     standing = review.standing(fail_on) if review is not None and fail_on else []
     if code == 0 and standing:
-        output.write(output.err, f"agentcli: {len(standing)} verified finding{'s' if len(standing) != 1 else ''} "
-                                 f"at or above --fail-on {fail_on}.\n")
+        output.write(
+            output.err,
+            f"agentcli: {len(standing)} verified finding{'s' if len(standing) != 1 else ''} "
+            f"at or above --fail-on {fail_on}.\n",
+        )
         return 1
     return code

@@ -31,8 +31,9 @@ def rewind_list(prompts: list[Prompt], points: list[Checkpoint]) -> list[str]:
     return lines
 
 
-def restore_lines(restore: Restore, number: int, overwrite_hint: str = "pass --overwrite",
-                  announced: bool = False) -> list[str]:
+def restore_lines(
+    restore: Restore, number: int, overwrite_hint: str = "pass --overwrite", announced: bool = False
+) -> list[str]:
     """What a restore did; ``announced``: the session's own Notice said which files it restored."""
     lines = []
     if restore.restored:
@@ -41,11 +42,14 @@ def restore_lines(restore: Restore, number: int, overwrite_hint: str = "pass --o
     elif not restore.changed_by_hand:
         lines.append(f"The files are already as they were before prompt {number}.")
     if restore.changed_by_hand:
-        lines.append(f"Left alone, changed by hand since the agent wrote them: {', '.join(restore.changed_by_hand)} "
-                     f"({overwrite_hint} to put them back anyway).")
+        lines.append(
+            f"Left alone, changed by hand since the agent wrote them: {', '.join(restore.changed_by_hand)} "
+            f"({overwrite_hint} to put them back anyway)."
+        )
     if restore.not_kept:
-        lines.append(f"Cannot restore (too large to keep, or changed by bash with no copy): "
-                     f"{', '.join(restore.not_kept)}")
+        lines.append(
+            f"Cannot restore (too large to keep, or changed by bash with no copy): {', '.join(restore.not_kept)}"
+        )
     return lines
 
 
@@ -61,12 +65,13 @@ def parse_rewind(arg: str) -> tuple[int, str, bool] | str:
     return int(words[0]), what, "overwrite" in words[1:]
 
 
-def rewind_session(session: "SessionSurface", number: int, what: str, overwrite: bool = False) -> list[str]:
+def rewind_session(session: SessionSurface, number: int, what: str, overwrite: bool = False) -> list[str]:
     """Rewind ``session`` and say what its events do not (files left alone or not kept); raises SessionError
     for a prompt that does not exist. The events say the rest, once: a Notice names the files restored,
     and Rewound where the conversation now ends."""
-    restore = session.rewind(number, conversation=what in ("both", "conversation"),
-                             files=what in ("both", "files"), overwrite=overwrite)
+    restore = session.rewind(
+        number, conversation=what in ("both", "conversation"), files=what in ("both", "files"), overwrite=overwrite
+    )
     if what == "conversation":
         return []
     return restore_lines(restore, number, f"/rewind {number} files overwrite", announced=True)

@@ -17,7 +17,8 @@ import contextlib
 import os
 import signal
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
@@ -73,6 +74,7 @@ def _let_go(fds: list[int]) -> None:
 
 async def run_until_signal(app: Any) -> Any:
     """Run a Textual app; SIGTERM and SIGHUP quit it as /exit does, with their exit status as its result."""
+
     def on_signal(signum: int) -> None:
         if signum == signal.SIGHUP:
             _unblock_writer(app)

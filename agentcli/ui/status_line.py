@@ -21,7 +21,8 @@ import json
 import re
 import subprocess
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 
@@ -32,7 +33,7 @@ INTERVAL = 0.3  # seconds between runs at most (Claude Code's 300 ms)
 LINE_CAP = 2_000  # characters of the line that are kept
 
 
-def facts(session: "SessionSurface", *, busy: bool = False) -> dict[str, Any]:
+def facts(session: SessionSurface, *, busy: bool = False) -> dict[str, Any]:
     """What the command gets on stdin: Claude Code's fields (``session_id``, ``model``, ``workspace``,
     ``cost``, ``context_window`` …) and agentcli's (``permission_mode``, ``agentcli.subagents_running`` …)."""
     root, model = str(session.workspace.root), session.model
@@ -50,8 +51,9 @@ def facts(session: "SessionSurface", *, busy: bool = False) -> dict[str, Any]:
         "version": __version__,
         "permission_mode": session.permission_mode,  # as Claude Code's hooks name it
         # None only when the model has no known price and tokens were spent (the status bar says "cost unknown")
-        "cost": {"total_cost_usd": round(usage.cost, 6) if usage.cost is not None
-                 else None if usage.total_tokens else 0.0},
+        "cost": {
+            "total_cost_usd": round(usage.cost, 6) if usage.cost is not None else None if usage.total_tokens else 0.0
+        },
         "exceeds_200k_tokens": used > 200_000,
         "context_window": {
             "total_input_tokens": usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens,
@@ -59,16 +61,21 @@ def facts(session: "SessionSurface", *, busy: bool = False) -> dict[str, Any]:
             "context_window_size": window,
             "used_percentage": share,
             "remaining_percentage": round(100 - share, 1),
-            "current_usage": {"input_tokens": last.input_tokens, "output_tokens": last.output_tokens,
-                              "cache_creation_input_tokens": last.cache_write_tokens,
-                              "cache_read_input_tokens": last.cache_read_tokens},
+            "current_usage": {
+                "input_tokens": last.input_tokens,
+                "output_tokens": last.output_tokens,
+                "cache_creation_input_tokens": last.cache_write_tokens,
+                "cache_read_input_tokens": last.cache_read_tokens,
+            },
         },
         "agentcli": {
             "busy": busy,  # the main agent is working on a turn
             "context_used_tokens": used,
             "tokens_kept_out": session.tokens_kept_out,  # what subagents kept out of the main context
-            "subagents_running": [{"id": r.id, "subagent_type": r.type, "description": r.description,
-                                   "background": r.background} for r in session.running_children],
+            "subagents_running": [
+                {"id": r.id, "subagent_type": r.type, "description": r.description, "background": r.background}
+                for r in session.running_children
+            ],
         },
     }
 
@@ -82,7 +89,7 @@ def clean(line: str) -> str:
     dropped: a status command cannot move the cursor, retitle the terminal or forge a second line."""
     out, at = [], 0
     for match in _SGR.finditer(line):
-        out += [_plain(line[at:match.start()]), match.group()]
+        out += [_plain(line[at : match.start()]), match.group()]
         at = match.end()
     out.append(_plain(line[at:]))
     return "".join(out)[:LINE_CAP]
@@ -99,8 +106,14 @@ class StatusLineRunner:
     ``warn`` gets one sentence the first time a run times out or cannot start. The front end calls
     ``changed`` with fresh facts whenever something it shows changed, and ``close`` when it ends."""
 
-    def __init__(self, command: "StatusCommand", *, show: Callable[[str], None], warn: Callable[[str], None],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        command: StatusCommand,
+        *,
+        show: Callable[[str], None],
+        warn: Callable[[str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.command, self.show, self.warn, self.clock = command, show, warn, clock
         self.line = ""  # the line shown now
         self.runs = 0  # runs started so far (tests watch it)
@@ -128,8 +141,10 @@ class StatusLineRunner:
             facts = self._sent = self._latest
             self._last_run = self.clock()
             self.runs += 1
-            payload = {**facts, "cost": {**facts.get("cost", {}),
-                                         "total_duration_ms": int(1000 * (self.clock() - self._since))}}
+            payload = {
+                **facts,
+                "cost": {**facts.get("cost", {}), "total_duration_ms": int(1000 * (self.clock() - self._since))},
+            }
             line, problem = await asyncio.to_thread(self.command.run, json.dumps(payload).encode(), self._started)
             if problem:
                 self.note(problem)
@@ -138,7 +153,7 @@ class StatusLineRunner:
                 self.line = line
                 self.show(line)
 
-    def _started(self, proc: "subprocess.Popen[bytes] | None") -> None:
+    def _started(self, proc: subprocess.Popen[bytes] | None) -> None:
         self._proc = proc
         if proc is not None and self._closed:
             self._kill()

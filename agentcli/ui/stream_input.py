@@ -33,9 +33,18 @@ import threading
 import uuid
 from typing import IO, Any, NamedTuple
 
+from ..core.door import (
+    HOOK_EVENTS,
+    MODES,
+    AgentFileError,
+    Hook,
+    SessionError,
+    SessionSurface,
+    agent_from_definition,
+    claude_name,
+    images,
+)
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from ..core.door import (HOOK_EVENTS, MODES, AgentFileError, Hook, SessionError, SessionSurface,
-                            agent_from_definition, claude_name, images)
 from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .signals import exit_signals
 from .stream_json import MCP_STATUS, Mark
@@ -100,11 +109,10 @@ class Host:
         self.gone = True
         for future in self.waiting.values():
             if not future.done():
-                future.set_exception(HostGone("standard input closed before the program driving agentcli "
-                                              "answered"))
+                future.set_exception(HostGone("standard input closed before the program driving agentcli answered"))
 
 
-def read_lines(stream: IO[str], loop: asyncio.AbstractEventLoop, queue: "asyncio.Queue[str | None]") -> None:
+def read_lines(stream: IO[str], loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
     """Standard input, line by line, into ``queue`` (a thread: stdin may be a file, a pipe or a socket)."""
     try:
         for line in stream:
@@ -270,21 +278,36 @@ class Driver:
         """``get_context_usage``: what the main context held at the latest call, in Claude Code's shape."""
         session = self.session
         used, window = session.context_used(), session.context_window()
-        tools = [{"name": t.name, "serverName": t.name.split("__")[1], "tokens": 0, "isLoaded": True}
-                 for t in session.tools if t.name.startswith("mcp__")]
-        return {"categories": [{"name": "Messages", "tokens": used, "color": "purple"}], "totalTokens": used,
-                "maxTokens": window, "rawMaxTokens": window, "percentage": round(100 * used / window, 2),
-                "model": session.model, "isAutoCompactEnabled": True, "memoryFiles": [], "mcpTools": tools,
-                "agents": [{"agentType": name, "source": t.source, "tokens": 0}
-                           for name, t in session.agent_types.items()], "gridRows": []}
+        tools = [
+            {"name": t.name, "serverName": t.name.split("__")[1], "tokens": 0, "isLoaded": True}
+            for t in session.tools
+            if t.name.startswith("mcp__")
+        ]
+        return {
+            "categories": [{"name": "Messages", "tokens": used, "color": "purple"}],
+            "totalTokens": used,
+            "maxTokens": window,
+            "rawMaxTokens": window,
+            "percentage": round(100 * used / window, 2),
+            "model": session.model,
+            "isAutoCompactEnabled": True,
+            "memoryFiles": [],
+            "mcpTools": tools,
+            "agents": [{"agentType": name, "source": t.source, "tokens": 0} for name, t in session.agent_types.items()],
+            "gridRows": [],
+        }
 
     def mcp_status(self) -> dict[str, Any]:
         """``mcp_status``: each server's state and tools, in Claude Code's words."""
         servers = []
         for name, server in self.session.mcp_servers.servers.items():
-            entry: dict[str, Any] = {"name": name, "status": MCP_STATUS.get(server.state, "failed"),
-                                     "config": {"type": server.config.transport}, "scope": server.config.source,
-                                     "tools": [{"name": t.name, "description": t.description} for t in server.tools]}
+            entry: dict[str, Any] = {
+                "name": name,
+                "status": MCP_STATUS.get(server.state, "failed"),
+                "config": {"type": server.config.transport},
+                "scope": server.config.source,
+                "tools": [{"name": t.name, "description": t.description} for t in server.tools],
+            }
             if server.error:
                 entry["error"] = server.error
             servers.append(entry)
@@ -297,11 +320,19 @@ class Driver:
                 raise UnsupportedRequest("agentcli does not support systemPromptSnapshot in the initialize request")
             self.register_agents(request.get("agents"))
             self.register_hooks(request.get("hooks"))
-            commands = [{"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
-                        for c in sorted(self.session.commands.values(), key=lambda c: c.name)]
-            return {"commands": commands, "agents": [{"name": name} for name in sorted(self.session.agent_types)],
-                    "output_style": "default", "available_output_styles": ["default"], "models": [],
-                    "account": {}, "pid": os.getpid()}
+            commands = [
+                {"name": c.name, "description": c.description, "argumentHint": c.argument_hint}
+                for c in sorted(self.session.commands.values(), key=lambda c: c.name)
+            ]
+            return {
+                "commands": commands,
+                "agents": [{"name": name} for name in sorted(self.session.agent_types)],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [],
+                "account": {},
+                "pid": os.getpid(),
+            }
         if subtype == "interrupt":
             self.interrupt()
             return {}
@@ -336,14 +367,17 @@ class Driver:
         they were before it (``dry_run``: only say which), in Claude Code's shape. A file changed by hand
         since is left alone and listed."""
         if self.turn is not None and not self.turn.done():
-            raise UnsupportedRequest("rewind_files: a turn is running and may change the files still; interrupt "
-                                     "it first")
+            raise UnsupportedRequest(
+                "rewind_files: a turn is running and may change the files still; interrupt it first"
+            )
         message_id = request.get("user_message_id")
         number = self.prompt_numbers.get(message_id) if isinstance(message_id, str) else None
         if number is None:
-            raise UnsupportedRequest(f"rewind_files: no user message {message_id!r} started a prompt in this run "
-                                     "(the uuids are those of the user messages sent; --replay-user-messages "
-                                     "writes them back)")
+            raise UnsupportedRequest(
+                f"rewind_files: no user message {message_id!r} started a prompt in this run "
+                "(the uuids are those of the user messages sent; --replay-user-messages "
+                "writes them back)"
+            )
         dry_run = request.get("dry_run") is True or request.get("dryRun") is True
         try:
             restore = self.session.rewind(number, conversation=False, files=not dry_run)
@@ -352,8 +386,10 @@ class Driver:
         root = self.session.workspace.root
         response: dict[str, Any] = {"canRewind": True, "filesChanged": [str(root / p) for p in restore.restored]}
         if restore.changed_by_hand or restore.not_kept:
-            response["agentcli_left_alone"] = {"changed_by_hand": [str(root / p) for p in restore.changed_by_hand],
-                                               "not_kept": [str(root / p) for p in restore.not_kept]}
+            response["agentcli_left_alone"] = {
+                "changed_by_hand": [str(root / p) for p in restore.changed_by_hand],
+                "not_kept": [str(root / p) for p in restore.not_kept],
+            }
         return response
 
     def register_agents(self, agents: Any) -> None:
@@ -364,8 +400,10 @@ class Driver:
             raise UnsupportedRequest("the agents of the initialize request must be an object of definitions by name")
         notes: list[str] = []
         try:
-            types = {name: agent_from_definition(name, spec, source="the Agent SDK's agents", notes=notes)
-                     for name, spec in agents.items()}
+            types = {
+                name: agent_from_definition(name, spec, source="the Agent SDK's agents", notes=notes)
+                for name, spec in agents.items()
+            }
         except AgentFileError as exc:
             raise UnsupportedRequest(f"agents: {exc}") from None
         self.session.add_agent_types(types)
@@ -387,11 +425,26 @@ class Driver:
                 timeout = matcher.get("timeout")
                 timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else 60.0
                 for callback_id in matcher.get("hookCallbackIds") or []:
+
                     async def call(fields: dict[str, Any], callback_id: str = str(callback_id)) -> dict[str, Any]:
-                        return await self.host.ask({"subtype": "hook_callback", "callback_id": callback_id,
-                                                    "input": fields, "tool_use_id": fields.get("tool_use_id")})
-                    added.append(Hook(event, f"(the Agent SDK's callback {callback_id})", timeout,
-                                      str(matcher.get("matcher") or ""), callback=call))
+                        return await self.host.ask(
+                            {
+                                "subtype": "hook_callback",
+                                "callback_id": callback_id,
+                                "input": fields,
+                                "tool_use_id": fields.get("tool_use_id"),
+                            }
+                        )
+
+                    added.append(
+                        Hook(
+                            event,
+                            f"(the Agent SDK's callback {callback_id})",
+                            timeout,
+                            str(matcher.get("matcher") or ""),
+                            callback=call,
+                        )
+                    )
         self.session.add_hooks(added)
 
     async def mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -411,8 +464,13 @@ class Driver:
     async def ask_approval(self, event: ApprovalRequested) -> None:
         name = claude_name(event.tool)
         shown = self.session.claude_input(event.tool, event.input)
-        request: dict[str, Any] = {"subtype": "can_use_tool", "tool_name": name, "input": shown,
-                                   "permission_suggestions": [], "tool_use_id": event.tool_use_id or None}
+        request: dict[str, Any] = {
+            "subtype": "can_use_tool",
+            "tool_name": name,
+            "input": shown,
+            "permission_suggestions": [],
+            "tool_use_id": event.tool_use_id or None,
+        }
         if event.reason:
             request["decision_reason"] = event.reason
         if event.agent_id != MAIN:
@@ -426,13 +484,22 @@ class Driver:
             behavior = reply.get("behavior")
             if behavior == "allow":
                 given = reply.get("updatedInput")
-                changed = self.session.own_input(event.tool, given, event.input) if isinstance(given, dict) and given != shown \
+                changed = (
+                    self.session.own_input(event.tool, given, event.input)
+                    if isinstance(given, dict) and given != shown
                     else None
+                )
                 answer = Approval(ALLOW_SESSION if reply.get("updatedPermissions") else ALLOW_ONCE, input=changed)
             else:
                 message = reply.get("message") if behavior == "deny" else None
-                answer = Approval(DENY, message=str(message or f"The program driving agentcli denied this {name} "
-                                                                "call. Do not retry it; take another approach."))
+                answer = Approval(
+                    DENY,
+                    message=str(
+                        message
+                        or f"The program driving agentcli denied this {name} "
+                        "call. Do not retry it; take another approach."
+                    ),
+                )
                 interrupt = behavior == "deny" and reply.get("interrupt") is True
         if event.future is not None and not event.future.done():
             event.future.set_result(answer)
@@ -456,16 +523,25 @@ class Driver:
                 self.output.announce(self.session)
             message_id = taken.uuid
             if self.replay:
-                self.output.line({"type": "user", "message": taken.message, "parent_tool_use_id": None,
-                                  "session_id": self.session.id, "uuid": message_id, "isReplay": True})
+                self.output.line(
+                    {
+                        "type": "user",
+                        "message": taken.message,
+                        "parent_tool_use_id": None,
+                        "session_id": self.session.id,
+                        "uuid": message_id,
+                        "isReplay": True,
+                    }
+                )
             mark, before = Mark.of(self.session), self.session.prompt_number
             if taken.refusal:
                 self.last = Answer(taken.refusal, "refused", taken.refusal)
             elif self.output.over_budget:  # the budget holds for the whole session
                 self.last = Answer("", "budget", f"the cost passed --max-budget-usd {self.output.budget}")
             else:
-                self.turn = asyncio.create_task(answer(self.session, taken.text, self.output, self.ended_by,
-                                                       taken.images))
+                self.turn = asyncio.create_task(
+                    answer(self.session, taken.text, self.output, self.ended_by, taken.images)
+                )
                 self.output.run = self.turn
                 try:
                     self.last = await self.turn
@@ -477,7 +553,7 @@ class Driver:
             report(self.output, self.session, mark, self.last)
 
 
-async def next_line(lines: "asyncio.Queue[str | None]", worker: asyncio.Task[None]) -> str | None:
+async def next_line(lines: asyncio.Queue[str | None], worker: asyncio.Task[None]) -> str | None:
     """The next input line; EOF as well when the worker stopped (it never does on its own)."""
     get = asyncio.ensure_future(lines.get())
     await asyncio.wait({get, worker}, return_when=asyncio.FIRST_COMPLETED)
@@ -487,6 +563,7 @@ async def next_line(lines: "asyncio.Queue[str | None]", worker: asyncio.Task[Non
     return EOF
 
 
-async def run_stream_input(session: SessionSurface, output: HeadlessOutput, stream: IO[str] | None = None, *,
-                           replay: bool = False) -> int:
+async def run_stream_input(
+    session: SessionSurface, output: HeadlessOutput, stream: IO[str] | None = None, *, replay: bool = False
+) -> int:
     return await Driver(session, output, replay).run(stream or sys.stdin)

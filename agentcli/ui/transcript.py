@@ -12,12 +12,40 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.content import readable, text_of
-from ..core.events import (MAIN, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Origin, Preview, Retrying, Status,
-                           SteerDelivered, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
-                           ToolProgress, UserMessage)
+from ..core.events import (
+    MAIN,
+    AssistantMessage,
+    Compacted,
+    Event,
+    HistoryCleared,
+    Notice,
+    Origin,
+    Preview,
+    Retrying,
+    Status,
+    SteerDelivered,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+    UserMessage,
+)
 
-__all__ = ["CallEnded", "ChildMark", "Divider", "Item", "Note", "Said", "TO_MODEL", "ToModel", "ToolView", "Transcript",
-           "progress_text"]
+__all__ = [
+    "CallEnded",
+    "ChildMark",
+    "Divider",
+    "Item",
+    "Note",
+    "Said",
+    "TO_MODEL",
+    "ToModel",
+    "ToolView",
+    "Transcript",
+    "progress_text",
+]
+
 
 @dataclass
 class ToolView:
@@ -42,6 +70,7 @@ def progress_text(event: ToolProgress) -> str:
     """A running call's progress in a few words: ``2/5 · copying``, or ``7 · copying`` without a total."""
     done = f"{event.progress:g}/{event.total:g}" if event.total else f"{event.progress:g}"
     return f"{done} · {event.message}" if event.message else done
+
 
 @dataclass
 class Said:
@@ -132,18 +161,25 @@ class Transcript:
             case AssistantMessage(content=content):
                 self.said("assistant", text_of(content), "user")
             case ToolCallStarted() as started:
-                call = self.calls[started.id] = ToolView(started.id, started.name,
-                                                         started.input if isinstance(started.input, dict) else {},
-                                                         started.summary, started.kind, started.preview,
-                                                         started=now, agent_id=started.agent_id)
+                call = self.calls[started.id] = ToolView(
+                    started.id,
+                    started.name,
+                    started.input if isinstance(started.input, dict) else {},
+                    started.summary,
+                    started.kind,
+                    started.preview,
+                    started=now,
+                    agent_id=started.agent_id,
+                )
                 self.items.append(call)
             case ToolProgress() as progress if progress.id in self.calls:
                 self.calls[progress.id].progress = progress_text(progress)
             case ToolCallFinished() as finished:
                 found = self.calls.get(finished.id)
                 if found is None:  # its start was lost (a damaged file)
-                    found = self.calls[finished.id] = ToolView(finished.id, finished.name, {},
-                                                               agent_id=finished.agent_id)
+                    found = self.calls[finished.id] = ToolView(
+                        finished.id, finished.name, {}, agent_id=finished.agent_id
+                    )
                 found.status, found.seconds = "error" if finished.is_error else "ok", finished.seconds
                 found.denied = finished.denied
                 found.output = finished.output
@@ -159,9 +195,17 @@ class Transcript:
             case SubagentStarted() as started_child:
                 self.items.append(ChildMark(started_child.id, started_child.subagent_type, started_child.description))
             case SubagentFinished() as ended:
-                self.items.append(ChildMark(ended.id, status=ended.status, turns=ended.turns,
-                                            tokens=ended.usage.total_tokens, seconds=ended.seconds,
-                                            summarized=ended.summarized, mark=ended.report.mark if ended.report else ""))
+                self.items.append(
+                    ChildMark(
+                        ended.id,
+                        status=ended.status,
+                        turns=ended.turns,
+                        tokens=ended.usage.total_tokens,
+                        seconds=ended.seconds,
+                        summarized=ended.summarized,
+                        mark=ended.report.mark if ended.report else "",
+                    )
+                )
             case _:
                 pass  # not an item of a transcript (a comparison: the task call's result holds it as text)
 
@@ -181,5 +225,3 @@ class Transcript:
     def last_reply(self) -> str:
         """The text of the latest assistant message; "" when there is none."""
         return next((i.text for i in reversed(self.items) if isinstance(i, Said) and i.role == "assistant"), "")
-
-

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .format import seconds, tokens
 from .transcript import TO_MODEL, CallEnded, ChildMark, Divider, Item, Note, Said, ToModel, ToolView
@@ -20,8 +21,11 @@ INPUT_CHARS = 200  # characters of each long tool argument shown in a main trans
 
 def main_lines(view: SessionView, *, live: bool) -> Iterator[str]:
     """The main agent's transcript, tool output cut short, and the children that never finished."""
-    unfinished = [f"  ▪ {agent.id} {'running' if live else 'interrupted: the process stopped while it worked'}"
-                  for agent in view.subagents.values() if not agent.finished]
+    unfinished = [
+        f"  ▪ {agent.id} {'running' if live else 'interrupted: the process stopped while it worked'}"
+        for agent in view.subagents.values()
+        if not agent.finished
+    ]
     yield from item_lines(view.transcript.items, full=False, live=live, unfinished=unfinished)
 
 
@@ -44,8 +48,9 @@ def subagent_lines(agent: Subagent, *, live: bool, now: float, where: str = "") 
         yield from indent(agent.report.receipt(cap=1_000_000), "")
 
 
-def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None,
-               unfinished: Iterable[str] = ()) -> Iterator[str]:
+def item_lines(
+    items: Iterable[Item], *, full: bool, live: bool, brief: str | None = None, unfinished: Iterable[str] = ()
+) -> Iterator[str]:
     """The readable lines of one transcript: prompts, replies, tool calls and their output, children.
 
     Each call's output is under its call, also when calls ran in parallel and their results came in
@@ -97,11 +102,13 @@ def item_lines(items: Iterable[Item], *, full: bool, live: bool, brief: str | No
             yield from indent(item.text, f"{TO_MODEL} ")
         elif isinstance(item, Divider):
             yield ""
-            yield {"resumed": f"── resumed {local_time(item.at)}",
-                   "cleared": "── /clear: the conversation started afresh",
-                   "compacted": f"── compacted {item.messages} older messages into a summary",
-                   "rerun": f"── resumed ({item.description}): a new run with the history above",
-                   "interrupted": "── interrupted: the user stopped this turn"}[item.kind]
+            yield {
+                "resumed": f"── resumed {local_time(item.at)}",
+                "cleared": "── /clear: the conversation started afresh",
+                "compacted": f"── compacted {item.messages} older messages into a summary",
+                "rerun": f"── resumed ({item.description}): a new run with the history above",
+                "interrupted": "── interrupted: the user stopped this turn",
+            }[item.kind]
     yield from unfinished
     yield from no_result
 
@@ -133,8 +140,10 @@ def output_lines(output: str, is_error: bool, full: bool) -> Iterator[str]:
 
 def status_line(agent: Subagent, now: float) -> str:
     mark = f" · {agent.mark}" if agent.mark else ""
-    return (f"{agent.status}{mark} · {plural(agent.turn, 'turn')} · {tokens(agent.tokens)} tokens · "
-            f"{seconds(agent.elapsed(now))}")
+    return (
+        f"{agent.status}{mark} · {plural(agent.turn, 'turn')} · {tokens(agent.tokens)} tokens · "
+        f"{seconds(agent.elapsed(now))}"
+    )
 
 
 def indent(text: str, prefix: str) -> Iterator[str]:
@@ -147,7 +156,7 @@ def plural(n: int, word: str) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 def local_time(iso: str) -> str:

@@ -9,7 +9,8 @@ a Textual worker or an asyncio task, anything that can be cancelled.
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 
 class Cancellable(Protocol):

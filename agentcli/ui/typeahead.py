@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Iterator, TextIO
+from collections.abc import Iterator
+from typing import TextIO
 
 try:
     import termios

@@ -13,32 +13,65 @@ test, the TUI, line mode, stream-json and ``agentcli sessions show``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
-from ..core.events import (FINISHED, MAIN, AttemptsCompared, ApprovalsWaiting, Compacted, Event, HistoryCleared,
-                           PlanUpdated, ReplyStarted, Retrying, Status, SubagentCancelling, SubagentFinished,
-                           SubagentReport, SubagentResultDelivered, SubagentStarted, SubagentWrappingUp, TextDelta,
-                           TextReset, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
-                           LanguageServerWorking, kept_out)
+from ..core.events import (
+    FINISHED,
+    MAIN,
+    ApprovalsWaiting,
+    AttemptsCompared,
+    Compacted,
+    Event,
+    HistoryCleared,
+    LanguageServerWorking,
+    PlanUpdated,
+    ReplyStarted,
+    Retrying,
+    Status,
+    SubagentCancelling,
+    SubagentFinished,
+    SubagentReport,
+    SubagentResultDelivered,
+    SubagentStarted,
+    SubagentWrappingUp,
+    TextDelta,
+    TextReset,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+    kept_out,
+)
 from .change import Change, Quiet, change_of
 from .escapes import visible, visible_event
-from .format import seconds, tokens
+from .format import money, seconds, tokens
 from .plan import PlanStep, plan_steps
-from .format import money
 from .retry import Retry
 from .transcript import Divider, Said, ToolView, Transcript, progress_text
 
 if TYPE_CHECKING:
     from ..core.door import SubagentRecord
 
-__all__ = ["SessionView", "StatusFacts", "Subagent", "ToolView", "Transcript", "latest_context", "progress_text",
-           "seconds", "tokens"]
+__all__ = [
+    "SessionView",
+    "StatusFacts",
+    "Subagent",
+    "ToolView",
+    "Transcript",
+    "latest_context",
+    "progress_text",
+    "seconds",
+    "tokens",
+]
 
 STALL_SECONDS = 60.0  # a running subagent this long without any event is flagged (the setting's default)
 
 
-def latest_context(events: "list[Event]") -> int:
+def latest_context(events: list[Event]) -> int:
     """How much an agent's context held at its latest model call, from its events (0 before its first)."""
     return kept_out(events)
 
@@ -85,20 +118,37 @@ class Subagent:
     model: str = ""  # the model id it runs on (a task call may choose one)
 
     @classmethod
-    def started_by(cls, event: SubagentStarted, now: float) -> "Subagent":
-        return cls(id=event.id, type=event.subagent_type, description=event.description, prompt=event.prompt,
-                   tool_use_id=event.parent_tool_use_id, max_turns=event.max_turns, started=now,
-                   last_progress=now, background=event.background, token_budget=event.token_budget,
-                   cost_budget=event.cost_budget, model=event.model,
-                   calls=[c for c in [event.parent_tool_use_id] if c],
-                   status="queued")  # until its first turn: it may wait for a free slot
+    def started_by(cls, event: SubagentStarted, now: float) -> Subagent:
+        return cls(
+            id=event.id,
+            type=event.subagent_type,
+            description=event.description,
+            prompt=event.prompt,
+            tool_use_id=event.parent_tool_use_id,
+            max_turns=event.max_turns,
+            started=now,
+            last_progress=now,
+            background=event.background,
+            token_budget=event.token_budget,
+            cost_budget=event.cost_budget,
+            model=event.model,
+            calls=[c for c in [event.parent_tool_use_id] if c],
+            status="queued",
+        )  # until its first turn: it may wait for a free slot
 
     @classmethod
-    def from_record(cls, record: "SubagentRecord") -> "Subagent":
+    def from_record(cls, record: SubagentRecord) -> Subagent:
         """A subagent restored by resume: its events replayed, then its final facts from the record."""
-        agent = cls(id=record.id, type=record.type, description=visible(record.description),
-                    prompt=visible(record.prompt), tool_use_id=record.tool_use_id, max_turns=record.max_turns,
-                    background=record.background, model=record.model)
+        agent = cls(
+            id=record.id,
+            type=record.type,
+            description=visible(record.description),
+            prompt=visible(record.prompt),
+            tool_use_id=record.tool_use_id,
+            max_turns=record.max_turns,
+            background=record.background,
+            model=record.model,
+        )
         for event in record.events:
             agent.apply(visible_event(event), 0.0)
         agent.status = record.status
@@ -115,12 +165,12 @@ class Subagent:
 
     @property
     def retry(self) -> str:
-        """"retrying 3/8" while its model call is being retried; "" otherwise."""
+        """ "retrying 3/8" while its model call is being retried; "" otherwise."""
         return self.retrying.word if self.retrying is not None else ""
 
     @property
     def mark(self) -> str:
-        """"unverified" or "no answer" once its report says so; "" otherwise."""
+        """ "unverified" or "no answer" once its report says so; "" otherwise."""
         return self.report.mark if self.report is not None and self.finished else ""
 
     @property
@@ -145,8 +195,13 @@ class Subagent:
         A tool call still running is progress (tools have their own time limits), and so is waiting for a slot
         or for the user's answer to an approval.
         """
-        if (self.status != "running" or self.cancelling or self.wrapping_up or self.waiting_for_you
-                or any(t.status == "running" for t in self.tools.values())):
+        if (
+            self.status != "running"
+            or self.cancelling
+            or self.wrapping_up
+            or self.waiting_for_you
+            or any(t.status == "running" for t in self.tools.values())
+        ):
             return None
         quiet = now - self.last_progress
         return quiet if quiet >= after else None
@@ -312,7 +367,9 @@ class SessionView:
                     self.subagents[started.id] = Subagent.started_by(started, now)
                     return self.subagents[started.id]
                 if started.id in self.results_waiting:
-                    self.results_waiting.remove(started.id)  # resumed before its result was read: this run's replaces it
+                    self.results_waiting.remove(
+                        started.id
+                    )  # resumed before its result was read: this run's replaces it
             case SubagentFinished() as ended:
                 known = self.subagents.get(ended.id)
                 if known is not None and known.background:
@@ -341,7 +398,7 @@ class SessionView:
         return child
 
     @classmethod
-    def replaying(cls, events: Sequence[Event]) -> "SessionView":
+    def replaying(cls, events: Sequence[Event]) -> SessionView:
         """A fresh view to replay past ``events`` into, each subagent they are of known from the first: a
         subagent's own events (its transcript's) lack the start its parent saw."""
         view = cls()
@@ -358,12 +415,13 @@ class SessionView:
 
     def open_calls(self, agent_id: str | None = None) -> list[ToolView]:
         """Calls started and not finished, of every agent or of ``agent_id``, in the order they started."""
-        return [call for call in self.calls.values()
-                if call.status == "running" and agent_id in (None, call.agent_id)]
+        return [call for call in self.calls.values() if call.status == "running" and agent_id in (None, call.agent_id)]
 
     def said_since(self, items: int) -> list[str]:
         """The main agent's texts in its transcript from the ``items``-th item on (a front end's mark)."""
-        return [item.text for item in self.transcript.items[items:] if isinstance(item, Said) and item.role == "assistant"]
+        return [
+            item.text for item in self.transcript.items[items:] if isinstance(item, Said) and item.role == "assistant"
+        ]
 
     def main_facts(self, event: Event, now: float = 0.0) -> None:
         """The main agent's event, into the status bar's facts, the working line's count and wait, and its plan."""
@@ -397,16 +455,25 @@ class SessionView:
             case _:
                 pass  # no fact of the status bar (the front end reads the mode from the session)
 
-    def status(self, *, model: str, mode: str, context_window: int, busy: bool = False,
-               no_key: bool = False) -> StatusFacts:
+    def status(
+        self, *, model: str, mode: str, context_window: int, busy: bool = False, no_key: bool = False
+    ) -> StatusFacts:
         """The status bar: the settings the front end passes, and the counts from the events."""
         usage = self.usage
-        return StatusFacts(model=model, mode=mode, tokens=usage.total_tokens, cost=money(usage),
-                           context_used=self.context_used, context_window=context_window,
-                           kept_out=self.tokens_kept_out, busy=busy, no_key=no_key,
-                           servers_working=self.servers_working)
+        return StatusFacts(
+            model=model,
+            mode=mode,
+            tokens=usage.total_tokens,
+            cost=money(usage),
+            context_used=self.context_used,
+            context_window=context_window,
+            kept_out=self.tokens_kept_out,
+            busy=busy,
+            no_key=no_key,
+            servers_working=self.servers_working,
+        )
 
-    def restore(self, records: "list[SubagentRecord]", main_events: Sequence[Event] = ()) -> None:
+    def restore(self, records: list[SubagentRecord], main_events: Sequence[Event] = ()) -> None:
         """A resumed session: the subagents from their records, the main agent from its events."""
         for record in records:
             self.subagents[record.id] = Subagent.from_record(record)
@@ -415,15 +482,23 @@ class SessionView:
 
     def for_call(self, tool_use_id: str) -> Subagent | None:
         """The subagent started by the task call ``tool_use_id``."""
-        return next((agent for agent in self.subagents.values()
-                     if agent.tool_use_id == tool_use_id or tool_use_id in agent.calls), None)
+        return next(
+            (
+                agent
+                for agent in self.subagents.values()
+                if agent.tool_use_id == tool_use_id or tool_use_id in agent.calls
+            ),
+            None,
+        )
 
     def inbox_line(self) -> str:
         """The approval inbox in one line, "" when it is empty: "2 approvals wait: sa-1 (Find auth), main agent"."""
         if not self.approvals:
             return ""
-        who = ", ".join("main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent
-                        for agent, errand in self.approvals)
+        who = ", ".join(
+            "main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent
+            for agent, errand in self.approvals
+        )
         count = len(self.approvals)
         return f"{count} approval{'s' if count > 1 else ''} wait{'s' if count == 1 else ''}: {who}"
 

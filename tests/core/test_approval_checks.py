@@ -13,11 +13,15 @@ LINES = "".join(f"line {n}\n" for n in range(1, 31))
 
 
 async def test_an_edit_that_cannot_apply_fails_without_a_question(server, make_session, repo):
-    server.script(tool_use("read_file", {"path": "README.md"}),
-                  reply(tool_use_block("edit_file", {"path": "README.md", "old_string": "Nope", "new_string": "x"}),
-                        tool_use_block("edit_file", {"path": "README.md", "old_string": "app", "new_string": "x"}),
-                        tool_use_block("edit_file", {"path": "README.md", "old_string": "app", "new_string": "app"})),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": "README.md"}),
+        reply(
+            tool_use_block("edit_file", {"path": "README.md", "old_string": "Nope", "new_string": "x"}),
+            tool_use_block("edit_file", {"path": "README.md", "old_string": "app", "new_string": "x"}),
+            tool_use_block("edit_file", {"path": "README.md", "old_string": "app", "new_string": "app"}),
+        ),
+        text("ok"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [])  # a question would pop from an empty list and fail the call
     await session.send("edit the readme")
@@ -46,26 +50,47 @@ async def test_a_write_to_a_file_changed_since_it_was_read_fails_without_a_quest
 
 async def test_an_edit_asks_with_only_its_changed_lines_and_their_context(server, make_session, repo):
     (repo / "lines.txt").write_text(LINES)
-    server.script(tool_use("read_file", {"path": "lines.txt"}),
-                  tool_use("edit_file", {"path": "lines.txt", "old_string": "line 14\nline 15\nline 16\n",
-                                         "new_string": "line 14\nline fifteen\nline 16\n"}),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": "lines.txt"}),
+        tool_use(
+            "edit_file",
+            {
+                "path": "lines.txt",
+                "old_string": "line 14\nline 15\nline 16\n",
+                "new_string": "line 14\nline fifteen\nline 16\n",
+            },
+        ),
+        text("ok"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ONCE])
     await session.send("edit")
     [asked] = events.of(ApprovalRequested)
-    assert asked.diff == ("@@ -12,7 +12,7 @@", " line 12", " line 13", " line 14", "-line 15", "+line fifteen",
-                          " line 16", " line 17", " line 18")
+    assert asked.diff == (
+        "@@ -12,7 +12,7 @@",
+        " line 12",
+        " line 13",
+        " line 14",
+        "-line 15",
+        "+line fifteen",
+        " line 16",
+        " line 17",
+        " line 18",
+    )
     assert "line fifteen" in (repo / "lines.txt").read_text()
 
 
 async def test_a_write_asks_with_a_new_file_s_head_and_tail_or_an_overwrite_s_diff(server, make_session, repo):
     (repo / "lines.txt").write_text(LINES)
     new = "".join(f"row {n}\n" for n in range(1, 46))
-    server.script(tool_use("read_file", {"path": "lines.txt"}),
-                  reply(tool_use_block("write_file", {"path": "new/rows.txt", "content": new}),
-                        tool_use_block("write_file", {"path": "lines.txt", "content": LINES.replace("line 2\n", "")})),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": "lines.txt"}),
+        reply(
+            tool_use_block("write_file", {"path": "new/rows.txt", "content": new}),
+            tool_use_block("write_file", {"path": "lines.txt", "content": LINES.replace("line 2\n", "")}),
+        ),
+        text("ok"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ONCE, ALLOW_ONCE])
     await session.send("write")
@@ -78,8 +103,11 @@ async def test_a_write_asks_with_a_new_file_s_head_and_tail_or_an_overwrite_s_di
 
 async def test_a_long_diff_is_capped_and_says_how_much_is_left(server, make_session, repo):
     (repo / "lines.txt").write_text(LINES * 10)
-    server.script(tool_use("read_file", {"path": "lines.txt"}),
-                  tool_use("write_file", {"path": "lines.txt", "content": LINES.upper() * 10}), text("ok"))
+    server.script(
+        tool_use("read_file", {"path": "lines.txt"}),
+        tool_use("write_file", {"path": "lines.txt", "content": LINES.upper() * 10}),
+        text("ok"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ONCE])
     await session.send("shout")

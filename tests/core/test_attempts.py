@@ -34,11 +34,22 @@ def children(server) -> None:
 
 async def test_three_attempts_are_checked_compared_then_one_merged_and_the_rest_discarded(server, make_session, repo):
     children(server)
-    server.when(is_main, tool_use("task", {"description": "Write the answer", "prompt": "Put the answer in answer.txt.",
-                                           "attempts": 3, "check": CHECK}),
-                text("sa-2's check passed; I recommend it."))
-    session, recorder = make_session(permission_mode="acceptEdits",
-                                     permissions={"allow": ["bash(grep *)", "bash(touch *)"]})
+    server.when(
+        is_main,
+        tool_use(
+            "task",
+            {
+                "description": "Write the answer",
+                "prompt": "Put the answer in answer.txt.",
+                "attempts": 3,
+                "check": CHECK,
+            },
+        ),
+        text("sa-2's check passed; I recommend it."),
+    )
+    session, recorder = make_session(
+        permission_mode="acceptEdits", permissions={"allow": ["bash(grep *)", "bash(touch *)"]}
+    )
     await session.send("Have three attempts write the answer")
 
     compared = next(e for e in recorder.events if isinstance(e, AttemptsCompared))
@@ -53,7 +64,7 @@ async def test_three_attempts_are_checked_compared_then_one_merged_and_the_rest_
 
     # the main agent got the same comparison as text, and the brief told each child the check
     result = tool_result_text(tool_results(server.requests[-1])[0])
-    assert "3 attempts at \"Write the answer\"" in result and CHECK in result and "/merge sa-N" in result
+    assert '3 attempts at "Write the answer"' in result and CHECK in result and "/merge sa-N" in result
     assert all(a.id in result for a in compared.attempts)
     child_brief = next(b for b in server.requests if not is_main(b))["messages"][0]["content"][0]["text"]
     assert f"agentcli runs `{CHECK}` in your worktree" in child_brief
@@ -69,9 +80,12 @@ async def test_three_attempts_are_checked_compared_then_one_merged_and_the_rest_
 
 
 async def test_attempts_that_cannot_run_as_asked_are_refused_in_one_sentence(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Too many", "prompt": "p", "attempts": 7}),
-                tool_use("task", {"description": "Later", "prompt": "p", "attempts": 2, "run_in_background": True}),
-                text("ok"))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Too many", "prompt": "p", "attempts": 7}),
+        tool_use("task", {"description": "Later", "prompt": "p", "attempts": 2, "run_in_background": True}),
+        text("ok"),
+    )
     session, _ = make_session()
     await session.send("go")
     too_many, background = (tool_results(body)[0] for body in server.requests[1:3])
@@ -81,8 +95,9 @@ async def test_attempts_that_cannot_run_as_asked_are_refused_in_one_sentence(ser
 
 
 def test_the_task_tool_offers_attempts_in_few_bytes():
-    from agentcli.core.engine.task_tool import ATTEMPTS_SCHEMA
     import json
+
+    from agentcli.core.engine.task_tool import ATTEMPTS_SCHEMA
 
     assert set(ATTEMPTS_SCHEMA) == {"attempts", "check", "attempt_models"}
     assert len(json.dumps(ATTEMPTS_SCHEMA)) < 600  # the weight rule: a request carries what it needs

@@ -15,11 +15,16 @@ def hostile_repo(repo: Path) -> Path:
     """The repository of an archive, .git included: its config names programs for git to run."""
     marker = repo.parent / "ran"
     hook = repo.parent / "hook.sh"
-    hook.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\nexit 1\n")
+    hook.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\nexit 1\n')
     hook.chmod(0o755)
-    for key, value in [("core.fsmonitor", str(hook)), ("core.pager", str(hook)), ("alias.st", f"!{hook}"),
-                       ("diff.external", str(hook)), ("filter.evil.clean", str(hook)),
-                       ("filter.evil.process", str(hook))]:
+    for key, value in [
+        ("core.fsmonitor", str(hook)),
+        ("core.pager", str(hook)),
+        ("alias.st", f"!{hook}"),
+        ("diff.external", str(hook)),
+        ("filter.evil.clean", str(hook)),
+        ("filter.evil.process", str(hook)),
+    ]:
         git(repo, "config", key, value)
     (repo / ".gitattributes").write_text("*.py filter=evil\n")
     (repo / "src" / "app" / "views.py").write_text("changed = True\n")
@@ -30,8 +35,9 @@ COMMANDS = ["git status", "git status --short", "git diff --stat", "git -p log -
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-async def test_git_through_bash_in_an_untrusted_workspace_runs_no_repository_program(server, make_session, repo,
-                                                                                   command):
+async def test_git_through_bash_in_an_untrusted_workspace_runs_no_repository_program(
+    server, make_session, repo, command
+):
     marker = hostile_repo(repo)
     server.script(tool_use("bash", {"command": command}), text("Done."))
     session, _ = make_session(permissions={"allow": [f"bash({command.split()[0]} *)"]})

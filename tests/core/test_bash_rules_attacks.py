@@ -46,8 +46,9 @@ HIDDEN = [  # (allow rules, the line), each line runs `touch X` in bash
 
 
 @pytest.mark.parametrize("rules, line", HIDDEN)
-async def test_a_command_hidden_in_an_allowed_line_never_runs_unasked(server, make_session, repo: Path,
-                                                                        rules: list[str], line: str):
+async def test_a_command_hidden_in_an_allowed_line_never_runs_unasked(
+    server, make_session, repo: Path, rules: list[str], line: str
+):
     [(is_error, output)] = await run_headless(server, make_session, [line], permissions={"allow": rules})
     assert not (repo / "X").exists(), output
     assert is_error and "needs approval" in output, output
@@ -55,8 +56,9 @@ async def test_a_command_hidden_in_an_allowed_line_never_runs_unasked(server, ma
 
 async def test_the_same_lines_run_when_the_user_allows_them(server, make_session, repo: Path):
     """The defence is the question, not a broken command: bypassPermissions runs the line as bash does."""
-    [(is_error, output)] = await run_headless(server, make_session, ["ls $'\\'' ; touch X #'"],
-                                              permission_mode="bypassPermissions")
+    [(is_error, output)] = await run_headless(
+        server, make_session, ["ls $'\\'' ; touch X #'"], permission_mode="bypassPermissions"
+    )
     assert (repo / "X").exists(), output
 
 
@@ -77,10 +79,12 @@ WRITES = [  # (allow rule, the line, what it would write, relative to the outsid
 
 
 @pytest.mark.parametrize("rule, line, written", WRITES)
-async def test_a_read_only_rule_does_not_cover_a_write(server, make_session, outside: Path,
-                                                       rule: str, line: str, written: str):
-    [(is_error, output)] = await run_headless(server, make_session, [line.format(o=outside)],
-                                              permissions={"allow": [rule]})
+async def test_a_read_only_rule_does_not_cover_a_write(
+    server, make_session, outside: Path, rule: str, line: str, written: str
+):
+    [(is_error, output)] = await run_headless(
+        server, make_session, [line.format(o=outside)], permissions={"allow": [rule]}
+    )
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"], output
     assert (outside / "victim.txt").read_text() == "keep\n"
     assert is_error and "writes to a file" in output, output
@@ -115,20 +119,26 @@ DENIED = [
 
 
 @pytest.mark.parametrize("line", DENIED)
-async def test_a_deny_rule_holds_in_bypass_mode_however_the_line_is_written(server, make_session, repo: Path,
-                                                                              line: str):
+async def test_a_deny_rule_holds_in_bypass_mode_however_the_line_is_written(
+    server, make_session, repo: Path, line: str
+):
     (repo / "x").mkdir()
     (repo / "x" / "keep.txt").write_text("1")
-    [(is_error, output)] = await run_headless(server, make_session, [line], permission_mode="bypassPermissions",
-                                              permissions={"deny": ["bash(rm *)"]})
+    [(is_error, output)] = await run_headless(
+        server, make_session, [line], permission_mode="bypassPermissions", permissions={"deny": ["bash(rm *)"]}
+    )
     assert (repo / "x" / "keep.txt").exists(), output
     assert is_error and "bash(rm *)" in output, output
 
 
 async def test_bypass_mode_still_runs_plain_lines_beside_a_deny_rule(server, make_session, repo: Path):
-    [(is_error, output)] = await run_headless(server, make_session, ["echo $HOME; ls src | wc -l"],
-                                              permission_mode="bypassPermissions",
-                                              permissions={"deny": ["bash(rm *)"]})
+    [(is_error, output)] = await run_headless(
+        server,
+        make_session,
+        ["echo $HOME; ls src | wc -l"],
+        permission_mode="bypassPermissions",
+        permissions={"deny": ["bash(rm *)"]},
+    )
     assert not is_error and output.splitlines()[1].strip() == "1", output
 
 
@@ -177,10 +187,14 @@ def uv_stub(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     return bin_dir
 
 
-async def test_allowing_uv_run_pytest_for_the_session_does_not_allow_uv_run_sh(server, make_session, repo: Path,
-                                                                                uv_stub: Path):
-    server.script(tool_use("bash", {"command": "uv run pytest"}),
-                  tool_use("bash", {"command": "uv run sh -c 'touch X'"}), text("ok"))
+async def test_allowing_uv_run_pytest_for_the_session_does_not_allow_uv_run_sh(
+    server, make_session, repo: Path, uv_stub: Path
+):
+    server.script(
+        tool_use("bash", {"command": "uv run pytest"}),
+        tool_use("bash", {"command": "uv run sh -c 'touch X'"}),
+        text("ok"),
+    )
     session, events = make_session(interactive=True, sandbox="off")  # the stub lives in the host's /tmp
     answer_with(session, events, [ALLOW_SESSION, DENY])
     await session.send("test")
@@ -192,6 +206,7 @@ async def test_allowing_uv_run_pytest_for_the_session_does_not_allow_uv_run_sh(s
 
 
 # ---------------------------------------------------------------- "always" means the program, but not every program
+
 
 def test_always_for_one_pytest_run_covers_the_next_one_and_the_prompt_names_the_rule():
     decision = Permissions(interactive=True).decide(Bash(), {"command": "pytest tests/x.py"}, None)  # type: ignore[arg-type]
@@ -212,7 +227,7 @@ RUNS_ITS_WORDS = [  # a line allowed "always", then a line of the same program t
     ("xargs ls", "xargs touch"),
     ("env X=1 ls", "env X=1 touch X"),
     ("sudo ls", "sudo touch X"),
-    ("node x.js", "node -e 'require(\"fs\").rmSync(\"x\")'"),
+    ("node x.js", 'node -e \'require("fs").rmSync("x")\''),
     ("find . -name x", "find . -delete"),
     ("rm -f build/a.o", "rm -rf src"),
     ("tar tf dist.tar", "tar xf dist.tar -C src"),
@@ -239,12 +254,15 @@ def test_a_multi_line_script_proposes_one_sensible_rule_per_command():
     assert decision.rules == ("bash(cd *)", "bash(uv run pytest *)", "bash(git status *)")
 
 
-@pytest.mark.parametrize("script", [
-    "Rscript - <<EOF\nx <- 1\nR\nEOF\ngit status",
-    "python3 - <<'EOF'\nimport sys\nprint(sys.argv)\nEOF",
-    "for f in src/*.py; do\n  wc -l \"$f\"\ndone",
-    "n=3\nls src",
-])
+@pytest.mark.parametrize(
+    "script",
+    [
+        "Rscript - <<EOF\nx <- 1\nR\nEOF\ngit status",
+        "python3 - <<'EOF'\nimport sys\nprint(sys.argv)\nEOF",
+        'for f in src/*.py; do\n  wc -l "$f"\ndone',
+        "n=3\nls src",
+    ],
+)
 def test_a_script_with_a_part_no_rule_can_say_is_allowed_once_only(script: str):
     decision = Permissions(interactive=True).decide(Bash(), {"command": script}, None)  # type: ignore[arg-type]
     assert decision.verdict == "ask" and decision.rules == ()

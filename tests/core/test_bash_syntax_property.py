@@ -52,11 +52,21 @@ def ran(line: str, place: Path) -> list[tuple[str, ...]]:
     os.set_inheritable(write, True)
     try:
         # Every process the line starts holds the pipe's write end, so its EOF says all of them are gone.
-        proc = subprocess.Popen([BASH, "-c", line], cwd=place / "work", stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write,),
-                                env={"PATH": str(place / "bin"), "STUB_LOG": str(log), "LC_ALL": "C",
-                                     # a command that is not found succeeds, so `&&` goes on as the splitter assumes
-                                     "BASH_FUNC_command_not_found_handle%%": "() { return 0; }"})
+        proc = subprocess.Popen(
+            [BASH, "-c", line],
+            cwd=place / "work",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(write,),
+            env={
+                "PATH": str(place / "bin"),
+                "STUB_LOG": str(log),
+                "LC_ALL": "C",
+                # a command that is not found succeeds, so `&&` goes on as the splitter assumes
+                "BASH_FUNC_command_not_found_handle%%": "() { return 0; }",
+            },
+        )
     finally:
         os.close(write)
     with os.fdopen(read, "rb") as pipe:
@@ -90,10 +100,61 @@ def _covers(words: tuple[str | None, ...], argv: tuple[str, ...]) -> bool:
 
 # ---------------------------------------------------------------- the grammar
 
-PIECES = ["x", "y1", "-n", "--o=v", "#", "a#b", "'q;r'", "'#'", "'a'\"b\"", '"d q"', '"\\""', '"\\\\"', '"$"',
-          "$'\\x41'", "$'\\\\'", "$'a\\'b'", "$'\\\\\\''", "$'\\x4'", "$'\\0101'", "$'\\047'", "$'\\''", "$'a\\nb'", "$'\\\\'", "$'#'", "\\;", "\\#", "\\'", '\\"', "\\ ",
-          "\\\\", "'", '"', "$((1+2))", "{", "}", "!", "=", "x=1", "2>&1", ">/dev/null", "\\\n", "'\n'",
-          "\"a\nb\"", "~", "%", "^", ",", "a,b", "--", "$?", "$#", "'$(a)'", "\"'\""]
+PIECES = [
+    "x",
+    "y1",
+    "-n",
+    "--o=v",
+    "#",
+    "a#b",
+    "'q;r'",
+    "'#'",
+    "'a'\"b\"",
+    '"d q"',
+    '"\\""',
+    '"\\\\"',
+    '"$"',
+    "$'\\x41'",
+    "$'\\\\'",
+    "$'a\\'b'",
+    "$'\\\\\\''",
+    "$'\\x4'",
+    "$'\\0101'",
+    "$'\\047'",
+    "$'\\''",
+    "$'a\\nb'",
+    "$'\\\\'",
+    "$'#'",
+    "\\;",
+    "\\#",
+    "\\'",
+    '\\"',
+    "\\ ",
+    "\\\\",
+    "'",
+    '"',
+    "$((1+2))",
+    "{",
+    "}",
+    "!",
+    "=",
+    "x=1",
+    "2>&1",
+    ">/dev/null",
+    "\\\n",
+    "'\n'",
+    '"a\nb"',
+    "~",
+    "%",
+    "^",
+    ",",
+    "a,b",
+    "--",
+    "$?",
+    "$#",
+    "'$(a)'",
+    '"\'"',
+]
 SEPARATORS = [" ; ", " && ", " | ", "\n", " & ", ";", "|", " |& "]
 COMMENTS = ["", "", "", " #", " # '", ' # "', " #'x", " # $(a)", " #\\"]
 
@@ -127,43 +188,53 @@ def lines(draw: st.DrawFn, depth: int = 0) -> str:
     return out + draw(st.sampled_from(COMMENTS))
 
 
-@settings(deadline=None, derandomize=True, database=None,  # max_examples: the profile (tests/conftest.py)
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    deadline=None,
+    derandomize=True,
+    database=None,  # max_examples: the profile (tests/conftest.py)
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(line=lines())
 def test_the_splitter_lists_what_bash_runs(line: str, stubs: Path):
     check(line, stubs)
 
 
-@pytest.mark.parametrize("line", [
-    "a x; b 'q;r' && c",
-    "a $'\\'' ; b #'",
-    "a #'\nb\n#'",
-    'a #"\nb\n#"',
-    "a \\; b \\# c",
-    "a $'\\x41' $'\\047' $'a\\nb'",
-    "'a' \"b\" $'c' | \\b",
-    "x=1 a; time b -n",
-    "a $(b x) `c y`",
-    "( a ) && { b; } ; if c; then a; fi",
-    "a \\\n b",
-    "a >/dev/null 2>&1 x",
-    "a <<'E'\n$(b)\nE\nc",
-    "a <<E | b\nx\nE",
-    "a <<-E\n\tE\nb",
-    "a | time b",
-    "for i in 1 2; do a $i; done",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "a x; b 'q;r' && c",
+        "a $'\\'' ; b #'",
+        "a #'\nb\n#'",
+        'a #"\nb\n#"',
+        "a \\; b \\# c",
+        "a $'\\x41' $'\\047' $'a\\nb'",
+        "'a' \"b\" $'c' | \\b",
+        "x=1 a; time b -n",
+        "a $(b x) `c y`",
+        "( a ) && { b; } ; if c; then a; fi",
+        "a \\\n b",
+        "a >/dev/null 2>&1 x",
+        "a <<'E'\n$(b)\nE\nc",
+        "a <<E | b\nx\nE",
+        "a <<-E\n\tE\nb",
+        "a | time b",
+        "for i in 1 2; do a $i; done",
+    ],
+)
 def test_lines_the_splitter_understands_agree_with_bash(line: str, stubs: Path):
     assert check(line, stubs), f"{line!r} should be understood: {split_command(line).unknown}"
 
 
-@pytest.mark.parametrize("line", [
-    "a <<E\n E\nb\nE\nc",  # tree-sitter ends the heredoc at " E", bash does not
-    "a <<E\nE \nb\nE",
-    "a \\  #",  # tree-sitter drops an escaped space that starts a word
-    "a $'\\\\' ; b #'",  # and ends this $'...' at the last quote
-    "a\u00a0x",  # bash does not split words at a no-break space
-    "a ' $'\\x41' # '",  # tree-sitter reads two words here, bash one
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "a <<E\n E\nb\nE\nc",  # tree-sitter ends the heredoc at " E", bash does not
+        "a <<E\nE \nb\nE",
+        "a \\  #",  # tree-sitter drops an escaped space that starts a word
+        "a $'\\\\' ; b #'",  # and ends this $'...' at the last quote
+        "a\u00a0x",  # bash does not split words at a no-break space
+        "a ' $'\\x41' # '",  # tree-sitter reads two words here, bash one
+    ],
+)
 def test_lines_read_differently_by_tree_sitter_and_bash_are_not_understood(line: str, stubs: Path):
     assert not check(line, stubs)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.storage.checkpoints import BASH_UNKNOWN, TOO_LARGE
-from agentcli.core.events import Rewound
 from agentcli.core.door import SessionError
+from agentcli.core.events import Rewound
+from agentcli.core.storage.checkpoints import BASH_UNKNOWN, TOO_LARGE
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 
 EDITS = {"bypassPermissions": "permission_mode"}
@@ -20,27 +20,43 @@ EDITS = {"bypassPermissions": "permission_mode"}
 
 def tree(root: Path) -> dict[str, bytes]:
     """Every file of the work tree but .git, with its bytes."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(root).parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
 
 
 def child(server, marker: str, *steps) -> None:
     """A subagent whose brief holds ``marker`` takes ``steps``, then answers."""
-    server.when(lambda b: not offers_tool(b, "task") and marker in json.dumps(b["messages"][0]),
-                *steps, text(f"{marker} done"))
+    server.when(
+        lambda b: not offers_tool(b, "task") and marker in json.dumps(b["messages"][0]), *steps, text(f"{marker} done")
+    )
 
 
 async def test_three_parallel_children_then_rewind_files_leaves_the_tree_as_it_was(server, make_session, repo):
-    server.when(lambda b: offers_tool(b, "task"),
-                reply(tool_use_block("task", {"description": "Edit auth", "prompt": "child-1: edit auth"}),
-                      tool_use_block("task", {"description": "Edit views", "prompt": "child-2: edit views"}),
-                      tool_use_block("task", {"description": "New notes", "prompt": "child-3: add notes"})),
-                text("All three are done."))
-    child(server, "child-1", tool_use("read_file", {"path": "src/app/auth.py"}),
-          tool_use("edit_file", {"path": "src/app/auth.py", "old_string": "import hashlib", "new_string": "import hmac"}))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        reply(
+            tool_use_block("task", {"description": "Edit auth", "prompt": "child-1: edit auth"}),
+            tool_use_block("task", {"description": "Edit views", "prompt": "child-2: edit views"}),
+            tool_use_block("task", {"description": "New notes", "prompt": "child-3: add notes"}),
+        ),
+        text("All three are done."),
+    )
+    child(
+        server,
+        "child-1",
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        tool_use("edit_file", {"path": "src/app/auth.py", "old_string": "import hashlib", "new_string": "import hmac"}),
+    )
     child(server, "child-2", tool_use("bash", {"command": "printf 'broken\\n' > src/app/views.py"}))
-    child(server, "child-3", tool_use("write_file", {"path": "NOTES.md", "content": "notes\n"}),
-          tool_use("bash", {"command": "mkdir -p out && echo x > out/made.txt && rm README.md"}))
+    child(
+        server,
+        "child-3",
+        tool_use("write_file", {"path": "NOTES.md", "content": "notes\n"}),
+        tool_use("bash", {"command": "mkdir -p out && echo x > out/made.txt && rm README.md"}),
+    )
     before = tree(repo)
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("Make three changes in parallel")
@@ -55,8 +71,15 @@ async def test_three_parallel_children_then_rewind_files_leaves_the_tree_as_it_w
     restore = session.rewind(1, conversation=False, files=True)
     assert restore.changed_by_hand == [] and restore.not_kept == []
     assert tree(repo) == before
-    status = (await asyncio.to_thread(subprocess.run, ["git", "status", "--porcelain", "--untracked-files=all"],
-                                      cwd=repo, capture_output=True, text=True)).stdout
+    status = (
+        await asyncio.to_thread(
+            subprocess.run,
+            ["git", "status", "--porcelain", "--untracked-files=all"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
+    ).stdout
     assert status == ""
 
 
@@ -84,8 +107,12 @@ async def test_rewinding_the_conversation_sends_the_history_before_that_prompt(s
 
 
 async def test_a_file_edited_by_hand_after_the_checkpoint_is_reported_not_overwritten(server, make_session, repo):
-    server.when(lambda b: True, tool_use("read_file", {"path": "README.md"}),
-                tool_use("write_file", {"path": "README.md", "content": "agent text\n"}), text("Rewrote it."))
+    server.when(
+        lambda b: True,
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("write_file", {"path": "README.md", "content": "agent text\n"}),
+        text("Rewrote it."),
+    )
     original = (repo / "README.md").read_bytes()
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("rewrite the readme")
@@ -98,9 +125,12 @@ async def test_a_file_edited_by_hand_after_the_checkpoint_is_reported_not_overwr
 
 
 async def test_checkpoints_survive_continue(server, make_session, repo, resume):
-    server.when(lambda b: True, tool_use("read_file", {"path": "README.md"}),
-                tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Changed"}),
-                text("Edited."))
+    server.when(
+        lambda b: True,
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Changed"}),
+        text("Edited."),
+    )
     original = (repo / "README.md").read_bytes()
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("edit the readme")
@@ -117,9 +147,13 @@ async def test_checkpoints_survive_continue(server, make_session, repo, resume):
 async def test_too_large_and_unknown_bash_changes_are_noted(server, make_session, repo):
     (repo / "big.txt").write_text("x" * 4000)
     (repo / "src" / "app" / "views.py").write_text("edited by the user, not committed\n")
-    server.when(lambda b: True, tool_use("read_file", {"path": "big.txt"}),
-                tool_use("write_file", {"path": "big.txt", "content": "small\n"}),
-                tool_use("bash", {"command": "echo more >> src/app/views.py"}), text("Done."))
+    server.when(
+        lambda b: True,
+        tool_use("read_file", {"path": "big.txt"}),
+        tool_use("write_file", {"path": "big.txt", "content": "small\n"}),
+        tool_use("bash", {"command": "echo more >> src/app/views.py"}),
+        text("Done."),
+    )
     session, _ = make_session(permission_mode="bypassPermissions", checkpoint_file_max_mb=0.001)
     await session.send("shrink big.txt and touch views")
     [point] = session.checkpoints.list()
@@ -130,11 +164,17 @@ async def test_too_large_and_unknown_bash_changes_are_noted(server, make_session
     assert (repo / "big.txt").read_text() == "small\n"
 
 
-async def test_a_folder_turned_into_a_link_out_of_the_workspace_is_not_written_through(server, make_session, repo,
-                                                                                      tmp_path):
-    server.when(lambda b: True, tool_use("read_file", {"path": "src/app/auth.py"}),
-                tool_use("edit_file", {"path": "src/app/auth.py", "old_string": "hashlib", "new_string": "hmac",
-                                       "replace_all": True}), text("Edited."))
+async def test_a_folder_turned_into_a_link_out_of_the_workspace_is_not_written_through(
+    server, make_session, repo, tmp_path
+):
+    server.when(
+        lambda b: True,
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        tool_use(
+            "edit_file", {"path": "src/app/auth.py", "old_string": "hashlib", "new_string": "hmac", "replace_all": True}
+        ),
+        text("Edited."),
+    )
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("edit auth")
     outside = tmp_path / "outside"
@@ -149,9 +189,15 @@ async def test_a_folder_turned_into_a_link_out_of_the_workspace_is_not_written_t
 
 
 async def test_a_worktree_child_s_changes_are_not_checkpoints_of_the_main_tree(server, make_session, repo):
-    server.when(lambda b: offers_tool(b, "task"),
-                reply(tool_use_block("task", {"description": "Isolated", "prompt": "child in a worktree",
-                                              "isolation": "worktree"})), text("Done."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        reply(
+            tool_use_block(
+                "task", {"description": "Isolated", "prompt": "child in a worktree", "isolation": "worktree"}
+            )
+        ),
+        text("Done."),
+    )
     child(server, "child in a worktree", tool_use("bash", {"command": "echo changed > README.md && echo x > new.txt"}))
     before = tree(repo)
     session, _ = make_session(permission_mode="bypassPermissions")

@@ -9,14 +9,25 @@ from agentcli.cli import build_subcommand_parser
 from agentcli.config import ConfigError, load_settings
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["sessions", "show"], "'sessions show' needs a session id (or a unique prefix of one); 'agentcli sessions "
-                           "list' shows them (see agentcli sessions show --help)"),
-    (["sessions", "frob"], "'sessions frob' is not a subcommand; 'sessions' takes list, show, export "
-                           "(see agentcli sessions --help)"),
-    (["trust", "revoke"], "'trust revoke' needs a workspace's path (see agentcli trust revoke --help)"),
-    (["worktrees", "merge"], "'worktrees merge' needs a subagent id such as sa-3 (see agentcli worktrees merge --help)"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (
+            ["sessions", "show"],
+            "'sessions show' needs a session id (or a unique prefix of one); 'agentcli sessions "
+            "list' shows them (see agentcli sessions show --help)",
+        ),
+        (
+            ["sessions", "frob"],
+            "'sessions frob' is not a subcommand; 'sessions' takes list, show, export (see agentcli sessions --help)",
+        ),
+        (["trust", "revoke"], "'trust revoke' needs a workspace's path (see agentcli trust revoke --help)"),
+        (
+            ["worktrees", "merge"],
+            "'worktrees merge' needs a subagent id such as sa-3 (see agentcli worktrees merge --help)",
+        ),
+    ],
+)
 def test_a_subcommand_says_what_it_needs_in_its_own_words(argv, said):
     with pytest.raises(UsageError) as caught:
         build_subcommand_parser().parse_args(argv)
@@ -30,7 +41,7 @@ def test_an_unknown_setting_names_the_one_it_resembles(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, env={})
     assert str(caught.value) == f"{settings}: unknown setting 'modle'; did you mean 'model'?"
-    settings.write_text('zzzz = 1\n')
+    settings.write_text("zzzz = 1\n")
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, env={})
     assert str(caught.value) == f"{settings}: unknown setting 'zzzz'."

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.content import Message, agentcli_note, readable
+from agentcli.core.engine.compaction import LEDGER_HEADER, SUMMARIZER, SUMMARY_HEADER, fair_share, head_and_tail, render
 from agentcli.core.events import Compacted, Notice
 from tests.fakes.anthropic_server import error, offers_tool, text, tool_use
 
@@ -28,20 +28,21 @@ def summarizer_reply(body):
     return text("## Summary\nconfig.py sets " + ("RETRY_LIMIT = 7 (line 990)." if DETAIL in shown else "nothing seen."))
 
 
-async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_what_was_done(server, make_session,
-                                                                                            repo):
+async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_what_was_done(server, make_session, repo):
     lines = [f"value_{n} = {n}" for n in range(1, 1001)]
     lines[989] = DETAIL  # line 990, near the end of a 23,000-character read
     (repo / "config.py").write_text("\n".join(lines) + "\n")
     for n in range(8):  # later reads that keep the recent part of the history full
         (repo / f"filler_{n}.txt").write_text("".join(f"filler {n} line {i} " + "x" * 40 + "\n" for i in range(600)))
 
-    main = [tool_use("read_file", {"path": "config.py"}),
-            tool_use("bash", {"command": "python3 -c 'import sys; sys.exit(3)'"}),
-            tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
-            *[tool_use("read_file", {"path": f"filler_{n}.txt"}) for n in range(7)],
-            tool_use("read_file", {"path": "filler_7.txt"}, usage={"input_tokens": 180_000}),  # nearly full
-            text("RETRY_LIMIT is 7.")]
+    main = [
+        tool_use("read_file", {"path": "config.py"}),
+        tool_use("bash", {"command": "python3 -c 'import sys; sys.exit(3)'"}),
+        tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
+        *[tool_use("read_file", {"path": f"filler_{n}.txt"}) for n in range(7)],
+        tool_use("read_file", {"path": "filler_7.txt"}, usage={"input_tokens": 180_000}),  # nearly full
+        text("RETRY_LIMIT is 7."),
+    ]
     server.when(is_summarizer, summarizer_reply)
     server.when(lambda b: offers_tool(b, "task"), *main)
     server.when(lambda b: not offers_tool(b, "task"), text("Auth is in src/app/auth.py:9."))
@@ -77,7 +78,9 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
     assert compacted.ledger["reads"]["config.py"] == [[1, 1000]]
     # the summarizer, shown the whole conversation, is told where the turns kept verbatim begin, lest it
     # summarize them too and the agent read them twice, the later ones first
-    [named] = re.findall(r'Summarize only what comes before your read_file call with \{"path": "(filler_\d\.txt)"\}', ask)
+    [named] = re.findall(
+        r'Summarize only what comes before your read_file call with \{"path": "(filler_\d\.txt)"\}', ask
+    )
     assert final["messages"][1]["role"] == "assistant"
     assert final["messages"][1]["content"][0]["input"] == {"path": named}
     server.assert_no_rejections()
@@ -85,9 +88,14 @@ async def test_a_long_read_reaches_the_summarizer_whole_and_the_ledger_lists_wha
 
 async def test_a_second_compaction_keeps_one_summary_and_the_ledger_of_both(server, make_session, repo):
     server.when(is_summarizer, text("Summary one."), text("Summary two."))
-    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "README.md"}),
-                tool_use("edit_file", {"path": "README.md", "old_string": "tiny", "new_string": "small"}),
-                text("first done"), tool_use("read_file", {"path": "src/app/views.py"}), text("second done"))
+    server.when(
+        lambda b: not is_summarizer(b),
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "tiny", "new_string": "small"}),
+        text("first done"),
+        tool_use("read_file", {"path": "src/app/views.py"}),
+        text("second done"),
+    )
     session, _ = make_session(permission_mode="bypassPermissions")
     await session.send("one")
     assert await session.compact()
@@ -103,8 +111,13 @@ async def test_a_second_compaction_keeps_one_summary_and_the_ledger_of_both(serv
 
 async def test_the_ledger_outlives_a_resume(server, make_session, resume):
     server.when(is_summarizer, text("Summary one."), text("Summary two."))
-    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "README.md"}), text("first done"),
-                tool_use("read_file", {"path": "src/app/views.py"}), text("second done"))
+    server.when(
+        lambda b: not is_summarizer(b),
+        tool_use("read_file", {"path": "README.md"}),
+        text("first done"),
+        tool_use("read_file", {"path": "src/app/views.py"}),
+        text("second done"),
+    )
     session, _ = make_session()
     await session.send("one")
     assert await session.compact()
@@ -118,15 +131,20 @@ async def test_the_ledger_outlives_a_resume(server, make_session, resume):
     server.assert_no_rejections()
 
 
-async def test_a_compaction_that_frees_nothing_says_so_once_and_waits_for_the_context_to_grow(server, make_session,
-                                                                                             repo):
+async def test_a_compaction_that_frees_nothing_says_so_once_and_waits_for_the_context_to_grow(
+    server, make_session, repo
+):
     """At a threshold lower than the recent turns it keeps, a summary frees nothing and is dropped: once, with a
     notice, not again before every later step (the same summarizer call, sent silently each time)."""
     (repo / "big.txt").write_text("".join(f"line {i:04d} " + "y" * 60 + "\n" for i in range(1500)))
     server.when(is_summarizer, text("## Summary\nRead big.txt."))
-    server.when(lambda b: not is_summarizer(b), tool_use("glob", {"pattern": "*.txt"}),
-                *[tool_use("read_file", {"path": "big.txt", "offset": n * 300 + 1, "limit": 300}) for n in range(5)],
-                *[tool_use("glob", {"pattern": f"*.{kind}"}) for kind in ("md", "py", "toml")], text("Done."))
+    server.when(
+        lambda b: not is_summarizer(b),
+        tool_use("glob", {"pattern": "*.txt"}),
+        *[tool_use("read_file", {"path": "big.txt", "offset": n * 300 + 1, "limit": 300}) for n in range(5)],
+        *[tool_use("glob", {"pattern": f"*.{kind}"}) for kind in ("md", "py", "toml")],
+        text("Done."),
+    )
     session, events = make_session(compact_threshold=0.1)  # below what config.py accepts: the engine copes
     result = await session.send("Read big.txt")
     assert result.text == "Done."
@@ -150,11 +168,14 @@ def test_a_compact_threshold_that_cannot_work_is_refused_in_one_sentence(tmp_pat
 def test_the_summarizer_budget_cuts_only_the_longest_blocks_to_head_and_tail():
     short = "short result"
     long = "HEAD " + "m" * 50_000 + " TAIL"
-    messages: list[Message] = [{"role": "user", "content": [{"type": "text", "text": "the question"}]},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "grep",
-                                                   "input": {"pattern": "x"}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": long},
-                                             {"type": "text", "text": short}]}]
+    messages: list[Message] = [
+        {"role": "user", "content": [{"type": "text", "text": "the question"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "grep", "input": {"pattern": "x"}}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": long}, {"type": "text", "text": short}],
+        },
+    ]
     whole = render(messages, 1_000_000)
     assert long in whole and short in whole
     tight = render(messages, 10_000)
@@ -167,10 +188,17 @@ def test_the_summarizer_budget_cuts_only_the_longest_blocks_to_head_and_tail():
 async def test_an_endpoint_that_refuses_tool_choice_none_gets_the_rendered_summarizer_call(server, make_session):
     """The summarizer's request repeats the conversation with tool_choice none; an endpoint that refuses that is
     asked once more with the older turns rendered as text and no tools, and the compaction goes through."""
-    server.when(is_summarizer, error(400, "invalid_request_error", "tool_choice: 'none' is not supported"),
-                text("Summary from the rendered call."))
-    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "README.md"}),
-                tool_use("read_file", {"path": "src/app/views.py"}), text("first done", usage={"input_tokens": 90_000}))
+    server.when(
+        is_summarizer,
+        error(400, "invalid_request_error", "tool_choice: 'none' is not supported"),
+        text("Summary from the rendered call."),
+    )
+    server.when(
+        lambda b: not is_summarizer(b),
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("read_file", {"path": "src/app/views.py"}),
+        text("first done", usage={"input_tokens": 90_000}),
+    )
     session, _ = make_session()
     await session.send("one")
     assert await session.compact()

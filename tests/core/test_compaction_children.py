@@ -17,8 +17,9 @@ def is_main(body):
 
 
 def errand(name):
-    return tool_use_block("task", {"description": f"Errand {name}", "prompt": f"Errand {name}.",
-                                   "run_in_background": True})
+    return tool_use_block(
+        "task", {"description": f"Errand {name}", "prompt": f"Errand {name}.", "run_in_background": True}
+    )
 
 
 def delivered(body, child):
@@ -33,22 +34,31 @@ def assert_each_result_once_with_its_receipt(server, children):
         # and it arrived once: the first request that holds it is the only one whose latest message brings it
         arrivals = [b for b in main if f"Background subagent {child} (" in json.dumps(b["messages"][-1])]
         assert len(arrivals) == 1, child
-        note = next(block["text"] for block in arrivals[0]["messages"][-1]["content"]
-                    if f"Background subagent {child} (" in block.get("text", ""))
+        note = next(
+            block["text"]
+            for block in arrivals[0]["messages"][-1]["content"]
+            if f"Background subagent {child} (" in block.get("text", "")
+        )
         assert said in note and f"Receipt for {child}" in note and "README.md" in note
 
 
-async def test_results_of_children_running_through_a_compaction_arrive_once_with_their_receipts(
-        server, make_session):
+async def test_results_of_children_running_through_a_compaction_arrive_once_with_their_receipts(server, make_session):
     release = threading.Event()
     server.when(is_summarizer, text("## Summary\nTwo errands run in the background."))
-    server.when(is_main, reply(errand("A"), errand("B")),
-                tool_use("read_file", {"path": "README.md"}, usage={"input_tokens": 180_000}),  # nearly full
-                text("Waiting for both."), text("Got one."), text("Got the other."))
+    server.when(
+        is_main,
+        reply(errand("A"), errand("B")),
+        tool_use("read_file", {"path": "README.md"}, usage={"input_tokens": 180_000}),  # nearly full
+        text("Waiting for both."),
+        text("Got one."),
+        text("Got the other."),
+    )
     for name in "AB":
-        server.when(lambda b, name=name: not offers_tool(b, "task") and first_user_text(b) == f"Errand {name}.",
-                    tool_use("read_file", {"path": "README.md"}, gate=release, gate_timeout=120),
-                    text(f"Errand {name}: the README says it is a demo."))
+        server.when(
+            lambda b, name=name: not offers_tool(b, "task") and first_user_text(b) == f"Errand {name}.",
+            tool_use("read_file", {"path": "README.md"}, gate=release, gate_timeout=120),
+            text(f"Errand {name}: the README says it is a demo."),
+        )
     session, events = make_session()
     running_at_compaction: list[list[str]] = []
 
@@ -68,8 +78,7 @@ async def test_results_of_children_running_through_a_compaction_arrive_once_with
     server.assert_no_rejections()
 
 
-async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once_with_its_receipt(
-        server, make_session):
+async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once_with_its_receipt(server, make_session):
     compacting, child_done = threading.Event(), threading.Event()
 
     def summarizer(body):  # the child ends while the summary is being written
@@ -78,8 +87,11 @@ async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once
 
     server.when(is_summarizer, summarizer)
     server.when(is_main, reply(errand("A")), text("Started it."), text("Errand A is done."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "README.md"}),
-                text("Errand A: the README says it is a demo.", gate=compacting, gate_timeout=120))
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("read_file", {"path": "README.md"}),
+        text("Errand A: the README says it is a demo.", gate=compacting, gate_timeout=120),
+    )
     session, events = make_session()
     session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
     assert (await session.send("Run an errand in the background")).text == "Started it."
@@ -98,11 +110,15 @@ async def test_a_result_that_ends_during_a_compaction_is_delivered_after_it_once
 
 
 async def test_a_result_waiting_through_a_compaction_and_a_restart_arrives_once_with_its_receipt(
-        server, make_session, resume):
+    server, make_session, resume
+):
     server.when(is_summarizer, text("## Summary\nOne errand ran in the background."))
     server.when(is_main, reply(errand("A")), text("Started it."), text("Errand A is done, after the restart."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "README.md"}),
-                text("Errand A: the README says it is a demo."))
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("read_file", {"path": "README.md"}),
+        text("Errand A: the README says it is a demo."),
+    )
     session, _ = make_session()
     assert (await session.send("Run an errand in the background")).text == "Started it."
     await within(session.subagents.wait_background(), "the child to finish")

@@ -27,21 +27,26 @@ def test_agent_tables_from_two_files_add_up(tmp_path, isolated_home):
     user.parent.mkdir(parents=True)
     user.write_text('[agents.explore]\nmodel = "claude-haiku-4-5"\n')
     write_settings(tmp_path, '[agents.reviewer]\nmodel = "claude-opus-4-1"\n')
-    assert load_settings(tmp_path, env={}).agents == {"explore": {"model": "claude-haiku-4-5"},
-                                                      "reviewer": {"model": "claude-opus-4-1"}}
+    assert load_settings(tmp_path, env={}).agents == {
+        "explore": {"model": "claude-haiku-4-5"},
+        "reviewer": {"model": "claude-opus-4-1"},
+    }
 
 
-@pytest.mark.parametrize("text, key, words", [
-    ('[agents]\nexplore = "claude-haiku-4-5"\n', "agents.explore", "must be a table"),
-    ('agents = "explore"\n', "agents", "must be a table"),
-    ('[agents.explore]\nmodle = "claude-haiku-4-5"\n', "agents.explore.modle", "unknown setting"),
-    ('[agents.explore]\nmodel = 4\n', "agents.explore.model", "must be a string"),
-    ('[agents.explore]\nmodel = ""\n', "agents.explore.model", "must not be empty"),
-    ("model = 123\n", "model", "must be a string"),
-    ("theme = true\n", "theme", "must be a string"),
-    ("permission_mode = 1\n", "permission_mode", "must be a string"),
-    ("max_turns = true\n", "max_turns", "must be a number"),
-])
+@pytest.mark.parametrize(
+    "text, key, words",
+    [
+        ('[agents]\nexplore = "claude-haiku-4-5"\n', "agents.explore", "must be a table"),
+        ('agents = "explore"\n', "agents", "must be a table"),
+        ('[agents.explore]\nmodle = "claude-haiku-4-5"\n', "agents.explore.modle", "unknown setting"),
+        ("[agents.explore]\nmodel = 4\n", "agents.explore.model", "must be a string"),
+        ('[agents.explore]\nmodel = ""\n', "agents.explore.model", "must not be empty"),
+        ("model = 123\n", "model", "must be a string"),
+        ("theme = true\n", "theme", "must be a string"),
+        ("permission_mode = 1\n", "permission_mode", "must be a string"),
+        ("max_turns = true\n", "max_turns", "must be a number"),
+    ],
+)
 def test_wrong_shapes_name_the_file_and_key(tmp_path, text, key, words):
     path = write_settings(tmp_path, text)
     with pytest.raises(ConfigError) as caught:

@@ -31,8 +31,10 @@ async def test_a_hooks_path_set_between_two_commands_is_held_in_the_second(sandb
     assert ok, out
     assert (str(repo), os.environ["HOME"], os.environ["XDG_CONFIG_HOME"]) in config_stamp._cache  # kept
     user_git(repo, "config", "core.hooksPath", "hooks2")  # the user moves the hooks folder
-    ok, out = await bash(make_ctx(repo, sandbox), f"printf '#!/bin/sh\\necho hook >> {mark}\\n' > hooks2/pre-commit; "
-                                                   "chmod +x hooks2/pre-commit")
+    ok, out = await bash(
+        make_ctx(repo, sandbox),
+        f"printf '#!/bin/sh\\necho hook >> {mark}\\n' > hooks2/pre-commit; chmod +x hooks2/pre-commit",
+    )
     assert not ok and "Read-only file system" in out
     assert sorted(path.name for path in (repo / "hooks2").iterdir()) == ["kept"]
     user_git(repo, "commit", "-qm", "The user's commit", "--allow-empty")

@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli import paths
-from agentcli.core.engine.context import (GIT_STATUS_LINES, MEMORY_FILE_CAP, MEMORY_TOTAL_CAP, main_system_prompt,
-                                   subagent_system_prompt)
 from agentcli.core.engine.agents import built_in, parse_agent_file
+from agentcli.core.engine.context import (
+    GIT_STATUS_LINES,
+    MEMORY_FILE_CAP,
+    MEMORY_TOTAL_CAP,
+    main_system_prompt,
+    subagent_system_prompt,
+)
 from agentcli.core.system.workspace import Workspace
 from tests.conftest import git
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_use
@@ -50,7 +55,7 @@ def test_git_section(repo):
     for i in range(GIT_STATUS_LINES + 5):
         (repo / f"untracked{i:02d}.txt").write_text("x")
     system = main_system_prompt(Workspace.at(repo))
-    section = system[system.index("# Git"):]
+    section = system[system.index("# Git") :]
     assert "Current branch: main" in section
     subjects = [line.split(" ", 1)[1] for line in section.split("Recent commits:\n")[1].splitlines()[:5]]
     assert subjects == [f"Commit number {i}" for i in (6, 5, 4, 3, 2)]
@@ -130,16 +135,21 @@ async def test_explore_child_gets_no_memory_but_a_memory_type_does(server, make_
     agents = repo / ".agentcli" / "agents"
     agents.mkdir(parents=True)
     (agents / "keeper.md").write_text("---\nname: keeper\ndescription: Knows the rules.\nmemory: true\n---\nKEEPER\n")
-    server.when(lambda b: offers_tool(b, "task") and len(b["messages"]) == 1,
-                tool_use("task", {"description": "Scout", "prompt": "scout", "subagent_type": "explore"}))
-    server.when(lambda b: offers_tool(b, "task") and len(b["messages"]) == 3,
-                tool_use("task", {"description": "Keep", "prompt": "keep", "subagent_type": "keeper"}))
+    server.when(
+        lambda b: offers_tool(b, "task") and len(b["messages"]) == 1,
+        tool_use("task", {"description": "Scout", "prompt": "scout", "subagent_type": "explore"}),
+    )
+    server.when(
+        lambda b: offers_tool(b, "task") and len(b["messages"]) == 3,
+        tool_use("task", {"description": "Keep", "prompt": "keep", "subagent_type": "keeper"}),
+    )
     server.when(lambda b: offers_tool(b, "task"), text("done"))
     server.responder = lambda body: text("child answer")
     session, _ = make_session()
     await session.send("go")
-    children = {b["messages"][0]["content"][0]["text"]: system_of(b)
-                for b in server.requests if not offers_tool(b, "task")}
+    children = {
+        b["messages"][0]["content"][0]["text"]: system_of(b) for b in server.requests if not offers_tool(b, "task")
+    }
     assert CONVENTIONS not in children["scout"]
     assert CONVENTIONS in children["keep"] and "KEEPER" in children["keep"]
     assert CONVENTIONS in system_of(server.requests[0])

@@ -40,8 +40,14 @@ async def test_without_the_endpoint_the_estimate_is_used_and_still_adds_up(serve
     assert usage.parts["project memory"] == 0  # no memory file
     assert sum(usage.parts.values()) == usage.total > 0
     assert server.count_tokens_requests  # it asked, and was refused
-    assert usage.total == project_estimate({"model": session.model, "system": session.main.system,
-                                            "messages": session.messages, "tools": session.tools.schemas()})
+    assert usage.total == project_estimate(
+        {
+            "model": session.model,
+            "system": session.main.system,
+            "messages": session.messages,
+            "tools": session.tools.schemas(),
+        }
+    )
 
 
 async def test_memory_changed_after_the_prompt_was_built_is_still_counted_as_memory(server, make_session, repo):

@@ -38,8 +38,14 @@ def test_records_nested_past_the_bound_are_refused_in_one_clause():
 def test_a_line_too_deep_to_parse_is_skipped_with_one_warning_and_the_rest_read(tmp_path: Path):
     path = tmp_path / "s.jsonl"
     good = json.dumps(message([{"type": "text", "text": "hello"}]))
-    path.write_text(f"{good}\n" + '{"type": "user_message", "agent_id": "main", "content": ' + DEEP + "}\n"
-                    + json.dumps(message([{"type": "text", "text": nested(500)}])) + f"\n{good}\n")
+    path.write_text(
+        f"{good}\n"
+        + '{"type": "user_message", "agent_id": "main", "content": '
+        + DEEP
+        + "}\n"
+        + json.dumps(message([{"type": "text", "text": nested(500)}]))
+        + f"\n{good}\n"
+    )
     records, warnings = read_records(path)
     assert len(records) == 2
     assert warnings == [f"Skipped line 2 of {path}: {TOO_DEEP}.", f"Skipped line 3 of {path}: {TOO_DEEP}."]

@@ -71,7 +71,8 @@ async def test_a_session_says_which_memory_file_it_skipped_and_carries_on(server
     assert "PRIVATE KEY" not in server.requests[0]["system"][0]["text"]
     notices = [e.text for e in recorder.events if isinstance(e, Notice)]
     assert [n for n in notices if "memory file" in n] == [
-        f"Skipped the memory file AGENTS.md: it leads outside the workspace (to {ssh_key})."]
+        f"Skipped the memory file AGENTS.md: it leads outside the workspace (to {ssh_key})."
+    ]
     assert recorder.events[-1].stop_reason == "end_turn"
 
 
@@ -88,12 +89,14 @@ def test_hostile_command_files_and_folders_are_skipped(repo, ssh_key, tmp_path):
     warnings: list[str] = []
     found = load_commands(repo, warnings)
     assert sorted(found) == ["fine"]
-    assert sorted(warnings) == sorted([
-        "Skipped command file .claude/commands/hang.md: it is not a regular file (it is a device, pipe or socket).",
-        f"Skipped command file .claude/commands/steal.md: it leads outside the workspace (to {ssh_key}).",
-        "Skipped command file .claude/commands/zero.md: it leads outside the workspace (to /dev/zero).",
-        f"Skipped the command folder .agentcli/commands: it leads outside the workspace (to {ssh_key.parent}).",
-    ])
+    assert sorted(warnings) == sorted(
+        [
+            "Skipped command file .claude/commands/hang.md: it is not a regular file (it is a device, pipe or socket).",
+            f"Skipped command file .claude/commands/steal.md: it leads outside the workspace (to {ssh_key}).",
+            "Skipped command file .claude/commands/zero.md: it leads outside the workspace (to /dev/zero).",
+            f"Skipped the command folder .agentcli/commands: it leads outside the workspace (to {ssh_key.parent}).",
+        ]
+    )
 
 
 def test_hostile_agent_files_are_skipped(repo, ssh_key):

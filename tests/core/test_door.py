@@ -16,8 +16,12 @@ def test_each_later_name_is_the_one_its_module_defines():
     comes from the module the block names."""
     tree = ast.parse(Path(door.__file__).read_text())
     block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    names = {alias.asname or alias.name: (node.module, alias.name)
-             for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    names = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
     assert len(names) > 20 and set(names) == set(door.later())
     for name, (module, attribute) in names.items():
         assert getattr(door, name) is getattr(importlib.import_module(f"agentcli.core.{module}"), attribute)
@@ -33,8 +37,10 @@ def test_a_name_the_door_lacks_is_an_attribute_error():
 
 
 def test_opening_the_door_loads_no_engine_module():
-    code = ("import sys, agentcli.core.door; "
-            "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.engine', 'agentcli.core.tools', "
-            "'agentcli.core.mcp', 'agentcli.core.lsp', 'agentcli.core.session', 'agentcli.core.assembly'))))")
+    code = (
+        "import sys, agentcli.core.door; "
+        "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.engine', 'agentcli.core.tools', "
+        "'agentcli.core.mcp', 'agentcli.core.lsp', 'agentcli.core.session', 'agentcli.core.assembly'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

@@ -12,12 +12,25 @@ import pytest
 from agentcli.core.model import early_request
 from agentcli.core.model.llm import LLM, Credentials, LLMError, ModelReply
 from tests.fakes.anthropic_server import (
-    FakeAnthropic, error, reply, sse_events, stream_error, text, text_block, thinking_block, tool_use_block,
+    FakeAnthropic,
+    error,
+    reply,
+    sse_events,
+    stream_error,
+    text,
+    text_block,
+    thinking_block,
+    tool_use_block,
 )
 
 KEY = "sk-ant-early-0000"
-TOOLS = [{"name": "read_file", "description": "Read a file.",
-          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+]
 # Headers only the SDK's own client sends (its platform details): a request without them went out early.
 PLATFORM_HEADER = "x-stainless-os"
 
@@ -30,18 +43,27 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 def llm_for(server: FakeAnthropic, **overrides: Any) -> LLM:
-    options: dict[str, Any] = {"credentials": Credentials(api_key=KEY, base_url=server.base_url),
-                               "retry_base_delay": 0.0, "retry_max_delay": 0.0, **overrides}
+    options: dict[str, Any] = {
+        "credentials": Credentials(api_key=KEY, base_url=server.base_url),
+        "retry_base_delay": 0.0,
+        "retry_max_delay": 0.0,
+        **overrides,
+    }
     return LLM(**options)
 
 
-async def ask(llm: LLM, texts: list[str] | None = None, retries: list[Any] | None = None,
-              thinking: list[str] | None = None) -> ModelReply:
+async def ask(
+    llm: LLM, texts: list[str] | None = None, retries: list[Any] | None = None, thinking: list[str] | None = None
+) -> ModelReply:
     try:
-        return await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=TOOLS,
-                                on_text=(texts if texts is not None else []).append,
-                                on_retry=(retries if retries is not None else []).append,
-                                on_thinking=(thinking if thinking is not None else []).append)
+        return await llm.stream(
+            system="Be brief.",
+            messages=[{"role": "user", "content": "hi"}],
+            tools=TOOLS,
+            on_text=(texts if texts is not None else []).append,
+            on_retry=(retries if retries is not None else []).append,
+            on_thinking=(thinking if thinking is not None else []).append,
+        )
     finally:
         await llm.aclose()
 
@@ -62,10 +84,12 @@ def test_the_installed_sdk_is_the_one_the_early_request_mirrors() -> None:
 PLATFORM_HEADERS = ("x-stainless-os", "x-stainless-arch", "x-stainless-runtime", "x-stainless-runtime-version")
 
 
-@pytest.mark.parametrize("creds", [{"api_key": KEY}, {"api_key": None, "auth_token": "bearer-early-token"}],
-                         ids=["api key", "bearer token"])
-def test_the_early_request_is_the_sdks_request(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch,
-                                              creds: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "creds", [{"api_key": KEY}, {"api_key": None, "auth_token": "bearer-early-token"}], ids=["api key", "bearer token"]
+)
+def test_the_early_request_is_the_sdks_request(
+    server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, creds: dict[str, Any]
+) -> None:
     """The same URL, the same headers in the same order with the same values, and the same body bytes,
     as the stand-in server receives them: an SDK version that changes any of them fails here."""
     server.script(text("Normal."), text("Early."))
@@ -82,8 +106,13 @@ def test_the_early_request_is_the_sdks_request(server: FakeAnthropic, monkeypatc
 
 
 def test_a_reply_arrives_the_same_either_way(server: FakeAnthropic, path: str) -> None:
-    server.script(reply(thinking_block("Mull it over."), text_block("Here it is."),
-                        tool_use_block("read_file", {"path": "notes.md"}, id="toolu_early1")))
+    server.script(
+        reply(
+            thinking_block("Mull it over."),
+            text_block("Here it is."),
+            tool_use_block("read_file", {"path": "notes.md"}, id="toolu_early1"),
+        )
+    )
     texts: list[str] = []
     thinking: list[str] = []
     got = asyncio.run(ask(llm_for(server, thinking="on"), texts, thinking=thinking))
@@ -91,8 +120,12 @@ def test_a_reply_arrives_the_same_either_way(server: FakeAnthropic, path: str) -
     assert got.stop_reason == "tool_use"
     assert [b["type"] for b in got.content] == ["thinking", "text", "tool_use"]
     assert got.content[0]["thinking"] == "Mull it over." and got.content[0]["signature"]
-    assert got.content[2] == {"type": "tool_use", "id": "toolu_early1", "name": "read_file",
-                              "input": {"path": "notes.md"}}
+    assert got.content[2] == {
+        "type": "tool_use",
+        "id": "toolu_early1",
+        "name": "read_file",
+        "input": {"path": "notes.md"},
+    }
     assert type(got.content[2]["input"]) is dict
     assert "".join(texts) == "Here it is." and "".join(thinking) == "Mull it over."
     assert got.usage.input_tokens > 0 and got.usage.output_tokens > 0
@@ -106,12 +139,14 @@ def test_the_sdk_takes_over_the_early_connection(server: FakeAnthropic, monkeypa
     llm = llm_for(server)
 
     async def twice() -> list[Any]:
-        first = await llm.stream(system="s", messages=[{"role": "user", "content": "1"}], tools=[],
-                                 on_text=lambda t: None)
+        first = await llm.stream(
+            system="s", messages=[{"role": "user", "content": "1"}], tools=[], on_text=lambda t: None
+        )
         early_http = llm._http
         importing[0] = False  # the import is done: the SDK's client sends from now on
-        second = await llm.stream(system="s", messages=[{"role": "user", "content": "2"}], tools=[],
-                                  on_text=lambda t: None)
+        second = await llm.stream(
+            system="s", messages=[{"role": "user", "content": "2"}], tools=[], on_text=lambda t: None
+        )
         sdk_http = llm.client()._client  # the SDK's httpx2 client
         await llm.aclose()
         return [first, second, early_http, sdk_http]
@@ -122,10 +157,12 @@ def test_the_sdk_takes_over_the_early_connection(server: FakeAnthropic, monkeypa
     assert early_http is not None and sdk_http is early_http
 
 
-@pytest.mark.parametrize("status, kind, retryable", [(400, "invalid_request_error", False),
-                                                     (401, "authentication_error", False)])
-def test_a_refused_first_request_is_the_same_error(server: FakeAnthropic, status: int, kind: str,
-                                                   retryable: bool, path: str) -> None:
+@pytest.mark.parametrize(
+    "status, kind, retryable", [(400, "invalid_request_error", False), (401, "authentication_error", False)]
+)
+def test_a_refused_first_request_is_the_same_error(
+    server: FakeAnthropic, status: int, kind: str, retryable: bool, path: str
+) -> None:
     server.script(error(status, kind, "No, not like that."))
     with pytest.raises(LLMError) as raised:
         asyncio.run(ask(llm_for(server)))
@@ -135,8 +172,11 @@ def test_a_refused_first_request_is_the_same_error(server: FakeAnthropic, status
 
 
 def test_an_overloaded_first_request_is_retried(server: FakeAnthropic, path: str) -> None:
-    server.script(error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
-                  error(500, "api_error", "Internal"), text("At last."))
+    server.script(
+        error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
+        error(500, "api_error", "Internal"),
+        text("At last."),
+    )
     retries: list[Any] = []
     got = asyncio.run(ask(llm_for(server), retries=retries))
     assert went_out_early(server) == (path == "early")
@@ -149,8 +189,14 @@ def test_an_error_event_mid_reply_keeps_a_completed_tool_call(server: FakeAnthro
     call = tool_use_block("read_file", {"path": "README.md"})
     base = reply(text_block("Done part."), call, text_block("Never finished, this one."))
     names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
-    server.script(stream_error("overloaded_error", "Overloaded mid-way", base=base,
-                               after_events=names.index("content_block_stop", names.index("content_block_stop") + 1) + 3))
+    server.script(
+        stream_error(
+            "overloaded_error",
+            "Overloaded mid-way",
+            base=base,
+            after_events=names.index("content_block_stop", names.index("content_block_stop") + 1) + 3,
+        )
+    )
     retries: list[Any] = []
     got = asyncio.run(ask(llm_for(server, retries=1), retries=retries))
     assert went_out_early(server) == (path == "early")
@@ -159,9 +205,15 @@ def test_an_error_event_mid_reply_keeps_a_completed_tool_call(server: FakeAnthro
 
 
 def test_an_error_event_mid_reply_of_text_asks_for_it_again_whole(server: FakeAnthropic, path: str) -> None:
-    server.script(stream_error("overloaded_error", "Overloaded mid-way", after_events=6,
-                               base=reply(text_block("Done part."), text_block("Never finished, this one."))),
-                  text("The whole reply."))
+    server.script(
+        stream_error(
+            "overloaded_error",
+            "Overloaded mid-way",
+            after_events=6,
+            base=reply(text_block("Done part."), text_block("Never finished, this one.")),
+        ),
+        text("The whole reply."),
+    )
     retries: list[Any] = []
     got = asyncio.run(ask(llm_for(server, retries=1), retries=retries))
     assert went_out_early(server) == (path == "early")
@@ -184,14 +236,18 @@ def test_no_server_is_the_same_error(path: str) -> None:
     llm = LLM(credentials=Credentials(api_key=KEY, base_url=url), retries=0)
     with pytest.raises(LLMError) as raised:
         asyncio.run(ask(llm))
-    assert str(raised.value) == (f"Nothing is listening at {url} (connection refused); start the model server "
-                                 "there, or point ANTHROPIC_BASE_URL at one that runs.")
+    assert str(raised.value) == (
+        f"Nothing is listening at {url} (connection refused); start the model server "
+        "there, or point ANTHROPIC_BASE_URL at one that runs."
+    )
 
 
-@pytest.mark.parametrize("creds", [{"api_key": KEY}, {"api_key": None, "auth_token": "bearer-early-token"}],
-                         ids=["api key", "bearer token"])
-def test_the_early_request_sends_the_sdk_headers(server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch,
-                                                 creds: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "creds", [{"api_key": KEY}, {"api_key": None, "auth_token": "bearer-early-token"}], ids=["api key", "bearer token"]
+)
+def test_the_early_request_sends_the_sdk_headers(
+    server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, creds: dict[str, Any]
+) -> None:
     server.script(text("Normal."), text("Early."))
     credentials = Credentials(base_url=server.base_url, **creds)
     asyncio.run(ask(LLM(credentials=credentials)))
@@ -200,14 +256,23 @@ def test_the_early_request_sends_the_sdk_headers(server: FakeAnthropic, monkeypa
     normal, early = server.request_headers
     assert PLATFORM_HEADER in normal and PLATFORM_HEADER not in early
     assert early["authorization"] == f"Bearer {creds.get('auth_token') or KEY}"
-    for name in ("authorization", "anthropic-version", "content-type", "user-agent", "accept",
-                 "x-stainless-retry-count", "x-stainless-read-timeout", "x-stainless-async"):
+    for name in (
+        "authorization",
+        "anthropic-version",
+        "content-type",
+        "user-agent",
+        "accept",
+        "x-stainless-retry-count",
+        "x-stainless-read-timeout",
+        "x-stainless-async",
+    ):
         assert early.get(name) == normal.get(name), name
     assert server.requests[0] == server.requests[1] | {"messages": server.requests[0]["messages"]}
 
 
-def test_a_base_url_with_a_path_is_joined_as_the_sdk_joins_it(server: FakeAnthropic,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_base_url_with_a_path_is_joined_as_the_sdk_joins_it(
+    server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.script(text("unused"))
     said = []
     for early in (False, True):
@@ -255,8 +320,9 @@ def test_a_process_without_the_sdk_sends_early_then_imports_it(server: FakeAnthr
 
     server.script(text("One."), text("Two."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, server.base_url, KEY], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, server.base_url, KEY], env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["One.", "Two."]
     assert [PLATFORM_HEADER in h for h in server.request_headers] == [False, True], "the SDK never took over"

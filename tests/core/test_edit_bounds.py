@@ -21,9 +21,11 @@ async def test_a_replace_all_past_the_bound_is_refused_before_it_is_built(ctx, t
     with pytest.raises(ToolError) as refused:
         await edit(ctx, path="many.txt", old_string="x", new_string="y" * width, replace_all=True)
     message = str(refused.value)
-    assert message == (f"Replacing all {matches:,} matches in many.txt would make it {matches * (width + 1):,} "
-                       f"characters long, more than the {MAX_EDITED_CHARS:,} an edit may grow a file to; make a "
-                       "smaller change.")
+    assert message == (
+        f"Replacing all {matches:,} matches in many.txt would make it {matches * (width + 1):,} "
+        f"characters long, more than the {MAX_EDITED_CHARS:,} an edit may grow a file to; make a "
+        "smaller change."
+    )
     assert path.read_text() == "x\n" * matches  # untouched
 
 

@@ -40,7 +40,9 @@ def test_every_engine_setting_comes_from_the_setting_of_its_name():
             assert value == (tuple(given) if isinstance(value, tuple) else given), field.name
 
     compare(engine)
-    assert {f.name for f in dataclasses.fields(EngineSettings)} - {"tools"} <= {f.name for f in dataclasses.fields(Settings)}
+    assert {f.name for f in dataclasses.fields(EngineSettings)} - {"tools"} <= {
+        f.name for f in dataclasses.fields(Settings)
+    }
 
 
 def test_the_engine_settings_are_frozen():

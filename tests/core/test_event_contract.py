@@ -5,9 +5,19 @@ from __future__ import annotations
 import json
 
 from agentcli.core.content import NOTE_OPEN, agentcli_note
-from agentcli.core.events import (STATUSES, HistoryCleared, Notice, Retrying, SubagentFinished, SubagentStarted,
-                                  ToolCallFinished, ToolCallStarted, UserMessage, event_from_dict)
 from agentcli.core.engine.loop import CUT_OFF
+from agentcli.core.events import (
+    STATUSES,
+    HistoryCleared,
+    Notice,
+    Retrying,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    UserMessage,
+    event_from_dict,
+)
 from agentcli.ui.format import seconds
 from agentcli.ui.plain.display import STATUS_MARKS
 from agentcli.ui.tui.format import STATUS_ICONS, STATUS_STYLES
@@ -47,8 +57,9 @@ async def test_a_reply_cut_in_a_tool_call_is_followed_by_an_engine_note(server, 
 
 
 async def test_the_footer_is_for_the_model_only(server, make_session):
-    server.when(lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Look", "prompt": "Look."}),
-                text("Done."))
+    server.when(
+        lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Look", "prompt": "Look."}), text("Done.")
+    )
     server.when(lambda b: not offers_tool(b, "task"), text("Found it."))
     session, events = make_session()
     await session.send("delegate")
@@ -90,12 +101,33 @@ async def test_a_session_file_written_before_the_typed_fields_still_opens(server
         for key in ("origin", "kind", "summary"):
             record.pop(key, None)
         old.append(json.dumps(record))
-    old.append(json.dumps({"type": "notice", "ts": "2026-01-01T00:00:00+00:00", "agent_id": "main",
-                           "parent_tool_use_id": None, "level": "warning",
-                           "text": "Overloaded. Retrying in 2 s (1/8)."}))
-    old.append(json.dumps({"type": "subagent_started", "ts": "2026-01-01T00:00:00+00:00", "agent_id": "sa-9",
-                           "parent_tool_use_id": "toolu_x", "id": "sa-9", "subagent_type": "explore",
-                           "description": "d", "prompt": "p", "max_turns": 5}))
+    old.append(
+        json.dumps(
+            {
+                "type": "notice",
+                "ts": "2026-01-01T00:00:00+00:00",
+                "agent_id": "main",
+                "parent_tool_use_id": None,
+                "level": "warning",
+                "text": "Overloaded. Retrying in 2 s (1/8).",
+            }
+        )
+    )
+    old.append(
+        json.dumps(
+            {
+                "type": "subagent_started",
+                "ts": "2026-01-01T00:00:00+00:00",
+                "agent_id": "sa-9",
+                "parent_tool_use_id": "toolu_x",
+                "id": "sa-9",
+                "subagent_type": "explore",
+                "description": "d",
+                "prompt": "p",
+                "max_turns": 5,
+            }
+        )
+    )
     path.write_text("\n".join(old) + "\n")
     reopened, _ = resume(session.id)
     events = reopened.restored_events
@@ -108,8 +140,9 @@ async def test_a_session_file_written_before_the_typed_fields_still_opens(server
 
 
 def test_old_stream_json_subagent_records_read_back():
-    event = event_from_dict({"type": "subagent_started", "id": "sa-1", "subagent_type": "bash",
-                             "description": "d", "prompt": "p"})
+    event = event_from_dict(
+        {"type": "subagent_started", "id": "sa-1", "subagent_type": "bash", "description": "d", "prompt": "p"}
+    )
     assert isinstance(event, SubagentStarted) and event.subagent_type == "bash"
 
 

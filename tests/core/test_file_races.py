@@ -17,17 +17,25 @@ from typing import Any
 
 import pytest
 
+from agentcli.core.errors import ToolError
 from agentcli.core.events import Notice
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.errors import ToolError
 from agentcli.core.tools.edit import EditFile
 from agentcli.core.tools.files import ReadFile, WriteFile
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import RACE_ROUNDS, TOOLS
-from tests.fakes.anthropic_server import (find_tool_use, first_user_text, offers_tool, reply, text,
-                                          tool_result_text, tool_results, tool_use_block)
+from tests.fakes.anthropic_server import (
+    find_tool_use,
+    first_user_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use_block,
+)
 from tests.narrow import of
 from tests.waiting import wait_until
 
@@ -69,8 +77,7 @@ def markers(count: int) -> str:
 async def test_many_concurrent_edits_by_one_agent_all_land(ctx):
     (ctx.workspace.root / "m.txt").write_text(markers(60))
     await read(ctx, "m.txt")
-    outputs = await asyncio.gather(*(edit(ctx, "m.txt", f"MARKER-{k} = old", f"MARKER-{k} = new")
-                                     for k in range(60)))
+    outputs = await asyncio.gather(*(edit(ctx, "m.txt", f"MARKER-{k} = old", f"MARKER-{k} = new") for k in range(60)))
     assert all(out.startswith("Edited m.txt") for out in outputs)
     assert (ctx.workspace.root / "m.txt").read_text() == "".join(f"MARKER-{k} = new\n" for k in range(60))
 
@@ -150,26 +157,33 @@ def child_turn(body):
     n = int(first_user_text(body).rsplit(" ", 1)[1])
     results = tool_results(body)
     if not results:
-        failed = [{"path": "shared.txt", "old_string": f"MARKER-{k} = old", "new_string": f"MARKER-{k} = new"}
-                  for k in range(8 * n, 8 * n + 8)]
+        failed = [
+            {"path": "shared.txt", "old_string": f"MARKER-{k} = old", "new_string": f"MARKER-{k} = new"}
+            for k in range(8 * n, 8 * n + 8)
+        ]
     else:
         failed = [of(dict, find_tool_use(body, r["tool_use_id"]))["input"] for r in results if r.get("is_error")]
         assert all(STALE in tool_result_text(r) for r in results if r.get("is_error")), results
     if not failed:
         return text(f"Child {n} edited its markers.")
-    return reply(tool_use_block("read_file", {"path": "shared.txt"}),
-                 *[tool_use_block("edit_file", args) for args in failed])
+    return reply(
+        tool_use_block("read_file", {"path": "shared.txt"}), *[tool_use_block("edit_file", args) for args in failed]
+    )
 
 
 async def test_three_subagents_editing_one_file_keep_all_24_edits(server, make_session, repo):
     (repo / "shared.txt").write_text(markers(24))
     start = threading.Barrier(3)  # the three children begin editing at the same moment
-    server.when(is_main, reply(*[tool_use_block("task", {"description": f"Edit {n}", "prompt": f"Edit markers {n}"})
-                                 for n in range(3)]), text("All edited."))
+    server.when(
+        is_main,
+        reply(*[tool_use_block("task", {"description": f"Edit {n}", "prompt": f"Edit markers {n}"}) for n in range(3)]),
+        text("All edited."),
+    )
     for n in range(3):
-        server.when(lambda b, n=n: not is_main(b) and first_user_text(b) == f"Edit markers {n}"
-                    and not tool_results(b),
-                    lambda body: child_turn(body).with_options(gate=start, gate_timeout=60))
+        server.when(
+            lambda b, n=n: not is_main(b) and first_user_text(b) == f"Edit markers {n}" and not tool_results(b),
+            lambda body: child_turn(body).with_options(gate=start, gate_timeout=60),
+        )
     server.responder = lambda body: None if is_main(body) else child_turn(body)
     session, _ = make_session(permission_mode="acceptEdits")
     result = await session.send("Edit all markers with three subagents")
@@ -183,19 +197,36 @@ async def test_three_subagents_editing_one_file_keep_all_24_edits(server, make_s
 
 
 async def test_a_write_over_a_finished_siblings_edit_warns(server, make_session, repo):
-    server.when(is_main, reply(tool_use_block("task", {"description": "A", "prompt": "Errand A"}),
-                               tool_use_block("task", {"description": "B", "prompt": "Errand B"})), text("done"))
-    server.when(lambda b: first_user_text(b) == "Errand A",
-                reply(tool_use_block("read_file", {"path": "README.md"}),
-                      tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "A's"})),
-                text("A edited"))
+    server.when(
+        is_main,
+        reply(
+            tool_use_block("task", {"description": "A", "prompt": "Errand A"}),
+            tool_use_block("task", {"description": "B", "prompt": "Errand B"}),
+        ),
+        text("done"),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Errand A",
+        reply(
+            tool_use_block("read_file", {"path": "README.md"}),
+            tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "A's"}),
+        ),
+        text("A edited"),
+    )
     holder: dict[str, Any] = {}
 
     def b_writes_once_a_has_finished(body):
-        wait_until(lambda: any(r.description == "A" and r.status == "done" and r.seconds
-                               for r in holder["session"].subagents.records.values()), "subagent A finishing")
-        return reply(tool_use_block("read_file", {"path": "README.md"}),
-                     tool_use_block("write_file", {"path": "README.md", "content": "# B's rewrite\n"}))
+        wait_until(
+            lambda: any(
+                r.description == "A" and r.status == "done" and r.seconds
+                for r in holder["session"].subagents.records.values()
+            ),
+            "subagent A finishing",
+        )
+        return reply(
+            tool_use_block("read_file", {"path": "README.md"}),
+            tool_use_block("write_file", {"path": "README.md", "content": "# B's rewrite\n"}),
+        )
 
     server.when(lambda b: first_user_text(b) == "Errand B", b_writes_once_a_has_finished, text("B wrote"))
     session, events = make_session(permission_mode="acceptEdits")
@@ -246,8 +277,12 @@ async def test_swapping_symlinks_never_reads_or_writes_outside(ctx, tmp_path):
     outputs: list[str] = []
     try:
         for i in range(500 * RACE_ROUNDS):
-            for call in (read(ctx, "swap"), read(ctx, "d/f.txt"), write(ctx, f"d/new-{i}.txt", "x\n"),
-                         edit(ctx, "d/f.txt", "inside d", f"inside d {i}")):
+            for call in (
+                read(ctx, "swap"),
+                read(ctx, "d/f.txt"),
+                write(ctx, f"d/new-{i}.txt", "x\n"),
+                edit(ctx, "d/f.txt", "inside d", f"inside d {i}"),
+            ):
                 try:
                     outputs.append(await call)
                 except ToolError as exc:
@@ -288,12 +323,21 @@ async def test_a_symlink_in_place_of_a_resolved_name_is_refused_clearly(ctx, tmp
 # ---------------------------------------------------------------- too-long paths
 
 
-@pytest.mark.parametrize("path", ["x" * 5000, "dir/" + "y" * 300 + ".txt", "a/" * 2100 + "f"],
-                         ids=["5000-characters", "a-300-character-name", "4201-characters-of-short-names"])
-@pytest.mark.parametrize("tool, args", [
-    ("read_file", {}), ("write_file", {"content": "x"}), ("edit_file", {"old_string": "a", "new_string": "b"}),
-    ("grep", {"pattern": "a"}), ("glob", {"pattern": "*"}),
-])
+@pytest.mark.parametrize(
+    "path",
+    ["x" * 5000, "dir/" + "y" * 300 + ".txt", "a/" * 2100 + "f"],
+    ids=["5000-characters", "a-300-character-name", "4201-characters-of-short-names"],
+)
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("read_file", {}),
+        ("write_file", {"content": "x"}),
+        ("edit_file", {"old_string": "a", "new_string": "b"}),
+        ("grep", {"pattern": "a"}),
+        ("glob", {"pattern": "*"}),
+    ],
+)
 async def test_a_too_long_path_is_one_clear_sentence(ctx, path, tool, args):
     registry = ToolRegistry(default_tools(root=ctx.workspace.root))
     ctx = dataclasses.replace(ctx, permissions=Permissions.from_settings("bypassPermissions", None, False))

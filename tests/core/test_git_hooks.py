@@ -26,12 +26,19 @@ HOOKS = {  # config key: what the hook writes in the marker file
 
 def sign(root: Path) -> None:
     """Give HEAD a (made-up) signature, so `git log --show-signature` would call gpg.program."""
-    raw = subprocess.run(["git", "cat-file", "commit", "HEAD"], cwd=root, capture_output=True, text=True,
-                         check=True).stdout
+    raw = subprocess.run(
+        ["git", "cat-file", "commit", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
     head, body = raw.split("\n\n", 1)
     signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
-    signed = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=root, check=True,
-                            input=f"{head}\n{signature}\n\n{body}", capture_output=True, text=True).stdout.strip()
+    signed = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=root,
+        check=True,
+        input=f"{head}\n{signature}\n\n{body}",
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     git(root, "update-ref", "refs/heads/main", signed)
 
 
@@ -58,7 +65,14 @@ def test_the_hooks_are_live(hostile):
     """The repository really is hostile: plain git commands run its hooks."""
     repo, marker = hostile
     for command in (["status"], ["diff"], ["log", "-1"], ["blame", "src/app/auth.py"]):
-        subprocess.run(["git", *command], cwd=repo, capture_output=True, stdin=subprocess.DEVNULL, timeout=30, env={**os.environ, "GIT_PAGER": "cat"})
+        subprocess.run(
+            ["git", *command],
+            cwd=repo,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+            env={**os.environ, "GIT_PAGER": "cat"},
+        )
     ran = marker.read_text()
     assert all(name in ran for name in ("fsmonitor", "clean-filter", "diff-driver", "textconv", "gpg")), ran
 
@@ -68,10 +82,16 @@ async def test_no_repository_command_runs_for_the_prompt_or_any_git_tool(hostile
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     prompt = main_system_prompt(Workspace.at(repo))
     assert "Current branch: main" in prompt and " M src/app/auth.py" in prompt
-    results = [await call(repo, "git_status"), await call(repo, "git_diff"),
-               await call(repo, "git_diff", path="src/app/auth.py"), await call(repo, "git_diff", staged=True),
-               await call(repo, "git_log"), await call(repo, "git_log", path="src/app/auth.py"),
-               await call(repo, "git_blame", path="src/app/auth.py"), await call(repo, "git_blame", path="README.md")]
+    results = [
+        await call(repo, "git_status"),
+        await call(repo, "git_diff"),
+        await call(repo, "git_diff", path="src/app/auth.py"),
+        await call(repo, "git_diff", staged=True),
+        await call(repo, "git_log"),
+        await call(repo, "git_log", path="src/app/auth.py"),
+        await call(repo, "git_blame", path="src/app/auth.py"),
+        await call(repo, "git_blame", path="README.md"),
+    ]
     assert not [output for output, is_error in results if is_error]
     assert not marker.exists(), marker.read_text()
     status, diff = results[0][0], results[1][0]

@@ -11,16 +11,18 @@ import pytest
 
 from agentcli.core.engine.context import main_system_prompt
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import API_KEY, git, TOOLS
+from tests.conftest import API_KEY, TOOLS, git
 
 PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA"
 
 
 async def call(root: Path, name: str, mode: str = "default", **args) -> tuple[str, bool]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(mode=mode), settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(root), emit=lambda event: None, permissions=Permissions(mode=mode), settings=TOOLS
+    )
     outcome = await ToolRegistry(default_tools(root=root)).call(name, args, ctx.for_call("toolu_test"))
     return outcome.output, outcome.is_error
 
@@ -28,16 +30,28 @@ async def call(root: Path, name: str, mode: str = "default", **args) -> tuple[st
 async def every_git_call(root: Path, mode: str = "default") -> list[tuple[str, bool]]:
     """The system prompt (the startup snapshot), then every git tool, with and without paths."""
     prompt = main_system_prompt(Workspace.at(root))
-    return [(prompt, False), await call(root, "git_status", mode), await call(root, "git_diff", mode),
-            await call(root, "git_diff", mode, staged=True), await call(root, "git_diff", mode, path="sub"),
-            await call(root, "git_log", mode), await call(root, "git_log", mode, path="README.md"),
-            await call(root, "git_blame", mode, path="README.md")]
+    return [
+        (prompt, False),
+        await call(root, "git_status", mode),
+        await call(root, "git_diff", mode),
+        await call(root, "git_diff", mode, staged=True),
+        await call(root, "git_diff", mode, path="sub"),
+        await call(root, "git_log", mode),
+        await call(root, "git_log", mode, path="README.md"),
+        await call(root, "git_blame", mode, path="README.md"),
+    ]
 
 
 def plain_git(root: Path, *args: str) -> None:
     """What a user's own git would do here (without touching the index)."""
-    subprocess.run(["git", *args], cwd=root, capture_output=True, stdin=subprocess.DEVNULL, timeout=60,
-                   env={**os.environ, "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0"})
+    subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env={**os.environ, "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0"},
+    )
 
 
 def hook(tmp_path: Path, name: str) -> str:
@@ -136,7 +150,8 @@ async def test_an_included_config_cannot_switch_anything_back_on(repo, tmp_path)
         f"[core]\n\tfsmonitor = {hook(tmp_path, 'fsmonitor')}\n"
         f"[diff]\n\texternal = {hook(tmp_path, 'external-diff')}\n"
         f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {hook(tmp_path, 'gpg')}\n"
-        f"[blame]\n\tignoreRevsFile = {outside}\n")
+        f"[blame]\n\tignoreRevsFile = {outside}\n"
+    )
     git(repo, "config", "include.path", "../tools/git.cfg")
     git(repo, "config", f"includeIf.gitdir:{repo}/.path", "../tools/git.cfg")
     (repo / "README.md").write_text("changed\n")

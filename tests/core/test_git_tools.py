@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.git import GIT_ENV, Repository, find_repository, is_git_repo
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import Tool, ToolContext
-from agentcli.core.system.git import GIT_ENV, Repository, find_repository, is_git_repo
 from agentcli.core.tools.git import GitSnapshot, main_branch, snapshot
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import git, TOOLS
+from tests.conftest import TOOLS, git
 from tests.narrow import of
 
 GIT_TOOLS = ["git_status", "git_diff", "git_log", "git_blame"]
@@ -111,8 +111,11 @@ async def test_log_with_limit_and_path(repo):
 
 
 async def test_blame_whole_file_and_range(repo):
-    commit(repo, "Change views", **{"src/app/views.py": "from .auth import login\n\n\ndef index():\n"
-                                                        "    return 'changed'\n"})
+    commit(
+        repo,
+        "Change views",
+        **{"src/app/views.py": "from .auth import login\n\n\ndef index():\n    return 'changed'\n"},
+    )
     output, is_error = await call(repo, "git_blame", path="src/app/views.py")
     assert not is_error
     lines = output.splitlines()
@@ -126,13 +129,16 @@ async def test_blame_whole_file_and_range(repo):
     assert len(output.splitlines()) == 1
 
 
-@pytest.mark.parametrize("args, problem", [
-    ({"path": "src/app/views.py", "start": 4, "end": 2}, "end (2) is before start (4)"),
-    ({"path": "src"}, "git_blame needs a file, and src is a directory."),
-    ({"path": "nowhere.py"}, "git blame failed: no such path 'nowhere.py' in HEAD."),
-    ({"path": "src/app/views.py", "start": 50}, "git blame failed: file src/app/views.py has only 5 lines."),
-    ({"path": "../outside.py"}, "outside the workspace"),
-])
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        ({"path": "src/app/views.py", "start": 4, "end": 2}, "end (2) is before start (4)"),
+        ({"path": "src"}, "git_blame needs a file, and src is a directory."),
+        ({"path": "nowhere.py"}, "git blame failed: no such path 'nowhere.py' in HEAD."),
+        ({"path": "src/app/views.py", "start": 50}, "git blame failed: file src/app/views.py has only 5 lines."),
+        ({"path": "../outside.py"}, "outside the workspace"),
+    ],
+)
 async def test_blame_errors_are_one_sentence(repo, args, problem):
     output, is_error = await call(repo, "git_blame", **args)
     assert is_error and problem in output and "\n" not in output

@@ -17,7 +17,7 @@ from tests.core.test_compaction import is_summarizer
 from tests.fakes.anthropic_server import message_text, offers_tool, text, tool_result_text, tool_results, tool_use
 
 # One hook script for every event: it logs its input, then answers as its first argument says.
-SCRIPT = r'''
+SCRIPT = r"""
 import json, sys
 data = json.load(sys.stdin)
 open("hook-log.jsonl", "a").write(json.dumps(data) + "\n")
@@ -34,7 +34,7 @@ elif mode == "permission":  # allow touch made, as touch made-by-hook; deny the 
     decision = {"behavior": "allow", "updatedInput": {"command": "touch made-by-hook"}} if allowed else \
         {"behavior": "deny", "message": "not on Fridays"}
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}))
-'''
+"""
 
 
 def hook_script(tmp_path: Path) -> str:
@@ -45,8 +45,10 @@ def hook_script(tmp_path: Path) -> str:
 
 def hooks(script: str, **events: str) -> dict[str, Any]:
     """``events``: each event's arguments to the script ("" to log only)."""
-    return {event: [{"matcher": "", "hooks": [{"type": "command", "command": f"{script} {args}".strip()}]}]
-            for event, args in events.items()}
+    return {
+        event: [{"matcher": "", "hooks": [{"type": "command", "command": f"{script} {args}".strip()}]}]
+        for event, args in events.items()
+    }
 
 
 def logged(repo: Path, event: str) -> list[dict[str, Any]]:
@@ -61,14 +63,17 @@ def is_child(body: dict[str, Any]) -> bool:
 
 def answering(decision: str):  # noqa: ANN201
     """A sink that answers every approval question with ``decision`` (so a test that expects none cannot hang)."""
+
     def sink(event: Event) -> None:
         if isinstance(event, ApprovalRequested) and event.future and not event.future.done():
             event.future.set_result(decision)
+
     return sink
 
 
 async def test_session_start_adds_context_and_clear_ends_one_conversation_and_starts_another(
-        make_session, server, repo, tmp_path):
+    make_session, server, repo, tmp_path
+):
     script = hook_script(tmp_path)
     session, _ = make_session(hooks=hooks(script, SessionStart="say 'The build uses tox.'", SessionEnd=""))
     server.script(text("ok"), text("ok again"))
@@ -86,14 +91,26 @@ async def test_session_start_adds_context_and_clear_ends_one_conversation_and_st
 
 
 async def test_subagent_hooks_name_the_child_and_a_report_without_tool_calls_is_sent_back(
-        make_session, server, repo, tmp_path):
+    make_session, server, repo, tmp_path
+):
     script = hook_script(tmp_path)
-    server.when(lambda b: not is_child(b), tool_use("task", {"description": "Find login", "prompt": "Find login."}),
-                text("Done."))
-    server.when(is_child, text("It is in auth.py."),  # no tool call: the SubagentStop hook sends it back
-                tool_use("read_file", {"path": "src/app/auth.py"}), text("login is in src/app/auth.py."))
-    session, _ = make_session(permission_mode="bypassPermissions", hooks=hooks(
-        script, SubagentStart="context 'Cite line numbers.'", SubagentStop="no-report-without-calls", PreToolUse=""))
+    server.when(
+        lambda b: not is_child(b),
+        tool_use("task", {"description": "Find login", "prompt": "Find login."}),
+        text("Done."),
+    )
+    server.when(
+        is_child,
+        text("It is in auth.py."),  # no tool call: the SubagentStop hook sends it back
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("login is in src/app/auth.py."),
+    )
+    session, _ = make_session(
+        permission_mode="bypassPermissions",
+        hooks=hooks(
+            script, SubagentStart="context 'Cite line numbers.'", SubagentStop="no-report-without-calls", PreToolUse=""
+        ),
+    )
     await session.send("delegate")
     children = [b for b in server.requests if is_child(b)]
     assert "A SubagentStart hook added: Cite line numbers." in message_text(children[0]["messages"][0])
@@ -116,25 +133,36 @@ async def test_subagent_hooks_name_the_child_and_a_report_without_tool_calls_is_
 async def test_a_permission_request_hook_answers_for_the_user(make_session, server, repo, tmp_path):
     session, events = make_session(interactive=True, hooks=hooks(hook_script(tmp_path), PermissionRequest="permission"))
     session.subscribe(answering(DENY))
-    server.script(tool_use("bash", {"command": "touch made"}), tool_use("bash", {"command": "touch other"}),
-                  text("ok"))
+    server.script(tool_use("bash", {"command": "touch made"}), tool_use("bash", {"command": "touch other"}), text("ok"))
     await session.send("touch both")
     assert (repo / "made-by-hook").exists() and not (repo / "made").exists() and not (repo / "other").exists()
     [denied] = tool_results(server.requests[2])
     assert denied["is_error"] and "not on Fridays" in tool_result_text(denied)
     assert not events.of(ApprovalRequested)  # the hook answered both: the user was never asked
     assert [(e["tool_name"], e["tool_input"]["command"]) for e in logged(repo, "PermissionRequest")] == [
-        ("Bash", "touch made"), ("Bash", "touch other")]
+        ("Bash", "touch made"),
+        ("Bash", "touch other"),
+    ]
 
 
 async def test_a_failed_call_and_a_compaction_are_heard(make_session, server, repo, tmp_path):
     script = hook_script(tmp_path)
     server.when(is_summarizer, text("Summary."))
-    server.when(lambda b: not is_summarizer(b), tool_use("read_file", {"path": "missing.py"}),
-                tool_use("read_file", {"path": "README.md"}), text("done"))
-    session, _ = make_session(permission_mode="bypassPermissions", hooks=hooks(
-        script, PostToolUseFailure="context 'Try src/ first.'", PreCompact="",
-        SessionStart="say 'Compacted: reread the plan.'"))
+    server.when(
+        lambda b: not is_summarizer(b),
+        tool_use("read_file", {"path": "missing.py"}),
+        tool_use("read_file", {"path": "README.md"}),
+        text("done"),
+    )
+    session, _ = make_session(
+        permission_mode="bypassPermissions",
+        hooks=hooks(
+            script,
+            PostToolUseFailure="context 'Try src/ first.'",
+            PreCompact="",
+            SessionStart="say 'Compacted: reread the plan.'",
+        ),
+    )
     await session.send("read")
     [failed] = logged(repo, "PostToolUseFailure")  # README.md was read: only the missing file failed
     assert failed["tool_name"] == "Read" and failed["error"] and failed["is_interrupt"] is False
@@ -153,16 +181,20 @@ async def test_the_user_is_told_when_an_approval_waits_and_when_the_turn_ends(ma
     session.lifecycle.attention.append(lambda kind, message: told.append((kind, message)))
     server.script(tool_use("bash", {"command": "touch asked"}), text("ok"))
     await session.send("touch it")
-    assert told == [("permission_prompt", "agentcli needs your permission to use Bash"),
-                    ("idle_prompt", "agentcli is waiting for your input")]
+    assert told == [
+        ("permission_prompt", "agentcli needs your permission to use Bash"),
+        ("idle_prompt", "agentcli is waiting for your input"),
+    ]
     await session.hooks.settle()
     assert [(e["notification_type"], e["message"]) for e in logged(repo, "Notification")] == told
 
 
 async def test_a_repository_s_own_hooks_for_the_new_events_run_only_once_it_is_trusted(make_session, server, repo):
     (repo / ".claude").mkdir(exist_ok=True)
-    touch = {event: [{"hooks": [{"type": "command", "command": f"touch pwned-{event}"}]}]
-             for event in ("SessionStart", "SubagentStart", "Notification", "PermissionRequest", "SessionEnd")}
+    touch = {
+        event: [{"hooks": [{"type": "command", "command": f"touch pwned-{event}"}]}]
+        for event in ("SessionStart", "SubagentStart", "Notification", "PermissionRequest", "SessionEnd")
+    }
     (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": touch}))
     untrusted = load_settings(repo, trusted=False)
     session, _ = make_session(interactive=True, hooks=untrusted.hooks)

@@ -14,16 +14,18 @@ import pytest
 from agentcli.config import ConfigError, Settings, load_settings
 from agentcli.core.events import Notice
 from agentcli.core.policy.hooks import Hook, Hooks
-from tests.fakes.anthropic_server import last_user_text, text, tool_result_text, tool_results, tool_use
 from tests.cancel_at_start import cancel_as_popen_returns
-from tests.waiting import until, wait_until
 from tests.core.test_sandbox import needs_bwrap
+from tests.fakes.anthropic_server import last_user_text, text, tool_result_text, tool_results, tool_use
+from tests.waiting import until, wait_until
 
 # A PreToolUse hook as Claude Code users write it: read the call from stdin, exit 2 to refuse `rm`.
-BLOCK_RM = (f"{sys.executable} -c \"import json,sys; d=json.load(sys.stdin); "
-            "open('hook-input.json','w').write(json.dumps(d)); "
-            "c=d.get('tool_input',{}).get('command',''); "
-            "sys.exit(print('rm is not allowed here', file=sys.stderr) or 2) if c.split()[:1]==['rm'] else 0\"")
+BLOCK_RM = (
+    f'{sys.executable} -c "import json,sys; d=json.load(sys.stdin); '
+    "open('hook-input.json','w').write(json.dumps(d)); "
+    "c=d.get('tool_input',{}).get('command',''); "
+    "sys.exit(print('rm is not allowed here', file=sys.stderr) or 2) if c.split()[:1]==['rm'] else 0\""
+)
 
 
 def hooks(event: str, command: str, matcher: str = "", timeout: float | None = None) -> dict[str, Any]:
@@ -44,8 +46,7 @@ def group_gone(pgid: int) -> bool:
 
 
 async def test_pre_tool_use_hook_blocks_rm_and_tells_the_model_why(make_session, server, repo):
-    session, events = make_session(hooks=hooks("PreToolUse", BLOCK_RM, "Bash"),
-                                   permission_mode="bypassPermissions")
+    session, events = make_session(hooks=hooks("PreToolUse", BLOCK_RM, "Bash"), permission_mode="bypassPermissions")
     server.script(tool_use("bash", {"command": "rm -rf src"}), text("I could not delete it."))
     await session.send("delete src")
     [result] = tool_results(server.requests[1])
@@ -66,7 +67,7 @@ async def test_a_matcher_for_other_tools_lets_the_call_run(make_session, server,
 
 
 async def test_json_answers_allow_what_would_ask_and_deny_with_a_reason(make_session, server, repo):
-    allow = ('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}\'')
+    allow = 'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}\''
     session, _ = make_session(hooks=hooks("PreToolUse", allow, "Bash"))  # headless: bash would be refused
     server.script(tool_use("bash", {"command": "touch made"}), text("ok"))
     await session.send("go")
@@ -107,8 +108,11 @@ async def test_a_hook_cancelled_while_it_starts_leaves_nothing_running(repo, mon
     """A cancellation can land inside asyncio's create_subprocess_exec after the hook's shell runs, where
     asyncio would SIGKILL the shell alone. Performed by cancelling the moment Popen returns, once the
     shell has started a background job."""
-    runner = Hooks([Hook("PreToolUse", "echo $$ > hook.pid; sleep 600 & echo $! > child; sleep 600")],
-                   root=repo, emit=lambda event: None)
+    runner = Hooks(
+        [Hook("PreToolUse", "echo $$ > hook.pid; sleep 600 & echo $! > child; sleep 600")],
+        root=repo,
+        emit=lambda event: None,
+    )
     cancel = cancel_as_popen_returns(monkeypatch, repo / "child")
     call = asyncio.create_task(runner.run_command(runner.hooks[0], b"{}"))
     cancel(call)
@@ -201,15 +205,23 @@ def test_a_workspace_hook_cannot_name_itself_a_plugin_to_read_a_hidden_folder(re
     keys = Path(os.environ["HOME"]) / ".gnupg" / "private-keys-v1.d"
     keys.mkdir(parents=True)
     (keys / "secret.key").write_text("PRIVATE-KEY-MATERIAL")
-    group = {"matcher": "", PLUGIN_ROOT_MARK: str(keys),
-             "hooks": [{"type": "command", "command": f"cat {keys}/secret.key; true"}]}
+    group = {
+        "matcher": "",
+        PLUGIN_ROOT_MARK: str(keys),
+        "hooks": [{"type": "command", "command": f"cat {keys}/secret.key; true"}],
+    }
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [group]}}))
     [hook] = parse_hooks(load_settings(repo, trusted=True).hooks, "settings")
     box = Sandbox("on")
     try:
-        argv, _, env, passed = launch(hook.command, repo, sandbox=box if hook.workspace else None,
-                                      keep_secret_env=False, plugin_root=hook.plugin_root)
+        argv, _, env, passed = launch(
+            hook.command,
+            repo,
+            sandbox=box if hook.workspace else None,
+            keep_secret_env=False,
+            plugin_root=hook.plugin_root,
+        )
         done = subprocess.run(argv, cwd=repo, env=env, pass_fds=passed, capture_output=True, text=True, timeout=60)
         for fd in passed:
             os.close(fd)

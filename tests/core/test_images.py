@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 import struct
 import zlib
+from typing import Any
 
 from agentcli.core.events import ToolCallFinished, UserMessage
 from tests.fakes.anthropic_server import text, tool_use
@@ -15,12 +15,17 @@ from tests.fakes.anthropic_server import text, tool_use
 
 def png(width: int, height: int) -> bytes:
     """A real PNG of one colour."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def images_in(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -65,8 +70,9 @@ async def test_an_image_past_the_api_s_limits_is_refused_in_one_sentence(server,
     assert images_in(server.requests[-1]) == []
 
 
-async def test_a_prompt_naming_an_image_attaches_it_and_the_session_keeps_it_once(server, make_session, repo,
-                                                                                  tmp_path, resume):
+async def test_a_prompt_naming_an_image_attaches_it_and_the_session_keeps_it_once(
+    server, make_session, repo, tmp_path, resume
+):
     data = png(4, 4)
     (repo / "shots").mkdir()
     (repo / "shots" / "screen one.png").write_bytes(data)

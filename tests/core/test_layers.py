@@ -43,9 +43,12 @@ def test_the_tools_import_neither_the_loop_nor_the_subagents():
 
 
 def test_no_front_end_imports_a_private_textual_module():
-    private = [f"{path.relative_to(PACKAGE)} imports {module}"
-               for path in sorted((PACKAGE / "ui").rglob("*.py")) for module in sorted(imported_modules(path))
-               if module.startswith("textual") and any(part.startswith("_") for part in module.split("."))]
+    private = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in sorted((PACKAGE / "ui").rglob("*.py"))
+        for module in sorted(imported_modules(path))
+        if module.startswith("textual") and any(part.startswith("_") for part in module.split("."))
+    ]
     assert private == []
 
 
@@ -53,8 +56,9 @@ def test_the_check_sees_relative_and_absolute_imports():
     """It would have caught what it forbids, such as session.py's ``from ..config import Settings`` of before."""
     session = PACKAGE / "core" / "session.py"
     assert "agentcli.config" in imported_modules(session, "from ..config import Settings\n")
-    assert "agentcli.core.engine.subagents" in imported_modules(PACKAGE / "core" / "tools" / "__init__.py",
-                                                         "def f():\n    from ..engine.subagents import TaskTool\n")
+    assert "agentcli.core.engine.subagents" in imported_modules(
+        PACKAGE / "core" / "tools" / "__init__.py", "def f():\n    from ..engine.subagents import TaskTool\n"
+    )
     assert "agentcli.ui.slash" in imported_modules(session, "from agentcli.ui import slash\n")
     assert "textual.widgets._collapsible" in imported_modules(session, "from textual.widgets._collapsible import X\n")
 
@@ -63,8 +67,11 @@ MAX_LINES = 600  # issue 29: a file longer than this is split on the seams it ha
 
 
 def test_no_module_is_longer_than_600_lines():
-    long = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py"))
-            if (lines := len(path.read_text().splitlines())) > MAX_LINES}
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text().splitlines())) > MAX_LINES
+    }
     assert long == {}
 
 

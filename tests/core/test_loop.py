@@ -5,11 +5,25 @@ from __future__ import annotations
 import asyncio
 
 from agentcli.core.content import agentcli_note
-from agentcli.core.events import (AssistantMessage, TextDelta, TextReset, ToolCallFinished, ToolCallStarted,
-                                  TurnFinished, UsageUpdated)
 from agentcli.core.engine.loop import STOPPED
-from tests.fakes.anthropic_server import (reply, sse_events, text, tool_result_text, tool_results, tool_use,
-                                          tool_use_block)
+from agentcli.core.events import (
+    AssistantMessage,
+    TextDelta,
+    TextReset,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    UsageUpdated,
+)
+from tests.fakes.anthropic_server import (
+    reply,
+    sse_events,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.waiting import until
 
 
@@ -26,8 +40,12 @@ async def cancel_when(work, ready, what: str) -> None:
 
 
 async def test_plain_answer_streams_text_and_counts_usage(server, make_session):
-    server.script(text("The app logs users in through `login`.", usage={"input_tokens": 100, "output_tokens": 12,
-                                                                         "cache_read_input_tokens": 50}))
+    server.script(
+        text(
+            "The app logs users in through `login`.",
+            usage={"input_tokens": 100, "output_tokens": 12, "cache_read_input_tokens": 50},
+        )
+    )
     session, events = make_session()
     result = await session.send("How do users log in?")
     assert result.status == "done"
@@ -70,9 +88,14 @@ async def test_cache_breakpoints_on_last_tool_system_and_latest_message(server, 
 
 async def test_bad_arguments_and_unknown_tools_become_error_results(server, make_session):
     server.script(
-        reply(tool_use_block("read_file", {}), tool_use_block("grep", {"pattern": 5}),
-              tool_use_block("teleport", {"where": "mars"}), tool_use_block("read_file", {"path": "x", "bogus": 1})),
-        text("Sorry."))
+        reply(
+            tool_use_block("read_file", {}),
+            tool_use_block("grep", {"pattern": 5}),
+            tool_use_block("teleport", {"where": "mars"}),
+            tool_use_block("read_file", {"path": "x", "bogus": 1}),
+        ),
+        text("Sorry."),
+    )
     session, _ = make_session()
     result = await session.send("Try things")
     assert result.text == "Sorry."
@@ -87,8 +110,13 @@ async def test_bad_arguments_and_unknown_tools_become_error_results(server, make
 
 
 async def test_writes_and_bash_are_refused_headless_without_the_flag(server, make_session, repo):
-    server.script(reply(tool_use_block("write_file", {"path": "new.txt", "content": "x"}),
-                        tool_use_block("bash", {"command": "touch ran.txt"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("write_file", {"path": "new.txt", "content": "x"}),
+            tool_use_block("bash", {"command": "touch ran.txt"}),
+        ),
+        text("ok"),
+    )
     session, _ = make_session()
     await session.send("Write and run")
     write, bash = tool_results(server.requests[1])
@@ -98,8 +126,13 @@ async def test_writes_and_bash_are_refused_headless_without_the_flag(server, mak
 
 
 async def test_accept_edits_writes_but_does_not_run_bash(server, make_session, repo):
-    server.script(reply(tool_use_block("write_file", {"path": "new.txt", "content": "x\n"}),
-                        tool_use_block("bash", {"command": "touch ran.txt"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("write_file", {"path": "new.txt", "content": "x\n"}),
+            tool_use_block("bash", {"command": "touch ran.txt"}),
+        ),
+        text("ok"),
+    )
     session, _ = make_session(permission_mode="acceptEdits")
     await session.send("Write and run")
     assert (repo / "new.txt").read_text() == "x\n"
@@ -107,25 +140,32 @@ async def test_accept_edits_writes_but_does_not_run_bash(server, make_session, r
 
 
 async def test_read_only_calls_overlap_and_writes_run_in_order(server, make_session, repo):
-    calls = [tool_use_block("bash", {"command": "echo one >> order.txt"}),
-             tool_use_block("bash", {"command": "echo two >> order.txt"}),
-             tool_use_block("read_file", {"path": "order.txt"})]
+    calls = [
+        tool_use_block("bash", {"command": "echo one >> order.txt"}),
+        tool_use_block("bash", {"command": "echo two >> order.txt"}),
+        tool_use_block("read_file", {"path": "order.txt"}),
+    ]
     server.script(reply(*calls), text("done"))
     session, events = make_session(permission_mode="bypassPermissions")
     await session.send("go")
     assert (repo / "order.txt").read_text() == "one\ntwo\n"
     assert session.main.batches([{"name": "grep"}, {"name": "glob"}, {"name": "bash"}, {"name": "grep"}]) == [
-        [{"name": "grep"}, {"name": "glob"}], [{"name": "bash"}], [{"name": "grep"}]]
+        [{"name": "grep"}, {"name": "glob"}],
+        [{"name": "bash"}],
+        [{"name": "grep"}],
+    ]
     assert "two" in tool_result_text(tool_results(server.requests[1])[2])  # read after both writes
 
 
 async def test_cancel_mid_tool_keeps_every_tool_use_answered(server, make_session, repo):
-    server.script(reply(tool_use_block("grep", {"pattern": "login"}),
-                        tool_use_block("bash", {"command": "sleep 30"})),
-                  text("Resumed fine."))
+    server.script(
+        reply(tool_use_block("grep", {"pattern": "login"}), tool_use_block("bash", {"command": "sleep 30"})),
+        text("Resumed fine."),
+    )
     session, events = make_session(permission_mode="bypassPermissions")
-    await cancel_when(session.send("Look and wait"), lambda: bool(events.of(ToolCallStarted, name="bash")),
-                      "the bash call to start")
+    await cancel_when(
+        session.send("Look and wait"), lambda: bool(events.of(ToolCallStarted, name="bash")), "the bash call to start"
+    )
     last = session.main.messages[-1]
     assert last["role"] == "user"
     assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result", "text"]
@@ -145,8 +185,10 @@ async def test_cancel_mid_stream_drops_the_partial_message(server, make_session)
     slow = text("This answer is slow to arrive and never finishes")
     names = [name for name, _ in sse_events(slow, {"model": "m", "messages": []})]
     # The first words arrive, then the stream goes silent until the server stops: the cancel lands mid-stream.
-    server.script(slow.with_options(stall_after_events=names.index("content_block_delta") + 1, stall_seconds=600),
-                  text("Second try."))
+    server.script(
+        slow.with_options(stall_after_events=names.index("content_block_delta") + 1, stall_seconds=600),
+        text("Second try."),
+    )
     session, events = make_session()
     await cancel_when(session.send("Say something"), lambda: bool(events.of(TextDelta)), "the first words")
     assert [m["role"] for m in session.main.messages] == ["user"]
@@ -167,8 +209,9 @@ async def test_turn_cap_stops_the_main_agent(server, make_session):
 
 
 async def test_max_tokens_inside_a_tool_call_is_retried_and_never_run(server, make_session, repo):
-    cut = tool_use("write_file", {"path": "cut.txt", "content": "a" * 200}, stop_reason="max_tokens",
-                   truncate_json_at=40)
+    cut = tool_use(
+        "write_file", {"path": "cut.txt", "content": "a" * 200}, stop_reason="max_tokens", truncate_json_at=40
+    )
     server.script(cut, cut, text("I will split it."))
     session, _ = make_session(permission_mode="acceptEdits")
     result = await session.send("write a big file")
@@ -181,8 +224,10 @@ async def test_max_tokens_inside_a_tool_call_is_retried_and_never_run(server, ma
 
 
 async def test_nul_characters_in_arguments_are_refused_not_raised(server, make_session):
-    server.script(reply(tool_use_block("read_file", {"path": "src/a\x00b.py"}),
-                        tool_use_block("bash", {"command": "echo \x00"})), text("ok"))
+    server.script(
+        reply(tool_use_block("read_file", {"path": "src/a\x00b.py"}), tool_use_block("bash", {"command": "echo \x00"})),
+        text("ok"),
+    )
     session, _ = make_session(permission_mode="bypassPermissions")
     assert (await session.send("x")).text == "ok"
     for result in tool_results(server.requests[1]):
@@ -198,16 +243,29 @@ async def test_a_blank_answer_does_not_poison_the_history(server, make_session):
 
 
 async def test_the_max_tokens_retry_withdraws_the_streamed_text(server, make_session):
-    cut = reply("Let me write the file.", tool_use_block("write_file", {"path": "f.txt", "content": "a" * 100}),
-                stop_reason="max_tokens", truncate_json_at=30)
-    server.script(cut, reply("Let me write the file.", tool_use_block("write_file", {"path": "f.txt", "content": "a"}),
-                             stop_reason="max_tokens", truncate_json_at=10), text("done"))
+    cut = reply(
+        "Let me write the file.",
+        tool_use_block("write_file", {"path": "f.txt", "content": "a" * 100}),
+        stop_reason="max_tokens",
+        truncate_json_at=30,
+    )
+    server.script(
+        cut,
+        reply(
+            "Let me write the file.",
+            tool_use_block("write_file", {"path": "f.txt", "content": "a"}),
+            stop_reason="max_tokens",
+            truncate_json_at=10,
+        ),
+        text("done"),
+    )
     session, events = make_session(permission_mode="acceptEdits")
     await session.send("go")
     kinds = [type(e).__name__ for e in events.events if type(e).__name__ in ("TextDelta", "TextReset")]
     assert "TextReset" in kinds
-    shown = "".join(e.text for e in events.events[events.events.index(events.of(TextReset)[-1]):]
-                    if isinstance(e, TextDelta))
+    shown = "".join(
+        e.text for e in events.events[events.events.index(events.of(TextReset)[-1]) :] if isinstance(e, TextDelta)
+    )
     assert shown.count("Let me write the file.") == 1
 
 

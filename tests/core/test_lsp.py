@@ -36,13 +36,13 @@ class Server:
     def handle_request(self, y):
         return y
 '''
-B = '''from pkg.a import handle_request
+B = """from pkg.a import handle_request
 
 
 def run():
     # handle_request in a comment
     return handle_request(2) + handle_request(3)
-'''
+"""
 
 
 def python_spec(command: list[str], name: str = "pylsp") -> ServerSpec:
@@ -75,21 +75,30 @@ async def test_definition_references_hover_and_symbols_come_as_path_line_text(py
     assert found.splitlines() == ["definition of `handle_request`: 1 definition", "pkg/a.py:1: def handle_request(x):"]
     # the references of the function, not the comment's word nor Server's method of the same name (grep's noise)
     found = await tool.run({"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}, ctx)
-    assert found.splitlines() == ["references of `handle_request`: 3 places", "pkg/a.py:1: def handle_request(x):",
-                                  "pkg/b.py:1: from pkg.a import handle_request",
-                                  "pkg/b.py:6: return handle_request(2) + handle_request(3)"]
+    assert found.splitlines() == [
+        "references of `handle_request`: 3 places",
+        "pkg/a.py:1: def handle_request(x):",
+        "pkg/b.py:1: from pkg.a import handle_request",
+        "pkg/b.py:6: return handle_request(2) + handle_request(3)",
+    ]
     found = await tool.run({"operation": "hover", "path": "pkg/b.py", "line": 6, "symbol": "handle_request"}, ctx)
     assert found.startswith("hover of `handle_request` (pkg/b.py:6):") and "Handle one request." in found
     found = await tool.run({"operation": "document_symbols", "path": "pkg/a.py"}, ctx)
-    assert found.splitlines() == ["symbols of pkg/a.py: 3", "pkg/a.py:1: function handle_request",
-                                  "pkg/a.py:6: class Server", "pkg/a.py:7: method handle_request"]
+    assert found.splitlines() == [
+        "symbols of pkg/a.py: 3",
+        "pkg/a.py:1: function handle_request",
+        "pkg/a.py:6: class Server",
+        "pkg/a.py:7: method handle_request",
+    ]
 
 
 async def test_without_a_path_the_symbol_is_found_by_its_definition_s_name(pylsp):
     _, tool, ctx = pylsp
     found = await tool.run({"operation": "references", "symbol": "handle_request"}, ctx)
-    assert found.splitlines()[0] == ("references of `handle_request`: 3 places (defined at pkg/a.py:1; 1 more "
-                                     "definition of that name: give path and line for another)")
+    assert found.splitlines()[0] == (
+        "references of `handle_request`: 3 places (defined at pkg/a.py:1; 1 more "
+        "definition of that name: give path and line for another)"
+    )
     assert "pkg/b.py:6: return handle_request(2) + handle_request(3)" in found.splitlines()
     with pytest.raises(ToolError, match="No definition of `nothing_like_it` was found by its name"):
         await tool.run({"operation": "definition", "symbol": "nothing_like_it"}, ctx)
@@ -114,8 +123,10 @@ async def test_an_edit_reports_only_the_new_errors_of_its_file(pylsp):
     before = watch.before_edit(path)
     path.write_text("old = missing_before\nnew = missing_now\n")
     added = await watch.after_edit(path, before, ctx)
-    assert added.splitlines()[2:] == ["New errors pylsp reports in this file since the edit:",
-                                      "pkg/c.py:2: undefined name 'missing_now' [pyflakes]"]
+    assert added.splitlines()[2:] == [
+        "New errors pylsp reports in this file since the edit:",
+        "pkg/c.py:2: undefined name 'missing_now' [pyflakes]",
+    ]
     found = await tool.run({"operation": "diagnostics", "path": "pkg/c.py"}, ctx)
     assert found.splitlines()[0] == "diagnostics of pkg/c.py: 2 problems"
     before = watch.before_edit(path)
@@ -132,12 +143,17 @@ async def test_a_dead_server_is_started_again_once(pylsp):
     assert found.splitlines()[1] == "pkg/a.py:1: def handle_request(x):" and server.starts == 2
 
 
-@pytest.mark.parametrize("command, said", [
-    (["/nonexistent/pylsp"], r"pylsp could not be started \(/nonexistent/pylsp was not found\)"),
-    ([sys.executable, "-c", "import sys; print('bad config', file=sys.stderr); sys.exit(3)"],
-     r"pylsp (failed to start|did not answer).*"),
-    ([sys.executable, "-c", "import sys; sys.stdin.read()"], r"pylsp did not answer its start within 2 s"),
-])
+@pytest.mark.parametrize(
+    "command, said",
+    [
+        (["/nonexistent/pylsp"], r"pylsp could not be started \(/nonexistent/pylsp was not found\)"),
+        (
+            [sys.executable, "-c", "import sys; print('bad config', file=sys.stderr); sys.exit(3)"],
+            r"pylsp (failed to start|did not answer).*",
+        ),
+        ([sys.executable, "-c", "import sys; sys.stdin.read()"], r"pylsp did not answer its start within 2 s"),
+    ],
+)
 async def test_a_missing_crashing_or_silent_server_gives_one_sentence(tmp_path, command, said):
     root = project(tmp_path)
     servers = LanguageServers([python_spec(command)], root, command_env(), Sandbox("auto"), timeout=2)
@@ -156,8 +172,9 @@ async def test_a_workspace_server_runs_in_the_sandbox_and_cannot_write_outside(t
     root, home = project(tmp_path / "repo"), Path.home()
     target = home / "written-by-the-server"
     attack = f"open({str(target)!r}, 'w').write('x')"
-    servers = LanguageServers([python_spec([sys.executable, "-c", attack])], root, command_env(), Sandbox("auto"),
-                              timeout=10)
+    servers = LanguageServers(
+        [python_spec([sys.executable, "-c", attack])], root, command_env(), Sandbox("auto"), timeout=10
+    )
     with pytest.raises(ToolError, match="pylsp"):
         await LspTool(servers).run({"operation": "document_symbols", "path": "pkg/a.py"}, context(root))
     await servers.stop()
@@ -167,7 +184,8 @@ async def test_a_workspace_server_runs_in_the_sandbox_and_cannot_write_outside(t
 async def test_a_workspace_s_own_server_setting_needs_trust(tmp_path):
     (tmp_path / ".agentcli").mkdir()
     (tmp_path / ".agentcli" / "settings.toml").write_text(
-        '[lsp.evil]\ncommand = ["sh", "-c", "id"]\nlanguages = ["python"]\npatterns = ["*.py"]\n')
+        '[lsp.evil]\ncommand = ["sh", "-c", "id"]\nlanguages = ["python"]\npatterns = ["*.py"]\n'
+    )
     assert load_settings(tmp_path, trusted=False).lsp == {}
     assert load_settings(tmp_path, trusted=True).lsp["evil"]["command"] == ["sh", "-c", "id"]
     # nor may it turn on the servers on PATH the user turned off; turning them off needs no trust
@@ -191,46 +209,69 @@ async def test_a_bad_server_setting_is_one_sentence():
 
 async def test_a_session_offers_the_tool_and_an_edit_s_result_carries_the_new_error(server, make_session, tmp_path):
     root = project(tmp_path / "repo")
-    server.script(tool_use("read_file", {"path": "pkg/b.py"}), tool_use("edit_file", {"path": "pkg/b.py", "old_string": "handle_request(3)",
-                                         "new_string": "handle_requset(3)"}), text("Broke it."))
-    session, _ = make_session(root, permission_mode="acceptEdits",
-                              lsp={"pylsp": {"command": [PYLSP], "languages": ["python"], "patterns": ["*.py"]}})
+    server.script(
+        tool_use("read_file", {"path": "pkg/b.py"}),
+        tool_use(
+            "edit_file", {"path": "pkg/b.py", "old_string": "handle_request(3)", "new_string": "handle_requset(3)"}
+        ),
+        text("Broke it."),
+    )
+    session, _ = make_session(
+        root,
+        permission_mode="acceptEdits",
+        lsp={"pylsp": {"command": [PYLSP], "languages": ["python"], "patterns": ["*.py"]}},
+    )
     try:
         await session.send("Break it")
     finally:
         await session.lsp.stop()
     assert "lsp" in [tool["name"] for tool in server.requests[0]["tools"]]
     [result] = tool_results(server.requests[2])
-    assert tool_result_text(result).endswith("New errors pylsp reports in this file since the edit:\n"
-                                             "pkg/b.py:6: undefined name 'handle_requset' [pyflakes]")
+    assert tool_result_text(result).endswith(
+        "New errors pylsp reports in this file since the edit:\npkg/b.py:6: undefined name 'handle_requset' [pyflakes]"
+    )
 
 
-async def test_where_no_server_has_files_the_tool_says_so_in_one_sentence_and_starts_none(server, make_session,
-                                                                                          tmp_path):
+async def test_where_no_server_has_files_the_tool_says_so_in_one_sentence_and_starts_none(
+    server, make_session, tmp_path
+):
     """The tool is offered when a server is found, with no walk of the workspace at the start (an empty folder
     gets it for the project the model writes there); a question no server can answer here is one sentence."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "notes.txt").write_text("nothing to serve\n")
-    server.script(tool_use("lsp", {"operation": "workspace_symbols", "symbol": "notes"}),
-                  tool_use("lsp", {"operation": "document_symbols", "path": "notes.txt"}), text("Nothing."))
-    session, _ = make_session(tmp_path / "docs", lsp={"pylsp": {"command": [PYLSP], "languages": ["python"],
-                                                       "patterns": ["*.py"]}})
+    server.script(
+        tool_use("lsp", {"operation": "workspace_symbols", "symbol": "notes"}),
+        tool_use("lsp", {"operation": "document_symbols", "path": "notes.txt"}),
+        text("Nothing."),
+    )
+    session, _ = make_session(
+        tmp_path / "docs", lsp={"pylsp": {"command": [PYLSP], "languages": ["python"], "patterns": ["*.py"]}}
+    )
     await session.send("hello")
     assert "lsp" in [tool["name"] for tool in server.requests[0]["tools"]]
     assert [tool_result_text(block) for body in server.requests[1:] for block in tool_results(body)] == [
         "The workspace holds no file the language servers serve (they serve: python); use grep.",
-        "No language server here serves notes.txt (the servers serve: python); use grep."]
+        "No language server here serves notes.txt (the servers serve: python); use grep.",
+    ]
     assert session.lsp.running == {}
 
 
 async def test_an_explore_child_s_receipt_records_its_lookups(server, make_session, tmp_path):
     root = project(tmp_path / "repo")
     is_main = lambda body: offers_tool(body, "task")  # noqa: E731
-    server.when(is_main, tool_use("task", {"description": "Find callers", "prompt": "Every caller of handle_request.",
-                                           "subagent_type": "explore"}), text("Done."))
-    server.when(lambda body: not is_main(body),
-                tool_use("lsp", {"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}),
-                text("Callers: pkg/b.py:6."))
+    server.when(
+        is_main,
+        tool_use(
+            "task",
+            {"description": "Find callers", "prompt": "Every caller of handle_request.", "subagent_type": "explore"},
+        ),
+        text("Done."),
+    )
+    server.when(
+        lambda body: not is_main(body),
+        tool_use("lsp", {"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}),
+        text("Callers: pkg/b.py:6."),
+    )
     session, _ = make_session(root, lsp={"pylsp": {"command": [PYLSP], "languages": ["python"], "patterns": ["*.py"]}})
     try:
         await session.send("delegate")
@@ -249,12 +290,17 @@ async def test_a_deny_rule_on_reading_a_file_holds_for_the_lsp_tool(tmp_path):
     root = project(tmp_path)
     (root / "pkg" / "secret.py").write_text('from pkg.a import handle_request\nTOKEN = handle_request("hunter2")\n')
     servers = LanguageServers([python_spec([PYLSP])], root, command_env(), Sandbox("auto"), timeout=60)
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda event: None,
-                      permissions=Permissions.from_settings("default", {"deny": ["Read(pkg/secret.py)"]}, False), settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(root),
+        emit=lambda event: None,
+        permissions=Permissions.from_settings("default", {"deny": ["Read(pkg/secret.py)"]}, False),
+        settings=TOOLS,
+    )
     tool = LspTool(servers)
     try:
-        found = await tool.run({"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"},
-                               ctx)
+        found = await tool.run(
+            {"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}, ctx
+        )
         with pytest.raises(ToolError, match=r"pkg/secret.py is covered by a deny rule \(Read\(pkg/secret.py\)\)"):
             await tool.run({"operation": "document_symbols", "path": "pkg/secret.py"}, ctx)
     finally:

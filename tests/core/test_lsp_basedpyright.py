@@ -26,8 +26,14 @@ BASEDPYRIGHT = str(Path(sys.executable).parent / "basedpyright-langserver")
 async def basedpyright(tmp_path_factory):
     root = project(tmp_path_factory.mktemp("lsp-basedpyright"))
     said: list[str] = []
-    servers = LanguageServers([python_spec([BASEDPYRIGHT, "--stdio"], "basedpyright")], root, command_env(),
-                              Sandbox("auto"), timeout=120, on_progress=said.append)
+    servers = LanguageServers(
+        [python_spec([BASEDPYRIGHT, "--stdio"], "basedpyright")],
+        root,
+        command_env(),
+        Sandbox("auto"),
+        timeout=120,
+        on_progress=said.append,
+    )
     yield servers, LspTool(servers), context(root), said
     await servers.stop()
 
@@ -35,10 +41,12 @@ async def basedpyright(tmp_path_factory):
 async def test_references_are_the_function_s_not_the_method_s_of_the_same_name(basedpyright):
     _, tool, ctx, said = basedpyright
     found = await tool.run({"operation": "references", "path": "pkg/a.py", "line": 1, "symbol": "handle_request"}, ctx)
-    assert found.splitlines() == ["references of `handle_request`: 3 places",  # a line, however many times on it
-                                  "pkg/a.py:1: def handle_request(x):",
-                                  "pkg/b.py:1: from pkg.a import handle_request",
-                                  "pkg/b.py:6: return handle_request(2) + handle_request(3)"]
+    assert found.splitlines() == [
+        "references of `handle_request`: 3 places",  # a line, however many times on it
+        "pkg/a.py:1: def handle_request(x):",
+        "pkg/b.py:1: from pkg.a import handle_request",
+        "pkg/b.py:6: return handle_request(2) + handle_request(3)",
+    ]
     assert said[-2:] == ["Finding references: python", ""]  # its $/progress, as the status bar shows it
 
 
@@ -50,5 +58,7 @@ async def test_an_edit_that_breaks_a_call_gets_basedpyright_s_new_error(basedpyr
     before = watch.before_edit(path)
     path.write_text(path.read_text().replace("handle_request(3)", "handle_request()"))
     added = await watch.after_edit(path, before, ctx)
-    assert added == ("\n\nNew errors basedpyright reports in this file since the edit:\n"
-                     'pkg/c.py:6: Argument missing for parameter "x" [basedpyright]')
+    assert added == (
+        "\n\nNew errors basedpyright reports in this file since the edit:\n"
+        'pkg/c.py:6: Argument missing for parameter "x" [basedpyright]'
+    )

@@ -19,9 +19,14 @@ from agentcli.core.system.secret_env import command_env
 from tests.core.test_lsp import context
 
 SERVER = Path(__file__).parent.parent / "lsp_typescript" / "node_modules" / ".bin" / "typescript-language-server"
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
-              pytest.mark.skipif(not SERVER.exists(), reason="typescript-language-server is not installed "
-                                 "(make test installs it with npm; without Node this test skips)")]
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.skipif(
+        not SERVER.exists(),
+        reason="typescript-language-server is not installed "
+        "(make test installs it with npm; without Node this test skips)",
+    ),
+]
 
 A = """export function handleRequest(x: number): number {
   return x + 1;
@@ -44,8 +49,9 @@ export const total: number = handleRequest(2) + handleRequest(3);
 async def typescript(tmp_path_factory):
     root = tmp_path_factory.mktemp("lsp-typescript")  # a project in app/ (its tsconfig.json), loose files in loose/
     (root / "app" / "src").mkdir(parents=True)
-    (root / "app" / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"strict": True, "noEmit": True},
-                                                           "include": ["src"]}))
+    (root / "app" / "tsconfig.json").write_text(
+        json.dumps({"compilerOptions": {"strict": True, "noEmit": True}, "include": ["src"]})
+    )
     (root / "loose").mkdir()
     for folder in (root / "app" / "src", root / "loose"):
         (folder / "a.ts").write_text(A)
@@ -58,16 +64,19 @@ async def typescript(tmp_path_factory):
     # tsserver's syntax server, which knows only the open file, until its first diagnostics of it; the tool waits.
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lsp_server, "OPEN_WAIT", 0.0)
-        cold = await tool.run({"operation": "references", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"},
-                              ctx)
+        cold = await tool.run(
+            {"operation": "references", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx
+        )
     yield servers, tool, ctx, cold
     await servers.stop()
 
 
 REFERENCES = [  # not the comment, not Server's method of the same name
-    "references of `handleRequest`: 3 places", "app/src/a.ts:1: export function handleRequest(x: number): number {",
+    "references of `handleRequest`: 3 places",
+    "app/src/a.ts:1: export function handleRequest(x: number): number {",
     'app/src/b.ts:1: import { handleRequest } from "./a";',
-    "app/src/b.ts:4: export const total: number = handleRequest(2) + handleRequest(3);"]
+    "app/src/b.ts:4: export const total: number = handleRequest(2) + handleRequest(3);",
+]
 
 
 async def test_a_cold_servers_first_references_come_from_the_whole_project(typescript):
@@ -77,17 +86,27 @@ async def test_a_cold_servers_first_references_come_from_the_whole_project(types
 
 async def test_definition_references_hover_and_symbols(typescript):
     _, tool, ctx, _ = typescript
-    found = await tool.run({"operation": "references", "path": "app/src/a.ts", "line": 1, "symbol": "handleRequest"}, ctx)
+    found = await tool.run(
+        {"operation": "references", "path": "app/src/a.ts", "line": 1, "symbol": "handleRequest"}, ctx
+    )
     assert found.splitlines() == REFERENCES
     # (tsserver's syntax server gives the import's alias as the definition: the semantic one gives the function)
-    found = await tool.run({"operation": "definition", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx)
-    assert found.splitlines() == ["definition of `handleRequest`: 1 definition",
-                                  "app/src/a.ts:1: export function handleRequest(x: number): number {"]
+    found = await tool.run(
+        {"operation": "definition", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx
+    )
+    assert found.splitlines() == [
+        "definition of `handleRequest`: 1 definition",
+        "app/src/a.ts:1: export function handleRequest(x: number): number {",
+    ]
     found = await tool.run({"operation": "hover", "path": "app/src/b.ts", "line": 4, "symbol": "handleRequest"}, ctx)
     assert "handleRequest(x: number): number" in found.splitlines()[2]
     found = await tool.run({"operation": "document_symbols", "path": "app/src/a.ts"}, ctx)
-    assert found.splitlines()[:4] == ["symbols of app/src/a.ts: 3", "app/src/a.ts:1: function handleRequest",
-                                      "app/src/a.ts:5: class Server", "app/src/a.ts:6:   method handleRequest"]
+    assert found.splitlines()[:4] == [
+        "symbols of app/src/a.ts: 3",
+        "app/src/a.ts:1: function handleRequest",
+        "app/src/a.ts:5: class Server",
+        "app/src/a.ts:6:   method handleRequest",
+    ]
     found = await tool.run({"operation": "workspace_symbols", "symbol": "Server"}, ctx)
     assert "app/src/a.ts:5: class Server" in found.splitlines()
 
@@ -98,9 +117,11 @@ async def test_references_without_a_tsconfig_say_that_other_files_are_missing(ty
     _, tool, ctx, _ = typescript
     found = await tool.run({"operation": "references", "path": "loose/a.ts", "line": 1, "symbol": "handleRequest"}, ctx)
     assert found.splitlines() == [
-        "references of `handleRequest`: 1 place", "loose/a.ts:1: export function handleRequest(x: number): number {",
+        "references of `handleRequest`: 1 place",
+        "loose/a.ts:1: export function handleRequest(x: number): number {",
         "[typescript-language-server found no tsconfig.json or jsconfig.json in loose/a.ts's folder or above it, so its "
-        "project is the open files and what they import: references in other files are missing; grep for the rest]"]
+        "project is the open files and what they import: references in other files are missing; grep for the rest]",
+    ]
 
 
 async def test_an_edit_that_breaks_a_type_reports_the_new_error(typescript):

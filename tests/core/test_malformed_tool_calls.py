@@ -30,9 +30,21 @@ def results_by_id(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
 async def test_each_kind_of_malformed_call_gets_its_own_refusal_and_the_turn_goes_on(server, make_session):
     good = call("read_file")
     twin = call("grep", {"pattern": "Demo"}, id=good["id"])
-    server.script(reply("Reading.", good, twin, call(""), call("read_file", [1, 2]), call("read_file", "README.md"),
-                        call("no_such_tool"), call("read file"), call("x" * 300), call("read_file", id="bad id!")),
-                  text("Done."))
+    server.script(
+        reply(
+            "Reading.",
+            good,
+            twin,
+            call(""),
+            call("read_file", [1, 2]),
+            call("read_file", "README.md"),
+            call("no_such_tool"),
+            call("read file"),
+            call("x" * 300),
+            call("read_file", id="bad id!"),
+        ),
+        text("Done."),
+    )
     session, events = make_session()
     result = await session.send("Read the README")
     assert result.text == "Done."
@@ -55,15 +67,29 @@ async def test_each_kind_of_malformed_call_gets_its_own_refusal_and_the_turn_goe
     assert "…" in said[7] and len(said[7]) < 400
     assert "had no valid id" in said[8]
     # the session's own history (what a resume and the next turn send) is the same valid one
-    assert validate_request({"model": "m", "max_tokens": 1, "messages": session.main.messages,
-                             "tools": [{"name": "read_file", "input_schema": {"type": "object"}}]}) is None
+    assert (
+        validate_request(
+            {
+                "model": "m",
+                "max_tokens": 1,
+                "messages": session.main.messages,
+                "tools": [{"name": "read_file", "input_schema": {"type": "object"}}],
+            }
+        )
+        is None
+    )
     finished = events.of(ToolCallFinished)
     assert len(finished) == 9 and sum(e.is_error for e in finished) == 8
 
 
 async def test_forty_five_malformed_calls_in_one_reply(server, make_session):
-    shapes = [lambda n: call(""), lambda n: call(f"bad name {n}"), lambda n: call("read_file", n),
-              lambda n: call("read_file", None, id=f"id {n}"), lambda n: call("read_file", id="toolu_same")]
+    shapes = [
+        lambda n: call(""),
+        lambda n: call(f"bad name {n}"),
+        lambda n: call("read_file", n),
+        lambda n: call("read_file", None, id=f"id {n}"),
+        lambda n: call("read_file", id="toolu_same"),
+    ]
     bad = [shapes[n % len(shapes)](n) for n in range(45)]
     server.script(reply(*bad), text("I will stop making bad calls."))
     session, _ = make_session()
@@ -101,4 +127,5 @@ async def test_three_hundred_calls_in_one_reply_are_all_answered(server, make_se
     assert list(results) == [c["id"] for c in calls]
     assert all("Demo app" in tool_result_text(results[c["id"]]) for c in calls[:150])
     assert not any(r.get("is_error") for r in results.values()), json.dumps(
-        [tool_result_text(r) for r in results.values() if r.get("is_error")][:3])
+        [tool_result_text(r) for r in results.values() if r.get("is_error")][:3]
+    )

@@ -24,23 +24,33 @@ def write(path: Path, servers: dict[str, Any]) -> None:
 
 
 def test_claude_code_format_stdio_and_http():
-    servers = parse({"mcpServers": {
-        "files": {"command": "npx", "args": ["-y", "srv"], "env": {"LEVEL": "debug"}},
-        "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "${DOCS_KEY}"}},
-        "plain-url": {"url": "http://localhost:9/mcp"}}}, "f.json")
-    assert servers["files"] == ServerConfig("files", "stdio", "f.json", command="npx", args=("-y", "srv"),
-                                            env=(("LEVEL", "debug"),))
+    servers = parse(
+        {
+            "mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "srv"], "env": {"LEVEL": "debug"}},
+                "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "${DOCS_KEY}"}},
+                "plain-url": {"url": "http://localhost:9/mcp"},
+            }
+        },
+        "f.json",
+    )
+    assert servers["files"] == ServerConfig(
+        "files", "stdio", "f.json", command="npx", args=("-y", "srv"), env=(("LEVEL", "debug"),)
+    )
     assert servers["docs"].transport == "http" and servers["docs"].headers == (("X-Key", "${DOCS_KEY}"),)
     assert servers["plain-url"].transport == "http"
 
 
-@pytest.mark.parametrize("spec, problem", [
-    ({"type": "ftp"}, "unknown type 'ftp'"),
-    ({"command": ""}, "needs a \"command\""),
-    ({"command": "x", "args": "a b"}, "\"args\" must be a list of strings"),
-    ({"command": "x", "env": {"A": 1}}, "\"env\" must be an object of strings"),
-    ({"type": "http", "url": "ftp://x"}, "needs a \"url\""),
-])
+@pytest.mark.parametrize(
+    "spec, problem",
+    [
+        ({"type": "ftp"}, "unknown type 'ftp'"),
+        ({"command": ""}, 'needs a "command"'),
+        ({"command": "x", "args": "a b"}, '"args" must be a list of strings'),
+        ({"command": "x", "env": {"A": 1}}, '"env" must be an object of strings'),
+        ({"type": "http", "url": "ftp://x"}, 'needs a "url"'),
+    ],
+)
 def test_bad_server_definitions_are_one_sentence(spec, problem):
     with pytest.raises(McpConfigError, match="f.json: MCP server 'x'") as caught:
         parse({"mcpServers": {"x": spec}}, "f.json")
@@ -55,8 +65,14 @@ def test_a_server_name_must_fit_a_tool_name():
 
 
 def test_variables_are_filled_in_when_the_server_starts():
-    server = parse({"mcpServers": {"x": {"type": "http", "url": "https://${HOST}/mcp",
-                                         "headers": {"A": "Bearer ${TOKEN:-none}"}}}}, "f")["x"]
+    server = parse(
+        {
+            "mcpServers": {
+                "x": {"type": "http", "url": "https://${HOST}/mcp", "headers": {"A": "Bearer ${TOKEN:-none}"}}
+            }
+        },
+        "f",
+    )["x"]
     filled = server.expanded({"HOST": "example.com"})
     assert filled.url == "https://example.com/mcp" and filled.headers == (("A", "Bearer none"),)
     with pytest.raises(McpConfigError, match=r"\$\{HOST\} is not set"):
@@ -95,13 +111,22 @@ def test_the_trust_question_shows_what_would_start_and_a_change_asks_again(tmp_p
 
 
 def test_the_trust_question_shows_env_and_header_values_that_could_pass_on_a_secret(tmp_path):
-    write(tmp_path / ".mcp.json", {"a": {"command": "srv", "env": {"KEY": "${ANTHROPIC_API_KEY}"}},
-                                   "b": {"type": "http", "url": "https://x.example/mcp",
-                                         "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}})
+    write(
+        tmp_path / ".mcp.json",
+        {
+            "a": {"command": "srv", "env": {"KEY": "${ANTHROPIC_API_KEY}"}},
+            "b": {
+                "type": "http",
+                "url": "https://x.example/mcp",
+                "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+            },
+        },
+    )
     lines = trust.request_for(tmp_path).lines()
     assert "  MCP server a: runs `srv` with env KEY='${ANTHROPIC_API_KEY}'" in lines
-    assert ("  MCP server b: connects to https://x.example/mcp (http) with headers "
-            "Authorization='Bearer ${GITHUB_TOKEN}'") in lines
+    assert (
+        "  MCP server b: connects to https://x.example/mcp (http) with headers Authorization='Bearer ${GITHUB_TOKEN}'"
+    ) in lines
 
 
 def test_a_broken_project_file_is_a_clear_error(tmp_path):
@@ -118,17 +143,20 @@ def test_rules_name_a_server_or_one_tool():
 
 
 def test_agent_files_may_list_mcp_tools():
-    agent = parse_agent_file("---\nname: a\ndescription: d\ntools: read_file, mcp__docs__search, mcp__web\n---\nx",
-                             source="a.md")
+    agent = parse_agent_file(
+        "---\nname: a\ndescription: d\ntools: read_file, mcp__docs__search, mcp__web\n---\nx", source="a.md"
+    )
     assert agent.tools == ("read_file", "mcp__docs__search", "mcp__web")
 
 
 def test_opening_a_session_with_servers_loads_no_mcp_sdk(tmp_path):
     """The SDK is imported when the servers start (after the first screen), in a thread: never before."""
-    code = ("import sys; from agentcli.config import Settings; from agentcli.core.mcp.config import parse; "
-            "from agentcli.core.assembly import assemble; from agentcli.core.system.workspace import Workspace; "
-            "s = Settings(); s.mcp_servers = parse({'mcpServers': {'x': {'command': 'true'}}}, 't'); "
-            f"assemble(s.engine(), Workspace.at({str(tmp_path)!r}), None, interactive=True, store=False); "
-            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))))")
+    code = (
+        "import sys; from agentcli.config import Settings; from agentcli.core.mcp.config import parse; "
+        "from agentcli.core.assembly import assemble; from agentcli.core.system.workspace import Workspace; "
+        "s = Settings(); s.mcp_servers = parse({'mcpServers': {'x': {'command': 'true'}}}, 't'); "
+        f"assemble(s.engine(), Workspace.at({str(tmp_path)!r}), None, interactive=True, store=False); "
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

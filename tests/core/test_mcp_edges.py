@@ -18,8 +18,15 @@ from agentcli.core.tools import ToolRegistry
 
 def servers(tmp_path: Path, **specs: dict[str, Any]) -> tuple[McpServers, list[str]]:
     told: list[str] = []
-    made = McpServers(parse({"mcpServers": specs}, "mcp.json"), root=tmp_path, env={}, startup_timeout=1,
-                      tool_timeout=1, on_ready=lambda server: None, on_trouble=told.append)
+    made = McpServers(
+        parse({"mcpServers": specs}, "mcp.json"),
+        root=tmp_path,
+        env={},
+        startup_timeout=1,
+        tool_timeout=1,
+        on_ready=lambda server: None,
+        on_trouble=told.append,
+    )
     return made, told
 
 
@@ -48,8 +55,7 @@ def test_a_name_another_servers_tool_holds_is_refused_with_a_warning(tmp_path):
 
 
 @pytest.mark.parametrize("transport", ["stdio", "sse"])
-async def test_a_message_that_is_not_json_rpc_is_told_once_and_a_cut_off_stream_is_only_recorded(tmp_path,
-                                                                                                  transport):
+async def test_a_message_that_is_not_json_rpc_is_told_once_and_a_cut_off_stream_is_only_recorded(tmp_path, transport):
     import httpx2
     from pydantic import TypeAdapter, ValidationError
 
@@ -65,8 +71,11 @@ async def test_a_message_that_is_not_json_rpc_is_told_once_and_a_cut_off_stream_
         for _ in range(2):
             await server._message(exc)
     [note] = told
-    said = "wrote a line that is not MCP (JSON-RPC) to its output" if transport == "stdio" else \
-        "sent a message that is not MCP (JSON-RPC)"
+    said = (
+        "wrote a line that is not MCP (JSON-RPC) to its output"
+        if transport == "stdio"
+        else "sent a message that is not MCP (JSON-RPC)"
+    )
     assert note == f"MCP server 's' {said}; agentcli ignored it (the MCP log has the details)."
 
 
@@ -78,11 +87,12 @@ def test_a_401_names_the_headers_or_the_url_that_carry_the_token():
         return unauthorized(401, config)
 
     assert told({"url": "https://d.example/mcp", "headers": {"X-Key": "${A}", "X-Team": "${B}"}}) == (
-        "the server answered 401 Unauthorized: check the X-Key, X-Team headers in mcp.json and the tokens in "
-        "${A}, ${B}")
+        "the server answered 401 Unauthorized: check the X-Key, X-Team headers in mcp.json and the tokens in ${A}, ${B}"
+    )
     assert told({"url": "https://d.example/mcp?key=${DOCS_KEY}"}) == (
         "the server answered 401 Unauthorized: check the credentials in its url in mcp.json and the token in "
-        "${DOCS_KEY}")
+        "${DOCS_KEY}"
+    )
     assert "check the credentials in its url in mcp.json" in told({"url": "https://d.example/mcp?key=abc"})
     assert "it sends no credentials" in told({"url": "https://d.example/mcp"})
     assert unauthorized(403, parse({"mcpServers": {"d": {"type": "http", "url": "https://x"}}}, "f")["d"]) == ""
@@ -92,11 +102,16 @@ def test_two_tools_whose_names_collide_keep_their_names_when_listed_again_in_ano
     made, told = servers(tmp_path, s={"command": "x"})
     server = made.servers["s"]
     listing(made, "s", "a.b", "a_b")
-    assert {name: remote.name for name, remote in server.offered.items()} == {"mcp__s__a_b": "a.b",
-                                                                              "mcp__s__a_b_2": "a_b"}
+    assert {name: remote.name for name, remote in server.offered.items()} == {
+        "mcp__s__a_b": "a.b",
+        "mcp__s__a_b_2": "a_b",
+    }
     listing(made, "s", "a_b", "a?b", "a.b")  # listed again (tools/list_changed): the order changed, one more came
     assert {name: remote.name for name, remote in server.offered.items()} == {
-        "mcp__s__a_b": "a.b", "mcp__s__a_b_2": "a_b", "mcp__s__a_b_3": "a?b"}
+        "mcp__s__a_b": "a.b",
+        "mcp__s__a_b_2": "a_b",
+        "mcp__s__a_b_3": "a?b",
+    }
     listing(made, "s", "a_b")  # a.b went: a_b is still called what the conversation called it
     assert {name: remote.name for name, remote in server.offered.items()} == {"mcp__s__a_b_2": "a_b"}
     assert [note for note in server.notes if "'a?b'" in note]  # the third one is told as the second was

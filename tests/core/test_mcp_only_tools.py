@@ -8,11 +8,15 @@ from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_use
 
 
 async def test_a_server_ready_after_only_tools_reaches_the_main_agent_and_its_subagents(make_session, server):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Echo a word", "prompt": "Echo hi."}), text("Done."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Echo a word", "prompt": "Echo hi."}),
+        text("Done."),
+    )
     server.when(lambda b: not offers_tool(b, "task"), tool_use("mcp__fake__echo", {"text": "hi"}), text("Echoed."))
-    session, _ = make_session(mcp_servers=servers(fake=stdio()), permission_mode="bypassPermissions",
-                              mcp_startup_timeout=60.0)
+    session, _ = make_session(
+        mcp_servers=servers(fake=stdio()), permission_mode="bypassPermissions", mcp_startup_timeout=60.0
+    )
     session.only_tools(["read_file", "task"])
     await run(session)
     main = [b for b in server.requests if offers_tool(b, "task")]

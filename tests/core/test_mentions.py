@@ -23,9 +23,14 @@ from tests.waiting import within
 def png(width: int = 2, height: int = 3) -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     raw = b"".join(b"\x00" + b"\x00\x00\x00" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 def user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -49,8 +54,12 @@ def test_a_file_the_index_holds_unmerged_is_listed_once(repo: Path):
     git(repo, "checkout", "-q", "main")
     (repo / "README.md").write_text("# Ours\n")
     git(repo, "commit", "-qam", "ours")
-    merged = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "other"],
-                            cwd=repo, capture_output=True, text=True)
+    merged = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "other"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     assert merged.returncode == 1 and "CONFLICT" in merged.stdout, merged
     stages = subprocess.run(["git", "ls-files", "--stage", "README.md"], cwd=repo, capture_output=True, text=True)
     assert len(stages.stdout.splitlines()) == 3  # the index holds it three times: base, ours, theirs
@@ -69,10 +78,16 @@ def test_outside_git_rg_lists_the_files_gitignore_still_honoured(tmp_path: Path)
 
 
 def test_fuzzy_ranks_prefix_then_name_then_inside_then_characters_in_order():
-    names = Names(["docs/", "docs/auth.md", "src/app/auth.py", "src/oauth_flow.py", "tests/test_a_u_t_h.py",
-                   "authors.txt"])
-    assert fuzzy("auth", names, 10) == ["authors.txt", "docs/auth.md", "src/app/auth.py", "src/oauth_flow.py",
-                                       "tests/test_a_u_t_h.py"]
+    names = Names(
+        ["docs/", "docs/auth.md", "src/app/auth.py", "src/oauth_flow.py", "tests/test_a_u_t_h.py", "authors.txt"]
+    )
+    assert fuzzy("auth", names, 10) == [
+        "authors.txt",
+        "docs/auth.md",
+        "src/app/auth.py",
+        "src/oauth_flow.py",
+        "tests/test_a_u_t_h.py",
+    ]
     assert fuzzy("sapa", names, 10) == ["src/app/auth.py"]  # s…a…p…a, in order
     assert fuzzy("AUTH.MD", names, 10) == ["docs/auth.md"]  # case does not matter
     assert fuzzy("zzz", names, 10) == [] and fuzzy("a", Names([]), 5) == []
@@ -100,8 +115,10 @@ def test_the_menu_matches_untracked_files_and_folders_as_well_as_tracked_ones(re
 
 
 def test_mentioned_names_skip_addresses_and_trailing_punctuation():
-    assert mentioned("see @src/app/auth.py, then ask @explore. mail me@example.com @src/app/auth.py") == \
-        ["src/app/auth.py", "explore"]
+    assert mentioned("see @src/app/auth.py, then ask @explore. mail me@example.com @src/app/auth.py") == [
+        "src/app/auth.py",
+        "explore",
+    ]
 
 
 # ---------------------------------------------------------------- attaching, and its defences
@@ -116,7 +133,9 @@ def test_a_mentioned_file_is_attached_whole_and_counts_as_read(repo: Path):
     found = expand("what does @src/app/auth.py do?", workspace, [])
     assert found.warnings == []
     (block,) = found.blocks
-    assert block["text"].startswith("The user attached src/app/auth.py with @src/app/auth.py (10 lines, numbered as read_file numbers them):")
+    assert block["text"].startswith(
+        "The user attached src/app/auth.py with @src/app/auth.py (10 lines, numbered as read_file numbers them):"
+    )
     assert "def handle_auth(user, password):" in block["text"]
     assert workspace.files.seen("main", (repo / "src/app/auth.py").resolve()) is not None  # edit without reading
 
@@ -172,10 +191,15 @@ def test_a_word_that_names_no_file_is_left_as_text(repo: Path):
 
 
 async def test_sending_attaches_the_file_agent_type_and_subagent_receipt(make_session, server, repo: Path):
-    server.script(tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled",
-                                    "subagent_type": "explore"}),
-                  tool_use("grep", {"pattern": "handle_auth"}), text("It is in src/app/auth.py:9."),
-                  text("Done."), text("Noted."))
+    server.script(
+        tool_use(
+            "task", {"description": "Find auth", "prompt": "Find where auth is handled", "subagent_type": "explore"}
+        ),
+        tool_use("grep", {"pattern": "handle_auth"}),
+        text("It is in src/app/auth.py:9."),
+        text("Done."),
+        text("Noted."),
+    )
     session, recorder = make_session()
     await within(session.send("find auth"), "the first turn")
     await within(session.send("what did @sa-1 do? also ask @explore about @src/app/views.py"), "the second turn")
@@ -237,5 +261,7 @@ async def test_a_read_deny_rule_holds_against_a_mention_and_a_named_image(make_s
     sent = user_blocks(server.requests[-1])
     assert "hunter2" not in text_of(sent) and not [b for b in sent if b.get("type") == "image"]
     warnings = {w.text for w in recorder.of(Notice, level="warning")}
-    assert warnings == {"Not attached: @.env is denied by the rule `Read(.env)`.",
-                        "Not attached: secret.png is denied by the rule `read_file(*.png)`."}
+    assert warnings == {
+        "Not attached: @.env is denied by the rule `Read(.env)`.",
+        "Not attached: secret.png is denied by the rule `read_file(*.png)`.",
+    }

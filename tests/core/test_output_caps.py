@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.tools import ToolRegistry, default_tools
-from agentcli.core.storage.outputs import keep_in_full
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.shell import Bash
+from agentcli.core.storage.outputs import keep_in_full
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools import ToolRegistry, default_tools
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.shell import Bash
 from tests.conftest import tool_settings
 from tests.core.test_processes import allow_all
 from tests.waiting import until
@@ -21,9 +21,13 @@ MB = 1024 * 1024
 
 def make_ctx(root: Path, copy_mb: float, session_mb: float = 512.0) -> ToolContext:
     (root / "ws").mkdir(exist_ok=True)
-    return ToolContext(workspace=Workspace.at(root / "ws"), emit=lambda e: None, permissions=allow_all(),
-                       output_dir=root / "outputs",
-                       settings=tool_settings(output_copy_max_mb=copy_mb, output_session_max_mb=session_mb))
+    return ToolContext(
+        workspace=Workspace.at(root / "ws"),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        output_dir=root / "outputs",
+        settings=tool_settings(output_copy_max_mb=copy_mb, output_session_max_mb=session_mb),
+    )
 
 
 def copies(ctx: ToolContext) -> dict[str, int]:

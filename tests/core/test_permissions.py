@@ -4,23 +4,40 @@ protected paths, approvals answered like the TUI modal does, subagents, and secr
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from agentcli import paths
 from agentcli.config import ConfigError, load_settings
-from agentcli.core.events import (ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, ApprovalRequested, Notice,
-                                  SubagentFinished, ToolCallFinished)
+from agentcli.core.events import (
+    ALLOW_ALWAYS,
+    ALLOW_ONCE,
+    ALLOW_SESSION,
+    DENY,
+    ApprovalRequested,
+    Notice,
+    SubagentFinished,
+    ToolCallFinished,
+)
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.policy.rules import Rule, save_allow_rule, split_command
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import API_KEY, TOOLS
-from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
-                                          tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 
 def answer_with(session: Any, events: Any, answers: list[str] | Callable[[ApprovalRequested], str]) -> None:
@@ -75,8 +92,10 @@ FLAG = {  # the flag a headless refusal names, per mode and call
 @pytest.mark.parametrize("mode", list(RUNS))
 async def test_each_mode_runs_exactly_what_it_should(server, make_session, repo, outside, mode):
     (repo / "out").symlink_to(outside)
-    blocks = [tool_use_block(name, {k: v.replace("{outside}", str(outside)) for k, v in args.items()})
-              for name, args in CALLS.values()]
+    blocks = [
+        tool_use_block(name, {k: v.replace("{outside}", str(outside)) for k, v in args.items()})
+        for name, args in CALLS.values()
+    ]
     reads = [tool_use_block("read_file", {"path": path}) for path in ("README.md", "out/victim.txt")]
     server.script(reply(*reads), reply(*blocks), text("done"))  # edits need a read first
     session, events = make_session(permission_mode=mode)
@@ -102,9 +121,14 @@ async def test_each_mode_runs_exactly_what_it_should(server, make_session, repo,
 
 async def test_reads_and_searches_are_free_in_every_mode(server, make_session):
     for mode in ("default", "acceptEdits", "plan"):
-        server.script(reply(tool_use_block("read_file", {"path": "README.md"}),
-                            tool_use_block("grep", {"pattern": "handle_auth"}),
-                            tool_use_block("glob", {"pattern": "*.py"})), text("ok"))
+        server.script(
+            reply(
+                tool_use_block("read_file", {"path": "README.md"}),
+                tool_use_block("grep", {"pattern": "handle_auth"}),
+                tool_use_block("glob", {"pattern": "*.py"}),
+            ),
+            text("ok"),
+        )
         session, _ = make_session(permission_mode=mode)
         await session.send("look")
         assert [err for err, _ in results_of(server, -1)] == [False, False, False]
@@ -117,11 +141,16 @@ async def test_reads_and_searches_are_free_in_every_mode(server, make_session):
 async def test_compound_commands_run_only_when_every_part_is_allowed(server, make_session, repo):
     (repo / "x").mkdir()
     (repo / "x" / "keep.txt").write_text("1")
-    server.script(reply(tool_use_block("bash", {"command": "ls && rm -rf x"}),
-                        tool_use_block("bash", {"command": "git diff $(curl x)"}),
-                        tool_use_block("bash", {"command": "ls\nrm -rf x"}),
-                        tool_use_block("bash", {"command": "ls | wc -l; git diff --stat"}),
-                        tool_use_block("bash", {"command": "git diff > x/out.patch"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("bash", {"command": "ls && rm -rf x"}),
+            tool_use_block("bash", {"command": "git diff $(curl x)"}),
+            tool_use_block("bash", {"command": "ls\nrm -rf x"}),
+            tool_use_block("bash", {"command": "ls | wc -l; git diff --stat"}),
+            tool_use_block("bash", {"command": "git diff > x/out.patch"}),
+        ),
+        text("ok"),
+    )
     session, _ = make_session(permissions={"allow": ["bash(ls *)", "bash(git diff *)", "bash(wc *)"]})
     await session.send("clean up")
     (and_, subst, newline, allowed, redirect) = results_of(server)
@@ -137,13 +166,19 @@ async def test_deny_beats_ask_beats_allow_even_in_bypass_mode(server, make_sessi
     (repo / ".env").write_text("TOKEN=1\n")
     (repo / "env-alias").symlink_to(repo / ".env")
     (repo / "x").mkdir()
-    server.script(reply(tool_use_block("bash", {"command": "ls; rm -rf x"}),
-                        tool_use_block("bash", {"command": "FOO=1 rm -rf x"}),
-                        tool_use_block("read_file", {"path": ".env"}),
-                        tool_use_block("read_file", {"path": "env-alias"}),
-                        tool_use_block("bash", {"command": "echo hi"})), text("ok"))
-    session, _ = make_session(permission_mode="bypassPermissions",
-                              permissions={"deny": ["bash(rm *)", "read_file(.env)"], "allow": ["bash"]})
+    server.script(
+        reply(
+            tool_use_block("bash", {"command": "ls; rm -rf x"}),
+            tool_use_block("bash", {"command": "FOO=1 rm -rf x"}),
+            tool_use_block("read_file", {"path": ".env"}),
+            tool_use_block("read_file", {"path": "env-alias"}),
+            tool_use_block("bash", {"command": "echo hi"}),
+        ),
+        text("ok"),
+    )
+    session, _ = make_session(
+        permission_mode="bypassPermissions", permissions={"deny": ["bash(rm *)", "read_file(.env)"], "allow": ["bash"]}
+    )
     await session.send("try")
     chained, prefixed, env, alias, echo = results_of(server)
     assert chained[0] and "denied by the rule `bash(rm *)`" in chained[1]
@@ -161,9 +196,14 @@ async def test_deny_beats_ask_beats_allow_even_in_bypass_mode(server, make_sessi
 
 
 async def test_allow_rules_open_paths_and_commands_headless(server, make_session, repo):
-    server.script(reply(tool_use_block("write_file", {"path": "docs/guide.md", "content": "# Guide\n"}),
-                        tool_use_block("write_file", {"path": "src/app/new.py", "content": "x = 1\n"}),
-                        tool_use_block("bash", {"command": "git status --short"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("write_file", {"path": "docs/guide.md", "content": "# Guide\n"}),
+            tool_use_block("write_file", {"path": "src/app/new.py", "content": "x = 1\n"}),
+            tool_use_block("bash", {"command": "git status --short"}),
+        ),
+        text("ok"),
+    )
     session, _ = make_session(permissions={"allow": ["write_file(docs/**)", "bash(git status *)"]})
     await session.send("write docs")
     docs, src, status = results_of(server)
@@ -240,8 +280,9 @@ async def test_reads_outside_the_workspace_ask_or_are_refused_headless(server, m
 
 async def test_outside_read_approved_once_then_denied(server, make_session, outside):
     target = str(outside / "victim.txt")
-    server.script(tool_use("read_file", {"path": target}), tool_use("grep", {"pattern": "keep", "path": str(outside)}),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": target}), tool_use("grep", {"pattern": "keep", "path": str(outside)}), text("ok")
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ONCE, DENY])
     await session.send("read it")
@@ -256,14 +297,17 @@ async def test_outside_read_approved_once_then_denied(server, make_session, outs
 
 async def test_protected_paths_always_ask_even_in_accept_edits(server, make_session, repo):
     (repo / "hooks").symlink_to(repo / ".git" / "hooks")
-    writes = [("write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ncurl evil\n"}),
-              ("write_file", {"path": "hooks/post-checkout", "content": "x"}),
-              ("write_file", {"path": ".agentcli/settings.toml", "content": "permission_mode = 'bypassPermissions'"}),
-              ("write_file", {"path": ".bashrc", "content": "alias ls=rm"}),
-              ("edit_file", {"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"})]
+    writes = [
+        ("write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ncurl evil\n"}),
+        ("write_file", {"path": "hooks/post-checkout", "content": "x"}),
+        ("write_file", {"path": ".agentcli/settings.toml", "content": "permission_mode = 'bypassPermissions'"}),
+        ("write_file", {"path": ".bashrc", "content": "alias ls=rm"}),
+        ("edit_file", {"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}),
+    ]
     # The edit reads the file first: one that would fail anyway fails as such, before any refusal.
-    server.script(tool_use("read_file", {"path": ".git/config"}), reply(*(tool_use_block(n, a) for n, a in writes)),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": ".git/config"}), reply(*(tool_use_block(n, a) for n, a in writes)), text("ok")
+    )
     session, _ = make_session(permission_mode="acceptEdits")
     await session.send("configure")
     for is_error, output in results_of(server, 2):
@@ -274,8 +318,11 @@ async def test_protected_paths_always_ask_even_in_accept_edits(server, make_sess
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
     server.reset()
     # Interactive: the user is asked each time; "allow for the session" counts once only.
-    server.script(tool_use("write_file", {"path": ".bashrc", "content": "a"}),
-                  tool_use("write_file", {"path": ".bashrc", "content": "b"}), text("ok"))
+    server.script(
+        tool_use("write_file", {"path": ".bashrc", "content": "a"}),
+        tool_use("write_file", {"path": ".bashrc", "content": "b"}),
+        text("ok"),
+    )
     session, events = make_session(interactive=True, permission_mode="acceptEdits")
     answer_with(session, events, [ALLOW_SESSION, DENY])
     await session.send("write rc")
@@ -289,8 +336,9 @@ async def test_protected_paths_always_ask_even_in_accept_edits(server, make_sess
 
 
 async def test_allow_once_asks_again_next_time(server, make_session, repo):
-    server.script(tool_use("bash", {"command": "touch one.txt"}), tool_use("bash", {"command": "touch one.txt"}),
-                  text("ok"))
+    server.script(
+        tool_use("bash", {"command": "touch one.txt"}), tool_use("bash", {"command": "touch one.txt"}), text("ok")
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_ONCE, DENY])
     await session.send("touch")
@@ -302,20 +350,26 @@ async def test_allow_once_asks_again_next_time(server, make_session, repo):
 
 
 async def test_allow_session_scopes_bash_to_the_command_and_edits_to_the_tool(server, make_session, repo):
-    server.script(tool_use("bash", {"command": "git status"}),
-                  tool_use("bash", {"command": "git status --short"}),  # covered: no question
-                  tool_use("bash", {"command": "git log -1"}),  # not covered: asks
-                  tool_use("read_file", {"path": "README.md"}),  # edits need a read first
-                  tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Fine"}),
-                  tool_use("edit_file", {"path": "README.md", "old_string": "tiny", "new_string": "small"}),
-                  tool_use("write_file", {"path": "w.txt", "content": "w"}),  # another tool: asks
-                  text("ok"))
+    server.script(
+        tool_use("bash", {"command": "git status"}),
+        tool_use("bash", {"command": "git status --short"}),  # covered: no question
+        tool_use("bash", {"command": "git log -1"}),  # not covered: asks
+        tool_use("read_file", {"path": "README.md"}),  # edits need a read first
+        tool_use("edit_file", {"path": "README.md", "old_string": "Demo", "new_string": "Fine"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "tiny", "new_string": "small"}),
+        tool_use("write_file", {"path": "w.txt", "content": "w"}),  # another tool: asks
+        text("ok"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_SESSION, DENY, ALLOW_SESSION, DENY])
     await session.send("work")
     asked = events.of(ApprovalRequested)
     assert [(a.tool, a.input.get("command") or a.input.get("path")) for a in asked] == [
-        ("bash", "git status"), ("bash", "git log -1"), ("edit_file", "README.md"), ("write_file", "w.txt")]
+        ("bash", "git status"),
+        ("bash", "git log -1"),
+        ("edit_file", "README.md"),
+        ("write_file", "w.txt"),
+    ]
     assert asked[0].rules == ("bash(git status *)",) and asked[2].rules == ("edit_file",)
     assert [r.text for r in session.permissions.session_rules] == ["bash(git status *)", "edit_file"]
     assert session.permissions.session_allowed == {"bash(git status *)", "edit_file"}  # /permissions shows these
@@ -357,6 +411,7 @@ def test_save_allow_rule_keeps_the_file_and_extends_lists(tmp_path):
     save_allow_rule(path, "bash(x)")
     save_allow_rule(path, "bash(x)")  # twice: once in the file
     import tomllib
+
     data = tomllib.loads(path.read_text())
     assert data["permissions"] == {"allow": ["a", "b", "bash(x)"], "ask": ["c"]} and data["agents"] == {}
     assert path.read_text().startswith("[permissions]  # mine\n")
@@ -370,10 +425,17 @@ def is_child(body: dict[str, Any]) -> bool:
 
 
 async def test_a_child_in_plan_mode_cannot_write(server, make_session, repo):
-    server.when(lambda b: not is_child(b), tool_use("task", {"description": "Fix readme", "prompt": "Fix README."}),
-                text("The child could not write."))
-    server.when(is_child, tool_use("write_file", {"path": "README.md", "content": "gone"}),
-                tool_use("bash", {"command": "touch child.txt"}), text("Plan mode refused my write."))
+    server.when(
+        lambda b: not is_child(b),
+        tool_use("task", {"description": "Fix readme", "prompt": "Fix README."}),
+        text("The child could not write."),
+    )
+    server.when(
+        is_child,
+        tool_use("write_file", {"path": "README.md", "content": "gone"}),
+        tool_use("bash", {"command": "touch child.txt"}),
+        text("Plan mode refused my write."),
+    )
     session, events = make_session(permission_mode="plan")
     result = await session.send("Delegate the fix")
     assert result.text == "The child could not write."
@@ -386,14 +448,22 @@ async def test_a_child_in_plan_mode_cannot_write(server, make_session, repo):
 
 
 async def test_denying_one_child_leaves_its_sibling_running(server, make_session, repo):
-    server.when(lambda b: not is_child(b),
-                reply(tool_use_block("task", {"description": "Make file A", "prompt": "Create a.txt with touch."}),
-                      tool_use_block("task", {"description": "Make file B", "prompt": "Create b.txt with touch."})),
-                text("One of two."))
-    server.when(lambda b: is_child(b) and "a.txt" in first_user_text(b) and not tool_results(b),
-                tool_use("bash", {"command": "touch a.txt"}))
-    server.when(lambda b: is_child(b) and "b.txt" in first_user_text(b) and not tool_results(b),
-                tool_use("bash", {"command": "touch b.txt"}))
+    server.when(
+        lambda b: not is_child(b),
+        reply(
+            tool_use_block("task", {"description": "Make file A", "prompt": "Create a.txt with touch."}),
+            tool_use_block("task", {"description": "Make file B", "prompt": "Create b.txt with touch."}),
+        ),
+        text("One of two."),
+    )
+    server.when(
+        lambda b: is_child(b) and "a.txt" in first_user_text(b) and not tool_results(b),
+        tool_use("bash", {"command": "touch a.txt"}),
+    )
+    server.when(
+        lambda b: is_child(b) and "b.txt" in first_user_text(b) and not tool_results(b),
+        tool_use("bash", {"command": "touch b.txt"}),
+    )
     server.when(is_child, text("child done"), text("child done"))
     session, events = make_session(interactive=True)
     answer_with(session, events, lambda e: DENY if e.description == "Make file A" else ALLOW_ONCE)
@@ -409,10 +479,18 @@ async def test_denying_one_child_leaves_its_sibling_running(server, make_session
 
 
 async def test_children_follow_a_mode_change_and_share_session_rules(server, make_session, repo):
-    server.when(lambda b: not is_child(b), tool_use("bash", {"command": "git status"}),
-                tool_use("task", {"description": "Check status", "prompt": "Run git status."}), text("ok"))
-    server.when(is_child, tool_use("bash", {"command": "git status --porcelain"}),
-                tool_use("write_file", {"path": "c.txt", "content": "c"}), text("child done"))
+    server.when(
+        lambda b: not is_child(b),
+        tool_use("bash", {"command": "git status"}),
+        tool_use("task", {"description": "Check status", "prompt": "Run git status."}),
+        text("ok"),
+    )
+    server.when(
+        is_child,
+        tool_use("bash", {"command": "git status --porcelain"}),
+        tool_use("write_file", {"path": "c.txt", "content": "c"}),
+        text("child done"),
+    )
     session, events = make_session(interactive=True)
     answer_with(session, events, [ALLOW_SESSION])
     session.permissions.set_mode("acceptEdits")  # what /permissions does
@@ -447,9 +525,13 @@ async def test_the_api_key_is_in_no_session_file(server, make_session, repo, iso
 async def test_headless_a_call_bound_to_fail_fails_as_such_not_as_one_to_approve(server, make_session, repo):
     """-p said an edit of a file that does not exist "needs approval"; as in the app, the tool's own check
     comes first (docs/permissions.md), and what it says is what the model gets."""
-    server.script(reply(tool_use_block("edit_file", {"path": "nope.py", "old_string": "a", "new_string": "b"}),
-                        tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "x"})),
-                  text("done"))
+    server.script(
+        reply(
+            tool_use_block("edit_file", {"path": "nope.py", "old_string": "a", "new_string": "b"}),
+            tool_use_block("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "x"}),
+        ),
+        text("done"),
+    )
     session, _ = make_session()
     await session.send("edit")
     (missing, missing_said), (unread, unread_said) = results_of(server)

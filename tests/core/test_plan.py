@@ -6,9 +6,11 @@ from agentcli.core.events import PlanUpdated, ToolCallFinished
 from agentcli.ui.view import SessionView
 from tests.fakes.anthropic_server import offers_tool, text, tool_names, tool_result_text, tool_results, tool_use
 
-PLAN = [{"content": "Read the auth code", "status": "completed", "activeForm": "Reading the auth code"},
-        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
-        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}]
+PLAN = [
+    {"content": "Read the auth code", "status": "completed", "activeForm": "Reading the auth code"},
+    {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+]
 
 
 async def test_a_plan_in_claude_codes_shape_becomes_a_plan_event_and_a_short_result(server, make_session):
@@ -18,8 +20,10 @@ async def test_a_plan_in_claude_codes_shape_becomes_a_plan_event_and_a_short_res
     [plan] = events.of(PlanUpdated)
     assert plan.agent_id == "main"
     assert [(i["content"], i["status"], i["active_form"]) for i in plan.items] == [
-        ("Read the auth code", "completed", "Reading the auth code"), ("Fix the bug", "in_progress", "Fixing the bug"),
-        ("Run the tests", "pending", "Running the tests")]
+        ("Read the auth code", "completed", "Reading the auth code"),
+        ("Fix the bug", "in_progress", "Fixing the bug"),
+        ("Run the tests", "pending", "Running the tests"),
+    ]
     [result] = tool_results(server.requests[1])
     assert "3 items, 1 completed" in tool_result_text(result) and not result.get("is_error")
     [finished] = events.of(ToolCallFinished)
@@ -36,8 +40,9 @@ async def test_a_bad_status_is_one_sentence_and_no_plan(server, make_session):
 
 
 async def test_the_system_prompt_says_when_a_plan_helps_and_children_may_keep_one(server, make_session):
-    server.when(lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Look", "prompt": "Look."}),
-                text("Done."))
+    server.when(
+        lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Look", "prompt": "Look."}), text("Done.")
+    )
     server.when(lambda b: not offers_tool(b, "task"), tool_use("todo_write", {"todos": PLAN[:1]}), text("Found."))
     session, events = make_session()
     await session.send("look around")

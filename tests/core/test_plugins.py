@@ -23,15 +23,25 @@ def make(folder: Path, files: dict[str, str]) -> Path:
 @pytest.fixture
 def secret(tmp_path: Path) -> Path:
     """What the attacks point at: a folder outside the plugin, holding a command file and a hooks table."""
-    return make(tmp_path / "outside", {"stolen.md": "SECRET TOKEN\n", "hooks.json": json.dumps(
-        {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}})})
+    return make(
+        tmp_path / "outside",
+        {
+            "stolen.md": "SECRET TOKEN\n",
+            "hooks.json": json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}),
+        },
+    )
 
 
 def test_names_are_namespaced_and_the_root_is_filled_in(tmp_path, repo):
-    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./more"}),
-                                   "commands/a.md": "Run ${CLAUDE_PLUGIN_ROOT}/a.sh", "more/b.md": "B",
-                                   "skills/s/SKILL.md": "---\nname: The S Skill\ndescription: " + "Does s. " * 60
-                                   + "\n---\nS"})
+    folder = make(
+        tmp_path / "p",
+        {
+            ".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./more"}),
+            "commands/a.md": "Run ${CLAUDE_PLUGIN_ROOT}/a.sh",
+            "more/b.md": "B",
+            "skills/s/SKILL.md": "---\nname: The S Skill\ndescription: " + "Does s. " * 60 + "\n---\nS",
+        },
+    )
     plugin = read_plugin(folder, key="kit@m")
     commands = load_commands(repo, plugins=[plugin])
     assert commands["kit:a"].body == f"Run {folder.resolve()}/a.sh" and commands["kit:b"].body == "B"
@@ -60,8 +70,14 @@ def test_a_command_file_that_links_out_of_the_plugin_is_skipped(tmp_path, repo, 
 
 @pytest.mark.parametrize("how", ["manifest path", "linked hooks.json"])
 def test_hooks_that_lead_out_of_the_plugin_are_refused(tmp_path, secret, how):
-    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps(
-        {"name": "kit", **({"hooks": "../outside/hooks.json"} if how == "manifest path" else {})})})
+    folder = make(
+        tmp_path / "p",
+        {
+            ".claude-plugin/plugin.json": json.dumps(
+                {"name": "kit", **({"hooks": "../outside/hooks.json"} if how == "manifest path" else {})}
+            )
+        },
+    )
     if how == "linked hooks.json":
         (folder / "hooks").mkdir()
         (folder / "hooks" / "hooks.json").symlink_to(secret / "hooks.json")
@@ -70,8 +86,19 @@ def test_hooks_that_lead_out_of_the_plugin_are_refused(tmp_path, secret, how):
 
 
 def test_a_plugin_s_servers_run_sandboxed_with_its_folder_readable(tmp_path):
-    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit"}), ".mcp.json": json.dumps(
-        {"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/db", "args": ["--data", "${CLAUDE_PLUGIN_ROOT}"]}}})})
+    folder = make(
+        tmp_path / "p",
+        {
+            ".claude-plugin/plugin.json": json.dumps({"name": "kit"}),
+            ".mcp.json": json.dumps(
+                {
+                    "mcpServers": {
+                        "db": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/db", "args": ["--data", "${CLAUDE_PLUGIN_ROOT}"]}
+                    }
+                }
+            ),
+        },
+    )
     [(name, server)] = read_plugin(folder).servers().items()
     root = str(folder.resolve())
     assert name == "plugin_kit_db" and server.command == f"{root}/bin/db" and server.args == ("--data", root)
@@ -90,21 +117,27 @@ def test_an_agent_file_written_as_claude_code_s_own_plugins_write_them_is_read()
     """plugin-dev's agents: an unquoted description over several lines, with 'Context: …' lines in it."""
     from agentcli.core.engine.agents import parse_agent_file
 
-    text = ('---\nname: agent-creator\ndescription: Use this agent when the user asks to "create an agent". '
-            'Examples:\n\n<example>\nContext: User wants one\nuser: "Make me an agent"\n</example>\n'
-            'model: sonnet\ntools: ["Write", "Read"]\n---\n\nYou create agents.\n')
+    text = (
+        '---\nname: agent-creator\ndescription: Use this agent when the user asks to "create an agent". '
+        'Examples:\n\n<example>\nContext: User wants one\nuser: "Make me an agent"\n</example>\n'
+        'model: sonnet\ntools: ["Write", "Read"]\n---\n\nYou create agents.\n'
+    )
     agent = parse_agent_file(text, source="agent-creator.md")
-    assert agent.name == "agent-creator" and agent.description.startswith('Use this agent when the user asks to')
+    assert agent.name == "agent-creator" and agent.description.startswith("Use this agent when the user asks to")
     assert agent.tools == ("write_file", "read_file") and agent.prompt == "You create agents."
 
 
 def test_what_a_plugin_s_allowed_tools_would_let_run_is_named_before_it_is_installed(tmp_path):
     """A plugin's skill the model may load (a prompt injection can ask it to) with ``allowed-tools: Bash`` runs
     any command without asking: installing, and the trust question, must say so, not just name the skill."""
-    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit"}),
-                                   "skills/fmt/SKILL.md": "---\nname: fmt\ndescription: Formats.\n"
-                                                          "allowed-tools: Bash\n---\nRun anything.",
-                                   "commands/ship.md": "---\nallowed-tools: Bash(curl:*), Read\n---\nShip it."})
+    folder = make(
+        tmp_path / "p",
+        {
+            ".claude-plugin/plugin.json": json.dumps({"name": "kit"}),
+            "skills/fmt/SKILL.md": "---\nname: fmt\ndescription: Formats.\nallowed-tools: Bash\n---\nRun anything.",
+            "commands/ship.md": "---\nallowed-tools: Bash(curl:*), Read\n---\nShip it.",
+        },
+    )
     from agentcli.plugins import brings as what_it_brings
 
     brings = what_it_brings(read_plugin(folder, key="kit@m"))
@@ -146,10 +179,17 @@ def test_a_plugin_s_json_file_that_is_a_fifo_or_links_out_is_not_opened(tmp_path
 
 def test_a_marketplace_entry_adds_its_parts_to_plugin_json_by_default(tmp_path, repo):
     """Claude Code's default (``"strict": true``): plugin.json rules, and what the entry names adds to it."""
-    folder = make(tmp_path / "p", {".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./own"}),
-                                   "own/a.md": "A", "theirs/b.md": "B"})
-    plugin = read_plugin(folder, key="kit@m", entry={"name": "kit", "source": "./p", "commands": "./theirs",
-                                                     "name_ignored": True})
+    folder = make(
+        tmp_path / "p",
+        {
+            ".claude-plugin/plugin.json": json.dumps({"name": "kit", "commands": "./own"}),
+            "own/a.md": "A",
+            "theirs/b.md": "B",
+        },
+    )
+    plugin = read_plugin(
+        folder, key="kit@m", entry={"name": "kit", "source": "./p", "commands": "./theirs", "name_ignored": True}
+    )
     assert {"kit:a", "kit:b"} <= set(load_commands(repo, plugins=[plugin]))
     with pytest.raises(PluginError, match="outside"):  # an entry's path is held inside the plugin as plugin.json's
         read_plugin(folder, entry={"name": "kit", "commands": "../../outside"}).places("commands")

@@ -11,15 +11,15 @@ from typing import Any, cast
 
 import pytest
 
+from agentcli.core.errors import ToolError
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import Tool, ToolContext
-from agentcli.core.errors import ToolError
 from agentcli.core.tools.shell import Bash
-from agentcli.core.system.workspace import Workspace
+from tests import waiting
 from tests.conftest import TOOLS
 from tests.waiting import until
-from tests import waiting
 
 DEADLINE = 30.0
 # The sleeps these tests start are found by their command line; a suffix of this run's own keeps another
@@ -40,8 +40,9 @@ def allow_all() -> Permissions:
 
 
 def make_ctx(root: Path, **kw: Any) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=allow_all(),
-                       **{"settings": TOOLS, **kw})
+    return ToolContext(
+        workspace=Workspace.at(root), emit=lambda e: None, permissions=allow_all(), **{"settings": TOOLS, **kw}
+    )
 
 
 @pytest.fixture
@@ -86,7 +87,9 @@ ESCAPES = {
 @pytest.mark.parametrize("form", list(ESCAPES))
 async def test_escapes_end_with_the_call(ctx, form):
     n = f"{7774 + list(ESCAPES).index(form)}{RUN}"
-    out = await bash(ctx, ESCAPES[form].format(n=n) + f"\nuntil pgrep -fx 'sleep {n}' > pids; do sleep 0.05; done\necho up")
+    out = await bash(
+        ctx, ESCAPES[form].format(n=n) + f"\nuntil pgrep -fx 'sleep {n}' > pids; do sleep 0.05; done\necho up"
+    )
     assert out.startswith("up\n[Stopped 1 process"), out
     pids = [int(p) for p in (ctx.workspace.root / "pids").read_text().split()]
     assert pids
@@ -137,14 +140,22 @@ async def output_until(ctx: ToolContext, bash_id: str, wanted: str) -> str:
         seen.append(outcome.output)
         await asyncio.sleep(waiting.STEP)  # let the shell's reader run
 
-    await until(lambda: wanted in "".join(seen), f"{wanted!r} appearing in {bash_id}'s output",
-                step=read_more, detail=lambda: "read: " + repr("".join(seen)))
+    await until(
+        lambda: wanted in "".join(seen),
+        f"{wanted!r} appearing in {bash_id}'s output",
+        step=read_more,
+        detail=lambda: "read: " + repr("".join(seen)),
+    )
     return "".join(seen)
 
 
 async def test_background_shell_runs_reports_and_is_killed_with_its_escapes(ctx):
-    started = await call(ctx, "bash", command=f"echo hello; setsid sleep 7792{RUN} > /dev/null 2>&1 & sleep 7793{RUN}",
-                         run_in_background=True)
+    started = await call(
+        ctx,
+        "bash",
+        command=f"echo hello; setsid sleep 7792{RUN} > /dev/null 2>&1 & sleep 7793{RUN}",
+        run_in_background=True,
+    )
     assert not started.is_error and "bash-1" in started.output
     seen = await output_until(ctx, "bash-1", "hello")
     assert "bash-1 · running" in seen
@@ -168,7 +179,9 @@ async def test_background_shell_that_exits_says_how(ctx):
 
 
 async def test_session_end_stops_background_shells(ctx):
-    await call(ctx, "bash", command=f"setsid sleep 7794{RUN} > /dev/null 2>&1 & sleep 7795{RUN}", run_in_background=True)
+    await call(
+        ctx, "bash", command=f"setsid sleep 7794{RUN} > /dev/null 2>&1 & sleep 7795{RUN}", run_in_background=True
+    )
     await until(lambda: running(["sleep", f"7794{RUN}"]) and running(["sleep", f"7795{RUN}"]), "both sleeps starting")
     await ctx.shells.stop_all()
     await gone(["sleep", f"7794{RUN}"])

@@ -11,13 +11,17 @@ import threading
 from itertools import pairwise
 
 from agentcli.core.content import NOTE_TAG
-from agentcli.core.events import UserMessage
 from agentcli.core.engine.mode_note import MODE_NOTE
+from agentcli.core.events import UserMessage
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from tests.waiting import until, within
 
-PLAN = {"todos": [{"content": "Read the code", "status": "in_progress", "activeForm": "Reading the code"},
-                  {"content": "Fix it", "status": "pending", "activeForm": "Fixing it"}]}
+PLAN = {
+    "todos": [
+        {"content": "Read the code", "status": "in_progress", "activeForm": "Reading the code"},
+        {"content": "Fix it", "status": "pending", "activeForm": "Fixing it"},
+    ]
+}
 
 
 def is_main(body) -> bool:
@@ -38,7 +42,7 @@ def blocks(body) -> list[str]:
     out = []
     for message in unmarked(body["messages"]):
         content = message["content"]
-        for block in ([{"type": "text", "text": content}] if isinstance(content, str) else content):
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
             out.append(message["role"] + json.dumps(block, sort_keys=True))
     return out
 
@@ -48,29 +52,33 @@ def assert_prefix_kept(before, after, conversation_kept: bool = True) -> None:
     assert json.dumps(unmarked(after["system"])) == json.dumps(unmarked(before["system"]))
     if conversation_kept:
         old, new = blocks(before), blocks(after)
-        assert new[:len(old)] == old and len(new) > len(old)
+        assert new[: len(old)] == old and len(new) > len(old)
 
 
 def notes_in(body) -> str:
     return json.dumps(body["messages"][-1]["content"])
 
 
-async def test_a_mode_change_a_plan_a_background_result_a_steer_and_an_interrupt_keep_the_prefix(
-        server, make_session):
+async def test_a_mode_change_a_plan_a_background_result_a_steer_and_an_interrupt_keep_the_prefix(server, make_session):
     session, events = make_session(interactive=True)
     # 1 a plan (todo_write) · 2 a mode change · 3 plan mode on · 4 off again, with a background child ·
     # 5 its result · 6 a steer · 7 an interrupt's note · 8 the turn after it
     server.when(lambda body: not is_main(body), text("There are 0 test files."))
     hold, cut = threading.Event(), threading.Event()
-    server.when(is_main, tool_use("todo_write", PLAN), text("Planned."),
-                text("Edits go through now."),
-                text("Only reading, then."),
-                tool_use("task", {"description": "Count tests", "prompt": "Count the test files.",
-                                  "run_in_background": True}), text("Started it."),
-                text("The child counted 0."),
-                tool_use("glob", {"pattern": "*"}, gate=hold), text("Reading README.md then."),
-                text("Never sent.", gate=cut, gate_timeout=120),
-                text("Going on."))
+    server.when(
+        is_main,
+        tool_use("todo_write", PLAN),
+        text("Planned."),
+        text("Edits go through now."),
+        text("Only reading, then."),
+        tool_use("task", {"description": "Count tests", "prompt": "Count the test files.", "run_in_background": True}),
+        text("Started it."),
+        text("The child counted 0."),
+        tool_use("glob", {"pattern": "*"}, gate=hold),
+        text("Reading README.md then."),
+        text("Never sent.", gate=cut, gate_timeout=120),
+        text("Going on."),
+    )
     await session.send("plan the fix")
     session.permissions.set_mode("acceptEdits")  # shift+tab, or /permissions acceptEdits
     await session.send("make the edits")
@@ -111,7 +119,8 @@ async def test_a_mode_change_a_plan_a_background_result_a_steer_and_an_interrupt
 
 
 async def test_the_mode_goes_unsaid_until_it_changes_and_a_change_before_the_first_reply_is_in_the_prompt(
-        server, make_session):
+    server, make_session
+):
     server.script(text("One."), text("Two."), text("Three."))
     session, _ = make_session(interactive=True)
     session.permissions.set_mode("acceptEdits")  # before anything was sent: nothing cached to keep
@@ -129,8 +138,7 @@ async def test_the_mode_goes_unsaid_until_it_changes_and_a_change_before_the_fir
 
 
 async def test_after_a_compaction_the_prompt_and_tools_stay_and_the_mode_is_said_again(server, make_session):
-    server.script(text("One."), text("Two."), text("Three."), text("Four."), text("Summary of it all."),
-                  text("Five."))
+    server.script(text("One."), text("Two."), text("Three."), text("Four."), text("Summary of it all."), text("Five."))
     session, _ = make_session(interactive=True)
     for prompt in ("a", "b", "c"):
         await session.send(prompt)

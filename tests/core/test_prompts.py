@@ -44,7 +44,8 @@ async def test_the_main_prompt_names_the_permission_mode_and_what_it_means(serve
 
 
 async def test_an_interactive_session_says_a_question_waits_and_a_mode_change_reaches_the_next_request(
-        server, make_session):
+    server, make_session
+):
     server.script(text("One."), text("Two."))
     session, _ = make_session(interactive=True)
     await session.send("first")
@@ -81,10 +82,14 @@ async def test_the_main_prompt_says_how_to_work_and_when_not_to_delegate(server,
 
 async def test_a_child_is_told_its_budget_the_mode_and_gets_the_memory_when_it_edits(server, make_session, repo):
     (repo / "AGENTS.md").write_text(CONVENTIONS)
-    server.when(lambda b: offers_tool(b, "task"),
-                reply(tool_use_block("task", {"description": "Fix it", "prompt": "fix"}),
-                      tool_use_block("task", {"description": "Scout", "prompt": "scout", "subagent_type": "explore"})),
-                text("done"))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        reply(
+            tool_use_block("task", {"description": "Fix it", "prompt": "fix"}),
+            tool_use_block("task", {"description": "Scout", "prompt": "scout", "subagent_type": "explore"}),
+        ),
+        text("done"),
+    )
     server.responder = lambda body: text("child answer")
     session, _ = make_session(subagent_max_turns=7, subagent_timeout=150, permission_mode="acceptEdits")
     await session.send("go")

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.system.workspace import Workspace
-from tests.conftest import git, TOOLS
+from tests.conftest import TOOLS, git
 
 SECRET = "API_TOKEN=tok-9f8e7d6c5b4a"
 
@@ -33,8 +33,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def call(root: Path, rules: list[str], tool: str, args: dict[str, Any]) -> tuple[bool, str]:
-    ctx = ToolContext(workspace=Workspace.at(root), emit=lambda e: None,
-                      permissions=Permissions.from_settings("default", {"deny": rules}, False), settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(root),
+        emit=lambda e: None,
+        permissions=Permissions.from_settings("default", {"deny": rules}, False),
+        settings=TOOLS,
+    )
     outcome = await ToolRegistry(default_tools(root=root)).call(tool, args, dataclasses.replace(ctx))
     return outcome.is_error, outcome.output
 
@@ -61,8 +65,9 @@ READS = [
 async def test_a_path_deny_rule_holds_for_every_tool_that_reads(workspace, rule, tool, args):
     _, allowed = await call(workspace, [], tool, args)
     if tool != "git_log":  # without the rule the secret (or the file) is there: the attack is real
-        assert "tok-" in allowed or [line for line in allowed.splitlines()
-                                     if line.split(":")[0] in (".env", "sub/.env")], allowed
+        assert "tok-" in allowed or [
+            line for line in allowed.splitlines() if line.split(":")[0] in (".env", "sub/.env")
+        ], allowed
     is_error, output = await call(workspace, [rule], tool, args)
     assert "tok-" not in output, output
     assert not [line for line in output.splitlines() if line.split(":")[0] in (".env", "sub/.env")], output
@@ -76,10 +81,13 @@ async def test_other_files_are_still_searched(workspace):
 
 
 async def test_an_anchored_rule_hides_only_its_file(workspace):
-    _, output = await call(workspace, ["Read(sub/.env)"], "grep", {"pattern": "tok", "output_mode": "files_with_matches"})
+    _, output = await call(
+        workspace, ["Read(sub/.env)"], "grep", {"pattern": "tok", "output_mode": "files_with_matches"}
+    )
     assert output.splitlines() == [".env"]
-    _, output = await call(workspace, ["Read(sub/.env)"], "grep",
-                           {"pattern": "tok", "path": "sub", "output_mode": "files_with_matches"})
+    _, output = await call(
+        workspace, ["Read(sub/.env)"], "grep", {"pattern": "tok", "path": "sub", "output_mode": "files_with_matches"}
+    )
     assert output.startswith("No matches")
     _, output = await call(workspace, ["Read(sub/**)"], "glob", {"pattern": "**/.env"})
     assert output.splitlines() == [".env"]

@@ -14,13 +14,45 @@ from typing import Any
 import pytest
 
 from agentcli.core.events import EVENT_TYPES, Usage
-from agentcli.core.storage.records import BLOCK_FIELDS, COMMON, HEADER, USAGE_FIELDS, Required, fields_of, fitter, record_problem
+from agentcli.core.storage.records import (
+    BLOCK_FIELDS,
+    COMMON,
+    HEADER,
+    USAGE_FIELDS,
+    Required,
+    fields_of,
+    fitter,
+    record_problem,
+)
 from agentcli.core.storage.store import read_records
 
 # JSON values of every shape, hostile ones included: a bool where a number goes, NaN, nested wrong items.
-SAMPLES: list[Any] = [None, True, False, 0, 7, -3, 1.5, "", "text", [], [1], ["a", "b"], [{}], [{"a": 1}], [None],
-                      {}, {"input_tokens": 5}, {"input_tokens": "5"}, {"input_tokens": True}, {"cost": None},
-                      {"cost": 0.5}, {"cost": "free"}, [[1]], [True]]
+SAMPLES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    7,
+    -3,
+    1.5,
+    "",
+    "text",
+    [],
+    [1],
+    ["a", "b"],
+    [{}],
+    [{"a": 1}],
+    [None],
+    {},
+    {"input_tokens": 5},
+    {"input_tokens": "5"},
+    {"input_tokens": True},
+    {"cost": None},
+    {"cost": 0.5},
+    {"cost": "free"},
+    [[1]],
+    [True],
+]
 
 
 def reference_fits(value: Any, kind: Any) -> bool:
@@ -32,8 +64,9 @@ def reference_fits(value: Any, kind: Any) -> bool:
     if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
         return any(reference_fits(value, k) for k in typing.get_args(kind))
     if kind is Usage:
-        return isinstance(value, dict) and all(reference_fits(value[name], hint) for name, hint in USAGE_FIELDS.items()
-                                               if name in value)
+        return isinstance(value, dict) and all(
+            reference_fits(value[name], hint) for name, hint in USAGE_FIELDS.items() if name in value
+        )
     if kind is bool:
         return isinstance(value, bool)
     if kind is int:
@@ -81,23 +114,41 @@ def test_each_field_of_each_event_record_with_a_value_of_the_wrong_type_is_named
 
 
 def test_a_required_field_of_any_type_must_still_be_there():
-    record_type, name = next((t, n) for t in sorted(EVENT_TYPES) for n, k in fields_of(t).items()
-                             if isinstance(k, Required))
+    record_type, name = next(
+        (t, n) for t in sorted(EVENT_TYPES) for n, k in fields_of(t).items() if isinstance(k, Required)
+    )
     assert record_problem({"type": record_type}) == f"'{name}' is missing"
 
 
-@pytest.mark.parametrize(("record", "problem"), [
-    ({"type": "turn_started", "turn": 1, "max_turns": True}, "'max_turns' must be an integer, not true"),
-    ({"type": "usage_updated", "usage": {"input_tokens": True}, "total": {}}, "'usage' must be a usage object"),
-    ({"type": "usage_updated", "usage": {}, "total": {"cost": "free"}}, "'total' must be a usage object"),
-    ({"type": "user_message", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [5]}]},
-     "'content' of block 0 of content must be"),
-    ({"type": "assistant_message", "content": [{"type": "tool_use", "id": "t", "name": "grep"}]},
-     "block 0 of content lacks 'input'"),
-    ({"type": "compacted", "messages_summarized": 1, "tokens_before": 1, "tokens_after": 1, "summary": "",
-      "messages": ["not a message"]}, "'messages' must be a list"),
-    ({"type": "notice", "level": "info", "text": "x", "nested": {"deep": [math.inf]}}, "NaN or Infinity"),
-], ids=lambda x: json.dumps(x)[:50] if isinstance(x, dict) else "")
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        ({"type": "turn_started", "turn": 1, "max_turns": True}, "'max_turns' must be an integer, not true"),
+        ({"type": "usage_updated", "usage": {"input_tokens": True}, "total": {}}, "'usage' must be a usage object"),
+        ({"type": "usage_updated", "usage": {}, "total": {"cost": "free"}}, "'total' must be a usage object"),
+        (
+            {"type": "user_message", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [5]}]},
+            "'content' of block 0 of content must be",
+        ),
+        (
+            {"type": "assistant_message", "content": [{"type": "tool_use", "id": "t", "name": "grep"}]},
+            "block 0 of content lacks 'input'",
+        ),
+        (
+            {
+                "type": "compacted",
+                "messages_summarized": 1,
+                "tokens_before": 1,
+                "tokens_after": 1,
+                "summary": "",
+                "messages": ["not a message"],
+            },
+            "'messages' must be a list",
+        ),
+        ({"type": "notice", "level": "info", "text": "x", "nested": {"deep": [math.inf]}}, "NaN or Infinity"),
+    ],
+    ids=lambda x: json.dumps(x)[:50] if isinstance(x, dict) else "",
+)
 def test_hostile_records_are_still_refused_with_the_field_named(record, problem):
     assert problem in (record_problem(record) or "")
 
@@ -109,5 +160,7 @@ def test_a_damaged_file_keeps_its_good_records_and_names_each_bad_line(tmp_path:
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     records, warnings = read_records(path)
     assert [r["turn"] for r in records] == [1, 3]
-    assert warnings == [f"Skipped line 2 of {path}: 'turn' must be an integer, not '2'.",
-                        f"Skipped line 3 of {path}: 'parent_tool_use_id' must be a string or null, not 5."]
+    assert warnings == [
+        f"Skipped line 2 of {path}: 'turn' must be an integer, not '2'.",
+        f"Skipped line 3 of {path}: 'parent_tool_use_id' must be a string or null, not 5.",
+    ]

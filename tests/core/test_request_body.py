@@ -13,16 +13,19 @@ import pytest
 from agentcli.core.content import Message
 from agentcli.core.model import request_body
 from agentcli.core.model.llm import LLM, Credentials
-from agentcli.core.model.request_body import with_cache_breakpoint
-from agentcli.core.model.request_body import RequestBodies
+from agentcli.core.model.request_body import RequestBodies, with_cache_breakpoint
 from tests.fakes.anthropic_server import FakeAnthropic, text
 
 
 def params(messages: list[Message]) -> dict[str, Any]:
-    return {"model": "claude-sonnet-5-5", "max_tokens": 1000,
-            "system": [{"type": "text", "text": "Be brief. Ünïcode ✓", "cache_control": {"type": "ephemeral"}}],
-            "messages": messages, "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
-            "thinking": {"type": "adaptive"}}
+    return {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 1000,
+        "system": [{"type": "text", "text": "Be brief. Ünïcode ✓", "cache_control": {"type": "ephemeral"}}],
+        "messages": messages,
+        "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
+        "thinking": {"type": "adaptive"},
+    }
 
 
 def history(turns: int) -> list[Message]:
@@ -57,8 +60,12 @@ def test_only_the_last_message_carries_the_breakpoint_on_every_call(server: Fake
     asyncio.run(converse())
     server.assert_no_rejections()
     for sent in server.requests:
-        marked = [i for i, m in enumerate(sent["messages"]) for b in m["content"]
-                  if isinstance(b, dict) and "cache_control" in b]
+        marked = [
+            i
+            for i, m in enumerate(sent["messages"])
+            for b in m["content"]
+            if isinstance(b, dict) and "cache_control" in b
+        ]
         assert marked == [len(sent["messages"]) - 1], sent["messages"]
     assert server.requests[2]["messages"][:4] == messages[:4]  # sent unmarked once no longer last
     assert all("cache_control" not in b for m in messages for b in m["content"] if isinstance(b, dict))
@@ -102,7 +109,10 @@ def test_a_history_changed_before_its_end_is_serialized_anew() -> None:
     bodies = RequestBodies()
     messages = history(3)
     bodies.build(params(messages))
-    compacted: list[Message] = [{"role": "user", "content": "a summary"}, *messages[4:]]  # as a compaction or a rewind leaves it
+    compacted: list[Message] = [
+        {"role": "user", "content": "a summary"},
+        *messages[4:],
+    ]  # as a compaction or a rewind leaves it
     assert json.loads(bodies.build(params(compacted)))["messages"][:-1] == compacted[:-1]
     messages.append({"role": "assistant", "content": [{"type": "text", "text": "the other one goes on"}]})
     assert json.loads(bodies.build(params(messages)))["messages"][:-1] == messages[:-1]
@@ -125,4 +135,5 @@ def test_conversations_no_longer_sent_are_let_go(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(request_body, "encode", encode)
     bodies.build(params(kept))
     assert [value for value in encoded if isinstance(value, dict) and "role" in value] == [
-        with_cache_breakpoint(kept[-1:])[0]]  # the one still being sent is kept
+        with_cache_breakpoint(kept[-1:])[0]
+    ]  # the one still being sent is kept

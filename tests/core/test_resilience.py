@@ -4,21 +4,30 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.core.engine.compaction import SUMMARY_HEADER
-from tests.core.test_compaction import is_summarizer
 from agentcli.core.content import readable
+from agentcli.core.engine.compaction import SUMMARY_HEADER
 from agentcli.core.events import Compacted, Notice, TextDelta, TextReset, ToolCallFinished
 from agentcli.core.model.llm import LLMError
-from tests.fakes.anthropic_server import error, reply, sse_events, text, tool_result_text, tool_results, tool_use, tool_use_block
-
-
+from tests.core.test_compaction import is_summarizer
+from tests.fakes.anthropic_server import (
+    error,
+    reply,
+    sse_events,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 
 async def test_overload_then_server_error_then_cut_stream_then_success(server, make_session):
-    server.script(error(529, "overloaded_error", "Overloaded"),
-                  error(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
-                  text("A partial answer that will be cut off halfway through", cut_after_events=5),
-                  text("The whole answer."))
+    server.script(
+        error(529, "overloaded_error", "Overloaded"),
+        error(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
+        text("A partial answer that will be cut off halfway through", cut_after_events=5),
+        text("The whole answer."),
+    )
     session, events = make_session()
     result = await session.send("question")
     assert result.text == "The whole answer."
@@ -27,7 +36,7 @@ async def test_overload_then_server_error_then_cut_stream_then_success(server, m
     assert "overloaded" in notes[0] and "broke off" in notes[2]
     assert events.numbered_in_order(8)  # one budget of tries (a loopback reset under load takes a number too)
     assert events.of(TextReset)  # the partial text was withdrawn before the retry
-    after_reset = events.events[events.events.index(events.of(TextReset)[0]):]
+    after_reset = events.events[events.events.index(events.of(TextReset)[0]) :]
     assert "".join(e.text for e in after_reset if isinstance(e, TextDelta)) == "The whole answer."
     assert [m["role"] for m in session.main.messages] == ["user", "assistant"]
 
@@ -79,8 +88,10 @@ def long_conversation(server, turns):
 
 async def test_prompt_too_long_compacts_and_the_task_finishes(server, make_session):
     long_conversation(server, 4)
-    server.script(error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
-                  text("Finished after compaction."))
+    server.script(
+        error(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+        text("Finished after compaction."),
+    )
     server.when(is_summarizer, text("## Summary\nThe user wants the login flow; grep found auth.py."))
     session, events = make_session()
     result = await session.send("Trace the login flow")
@@ -111,8 +122,9 @@ async def test_nearly_full_context_compacts_before_the_next_call(server, make_se
 async def test_compaction_thrash_stops_with_a_clear_message(server, make_session):
     huge = {"input_tokens": 195_000}
     long_conversation(server, 3)
-    server.responder = lambda body: (text("Summary.") if is_summarizer(body)
-                                     else tool_use("glob", {"pattern": "*"}, usage=huge))
+    server.responder = lambda body: (
+        text("Summary.") if is_summarizer(body) else tool_use("glob", {"pattern": "*"}, usage=huge)
+    )
     session, events = make_session()
     with pytest.raises(LLMError, match="3 compactions in a row"):
         await session.send("work")

@@ -48,8 +48,10 @@ WRITE_TARGETS = [  # (the line, broad rules that must not cover it); `bash(LINE)
     ("sort --output=out.txt in.txt", ["bash(sort *)", "bash(sort --output=* in.txt)"]),
     ("tool --output-file=out.txt", ["bash(tool *)", "bash(tool --output-file=*)"]),
     (f"wget --output-document=page.html {URL}", ["bash(wget *)", "bash(wget --output-document=* *)"]),
-    ("git format-patch --output-directory patches -1 HEAD", ["bash(git format-patch *)",
-                                                              "bash(git format-patch --output-directory * -1 HEAD)"]),
+    (
+        "git format-patch --output-directory patches -1 HEAD",
+        ["bash(git format-patch *)", "bash(git format-patch --output-directory * -1 HEAD)"],
+    ),
     ("tool --out-file=out.txt", ["bash(tool *)"]),
     ("tool --outfile=out.txt", ["bash(tool *)"]),
     ("tool --out out.txt", ["bash(tool *)", "bash(tool --out *)"]),
@@ -129,8 +131,12 @@ def test_a_rule_covers_a_write_only_when_it_names_what_is_written(line: str, bro
 
 def test_the_cases_cover_every_write_the_bash_reader_knows():
     """A new writing option or program in bash_effects needs its case above."""
-    marks = {(os.path.basename(line.split()[0]), mark) for line, _ in WRITE_TARGETS
-             for part in split_command(line).commands for mark in part.writes}
+    marks = {
+        (os.path.basename(line.split()[0]), mark)
+        for line, _ in WRITE_TARGETS
+        for part in split_command(line).commands
+        for mark in part.writes
+    }
     seen = {mark for _, mark in marks}
     assert {f"--{long}" for long in bash_effects._WRITING_LONG} <= seen
     for program, options in bash_effects._WRITING_SHORT.items():
@@ -152,10 +158,16 @@ def test_a_write_by_the_group_around_a_command_is_named_by_no_rule_of_its_own():
 
 
 def test_reading_uses_of_the_same_programs_still_run_under_broad_rules():
-    for line, rule in [("git diff --stat", "bash(git diff *)"), ("sort -rn in.txt", "bash(sort *)"),
-                       ("sed -n 1,5p f.txt", "bash(sed *)"), ("find . -name x.py", "bash(find *)"),
-                       ("tee --help", "bash(tee *)"), ("dd if=a.txt", "bash(dd *)"), ("ls > /dev/null", "bash(ls *)"),
-                       ("git status 2>&1", "bash(git status *)")]:
+    for line, rule in [
+        ("git diff --stat", "bash(git diff *)"),
+        ("sort -rn in.txt", "bash(sort *)"),
+        ("sed -n 1,5p f.txt", "bash(sed *)"),
+        ("find . -name x.py", "bash(find *)"),
+        ("tee --help", "bash(tee *)"),
+        ("dd if=a.txt", "bash(dd *)"),
+        ("ls > /dev/null", "bash(ls *)"),
+        ("git status 2>&1", "bash(git status *)"),
+    ]:
         assert decide(line, rule) == ("allow", ""), line
 
 
@@ -188,7 +200,8 @@ async def run(server, make_session, line: str, *rules: str) -> tuple[bool, str]:
 
 @pytest.mark.parametrize("line, broad, written", PERFORMED)
 async def test_a_broad_rule_leaves_the_file_unwritten_and_the_naming_rule_writes_it(
-        server, make_session, repo: Path, line: str, broad: str, written: str):
+    server, make_session, repo: Path, line: str, broad: str, written: str
+):
     before = (repo / written).read_bytes() if (repo / written).exists() else None
     is_error, output = await run(server, make_session, line, broad)
     assert is_error and "writes to a file" in output, output

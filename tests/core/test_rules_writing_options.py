@@ -16,37 +16,56 @@ from tests.core.test_permissions import results_of
 from tests.fakes.anthropic_server import reply, text, tool_use_block
 
 
-@pytest.mark.parametrize("command, writes", [
-    ("git diff --output=/tmp/x", ("--output",)),
-    ("git diff --output /tmp/x", ("--output",)),
-    ("git log -p --output=a.patch", ("--output",)),
-    ("sort -o out.txt in.txt", ("-o",)),
-    ("sed -i s/a/b/ f.txt", ("-i",)),
-    ("sed -ni p f.txt", ("-i",)),
-    ("curl -sSLo page.html http://localhost", ("-o",)),
-    ("echo hi | tee notes.txt", ("tee",)),
-    ("find . -name '*.pyc' -delete", ("-delete",)),
-    ("git format-patch -o /tmp/patches HEAD~1", ("-o",)),
-    ("echo x > f.txt", (">",)),
-])
+@pytest.mark.parametrize(
+    "command, writes",
+    [
+        ("git diff --output=/tmp/x", ("--output",)),
+        ("git diff --output /tmp/x", ("--output",)),
+        ("git log -p --output=a.patch", ("--output",)),
+        ("sort -o out.txt in.txt", ("-o",)),
+        ("sed -i s/a/b/ f.txt", ("-i",)),
+        ("sed -ni p f.txt", ("-i",)),
+        ("curl -sSLo page.html http://localhost", ("-o",)),
+        ("echo hi | tee notes.txt", ("tee",)),
+        ("find . -name '*.pyc' -delete", ("-delete",)),
+        ("git format-patch -o /tmp/patches HEAD~1", ("-o",)),
+        ("echo x > f.txt", (">",)),
+    ],
+)
 def test_options_that_write_files_are_recognised(command: str, writes: tuple[str, ...]):
     assert [part.writes for part in split_command(command).commands if part.writes] == [writes]
 
 
-@pytest.mark.parametrize("command", ["git diff --stat", "sort -rn in.txt", "sed -n 1,5p f.txt", "grep -o foo f.txt",
-                                     "ps -o pid,cmd", "find . -name '*.py'", "wget -qO- http://localhost"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff --stat",
+        "sort -rn in.txt",
+        "sed -n 1,5p f.txt",
+        "grep -o foo f.txt",
+        "ps -o pid,cmd",
+        "find . -name '*.py'",
+        "wget -qO- http://localhost",
+    ],
+)
 def test_reading_commands_are_not_taken_for_writes(command: str):
     assert not split_command(command).writes_file
 
 
-async def test_a_read_only_rule_does_not_let_git_diff_write_outside(server, make_session, repo: Path,
-                                                                  tmp_path_factory: pytest.TempPathFactory):
+async def test_a_read_only_rule_does_not_let_git_diff_write_outside(
+    server, make_session, repo: Path, tmp_path_factory: pytest.TempPathFactory
+):
     outside = tmp_path_factory.mktemp("outside")
     (repo / "src" / "app" / "auth.py").write_text("changed\n")
-    server.script(reply(tool_use_block("bash", {"command": f"git diff --output={outside}/stolen.patch"}),
-                        tool_use_block("bash", {"command": f"git diff --output {outside}/second.patch"}),
-                        tool_use_block("bash", {"command": "git diff --stat"}),
-                        tool_use_block("bash", {"command": "sort -o README.md README.md"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("bash", {"command": f"git diff --output={outside}/stolen.patch"}),
+            tool_use_block("bash", {"command": f"git diff --output {outside}/second.patch"}),
+            tool_use_block("bash", {"command": "git diff --stat"}),
+            tool_use_block("bash", {"command": "sort -o README.md README.md"}),
+        ),
+        text("ok"),
+    )
     session, _ = make_session(permissions={"allow": ["bash(git diff *)", "bash(sort *)"]})
     await session.send("show the diff")
     first, second, stat, sort = results_of(server)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.system.sandbox import Sandbox, SandboxError
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.shell import Bash
+from agentcli.core.system.sandbox import Sandbox, SandboxError
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.shell import Bash
 from tests.conftest import TOOLS
 from tests.core.test_processes import allow_all, gone, running
 from tests.waiting import until
@@ -33,8 +33,10 @@ def _why_not() -> str:
 
 
 WHY_NOT = _why_not()
-needs_bwrap = pytest.mark.skipif(bool(WHY_NOT), reason=f"no working bubblewrap here ({WHY_NOT}); `make test` "
-                                                         "installs it where it runs as root on Debian")
+needs_bwrap = pytest.mark.skipif(
+    bool(WHY_NOT),
+    reason=f"no working bubblewrap here ({WHY_NOT}); `make test` installs it where it runs as root on Debian",
+)
 
 
 @pytest.fixture
@@ -61,8 +63,13 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def make_ctx(root: Path, sandbox: Sandbox | None, extra: tuple[Path, ...] = ()) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root, extra_dirs=extra), emit=lambda e: None, permissions=allow_all(),
-                       sandbox=sandbox, settings=TOOLS)
+    return ToolContext(
+        workspace=Workspace.at(root, extra_dirs=extra),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        sandbox=sandbox,
+        settings=TOOLS,
+    )
 
 
 @pytest.fixture
@@ -86,8 +93,11 @@ async def test_a_write_outside_the_workspace_fails(sandbox, home, workspace, tmp
     outside.mkdir()
     (home / ".bashrc").write_text("# mine\n")
     ctx = make_ctx(workspace, sandbox)
-    ok, out = await bash(ctx, f"echo in > inside.txt && echo pwned >> ~/.bashrc; echo pwned > {outside}/f; "
-                              "echo pwned > /etc/agentcli-sandbox-test; exit 1")
+    ok, out = await bash(
+        ctx,
+        f"echo in > inside.txt && echo pwned >> ~/.bashrc; echo pwned > {outside}/f; "
+        "echo pwned > /etc/agentcli-sandbox-test; exit 1",
+    )
     assert (workspace / "inside.txt").read_text() == "in\n"  # the workspace is writable
     assert (home / ".bashrc").read_text() == "# mine\n"
     assert not (outside / "f").exists()
@@ -110,8 +120,11 @@ async def test_add_dir_folders_are_writable_too(sandbox, workspace, tmp_path):
 @needs_bwrap
 async def test_secrets_and_agentcli_s_own_files_cannot_be_read(sandbox, home, workspace, isolated_home):
     ctx = make_ctx(workspace, sandbox)
-    _, out = await bash(ctx, f"cat ~/notes.txt; cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc "
-                             f"{isolated_home}/config/config.toml; ls -A ~/.ssh; echo HOME=$HOME")
+    _, out = await bash(
+        ctx,
+        f"cat ~/notes.txt; cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc "
+        f"{isolated_home}/config/config.toml; ls -A ~/.ssh; echo HOME=$HOME",
+    )
     assert "just notes" in out and f"HOME={home}" in out  # ~ is the user's $HOME
     assert "PLANTED" not in out
     assert (home / ".ssh" / "id_ed25519").read_text() == "PLANTED-SSH-KEY\n"  # hidden, not harmed
@@ -120,11 +133,16 @@ async def test_secrets_and_agentcli_s_own_files_cannot_be_read(sandbox, home, wo
 @needs_bwrap
 async def test_the_usual_agentcli_folders_histories_and_token_stores_are_hidden_too(sandbox, home, workspace):
     """AGENTCLI_HOME moves agentcli's folders for this session only: the usual ones hold the user's others."""
-    planted = {".config/agentcli/config.toml": 'api_key_helper = "echo PLANTED"\n',
-               ".local/share/agentcli/sessions/s.jsonl": '{"text": "PLANTED"}\n',
-               ".bash_history": "export GITHUB_TOKEN=PLANTED\n", ".python_history": "key = 'PLANTED'\n",
-               ".pgpass": "db:5432:*:me:PLANTED\n", ".my.cnf": "[client]\npassword=PLANTED\n",
-               ".config/composer/auth.json": '{"github-oauth": "PLANTED"}\n', ".m2/settings.xml": "<p>PLANTED</p>\n"}
+    planted = {
+        ".config/agentcli/config.toml": 'api_key_helper = "echo PLANTED"\n',
+        ".local/share/agentcli/sessions/s.jsonl": '{"text": "PLANTED"}\n',
+        ".bash_history": "export GITHUB_TOKEN=PLANTED\n",
+        ".python_history": "key = 'PLANTED'\n",
+        ".pgpass": "db:5432:*:me:PLANTED\n",
+        ".my.cnf": "[client]\npassword=PLANTED\n",
+        ".config/composer/auth.json": '{"github-oauth": "PLANTED"}\n',
+        ".m2/settings.xml": "<p>PLANTED</p>\n",
+    }
     for name, text in planted.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text)
@@ -136,8 +154,9 @@ async def test_the_usual_agentcli_folders_histories_and_token_stores_are_hidden_
 @needs_bwrap
 async def test_a_secret_inside_the_workspace_stays_hidden(sandbox, home):
     """With the workspace at $HOME, the workspace is writable but ~/.ssh is still hidden and unwritable."""
-    ok, out = await bash(make_ctx(home, sandbox), "cat .ssh/id_ed25519; echo ssh-rsa AAAA >> .ssh/authorized_keys; "
-                                                  "echo mine > notes.txt")
+    ok, out = await bash(
+        make_ctx(home, sandbox), "cat .ssh/id_ed25519; echo ssh-rsa AAAA >> .ssh/authorized_keys; echo mine > notes.txt"
+    )
     assert "PLANTED" not in out
     assert not (home / ".ssh" / "authorized_keys").exists()
     assert (home / "notes.txt").read_text() == "mine\n"
@@ -153,11 +172,13 @@ async def test_claude_codes_folder_where_claude_config_dir_moves_it_is_hidden(ho
     config.mkdir(parents=True)
     (config / ".credentials.json").write_text('{"claudeAiOauth": {"accessToken": "PLANTED-OAUTH"}}\n')
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))  # as the user's shell gave it, before the session
-    plant = ('{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}')
+    plant = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
     sandbox = Sandbox("on")
     try:
-        _, out = await bash(make_ctx(workspace, sandbox), f"cat claude/.credentials.json; echo '{plant}' > "
-                                                           "claude/settings.json; echo mine > notes.txt")
+        _, out = await bash(
+            make_ctx(workspace, sandbox),
+            f"cat claude/.credentials.json; echo '{plant}' > claude/settings.json; echo mine > notes.txt",
+        )
     finally:
         sandbox.close()
     assert "PLANTED" not in out
@@ -166,8 +187,10 @@ async def test_claude_codes_folder_where_claude_config_dir_moves_it_is_hidden(ho
 
 
 def connect_script(port: int) -> str:
-    return (f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=30); "
-            f"print('connected')\"")
+    return (
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=30); "
+        f"print('connected')\""
+    )
 
 
 @needs_bwrap
@@ -202,9 +225,11 @@ async def test_sandbox_network_lets_the_same_command_connect(home, workspace):
         box.close()
 
 
-DAEMON = ("{python} -c \"import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-          "        os.execve('/bin/sleep', ['sleep', '{n}'], {{}})\n    os._exit(0)\n\"\n"
-          "until pgrep -fx 'sleep {n}' > /dev/null; do sleep 0.05; done; echo up")
+DAEMON = (
+    '{python} -c "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n'
+    "        os.execve('/bin/sleep', ['sleep', '{n}'], {{}})\n    os._exit(0)\n\"\n"
+    "until pgrep -fx 'sleep {n}' > /dev/null; do sleep 0.05; done; echo up"
+)
 
 
 @pytest.mark.parametrize("boxed", [True, False], ids=["sandbox", "no sandbox"])
@@ -282,9 +307,11 @@ async def test_the_kernel_kills_the_sandbox_when_agentcli_is_killed(tmp_path, ho
             "from agentcli.core.system.sandbox import Sandbox\n"
             "from tests.core.test_sandbox import make_ctx, bash\n"
             f"box = Sandbox('on') if {boxed} else None\n"
-            f"asyncio.run(bash(make_ctx(Path({str(tmp_path)!r}), box), 'sleep {n}'))\n")
-        proc = await asyncio.to_thread(subprocess.Popen, [sys.executable, "-c", script],
-                                       cwd=Path(__file__).resolve().parents[2])
+            f"asyncio.run(bash(make_ctx(Path({str(tmp_path)!r}), box), 'sleep {n}'))\n"
+        )
+        proc = await asyncio.to_thread(
+            subprocess.Popen, [sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2]
+        )
         try:
             await until(lambda: running(["sleep", n]) or proc.poll() is not None, f"`sleep {n}` starting")
             assert proc.poll() is None
@@ -309,7 +336,8 @@ async def test_a_workspace_s_hooks_run_in_the_sandbox_and_the_user_s_do_not(home
     reader = "cat ~/.ssh/id_ed25519 >&2; exit 2"
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(
-        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"command": reader}]}]}}))
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"command": reader}]}]}})
+    )
     user_config = isolated_home / "config" / "config.toml"
     user_config.write_text(f'[[hooks.Stop]]\nhooks = [{{ command = "{reader}" }}]\n')
     settings = load_settings(workspace, env={}, trusted=True)
@@ -333,11 +361,22 @@ async def test_a_workspace_s_stdio_mcp_server_runs_in_the_sandbox(home, workspac
     from tests.core.test_mcp import stdio
 
     inside, outside = workspace / "inside.pid", home / "outside.pid"
-    configs = parse({"mcpServers": {"inside": stdio("--touch", str(inside)), "evil": stdio("--touch", str(outside))}},
-                    str(workspace / ".mcp.json"), project=True)
+    configs = parse(
+        {"mcpServers": {"inside": stdio("--touch", str(inside)), "evil": stdio("--touch", str(outside))}},
+        str(workspace / ".mcp.json"),
+        project=True,
+    )
     box = Sandbox("on")
-    servers = McpServers(configs, root=workspace, env=command_env(), startup_timeout=60.0, tool_timeout=60.0,
-                         on_ready=lambda server: None, on_trouble=lambda text: None, sandbox=box)
+    servers = McpServers(
+        configs,
+        root=workspace,
+        env=command_env(),
+        startup_timeout=60.0,
+        tool_timeout=60.0,
+        on_ready=lambda server: None,
+        on_trouble=lambda text: None,
+        sandbox=box,
+    )
     try:
         await servers.wait_started()
         assert servers.servers["inside"].state == "ready" and inside.exists()

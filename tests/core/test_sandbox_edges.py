@@ -18,8 +18,8 @@ from agentcli.core.system import seccomp
 from agentcli.core.system.host_proxy import BRIDGE
 from agentcli.core.system.sandbox import Sandbox, SandboxError
 from agentcli.core.tools.shell import Bash
-from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, sandbox, workspace  # noqa: F401  (fixtures)
+from tests.loopback import greet
 
 PY = sys.executable
 
@@ -44,15 +44,17 @@ async def test_a_unix_socket_of_the_host_cannot_be_reached(home, workspace, unix
     path, seen = unix_server
     box = Sandbox("on", network=network)
     try:
-        ok, out = await bash(make_ctx(workspace, box), f"{PY} -c \"{CONNECT_UNIX}\" {path}")
+        ok, out = await bash(make_ctx(workspace, box), f'{PY} -c "{CONNECT_UNIX}" {path}')
     finally:
         box.close()
     assert not ok and "GREETING-FROM-OUTSIDE" not in out
     assert "PermissionError: [Errno 1] Operation not permitted" in out
-    assert out.endswith("[If that was a socket other than TCP/UDP (a Unix socket, AF_VSOCK, AF_PACKET, …) or ptrace: "
-                        "agentcli's OS sandbox refuses them (a debugger, strace too), with \"Operation not permitted\". Use "
-                        "TCP on localhost instead (each call has a loopback of its own), or socketpair; do not retry it as "
-                        "it is.]"), out
+    assert out.endswith(
+        "[If that was a socket other than TCP/UDP (a Unix socket, AF_VSOCK, AF_PACKET, …) or ptrace: "
+        'agentcli\'s OS sandbox refuses them (a debugger, strace too), with "Operation not permitted". Use '
+        "TCP on localhost instead (each call has a loopback of its own), or socketpair; do not retry it as "
+        "it is.]"
+    ), out
     assert not seen
 
 
@@ -91,27 +93,39 @@ async def test_only_ip_and_routing_sockets_are_made(home, workspace, network):  
     finally:
         box.close()
     assert ok, out
-    assert out.splitlines() == ["vsock EPERM", "packet EPERM", "alg EPERM", "generic netlink EPERM", "route netlink made",
-                                "inet6 made", "tcp loopback", "getaddrinfo 127.0.0.1"], out
+    assert out.splitlines() == [
+        "vsock EPERM",
+        "packet EPERM",
+        "alg EPERM",
+        "generic netlink EPERM",
+        "route netlink made",
+        "inet6 made",
+        "tcp loopback",
+        "getaddrinfo 127.0.0.1",
+    ], out
 
 
 @needs_bwrap
 async def test_pipes_between_a_program_s_own_processes_still_work(sandbox, workspace):  # noqa: F811
-    script = ("import multiprocessing, socket; a, b = socket.socketpair(); a.sendall(b'pair'); print(b.recv(4)); "
-              "print(multiprocessing.get_context('fork').Pool(2).map(abs, [-1, -2]))")
-    ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} -c \"{script}\"")
+    script = (
+        "import multiprocessing, socket; a, b = socket.socketpair(); a.sendall(b'pair'); print(b.recv(4)); "
+        "print(multiprocessing.get_context('fork').Pool(2).map(abs, [-1, -2]))"
+    )
+    ok, out = await bash(make_ctx(workspace, sandbox), f'{PY} -c "{script}"')
     assert ok and out.splitlines() == ["b'pair'", "[1, 2]"], out
 
 
-PTRACE_INIT = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
-               "print('ptrace', libc.ptrace(16, 1, 0, 0), ctypes.get_errno(), flush=True)")  # PTRACE_ATTACH
+PTRACE_INIT = (
+    "import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+    "print('ptrace', libc.ptrace(16, 1, 0, 0), ctypes.get_errno(), flush=True)"
+)  # PTRACE_ATTACH
 
 
 @needs_bwrap
 async def test_ptrace_of_the_sandbox_s_init_fails_and_the_call_ends(sandbox, workspace):  # noqa: F811
     """Attached, bwrap's init stopped and the call hung until its timeout: here a short one that is not hit."""
     try:
-        out = await Bash().run({"command": f"{PY} -c \"{PTRACE_INIT}\"", "timeout": 30}, make_ctx(workspace, sandbox))
+        out = await Bash().run({"command": f'{PY} -c "{PTRACE_INIT}"', "timeout": 30}, make_ctx(workspace, sandbox))
     except ToolError as exc:
         out = str(exc)
     assert "timed out" not in out
@@ -167,7 +181,7 @@ async def test_no_process_without_the_filter_can_be_steered(home, workspace, hos
 def run_filter(code: bytes, arch: int, nr: int, arg0: int = 0, arg2: int = 0) -> int:
     """What the classic BPF program ``code`` returns for a system call (the instructions seccomp allows)."""
     data = struct.pack("<IIQ6Q", nr, arch, 0, arg0, 0, arg2, 0, 0, 0)
-    ops = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+    ops = [struct.unpack("<HBBI", code[i : i + 8]) for i in range(0, len(code), 8)]
     pc, acc = 0, 0
     while True:
         kind, jt, jf, k = ops[pc]
@@ -200,7 +214,9 @@ def test_the_filter_for_each_architecture(arch):
     assert run_filter(code, own, 0) == run_filter(code, own, 63) == seccomp.ALLOW  # read, uname/read
     assert run_filter(code, own, 0xFFFFFFFF) == seccomp.ALLOW  # syscall(-1): ENOSYS from the kernel
     assert run_filter(code, other, 0) == run_filter(code, 0x40000003, ptrace_nr) == seccomp.KILL_PROCESS  # i386
-    assert run_filter(code, own, 0x40000000 | socket_nr) == (seccomp.KILL_PROCESS if arch == "x86_64" else seccomp.ALLOW)
+    assert run_filter(code, own, 0x40000000 | socket_nr) == (
+        seccomp.KILL_PROCESS if arch == "x86_64" else seccomp.ALLOW
+    )
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux's")
@@ -212,20 +228,27 @@ def test_on_an_unknown_machine_the_sandbox_is_not_usable(monkeypatch, workspace)
 
 def test_a_filter_the_kernel_refuses_runs_nothing(tmp_path):
     planted = tmp_path / "ran"
-    done = subprocess.run([PY, "-I", "-S", "-c", seccomp.LOADER, "ffff000000000000", "touch", str(planted)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [PY, "-I", "-S", "-c", seccomp.LOADER, "ffff000000000000", "touch", str(planted)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 126 and not planted.exists()
-    assert done.stderr == ("agentcli's OS sandbox could not install its seccomp filter (Invalid argument), so the "
-                           "command was not run.\n")
+    assert done.stderr == (
+        "agentcli's OS sandbox could not install its seccomp filter (Invalid argument), so the command was not run.\n"
+    )
 
 
 @needs_bwrap
 @pytest.mark.skipif(seccomp.machine() != "x86_64", reason="the x32 ABI is x86-64's")
 async def test_a_system_call_of_another_abi_kills_the_process(sandbox, workspace):  # noqa: F811
     """socket() by its x32 number would get past a filter that checked x86-64's numbers only."""
-    script = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
-              "print(libc.syscall(0x40000000 | 41, 1, 1, 0), ctypes.get_errno(), flush=True)")
-    ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} -c \"{script}\"; echo exit=$?")
+    script = (
+        "import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+        "print(libc.syscall(0x40000000 | 41, 1, 1, 0), ctypes.get_errno(), flush=True)"
+    )
+    ok, out = await bash(make_ctx(workspace, sandbox), f'{PY} -c "{script}"; echo exit=$?')
     assert "exit=159" in out, out  # 128 + SIGSYS
 
 
@@ -242,8 +265,9 @@ print("socketcall", ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_cha
 async def test_the_32_bit_socketcall_is_no_way_around_the_socket_families(sandbox, workspace, tmp_path):  # noqa: F811
     """socketcall(SYS_SOCKET, …) names the family in memory, where the filter cannot read it: it must never run."""
     (workspace / "socketcall.py").write_text(SOCKETCALL)
-    outside = await asyncio.to_thread(subprocess.run, [PY, str(workspace / "socketcall.py")], capture_output=True,
-                                      text=True, timeout=60)
+    outside = await asyncio.to_thread(
+        subprocess.run, [PY, str(workspace / "socketcall.py")], capture_output=True, text=True, timeout=60
+    )
     if outside.stdout != "socketcall -14\n":  # EFAULT: the call ran (its arguments at NULL)
         pytest.skip("this kernel runs no 32-bit system calls")
     ok, out = await bash(make_ctx(workspace, sandbox), f"{PY} socketcall.py; echo exit=$?")
@@ -251,8 +275,12 @@ async def test_the_32_bit_socketcall_is_no_way_around_the_socket_families(sandbo
 
 
 def test_a_command_the_loader_cannot_find_is_one_line(tmp_path):
-    done = subprocess.run([PY, "-I", "-S", "-c", seccomp.LOADER, seccomp.program().hex(), "no-such-program-here"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [PY, "-I", "-S", "-c", seccomp.LOADER, seccomp.program().hex(), "no-such-program-here"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (done.returncode, done.stderr) == (127, "no-such-program-here: No such file or directory\n")
 
 
@@ -310,8 +338,16 @@ async def test_an_mcp_server_refuses_both_attacks(home, workspace, unix_server):
     server["command"] = "/bin/sh"
     configs = parse({"mcpServers": {"attacker": server}}, str(workspace / ".mcp.json"), project=True)
     box = Sandbox("on")
-    servers = McpServers(configs, root=workspace, env=command_env(), startup_timeout=60.0, tool_timeout=60.0,
-                         on_ready=lambda server: None, on_trouble=lambda text: None, sandbox=box)
+    servers = McpServers(
+        configs,
+        root=workspace,
+        env=command_env(),
+        startup_timeout=60.0,
+        tool_timeout=60.0,
+        on_ready=lambda server: None,
+        on_trouble=lambda text: None,
+        sandbox=box,
+    )
     try:
         await servers.wait_started()
         assert servers.servers["attacker"].state == "ready"
@@ -334,11 +370,14 @@ def test_each_start_gets_the_filter_its_own_way(home, workspace):  # noqa: F811
         assert os.read(fds[0], 4096) == seccomp.program() and os.read(fds[0], 1) == b""  # the one program, whole
         assert seccomp.LOADER not in by_bwrap and by_bwrap[-2:] == ["--", "true"]
         loaded = plain.wrap(["true"], cwd=workspace, writable=[])
-        assert "--seccomp" not in loaded and loaded[loaded.index("--") + 1:] == seccomp.confine(["true"])
+        assert "--seccomp" not in loaded and loaded[loaded.index("--") + 1 :] == seccomp.confine(["true"])
         none: list[int] = []
         argv = bridged.wrap(["true"], cwd=workspace, writable=[], pass_fds=none)
-        assert none == [] and "--seccomp" not in argv and argv[-len(loaded[loaded.index("--") + 1:]):] == \
-            seccomp.confine(["true"])
+        assert (
+            none == []
+            and "--seccomp" not in argv
+            and argv[-len(loaded[loaded.index("--") + 1 :]) :] == seccomp.confine(["true"])
+        )
         assert argv.index(BRIDGE) < argv.index(seccomp.LOADER)  # the relay first, then the filter
     finally:
         for fd in fds:
@@ -350,6 +389,7 @@ def test_each_start_gets_the_filter_its_own_way(home, workspace):  # noqa: F811
 def still_open(pipes: list[tuple[int, int, int]]) -> list[int]:
     """Which of the filter's pipes (descriptor, device, inode) are still open here: the number may have gone to
     another file since (another test's thread in this worker), so the pipe is told by its inode."""
+
     def same(fd: int, dev: int, ino: int) -> bool:
         try:
             info = os.fstat(fd)
@@ -377,8 +417,12 @@ async def test_the_descriptors_passed_to_bwrap_are_closed(home, workspace, monke
 
     monkeypatch.setattr(seccomp, "descriptor", recorded)
     box = Sandbox("on")
-    hooks = Hooks(parse_hooks({"Stop": [{"hooks": [{"command": "exit 0"}], WORKSPACE_MARK: True}]}, "hooks"),
-                  root=workspace, emit=lambda e: None, sandbox=box)
+    hooks = Hooks(
+        parse_hooks({"Stop": [{"hooks": [{"command": "exit 0"}], WORKSPACE_MARK: True}]}, "hooks"),
+        root=workspace,
+        emit=lambda e: None,
+        sandbox=box,
+    )
     line = StatusCommand("echo status", workspace, workspace=True, sandbox=box)
     try:
         assert (await bash(make_ctx(workspace, box), "echo warm"))[0]  # the first call also tries bwrap

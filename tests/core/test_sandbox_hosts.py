@@ -10,8 +10,8 @@ import pytest
 
 from agentcli.core.system.host_proxy import host_allowed
 from agentcli.core.system.sandbox import Sandbox
-from tests.loopback import greet
 from tests.core.test_sandbox import bash, home, make_ctx, needs_bwrap, workspace  # noqa: F401  (fixtures)
+from tests.loopback import greet
 
 # Through the proxy the variables name: CONNECT to host:port, then read one line from the far end.
 THROUGH_PROXY = (
@@ -24,7 +24,8 @@ THROUGH_PROXY = (
     "f = s.makefile('rb')\n"
     "print(f.readline().decode().strip())\n"
     "while f.readline() not in (b'\\r\\n', b''): pass\n"
-    "print(f.readline().decode().strip())\n")
+    "print(f.readline().decode().strip())\n"
+)
 DIRECT = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=30); print('direct')"
 
 
@@ -59,7 +60,7 @@ async def test_only_the_allowed_hosts_are_reached(home, workspace, greeter):  # 
         assert out.startswith("HTTP/1.1 403"), out
         assert "127.0.0.1 is not one of them" in out
         # Around the proxy: no network at all.
-        ok, out = await bash(ctx, f"{sys.executable} -c \"{DIRECT}\" {port}")
+        ok, out = await bash(ctx, f'{sys.executable} -c "{DIRECT}" {port}')
         assert not ok and "direct" not in out.split("\n")
         assert not seen
         # A listed host: the proxy connects, and the command did not count the bridge as a leftover.

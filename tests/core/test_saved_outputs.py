@@ -56,14 +56,20 @@ async def test_the_allowance_reaches_no_other_file(server, make_session, tmp_pat
         (session.store.output_dir / "link.txt").symlink_to(secret)  # planted in this session's own folder
         (session.store.output_dir / "sub").mkdir()
         (session.store.output_dir / "sub" / "deeper.txt").write_text("NOT-A-COPY\n")
-        return reply(*(tool_use_block("read_file", {"path": path}) for path in (
-            str(other / "toolu_other.txt"),  # another session's output
-            f"{folder}/../../20260101-000000-other/outputs/toolu_other.txt",  # the same, by climbing out
-            f"{folder}/link.txt",  # a symlink in this session's folder, to a file elsewhere
-            f"{folder}/sub/deeper.txt",  # below the folder, not in it
-            f"{folder}/..",  # the session folder itself
-            str(session.store.main_path),  # this session's transcript, beside the outputs folder
-        )), tool_use_block("grep", {"pattern": "1", "path": mine}))  # only read_file has the allowance
+        return reply(
+            *(
+                tool_use_block("read_file", {"path": path})
+                for path in (
+                    str(other / "toolu_other.txt"),  # another session's output
+                    f"{folder}/../../20260101-000000-other/outputs/toolu_other.txt",  # the same, by climbing out
+                    f"{folder}/link.txt",  # a symlink in this session's folder, to a file elsewhere
+                    f"{folder}/sub/deeper.txt",  # below the folder, not in it
+                    f"{folder}/..",  # the session folder itself
+                    str(session.store.main_path),  # this session's transcript, beside the outputs folder
+                )
+            ),
+            tool_use_block("grep", {"pattern": "1", "path": mine}),
+        )  # only read_file has the allowance
 
     server.script(tool_use("bash", {"command": "seq 1 60000"}), attack, text("I could not read them."))
     await session.send("go")

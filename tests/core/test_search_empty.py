@@ -15,4 +15,3 @@ async def test_grep_in_an_empty_repository_says_there_is_nothing_to_search_not_t
     out = await Grep().run({"pattern": "TODO"}, ctx_at(tmp_path))  # rg itself exits 2: "No files were searched"
     assert out.startswith("No matches for `TODO`")
     assert "no file in" in out and "ripgrep failed" not in out
-

@@ -9,17 +9,18 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import _run_rg
 from agentcli.core.tools.search import timeout_note
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import tool_settings
 
 
 def make_ctx(root: Path, **settings: float) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
-                       settings=tool_settings(**settings))
+    return ToolContext(
+        workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=tool_settings(**settings)
+    )
 
 
 async def call(ctx: ToolContext, name: str, **args):
@@ -38,8 +39,9 @@ def tree(tmp_path: Path) -> Path:
 async def test_a_fifo_as_path_is_refused_at_once(tree, tool, args):
     outcome = await asyncio.wait_for(call(make_ctx(tree), tool, path="src/pipe", **args), 30)  # not a hang
     assert outcome.is_error
-    assert outcome.output == ("src/pipe is not a regular file or directory (it is a device, pipe or socket), "
-                              "so it cannot be searched.")
+    assert outcome.output == (
+        "src/pipe is not a regular file or directory (it is a device, pipe or socket), so it cannot be searched."
+    )
 
 
 async def test_a_fifo_inside_the_searched_folder_is_skipped(tree):

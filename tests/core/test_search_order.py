@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
 
 
@@ -35,9 +35,19 @@ async def test_glob_breaks_mtime_ties_by_path_inside_a_subdirectory(tmp_path):
 
 def tricky_tree(root: Path, many: int) -> None:
     """Names whose order differs between a plain string sort and rg's name-by-name sort, and more."""
-    files = {"a/f": "x\nhit one\ny\nz\nw\nq\nhit two\n", "a.txt": "hit\n", "a-b": "hit\n", "A": "hit\n",
-             "a:1:b": "hit\n", "b/g": "hit\nzz\nhit\n", "é.txt": "hit é\n", "z/ü/deep.txt": "hit\n" * 300,
-             "wide.txt": ("hit " + "w" * 2000 + "\n") * 3, "ab/c": "hit\n", "a b/c": "hit\n"}
+    files = {
+        "a/f": "x\nhit one\ny\nz\nw\nq\nhit two\n",
+        "a.txt": "hit\n",
+        "a-b": "hit\n",
+        "A": "hit\n",
+        "a:1:b": "hit\n",
+        "b/g": "hit\nzz\nhit\n",
+        "é.txt": "hit é\n",
+        "z/ü/deep.txt": "hit\n" * 300,
+        "wide.txt": ("hit " + "w" * 2000 + "\n") * 3,
+        "ab/c": "hit\n",
+        "a b/c": "hit\n",
+    }
     files.update({f"many/{i % 37}/f{i}.txt": "hit\nctx\nhit\n" for i in range(many)})
     for rel, body in files.items():
         path = root / rel
@@ -50,21 +60,43 @@ def sorted_rg(root: Path, *args: str) -> list[str]:
     """What rg prints single-threaded with --sort path: the order the tool's output must keep."""
     rg = rg_path()
     assert rg
-    out = subprocess.run([rg, *COMMON_RG_ARGS, "--color", "never", "--no-heading", "--with-filename",
-                          "--sort", "path", "--max-columns", str(GREP_MAX_COLUMNS), "--max-columns-preview",
-                          *args, "--regexp", "hit", "--"], cwd=root, capture_output=True, timeout=60,
-                         stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [
+            rg,
+            *COMMON_RG_ARGS,
+            "--color",
+            "never",
+            "--no-heading",
+            "--with-filename",
+            "--sort",
+            "path",
+            "--max-columns",
+            str(GREP_MAX_COLUMNS),
+            "--max-columns-preview",
+            *args,
+            "--regexp",
+            "hit",
+            "--",
+        ],
+        cwd=root,
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     return out.stdout.decode("utf-8", errors="replace").splitlines()
 
 
 @pytest.mark.parametrize("many", [3, 1500])
-@pytest.mark.parametrize("tool_args, rg_args", [
-    ({}, ["--line-number"]),
-    ({"context": 1}, ["--line-number", "--context", "1"]),
-    ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
-    ({"output_mode": "count"}, ["--count"]),
-    ({"glob": "*.txt", "context": 2}, ["--glob", "*.txt", "--line-number", "--context", "2"]),
-])
+@pytest.mark.parametrize(
+    "tool_args, rg_args",
+    [
+        ({}, ["--line-number"]),
+        ({"context": 1}, ["--line-number", "--context", "1"]),
+        ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
+        ({"output_mode": "count"}, ["--count"]),
+        ({"glob": "*.txt", "context": 2}, ["--glob", "*.txt", "--line-number", "--context", "2"]),
+    ],
+)
 async def test_grep_prints_what_rg_sorted_by_path_prints(tmp_path, many, tool_args, rg_args):
     tricky_tree(tmp_path, many)
     expected = sorted_rg(tmp_path, *rg_args)

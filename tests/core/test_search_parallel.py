@@ -10,22 +10,23 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.core.errors import ToolError
 from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import rg as search  # the rg runner, where grep decides when to sort itself
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.errors import ToolError
-from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.glob_patterns import compile_glob, name_globs
+from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import Glob, Grep
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import tool_settings
 from tests.core.test_search_order import sorted_rg, tricky_tree
 from tests.waiting import until
 
 
 def ctx_at(root: Path, **settings: float) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
-                       settings=tool_settings(**settings))
+    return ToolContext(
+        workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), settings=tool_settings(**settings)
+    )
 
 
 @pytest.fixture(params=[False, True], ids=["rg-threads", "rg-sorts"])
@@ -44,12 +45,15 @@ def shown(out: str) -> list[str]:
 # ---------------------------------------------------------------- grep
 
 
-@pytest.mark.parametrize("tool_args, rg_args", [
-    ({}, ["--line-number"]),
-    ({"context": 2}, ["--line-number", "--context", "2"]),
-    ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
-    ({"output_mode": "count"}, ["--count"]),
-])
+@pytest.mark.parametrize(
+    "tool_args, rg_args",
+    [
+        ({}, ["--line-number"]),
+        ({"context": 2}, ["--line-number", "--context", "2"]),
+        ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
+        ({"output_mode": "count"}, ["--count"]),
+    ],
+)
 async def test_grep_prints_rg_sorted_output_either_way(tmp_path, way, tool_args, rg_args):
     tricky_tree(tmp_path, 400)
     expected = sorted_rg(tmp_path, *rg_args)
@@ -58,12 +62,15 @@ async def test_grep_prints_rg_sorted_output_either_way(tmp_path, way, tool_args,
     assert f"of {len(expected):,} " in out.splitlines()[-1]
 
 
-@pytest.mark.parametrize("tool_args, rg_args", [
-    ({}, ["--line-number"]),
-    ({"context": 1}, ["--line-number", "--context", "1"]),
-    ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
-    ({"output_mode": "count"}, ["--count"]),
-])
+@pytest.mark.parametrize(
+    "tool_args, rg_args",
+    [
+        ({}, ["--line-number"]),
+        ({"context": 1}, ["--line-number", "--context", "1"]),
+        ({"output_mode": "files_with_matches"}, ["--files-with-matches"]),
+        ({"output_mode": "count"}, ["--count"]),
+    ],
+)
 async def test_names_with_newlines_keep_rg_sorted_output(tmp_path, way, tool_args, rg_args):
     """A newline in a name makes rg's per-file blocks ambiguous; grep then has rg sort."""
     for rel in ("a\nb.txt", "a\n\nc.txt", "\nlead.txt", "plain.txt", "z/x.txt", "z-y.txt"):
@@ -94,8 +101,11 @@ async def test_one_file_as_path_is_searched_as_before(tmp_path, way):
 async def test_grep_past_its_timeout_on_rg_threads_keeps_a_sentence(tmp_path):
     os.mkfifo(tmp_path / ".gitignore")  # rg opens it and waits for a writer that never comes
     (tmp_path / "a.txt").write_text("hello\n")
-    with pytest.raises(ToolError, match=r"grep found nothing for `hello` in the workspace before it was stopped "
-                                        r"after 0.5 s \(setting search_timeout\)"):
+    with pytest.raises(
+        ToolError,
+        match=r"grep found nothing for `hello` in the workspace before it was stopped "
+        r"after 0.5 s \(setting search_timeout\)",
+    ):
         await Grep().run({"pattern": "hello"}, ctx_at(tmp_path, search_timeout=0.5))
 
 
@@ -107,7 +117,9 @@ async def test_a_cancelled_grep_stops_rg(tmp_path, way):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await until(lambda: rg_children() == [], "rg stopped after the grep was cancelled", detail=lambda: str(rg_children()))
+    await until(
+        lambda: rg_children() == [], "rg stopped after the grep was cancelled", detail=lambda: str(rg_children())
+    )
 
 
 # ---------------------------------------------------------------- glob
@@ -119,10 +131,24 @@ def gitignored_tree(root: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     files = {
         ".gitignore": "secret.py\nbuild/\n*.log\n!keep.log\nsrc/gen_*.py\n",
-        "secret.py": "", "sub/secret.py": "", "build/out.py": "", "build/deep/x.py": "", "debug.log": "",
-        "keep.log": "", "src/gen_a.py": "", "src/app.py": "", "src/pkg/deep/mod.py": "", ".hidden.py": "",
-        ".config/tool.py": "", "a-b.py": "", "a/b.py": "", "notes.md": "", "src/routing.py": "",
-        "src/pkg/routing_v2.py": "", "web/app.ts": "", "web/app.tsx": "",
+        "secret.py": "",
+        "sub/secret.py": "",
+        "build/out.py": "",
+        "build/deep/x.py": "",
+        "debug.log": "",
+        "keep.log": "",
+        "src/gen_a.py": "",
+        "src/app.py": "",
+        "src/pkg/deep/mod.py": "",
+        ".hidden.py": "",
+        ".config/tool.py": "",
+        "a-b.py": "",
+        "a/b.py": "",
+        "notes.md": "",
+        "src/routing.py": "",
+        "src/pkg/routing_v2.py": "",
+        "web/app.ts": "",
+        "web/app.tsx": "",
     }
     for i, (rel, text) in enumerate(sorted(files.items())):
         path = root / rel
@@ -136,19 +162,40 @@ def listed_then_matched(root: Path, pattern: str, where: str | None = None) -> l
     newest first and ties by path."""
     rg = rg_path()
     assert rg
-    lines = subprocess.run([rg, *COMMON_RG_ARGS, "--files", *(["--", where] if where else [])], cwd=root,
-                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60).stdout.splitlines()
+    lines = subprocess.run(
+        [rg, *COMMON_RG_ARGS, "--files", *(["--", where] if where else [])],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    ).stdout.splitlines()
     prefix = where.rstrip("/") + "/" if where else ""
     matcher = compile_glob(pattern)
-    found = [line for line in lines if matcher.match(line[len(prefix):] if prefix else line)]
+    found = [line for line in lines if matcher.match(line[len(prefix) :] if prefix else line)]
     return sorted(found, key=lambda p: (-os.stat(root / p).st_mtime, p))
 
 
-@pytest.mark.parametrize("pattern, where", [
-    ("*.py", None), ("**/*.py", None), ("secret.py", None), ("*.log", None), ("src/**/routing*.py", None),
-    ("src/gen_*.py", None), ("*.{ts,tsx}", None), ("**/*", None), ("*", None), ("[ab]*.py", None),
-    ("**/deep/*.py", None), ("*.py", "src"), ("pkg/**/*.py", "src"), (".hidden.py", None), ("a?b.py", None),
-])
+@pytest.mark.parametrize(
+    "pattern, where",
+    [
+        ("*.py", None),
+        ("**/*.py", None),
+        ("secret.py", None),
+        ("*.log", None),
+        ("src/**/routing*.py", None),
+        ("src/gen_*.py", None),
+        ("*.{ts,tsx}", None),
+        ("**/*", None),
+        ("*", None),
+        ("[ab]*.py", None),
+        ("**/deep/*.py", None),
+        ("*.py", "src"),
+        ("pkg/**/*.py", "src"),
+        (".hidden.py", None),
+        ("a?b.py", None),
+    ],
+)
 async def test_glob_lists_what_it_listed_before(tmp_path, pattern, where):
     gitignored_tree(tmp_path)
     expected = listed_then_matched(tmp_path, pattern, where)
@@ -162,9 +209,17 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
     gitignored_tree(tmp_path)
     rg = rg_path()
     assert rg
-    overridden = (await asyncio.to_thread(subprocess.run, [rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"],
-                                          cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                                          timeout=60)).stdout
+    overridden = (
+        await asyncio.to_thread(
+            subprocess.run,
+            [rg, *COMMON_RG_ARGS, "--files", "--glob", "secret.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    ).stdout
     assert "secret.py" in overridden.splitlines()
     out = await Glob().run({"pattern": "secret.py"}, ctx_at(tmp_path))
     assert out.startswith("No files match `secret.py`")
@@ -190,7 +245,9 @@ async def test_glob_past_its_timeout_and_a_cancelled_glob_stop_rg(tmp_path):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await until(lambda: rg_children() == [], "rg stopped after the glob was cancelled", detail=lambda: str(rg_children()))
+    await until(
+        lambda: rg_children() == [], "rg stopped after the glob was cancelled", detail=lambda: str(rg_children())
+    )
 
 
 def rg_children() -> list[int]:

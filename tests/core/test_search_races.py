@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.policy.permissions import Permissions
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.search import Glob, Grep
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.search import Glob, Grep
 from tests.conftest import RACE_ROUNDS, TOOLS
 from tests.core.test_file_races import exchange
 
@@ -55,9 +55,11 @@ async def test_swapping_the_searched_folder_for_a_link_never_leaks_outside_files
         # keep the swapping thread ahead for a long while), up to fifty times as many.
         while rounds < 60 * RACE_ROUNDS or (not landed_between_swaps() and rounds < 3000 * RACE_ROUNDS):
             rounds += 1
-            for call in (Grep().run({"pattern": "SECRET|inside", "path": "d"}, ctx),
-                         Grep().run({"pattern": "SECRET|inside", "path": "d/f.txt"}, ctx),
-                         Glob().run({"pattern": "*.txt", "path": "d"}, ctx)):
+            for call in (
+                Grep().run({"pattern": "SECRET|inside", "path": "d"}, ctx),
+                Grep().run({"pattern": "SECRET|inside", "path": "d/f.txt"}, ctx),
+                Glob().run({"pattern": "*.txt", "path": "d"}, ctx),
+            ):
                 try:
                     outputs.append(await call)
                 except ToolError as exc:

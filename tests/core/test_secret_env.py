@@ -12,8 +12,8 @@ import pytest
 from agentcli import paths
 from agentcli.config import load_settings
 from agentcli.core.model import key_helper
-from agentcli.core.system import secret_env
 from agentcli.core.model.llm import PLACEHOLDER_KEY, Credentials, MissingCredentials, resolve_credentials
+from agentcli.core.system import secret_env
 from agentcli.core.system.secret_env import command_env
 
 
@@ -39,9 +39,11 @@ def test_a_handover_larger_than_a_pipe_buffer():
     assert secret_env._take_handover(f"{os.getpid()}:{fd}") == secrets
 
 
-@pytest.mark.parametrize("value", ["", "nonsense", "1:", f"{os.getpid()}:1", f"{os.getpid()}:987654",
-                                   f"{os.getpid() + 1}:3"],
-                         ids=["empty", "nonsense", "no-fd", "our-pid-stdout", "our-pid-no-such-fd", "other-pid"])
+@pytest.mark.parametrize(
+    "value",
+    ["", "nonsense", "1:", f"{os.getpid()}:1", f"{os.getpid()}:987654", f"{os.getpid() + 1}:3"],
+    ids=["empty", "nonsense", "no-fd", "our-pid-stdout", "our-pid-no-such-fd", "other-pid"],
+)
 def test_a_handover_variable_that_is_not_ours_gives_nothing(value):
     assert secret_env._take_handover(value) == {}
 
@@ -81,8 +83,17 @@ def test_what_counts_as_a_secret():
     assert secret_env.is_secret("ANTHROPIC_BASE_URL", "https://me:pw@proxy.example/v1")
     assert not secret_env.is_secret("ANTHROPIC_BASE_URL", "http://127.0.0.1:8080/a@b")
     assert not secret_env.is_secret("PATH", "/bin")
-    for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "ANTHROPIC_CUSTOM_HEADERS",
-                 "MYSQL_PWD", "SMTP_PASS", "REDISCLI_AUTH", "DOCKER_AUTH_CONFIG", "GPG_PASSPHRASE", "SESSION_COOKIE"):
+    for name in (
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "MYSQL_PWD",
+        "SMTP_PASS",
+        "REDISCLI_AUTH",
+        "DOCKER_AUTH_CONFIG",
+        "GPG_PASSPHRASE",
+        "SESSION_COOKIE",
+    ):
         assert secret_env.is_secret(name, "x"), name
     for name in ("PWD", "OLDPWD", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "XAUTHORITY", "OTEL_EXPORTER_OTLP_ENDPOINT"):
         assert not secret_env.is_secret(name, "x"), name
@@ -107,8 +118,9 @@ def test_credentials_come_from_held_secrets_and_the_helper(monkeypatch):
 
 
 def test_an_auth_token_alone_is_a_credential_and_a_key_wins_over_it():
-    assert resolve_credentials({"ANTHROPIC_AUTH_TOKEN": "t"}) == Credentials(api_key=None, base_url=None,
-                                                                            auth_token="t")
+    assert resolve_credentials({"ANTHROPIC_AUTH_TOKEN": "t"}) == Credentials(
+        api_key=None, base_url=None, auth_token="t"
+    )
     assert resolve_credentials({"ANTHROPIC_AUTH_TOKEN": "t", "ANTHROPIC_API_KEY": "k"}).auth_token is None
     assert resolve_credentials({"ANTHROPIC_BASE_URL": "http://h"}).api_key == PLACEHOLDER_KEY
     with pytest.raises(MissingCredentials):
@@ -143,6 +155,5 @@ def test_redact_hides_every_secret_held_or_met_and_url_passwords(monkeypatch):
     monkeypatch.setattr(secret_env, "_met", set())
     secret_env.remember("sk-ant-from-a-helper-42")
     secret_env.remember(None)
-    text = ("401: key sk-ant-from-a-helper-42, token ghp_held_0123456789, proxy http://me:pw1234@host/ "
-            "and abc stays")
+    text = "401: key sk-ant-from-a-helper-42, token ghp_held_0123456789, proxy http://me:pw1234@host/ and abc stays"
     assert secret_env.redact(text) == "401: key ***, token ***, proxy http://me:***@host/ and abc stays"

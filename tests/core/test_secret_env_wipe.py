@@ -31,8 +31,9 @@ def run(patch: str = "") -> tuple[str, str, str]:
     key, token = f"sk-ant-{secrets.token_hex(12)}", f"ghp_{secrets.token_hex(12)}"
     env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in ("KEY", "TOKEN", "SECRET"))}
     env.update(ANTHROPIC_API_KEY=key, GITHUB_TOKEN=token, PYTHONPATH=str(REPO_ROOT))
-    proc = subprocess.run([sys.executable, "-c", PROGRAM.format(patch=patch)], env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROGRAM.format(patch=patch)], env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, key, token
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from agentcli.core.model import early_request
 from agentcli.core.events import Retrying
+from agentcli.core.model import early_request
 from agentcli.core.model.llm import LLM, Credentials, LLMError
 from tests.fakes.anthropic_server import sse_events, text
 from tests.waiting import wait_until
@@ -55,10 +56,15 @@ def answers_once() -> Behaviour:
             stop.wait()
             return
         served.append(1)
-        body = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
-                       for name, data in sse_events(text("Hi."), {"model": "m", "messages": []})).encode()
-        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
-                     b"content-length: %d\r\n\r\n%s" % (len(body), body))
+        body = "".join(
+            f"event: {name}\ndata: {json.dumps(data)}\n\n"
+            for name, data in sse_events(text("Hi."), {"model": "m", "messages": []})
+        ).encode()
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+
     return behaviour
 
 
@@ -113,20 +119,30 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 async def ask(url: str, seen: list[Retrying], then: dict[str, Any] | None = None, **options: Any) -> None:
     """One model call; with ``then``, a second one of the same client with those options changed."""
-    llm = LLM(credentials=Credentials(api_key="sk-ant-silence-0000", base_url=url), retry_base_delay=0.01,
-              retry_max_delay=0.01, **options)
+    llm = LLM(
+        credentials=Credentials(api_key="sk-ant-silence-0000", base_url=url),
+        retry_base_delay=0.01,
+        retry_max_delay=0.01,
+        **options,
+    )
     try:
         for changes in [{}, *([then] if then is not None else [])]:
             for name, value in changes.items():
                 setattr(llm, name, value)
-            await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
-                             on_text=lambda text: None, on_retry=seen.append)
+            await llm.stream(
+                system="Be brief.",
+                messages=[{"role": "user", "content": "hi"}],
+                tools=[],
+                on_text=lambda text: None,
+                on_retry=seen.append,
+            )
     finally:
         await llm.aclose()
 
 
-@pytest.mark.parametrize("behaviour", [silent, slowloris_headers, status_only, headers_only_json],
-                         ids=lambda b: b.__name__)
+@pytest.mark.parametrize(
+    "behaviour", [silent, slowloris_headers, status_only, headers_only_json], ids=lambda b: b.__name__
+)
 async def test_a_server_that_never_answered_is_given_up_on_after_one_more_try(path, behaviour):
     server = MisbehavingServer(behaviour)
     retries: list[Retrying] = []
@@ -134,8 +150,9 @@ async def test_a_server_that_never_answered_is_given_up_on_after_one_more_try(pa
         with pytest.raises(LLMError) as failed:
             # whole headers are a reply that began: stall_timeout holds for the rest, and api_retries
             began = behaviour is headers_only_json
-            options: dict[str, Any] = ({"stall_timeout": 0.5, "retries": 1} if began else
-                                       {"first_reply_timeout": 0.5, "retries": 8})  # the default count
+            options: dict[str, Any] = (
+                {"stall_timeout": 0.5, "retries": 1} if began else {"first_reply_timeout": 0.5, "retries": 8}
+            )  # the default count
             await ask(server.url, retries, **options)
         # On a loaded machine a try can meet the stall timeout before its connection is made, so the
         # server sees at least one try and never more than two; the client's own count is exact.
@@ -147,8 +164,10 @@ async def test_a_server_that_never_answered_is_given_up_on_after_one_more_try(pa
     assert failed.value.retryable
     message = str(failed.value)
     if behaviour in (silent, slowloris_headers, status_only):
-        assert message == (f"The model API at {server.url} sent no reply in 0.5 s (first_reply_timeout); check that "
-                           "a model server runs there, or raise first_reply_timeout for a slow one.")
+        assert message == (
+            f"The model API at {server.url} sent no reply in 0.5 s (first_reply_timeout); check that "
+            "a model server runs there, or raise first_reply_timeout for a slow one."
+        )
     else:
         assert "0.5 s" in message
 
@@ -180,4 +199,3 @@ async def test_a_server_that_answered_before_keeps_the_stall_timeout_and_every_r
     assert [r.attempt for r in retries] == [1, 2, 3], [r.error for r in retries]
     assert [r.attempt for r in retries] == [1, 2, 3] and {r.retries for r in retries} == {3}
     assert str(failed.value) == f"The model API at {server.url} sent no reply for 0.2 s (stall_timeout)."
-

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agentcli.core.content import Message
-from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
-from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
 from agentcli.core.door import SessionError
+from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
+from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 from tests.narrow import of
@@ -27,13 +27,24 @@ def is_child(body):
 
 def two_children(server):
     """The main agent starts two subagents in one message; each greps, then answers."""
-    server.when(is_main, reply(tool_use_block("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
-                               tool_use_block("task", {"description": "Find views", "prompt": "Find index."})),
-                text("Auth is in auth.py, the index view in views.py."))
-    server.when(lambda b: is_child(b) and "handle_auth" in json.dumps(b["messages"][0]),
-                tool_use("grep", {"pattern": "def handle_auth"}), text("handle_auth: src/app/auth.py:9"))
-    server.when(lambda b: is_child(b) and "index" in json.dumps(b["messages"][0]),
-                tool_use("grep", {"pattern": "def index"}), text("index: src/app/views.py:4"))
+    server.when(
+        is_main,
+        reply(
+            tool_use_block("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+            tool_use_block("task", {"description": "Find views", "prompt": "Find index."}),
+        ),
+        text("Auth is in auth.py, the index view in views.py."),
+    )
+    server.when(
+        lambda b: is_child(b) and "handle_auth" in json.dumps(b["messages"][0]),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("handle_auth: src/app/auth.py:9"),
+    )
+    server.when(
+        lambda b: is_child(b) and "index" in json.dumps(b["messages"][0]),
+        tool_use("grep", {"pattern": "def index"}),
+        text("index: src/app/views.py:4"),
+    )
 
 
 def lines_of(path: Path) -> list[dict[str, Any]]:
@@ -75,8 +86,18 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
     assert list(restored.subagents.records) == ["sa-1", "sa-2"]
     for child_id, before in session.subagents.records.items():
         after = restored.subagents.records[child_id]
-        for field in ("type", "description", "prompt", "tool_use_id", "status", "result", "turns", "usage",
-                      "max_turns", "tool_output_chars"):
+        for field in (
+            "type",
+            "description",
+            "prompt",
+            "tool_use_id",
+            "status",
+            "result",
+            "turns",
+            "usage",
+            "max_turns",
+            "tool_output_chars",
+        ):
             assert getattr(after, field) == getattr(before, field), field
         assert after.seconds == pytest.approx(before.seconds, abs=0.01)
         assert after.report.footer.startswith(f"[{child_id} · done · 2 turns · ")
@@ -89,8 +110,11 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
     assert not events.of(Notice)
 
     # New work goes on in the same files, and the next child is sa-3.
-    server.when(is_main, tool_use("task", {"description": "Find README", "prompt": "Find the README title."}),
-                text("The README says Demo app."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find README", "prompt": "Find the README title."}),
+        text("The README says Demo app."),
+    )
     server.when(is_child, tool_use("grep", {"pattern": "Demo"}), text("README.md:1"))
     count = len(server.requests)
     await restored.send("And the README?")
@@ -106,8 +130,9 @@ async def test_resume_restores_history_usage_turns_and_children(server, make_ses
 
 
 def without_cache(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]}
-            for m in messages]
+    return [
+        {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in messages
+    ]
 
 
 async def test_a_crashed_child_is_interrupted_and_its_task_call_gets_an_error_result(server, make_session, resume):
@@ -133,8 +158,7 @@ async def test_a_crashed_child_is_interrupted_and_its_task_call_gets_an_error_re
     assert lines_of(child)[-1]["status"] == "interrupted" and lines_of(main)[-1]["status"] == "interrupted"
     # The main history ends with the task calls answered: sa-1 would have been too, but its result was lost.
     last = restored.main.messages[-1]
-    assert last["role"] == "user" and all(b["is_error"] and b["content"] == INTERRUPTED_RESULT
-                                          for b in last["content"])
+    assert last["role"] == "user" and all(b["is_error"] and b["content"] == INTERRUPTED_RESULT for b in last["content"])
     server.script(text("Both searches were interrupted; I can run them again."))
     await restored.send("What happened?")
     server.assert_no_rejections()
@@ -244,6 +268,7 @@ async def test_list_shows_first_prompt_turns_children_and_tokens(server, make_se
 
 # ---- the pure repairs ----
 
+
 def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse():
     use = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"pattern": "x"}}
     messages: list[Message] = [
@@ -257,19 +282,26 @@ def test_repair_answers_dangling_tool_uses_and_drops_what_the_api_would_refuse()
     assert [m["role"] for m in fixed] == ["user", "assistant", "user"]
     assert fixed[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": INTERRUPTED_RESULT},
-        {"type": "text", "text": "hurry"}]
+        {"type": "text", "text": "hurry"},
+    ]
     assert repair(fixed) == fixed
-    stray: list[Message] = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"},
-                                          {"type": "text", "text": "hi"}]}]
+    stray: list[Message] = [
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"}, {"type": "text", "text": "hi"}],
+        }
+    ]
     assert repair(stray) == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    last = repair([{"role": "user", "content": [{"type": "text", "text": "q"}]},
-                   {"role": "assistant", "content": [use]}])[-1]
+    last = repair(
+        [{"role": "user", "content": [{"type": "text", "text": "q"}]}, {"role": "assistant", "content": [use]}]
+    )[-1]
     assert of(list, last["content"])[0]["tool_use_id"] == "toolu_1"
 
 
 def test_rebuild_merges_user_messages_and_starts_again_after_compaction():
     def rec(kind, **fields):
         return {"type": kind, "agent_id": "main", **fields}
+
     records = [
         rec("user_message", content=[{"type": "text", "text": "one"}]),
         rec("turn_started", turn=1),
@@ -283,21 +315,39 @@ def test_rebuild_merges_user_messages_and_starts_again_after_compaction():
     assert state.messages == [
         {"role": "user", "content": [{"type": "text", "text": "one"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "1"}]},
-        {"role": "user", "content": [{"type": "text", "text": "two"}, {"type": "text", "text": "more"}]}]
+        {"role": "user", "content": [{"type": "text", "text": "two"}, {"type": "text", "text": "more"}]},
+    ]
     assert (state.turns, state.usage, state.model) == (1, Usage(10, 2), "m")
     summary = [{"role": "user", "content": [{"type": "text", "text": "summary"}]}]
-    state = agent_state(records + [rec("compacted", messages=summary, tokens_after=5),
-                                   rec("assistant_message", content=[{"type": "text", "text": "ok"}])])
+    state = agent_state(
+        records
+        + [
+            rec("compacted", messages=summary, tokens_after=5),
+            rec("assistant_message", content=[{"type": "text", "text": "ok"}]),
+        ]
+    )
     assert state.messages == summary + [{"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
     assert state.last_usage.input_tokens == 5
 
 
 def test_a_child_without_a_start_record_is_skipped_and_one_without_a_finish_is_interrupted():
     assert subagent_record([{"type": "turn_started", "agent_id": "sa-1"}], "sa-1") is None
-    started = {"type": "subagent_started", "agent_id": "sa-1", "parent_tool_use_id": "toolu_9", "id": "sa-1",
-               "subagent_type": "explore", "description": "d", "prompt": "p", "ts": "2025-01-01T00:00:00+00:00"}
-    said = {"type": "assistant_message", "agent_id": "sa-1", "content": [{"type": "text", "text": "found it"}],
-            "ts": "2025-01-01T00:00:04+00:00"}
+    started = {
+        "type": "subagent_started",
+        "agent_id": "sa-1",
+        "parent_tool_use_id": "toolu_9",
+        "id": "sa-1",
+        "subagent_type": "explore",
+        "description": "d",
+        "prompt": "p",
+        "ts": "2025-01-01T00:00:00+00:00",
+    }
+    said = {
+        "type": "assistant_message",
+        "agent_id": "sa-1",
+        "content": [{"type": "text", "text": "found it"}],
+        "ts": "2025-01-01T00:00:04+00:00",
+    }
     record = subagent_record([started, said], "sa-1")
     assert record is not None
     assert (record.status, record.type, record.tool_use_id, record.seconds) == ("interrupted", "explore", "toolu_9", 4)

@@ -30,9 +30,12 @@ def layered(tmp_path: Path) -> Path:
     paths.user_config_file().write_text('permissions = {deny = ["bash(user *)"]}\n')
     paths.workspace_config_file(root).parent.mkdir(parents=True, exist_ok=True)
     paths.workspace_config_file(root).write_text('permissions = {deny = ["bash(local-own *)"]}\n')
-    (root / ".claude" / "settings.json").write_text(json.dumps(
-        {"permissions": {"deny": ["Bash(project-claude:*)"], "allow": ["Bash(widen:*)"]}}))
-    (root / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"deny": ["Bash(local-claude:*)"]}}))
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(project-claude:*)"], "allow": ["Bash(widen:*)"]}})
+    )
+    (root / ".claude" / "settings.local.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(local-claude:*)"]}})
+    )
     (root / ".agentcli" / "settings.toml").write_text('permissions = {deny = ["bash(project-own *)"]}\n')
     return root
 
@@ -41,14 +44,17 @@ def denied(settings) -> set[str]:
     return {found(r"^\w+\(([\w-]+)", rule)[1] for rule in settings.permissions.get("deny", [])}
 
 
-@pytest.mark.parametrize("sources, names", [
-    (None, {"user", "local-own", "project-claude", "local-claude", "project-own"}),
-    ([], set()),
-    (["user"], {"user"}),
-    (["project"], {"project-claude", "project-own"}),
-    (["local"], {"local-own", "local-claude"}),
-    (["user", "project"], {"user", "project-claude", "project-own"}),
-])
+@pytest.mark.parametrize(
+    "sources, names",
+    [
+        (None, {"user", "local-own", "project-claude", "local-claude", "project-own"}),
+        ([], set()),
+        (["user"], {"user"}),
+        (["project"], {"project-claude", "project-own"}),
+        (["local"], {"local-own", "local-claude"}),
+        (["user", "project"], {"user", "project-claude", "project-own"}),
+    ],
+)
 def test_only_the_named_sources_load(layered, sources, names):
     settings = load_settings(layered, sources=sources)
     assert denied(settings) == names
@@ -69,12 +75,21 @@ def test_command_agent_and_skill_folders_follow_the_sources(tmp_path):
         (where / "agents").mkdir(parents=True)
         (where / "agents" / f"{name}-agent.md").write_text(f"---\nname: {name}-agent\ndescription: d\n---\nBe brief.\n")
         (where / "skills" / f"{name}-skill").mkdir(parents=True)
-        (where / "skills" / f"{name}-skill" / "SKILL.md").write_text(f"---\nname: {name}-skill\ndescription: d\n---\nx\n")
-    for sources, kept in (((), set()), (("user",), {"mine"}), (("project",), {"theirs"}),
-                          (("user", "project"), {"mine", "theirs"})):
+        (where / "skills" / f"{name}-skill" / "SKILL.md").write_text(
+            f"---\nname: {name}-skill\ndescription: d\n---\nx\n"
+        )
+    for sources, kept in (
+        ((), set()),
+        (("user",), {"mine"}),
+        (("project",), {"theirs"}),
+        (("user", "project"), {"mine", "theirs"}),
+    ):
         assert set(load_commands(root, sources=sources)) == kept
-        assert {n.removesuffix("-agent") for n in load_agent_types(root, trusted=True, sources=sources)
-                if n.endswith("-agent")} == kept
+        assert {
+            n.removesuffix("-agent")
+            for n in load_agent_types(root, trusted=True, sources=sources)
+            if n.endswith("-agent")
+        } == kept
         assert {n.removesuffix("-skill") for n in load_skills(root, sources=sources)} == kept
 
 

@@ -9,8 +9,9 @@ from agentcli.core.system.git import is_git_repo
 from tests.fakes.anthropic_server import text
 
 
-async def test_the_first_request_carries_the_git_snapshot_and_memory_built_in_the_background(make_session, repo,
-                                                                                               server):
+async def test_the_first_request_carries_the_git_snapshot_and_memory_built_in_the_background(
+    make_session, repo, server
+):
     (repo / "AGENTS.md").write_text("Always answer in haiku.\n")
     await asyncio.to_thread(subprocess.run, ["git", "-C", str(repo), "checkout", "-q", "-b", "feature-x"], check=True)
     server.when(lambda body: True, text("Done."))

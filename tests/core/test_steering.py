@@ -4,8 +4,8 @@ boundary, marked as the user's; when the turn ends first, nothing of it is lost.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 import threading
+from typing import Any
 
 from agentcli.core.content import NOTE_TAG
 from agentcli.core.events import SteerDelivered, UserMessage
@@ -38,8 +38,14 @@ async def test_a_steered_message_reaches_the_running_turn_after_the_tool_results
     assert steered["type"] == "text" and STEER in steered["text"]
     # the same words a child reads (tests/core/test_subagent_steering.py), said to be the user's, not agentcli's, in
     # agentcli's markup, which no tool result can write (content.quoted)
-    assert steered["text"] == (f"<{NOTE_TAG}>\nA message from the user while you work (not a tool result; take it into "
-                               f"account):\n\n{STEER}\n</{NOTE_TAG}>") and "From agentcli" not in steered["text"]
+    assert (
+        steered["text"]
+        == (
+            f"<{NOTE_TAG}>\nA message from the user while you work (not a tool result; take it into "
+            f"account):\n\n{STEER}\n</{NOTE_TAG}>"
+        )
+        and "From agentcli" not in steered["text"]
+    )
     assert result.text == "Reading README.md then."
     [delivered] = events.of(SteerDelivered)
     assert delivered.texts == (STEER,) and delivered.agent_id == "main"

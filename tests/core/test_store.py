@@ -7,19 +7,24 @@ import os
 
 import pytest
 
-from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
 from agentcli.core.door import SessionError
+from agentcli.core.events import AssistantMessage, Notice, SubagentFinished
 from agentcli.core.storage.store import open_store, projects_home
 from agentcli.ui.slash import goodbye
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 
 
 def delegate(server):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
-                text("Auth is in src/app/auth.py."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("handle_auth: src/app/auth.py:9"))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+        text("Auth is in src/app/auth.py."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("handle_auth: src/app/auth.py:9"),
+    )
 
 
 async def test_a_full_disk_mid_session_is_one_warning_and_the_session_goes_on(server, make_session):
@@ -36,8 +41,10 @@ async def test_a_full_disk_mid_session_is_one_warning_and_the_session_goes_on(se
     assert recorder.of(SubagentFinished, status="done") and recorder.of(AssistantMessage, agent_id="main")
     kinds = [json.loads(line)["type"] for line in session.store.main_path.read_text().splitlines()]
     assert kinds[:2] == ["session_started", "user_message"] and "subagent_started" not in kinds
-    assert goodbye(session, "agentcli -c") == (f"Session {session.id} is saved only up to where writing failed "
-                                               "(no space left on device); resume it with: agentcli -c")
+    assert goodbye(session, "agentcli -c") == (
+        f"Session {session.id} is saved only up to where writing failed "
+        "(no space left on device); resume it with: agentcli -c"
+    )
     session.clear()  # the store is off: no second warning, no exception
     assert len([n for n in recorder.of(Notice) if n.level == "warning"]) == 1
     server.assert_no_rejections()

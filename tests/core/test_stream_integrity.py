@@ -6,12 +6,21 @@ import json
 
 import pytest
 
-from tests.core.test_compaction import is_summarizer
+from agentcli.core.engine.loop import REFUSED
 from agentcli.core.events import AssistantMessage, Compacted, Notice, TextDelta, TextReset, ToolCallStarted
 from agentcli.core.model.llm import LLM, LLMError, redact
-from agentcli.core.engine.loop import REFUSED
-from tests.fakes.anthropic_server import (error, raw, reply, sse_events, text, tool_result_text, tool_results,
-                                         tool_use, tool_use_block)
+from tests.core.test_compaction import is_summarizer
+from tests.fakes.anthropic_server import (
+    error,
+    raw,
+    reply,
+    sse_events,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 
 def event_index(r, name, nth=1):
@@ -42,8 +51,12 @@ NO_BLOCK_COMPLETED_FAULTS = {
 
 @pytest.mark.parametrize("fault", NO_BLOCK_COMPLETED_FAULTS)
 async def test_a_reply_cut_before_any_block_completed_is_asked_for_again(server, make_session, fault):
-    server.script(error(529, "overloaded_error", "Overloaded"), error(500, "api_error", "Internal server error"),
-                  NO_BLOCK_COMPLETED_FAULTS[fault], text("The whole answer."))
+    server.script(
+        error(529, "overloaded_error", "Overloaded"),
+        error(500, "api_error", "Internal server error"),
+        NO_BLOCK_COMPLETED_FAULTS[fault],
+        text("The whole answer."),
+    )
     session, events = make_session()
     result = await session.send("Explain the login flow")
     assert (result.status, result.text) == ("done", "The whole answer.")
@@ -62,9 +75,11 @@ async def test_a_reply_of_text_cut_after_a_completed_block_is_asked_for_again_wh
     """The draft once stayed in the history, and the model was told to go on from it: a model that wrote its
     answer again left the caller both, the draft and the answer (issue 37)."""
     base = reply("First, the overview of the flow.", "Then a detail that never arrives whole")
-    options = {"clean close": {"end_after_events": event_index(base, "content_block_stop") + 3},
-               "no stop reason": {"omit_stop_reason": True},
-               "garbage line": {"garbage_after_events": event_index(base, "content_block_stop") + 3}}[fault]
+    options = {
+        "clean close": {"end_after_events": event_index(base, "content_block_stop") + 3},
+        "no stop reason": {"omit_stop_reason": True},
+        "garbage line": {"garbage_after_events": event_index(base, "content_block_stop") + 3},
+    }[fault]
     server.script(base.with_options(**options), text("The overview and the detail, whole."))
     session, events = make_session()
     result = await session.send("Explain")
@@ -77,12 +92,12 @@ async def test_a_reply_of_text_cut_after_a_completed_block_is_asked_for_again_wh
 
 
 @pytest.mark.parametrize("torn_json", ['{"command": "echo torn >> torn.txt"', '{"command": echo torn}'])
-async def test_torn_tool_input_keeps_the_completed_call_and_never_runs_the_torn_one(server, make_session, repo,
-                                                                                     torn_json):
+async def test_torn_tool_input_keeps_the_completed_call_and_never_runs_the_torn_one(
+    server, make_session, repo, torn_json
+):
     read = tool_use_block("read_file", {"path": "README.md"})
     torn = tool_use_block("bash", {"command": "echo torn >> torn.txt"})
-    server.script(reply(read, torn, torn_json=torn_json),
-                  text("The README says it is a demo app."))
+    server.script(reply(read, torn, torn_json=torn_json), text("The README says it is a demo app."))
     session, events = make_session(permission_mode="bypassPermissions")
     result = await session.send("What is in the README?")
     assert result.text == "The README says it is a demo app."
@@ -97,8 +112,9 @@ async def test_torn_tool_input_keeps_the_completed_call_and_never_runs_the_torn_
 
 
 async def test_a_torn_tool_call_alone_is_asked_for_again(server, make_session):
-    server.script(tool_use("grep", {"pattern": "login"}, torn_json='{"pattern": "log'),
-                  text("Found nothing to worry about."))
+    server.script(
+        tool_use("grep", {"pattern": "login"}, torn_json='{"pattern": "log'), text("Found nothing to worry about.")
+    )
     session, events = make_session()
     result = await session.send("q")
     assert result.text == "Found nothing to worry about."
@@ -123,8 +139,9 @@ async def test_a_plain_json_tool_call_is_run(server, make_session):
 
 
 async def test_server_error_text_is_one_trimmed_line(server, make_session):
-    server.script(error(502, "api_error", "  Upstream failed.\n\n\n  Details:\n\n   connection reset  \n\n"),
-                  text("ok"))
+    server.script(
+        error(502, "api_error", "  Upstream failed.\n\n\n  Details:\n\n   connection reset  \n\n"), text("ok")
+    )
     session, events = make_session()
     await session.send("q")
     [note] = events.warnings()
@@ -167,13 +184,13 @@ async def test_a_refusal_is_shown_as_one_and_is_not_success(server, make_session
     assert events.of(AssistantMessage)[-1].stop_reason == "refusal"
 
 
-
-
 async def test_context_window_exceeded_compacts_and_goes_on(server, make_session):
     for n in range(4):
         server.script(tool_use("grep", {"pattern": f"def (login|index) # step {n}"}))
-    server.script(text("A long answer that filled the", stop_reason="model_context_window_exceeded"),
-                  text("Finished after compaction."))
+    server.script(
+        text("A long answer that filled the", stop_reason="model_context_window_exceeded"),
+        text("Finished after compaction."),
+    )
     server.when(is_summarizer, text("## Summary\nThe user wants the login flow; grep found auth.py."))
     session, events = make_session()
     result = await session.send("Trace the login flow")
@@ -195,6 +212,8 @@ async def test_a_stream_broken_on_every_try_fails_with_one_sentence(server, make
 
 def test_passwords_in_urls_are_redacted(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://me:hunter22@proxy.example:4000")
-    assert redact("at http://me:hunter22@proxy.example:4000/v1 or 'hunter22'") == \
-        "at http://me:***@proxy.example:4000/v1 or '***'"
+    assert (
+        redact("at http://me:hunter22@proxy.example:4000/v1 or 'hunter22'")
+        == "at http://me:***@proxy.example:4000/v1 or '***'"
+    )
     assert str(LLMError("see https://u:p%40ss@h/x")) == "see https://u:***@h/x"

@@ -15,9 +15,9 @@ import pytest
 from agentcli.core.errors import ToolError
 from agentcli.core.tools import structured_output
 from agentcli.core.tools.structured_output import SchemaError, StructuredOutput, checked_schema
-from tests.loopback import http_site
 from tests.core.test_web_fetch_attacks import workers
 from tests.e2e.test_headless import agentcli
+from tests.loopback import http_site
 from tests.waiting import until
 
 

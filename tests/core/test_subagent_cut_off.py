@@ -36,15 +36,22 @@ async def test_a_child_capped_at_4_turns_reports_4_turns_and_that_it_summarized(
 async def test_cancelling_a_child_is_an_event_before_its_summary_returns(server, make_session):
     hold, summary = threading.Event(), threading.Event()
     server.when(is_main, tool_use("task", {"description": "Slow one", "prompt": "Slow errand"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Slow errand" and b.get("tool_choice") == {"type": "none"},
-                text("Partial: looked in src/ only.", gate=summary, gate_timeout=120))
-    server.when(lambda b: first_user_text(b) == "Slow errand", tool_use("grep", {"pattern": "x"}),
-                text("never sent", gate=hold, gate_timeout=120))
+    server.when(
+        lambda b: first_user_text(b) == "Slow errand" and b.get("tool_choice") == {"type": "none"},
+        text("Partial: looked in src/ only.", gate=summary, gate_timeout=120),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Slow errand",
+        tool_use("grep", {"pattern": "x"}),
+        text("never sent", gate=hold, gate_timeout=120),
+    )
     session, events = make_session()
     run = asyncio.create_task(session.send("one slow errand"))
     try:
-        await until(lambda: len([b for b in server.requests if first_user_text(b) == "Slow errand"]) == 2,
-                    "the child to wait on its second call")
+        await until(
+            lambda: len([b for b in server.requests if first_user_text(b) == "Slow errand"]) == 2,
+            "the child to wait on its second call",
+        )
         assert session.subagents.cancel("sa-1")
         [cancelling] = events.of(SubagentCancelling)  # at once, while the summary is still to come
         assert cancelling.id == "sa-1" and cancelling.agent_id == "sa-1" and not events.of(SubagentFinished)

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from agentcli.core.engine.compaction import LEDGER_HEADER
 from agentcli.core.content import readable
+from agentcli.core.engine.compaction import LEDGER_HEADER
 from tests.core.test_compaction import is_summarizer
 from tests.fakes.anthropic_server import first_user_text, offers_tool, text, tool_use
 
@@ -17,13 +17,18 @@ def is_child(body):
     return not offers_tool(body, "task") and not is_summarizer(body)
 
 
-async def test_after_continue_and_compaction_the_ledger_lists_the_children_and_resume_works(server, make_session,
-                                                                                           resume):
+async def test_after_continue_and_compaction_the_ledger_lists_the_children_and_resume_works(
+    server, make_session, resume
+):
     server.when(is_summarizer, text("Summary: sa-1 found auth."))
-    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
-                text("Auth is in auth.py."), text("Noted."),
-                tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
-                text("views.py calls it."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
+        text("Auth is in auth.py."),
+        text("Noted."),
+        tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
+        text("views.py calls it."),
+    )
     server.when(is_child, text("auth is in src/app/auth.py."), text("src/app/views.py calls handle_auth."))
     session, _ = make_session()
     await session.send("find auth")

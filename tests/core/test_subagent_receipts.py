@@ -6,11 +6,17 @@ from __future__ import annotations
 import json
 
 from agentcli.core.content import NOTE_OPEN
+from agentcli.core.events import ALLOW_ONCE, DENY, ApprovalRequested, SubagentFinished, SubagentReport, event_from_dict
 from agentcli.core.subagent_report import RECEIPT_CAP
-from agentcli.core.events import (ALLOW_ONCE, DENY, ApprovalRequested, SubagentFinished, SubagentReport,
-                                  event_from_dict)
-from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_result_text, tool_results, tool_use,
-                                          tool_use_block)
+from tests.fakes.anthropic_server import (
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.narrow import of
 
 
@@ -35,15 +41,18 @@ def task_result(server) -> str:
 def receipt_of(result: str) -> str:
     """The agentcli note holding the receipt, inside a task result."""
     start = result.index(NOTE_OPEN + "Receipt for")
-    return result[start:result.index("</system-reminder>", start)]
+    return result[start : result.index("</system-reminder>", start)]
 
 
 async def test_the_receipt_lists_what_the_child_did_not_what_it_said(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "def login"}),
-                tool_use("read_file", {"path": "src/app/auth.py", "limit": 5}),
-                tool_use("bash", {"command": "false"}),
-                text("login is at src/app/auth.py:4; `false` exits 1."))
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "def login"}),
+        tool_use("read_file", {"path": "src/app/auth.py", "limit": 5}),
+        tool_use("bash", {"command": "false"}),
+        text("login is at src/app/auth.py:4; `false` exits 1."),
+    )
     session, events = make_session(permission_mode="bypassPermissions")
     await session.send("delegate")
     result = task_result(server)
@@ -62,13 +71,15 @@ async def test_the_receipt_lists_what_the_child_did_not_what_it_said(server, mak
 
 async def test_an_answer_citing_a_file_the_child_never_touched_is_unverified(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, tool_use("read_file", {"path": "src/app/views.py"}),
-                text("Login is handled in src/app/session_manager.py:12, called from src/app/views.py:1."))
+    server.when(
+        is_child,
+        tool_use("read_file", {"path": "src/app/views.py"}),
+        text("Login is handled in src/app/session_manager.py:12, called from src/app/views.py:1."),
+    )
     session, events = make_session()
     await session.send("delegate")
     receipt = receipt_of(task_result(server))
-    assert "UNVERIFIED: its answer cites src/app/session_manager.py, which none of its tool calls touched." \
-        in receipt
+    assert "UNVERIFIED: its answer cites src/app/session_manager.py, which none of its tool calls touched." in receipt
     assert "views.py," not in receipt.split("UNVERIFIED")[1].split("\n")[0]  # the file it did read is not blamed
     [finished] = events.of(SubagentFinished)
     assert finished.report.mark == "unverified"
@@ -88,8 +99,10 @@ async def test_an_answer_with_no_tool_call_is_unverified(server, make_session):
 
 async def test_an_empty_answer_is_asked_for_again_in_the_childs_own_conversation(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("login is defined at src/app/auth.py:4."))
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("login is defined at src/app/auth.py:4."),
+    )
     server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}), text(""))
     session, events = make_session()
     await session.send("delegate")
@@ -108,11 +121,18 @@ async def test_an_empty_answer_is_asked_for_again_in_the_childs_own_conversation
 
 async def test_a_pointer_answer_is_asked_for_again_then_the_best_text_is_marked(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("See above."))  # asked again, it points again
-    server.when(is_child, reply("Looking at src/app/auth.py now; login is at line 4.",
-                                tool_use_block("read_file", {"path": "src/app/auth.py"}), stop_reason="tool_use"),
-                text("The report was delivered above."))
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"}, text("See above.")
+    )  # asked again, it points again
+    server.when(
+        is_child,
+        reply(
+            "Looking at src/app/auth.py now; login is at line 4.",
+            tool_use_block("read_file", {"path": "src/app/auth.py"}),
+            stop_reason="tool_use",
+        ),
+        text("The report was delivered above."),
+    )
     session, events = make_session()
     await session.send("delegate")
     assert len([b for b in server.requests if is_child(b) and b.get("tool_choice") == {"type": "none"}]) == 1
@@ -127,8 +147,16 @@ async def test_a_pointer_answer_is_asked_for_again_then_the_best_text_is_marked(
 async def test_a_long_receipt_is_capped_and_says_what_it_left_out(server, make_session, repo):
     for n in range(40):
         (repo / "src" / "app" / f"module_with_a_long_name_{n:02d}.py").write_text(f"X = {n}\n")
-    reads = [reply(*(tool_use_block("read_file", {"path": f"src/app/module_with_a_long_name_{n:02d}.py"})
-                     for n in range(at, at + 4)), stop_reason="tool_use") for at in range(0, 40, 4)]
+    reads = [
+        reply(
+            *(
+                tool_use_block("read_file", {"path": f"src/app/module_with_a_long_name_{n:02d}.py"})
+                for n in range(at, at + 4)
+            ),
+            stop_reason="tool_use",
+        )
+        for at in range(0, 40, 4)
+    ]
     server.when(is_main, delegate(), text("Done."))
     server.when(is_child, *reads, text("X is set in each module; see src/app/module_with_a_long_name_00.py:1."))
     session, events = make_session()
@@ -146,17 +174,28 @@ def test_a_damaged_stored_report_is_none():
 
 
 async def test_a_structured_brief_becomes_sections_and_the_receipt_says_which_named_files_were_read(
-        server, make_session, repo):
-    server.when(is_main, delegate("Find where login is handled.", known="It is not in build/.",
-                                  files=["src/app/auth.py", "src/app/views.py"], constraints="Do not edit.",
-                                  deliverable="path:line of login."), text("Done."))
+    server, make_session, repo
+):
+    server.when(
+        is_main,
+        delegate(
+            "Find where login is handled.",
+            known="It is not in build/.",
+            files=["src/app/auth.py", "src/app/views.py"],
+            constraints="Do not edit.",
+            deliverable="path:line of login.",
+        ),
+        text("Done."),
+    )
     server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}), text("login: src/app/auth.py:4."))
     session, events = make_session()
     await session.send("delegate")
     first = [b for b in server.requests if is_child(b)][0]["messages"][0]["content"][0]["text"]
-    assert first == ("Find where login is handled.\n\n# What is already known\nIt is not in build/.\n\n"
-                     "# Files to start from\n- src/app/auth.py\n- src/app/views.py\n\n# Constraints\nDo not edit.\n\n"
-                     "# What to deliver\npath:line of login.")
+    assert first == (
+        "Find where login is handled.\n\n# What is already known\nIt is not in build/.\n\n"
+        "# Files to start from\n- src/app/auth.py\n- src/app/views.py\n\n# Constraints\nDo not edit.\n\n"
+        "# What to deliver\npath:line of login."
+    )
     receipt = receipt_of(task_result(server))
     assert "Brief's files: src/app/auth.py (read), src/app/views.py (NOT read)" in receipt
 
@@ -183,9 +222,14 @@ async def test_a_brief_part_of_the_wrong_shape_gets_one_sentence(server, make_se
 
 async def test_an_answer_claiming_a_command_it_never_ran_is_unverified(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}),
-                text("I ran `pytest -q` and every test passes; login is at src/app/auth.py:4. "
-                     "Run `make lint` to check the style."))
+    server.when(
+        is_child,
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text(
+            "I ran `pytest -q` and every test passes; login is at src/app/auth.py:4. "
+            "Run `make lint` to check the style."
+        ),
+    )
     session, events = make_session()
     await session.send("delegate")
     receipt = receipt_of(task_result(server))
@@ -195,11 +239,17 @@ async def test_an_answer_claiming_a_command_it_never_ran_is_unverified(server, m
 
 async def test_a_path_the_brief_gave_the_child_is_not_unverified(server, make_session, repo):
     """The parent told it where the session code lives (its known part): citing that is no fabrication."""
-    server.when(is_main, delegate("Find login.", known="Sessions are made in src/app/session_manager.py."),
-                text("Done."))
-    server.when(is_child, tool_use("read_file", {"path": "src/app/auth.py"}),
-                text("login is at src/app/auth.py:4; it calls src/app/session_manager.py, as the brief said. "
-                     "It also touches src/app/tokens.py."))
+    server.when(
+        is_main, delegate("Find login.", known="Sessions are made in src/app/session_manager.py."), text("Done.")
+    )
+    server.when(
+        is_child,
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text(
+            "login is at src/app/auth.py:4; it calls src/app/session_manager.py, as the brief said. "
+            "It also touches src/app/tokens.py."
+        ),
+    )
     session, events = make_session()
     await session.send("delegate")
     receipt = receipt_of(task_result(server))
@@ -208,10 +258,15 @@ async def test_a_path_the_brief_gave_the_child_is_not_unverified(server, make_se
 
 
 async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_receipt_says_denied(
-        server, make_session, repo):
+    server, make_session, repo
+):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, tool_use("bash", {"command": "rm -r build"}), tool_use("bash", {"command": "false"}),
-                text("Could not clean build/: the user said no."))
+    server.when(
+        is_child,
+        tool_use("bash", {"command": "rm -r build"}),
+        tool_use("bash", {"command": "false"}),
+        text("Could not clean build/: the user said no."),
+    )
     session, events = make_session(interactive=True)
     answers = iter([DENY, ALLOW_ONCE])
 
@@ -225,8 +280,10 @@ async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_rec
     await session.send("delegate")
     [denied] = tool_results([b for b in server.requests if is_child(b)][1])
     said = tool_result_text(denied)
-    assert said == ("The user denied this bash call. Do not retry it; take another approach, or finish and say in "
-                    "your answer what you needed it for.")  # its prompt says nobody answers its questions
+    assert said == (
+        "The user denied this bash call. Do not retry it; take another approach, or finish and say in "
+        "your answer what you needed it for."
+    )  # its prompt says nobody answers its questions
     receipt = receipt_of(task_result(server))
     assert "Denied: `rm -r build`" in receipt and "rm -r build` →" not in receipt  # it never ran
     assert "Ran: `false` → exit code 1" in receipt  # a command that ran and failed is still one that ran
@@ -234,9 +291,12 @@ async def test_a_call_denied_inside_a_child_says_no_user_will_answer_and_its_rec
 
 async def test_the_receipt_names_a_few_patterns_of_each_search_tool_each_cut_short(server, make_session, repo):
     server.when(is_main, delegate(), text("Done."))
-    server.when(is_child, *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60,
-                                                                       "auth\\(user", "session")],
-                tool_use("glob", {"pattern": "src/**/*.py"}), text("login: src/app/auth.py:4."))
+    server.when(
+        is_child,
+        *[tool_use("grep", {"pattern": p}) for p in ("def login", "def login", "x" * 60, "auth\\(user", "session")],
+        tool_use("glob", {"pattern": "src/**/*.py"}),
+        text("login: src/app/auth.py:4."),
+    )
     session, events = make_session()
     await session.send("delegate")
     receipt = receipt_of(task_result(server))

@@ -34,8 +34,11 @@ def main_results(server) -> list[str]:
 async def test_a_message_from_the_user_reaches_the_running_child_in_its_next_request(server, make_session):
     hold = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find auth"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Find auth",
-                tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120), text("Auth is in lib/auth.py."))
+    server.when(
+        lambda b: first_user_text(b) == "Find auth",
+        tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120),
+        text("Auth is in lib/auth.py."),
+    )
     session, events = make_session()
     run = asyncio.create_task(session.send("go"))
     try:
@@ -49,9 +52,13 @@ async def test_a_message_from_the_user_reaches_the_running_child_in_its_next_req
     finally:
         hold.set()
     second = child_requests(server, "Find auth")[1]
-    assert json.dumps(agentcli_note("A message from the user while you work (not a tool result; take it into "
-                                    "account):\n\nLook in lib/ as well, not only src/.",
-                                    said_by=RELAYED)["text"]) in said(second)  # not "From agentcli, not the user"
+    assert json.dumps(
+        agentcli_note(
+            "A message from the user while you work (not a tool result; take it into "
+            "account):\n\nLook in lib/ as well, not only src/.",
+            said_by=RELAYED,
+        )["text"]
+    ) in said(second)  # not "From agentcli, not the user"
     mains = [b for b in server.requests if is_main(b)]  # the parent reads it in the child's receipt, not before
     assert [b for b in mains if "Look in lib/" in said(b)] == mains[-1:]
     assert "Auth is in lib/auth.py." in main_results(server)[0]
@@ -63,8 +70,11 @@ async def test_a_message_from_the_user_reaches_the_running_child_in_its_next_req
 async def test_a_message_the_child_never_read_is_in_its_receipt_as_too_late(server, make_session):
     hold = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find auth"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Find auth",
-                tool_use("glob", {"pattern": "*"}), text("Auth is in lib/auth.py.", gate=hold, gate_timeout=120))
+    server.when(
+        lambda b: first_user_text(b) == "Find auth",
+        tool_use("glob", {"pattern": "*"}),
+        text("Auth is in lib/auth.py.", gate=hold, gate_timeout=120),
+    )
     session, _ = make_session()
     run = asyncio.create_task(session.send("go"))
     try:
@@ -75,18 +85,26 @@ async def test_a_message_the_child_never_read_is_in_its_receipt_as_too_late(serv
     finally:
         hold.set()
     assert not any("check the" in said(b) for b in child_requests(server, "Find auth"))
-    assert ('The user told it while it worked (too late: it had finished): "Also check the tests."'
-            in main_results(server)[0])
+    assert (
+        'The user told it while it worked (too late: it had finished): "Also check the tests."'
+        in main_results(server)[0]
+    )
 
 
 async def test_the_main_agent_steers_a_background_child_with_message_subagent(server, make_session):
     hold = threading.Event()
-    server.when(is_main,
-                tool_use("task", {"description": "Count tests", "prompt": "Count tests", "run_in_background": True}),
-                tool_use("message_subagent", {"subagent_id": "sa-1", "message": "Skip the e2e folder."}),
-                text("Waiting for it."), text("It counted them."))
-    server.when(lambda b: first_user_text(b) == "Count tests",
-                tool_use("glob", {"pattern": "tests/*"}, gate=hold, gate_timeout=120), text("41 tests."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Count tests", "prompt": "Count tests", "run_in_background": True}),
+        tool_use("message_subagent", {"subagent_id": "sa-1", "message": "Skip the e2e folder."}),
+        text("Waiting for it."),
+        text("It counted them."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Count tests",
+        tool_use("glob", {"pattern": "tests/*"}, gate=hold, gate_timeout=120),
+        text("41 tests."),
+    )
     session, events = make_session()
     try:
         await session.send("go")  # ends once the main agent has sent its message
@@ -110,12 +128,18 @@ async def test_message_subagent_refuses_an_unknown_child_in_one_sentence(server,
 
 
 async def test_a_child_at_its_token_budget_is_asked_to_wrap_up_with_one_tool_less_call(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Big search", "prompt": "Big search",
-                                           "token_budget": 5000}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Big search" and b.get("tool_choice") == {"type": "none"},
-                text("Partial: auth is in lib/, tests not checked."))
-    server.when(lambda b: first_user_text(b) == "Big search",
-                tool_use("glob", {"pattern": "*"}, usage={"input_tokens": 6000}))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Big search", "prompt": "Big search", "token_budget": 5000}),
+        text("Reported."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Big search" and b.get("tool_choice") == {"type": "none"},
+        text("Partial: auth is in lib/, tests not checked."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Big search", tool_use("glob", {"pattern": "*"}, usage={"input_tokens": 6000})
+    )
     session, events = make_session()
     await session.send("go")
     calls = child_requests(server, "Big search")
@@ -131,8 +155,11 @@ async def test_a_child_at_its_token_budget_is_asked_to_wrap_up_with_one_tool_les
 
 async def test_a_child_is_told_once_as_it_nears_its_turn_cap(server, make_session):
     server.when(is_main, tool_use("task", {"description": "Long one", "prompt": "Long one"}), text("ok"))
-    server.when(lambda b: first_user_text(b) == "Long one",
-                *[tool_use("glob", {"pattern": "*"}) for _ in range(6)], text("Done."))
+    server.when(
+        lambda b: first_user_text(b) == "Long one",
+        *[tool_use("glob", {"pattern": "*"}) for _ in range(6)],
+        text("Done."),
+    )
     session, _ = make_session(subagent_max_turns=8)
     await session.send("go")
     calls = child_requests(server, "Long one")
@@ -144,10 +171,11 @@ async def test_a_child_is_told_once_as_it_nears_its_turn_cap(server, make_sessio
 async def test_the_user_asks_a_running_child_to_wrap_up(server, make_session):
     hold = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Slow", "prompt": "Slow"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Slow" and b.get("tool_choice") == {"type": "none"},
-                text("What I have: src/a.py."))
-    server.when(lambda b: first_user_text(b) == "Slow", tool_use("glob", {"pattern": "*"}, gate=hold,
-                                                                 gate_timeout=120))
+    server.when(
+        lambda b: first_user_text(b) == "Slow" and b.get("tool_choice") == {"type": "none"},
+        text("What I have: src/a.py."),
+    )
+    server.when(lambda b: first_user_text(b) == "Slow", tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120))
     session, events = make_session()
     run = asyncio.create_task(session.send("go"))
     try:
@@ -165,8 +193,11 @@ async def test_the_user_asks_a_running_child_to_wrap_up(server, make_session):
 
 
 async def test_near_the_session_budget_no_new_child_starts(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "One more", "prompt": "One more"},
-                                  usage={"input_tokens": 2_000_000}), text("I will finish myself."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "One more", "prompt": "One more"}, usage={"input_tokens": 2_000_000}),
+        text("I will finish myself."),
+    )
     session, _ = make_session(max_budget_usd=1.0)
     await session.send("go")
     assert not child_requests(server, "One more")
@@ -177,8 +208,9 @@ async def test_near_the_session_budget_no_new_child_starts(server, make_session)
 def test_an_agent_file_sets_a_token_and_a_cost_budget():
     from agentcli.core.engine.agents import AgentFileError, parse_agent_file
 
-    kind = parse_agent_file("---\nname: scout\ndescription: Looks.\ntokenBudget: 40000\ncost-budget: 0.25\n---\nLook.",
-                            source="scout.md")
+    kind = parse_agent_file(
+        "---\nname: scout\ndescription: Looks.\ntokenBudget: 40000\ncost-budget: 0.25\n---\nLook.", source="scout.md"
+    )
     assert kind.token_budget == 40000 and kind.cost_budget == 0.25
     try:
         parse_agent_file("---\nname: scout\ndescription: Looks.\ncostBudget: lots\n---\n", source="scout.md")
@@ -188,10 +220,21 @@ def test_an_agent_file_sets_a_token_and_a_cost_budget():
         raise AssertionError("a cost budget that is no number was taken")
 
 
-
 async def test_one_task_call_takes_a_structured_brief_and_a_budget_together(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Both", "prompt": "Find auth", "files": ["src/a.py"],
-                                           "deliverable": "a list", "token_budget": 90000}), text("ok"))
+    server.when(
+        is_main,
+        tool_use(
+            "task",
+            {
+                "description": "Both",
+                "prompt": "Find auth",
+                "files": ["src/a.py"],
+                "deliverable": "a list",
+                "token_budget": 90000,
+            },
+        ),
+        text("ok"),
+    )
     server.when(lambda b: first_user_text(b).startswith("Find auth"), text("Auth is in src/a.py."))
     session, events = make_session()
     await session.send("go")
@@ -207,8 +250,9 @@ async def test_json_and_cost_attribute_cost_per_child_and_per_agent_type(server,
     from agentcli.ui import slash
     from agentcli.ui.stream_json import Mark, result_message
 
-    server.when(is_main, tool_use("task", {"description": "Look", "prompt": "Look", "subagent_type": "explore"}),
-                text("Done."))
+    server.when(
+        is_main, tool_use("task", {"description": "Look", "prompt": "Look", "subagent_type": "explore"}), text("Done.")
+    )
     server.when(lambda b: first_user_text(b) == "Look", text("Found it.", usage={"input_tokens": 100_000}))
     session, _ = make_session()
     mark = Mark.of(session)

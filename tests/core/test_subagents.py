@@ -7,8 +7,16 @@ import json
 import threading
 
 from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallStarted
-from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
-                                          tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.waiting import until, within
 
 
@@ -27,11 +35,17 @@ def delegate(description, prompt, **extra):
 async def test_delegated_search_keeps_the_file_out_of_the_parent(server, make_session, repo):
     big = "".join(f"SECRET_PAYLOAD_{i:05d} = {i}\n" for i in range(4000))
     (repo / "src" / "app" / "big.py").write_text(big + "def handle_payment():\n    pass\n")
-    server.when(is_main, delegate("Find payment handler", "Find where handle_payment is defined. Report path:line."),
-                text("It is in src/app/big.py."))
-    server.when(is_child, tool_use("grep", {"pattern": "def handle_payment"}),
-                tool_use("read_file", {"path": "src/app/big.py"}),
-                text("handle_payment is defined at src/app/big.py:4001."))
+    server.when(
+        is_main,
+        delegate("Find payment handler", "Find where handle_payment is defined. Report path:line."),
+        text("It is in src/app/big.py."),
+    )
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "def handle_payment"}),
+        tool_use("read_file", {"path": "src/app/big.py"}),
+        text("handle_payment is defined at src/app/big.py:4001."),
+    )
     session, events = make_session()
     result = await session.send("Use a subagent to find where payments are handled")
     assert result.text == "It is in src/app/big.py."
@@ -43,8 +57,17 @@ async def test_delegated_search_keeps_the_file_out_of_the_parent(server, make_se
     assert all("SECRET_PAYLOAD" not in json.dumps(b) for b in parent_requests)
     # The child started fresh: its history began with exactly the brief.
     assert child_requests[0]["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "Find where handle_payment is defined. Report path:line.",
-                                      "cache_control": {"type": "ephemeral"}}]}]
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Find where handle_payment is defined. Report path:line.",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        }
+    ]
     assert "task" not in [t["name"] for t in child_requests[0]["tools"]]
     # The parent got the child's answer and one footer line.
     [task_result] = tool_results(parent_requests[1])
@@ -69,8 +92,10 @@ async def test_delegated_search_keeps_the_file_out_of_the_parent(server, make_se
 
 async def test_child_that_never_stops_is_cut_at_30_and_still_summarizes(server, make_session):
     server.when(is_main, delegate("Endless search", "Look everywhere for the config loader."), text("ok"))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("Summary: searched 30 times, the loader is not in src/."))
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("Summary: searched 30 times, the loader is not in src/."),
+    )
     server.responder = lambda body: tool_use("glob", {"pattern": "**/*.py"})  # the child never stops
     session, events = make_session()
     await session.send("Delegate an endless search")
@@ -97,8 +122,11 @@ async def test_subagent_max_turns_setting_is_honoured(server, make_session):
 
 async def test_child_calling_task_is_refused_and_no_grandchild_runs(server, make_session):
     server.when(is_main, delegate("Nested work", "Do the thing."), text("ok"))
-    server.when(is_child, tool_use("task", {"description": "grandchild", "prompt": "GRANDCHILD BRIEF"}),
-                text("I did it myself."))
+    server.when(
+        is_child,
+        tool_use("task", {"description": "grandchild", "prompt": "GRANDCHILD BRIEF"}),
+        text("I did it myself."),
+    )
     session, events = make_session()
     await session.send("go")
     child = [b for b in server.requests if is_child(b)]
@@ -111,8 +139,7 @@ async def test_child_calling_task_is_refused_and_no_grandchild_runs(server, make
 
 async def test_child_is_offered_no_main_only_tool_and_running_one_is_refused(server, make_session):
     server.when(is_main, delegate("Nested work", "Do the thing."), text("ok"))
-    server.when(is_child, tool_use("message_subagent", {"subagent_id": "sa-1", "message": "hi"}),
-                text("Done alone."))
+    server.when(is_child, tool_use("message_subagent", {"subagent_id": "sa-1", "message": "hi"}), text("Done alone."))
     session, _ = make_session()
     await session.send("go")
     main, child = ([b for b in server.requests if is_main(b)], [b for b in server.requests if is_child(b)])
@@ -125,11 +152,18 @@ async def test_child_is_offered_no_main_only_tool_and_running_one_is_refused(ser
 
 async def test_three_tasks_in_one_message_run_at_the_same_time(server, make_session):
     barrier = threading.Barrier(3)  # each child's first call waits until all three have arrived
-    server.when(is_main, reply(*[tool_use_block("task", {"description": f"Errand {n}", "prompt": f"Errand number {n}"})
-                                 for n in (1, 2, 3)]), text("All three reported."))
+    server.when(
+        is_main,
+        reply(
+            *[tool_use_block("task", {"description": f"Errand {n}", "prompt": f"Errand number {n}"}) for n in (1, 2, 3)]
+        ),
+        text("All three reported."),
+    )
     for n in (1, 2, 3):
-        server.when(lambda b, n=n: is_child(b) and first_user_text(b) == f"Errand number {n}",
-                    text(f"Result {n}", gate=barrier, gate_timeout=120))
+        server.when(
+            lambda b, n=n: is_child(b) and first_user_text(b) == f"Errand number {n}",
+            text(f"Result {n}", gate=barrier, gate_timeout=120),
+        )
     session, events = make_session()
     result = await session.send("Do three errands")
     assert result.text == "All three reported."
@@ -142,13 +176,18 @@ async def test_three_tasks_in_one_message_run_at_the_same_time(server, make_sess
 
 async def test_parallel_limit_makes_the_fourth_child_wait(server, make_session):
     gate = threading.Event()
-    server.when(is_main, reply(*[tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}"})
-                                 for n in range(4)]), text("done"))
+    server.when(
+        is_main,
+        reply(*[tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}"}) for n in range(4)]),
+        text("done"),
+    )
     server.responder = lambda body: text("child done", gate=gate, gate_timeout=120)
     session, events = make_session(max_parallel_subagents=3)
     run = asyncio.create_task(session.send("go"))
-    await until(lambda: len(events.of(SubagentStarted)) == 4 and len(server.requests) == 4,
-                "all four children to start and three of them to call the model")
+    await until(
+        lambda: len(events.of(SubagentStarted)) == 4 and len(server.requests) == 4,
+        "all four children to start and three of them to call the model",
+    )
     # A child past SubagentStarted either holds a slot (running) or waits for one (queued): no await between.
     statuses = sorted(r.status for r in session.subagents.records.values())
     assert statuses == ["queued", "running", "running", "running"]  # the fourth waits for a free slot
@@ -159,19 +198,33 @@ async def test_parallel_limit_makes_the_fourth_child_wait(server, make_session):
 
 async def test_cancelling_one_child_gives_the_parent_its_partial_summary(server, make_session):
     hold = threading.Event()
-    server.when(is_main, reply(tool_use_block("task", {"description": "Slow one", "prompt": "Slow errand"}),
-                               tool_use_block("task", {"description": "Quick one", "prompt": "Quick errand"})),
-                text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Slow errand" and b.get("tool_choice") == {"type": "none"},
-                text("Partial: looked in src/ only."))
-    server.when(lambda b: first_user_text(b) == "Slow errand", tool_use("grep", {"pattern": "x"}),
-                text("never sent", gate=hold, gate_timeout=120))
+    server.when(
+        is_main,
+        reply(
+            tool_use_block("task", {"description": "Slow one", "prompt": "Slow errand"}),
+            tool_use_block("task", {"description": "Quick one", "prompt": "Quick errand"}),
+        ),
+        text("Reported."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Slow errand" and b.get("tool_choice") == {"type": "none"},
+        text("Partial: looked in src/ only."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Slow errand",
+        tool_use("grep", {"pattern": "x"}),
+        text("never sent", gate=hold, gate_timeout=120),
+    )
     server.when(lambda b: first_user_text(b) == "Quick errand", text("Quick result."))
     session, events = make_session()
     run = asyncio.create_task(session.send("two errands"))
-    await until(lambda: events.of(SubagentFinished, id="sa-2")
-                and len([b for b in server.requests if first_user_text(b) == "Slow errand"]) == 2,
-                "the quick child to finish and the slow one to wait on its second call")
+    await until(
+        lambda: (
+            events.of(SubagentFinished, id="sa-2")
+            and len([b for b in server.requests if first_user_text(b) == "Slow errand"]) == 2
+        ),
+        "the quick child to finish and the slow one to wait on its second call",
+    )
     assert session.subagents.cancel("sa-1")
     await within(run, "the parent's answer")
     hold.set()
@@ -187,8 +240,10 @@ async def test_cancelling_the_parent_cancels_children_with_valid_transcripts(ser
     server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=120))
     session, events = make_session()
     run = asyncio.create_task(session.send("go"))
-    await until(lambda: events.of(ToolCallStarted, agent_id="sa-1") and len(server.requests) >= 3,
-                "the child to call grep and then the model again")
+    await until(
+        lambda: events.of(ToolCallStarted, agent_id="sa-1") and len(server.requests) >= 3,
+        "the child to call grep and then the model again",
+    )
     run.cancel()
     try:
         await run
@@ -207,13 +262,17 @@ async def test_cancelling_the_parent_cancels_children_with_valid_transcripts(ser
 async def test_cancelling_a_child_during_its_final_summary_still_answers_the_parent(server, make_session):
     hold, summary_hold = threading.Event(), threading.Event()
     server.when(is_main, delegate("Slow search", "Search slowly."), text("Parent carries on."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("never sent", gate=summary_hold, gate_timeout=120))
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("never sent", gate=summary_hold, gate_timeout=120),
+    )
     server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=120))
     session, events = make_session(subagent_timeout=0.5)
     run = asyncio.create_task(session.send("go"))
-    await until(lambda: any(b.get("tool_choice") == {"type": "none"} for b in server.requests),
-                "the child to time out and ask for its summary")
+    await until(
+        lambda: any(b.get("tool_choice") == {"type": "none"} for b in server.requests),
+        "the child to time out and ask for its summary",
+    )
     assert session.subagents.cancel("sa-1")
     assert not session.subagents.cancel("sa-1")  # a second press does nothing
     result = await within(run, "the parent's answer")

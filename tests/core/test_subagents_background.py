@@ -5,12 +5,28 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agentcli.core.events import (Event, SubagentFinished, SubagentResultDelivered, SubagentStarted, ToolCallFinished,
-                                  UserMessage)
+from agentcli.core.events import (
+    Event,
+    SubagentFinished,
+    SubagentResultDelivered,
+    SubagentStarted,
+    ToolCallFinished,
+    UserMessage,
+)
 from agentcli.core.storage.store import read_records
 from agentcli.ui.view import SessionView
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, reply, text,
-                                          tool_result_text, tool_results, tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    last_user_text,
+    message_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.waiting import until, within
 
 
@@ -32,9 +48,12 @@ def main_requests(server):
 
 async def test_background_child_returns_at_once_and_its_result_joins_the_busy_main_turn(server, make_session):
     child_done = threading.Event()  # the main agent's second reply waits until the child has finished
-    server.when(is_main, background("Find auth", "Find where auth is handled."),
-                tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
-                text("Auth is in src/app/auth.py, and the README says it is a demo."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
+        text("Auth is in src/app/auth.py, and the README says it is a demo."),
+    )
     server.when(is_child, text("Auth is handled in src/app/auth.py:9."))
     session, events = make_session()
     view = SessionView()
@@ -58,7 +77,12 @@ async def test_background_child_returns_at_once_and_its_result_joins_the_busy_ma
     assert "Auth is handled in src/app/auth.py:9." in arrived and "[sa-1 · done · 1 turn" in arrived
     [delivered] = events.of(SubagentResultDelivered)
     assert (delivered.id, delivered.status, delivered.agent_id) == ("sa-1", "done", "main")
-    assert [m.origin for m in events.of(UserMessage, agent_id="main")] == ["user", "tool_results", "tool_results", "subagent"]
+    assert [m.origin for m in events.of(UserMessage, agent_id="main")] == [
+        "user",
+        "tool_results",
+        "tool_results",
+        "subagent",
+    ]
     [started] = events.of(SubagentStarted)
     assert started.background and started.segment == 1
     assert view.results_waiting == [] and view.subagents["sa-1"].background
@@ -67,10 +91,15 @@ async def test_background_child_returns_at_once_and_its_result_joins_the_busy_ma
 
 
 async def test_background_child_finishing_while_the_main_agent_is_idle_is_read_in_a_turn_of_its_own(
-        server, make_session):
+    server, make_session
+):
     release = threading.Event()
-    server.when(is_main, background("Count tests", "Count the test files."), text("Started it; I will report."),
-                text("The child counted 0 test files."))
+    server.when(
+        is_main,
+        background("Count tests", "Count the test files."),
+        text("Started it; I will report."),
+        text("The child counted 0 test files."),
+    )
     server.when(is_child, text("There are 0 test files.", gate=release, gate_timeout=120))
     session, events = make_session()
     view = SessionView()
@@ -90,13 +119,19 @@ async def test_background_child_finishing_while_the_main_agent_is_idle_is_read_i
 
 async def test_interrupting_the_main_turn_leaves_a_background_child_running(server, make_session):
     hold_main, hold_child = threading.Event(), threading.Event()
-    server.when(is_main, background("Slow search", "Search slowly."),
-                text("never seen", gate=hold_main, gate_timeout=120), text("Read the result."))
+    server.when(
+        is_main,
+        background("Slow search", "Search slowly."),
+        text("never seen", gate=hold_main, gate_timeout=120),
+        text("Read the result."),
+    )
     server.when(is_child, text("Slow search found it.", gate=hold_child, gate_timeout=120))
     session, events = make_session()
     run = asyncio.create_task(session.send("go"))
-    await until(lambda: len(main_requests(server)) == 2 and any(is_child(b) for b in server.requests),
-                "the main agent's second call and the child's first")
+    await until(
+        lambda: len(main_requests(server)) == 2 and any(is_child(b) for b in server.requests),
+        "the main agent's second call and the child's first",
+    )
     run.cancel()  # esc
     try:
         await run
@@ -118,8 +153,14 @@ async def test_finish_background_waits_for_children_and_the_turn_that_reads_them
         asked_again.set()
         return text("Waiting again.")
 
-    server.when(is_main, background("One", "Errand one."), text("Waiting."),
-                background("Two", "Errand two."), waiting_again, text("Both are in: one and two."))
+    server.when(
+        is_main,
+        background("One", "Errand one."),
+        text("Waiting."),
+        background("Two", "Errand two."),
+        waiting_again,
+        text("Both are in: one and two."),
+    )
     server.when(lambda b: first_user_text(b) == "Errand one.", text("One done."))
     server.when(lambda b: first_user_text(b) == "Errand two.", text("Two done.", gate=asked_again, gate_timeout=120))
     session, events = make_session()
@@ -137,8 +178,10 @@ async def test_closing_the_session_keeps_a_running_background_child_as_interrupt
     server.when(is_child, tool_use("grep", {"pattern": "login"}), text("never", gate=hold, gate_timeout=120))
     session, events = make_session()
     await session.send("go")
-    await until(lambda: events.of(ToolCallFinished, agent_id="sa-1") and len(server.requests) >= 4,
-                "the child to call grep and then the model again")
+    await until(
+        lambda: events.of(ToolCallFinished, agent_id="sa-1") and len(server.requests) >= 4,
+        "the child to call grep and then the model again",
+    )
     await within(session.subagents.interrupt_all(), "the child to stop")
     hold.set()
     [finished] = events.of(SubagentFinished)
@@ -150,13 +193,29 @@ async def test_closing_the_session_keeps_a_running_background_child_as_interrupt
 
 async def test_stop_cancels_every_running_child_and_each_still_reports(server, make_session):
     hold = threading.Event()
-    server.when(is_main, reply(*[tool_use_block("task", {"description": name, "prompt": f"Errand {name}.",
-                                                         "run_in_background": True}) for name in "AB"]),
-                text("Both started."), text("Both were stopped."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"}, text("Stopped early."),
-                text("Stopped early."))
-    server.when(is_child, tool_use("glob", {"pattern": "*"}), tool_use("glob", {"pattern": "*"}),
-                text("never", gate=hold, gate_timeout=120), text("never", gate=hold, gate_timeout=120))
+    server.when(
+        is_main,
+        reply(
+            *[
+                tool_use_block("task", {"description": name, "prompt": f"Errand {name}.", "run_in_background": True})
+                for name in "AB"
+            ]
+        ),
+        text("Both started."),
+        text("Both were stopped."),
+    )
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("Stopped early."),
+        text("Stopped early."),
+    )
+    server.when(
+        is_child,
+        tool_use("glob", {"pattern": "*"}),
+        tool_use("glob", {"pattern": "*"}),
+        text("never", gate=hold, gate_timeout=120),
+        text("never", gate=hold, gate_timeout=120),
+    )
     session, events = make_session()
     await session.send("start A and B")
     await until(lambda: len([b for b in server.requests if is_child(b)]) == 4, "both children to call again")
@@ -170,12 +229,19 @@ async def test_stop_cancels_every_running_child_and_each_still_reports(server, m
 
 
 async def test_a_finished_child_is_resumed_with_its_whole_history(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                text("It is in auth.py."),
-                tool_use("task", {"description": "Ask about login", "prompt": "Who calls it?", "resume": "sa-1"}),
-                text("views.py imports it."))
-    server.when(is_child, tool_use("grep", {"pattern": "def login"}), text("login is at src/app/auth.py:4."),
-                text("src/app/views.py imports login."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        text("It is in auth.py."),
+        tool_use("task", {"description": "Ask about login", "prompt": "Who calls it?", "resume": "sa-1"}),
+        text("views.py imports it."),
+    )
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "def login"}),
+        text("login is at src/app/auth.py:4."),
+        text("src/app/views.py imports login."),
+    )
     session, events = make_session(subagent_max_turns=2)
     await session.send("Find login")
     result = await session.send("And who calls it?")
@@ -205,16 +271,20 @@ async def test_a_finished_child_is_resumed_with_its_whole_history(server, make_s
 
 async def test_resuming_an_unknown_or_running_child_is_an_error_that_says_why(server, make_session):
     hold = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Ask", "prompt": "More?", "resume": "sa-9"}),
-                background("Slow", "Slow errand."),
-                tool_use("task", {"description": "Ask", "prompt": "More?", "resume": "sa-1"}),
-                text("Understood."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Ask", "prompt": "More?", "resume": "sa-9"}),
+        background("Slow", "Slow errand."),
+        tool_use("task", {"description": "Ask", "prompt": "More?", "resume": "sa-1"}),
+        text("Understood."),
+    )
     server.when(is_child, text("slow answer", gate=hold, gate_timeout=120))
     session, _ = make_session()
     await session.send("go")
     unknown, _started, running = [tool_results(b)[0] for b in main_requests(server)[1:4]]
-    assert unknown["is_error"] and "There is no subagent sa-9 in this session; none has run yet." in \
-        tool_result_text(unknown)
+    assert unknown["is_error"] and "There is no subagent sa-9 in this session; none has run yet." in tool_result_text(
+        unknown
+    )
     assert running["is_error"] and "sa-1 is still running" in tool_result_text(running)
     hold.set()
     await within(session.subagents.wait_background(), "the slow child")
@@ -222,14 +292,20 @@ async def test_resuming_an_unknown_or_running_child_is_an_error_that_says_why(se
 
 
 async def test_a_child_is_resumed_after_continue_from_its_session_file(server, make_session, resume):
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                text("In auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        text("In auth.py."),
+    )
     server.when(is_child, text("login is at src/app/auth.py:4."))
     session, _ = make_session()
     await session.send("Find login")
     session.close()
-    server.when(is_main, tool_use("task", {"description": "Follow up", "prompt": "And handle_auth?",
-                                           "resume": "sa-1"}), text("Both are in auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Follow up", "prompt": "And handle_auth?", "resume": "sa-1"}),
+        text("Both are in auth.py."),
+    )
     server.when(is_child, text("handle_auth is at src/app/auth.py:9."))
     again, events = resume(continue_=True)
     assert (await again.send("and handle_auth?")).text == "Both are in auth.py."
@@ -248,8 +324,7 @@ async def test_a_child_is_resumed_after_continue_from_its_session_file(server, m
 
 
 async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_validly(server, make_session, resume):
-    server.when(is_main, background("Count", "Count files."), text("Started."), text("Read it."),
-                text("Carrying on."))
+    server.when(is_main, background("Count", "Count files."), text("Started."), text("Read it."), text("Carrying on."))
     server.when(is_child, text("There are 5 files."))
     session, _ = make_session()
     await session.send("count in the background")
@@ -265,9 +340,17 @@ async def test_a_delivered_result_is_stored_and_a_continued_session_carries_on_v
 
 async def test_background_children_count_against_the_parallel_limit(server, make_session):
     gate = threading.Event()
-    server.when(is_main, reply(*[tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}.",
-                                                         "run_in_background": True}) for n in (1, 2)]),
-                text("Both started."), text("Both answered."))
+    server.when(
+        is_main,
+        reply(
+            *[
+                tool_use_block("task", {"description": f"E{n}", "prompt": f"Errand {n}.", "run_in_background": True})
+                for n in (1, 2)
+            ]
+        ),
+        text("Both started."),
+        text("Both answered."),
+    )
     server.when(is_child, text("first", gate=gate, gate_timeout=120), text("second"))
     session, events = make_session(max_parallel_subagents=1)
     assert (await session.send("two errands")).text == "Both started."

@@ -21,10 +21,16 @@ def is_main(body):
 
 
 async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Count files", "prompt": "How many files are there?",
-                                           "model": "haiku", "effort": "low"}), text("Two."),
-                tool_use("task", {"description": "Count again", "prompt": "And now?", "resume": "sa-1"}),
-                text("Still two."))
+    server.when(
+        is_main,
+        tool_use(
+            "task",
+            {"description": "Count files", "prompt": "How many files are there?", "model": "haiku", "effort": "low"},
+        ),
+        text("Two."),
+        tool_use("task", {"description": "Count again", "prompt": "And now?", "resume": "sa-1"}),
+        text("Still two."),
+    )
     server.when(is_child, tool_use("glob", {"pattern": "*"}), text("There are two files."), text("Still two files."))
     session, events = make_session()
     await session.send("count the files with a cheap subagent")
@@ -40,8 +46,10 @@ async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(
     assert record.to_dict()["model"] == MODEL_ALIASES["haiku"]
     # agentcli has no price for Haiku 5: /cost says so, and that the total leaves the child out
     assert record.usage.cost is None and session.main.usage.cost is not None
-    assert unknown_cost_note(session) == [f"Cost unknown for {MODEL_ALIASES['haiku']}, which agentcli has no price "
-                                          "for: the total leaves those subagents out."]
+    assert unknown_cost_note(session) == [
+        f"Cost unknown for {MODEL_ALIASES['haiku']}, which agentcli has no price "
+        "for: the total leaves those subagents out."
+    ]
     [result] = tool_results(parents[1])  # the footer names the model, since it is not the parent's
     assert tool_result_text(result).splitlines()[-1].endswith(f" · {MODEL_ALIASES['haiku']}]")
     await session.send("count them again")  # a resumed child keeps its model and effort
@@ -51,8 +59,11 @@ async def test_a_task_on_haiku_sends_the_childs_requests_to_haiku_at_its_effort(
 
 
 async def test_a_model_outside_task_models_is_refused_with_what_may_be_chosen(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Plan", "prompt": "Plan the refactor.", "model": "opus"}),
-                text("I will do it myself."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Plan", "prompt": "Plan the refactor.", "model": "opus"}),
+        text("I will do it myself."),
+    )
     session, _ = make_session(task_models=["haiku", "claude-sonnet-5-5"])
     await session.send("plan it with opus")
     assert not [b for b in server.requests if is_child(b)] and not session.subagents.records

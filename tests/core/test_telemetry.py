@@ -21,11 +21,13 @@ def is_main(body):
 
 
 async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and_parent_ids(server, make_session, repo):
-    server.when(is_main, tool_use("glob", {"pattern": "**/*.py"}),
-                tool_use("task", {"description": "Find the handler", "prompt": "Find handle_payment."}),
-                text("Done."))
-    server.when(lambda body: not is_main(body), tool_use("grep", {"pattern": "def handle_payment"}),
-                text("Not found."))
+    server.when(
+        is_main,
+        tool_use("glob", {"pattern": "**/*.py"}),
+        tool_use("task", {"description": "Find the handler", "prompt": "Find handle_payment."}),
+        text("Done."),
+    )
+    server.when(lambda body: not is_main(body), tool_use("grep", {"pattern": "def handle_payment"}), text("Not found."))
     session, _ = make_session()
     exporter = InMemorySpanExporter()
     session.subscribe(telemetry.Telemetry(SimpleSpanProcessor(exporter), session.id))
@@ -42,8 +44,10 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     [prompt] = [s for s in by_name["invoke_agent"] if s.name == "invoke_agent agentcli"]
     assert prompt.parent is None and prompt.attributes["agentcli.status"] == "end_turn"
     assert {s.context.trace_id for s in spans} == {prompt.context.trace_id}
-    assert all(s.attributes and s.attributes["session.id"] == s.attributes["gen_ai.conversation.id"] == session.id
-               for s in spans)
+    assert all(
+        s.attributes and s.attributes["session.id"] == s.attributes["gen_ai.conversation.id"] == session.id
+        for s in spans
+    )
     assert all(s.parent.span_id == prompt.context.span_id for s in [*main_chats, tools_of(spans)["glob"]])
     # A model call: its model, tokens, how it ended; the main agent has no parent agent.
     first = main_chats[0]
@@ -55,14 +59,17 @@ async def test_a_turn_with_a_tool_call_and_a_subagent_gives_spans_with_agent_and
     # The tool calls, each its own span with the call's id.
     tools = {s.attributes["gen_ai.tool.name"]: s for s in by_name["execute_tool"]}
     assert set(tools) == {"glob", "task", "grep"}
-    assert tools["glob"].attributes["agentcli.agent_id"] == "main" and tools["glob"].attributes["agentcli.status"] == "ok"
+    assert (
+        tools["glob"].attributes["agentcli.agent_id"] == "main" and tools["glob"].attributes["agentcli.status"] == "ok"
+    )
     # The subagent's run is a child of the task call; its calls are children of its run and name their parent agent.
     [run] = [s for s in by_name["invoke_agent"] if s is not prompt]
     assert run.parent.span_id == tools["task"].context.span_id
     assert run.attributes["agentcli.agent_id"] == "sa-1" and run.attributes["agentcli.parent_agent_id"] == "main"
     assert run.attributes["agentcli.status"] == "done" and run.attributes["agentcli.turns"] == 2
-    assert run.attributes["gen_ai.usage.input_tokens"] == sum(s.attributes["gen_ai.usage.input_tokens"]
-                                                              for s in child_chats)
+    assert run.attributes["gen_ai.usage.input_tokens"] == sum(
+        s.attributes["gen_ai.usage.input_tokens"] for s in child_chats
+    )
     for span in [*child_chats, tools["grep"]]:
         assert span.attributes["agentcli.parent_agent_id"] == "main"
         assert span.parent.span_id == run.context.span_id
@@ -99,21 +106,35 @@ def test_the_variables_that_turn_it_on():
     assert telemetry.wanted({"OTEL_TRACES_EXPORTER": "otlp"})
     assert telemetry.wanted({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
     warnings: list[str] = []
-    assert telemetry.start({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, warnings.append,
-                           "S1") is None
-    assert warnings == ["agentcli sends OTLP traces over http/protobuf only, not grpc: set OTEL_EXPORTER_OTLP_PROTOCOL="
-                        "http/protobuf and point the endpoint at the collector's HTTP port (4318)."]
+    assert (
+        telemetry.start({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, warnings.append, "S1")
+        is None
+    )
+    assert warnings == [
+        "agentcli sends OTLP traces over http/protobuf only, not grpc: set OTEL_EXPORTER_OTLP_PROTOCOL="
+        "http/protobuf and point the endpoint at the collector's HTTP port (4318)."
+    ]
 
 
-STARTS = ("import sys; from agentcli.core.engine import telemetry; import agentcli.core.session; "
-          "t = telemetry.start(__import__('os').environ, print, 'S1'); "
-          "print(type(t).__name__, any(m.split('.')[0] == 'opentelemetry' for m in sys.modules))")
+STARTS = (
+    "import sys; from agentcli.core.engine import telemetry; import agentcli.core.session; "
+    "t = telemetry.start(__import__('os').environ, print, 'S1'); "
+    "print(type(t).__name__, any(m.split('.')[0] == 'opentelemetry' for m in sys.modules))"
+)
 
 
 def test_without_otel_variables_a_session_loads_no_opentelemetry(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", STARTS], capture_output=True, text=True, timeout=60, check=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", STARTS], capture_output=True, text=True, timeout=60, check=True, env=env
+    )
     assert out.stdout.split() == ["NoneType", "False"]
-    asked = subprocess.run([sys.executable, "-c", STARTS], capture_output=True, text=True, timeout=60, check=True,
-                           env={**env, "OTEL_TRACES_EXPORTER": "console"})
+    asked = subprocess.run(
+        [sys.executable, "-c", STARTS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**env, "OTEL_TRACES_EXPORTER": "console"},
+    )
     assert asked.stdout.split() == ["Telemetry", "True"]

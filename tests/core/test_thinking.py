@@ -38,8 +38,10 @@ def test_a_bad_thinking_setting_is_one_sentence():
 
 async def test_thinking_before_a_tool_call_goes_back_unaltered_and_survives_resume(server, make_session, resume):
     thought = thinking_block("The user wants the auth handler; grep for it first.")
-    server.script(reply(thought, tool_use_block("grep", {"pattern": "def handle_auth"})),
-                  reply(thinking_block("Found it at line 9."), "handle_auth is in src/app/auth.py:9."))
+    server.script(
+        reply(thought, tool_use_block("grep", {"pattern": "def handle_auth"})),
+        reply(thinking_block("Found it at line 9."), "handle_auth is in src/app/auth.py:9."),
+    )
     session, recorder = make_session(thinking="on", max_thinking_tokens=2048)
     result = await session.send("where is auth handled?")
     assert result.text == "handle_auth is in src/app/auth.py:9."
@@ -64,13 +66,19 @@ def test_the_stand_in_rejects_a_tool_use_turn_whose_thinking_was_dropped_or_alte
     thought = thinking_block("plan")
     call = tool_use_block("grep", {"pattern": "x"})
     server.script(reply(thought, call))
-    base: dict[str, Any] = {"model": "claude-sonnet-5-5", "max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 2000},
-            "tools": [{"name": "grep", "input_schema": {"type": "object"}}]}
+    base: dict[str, Any] = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 4000,
+        "thinking": {"type": "enabled", "budget_tokens": 2000},
+        "tools": [{"name": "grep", "input_schema": {"type": "object"}}],
+    }
     client = anthropic.Anthropic(api_key=API_KEY, base_url=server.base_url, max_retries=0)
     first = client.messages.create(**base, messages=[{"role": "user", "content": "go"}])
     assert [b.type for b in first.content] == ["thinking", "tool_use"]
-    result: MessageParam = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"],
-                                                         "content": "none"}]}
+    result: MessageParam = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "none"}],
+    }
     for sent in ([call], [{**thought, "thinking": "altered plan"}, call]):
         turns: list[Any] = [{"role": "user", "content": "go"}, {"role": "assistant", "content": sent}, result]
         with pytest.raises(anthropic.BadRequestError, match="thinking"):
@@ -79,8 +87,9 @@ def test_the_stand_in_rejects_a_tool_use_turn_whose_thinking_was_dropped_or_alte
 
 
 async def test_a_server_that_refuses_thinking_is_asked_again_without_it_once(server, make_session):
-    server.script(error(400, "invalid_request_error", "thinking: Extra inputs are not permitted"),
-                  text("Hello."), text("Again."))
+    server.script(
+        error(400, "invalid_request_error", "thinking: Extra inputs are not permitted"), text("Hello."), text("Again.")
+    )
     session, recorder = make_session(thinking="adaptive")
     assert (await session.send("hi")).text == "Hello."
     assert (await session.send("hi again")).text == "Again."

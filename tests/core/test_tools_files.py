@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.policy.permissions import Permissions
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
+from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.edit import EditFile
 from agentcli.core.tools.files import ReadFile, WriteFile
-from agentcli.core.system.workspace import Workspace
 from tests.conftest import TOOLS
 from tests.narrow import of
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.policy.permissions import Permissions
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.glob_patterns import compile_glob
-from agentcli.core.tools.search import Glob, Grep
-from agentcli.core.tools.rg import rg_path
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.glob_patterns import compile_glob
+from agentcli.core.tools.rg import rg_path
+from agentcli.core.tools.search import Glob, Grep
 from tests.conftest import TOOLS
 
 

@@ -8,20 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.policy.permissions import Permissions
-from agentcli.core.tools.base import ToolContext
 from agentcli.core.errors import ToolError
-from agentcli.core.tools.shell import Bash
+from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.secret_env import command_env
 from agentcli.core.system.workspace import Workspace
-from tests.conftest import TOOLS, tool_settings
+from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.shell import Bash
 from tests.cancel_at_start import cancel_as_popen_returns
+from tests.conftest import TOOLS, tool_settings
 from tests.waiting import until
 
 
 def make_ctx(root: Path, **kw) -> ToolContext:
-    return ToolContext(workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(),
-                       **{"settings": TOOLS, **kw})
+    return ToolContext(
+        workspace=Workspace.at(root), emit=lambda e: None, permissions=Permissions(), **{"settings": TOOLS, **kw}
+    )
 
 
 @pytest.fixture
@@ -87,7 +88,9 @@ async def test_secret_env_is_scrubbed(ctx, tmp_path, monkeypatch):
     assert "PLAIN_SETTING=visible" in out
     for leaked in ("k1", "t1", "s1"):
         assert f"={leaked}" not in out
-    kept = await bash(make_ctx(tmp_path, settings=tool_settings(keep_secret_env=True)), "echo $MY_API_KEY $GITHUB_TOKEN")
+    kept = await bash(
+        make_ctx(tmp_path, settings=tool_settings(keep_secret_env=True)), "echo $MY_API_KEY $GITHUB_TOKEN"
+    )
     assert kept == "k1 t1"
 
 

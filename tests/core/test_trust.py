@@ -25,11 +25,22 @@ def test_every_setting_is_classified_neutral_or_widening():
 
 
 def test_split_keeps_narrowing_and_neutral_settings():
-    kept, widening = split_widening({
-        "model": "opus", "max_turns": 5, "permission_mode": "plan", "keep_secret_env": False,
-        "permissions": {"deny": ["bash(rm *)"], "ask": ["bash(git push *)"], "allow": ["bash"]}})
-    assert kept == {"model": "opus", "max_turns": 5, "permission_mode": "plan", "keep_secret_env": False,
-                    "permissions": {"deny": ["bash(rm *)"], "ask": ["bash(git push *)"]}}
+    kept, widening = split_widening(
+        {
+            "model": "opus",
+            "max_turns": 5,
+            "permission_mode": "plan",
+            "keep_secret_env": False,
+            "permissions": {"deny": ["bash(rm *)"], "ask": ["bash(git push *)"], "allow": ["bash"]},
+        }
+    )
+    assert kept == {
+        "model": "opus",
+        "max_turns": 5,
+        "permission_mode": "plan",
+        "keep_secret_env": False,
+        "permissions": {"deny": ["bash(rm *)"], "ask": ["bash(git push *)"]},
+    }
     assert widening == {"permissions": {"allow": ["bash"]}}
     for mode in ("acceptEdits", "bypassPermissions"):
         assert split_widening({"permission_mode": mode}) == ({}, {"permission_mode": mode})
@@ -40,8 +51,11 @@ def test_untrusted_project_widening_is_ignored_and_trusted_applies(tmp_path, iso
     user = isolated_home / "config" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text('[permissions]\nallow = ["bash(npm test *)"]\n')
-    write_project(tmp_path, 'permission_mode = "bypassPermissions"\nkeep_secret_env = true\nmax_turns = 7\n'
-                            '[permissions]\nallow = ["bash"]\ndeny = ["bash(rm *)"]\n')
+    write_project(
+        tmp_path,
+        'permission_mode = "bypassPermissions"\nkeep_secret_env = true\nmax_turns = 7\n'
+        '[permissions]\nallow = ["bash"]\ndeny = ["bash(rm *)"]\n',
+    )
     untrusted = load_settings(tmp_path, env={})
     assert (untrusted.permission_mode, untrusted.keep_secret_env, untrusted.max_turns) == ("default", False, 7)
     assert untrusted.permissions == {"allow": ["bash(npm test *)"], "deny": ["bash(rm *)"]}  # the user's own stay
@@ -68,13 +82,18 @@ def test_the_request_lists_each_item_and_hashes_only_widening_content(tmp_path):
     write_project(tmp_path, 'permission_mode = "acceptEdits"\n[permissions]\nallow = ["bash(make *)", "edit_file"]\n')
     request = trust.request_for(tmp_path)
     assert request.root == tmp_path.resolve()
-    assert request.lines() == [".agentcli/settings.toml",
-                               '  permission_mode = "acceptEdits" (file edits run without asking)',
-                               "  allow rule bash(make *) (runs without asking)",
-                               "  allow rule edit_file (runs without asking)"]
+    assert request.lines() == [
+        ".agentcli/settings.toml",
+        '  permission_mode = "acceptEdits" (file edits run without asking)',
+        "  allow rule bash(make *) (runs without asking)",
+        "  allow rule edit_file (runs without asking)",
+    ]
     digest = request.digest
-    write_project(tmp_path, '# a comment\nmodel = "opus"\npermission_mode = "acceptEdits"\n'
-                            '[permissions]\nallow = ["bash(make *)", "edit_file"]\ndeny = ["bash(rm *)"]\n')
+    write_project(
+        tmp_path,
+        '# a comment\nmodel = "opus"\npermission_mode = "acceptEdits"\n'
+        '[permissions]\nallow = ["bash(make *)", "edit_file"]\ndeny = ["bash(rm *)"]\n',
+    )
     assert trust.request_for(tmp_path).digest == digest  # neutral and narrowing changes keep the answer
     write_project(tmp_path, 'permission_mode = "acceptEdits"\n[permissions]\nallow = ["bash(make *)", "bash"]\n')
     assert trust.request_for(tmp_path).digest != digest
@@ -106,8 +125,11 @@ def test_a_damaged_answer_file_means_ask_again(tmp_path):
 def test_a_new_source_plugs_into_the_same_decision(tmp_path, monkeypatch):
     """What issue 17 adds (hooks; .mcp.json is one already): one more function in SOURCES, the same answer."""
     (tmp_path / "hooks.json").write_text('{"x": "evil"}')
-    monkeypatch.setattr(trust, "SOURCES", trust.SOURCES + [
-        lambda root: [trust.Source(root / "hooks.json", ("hook x: evil",), {"x": "evil"})]])
+    monkeypatch.setattr(
+        trust,
+        "SOURCES",
+        trust.SOURCES + [lambda root: [trust.Source(root / "hooks.json", ("hook x: evil",), {"x": "evil"})]],
+    )
     request = trust.request_for(tmp_path)
     assert request.lines() == ["hooks.json", "  hook x: evil"]
     assert not trust.settle(tmp_path, headless=True).trusted
@@ -132,9 +154,15 @@ def write_claude(root: Path, name: str, data: dict[str, Any]) -> None:
 
 
 def test_claude_code_settings_narrow_untrusted_and_widen_trusted(tmp_path):
-    write_claude(tmp_path, "settings.json", {
-        "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(.env)"], "defaultMode": "acceptEdits"},
-        "env": {"X": "1"}, "hooks": {}})  # keys agentcli does not read yet ask for nothing
+    write_claude(
+        tmp_path,
+        "settings.json",
+        {
+            "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(.env)"], "defaultMode": "acceptEdits"},
+            "env": {"X": "1"},
+            "hooks": {},
+        },
+    )  # keys agentcli does not read yet ask for nothing
     write_claude(tmp_path, "settings.local.json", {"permissions": {"ask": ["Bash(git push:*)"]}})
     untrusted = load_settings(tmp_path, env={})
     assert untrusted.permission_mode == "default"
@@ -144,12 +172,15 @@ def test_claude_code_settings_narrow_untrusted_and_widen_trusted(tmp_path):
     assert trust.request_for(tmp_path).lines() == [
         ".claude/settings.json",
         '  permissions.defaultMode = "acceptEdits" (file edits run without asking)',
-        "  allow rule Bash(npm run test:*) (runs without asking)"]
+        "  allow rule Bash(npm run test:*) (runs without asking)",
+    ]
     # The agentcli file is read last, so it wins; both files are under the one decision.
     write_project(tmp_path, 'permission_mode = "plan"\n[permissions]\nallow = ["bash(make *)"]\n')
     assert load_settings(tmp_path, env={}, trusted=True).permission_mode == "plan"
     assert [line for line in trust.request_for(tmp_path).lines() if not line.startswith(" ")] == [
-        ".claude/settings.json", ".agentcli/settings.toml"]
+        ".claude/settings.json",
+        ".agentcli/settings.toml",
+    ]
 
 
 def test_a_broken_claude_settings_file_is_one_sentence(tmp_path):
@@ -164,8 +195,10 @@ def test_a_broken_claude_settings_file_is_one_sentence(tmp_path):
 def test_a_file_cannot_forge_lines_of_the_question_or_send_escapes(tmp_path):
     write_project(tmp_path, '[permissions]\nallow = ["bash(make *)\\n  (nothing else asked)\\u001b[2J"]\n')
     lines = trust.request_for(tmp_path).lines()
-    assert lines == [".agentcli/settings.toml",
-                     "  allow rule bash(make *)\\n  (nothing else asked)\\x1b[2J (runs without asking)"]
+    assert lines == [
+        ".agentcli/settings.toml",
+        "  allow rule bash(make *)\\n  (nothing else asked)\\x1b[2J (runs without asking)",
+    ]
     assert "\x1b" not in trust.request_for(tmp_path).summary()
 
 

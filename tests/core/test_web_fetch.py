@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from agentcli.core.events import ALLOW_SESSION, ApprovalRequested
-from tests.loopback import http_site
 from tests.core.test_permissions import answer_with
 from tests.fakes.anthropic_server import text, tool_result_text, tool_results, tool_use
+from tests.loopback import http_site
 
 PAGE = """<!doctype html><html><head><title>Widget docs</title><style>body{color:red}</style>
 <script>var secret = "SCRIPT-TEXT";</script></head><body>
@@ -45,8 +45,11 @@ class Site(BaseHTTPRequestHandler):
             # binary after the first 8 kB of text, as a file with a text header may be
             "/late-nul": (200, {"Content-Type": "text/plain"}, b"text " * 4000 + b"\x00\x01binary"),
             # 5 MB of a table whose cells break lines: the converter takes minutes over it
-            "/table": (200, {"Content-Type": "text/html"},
-                       b"<html><body><table>" + b"<tr><td>a<br>b<br>c</td></tr>" * 180_000 + b"</table></body></html>"),
+            "/table": (
+                200,
+                {"Content-Type": "text/html"},
+                b"<html><body><table>" + b"<tr><td>a<br>b<br>c</td></tr>" * 180_000 + b"</table></body></html>",
+            ),
         }
         if self.path == "/endless":  # no length given: the reader must stop by itself
             self.send_response(200)
@@ -80,8 +83,10 @@ def site():
         yield url
 
 
-ALLOWED = {"permissions": {"allow": ["WebFetch(domain:127.0.0.1)", "web_fetch(domain:localhost)"]},
-           "web_fetch_private": "loopback"}
+ALLOWED = {
+    "permissions": {"allow": ["WebFetch(domain:127.0.0.1)", "web_fetch(domain:localhost)"]},
+    "web_fetch_private": "loopback",
+}
 
 
 async def fetched(server, make_session, *urls: str, **settings: Any) -> list[tuple[bool, str]]:
@@ -89,8 +94,11 @@ async def fetched(server, make_session, *urls: str, **settings: Any) -> list[tup
     server.script(*[tool_use("web_fetch", {"url": url}) for url in urls], text("Done."))
     session, _ = make_session(**settings)
     await session.send("read the docs")
-    return [(bool(r.get("is_error")), tool_result_text(r)) for i in range(1, len(urls) + 1)
-            for r in tool_results(server.requests[i])]
+    return [
+        (bool(r.get("is_error")), tool_result_text(r))
+        for i in range(1, len(urls) + 1)
+        for r in tool_results(server.requests[i])
+    ]
 
 
 async def test_a_page_comes_back_as_markdown_without_scripts(server, make_session, site):
@@ -111,8 +119,14 @@ async def test_a_same_host_redirect_is_followed_and_the_name_is_kept_in_host(ser
 
 async def test_a_redirect_elsewhere_is_reported_and_a_private_address_is_refused(server, make_session, site):
     port = site.rsplit(":", 1)[1]
-    results = await fetched(server, make_session, f"{site}/to-private", "http://10.0.0.1/admin",
-                            f"{site}/to-other-name", **{**ALLOWED, "permissions": {"allow": ["web_fetch"]}})
+    results = await fetched(
+        server,
+        make_session,
+        f"{site}/to-private",
+        "http://10.0.0.1/admin",
+        f"{site}/to-other-name",
+        **{**ALLOWED, "permissions": {"allow": ["web_fetch"]}},
+    )
     (first_error, first), (second_error, second), (third_error, third) = results
     assert not first_error and "redirected to http://10.0.0.1/admin, on another host" in first
     assert second_error and "10.0.0.1, a private network address" in second  # refused before any connection
@@ -121,15 +135,25 @@ async def test_a_redirect_elsewhere_is_reported_and_a_private_address_is_refused
 
 
 async def test_loopback_is_refused_unless_the_setting_allows_it(server, make_session, site):
-    [(error, said)] = await fetched(server, make_session, f"{site}/page",
-                                    permissions={"allow": ["web_fetch(domain:127.0.0.1)"]})
+    [(error, said)] = await fetched(
+        server, make_session, f"{site}/page", permissions={"allow": ["web_fetch(domain:127.0.0.1)"]}
+    )
     assert error and "127.0.0.1, a loopback address" in said and "web_fetch_private" in said
     assert Site.hosts == []
 
 
 async def test_a_huge_page_and_a_binary_file_are_refused(server, make_session, site):
-    results = await fetched(server, make_session, f"{site}/huge", f"{site}/endless", f"{site}/image.png",
-                            f"{site}/mislabeled", f"{site}/loop", "file:///etc/passwd", **ALLOWED)
+    results = await fetched(
+        server,
+        make_session,
+        f"{site}/huge",
+        f"{site}/endless",
+        f"{site}/image.png",
+        f"{site}/mislabeled",
+        f"{site}/loop",
+        "file:///etc/passwd",
+        **ALLOWED,
+    )
     huge, endless, image, mislabeled, loop, local_file = results
     assert huge[0] and "6,291,456 bytes, more than the 5 MB" in huge[1]
     assert endless[0] and "larger than the 5 MB" in endless[1]
@@ -145,10 +169,10 @@ async def test_headless_refuses_a_new_domain_without_a_rule_and_says_which_rule(
     assert Site.hosts == []
 
 
-async def test_the_first_fetch_of_a_domain_asks_and_a_yes_for_the_session_covers_the_next(server, make_session,
-                                                                                           site):
-    server.script(tool_use("web_fetch", {"url": f"{site}/page"}), tool_use("web_fetch", {"url": f"{site}/moved"}),
-                  text("Done."))
+async def test_the_first_fetch_of_a_domain_asks_and_a_yes_for_the_session_covers_the_next(server, make_session, site):
+    server.script(
+        tool_use("web_fetch", {"url": f"{site}/page"}), tool_use("web_fetch", {"url": f"{site}/moved"}), text("Done.")
+    )
     session, events = make_session(interactive=True, web_fetch_private="loopback")
     answer_with(session, events, [ALLOW_SESSION])
     await session.send("read the docs")
@@ -159,8 +183,14 @@ async def test_the_first_fetch_of_a_domain_asks_and_a_yes_for_the_session_covers
 
 
 async def test_a_deny_rule_on_a_domain_holds_even_in_bypass_mode(server, make_session, site):
-    [(error, said)] = await fetched(server, make_session, f"{site}/page", permission_mode="bypassPermissions",
-                                    web_fetch_private="loopback", permissions={"deny": ["WebFetch(domain:*.0.1)"]})
+    [(error, said)] = await fetched(
+        server,
+        make_session,
+        f"{site}/page",
+        permission_mode="bypassPermissions",
+        web_fetch_private="loopback",
+        permissions={"deny": ["WebFetch(domain:*.0.1)"]},
+    )
     assert error and "denied by the rule" in said and Site.hosts == []
 
 

@@ -16,16 +16,20 @@ SEARCH = {"type": TYPE, "name": "web_search", "max_uses": 5}
 
 
 def server_tool(body: dict[str, Any]) -> dict[str, Any] | None:
-    found = [{k: v for k, v in t.items() if k != "cache_control"} for t in body.get("tools") or []
-             if t.get("type") == TYPE]
+    found = [
+        {k: v for k, v in t.items() if k != "cache_control"} for t in body.get("tools") or [] if t.get("type") == TYPE
+    ]
     return found[0] if found else None
 
 
 async def test_a_search_round_trip_keeps_the_blocks_and_citations_as_they_came(server, make_session):
     title, url = DEFAULT_PAGES[0]
-    server.script(reply(search_call("python 3.13 release date"),
-                        cited("Python 3.13 was released on 7 October 2024.", title, url)),
-                  text("You're welcome."))
+    server.script(
+        reply(
+            search_call("python 3.13 release date"), cited("Python 3.13 was released on 7 October 2024.", title, url)
+        ),
+        text("You're welcome."),
+    )
     session, recorder = make_session(web_search="true")
     await session.send("When did Python 3.13 come out?")
     await session.send("thanks")
@@ -35,12 +39,16 @@ async def test_a_search_round_trip_keeps_the_blocks_and_citations_as_they_came(s
     kept = second["messages"][1]["content"]
     assert [b["type"] for b in kept] == ["server_tool_use", "web_search_tool_result", "text"]
     assert kept[0]["input"] == {"query": "python 3.13 release date"}
-    assert kept[1]["tool_use_id"] == kept[0]["id"] and [r["url"] for r in kept[1]["content"]] == \
-        [u for _, u in DEFAULT_PAGES]
+    assert kept[1]["tool_use_id"] == kept[0]["id"] and [r["url"] for r in kept[1]["content"]] == [
+        u for _, u in DEFAULT_PAGES
+    ]
     citation = kept[2]["citations"][0]
     assert citation["url"] == url and citation["encrypted_index"].startswith("EncIdx")
-    assert sources_text(kept).splitlines() == ["Sources:", f"1. {title} — {url}", f"2. {DEFAULT_PAGES[1][0]} — "
-                                               f"{DEFAULT_PAGES[1][1]}"]
+    assert sources_text(kept).splitlines() == [
+        "Sources:",
+        f"1. {title} — {url}",
+        f"2. {DEFAULT_PAGES[1][0]} — {DEFAULT_PAGES[1][1]}",
+    ]
     assert session.last_text() == "You're welcome."
 
 
@@ -71,8 +79,10 @@ async def test_a_rule_or_hook_that_would_judge_it_keeps_it_out(server, make_sess
     hooks = {"PreToolUse": [{"matcher": "WebSearch|WebFetch", "hooks": [{"type": "command", "command": "true"}]}]}
     session, _ = make_session(web_search="true", hooks=hooks)
     assert "web_search" not in session.tools and "PreToolUse hook" in session.llm.web_search_off
-    session, _ = make_session(web_search="true", hooks={"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "true"}]}]})
+    session, _ = make_session(
+        web_search="true",
+        hooks={"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]},
+    )
     assert "web_search" in session.tools
     server.script(text("one"), text("two"))
     await session.send("first")

@@ -7,12 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.core.storage import worktrees
 from agentcli.core.engine.agents import AgentFileError, parse_agent_file
 from agentcli.core.events import SubagentStarted
+from agentcli.core.storage import worktrees
 from tests.conftest import git
-from tests.fakes.anthropic_server import (first_user_text, offers_tool, reply, text, tool_result_text, tool_results,
-                                          tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 DOC = '    """Check a password."""\n'
 
@@ -30,10 +38,12 @@ def is_main(body):
 
 def editing_child(server, brief: str, new: str) -> None:
     """A child that reads auth.py and rewrites its docstring line to ``new``."""
-    server.when(lambda b: not is_main(b) and first_user_text(b) == brief,
-                tool_use("read_file", {"path": "src/app/auth.py"}),
-                tool_use("edit_file", {"path": "src/app/auth.py", "old_string": DOC, "new_string": new}),
-                text(f"Changed the docstring ({brief})."))
+    server.when(
+        lambda b: not is_main(b) and first_user_text(b) == brief,
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        tool_use("edit_file", {"path": "src/app/auth.py", "old_string": DOC, "new_string": new}),
+        text(f"Changed the docstring ({brief})."),
+    )
 
 
 def isolated(description: str, prompt: str):
@@ -41,8 +51,9 @@ def isolated(description: str, prompt: str):
 
 
 def branches(repo: Path) -> list[str]:
-    out = subprocess.run(["git", "branch", "--format=%(refname:short)"], cwd=repo, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["git", "branch", "--format=%(refname:short)"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
     return out.split()
 
 
@@ -51,8 +62,9 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
     (repo / "notes.txt").write_text("untracked but not ignored\n")
     editing_child(server, "brief one", '    """Check a password (one)."""\n')
     editing_child(server, "brief two", '    """Check a password (two)."""\n')
-    server.when(is_main, reply(isolated("Edit one", "brief one"), isolated("Edit two", "brief two")),
-                text("Both are done."))
+    server.when(
+        is_main, reply(isolated("Edit one", "brief one"), isolated("Edit two", "brief two")), text("Both are done.")
+    )
     session, events = make_session(permission_mode="acceptEdits")
     original = (repo / "src/app/auth.py").read_text()
 
@@ -91,8 +103,9 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
     before = auth.read_text()
     with pytest.raises(worktrees.MergeConflict) as refused:
         await session.worktree("merge", "sa-2")
-    assert "Cannot merge sa-2: src/app/auth.py changed both in your working tree and in sa-2's worktree" \
-        in str(refused.value)
+    assert "Cannot merge sa-2: src/app/auth.py changed both in your working tree and in sa-2's worktree" in str(
+        refused.value
+    )
     assert auth.read_text() == before
     assert [w.id for w in worktrees.listing(repo)] == ["sa-2"]  # kept, to apply by hand or discard
     assert (await session.worktree("discard", "sa-2")).startswith("Discarded sa-2")
@@ -104,20 +117,23 @@ async def test_two_isolated_children_edit_the_same_file_then_merge_one_after_the
 async def test_isolation_outside_a_git_repository_is_refused(server, make_session, tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
-    server.when(is_main, tool_use("task", {"description": "Edit", "prompt": "Edit it.", "isolation": "worktree"}),
-                text("ok"))
+    server.when(
+        is_main, tool_use("task", {"description": "Edit", "prompt": "Edit it.", "isolation": "worktree"}), text("ok")
+    )
     session, events = make_session(plain)
     await session.send("go")
     [refusal] = tool_results(server.requests[-1])
     assert refusal["is_error"]
-    assert tool_result_text(refusal) == (f"isolation: worktree needs a git repository, and {plain} is not in one; "
-                                         "run the subagent without isolation.")
+    assert tool_result_text(refusal) == (
+        f"isolation: worktree needs a git repository, and {plain} is not in one; run the subagent without isolation."
+    )
     assert events.of(SubagentStarted) == []
 
 
 async def test_a_child_that_changes_nothing_leaves_no_worktree(server, make_session, repo):
-    server.when(is_main, tool_use("task", {"description": "Look", "prompt": "look", "isolation": "worktree"}),
-                text("ok"))
+    server.when(
+        is_main, tool_use("task", {"description": "Look", "prompt": "look", "isolation": "worktree"}), text("ok")
+    )
     server.when(lambda b: not is_main(b), text("Nothing to change."))
     session, _ = make_session()
     await session.send("go")
@@ -204,8 +220,10 @@ def test_a_rewritten_dot_git_file_in_the_worktree_does_not_redirect_git(repo, tm
     assert "+the child's words" in worktrees.diff(again)
     assert worktrees.merge(again).startswith("Merged sa-1")
     assert (repo / "README.md").read_text() == "the child's words\n"
-    assert subprocess.run(["git", "log", "--format=%s"], cwd=elsewhere, capture_output=True, text=True,
-                          check=True).stdout == "Someone else's history\n"
+    assert (
+        subprocess.run(["git", "log", "--format=%s"], cwd=elsewhere, capture_output=True, text=True, check=True).stdout
+        == "Someone else's history\n"
+    )
 
 
 def test_a_worktree_outside_agentclis_folders_is_never_listed_nor_removed(repo, tmp_path):
@@ -220,9 +238,12 @@ def test_a_worktree_outside_agentclis_folders_is_never_listed_nor_removed(repo, 
 
 async def test_a_worktree_child_cannot_be_resumed_into_the_main_tree(server, make_session, repo):
     editing_child(server, "brief one", '    """Check a password (one)."""\n')
-    server.when(is_main, reply(isolated("Edit one", "brief one")),
-                tool_use("task", {"description": "Edit more", "prompt": "And the docstring of login.",
-                                  "resume": "sa-1"}), text("Done."))
+    server.when(
+        is_main,
+        reply(isolated("Edit one", "brief one")),
+        tool_use("task", {"description": "Edit more", "prompt": "And the docstring of login.", "resume": "sa-1"}),
+        text("Done."),
+    )
     session, _ = make_session(permission_mode="acceptEdits")
     original = (repo / "src/app/auth.py").read_text()
     await session.send("Edit auth.py in isolation, then more")

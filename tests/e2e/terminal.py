@@ -29,16 +29,22 @@ class AnsweringScreen(pyte.HistoryScreen):
 
 
 class Terminal:
-    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120,
-                 rows: int = 40) -> None:
+    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, rows: int = 40) -> None:
         import pty
 
         self.leader, follower = pty.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.screen = AnsweringScreen(self.leader, columns, rows)
         self.stream = pyte.ByteStream(self.screen)
-        self.proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm"}, stdin=follower, stdout=follower,
-                                     stderr=follower, start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env={**env, "TERM": "xterm"},
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            start_new_session=True,
+        )
         os.close(follower)
 
     def drain(self) -> None:

@@ -13,9 +13,19 @@ import acp
 import pytest
 from acp import schema as s
 
-from tests.e2e.test_acp_support import (ROOT, acp_home, api_env, opted_in, plain, plain_process,  # noqa: F401 (fixtures)
-                                        server, shared, shared_server, subagent_process)
 from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
+from tests.e2e.test_acp_support import (  # noqa: F401 (fixtures)
+    ROOT,
+    acp_home,
+    api_env,
+    opted_in,
+    plain,
+    plain_process,
+    server,
+    shared,
+    shared_server,
+    subagent_process,
+)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from tests.narrow import of
 from tests.waiting import until
@@ -43,17 +53,19 @@ async def test_a_prompt_streams_the_answer_and_its_tool_calls(server, plain, rep
 @shared
 async def test_the_plan_is_sent_as_a_plan_update_each_time_it_changes(server, plain, repo):
     agent, client = plain
-    first = [{"content": "Read auth.py", "status": "in_progress", "activeForm": "Reading auth.py"},
-             {"content": "Explain login", "status": "pending", "activeForm": "Explaining login"}]
+    first = [
+        {"content": "Read auth.py", "status": "in_progress", "activeForm": "Reading auth.py"},
+        {"content": "Explain login", "status": "pending", "activeForm": "Explaining login"},
+    ]
     second = [{**first[0], "status": "completed"}, {**first[1], "status": "in_progress"}]
-    server.script(tool_use("todo_write", {"todos": first}), tool_use("todo_write", {"todos": second}),
-                  text("Planned."))
+    server.script(tool_use("todo_write", {"todos": first}), tool_use("todo_write", {"todos": second}), text("Planned."))
     sid = await agent.new(repo)
     await agent.prompt(sid, "Plan it")
     plans = client.of(s.AgentPlanUpdate, sid)
     assert [[(e.content, e.status, e.priority) for e in p.entries] for p in plans] == [
         [("Read auth.py", "in_progress", "medium"), ("Explain login", "pending", "medium")],
-        [("Read auth.py", "completed", "medium"), ("Explain login", "in_progress", "medium")]]
+        [("Read auth.py", "completed", "medium"), ("Explain login", "in_progress", "medium")],
+    ]
     assert client.invalid == []
 
 
@@ -61,9 +73,11 @@ async def test_the_plan_is_sent_as_a_plan_update_each_time_it_changes(server, pl
 async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, plain, repo):
     agent, client = plain
     client.answers.append("reject_once")
-    server.script(tool_use("read_file", {"path": "README.md"}),
-                  tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
-                  text("I left it."))
+    server.script(
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
+        text("I left it."),
+    )
     sid = await agent.new(repo)
     done = await agent.prompt(sid, "Reword the README")
     assert done.stop_reason == "end_turn"
@@ -80,7 +94,11 @@ async def test_an_edit_shows_its_diff_and_asks_and_a_no_keeps_the_file(server, p
     assert "title" not in asked
     [asked_diff] = question.tool_call.content
     assert (asked_diff.type, asked_diff.path, asked_diff.old_text, asked_diff.new_text) == (
-        "diff", str(repo.resolve() / "README.md"), "A tiny app", "A small app")
+        "diff",
+        str(repo.resolve() / "README.md"),
+        "A tiny app",
+        "A small app",
+    )
     assert "A tiny app" in (repo / "README.md").read_text()
     assert client.invalid == [] and client.raw
     assert client.of(s.ToolCallProgress, sid)[-1].status == "failed"
@@ -107,8 +125,11 @@ async def test_allow_always_saves_the_rule_agentcli_would_save(server, plain, re
 async def test_reject_always_denies_the_same_call_again_without_asking(server, plain, repo):
     agent, client = plain
     client.answers.append("reject_always")
-    server.script(tool_use("bash", {"command": "git status --short"}), tool_use("bash", {"command": "git status --short"}),
-                  text("Not allowed."))
+    server.script(
+        tool_use("bash", {"command": "git status --short"}),
+        tool_use("bash", {"command": "git status --short"}),
+        text("Not allowed."),
+    )
     sid = await agent.new(repo)
     await agent.prompt(sid, "Is the tree clean?")
     assert len(client.questions) == 1
@@ -139,9 +160,11 @@ async def test_cancel_ends_the_prompt_as_cancelled(server, plain, repo):
 @shared
 async def test_modes_switch_and_say_so(server, plain, repo):
     agent, client = plain
-    server.script(tool_use("read_file", {"path": "README.md"}),
-                  tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
-                  text("Done."))
+    server.script(
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A small app"}),
+        text("Done."),
+    )
     sid = await agent.new(repo)
     await agent.conn.set_session_mode(session_id=sid, mode_id="acceptEdits")
     done = await agent.prompt(sid, "Reword the README")
@@ -203,10 +226,15 @@ async def test_thinking_streams_as_thought_chunks(server, plain, repo):
 async def test_mcp_servers_from_session_new_start_and_their_tools_run(server, plain, repo):
     agent, client = plain
     client.answers.append("allow_once")
-    server.when(lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}),
-                text("It is 42."))
-    mine = s.McpServerStdio(name="mine", command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
-                            env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    server.when(
+        lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}), text("It is 42.")
+    )
+    mine = s.McpServerStdio(
+        name="mine",
+        command=sys.executable,
+        args=["-m", "tests.fakes.mcp_server"],
+        env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))],
+    )
     sid = await agent.new(repo, mcp_servers=[mine])
     done = await agent.prompt(sid, "Add 20 and 22")
     assert done.stop_reason == "end_turn" and client.said(sid) == "It is 42."
@@ -225,8 +253,9 @@ async def test_an_image_in_a_prompt_goes_to_the_model_and_one_that_is_none_is_re
     server.script(text("A red square."))
     data = base64.b64encode(png(4, 3)).decode()
     sid = await agent.new(repo)
-    done = await agent.conn.prompt(session_id=sid, prompt=[acp.text_block("What is this?"),
-                                                           acp.image_block(data, "image/png")])
+    done = await agent.conn.prompt(
+        session_id=sid, prompt=[acp.text_block("What is this?"), acp.image_block(data, "image/png")]
+    )
     assert done.stop_reason == "end_turn" and client.said(sid) == "A red square."
     assert [i["source"]["data"] for i in images_in(server.requests[-1])] == [data]
     with pytest.raises(acp.RequestError, match="image 1 of the prompt is not a PNG, JPEG, GIF or WebP image"):
@@ -241,21 +270,32 @@ async def test_an_sse_server_from_session_new_is_started(server, plain, repo, re
     where session/new used to refuse it."""
     agent, client = plain
     server.script(text("Still here."))
-    feed = s.SseMcpServer(type="sse", name="feed", url=refusing_http.replace("/mcp", "/sse"),
-                          headers=[s.HttpHeader(name="Authorization", value="Bearer wrong")])
+    feed = s.SseMcpServer(
+        type="sse",
+        name="feed",
+        url=refusing_http.replace("/mcp", "/sse"),
+        headers=[s.HttpHeader(name="Authorization", value="Bearer wrong")],
+    )
     sid = await agent.new(repo, mcp_servers=[feed])
     done = await agent.prompt(sid, "Hello")
     assert done.stop_reason == "end_turn" and client.said(sid) == "Still here."
-    await until(lambda: "'feed'" in agent.stderr.read_text() and "401 Unauthorized" in agent.stderr.read_text(),
-                "the SSE server's refusal, named", detail=lambda: agent.stderr.read_text()[-2000:])
+    await until(
+        lambda: "'feed'" in agent.stderr.read_text() and "401 Unauthorized" in agent.stderr.read_text(),
+        "the SSE server's refusal, named",
+        detail=lambda: agent.stderr.read_text()[-2000:],
+    )
 
 
 @shared
 async def test_a_servers_prompts_join_the_available_commands_once_it_is_ready(server, plain, repo):
     agent, client = plain
     server.script(text("Hi."), text("Reviewed."))
-    features = s.McpServerStdio(name="features", command=sys.executable, args=["-m", "tests.fakes.mcp_features"],
-                                env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    features = s.McpServerStdio(
+        name="features",
+        command=sys.executable,
+        args=["-m", "tests.fakes.mcp_features"],
+        env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))],
+    )
     sid = await agent.new(repo, mcp_servers=[features])
     await agent.prompt(sid, "Hello")
     offered = [u.available_commands for u in client.of(s.AvailableCommandsUpdate, sid)][-1]
@@ -274,8 +314,11 @@ async def test_the_trust_question_is_asked_before_the_workspaces_settings_act(se
     agent, client = plain
     client.answers.append(answer)
     evidence = tmp_path / "clone" / "pwned.pid"
-    spec = {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server", "--touch", str(evidence)],
-            "env": {"PYTHONPATH": str(ROOT)}}
+    spec = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server", "--touch", str(evidence)],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
     clone = stranger_clone(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"helper": spec}}), "README.md": "# Hi\n"})
     server.script(text("Hi."))
     sid = await agent.new(clone)
@@ -298,22 +341,42 @@ def test_bad_messages_and_zeds_first_requests_get_the_right_answers_and_stdout_h
 
     zed_initialize = {  # as Zed sends them
         "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True,
-                               "_meta": {"terminal_output": True, "terminal-auth": True}},
-        "clientInfo": {"name": "zed", "title": "Zed", "version": "0.208.0"}}
-    lines = ["this is not json",
-             json.dumps([1, 2]),
-             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "no/such_method", "params": {}}),
-             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": zed_initialize}),
-             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/new",
-                         "params": {"cwd": str(repo), "mcpServers": []}}),
-             json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session/prompt",
-                         "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}),
-             json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "relative"}})]
+        "clientCapabilities": {
+            "fs": {"readTextFile": True, "writeTextFile": True},
+            "terminal": True,
+            "_meta": {"terminal_output": True, "terminal-auth": True},
+        },
+        "clientInfo": {"name": "zed", "title": "Zed", "version": "0.208.0"},
+    }
+    lines = [
+        "this is not json",
+        json.dumps([1, 2]),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "no/such_method", "params": {}}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": zed_initialize}),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": {"cwd": str(repo), "mcpServers": []}}
+        ),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "session/prompt",
+                "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]},
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "relative"}}),
+    ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL="http://127.0.0.1:9")  # no model call is made
-    proc = subprocess.run([sys.executable, "-m", "agentcli", "acp"], cwd=repo, env=env,
-                          input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "acp"],
+        cwd=repo,
+        env=env,
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON-RPC
     by_id = {m.get("id"): m for m in out if "id" in m and m.get("id") is not None}

@@ -17,14 +17,21 @@ ACPX = Path(__file__).resolve().parents[1] / "acpx" / "node_modules" / ".bin" / 
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not ACPX.exists(),
-    reason="acpx is not installed: it needs Node and npm, and `make test` (make acpx) installs it from tests/acpx/")
+    reason="acpx is not installed: it needs Node and npm, and `make test` (make acpx) installs it from tests/acpx/",
+)
 
 
 def acpx(repo: Path, api_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(api_env)
-    return subprocess.run([str(ACPX), "--agent", f"{sys.executable} -m agentcli acp", "--cwd", str(repo), *args],
-                          env=env, capture_output=True, text=True, timeout=120, cwd=repo)
+    return subprocess.run(
+        [str(ACPX), "--agent", f"{sys.executable} -m agentcli acp", "--cwd", str(repo), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=repo,
+    )
 
 
 def test_acpx_runs_a_prompt_through_agentcli_acp(server, api_env, repo):

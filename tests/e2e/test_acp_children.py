@@ -12,8 +12,17 @@ from typing import Any
 
 from acp import schema as s
 
-from tests.e2e.test_acp_support import (acp_home, api_env, opted_in, plain, plain_process, server,  # noqa: F401 (fixtures)
-                                        shared, shared_server, subagent_process)
+from tests.e2e.test_acp_support import (  # noqa: F401 (fixtures)
+    acp_home,
+    api_env,
+    opted_in,
+    plain,
+    plain_process,
+    server,
+    shared,
+    shared_server,
+    subagent_process,
+)
 from tests.fakes.anthropic_server import offers_tool, text, tool_use
 from tests.waiting import until
 
@@ -23,11 +32,16 @@ def is_main(body) -> bool:
 
 
 def delegation(server, **task) -> None:
-    server.when(is_main, tool_use("task", {"description": "Find auth handler",
-                                           "prompt": "Find where handle_auth is defined.", **task}),
-                text("Auth is handled in `src/app/auth.py:9`."))
-    server.when(lambda b: not is_main(b), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("handle_auth is defined at src/app/auth.py:9."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined.", **task}),
+        text("Auth is handled in `src/app/auth.py:9`."),
+    )
+    server.when(
+        lambda b: not is_main(b),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("handle_auth is defined at src/app/auth.py:9."),
+    )
 
 
 def task_call(client, sid: str, n: int = 0):
@@ -37,8 +51,11 @@ def task_call(client, sid: str, n: int = 0):
 def links(client, sid: str) -> list[tuple[str, str]]:
     """(tool call, child session) of every update that names a call's child (in its _meta: the newest schema
     has no tool call content for it)."""
-    return [(p["update"]["toolCallId"], p["update"]["_meta"]["agentcli"]["subagentSessionId"])
-            for p in client.notes(sid) if "subagentSessionId" in p["update"].get("_meta", {}).get("agentcli", {})]
+    return [
+        (p["update"]["toolCallId"], p["update"]["_meta"]["agentcli"]["subagentSessionId"])
+        for p in client.notes(sid)
+        if "subagentSessionId" in p["update"].get("_meta", {}).get("agentcli", {})
+    ]
 
 
 @shared
@@ -54,8 +71,11 @@ async def test_subagents_are_child_sessions_for_a_client_that_opts_in(server, op
     assert announced[0]["title"] == "Find auth handler"
     assert announced[0]["capabilities"] == {"cancel": {}}
     assert announced[0]["state"]["state"] == "running"
-    assert announced[1]["state"] == {"state": "idle", "stopReason": "end_turn",
-                                     "_meta": {"agentcli": {"status": "done", "turns": 2}}}
+    assert announced[1]["state"] == {
+        "state": "idle",
+        "stopReason": "end_turn",
+        "_meta": {"agentcli": {"status": "done", "turns": 2}},
+    }
     raw = [m["params"] for m in client.raw if m.get("method") == "session/update"]
     first_child_update = next(i for i, p in enumerate(raw) if p["sessionId"] == child)
     assert raw.index(next(p for p in raw if p["update"] == announced[0])) < first_child_update
@@ -81,8 +101,10 @@ async def test_a_client_that_did_not_opt_in_sees_the_child_folded_into_the_task_
     sid = await agent.new(repo)
     await agent.prompt(sid, "Where is auth handled?")
     assert {session for session, _ in client.updates} == {sid}
-    assert not any(m.get("method") == "session/update" and m["params"]["update"].get("sessionUpdate")
-                   == "subagent_update" for m in client.raw)
+    assert not any(
+        m.get("method") == "session/update" and m["params"]["update"].get("sessionUpdate") == "subagent_update"
+        for m in client.raw
+    )
     task = task_call(client, sid)
     finished = [u for u in client.of(s.ToolCallProgress, sid) if u.tool_call_id == task.tool_call_id]
     assert "handle_auth is defined at src/app/auth.py:9." in finished[-1].content[0].content.text
@@ -93,10 +115,14 @@ async def test_a_client_that_did_not_opt_in_sees_the_child_folded_into_the_task_
 async def test_a_childs_plan_goes_to_its_own_session(server, opted_in, repo):
     agent, client = opted_in
     server.when(is_main, tool_use("task", {"description": "Plan the fix", "prompt": "Plan it."}), text("Planned."))
-    server.when(lambda b: not is_main(b),
-                tool_use("todo_write", {"todos": [{"content": "Find handle_auth", "status": "in_progress",
-                                                   "activeForm": "Finding handle_auth"}]}),
-                text("One step."))
+    server.when(
+        lambda b: not is_main(b),
+        tool_use(
+            "todo_write",
+            {"todos": [{"content": "Find handle_auth", "status": "in_progress", "activeForm": "Finding handle_auth"}]},
+        ),
+        text("One step."),
+    )
     sid = await agent.new(repo)
     await agent.prompt(sid, "Plan the fix")
     [plan] = client.of(s.AgentPlanUpdate, f"{sid}:sa-1")
@@ -109,11 +135,17 @@ async def test_a_childs_plan_goes_to_its_own_session(server, opted_in, repo):
 async def test_a_child_cancelled_on_its_own_still_reports_to_its_parent(server, opted_in, repo):
     agent, client = opted_in
     gate = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Find auth handler",
-                                           "prompt": "Find where handle_auth is defined."}),
-                text("The subagent found part of it."))
-    server.when(lambda b: not is_main(b), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("never sent", gate=gate), text("Partial: handle_auth is in src/app/auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}),
+        text("The subagent found part of it."),
+    )
+    server.when(
+        lambda b: not is_main(b),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("never sent", gate=gate),
+        text("Partial: handle_auth is in src/app/auth.py."),
+    )
     try:
         sid = await agent.new(repo)
         prompt = asyncio.create_task(agent.prompt(sid, "Find auth"))
@@ -133,9 +165,13 @@ async def test_a_child_cancelled_on_its_own_still_reports_to_its_parent(server, 
 
 
 def background(server, gate: threading.Event) -> None:
-    server.when(is_main, tool_use("task", {"description": "Find auth handler", "prompt": "Find handle_auth.",
-                                           "run_in_background": True}),
-                text("It runs in the background."))
+    server.when(
+        is_main,
+        tool_use(
+            "task", {"description": "Find auth handler", "prompt": "Find handle_auth.", "run_in_background": True}
+        ),
+        text("It runs in the background."),
+    )
     server.when(lambda b: not is_main(b), text("handle_auth is at src/app/auth.py:9.", gate=gate))
 
 
@@ -162,8 +198,10 @@ async def test_a_background_child_is_a_child_session_that_says_it_finished_after
         return [p["update"] for p in client.notes(sid) if p["update"].get("toolCallId") == task.tool_call_id]
 
     # the call's result follows the child's end (agent.py: announce, then background_result)
-    await until(lambda: "handle_auth is at" in str(task_updates()[-1].get("content")),
-                "the task call's result, after the child's end")
+    await until(
+        lambda: "handle_auth is at" in str(task_updates()[-1].get("content")),
+        "the task call's result, after the child's end",
+    )
     last = task_updates()[-1]
     assert last["_meta"]["agentcli"]["subagentSessionId"] == child  # the task call still names it
     assert "handle_auth is at src/app/auth.py:9." in last["content"][0]["content"]["text"]
@@ -172,7 +210,8 @@ async def test_a_background_child_is_a_child_session_that_says_it_finished_after
 
 @shared
 async def test_a_background_childs_result_reaches_its_task_call_for_a_client_without_child_sessions(
-        server, plain, repo):
+    server, plain, repo
+):
     agent, client = plain
     gate = threading.Event()
     background(server, gate)
@@ -184,8 +223,11 @@ async def test_a_background_childs_result_reaches_its_task_call_for_a_client_wit
         gate.set()
 
     def result() -> str:
-        said = [u.content[0].content.text for u in client.of(s.ToolCallProgress, sid)
-                if u.tool_call_id == task.tool_call_id and u.content]
+        said = [
+            u.content[0].content.text
+            for u in client.of(s.ToolCallProgress, sid)
+            if u.tool_call_id == task.tool_call_id and u.content
+        ]
         return said[-1] if said else ""
 
     await until(lambda: "handle_auth is at src/app/auth.py:9." in result(), "the result in the task call")
@@ -197,9 +239,12 @@ async def test_a_background_childs_result_reaches_its_task_call_for_a_client_wit
 @shared
 async def test_a_resumed_child_goes_on_in_the_same_child_session(server, opted_in, repo):
     agent, client = opted_in
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                tool_use("task", {"description": "Follow up", "prompt": "And who calls it?", "resume": "sa-1"}),
-                text("views.py calls it."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        tool_use("task", {"description": "Follow up", "prompt": "And who calls it?", "resume": "sa-1"}),
+        text("views.py calls it."),
+    )
     server.when(lambda b: not is_main(b), text("login is at src/app/auth.py:4."), text("src/app/views.py imports it."))
     sid = await agent.new(repo)
     await agent.prompt(sid, "Who calls login?")
@@ -220,11 +265,16 @@ async def test_a_resumed_child_goes_on_in_the_same_child_session(server, opted_i
 @shared
 async def test_a_child_in_its_own_worktree_is_a_child_session_too(server, opted_in, repo):
     agent, client = opted_in
-    server.when(is_main, tool_use("task", {"description": "Read auth", "prompt": "Read auth.py.",
-                                           "isolation": "worktree"}),
-                text("Auth is handled in `src/app/auth.py:9`."))
-    server.when(lambda b: not is_main(b), tool_use("read_file", {"path": "src/app/auth.py"}),
-                text("handle_auth is defined at src/app/auth.py:9."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Read auth", "prompt": "Read auth.py.", "isolation": "worktree"}),
+        text("Auth is handled in `src/app/auth.py:9`."),
+    )
+    server.when(
+        lambda b: not is_main(b),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("handle_auth is defined at src/app/auth.py:9."),
+    )
     sid = await agent.new(repo)
     done = await agent.prompt(sid, "Where is auth handled?")
     assert done.stop_reason == "end_turn"

@@ -6,16 +6,29 @@ its own session, repository, buffers and replies."""
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import acp
 import pytest
 import pytest_asyncio
 from acp import schema as s
 
-from tests.e2e.test_acp_support import (ROOT, Agent, Client, Router, acp_home, attach, plain, plain_process,  # noqa: F401
-                                        serve, server, shared, shared_server)
+from tests.e2e.test_acp_support import (  # noqa: F401
+    ROOT,
+    Agent,
+    Client,
+    Router,
+    acp_home,
+    attach,
+    plain,
+    plain_process,
+    serve,
+    server,
+    shared,
+    shared_server,
+)
 from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use
 from tests.narrow import of
 
@@ -56,14 +69,24 @@ class EditorRouter(Router):
         return await of(Editor, self.current).create_elicitation(**kwargs)
 
 
-OFFERS = s.ClientCapabilities(fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
-                              elicitation=s.ElicitationCapabilities(form=s.ElicitationFormCapabilities()))
+OFFERS = s.ClientCapabilities(
+    fs=s.FileSystemCapabilities(read_text_file=True, write_text_file=True),
+    terminal=True,
+    elicitation=s.ElicitationCapabilities(form=s.ElicitationFormCapabilities()),
+)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def editor_process(acp_home: Path, shared_server: FakeAnthropic) -> AsyncIterator[Agent]:
-    async for agent in serve(acp_home, shared_server, subagents=False, router=EditorRouter(), capabilities=OFFERS,
-                             name="editor", unstable=True):
+    async for agent in serve(
+        acp_home,
+        shared_server,
+        subagents=False,
+        router=EditorRouter(),
+        capabilities=OFFERS,
+        name="editor",
+        unstable=True,
+    ):
         yield agent
 
 
@@ -89,10 +112,12 @@ async def test_the_file_tools_read_the_editors_buffer_and_edit_in_it(server, edi
     readme = str(repo.resolve() / "README.md")
     client.buffers[readme] = "# Demo app\n\nA tiny app for tests, unsaved.\n"
     client.answers += ["allow_once", "allow_once"]
-    server.script(tool_use("read_file", {"path": "README.md"}),
-                  tool_use("edit_file", {"path": "README.md", "old_string": "unsaved", "new_string": "edited"}),
-                  tool_use("write_file", {"path": "docs/new.md", "content": "fresh\n"}),
-                  text("Done."))
+    server.script(
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "unsaved", "new_string": "edited"}),
+        tool_use("write_file", {"path": "docs/new.md", "content": "fresh\n"}),
+        text("Done."),
+    )
     sid = await agent.new(repo)
     assert (await agent.prompt(sid, "Reword the README")).stop_reason == "end_turn"
     read, edit, write = results(client, sid)
@@ -115,9 +140,13 @@ async def test_a_path_out_of_the_workspace_never_reaches_the_editor(server, edit
     secret = tmp_path / "secret.txt"
     secret.write_text("TOKEN=hunter2\n")
     (repo / "notes.md").symlink_to(secret)
-    server.script(tool_use("read_file", {"path": "notes.md"}), tool_use("read_file", {"path": "../secret.txt"}),
-                  tool_use("edit_file", {"path": "notes.md", "old_string": "hunter2", "new_string": "x"}),
-                  tool_use("write_file", {"path": "../secret.txt", "content": "owned\n"}), text("Could not."))
+    server.script(
+        tool_use("read_file", {"path": "notes.md"}),
+        tool_use("read_file", {"path": "../secret.txt"}),
+        tool_use("edit_file", {"path": "notes.md", "old_string": "hunter2", "new_string": "x"}),
+        tool_use("write_file", {"path": "../secret.txt", "content": "owned\n"}),
+        text("Could not."),
+    )
     sid = await agent.new(repo)
     await agent.prompt(sid, "Read the notes")
     outcomes = results(client, sid)
@@ -204,8 +233,12 @@ async def test_a_command_runs_in_agentclis_sandbox_even_when_the_client_offers_t
 @shared
 async def test_a_servers_question_is_asked_in_the_editor_as_a_form(server, editor, repo):
     agent, client = editor
-    features = s.McpServerStdio(name="features", command=sys.executable, args=["-m", "tests.fakes.mcp_features"],
-                                env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))])
+    features = s.McpServerStdio(
+        name="features",
+        command=sys.executable,
+        args=["-m", "tests.fakes.mcp_features"],
+        env=[s.EnvVariable(name="PYTHONPATH", value=str(ROOT))],
+    )
     client.answers.append("allow_once")
     server.script(tool_use("mcp__features__ask", {}), text("Asked."))
     sid = await agent.new(repo, mcp_servers=[features])
@@ -225,11 +258,16 @@ async def test_a_subagent_reads_the_editors_buffer_too(server, editor, repo):
     agent, client = editor
     auth = str(repo.resolve() / "src/app/auth.py")
     client.buffers[auth] = "def handle_auth():\n    return 'UNSAVED-MARK'\n"
-    server.when(lambda b: offers_tool(b, "task"), tool_use("task", {"description": "Read auth",
-                                                                     "prompt": "Read src/app/auth.py."}),
-                text("Done."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "src/app/auth.py"}),
-                text("It returns UNSAVED-MARK."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Read auth", "prompt": "Read src/app/auth.py."}),
+        text("Done."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("It returns UNSAVED-MARK."),
+    )
     sid = await agent.new(repo)
     await agent.prompt(sid, "Delegate it")
     assert client.reads == [auth]
@@ -246,8 +284,12 @@ class Watching(Editor):
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         await super().session_update(session_id, update, **kwargs)
-        if isinstance(update, s.ToolCallProgress) and update.status == "in_progress" and update.content and (
-                "first" in first_text(update)):
+        if (
+            isinstance(update, s.ToolCallProgress)
+            and update.status == "in_progress"
+            and update.content
+            and ("first" in first_text(update))
+        ):
             self.flag.touch()
 
 
@@ -255,8 +297,10 @@ class Watching(Editor):
 async def test_a_running_commands_output_shows_in_its_call_as_it_comes(server, editor_process, repo):
     """The command waits (at most 20 s) for the editor to have shown its first line before it writes the second."""
     flag = repo / "shown.flag"
-    command = ("echo first; for i in $(seq 400); do [ -e shown.flag ] && break; sleep 0.05; done; "
-               "[ -e shown.flag ] && echo second || echo never-shown")
+    command = (
+        "echo first; for i in $(seq 400); do [ -e shown.flag ] && break; sleep 0.05; done; "
+        "[ -e shown.flag ] && echo second || echo never-shown"
+    )
     async for agent, client in attach(editor_process, Watching(flag)):
         server.script(tool_use("bash", {"command": command}), text("Ran."))
         sid = await agent.new(repo)

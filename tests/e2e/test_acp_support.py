@@ -14,9 +14,10 @@ import functools
 import json
 import os
 import sys
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator, cast
+from typing import Any, cast
 
 import acp
 import pytest
@@ -77,8 +78,11 @@ def check(message: dict[str, Any]) -> None:
         s.RequestPermissionRequest.model_validate(message["params"])
     elif method in REQUESTS:
         REQUESTS[method][0](message["params"])
-    definition = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
-                  **{name: model_name for name, (_, model_name) in REQUESTS.items()}}
+    definition = {
+        "session/update": "SessionNotification",
+        "session/request_permission": "RequestPermissionRequest",
+        **{name: model_name for name, (_, model_name) in REQUESTS.items()},
+    }
     child = method == "session/update" and message["params"]["update"].get("sessionUpdate") == "subagent_update"
     if method in definition and (validator := strict(definition[method], unstable=child)) is not None:
         validator.validate(message["params"])
@@ -100,8 +104,9 @@ class Client:
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
 
-    async def request_permission(self, session_id: str, tool_call: s.ToolCallUpdate,
-                                 options: list[s.PermissionOption], **kwargs: Any) -> s.RequestPermissionResponse:
+    async def request_permission(
+        self, session_id: str, tool_call: s.ToolCallUpdate, options: list[s.PermissionOption], **kwargs: Any
+    ) -> s.RequestPermissionResponse:
         self.questions.append(s.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options))
         if not self.answers:
             return s.RequestPermissionResponse(outcome=s.DeniedOutcome(outcome="cancelled"))
@@ -122,8 +127,11 @@ class Client:
 
     def notes(self, session_id: str) -> list[dict[str, Any]]:
         """The raw ``session/update`` params of one session, as they came."""
-        return [m["params"] for m in self.raw
-                if m.get("method") == "session/update" and m["params"]["sessionId"] == session_id]
+        return [
+            m["params"]
+            for m in self.raw
+            if m.get("method") == "session/update" and m["params"]["sessionId"] == session_id
+        ]
 
     def subagent_updates(self, parent: str) -> list[dict[str, Any]]:
         return [p["update"] for p in self.notes(parent) if p["update"].get("sessionUpdate") == "subagent_update"]
@@ -168,9 +176,15 @@ class Agent:
 
 def agent_env(home: Path, server: FakeAnthropic) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=API_KEY, AGENTCLI_HOME=str(home / "agentcli"),
-               HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
-               AGENTCLI_TOOL_SEARCH="off")  # a shared agent starts before the tests' own environment is set
+    env.update(
+        ANTHROPIC_BASE_URL=server.base_url,
+        ANTHROPIC_API_KEY=API_KEY,
+        AGENTCLI_HOME=str(home / "agentcli"),
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        AGENTCLI_TOOL_SEARCH="off",
+    )  # a shared agent starts before the tests' own environment is set
     env.update([PATIENT])
     return env
 
@@ -190,25 +204,43 @@ def acp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-async def serve(home: Path, server: FakeAnthropic, subagents: bool, router: Router | None = None,
-                capabilities: s.ClientCapabilities | None = None, name: str = "", unstable: bool = False
-                ) -> AsyncIterator[Agent]:
+async def serve(
+    home: Path,
+    server: FakeAnthropic,
+    subagents: bool,
+    router: Router | None = None,
+    capabilities: s.ClientCapabilities | None = None,
+    name: str = "",
+    unstable: bool = False,
+) -> AsyncIterator[Agent]:
     """One process; ``router``, ``capabilities`` and ``unstable``: a client that offers more (its files, terminals,
     the SDK's methods it marks unstable, such as elicitation)."""
     router = router or Router()
     client = cast(acp.Client, router)  # the SDK calls only the methods a client has (Router hands them on)
     stderr = home / f"agent-stderr-{name or ('subagents' if subagents else 'plain')}.txt"
     with stderr.open("w") as handle:
-        async with acp.spawn_agent_process(client, sys.executable, "-m", "agentcli", "acp", cwd=home,
-                                           env=agent_env(home, server), transport_kwargs={"stderr": handle.fileno(),
-                                                             "shutdown_timeout": 60.0},
-                                           observers=[router.observe], use_unstable_protocol=unstable) as (conn, _process):
+        async with acp.spawn_agent_process(
+            client,
+            sys.executable,
+            "-m",
+            "agentcli",
+            "acp",
+            cwd=home,
+            env=agent_env(home, server),
+            transport_kwargs={"stderr": handle.fileno(), "shutdown_timeout": 60.0},
+            observers=[router.observe],
+            use_unstable_protocol=unstable,
+        ) as (conn, _process):
             if subagents:  # the SDK's ClientCapabilities predates `subagents`: sent through the raw connection
-                await conn._conn.send_request("initialize", {"protocolVersion": 1,
-                                                             "clientCapabilities": {"subagents": {}}})
+                await conn._conn.send_request(
+                    "initialize", {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}}
+                )
             else:
-                await conn.initialize(protocol_version=1, client_capabilities=capabilities or s.ClientCapabilities(),
-                                      client_info=s.Implementation(name="zed", version="0.208.0"))
+                await conn.initialize(
+                    protocol_version=1,
+                    client_capabilities=capabilities or s.ClientCapabilities(),
+                    client_info=s.Implementation(name="zed", version="0.208.0"),
+                )
             yield Agent(conn, router, home, stderr)
 
 

@@ -10,8 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import (AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage, TextBlock,
-                              ToolUseBlock, query)
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ResultMessage,
+    TextBlock,
+    ToolUseBlock,
+    query,
+)
 
 from tests.e2e.test_headless import delegation_script
 from tests.fakes.anthropic_server import message_text, reply, text, tool_use, tool_use_block
@@ -34,8 +41,15 @@ def options(cli_path: str, repo: Path, api_env: dict[str, str], **extra: object)
 
 async def test_query_yields_the_child_messages_and_a_result(server, api_env, repo, cli_path):
     delegation_script(server)
-    opts = options(cli_path, repo, api_env, permission_mode="default", allowed_tools=["Read", "Grep"],
-                   max_turns=5, system_prompt="You are a terse code finder.")
+    opts = options(
+        cli_path,
+        repo,
+        api_env,
+        permission_mode="default",
+        allowed_tools=["Read", "Grep"],
+        max_turns=5,
+        system_prompt="You are a terse code finder.",
+    )
     messages = [m async for m in query(prompt="Use a subagent to find auth", options=opts)]
     assistants = [m for m in messages if isinstance(m, AssistantMessage)]
     task_call = next(b for m in assistants for b in m.content if isinstance(b, ToolUseBlock) and b.name == "task")
@@ -59,8 +73,12 @@ async def test_client_holds_two_turns_and_an_interrupt_stops_a_running_one(serve
             await client.query("one")
             first = [m async for m in client.receive_response()]
             assert isinstance(first[-1], ResultMessage) and first[-1].result == "First answer."
-            assert any(isinstance(b, TextBlock) and b.text == "First answer."
-                       for m in first if isinstance(m, AssistantMessage) for b in m.content)
+            assert any(
+                isinstance(b, TextBlock) and b.text == "First answer."
+                for m in first
+                if isinstance(m, AssistantMessage)
+                for b in m.content
+            )
 
             await client.query("two")
             await until(lambda: len(server.requests) == 2, "the second turn's model call never started")
@@ -82,8 +100,7 @@ async def test_client_holds_two_turns_and_an_interrupt_stops_a_running_one(serve
     assert texts[0] == "one" and "First answer." in texts
 
 
-async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes_on(server, api_env, repo,
-                                                                                    cli_path):
+async def test_an_unsupported_request_is_an_error_that_names_it_and_the_run_goes_on(server, api_env, repo, cli_path):
     server.script(tool_use("write_file", {"path": "notes.md", "content": "hi\n"}), text("Still here."))
     async with ClaudeSDKClient(options(cli_path, repo, api_env)) as client:
         with pytest.raises(Exception, match="rewind_files"):
@@ -99,8 +116,10 @@ async def test_an_error_result_reaches_the_sdk_exception_with_its_reason(server,
     """The SDK's ResultError names why the run ended (the result's ``errors``), not the model's last text."""
     from claude_agent_sdk import ResultError
 
-    server.script(tool_use("grep", {"pattern": "login"}),
-                  reply("Still looking, nearly there.", tool_use_block("grep", {"pattern": "auth"})))
+    server.script(
+        tool_use("grep", {"pattern": "login"}),
+        reply("Still looking, nearly there.", tool_use_block("grep", {"pattern": "auth"})),
+    )
     seen = []
     with pytest.raises(ResultError) as raised:
         async for message in query(prompt="Find login", options=options(cli_path, repo, api_env, max_turns=2)):
@@ -111,8 +130,9 @@ async def test_an_error_result_reaches_the_sdk_exception_with_its_reason(server,
     assert isinstance(seen[-1], ResultMessage) and seen[-1].subtype == "error_max_turns"
 
 
-async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets_an_error_result(server, api_env,
-                                                                                              repo, cli_path):
+async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets_an_error_result(
+    server, api_env, repo, cli_path
+):
     """The Agent SDK's user messages as the SDK's users write them: an image block goes to the model with the
     text; a block agentcli does not take, and a damaged image, each get an error result (the client waited
     forever on a message dropped with a warning)."""
@@ -129,8 +149,9 @@ async def test_a_message_with_an_image_is_sent_and_one_agentcli_cannot_take_gets
             yield line
 
     async with ClaudeSDKClient(options(cli_path, repo, api_env)) as client:
-        await client.query(messages(user({"type": "image", "source": picture},
-                                         {"type": "text", "text": "What is this?"})))
+        await client.query(
+            messages(user({"type": "image", "source": picture}, {"type": "text", "text": "What is this?"}))
+        )
         first = [m async for m in client.receive_response()]
         await client.query(messages(user({"type": "document", "source": {"type": "text", "data": "x"}})))
         second = [m async for m in client.receive_response()]

@@ -9,9 +9,20 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from claude_agent_sdk import (AgentDefinition, ClaudeSDKClient, HookContext, HookJSONOutput, HookMatcher,
-                              PermissionResultAllow, PermissionResultDeny, ResultMessage, SystemMessage,
-                              create_sdk_mcp_server, query, tool)
+from claude_agent_sdk import (
+    AgentDefinition,
+    ClaudeSDKClient,
+    HookContext,
+    HookJSONOutput,
+    HookMatcher,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    SystemMessage,
+    create_sdk_mcp_server,
+    query,
+    tool,
+)
 
 from tests.e2e.test_agent_sdk import cli_path, options  # noqa: F401 - the fixture
 from tests.fakes.anthropic_server import message_text, reply, text, tool_use, tool_use_block
@@ -30,16 +41,23 @@ def result_text(block: dict[str, Any]) -> str:
 
 
 async def prompt_stream(text: str):
-    yield {"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": None,
-           "session_id": "default"}
+    yield {
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "parent_tool_use_id": None,
+        "session_id": "default",
+    }
 
 
 async def test_can_use_tool_allows_with_a_changed_input_and_denies_with_a_message(server, api_env, repo, cli_path):
-    server.script(reply("Writing, then cleaning up.",
-                        tool_use_block("write_file", {"path": "notes/hello.py", "content": "print('hi')\n"},
-                                       id="toolu_write"),
-                        tool_use_block("bash", {"command": "rm -rf build"}, id="toolu_rm")),
-                  text("Done."))
+    server.script(
+        reply(
+            "Writing, then cleaning up.",
+            tool_use_block("write_file", {"path": "notes/hello.py", "content": "print('hi')\n"}, id="toolu_write"),
+            tool_use_block("bash", {"command": "rm -rf build"}, id="toolu_rm"),
+        ),
+        text("Done."),
+    )
     asked: list[tuple[str, dict[str, Any], str | None]] = []
 
     async def decide(name: str, data: dict[str, Any], context: Any) -> Any:
@@ -70,8 +88,12 @@ async def test_can_use_tool_allows_with_a_changed_input_and_denies_with_a_messag
 
 async def test_a_changed_input_is_checked_again_and_a_denial_can_interrupt(server, api_env, repo, cli_path, tmp_path):
     outside = tmp_path / "elsewhere.txt"
-    server.script(tool_use("write_file", {"path": "a.txt", "content": "x"}, id="toolu_a"), text("after the refusal"),
-                  tool_use("bash", {"command": "make deploy"}, id="toolu_b"), text("never asked for"))
+    server.script(
+        tool_use("write_file", {"path": "a.txt", "content": "x"}, id="toolu_a"),
+        text("after the refusal"),
+        tool_use("bash", {"command": "make deploy"}, id="toolu_b"),
+        text("never asked for"),
+    )
 
     async def decide(name: str, data: dict[str, Any], context: Any) -> Any:
         if name == "Write":  # a host that sends the write outside the workspace: the boundary still holds
@@ -93,30 +115,51 @@ async def test_a_changed_input_is_checked_again_and_a_denial_can_interrupt(serve
 
 
 async def test_python_hook_callbacks_block_allow_and_add_context(server, api_env, repo, cli_path):
-    server.script(tool_use("bash", {"command": "./foo.sh --help"}, id="toolu_foo"), text("Blocked, as asked."),
-                  tool_use("write_file", {"path": "regular.txt", "content": "test data"}, id="toolu_w"),
-                  text("Written."))
+    server.script(
+        tool_use("bash", {"command": "./foo.sh --help"}, id="toolu_foo"),
+        text("Blocked, as asked."),
+        tool_use("write_file", {"path": "regular.txt", "content": "test data"}, id="toolu_w"),
+        text("Written."),
+    )
     seen: list[Mapping[str, Any]] = []
 
     async def check_bash(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
         seen.append(data)
         if "foo.sh" in data["tool_input"].get("command", ""):
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                           "permissionDecisionReason": "Command contains invalid pattern: foo.sh"}}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "Command contains invalid pattern: foo.sh",
+                }
+            }
         return {}
 
     async def approve_write(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
         seen.append(data)
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                       "permissionDecisionReason": "Tool passed security checks"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": "Tool passed security checks",
+            }
+        }
 
     async def colour(data: Mapping[str, Any], tool_use_id: str | None, context: HookContext) -> HookJSONOutput:
-        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                       "additionalContext": "My favorite color is hot pink"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": "My favorite color is hot pink",
+            }
+        }
 
-    hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[check_bash]),
-                            HookMatcher(matcher="Write", hooks=[approve_write])],
-             "UserPromptSubmit": [HookMatcher(matcher=None, hooks=[colour])]}
+    hooks = {
+        "PreToolUse": [
+            HookMatcher(matcher="Bash", hooks=[check_bash]),
+            HookMatcher(matcher="Write", hooks=[approve_write]),
+        ],
+        "UserPromptSubmit": [HookMatcher(matcher=None, hooks=[colour])],
+    }
     async with ClaudeSDKClient(options(cli_path, repo, api_env, hooks=hooks)) as client:
         await client.query("Run the bash command: ./foo.sh --help")
         first = [m async for m in client.receive_response()]
@@ -133,12 +176,12 @@ async def test_python_hook_callbacks_block_allow_and_add_context(server, api_env
     assert "hot pink" in json.dumps(server.requests[0]["messages"][0])
 
 
-async def test_an_sdk_mcp_server_is_listed_before_the_first_request_and_its_tools_run(server, api_env, repo,
-                                                                                      cli_path):
+async def test_an_sdk_mcp_server_is_listed_before_the_first_request_and_its_tools_run(server, api_env, repo, cli_path):
     from agentcli.paths import user_config_file
 
     user_config_file().parent.mkdir(parents=True, exist_ok=True)  # a loaded machine imports the MCP SDK slowly
     user_config_file().write_text("mcp_startup_timeout = 120\n")
+
     @tool("add", "Add two numbers", {"a": float, "b": float})
     async def add(args: dict[str, Any]) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": f"{args['a']} + {args['b']} = {args['a'] + args['b']}"}]}
@@ -155,12 +198,23 @@ async def test_an_sdk_mcp_server_is_listed_before_the_first_request_and_its_tool
 
 
 async def test_agents_from_the_sdk_become_agent_types(server, api_env, repo, cli_path):
-    server.script(tool_use("task", {"description": "Review the code", "prompt": "Review src/app/auth.py",
-                                    "subagent_type": "code-reviewer"}, id="toolu_task"),
-                  text("Looks fine to me."), text("The reviewer says it looks fine."))
-    agents = {"code-reviewer": AgentDefinition(description="Reviews code for best practices",
-                                               prompt="You are a code reviewer. Be brief.",
-                                               tools=["Read", "Grep"], model="sonnet")}
+    server.script(
+        tool_use(
+            "task",
+            {"description": "Review the code", "prompt": "Review src/app/auth.py", "subagent_type": "code-reviewer"},
+            id="toolu_task",
+        ),
+        text("Looks fine to me."),
+        text("The reviewer says it looks fine."),
+    )
+    agents = {
+        "code-reviewer": AgentDefinition(
+            description="Reviews code for best practices",
+            prompt="You are a code reviewer. Be brief.",
+            tools=["Read", "Grep"],
+            model="sonnet",
+        )
+    }
     opts = options(cli_path, repo, api_env, agents=agents)
     messages = [m async for m in query(prompt="Use the code-reviewer agent", options=opts)]
     assert of(ResultMessage, messages[-1]).result == "The reviewer says it looks fine."
@@ -208,8 +262,9 @@ async def test_control_requests_set_the_model_and_report_context_mcp_and_tasks(s
 async def test_agents_flag_and_a_thinking_budget_alone(server, api_env, repo, cli_path):
     server.script(text("ok"))
     agents = json.dumps({"scout": {"description": "Finds things", "prompt": "You find things.", "tools": ["Grep"]}})
-    opts = options(cli_path, repo, api_env, thinking={"type": "enabled", "budget_tokens": 2048},
-                   extra_args={"agents": agents})
+    opts = options(
+        cli_path, repo, api_env, thinking={"type": "enabled", "budget_tokens": 2048}, extra_args={"agents": agents}
+    )
     messages = [m async for m in query(prompt="hi", options=opts)]
     assert of(ResultMessage, messages[-1]).result == "ok"
     request = server.requests[0]
@@ -230,8 +285,9 @@ async def test_a_budget_stop_ends_as_claude_codes_does(server, api_env, repo, cl
 async def test_system_prompt_file_fork_session_and_dont_ask(server, api_env, repo, cli_path, tmp_path):
     prompt_file = tmp_path / "prompt.md"
     prompt_file.write_text("You answer from a file.")
-    server.script(text("first"), tool_use("write_file", {"path": "x.txt", "content": "x"}, id="toolu_x"),
-                  text("refused"))
+    server.script(
+        text("first"), tool_use("write_file", {"path": "x.txt", "content": "x"}, id="toolu_x"), text("refused")
+    )
     asked: list[str] = []
 
     async def decide(name: str, data: dict[str, Any], context: Any) -> Any:
@@ -241,8 +297,15 @@ async def test_system_prompt_file_fork_session_and_dont_ask(server, api_env, rep
     opts = options(cli_path, repo, api_env, system_prompt={"type": "file", "path": str(prompt_file)})
     first = of(ResultMessage, [m async for m in query(prompt="one", options=opts)][-1])
     assert server.requests[0]["system"][0]["text"] == "You answer from a file."
-    opts = options(cli_path, repo, api_env, resume=first.session_id, fork_session=True, can_use_tool=decide,
-                   permission_mode="dontAsk")
+    opts = options(
+        cli_path,
+        repo,
+        api_env,
+        resume=first.session_id,
+        fork_session=True,
+        can_use_tool=decide,
+        permission_mode="dontAsk",
+    )
     second = of(ResultMessage, [m async for m in query(prompt=prompt_stream("two"), options=opts)][-1])
     assert second.session_id != first.session_id  # a new session, with the first one's history
     assert [message_text(m) for m in server.requests[1]["messages"]][:2] == ["one", "first"]
@@ -269,8 +332,13 @@ async def test_strict_mcp_config_starts_only_the_servers_passed(server, api_env,
     user_config_file().write_text("mcp_startup_timeout = 120\n")
     (user_config_file().parent / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": {"command": "/no/such"}}}))
     server.script(text("ok"))
-    opts = options(cli_path, repo, api_env, strict_mcp_config=True,
-                   mcp_servers={"pinger": create_sdk_mcp_server(name="pinger", tools=[ping])})
+    opts = options(
+        cli_path,
+        repo,
+        api_env,
+        strict_mcp_config=True,
+        mcp_servers={"pinger": create_sdk_mcp_server(name="pinger", tools=[ping])},
+    )
     async with ClaudeSDKClient(opts) as client:
         await client.query("hi")
         [m async for m in client.receive_response()]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.e2e.test_headless import agentcli
@@ -60,15 +59,16 @@ FRONT_ENDS = {"tui": [], "plain": ["--plain"], "headless": ["-p", "hi"]}
 def test_an_empty_resume_is_a_usage_error(repo, api_env, front_end, value):
     proc = agentcli(*FRONT_ENDS[front_end], "--resume", value, cwd=repo, env=api_env)
     assert proc.returncode == 2
-    assert one_sentence(proc.stderr) == ("agentcli: --resume needs a session id; 'agentcli sessions list' "
-                                         "shows them")
+    assert one_sentence(proc.stderr) == ("agentcli: --resume needs a session id; 'agentcli sessions list' shows them")
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)
 def test_a_bad_resume_exits_1_with_one_sentence_from_every_front_end(repo, api_env, front_end):
     proc = agentcli(*FRONT_ENDS[front_end], "--resume", "nope", cwd=repo, env=api_env)
     assert (proc.returncode, one_sentence(proc.stderr)) == (
-        1, "agentcli: No session 'nope' in this workspace; 'agentcli sessions list' shows them.")
+        1,
+        "agentcli: No session 'nope' in this workspace; 'agentcli sessions list' shows them.",
+    )
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)

@@ -36,8 +36,10 @@ def test_json_result_has_claude_codes_fields(server, api_env, repo):
     assert isinstance(result.total_cost_usd, float) and result.total_cost_usd > 0
     assert isinstance(result.duration_api_ms, int) and result.duration_ms >= result.duration_api_ms >= 0
     assert result.usage is not None
-    assert set(result.usage) == {"input_tokens", "output_tokens", "cache_creation_input_tokens",
-                                 "cache_read_input_tokens"} and result.usage["input_tokens"] > 0
+    assert (
+        set(result.usage) == {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
+        and result.usage["input_tokens"] > 0
+    )
     out = json.loads(proc.stdout)
     [child] = out["subagents"]  # agentcli's extras stay
     assert child["id"] == "sa-1" and "cache_read_input_tokens" in child["usage"]
@@ -79,15 +81,20 @@ def test_stream_json_parses_with_the_sdk_and_tags_the_child(server, api_env, rep
     for kind in ("task_started", "task_progress", "task_notification"):
         ours = next(line for line in lines if line.get("subtype") == kind)
         theirs = next(line for line in reference if line.get("subtype") == kind)
-        missing = {k for k in theirs if k not in ours} - {"run_id", "is_backgrounded", "spawn_depth",
-                                                             "summary_is_report"}
+        missing = {k for k in theirs if k not in ours} - {
+            "run_id",
+            "is_backgrounded",
+            "spawn_depth",
+            "summary_is_report",
+        }
         assert not missing, f"{kind} lacks {missing}"
 
 
 def test_partial_messages_add_raw_stream_events(server, api_env, repo):
     server.script(text("Hello there, streaming world."))
-    proc = agentcli("-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
-                    cwd=repo, env=api_env)
+    proc = agentcli(
+        "-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages", cwd=repo, env=api_env
+    )
     assert proc.returncode == 0, proc.stderr
     events = [m.event for m in parsed(proc.stdout) if isinstance(m, StreamEvent)]
     kinds = [e["type"] for e in events]

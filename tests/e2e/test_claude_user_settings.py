@@ -21,10 +21,16 @@ def claude_settings(data: dict[str, object], folder: Path | None = None) -> Path
 
 
 def test_a_claude_code_users_hooks_and_rules_work_unchanged(server, api_env, repo):
-    claude_settings({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": HOOK}]}]},
-                     "permissions": {"deny": ["Bash(git push:*)"]}, "enabledPlugins": {}})
-    server.script(tool_use("bash", {"command": "git push origin main"}), tool_use("bash", {"command": "true"}),
-                  text("Done."))
+    claude_settings(
+        {
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": HOOK}]}]},
+            "permissions": {"deny": ["Bash(git push:*)"]},
+            "enabledPlugins": {},
+        }
+    )
+    server.script(
+        tool_use("bash", {"command": "git push origin main"}), tool_use("bash", {"command": "true"}), text("Done.")
+    )
     proc = agentcli("-p", "push it", "--permission-mode", "bypassPermissions", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     refused = tool_result_text(tool_results(server.requests[1])[0])
@@ -36,12 +42,23 @@ def test_a_claude_code_users_hooks_and_rules_work_unchanged(server, api_env, rep
 
 def test_what_agentcli_cannot_use_is_left_out_with_one_notice(repo, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))  # Claude Code's own way to move it
-    claude_settings({"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
-                               "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is it done?"}]},
-                                        {"hooks": [{"type": "command", "command": "echo stop"}]}]},
-                     "permissions": {"allow": ["Bash(npm test:*)", "NoSuchTool(((", "Read(src/**)"],
-                                     "defaultMode": "acceptEdits"},
-                     "model": "opus"}, tmp_path / "claude-config")
+    claude_settings(
+        {
+            "hooks": {
+                "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
+                "Stop": [
+                    {"hooks": [{"type": "prompt", "prompt": "Is it done?"}]},
+                    {"hooks": [{"type": "command", "command": "echo stop"}]},
+                ],
+            },
+            "permissions": {
+                "allow": ["Bash(npm test:*)", "NoSuchTool(((", "Read(src/**)"],
+                "defaultMode": "acceptEdits",
+            },
+            "model": "opus",
+        },
+        tmp_path / "claude-config",
+    )
     settings = load_settings(repo)
     assert [group["hooks"][0]["command"] for group in settings.hooks["Stop"]] == ["echo stop"]
     assert settings.permissions["allow"] == ["Bash(npm test:*)", "Read(src/**)"]

@@ -37,8 +37,9 @@ FORMATS = ["json", "text", "stream-json"]
 
 @pytest.mark.parametrize("where", CUTS)
 @pytest.mark.parametrize("output_format", FORMATS)
-def test_only_the_attempt_that_completed_is_the_result(server: FakeAnthropic, api_env, repo: Path,
-                                                       isolated_home: Path, where: str, output_format: str):
+def test_only_the_attempt_that_completed_is_the_result(
+    server: FakeAnthropic, api_env, repo: Path, isolated_home: Path, where: str, output_format: str
+):
     server.script(cut_reply(where), text(WHOLE))
     extra = ["--verbose"] if output_format == "stream-json" else []
     proc = agentcli("-p", "question", "--output-format", output_format, *extra, cwd=repo, env=api_env)
@@ -50,8 +51,13 @@ def test_only_the_attempt_that_completed_is_the_result(server: FakeAnthropic, ap
         assert proc.stdout == WHOLE + "\n"
     else:
         lines = [json.loads(line) for line in proc.stdout.splitlines()]
-        said = [block["text"] for line in lines if line["type"] == "assistant"
-                for block in line["message"]["content"] if block["type"] == "text"]
+        said = [
+            block["text"]
+            for line in lines
+            if line["type"] == "assistant"
+            for block in line["message"]["content"]
+            if block["type"] == "text"
+        ]
         assert said == [WHOLE] and lines[-1]["result"] == WHOLE
     first, second = server.requests
     assert second["messages"] == first["messages"]  # the question again, without the draft

@@ -19,25 +19,35 @@ import pytest
 from agentcli.paths import legacy_project_slug
 from tests.conftest import API_KEY, git
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (FakeAnthropic, first_user_text, last_user_text, offers_tool, text,
-                                          tool_result_text, tool_results, tool_use)
+from tests.fakes.anthropic_server import (
+    FakeAnthropic,
+    first_user_text,
+    last_user_text,
+    offers_tool,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+)
 
 DAMAGED = {
     "turn": '{"type": "turn_started", "agent_id": "main", "turn": "abc"}',
     "usage": '{"type": "usage_updated", "agent_id": "main", "usage": "x", "total": {"input_tokens": 5}}',
     "tokens_after": '{"type": "compacted", "agent_id": "main", "messages_summarized": 2, "tokens_before": 900, '
-                    '"tokens_after": "x", "summary": "s", "messages": [{"role": "user", "content": "summary"}]}',
+    '"tokens_after": "x", "summary": "s", "messages": [{"role": "user", "content": "summary"}]}',
     "id": '{"type": "tool_call_started", "agent_id": "main", "id": null, "name": "grep", "input": {}}',
     "output": '{"type": "tool_call_finished", "agent_id": "main", "id": "toolu_x", "name": "grep", "output": 17, '
-              '"is_error": false, "seconds": 0.1}',
+    '"is_error": false, "seconds": 0.1}',
     "block id": '{"type": "assistant_message", "agent_id": "main", "content": [{"type": "tool_use", "id": null, '
-                '"name": "grep", "input": {}}]}',
+    '"name": "grep", "input": {}}]}',
     "NaN": '{"type": "assistant_message", "agent_id": "main", "content": [{"type": "tool_use", "id": "toolu_n", '
-           '"name": "read_file", "input": {"path": "README.md", "limit": NaN}}], "stop_reason": "tool_use"}',
+    '"name": "read_file", "input": {"path": "README.md", "limit": NaN}}], "stop_reason": "tool_use"}',
     "too deep to parse": '{"type": "assistant_message", "agent_id": "main", "content": '
-                         + "[" * 100_000 + "]" * 100_000 + '}',
+    + "[" * 100_000
+    + "]" * 100_000
+    + "}",
     "too deep": '{"type": "assistant_message", "agent_id": "main", "content": [{"type": "tool_use", "id": "toolu_d", '
-                '"name": "grep", "input": {"pattern": ' + "[" * 500 + "]" * 500 + '}}], "stop_reason": "tool_use"}',
+    '"name": "grep", "input": {"pattern": ' + "[" * 500 + "]" * 500 + '}}], "stop_reason": "tool_use"}',
 }
 
 
@@ -47,10 +57,16 @@ def is_main(body):
 
 def session_with_a_child(server, repo, api_env, home: Path) -> tuple[str, Path, Path]:
     """A real session: the main agent delegates to sa-1, which greps; returns its id and both files."""
-    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
-                text("Auth is in src/app/auth.py."))
-    server.when(lambda b: not is_main(b), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("handle_auth is at src/app/auth.py:9."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+        text("Auth is in src/app/auth.py."),
+    )
+    server.when(
+        lambda b: not is_main(b),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("handle_auth is at src/app/auth.py:9."),
+    )
     proc = agentcli("-p", "Find auth with a subagent", "--output-format", "json", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     session_id = json.loads(proc.stdout)["session_id"]
@@ -83,16 +99,22 @@ def saved_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path,
     git(workspace, "commit", "-qm", "Initial commit")
     home = place / "home"
     with FakeAnthropic() as server:
-        env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": API_KEY, "HOME": str(home),
-               "AGENTCLI_HOME": str(home / "agentcli"), "XDG_CONFIG_HOME": str(home / ".config"),
-               "XDG_DATA_HOME": str(home / ".local" / "share")}
+        env = {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": API_KEY,
+            "HOME": str(home),
+            "AGENTCLI_HOME": str(home / "agentcli"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+        }
         session_id, _, _ = session_with_a_child(server, workspace, env, home / "agentcli")
     return workspace, home / "agentcli", session_id
 
 
 @pytest.mark.parametrize("damage", DAMAGED)
-def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, api_env, saved_session, isolated_home,
-                                                                      damage):
+def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(
+    server, api_env, saved_session, isolated_home, damage
+):
     repo, saved_home, session_id = saved_session
     shutil.copytree(saved_home, isolated_home, dirs_exist_ok=True)
     [main] = isolated_home.rglob(f"{session_id}.jsonl")
@@ -136,7 +158,6 @@ def test_a_damaged_record_is_skipped_with_one_warning_by_every_reader(server, ap
     assert "Auth is in src/app/auth.py." in json.dumps(sent["messages"])
 
 
-
 def test_a_repeated_tool_call_is_sent_once_on_resume(server, api_env, repo, isolated_home):
     """The same tool_use id twice in a file (a record written again): the API refuses ids it saw before."""
     server.script(tool_use("read_file", {"path": "README.md"}), text("It is a demo app."))
@@ -161,20 +182,26 @@ def test_a_repeated_tool_call_is_sent_once_on_resume(server, api_env, repo, isol
 def strict_json(line: str) -> dict[str, Any]:
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} in a session file: {line}")
+
     return json.loads(line, parse_constant=refuse)
 
 
 def test_a_tool_call_with_nan_is_refused_and_never_stored_or_sent(server, api_env, repo, isolated_home):
-    server.script(tool_use("read_file", {"path": "README.md", "limit": float("nan")}),  # streamed as raw `NaN`
-                  tool_use("read_file", {"path": "README.md", "offset": float("inf")}),
-                  tool_use("no_such_tool", {"size": float("-inf")}),  # refused for its name, yet in the history
-                  text("I could not read it that way."))
+    server.script(
+        tool_use("read_file", {"path": "README.md", "limit": float("nan")}),  # streamed as raw `NaN`
+        tool_use("read_file", {"path": "README.md", "offset": float("inf")}),
+        tool_use("no_such_tool", {"size": float("-inf")}),  # refused for its name, yet in the history
+        text("I could not read it that way."),
+    )
     proc = agentcli("-p", "Read the README", cwd=repo, env=api_env)
     assert proc.returncode == 0 and proc.stdout == "I could not read it that way.\n", proc.stderr
     server.assert_no_rejections()
     assert len(server.requests) == 4  # each later request could be encoded
-    for body, start in ((server.requests[1], "read_file: 'limit'"), (server.requests[2], "read_file: 'offset'"),
-                        (server.requests[3], "no_such_tool: 'size'")):
+    for body, start in (
+        (server.requests[1], "read_file: 'limit'"),
+        (server.requests[2], "read_file: 'offset'"),
+        (server.requests[3], "no_such_tool: 'size'"),
+    ):
         [result] = tool_results(body)
         assert result["is_error"] is True
         assert tool_result_text(result).startswith(f"{start} held NaN or Infinity")
@@ -251,8 +278,14 @@ def test_sessions_saved_under_the_old_folder_name_are_still_found(server, api_en
     assert not (legacy / f"{fresh}.jsonl").exists()
 
 
-UNREADABLE_COMMANDS = [["sessions"], ["sessions", "list", "--all"], ["sessions", "show", "x"], ["-c", "-p", "hi"],
-                       ["-c", "--plain"], ["--resume", "x", "-p", "hi"]]
+UNREADABLE_COMMANDS = [
+    ["sessions"],
+    ["sessions", "list", "--all"],
+    ["sessions", "show", "x"],
+    ["-c", "-p", "hi"],
+    ["-c", "--plain"],
+    ["--resume", "x", "-p", "hi"],
+]
 
 
 @pytest.mark.parametrize("args", UNREADABLE_COMMANDS)

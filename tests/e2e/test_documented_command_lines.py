@@ -21,9 +21,11 @@ SHOWN = re.compile(r"agentcli [^`#|\n]*--output-format[ =]stream-json[^`#|\n]*")
 
 
 def shown_command_lines() -> list[tuple[str, str]]:
-    return [(f"{doc.relative_to(REPO)}", match.group(0).strip())
-            for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-            for match in SHOWN.finditer(doc.read_text())]
+    return [
+        (f"{doc.relative_to(REPO)}", match.group(0).strip())
+        for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+        for match in SHOWN.finditer(doc.read_text())
+    ]
 
 
 def test_the_docs_show_stream_json_command_lines():
@@ -42,8 +44,13 @@ def test_every_shown_stream_json_command_line_passes_the_flag_checks(where, line
 def test_the_readme_stream_json_line_runs_as_written(server, api_env, repo):
     [line] = [line for where, line in shown_command_lines() if where == "README.md"]
     server.script(text("Auth is in src/app/auth.py."))
-    done = subprocess.run([sys.executable, "-m", "agentcli", *shlex.split(line)[1:]], cwd=repo,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentcli", *shlex.split(line)[1:]],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(one) for one in done.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[-1]["type"] == "result"

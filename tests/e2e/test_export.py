@@ -14,12 +14,18 @@ PLANTED = "sk-planted-0123456789abcdef"  # a deploy token a file of the reposito
 
 def test_export_holds_the_childs_transcript_and_receipt_and_no_secret(server, api_env, repo, isolated_home, tmp_path):
     (repo / "deploy.env").write_text(f"DEPLOY_TOKEN={PLANTED}\n")
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Read the deploy settings", "prompt": "What does deploy.env set?",
-                                  "model": "haiku"}),
-                text("It sets the deploy token."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("read_file", {"path": "deploy.env"}),
-                text("deploy.env sets DEPLOY_TOKEN."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use(
+            "task", {"description": "Read the deploy settings", "prompt": "What does deploy.env set?", "model": "haiku"}
+        ),
+        text("It sets the deploy token."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("read_file", {"path": "deploy.env"}),
+        text("deploy.env sets DEPLOY_TOKEN."),
+    )
     env = {**api_env, "DEPLOY_TOKEN": PLANTED}  # held by agentcli as a secret, as the user's shell would have it
     run = agentcli("-p", "what does deploy.env set? ask a subagent", "--output-format", "json", cwd=repo, env=env)
     assert run.returncode == 0, run.stderr
@@ -34,7 +40,7 @@ def test_export_holds_the_childs_transcript_and_receipt_and_no_secret(server, ap
     assert "## User\n\nwhat does deploy.env set? ask a subagent" in document
     child_at = document.index("<summary>Subagent sa-1 · general-purpose · claude-haiku-5-5 · done")
     assert document.index("**task** Read the deploy settings") < child_at < document.index("It sets the deploy token.")
-    child = document[child_at:document.index("</details>\n\n## Assistant", child_at)]
+    child = document[child_at : document.index("</details>\n\n## Assistant", child_at)]
     assert "#### Brief\n\nWhat does deploy.env set?" in child and "**read_file** deploy.env" in child
     assert "deploy.env sets DEPLOY_TOKEN." in child
     assert "#### Receipt" in child and "Read: deploy.env" in child and "[sa-1 · done · 2 turns" in child
@@ -46,7 +52,9 @@ def test_export_holds_the_childs_transcript_and_receipt_and_no_secret(server, ap
     data = json.loads(out.read_text())
     [sub] = data["subagents"]
     assert sub["id"] == "sa-1" and sub["model"] == "claude-haiku-5-5" and sub["report"]["status"] == "done"
-    assert "Read: deploy.env" in sub["receipt"] and any(r.get("type") == "tool_call_finished" for r in sub["transcript"])
+    assert "Read: deploy.env" in sub["receipt"] and any(
+        r.get("type") == "tool_call_finished" for r in sub["transcript"]
+    )
     assert PLANTED not in out.read_text() and "DEPLOY_TOKEN=***" in out.read_text()
 
     unknown = agentcli("sessions", "export", "no-such-session", cwd=repo, env=env)

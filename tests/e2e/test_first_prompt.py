@@ -28,8 +28,15 @@ def test_a_prompt_on_the_command_line_is_the_first_message(server, api_env, repo
     server.script(text("In src/app/auth.py."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, QUESTION], cwd=repo, env=env,
-                            stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", *front_end, QUESTION],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     drained = bytearray()
 
@@ -48,8 +55,11 @@ def test_a_prompt_on_the_command_line_is_the_first_message(server, api_env, repo
 
     try:
         wait_until(asked, "the first prompt to reach the model", detail=lambda: repr(bytes(drained[-3000:])))
-        wait_until(lambda: drain() or b"auth.py" in drained, "the answer on screen",
-                   detail=lambda: repr(bytes(drained[-3000:])))
+        wait_until(
+            lambda: drain() or b"auth.py" in drained,
+            "the answer on screen",
+            detail=lambda: repr(bytes(drained[-3000:])),
+        )
         proc.send_signal(signal.SIGTERM)
         wait_until(lambda: drain() or proc.poll() is not None, "agentcli exiting")
     finally:
@@ -75,11 +85,14 @@ def test_the_prompt_goes_with_the_flags_and_with_p():
     assert parsed().first_prompt is None
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["where", "is", "auth"], 'put the prompt in quotes, as one argument: agentcli "where is auth"'),
-    (["-p", "one", "two"], "give the prompt once"),
-    (["--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "q"], "leave out PROMPT"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["where", "is", "auth"], 'put the prompt in quotes, as one argument: agentcli "where is auth"'),
+        (["-p", "one", "two"], "give the prompt once"),
+        (["--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "q"], "leave out PROMPT"),
+    ],
+)
 def test_a_prompt_given_wrongly_gets_one_sentence(argv, said):
     with pytest.raises(UsageError, match=said):
         parsed(*argv)

@@ -35,9 +35,30 @@ def test_a_full_disk_is_said_truly(server, api_env, repo, isolated_home, tmp_pat
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"OUT": str(out)}
     bwrap = shutil.which("bwrap")
     assert bwrap
-    done = subprocess.run([bwrap, "--dev-bind", "/", "/", "--size", "65536", "--tmpfs", str(isolated_home),
-                           "sh", "-c", SCRIPT, "sh", sys.executable, "-m", "agentcli"],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=100)
+    done = subprocess.run(
+        [
+            bwrap,
+            "--dev-bind",
+            "/",
+            "/",
+            "--size",
+            "65536",
+            "--tmpfs",
+            str(isolated_home),
+            "sh",
+            "-c",
+            SCRIPT,
+            "sh",
+            sys.executable,
+            "-m",
+            "agentcli",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
     if not (out / "p.rc").exists():
         pytest.skip(f"bwrap could not mount a small tmpfs here: {done.stderr.strip()}")
     said = {name: (out / name).read_text() for name in ("p.out", "p.err", "p.rc", "plain.out", "list.out", "files.out")}

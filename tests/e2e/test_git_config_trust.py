@@ -16,7 +16,7 @@ def fsmonitor_archive(repo: Path) -> Path:
     (inside the workspace, which the OS sandbox lets it write)."""
     marker = repo / "fsmonitor-ran"
     hook = repo / ".git" / "watch.sh"
-    hook.write_text(f"#!/bin/sh\necho \"$*\" >> {marker}\nexit 1\n")
+    hook.write_text(f'#!/bin/sh\necho "$*" >> {marker}\nexit 1\n')
     hook.chmod(0o755)
     git(repo, "config", "core.fsmonitor", str(hook))
     return marker

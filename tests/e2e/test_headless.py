@@ -17,19 +17,27 @@ from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use, tool_use_block
 
 
-def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None,
-             terminal: bool = False) -> subprocess.CompletedProcess[str]:
+def agentcli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, terminal: bool = False
+) -> subprocess.CompletedProcess[str]:
     """Run agentcli; with ``terminal``, standard input and output are a pty (the app needs one), stderr a pipe."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full_env.update(env or {})
     command = [sys.executable, "-m", "agentcli", *args]
     if not terminal:
-        return subprocess.run(command, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True,
-                              timeout=60)
+        return subprocess.run(command, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True, timeout=60)
     leader, follower = pty.openpty()
     try:
-        done = subprocess.run(command, cwd=cwd, env=full_env, stdin=follower, stdout=follower,
-                              stderr=subprocess.PIPE, text=True, timeout=60)
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=full_env,
+            stdin=follower,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
     finally:
         os.close(follower)
         os.close(leader)
@@ -37,18 +45,23 @@ def agentcli(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: st
 
 
 def delegation_script(server, **extra):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined.",
-                                  **extra}),
-                text("Auth is handled in `src/app/auth.py:9`."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("handle_auth is defined at src/app/auth.py:9."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined.", **extra}),
+        text("Auth is handled in `src/app/auth.py:9`."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        text("handle_auth is defined at src/app/auth.py:9."),
+    )
 
 
 def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, isolated_home):
     delegation_script(server, model="opus")  # the child on a model of its own: the output names it
-    proc = agentcli("-p", "Use a subagent to find where auth is handled", "--output-format", "json",
-                    cwd=repo, env=api_env)
+    proc = agentcli(
+        "-p", "Use a subagent to find where auth is handled", "--output-format", "json", cwd=repo, env=api_env
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["result"] == "Auth is handled in `src/app/auth.py:9`."
@@ -57,7 +70,12 @@ def test_json_output_has_the_answer_and_the_subagents(server, api_env, repo, iso
     assert out["usage"]["input_tokens"] > 0
     [child] = out["subagents"]
     assert {k: child[k] for k in ("id", "type", "description", "status", "turns")} == {
-        "id": "sa-1", "type": "general-purpose", "description": "Find auth handler", "status": "done", "turns": 2}
+        "id": "sa-1",
+        "type": "general-purpose",
+        "description": "Find auth handler",
+        "status": "done",
+        "turns": 2,
+    }
     assert child["usage"]["output_tokens"] > 0 and child["seconds"] >= 0
     assert child["model"] == MODEL_ALIASES["opus"] != out["model"] and child["cost_usd"] > 0
     assert set(out["modelUsage"]) == {out["model"], child["model"]}
@@ -114,8 +132,12 @@ def test_missing_key_is_one_clear_sentence(repo):
 
 
 def test_dead_network_is_one_clear_sentence(repo):
-    proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k",
-                                               "AGENTCLI_API_RETRIES": "0"})
+    proc = agentcli(
+        "-p",
+        "hi",
+        cwd=repo,
+        env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k", "AGENTCLI_API_RETRIES": "0"},
+    )
     assert proc.returncode == 1
     assert "Nothing is listening at http://127.0.0.1:9 (connection refused)" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -148,13 +170,30 @@ def test_version(repo):
 def test_a_reader_that_goes_away_stops_the_run_quietly(server, api_env, repo):
     """`agentcli -p … --output-format stream-json | head -1`: no traceback, the run stops, exit 141."""
     answered = threading.Event()
-    server.script(reply("Running it.", tool_use_block("bash", {"command": "touch ran.txt"}), gate=answered,
-                        gate_timeout=120),
-                  text("Done."))
+    server.script(
+        reply("Running it.", tool_use_block("bash", {"command": "touch ran.txt"}), gate=answered, gate_timeout=120),
+        text("Done."),
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",
-                             "--verbose", "--permission-mode", "bypassPermissions"],
-                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentcli",
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     assert json.loads(proc.stdout.readline())["subtype"] == "init"
     proc.stdout.close()  # what head does after its line
@@ -170,8 +209,14 @@ def test_output_nobody_reads_is_quiet(server, api_env, repo, output_format, requ
     """`agentcli -p hi | true`: text is written at the end, so the run finishes; a stream stops at its first line."""
     server.script(text("Hello from the model."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", output_format],
-                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", output_format],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # long before agentcli writes anything
     stderr = proc.stderr.read()

@@ -45,13 +45,17 @@ def test_each_way_a_headless_refusal_names_lets_the_next_run_through(server, api
         (repo / MADE[call]).unlink()
 
         # The rule in your own settings for this workspace, the file the sentence names, for every run.
-        [rules, own] = re.findall(r"add (.*) to the allow list under \[permissions\] in your own settings for "
-                                  r"this workspace, (\S+\.toml)", said)[0]
+        [rules, own] = re.findall(
+            r"add (.*) to the allow list under \[permissions\] in your own settings for "
+            r"this workspace, (\S+\.toml)",
+            said,
+        )[0]
         own_file = Path(own)
         assert own_file.is_relative_to(isolated_home)  # yours, outside the repository
         own_file.parent.mkdir(parents=True, exist_ok=True)
-        own_file.write_text("[permissions]\nallow = [" + ", ".join(
-            f'"{rule}"' for rule in re.findall(r"`([^`]*)`", rules)) + "]\n")
+        own_file.write_text(
+            "[permissions]\nallow = [" + ", ".join(f'"{rule}"' for rule in re.findall(r"`([^`]*)`", rules)) + "]\n"
+        )
         result, stderr = run(server, api_env, repo, call)
         assert not result.get("is_error"), tool_result_text(result)
         assert (repo / MADE[call]).exists() and "not trusted" not in stderr

@@ -8,8 +8,17 @@ import threading
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, reply, text,
-                                          tool_results, tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    last_user_text,
+    message_text,
+    offers_tool,
+    reply,
+    text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 
 def is_main(body):
@@ -27,19 +36,26 @@ def test_p_waits_for_a_child_that_finishes_after_the_main_turn_ended(server, api
         main_ended.set()
         return text("Started it; waiting for the result.")
 
-    server.when(is_main, background_task("Find auth", "Find where auth is handled."), main_said_waiting,
-                text("Auth is handled in src/app/auth.py:9 (from sa-1)."))
-    server.when(lambda b: not is_main(b), text("handle_auth is at src/app/auth.py:9.", gate=main_ended,
-                                               gate_timeout=120))
-    proc = agentcli("-p", "Find auth in the background", "--output-format", "stream-json", "--verbose", cwd=repo,
-                    env=api_env)
+    server.when(
+        is_main,
+        background_task("Find auth", "Find where auth is handled."),
+        main_said_waiting,
+        text("Auth is handled in src/app/auth.py:9 (from sa-1)."),
+    )
+    server.when(
+        lambda b: not is_main(b), text("handle_auth is at src/app/auth.py:9.", gate=main_ended, gate_timeout=120)
+    )
+    proc = agentcli(
+        "-p", "Find auth in the background", "--output-format", "stream-json", "--verbose", cwd=repo, env=api_env
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     results = [line for line in lines if line["type"] == "result"]
     assert results == [lines[-1]]  # one final result, at the very end
     # Both turns' texts, in order: the one that started the child and the one that read its result.
-    assert lines[-1]["result"] == ("Started it; waiting for the result.\n\n"
-                                   "Auth is handled in src/app/auth.py:9 (from sa-1).")
+    assert lines[-1]["result"] == (
+        "Started it; waiting for the result.\n\nAuth is handled in src/app/auth.py:9 (from sa-1)."
+    )
     # The child's result is among the lines before the final one (whatever shape the stream gives it).
     assert any("Background subagent sa-1 (Find auth) has finished." in json.dumps(line) for line in lines[:-1])
     final_request = [b for b in server.requests if is_main(b)][-1]
@@ -73,13 +89,19 @@ def test_p_text_output_is_the_answer_of_the_turn_that_read_the_results_while_bus
 
 
 def test_p_resumes_a_child_of_a_continued_session(server, api_env, repo):
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                text("In auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        text("In auth.py."),
+    )
     server.when(lambda b: not is_main(b), text("login is at src/app/auth.py:4."))
     first = agentcli("-p", "Find login", cwd=repo, env=api_env)
     assert first.returncode == 0, first.stderr
-    server.when(is_main, tool_use("task", {"description": "Follow up", "prompt": "And who calls it?",
-                                           "resume": "sa-1"}), text("views.py calls it."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Follow up", "prompt": "And who calls it?", "resume": "sa-1"}),
+        text("views.py calls it."),
+    )
     server.when(lambda b: not is_main(b), text("src/app/views.py imports login."))
     proc = agentcli("-p", "Who calls login?", "--continue", "--output-format", "json", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
@@ -104,11 +126,18 @@ def test_p_keeps_the_answer_written_before_waiting_for_a_background_child(server
         main_ended.set()
         return text(answered)
 
-    server.when(is_main, reply("Let me start a search.", tool_use_block("task", {
-                    "description": "Find callers", "prompt": "Who calls login?", "run_in_background": True})),
-                answer_and_wait, text("sa-1 reports: views.py imports login."))
-    server.when(lambda b: not is_main(b), text("src/app/views.py:1 imports login.", gate=main_ended,
-                                               gate_timeout=120))
+    server.when(
+        is_main,
+        reply(
+            "Let me start a search.",
+            tool_use_block(
+                "task", {"description": "Find callers", "prompt": "Who calls login?", "run_in_background": True}
+            ),
+        ),
+        answer_and_wait,
+        text("sa-1 reports: views.py imports login."),
+    )
+    server.when(lambda b: not is_main(b), text("src/app/views.py:1 imports login.", gate=main_ended, gate_timeout=120))
     args = ["--output-format", output_format] + (["--verbose"] if output_format == "stream-json" else [])
     proc = agentcli("-p", "Where is login, and who calls it?", *args, cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr

@@ -12,11 +12,19 @@ def is_main(body):
 
 
 def test_a_background_child_s_call_that_would_ask_is_refused_in_p(server, api_env, repo):
-    server.when(is_main, tool_use("task", {"description": "Make a file", "prompt": "Create made-by-child.txt.",
-                                           "run_in_background": True}),
-                text("Started it."), text("The child could not create the file."))
-    server.when(lambda b: not is_main(b), tool_use("bash", {"command": "touch made-by-child.txt"}),
-                text("I was not allowed to run touch."))
+    server.when(
+        is_main,
+        tool_use(
+            "task", {"description": "Make a file", "prompt": "Create made-by-child.txt.", "run_in_background": True}
+        ),
+        text("Started it."),
+        text("The child could not create the file."),
+    )
+    server.when(
+        lambda b: not is_main(b),
+        tool_use("bash", {"command": "touch made-by-child.txt"}),
+        text("I was not allowed to run touch."),
+    )
     proc = agentcli("-p", "Make the file in the background", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert not (repo / "made-by-child.txt").exists()

@@ -8,10 +8,12 @@ from tests.fakes.anthropic_server import reply, text, tool_use_block
 
 
 def test_each_denied_call_is_one_line_on_stderr_in_text_mode(server, api_env, repo):
-    calls = [tool_use_block("bash", {"command": "touch ran.txt"}),
-             tool_use_block("read_file", {"path": "README.md"}),
-             tool_use_block("write_file", {"path": "new.txt", "content": "x\n"}),
-             tool_use_block("bash", {"command": "echo hi\necho there"})]
+    calls = [
+        tool_use_block("bash", {"command": "touch ran.txt"}),
+        tool_use_block("read_file", {"path": "README.md"}),
+        tool_use_block("write_file", {"path": "new.txt", "content": "x\n"}),
+        tool_use_block("bash", {"command": "echo hi\necho there"}),
+    ]
     server.script(reply(*calls), text("I could only read."))
     proc = agentcli("-p", "do things", cwd=repo, env=api_env)
     assert (proc.returncode, proc.stdout) == (0, "I could only read.\n"), proc.stderr

@@ -66,9 +66,12 @@ def test_the_first_request_goes_out_before_the_sdk(tmp_path: Path, repo: Path, i
         return replies.pop(0)
 
     with FakeAnthropic(responder=respond) as server:
-        env = {"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": API_KEY,
-               "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
-               "AGENTCLI_TEST_SDK_GATE": str(gate)}
+        env = {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": API_KEY,
+            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+            "AGENTCLI_TEST_SDK_GATE": str(gate),
+        }
         proc = agentcli("-p", "what is this?", "--output-format", "stream-json", "--verbose", cwd=repo, env=env)
     assert proc.returncode == 0, proc.stderr
     result = [json.loads(line) for line in proc.stdout.splitlines()][-1]
@@ -87,5 +90,7 @@ def test_an_error_on_the_first_request_is_one_sentence(server: FakeAnthropic, ap
     proc = agentcli("-p", "hi", cwd=repo, env=api_env)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("agentcli: The API key was rejected (401): invalid x-api-key")
+    assert (
+        proc.stderr.strip().splitlines()[-1].startswith("agentcli: The API key was rejected (401): invalid x-api-key")
+    )
     assert PLATFORM_HEADER not in server.request_headers[0]

@@ -15,8 +15,15 @@ from tests.waiting import wait_until
 
 def run(repo: Path, api_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    return subprocess.run([sys.executable, "-m", "agentcli", *args], cwd=repo, env=env, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "agentcli", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def alive(pid: int) -> bool:
@@ -28,11 +35,21 @@ def alive(pid: int) -> bool:
 
 
 def test_the_session_file_is_complete_and_background_shells_are_stopped(server, api_env, repo, isolated_home):
-    server.script(tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}),
-                  text("Started it; done."))
+    server.script(
+        tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}),
+        text("Started it; done."),
+    )
     # Without the sandbox: in its PID namespace $$ is not the host's pid this test watches.
-    proc = run(repo, {**api_env, "AGENTCLI_SANDBOX": "off"}, "-p", "start a server", "--permission-mode",
-               "bypassPermissions", "--output-format", "json")
+    proc = run(
+        repo,
+        {**api_env, "AGENTCLI_SANDBOX": "off"},
+        "-p",
+        "start a server",
+        "--permission-mode",
+        "bypassPermissions",
+        "--output-format",
+        "json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert (out["result"], out["is_error"]) == ("Started it; done.", False)

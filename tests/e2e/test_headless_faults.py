@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (error, raw, reply, text, tool_result_text, tool_results, tool_use_block)
+from tests.fakes.anthropic_server import error, raw, reply, text, tool_result_text, tool_results, tool_use_block
 from tests.retries import counted, stderr_notes, stderr_numbered_in_order
 
 PARTIAL = text("I'll start by reading the README and then I will explain what it says.")
@@ -20,8 +20,10 @@ FAULTS = {
 
 
 def overload_then_server_error(server):
-    server.script(error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
-                  error(500, "api_error", "Internal server error", headers={"retry-after": "0"}))
+    server.script(
+        error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
+        error(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
+    )
 
 
 def retry_notices(stderr: str) -> list[str]:
@@ -36,8 +38,11 @@ def test_a_fault_after_an_overload_and_a_server_error_is_retried(server, api_env
     proc = agentcli("-p", "What does the README say?", "--output-format", "json", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert (out["result"], out["is_error"], out["subtype"]) == ("The README describes a tiny demo app.", False,
-                                                                 "success")
+    assert (out["result"], out["is_error"], out["subtype"]) == (
+        "The README describes a tiny demo app.",
+        False,
+        "success",
+    )
     notices = retry_notices(proc.stderr)
     assert len(notices) == 3 and stderr_numbered_in_order(proc.stderr, 8), proc.stderr
     assert "Traceback" not in proc.stderr
@@ -50,19 +55,27 @@ def test_torn_tool_json_after_an_overload_and_a_server_error_runs_the_completed_
     overload_then_server_error(server)
     read = tool_use_block("read_file", {"path": "README.md"})
     torn = tool_use_block("grep", {"pattern": "demo"})
-    server.script(reply("Let me read it.", read, torn, torn_json='{"pattern": "de}'),
-                  text("The README describes a tiny demo app."))
+    server.script(
+        reply("Let me read it.", read, torn, torn_json='{"pattern": "de}'),
+        text("The README describes a tiny demo app."),
+    )
     proc = agentcli("-p", "What does the README say?", cwd=repo, env=api_env)
     # Every text the model wrote for the prompt: the one beside the completed call, then the answer.
-    assert (proc.returncode, proc.stdout) == (0, "Let me read it.\n\nThe README describes a tiny demo app.\n"), \
+    assert (proc.returncode, proc.stdout) == (0, "Let me read it.\n\nThe README describes a tiny demo app.\n"), (
         proc.stderr
+    )
     notices = retry_notices(proc.stderr)
     assert len(notices) == 3 and "not valid JSON" in notices[2], proc.stderr
     assert len(server.requests) == 4
     [result] = tool_results(server.requests[3])
     assert result["tool_use_id"] == read["id"] and "Demo app" in tool_result_text(result)
-    asked = [b["id"] for m in server.requests[3]["messages"] if m["role"] == "assistant" for b in m["content"]
-             if b["type"] == "tool_use"]
+    asked = [
+        b["id"]
+        for m in server.requests[3]["messages"]
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b["type"] == "tool_use"
+    ]
     assert asked == [read["id"]]  # the torn call was dropped, the completed one asked for once
     server.assert_no_rejections()
 
@@ -95,14 +108,21 @@ def closed_port() -> int:
 
 def test_a_password_in_the_base_url_is_never_shown_or_stored(server, api_env, repo, isolated_home):
     url = server.base_url.replace("http://", f"http://me:{PASSWORD}@")
-    server.script(error(500, "api_error", f"upstream {url}/v1/messages failed", headers={"retry-after": "0"}),
-                  text("Hello."))
+    server.script(
+        error(500, "api_error", f"upstream {url}/v1/messages failed", headers={"retry-after": "0"}), text("Hello.")
+    )
     ok = agentcli("-p", "hi", "--output-format", "events", cwd=repo, env={**api_env, "ANTHROPIC_BASE_URL": url})
     assert ok.returncode == 0, ok.stderr
     assert "me:***@" in ok.stderr + ok.stdout  # the notice names the URL, without its password
     dead = f"http://me:{PASSWORD}@127.0.0.1:{closed_port()}"
-    failed = agentcli("-p", "hi", "--output-format", "json", cwd=repo,
-                      env={**api_env, "ANTHROPIC_BASE_URL": dead, "AGENTCLI_API_RETRIES": "0"})
+    failed = agentcli(
+        "-p",
+        "hi",
+        "--output-format",
+        "json",
+        cwd=repo,
+        env={**api_env, "ANTHROPIC_BASE_URL": dead, "AGENTCLI_API_RETRIES": "0"},
+    )
     assert failed.returncode == 1 and "connection refused" in json.loads(failed.stdout)["result"]
     assert "me:***@127.0.0.1" in json.loads(failed.stdout)["result"]
     files = list(isolated_home.rglob("*.jsonl"))

@@ -21,8 +21,14 @@ from tests.waiting import DEADLINE
 
 def run_with_reader_gone(repo: Path, env: dict[str, str], *args: str, gate: threading.Event) -> tuple[int, str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *args], cwd=repo, env=full_env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", *args],
+        cwd=repo,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()  # the first line (the init message), then the reader goes away
@@ -43,8 +49,9 @@ def test_a_reader_gone_mid_run_is_exit_141_and_silence_every_time(server, api_en
         server.reset()
         server.script(text("The answer, held back until the reader has gone.").with_options(gate=gate))
         verbose = ["--verbose"] if output_format == "stream-json" else []
-        code, stderr = run_with_reader_gone(repo, api_env, "-p", "hi", "--output-format", output_format, *verbose,
-                                            gate=gate)
+        code, stderr = run_with_reader_gone(
+            repo, api_env, "-p", "hi", "--output-format", output_format, *verbose, gate=gate
+        )
         assert (code, stderr) == (141, ""), f"run {attempt + 1}: exit {code}\n{stderr}"
 
 
@@ -53,6 +60,7 @@ def test_a_reader_gone_while_tools_run_is_exit_141_and_silence(server, api_env, 
         gate = threading.Event()
         server.reset()
         server.script(tool_use("read_file", {"path": "README.md"}).with_options(gate=gate), text("Read it."))
-        code, stderr = run_with_reader_gone(repo, api_env, "-p", "read it", "--output-format", "stream-json",
-                                            "--verbose", gate=gate)
+        code, stderr = run_with_reader_gone(
+            repo, api_env, "-p", "read it", "--output-format", "stream-json", "--verbose", gate=gate
+        )
         assert (code, stderr) == (141, ""), f"run {attempt + 1}: exit {code}\n{stderr}"

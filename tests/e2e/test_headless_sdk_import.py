@@ -35,8 +35,9 @@ def test_bad_settings_fail_while_the_sdk_imports(repo, api_env, isolated_home):
     assert one_sentence(proc.stderr) == f"agentcli: {settings}: 'model' must be a string, not 123."
 
 
-@pytest.mark.parametrize("args, code", [(["-p", "hi", "--bogus"], 2), (["-p", "hi", "--resume", "nosuch"], 1),
-                                        (["-p", "   "], 2)])
+@pytest.mark.parametrize(
+    "args, code", [(["-p", "hi", "--bogus"], 2), (["-p", "hi", "--resume", "nosuch"], 1), (["-p", "   "], 2)]
+)
 def test_usage_and_session_errors_exit_cleanly(repo, api_env, isolated_home, args, code):
     proc = agentcli(*args, cwd=repo, env=api_env)
     assert proc.returncode == code, proc.stderr
@@ -52,10 +53,11 @@ def test_an_answer_still_arrives(server, api_env, repo, isolated_home):
 
 
 def test_garbage_collection_is_back_on_after_the_import(repo):
-    script = ("import gc, sys\nfrom agentcli import cli\ncli.start_sdk_import()\n"
-              "cli.sdk_imported()\n"
-              "print(gc.isenabled(), 'anthropic' in sys.modules)\n")
+    script = (
+        "import gc, sys\nfrom agentcli import cli\ncli.start_sdk_import()\n"
+        "cli.sdk_imported()\n"
+        "print(gc.isenabled(), 'anthropic' in sys.modules)\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=90)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
     assert (proc.returncode, proc.stdout.split()) == (0, ["True", "True"]), proc.stderr

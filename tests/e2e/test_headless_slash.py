@@ -12,8 +12,10 @@ from tests.fakes.anthropic_server import text
 def test_an_unknown_or_interactive_command_is_refused_and_nothing_is_sent(server, api_env, repo):
     proc = agentcli("-p", "/frob the widget", cwd=repo, env=api_env)
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == ("agentcli: Unknown command /frob, so nothing was sent: -p runs only custom commands and "
-                           "MCP prompts; start the prompt with another character to send it as text.\n")
+    assert proc.stderr == (
+        "agentcli: Unknown command /frob, so nothing was sent: -p runs only custom commands and "
+        "MCP prompts; start the prompt with another character to send it as text.\n"
+    )
     proc = agentcli("-p", "/cost", "--output-format", "json", cwd=repo, env=api_env)
     result = json.loads(proc.stdout)
     assert proc.returncode == 1 and result["is_error"]
@@ -29,6 +31,8 @@ def test_an_unknown_or_interactive_command_is_refused_and_nothing_is_sent(server
 
 
 def test_a_command_with_a_shell_equivalent_names_it():
-    assert not_sent_headless("/plugin", {}) == ("/plugin is a command of the app and line mode; headless, run "
-                                                 "agentcli plugin list (or install, enable, disable NAME) instead.")
+    assert not_sent_headless("/plugin", {}) == (
+        "/plugin is a command of the app and line mode; headless, run "
+        "agentcli plugin list (or install, enable, disable NAME) instead."
+    )
     assert not_sent_headless("/review main", {}).endswith("headless, run agentcli review [TARGET] instead.")

@@ -32,8 +32,10 @@ def test_nothing_listening_fails_after_one_quick_retry_naming_the_url(repo: Path
     assert "Traceback" not in proc.stderr
     assert len(retry_notices(proc.stderr)) <= 1, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
-    assert last == (f"agentcli: Nothing is listening at {url} (connection refused); start the model server there, "
-                    "or point ANTHROPIC_BASE_URL at one that runs."), proc.stderr
+    assert last == (
+        f"agentcli: Nothing is listening at {url} (connection refused); start the model server there, "
+        "or point ANTHROPIC_BASE_URL at one that runs."
+    ), proc.stderr
 
 
 def test_a_server_that_never_answers_fails_after_one_more_try(repo: Path, isolated_home: Path) -> None:
@@ -42,8 +44,16 @@ def test_a_server_that_never_answers_fails_after_one_more_try(repo: Path, isolat
     for behaviour in (silent, slowloris_headers):
         server = MisbehavingServer(behaviour)
         try:
-            proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": API_KEY,
-                                                      "AGENTCLI_FIRST_REPLY_TIMEOUT": "1"})
+            proc = agentcli(
+                "-p",
+                "hi",
+                cwd=repo,
+                env={
+                    "ANTHROPIC_BASE_URL": server.url,
+                    "ANTHROPIC_API_KEY": API_KEY,
+                    "AGENTCLI_FIRST_REPLY_TIMEOUT": "1",
+                },
+            )
             wait_until(lambda: server.connections == 2, "the server seeing the first try and its one retry")
         finally:
             server.close()
@@ -52,4 +62,5 @@ def test_a_server_that_never_answers_fails_after_one_more_try(repo: Path, isolat
         assert notice.endswith("(1/1).") and "sent no reply in 1 s" in notice, proc.stderr
         assert proc.stderr.strip().splitlines()[-1] == (
             f"agentcli: The model API at {server.url} sent no reply in 1 s (first_reply_timeout); check that a model "
-            "server runs there, or raise first_reply_timeout for a slow one."), proc.stderr
+            "server runs there, or raise first_reply_timeout for a slow one."
+        ), proc.stderr

@@ -13,22 +13,31 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentcli.ui.escapes import visible, visible_event
 from agentcli.core.events import ToolCallFinished
+from agentcli.ui.escapes import visible, visible_event
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_tui_support import answer, shown, tui  # noqa: F401
 
-EVIL = ("title\x1b]0;pwned\x07 clip\x1b]52;c;ZWNobyBwd25lZA==\x07 clear\x1b[2J "
-        "link\x1b]8;;http://evil.example\x1b\\here\x1b]8;;\x1b\\ csi\x9b2J bell\x07 end")
+EVIL = (
+    "title\x1b]0;pwned\x07 clip\x1b]52;c;ZWNobyBwd25lZA==\x07 clear\x1b[2J "
+    "link\x1b]8;;http://evil.example\x1b\\here\x1b]8;;\x1b\\ csi\x9b2J bell\x07 end"
+)
 RAW = ("\x1b", "\x9b", "\x07")  # what must never reach a terminal
 
 
 def run(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full_env.update(env)
-    return subprocess.run([sys.executable, "-m", "agentcli", *args], cwd=cwd, env=full_env, input=stdin,
-                          capture_output=True, text=True, timeout=120,
-                          stdin=None if stdin is not None else subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "agentcli", *args],
+        cwd=cwd,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
 
 
 def assert_inert(output: str) -> None:
@@ -108,8 +117,7 @@ def test_sessions_show_prints_escapes_visibly_and_json_keeps_the_data(server, ap
 def test_line_mode_prints_escapes_visibly(server, api_env, repo):
     plant(repo)
     server.script(tool_use("bash", {"command": "cat evil.txt"}), text(f"It printed: {EVIL}"))
-    proc = run("--plain", "--permission-mode", "bypassPermissions", cwd=repo, env=api_env,
-               stdin="show me evil.txt\n")
+    proc = run("--plain", "--permission-mode", "bypassPermissions", cwd=repo, env=api_env, stdin="show me evil.txt\n")
     assert proc.returncode == 0, proc.stderr
     assert_inert(proc.stdout + proc.stderr)
     assert "\\x1b]8;;http://evil.example" in proc.stdout
@@ -127,8 +135,14 @@ async def test_the_app_shows_escapes_visibly(server, repo, tui):  # noqa: F811
 
 
 def test_the_app_without_a_terminal_says_so_and_exits(repo):
-    proc = subprocess.run([sys.executable, "-m", "agentcli"], cwd=repo, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli"],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert "needs a terminal" in proc.stderr and "-p" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""

@@ -22,8 +22,8 @@ from agentcli.config import Settings
 from agentcli.core.engine.loop import Agent
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.session import Session
-from agentcli.demo.intro import PROMPT
 from agentcli.demo.app import make_demo_app
+from agentcli.demo.intro import PROMPT
 from agentcli.demo.sample import write_sample
 from agentcli.demo.server import DemoServer
 from agentcli.ui.tui.app import AgentApp
@@ -60,9 +60,24 @@ def wheelhouse(env: dict[str, str]) -> Path | None:
     meta = tomllib.loads(project.decode())
     house.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=house.parent))
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
-                           "--wheel-dir", str(building), *meta["build-system"]["requires"],
-                           *meta["project"]["dependencies"]], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--wheel-dir",
+            str(building),
+            *meta["build-system"]["requires"],
+            *meta["project"]["dependencies"],
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
         return None
@@ -80,13 +95,24 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
     home = tmp_path / "home"
     prefix = home / ".local"  # the default PREFIX, so the data folder is prefix/share/agentcli
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_", "XDG_"))}
-    env.update(HOME=str(home), PYTHON=sys.executable, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="sk-ant-t",
-               PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR") or str(user_cache() / "pip"),  # pip's wheels, reused
-               PIP_COMPILE="0")  # no .pyc at install: 13 s of CPU, and nothing here needs them (PIP_NO_COMPILE=1
+    env.update(
+        HOME=str(home),
+        PYTHON=sys.executable,
+        ANTHROPIC_BASE_URL=server.base_url,
+        ANTHROPIC_API_KEY="sk-ant-t",
+        PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR") or str(user_cache() / "pip"),  # pip's wheels, reused
+        PIP_COMPILE="0",
+    )  # no .pyc at install: 13 s of CPU, and nothing here needs them (PIP_NO_COMPILE=1
     # would not do: pip reads it as compile=1)
     server.script(text("Hello."))
-    first = subprocess.run([sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"], cwd=repo,
-                           env=env, capture_output=True, text=True, timeout=120)
+    first = subprocess.run(
+        [sys.executable, "-m", "agentcli", "-p", "hi", "--output-format", "json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert first.returncode == 0, first.stderr
     session = json.loads(first.stdout)["session_id"]
     data = prefix / "share" / "agentcli"
@@ -102,26 +128,42 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
     pip_args = f"--no-index --find-links {shlex.quote(str(wheels))}" if wheels else ""
 
     def make(target: str) -> str:
-        done = subprocess.run(["make", "-C", str(REPO), target, f"INSTALL_PIP_ARGS={pip_args}"], env=env,
-                              capture_output=True, text=True, timeout=840)
+        done = subprocess.run(
+            ["make", "-C", str(REPO), target, f"INSTALL_PIP_ARGS={pip_args}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=840,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
     said = make("install")
     command = prefix / "bin" / "agentcli"
-    assert f"{prefix / 'bin'} is not on your PATH" in said and f"run {command} --demo" in said, said  # not "Now: agentcli"
+    assert f"{prefix / 'bin'} is not on your PATH" in said and f"run {command} --demo" in said, (
+        said
+    )  # not "Now: agentcli"
     assert "Now: cd your-repo" not in said
     assert not old_venv.exists() and files_under(data) == sessions  # the old environment went, nothing else
     assert command.resolve().is_relative_to(prefix / "lib" / "agentcli" / "venv")
     version = subprocess.run([str(command), "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("agentcli "), version.stderr
-    listed = subprocess.run([str(command), "sessions", "list"], cwd=repo, env=env, capture_output=True, text=True,
-                            timeout=60)
+    listed = subprocess.run(
+        [str(command), "sessions", "list"], cwd=repo, env=env, capture_output=True, text=True, timeout=60
+    )
     assert listed.returncode == 0 and session in listed.stdout, listed.stdout + listed.stderr
     # the installed package is the one in the prefix, not this clone
-    where = subprocess.run([str(prefix / "lib" / "agentcli" / "venv" / "bin" / "python"), "-c",
-                            "import agentcli, agentcli.demo.server; print(agentcli.__file__)"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [
+            str(prefix / "lib" / "agentcli" / "venv" / "bin" / "python"),
+            "-c",
+            "import agentcli, agentcli.demo.server; print(agentcli.__file__)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.returncode == 0 and str(prefix) in where.stdout, where.stderr
 
     said = make("uninstall")
@@ -134,8 +176,14 @@ def test_make_install_and_uninstall_keep_the_users_sessions(tmp_path, server, re
 def test_demo_answers_headless_without_a_key_and_without_tests(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
     env["ANTHROPIC_API_KEY"] = "sk-ant-the-users-real-key"  # the demo never needs nor sends it
-    done = subprocess.run([sys.executable, "-c", WITHOUT_TESTS, "--demo", "-p", PROMPT, "--output-format", "json"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_TESTS, "--demo", "-p", PROMPT, "--output-format", "json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert "login is handled in shop/auth.py" in result["result"]
@@ -154,13 +202,22 @@ def test_quitting_the_demo_s_app_says_where_its_session_went(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
     env["TERM"] = "xterm-256color"
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-c", WITHOUT_TESTS, "--demo"], cwd=tmp_path, env=env, stdin=follower,
-                            stdout=follower, stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WITHOUT_TESTS, "--demo"],
+        cwd=tmp_path,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     try:
         seen = read_until(leader, proc, b"Findings", "the demo's first answer never came")  # its session is saved
-        wait_until(lambda: proc.poll() is not None or os.write(leader, b"\x11") and False,  # ctrl+q until it quits
-                   "the demo quitting on ctrl+q")
+        wait_until(
+            lambda: proc.poll() is not None or os.write(leader, b"\x11") and False,  # ctrl+q until it quits
+            "the demo quitting on ctrl+q",
+        )
         while chunk := read_some(leader, 0.5):
             seen += chunk
     finally:
@@ -174,8 +231,15 @@ def test_quitting_the_demo_s_app_says_where_its_session_went(tmp_path):
 
 def test_the_demo_s_line_mode_does_not_offer_to_resume_a_session_it_removes(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
-    done = subprocess.run([sys.executable, "-c", WITHOUT_TESTS, "--demo", "--plain"], input="hello\n", cwd=tmp_path,
-                           env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_TESTS, "--demo", "--plain"],
+        input="hello\n",
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "--continue" not in done.stdout and "is saved" not in done.stdout
     assert "The demo's session goes with its temporary folder, so there is nothing to resume" in done.stdout
@@ -230,7 +294,7 @@ async def test_the_demo_shows_a_plan_an_approved_edit_with_its_diff_and_rewind(t
 
 
 async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(tmp_path):
-    """"check the tests in the background": a background child starts and the main agent says how to steer it;
+    """ "check the tests in the background": a background child starts and the main agent says how to steer it;
     `/steer` sent while the child works reaches the child's next request, its answer says what the user told
     it, and the main agent reports the result when it arrives. The child's second request is held until the
     steer is in, so the steer cannot come too late however fast the machine is."""
@@ -268,8 +332,11 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
                 assert f"/steer {child.id} look at orders too" in main_of(app).last_text()  # how to steer it
                 await send(pilot, f"/steer {child.id} look at orders too")
                 release.set()
-                await until(pilot, lambda: not app.busy and f"{child.id} is back" in main_of(app).last_text(),
-                            "the reported result")
+                await until(
+                    pilot,
+                    lambda: not app.busy and f"{child.id} is back" in main_of(app).last_text(),
+                    "the reported result",
+                )
                 steered = [b for b in bodies if "A message from the user while you work" in json.dumps(b)]
                 assert steered and "look at orders too" in json.dumps(steered[0]["messages"][-1])
                 replies = [m for m in steered[-1]["messages"] if m["role"] == "assistant"]

@@ -27,7 +27,7 @@ from tests.waiting import wait_until
 # Every ancestor of bash, up to pid 1: "== pid", then its environment and argv, one entry a line.
 DUMP_ANCESTORS = (
     "cat /proc/$PPID/environ /proc/$PPID/cmdline | tr '\\0' '\\n'; "
-    "p=$$; while [ \"$p\" -gt 1 ]; do echo \"== $p\"; "
+    'p=$$; while [ "$p" -gt 1 ]; do echo "== $p"; '
     "tr '\\0' '\\n' < /proc/$p/environ; tr '\\0' '\\n' < /proc/$p/cmdline; "
     "p=$(awk '/^PPid:/{print $2}' /proc/$p/status); done"
 )
@@ -49,8 +49,16 @@ NO_SANDBOX = {"AGENTCLI_SANDBOX": "off"}
 
 
 def run_dump(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return agentcli("-p", "show me your environment", "--permission-mode", "bypassPermissions",
-                    "--output-format", "json", cwd=repo, env={**env, **NO_SANDBOX})
+    return agentcli(
+        "-p",
+        "show me your environment",
+        "--permission-mode",
+        "bypassPermissions",
+        "--output-format",
+        "json",
+        cwd=repo,
+        env={**env, **NO_SANDBOX},
+    )
 
 
 def tool_output(server) -> str:
@@ -104,11 +112,18 @@ def test_keep_secret_env_still_hands_secrets_to_bash_but_not_through_proc(server
     config = isolated_home / "config" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text("keep_secret_env = true\n")
-    server.script(tool_use("bash", {"command": "echo \"token=$GITHUB_TOKEN\"; tr '\\0' '\\n' < /proc/$PPID/environ"}),
-                  text("Done."))
-    proc = agentcli("-p", "env", "--permission-mode", "bypassPermissions", cwd=repo,
-                    env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": other,
-                         **NO_SANDBOX})
+    server.script(
+        tool_use("bash", {"command": "echo \"token=$GITHUB_TOKEN\"; tr '\\0' '\\n' < /proc/$PPID/environ"}),
+        text("Done."),
+    )
+    proc = agentcli(
+        "-p",
+        "env",
+        "--permission-mode",
+        "bypassPermissions",
+        cwd=repo,
+        env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": other, **NO_SANDBOX},
+    )
     assert proc.returncode == 0, proc.stderr
     output = tool_output(server)
     assert f"token={other}\n" in output  # what the user asked for
@@ -151,12 +166,17 @@ def test_a_project_cannot_name_an_api_key_helper(server, repo):
     assert not (repo / "helper-ran").exists()  # the helper would have run before the request
 
 
-@pytest.mark.parametrize("command, message", [
-    ("echo 'vault: permission denied' >&2; exit 3",
-     "agentcli: api_key_helper failed with exit code 3: vault: permission denied."),
-    ("true", "agentcli: api_key_helper printed nothing; it must print the API key."),
-    ("no-such-helper-command-xyz", "agentcli: api_key_helper failed with exit code 127: "),
-])
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        (
+            "echo 'vault: permission denied' >&2; exit 3",
+            "agentcli: api_key_helper failed with exit code 3: vault: permission denied.",
+        ),
+        ("true", "agentcli: api_key_helper printed nothing; it must print the API key."),
+        ("no-such-helper-command-xyz", "agentcli: api_key_helper failed with exit code 127: "),
+    ],
+)
 def test_a_failing_api_key_helper_is_one_sentence_and_exit_1(server, repo, isolated_home, command, message):
     helper_config(isolated_home, command)
     proc = agentcli("-p", "hi", cwd=repo, env={"ANTHROPIC_BASE_URL": server.base_url})
@@ -176,8 +196,15 @@ def test_the_tui_runs_on_its_terminal_and_its_environment_holds_no_key(server, r
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=key, TERM="xterm-256color")
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli"], cwd=repo, env=env, stdin=follower,
-                            stdout=follower, stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli"],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     try:
         seen = read_until(leader, proc, b"\x1b[?1049h", "the TUI never switched to the alternate screen")
@@ -239,12 +266,23 @@ def test_the_telemetry_collector_s_headers_reach_the_collector_and_not_bash(serv
     collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
     threading.Thread(target=collector.serve_forever, daemon=True).start()
     try:
-        server.script(tool_use("bash", {"command": "echo \"headers=$OTEL_EXPORTER_OTLP_HEADERS\"; env"}), text("Done."))
-        proc = agentcli("-p", "env", "--permission-mode", "bypassPermissions", cwd=repo, env={
-            "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": fresh("sk-ant-e2e"), **NO_SANDBOX,
-            "OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}",
-            "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{secret}"})
+        server.script(tool_use("bash", {"command": 'echo "headers=$OTEL_EXPORTER_OTLP_HEADERS"; env'}), text("Done."))
+        proc = agentcli(
+            "-p",
+            "env",
+            "--permission-mode",
+            "bypassPermissions",
+            cwd=repo,
+            env={
+                "ANTHROPIC_BASE_URL": server.base_url,
+                "ANTHROPIC_API_KEY": fresh("sk-ant-e2e"),
+                **NO_SANDBOX,
+                "OTEL_TRACES_EXPORTER": "otlp",
+                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector.server_port}",
+                "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{secret}",
+            },
+        )
         assert proc.returncode == 0, proc.stderr
         output = tool_output(server)
         assert "headers=\n" in output and "PATH=" in output

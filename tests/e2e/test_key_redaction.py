@@ -35,12 +35,17 @@ def stored_text(home: Path) -> str:
 
 @pytest.mark.parametrize("output_format", ["text", "json"])
 @pytest.mark.parametrize("case", ["401", "400", "502 html", "500 after retries"])
-def test_an_error_that_echoes_the_key_is_shown_and_stored_without_it(server, repo, isolated_home, case,
-                                                                     output_format):
+def test_an_error_that_echoes_the_key_is_shown_and_stored_without_it(server, repo, isolated_home, case, output_format):
     server.script(*echoing(case))
     base_url = server.base_url.replace("://", f"://agent:{BASIC_PASSWORD}@")
-    proc = agentcli("-p", "hello", "--output-format", output_format, cwd=repo,
-                    env={"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": KEY, "AGENTCLI_API_RETRIES": "2"})
+    proc = agentcli(
+        "-p",
+        "hello",
+        "--output-format",
+        output_format,
+        cwd=repo,
+        env={"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": KEY, "AGENTCLI_API_RETRIES": "2"},
+    )
     assert proc.returncode != 0
     shown = proc.stdout + proc.stderr
     assert "***" in shown, shown  # the error itself is there, with the key hidden

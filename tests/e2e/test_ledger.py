@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import first_user_text, message_text, offers_tool, reply, text, tool_use, \
-    tool_use_block
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    message_text,
+    offers_tool,
+    reply,
+    text,
+    tool_use,
+    tool_use_block,
+)
 from tests.waiting import wait_until
 
 FINISHED = "Background subagent sa-1 (Find alpha) has finished."
@@ -61,30 +68,47 @@ def test_kill_9_with_a_child_running_and_a_result_unread_then_continue(server, a
         main_waiting.set()
         return text("never sent", gate=hold, gate_timeout=120)
 
-    server.when(is_main, reply(tool_use_block("task", {"description": "Find alpha", "prompt": "Find alpha.",
-                                                       "run_in_background": True}),
-                               tool_use_block("task", {"description": "Find beta", "prompt": "Find beta.",
-                                                       "run_in_background": True})),
-                main_in_its_call)  # the main agent is mid-call at the kill: sa-1's result stays unread
-    server.when(child_about("alpha"), text("alpha is defined in src/app/alpha.py.", gate=main_waiting,
-                                           gate_timeout=120))
-    server.when(child_about("beta"), tool_use("grep", {"pattern": "beta"}),
-                text("never sent", gate=hold, gate_timeout=120))  # still working at the kill
+    server.when(
+        is_main,
+        reply(
+            tool_use_block("task", {"description": "Find alpha", "prompt": "Find alpha.", "run_in_background": True}),
+            tool_use_block("task", {"description": "Find beta", "prompt": "Find beta.", "run_in_background": True}),
+        ),
+        main_in_its_call,
+    )  # the main agent is mid-call at the kill: sa-1's result stays unread
+    server.when(
+        child_about("alpha"), text("alpha is defined in src/app/alpha.py.", gate=main_waiting, gate_timeout=120)
+    )
+    server.when(
+        child_about("beta"), tool_use("grep", {"pattern": "beta"}), text("never sent", gate=hold, gate_timeout=120)
+    )  # still working at the kill
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "Find alpha and beta in the background"],
-                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "Find alpha and beta in the background"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     def ready() -> bool:
         done = [r for r in records(main_file(isolated_home)) if r.get("type") == "subagent_finished"]
         beta_calls = [b for b in server.requests if child_about("beta")(b)]
         main_calls = [b for b in server.requests if is_main(b)]
-        return proc.poll() is not None or ([r["id"] for r in done] == ["sa-1"] and len(beta_calls) == 2
-                                           and len(main_calls) == 2)
+        return proc.poll() is not None or (
+            [r["id"] for r in done] == ["sa-1"] and len(beta_calls) == 2 and len(main_calls) == 2
+        )
 
     try:
-        wait_until(ready, "sa-1 finished, sa-2 and the main agent each in a model call", detail=lambda: (
-            f"session file {main_file(isolated_home)} holds {[r.get('type') for r in records(main_file(isolated_home))]}"
-            f"; the stand-in got {[first_user_text(b)[:30] for b in server.requests]}"))
+        wait_until(
+            ready,
+            "sa-1 finished, sa-2 and the main agent each in a model call",
+            detail=lambda: (
+                f"session file {main_file(isolated_home)} holds {[r.get('type') for r in records(main_file(isolated_home))]}"
+                f"; the stand-in got {[first_user_text(b)[:30] for b in server.requests]}"
+            ),
+        )
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -106,11 +130,15 @@ def test_kill_9_with_a_child_running_and_a_result_unread_then_continue(server, a
     assert history_text(sent).count(INTERRUPTED) == 1
 
     # Again: nothing is delivered twice, and the interrupted child resumes with its history.
-    server.when(is_main, tool_use("task", {"description": "Beta again", "prompt": "Finish the beta search.",
-                                           "resume": "sa-2"}),
-                text("beta is in src/app/beta.py."))
-    server.when(lambda b: not is_main(b) and "Finish the beta search." in history_text(b),
-                text("beta is defined in src/app/beta.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Beta again", "prompt": "Finish the beta search.", "resume": "sa-2"}),
+        text("beta is in src/app/beta.py."),
+    )
+    server.when(
+        lambda b: not is_main(b) and "Finish the beta search." in history_text(b),
+        text("beta is defined in src/app/beta.py."),
+    )
     second = agentcli("--continue", "-p", "Resume sa-2.", "--output-format", "json", cwd=repo, env=api_env)
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout)["result"] == "beta is in src/app/beta.py."

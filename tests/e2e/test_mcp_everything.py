@@ -17,16 +17,22 @@ EVERYTHING = Path(__file__).resolve().parents[1] / "mcp_everything" / "node_modu
 pytestmark = pytest.mark.skipif(
     not EVERYTHING.exists(),
     reason="server-everything is not installed: it needs Node and npm, and `make test` (make mcp-everything) "
-           "installs it from tests/mcp_everything/")
+    "installs it from tests/mcp_everything/",
+)
 
 
 async def test_server_everything_beyond_tools(make_session, server, repo):
-    server.script(tool_use("mcp__everything__get-roots-list", {}),
-                  tool_use("mcp__everything__trigger-long-running-operation", {"duration": 0.2, "steps": 2}),
-                  text("done"), text("prompted"), text("read"))
+    server.script(
+        tool_use("mcp__everything__get-roots-list", {}),
+        tool_use("mcp__everything__trigger-long-running-operation", {"duration": 0.2, "steps": 2}),
+        text("done"),
+        text("prompted"),
+        text("read"),
+    )
     configs = parse({"mcpServers": {"everything": {"command": str(EVERYTHING)}}}, "test")
-    session, events = make_session(mcp_servers=configs, mcp_startup_timeout=60.0,
-                                   permissions={"allow": ["mcp__everything__*"]})
+    session, events = make_session(
+        mcp_servers=configs, mcp_startup_timeout=60.0, permissions={"allow": ["mcp__everything__*"]}
+    )
     try:
         await session.send("go")
         offered = tool_names(server.requests[0])

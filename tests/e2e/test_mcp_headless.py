@@ -20,8 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def server_spec(*extra: str) -> dict[str, Any]:
-    return {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server", *extra],
-            "env": {"PYTHONPATH": str(ROOT)}}
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_server", *extra],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -57,8 +60,9 @@ def test_a_trusted_repositorys_server_starts_and_stops_when_agentcli_exits(serve
     repo, evidence = cloned
     server.when(lambda b: offers_tool(b, "mcp__helper__echo"), text("The helper is there."))
     # Without the sandbox: in its PID namespace the server's pid is not the host's one this test watches.
-    proc = agentcli("-p", "summarize this repo", "--trust-workspace", cwd=repo,
-                    env={**api_env, "AGENTCLI_SANDBOX": "off"})
+    proc = agentcli(
+        "-p", "summarize this repo", "--trust-workspace", cwd=repo, env={**api_env, "AGENTCLI_SANDBOX": "off"}
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "The helper is there."
     pid = int(evidence.read_text())  # the attack works once trusted: so the test above tests something
@@ -66,18 +70,34 @@ def test_a_trusted_repositorys_server_starts_and_stops_when_agentcli_exits(serve
 
 
 def test_mcp_config_needs_no_trust_a_failed_server_is_reported_and_calls_go_through(server, api_env, repo, tmp_path):
-    server.when(lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}),
-                text("It is 42."))
+    server.when(
+        lambda b: offers_tool(b, "mcp__mine__add"), tool_use("mcp__mine__add", {"a": 20, "b": 22}), text("It is 42.")
+    )
     pid_file = tmp_path / "mine.pid"
-    config = json.dumps({"mcpServers": {"mine": server_spec("--touch", str(pid_file)),
-                                        "gone": {"command": "/nonexistent/mcp-server"}}})
-    proc = agentcli("-p", "add", "--mcp-config", config, "--permission-mode", "bypassPermissions",
-                    "--output-format", "stream-json", "--verbose", cwd=repo, env=api_env)
+    config = json.dumps(
+        {"mcpServers": {"mine": server_spec("--touch", str(pid_file)), "gone": {"command": "/nonexistent/mcp-server"}}}
+    )
+    proc = agentcli(
+        "-p",
+        "add",
+        "--mcp-config",
+        config,
+        "--permission-mode",
+        "bypassPermissions",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        cwd=repo,
+        env=api_env,
+    )
     assert proc.returncode == 0, proc.stderr
     [init] = [line for line in map(json.loads, proc.stdout.splitlines()) if line.get("subtype") == "init"]
     assert init["mcp_servers"] == [{"name": "mine", "status": "connected"}, {"name": "gone", "status": "failed"}]
     assert "mcp__mine__add" in init["tools"] and not any(t.startswith("mcp__gone__") for t in init["tools"])
-    assert "MCP server 'gone' failed to start: the command /nonexistent/mcp-server was not found" in proc.stdout + proc.stderr
+    assert (
+        "MCP server 'gone' failed to start: the command /nonexistent/mcp-server was not found"
+        in proc.stdout + proc.stderr
+    )
     [result] = tool_results(server.requests[1])
     assert tool_result_text(result) == "42"
     pid = int(pid_file.read_text())
@@ -87,8 +107,9 @@ def test_mcp_config_needs_no_trust_a_failed_server_is_reported_and_calls_go_thro
 def test_a_bad_mcp_config_is_one_clear_sentence(repo):
     proc = agentcli("-p", "hi", "--mcp-config", '{"mcpServers": {"x": {"type": "carrier-pigeon"}}}', cwd=repo)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("agentcli: --mcp-config: MCP server 'x': unknown type 'carrier-pigeon'; "
-                                   "use stdio, http or sse.")
+    assert proc.stderr.strip() == (
+        "agentcli: --mcp-config: MCP server 'x': unknown type 'carrier-pigeon'; use stdio, http or sse."
+    )
     proc = agentcli("-p", "hi", "--mcp-config", "no-such-file.json", cwd=repo)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "neither a file nor a JSON object" in proc.stderr
@@ -98,8 +119,9 @@ def test_mcp_list_shows_state_and_tools_and_what_is_held_back(cloned, isolated_h
     repo, evidence = cloned
     user_file = isolated_home / "config" / "mcp.json"
     user_file.parent.mkdir(parents=True, exist_ok=True)
-    user_file.write_text(json.dumps({"mcpServers": {"mine": server_spec(),
-                                                    "broken": {"command": "/nonexistent/server"}}}))
+    user_file.write_text(
+        json.dumps({"mcpServers": {"mine": server_spec(), "broken": {"command": "/nonexistent/server"}}})
+    )
     proc = agentcli("mcp", "list", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout

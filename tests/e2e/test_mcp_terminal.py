@@ -11,32 +11,44 @@ import re
 import sys
 from pathlib import Path
 
-
-from tests.e2e.test_headless import agentcli
 from tests.core.test_mcp_features import refusing_http  # noqa: F401 (a fixture: an MCP endpoint that answers 401)
+from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text, tool_results, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 # Library output that must never reach the terminal: tracebacks, logging's level names, the SDK's module names.
-LIBRARY_NOISE = re.compile(r"Traceback|\b(ERROR|WARNING|INFO|DEBUG)\b|mcp\.(client|shared)|pydantic|JSONRPC|"
-                           r"File \"|Exception")
+LIBRARY_NOISE = re.compile(
+    r"Traceback|\b(ERROR|WARNING|INFO|DEBUG)\b|mcp\.(client|shared)|pydantic|JSONRPC|"
+    r"File \"|Exception"
+)
 
 
 def test_misbehaving_servers_get_one_line_each_on_the_terminal_and_their_details_go_to_the_log(
-        server, api_env, repo, isolated_home, refusing_http):
+    server, api_env, repo, isolated_home, refusing_http
+):
     (isolated_home / "config").mkdir(parents=True, exist_ok=True)
     (isolated_home / "config" / "config.toml").write_text("mcp_startup_timeout = 60\n")  # a loaded machine
     # A line that is not JSON-RPC on its standard output, a notification the mcp library cannot validate (it logs
     # a traceback), and a crash tool that kills it mid-call.
-    noisy = {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_raw", "--noise", "--bad-notification"],
-             "env": {"PYTHONPATH": str(ROOT)}}
+    noisy = {
+        "command": sys.executable,
+        "args": ["-m", "tests.fakes.mcp_raw", "--noise", "--bad-notification"],
+        "env": {"PYTHONPATH": str(ROOT)},
+    }
     docs = {"type": "http", "url": refusing_http, "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}
     feed = {"type": "sse", "url": refusing_http.replace("/mcp", "/sse")}  # no credentials at all
     config = json.dumps({"mcpServers": {"noisy": noisy, "docs": docs, "feed": feed}})
-    server.script(tool_use("mcp__noisy__echo", {"text": "hi"}), tool_use("mcp__noisy__crash", {}),
-                  text("All done."))
-    proc = agentcli("-p", "go", "--mcp-config", config, "--allowedTools", "mcp__noisy__*", cwd=repo,
-                    env={**api_env, "DOCS_TOKEN": "wrong"})
+    server.script(tool_use("mcp__noisy__echo", {"text": "hi"}), tool_use("mcp__noisy__crash", {}), text("All done."))
+    proc = agentcli(
+        "-p",
+        "go",
+        "--mcp-config",
+        config,
+        "--allowedTools",
+        "mcp__noisy__*",
+        cwd=repo,
+        env={**api_env, "DOCS_TOKEN": "wrong"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "All done.\n"
     # `--allowedTools 'mcp__noisy__*'` (Claude Code's form) let the server's tools run without asking.

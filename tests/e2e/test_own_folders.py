@@ -33,13 +33,22 @@ def home(isolated_home: Path) -> Path:
 
 def test_accept_edits_in_home_cannot_write_agentcli_or_git_config(server, home):
     # The existing file is read first: a write of it unread would fail as such, before any refusal.
-    server.script(tool_use("read_file", {"path": OWN_FILES[0]}),
-                  reply(*[tool_use_block("write_file", {"path": path, "content": 'api_key_helper = "touch pwned"\n'})
-                          for path in OWN_FILES],
-                        tool_use_block("write_file", {"path": "notes.txt", "content": "fine\n"})),
-                  text("Tried."))
-    env = {"AGENTCLI_HOME": "",  # unset: the XDG folders under $HOME
-           "ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-test-own-folders"}
+    server.script(
+        tool_use("read_file", {"path": OWN_FILES[0]}),
+        reply(
+            *[
+                tool_use_block("write_file", {"path": path, "content": 'api_key_helper = "touch pwned"\n'})
+                for path in OWN_FILES
+            ],
+            tool_use_block("write_file", {"path": "notes.txt", "content": "fine\n"}),
+        ),
+        text("Tried."),
+    )
+    env = {
+        "AGENTCLI_HOME": "",  # unset: the XDG folders under $HOME
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-own-folders",
+    }
     proc = agentcli("-p", "set yourself up", "--permission-mode", "acceptEdits", cwd=home, env=env)
     assert proc.returncode == 0, proc.stderr
     *refused, allowed = tool_results(server.requests[2])

@@ -14,13 +14,15 @@ from tests.fakes.anthropic_server import error, reply, text, tool_result_text, t
 
 
 def escape_attempts(outside: Path) -> list[dict[str, Any]]:
-    return [tool_use_block("bash", {"command": "touch ran.txt"}),
-            tool_use_block("write_file", {"path": "inside.txt", "content": "ok\n"}),
-            tool_use_block("write_file", {"path": "../escape.txt", "content": "x"}),
-            tool_use_block("write_file", {"path": str(outside / "abs.txt"), "content": "x"}),
-            tool_use_block("write_file", {"path": "out/link.txt", "content": "x"}),
-            tool_use_block("read_file", {"path": "out/victim.txt"}),  # edits need a read first
-            tool_use_block("edit_file", {"path": "out/victim.txt", "old_string": "keep", "new_string": "lost"})]
+    return [
+        tool_use_block("bash", {"command": "touch ran.txt"}),
+        tool_use_block("write_file", {"path": "inside.txt", "content": "ok\n"}),
+        tool_use_block("write_file", {"path": "../escape.txt", "content": "x"}),
+        tool_use_block("write_file", {"path": str(outside / "abs.txt"), "content": "x"}),
+        tool_use_block("write_file", {"path": "out/link.txt", "content": "x"}),
+        tool_use_block("read_file", {"path": "out/victim.txt"}),  # edits need a read first
+        tool_use_block("edit_file", {"path": "out/victim.txt", "old_string": "keep", "new_string": "lost"}),
+    ]
 
 
 @pytest.fixture
@@ -34,8 +36,7 @@ def outside(tmp_path_factory: pytest.TempPathFactory, repo: Path) -> Path:
 @pytest.mark.parametrize("mode", ["default", "acceptEdits"])
 def test_no_bash_and_no_writes_outside_headless(server, api_env, repo, outside, mode):
     server.script(reply(*escape_attempts(outside)), text("Tried."))
-    proc = agentcli("-p", "break out", "--permission-mode", mode, "--output-format", "events",
-                    cwd=repo, env=api_env)
+    proc = agentcli("-p", "break out", "--permission-mode", mode, "--output-format", "events", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert not (repo / "ran.txt").exists()
     assert (repo / "inside.txt").exists() == (mode == "acceptEdits")
@@ -66,8 +67,13 @@ def test_bypass_permissions_runs_bash_and_writes_anywhere(server, api_env, repo,
 def test_a_project_allow_rule_runs_that_command_headless(server, api_env, repo):
     (repo / ".agentcli").mkdir()
     (repo / ".agentcli" / "settings.toml").write_text('[permissions]\nallow = ["bash(git status *)"]\n')
-    server.script(reply(tool_use_block("bash", {"command": "git status --short && touch ran.txt"}),
-                        tool_use_block("bash", {"command": "git status --short"})), text("ok"))
+    server.script(
+        reply(
+            tool_use_block("bash", {"command": "git status --short && touch ran.txt"}),
+            tool_use_block("bash", {"command": "git status --short"}),
+        ),
+        text("ok"),
+    )
     proc = agentcli("-p", "status", "--trust-workspace", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     chained, status = tool_results(server.requests[1])
@@ -86,8 +92,16 @@ def test_a_bad_rule_is_one_sentence(repo, api_env):
 
 def test_the_api_key_is_in_no_file_log_or_error(server, api_env, repo, isolated_home):
     server.script(tool_use("bash", {"command": "env; echo key=$ANTHROPIC_API_KEY"}), text("Shown."))
-    proc = agentcli("-p", "print the environment", "--permission-mode", "bypassPermissions",
-                    "--output-format", "events", cwd=repo, env=api_env)
+    proc = agentcli(
+        "-p",
+        "print the environment",
+        "--permission-mode",
+        "bypassPermissions",
+        "--output-format",
+        "events",
+        cwd=repo,
+        env=api_env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert tool_result_text(tool_results(server.requests[1])[0]).rstrip().endswith("\nkey=")  # ran, saw no key
     # And a failing call: the error names the problem, never the key.

@@ -23,17 +23,32 @@ def servers_ready(term: Terminal) -> bool:
     """Ask /mcp until it says the server is ready (line mode starts its servers while the user types)."""
     asked = term.text.count("› /mcp")
     term.type("/mcp\r")
-    wait_until(lambda: term.text.count("› /mcp") > asked and term.text.rsplit("› /mcp", 1)[1].count("\n›"),
-               "the /mcp report", detail=lambda: term.text[-3000:])
+    wait_until(
+        lambda: term.text.count("› /mcp") > asked and term.text.rsplit("› /mcp", 1)[1].count("\n›"),
+        "the /mcp report",
+        detail=lambda: term.text[-3000:],
+    )
     return bool(re.search(r"^features\s+ready", term.text.rsplit("› /mcp", 1)[1], re.M))
 
 
-def test_a_servers_question_in_a_turn_shows_its_prompts_and_takes_the_typed_answers(server, api_env, repo,
-                                                                                       isolated_home):
+def test_a_servers_question_in_a_turn_shows_its_prompts_and_takes_the_typed_answers(
+    server, api_env, repo, isolated_home
+):
     config = isolated_home / "config"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "mcp.json").write_text(json.dumps({"mcpServers": {"features": {
-        "command": sys.executable, "args": ["-m", "tests.fakes.mcp_features"], "env": {"PYTHONPATH": str(ROOT)}}}}))
+    (config / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "features": {
+                        "command": sys.executable,
+                        "args": ["-m", "tests.fakes.mcp_features"],
+                        "env": {"PYTHONPATH": str(ROOT)},
+                    }
+                }
+            }
+        )
+    )
     (config / "config.toml").write_text('mcp_startup_timeout = 60.0\n[permissions]\nallow = ["mcp__features__*"]\n')
     server.script(tool_use("mcp__features__ask", {}), text("Thanks, noted."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
@@ -54,9 +69,11 @@ def test_a_servers_question_in_a_turn_shows_its_prompts_and_takes_the_typed_answ
         wait_until(lambda: "accept: Ada x3" in results(server), "the server's answer")
         term.wait_for("Thanks, noted.")
         # What was asked and answered stays on the screen, above the turn's end.
-        assert ("? The MCP server features asks: What name should the report use?\n"
-                "  Answer it? [Y]es, [n]o declines, ctrl+c cancels: y\n"
-                "  Name: Ada\n"
-                "  Count (a whole number, optional): 3\n") in term.text, term.text[-3000:]
+        assert (
+            "? The MCP server features asks: What name should the report use?\n"
+            "  Answer it? [Y]es, [n]o declines, ctrl+c cancels: y\n"
+            "  Name: Ada\n"
+            "  Count (a whole number, optional): 3\n"
+        ) in term.text, term.text[-3000:]
     finally:
         term.close()

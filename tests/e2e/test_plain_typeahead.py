@@ -24,8 +24,15 @@ def test_a_message_typed_before_the_first_prompt_is_sent_by_its_enter(server, ap
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # rows, columns
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--plain"], cwd=repo, env=env,
-                            stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "--plain"],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     shown = bytearray()
 
@@ -52,10 +59,16 @@ def test_a_message_typed_before_the_first_prompt_is_sent_by_its_enter(server, ap
         proc.send_signal(signal.SIGSTOP)
         os.write(leader, b"hi\r")
         proc.send_signal(signal.SIGCONT)
-        wait_until(lambda: drain() or bool(server.requests), "the typed message reaching the model",
-                   detail=lambda: repr(bytes(shown[-2000:])))
-        wait_until(lambda: drain() or b"Hello from the model." in shown, "the answer on the screen",
-                   detail=lambda: repr(bytes(shown[-2000:])))
+        wait_until(
+            lambda: drain() or bool(server.requests),
+            "the typed message reaching the model",
+            detail=lambda: repr(bytes(shown[-2000:])),
+        )
+        wait_until(
+            lambda: drain() or b"Hello from the model." in shown,
+            "the answer on the screen",
+            detail=lambda: repr(bytes(shown[-2000:])),
+        )
     finally:
         proc.kill()
         proc.wait()

@@ -22,17 +22,34 @@ MARK_HOOK = 'cat > /dev/null; printf "%s" "$CLAUDE_PLUGIN_ROOT" > "$CLAUDE_PROJE
 
 def plugin_files(prefix: str) -> dict[str, str]:
     """A plugin with one of each: a command, an agent, a skill, a hook (a script beside it) and an MCP server."""
-    hooks = {"description": "marks each bash call", "hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh"'}]}]}}
-    servers = {"mcpServers": {"echoer": {"command": sys.executable, "args": ["-m", "tests.fakes.mcp_server"],
-                                         "env": {"PYTHONPATH": str(ROOT), "WHERE": "${CLAUDE_PLUGIN_ROOT}"}}}}
+    hooks = {
+        "description": "marks each bash call",
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/mark.sh"'}],
+                }
+            ]
+        },
+    }
+    servers = {
+        "mcpServers": {
+            "echoer": {
+                "command": sys.executable,
+                "args": ["-m", "tests.fakes.mcp_server"],
+                "env": {"PYTHONPATH": str(ROOT), "WHERE": "${CLAUDE_PLUGIN_ROOT}"},
+            }
+        }
+    }
     return {
-        f"{prefix}.claude-plugin/plugin.json": json.dumps({"name": "helper", "version": "1.0.0",
-                                                           "description": "Team helpers"}),
+        f"{prefix}.claude-plugin/plugin.json": json.dumps(
+            {"name": "helper", "version": "1.0.0", "description": "Team helpers"}
+        ),
         f"{prefix}commands/greet.md": "---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS "
-                                      "(templates in ${CLAUDE_PLUGIN_ROOT}/templates).\n",
+        "(templates in ${CLAUDE_PLUGIN_ROOT}/templates).\n",
         f"{prefix}agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\n---\n"
-                                       "You review changes for the team.\n",
+        "You review changes for the team.\n",
         f"{prefix}skills/tidy/SKILL.md": "---\nname: tidy\ndescription: Tidies imports\n---\nSort the imports.\n",
         f"{prefix}hooks/hooks.json": json.dumps(hooks),
         f"{prefix}hooks/mark.sh": MARK_HOOK,
@@ -43,11 +60,16 @@ def plugin_files(prefix: str) -> dict[str, str]:
 @pytest.fixture
 def market(tmp_path: Path) -> Path:
     """A marketplace in a git repository, as a team publishes one."""
-    listing = {"name": "team-tools", "owner": {"name": "Team"},
-               "plugins": [{"name": "helper", "source": "./plugins/helper", "description": "Team helpers"}]}
+    listing = {
+        "name": "team-tools",
+        "owner": {"name": "Team"},
+        "plugins": [{"name": "helper", "source": "./plugins/helper", "description": "Team helpers"}],
+    }
     folder = tmp_path / "market"
-    for name, content in {".claude-plugin/marketplace.json": json.dumps(listing),
-                          **plugin_files("plugins/helper/")}.items():
+    for name, content in {
+        ".claude-plugin/marketplace.json": json.dumps(listing),
+        **plugin_files("plugins/helper/"),
+    }.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(content)
     git(folder, "init", "-q", "-b", "main")
@@ -85,10 +107,14 @@ def test_a_plugin_installed_from_a_git_marketplace_brings_each_of_its_parts(serv
     assert plugin("list", cwd=repo)[1].split() == ["helper@team-tools", "1.0.0", "user", "enabled"]
 
     echo = "mcp__plugin_helper_echoer__echo"
-    server.script(tool_use("bash", {"command": "true"}), tool_use(echo, {"text": "ping"}),
-                  tool_use("skill", {"skill": "helper:tidy"}),
-                  tool_use("task", {"description": "review", "prompt": "Review it.", "subagent_type": "helper:reviewer"}),
-                  text("Looks fine."), text("All done."))
+    server.script(
+        tool_use("bash", {"command": "true"}),
+        tool_use(echo, {"text": "ping"}),
+        tool_use("skill", {"skill": "helper:tidy"}),
+        tool_use("task", {"description": "review", "prompt": "Review it.", "subagent_type": "helper:reviewer"}),
+        text("Looks fine."),
+        text("All done."),
+    )
     proc = agentcli("-p", "/helper:greet Ann", "--permission-mode", "bypassPermissions", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     requests = server.requests
@@ -119,10 +145,25 @@ def installed_by_claude_code() -> Path:
     for name, content in plugin_files("").items():
         (cached / name).parent.mkdir(parents=True, exist_ok=True)
         (cached / name).write_text(content)
-    (claude / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
-        "helper@team-tools": [{"scope": "user", "installPath": str(cached), "version": "1.0.0",
-                               "installedAt": "2026-01-05T10:00:00.000Z", "lastUpdated": "2026-01-05T10:00:00.000Z",
-                               "gitCommitSha": "0" * 40}]}}))
+    (claude / "plugins" / "installed_plugins.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "plugins": {
+                    "helper@team-tools": [
+                        {
+                            "scope": "user",
+                            "installPath": str(cached),
+                            "version": "1.0.0",
+                            "installedAt": "2026-01-05T10:00:00.000Z",
+                            "lastUpdated": "2026-01-05T10:00:00.000Z",
+                            "gitCommitSha": "0" * 40,
+                        }
+                    ]
+                },
+            }
+        )
+    )
     (claude / "settings.json").write_text(json.dumps({"enabledPlugins": {"helper@team-tools": True}}))
     return cached
 
@@ -144,8 +185,10 @@ def test_a_repository_that_enables_a_plugin_runs_none_of_it_untrusted(server, ap
     assert plugin("marketplace", "add", str(market), cwd=tmp_path)[0] == 0  # a local folder, used where it is
     assert plugin("install", "helper@team-tools", cwd=tmp_path)[0] == 0
     assert plugin("disable", "helper@team-tools", cwd=tmp_path)[0] == 0
-    settings = {"enabledPlugins": {"helper@team-tools": True},
-                "extraKnownMarketplaces": {"evil": {"source": {"source": "git", "url": "https://evil.example/m.git"}}}}
+    settings = {
+        "enabledPlugins": {"helper@team-tools": True},
+        "extraKnownMarketplaces": {"evil": {"source": {"source": "git", "url": "https://evil.example/m.git"}}},
+    }
     clone = stranger_clone(tmp_path, {".claude/settings.json": json.dumps(settings), "README.md": "# Tool\n"})
     server.script(tool_use("bash", {"command": "true"}), text("Done."))
     proc = agentcli("-p", "hi", "--permission-mode", "bypassPermissions", cwd=clone, env=api_env)
@@ -174,7 +217,8 @@ def test_a_marketplace_whose_plugin_leads_out_of_it_installs_nothing(market, tmp
     code, out, err = plugin("install", "loud@team-tools", cwd=tmp_path)
     assert code == 1 and "leads outside its marketplace" in err and "\x1b" not in err and "\x07" not in err
     assert not (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").exists() or not any(
-        (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").iterdir())
+        (Path.home() / ".claude" / "plugins" / "cache" / "team-tools" / "sneaky").iterdir()
+    )
 
 
 def test_a_marketplace_source_that_would_run_a_command_runs_nothing(tmp_path):

@@ -11,8 +11,17 @@ import threading
 from pathlib import Path
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, offers_tool, reply, text, tool_result_text,
-                                          tool_results, tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    first_user_text,
+    last_user_text,
+    offers_tool,
+    reply,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 
 
 def is_main(body):
@@ -24,15 +33,25 @@ def child_about(word):
 
 
 def two_children(server):
-    server.when(is_main, reply(tool_use_block("task", {"description": "Find auth handler",
-                                                       "prompt": "Find where handle_auth is defined."}),
-                               tool_use_block("task", {"description": "Find index view",
-                                                       "prompt": "Find where index is defined."})),
-                text("Auth is in src/app/auth.py:9; the index view in src/app/views.py:4."))
-    server.when(child_about("handle_auth"), tool_use("grep", {"pattern": "def handle_auth"}),
-                tool_use("read_file", {"path": "src/app/auth.py"}), text("handle_auth is at src/app/auth.py:9."))
-    server.when(child_about("index"), tool_use("grep", {"pattern": "def index"}),
-                text("index is at src/app/views.py:4."))
+    server.when(
+        is_main,
+        reply(
+            tool_use_block(
+                "task", {"description": "Find auth handler", "prompt": "Find where handle_auth is defined."}
+            ),
+            tool_use_block("task", {"description": "Find index view", "prompt": "Find where index is defined."}),
+        ),
+        text("Auth is in src/app/auth.py:9; the index view in src/app/views.py:4."),
+    )
+    server.when(
+        child_about("handle_auth"),
+        tool_use("grep", {"pattern": "def handle_auth"}),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("handle_auth is at src/app/auth.py:9."),
+    )
+    server.when(
+        child_about("index"), tool_use("grep", {"pattern": "def index"}), text("index is at src/app/views.py:4.")
+    )
 
 
 def json_run(*args, cwd, env):
@@ -76,8 +95,9 @@ def test_round_trip_list_show_and_show_agent(server, api_env, repo):
     assert '● grep(pattern="def handle_auth")' in lines
     assert "  ⎿ src/app/auth.py:9:def handle_auth(user, password):" in lines
     assert '● read_file(path="src/app/auth.py")' in lines
-    assert any(line.endswith("return hashlib.sha256(password.encode()).hexdigest() == user.digest")
-               for line in lines)  # the whole file as read, not a capped preview
+    assert any(
+        line.endswith("return hashlib.sha256(password.encode()).hexdigest() == user.digest") for line in lines
+    )  # the whole file as read, not a capped preview
     assert "handle_auth is at src/app/auth.py:9." in lines
 
     raw = agentcli("sessions", "show", session_id, "--agent", "sa-2", "--json", cwd=repo)
@@ -85,8 +105,10 @@ def test_round_trip_list_show_and_show_agent(server, api_env, repo):
     assert records[0]["type"] == "subagent_started" and records[-1]["type"] == "subagent_finished"
     assert all(r["agent_id"] == "sa-2" for r in records)
 
-    for args, message in ((["show", "nope"], "No session 'nope'"),
-                          (["show", session_id, "--agent", "sa-9"], "has no subagent sa-9; it has sa-1, sa-2")):
+    for args, message in (
+        (["show", "nope"], "No session 'nope'"),
+        (["show", session_id, "--agent", "sa-9"], "has no subagent sa-9; it has sa-1, sa-2"),
+    ):
         proc = agentcli("sessions", *args, cwd=repo)
         assert proc.returncode == 1 and message in proc.stderr
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -102,11 +124,17 @@ def test_round_trip_list_show_and_show_agent(server, api_env, repo):
 
 def test_kill_9_while_a_child_works_then_resume_sends_a_valid_history(server, api_env, repo):
     server.when(is_main, tool_use("task", {"description": "Find auth handler", "prompt": "Find handle_auth."}))
-    server.when(child_about("handle_auth"), tool_use("grep", {"pattern": "def handle_auth"}),
-                text("never sent", delay=120))  # the child's second call hangs until the kill
+    server.when(
+        child_about("handle_auth"), tool_use("grep", {"pattern": "def handle_auth"}), text("never sent", delay=120)
+    )  # the child's second call hangs until the kill
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "Use a subagent to find auth"], cwd=repo,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "Use a subagent to find auth"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         server.wait_for_requests(3, timeout=60)
     finally:
@@ -155,13 +183,19 @@ def test_two_resumers_of_one_session_never_share_a_file(server, api_env, repo, i
     server.when(lambda b: last_user_text(b) == "FIRST-RESUMER", text("first done", gate=release, gate_timeout=120))
     server.when(lambda b: last_user_text(b) == "SECOND-RESUMER", text("second done"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    first = subprocess.Popen([sys.executable, "-m", "agentcli", "--resume", session_id, "-p", "FIRST-RESUMER",
-                              "--output-format", "json"], cwd=repo, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "--resume", session_id, "-p", "FIRST-RESUMER", "--output-format", "json"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         server.wait_for_requests(2, timeout=60)  # the first resumer holds the session and waits on the model
-        second = agentcli("--resume", session_id, "-p", "SECOND-RESUMER", "--output-format", "json", cwd=repo,
-                          env=api_env)
+        second = agentcli(
+            "--resume", session_id, "-p", "SECOND-RESUMER", "--output-format", "json", cwd=repo, env=api_env
+        )
     finally:
         release.set()
         stdout, stderr = first.communicate(timeout=60)

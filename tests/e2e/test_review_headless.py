@@ -16,8 +16,15 @@ NONE = ("security", "tests", "fit")
 
 def review(repo: Path, api_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    return subprocess.run([sys.executable, "-m", "agentcli", "review", *args], cwd=repo, env=env, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "agentcli", "review", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_fail_on_high_exits_1_for_a_verified_finding_and_0_for_an_unverified_one(server, api_env, repo):

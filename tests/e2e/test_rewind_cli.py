@@ -10,16 +10,19 @@ from tests.fakes.anthropic_server import last_user_text, text, tool_use
 
 def test_list_then_rewind_files_and_conversation(server, api_env, repo):
     server.when(lambda b: last_user_text(b) == "say hi", text("hi"))
-    server.when(lambda b: "edit the readme" in json.dumps(b["messages"]),
-                tool_use("read_file", {"path": "README.md"}),
-                tool_use("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "Changed app"}),
-                text("Edited the readme."))
+    server.when(
+        lambda b: "edit the readme" in json.dumps(b["messages"]),
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "Demo app", "new_string": "Changed app"}),
+        text("Edited the readme."),
+    )
     original = (repo / "README.md").read_text()
     first = agentcli("-p", "say hi", "--output-format", "json", cwd=repo, env=api_env)
     assert first.returncode == 0, first.stderr
     session = json.loads(first.stdout)["session_id"]
-    second = agentcli("--resume", session, "-p", "edit the readme", "--permission-mode", "acceptEdits",
-                      cwd=repo, env=api_env)
+    second = agentcli(
+        "--resume", session, "-p", "edit the readme", "--permission-mode", "acceptEdits", cwd=repo, env=api_env
+    )
     assert second.returncode == 0, second.stderr
     assert "Changed app" in (repo / "README.md").read_text()
 

@@ -37,8 +37,9 @@ def test_the_sandbox_setting_off_is_the_one_way_out(server, api_env, repo, plant
     """The same command with AGENTCLI_SANDBOX=off (the user's own environment) reads the key: the test above
     is not passing by accident."""
     server.script(tool_use("bash", {"command": ATTACK}), text("Tried."))
-    proc = agentcli("-p", "go", "--permission-mode", "bypassPermissions", cwd=repo,
-                    env={**api_env, "AGENTCLI_SANDBOX": "off"})
+    proc = agentcli(
+        "-p", "go", "--permission-mode", "bypassPermissions", cwd=repo, env={**api_env, "AGENTCLI_SANDBOX": "off"}
+    )
     assert proc.returncode == 0, proc.stderr
     [result] = tool_results(server.requests[1])
     assert "PLANTED-SSH-KEY" in tool_result_text(result)

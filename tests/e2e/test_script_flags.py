@@ -7,14 +7,22 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any
 import threading
+from typing import Any
 
 import pytest
 
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import (offers_tool, reply, text, tool_names, tool_result_text, tool_results, tool_use,
-                                         tool_use_block)
+from tests.fakes.anthropic_server import (
+    offers_tool,
+    reply,
+    text,
+    tool_names,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.waiting import DEADLINE, wait_until
 
 
@@ -33,8 +41,13 @@ def test_system_prompt_replaces_and_append_adds(server, api_env, repo):
 
 
 def test_allowed_tools_rules_let_matching_commands_run_and_no_others(server, api_env, repo):
-    server.script(reply(tool_use_block("bash", {"command": "git status --short"}),
-                        tool_use_block("bash", {"command": "touch ran.txt"})), text("Done."))
+    server.script(
+        reply(
+            tool_use_block("bash", {"command": "git status --short"}),
+            tool_use_block("bash", {"command": "touch ran.txt"}),
+        ),
+        text("Done."),
+    )
     proc = agentcli("-p", "go", "--allowedTools", "Bash(git status:*),Read", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     status, touch = tool_results(server.requests[1])
@@ -43,8 +56,9 @@ def test_allowed_tools_rules_let_matching_commands_run_and_no_others(server, api
 
 def test_disallowed_tools_hold_even_in_bypass_mode(server, api_env, repo):
     server.script(tool_use("read_file", {"path": "README.md"}), text("Could not."))
-    proc = agentcli("-p", "read it", "--disallowedTools", "Read", "--permission-mode", "bypassPermissions",
-                    cwd=repo, env=api_env)
+    proc = agentcli(
+        "-p", "read it", "--disallowedTools", "Read", "--permission-mode", "bypassPermissions", cwd=repo, env=api_env
+    )
     assert proc.returncode == 0, proc.stderr
     [result] = tool_results(server.requests[1])
     assert result["is_error"] and "denied by the rule `Read`" in tool_result_text(result)
@@ -79,12 +93,19 @@ def test_the_max_budget_usd_setting_stops_a_headless_run_as_the_flag_does(server
 
 
 def test_max_budget_counts_a_running_subagents_calls(server, api_env, repo):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Look around", "prompt": "List the files."},
-                         usage={"input_tokens": 1000, "output_tokens": 10}),
-                text("never"))
-    server.when(lambda b: not offers_tool(b, "task"),
-                *[tool_use("glob", {"pattern": "*"}, usage={"input_tokens": 100_000, "output_tokens": 10})] * 5)
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use(
+            "task",
+            {"description": "Look around", "prompt": "List the files."},
+            usage={"input_tokens": 1000, "output_tokens": 10},
+        ),
+        text("never"),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        *[tool_use("glob", {"pattern": "*"}, usage={"input_tokens": 100_000, "output_tokens": 10})] * 5,
+    )
     proc = agentcli("-p", "go", "--max-budget-usd", "0.1", "--output-format", "json", cwd=repo, env=api_env)
     out = result_of(proc)
     assert out["subtype"] == "error_max_budget_usd" and out["subagents"][0]["status"] != "done"
@@ -102,8 +123,7 @@ def test_session_id_names_the_new_session_once(server, api_env, repo):
 def test_settings_as_json_text_or_file(server, api_env, repo, tmp_path):
     server.script(tool_use("bash", {"command": "touch ran.txt"}), text("no"))
     inline = json.dumps({"permissions": {"deny": ["Bash"]}})
-    proc = agentcli("-p", "go", "--settings", inline, "--permission-mode", "bypassPermissions", cwd=repo,
-                    env=api_env)
+    proc = agentcli("-p", "go", "--settings", inline, "--permission-mode", "bypassPermissions", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     assert tool_results(server.requests[1])[0]["is_error"] and not (repo / "ran.txt").exists()
 
@@ -118,11 +138,15 @@ def test_add_dir_lets_the_tools_use_another_folder_and_no_more(server, api_env, 
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("shared notes\n")
-    server.script(reply(tool_use_block("read_file", {"path": str(other / "notes.txt")}),
-                        tool_use_block("write_file", {"path": str(other / "new.txt"), "content": "x\n"}),
-                        tool_use_block("write_file", {"path": str(tmp_path / "escape.txt"), "content": "x\n"}),
-                        tool_use_block("write_file", {"path": str(other / ".git" / "config"), "content": "x\n"})),
-                  text("Done."))
+    server.script(
+        reply(
+            tool_use_block("read_file", {"path": str(other / "notes.txt")}),
+            tool_use_block("write_file", {"path": str(other / "new.txt"), "content": "x\n"}),
+            tool_use_block("write_file", {"path": str(tmp_path / "escape.txt"), "content": "x\n"}),
+            tool_use_block("write_file", {"path": str(other / ".git" / "config"), "content": "x\n"}),
+        ),
+        text("Done."),
+    )
     proc = agentcli("-p", "go", "--add-dir", str(other), "--permission-mode", "acceptEdits", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     read, write, escape, protected = tool_results(server.requests[1])
@@ -135,28 +159,41 @@ def test_add_dir_lets_the_tools_use_another_folder_and_no_more(server, api_env, 
 
 def test_stream_json_input_runs_every_message_read_before_the_end(server, api_env, repo):
     server.script(text("First."), text("Second."))
-    lines = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": c}}) + "\n"
-                    for c in ("one", [{"type": "text", "text": "two"}]))
-    proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
-                    env=api_env, stdin=lines)
+    lines = "".join(
+        json.dumps({"type": "user", "message": {"role": "user", "content": c}}) + "\n"
+        for c in ("one", [{"type": "text", "text": "two"}])
+    )
+    proc = agentcli(
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        cwd=repo,
+        env=api_env,
+        stdin=lines,
+    )
     assert proc.returncode == 0, proc.stderr
     results = [json.loads(line) for line in proc.stdout.splitlines() if json.loads(line)["type"] == "result"]
     assert [r["result"] for r in results] == ["First.", "Second."]
     assert results[0]["session_id"] == results[1]["session_id"]
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--thinking", "sometimes"], "Unknown thinking mode 'sometimes'"),
-    (["--mcp-config", "{not json"], "the inline JSON is not valid"),
-    (["--mcp-config", "/no/such/file.json"], "is neither a file nor a JSON object"),
-    (["--tools", "Bash,NotebookEdit"], "no tool 'NotebookEdit'"),
-    (["--allowedTools", "NotebookEdit"], "no tool 'NotebookEdit'"),
-    (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env'"),
-    (["--add-dir", "/no/such/dir"], "no such directory"),
-    (["--max-budget-usd", "1", "--model", "qwen3:8b"], "price"),
-    (["--input-format", "stream-json", "--output-format", "json"], "needs --output-format stream-json"),
-    (["--include-partial-messages"], "stream-json only"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--thinking", "sometimes"], "Unknown thinking mode 'sometimes'"),
+        (["--mcp-config", "{not json"], "the inline JSON is not valid"),
+        (["--mcp-config", "/no/such/file.json"], "is neither a file nor a JSON object"),
+        (["--tools", "Bash,NotebookEdit"], "no tool 'NotebookEdit'"),
+        (["--allowedTools", "NotebookEdit"], "no tool 'NotebookEdit'"),
+        (["--settings", '{"hooks": {}, "env": {}}'], "does not understand 'env'"),
+        (["--add-dir", "/no/such/dir"], "no such directory"),
+        (["--max-budget-usd", "1", "--model", "qwen3:8b"], "price"),
+        (["--input-format", "stream-json", "--output-format", "json"], "needs --output-format stream-json"),
+        (["--include-partial-messages"], "stream-json only"),
+    ],
+)
 def test_flags_agentcli_cannot_honour_are_usage_errors(server, api_env, repo, args, says):
     proc = agentcli("-p", "hi", *args, cwd=repo, env=api_env)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
@@ -173,9 +210,24 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
     held = threading.Event()
     server.script(text("never", gate=held), text("not asked"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--input-format", "stream-json",
-                             "--output-format", "stream-json", "--verbose"], cwd=repo, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentcli",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdin is not None
     try:
         for prompt in ("one", "two"):
@@ -196,14 +248,26 @@ def test_sigterm_stops_a_stream_json_input_run_and_skips_what_is_queued(server, 
 
 def test_control_requests_agentcli_cannot_serve_get_errors_that_name_them(server, api_env, repo):
     server.script(text("Answered."))
-    lines = [{"type": "control_request", "request_id": "r1", "request": {"subtype": "initialize",
-                                                                          "hooks": {"TeammateIdle": [
-                                                                              {"hookCallbackIds": ["hook_0"]}]}}},
-             {"type": "control_request", "request_id": "r2", "request": {"subtype": "apply_flag_settings"}},
-             {"type": "control_request", "request_id": "r3", "request": {"subtype": "initialize", "hooks": None}},
-             {"type": "user", "message": {"role": "user", "content": "hi"}}]
-    proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
-                    env=api_env, stdin="".join(json.dumps(line) + "\n" for line in lines))
+    lines = [
+        {
+            "type": "control_request",
+            "request_id": "r1",
+            "request": {"subtype": "initialize", "hooks": {"TeammateIdle": [{"hookCallbackIds": ["hook_0"]}]}},
+        },
+        {"type": "control_request", "request_id": "r2", "request": {"subtype": "apply_flag_settings"}},
+        {"type": "control_request", "request_id": "r3", "request": {"subtype": "initialize", "hooks": None}},
+        {"type": "user", "message": {"role": "user", "content": "hi"}},
+    ]
+    proc = agentcli(
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        cwd=repo,
+        env=api_env,
+        stdin="".join(json.dumps(line) + "\n" for line in lines),
+    )
     assert proc.returncode == 0, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     responses = {r["response"]["request_id"]: r["response"] for r in out if r["type"] == "control_response"}

@@ -9,13 +9,11 @@ import pytest
 
 from tests.core.test_compaction import is_summarizer
 from tests.e2e.test_headless import agentcli
-from tests.fakes.anthropic_server import text, tool_use, tool_use_block, reply
+from tests.fakes.anthropic_server import reply, text, tool_use, tool_use_block
 
 
 def lines_of(proc):
     return [json.loads(line) for line in proc.stdout.splitlines()]
-
-
 
 
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])
@@ -33,9 +31,13 @@ def test_refused_calls_are_listed_as_permission_denials(server, api_env, repo, o
     assert result["type"] == "result"
     # Claude Code's names and input shapes, as can_use_tool and hooks see the calls (one naming for the SDK)
     assert result["permission_denials"] == [
-        {"tool_name": "Write", "tool_use_id": write["id"],
-         "tool_input": {"path": "notes.txt", "content": "hi", "file_path": str(repo.resolve() / "notes.txt")}},
-        {"tool_name": "Bash", "tool_use_id": rm["id"], "tool_input": {"command": "rm -rf src"}}]
+        {
+            "tool_name": "Write",
+            "tool_use_id": write["id"],
+            "tool_input": {"path": "notes.txt", "content": "hi", "file_path": str(repo.resolve() / "notes.txt")},
+        },
+        {"tool_name": "Bash", "tool_use_id": rm["id"], "tool_input": {"command": "rm -rf src"}},
+    ]
     assert not (repo / "notes.txt").exists() and (repo / "src").exists()
     server.assert_no_rejections()
 
@@ -53,16 +55,21 @@ def test_stream_json_says_when_the_conversation_was_compacted(server, api_env, r
     assert boundary["compact_metadata"]["trigger"] == "auto"
     assert boundary["compact_metadata"]["pre_tokens"] >= 180_000
     # It comes before the answer that followed the compaction.
-    answer = next(i for i, line in enumerate(lines) if line["type"] == "assistant"
-                  and line["message"]["content"][0].get("text") == "Done after it.")
+    answer = next(
+        i
+        for i, line in enumerate(lines)
+        if line["type"] == "assistant" and line["message"]["content"][0].get("text") == "Done after it."
+    )
     assert lines.index(boundary) < answer
     server.assert_no_rejections()
 
 
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])
 def test_an_error_result_says_why_it_ended(server, api_env, repo, output_format):
-    server.script(tool_use("grep", {"pattern": "login"}, usage={"input_tokens": 10}),
-                  reply("Still looking.", tool_use_block("grep", {"pattern": "auth"})))
+    server.script(
+        tool_use("grep", {"pattern": "login"}, usage={"input_tokens": 10}),
+        reply("Still looking.", tool_use_block("grep", {"pattern": "auth"})),
+    )
     args = ["--output-format", output_format] + (["--verbose"] if output_format == "stream-json" else [])
     proc = agentcli("-p", "Find login", "--max-turns", "2", *args, cwd=repo, env=api_env)
     assert proc.returncode == 1, proc.stderr

@@ -16,8 +16,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from claude_agent_sdk import __version__ as sdk_version
@@ -38,14 +39,35 @@ def sdist() -> Path:
     archive = cache / SDIST
     if not archive.exists():
         with tempfile.TemporaryDirectory(dir=cache) as where:  # two workers may both fetch it: one rename wins
-            got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                                  "--no-deps", "--no-binary", ":all:", "--retries", "1", "--timeout", "20",
-                                  f"claude-agent-sdk=={sdk_version}", "-d", where],
-                                 capture_output=True, text=True, timeout=300)
+            got = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    "--retries",
+                    "1",
+                    "--timeout",
+                    "20",
+                    f"claude-agent-sdk=={sdk_version}",
+                    "-d",
+                    where,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             fetched = Path(where) / SDIST
             if got.returncode != 0 or not fetched.exists():
-                pytest.skip(f"the claude-agent-sdk {sdk_version} sdist, whose examples these tests run, is not in "
-                            f"{cache} and pip could not download it (offline?)")
+                pytest.skip(
+                    f"the claude-agent-sdk {sdk_version} sdist, whose examples these tests run, is not in "
+                    f"{cache} and pip could not download it (offline?)"
+                )
             os.replace(fetched, archive)
     return archive
 
@@ -58,8 +80,9 @@ def sdk_dir(sdist: Path, tmp_path: Path) -> Path:
     return tmp_path / f"claude_agent_sdk-{sdk_version}"
 
 
-def run_example(script: Path, cwd: Path, api_env: dict[str, str], tmp_path: Path, *args: str
-                ) -> subprocess.CompletedProcess[str]:
+def run_example(
+    script: Path, cwd: Path, api_env: dict[str, str], tmp_path: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     claude = bin_dir / "claude"
@@ -69,8 +92,15 @@ def run_example(script: Path, cwd: Path, api_env: dict[str, str], tmp_path: Path
     user_config.parent.mkdir(parents=True, exist_ok=True)  # a loaded machine imports the MCP SDK slowly
     user_config.write_text("mcp_startup_timeout = 120\n")
     env = {**os.environ, **api_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr and "too old" not in proc.stderr, proc.stderr[-3000:]
     return proc
@@ -78,9 +108,11 @@ def run_example(script: Path, cwd: Path, api_env: dict[str, str], tmp_path: Path
 
 def prompt_has(words: str) -> Callable[[dict[str, Any]], bool]:
     """A request of the turn whose prompt (the latest user message that is no tool result) has ``words``."""
+
     def match(body: dict[str, Any]) -> bool:
         prompts = [m for m in body["messages"] if m["role"] == "user" and not tool_results({"messages": [m]})]
         return bool(prompts) and words in message_text(prompts[-1])
+
     return match
 
 
@@ -104,11 +136,13 @@ def test_tool_permission_callback_example(sdk_dir, server, api_env, outside_tmp,
     # ./safe_output/: a path under /tmp/ (every pytest tmp_path, and agentcli passes absolute paths, as
     # Claude Code does) falls through to its input() prompt. A workspace in /var/tmp takes the path the
     # example is about; with stdin at /dev/null a stray input() would fail the run, never hang it.
-    server.when(prompt_has("List the files"),
-                tool_use("glob", {"pattern": "*"}, id="toolu_ls"),
-                tool_use("write_file", {"path": "hello.py", "content": "print('Hello, world!')\n"}, id="toolu_w"),
-                tool_use("bash", {"command": "python3 safe_output/hello.py"}, id="toolu_run"),
-                text("Listed, written to safe_output/hello.py, and run."))
+    server.when(
+        prompt_has("List the files"),
+        tool_use("glob", {"pattern": "*"}, id="toolu_ls"),
+        tool_use("write_file", {"path": "hello.py", "content": "print('Hello, world!')\n"}, id="toolu_w"),
+        tool_use("bash", {"command": "python3 safe_output/hello.py"}, id="toolu_run"),
+        text("Listed, written to safe_output/hello.py, and run."),
+    )
     proc = run_example(sdk_dir / "examples" / "tool_permission_callback.py", outside_tmp, api_env, tmp_path)
     out = proc.stdout
     assert "Tool Permission Request: Write" in out and "Redirecting write from" in out
@@ -121,23 +155,37 @@ def test_tool_permission_callback_example(sdk_dir, server, api_env, outside_tmp,
 
 
 def test_hooks_example(sdk_dir, server, api_env, repo, tmp_path):
-    server.when(prompt_has("./foo.sh --help"), tool_use("bash", {"command": "./foo.sh --help"}, id="toolu_foo"),
-                text("The hook blocked foo.sh."))
-    server.when(prompt_has("Hello from hooks example!"),
-                tool_use("bash", {"command": "echo 'Hello from hooks example!'"}, id="toolu_echo"),
-                text("It printed the greeting."))
+    server.when(
+        prompt_has("./foo.sh --help"),
+        tool_use("bash", {"command": "./foo.sh --help"}, id="toolu_foo"),
+        text("The hook blocked foo.sh."),
+    )
+    server.when(
+        prompt_has("Hello from hooks example!"),
+        tool_use("bash", {"command": "echo 'Hello from hooks example!'"}, id="toolu_echo"),
+        text("It printed the greeting."),
+    )
     server.when(prompt_has("favorite color"), text("Hot pink."))
-    server.when(prompt_has("ls /nonexistent_directory"),
-                tool_use("bash", {"command": "ls /nonexistent_directory"}, id="toolu_ls"), text("No such directory."))
-    server.when(prompt_has("important_config.txt"),
-                tool_use("write_file", {"path": "important_config.txt", "content": "test data"}, id="toolu_imp"),
-                text("That write was blocked."))
-    server.when(prompt_has("regular_file.txt"),
-                tool_use("write_file", {"path": "regular_file.txt", "content": "test data"}, id="toolu_reg"),
-                text("Written."))
-    server.when(prompt_has("CRITICAL ERROR"),
-                tool_use("bash", {"command": "echo 'CRITICAL ERROR: system failure'"}, id="toolu_crit"),
-                text("never: the hook stopped the turn"))
+    server.when(
+        prompt_has("ls /nonexistent_directory"),
+        tool_use("bash", {"command": "ls /nonexistent_directory"}, id="toolu_ls"),
+        text("No such directory."),
+    )
+    server.when(
+        prompt_has("important_config.txt"),
+        tool_use("write_file", {"path": "important_config.txt", "content": "test data"}, id="toolu_imp"),
+        text("That write was blocked."),
+    )
+    server.when(
+        prompt_has("regular_file.txt"),
+        tool_use("write_file", {"path": "regular_file.txt", "content": "test data"}, id="toolu_reg"),
+        text("Written."),
+    )
+    server.when(
+        prompt_has("CRITICAL ERROR"),
+        tool_use("bash", {"command": "echo 'CRITICAL ERROR: system failure'"}, id="toolu_crit"),
+        text("never: the hook stopped the turn"),
+    )
     proc = run_example(sdk_dir / "examples" / "hooks.py", repo, api_env, tmp_path, "all")
     out = proc.stdout
     # PreToolUse: foo.sh refused with the hook's reason, echo ran.
@@ -167,23 +215,48 @@ def test_agents_example(sdk_dir, server, api_env, tmp_path):
         return lambda body: not offers_tool(body, "task") and words in str(body.get("system"))
 
     for agent, prompt, job, answer in (
-            ("code-reviewer", "review the code", tool_use("read_file", {"path": "src/claude_agent_sdk/types.py"}),
-             "types.py is well typed."),
-            ("doc-writer", "explain what AgentDefinition", tool_use("grep", {"pattern": "class AgentDefinition"}),
-             "AgentDefinition describes a subagent."),
-            ("analyzer", "find all Python files", tool_use("glob", {"pattern": "examples/*.py"}),
-             "The examples folder has the examples.")):
-        server.when(lambda body, p=prompt: offers_tool(body, "task") and prompt_has(p)(body),
-                    tool_use("task", {"description": f"Ask {agent}", "prompt": f"Please {prompt}.",
-                                      "subagent_type": agent}),
-                    text(f"The {agent} says: {answer}"))
-        server.when(child_of({"code-reviewer": "You are a code reviewer", "doc-writer": "documentation expert",
-                              "analyzer": "You are a code analyzer"}[agent]), job, text(answer))
+        (
+            "code-reviewer",
+            "review the code",
+            tool_use("read_file", {"path": "src/claude_agent_sdk/types.py"}),
+            "types.py is well typed.",
+        ),
+        (
+            "doc-writer",
+            "explain what AgentDefinition",
+            tool_use("grep", {"pattern": "class AgentDefinition"}),
+            "AgentDefinition describes a subagent.",
+        ),
+        (
+            "analyzer",
+            "find all Python files",
+            tool_use("glob", {"pattern": "examples/*.py"}),
+            "The examples folder has the examples.",
+        ),
+    ):
+        server.when(
+            lambda body, p=prompt: offers_tool(body, "task") and prompt_has(p)(body),
+            tool_use("task", {"description": f"Ask {agent}", "prompt": f"Please {prompt}.", "subagent_type": agent}),
+            text(f"The {agent} says: {answer}"),
+        )
+        server.when(
+            child_of(
+                {
+                    "code-reviewer": "You are a code reviewer",
+                    "doc-writer": "documentation expert",
+                    "analyzer": "You are a code analyzer",
+                }[agent]
+            ),
+            job,
+            text(answer),
+        )
     proc = run_example(sdk_dir / "examples" / "agents.py", sdk_dir, api_env, tmp_path)
     out = proc.stdout
-    for agent, answer in (("code-reviewer", "types.py is well typed."),
-                          ("doc-writer", "AgentDefinition describes a subagent."),
-                          ("analyzer", "The examples folder has the examples.")):
+    for agent, answer in (
+        ("code-reviewer", "types.py is well typed."),
+        ("doc-writer", "AgentDefinition describes a subagent."),
+        ("analyzer", "The examples folder has the examples."),
+    ):
         assert f"Claude: The {agent} says: {answer}" in out
     assert out.count("Cost: $") == 3
     children = [r for r in server.requests if not offers_tool(r, "task")]
@@ -216,8 +289,11 @@ def test_setting_sources_example(sdk_dir, server, api_env, tmp_path):
 
 def test_max_budget_usd_example(sdk_dir, server, api_env, repo, tmp_path):
     server.when(prompt_has("What is 2 + 2?"), text("4"), text("4"))
-    server.when(prompt_has("README.md"), *[tool_use("read_file", {"path": "README.md"}) for _ in range(3)],
-                text("never: the budget is spent"))
+    server.when(
+        prompt_has("README.md"),
+        *[tool_use("read_file", {"path": "README.md"}) for _ in range(3)],
+        text("never: the budget is spent"),
+    )
     proc = run_example(sdk_dir / "examples" / "max_budget_usd.py", repo, api_env, tmp_path)
     out = proc.stdout
     assert out.count("Claude: 4") == 2 and out.count("Status: success") == 2

@@ -31,7 +31,7 @@ def processes_running(argv: list[str]) -> list[int]:
             stat = Path(f"/proc/{name}/stat").read_bytes()
         except OSError:
             continue
-        if cmdline == wanted and stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X"):
+        if cmdline == wanted and stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X"):
             found.append(int(name))
     return found
 
@@ -41,12 +41,28 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
     seconds = f"88{signum:02d}"  # its own number per case, so cases cannot see each other's sleep
     server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--output-format", "json",
-                             "--permission-mode", "bypassPermissions"],
-                            cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentcli",
+            "-p",
+            "wait",
+            "--output-format",
+            "json",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        wait_until(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
-                 f"bash starting `sleep {seconds}`")
+        wait_until(
+            lambda: processes_running(["sleep", seconds]) or proc.poll() is not None, f"bash starting `sleep {seconds}`"
+        )
         assert proc.poll() is None, proc.communicate()[1]
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=DEADLINE)
@@ -63,8 +79,9 @@ def test_signal_stops_bash_and_writes_the_last_records(server, api_env, repo, is
     [started] = [r for r in records if r["type"] == "tool_call_started"]
     [finished] = [r for r in records if r["type"] == "tool_call_finished"]
     assert finished["id"] == started["id"] and finished["is_error"] and "Interrupted" in finished["output"]
-    results = [b for r in records if r["type"] == "user_message" for b in r["content"]
-               if b.get("type") == "tool_result"]
+    results = [
+        b for r in records if r["type"] == "user_message" for b in r["content"] if b.get("type") == "tool_result"
+    ]
     assert [b["tool_use_id"] for b in results] == [started["id"]]
 
 
@@ -77,13 +94,21 @@ def test_sigterm_in_the_interactive_front_ends(server, api_env, repo, isolated_h
     server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
-                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     drained = bytearray()
 
     def drain() -> Literal[False]:  # keep the terminal's buffer from filling up (False: a wait reads `drain() or x`)
         import select
+
         while select.select([leader], [], [], 0)[0]:
             try:
                 drained.extend(os.read(leader, 65536))
@@ -120,8 +145,9 @@ def session_is_whole(isolated_home: Path) -> None:
     [started] = [r for r in records if r["type"] == "tool_call_started"]
     [finished] = [r for r in records if r["type"] == "tool_call_finished"]
     assert finished["id"] == started["id"] and finished["is_error"] and "Interrupted" in finished["output"]
-    results = [b for r in records if r["type"] == "user_message" for b in r["content"]
-               if b.get("type") == "tool_result"]
+    results = [
+        b for r in records if r["type"] == "user_message" for b in r["content"] if b.get("type") == "tool_result"
+    ]
     assert [b["tool_use_id"] for b in results] == [started["id"]]
 
 
@@ -129,6 +155,7 @@ def take_terminal() -> None:
     """In the child: make the pty on stdin its controlling terminal, so closing the other end hangs it up."""
     import fcntl
     import termios
+
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -143,9 +170,16 @@ def test_the_terminal_hanging_up_while_bash_runs(server, api_env, repo, isolated
     server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"TERM": "xterm"}
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
-                            cwd=repo, env=env, stdin=follower, stdout=follower, stderr=follower,
-                            start_new_session=True, preexec_fn=take_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", *front_end, "--permission-mode", "bypassPermissions"],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+        preexec_fn=take_terminal,
+    )
     os.close(follower)
     drained = bytearray()
     try:
@@ -183,12 +217,22 @@ def test_sigkill_of_agentcli_leaves_no_command_running(server, api_env, repo, is
     PR_SET_PDEATHSIG without it)."""
     seconds = "8860" if sandbox == "auto" else "8861"
     server.script(tool_use("bash", {"command": f"sleep {seconds}"}), text("never reached"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | api_env | {"AGENTCLI_SANDBOX": sandbox}
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "wait", "--permission-mode", "bypassPermissions"],
-                            cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = (
+        {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        | api_env
+        | {"AGENTCLI_SANDBOX": sandbox}
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "wait", "--permission-mode", "bypassPermissions"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        wait_until(lambda: processes_running(["sleep", seconds]) or proc.poll() is not None,
-                   f"bash starting `sleep {seconds}`")
+        wait_until(
+            lambda: processes_running(["sleep", seconds]) or proc.poll() is not None, f"bash starting `sleep {seconds}`"
+        )
         assert proc.poll() is None
         proc.kill()
         proc.wait(timeout=DEADLINE)

@@ -7,8 +7,10 @@ import sys
 
 
 def test_bare_version_imports_no_engine_module():
-    code = ("import sys; sys.argv = ['agentcli', '--version']; from agentcli.__main__ import main; main(); "
-            "print(sorted(m for m in sys.modules if m.startswith('agentcli')))")
+    code = (
+        "import sys; sys.argv = ['agentcli', '--version']; from agentcli.__main__ import main; main(); "
+        "print(sorted(m for m in sys.modules if m.startswith('agentcli')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     from agentcli import __version__
 

@@ -29,7 +29,9 @@ def noticed(request, tmp_path: Path, repo: Path) -> tuple[Path, dict[str, str], 
     """A workspace, an environment and the notice each start gives there."""
     if request.param == "no bwrap":
         return repo, without_bwrap(tmp_path), "bubblewrap (bwrap) is not installed"
-    clone = stranger_clone(tmp_path, {"README.md": "# x\n", ".agentcli/settings.toml": 'permission_mode = "bypassPermissions"\n'})
+    clone = stranger_clone(
+        tmp_path, {"README.md": "# x\n", ".agentcli/settings.toml": 'permission_mode = "bypassPermissions"\n'}
+    )
     return clone, {}, "not trusted"
 
 

@@ -15,13 +15,22 @@ def user_line(content: str) -> str:
     return json.dumps({"type": "user", "message": {"role": "user", "content": content}}) + "\n"
 
 
-def test_a_line_nested_too_deep_is_skipped_and_half_a_character_is_stored_safely(server, api_env, repo,
-                                                                                  isolated_home: Path):
+def test_a_line_nested_too_deep_is_skipped_and_half_a_character_is_stored_safely(
+    server, api_env, repo, isolated_home: Path
+):
     server.script(text("Got the first."), text("Got the second."))
     deep = '{"type": "user", "message": {"role": "user", "content": ' + "[" * 100_000 + "]" * 100_000 + "}}\n"
     lone = '{"type": "user", "message": {"role": "user", "content": "half \\ud800 a character"}}\n'
-    proc = agentcli("--input-format", "stream-json", "--output-format", "stream-json", "--verbose", cwd=repo,
-                    env=api_env, stdin=deep + lone + user_line("and then this"))
+    proc = agentcli(
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        cwd=repo,
+        env=api_env,
+        stdin=deep + lone + user_line("and then this"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("agentcli: standard input held a line nested too deeply to read; it was skipped") == 1

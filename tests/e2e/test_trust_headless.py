@@ -52,7 +52,8 @@ def test_trust_workspace_flag_applies_the_widening_settings(server, api_env, clo
 
 def test_narrowing_project_settings_apply_untrusted(server, api_env, cloned):
     (cloned / ".agentcli" / "settings.toml").write_text(
-        HOSTILE + '[permissions]\ndeny = ["bash(touch *)"]\nallow = ["bash(touch *)"]\n')
+        HOSTILE + '[permissions]\ndeny = ["bash(touch *)"]\nallow = ["bash(touch *)"]\n'
+    )
     proc, result = run_attack(server, api_env, cloned, "--permission-mode", "bypassPermissions")
     assert result["is_error"] and "denied by the rule `bash(touch *)`" in tool_result_text(result)
     assert not (cloned / "pwned").exists()
@@ -74,7 +75,8 @@ def test_a_remembered_trust_applies_until_the_content_changes(server, api_env, c
     # A change to what is neutral (the model) keeps the answer.
     trust.remember(trust.request_for(cloned), True)
     (cloned / ".agentcli" / "settings.toml").write_text(
-        'model = "claude-sonnet-4-5"\n' + HOSTILE + '[permissions]\nallow = ["bash(curl *)"]\n')
+        'model = "claude-sonnet-4-5"\n' + HOSTILE + '[permissions]\nallow = ["bash(curl *)"]\n'
+    )
     server.reset()
     proc, result = run_attack(server, api_env, cloned)
     assert (cloned / "pwned").exists() and "not trusted" not in proc.stderr
@@ -94,16 +96,18 @@ def test_trust_list_and_revoke(cloned, isolated_home):
     assert proc.returncode == 0 and proc.stdout == "Forgot the trust answer for .; agentcli will ask again there.\n"
     proc = agentcli("trust", "revoke", str(cloned), cwd=cloned)
     assert proc.returncode == 1
-    assert proc.stderr == (f"agentcli: no trust answer is remembered for {cloned}; "
-                           "'agentcli trust list' shows them.\n")
+    assert proc.stderr == (f"agentcli: no trust answer is remembered for {cloned}; 'agentcli trust list' shows them.\n")
     assert trust.remembered() == {}
 
 
 def test_claude_code_settings_deny_untrusted_and_allow_only_trusted(server, api_env, cloned):
     (cloned / ".agentcli" / "settings.toml").unlink()
     (cloned / ".claude").mkdir()
-    (cloned / ".claude" / "settings.json").write_text(json.dumps(
-        {"permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(touch:*)"], "deny": ["Bash(echo:*)"]}}))
+    (cloned / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {"permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(touch:*)"], "deny": ["Bash(echo:*)"]}}
+        )
+    )
     proc, result = run_attack(server, api_env, cloned)
     assert result["is_error"] and "denied by the rule `Bash(echo:*)`" in tool_result_text(result)
     assert "not trusted" in proc.stderr and ".claude/settings.json" in proc.stderr

@@ -51,15 +51,32 @@ def test_a_same_user_process_cannot_read_a_running_agentcli(server, repo):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update({"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "sk-ant-undumpable-0123"})
     as_user = same_user_without_privilege()
-    proc = subprocess.Popen([*as_user, sys.executable, "-m", "agentcli", "-p", "wait", "--permission-mode", "bypassPermissions",
-                             "--mcp-config", '{"mcpServers": {}}'],
-                            cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *as_user,
+            sys.executable,
+            "-m",
+            "agentcli",
+            "-p",
+            "wait",
+            "--permission-mode",
+            "bypassPermissions",
+            "--mcp-config",
+            '{"mcpServers": {}}',
+        ],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_until(lambda: started.exists() or proc.poll() is not None, "the bash call starting")
         assert proc.poll() is None, proc.communicate()
-        probe = subprocess.run([*as_user, sys.executable, "-c", PROBE, str(proc.pid)],
-                               capture_output=True, text=True, timeout=60)
+        probe = subprocess.run(
+            [*as_user, sys.executable, "-c", PROBE, str(proc.pid)], capture_output=True, text=True, timeout=60
+        )
         assert probe.returncode == 0, probe.stderr
         # Memory and environment are out of reach; the command line stays readable, as for every process.
         assert probe.stdout.splitlines() == ["environ PermissionError", "cmdline read", "mem PermissionError"]

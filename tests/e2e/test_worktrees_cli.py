@@ -10,15 +10,27 @@ from tests.fakes.anthropic_server import first_user_text, offers_tool, text, too
 
 
 def test_headless_keeps_the_branch_and_the_shell_commands_merge_it(server, api_env, repo):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Fix the docstring", "prompt": "Fix it.", "isolation": "worktree"}),
-                text("The fix is on its own branch."))
-    server.when(lambda b: not offers_tool(b, "task") and first_user_text(b) == "Fix it.",
-                tool_use("read_file", {"path": "README.md"}),
-                tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A fixed app"}),
-                text("Done."))
-    proc = agentcli("-p", "fix it in a worktree", "--permission-mode", "acceptEdits", "--output-format", "json",
-                    cwd=repo, env=api_env)
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Fix the docstring", "prompt": "Fix it.", "isolation": "worktree"}),
+        text("The fix is on its own branch."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task") and first_user_text(b) == "Fix it.",
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("edit_file", {"path": "README.md", "old_string": "A tiny app", "new_string": "A fixed app"}),
+        text("Done."),
+    )
+    proc = agentcli(
+        "-p",
+        "fix it in a worktree",
+        "--permission-mode",
+        "acceptEdits",
+        "--output-format",
+        "json",
+        cwd=repo,
+        env=api_env,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     session = out["session_id"]
@@ -31,8 +43,9 @@ def test_headless_keeps_the_branch_and_the_shell_commands_merge_it(server, api_e
     assert branch in kept
 
     listed = agentcli("worktrees", "list", cwd=repo)
-    assert listed.returncode == 0 and listed.stdout.startswith(f"sa-1 (session {session}) · branch {branch} · "
-                                                               "1 file changed (+1 −1): README.md +1 −1")
+    assert listed.returncode == 0 and listed.stdout.startswith(
+        f"sa-1 (session {session}) · branch {branch} · 1 file changed (+1 −1): README.md +1 −1"
+    )
     shown = agentcli("sessions", "show", session, cwd=repo)
     assert "Worktrees kept" in shown.stdout and f"sa-1 (this session) · branch {branch}" in shown.stdout
     diff = agentcli("worktrees", "diff", "sa-1", cwd=repo)

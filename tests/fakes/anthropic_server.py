@@ -36,10 +36,12 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
+
 from tests.fakes import web_search
 
 __all__ = [
@@ -153,7 +155,7 @@ class Reply:
             return self.stop_reason
         return "tool_use" if self.has_tool_use else "end_turn"
 
-    def with_options(self, **options: Any) -> "Reply":
+    def with_options(self, **options: Any) -> Reply:
         """A copy with some fields changed, e.g. ``r.with_options(delay=0.1)``."""
         return dataclasses.replace(self, **options)
 
@@ -218,10 +220,7 @@ def error(status: int, err_type: str, message: str, headers: dict[str, str] | No
 
 
 def stream_error(
-    err_type: str = "overloaded_error",
-    message: str = "Overloaded",
-    after_events: int = 1,
-    base: Reply | None = None,
+    err_type: str = "overloaded_error", message: str = "Overloaded", after_events: int = 1, base: Reply | None = None
 ) -> Reply:
     """A stream that starts normally (``base``, default a text reply), then sends an SSE
     ``error`` event after ``after_events`` events and ends, as the API does when it is
@@ -527,8 +526,10 @@ def validate_request(body: Any) -> str | None:
                     return f"{where}: `{kind}` blocks can only be in `assistant` messages"
                 if kind == "redacted_thinking" and not isinstance(block.get("data"), str):
                     return f"{where}.redacted_thinking.data: Field required"
-                if kind == "thinking" and (not isinstance(block.get("thinking"), str)
-                                           or block.get("signature") != thinking_signature(block["thinking"])):
+                if kind == "thinking" and (
+                    not isinstance(block.get("thinking"), str)
+                    or block.get("signature") != thinking_signature(block["thinking"])
+                ):
                     return f"{where}: Invalid `signature` in `thinking` block"
             elif kind == "tool_use":
                 uses_tools = True
@@ -601,9 +602,7 @@ def validate_request(body: Any) -> str | None:
             result_ids = [(j, b["tool_use_id"]) for j, b in enumerate(content) if b.get("type") == "tool_result"]
             if result_ids:
                 prev = messages[i - 1] if i > 0 else {}
-                offered = {
-                    b.get("id") for b in blocks_of(prev.get("content")) if b.get("type") == "tool_use"
-                }
+                offered = {b.get("id") for b in blocks_of(prev.get("content")) if b.get("type") == "tool_use"}
                 for j, tid in result_ids:
                     if tid not in offered:
                         return (
@@ -647,8 +646,10 @@ def _tool_search_problem(tools: list[dict[str, Any]], messages: list[Any]) -> st
             found = (block.get("content") or {}).get("tool_references") or []
             for ref in found:
                 if ref.get("tool_name") not in deferred:
-                    return (f"messages.{i}.content.{j}: Tool reference '{ref.get('tool_name')}' not found in "
-                            "available tools")
+                    return (
+                        f"messages.{i}.content.{j}: Tool reference '{ref.get('tool_name')}' not found in "
+                        "available tools"
+                    )
     return None
 
 
@@ -656,8 +657,10 @@ def refuses_tool_search(body: dict[str, Any]) -> str | None:
     """What an endpoint without the API's tool search (a proxy to another model, vLLM) says to a request with it."""
     for i, tool in enumerate(body.get("tools") or []):
         if isinstance(tool, dict) and tool.get("type") in TOOL_SEARCH_TYPES:
-            return (f"tools.{i}: Input tag '{tool['type']}' found using 'type' does not match any of the "
-                    "expected tags: 'custom', 'bash_20250124', 'text_editor_20250124', 'web_search_20250305'")
+            return (
+                f"tools.{i}: Input tag '{tool['type']}' found using 'type' does not match any of the "
+                "expected tags: 'custom', 'bash_20250124', 'text_editor_20250124', 'web_search_20250305'"
+            )
         if isinstance(tool, dict) and "defer_loading" in tool:
             return f"tools.{i}.custom.defer_loading: Extra inputs are not permitted"
     return None
@@ -666,10 +669,17 @@ def refuses_tool_search(body: dict[str, Any]) -> str | None:
 def tool_search_blocks(query: str, names: list[str], id: str | None = None) -> list[dict[str, Any]]:
     """What the API's regex tool search puts in a reply: its call, and the tools it found, by reference."""
     call_id = id or _random_id("srvtoolu_")
-    return [{"type": "server_tool_use", "id": call_id, "name": "tool_search_tool_regex", "input": {"query": query}},
-            {"type": "tool_search_tool_result", "tool_use_id": call_id,
-             "content": {"type": "tool_search_tool_search_result",
-                         "tool_references": [{"type": "tool_reference", "tool_name": name} for name in names]}}]
+    return [
+        {"type": "server_tool_use", "id": call_id, "name": "tool_search_tool_regex", "input": {"query": query}},
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": call_id,
+            "content": {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [{"type": "tool_reference", "tool_name": name} for name in names],
+            },
+        },
+    ]
 
 
 def validate_claude_code_request(body: Any) -> str | None:
@@ -810,8 +820,10 @@ def sse_events(reply: Reply, body: dict[str, Any], message_id: str = "msg_01fake
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": None if reply.omit_stop_reason else reply.final_stop_reason,
-                          "stop_sequence": None},
+                "delta": {
+                    "stop_reason": None if reply.omit_stop_reason else reply.final_stop_reason,
+                    "stop_sequence": None,
+                },
                 "usage": {
                     "input_tokens": usage["input_tokens"],
                     "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
@@ -867,7 +879,7 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
-    fake: "FakeAnthropic"
+    fake: FakeAnthropic
 
     def server_bind(self) -> None:
         # Skip HTTPServer.server_bind's getfqdn(), which can stall on a DNS lookup.
@@ -909,7 +921,7 @@ class _Handler(BaseHTTPRequestHandler):
                 fake._handle_count_tokens(self, raw)
             else:
                 self.send_json(404, _error_body("not_found_error", f"Not found: {self.path}"))
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout):
+        except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             self.close_connection = True
 
     # -- writing helpers --
@@ -1023,7 +1035,7 @@ class FakeAnthropic:
 
     # -- lifecycle --
 
-    def start(self) -> "FakeAnthropic":
+    def start(self) -> FakeAnthropic:
         if self._httpd is not None:
             return self
         self._stopping.clear()
@@ -1031,8 +1043,9 @@ class FakeAnthropic:
         httpd.fake = self
         self._httpd = httpd
         self.port = httpd.server_address[1]
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"FakeAnthropic:{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name=f"FakeAnthropic:{self.port}", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -1046,7 +1059,7 @@ class FakeAnthropic:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "FakeAnthropic":
+    def __enter__(self) -> FakeAnthropic:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -1058,13 +1071,13 @@ class FakeAnthropic:
 
     # -- scripting --
 
-    def script(self, *replies: ReplySource) -> "FakeAnthropic":
+    def script(self, *replies: ReplySource) -> FakeAnthropic:
         """Append replies to the default FIFO queue."""
         with self._lock:
             self._default.extend(replies)
         return self
 
-    def when(self, predicate: Callable[[dict[str, Any]], bool], *replies: ReplySource) -> "FakeAnthropic":
+    def when(self, predicate: Callable[[dict[str, Any]], bool], *replies: ReplySource) -> FakeAnthropic:
         """Add a routed queue, consulted before the default one while it has replies left."""
         with self._lock:
             self._routes.append(_Route(predicate, replies))
@@ -1177,10 +1190,12 @@ class FakeAnthropic:
             ids = [b.get("id") for b in content if b.get("type") == "tool_use"]
             with self._lock:
                 sent = next((self._thinking_by_tool_use[t] for t in ids if t in self._thinking_by_tool_use), None)
-            if sent is not None and content[:len(sent)] != sent:
-                return (f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
-                        f"`{content[0].get('type') if content else 'nothing'}`. When `thinking` is enabled, a "
-                        "final `assistant` message must start with a thinking block.")
+            if sent is not None and content[: len(sent)] != sent:
+                return (
+                    f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                    f"`{content[0].get('type') if content else 'nothing'}`. When `thinking` is enabled, a "
+                    "final `assistant` message must start with a thinking block."
+                )
             return None  # only the latest assistant message is checked
         return None
 
@@ -1253,25 +1268,36 @@ class FakeAnthropic:
             return
         if self.validate:
             check = validate_claude_code_request if self.dialect == "claude-code" else validate_request
-            problem = check(body) or self._thinking_dropped(body) or (
-                None if self.tool_search else refuses_tool_search(body)) or web_search.history_problem(body) or (
-                None if self.web_search else web_search.refuses(body))
+            problem = (
+                check(body)
+                or self._thinking_dropped(body)
+                or (None if self.tool_search else refuses_tool_search(body))
+                or web_search.history_problem(body)
+                or (None if self.web_search else web_search.refuses(body))
+            )
             if problem:
                 self._reject(handler, body, 400, "invalid_request_error", problem)
                 return
         try:
             chosen = self._next_reply(body)
         except Exception:  # a predicate or responder blew up: say so in the response
-            self._reject(handler, body, 500, "api_error", "FakeAnthropic: reply selection failed:\n"
-                         + traceback.format_exc())
+            self._reject(
+                handler, body, 500, "api_error", "FakeAnthropic: reply selection failed:\n" + traceback.format_exc()
+            )
             return
         if chosen is None:
             self._reject(handler, body, 500, "api_error", NO_REPLY_MESSAGE)
             return
         if any(b.get("type") == "server_tool_use" and b.get("name") == "web_search" for b in chosen.blocks):
             if not web_search.offered(body):
-                self._reject(handler, body, 500, "api_error", "FakeAnthropic: test bug: scripted a web search for a "
-                             "request that does not offer the web_search tool")
+                self._reject(
+                    handler,
+                    body,
+                    500,
+                    "api_error",
+                    "FakeAnthropic: test bug: scripted a web search for a "
+                    "request that does not offer the web_search tool",
+                )
                 return
             chosen = chosen.with_options(blocks=web_search.answer_searches(chosen.blocks))  # the API runs it
         thought = [b for b in chosen.blocks if b.get("type") in ("thinking", "redacted_thinking")]
@@ -1282,9 +1308,14 @@ class FakeAnthropic:
         if chosen.has_tool_use and not chosen.is_error:
             tool_choice = body.get("tool_choice") or {}
             if tool_choice.get("type") == "none" or not body.get("tools"):
-                self._reject(handler, body, 500, "api_error",
-                             "FakeAnthropic: test bug: scripted a tool_use reply for a request that offers no "
-                             "tools or sets tool_choice none; the model must answer in text")
+                self._reject(
+                    handler,
+                    body,
+                    500,
+                    "api_error",
+                    "FakeAnthropic: test bug: scripted a tool_use reply for a request that offers no "
+                    "tools or sets tool_choice none; the model must answer in text",
+                )
                 return
 
         self._wait(chosen.delay)
@@ -1295,8 +1326,13 @@ class FakeAnthropic:
                 elif not chosen.gate.wait(timeout=chosen.gate_timeout):
                     raise threading.BrokenBarrierError
             except threading.BrokenBarrierError:
-                self._reject(handler, body, 500, "api_error",
-                             "FakeAnthropic: gate not released in time (were the requests not concurrent?)")
+                self._reject(
+                    handler,
+                    body,
+                    500,
+                    "api_error",
+                    "FakeAnthropic: gate not released in time (were the requests not concurrent?)",
+                )
                 return
         if self._stopping.is_set():
             handler.drop_connection()
@@ -1306,8 +1342,9 @@ class FakeAnthropic:
             handler.send_raw(chosen.status, chosen.raw_body, chosen.raw_content_type, chosen.headers)
             return
         if chosen.is_error:
-            handler.send_json(chosen.status, _error_body(chosen.error_type or "api_error", chosen.error_message),
-                              chosen.headers)
+            handler.send_json(
+                chosen.status, _error_body(chosen.error_type or "api_error", chosen.error_message), chosen.headers
+            )
             return
 
         message_id = _random_id("msg_")
@@ -1350,12 +1387,18 @@ class FakeAnthropic:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fakes.anthropic_server",
-                                     description="Serve a stand-in Anthropic Messages API on loopback.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fakes.anthropic_server",
+        description="Serve a stand-in Anthropic Messages API on loopback.",
+    )
     parser.add_argument("--port", type=int, default=0, help="port to bind (default: a random free port)")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--scenario", choices=["demo", "none"], default="demo",
-                        help="demo: a reactive coding-agent responder (default); none: every request fails")
+    parser.add_argument(
+        "--scenario",
+        choices=["demo", "none"],
+        default="demo",
+        help="demo: a reactive coding-agent responder (default); none: every request fails",
+    )
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between streamed events")
     parser.add_argument("--verbose", action="store_true", help="log requests to stderr")

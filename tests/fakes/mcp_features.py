@@ -27,8 +27,15 @@ INSTRUCTIONS = "Use the features server's tools for INSTRUCTIONS-MARK work. " + 
 
 def build() -> "MCPServer":
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp_types import (ElicitRequest, ElicitRequestFormParams, ElicitResult, ErrorData, InputRequiredResult,
-                           ListRootsRequest, ListRootsResult)
+    from mcp_types import (
+        ElicitRequest,
+        ElicitRequestFormParams,
+        ElicitResult,
+        ErrorData,
+        InputRequiredResult,
+        ListRootsRequest,
+        ListRootsResult,
+    )
     from pydantic import BaseModel
 
     server = MCPServer("features", instructions=INSTRUCTIONS)
@@ -67,8 +74,15 @@ def build() -> "MCPServer":
         answers = ctx.input_responses or {}
         if "name" not in answers:
             schema = Answer.model_json_schema()
-            return InputRequiredResult(input_requests={"name": ElicitRequest(params=ElicitRequestFormParams(
-                message="What name should the report use?", requested_schema=schema))})
+            return InputRequiredResult(
+                input_requests={
+                    "name": ElicitRequest(
+                        params=ElicitRequestFormParams(
+                            message="What name should the report use?", requested_schema=schema
+                        )
+                    )
+                }
+            )
         got = answers["name"]
         if isinstance(got, ErrorData) or getattr(got, "code", None) is not None:
             return f"refused: {getattr(got, 'message', None)}"

@@ -18,9 +18,14 @@ import os
 import sys
 from typing import Any
 
-TOOLS = [{"name": "echo", "description": "Echo the text back.",
-          "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-         {"name": "crash", "description": "Die in the middle of the call.", "inputSchema": {"type": "object"}}]
+TOOLS = [
+    {
+        "name": "echo",
+        "description": "Echo the text back.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    },
+    {"name": "crash", "description": "Die in the middle of the call.", "inputSchema": {"type": "object"}},
+]
 
 
 def send(message: dict[str, Any]) -> None:
@@ -31,8 +36,13 @@ def send(message: dict[str, Any]) -> None:
 def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     """The result of a request, or {"error": …}."""
     if method == "initialize":
-        return {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                           "serverInfo": {"name": "raw", "version": "1"}}}
+        return {
+            "result": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw", "version": "1"},
+            }
+        }
     if method == "ping":
         return {"result": {}}
     if method == "tools/list":

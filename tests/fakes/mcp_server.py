@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # A 1x1 PNG.
-PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 if TYPE_CHECKING:
@@ -46,8 +48,11 @@ def build() -> MCPServer:
 
     @server.tool(description="Return a picture and a link.")
     def picture() -> list:  # type: ignore[type-arg]  # the SDK reads it: a bare list is content, list[X] a result
-        return ["a one-pixel picture", Image(data=PIXEL, format="png"),
-                ResourceLink(name="notes", uri="file:///notes.txt", mime_type="text/plain")]
+        return [
+            "a one-pixel picture",
+            Image(data=PIXEL, format="png"),
+            ResourceLink(name="notes", uri="file:///notes.txt", mime_type="text/plain"),
+        ]
 
     @server.tool(description="Fail as a tool.")
     def fail() -> str:

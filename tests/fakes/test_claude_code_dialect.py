@@ -11,8 +11,10 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropic, text, tool_use_block, validate_claude_code_request
 
 MODEL = "claude-test"
-TOOLS = [{"name": name, "description": name, "input_schema": {"type": "object", "properties": {}}}
-         for name in ("Agent", "Read", "Bash")]
+TOOLS = [
+    {"name": name, "description": name, "input_schema": {"type": "object", "properties": {}}}
+    for name in ("Agent", "Read", "Bash")
+]
 
 
 def environment(content: Any = "# Environment\nYou have been invoked in /tmp/project.") -> dict[str, Any]:
@@ -45,21 +47,35 @@ def test_the_api_dialect_still_rejects_a_system_message():
     assert "messages.1.role: Input should be 'user' or 'assistant'" in str(info.value)
 
 
-@pytest.mark.parametrize("messages, expected", [
-    ([environment(), {"role": "user", "content": "hi"}], 'first message must use the "user" role'),
-    ([{"role": "user", "content": "hi"}, environment([])], "a system message must have non-empty text content"),
-    ([{"role": "user", "content": "hi"}, environment("")],
-     "messages.1.content.0: text content blocks must be non-empty"),
-    ([{"role": "user", "content": "hi"}, environment([tool_use_block("Read", {}, id="toolu_01x")])],
-     "messages.1.content.0: a system message holds text blocks only"),
-    ([{"role": "user", "content": "hi"}, environment([{"type": "text", "text": "  "}])],
-     "messages.1.content.0: text content blocks must contain non-whitespace text"),
-    # The rest is checked as the API checks it: a tool call left unanswered is still refused.
-    ([{"role": "user", "content": "hi"}, environment(),
-      {"role": "assistant", "content": [tool_use_block("Bash", {"command": "ls"}, id="toolu_01open")]},
-      {"role": "user", "content": "and then?"}],
-     "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_01open"),
-])
+@pytest.mark.parametrize(
+    "messages, expected",
+    [
+        ([environment(), {"role": "user", "content": "hi"}], 'first message must use the "user" role'),
+        ([{"role": "user", "content": "hi"}, environment([])], "a system message must have non-empty text content"),
+        (
+            [{"role": "user", "content": "hi"}, environment("")],
+            "messages.1.content.0: text content blocks must be non-empty",
+        ),
+        (
+            [{"role": "user", "content": "hi"}, environment([tool_use_block("Read", {}, id="toolu_01x")])],
+            "messages.1.content.0: a system message holds text blocks only",
+        ),
+        (
+            [{"role": "user", "content": "hi"}, environment([{"type": "text", "text": "  "}])],
+            "messages.1.content.0: text content blocks must contain non-whitespace text",
+        ),
+        # The rest is checked as the API checks it: a tool call left unanswered is still refused.
+        (
+            [
+                {"role": "user", "content": "hi"},
+                environment(),
+                {"role": "assistant", "content": [tool_use_block("Bash", {"command": "ls"}, id="toolu_01open")]},
+                {"role": "user", "content": "and then?"},
+            ],
+            "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_01open",
+        ),
+    ],
+)
 def test_the_claude_code_dialect_refuses_what_its_cli_would_never_send(messages, expected):
     problem = validate_claude_code_request(claude_code_body(*messages))
     assert problem is not None and expected in problem, problem

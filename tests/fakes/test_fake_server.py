@@ -11,9 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx2 as httpx  # the SDK's HTTP client (anthropic 2.x, which pyproject.toml pins)
 import pytest
-from anthropic.types import (CacheControlEphemeralParam, MessageParam, TextBlock, ToolParam, ToolResultBlockParam,
-                             ToolSearchToolSearchResultBlock, ToolUseBlock)
+from anthropic.types import (
+    CacheControlEphemeralParam,
+    MessageParam,
+    TextBlock,
+    ToolParam,
+    ToolResultBlockParam,
+    ToolSearchToolSearchResultBlock,
+    ToolUseBlock,
+)
 
 from tests.fakes.anthropic_server import (
     NO_REPLY_MESSAGE,
@@ -31,8 +39,6 @@ from tests.fakes.anthropic_server import (
 )
 from tests.fakes.scenarios import demo_responder, extract_terms, parse_grep_hits
 from tests.narrow import of
-
-import httpx2 as httpx  # the SDK's HTTP client (anthropic 2.x, which pyproject.toml pins)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "claude-test"
@@ -122,8 +128,17 @@ async def test_text_stream(server):
 
 
 async def test_get_final_text_and_usage_overrides(server):
-    server.script(text("Short answer.", usage={"input_tokens": 1234, "cache_read_input_tokens": 1000,
-                                                "cache_creation_input_tokens": 7, "output_tokens": 42}))
+    server.script(
+        text(
+            "Short answer.",
+            usage={
+                "input_tokens": 1234,
+                "cache_read_input_tokens": 1000,
+                "cache_creation_input_tokens": 7,
+                "output_tokens": 42,
+            },
+        )
+    )
     async with async_client(server).messages.stream(model=MODEL, max_tokens=100, messages=[user("q")]) as stream:
         assert await stream.get_final_text() == "Short answer."
         usage = (await stream.get_final_message()).usage
@@ -188,8 +203,12 @@ def test_sse_events_shape():
     assert names[-2:] == ["message_delta", "message_stop"]
     start = events[0][1]["message"]
     assert start["content"] == [] and start["role"] == "assistant" and start["stop_reason"] is None
-    assert set(start["usage"]) >= {"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-                                   "output_tokens"}
+    assert set(start["usage"]) >= {
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    }
     text_deltas = [d["delta"]["text"] for n, d in events if n == "content_block_delta" and d["index"] == 0]
     assert len(text_deltas) >= 2 and "".join(text_deltas) == "one two three four five six seven"
     partial = [d["delta"]["partial_json"] for n, d in events if n == "content_block_delta" and d["index"] == 1]
@@ -316,9 +335,11 @@ def test_require_api_key():
         server.script(text("welcome"))
         with pytest.raises(anthropic.AuthenticationError):
             anthropic.Anthropic(base_url=server.base_url, api_key="wrong").messages.create(
-                model=MODEL, max_tokens=10, messages=[user("q")])
+                model=MODEL, max_tokens=10, messages=[user("q")]
+            )
         message = anthropic.Anthropic(base_url=server.base_url, api_key="right").messages.create(
-            model=MODEL, max_tokens=10, messages=[user("q")])
+            model=MODEL, max_tokens=10, messages=[user("q")]
+        )
         assert of(TextBlock, message.content[0]).text == "welcome"
 
 
@@ -375,8 +396,7 @@ def test_dangling_tool_use_rejected_through_sdk(server):
     call = tool_use_block("grep", {"pattern": "x"}, id="toolu_01dangling")
     with pytest.raises(anthropic.BadRequestError) as info:
         sync_client(server).messages.create(
-            model=MODEL, max_tokens=10, tools=TOOLS,
-            messages=[user("hi"), assistant(call), user("and then?")],
+            model=MODEL, max_tokens=10, tools=TOOLS, messages=[user("hi"), assistant(call), user("and then?")]
         )
     assert info.value.status_code == 400
     assert "tool_use` ids were found without `tool_result` blocks immediately after: toolu_01dangling" in str(
@@ -399,23 +419,52 @@ def test_validate_accepts_a_proper_tool_conversation():
 @pytest.mark.parametrize(
     ("messages", "tools", "extra", "expected"),
     [
-        ([user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01a"))] + [user("no result")], TOOLS, {},
-         "without `tool_result` blocks immediately after: toolu_01a"),
+        (
+            [user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01a"))] + [user("no result")],
+            TOOLS,
+            {},
+            "without `tool_result` blocks immediately after: toolu_01a",
+        ),
         ([user([result("toolu_01orphan", "x")])], TOOLS, {}, "unexpected `tool_use_id`"),
-        ([user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01b")), user([result("toolu_01b", "x")])],
-         None, {}, "must define tools"),
-        ([user([{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}] * 5)], None, {},
-         "A maximum of 4 blocks with cache_control"),
+        (
+            [user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01b")), user([result("toolu_01b", "x")])],
+            None,
+            {},
+            "must define tools",
+        ),
+        (
+            [user([{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}] * 5)],
+            None,
+            {},
+            "A maximum of 4 blocks with cache_control",
+        ),
         ([assistant(text_block("hi"))], None, {}, 'first message must use the "user" role'),
         ([user("a"), user("b")], None, {}, "roles must alternate"),
         ([user([{"type": "text", "text": ""}])], None, {}, "text content blocks must be non-empty"),
         ([user("")], None, {}, "non-empty content"),
         ([], None, {}, "at least one message"),
-        ([user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01c")),
-          user([{"type": "text", "text": "first"}, result("toolu_01c", "x")])], TOOLS, {}, "must come first"),
-        ([user("hi"), assistant(tool_use_block("grep", {}, id="toolu_01d")), user([result("toolu_01d", "x")]),
-          assistant(tool_use_block("grep", {}, id="toolu_01d")), user([result("toolu_01d", "x")])], TOOLS, {},
-         "ids must be unique"),
+        (
+            [
+                user("hi"),
+                assistant(tool_use_block("grep", {}, id="toolu_01c")),
+                user([{"type": "text", "text": "first"}, result("toolu_01c", "x")]),
+            ],
+            TOOLS,
+            {},
+            "must come first",
+        ),
+        (
+            [
+                user("hi"),
+                assistant(tool_use_block("grep", {}, id="toolu_01d")),
+                user([result("toolu_01d", "x")]),
+                assistant(tool_use_block("grep", {}, id="toolu_01d")),
+                user([result("toolu_01d", "x")]),
+            ],
+            TOOLS,
+            {},
+            "ids must be unique",
+        ),
         ([user("hi")], [{"name": "grep"}], {}, "input_schema"),
         ([user("hi")], [{"input_schema": {"type": "object"}}], {}, "name"),
     ],
@@ -431,8 +480,15 @@ def test_validation_counts_cache_control_across_tools_system_messages():
     system = [{"type": "text", "text": "sys", "cache_control": cc}]
     four = body([user([{"type": "text", "text": "x", "cache_control": cc}])], tools, system=system)
     assert validate_request(four) is None
-    five = body([user([{"type": "text", "text": "x", "cache_control": cc}]), assistant(text_block("y")),
-                 user([{"type": "text", "text": "z", "cache_control": cc}])], tools, system=system)
+    five = body(
+        [
+            user([{"type": "text", "text": "x", "cache_control": cc}]),
+            assistant(text_block("y")),
+            user([{"type": "text", "text": "z", "cache_control": cc}]),
+        ],
+        tools,
+        system=system,
+    )
     assert "Found 5" in refusal(five)
 
 
@@ -474,7 +530,10 @@ def test_extract_terms(message, first):
 
 def test_extract_several_terms():
     assert extract_terms("Use subagents to find where auth, billing and logging are handled") == [
-        "auth", "billing", "logging"]
+        "auth",
+        "billing",
+        "logging",
+    ]
 
 
 def test_parse_grep_hits():
@@ -495,7 +554,10 @@ def test_demo_main_delegates_find_where():
 def test_demo_main_delegates_several_in_parallel():
     r = demo_responder(body([user("Use subagents to find where auth, billing and logging are handled")], MAIN_TOOLS))
     assert [b["input"]["description"] for b in r.blocks if b["type"] == "tool_use"] == [
-        "Find where auth is handled", "Find where billing is handled", "Find where logging is handled"]
+        "Find where auth is handled",
+        "Find where billing is handled",
+        "Find where logging is handled",
+    ]
 
 
 def test_demo_main_answers_plain_chat_in_markdown():
@@ -511,8 +573,11 @@ def test_demo_main_greps_itself_without_delegation():
 
 def test_demo_main_quotes_subagent_result():
     call = tool_use_block("task", {"description": "Find where auth is handled", "prompt": "..."})
-    messages = [user("find where auth is handled"), assistant(call),
-                user([result(call["id"], "auth is handled in src/auth.py:12.\n\n[sa-1 · done · 3 turns]")])]
+    messages = [
+        user("find where auth is handled"),
+        assistant(call),
+        user([result(call["id"], "auth is handled in src/auth.py:12.\n\n[sa-1 · done · 3 turns]")]),
+    ]
     r = demo_responder(body(messages, MAIN_TOOLS))
     assert not r.has_tool_use
     assert "> auth is handled in src/auth.py:12." in r.blocks[0]["text"]
@@ -524,8 +589,11 @@ def test_demo_subagent_flow():
     grep = next(b for b in first.blocks if b["type"] == "tool_use")
     assert (grep["name"], grep["input"]) == ("grep", {"pattern": "auth", "case_insensitive": True})
 
-    messages = [user(brief), assistant(*first.blocks),
-                user([result(grep["id"], "src/app.py:40:    auth(req)\nsrc/auth.py:12:def auth(request):")])]
+    messages = [
+        user(brief),
+        assistant(*first.blocks),
+        user([result(grep["id"], "src/app.py:40:    auth(req)\nsrc/auth.py:12:def auth(request):")]),
+    ]
     second = demo_responder(body(messages, TOOLS))
     read = next(b for b in second.blocks if b["type"] == "tool_use")
     assert (read["name"], read["input"]) == ("read_file", {"path": "src/auth.py"})
@@ -561,8 +629,12 @@ async def test_demo_end_to_end_through_sdk():
 
     def run_tool(name: str, args: dict[str, Any]) -> str:
         if name == "grep":
-            return "\n".join(f"{p}:{n}:{line}" for p, text_ in files.items()
-                             for n, line in enumerate(text_.splitlines(), 1) if args["pattern"] in line)
+            return "\n".join(
+                f"{p}:{n}:{line}"
+                for p, text_ in files.items()
+                for n, line in enumerate(text_.splitlines(), 1)
+                if args["pattern"] in line
+            )
         if name == "read_file":
             return "\n".join(f"{n:6}\t{line}" for n, line in enumerate(files[args["path"]].splitlines(), 1))
         raise AssertionError(name)
@@ -572,11 +644,14 @@ async def test_demo_end_to_end_through_sdk():
 
         async def run(messages: list[MessageParam], tools: list[ToolParam], turns: int = 6) -> str:
             for _ in range(turns):
-                async with client.messages.stream(model=MODEL, max_tokens=1000, messages=messages,
-                                                  tools=tools) as stream:
+                async with client.messages.stream(
+                    model=MODEL, max_tokens=1000, messages=messages, tools=tools
+                ) as stream:
                     final = await stream.get_final_message()
-                content = [b.model_dump(exclude_none=True, include={"type", "text", "id", "name", "input"})
-                           for b in final.content]
+                content = [
+                    b.model_dump(exclude_none=True, include={"type", "text", "id", "name", "input"})
+                    for b in final.content
+                ]
                 messages.append(assistant(*content))
                 if final.stop_reason != "tool_use":
                     return of(TextBlock, final.content[-1]).text
@@ -599,8 +674,12 @@ async def test_demo_end_to_end_through_sdk():
 
 
 def test_command_line_serves_demo_scenario():
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.anthropic_server", "--scenario", "demo"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.anthropic_server", "--scenario", "demo"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
@@ -629,7 +708,8 @@ def test_tool_search_is_checked_as_the_api_documents_it():
     assert validate_request({**base, "messages": [ask, found], "tools": [plain, deferred, search]}) is None
     unknown = {"role": "assistant", "content": tool_search_blocks("x", ["teleport"])}
     assert "Tool reference 'teleport' not found" in refusal(
-        {**base, "messages": [ask, unknown], "tools": [plain, deferred, search]})
+        {**base, "messages": [ask, unknown], "tools": [plain, deferred, search]}
+    )
 
 
 def test_a_server_tool_use_streams_its_input_and_the_sdk_reads_the_search_result(server):
@@ -637,11 +717,17 @@ def test_a_server_tool_use_streams_its_input_and_the_sdk_reads_the_search_result
 
     server.script(reply(*tool_search_blocks("git_l.*", ["git_log"]), stop_reason="end_turn"))
     client = anthropic.Anthropic(api_key="k", base_url=server.base_url, max_retries=0)
-    tools = [{"name": "read_file", "input_schema": {"type": "object"}},
-             {"name": "git_log", "input_schema": {"type": "object"}, "defer_loading": True},
-             {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}]
-    with client.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "log?"}],
-                                tools=tools) as stream:  # type: ignore[arg-type]
+    tools = [
+        {"name": "read_file", "input_schema": {"type": "object"}},
+        {"name": "git_log", "input_schema": {"type": "object"}, "defer_loading": True},
+        {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+    ]
+    with client.messages.stream(
+        model="m",
+        max_tokens=10,
+        messages=[{"role": "user", "content": "log?"}],
+        tools=tools,  # type: ignore[arg-type]
+    ) as stream:
         message = stream.get_final_message()
     used, result = message.content
     assert used.type == "server_tool_use" and used.input == {"query": "git_l.*"}

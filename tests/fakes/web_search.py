@@ -15,28 +15,55 @@ from typing import Any
 TYPE = "web_search_20250305"
 # query -> the pages the stand-in's search finds (title, url); any other query finds DEFAULT_PAGES.
 PAGES: dict[str, list[tuple[str, str]]] = {}
-DEFAULT_PAGES = [("Python 3.13 release notes", "https://docs.python.org/3/whatsnew/3.13.html"),
-                 ("PEP 719 – Python 3.13 Release Schedule", "https://peps.python.org/pep-0719/")]
+DEFAULT_PAGES = [
+    ("Python 3.13 release notes", "https://docs.python.org/3/whatsnew/3.13.html"),
+    ("PEP 719 – Python 3.13 Release Schedule", "https://peps.python.org/pep-0719/"),
+]
 
 
 def search_call(query: str, id: str | None = None) -> dict[str, Any]:
     """The model's call of the API's web search, as a reply block."""
-    return {"type": "server_tool_use", "id": id or "srvtoolu_" + secrets.token_hex(12), "name": "web_search",
-            "input": {"query": query}}
+    return {
+        "type": "server_tool_use",
+        "id": id or "srvtoolu_" + secrets.token_hex(12),
+        "name": "web_search",
+        "input": {"query": query},
+    }
 
 
 def result_block(call: dict[str, Any]) -> dict[str, Any]:
     pages = PAGES.get(str(call["input"].get("query")), DEFAULT_PAGES)
-    return {"type": "web_search_tool_result", "tool_use_id": call["id"],
-            "content": [{"type": "web_search_result", "title": title, "url": url, "page_age": "April 30, 2025",
-                         "encrypted_content": "EncRypTed" + secrets.token_hex(8)} for title, url in pages]}
+    return {
+        "type": "web_search_tool_result",
+        "tool_use_id": call["id"],
+        "content": [
+            {
+                "type": "web_search_result",
+                "title": title,
+                "url": url,
+                "page_age": "April 30, 2025",
+                "encrypted_content": "EncRypTed" + secrets.token_hex(8),
+            }
+            for title, url in pages
+        ],
+    }
 
 
 def cited(text: str, title: str, url: str, cited_text: str = "") -> dict[str, Any]:
     """A text block citing one page found, as the API writes one."""
-    return {"type": "text", "text": text, "citations": [
-        {"type": "web_search_result_location", "url": url, "title": title, "cited_text": cited_text or text[:150],
-         "encrypted_index": "EncIdx" + secrets.token_hex(6)}]}
+    return {
+        "type": "text",
+        "text": text,
+        "citations": [
+            {
+                "type": "web_search_result_location",
+                "url": url,
+                "title": title,
+                "cited_text": cited_text or text[:150],
+                "encrypted_index": "EncIdx" + secrets.token_hex(6),
+            }
+        ],
+    }
 
 
 def answer_searches(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -45,8 +72,11 @@ def answer_searches(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i, block in enumerate(blocks):
         out.append(block)
         nxt = blocks[i + 1] if i + 1 < len(blocks) else {}
-        if block.get("type") == "server_tool_use" and block.get("name") == "web_search" and \
-                nxt.get("type") != "web_search_tool_result":
+        if (
+            block.get("type") == "server_tool_use"
+            and block.get("name") == "web_search"
+            and nxt.get("type") != "web_search_tool_result"
+        ):
             out.append(result_block(block))
     return out
 
@@ -59,8 +89,7 @@ def refuses(body: dict[str, Any]) -> str | None:
     """What an endpoint without the API's web search says to a request that offers it."""
     for i, tool in enumerate(body.get("tools") or []):
         if isinstance(tool, dict) and tool.get("type") == TYPE:
-            return (f"tools.{i}: Input tag '{TYPE}' found using 'type' does not match any of the expected tags: "
-                    "'custom'")
+            return f"tools.{i}: Input tag '{TYPE}' found using 'type' does not match any of the expected tags: 'custom'"
     return None
 
 

@@ -12,9 +12,11 @@ from agentcli.ui.tui.widgets.answer import AssistantEntry, WrappingMarkdown
 from tests.narrow import of
 from tests.ui.test_tui_support import until
 
-ANSWER = ("## Cache\n\nEntries expire in `src/cache.py:12`:\n\n- drops old entries;\n- runs on every `get`.\n\n"
-          "| name | what it does |\n| --- | --- |\n| expire | drops entries older than ttl seconds |\n\n"
-          "```python\ndef expire(self, now):\n    return now\n```\n\nThat is all.")
+ANSWER = (
+    "## Cache\n\nEntries expire in `src/cache.py:12`:\n\n- drops old entries;\n- runs on every `get`.\n\n"
+    "| name | what it does |\n| --- | --- |\n| expire | drops entries older than ttl seconds |\n\n"
+    "```python\ndef expire(self, now):\n    return now\n```\n\nThat is all."
+)
 
 
 class Answers(App[None]):
@@ -49,8 +51,11 @@ async def test_a_streamed_answer_grows_as_it_is_written():
         await stream.write("First paragraph.\n\n")
         await stream.write("Second paragraph.")
         await stream.stop()
-        await until(pilot, lambda: streamed.source == "First paragraph.\n\nSecond paragraph."
-                    and len(streamed.children) == 2, "both paragraphs")
+        await until(
+            pilot,
+            lambda: streamed.source == "First paragraph.\n\nSecond paragraph." and len(streamed.children) == 2,
+            "both paragraphs",
+        )
 
 
 PATHS = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; **this** stays bold."
@@ -58,8 +63,12 @@ DRAWN = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; thi
 
 
 def _drawn(widget) -> str:
-    return " ".join(strip.text.strip() for block in widget.children
-                    for strip in block.render_lines(block.region.reset_offset) if strip.text.strip())
+    return " ".join(
+        strip.text.strip()
+        for block in widget.children
+        for strip in block.render_lines(block.region.reset_offset)
+        if strip.text.strip()
+    )
 
 
 async def test_paths_and_identifiers_keep_their_underscores_whole_and_streamed():
@@ -73,11 +82,15 @@ async def test_paths_and_identifiers_keep_their_underscores_whole_and_streamed()
         await stream.write(PATHS)
         await stream.stop()
         for entry in (whole, streamed):
-            await until(pilot, lambda: _drawn(entry) == DRAWN, "the text drawn with its underscores",  # noqa: B023
-                        timeout=60)
+            await until(
+                pilot,
+                lambda: _drawn(entry) == DRAWN,
+                "the text drawn with its underscores",  # noqa: B023
+                timeout=60,
+            )
             [block] = entry.children
             paragraph = of(MarkdownBlock, block)
-            styled = {paragraph._content.plain[s.start:s.end] for s in paragraph._content.spans}
+            styled = {paragraph._content.plain[s.start : s.end] for s in paragraph._content.spans}
             assert styled == {"this"}, paragraph._content.spans  # ** still emphasises; nothing else is styled
 
 
@@ -112,8 +125,11 @@ async def test_a_task_result_and_a_quote_start_at_their_first_line():
         await task.finish("## Findings\n\nlogin is in shop/auth.py:13.", None, 0.0)
         result = task._result
         await until(pilot, lambda: len(result.children) == 2, "the task's result blocks")
-        await until(pilot, lambda: app.query(MarkdownBlockQuote) and app.query_one(MarkdownBlockQuote).children,
-                    "the quote's blocks")
+        await until(
+            pilot,
+            lambda: app.query(MarkdownBlockQuote) and app.query_one(MarkdownBlockQuote).children,
+            "the quote's blocks",
+        )
         await pilot.pause()
         heading = result.children[0]
         assert heading.region.y - task._title.region.bottom == 1  # one empty line under the task's line

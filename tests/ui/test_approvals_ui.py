@@ -13,7 +13,11 @@ from tests.ui.test_plain import plain as plain_fixture  # noqa: F401  (the line-
 from tests.ui.test_tui_support import SIZE, approval_shown, plain, send, until
 
 LINES = "".join(f"line {n}\n" for n in range(1, 31))
-EDIT = {"path": "lines.txt", "old_string": "line 14\nline 15\nline 16\n", "new_string": "line 14\nline fifteen\nline 16\n"}
+EDIT = {
+    "path": "lines.txt",
+    "old_string": "line 14\nline 15\nline 16\n",
+    "new_string": "line 14\nline fifteen\nline 16\n",
+}
 LONG = "echo " + " ".join(f"word{n}" for n in range(60)) + " END"
 SCRIPT = {"command": f"set -e\n{LONG}\necho last-line", "description": "Print a long list of words"}
 plain_ui = plain_fixture
@@ -55,7 +59,8 @@ async def test_the_modal_shows_a_command_whole_and_wrapped_below_its_description
         await pilot.press("y")
         await until(pilot, lambda: not app.busy, "the end of the turn")
         assert plain(app.conversation.query(ToolCallEntry).last()).startswith(
-            "bash  Print a long list of words · set -e")
+            "bash  Print a long list of words · set -e"
+        )
 
 
 async def test_line_mode_shows_an_edit_s_diff(plain_ui, server, repo):
@@ -64,8 +69,10 @@ async def test_line_mode_shows_an_edit_s_diff(plain_ui, server, repo):
     await ui.idle()
     ui.pipe.send_text("edit it\r")
     await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
-    assert ("? main agent wants to run edit_file\n    lines.txt\n    @@ -12,7 +12,7 @@\n     line 12\n     line 13\n"
-            "     line 14\n    -line 15\n    +line fifteen\n     line 16\n") in ui.text
+    assert (
+        "? main agent wants to run edit_file\n    lines.txt\n    @@ -12,7 +12,7 @@\n     line 12\n     line 13\n"
+        "     line 14\n    -line 15\n    +line fifteen\n     line 16\n"
+    ) in ui.text
     ui.pipe.send_text("y")
     await ui.idle()
     assert "● edit_file lines.txt  +1 −1 · " in ui.text
@@ -79,7 +86,7 @@ async def test_line_mode_shows_a_new_file_s_head_and_tail(plain_ui, server, repo
     await ui.idle()
     ui.pipe.send_text("write rows\r")
     await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
-    question = ui.text[ui.text.index("? main agent"):]
+    question = ui.text[ui.text.index("? main agent") :]
     assert "    rows.txt\n    @@ -0,0 +1,45 @@\n    +row 1\n    +row 2\n" in question
     assert "    +row 20\n    … 15 more lines\n    +row 36\n" in question and "    +row 45\n" in question
     assert "lines of content" not in question
@@ -95,8 +102,8 @@ async def test_line_mode_shows_a_command_whole_and_wrapped_below_its_description
     await ui.idle()
     ui.pipe.send_text("print words\r")
     await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
-    asked = ui.text[ui.text.index("? main agent"):].splitlines()
-    question = [asked[0]] + [line for line in asked[1:ui.text.count("\n")] if line.startswith("    ")]
+    asked = ui.text[ui.text.index("? main agent") :].splitlines()
+    question = [asked[0]] + [line for line in asked[1 : ui.text.count("\n")] if line.startswith("    ")]
     assert question[1].strip() == "Print a long list of words" and question[2].strip() == "set -e"
     assert " ".join(" ".join(question[3:-1]).split()) == LONG and len(question) > 5  # wrapped over lines
     assert question[-1].strip() == "echo last-line"
@@ -108,11 +115,16 @@ async def test_line_mode_shows_a_command_whole_and_wrapped_below_its_description
 
 async def test_glob_and_parallel_edits_say_which_is_which(plain_ui, server, repo):
     (repo / "lines.txt").write_text(LINES)
-    server.script(tool_use("read_file", {"path": "lines.txt"}),
-                  reply(tool_use_block("glob", {"pattern": "*.py", "path": "src/app"}),
-                        tool_use_block("edit_file", {"path": "lines.txt", "old_string": "line 3\n",
-                                                     "new_string": "line three\nline 3b\n"})),
-                  text("ok"))
+    server.script(
+        tool_use("read_file", {"path": "lines.txt"}),
+        reply(
+            tool_use_block("glob", {"pattern": "*.py", "path": "src/app"}),
+            tool_use_block(
+                "edit_file", {"path": "lines.txt", "old_string": "line 3\n", "new_string": "line three\nline 3b\n"}
+            ),
+        ),
+        text("ok"),
+    )
     ui = plain_ui(permission_mode="acceptEdits")
     shown = await ui.submit("go")
     assert "● glob *.py in src/app · " in shown
@@ -121,13 +133,15 @@ async def test_glob_and_parallel_edits_say_which_is_which(plain_ui, server, repo
 
 
 async def test_a_diff_of_hostile_text_cannot_reach_the_terminal_raw(plain_ui, server, repo):
-    server.script(tool_use("write_file", {"path": "evil.txt", "content": "clear\x1b[2J\x1b]0;pwned\x07 \x9b31m\n"}),
-                  text("Wrote it."))
+    server.script(
+        tool_use("write_file", {"path": "evil.txt", "content": "clear\x1b[2J\x1b]0;pwned\x07 \x9b31m\n"}),
+        text("Wrote it."),
+    )
     ui = plain_ui()
     await ui.idle()
     ui.pipe.send_text("write it\r")
     await ui.until(lambda: "[y]es once" in ui.text, "the approval question")
-    question = ui.text[ui.text.index("? main agent"):]
+    question = ui.text[ui.text.index("? main agent") :]
     assert "+clear" in question and not any(c in question for c in "\x1b\x07\x9b")
     ui.pipe.send_text("n")
     await ui.idle()

@@ -16,16 +16,32 @@ from tests.fakes.web_search import DEFAULT_PAGES, cited, search_call
 from tests.ui.test_one_fold import line_mode
 from tests.ui.test_tui_support import SIZE, answer, plain, send, until
 
-ROWS = (Attempt(id="sa-1", status="done", diff="1 file changed (+1 −0): answer.txt +1 −0", files=1, added=1,
-                check="passed", tokens=1200, cost=0.01, seconds=3.0),
-        Attempt(id="sa-2", status="capped", diff="no changes", check="not run", mark="unverified", tokens=900,
-                seconds=5.0))
+ROWS = (
+    Attempt(
+        id="sa-1",
+        status="done",
+        diff="1 file changed (+1 −0): answer.txt +1 −0",
+        files=1,
+        added=1,
+        check="passed",
+        tokens=1200,
+        cost=0.01,
+        seconds=3.0,
+    ),
+    Attempt(id="sa-2", status="capped", diff="no changes", check="not run", mark="unverified", tokens=900, seconds=5.0),
+)
 
 
 async def test_the_tui_shows_the_comparison_and_asks_about_attempts_left_when_quitting(server, tui, repo):
     children(server)
-    server.when(is_main, tool_use("task", {"description": "Write the answer", "prompt": "Put 42 in answer.txt.",
-                                           "attempts": 3, "check": CHECK}), text("Take the one that passed."))
+    server.when(
+        is_main,
+        tool_use(
+            "task",
+            {"description": "Write the answer", "prompt": "Put 42 in answer.txt.", "attempts": 3, "check": CHECK},
+        ),
+        text("Take the one that passed."),
+    )
     app = tui(permission_mode="acceptEdits", permissions={"allow": ["bash(grep *)", "bash(touch *)"]})
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "three attempts please")
@@ -39,8 +55,15 @@ async def test_the_tui_shows_the_comparison_and_asks_about_attempts_left_when_qu
         await pilot.press("ctrl+q")
         losers = sorted(a.id for a in compared.attempts if a.id != winner)
         asked = f"{', '.join(losers)} are attempts nobody merged or discarded"
-        await until(pilot, lambda: isinstance(app.screen, DiscardScreen) and app.screen.query("#quit")
-                    and asked in plain(app.screen.query_one("#quit")), "the question about the attempts left")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, DiscardScreen)
+                and app.screen.query("#quit")
+                and asked in plain(app.screen.query_one("#quit"))
+            ),
+            "the question about the attempts left",
+        )
         await pilot.press("y")
     for loser in losers:
         assert await app.session.worktree_root(loser) is None
@@ -55,8 +78,11 @@ async def test_the_tui_lists_a_searchs_sources_under_the_answer_and_help_says_it
         notes = [plain(n) for n in app.conversation.query(NoticeEntry)]
         assert any(n.startswith("Sources:") and f"1. {title} — {url}" in n for n in notes)
         await send(pilot, "/help")
-        await until(pilot, lambda: any("Web search: on" in plain(r) for r in app.conversation.query(ReportEntry)),
-                    "/help's line on web search")
+        await until(
+            pilot,
+            lambda: any("Web search: on" in plain(r) for r in app.conversation.query(ReportEntry)),
+            "/help's line on web search",
+        )
 
 
 def test_line_mode_draws_the_comparison_and_a_searchs_sources():
@@ -75,8 +101,14 @@ def test_line_mode_draws_the_comparison_and_a_searchs_sources():
 
 def test_json_carries_one_object_per_comparison(make_session):
     session, _ = make_session()
-    result = result_message(session, Mark.of(session), text="ok", status="done", is_error=False,
-                            attempts=[AttemptsCompared(description="Fix the bug", check="pytest -q", attempts=ROWS)])
+    result = result_message(
+        session,
+        Mark.of(session),
+        text="ok",
+        status="done",
+        is_error=False,
+        attempts=[AttemptsCompared(description="Fix the bug", check="pytest -q", attempts=ROWS)],
+    )
     (compared,) = json.loads(json.dumps(result))["attempts"]
     assert compared["description"] == "Fix the bug" and compared["check"] == "pytest -q"
     assert [a["id"] for a in compared["attempts"]] == ["sa-1", "sa-2"]

@@ -8,12 +8,12 @@ import signal
 import threading
 from pathlib import Path
 
+from agentcli.ui.tui.widgets.entries import NoticeEntry
+from tests import waiting
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
 from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
-from agentcli.ui.tui.widgets.entries import NoticeEntry
-from tests import waiting
 
 
 def running(argv: list[str]) -> bool:
@@ -66,10 +66,14 @@ async def test_tui_bashes_lists_and_kills(server, tui):  # noqa: F811
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "start the server")
         await send(pilot, "/bashes")
-        await until(pilot, lambda: "bash-1" in shown_text(list(app.conversation.query(NoticeEntry))[-1]),
-                    "the /bashes list")
+        await until(
+            pilot, lambda: "bash-1" in shown_text(list(app.conversation.query(NoticeEntry))[-1]), "the /bashes list"
+        )
         assert "sleep 7803" in shown_text(list(app.conversation.query(NoticeEntry))[-1])
         await send(pilot, "/bashes kill bash-1")
-        await until(pilot, lambda: "Stopped bash-1" in shown_text(list(app.conversation.query(NoticeEntry))[-1]),
-                    "bash-1 being stopped")
+        await until(
+            pilot,
+            lambda: "Stopped bash-1" in shown_text(list(app.conversation.query(NoticeEntry))[-1]),
+            "bash-1 being stopped",
+        )
     assert not running(["sleep", "7803"])

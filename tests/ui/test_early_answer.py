@@ -19,8 +19,12 @@ from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_opening import held_app
 from tests.ui.test_tui_support import until
 
-CODE = ("def expire(self, now):", "    for key, (stamp, _) in list(self.items.items()):",
-        "        if now - stamp > self.ttl:", "            del self.items[key]")
+CODE = (
+    "def expire(self, now):",
+    "    for key, (stamp, _) in list(self.items.items()):",
+    "        if now - stamp > self.ttl:",
+    "            del self.items[key]",
+)
 ANSWERS = [
     "## Answer 1 of 50\n\nEntries expire in `src/cache.py:12` (`Cache.expire`), which:\n\n"
     "- drops entries older than `ttl` seconds;\n- runs on every `get`, so no timer thread is needed;\n"
@@ -60,8 +64,12 @@ def _cells(strip: Strip) -> list[tuple[str, str]]:
     characters and background (Markdown colours code after the frame that first draws it)."""
     shown = strip.text.strip()
     code = bool(shown) and any(line.strip().startswith(shown) for line in CODE)  # (cut on a narrow screen)
-    return [(ch, str(style.bgcolor) if ch == " " or code else str(style))
-            for segment_text, style, _ in strip for ch in segment_text if style is not None]
+    return [
+        (ch, str(style.bgcolor) if ch == " " or code else str(style))
+        for segment_text, style, _ in strip
+        for ch in segment_text
+        if style is not None
+    ]
 
 
 @pytest.mark.parametrize("width", [120, 61, 33])
@@ -74,12 +82,33 @@ async def test_an_answer_drawn_as_text_looks_as_its_markdown_entry_does(answer: 
     assert [_cells(s) for s in early] == [_cells(s) for s in markdown]
 
 
-@pytest.mark.parametrize("answer", [
-    "| a | b |\n| - | - |\n| 1 | 2 |", "see [the docs](x)", "an _emphasis_", "a *star*", "snake_case words",
-    "# a title", "1. first\n2. second", "> quoted", "- item\n  - nested", "- item\n\n- loose", "title\n---",
-    "see example.com", "mail me@example.org", "https://example.org", "a <b>tag</b>", "a &amp; b", "line\\\nbreak",
-    "two spaces  \nbreak", "```\nunclosed", "    indented code", "- # heading in an item", "~~struck~~",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "| a | b |\n| - | - |\n| 1 | 2 |",
+        "see [the docs](x)",
+        "an _emphasis_",
+        "a *star*",
+        "snake_case words",
+        "# a title",
+        "1. first\n2. second",
+        "> quoted",
+        "- item\n  - nested",
+        "- item\n\n- loose",
+        "title\n---",
+        "see example.com",
+        "mail me@example.org",
+        "https://example.org",
+        "a <b>tag</b>",
+        "a &amp; b",
+        "line\\\nbreak",
+        "two spaces  \nbreak",
+        "```\nunclosed",
+        "    indented code",
+        "- # heading in an item",
+        "~~struck~~",
+    ],
+)
 def test_what_is_drawn_otherwise_than_this_draws_it_is_left_to_markdown(answer: str) -> None:
     assert blocks(answer) is None
 
@@ -91,14 +120,16 @@ async def _settled(server: Any, repo: Any, session_id: str) -> list[Strip]:
         await until(pilot, app.ready, "the session to open")
         view = app.conversation
         await until(pilot, lambda: not view.query(EarlyAnswer) and view._unfilled is None, "the preview settled")
-        await until(pilot, lambda: all(f._coloured_for for f in view.query(LateFence)
-                                       if f.region.intersection(view.region).area), "the code shown coloured")
+        await until(
+            pilot,
+            lambda: all(f._coloured_for for f in view.query(LateFence) if f.region.intersection(view.region).area),
+            "the code shown coloured",
+        )
         await pilot.pause()
         return app.screen._compositor.render_strips()
 
 
-async def test_once_settled_the_screen_is_the_one_drawn_without_early_answers(server, repo, make_session,
-                                                                              monkeypatch):
+async def test_once_settled_the_screen_is_the_one_drawn_without_early_answers(server, repo, make_session, monkeypatch):
     server.script(*(text(ANSWERS[0].replace("1 of 50", f"{n} of 4")) for n in range(4)))
     earlier, _ = make_session()
     for n in range(4):

@@ -25,8 +25,11 @@ async def test_the_tui_asks_a_servers_question_in_a_modal_and_the_server_gets_th
         assert "What name should the report use?" in str(modal.query_one("#elicitation-message", Static).render())
         modal.query_one("#field-count", Input).value = "3"
         modal.query_one("#accept", Button).press()  # the name is required
-        await until(pilot, lambda: "is required" in str(modal.query_one("#elicitation-error", Static).render()),
-                    "the sentence about the name")
+        await until(
+            pilot,
+            lambda: "is required" in str(modal.query_one("#elicitation-error", Static).render()),
+            "the sentence about the name",
+        )
         assert app.screen is modal  # a wrong value is corrected, not sent
         modal.query_one("#field-name", Input).value = "Ada"
         modal.query_one("#accept", Button).press()
@@ -45,8 +48,9 @@ async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_g
     await ui.app.session.mcp.wait_started()
     await ui.idle()
     ui.pipe.send_text("ask me\r")
-    await ui.until(lambda: "? The MCP server features asks: What name should the report use?" in ui.text,
-                   "the question")
+    await ui.until(
+        lambda: "? The MCP server features asks: What name should the report use?" in ui.text, "the question"
+    )
     ui.pipe.send_text("y\r")
     ui.pipe.send_text("\r")  # the name is required
     await ui.until(lambda: "is required" in ui.text, "the sentence about the name")

@@ -20,8 +20,9 @@ async def test_line_modes_live_line_shows_the_running_calls_progress():  # the l
     [live] = display.live_lines()
     assert "mcp__features__slow" in live and live.endswith("· 1.5 s · 1/2 · first half")
     display.handle(ToolProgress(id="toolu_other", progress=1))  # a call it never saw start changes nothing
-    display.handle(ToolCallFinished(id="toolu_1", name="mcp__features__slow", output="done", is_error=False,
-                                    seconds=2.0))
+    display.handle(
+        ToolCallFinished(id="toolu_1", name="mcp__features__slow", output="done", is_error=False, seconds=2.0)
+    )
     assert display.live_lines() == []
     finished = out.getvalue().rsplit("●", 1)[1]
     assert finished.startswith(" mcp__features__slow · 2.0 s") and "first half" not in finished

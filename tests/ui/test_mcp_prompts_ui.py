@@ -9,8 +9,9 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -24,8 +25,10 @@ from tests.ui.test_tui_support import SIZE, send, until
 from tests.ui.test_tui_support import plain as shown_text
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVE = ("import sys; from tests.fakes.mcp_features import build; "
-         "build().run('streamable-http', host='127.0.0.1', port=int(sys.argv[1]))")
+SERVE = (
+    "import sys; from tests.fakes.mcp_features import build; "
+    "build().run('streamable-http', host='127.0.0.1', port=int(sys.argv[1]))"
+)
 REVIEWED = "Please review app.py, looking at security."  # what the server's prompt says for these arguments
 
 
@@ -49,8 +52,7 @@ def features(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         try:
             waiting.wait_until(listening, "the features MCP server listening", detail=log_path.read_text)
             assert proc.poll() is None, log_path.read_text()
-            yield parse({"mcpServers": {"features": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}},
-                        "test")
+            yield parse({"mcpServers": {"features": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}}, "test")
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -61,7 +63,8 @@ def sent_first(server: Any) -> str:
 
 
 async def test_tui_completes_and_runs_the_prompt_of_a_server_that_connected_after_the_first_screen(
-        server, tui, features):
+    server, tui, features
+):
     server.script(text("Reviewed."))
     app = tui(mcp_servers=features, mcp_startup_timeout=60.0)
     async with app.run_test(size=SIZE) as pilot:

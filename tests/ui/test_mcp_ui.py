@@ -21,9 +21,11 @@ def configured() -> dict[str, Any]:
 async def test_line_mode_starts_servers_after_the_banner_and_lists_them(plain):  # noqa: F811
     ui = plain(mcp_servers=configured(), mcp_startup_timeout=60.0)
     servers = ui.app.session.mcp.servers
-    await waiting.until(lambda: servers["fake"].state == "ready" and servers["gone"].state == "failed",
-                        "the MCP servers starting in line mode",
-                        detail=lambda: str({n: (s.state, s.error) for n, s in servers.items()}))
+    await waiting.until(
+        lambda: servers["fake"].state == "ready" and servers["gone"].state == "failed",
+        "the MCP servers starting in line mode",
+        detail=lambda: str({n: (s.state, s.error) for n, s in servers.items()}),
+    )
     shown = await ui.submit("/mcp")
     assert "fake" in shown and "ready" in shown and "mcp__fake__echo" in shown
     assert "gone" in shown and "failed" in shown and "last error:" in shown and "/nonexistent/mcp-server" in shown
@@ -33,11 +35,17 @@ async def test_tui_starts_servers_after_the_first_screen_and_lists_them(tui):  #
     app = tui(mcp_servers=configured(), mcp_startup_timeout=60.0)
     async with app.run_test(size=SIZE) as pilot:
         servers = app.session.mcp.servers
-        await until(pilot, lambda: servers["fake"].state == "ready" and servers["gone"].state == "failed",
-                    "the MCP servers starting in the TUI")
+        await until(
+            pilot,
+            lambda: servers["fake"].state == "ready" and servers["gone"].state == "failed",
+            "the MCP servers starting in the TUI",
+        )
         assert "mcp__fake__echo" in app.session.main.tools
         await send(pilot, "/mcp")
-        await until(pilot, lambda: "mcp__fake__echo" in shown_text(list(app.conversation.query(NoticeEntry))[-1]),
-                    "the /mcp list")
+        await until(
+            pilot,
+            lambda: "mcp__fake__echo" in shown_text(list(app.conversation.query(NoticeEntry))[-1]),
+            "the /mcp list",
+        )
         listing = shown_text(list(app.conversation.query(NoticeEntry))[-1])
         assert "ready" in listing and "failed" in listing and "/nonexistent/mcp-server" in listing

@@ -33,14 +33,23 @@ async def test_tui_at_offers_the_file_and_sending_attaches_it(server, tui):
         assert "📎 src/app/views.py (5 lines)" in body and "def index():" not in body
     said = last_user_text(server)
     assert said.startswith("what is @src/app/views.py")
-    assert "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):" in said and "def index():" in said
+    assert (
+        "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):"
+        in said
+        and "def index():" in said
+    )
 
 
 async def test_tui_at_offers_agent_types_and_subagents(server, tui):
-    server.script(tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled",
-                                    "subagent_type": "explore"}),
-                  tool_use("grep", {"pattern": "handle_auth"}), text("In src/app/auth.py:9."), text("Done."),
-                  text("It grepped."))
+    server.script(
+        tool_use(
+            "task", {"description": "Find auth", "prompt": "Find where auth is handled", "subagent_type": "explore"}
+        ),
+        tool_use("grep", {"pattern": "handle_auth"}),
+        text("In src/app/auth.py:9."),
+        text("Done."),
+        text("It grepped."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         area, menu = app.query_one(PromptInput), app.query_one(Completions)
@@ -77,7 +86,11 @@ async def test_line_mode_at_offers_the_file_and_sending_attaches_it(plain, serve
     ui.pipe.send_text(" \r")
     await ui.until(lambda: ui.app.prompts > prompts and ui.app.at_prompt, "the next prompt")
     said = last_user_text(server)
-    assert "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):" in said and "def index():" in said
+    assert (
+        "The user attached src/app/views.py with @src/app/views.py (5 lines, numbered as read_file numbers them):"
+        in said
+        and "def index():" in said
+    )
     await ui.quit()
 
 

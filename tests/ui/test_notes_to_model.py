@@ -26,8 +26,14 @@ CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
 
 
 def record(type_: str, agent: Origin | None = None, **fields: Any) -> dict[str, Any]:
-    return {"ts": "2026-12-05T10:00:00+00:00", "type": type_, "agent_id": "main", "parent_tool_use_id": None,
-            **(agent or {}), **fields}
+    return {
+        "ts": "2026-12-05T10:00:00+00:00",
+        "type": type_,
+        "agent_id": "main",
+        "parent_tool_use_id": None,
+        **(agent or {}),
+        **fields,
+    }
 
 
 def said(origin: str, note: str, agent: Origin | None = None) -> dict[str, Any]:
@@ -35,8 +41,9 @@ def said(origin: str, note: str, agent: Origin | None = None) -> dict[str, Any]:
 
 
 async def test_esc_shows_no_note_to_the_model_and_sessions_show_says_interrupted(server, make_session, repo):
-    server.script(text(" ".join(f"word{i}" for i in range(300)), stall_after_events=8, stall_seconds=600),
-                  text("Second answer."))
+    server.script(
+        text(" ".join(f"word{i}" for i in range(300)), stall_after_events=8, stall_seconds=600), text("Second answer.")
+    )
     session, _ = make_session(interactive=True)
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -67,15 +74,17 @@ async def test_esc_shows_no_note_to_the_model_and_sessions_show_says_interrupted
 
 
 def stored() -> list[dict[str, Any]]:
-    return [record("session_started", session_id="s", cwd="/w", model="m"),
-            record("user_message", content=[{"type": "text", "text": "write it"}], origin="user"),
-            record("assistant_message", content=[{"type": "text", "text": "…"}]),
-            said("engine", CUT_OFF),
-            said("interrupt", STOPPED),
-            record("subagent_started", CHILD, id="sa-1", subagent_type="explore", description="Map it", prompt="Map."),
-            record("user_message", CHILD, content=[{"type": "text", "text": "Map."}], origin="user"),
-            said("interrupt", STOPPED, CHILD),
-            said("engine", "Sum up what you found.", CHILD)]
+    return [
+        record("session_started", session_id="s", cwd="/w", model="m"),
+        record("user_message", content=[{"type": "text", "text": "write it"}], origin="user"),
+        record("assistant_message", content=[{"type": "text", "text": "…"}]),
+        said("engine", CUT_OFF),
+        said("interrupt", STOPPED),
+        record("subagent_started", CHILD, id="sa-1", subagent_type="explore", description="Map it", prompt="Map."),
+        record("user_message", CHILD, content=[{"type": "text", "text": "Map."}], origin="user"),
+        said("interrupt", STOPPED, CHILD),
+        said("engine", "Sum up what you found.", CHILD),
+    ]
 
 
 def test_sessions_show_marks_notes_to_the_model_as_agentclis():

@@ -36,8 +36,12 @@ def test_a_hostile_name_in_the_message_cannot_end_the_sequence_or_start_one():
     assert made.startswith("\x1b]9;") and made.endswith("\x07")
 
 
-async def test_line_mode_notifies_when_a_turn_ends_and_the_session_end_hook_hears_the_user_quit(plain, server,  # noqa: F811
-                                                                                              repo, tmp_path):
+async def test_line_mode_notifies_when_a_turn_ends_and_the_session_end_hook_hears_the_user_quit(
+    plain,
+    server,  # noqa: F811
+    repo,
+    tmp_path,
+):
     script = tmp_path / "log.py"
     script.write_text("import json, sys; open('end.json', 'w').write(json.dumps(json.load(sys.stdin)))")
     end = {"SessionEnd": [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]}
@@ -52,9 +56,12 @@ async def test_line_mode_notifies_when_a_turn_ends_and_the_session_end_hook_hear
 async def test_the_tui_notifies_when_a_turn_ends_and_when_a_background_child_finishes(tui, server, monkeypatch):
     written: list[str] = []
     monkeypatch.setattr(HeadlessDriver, "write", lambda self, data: written.append(data))
-    server.when(is_main,
-                tool_use("task", {"description": "Count", "prompt": "Count the files.", "run_in_background": True}),
-                text("Started."), text("Read it."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Count", "prompt": "Count the files.", "run_in_background": True}),
+        text("Started."),
+        text("Read it."),
+    )
     server.when(is_child, text("Three files."))
     app = tui(notifications="osc9")
     child_done = "\x1b]9;The background subagent sa-1 finished (done)\x07"

@@ -15,10 +15,16 @@ CHILD_USAGE = {"input_tokens": 8300, "output_tokens": 40}
 
 
 def delegate(server) -> None:
-    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}, usage=USAGE),
-                text("It is in auth.py.", usage=USAGE))
-    server.when(is_child, tool_use("glob", {"pattern": "*.md"}, usage=CHILD_USAGE),  # a few bytes of output
-                text("In src/app/auth.py.", usage=CHILD_USAGE))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}, usage=USAGE),
+        text("It is in auth.py.", usage=USAGE),
+    )
+    server.when(
+        is_child,
+        tool_use("glob", {"pattern": "*.md"}, usage=CHILD_USAGE),  # a few bytes of output
+        text("In src/app/auth.py.", usage=CHILD_USAGE),
+    )
 
 
 async def test_kept_out_is_one_number_in_the_status_bar_the_panel_and_cost(server, tui):
@@ -62,7 +68,10 @@ async def test_a_model_without_a_price_says_its_cost_is_unknown(plain_ui, server
         assert "cost unknown for this model" in status and "n/a" not in status
         await answer(pilot, "/cost")
         report = plain(list(app.conversation.query(ReportEntry))[-1])
-        assert report.lower().count("cost unknown for this model") == 1 and "main    1.2k      80           0            0  unknown" in report, report
+        assert (
+            report.lower().count("cost unknown for this model") == 1
+            and "main    1.2k      80           0            0  unknown" in report
+        ), report
 
 
 async def test_the_tuis_cost_has_line_modes_account_per_agent_type(server, tui):
@@ -77,8 +86,12 @@ async def test_the_tuis_cost_has_line_modes_account_per_agent_type(server, tui):
 
 async def test_a_compaction_that_frees_nothing_is_not_announced(plain_ui, server):
     tiny = {"input_tokens": 5, "output_tokens": 1}  # the summary cannot be smaller than this
-    server.script(text("One.", usage=tiny), text("Two.", usage=tiny), text("A summary of first and second.", usage=tiny),
-                  text("Three.", usage=tiny))
+    server.script(
+        text("One.", usage=tiny),
+        text("Two.", usage=tiny),
+        text("A summary of first and second.", usage=tiny),
+        text("Three.", usage=tiny),
+    )
     ui = plain_ui()
     await ui.submit("first")
     await ui.submit("second")

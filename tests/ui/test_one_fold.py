@@ -9,10 +9,26 @@ import io
 import pytest
 from textual.app import App, ComposeResult
 
-from agentcli.core.events import (ApprovalsWaiting, AssistantMessage, LanguageServerWorking, ModeChanged, Notice,
-                                  ReplyStarted, Retrying, SubagentCancelling, SubagentFinished, SubagentStarted,
-                                  SubagentSteered, TextDelta, ThinkingDelta, ToolCallStarted, ToolProgress, TurnStarted,
-                                  Usage, UsageUpdated)
+from agentcli.core.events import (
+    ApprovalsWaiting,
+    AssistantMessage,
+    LanguageServerWorking,
+    ModeChanged,
+    Notice,
+    ReplyStarted,
+    Retrying,
+    SubagentCancelling,
+    SubagentFinished,
+    SubagentStarted,
+    SubagentSteered,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    ToolProgress,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+)
 from agentcli.ui.change import Asked, Line, Quiet, Status, Streamed, Updated
 from agentcli.ui.plain.display import Display
 from agentcli.ui.plain.screen import Painter, Screen
@@ -37,11 +53,14 @@ async def test_a_child_that_finishes_as_the_prompt_closes_still_gets_its_end_lin
     display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD))
     display.end_turn()  # the prompt closed before the child's last events came through the queue
     display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "a"}, summary="a", **CHILD))
-    display.handle(SubagentFinished(id="sa-1", status="done", result="ok", turns=2, usage=Usage(900, 100),
-                                    seconds=3.0, **CHILD))
-    assert out.getvalue().splitlines() == ["  sa-1 ▸ Map it · explore", "  sa-1 · grep a",
-                                           "  sa-1 ✓ done · 2 turns · 1.0k tokens · 3.0 s"]
-
+    display.handle(
+        SubagentFinished(id="sa-1", status="done", result="ok", turns=2, usage=Usage(900, 100), seconds=3.0, **CHILD)
+    )
+    assert out.getvalue().splitlines() == [
+        "  sa-1 ▸ Map it · explore",
+        "  sa-1 · grep a",
+        "  sa-1 ✓ done · 2 turns · 1.0k tokens · 3.0 s",
+    ]
 
 
 def test_the_view_counts_a_childs_latest_run_and_keeps_each_agents_latest_call():
@@ -52,10 +71,22 @@ def test_the_view_counts_a_childs_latest_run_and_keeps_each_agents_latest_call()
     view.apply(used, 12.0)
     child = view.subagents["sa-1"]
     assert (child.run_calls, child.run_tokens, view.latest_usage["sa-1"]) == (1, 1000, used)
-    view.apply(SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(900, 100), seconds=2.0,
-                                **CHILD), 13.0)
-    view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Again", prompt="…", segment=2,
-                               agent_id="sa-1", parent_tool_use_id="toolu_2"), 20.0)
+    view.apply(
+        SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(900, 100), seconds=2.0, **CHILD),
+        13.0,
+    )
+    view.apply(
+        SubagentStarted(
+            id="sa-1",
+            subagent_type="explore",
+            description="Again",
+            prompt="…",
+            segment=2,
+            agent_id="sa-1",
+            parent_tool_use_id="toolu_2",
+        ),
+        20.0,
+    )
     assert (child.run_calls, child.run_tokens, child.started, child.tool_use_id) == (0, 0, 20.0, "toolu_2")
 
 
@@ -102,18 +133,24 @@ async def test_line_modes_running_calls_are_the_views_of_this_request():
     display.handle(ToolCallStarted(id="t1", name="grep", input={"pattern": "auth"}, summary="auth"))
     assert [(call.id, call.started) for call in display.view.transcript.running()] == [("t0", 100.0), ("t1", 100.0)]
     assert [call.id for call in display.running()] == ["t1"]
-    assert [line for line in display.live_lines() if "grep" in line or "read_file" in line] == [
-        "⠋ grep auth · 0.0 s"]
+    assert [line for line in display.live_lines() if "grep" in line or "read_file" in line] == ["⠋ grep auth · 0.0 s"]
 
 
 def test_the_view_says_what_kind_of_change_each_event_is_and_a_quiet_one_is_named_nowhere():
     view = SessionView()
     kinds = []
-    for event in (SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
-                  TextDelta(text="Hi"), ToolCallStarted(id="t1", name="grep", input={}),
-                  ToolProgress(id="t1", progress=1.0), UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
-                  LanguageServerWorking(text="indexing"), SubagentCancelling(id="sa-1", **CHILD), ReplyStarted(),
-                  ModeChanged(mode="plan"), ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), **CHILD)):
+    for event in (
+        SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
+        TextDelta(text="Hi"),
+        ToolCallStarted(id="t1", name="grep", input={}),
+        ToolProgress(id="t1", progress=1.0),
+        UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
+        LanguageServerWorking(text="indexing"),
+        SubagentCancelling(id="sa-1", **CHILD),
+        ReplyStarted(),
+        ModeChanged(mode="plan"),
+        ApprovalsWaiting(agents=("sa-1",), descriptions=("Map it",), **CHILD),
+    ):
         view.apply(event, 1.0)
         assert view.change.event is event
         kinds.append(type(view.change))
@@ -130,8 +167,14 @@ async def test_a_quiet_event_changes_what_line_mode_and_the_tui_show_only_throug
     assert out.getvalue() == shown and display.view.subagents["sa-1"].state(100.0) == "cancelling…"
     async with OneConversation().run_test() as pilot:
         conversation = pilot.app.query_one(Conversation)
-        await conversation.replay([Notice(level="info", text="Hello."), SubagentCancelling(id="sa-1", **CHILD),
-                                   ModeChanged(mode="plan"), ReplyStarted()])
+        await conversation.replay(
+            [
+                Notice(level="info", text="Hello."),
+                SubagentCancelling(id="sa-1", **CHILD),
+                ModeChanged(mode="plan"),
+                ReplyStarted(),
+            ]
+        )
         assert [plain(note) for note in conversation.query(NoticeEntry)] == ["Hello."]
 
 
@@ -145,8 +188,12 @@ def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read
     view.apply(ToolCallStarted(id="m2", name="grep", input={"pattern": "x"}), 4.0)
     assert [c.id for c in view.open_calls()] == ["m1", "c1", "m2"]
     assert [c.id for c in view.open_calls("sa-1")] == ["c1"]
-    view.apply(ToolCallFinished(id="c1", name="edit_file", output="Refused.", is_error=True, seconds=0.0, denied=True,
-                                **CHILD), 5.0)
+    view.apply(
+        ToolCallFinished(
+            id="c1", name="edit_file", output="Refused.", is_error=True, seconds=0.0, denied=True, **CHILD
+        ),
+        5.0,
+    )
     view.apply(ToolCallFinished(id="m1", name="bash", output="a.py", is_error=False, seconds=0.1), 6.0)
     assert [c.id for c in view.open_calls()] == ["m2"]
     assert [(c.id, c.agent_id, c.input) for c in view.refused] == [("c1", "sa-1", {"path": "a.py"})]
@@ -158,12 +205,15 @@ def test_the_view_keeps_every_agents_open_and_refused_calls_which_acp_and_p_read
 def test_the_view_says_which_events_changed_the_status_facts():
     view = SessionView()
     changed = []
-    for event in (TurnStarted(turn=1), TextDelta(text="Hi"), UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
-                  ToolCallStarted(id="t1", name="grep", input={}),
-                  SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
-                  UsageUpdated(usage=Usage(5, 1), total=Usage(5, 1), **CHILD),
-                  SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(5, 1), seconds=1.0,
-                                   **CHILD)):
+    for event in (
+        TurnStarted(turn=1),
+        TextDelta(text="Hi"),
+        UsageUpdated(usage=Usage(10, 3), total=Usage(10, 3)),
+        ToolCallStarted(id="t1", name="grep", input={}),
+        SubagentStarted(id="sa-1", subagent_type="explore", description="Map it", prompt="…", **CHILD),
+        UsageUpdated(usage=Usage(5, 1), total=Usage(5, 1), **CHILD),
+        SubagentFinished(id="sa-1", status="done", result="ok", turns=1, usage=Usage(5, 1), seconds=1.0, **CHILD),
+    ):
         view.apply(event, 1.0)
         changed.append(view.status_changed)
     assert changed == [False, False, True, False, True, True, True]
@@ -177,8 +227,12 @@ class OneConversation(App[None]):
 @pytest.mark.parametrize("agent_id", ["main", "sa-1"])  # the main screen's, a subagent's transcript
 async def test_the_tuis_conversation_draws_a_replayed_run_of_retries_from_a_view_of_the_replay(agent_id):
     retry = {"retries": 8, "delay": 4.0, "error": "Overloaded.", "agent_id": agent_id}
-    events = [Retrying(attempt=1, **retry), Retrying(attempt=2, **retry), TextDelta(text="Hi", agent_id=agent_id),
-              AssistantMessage(content=[{"type": "text", "text": "Hi"}], agent_id=agent_id)]
+    events = [
+        Retrying(attempt=1, **retry),
+        Retrying(attempt=2, **retry),
+        TextDelta(text="Hi", agent_id=agent_id),
+        AssistantMessage(content=[{"type": "text", "text": "Hi"}], agent_id=agent_id),
+    ]
     async with OneConversation().run_test() as pilot:
         conversation = pilot.app.query_one(Conversation)
         await conversation.replay(events)

@@ -11,14 +11,26 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentcli.core.events import (ALLOW_ONCE, ApprovalRequested, Compacted, Event, HistoryCleared, SubagentFinished,
-                                  SubagentStarted, ToolCallFinished, ToolCallStarted, TurnStarted, Usage,
-                                  UsageUpdated, UserMessage)
-from agentcli.core.policy.permissions import Permissions
 from agentcli.core.engine.subagent_record import SubagentRecord, report_of
+from agentcli.core.events import (
+    ALLOW_ONCE,
+    ApprovalRequested,
+    Compacted,
+    Event,
+    HistoryCleared,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+    UserMessage,
+)
+from agentcli.core.policy.permissions import Permissions
+from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.shell import Bash
-from agentcli.core.system.workspace import Workspace
 from agentcli.sessions_cli import replay
 from agentcli.ui.format import seconds, tokens
 from agentcli.ui.transcript_text import main_lines, subagent_lines
@@ -31,8 +43,13 @@ CHILD: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "t9"}
 
 
 def record(ts: str, type_: str, **fields: Any) -> dict[str, Any]:
-    return {"ts": f"2026-11-30T10:00:{ts}+00:00", "type": type_, "agent_id": "main", "parent_tool_use_id": None,
-            **fields}
+    return {
+        "ts": f"2026-11-30T10:00:{ts}+00:00",
+        "type": type_,
+        "agent_id": "main",
+        "parent_tool_use_id": None,
+        **fields,
+    }
 
 
 def stored_session() -> list[dict[str, Any]]:
@@ -46,15 +63,31 @@ def stored_session() -> list[dict[str, Any]]:
         record("03", "tool_call_finished", id="t2", name="grep", output="b.py:1:b", is_error=False, seconds=0.2),
         record("03", "tool_call_finished", id="t1", name="read_file", output="A", is_error=False, seconds=0.3),
         record("04", "retrying", attempt=2, retries=8, delay=4.0, error="Overloaded."),
-        record("05", "subagent_started", id="sa-1", subagent_type="explore", description="Map it", prompt="p",
-               **CHILD),
-        record("09", "subagent_finished", id="sa-1", status="done", result="mapped", turns=7,
-               usage={"input_tokens": 12_000, "output_tokens": 300}, seconds=41.3, **CHILD),
+        record("05", "subagent_started", id="sa-1", subagent_type="explore", description="Map it", prompt="p", **CHILD),
+        record(
+            "09",
+            "subagent_finished",
+            id="sa-1",
+            status="done",
+            result="mapped",
+            turns=7,
+            usage={"input_tokens": 12_000, "output_tokens": 300},
+            seconds=41.3,
+            **CHILD,
+        ),
         record("10", "session_resumed", session_id="s", cwd="/w", model="m"),
         record("11", "history_cleared", messages=[]),
         record("12", "compacted", messages_summarized=6, tokens_before=9, tokens_after=3, summary="s", messages=[]),
-        record("13", "tool_call_started", id="t3", name="bash", input={"command": "make"}, kind="exec",
-               summary="make", origin="user"),
+        record(
+            "13",
+            "tool_call_started",
+            id="t3",
+            name="bash",
+            input={"command": "make"},
+            kind="exec",
+            summary="make",
+            origin="user",
+        ),
     ]
 
 
@@ -81,7 +114,8 @@ def test_parallel_tasks_results_each_name_their_task():
         record("01", "tool_call_started", id="t8", name="task", input={"description": "Map a"}, **task),
         record("01", "tool_call_started", id="t9", name="task", input={"description": "Map b"}, **task),
         record("02", "tool_call_finished", id="t9", name="task", output="b mapped", is_error=False, seconds=2.0),
-        record("03", "tool_call_finished", id="t8", name="task", output="a mapped", is_error=False, seconds=3.0)]
+        record("03", "tool_call_finished", id="t8", name="task", output="a mapped", is_error=False, seconds=3.0),
+    ]
     lines = list(main_lines(replay(records)[0], live=False))
     assert lines[lines.index('● task(description="Map b")') + 1] == "  ⎿ b mapped"  # came right after its call
     assert lines[lines.index('  ↳ the result of task "Map a":') + 1] == "  ⎿ a mapped"
@@ -89,12 +123,14 @@ def test_parallel_tasks_results_each_name_their_task():
 
 
 def test_a_child_that_never_finished_ran_from_its_first_record_to_its_last():
-    records = [record("00", "subagent_started", id="sa-1", subagent_type="explore", description="d", prompt="Go.",
-                      **CHILD),
-               record("01", "user_message", content=[{"type": "text", "text": "Go."}], origin="user", **CHILD),
-               record("01", "turn_started", turn=1, max_turns=30, **CHILD),
-               record("05", "tool_call_started", id="c1", name="glob", input={"pattern": "*"}, kind="read",
-                      summary="*", **CHILD)]
+    records = [
+        record("00", "subagent_started", id="sa-1", subagent_type="explore", description="d", prompt="Go.", **CHILD),
+        record("01", "user_message", content=[{"type": "text", "text": "Go."}], origin="user", **CHILD),
+        record("01", "turn_started", turn=1, max_turns=30, **CHILD),
+        record(
+            "05", "tool_call_started", id="c1", name="glob", input={"pattern": "*"}, kind="read", summary="*", **CHILD
+        ),
+    ]
     view, now = replay(records)
     lines = list(subagent_lines(view.subagents["sa-1"], live=True, now=now))
     assert lines[1] == "Status: running · 1 turn · 0 tokens · 5.0 s"
@@ -119,10 +155,22 @@ def test_the_status_bar_facts_are_the_views():
 
 
 def test_the_footer_the_model_reads_and_the_screens_format_alike():
-    record = SubagentRecord(id="sa-1", type="explore", description="d", prompt="p", tool_use_id="t", status="done",
-                            turns=7, usage=Usage(12_000, 300), seconds=41.3)
-    assert report_of(record).footer == f"[sa-1 · done · 7 turns · {tokens(12_300)} tokens · {seconds(41.3)}]" \
+    record = SubagentRecord(
+        id="sa-1",
+        type="explore",
+        description="d",
+        prompt="p",
+        tool_use_id="t",
+        status="done",
+        turns=7,
+        usage=Usage(12_000, 300),
+        seconds=41.3,
+    )
+    assert (
+        report_of(record).footer
+        == f"[sa-1 · done · 7 turns · {tokens(12_300)} tokens · {seconds(41.3)}]"
         == "[sa-1 · done · 7 turns · 12.3k tokens · 41 s]"
+    )
     assert (seconds(0.3), seconds(9.96), seconds(59.7), seconds(125)) == ("0.3 s", "10 s", "1 min 00 s", "2 min 05 s")
 
 
@@ -133,12 +181,23 @@ def test_line_mode_transcript_of_a_record_is_drawn_from_the_view():
         TurnStarted(turn=1, max_turns=30, **CHILD),
         ToolCallStarted(id="c1", name="grep", input={"pattern": "x"}, kind="read", summary="x", **CHILD),
         ToolCallFinished(id="c1", name="grep", output="a.py:1:x", is_error=False, seconds=0.1, **CHILD),
-        SubagentFinished(id="sa-1", status="done", result="It is in a.py.", turns=1, usage=Usage(10, 2),
-                         seconds=1.5, **CHILD),
+        SubagentFinished(
+            id="sa-1", status="done", result="It is in a.py.", turns=1, usage=Usage(10, 2), seconds=1.5, **CHILD
+        ),
     ]
-    record = SubagentRecord(id="sa-1", type="explore", description="d", prompt="Find it.", tool_use_id="t9",
-                            status="done", result="It is in a.py.", turns=1, usage=Usage(10, 2), seconds=1.5,
-                            events=events)
+    record = SubagentRecord(
+        id="sa-1",
+        type="explore",
+        description="d",
+        prompt="Find it.",
+        tool_use_id="t9",
+        status="done",
+        result="It is in a.py.",
+        turns=1,
+        usage=Usage(10, 2),
+        seconds=1.5,
+        events=events,
+    )
     from agentcli.ui.plain.transcript import transcript_text
 
     text = transcript_text(record)
@@ -154,8 +213,9 @@ async def test_the_engine_asks_one_question_at_a_time_and_withdraws_a_cancelled_
         if isinstance(event, ApprovalRequested):
             asked.append(event)
 
-    ctx = ToolContext(workspace=Workspace.at(tmp_path), emit=emit,
-                      permissions=Permissions(interactive=True), settings=TOOLS)
+    ctx = ToolContext(
+        workspace=Workspace.at(tmp_path), emit=emit, permissions=Permissions(interactive=True), settings=TOOLS
+    )
     first = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch one"}, ctx.for_call("a")))
     second = asyncio.ensure_future(ctx.permissions.authorize(Bash(), {"command": "touch two"}, ctx.for_call("b")))
     await until(lambda: len(asked) == 1, "the first question")
@@ -175,10 +235,16 @@ def test_a_task_left_without_a_result_says_so_after_its_childs_lines():
     child's start; it comes where a result would have, after the child's end."""
     view = SessionView()
     view.apply(UserMessage(content=[{"type": "text", "text": "Find beta"}]), 0.0)
-    view.apply(ToolCallStarted(id="t9", name="task", input={"description": "Find beta", "prompt": "p"}, kind="task",
-                               preview="delegate"),
-               0.0)
+    view.apply(
+        ToolCallStarted(
+            id="t9", name="task", input={"description": "Find beta", "prompt": "p"}, kind="task", preview="delegate"
+        ),
+        0.0,
+    )
     view.apply(SubagentStarted(id="sa-1", subagent_type="explore", description="Find beta", prompt="p", **CHILD), 0.0)
     lines = [line for line in main_lines(view, live=False) if line.startswith("  ")]
-    assert lines == ["  ▸ sa-1 started · explore · Find beta", "  ▪ sa-1 interrupted: the process stopped while it worked",
-                     "  ⎿ interrupted: no result was recorded"]
+    assert lines == [
+        "  ▸ sa-1 started · explore · Find beta",
+        "  ▪ sa-1 interrupted: the process stopped while it worked",
+        "  ⎿ interrupted: no result was recorded",
+    ]

@@ -9,7 +9,8 @@ import re
 import subprocess
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -18,10 +19,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agentcli.config import Settings
-from agentcli.core.content import agentcli_note
-from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
-from agentcli.core.engine.loop import STOPPED
 from agentcli.core.assembly import assemble
+from agentcli.core.content import agentcli_note
+from agentcli.core.engine.loop import STOPPED
+from agentcli.core.events import SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted, Usage
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp, run_plain
 from agentcli.ui.plain.display import WITHDRAWN, Display
@@ -29,8 +30,16 @@ from agentcli.ui.plain.prompt import FileIndex, PlainCompleter, history_path
 from agentcli.ui.plain.screen import SYNC_END, SYNC_START, Painter, Screen
 from agentcli.ui.plain.stream import MARKDOWN_TAIL, TextStream, markdown_renderer
 from agentcli.ui.plain.transcript import page
-from tests.fakes.anthropic_server import (error, offers_tool, reply, sse_events, text, tool_result_text, tool_results,
-                                          tool_use)
+from tests.fakes.anthropic_server import (
+    error,
+    offers_tool,
+    reply,
+    sse_events,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+)
 from tests.fakes.scenarios import demo_responder
 from tests.origin import Origin
 from tests.waiting import until, within
@@ -117,8 +126,11 @@ async def test_agents_lists_the_child_and_transcript_1_shows_its_grep(plain, ser
     ui = plain()
     await ui.submit(DELEGATE)
     listing = " ".join((await ui.submit("/agents")).split())  # rows wrap at the width
-    assert re.search(r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+ s · general-purpose · "
-                     r"Find where handle_auth is handled", listing)
+    assert re.search(
+        r"1\. sa-1 ✓ done 3 turns · [\d.]+k tokens · [\d.]+ s · general-purpose · "
+        r"Find where handle_auth is handled",
+        listing,
+    )
     transcript = await ui.submit("/transcript 1")
     assert "Brief:" in transcript and "Find where `handle_auth` is handled in this repository." in transcript
     assert '● grep(pattern="handle_auth", case_insensitive=true)' in transcript
@@ -148,8 +160,11 @@ async def test_interrupting_mid_stream_keeps_the_next_request_valid(plain, serve
     second = server.requests[1]["messages"]
     assert [m["role"] for m in second] == ["user"]  # the cut-off reply never entered the history
     # ... and the next request says, as agentcli's, that the turn was stopped
-    assert [b["text"] for b in second[0]["content"]] == ["tell me everything", agentcli_note(STOPPED)["text"],
-                                                         "and now?"]
+    assert [b["text"] for b in second[0]["content"]] == [
+        "tell me everything",
+        agentcli_note(STOPPED)["text"],
+        "and now?",
+    ]
     await ui.quit()
 
 
@@ -172,11 +187,16 @@ async def test_alt_enter_typed_during_a_turn_is_a_new_line_not_an_interrupt(plai
 
 
 async def test_an_approval_answered_n_denies_the_subagent_s_bash_call(plain, server):
-    server.when(lambda b: offers_tool(b, "task"),
-                tool_use("task", {"description": "Run the tests", "prompt": "Run make test and report."}),
-                text("The subagent could not run the tests."))
-    server.when(lambda b: not offers_tool(b, "task"), tool_use("bash", {"command": "make test"}),
-                text("I was not allowed to run make test."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        tool_use("task", {"description": "Run the tests", "prompt": "Run make test and report."}),
+        text("The subagent could not run the tests."),
+    )
+    server.when(
+        lambda b: not offers_tool(b, "task"),
+        tool_use("bash", {"command": "make test"}),
+        text("I was not allowed to run make test."),
+    )
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("run the tests\r")
@@ -206,13 +226,15 @@ async def test_t_at_an_approval_denies_with_the_reason_typed_and_the_model_reads
     [result] = tool_results(server.requests[1])
     assert result["is_error"] and tool_result_text(result) == (
         'The user denied this bash call and said why: "use make test; nothing else". Do not retry it unchanged; '
-        "act on what they said.")
+        "act on what they said."
+    )
     await ui.quit()
 
 
 async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, server, repo):
-    server.script(tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo one"}),
-                  text("Both ran."))
+    server.script(
+        tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo one"}), text("Both ran.")
+    )
     ui = plain()
     await ui.idle()
     ui.pipe.send_text("echo twice\r")
@@ -228,19 +250,28 @@ async def test_an_approval_answered_s_allows_the_tool_for_the_session(plain, ser
 
 
 async def test_a_bash_call_shows_the_last_lines_of_its_output_and_ctrl_o_shows_all(plain, server, repo):
-    server.script(tool_use("bash", {"command": "seq 1 30"}), tool_use("read_file", {"path": "src/app/auth.py"}),
-                  tool_use("bash", {"command": "echo boom; exit 3"}), tool_use("bash", {"command": "seq 11 15"}),
-                  text("Ran them."))
+    server.script(
+        tool_use("bash", {"command": "seq 1 30"}),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        tool_use("bash", {"command": "echo boom; exit 3"}),
+        tool_use("bash", {"command": "seq 11 15"}),
+        text("Ran them."),
+    )
     ui = plain(permission_mode="bypassPermissions")
     lines = (await ui.submit("count")).splitlines()
     at = lines.index(next(line for line in lines if line.startswith("● bash seq 1 30 · ")))
-    assert lines[at + 1:at + 6] == ["    … 26 earlier lines · ctrl+o shows all",
-                                    "    27", "    28", "    29", "    30"]
+    assert lines[at + 1 : at + 6] == [
+        "    … 26 earlier lines · ctrl+o shows all",
+        "    27",
+        "    28",
+        "    29",
+        "    30",
+    ]
     at = lines.index(next(line for line in lines if line.startswith("● read_file src/app/auth.py · ")))
     assert lines[at + 1].startswith("● bash echo boom")  # read_file keeps one line
     assert lines[at + 1].endswith("· Command failed with exit code 3.") and lines[at + 2] == "    boom"
     assert lines[at + 3].startswith("● bash seq 11 15 · ")
-    assert lines[at + 4:at + 9] == ["    11", "    12", "    13", "    14", "    15"]  # no hint to hide one line
+    assert lines[at + 4 : at + 9] == ["    11", "    12", "    13", "    14", "    15"]  # no hint to hide one line
     shown = await ui.submit("\x0f")  # ctrl+o, then enter on the empty line
     assert "● bash seq 1 30 · " in shown and all(f"\n{n}\n" in shown for n in range(1, 31))
     assert "boom" not in shown  # only calls whose preview was cut
@@ -372,8 +403,14 @@ async def test_piped_lines_are_read_plainly_and_echoed_once(make_session, server
 
 def test_piping_into_line_mode_prints_no_terminal_warning(server, api_env, repo):
     server.script(text("Hello back."))
-    proc = subprocess.run([sys.executable, "-m", "agentcli", "--plain"], cwd=repo, input="hello\n/cost\n",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "--plain"],
+        cwd=repo,
+        input="hello\n/cost\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "not a terminal" not in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout.count("› hello\n") == 1 and proc.stdout.count("› /cost\n") == 1 and "\r" not in proc.stdout
@@ -420,7 +457,7 @@ def settle(output: str) -> str:
     shown = ""
     for n, part in enumerate(re.split(r"\r\x1b\[(\d+)A\x1b\[J", output)):
         if n % 2:
-            shown = "".join(shown.splitlines(keepends=True)[:-int(part)])
+            shown = "".join(shown.splitlines(keepends=True)[: -int(part)])
         else:
             shown += part
     return shown
@@ -465,7 +502,9 @@ async def test_a_resumed_session_shows_its_conversation(plain, server, repo, clo
     await ui.submit(DELEGATE)
     await ui.quit()
     old = ui.app.session
-    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
+    resumed = closing(
+        assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    )
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
@@ -485,12 +524,21 @@ async def test_compaction_shows_as_one_line_live_and_when_resumed(plain, server,
     await ui.submit("first")
     await ui.submit("second")
     shown = await ui.submit("/compact")
-    line = re.search(r"compacted 3 older messages into a summary \(asked for\): about [\d.]+k? → [\d.]+k? tokens",
-                     shown)
+    line = re.search(
+        r"compacted 3 older messages into a summary \(asked for\): about [\d.]+k? → [\d.]+k? tokens", shown
+    )
     assert line and "too little" not in shown
     await ui.quit()
-    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=ui.app.session.llm,
-                              resume=ui.app.session.id))
+    resumed = closing(
+        assemble(
+            Settings().engine(),
+            Workspace.at(repo),
+            None,
+            interactive=True,
+            llm=ui.app.session.llm,
+            resume=ui.app.session.id,
+        )
+    )
     out = io.StringIO()
     with create_pipe_input() as pipe:
         app = PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False)
@@ -506,28 +554,43 @@ async def test_a_busy_subagent_s_tool_lines_are_summed_up(repo):
     display = Display(screen, Painter(None, lambda: screen.width), clock=lambda: 100.0)
     child: Origin = {"agent_id": "sa-1", "parent_tool_use_id": "toolu_1"}
     display.handle(SubagentStarted(id="sa-1", subagent_type="explore", description="Map the code", prompt="…", **child))
-    for n, (name, args) in enumerate([("grep", {"pattern": "a"}), ("grep", {"pattern": "b"}),
-                                      ("read_file", {"path": "x.py"}), ("grep", {"pattern": "c"})]):
+    for n, (name, args) in enumerate(
+        [
+            ("grep", {"pattern": "a"}),
+            ("grep", {"pattern": "b"}),
+            ("read_file", {"path": "x.py"}),
+            ("grep", {"pattern": "c"}),
+        ]
+    ):
         display.handle(ToolCallStarted(id=f"t{n}", name=name, input=args, summary=next(iter(args.values())), **child))
     assert out.getvalue().count("sa-1 ·") == 1  # the first call shows; the others wait for the next line
-    display.handle(SubagentFinished(id="sa-1", status="done", result="ok", turns=5, usage=Usage(1500, 500),
-                                    seconds=4.2, **child))
+    display.handle(
+        SubagentFinished(id="sa-1", status="done", result="ok", turns=5, usage=Usage(1500, 500), seconds=4.2, **child)
+    )
     lines = out.getvalue().splitlines()
-    assert lines == ["  sa-1 ▸ Map the code · explore", "  sa-1 · grep a",
-                     "  sa-1 · grep b  +2 more: read_file, grep", "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2 s"]
+    assert lines == [
+        "  sa-1 ▸ Map the code · explore",
+        "  sa-1 · grep a",
+        "  sa-1 · grep b  +2 more: read_file, grep",
+        "  sa-1 ✓ done · 5 turns · 2.0k tokens · 4.2 s",
+    ]
 
 
 def test_a_long_markdown_answer_streams_in_segments_and_prints_as_a_whole_would():
     painter = Painter("truecolor", lambda: 80)
     render = markdown_renderer(painter)
-    blocks = ["## Step {n}\n\nSome text with `code` and **bold** words, long enough to wrap at the end of a line.\n\n",
-              "- one\n- two\n\n  still two\n\n- three\n\n", "```python\ndef f(x):\n\n    return x * {n}\n```\n\n",
-              "> a quote\n>\n> and more\n\n", "| a | b |\n|---|---|\n| {n} | 2 |\n\n"]
+    blocks = [
+        "## Step {n}\n\nSome text with `code` and **bold** words, long enough to wrap at the end of a line.\n\n",
+        "- one\n- two\n\n  still two\n\n- three\n\n",
+        "```python\ndef f(x):\n\n    return x * {n}\n```\n\n",
+        "> a quote\n>\n> and more\n\n",
+        "| a | b |\n|---|---|\n| {n} | 2 |\n\n",
+    ]
     answer = "".join(blocks[n % len(blocks)].format(n=n) for n in range(40)) + "The end."
     stream = TextStream(render, MARKDOWN_TAIL, segments=True)
     printed: list[str] = []
     for start in range(0, len(answer), 7):
-        stream.add(answer[start:start + 7])
+        stream.add(answer[start : start + 7])
         printed += stream.step()[0]
     printed += stream.step(final=True)[0]
     assert stream.base > 0  # it was cut into segments
@@ -541,8 +604,14 @@ async def test_a_draft_printed_before_its_stream_broke_is_withdrawn_and_the_answ
     base = reply("First paragraph of the draft.\n\nSecond paragraph of the draft.\n\n", "A part never sent whole")
     names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
     gate = threading.Event()  # the stream waits, mid-draft, until the draft is printed
-    server.script(base.with_options(gate=gate, gate_after_events=names.index("content_block_stop"),
-                                    end_after_events=names.index("content_block_stop") + 3), text("The whole answer."))
+    server.script(
+        base.with_options(
+            gate=gate,
+            gate_after_events=names.index("content_block_stop"),
+            end_after_events=names.index("content_block_stop") + 3,
+        ),
+        text("The whole answer."),
+    )
     ui = plain(live=live)
     await ui.idle()
     start = len(ui.text)
@@ -555,5 +624,6 @@ async def test_a_draft_printed_before_its_stream_broke_is_withdrawn_and_the_answ
     assert "First paragraph of the draft." in draft and "draft" not in rest
     assert rest.count("The whole answer.") == 1
     assert [e for e in ui.app.session.main.messages if e["role"] == "assistant"] == [
-        {"role": "assistant", "content": [{"type": "text", "text": "The whole answer."}]}]
+        {"role": "assistant", "content": [{"type": "text", "text": "The whole answer."}]}
+    ]
     await ui.quit()

@@ -9,12 +9,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agentcli.config import Settings
-from agentcli.core.events import SubagentFinished
 from agentcli.core.assembly import assemble
+from agentcli.core.events import SubagentFinished
 from agentcli.core.system.workspace import Workspace
 from agentcli.ui.plain import PlainApp
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, message_text, offers_tool, text,
-                                          tool_use)
+from tests.fakes.anthropic_server import first_user_text, last_user_text, message_text, offers_tool, text, tool_use
 from tests.ui.test_plain import Harness, plain  # noqa: F401  (the fixture)
 from tests.waiting import within
 
@@ -37,8 +36,13 @@ def main_requests(server):
 
 async def test_a_result_arriving_at_the_prompt_starts_a_turn_and_keeps_the_draft(plain, server):
     release = threading.Event()
-    server.when(is_main, background("Find auth", "Find where auth is handled."), text("Started it."),
-                text("The child says auth is in auth.py."), text("Got your draft."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        text("Started it."),
+        text("The child says auth is in auth.py."),
+        text("Got your draft."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=release, gate_timeout=120))
     ui = plain()
     shown = await ui.submit("look for auth in the background")
@@ -47,11 +51,16 @@ async def test_a_result_arriving_at_the_prompt_starts_a_turn_and_keeps_the_draft
     await ui.until(lambda: ui.app.prompt.app.current_buffer.text == "half a thou", "the draft in the input")
     release.set()
     await ui.until(lambda: "The child says auth is in auth.py." in ui.text, "the turn on the result")
-    assert ui.text.index("sa-1 ✓ done") < ui.text.index("↳ sa-1 ✓ done · its result reached the main agent") \
+    assert (
+        ui.text.index("sa-1 ✓ done")
+        < ui.text.index("↳ sa-1 ✓ done · its result reached the main agent")
         < ui.text.index("The child says auth is in auth.py.")
+    )
     assert "Auth is in src/app/auth.py." in last_user_text(main_requests(server)[2])
-    await ui.until(lambda: ui.app.at_prompt and ui.app.prompt.app.current_buffer.text == "half a thou",
-                   "the draft back in the input")
+    await ui.until(
+        lambda: ui.app.at_prompt and ui.app.prompt.app.current_buffer.text == "half a thou",
+        "the draft back in the input",
+    )
     ui.pipe.send_text("ght\r")
     await ui.until(lambda: "Got your draft." in ui.text, "the draft to be sent")
     assert last_user_text(main_requests(server)[-1]) == "half a thought"
@@ -61,9 +70,12 @@ async def test_a_result_arriving_at_the_prompt_starts_a_turn_and_keeps_the_draft
 
 async def test_a_result_arriving_during_a_turn_joins_it(plain, server):
     child_done = threading.Event()
-    server.when(is_main, background("Find auth", "Find where auth is handled."),
-                tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
-                text("README read, and auth is in auth.py."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
+        text("README read, and auth is in auth.py."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py."))
     ui = plain()
     ui.app.session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
@@ -101,8 +113,9 @@ async def test_quitting_with_a_child_running_asks_and_keeps_it_interrupted(plain
     await ui.submit("search forever in the background")
     await ui.until(lambda: any(is_child(b) for b in server.requests), "the child's call")
     ui.pipe.send_text("\x04")
-    await ui.until(lambda: "sa-1 is still running. Quit anyway? Its transcript is kept as interrupted."
-                   in ui.text, "the question")
+    await ui.until(
+        lambda: "sa-1 is still running. Quit anyway? Its transcript is kept as interrupted." in ui.text, "the question"
+    )
     await ui.until(lambda: ui.app.at_prompt, "the question's prompt")
     ui.pipe.send_text("n\r")
     await ui.until(lambda: ui.app.prompts >= 2 and ui.app.at_prompt and not ui.task.done(), "the prompt again")
@@ -116,28 +129,43 @@ async def test_quitting_with_a_child_running_asks_and_keeps_it_interrupted(plain
 
 
 async def test_a_child_is_resumed_live_and_after_continue(plain, server, repo, closing):
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                text("In auth.py."),
-                tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
-                text("views.py calls it."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        text("In auth.py."),
+        tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
+        text("views.py calls it."),
+    )
     server.when(is_child, text("login is at src/app/auth.py:4."), text("src/app/views.py imports login."))
     ui = plain()
     await ui.submit("find login")
     shown = await ui.submit("who calls it?")
     assert "sa-1 ▸ Callers · general-purpose · resumed" in shown and "views.py calls it." in shown
     transcript = await ui.submit("/transcript sa-1")
-    assert transcript.index("Where is login defined?") < transcript.index("login is at src/app/auth.py:4.") \
-        < transcript.index("Who calls it?") < transcript.index("src/app/views.py imports login.")
+    assert (
+        transcript.index("Where is login defined?")
+        < transcript.index("login is at src/app/auth.py:4.")
+        < transcript.index("Who calls it?")
+        < transcript.index("src/app/views.py imports login.")
+    )
     await ui.quit()
-    server.when(is_main, tool_use("task", {"description": "More", "prompt": "And handle_auth?", "resume": "sa-1"}),
-                text("Both in auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "More", "prompt": "And handle_auth?", "resume": "sa-1"}),
+        text("Both in auth.py."),
+    )
     server.when(is_child, text("handle_auth is at src/app/auth.py:9."))
     old = ui.app.session
-    resumed = closing(assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id))
+    resumed = closing(
+        assemble(Settings().engine(), Workspace.at(repo), None, interactive=True, llm=old.llm, resume=old.id)
+    )
     out = io.StringIO()
     with create_pipe_input() as pipe:
-        again = Harness(PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False,
-                                 pager=False), pipe, out)
+        again = Harness(
+            PlainApp(resumed, input=pipe, output=DummyOutput(), out=out, color=False, live=False, pager=False),
+            pipe,
+            out,
+        )
         assert "Both in auth.py." in await again.submit("and handle_auth?")
         await again.quit()
     child = [b for b in server.requests if is_child(b)][-1]
@@ -153,13 +181,18 @@ async def test_piped_input_waits_for_background_children_at_the_end(make_session
         started.set()
         return text("Started.")
 
-    server.when(is_main, background("Find auth", "Find where auth is handled."), said_started,
-                text("Auth is in auth.py, says sa-1."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        said_started,
+        text("Auth is in auth.py, says sa-1."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=started, gate_timeout=120))
     session, _ = make_session(interactive=True)
     out = io.StringIO()
-    app = PlainApp(session, out=out, color=False, live=False, pager=False,
-                   lines=io.StringIO("auth in the background\n"))
+    app = PlainApp(
+        session, out=out, color=False, live=False, pager=False, lines=io.StringIO("auth in the background\n")
+    )
     assert await within(app.run(), "line mode to quit") == 0
     assert "Auth is in auth.py, says sa-1." in out.getvalue()
     assert session.subagents.records["sa-1"].status == "done" and not session.subagents.pending
@@ -169,8 +202,11 @@ async def test_piped_input_waits_for_background_children_at_the_end(make_session
 async def test_a_background_child_asking_for_approval_at_the_prompt_is_asked(plain, server):
     server.when(is_main, background("Say hi", "Run echo hi."), text("Started."), text("The child ran echo."))
     release = threading.Event()  # the child asks only once the main agent is idle at the prompt
-    server.when(is_child, tool_use("bash", {"command": "echo hi-from-child"}, gate=release, gate_timeout=120),
-                text("It printed hi-from-child."))
+    server.when(
+        is_child,
+        tool_use("bash", {"command": "echo hi-from-child"}, gate=release, gate_timeout=120),
+        text("It printed hi-from-child."),
+    )
     ui = plain()
     await ui.submit("say hi in the background")
     release.set()
@@ -188,14 +224,19 @@ async def test_on_a_terminal_a_background_child_leaves_no_live_line_under_the_pr
     from tests.ui.test_plain import ANSI, settle
 
     release = threading.Event()
-    server.when(is_main, background("Find auth", "Find where auth is handled."), text("Started it."),
-                text("The child says auth.py."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        text("Started it."),
+        text("The child says auth.py."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=release, gate_timeout=120))
     session, _ = make_session(interactive=True)
     out = io.StringIO()
     with create_pipe_input() as pipe:
-        ui = Harness(PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=True, live=True,
-                              pager=False), pipe, out)
+        ui = Harness(
+            PlainApp(session, input=pipe, output=DummyOutput(), out=out, color=True, live=True, pager=False), pipe, out
+        )
         await ui.submit("look for auth in the background")
         release.set()
         await ui.until(lambda: "The child says auth.py." in out.getvalue() and ui.app.at_prompt, "the result turn")

@@ -13,18 +13,28 @@ from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, answer, is_child, is_main, until
 from tests.ui.test_tui_support import plain as shown_text
 
-PLAN = [{"content": "Read the auth code", "status": "completed", "activeForm": "Reading the auth code"},
-        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
-        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}]
+PLAN = [
+    {"content": "Read the auth code", "status": "completed", "activeForm": "Reading the auth code"},
+    {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+]
 
 
 async def test_the_tui_shows_the_main_plan_above_the_prompt_and_a_childs_in_its_entry(server, tui):
-    server.when(is_main, tool_use("todo_write", {"todos": PLAN}),
-                reply("Delegating.", tool_use_block("task", {"description": "Check tests", "prompt": "Check."})),
-                text("All done."))
-    server.when(is_child, tool_use("todo_write", {"todos": [{"content": "Find the tests", "status": "in_progress",
-                                                             "activeForm": "Finding the tests"}]}),
-                text("Tests are in tests/."))
+    server.when(
+        is_main,
+        tool_use("todo_write", {"todos": PLAN}),
+        reply("Delegating.", tool_use_block("task", {"description": "Check tests", "prompt": "Check."})),
+        text("All done."),
+    )
+    server.when(
+        is_child,
+        tool_use(
+            "todo_write",
+            {"todos": [{"content": "Find the tests", "status": "in_progress", "activeForm": "Finding the tests"}]},
+        ),
+        text("Tests are in tests/."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         block = app.query_one(PlanBlock)
@@ -57,18 +67,30 @@ def test_stream_json_carries_the_plan_as_the_tool_call(server, api_env, repo):
     proc = agentcli("-p", "fix auth", "--output-format", "stream-json", "--verbose", cwd=repo, env=api_env)
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    [call] = [b for line in lines if line["type"] == "assistant" for b in line["message"]["content"]
-              if b["type"] == "tool_use"]
+    [call] = [
+        b
+        for line in lines
+        if line["type"] == "assistant"
+        for b in line["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
     assert call["name"] == "todo_write" and call["input"] == {"todos": PLAN}  # TodoWrite's input, as sent
-    [result] = [b for line in lines if line["type"] == "user" for b in line["message"]["content"]
-                if b["type"] == "tool_result"]
+    [result] = [
+        b for line in lines if line["type"] == "user" for b in line["message"]["content"] if b["type"] == "tool_result"
+    ]
     assert result["tool_use_id"] == call["id"] and "3 items" in json.dumps(result)
 
 
 async def test_line_mode_prints_a_childs_plan_under_its_id(plain, server):  # noqa: F811
     server.when(is_main, tool_use("task", {"description": "Check tests", "prompt": "Check."}), text("Done."))
-    server.when(is_child, tool_use("todo_write", {"todos": [{"content": "Find the tests", "status": "in_progress",
-                                                             "activeForm": "Finding the tests"}]}), text("Found."))
+    server.when(
+        is_child,
+        tool_use(
+            "todo_write",
+            {"todos": [{"content": "Find the tests", "status": "in_progress", "activeForm": "Finding the tests"}]},
+        ),
+        text("Found."),
+    )
     ui = plain()
     shown = await ui.submit("check the tests")
     assert "  sa-1 Plan · 0/1 done\n    ▶ Finding the tests" in shown

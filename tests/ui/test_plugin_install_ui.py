@@ -21,7 +21,8 @@ HOME = Path.home  # read when called: the test's own HOME
 def with_allowed_tools(folder: Path) -> Path:
     """The marketplace's plugin with a command that lets `git push` run without asking while it is used."""
     (folder / "plugins/helper/commands/ship.md").write_text(
-        "---\ndescription: Ship it\nallowed-tools: Bash(git push:*)\n---\nPush the branch.\n")
+        "---\ndescription: Ship it\nallowed-tools: Bash(git push:*)\n---\nPush the branch.\n"
+    )
     git(folder, "add", "-A")
     git(folder, "commit", "-qm", "A command that pushes")
     return folder
@@ -29,8 +30,11 @@ def with_allowed_tools(folder: Path) -> Path:
 
 def recorded() -> tuple[dict[str, object], dict[str, object]]:
     claude = HOME() / ".claude"
-    table = json.loads((claude / "plugins" / "installed_plugins.json").read_text())["plugins"] \
-        if (claude / "plugins" / "installed_plugins.json").exists() else {}
+    table = (
+        json.loads((claude / "plugins" / "installed_plugins.json").read_text())["plugins"]
+        if (claude / "plugins" / "installed_plugins.json").exists()
+        else {}
+    )
     settings = json.loads((claude / "settings.json").read_text()) if (claude / "settings.json").exists() else {}
     return table, settings.get("enabledPlugins", {})
 
@@ -54,7 +58,9 @@ async def test_the_tui_installs_a_plugin_only_after_its_yes(tui, market, repo): 
         assert "MCP server plugin_helper_echoer: runs" in asked
         assert "command helper:ship allowed-tools: Bash(git push:*)" in asked
         await pilot.press("n")
-        await until(pilot, lambda: "Did not install helper@team-tools; nothing of it was kept" in last(), "the refusal said")
+        await until(
+            pilot, lambda: "Did not install helper@team-tools; nothing of it was kept" in last(), "the refusal said"
+        )
         assert recorded() == ({}, {}) and not cached.exists()  # no means nothing stays behind
 
         await send(pilot, "/plugin install helper@team-tools")

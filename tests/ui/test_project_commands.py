@@ -13,7 +13,8 @@ from agentcli.ui.tui.widgets.entries import ReportEntry
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from tests.fakes.anthropic_server import first_user_text, text, tool_result_text, tool_results, tool_use
 from tests.ui.test_plain import plain as plain  # noqa: F401  (the line-mode fixture)
-from tests.ui.test_tui_support import SIZE, answer, plain as shown, until
+from tests.ui.test_tui_support import SIZE, answer, until
+from tests.ui.test_tui_support import plain as shown
 
 REVIEW = """---
 description: Review a file for bugs
@@ -21,8 +22,10 @@ argument-hint: [file] [focus]
 ---
 Review $1 for bugs, with a focus on $2.
 """
-BLOCK_RM = (f"{sys.executable} -c \"import json,sys; c=json.load(sys.stdin)['tool_input'].get('command',''); "
-            "sys.exit(print('rm is blocked by policy', file=sys.stderr) or 2) if c.split()[:1]==['rm'] else 0\"")
+BLOCK_RM = (
+    f"{sys.executable} -c \"import json,sys; c=json.load(sys.stdin)['tool_input'].get('command',''); "
+    "sys.exit(print('rm is blocked by policy', file=sys.stderr) or 2) if c.split()[:1]==['rm'] else 0\""
+)
 HOOKS = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": BLOCK_RM}]}]}
 
 
@@ -48,8 +51,7 @@ async def test_tui_runs_a_claude_command_lists_it_and_completes_it(server, tui, 
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, '/review src/app/auth.py "error handling"')
-        assert first_user_text(server.requests[0]) == \
-            "Review src/app/auth.py for bugs, with a focus on error handling."
+        assert first_user_text(server.requests[0]) == "Review src/app/auth.py for bugs, with a focus on error handling."
         await answer(pilot, "/help")
         report = shown(list(app.conversation.query(ReportEntry))[-1])
         assert "/review [file] [focus]" in report, report

@@ -25,8 +25,9 @@ async def test_the_panel_and_the_conversation_mark_an_unverified_child(server, t
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "delegate")
         await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].finished, "the child")
-        await until(pilot, lambda: "unverified" in app.query_one("#entry-sa-1", SubagentEntry).title.plain,
-                    "the entry's mark")
+        await until(
+            pilot, lambda: "unverified" in app.query_one("#entry-sa-1", SubagentEntry).title.plain, "the entry's mark"
+        )
         await until(pilot, lambda: "task Find login  ✓ done · unverified  sa-1" in plain(app), "the task line's mark")
         # The main agent goes on ("Done."): leaving before its turn ends let its events reach an app Pilot was
         # already taking apart (run_test shuts the app down while its messages still run), where the status
@@ -51,5 +52,9 @@ async def test_the_transcript_holds_the_whole_receipt_and_cost_sums_per_type(ser
     account = finished.report.account()
     assert account["spent"] == finished.usage.total_tokens and account["returned"] > 0
     assert "  general-purpose ×1: spent " in report
-    rows = [line for line in report.splitlines() if line.startswith(("main ", "sa-1 ", "type ", "total ")) and " in " in line]
+    rows = [
+        line
+        for line in report.splitlines()
+        if line.startswith(("main ", "sa-1 ", "type ", "total ")) and " in " in line
+    ]
     assert len(rows) == 4 and len({row.index(" in ") for row in rows}) == 1  # the figures line up

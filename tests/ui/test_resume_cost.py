@@ -16,13 +16,15 @@ from tests.ui.test_tui_support import SIZE, drawn, plain, until
 
 
 def _calls() -> list[Event]:
-    return [UserMessage(content=[{"type": "text", "text": "look"}]),
-            ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
-            ToolCallFinished(id="a", name="grep", output="src/x.py:3: needle here", is_error=False, seconds=-1.0),
-            ToolCallStarted(id="b", name="read_file", input={"path": "gone.py"}, summary="gone.py"),
-            ToolCallFinished(id="b", name="read_file", output="no such file: gone.py", is_error=True, seconds=-1.0),
-            ToolCallStarted(id="c", name="glob", input={"pattern": "**/*.md"}, summary="**/*.md"),
-            AssistantMessage(content=[{"type": "text", "text": "done"}])]
+    return [
+        UserMessage(content=[{"type": "text", "text": "look"}]),
+        ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
+        ToolCallFinished(id="a", name="grep", output="src/x.py:3: needle here", is_error=False, seconds=-1.0),
+        ToolCallStarted(id="b", name="read_file", input={"path": "gone.py"}, summary="gone.py"),
+        ToolCallFinished(id="b", name="read_file", output="no such file: gone.py", is_error=True, seconds=-1.0),
+        ToolCallStarted(id="c", name="glob", input={"pattern": "**/*.md"}, summary="**/*.md"),
+        AssistantMessage(content=[{"type": "text", "text": "done"}]),
+    ]
 
 
 async def test_a_collapsed_tool_call_builds_its_body_when_first_expanded(server, make_session):
@@ -69,24 +71,26 @@ def test_clean_data_passes_the_escaping_as_the_same_object_and_dirty_data_is_cop
 
 
 def test_the_sdk_imports_without_the_collector_and_turns_it_back_on(repo):
-    script = ("import gc, sys\nfrom agentcli.core.model import llm\n"
-              "thread = llm.start_sdk_import()\nprint(gc.isenabled())\nthread.join()\n"
-              "print(gc.isenabled(), gc.get_freeze_count() > 0, 'anthropic' in sys.modules)\n"
-              "print(llm.start_sdk_import() is None)\n")
+    script = (
+        "import gc, sys\nfrom agentcli.core.model import llm\n"
+        "thread = llm.start_sdk_import()\nprint(gc.isenabled())\nthread.join()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 0, 'anthropic' in sys.modules)\n"
+        "print(llm.start_sdk_import() is None)\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=90)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
     assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True", "True", "True", "True"]), proc.stderr
 
 
 def test_the_tuis_warm_up_leaves_the_sdks_objects_out_of_every_later_full_collection(repo):
     # as `agentcli` starts the TUI: the collector off until the SDK is imported; left unfrozen, its ~140,000
     # objects were scanned by each full collection, one of which took 300 ms inside a page up
-    script = ("import gc, sys\ngc.disable()\nfrom agentcli.ui.tui.work import warm_up_import\n"
-              "warm_up_import()()\nprint(gc.isenabled(), 'anthropic' in sys.modules, len(gc.get_objects()))\n")
+    script = (
+        "import gc, sys\ngc.disable()\nfrom agentcli.ui.tui.work import warm_up_import\n"
+        "warm_up_import()()\nprint(gc.isenabled(), 'anthropic' in sys.modules, len(gc.get_objects()))\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=90)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
     enabled, imported, scanned = proc.stdout.split()
     assert (proc.returncode, enabled, imported) == (0, "True", "True"), proc.stderr
     assert int(scanned) < 5_000  # what a full collection still scans
@@ -97,8 +101,10 @@ def _exchanges(count: int) -> list[Event]:
     for n in range(count):
         events.append(UserMessage(content=[{"type": "text", "text": f"question {n}"}]))
         for k in range(4):
-            events += [ToolCallStarted(id=f"t{n}-{k}", name="grep", input={"pattern": "x"}, summary=f"x {n}-{k}"),
-                       ToolCallFinished(id=f"t{n}-{k}", name="grep", output="hit", is_error=False, seconds=-1.0)]
+            events += [
+                ToolCallStarted(id=f"t{n}-{k}", name="grep", input={"pattern": "x"}, summary=f"x {n}-{k}"),
+                ToolCallFinished(id=f"t{n}-{k}", name="grep", output="hit", is_error=False, seconds=-1.0),
+            ]
         events.append(AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]))
     return events
 

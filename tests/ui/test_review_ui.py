@@ -38,8 +38,11 @@ async def test_line_mode_shows_each_reviewer_and_the_checked_findings(plain, ser
 async def test_the_app_shows_the_reviewers_live_in_the_panel_and_the_findings_after(server, tui, repo):
     plant_bug(repo)
     release = threading.Event()
-    server.when(reviewer("correctness"), tool_use("read_file", {"path": "src/app/auth.py"}, gate=release,
-                                                  gate_timeout=120), findings(BUG))
+    server.when(
+        reviewer("correctness"),
+        tool_use("read_file", {"path": "src/app/auth.py"}, gate=release, gate_timeout=120),
+        findings(BUG),
+    )
     for concern in ("security", "tests", "fit"):
         server.when(reviewer(concern), findings().with_options(gate=release, gate_timeout=120))
     app = tui()
@@ -47,7 +50,11 @@ async def test_the_app_shows_the_reviewers_live_in_the_panel_and_the_findings_af
         await send(pilot, "/review")
         await until(pilot, lambda: len(app.subagents) == 4 and app.busy, "the four reviewers in the panel")
         assert sorted(child.type for child in app.subagents.values()) == [
-            "review-correctness", "review-fit", "review-security", "review-tests"]
+            "review-correctness",
+            "review-fit",
+            "review-security",
+            "review-tests",
+        ]
         assert any(not child.finished for child in app.subagents.values())  # live, not after the fact
         release.set()
         await until(pilot, lambda: not app.busy, "the review to end")

@@ -12,8 +12,12 @@ from tests.ui.test_tui_support import SIZE, answer, shown, until
 
 def edits_readme(server) -> None:
     server.when(lambda b: last_user_text(b) == "hello", text("Hi."))
-    server.when(lambda b: "edit the readme" in json.dumps(b["messages"]), tool_use("read_file", {"path": "README.md"}),
-                tool_use("write_file", {"path": "README.md", "content": "rewritten\n"}), text("Rewrote it."))
+    server.when(
+        lambda b: "edit the readme" in json.dumps(b["messages"]),
+        tool_use("read_file", {"path": "README.md"}),
+        tool_use("write_file", {"path": "README.md", "content": "rewritten\n"}),
+        text("Rewrote it."),
+    )
 
 
 async def test_esc_esc_on_an_empty_input_opens_rewind_and_both_restores_files_and_conversation(server, tui, repo):
@@ -46,7 +50,7 @@ async def test_rewind_says_each_thing_it_did_once(server, tui, repo):
         await until(pilot, lambda: "back to just before prompt 2" in shown(app.conversation), "the rewind line")
         await pilot.pause()
         said = shown(app.conversation)
-        said = said[said.index("Rewrote it."):]
+        said = said[said.index("Rewrote it.") :]
         assert said.count("README.md") == 1 and said.count("prompt 2") == 2, said  # the files, the conversation
 
 

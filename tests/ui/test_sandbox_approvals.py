@@ -52,7 +52,7 @@ async def test_line_mode_asks_for_network_access_and_a_yes_runs_it_again_with_it
     await ui.idle()
     ui.pipe.send_text("connect\r")
     await ui.until(lambda: "[y]es once" in ui.text, "the sandbox's question")
-    question = " ".join(ui.text[ui.text.index("? main agent"):].split())
+    question = " ".join(ui.text[ui.text.index("? main agent") :].split())
     assert "the OS sandbox stopped it, and it needs network access" in question
     assert "[s]ession and [a]lways allow sandbox: network access" in question
     with pytest.raises(BlockingIOError):  # the first run reached nothing
@@ -83,8 +83,11 @@ async def test_line_mode_no_leaves_it_failed_and_confined(plain_ui, server, outs
 
 
 async def test_the_tui_asks_for_a_write_outside_and_for_the_session_keeps_it(server, tui, outside):
-    server.script(tool_use("bash", {"command": f"echo one > {outside}/f"}),
-                  tool_use("bash", {"command": f"echo two > {outside}/g"}), text("Done."))
+    server.script(
+        tool_use("bash", {"command": f"echo one > {outside}/f"}),
+        tool_use("bash", {"command": f"echo two > {outside}/g"}),
+        text("Done."),
+    )
     app = tui(interactive=True, sandbox="on", permissions=ALLOWED)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "write outside")

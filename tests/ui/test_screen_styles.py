@@ -17,7 +17,10 @@ def test_no_screen_brings_a_stylesheet_of_its_own():
     found = []
     for info in pkgutil.iter_modules(screens.__path__):
         module = importlib.import_module(f"{screens.__name__}.{info.name}")
-        found += [cls for _, cls in inspect.getmembers(module, inspect.isclass)
-                  if issubclass(cls, Screen) and cls.__module__ == module.__name__]
+        found += [
+            cls
+            for _, cls in inspect.getmembers(module, inspect.isclass)
+            if issubclass(cls, Screen) and cls.__module__ == module.__name__
+        ]
     assert len(found) >= 8  # the approval, trust, no-key, rewind, sessions, transcript… screens
     assert [cls.__name__ for cls in found if cls.__dict__.get("CSS_PATH")] == []

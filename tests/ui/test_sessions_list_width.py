@@ -15,13 +15,24 @@ PROMPT = "find where the shopping cart is handled and explain how the totals are
 
 
 def sessions() -> list[SessionInfo]:
-    return [SessionInfo(id=f"20261205-00{n}000-ab1{n}", path=Path(f"/s/{n}.jsonl"), cwd=f"/home/me/src/project-{n}",
-                        started="2026-12-05T00:10:00+00:00", first_prompt=PROMPT, turns=12, subagents=["sa-1"],
-                        usage=Usage(input_tokens=12_000, output_tokens=300)) for n in range(3)]
+    return [
+        SessionInfo(
+            id=f"20261205-00{n}000-ab1{n}",
+            path=Path(f"/s/{n}.jsonl"),
+            cwd=f"/home/me/src/project-{n}",
+            started="2026-12-05T00:10:00+00:00",
+            first_prompt=PROMPT,
+            turns=12,
+            subagents=["sa-1"],
+            usage=Usage(input_tokens=12_000, output_tokens=300),
+        )
+        for n in range(3)
+    ]
 
 
-@pytest.mark.parametrize("width, everywhere", [(60, False), (80, False), (100, False), (160, False),
-                                                (80, True), (100, True), (160, True)])
+@pytest.mark.parametrize(
+    "width, everywhere", [(60, False), (80, False), (100, False), (160, False), (80, True), (100, True), (160, True)]
+)
 def test_rows_fit_the_terminal_and_keep_the_prompt_readable(width, everywhere):
     lines = list(list_lines(sessions(), everywhere, width))
     assert all(len(line) <= width for line in lines), "\n".join(lines)

@@ -64,8 +64,14 @@ async def test_hints_say_the_text_itself_not_a_docs_file(plain_ui, server, repo)
     shown = await ui.submit("/mcp")
     assert "docs/" not in shown and '{"mcpServers": {"NAME": {"command": "PROGRAM"' in shown
     await ui.quit()
-    done = await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "agentcli", "agents"], cwd=repo,
-                                   capture_output=True, text=True, timeout=120,
-                                   env={**os.environ, "AGENTCLI_HOME": str(repo.parent / "home")})
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "agentcli", "agents"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "AGENTCLI_HOME": str(repo.parent / "home")},
+    )
     assert done.returncode == 0, done.stderr
     assert "docs/" not in done.stdout and "front matter with name, description" in done.stdout

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from prompt_toolkit.formatted_text import to_formatted_text
 
 from agentcli import trust
@@ -22,10 +23,8 @@ from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, answer, is_child, is_main, send, until
 from tests.ui.test_tui_support import plain as shown_text
 
-import pytest
-
 # Logs each stdin it gets (one JSON object a line) and prints a coloured line of the facts.
-SCRIPT = r'''
+SCRIPT = r"""
 import json, sys
 facts = json.load(sys.stdin)
 with open(sys.argv[1], "a") as log:
@@ -35,7 +34,7 @@ print(f"\x1b[32m{facts['model']['id']}\x1b[0m {facts['permission_mode']} "
       f"cost={facts['cost']['total_cost_usd']} running={running}\x1b]0;title\x07\x1b[2J")
 print("a second line is not shown")
 sys.stderr.write("stderr is ignored\n")
-'''
+"""
 
 
 def status_command(tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -56,20 +55,26 @@ def line_of(app: Any) -> str:
 async def test_the_command_gets_the_sessions_facts_and_its_line_shows_under_the_prompt(server, tui, repo, tmp_path):
     setting, log = status_command(tmp_path)
     release = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
-                text("Auth is in src/app/auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth", "prompt": "Find where auth is handled."}),
+        text("Auth is in src/app/auth.py."),
+    )
     server.when(is_child, text("src/app/auth.py", gate=release, gate_timeout=120))
     app = tui(status_line=setting)
     async with app.run_test(size=SIZE) as pilot:
         model = app.session.main.model
         widget = app.query_one(StatusLine)
         # The line is laid out on a refresh after its text is set: on a loaded machine, after the text is seen.
-        await until(pilot, lambda: line_of(app).startswith(f"  {model} default cost=0.0 running=none")
-                    and widget.region.height > 0, "the first status line, laid out")
+        await until(
+            pilot,
+            lambda: line_of(app).startswith(f"  {model} default cost=0.0 running=none") and widget.region.height > 0,
+            "the first status line, laid out",
+        )
         assert widget.region.y > app.prompt.region.y  # under the prompt
         assert "second line" not in line_of(app) and "title" not in line_of(app)  # one line, no other escapes
         [span] = widget.content.spans  # its colour kept: green (SGR 32) over the model's name
-        assert span.style.color.number == 2 and widget.content.plain[span.start:span.end] == model
+        assert span.style.color.number == 2 and widget.content.plain[span.start : span.end] == model
         first = received(log)[0]
         assert first["session_id"] == app.session.id and first["cwd"] == str(repo)
         assert first["workspace"] == {"current_dir": str(repo), "project_dir": str(repo)}
@@ -82,12 +87,16 @@ async def test_the_command_gets_the_sessions_facts_and_its_line_shows_under_the_
         await until(pilot, lambda: "running=sa-1" in line_of(app), "the running child in the line")
         running = next(f for f in received(log) if f["agentcli"]["subagents_running"])
         assert running["agentcli"]["subagents_running"] == [
-            {"id": "sa-1", "subagent_type": "general-purpose", "description": "Find auth", "background": False}]
+            {"id": "sa-1", "subagent_type": "general-purpose", "description": "Find auth", "background": False}
+        ]
         assert running["agentcli"]["busy"] is True
         release.set()
         await until(pilot, lambda: not app.busy, "the turn to end")
-        await until(pilot, lambda: "running=none" in line_of(app) and "cost=0.0 " not in line_of(app),
-                    "the line after the turn, with its cost")
+        await until(
+            pilot,
+            lambda: "running=none" in line_of(app) and "cost=0.0 " not in line_of(app),
+            "the line after the turn, with its cost",
+        )
         last = received(log)[-1]
         assert last["cost"]["total_cost_usd"] > 0 and last["context_window"]["current_usage"]["input_tokens"] > 0
         assert last["context_window"]["used_percentage"] > 0
@@ -99,7 +108,9 @@ async def test_the_command_gets_the_sessions_facts_and_its_line_shows_under_the_
 async def test_a_command_that_hangs_is_stopped_the_line_kept_and_said_once(tui, tmp_path):
     first = tmp_path / "ran-once"
     command = f"if [ -e {first} ]; then sleep 60; else touch {first}; echo first line; fi"
-    app = tui(status_line={"type": "command", "command": command, "timeout": 5})  # the first run must fit on a loaded machine
+    app = tui(
+        status_line={"type": "command", "command": command, "timeout": 5}
+    )  # the first run must fit on a loaded machine
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: line_of(app) == "first line", "the first line")
         await pilot.press("shift+tab")
@@ -109,8 +120,10 @@ async def test_a_command_that_hangs_is_stopped_the_line_kept_and_said_once(tui, 
         await pilot.press("shift+tab")
         await until(pilot, lambda: runner.runs > runs and runner._task.done(), "another run to its end")
         notes = [n.message for n in app._notifications]
-        assert notes == [f"The status line command {command} did not finish within 5 s and was stopped; "
-                         "the line shows its last output."]
+        assert notes == [
+            f"The status line command {command} did not finish within 5 s and was stopped; "
+            "the line shows its last output."
+        ]
         assert line_of(app) == "first line"
 
 
@@ -121,8 +134,7 @@ def test_clean_keeps_colours_and_drops_every_other_escape():
 
 def claude_settings(repo: Path, command: str) -> None:
     (repo / ".claude").mkdir(exist_ok=True)
-    (repo / ".claude" / "settings.json").write_text(json.dumps({"statusLine": {"type": "command",
-                                                                              "command": command}}))
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"statusLine": {"type": "command", "command": command}}))
 
 
 async def test_a_repositorys_status_line_never_runs_in_an_untrusted_workspace(server, make_session, repo, tmp_path):
@@ -131,8 +143,7 @@ async def test_a_repositorys_status_line_never_runs_in_an_untrusted_workspace(se
     ran = repo / "the-repository-ran-this"  # in the workspace: the sandbox lets a command write there
     claude_settings(repo, f"touch {ran}; echo pwned")
     request = trust.request_for(repo)
-    assert f"  statusLine command touch {ran}; echo pwned (runs each time the status line refreshes)" \
-        in request.lines()
+    assert f"  statusLine command touch {ran}; echo pwned (runs each time the status line refreshes)" in request.lines()
     for trusted in (False, True):
         settings = load_settings(repo, trusted=trusted)
         assert bool(settings.status_line) is trusted
@@ -151,13 +162,16 @@ async def test_a_repositorys_status_line_never_runs_in_an_untrusted_workspace(se
             assert settings.status_line.get("agentcli_from_workspace") is True  # so it runs in the sandbox
 
 
-@pytest.mark.parametrize("value, says", [
-    ("echo hi", "'statusLine' must be a table"),
-    ({"type": "command", "command": ""}, "'statusLine.command' must not be empty"),
-    ({"type": "command", "command": "x", "padding": -1}, "'statusLine.padding' must be a number of columns"),
-    ({"type": "command", "command": "x", "timeout": 0}, "'statusLine.timeout' must be a positive number"),
-    ({"type": "command", "command": "x", "refresh": 1}, "unknown setting 'statusLine.refresh'"),
-])
+@pytest.mark.parametrize(
+    "value, says",
+    [
+        ("echo hi", "'statusLine' must be a table"),
+        ({"type": "command", "command": ""}, "'statusLine.command' must not be empty"),
+        ({"type": "command", "command": "x", "padding": -1}, "'statusLine.padding' must be a number of columns"),
+        ({"type": "command", "command": "x", "timeout": 0}, "'statusLine.timeout' must be a positive number"),
+        ({"type": "command", "command": "x", "refresh": 1}, "unknown setting 'statusLine.refresh'"),
+    ],
+)
 def test_a_bad_status_line_setting_is_one_sentence(repo, value, says):
     (repo / ".claude").mkdir(exist_ok=True)
     (repo / ".claude" / "settings.json").write_text(json.dumps({"statusLine": value}))

@@ -11,8 +11,10 @@ THOUGHT = "First grep for the handler, then read the file around it."
 
 
 def script(server) -> None:
-    server.script(reply(thinking_block(THOUGHT), tool_use_block("grep", {"pattern": "def handle_auth"})),
-                  reply("It is in src/app/auth.py."))
+    server.script(
+        reply(thinking_block(THOUGHT), tool_use_block("grep", {"pattern": "def handle_auth"})),
+        reply("It is in src/app/auth.py."),
+    )
 
 
 async def test_the_app_shows_thinking_collapsed_and_expands_it(server, tui):

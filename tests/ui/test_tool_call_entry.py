@@ -15,13 +15,14 @@ LONG = " ".join(f"word{i}" for i in range(40))  # wider than the screen: wrapped
 
 
 def _events() -> list[Event]:
-    return [UserMessage(content=[{"type": "text", "text": "look"}]),
-            ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
-            ToolCallFinished(id="a", name="grep", output=f"src/x.py:3: needle here\n{LONG}", is_error=False,
-                             seconds=-1.0),
-            ToolCallStarted(id="b", name="read_file", input={"path": "gone.py"}, summary="gone.py"),
-            ToolCallFinished(id="b", name="read_file", output="no such file: gone.py", is_error=True, seconds=-1.0),
-            AssistantMessage(content=[{"type": "text", "text": "done"}])]
+    return [
+        UserMessage(content=[{"type": "text", "text": "look"}]),
+        ToolCallStarted(id="a", name="grep", input={"pattern": "needle"}, summary="needle"),
+        ToolCallFinished(id="a", name="grep", output=f"src/x.py:3: needle here\n{LONG}", is_error=False, seconds=-1.0),
+        ToolCallStarted(id="b", name="read_file", input={"path": "gone.py"}, summary="gone.py"),
+        ToolCallFinished(id="b", name="read_file", output="no such file: gone.py", is_error=True, seconds=-1.0),
+        AssistantMessage(content=[{"type": "text", "text": "done"}]),
+    ]
 
 
 def _app(make_session):
@@ -36,8 +37,7 @@ async def _two_calls(pilot, app):
     return tuple(app.conversation.query(ToolCallEntry))
 
 
-async def test_a_click_on_its_title_opens_a_call_a_click_below_keeps_it_open_and_enter_closes_it(server,
-                                                                                                 make_session):
+async def test_a_click_on_its_title_opens_a_call_a_click_below_keeps_it_open_and_enter_closes_it(server, make_session):
     app = _app(make_session)
     async with app.run_test(size=SIZE) as pilot:
         grep, _ = await _two_calls(pilot, app)
@@ -66,8 +66,9 @@ async def test_a_click_on_its_title_opens_a_call_a_click_below_keeps_it_open_and
         assert app.query_one(PromptInput).text == ""  # the enters were the call's, not a message sent
 
 
-async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_output_in_another_colour(server,
-                                                                                                   make_session):
+async def test_the_title_is_highlighted_under_the_mouse_and_a_failed_calls_output_in_another_colour(
+    server, make_session
+):
     app = _app(make_session)
     async with app.run_test(size=SIZE) as pilot:
         grep, read = await _two_calls(pilot, app)

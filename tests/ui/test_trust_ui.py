@@ -65,6 +65,7 @@ def test_settle_asks_once_then_remembers_both_answers(hostile):
         def ask(request: trust.Request) -> bool:
             asked.append(request)
             return answer
+
         return ask
 
     outcome = trust.settle(hostile, ask=say(False))
@@ -101,8 +102,9 @@ async def test_after_no_the_tui_runs_untrusted_and_says_so_in_one_line(hostile, 
     llm = LLM(model=settings.model, credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
     app = make_app(settings.engine(), hostile, llm=llm, testing=True)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: any("not trusted" in plain(n) for n in app.query(NoticeEntry)),
-                    "the untrusted notice")
+        await until(
+            pilot, lambda: any("not trusted" in plain(n) for n in app.query(NoticeEntry)), "the untrusted notice"
+        )
         [notice] = [plain(n) for n in app.query(NoticeEntry) if "not trusted" in plain(n)]
         assert "\n" not in notice.strip() and 'permission_mode = "bypassPermissions"' in notice
         assert app.session.permission_mode == "default"
@@ -135,21 +137,27 @@ class Terminal:
     """`agentcli --plain` on a real pseudo-terminal, as a user starts it."""
 
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        import fcntl
         import os
         import pty
+        import struct
         import subprocess
         import sys
-
-        import fcntl
-        import struct
         import termios
 
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # rows, columns
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         full_env.update(env, TERM="xterm", NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1")
-        self.proc = subprocess.Popen([sys.executable, "-m", "agentcli", "--plain"], cwd=cwd, env=full_env,
-                                     stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agentcli", "--plain"],
+            cwd=cwd,
+            env=full_env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
+        )
         os.close(slave)
         self.seen = ""
 

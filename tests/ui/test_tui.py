@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any
 import threading
+from typing import Any
 
 from agentcli.config import Settings
 from agentcli.core.events import ALLOW_ALWAYS
@@ -20,8 +20,18 @@ from agentcli.ui.tui.widgets.entries import NoticeEntry, PrunedMarker, ReportEnt
 from agentcli.ui.tui.widgets.prompt import Completions, PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
 from agentcli.ui.tui.widgets.tool_call import TaskEntry, ToolCallEntry
-from tests.fakes.anthropic_server import (error, first_user_text, last_user_text, reply, stream_error, text,
-                                          tool_result_text, tool_results, tool_use, tool_use_block)
+from tests.fakes.anthropic_server import (
+    error,
+    first_user_text,
+    last_user_text,
+    reply,
+    stream_error,
+    text,
+    tool_result_text,
+    tool_results,
+    tool_use,
+    tool_use_block,
+)
 from tests.narrow import of
 from tests.ui.test_tui_support import SIZE, answer, approval_shown, is_child, is_main, plain, resize, send, shown, until
 
@@ -32,17 +42,22 @@ def delegate(description: str, prompt: str) -> dict[str, Any]:
 
 async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server, tui):
     gate = threading.Event()
-    server.when(is_main, reply("Let me delegate.", delegate("Find auth handler", "Find where handle_auth is.")),
-                text("handle_auth lives in **src/app/auth.py**."))
-    server.when(is_child, tool_use("grep", {"pattern": "def handle_auth"}, gate=gate, gate_timeout=120),
-                tool_use("read_file", {"path": "src/app/auth.py"}),
-                text("handle_auth is defined at src/app/auth.py:9."))
+    server.when(
+        is_main,
+        reply("Let me delegate.", delegate("Find auth handler", "Find where handle_auth is.")),
+        text("handle_auth lives in **src/app/auth.py**."),
+    )
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "def handle_auth"}, gate=gate, gate_timeout=120),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("handle_auth is defined at src/app/auth.py:9."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         assert not app.panel.is_open
         await send(pilot, "Use a subagent to find where auth is handled")
-        await until(pilot, lambda: "sa-1" in app.panel.entries and app.subagents["sa-1"].turn == 1,
-                    "the panel entry")
+        await until(pilot, lambda: "sa-1" in app.panel.entries and app.subagents["sa-1"].turn == 1, "the panel entry")
         entry = app.panel.entries["sa-1"]
         assert app.panel.is_open  # it opened by itself
         # at 110 columns, two lines: the id and the description, then the state and the numbers, with a unit
@@ -72,8 +87,12 @@ async def test_delegated_search_shows_a_live_panel_entry_then_the_answer(server,
 
 async def test_ctrl_o_shows_the_childs_tool_calls_with_input_and_output(server, tui):
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}),
-                tool_use("read_file", {"path": "src/app/auth.py"}), text("It is in src/app/auth.py:9."))
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "handle_auth"}),
+        tool_use("read_file", {"path": "src/app/auth.py"}),
+        text("It is in src/app/auth.py:9."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "Find auth through a subagent")
@@ -97,19 +116,32 @@ async def test_ctrl_o_shows_the_childs_tool_calls_with_input_and_output(server, 
 
 async def test_x_cancels_one_child_of_three_while_the_others_finish(server, tui):
     hold = threading.Event()
-    server.when(is_main, reply(delegate("Errand one", "Errand 1"), delegate("Errand two", "Errand 2"),
-                               delegate("Errand three", "Errand 3")), text("All reported."))
-    server.when(lambda b: first_user_text(b) == "Errand 2" and b.get("tool_choice") == {"type": "none"},
-                text("Partial: errand two looked in src/ only."))
-    server.when(lambda b: first_user_text(b) == "Errand 2", tool_use("grep", {"pattern": "x"}),
-                text("never sent", gate=hold, gate_timeout=120))
+    server.when(
+        is_main,
+        reply(
+            delegate("Errand one", "Errand 1"), delegate("Errand two", "Errand 2"), delegate("Errand three", "Errand 3")
+        ),
+        text("All reported."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Errand 2" and b.get("tool_choice") == {"type": "none"},
+        text("Partial: errand two looked in src/ only."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Errand 2",
+        tool_use("grep", {"pattern": "x"}),
+        text("never sent", gate=hold, gate_timeout=120),
+    )
     for n in (1, 3):
         server.when(lambda b, n=n: first_user_text(b) == f"Errand {n}", text(f"Result {n}"))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Run three errands")
-        await until(pilot, lambda: "sa-2" in app.subagents and app.subagents["sa-2"].turn == 2,
-                    "errand two to wait on its second call")
+        await until(
+            pilot,
+            lambda: "sa-2" in app.subagents and app.subagents["sa-2"].turn == 2,
+            "errand two to wait on its second call",
+        )
         app.query_one("#entry-sa-2", SubagentEntry).query_one(EntryTitle).focus()
         await pilot.press("x")
         await until(pilot, lambda: not app.busy, "the parent to finish")
@@ -146,9 +178,13 @@ async def test_escape_mid_stream_interrupts_and_leaves_a_valid_history(server, t
 
 
 async def test_the_approval_modal_answers(server, tui):
-    server.script(tool_use("bash", {"command": "echo one"}), tool_use("bash", {"command": "echo two"}),
-                  tool_use("bash", {"command": "echo three"}), tool_use("bash", {"command": "echo three"}),
-                  text("Ran them."))
+    server.script(
+        tool_use("bash", {"command": "echo one"}),
+        tool_use("bash", {"command": "echo two"}),
+        tool_use("bash", {"command": "echo three"}),
+        tool_use("bash", {"command": "echo three"}),
+        text("Ran them."),
+    )
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Run four commands")
@@ -184,7 +220,8 @@ async def test_a_no_with_a_reason_reaches_the_model_in_the_tool_result(server, t
     [result] = tool_results(server.requests[1])
     assert result["is_error"] and tool_result_text(result) == (
         'The user denied this bash call and said why: "use make test, not pytest". Do not retry it unchanged; '
-        "act on what they said.")
+        "act on what they said."
+    )
     server.assert_no_rejections()
 
 
@@ -355,8 +392,11 @@ async def test_long_sessions_prune_old_widgets(server, tui):
 
 
 async def test_resumed_session_rebuilds_panel_and_conversation(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
-                text("It is in auth.py."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+        text("It is in auth.py."),
+    )
     server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}), text("src/app/auth.py:9"))
     session, _ = make_session(interactive=True)
     await session.send("find auth via a subagent")  # as if loaded from disk: messages and records are there
@@ -430,17 +470,23 @@ def test_first_screen_is_drawn_before_the_sdk_is_imported(repo, tmp_path):
         "            assert asyncio.get_running_loop().time() < deadline, 'the first paint never happened'\n"
         "            await pilot.pause(0.01)\n"
         "        print('first paint without sdk:', app.first_paint_without_sdk)\n"
-        "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=110,
-                          cwd=str(repo))
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=110, cwd=str(repo))
     assert done.returncode == 0, done.stderr
     assert "first paint without sdk: True" in done.stdout
 
 
 async def test_a_retried_answer_replaces_the_text_streamed_before_the_error(server, tui):
-    server.script(stream_error("overloaded_error", "Overloaded", after_events=6,
-                               base=text("This first try breaks off in the middle of the sentence.")),
-                  text("The second try arrives whole."))
+    server.script(
+        stream_error(
+            "overloaded_error",
+            "Overloaded",
+            after_events=6,
+            base=text("This first try breaks off in the middle of the sentence."),
+        ),
+        text("The second try arrives whole."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "hello")
@@ -454,9 +500,14 @@ async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, ma
     from agentcli.core.events import AssistantMessage, UserMessage
 
     session, _ = make_session()
-    session.restored_events = [event for n in range(300) for event in (
-        UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
-        AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]))]
+    session.restored_events = [
+        event
+        for n in range(300)
+        for event in (
+            UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
+            AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]),
+        )
+    ]
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -467,9 +518,11 @@ async def test_a_long_resumed_conversation_draws_only_its_latest_part(server, ma
 
 
 async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
-    server.script(tool_use("read_file", {"path": "README.md"}),  # edits need a read first
-                  tool_use("edit_file", {"path": "README.md", "old_string": "# Demo app",
-                                         "new_string": "# Demo application"}), text("Renamed."))
+    server.script(
+        tool_use("read_file", {"path": "README.md"}),  # edits need a read first
+        tool_use("edit_file", {"path": "README.md", "old_string": "# Demo app", "new_string": "# Demo application"}),
+        text("Renamed."),
+    )
     app = tui(interactive=True)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Rename the app in the README")
@@ -485,8 +538,10 @@ async def test_an_edit_is_approved_from_its_diff(server, tui, repo):
 async def test_quitting_mid_answer_saves_a_session_that_resumes_validly(server, make_session):
     from agentcli.ui.tui.resume import open_session
 
-    server.script(text(" ".join(f"word{i}" for i in range(200)), stall_after_events=8, stall_seconds=600),
-                  text("Picked up again."))
+    server.script(
+        text(" ".join(f"word{i}" for i in range(200)), stall_after_events=8, stall_seconds=600),
+        text("Picked up again."),
+    )
     session, _ = make_session(interactive=True)
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -525,8 +580,11 @@ async def test_typing_while_the_panel_has_focus_goes_to_the_input(server, tui):
 async def test_agents_keeps_the_focus_in_the_input_and_typed_x_never_cancels(server, tui):
     gate = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
-    server.when(is_child, tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=120),
-                text("It is in src/app/auth.py:9."))
+    server.when(
+        is_child,
+        tool_use("grep", {"pattern": "handle_auth"}, gate=gate, gate_timeout=120),
+        text("It is in src/app/auth.py:9."),
+    )
     app = tui()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         prompt = app.query_one(PromptInput)
@@ -597,8 +655,9 @@ async def test_ctrl_c_interrupts_the_turn_then_clears_the_input_then_quits(serve
 
 async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server, tui):
     gate = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Find where billing is handled", "prompt": "Find it."}),
-                text("Done."))
+    server.when(
+        is_main, tool_use("task", {"description": "Find where billing is handled", "prompt": "Find it."}), text("Done.")
+    )
     server.when(is_child, tool_use("grep", {"pattern": "charge"}, gate=gate, gate_timeout=120), text("Nowhere."))
     app = tui()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -607,8 +666,9 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         first_line = lambda: plain(app.panel.entries["sa-1"]).split("\n▶")[0]  # noqa: E731  (its title)
         # Layout settles over a few refreshes (more of them on a loaded machine): wait for it.
         # Two lines in a narrow panel: the id and the description (cut), then the state and the numbers.
-        await until(pilot, lambda: first_line() == "● sa-1 Find where billin…\n    1/30 · 0 tok",
-                    "the entry line, cut to fit")
+        await until(
+            pilot, lambda: first_line() == "● sa-1 Find where billin…\n    1/30 · 0 tok", "the entry line, cut to fit"
+        )
         assert app.conversation.size.width >= 44  # the panel leaves the conversation room
         title = app.panel.entries["sa-1"].query_one(EntryTitle)
         assert title.size.height == 2
@@ -635,11 +695,16 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
         exported = app.session.workspace.root / f"agentcli-{app.session.id}.md"
         await until(pilot, exported.exists, "the exported session")
         assert "## User\n\nFind billing through a subagent" in exported.read_text()
-        assert "<summary>Subagent sa-1 · general-purpose · " in exported.read_text() and " · running · " in \
-            exported.read_text()
+        assert (
+            "<summary>Subagent sa-1 · general-purpose · " in exported.read_text()
+            and " · running · " in exported.read_text()
+        )
         await resize(pilot, 200, 40)
-        await until(pilot, lambda: first_line().startswith("● sa-1 Find where billing is handled  1/30 0 tok "),
-                    "the wide entry line")
+        await until(
+            pilot,
+            lambda: first_line().startswith("● sa-1 Find where billing is handled  1/30 0 tok "),
+            "the wide entry line",
+        )
         await until(pilot, lambda: "kept out of main context: 0 tokens" in str(status.content), "the wide status")
     gate.set()
 
@@ -656,8 +721,11 @@ async def test_sending_while_scrolled_up_jumps_to_the_bottom_and_follows(server,
         assert app.conversation.scroll_y == 0
         await answer(pilot, "tell me more")
         conversation = app.conversation
-        await until(pilot, lambda: 0 < conversation.max_scroll_y == conversation.scroll_y,
-                    "the view to follow the answer down to the bottom")
+        await until(
+            pilot,
+            lambda: 0 < conversation.max_scroll_y == conversation.scroll_y,
+            "the view to follow the answer down to the bottom",
+        )
 
 
 async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(server, tui):
@@ -666,14 +734,23 @@ async def test_api_retries_update_one_line_and_show_in_the_subagents_entry(serve
     def overloaded():
         return error(529, "overloaded_error", "Overloaded")
 
-    server.when(is_main, overloaded(), overloaded(), overloaded(),
-                tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}), text("Done."))
+    server.when(
+        is_main,
+        overloaded(),
+        overloaded(),
+        overloaded(),
+        tool_use("task", {"description": "Find auth", "prompt": "Find handle_auth."}),
+        text("Done."),
+    )
     server.when(is_child, overloaded(), overloaded(), text("In src/app/auth.py.", gate=gate, gate_timeout=120))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Find auth through a subagent")
-        await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].retry == "retrying 2/8",
-                    "the child's second retry")
+        await until(
+            pilot,
+            lambda: "sa-1" in app.subagents and app.subagents["sa-1"].retry == "retrying 2/8",
+            "the child's second retry",
+        )
         await pilot.pause()
         assert "● sa-1 Find auth\n    retrying 2/8 · 1/30 · 0 tok" in plain(app.panel.entries["sa-1"])  # tokens kept
         assert "retrying 2/8" in plain(app.conversation.query_one(TaskEntry))
@@ -785,8 +862,12 @@ async def test_esc_puts_the_queue_back_before_a_draft_and_loses_neither(server, 
 
 async def test_a_message_sent_while_the_agent_works_is_queued_then_sent(server, tui):
     first, third = threading.Event(), threading.Event()
-    server.script(text("First answer.", gate=first, gate_timeout=120), text("Second answer."),
-                  text("Third answer.", gate=third, gate_timeout=120), text("Fourth answer."))
+    server.script(
+        text("First answer.", gate=first, gate_timeout=120),
+        text("Second answer."),
+        text("Third answer.", gate=third, gate_timeout=120),
+        text("Fourth answer."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
@@ -819,9 +900,11 @@ async def test_a_long_diffs_approval_keeps_its_answers_on_an_80_by_24_screen(ser
     keep the box's bottom now, and the diff is what gets cut."""
     lines = "".join(f"line {n}\n" for n in range(60))
     (repo / "long.txt").write_text(lines)
-    server.script(tool_use("read_file", {"path": "long.txt"}),
-                  tool_use("write_file", {"path": "long.txt", "content": lines.replace("line", "LINE")}),
-                  text("Done."))
+    server.script(
+        tool_use("read_file", {"path": "long.txt"}),
+        tool_use("write_file", {"path": "long.txt", "content": lines.replace("line", "LINE")}),
+        text("Done."),
+    )
     app = tui(interactive=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "Shout every line")

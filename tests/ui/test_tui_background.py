@@ -30,8 +30,12 @@ def answers(app):
 
 async def test_a_result_arriving_while_idle_starts_a_turn_by_itself(server, tui):
     release = threading.Event()
-    server.when(is_main, background("Find auth", "Find where auth is handled."), text("Started it."),
-                text("The child says auth is in auth.py."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        text("Started it."),
+        text("The child says auth is in auth.py."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=release, gate_timeout=120))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
@@ -40,11 +44,15 @@ async def test_a_result_arriving_while_idle_starts_a_turn_by_itself(server, tui)
         assert app.subagents["sa-1"].background and not app.subagents["sa-1"].finished
         app.query_one(PromptInput).load_text("a draft")
         release.set()
-        await until(pilot, lambda: "The child says auth is in auth.py." in answers(app) and not app.busy,
-                    "the turn that reads the result")
+        await until(
+            pilot,
+            lambda: "The child says auth is in auth.py." in answers(app) and not app.busy,
+            "the turn that reads the result",
+        )
         conversation = shown(app.conversation)
-        assert conversation.index("↳ sa-1 done · its result reached the main agent · Find auth") \
-            < conversation.index("The child says auth is in auth.py.")
+        assert conversation.index("↳ sa-1 done · its result reached the main agent · Find auth") < conversation.index(
+            "The child says auth is in auth.py."
+        )
         assert "Auth is in src/app/auth.py." in last_user_text(main_requests(server)[-1])
         assert app.query_one(PromptInput).text == "a draft"  # the user's typing is untouched
         assert app.view.results_waiting == []
@@ -53,10 +61,13 @@ async def test_a_result_arriving_while_idle_starts_a_turn_by_itself(server, tui)
 
 async def test_a_result_arriving_while_busy_joins_the_turn_and_esc_spares_the_child(server, tui):
     child_done, hold_main = threading.Event(), threading.Event()
-    server.when(is_main, background("Find auth", "Find where auth is handled."),
-                text("never shown", gate=hold_main, gate_timeout=120),
-                tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
-                text("README read; auth is in auth.py."))
+    server.when(
+        is_main,
+        background("Find auth", "Find where auth is handled."),
+        text("never shown", gate=hold_main, gate_timeout=120),
+        tool_use("read_file", {"path": "README.md"}, gate=child_done, gate_timeout=120),
+        text("README read; auth is in auth.py."),
+    )
     server.when(is_child, text("Auth is in src/app/auth.py.", gate=hold_main, gate_timeout=120))
     app = tui()
     app.session.subscribe(lambda e: child_done.set() if isinstance(e, SubagentFinished) else None)
@@ -68,8 +79,7 @@ async def test_a_result_arriving_while_busy_joins_the_turn_and_esc_spares_the_ch
         assert app.subagents["sa-1"].status == "running"  # esc stopped the main turn only
         await send(pilot, "now read the README")
         hold_main.set()
-        await until(pilot, lambda: "README read; auth is in auth.py." in answers(app) and not app.busy,
-                    "the answer")
+        await until(pilot, lambda: "README read; auth is in auth.py." in answers(app) and not app.busy, "the answer")
         last = main_requests(server)[-1]["messages"][-1]
         assert last["content"][0]["type"] == "tool_result" and "Auth is in src/app/auth.py." in message_text(last)
         assert "↳ sa-1 done" in shown(app.conversation)
@@ -78,11 +88,21 @@ async def test_a_result_arriving_while_busy_joins_the_turn_and_esc_spares_the_ch
 
 async def test_stop_cancels_children_and_quitting_with_one_running_asks_first(server, tui):
     hold = threading.Event()
-    server.when(is_main, background("Endless", "Search forever."), text("Started."), text("It was stopped."),
-                background("Again", "Search again."), text("Started again."))
+    server.when(
+        is_main,
+        background("Endless", "Search forever."),
+        text("Started."),
+        text("It was stopped."),
+        background("Again", "Search again."),
+        text("Started again."),
+    )
     server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"}, text("Looked at one glob."))
-    server.when(is_child, tool_use("glob", {"pattern": "*"}), text("never", gate=hold, gate_timeout=120),
-                text("never", gate=hold, gate_timeout=120))
+    server.when(
+        is_child,
+        tool_use("glob", {"pattern": "*"}),
+        text("never", gate=hold, gate_timeout=120),
+        text("never", gate=hold, gate_timeout=120),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "search forever in the background")
@@ -92,8 +112,11 @@ async def test_stop_cancels_children_and_quitting_with_one_running_asks_first(se
         assert "Cancelling sa-1; each sends the main agent a summary" in shown(app.conversation)
         assert "Looked at one glob." in last_user_text(main_requests(server)[-1])
         await answer(pilot, "search again in the background")
-        await until(pilot, lambda: any(first_user_text(b) == "Search again." for b in server.requests),
-                    "the second child's call")
+        await until(
+            pilot,
+            lambda: any(first_user_text(b) == "Search again." for b in server.requests),
+            "the second child's call",
+        )
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the question")
         assert "sa-2 is still running. Quit anyway?" in plain(app.screen.query_one("#quit"))
@@ -107,14 +130,21 @@ async def test_stop_cancels_children_and_quitting_with_one_running_asks_first(se
 
 
 async def test_a_resumed_child_is_one_panel_entry_with_a_new_run_live_and_after_continue(server, make_session):
-    server.when(is_main, tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
-                text("In auth.py."),
-                tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
-                text("views.py calls it."),
-                tool_use("task", {"description": "More", "prompt": "And handle_auth?", "resume": "sa-1"}),
-                text("Both in auth.py."))
-    server.when(is_child, text("login is at src/app/auth.py:4."), text("src/app/views.py imports login."),
-                text("handle_auth is at src/app/auth.py:9."))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Find login", "prompt": "Where is login defined?"}),
+        text("In auth.py."),
+        tool_use("task", {"description": "Callers", "prompt": "Who calls it?", "resume": "sa-1"}),
+        text("views.py calls it."),
+        tool_use("task", {"description": "More", "prompt": "And handle_auth?", "resume": "sa-1"}),
+        text("Both in auth.py."),
+    )
+    server.when(
+        is_child,
+        text("login is at src/app/auth.py:4."),
+        text("src/app/views.py imports login."),
+        text("handle_auth is at src/app/auth.py:9."),
+    )
     session, _ = make_session(interactive=True)
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -125,8 +155,12 @@ async def test_a_resumed_child_is_one_panel_entry_with_a_new_run_live_and_after_
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript")
         text_shown = shown(of(TranscriptScreen, app.screen).conversation)
-        assert text_shown.index("login is at src/app/auth.py:4.") < text_shown.index("── resumed (Callers)") \
-            < text_shown.index("Who calls it?") < text_shown.index("src/app/views.py imports login.")
+        assert (
+            text_shown.index("login is at src/app/auth.py:4.")
+            < text_shown.index("── resumed (Callers)")
+            < text_shown.index("Who calls it?")
+            < text_shown.index("src/app/views.py imports login.")
+        )
     session.close()
     resumed, _ = open_session(session.settings, session.workspace.root, llm=session.llm, continue_=True)
     app = make_app(resumed.settings, resumed.workspace.root, session=resumed, testing=True)

@@ -9,8 +9,10 @@ from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_support import SIZE, answer, plain, shown, until
 
 BAD_TURN = '{"type": "turn_started", "agent_id": "main", "turn": "abc"}'
-BAD_OUTPUT = ('{"type": "tool_call_finished", "agent_id": "main", "id": "toolu_x", "name": "grep", "output": 17, '
-              '"is_error": false, "seconds": 0.1}')
+BAD_OUTPUT = (
+    '{"type": "tool_call_finished", "agent_id": "main", "id": "toolu_x", "name": "grep", "output": 17, '
+    '"is_error": false, "seconds": 0.1}'
+)
 
 
 async def test_a_damaged_session_resumes_in_the_app_with_one_warning_per_bad_record(server, make_session):

@@ -31,12 +31,17 @@ async def test_the_footer_keeps_its_keys_until_one_changes_state() -> None:
         app.refresh_bindings()
         idle = await until(lambda: interrupt_key(app), "the footer's keys", step=pilot.pause)
         assert idle is not None and idle.has_class("-disabled")
-        for _ in range(3):  # refreshes that change nothing the footer shows: Textual's footer rebuilt its keys each time
+        for _ in range(
+            3
+        ):  # refreshes that change nothing the footer shows: Textual's footer rebuilt its keys each time
             app.refresh_bindings()
             await pilot.pause()
         assert interrupt_key(app) is idle
         app.busy = True
         app.refresh_bindings()
-        busy = await until(lambda: (key := interrupt_key(app)) is not None and not key.has_class("-disabled") and key,
-                           "esc to interrupt, once busy", step=pilot.pause)
+        busy = await until(
+            lambda: (key := interrupt_key(app)) is not None and not key.has_class("-disabled") and key,
+            "esc to interrupt, once busy",
+            step=pilot.pause,
+        )
         assert busy is not idle

@@ -26,8 +26,15 @@ async def test_a_language_server_s_indexing_shows_in_the_status_bar_until_it_end
     fifo = repo / "indexed.fifo"
     os.mkfifo(fifo)
     server.script(tool_use("lsp", {"operation": "document_symbols", "path": "src/app/views.py"}), text("Done."))
-    app = tui(lsp={"scripted": {"command": [sys.executable, lsp_progress.__file__, str(fifo)],
-                                "languages": ["python"], "patterns": ["*.py"]}})
+    app = tui(
+        lsp={
+            "scripted": {
+                "command": [sys.executable, lsp_progress.__file__, str(fifo)],
+                "languages": ["python"],
+                "patterns": ["*.py"],
+            }
+        }
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "symbols of views.py")

@@ -5,6 +5,7 @@ while their transcripts stay reachable."""
 from __future__ import annotations
 
 import threading
+
 from textual.content import Content
 
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
@@ -18,12 +19,20 @@ ERRANDS = ("Locate cache_reads in the loop", "Locate cache_writes in the store",
 
 
 def delegate_three(server, gate=None):
-    server.when(is_main, reply("Three at once.", *[tool_use_block("task", {"description": d, "prompt": f"E{n}"})
-                                                   for n, d in enumerate(ERRANDS, 1)], usage=USAGE),
-                text("All found.", usage=USAGE))
+    server.when(
+        is_main,
+        reply(
+            "Three at once.",
+            *[tool_use_block("task", {"description": d, "prompt": f"E{n}"}) for n, d in enumerate(ERRANDS, 1)],
+            usage=USAGE,
+        ),
+        text("All found.", usage=USAGE),
+    )
     for n in (1, 2, 3):
-        server.when(lambda b, n=n: first_user_text(b) == f"E{n}",
-                    text(f"Found {n}.", usage=USAGE, **({"gate": gate, "gate_timeout": 120} if gate else {})))
+        server.when(
+            lambda b, n=n: first_user_text(b) == f"E{n}",
+            text(f"Found {n}.", usage=USAGE, **({"gate": gate, "gate_timeout": 120} if gate else {})),
+        )
 
 
 def title(app, agent_id: str) -> str:
@@ -37,8 +46,11 @@ async def test_three_alike_errands_read_apart_at_80_by_24(server, tui):
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await send(pilot, "Find the cache counters")
-            await until(pilot, lambda: len(app.panel.entries) == 3
-                        and all(s.turn == 1 for s in app.subagents.values()), "three children")
+            await until(
+                pilot,
+                lambda: len(app.panel.entries) == 3 and all(s.turn == 1 for s in app.subagents.values()),
+                "three children",
+            )
             await pilot.pause()
             width = app.panel.entries["sa-1"].size.width - 4  # the title's padding and its ▶
             titles = {agent_id: title(app, agent_id) for agent_id in ("sa-1", "sa-2", "sa-3")}
@@ -94,8 +106,16 @@ async def test_a_stalled_reviewer_at_80_columns_keeps_its_time_and_tokens():
 
     from agentcli.ui.view import Subagent
 
-    state = Subagent(id="sa-12", type="review-security", description="security review", max_turns=20, turn=1,
-                     tokens=1234, started=0.0, last_progress=0.0)
+    state = Subagent(
+        id="sa-12",
+        type="review-security",
+        description="security review",
+        max_turns=20,
+        turn=1,
+        tokens=1234,
+        started=0.0,
+        last_progress=0.0,
+    )
 
     class Panel(App[None]):
         CSS = "SubagentEntry { width: 29; }"

@@ -32,14 +32,19 @@ class HeldOpening(Opening):
 
 
 def llm_for(server) -> LLM:
-    return LLM(model=Settings().model, retry_base_delay=0.01, retry_max_delay=0.05,
-               credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
+    return LLM(
+        model=Settings().model,
+        retry_base_delay=0.01,
+        retry_max_delay=0.05,
+        credentials=Credentials(api_key=API_KEY, base_url=server.base_url),
+    )
 
 
 def held_app(server, root: Path, **options):
     app = make_app(Settings().engine(), root, llm=llm_for(server), testing=True, **options)
-    app.opening = HeldOpening(app.opening.settings, root, llm=app.opening.llm, resume=app.opening.resume,
-                              continue_=app.opening.continue_)
+    app.opening = HeldOpening(
+        app.opening.settings, root, llm=app.opening.llm, resume=app.opening.resume, continue_=app.opening.continue_
+    )
     return app
 
 

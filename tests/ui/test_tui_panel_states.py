@@ -40,8 +40,10 @@ def toasts(app: AgentApp) -> str:
 async def test_cancelling_shows_at_once_and_x_on_a_finished_entry_says_why(server, tui):
     hold, summary = threading.Event(), threading.Event()
     server.when(is_main, tool_use("task", {"description": "Slow one", "prompt": "Slow errand"}), text("Reported."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("Partial: looked in src/ only.", gate=summary, gate_timeout=120))
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("Partial: looked in src/ only.", gate=summary, gate_timeout=120),
+    )
     server.when(is_child, tool_use("grep", {"pattern": "x"}), text("never sent", gate=hold, gate_timeout=120))
     app = tui()
     try:
@@ -78,8 +80,15 @@ async def test_cancelling_shows_at_once_and_x_on_a_finished_entry_says_why(serve
 
 async def test_focus_lands_on_the_newest_running_entry_and_ctrl_t_moves_there(server, tui):
     gate = threading.Event()
-    server.when(is_main, reply("Three.", *[tool_use_block("task", {"description": f"Errand {n}", "prompt": f"E{n}"})
-                                           for n in (1, 2, 3)], usage=USAGE), text("Done.", usage=USAGE))
+    server.when(
+        is_main,
+        reply(
+            "Three.",
+            *[tool_use_block("task", {"description": f"Errand {n}", "prompt": f"E{n}"}) for n in (1, 2, 3)],
+            usage=USAGE,
+        ),
+        text("Done.", usage=USAGE),
+    )
     server.when(lambda b: first_user_text(b) == "E3", text("Quick.", usage=USAGE))
     for slow in ("E1", "E2"):
         server.when(lambda b, slow=slow: first_user_text(b) == slow, text("Slow.", gate=gate, gate_timeout=120))
@@ -87,8 +96,15 @@ async def test_focus_lands_on_the_newest_running_entry_and_ctrl_t_moves_there(se
     try:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "three errands")
-            await until(pilot, lambda: "sa-3" in app.subagents and app.subagents["sa-3"].finished
-                        and app.subagents["sa-2"].status == "running", "sa-3 done while sa-1 and sa-2 run")
+            await until(
+                pilot,
+                lambda: (
+                    "sa-3" in app.subagents
+                    and app.subagents["sa-3"].finished
+                    and app.subagents["sa-2"].status == "running"
+                ),
+                "sa-3 done while sa-1 and sa-2 run",
+            )
             await pilot.press("tab")
             assert app.panel.focused_id() == "sa-2"  # the newest running one, not sa-3 on top nor sa-1
             await pilot.press("ctrl+t")  # from inside the panel: it hides, the input has the focus
@@ -121,17 +137,18 @@ async def test_a_stalled_child_is_flagged_in_its_entry(server, tui):
     try:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "a stuck errand")
-            await until(pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].status == "running",
-                        "the child to run")
+            await until(
+                pilot, lambda: "sa-1" in app.subagents and app.subagents["sa-1"].status == "running", "the child to run"
+            )
 
             async def redraw() -> None:  # the once-a-second redraw, which tests leave off
                 await pilot.pause(0.02)
                 await app.tick()
 
-            await waiting.until(lambda: "no progress for" in entry_line(app, "sa-1"), "the stall flag",
-                                step=redraw)
+            await waiting.until(lambda: "no progress for" in entry_line(app, "sa-1"), "the stall flag", step=redraw)
             assert "no progress for" in app.query_one("#entry-sa-1", SubagentEntry).state.state(
-                app.clock(), app.view.stall_after)
+                app.clock(), app.view.stall_after
+            )
             gate.set()
             await until(pilot, lambda: not app.busy, "the turn to end")
             await app.tick()
@@ -144,8 +161,15 @@ async def test_the_working_line_says_when_the_server_has_not_begun_its_reply(ser
     """Held before its status and headers (a gate), the reply has not begun: the working line says so, not just
     "↓ 0 tokens"; once it streams, the hint goes, though the turn goes on (the stream then goes silent)."""
     gate = threading.Event()
-    server.script(text(" ".join(f"word{i}" for i in range(200)), gate=gate, gate_timeout=120, stall_after_events=8,
-                       stall_seconds=600))
+    server.script(
+        text(
+            " ".join(f"word{i}" for i in range(200)),
+            gate=gate,
+            gate_timeout=120,
+            stall_after_events=8,
+            stall_seconds=600,
+        )
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
@@ -198,14 +222,18 @@ async def test_resume_opens_a_picker_and_quitting_says_how_to_come_back(server, 
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "a question now")
         await send(pilot, "/resume")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker)
-                    and app.screen.query_one(OptionList).option_count, "the session picker")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, SessionPicker) and app.screen.query_one(OptionList).option_count,
+            "the session picker",
+        )
         options = app.screen.query_one(OptionList)
         assert [options.get_option_at_index(i).id for i in range(options.option_count)] == [earlier.id]
         await pilot.press("enter")
         await until(pilot, lambda: app.switch_to == earlier.id, "the pick")
-    assert controls.goodbye(app.session) == (f"Session {app.session.id} is saved; "
-                                             f"resume it with: agentcli --resume {app.session.id}")
+    assert controls.goodbye(app.session) == (
+        f"Session {app.session.id} is saved; resume it with: agentcli --resume {app.session.id}"
+    )
 
 
 async def test_the_transcript_opens_at_the_brief_and_end_jumps_to_the_latest(server, tui):
@@ -216,8 +244,11 @@ async def test_the_transcript_opens_at_the_brief_and_end_jumps_to_the_latest(ser
     async with app.run_test(size=SIZE) as pilot:
         await answer(pilot, "delegate a long read")
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen)
-                    and app.screen.conversation.max_scroll_y > 0, "a transcript longer than the screen")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, TranscriptScreen) and app.screen.conversation.max_scroll_y > 0,
+            "a transcript longer than the screen",
+        )
         await pilot.pause()
         conversation = app.screen.conversation
         assert conversation.scroll_y == 0  # the brief is on screen
@@ -227,8 +258,11 @@ async def test_the_transcript_opens_at_the_brief_and_end_jumps_to_the_latest(ser
 
 async def test_context_bars_in_cost_and_the_panel_header(server, tui):
     child_usage = {"input_tokens": 40_000, "output_tokens": 100}
-    server.when(is_main, tool_use("task", {"description": "Big read", "prompt": "Read a lot."}, usage=USAGE),
-                text("Done.", usage=USAGE))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Big read", "prompt": "Read a lot."}, usage=USAGE),
+        text("Done.", usage=USAGE),
+    )
     server.when(is_child, text("Found it.", usage=child_usage))
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
@@ -247,8 +281,11 @@ async def test_at_80_by_24_the_panel_is_narrower_and_its_bars_show_while_the_fir
     """At 80x24 the panel took 34 columns and its bars were 4 cells wide, and they were hidden until a child's
     first call had reported what its context held."""
     gate = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Big read", "prompt": "Read a lot."}, usage=USAGE),
-                text("Done.", usage=USAGE))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Big read", "prompt": "Read a lot."}, usage=USAGE),
+        text("Done.", usage=USAGE),
+    )
     server.when(is_child, text("Found it.", usage={"input_tokens": 40_000, "output_tokens": 100}, gate=gate))
     app = tui()
     try:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 from agentcli.core.storage.store import find_session
-from agentcli.ui.tui.widgets.answer import LateFence
-from agentcli.ui.tui.widgets.answer import AssistantEntry
+from agentcli.ui.tui.widgets.answer import AssistantEntry, LateFence
 from agentcli.ui.tui.widgets.entries import PrunedMarker, UserEntry
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_opening import held_app
@@ -19,8 +18,7 @@ CODE = "```python\ndef expire(self, now):\n    return now - self.stamp > self.tt
 
 
 async def _saved(server, make_session, exchanges: int = 5) -> str:
-    server.script(*(text(f"Answer {n}.\n\n{CODE}" if n == exchanges - 1 else f"Answer {n}.")
-                    for n in range(exchanges)))
+    server.script(*(text(f"Answer {n}.\n\n{CODE}" if n == exchanges - 1 else f"Answer {n}.") for n in range(exchanges)))
     earlier, _ = make_session()
     for n in range(exchanges):
         await earlier.send(f"question {n}")
@@ -45,8 +43,9 @@ async def test_the_latest_part_shows_before_the_session_opens_and_stays_once_it_
         # the first frame holds what likely fills the screen; the rest of the screenful follows, above it,
         # the view staying at the bottom
         await until(pilot, lambda: _questions(app)[:1] == ["you question 1"], "the rest drawn above")
-        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y,
-                    "the view still at the bottom")
+        await until(
+            pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y, "the view still at the bottom"
+        )
         early = list(view.children)
         app.opening.gate.set()
         await until(pilot, app.ready, "the session to open")
@@ -59,15 +58,17 @@ async def test_the_latest_part_shows_before_the_session_opens_and_stays_once_it_
             view.scroll_end(animate=False, immediate=True)
             await pilot.pause()
             view.scroll_home(animate=False, immediate=True)
-            await until(pilot, lambda: len(view.children) > drawn or not view.query(PrunedMarker),
-                        "earlier turns to be drawn above")
+            await until(
+                pilot,
+                lambda: len(view.children) > drawn or not view.query(PrunedMarker),
+                "earlier turns to be drawn above",
+            )
         assert not view.query(PrunedMarker)
         assert _questions(app) == [f"you question {n}" for n in range(5)]
         assert [plain(a).splitlines()[0] for a in view.query(AssistantEntry)] == [f"Answer {n}." for n in range(5)]
 
 
-async def test_a_file_changed_before_the_session_opened_is_drawn_as_the_session_holds_it(server, repo,
-                                                                                         make_session):
+async def test_a_file_changed_before_the_session_opened_is_drawn_as_the_session_holds_it(server, repo, make_session):
     session_id = await _saved(server, make_session)
     app = held_app(server, repo, resume=session_id)
     async with app.run_test(size=SMALL) as pilot:
@@ -81,8 +82,11 @@ async def test_a_file_changed_before_the_session_opened_is_drawn_as_the_session_
             f.write(json.dumps(asked) + "\n")
         app.opening.gate.set()
         await until(pilot, app.ready, "the session to open")
-        await until(pilot, lambda: _questions(app)[-1:] == ["you a question written meanwhile"],
-                    "the conversation drawn from the session's own events")
+        await until(
+            pilot,
+            lambda: _questions(app)[-1:] == ["you a question written meanwhile"],
+            "the conversation drawn from the session's own events",
+        )
         assert _questions(app)[-2] == "you question 4"
         assert len(app.conversation.query(PrunedMarker)) == 1
 
@@ -91,8 +95,7 @@ async def test_a_code_block_is_coloured_after_it_is_first_drawn(server, repo, ma
     session_id = await _saved(server, make_session)
     app = held_app(server, repo, resume=session_id)
     async with app.run_test(size=SMALL) as pilot:  # (the first frame drew the answer as text: early_answer.py)
-        fence = await until(pilot, lambda: next(iter(app.conversation.query(LateFence)), None),
-                            "the answer's Markdown")
+        fence = await until(pilot, lambda: next(iter(app.conversation.query(LateFence)), None), "the answer's Markdown")
         assert "def expire" in fence.code
         await until(pilot, lambda: fence._highlighted_code.spans, "the code block to be coloured")
         label = fence.query_one("#code-content")

@@ -13,12 +13,14 @@ from tests.ui.test_tui_support import SIZE, plain, until
 def _history(exchanges: int) -> list[Event]:
     events: list[Event] = []
     for n in range(exchanges):
-        events += [UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
-                   ToolCallStarted(id=f"a{n}", name="grep", input={"pattern": f"p{n}"}, summary=f"p{n}"),
-                   ToolCallStarted(id=f"b{n}", name="glob", input={"pattern": f"g{n}"}, summary=f"g{n}"),
-                   ToolCallFinished(id=f"a{n}", name="grep", output=f"found {n}", is_error=False, seconds=-1.0),
-                   ToolCallFinished(id=f"b{n}", name="glob", output=f"files {n}", is_error=False, seconds=-1.0),
-                   AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}])]
+        events += [
+            UserMessage(content=[{"type": "text", "text": f"question {n}"}]),
+            ToolCallStarted(id=f"a{n}", name="grep", input={"pattern": f"p{n}"}, summary=f"p{n}"),
+            ToolCallStarted(id=f"b{n}", name="glob", input={"pattern": f"g{n}"}, summary=f"g{n}"),
+            ToolCallFinished(id=f"a{n}", name="grep", output=f"found {n}", is_error=False, seconds=-1.0),
+            ToolCallFinished(id=f"b{n}", name="glob", output=f"files {n}", is_error=False, seconds=-1.0),
+            AssistantMessage(content=[{"type": "text", "text": f"answer {n}"}]),
+        ]
     return events
 
 
@@ -43,10 +45,16 @@ async def test_scrolling_to_the_top_draws_earlier_messages_in_order_until_the_fi
             view.scroll_end(animate=False, immediate=True)
             await pilot.pause()
             view.scroll_home(animate=False, immediate=True)
-            await until(pilot, lambda: len(view.children) > drawn or not view.query(PrunedMarker),
-                        "earlier messages to be drawn above")
-            await until(pilot, lambda: view.scroll_y > 0,  # the reader's place is kept, below what was added
-                        "the view to stay on what the reader was looking at")
+            await until(
+                pilot,
+                lambda: len(view.children) > drawn or not view.query(PrunedMarker),
+                "earlier messages to be drawn above",
+            )
+            await until(
+                pilot,
+                lambda: view.scroll_y > 0,  # the reader's place is kept, below what was added
+                "the view to stay on what the reader was looking at",
+            )
         assert not view.query(PrunedMarker)
         texts = _texts(app)
         assert texts[0] == "you question 0"

@@ -19,8 +19,14 @@ async def test_page_and_line_keys_scroll_the_conversation_with_the_panel_open(se
         await answer(pilot, "Find auth through a subagent")
         conversation, prompt = app.conversation, app.prompt
         assert app.panel.is_open and prompt.has_focus
-        await until(pilot, lambda: conversation.max_scroll_y > 3 * conversation.size.height
-                    and conversation.scroll_y == conversation.max_scroll_y, "a long answer, at the bottom")
+        await until(
+            pilot,
+            lambda: (
+                conversation.max_scroll_y > 3 * conversation.size.height
+                and conversation.scroll_y == conversation.max_scroll_y
+            ),
+            "a long answer, at the bottom",
+        )
         await pilot.press(*"draft", "left")
         bottom = conversation.scroll_y
 

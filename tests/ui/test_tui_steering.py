@@ -7,8 +7,7 @@ import threading
 
 from agentcli.ui.tui.widgets.prompt import PromptInput
 from agentcli.ui.tui.widgets.side_panel import EntryTitle, SubagentEntry
-from tests.fakes.anthropic_server import (first_user_text, last_user_text, text, tool_result_text, tool_results,
-                                          tool_use)
+from tests.fakes.anthropic_server import first_user_text, last_user_text, text, tool_result_text, tool_results, tool_use
 from tests.ui.test_plain import Harness, plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, is_main, send, until
 from tests.ui.test_tui_support import plain as shown
@@ -21,14 +20,20 @@ def child_calls(server, brief):
 async def test_m_on_a_running_entry_sends_the_typed_line_to_that_child(server, tui):
     hold = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Find auth", "prompt": "Find auth"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Find auth",
-                tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120), text("In lib/auth.py."))
+    server.when(
+        lambda b: first_user_text(b) == "Find auth",
+        tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120),
+        text("In lib/auth.py."),
+    )
     app = tui()
     try:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "Find auth through a subagent")
-            await until(pilot, lambda: "sa-1" in app.panel.entries and child_calls(server, "Find auth"),
-                        "the child's first call")
+            await until(
+                pilot,
+                lambda: "sa-1" in app.panel.entries and child_calls(server, "Find auth"),
+                "the child's first call",
+            )
             app.query_one("#entry-sa-1", SubagentEntry).query_one(EntryTitle).focus()
             await pilot.press("m")
             prompt = app.query_one(PromptInput)
@@ -46,16 +51,20 @@ async def test_m_on_a_running_entry_sends_the_typed_line_to_that_child(server, t
 async def test_w_on_a_running_entry_wraps_it_up_with_one_tool_less_call(server, tui):
     hold = threading.Event()
     server.when(is_main, tool_use("task", {"description": "Slow one", "prompt": "Slow one"}), text("Reported."))
-    server.when(lambda b: first_user_text(b) == "Slow one" and b.get("tool_choice") == {"type": "none"},
-                text("What I have: src/a.py."))
-    server.when(lambda b: first_user_text(b) == "Slow one", tool_use("glob", {"pattern": "*"}, gate=hold,
-                                                                     gate_timeout=120))
+    server.when(
+        lambda b: first_user_text(b) == "Slow one" and b.get("tool_choice") == {"type": "none"},
+        text("What I have: src/a.py."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Slow one", tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120)
+    )
     app = tui()
     try:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "One slow errand")
-            await until(pilot, lambda: "sa-1" in app.panel.entries and child_calls(server, "Slow one"),
-                        "the child's first call")
+            await until(
+                pilot, lambda: "sa-1" in app.panel.entries and child_calls(server, "Slow one"), "the child's first call"
+            )
             entry = app.query_one("#entry-sa-1", SubagentEntry)
             entry.query_one(EntryTitle).focus()
             await pilot.press("w")
@@ -71,12 +80,20 @@ async def test_w_on_a_running_entry_wraps_it_up_with_one_tool_less_call(server, 
 
 async def test_line_mode_steers_and_wraps_up_a_background_child_with_slash_commands(plain, server):
     hold = threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Endless", "prompt": "Search forever.",
-                                           "run_in_background": True}), text("Started."), text("It wrapped up."))
-    server.when(lambda b: first_user_text(b) == "Search forever." and b.get("tool_choice") == {"type": "none"},
-                text("Looked at two globs."))
-    server.when(lambda b: first_user_text(b) == "Search forever.", tool_use("glob", {"pattern": "*"}, gate=hold,
-                                                                            gate_timeout=120))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Endless", "prompt": "Search forever.", "run_in_background": True}),
+        text("Started."),
+        text("It wrapped up."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Search forever." and b.get("tool_choice") == {"type": "none"},
+        text("Looked at two globs."),
+    )
+    server.when(
+        lambda b: first_user_text(b) == "Search forever.",
+        tool_use("glob", {"pattern": "*"}, gate=hold, gate_timeout=120),
+    )
     ui = plain()
     try:
         await ui.submit("search forever in the background")
@@ -94,6 +111,7 @@ async def test_line_mode_steers_and_wraps_up_a_background_child_with_slash_comma
 
 
 # -- the main agent: ctrl+s (or enter, with steer_on_enter) sends a message into its running turn --------------
+
 
 async def press_with(pilot, text: str, key: str) -> None:
     prompt = pilot.app.query_one(PromptInput)

@@ -16,11 +16,17 @@ from tests.ui.test_tui_support import SIZE, answer, plain, send, shown, until
 
 def _flow() -> list[Event]:
     """Deltas of the main agent and of a child, interleaved, with a notice in between."""
-    return [TextDelta(text="He"), TextDelta(text="llo"), TextDelta(text=", "),
-            TextDelta(text="child ", agent_id="a1", parent_tool_use_id="t1"), TextDelta(text="says", agent_id="a1",
-                                                                                         parent_tool_use_id="t1"),
-            TextDelta(text="world"), Notice(level="warning", text="careful"), TextDelta(text="!"),
-            TextDelta(text="!")]
+    return [
+        TextDelta(text="He"),
+        TextDelta(text="llo"),
+        TextDelta(text=", "),
+        TextDelta(text="child ", agent_id="a1", parent_tool_use_id="t1"),
+        TextDelta(text="says", agent_id="a1", parent_tool_use_id="t1"),
+        TextDelta(text="world"),
+        Notice(level="warning", text="careful"),
+        TextDelta(text="!"),
+        TextDelta(text="!"),
+    ]
 
 
 async def test_consecutive_deltas_of_one_agent_merge_and_any_other_event_flushes_them_first():
@@ -30,8 +36,12 @@ async def test_consecutive_deltas_of_one_agent_merge_and_any_other_event_flushes
         sink(event)
     await waiting.until(lambda: len(posted) == 5, "the last run of deltas to be flushed when the loop turns")
     assert [(type(e).__name__, e.agent_id, getattr(e, "text", "")) for e in posted] == [
-        ("TextDelta", "main", "Hello, "), ("TextDelta", "a1", "child says"), ("TextDelta", "main", "world"),
-        ("Notice", "main", "careful"), ("TextDelta", "main", "!!")]
+        ("TextDelta", "main", "Hello, "),
+        ("TextDelta", "a1", "child says"),
+        ("TextDelta", "main", "world"),
+        ("Notice", "main", "careful"),
+        ("TextDelta", "main", "!!"),
+    ]
 
 
 async def test_the_merged_text_is_flushed_when_the_loop_turns_without_another_event():
@@ -88,8 +98,14 @@ async def test_a_draft_cut_before_message_stop_is_replaced_by_the_answer_asked_f
     base = reply("An almost complete answer.", "And a part never sent whole")
     names = [name for name, _ in sse_events(base, {"model": "m", "messages": []})]
     gate = threading.Event()  # the stream waits after the draft's block until the draft is on screen
-    server.script(base.with_options(gate=gate, gate_after_events=names.index("content_block_stop") + 1,
-                                    end_after_events=names.index("content_block_stop") + 3), text("The whole answer."))
+    server.script(
+        base.with_options(
+            gate=gate,
+            gate_after_events=names.index("content_block_stop") + 1,
+            end_after_events=names.index("content_block_stop") + 3,
+        ),
+        text("The whole answer."),
+    )
     app = tui()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "question")

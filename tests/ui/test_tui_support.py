@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -33,8 +34,13 @@ def is_child(body: dict[str, Any]) -> bool:
 async def until(pilot: Pilot[Any], condition: Callable[[], Any], what: str, timeout: float = DEADLINE) -> Any:  # noqa: ASYNC109 - as waiting.until
     """Let the app run until ``condition()`` holds; on a hang, fail with ``what`` and the screen's text."""
     app = pilot.app
-    return await waiting.until(condition, what, timeout=timeout, step=lambda: pilot.pause(0.02),
-                               detail=lambda: "the screen shows:\n" + shown(getattr(app, "conversation", app.screen)))
+    return await waiting.until(
+        condition,
+        what,
+        timeout=timeout,
+        step=lambda: pilot.pause(0.02),
+        detail=lambda: "the screen shows:\n" + shown(getattr(app, "conversation", app.screen)),
+    )
 
 
 async def resize(pilot: Pilot[Any], width: int, height: int) -> None:
@@ -56,8 +62,9 @@ async def send(pilot: Pilot[Any], text: str) -> None:
     await pilot.pause()
     await pilot.press("enter")
     path = [area, *area.ancestors]
-    await until(pilot, lambda: area.text == "" and not any(node.message_queue_size for node in path),
-                f"{text!r} to be sent")
+    await until(
+        pilot, lambda: area.text == "" and not any(node.message_queue_size for node in path), f"{text!r} to be sent"
+    )
     await pilot.pause()
 
 

@@ -4,8 +4,16 @@ output was wrapped at two widths on each layout); its output is shown whole and 
 
 from __future__ import annotations
 
-from agentcli.core.events import (Event, SubagentFinished, SubagentStarted, ToolCallFinished, ToolCallStarted,
-                                  TurnStarted, Usage, UserMessage)
+from agentcli.core.events import (
+    Event,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnStarted,
+    Usage,
+    UserMessage,
+)
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.tui.widgets.tool_call import ToolCallEntry
@@ -17,16 +25,34 @@ LINES = [f"src/pkg/module_{i}.py:{i}:    def handler_{i}(request):  # a match" f
 
 def _child() -> list[Event]:
     child = "sa-1"
-    return [SubagentStarted(id=child, subagent_type="explore", description="Find the handlers", prompt="Find them.",
-                            max_turns=30, agent_id=child, parent_tool_use_id="toolu_task"),
-            UserMessage(content=[{"type": "text", "text": "Find them."}], agent_id=child),
-            TurnStarted(turn=1, max_turns=30, agent_id=child),
-            ToolCallStarted(id="toolu_1", name="grep", input={"pattern": "def handler_"}, summary="def handler_",
-                            agent_id=child),
-            ToolCallFinished(id="toolu_1", name="grep", output="\n".join(LINES), is_error=False, seconds=0.1,
-                             agent_id=child),
-            SubagentFinished(id=child, status="done", result="In src/pkg.", turns=1, usage=Usage(input_tokens=10),
-                             seconds=1.0, agent_id=child)]
+    return [
+        SubagentStarted(
+            id=child,
+            subagent_type="explore",
+            description="Find the handlers",
+            prompt="Find them.",
+            max_turns=30,
+            agent_id=child,
+            parent_tool_use_id="toolu_task",
+        ),
+        UserMessage(content=[{"type": "text", "text": "Find them."}], agent_id=child),
+        TurnStarted(turn=1, max_turns=30, agent_id=child),
+        ToolCallStarted(
+            id="toolu_1", name="grep", input={"pattern": "def handler_"}, summary="def handler_", agent_id=child
+        ),
+        ToolCallFinished(
+            id="toolu_1", name="grep", output="\n".join(LINES), is_error=False, seconds=0.1, agent_id=child
+        ),
+        SubagentFinished(
+            id=child,
+            status="done",
+            result="In src/pkg.",
+            turns=1,
+            usage=Usage(input_tokens=10),
+            seconds=1.0,
+            agent_id=child,
+        ),
+    ]
 
 
 async def test_an_expanded_call_in_a_transcript_is_indented_by_its_own_padding(server, make_session):
@@ -36,8 +62,11 @@ async def test_an_expanded_call_in_a_transcript_is_indented_by_its_own_padding(s
         for event in _child():
             app.view.apply(event, 0.0)
         app.open_transcript("sa-1")
-        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.query(ToolCallEntry),
-                    "the transcript and its call")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, TranscriptScreen) and app.screen.query(ToolCallEntry),
+            "the transcript and its call",
+        )
         await pilot.pause()
         view = of(TranscriptScreen, app.screen).conversation
         entry = view.query_one(ToolCallEntry)

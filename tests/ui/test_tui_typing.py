@@ -44,14 +44,21 @@ def user_messages(server) -> list[str]:
     return [last_user_text(body) for body in server.requests if is_main(body) and last_user_text(body)]
 
 
-@pytest.mark.parametrize("how", ["x-and-text-in-one-burst", "while-cancelling", "focus-taken-mid-word",
-                                 "child-finishes-mid-word"])
+@pytest.mark.parametrize(
+    "how", ["x-and-text-in-one-burst", "while-cancelling", "focus-taken-mid-word", "child-finishes-mid-word"]
+)
 async def test_text_typed_after_cancelling_from_the_panel_is_sent_whole(server, tui, how):
     hold, summary = threading.Event(), threading.Event()
-    server.when(is_main, tool_use("task", {"description": "Slow one", "prompt": "Slow errand"}),
-                text("Reported."), text("Got it."))
-    server.when(lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
-                text("Partial: looked in src/ only.", gate=summary, gate_timeout=120))
+    server.when(
+        is_main,
+        tool_use("task", {"description": "Slow one", "prompt": "Slow errand"}),
+        text("Reported."),
+        text("Got it."),
+    )
+    server.when(
+        lambda b: is_child(b) and b.get("tool_choice") == {"type": "none"},
+        text("Partial: looked in src/ only.", gate=summary, gate_timeout=120),
+    )
     server.when(is_child, tool_use("grep", {"pattern": "x"}), text("never sent", gate=hold, gate_timeout=120))
     app = tui()
     half = len(TYPED) // 2
@@ -79,8 +86,7 @@ async def test_text_typed_after_cancelling_from_the_panel_is_sent_whole(server, 
                     await until(pilot, lambda: app.subagents["sa-1"].finished, "the child to end")
                     await burst(app, TYPED[half:], enter=True)
             summary.set()
-            await until(pilot, lambda: len(user_messages(server)) == 2, "the typed message to be sent",
-                        timeout=30)
+            await until(pilot, lambda: len(user_messages(server)) == 2, "the typed message to be sent", timeout=30)
             assert user_messages(server) == ["one slow errand", TYPED]
             assert app.subagents["sa-1"].status == "cancelled"
             await until(pilot, lambda: not app.busy, "the answer")

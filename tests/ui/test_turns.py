@@ -10,7 +10,9 @@ from agentcli.core.engine.steering import Steers
 from agentcli.ui.turns import Turns
 
 
-def controller(steer_on_enter: bool = False) -> tuple[Turns[asyncio.Future[None]], Steers, list[tuple[list[str], list[str]]]]:
+def controller(
+    steer_on_enter: bool = False,
+) -> tuple[Turns[asyncio.Future[None]], Steers, list[tuple[list[str], list[str]]]]:
     drawn: list[tuple[list[str], list[str]]] = []
     turns: Turns[asyncio.Future[None]] = Turns(steer_on_enter)
     turns.changed = lambda: drawn.append((list(turns.queued), list(turns.steered)))

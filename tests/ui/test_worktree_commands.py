@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from agentcli.ui.tui.screens.confirm import ConfirmScreen
+from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 from tests.fakes.anthropic_server import first_user_text, offers_tool, reply, text, tool_use, tool_use_block
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
 from tests.ui.test_tui_support import SIZE, answer, send, tui, until  # noqa: F401
 from tests.ui.test_tui_support import plain as shown_text
-from agentcli.ui.tui.screens.confirm import ConfirmScreen
-from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 
 DOC = '    """Check a password."""\n'
 
 
 def two_children_edit_the_same_line(server) -> None:
     """sa-1 and sa-2, each in its own worktree, rewrite the same docstring line differently."""
-    server.when(lambda b: offers_tool(b, "task"), reply(*[
-        tool_use_block("task", {"description": f"Edit {n}", "prompt": f"brief {n}", "isolation": "worktree"})
-        for n in ("one", "two")]), text("Both are done."))
+    server.when(
+        lambda b: offers_tool(b, "task"),
+        reply(
+            *[
+                tool_use_block("task", {"description": f"Edit {n}", "prompt": f"brief {n}", "isolation": "worktree"})
+                for n in ("one", "two")
+            ]
+        ),
+        text("Both are done."),
+    )
     for n in ("one", "two"):
-        server.when(lambda b, n=n: not offers_tool(b, "task") and first_user_text(b) == f"brief {n}",
-                    tool_use("read_file", {"path": "src/app/auth.py"}),
-                    tool_use("edit_file", {"path": "src/app/auth.py", "old_string": DOC,
-                                           "new_string": f'    """Check a password ({n})."""\n'}),
-                    text("Changed it."))
+        server.when(
+            lambda b, n=n: not offers_tool(b, "task") and first_user_text(b) == f"brief {n}",
+            tool_use("read_file", {"path": "src/app/auth.py"}),
+            tool_use(
+                "edit_file",
+                {"path": "src/app/auth.py", "old_string": DOC, "new_string": f'    """Check a password ({n})."""\n'},
+            ),
+            text("Changed it."),
+        )
 
 
 async def test_line_mode_diff_merge_conflict_and_discard(plain, server, repo):  # noqa: F811
@@ -64,8 +75,9 @@ async def test_tui_diff_merge_conflict_and_discard(server, tui, repo):  # noqa: 
         await send(pilot, "/merge sa-1")
         await until(pilot, lambda: "Merged sa-1 into your working tree" in last(), "sa-1 merged")
         await send(pilot, "/merge sa-2")
-        await until(pilot, lambda: "Cannot merge sa-2: src/app/auth.py changed both" in last(),
-                    "the conflict refusal for sa-2")
+        await until(
+            pilot, lambda: "Cannot merge sa-2: src/app/auth.py changed both" in last(), "the conflict refusal for sa-2"
+        )
         await send(pilot, "/discard sa-2")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question before discarding")
         await pilot.press("n")
@@ -82,6 +94,6 @@ async def test_line_mode_colours_a_diff(plain, server, repo):  # noqa: F811
     ui = plain(color=True, permission_mode="acceptEdits")
     await ui.submit("have two subagents edit auth.py")
     shown = await ui.submit("/diff sa-1")
-    added = next(line for line in shown.splitlines() if 'Check a password (one)' in line)
+    added = next(line for line in shown.splitlines() if "Check a password (one)" in line)
     removed = next(line for line in shown.splitlines() if '"""Check a password."""' in line)
     assert "\x1b[32m" in added and "\x1b[31m" in removed  # green and red

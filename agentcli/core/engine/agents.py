@@ -16,21 +16,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import paths
+from ..model.catalogue import resolve_model
 from ..tool_facts import KNOWN  # each tool's own facts: its Claude Code names, what comes with it
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import definition_files, split_frontmatter
 from .plugins import Plugin, plugin_files
-from ..model.catalogue import resolve_model
 
 if TYPE_CHECKING:
     from ..tools import ToolRegistry
-
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -45,8 +44,10 @@ def __getattr__(name: str) -> tuple[str, ...]:
     views: dict[str, Callable[[], tuple[str, ...]]] = {
         "TOOL_NAMES": known.for_agents,
         "READ_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) != name),
-        "GIT_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) == name)}
+        "GIT_TOOLS": lambda: tuple(name for name in known.reading() if known.claude_name(name) == name),
+    }
     return views[name]()
+
 
 # Model aliases Claude Code agent files use.
 
@@ -71,7 +72,7 @@ class AgentType:
     project: bool = False  # from the workspace's own files (not the user's folder)
     skills: tuple[str, ...] | None = None  # the skills it may load; None: every skill of the session
 
-    def select(self, tools: "ToolRegistry") -> "ToolRegistry":
+    def select(self, tools: ToolRegistry) -> ToolRegistry:
         """The part of ``tools`` this type may use."""
         wanted = self.tools
         if wanted is not None:
@@ -133,13 +134,25 @@ def _built_in() -> tuple[AgentType, ...]:
 
     known = catalogue()
     return (
-        AgentType(name="general-purpose", memory=True,
-                  description="Researches a question or does a multi-step errand, with every tool but task."),
-        AgentType(name="explore", tools=known.given_to("explore"), prompt=EXPLORE_PROMPT,
-                  description="Read-only scout: finds where something is defined, handled or used; answers with "
-                              "path:line."),
-        AgentType(name="bash", tools=known.given_to("bash"), prompt=BASH_PROMPT, memory=True,
-                  description="Runs builds, tests and other commands, fixes what they need, reports the outcome."))
+        AgentType(
+            name="general-purpose",
+            memory=True,
+            description="Researches a question or does a multi-step errand, with every tool but task.",
+        ),
+        AgentType(
+            name="explore",
+            tools=known.given_to("explore"),
+            prompt=EXPLORE_PROMPT,
+            description="Read-only scout: finds where something is defined, handled or used; answers with path:line.",
+        ),
+        AgentType(
+            name="bash",
+            tools=known.given_to("bash"),
+            prompt=BASH_PROMPT,
+            memory=True,
+            description="Runs builds, tests and other commands, fixes what they need, reports the outcome.",
+        ),
+    )
 
 
 BUILT_IN_NAMES = ("general-purpose", "explore", "bash")  # known without the tools (the trust check reads them)
@@ -151,7 +164,9 @@ def built_in() -> dict[str, AgentType]:
     return {agent_type.name: agent_type for agent_type in _built_in()}
 
 
-REVIEWER_PREFIX = "review-"  # an agent file named review-<concern> is a reviewer of /review (review.py), not the task tool's
+REVIEWER_PREFIX = (
+    "review-"  # an agent file named review-<concern> is a reviewer of /review (review.py), not the task tool's
+)
 
 
 class AgentFileError(ValueError):
@@ -166,9 +181,15 @@ def agent_dirs(root: Path | None) -> list[Path]:
     return dirs
 
 
-def load_agent_types(root: Path | str | None = None, warnings: list[str] | None = None, *,
-                     trusted: bool = False, sources: Collection[str] = ("user", "project"),
-                     plugins: Sequence[Plugin] = (), with_built_in: bool = True) -> dict[str, AgentType]:
+def load_agent_types(
+    root: Path | str | None = None,
+    warnings: list[str] | None = None,
+    *,
+    trusted: bool = False,
+    sources: Collection[str] = ("user", "project"),
+    plugins: Sequence[Plugin] = (),
+    with_built_in: bool = True,
+) -> dict[str, AgentType]:
     """The agent types available in a workspace, by name: built-ins first, then custom types by name.
 
     A project file overrides a user file of the same name, and a user file overrides a built-in.
@@ -185,31 +206,50 @@ def load_agent_types(root: Path | str | None = None, warnings: list[str] | None 
     folders = [(folder, base is not None and folder.is_relative_to(base)) for folder in agent_dirs(base)]
     here: dict[str, AgentType] = {}  # one folder's: a name twice in one folder is a mistake, in two an override
     folder = None
-    for agent_type, definition in from_folders(folders, base, kind="agent", label="agent file", sources=sources,
-                                               list_files=_agent_files, parse=_parse(found), warnings=found):
+    for agent_type, definition in from_folders(
+        folders,
+        base,
+        kind="agent",
+        label="agent file",
+        sources=sources,
+        list_files=_agent_files,
+        parse=_parse(found),
+        warnings=found,
+    ):
         if definition.folder != folder:
             custom.update(here)
             here, folder = {}, definition.folder
         if definition.project and not trusted and agent_type.name in BUILT_IN_NAMES:
-            found.append(f"Skipped agent file {definition.shown}: '{agent_type.name}' is a built-in agent type, "
-                         "and a workspace's own files may replace one only once you trust the workspace.")
+            found.append(
+                f"Skipped agent file {definition.shown}: '{agent_type.name}' is a built-in agent type, "
+                "and a workspace's own files may replace one only once you trust the workspace."
+            )
             continue
         if agent_type.name in here:
-            found.append(f"Skipped agent file {definition.shown}: {here[agent_type.name].source} already defines "
-                         f"'{agent_type.name}'.")
+            found.append(
+                f"Skipped agent file {definition.shown}: {here[agent_type.name].source} already defines "
+                f"'{agent_type.name}'."
+            )
             continue
         here[agent_type.name] = agent_type
     custom.update(here)
-    for agent_type, definition in from_plugins(plugins, lambda plugin, found: plugin_files(plugin, "agents", found),
-                                               label="agent file", parse=_parse(found), warnings=found,
-                                               fill_root=False):
+    for agent_type, definition in from_plugins(
+        plugins,
+        lambda plugin, found: plugin_files(plugin, "agents", found),
+        label="agent file",
+        parse=_parse(found),
+        warnings=found,
+        fill_root=False,
+    ):
         assert definition.plugin is not None
         name = f"{definition.plugin.name}:{agent_type.name}"
         custom[name] = dataclasses.replace(agent_type, name=name)
     for name in sorted(custom):
         if name in BUILT_IN_NAMES:
-            found.append(f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
-                         f"one (tools: {custom[name].tools_text()}).")
+            found.append(
+                f"The agent type '{name}' comes from {custom[name].source}, which replaces the built-in "
+                f"one (tools: {custom[name].tools_text()})."
+            )
         types[name] = custom[name]
     return types
 
@@ -220,20 +260,26 @@ def _agent_files(folder: Path, bases: tuple[Path, ...], where: str, warnings: li
 
 def _parse(notes: list[str]) -> Callable[[Definition], AgentType]:
     """An agent file's parser that adds its notes (fields ignored) to ``notes``."""
+
     def parse(definition: Definition) -> AgentType:
         agent_type = parse_agent_file(definition.text, source=definition.shown, notes=notes)
         return dataclasses.replace(agent_type, project=definition.project)
+
     return parse
 
 
 def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     """For the trust check: the workspace's agent files that would replace a built-in agent type."""
     base = root.resolve()
-    return [(base / agent_type.source,
-             [f"agent type {agent_type.name} replaces the built-in one (tools: {agent_type.tools_text()})"],
-             {key: value for key, value in dataclasses.asdict(agent_type).items() if key != "source"})
-            for agent_type in load_agent_types(base, [], trusted=True, with_built_in=False).values()
-            if agent_type.project and agent_type.name in BUILT_IN_NAMES]
+    return [
+        (
+            base / agent_type.source,
+            [f"agent type {agent_type.name} replaces the built-in one (tools: {agent_type.tools_text()})"],
+            {key: value for key, value in dataclasses.asdict(agent_type).items() if key != "source"},
+        )
+        for agent_type in load_agent_types(base, [], trusted=True, with_built_in=False).values()
+        if agent_type.project and agent_type.name in BUILT_IN_NAMES
+    ]
 
 
 def parse_agent_file(text: str, *, source: str, notes: list[str] | None = None) -> AgentType:
@@ -297,10 +343,17 @@ def agent_from_definition(name: str, spec: Any, *, source: str, notes: list[str]
     prompt = fields.get("prompt", "")
     if not isinstance(prompt, str):
         raise AgentFileError(f"the prompt of the agent {name!r} must be text")
-    return AgentType(name=name, description=" ".join(_required_text(fields, "description").split()), tools=tools,
-                     disallowed_tools=tuple(disallowed), model=model if model == "inherit" else resolve_model(model),
-                     max_turns=_positive(fields, "max_turns", whole=True), prompt=prompt.strip(),
-                     memory=changes_things(tools, tuple(disallowed)), source=source)
+    return AgentType(
+        name=name,
+        description=" ".join(_required_text(fields, "description").split()),
+        tools=tools,
+        disallowed_tools=tuple(disallowed),
+        model=model if model == "inherit" else resolve_model(model),
+        max_turns=_positive(fields, "max_turns", whole=True),
+        prompt=prompt.strip(),
+        memory=changes_things(tools, tuple(disallowed)),
+        source=source,
+    )
 
 
 # ---------------------------------------------------------------- fields

@@ -33,12 +33,16 @@ if TYPE_CHECKING:
 MIN, MAX = 2, 4
 CHECK_TAIL = 1_200  # characters of a check's output kept for the comparison
 ANSWER_CAP = 1_500  # characters of each attempt's answer in the main agent's result
-CHECK_NOTE = ("# Check\nYou are one of {n} attempts at this errand, each in its own worktree. When you are done, "
-              "agentcli runs `{check}` in your worktree and compares the attempts by it: run it yourself before you "
-              "answer, and leave the worktree as it should be merged.")
-ASK = ("Recommend one attempt to the user in a line or two, and why (its check, its diff, its receipt). Do not merge "
-       "any yourself: the user takes one with /merge sa-N and drops the rest with /discard sa-N (asked when the "
-       "session ends otherwise).")
+CHECK_NOTE = (
+    "# Check\nYou are one of {n} attempts at this errand, each in its own worktree. When you are done, "
+    "agentcli runs `{check}` in your worktree and compares the attempts by it: run it yourself before you "
+    "answer, and leave the worktree as it should be merged."
+)
+ASK = (
+    "Recommend one attempt to the user in a line or two, and why (its check, its diff, its receipt). Do not merge "
+    "any yourself: the user takes one with /merge sa-N and drops the rest with /discard sa-N (asked when the "
+    "session ends otherwise)."
+)
 
 
 def refusal(args: dict[str, Any]) -> str:
@@ -53,61 +57,110 @@ def refusal(args: dict[str, Any]) -> str:
     return ""
 
 
-async def run(subagents: "Subagents", args: dict[str, Any], prompt: str, files: list[str], ctx: "ToolContext") -> str:
+async def run(subagents: Subagents, args: dict[str, Any], prompt: str, files: list[str], ctx: ToolContext) -> str:
     """Run the attempts, check each, emit the comparison and return the main agent's result."""
     if why := refusal(args):
         raise ToolError(why)
     n, check = int(args["attempts"]), str(args.get("check") or "").strip()
-    models = [str(m) for m in args.get("attempt_models") or [] if str(m).strip()] or \
-        ([str(args["model"])] if args.get("model") else [])  # each its own, or the task call's for all
+    models = [str(m) for m in args.get("attempt_models") or [] if str(m).strip()] or (
+        [str(args["model"])] if args.get("model") else []
+    )  # each its own, or the task call's for all
     brief = prompt + ("\n\n" + CHECK_NOTE.format(n=n, check=check) if check else "")
     before = set(subagents.records)
-    outcomes = await asyncio.gather(*(subagents.run(
-        f"{args['description']} ({i + 1}/{n})", brief, args.get("subagent_type"), ctx, isolation="worktree",
-        files=files, token_budget=args.get("token_budget"), cost_budget=args.get("cost_budget"),
-        model=models[i % len(models)] if models else None, effort=args.get("effort")) for i in range(n)),
-        return_exceptions=True)
-    started = sorted((r for r in subagents.records.values() if r.id not in before and r.tool_use_id == ctx.tool_use_id),
-                     key=lambda r: int(r.id.removeprefix("sa-")))  # by number: they are recorded as their worktrees come
+    outcomes = await asyncio.gather(
+        *(
+            subagents.run(
+                f"{args['description']} ({i + 1}/{n})",
+                brief,
+                args.get("subagent_type"),
+                ctx,
+                isolation="worktree",
+                files=files,
+                token_budget=args.get("token_budget"),
+                cost_budget=args.get("cost_budget"),
+                model=models[i % len(models)] if models else None,
+                effort=args.get("effort"),
+            )
+            for i in range(n)
+        ),
+        return_exceptions=True,
+    )
+    started = sorted(
+        (r for r in subagents.records.values() if r.id not in before and r.tool_use_id == ctx.tool_use_id),
+        key=lambda r: int(r.id.removeprefix("sa-")),
+    )  # by number: they are recorded as their worktrees come
     if not started:
         failure = next((o for o in outcomes if isinstance(o, BaseException)), None)
         raise ToolError(quoted(str(failure)) if failure else "No attempt could start.")  # git's words, quoted
     compared = [await compare(record, check, ctx, subagents) for record in started]
-    ctx.emit(AttemptsCompared(description=str(args["description"]), check=check, attempts=tuple(compared),
-                              agent_id=ctx.agent_id))
-    answers = [f"## {record.id}\n{capped((record.report.text if record.report else record.result) or '(no answer)', ANSWER_CAP)}"
-               + (f"\nCheck output (last lines):\n{a.check_output}" if a.check_output else "")
-               for record, a in zip(started, compared, strict=True)]
-    head = (f"{len(started)} attempts at \"{args['description']}\", each in its own worktree"
-            + (f", each checked with `{check}` by agentcli:" if check else " (no check was given):"))
+    ctx.emit(
+        AttemptsCompared(
+            description=str(args["description"]), check=check, attempts=tuple(compared), agent_id=ctx.agent_id
+        )
+    )
+    answers = [
+        f"## {record.id}\n{capped((record.report.text if record.report else record.result) or '(no answer)', ANSWER_CAP)}"
+        + (f"\nCheck output (last lines):\n{a.check_output}" if a.check_output else "")
+        for record, a in zip(started, compared, strict=True)
+    ]
+    head = f'{len(started)} attempts at "{args["description"]}", each in its own worktree' + (
+        f", each checked with `{check}` by agentcli:" if check else " (no check was given):"
+    )
     return quoted("\n\n".join([head, table_text(compared), *answers, ASK]))
 
 
-async def compare(record: "SubagentRecord", check: str, ctx: "ToolContext", subagents: "Subagents") -> Attempt:
+async def compare(record: SubagentRecord, check: str, ctx: ToolContext, subagents: Subagents) -> Attempt:
     """One attempt's row: its worktree's diff stat, and its check's result (run here, in its worktree)."""
     report = record.report
-    row = Attempt(id=record.id, status=record.status, model=record.model,
-                  mark=report.mark if report else "", tool_calls=report.tool_calls if report else 0,
-                  tokens=record.usage.total_tokens, cost=record.usage.cost, seconds=record.seconds)
+    row = Attempt(
+        id=record.id,
+        status=record.status,
+        model=record.model,
+        mark=report.mark if report else "",
+        tool_calls=report.tool_calls if report else 0,
+        tokens=record.usage.total_tokens,
+        cost=record.usage.cost,
+        seconds=record.seconds,
+    )
     place = subagents.worktree_place
     try:
-        worktree = await asyncio.to_thread(worktrees.find, ctx.workspace.root, record.id, place.session if place else None)
+        worktree = await asyncio.to_thread(
+            worktrees.find, ctx.workspace.root, record.id, place.session if place else None
+        )
         found = await asyncio.to_thread(worktrees.changes, worktree)
         tip = await asyncio.to_thread(worktrees.save_work, worktree)
     except worktrees.WorktreeError:  # it changed nothing (its worktree went when it ended) or its worktree is gone
-        return dataclasses.replace(row, diff="no changes", check="not run" if check else "",
-                                   check_output="it changed no files" if check else "")
-    row = dataclasses.replace(row, diff=worktrees.summary(found), files=len(found),
-                              added=sum(c.added or 0 for c in found), removed=sum(c.removed or 0 for c in found))
+        return dataclasses.replace(
+            row,
+            diff="no changes",
+            check="not run" if check else "",
+            check_output="it changed no files" if check else "",
+        )
+    row = dataclasses.replace(
+        row,
+        diff=worktrees.summary(found),
+        files=len(found),
+        added=sum(c.added or 0 for c in found),
+        removed=sum(c.removed or 0 for c in found),
+    )
     if not check:
         return row
-    own = dataclasses.replace(ctx, workspace=Workspace.at(worktree.root, branch=worktree.branch), checkpoints=None,
-                              agent_id=record.id, agent_description=record.description, depth=ctx.depth + 1,
-                              subagents=None, parent_tool_use_id=ctx.tool_use_id,
-                              tool_use_id=f"{ctx.tool_use_id}_check_{record.id.replace('-', '')}")
+    own = dataclasses.replace(
+        ctx,
+        workspace=Workspace.at(worktree.root, branch=worktree.branch),
+        checkpoints=None,
+        agent_id=record.id,
+        agent_description=record.description,
+        depth=ctx.depth + 1,
+        subagents=None,
+        parent_tool_use_id=ctx.tool_use_id,
+        tool_use_id=f"{ctx.tool_use_id}_check_{record.id.replace('-', '')}",
+    )
     left = ""
     try:
-        outcome = await subagents.tools.call(KNOWN.role("commands"), {"command": check, "description": f"{record.id}'s check"}, own)
+        outcome = await subagents.tools.call(
+            KNOWN.role("commands"), {"command": check, "description": f"{record.id}'s check"}, own
+        )
     finally:
         try:
             await asyncio.to_thread(worktrees.reset_to, worktree, tip)  # what the check left never reaches a merge

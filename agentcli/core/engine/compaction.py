@@ -108,11 +108,17 @@ async def when_full(agent: Agent) -> None:
     if kept and after < agent.compact_threshold * window:
         return
     agent.compact_hold = before + int(window * RETRY_GROWTH)
-    agent.emit(Notice, level="warning", text=(
-        f"Compaction could not bring the context under {agent.compact_threshold:.0%} of the window "
-        f"({tokens(before)} tokens before, " + (f"{tokens(after)} after" if kept else "and a summary would free none")
-        + f"); agentcli tries again at "
-        f"{tokens(agent.compact_hold)} tokens. /compact compacts now."))
+    agent.emit(
+        Notice,
+        level="warning",
+        text=(
+            f"Compaction could not bring the context under {agent.compact_threshold:.0%} of the window "
+            f"({tokens(before)} tokens before, "
+            + (f"{tokens(after)} after" if kept else "and a summary would free none")
+            + f"); agentcli tries again at "
+            f"{tokens(agent.compact_hold)} tokens. /compact compacts now."
+        ),
+    )
 
 
 def split_point(messages: list[Message], keep_tokens: int) -> int | None:
@@ -165,7 +171,7 @@ def head_and_tail(text: str, cap: int | None) -> str:
     if cap is None or len(text) <= cap:
         return text
     head = cap * 2 // 3
-    return f"{text[:head]}\n[… {len(text) - cap:,} characters cut here …]\n{text[len(text) - (cap - head):]}"
+    return f"{text[:head]}\n[… {len(text) - cap:,} characters cut here …]\n{text[len(text) - (cap - head) :]}"
 
 
 @dataclass
@@ -180,14 +186,23 @@ class Ledger:
 
     def add(self, messages: list[Message]) -> None:
         """Record the tool calls of ``messages`` that have their result there."""
-        calls = {b["id"]: b for m in messages if m["role"] == "assistant" for b in as_blocks(m["content"])
-                 if b.get("type") == "tool_use"}
+        calls = {
+            b["id"]: b
+            for m in messages
+            if m["role"] == "assistant"
+            for b in as_blocks(m["content"])
+            if b.get("type") == "tool_use"
+        }
         for message in messages:
             for block in as_blocks(message["content"]):
                 call = calls.get(block.get("tool_use_id", "")) if block.get("type") == "tool_result" else None
                 if call is not None and isinstance(call.get("input"), dict):
-                    self.record(call["name"], call["input"], text_of(block.get("content", ""), "\n"),
-                                bool(block.get("is_error")))
+                    self.record(
+                        call["name"],
+                        call["input"],
+                        text_of(block.get("content", ""), "\n"),
+                        bool(block.get("is_error")),
+                    )
 
     def record(self, name: str, args: dict[str, Any], output: str, is_error: bool) -> None:
         from .tool_catalogue import catalogue  # what the tool says a receipt keeps of it
@@ -214,31 +229,40 @@ class Ledger:
 
     def render(self, subagents: list[str]) -> str:
         """The ledger as agentcli's note for the compacted history; "" when it holds nothing."""
+
         def ranges(spans: list[list[int]]) -> str:
             return ", ".join(f"{a}-{b}" for a, b in sorted(spans)) if spans else "no lines"
 
         def quoted(text: str) -> str:  # on one line, whatever a path or command holds
             return json.dumps(text, ensure_ascii=False)
 
-        sections = [("Files read (lines shown)", [f"{quoted(p)}: lines {ranges(r)}" for p, r in self.reads.items()]),
-                    ("Files changed", [f"{quoted(p)} ({', '.join(t)})" for p, t in self.changed.items()]),
-                    (f"Commands run (the latest {LEDGER_COMMANDS} at most)",
-                     [f"{quoted(c)}: {ended}" for c, ended in self.commands]),
-                    ("Subagents (continue one with task resume: its id)", subagents)]
-        body = "\n\n".join(title + ":\n" + "\n".join(f"- {item}" for item in items)
-                            for title, items in sections if items)
+        sections = [
+            ("Files read (lines shown)", [f"{quoted(p)}: lines {ranges(r)}" for p, r in self.reads.items()]),
+            ("Files changed", [f"{quoted(p)} ({', '.join(t)})" for p, t in self.changed.items()]),
+            (
+                f"Commands run (the latest {LEDGER_COMMANDS} at most)",
+                [f"{quoted(c)}: {ended}" for c, ended in self.commands],
+            ),
+            ("Subagents (continue one with task resume: its id)", subagents),
+        ]
+        body = "\n\n".join(
+            title + ":\n" + "\n".join(f"- {item}" for item in items) for title, items in sections if items
+        )
         return f"{LEDGER_HEADER}\n\n{body}" if body else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"reads": self.reads, "changed": self.changed, "commands": self.commands}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Ledger":
+    def from_dict(cls, data: Any) -> Ledger:
         """A stored ledger; a damaged one starts empty."""
         data = data if isinstance(data, dict) else {}
         reads, changed, commands = data.get("reads"), data.get("changed"), data.get("commands")
-        return cls(reads if isinstance(reads, dict) else {}, changed if isinstance(changed, dict) else {},
-                   commands if isinstance(commands, list) else [])
+        return cls(
+            reads if isinstance(reads, dict) else {},
+            changed if isinstance(changed, dict) else {},
+            commands if isinstance(commands, list) else [],
+        )
 
 
 def subagent_lines(agent: Agent) -> list[str]:
@@ -259,8 +283,10 @@ async def compact(agent: Agent, focus: str = "", reason: str = "") -> bool:
     the summary would free nothing by our count (then the history stays, and no Compacted event tells of
     it); after the API refused a prompt as too long, our count is no measure, so it compacts anyway."""
     if agent.compactions_in_a_row >= MAX_IN_A_ROW:
-        raise ContextThrash(f"Stopped: the context refilled right after {MAX_IN_A_ROW} compactions in a row. "
-                            "Start a fresh conversation (/clear) or narrow the task.")
+        raise ContextThrash(
+            f"Stopped: the context refilled right after {MAX_IN_A_ROW} compactions in a row. "
+            "Start a fresh conversation (/clear) or narrow the task."
+        )
     window = context_window(agent.model)
     before = context_tokens(agent)
     cut = split_point(agent.messages, int(window * RECENT_SHARE))
@@ -270,35 +296,52 @@ async def compact(agent: Agent, focus: str = "", reason: str = "") -> bool:
     hooks = agent.ctx.hooks
     if hooks:
         await hooks.pre_compact("manual" if reason == MANUAL else "auto", focus)
-    summary = await summarize(agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN,
-                              shared=reason != TOO_LONG, kept=recent[0])  # a conversation the API refused would be refused again
+    summary = await summarize(
+        agent, older, focus, int(window * SUMMARIZER_SHARE) * CHARS_PER_TOKEN, shared=reason != TOO_LONG, kept=recent[0]
+    )  # a conversation the API refused would be refused again
     ledger = Ledger.from_dict(agent.ledger.to_dict())
     ledger.add(older)
     first = agent.messages[0]["content"]
-    first_blocks = [b for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
-                    if b["type"] == "text" and not is_carried(b)] or [{"type": "text", "text": "(earlier request)"}]
+    first_blocks = [
+        b
+        for b in (first if isinstance(first, list) else [{"type": "text", "text": first}])
+        if b["type"] == "text" and not is_carried(b)
+    ] or [{"type": "text", "text": "(earlier request)"}]
     listed = ledger.render(subagent_lines(agent))
     started = await hooks.session_start("compact") if hooks and agent.ctx.depth == 0 else ()  # the main agent's
-    head: Message = {"role": "user", "content": first_blocks + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
-            + ([agentcli_note(listed)] if listed else [])
-            + [agentcli_note(text) for text in started]}
+    head: Message = {
+        "role": "user",
+        "content": first_blocks
+        + [agentcli_note(f"{SUMMARY_HEADER}\n\n{summary}")]
+        + ([agentcli_note(listed)] if listed else [])
+        + [agentcli_note(text) for text in started],
+    }
     compacted: list[Message] = [head] + recent
-    after = await agent.llm.count_tokens(system=agent.system, messages=compacted, tools=agent.offered(),
-                                         model=agent.model) or estimate_tokens(agent.system, compacted,
-                                                                                 agent.offered())
+    after = await agent.llm.count_tokens(
+        system=agent.system, messages=compacted, tools=agent.offered(), model=agent.model
+    ) or estimate_tokens(agent.system, compacted, agent.offered())
     if after >= before and reason != TOO_LONG:  # it frees nothing: keep the history, and say nothing
         return False
     agent.messages, agent.ledger = compacted, ledger  # only now: a cancel above leaves the history as it was
     agent.last_usage = Usage(input_tokens=after)
     agent.compactions_in_a_row += 1
-    agent.emit(Compacted, messages_summarized=len(older), tokens_before=before, tokens_after=after,
-               summary=summary, messages=list(agent.messages), reason=reason,
-               trigger="manual" if reason == MANUAL else "auto", ledger=ledger.to_dict())
+    agent.emit(
+        Compacted,
+        messages_summarized=len(older),
+        tokens_before=before,
+        tokens_after=after,
+        summary=summary,
+        messages=list(agent.messages),
+        reason=reason,
+        trigger="manual" if reason == MANUAL else "auto",
+        ledger=ledger.to_dict(),
+    )
     return True
 
 
-async def summarize(agent: Agent, older: list[Message], focus: str, budget: int,
-                    shared: bool = True, kept: Message | None = None) -> str:
+async def summarize(
+    agent: Agent, older: list[Message], focus: str, budget: int, shared: bool = True, kept: Message | None = None
+) -> str:
     """The summary: asked at the end of the conversation's own request (``shared``), so that it repeats the
     cached prefix, naming the message from which the turns stay verbatim (``kept``); when that does not fit,
     in one tool-less call on at most ``budget`` characters of ``older``, dropping the oldest turns while even
@@ -307,8 +350,11 @@ async def summarize(agent: Agent, older: list[Message], focus: str, budget: int,
     while True:
         if shared:
             messages = list(agent.messages)
-            where = f"\nSummarize only what comes before {first_words(kept)}: it and all after it stay verbatim." \
-                if kept else ""
+            where = (
+                f"\nSummarize only what comes before {first_words(kept)}: it and all after it stay verbatim."
+                if kept
+                else ""
+            )
             append_user(messages, [agentcli_note(ask + where)])
             system, tools, choice = agent.request_system(), agent.offered(), NO_TOOLS
         else:
@@ -316,8 +362,15 @@ async def summarize(agent: Agent, older: list[Message], focus: str, budget: int,
             messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
             system, tools, choice = RENDERED_SYSTEM, [], None
         try:
-            reply = await agent.llm.stream(system=system, messages=messages, tools=tools, tool_choice=choice,
-                                           on_text=lambda _: None, model=agent.model, effort=agent.effort)
+            reply = await agent.llm.stream(
+                system=system,
+                messages=messages,
+                tools=tools,
+                tool_choice=choice,
+                on_text=lambda _: None,
+                model=agent.model,
+                effort=agent.effort,
+            )
         except LLMError as exc:
             if shared and (exc.overflow or exc.status == 400):  # too long, or an endpoint without tool_choice none
                 shared = False

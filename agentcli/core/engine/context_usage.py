@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.llm import LLM, estimate_tokens
 from ..content import Message
+from ..model.llm import LLM, estimate_tokens
 
 COUNTED = "count_tokens"  # the server counted the request
 ESTIMATED = "estimate"  # about four characters a token
@@ -30,8 +30,13 @@ class ContextUsage:
         self.shares = {label: tokens / self.window if self.window else 0.0 for label, tokens in self.parts.items()}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"total_tokens": self.total, "context_window": self.window, "method": self.method,
-                "tokens_kept_out": self.kept_out, "parts": dict(self.parts)}
+        return {
+            "total_tokens": self.total,
+            "context_window": self.window,
+            "method": self.method,
+            "tokens_kept_out": self.kept_out,
+            "parts": dict(self.parts),
+        }
 
 
 def split_memory(system: str, memory: str) -> tuple[str, str]:
@@ -41,16 +46,24 @@ def split_memory(system: str, memory: str) -> tuple[str, str]:
     return system, ""
 
 
-def part_sizes(system: str, memory: str, tools: list[dict[str, Any]],
-               messages: list[Message]) -> dict[str, int]:
+def part_sizes(system: str, memory: str, tools: list[dict[str, Any]], messages: list[Message]) -> dict[str, int]:
     """Each part's estimate: tool results are the ``tool_result`` blocks; the conversation is the rest."""
     rest, memory = split_memory(system, memory)
-    results = sum(estimate_tokens(block) for message in messages if isinstance(message.get("content"), list)
-                  for block in message["content"] if isinstance(block, dict) and block.get("type") == "tool_result")
+    results = sum(
+        estimate_tokens(block)
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
     conversation = max(estimate_tokens(messages) - results, 0)
-    return {"system prompt": estimate_tokens(rest), "project memory": estimate_tokens(memory),
-            "tool definitions": estimate_tokens(tools) if tools else 0, "conversation": conversation,
-            "tool results": results}
+    return {
+        "system prompt": estimate_tokens(rest),
+        "project memory": estimate_tokens(memory),
+        "tool definitions": estimate_tokens(tools) if tools else 0,
+        "conversation": conversation,
+        "tool results": results,
+    }
 
 
 def scaled(sizes: dict[str, int], total: int) -> dict[str, int]:
@@ -66,13 +79,26 @@ def scaled(sizes: dict[str, int], total: int) -> dict[str, int]:
     return parts
 
 
-async def context_usage(llm: LLM, *, model: str, system: str, memory: str, tools: list[dict[str, Any]],
-                        messages: list[Message], window: int, kept_out: int) -> ContextUsage:
+async def context_usage(
+    llm: LLM,
+    *,
+    model: str,
+    system: str,
+    memory: str,
+    tools: list[dict[str, Any]],
+    messages: list[Message],
+    window: int,
+    kept_out: int,
+) -> ContextUsage:
     """The breakdown of a request of ``system``, ``tools`` and ``messages``; ``memory`` is the project memory
     section inside ``system``. An empty conversation is estimated (the endpoint wants a message)."""
-    counted = await llm.count_tokens(system=system, messages=messages, tools=tools, model=model) \
-        if messages else None
+    counted = await llm.count_tokens(system=system, messages=messages, tools=tools, model=model) if messages else None
     method = ESTIMATED if counted is None else COUNTED
-    total = counted if counted is not None else estimate_tokens(
-        {"model": model, "system": system, "messages": messages, **({"tools": tools} if tools else {})})
+    total = (
+        counted
+        if counted is not None
+        else estimate_tokens(
+            {"model": model, "system": system, "messages": messages, **({"tools": tools} if tools else {})}
+        )
+    )
     return ContextUsage(scaled(part_sizes(system, memory, tools, messages), total), total, window, method, kept_out)

@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ... import paths
+from ..policy.rules import Rule, RuleError
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import FrontmatterError, definition_files, split_frontmatter
 from .plugins import Plugin, plugin_files
-from ..policy.rules import Rule, RuleError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9][0-9]*)")
@@ -71,13 +71,20 @@ class CustomCommand:
 
 def command_dirs(root: Path) -> list[tuple[Path, bool]]:
     """Where command files live, lowest precedence first, each with whether it is the workspace's own."""
-    return [(paths.config_home() / "commands", False), (root / ".claude" / "commands", True),
-            (root / ".agentcli" / "commands", True)]
+    return [
+        (paths.config_home() / "commands", False),
+        (root / ".claude" / "commands", True),
+        (root / ".agentcli" / "commands", True),
+    ]
 
 
-def load_commands(root: Path, warnings: list[str] | None = None, *,
-                  sources: Collection[str] = ("user", "project"), plugins: Sequence[Plugin] = ()
-                  ) -> dict[str, CustomCommand]:
+def load_commands(
+    root: Path,
+    warnings: list[str] | None = None,
+    *,
+    sources: Collection[str] = ("user", "project"),
+    plugins: Sequence[Plugin] = (),
+) -> dict[str, CustomCommand]:
     """The custom commands of a workspace, by name; each skipped file adds one sentence to ``warnings``.
     ``sources``: Claude Code's setting sources to read, "user" (your folder) and "project" (the workspace's).
     ``plugins``: enabled plugins, whose commands come as ``/<plugin>:<name>``, and as ``/<name>`` too where
@@ -86,12 +93,25 @@ def load_commands(root: Path, warnings: list[str] | None = None, *,
     found: list[str] = [] if warnings is None else warnings
     commands: dict[str, CustomCommand] = {}
     base = root.resolve()
-    for command, _ in from_folders(command_dirs(base), base, kind="command", label="command file", sources=sources,
-                                   list_files=_command_files, parse=_parse, warnings=found):
+    for command, _ in from_folders(
+        command_dirs(base),
+        base,
+        kind="command",
+        label="command file",
+        sources=sources,
+        list_files=_command_files,
+        parse=_parse,
+        warnings=found,
+    ):
         commands[command.name] = command
     bare: dict[str, CustomCommand] = {}
-    for command, definition in from_plugins(plugins, lambda plugin, found: plugin_files(plugin, "commands", found),
-                                            label="command file", parse=_parse, warnings=found):
+    for command, definition in from_plugins(
+        plugins,
+        lambda plugin, found: plugin_files(plugin, "commands", found),
+        label="command file",
+        parse=_parse,
+        warnings=found,
+    ):
         commands[command.name] = command
         bare.setdefault(definition.path.stem, command)
     return commands | {name: command for name, command in bare.items() if name not in commands}
@@ -125,10 +145,16 @@ def parse_command(text: str, name: str, source: str, project: bool) -> CustomCom
     for rule in tools:
         Rule.parse(rule)  # RuleError names the bad one
     model = fields.get("model")
-    return CustomCommand(name=name, description=_text(fields, "description") or _first_line(body),
-                         argument_hint=_text(fields, "argument-hint") or _text(fields, "argument_hint"),
-                         allowed_tools=tuple(t.strip() for t in tools if t.strip()),
-                         model=str(model).strip() if model else None, body=body, source=source, project=project)
+    return CustomCommand(
+        name=name,
+        description=_text(fields, "description") or _first_line(body),
+        argument_hint=_text(fields, "argument-hint") or _text(fields, "argument_hint"),
+        allowed_tools=tuple(t.strip() for t in tools if t.strip()),
+        model=str(model).strip() if model else None,
+        body=body,
+        source=source,
+        project=project,
+    )
 
 
 def find(commands: Mapping[str, CustomCommand], text: str) -> tuple[CustomCommand, str] | None:
@@ -148,8 +174,10 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     sources = []
     for command in load_commands(root).values():
         if command.project and command.allowed_tools:
-            asks = [f"/{command.name} allowed-tools {rule} (runs without asking during the command)"
-                    for rule in command.allowed_tools]
+            asks = [
+                f"/{command.name} allowed-tools {rule} (runs without asking during the command)"
+                for rule in command.allowed_tools
+            ]
             sources.append((root.resolve() / command.source, asks, list(command.allowed_tools)))
     return sources
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ..system.workspace import display_path
 from .frontmatter import confinement, read_definition
 from .plugins import Plugin, expand_root
-from ..system.workspace import display_path
 
 T = TypeVar("T")
 
@@ -45,9 +45,17 @@ def skip_reason(exc: Exception) -> str:
     return str(exc)
 
 
-def from_folders(folders: Iterable[tuple[Path, bool]], base: Path | None, *, kind: str, label: str,
-                 sources: Collection[str], list_files: ListFiles, parse: Callable[[Definition], T],
-                 warnings: list[str]) -> Iterator[tuple[T, Definition]]:
+def from_folders(
+    folders: Iterable[tuple[Path, bool]],
+    base: Path | None,
+    *,
+    kind: str,
+    label: str,
+    sources: Collection[str],
+    list_files: ListFiles,
+    parse: Callable[[Definition], T],
+    warnings: list[str],
+) -> Iterator[tuple[T, Definition]]:
     """Each definition of ``folders`` (each with whether it is the workspace's own), lowest precedence first,
     parsed; a folder whose setting source is not in ``sources`` is passed over. ``kind`` names a folder in a
     warning ("agent": "Skipped the agent folder ..."), ``label`` a file ("agent file": "Skipped agent file ...")."""
@@ -62,37 +70,58 @@ def from_folders(folders: Iterable[tuple[Path, bool]], base: Path | None, *, kin
             continue
         for path in files:
             shown = display_path(path, base)
-            parsed = _parsed(functools.partial(_read, path, shown, bases, where, project, folder),
-                             parse, f"{label} {shown}", warnings)
+            parsed = _parsed(
+                functools.partial(_read, path, shown, bases, where, project, folder),
+                parse,
+                f"{label} {shown}",
+                warnings,
+            )
             if parsed is not None:
                 yield parsed
 
 
-def from_plugins(plugins: Sequence[Plugin], files_of: Callable[[Plugin, list[str]], list[Path]], *, label: str,
-                 parse: Callable[[Definition], T], warnings: list[str], fill_root: bool = True
-                 ) -> Iterator[tuple[T, Definition]]:
+def from_plugins(
+    plugins: Sequence[Plugin],
+    files_of: Callable[[Plugin, list[str]], list[Path]],
+    *,
+    label: str,
+    parse: Callable[[Definition], T],
+    warnings: list[str],
+    fill_root: bool = True,
+) -> Iterator[tuple[T, Definition]]:
     """Each definition the enabled ``plugins`` bring, parsed; every file stays inside its plugin's folder.
     ``fill_root``: ``${CLAUDE_PLUGIN_ROOT}`` in the text becomes the plugin's folder, as Claude Code fills it."""
     for plugin in plugins:
         for path in files_of(plugin, warnings):
             shown = f"{path} ({plugin.where})"
-            read = functools.partial(_read, path, shown, (plugin.root,), plugin.where, plugin.project, None, plugin,
-                                     fill_root=fill_root)
+            read = functools.partial(
+                _read, path, shown, (plugin.root,), plugin.where, plugin.project, None, plugin, fill_root=fill_root
+            )
             parsed = _parsed(read, parse, f"{label} {shown}", warnings)
             if parsed is not None:
                 yield parsed
 
 
-def _read(path: Path, shown: str, bases: tuple[Path, ...], where: str, project: bool, folder: Path | None,
-          plugin: Plugin | None = None, *, fill_root: bool = False) -> Definition:
+def _read(
+    path: Path,
+    shown: str,
+    bases: tuple[Path, ...],
+    where: str,
+    project: bool,
+    folder: Path | None,
+    plugin: Plugin | None = None,
+    *,
+    fill_root: bool = False,
+) -> Definition:
     text = read_definition(path, bases, where)
     if plugin is not None and fill_root:
         text = expand_root(text, plugin.root)
     return Definition(text, path, shown, project, folder, plugin)
 
 
-def _parsed(read: Callable[[], Definition], parse: Callable[[Definition], T], named: str,
-            warnings: list[str]) -> tuple[T, Definition] | None:
+def _parsed(
+    read: Callable[[], Definition], parse: Callable[[Definition], T], named: str, warnings: list[str]
+) -> tuple[T, Definition] | None:
     """The file read and parsed, or None with "Skipped <named>: <reason>." in ``warnings``."""
     try:
         definition = read()

@@ -100,7 +100,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     else:
         raise FrontmatterError("its frontmatter has no closing '---' line")
     meta = _load("\n".join(lines[1:end]), first_line=2)
-    return meta, "\n".join(lines[end + 1:]).strip()
+    return meta, "\n".join(lines[end + 1 :]).strip()
 
 
 def _load(source: str, first_line: int) -> dict[str, Any]:
@@ -130,15 +130,17 @@ def _load(source: str, first_line: int) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise FrontmatterError(f"line {first_line}: the frontmatter must be 'key: value' lines, "
-                               f"not a {'list' if isinstance(data, list) else 'single value'}")
+        raise FrontmatterError(
+            f"line {first_line}: the frontmatter must be 'key: value' lines, "
+            f"not a {'list' if isinstance(data, list) else 'single value'}"
+        )
     return data
 
 
 class _Refused(Exception):
     """A bound or rule of ours; ``line`` counts from 0 in the frontmatter."""
 
-    def __init__(self, node: "Node", problem: str) -> None:
+    def __init__(self, node: Node, problem: str) -> None:
         super().__init__(problem)
         self.line, self.problem = node.start_mark.line, problem
 
@@ -154,17 +156,19 @@ def _loader() -> type:
             super().__init__(stream)
             self._depth = 0
 
-        def compose_node(self, parent: "Node | None", index: Any) -> "Node | None":
+        def compose_node(self, parent: Node | None, index: Any) -> Node | None:
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise _Refused(ScalarNode("", "", self.peek_event().start_mark),  # type: ignore[no-untyped-call]  # stubs leave it untyped
-                                   f"values nest more than {MAX_DEPTH} deep")
+                    raise _Refused(
+                        ScalarNode("", "", self.peek_event().start_mark),  # type: ignore[no-untyped-call]  # stubs leave it untyped
+                        f"values nest more than {MAX_DEPTH} deep",
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
 
-        def compose_document(self) -> "Node | None":
+        def compose_document(self) -> Node | None:
             node = super().compose_document()
             if node is not None:
                 _count(node, {}, set())
@@ -186,7 +190,7 @@ def _loader() -> type:
     return Loader
 
 
-def _count(node: "Node", counted: dict[int, tuple[int, int]], open_nodes: set[int], depth: int = 1) -> int:
+def _count(node: Node, counted: dict[int, tuple[int, int]], open_nodes: set[int], depth: int = 1) -> int:
     """How many values ``node`` stands for, each alias counted in full; _Refused past MAX_VALUES, or
     where aliases nest values more than MAX_DEPTH deep (the composer bounds only what is written out).
     ``counted`` keeps each node's count and height, so a shared node is walked once."""
@@ -211,8 +215,10 @@ def _count(node: "Node", counted: dict[int, tuple[int, int]], open_nodes: set[in
 
 
 # `key: text: more` at the top level, on one line, plain: YAML refuses the second ': '; Claude Code's files mean text.
-_COLON_VALUE = re.compile(r"""^([A-Za-z0-9_-]+:[ \t]+)([^\s"'\[{|>&*!%@`#][^\n]*?:\s[^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*$(?!\n[ \t])""",
-                          re.MULTILINE)
+_COLON_VALUE = re.compile(
+    r"""^([A-Za-z0-9_-]+:[ \t]+)([^\s"'\[{|>&*!%@`#][^\n]*?:\s[^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*$(?!\n[ \t])""",
+    re.MULTILINE,
+)
 
 
 _KEY_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
@@ -259,7 +265,7 @@ _PROBLEMS = [
 ]
 
 
-def _sentence(exc: "yaml.MarkedYAMLError", first_line: int) -> str:
+def _sentence(exc: yaml.MarkedYAMLError, first_line: int) -> str:
     """``line N: what is wrong``, at the line where the thing that is wrong starts."""
     mark = exc.context_mark if exc.context_mark is not None and exc.context else exc.problem_mark
     problem = exc.problem or ""
@@ -270,8 +276,11 @@ def _sentence(exc: "yaml.MarkedYAMLError", first_line: int) -> str:
         if (context is None or exc.context == context) and problem.startswith(start):
             opened = text[mark.pointer] if mark is not None and mark.pointer < len(text) else ""
             line = text.split("\n")[where].strip() if mark is not None and text else ""
-            problem = ours.format(quote="single-quoted" if opened == "'" else "double-quoted", line=line,
-                                  found=repr(found.group(1)) if found else "")
+            problem = ours.format(
+                quote="single-quoted" if opened == "'" else "double-quoted",
+                line=line,
+                found=repr(found.group(1)) if found else "",
+            )
             break
     else:
         problem = f"{exc.context}: {problem}" if exc.context else problem

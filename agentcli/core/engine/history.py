@@ -15,13 +15,25 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from ..events import (MAIN, AssistantMessage, Event, Origin, SubagentFinished, SubagentStarted, TextDelta,
-                     ToolCallFinished, ToolCallStarted, Usage, UserMessage, event_from_dict)
 from ..content import Message, append_user, as_blocks, typed
+from ..events import (
+    MAIN,
+    AssistantMessage,
+    Event,
+    Origin,
+    SubagentFinished,
+    SubagentStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UserMessage,
+    event_from_dict,
+)
+from ..tools import ToolRegistry, default_tools
 from .loop import BROKEN_OFF, CUT_OFF, final_text
 from .subagent_record import SubagentRecord, report_of
 from .task_tool import TaskTool
-from ..tools import ToolRegistry, default_tools
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
 INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"
@@ -95,7 +107,7 @@ def history_before(records: list[dict[str, Any]], number: int) -> list[Message]:
     prompts = user_prompts(records)
     if not 1 <= number <= len(prompts):
         raise ValueError(f"there is no prompt {number}")
-    return agent_state(records[:prompts[number - 1].index]).messages
+    return agent_state(records[: prompts[number - 1].index]).messages
 
 
 def usable(block: dict[str, Any]) -> bool:
@@ -103,8 +115,9 @@ def usable(block: dict[str, Any]) -> bool:
     if kind == "text":
         return isinstance(block.get("text"), str) and bool(block["text"].strip())
     if kind == "tool_use":
-        return all(isinstance(block.get(k), str) and block[k] for k in ("id", "name")) \
-            and isinstance(block.get("input"), dict)
+        return all(isinstance(block.get(k), str) and block[k] for k in ("id", "name")) and isinstance(
+            block.get("input"), dict
+        )
     if kind == "tool_result":
         return isinstance(block.get("tool_use_id"), str)
     return isinstance(kind, str)
@@ -180,14 +193,18 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
             event = dataclasses.replace(event, origin=legacy_origin(event.content))
         if isinstance(event, ToolCallStarted) and (missing := {"kind", "summary", "preview"} - record.keys()):
             known = builtin_tools().described(event.name, event.input)  # written before events carried them
-            event = dataclasses.replace(event, kind=known["kind"] if "kind" in missing else event.kind,
-                                        summary=known["summary"] if "summary" in missing else event.summary,
-                                        preview=known["preview"] if "preview" in missing else event.preview)
+            event = dataclasses.replace(
+                event,
+                kind=known["kind"] if "kind" in missing else event.kind,
+                summary=known["summary"] if "summary" in missing else event.summary,
+                preview=known["preview"] if "preview" in missing else event.preview,
+            )
         if isinstance(event, AssistantMessage):
             text = final_text(event.content)
             if text:
-                events.append(TextDelta(text=text, agent_id=event.agent_id,
-                                        parent_tool_use_id=event.parent_tool_use_id))
+                events.append(
+                    TextDelta(text=text, agent_id=event.agent_id, parent_tool_use_id=event.parent_tool_use_id)
+                )
         events.append(event)
     return events
 
@@ -236,10 +253,19 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     if not runs:
         return None
     started, latest = runs[0], runs[-1]
-    record = SubagentRecord(id=agent_id, type=started.subagent_type, description=started.description, prompt=started.prompt,
-                            tool_use_id=latest.parent_tool_use_id or "", max_turns=started.max_turns,
-                            events=events, background=latest.background, segments=len(runs),
-                            model=latest.model, effort=latest.effort)
+    record = SubagentRecord(
+        id=agent_id,
+        type=started.subagent_type,
+        description=started.description,
+        prompt=started.prompt,
+        tool_use_id=latest.parent_tool_use_id or "",
+        max_turns=started.max_turns,
+        events=events,
+        background=latest.background,
+        segments=len(runs),
+        model=latest.model,
+        effort=latest.effort,
+    )
     resumed = agent_state(records, agent_id)
     record.messages, record.ledger = resumed.messages, resumed.ledger
     record.tool_output_chars = sum(len(e.output) for e in events if isinstance(e, ToolCallFinished))
@@ -258,17 +284,26 @@ def subagent_record(records: list[dict[str, Any]], agent_id: str) -> SubagentRec
     record.result = f"{found}\n\n{INTERRUPTED_CHILD}" if found else INTERRUPTED_CHILD
     record.seconds = span_seconds(records)
     record.report = report_of(record)
-    record.events.append(SubagentFinished(id=agent_id, status=record.status, result=record.result,
-                                          turns=record.turns, usage=record.usage, seconds=record.seconds,
-                                          report=record.report, agent_id=agent_id,
-                                          parent_tool_use_id=started.parent_tool_use_id))
+    record.events.append(
+        SubagentFinished(
+            id=agent_id,
+            status=record.status,
+            result=record.result,
+            turns=record.turns,
+            usage=record.usage,
+            seconds=record.seconds,
+            report=record.report,
+            agent_id=agent_id,
+            parent_tool_use_id=started.parent_tool_use_id,
+        )
+    )
     return record
 
 
 def turns_in_latest_run(records: list[dict[str, Any]]) -> int:
     """Model calls a child made in its latest run (turn numbers start again with each run)."""
     runs = [n for n, r in enumerate(records) if r.get("type") == "subagent_started"]
-    latest = records[runs[-1] if runs else 0:]
+    latest = records[runs[-1] if runs else 0 :]
     return max((int(r.get("turn") or 0) for r in latest if r.get("type") == "turn_started"), default=0)
 
 

@@ -12,28 +12,49 @@ import asyncio
 import dataclasses
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
+from ..content import Block, Message, agentcli_note, append_user, has_tool_use, quoted_all, quoted_kept, text_of
+from ..events import (
+    AssistantMessage,
+    Event,
+    Notice,
+    Origin,
+    RawStreamEvent,
+    ReplyStarted,
+    Retrying,
+    Status,
+    SteerDelivered,
+    TextDelta,
+    TextReset,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+    UserMessage,
+)
+from ..model.llm import LLM, LLMError, ModelReply, one_line
+from ..tools import ToolRegistry, web_search
+from ..tools.base import ToolContext, ToolOutcome
+from ..tools.on_demand import Offer, refused_by_endpoint
 from . import compaction
 from .steering import Steers
-from ..content import Block, Message, agentcli_note, append_user, has_tool_use, quoted_all, quoted_kept, text_of
-from ..events import (AssistantMessage, Event, Notice, Origin, RawStreamEvent, ReplyStarted, Retrying, Status, TextDelta, TextReset,
-                     SteerDelivered, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated,
-                     UserMessage)
-from ..model.llm import LLM, LLMError, ModelReply, one_line
-from ..tools.base import ToolOutcome
-from ..tools import ToolRegistry
-from ..tools.base import ToolContext
-from ..tools.on_demand import Offer, refused_by_endpoint
-from ..tools import web_search
 
-API_SEARCH_REFUSED = ("The model server refused the API's tool search ({error}); agentcli offers its own "
-                      "tool_search instead for this session.")
+API_SEARCH_REFUSED = (
+    "The model server refused the API's tool search ({error}); agentcli offers its own "
+    "tool_search instead for this session."
+)
 
 INTERRUPTED = "Interrupted: the user stopped this call before it finished."
-CUT_OFF = ("Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
-           "Make the call again with less input, for example by splitting the work into smaller steps.")
+CUT_OFF = (
+    "Your last reply hit the output token limit in the middle of a tool call, so the call was not run. "
+    "Make the call again with less input, for example by splitting the work into smaller steps."
+)
 # What a reply cut off without a tool call once left in the history (sessions saved before it was asked for again
 # whole, llm._with_partial): history.py still reads it as agentcli's.
 BROKEN_OFF = "(Your reply above was cut off by a connection error. Continue from where it stopped.)"
@@ -65,10 +86,21 @@ class Turn:
 class Agent:
     """A model, a history, tools and budgets. Subagents are Agents with their own state."""
 
-    def __init__(self, *, llm: LLM, tools: ToolRegistry, ctx: ToolContext, system: str,
-                 max_turns: int, model: str | None = None, messages: list[Message] | None = None,
-                 turns: int = 0, usage: Usage | None = None, compact_threshold: float,
-                 effort: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        system: str,
+        max_turns: int,
+        model: str | None = None,
+        messages: list[Message] | None = None,
+        turns: int = 0,
+        usage: Usage | None = None,
+        compact_threshold: float,
+        effort: str | None = None,
+    ) -> None:
         self.llm, self.tools, self.ctx, self.system = llm, tools, ctx, system
         self.max_turns = max_turns
         self.model = model or llm.model
@@ -84,7 +116,7 @@ class Agent:
         # What to add as a user message before each model call: the results of background subagents.
         self.inbox: Callable[[], list[dict[str, Any]]] | None = None
         # What to tell the model before each call of a change in the session (mode_note.py): the main agent's.
-        self.notes: Callable[["Agent"], list[dict[str, Any]]] | None = None
+        self.notes: Callable[[Agent], list[dict[str, Any]]] | None = None
         # What the user sent into the running turn (steering.py), read after the tool results: the main agent's.
         self.steers = Steers()
         self.offer = Offer()  # the tools its requests carry, and those it loaded on demand (tools/on_demand.py)
@@ -98,7 +130,9 @@ class Agent:
         if web_search.NAME in self.tools and (why := web_search.withheld_by(self.ctx.permissions, self.ctx.hooks)):
             self.tools.remove(web_search.NAME)  # a rule that names it came mid-session (/permissions): from now on
             self.llm.web_search_off = why
-        tools: list[dict[str, Any]] = quoted_all(self.offer.request_tools(self.tools, self.llm.tool_search, self.messages))
+        tools: list[dict[str, Any]] = quoted_all(
+            self.offer.request_tools(self.tools, self.llm.tool_search, self.messages)
+        )
         return tools
 
     def request_system(self) -> str:
@@ -111,11 +145,11 @@ class Agent:
         return self.ctx.agent_id
 
     def emit(self, event_type: type[Event], **fields: Any) -> None:
-        self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id,
-                                 **fields))
+        self.ctx.emit(event_type(agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id, **fields))
 
-    async def run(self, prompt: str | None, context: tuple[str, ...] = (),
-                  attachments: list[dict[str, Any]] | None = None) -> RunResult:
+    async def run(
+        self, prompt: str | None, context: tuple[str, ...] = (), attachments: list[dict[str, Any]] | None = None
+    ) -> RunResult:
         """Work on ``prompt`` (with the image blocks attached, and ``context``, notes of what hooks added) until the
         model answers without tools and no Stop hook objects, or the turn cap. None: no new user text; the
         inbox holds what there is to read (background results)."""
@@ -144,12 +178,18 @@ class Agent:
                 stop_hook_active = True
                 self.add_user([agentcli_note(objection)], origin="engine")
             if turn.outcome == "tool_calls" and await self.run_tools(
-                    [b for b in turn.content if b["type"] == "tool_use"], turn.refused):
+                [b for b in turn.content if b["type"] == "tool_use"], turn.refused
+            ):
                 return RunResult(self.last_text(), "done", self.turns)  # a hook said "continue": false
         return RunResult(self.last_text(), "capped", self.turns)
 
-    async def call_model(self, *, tools: list[dict[str, Any]] | None = None, tool_choice: dict[str, Any] | None = None,
-                         counted: bool = True) -> Turn:
+    async def call_model(
+        self,
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: dict[str, Any] | None = None,
+        counted: bool = True,
+    ) -> Turn:
         """One model call: streams text out and appends the assistant message. Uncounted: not a turn.
         ``tools``: these instead of the agent's own (``offered``). What changed since the last call goes after the
         latest message, so the request repeats that call's beginning."""
@@ -198,8 +238,9 @@ class Agent:
             return Turn(reply.content, "tool_calls", refused)
         return Turn(reply.content, "again" if reply.stop_reason == "pause_turn" else "answer")
 
-    async def stream(self, tools: list[dict[str, Any]] | None, tool_choice: dict[str, Any] | None,
-                     max_tokens: int | None = None) -> ModelReply:
+    async def stream(
+        self, tools: list[dict[str, Any]] | None, tool_choice: dict[str, Any] | None, max_tokens: int | None = None
+    ) -> ModelReply:
         """Stream one reply; compact and try again if the prompt no longer fits."""
         streamed = False
 
@@ -208,6 +249,7 @@ class Agent:
                 nonlocal streamed
                 streamed = True
                 self.emit(kind, text=text)
+
             return on_piece
 
         on_text, on_thinking = streaming(TextDelta), streaming(ThinkingDelta)
@@ -220,29 +262,44 @@ class Agent:
             if streamed:
                 self.emit(TextReset)
                 streamed = False
-            self.ctx.emit(dataclasses.replace(retrying, agent_id=self.ctx.agent_id,
-                                              parent_tool_use_id=self.ctx.parent_tool_use_id))
+            self.ctx.emit(
+                dataclasses.replace(
+                    retrying, agent_id=self.ctx.agent_id, parent_tool_use_id=self.ctx.parent_tool_use_id
+                )
+            )
 
         while True:
             try:
-                reply = await self.llm.stream(system=self.request_system(), messages=self.messages,
-                                              tools=self.offered() if tools is None else quoted_all(tools),
-                                              on_text=on_text, on_retry=on_retry, on_thinking=on_thinking,
-                                              on_notice=lambda text: self.emit(Notice, level="warning", text=text),
-                                              model=self.model, effort=self.effort, tool_choice=tool_choice,
-                                              max_tokens=max_tokens,
-                                              on_event=on_event if self.llm.raw_events else None,
-                                              on_reply=lambda: self.emit(ReplyStarted))
+                reply = await self.llm.stream(
+                    system=self.request_system(),
+                    messages=self.messages,
+                    tools=self.offered() if tools is None else quoted_all(tools),
+                    on_text=on_text,
+                    on_retry=on_retry,
+                    on_thinking=on_thinking,
+                    on_notice=lambda text: self.emit(Notice, level="warning", text=text),
+                    model=self.model,
+                    effort=self.effort,
+                    tool_choice=tool_choice,
+                    max_tokens=max_tokens,
+                    on_event=on_event if self.llm.raw_events else None,
+                    on_reply=lambda: self.emit(ReplyStarted),
+                )
             except LLMError as exc:
-                if self.llm.tool_search == "api" and self.llm.tool_search_fallback and \
-                        refused_by_endpoint(exc.status, str(exc)):
+                if (
+                    self.llm.tool_search == "api"
+                    and self.llm.tool_search_fallback
+                    and refused_by_endpoint(exc.status, str(exc))
+                ):
                     self.llm.tool_search, self.llm.tool_search_fallback = "agentcli", False
                     self.emit(Notice, level="warning", text=API_SEARCH_REFUSED.format(error=str(exc).rstrip(".")))
                     continue
                 if web_search.NAME in self.tools and web_search.refused_by_endpoint(exc.status, str(exc)):
                     self.tools.remove(web_search.NAME)  # the session's registry: its later children go without too
                     self.llm.web_search_off = f"the endpoint refused it ({one_line(exc, 160).rstrip('.')})"
-                    self.emit(Notice, level="warning", text=f"Web search is off for this session: {self.llm.web_search_off}.")
+                    self.emit(
+                        Notice, level="warning", text=f"Web search is off for this session: {self.llm.web_search_off}."
+                    )
                     continue
                 if not exc.overflow or not await compaction.compact(self, reason=compaction.TOO_LONG):
                     raise
@@ -255,8 +312,10 @@ class Agent:
                 self.emit(TextReset)
                 streamed = False
             if not await compaction.compact(self, reason="the reply filled the context window"):
-                raise LLMError("The reply filled the model's context window, and the conversation "
-                               "cannot be compacted further. Start a new session.")
+                raise LLMError(
+                    "The reply filled the model's context window, and the conversation "
+                    "cannot be compacted further. Start a new session."
+                )
 
     def count(self, reply: ModelReply) -> None:
         self.usage = self.usage + reply.usage
@@ -272,16 +331,22 @@ class Agent:
         self.offer.after_calls(self.tools, calls, self.llm.tool_search)  # a deferred tool called by name is loaded
         try:
             for batch in self.batches(calls):
-                await asyncio.gather(*(self.run_tool(call, results, (refused or {}).get(call["id"]))
-                                       for call in batch))
+                await asyncio.gather(*(self.run_tool(call, results, (refused or {}).get(call["id"])) for call in batch))
             stop_reason = "tool_use"
         finally:
-            self.add_user([
-                {"type": "tool_result", "tool_use_id": call["id"], "is_error": outcome.is_error,
-                 "content": outcome.content()}
-                for call in calls
-                for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
-            ], origin="tool_results")
+            self.add_user(
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call["id"],
+                        "is_error": outcome.is_error,
+                        "content": outcome.content(),
+                    }
+                    for call in calls
+                    for outcome in [results.get(call["id"], ToolOutcome(INTERRUPTED, True))]
+                ],
+                origin="tool_results",
+            )
             self.emit(TurnFinished, stop_reason=stop_reason)
         stops = [outcome.stop for outcome in results.values() if outcome.stop]
         if stops and self.ctx.hooks:
@@ -292,28 +357,44 @@ class Agent:
         """Consecutive read-only and task calls run together; writes and bash run alone, in order."""
         batches: list[list[dict[str, Any]]] = []
         for call in calls:
-            if self.tools.runs_concurrently(call["name"]) and batches and self.tools.runs_concurrently(
-                    batches[-1][0]["name"]):
+            if (
+                self.tools.runs_concurrently(call["name"])
+                and batches
+                and self.tools.runs_concurrently(batches[-1][0]["name"])
+            ):
                 batches[-1].append(call)
             else:
                 batches.append([call])
         return batches
 
-    async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome], refusal: str | None = None
-                       ) -> None:
+    async def run_tool(self, call: dict[str, Any], results: dict[str, ToolOutcome], refusal: str | None = None) -> None:
         tools = self.offer.registry(self.tools, self.llm.tool_search)  # with this agent's tool_search, if it has one
-        self.emit(ToolCallStarted, id=call["id"], name=call["name"], input=call["input"],
-                  **tools.described(call["name"], call["input"]))
+        self.emit(
+            ToolCallStarted,
+            id=call["id"],
+            name=call["name"],
+            input=call["input"],
+            **tools.described(call["name"], call["input"]),
+        )
         started = time.monotonic()
         outcome = ToolOutcome(INTERRUPTED, True)
         try:
-            outcome = ToolOutcome(refusal, True) if refusal else \
-                await tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
+            outcome = (
+                ToolOutcome(refusal, True)
+                if refusal
+                else await tools.call(call["name"], call["input"], self.ctx.for_call(call["id"]))
+            )
         finally:
             results[call["id"]] = outcome
-            self.emit(ToolCallFinished, id=call["id"], name=call["name"], output=outcome.output,
-                      is_error=outcome.is_error, seconds=max(0.0, time.monotonic() - started - outcome.waited),
-                      denied=outcome.denied)  # the call's own time: an approval's wait is not its
+            self.emit(
+                ToolCallFinished,
+                id=call["id"],
+                name=call["name"],
+                output=outcome.output,
+                is_error=outcome.is_error,
+                seconds=max(0.0, time.monotonic() - started - outcome.waited),
+                denied=outcome.denied,
+            )  # the call's own time: an approval's wait is not its
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""

@@ -23,20 +23,21 @@ import re
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
+from .. import images
 from ..content import agentcli_note, quoted
 from ..events import SubagentReport
 from ..mcp.remote import RemoteResource
-from .. import images
-from ..units import turns
-from ..system.git import find_repository, run_git, UnsafeRepository
+from ..system.git import UnsafeRepository, find_repository, run_git
 from ..system.secret_env import command_env
 from ..system.workspace import Workspace
 from ..tools.file_access import Unreadable, _digest, count_lines, decode_bytes, is_binary, read_confined
 from ..tools.rg import COMMON_RG_ARGS, rg_path
+from ..units import turns
 
 MAX_FILES = 500_000  # paths listed for completion; a repository with more completes the first ones only
 LIST_TIMEOUT = 30.0  # seconds before listing the files gives up
@@ -84,8 +85,12 @@ def list_files(root: Path, tracked: Callable[[list[str]], object] = lambda files
         repo = None
     if repo is not None:
         walked: list[tuple[int, str, str]] = []
-        walk = threading.Thread(target=lambda: walked.append(run_git(
-            repo, "ls-files", "-z", "--others", "--exclude-standard", "--", timeout=LIST_TIMEOUT)), daemon=True)
+        walk = threading.Thread(
+            target=lambda: walked.append(
+                run_git(repo, "ls-files", "-z", "--others", "--exclude-standard", "--", timeout=LIST_TIMEOUT)
+            ),
+            daemon=True,
+        )
         walk.start()
         code, out, _ = run_git(repo, "ls-files", "-z", "--cached", "--", timeout=LIST_TIMEOUT)
         files = _sorted_once(out.split("\0"))[:MAX_FILES] if code == 0 else []
@@ -99,8 +104,14 @@ def list_files(root: Path, tracked: Callable[[list[str]], object] = lambda files
     if rg is None:
         return []
     try:
-        done = subprocess.run([rg, "--files", *COMMON_RG_ARGS], cwd=root, capture_output=True,
-                              timeout=LIST_TIMEOUT, stdin=subprocess.DEVNULL, env=command_env())
+        done = subprocess.run(
+            [rg, "--files", *COMMON_RG_ARGS],
+            cwd=root,
+            capture_output=True,
+            timeout=LIST_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env=command_env(),
+        )
     except (OSError, subprocess.TimeoutExpired):
         return []
     return sorted(done.stdout.decode("utf-8", errors="replace").splitlines())[:MAX_FILES]
@@ -156,7 +167,7 @@ class WorkspaceFiles:
     def stale(self) -> bool:
         return (time.monotonic() - self.listed_at >= STALE_AFTER) or self._index_stamp() != self._index
 
-    def read(self) -> "WorkspaceFiles":
+    def read(self) -> WorkspaceFiles:
         """Read the list again (blocking: in a worker); returns itself, for a worker's result."""
         index = self._index_stamp()
         early: list[tuple[list[str], list[str], Names]] = []  # the tracked files, indexed while git walks
@@ -195,8 +206,9 @@ class Names:
             names = [name.lower() for name in names]
             self.low = "\n" + "\n".join(names)
         # where each name's "\n" is in ``low``: the lengths and the "\n" after each added up in C, not a loop of Python's
-        self.starts = list(itertools.accumulate(map(operator.add, map(len, names), itertools.repeat(1)),
-                                                initial=0))[:-1]
+        self.starts = list(itertools.accumulate(map(operator.add, map(len, names), itertools.repeat(1)), initial=0))[
+            :-1
+        ]
 
     def hits(self, pattern: str) -> list[int]:
         """Indexes of the names ``pattern`` matches in (at most TIER_CAP, each once, in order)."""
@@ -225,7 +237,7 @@ def fuzzy(typed: str, names: Names, limit: int) -> list[str]:
     seen: set[int] = set()
     for tier in tiers:
         hits = sorted((i for i in names.hits(tier) if i not in seen), key=lambda i: (len(names.names[i]), i))
-        for index in hits[:limit - len(found)]:
+        for index in hits[: limit - len(found)]:
             found.append(names.names[index])
             seen.add(index)
         if len(found) >= limit:
@@ -257,8 +269,12 @@ class AgentTypes:
     def expand(self, name: str) -> list[dict[str, Any]] | None:
         if name not in self.types():
             return None
-        return [agentcli_note(f"The user mentioned the agent type @{name}: delegate this request (or the part of "
-                              f"it that fits) with the task tool, subagent_type \"{name}\", and a complete brief.")]
+        return [
+            agentcli_note(
+                f"The user mentioned the agent type @{name}: delegate this request (or the part of "
+                f'it that fits) with the task tool, subagent_type "{name}", and a complete brief.'
+            )
+        ]
 
 
 class McpResources:
@@ -269,8 +285,9 @@ class McpResources:
         self.resources = resources
 
     def choices(self) -> list[Mention]:
-        return [Mention(f"{r.server}:{r.uri}", "resource", _first_line(r.description) or r.name)
-                for r in self.resources()]
+        return [
+            Mention(f"{r.server}:{r.uri}", "resource", _first_line(r.description) or r.name) for r in self.resources()
+        ]
 
     def expand(self, name: str) -> list[dict[str, Any]] | None:
         return [] if any(f"{r.server}:{r.uri}" == name for r in self.resources()) else None
@@ -283,8 +300,10 @@ class SubagentReceipts:
         self.records = records  # id → SubagentRecord
 
     def choices(self) -> list[Mention]:
-        return [Mention(ident, "subagent", f"{record.status} · {_first_line(record.description)}")
-                for ident, record in self.records().items()]
+        return [
+            Mention(ident, "subagent", f"{record.status} · {_first_line(record.description)}")
+            for ident, record in self.records().items()
+        ]
 
     def expand(self, name: str) -> list[dict[str, Any]] | None:
         record = self.records().get(name)
@@ -293,8 +312,11 @@ class SubagentReceipts:
         head = f"The user mentioned subagent @{name} ({record.type}: {_first_line(record.description)})"
         report: SubagentReport | None = record.report
         if record.running or report is None:
-            return [agentcli_note(f"{head}. It is {record.status} ({turns(record.turns)} so far); its receipt "
-                                  "comes with its result.")]
+            return [
+                agentcli_note(
+                    f"{head}. It is {record.status} ({turns(record.turns)} so far); its receipt comes with its result."
+                )
+            ]
         return [agentcli_note(f"{head}. {report.receipt()}\n{report.footer}")]
 
 
@@ -324,8 +346,13 @@ class Expanded:
     files: list[Path]  # the real paths attached, so a typed image path is not attached twice
 
 
-def expand(text: str, workspace: Workspace, sources: Sequence[MentionSource], agent_id: str = "main",
-           denied: Callable[[Path], str] = lambda path: "") -> Expanded:
+def expand(
+    text: str,
+    workspace: Workspace,
+    sources: Sequence[MentionSource],
+    agent_id: str = "main",
+    denied: Callable[[Path], str] = lambda path: "",
+) -> Expanded:
     """The blocks the ``@`` mentions of ``text`` add, in the order mentioned, then the workspace's image files
     it names by path. Blocking (files are read). A mention that names nothing is left as text; a file that
     cannot go is a warning, and so is one a read deny rule covers (``denied`` gives the rule's text): the rule
@@ -379,8 +406,9 @@ def _add_image(out: Expanded, path: Path, shown: str, rule: str) -> None:
         out.blocks += image.blocks()
 
 
-def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id: str,
-                 attached: list[Path]) -> tuple[list[dict[str, Any]], int]:
+def _file_blocks(
+    workspace: Workspace, path: Path, name: str, cap: int, agent_id: str, attached: list[Path]
+) -> tuple[list[dict[str, Any]], int]:
     """One file's blocks and the characters they hold. Raises Unreadable, ImageError or OSError."""
     if os.path.isdir(path):
         raise Unreadable("it is a folder; mention the files in it that matter")
@@ -397,8 +425,12 @@ def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id
     if is_binary(data):
         raise Unreadable("it looks like a binary file (it contains NUL bytes)")
     if cap <= 0:
-        return [agentcli_note(f"@{shown} was not attached: this message's attachments are full "
-                              f"({TOTAL_CAP:,} characters); read it with read_file.")], 0
+        return [
+            agentcli_note(
+                f"@{shown} was not attached: this message's attachments are full "
+                f"({TOTAL_CAP:,} characters); read it with read_file."
+            )
+        ], 0
     cut = size > len(data)
     text = data.decode("utf-8", errors="replace") if cut else decode_bytes(data)[0]
     # numbered as read_file numbers a file, so the model can cite path:line and knows to leave the numbers out of
@@ -407,19 +439,28 @@ def _file_blocks(workspace: Workspace, path: Path, name: str, cap: int, agent_id
     if not cut and len(numbered) <= cap:  # the model has seen all of it: it may edit it without reading it first
         workspace.files.saw(agent_id, real, _digest(data))
         lines = count_lines(text)
-        note = (f"The user attached {shown} with @{name} ({lines} line{'s' * (lines != 1)}, numbered as read_file "
-                "numbers them):")
+        note = (
+            f"The user attached {shown} with @{name} ({lines} line{'s' * (lines != 1)}, numbered as read_file "
+            "numbers them):"
+        )
     else:
         kept = numbered[:cap]
         if "\n" in kept:  # whole lines only
             numbered = kept.rsplit("\n", 1)[0]
             shown_lines = numbered.count("\n") + 1
-            part = (f"only its first {shown_lines:,} lines fit here (it has {size:,} bytes): read_file with "
-                    f"offset={shown_lines + 1} shows the rest")
+            part = (
+                f"only its first {shown_lines:,} lines fit here (it has {size:,} bytes): read_file with "
+                f"offset={shown_lines + 1} shows the rest"
+            )
         else:
             numbered = kept
             part = f"only the start of its first line fits here (it has {size:,} bytes): read_file shows the rest"
         note = f"The user attached {shown} with @{name}; {part}."
     # the file and its path are the repository's words: neither opens or closes a note of agentcli's or this fence
-    return [{"type": "text", "text": f"{quoted(note, 'file')}\n<file path=\"{quoted(shown, 'file')}\">\n"
-                                     f"{quoted(numbered, 'file')}\n</file>"}], len(numbered)
+    return [
+        {
+            "type": "text",
+            "text": f'{quoted(note, "file")}\n<file path="{quoted(shown, "file")}">\n'
+            f"{quoted(numbered, 'file')}\n</file>",
+        }
+    ], len(numbered)

@@ -12,15 +12,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .context import MODE_MEANING, current_mode
 from ..content import NOTE_OPEN, Message, agentcli_note, as_blocks
 from ..policy.permissions import Permissions
+from .context import MODE_MEANING, current_mode
 
 if TYPE_CHECKING:
     from .loop import Agent
 
-MODE_NOTE = ("The permission mode is now {mode} (--permission-mode {mode}); it replaces the mode the system prompt "
-             "and any earlier note name. {meaning}")
+MODE_NOTE = (
+    "The permission mode is now {mode} (--permission-mode {mode}); it replaces the mode the system prompt "
+    "and any earlier note name. {meaning}"
+)
 _TOLD = re.compile(r"The permission mode is now (\w+) \(--permission-mode")
 _NAMED = re.compile(r"^Permission mode: (\w+) \(--permission-mode", re.M)
 
@@ -29,7 +31,7 @@ def mode_note(mode: str) -> dict[str, Any]:
     return agentcli_note(MODE_NOTE.format(mode=mode, meaning=MODE_MEANING.get(mode, "")).rstrip())
 
 
-def told_mode(agent: "Agent") -> str | None:
+def told_mode(agent: Agent) -> str | None:
     """The mode the model was last told: by the latest note in the history, else by the system prompt; None
     when the prompt names none (--system-prompt replaced it) and no note did."""
     for message in reversed(agent.messages):
@@ -51,7 +53,7 @@ class ModeNews:
         self._told: str | None = None  # the mode last told, for the history below (the usual call reads nothing)
         self._messages: list[Message] | None = None
 
-    def __call__(self, agent: "Agent") -> list[dict[str, Any]]:
+    def __call__(self, agent: Agent) -> list[dict[str, Any]]:
         mode = self.permissions.mode
         if mode == self._told and agent.messages is self._messages:
             return []

@@ -25,13 +25,17 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from ..lsp.specs import LspConfigError, ServerSpec, parse_claude_code as parse_lsp_servers
-from ..mcp.config import McpConfigError, ServerConfig, parse as parse_servers
-from ..policy.hooks import EVENTS, PLUGIN_ROOT_MARK as ROOT_MARK, WORKSPACE_MARK, HookConfigError, parse_hooks
+from ..lsp.specs import LspConfigError, ServerSpec
+from ..lsp.specs import parse_claude_code as parse_lsp_servers
+from ..mcp.config import McpConfigError, ServerConfig
+from ..mcp.config import parse as parse_servers
+from ..policy.hooks import EVENTS, WORKSPACE_MARK, HookConfigError, parse_hooks
+from ..policy.hooks import PLUGIN_ROOT_MARK as ROOT_MARK
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
@@ -46,7 +50,7 @@ LINE = 200  # characters of a plugin skill's description in the prompt, as an ag
 def one_line(description: str) -> str:
     """What a request carries of something a plugin brings, besides its name: one short line."""
     line = " ".join(description.split())
-    return line if len(line) <= LINE else line[:LINE - 1].rstrip() + "…"
+    return line if len(line) <= LINE else line[: LINE - 1].rstrip() + "…"
 
 
 class PluginError(ValueError):
@@ -109,7 +113,8 @@ class Plugin:
                 raise PluginError(str(exc)) from None
             for event, groups in table.items():
                 merged.setdefault(event, []).extend(
-                    {**_filled(group, self.root), WORKSPACE_MARK: True, ROOT_MARK: str(self.root)} for group in groups)
+                    {**_filled(group, self.root), WORKSPACE_MARK: True, ROOT_MARK: str(self.root)} for group in groups
+                )
         return merged
 
     def servers(self) -> dict[str, ServerConfig]:
@@ -130,11 +135,21 @@ class Plugin:
         except McpConfigError as exc:
             raise PluginError(str(exc)) from None
         prefix = re.sub(r"[^A-Za-z0-9_-]", "_", self.name)
-        return {f"plugin_{prefix}_{name}": ServerConfig(
-                    f"plugin_{prefix}_{name}", server.transport, server.source, server.command, server.args,
-                    (*server.env, (ROOT_VARIABLE, str(self.root))) if server.transport == "stdio" else server.env,
-                    server.url, server.headers, project=True, plugin_root=str(self.root))
-                for name, server in parsed.items()}
+        return {
+            f"plugin_{prefix}_{name}": ServerConfig(
+                f"plugin_{prefix}_{name}",
+                server.transport,
+                server.source,
+                server.command,
+                server.args,
+                (*server.env, (ROOT_VARIABLE, str(self.root))) if server.transport == "stdio" else server.env,
+                server.url,
+                server.headers,
+                project=True,
+                plugin_root=str(self.root),
+            )
+            for name, server in parsed.items()
+        }
 
     def lsp_servers(self) -> list[ServerSpec]:
         """Its language servers (Claude Code's ``lspServers``: ``.lsp.json``, and what plugin.json names or holds),
@@ -164,8 +179,13 @@ class Plugin:
         hook command and MCP server that would run (raises PluginError when one is malformed)."""
         lines = []
         for kind in KINDS:
-            names = sorted({f"{self.name}:{path.stem if kind != 'skills' else path.parent.name}"
-                            for place in self.places(kind) for path in _definitions(place, kind)})
+            names = sorted(
+                {
+                    f"{self.name}:{path.stem if kind != 'skills' else path.parent.name}"
+                    for place in self.places(kind)
+                    for path in _definitions(place, kind)
+                }
+            )
             if names:
                 lines.append(f"{kind}: {', '.join(names)}")
         lines += granted
@@ -174,12 +194,16 @@ class Plugin:
             for group in groups:
                 matcher = group.get("matcher") or ""
                 for hook in group.get("hooks", []):
-                    lines.append(f"{event} hook{f' on {matcher}' if matcher not in ('', '*') else ''}: "
-                                 f"{hook.get('command')} (runs a command)")
+                    lines.append(
+                        f"{event} hook{f' on {matcher}' if matcher not in ('', '*') else ''}: "
+                        f"{hook.get('command')} (runs a command)"
+                    )
         lines += [f"{event} hooks (an event agentcli does not have yet: they do not run)" for event in unknown]
         lines += [f"MCP server {name}: {server.describe(values=True)}" for name, server in self.servers().items()]
-        lines += [f"language server {spec.name}: {' '.join(spec.command)} (for {', '.join(spec.patterns)})"
-                  for spec in self.lsp_servers()]
+        lines += [
+            f"language server {spec.name}: {' '.join(spec.command)} (for {', '.join(spec.patterns)})"
+            for spec in self.lsp_servers()
+        ]
         styles = self.output_styles()
         if styles:
             lines.append(f"output styles: {', '.join(styles)} ({UNUSED_STYLES})")
@@ -189,8 +213,10 @@ class Plugin:
         """The names of the output styles it brings (``output-styles/*.md`` and what ``outputStyles`` names),
         which agentcli does not apply: said when it is installed and when it loads."""
         named = self.manifest.get("outputStyles")
-        places = [self.root / "output-styles", *(self.inside(item) for item in _as_list(named)
-                                                 if isinstance(item, str))]
+        places = [
+            self.root / "output-styles",
+            *(self.inside(item) for item in _as_list(named) if isinstance(item, str)),
+        ]
         return sorted({f"{self.name}:{path.stem}" for place in places for path in _definitions(place, "agents")})
 
 
@@ -213,9 +239,15 @@ def read_plugin(folder: Path, *, key: str = "", project: bool = False, entry: di
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise PluginError(f"{folder}: the plugin name {name!r} may only use letters, digits, '-', '_' and '.'")
     version, description = manifest.get("version"), manifest.get("description")
-    return Plugin(name=name, root=root, key=key or f"{name}@inline", version=version if isinstance(version, str) else "",
-                  description=" ".join(description.split()) if isinstance(description, str) else "",
-                  project=project, manifest=manifest)
+    return Plugin(
+        name=name,
+        root=root,
+        key=key or f"{name}@inline",
+        version=version if isinstance(version, str) else "",
+        description=" ".join(description.split()) if isinstance(description, str) else "",
+        project=project,
+        manifest=manifest,
+    )
 
 
 def with_entry(manifest: dict[str, Any], entry: dict[str, Any], folder: Path) -> dict[str, Any]:
@@ -226,8 +258,10 @@ def with_entry(manifest: dict[str, Any], entry: dict[str, Any], folder: Path) ->
     if entry.get("strict") is False:
         own = [kind for kind in COMPONENTS if kind in manifest]
         if own:
-            raise PluginError(f"{folder}: its marketplace entry says \"strict\": false, so the entry defines the "
-                              f"plugin, but its plugin.json names {', '.join(own)} too")
+            raise PluginError(
+                f'{folder}: its marketplace entry says "strict": false, so the entry defines the '
+                f"plugin, but its plugin.json names {', '.join(own)} too"
+            )
         facts = {k: entry[k] for k in ("name", "version", "description") if isinstance(entry.get(k), str)}
         return {**facts, **manifest, **parts}
     merged = dict(manifest)
@@ -325,5 +359,14 @@ def skill_places(plugin: Plugin, warnings: list[str]) -> list[Path]:
         return []
 
 
-__all__ = ["Plugin", "PluginError", "ROOT_MARK", "ROOT_VARIABLE", "expand_root", "one_line", "plugin_files", "read_plugin",
-           "skill_places"]
+__all__ = [
+    "Plugin",
+    "PluginError",
+    "ROOT_MARK",
+    "ROOT_VARIABLE",
+    "expand_root",
+    "one_line",
+    "plugin_files",
+    "read_plugin",
+    "skill_places",
+]

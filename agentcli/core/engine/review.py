@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..content import agentcli_note, quoted
 from ..errors import ToolError
 from ..model.llm import LLMError
-from .agents import REVIEWER_PREFIX as PREFIX, AgentType
+from .agents import REVIEWER_PREFIX as PREFIX
+from .agents import AgentType
 from .loop import final_text
 from .review_diff import ReviewDiff, ReviewTargetError, load_diff
 from .review_findings import FORMAT, MERGE_ASK, SEVERITIES, Finding, merge, parse_findings, verify
@@ -39,26 +40,46 @@ def reviewer(concern: str, description: str, prompt: str) -> AgentType:
     """A reviewer type: it may use every tool that reads files (read_file, grep, glob and the git tools)."""
     from .tool_catalogue import catalogue
 
-    return AgentType(name=PREFIX + concern, description=description, tools=catalogue().reading(),
-                     max_turns=20, prompt=COMMON + prompt)
+    return AgentType(
+        name=PREFIX + concern,
+        description=description,
+        tools=catalogue().reading(),
+        max_turns=20,
+        prompt=COMMON + prompt,
+    )
 
 
-REVIEWERS: dict[str, AgentType] = {t.name: t for t in (
-    reviewer("correctness", "Reviews a change for bugs: wrong logic, edge conditions, broken callers.",
-             "correctness. Wrong conditions and off-by-one errors, wrong results, broken error handling, "
-             "resources left open, races, callers the change breaks, behaviour that no longer matches its name "
-             "or documentation."),
-    reviewer("security", "Reviews a change for security holes.",
-             "security. Injection (shell, SQL, paths), input trusted that should not be, secrets in code or "
-             "logs, missing authorization, unsafe deserialization, checks that fail open."),
-    reviewer("tests", "Reviews a change for missing tests and unhandled edge cases.",
-             "tests and edge cases. Behaviour the change adds with no test, tests that cannot fail, and inputs "
-             "the new code mishandles: empty, None, zero, negative, boundaries, huge, unicode, concurrent."),
-    reviewer("fit", "Reviews how a change fits the codebase.",
-             "fit with the codebase. Logic that already exists elsewhere in the project (name where), "
-             "conventions the rest of the code follows and this change does not, names that mislead, "
-             "documentation the change makes wrong. Look at neighbouring code with grep before you say so."),
-)}
+REVIEWERS: dict[str, AgentType] = {
+    t.name: t
+    for t in (
+        reviewer(
+            "correctness",
+            "Reviews a change for bugs: wrong logic, edge conditions, broken callers.",
+            "correctness. Wrong conditions and off-by-one errors, wrong results, broken error handling, "
+            "resources left open, races, callers the change breaks, behaviour that no longer matches its name "
+            "or documentation.",
+        ),
+        reviewer(
+            "security",
+            "Reviews a change for security holes.",
+            "security. Injection (shell, SQL, paths), input trusted that should not be, secrets in code or "
+            "logs, missing authorization, unsafe deserialization, checks that fail open.",
+        ),
+        reviewer(
+            "tests",
+            "Reviews a change for missing tests and unhandled edge cases.",
+            "tests and edge cases. Behaviour the change adds with no test, tests that cannot fail, and inputs "
+            "the new code mishandles: empty, None, zero, negative, boundaries, huge, unicode, concurrent.",
+        ),
+        reviewer(
+            "fit",
+            "Reviews how a change fits the codebase.",
+            "fit with the codebase. Logic that already exists elsewhere in the project (name where), "
+            "conventions the rest of the code follows and this change does not, names that mislead, "
+            "documentation the change makes wrong. Look at neighbouring code with grep before you say so.",
+        ),
+    )
+}
 
 
 def reviewers(agent_types: dict[str, AgentType], trusted: bool) -> tuple[list[AgentType], list[str]]:
@@ -70,8 +91,10 @@ def reviewers(agent_types: dict[str, AgentType], trusted: bool) -> tuple[list[Ag
         if not name.startswith(PREFIX):
             continue
         if agent_type.project and not trusted:
-            notes.append(f"Skipped the reviewer {name} from {agent_type.source}: a workspace's own reviewer files "
-                         "are used only once you trust the workspace.")
+            notes.append(
+                f"Skipped the reviewer {name} from {agent_type.source}: a workspace's own reviewer files "
+                "are used only once you trust the workspace."
+            )
             continue
         chosen[name] = agent_type
     return list(chosen.values()), notes
@@ -97,15 +120,19 @@ class Review:
 
     def summary(self) -> str:
         count = len(self.findings)
-        head = (f"Review of {self.described}: {count} finding{'s' if count != 1 else ''}"
-                f" ({self.unverified} unverified)" if count else f"Review of {self.described}: no findings")
+        head = (
+            f"Review of {self.described}: {count} finding{'s' if count != 1 else ''} ({self.unverified} unverified)"
+            if count
+            else f"Review of {self.described}: no findings"
+        )
         failed = f" ({len(self.failed)} failed)" if self.failed else ""
         lines = [f"{head}, from {len(self.children)} reviewer{'s' if len(self.children) != 1 else ''}{failed}."]
         for number, f in enumerate(self.findings, 1):
             who = ", ".join((f.reviewer, *f.also)).replace(PREFIX, "")
             # one line each: a reviewer's text (the diff's author may steer it) cannot forge a finding's line
-            lines.append(f"{number}. [{f.severity}] {' '.join(f.location.split())}: {' '.join(f.problem.split())} "
-                         f"({who})")
+            lines.append(
+                f"{number}. [{f.severity}] {' '.join(f.location.split())}: {' '.join(f.problem.split())} ({who})"
+            )
             if f.fix:
                 lines.append(f"   Suggested: {' '.join(f.fix.split())}")
             if f.unverified:
@@ -114,17 +141,22 @@ class Review:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"target": self.described, "reviewers": self.children,
-                "findings": [f.to_dict() for f in self.findings], "unverified": self.unverified,
-                "counts": {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES},
-                "notes": self.notes, "failed": self.failed}
+        return {
+            "target": self.described,
+            "reviewers": self.children,
+            "findings": [f.to_dict() for f in self.findings],
+            "unverified": self.unverified,
+            "counts": {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES},
+            "notes": self.notes,
+            "failed": self.failed,
+        }
 
 
 def brief(diff: ReviewDiff) -> str:
     return f"Review {diff.described}.\n\n{FORMAT}\n\n# The diff\n```diff\n{quoted(diff.text)}\n```"
 
 
-async def run_review(main: "Agent", subagents: "Subagents", target: str, *, trusted: bool) -> Review:
+async def run_review(main: Agent, subagents: Subagents, target: str, *, trusted: bool) -> Review:
     """Review ``target`` (review_diff.load_diff's forms): every reviewer at once, as children of the main agent
     (the panel shows them as it shows any child), then one call of the main agent to merge what they found.
     Raises ReviewTargetError when the target names nothing to review."""
@@ -161,14 +193,28 @@ async def run_review(main: "Agent", subagents: "Subagents", target: str, *, trus
     return review
 
 
-async def merged(main: "Agent", review: Review) -> None:
+async def merged(main: Agent, review: Review) -> None:
     """The main agent merges and de-duplicates the findings, in one call without tools; what it cannot do
     leaves them as reported, with a note."""
-    listing = [{"id": f.id, "reviewer": f.reviewer, "severity": f.severity, "location": f.location,
-                "verified": f.verified, "problem": f.problem, "fix": f.fix} for f in review.findings]
-    main.add_user([agentcli_note(f"The user asked for a review of {review.described}. {MERGE_ASK}"),
-                   {"type": "text", "text": "```json\n" + quoted(json.dumps(listing, indent=1, ensure_ascii=False))
-                    + "\n```"}], origin="engine")
+    listing = [
+        {
+            "id": f.id,
+            "reviewer": f.reviewer,
+            "severity": f.severity,
+            "location": f.location,
+            "verified": f.verified,
+            "problem": f.problem,
+            "fix": f.fix,
+        }
+        for f in review.findings
+    ]
+    main.add_user(
+        [
+            agentcli_note(f"The user asked for a review of {review.described}. {MERGE_ASK}"),
+            {"type": "text", "text": "```json\n" + quoted(json.dumps(listing, indent=1, ensure_ascii=False)) + "\n```"},
+        ],
+        origin="engine",
+    )
     try:
         reply = await main.call_model(tool_choice={"type": "none"})
     except LLMError as exc:

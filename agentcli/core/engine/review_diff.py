@@ -40,8 +40,13 @@ def diff_path(line: str) -> str:
     """The path of a ``+++ b/path`` line: git's C-style quotes undone, the ``b/`` taken off; "" for /dev/null."""
     name = line[4:].rstrip("\n").split("\t")[0]
     if name.startswith('"') and name.endswith('"') and len(name) > 1:
-        name = name[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode(
-            "latin-1", "replace").decode("utf-8", "replace")
+        name = (
+            name[1:-1]
+            .encode("latin-1", "backslashreplace")
+            .decode("unicode_escape")
+            .encode("latin-1", "replace")
+            .decode("utf-8", "replace")
+        )
     if name == "/dev/null":
         return ""
     return name[2:] if name.startswith(("b/", "a/")) else name
@@ -68,12 +73,15 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
     file = (root / target) if target else None
     if file is not None and file.is_file():
         if not target.startswith(("./", "/")) and _revision(root, target):
-            raise ReviewTargetError(f"'{target}' names both a file of the workspace and a revision: write "
-                                    f"./{target} to review the file, or name the revision by its commit id.")
+            raise ReviewTargetError(
+                f"'{target}' names both a file of the workspace and a revision: write "
+                f"./{target} to review the file, or name the revision by its commit id."
+            )
         real = file.resolve()
         if not Path(target).is_absolute() and real != root.resolve() and root.resolve() not in real.parents:
-            raise ReviewTargetError(f"{target} leads outside the workspace (to {real}); name that file itself "
-                                    "to review it.")
+            raise ReviewTargetError(
+                f"{target} leads outside the workspace (to {real}); name that file itself to review it."
+            )
         return _diff_file(file, target)
     if target.startswith("-"):
         raise ReviewTargetError(f"'{target}' is not a revision, a range or a file to review.")
@@ -93,8 +101,10 @@ def load_diff(root: Path, target: str) -> ReviewDiff:
         base_id = _commit(repo, base, f"'{base}' is not a commit of this repository{nor_file}")
         end_id = _commit(repo, end or "HEAD", f"'{end}' is not a commit of this repository")
         if end_id != head:
-            raise ReviewTargetError(f"'{end}' is not checked out, and the reviewers read the files of the workspace: "
-                                    f"check it out first (git switch), then review {base}{dots or '...'}HEAD.")
+            raise ReviewTargetError(
+                f"'{end}' is not checked out, and the reviewers read the files of the workspace: "
+                f"check it out first (git switch), then review {base}{dots or '...'}HEAD."
+            )
         described = f"{base}{dots or '...'}{end or 'HEAD'}"
         args = (f"{base_id}...{end_id}",) if dots != ".." else (base_id, end_id)
     code, out, err = run_git(repo, "diff", *DIFF_OPTIONS, *args, "--")
@@ -139,6 +149,8 @@ def _checked(described: str, text: str) -> ReviewDiff:
     if not text.strip():
         raise ReviewTargetError(f"There is nothing to review in {described}.")
     if len(text) > MAX_DIFF_CHARS:
-        raise ReviewTargetError(f"The diff of {described} is {len(text):,} characters, over the review's "
-                                f"{MAX_DIFF_CHARS:,}: review a narrower range.")
+        raise ReviewTargetError(
+            f"The diff of {described} is {len(text):,} characters, over the review's "
+            f"{MAX_DIFF_CHARS:,}: review a narrower range."
+        )
     return ReviewDiff(described, text, parse_hunks(text))

@@ -71,10 +71,20 @@ class Finding:
         return SEVERITIES.index(self.severity) <= SEVERITIES.index(severity)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "severity": self.severity, "path": self.path, "line": self.first,
-                "end_line": self.last, "location": self.location, "problem": self.problem, "fix": self.fix,
-                "reviewers": [self.reviewer, *self.also], "subagent": self.child, "verified": self.verified,
-                **({"unverified": list(self.unverified)} if self.unverified else {})}
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.first,
+            "end_line": self.last,
+            "location": self.location,
+            "problem": self.problem,
+            "fix": self.fix,
+            "reviewers": [self.reviewer, *self.also],
+            "subagent": self.child,
+            "verified": self.verified,
+            **({"unverified": list(self.unverified)} if self.unverified else {}),
+        }
 
 
 def fenced(text: str, tag: str) -> str | None:
@@ -101,8 +111,10 @@ def json_items(text: str, tag: str, who: str) -> tuple[list[dict[str, Any]], lis
         return [], [f"{who}'s `{tag}` block is not a JSON array."]
     items = [item for item in value if isinstance(item, dict)]
     skipped = len(value) - len(items)
-    return items, [f"{who}: {skipped} item{'s' if skipped != 1 else ''} of its block {'are' if skipped != 1 else 'is'} "
-                   "not an object and were left out."] if skipped else []
+    return items, [
+        f"{who}: {skipped} item{'s' if skipped != 1 else ''} of its block {'are' if skipped != 1 else 'is'} "
+        "not an object and were left out."
+    ] if skipped else []
 
 
 def severity_of(value: Any) -> str | None:
@@ -122,15 +134,32 @@ def parse_findings(text: str, reviewer: str, child: str, number: int) -> tuple[l
             where = LOCATION.match(f"{item['path']}:{item['line']}")
         severity, problem = severity_of(item.get("severity")), str(item.get("problem") or "").strip()
         if where is None or severity is None or not problem:
-            missing = [name for name, bad in (("location (path:line)", where is None),
-                                                ("severity (high, medium or low)", severity is None),
-                                                ("problem", not problem)) if bad]
+            missing = [
+                name
+                for name, bad in (
+                    ("location (path:line)", where is None),
+                    ("severity (high, medium or low)", severity is None),
+                    ("problem", not problem),
+                )
+                if bad
+            ]
             notes.append(f"{who}: finding {index} has no {' or '.join(missing)}, and was left out.")
             continue
         first = int(where.group(2))
         last = max(first, int(where.group(3) or first))
-        findings.append(Finding(f"F{number + len(findings)}", reviewer, child, severity, where.group(1).strip(),
-                                first, last, problem, str(item.get("fix") or "").strip()))
+        findings.append(
+            Finding(
+                f"F{number + len(findings)}",
+                reviewer,
+                child,
+                severity,
+                where.group(1).strip(),
+                first,
+                last,
+                problem,
+                str(item.get("fix") or "").strip(),
+            )
+        )
     return findings, notes
 
 
@@ -156,8 +185,10 @@ def verify(finding: Finding, reads: dict[str, list[list[int]]], diff: ReviewDiff
     if not spans:
         why.append(f"{finding.child} never read {path}")
     elif unread:
-        why.append(f"{finding.child} never read line{'s' if len(unread) > 1 else ''} "
-                   f"{unread[0]}{'-' + str(unread[-1]) if len(unread) > 1 else ''} of {path}")
+        why.append(
+            f"{finding.child} never read line{'s' if len(unread) > 1 else ''} "
+            f"{unread[0]}{'-' + str(unread[-1]) if len(unread) > 1 else ''} of {path}"
+        )
     if path not in diff.hunks:
         why.append(f"the diff does not change {path}")
     elif not diff.shows(path, finding.first, finding.last):
@@ -178,8 +209,11 @@ def merge(text: str, findings: list[Finding]) -> tuple[list[Finding], list[str]]
     for item in items:
         given = item.get("from")
         named: list[Any] = given if isinstance(given, list) else [given]
-        ids = list(dict.fromkeys(i for i in (f"F{n}" if str(n).isdigit() else str(n) for n in named)
-                                 if i in by_id and i not in used))
+        ids = list(
+            dict.fromkeys(
+                i for i in (f"F{n}" if str(n).isdigit() else str(n) for n in named) if i in by_id and i not in used
+            )
+        )
         if not ids:
             continue
         used.update(ids)
@@ -189,8 +223,15 @@ def merge(text: str, findings: list[Finding]) -> tuple[list[Finding], list[str]]
         ceiling = min(backed, key=SEVERITIES.index)
         severity = max(severity_of(item.get("severity")) or ceiling, ceiling, key=SEVERITIES.index)
         others = tuple(dict.fromkeys(f.reviewer for f in sources if f.reviewer != base.reviewer))
-        merged.append(replace(base, severity=severity, problem=str(item.get("problem") or "").strip() or base.problem,
-                              fix=str(item.get("fix") or "").strip() or base.fix, also=others))
+        merged.append(
+            replace(
+                base,
+                severity=severity,
+                problem=str(item.get("problem") or "").strip() or base.problem,
+                fix=str(item.get("fix") or "").strip() or base.fix,
+                also=others,
+            )
+        )
     left = [f for f in findings if f.id not in used]
     if left and items:
         notes.append(f"The main agent's merge left out {', '.join(f.id for f in left)}; kept as reported.")

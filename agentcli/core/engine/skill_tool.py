@@ -4,7 +4,8 @@ before any tool is loaded)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..errors import ToolError
 from ..policy.rules import Rule
@@ -19,8 +20,10 @@ class SkillTool(Tool):
     role = "skills"
     claude_name = "Skill"
     on_demand = False  # the skills the prompt lists
-    description = ("Load a skill's instructions: the skills and what each is for are listed in the system "
-                   "prompt under 'Skills'. Call it when the task matches one, before doing the task.")
+    description = (
+        "Load a skill's instructions: the skills and what each is for are listed in the system "
+        "prompt under 'Skills'. Call it when the task matches one, before doing the task."
+    )
     input_schema = {
         "type": "object",
         "properties": {
@@ -37,7 +40,7 @@ class SkillTool(Tool):
         self.trusted = trusted
         self.granted: list[Rule] = []  # allowed-tools rules added for the current turn (Session.send drops them)
 
-    def narrowed(self, names: Iterable[str]) -> "SkillTool":
+    def narrowed(self, names: Iterable[str]) -> SkillTool:
         """The same tool offering only ``names`` (a subagent type's ``skills``), sharing the grants."""
         tool = SkillTool({n: s for n, s in self.skills.items() if n in set(names)}, self.trusted)
         tool.granted = self.granted

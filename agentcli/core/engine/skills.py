@@ -25,17 +25,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ... import paths
+from ..policy.rules import Rule, RuleError
 from .custom_commands import CustomCommand, _split_rules
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import FrontmatterError, split_frontmatter
 from .plugins import Plugin, one_line, skill_places
-from ..policy.rules import Rule, RuleError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
@@ -61,19 +61,36 @@ class Skill:
 
     def as_command(self) -> CustomCommand:
         """The skill as ``/<name>``: its instructions are the prompt, its allowed-tools apply for the turn."""
-        return CustomCommand(name=self.name, description=self.description, argument_hint="",
-                             allowed_tools=self.allowed_tools, model=None, body=self.instructions(),
-                             source=self.source, project=self.project)
+        return CustomCommand(
+            name=self.name,
+            description=self.description,
+            argument_hint="",
+            allowed_tools=self.allowed_tools,
+            model=None,
+            body=self.instructions(),
+            source=self.source,
+            project=self.project,
+        )
 
 
 def skill_dirs(root: Path) -> list[tuple[Path, bool]]:
     """Where skill folders live, lowest precedence first, each with whether it is the workspace's own."""
-    return [(paths.config_home() / "skills", False), (Path.home() / ".claude" / "skills", False),
-            (root / ".claude" / "skills", True), (root / ".agentcli" / "skills", True)]
+    return [
+        (paths.config_home() / "skills", False),
+        (Path.home() / ".claude" / "skills", False),
+        (root / ".claude" / "skills", True),
+        (root / ".agentcli" / "skills", True),
+    ]
 
 
-def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool = True,
-                sources: Collection[str] = ("user", "project"), plugins: Sequence[Plugin] = ()) -> dict[str, Skill]:
+def load_skills(
+    root: Path,
+    warnings: list[str] | None = None,
+    *,
+    trusted: bool = True,
+    sources: Collection[str] = ("user", "project"),
+    plugins: Sequence[Plugin] = (),
+) -> dict[str, Skill]:
     """The skills this session may use, by name. Without ``trusted``, the workspace's own are left out, and
     so are those of a setting source not in ``sources`` ("user", "project"). Each skipped folder adds one
     sentence to ``warnings``. ``plugins``: enabled plugins, whose skills come as ``<plugin>:<name>``."""
@@ -81,8 +98,16 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
     skills: dict[str, Skill] = {}
     base = root.resolve()
     folders = [(folder, project) for folder, project in skill_dirs(base) if trusted or not project]
-    for skill, _ in from_folders(folders, base, kind="skill", label="the skill", sources=sources,
-                                 list_files=_skill_files, parse=_parse, warnings=found):
+    for skill, _ in from_folders(
+        folders,
+        base,
+        kind="skill",
+        label="the skill",
+        sources=sources,
+        list_files=_skill_files,
+        parse=_parse,
+        warnings=found,
+    ):
         skills[skill.name] = skill
     singles: set[Path] = set()  # a plugin's skill place that is itself one skill: its own SKILL.md names it
 
@@ -98,10 +123,16 @@ def load_skills(root: Path, warnings: list[str] | None = None, *, trusted: bool 
 
     def parse_plugin_skill(definition: Definition) -> Skill:
         assert definition.plugin is not None
-        skill = parse_skill(definition.text, definition.path, definition.shown, definition.project,
-                            named_by_folder=definition.path not in singles)
-        return dataclasses.replace(skill, name=f"{definition.plugin.name}:{skill.name}",
-                                   description=one_line(skill.description))
+        skill = parse_skill(
+            definition.text,
+            definition.path,
+            definition.shown,
+            definition.project,
+            named_by_folder=definition.path not in singles,
+        )
+        return dataclasses.replace(
+            skill, name=f"{definition.plugin.name}:{skill.name}", description=one_line(skill.description)
+        )
 
     for skill, _ in from_plugins(plugins, places, label="the skill", parse=parse_plugin_skill, warnings=found):
         skills[skill.name] = skill
@@ -152,8 +183,15 @@ def parse_skill(text: str, path: Path, source: str, project: bool, *, named_by_f
         raise ValueError("'allowed-tools' must be a comma-separated list of rules, or a list of them")
     for rule in tools:
         Rule.parse(rule)  # RuleError names the bad one
-    return Skill(name=name.strip(), description=description, allowed_tools=tuple(t.strip() for t in tools if t),
-                 body=body, folder=path.resolve().parent, source=source, project=project)
+    return Skill(
+        name=name.strip(),
+        description=description,
+        allowed_tools=tuple(t.strip() for t in tools if t),
+        body=body,
+        folder=path.resolve().parent,
+        source=source,
+        project=project,
+    )
 
 
 def catalog(skills: Iterable[Skill]) -> str:
@@ -170,9 +208,10 @@ def catalog(skills: Iterable[Skill]) -> str:
             break
         lines.append(line)
         room -= len(line)
-    return ("# Skills\nInstructions for particular tasks, loaded on demand. When the user's request matches "
-            "one below, call the skill tool with its name before you start, then follow what it says.\n"
-            + "\n".join(lines))
+    return (
+        "# Skills\nInstructions for particular tasks, loaded on demand. When the user's request matches "
+        "one below, call the skill tool with its name before you start, then follow what it says.\n" + "\n".join(lines)
+    )
 
 
 def grants(skill: Skill, trusted: bool) -> list[Rule]:
@@ -193,12 +232,22 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
         if not skill.project:
             continue
         asks = [f"skill {skill.name} (instructions the model may load: {skill.description[:80]})"]
-        asks += [f"skill {skill.name} allowed-tools {rule} (runs without asking once loaded)"
-                 for rule in skill.allowed_tools]
+        asks += [
+            f"skill {skill.name} allowed-tools {rule} (runs without asking once loaded)" for rule in skill.allowed_tools
+        ]
         digest = hashlib.sha256(skill.body.encode()).hexdigest()
-        sources.append((root.resolve() / skill.source, asks,
-                        {"name": skill.name, "description": skill.description,
-                         "allowed_tools": list(skill.allowed_tools), "body": digest}))
+        sources.append(
+            (
+                root.resolve() / skill.source,
+                asks,
+                {
+                    "name": skill.name,
+                    "description": skill.description,
+                    "allowed_tools": list(skill.allowed_tools),
+                    "body": digest,
+                },
+            )
+        )
     return sources
 
 

@@ -39,8 +39,12 @@ class Steers:
     def from_user(self) -> tuple[tuple[str, bool], ...]:
         """What the user (not the main agent, which knows what it sent) told this agent: each text, and
         whether the model read it (False: it came after the agent's last turn boundary)."""
-        return tuple((text, read) for read, messages in ((True, self.delivered), (False, self.waiting))
-                     for source, text in messages if source == "user")
+        return tuple(
+            (text, read)
+            for read, messages in ((True, self.delivered), (False, self.waiting))
+            for source, text in messages
+            if source == "user"
+        )
 
     def take(self) -> list[str]:
         """The texts waiting, and an empty mailbox (what a front end gives back when the turn ended first)."""
@@ -53,8 +57,10 @@ class Steers:
         (``said_by``)."""
         waiting, self.waiting = self.waiting, []
         self.delivered += waiting
-        return [agentcli_note(STEER.format(source=source, text=text), said_by=said_by(source, users_own))
-                for source, text in waiting]
+        return [
+            agentcli_note(STEER.format(source=source, text=text), said_by=said_by(source, users_own))
+            for source, text in waiting
+        ]
 
 
 def said_by(source: str, users_own: bool) -> str:

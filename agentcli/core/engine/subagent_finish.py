@@ -20,8 +20,10 @@ SUMMARY_TIMEOUT = 120.0  # seconds for the one last tool-less call
 NEAR_TURNS = 3  # a child is told once when this many turns are left of its cap
 NEAR_SHARE = 0.8  # ... or when it has used this share of its token or cost budget
 WIND_DOWN = 0.9  # at this share of the session's cost budget, children wrap up and no new one starts
-NEAR_LIMIT = ("You are near {limit}. Finish the step you are on and give your final answer within a turn or "
-              "two: what you found (with path:line references) and what is left undone. Start nothing new.")
+NEAR_LIMIT = (
+    "You are near {limit}. Finish the step you are on and give your final answer within a turn or "
+    "two: what you found (with path:line references) and what is left undone. Start nothing new."
+)
 
 
 class WrapUp(Exception):
@@ -38,8 +40,9 @@ def ask_wrap_up(record: SubagentRecord, reason: str) -> None:
         return
     record.wrap_up = reason
     if record.emit is not None:
-        record.emit(SubagentWrappingUp(id=record.id, reason=reason, agent_id=record.id,
-                                       parent_tool_use_id=record.tool_use_id))
+        record.emit(
+            SubagentWrappingUp(id=record.id, reason=reason, agent_id=record.id, parent_tool_use_id=record.tool_use_id)
+        )
 
 
 def boundary(record: SubagentRecord, agent: Agent, session_budget: float | None) -> list[dict[str, Any]]:
@@ -87,8 +90,7 @@ async def reask(agent: Agent, record: SubagentRecord) -> str:
     reply_text = ""
     try:
         async with asyncio.timeout(SUMMARY_TIMEOUT):
-            reply = await agent.call_model(tool_choice={"type": "none"},
-                                           counted=False)
+            reply = await agent.call_model(tool_choice={"type": "none"}, counted=False)
         reply_text = final_text(reply.content)
     except (LLMError, TimeoutError):
         pass
@@ -97,9 +99,11 @@ async def reask(agent: Agent, record: SubagentRecord) -> str:
         return reply_text
     said = [final_text(m["content"]) for m in agent.messages if m["role"] == "assistant"]
     best = next((text for text in reversed(said) if not not_an_answer(text)), "")
-    record.answer_mark = ("no answer: asked twice, it gave none; " + (
-        "the text above is the last it wrote before." if best else "it wrote nothing else either."))
+    record.answer_mark = "no answer: asked twice, it gave none; " + (
+        "the text above is the last it wrote before." if best else "it wrote nothing else either."
+    )
     return best or reply_text
+
 
 async def summarize(agent: Agent, reason: str, record: SubagentRecord) -> str:
     """One last call with no tools, so the parent always receives a text."""
@@ -108,8 +112,7 @@ async def summarize(agent: Agent, reason: str, record: SubagentRecord) -> str:
     found = agent.last_text()
     try:
         async with asyncio.timeout(SUMMARY_TIMEOUT):
-            reply = await agent.call_model(tool_choice={"type": "none"},
-                                           counted=False)
+            reply = await agent.call_model(tool_choice={"type": "none"}, counted=False)
         record.summarized = True
         return final_text(reply.content) or found
     except (LLMError, TimeoutError) as exc:
@@ -118,5 +121,8 @@ async def summarize(agent: Agent, reason: str, record: SubagentRecord) -> str:
         if not user_cancelled(record):
             raise
         record.status = "cancelled"
-        return f"{found}\n\n(The user cancelled the final summary.)" if found else \
-            "(The user cancelled the subagent before it summarized.)"
+        return (
+            f"{found}\n\n(The user cancelled the final summary.)"
+            if found
+            else "(The user cancelled the subagent before it summarized.)"
+        )

@@ -7,16 +7,25 @@ import asyncio
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
+from ..content import Message
+from ..events import (
+    Event,
+    Status,
+    SubagentReport,
+    SubagentStarted,
+    SubagentSteered,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    kept_out,
+)
+from ..model.llm import estimate_tokens
 from .compaction import Ledger
 from .steering import Steers
-from ..events import (Event, Status, SubagentReport, SubagentStarted, SubagentSteered,
-                      ToolCallFinished,
-                      ToolCallStarted, Usage, kept_out)
-from ..model.llm import estimate_tokens
-from ..content import Message
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -86,25 +95,40 @@ class SubagentRecord:
         return kept_out(self.events)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"id": self.id, "type": self.type, "description": self.description, "status": self.status,
-                "background": self.background, "segments": self.segments, "turns": self.turns,
-                "usage": self.usage.to_dict(), "seconds": round(self.seconds, 2),
-                "tool_use_id": self.tool_use_id, "tokens_kept_out": self.tokens_kept_out,
-                **({"token_budget": self.token_budget} if self.token_budget else {}),
-                **({"cost_budget": self.cost_budget} if self.cost_budget else {}),
-                **({"wrapped_up": True} if self.wrapped_up else {}), **({"model": self.model} if self.model else {}),
-                **({"effort": self.effort} if self.effort else {})}
+        data = {
+            "id": self.id,
+            "type": self.type,
+            "description": self.description,
+            "status": self.status,
+            "background": self.background,
+            "segments": self.segments,
+            "turns": self.turns,
+            "usage": self.usage.to_dict(),
+            "seconds": round(self.seconds, 2),
+            "tool_use_id": self.tool_use_id,
+            "tokens_kept_out": self.tokens_kept_out,
+            **({"token_budget": self.token_budget} if self.token_budget else {}),
+            **({"cost_budget": self.cost_budget} if self.cost_budget else {}),
+            **({"wrapped_up": True} if self.wrapped_up else {}),
+            **({"model": self.model} if self.model else {}),
+            **({"effort": self.effort} if self.effort else {}),
+        }
         return {**data, "worktree": self.worktree} if self.worktree else data
 
 
 # An answer that only points elsewhere: "see above", "The report was delivered above.", "as I said earlier".
-POINTER = re.compile(r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
-                     r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
-                     r"shared|sent|written|posted)\b", re.IGNORECASE)
+POINTER = re.compile(
+    r"\b(?:see|look|refer|as|in)\b[^.\n]{0,40}\b(?:above|earlier|previous(?:ly)?|before)\b"
+    r"|\b(?:already|was|were|been|is|are|have)\s+(?:been\s+)?(?:delivered|provided|given|reported|"
+    r"shared|sent|written|posted)\b",
+    re.IGNORECASE,
+)
 POINTER_LIMIT = 240  # characters: a longer answer carries content of its own
 CITED_PATH = re.compile(r"(?<![\w/.:@-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
-CODE_SUFFIXES = frozenset("py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
-                          "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split())
+CODE_SUFFIXES = frozenset(
+    "py js ts tsx jsx go rs rb java kt c h cc cpp hpp cs php swift m sh toml yaml yml json "
+    "md txt cfg ini lock sql html css scss vue lua pl ex exs erl hs ml scala gradle".split()
+)
 CITED_COMMAND = re.compile(r"\b(?:ran|executed)\s+`([^`\n]+)`", re.IGNORECASE)  # "I ran `x`", not "run `x` to…"
 
 
@@ -119,7 +143,7 @@ def cited_paths(text: str) -> list[str]:
     found: list[str] = []
     for match in CITED_PATH.finditer(text):
         path = match.group(1).rstrip(".")
-        if text[max(0, match.start() - 3):match.start()].endswith("://") or "." not in path:
+        if text[max(0, match.start() - 3) : match.start()].endswith("://") or "." not in path:
             continue
         if ("/" in path or path.rsplit(".", 1)[1].lower() in CODE_SUFFIXES) and path not in found:
             found.append(path)
@@ -135,17 +159,28 @@ def unverified(record: SubagentRecord, text: str) -> tuple[str, ...]:
         return ()
     if not calls:
         return ("it made no tool call, so nothing in its answer comes from this repository.",)
-    told = [e.prompt if isinstance(e, SubagentStarted) else e.text for e in record.events
-            if isinstance(e, (SubagentStarted, SubagentSteered))]
-    seen = "\n".join([json.dumps(c.input, ensure_ascii=False) for c in calls] + told
-                     + [e.output for e in record.events if isinstance(e, ToolCallFinished)])
+    told = [
+        e.prompt if isinstance(e, SubagentStarted) else e.text
+        for e in record.events
+        if isinstance(e, (SubagentStarted, SubagentSteered))
+    ]
+    seen = "\n".join(
+        [json.dumps(c.input, ensure_ascii=False) for c in calls]
+        + told
+        + [e.output for e in record.events if isinstance(e, ToolCallFinished)]
+    )
     why = []
     paths = [p for p in cited_paths(text) if p.removeprefix("./") not in seen]
     if paths:
-        why.append(f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
-                   "of its tool calls touched.")
-    ran = [c for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
-           if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if kept(call.name) == "command")]
+        why.append(
+            f"its answer cites {', '.join(paths[:3])}{' and more' if len(paths) > 3 else ''}, which none "
+            "of its tool calls touched."
+        )
+    ran = [
+        c
+        for c in (m.group(1) for m in CITED_COMMAND.finditer(text))
+        if not any(c in json.dumps(call.input, ensure_ascii=False) for call in calls if kept(call.name) == "command")
+    ]
     if ran:
         why.append(f"its answer says it ran `{ran[0][:80]}`, which it did not.")
     return tuple(why)
@@ -180,8 +215,7 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     for call in calls:
         if kept(call.name) in ("", "contents", "names"):  # a search: counted (the others' receipts say more)
             counted[call.name] = counted.get(call.name, 0) + 1
-    reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans)))
-                  for path, spans in ledger.reads.items())
+    reads = tuple((path, ", ".join(f"{a}-{b}" for a, b in sorted(spans))) for path, spans in ledger.reads.items())
     changed = tuple(dict.fromkeys([*record.changed_files, *ledger.changed]))
     answer = record.result
     read_paths = [path.removeprefix("./") for path in ledger.reads]
@@ -189,30 +223,65 @@ def report_of(record: SubagentRecord) -> SubagentReport:
     grepped = [str(c.input.get("path") or "") for c in calls if kept(c.name) == "contents"]
     searched = tuple(name for name, read in named if not read and any(same_file(p, name) for p in grepped))
     lsp_calls = {e.id for e in calls if kept(e.name) == "lookup"}  # what each found is its result's first line
-    lookups = tuple(dict.fromkeys(e.output.strip().splitlines()[0][:120] for e in record.events
-                                  if isinstance(e, ToolCallFinished) and e.id in lsp_calls and e.output.strip()
-                                  and not e.is_error))
+    lookups = tuple(
+        dict.fromkeys(
+            e.output.strip().splitlines()[0][:120]
+            for e in record.events
+            if isinstance(e, ToolCallFinished) and e.id in lsp_calls and e.output.strip() and not e.is_error
+        )
+    )
     # A denied command never ran: the ledger, which reads only results, would call it failed.
     started = {e.id: e.input.get("command") for e in calls if kept(e.name) == "command"}
     denied = {started.get(e.id) for e in record.events if isinstance(e, ToolCallFinished) and e.denied}
     commands = tuple((c, "denied" if e.startswith("failed") and c in denied else e) for c, e in ledger.commands)
     report = SubagentReport(
-        id=record.id, status=record.status, text=answer, turns=record.turns, usage=record.usage,
-        seconds=record.seconds, summarized=record.summarized, wrapped_up=record.wrapped_up,
+        id=record.id,
+        status=record.status,
+        text=answer,
+        turns=record.turns,
+        usage=record.usage,
+        seconds=record.seconds,
+        summarized=record.summarized,
+        wrapped_up=record.wrapped_up,
         segments=max(record.segments, 1),
-        run_turns=record.run_turns, run_seconds=record.run_seconds, tool_calls=len(calls), reads=reads,
-        changed=changed, commands=commands,
-        searches=tuple(counted.items()), named=named, lookups=lookups, patterns=tuple(dict.fromkeys(
-            (c.name, c.input["pattern"]) for c in calls
-            if kept(c.name) in ("contents", "names") and isinstance(c.input.get("pattern"), str))), searched=searched, unverified=unverified(record, answer),
-        answer_mark=record.answer_mark, kept_out=kept_out(record.events), steered=record.steers.from_user(),
-        model=record.model if record.own_model else "")
+        run_turns=record.run_turns,
+        run_seconds=record.run_seconds,
+        tool_calls=len(calls),
+        reads=reads,
+        changed=changed,
+        commands=commands,
+        searches=tuple(counted.items()),
+        named=named,
+        lookups=lookups,
+        patterns=tuple(
+            dict.fromkeys(
+                (c.name, c.input["pattern"])
+                for c in calls
+                if kept(c.name) in ("contents", "names") and isinstance(c.input.get("pattern"), str)
+            )
+        ),
+        searched=searched,
+        unverified=unverified(record, answer),
+        answer_mark=record.answer_mark,
+        kept_out=kept_out(record.events),
+        steered=record.steers.from_user(),
+        model=record.model if record.own_model else "",
+    )
     return dataclasses.replace(report, returned=estimate_tokens(report.for_parent()))
 
 
-def report_so_far(record: SubagentRecord, agent: "Agent", answer: str, turns_before: int) -> SubagentReport:
+def report_so_far(record: SubagentRecord, agent: Agent, answer: str, turns_before: int) -> SubagentReport:
     """The report ``report_of`` would build if the child's running ``agent`` stopped now with ``answer``
     (what a SubagentStop hook reads before it lets the child go)."""
-    return report_of(dataclasses.replace(
-        record, status="done", result=answer, messages=agent.messages, ledger=agent.ledger.to_dict(),
-        turns=turns_before + agent.turns, run_turns=agent.turns, usage=agent.usage))
+    return report_of(
+        dataclasses.replace(
+            record,
+            status="done",
+            result=answer,
+            messages=agent.messages,
+            ledger=agent.ledger.to_dict(),
+            turns=turns_before + agent.turns,
+            run_turns=agent.turns,
+            usage=agent.usage,
+        )
+    )

@@ -10,32 +10,50 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from ..content import agentcli_note
+from ..errors import ToolError
+from ..events import (
+    Event,
+    Notice,
+    ReplyStarted,
+    Sink,
+    SubagentCancelling,
+    SubagentFinished,
+    SubagentResultDelivered,
+    SubagentStarted,
+    SubagentSteered,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UsageUpdated,
+)
+from ..model.catalogue import resolve_model
+from ..model.llm import LLM, LLMError
 from ..storage import worktrees
+from ..system.workspace import Workspace
+from ..tools import ToolRegistry
+from ..tools.base import ToolContext
+from ..units import dollars
 from .agents import AgentType
 from .compaction import Ledger
-from ..content import agentcli_note
 from .context import subagent_system_prompt
+from .loop import Agent
 from .skill_tool import SkillTool
 from .skills import catalog
 from .steering import Steers
-from ..events import (Event, Notice, ReplyStarted, Sink, SubagentCancelling, SubagentFinished, SubagentResultDelivered, SubagentStarted, SubagentSteered, ToolCallFinished,
-                      ToolCallStarted, Usage, UsageUpdated)
-from ..model.catalogue import resolve_model
-from ..model.llm import LLM, LLMError
-from .loop import Agent
-from ..tools import ToolRegistry
-from ..tools.base import ToolContext
-from ..errors import ToolError
-from ..units import dollars
-from ..system.workspace import Workspace
 from .subagent_finish import WIND_DOWN, WrapUp, ask_wrap_up, boundary, reask, summarize, user_cancelled
 from .subagent_record import Budgets, SubagentRecord, not_an_answer, report_of, report_so_far
 
-WORKTREE_NOTE = ("# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
-                 "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
-                 "the user's files until they review and merge it.")
+WORKTREE_NOTE = (
+    "# Isolation\nYou work in your own git worktree of the project, on a branch of your own, "
+    "which holds the user's uncommitted changes too. Edit freely: nothing you change reaches "
+    "the user's files until they review and merge it."
+)
+
+
 def _narrowest(*budgets: float | None) -> Any:
     """The smallest of the budgets that are set (the task call's, its type's); None when none is."""
     return min((b for b in budgets if b), default=None)
@@ -44,8 +62,17 @@ def _narrowest(*budgets: float | None) -> Any:
 class Subagents:
     """Starts, limits, cancels and remembers the subagents of one session."""
 
-    def __init__(self, *, llm: LLM, tools: ToolRegistry, agent_types: dict[str, AgentType], budgets: Budgets,
-                 type_settings: dict[str, dict[str, Any]], compact_threshold: float, task_models: list[str]) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        tools: ToolRegistry,
+        agent_types: dict[str, AgentType],
+        budgets: Budgets,
+        type_settings: dict[str, dict[str, Any]],
+        compact_threshold: float,
+        task_models: list[str],
+    ) -> None:
         self.llm = llm
         self.task_models = task_models  # what task's ``model`` may be
         self.tools = tools  # the session's own registry: MCP tools join it once their server is ready
@@ -61,7 +88,7 @@ class Subagents:
         self.pending: list[SubagentRecord] = []  # background children whose result the main agent has not read
         self.closing = False  # the session is closing: children stopped now end as "interrupted"
         self.budget_usd: float | None = None  # the session's cost budget (--max-budget-usd), children included
-        self.spent: Callable[[], float] = lambda: (self.usage.cost or 0.0)  # the session sets: main agent too
+        self.spent: Callable[[], float] = lambda: self.usage.cost or 0.0  # the session sets: main agent too
         self.transcript_of: Callable[[str], str] = lambda child: ""  # a child's transcript file (the session sets)
 
     @property
@@ -94,7 +121,8 @@ class Subagents:
             return record, ""
         known = ", ".join(self.records)
         return None, f"There is no subagent {agent_id} in this session" + (
-            f"; its subagents are {known}." if known else "; none has run yet.")
+            f"; its subagents are {known}." if known else "; none has run yet."
+        )
 
     @property
     def running(self) -> list[SubagentRecord]:
@@ -146,8 +174,15 @@ class Subagents:
         if why := record.steers.add(text, source):
             return why
         if record.emit is not None:
-            record.emit(SubagentSteered(id=record.id, source=source, text=text.strip(), agent_id=record.id,
-                                        parent_tool_use_id=record.tool_use_id))
+            record.emit(
+                SubagentSteered(
+                    id=record.id,
+                    source=source,
+                    text=text.strip(),
+                    agent_id=record.id,
+                    parent_tool_use_id=record.tool_use_id,
+                )
+            )
         return ""
 
     def wrap_up(self, agent_id: str, source: str = "user") -> str:
@@ -165,8 +200,9 @@ class Subagents:
         if record is None:
             return None, why
         if not record.running:
-            return None, (f"{record.id} is not running ({record.status}); continue it with task resume "
-                          "to give it more to do.")
+            return None, (
+                f"{record.id} is not running ({record.status}); continue it with task resume to give it more to do."
+            )
         if record.wrap_up or record.cancel_requested:
             return None, f"{record.id} is already finishing: it is summing up what it found."
         return record, ""
@@ -179,15 +215,26 @@ class Subagents:
         record.cancel_requested = True
         record.task.cancel()
         if record.emit is not None:  # the front ends say "cancelling…" until the summary is back
-            record.emit(SubagentCancelling(id=record.id, agent_id=record.id,
-                                           parent_tool_use_id=record.tool_use_id))
+            record.emit(SubagentCancelling(id=record.id, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
         return True
 
-    async def run(self, description: str, prompt: str, type_name: str | None, ctx: ToolContext, *,
-                  background: bool = False, resume: str | None = None,
-                  isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None, agent_type: AgentType | None = None,
-                  model: str | None = None, effort: str | None = None) -> tuple[str, bool]:
+    async def run(
+        self,
+        description: str,
+        prompt: str,
+        type_name: str | None,
+        ctx: ToolContext,
+        *,
+        background: bool = False,
+        resume: str | None = None,
+        isolation: str | None = None,
+        files: list[str] | None = None,
+        token_budget: int | None = None,
+        cost_budget: float | None = None,
+        agent_type: AgentType | None = None,
+        model: str | None = None,
+        effort: str | None = None,
+    ) -> tuple[str, bool]:
         """Run one subagent, or continue the finished child ``resume`` with ``prompt`` as its next message.
 
         Returns the text for the parent and whether it is an error. In the ``background``, it returns at
@@ -198,8 +245,10 @@ class Subagents:
         ``model`` (an alias or an id, within ``task_models``) and ``effort`` (one of EFFORT_ORDER) are this child's
         own, over its type's model and the session's effort; a resumed child keeps its own unless given new ones."""
         if self.winding_down:
-            raise ToolError(f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
-                            "budget (--max-budget-usd), so no new subagent starts: finish with what you have.")
+            raise ToolError(
+                f"The session has spent {dollars(self.spent())} of its {dollars(self.budget_usd or 0.0)} "
+                "budget (--max-budget-usd), so no new subagent starts: finish with what you have."
+            )
         worktree, chosen = None, self.chosen_model(model) if model else ""
         if resume is not None:
             record, agent_type = self.resumable(resume, type_name)
@@ -209,9 +258,15 @@ class Subagents:
         else:
             type_name = agent_type.name if agent_type else type_name or "general-purpose"
             agent_type = agent_type or self.agent_types[type_name]
-            record = SubagentRecord(id=f"sa-{self.next_number}", type=type_name, description=description,
-                                    prompt=prompt, tool_use_id=ctx.tool_use_id,
-                                    max_turns=self.max_turns(agent_type), model=resolve_model(model) if model else "")
+            record = SubagentRecord(
+                id=f"sa-{self.next_number}",
+                type=type_name,
+                description=description,
+                prompt=prompt,
+                tool_use_id=ctx.tool_use_id,
+                max_turns=self.max_turns(agent_type),
+                model=resolve_model(model) if model else "",
+            )
             self.next_number += 1
             if (isolation or agent_type.isolation) == "worktree":
                 worktree = await self._isolate(record, ctx)
@@ -224,11 +279,14 @@ class Subagents:
             record.model = chosen or (self.llm.model if typed == "inherit" else resolve_model(typed))
             record.own_model = record.model != self.llm.model
         record.effort = effort or record.effort
-        record.task = asyncio.create_task(self._run(record, agent_type, ctx, description, prompt, worktree),
-                                          name=record.id)
+        record.task = asyncio.create_task(
+            self._run(record, agent_type, ctx, description, prompt, worktree), name=record.id
+        )
         if background:  # not awaited: interrupting the parent's turn leaves it running
-            return (f"{record.id} started in the background. Its result arrives as a message when it "
-                    "finishes; go on with other work meanwhile, or end your turn to wait for it."), False
+            return (
+                f"{record.id} started in the background. Its result arrives as a message when it "
+                "finishes; go on with other work meanwhile, or end your turn to wait for it."
+            ), False
         await record.task  # cancelling the parent cancels this child too
         return (record.report or report_of(record)).for_parent(), record.status == "failed"
 
@@ -236,8 +294,9 @@ class Subagents:
         place = self.worktree_place
         if place is None:
             raise worktrees.WorktreeError("isolation: worktree is not available in this session.")
-        worktree = await asyncio.to_thread(worktrees.create, ctx.workspace.root, place.folder, place.session,
-                                           record.id, place.session_file)
+        worktree = await asyncio.to_thread(
+            worktrees.create, ctx.workspace.root, place.folder, place.session, record.id, place.session_file
+        )
         record.worktree = worktree.branch
         return worktree
 
@@ -245,14 +304,19 @@ class Subagents:
         """The model id a task call's ``model`` names (an alias or an id), when ``task_models`` lets the main
         agent choose it; ToolError saying what it may choose otherwise."""
         wanted = resolve_model(name)
-        if name.strip().lower() in (m.lower() for m in self.task_models) or \
-                wanted in (resolve_model(m) for m in self.task_models):
+        if name.strip().lower() in (m.lower() for m in self.task_models) or wanted in (
+            resolve_model(m) for m in self.task_models
+        ):
             return wanted
         if not self.task_models:
-            raise ToolError("This session lets you choose no model for a subagent (the task_models setting is "
-                            "empty): leave out model, and it runs on its type's.")
-        raise ToolError(f"A subagent may not run on {name!r} in this session; model may be one of "
-                        f"{', '.join(self.task_models)} (the task_models setting), or leave it out for its type's.")
+            raise ToolError(
+                "This session lets you choose no model for a subagent (the task_models setting is "
+                "empty): leave out model, and it runs on its type's."
+            )
+        raise ToolError(
+            f"A subagent may not run on {name!r} in this session; model may be one of "
+            f"{', '.join(self.task_models)} (the task_models setting), or leave it out for its type's."
+        )
 
     def resumable(self, agent_id: str, type_name: str | None) -> tuple[SubagentRecord, AgentType]:
         """The child that ``task resume`` may continue, and its type; ToolError saying why not."""
@@ -260,14 +324,18 @@ class Subagents:
         if record is None:
             raise ToolError(why)
         if record.worktree:
-            raise ToolError(f"{agent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
-                            "does not reopen yet; start a new subagent with isolation: worktree instead.")
+            raise ToolError(
+                f"{agent_id} worked in its own git worktree (branch {record.worktree}), which a resume "
+                "does not reopen yet; start a new subagent with isolation: worktree instead."
+            )
         if record.running:
-            raise ToolError(f"{agent_id} is still running; its result arrives when it finishes, and it can be "
-                            "resumed after that.")
+            raise ToolError(
+                f"{agent_id} is still running; its result arrives when it finishes, and it can be resumed after that."
+            )
         if type_name and type_name != record.type:
-            raise ToolError(f"{agent_id} is a {record.type} subagent, and a resumed child keeps its type; "
-                            "leave out subagent_type.")
+            raise ToolError(
+                f"{agent_id} is a {record.type} subagent, and a resumed child keeps its type; leave out subagent_type."
+            )
         agent_type = self.agent_types.get(record.type)
         if agent_type is None:
             raise ToolError(f"{agent_id} was a {record.type} subagent, and that agent type no longer exists.")
@@ -279,8 +347,15 @@ class Subagents:
     def timeout(self, agent_type: AgentType) -> float:
         return min(agent_type.timeout or self.budgets.timeout, self.budgets.timeout)
 
-    async def _run(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, description: str,
-                   prompt: str, worktree: worktrees.Worktree | None = None) -> None:
+    async def _run(
+        self,
+        record: SubagentRecord,
+        agent_type: AgentType,
+        parent: ToolContext,
+        description: str,
+        prompt: str,
+        worktree: worktrees.Worktree | None = None,
+    ) -> None:
         edits: dict[str, str] = {}  # tool_use id -> path, for edit calls in flight
         workspace = Workspace.at(worktree.root, branch=worktree.branch) if worktree is not None else parent.workspace
 
@@ -306,21 +381,38 @@ class Subagents:
         record.answer_mark, record.report = "", None  # this run's report is built when it ends
         record.wrap_up, record.wrapped_up, record.warned, record.steers = "", False, False, Steers()
         turns_before, seconds_before = record.turns, record.seconds
-        emit(SubagentStarted(id=record.id, subagent_type=record.type, description=description, prompt=prompt,
-                             max_turns=record.max_turns, background=record.background, segment=record.segments,
-                             token_budget=record.token_budget, cost_budget=record.cost_budget,
-                             model=record.model, effort=record.effort, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+        emit(
+            SubagentStarted(
+                id=record.id,
+                subagent_type=record.type,
+                description=description,
+                prompt=prompt,
+                max_turns=record.max_turns,
+                background=record.background,
+                segment=record.segments,
+                token_budget=record.token_budget,
+                cost_budget=record.cost_budget,
+                model=record.model,
+                effort=record.effort,
+                agent_id=record.id,
+                parent_tool_use_id=record.tool_use_id,
+            )
+        )
         agent: Agent | None = None
         try:
             # A child in its own worktree changes nothing of the main tree: no checkpoints of it to keep.
-            own = dataclasses.replace(parent, workspace=workspace, checkpoints=None) if worktree else \
-                dataclasses.replace(parent, workspace=workspace)
+            own = (
+                dataclasses.replace(parent, workspace=workspace, checkpoints=None)
+                if worktree
+                else dataclasses.replace(parent, workspace=workspace)
+            )
             agent = self._agent(record, agent_type, own, emit)
             agent.ledger = Ledger.from_dict(record.ledger)
             agent.inbox = lambda: boundary(record, agent, self.budget_usd if self.winding_down else None)
             agent.stop_fields = lambda answer: {  # what a SubagentStop hook reads: the receipt of the run so far
                 "agent_transcript_path": self.transcript_of(record.id),
-                "receipt": report_so_far(record, agent, answer, turns_before).to_dict()}
+                "receipt": report_so_far(record, agent, answer, turns_before).to_dict(),
+            }
             hooks = agent.ctx.hooks
             added = await hooks.subagent_start() if hooks else ()
             timeout = self.timeout(agent_type)
@@ -372,29 +464,61 @@ class Subagents:
             record.report = report_of(record)
             if record.background and not self.closing:
                 self.pending.append(record)  # before the event: a front end that sees it finds the result waiting
-            emit(SubagentFinished(id=record.id, status=record.status, result=record.result, turns=record.turns,
-                                  usage=record.usage, seconds=record.seconds, summarized=record.summarized,
-                                  report=record.report, agent_id=record.id, parent_tool_use_id=record.tool_use_id))
+            emit(
+                SubagentFinished(
+                    id=record.id,
+                    status=record.status,
+                    result=record.result,
+                    turns=record.turns,
+                    usage=record.usage,
+                    seconds=record.seconds,
+                    summarized=record.summarized,
+                    report=record.report,
+                    agent_id=record.id,
+                    parent_tool_use_id=record.tool_use_id,
+                )
+            )
 
-    def _agent(self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext,
-               emit: Callable[[Event], None]) -> Agent:
+    def _agent(
+        self, record: SubagentRecord, agent_type: AgentType, parent: ToolContext, emit: Callable[[Event], None]
+    ) -> Agent:
         """The child: a fresh history, its type's tools and model, and events tagged with its id."""
-        ctx = dataclasses.replace(parent, agent_id=record.id, agent_description=record.description,
-                                  parent_tool_use_id=record.tool_use_id, depth=parent.depth + 1,
-                                  subagents=None, emit=emit, tool_use_id="",
-                                  hooks=parent.hooks.for_agent(record.id, record.type, self.transcript_of(record.id))
-                                  if parent.hooks is not None else None)
+        ctx = dataclasses.replace(
+            parent,
+            agent_id=record.id,
+            agent_description=record.description,
+            parent_tool_use_id=record.tool_use_id,
+            depth=parent.depth + 1,
+            subagents=None,
+            emit=emit,
+            tool_use_id="",
+            hooks=parent.hooks.for_agent(record.id, record.type, self.transcript_of(record.id))
+            if parent.hooks is not None
+            else None,
+        )
         tools = agent_type.select(self.tools)
         skill = tools.get(SkillTool.name)
-        system = subagent_system_prompt(parent.workspace, agent_type, mode=parent.permissions.mode,
-                                        interactive=parent.permissions.interactive, max_turns=record.max_turns,
-                                        timeout=self.timeout(agent_type),
-                                        skills=catalog(skill.skills.values()) if isinstance(skill, SkillTool) else "")
-        return Agent(llm=self.llm, tools=tools, ctx=ctx,
-                     system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system, max_turns=record.max_turns,
-                     model=record.model or None, effort=record.effort or None,
-                     messages=list(record.messages), usage=record.usage,  # a resume goes on from its history
-                     compact_threshold=self.compact_threshold)
+        system = subagent_system_prompt(
+            parent.workspace,
+            agent_type,
+            mode=parent.permissions.mode,
+            interactive=parent.permissions.interactive,
+            max_turns=record.max_turns,
+            timeout=self.timeout(agent_type),
+            skills=catalog(skill.skills.values()) if isinstance(skill, SkillTool) else "",
+        )
+        return Agent(
+            llm=self.llm,
+            tools=tools,
+            ctx=ctx,
+            system=f"{system}\n\n{WORKTREE_NOTE}" if record.worktree else system,
+            max_turns=record.max_turns,
+            model=record.model or None,
+            effort=record.effort or None,
+            messages=list(record.messages),
+            usage=record.usage,  # a resume goes on from its history
+            compact_threshold=self.compact_threshold,
+        )
 
     def _is_edit(self, tool_name: str) -> bool:
         tool = self.tools.get(tool_name)
@@ -420,6 +544,12 @@ class Subagents:
             if other is record or not ran_alongside or shown not in other.changed_files or clash in self._clashes:
                 continue
             self._clashes.add(clash)
-            parent.emit(Notice(level="warning", text=(
-                f"{other.id} and {record.id} both changed {shown} while running at the same time; "
-                "check that one did not undo the other's edits.")))
+            parent.emit(
+                Notice(
+                    level="warning",
+                    text=(
+                        f"{other.id} and {record.id} both changed {shown} while running at the same time; "
+                        "check that one did not undo the other's edits."
+                    ),
+                )
+            )

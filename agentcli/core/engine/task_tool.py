@@ -4,26 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import attempts
-from .agents import AgentType
-from ..tools import Tool
-from ..tools.base import ToolContext
 from ..content import quoted
 from ..errors import ToolError
 from ..model.catalogue import EFFORT_ORDER
-
+from ..tools import Tool
+from ..tools.base import ToolContext
+from . import attempts
+from .agents import AgentType
 
 # Best-of-N (attempts.py): its own parameters, kept apart from the rest of the schema.
 ATTEMPTS_SCHEMA: dict[str, Any] = {
-    "attempts": {"type": "integer", "minimum": attempts.MIN, "maximum": attempts.MAX, "description": (
-        "Best-of-N edits: N subagents on this brief, each in its own worktree, compared for you; the user merges "
-        "one.")},
+    "attempts": {
+        "type": "integer",
+        "minimum": attempts.MIN,
+        "maximum": attempts.MAX,
+        "description": (
+            "Best-of-N edits: N subagents on this brief, each in its own worktree, compared for you; the user merges "
+            "one."
+        ),
+    },
     "check": {"type": "string", "description": "With attempts: a test command run in each worktree."},
     "attempt_models": {"type": "array", "items": {"type": "string"}, "description": "With attempts: models, in turn."},
 }
 
-BRIEF_PARTS = (("known", "What is already known"), ("files", "Files to start from"),
-               ("constraints", "Constraints"), ("deliverable", "What to deliver"))
+BRIEF_PARTS = (
+    ("known", "What is already known"),
+    ("files", "Files to start from"),
+    ("constraints", "Constraints"),
+    ("deliverable", "What to deliver"),
+)
 
 
 def brief(args: dict[str, Any]) -> tuple[str, list[str]]:
@@ -44,7 +53,7 @@ TYPE_LINE = 200  # characters of an agent type's description in the listing: its
 def one_line(description: str) -> str:
     """An agent type's description as the task tool lists it: one line, cut at ``TYPE_LINE``."""
     line = " ".join(description.split())
-    return line if len(line) <= TYPE_LINE else line[:TYPE_LINE - 1].rstrip() + "…"
+    return line if len(line) <= TYPE_LINE else line[: TYPE_LINE - 1].rstrip() + "…"
 
 
 class TaskTool(Tool):
@@ -65,37 +74,53 @@ class TaskTool(Tool):
     def __init__(self, agent_types: dict[str, AgentType] | None = None) -> None:
         from .agents import REVIEWER_PREFIX, built_in
 
-        self.agent_types = {name: t for name, t in (agent_types or built_in()).items()
-                            if not name.startswith(REVIEWER_PREFIX)}  # /review's own: never in a request
+        self.agent_types = {
+            name: t for name, t in (agent_types or built_in()).items() if not name.startswith(REVIEWER_PREFIX)
+        }  # /review's own: never in a request
         listing = "\n".join(f"- {t.name}: {one_line(t.description)}" for t in self.agent_types.values())
         self.description = (  # type: ignore[misc]  # likewise
             "Hand a self-contained errand to a subagent, which works in a fresh context with its own tools and "
             "returns its answer, a receipt of its calls and a status line. It knows nothing of this conversation: "
             "`prompt` is the complete brief (goal, what you know, where to look, what to report). Task calls in "
-            "one message run in parallel.\n\nAgent types (subagent_type):\n"
-            + listing
+            "one message run in parallel.\n\nAgent types (subagent_type):\n" + listing
         )
         self.input_schema = {
             "type": "object",
             "properties": {
                 "description": {"type": "string", "description": "3-5 words shown to the user."},
                 "prompt": {"type": "string"},
-                "subagent_type": {"type": "string", "enum": list(self.agent_types),
-                                  "description": "Default general-purpose."},
-                "isolation": {"type": "string", "enum": ["worktree"], "description": (
-                    "It edits in its own git worktree; the user merges or discards its diff.")},
-                "run_in_background": {"type": "boolean", "description": (
-                    "Return its id at once; its result arrives as a later message (work on, or end your turn).")},
-                "resume": {"type": "string", "description": (
-                    "A finished subagent's id (sa-3): it goes on, history kept, with `prompt` as its next message.")},
+                "subagent_type": {
+                    "type": "string",
+                    "enum": list(self.agent_types),
+                    "description": "Default general-purpose.",
+                },
+                "isolation": {
+                    "type": "string",
+                    "enum": ["worktree"],
+                    "description": ("It edits in its own git worktree; the user merges or discards its diff."),
+                },
+                "run_in_background": {
+                    "type": "boolean",
+                    "description": (
+                        "Return its id at once; its result arrives as a later message (work on, or end your turn)."
+                    ),
+                },
+                "resume": {
+                    "type": "string",
+                    "description": (
+                        "A finished subagent's id (sa-3): it goes on, history kept, with `prompt` as its next message."
+                    ),
+                },
                 # Optional parts of the brief, each a section of the child's prompt.
                 "known": {"type": "string", "description": "What you already found."},
-                "files": {"type": "array", "items": {"type": "string"},
-                          "description": "Paths to start from."},
+                "files": {"type": "array", "items": {"type": "string"}, "description": "Paths to start from."},
                 "constraints": {"type": "string", "description": "What it must not do or touch."},
                 "deliverable": {"type": "string", "description": "What its answer must hold."},
-                "token_budget": {"type": "integer", "minimum": 1,
-                                 "description": "Tokens after which it is asked to wrap up and answer."},
+                "token_budget": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Tokens after which it is asked to wrap up and answer.",
+                },
                 "cost_budget": {"type": "number", "exclusiveMinimum": 0, "description": "Likewise in USD."},
                 "model": {"type": "string", "description": "haiku, sonnet, opus or an id."},
                 "effort": {"type": "string", "enum": list(EFFORT_ORDER)},
@@ -118,12 +143,20 @@ class TaskTool(Tool):
             assert isinstance(ctx.subagents, Subagents), "the session's subagents run the attempts"
             return await attempts.run(ctx.subagents, args, prompt, files, ctx)
         try:
-            text, failed = await ctx.subagents.run(args["description"], prompt, type_name, ctx,
-                                                   background=bool(args.get("run_in_background")),
-                                                   resume=args.get("resume") or None, isolation=args.get("isolation"),
-                                                   files=files, token_budget=args.get("token_budget"),
-                                                   cost_budget=args.get("cost_budget"), model=args.get("model"),
-                                                   effort=args.get("effort"))
+            text, failed = await ctx.subagents.run(
+                args["description"],
+                prompt,
+                type_name,
+                ctx,
+                background=bool(args.get("run_in_background")),
+                resume=args.get("resume") or None,
+                isolation=args.get("isolation"),
+                files=files,
+                token_budget=args.get("token_budget"),
+                cost_budget=args.get("cost_budget"),
+                model=args.get("model"),
+                effort=args.get("effort"),
+            )
         except ToolError as exc:  # why it could not start (git's words, for a worktree): quoted as other tools' are
             raise ToolError(quoted(str(exc))) from None
         if failed:
@@ -145,7 +178,8 @@ class MessageSubagent(Tool):
         "reads before its next model call, marked as from you: a correction, a narrower goal, a fact it "
         "needs. wrap_up: true asks it to stop working now and answer with what it has, in one more turn "
         "without tools; its result then arrives as usual. A finished subagent takes no messages: continue "
-        "it with task resume instead.")
+        "it with task resume instead."
+    )
     input_schema = {
         "type": "object",
         "properties": {

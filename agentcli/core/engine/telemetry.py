@@ -18,8 +18,20 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..events import (MAIN, AssistantMessage, Event, SubagentFinished, SubagentStarted, ToolCallFinished,
-                      ToolCallStarted, TurnFinished, TurnStarted, Usage, UsageUpdated, UserMessage)
+from ..events import (
+    MAIN,
+    AssistantMessage,
+    Event,
+    SubagentFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+    UserMessage,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import SpanProcessor
@@ -38,7 +50,7 @@ def wanted(env: Mapping[str, str]) -> bool:
     return bool(env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
 
 
-def start(env: Mapping[str, str], warn: Callable[[str], None], session_id: str) -> "Telemetry | None":
+def start(env: Mapping[str, str], warn: Callable[[str], None], session_id: str) -> Telemetry | None:
     """The session's telemetry sink when OTEL_* asks for one, else None; what cannot be done is one warning."""
     if not wanted(env):
         return None
@@ -52,11 +64,16 @@ def start(env: Mapping[str, str], warn: Callable[[str], None], session_id: str) 
         if name == "console":
             exporters.append(ConsoleSpanExporter(out=sys.stderr))
         elif name == "otlp":
-            protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") \
+            protocol = (
+                env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+                or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
                 or "http/protobuf"
+            )
             if protocol != "http/protobuf":
-                warn(f"agentcli sends OTLP traces over http/protobuf only, not {protocol}: set "
-                     "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf and point the endpoint at the collector's HTTP port (4318).")
+                warn(
+                    f"agentcli sends OTLP traces over http/protobuf only, not {protocol}: set "
+                    "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf and point the endpoint at the collector's HTTP port (4318)."
+                )
                 continue
             try:
                 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -87,7 +104,7 @@ def _headers(env: Mapping[str, str]) -> dict[str, str] | None:
 class Telemetry:
     """A session sink that turns events into spans, sent through ``processor``."""
 
-    def __init__(self, processor: "SpanProcessor", session_id: str) -> None:
+    def __init__(self, processor: SpanProcessor, session_id: str) -> None:
         from opentelemetry.sdk.resources import SERVICE_NAME, Resource
         from opentelemetry.sdk.trace import TracerProvider
 
@@ -111,20 +128,28 @@ class Telemetry:
         match event:
             case UserMessage() if event.agent_id == MAIN and event.origin == "user":
                 self._end_prompt("unfinished")
-                self.prompt = self._start("invoke_agent agentcli", MAIN, {
-                    "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"})
+                self.prompt = self._start(
+                    "invoke_agent agentcli",
+                    MAIN,
+                    {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"},
+                )
             case TurnStarted():
                 if event.agent_id == MAIN and self.prompt is None:  # a turn no message started
-                    self.prompt = self._start("invoke_agent agentcli", MAIN, {
-                        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"})
+                    self.prompt = self._start(
+                        "invoke_agent agentcli",
+                        MAIN,
+                        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentcli"},
+                    )
                 self._end_model(event.agent_id, None)
-                self.models[event.agent_id] = self._start("chat", event.agent_id, {
-                    "gen_ai.operation.name": "chat", "agentcli.turn": event.turn})
+                self.models[event.agent_id] = self._start(
+                    "chat", event.agent_id, {"gen_ai.operation.name": "chat", "agentcli.turn": event.turn}
+                )
             case UsageUpdated():
                 span = self.models.get(event.agent_id)
                 if span is None:  # a call that is not a turn (a cut-off subagent's summary)
-                    span = self.models[event.agent_id] = self._start("chat", event.agent_id,
-                                                                     {"gen_ai.operation.name": "chat"})
+                    span = self.models[event.agent_id] = self._start(
+                        "chat", event.agent_id, {"gen_ai.operation.name": "chat"}
+                    )
                 if event.model:
                     span.set_attribute("gen_ai.request.model", event.model)
                     span.update_name(f"chat {event.model}")
@@ -138,9 +163,16 @@ class Telemetry:
                     self._end_prompt(event.stop_reason or "end_turn")
             case ToolCallStarted():
                 self.callers[event.id] = event.agent_id
-                self.tools[event.id] = self._start(f"execute_tool {event.name}", event.agent_id, {
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.name,
-                    "gen_ai.tool.call.id": event.id, "agentcli.tool.kind": event.kind})
+                self.tools[event.id] = self._start(
+                    f"execute_tool {event.name}",
+                    event.agent_id,
+                    {
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.name": event.name,
+                        "gen_ai.tool.call.id": event.id,
+                        "agentcli.tool.kind": event.kind,
+                    },
+                )
             case ToolCallFinished():
                 if (span := self.tools.pop(event.id, None)) is not None:
                     status = "denied" if event.denied else "error" if event.is_error else "ok"
@@ -148,18 +180,25 @@ class Telemetry:
             case SubagentStarted():
                 parent = self.callers.get(event.parent_tool_use_id or "", MAIN)
                 self.parents[event.id] = parent
-                self.agents[event.id] = self._start(f"invoke_agent {event.subagent_type}", event.id, {
-                    "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": event.subagent_type,
-                    "agentcli.subagent.description": event.description, "agentcli.subagent.segment": event.segment,
-                    "agentcli.subagent.background": event.background},
-                    within=self.tools.get(event.parent_tool_use_id or "") or self.agents.get(parent))
+                self.agents[event.id] = self._start(
+                    f"invoke_agent {event.subagent_type}",
+                    event.id,
+                    {
+                        "gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.agent.name": event.subagent_type,
+                        "agentcli.subagent.description": event.description,
+                        "agentcli.subagent.segment": event.segment,
+                        "agentcli.subagent.background": event.background,
+                    },
+                    within=self.tools.get(event.parent_tool_use_id or "") or self.agents.get(parent),
+                )
             case SubagentFinished():
                 self._end_model(event.id, None)
                 if (span := self.agents.pop(event.id, None)) is not None:
                     span.set_attributes({**_usage(event.usage), "agentcli.turns": event.turns})
                     self._finish(span, event.status, error=event.status != "done")
 
-    def _start(self, name: str, agent_id: str, attributes: dict[str, Any], within: "Span | None" = None) -> "Span":
+    def _start(self, name: str, agent_id: str, attributes: dict[str, Any], within: Span | None = None) -> Span:
         from opentelemetry import trace
 
         if within is None:  # a subagent's calls sit inside its run, the main agent's inside its prompt
@@ -183,7 +222,7 @@ class Telemetry:
             self._finish(span, status, error=status in ("unfinished", "error", "cancelled"))
 
     @staticmethod
-    def _finish(span: "Span", status: str, *, error: bool) -> None:
+    def _finish(span: Span, status: str, *, error: bool) -> None:
         from opentelemetry.trace import Status, StatusCode
 
         span.set_attribute("agentcli.status", status)
@@ -203,10 +242,12 @@ class Telemetry:
 
 
 def _usage(usage: Usage) -> dict[str, Any]:
-    out: dict[str, Any] = {"gen_ai.usage.input_tokens": usage.input_tokens,
-                           "gen_ai.usage.output_tokens": usage.output_tokens,
-                           "agentcli.usage.cache_read_tokens": usage.cache_read_tokens,
-                           "agentcli.usage.cache_write_tokens": usage.cache_write_tokens}
+    out: dict[str, Any] = {
+        "gen_ai.usage.input_tokens": usage.input_tokens,
+        "gen_ai.usage.output_tokens": usage.output_tokens,
+        "agentcli.usage.cache_read_tokens": usage.cache_read_tokens,
+        "agentcli.usage.cache_write_tokens": usage.cache_write_tokens,
+    }
     if usage.cost is not None:
         out["agentcli.cost_usd"] = usage.cost
     return out

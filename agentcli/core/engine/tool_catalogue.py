@@ -12,8 +12,8 @@ from ..tool_facts import KNOWN, Catalogue
 @functools.cache
 def catalogue() -> Catalogue:
     """``KNOWN``, with every built-in tool class's module imported (each class declares itself as it is defined)."""
-    from ..tools import default_tools, on_demand, structured_output, web_search, worktrees  # noqa: F401
     from ..lsp import tool  # noqa: F401
+    from ..tools import default_tools, on_demand, structured_output, web_search, worktrees  # noqa: F401
     from . import skill_tool  # noqa: F401  (task's module imports the agent types, which read this: it declares
     # itself as the session loads it, and main_only, it is never named by agents)
 

@@ -41,8 +41,13 @@ class WorkspaceLanguages:
             globs = [arg for pattern in spec.patterns for arg in ("--glob", pattern)]
             try:
                 self.runs[spec.name] = subprocess.Popen(
-                    [rg, "--files", "--no-config", "--no-require-git", *globs, *skipped, "."], cwd=root,
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=command_env())
+                    [rg, "--files", "--no-config", "--no-require-git", *globs, *skipped, "."],
+                    cwd=root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=command_env(),
+                )
             except OSError:
                 self.stop()
                 return
@@ -59,8 +64,11 @@ class WorkspaceLanguages:
                 run.kill()
         await asyncio.gather(*answers, return_exceptions=True)
         self.stop()
-        return [spec for spec, answer in zip(self.specs, answers, strict=True)
-                if answer not in done or answer.exception() is not None or answer.result()]
+        return [
+            spec
+            for spec, answer in zip(self.specs, answers, strict=True)
+            if answer not in done or answer.exception() is not None or answer.result()
+        ]
 
     def stop(self) -> None:
         for run in self.runs.values():

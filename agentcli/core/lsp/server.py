@@ -17,8 +17,9 @@ import asyncio
 import atexit
 import logging
 import shutil
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ... import __version__
 from ..system import processes
@@ -68,8 +69,15 @@ def path_of(uri: str) -> Path | None:
 class LanguageServer:
     """One server process and the documents it has open."""
 
-    def __init__(self, spec: ServerSpec, root: Path, env: Mapping[str, str], sandbox: Sandbox | None,
-                 timeout: float, on_progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        root: Path,
+        env: Mapping[str, str],
+        sandbox: Sandbox | None,
+        timeout: float,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.spec = spec
         self.root = root
         self.env = dict(env)
@@ -139,7 +147,8 @@ class LanguageServer:
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: lambda params: self._published(params),
             types.WINDOW_WORK_DONE_PROGRESS_CREATE: lambda params: None,
             types.PROGRESS: lambda params: self._progress(params),
-            types.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items]}
+            types.WORKSPACE_CONFIGURATION: lambda params: [None for _ in params.items],
+        }
         for method, handler in handlers.items():
             client.feature(method)(handler)
         argv, env = list(self.spec.command), {**self.env, **dict(self.spec.env), processes.MARKER: self.marker}
@@ -151,14 +160,14 @@ class LanguageServer:
             raise OSError(f"{argv[0]} was not found")
         argv[0] = program
         if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
-            argv = await asyncio.to_thread(self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root),
-                                           readable=readable)
+            argv = await asyncio.to_thread(
+                self.sandbox.wrap, argv, cwd=self.root, writable=writable_dirs(self.root), readable=readable
+            )
             env["XDG_CACHE_HOME"] = "/tmp/cache"  # home is read-only there; servers cache (jedi, gopls) in its /tmp
         processes.active[self.marker] = -1  # a bash call ending meanwhile must not take it for a leftover
         _markers.add(self.marker)
         self.client = client
-        await client.start_io(*argv, cwd=str(self.root), start_new_session=True,
-                              env=env)
+        await client.start_io(*argv, cwd=str(self.root), start_new_session=True, env=env)
         process = client._server
         assert process is not None  # start_io set it
         processes.started(self.marker, process.pid)
@@ -168,11 +177,19 @@ class LanguageServer:
             text_document=types.TextDocumentClientCapabilities(
                 publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
                 hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.PlainText]),
-                document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True)),
-            window=types.WindowClientCapabilities(work_done_progress=True))
-        reply = await client.initialize_async(types.InitializeParams(
-            capabilities=capabilities, process_id=None, root_uri=uri_of(self.root), workspace_folders=[folder],
-            initialization_options=dict(self.spec.initialization_options) or None))
+                document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
+            ),
+            window=types.WindowClientCapabilities(work_done_progress=True),
+        )
+        reply = await client.initialize_async(
+            types.InitializeParams(
+                capabilities=capabilities,
+                process_id=None,
+                root_uri=uri_of(self.root),
+                workspace_folders=[folder],
+                initialization_options=dict(self.spec.initialization_options) or None,
+            )
+        )
         self.capabilities = plain(reply).get("capabilities") or {}
         client.initialized(types.InitializedParams())
 
@@ -214,7 +231,8 @@ class LanguageServer:
             self.progress[token] = title
             percent = value.get("percentage")
             self.said[token] = f"{title}: {self.spec.languages[0]}" + (
-                f" {int(percent)} %" if isinstance(percent, (int, float)) and 0 <= percent <= 100 else "")
+                f" {int(percent)} %" if isinstance(percent, (int, float)) and 0 <= percent <= 100 else ""
+            )
         else:
             return  # a report of work it never began
         self.said = {key: text for key, text in self.said.items() if key in self.progress}
@@ -261,14 +279,20 @@ class LanguageServer:
             raise LspUnavailable(f"{self.spec.name} is not running")
         known = self.documents.get(uri)
         if known is None:
-            client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-                uri=uri, language_id=self.spec.language_id(path), version=1, text=text)))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=uri, language_id=self.spec.language_id(path), version=1, text=text)
+                )
+            )
             self.documents[uri] = (1, text)
         elif known[1] != text:
             version = known[0] + 1
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                )
+            )
             self.documents[uri] = (version, text)
         return uri
 
@@ -283,8 +307,10 @@ class LanguageServer:
             raise
         except Exception as exc:  # noqa: BLE001 - its error, or its death, is this answer's
             if not self.alive:
-                raise LspUnavailable(f"{self.spec.name} stopped while answering{self._last_words()}; "
-                                     "it is started again on the next call") from None
+                raise LspUnavailable(
+                    f"{self.spec.name} stopped while answering{self._last_words()}; "
+                    "it is started again on the next call"
+                ) from None
             raise LspUnavailable(f"{self.spec.name} could not answer {method}: {exc}") from None
         return plain(reply)
 
@@ -348,8 +374,15 @@ class LanguageServer:
 class LanguageServers:
     """A session's servers, by language: one per language, made on first use and shared by its agents."""
 
-    def __init__(self, specs: list[ServerSpec], root: Path, env: Mapping[str, str], sandbox: Sandbox | None,
-                 timeout: float, on_progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        specs: list[ServerSpec],
+        root: Path,
+        env: Mapping[str, str],
+        sandbox: Sandbox | None,
+        timeout: float,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.specs = specs
         self.root = root
         self.env = env
@@ -382,8 +415,9 @@ class LanguageServers:
         if spec is None:
             return None
         if spec.name not in self.running:
-            self.running[spec.name] = LanguageServer(spec, self.root, self.env, self.sandbox, self.timeout,
-                                                     self.on_progress)
+            self.running[spec.name] = LanguageServer(
+                spec, self.root, self.env, self.sandbox, self.timeout, self.on_progress
+            )
         return self.running[spec.name]
 
     def started(self) -> list[LanguageServer]:

@@ -16,15 +16,33 @@ from __future__ import annotations
 
 import fnmatch
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 # A file's language id, as LSP names it, by its name's ending.
-LANGUAGE_OF = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescriptreact",
-               ".mts": "typescript", ".cts": "typescript", ".js": "javascript", ".jsx": "javascriptreact",
-               ".mjs": "javascript", ".cjs": "javascript", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c",
-               ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp"}
+LANGUAGE_OF = {
+    ".py": "python",
+    ".pyi": "python",
+    ".ts": "typescript",
+    ".tsx": "typescriptreact",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascriptreact",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".go": "go",
+    ".rs": "rust",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+}
 
 
 @dataclass(frozen=True)
@@ -52,10 +70,22 @@ class ServerSpec:
         return LANGUAGE_OF.get(path.suffix.lower(), self.languages[0])
 
 
-def _known(name: str, command: tuple[str, ...], languages: tuple[str, ...], endings: tuple[str, ...],
-           projects: tuple[str, ...] = (), partial_until_diagnostics: bool = False) -> ServerSpec:
-    return ServerSpec(name, command, languages, tuple(f"*{ending}" for ending in endings), projects=projects,
-                      partial_until_diagnostics=partial_until_diagnostics)
+def _known(
+    name: str,
+    command: tuple[str, ...],
+    languages: tuple[str, ...],
+    endings: tuple[str, ...],
+    projects: tuple[str, ...] = (),
+    partial_until_diagnostics: bool = False,
+) -> ServerSpec:
+    return ServerSpec(
+        name,
+        command,
+        languages,
+        tuple(f"*{ending}" for ending in endings),
+        projects=projects,
+        partial_until_diagnostics=partial_until_diagnostics,
+    )
 
 
 PY, TS = (".py", ".pyi"), (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -65,8 +95,14 @@ KNOWN = (
     _known("pyright", ("pyright-langserver", "--stdio"), ("python",), PY),
     _known("ty", ("ty", "server"), ("python",), PY),
     _known("pylsp", ("pylsp",), ("python",), PY),
-    _known("typescript-language-server", ("typescript-language-server", "--stdio"),
-           ("typescript", "javascript"), TS, ("tsconfig.json", "jsconfig.json"), partial_until_diagnostics=True),
+    _known(
+        "typescript-language-server",
+        ("typescript-language-server", "--stdio"),
+        ("typescript", "javascript"),
+        TS,
+        ("tsconfig.json", "jsconfig.json"),
+        partial_until_diagnostics=True,
+    ),
     _known("gopls", ("gopls",), ("go",), (".go",)),
     _known("rust-analyzer", ("rust-analyzer",), ("rust",), (".rs",)),
     _known("clangd", ("clangd",), ("c", "cpp"), (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")),
@@ -108,8 +144,16 @@ def parse_setting(value: Any, source: str = "lsp") -> dict[str, ServerSpec | Non
 
 # What Claude Code's lspServers entry may hold beyond what is read here (its own timeouts and restarts: agentcli has
 # its lsp_timeout and restarts once; its settings: agentcli answers workspace/configuration with nothing).
-CLAUDE_CODE_IGNORED = {"transport", "settings", "workspaceFolder", "startupTimeout", "shutdownTimeout",
-                       "restartOnCrash", "maxRestarts", "loggingConfig"}
+CLAUDE_CODE_IGNORED = {
+    "transport",
+    "settings",
+    "workspaceFolder",
+    "startupTimeout",
+    "shutdownTimeout",
+    "restartOnCrash",
+    "maxRestarts",
+    "loggingConfig",
+}
 
 
 def parse_claude_code(value: Any, source: str) -> dict[str, ServerSpec]:
@@ -130,24 +174,38 @@ def parse_claude_code(value: Any, source: str) -> dict[str, ServerSpec]:
             raise LspConfigError(f"{where}.command must be a program's name or path.")
         if not (isinstance(args, list) and all(isinstance(arg, str) for arg in args)):
             raise LspConfigError(f"{where}.args must be a list of strings.")
-        if not (isinstance(extensions, dict) and extensions and all(
+        if not (
+            isinstance(extensions, dict)
+            and extensions
+            and all(
                 isinstance(k, str) and k.startswith(".") and len(k) > 1 and "*" not in k and isinstance(v, str) and v
-                for k, v in extensions.items())):
-            raise LspConfigError(f'{where}.extensionToLanguage must map file endings to languages ({{".py": "python"}}).')
+                for k, v in extensions.items()
+            )
+        ):
+            raise LspConfigError(
+                f'{where}.extensionToLanguage must map file endings to languages ({{".py": "python"}}).'
+            )
         if not (isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
             raise LspConfigError(f"{where}.env must map names to strings.")
         if not isinstance(options, dict):
             raise LspConfigError(f"{where}.initializationOptions must be an object.")
         if entry.get("transport", "stdio") != "stdio":
             raise LspConfigError(f"{where}.transport: only stdio is supported.")
-        servers[name] = ServerSpec(name, (command, *args), tuple(dict.fromkeys(extensions.values())),
-                                   tuple(f"*{ending}" for ending in extensions), options, configured=True,
-                                   env=tuple(env.items()))
+        servers[name] = ServerSpec(
+            name,
+            (command, *args),
+            tuple(dict.fromkeys(extensions.values())),
+            tuple(f"*{ending}" for ending in extensions),
+            options,
+            configured=True,
+            env=tuple(env.items()),
+        )
     return servers
 
 
-def available(setting: Any, on_path: bool = True, plugins: list[ServerSpec] | tuple[ServerSpec, ...] = ()
-              ) -> list[ServerSpec]:
+def available(
+    setting: Any, on_path: bool = True, plugins: list[ServerSpec] | tuple[ServerSpec, ...] = ()
+) -> list[ServerSpec]:
     """The servers this machine has: the configured ones, the plugins' (``plugins``) not named in the setting,
     then the known ones found on PATH (``on_path``), one per language, configured first."""
     configured = parse_setting(setting or {})

@@ -12,14 +12,16 @@ import asyncio
 import re
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import ToolError
+from ..system.secret_env import command_env
 from ..system.workspace import OutsideWorkspace
 from ..tools.base import Tool, ToolContext
-from ..system.secret_env import command_env
 from ..tools.rg import COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, rg_path
+
 if TYPE_CHECKING:
     from .specs import ServerSpec
 
@@ -35,15 +37,42 @@ DIAGNOSTICS_WAIT = 3.0  # seconds an edit waits for a warm server's diagnostics
 FIRST_ANALYSIS_WAIT = 15.0  # … and for a server's first analysis of the file (a cold start)
 MORE_PASSES = 5  # publications of one file after an edit that are awaited, each for SETTLE seconds at most
 NEW_ERRORS_SHOWN = 10
-KINDS = {1: "file", 2: "module", 3: "namespace", 4: "package", 5: "class", 6: "method", 7: "property", 8: "field",
-         9: "constructor", 10: "enum", 11: "interface", 12: "function", 13: "variable", 14: "constant",
-         22: "enum member", 23: "struct", 24: "event", 25: "operator", 26: "type parameter"}
+KINDS = {
+    1: "file",
+    2: "module",
+    3: "namespace",
+    4: "package",
+    5: "class",
+    6: "method",
+    7: "property",
+    8: "field",
+    9: "constructor",
+    10: "enum",
+    11: "interface",
+    12: "function",
+    13: "variable",
+    14: "constant",
+    22: "enum member",
+    23: "struct",
+    24: "event",
+    25: "operator",
+    26: "type parameter",
+}
 SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
-METHODS = {"definition": "textDocument/definition", "references": "textDocument/references",
-           "hover": "textDocument/hover", "document_symbols": "textDocument/documentSymbol",
-           "workspace_symbols": "workspace/symbol"}
-PROVIDERS = {"definition": "definitionProvider", "references": "referencesProvider", "hover": "hoverProvider",
-             "document_symbols": "documentSymbolProvider", "workspace_symbols": "workspaceSymbolProvider"}
+METHODS = {
+    "definition": "textDocument/definition",
+    "references": "textDocument/references",
+    "hover": "textDocument/hover",
+    "document_symbols": "textDocument/documentSymbol",
+    "workspace_symbols": "workspace/symbol",
+}
+PROVIDERS = {
+    "definition": "definitionProvider",
+    "references": "referencesProvider",
+    "hover": "hoverProvider",
+    "document_symbols": "documentSymbolProvider",
+    "workspace_symbols": "workspaceSymbolProvider",
+}
 
 
 class LspTool(Tool):
@@ -58,7 +87,8 @@ class LspTool(Tool):
     description: ClassVar[str] = (
         "Ask the language server about code: a symbol's definition, its references (callers), hover (type and "
         "docs), a file's symbols, symbols by name across the workspace, a file's diagnostics. Answers are "
-        "path:line: text. Prefer it to grep for a symbol; grep for text.")
+        "path:line: text. Prefer it to grep for a symbol; grep for text."
+    )
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -86,14 +116,22 @@ class LspTool(Tool):
         found_at = ""
         if operation in NEEDS_POSITION and not args.get("path") and symbol:  # found by its definition's name
             path, line, others = await asyncio.to_thread(self._defined, symbol, ctx)
-            args, found_at = {**args, "path": str(path), "line": line}, \
-                f" (defined at {ctx.workspace.relative(path)}:{line}" + (f"; {_count(others, 'more definition')} of that "
-                                                                        "name: give path and line for another)" if others else ")")
+            args, found_at = (
+                {**args, "path": str(path), "line": line},
+                f" (defined at {ctx.workspace.relative(path)}:{line}"
+                + (
+                    f"; {_count(others, 'more definition')} of that name: give path and line for another)"
+                    if others
+                    else ")"
+                ),
+            )
         path = self._path(args, ctx)
         server = self.servers.for_path(path)
         if server is None:
-            raise ToolError(f"No language server here serves {path.name} (the servers serve: "
-                            f"{', '.join(self.servers.languages()) or 'nothing'}); use grep.")
+            raise ToolError(
+                f"No language server here serves {path.name} (the servers serve: "
+                f"{', '.join(self.servers.languages()) or 'nothing'}); use grep."
+            )
         try:
             answer = await self._ask(operation, path, symbol, args, server, ctx)
             head, _, rest = answer.partition("\n")
@@ -107,22 +145,30 @@ class LspTool(Tool):
         rg = rg_path()
         if rg is None or not re.fullmatch(r"[\w$]+", symbol):
             raise ToolError(f"lsp needs a path and line for `{symbol}`.")
-        pattern = rf"^\s*(export\s+)?(default\s+)?(async\s+)?(def|class|function|func|fn|interface|type|struct|enum|" \
-                  rf"const|let|var)\s+{symbol}\b"
+        pattern = (
+            rf"^\s*(export\s+)?(default\s+)?(async\s+)?(def|class|function|func|fn|interface|type|struct|enum|"
+            rf"const|let|var)\s+{symbol}\b"
+        )
         globs = [arg for spec in self.servers.specs for pattern_ in spec.patterns for arg in ("--glob", pattern_)]
         try:
-            done = subprocess.run([rg, *COMMON_RG_ARGS, "-n", "--no-heading", "--sort", "path", *globs, "-e", pattern, "."],
-                                  cwd=ctx.workspace.root, capture_output=True, text=True, timeout=DEFINED_TIMEOUT,
-                                  env=command_env())
+            done = subprocess.run(
+                [rg, *COMMON_RG_ARGS, "-n", "--no-heading", "--sort", "path", *globs, "-e", pattern, "."],
+                cwd=ctx.workspace.root,
+                capture_output=True,
+                text=True,
+                timeout=DEFINED_TIMEOUT,
+                env=command_env(),
+            )
         except (OSError, subprocess.TimeoutExpired):
             done = None
         places = []
-        for hit in (done.stdout.splitlines() if done is not None else []):
+        for hit in done.stdout.splitlines() if done is not None else []:
             name, number, _ = hit.split(":", 2)
             places.append((ctx.workspace.root / name.removeprefix("./"), int(number)))
         if not places:
-            raise ToolError(f"No definition of `{symbol}` was found by its name; give the path and line of a place "
-                            "that uses it.")
+            raise ToolError(
+                f"No definition of `{symbol}` was found by its name; give the path and line of a place that uses it."
+            )
         return places[0][0], places[0][1], len(places) - 1
 
     def _path(self, args: dict[str, Any], ctx: ToolContext) -> Path:
@@ -139,8 +185,9 @@ class LspTool(Tool):
             raise ToolError(f"{given} is covered by a deny rule ({denied(ctx, path)}), so lsp does not read it.")
         return path
 
-    async def _ask(self, operation: str, path: Path, symbol: str, args: dict[str, Any], server: LanguageServer,
-                   ctx: ToolContext) -> str:
+    async def _ask(
+        self, operation: str, path: Path, symbol: str, args: dict[str, Any], server: LanguageServer, ctx: ToolContext
+    ) -> str:
         from lsprotocol import types
 
         uri = await server.sync(path)
@@ -168,8 +215,9 @@ class LspTool(Tool):
         if operation == "definition":
             params: Any = types.DefinitionParams(text_document=document, position=where)
         else:
-            params = types.ReferenceParams(text_document=document, position=where,
-                                           context=types.ReferenceContext(include_declaration=True))
+            params = types.ReferenceParams(
+                text_document=document, position=where, context=types.ReferenceContext(include_declaration=True)
+            )
         reply = await server.request(METHODS[operation], params)
         places = _location_lines(reply, ctx)
         noun = "definition" if operation == "definition" else "place"
@@ -183,8 +231,10 @@ class LspTool(Tool):
         told: list[str] = []
         present = await self.servers.with_files()
         if not present:
-            raise ToolError(f"The workspace holds no file the language servers serve (they serve: "
-                            f"{', '.join(self.servers.languages()) or 'nothing'}); use grep.")
+            raise ToolError(
+                f"The workspace holds no file the language servers serve (they serve: "
+                f"{', '.join(self.servers.languages()) or 'nothing'}); use grep."
+            )
         for spec in present:
             server = self.servers.for_path(Path(spec.patterns[0].replace("*", "x")))
             if server is None:
@@ -205,8 +255,10 @@ class LspTool(Tool):
                     continue
                 line = int(((location.get("range") or {}).get("start") or {}).get("line", 0)) + 1
                 container = f" (in {item['containerName']})" if item.get("containerName") else ""
-                lines.append(f"{ctx.workspace.relative(path)}:{line}: {KINDS.get(item.get('kind'), 'symbol')} "
-                             f"{item.get('name')}{container}")
+                lines.append(
+                    f"{ctx.workspace.relative(path)}:{line}: {KINDS.get(item.get('kind'), 'symbol')} "
+                    f"{item.get('name')}{container}"
+                )
         if not lines and told:
             raise ToolError("; ".join(told) + "; use grep.")
         return _listed(f"workspace_symbols of `{query}`: {_count(len(lines), 'symbol')}", sorted(lines, key=_line_key))
@@ -233,8 +285,10 @@ def _position(path: Path, line: int, symbol: str, operation: str) -> tuple[tuple
         for candidate in {line - distance, line + distance}:
             if 1 <= candidate <= len(text) and (found := word.search(text[candidate - 1])):
                 return (candidate - 1, found.start()), candidate
-    raise ToolError(f"`{symbol}` is not on line {line} of {path.name} (nor within {NEARBY} lines); "
-                    f"line {line} reads: {text[line - 1].strip()[:LINE_CAP]}")
+    raise ToolError(
+        f"`{symbol}` is not on line {line} of {path.name} (nor within {NEARBY} lines); "
+        f"line {line} reads: {text[line - 1].strip()[:LINE_CAP]}"
+    )
 
 
 class _Lines:
@@ -282,8 +336,10 @@ def _symbol_lines(reply: list[Any], shown: str, path: Path, ctx: ToolContext) ->
     def walk(items: list[Any], depth: int) -> None:
         for item in sorted(items, key=lambda i: _start(i)):
             detail = f" {item['detail']}" if item.get("detail") and len(str(item["detail"])) < 80 else ""
-            out.append(f"{shown}:{_start(item) + 1}: {'  ' * depth}{KINDS.get(item.get('kind'), 'symbol')} "
-                       f"{item.get('name')}{detail}")
+            out.append(
+                f"{shown}:{_start(item) + 1}: {'  ' * depth}{KINDS.get(item.get('kind'), 'symbol')} "
+                f"{item.get('name')}{detail}"
+            )
             walk(item.get("children") or [], depth + 1)
 
     walk([i for i in reply if isinstance(i, dict)], 0)
@@ -329,8 +385,10 @@ def _no_project(spec: ServerSpec, path: Path, shown: str) -> str:
     then knows only the open files and what they import, and misses the references of every other file."""
     if not spec.projects or any((folder / name).is_file() for folder in path.parents for name in spec.projects):
         return ""
-    return (f"\n[{spec.name} found no {' or '.join(spec.projects)} in {shown}'s folder or above it, so its project "
-            "is the open files and what they import: references in other files are missing; grep for the rest]")
+    return (
+        f"\n[{spec.name} found no {' or '.join(spec.projects)} in {shown}'s folder or above it, so its project "
+        "is the open files and what they import: references in other files are missing; grep for the rest]"
+    )
 
 
 def _listed(head: str, lines: list[str]) -> str:
@@ -397,17 +455,28 @@ class EditDiagnostics:
             new.append(f"{ctx.workspace.relative(path)}:{_line(diagnostic) + 1}: {message}")
         if not new:
             return ""
-        more = f"\n… and {len(new) - NEW_ERRORS_SHOWN} more (lsp diagnostics lists them)" \
-            if len(new) > NEW_ERRORS_SHOWN else ""
-        return (f"\n\nNew errors {server.spec.name} reports in this file since the edit:\n"
-                + "\n".join(new[:NEW_ERRORS_SHOWN]) + more)
+        more = (
+            f"\n… and {len(new) - NEW_ERRORS_SHOWN} more (lsp diagnostics lists them)"
+            if len(new) > NEW_ERRORS_SHOWN
+            else ""
+        )
+        return (
+            f"\n\nNew errors {server.spec.name} reports in this file since the edit:\n"
+            + "\n".join(new[:NEW_ERRORS_SHOWN])
+            + more
+        )
 
 
-
-
-def language_servers(setting: dict[str, Any], discover: bool, plugins: tuple[ServerSpec, ...], timeout: float,
-                     root: Path, env: dict[str, str], sandbox: Any,
-                     on_progress: Callable[[str], None] | None = None) -> LanguageServers:
+def language_servers(
+    setting: dict[str, Any],
+    discover: bool,
+    plugins: tuple[ServerSpec, ...],
+    timeout: float,
+    root: Path,
+    env: dict[str, str],
+    sandbox: Any,
+    on_progress: Callable[[str], None] | None = None,
+) -> LanguageServers:
     """The session's servers: those the settings name (``lsp``), the plugins bring, or PATH has (``lsp_discover``),
     each file checked at use (present.py says why). A bad ``lsp`` setting was refused when the settings loaded
     (config.py)."""

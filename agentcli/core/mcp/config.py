@@ -20,16 +20,23 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 PROJECT_FILE = ".mcp.json"
 NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")  # what a tool name mcp__<server>__<tool> may hold
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # ${VAR} or ${VAR:-default}
 Transport = Literal["stdio", "http", "sse", "sdk"]
-TRANSPORTS: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http",
-                                    "streamableHttp": "http", "sse": "sse", "sdk": "sdk"}
+TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "sse": "sse",
+    "sdk": "sdk",
+}
 # type "sdk": a server inside the program that drives agentcli (the Agent SDK's create_sdk_mcp_server),
 # reached through its control protocol on standard input and output (ui/stream_input.py).
 
@@ -63,38 +70,52 @@ class ServerConfig:
         """What starts, on one line, as written in the file. ``values``: with the env and header
         values too (the trust question: they may pass on ``${ANTHROPIC_API_KEY}``); else only their
         names (/mcp: your own file may hold a token)."""
+
         def pairs(items: tuple[tuple[str, str], ...]) -> str:
             return ", ".join(f"{k}={v!r}" if values else f"{k}=…" for k, v in items)
+
         if self.transport == "sdk":
             return "runs inside the program driving agentcli (Agent SDK)"
         if self.transport == "stdio":
             shown = " ".join([self.command, *self.args])
             return f"runs `{shown}`" + (f" with env {pairs(self.env)}" if self.env else "")
-        return f"connects to {self.url} ({self.transport})" + (f" with headers {pairs(self.headers)}"
-                                                                if self.headers else "")
+        return f"connects to {self.url} ({self.transport})" + (
+            f" with headers {pairs(self.headers)}" if self.headers else ""
+        )
 
-    def expanded(self, environ: Mapping[str, str]) -> "ServerConfig":
+    def expanded(self, environ: Mapping[str, str]) -> ServerConfig:
         """The config with ``${VAR}`` filled in; McpConfigError names a variable that is not set."""
+
         def fill(text: str) -> str:
             def one(match: re.Match[str]) -> str:
                 value = environ.get(match.group(1))
                 if value is None and match.group(2) is None:
                     raise McpConfigError(f"${{{match.group(1)}}} is not set")
                 return value if value is not None else match.group(2)
+
             return VARIABLE.sub(one, text)
-        return ServerConfig(self.name, self.transport, self.source, fill(self.command),
-                            tuple(map(fill, self.args)), tuple((k, fill(v)) for k, v in self.env),
-                            fill(self.url), tuple((k, fill(v)) for k, v in self.headers), self.project,
-                            self.plugin_root)
+
+        return ServerConfig(
+            self.name,
+            self.transport,
+            self.source,
+            fill(self.command),
+            tuple(map(fill, self.args)),
+            tuple((k, fill(v)) for k, v in self.env),
+            fill(self.url),
+            tuple((k, fill(v)) for k, v in self.headers),
+            self.project,
+            self.plugin_root,
+        )
 
 
 def parse(data: Any, source: str, *, project: bool = False) -> dict[str, ServerConfig]:
     """The servers of one configuration (``{"mcpServers": {...}}``), checked."""
     if not isinstance(data, dict):
-        raise McpConfigError(f"{source}: expected a JSON object with \"mcpServers\".")
+        raise McpConfigError(f'{source}: expected a JSON object with "mcpServers".')
     servers = data.get("mcpServers", {})
     if not isinstance(servers, dict):
-        raise McpConfigError(f"{source}: \"mcpServers\" must be an object of servers by name.")
+        raise McpConfigError(f'{source}: "mcpServers" must be an object of servers by name.')
     return {name: _server(name, spec, source, project) for name, spec in servers.items()}
 
 
@@ -113,25 +134,33 @@ def _server(name: str, spec: Any, source: str, project: bool) -> ServerConfig:
     if transport == "stdio":
         command = spec.get("command")
         if not isinstance(command, str) or not command.strip():
-            raise McpConfigError(f"{where}: a stdio server needs a \"command\".")
-        return ServerConfig(name, transport, source, command=command, args=_strings(spec.get("args", []), where),
-                            env=_table(spec.get("env", {}), where, "env"), project=project)
+            raise McpConfigError(f'{where}: a stdio server needs a "command".')
+        return ServerConfig(
+            name,
+            transport,
+            source,
+            command=command,
+            args=_strings(spec.get("args", []), where),
+            env=_table(spec.get("env", {}), where, "env"),
+            project=project,
+        )
     url = spec.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise McpConfigError(f"{where}: an {transport} server needs a \"url\" starting with http:// or https://.")
-    return ServerConfig(name, transport, source, url=url, headers=_table(spec.get("headers", {}), where, "headers"),
-                        project=project)
+        raise McpConfigError(f'{where}: an {transport} server needs a "url" starting with http:// or https://.')
+    return ServerConfig(
+        name, transport, source, url=url, headers=_table(spec.get("headers", {}), where, "headers"), project=project
+    )
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise McpConfigError(f"{where}: \"args\" must be a list of strings.")
+        raise McpConfigError(f'{where}: "args" must be a list of strings.')
     return tuple(value)
 
 
 def _table(value: Any, where: str, key: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise McpConfigError(f"{where}: \"{key}\" must be an object of strings.")
+        raise McpConfigError(f'{where}: "{key}" must be an object of strings.')
     return tuple(value.items())
 
 

@@ -9,8 +9,9 @@ and the connection stays.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 Send = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 DELIVERY_FAILED = -32603  # JSON-RPC's internal error
@@ -27,8 +28,11 @@ async def relay_transport(send: Send) -> AsyncIterator[Any]:
         try:
             reply = await send(message)
         except Exception as exc:  # noqa: BLE001 - the one request fails, with the reason
-            reply = {"jsonrpc": "2.0", "id": message.get("id"),
-                     "error": {"code": DELIVERY_FAILED, "message": str(exc) or type(exc).__name__}}
+            reply = {
+                "jsonrpc": "2.0",
+                "id": message.get("id"),
+                "error": {"code": DELIVERY_FAILED, "message": str(exc) or type(exc).__name__},
+            }
         if message.get("id") is None or not isinstance(reply, dict) or "id" not in reply:
             return  # a notification, or its acknowledgement
         try:
@@ -40,11 +44,13 @@ async def relay_transport(send: Send) -> AsyncIterator[Any]:
 
     async with create_client_server_memory_streams() as (client_streams, (requests, replies)):
         async with anyio.create_task_group() as group:
+
             async def pump() -> None:
                 async for item in requests:
                     if isinstance(item, SessionMessage):
-                        group.start_soon(deliver, item.message.model_dump(by_alias=True, mode="json",
-                                                                          exclude_unset=True), replies)
+                        group.start_soon(
+                            deliver, item.message.model_dump(by_alias=True, mode="json", exclude_unset=True), replies
+                        )
 
             group.start_soon(pump)
             try:

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..system import processes
 from .config import VARIABLE, ServerConfig
 
-State = Literal["waiting", "starting", "ready", "failed", "exited", "stopped"]  # an MCP server's, as servers.py keeps it
+State = Literal[
+    "waiting", "starting", "ready", "failed", "exited", "stopped"
+]  # an MCP server's, as servers.py keeps it
 
 
 @dataclass(frozen=True)
@@ -108,17 +111,23 @@ def unauthorized(status: int | None, config: ServerConfig) -> str:
     token) and the ``${VARIABLE}`` holding it; "" for any other status."""
     if status != 401:
         return ""
-    variables = sorted({m.group(1) for value in (config.url, *(v for _, v in config.headers))
-                        for m in VARIABLE.finditer(value)})
-    tokens = "" if not variables else f" and the token in ${{{variables[0]}}}" if len(variables) == 1 else \
-        f" and the tokens in {', '.join('${' + v + '}' for v in variables)}"
+    variables = sorted(
+        {m.group(1) for value in (config.url, *(v for _, v in config.headers)) for m in VARIABLE.finditer(value)}
+    )
+    tokens = (
+        ""
+        if not variables
+        else f" and the token in ${{{variables[0]}}}"
+        if len(variables) == 1
+        else f" and the tokens in {', '.join('${' + v + '}' for v in variables)}"
+    )
     if config.headers:
         names = ", ".join(name for name, _ in config.headers)
         told = f"check the {names} header{'s' if len(config.headers) > 1 else ''} in {config.source}{tokens}"
     elif variables or urlsplit(config.url).query:
         told = f"check the credentials in its url in {config.source}{tokens}"
     else:
-        told = f"it sends no credentials; add an \"Authorization\": \"Bearer ${{TOKEN}}\" header in {config.source}"
+        told = f'it sends no credentials; add an "Authorization": "Bearer ${{TOKEN}}" header in {config.source}'
     return f"the server answered 401 Unauthorized: {told}"
 
 

@@ -20,23 +20,43 @@ import atexit
 import dataclasses
 import importlib
 import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO, Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import IO, Any
 
 from ... import __version__
-from ..system import secret_env
-from ..system import processes
 from ..errors import ToolError
+from ..system import processes, secret_env
 from ..system.sandbox import Sandbox, SandboxError, writable_dirs
 from .config import McpConfigError, ServerConfig, tool_name
-
-from .remote import (INSTRUCTIONS_CAP, LOG, NO_ONE_TO_ASK, Ask, Elicitation, Progress, RemotePrompt, RemoteResource,
-                     RemoteTool, State, _alive, _child_with_marker, describe, tasks_required, unauthorized)
+from .remote import (
+    INSTRUCTIONS_CAP,
+    LOG,
+    NO_ONE_TO_ASK,
+    Ask,
+    Elicitation,
+    Progress,
+    RemotePrompt,
+    RemoteResource,
+    RemoteTool,
+    State,
+    _alive,
+    _child_with_marker,
+    describe,
+    tasks_required,
+    unauthorized,
+)
 
 # The SDK modules a connection needs, imported in a thread before the first server starts.
-SDK_MODULES = ("mcp.client.client", "mcp.client.stdio", "mcp.client.streamable_http", "mcp.client.sse",
-               "mcp.shared._httpx_utils", "mcp.shared.exceptions")
+SDK_MODULES = (
+    "mcp.client.client",
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
+    "mcp.client.sse",
+    "mcp.shared._httpx_utils",
+    "mcp.shared.exceptions",
+)
 STOP_GRACE = 6.0  # seconds a server gets to stop politely (the SDK closes stdin, then SIGTERM, SIGKILL)
 WATCH_INTERVAL = 1.0  # seconds between checks that a stdio server's process still lives
 REQUEST_TIMEOUT = -32001  # the JSON-RPC error codes the SDK raises for a timeout and a closed connection
@@ -60,9 +80,18 @@ def import_sdk() -> None:
 class McpServer:
     """One configured server: its state, its tools, prompts and resources once listed, and calls to them."""
 
-    def __init__(self, config: ServerConfig, *, root: Path, env: Mapping[str, str], tool_timeout: float,
-                 on_change: Callable[["McpServer"], None], sandbox: "Sandbox | None" = None,
-                 roots: Callable[[], list[Path]] | None = None, ask: "Ask | None" = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        root: Path,
+        env: Mapping[str, str],
+        tool_timeout: float,
+        on_change: Callable[[McpServer], None],
+        sandbox: Sandbox | None = None,
+        roots: Callable[[], list[Path]] | None = None,
+        ask: Ask | None = None,
+    ) -> None:
         self.config = config
         self.sandbox = sandbox if config.project and config.transport == "stdio" else None
         self.name = config.name
@@ -110,19 +139,32 @@ class McpServer:
             from mcp_types import Implementation
 
             if self.config.transport == "sdk" and self.relay is None:
-                self._set("failed", "it is an Agent SDK server, which only the program that drives agentcli "
-                                    "through --input-format stream-json can serve")
+                self._set(
+                    "failed",
+                    "it is an Agent SDK server, which only the program that drives agentcli "
+                    "through --input-format stream-json can serve",
+                )
                 return
             config = self.config.expanded(secret_env.environ())
             if self.sandbox is not None and await asyncio.to_thread(self.sandbox.usable):
-                argv = await asyncio.to_thread(self.sandbox.wrap, [config.command, *config.args], cwd=self.root,
-                                               writable=writable_dirs(self.root),
-                                               readable=[Path(config.plugin_root)] if config.plugin_root else [])
+                argv = await asyncio.to_thread(
+                    self.sandbox.wrap,
+                    [config.command, *config.args],
+                    cwd=self.root,
+                    writable=writable_dirs(self.root),
+                    readable=[Path(config.plugin_root)] if config.plugin_root else [],
+                )
                 config = dataclasses.replace(config, command=argv[0], args=tuple(argv[1:]))
             info = Implementation(name="agentcli", version=__version__)
-            async with Client(self._transport(config), client_info=info, cache=None,
-                              list_roots_callback=self._list_roots, elicitation_callback=self._elicit,
-                              message_handler=self._message, logging_callback=self._logged) as client:
+            async with Client(
+                self._transport(config),
+                client_info=info,
+                cache=None,
+                list_roots_callback=self._list_roots,
+                elicitation_callback=self._elicit,
+                message_handler=self._message,
+                logging_callback=self._logged,
+            ) as client:
                 await self._find_process()
                 await self._list(client, {"tools", "prompts", "resources"})
                 self.instructions = (client.instructions or "").strip()[:INSTRUCTIONS_CAP]
@@ -176,8 +218,10 @@ class McpServer:
             processes.active[self.marker] = -1  # a bash call ending meanwhile must not take it for a leftover
             _markers.add(self.marker)
             env = {**self.env, **dict(config.env), processes.MARKER: self.marker}
-            return stdio_client(StdioServerParameters(command=config.command, args=list(config.args), env=env,
-                                                      cwd=str(self.root)), errlog=self._stderr)
+            return stdio_client(
+                StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=str(self.root)),
+                errlog=self._stderr,
+            )
         if config.transport == "sse":
             from mcp.client.sse import sse_client
             from mcp.shared._httpx_utils import create_mcp_http_client
@@ -205,10 +249,16 @@ class McpServer:
         capabilities = client.server_capabilities
         if "tools" in what:
             listed = await _pages(client.list_tools, "tools")
-            self.held_back = [(t.name, "it runs only as an MCP Task, which agentcli does not support")
-                              for t in listed if tasks_required(t)]
-            self.tools = [RemoteTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"}))
-                          for t in listed if not tasks_required(t)]
+            self.held_back = [
+                (t.name, "it runs only as an MCP Task, which agentcli does not support")
+                for t in listed
+                if tasks_required(t)
+            ]
+            self.tools = [
+                RemoteTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"}))
+                for t in listed
+                if not tasks_required(t)
+            ]
             self.offered = self._names(self.tools)
             self.changed = True
         for kind, present in (("prompts", capabilities.prompts), ("resources", capabilities.resources)):
@@ -221,11 +271,16 @@ class McpServer:
                 self.error = f"listing its {kind} failed: {describe(exc)}"
                 continue
             if kind == "prompts":
-                self.prompts = [RemotePrompt(p.name, p.description or "", tuple(
-                    (a.name, bool(a.required)) for a in p.arguments or ())) for p in items]
+                self.prompts = [
+                    RemotePrompt(
+                        p.name, p.description or "", tuple((a.name, bool(a.required)) for a in p.arguments or ())
+                    )
+                    for p in items
+                ]
             else:
-                self.resources = [RemoteResource(self.name, str(r.uri), r.name, r.description or "",
-                                                 r.mime_type or "") for r in items]
+                self.resources = [
+                    RemoteResource(self.name, str(r.uri), r.name, r.description or "", r.mime_type or "") for r in items
+                ]
 
     def _names(self, tools: list[RemoteTool]) -> dict[str, RemoteTool]:
         """Each tool's name as offered. Two whose cleaned names collide (``a.b`` and ``a_b``) both stay
@@ -249,8 +304,10 @@ class McpServer:
             if number > 2 and name not in self._told_clashes:
                 self._told_clashes.add(name)
                 clash = tool_name(self.name, remote.name)
-                self.notes.append(f"MCP server '{self.name}' has two tools named {clash} once cleaned "
-                                  f"({offered[clash].name!r} and {remote.name!r}); the second is offered as {name}.")
+                self.notes.append(
+                    f"MCP server '{self.name}' has two tools named {clash} once cleaned "
+                    f"({offered[clash].name!r} and {remote.name!r}); the second is offered as {name}."
+                )
             offered[name] = remote
         return offered
 
@@ -275,8 +332,9 @@ class McpServer:
             return
         kinds = {ToolsListChanged: "tools", PromptsListChanged: "prompts", ResourcesListChanged: "resources"}
         try:
-            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
-                                     resources_list_changed=True) as subscription:
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as subscription:
                 async for event in subscription:
                     if (kind := kinds.get(type(event))) is not None:
                         self._relist.add(kind)
@@ -318,15 +376,22 @@ class McpServer:
             LOG.warning("MCP server %r sent something that is not MCP", self.name, exc_info=message)
             if not self._told_bad_output:
                 self._told_bad_output = True
-                sent = "wrote a line that is not MCP (JSON-RPC) to its output" if self.config.transport == "stdio" \
+                sent = (
+                    "wrote a line that is not MCP (JSON-RPC) to its output"
+                    if self.config.transport == "stdio"
                     else "sent a message that is not MCP (JSON-RPC)"
-                self.notes.append(f"MCP server '{self.name}' {sent}; agentcli ignored it (the MCP log has the "
-                                  "details).")
+                )
+                self.notes.append(
+                    f"MCP server '{self.name}' {sent}; agentcli ignored it (the MCP log has the details)."
+                )
                 self.on_change(self)
             return
         method = getattr(message, "method", "")
-        kind = {"notifications/tools/list_changed": "tools", "notifications/prompts/list_changed": "prompts",
-                "notifications/resources/list_changed": "resources"}.get(method)
+        kind = {
+            "notifications/tools/list_changed": "tools",
+            "notifications/prompts/list_changed": "prompts",
+            "notifications/resources/list_changed": "resources",
+        }.get(method)
         if kind is not None:
             self._relist.add(kind)
             self._wake.set()
@@ -337,15 +402,22 @@ class McpServer:
     async def _list_roots(self, context: Any) -> Any:
         from mcp_types import ListRootsResult, Root
 
-        return ListRootsResult(roots=[Root(uri=path.resolve().as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
-                                      for path in self.roots()])
+        return ListRootsResult(
+            roots=[
+                Root(uri=path.resolve().as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
+                for path in self.roots()
+            ]
+        )
 
     async def _elicit(self, context: Any, params: Any) -> Any:
         from mcp_types import ElicitResult, ErrorData
 
-        question = Elicitation(self.name, str(getattr(params, "message", "")),
-                               dict(getattr(params, "requested_schema", None) or {}),
-                               str(getattr(params, "url", "") or ""))
+        question = Elicitation(
+            self.name,
+            str(getattr(params, "message", "")),
+            dict(getattr(params, "requested_schema", None) or {}),
+            str(getattr(params, "url", "") or ""),
+        )
         if self.ask is None:
             return ErrorData(code=-32603, message=NO_ONE_TO_ASK)
         answer = await self.ask(question)
@@ -406,15 +478,16 @@ class McpServer:
 
     # ------------------------------------------------------------ calls
 
-    async def call(self, tool: str, args: dict[str, Any], progress: "Progress | None" = None) -> Any:
+    async def call(self, tool: str, args: dict[str, Any], progress: Progress | None = None) -> Any:
         """The server's result for one tool call; ToolError with one sentence when there is none.
         ``progress`` gets the server's progress notifications for the call."""
         client = self.client
         if self.state != "ready" or client is None:
             raise ToolError(self.unavailable())
         try:
-            return await client.call_tool(tool, args, read_timeout_seconds=self.tool_timeout,
-                                          progress_callback=progress)
+            return await client.call_tool(
+                tool, args, read_timeout_seconds=self.tool_timeout, progress_callback=progress
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -422,14 +495,18 @@ class McpServer:
             if code == REQUEST_TIMEOUT:
                 self.error = f"it did not answer a call to {tool} within {self.tool_timeout:g} s"
                 self.on_change(self)
-                raise ToolError(f"The MCP server '{self.name}' did not answer the call to {tool} within "
-                                f"{self.tool_timeout:g} s (mcp_tool_timeout); it may be hung.") from None
+                raise ToolError(
+                    f"The MCP server '{self.name}' did not answer the call to {tool} within "
+                    f"{self.tool_timeout:g} s (mcp_tool_timeout); it may be hung."
+                ) from None
             if code == CONNECTION_CLOSED or (self.pid is not None and not _alive(self.pid)):
                 gone = "exited" if self.config.transport == "stdio" else "closed the connection"
                 self._set("exited", f"it {gone} during a call to {tool}{self._stderr_tail()}")
                 self._stop.set()
-                raise ToolError(f"The MCP server '{self.name}' {gone} during the call to {tool}"
-                                f"{self._stderr_tail()}; its tools cannot be used for the rest of this session.") from None
+                raise ToolError(
+                    f"The MCP server '{self.name}' {gone} during the call to {tool}"
+                    f"{self._stderr_tail()}; its tools cannot be used for the rest of this session."
+                ) from None
             raise ToolError(f"The MCP server '{self.name}' refused the call to {tool}: {describe(exc)}.") from None
 
     async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
@@ -454,8 +531,13 @@ class McpServer:
             raise ToolError(f"The MCP server '{self.name}' did not give {what}: {describe(exc)}.") from None
 
     def unavailable(self) -> str:
-        why = {"waiting": "has not started yet", "starting": "is still starting", "failed": "failed to start",
-               "exited": "has exited", "stopped": "was stopped"}.get(self.state, self.state)
+        why = {
+            "waiting": "has not started yet",
+            "starting": "is still starting",
+            "failed": "failed to start",
+            "exited": "has exited",
+            "stopped": "was stopped",
+        }.get(self.state, self.state)
         detail = f" ({self.error})" if self.error else ""
         return f"The MCP server '{self.name}' {why}{detail}; its tools cannot be used now."
 
@@ -474,12 +556,15 @@ async def _pages(list_page: Callable[..., Awaitable[Any]], field: str) -> list[A
 
 
 @asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str], seen: Callable[[Any], Awaitable[None]]
-                          ) -> AsyncIterator[Any]:
+async def _http_transport(
+    url: str, headers: dict[str, str], seen: Callable[[Any], Awaitable[None]]
+) -> AsyncIterator[Any]:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with create_mcp_http_client(headers=headers) as http, \
-            streamable_http_client(url, http_client=http) as streams:
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
         http.event_hooks["response"].append(seen)
         yield streams

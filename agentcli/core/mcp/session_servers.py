@@ -21,17 +21,37 @@ class McpServers:
     the folders servers may work in (the workspace and --add-dir); ``ask``: who answers a server's
     question to the user (None: nobody, and each question is refused saying why)."""
 
-    def __init__(self, configs: Mapping[str, ServerConfig], *, root: Path, env: Mapping[str, str],
-                 startup_timeout: float, tool_timeout: float, on_ready: Callable[[McpServer], None],
-                 on_trouble: Callable[[str], None], sandbox: Sandbox | None = None,
-                 roots: Callable[[], list[Path]] | None = None, ask: Ask | None = None,
-                 log: Path | None = None) -> None:
+    def __init__(
+        self,
+        configs: Mapping[str, ServerConfig],
+        *,
+        root: Path,
+        env: Mapping[str, str],
+        startup_timeout: float,
+        tool_timeout: float,
+        on_ready: Callable[[McpServer], None],
+        on_trouble: Callable[[str], None],
+        sandbox: Sandbox | None = None,
+        roots: Callable[[], list[Path]] | None = None,
+        ask: Ask | None = None,
+        log: Path | None = None,
+    ) -> None:
         self.startup_timeout = startup_timeout
         self.log = log  # where the SDK's log lines and the details of failures go (log_to)
         self.on_ready, self.on_trouble = on_ready, on_trouble
-        self.servers = {name: McpServer(config, root=root, env=env, tool_timeout=tool_timeout,
-                                        on_change=self._changed, sandbox=sandbox, roots=roots, ask=ask)
-                        for name, config in configs.items()}
+        self.servers = {
+            name: McpServer(
+                config,
+                root=root,
+                env=env,
+                tool_timeout=tool_timeout,
+                on_change=self._changed,
+                sandbox=sandbox,
+                roots=roots,
+                ask=ask,
+            )
+            for name, config in configs.items()
+        }
         self._announced: set[tuple[str, str]] = set()
         self._started = False
         self._deadlines: list[asyncio.Task[None]] = []
@@ -66,8 +86,11 @@ class McpServers:
     def instructions(self, trusted: bool) -> list[tuple[str, str]]:
         """(server, instructions) of the ready servers that give some. A repository's own server
         (.mcp.json) counts only in a trusted workspace: its words are the repository's."""
-        return [(server.name, server.instructions) for server in self.ready()
-                if server.instructions and (trusted or not server.config.project)]
+        return [
+            (server.name, server.instructions)
+            for server in self.ready()
+            if server.instructions and (trusted or not server.config.project)
+        ]
 
     def __bool__(self) -> bool:
         return bool(self.servers)
@@ -103,11 +126,14 @@ class McpServers:
         elif server.state in ("failed", "exited") and (server.name, server.state) not in self._announced:
             self._announced.add((server.name, server.state))
             if server.state == "failed":
-                self.on_trouble(f"MCP server '{server.name}' failed to start: {server.error}. Its tools are "
-                                "left out; /mcp shows the servers.")
+                self.on_trouble(
+                    f"MCP server '{server.name}' failed to start: {server.error}. Its tools are "
+                    "left out; /mcp shows the servers."
+                )
             else:
-                self.on_trouble(f"MCP server '{server.name}' stopped working: {server.error}. Its tools "
-                                "return errors from now on.")
+                self.on_trouble(
+                    f"MCP server '{server.name}' stopped working: {server.error}. Its tools return errors from now on."
+                )
 
     async def restart(self, server: McpServer) -> None:
         """Start one server again (the Agent SDK's reconnect); its tools are offered once it is ready, and

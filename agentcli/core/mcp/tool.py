@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..tools.base import ToolOutcome
-from ..tools.base import Tool, ToolContext
 from ..errors import ToolError
 from ..events import ToolProgress
-from .config import PREFIX as PREFIX, tool_name as tool_name
+from ..tools.base import Tool, ToolContext, ToolOutcome
+from .config import PREFIX as PREFIX
+from .config import tool_name as tool_name
 from .remote import RemoteTool
 from .servers import McpServer
 
@@ -39,8 +39,16 @@ class McpTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            ctx.emit(ToolProgress(id=ctx.tool_use_id, progress=done, total=total or 0.0, message=message or "",
-                                  agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+            ctx.emit(
+                ToolProgress(
+                    id=ctx.tool_use_id,
+                    progress=done,
+                    total=total or 0.0,
+                    message=message or "",
+                    agent_id=ctx.agent_id,
+                    parent_tool_use_id=ctx.parent_tool_use_id,
+                )
+            )
 
         result = await self.server.call(self.remote_name, args, progress)
         text, blocks = convert(getattr(result, "content", None) or [])

@@ -6,15 +6,23 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from ..events import Usage
 from .catalogue import usage_with_cost
 
-
 # The events the API itself sends; the SDK's stream adds derived ones ("text", "input_json").
-RAW_EVENT_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                             "message_delta", "message_stop"})
+RAW_EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
 
 
 def raw_event(event: Any) -> dict[str, Any]:
@@ -102,16 +110,23 @@ def _usage(model: str, message: Any) -> Usage:
     u = getattr(message, "usage", None)
     if u is None:
         return Usage()
-    return usage_with_cost(model, u.input_tokens or 0, u.output_tokens or 0,
-                           getattr(u, "cache_read_input_tokens", 0) or 0,
-                           getattr(u, "cache_creation_input_tokens", 0) or 0)
+    return usage_with_cost(
+        model,
+        u.input_tokens or 0,
+        u.output_tokens or 0,
+        getattr(u, "cache_read_input_tokens", 0) or 0,
+        getattr(u, "cache_creation_input_tokens", 0) or 0,
+    )
 
 
 def block_to_dict(block: Any) -> dict[str, Any] | None:
     """An SDK content block as the plain dict we keep in history (None for blank text)."""
     if block.type == "text":  # the API refuses text blocks of only white space in history; citations go back as given
-        cited = {"citations": [c.model_dump(mode="json", exclude_none=True) for c in block.citations]} \
-            if getattr(block, "citations", None) else {}
+        cited = (
+            {"citations": [c.model_dump(mode="json", exclude_none=True) for c in block.citations]}
+            if getattr(block, "citations", None)
+            else {}
+        )
         return {"type": "text", "text": block.text, **cited} if block.text.strip() else None
     if block.type == "tool_use":  # an input that is no object is kept as it is: ToolRegistry.checked refuses it
         data = block.input

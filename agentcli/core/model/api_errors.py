@@ -29,9 +29,17 @@ class ModelReply:
 class LLMError(Exception):
     """A failed model call, described in one sentence a user can act on."""
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, overflow: bool = False,
-                 partial: ModelReply | None = None, retry_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        overflow: bool = False,
+        partial: ModelReply | None = None,
+        retry_limit: int | None = None,
+    ) -> None:
         super().__init__(redact(message))
         self.status = status
         self.retryable = retryable
@@ -56,13 +64,17 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
 
     if isinstance(exc, anthropic.APIConnectionError) and refused(exc):
         # Nothing to wait for (a local server that is not running): one quick retry, then say so.
-        return LLMError(f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the "
-                        "model server there, or point ANTHROPIC_BASE_URL at one that runs.", retryable=True,
-                        retry_limit=1)
+        return LLMError(
+            f"Nothing is listening at {str(base_url).rstrip('/')} (connection refused); start the "
+            "model server there, or point ANTHROPIC_BASE_URL at one that runs.",
+            retryable=True,
+            retry_limit=1,
+        )
     if isinstance(exc, anthropic.APIConnectionError):
         reason = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "could not connect"
-        return LLMError(f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.",
-                        retryable=True)
+        return LLMError(
+            f"The model API at {base_url} {reason}; check your network or ANTHROPIC_BASE_URL.", retryable=True
+        )
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         message = _error_message(exc)
@@ -77,11 +89,14 @@ def describe_api_error(exc: Exception, base_url: object = "") -> LLMError:
         if status == 404:
             return LLMError(f"Not found (404): {message}. Check --model and ANTHROPIC_BASE_URL.", status=status)
         if status == 429:
-            return LLMError(f"Rate limited (429): {message}.", status=status, retryable=True,
-                            retry_after=retry_after)
+            return LLMError(f"Rate limited (429): {message}.", status=status, retryable=True, retry_after=retry_after)
         if status == 529 or status >= 500:
-            return LLMError(f"The API is overloaded or failing ({status}): {message}.", status=status,
-                            retryable=True, retry_after=retry_after)
+            return LLMError(
+                f"The API is overloaded or failing ({status}): {message}.",
+                status=status,
+                retryable=True,
+                retry_after=retry_after,
+            )
         overflow = "prompt is too long" in message.lower() or "context window" in message.lower()
         return LLMError(f"The API refused the request ({status}): {message}.", status=status, overflow=overflow)
     # A stream that died mid-way surfaces as a plain APIError.
@@ -126,7 +141,7 @@ def _retry_after(exc: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-async def sdk_error(client: "AsyncAnthropic", status: int, headers: "httpx2.Headers", content: bytes) -> BaseException:
+async def sdk_error(client: AsyncAnthropic, status: int, headers: httpx2.Headers, content: bytes) -> BaseException:
     """What the SDK's ``post`` raises for a reply it did not fetch itself (the early request's, already
     read): a copy of its client gets the reply from its transport (the public ``http_client`` option),
     so the SDK's own mapping to its error classes decides, through no private part of it."""
@@ -135,14 +150,20 @@ async def sdk_error(client: "AsyncAnthropic", status: int, headers: "httpx2.Head
     from anthropic import AsyncStream
     from anthropic.types import Message, RawMessageStreamEvent
 
-    kept = [(name, value) for name, value in headers.multi_items()  # content is already decoded
-            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-    replay = httpx2.AsyncClient(transport=httpx2.MockTransport(
-        lambda request: httpx2.Response(status, headers=kept, content=content, request=request)))
+    kept = [
+        (name, value)
+        for name, value in headers.multi_items()  # content is already decoded
+        if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+    ]
+    replay = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(
+            lambda request: httpx2.Response(status, headers=kept, content=content, request=request)
+        )
+    )
     try:
         stream = await client.with_options(http_client=replay, max_retries=0).post(
-            "/v1/messages", cast_to=Message, content=b"", stream=True,
-            stream_cls=AsyncStream[RawMessageStreamEvent])
+            "/v1/messages", cast_to=Message, content=b"", stream=True, stream_cls=AsyncStream[RawMessageStreamEvent]
+        )
         async for _ in stream:
             pass
     except anthropic.APIStatusError as exc:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import socket
 import sys
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, cast
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from .credentials import Credentials, base_url
 
@@ -37,8 +38,15 @@ if TYPE_CHECKING:
 SDK_VERSION = "2.14.0"  # anthropic.__version__
 API_VERSION = "2026-10-21"  # the anthropic-version header the SDK sends
 # What the SDK does not read the same way from here: these send the first request the normal way.
-NOT_MIRRORED = ("ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                "all_proxy")
+NOT_MIRRORED = (
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
 
 
 def sdk_ready() -> bool:
@@ -62,16 +70,21 @@ def headers(creds: Credentials, timeout: float) -> dict[str, str]:
     """The headers ``AsyncAnthropic`` sends on a first attempt (less its platform details)."""
     token = creds.auth_token or creds.api_key
     return {
-        "x-stainless-timeout": "NOT_GIVEN", "x-stainless-retry-count": "0", "x-stainless-read-timeout": str(timeout),
-        "Accept": "application/json", "Content-Type": "application/json",
+        "x-stainless-timeout": "NOT_GIVEN",
+        "x-stainless-retry-count": "0",
+        "x-stainless-read-timeout": str(timeout),
+        "Accept": "application/json",
+        "Content-Type": "application/json",
         "User-Agent": f"AsyncAnthropic/Python {SDK_VERSION}",
-        "X-Stainless-Lang": "python", "X-Stainless-Package-Version": SDK_VERSION,
+        "X-Stainless-Lang": "python",
+        "X-Stainless-Package-Version": SDK_VERSION,
         **({"Authorization": f"Bearer {token}"} if token else {}),
-        "X-Stainless-Async": "async:asyncio", "anthropic-version": API_VERSION,
+        "X-Stainless-Async": "async:asyncio",
+        "anthropic-version": API_VERSION,
     }
 
 
-def http_client(timeout: float) -> "httpx2.AsyncClient":
+def http_client(timeout: float) -> httpx2.AsyncClient:
     """A client with the SDK's defaults (``DefaultAsyncHttpxClient``): it becomes the SDK client's own."""
     import httpx2
 
@@ -80,18 +93,27 @@ def http_client(timeout: float) -> "httpx2.AsyncClient":
     for name, value in (("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5), ("TCP_KEEPIDLE", 60)):
         if hasattr(socket, name):
             options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
-    return httpx2.AsyncClient(timeout=httpx2.Timeout(timeout), limits=limits, follow_redirects=True,
-                              transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options))
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(timeout),
+        limits=limits,
+        follow_redirects=True,
+        transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options),
+    )
 
 
-def request(http: "httpx2.AsyncClient", creds: Credentials, body: bytes, timeout: float) -> "httpx2.Request":
+def request(http: httpx2.AsyncClient, creds: Credentials, body: bytes, timeout: float) -> httpx2.Request:
     """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it."""
     import httpx2
 
     url = httpx2.URL(base_url(creds))
     path = url.raw_path if url.raw_path.endswith(b"/") else url.raw_path + b"/"
-    return http.build_request("POST", url.copy_with(raw_path=path + b"v1/messages"), headers=headers(creds, timeout),
-                              content=body, timeout=httpx2.Timeout(timeout))
+    return http.build_request(
+        "POST",
+        url.copy_with(raw_path=path + b"v1/messages"),
+        headers=headers(creds, timeout),
+        content=body,
+        timeout=httpx2.Timeout(timeout),
+    )
 
 
 class Node(dict):  # type: ignore[type-arg]
@@ -129,7 +151,7 @@ class EarlyStream:
     ``AsyncStream`` do, each event as ``Node``s. An ``error`` event raises what ``sdk_error``
     makes of it, as the SDK's ``AsyncStream`` would raise it."""
 
-    def __init__(self, response: "httpx2.Response", sdk_error: SdkError) -> None:
+    def __init__(self, response: httpx2.Response, sdk_error: SdkError) -> None:
         self.response = response
         self.sdk_error = sdk_error
 

@@ -8,7 +8,6 @@ never written anywhere. Because it starts a process, only the user's own config 
 
 from __future__ import annotations
 
-
 HELPER_TIMEOUT = 30.0  # seconds
 
 _key: str | None = None
@@ -36,8 +35,14 @@ def run_helper(command: str, timeout: float = HELPER_TIMEOUT) -> str:
     from ..system.secret_env import command_env
 
     try:
-        proc = subprocess.Popen(["/bin/sh", "-c", command], env=command_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            env=command_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise KeyHelperError(f"api_key_helper could not be started: {exc.strerror or exc}.") from None
     try:

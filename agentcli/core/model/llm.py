@@ -10,34 +10,51 @@ import importlib
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from . import early_request
-from .api_errors import describe_api_error, error_message_of, sdk_error
-from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
-from .catalogue import (DEFAULT_MODEL, DEFAULT_THINKING_BUDGET, EFFORT_BUDGETS, FALLBACK_AFTER, MIN_THINKING_BUDGET,
-                        effort_level, supports_adaptive_thinking)
-from ..system import secret_env
-from ..events import Retrying
 from ..content import Message, has_tool_use
-from .credentials import base_url
-from .sdk_import import import_frozen as import_frozen, import_sdk as import_sdk, start_sdk_import as start_sdk_import  # where front ends find them
-from .request_body import RequestBodies, with_cache_breakpoint_on_last
+from ..events import Retrying
+from ..system import secret_env
+from . import early_request
+from .accumulator import RAW_EVENT_TYPES, Accumulator, _usage, block_to_dict, raw_event
+
 # What a model call needs and ends with (credentials.py, api_errors.py), where the rest of agentcli finds it: beside
 # the client.
-from .api_errors import LLMError as LLMError, ModelReply as ModelReply, one_line as one_line, redact as redact
-from .credentials import (MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE, PLACEHOLDER_KEY as PLACEHOLDER_KEY,
-                          Credentials as Credentials, MissingCredentials as MissingCredentials,
-                          resolve_credentials as resolve_credentials)
+from .api_errors import LLMError as LLMError
+from .api_errors import ModelReply as ModelReply
+from .api_errors import describe_api_error, error_message_of, sdk_error
+from .api_errors import one_line as one_line
+from .api_errors import redact as redact
+from .catalogue import (
+    DEFAULT_MODEL,
+    DEFAULT_THINKING_BUDGET,
+    EFFORT_BUDGETS,
+    FALLBACK_AFTER,
+    MIN_THINKING_BUDGET,
+    effort_level,
+    supports_adaptive_thinking,
+)
+from .credentials import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
+from .credentials import PLACEHOLDER_KEY as PLACEHOLDER_KEY
+from .credentials import Credentials as Credentials
+from .credentials import MissingCredentials as MissingCredentials
+from .credentials import base_url
+from .credentials import resolve_credentials as resolve_credentials
+from .request_body import RequestBodies, with_cache_breakpoint_on_last
+from .sdk_import import import_frozen as import_frozen  # where front ends find them
+from .sdk_import import import_sdk as import_sdk
+from .sdk_import import start_sdk_import as start_sdk_import
 
 if TYPE_CHECKING:
     import httpx2
     from anthropic import AsyncAnthropic
 
-THINKING_REFUSED = ("The model server does not accept extended thinking ({error}); agentcli goes on without it "
-                    "for this session.")
+THINKING_REFUSED = (
+    "The model server does not accept extended thinking ({error}); agentcli goes on without it for this session."
+)
 
 
 # Context window size in tokens; current Claude models have at least this much.
@@ -81,20 +98,24 @@ class LLM:
     raw_events: bool = False  # hand each API stream event to ``on_event`` (stream-json's partial messages)
     api_seconds: float = 0.0  # time spent waiting on the API, over all calls
     bodies: RequestBodies = field(default_factory=RequestBodies, repr=False)
-    _client: "AsyncAnthropic | None" = field(default=None, repr=False)
-    _http: "httpx2.AsyncClient | None" = field(default=None, repr=False)  # the early request's (early_request)
+    _client: AsyncAnthropic | None = field(default=None, repr=False)
+    _http: httpx2.AsyncClient | None = field(default=None, repr=False)  # the early request's (early_request)
     _can_count_tokens: bool = field(default=True, repr=False)
     _heard: bool = field(default=False, repr=False)  # a reply has begun in this process: the server is there
 
-    def client(self) -> "AsyncAnthropic":
+    def client(self) -> AsyncAnthropic:
         """The SDK's client, made on first use (on the early request's connections, if one went out)."""
         if self._client is None:
             from anthropic import AsyncAnthropic
 
             creds = self.credentials or resolve_credentials()
             self._client = AsyncAnthropic(
-                api_key=creds.api_key, auth_token=creds.auth_token, base_url=creds.base_url,
-                max_retries=self.max_retries, timeout=self.timeout, http_client=self._http,
+                api_key=creds.api_key,
+                auth_token=creds.auth_token,
+                base_url=creds.base_url,
+                max_retries=self.max_retries,
+                timeout=self.timeout,
+                http_client=self._http,
             )
         return self._client
 
@@ -103,7 +124,9 @@ class LLM:
         Anthropic's API (no base URL, or api.anthropic.com), agentcli's elsewhere; a refusal of the API's
         goes on with agentcli's (loop.py)."""
         self.tool_search_fallback = setting == "auto"
-        self.tool_search = ("api" if self.host() == "api.anthropic.com" else "agentcli") if setting == "auto" else setting
+        self.tool_search = (
+            ("api" if self.host() == "api.anthropic.com" else "agentcli") if setting == "auto" else setting
+        )
 
     def host(self) -> str:
         """The host requests go to: Anthropic's API's without a base URL."""
@@ -171,8 +194,12 @@ class LLM:
                 attempt += 1
                 retries = self.retries if exc.retry_limit is None else min(self.retries, exc.retry_limit)
                 overloaded = overloaded + 1 if exc.status == 529 or "overloaded" in str(exc).lower() else 0
-                if self.fallback_model and model != self.fallback_model and exc.partial is None and (
-                        exc.status == 404 or overloaded >= min(FALLBACK_AFTER, retries + 1)):
+                if (
+                    self.fallback_model
+                    and model != self.fallback_model
+                    and exc.partial is None
+                    and (exc.status == 404 or overloaded >= min(FALLBACK_AFTER, retries + 1))
+                ):
                     why = "was not found" if exc.status == 404 else f"is overloaded ({one_line(exc, 160)})"
                     on_notice(f"The model {model} {why}; going on with {self.fallback_model} (--fallback-model).")
                     self.fallen_back[model] = model = self.fallback_model
@@ -224,10 +251,15 @@ class LLM:
         this process once, then ``stall_timeout``."""
         return self.stall_timeout if self._heard else min(self.first_reply_timeout, self.stall_timeout)
 
-    async def _stream_once(self, params: dict[str, Any], model: str, on_text: Callable[[str], None],
-                           on_thinking: Callable[[str], None],
-                           on_event: Callable[[dict[str, Any]], None] | None = None,
-                           on_reply: Callable[[], None] = lambda: None) -> ModelReply:
+    async def _stream_once(
+        self,
+        params: dict[str, Any],
+        model: str,
+        on_text: Callable[[str], None],
+        on_thinking: Callable[[str], None],
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_reply: Callable[[], None] = lambda: None,
+    ) -> ModelReply:
         """One request. A reply counts only when complete: a stream that ends without
         ``message_stop`` or a stop reason, or that carries malformed data, raises a retryable
         LLMError whose ``partial`` holds the blocks that completed before it (if any).
@@ -268,11 +300,16 @@ class LLM:
             what = "ended before the reply was complete" if final is None else "ended without a stop reason"
             raise _with_partial(reply, LLMError(f"The response stream {what}.", retryable=True), model)
         if reply.torn and final.stop_reason != "max_tokens":  # a cut at max_tokens is the loop's to handle
-            raise _with_partial(reply, LLMError("The reply held a tool call whose input is not valid JSON.",
-                                                retryable=True), model)
+            raise _with_partial(
+                reply, LLMError("The reply held a tool call whose input is not valid JSON.", retryable=True), model
+            )
         content = [block_to_dict(b) for b in final.content]
-        return ModelReply(content=[b for b in content if b is not None], stop_reason=final.stop_reason,
-                          usage=_usage(model, final), model=model)
+        return ModelReply(
+            content=[b for b in content if b is not None],
+            stop_reason=final.stop_reason,
+            usage=_usage(model, final),
+            model=model,
+        )
 
     async def _as_llm_error(self, exc: Exception, answered: bool = True) -> LLMError:
         """What went wrong with one request, as one sentence; anything else is raised again.
@@ -282,11 +319,16 @@ class LLM:
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not answered:
             url = base_url(self.credentials or resolve_credentials())
             if not self._heard:  # nothing there answers: no use waiting through every retry
-                return LLMError(f"The model API at {url} sent no reply in {self.reply_wait():g} s "
-                                "(first_reply_timeout); check that a model server runs there, or raise "
-                                "first_reply_timeout for a slow one.", retryable=True, retry_limit=1)
-            return LLMError(f"The model API at {url} sent no reply for {self.stall_timeout:g} s (stall_timeout).",
-                            retryable=True)
+                return LLMError(
+                    f"The model API at {url} sent no reply in {self.reply_wait():g} s "
+                    "(first_reply_timeout); check that a model server runs there, or raise "
+                    "first_reply_timeout for a slow one.",
+                    retryable=True,
+                    retry_limit=1,
+                )
+            return LLMError(
+                f"The model API at {url} sent no reply for {self.stall_timeout:g} s (stall_timeout).", retryable=True
+            )
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
             return LLMError(f"The response stream stalled (no data for {self.stall_timeout:g} s).", retryable=True)
         anthropic = await self._sdk()
@@ -330,8 +372,9 @@ class LLM:
         from anthropic import AsyncStream
         from anthropic.types import Message, RawMessageStreamEvent
 
-        return await self.client().post("/v1/messages", cast_to=Message, content=body, stream=True,
-                                        stream_cls=AsyncStream[RawMessageStreamEvent])
+        return await self.client().post(
+            "/v1/messages", cast_to=Message, content=body, stream=True, stream_cls=AsyncStream[RawMessageStreamEvent]
+        )
 
     async def _open_early(self, creds: Credentials, body: bytes, deadline: asyncio.Timeout) -> Any:
         """Send with httpx2 now. A reply streams as ``EarlyStream`` at once; a status error or a plain
@@ -350,8 +393,11 @@ class LLM:
                 failure: Exception | None = None
             except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
                 failure = exc
-            if response is not None and response.is_success and \
-                    "event-stream" in response.headers.get("content-type", "event-stream"):
+            if (
+                response is not None
+                and response.is_success
+                and "event-stream" in response.headers.get("content-type", "event-stream")
+            ):
                 return early_request.EarlyStream(response, self._replayed_error)
             anthropic = await self._sdk_unhurried(deadline)
             from anthropic.types import RawMessageStreamEvent
@@ -359,7 +405,8 @@ class LLM:
             if failure is not None or response is None:
                 timed_out = isinstance(failure, httpx2.TimeoutException)
                 raise (anthropic.APITimeoutError if timed_out else anthropic.APIConnectionError)(
-                    request=request) from failure
+                    request=request
+                ) from failure
             if not response.is_success:
                 await response.aread()
                 raise await self._replayed_error(response.status_code, response.headers, response.content) from None
@@ -369,14 +416,15 @@ class LLM:
                 await response.aclose()
             raise
 
-    async def _replayed_error(self, status: int, headers: "httpx2.Headers", content: bytes) -> BaseException:
+    async def _replayed_error(self, status: int, headers: httpx2.Headers, content: bytes) -> BaseException:
         """The SDK's own error for a reply it did not fetch (the early request's: ``early_request.SdkError``),
         once the SDK is imported (in a thread: the event loop goes on)."""
         await self._sdk()
         return await sdk_error(self.client(), status, headers, content)
 
-    async def _plain_reply(self, response: Any, content_type: str, model: str,
-                           on_text: Callable[[str], None]) -> ModelReply:
+    async def _plain_reply(
+        self, response: Any, content_type: str, model: str, on_text: Callable[[str], None]
+    ) -> ModelReply:
         """A streaming request answered with a whole body (LiteLLM's proxy does this): a complete
         Message is the reply, shown as if it had streamed; anything else is a retryable failure."""
         from anthropic.types import Message
@@ -384,22 +432,24 @@ class LLM:
         body = (await response.aread()).decode("utf-8", "replace")
         try:
             data = json.loads(body) if "json" in content_type else None
-            message = Message.model_validate(data) if isinstance(data, dict) and data.get("type") == "message" \
-                else None
+            message = Message.model_validate(data) if isinstance(data, dict) and data.get("type") == "message" else None
         except ValueError:
             data = message = None
         if message is None or message.stop_reason is None:
             detail = error_message_of(data) or body
-            raise LLMError(f"The server answered with {content_type.split(';')[0]} instead of a reply: "
-                           f"{one_line(detail, 160)}", retryable=True)
+            raise LLMError(
+                f"The server answered with {content_type.split(';')[0]} instead of a reply: {one_line(detail, 160)}",
+                retryable=True,
+            )
         content = [b for b in (block_to_dict(b) for b in message.content) if b is not None]
         for block in content:
             if block["type"] == "text":
                 on_text(block["text"])
         return ModelReply(content, message.stop_reason, _usage(model, message), model)
 
-    async def count_tokens(self, *, system: str, messages: list[Message], tools: list[dict[str, Any]],
-                           model: str | None = None) -> int | None:
+    async def count_tokens(
+        self, *, system: str, messages: list[Message], tools: list[dict[str, Any]], model: str | None = None
+    ) -> int | None:
         """The server's token count for a prompt, or None where the server does not offer one."""
         if not self._can_count_tokens:
             return None
@@ -426,5 +476,3 @@ def _with_partial(reply: Accumulator, error: LLMError, model: str) -> LLMError:
 def estimate_tokens(*parts: Any) -> int:
     """A rough token count (about four characters a token) for servers that report none."""
     return sum(len(p) if isinstance(p, str) else len(json.dumps(p, default=str)) for p in parts) // 4
-
-

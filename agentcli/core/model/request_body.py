@@ -54,12 +54,12 @@ class RequestBodies:
         found = next((sent for sent in self._sent if sent.extends_to(head)), None)
         if found is None:
             found = _Sent([], b"")
-            self._sent = self._sent[:KEEP_CONVERSATIONS - 1]
+            self._sent = self._sent[: KEEP_CONVERSATIONS - 1]
         else:
             self._sent.remove(found)
         self._sent.insert(0, found)
         if len(head) > len(found.messages):
-            parts = [encode(message) for message in head[len(found.messages):]]
+            parts = [encode(message) for message in head[len(found.messages) :]]
             found.json = b",".join([found.json, *parts] if found.messages else parts)
             found.messages = list(head)
         return found.json
@@ -71,8 +71,11 @@ class RequestBodies:
         if messages:
             parts.append(encode(with_cache_breakpoint(messages[-1:])[0]))
         fields = [b'"max_tokens":' + encode(params["max_tokens"]), b'"messages":[' + b",".join(parts) + b"]"]
-        fields += [b'"' + name.encode() + b'":' + encode(value) for name, value in params.items()
-                   if name not in ("max_tokens", "messages")]
+        fields += [
+            b'"' + name.encode() + b'":' + encode(value)
+            for name, value in params.items()
+            if name not in ("max_tokens", "messages")
+        ]
         fields.append(b'"stream":true')
         return b"{" + b",".join(fields) + b"}"
 

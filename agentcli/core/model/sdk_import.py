@@ -9,24 +9,38 @@ import sys
 import threading
 from typing import Any
 
-
 # One event of each kind the API streams, as small as the API allows.
 SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
-    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-                                          "model": "m", "stop_reason": None, "stop_sequence": None,
-                                          "usage": {"input_tokens": 0, "output_tokens": 0}}},
+    {
+        "type": "message_start",
+        "message": {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": "m",
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    },
     {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "t",
-                                                                  "input": {}}},
-    {"type": "content_block_start", "index": 2, "content_block": {"type": "thinking", "thinking": "",
-                                                                  "signature": ""}},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "tool_use", "id": "t", "name": "t", "input": {}},
+    },
+    {"type": "content_block_start", "index": 2, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ""}},
     {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}},
     {"type": "content_block_delta", "index": 2, "delta": {"type": "thinking_delta", "thinking": ""}},
     {"type": "content_block_delta", "index": 2, "delta": {"type": "signature_delta", "signature": ""}},
     {"type": "content_block_stop", "index": 0},
-    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-     "usage": {"output_tokens": 0}},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 0},
+    },
     {"type": "message_stop"},
 )
 

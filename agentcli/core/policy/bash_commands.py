@@ -88,7 +88,7 @@ def _mark(pieces: list[str]) -> list[str]:
 _PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")
 
 
-def quote_words(words: "tuple[Word, ...] | list[Word] | list[str]") -> str:
+def quote_words(words: tuple[Word, ...] | list[Word] | list[str]) -> str:
     """Words as a shell would read them back: quoted only where they need it (``grep 'a b' x``)."""
     return " ".join(w if w and _PLAIN.fullmatch(w) else shlex.quote(w or "") for w in words)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from .bash_commands import SimpleCommand, Word
 
@@ -19,8 +19,10 @@ def inert(command: SimpleCommand) -> bool:
     if command.program in INERT:
         return True
     static = [w or "" for w in command.words]
-    return not command.dynamic and (command.program in ("[", "test") or (
-        command.program == "printf" and not any(w.startswith("-v") for w in static[1:])))
+    return not command.dynamic and (
+        command.program in ("[", "test")
+        or (command.program == "printf" and not any(w.startswith("-v") for w in static[1:]))
+    )
 
 
 # Options that make a command write (or delete, or run) files named on its command line, so that
@@ -29,16 +31,41 @@ def inert(command: SimpleCommand) -> bool:
 # (``Rule.names_writes``): the option and its value, a tee's files, or the whole command where what is
 # written follows from all of it (``sed -i``, ``find -delete``, ``cp``).
 # A long option counts in any abbreviation GNU getopt accepts (``--outp`` for ``--output``).
-_WRITING_LONG = ("output", "output-file", "output-document", "output-directory", "out-file", "outfile", "out",
-                 "log-file", "logfile", "in-place", "cookie-jar", "dump-header", "remote-name")
+_WRITING_LONG = (
+    "output",
+    "output-file",
+    "output-document",
+    "output-directory",
+    "out-file",
+    "outfile",
+    "out",
+    "log-file",
+    "logfile",
+    "in-place",
+    "cookie-jar",
+    "dump-header",
+    "remote-name",
+)
 _WHOLE_LONG = ("in-place", "remote-name")  # what they write is named by the other words (the files, the URL)
 _WRITING_SHORT = {  # command: short options (or find's single-dash words) that write
-    "sort": ("-o",), "curl": ("-o", "-O", "-D", "-c"), "wget": ("-O", "-o", "-a"), "sed": ("-i",),
-    "perl": ("-i",), "cc": ("-o",), "gcc": ("-o",), "g++": ("-o",), "clang": ("-o",), "c++": ("-o",),
+    "sort": ("-o",),
+    "curl": ("-o", "-O", "-D", "-c"),
+    "wget": ("-O", "-o", "-a"),
+    "sed": ("-i",),
+    "perl": ("-i",),
+    "cc": ("-o",),
+    "gcc": ("-o",),
+    "g++": ("-o",),
+    "clang": ("-o",),
+    "c++": ("-o",),
     "find": ("-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-exec", "-execdir", "-ok", "-okdir"),
 }
-_WHOLE_SHORT = {"curl": ("-O",), "sed": ("-i",), "perl": ("-i",),  # as _WHOLE_LONG; find's run or delete
-                "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir")}
+_WHOLE_SHORT = {
+    "curl": ("-O",),
+    "sed": ("-i",),
+    "perl": ("-i",),  # as _WHOLE_LONG; find's run or delete
+    "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir"),
+}
 _GIT_SHORT = {"format-patch": ("-o",), "archive": ("-o",)}  # git subcommand: short options that write
 _FILE_WRITERS = ("tee", "cp", "mv")  # every file argument is written (cp's last; mv's sources go)
 
@@ -84,8 +111,11 @@ def writing_options(words: Sequence[Word]) -> tuple[tuple[str, ...], tuple[int, 
                 whole = any(long.startswith(name) for long in _WHOLE_LONG)
                 places += every if whole else [i] + ([] if "=" in word else value)
         else:
-            options = [word] if program == "find" and word in short else [
-                option for option in short if program != "find" and _sets_short(word, option[1])]
+            options = (
+                [word]
+                if program == "find" and word in short
+                else [option for option in short if program != "find" and _sets_short(word, option[1])]
+            )
             for option in options:
                 found.append(option)
                 places += every if option in whole_short else [i] + value
@@ -117,8 +147,8 @@ def _sed_scripts_that_write(args: list[str]) -> list[str]:
         elif word.startswith("-") and len(word) > 1:
             for j, letter in enumerate(word[1:], 1):
                 if letter in "ef":
-                    value = word[j + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                    i += 0 if word[j + 1:] else 1
+                    value = word[j + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+                    i += 0 if word[j + 1 :] else 1
                     given = True
                     scripts.append(value) if letter == "e" else found.append("-f")
                     break

@@ -10,8 +10,12 @@ import re
 
 def _heredoc_delimiter(text: str) -> str:
     """A heredoc's delimiter as bash reads it: quotes and backslashes removed."""
-    return re.sub(r"""\\(.)|'([^']*)'|"((?:\\.|[^"\\])*)"|(.)""",
-                  lambda m: next(g for g in m.groups() if g is not None), text, flags=re.DOTALL)
+    return re.sub(
+        r"""\\(.)|'([^']*)'|"((?:\\.|[^"\\])*)"|(.)""",
+        lambda m: next(g for g in m.groups() if g is not None),
+        text,
+        flags=re.DOTALL,
+    )
 
 
 def _quoted_length(text: str, start: int, quote: str) -> int:
@@ -27,8 +31,21 @@ def _double_quoted(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
-                   "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def _ansi_c(text: str) -> str | None:
@@ -41,15 +58,15 @@ def _ansi_c(text: str) -> str | None:
             out.append(ch)
             i += 1
             continue
-        nxt = text[i + 1:i + 2]
+        nxt = text[i + 1 : i + 2]
         if nxt in _SIMPLE_ESCAPES:
             out.append(_SIMPLE_ESCAPES[nxt])
             i += 2
             continue
-        if match := re.match(r"[0-7]{1,3}", text[i + 1:]):
+        if match := re.match(r"[0-7]{1,3}", text[i + 1 :]):
             code = int(match.group(), 8) & 0xFF
             i += 1 + len(match.group())
-        elif match := re.match(r"x([0-9a-fA-F]{1,2})", text[i + 1:]):
+        elif match := re.match(r"x([0-9a-fA-F]{1,2})", text[i + 1 :]):
             code = int(match.group(1), 16)
             i += 1 + len(match.group())
         else:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 @cache
-def _parser() -> "Parser":
+def _parser() -> Parser:
     import tree_sitter
     import tree_sitter_bash
 
@@ -67,18 +67,95 @@ _MAX_DEPTH = 150  # levels of the syntax tree; the walk below recurses once or t
 
 _ODD_SPACE = re.compile(r"[^\S \t\n]")
 # Tokens that only give a line its shape.
-_STRUCTURE = {";", "&", "&&", "||", "|", "|&", "\n", "{", "}", "(", ")", "if", "then", "else", "elif", "fi",
-              "do", "done", "while", "until", "for", "in", "!"}
+_STRUCTURE = {
+    ";",
+    "&",
+    "&&",
+    "||",
+    "|",
+    "|&",
+    "\n",
+    "{",
+    "}",
+    "(",
+    ")",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "do",
+    "done",
+    "while",
+    "until",
+    "for",
+    "in",
+    "!",
+}
 # Words that are reserved where bash reads a command name: tree-sitter taking one for a command means
 # the two readings differ.
-_RESERVED = {"!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
-             "function", "if", "in", "select", "then", "until", "while"}
+_RESERVED = {
+    "!",
+    "{",
+    "}",
+    "[[",
+    "]]",
+    "case",
+    "coproc",
+    "do",
+    "done",
+    "elif",
+    "else",
+    "esac",
+    "fi",
+    "for",
+    "function",
+    "if",
+    "in",
+    "select",
+    "then",
+    "until",
+    "while",
+}
 # Builtins that run text as code, change how later words are read, or define what a name runs.
-_EVALUATING = {"eval", "source", ".", "exec", "trap", "alias", "unalias", "shopt", "enable", "bind", "complete",
-               "compgen", "compopt", "fc", "hash", "let", "mapfile", "readarray", "history", "caller"}
+_EVALUATING = {
+    "eval",
+    "source",
+    ".",
+    "exec",
+    "trap",
+    "alias",
+    "unalias",
+    "shopt",
+    "enable",
+    "bind",
+    "complete",
+    "compgen",
+    "compopt",
+    "fc",
+    "hash",
+    "let",
+    "mapfile",
+    "readarray",
+    "history",
+    "caller",
+}
 # Builtins that evaluate an array subscript in a name given to them (``printf -v 'a[$(cmd)]'``).
-_SUBSCRIPTED = {"printf", "read", "unset", "test", "wait", "getopts", "declare", "typeset", "local", "export",
-                "readonly", "command", "builtin"}
+_SUBSCRIPTED = {
+    "printf",
+    "read",
+    "unset",
+    "test",
+    "wait",
+    "getopts",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "command",
+    "builtin",
+}
 _SET_WORD = re.compile(r"[-+][euxvfCbhmBHPT]*|[-+]o|--?|pipefail|errexit|nounset|xtrace|verbose|noglob|noclobber")
 _WRAPPERS = {"command", "builtin"}  # builtins that run the builtin named next
 _SAFE_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
@@ -95,7 +172,7 @@ class _Walker(WordReader):
 
     # ------------------------------------------------------------ statements
 
-    def statement(self, node: "Node") -> None:
+    def statement(self, node: Node) -> None:
         kind = node.type
         if node.is_error or node.is_missing:
             self.not_modelled("bash would read part of it differently: tree-sitter found a syntax error")
@@ -115,8 +192,19 @@ class _Walker(WordReader):
             self.arithmetic(node)
         elif kind == "for_statement":
             self.for_loop(node)
-        elif kind in ("program", "list", "pipeline", "compound_statement", "subshell", "do_group", "if_statement",
-                      "elif_clause", "else_clause", "while_statement", "negated_command"):
+        elif kind in (
+            "program",
+            "list",
+            "pipeline",
+            "compound_statement",
+            "subshell",
+            "do_group",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "while_statement",
+            "negated_command",
+        ):
             self.children(node)
         elif kind == "function_definition":
             self.not_modelled("it defines a shell function")
@@ -127,7 +215,7 @@ class _Walker(WordReader):
         else:
             self.not_modelled(f"it uses {kind.replace('_', ' ')}, which agentcli does not model")
 
-    def children(self, node: "Node") -> None:
+    def children(self, node: Node) -> None:
         first = True
         for child in node.children:
             if child.is_named:
@@ -139,7 +227,7 @@ class _Walker(WordReader):
             elif child.type not in _STRUCTURE:
                 self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
 
-    def for_loop(self, node: "Node") -> None:
+    def for_loop(self, node: Node) -> None:
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
             if field == "variable":
@@ -153,7 +241,7 @@ class _Walker(WordReader):
             elif child.type not in _STRUCTURE:
                 self.not_modelled(f"it uses {child.type!r}, which agentcli does not model")
 
-    def redirected(self, node: "Node") -> None:
+    def redirected(self, node: Node) -> None:
         body = node.child_by_field_name("body")
         redirects = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "redirect"]
         others = [c for c in node.children if c.is_named and c != body and c not in redirects]
@@ -169,15 +257,26 @@ class _Walker(WordReader):
         if extra:
             self.not_modelled("words follow a redirection of a compound command")
         if body is None:  # `> file` alone: it truncates the file
-            self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), redirects=tuple(texts),
-                                               writes=tuple(marks), written_redirects=written))
+            self.commands.append(
+                SimpleCommand(
+                    " ".join(texts),
+                    " ".join(texts),
+                    redirects=tuple(texts),
+                    writes=tuple(marks),
+                    written_redirects=written,
+                )
+            )
             return
         for i in range(start, len(self.commands)):
             c = self.commands[i]
-            self.commands[i] = replace(c, writes=tuple(dict.fromkeys(c.writes + tuple(marks))), stdin=c.stdin or stdin,
-                                       writes_around=c.writes_around or bool(marks))
+            self.commands[i] = replace(
+                c,
+                writes=tuple(dict.fromkeys(c.writes + tuple(marks))),
+                stdin=c.stdin or stdin,
+                writes_around=c.writes_around or bool(marks),
+            )
 
-    def command(self, node: "Node", outer: list["Node"]) -> None:
+    def command(self, node: Node, outer: list[Node]) -> None:
         assignments: list[str] = []
         parts: list[tuple[Word, str, bool]] = []  # each word's value, how it is written, whether a pattern
         redirects = [c for c in node.children if c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
@@ -213,16 +312,28 @@ class _Walker(WordReader):
         globs = tuple(i for i, (_, _, glob) in enumerate(parts) if glob)
         bare = " ".join([written for _, written, _ in parts] + redirect_texts)
         text = " ".join(assignments + [bare]) if bare else " ".join(assignments)
-        self.commands.append(SimpleCommand(text, bare or text, tuple(words), tuple(assignments),
-                                           tuple(redirect_texts), tuple(marks), dynamic, stdin, globs,
-                                           tuple(written for _, written, _ in parts), written_redirects=written))
+        self.commands.append(
+            SimpleCommand(
+                text,
+                bare or text,
+                tuple(words),
+                tuple(assignments),
+                tuple(redirect_texts),
+                tuple(marks),
+                dynamic,
+                stdin,
+                globs,
+                tuple(written for _, written, _ in parts),
+                written_redirects=written,
+            )
+        )
 
-    def apart(self, words: list["Node"]) -> None:
+    def apart(self, words: list[Node]) -> None:
         """Words that tree-sitter took for two but that touch are one word to bash (``' $'\\x41``)."""
         if any(a.end_byte == b.start_byte for a, b in pairwise(words)):
             self.not_modelled("bash would read two of its words as one")
 
-    def part(self, node: "Node", written: str) -> tuple[Word, str, bool]:
+    def part(self, node: Node, written: str) -> tuple[Word, str, bool]:
         """A word of a command: its value, how it is written, and whether it is a file name pattern."""
         self.globbed = False
         value = self.word(node)
@@ -237,13 +348,14 @@ class _Walker(WordReader):
         if name_at >= len(words):
             return
         name = words[name_at]
-        args = [w for w in words[name_at + 1:] if w is not None]
+        args = [w for w in words[name_at + 1 :] if w is not None]
         if name in _RESERVED:
             self.not_modelled(f"bash reads {name!r} as a reserved word there")
         elif name in _EVALUATING:
             self.not_modelled(f"it uses {name}, which runs or redefines what later words do")
         elif name in ("declare", "typeset", "local", "readonly", "export") and any(
-                re.fullmatch(r"[-+][a-zA-Z]*[in][a-zA-Z]*", a) for a in args):
+            re.fullmatch(r"[-+][a-zA-Z]*[in][a-zA-Z]*", a) for a in args
+        ):
             self.not_modelled(f"it gives a variable the integer or reference attribute with {name}")
         elif name == "set" and not all(_SET_WORD.fullmatch(a) for a in args):
             self.not_modelled("it uses set with options that change how bash reads later commands")
@@ -252,7 +364,7 @@ class _Walker(WordReader):
         if name in ("test", "[") and any(a in ("-v", "-R") for a in args):
             self.not_modelled("test -v evaluates an array subscript, which can run commands")
 
-    def assignment(self, node: "Node") -> None:
+    def assignment(self, node: Node) -> None:
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
             if field == "name":
@@ -266,7 +378,7 @@ class _Walker(WordReader):
             elif child.type not in ("=", "+="):
                 self.not_modelled(f"it uses {child.type!r} in an assignment")
 
-    def assignments_only(self, node: "Node") -> None:
+    def assignments_only(self, node: Node) -> None:
         parts = [node] if node.type == "variable_assignment" else [c for c in node.children if c.is_named]
         for part in parts:
             if part.type != "variable_assignment":
@@ -276,7 +388,7 @@ class _Walker(WordReader):
         texts = tuple(self.text(p) for p in parts)
         self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), (), texts))
 
-    def declaration(self, node: "Node") -> None:
+    def declaration(self, node: Node) -> None:
         words: list[Word] = []
         texts: list[str] = []
         for child in node.children:
@@ -288,8 +400,11 @@ class _Walker(WordReader):
                 value = child.child_by_field_name("value")
                 name_text = self.text(name) if name is not None else ""
                 operator = "+=" if any(c.type == "+=" for c in child.children) else "="
-                words.append(None if value is None and operator not in self.text(child) else
-                             _join(name_text + operator, self.word(value) if value is not None else ""))
+                words.append(
+                    None
+                    if value is None and operator not in self.text(child)
+                    else _join(name_text + operator, self.word(value) if value is not None else "")
+                )
             elif child.type == "variable_name":
                 words.append(self.text(child))
             else:
@@ -299,7 +414,7 @@ class _Walker(WordReader):
         dynamic = next((t for w, t in zip(words, texts, strict=True) if w is None), "")
         self.commands.append(SimpleCommand(" ".join(texts), " ".join(texts), tuple(words), dynamic=dynamic))
 
-    def test(self, node: "Node") -> None:
+    def test(self, node: Node) -> None:
         """``[[ ... ]]`` and ``[ ... ]``: they run nothing, unless an operand is evaluated as arithmetic
         or names an array element."""
         double = bool(node.children) and node.children[0].type == "[["
@@ -320,7 +435,7 @@ class _Walker(WordReader):
             text = self.text(node)
             self.commands.append(SimpleCommand(text, text, ("[",), dynamic=dynamic and "a word"))
 
-    def operands(self, node: "Node") -> str:
+    def operands(self, node: Node) -> str:
         """Walk a test's expression; the first operand known only at run time, as written."""
         if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
             found = ""
@@ -332,7 +447,7 @@ class _Walker(WordReader):
             return "" if not node.named_children else self.operands(node.named_children[0])
         return "" if self.word(node) is not None else self.text(node)
 
-    def arithmetic(self, node: "Node") -> None:
+    def arithmetic(self, node: Node) -> None:
         """``((...))`` or ``$((...))``: numbers and operators only; a variable's value is evaluated as an
         expression, and that can run commands (``x='a[$(cmd)]'; echo $((x))``)."""
         for child in node.named_children:
@@ -342,7 +457,7 @@ class _Walker(WordReader):
             else:
                 self.arithmetic(child)
 
-    def walk_for_substitutions(self, node: "Node") -> None:
+    def walk_for_substitutions(self, node: Node) -> None:
         """Find the commands of every substitution in a part not otherwise modelled (for deny rules)."""
         if node.type in ("command_substitution", "process_substitution"):
             self.substitution_of(node)
@@ -352,13 +467,13 @@ class _Walker(WordReader):
 
     # ------------------------------------------------------------ redirections
 
-    def redirections(self, nodes: list["Node"]) -> tuple[list[str], list[str], list["Node"], bool, tuple[int, ...]]:
+    def redirections(self, nodes: list[Node]) -> tuple[list[str], list[str], list[Node], bool, tuple[int, ...]]:
         """The write marks, the texts, words that tree-sitter put after a redirection's target, whether
         text on the line is fed to stdin, and which of the texts write a file."""
         marks: list[str] = []
         written: list[int] = []
         texts: list[str] = []
-        extra: list["Node"] = []
+        extra: list[Node] = []
         stdin = False
         for node in nodes:
             if node.type == "heredoc_redirect":
@@ -373,7 +488,7 @@ class _Walker(WordReader):
                 texts.append(self.text(node))
                 continue
             op = descriptor = ""
-            targets: list["Node"] = []
+            targets: list[Node] = []
             for i, child in enumerate(node.children):
                 field = node.field_name_for_child(i)
                 if field == "descriptor":
@@ -410,7 +525,7 @@ class _Walker(WordReader):
                 self.not_modelled(f"it uses the redirection {op!r}")
         return marks, texts, extra, stdin, tuple(written)
 
-    def heredoc(self, node: "Node") -> None:
+    def heredoc(self, node: Node) -> None:
         quoted = False
         strip_tabs = any(c.type == "<<-" for c in node.children)
         delimiter = ""
@@ -423,7 +538,9 @@ class _Walker(WordReader):
                 # only at the delimiter itself, the whole line
                 line_start = self.source.rfind(b"\n", 0, child.start_byte) + 1
                 line_end = self.source.find(b"\n", child.end_byte)
-                line = self.source[line_start:len(self.source) if line_end == -1 else line_end].decode("utf-8", "replace")
+                line = self.source[line_start : len(self.source) if line_end == -1 else line_end].decode(
+                    "utf-8", "replace"
+                )
                 if (line.lstrip("\t") if strip_tabs else line) != delimiter:
                     self.not_modelled("bash would end a heredoc on it elsewhere")
             elif child.type == "heredoc_body":
@@ -441,7 +558,7 @@ class _Walker(WordReader):
                 self.not_modelled(f"it uses {child.type!r} after a heredoc")
 
 
-def _heredoc_text(walker: _Walker, node: "Node") -> str:
+def _heredoc_text(walker: _Walker, node: Node) -> str:
     op = next((c.type for c in node.children if c.type in ("<<", "<<-")), "<<")
     start = next((walker.text(c) for c in node.children if c.type == "heredoc_start"), "")
     return f"{op}{start}"

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-def _deeper_than(root: "Node", limit: int) -> bool:
+def _deeper_than(root: Node, limit: int) -> bool:
     cursor = root.walk()
     depth = 0
     while True:
@@ -28,11 +28,22 @@ def _deeper_than(root: "Node", limit: int) -> bool:
 
 
 _BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
-_OPAQUE = {"string", "heredoc_body", "heredoc_redirect", "comment", "raw_string", "ansi_c_string", "regex", "word",
-           "expansion", "string_content", "heredoc_content"}
+_OPAQUE = {
+    "string",
+    "heredoc_body",
+    "heredoc_redirect",
+    "comment",
+    "raw_string",
+    "ansi_c_string",
+    "regex",
+    "word",
+    "expansion",
+    "string_content",
+    "heredoc_content",
+}
 
 
-def _skipped_text(root: "Node", source: bytes) -> bool:
+def _skipped_text(root: Node, source: bytes) -> bool:
     """Whether tree-sitter left out text bash would read (it drops an escaped space that starts a word)."""
     stack = [root]
     while stack:
@@ -41,16 +52,16 @@ def _skipped_text(root: "Node", source: bytes) -> bool:
             continue
         at = node.start_byte
         for child in node.children:
-            if not _BLANK.fullmatch(source[at:child.start_byte]):
+            if not _BLANK.fullmatch(source[at : child.start_byte]):
                 return True
             at = max(at, child.end_byte)
             stack.append(child)
-        if node.children and not _BLANK.fullmatch(source[at:node.end_byte]):
+        if node.children and not _BLANK.fullmatch(source[at : node.end_byte]):
             return True
-    return not _BLANK.fullmatch(source[:root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte:])
+    return not _BLANK.fullmatch(source[: root.start_byte]) or not _BLANK.fullmatch(source[root.end_byte :])
 
 
-def _descendants(node: "Node") -> Any:
+def _descendants(node: Node) -> Any:
     stack = list(reversed(node.children))
     while stack:
         child = stack.pop()

@@ -31,26 +31,26 @@ class WordReader(ABC):
     def not_modelled(self, why: str) -> None:
         self.unknown = self.unknown or why
 
-    def text(self, node: "Node") -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     # ------------------------------------------------------------ what a word may hold, read by the walk
 
     @abstractmethod
-    def statement(self, node: "Node") -> None:
+    def statement(self, node: Node) -> None:
         """A statement inside the word (a command substitution's)."""
 
     @abstractmethod
-    def arithmetic(self, node: "Node") -> None:
+    def arithmetic(self, node: Node) -> None:
         """An arithmetic expansion."""
 
     @abstractmethod
-    def walk_for_substitutions(self, node: "Node") -> None:
+    def walk_for_substitutions(self, node: Node) -> None:
         """Text that expands again (a pattern in an expansion), for the substitutions in it."""
 
     # ------------------------------------------------------------ words
 
-    def word(self, node: "Node") -> Word:
+    def word(self, node: Node) -> Word:
         """The word's value after quote removal, or None when it is known only at run time."""
         kind = node.type
         text = self.text(node)
@@ -84,15 +84,17 @@ class WordReader(ABC):
             if "".join(self.text(c) for c in node.children) != text:
                 self.not_modelled("bash would read one of its words differently")
             if not node.children or any(not c.is_named for c in node.children):
-                self.not_modelled("it uses $\"...\" or another quoting agentcli does not model")
+                self.not_modelled('it uses $"..." or another quoting agentcli does not model')
             if "{" in text and "}" in text and ("," in text or ".." in text):
                 return None  # brace expansion: one word may become several
             if any(v is None for v in values):
                 return None
             return "".join(v or "" for v in values)
         if kind == "simple_expansion":
-            if len(node.named_children) != 1 or node.named_children[0].type not in ("variable_name",
-                                                                                     "special_variable_name"):
+            if len(node.named_children) != 1 or node.named_children[0].type not in (
+                "variable_name",
+                "special_variable_name",
+            ):
                 self.not_modelled("it uses an expansion agentcli does not model")
             return None
         if kind == "expansion":
@@ -105,7 +107,7 @@ class WordReader(ABC):
             self.arithmetic(node)
             return None
         if kind == "translated_string":
-            self.not_modelled("it uses $\"...\" quoting")
+            self.not_modelled('it uses $"..." quoting')
             return None
         self.not_modelled(f"it uses {kind.replace('_', ' ')} in a word, which agentcli does not model")
         return None
@@ -134,7 +136,7 @@ class WordReader(ABC):
             i += 1
         return None if dynamic else "".join(out)
 
-    def expansion(self, node: "Node") -> None:
+    def expansion(self, node: Node) -> None:
         for child in node.children:
             kind = child.type
             if kind in ("${", "}", "variable_name", "special_variable_name"):
@@ -148,13 +150,22 @@ class WordReader(ABC):
                 if any(c in self.text(child) for c in "$`"):
                     self.not_modelled("a pattern in an expansion expands again")
                 continue
-            if kind in ("word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
-                        "number", "command_substitution", "ansi_c_string"):
+            if kind in (
+                "word",
+                "string",
+                "raw_string",
+                "concatenation",
+                "simple_expansion",
+                "expansion",
+                "number",
+                "command_substitution",
+                "ansi_c_string",
+            ):
                 self.word(child)
                 continue
             self.not_modelled(f"it uses {kind.replace('_', ' ')} in an expansion, which agentcli does not model")
 
-    def substitution_of(self, node: "Node") -> None:
+    def substitution_of(self, node: Node) -> None:
         self.substitution = True
         if node.children and node.children[0].type == "`" and "\\" in self.text(node):
             self.not_modelled("a backquoted substitution uses backslashes, which bash reads twice")

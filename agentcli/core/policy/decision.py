@@ -5,9 +5,10 @@ and the approval queue, and the judgments of calls that are no path's (judgments
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from ..events import MAIN
 from .headless_advice import ways_to_allow
@@ -40,8 +41,10 @@ def refuse(reason: str) -> Decision:
 
 
 def plan_refusal(tool: str, flag: str) -> str:
-    return (f"{tool} is not allowed in plan mode, which only reads and searches; the user can leave plan mode "
-            f"with /permissions, or run with --permission-mode {flag}.")
+    return (
+        f"{tool} is not allowed in plan mode, which only reads and searches; the user can leave plan mode "
+        f"with /permissions, or run with --permission-mode {flag}."
+    )
 
 
 class Rulebook(Protocol):
@@ -54,7 +57,8 @@ class Rulebook(Protocol):
         """The rules of one kind (deny, ask, allow) that apply to ``tool``, for ``agent``."""
         ...
 
-    def find_rule(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
-                  outside: bool = False) -> Rule | None:
+    def find_rule(
+        self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN, outside: bool = False
+    ) -> Rule | None:
         """The first of those rules that ``matches``."""
         ...

@@ -22,8 +22,9 @@ def ways_to_allow(flag: str, rules: tuple[str, ...], rule_kind: str, root: Path)
     if rules:
         ways.append(f"pass --allowedTools {shlex.quote(' '.join(rules))}")
         listed = ", ".join(f"`{rule}`" for rule in rules)
-        ways.append(f"add {listed} to the allow list under [permissions] in your own settings for this "
-                    f"workspace, {own}")
+        ways.append(
+            f"add {listed} to the allow list under [permissions] in your own settings for this workspace, {own}"
+        )
     elif rule_kind:
         ways.append(f"allow it with {rule_kind}, by --allowedTools or in your own settings for this workspace, {own}")
     if len(ways) < 2:

@@ -33,18 +33,32 @@ import copy
 import json
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from ..tool_facts import KNOWN  # Claude Code's names, which a hook's matcher and its tool_name see
 from ..events import Notice, Sink
+from ..tool_facts import KNOWN  # Claude Code's names, which a hook's matcher and its tool_name see
 
 if TYPE_CHECKING:
     from ..system.sandbox import Sandbox
 
-EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
-          "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification", "Elicitation")
+EVENTS = (
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+    "Elicitation",
+)
 TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")  # matched on the tool's name
 # What the matcher of the other events is matched against, as Claude Code's: the MCP server, the agent type, the
 # session's source or reason, the compaction's trigger, the notification's type. UserPromptSubmit, Stop: no matcher.
@@ -116,11 +130,21 @@ def parse_hooks(table: Any, where: str) -> list[Hook]:
                 if not isinstance(command, str) or not command.strip():
                     raise HookConfigError(f"{where}: a hooks.{event} hook needs a 'command'")
                 if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-                    raise HookConfigError(f"{where}: the timeout of a hooks.{event} hook must be a positive "
-                                          f"number of seconds, not {timeout!r}")
+                    raise HookConfigError(
+                        f"{where}: the timeout of a hooks.{event} hook must be a positive "
+                        f"number of seconds, not {timeout!r}"
+                    )
                 root = group.get(PLUGIN_ROOT_MARK)
-                hooks.append(Hook(event, command, float(timeout), matcher, group.get(WORKSPACE_MARK) is True,
-                                  plugin_root=root if isinstance(root, str) else ""))
+                hooks.append(
+                    Hook(
+                        event,
+                        command,
+                        float(timeout),
+                        matcher,
+                        group.get(WORKSPACE_MARK) is True,
+                        plugin_root=root if isinstance(root, str) else "",
+                    )
+                )
     return hooks
 
 
@@ -130,8 +154,10 @@ def describe(table: Any) -> list[str]:
         hooks = parse_hooks(table, "hooks")
     except HookConfigError:
         return ["hooks (malformed: they would not run)"]
-    return [f"{h.event} hook{f' on {h.matcher}' if h.matcher not in ('', '*') else ''}: {h.command} "
-            "(runs a command)" for h in hooks]
+    return [
+        f"{h.event} hook{f' on {h.matcher}' if h.matcher not in ('', '*') else ''}: {h.command} (runs a command)"
+        for h in hooks
+    ]
 
 
 @dataclass(frozen=True)
@@ -159,8 +185,17 @@ class _Answer:
 class Hooks:
     """A session's hooks, and the one place they run. Front ends never call it: the engine does."""
 
-    def __init__(self, hooks: list[Hook], *, root: Path, emit: Sink, session_id: str = "",
-                 transcript_path: str = "", keep_secret_env: bool = False, sandbox: "Sandbox | None" = None) -> None:
+    def __init__(
+        self,
+        hooks: list[Hook],
+        *,
+        root: Path,
+        emit: Sink,
+        session_id: str = "",
+        transcript_path: str = "",
+        keep_secret_env: bool = False,
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.hooks, self.root, self.emit, self.sandbox = hooks, root, emit, sandbox
         self.session_id, self.transcript_path, self.keep_secret_env = session_id, transcript_path, keep_secret_env
         self.permission_mode: Callable[[], str] = lambda: "default"
@@ -172,7 +207,7 @@ class Hooks:
         self.agent_transcript_path = ""
         self.notifying: set[asyncio.Task[Verdict]] = set()  # Notification hooks under way (notify)
 
-    def for_agent(self, agent_id: str, agent_type: str, transcript_path: str = "") -> "Hooks":
+    def for_agent(self, agent_id: str, agent_type: str, transcript_path: str = "") -> Hooks:
         """These hooks as a subagent's work raises them: every input names the child (``agent_id``,
         ``agent_type``). The list of hooks is shared: one a host adds later counts for children too."""
         scoped = copy.copy(self)
@@ -183,43 +218,75 @@ class Hooks:
         return bool(self.hooks)
 
     async def before_tool(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
-        return await self.run("PreToolUse", tool, {"tool_name": KNOWN.claude_name(tool),
-                                                   "tool_input": self.claude_input(tool, tool_input),
-                                                   "tool_use_id": tool_use_id})
+        return await self.run(
+            "PreToolUse",
+            tool,
+            {
+                "tool_name": KNOWN.claude_name(tool),
+                "tool_input": self.claude_input(tool, tool_input),
+                "tool_use_id": tool_use_id,
+            },
+        )
 
     async def after_tool(self, tool: str, tool_input: Any, tool_use_id: str, output: str, is_error: bool) -> Verdict:
         response = {"output": output, "is_error": is_error}
-        return await self.run("PostToolUse", tool, {"tool_name": KNOWN.claude_name(tool),
-                                                    "tool_input": self.claude_input(tool, tool_input),
-                                                    "tool_response": response, "tool_use_id": tool_use_id})
+        return await self.run(
+            "PostToolUse",
+            tool,
+            {
+                "tool_name": KNOWN.claude_name(tool),
+                "tool_input": self.claude_input(tool, tool_input),
+                "tool_response": response,
+                "tool_use_id": tool_use_id,
+            },
+        )
 
     async def tool_failed(self, tool: str, tool_input: Any, tool_use_id: str, error: str, interrupted: bool) -> Verdict:
         """PostToolUseFailure: a call that ran and failed (after PostToolUse, which hears of every call)."""
-        return await self.run("PostToolUseFailure", tool, {
-            "tool_name": KNOWN.claude_name(tool), "tool_input": self.claude_input(tool, tool_input),
-            "tool_use_id": tool_use_id, "error": error, "is_interrupt": interrupted})
+        return await self.run(
+            "PostToolUseFailure",
+            tool,
+            {
+                "tool_name": KNOWN.claude_name(tool),
+                "tool_input": self.claude_input(tool, tool_input),
+                "tool_use_id": tool_use_id,
+                "error": error,
+                "is_interrupt": interrupted,
+            },
+        )
 
     async def permission_request(self, tool: str, tool_input: Any, tool_use_id: str) -> Verdict:
         """PermissionRequest: the user is about to be asked about this call; a hook may answer for them."""
-        return await self.run("PermissionRequest", tool, {"tool_name": KNOWN.claude_name(tool),
-                                                          "tool_input": self.claude_input(tool, tool_input),
-                                                          "tool_use_id": tool_use_id})
+        return await self.run(
+            "PermissionRequest",
+            tool,
+            {
+                "tool_name": KNOWN.claude_name(tool),
+                "tool_input": self.claude_input(tool, tool_input),
+                "tool_use_id": tool_use_id,
+            },
+        )
 
     async def prompt_submitted(self, prompt: str) -> Verdict:
         return await self.run("UserPromptSubmit", "", {"prompt": prompt})
 
-    async def stopping(self, subagent: bool, active: bool, last_message: str,
-                       extra: Callable[[], dict[str, Any]] | None = None) -> Verdict:
+    async def stopping(
+        self, subagent: bool, active: bool, last_message: str, extra: Callable[[], dict[str, Any]] | None = None
+    ) -> Verdict:
         """Stop, or SubagentStop (``extra``: the child's transcript path and receipt so far, made only when a
         hook will read them)."""
         event = "SubagentStop" if subagent else "Stop"
         if not any(h.event == event and h.matches(self.agent_type) for h in self.hooks):
             return Verdict()
-        return await self.run(event, self.agent_type, {"stop_hook_active": active, "last_assistant_message": last_message,
-                                                      **(extra() if extra else {})})
+        return await self.run(
+            event,
+            self.agent_type,
+            {"stop_hook_active": active, "last_assistant_message": last_message, **(extra() if extra else {})},
+        )
 
-    async def objection(self, subagent: bool, active: bool, last_message: str,
-                        extra: Callable[[], dict[str, Any]] | None = None) -> str:
+    async def objection(
+        self, subagent: bool, active: bool, last_message: str, extra: Callable[[], dict[str, Any]] | None = None
+    ) -> str:
         """What a Stop (or SubagentStop) hook that blocks the end of a turn tells the model; "" if none."""
         verdict = await self.stopping(subagent, active, last_message, extra)
         return f"A stop hook asks you to continue: {verdict.blocked}" if verdict.blocked else ""
@@ -266,15 +333,23 @@ class Hooks:
             self.warn(f"A {event} hook said: {verdict.blocked}")
         return verdict
 
-    async def elicitation(self, server: str, message: str, schema: dict[str, Any], url: str
-                          ) -> tuple[str, dict[str, Any] | None] | None:
+    async def elicitation(
+        self, server: str, message: str, schema: dict[str, Any], url: str
+    ) -> tuple[str, dict[str, Any] | None] | None:
         """An MCP server's question answered by an Elicitation hook (matched on the server's name), as
         Claude Code's hooks answer it: (action, content) from ``hookSpecificOutput``; None when none answers."""
         chosen = [h for h in self.hooks if h.event == "Elicitation" and h.matches(server)]
         if not chosen:
             return None
-        payload = self.input_of("Elicitation", {"mcp_server_name": server, "message": message,
-                                                "requested_schema": schema, **({"mode": "url", "url": url} if url else {})})
+        payload = self.input_of(
+            "Elicitation",
+            {
+                "mcp_server_name": server,
+                "message": message,
+                "requested_schema": schema,
+                **({"mode": "url", "url": url} if url else {}),
+            },
+        )
         for hook in chosen:
             answer = await self.call(hook, payload)
             if answer.code == BLOCK:
@@ -321,15 +396,26 @@ class Hooks:
         said = [self.read(hook, answer) for hook, answer in zip(chosen, answers, strict=True)]
         blocked = "\n".join(v.blocked for v in said if v.blocked)
         updated = next((v.updated_input for v in said if v.updated_input is not None), None)
-        return Verdict(blocked, any(v.allowed for v in said) and not blocked,
-                       tuple(c for v in said for c in v.context), "\n".join(v.stop for v in said if v.stop),
-                       None if blocked else updated)
+        return Verdict(
+            blocked,
+            any(v.allowed for v in said) and not blocked,
+            tuple(c for v in said for c in v.context),
+            "\n".join(v.stop for v in said if v.stop),
+            None if blocked else updated,
+        )
 
     def input_of(self, event: str, fields: dict[str, Any]) -> bytes:
         """A hook's stdin: the fields every event has, Claude Code's, then the event's own."""
         agent = {"agent_id": self.agent_id, "agent_type": self.agent_type} if self.agent_id else {}
-        data = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.root),
-                "permission_mode": self.permission_mode(), "hook_event_name": event, **agent, **fields}
+        data = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(self.root),
+            "permission_mode": self.permission_mode(),
+            "hook_event_name": event,
+            **agent,
+            **fields,
+        }
         return json.dumps(data, default=str).encode()
 
     def read(self, hook: Hook, answer: _Answer) -> Verdict:
@@ -340,9 +426,11 @@ class Hooks:
         if answer.code == BLOCK:
             return Verdict(answer.stderr.strip() or f"Blocked by a {hook.event} hook ({hook.command}).")
         if answer.code != 0:
-            self.warn(f"A {hook.event} hook failed (exit {answer.code}): {hook.command}"
-                      f"{': ' + answer.stderr.strip().splitlines()[-1] if answer.stderr.strip() else ''}. "
-                      "The run goes on.")
+            self.warn(
+                f"A {hook.event} hook failed (exit {answer.code}): {hook.command}"
+                f"{': ' + answer.stderr.strip().splitlines()[-1] if answer.stderr.strip() else ''}. "
+                "The run goes on."
+            )
             return Verdict()
         out = answer.stdout.strip()
         try:
@@ -351,18 +439,30 @@ class Hooks:
             reply = None
         if not isinstance(reply, dict):
             return Verdict(context=(out,) if out and hook.event in ("UserPromptSubmit", "SessionStart") else ())
-        specific: dict[str, Any] = reply["hookSpecificOutput"] if isinstance(reply.get("hookSpecificOutput"), dict) else {}
-        asked: dict[str, Any] = specific["decision"] if isinstance(specific.get("decision"), dict) else {}  # PermissionRequest
+        specific: dict[str, Any] = (
+            reply["hookSpecificOutput"] if isinstance(reply.get("hookSpecificOutput"), dict) else {}
+        )
+        asked: dict[str, Any] = (
+            specific["decision"] if isinstance(specific.get("decision"), dict) else {}
+        )  # PermissionRequest
         decision = specific.get("permissionDecision") or asked.get("behavior") or reply.get("decision")
-        reason = str(specific.get("permissionDecisionReason") or asked.get("message") or reply.get("reason")
-                     or reply.get("stopReason") or f"Blocked by a {hook.event} hook ({hook.command}).")
+        reason = str(
+            specific.get("permissionDecisionReason")
+            or asked.get("message")
+            or reply.get("reason")
+            or reply.get("stopReason")
+            or f"Blocked by a {hook.event} hook ({hook.command})."
+        )
         context = (str(specific["additionalContext"]),) if specific.get("additionalContext") else ()
         ends = reply.get("continue") is False or (decision == "deny" and asked.get("interrupt") is True)
         if decision in ("deny", "block") or reply.get("continue") is False:
             return Verdict(reason, context=context, stop=reason if ends else "")
         given = asked.get("updatedInput")
-        return Verdict(allowed=decision in ("allow", "approve"), context=context,
-                       updated_input=given if isinstance(given, dict) and decision == "allow" else None)
+        return Verdict(
+            allowed=decision in ("allow", "approve"),
+            context=context,
+            updated_input=given if isinstance(given, dict) and decision == "allow" else None,
+        )
 
     async def call(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook (a command, or a host's callback), telling ``watch`` of a command."""
@@ -379,8 +479,16 @@ class Hooks:
             outcome = "success" if answer.code == 0 else "error"
             return answer
         finally:
-            self.watch({"phase": "finished", **run, "code": answer.code, "stdout": answer.stdout,
-                        "stderr": answer.stderr, "outcome": outcome})
+            self.watch(
+                {
+                    "phase": "finished",
+                    **run,
+                    "code": answer.code,
+                    "stdout": answer.stdout,
+                    "stderr": answer.stderr,
+                    "outcome": outcome,
+                }
+            )
 
     async def run_command(self, hook: Hook, payload: bytes) -> _Answer:
         """Run one hook command; kill its process group when it outlives its timeout."""
@@ -389,15 +497,27 @@ class Hooks:
 
         try:
             argv, preexec, env, passed = await asyncio.to_thread(
-                launch, hook.command, self.root, sandbox=self.sandbox if hook.workspace else None,
-                keep_secret_env=self.keep_secret_env, plugin_root=hook.plugin_root)
+                launch,
+                hook.command,
+                self.root,
+                sandbox=self.sandbox if hook.workspace else None,
+                keep_secret_env=self.keep_secret_env,
+                plugin_root=hook.plugin_root,
+            )
         except SandboxError as exc:
             self.warn(f"The {hook.event} hook {hook.command} was not run: {exc}")
             return _Answer(None, "", "")
         try:
             proc = await processes.start_in_session(
-                *argv, cwd=self.root, env=env, preexec_fn=preexec, hand_over=passed,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                *argv,
+                cwd=self.root,
+                env=env,
+                preexec_fn=preexec,
+                hand_over=passed,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
         except OSError as exc:
             self.warn(f"Could not start the {hook.event} hook {hook.command}: {exc.strerror or exc}.")
             return _Answer(None, "", "")
@@ -405,8 +525,10 @@ class Hooks:
         try:
             stdout, stderr = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
         except TimeoutError:
-            self.warn(f"The {hook.event} hook {hook.command} did not finish within {hook.timeout:g} s and was "
-                      "stopped; the run goes on.")
+            self.warn(
+                f"The {hook.event} hook {hook.command} did not finish within {hook.timeout:g} s and was "
+                "stopped; the run goes on."
+            )
             return _Answer(None, "", "")
         except BrokenPipeError:  # it did not read its input; what it says still counts
             stdout, stderr = await proc.communicate()
@@ -423,8 +545,9 @@ class Hooks:
         try:
             reply = await asyncio.wait_for(hook.callback(json.loads(payload)), hook.timeout)
         except TimeoutError:
-            self.warn(f"The {hook.event} hook {hook.command} did not answer within {hook.timeout:g} s; "
-                      "the run goes on.")
+            self.warn(
+                f"The {hook.event} hook {hook.command} did not answer within {hook.timeout:g} s; the run goes on."
+            )
             return _Answer(None, "", "")
         except Exception as exc:  # noqa: BLE001 - the host's failure is its hook's, not the run's
             self.warn(f"The {hook.event} hook {hook.command} failed: {exc}. The run goes on.")
@@ -435,8 +558,9 @@ class Hooks:
         self.emit(Notice(level="warning", text=text))
 
 
-def launch(command: str, root: Path, *, sandbox: "Sandbox | None", keep_secret_env: bool, plugin_root: str = ""
-           ) -> tuple[list[str], Callable[[], None] | None, dict[str, str], list[int]]:
+def launch(
+    command: str, root: Path, *, sandbox: Sandbox | None, keep_secret_env: bool, plugin_root: str = ""
+) -> tuple[list[str], Callable[[], None] | None, dict[str, str], list[int]]:
     """How a hook's (or the status line's) command starts: ``/bin/sh -c`` in ``root``, with bash's scrubbed
     environment plus ``CLAUDE_PROJECT_DIR``, inside ``sandbox`` when one is given (a workspace's own command)
     and usable. Returns argv, the preexec function, the environment and the descriptors to pass down
@@ -454,8 +578,12 @@ def launch(command: str, root: Path, *, sandbox: "Sandbox | None", keep_secret_e
     if sandbox is not None and sandbox.usable():
         passed: list[int] = []
         readable = [Path(plugin_root)] if plugin_root else []
-        return (sandbox.wrap(argv, cwd=root, writable=writable_dirs(root), pass_fds=passed, readable=readable), None,
-                env, passed)
+        return (
+            sandbox.wrap(argv, cwd=root, writable=writable_dirs(root), pass_fds=passed, readable=readable),
+            None,
+            env,
+            passed,
+        )
     return argv, processes.die_with_parent(), env, []
 
 

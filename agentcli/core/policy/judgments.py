@@ -6,7 +6,7 @@ address (web_fetch: the host in every spelling against ``domain:`` rules). Each 
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 
 from .bash_effects import inert
 from .decision import ALLOW, BYPASS, Decision, Rulebook, plan_refusal, refuse
@@ -19,8 +19,9 @@ def decide_command(book: Rulebook, command: str, agent: str, tool: str) -> Decis
     for part in line.commands:
         deny = book.find_rule("deny", tool, lambda r: rule_hits(r, part) == "yes")  # noqa: B023 (used before the loop goes on)
         if deny:
-            return refuse(f"The command `{part.text}` is denied by the rule `{deny.text}`; "
-                           "do not try to get around it.")
+            return refuse(
+                f"The command `{part.text}` is denied by the rule `{deny.text}`; do not try to get around it."
+            )
     if book.mode == "plan":
         return refuse(plan_refusal(tool, "bypassPermissions"))
     hidden = hidden_from_deny(book, line, tool)
@@ -31,8 +32,11 @@ def decide_command(book: Rulebook, command: str, agent: str, tool: str) -> Decis
     if line.unknown:
         return Decision("ask", f"agentcli cannot tell what it runs: {line.unknown}", allows=f"run with {BYPASS}")
     if line.substitution:
-        return Decision("ask", "it uses command substitution, $(...) or backticks, which always needs a yes",
-                        allows=f"run with {BYPASS}")
+        return Decision(
+            "ask",
+            "it uses command substitution, $(...) or backticks, which always needs a yes",
+            allows=f"run with {BYPASS}",
+        )
     if not line.commands:
         return Decision("ask", allows=f"run with {BYPASS}")
     for part in line.commands:
@@ -57,8 +61,10 @@ def decide_command(book: Rulebook, command: str, agent: str, tool: str) -> Decis
         named = (f"{tool}({writes[0].text})",) if "*" not in writes[0].text else ()  # a * never names a write
         kind = "" if named else "a rule that spells out what it writes"
     elif dynamic:
-        reason = (f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
-                  "so no rule can say what it does")
+        reason = (
+            f"`{dynamic[0].text}` uses `{dynamic[0].dynamic}`, whose value is known only when it runs, "
+            "so no rule can say what it does"
+        )
     else:
         reason = f"{shown} {'is' if len(missing) == 1 else 'are'} not covered by an allow rule"
         named = tuple(dict.fromkeys(r for r in suggested if r))
@@ -66,8 +72,13 @@ def decide_command(book: Rulebook, command: str, agent: str, tool: str) -> Decis
     advice = Decision("ask", allows=f"run with {BYPASS}", allow_rules=named, rule_kind=kind)
     unsaid = next((part for part, rule in zip(missing, suggested, strict=True) if not rule), None)
     if unsaid is not None and not writes and not dynamic:
-        why = ("reads text written on the line, which no rule names" if unsaid.stdin else
-               "only sets variables" if not unsaid.words else "has no exact rule")
+        why = (
+            "reads text written on the line, which no rule names"
+            if unsaid.stdin
+            else "only sets variables"
+            if not unsaid.words
+            else "has no exact rule"
+        )
         return dataclasses.replace(advice, reason=f"`{unsaid.text}` {why}, so it is allowed one call at a time")
     if len(line.commands) == 1 and not writes and not dynamic:
         reason = ""  # a plain command in default mode: nothing unusual to say
@@ -90,8 +101,11 @@ def hidden_from_deny(book: Rulebook, line: CommandLine, tool: str) -> Decision |
                 break
     if not why:
         return None
-    return Decision("ask", f"{why}, so it could be what the deny rule `{rule.text}` forbids",
-                    allows="write the command so that every part of it is plain to read")
+    return Decision(
+        "ask",
+        f"{why}, so it could be what the deny rule `{rule.text}` forbids",
+        allows="write the command so that every part of it is plain to read",
+    )
 
 
 def command_allowed(book: Rulebook, part: SimpleCommand, agent: str, tool: str) -> bool:
@@ -129,8 +143,14 @@ def fetch_denial(book: Rulebook, url: str, addresses: Iterable[str], tool: str) 
     that names one of them (a rule on an address holds for every name that leads to it); "" if none."""
     names = [alias for address in addresses for alias in host_aliases(address)]
     deny = book.find_rule("deny", tool, lambda r: any(fetch_rule_hits(r, url, name) for name in names))
-    return (f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
-            "rule names; do not try to get around it.") if deny else ""
+    return (
+        (
+            f"Fetching {fetch_host(url)} is denied by the rule `{deny.text}`: it resolves to an address the "
+            "rule names; do not try to get around it."
+        )
+        if deny
+        else ""
+    )
 
 
 def fetch_redirect(book: Rulebook, first: str, then: str, tool: str) -> Decision:

@@ -38,23 +38,34 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ... import paths
-from ..events import (ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, MAIN, Approval, ApprovalRequested,
-                      ApprovalsWaiting, Notice)
-from .calls import CallContext as Ctx, JudgedTool as Tool
-from .decision import ALLOW, BYPASS, Decision, plan_refusal, refuse
-from .judgments import decide_command, decide_fetch
+from ..events import (
+    ALLOW_AGENT,
+    ALLOW_ALWAYS,
+    ALLOW_ONCE,
+    ALLOW_SESSION,
+    MAIN,
+    Approval,
+    ApprovalRequested,
+    ApprovalsWaiting,
+    Notice,
+)
+from ..storage.outputs import is_saved_output
 from ..system import protected_paths
 from ..system.home_held import home_reason
-from ..units import quoted
 from ..system.sandbox import Widening
-from .rules import Rule, RuleError, RuleSet, save_allow_rule
-from ..storage.outputs import is_saved_output
 from ..tool_facts import KNOWN
+from ..units import quoted
+from .calls import CallContext as Ctx
+from .calls import JudgedTool as Tool
+from .decision import ALLOW, BYPASS, Decision, plan_refusal, refuse
+from .judgments import decide_command, decide_fetch
+from .rules import Rule, RuleError, RuleSet, save_allow_rule
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -70,7 +81,6 @@ _FREE: dict[str, set[str]] = {
 # the folder core.hooksPath names, and these credentials and git's list of submodules.
 PROTECTED_DIRS = {".ssh", ".gnupg"}
 PROTECTED_FILES = {".git-credentials", ".netrc", ".gitmodules"}
-
 
 
 def protected(rel: Path) -> str:
@@ -110,10 +120,15 @@ def denial(tool: str, subagent: bool, reason: str = "") -> str:
     """What the model reads when the user said no, with why when they said (their words, quoted on one
     line); a subagent has no user to ask (its prompt says so)."""
     if reason.strip():
-        return (f"The user denied this {tool} call and said why: {quoted(reason, DENIAL_REASON_CAP)}. Do not "
-                "retry it unchanged; act on what they said.")
-    then = ("take another approach, or finish and say in your answer what you needed it for" if subagent
-            else "ask the user or take another approach")
+        return (
+            f"The user denied this {tool} call and said why: {quoted(reason, DENIAL_REASON_CAP)}. Do not "
+            "retry it unchanged; act on what they said."
+        )
+    then = (
+        "take another approach, or finish and say in your answer what you needed it for"
+        if subagent
+        else "ask the user or take another approach"
+    )
     return f"The user denied this {tool} call. Do not retry it; {then}."
 
 
@@ -150,7 +165,7 @@ class Permissions:
         self.set_mode(self.mode)
 
     @classmethod
-    def from_settings(cls, mode: str, rules: dict[str, list[str]] | None, interactive: bool) -> "Permissions":
+    def from_settings(cls, mode: str, rules: dict[str, list[str]] | None, interactive: bool) -> Permissions:
         return cls(mode=mode, interactive=interactive, rules=RuleSet.parse(rules))
 
     def set_mode(self, mode: str) -> None:
@@ -161,7 +176,7 @@ class Permissions:
         _ = changed and self.on_mode is not None and self.on_mode(mode)  # the session stores it (ModeChanged)
 
     def deny_for_session(self, rules: Iterable[str]) -> None:
-        """"Reject always": rules (as an "allow always" would have saved them) denied for the rest of the session."""
+        """ "Reject always": rules (as an "allow always" would have saved them) denied for the rest of the session."""
         for rule in RuleSet.parse({"deny": list(rules)}).deny:
             if rule not in self.rules.deny:
                 self.rules.deny.append(rule)
@@ -177,17 +192,26 @@ class Permissions:
         for kind in ("deny", "ask", "allow"):
             for rule in getattr(self.rules, kind):
                 lines.append(f"  {kind:5} {rule.text}")
-        lines += [f"  allow {rule.text}  " + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved
-                                              else "(this session)") for rule in self.session_rules]
-        lines += [f"  allow {rule.text}  (this turn: allowed-tools, inside the workspace only)" for rule in self.turn_rules]
-        lines += [f"  allow {rule.text}  (this session, {agent} only)"
-                  for agent, rules in self.agent_rules.items() for rule in rules]
+        lines += [
+            f"  allow {rule.text}  "
+            + (f"(always: saved to {self._saved[rule.text]})" if rule.text in self._saved else "(this session)")
+            for rule in self.session_rules
+        ]
+        lines += [
+            f"  allow {rule.text}  (this turn: allowed-tools, inside the workspace only)" for rule in self.turn_rules
+        ]
+        lines += [
+            f"  allow {rule.text}  (this session, {agent} only)"
+            for agent, rules in self.agent_rules.items()
+            for rule in rules
+        ]
         return "\n".join(lines)
 
     # ------------------------------------------------------------ the question
 
-    async def authorize(self, tool: Tool, args: dict[str, Any], ctx: Ctx, approved: bool = False
-                        ) -> str | dict[str, Any] | None:
+    async def authorize(
+        self, tool: Tool, args: dict[str, Any], ctx: Ctx, approved: bool = False
+    ) -> str | dict[str, Any] | None:
         """None when the call may run; otherwise the sentence the model gets back. ``approved``: a
         PreToolUse hook allowed the call, which answers a question (never a deny rule or a refusal).
         A dict: the answer allowed the call with this input instead (an ``Approval``'s), which was
@@ -198,6 +222,7 @@ class Permissions:
             decision = dataclasses.replace(decision, verdict="allow")
         if decision.verdict == "ask":
             from ..errors import ToolError  # here: config.py imports this module on the way to the app
+
             if not self.interactive:
                 try:
                     await tool.check(args, ctx)  # a call bound to fail fails as such, not as one to approve
@@ -249,32 +274,49 @@ class Permissions:
             if self.sandbox_grants.covers(needed):  # an answer given meanwhile
                 return ""
             what = needed.describe()
-            decision = Decision("ask", f"the OS sandbox stopped it, and it needs {what}: yes runs it again with "
-                                       f"{what}, and nothing else, added", rules=(f"sandbox: {what}",))
+            decision = Decision(
+                "ask",
+                f"the OS sandbox stopped it, and it needs {what}: yes runs it again with "
+                f"{what}, and nothing else, added",
+                rules=(f"sandbox: {what}",),
+            )
             answer = await self._ask(tool, args, ctx, decision, ())
             if answer not in (ALLOW_ONCE, ALLOW_SESSION, ALLOW_ALWAYS):
                 return "declined"
             if answer != ALLOW_ONCE:
                 self.sandbox_grants = self.sandbox_grants | needed
             if answer == ALLOW_ALWAYS:
-                how = ("to allow the network always, set sandbox_network = true (or sandbox_allowed_hosts) in your "
-                       "settings" if needed.network else "a later session asks again")
-                ctx.emit(Notice(level="info", text=f"Allowed {what} for this session only; {how}.",
-                                agent_id=ctx.agent_id))
+                how = (
+                    "to allow the network always, set sandbox_network = true (or sandbox_allowed_hosts) in your "
+                    "settings"
+                    if needed.network
+                    else "a later session asks again"
+                )
+                ctx.emit(
+                    Notice(level="info", text=f"Allowed {what} for this session only; {how}.", agent_id=ctx.agent_id)
+                )
             return ""
 
     def _announce(self, ctx: Ctx) -> None:
         """Tell the front ends who waits now (through the agent whose call joined or left the queue)."""
-        ctx.emit(ApprovalsWaiting(agents=tuple(agent for agent, _ in self._waiting),
-                                  descriptions=tuple(errand for _, errand in self._waiting),
-                                  agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+        ctx.emit(
+            ApprovalsWaiting(
+                agents=tuple(agent for agent, _ in self._waiting),
+                descriptions=tuple(errand for _, errand in self._waiting),
+                agent_id=ctx.agent_id,
+                parent_tool_use_id=ctx.parent_tool_use_id,
+            )
+        )
 
     def read_denials(self) -> list[Rule]:
         """The deny rules on paths that name a tool that reads (``Read(.env)``, ``read_file(.env)``,
         ``grep(secrets/**)``): each holds for every tool that reads, grep and glob over a folder and the
         git tools included."""
-        return [rule for rule in self.rules.deny
-                if rule.pattern is not None and any(rule.covers(tool) for tool in KNOWN.reading())]
+        return [
+            rule
+            for rule in self.rules.deny
+            if rule.pattern is not None and any(rule.covers(tool) for tool in KNOWN.reading())
+        ]
 
     def read_denial(self, path: Path, root: Path) -> str:
         """The text of the read deny rule that covers ``path`` (absolute; as named or as it resolves), "" when
@@ -282,21 +324,39 @@ class Permissions:
         real = path.resolve()
         is_dir = real.is_dir()
         lexical = Path(os.path.normpath(path))
-        rule = next((rule for rule in self.read_denials()
-                     if rule.matches_path(real, root, is_dir) or rule.matches_path(lexical, root, is_dir)), None)
+        rule = next(
+            (
+                rule
+                for rule in self.read_denials()
+                if rule.matches_path(real, root, is_dir) or rule.matches_path(lexical, root, is_dir)
+            ),
+            None,
+        )
         return rule.text if rule is not None else ""
 
     def permits_outside(self, ctx: Ctx, real: Path) -> bool:
         """Whether this tool call was allowed to touch ``real``, a path outside the workspace."""
         return (ctx.agent_id, ctx.tool_use_id, real) in self._grants
 
-    async def _ask(self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision,
-                   diff: tuple[str, ...]) -> str | Approval:
+    async def _ask(
+        self, tool: Tool, args: dict[str, Any], ctx: Ctx, decision: Decision, diff: tuple[str, ...]
+    ) -> str | Approval:
         future: asyncio.Future[str | Approval] = asyncio.get_running_loop().create_future()
-        ctx.emit(ApprovalRequested(tool=tool.name, input=args, preview=tool.preview, description=ctx.agent_description,
-                                   reason=decision.reason, rules=decision.rules, diff=diff, future=future,
-                                   tool_use_id=ctx.tool_use_id,
-                                   agent_id=ctx.agent_id, parent_tool_use_id=ctx.parent_tool_use_id))
+        ctx.emit(
+            ApprovalRequested(
+                tool=tool.name,
+                input=args,
+                preview=tool.preview,
+                description=ctx.agent_description,
+                reason=decision.reason,
+                rules=decision.rules,
+                diff=diff,
+                future=future,
+                tool_use_id=ctx.tool_use_id,
+                agent_id=ctx.agent_id,
+                parent_tool_use_id=ctx.parent_tool_use_id,
+            )
+        )
         try:
             return await future
         except asyncio.CancelledError:
@@ -309,8 +369,13 @@ class Permissions:
         if answer == ALLOW_ONCE:
             return
         if not decision.rules:
-            ctx.emit(Notice(level="info", text=f"Allowed once: {decision.reason or 'this call'} needs a yes "
-                                                "every time.", agent_id=ctx.agent_id))
+            ctx.emit(
+                Notice(
+                    level="info",
+                    text=f"Allowed once: {decision.reason or 'this call'} needs a yes every time.",
+                    agent_id=ctx.agent_id,
+                )
+            )
             return
         scoped = answer == ALLOW_AGENT and ctx.agent_id != MAIN
         rules = self.agent_rules.setdefault(ctx.agent_id, []) if scoped else self.session_rules
@@ -326,8 +391,13 @@ class Permissions:
                 await asyncio.to_thread(save_allow_rule, settings_file, text)
                 self._saved[text] = settings_file
             except (OSError, RuleError) as exc:
-                ctx.emit(Notice(level="warning", text=f"Could not save the rule {text} to {settings_file}: "
-                                                      f"{exc}. It applies for this session only."))
+                ctx.emit(
+                    Notice(
+                        level="warning",
+                        text=f"Could not save the rule {text} to {settings_file}: "
+                        f"{exc}. It applies for this session only.",
+                    )
+                )
 
     # ------------------------------------------------------------ the decision
 
@@ -341,16 +411,19 @@ class Permissions:
         takes_path = tool.workspace_paths and "path" in tool.input_schema.get("properties", {})
         target = self._target(ctx, args) if takes_path else None
         if target is not None:
+
             def matches(rule: Rule, strict: bool = False) -> bool:
                 assert target is not None
                 hit = rule.matches_path(target.real, root, target.is_dir)
                 return hit or (not strict and rule.matches_path(target.lexical, root, target.is_dir))
+
             subject = f"{target.shown}"
         else:
             value = str(args.get(tool.key_arg, "")) if tool.key_arg else ""
 
             def matches(rule: Rule, strict: bool = False) -> bool:
                 return rule.matches_text(value)
+
             subject = value
         about = f"{tool.name} on {subject}" if subject else tool.name
         kind = tool.kind
@@ -373,8 +446,12 @@ class Permissions:
             base = ctx.workspace.base_of(target.real) or root  # the root, or a folder --add-dir gave
             why = own_folder(target.real, base)  # first: it says which of agentcli's or git's own folders
             why = why or (protected(target.lexical.relative_to(base)) if base in target.lexical.parents else "")
-            why = (why or protected(target.real.relative_to(base))
-                   or protected_paths.in_hooks_folder(target.real, base) or home_reason(target.real, base))
+            why = (
+                why
+                or protected(target.real.relative_to(base))
+                or protected_paths.in_hooks_folder(target.real, base)
+                or home_reason(target.real, base)
+            )
             if why:
                 return Decision("ask", why, allows=f"run with {BYPASS}")
         ask = self.find_rule("ask", tool.name, matches)
@@ -385,30 +462,43 @@ class Permissions:
         if kind == "edit" and target is not None:
             base = ctx.workspace.base_of(target.real) or root
             rel = target.real.relative_to(root).as_posix() if base == root else str(target.real)
-            return Decision("ask", rules=(tool.name,), allows="run with --permission-mode acceptEdits",
-                            allow_rules=(f"{tool.name}({rel})",))
+            return Decision(
+                "ask",
+                rules=(tool.name,),
+                allows="run with --permission-mode acceptEdits",
+                allow_rules=(f"{tool.name}({rel})",),
+            )
         return Decision("ask", rules=(tool.name,), allows=f"run with {BYPASS}", allow_rules=(tool.name,))
 
-    def _decide_outside(self, tool: Tool, kind: str, target: _Target, root: Path,
-                        matches: Callable[..., bool], agent: str = MAIN) -> Decision:
+    def _decide_outside(
+        self, tool: Tool, kind: str, target: _Target, root: Path, matches: Callable[..., bool], agent: str = MAIN
+    ) -> Decision:
         where = f"{target.real} is outside the workspace {root}"
         if target.shown != str(target.real):
             where = f"{target.shown} resolves to {target.real}, which is outside the workspace {root}"
         if self.mode == "bypassPermissions":
             return Decision("allow", grant=target.real)
         if kind != "read":
-            return refuse(f"{where}; {tool.name} is refused outside the workspace in every permission mode "
-                           f"but bypassPermissions ({BYPASS}).")
+            return refuse(
+                f"{where}; {tool.name} is refused outside the workspace in every permission mode "
+                f"but bypassPermissions ({BYPASS})."
+            )
         ask = self.find_rule("ask", tool.name, matches)
         if ask:
-            return Decision("ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}",
-                            grant=target.real)
+            return Decision(
+                "ask", f"it matches the ask rule `{ask.text}`", allows=f"run with {BYPASS}", grant=target.real
+            )
         if self.find_rule("allow", tool.name, lambda r: matches(r, True), agent, outside=True):
             return Decision("allow", grant=target.real)
         folder = target.real if target.is_dir else target.real.parent
-        return Decision("ask", f"{target.real} is outside the workspace", rules=(f"{tool.name}({folder}/**)",),
-                        allows=f"run with {BYPASS}", allow_rules=(f"{tool.name}({target.real})",),
-                        grant=target.real)
+        return Decision(
+            "ask",
+            f"{target.real} is outside the workspace",
+            rules=(f"{tool.name}({folder}/**)",),
+            allows=f"run with {BYPASS}",
+            allow_rules=(f"{tool.name}({target.real})",),
+            grant=target.real,
+        )
 
     # ------------------------------------------------------------ helpers
 
@@ -423,8 +513,9 @@ class Permissions:
             found += [rule for rule in [*self.session_rules, *own, *turn] if rule.covers(tool)]
         return found
 
-    def find_rule(self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN,
-              outside: bool = False) -> Rule | None:
+    def find_rule(
+        self, kind: str, tool: str, matches: Callable[[Rule], bool], agent: str = MAIN, outside: bool = False
+    ) -> Rule | None:
         return next((rule for rule in self.rules_for(kind, tool, agent, outside) if matches(rule)), None)
 
     @staticmethod
@@ -437,5 +528,6 @@ class Permissions:
             real = workspace.locate(path)
         except (OSError, RuntimeError):  # a symlink loop: the tool reports it
             return None
-        return _Target(shown=path, lexical=lexical, real=real, inside=workspace.contains(real),
-                       is_dir=os.path.isdir(real))
+        return _Target(
+            shown=path, lexical=lexical, real=real, inside=workspace.contains(real), is_dir=os.path.isdir(real)
+        )

@@ -35,14 +35,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tool_facts import KNOWN
+from .bash_commands import WRITTEN, quote_words
+from .bash_commands import CommandLine as CommandLine
+from .bash_commands import SimpleCommand as SimpleCommand
 from .bash_effects import writing_options
-from .bash_commands import WRITTEN, CommandLine as CommandLine, SimpleCommand as SimpleCommand, quote_words
 from .bash_syntax import parse
 
 if TYPE_CHECKING:
     import pathspec
 
 LISTS = ("deny", "ask", "allow")  # checked in this order
+
 
 def names_tool(name: str, tool: str) -> bool:
     """Whether ``name`` (in a rule or an agent's tool list) names ``tool``: the same name, or an MCP
@@ -71,19 +74,22 @@ class Rule:
         return KNOWN.rule_tools(self.name)
 
     @classmethod
-    def parse(cls, text: str) -> "Rule":
+    def parse(cls, text: str) -> Rule:
         if not isinstance(text, str):
             raise RuleError(f"a permission rule must be a string such as 'bash(npm test *)', not {text!r}.")
         match = _RULE.fullmatch(text)
         if not match:
-            raise RuleError(f"cannot read the permission rule {text!r}; write it like 'bash(npm test *)' "
-                            "or 'write_file(docs/**)'.")
+            raise RuleError(
+                f"cannot read the permission rule {text!r}; write it like 'bash(npm test *)' or 'write_file(docs/**)'."
+            )
         name, pattern = match.group(1).lower(), match.group(2)
         if pattern is not None:
             pattern = pattern.strip()
             if not pattern:
-                raise RuleError(f"the permission rule {text!r} has empty parentheses; leave them out "
-                                "to match every call of the tool.")
+                raise RuleError(
+                    f"the permission rule {text!r} has empty parentheses; leave them out "
+                    "to match every call of the tool."
+                )
             if pattern in ("*", "**"):
                 pattern = None
         return cls(text.strip(), name, pattern)
@@ -164,10 +170,10 @@ def _command_regex(pattern: str, marked: bool = False) -> re.Pattern[str]:
     return re.compile(body + (f"(?:{literal(' ')}{anything})?" if optional_tail else ""), re.DOTALL)
 
 
-_SPECS: dict[str, "pathspec.GitIgnoreSpec"] = {}
+_SPECS: dict[str, pathspec.GitIgnoreSpec] = {}
 
 
-def _path_spec(pattern: str) -> "pathspec.GitIgnoreSpec":
+def _path_spec(pattern: str) -> pathspec.GitIgnoreSpec:
     spec = _SPECS.get(pattern)
     if spec is None:
         import pathspec  # on the first path rule checked: startup does without it
@@ -185,7 +191,7 @@ class RuleSet:
     allow: list[Rule] = field(default_factory=list)
 
     @classmethod
-    def parse(cls, lists: dict[str, list[str]] | None) -> "RuleSet":
+    def parse(cls, lists: dict[str, list[str]] | None) -> RuleSet:
         lists = check_lists(lists or {})
         return cls(**{name: [Rule.parse(text) for text in lists.get(name, [])] for name in LISTS})
 
@@ -201,7 +207,7 @@ def check_lists(lists: object) -> dict[str, list[str]]:
         if name not in LISTS:
             raise RuleError(f"unknown permissions list '{name}'; use allow, ask or deny.")
         if not isinstance(rules, list):
-            raise RuleError(f"permissions.{name} must be a list of rules such as [\"bash(npm test *)\"].")
+            raise RuleError(f'permissions.{name} must be a list of rules such as ["bash(npm test *)"].')
         for text in rules:
             Rule.parse(text)
     return lists
@@ -236,13 +242,33 @@ def _with_options(command: SimpleCommand) -> SimpleCommand:
         found = tuple(dict.fromkeys(found))
     if not found:
         return command
-    return replace(command, writes=tuple(dict.fromkeys(command.writes + found)),
-                   written=tuple(sorted({*command.written, *places})))
+    return replace(
+        command, writes=tuple(dict.fromkeys(command.writes + found)), written=tuple(sorted({*command.written, *places}))
+    )
 
 
 # Programs that run the command named in their later words: a deny rule looks at those words too.
-_WRAPPERS = {"env", "command", "builtin", "nice", "nohup", "timeout", "sudo", "doas", "xargs", "stdbuf", "setsid",
-             "ionice", "exec", "time", "chronic", "unbuffer", "watch", "strace", "flock"}
+_WRAPPERS = {
+    "env",
+    "command",
+    "builtin",
+    "nice",
+    "nohup",
+    "timeout",
+    "sudo",
+    "doas",
+    "xargs",
+    "stdbuf",
+    "setsid",
+    "ionice",
+    "exec",
+    "time",
+    "chronic",
+    "unbuffer",
+    "watch",
+    "strace",
+    "flock",
+}
 _SHELLS = {"bash", "sh", "dash", "zsh", "ksh"}
 
 
@@ -266,7 +292,7 @@ def rule_hits(rule: Rule, command: SimpleCommand, depth: int = 0) -> str:
     if program == "find":  # find -exec CMD ... ; and its kin run CMD
         for at, word in enumerate(words):
             if word in ("-exec", "-execdir", "-ok", "-okdir"):
-                rest = list(itertools.takewhile(lambda w: w not in (";", "+"), words[at + 1:]))
+                rest = list(itertools.takewhile(lambda w: w not in (";", "+"), words[at + 1 :]))
                 hit = rule_hits(rule, SimpleCommand("", "", tuple(rest)), depth + 1) if rest else ""
                 if hit == "yes":
                     return "yes"
@@ -300,16 +326,65 @@ def _could_start(pattern: str, prefix: str) -> bool:
 
 # Commands whose second word picks what they do: a session rule keeps both words.
 SUBCOMMAND_TOOLS = {
-    "git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "docker", "kubectl", "make", "uv", "poetry",
-    "pip", "pip3", "gh", "dotnet", "mvn", "gradle", "./gradlew", "bundle", "rake", "mix", "terraform", "helm",
-    "just", "nix", "swift", "flutter", "rustup", "conda", "tox", "nox", "hatch", "pdm",
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "deno",
+    "cargo",
+    "go",
+    "docker",
+    "kubectl",
+    "make",
+    "uv",
+    "poetry",
+    "pip",
+    "pip3",
+    "gh",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "./gradlew",
+    "bundle",
+    "rake",
+    "mix",
+    "terraform",
+    "helm",
+    "just",
+    "nix",
+    "swift",
+    "flutter",
+    "rustup",
+    "conda",
+    "tox",
+    "nox",
+    "hatch",
+    "pdm",
 }
 # Subcommands that launch another program, named next: a session rule names that program too.
 LAUNCHERS = {
-    "uv": {"run"}, "go": {"run"}, "docker": {"run", "exec"}, "podman": {"run", "exec"}, "poetry": {"run"},
-    "conda": {"run"}, "mamba": {"run"}, "pixi": {"run"}, "nix": {"run", "shell", "develop"}, "deno": {"run"},
-    "cargo": {"run"}, "pipenv": {"run"}, "hatch": {"run"}, "pdm": {"run"}, "rye": {"run"}, "kubectl": {"exec"},
-    "dotnet": {"run"}, "npm": {"exec"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "bun": {"x"},
+    "uv": {"run"},
+    "go": {"run"},
+    "docker": {"run", "exec"},
+    "podman": {"run", "exec"},
+    "poetry": {"run"},
+    "conda": {"run"},
+    "mamba": {"run"},
+    "pixi": {"run"},
+    "nix": {"run", "shell", "develop"},
+    "deno": {"run"},
+    "cargo": {"run"},
+    "pipenv": {"run"},
+    "hatch": {"run"},
+    "pdm": {"run"},
+    "rye": {"run"},
+    "kubectl": {"exec"},
+    "dotnet": {"run"},
+    "npm": {"exec"},
+    "pnpm": {"exec", "dlx"},
+    "yarn": {"exec", "dlx"},
+    "bun": {"x"},
     "pipx": {"run"},
 }
 # Subcommands that run a script the project names (``npm run test``): the rule keeps the script's name.
@@ -318,19 +393,91 @@ PROGRAM_LAUNCHERS = {"npx", "uvx", "bunx", "pnpx"}  # they launch the program na
 # Programs whose rule is the exact command, never ``bash(PROGRAM *)``: what they run or touch is in their
 # words (``bash -c``, ``python -c``, ``xargs``, ``sudo``, ``valgrind CMD``; ``rm -rf``; a host to reach), so
 # allowing one line of them must not allow every line. Any other program's rule is the program and what follows.
-EXACT_ONLY = (_SHELLS | _WRAPPERS
-              | {"fish", "csh", "tcsh", "pwsh", "eval", "source", "trap", "busybox", "su", "runuser", "chroot",
-                 "nsenter", "unshare", "firejail", "bwrap", "systemd-run", "taskset", "setarch", "at", "batch",
-                 "crontab", "parallel", "script", "expect", "find", "sed", "awk", "gawk", "mawk", "nawk", "ed",
-                 "vim", "vi", "nvim", "emacs", "gdb", "lldb", "valgrind", "ltrace", "perf", "hyperfine", "entr",
-                 "watchexec", "nodemon", "osascript"}
-              | {"rm", "rmdir", "mv", "cp", "dd", "ln", "chmod", "chown", "chgrp", "truncate", "shred", "install",
-                 "touch", "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "xz", "7z", "patch", "split", "kill",
-                 "pkill", "killall"}
-              | {"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
+EXACT_ONLY = (
+    _SHELLS
+    | _WRAPPERS
+    | {
+        "fish",
+        "csh",
+        "tcsh",
+        "pwsh",
+        "eval",
+        "source",
+        "trap",
+        "busybox",
+        "su",
+        "runuser",
+        "chroot",
+        "nsenter",
+        "unshare",
+        "firejail",
+        "bwrap",
+        "systemd-run",
+        "taskset",
+        "setarch",
+        "at",
+        "batch",
+        "crontab",
+        "parallel",
+        "script",
+        "expect",
+        "find",
+        "sed",
+        "awk",
+        "gawk",
+        "mawk",
+        "nawk",
+        "ed",
+        "vim",
+        "vi",
+        "nvim",
+        "emacs",
+        "gdb",
+        "lldb",
+        "valgrind",
+        "ltrace",
+        "perf",
+        "hyperfine",
+        "entr",
+        "watchexec",
+        "nodemon",
+        "osascript",
+    }
+    | {
+        "rm",
+        "rmdir",
+        "mv",
+        "cp",
+        "dd",
+        "ln",
+        "chmod",
+        "chown",
+        "chgrp",
+        "truncate",
+        "shred",
+        "install",
+        "touch",
+        "tar",
+        "unzip",
+        "zip",
+        "gzip",
+        "gunzip",
+        "bzip2",
+        "xz",
+        "7z",
+        "patch",
+        "split",
+        "kill",
+        "pkill",
+        "killall",
+    }
+    | {"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"}
+)
 # Interpreters (any version: python3.11), which run code given on their command line (-c, -e, a script).
-INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua|luajit|tclsh|java|jshell|julia|"
-                         r"scala|groovy|kotlin|ghci|runghc|Rscript|R)[\d.]*")
+INTERPRETER = re.compile(
+    r"(?:python|pypy|perl|ruby|irb|node|ts-node|tsx|php|lua|luajit|tclsh|java|jshell|julia|"
+    r"scala|groovy|kotlin|ghci|runghc|Rscript|R)[\d.]*"
+)
 _NAME = re.compile(r"[A-Za-z][\w:.-]*")
 
 
@@ -370,8 +517,13 @@ def _words_rule(words: list[str], redirects: str = "") -> str:
         inner = _words_rule(words[2:])  # python -m pytest tests/x.py: as pytest tests/x.py is
         if inner.endswith(" *") and INTERPRETER.fullmatch(first):
             return f"{first} -m {inner}"
-    if _NAME.fullmatch(first) and not (first in EXACT_ONLY or INTERPRETER.fullmatch(first) or first in SUBCOMMAND_TOOLS
-                                       or first in LAUNCHERS or first in SCRIPT_RUNNERS):
+    if _NAME.fullmatch(first) and not (
+        first in EXACT_ONLY
+        or INTERPRETER.fullmatch(first)
+        or first in SUBCOMMAND_TOOLS
+        or first in LAUNCHERS
+        or first in SCRIPT_RUNNERS
+    ):
         return f"{first} *"  # pytest tests/x.py: the next run names another file, and the user meant pytest
     return "" if "*" in exact else exact
 
@@ -405,8 +557,9 @@ def save_allow_rule(settings_file: Path, rule: str) -> None:
     allow = list(table.get("allow", [])) if isinstance(table, dict) else []
     if rule in allow:
         return
-    cannot = RuleError(f"cannot add the rule to {settings_file} without rewriting it; "
-                       f"add {rule!r} to permissions.allow by hand")
+    cannot = RuleError(
+        f"cannot add the rule to {settings_file} without rewriting it; add {rule!r} to permissions.allow by hand"
+    )
     try:
         document = tomlkit.parse(text)
         if "permissions" not in document:

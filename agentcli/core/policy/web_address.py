@@ -41,7 +41,7 @@ def canonical_host(host: str) -> str:
     else:
         if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ip) + (host[host.index("%"):] if "%" in host else "")
+        return str(ip) + (host[host.index("%") :] if "%" in host else "")
     try:
         name = host.encode("idna").decode("ascii").lower()
     except UnicodeError:
@@ -86,14 +86,13 @@ def fetch_rule_hits(rule: Rule, url: str, host: str) -> bool:
         return True
     if not rule.pattern.startswith("domain:"):
         return rule.matches_text(url)
-    domain = rule.pattern[len("domain:"):].strip().lower().rstrip(".")
+    domain = rule.pattern[len("domain:") :].strip().lower().rstrip(".")
     if "*" not in domain:
         try:
             domain = canonical_host(domain)  # WebFetch(domain:0x7f.1) is a rule on 127.0.0.1
         except ValueError:
             return False
-    return (Rule(rule.text, rule.name, domain).matches_text(host)
-            or (domain.startswith("*.") and host == domain[2:]))
+    return Rule(rule.text, rule.name, domain).matches_text(host) or (domain.startswith("*.") and host == domain[2:])
 
 
 def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:

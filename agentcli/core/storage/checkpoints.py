@@ -22,9 +22,10 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a bigger file is noted, not kept (setting checkpoint_file_max_mb)
 MAX_TOTAL_BYTES = 512 * 1024 * 1024  # all of a session's checkpoint contents (setting checkpoint_session_max_mb)
@@ -63,8 +64,14 @@ class Restore:
 class Checkpoints:
     """The checkpoints of one session. ``folder`` None keeps them in memory only (no session file)."""
 
-    def __init__(self, root: Path, folder: Path | None, *, max_file_bytes: int = MAX_FILE_BYTES,
-                 max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
+    def __init__(
+        self,
+        root: Path,
+        folder: Path | None,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_total_bytes: int = MAX_TOTAL_BYTES,
+    ) -> None:
         self.root = root.resolve()
         self.folder = folder
         self.max_file_bytes = max_file_bytes
@@ -104,8 +111,17 @@ class Checkpoints:
                 note = TOO_LARGE
             else:
                 blob = self._keep_blob(old)
-        self._record({"kind": "before", "prompt": self.prompt, "path": path, "blob": blob, "mode": mode,
-                      "note": note, "existed": old is not None})
+        self._record(
+            {
+                "kind": "before",
+                "prompt": self.prompt,
+                "path": path,
+                "blob": blob,
+                "mode": mode,
+                "note": note,
+                "existed": old is not None,
+            }
+        )
 
     def after_change(self, real: Path, new: bytes | None) -> None:
         """Note what an agent left in the file (None: it removed it)."""
@@ -183,8 +199,11 @@ class Checkpoints:
             was = self._blob(before.blob) if before.blob is not None else None
             if current == was:
                 continue  # already as it was
-            if path in self.after and (_sha(current) if current is not None else None) != self.after[path] \
-                    and not overwrite:
+            if (
+                path in self.after
+                and (_sha(current) if current is not None else None) != self.after[path]
+                and not overwrite
+            ):
                 result.changed_by_hand.append(path)
                 continue
             result.restored.append(path)
@@ -231,8 +250,11 @@ class Checkpoints:
         if not isinstance(path, str):
             return
         if kind == "before":
-            self.befores.append(Before(int(fact.get("prompt") or 0), path, fact.get("blob"), fact.get("mode"),
-                                       str(fact.get("note") or "")))
+            self.befores.append(
+                Before(
+                    int(fact.get("prompt") or 0), path, fact.get("blob"), fact.get("mode"), str(fact.get("note") or "")
+                )
+            )
         elif kind == "after":
             self.after[path] = fact.get("blob")
         elif kind == "unrestorable":
@@ -277,6 +299,7 @@ class Checkpoints:
 
 # ---------------------------------------------------------------- around a bash call
 
+
 @dataclass
 class TreeScan:
     """Stat data of the work tree's files (tracked and untracked, not ignored), before a bash call."""
@@ -320,7 +343,7 @@ def scan_tree(root: Path, clean_too: bool = True) -> TreeScan | None:
     for name in names:
         if prefix and not name.startswith(prefix + "/"):
             continue
-        relative = name[len(prefix) + 1:] if prefix else name
+        relative = name[len(prefix) + 1 :] if prefix else name
         if is_temporary(name):  # another agent's write in flight
             continue
         try:

@@ -35,6 +35,7 @@ class CallPlace(Protocol):
     @property
     def tool_use_id(self) -> str: ...
 
+
 READ_PAGE = 2000  # lines read_file shows by default: a saved copy, too, is read a page at a time
 _MB = 1024 * 1024
 
@@ -87,7 +88,7 @@ class CappedCopy:
         with _lock:
             used = _used.setdefault(self.folder, _folder_size(self.folder))
             room = min(self.copy_cap - self.written, self.session_cap - used)
-            take = data[:max(room, 0)]
+            take = data[: max(room, 0)]
             if take:
                 try:
                     if self.handle is None:
@@ -128,19 +129,27 @@ class CappedCopy:
         if self.failed and not self.written:
             return f"[No full copy of the output was kept: {self.failed}]"
         if self.full == "session" and not self.written:
-            return (f"[No full copy of the output was kept: this session's full-output copies reached their "
-                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]")
+            return (
+                f"[No full copy of the output was kept: this session's full-output copies reached their "
+                f"{_mb(self.session_mb)} cap (setting output_session_max_mb)]"
+            )
         lines = self.lines + (not self.ends_line)
-        paging = (f"; read_file reads it without asking for approval: {lines:,} lines, {READ_PAGE} at a "
-                  "time, so pass offset and limit to page through it")
+        paging = (
+            f"; read_file reads it without asking for approval: {lines:,} lines, {READ_PAGE} at a "
+            "time, so pass offset and limit to page through it"
+        )
         if self.full == "session":
-            return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
-                    f"{self.written:,} bytes, before this session's full-output copies reached their "
-                    f"{_mb(self.session_mb)} cap (setting output_session_max_mb){paging}]")
+            return (
+                f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
+                f"{self.written:,} bytes, before this session's full-output copies reached their "
+                f"{_mb(self.session_mb)} cap (setting output_session_max_mb){paging}]"
+            )
         if self.full == "copy":
-            return (f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
-                    f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
-                    f"(setting output_copy_max_mb); the rest was not kept{paging}]")
+            return (
+                f"[Full output ({total:,} {unit}) saved to {self.path} only in part: its first "
+                f"{self.written:,} bytes, the {_mb(self.copy_mb)} cap of one copy "
+                f"(setting output_copy_max_mb); the rest was not kept{paging}]"
+            )
         return f"[Full output ({total:,} {unit}) saved to {self.path}{paging}]"
 
 

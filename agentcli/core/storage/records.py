@@ -15,23 +15,26 @@ import dataclasses
 import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 from ..events import EVENT_TYPES, Usage
 
 COMMON: dict[str, Any] = {"type": str, "ts": str, "agent_id": str, "parent_tool_use_id": str | None}
 HEADER: dict[str, Any] = {"session_id": str, "cwd": str, "model": str, "pid": int, "forked_from": str | None}
-STORE_RECORDS: dict[str, dict[str, Any]] = {
-    "session_started": HEADER,
-    "session_resumed": HEADER,
-}
+STORE_RECORDS: dict[str, dict[str, Any]] = {"session_started": HEADER, "session_resumed": HEADER}
 USAGE_FIELDS: dict[str, Any] = typing.get_type_hints(Usage)
 MAX_DEPTH = 128  # objects and lists within each other: a record's own take about six, a tool's input the rest
 TOO_DEEP = f"it is nested more than {MAX_DEPTH} levels deep"
-MESSAGE_FIELDS = {"user_message": "content", "assistant_message": "content",  # checked block by block
-                  "compacted": "messages", "history_cleared": "messages", "rewound": "messages"}
+MESSAGE_FIELDS = {
+    "user_message": "content",
+    "assistant_message": "content",  # checked block by block
+    "compacted": "messages",
+    "history_cleared": "messages",
+    "rewound": "messages",
+}
 BLOCK_FIELDS: dict[str, dict[str, Any]] = {
     "text": {"text": str},
     "tool_use": {"id": str, "name": str, "input": dict[str, Any]},
@@ -94,8 +97,10 @@ def checks_of(record_type: str) -> tuple[Check, ...]:
 
 @cache
 def block_checks(block_type: str) -> tuple[Check, ...]:
-    return tuple(Check(name, kind, not is_optional(kind), fitter(kind))
-                 for name, kind in BLOCK_FIELDS.get(block_type, {}).items())
+    return tuple(
+        Check(name, kind, not is_optional(kind), fitter(kind))
+        for name, kind in BLOCK_FIELDS.get(block_type, {}).items()
+    )
 
 
 def record_problem(record: dict[str, Any]) -> str | None:
@@ -244,8 +249,14 @@ def finite_copy(value: Any) -> Any:
 def describe(kind: Any) -> str:
     if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
         return " or ".join(describe(k) for k in typing.get_args(kind))
-    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false", type(None): "null",
-             Usage: "a usage object"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        type(None): "null",
+        Usage: "a usage object",
+    }
     if kind in names:
         return names[kind]
     origin = typing.get_origin(kind)

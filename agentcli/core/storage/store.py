@@ -27,10 +27,16 @@ from ..content import typed
 from ..events import MAIN, Event, SubagentFinished, SubagentStarted, Usage, event_from_dict
 from .records import TOO_DEEP, finite, finite_copy, record_problem
 
-NOT_STORED = ("text_delta", "thinking_delta", "text_reset", "raw_stream_event",  # the AssistantMessage holds it all
-              "reply_started",  # a wait that is over
-              "approvals_waiting",  # the inbox now, for the front ends
-              "tool_progress", "tool_output")  # the call's result holds what it came to
+NOT_STORED = (
+    "text_delta",
+    "thinking_delta",
+    "text_reset",
+    "raw_stream_event",  # the AssistantMessage holds it all
+    "reply_started",  # a wait that is over
+    "approvals_waiting",  # the inbox now, for the front ends
+    "tool_progress",
+    "tool_output",
+)  # the call's result holds what it came to
 WAITS = ("notice",)  # kept back until the session has something of its own to save (SessionStore)
 TORN = "Skipped a torn last line in {name} (the process probably died mid-write)."
 
@@ -45,7 +51,7 @@ def new_session_id() -> str:
 
 
 def now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
 
 
 def projects_home() -> Path:
@@ -85,7 +91,7 @@ class SessionStore:
         self.problem = ""  # why it failed ("no space left on device")
 
     @classmethod
-    def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> "SessionStore":
+    def for_workspace(cls, root: Path, session_id: str, header: dict[str, Any] | None = None) -> SessionStore:
         return cls(project_dir(root), session_id, header)
 
     def path_for(self, agent_id: str) -> Path:
@@ -109,8 +115,10 @@ class SessionStore:
     def append_record(self, agent_id: str, record: dict[str, Any]) -> None:
         """Append a record that is no event (``ts`` and ids are filled in)."""
         self._settle()
-        self._append(agent_id, {"ts": now_iso(), **record, "agent_id": agent_id,
-                                "parent_tool_use_id": record.get("parent_tool_use_id")})
+        self._append(
+            agent_id,
+            {"ts": now_iso(), **record, "agent_id": agent_id, "parent_tool_use_id": record.get("parent_tool_use_id")},
+        )
 
     def lock(self) -> bool:
         """Open the main file and take its exclusive lock; False when another process holds it."""
@@ -152,8 +160,10 @@ class SessionStore:
             self.off, self.problem = True, _reason(exc)
             self.close()
             self._drop_if_empty()
-            raise SessionError(f"Could not write {self.path_for(agent_id)} ({self.problem}), so the rest of "
-                               "this session will not be saved.") from None
+            raise SessionError(
+                f"Could not write {self.path_for(agent_id)} ({self.problem}), so the rest of "
+                "this session will not be saved."
+            ) from None
 
     def _drop_if_empty(self) -> None:
         """Remove a main file that holds no whole record after a failed write (a full disk): a session with
@@ -207,13 +217,15 @@ def writable_folder(folder: Path) -> None:
     try:
         while not there.exists() and there != there.parent:
             there = there.parent
-        problem = ("not a directory" if not there.is_dir() else
-                   None if os.access(there, os.W_OK | os.X_OK) else "not writable")
+        problem = (
+            "not a directory" if not there.is_dir() else None if os.access(there, os.W_OK | os.X_OK) else "not writable"
+        )
     except OSError as exc:
         problem = _reason(exc)
     if problem:
-        raise SessionError(f"Cannot save sessions in {folder} ({problem}); make it writable, or set "
-                           "AGENTCLI_HOME to a folder that is.")
+        raise SessionError(
+            f"Cannot save sessions in {folder} ({problem}); make it writable, or set AGENTCLI_HOME to a folder that is."
+        )
 
 
 def in_use(path: Path) -> bool:
@@ -229,12 +241,21 @@ def in_use(path: Path) -> bool:
 
 
 def header_record(kind: str, session_id: str, cwd: Path, model: str, **extra: Any) -> dict[str, Any]:
-    return {"type": kind, "agent_id": MAIN, "parent_tool_use_id": None, "session_id": session_id,
-            "cwd": str(cwd), "model": model, "pid": os.getpid(), **extra}
+    return {
+        "type": kind,
+        "agent_id": MAIN,
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "cwd": str(cwd),
+        "model": model,
+        "pid": os.getpid(),
+        **extra,
+    }
 
 
-def open_store(root: Path, model: str, *, session_id: str | None = None, resume: Path | None = None,
-               fork_session: bool = False) -> tuple[SessionStore, list[str]]:
+def open_store(
+    root: Path, model: str, *, session_id: str | None = None, resume: Path | None = None, fork_session: bool = False
+) -> tuple[SessionStore, list[str]]:
     """The store of a new session, or of the saved one at ``resume``, locked; and warnings to show.
 
     When another process has ``resume`` open, or ``fork_session`` asks for it (``--fork-session``), this
@@ -244,19 +265,24 @@ def open_store(root: Path, model: str, *, session_id: str | None = None, resume:
     writable_folder(resume.parent if resume is not None else project_dir(root))
     if resume is None:
         session_id = session_id or new_session_id()
-        return SessionStore(project_dir(root), session_id, header_record("session_started", session_id, root, model)), []
+        return SessionStore(
+            project_dir(root), session_id, header_record("session_started", session_id, root, model)
+        ), []
     store = SessionStore(resume.parent, resume.stem, header_record("session_resumed", resume.stem, root, model))
     if not fork_session and store.lock():
         store.write_header()  # at once: it marks where this process's part of the file begins
         return store, store.warnings
     session_id = new_session_id()
-    store = SessionStore(resume.parent, session_id,
-                         header_record("session_started", session_id, root, model, forked_from=resume.stem))
+    store = SessionStore(
+        resume.parent, session_id, header_record("session_started", session_id, root, model, forked_from=resume.stem)
+    )
     warnings = fork(resume, store)
     if fork_session:
         return store, warnings
-    return store, warnings + [f"Session {resume.stem} is open in another agentcli, so this one continues in a new "
-                              f"session, {session_id}, with a copy of its history."]
+    return store, warnings + [
+        f"Session {resume.stem} is open in another agentcli, so this one continues in a new "
+        f"session, {session_id}, with a copy of its history."
+    ]
 
 
 def fork(source: Path, store: SessionStore) -> list[str]:
@@ -268,7 +294,7 @@ def fork(source: Path, store: SessionStore) -> list[str]:
     records, warnings = read_records(source)
     headers = [i for i, r in enumerate(records) if r.get("type") in ("session_started", "session_resumed")]
     if headers and records[headers[-1]]["type"] == "session_resumed":
-        records = records[:headers[-1]]
+        records = records[: headers[-1]]
     store.write_header()
     for record in records:
         if record.get("type") != "session_started":
@@ -398,11 +424,19 @@ class SessionInfo:
     warnings: list[str] = field(default_factory=list)  # lines of its files that were skipped
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "path": str(self.path), "cwd": self.cwd, "started": self.started,
-                "updated": datetime.datetime.fromtimestamp(self.updated, datetime.timezone.utc).isoformat(
-                    timespec="seconds"),
-                "model": self.model, "first_prompt": self.first_prompt, "turns": self.turns,
-                "subagents": len(self.subagents), "usage": self.usage.to_dict(), "forked_from": self.forked_from}
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "cwd": self.cwd,
+            "started": self.started,
+            "updated": datetime.datetime.fromtimestamp(self.updated, datetime.UTC).isoformat(timespec="seconds"),
+            "model": self.model,
+            "first_prompt": self.first_prompt,
+            "turns": self.turns,
+            "subagents": len(self.subagents),
+            "usage": self.usage.to_dict(),
+            "forked_from": self.forked_from,
+        }
 
 
 def session_info(path: Path) -> SessionInfo:
@@ -479,8 +513,10 @@ def folder_entries(folder: Path) -> list[Path]:
     except FileNotFoundError:
         return []
     except OSError as exc:
-        raise SessionError(f"Cannot read sessions in {folder} ({_reason(exc)}); make it readable, or set "
-                           "AGENTCLI_HOME to a folder that is.") from None
+        raise SessionError(
+            f"Cannot read sessions in {folder} ({_reason(exc)}); make it readable, or set "
+            "AGENTCLI_HOME to a folder that is."
+        ) from None
 
 
 def started_in(path: Path, root: Path) -> bool:
@@ -509,8 +545,10 @@ def find_session(root: Path, text: str, *, everywhere: bool = False) -> Path:
             return matches[0]
         if len(matches) > 1:
             ids = ", ".join(sorted(p.stem for p in matches)[:3])
-            raise SessionError(f"'{text}' matches {len(matches)} sessions ({ids}{', …' if len(matches) > 3 else ''}); "
-                               "give more of the id.")
+            raise SessionError(
+                f"'{text}' matches {len(matches)} sessions ({ids}{', …' if len(matches) > 3 else ''}); "
+                "give more of the id."
+            )
     elsewhere = [] if everywhere else [p for p in session_files(None) if p.stem.startswith(text) and text]
     if len(elsewhere) == 1:
         cwd = session_info(elsewhere[0]).cwd or "another workspace"

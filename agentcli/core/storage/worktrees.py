@@ -21,14 +21,20 @@ import shutil
 import stat
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import Callable
-
 from ..errors import ToolError
-from ..system.git import (Repository, UnsafeRepository, _first_error, absorb_child_objects, find_repository, run_git,
-                          run_git_bytes)
+from ..system.git import (
+    Repository,
+    UnsafeRepository,
+    _first_error,
+    absorb_child_objects,
+    find_repository,
+    run_git,
+    run_git_bytes,
+)
 
 BRANCH_PREFIX = "agentcli/"  # branches are agentcli/<session id>/<subagent id>/work: each child's ref in a
 BRANCH_TAIL = "work"  # folder of its own, the one its sandbox may write (agentcli/<session>/<id>: older ones)
@@ -81,8 +87,7 @@ def summary(changes: list[FileChange]) -> str:
     """'2 files changed (+5 −1): a.py +3 −1, b.png binary'."""
     added = sum(c.added or 0 for c in changes)
     removed = sum(c.removed or 0 for c in changes)
-    each = ", ".join(f"{c.path} " + ("binary" if c.added is None else f"+{c.added} −{c.removed}")
-                     for c in changes[:10])
+    each = ", ".join(f"{c.path} " + ("binary" if c.added is None else f"+{c.added} −{c.removed}") for c in changes[:10])
     more = f", and {len(changes) - 10} more" if len(changes) > 10 else ""
     files = f"{len(changes)} file{'' if len(changes) == 1 else 's'}"
     return f"{files} changed (+{added} −{removed}): {each}{more}"
@@ -95,8 +100,11 @@ def repository(root: Path, outside: str = "") -> Repository:
     except UnsafeRepository as exc:
         raise WorktreeError(f"Worktree isolation is not available here: {exc}") from None
     if repo is None:
-        raise WorktreeError(outside or f"isolation: worktree needs a git repository, and {root} is not in one; "
-                            "run the subagent without isolation.")
+        raise WorktreeError(
+            outside
+            or f"isolation: worktree needs a git repository, and {root} is not in one; "
+            "run the subagent without isolation."
+        )
     return repo
 
 
@@ -135,14 +143,30 @@ def create(root: Path, folder: Path, session: str, agent_id: str, session_file: 
     folder.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "add", "-q", "-b", branch, str(path), head.strip())
     prefix = "" if repo.root.resolve() == repo.work_tree else str(repo.root.resolve().relative_to(repo.work_tree))
-    worktree = Worktree(agent_id, session, branch, path, prefix, head.strip(), repo.work_tree,
-                        str(session_file) if session_file else "", _admin_dir(repo, path))
+    worktree = Worktree(
+        agent_id,
+        session,
+        branch,
+        path,
+        prefix,
+        head.strip(),
+        repo.work_tree,
+        str(session_file) if session_file else "",
+        _admin_dir(repo, path),
+    )
     try:
         child = _child(worktree)
         if _copy_uncommitted(repo, path):
             _git(child, "add", "-A")
-            _git(child, *IDENTITY, "commit", "-q", "--no-verify", "-m",
-                 f"agentcli: uncommitted changes as {agent_id} began")
+            _git(
+                child,
+                *IDENTITY,
+                "commit",
+                "-q",
+                "--no-verify",
+                "-m",
+                f"agentcli: uncommitted changes as {agent_id} began",
+            )
         worktree = dataclasses.replace(worktree, base=_git(child, "rev-parse", "HEAD").strip())
         _write_meta(worktree)
     except (OSError, WorktreeError) as exc:
@@ -200,8 +224,15 @@ def _meta_path(path: Path) -> Path:
 
 
 def _write_meta(worktree: Worktree) -> None:
-    data = {"id": worktree.id, "session": worktree.session, "branch": worktree.branch, "base": worktree.base,
-            "prefix": worktree.prefix, "main": str(worktree.main), "session_file": worktree.session_file}
+    data = {
+        "id": worktree.id,
+        "session": worktree.session,
+        "branch": worktree.branch,
+        "base": worktree.base,
+        "prefix": worktree.prefix,
+        "main": str(worktree.main),
+        "session_file": worktree.session_file,
+    }
     _meta_path(worktree.path).write_text(json.dumps(data), encoding="utf-8")
 
 
@@ -235,8 +266,19 @@ def listing(root: Path) -> list[Worktree]:
             continue
         meta = _read_meta(path)
         base = meta.get("base") or _git(repo, "merge-base", branch, "HEAD").strip()
-        found.append(Worktree(agent_id, session, branch, path, meta.get("prefix", ""), base, repo.work_tree,
-                              meta.get("session_file", ""), _admin_dir(repo, path)))
+        found.append(
+            Worktree(
+                agent_id,
+                session,
+                branch,
+                path,
+                meta.get("prefix", ""),
+                base,
+                repo.work_tree,
+                meta.get("session_file", ""),
+                _admin_dir(repo, path),
+            )
+        )
     return sorted(found, key=lambda w: (w.session, _number(w.id)))
 
 
@@ -286,7 +328,9 @@ def save_work(worktree: Worktree) -> str:
     tree = _git(child, "write-tree").strip()
     tip = head
     if tree != _git(child, "rev-parse", "--verify", f"{head}^{{tree}}").strip():
-        tip = _git(child, *IDENTITY, "commit-tree", tree, "-p", head, "-m", f"agentcli: {worktree.id}'s changes").strip()
+        tip = _git(
+            child, *IDENTITY, "commit-tree", tree, "-p", head, "-m", f"agentcli: {worktree.id}'s changes"
+        ).strip()
     _git(child, "update-ref", "--no-deref", "-m", "agentcli: save work", ref, tip)
     _git(child, "symbolic-ref", "HEAD", ref)
     return tip
@@ -294,11 +338,15 @@ def save_work(worktree: Worktree) -> str:
 
 def _child(worktree: Worktree) -> Repository:
     if not worktree.present:
-        raise WorktreeError(f"The worktree of {worktree.id} ({worktree.path}) is gone; "
-                            f"`agentcli worktrees discard {worktree.id}` removes its branch.")
+        raise WorktreeError(
+            f"The worktree of {worktree.id} ({worktree.path}) is gone; "
+            f"`agentcli worktrees discard {worktree.id}` removes its branch."
+        )
     if worktree.git_dir is None:
-        raise WorktreeError(f"The main repository has no record of the worktree of {worktree.id}; "
-                            f"`agentcli worktrees discard {worktree.id}` removes its branch.")
+        raise WorktreeError(
+            f"The main repository has no record of the worktree of {worktree.id}; "
+            f"`agentcli worktrees discard {worktree.id}` removes its branch."
+        )
     return Repository(worktree.path, worktree.git_dir, worktree.path)
 
 
@@ -309,8 +357,9 @@ def changes(worktree: Worktree) -> list[FileChange]:
     for item in out.split("\0"):
         if item.count("\t") == 2:
             added, removed, path = item.split("\t")
-            found.append(FileChange(path, int(added) if added.isdigit() else None,
-                                    int(removed) if removed.isdigit() else None))
+            found.append(
+                FileChange(path, int(added) if added.isdigit() else None, int(removed) if removed.isdigit() else None)
+            )
     return found
 
 
@@ -338,9 +387,11 @@ def finish(worktree: Worktree) -> str:
     if not found:
         discard(worktree)
         return f"{worktree.id} changed no files, so its worktree was removed."
-    return (f"Worktree branch {worktree.branch}: {summary(found)}. The user's files are untouched: "
-            f"/diff {worktree.id} shows the changes, /merge {worktree.id} applies them, /discard {worktree.id} "
-            "drops them (the worktree tool does the same when the user asks).")
+    return (
+        f"Worktree branch {worktree.branch}: {summary(found)}. The user's files are untouched: "
+        f"/diff {worktree.id} shows the changes, /merge {worktree.id} applies them, /discard {worktree.id} "
+        "drops them (the worktree tool does the same when the user asks)."
+    )
 
 
 # ---------------------------------------------------------------- merging and discarding
@@ -381,18 +432,23 @@ def merge(worktree: Worktree) -> str:
             conflicts.append(name)
         else:
             plan.append((name, merged, new_mode))
-    outside = [name for name, content, mode in plan if mode == "120000" and content is not None
-               and not _link_inside(worktree.main, name, content)]
+    outside = [
+        name
+        for name, content, mode in plan
+        if mode == "120000" and content is not None and not _link_inside(worktree.main, name, content)
+    ]
     if outside:
         raise WorktreeError(
             f"Cannot merge {worktree.id}: it made {', '.join(outside)} a symbolic link that points outside your "
             f"working tree, which a merge does not bring in. Nothing was changed; /diff {worktree.id} shows its "
-            f"changes to apply by hand, /discard {worktree.id} drops them.")
+            f"changes to apply by hand, /discard {worktree.id} drops them."
+        )
     if conflicts:
         raise MergeConflict(
             f"Cannot merge {worktree.id}: {', '.join(conflicts)} changed both in your working tree and in "
             f"{worktree.id}'s worktree, in overlapping places. Nothing was changed; /diff {worktree.id} shows its "
-            f"changes to apply by hand, /discard {worktree.id} drops them.")
+            f"changes to apply by hand, /discard {worktree.id} drops them."
+        )
     for name, content, mode in plan:
         _write(worktree.main / name, content, mode)
     found = changes(worktree)
@@ -424,8 +480,9 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _merge_file(repo: Repository, ours: bytes | None, base: bytes | None, theirs: bytes | None,
-                label: str) -> bytes | None:
+def _merge_file(
+    repo: Repository, ours: bytes | None, base: bytes | None, theirs: bytes | None, label: str
+) -> bytes | None:
     """A clean three-way merge of one text file, or None when the changes overlap (or a side is gone)."""
     if ours is None or base is None or theirs is None or any(b"\0" in x for x in (ours, base, theirs)):
         return None
@@ -490,12 +547,15 @@ def leftover_warning(root: Path, session: str) -> list[str]:
     if not left:
         return []
     names = ", ".join(f"{w.id} (session {w.session})" for w in left)
-    return [f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
-            "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."]
+    return [
+        f"Subagent worktrees left by earlier sessions: {names}. `agentcli worktrees list` shows what "
+        "each changed; `agentcli worktrees merge ID` applies one, `agentcli worktrees discard ID` removes it."
+    ]
 
 
-def act(root: Path, action: str, ident: str, session: str | None = None,
-        running: Callable[[str], bool] | None = None) -> str:
+def act(
+    root: Path, action: str, ident: str, session: str | None = None, running: Callable[[str], bool] | None = None
+) -> str:
     """diff, merge or discard one worktree, as /diff, /merge, /discard and `agentcli worktrees` do."""
     worktree = find(root, ident, session)
     if action != "diff" and worktree.session == session and running is not None and running(worktree.id):
@@ -518,4 +578,3 @@ def listing_lines(worktrees: list[Worktree], session: str | None = None) -> list
         whose = "this session" if worktree.session == session else f"session {worktree.session}"
         lines.append(f"{worktree.id} ({whose}) · branch {worktree.branch} · {what}")
     return lines
-

@@ -13,6 +13,7 @@ a config from anywhere but a file), a failed git process, or a file changed less
 look began (whose change the clock's granularity could hide: git's own "racily clean" rule, on the ctime,
 which no command can set back) and the answer is used once and not kept.
 """
+
 from __future__ import annotations
 
 import os
@@ -68,8 +69,17 @@ def forget() -> None:
 def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
     """Every file whose change could change what git's config reader returns for ``root``, absolute;
     None when that cannot be said. Blocking: two git processes."""
-    code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--absolute-git-dir",
-                        "--git-common-dir", "--is-inside-work-tree", "--show-cdup", timeout=10)
+    code, out, _ = _run(
+        root,
+        None,
+        "rev-parse",
+        "--path-format=absolute",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--is-inside-work-tree",
+        "--show-cdup",
+        timeout=10,
+    )
     lines = out.split("\n")
     if code != 0 or len(lines) < 4 or lines[2] not in ("true", "false"):
         return None
@@ -79,9 +89,19 @@ def config_files(root: Path, env: dict[str, str]) -> tuple[str, ...] | None:
     home = Path(env.get("HOME", "/"))
     xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
     found = [str(folder / ".git") for folder in (root, *root.parents)]  # which repository git finds
-    found += [str(path) for path in (gitdir / "HEAD", gitdir / "commondir", gitdir / "config.worktree",
-                                     common / "config", common / "config.worktree", home / ".gitconfig",
-                                     xdg / "git" / "config", Path("/etc/gitconfig"))]
+    found += [
+        str(path)
+        for path in (
+            gitdir / "HEAD",
+            gitdir / "commondir",
+            gitdir / "config.worktree",
+            common / "config",
+            common / "config.worktree",
+            home / ".gitconfig",
+            xdg / "git" / "config",
+            Path("/etc/gitconfig"),
+        )
+    ]
     code, out, _ = _run(root, None, "config", "--list", "--show-origin", "--null", timeout=10)
     if code != 0:
         return None

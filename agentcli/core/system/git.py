@@ -50,10 +50,16 @@ from pathlib import Path
 from ..errors import ToolError
 from .secret_env import command_env
 
-
 # GIT_NO_LAZY_FETCH needs git 2.45; before that, forbidding every transport below stops a lazy fetch.
-GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_NO_LAZY_FETCH": "1",
-           "GIT_PROTOCOL_FROM_USER": "0", "LC_ALL": "C", "LANGUAGE": "C"}
+GIT_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_PROTOCOL_FROM_USER": "0",
+    "LC_ALL": "C",
+    "LANGUAGE": "C",
+}
 
 
 PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
@@ -62,15 +68,34 @@ PROTOCOLS = ("file", "git", "ssh", "http", "https", "ext", "fd")
 # Before the subcommand, on every command. Command-line settings beat every config file and what it
 # includes; git also hands them to any git it starts itself.
 HARDENING = (
-    "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=never",
-    "-c", "core.hooksPath=/dev/null",  # worktree add, commit and checkout would run the repository's hooks
-    "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
-    "-c", "core.fsmonitor=false",  # status and diff would start the fsmonitor hook
-    "-c", "submodule.recurse=false", "-c", "diff.ignoreSubmodules=all", "-c", "diff.submodule=short",
-    "-c", "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
-    "-c", "log.showSignature=false",  # gpg.program
-    "-c", "safe.bareRepository=explicit",  # a bare repository committed inside the project
-    "-c", "protocol.allow=never", *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
+    "--no-pager",
+    "-c",
+    "core.quotepath=off",
+    "-c",
+    "color.ui=never",
+    "-c",
+    "core.hooksPath=/dev/null",  # worktree add, commit and checkout would run the repository's hooks
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "tag.gpgSign=false",
+    "-c",
+    "core.fsmonitor=false",  # status and diff would start the fsmonitor hook
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "diff.ignoreSubmodules=all",
+    "-c",
+    "diff.submodule=short",
+    "-c",
+    "status.submoduleSummary=false",  # a submodule has its own config: never look inside one
+    "-c",
+    "log.showSignature=false",  # gpg.program
+    "-c",
+    "safe.bareRepository=explicit",  # a bare repository committed inside the project
+    "-c",
+    "protocol.allow=never",
+    *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
 )
 
 
@@ -139,7 +164,8 @@ def find_repository(root: Path) -> Repository | None:
         where = f"to {configured}" if configured else f"somewhere git cannot use ({_first_error(err)})"
         raise UnsafeRepository(
             f"This repository's git config (core.worktree) moves its work tree {where}, away from {work_tree} "
-            "where its .git is, so the git tools refuse it: they only read the workspace.")
+            "where its .git is, so the git tools refuse it: they only read the workspace."
+        )
     return Repository(root, git_dir, work_tree)
 
 
@@ -182,16 +208,23 @@ def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT
     return _run_bytes(repo.root, repo, *args, timeout=timeout)
 
 
-def _run(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
-         transports: tuple[str, ...] = ()) -> tuple[int, str, str]:
+def _run(
+    cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT, transports: tuple[str, ...] = ()
+) -> tuple[int, str, str]:
     """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
     code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout, transports=transports)
     return code, out.decode("utf-8", errors="replace"), err
 
 
-def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT,
-               objects: dict[str, str] | None = None, stdin: bytes | None = None,
-               transports: tuple[str, ...] = ()) -> tuple[int, bytes, str]:
+def _run_bytes(
+    cwd: Path,
+    repo: Repository | None,
+    *args: str,
+    timeout: float = COMMAND_TIMEOUT,
+    objects: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    transports: tuple[str, ...] = (),
+) -> tuple[int, bytes, str]:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -212,11 +245,26 @@ def _run_bytes(cwd: Path, repo: Repository | None, *args: str, timeout: float = 
     if repo is not None and subcommand == "blame":
         _check_ignore_revs_files(repo)
     allowed = [arg for name in transports for arg in ("-c", f"protocol.{name}.allow=always")]  # after: they win
-    command = [executable, *location, *settings, *HARDENING, *allowed, subcommand,
-               *SUBCOMMAND_OPTIONS.get(subcommand, ()), *rest]
+    command = [
+        executable,
+        *location,
+        *settings,
+        *HARDENING,
+        *allowed,
+        subcommand,
+        *SUBCOMMAND_OPTIONS.get(subcommand, ()),
+        *rest,
+    ]
     try:
-        done = subprocess.run(command, cwd=cwd, env=env, input=stdin, capture_output=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL if stdin is None else None)
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL if stdin is None else None,
+        )
     except subprocess.TimeoutExpired:
         return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
@@ -232,8 +280,19 @@ CLONE_TIMEOUT = 600.0
 def clone(source: str, dest: Path) -> str:
     """Clone ``source`` (a URL or a path) into ``dest``, hardened as every command here (no hooks, no
     submodules, no template, only CLONE_TRANSPORTS): "" when done, else git's first error line. Blocking."""
-    code, _, err = _run(dest.parent, None, "clone", "--quiet", "--no-recurse-submodules", "--template=", "--",
-                        source, str(dest), timeout=CLONE_TIMEOUT, transports=CLONE_TRANSPORTS)
+    code, _, err = _run(
+        dest.parent,
+        None,
+        "clone",
+        "--quiet",
+        "--no-recurse-submodules",
+        "--template=",
+        "--",
+        source,
+        str(dest),
+        timeout=CLONE_TIMEOUT,
+        transports=CLONE_TRANSPORTS,
+    )
     return "" if code == 0 else _first_error(err) or f"git clone exited with {code}"
 
 
@@ -242,8 +301,16 @@ def pull(folder: Path) -> str:
     repo = find_repository(folder)
     if repo is None:
         return f"{folder} is not a git repository"
-    code, _, err = _run(folder, repo, "fetch", "--quiet", "--no-recurse-submodules", "origin",
-                        timeout=CLONE_TIMEOUT, transports=CLONE_TRANSPORTS)
+    code, _, err = _run(
+        folder,
+        repo,
+        "fetch",
+        "--quiet",
+        "--no-recurse-submodules",
+        "origin",
+        timeout=CLONE_TIMEOUT,
+        transports=CLONE_TRANSPORTS,
+    )
     if code == 0:
         code, _, err = _run(folder, repo, "reset", "--quiet", "--hard", "FETCH_HEAD")
     return "" if code == 0 else _first_error(err) or f"git exited with {code}"
@@ -278,20 +345,24 @@ def absorb_child_objects(repo: Repository) -> None:
     UnsafeRepository (one sentence) when git fails."""
     store = repo.git_dir / CHILD_OBJECTS
     if store.is_symlink() or os.path.lexists(store / "info" / "alternates"):
-        raise UnsafeRepository(f"The worktree {repo.work_tree} has its objects folder made a link or naming "
-                               "other object folders (objects/info/alternates), so agentcli does not copy them.")
+        raise UnsafeRepository(
+            f"The worktree {repo.work_tree} has its objects folder made a link or naming "
+            "other object folders (objects/info/alternates), so agentcli does not copy them."
+        )
     if not store.is_dir():
         return
     own = {"GIT_OBJECT_DIRECTORY": str(store), "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
-    code, out, err = _run_bytes(repo.root, repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                                objects=own)
+    code, out, err = _run_bytes(
+        repo.root, repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)", objects=own
+    )
     if code == 0 and out.strip():
         code, out, err = _run_bytes(repo.root, repo, "pack-objects", "--stdout", "-q", objects=own, stdin=out)
         if code == 0:
             code, _, err = _run_bytes(repo.root, repo, "unpack-objects", "-q", objects={}, stdin=out)
     if code != 0:
-        raise UnsafeRepository(f"Could not copy the objects of the worktree {repo.work_tree} into the repository: "
-                               f"{_first_error(err)}.")
+        raise UnsafeRepository(
+            f"Could not copy the objects of the worktree {repo.work_tree} into the repository: {_first_error(err)}."
+        )
 
 
 def _check_ignore_revs_files(repo: Repository) -> None:
@@ -307,8 +378,10 @@ def _check_ignore_revs_files(repo: Repository) -> None:
         except (OSError, RuntimeError):  # a symlink loop
             inside = False
         if name and not inside:
-            raise UnsafeRepository(f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
-                                   "so git_blame refuses to run: git would read that file.")
+            raise UnsafeRepository(
+                f"git config (blame.ignoreRevsFile) names {name}, outside the workspace, "
+                "so git_blame refuses to run: git would read that file."
+            )
 
 
 def _no_repository_filters(repo: Repository) -> dict[str, str]:
@@ -318,13 +391,15 @@ def _no_repository_filters(repo: Repository) -> dict[str, str]:
     drivers (git-lfs in ~/.gitconfig) stay; those the repository sets (its .git/config and what that
     includes) are replaced by nothing, through GIT_CONFIG_COUNT, which takes any driver name.
     """
-    code, out, _ = _run(repo.root, repo, "config", "--null", "--show-scope", "--get-regexp", r"^filter\.",
-                        timeout=10)
+    code, out, _ = _run(repo.root, repo, "config", "--null", "--show-scope", "--get-regexp", r"^filter\.", timeout=10)
     if code not in (0, 1):  # 1: no filter is set
         return {}
     fields = out.split("\0")
-    drivers = {key.split("\n", 1)[0][len("filter."):].rpartition(".")[0]
-               for scope, key in zip(fields[::2], fields[1::2], strict=False) if scope in ("local", "worktree")}
+    drivers = {
+        key.split("\n", 1)[0][len("filter.") :].rpartition(".")[0]
+        for scope, key in zip(fields[::2], fields[1::2], strict=False)
+        if scope in ("local", "worktree")
+    }
     settings = [(f"filter.{name}.{key}", "") for name in sorted(drivers) if name for key in FILTER_COMMANDS]
     settings += [(f"filter.{name}.required", "false") for name in sorted(drivers) if name]
     overrides = {"GIT_CONFIG_COUNT": str(len(settings))}
@@ -336,22 +411,41 @@ def _no_repository_filters(repo: Repository) -> dict[str, str]:
 # git run through bash in a workspace that is not trusted: the settings of HARDENING that keep git from
 # running the repository's programs, without those that change what commands print or forbid transports
 # (a push or fetch the user allowed must still work).
-BASH_HARDENING = (("core.hooksPath", "/dev/null"), ("core.fsmonitor", "false"), ("commit.gpgSign", "false"),
-                  ("tag.gpgSign", "false"), ("log.showSignature", "false"), ("submodule.recurse", "false"),
-                  ("diff.ignoreSubmodules", "all"), ("status.submoduleSummary", "false"),
-                  ("safe.bareRepository", "explicit"), ("protocol.ext.allow", "never"))
+BASH_HARDENING = (
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("log.showSignature", "false"),
+    ("submodule.recurse", "false"),
+    ("diff.ignoreSubmodules", "all"),
+    ("status.submoduleSummary", "false"),
+    ("safe.bareRepository", "explicit"),
+    ("protocol.ext.allow", "never"),
+)
 
 
 # Settings of the repository's own config (and what it includes) that name a program, and the value that
 # runs none: they are replaced by name, as the filter drivers are for the git tools.
-REPOSITORY_PROGRAMS = r"^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor" \
-    r"|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver" \
+REPOSITORY_PROGRAMS = (
+    r"^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor"
+    r"|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver"
     r"|gpg\.(.+\.)?program|credential\.(.+\.)?helper|remote\..+\.(uploadpack|receivepack)|alias\..+)$"
+)
 
 
-_NEUTRAL = {"core.fsmonitor": "false", "core.hookspath": "/dev/null", "core.pager": "cat", "core.editor": "false",
-            "sequence.editor": "false", "core.sshcommand": "ssh", "uploadpack": "git-upload-pack",
-            "receivepack": "git-receive-pack", "driver": "false", "program": "false"}
+_NEUTRAL = {
+    "core.fsmonitor": "false",
+    "core.hookspath": "/dev/null",
+    "core.pager": "cat",
+    "core.editor": "false",
+    "sequence.editor": "false",
+    "core.sshcommand": "ssh",
+    "uploadpack": "git-upload-pack",
+    "receivepack": "git-receive-pack",
+    "driver": "false",
+    "program": "false",
+}
 
 
 # What in the repository's own config asks for the user's trust (trust.py): every program it names, and
@@ -363,11 +457,24 @@ def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
     """The settings of the repository's own config (``.git/config``, ``config.worktree`` and the files they
     include; not the user's global or system files) whose names match ``pattern``, as (file, key, value),
     the file absolute. Reading config runs nothing. Blocking: one or two git processes."""
-    code, out, _ = _run(root, None, "config", "--null", "--show-scope", "--show-origin", "--includes",
-                        "--get-regexp", pattern, timeout=10)
+    code, out, _ = _run(
+        root,
+        None,
+        "config",
+        "--null",
+        "--show-scope",
+        "--show-origin",
+        "--includes",
+        "--get-regexp",
+        pattern,
+        timeout=10,
+    )
     fields = out.split("\0") if code == 0 else []
-    found = [(origin.removeprefix("file:"), *entry.partition("\n")[::2])
-             for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3], strict=False) if scope in ("local", "worktree")]
+    found = [
+        (origin.removeprefix("file:"), *entry.partition("\n")[::2])
+        for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3], strict=False)
+        if scope in ("local", "worktree")
+    ]
     if any(not os.path.isabs(file) for file, _, _ in found):  # relative to the top of the work tree
         code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
         base = top.strip() if code == 0 and top.strip() else str(root)
@@ -385,8 +492,11 @@ def repository_hooks(root: Path) -> list[Path]:
         entries = sorted(Path(out.strip(), "hooks").iterdir())
     except OSError:
         return []
-    return [entry for entry in entries if not entry.name.endswith(".sample") and entry.is_file()
-            and os.access(entry, os.X_OK)]
+    return [
+        entry
+        for entry in entries
+        if not entry.name.endswith(".sample") and entry.is_file() and os.access(entry, os.X_OK)
+    ]
 
 
 def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[str, str]:

@@ -19,10 +19,37 @@ import re
 from pathlib import Path
 
 # Under $HOME: the shells' start-up files and the settings of programs that run others (git, ripgrep's --pre).
-HOME_HELD = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
-             ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish",
-             ".gitconfig", ".config/git", ".ripgreprc", ".npmrc", ".pypirc", ".pythonrc", ".xprofile",
-             ".bash_aliases", ".vimrc", ".emacs", ".tmux.conf", ".pam_environment", ".ssh/config", ".ssh/rc")
+HOME_HELD = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".inputrc",
+    ".config/fish",
+    ".gitconfig",
+    ".config/git",
+    ".ripgreprc",
+    ".npmrc",
+    ".pypirc",
+    ".pythonrc",
+    ".xprofile",
+    ".bash_aliases",
+    ".vimrc",
+    ".emacs",
+    ".tmux.conf",
+    ".pam_environment",
+    ".ssh/config",
+    ".ssh/rc",
+)
 
 # In a git config file: ``[include]`` or ``[includeIf "…"]``, then ``path = …``.
 _SECTION = re.compile(r"^\s*\[\s*([A-Za-z][\w.-]*)(?:\s+\"[^\"]*\")?\s*\]")
@@ -41,8 +68,12 @@ def home_pins(home: Path) -> list[Path]:
         entries = list(os.scandir(home))
     except OSError:
         return []
-    return [Path(entry.path) for entry in entries
-            if not entry.name.startswith(".") and (entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False))]
+    return [
+        Path(entry.path)
+        for entry in entries
+        if not entry.name.startswith(".")
+        and (entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False))
+    ]
 
 
 def under_home_dot(path: Path, home: Path) -> bool:
@@ -68,7 +99,7 @@ def _includes(config: Path, depth: int = 0) -> list[Path]:
     for line in text.splitlines():
         if match := _SECTION.match(line):
             section = match.group(1).lower()
-            line = line[match.end():]
+            line = line[match.end() :]
         if section in ("include", "includeif") and (value := _PATH.match(line)):
             raw = value.group(1).strip('"')
             path = Path(os.path.expanduser(raw))

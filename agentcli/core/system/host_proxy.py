@@ -121,14 +121,16 @@ class HostProxy:
             port = int(port_text) if port_text.isdigit() else 0
             if not host or not 0 < port < 65536 or not host_allowed(host, self.hosts):
                 self.refused.append(host or target)
-                writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
-                             + f"agentcli's OS sandbox connects only to the hosts in sandbox_allowed_hosts, and "
-                               f"{host or target} is not one of them.\n".encode())
+                writer.write(
+                    b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                    + f"agentcli's OS sandbox connects only to the hosts in sandbox_allowed_hosts, and "
+                    f"{host or target} is not one of them.\n".encode()
+                )
                 await writer.drain()
                 return
             try:
                 upstream = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), port), 30)
-            except (OSError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, OSError) as exc:
                 writer.write(f"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n{exc}\n".encode())
                 await writer.drain()
                 return
@@ -137,7 +139,7 @@ class HostProxy:
             else:
                 upstream[1].write(head)
             await asyncio.gather(_pump(reader, upstream[1]), _pump(upstream[0], writer))
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
+        except (TimeoutError, OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         finally:
             for w in (writer, upstream[1] if upstream else None):

@@ -43,7 +43,8 @@ import os
 import signal
 import sys
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import subprocess
@@ -81,7 +82,7 @@ _PR_SET_PDEATHSIG = 1
 _prctl = None  # libc's prctl, looked up before any fork: the child only calls it
 
 
-def die_with_parent() -> "Callable[[], None] | None":
+def die_with_parent() -> Callable[[], None] | None:
     """A ``preexec_fn`` that makes the child get SIGKILL when agentcli dies, even by SIGKILL (Linux).
 
     The kernel sends it when the thread that started the child ends, so start children from the
@@ -131,7 +132,7 @@ def _stat(pid: int | str) -> tuple[str, int, int, float] | None:
         return None
 
 
-def _facts(proc: "psutil.Process") -> tuple[str, int, int, float] | None:
+def _facts(proc: psutil.Process) -> tuple[str, int, int, float] | None:
     import psutil
 
     try:
@@ -146,7 +147,7 @@ def _facts(proc: "psutil.Process") -> tuple[str, int, int, float] | None:
     return state, parent, session, start
 
 
-def _marker_of(pid: "int | psutil.Process") -> str | None:
+def _marker_of(pid: int | psutil.Process) -> str | None:
     import psutil
 
     try:
@@ -169,7 +170,7 @@ def ended(marker: str, pid: int) -> None:
     direct.discard(pid)
 
 
-def leftovers(marker: str | None) -> "tuple[list[psutil.Process], list[int]]":
+def leftovers(marker: str | None) -> tuple[list[psutil.Process], list[int]]:
     """(live processes to stop, zombies to reap) at the end of the call with ``marker``.
 
     To stop: what carries ``marker``; what carries a marker of this agentcli whose call has ended;
@@ -199,21 +200,25 @@ def leftovers(marker: str | None) -> "tuple[list[psutil.Process], list[int]]":
         if start < born:
             continue
         # An orphan: re-parented to us from a call, or detached from one with setsid (into another session).
-        orphan = parent == me and pid not in direct and (session in _sessions or pid in _seen or session == pid
-                                                         or session != mine_session)
+        orphan = (
+            parent == me
+            and pid not in direct
+            and (session in _sessions or pid in _seen or session == pid or session != mine_session)
+        )
         if state in ("Z", "X"):
             if orphan:
                 zombies.append(pid)
             continue
         found = _marker_of(proc)
         if (found is not None and (found == marker or (found.startswith(mine) and found not in active))) or (
-                found is None and orphan and session not in running):
+            found is None and orphan and session not in running
+        ):
             live.append(proc)
             _seen.add(pid)
     return live, zombies
 
 
-def _kill(procs: "list[psutil.Process]", sig: int) -> None:
+def _kill(procs: list[psutil.Process], sig: int) -> None:
     import psutil
 
     for proc in procs:
@@ -282,7 +287,7 @@ def kill_now(markers: list[str]) -> None:
     _kill([proc for proc in psutil.process_iter() if _marker_of(proc) in wanted], signal.SIGKILL)
 
 
-def kill(proc: "subprocess.Popen[bytes] | asyncio.subprocess.Process") -> None:
+def kill(proc: subprocess.Popen[bytes] | asyncio.subprocess.Process) -> None:
     """SIGKILL one process this one started; one that has ended already is just as good."""
     try:
         proc.kill()
@@ -301,6 +306,7 @@ async def start_in_session(*argv: str, hand_over: Sequence[int] = (), **options:
     asyncio still sets the process up, asyncio would SIGKILL the leader alone and leave what it had
     started meanwhile; here the start finishes out of sight and then the whole group is stopped.
     ``hand_over``: descriptors to pass down (``pass_fds``), closed here once the start is done, cancelled or not."""
+
     async def start() -> asyncio.subprocess.Process:
         try:
             return await asyncio.create_subprocess_exec(*argv, start_new_session=True, pass_fds=hand_over, **options)
@@ -317,7 +323,7 @@ async def start_in_session(*argv: str, hand_over: Sequence[int] = (), **options:
         raise
 
 
-async def _stop_started(starting: "asyncio.Future[asyncio.subprocess.Process]") -> None:
+async def _stop_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
     try:
         proc = await starting
     except Exception:  # noqa: BLE001 - it never started: nothing to stop

@@ -33,9 +33,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Iterable
+from typing import Any
 
 from ... import paths
 from . import config_stamp
@@ -58,9 +59,19 @@ ADMIN_HELD = ("commondir", "config.worktree", "gitdir")
 WORKSPACE_HELD = (".agentcli", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
 # And when git has a hook installed there (not a ``.sample``): the hook managers' scripts and settings, which
 # those hooks run (husky's .husky, lefthook's, pre-commit's). Only then, as each missing one is a placeholder.
-HOOK_MANAGERS_HELD = (".husky", ".lefthook", ".lefthook-local", ".pre-commit-config.yaml", ".pre-commit-config.yml",
-                      *(f"{dot}lefthook{local}.{ext}" for dot in ("", ".") for local in ("", "-local")
-                        for ext in ("yml", "yaml", "json", "toml")))
+HOOK_MANAGERS_HELD = (
+    ".husky",
+    ".lefthook",
+    ".lefthook-local",
+    ".pre-commit-config.yaml",
+    ".pre-commit-config.yml",
+    *(
+        f"{dot}lefthook{local}.{ext}"
+        for dot in ("", ".")
+        for local in ("", "-local")
+        for ext in ("yml", "yaml", "json", "toml")
+    ),
+)
 # The same hook managers' files by pattern, for the file tools (which see every name they write).
 _HOOK_MANAGERS = re.compile(r"\.?lefthook[\w.-]*|\.pre-commit-config\.ya?ml|\.husky")
 
@@ -92,7 +103,7 @@ def protected(rel: PurePath) -> str:
     for entry in HOME_HELD:
         parts = PurePath(entry).parts
         for start in range(len(names) - len(parts) + 1):
-            if tuple(names[start:start + len(parts)]) == parts:
+            if tuple(names[start : start + len(parts)]) == parts:
                 return f"{entry} is a protected start-up or settings file"
     return ""
 
@@ -111,7 +122,10 @@ def _hooks_folders(root: Path) -> list[Path]:
         code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
         root = Path(top.strip()) if code == 0 and top.strip() else root
     found = [Path(os.path.normpath(root / value)) for value in values]
-    return [*found, *(folder.parent for folder in found if folder.name == "_")]  # husky's _/pre-commit runs ../pre-commit
+    return [
+        *found,
+        *(folder.parent for folder in found if folder.name == "_"),
+    ]  # husky's _/pre-commit runs ../pre-commit
 
 
 def in_hooks_folder(real: Path, base: Path) -> str:
@@ -146,8 +160,10 @@ def git_writable(root: Path, branch: str = "") -> list[Path]:
     ref = PurePath("refs", "heads", branch)
     if ".." in ref.parts or len(ref.parts) < 4:
         return found
-    return [*found, *(folder for folder in (common / ref.parent, common / "logs" / ref.parent)
-                      if _holds_only(folder, ref.name))]
+    return [
+        *found,
+        *(folder for folder in (common / ref.parent, common / "logs" / ref.parent) if _holds_only(folder, ref.name)),
+    ]
 
 
 def linked_git_dirs(root: Path) -> tuple[Path | None, Path | None]:
@@ -171,8 +187,11 @@ def linked_git_dirs(root: Path) -> tuple[Path | None, Path | None]:
 def _holds_only(folder: Path, name: str) -> bool:
     """Whether ``folder`` is a real folder with nothing in it but the ref ``name`` (and its lock file)."""
     try:
-        return (folder.is_dir() and not folder.is_symlink()
-                and all(entry.name in (name, f"{name}.lock") for entry in folder.iterdir()))
+        return (
+            folder.is_dir()
+            and not folder.is_symlink()
+            and all(entry.name in (name, f"{name}.lock") for entry in folder.iterdir())
+        )
     except OSError:
         return False
 
@@ -215,16 +234,25 @@ def holds(writable: Iterable[Path], home: Path, allowed: Iterable[Path] = (), hi
     while queue:
         path, kind = queue.pop(0)
         base = _writable_base(path, folders)
-        if (base is None or path in folders[:given] or any(path == a or a in path.parents for a in let)
-                or path.name == ".git" and path.is_dir() and not path.is_symlink() and not is_placeholder(path)):
+        if (
+            base is None
+            or path in folders[:given]
+            or any(path == a or a in path.parents for a in let)
+            or path.name == ".git"
+            and path.is_dir()
+            and not path.is_symlink()
+            and not is_placeholder(path)
+        ):
             continue  # (a repository's own .git: what is held is inside it)
         held[path] = None
         missing = None
         for step in reversed(path.relative_to(base).parents[:-1]):  # the folders on the way, outermost first
             folder = base / step
             if folder.is_symlink():
-                raise HeldLink(f"{folder} is a symbolic link on the way to {path}, which the sandbox holds "
-                               "read-only, and a mount cannot hold a link's name")
+                raise HeldLink(
+                    f"{folder} is a symbolic link on the way to {path}, which the sandbox holds "
+                    "read-only, and a mount cannot hold a link's name"
+                )
             if not folder.exists() or is_placeholder(folder):  # another command's placeholder is held as
                 missing = folder  # this one's too: its lock keeps the one that made it from removing it
                 break
@@ -272,8 +300,10 @@ def _writable_base(path: Path, folders: list[Path]) -> Path | None:
 
 def _in_git_folder(folder: Path) -> bool:
     """Whether a writable folder is a git folder or lies in one (an isolated child's objects, its ref)."""
-    return any(place.name == ".git" or ((place / "HEAD").is_file() and (place / "objects").is_dir())
-               for place in (folder, *folder.parents))
+    return any(
+        place.name == ".git" or ((place / "HEAD").is_file() and (place / "objects").is_dir())
+        for place in (folder, *folder.parents)
+    )
 
 
 def _git_folders(folder: Path) -> list[Path]:
@@ -363,7 +393,9 @@ def lock_file(path: Path) -> Path:
 # (KIND "link": PATH and what the link says, in LOCK's place); its exit status is bwrap's. When agentcli
 # (PPID) dies it kills bwrap (and bwrap, with --die-with-parent, the sandbox); signals that stop it reach
 # bwrap. Small and quick to start: os, fcntl, select and signal only.
-HOLDER = PLACEHOLDER_TEST + r"""
+HOLDER = (
+    PLACEHOLDER_TEST
+    + r"""
 import fcntl, select, signal, sys
 ppid, end = int(sys.argv[1]), sys.argv.index("--")
 held = [tuple(sys.argv[i:i + 3]) for i in range(2, end, 3)]
@@ -466,6 +498,7 @@ if code < 0:
     os.kill(os.getpid(), -code)
 sys.exit(code)
 """
+)
 
 
 def named(line: str, held: Iterable[Path], cwd: Path | None = None) -> list[Path]:

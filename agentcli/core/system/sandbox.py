@@ -43,9 +43,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from . import processes, protected_paths, seccomp, session_dirs
 from .hidden_paths import secret_paths
@@ -56,11 +56,13 @@ MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 # What a failed command's output says when the sandbox stopped it, and what the result then adds.
-_NETWORK = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
-                      r"Name or service not known|getaddrinfo|ENETUNREACH|EAI_AGAIN|nodename nor servname|"
-                      r"No address associated with hostname|Failed to establish a new connection|"
-                      r"Connection refused|ECONNREFUSED",
-                      re.IGNORECASE)
+_NETWORK = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
+    r"Name or service not known|getaddrinfo|ENETUNREACH|EAI_AGAIN|nodename nor servname|"
+    r"No address associated with hostname|Failed to establish a new connection|"
+    r"Connection refused|ECONNREFUSED",
+    re.IGNORECASE,
+)
 _READ_ONLY = re.compile(r"Read-only file system|EROFS", re.IGNORECASE)
 # Also said of a held path: renaming over it (git's lock files do), and writing or making what a placeholder holds.
 _HELD = re.compile(r"Device or resource busy|EBUSY|Is a directory|EISDIR|File exists|EEXIST")
@@ -85,10 +87,10 @@ class Widening:
     def __bool__(self) -> bool:
         return self.network or bool(self.writes)
 
-    def __or__(self, other: "Widening") -> "Widening":
+    def __or__(self, other: Widening) -> Widening:
         return Widening(self.network or other.network, tuple(dict.fromkeys(self.writes + other.writes)))
 
-    def covers(self, other: "Widening") -> bool:
+    def covers(self, other: Widening) -> bool:
         return (self.network or not other.network) and set(other.writes) <= set(self.writes)
 
     def describe(self) -> str:
@@ -96,7 +98,9 @@ class Widening:
         parts = ["network access"] if self.network else []
         if self.writes:
             names = [f"{path}/" if path.is_dir() and path != Path("/") else str(path) for path in self.writes]
-            parts.append("write access to " + (names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"))
+            parts.append(
+                "write access to " + (names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}")
+            )
         return " and ".join(parts)
 
 
@@ -121,16 +125,24 @@ def readable_dirs(root: Path, branch: str = "") -> list[Path]:
 class Sandbox:
     """One session's sandbox: how to wrap a command, and the session's private /tmp."""
 
-    def __init__(self, mode: str = "auto", *, network: bool = False, bwrap: str | None = None,
-                 hidden: Sequence[Path] | None = None, allowed_hosts: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        mode: str = "auto",
+        *,
+        network: bool = False,
+        bwrap: str | None = None,
+        hidden: Sequence[Path] | None = None,
+        allowed_hosts: Sequence[str] = (),
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"sandbox must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.network = network
         self.allowed_hosts = tuple(allowed_hosts)  # reached through HostProxy when the network is off
         self._proxy: HostProxy | None = None
-        self.bwrap = bwrap if bwrap is not None else (shutil.which("bwrap") if sys.platform.startswith("linux")
-                                                      else None)
+        self.bwrap = (
+            bwrap if bwrap is not None else (shutil.which("bwrap") if sys.platform.startswith("linux") else None)
+        )
         self.hidden = list(hidden) if hidden is not None else secret_paths()
         self.home = Path(os.environ.get("HOME") or Path.home())
         self._tmp: Path | None = None
@@ -139,7 +151,7 @@ class Sandbox:
         self._lock = threading.RLock()  # usable() tries bwrap through wrap(), which makes the private /tmp
 
     @classmethod
-    def for_setting(cls, mode: str, network: bool = False, allowed_hosts: Sequence[str] = ()) -> "Sandbox | None":
+    def for_setting(cls, mode: str, network: bool = False, allowed_hosts: Sequence[str] = ()) -> Sandbox | None:
         """The sandbox the ``sandbox`` setting asks for; None when it is off."""
         return None if mode == "off" else cls(mode, network=network, allowed_hosts=allowed_hosts)
 
@@ -150,10 +162,14 @@ class Sandbox:
         if self.bwrap is not None or not sys.platform.startswith("linux"):
             return ""
         if self.mode == "on":
-            return (f'sandbox = "on", but bubblewrap (bwrap) is not installed, so bash refuses to run; {INSTALL}, '
-                    'or set sandbox = "auto".')
-        return ("Commands run without the OS sandbox: bubblewrap (bwrap) is not installed. To confine bash to the "
-                f"workspace, without network or your secrets, {INSTALL}.")
+            return (
+                f'sandbox = "on", but bubblewrap (bwrap) is not installed, so bash refuses to run; {INSTALL}, '
+                'or set sandbox = "auto".'
+            )
+        return (
+            "Commands run without the OS sandbox: bubblewrap (bwrap) is not installed. To confine bash to the "
+            f"workspace, without network or your secrets, {INSTALL}."
+        )
 
     def usable(self) -> bool:
         """Whether commands run inside bwrap. The first call tries bwrap once (blocking: call it in a
@@ -164,8 +180,10 @@ class Sandbox:
         if not self._problem:
             return True
         if self.mode == "on":
-            raise SandboxError(f'The sandbox is required (sandbox = "on") but {self._problem}, so the command was '
-                               f'not run; {INSTALL}, or set sandbox = "auto" or "off".')
+            raise SandboxError(
+                f'The sandbox is required (sandbox = "on") but {self._problem}, so the command was '
+                f'not run; {INSTALL}, or set sandbox = "auto" or "off".'
+            )
         return False
 
     def take_notice(self) -> str:
@@ -186,8 +204,14 @@ class Sandbox:
         fds: list[int] = []
         try:
             argv = self.wrap(["true"], cwd=here, writable=[], pass_fds=fds)
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=30, pass_fds=fds)
+            done = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=30,
+                pass_fds=fds,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"bwrap could not be started ({exc})"
         finally:
@@ -206,8 +230,17 @@ class Sandbox:
                 self._tmp = session_dirs.make("agentcli-sandbox-tmp-")
         return self._tmp
 
-    def wrap(self, argv: Sequence[str], *, cwd: Path, writable: Iterable[Path], new_session: bool = False,
-             widen: Widening = Widening(), pass_fds: list[int] | None = None, readable: Iterable[Path] = ()) -> list[str]:
+    def wrap(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        writable: Iterable[Path],
+        new_session: bool = False,
+        widen: Widening = Widening(),
+        pass_fds: list[int] | None = None,
+        readable: Iterable[Path] = (),
+    ) -> list[str]:
         """``argv`` as a bwrap command line that runs it in the sandbox, in ``cwd``.
 
         ``readable``: folders shown read-only even where the private /tmp or a hidden folder would cover
@@ -222,8 +255,19 @@ class Sandbox:
         assert self.bwrap is not None
         network = self.network or widen.network
         writable = [*writable, *widen.writes]
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *seccomp.HIDE_INIT,
-                "--tmpfs", "/run"]
+        args = [
+            self.bwrap,
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            *seccomp.HIDE_INIT,
+            "--tmpfs",
+            "/run",
+        ]
         if network:  # name resolution may go through a socket under /run
             args += ["--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve"]
         args += ["--bind", str(self.tmp()), "/tmp", "--setenv", "TMPDIR", "/tmp"]
@@ -248,8 +292,11 @@ class Sandbox:
         for program in dict.fromkeys(_resolved(own)):
             if program.is_dir() and Path("/tmp") in program.parents:
                 mounts.append((len(program.parts), 0, ["--ro-bind", str(program), str(program)]))
-        mounts += [(len(folder.parts), 0, ["--ro-bind", str(folder), str(folder)])
-                   for folder in _resolved(readable) if folder.is_dir()]
+        mounts += [
+            (len(folder.parts), 0, ["--ro-bind", str(folder), str(folder)])
+            for folder in _resolved(readable)
+            if folder.is_dir()
+        ]
         given = _resolved(writable)
         for folder in dict.fromkeys(given):
             if any(other in folder.parents for other in given):  # a held path the user allowed: git replaces
@@ -259,8 +306,10 @@ class Sandbox:
         # What programs run later, outside, stays read-only even inside a writable folder (protected_paths).
         held = self.holds(writable, widen)
         mounts += [(len(pin.parts), 1, ["--bind", str(pin), str(pin)]) for pin in held.pins]
-        mounts += [(len(path.parts), 2, ["--ro-bind", str(path), str(path)])
-                   for path in [*held.read_only, *(path for path, _ in held.placeholders)]]
+        mounts += [
+            (len(path.parts), 2, ["--ro-bind", str(path), str(path)])
+            for path in [*held.read_only, *(path for path, _ in held.placeholders)]
+        ]
         read_only: list[str] = []
         for secret in dict.fromkeys(_resolved(self.hidden)):
             if secret.is_dir():
@@ -271,8 +320,15 @@ class Sandbox:
         for _, _, mount in sorted(mounts, key=lambda m: (m[0], m[1])):
             args += mount
         args += read_only  # after every mount made inside them
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
-                 "--cap-drop", "ALL"]
+        args += [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--cap-drop",
+            "ALL",
+        ]
         if not network:
             args.append("--unshare-net")
         if new_session:
@@ -283,8 +339,11 @@ class Sandbox:
             args += ["--seccomp", str(pass_fds[-1])]
         args += ["--chdir", str(cwd), "--", *argv]
         if held.placeholders or held.links:  # made before bwrap binds them, and removed after it; links put back
-            made = [part for path, kind in held.placeholders
-                    for part in (kind, str(path), str(protected_paths.lock_file(path)))]
+            made = [
+                part
+                for path, kind in held.placeholders
+                for part in (kind, str(path), str(protected_paths.lock_file(path)))
+            ]
             made += [part for path, text in held.links for part in ("link", str(path), text)]
             args = [sys.executable, "-I", "-S", "-c", protected_paths.HOLDER, str(os.getpid()), *made, "--", *args]
         return args
@@ -293,13 +352,15 @@ class Sandbox:
         """What a command that may write ``writable`` (and ``widen``) may not change there. Raises SandboxError
         when a held path is a symbolic link."""
         try:
-            return protected_paths.holds(_resolved(writable), self.home.resolve(), _resolved(widen.writes),
-                                         _resolved(self.hidden))
+            return protected_paths.holds(
+                _resolved(writable), self.home.resolve(), _resolved(widen.writes), _resolved(self.hidden)
+            )
         except HeldLink as exc:
             raise SandboxError(f"The command was not run: {exc}; remove the link.") from None
 
-    def needs(self, output: str, writable: Iterable[Path], given: Widening = Widening(), cwd: Path | None = None
-              ) -> Widening:
+    def needs(
+        self, output: str, writable: Iterable[Path], given: Widening = Widening(), cwd: Path | None = None
+    ) -> Widening:
         """For a command that failed in the sandbox: what its output says the sandbox denied it, beyond what
         it had (``writable``, ``given``). The network, when it could not resolve or reach a host; paths it
         could not write, each as the file itself when it exists (else the nearest folder that does), and
@@ -323,10 +384,14 @@ class Sandbox:
                 continue
             for raw in [*_QUOTED_PATH.findall(line), *_BARE_PATH.findall(line)]:
                 target = _write_target(raw)
-                if (target is None or target in writes or target == Path("/")
-                        or any(target == a or a in target.parents for a in allowed)
-                        or any(target == h or h in target.parents for h in hidden)
-                        or any(target == n or n in target.parents for n in _NEVER_WRITABLE)):
+                if (
+                    target is None
+                    or target in writes
+                    or target == Path("/")
+                    or any(target == a or a in target.parents for a in allowed)
+                    or any(target == h or h in target.parents for h in hidden)
+                    or any(target == n or n in target.parents for n in _NEVER_WRITABLE)
+                ):
                     continue
                 writes.append(target)
         return Widening(network, tuple(writes[:MAX_WRITES]))
@@ -336,31 +401,55 @@ class Sandbox:
         nothing). ``needed``: what ``needs`` found; ``why_unasked``: why nobody was asked to allow it
         ("" when the user was asked and said no)."""
         if needed:
-            how = (["sandbox_network = true (or the host in sandbox_allowed_hosts) in their settings"]
-                   if needed.network else []) + (
-                ["--add-dir with the folder (in -p), or in a session in default or acceptEdits mode, where "
-                 "agentcli asks"] if needed.writes else [])
-            told = (f"nobody was asked, as {why_unasked}; the user can allow it with {' or '.join(how)}"
-                    if why_unasked else "the user declined to allow it")
-            loopback = (" Each call has a loopback of its own, so neither the host's localhost nor a server that "
-                        "another call started (run_in_background) can be reached; start and query a server in one "
-                        "call." if needed.network else "")
-            held = (" Git, the shell, an editor or agentcli runs what is there later, outside the sandbox, so the "
-                    "sandbox holds it read-only even in the workspace." if any(
-                        protected_paths.protected(path) for path in needed.writes) else "")
-            return (f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
-                    f"{held}{loopback} Do not retry it as it is.]")
+            how = (
+                ["sandbox_network = true (or the host in sandbox_allowed_hosts) in their settings"]
+                if needed.network
+                else []
+            ) + (
+                [
+                    "--add-dir with the folder (in -p), or in a session in default or acceptEdits mode, where "
+                    "agentcli asks"
+                ]
+                if needed.writes
+                else []
+            )
+            told = (
+                f"nobody was asked, as {why_unasked}; the user can allow it with {' or '.join(how)}"
+                if why_unasked
+                else "the user declined to allow it"
+            )
+            loopback = (
+                " Each call has a loopback of its own, so neither the host's localhost nor a server that "
+                "another call started (run_in_background) can be reached; start and query a server in one "
+                "call."
+                if needed.network
+                else ""
+            )
+            held = (
+                " Git, the shell, an editor or agentcli runs what is there later, outside the sandbox, so the "
+                "sandbox holds it read-only even in the workspace."
+                if any(protected_paths.protected(path) for path in needed.writes)
+                else ""
+            )
+            return (
+                f"[The command needed {needed.describe()}, which agentcli's OS sandbox does not give: {told}."
+                f"{held}{loopback} Do not retry it as it is.]"
+            )
         if not self.network and _NETWORK.search(output):
-            return ("[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
-                    "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
-                    "call started (run_in_background) can be reached; start and query a server in one call. The "
-                    "user can allow the network with the setting sandbox_network = true; do not retry it as it is.]")
+            return (
+                "[The command may have needed the network: it runs in agentcli's OS sandbox, which has no network. "
+                "Each call has a loopback of its own, so neither the host's localhost nor a server that another "
+                "call started (run_in_background) can be reached; start and query a server in one call. The "
+                "user can allow the network with the setting sandbox_network = true; do not retry it as it is.]"
+            )
         if _READ_ONLY.search(output):
-            return ("[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
-                    "everything else is read-only. Write inside the workspace instead.]")
+            return (
+                "[The OS sandbox lets commands write only in the workspace, the --add-dir folders and /tmp; "
+                "everything else is read-only. Write inside the workspace instead.]"
+            )
         return seccomp.explain(output)
 
-    def proxy(self) -> "HostProxy":
+    def proxy(self) -> HostProxy:
         """The session's proxy to the allowed hosts, started on first use."""
         with self._lock:
             if self._proxy is None:

@@ -42,22 +42,41 @@ from __future__ import annotations
 import os
 import struct
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 # linux/audit.h, linux/seccomp.h, linux/filter.h
 _ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _SYSCALLS = {  # the system calls that fail, by architecture (asm/unistd_64.h, asm-generic/unistd.h)
-    "x86_64": {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_getfd": 438,
-               "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427},
-    "aarch64": {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_getfd": 438,
-                "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427},
+    "x86_64": {
+        "ptrace": 101,
+        "process_vm_readv": 310,
+        "process_vm_writev": 311,
+        "pidfd_getfd": 438,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+    },
+    "aarch64": {
+        "ptrace": 117,
+        "process_vm_readv": 270,
+        "process_vm_writev": 271,
+        "pidfd_getfd": 438,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+    },
 }
 _SOCKET = {"x86_64": 41, "aarch64": 198}
 _X32 = 0x40000000  # x86-64: the x32 ABI's system call numbers have this bit
 AF_INET, AF_INET6, AF_NETLINK = 2, 10, 16  # the socket families a command may create, by number (linux/socket.h)
 NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4  # the netlink protocols it may use (linux/netlink.h)
 EPERM = 1
-_LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, …|BPF_JGE, BPF_RET|BPF_K
+_LD_W_ABS, _JEQ, _JGE, _RET = (
+    0x20,
+    0x15,
+    0x35,
+    0x06,
+)  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, …|BPF_JGE, BPF_RET|BPF_K
 _NR, _ARCH_AT, _ARG0, _ARG2 = 0, 4, 16, 32  # offsets in struct seccomp_data (the low half of args[0], args[2]
 #                                              on little-endian: the kernel reads an int)
 KILL_PROCESS, ALLOW, DENY = 0x80000000, 0x7FFF0000, 0x00050000 | EPERM  # SECCOMP_RET_ERRNO | EPERM
@@ -82,22 +101,34 @@ def program(arch: str | None = None) -> bytes:
     arch = arch or machine()
     # (instruction, k, where to go when true, when false): a label, or None for the next instruction.
     code: list[tuple[int, int, str | None, str | None]] = [
-        (_LD_W_ABS, _ARCH_AT, None, None), (_JEQ, _ARCH[arch], None, "kill"), (_LD_W_ABS, _NR, None, None),
-        (_JEQ, 0xFFFFFFFF, "allow", None)]  # nr -1: no system call (the kernel says ENOSYS), as libseccomp allows
+        (_LD_W_ABS, _ARCH_AT, None, None),
+        (_JEQ, _ARCH[arch], None, "kill"),
+        (_LD_W_ABS, _NR, None, None),
+        (_JEQ, 0xFFFFFFFF, "allow", None),
+    ]  # nr -1: no system call (the kernel says ENOSYS), as libseccomp allows
     if arch == "x86_64":
         code.append((_JGE, _X32, "kill", None))
     code += [(_JEQ, number, "deny", None) for number in _SYSCALLS[arch].values()]
-    code += [(_JEQ, _SOCKET[arch], None, "allow"), (_LD_W_ABS, _ARG0, None, None),  # socket(family, type, protocol)
-             (_JEQ, AF_INET, "allow", None), (_JEQ, AF_INET6, "allow", None), (_JEQ, AF_NETLINK, None, "deny"),
-             (_LD_W_ABS, _ARG2, None, None), (_JEQ, NETLINK_ROUTE, "allow", None), (_JEQ, NETLINK_SOCK_DIAG, "allow", "deny")]
+    code += [
+        (_JEQ, _SOCKET[arch], None, "allow"),
+        (_LD_W_ABS, _ARG0, None, None),  # socket(family, type, protocol)
+        (_JEQ, AF_INET, "allow", None),
+        (_JEQ, AF_INET6, "allow", None),
+        (_JEQ, AF_NETLINK, None, "deny"),
+        (_LD_W_ABS, _ARG2, None, None),
+        (_JEQ, NETLINK_ROUTE, "allow", None),
+        (_JEQ, NETLINK_SOCK_DIAG, "allow", "deny"),
+    ]
     at = {"allow": len(code), "deny": len(code) + 1, "kill": len(code) + 2}
     ends = [ALLOW, DENY, KILL_PROCESS]
 
     def jump(here: int, label: str | None) -> int:
         return 0 if label is None else at[label] - here - 1
 
-    return b"".join([struct.pack("<HBBI", kind, jump(n, jt), jump(n, jf), k) for n, (kind, k, jt, jf) in enumerate(code)]
-                    + [struct.pack("<HBBI", _RET, 0, 0, k) for k in ends])
+    return b"".join(
+        [struct.pack("<HBBI", kind, jump(n, jt), jump(n, jf), k) for n, (kind, k, jt, jf) in enumerate(code)]
+        + [struct.pack("<HBBI", _RET, 0, 0, k) for k in ends]
+    )
 
 
 # Inside the sandbox, before the command: install the filter (argv[1], hex), then exec the rest of argv.
@@ -124,9 +155,11 @@ def explain(output: str) -> str:
     """For a command that failed: what the filter may have refused it, as a line for its result ("" if nothing)."""
     if "operation not permitted" not in output.lower():
         return ""
-    return ("[If that was a socket other than TCP/UDP (a Unix socket, AF_VSOCK, AF_PACKET, …) or ptrace: agentcli's OS "
-            "sandbox refuses them (a debugger, strace too), with \"Operation not permitted\". Use TCP on localhost "
-            "instead (each call has a loopback of its own), or socketpair; do not retry it as it is.]")
+    return (
+        "[If that was a socket other than TCP/UDP (a Unix socket, AF_VSOCK, AF_PACKET, …) or ptrace: agentcli's OS "
+        'sandbox refuses them (a debugger, strace too), with "Operation not permitted". Use TCP on localhost '
+        "instead (each call has a loopback of its own), or socketpair; do not retry it as it is.]"
+    )
 
 
 def descriptor() -> int:

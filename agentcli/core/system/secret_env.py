@@ -22,13 +22,23 @@ import os
 import re
 import stat
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 # Environment variables whose names contain one of these (any case) are secrets. HEADERS: headers a client
 # sends carry its credentials (OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS hold the
 # collector's ``Authorization``, ANTHROPIC_CUSTOM_HEADERS an API gateway's); COOKIE and AUTHORIZATION likewise.
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "HEADERS", "COOKIE",
-                  "AUTHORIZATION")
+SECRET_MARKERS = (
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "HEADERS",
+    "COOKIE",
+    "AUTHORIZATION",
+)
 # ... and so are those with one of these as a whole part between underscores: MYSQL_PWD, SMTP_PASS,
 # REDISCLI_AUTH, DOCKER_AUTH_CONFIG (not PWD itself, nor GIT_AUTHOR_NAME or XAUTHORITY).
 _SECRET_PART = re.compile(r"(?:^|_)(?:PWD|PASS|AUTH)(?:_|$)")
@@ -207,8 +217,10 @@ def wiped_in_place() -> bool:
         block = _read_environ_block()
     except (OSError, ValueError, ImportError):
         return False
-    return not any(is_secret(name.decode(errors="replace"), value.decode(errors="replace"))
-                   for name, _, value in (entry.partition(b"=") for entry in block.split(b"\0")))
+    return not any(
+        is_secret(name.decode(errors="replace"), value.decode(errors="replace"))
+        for name, _, value in (entry.partition(b"=") for entry in block.split(b"\0"))
+    )
 
 
 def _read_environ_block() -> bytes:
@@ -227,7 +239,7 @@ def _pipe_holding(data: bytes) -> int:
         os.set_blocking(write_fd, False)  # never hang: all of it fits, or we give up
         view = memoryview(data)
         while view:
-            view = view[os.write(write_fd, view):]
+            view = view[os.write(write_fd, view) :]
     except BaseException:
         os.close(read_fd)
         raise

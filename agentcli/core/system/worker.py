@@ -37,13 +37,22 @@ async def run_in_worker(function: str, argument: Any, seconds: float) -> Any:
     killed after ``seconds`` (WorkerTimeout) or when the caller is cancelled; WorkerError when it failed."""
     data = json.dumps(argument).encode()
     proc = await processes.start_in_session(
-        sys.executable, "-P", "-m", __name__, function, cwd="/", env={"PYTHONPATH": _HOME},
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        preexec_fn=processes.die_with_parent())
+        sys.executable,
+        "-P",
+        "-m",
+        __name__,
+        function,
+        cwd="/",
+        env={"PYTHONPATH": _HOME},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        preexec_fn=processes.die_with_parent(),
+    )
     processes.direct.add(proc.pid)  # waited for here: not an orphan to reap
     try:
         out, err = await asyncio.wait_for(proc.communicate(data), seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise WorkerTimeout(f"it did not finish within {seconds:g} seconds and was stopped") from None
     finally:  # timed out, cancelled or done: nothing of it runs on
         if proc.returncode is None:

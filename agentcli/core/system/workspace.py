@@ -81,7 +81,7 @@ class Workspace:
     branch: str = ""  # an isolated child's: the one branch of the main repository its commands may move
 
     @classmethod
-    def at(cls, root: str | os.PathLike[str], extra_dirs: tuple[Path, ...] = (), branch: str = "") -> "Workspace":
+    def at(cls, root: str | os.PathLike[str], extra_dirs: tuple[Path, ...] = (), branch: str = "") -> Workspace:
         return cls(Path(root).resolve(), extra_dirs=tuple(Path(d).resolve() for d in extra_dirs), branch=branch)
 
     def resolve(self, path: str) -> Path:
@@ -111,8 +111,9 @@ class Workspace:
 
     def base_of(self, resolved: Path) -> Path | None:
         """The root or added folder that holds ``resolved``; None when it lies outside them all."""
-        return next((base for base in (self.root, *self.extra_dirs)
-                     if resolved == base or base in resolved.parents), None)
+        return next(
+            (base for base in (self.root, *self.extra_dirs) if resolved == base or base in resolved.parents), None
+        )
 
     def relative(self, path: Path) -> str:
         """A path as the user would write it: relative to the root where possible."""

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..errors import ToolError
 from ..events import MAIN, Preview, Sink, ToolKind
-from ..tool_facts import KNOWN, Role, ToolFacts
 from ..storage.records import finite, finite_copy
 from ..system.workspace import Workspace
+from ..tool_facts import KNOWN, Role, ToolFacts
 from ..tool_settings import ToolSettings
 from .shells import BackgroundShells
 
 if TYPE_CHECKING:
-    from ..storage.checkpoints import Checkpoints
     from ..policy.hooks import Hooks
     from ..policy.permissions import Permissions
+    from ..storage.checkpoints import Checkpoints
     from ..system.sandbox import Sandbox
 
 # read: no side effects, may run concurrently. edit: writes files. exec: runs commands.
@@ -36,7 +36,7 @@ class EditWatch(Protocol):
 
     def before_edit(self, path: Path) -> Any: ...
 
-    async def after_edit(self, path: Path, before: Any, ctx: "ToolContext") -> str: ...
+    async def after_edit(self, path: Path, before: Any, ctx: ToolContext) -> str: ...
 
 
 class EditorFiles(Protocol):
@@ -84,11 +84,22 @@ class SubagentRunner(Protocol):
 
     def wrap_up(self, agent_id: str, source: str = "user") -> str: ...
 
-    async def run(self, description: str, prompt: str, type_name: str | None, ctx: "ToolContext", *,
-                  background: bool = False, resume: str | None = None,
-                  isolation: str | None = None, files: list[str] | None = None, token_budget: int | None = None,
-                  cost_budget: float | None = None, model: str | None = None,
-                  effort: str | None = None) -> tuple[str, bool]: ...
+    async def run(
+        self,
+        description: str,
+        prompt: str,
+        type_name: str | None,
+        ctx: ToolContext,
+        *,
+        background: bool = False,
+        resume: str | None = None,
+        isolation: str | None = None,
+        files: list[str] | None = None,
+        token_budget: int | None = None,
+        cost_budget: float | None = None,
+        model: str | None = None,
+        effort: str | None = None,
+    ) -> tuple[str, bool]: ...
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ class ToolContext:
 
     workspace: Workspace
     emit: Sink
-    permissions: "Permissions"
+    permissions: Permissions
     settings: ToolSettings = field(kw_only=True)  # the session's settings that tools read
     agent_id: str = MAIN
     agent_description: str = ""  # a subagent's task description, shown with its approval requests
@@ -107,13 +118,13 @@ class ToolContext:
     tool_use_id: str = ""
     output_dir: Path | None = None  # where full copies of cut outputs go
     shells: BackgroundShells = field(default_factory=BackgroundShells)  # shared by all agents of a session
-    checkpoints: "Checkpoints | None" = None  # keeps files' earlier contents for /rewind; shared likewise
-    hooks: "Hooks | None" = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
-    sandbox: "Sandbox | None" = None  # the OS sandbox bash runs in (core/system/sandbox.py); None: the setting is off
+    checkpoints: Checkpoints | None = None  # keeps files' earlier contents for /rewind; shared likewise
+    hooks: Hooks | None = None  # the session's hooks (PreToolUse, PostToolUse, …), shared by all agents
+    sandbox: Sandbox | None = None  # the OS sandbox bash runs in (core/system/sandbox.py); None: the setting is off
     edit_watch: EditWatch | None = None  # adds a language server's new errors to an edit's result; shared likewise
     editor: EditorFiles | None = None  # the client's buffers, which the file tools read and write through; likewise
 
-    def for_call(self, tool_use_id: str) -> "ToolContext":
+    def for_call(self, tool_use_id: str) -> ToolContext:
         return dataclasses.replace(self, tool_use_id=tool_use_id)
 
 
@@ -128,7 +139,9 @@ class Tool:
     preview: ClassVar[Preview] = ""  # how its calls read for people (vocabulary.Preview): the front ends' previews
     brief: ClassVar[str] = ""  # a few words for the index of tools on demand (on_demand.py); "": its first sentence
     workspace_paths: ClassVar[bool] = True  # a 'path' argument names a file in the workspace
-    main_only: ClassVar[bool] = False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
+    main_only: ClassVar[bool] = (
+        False  # the main agent's alone: a subagent is never offered it (ToolRegistry.for_subagents)
+    )
     # run() passes the outside text in its output through content.quoted itself, beside notes of agentcli's that
     # must stay notes (task: a child's answer, then its receipt); the registry quotes every other tool's output.
     quotes_own_output: ClassVar[bool] = False
@@ -155,19 +168,32 @@ class Tool:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("name")
-        if isinstance(name, str) and cls.__module__.startswith("agentcli."):  # agentcli's own (an MCP tool's is per object)
+        if isinstance(name, str) and cls.__module__.startswith(
+            "agentcli."
+        ):  # agentcli's own (an MCP tool's is per object)
             KNOWN.declare(cls.facts())
 
     @classmethod
     def facts(cls) -> ToolFacts:
-        return ToolFacts(name=cls.name, claude_name=cls.claude_name, claude_aliases=cls.claude_aliases,
-                         rule_scope=cls.rule_scope, reads_files=cls.reads_files, changes_things=cls.changes_things,
-                         claude_file_path=cls.claude_file_path, companions=cls.companions,
-                         named_by_agents=cls.named_by_agents and not cls.main_only, receipt=cls.receipt,
-                         on_demand=cls.on_demand, brings_up=cls.brings_up, role=cls.role,
-                         built_in_types=cls.built_in_types, list_place=cls.list_place)
+        return ToolFacts(
+            name=cls.name,
+            claude_name=cls.claude_name,
+            claude_aliases=cls.claude_aliases,
+            rule_scope=cls.rule_scope,
+            reads_files=cls.reads_files,
+            changes_things=cls.changes_things,
+            claude_file_path=cls.claude_file_path,
+            companions=cls.companions,
+            named_by_agents=cls.named_by_agents and not cls.main_only,
+            receipt=cls.receipt,
+            on_demand=cls.on_demand,
+            brings_up=cls.brings_up,
+            role=cls.role,
+            built_in_types=cls.built_in_types,
+            list_place=cls.list_place,
+        )
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
         raise NotImplementedError
 
     async def check(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, ...]:
@@ -245,8 +271,10 @@ def check_numbers(tool_name: str, args: Any) -> str | None:
     if not not_numbers:
         return None
     args.update({name: finite_copy(args[name]) for name in not_numbers})
-    return (f"{tool_name}: {_names(not_numbers)} held NaN or Infinity, which is not a number JSON can carry; "
-            "call it again with finite numbers.")
+    return (
+        f"{tool_name}: {_names(not_numbers)} held NaN or Infinity, which is not a number JSON can carry; "
+        "call it again with finite numbers."
+    )
 
 
 def _is_type(value: Any, json_type: Any) -> bool:
@@ -264,7 +292,9 @@ def _describe_params(schema: dict[str, Any]) -> str:
     parts = []
     for name, spec in schema.get("properties", {}).items():
         kind = spec.get("type", "any") if isinstance(spec, dict) else "any"
-        parts.append(f"{name}{'' if name in required else '?'}: {kind if isinstance(kind, str) else '|'.join(map(str, kind))}")
+        parts.append(
+            f"{name}{'' if name in required else '?'}: {kind if isinstance(kind, str) else '|'.join(map(str, kind))}"
+        )
     return ", ".join(parts) if parts else "no arguments"
 
 

@@ -13,7 +13,7 @@ def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
     if len(text) <= limit:
         return text
     head = text[: limit * 2 // 3]
-    tail = text[-(limit // 3):]
+    tail = text[-(limit // 3) :]
     cut = len(text) - len(head) - len(tail)
     lines = text.count("\n", len(head), len(text) - len(tail))
     return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"

@@ -20,8 +20,21 @@ from ..errors import ToolError
 from ..system.files import replace_in
 from .base import EditorFiles, Tool, ToolContext
 from .editor_files import as_bytes, editing, read_through, write_through
-from .file_access import (MAX_LINE_CHARS, _check_seen, _digest, _not_found, _open_dir, _open_regular, _os_error,
-                          _plural, _serialized, decode_bytes, encode_text, is_binary, resolve_path)
+from .file_access import (
+    MAX_LINE_CHARS,
+    _check_seen,
+    _digest,
+    _not_found,
+    _open_dir,
+    _open_regular,
+    _os_error,
+    _plural,
+    _serialized,
+    decode_bytes,
+    encode_text,
+    is_binary,
+    resolve_path,
+)
 from .preview import file_diff
 
 MAX_EDITED_CHARS = 10_000_000  # the most a replace_all edit may grow a file to (1,000,000 matches × 4,000 is 4 GB)
@@ -70,7 +83,7 @@ def _no_match_hint(text: str, old: str) -> str:
     for i in numbers:
         if wanted[0] not in _squash(lines[i]):
             continue
-        window = [squashed for ln in lines[i:i + 4 * len(wanted) + 50] if (squashed := _squash(ln))][: len(wanted)]
+        window = [squashed for ln in lines[i : i + 4 * len(wanted) + 50] if (squashed := _squash(ln))][: len(wanted)]
         if len(window) == len(wanted) and all(
             w == ln or (k == 0 and ln.endswith(w)) or (k == len(wanted) - 1 and ln.startswith(w))
             for k, (w, ln) in enumerate(zip(wanted, window, strict=True))
@@ -173,8 +186,7 @@ def _edit(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_
     return count, where, around
 
 
-def _edit_preview(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool
-                  ) -> tuple[str, ...]:
+def _edit_preview(ctx: ToolContext, real: Path, shown: str, old: str, new: str, replace_all: bool) -> tuple[str, ...]:
     """What ``_edit`` would change, refused as it would be (no single match, a file changed since read)."""
     dir_fd = _edited_dir(ctx, real, shown)
     try:
@@ -192,6 +204,7 @@ def _edit_diff(data: bytes, shown: str, old: str, new: str, replace_all: bool) -
 async def _in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str) -> tuple[bytes, bytes, int]:
     """The file to edit as the editor has it (its text as bytes; a binary file's own bytes), its bytes on disk and
     its mode: refused as ``_read_edited`` refuses, every check made before the editor is asked (editor_files.py)."""
+
     def on_disk() -> tuple[bytes, int]:
         dir_fd = _edited_dir(ctx, real, shown)
         try:
@@ -209,8 +222,9 @@ async def _in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: s
     return data, disk, mode
 
 
-async def _edit_in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, old: str, new: str,
-                          replace_all: bool) -> tuple[int, str, str]:
+async def _edit_in_editor(
+    ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, old: str, new: str, replace_all: bool
+) -> tuple[int, str, str]:
     """``_edit`` through the editor: the change lands in its buffer."""
     async with ctx.workspace.files.lock(real):
         data, disk, mode = await _in_editor(ctx, editor, real, shown)
@@ -268,8 +282,10 @@ def _replaced(data: bytes, shown: str, old: str, new: str, replace_all: bool) ->
 
     size = len(text) + count * (len(new) - len(old))
     if replace_all and size > max(MAX_EDITED_CHARS, len(text)):  # refused before it is built
-        raise ToolError(f"Replacing all {count:,} matches in {shown} would make it {size:,} characters long, more "
-                        f"than the {MAX_EDITED_CHARS:,} an edit may grow a file to; make a smaller change.")
+        raise ToolError(
+            f"Replacing all {count:,} matches in {shown} would make it {size:,} characters long, more "
+            f"than the {MAX_EDITED_CHARS:,} an edit may grow a file to; make a smaller change."
+        )
 
     # Build the new text and note where each replacement landed.
     pieces: list[str] = []
@@ -326,10 +342,7 @@ class EditFile(Tool):
             "path": {"type": "string", "description": "File to edit."},
             "old_string": {"type": "string", "description": "The exact text to replace."},
             "new_string": {"type": "string", "description": "The text to put in its place."},
-            "replace_all": {
-                "type": "boolean",
-                "description": "Replace every occurrence (renames).",
-            },
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (renames)."},
         },
         "required": ["path", "old_string", "new_string"],
         "additionalProperties": False,

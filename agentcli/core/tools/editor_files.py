@@ -28,8 +28,10 @@ def editing(ctx: ToolContext, real: Path) -> EditorFiles | None:
 def _unmoved(real: Path, shown: str) -> None:
     """``real`` still resolves to itself: no component of it became a link since it was checked."""
     if os.path.realpath(real) != str(real):
-        raise ToolError(f"{shown} changed while it was being opened (a symbolic link was swapped into its path), "
-                        "so it was left alone; check the path and try again.")
+        raise ToolError(
+            f"{shown} changed while it was being opened (a symbolic link was swapped into its path), "
+            "so it was left alone; check the path and try again."
+        )
 
 
 async def read_through(editor: EditorFiles, real: Path, shown: str) -> str:

@@ -16,8 +16,9 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import ToolError
 from ..system.workspace import OutsideWorkspace
@@ -54,8 +55,10 @@ def resolve_path(ctx: ToolContext, path: str) -> Path:
 
 def _too_long(path: str) -> ToolError:
     shown = path if len(path) <= 80 else f"{path[:60]}…{path[-15:]}"
-    return ToolError(f"The path is too long: {shown} ({len(path):,} characters); a path may have at most "
-                     f"{PATH_MAX_BYTES:,} bytes and each name in it at most {NAME_MAX_BYTES}.")
+    return ToolError(
+        f"The path is too long: {shown} ({len(path):,} characters); a path may have at most "
+        f"{PATH_MAX_BYTES:,} bytes and each name in it at most {NAME_MAX_BYTES}."
+    )
 
 
 def _reason(exc: BaseException) -> str:
@@ -75,8 +78,10 @@ def _os_error(exc: OSError, action: str, shown: str) -> ToolError:
     if isinstance(exc, NotADirectoryError):
         return ToolError(f"Cannot {action} {shown}: a component of the path is a file, not a directory.")
     if isinstance(exc, _SymlinkRace):
-        return ToolError(f"{shown} changed while it was being opened (a symbolic link was swapped into its "
-                         "path), so it was left alone; check the path and try again.")
+        return ToolError(
+            f"{shown} changed while it was being opened (a symbolic link was swapped into its "
+            "path), so it was left alone; check the path and try again."
+        )
     if exc.errno == errno.ENAMETOOLONG:
         return ToolError(f"Cannot {action} {shown}: the path is too long.")
     if exc.errno == errno.ENOSPC:
@@ -186,8 +191,7 @@ def open_file(ctx: ToolContext, real: Path, shown: str) -> tuple[int, os.stat_re
         os.close(dir_fd)
 
 
-def read_confined(path: Path, bases: tuple[Path, ...], cap: int, where: str = "the workspace"
-                  ) -> tuple[bytes, int]:
+def read_confined(path: Path, bases: tuple[Path, ...], cap: int, where: str = "the workspace") -> tuple[bytes, int]:
     """At most ``cap`` bytes of the file ``path``, and its size, read as read_file reads: the path
     resolved and confined to ``bases`` (resolved folders; ``where`` names them), opened one folder
     at a time following no symlink, and only if it is a regular file (a FIFO or a device could block
@@ -244,8 +248,10 @@ def _check_seen(ctx: ToolContext, real: Path, shown: str, data: bytes) -> None:
     if seen is None:
         raise ToolError(f"You have not read {shown} yet; read it with read_file before changing it.")
     if seen != _digest(data):
-        raise ToolError(f"{shown} changed since you read it (another agent, a command or the user wrote to it); "
-                        "read it again, then redo your change.")
+        raise ToolError(
+            f"{shown} changed since you read it (another agent, a command or the user wrote to it); "
+            "read it again, then redo your change."
+        )
 
 
 def decode_bytes(data: bytes) -> tuple[str, str]:
@@ -254,7 +260,7 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
         try:
             return data.decode("utf-8-sig"), "utf-8-sig"
         except UnicodeDecodeError:
-            return data[len(UTF8_BOM):].decode("latin-1"), "bom+latin-1"
+            return data[len(UTF8_BOM) :].decode("latin-1"), "bom+latin-1"
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:

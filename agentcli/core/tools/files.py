@@ -20,15 +20,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import images
+from ..errors import ToolError
 from ..storage.outputs import READ_PAGE
 from ..system.files import replace_in
-from .caps import OUTPUT_CAP
 from .base import EditorFiles, Tool, ToolContext
-from ..errors import ToolError
-from .file_access import (BINARY_SNIFF, MAX_LINE_CHARS, UTF8_BOM, _check_seen, _digest, _not_found, _open_dir,
-                          _open_regular, _os_error, _plural, _serialized, count_lines, decode_bytes, is_binary,
-                          open_file, resolve_path)
+from .caps import OUTPUT_CAP
 from .editor_files import as_bytes, editing, read_through, write_through
+from .file_access import (
+    BINARY_SNIFF,
+    MAX_LINE_CHARS,
+    UTF8_BOM,
+    _check_seen,
+    _digest,
+    _not_found,
+    _open_dir,
+    _open_regular,
+    _os_error,
+    _plural,
+    _serialized,
+    count_lines,
+    decode_bytes,
+    is_binary,
+    open_file,
+    resolve_path,
+)
 from .preview import file_diff
 
 if TYPE_CHECKING:
@@ -84,7 +99,7 @@ def _read_listing(handle: Any, offset: int, limit: int) -> _Listing | str:
         if total < offset:
             continue
         if total == 1 and raw.startswith(UTF8_BOM):
-            raw = raw[len(UTF8_BOM):]
+            raw = raw[len(UTF8_BOM) :]
         raw = raw.rstrip(b"\n")
         if raw.endswith(b"\r"):
             raw = raw[:-1]
@@ -122,7 +137,7 @@ def _decode_line(raw: bytes, cut: bool) -> str:
         return raw.decode("latin-1")
 
 
-def _image(handle: Any, shown: str) -> "ToolOutcome":
+def _image(handle: Any, shown: str) -> ToolOutcome:
     """An image file as the model sees images: its block, and a line that names it."""
     from .base import ToolOutcome
 
@@ -155,11 +170,7 @@ class ReadFile(Tool):
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "File to read."},
-            "offset": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Line number to start at (1-based). Default 1.",
-            },
+            "offset": {"type": "integer", "minimum": 1, "description": "Line number to start at (1-based). Default 1."},
             "limit": {
                 "type": "integer",
                 "minimum": 1,
@@ -172,7 +183,7 @@ class ReadFile(Tool):
     kind = "read"
     key_arg = "path"
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> "str | ToolOutcome":
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> str | ToolOutcome:
         real = resolve_path(ctx, args["path"])
         offset = int(args.get("offset") or 1)
         limit = int(args.get("limit") or DEFAULT_LIMIT)
@@ -183,7 +194,7 @@ class ReadFile(Tool):
             return _listed(ctx, real, shown, handle, offset, limit)
         return await asyncio.to_thread(self._read, ctx, real, offset, limit)
 
-    def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> "str | ToolOutcome":
+    def _read(self, ctx: ToolContext, real: Path, offset: int, limit: int) -> str | ToolOutcome:
         shown = ctx.workspace.relative(real)
         if real.is_dir():
             raise ToolError(
@@ -224,9 +235,7 @@ def _listed(ctx: ToolContext, real: Path, shown: str, handle: Any, offset: int, 
         raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes), so it cannot be shown as text.")
     assert isinstance(result, _Listing)
     if not result.lines:
-        raise ToolError(
-            f"{shown} has only {_plural(result.total, 'line')}, so offset {offset} is past its end."
-        )
+        raise ToolError(f"{shown} has only {_plural(result.total, 'line')}, so offset {offset} is past its end.")
     last = result.first + len(result.lines) - 1
     body = "\n".join(result.lines)
     if result.first == 1 and last == result.total:
@@ -243,8 +252,10 @@ def _read_footer(first: int, last: int, total: int, budget_hit: bool) -> str:
     one = len(missing) == 1 and missing[0][0] == missing[0][1]
     why = " (output size limit reached)" if budget_hit else ""
     end = ", the end of the file" if last == total else ""
-    footer = (f"[Showed lines {first}-{last} of {total:,}{end}{why}; "
-              f"{'line' if one else 'lines'} {' and '.join(spans)} {'was' if one else 'were'} not shown.")
+    footer = (
+        f"[Showed lines {first}-{last} of {total:,}{end}{why}; "
+        f"{'line' if one else 'lines'} {' and '.join(spans)} {'was' if one else 'were'} not shown."
+    )
     if last < total:
         footer += f" To read on, call read_file with offset={last + 1}."
     return footer + "]"
@@ -338,8 +349,9 @@ def _on_disk(ctx: ToolContext, real: Path, shown: str, create: bool) -> tuple[by
         return handle.read(), stat.S_IMODE(info.st_mode)
 
 
-async def _in_editor(ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, create: bool
-                     ) -> tuple[bytes | None, int | None, bytes | None]:
+async def _in_editor(
+    ctx: ToolContext, editor: EditorFiles, real: Path, shown: str, create: bool
+) -> tuple[bytes | None, int | None, bytes | None]:
     """What write_file replaces, as the editor has it: the bytes on disk, their mode, and the editor's text (a
     binary file's bytes), refused as ``_write`` refuses (a file this agent has not read in its current state)."""
     disk, mode = await asyncio.to_thread(_on_disk, ctx, real, shown, create)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolContext
 from ..errors import ToolError
-from .file_access import resolve_path
 from ..system.git import Repository, UnsafeRepository, _first_error, _workspace_git, find_repository, run_git
+from .base import Tool, ToolContext
+from .file_access import resolve_path
 
 STATUS_MAX_LINES = 300  # git_status output lines shown
 BLAME_MAX_LINES = 400  # git_blame lines shown when no range is given
@@ -55,8 +55,9 @@ def _denied_pathspecs(ctx: ToolContext) -> list[str]:
         else:
             stems = [f"**/{pattern}"]
         for stem in stems:
-            specs += [f":(exclude,glob){stem}/**"] if dir_only else [f":(exclude,glob){stem}",
-                                                                      f":(exclude,glob){stem}/**"]
+            specs += (
+                [f":(exclude,glob){stem}/**"] if dir_only else [f":(exclude,glob){stem}", f":(exclude,glob){stem}/**"]
+            )
     return specs
 
 
@@ -72,15 +73,18 @@ class GitStatus(Tool):
     list_place = 8  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "branch and changed files"  # its line in the index of tools on demand (on_demand.py)
-    description = ("Show the git working tree status: the branch and how it tracks its upstream, then one line "
-                   "per changed file (XY path: X is the staged state, Y the unstaged one; ?? untracked). "
-                   "Read-only.")
+    description = (
+        "Show the git working tree status: the branch and how it tracks its upstream, then one line "
+        "per changed file (XY path: X is the staged state, Y the unstaged one; ?? untracked). "
+        "Read-only."
+    )
     input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
     kind = "read"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        out = await _git_output(ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".",
-                                *_denied_pathspecs(ctx))
+        out = await _git_output(
+            ctx, "status", "--short", "--branch", "--untracked-files=normal", "--", ".", *_denied_pathspecs(ctx)
+        )
         lines = out.rstrip("\n").splitlines()
         if len(lines) <= 1:
             lines.append("Working tree clean: nothing to commit.")
@@ -93,9 +97,11 @@ class GitDiff(Tool):
     list_place = 9  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "uncommitted changes as a diff"  # its line in the index of tools on demand (on_demand.py)
-    description = ("Show uncommitted changes as a unified diff: unstaged ones by default, staged ones with "
-                   "staged=true. `path` narrows it to a file or directory. Untracked files do not appear "
-                   "(git_status lists them). Read-only.")
+    description = (
+        "Show uncommitted changes as a unified diff: unstaged ones by default, staged ones with "
+        "staged=true. `path` narrows it to a file or directory. Untracked files do not appear "
+        "(git_status lists them). Read-only."
+    )
     input_schema = {
         "type": "object",
         "properties": {
@@ -129,14 +135,20 @@ class GitLog(Tool):
     list_place = 10  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "recent commits"  # its line in the index of tools on demand (on_demand.py)
-    description = ("List recent commits, newest first: short hash, date, author and subject. `path` shows only "
-                   "commits that touched it (following renames for a file); `limit` defaults to 20. Read-only.")
+    description = (
+        "List recent commits, newest first: short hash, date, author and subject. `path` shows only "
+        "commits that touched it (following renames for a file); `limit` defaults to 20. Read-only."
+    )
     input_schema = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "Only commits touching this file or directory."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": LOG_MAX,
-                      "description": f"How many commits to show (default {LOG_DEFAULT})."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": LOG_MAX,
+                "description": f"How many commits to show (default {LOG_DEFAULT}).",
+            },
         },
         "additionalProperties": False,
     }
@@ -166,9 +178,11 @@ class GitBlame(Tool):
     list_place = 11  # its place when a built-in agent type's tools are listed
     reads_files = True
     brief = "who last changed each line"  # its line in the index of tools on demand (on_demand.py)
-    description = ("Show who last changed each line of a file and in which commit: `hash (author date line) "
-                   f"text`. `start` and `end` (1-based, inclusive) pick a range; without them the first "
-                   f"{BLAME_MAX_LINES} lines are shown. Read-only.")
+    description = (
+        "Show who last changed each line of a file and in which commit: `hash (author date line) "
+        f"text`. `start` and `end` (1-based, inclusive) pick a range; without them the first "
+        f"{BLAME_MAX_LINES} lines are shown. Read-only."
+    )
     input_schema = {
         "type": "object",
         "properties": {

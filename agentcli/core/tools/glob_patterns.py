@@ -30,8 +30,11 @@ def rebased_globs(pattern: str, root: Path, searched: Path) -> list[str]:
         return [pattern]
     dir_only = body.endswith("/")
     body = body.rstrip("/")
-    anchored = os.path.normpath(root / os.path.expanduser(body)) if body.startswith(("/", "~", "..")) \
+    anchored = (
+        os.path.normpath(root / os.path.expanduser(body))
+        if body.startswith(("/", "~", ".."))
         else os.path.normpath(root) + "/" + body.lstrip("/")
+    )
     wanted = [part for part in anchored.split("/") if part]
     place = [part for part in str(searched).split("/") if part]
     found: list[str] = []

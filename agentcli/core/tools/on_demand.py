@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .base import Tool, ToolContext
 from ..content import NOTE_OPEN, Message, quoted
 from ..tool_facts import KNOWN
+from .base import Tool, ToolContext
 
 if TYPE_CHECKING:
     from . import ToolRegistry
@@ -42,8 +43,10 @@ API_SEARCH = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_to
 MOST_LOADED = 5  # tools one search by words loads
 INDEX_TITLE = "Tools on demand:"
 JOINED = "These tools on demand joined since tool_search's list was made (load one with tool_search, or call it):"
-CARRIED = ("Loaded tools on demand: call each by its name like the tools of your list; their definitions, as the "
-           "list would give them:")
+CARRIED = (
+    "Loaded tools on demand: call each by its name like the tools of your list; their definitions, as the "
+    "list would give them:"
+)
 
 
 def refused_by_endpoint(status: int | None, message: str) -> bool:
@@ -91,9 +94,13 @@ class Loaded:
 
 def called(history: Iterable[Message]) -> list[str]:
     """The tools ``history`` calls, in the order of their first call."""
-    names = [block.get("name") for message in history if message.get("role") == "assistant"
-             and isinstance(message.get("content"), list) for block in message["content"]
-             if isinstance(block, dict) and block.get("type") == "tool_use"]
+    names = [
+        block.get("name")
+        for message in history
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]
     return list(dict.fromkeys(name for name in names if isinstance(name, str)))
 
 
@@ -118,8 +125,7 @@ class Offer:
         self.told: set[str] = set()  # those that joined later, named in a note (joined)
         self.declared: list[str] | None = None  # the loaded tools the request's tools carry: those of its first
 
-    def request_tools(self, registry: "ToolRegistry", how: str, history: Iterable[Message] = ()
-                      ) -> list[dict[str, Any]]:
+    def request_tools(self, registry: ToolRegistry, how: str, history: Iterable[Message] = ()) -> list[dict[str, Any]]:
         """The ``tools`` of a request on route ``how`` (api, agentcli or off). ``history``: the agent's messages,
         whose calls of deferred tools load them the first time (a resumed session's, so that no call in its
         history names a tool its requests do not declare)."""
@@ -137,31 +143,37 @@ class Offer:
         by_name = {tool.name: tool for tool in deferred}
         if self.indexed is None:
             self.indexed, self.declared = list(by_name), list(self.loaded.names)
-        return [*core, ToolSearch(deferred, self.loaded, self.indexed).schema(),
-                *(by_name[name].schema() for name in self.declared or () if name in by_name)]
+        return [
+            *core,
+            ToolSearch(deferred, self.loaded, self.indexed).schema(),
+            *(by_name[name].schema() for name in self.declared or () if name in by_name),
+        ]
 
-    def registry(self, registry: "ToolRegistry", how: str) -> "ToolRegistry":
+    def registry(self, registry: ToolRegistry, how: str) -> ToolRegistry:
         """The registry calls run through: on agentcli's route, with its ``tool_search`` for this agent."""
         deferred = [tool for tool in registry if is_deferred(tool)]
         if how != "agentcli" or not deferred:
             return registry
         return registry.joined(ToolSearch(deferred, self.loaded, self.indexed))
 
-    def after_calls(self, registry: "ToolRegistry", calls: Iterable[dict[str, Any]], how: str) -> None:
+    def after_calls(self, registry: ToolRegistry, calls: Iterable[dict[str, Any]], how: str) -> None:
         if how == "agentcli":
             self.loaded.after_calls(calls, (tool.name for tool in registry if is_deferred(tool)))
 
-    def joined(self, registry: "ToolRegistry", how: str) -> str:
+    def joined(self, registry: ToolRegistry, how: str) -> str:
         """On agentcli's route, the note that names the deferred tools which joined since the index was listed
         (each once); "" when none did."""
         if how != "agentcli" or self.indexed is None:
             return ""
-        new = [tool for tool in registry if is_deferred(tool) and tool.name not in self.indexed
-               and tool.name not in self.told]
+        new = [
+            tool
+            for tool in registry
+            if is_deferred(tool) and tool.name not in self.indexed and tool.name not in self.told
+        ]
         self.told.update(tool.name for tool in new)
         return f"{JOINED}\n{index(new).removeprefix(INDEX_TITLE + chr(10))}" if new else ""
 
-    def carried(self, registry: "ToolRegistry", how: str, history: list[Message]) -> str:
+    def carried(self, registry: ToolRegistry, how: str, history: list[Message]) -> str:
         """On agentcli's route, the note with the definitions of the tools loaded after the agent's first request
         that ``history`` does not hold yet (a compaction or /clear may have taken an earlier one away); "" when
         there are none. The tools stay as cached: a definition at the end of the request costs its own bytes,
@@ -174,14 +186,18 @@ class Offer:
             return ""
         # Only agentcli's own note with a tool's definition as it is now counts: a file, a page or a server's
         # resource the user attached may hold these words and a forged definition, which must not stand in for it.
-        held = [text for message in history if message.get("role") == "user"
-                and isinstance(message.get("content"), list) for block in message["content"]
-                if isinstance(block, dict) and (text := str(block.get("text", ""))).startswith(NOTE_OPEN + CARRIED)]
+        held = [
+            text
+            for message in history
+            if message.get("role") == "user" and isinstance(message.get("content"), list)
+            for block in message["content"]
+            if isinstance(block, dict) and (text := str(block.get("text", ""))).startswith(NOTE_OPEN + CARRIED)
+        ]
         lines = {name: json.dumps(by_name[name].schema(), ensure_ascii=False) for name in wanted}
         missing = [name for name in wanted if not any(f"\n{quoted(lines[name])}\n" in text for text in held)]
         return "\n".join([CARRIED, *(lines[name] for name in missing)]) if missing else ""
 
-    def system_index(self, registry: "ToolRegistry", how: str) -> str:
+    def system_index(self, registry: ToolRegistry, how: str) -> str:
         """On the API's route the index ends the system prompt (its search tool's own text is the API's)."""
         return index(tool for tool in registry if is_deferred(tool)) if how == "api" else ""
 
@@ -195,7 +211,8 @@ class ToolSearch(Tool):
     kind = "read"
     key_arg = "query"
     description: ClassVar[str] = (
-        "Load the tools below by name, or by words for what you need.")  # the result says how to call them
+        "Load the tools below by name, or by words for what you need."  # the result says how to call them
+    )
     input_schema = {
         "type": "object",
         "properties": {"query": {"type": "string", "description": "Tool names, or words."}},
@@ -212,8 +229,11 @@ class ToolSearch(Tool):
         never changes as the agent loads tools or as tools join (a note names those: ``Offer.joined``), so a
         loaded tool, appended after it, is the only change to the request's tools."""
         shown = [t for name, t in self.deferred.items() if self.listed is None or name in self.listed]
-        return {"name": self.name, "description": self.description + "\n\n" + index(shown),
-                "input_schema": self.input_schema}
+        return {
+            "name": self.name,
+            "description": self.description + "\n\n" + index(shown),
+            "input_schema": self.input_schema,
+        }
 
     def find(self, query: str) -> list[str]:
         words = [w for w in re.split(r"[\s,]+", query.strip()) if w]
@@ -221,16 +241,28 @@ class ToolSearch(Tool):
         if named:
             return named
         lowered = [w.lower() for w in words]
-        scored = sorted(((sum(w in f"{t.name} {t.description}".lower() for w in lowered), i, t.name)
-                         for i, t in enumerate(self.deferred.values())), reverse=True)
+        scored = sorted(
+            (
+                (sum(w in f"{t.name} {t.description}".lower() for w in lowered), i, t.name)
+                for i, t in enumerate(self.deferred.values())
+            ),
+            reverse=True,
+        )
         return [name for score, _, name in scored if score][:MOST_LOADED]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         found = self.find(str(args.get("query", "")))
         if not found:
-            return ("No tool on demand matches that. The tools on demand are: "
-                    + ", ".join(self.deferred) + "." if self.deferred else "There are no tools on demand.")
+            return (
+                "No tool on demand matches that. The tools on demand are: " + ", ".join(self.deferred) + "."
+                if self.deferred
+                else "There are no tools on demand."
+            )
         self.loaded.add(found)
-        return (f"Loaded: {', '.join(found)}. " + ("Its definition follows" if len(found) == 1 else
-                "Their definitions follow") + " in a note; call " + ("it" if len(found) == 1 else "them")
-                + " by name from your next step on.")
+        return (
+            f"Loaded: {', '.join(found)}. "
+            + ("Its definition follows" if len(found) == 1 else "Their definitions follow")
+            + " in a note; call "
+            + ("it" if len(found) == 1 else "them")
+            + " by name from your next step on."
+        )

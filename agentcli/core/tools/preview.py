@@ -38,4 +38,4 @@ def file_diff(before: str | None, after: str) -> tuple[str, ...]:
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= MAX_CHARS else line[:MAX_CHARS - 1] + "…"
+    return line if len(line) <= MAX_CHARS else line[: MAX_CHARS - 1] + "…"

@@ -17,13 +17,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import ToolError
-from .caps import OUTPUT_CAP
 from ..system.secret_env import command_env
+from .caps import OUTPUT_CAP
 
 T = TypeVar("T")
 
@@ -136,15 +137,23 @@ async def _off_loop(work: Callable[[_Stopper], T]) -> T:
         raise
 
 
-def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool], stopper: _Stopper
-        ) -> tuple[int, str, float]:
+def _rg(
+    args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool], stopper: _Stopper
+) -> tuple[int, str, float]:
     """Run rg (in a worker thread), handing each piece of its output to ``feed``, which returns False
     to stop it. Past ``timeout`` seconds rg is stopped. Returns rg's exit status and the start of its
     stderr (0 and nothing when stopped by the timeout or a cancel), and the timeout when it struck."""
-    opened = tuple(int(item[len(_FD_DIR):]) for item in (str(cwd), *args) if item.startswith(_FD_DIR))
+    opened = tuple(int(item[len(_FD_DIR) :]) for item in (str(cwd), *args) if item.startswith(_FD_DIR))
     try:
-        proc = subprocess.Popen([_require_rg(), *args], cwd=str(cwd), env=command_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=opened)
+        proc = subprocess.Popen(
+            [_require_rg(), *args],
+            cwd=str(cwd),
+            env=command_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=opened,
+        )
     except OSError as exc:
         raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
     stopper.started(proc)
@@ -197,8 +206,9 @@ def _rg(args: list[str], cwd: Path, timeout: float, feed: Callable[[bytes], bool
     return returncode, stderr.decode("utf-8", errors="replace"), 0.0  # stopped by feed: killed, as it asked
 
 
-def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None, timeout: float,
-                 stopper: _Stopper) -> _RgResult:
+def _run_rg_sync(
+    args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None, timeout: float, stopper: _Stopper
+) -> _RgResult:
     """Run rg; keep the first ``keep_lines`` lines (within ``char_budget`` characters), count the rest.
     Past ``timeout`` seconds rg is stopped, and what it printed so far is the result."""
     kept: list[str] = []
@@ -245,9 +255,13 @@ def _run_rg_sync(args: list[str], cwd: Path, keep_lines: int | None, char_budget
     return _RgResult(kept, total, returncode, stderr, more_than, budget_hit, timed_out)
 
 
-async def _run_rg(args: list[str], cwd: Path, keep_lines: int | None, char_budget: int | None,
-                  timeout: float,  # noqa: ASYNC109 - rg's own limit: what it found in time is kept
-                  ) -> _RgResult:
+async def _run_rg(
+    args: list[str],
+    cwd: Path,
+    keep_lines: int | None,
+    char_budget: int | None,
+    timeout: float,  # noqa: ASYNC109 - rg's own limit: what it found in time is kept
+) -> _RgResult:
     return await _off_loop(lambda stopper: _run_rg_sync(args, cwd, keep_lines, char_budget, timeout, stopper))
 
 
@@ -286,10 +300,10 @@ def _sorted_content(data: bytes, context: bool) -> tuple[list[bytes], int] | Non
         if context and lines:
             lines.append(b"--")
         path = paths[i]
-        for raw in blocks[i][len(path) + 1:].split(b"\n", GREP_MAX_LINES)[:GREP_MAX_LINES]:
+        for raw in blocks[i][len(path) + 1 :].split(b"\n", GREP_MAX_LINES)[:GREP_MAX_LINES]:
             digits = len(raw) - len(raw.lstrip(b"0123456789"))
-            if digits and raw[digits:digits + 1] in (b":", b"-"):
-                lines.append(path + raw[digits:digits + 1] + raw)  # path:line:text, or path-line-text
+            if digits and raw[digits : digits + 1] in (b":", b"-"):
+                lines.append(path + raw[digits : digits + 1] + raw)  # path:line:text, or path-line-text
             elif raw == b"--" or raw.startswith(path + b": "):  # a group separator; rg's note on a binary file
                 lines.append(raw)
             else:
@@ -309,7 +323,7 @@ def _sorted_records(data: bytes, mode: str) -> tuple[list[bytes], int]:
     start = 0
     while (zero := data.find(b"\0", start)) >= 0 and (end := data.find(b"\n", zero)) >= 0:
         path = data[start:zero]
-        records.append((_path_key(path), path + b":" + data[zero + 1:end]))
+        records.append((_path_key(path), path + b":" + data[zero + 1 : end]))
         start = end + 1
     records.sort()
     lines = b"\n".join(line for _, line in records).split(b"\n") if records else []
@@ -332,8 +346,9 @@ def _keep(lines: list[bytes], keep_lines: int, char_budget: int) -> tuple[list[s
 _SORT_LIMIT = 32 * 1024 * 1024  # past this much output grep searches again, rg sorting (single-threaded)
 
 
-def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float,
-                 stopper: _Stopper) -> _RgResult:
+def _grep_sorted(
+    rg_args: list[str], mode: str, context: bool, cwd: Path, timeout: float, stopper: _Stopper
+) -> _RgResult:
     """What ``rg --sort path`` prints, kept and counted as _run_rg does, from rg searching on all its
     threads (--sort makes it search on one): each file's lines stay together, and Python sorts the files."""
     started = time.monotonic()
@@ -360,8 +375,9 @@ def _grep_sorted(rg_args: list[str], mode: str, context: bool, cwd: Path, timeou
         parsed = _sorted_content(output, context) if mode == "content" else _sorted_records(output, mode)
     if parsed is None:
         left = max(timeout - (time.monotonic() - started), 0.001)
-        return _run_rg_sync(["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET,
-                            left, stopper)
+        return _run_rg_sync(
+            ["--no-heading", "--sort", "path", *rg_args], cwd, GREP_MAX_LINES, GREP_CHAR_BUDGET, left, stopper
+        )
     lines, total = parsed
     kept, budget_hit = _keep(lines, GREP_MAX_LINES, GREP_CHAR_BUDGET)
     return _RgResult(kept, total, returncode, stderr, False, budget_hit, timed_out)

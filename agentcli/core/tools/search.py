@@ -18,16 +18,27 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
-from .base import Tool, ToolContext
 from ..errors import ToolError
+from .base import Tool, ToolContext
 from .file_access import _open_dir, _os_error, open_file, resolve_path
 from .glob_patterns import compile_glob, name_globs, rebased_globs
-from .rg import (_FD_DIR, COMMON_RG_ARGS, GREP_CHAR_BUDGET, GREP_MAX_LINES, _grep_sorted, _off_loop,
-                 _rg, _RgResult, _run_rg_sync, _Stopper)
+from .rg import (
+    _FD_DIR,
+    COMMON_RG_ARGS,
+    GREP_CHAR_BUDGET,
+    GREP_MAX_LINES,
+    _grep_sorted,
+    _off_loop,
+    _rg,
+    _RgResult,
+    _run_rg_sync,
+    _Stopper,
+)
 
 T = TypeVar("T")
 GREP_MAX_COLUMNS = 500  # longer matching lines are shortened by rg
@@ -45,8 +56,10 @@ def verbatim(text: str) -> str:
 
 
 def timeout_note(result: _RgResult | _Listing) -> str:
-    return (f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
-            "missing; narrow it with `path` or `glob`.]")
+    return (
+        f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
+        "missing; narrow it with `path` or `glob`.]"
+    )
 
 
 _HAS_FD_DIR = os.path.isdir(_FD_DIR)
@@ -78,7 +91,7 @@ def _with_prefix(result: _RgResult, prefix: str, rg_name: str = "") -> _RgResult
     """``result`` with its paths (at the start of each line) shown as ``prefix`` + what rg printed; a
     file searched as ``rg_name`` (its descriptor) shown as ``prefix`` alone."""
     if rg_name:
-        result.lines = [prefix + line[len(rg_name):] if line.startswith(rg_name) else line for line in result.lines]
+        result.lines = [prefix + line[len(rg_name) :] if line.startswith(rg_name) else line for line in result.lines]
     elif prefix:
         result.lines = [line if line == "--" else prefix + line for line in result.lines]
     return result
@@ -88,8 +101,12 @@ def _denied_globs(ctx: ToolContext, searched: Path) -> list[str]:
     """rg exclusions for the deny rules on paths that name a tool that reads, rebased onto ``searched``."""
     if ctx.permissions is None:
         return []
-    return [arg for rule in ctx.permissions.read_denials() for glob in
-            rebased_globs(rule.pattern or "**", ctx.workspace.root, searched) for arg in ("--glob", "!" + glob)]
+    return [
+        arg
+        for rule in ctx.permissions.read_denials()
+        for glob in rebased_globs(rule.pattern or "**", ctx.workspace.root, searched)
+        for arg in ("--glob", "!" + glob)
+    ]
 
 
 NOTHING_SEARCHED = "No files were searched"  # rg's words when every file was ignored, or there was none
@@ -99,7 +116,11 @@ def _rg_error(stderr: str, pattern: str | None = None) -> ToolError:
     text = stderr.strip()
     if pattern is not None and "regex parse error" in text:
         reason = next(
-            (ln.strip()[len("error:"):].strip() for ln in reversed(text.splitlines()) if ln.strip().startswith("error:")),
+            (
+                ln.strip()[len("error:") :].strip()
+                for ln in reversed(text.splitlines())
+                if ln.strip().startswith("error:")
+            ),
             "invalid syntax",
         )
         return ToolError(
@@ -124,8 +145,9 @@ def _resolve_root(ctx: ToolContext, path: str, need_dir: bool) -> tuple[Path, st
     if not real.exists():
         raise ToolError(f"No such file or directory: {shown}.")
     if not real.is_dir() and not real.is_file():  # a FIFO or a device would block rg forever
-        raise ToolError(f"{shown} is not a regular file or directory (it is a device, pipe or socket), "
-                        "so it cannot be searched.")
+        raise ToolError(
+            f"{shown} is not a regular file or directory (it is a device, pipe or socket), so it cannot be searched."
+        )
     if need_dir and not real.is_dir():
         raise ToolError(f"{shown} is a file, not a directory; glob's path must be a directory.")
     if real == ctx.workspace.root:
@@ -155,18 +177,9 @@ class Grep(Tool):
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "Regular expression to search for."},
-            "path": {
-                "type": "string",
-                "description": "File or directory to search. Default: the workspace.",
-            },
-            "glob": {
-                "type": "string",
-                "description": "Only files whose path matches this glob, e.g. '*.py'.",
-            },
-            "output_mode": {
-                "type": "string",
-                "enum": ["content", "files_with_matches", "count"],
-            },
+            "path": {"type": "string", "description": "File or directory to search. Default: the workspace."},
+            "glob": {"type": "string", "description": "Only files whose path matches this glob, e.g. '*.py'."},
+            "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
             "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
             "context": {
                 "type": "integer",
@@ -212,9 +225,16 @@ class Grep(Tool):
         root, timeout = ctx.workspace.root, ctx.settings.search_timeout
         opened = real if target is not None else None
         if one_file:  # one file, searched through its descriptor from the root: nothing to sort
+
             def search(stopper: _Stopper, where: str) -> _RgResult:
-                found = _run_rg_sync(["--no-heading", "--sort", "path", *rg_args, where], root, GREP_MAX_LINES,
-                                     GREP_CHAR_BUDGET, timeout, stopper)
+                found = _run_rg_sync(
+                    ["--no-heading", "--sort", "path", *rg_args, where],
+                    root,
+                    GREP_MAX_LINES,
+                    GREP_CHAR_BUDGET,
+                    timeout,
+                    stopper,
+                )
                 return _with_prefix(found, str(target), where)
         else:  # a folder, searched from inside it; paths come back relative to it
             context = bool(args.get("context")) and mode == "content"
@@ -222,16 +242,23 @@ class Grep(Tool):
             def search(stopper: _Stopper, where: str) -> _RgResult:
                 found = _grep_sorted(rg_args, mode, context, Path(where), timeout, stopper)
                 return _with_prefix(found, f"{target.rstrip('/')}/" if target is not None else "")
+
         result = await _off_loop(lambda stopper: _from_opened(ctx, opened, lambda where: search(stopper, where)))
         if result.timed_out and not result.lines:
-            raise ToolError(f"grep found nothing for {verbatim(pattern)} in {where} before it was stopped after "
-                            f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`.")
+            raise ToolError(
+                f"grep found nothing for {verbatim(pattern)} in {where} before it was stopped after "
+                f"{result.timed_out:g} s (setting search_timeout); narrow the search with `path` or `glob`."
+            )
         if result.returncode == 2 and not result.lines and NOTHING_SEARCHED in result.stderr:
-            return (f"No matches for {verbatim(pattern)}: no file in {where} was searched (there are none, or all are ignored: "
-                    ".gitignore, hidden files, or the `glob` given).")
+            return (
+                f"No matches for {verbatim(pattern)}: no file in {where} was searched (there are none, or all are ignored: "
+                ".gitignore, hidden files, or the `glob` given)."
+            )
         if result.returncode == 1 or (result.returncode == 0 and not result.lines):
             scope = f" among files matching {verbatim(glob)}" if glob else ""
-            return f"No matches for {verbatim(pattern)} in {where}{scope} (files ignored by .gitignore were not searched)."
+            return (
+                f"No matches for {verbatim(pattern)} in {where}{scope} (files ignored by .gitignore were not searched)."
+            )
         if result.returncode not in (0, 1) and not result.lines:
             raise _rg_error(result.stderr, pattern)
 
@@ -252,8 +279,11 @@ class Grep(Tool):
                 f"[Output cut: showing {len(result.lines):,} of {total} {unit}; "
                 f"{'many' if result.more_than else f'{left:,}'} more left out. Narrow the search with "
                 "`path`, `glob` or a more specific pattern"
-                + (", or use output_mode 'files_with_matches' or 'count' to see where the matches are.]"
-                   if mode == "content" else ".]")
+                + (
+                    ", or use output_mode 'files_with_matches' or 'count' to see where the matches are.]"
+                    if mode == "content"
+                    else ".]"
+                )
             )
         if result.returncode not in (0, 1) and result.stderr.strip():
             first = result.stderr.strip().splitlines()[0].removeprefix("rg: ")
@@ -275,8 +305,9 @@ class _Listing:
     timed_out: float = 0.0
 
 
-def _list_newest(args: list[str], cwd: Path, timeout: float, matcher: re.Pattern[str],
-                 stopper: _Stopper, prefix: str = "") -> _Listing:
+def _list_newest(
+    args: list[str], cwd: Path, timeout: float, matcher: re.Pattern[str], stopper: _Stopper, prefix: str = ""
+) -> _Listing:
     """Run ``rg --files`` and stat each path ``matcher`` matches while rg still lists (the stats overlap rg's
     walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing, each
     path shown with ``prefix`` in front. Each piece of rg's output is taken whole (decoded at once, matched with
@@ -336,10 +367,7 @@ class Glob(Tool):
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "Glob pattern, e.g. 'src/**/*.ts'."},
-            "path": {
-                "type": "string",
-                "description": "Folder to search in. Default: the workspace root.",
-            },
+            "path": {"type": "string", "description": "Folder to search in. Default: the workspace root."},
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -371,17 +399,24 @@ class Glob(Tool):
             rg_args += [arg for name in names for arg in ("--type-add", f"globbed:{name}")] + ["--type", "globbed"]
         opened = base if target is not None else None
         timeout = ctx.settings.search_timeout
-        result = await _off_loop(lambda stopper: _from_opened(
-            ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, matcher, stopper, prefix)))
+        result = await _off_loop(
+            lambda stopper: _from_opened(
+                ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, matcher, stopper, prefix)
+            )
+        )
         if result.timed_out and not result.listed:
-            raise ToolError(f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
-                            "(setting search_timeout); give a narrower `path`.")
+            raise ToolError(
+                f"glob listed no files in {where} before it was stopped after {result.timed_out:g} s "
+                "(setting search_timeout); give a narrower `path`."
+            )
         if result.returncode not in (0, 1) and not result.listed:
             raise _rg_error(result.stderr)
         ordered = [path for _, path in result.found]
         stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
         if not ordered:
-            return f"No files match {verbatim(pattern)} in {where} (files ignored by .gitignore are not listed).{stopped}"
+            return (
+                f"No files match {verbatim(pattern)} in {where} (files ignored by .gitignore are not listed).{stopped}"
+            )
         if len(ordered) > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
             shown.append(

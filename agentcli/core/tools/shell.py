@@ -19,15 +19,15 @@ import shutil
 import signal
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ToolError
+from ..events import Notice, ToolOutput
+from ..storage.outputs import CappedCopy
 from ..system import processes
 from ..system.child_objects import absorb, child_git_env
 from ..system.git import untrusted_git_env
 from ..system.secret_env import command_env
-from .caps import BASH_CAP, cap_output, decode
 from .base import SandboxStopped, Tool, ToolContext
-from ..errors import ToolError
-from ..storage.outputs import CappedCopy
-from ..events import Notice, ToolOutput
+from .caps import BASH_CAP, cap_output, decode
 
 if TYPE_CHECKING:
     from ..system.sandbox import Widening
@@ -79,8 +79,14 @@ class _Capture(asyncio.Protocol):
         """The output so far, to a front end that shows it live; at most every LIVE_EVERY seconds."""
         self.report = None
         if self.reporting and self.ctx is not None:
-            self.ctx.emit(ToolOutput(id=self.ctx.tool_use_id, text=self.text(), agent_id=self.ctx.agent_id,
-                                     parent_tool_use_id=self.ctx.parent_tool_use_id))
+            self.ctx.emit(
+                ToolOutput(
+                    id=self.ctx.tool_use_id,
+                    text=self.text(),
+                    agent_id=self.ctx.agent_id,
+                    parent_tool_use_id=self.ctx.parent_tool_use_id,
+                )
+            )
 
     def stop_reports(self) -> None:
         """The call ends: its result says the rest."""
@@ -116,7 +122,9 @@ class _Capture(asyncio.Protocol):
         head = head_text[: BASH_CAP * 2 // 3]
         tail = tail_text[-(BASH_CAP // 3) :]
         cut = len(head_text) - len(head) + self.dropped + len(tail_text) - len(tail)
-        lines = head_text.count("\n", len(head)) + self.dropped_lines + tail_text.count("\n", 0, len(tail_text) - len(tail))
+        lines = (
+            head_text.count("\n", len(head)) + self.dropped_lines + tail_text.count("\n", 0, len(tail_text) - len(tail))
+        )
         return f"{head}\n… [{cut:,} characters ({lines:,} lines) cut] …\n{tail}"
 
 
@@ -161,7 +169,7 @@ async def sandboxed(ctx: ToolContext) -> bool:
     return usable
 
 
-def granted(ctx: ToolContext) -> "Widening":
+def granted(ctx: ToolContext) -> Widening:
     """What the user's answers let this session's bash calls have beyond the OS sandbox."""
     from ..policy.permissions import Permissions
     from ..system.sandbox import Widening
@@ -169,8 +177,9 @@ def granted(ctx: ToolContext) -> "Widening":
     return ctx.permissions.sandbox_grants if isinstance(ctx.permissions, Permissions) else Widening()
 
 
-async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers: bool = False,
-                widen: "Widening | None" = None) -> tuple[asyncio.subprocess.Process, Any, int | None]:
+async def spawn(
+    command: str, ctx: ToolContext, marker: str, *, count_leftovers: bool = False, widen: Widening | None = None
+) -> tuple[asyncio.subprocess.Process, Any, int | None]:
     """Start ``bash -c command`` in the workspace root, in a session of its own, with ``marker`` in its
     environment, in the OS sandbox where there is one; stdout and stderr go to one pipe, whose read end
     (a file) is returned. ``count_leftovers`` (sandbox only): also the read end of a pipe that says how
@@ -195,9 +204,15 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
             argv = [bash, "-c", _COUNT_LEFTOVERS, "bash", str(report[1]), command]
         writable = writable_dirs(root, ctx.workspace.extra_dirs, ctx.workspace.branch)
         try:  # in a thread: it looks at the disk for what it holds, and asks git for core.hooksPath
-            argv = await asyncio.to_thread(ctx.sandbox.wrap, argv, cwd=root, writable=writable,
-                                           widen=granted(ctx) if widen is None else widen, pass_fds=passed,
-                                           readable=readable_dirs(root, ctx.workspace.branch))
+            argv = await asyncio.to_thread(
+                ctx.sandbox.wrap,
+                argv,
+                cwd=root,
+                writable=writable,
+                widen=granted(ctx) if widen is None else widen,
+                pass_fds=passed,
+                readable=readable_dirs(root, ctx.workspace.branch),
+            )
         except SandboxError as exc:
             for fd in [*(report or ()), *passed]:
                 os.close(fd)
@@ -209,8 +224,16 @@ async def spawn(command: str, ctx: ToolContext, marker: str, *, count_leftovers:
     read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(root), env=env, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-            start_new_session=True, preexec_fn=preexec, pass_fds=passed)
+            *argv,
+            cwd=str(root),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+            preexec_fn=preexec,
+            pass_fds=passed,
+        )
     except BaseException as exc:
         os.close(read_fd)
         if report:
@@ -290,7 +313,7 @@ class Bash(Tool):
     kind = "exec"
     key_arg = "command"
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext, widen: "Widening | None" = None) -> str:
+    async def run(self, args: dict[str, Any], ctx: ToolContext, widen: Widening | None = None) -> str:
         """``widen``: what the user allowed beyond the OS sandbox for this call alone, when it ran once
         already and the sandbox stopped it (``SandboxStopped``: the registry asks)."""
         command: str = args["command"]
@@ -298,8 +321,10 @@ class Bash(Tool):
             raise ToolError("The command is empty.")
         if args.get("run_in_background"):
             shell = await ctx.shells.start(command, ctx, spawn)
-            return (f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
-                    f"{{\"bash_id\": \"{shell.id}\"}}; stop it with kill_bash. It is stopped when the session ends.")
+            return (
+                f"Started {shell.id} in the background (pid {shell.pid}). Read its output with bash_output "
+                f'{{"bash_id": "{shell.id}"}}; stop it with kill_bash. It is stopped when the session ends.'
+            )
         if ctx.checkpoints is None:
             return await self.run_command(command, args, ctx, widen)
         from ..storage.checkpoints import scan_tree, tree_changes
@@ -314,8 +339,9 @@ class Bash(Tool):
             else:
                 ctx.checkpoints.bash_changed(await asyncio.shield(asyncio.to_thread(tree_changes, root, before)))
 
-    async def run_command(self, command: str, args: dict[str, Any], ctx: ToolContext,
-                          widen: "Widening | None" = None) -> str:
+    async def run_command(
+        self, command: str, args: dict[str, Any], ctx: ToolContext, widen: Widening | None = None
+    ) -> str:
         """Run it once; when it fails in the OS sandbox for want of something the sandbox denied, it raises
         ``SandboxStopped``, and the registry may let it run once more with just that added (``widen``)."""
         timeout = float(args.get("timeout") or DEFAULT_TIMEOUT)
@@ -337,7 +363,7 @@ class Bash(Tool):
             transport, _ = await loop.connect_read_pipe(lambda: capture, pipe)
             try:
                 await asyncio.wait_for(proc.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 timed_out = True
                 await processes.stop_group(pgid)
                 await proc.wait()
@@ -346,7 +372,7 @@ class Bash(Tool):
             count = None
             try:  # a moment for background jobs still writing to finish on their own
                 await asyncio.wait_for(asyncio.shield(done), DRAIN_GRACE)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             stopped = await processes.stop_call(marker)  # in the sandbox, the kernel's work still under way
             left = left if boxed else stopped
@@ -355,7 +381,7 @@ class Bash(Tool):
                 await processes.stop_group(pgid)
             try:
                 await asyncio.wait_for(asyncio.shield(done), 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass  # held by a process outside our reach: stop reading anyway
         except BaseException:  # cancellation, mostly: leave nothing running
             try:
@@ -365,7 +391,7 @@ class Bash(Tool):
                     processes.kill(proc)
             try:
                 await asyncio.wait_for(proc.wait(), processes.KILL_GRACE)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 pass
             processes.ended(marker, proc.pid)
             await asyncio.shield(processes.stop_call(marker))
@@ -396,7 +422,9 @@ class Bash(Tool):
                 f"up to {MAX_TIMEOUT}, if it needs longer). Output so far:\n{body}"
             )
         code = proc.returncode
-        if ctx.workspace.branch and (problem := await asyncio.to_thread(absorb, ctx.workspace.root, ctx.workspace.branch)):
+        if ctx.workspace.branch and (
+            problem := await asyncio.to_thread(absorb, ctx.workspace.root, ctx.workspace.branch)
+        ):
             body = f"{body}\n[{problem}]"
         if widen is not None:
             body = f"{body}\n[Ran again in the OS sandbox with {widen.describe()} added, as the user allowed.]"
@@ -410,6 +438,7 @@ class Bash(Tool):
             def refused(unasked: str) -> str:  # why nobody allowed it ("declined": the user said no)
                 why = sandbox.explain(output, needed, "" if unasked == "declined" else unasked)
                 return _ended(code, f"{body}\n{why}" if why else body)
+
             if needed and widen is None:
                 raise SandboxStopped(needed, lambda: self.run(args, ctx, widen=given | needed), refused)
             return refused("it ran again once already" if needed else "")

@@ -8,17 +8,17 @@ from __future__ import annotations
 import asyncio
 import atexit
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from ..errors import ToolError
-from .caps import BASH_CAP, cap_output, decode
 from ..storage.outputs import CallPlace, CappedCopy
 from ..system import processes
 from ..system.processes import stop_group
 from ..units import seconds
 from ..vocabulary import ShellStatus
-
+from .caps import BASH_CAP, cap_output, decode
 
 
 class ShellCaller(CallPlace, Protocol):
@@ -28,6 +28,7 @@ class ShellCaller(CallPlace, Protocol):
     def agent_id(self) -> str: ...
     @property
     def depth(self) -> int: ...
+
 
 # How the bash tool starts a command: (process, the read end of its output pipe, a leftover counter or None).
 Spawn = Callable[..., Awaitable[tuple[Any, Any, "int | None"]]]
@@ -103,8 +104,9 @@ class BackgroundShells:
         self.next_number += 1
         marker = processes.new_marker()
         proc, pipe, _ = await spawn(command, ctx, marker)
-        shell = BackgroundShell(id=shell_id, command=command, owner=ctx.agent_id, pid=proc.pid, marker=marker,
-                                proc=proc)
+        shell = BackgroundShell(
+            id=shell_id, command=command, owner=ctx.agent_id, pid=proc.pid, marker=marker, proc=proc
+        )
         if ctx.output_dir is not None:
             shell.copy = CappedCopy(ctx, f"{shell_id}-{marker.rsplit('-', 1)[-1][:8]}.txt")
         loop = asyncio.get_running_loop()

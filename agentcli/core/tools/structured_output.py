@@ -31,8 +31,10 @@ MAX_ATTEMPTS = 5  # invalid calls and answers without a call, per prompt
 MAX_DEPTH = 64  # levels of nesting of a schema
 CHECK_SECONDS = 10.0  # for checking one answer against the schema
 REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
-REMINDER = (f"You MUST call the {NAME} tool to complete this request: your final answer is its input, "
-            "which must match the requested JSON schema. Call it now.")
+REMINDER = (
+    f"You MUST call the {NAME} tool to complete this request: your final answer is its input, "
+    "which must match the requested JSON schema. Call it now."
+)
 
 
 class SchemaError(ValueError):
@@ -41,12 +43,13 @@ class SchemaError(ValueError):
 
 def checked_schema(schema: Any) -> dict[str, Any]:
     """The schema, if a tool can take it: a valid JSON Schema for an object. SchemaError otherwise."""
-    from jsonschema import SchemaError as InvalidSchema, validators
+    from jsonschema import SchemaError as InvalidSchema
+    from jsonschema import validators
 
     if not isinstance(schema, dict):
-        raise SchemaError("the schema must be a JSON object, such as {\"type\": \"object\", \"properties\": …}")
+        raise SchemaError('the schema must be a JSON object, such as {"type": "object", "properties": …}')
     if schema.get("type") != "object":
-        raise SchemaError("the schema must describe an object (\"type\": \"object\"): the answer is a tool's input")
+        raise SchemaError('the schema must describe an object ("type": "object"): the answer is a tool\'s input')
     references = walk(schema)
     try:
         validators.validator_for(schema).check_schema(schema)
@@ -54,8 +57,10 @@ def checked_schema(schema: Any) -> dict[str, Any]:
         raise SchemaError(f"not a valid JSON Schema: {exc.message}") from None
     outside = outside_references(schema, references)
     if outside:
-        raise SchemaError(f"the $ref {outside!r} points outside the schema, and agentcli fetches no schema "
-                          "reference; put what it names under \"$defs\" and refer to it with \"#/$defs/…\"")
+        raise SchemaError(
+            f"the $ref {outside!r} points outside the schema, and agentcli fetches no schema "
+            'reference; put what it names under "$defs" and refer to it with "#/$defs/…"'
+        )
     return schema
 
 
@@ -109,9 +114,9 @@ def answer_errors(given: dict[str, Any]) -> list[str]:
     """Why ``given["answer"]`` does not fit ``given["schema"]``, at most five reasons ([] when it fits). Run
     in a worker process (``StructuredOutput.run``); its registry refuses to retrieve any reference."""
     from jsonschema import validators
+    from jsonschema_specifications import REGISTRY
     from referencing import Registry
     from referencing.exceptions import NoSuchResource
-    from jsonschema_specifications import REGISTRY
 
     def retrieve(uri: str) -> Any:
         raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # never fetched (attrs' keyword, unseen by mypy)
@@ -127,9 +132,11 @@ class StructuredOutput(Tool):
     name = NAME
     claude_name = "StructuredOutput"  # --json-schema's answer
     on_demand = False  # the answer a --json-schema run must call
-    description = ("Return your final answer in the requested structured format: call this tool exactly once, "
-                   "at the end, with the answer as its input. It must match the schema; if it does not, the "
-                   "error says what to fix, and you call it again.")
+    description = (
+        "Return your final answer in the requested structured format: call this tool exactly once, "
+        "at the end, with the answer as its input. It must match the schema; if it does not, the "
+        "error says what to fix, and you call it again."
+    )
     kind = "read"  # changes nothing: never asks
     main_only = True  # the main agent's answer: a subagent is never offered it
     workspace_paths = False  # a 'path' in the answer is data, not a file to confine
@@ -155,18 +162,26 @@ class StructuredOutput(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:
-            errors = await run_in_worker(f"{__name__}:answer_errors", {"schema": self.answer_schema, "answer": args},
-                                         CHECK_SECONDS)
+            errors = await run_in_worker(
+                f"{__name__}:answer_errors", {"schema": self.answer_schema, "answer": args}, CHECK_SECONDS
+            )
         except (WorkerError, ValueError, RecursionError) as exc:  # ValueError, RecursionError: not JSON to send
             self.attempts += 1
-            why = ("a pattern in the schema may take too long on it" if isinstance(exc, WorkerTimeout)
-                   else str(exc) or type(exc).__name__)
-            raise ToolError(f"The output could not be checked against the schema ({why}), so it is not taken. Call "
-                            f"{NAME} again with a shorter, simpler output that matches the schema.") from None
+            why = (
+                "a pattern in the schema may take too long on it"
+                if isinstance(exc, WorkerTimeout)
+                else str(exc) or type(exc).__name__
+            )
+            raise ToolError(
+                f"The output could not be checked against the schema ({why}), so it is not taken. Call "
+                f"{NAME} again with a shorter, simpler output that matches the schema."
+            ) from None
         if errors:
             self.attempts += 1
-            raise ToolError(f"The output does not match the schema ({'; '.join(errors)}). Call {NAME} again with "
-                            "output that matches it.")
+            raise ToolError(
+                f"The output does not match the schema ({'; '.join(errors)}). Call {NAME} again with "
+                "output that matches it."
+            )
         self.value = json.loads(json.dumps(args))  # a copy the history cannot change
         return "Structured output provided successfully."
 

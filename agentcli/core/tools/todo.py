@@ -12,9 +12,9 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+from ..errors import ToolError
 from ..events import PlanUpdated, StepStatus
 from .base import Tool, ToolContext
-from ..errors import ToolError
 
 STATUSES: tuple[StepStatus, ...] = typing.get_args(StepStatus)
 MAX_ITEMS = 100
@@ -30,7 +30,8 @@ class TodoWrite(Tool):
     on_demand = False  # the plan the prompt asks for
     description = (
         "Write your plan as a todo list the user sees. Each call replaces the whole list: every item, in order, "
-        "with its status. Keep one item in_progress, and mark each completed as soon as it is done.")
+        "with its status. Keep one item in_progress, and mark each completed as soon as it is done."
+    )
     input_schema = {
         "type": "object",
         "properties": {
@@ -42,12 +43,11 @@ class TodoWrite(Tool):
                     "properties": {
                         "content": {"type": "string", "description": "The step: 'Run the tests'."},
                         "status": {"type": "string", "enum": list(STATUSES)},
-                        "activeForm": {"type": "string",
-                                       "description": "As it is done: 'Running the tests'."},
+                        "activeForm": {"type": "string", "description": "As it is done: 'Running the tests'."},
                     },
                     "required": ["content", "status"],
                 },
-            },
+            }
         },
         "required": ["todos"],
     }
@@ -59,8 +59,10 @@ class TodoWrite(Tool):
         done = sum(item["status"] == "completed" for item in items)
         if not items:
             return "The plan is now empty."
-        return (f"The plan has {len(items)} item{'s' if len(items) != 1 else ''}, {done} completed; the user "
-                "sees it. Keep it current as you work: mark each item completed as soon as it is done.")
+        return (
+            f"The plan has {len(items)} item{'s' if len(items) != 1 else ''}, {done} completed; the user "
+            "sees it. Keep it current as you work: mark each item completed as soon as it is done."
+        )
 
     def summary(self, args: dict[str, Any]) -> str:
         todos = args.get("todos")

@@ -43,11 +43,11 @@ import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from .base import Tool, ToolContext
 from ..errors import ToolError
 from ..policy.judgments import fetch_denial, fetch_redirect
 from ..policy.web_address import LOOPBACK, canonical_host, fetch_host, refused_address
 from ..system.worker import WorkerError, WorkerTimeout, run_in_worker
+from .base import Tool, ToolContext
 
 if TYPE_CHECKING:
     from ..policy.permissions import Permissions
@@ -57,9 +57,19 @@ MAX_CHARS = 60_000  # of the text the model gets
 MAX_HTML_BYTES = 1024 * 1024  # of HTML turned into Markdown: seconds for most pages; the call's time ends the rest
 MAX_REDIRECTS = 5
 TIMEOUT = 30.0  # seconds the HTTP client waits to connect, or for each read (the whole fetch: web_fetch_timeout)
-TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript",
-              "application/ld+json", "application/rss+xml", "application/atom+xml", "application/x-yaml",
-              "application/yaml", "application/toml")
+TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/xhtml+xml",
+    "application/javascript",
+    "application/ld+json",
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+)
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 NOT_TEXT_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "head")
 USER_AGENT = "agentcli (web_fetch; +https://github.com/agentcli)"
@@ -75,13 +85,18 @@ class WebFetch(Tool):
         "Use it for documentation, issues and references the user names or that the task needs. "
         "Redirects to another host are reported, not followed: fetch the new URL if you still want it. "
         "Binary files, very large pages and private network addresses are refused. The first fetch of a "
-        "domain may ask the user.")
+        "domain may ask the user."
+    )
     input_schema = {
         "type": "object",
         "properties": {
             "url": {"type": "string", "description": "The full URL, such as https://docs.python.org/3/"},
-            "prompt": {"type": "string", "description": (
-                "Optional, and not used to filter: the page comes back whole, up to 60,000 characters.")},
+            "prompt": {
+                "type": "string",
+                "description": (
+                    "Optional, and not used to filter: the page comes back whole, up to 60,000 characters."
+                ),
+            },
         },
         "required": ["url"],
     }
@@ -95,9 +110,11 @@ class WebFetch(Tool):
         deadline = asyncio.get_running_loop().time() + timeout
         try:
             return await asyncio.wait_for(fetch(url, private, ctx.permissions, deadline), timeout)
-        except asyncio.TimeoutError:
-            raise ToolError(f"web_fetch: {url} did not arrive and turn into text within {timeout:g} seconds (setting "
-                            "web_fetch_timeout), so the fetch was stopped.") from None
+        except TimeoutError:
+            raise ToolError(
+                f"web_fetch: {url} did not arrive and turn into text within {timeout:g} seconds (setting "
+                "web_fetch_timeout), so the fetch was stopped."
+            ) from None
 
 
 def check_url(url: str) -> tuple[str, str, int]:
@@ -135,12 +152,14 @@ async def resolve(host: str, port: int, private: str) -> list[str]:
         for address in addresses:
             why = refused_address(address)
             if why and not (private == "loopback" and why == LOOPBACK):
-                raise ToolError(f"web_fetch refuses {host}: it resolves to {address}, {why}; agentcli fetches "
-                                "only from public addresses unless the web_fetch_private setting allows more.")
+                raise ToolError(
+                    f"web_fetch refuses {host}: it resolves to {address}, {why}; agentcli fetches "
+                    "only from public addresses unless the web_fetch_private setting allows more."
+                )
     return addresses
 
 
-async def fetch(url: str, private: str, permissions: "Permissions", deadline: float) -> str:
+async def fetch(url: str, private: str, permissions: Permissions, deadline: float) -> str:
     """The page at ``url`` as text for the model, after the checks above (``deadline``: the event loop's
     time at which the call ends)."""
     import httpx2  # the HTTP client the anthropic SDK uses: already installed, imported on the first fetch
@@ -150,22 +169,29 @@ async def fetch(url: str, private: str, permissions: "Permissions", deadline: fl
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = check_url(url)
             if host != start_host:
-                return (f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
-                        "follow by itself. To read it, call web_fetch with that URL.")
+                return (
+                    f"{start_host} redirected to {url}, on another host ({host}), which web_fetch does not "
+                    "follow by itself. To read it, call web_fetch with that URL."
+                )
             if url != first:
                 decision = fetch_redirect(permissions, first, url, WebFetch.name)
                 if decision.verdict == "refuse":
                     raise ToolError(f"web_fetch: {first} redirected to {url}. {decision.reason}")
                 if decision.verdict == "ask":
-                    return (f"{first} redirected to {url}, which web_fetch does not follow by itself: fetching it "
-                            f"needs its own approval ({decision.reason}). To read it, call web_fetch with that URL.")
+                    return (
+                        f"{first} redirected to {url}, which web_fetch does not follow by itself: fetching it "
+                        f"needs its own approval ({decision.reason}). To read it, call web_fetch with that URL."
+                    )
             addresses = await resolve(host, port, private)
             denied = fetch_denial(permissions, url, addresses, WebFetch.name)
             if denied:
                 raise ToolError(denied)
             default_port = port == (443 if scheme == "https" else 80)
-            headers = {"Host": host if default_port else f"{host}:{port}", "User-Agent": USER_AGENT,
-                       "Accept": "text/html, text/markdown, text/plain, application/json, */*;q=0.5"}
+            headers = {
+                "Host": host if default_port else f"{host}:{port}",
+                "User-Agent": USER_AGENT,
+                "Accept": "text/html, text/markdown, text/plain, application/json, */*;q=0.5",
+            }
             extensions = {"sni_hostname": host} if scheme == "https" else {}
             for index, address in enumerate(addresses):  # the next checked address when one cannot be reached
                 netloc = f"[{address}]" if ":" in address else address
@@ -195,14 +221,18 @@ async def page_text(url: str, response: Any, deadline: float) -> str:
         raise ToolError(f"web_fetch: {url} is {kind}, not text; web_fetch reads only web pages and text files.")
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > MAX_BYTES:
-        raise ToolError(f"web_fetch: {url} is {int(length):,} bytes, more than the {MAX_BYTES // 2**20} MB "
-                        "web_fetch reads; find a smaller page or a raw file.")
+        raise ToolError(
+            f"web_fetch: {url} is {int(length):,} bytes, more than the {MAX_BYTES // 2**20} MB "
+            "web_fetch reads; find a smaller page or a raw file."
+        )
     body = bytearray()
     async for chunk in response.aiter_bytes():  # decoded: a small gzip bomb counts at its full size
         body += chunk
         if len(body) > MAX_BYTES:
-            raise ToolError(f"web_fetch: {url} is larger than the {MAX_BYTES // 2**20} MB web_fetch reads; "
-                            "find a smaller page or a raw file.")
+            raise ToolError(
+                f"web_fetch: {url} is larger than the {MAX_BYTES // 2**20} MB web_fetch reads; "
+                "find a smaller page or a raw file."
+            )
     if b"\x00" in body:
         raise ToolError(f"web_fetch: {url} is a binary file, not text; web_fetch reads only web pages and text files.")
     try:
@@ -214,8 +244,10 @@ async def page_text(url: str, response: Any, deadline: float) -> str:
     status = "" if response.status_code == 200 else f" (HTTP {response.status_code} {response.reason_phrase})"
     head = f"{url}{status} · {kind or 'no content type'}\n\n"
     if len(text) > MAX_CHARS:
-        text = (f"{text[:MAX_CHARS]}\n\n[… cut: the page has {len(text):,} characters; only the first "
-                f"{MAX_CHARS:,} are shown.]")
+        text = (
+            f"{text[:MAX_CHARS]}\n\n[… cut: the page has {len(text):,} characters; only the first "
+            f"{MAX_CHARS:,} are shown.]"
+        )
     return head + text.strip()
 
 
@@ -224,14 +256,18 @@ async def converted(url: str, html: str, deadline: float) -> str:
     cut, data = "", html.encode("utf-8", "replace")
     if len(data) > MAX_HTML_BYTES:
         html = data[:MAX_HTML_BYTES].decode("utf-8", "ignore")
-        cut = (f"\n\n[… cut: the page has {len(data):,} bytes of HTML; only the first {MAX_HTML_BYTES:,} bytes "
-               "were turned into text.]")
+        cut = (
+            f"\n\n[… cut: the page has {len(data):,} bytes of HTML; only the first {MAX_HTML_BYTES:,} bytes "
+            "were turned into text.]"
+        )
     seconds = max(deadline - asyncio.get_running_loop().time(), 0.001)
     try:
         markdown = await run_in_worker(f"{__name__}:html_to_markdown", html, seconds)
     except WorkerTimeout:
-        raise ToolError(f"web_fetch: {url} arrived, but turning its HTML into text did not finish within the call's "
-                        "time (setting web_fetch_timeout) and was stopped; find a smaller page or a raw file.") from None
+        raise ToolError(
+            f"web_fetch: {url} arrived, but turning its HTML into text did not finish within the call's "
+            "time (setting web_fetch_timeout) and was stopped; find a smaller page or a raw file."
+        ) from None
     except WorkerError as exc:
         raise ToolError(f"web_fetch: {url} arrived, but its HTML could not be turned into text: {exc}.") from None
     return f"{markdown}{cut}"

@@ -21,8 +21,8 @@ from ..errors import ToolError
 from .base import Tool, ToolContext
 
 if TYPE_CHECKING:
-    from ..policy.hooks import Hooks
     from ..model.llm import LLM
+    from ..policy.hooks import Hooks
     from ..policy.permissions import Permissions
 
 NAME = "web_search"
@@ -51,24 +51,26 @@ class WebSearch(Tool):
         raise ToolError("web_search is run by the API itself; this endpoint did not run it.")
 
 
-def offer(setting: str, llm: "LLM", permissions: "Permissions", hooks: "Hooks") -> list[Tool]:
+def offer(setting: str, llm: LLM, permissions: Permissions, hooks: Hooks) -> list[Tool]:
     """The session's web search tool, or none; ``llm.web_search_off`` says why not (``/help`` shows it)."""
     llm.web_search_off = why_not(setting, llm.host(), permissions, hooks)
     return [] if llm.web_search_off else [WebSearch()]
 
 
-def why_not(setting: str, host: str, permissions: "Permissions", hooks: "Hooks") -> str:
+def why_not(setting: str, host: str, permissions: Permissions, hooks: Hooks) -> str:
     """Why a session's requests to ``host`` do not offer web search under its ``web_search`` setting (true, false
     or auto); "" when they do."""
     if setting == "false":
         return "the web_search setting is false"
     if setting == "auto" and host != "api.anthropic.com":
-        return (f"the endpoint ({host}) is not Anthropic's API, which runs the search; set web_search = true if it "
-                "runs it too")
+        return (
+            f"the endpoint ({host}) is not Anthropic's API, which runs the search; set web_search = true if it "
+            "runs it too"
+        )
     return withheld_by(permissions, hooks)
 
 
-def withheld_by(permissions: "Permissions", hooks: "Hooks | None") -> str:
+def withheld_by(permissions: Permissions, hooks: Hooks | None) -> str:
     """Why rules or hooks keep web search out of requests ("" when they do not): a search runs on the API's
     servers, so no rule can ask about it and no PreToolUse hook can see it before it runs."""
     for kind in ("deny", "ask"):
@@ -83,5 +85,8 @@ def withheld_by(permissions: "Permissions", hooks: "Hooks | None") -> str:
 def refused_by_endpoint(status: int | None, message: str) -> bool:
     """Whether a failed request is an endpoint's refusal of the web search tool: its type named as one it does not
     know (not merely listed among those it does, as a refusal of the API's tool search may list it)."""
-    return status == 400 and re.search(rf"'{TYPE}' found|unknown[^.]*{TYPE}|{TYPE}[^.]*not supported", message,
-                                       re.IGNORECASE) is not None
+    return (
+        status == 400
+        and re.search(rf"'{TYPE}' found|unknown[^.]*{TYPE}|{TYPE}[^.]*not supported", message, re.IGNORECASE)
+        is not None
+    )

@@ -13,11 +13,16 @@ class WorktreeDiff(Tool):
     name = "worktree_diff"
     brief = "a worktree subagent's changes"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
-    description = ("Show the changes an isolated subagent (task with isolation: worktree) made in its own "
-                   "worktree, as a unified diff. Read-only.")
-    input_schema = {"type": "object", "properties": {
-        "id": {"type": "string", "description": "The subagent's id, such as sa-3."}},
-        "required": ["id"], "additionalProperties": False}
+    description = (
+        "Show the changes an isolated subagent (task with isolation: worktree) made in its own "
+        "worktree, as a unified diff. Read-only."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string", "description": "The subagent's id, such as sa-3."}},
+        "required": ["id"],
+        "additionalProperties": False,
+    }
     kind = "read"
     key_arg = "id"
 
@@ -32,13 +37,20 @@ class WorktreeAction(Tool):
     name = "worktree"
     brief = "merge or discard a subagent's worktree"  # its line in the index of tools on demand (on_demand.py)
     main_only = True
-    description = ("Merge an isolated subagent's worktree into the user's working tree (a three-way apply that "
-                   "refuses, changing nothing, when a file changed on both sides in overlapping places), or "
-                   "discard it. Either way its worktree and branch are removed. Only when the user asks.")
-    input_schema = {"type": "object", "properties": {
-        "action": {"type": "string", "enum": ["merge", "discard"]},
-        "id": {"type": "string", "description": "The subagent's id, such as sa-3."}},
-        "required": ["action", "id"], "additionalProperties": False}
+    description = (
+        "Merge an isolated subagent's worktree into the user's working tree (a three-way apply that "
+        "refuses, changing nothing, when a file changed on both sides in overlapping places), or "
+        "discard it. Either way its worktree and branch are removed. Only when the user asks."
+    )
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["merge", "discard"]},
+            "id": {"type": "string", "description": "The subagent's id, such as sa-3."},
+        },
+        "required": ["action", "id"],
+        "additionalProperties": False,
+    }
     kind = "edit"
     key_arg = "id"
 

@@ -9,28 +9,43 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp import schema as s
 
 from ... import __version__
-from ...core.events import (MAIN, ApprovalRequested, ElicitationRequested, Event, ModeChanged, Notice, PlanUpdated,
-                            Retrying, SubagentFinished, SubagentStarted, TextDelta, ThinkingDelta, ToolCallFinished,
-                            ToolCallStarted, ToolOutput, UsageUpdated)
 from ...core.door import MODES, LLMError, SessionError, SessionSurface, list_sessions, new_session_id
+from ...core.events import (
+    MAIN,
+    ApprovalRequested,
+    ElicitationRequested,
+    Event,
+    ModeChanged,
+    Notice,
+    PlanUpdated,
+    Retrying,
+    SubagentFinished,
+    SubagentStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    UsageUpdated,
+)
 from ..change import Asked, Line, Status, Streamed, Updated
 from ..slash import session_commands
 from ..transcript import ToolView
 from ..view import SessionView
-from . import updates
+from . import elicitation, options, updates
 from .approvals import ask_permission, ask_trust
 from .children import Children, SendRaw
-from .inputs import check_credentials, first_prompt, mcp_config, prompt_content, workspace_root
 from .editor import files_for
-from . import elicitation, options
+from .inputs import check_credentials, first_prompt, mcp_config, prompt_content, workspace_root
 
 # How the front end gets a session's settings: (workspace root, trusted, --mcp-config values) -> Settings.
 SettingsFor = Callable[[Path, bool, list[str]], Any]
@@ -74,8 +89,13 @@ class AcpAgent:
 
     # ------------------------------------------------------------------ requests
 
-    async def initialize(self, protocol_version: int, client_capabilities: s.ClientCapabilities | None = None,
-                         client_info: s.Implementation | None = None, **kwargs: Any) -> s.InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: s.ClientCapabilities | None = None,
+        client_info: s.Implementation | None = None,
+        **kwargs: Any,
+    ) -> s.InitializeResponse:
         self.client = client_capabilities
         return s.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
@@ -84,17 +104,31 @@ class AcpAgent:
                 load_session=True,
                 prompt_capabilities=s.PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=s.McpCapabilities(http=True, sse=True),
-                session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities())))
+                session_capabilities=s.SessionCapabilities(list=s.SessionListCapabilities()),
+            ),
+        )
 
-    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
-                          mcp_servers: list[Any] | None = None, **kwargs: Any) -> s.NewSessionResponse:
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> s.NewSessionResponse:
         conv = Conversation(id=new_session_id(), root=workspace_root(cwd), mcp=mcp_config(mcp_servers))
         await self.open(conv)
-        return s.NewSessionResponse(session_id=conv.id, modes=updates.modes(conv.mode, MODES),
-                                    config_options=options.options(conv.model))
+        return s.NewSessionResponse(
+            session_id=conv.id, modes=updates.modes(conv.mode, MODES), config_options=options.options(conv.model)
+        )
 
-    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
-                           additional_directories: list[str] | None = None, **kwargs: Any) -> s.LoadSessionResponse:
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> s.LoadSessionResponse:
         root = workspace_root(cwd)
         if session_id in self.conversations:
             raise RequestError(-32602, f"Session {session_id} is already open.")
@@ -106,33 +140,42 @@ class AcpAgent:
             await self.tell_title(conv, first)
         return s.LoadSessionResponse(modes=updates.modes(conv.mode, MODES), config_options=options.options(conv.model))
 
-    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
-                            ) -> s.ListSessionsResponse:
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> s.ListSessionsResponse:
         import datetime
 
         # one folder's sessions, as `agentcli sessions list` there shows them: without a cwd, the folder this
         # process runs in (an editor starts it in its project), never every workspace's with their first prompts
         root = workspace_root(cwd) if cwd else Path.cwd().resolve()
         infos = await asyncio.to_thread(list_sessions, root)
-        return s.ListSessionsResponse(sessions=[
-            s.SessionInfo(session_id=info.id, cwd=info.cwd or str(root), title=options.title_of(info.first_prompt),
-                          updated_at=datetime.datetime.fromtimestamp(info.updated, datetime.timezone.utc)
-                          .isoformat(timespec="seconds"))
-            for info in infos])
+        return s.ListSessionsResponse(
+            sessions=[
+                s.SessionInfo(
+                    session_id=info.id,
+                    cwd=info.cwd or str(root),
+                    title=options.title_of(info.first_prompt),
+                    updated_at=datetime.datetime.fromtimestamp(info.updated, datetime.UTC).isoformat(
+                        timespec="seconds"
+                    ),
+                )
+                for info in infos
+            ]
+        )
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> s.SetSessionModeResponse:
         conv = self.conversation(session_id)
         if mode_id not in MODES:
-            raise RequestError(-32602, f"agentcli has no mode {mode_id!r}; "
-                                                          f"it has {', '.join(MODES)}.")
+            raise RequestError(-32602, f"agentcli has no mode {mode_id!r}; it has {', '.join(MODES)}.")
         conv.mode = mode_id
         if conv.session is not None:
             conv.session.set_permission_mode(mode_id)
         await self.conn.session_update(session_id=conv.id, update=updates.mode_update(mode_id))
         return s.SetSessionModeResponse()
 
-    async def set_config_option(self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
-                                ) -> s.SetSessionConfigOptionResponse:
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> s.SetSessionConfigOptionResponse:
         """The model picker (options.py): the main agent's model from the next model call on."""
         conv = self.conversation(session_id)
         model = options.chosen_model(config_id, value)
@@ -147,8 +190,11 @@ class AcpAgent:
         """session/load: the session goes on in the mode it was left in (its last ModeChanged), unless
         `agentcli acp --permission-mode` named one for every session."""
         session = conv.session
-        stored = next((e.mode for e in reversed(session.restored_events) if isinstance(e, ModeChanged)),
-                      None) if session is not None else None
+        stored = (
+            next((e.mode for e in reversed(session.restored_events) if isinstance(e, ModeChanged)), None)
+            if session is not None
+            else None
+        )
         if session is not None and stored in MODES and not self.mode_flag and stored != conv.mode:
             session.set_permission_mode(stored)
             conv.mode = stored
@@ -160,12 +206,10 @@ class AcpAgent:
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> s.PromptResponse:
         if self.child_owner(session_id) is not None:
-            raise RequestError(-32602, f"{session_id} is a subagent's session; "
-                                                          "prompt its parent session instead.")
+            raise RequestError(-32602, f"{session_id} is a subagent's session; prompt its parent session instead.")
         conv = self.conversation(session_id)
         if conv.prompt is not None and not conv.prompt.done():
-            raise RequestError(-32600, "A prompt is already running in this session; "
-                                                           "wait for it, or cancel it first.")
+            raise RequestError(-32600, "A prompt is already running in this session; wait for it, or cancel it first.")
         text, pictures = prompt_content(prompt)
         conv.prompt = asyncio.current_task()
         await self.tell_title(conv, text)
@@ -215,8 +259,10 @@ class AcpAgent:
     def conversation(self, session_id: str) -> Conversation:
         conv = self.conversations.get(session_id)
         if conv is None:
-            raise RequestError(-32602, f"There is no session {session_id} on this connection; "
-                                                          "start one with session/new or session/load.")
+            raise RequestError(
+                -32602,
+                f"There is no session {session_id} on this connection; start one with session/new or session/load.",
+            )
         return conv
 
     async def open(self, conv: Conversation, ask: bool = False) -> None:
@@ -249,9 +295,15 @@ class AcpAgent:
         from ...core.door import Workspace, open_session
 
         try:
-            session = open_session(settings.engine(), Workspace.at(conv.root), lambda event: self.outbox.put_nowait((conv, event)),
-                                   interactive=True, resume=conv.resume, session_id=None if conv.resume else conv.id,
-                                   editor=files_for(self.conn, conv.id, conv.root, self.client))
+            session = open_session(
+                settings.engine(),
+                Workspace.at(conv.root),
+                lambda event: self.outbox.put_nowait((conv, event)),
+                interactive=True,
+                resume=conv.resume,
+                session_id=None if conv.resume else conv.id,
+                editor=files_for(self.conn, conv.id, conv.root, self.client),
+            )
         except SessionError as exc:
             raise RequestError(-32602, str(exc)) from None
         self.conversations[conv.id] = conv
@@ -286,8 +338,9 @@ class AcpAgent:
         for event in session.restored_events:
             if event.agent_id == MAIN:
                 update = updates.replayed(event, session.workspace.root)
-                if update is not None and not (self.subagents and isinstance(event, ToolCallFinished)
-                                               and await children.finish_call(update)):
+                if update is not None and not (
+                    self.subagents and isinstance(event, ToolCallFinished) and await children.finish_call(update)
+                ):
                     await self.conn.session_update(session_id=conv.id, update=update)
             elif not self.subagents:
                 self.replayed_child(conv, event)
@@ -303,7 +356,8 @@ class AcpAgent:
             self.replayed_child(conv, event)
             await self.child_event(conv, event)
         elif (target := conv.children.session_of(event.agent_id)) is not None and (
-                update := updates.replayed(event, self.root_of(conv, event.agent_id))) is not None:
+            update := updates.replayed(event, self.root_of(conv, event.agent_id))
+        ) is not None:
             await self.conn.session_update(session_id=target, update=update)
 
     @staticmethod
@@ -315,8 +369,10 @@ class AcpAgent:
 
     async def close(self) -> None:
         """The client went away: every session stops and is saved, side by side."""
-        closed = await asyncio.gather(*(conv.session.aclose() for conv in self.conversations.values()
-                                        if conv.session is not None), return_exceptions=True)
+        closed = await asyncio.gather(
+            *(conv.session.aclose() for conv in self.conversations.values() if conv.session is not None),
+            return_exceptions=True,
+        )
         for failed in (c for c in closed if isinstance(c, Exception)):
             print(f"agentcli: a session did not close cleanly: {type(failed).__name__}: {failed}", file=sys.stderr)
 
@@ -365,14 +421,22 @@ class AcpAgent:
                 target = conv.id
                 update = updates.usage_update(session.context_used(), session.context_window(), session.usage)
             case Asked(event=ApprovalRequested() as asked):  # the call it asks about, if the client was told of it
-                call = next((c.id for c in reversed(self.told_calls(conv, asked.agent_id))
-                             if c.name == asked.tool and c.input == asked.input), None)
+                call = next(
+                    (
+                        c.id
+                        for c in reversed(self.told_calls(conv, asked.agent_id))
+                        if c.name == asked.tool and c.input == asked.input
+                    ),
+                    None,
+                )
                 self.spawn(ask_permission(self.conn, target, session, asked, call, self.root_of(conv, asked.agent_id)))
             case Asked(event=ElicitationRequested() as question):  # a server's question, for a client that takes them
                 self.spawn(elicitation.ask(self.conn, conv.id, question, self.client))
             case Streamed(event=TextDelta(text=text)):
                 update = updates.message_chunk(text)
-            case Updated(event=ToolOutput() as running):  # a command's output so far, in its call (terminals: docs/acp.md)
+            case Updated(
+                event=ToolOutput() as running
+            ):  # a command's output so far, in its call (terminals: docs/acp.md)
                 update = updates.live_output(running)
             case Streamed(event=ThinkingDelta(text=text)):
                 update = updates.thought_chunk(text)
@@ -442,18 +506,29 @@ class AcpAgent:
     def told_calls(self, conv: Conversation, agent_id: str | None = None) -> list[ToolView]:
         """The open calls the client was told of (the main agent's, and a child's on its own session), of every
         agent or of ``agent_id``, in the order they started; none that a cancel already closed."""
-        return [call for call in conv.view.open_calls(agent_id) if call.id not in conv.closed and (
-            call.agent_id == MAIN or self.subagents and conv.children is not None
-            and conv.children.session_of(call.agent_id) is not None)]
+        return [
+            call
+            for call in conv.view.open_calls(agent_id)
+            if call.id not in conv.closed
+            and (
+                call.agent_id == MAIN
+                or self.subagents
+                and conv.children is not None
+                and conv.children.session_of(call.agent_id) is not None
+            )
+        ]
 
     async def close_calls(self, conv: Conversation) -> None:
         """A cancelled prompt leaves calls that never finished: each is marked failed, as the spec asks."""
         for call in self.told_calls(conv):
-            target = conv.id if call.agent_id == MAIN or conv.children is None else (
-                conv.children.session_of(call.agent_id))
+            target = (
+                conv.id if call.agent_id == MAIN or conv.children is None else (conv.children.session_of(call.agent_id))
+            )
             if target is not None:
-                await self.conn.session_update(session_id=target, update=s.ToolCallProgress(
-                    session_update="tool_call_update", tool_call_id=call.id, status="failed"))
+                await self.conn.session_update(
+                    session_id=target,
+                    update=s.ToolCallProgress(session_update="tool_call_update", tool_call_id=call.id, status="failed"),
+                )
             conv.closed.add(call.id)
 
     def spawn(self, work: Any) -> None:

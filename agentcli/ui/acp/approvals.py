@@ -15,8 +15,8 @@ from typing import Any
 
 from acp import schema as s
 
-from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, DENY, ApprovalRequested
 from ...core.door import SessionSurface
+from ...core.events import ALLOW_ALWAYS, ALLOW_ONCE, DENY, ApprovalRequested
 from . import updates
 
 ALLOW, ALWAYS, REJECT, NEVER = "allow_once", "allow_always", "reject_once", "reject_always"
@@ -30,8 +30,9 @@ def options(event: ApprovalRequested) -> list[s.PermissionOption]:
         offered.append(s.PermissionOption(option_id=ALWAYS, name=f"Always allow {rules}", kind="allow_always"))
     offered.append(s.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
     if event.rules:
-        offered.append(s.PermissionOption(option_id=NEVER, name=f"Always reject {rules} (this session)",
-                                          kind="reject_always"))
+        offered.append(
+            s.PermissionOption(option_id=NEVER, name=f"Always reject {rules} (this session)", kind="reject_always")
+        )
     return offered
 
 
@@ -47,12 +48,18 @@ def question(event: ApprovalRequested, call_id: str, root: Path, told: bool) -> 
         lines.append("\n".join(event.diff))
     text = "\n".join(line for line in lines if line)
     content = [*(diff or []), *([updates.text_content(text)] if text else [])]
-    return s.ToolCallUpdate(tool_call_id=call_id, status="pending", raw_input=event.input,
-                            title=None if told else event.tool, content=content or None)
+    return s.ToolCallUpdate(
+        tool_call_id=call_id,
+        status="pending",
+        raw_input=event.input,
+        title=None if told else event.tool,
+        content=content or None,
+    )
 
 
-async def ask_permission(conn: Any, session_id: str, session: SessionSurface, event: ApprovalRequested,
-                         call_id: str | None, root: Path) -> None:
+async def ask_permission(
+    conn: Any, session_id: str, session: SessionSurface, event: ApprovalRequested, call_id: str | None, root: Path
+) -> None:
     """Ask the client about the call ``call_id`` (None: one it was not told of), and resolve the engine's
     question with the answer."""
     future = event.future
@@ -76,16 +83,30 @@ async def ask_permission(conn: Any, session_id: str, session: SessionSurface, ev
 async def ask_trust(conn: Any, session_id: str, request: Any) -> bool | None:
     """The workspace trust question, before the workspace's own settings act. True, False, or None
     (cancelled: nothing is remembered, and the settings stay ignored)."""
-    text = "\n".join([f"Files in {request.root} ask for more than agentcli allows by default:",
-                      *(f"  {line}" for line in request.lines(mark_new=True)),
-                      "Anyone who wrote this repository wrote them; trust it only if you trust them. No: agentcli "
-                      "runs with these parts ignored (what narrows permissions still applies)."])
-    call = s.ToolCallUpdate(tool_call_id=TRUST_CALL, title="Trust this workspace?", kind="other", status="pending",
-                            content=[updates.text_content(text)])
+    text = "\n".join(
+        [
+            f"Files in {request.root} ask for more than agentcli allows by default:",
+            *(f"  {line}" for line in request.lines(mark_new=True)),
+            "Anyone who wrote this repository wrote them; trust it only if you trust them. No: agentcli "
+            "runs with these parts ignored (what narrows permissions still applies).",
+        ]
+    )
+    call = s.ToolCallUpdate(
+        tool_call_id=TRUST_CALL,
+        title="Trust this workspace?",
+        kind="other",
+        status="pending",
+        content=[updates.text_content(text)],
+    )
     try:
-        response = await conn.request_permission(session_id=session_id, tool_call=call, options=[
-            s.PermissionOption(option_id="trust", name="Trust this workspace", kind="allow_always"),
-            s.PermissionOption(option_id="distrust", name="Do not trust it", kind="reject_always")])
+        response = await conn.request_permission(
+            session_id=session_id,
+            tool_call=call,
+            options=[
+                s.PermissionOption(option_id="trust", name="Trust this workspace", kind="allow_always"),
+                s.PermissionOption(option_id="distrust", name="Do not trust it", kind="reject_always"),
+            ],
+        )
     except Exception as exc:
         print(f"agentcli: the trust question failed ({type(exc).__name__}: {exc}); not trusted.", file=sys.stderr)
         return None

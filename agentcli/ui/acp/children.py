@@ -20,7 +20,8 @@ SDK updates bearing that id (``agent.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from acp import schema as s
 
@@ -34,8 +35,15 @@ if TYPE_CHECKING:
 UPDATE_FIELDS = ("sessionUpdate", "sessionId", "title", "description", "capabilities", "state")
 # A child's state as it runs and as it ended; agentcli's status says how it ended.
 RUNNING, IDLE = "running", "idle"
-STOP_REASONS = {"done": "end_turn", "capped": "max_turn_requests", "timed_out": "max_turn_requests",
-                "cancelled": "cancelled", "interrupted": "cancelled", "failed": "refusal", "refused": "refusal"}
+STOP_REASONS = {
+    "done": "end_turn",
+    "capped": "max_turn_requests",
+    "timed_out": "max_turn_requests",
+    "cancelled": "cancelled",
+    "interrupted": "cancelled",
+    "failed": "refusal",
+    "refused": "refusal",
+}
 
 SendRaw = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -58,11 +66,21 @@ def subagent_update(parent: str, event: SubagentStarted | SubagentFinished) -> d
     """The ``session/update`` params announcing (or updating) a child on its parent."""
     update: dict[str, Any] = {"sessionUpdate": "subagent_update", "sessionId": child_session_id(parent, event.id)}
     if isinstance(event, SubagentStarted):
-        update.update(title=event.description, description=f"{event.subagent_type} subagent {event.id}",
-                      capabilities={"cancel": {}}, state={"state": RUNNING})
+        update.update(
+            title=event.description,
+            description=f"{event.subagent_type} subagent {event.id}",
+            capabilities={"cancel": {}},
+            state={"state": RUNNING},
+        )
     else:
-        update.update(capabilities=None, state={"state": IDLE, "stopReason": STOP_REASONS.get(event.status, "end_turn"),
-                                                "_meta": {"agentcli": {"status": event.status, "turns": event.turns}}})
+        update.update(
+            capabilities=None,
+            state={
+                "state": IDLE,
+                "stopReason": STOP_REASONS.get(event.status, "end_turn"),
+                "_meta": {"agentcli": {"status": event.status, "turns": event.turns}},
+            },
+        )
     assert set(update) <= set(UPDATE_FIELDS)
     return {"sessionId": parent, "update": update}
 
@@ -74,8 +92,10 @@ def link_meta(parent: str, child: str) -> dict[str, Any]:
 
 def session_link(parent: str, tool_call_id: str, child: str) -> dict[str, Any]:
     """A ``tool_call_update`` on the parent's ``task`` call that names the child session."""
-    return {"sessionId": parent, "update": {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id,
-                                             "_meta": link_meta(parent, child)}}
+    return {
+        "sessionId": parent,
+        "update": {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "_meta": link_meta(parent, child)},
+    }
 
 
 class Children:
@@ -92,8 +112,9 @@ class Children:
 
     def owns(self, session_id: str) -> str | None:
         """The subagent id whose child session ``session_id`` is, if it is one of these."""
-        return next((child for child in self.view.subagents if child_session_id(self.parent, child) == session_id),
-                    None)
+        return next(
+            (child for child in self.view.subagents if child_session_id(self.parent, child) == session_id), None
+        )
 
     def background_call(self, event: SubagentFinished) -> str | None:
         """The parent's task call of a background run that just ended, if it was one."""
@@ -113,8 +134,9 @@ class Children:
         """A task call of a child ending: sent raw, naming its child as it did when it started; its content is
         the child's answer and footer as text, which any client shows. False when the call is no child's; the
         caller sends it."""
-        child = next((agent.id for agent in self.view.subagents.values() if agent.tool_use_id == update.tool_call_id),
-                     None)
+        child = next(
+            (agent.id for agent in self.view.subagents.values() if agent.tool_use_id == update.tool_call_id), None
+        )
         if child is None:
             return False
         params = update.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -52,6 +52,5 @@ def reason(exc: Exception) -> str:
     return str(getattr(exc, "message", "") or exc or type(exc).__name__).rstrip(".")
 
 
-def files_for(conn: Any, session_id: str, root: Path, capabilities: s.ClientCapabilities | None
-              ) -> EditorFiles | None:
+def files_for(conn: Any, session_id: str, root: Path, capabilities: s.ClientCapabilities | None) -> EditorFiles | None:
     return ClientFiles(conn, session_id, root) if offered(capabilities) else None

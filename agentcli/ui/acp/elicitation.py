@@ -19,8 +19,12 @@ from acp import schema as s
 
 from ...core.events import ElicitationRequested
 
-PROPERTY = {"string": s.ElicitationStringPropertySchema, "number": s.ElicitationNumberPropertySchema,
-            "integer": s.ElicitationIntegerPropertySchema, "boolean": s.ElicitationBooleanPropertySchema}
+PROPERTY = {
+    "string": s.ElicitationStringPropertySchema,
+    "number": s.ElicitationNumberPropertySchema,
+    "integer": s.ElicitationIntegerPropertySchema,
+    "boolean": s.ElicitationBooleanPropertySchema,
+}
 
 
 def offered(capabilities: s.ClientCapabilities | None) -> tuple[bool, bool]:
@@ -35,27 +39,37 @@ def form(fields: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...]) -> s.E
     for name, kind, title, _required, choices in fields:
         extra: dict[str, Any] = {"enum": list(choices)} if choices and kind == "string" else {}
         properties[name] = PROPERTY.get(kind, s.ElicitationStringPropertySchema)(
-            type=kind if kind in PROPERTY else "string", title=title or None, **extra)
-    return s.ElicitationSchema(type="object", properties=properties,
-                               required=[name for name, _, _, required, _ in fields if required] or None)
+            type=kind if kind in PROPERTY else "string", title=title or None, **extra
+        )
+    return s.ElicitationSchema(
+        type="object", properties=properties, required=[name for name, _, _, required, _ in fields if required] or None
+    )
 
 
-async def ask(conn: Any, session_id: str, event: ElicitationRequested, capabilities: s.ClientCapabilities | None
-              ) -> None:
+async def ask(
+    conn: Any, session_id: str, event: ElicitationRequested, capabilities: s.ClientCapabilities | None
+) -> None:
     """Ask the client ``event``'s question and resolve its future: the answer's fields, "decline" or "cancel"."""
     future = event.future
     if future is None or future.done():
         return
     forms, urls = offered(capabilities)
     answer: dict[str, Any] | str = "decline"
-    if (urls if event.url else forms):
+    if urls if event.url else forms:
         try:
-            mode: Any = s.ElicitationUrlSessionMode.model_validate(
-                {"sessionId": session_id, "elicitationId": uuid.uuid4().hex, "url": event.url}) if event.url else (
-                s.ElicitationFormSessionMode(session_id=session_id, requested_schema=form(event.fields)))
+            mode: Any = (
+                s.ElicitationUrlSessionMode.model_validate(
+                    {"sessionId": session_id, "elicitationId": uuid.uuid4().hex, "url": event.url}
+                )
+                if event.url
+                else (s.ElicitationFormSessionMode(session_id=session_id, requested_schema=form(event.fields)))
+            )
             response = await conn.create_elicitation(message=f"{event.server} asks: {event.message}", mode=mode)
-            answer = (response.content or {}) if response.action == "accept" else (
-                "cancel" if response.action == "cancel" else "decline")
+            answer = (
+                (response.content or {})
+                if response.action == "accept"
+                else ("cancel" if response.action == "cancel" else "decline")
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the client failed to answer: a cancel, said on stderr

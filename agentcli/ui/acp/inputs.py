@@ -12,8 +12,8 @@ from acp import RequestError
 from acp import schema as s
 
 from ...core.content import typed
-from ...core.events import Event, UserMessage
 from ...core.door import MissingCredentials, images, resolve_credentials
+from ...core.events import Event, UserMessage
 
 
 def first_prompt(events: list[Event]) -> str:
@@ -43,15 +43,22 @@ def mcp_config(servers: list[Any] | None) -> list[str]:
     config: dict[str, Any] = {}
     for server in servers or []:
         if isinstance(server, s.McpServerStdio):
-            config[server.name] = {"command": server.command, "args": list(server.args),
-                                   "env": {v.name: v.value for v in server.env}}
+            config[server.name] = {
+                "command": server.command,
+                "args": list(server.args),
+                "env": {v.name: v.value for v in server.env},
+            }
         elif isinstance(server, (s.HttpMcpServer, s.McpServerHttp, s.SseMcpServer, s.McpServerSse)):
             sse = isinstance(server, (s.SseMcpServer, s.McpServerSse))
-            config[server.name] = {"type": "sse" if sse else "http", "url": server.url,
-                                   "headers": {h.name: h.value for h in server.headers}}
+            config[server.name] = {
+                "type": "sse" if sse else "http",
+                "url": server.url,
+                "headers": {h.name: h.value for h in server.headers},
+            }
         else:
-            raise RequestError(-32602, f"agentcli starts MCP servers over stdio, HTTP or SSE, not "
-                                                          f"{type(server).__name__}.")
+            raise RequestError(
+                -32602, f"agentcli starts MCP servers over stdio, HTTP or SSE, not {type(server).__name__}."
+            )
     return [json.dumps({"mcpServers": config})] if config else []
 
 
@@ -70,12 +77,15 @@ def prompt_content(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
             except images.ImageError as exc:
                 raise RequestError(-32602, str(exc)) from None
         elif isinstance(block, s.EmbeddedResourceContentBlock) and hasattr(block.resource, "text"):
-            parts.append(f"<context uri=\"{block.resource.uri}\">\n{block.resource.text}\n</context>")
+            parts.append(f'<context uri="{block.resource.uri}">\n{block.resource.text}\n</context>')
         elif isinstance(block, s.ResourceContentBlock):
             parts.append(block.uri)
         else:
-            raise RequestError(-32602, f"agentcli takes text, images and resources in a prompt, "
-                                                          f"not {getattr(block, 'type', type(block).__name__)}.")
+            raise RequestError(
+                -32602,
+                f"agentcli takes text, images and resources in a prompt, "
+                f"not {getattr(block, 'type', type(block).__name__)}.",
+            )
     text = "\n\n".join(parts)
     if not text.strip() and not pictures:
         raise RequestError(-32602, "The prompt is empty.")

@@ -20,13 +20,21 @@ TITLE_CHARS = 80
 
 
 def model_option(current: str) -> s.SessionConfigOptionSelect:
-    known = [s.SessionConfigSelectOption(value=model, name=alias.capitalize(), description=model)
-             for alias, model in MODEL_ALIASES.items()]
+    known = [
+        s.SessionConfigSelectOption(value=model, name=alias.capitalize(), description=model)
+        for alias, model in MODEL_ALIASES.items()
+    ]
     if current not in MODEL_ALIASES.values():
         known.append(s.SessionConfigSelectOption(value=current, name=current))
-    return s.SessionConfigOptionSelect(type="select", id=MODEL, name="Model", category="model",
-                                       description="The main agent's model (subagents of type `inherit` too).",
-                                       current_value=current, options=known)
+    return s.SessionConfigOptionSelect(
+        type="select",
+        id=MODEL,
+        name="Model",
+        category="model",
+        description="The main agent's model (subagents of type `inherit` too).",
+        current_value=current,
+        options=known,
+    )
 
 
 def options(model: str) -> list[s.SessionConfigOptionSelect | s.SessionConfigOptionBoolean]:
@@ -45,7 +53,7 @@ def chosen_model(config_id: str, value: object) -> str:
 def title_of(prompt: str) -> str | None:
     """A session's title: its first prompt's first line, cut to TITLE_CHARS."""
     line = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
-    return (line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS - 1] + "…") or None
+    return (line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…") or None
 
 
 def title_update(title: str) -> s.SessionInfoUpdate:

@@ -11,8 +11,18 @@ from typing import Any
 from acp import schema as s
 
 from ...core.content import text_of, typed
-from ...core.events import (AssistantMessage, Event, PlanUpdated, Preview, SubagentFinished, ToolCallFinished, ToolCallStarted,
-                             ToolOutput, Usage, UserMessage)
+from ...core.events import (
+    AssistantMessage,
+    Event,
+    PlanUpdated,
+    Preview,
+    SubagentFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    Usage,
+    UserMessage,
+)
 
 OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the model got it all
 
@@ -20,8 +30,13 @@ OUTPUT_MAX_CHARS = 20_000  # of a tool's output shown in the tool call; the mode
 # has no kind for that, and "think" is the model's own reasoning (an editor folds it away as such), so "other".
 KINDS: dict[str, s.ToolKind] = {"read": "read", "edit": "edit", "exec": "execute"}
 
-STOP_REASONS: dict[str, s.StopReason] = {"done": "end_turn", "capped": "max_turn_requests", "refused": "refusal",
-                                         "cancelled": "cancelled", "interrupted": "cancelled"}
+STOP_REASONS: dict[str, s.StopReason] = {
+    "done": "end_turn",
+    "capped": "max_turn_requests",
+    "refused": "refusal",
+    "cancelled": "cancelled",
+    "interrupted": "cancelled",
+}
 
 
 def message_chunk(text: str) -> s.AgentMessageChunk:
@@ -62,8 +77,11 @@ def edit_diff(preview: Preview, args: dict[str, Any], root: Path) -> list[Any] |
         old = args.get("old_string") if isinstance(args.get("old_string"), str) else None
         return [s.FileEditToolCallContent(type="diff", path=full, old_text=old, new_text=args["new_string"])]
     if preview == "write" and isinstance(args.get("content"), str):
-        return [s.FileEditToolCallContent(type="diff", path=full, old_text=current_text(Path(full)),
-                                          new_text=args["content"])]
+        return [
+            s.FileEditToolCallContent(
+                type="diff", path=full, old_text=current_text(Path(full)), new_text=args["content"]
+            )
+        ]
     return None
 
 
@@ -79,9 +97,16 @@ def current_text(path: Path) -> str | None:
 
 def tool_call(event: ToolCallStarted, root: Path, extra: list[Any] | None = None) -> s.ToolCallStart:
     content = (edit_diff(event.preview, event.input, root) if event.kind == "edit" else None) or []
-    return s.ToolCallStart(session_update="tool_call", tool_call_id=event.id, title=title(event),
-                           kind=tool_kind(event), status="in_progress", content=[*content, *(extra or [])] or None,
-                           locations=locations(event, root), raw_input=event.input)
+    return s.ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=event.id,
+        title=title(event),
+        kind=tool_kind(event),
+        status="in_progress",
+        content=[*content, *(extra or [])] or None,
+        locations=locations(event, root),
+        raw_input=event.input,
+    )
 
 
 def text_content(text: str) -> s.ContentToolCallContent:
@@ -90,22 +115,32 @@ def text_content(text: str) -> s.ContentToolCallContent:
 
 def shown(output: str) -> str:
     """A tool's output as the call shows it: at most OUTPUT_MAX_CHARS."""
-    return output if len(output) <= OUTPUT_MAX_CHARS else (
-        output[:OUTPUT_MAX_CHARS] + f"\n… {len(output) - OUTPUT_MAX_CHARS} more characters")
+    return (
+        output
+        if len(output) <= OUTPUT_MAX_CHARS
+        else (output[:OUTPUT_MAX_CHARS] + f"\n… {len(output) - OUTPUT_MAX_CHARS} more characters")
+    )
 
 
 def live_output(event: ToolOutput) -> s.ToolCallProgress:
     """A running command's output so far, as the call's content (replaced by each report, then by the result)."""
-    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=event.id, status="in_progress",
-                              content=[text_content(shown(event.text))])
+    return s.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=event.id,
+        status="in_progress",
+        content=[text_content(shown(event.text))],
+    )
 
 
 def tool_call_done(event: ToolCallFinished, extra: list[Any] | None = None) -> s.ToolCallProgress:
     output = shown(event.output)
-    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=event.id,
-                              status="failed" if event.is_error else "completed",
-                              content=[*(extra or []), text_content(output)] if output else extra or None,
-                              raw_output=event.output)
+    return s.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=event.id,
+        status="failed" if event.is_error else "completed",
+        content=[*(extra or []), text_content(output)] if output else extra or None,
+        raw_output=event.output,
+    )
 
 
 PLAN_STATUSES = ("pending", "in_progress", "completed")
@@ -114,18 +149,26 @@ PLAN_STATUSES = ("pending", "in_progress", "completed")
 def plan_update(event: PlanUpdated) -> s.AgentPlanUpdate:
     """``todo_write``'s plan as ACP's: every entry, in order. agentcli's items have no priority (todo_write
     drops Claude Code's), so each is ``medium``; an unknown status reads as ``pending``."""
-    return s.AgentPlanUpdate(session_update="plan", entries=[
-        s.PlanEntry(content=str(item.get("content") or ""), priority="medium",
-                    status=item["status"] if item.get("status") in PLAN_STATUSES else "pending",  # type: ignore[arg-type]  # checked against PLAN_STATUSES
-                    )
-        for item in event.items])
+    return s.AgentPlanUpdate(
+        session_update="plan",
+        entries=[
+            s.PlanEntry(
+                content=str(item.get("content") or ""),
+                priority="medium",
+                status=item["status"] if item.get("status") in PLAN_STATUSES else "pending",  # type: ignore[arg-type]  # checked against PLAN_STATUSES
+            )
+            for item in event.items
+        ],
+    )
 
 
 def replayed(event: Event, root: Path) -> Any:
     """A stored event as the update that shows it again (session/load), or None: the user's prompts, the
     answers, the tool calls and the plan; streaming deltas are not stored, their whole messages are."""
     if isinstance(event, UserMessage) and event.origin == "user" and (said := typed(event.content)):
-        return s.UserMessageChunk(session_update="user_message_chunk", content=s.TextContentBlock(type="text", text=said))
+        return s.UserMessageChunk(
+            session_update="user_message_chunk", content=s.TextContentBlock(type="text", text=said)
+        )
     if isinstance(event, AssistantMessage) and (said := text_of(event.content)):
         return message_chunk(said)
     if isinstance(event, ToolCallStarted):
@@ -140,9 +183,12 @@ def replayed(event: Event, root: Path) -> Any:
 def background_result(call: str, event: SubagentFinished) -> s.ToolCallProgress:
     """A background child's result, shown in the task call that started it (which said it started)."""
     footer = event.report.footer if event.report is not None else f"[{event.id} · {event.status}]"
-    return s.ToolCallProgress(session_update="tool_call_update", tool_call_id=call,
-                              status="failed" if event.status == "failed" else "completed",
-                              content=[text_content(f"{event.result}\n\n{footer}" if event.result else footer)])
+    return s.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=call,
+        status="failed" if event.status == "failed" else "completed",
+        content=[text_content(f"{event.result}\n\n{footer}" if event.result else footer)],
+    )
 
 
 def usage_update(used: int, size: int, total: Usage) -> s.UsageUpdate:
@@ -163,14 +209,27 @@ MODE_TEXT = {
 
 
 def modes(current: str, names: tuple[str, ...]) -> s.SessionModeState:
-    return s.SessionModeState(current_mode_id=current, available_modes=[
-        s.SessionMode(id=name, name=MODE_TEXT.get(name, (name, ""))[0], description=MODE_TEXT.get(name, ("", None))[1])
-        for name in names])
+    return s.SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            s.SessionMode(
+                id=name, name=MODE_TEXT.get(name, (name, ""))[0], description=MODE_TEXT.get(name, ("", None))[1]
+            )
+            for name in names
+        ],
+    )
 
 
 def commands_update(commands: list[tuple[str, str, str]]) -> s.AvailableCommandsUpdate:
     """``commands``: (name, description, argument hint) each."""
-    return s.AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[
-        s.AvailableCommand(name=name, description=description or name,
-                           input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=hint)) if hint else None)
-        for name, description, hint in commands])
+    return s.AvailableCommandsUpdate(
+        session_update="available_commands_update",
+        available_commands=[
+            s.AvailableCommand(
+                name=name,
+                description=description or name,
+                input=s.AvailableCommandInput(root=s.UnstructuredCommandInput(hint=hint)) if hint else None,
+            )
+            for name, description, hint in commands
+        ],
+    )

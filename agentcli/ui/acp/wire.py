@@ -57,8 +57,11 @@ class StdioTransport:
             except ValueError as exc:
                 await self.error(-32700, f"Parse error: {exc}")
                 continue
-            if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not (
-                    isinstance(message.get("method"), str) or "id" in message):
+            if (
+                not isinstance(message, dict)
+                or message.get("jsonrpc") != "2.0"
+                or not (isinstance(message.get("method"), str) or "id" in message)
+            ):
                 ident = message.get("id") if isinstance(message, dict) else None
                 await self.error(-32600, "Invalid request: not a JSON-RPC 2.0 message", ident)
                 continue
@@ -77,8 +80,13 @@ class StdioTransport:
                 return
 
     async def error(self, code: int, text: str, ident: Any = None) -> None:
-        await self.send({"jsonrpc": "2.0", "id": ident if isinstance(ident, (str, int)) else None,
-                         "error": {"code": code, "message": text}})
+        await self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": ident if isinstance(ident, (str, int)) else None,
+                "error": {"code": code, "message": text},
+            }
+        )
 
     async def close(self) -> None:
         self.writer.close()

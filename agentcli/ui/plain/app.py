@@ -14,8 +14,9 @@ import contextlib
 import io
 import os
 import sys
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
-from typing import Any, Awaitable, Iterator, TextIO
+from typing import Any, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import ANSI
@@ -29,27 +30,42 @@ from rich.text import Text
 
 from ... import __version__
 from ...config import Settings
-from ...core.events import (DENY, MAIN, ApprovalRequested, ElicitationRequested, Event, Notice, SteerDelivered,
-                            SubagentFinished)
-from ...core.door import start_sdk_import
-from ...core.door import (LLMError, MissingCredentials, SessionSurface, SessionError, Workspace, open_session,
-                             resolve_credentials)
-from ..escapes import visible_event
-from ..signals import exit_code, exit_signals
-from ..notify import Notifier
-from ..status_line import StatusLineRunner, facts
+from ...core.door import (
+    LLMError,
+    MissingCredentials,
+    SessionError,
+    SessionSurface,
+    Workspace,
+    open_session,
+    resolve_credentials,
+    start_sdk_import,
+)
+from ...core.events import (
+    DENY,
+    MAIN,
+    ApprovalRequested,
+    ElicitationRequested,
+    Event,
+    Notice,
+    SteerDelivered,
+    SubagentFinished,
+)
 from .. import slash
+from ..escapes import visible_event
 from ..format import money, tokens
+from ..notify import Notifier
+from ..signals import exit_code, exit_signals
 from ..slash import still_running
+from ..status_line import StatusLineRunner, facts
 from ..turns import INTERRUPTED, Turns
+from . import elicitation
 from .commands import run_command
 from .display import Display
-from . import elicitation
 from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings
 from .questions import Questions
-from .turn_keys import TurnKeys
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
+from .turn_keys import TurnKeys
 
 PROMPT_STYLE = Style.from_dict({"prompt": "bold", "bottom-toolbar": "noreverse bg:#303030 #d0d0d0"})
 
@@ -62,10 +78,21 @@ def color_system_for(out: TextIO) -> str | None:
 
 
 class PlainApp:
-    def __init__(self, session: SessionSurface, *, input: Input | None = None, output: Output | None = None,
-                 out: TextIO | None = None, color: bool | None = None, live: bool | None = None,
-                 pager: bool | None = None, history: History | None = None, handle_sigint: bool = False,
-                 lines: TextIO | None = None, first_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        session: SessionSurface,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        out: TextIO | None = None,
+        color: bool | None = None,
+        live: bool | None = None,
+        pager: bool | None = None,
+        history: History | None = None,
+        handle_sigint: bool = False,
+        lines: TextIO | None = None,
+        first_prompt: str | None = None,
+    ) -> None:
         self.session = session
         # the running turn, ctrl+c's arming, steering and results to read (ui/turns.py); no queue: what is typed
         # meanwhile is the next prompt's type-ahead
@@ -90,17 +117,32 @@ class PlainApp:
             self.input = input or create_input()
             terminal = _isatty(getattr(self.input, "stdin", None))
             self.prompt = PromptSession(
-                history=history if history is not None else file_history(), input=self.input, output=output,
-                completer=PlainCompleter(self.files, self.transcript_choices,
-                                         lambda: slash.session_commands(session),
-                                         session.mention_choices), complete_while_typing=True,
+                history=history if history is not None else file_history(),
+                input=self.input,
+                output=output,
+                completer=PlainCompleter(
+                    self.files,
+                    self.transcript_choices,
+                    lambda: slash.session_commands(session),
+                    session.mention_choices,
+                ),
+                complete_while_typing=True,
                 key_bindings=key_bindings(self.turns.disarm, self.show_outputs, terminal),
-                bottom_toolbar=self.toolbar if terminal else None, style=PROMPT_STYLE,
-                prompt_continuation=continuation, enable_history_search=False)
+                bottom_toolbar=self.toolbar if terminal else None,
+                style=PROMPT_STYLE,
+                prompt_continuation=continuation,
+                enable_history_search=False,
+            )
         command = session.status_command()
-        self.status_line = None if command is None or lines is not None else StatusLineRunner(
-            command, show=lambda _: self.redraw_toolbar(),
-            warn=lambda note: self.on_event(Notice(level="warning", text=note)))  # in the toolbar, above our line
+        self.status_line = (
+            None
+            if command is None or lines is not None
+            else StatusLineRunner(
+                command,
+                show=lambda _: self.redraw_toolbar(),
+                warn=lambda note: self.on_event(Notice(level="warning", text=note)),
+            )
+        )  # in the toolbar, above our line
         self.main_task: asyncio.Task[Any] | None = None  # run(), cancelled by SIGTERM or SIGHUP at the prompt
         self.ended_by: list[int] = []  # the signal that ends the program
         self.questions = Questions(self.display)  # approvals, answered with keys while a turn runs
@@ -190,8 +232,9 @@ class PlainApp:
             self.prompt.app.erase_when_done = False
             with self.prompting():
                 try:
-                    text = await self.prompt.prompt_async([("class:prompt", "› ")], default=draft,
-                                                         set_exception_handler=False)
+                    text = await self.prompt.prompt_async(
+                        [("class:prompt", "› ")], default=draft, set_exception_handler=False
+                    )
                 except KeyboardInterrupt:
                     if self.turns.arm_quit():
                         return None
@@ -301,8 +344,11 @@ class PlainApp:
 
     def on_event(self, event: Event) -> None:
         event = visible_event(event)
-        if isinstance(event, SubagentFinished) and event.id in self.display.view.subagents \
-                and self.display.view.subagents[event.id].background:
+        if (
+            isinstance(event, SubagentFinished)
+            and event.id in self.display.view.subagents
+            and self.display.view.subagents[event.id].background
+        ):
             self.turns.child_finished()
             self.end_prompt()
         if isinstance(event, SteerDelivered) and event.agent_id == MAIN:
@@ -330,8 +376,11 @@ class PlainApp:
         """A server's question (elicitation), asked in a prompt of its own while the turn waits for it. At the
         prompt (a background child's call asks), the user is typing something else: it is declined."""
         if self.input is None or self.at_prompt:
-            self.display.say(f"Declined a question of the MCP server {event.server}: it came while you were "
-                             "typing; ask again in a turn.", "yellow")
+            self.display.say(
+                f"Declined a question of the MCP server {event.server}: it came while you were "
+                "typing; ask again in a turn.",
+                "yellow",
+            )
             future.set_result("decline")
             return
         prompt: PromptSession[str] = PromptSession(input=self.input, output=self.output)
@@ -348,10 +397,15 @@ class PlainApp:
 
     def banner(self) -> None:
         self.display.say(f"agentcli {__version__} · line mode · {self.session.workspace.root}", "bold")
-        keys = (" · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
-                f" · while it works, {'enter' if self.turns.steer_on_enter else 'ctrl+s'} steers the turn")
-        self.display.say(f"model {self.session.model} · permissions {self.session.permission_mode}"
-                         f"{keys if self.lines is None else ' · reading piped input'}", "dim")
+        keys = (
+            " · /help for commands · enter sends · ctrl+j or meta+enter adds a line · ctrl+d quits"
+            f" · while it works, {'enter' if self.turns.steer_on_enter else 'ctrl+s'} steers the turn"
+        )
+        self.display.say(
+            f"model {self.session.model} · permissions {self.session.permission_mode}"
+            f"{keys if self.lines is None else ' · reading piped input'}",
+            "dim",
+        )
         self.display.emit("")
 
     def recap(self) -> None:
@@ -362,15 +416,16 @@ class PlainApp:
             self.display.replay([visible_event(event) for event in restored])
             self.display.emit("")
         self.session.subscribe(self.on_event)  # what opening the session had to say comes first
-        self.session.add_attention(Notifier(self.session.settings.notifications, os.environ,
-                                                         self.screen.signal))
+        self.session.add_attention(Notifier(self.session.settings.notifications, os.environ, self.screen.signal))
 
     def toolbar(self) -> ANSI:
         session = self.session
         usage, used, window = session.usage, session.context_used(), session.context_window()
         cost = f" ({money(usage)})" if usage.cost is not None else ""
-        own = (f" {session.model} · {session.permission_mode} · context {100 * used / window:.0f}% of "
-               f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} ").replace("\x1b", "?")
+        own = (
+            f" {session.model} · {session.permission_mode} · context {100 * used / window:.0f}% of "
+            f"{tokens(window)} · {tokens(usage.total_tokens)} tokens{cost} "
+        ).replace("\x1b", "?")
         if self.status_line is None:
             return ANSI(own)
         self.status_line.changed(facts(session))  # drawn at the prompt: the facts of now (a no-op when the same)
@@ -396,8 +451,7 @@ class PlainApp:
             self.display.emit(*text.split("\n"))
 
     def transcript_choices(self) -> list[tuple[str, str]]:
-        return [(str(n), f"{r.id} {r.description}")
-                for n, r in enumerate(self.session.children, start=1)]
+        return [(str(n), f"{r.id} {r.description}") for n, r in enumerate(self.session.children, start=1)]
 
 
 def how_it_ended(task: asyncio.Future[Any]) -> str:
@@ -416,8 +470,9 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def run_plain(settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None,
-              prompt: str | None = None) -> int:
+def run_plain(
+    settings: Settings, root: Path, resume: str | None = None, continue_: bool | None = None, prompt: str | None = None
+) -> int:
     """`agentcli --plain`: returns the exit code."""
     try:
         resolve_credentials()
@@ -427,8 +482,9 @@ def run_plain(settings: Settings, root: Path, resume: str | None = None, continu
 
     async def main() -> int:
         try:
-            session = open_session(settings.engine(), Workspace.at(root), None, interactive=True, resume=resume,
-                                   continue_=bool(continue_))
+            session = open_session(
+                settings.engine(), Workspace.at(root), None, interactive=True, resume=resume, continue_=bool(continue_)
+            )
         except SessionError as exc:
             print(f"agentcli: {exc}", file=sys.stderr)
             return 1

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -46,6 +47,7 @@ class SubagentLines:
     children_seen: int
 
     if TYPE_CHECKING:  # Display's
+
         def line(self, *texts: Text | str) -> None: ...
         def say(self, text: RenderableType, style: str = "") -> None: ...
         def refresh(self) -> None: ...
@@ -56,17 +58,26 @@ class SubagentLines:
             self.children_seen += 1
             self.children.pop(event.id, None)  # a resumed child: a new colour, its live line last
             self.children[event.id] = ChildLines(color)
-            how = (" · background" if event.background else "") + (" · resumed" if event.segment > 1 else "") \
+            how = (
+                (" · background" if event.background else "")
+                + (" · resumed" if event.segment > 1 else "")
                 + (f" · {event.model}" if event.model else "")
-            self.line(self._child_prefix(event.id) + Text(" ▸ ", style="dim") + Text(event.description)
-                      + Text(f" · {event.subagent_type}{how}", style="dim"))
+            )
+            self.line(
+                self._child_prefix(event.id)
+                + Text(" ▸ ", style="dim")
+                + Text(event.description)
+                + Text(f" · {event.subagent_type}{how}", style="dim")
+            )
             return
         agent_id = event.agent_id
         if agent_id not in self.children:
             return
         match event:
             case ToolCallStarted() as started:
-                self._child_tool(agent_id, started.name, cut(call_line(started.preview, started.input, started.summary)))
+                self._child_tool(
+                    agent_id, started.name, cut(call_line(started.preview, started.input, started.summary))
+                )
             case Notice(level=level, text=text):
                 self.line(self._child_prefix(agent_id) + Text(f" ! {text}", style=NOTICE_STYLES.get(level, "")))
             case Compacted() as compaction:
@@ -80,10 +91,15 @@ class SubagentLines:
                 counted = turns(ended.turns)
                 counted += " + summary" if ended.summarized else ""
                 unverified = ended.report.mark if ended.report else ""  # "unverified" or "no answer"
-                self.line(prefix + Text(f" {mark} {ended.status}", style=style)
-                          + Text(f" · {unverified}" if unverified else "", style="yellow")
-                          + Text(f" · {counted} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
-                                 style="dim"))
+                self.line(
+                    prefix
+                    + Text(f" {mark} {ended.status}", style=style)
+                    + Text(f" · {unverified}" if unverified else "", style="yellow")
+                    + Text(
+                        f" · {counted} · {tokens(ended.usage.total_tokens)} tokens · {seconds(ended.seconds)}",
+                        style="dim",
+                    )
+                )
             case _:
                 pass  # a child's live line shows it (from the view), or line mode leaves it out
 

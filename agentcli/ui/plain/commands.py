@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Awaitable, Callable, Iterable, Protocol
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol
 
-from rich.text import Text
 from rich.table import Table
+from rich.text import Text
 
 from ...core.door import MODES, SessionError, SessionSurface, SubagentRecord
 from .. import slash
-from ..rewind import parse_rewind, rewind_list, rewind_session
-from ..escapes import visible
 from ..calls import RICH_STYLES, patch_lines
+from ..escapes import visible
 from ..format import seconds, turns
+from ..rewind import parse_rewind, rewind_list, rewind_session
 from .display import STATUS_MARKS, Display
 from .transcript import transcript_text
 
@@ -32,15 +33,25 @@ class LineApp(Protocol):
 
     async def may_quit(self) -> bool: ...
 
-KEYS = (("enter", "send"), ("ctrl+j, meta+enter", "new line"),
-        ("ctrl+s", "while a turn runs: what you typed goes into it, read after the current tool call (with "
-                   "steer_on_enter, enter does that and ctrl+s keeps the line for the prompt)"),
-        ("tab", "complete /commands and @paths"),
-        ("ctrl+o", "whole output of the latest request's bash calls, where the preview was cut"),
-        ("esc", "interrupt the running turn"),
-        ("ctrl+c", "interrupt the running turn; clear the line; twice on an empty line quits"), ("ctrl+d", "quit"))
-APPROVAL_KEYS = ("Approvals: y allows once, c for this subagent, s for this session, a always, n denies, t denies "
-                 "and lets you type why (enter sends it to the model).")
+
+KEYS = (
+    ("enter", "send"),
+    ("ctrl+j, meta+enter", "new line"),
+    (
+        "ctrl+s",
+        "while a turn runs: what you typed goes into it, read after the current tool call (with "
+        "steer_on_enter, enter does that and ctrl+s keeps the line for the prompt)",
+    ),
+    ("tab", "complete /commands and @paths"),
+    ("ctrl+o", "whole output of the latest request's bash calls, where the preview was cut"),
+    ("esc", "interrupt the running turn"),
+    ("ctrl+c", "interrupt the running turn; clear the line; twice on an empty line quits"),
+    ("ctrl+d", "quit"),
+)
+APPROVAL_KEYS = (
+    "Approvals: y allows once, c for this subagent, s for this session, a always, n denies, t denies "
+    "and lets you type why (enter sends it to the model)."
+)
 
 
 def two_columns(rows: Iterable[tuple[str, str]], style: str = "") -> Table:
@@ -133,9 +144,17 @@ async def agents(app: LineApp, arg: str) -> None:
 def agent_row(n: int, record: SubagentRecord) -> Text:
     mark, style = STATUS_MARKS.get(record.status, ("·", "cyan"))
     counted = turns(record.turns)
-    return (Text(f"{n:>3}. ") + Text(record.id, style="bold") + Text(f" {mark} {record.status:<9}", style=style)
-            + Text(f" {counted} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
-                   f" · {record.type} · ", style="dim") + Text(visible(record.description)))
+    return (
+        Text(f"{n:>3}. ")
+        + Text(record.id, style="bold")
+        + Text(f" {mark} {record.status:<9}", style=style)
+        + Text(
+            f" {counted} · {slash.tokens(record.usage.total_tokens)} tokens · {seconds(record.seconds)}"
+            f" · {record.type} · ",
+            style="dim",
+        )
+        + Text(visible(record.description))
+    )
 
 
 async def transcript(app: LineApp, arg: str) -> None:
@@ -238,9 +257,26 @@ async def exit_(app: LineApp, arg: str) -> bool:
     return not await app.may_quit()
 
 
-HANDLERS: dict[str, Callable[[LineApp, str], Awaitable[bool | None]]] = {"help": help_, "clear": clear, "cost": cost, "context": context, "model": model, "compact": compact,
-            "review": review,
-            "permissions": permissions, "agents": agents, "transcript": transcript, "bashes": bashes, "mcp": mcp,
-            "skills": skills, "plugin": plugin, "rewind": rewind, "stop": stop, "steer": steer, "wrapup": wrap_up, "exit": exit_,
-            "export": export,
-            **{action: functools.partial(worktree, action) for action in ("diff", "merge", "discard")}}
+HANDLERS: dict[str, Callable[[LineApp, str], Awaitable[bool | None]]] = {
+    "help": help_,
+    "clear": clear,
+    "cost": cost,
+    "context": context,
+    "model": model,
+    "compact": compact,
+    "review": review,
+    "permissions": permissions,
+    "agents": agents,
+    "transcript": transcript,
+    "bashes": bashes,
+    "mcp": mcp,
+    "skills": skills,
+    "plugin": plugin,
+    "rewind": rewind,
+    "stop": stop,
+    "steer": steer,
+    "wrapup": wrap_up,
+    "exit": exit_,
+    "export": export,
+    **{action: functools.partial(worktree, action) for action in ("diff", "merge", "discard")},
+}

@@ -12,19 +12,39 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from itertools import pairwise
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
 
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, AssistantMessage, AttemptsCompared, Compacted,
-                            Event, Notice, PlanUpdated, Retrying, Rewound, SteerDelivered, SubagentResultDelivered,
-                            TextDelta, TextReset, ThinkingDelta, ToolCallFinished, ToolCallStarted, TurnFinished,
-                            TurnStarted, UserMessage)
 from ...core.comparison import NEXT_STEP, table_text
 from ...core.content import readable, text_of, thinking_of
 from ...core.door import ToolsView, call_summary
+from ...core.events import (
+    MAIN,
+    ApprovalRequested,
+    ApprovalsWaiting,
+    AssistantMessage,
+    AttemptsCompared,
+    Compacted,
+    Event,
+    Notice,
+    PlanUpdated,
+    Retrying,
+    Rewound,
+    SteerDelivered,
+    SubagentResultDelivered,
+    TextDelta,
+    TextReset,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UserMessage,
+)
 from ..calls import call_line
 from ..change import Asked, Streamed
 from ..format import flat, seconds, sources_text, word_count
@@ -34,8 +54,8 @@ from .child_lines import ChildLines, SubagentLines
 from .question_lines import QuestionLines
 from .screen import Painter, Screen
 from .stream import MARKDOWN_TAIL, TextStream, markdown_renderer, plain_renderer
-from .words import NOTICE_STYLES, STATUS_MARKS as STATUS_MARKS, compacted, cut, plan_lines
-
+from .words import NOTICE_STYLES, compacted, cut, plan_lines
+from .words import STATUS_MARKS as STATUS_MARKS
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.25  # seconds between redraws of the live lines while something runs
@@ -47,8 +67,13 @@ MIN_SUMMARY = 20  # characters of a call's summary kept when a line is too narro
 
 
 class Display(SubagentLines, QuestionLines):
-    def __init__(self, screen: Screen, painter: Painter, tools: ToolsView | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        screen: Screen,
+        painter: Painter,
+        tools: ToolsView | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.screen, self.painter, self.tools, self.clock = screen, painter, tools, clock
         self.render = markdown_renderer(painter) if painter.color else plain_renderer
         self.tail_lines = MARKDOWN_TAIL if painter.color else 1
@@ -114,8 +139,12 @@ class Display(SubagentLines, QuestionLines):
                 pass  # app.py asks the questions (``ask`` draws an approval); the rest is drawn below
         if not (isinstance(event, Retrying) and self.screen.live):  # live: one live line per run (the view's)
             if isinstance(event, Retrying):  # no live lines: each try is a warning of its own
-                event = Notice(level="warning", text=event.text, agent_id=event.agent_id,
-                               parent_tool_use_id=event.parent_tool_use_id)
+                event = Notice(
+                    level="warning",
+                    text=event.text,
+                    agent_id=event.agent_id,
+                    parent_tool_use_id=event.parent_tool_use_id,
+                )
             self._retried()
             if event.agent_id == MAIN:
                 self._main_event(event)
@@ -164,21 +193,26 @@ class Display(SubagentLines, QuestionLines):
             case Compacted() as compaction:
                 self.say(compacted(compaction), "dim")
             case Rewound(to_prompt=number):
-                self.say(f"── /rewind: back to just before prompt {number}; the model does not see what came "
-                         "after it", "dim")
+                self.say(
+                    f"── /rewind: back to just before prompt {number}; the model does not see what came after it", "dim"
+                )
             case PlanUpdated():
                 self.say(plan_lines(self.view.plan))
             case SubagentResultDelivered(id=agent_id, status=status, description=description):
                 mark, style = STATUS_MARKS.get(status, ("·", ""))
-                self.line(Text("↳ ", style="dim") + Text(agent_id, style="bold") + Text(f" {mark} {status}", style=style)
-                          + Text(f" · its result reached the main agent · {description}", style="dim"))
+                self.line(
+                    Text("↳ ", style="dim")
+                    + Text(agent_id, style="bold")
+                    + Text(f" {mark} {status}", style=style)
+                    + Text(f" · its result reached the main agent · {description}", style="dim")
+                )
             case AttemptsCompared() as compared:  # best-of-N: one table
                 check = f" · checked with `{compared.check}`" if compared.check else ""
                 self.say(Text(f"Attempts: {compared.description}{check}", style="bold"))
                 self.say(table_text(compared.attempts))
                 self.say(NEXT_STEP, "dim")
             case SteerDelivered(texts=texts) if event.agent_id == MAIN:
-                self.steering = self.steering[len(texts):]
+                self.steering = self.steering[len(texts) :]
                 for said in texts:
                     self.line(Text("› ", style="bold") + Text(said) + Text(" · steered into the turn", style="dim"))
             case _:
@@ -199,12 +233,12 @@ class Display(SubagentLines, QuestionLines):
         """head, summary and after on one line; a long summary is cut so that what follows it stays."""
         if summary:
             room = max(MIN_SUMMARY, self.screen.width - head.cell_len - after.cell_len - 1)
-            head = head + Text(" " + (summary if len(summary) <= room else summary[:room - 1] + "…"))
+            head = head + Text(" " + (summary if len(summary) <= room else summary[: room - 1] + "…"))
         return head + after
 
     def preview(self, event: ToolCallFinished, line: str) -> list[str]:
         """The last lines of a bash call's output, dimmed and indented; the whole of it goes to ctrl+o."""
-        lines = event.output.splitlines()[1 if event.is_error else 0:]  # an error's first line is on the tool line
+        lines = event.output.splitlines()[1 if event.is_error else 0 :]  # an error's first line is on the tool line
         while lines and not lines[-1].strip():
             lines.pop()
         if not lines or lines == ["(no output)"]:
@@ -214,8 +248,9 @@ class Display(SubagentLines, QuestionLines):
         hidden = len(lines) - len(shown)
         if hidden:
             self.cut_outputs.append((Text.from_ansi(line).plain, event.output))
-            texts.insert(0, Text(f"    … {hidden} earlier line{'' if hidden == 1 else 's'} · ctrl+o shows all",
-                                 style="dim"))
+            texts.insert(
+                0, Text(f"    … {hidden} earlier line{'' if hidden == 1 else 's'} · ctrl+o shows all", style="dim")
+            )
         return [self.painter.line(text) for text in texts]
 
     def full_outputs(self) -> str:
@@ -260,7 +295,7 @@ class Display(SubagentLines, QuestionLines):
         if self.painter.color:
             return line  # rendered at the width already
         width = self.screen.width
-        return line if len(line) < width else "…" + line[-(width - 2):]
+        return line if len(line) < width else "…" + line[-(width - 2) :]
 
     def finish_stream(self, keep: bool = True) -> None:
         """Print the rest of the streamed message for good (or drop it: ``keep=False``)."""
@@ -287,26 +322,38 @@ class Display(SubagentLines, QuestionLines):
             if tool.preview == "delegate" and self.delegates(tool.id):
                 continue
             progress = f" · {tool.progress}" if tool.progress else ""
-            texts.append(self._fit(Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"),
-                                   self.call_summary(tool),
-                                   Text(f" · {seconds(now - tool.started)}{progress}", style="dim")))
+            texts.append(
+                self._fit(
+                    Text(f"{spin} ", style="cyan") + Text(tool.name, style="bold"),
+                    self.call_summary(tool),
+                    Text(f" · {seconds(now - tool.started)}{progress}", style="dim"),
+                )
+            )
         for agent in self.live_children():
             agent_id, child = agent.id, self.children[agent.id]
             turn = f"turn {agent.turn}/{agent.max_turns}" if agent.max_turns else f"turn {agent.turn}"
             word = agent.state(now, self.view.stall_after)  # cancelling…, no progress for 1m 15s
             if agent.stalled_for(now, self.view.stall_after) is not None:
                 word += f" (/wrapup {agent_id} asks it to answer now)"
-            texts.append(self._child_prefix(agent_id) + Text(f" {spin} ", style=child.color)
-                         + Text(cut(agent.latest_call) or "starting")
-                         + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
-                         + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim"))
+            texts.append(
+                self._child_prefix(agent_id)
+                + Text(f" {spin} ", style=child.color)
+                + Text(cut(agent.latest_call) or "starting")
+                + Text(f" · {word}" if word not in (agent.status, agent.retry) else "", style="yellow")
+                + Text(f" · {turn} · {seconds(agent.elapsed(now))} · {agent.description}", style="dim")
+            )
         for agent_id, retry in self.view.retries.items():  # one live line per agent, not a paragraph per try
-            text = Text(f"! Retrying in {retry.delay:.0f} s ({retry.attempt}/{retry.retries}) · {retry.error}",
-                        style="yellow")
+            text = Text(
+                f"! Retrying in {retry.delay:.0f} s ({retry.attempt}/{retry.retries}) · {retry.error}", style="yellow"
+            )
             texts.append(self._child_prefix(agent_id) + " " + text if agent_id in self.children else text)
         texts.extend(self.question)
-        texts.extend(Text("↪ steering ", style="bold") + Text(flat(said)[:200])
-                     + Text(" · read after the current tool call", style="dim") for said in self.steering)
+        texts.extend(
+            Text("↪ steering ", style="bold")
+            + Text(flat(said)[:200])
+            + Text(" · read after the current tool call", style="dim")
+            for said in self.steering
+        )
         if self.typeahead:
             texts.append(Text("› ", style="bold") + Text(self.typeahead.replace("\n", " ⏎ ")[-200:]))
         return self.tail + [self.painter.line(t) for t in texts]
@@ -384,8 +431,11 @@ def is_request(event: UserMessage) -> bool:
 
 def attached(content: list[dict[str, Any]]) -> list[str]:
     """The line that names each image of a message (the text block the engine puts after it)."""
-    return [str(after.get("text", "")) for block, after in pairwise(content)
-            if block.get("type") == "image" and after.get("type") == "text"]
+    return [
+        str(after.get("text", ""))
+        for block, after in pairwise(content)
+        if block.get("type") == "image" and after.get("type") == "text"
+    ]
 
 
 def first_line(text: str) -> str:

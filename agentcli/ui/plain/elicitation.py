@@ -4,24 +4,35 @@ ctrl+c or ctrl+d cancels."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit import PromptSession
 
-from ...core.events import ElicitationRequested
 from ...core.door import elicitation_answer
+from ...core.events import ElicitationRequested
 
 
 def field_prompt(title: str, kind: str, required: bool, choices: tuple[str, ...]) -> str:
     """``  Count (a whole number, optional): ``."""
-    takes = (" | ".join(choices) if choices else "yes or no" if kind == "boolean" else
-             "a whole number" if kind == "integer" else "a number" if kind == "number" else "")
+    takes = (
+        " | ".join(choices)
+        if choices
+        else "yes or no"
+        if kind == "boolean"
+        else "a whole number"
+        if kind == "integer"
+        else "a number"
+        if kind == "number"
+        else ""
+    )
     facts = ", ".join(part for part in (takes, "" if required else "optional") if part)
     return f"  {title}{f' ({facts})' if facts else ''}: "
 
 
-async def ask(event: ElicitationRequested, prompt: PromptSession[str],
-              say: Callable[[str, str], None]) -> dict[str, Any] | str:
+async def ask(
+    event: ElicitationRequested, prompt: PromptSession[str], say: Callable[[str, str], None]
+) -> dict[str, Any] | str:
     """The user's answer: the values (accept), "decline" or "cancel"."""
     say(f"? The MCP server {event.server} asks: {event.message}", "bold")
     if event.url:

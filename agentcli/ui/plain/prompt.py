@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable
 
 from prompt_toolkit.application import in_terminal
 from prompt_toolkit.application.current import get_app
@@ -77,9 +77,13 @@ class PlainCompleter(Completer):
     """'/' at the start completes commands (and some arguments); '@' anywhere what core's complete_mentions
     offers: the session's names (agent types, subagents, …), then paths."""
 
-    def __init__(self, files: FileIndex, transcripts: Callable[[], list[tuple[str, str]]],
-                 custom: Callable[[], list[slash.SlashCommand]] = list,
-                 mentions: Callable[[], list[Mention]] = list) -> None:
+    def __init__(
+        self,
+        files: FileIndex,
+        transcripts: Callable[[], list[tuple[str, str]]],
+        custom: Callable[[], list[slash.SlashCommand]] = list,
+        mentions: Callable[[], list[Mention]] = list,
+    ) -> None:
         self.files = files
         self.mentions = mentions  # the names '@' completes besides files: agent types, subagents, …
         self.transcripts = transcripts  # (number, label) of this session's subagents
@@ -97,7 +101,13 @@ class PlainCompleter(Completer):
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
             for mention in complete_mentions(word[1:], self.files.listed, self.mentions(), MAX_MATCHES):
-                meta = "" if mention.kind == "file" else f"{mention.kind} · {mention.hint}" if mention.hint else mention.kind
+                meta = (
+                    ""
+                    if mention.kind == "file"
+                    else f"{mention.kind} · {mention.hint}"
+                    if mention.hint
+                    else mention.kind
+                )
                 yield Completion(f"@{mention.name}", start_position=-len(word), display=mention.name, display_meta=meta)
 
     def _argument(self, command: str, arg: str) -> Iterable[Completion]:
@@ -114,8 +124,9 @@ class PlainCompleter(Completer):
                 yield Completion(value, start_position=-len(arg), display_meta=meta)
 
 
-def key_bindings(on_clear: Callable[[], None], show_outputs: Callable[[], Awaitable[None]],
-                 terminal: bool = True) -> KeyBindings:
+def key_bindings(
+    on_clear: Callable[[], None], show_outputs: Callable[[], Awaitable[None]], terminal: bool = True
+) -> KeyBindings:
     """meta+enter and ctrl+j add a line; ctrl+c clears what is typed (on an empty line it quits, twice);
     ctrl+o shows the whole output of the latest request's tool calls, above the prompt.
 
@@ -137,6 +148,7 @@ def key_bindings(on_clear: Callable[[], None], show_outputs: Callable[[], Awaita
         async def show() -> None:
             async with in_terminal():
                 await show_outputs()
+
         event.app.create_background_task(show())
 
     return kb

@@ -14,9 +14,13 @@ from ...core.events import MAIN, Approval, ApprovalRequested
 from ..calls import RICH_STYLES, approval_lines
 from .screen import Painter, Screen
 
-ANSWERS = {"allow_once": ("✓", "green", "allowed once"), "allow_session": ("✓", "green", "allowed for this session"),
-           "allow_agent": ("✓", "green", "allowed for this subagent"),
-           "allow_always": ("✓", "green", "always allowed"), "deny": ("✗", "red", "denied")}
+ANSWERS = {
+    "allow_once": ("✓", "green", "allowed once"),
+    "allow_session": ("✓", "green", "allowed for this session"),
+    "allow_agent": ("✓", "green", "allowed for this subagent"),
+    "allow_always": ("✓", "green", "always allowed"),
+    "deny": ("✗", "red", "denied"),
+}
 APPROVAL_KEYS_HINT = "[y]es once · [s]ession · [a]lways · [n]o · no, [t]ell it why"
 CHILD_KEYS_HINT = "[y]es once · [c] this subagent · [s]ession · [a]lways · [n]o · no, [t]ell it why"  # a rule covers
 
@@ -31,6 +35,7 @@ class QuestionLines:
     typeahead: str
 
     if TYPE_CHECKING:  # Display's
+
         def emit(self, *lines: str) -> None: ...
         def line(self, *texts: Text | str) -> None: ...
         def refresh(self) -> None: ...
@@ -50,10 +55,13 @@ class QuestionLines:
         self.refresh()
 
     def _question(self, event: ApprovalRequested) -> list[RenderableType]:
-        lines: list[RenderableType] = [Text("? ", style="bold yellow") + Text(who(event), style="bold")
-                                       + Text(f" wants to run {event.tool}")]
-        lines += [Padding(Text(text, style=RICH_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
-                  for kind, text in approval_lines(event.preview, event.input, event.diff)]
+        lines: list[RenderableType] = [
+            Text("? ", style="bold yellow") + Text(who(event), style="bold") + Text(f" wants to run {event.tool}")
+        ]
+        lines += [
+            Padding(Text(text, style=RICH_STYLES[kind]), (0, 0, 0, 4), expand=False)  # wrapped: indented
+            for kind, text in approval_lines(event.preview, event.input, event.diff)
+        ]
         reason = getattr(event, "reason", "")
         if reason:
             lines.append(Text(f"  Why: {reason}.", style="dim"))
@@ -69,13 +77,18 @@ class QuestionLines:
         mark, style, words = ANSWERS.get(choice, ("·", "", choice))
         self.question = []
         summary = self.summary(event.tool, event.input)
-        self.line(Text(f"  {mark} {words}: ", style=style) + Text(f"{event.tool} {summary}".strip())
-                  + Text(f" ({event.agent_id})", style="dim") + Text(f" — {why}" if why else ""))
+        self.line(
+            Text(f"  {mark} {words}: ", style=style)
+            + Text(f"{event.tool} {summary}".strip())
+            + Text(f" ({event.agent_id})", style="dim")
+            + Text(f" — {why}" if why else "")
+        )
 
     def ask_why(self, typed: str) -> None:
         """The reason for a "no" as it is typed, under the question."""
-        self.question = [Text("  Why not? The model reads it (enter: deny with it, esc: deny): ", style="yellow")
-                         + Text(typed)]
+        self.question = [
+            Text("  Why not? The model reads it (enter: deny with it, esc: deny): ", style="yellow") + Text(typed)
+        ]
         self.refresh()
 
     def set_typeahead(self, text: str) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from typing import Callable, Iterator, TextIO
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -80,7 +81,7 @@ class Screen:
     def _draw(self) -> str:
         if not self.live or not self._live:
             return ""
-        lines = self._live[-max(1, self.size()[1] - 2):]  # never taller than the terminal
+        lines = self._live[-max(1, self.size()[1] - 2) :]  # never taller than the terminal
         self._rows = len(lines)
         return "".join(f"{line}\n" for line in lines)
 
@@ -105,9 +106,17 @@ class Painter:
     def __init__(self, color_system: str | None, width: Callable[[], int]) -> None:
         self.color = color_system is not None
         self.width = width
-        self.console = Console(file=io.StringIO(), force_terminal=self.color, color_system=color_system,  # type: ignore[arg-type]
-                               no_color=not self.color, highlight=False, emoji=False, markup=False,
-                               width=80, legacy_windows=False)
+        self.console = Console(
+            file=io.StringIO(),
+            force_terminal=self.color,
+            color_system=color_system,  # type: ignore[arg-type]
+            no_color=not self.color,
+            highlight=False,
+            emoji=False,
+            markup=False,
+            width=80,
+            legacy_windows=False,
+        )
 
     def lines(self, renderable: RenderableType) -> list[str]:
         """All lines of ``renderable``, wrapped at the width, without empty lines at either end."""

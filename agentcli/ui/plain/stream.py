@@ -12,8 +12,9 @@ the current segment is rendered again.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 from markdown_it import MarkdownIt
 from rich.markdown import Heading, Markdown
@@ -54,6 +55,7 @@ def terminal_parser() -> MarkdownIt:
 def markdown_renderer(painter: Painter) -> Render:
     def render(text: str, final: bool) -> list[str]:
         return painter.lines(TerminalMarkdown(text, code_theme=CODE_THEME, hyperlinks=False))
+
     return render
 
 
@@ -90,10 +92,10 @@ class TextStream:
 
     def step(self, final: bool = False) -> tuple[list[str], list[str]]:
         """The lines to print for good now, and the live tail."""
-        segment = self.text[self.base:]
+        segment = self.text[self.base :]
         lines = self.render(segment, final) if segment.strip() else []
         settled = len(lines) if final else max(self.printed, len(lines) - self.tail)
-        new = lines[self.printed:settled]
+        new = lines[self.printed : settled]
         self.printed = max(self.printed, settled)
         self.shown = self.shown or bool(new)
         if self.segments and not final and len(segment) > SEGMENT_AFTER:
@@ -108,7 +110,7 @@ class TextStream:
         self._blocks_seen = len(starts)
         for start in reversed(starts[-3:]):
             head = self.render(segment[:start], True)
-            if lines[:len(head)] != head:
+            if lines[: len(head)] != head:
                 continue  # the block does not render the same on its own; keep it whole
             skip = len(head)
             while skip < len(lines) and not visible(lines[skip]):

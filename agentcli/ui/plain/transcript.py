@@ -7,8 +7,7 @@ import shlex
 import shutil
 import subprocess
 
-from ...core.door import SubagentRecord
-from ...core.door import command_env
+from ...core.door import SubagentRecord, command_env
 from ..transcript_text import subagent_lines
 from ..view import Subagent
 

@@ -19,12 +19,16 @@ def explain(request: Request, out: TextIO) -> None:
     print(f"Files in {request.root} ask for more than agentcli allows by default:", file=out)
     for line in request.lines(mark_new=True):
         print(f"  {line}", file=out)
-    print("Anyone who wrote this repository wrote them; trust it only if you trust them. No: agentcli runs with "
-          "these parts ignored (what narrows permissions still applies).", file=out)
+    print(
+        "Anyone who wrote this repository wrote them; trust it only if you trust them. No: agentcli runs with "
+        "these parts ignored (what narrows permissions still applies).",
+        file=out,
+    )
 
 
-async def ask(request: Request, *, input: Input | None = None, output: Output | None = None,
-              out: TextIO | None = None) -> bool | None:
+async def ask(
+    request: Request, *, input: Input | None = None, output: Output | None = None, out: TextIO | None = None
+) -> bool | None:
     """True or False as answered (enter is no); None when the input ends (ctrl+d). ctrl+c raises
     KeyboardInterrupt: agentcli stops."""
     out = out or sys.stdout

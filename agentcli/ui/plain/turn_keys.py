@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import get_typeahead
@@ -22,8 +23,14 @@ from .questions import Questions
 
 
 class TurnKeys:
-    def __init__(self, input: Input | None, turns: Turns[asyncio.Future[Any]], questions: Questions,
-                 display: Display, handle_sigint: bool) -> None:
+    def __init__(
+        self,
+        input: Input | None,
+        turns: Turns[asyncio.Future[Any]],
+        questions: Questions,
+        display: Display,
+        handle_sigint: bool,
+    ) -> None:
         self.input = input  # None: no keyboard (piped input)
         self.turns = turns
         self.questions = questions
@@ -69,8 +76,11 @@ class TurnKeys:
             self.turns.interrupt()
         elif self.questions.question is not None:
             self.questions.on_key(key)
-        elif key.key == Keys.ControlS or (key.key == Keys.ControlM and self.turns.steer_on_enter
-                                          and not (self.typed and self.typed[-1].key == Keys.Escape)):
+        elif key.key == Keys.ControlS or (
+            key.key == Keys.ControlM
+            and self.turns.steer_on_enter
+            and not (self.typed and self.typed[-1].key == Keys.Escape)
+        ):
             self.steer_key(key)
         else:
             self.typed.append(key)

@@ -9,9 +9,15 @@ from ...core.events import Compacted, Status
 from ..format import tokens
 from ..plan import PlanStep, plan_title
 
-STATUS_MARKS: dict[Status, tuple[str, str]] = {"done": ("✓", "green"), "capped": ("◆", "yellow"), "timed_out": ("◆", "yellow"),
-                "failed": ("✗", "red"), "cancelled": ("■", "yellow"), "interrupted": ("■", "yellow"),
-                "refused": ("✗", "red")}
+STATUS_MARKS: dict[Status, tuple[str, str]] = {
+    "done": ("✓", "green"),
+    "capped": ("◆", "yellow"),
+    "timed_out": ("◆", "yellow"),
+    "failed": ("✗", "red"),
+    "cancelled": ("■", "yellow"),
+    "interrupted": ("■", "yellow"),
+    "refused": ("✗", "red"),
+}
 NOTICE_STYLES = {"info": "dim", "warning": "yellow", "error": "red"}
 
 
@@ -28,9 +34,11 @@ PLAN_STYLES = {"completed": "dim", "in_progress": "bold"}
 
 def compacted(event: Compacted) -> str:
     why = f" ({event.reason})" if event.reason else ""
-    return (f"compacted {event.messages_summarized} older messages into a summary{why}: "
-            f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens")
+    return (
+        f"compacted {event.messages_summarized} older messages into a summary{why}: "
+        f"about {tokens(event.tokens_before)} → {tokens(event.tokens_after)} tokens"
+    )
 
 
 def cut(text: str, width: int = 120) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"

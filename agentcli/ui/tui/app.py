@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult, SystemCommand
@@ -20,16 +21,33 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 
 from ...config import Settings
-from ...core.events import (MAIN, ApprovalRequested, ApprovalsWaiting, ElicitationRequested, Event, HistoryCleared, PlanUpdated,
-                             SteerDelivered, SubagentFinished, SubagentStarted)
 from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
+from ...core.events import (
+    MAIN,
+    ApprovalRequested,
+    ApprovalsWaiting,
+    ElicitationRequested,
+    Event,
+    HistoryCleared,
+    PlanUpdated,
+    SteerDelivered,
+    SubagentFinished,
+    SubagentStarted,
+)
+from .. import slash
 from ..signals import run_until_signal
 from . import controls, keys
-from .. import slash
 from .base import AppBase
 from .commands import escape_on_empty_input, palette_commands, run_command
-from .messages import (CancelSubagent, EngineEvent, OpenTranscript, SessionOpened, SteerSubagent, TurnEnded,
-                       WrapUpSubagent)
+from .messages import (
+    CancelSubagent,
+    EngineEvent,
+    OpenTranscript,
+    SessionOpened,
+    SteerSubagent,
+    TurnEnded,
+    WrapUpSubagent,
+)
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import show_tail, welcome
 from .screens import approval, elicitation
@@ -59,15 +77,30 @@ class AgentApp(AppBase):
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         # Before the input's own (its cursor's page and selection keys): the conversation scrolls from anywhere
         # on the main screen. Plain home and end stay the input's, to the start and end of the line.
-        *(Binding(key, f"scroll_conversation('{how}')", show=False, priority=True)
-          for key, how in controls.SCROLL_KEYS.items()),
+        *(
+            Binding(key, f"scroll_conversation('{how}')", show=False, priority=True)
+            for key, how in controls.SCROLL_KEYS.items()
+        ),
     ]
 
-    def __init__(self, opening: Opening, *, session: "SessionSurface | None" = None, testing: bool = False,
-                 clock: Callable[[], float] = time.monotonic, credentials_missing: bool = False,
-                 first_prompt: str | None = None) -> None:
-        super().__init__(opening.settings, opening.root, session=session, testing=testing, clock=clock,
-                         credentials_missing=credentials_missing)
+    def __init__(
+        self,
+        opening: Opening,
+        *,
+        session: SessionSurface | None = None,
+        testing: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        credentials_missing: bool = False,
+        first_prompt: str | None = None,
+    ) -> None:
+        super().__init__(
+            opening.settings,
+            opening.root,
+            session=session,
+            testing=testing,
+            clock=clock,
+            credentials_missing=credentials_missing,
+        )
         self.opening = opening
         self.first_prompt = first_prompt  # `agentcli "question"`: sent once the session is open
 
@@ -249,8 +282,10 @@ class AgentApp(AppBase):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main screen's keys stay off the transcript and modal screens (and out of their footers)."""
-        if action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation") \
-                and self.screen is not self.screen_stack[0]:
+        if (
+            action in ("toggle_panel", "open_transcript", "interrupt", "cycle_mode", "scroll_conversation")
+            and self.screen is not self.screen_stack[0]
+        ):
             return False
         if action == "interrupt" and not self.busy and not self.turns.queued:
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
@@ -269,9 +304,19 @@ class AgentApp(AppBase):
         await close(self)
 
 
-def make_app(settings: EngineSettings, root: Path, *, llm: LLM | None = None, session: SessionSurface | None = None,
-             interactive: bool = True, resume: str | None = None, continue_: bool = False, testing: bool = False,
-             clock: Callable[[], float] = time.monotonic, prompt: str | None = None) -> AgentApp:
+def make_app(
+    settings: EngineSettings,
+    root: Path,
+    *,
+    llm: LLM | None = None,
+    session: SessionSurface | None = None,
+    interactive: bool = True,
+    resume: str | None = None,
+    continue_: bool = False,
+    testing: bool = False,
+    clock: Callable[[], float] = time.monotonic,
+    prompt: str | None = None,
+) -> AgentApp:
     """The app on ``session``, or on the session it opens once its first screen is up (``app.open_error``
     then says, in one sentence, why it could not: a bad --resume or --continue)."""
     missing = False
@@ -282,12 +327,14 @@ def make_app(settings: EngineSettings, root: Path, *, llm: LLM | None = None, se
         except MissingCredentials:
             missing = True
     opening = Opening(settings, root, llm=llm, interactive=interactive, resume=resume, continue_=continue_)
-    return AgentApp(opening, session=session, testing=testing, clock=clock, credentials_missing=missing,
-                    first_prompt=prompt)
+    return AgentApp(
+        opening, session=session, testing=testing, clock=clock, credentials_missing=missing, first_prompt=prompt
+    )
 
 
-def run_tui(settings: Settings, root: Path, resume: str | None = None, continue_: bool = False,
-            prompt: str | None = None) -> int:
+def run_tui(
+    settings: Settings, root: Path, resume: str | None = None, continue_: bool = False, prompt: str | None = None
+) -> int:
     if problem := cannot_save(root):  # said before the screen, not after it
         print(f"agentcli: {problem}", file=sys.stderr)
         return 1

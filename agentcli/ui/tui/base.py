@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.worker import Worker
 
-from ...core.events import Event
 from ...core.door import context_window
+from ...core.events import Event
 from .. import slash
 from ..escapes import visible_event
 from ..slash import still_running
@@ -42,9 +43,16 @@ if TYPE_CHECKING:
 
 
 class AppBase(App[int]):
-    def __init__(self, settings: EngineSettings, root: Path, *, session: SessionSurface | None = None,
-                 testing: bool = False, clock: Callable[[], float] = time.monotonic,
-                 credentials_missing: bool = False) -> None:
+    def __init__(
+        self,
+        settings: EngineSettings,
+        root: Path,
+        *,
+        session: SessionSurface | None = None,
+        testing: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        credentials_missing: bool = False,
+    ) -> None:
         super().__init__()
         self.engine_settings = settings  # what the user chose: what the status bar says until the session is open
         self.root = session.workspace.root if session is not None else root
@@ -112,8 +120,11 @@ class AppBase(App[int]):
 
     def start_work(self, work: Coroutine[Any, Any, Any], kind: str) -> None:
         """Run a user message (or /compact) in a worker; it reports back with TurnEnded."""
-        self.turns.started(self.run_worker(report(work, kind, self.post_message), name=kind, group="turn",
-                                           exclusive=True, exit_on_error=False))
+        self.turns.started(
+            self.run_worker(
+                report(work, kind, self.post_message), name=kind, group="turn", exclusive=True, exit_on_error=False
+            )
+        )
         self.working.start()
         self.refresh_status()
         self.refresh_bindings()
@@ -151,8 +162,9 @@ class AppBase(App[int]):
         s, settings = self.session, self.engine_settings  # what the user chose; the counts come from the view
         model, mode = (s.model, s.permission_mode) if s else (settings.model, settings.permission_mode)
         window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)
-        self.query_one(StatusBar).show(self.view.status(model=model, mode=mode, context_window=window,
-                                                        busy=self.busy, no_key=self.no_key))
+        self.query_one(StatusBar).show(
+            self.view.status(model=model, mode=mode, context_window=window, busy=self.busy, no_key=self.no_key)
+        )
         self.panel.show_context(used, used + self.view.subagent_context, window)
         if s:
             self.query_one(StatusLine).changed(s, self.busy)
@@ -168,5 +180,9 @@ class AppBase(App[int]):
     async def _ask_before_quitting(self) -> None:
         session = self.session
         left = await slash.unmerged_attempts(session, self.view) if session else []  # best-of-N attempts left
-        ask_to_quit(self, still_running(session) if session else "", slash.attempts_question(left) if left else "",
-                    (lambda: slash.discard_all(session, left)) if session and left else None)
+        ask_to_quit(
+            self,
+            still_running(session) if session else "",
+            slash.attempts_question(left) if left else "",
+            (lambda: slash.discard_all(session, left)) if session and left else None,
+        )

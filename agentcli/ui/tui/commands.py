@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
-from ...core.door import MODES
-from ...core.door import SessionError
+from ...core.door import MODES, SessionError
 from .. import slash
 from . import controls
 from .base import AppBase
@@ -23,22 +23,36 @@ if TYPE_CHECKING:
 
 KEYS = [
     ("enter", "send the message (while the agent works: queued, or with steer_on_enter into its turn)"),
-    ("ctrl+s", "while the agent works: into its running turn, read after the current tool call (empty input: "
-               "the queued messages; with steer_on_enter: queue it)"),
-    ("ctrl+j, shift+enter", "new line"), ("↑ ↓", "earlier messages"),
+    (
+        "ctrl+s",
+        "while the agent works: into its running turn, read after the current tool call (empty input: "
+        "the queued messages; with steer_on_enter: queue it)",
+    ),
+    ("ctrl+j, shift+enter", "new line"),
+    ("↑ ↓", "earlier messages"),
     ("pageup pagedown, shift+↑ ↓", "scroll the conversation, from the input or the panel"),
     ("ctrl+home, ctrl+end", "the conversation's top; its bottom, following new output again"),
-    ("@", "mention a file (attached), an agent type or a subagent"), ("/", "complete a command"), ("esc", "interrupt the answer; queued and unread steered messages back to the input"), ("esc esc", "rewind (on an empty input)"),
+    ("@", "mention a file (attached), an agent type or a subagent"),
+    ("/", "complete a command"),
+    ("esc", "interrupt the answer; queued and unread steered messages back to the input"),
+    ("esc esc", "rewind (on an empty input)"),
     ("ctrl+c", "interrupt, or clear the input; twice on an empty input quits"),
-    ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"), ("ctrl+o", "a subagent's transcript"),
-    ("tab", "on an empty input: to the panel's newest running entry (enter transcript, space expand, "
-            "m message, w wrap up, x cancel)"),
+    ("ctrl+t", "show the side panel; when shown, go to it; from it, hide it"),
+    ("ctrl+o", "a subagent's transcript"),
+    (
+        "tab",
+        "on an empty input: to the panel's newest running entry (enter transcript, space expand, "
+        "m message, w wrap up, x cancel)",
+    ),
     ("shift+tab", "the next permission mode: default, acceptEdits, plan"),
-    ("ctrl+p", "every action"), ("ctrl+q", "quit"),
+    ("ctrl+p", "every action"),
+    ("ctrl+q", "quit"),
 ]
-PANEL_HOW_TO = ("tab on an empty input (or ctrl+t) moves to the panel's newest running entry: enter opens a "
-                "transcript, space expands; on a running one m sends it a message, w asks it to wrap up, x cancels it; "
-                "ctrl+o opens the latest transcript from anywhere.")
+PANEL_HOW_TO = (
+    "tab on an empty input (or ctrl+t) moves to the panel's newest running entry: enter opens a "
+    "transcript, space expands; on a running one m sends it a message, w asks it to wrap up, x cancels it; "
+    "ctrl+o opens the latest transcript from anywhere."
+)
 
 
 async def run_command(app: AppBase, text: str) -> None:
@@ -53,8 +67,9 @@ async def run_command(app: AppBase, text: str) -> None:
 async def show_help(app: AppBase, arg: str) -> None:
     from . import reports
 
-    await app.conversation.add_report(reports.help_report(KEYS, slash.session_commands(app.session),
-                                                          slash.web_search_line(app.session)))
+    await app.conversation.add_report(
+        reports.help_report(KEYS, slash.session_commands(app.session), slash.web_search_line(app.session))
+    )
 
 
 async def clear(app: AppBase, arg: str) -> None:
@@ -108,8 +123,10 @@ async def review(app: AppBase, arg: str) -> None:
 
 async def permissions(app: AppBase, arg: str) -> None:
     if not arg:
-        await app.conversation.add_notice(f"{app.session.describe_permissions()}\n\nModes: {', '.join(MODES)}; "
-                                          "/permissions MODE switches.", block=True)
+        await app.conversation.add_notice(
+            f"{app.session.describe_permissions()}\n\nModes: {', '.join(MODES)}; /permissions MODE switches.",
+            block=True,
+        )
         return
     try:
         app.session.set_permission_mode(arg)
@@ -204,7 +221,7 @@ async def act(app: AppBase, action: str, arg: str) -> None:
         await app.conversation.add_notice(text, "warning" if failed else "info")
 
 
-def colored_diff(text: str) -> "Text":
+def colored_diff(text: str) -> Text:
     from rich.text import Text
 
     from ..calls import RICH_STYLES, patch_lines
@@ -254,7 +271,6 @@ async def wrap_up(app: AppBase, arg: str) -> None:
     await app.conversation.add_notice(text, "warning" if failed else "info")
 
 
-
 async def export(app: AppBase, arg: str) -> None:
     text, failed = slash.export(app.session, arg)
     await app.conversation.add_notice(text, "warning" if failed else "info")
@@ -265,9 +281,26 @@ async def leave(app: AppBase, arg: str) -> None:
 
 
 HANDLERS: dict[str, Callable[[AppBase, str], Awaitable[None]]] = {
-    "help": show_help, "clear": clear, "agents": agents, "cost": cost, "context": context, "model": model,
-    "compact": compact, "review": review, "permissions": permissions, "bashes": bashes, "rewind": rewind, "mcp": mcp, "exit": leave,
-    "resume": resume, "stop": stop, "skills": skills, "plugin": plugin, "steer": steer, "wrapup": wrap_up, "export": export,
+    "help": show_help,
+    "clear": clear,
+    "agents": agents,
+    "cost": cost,
+    "context": context,
+    "model": model,
+    "compact": compact,
+    "review": review,
+    "permissions": permissions,
+    "bashes": bashes,
+    "rewind": rewind,
+    "mcp": mcp,
+    "exit": leave,
+    "resume": resume,
+    "stop": stop,
+    "skills": skills,
+    "plugin": plugin,
+    "steer": steer,
+    "wrapup": wrap_up,
+    "export": export,
     **{action: functools.partial(worktree, action) for action in ("diff", "merge", "discard")},
 }
 
@@ -284,14 +317,21 @@ def palette_commands(app: AppBase, run_slash: Callable[[str], None]) -> Iterator
     command is typed into the app through ``run_slash``."""
     yield SystemCommand("Interrupt", "Stop the running answer (esc)", app.action_interrupt)
     yield SystemCommand("Side panel", "Show or hide the subagent panel (ctrl+t)", lambda: controls.toggle_panel(app))
-    yield SystemCommand("Transcript", "Open the focused or latest subagent's transcript (ctrl+o)",
-                        lambda: controls.open_focused_transcript(app))
+    yield SystemCommand(
+        "Transcript",
+        "Open the focused or latest subagent's transcript (ctrl+o)",
+        lambda: controls.open_focused_transcript(app),
+    )
     for command in slash.commands_for("tui", slash.session_commands(app.session) if app.session else []):
         if not command.args.startswith(("NAME", "ID")):  # /model needs a name, /merge an id: type them
             yield SystemCommand(f"/{command.name}", command.help, lambda c=command: run_slash(f"/{c.name}"))
     for command in slash.session_commands(app.session) if app.session else []:
-        yield SystemCommand(f"/{command.name}", command.help, lambda c=command: type_command(app, c)
-                            if c.args else run_slash(f"/{c.name}"))
+        yield SystemCommand(
+            f"/{command.name}",
+            command.help,
+            lambda c=command: type_command(app, c) if c.args else run_slash(f"/{c.name}"),
+        )
     for mode in MODES:
-        yield SystemCommand(f"Permission mode: {mode}", f"/permissions {mode}",
-                            lambda mode=mode: run_slash(f"/permissions {mode}"))
+        yield SystemCommand(
+            f"Permission mode: {mode}", f"/permissions {mode}", lambda mode=mode: run_slash(f"/permissions {mode}")
+        )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from ..slash import SlashCommand, complete as complete_command
+from ..slash import SlashCommand
+from ..slash import complete as complete_command
 
 if TYPE_CHECKING:
     from ...core.door import Mention
@@ -35,17 +37,33 @@ def word_at(line: str, column: int) -> Word:
     return Word(before[start:], start)
 
 
-def candidates(line: str, column: int, row: int, mentions: "Callable[[str], list[Mention]]",
-               commands: list[SlashCommand] | None = None) -> tuple[Word, list[Candidate]]:
+def candidates(
+    line: str,
+    column: int,
+    row: int,
+    mentions: Callable[[str], list[Mention]],
+    commands: list[SlashCommand] | None = None,
+) -> tuple[Word, list[Candidate]]:
     """Completions for the word before the cursor: '/cmd' at the very start, '@name' anywhere (``mentions``
     gives the names for what follows the '@': core/engine/mentions.py)."""
     word = word_at(line, column)
     if row == 0 and word.start == 0 and word.text.startswith("/"):
-        return word, [Candidate(f"/{c.name} ", f"/{c.name} {c.args}".rstrip(), c.help,
-                                complete=not c.args or c.args.startswith("[") or word.text.lower() == f"/{c.name}")
-                      for c in complete_command(word.text, "tui", commands or ())]
+        return word, [
+            Candidate(
+                f"/{c.name} ",
+                f"/{c.name} {c.args}".rstrip(),
+                c.help,
+                complete=not c.args or c.args.startswith("[") or word.text.lower() == f"/{c.name}",
+            )
+            for c in complete_command(word.text, "tui", commands or ())
+        ]
     if word.text.startswith("@"):
-        return word, [Candidate(f"@{m.name}" + ("" if m.kind == "folder" else " "), m.name,
-                                m.hint or ("" if m.kind == "file" else m.kind))
-                      for m in mentions(word.text[1:])]
+        return word, [
+            Candidate(
+                f"@{m.name}" + ("" if m.kind == "folder" else " "),
+                m.name,
+                m.hint or ("" if m.kind == "file" else m.kind),
+            )
+            for m in mentions(word.text[1:])
+        ]
     return word, []

@@ -19,8 +19,14 @@ if TYPE_CHECKING:
 
 
 # Keys that scroll the conversation from the input (and the panel): what each does.
-SCROLL_KEYS = {"pageup": "page_up", "pagedown": "page_down", "shift+up": "up", "shift+down": "down",
-               "ctrl+home": "top", "ctrl+end": "bottom"}
+SCROLL_KEYS = {
+    "pageup": "page_up",
+    "pagedown": "page_down",
+    "shift+up": "up",
+    "shift+down": "down",
+    "ctrl+home": "top",
+    "ctrl+end": "bottom",
+}
 
 
 def scroll_conversation(app: AppBase, how: str) -> None:
@@ -81,8 +87,7 @@ def cancel(app: AppBase, agent_id: str) -> None:
     """x: cancel one subagent. Its entry says "cancelling…" at once (a SubagentCancelling event)."""
     state = app.subagents.get(agent_id)
     if state is not None and state.finished:
-        app.notify(f"{agent_id} has already finished ({state.status}): there is nothing to cancel.",
-                   severity="warning")
+        app.notify(f"{agent_id} has already finished ({state.status}): there is nothing to cancel.", severity="warning")
     elif state is not None and state.cancelling:
         app.notify(f"{agent_id} is already cancelling: it is summing up what it found.")
     else:
@@ -131,7 +136,7 @@ async def pick_session(app: AppBase) -> None:
     app.push_screen(SessionPicker(app.session.workspace.root, app.session.id), chosen)
 
 
-def goodbye(session: "SessionSurface | None") -> str:
+def goodbye(session: SessionSurface | None) -> str:
     """What quitting prints: how to come back to this session, when any of it was saved."""
     return slash.goodbye(session, f"agentcli --resume {session.id}" if session is not None else "")
 
@@ -177,19 +182,22 @@ def ctrl_c(app: AppBase) -> None:
         app.set_timer(3, app.disarm_ctrl_c)
 
 
-TURN_NOTES = {"interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
-              "nothing": ("There is too little conversation to compact yet.", "info")}
+TURN_NOTES = {
+    "interrupted": ("Interrupted. The conversation is kept; send a message to go on.", "warning"),
+    "nothing": ("There is too little conversation to compact yet.", "info"),
+}
 
 
-async def turn_ended(app: AppBase, message: "TurnEnded") -> None:
+async def turn_ended(app: AppBase, message: TurnEnded) -> None:
     """A turn (or /compact) ended: say how, if it did not simply answer, and start what waits."""
     following = app.turns.ended(message.status)  # the queue, with what the turn did not read of the steered
     app.working.stop()
     app.refresh_bindings()
     await app.conversation.end_answer()
     if message.status == "capped":
-        await app.conversation.add_notice(f"Stopped after {app.session.max_turns} turns; send a message "
-                                          "to go on.", "warning")
+        await app.conversation.add_notice(
+            f"Stopped after {app.session.max_turns} turns; send a message to go on.", "warning"
+        )
     elif message.status in ("error", "no_key"):
         await app.conversation.add_notice(message.detail, "error")
     elif message.status in TURN_NOTES:

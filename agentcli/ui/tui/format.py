@@ -8,16 +8,32 @@ from textual.content import Content
 
 from ...core.events import Preview, Status
 from ..calls import approval_lines
-from ..format import KEPT_OUT, tokens
-from ..format import UNKNOWN_COST
+from ..format import KEPT_OUT, UNKNOWN_COST, tokens
 from ..view import StatusFacts
 
 # One glyph and one theme colour per subagent status.
-STATUS_ICONS: dict[Status, str] = {"queued": "○", "running": "●", "done": "✓", "capped": "◑", "timed_out": "◷",
-                "failed": "✗", "cancelled": "⊘", "interrupted": "‖", "refused": "✗"}
-STATUS_STYLES: dict[Status, str] = {"queued": "$text-muted", "running": "$warning", "done": "$success", "capped": "$warning",
-                 "timed_out": "$warning", "failed": "$error", "cancelled": "$text-muted",
-                 "interrupted": "$text-muted", "refused": "$error"}
+STATUS_ICONS: dict[Status, str] = {
+    "queued": "○",
+    "running": "●",
+    "done": "✓",
+    "capped": "◑",
+    "timed_out": "◷",
+    "failed": "✗",
+    "cancelled": "⊘",
+    "interrupted": "‖",
+    "refused": "✗",
+}
+STATUS_STYLES: dict[Status, str] = {
+    "queued": "$text-muted",
+    "running": "$warning",
+    "done": "$success",
+    "capped": "$warning",
+    "timed_out": "$warning",
+    "failed": "$error",
+    "cancelled": "$text-muted",
+    "interrupted": "$text-muted",
+    "refused": "$error",
+}
 
 
 def one_line(text: str, width: int = 80) -> str:
@@ -27,8 +43,17 @@ def one_line(text: str, width: int = 80) -> str:
 
 
 # How each kind of line of ``ui.calls.approval_lines`` looks.
-LINE_STYLES = {"title": "bold", "command": "", "path": "bold", "field": "", "hunk": "$text-muted",
-               "add": "$success", "remove": "$error", "same": "", "note": "$text-muted italic"}
+LINE_STYLES = {
+    "title": "bold",
+    "command": "",
+    "path": "bold",
+    "field": "",
+    "hunk": "$text-muted",
+    "add": "$success",
+    "remove": "$error",
+    "same": "",
+    "note": "$text-muted italic",
+}
 
 
 def input_view(preview: Preview, args: Any, max_lines: int = 40, diff: tuple[str, ...] = ()) -> Content:
@@ -58,16 +83,24 @@ def status_line(facts: StatusFacts, width: int = 1000) -> Content:
     sep = Content.styled(" │ ", "$text-muted")
     line = Content("")
     for short in range(6):  # each step shortens one more label
-        state = (Content.styled("no API key", "bold $error") if facts.no_key
-                 else Content.styled("● working" if short < 4 else "●", "bold $warning") if facts.busy else None)
+        state = (
+            Content.styled("no API key", "bold $error")
+            if facts.no_key
+            else Content.styled("● working" if short < 4 else "●", "bold $warning")
+            if facts.busy
+            else None
+        )
         parts = [
             Content.styled(facts.model if short < 3 else facts.model.removeprefix("claude-"), "bold"),
             Content(facts.mode) if short < 5 or facts.mode != "default" else None,
-            Content(f"{tokens(facts.tokens)} tok "
-                    f"{'cost unknown' if short >= 2 and facts.cost == UNKNOWN_COST else facts.cost}"),
+            Content(
+                f"{tokens(facts.tokens)} tok "
+                f"{'cost unknown' if short >= 2 and facts.cost == UNKNOWN_COST else facts.cost}"
+            ),
             Content(f"context {pct:.0f}%" if short < 2 else f"ctx {pct:.0f}%"),
-            Content(f"{KEPT_OUT}: {tokens(facts.kept_out)} tokens" if short < 1
-                    else f"kept out {tokens(facts.kept_out)}"),
+            Content(
+                f"{KEPT_OUT}: {tokens(facts.kept_out)} tokens" if short < 1 else f"kept out {tokens(facts.kept_out)}"
+            ),
         ]
         working = Content.styled(facts.servers_working, "$text-muted") if facts.servers_working and short < 5 else None
         line = sep.join([part for part in [state, *parts, working] if part is not None])

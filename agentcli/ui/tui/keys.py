@@ -13,7 +13,8 @@ focus moves at once here, and a widget's own key acts at once, before the next k
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -50,8 +51,9 @@ async def arrived(app: App[Any], event: events.Key, prompt: PromptInput) -> bool
 def for_the_input(app: App[Any], event: events.Key, focused: object, prompt: PromptInput) -> bool:
     """Whether a key typed with the focus off the input is text (or edits text) for the input."""
     if event.is_printable and event.character:
-        if not prompt.typing and (event.key in app.active_bindings
-                                  or isinstance(focused, EntryTitle) and event.key in EntryTitle.KEYS):
+        if not prompt.typing and (
+            event.key in app.active_bindings or isinstance(focused, EntryTitle) and event.key in EntryTitle.KEYS
+        ):
             return False  # the focused widget's own key, pressed on purpose
         prompt.typing = True
         return True

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from ...core.door import LLM
-from ...core.door import project_dir, writable_folder
-from ...core.door import in_thread
+from ...core.door import LLM, in_thread, project_dir, writable_folder
 from .. import slash
 from ..notify import Notifier
 from .base import AppBase
@@ -48,11 +47,17 @@ class Opening:
         """A new conversation: its welcome line needs no session, so it is part of the first screen."""
         return self.resume is None and not self.continue_
 
-    def open(self, post: Callable[[SessionOpened], object]) -> "SessionSurface | None":
+    def open(self, post: Callable[[SessionOpened], object]) -> SessionSurface | None:
         """Runs in a thread: open the session and post it (or the sentence saying why it could not)."""
         try:
-            session, _ = open_session(self.settings, self.root, llm=self.llm, interactive=self.interactive,
-                                      resume=self.resume, continue_=self.continue_)
+            session, _ = open_session(
+                self.settings,
+                self.root,
+                llm=self.llm,
+                interactive=self.interactive,
+                resume=self.resume,
+                continue_=self.continue_,
+            )
         except SessionError as exc:
             post(SessionOpened(None, str(exc)))
             return None
@@ -80,7 +85,7 @@ def open_after_paint(app: AppBase, opening: Opening) -> None:
     # never waits for nothing
 
 
-async def attach(app: AppBase, session: "SessionSurface") -> None:
+async def attach(app: AppBase, session: SessionSurface) -> None:
     """The app now works on ``session``: its events, its commands, and what a resumed one holds."""
     app.session = session
     app.turns.mailbox = session.steering  # what the user steers into a running turn
@@ -88,7 +93,10 @@ async def attach(app: AppBase, session: "SessionSurface") -> None:
     session.subscribe(app.deliver)  # first the warnings it gave while opening: kept until restored
     session.add_attention(Notifier(session.settings.notifications, os.environ, app.signal))
     bar = app.query_one(PromptBar)
-    bar.commands, bar.mention_choices = (lambda: slash.session_commands(session)), session.mention_choices  # read on each key:
+    bar.commands, bar.mention_choices = (
+        (lambda: slash.session_commands(session)),
+        session.mention_choices,
+    )  # read on each key:
     # an MCP server that connects later adds its prompts
     app.refresh_status()
     await show_restored(app, RESUME_WIDGETS)

@@ -11,13 +11,13 @@ message's origin) is not drawn early: the engine's events are drawn once it open
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ...core.content import text_of
-from ...core.events import MAIN, AssistantMessage, Event, TextDelta, ToolCallStarted, UserMessage
 from ...core.door import SessionError, find_session, image_folder, latest_session, record_event
+from ...core.events import MAIN, AssistantMessage, Event, TextDelta, ToolCallStarted, UserMessage
 from ..escapes import visible_event
 
 CHUNK = 128 * 1024  # bytes read from the end first; four times more each time that holds too few items
@@ -53,7 +53,7 @@ def read_tail(path: Path, enough: Callable[[list[Event]], bool]) -> Tail | None:
                 f.seek(start)
                 data = f.read(size - start)
                 if start:
-                    data = data[data.find(b"\n") + 1:] if b"\n" in data else b""  # the first line is cut
+                    data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""  # the first line is cut
                 events = _events(data, path)
                 if events is None:
                     return None
@@ -80,11 +80,15 @@ def _events(data: bytes, path: Path) -> list[Event] | None:
         if found is None or found[1].agent_id != MAIN:
             continue  # the engine skips it too (with a warning), or it is a child's
         record, event = found
-        if (isinstance(event, UserMessage) and "origin" not in record) or \
-                (isinstance(event, ToolCallStarted) and "summary" not in record):
+        if (isinstance(event, UserMessage) and "origin" not in record) or (
+            isinstance(event, ToolCallStarted) and "summary" not in record
+        ):
             return None  # an old record: the engine fills it in from its tool registry
         if isinstance(event, AssistantMessage) and (text := text_of(event.content).strip()):
-            events.append(visible_event(TextDelta(text=text, agent_id=event.agent_id,
-                                                  parent_tool_use_id=event.parent_tool_use_id)))
+            events.append(
+                visible_event(
+                    TextDelta(text=text, agent_id=event.agent_id, parent_tool_use_id=event.parent_tool_use_id)
+                )
+            )
         events.append(visible_event(event))
     return events

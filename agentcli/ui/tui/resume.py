@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...core.door import (
+    LLM,
+    SessionError,  # a bad --resume or --continue, in one sentence
+)
 from ...core.events import MAIN, Event
-from ...core.door import LLM
-from ...core.door import SessionError  # a bad --resume or --continue, in one sentence
 from ..escapes import visible_data, visible_event
 from .base import AppBase
 from .preview import read_tail, session_path
@@ -20,15 +22,23 @@ if TYPE_CHECKING:
 __all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
 
 
-def open_session(settings: "EngineSettings", root: Path, *, llm: LLM | None = None, interactive: bool = True,
-                 resume: str | None = None, continue_: bool = False) -> tuple["SessionSurface", list[Event]]:
+def open_session(
+    settings: EngineSettings,
+    root: Path,
+    *,
+    llm: LLM | None = None,
+    interactive: bool = True,
+    resume: str | None = None,
+    continue_: bool = False,
+) -> tuple[SessionSurface, list[Event]]:
     """The session, and the events it emitted while opening (warnings): the app is given them when it subscribes.
 
     The engine is imported here, on first use: the app calls this once its first screen is up."""
     from ...core import door as core
 
-    session = core.open_session(settings, core.Workspace.at(root), None, interactive=interactive, llm=llm,
-                                resume=resume, continue_=continue_)
+    session = core.open_session(
+        settings, core.Workspace.at(root), None, interactive=interactive, llm=llm, resume=resume, continue_=continue_
+    )
     return session, list(session.opened)
 
 
@@ -38,7 +48,9 @@ async def welcome(app: AppBase) -> None:
         app.welcomed = True
         await app.conversation.add_notice(
             f"agentcli in {app.root.name}/ · ask about the code, or ask it to change something.\n"
-            "Type / for commands and @ for files; ctrl+p lists every action.", block=True)
+            "Type / for commands and @ for files; ctrl+p lists every action.",
+            block=True,
+        )
 
 
 async def show_tail(app: AppBase, resume: str | None, continue_: bool, limit: int) -> None:
@@ -54,7 +66,7 @@ async def show_tail(app: AppBase, resume: str | None, continue_: bool, limit: in
         await app.conversation.clear()  # is wrong with its file is said then, in a sentence
 
 
-def main_events(session: "SessionSurface") -> list[Event]:
+def main_events(session: SessionSurface) -> list[Event]:
     """The main agent's restored events (a ``HistoryCleared`` where the user ran /clear)."""
     return [e for e in session.restored_events if e.agent_id == MAIN]
 
@@ -72,8 +84,9 @@ async def show_restored(app: AppBase, limit: int) -> None:
         await app.conversation.replay(restored, limit=limit)
     elif messages:
         await app.conversation.replay_messages(visible_data(messages), app.session.call_started)
-    app.prompt.sent = [text for m in messages if m.get("role") == "user"
-                        for text in [text_of(m.get("content")).strip()] if text]
+    app.prompt.sent = [
+        text for m in messages if m.get("role") == "user" for text in [text_of(m.get("content")).strip()] if text
+    ]
     for state in app.subagents.values():
         await app.panel.show(state, app.clock())
         app.conversation.show_subagent(state)

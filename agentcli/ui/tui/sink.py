@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from ...core.events import Event, TextDelta
 
@@ -27,8 +27,10 @@ class MergingSink:
     def __call__(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             first = self._first
-            if first is not None and (first.agent_id, first.parent_tool_use_id) == \
-                    (event.agent_id, event.parent_tool_use_id):
+            if first is not None and (first.agent_id, first.parent_tool_use_id) == (
+                event.agent_id,
+                event.parent_tool_use_id,
+            ):
                 self._texts.append(event.text)
                 return
             self.flush()

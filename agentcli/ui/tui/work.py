@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from ...core.door import LLMError, MissingCredentials, import_frozen, import_sdk
 from .messages import TurnEnded

@@ -11,7 +11,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Static
 
-from ....core.events import ALLOW_AGENT, ALLOW_ALWAYS, ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
+from ....core.events import (
+    ALLOW_AGENT,
+    ALLOW_ALWAYS,
+    ALLOW_ONCE,
+    ALLOW_SESSION,
+    DENY,
+    MAIN,
+    Approval,
+    ApprovalRequested,
+)
 from ..format import input_view
 from . import asking
 from .dialog import Dialog
@@ -37,8 +46,9 @@ def queue_line(approvals: list[tuple[str, str]]) -> str:
     after = approvals[1:]
     if not after:
         return ""
-    who = ", ".join("the main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent
-                    for agent, errand in after)
+    who = ", ".join(
+        "the main agent" if agent == MAIN else f"{agent} ({errand})" if errand else agent for agent, errand in after
+    )
     return f"{len(after)} more waiting after this: {who}"
 
 
@@ -110,7 +120,8 @@ class ApprovalScreen(Dialog[str | Approval]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"answer('{answer}')", label, show=False) for answer, label, key, _ in CHOICES),
-        Binding("escape", f"answer('{DENY}')", "Deny", show=False)]
+        Binding("escape", f"answer('{DENY}')", "Deny", show=False),
+    ]
 
     def __init__(self, request: ApprovalRequested, approvals: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
@@ -119,22 +130,31 @@ class ApprovalScreen(Dialog[str | Approval]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval", classes="dialog"):
-            yield Static(Content.assemble(Content.styled("Approve ", "bold"),
-                                          Content.styled(self.request.tool, "bold $warning"), "?"),
-                         id="approval-title")
-            yield Static(Content.assemble("Asked by ", Content.styled(who_asks(self.request), "bold")),
-                         id="approval-agent")
+            yield Static(
+                Content.assemble(
+                    Content.styled("Approve ", "bold"), Content.styled(self.request.tool, "bold $warning"), "?"
+                ),
+                id="approval-title",
+            )
+            yield Static(
+                Content.assemble("Asked by ", Content.styled(who_asks(self.request), "bold")), id="approval-agent"
+            )
             reason = getattr(self.request, "reason", "")
             if reason:
                 yield Static(Content(f"Why: {reason}."), id="approval-reason")
             with VerticalScroll(id="approval-input"):
-                yield Static(input_view(self.request.preview, self.request.input, max_lines=400, diff=self.request.diff))
+                yield Static(
+                    input_view(self.request.preview, self.request.input, max_lines=400, diff=self.request.diff)
+                )
             # The answers keep the box's bottom: a long diff above them is cut (it scrolls), never the buttons.
             with Vertical(id="approval-answers"):
                 rules = getattr(self.request, "rules", None)
                 if rules is not None:
-                    scope = (f"For the session or always, this allows {', '.join(rules)}." if rules
-                             else "No rule can cover this call: each one needs its own yes.")
+                    scope = (
+                        f"For the session or always, this allows {', '.join(rules)}."
+                        if rules
+                        else "No rule can cover this call: each one needs its own yes."
+                    )
                     yield Static(Content(scope), id="approval-scope")
                 queue = Static(queue_line(self.approvals), id="approval-queue")
                 queue.display = bool(queue_line(self.approvals))
@@ -143,11 +163,15 @@ class ApprovalScreen(Dialog[str | Approval]):
                     with Horizontal(id=row, classes="approval-row"):
                         for answer, label, key, variant in choices(self.request):
                             if (answer in (DENY, TELL_WHY)) == says_no:
-                                yield Button(Content.assemble(label, " ", Content.styled(key, "bold underline")),
-                                             id=answer, compact=True,
-                                             variant=variant,  # type: ignore[arg-type]
-                                             )
-                why = Input(placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why")
+                                yield Button(
+                                    Content.assemble(label, " ", Content.styled(key, "bold underline")),
+                                    id=answer,
+                                    compact=True,
+                                    variant=variant,  # type: ignore[arg-type]
+                                )
+                why = Input(
+                    placeholder="Why not? The model reads it. enter: deny with it · esc: deny", id="approval-why"
+                )
                 why.display = False
                 yield why
 

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 Answer = TypeVar("Answer")
 
 
-def push(app: App[object], screen: ModalScreen[Answer], future: "asyncio.Future[Any] | None", unanswered: Answer) -> None:
+def push(app: App[object], screen: ModalScreen[Answer], future: asyncio.Future[Any] | None, unanswered: Answer) -> None:
     """Show ``screen`` unless the question was withdrawn before; its answer (``unanswered`` when it closed
     without one) resolves ``future``."""
     if future is None or future.done():
@@ -26,7 +26,7 @@ def push(app: App[object], screen: ModalScreen[Answer], future: "asyncio.Future[
     app.push_screen(screen, answered)
 
 
-def close_when_withdrawn(screen: ModalScreen[Answer], future: "asyncio.Future[Any] | None", answer: Answer) -> None:
+def close_when_withdrawn(screen: ModalScreen[Answer], future: asyncio.Future[Any] | None, answer: Answer) -> None:
     """From ``on_mount``: once ``future`` is resolved elsewhere, the screen (still on top) dismisses itself."""
     if future is None:
         return

@@ -26,9 +26,18 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(Content.assemble(self.question, "\n\n", Content.styled("y", "bold"), f" {self.yes} · ",
-                                          Content.styled("n", "bold"), " or ", Content.styled("esc", "bold"),
-                                          f" {self.no}"))
+            yield Static(
+                Content.assemble(
+                    self.question,
+                    "\n\n",
+                    Content.styled("y", "bold"),
+                    f" {self.yes} · ",
+                    Content.styled("n", "bold"),
+                    " or ",
+                    Content.styled("esc", "bold"),
+                    f" {self.no}",
+                )
+            )
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

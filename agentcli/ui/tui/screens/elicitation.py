@@ -39,8 +39,10 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="elicitation"):
-            yield Static(Content.assemble("The MCP server ", Content.styled(request.server, "bold $warning"),
-                                          " asks:"), id="elicitation-title")
+            yield Static(
+                Content.assemble("The MCP server ", Content.styled(request.server, "bold $warning"), " asks:"),
+                id="elicitation-title",
+            )
             yield Static(Content(request.message), id="elicitation-message")
             if request.url:
                 yield Static(Content(f"Open {request.url} to answer."), id="elicitation-url")
@@ -48,13 +50,19 @@ class ElicitationScreen(ModalScreen[dict[str, Any] | str]):
                 for name, kind, title, required, choices in request.fields:
                     yield Label(Content.assemble(title, Content.styled(" *", "bold") if required else ""))
                     if choices:
-                        yield Select([(c, c) for c in choices], id=f"field-{name}", allow_blank=not required,
-                                     value=choices[0] if required else Select.BLANK)
+                        yield Select(
+                            [(c, c) for c in choices],
+                            id=f"field-{name}",
+                            allow_blank=not required,
+                            value=choices[0] if required else Select.BLANK,
+                        )
                     elif kind == "boolean":
                         yield Switch(id=f"field-{name}")
                     else:
-                        yield Input(id=f"field-{name}", type="integer" if kind == "integer" else
-                                    "number" if kind == "number" else "text")
+                        yield Input(
+                            id=f"field-{name}",
+                            type="integer" if kind == "integer" else "number" if kind == "number" else "text",
+                        )
             yield Static("", id="elicitation-error")
             with Horizontal(id="elicitation-buttons"):
                 yield Button("Accept", id="accept", variant="success", compact=True)

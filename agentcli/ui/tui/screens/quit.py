@@ -3,7 +3,7 @@ best-of-N attempts nobody merged or discarded, whether to discard them."""
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -28,9 +28,18 @@ class QuitScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit"):
-            yield Static(Content.assemble(self.question, "\n\n", Content.styled("y", "bold"), " quits · ",
-                                          Content.styled("n", "bold"), " or ", Content.styled("esc", "bold"),
-                                          " stays"))
+            yield Static(
+                Content.assemble(
+                    self.question,
+                    "\n\n",
+                    Content.styled("y", "bold"),
+                    " quits · ",
+                    Content.styled("n", "bold"),
+                    " or ",
+                    Content.styled("esc", "bold"),
+                    " stays",
+                )
+            )
 
     def action_answer(self, quit_: bool) -> None:
         self.dismiss(quit_)
@@ -39,21 +48,34 @@ class QuitScreen(ModalScreen[bool]):
 class DiscardScreen(QuitScreen):
     """Dismissed with True to discard the attempts and quit, False to keep them and quit, None to stay."""
 
-    BINDINGS = [Binding("y", "answer(True)", "Discard"), Binding("n", "answer(False)", "Keep"),
-                Binding("escape", "answer(None)", "Stay")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Discard"),
+        Binding("n", "answer(False)", "Keep"),
+        Binding("escape", "answer(None)", "Stay"),
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit"):
-            yield Static(Content.assemble(self.question, "\n\n", Content.styled("y", "bold"), " discards and quits · ",
-                                          Content.styled("n", "bold"), " keeps them and quits · ",
-                                          Content.styled("esc", "bold"), " stays"))
+            yield Static(
+                Content.assemble(
+                    self.question,
+                    "\n\n",
+                    Content.styled("y", "bold"),
+                    " discards and quits · ",
+                    Content.styled("n", "bold"),
+                    " keeps them and quits · ",
+                    Content.styled("esc", "bold"),
+                    " stays",
+                )
+            )
 
     def action_answer(self, quit_: bool | None) -> None:  # a third answer: stay (None)
         self.dismiss(quit_)
 
 
-def ask_to_quit(app: App[int], question: str, attempts: str = "",
-                discard: Callable[[], Awaitable[object]] | None = None) -> None:
+def ask_to_quit(
+    app: App[int], question: str, attempts: str = "", discard: Callable[[], Awaitable[object]] | None = None
+) -> None:
     """Quit; with a ``question`` (subagents still run), only once the user says yes; with ``attempts`` (the question
     about best-of-N attempts left), after asking it: y runs ``discard`` first."""
     if isinstance(app.screen, QuitScreen):

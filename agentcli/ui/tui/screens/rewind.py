@@ -19,8 +19,7 @@ Choice = tuple[int, str]  # prompt number, and "conversation", "files" or "both"
 
 
 def prompt_option(prompt: Prompt, point: Checkpoint | None) -> Option:
-    text = Content.assemble(Content.styled(f"{prompt.number:>3}  ", "bold"),
-                            visible(clip(flat(prompt.text), 70)))
+    text = Content.assemble(Content.styled(f"{prompt.number:>3}  ", "bold"), visible(clip(flat(prompt.text), 70)))
     if point is not None and point.files:
         text += Content.styled(f"\n     changed: {clip(', '.join(point.files), 66)}", "$text-muted")
     for note in point.notes if point is not None else []:
@@ -56,9 +55,12 @@ class RewindScreen(Dialog[Choice | None]):
         margin: 0 2 0 0;
     }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", show=False),
-                Binding("c", "choose('conversation')", show=False), Binding("f", "choose('files')", show=False),
-                Binding("b", "choose('both')", show=False)]
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel", show=False),
+        Binding("c", "choose('conversation')", show=False),
+        Binding("f", "choose('files')", show=False),
+        Binding("b", "choose('both')", show=False),
+    ]
 
     def __init__(self, prompts: list[Prompt], points: list[Checkpoint]) -> None:
         super().__init__()
@@ -68,10 +70,14 @@ class RewindScreen(Dialog[Choice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind", classes="dialog"):
             yield Static(Content.styled("Rewind to just before a prompt", "bold"), id="rewind-title")
-            yield OptionList(*[prompt_option(p, self.points.get(p.number)) for p in reversed(self.prompts)],
-                             id="rewind-prompts")
-            yield Static("Restore what the agents changed since then: the conversation, the files, or both. "
-                         "Files you edited by hand since are left alone and listed.", id="rewind-why")
+            yield OptionList(
+                *[prompt_option(p, self.points.get(p.number)) for p in reversed(self.prompts)], id="rewind-prompts"
+            )
+            yield Static(
+                "Restore what the agents changed since then: the conversation, the files, or both. "
+                "Files you edited by hand since are left alone and listed.",
+                id="rewind-why",
+            )
             with Horizontal(id="rewind-buttons"):
                 yield Button("Both (b)", id="both", variant="warning")
                 yield Button("Files (f)", id="files")

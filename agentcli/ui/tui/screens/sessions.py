@@ -65,11 +65,22 @@ class SessionPicker(Dialog[str | None]):
             return
         hint.update("enter resumes the session · esc keeps this one")
         options = self.query_one("#sessions-list", OptionList)
-        options.add_options(Option(Content.assemble(
-            Content.styled(s.id, "bold"), "  ", Content.styled(f"{s.started[:16].replace('T', ' ')}  "
-                                                                 f"{turns(s.turns)}  {tokens(s.usage.total_tokens)} tok",
-                                                                 "$text-muted"),
-            "\n  ", one_line(visible(s.first_prompt) or "(no prompt)", 100)), id=s.id) for s in sessions)
+        options.add_options(
+            Option(
+                Content.assemble(
+                    Content.styled(s.id, "bold"),
+                    "  ",
+                    Content.styled(
+                        f"{s.started[:16].replace('T', ' ')}  {turns(s.turns)}  {tokens(s.usage.total_tokens)} tok",
+                        "$text-muted",
+                    ),
+                    "\n  ",
+                    one_line(visible(s.first_prompt) or "(no prompt)", 100),
+                ),
+                id=s.id,
+            )
+            for s in sessions
+        )
         options.highlighted = 0
         options.focus()
 

@@ -5,7 +5,7 @@ It is fed the subagent's events so far, then live ones while the child runs.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import events
 from textual.app import ComposeResult
@@ -16,9 +16,9 @@ from textual.widgets import Footer, Static
 
 from ....core.events import Event
 from ...format import seconds, tokens
+from ...view import Subagent
 from ..format import status_icon
 from ..messages import CancelSubagent
-from ...view import Subagent
 from ..widgets.conversation import Conversation
 
 
@@ -37,15 +37,22 @@ class TranscriptScreen(Screen[None]):
         Binding("end", "follow", "Latest output"),
     ]
 
-    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float],
-                 stall_after: float = 60.0) -> None:
+    def __init__(
+        self, state: Subagent, *, show_times: bool = True, now: Callable[[], float], stall_after: float = 60.0
+    ) -> None:
         super().__init__()
         self.state = state
         self.stall_after = stall_after
         self.show_times = show_times
         self.now = now
-        self.conversation = Conversation(show_times=show_times, expand_tools=True, brief_label="brief",
-                                         max_widgets=5000, follow=False, id="transcript")
+        self.conversation = Conversation(
+            show_times=show_times,
+            expand_tools=True,
+            brief_label="brief",
+            max_widgets=5000,
+            follow=False,
+            id="transcript",
+        )
         self.header = Static(id="transcript-header")  # held: the app's clock tick may refresh it before compose
 
     @property
@@ -70,9 +77,17 @@ class TranscriptScreen(Screen[None]):
             facts.append("summarized after the cut-off")
         if self.show_times:
             facts.append(seconds(s.elapsed(self.now())))
-        self.header.update(Content.assemble(
-            status_icon(s.status), " ", Content.styled(f"{s.id} · {s.type}", "bold"), "  ", s.description, "\n",
-            Content.styled(" · ".join(facts) + "   (esc closes)", "$text-muted")))
+        self.header.update(
+            Content.assemble(
+                status_icon(s.status),
+                " ",
+                Content.styled(f"{s.id} · {s.type}", "bold"),
+                "  ",
+                s.description,
+                "\n",
+                Content.styled(" · ".join(facts) + "   (esc closes)", "$text-muted"),
+            )
+        )
 
     async def apply(self, event: Event) -> None:
         await self.conversation.apply(event)

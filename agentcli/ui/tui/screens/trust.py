@@ -21,9 +21,14 @@ from .dialog import Dialog
 
 def request_view(request: Request) -> Content:
     """Each file in bold, then what it asks for, one item a line."""
-    lines = [Content.styled(line, "bold") if not line.startswith(" ") else
-             Content.styled(line, "bold $warning") if line.endswith(NEW) else Content(line)
-             for line in request.lines(mark_new=True)]
+    lines = [
+        Content.styled(line, "bold")
+        if not line.startswith(" ")
+        else Content.styled(line, "bold $warning")
+        if line.endswith(NEW)
+        else Content(line)
+        for line in request.lines(mark_new=True)
+    ]
     return Content("\n").join(lines)
 
 
@@ -57,8 +62,11 @@ class TrustScreen(Dialog[bool | None]):
         margin: 0 2 0 0;
     }
     """
-    BINDINGS = [Binding("y", "answer(True)", "Trust", show=False), Binding("n", "answer(False)", "Don't", show=False),
-                Binding("escape", "answer(None)", "Not now", show=False)]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Trust", show=False),
+        Binding("n", "answer(False)", "Don't", show=False),
+        Binding("escape", "answer(None)", "Not now", show=False),
+    ]
 
     def __init__(self, request: Request) -> None:
         super().__init__()
@@ -66,14 +74,22 @@ class TrustScreen(Dialog[bool | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trust", classes="dialog"):
-            yield Static(Content.assemble(Content.styled("Trust this workspace? ", "bold $warning"),
-                                          str(self.request.root)), id="trust-title")
-            yield Static("Files in this workspace ask for more than agentcli allows by default. Anyone who "
-                         "wrote this repository wrote them; trust it only if you trust them.", id="trust-why")
+            yield Static(
+                Content.assemble(Content.styled("Trust this workspace? ", "bold $warning"), str(self.request.root)),
+                id="trust-title",
+            )
+            yield Static(
+                "Files in this workspace ask for more than agentcli allows by default. Anyone who "
+                "wrote this repository wrote them; trust it only if you trust them.",
+                id="trust-why",
+            )
             with VerticalScroll(id="trust-asks"):
                 yield Static(request_view(self.request))
-            yield Static("No: agentcli runs with these parts ignored (what narrows permissions still applies). "
-                         "The answer is remembered until these files change.", id="trust-scope")
+            yield Static(
+                "No: agentcli runs with these parts ignored (what narrows permissions still applies). "
+                "The answer is remembered until these files change.",
+                id="trust-scope",
+            )
             with Horizontal(id="trust-buttons"):
                 yield Button("Trust (y)", id="trust-yes", variant="warning")
                 yield Button("Don't trust (n)", id="trust-no", variant="primary")

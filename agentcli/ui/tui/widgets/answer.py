@@ -84,12 +84,13 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
         key = (self.app.native_ansi_color, self.app.current_theme.dark)
         if key != self._coloured_for and self.is_attached:
             self._coloured_for = key
-            shown, self._highlighted_code = self._highlighted_code, self.highlight(self.code, self.lexer, ansi=key[0],
-                                                                                   dark=key[1])
+            shown, self._highlighted_code = (
+                self._highlighted_code,
+                self.highlight(self.code, self.lexer, ansi=key[0], dark=key[1]),
+            )
             self._content = self._highlighted_code
             for code in self.query(_Code):  # the same text in colour takes the same size: no layout of the whole
                 code.update(self._highlighted_code, layout=shown.plain != self._highlighted_code.plain)  # screen
-
 
     def notify_style_update(self) -> None:
         if self._coloured_for is not None:  # a theme change: colour again; before the first colouring: no

@@ -8,29 +8,58 @@ view's; a replay folds into a fresh view. It keeps only its widgets (by call id,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, assert_never
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.console import RenderableType
 from textual.content import Content
 from textual.widget import Widget
 
-from ....core.events import (AttemptsCompared, AssistantMessage, Compacted, Event, HistoryCleared, Notice, Retrying, Rewound,
-                             SteerDelivered, SubagentFinished, SubagentResultDelivered,
-                             SubagentStarted, SubagentSteered, SubagentWrappingUp, TextDelta, TextReset, ThinkingDelta,
-                             ToolCallFinished, ToolCallStarted, ToolProgress, TurnFinished, UserMessage)
 from ....core.content import Message, as_blocks, readable, thinking_of
+from ....core.events import (
+    AssistantMessage,
+    AttemptsCompared,
+    Compacted,
+    Event,
+    HistoryCleared,
+    Notice,
+    Retrying,
+    Rewound,
+    SteerDelivered,
+    SubagentFinished,
+    SubagentResultDelivered,
+    SubagentStarted,
+    SubagentSteered,
+    SubagentWrappingUp,
+    TextDelta,
+    TextReset,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+    TurnFinished,
+    UserMessage,
+)
 from ...change import Asked, Line, Quiet, Status, Streamed, Updated, change_of
 from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
-from .to_model import ToModelEntry, is_long
 from ...view import SessionView, Subagent
-from .thinking import ThinkingEntry
-from .tool_call import TaskEntry, ToolCallEntry
 from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
 from .history import History, answer_entry, tail_start, text_of
+from .thinking import ThinkingEntry
+from .to_model import ToModelEntry, is_long
+from .tool_call import TaskEntry, ToolCallEntry
 
-__all__ = ["Conversation", "NoticeEntry", "PrunedMarker", "ReportEntry", "UserEntry", "answer_entry", "tail_start",
-           "text_of"]  # the history's, as before it had a module of its own
+__all__ = [
+    "Conversation",
+    "NoticeEntry",
+    "PrunedMarker",
+    "ReportEntry",
+    "UserEntry",
+    "answer_entry",
+    "tail_start",
+    "text_of",
+]  # the history's, as before it had a module of its own
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
@@ -57,8 +86,16 @@ class Conversation(History):
     Conversation { layout: stream; height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     """
 
-    def __init__(self, *, show_times: bool = True, expand_tools: bool = False, max_widgets: int = 400,
-                 brief_label: str = "you", follow: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        show_times: bool = True,
+        expand_tools: bool = False,
+        max_widgets: int = 400,
+        brief_label: str = "you",
+        follow: bool = True,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.follow_from_start = follow  # False: opens at the top (a transcript opens at its brief)
         self.show_times = show_times
@@ -265,8 +302,10 @@ class Conversation(History):
                 line += f" · {mark}" if mark else ""
                 await self.add(NoticeEntry(f"── {line} ──", "warning" if ended.status != "done" or mark else "info"))
             case SubagentResultDelivered(id=agent_id, status=status, description=description):
-                await self.add_notice(f"↳ {agent_id} {status} · its result reached the main agent · "
-                                      f"{description}", "info" if status == "done" else "warning")
+                await self.add_notice(
+                    f"↳ {agent_id} {status} · its result reached the main agent · {description}",
+                    "info" if status == "done" else "warning",
+                )
             case SubagentStarted(segment=segment, description=description) if segment > 1:
                 # in a transcript: a resumed run
                 await self.add_notice(f"── resumed ({description}): a new run with the history above")
@@ -279,18 +318,22 @@ class Conversation(History):
                 await self.add_notice(f"── asked to wrap up ({reason}): it answers with what it has")
             case Compacted() as compaction:
                 why = f" ({compaction.reason})" if compaction.reason else ""
-                await self.add_notice(f"── compacted {compaction.messages_summarized} older messages into a summary"
-                                      f"{why}: about {tokens(compaction.tokens_before)} → "
-                                      f"{tokens(compaction.tokens_after)} tokens")
+                await self.add_notice(
+                    f"── compacted {compaction.messages_summarized} older messages into a summary"
+                    f"{why}: about {tokens(compaction.tokens_before)} → "
+                    f"{tokens(compaction.tokens_after)} tokens"
+                )
             case Rewound(to_prompt=number):
-                await self.add_notice(f"── /rewind: back to just before prompt {number}; the model does not see "
-                                      "what came after it")
+                await self.add_notice(
+                    f"── /rewind: back to just before prompt {number}; the model does not see what came after it"
+                )
             case HistoryCleared() if self._batch is None:  # live: /clear empties the view
                 await self.clear()
                 await self.add_notice("Started a fresh conversation; the session file keeps the old one.")
             case HistoryCleared():
-                await self.add_notice("── /clear: the conversation started afresh; the model does not see what is "
-                                      "above")
+                await self.add_notice(
+                    "── /clear: the conversation started afresh; the model does not see what is above"
+                )
             case AttemptsCompared() as compared:  # best-of-N: one table
                 from ..reports import comparison_report
 
@@ -304,8 +347,12 @@ class Conversation(History):
             self.tasks[event.id] = entry
             await self.add(entry)
         else:
-            tool = ToolCallEntry(event, show_times=self.show_times, collapsed=not self.expand_tools,
-                                 max_output_lines=2000 if self.expand_tools else 200)
+            tool = ToolCallEntry(
+                event,
+                show_times=self.show_times,
+                collapsed=not self.expand_tools,
+                max_output_lines=2000 if self.expand_tools else 200,
+            )
             self.tools[event.id] = tool
             await self.add(tool)
 
@@ -323,8 +370,9 @@ class Conversation(History):
 
     # -- resume --
 
-    async def replay_messages(self, messages: list[Message],
-                              call_started: Callable[[dict[str, Any]], ToolCallStarted]) -> None:
+    async def replay_messages(
+        self, messages: list[Message], call_started: Callable[[dict[str, Any]], ToolCallStarted]
+    ) -> None:
         """Rebuild the view of a resumed conversation from its API messages (``call_started``: the
         session's event for a ``tool_use`` block)."""
         results: dict[str, dict[str, Any]] = {}
@@ -349,5 +397,12 @@ class Conversation(History):
                     if result is not None:
                         output = result.get("content")
                         output = output if isinstance(output, str) else text_of(output)
-                        await self.finish_tool(ToolCallFinished(id=block["id"], name=block["name"], output=output,
-                                                                is_error=bool(result.get("is_error")), seconds=-1.0))
+                        await self.finish_tool(
+                            ToolCallFinished(
+                                id=block["id"],
+                                name=block["name"],
+                                output=output,
+                                is_error=bool(result.get("is_error")),
+                                seconds=-1.0,
+                            )
+                        )

@@ -41,7 +41,7 @@ def inline(text: str, style: str = "") -> Content | None:
     parts: list[Content] = []
     at = 0
     for match in CODE.finditer(text):
-        plain = _plain(text[at:match.start()])
+        plain = _plain(text[at : match.start()])
         if plain is None:
             return None
         code = match.group(1).replace("\n", " ")
@@ -60,7 +60,7 @@ def _plain(text: str) -> Content | None:
     pieces: list[Content] = []
     at = 0
     for match in BOLD.finditer(text):
-        pieces += [Content(text[at:match.start()]), Content.styled(match.group(1), "bold")]
+        pieces += [Content(text[at : match.start()]), Content.styled(match.group(1), "bold")]
         at = match.end()
     pieces.append(Content(text[at:]))
     if any(UNSURE.search(piece.plain) for piece in pieces):
@@ -83,10 +83,14 @@ def blocks(text: str) -> list[Block] | None:
         if line.startswith("```"):
             end = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip() == "```"), None)
             info = line[3:].strip()
-            if end is None or "`" in info or " " in info or \
-                    any(inner.lstrip().startswith(("```", "~~~")) for inner in lines[i + 1:end]):
+            if (
+                end is None
+                or "`" in info
+                or " " in info
+                or any(inner.lstrip().startswith(("```", "~~~")) for inner in lines[i + 1 : end])
+            ):
                 return None  # what this reads otherwise than markdown-it (an indented closing fence)
-            found.append(Block("fence", tuple("\n".join(lines[i + 1:end]).rstrip().split("\n"))))
+            found.append(Block("fence", tuple("\n".join(lines[i + 1 : end]).rstrip().split("\n"))))
             i = end + 1
         elif heading := HEADING.fullmatch(line):
             if line.endswith("#") or line != line.rstrip():
@@ -150,8 +154,11 @@ def layout(found: list[Block], width: int) -> list[Content]:
                 text = inline(item)
                 assert text is not None
                 for k, line in enumerate(_wrapped(text, width - 2)):
-                    rows.append(Content("").join([Content.styled("• ", ".early-answer--bullet") if not k
-                                                  else Content("  "), line]))
+                    rows.append(
+                        Content("").join(
+                            [Content.styled("• ", ".early-answer--bullet") if not k else Content("  "), line]
+                        )
+                    )
         else:
             fence = ".early-answer--fence"
             body = [Content("  " + line) for line in ("", *block.lines, "")]
@@ -182,8 +189,12 @@ class EarlyAnswer(Widget):
     EarlyAnswer > .early-answer--h6 { color: $markdown-h6-color; background: $markdown-h6-background;
                                       text-style: $markdown-h6-text-style; }
     """
-    COMPONENT_CLASSES = {"early-answer--code", "early-answer--bullet", "early-answer--fence",
-                         *(f"early-answer--h{n}" for n in range(2, 7))}
+    COMPONENT_CLASSES = {
+        "early-answer--code",
+        "early-answer--bullet",
+        "early-answer--fence",
+        *(f"early-answer--h{n}" for n in range(2, 7)),
+    }
 
     def __init__(self, text: str, found: list[Block]) -> None:
         super().__init__()

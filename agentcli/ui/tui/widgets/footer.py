@@ -20,8 +20,10 @@ class Footer(TextualFooter):
 
     def _showing(self) -> tuple[object, ...]:
         """What the keys are drawn from: each active binding, whether it is enabled, and the footer's modes."""
-        keys = tuple((key, binding.action, binding.description, binding.show, binding.key_display, enabled, tooltip)
-                     for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items())
+        keys = tuple(
+            (key, binding.action, binding.description, binding.show, binding.key_display, enabled, tooltip)
+            for key, (_, binding, enabled, tooltip) in self.screen.active_bindings.items()
+        )
         return keys, self.compact, self.show_command_palette
 
     def bindings_changed(self, screen: Screen[Any]) -> None:

@@ -5,7 +5,8 @@ widgets are built by ``Conversation.apply`` from the events, each folded first i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable
+from collections.abc import Awaitable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -15,7 +16,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ....core.content import text_of as content_text
-from ....core.events import AssistantMessage, Event, TextDelta, TextReset, ToolCallFinished, ToolCallStarted, UserMessage
+from ....core.events import (
+    AssistantMessage,
+    Event,
+    TextDelta,
+    TextReset,
+    ToolCallFinished,
+    ToolCallStarted,
+    UserMessage,
+)
 from ...view import SessionView
 from .entries import PrunedMarker
 
@@ -33,8 +42,6 @@ def answer_entry(text: str = "") -> AssistantEntry:
 
 def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
-
-
 
 
 def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool = False) -> int:

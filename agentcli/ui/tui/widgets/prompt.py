@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -41,9 +42,14 @@ class Completions(OptionList):
     def offer(self, word: Word, items: list[Candidate]) -> None:
         self.word, self.items = word, items
         self.clear_options()
-        self.add_options(Option(Content.assemble(Content.styled(c.label, "bold"),
-                                                 Content.styled(f"  {c.hint}", "$text-muted") if c.hint else ""))
-                         for c in items)
+        self.add_options(
+            Option(
+                Content.assemble(
+                    Content.styled(c.label, "bold"), Content.styled(f"  {c.hint}", "$text-muted") if c.hint else ""
+                )
+            )
+            for c in items
+        )
         self.set_class(not items, "-hidden")
         if items:
             self.highlighted = 0
@@ -74,9 +80,14 @@ class PromptInput(TextArea):
             self.other_way = other_way  # ctrl+s: steer where enter queues, or queue where enter steers
 
     def __init__(self, *, blink: bool = True) -> None:
-        super().__init__(id="prompt", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         highlight_cursor_line=False,
-                         placeholder="Ask about this repository — @ adds a file, / runs a command, enter sends")
+        super().__init__(
+            id="prompt",
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+            placeholder="Ask about this repository — @ adds a file, / runs a command, enter sends",
+        )
         self.cursor_blink = blink
         self.sent: list[str] = []
         self._recall: int | None = None  # index into history while browsing it
@@ -203,8 +214,7 @@ class PromptBar(Vertical):
         from ....core.door import WorkspaceFiles
 
         root = self.root
-        self._listing = self.run_worker(lambda: WorkspaceFiles(root).read(), thread=True, group="files",
-                                        exclusive=True)
+        self._listing = self.run_worker(lambda: WorkspaceFiles(root).read(), thread=True, group="files", exclusive=True)
 
     @on(Worker.StateChanged)
     def _listed(self, event: Worker.StateChanged) -> None:

@@ -24,10 +24,8 @@ class QueuedMessages(Static):
     def show(self, queued: list[str], steered: list[str]) -> None:
         """The turn controller's (ui/turns.py) queued messages and the steered ones not read yet."""
         self.set_class(not queued and not steered, "-empty")
-        lines = [Content.assemble(Content.styled("steering ", "bold $accent"), one_line(text, 200))
-                 for text in steered]
-        lines += [Content.assemble(Content.styled("queued ", "bold $primary"), one_line(text, 200))
-                  for text in queued]
+        lines = [Content.assemble(Content.styled("steering ", "bold $accent"), one_line(text, 200)) for text in steered]
+        lines += [Content.assemble(Content.styled("queued ", "bold $primary"), one_line(text, 200)) for text in queued]
         hints = ["read after the current tool call"] if steered else []
         hints += ["sent when the agent is done · ctrl+s steers them in"] if queued else []
         hint = Content.styled(" · ".join([*hints, "esc takes them back"]), "italic")

@@ -5,23 +5,23 @@ from __future__ import annotations
 import os
 import re
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.dom import DOMNode
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from ....core.units import dollars
 from ...format import WITH, WITHOUT, bar, seconds, tokens
-from ..format import one_line, status_icon
-from ..messages import CancelSubagent, OpenTranscript, SteerSubagent, WrapUpSubagent
 from ...plan import plan_title
 from ...view import Subagent
+from ..format import one_line, status_icon
+from ..messages import CancelSubagent, OpenTranscript, SteerSubagent, WrapUpSubagent
 from .plan import plan_content
 
 
@@ -81,8 +81,11 @@ def budget_use(state: Subagent) -> str:
     """Its tokens, against its budget where it has one: '12.3k tok', '12.3k/50.0k tok', '$0.12/$0.50'."""
     if state.cost_budget:
         return f"{dollars(state.cost)}/{dollars(state.cost_budget)}"
-    return f"{tokens(state.tokens)}/{tokens(state.token_budget)} tok" if state.token_budget else \
-        f"{tokens(state.tokens)} tok"
+    return (
+        f"{tokens(state.tokens)}/{tokens(state.token_budget)} tok"
+        if state.token_budget
+        else f"{tokens(state.tokens)} tok"
+    )
 
 
 ONE_LINE = 40  # the room an entry's line needs for its one-line form; a narrower panel takes two lines
@@ -126,8 +129,9 @@ class SubagentEntry(Collapsible):
     }
     """
 
-    def __init__(self, state: Subagent, *, show_times: bool = True, now: Callable[[], float],
-                 stall_after: float = 60.0) -> None:
+    def __init__(
+        self, state: Subagent, *, show_times: bool = True, now: Callable[[], float], stall_after: float = 60.0
+    ) -> None:
         self.agent_id = state.id
         self.show_times = show_times
         self.now = now
@@ -138,14 +142,16 @@ class SubagentEntry(Collapsible):
         self._tools = Static("", classes="entry-tools")
         self._files = Static("", classes="entry-files -pending")
         from textual.widgets import Markdown  # on the first subagent: startup does without markdown-it
+
         from .answer import parser
 
         self._result = Markdown("", classes="-pending", parser_factory=parser)  # underscores as text
         self._shown_result = ""
         self.state = state
         self.shared = ""  # the start every entry's description has (see fit)
-        super().__init__(self._about, self._plan, self._tools, self._files, self._result, title="",
-                         id=f"entry-{state.id}")
+        super().__init__(
+            self._about, self._plan, self._tools, self._files, self._result, title="", id=f"entry-{state.id}"
+        )
         # Swap in a title whose enter opens the transcript instead of expanding.
         self._title: EntryTitle = EntryTitle(label="", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
@@ -153,8 +159,14 @@ class SubagentEntry(Collapsible):
     def about(state: Subagent) -> Content:
         """Its id, type, model and cost so far (where the price is known), then its description."""
         spent = f" · {dollars(state.cost)}" if state.cost else ""
-        return Content.assemble(Content.styled(state.id, "bold"), " · ", Content.styled(state.type, "$secondary"),
-                                f" · {state.model}{spent}" if state.model else spent, "\n", state.description)
+        return Content.assemble(
+            Content.styled(state.id, "bold"),
+            " · ",
+            Content.styled(state.type, "$secondary"),
+            f" · {state.model}{spent}" if state.model else spent,
+            "\n",
+            state.description,
+        )
 
     def line(self, state: Subagent, now: float) -> Content:
         """Status icon, id, type, description, state, turn n/max, tokens and elapsed time.
@@ -175,26 +187,44 @@ class SubagentEntry(Collapsible):
         ident: list[str | Content] = [Content.styled(state.id, "bold $text-muted"), " "]
         tail = " ".join(part for part in (turn, count, took) if part)
         extra = f"  {offer}" if offer else ""  # the stall flag offers to ask it for what it has
-        for kind, needs in ((state.type, len(description)), ("", min(len(description), 16))) if room >= ONE_LINE else ():
+        for kind, needs in (
+            ((state.type, len(description)), ("", min(len(description), 16))) if room >= ONE_LINE else ()
+        ):
             fixed = len(state.id) + 1 + len(kind) + 2 * bool(kind) + len(extra) + 2 + len(tail)
             if fixed + needs <= room:  # the type only beside the whole description
                 head: list[str | Content] = [Content.styled(kind, "$secondary"), ": "] if kind else []
-                return Content.assemble(status_icon(state.status), " ", *ident, *head,
-                                        Content.styled(fit(description, room - fixed, self.shared), "bold"),
-                                        Content.styled(extra, "$warning"), "  ", Content.styled(tail, "$text-muted"))
+                return Content.assemble(
+                    status_icon(state.status),
+                    " ",
+                    *ident,
+                    *head,
+                    Content.styled(fit(description, room - fixed, self.shared), "bold"),
+                    Content.styled(extra, "$warning"),
+                    "  ",
+                    Content.styled(tail, "$text-muted"),
+                )
         first = fit(description, room - len(state.id) - 1, self.shared)
         # The time goes first, then the turn; the offer to wrap up goes to a line of its own: the tokens stay.
-        for note, parts in [*((offer, parts) for parts in ((turn, count, took), (turn, count), (count,))),
-                            (said, (count,))]:
+        for note, parts in [
+            *((offer, parts) for parts in ((turn, count, took), (turn, count), (count,))),
+            (said, (count,)),
+        ]:
             numbers = " · ".join(part for part in parts if part)
             if 4 + len(note) + 3 * bool(note) + len(numbers) <= room + 2:  # under the ▶ and the icon
                 shown = Content.styled(f"{note} · ", "$warning") if note else Content("")
                 break
         else:  # at 80 columns a note such as "no progress for 1 min 08 s" wraps (a duration kept whole): no number lost
             shown = Content.styled(f"{wrapped(note, numbers, room)} " if note else "", "$warning")
-        return Content.assemble(status_icon(state.status), " ", *ident, Content.styled(first, "bold"), "\n    ",
-                                shown, Content.styled(numbers, "$text-muted"),
-                                Content.styled("\n    w wraps it up", "$warning") if note != offer else "")
+        return Content.assemble(
+            status_icon(state.status),
+            " ",
+            *ident,
+            Content.styled(first, "bold"),
+            "\n    ",
+            shown,
+            Content.styled(numbers, "$text-muted"),
+            Content.styled("\n    w wraps it up", "$warning") if note != offer else "",
+        )
 
     def on_resize(self) -> None:
         self.title = self.line(self.state, self.now())  # type: ignore[assignment]  # the line is cut to the width
@@ -207,19 +237,29 @@ class SubagentEntry(Collapsible):
             self._about.update(about)
         if state.finished:
             self._title.finishing = False  # a resume runs it again, and takes m and w again
-        if (state.finished, state.cancelling or state.wrapping_up) != (self.has_class("-finished"),
-                                                                        self.has_class("-finishing")):
+        if (state.finished, state.cancelling or state.wrapping_up) != (
+            self.has_class("-finished"),
+            self.has_class("-finishing"),
+        ):
             self.set_class(state.finished, "-finished")
             self.set_class(state.cancelling or state.wrapping_up, "-finishing")
             self.refresh_bindings()  # no more "x Cancel" (or m, w) in the footer
         if state.plan:
             self._plan.remove_class("-pending")
-            self._plan.update(Content.assemble(Content.styled(plan_title(state.plan), "$text-muted"), "\n",
-                                               plan_content(state.plan)))
+            self._plan.update(
+                Content.assemble(Content.styled(plan_title(state.plan), "$text-muted"), "\n", plan_content(state.plan))
+            )
         recent = state.recent_tools()
-        lines = [Content.assemble(status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")), " ",
-                                  Content.styled(t.name, "bold"), " ", one_line(t.summary, 40))
-                 for t in recent]
+        lines = [
+            Content.assemble(
+                status_icon({"ok": "done", "error": "failed"}.get(t.status, "running")),
+                " ",
+                Content.styled(t.name, "bold"),
+                " ",
+                one_line(t.summary, 40),
+            )
+            for t in recent
+        ]
         self._tools.update(Content("\n").join(lines) if lines else Content("no tool calls yet"))
         if state.files_changed:
             self._files.remove_class("-pending")
@@ -242,9 +282,13 @@ class ContextBars(Static):
             labels = ("with", "without")
         width = max(4, self.content_size.width - len(labels[1]) - 12)
         return Content.assemble(
-            f"{labels[0]:<{len(labels[1])}} ", Content.styled(bar(used, window, width), "$primary"),
+            f"{labels[0]:<{len(labels[1])}} ",
+            Content.styled(bar(used, window, width), "$primary"),
             f" {tokens(used)} tok\n",
-            f"{labels[1]} ", Content.styled(bar(alone, window, width), "$warning"), f" {tokens(alone)} tok")
+            f"{labels[1]} ",
+            Content.styled(bar(alone, window, width), "$warning"),
+            f" {tokens(alone)} tok",
+        )
 
 
 class Hint(Static):
@@ -306,8 +350,9 @@ class SidePanel(Vertical):
         """Add or update the entry of one subagent (new ones go on top)."""
         entry = self.entries.get(state.id)
         if entry is None:
-            entry = self.entries[state.id] = SubagentEntry(state, show_times=self.show_times, now=self.now,
-                                                           stall_after=self.stall_after)
+            entry = self.entries[state.id] = SubagentEntry(
+                state, show_times=self.show_times, now=self.now, stall_after=self.stall_after
+            )
             entries = self.query_one("#entries", VerticalScroll)
             await entries.mount(entry, before=0 if entries.children else None)
         await entry.show(state, now)
@@ -340,8 +385,9 @@ class SidePanel(Vertical):
 
     def focus_newest(self) -> bool:
         """Focus the newest running entry, or else the newest one; False when there is none."""
-        entries = [child for child in self.query_one("#entries", VerticalScroll).children
-                   if isinstance(child, SubagentEntry)]  # newest first
+        entries = [
+            child for child in self.query_one("#entries", VerticalScroll).children if isinstance(child, SubagentEntry)
+        ]  # newest first
         chosen = next((e for e in entries if not e.state.finished), entries[0] if entries else None)
         if chosen is None:
             return False

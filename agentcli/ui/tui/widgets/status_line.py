@@ -26,7 +26,7 @@ class StatusLine(Static):
         self.padding_columns = 0
         self.looked = False  # the setting was read (once, as line mode does): without a command nothing is done
 
-    def changed(self, session: "SessionSurface", busy: bool) -> None:
+    def changed(self, session: SessionSurface, busy: bool) -> None:
         """Something the line may show changed: its command runs again (debounced) with the session's facts."""
         if not self.looked:
             self.looked = True

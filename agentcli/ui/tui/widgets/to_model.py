@@ -30,7 +30,6 @@ class ToModelEntry(Collapsible):
     def __init__(self, text: str) -> None:
         lines = text.strip().splitlines()
         first = " ".join(lines[0].split()) if lines else ""
-        first = first if len(first) <= TITLE else first[:TITLE - 1].rstrip() + "…"
+        first = first if len(first) <= TITLE else first[: TITLE - 1].rstrip() + "…"
         self.text = text.strip()
-        super().__init__(Static(Content(self.text)), title=f"{TO_MODEL} ({len(lines)} lines) {first}",
-                         collapsed=True)
+        super().__init__(Static(Content(self.text)), title=f"{TO_MODEL} ({len(lines)} lines) {first}", collapsed=True)

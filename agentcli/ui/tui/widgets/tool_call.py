@@ -23,13 +23,11 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ....core.events import ToolCallFinished, ToolCallStarted, ToolProgress
-from ...view import progress_text
 from ...calls import call_line
 from ...format import seconds, tokens
+from ...view import Subagent, progress_text
 from ..format import clip_lines, input_view, one_line, status_icon
 from ..messages import OpenTranscript
-from ...view import Subagent
-
 
 Row = tuple[str, Content | str]  # a line of a tool call: what it is ("title", "input", "output", "blank"), its text
 INDENT = 2  # the input and the output, under the title
@@ -79,8 +77,9 @@ class ToolCallEntry(Widget, can_focus=True):
     """
     collapsed = reactive(True, init=False)
 
-    def __init__(self, event: ToolCallStarted, *, show_times: bool = True, collapsed: bool = True,
-                 max_output_lines: int = 200) -> None:
+    def __init__(
+        self, event: ToolCallStarted, *, show_times: bool = True, collapsed: bool = True, max_output_lines: int = 200
+    ) -> None:
         super().__init__()
         self.call = event
         self.show_times = show_times
@@ -137,8 +136,9 @@ class ToolCallEntry(Widget, can_focus=True):
         if self._body is None or self._body[0] != width:
             event = self.result
             text = "running…" if event is None else clip_lines(event.output or "(no output)", self.max_output_lines)
-            rows: list[Row] = [("input", row) for row in input_view(self.call.preview, self.call.input).wrap(
-                max(1, width - INDENT))]
+            rows: list[Row] = [
+                ("input", row) for row in input_view(self.call.preview, self.call.input).wrap(max(1, width - INDENT))
+            ]
             rows += [("output", row) for row in wrap_plain(text, max(1, width - INDENT - 2))]
             self._body = width, [*rows, ("blank", "")]
         return self._body[1]
@@ -164,8 +164,11 @@ class ToolCallEntry(Widget, can_focus=True):
         content = as_content(row)
         if (selection := self.text_selection) is not None and (span := selection.get_span(y)) is not None:
             start, end = span
-            content = content.stylize(VisualStyle.from_styles(self.screen.get_component_styles("screen--selection")),
-                                      start, len(content) if end == -1 else end)
+            content = content.stylize(
+                VisualStyle.from_styles(self.screen.get_component_styles("screen--selection")),
+                start,
+                len(content) if end == -1 else end,
+            )
         part = "tool-call--input" if kind == "input" else "tool-call--output"
         style = self.visual_style + self.get_visual_style(part, partial=True)
         strips = content.render_strips(width, 1, style, RenderOptions(self._get_style, cast(RulesMap, self.styles)))
@@ -173,8 +176,10 @@ class ToolCallEntry(Widget, can_focus=True):
         prefix = [Segment(" " * INDENT, background)]
         if kind == "output":
             bar = self.background_colors[1] + self.get_component_styles("tool-call--bar").color
-            prefix += [Segment("▏", RichStyle(color=bar.rich_color, bgcolor=background.bgcolor)),
-                       Segment(" ", background)]
+            prefix += [
+                Segment("▏", RichStyle(color=bar.rich_color, bgcolor=background.bgcolor)),
+                Segment(" ", background),
+            ]
         return Strip.join([Strip(prefix), text]).adjust_cell_length(width, background)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
@@ -245,8 +250,11 @@ class TaskEntry(Vertical):
         self.show_times = show_times
         self.agent_id: str | None = None
         self.description = str(event.input.get("description", "")) if isinstance(event.input, dict) else ""
-        self.subagent_type = str(event.input.get("subagent_type") or "general-purpose") \
-            if isinstance(event.input, dict) else "general-purpose"
+        self.subagent_type = (
+            str(event.input.get("subagent_type") or "general-purpose")
+            if isinstance(event.input, dict)
+            else "general-purpose"
+        )
         self._title = TaskTitle(self._line(None, 0.0))
         from .answer import WrappingMarkdown  # on the first task call: startup does without markdown-it
 
@@ -257,8 +265,9 @@ class TaskEntry(Vertical):
         yield self._result
 
     def _line(self, state: Subagent | None, now: float) -> Content:
-        head = Content.assemble(Content.styled("task ", "bold $secondary"),
-                                Content.styled(one_line(self.description, 60), "bold"))
+        head = Content.assemble(
+            Content.styled("task ", "bold $secondary"), Content.styled(one_line(self.description, 60), "bold")
+        )
         if state is None:
             return head + Content.styled("  waiting to start", "$text-muted")
         facts = [state.id, f"turn {state.turn}/{state.max_turns}", f"{tokens(state.tokens)} tokens"]

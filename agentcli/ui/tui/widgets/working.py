@@ -8,7 +8,7 @@ that accepted the connection and says nothing is not mistaken for a model that t
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.timer import Timer
@@ -82,5 +82,10 @@ class WorkingLine(Static):
         else:
             facts = ([seconds(self.clock() - self.started)] if self.animated else []) + [f"↓ {tokens(got)} tokens"]
         facts.append("esc to interrupt")
-        self.update(Content.assemble(Content.styled(FRAMES[self.frame] if self.animated else "●", "bold $warning"),
-                                     Content.styled(" working", "bold"), " · " + " · ".join(facts)))
+        self.update(
+            Content.assemble(
+                Content.styled(FRAMES[self.frame] if self.animated else "●", "bold $warning"),
+                Content.styled(" working", "bold"),
+                " · " + " · ".join(facts),
+            )
+        )
