@@ -682,9 +682,13 @@ def tool_search_blocks(query: str, names: list[str], id: str | None = None) -> l
     ]
 
 
+CLAUDE_CODE_TOOL_SEARCH = "ToolSearch"  # Claude Code's client-side tool search (a custom tool)
+
+
 def validate_claude_code_request(body: Any) -> str | None:
     """Check a body in Claude Code's dialect: the API's, except that its CLI also sends messages with the
-    role ``system`` (the environment, after the user's first message), which must hold text only. The rest
+    role ``system`` (the environment, after the user's first message), which must hold text only, and defers tools
+    beside its own client-side ``ToolSearch`` instead of the API's search tool (the API's custom tool search). The rest
     is checked as ``validate_request`` checks a request without them (its message numbers count without
     them too)."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
@@ -703,7 +707,12 @@ def validate_claude_code_request(body: Any) -> str | None:
         problem = _text_blocks_problem(blocks, f"messages.{i}.content", "a system message holds text blocks only")
         if problem:
             return problem
-    problem = validate_request({**body, "messages": others})
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, dict) and t.get("name") == CLAUDE_CODE_TOOL_SEARCH for t in tools):
+        # Claude Code searches its deferred tools itself, with a tool of its own whose results name them by
+        # tool_reference (the API's custom tool search), so its deferred tools need no server search tool
+        tools = [{k: v for k, v in t.items() if k != "defer_loading"} if isinstance(t, dict) else t for t in tools]
+    problem = validate_request({**body, "messages": others, **({"tools": tools} if tools is not None else {})})
     breakpoints = sum(_count_cache_control(body.get(k)) for k in ("tools", "system", "messages"))
     if problem is None and breakpoints > 4:
         return f"A maximum of 4 blocks with cache_control may be provided. Found {breakpoints}."

@@ -88,3 +88,15 @@ def test_the_claude_code_dialect_refuses_what_its_cli_would_never_send(messages,
 def test_an_unknown_dialect_is_refused():
     with pytest.raises(ValueError, match="unknown dialect"):
         FakeAnthropic(dialect="claude-kode")
+
+
+def test_claude_code_defers_tools_beside_its_own_tool_search_and_no_other_tool_may():
+    """Claude Code 2.1.332 sends a tool with defer_loading beside ToolSearch, a tool of its own whose results name
+    deferred tools (the API's custom tool search); a deferred tool beside no search tool at all is still refused."""
+    deferred = {"name": "DeferredToolPlaceholder", "input_schema": {"type": "object"}, "defer_loading": True}
+    search = {"name": "ToolSearch", "description": "find a deferred tool", "input_schema": {"type": "object"}}
+    ask = {"role": "user", "content": "hi"}
+    body = claude_code_body(ask, environment())
+    assert validate_claude_code_request({**body, "tools": [*TOOLS, search, deferred]}) is None
+    problem = validate_claude_code_request({**body, "tools": [*TOOLS, deferred]})
+    assert problem is not None and "require a tool search tool" in problem
