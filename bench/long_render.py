@@ -87,8 +87,10 @@ def run(work: Path, runs: int = 5) -> Section:
         col("fresh", "rss_mb"),
         unit="MiB",
         digits=0,
-        note="target ≤ 1.15×; both read once the session is open and the SDK imported; where the "
-        "difference goes (tracemalloc by file, 98 against 74 MiB traced, on branch speed): Textual's "
+        note="target ≤ 1.15×; both read once the session is open and the SDK imported, before the scrolls "
+        "below (read after them, it counted what paging to the top draws: 240 MiB, 2.41×, once paging up drew "
+        "the whole history a screenful at a time); where the "
+        "difference went after the scrolls (tracemalloc by file, 98 against 74 MiB traced, on branch speed): Textual's "
         "own objects for the resumed conversation's widgets and their blocks (message pumps, DOM "
         "nodes, strips and caches, the compositor's map: about 12 MiB), the 500 turns' history as "
         "parsed from the file (about 2.7 MiB, what the next turn sends), and the modules only a "

@@ -132,9 +132,9 @@ async def main(mode: str, root: Path, session_id: str | None) -> dict[str, Any]:
         screen = screen_text(app)
         while mode != "bare" and not warmed(app):
             await asyncio.sleep(0.01)  # the SDK import in its thread would slow the scrolls measured next
-        report = {"drawn": drawn, "children": len(view.children), **await _scroll(app, view)}
         await pilot.pause(0.5)
-        report["rss_mb"] = rss_mb()
+        opened = rss_mb()  # once open, before the scrolls below draw earlier parts of the history
+        report = {"drawn": drawn, "children": len(view.children), **await _scroll(app, view), "rss_mb": opened}
         if mode == "resume":
             (root / "heights.json").write_text(json.dumps([c.outer_size.height for c in view.children]))
             report["screen"] = screen
