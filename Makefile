@@ -66,7 +66,7 @@ uninstall:
 	@kept="$$($(KEPT_DIRS))"; [ -z "$$kept" ] || echo "$$kept"
 
 # Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 
 # The import contracts, the linter, the formatter's check and the type checker (pyproject.toml:
 # [tool.importlinter], [tool.ruff], [tool.mypy]) run beside pytest, on the CPU its workers leave while they wait on

@@ -244,3 +244,22 @@ async def test_on_a_terminal_a_background_child_leaves_no_live_line_under_the_pr
         assert "turn 1/30" not in shown and "starting" not in shown  # the child's live line never stayed
         assert shown.count("sa-1 ✓ done · unverified · 1 turn") == 1  # it made no tool call
         await ui.quit()
+
+
+async def test_two_results_ending_the_prompt_in_one_tick_end_it_once(plain, server):
+    """Two background children that finish together each end the prompt (on_event's end_prompt) before it has
+    returned: the second must not ask prompt-toolkit to exit again ("Return value already set")."""
+    server.when(is_main, text("Hello."))
+    ui = plain()
+    await ui.submit("hi")
+    await ui.idle()
+    ui.pipe.send_text("a draft")
+    await ui.until(lambda: ui.app.prompt.app.current_buffer.text == "a draft", "the draft in the input")
+    prompts = ui.app.prompts
+    ui.app.end_prompt()
+    ui.app.end_prompt()
+    await ui.until(lambda: ui.app.prompts > prompts and ui.app.at_prompt, "the prompt again")
+    assert ui.app.prompt.app.current_buffer.text == "a draft"
+    ui.pipe.send_text("\x15")  # ctrl+u: an empty line, so ctrl+d quits
+    await ui.until(lambda: ui.app.prompt.app.current_buffer.text == "", "the input emptied")
+    assert await ui.quit() == 0

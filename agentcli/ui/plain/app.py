@@ -332,7 +332,8 @@ class PlainApp:
     def end_prompt(self) -> None:
         """Make the prompt return now (it comes back with what was typed in it)."""
         app = self.prompt.app if self.prompt is not None else None
-        if self.at_prompt and app is not None and app.is_running:
+        ending = app is not None and app.future is not None and app.future.done()  # ended already this tick
+        if self.at_prompt and app is not None and app.is_running and not ending:
             self.draft = app.current_buffer.text
             app.erase_when_done = True  # the draft was not sent: leave no `› draft` line behind
             app.exit(result="")
