@@ -451,11 +451,13 @@ def run_acp(argv: list[str]) -> int:
     return serve(settings_for, mode=args.permission_mode)
 
 
-# What the first request needs (httpx2 sends it: core/model/early_request.py), and the view model, which
-# -p reads a prompt's facts from once its first model call is done (imported then, it would hold up the
-# answer: the main thread waits for the GIL at each file the import opens, while the SDK imports beside);
-# then the SDK, which every later request goes through (core.llm.import_sdk).
-SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "agentcli.ui.view")
+# What the first request needs (httpx2 sends it: core/model/early_request.py); once it has gone out (the main
+# thread prepares it alone: a thread's import beside would halve its pace), the view model, which -p reads a
+# prompt's facts from once its first model call is done (imported then, it would hold up the answer: the main
+# thread waits for the GIL at each file the import opens, while the SDK imports beside); then the SDK, which
+# every later request goes through (core.llm.import_sdk).
+SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
+AFTER_FIRST_REQUEST = ("agentcli.ui.view",)
 sdk_import: threading.Thread | None = None
 
 
@@ -465,12 +467,16 @@ def start_sdk_import() -> None:
     global sdk_import
     from .core.model.llm import start_sdk_import as start
 
-    sdk_import = start(*SDK_MODULES) or sdk_import
+    sdk_import = start(*SDK_MODULES, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
 
 
 def sdk_imported() -> None:
-    """Wait for the SDK import started by ``start_sdk_import`` (if any); garbage collection is back on."""
+    """Wait for the SDK import started by ``start_sdk_import`` (if any), held for no request any more;
+    garbage collection is back on."""
     if sdk_import is not None:
+        from .core.model.sdk_import import request_going_out
+
+        request_going_out()
         sdk_import.join()
 
 

@@ -46,6 +46,7 @@ from .credentials import resolve_credentials as resolve_credentials
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
+from .sdk_import import request_going_out
 from .sdk_import import start_sdk_import as start_sdk_import
 
 if TYPE_CHECKING:
@@ -365,6 +366,7 @@ class LLM:
         """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
         The first call while the SDK still imports sends without it (``early_request``). ``deadline``:
         the stall timeout the caller runs this under."""
+        request_going_out()  # an SDK import held for the first request goes on (sdk_import.py)
         if self._client is None and not early_request.sdk_ready():
             creds = self.credentials or resolve_credentials()
             if early_request.applies(creds):
