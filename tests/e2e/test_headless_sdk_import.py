@@ -107,7 +107,12 @@ def test_the_import_waits_for_the_first_request_then_goes_on(server, repo):
     server.script(text("Held."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     proc = subprocess.run(
-        [sys.executable, "-c", HELD_IMPORT, server.base_url], cwd=repo, env=env, capture_output=True, text=True, timeout=90
+        [sys.executable, "-c", HELD_IMPORT, server.base_url],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:3] == ["False False", "Held.", "False True True 0.005"], proc.stdout

@@ -68,7 +68,9 @@ def import_frozen(*first: str, after_first_request: tuple[str, ...] | None = Non
     ``after_first_request``: wait, once ``first`` is imported, until the process's first model request goes out
     (``request_going_out``; at most ``HOLD_LIMIT``), then import these and the SDK. Python runs one thread at a
     time, so an import beside the main thread's preparation halves its pace: held, the preparation has the
-    interpreter to itself and the import runs while the reply is awaited."""
+    interpreter to itself and the import runs while the reply is awaited. The SDK's import hands the interpreter
+    over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
+    the reply and its last steps before the exit do not queue behind it."""
     gc.disable()
     try:
         for name in first:
@@ -77,7 +79,12 @@ def import_frozen(*first: str, after_first_request: tuple[str, ...] | None = Non
             FIRST_REQUEST.wait(HOLD_LIMIT)
             for name in after_first_request:
                 importlib.import_module(name)
-        import_sdk()
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
+        try:
+            import_sdk()
+        finally:
+            sys.setswitchinterval(previous)
     except Exception:  # the first request imports them again and says what is wrong
         pass
     finally:
@@ -86,6 +93,7 @@ def import_frozen(*first: str, after_first_request: tuple[str, ...] | None = Non
 
 
 FIRST_REQUEST = threading.Event()  # set as the process's first model request goes out (``request_going_out``)
+SWITCH_INTERVAL = 0.0005  # seconds the import thread holds the interpreter while another thread waits for it
 HOLD_LIMIT = 5.0  # seconds a held import waits for the first request at most (a run that sends none soon)
 
 
