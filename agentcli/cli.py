@@ -451,7 +451,7 @@ def run_acp(argv: list[str]) -> int:
     return serve(settings_for, mode=args.permission_mode)
 
 
-# What the first request needs (httpx2 sends it: core/model/early_request.py); once it has gone out (the main
+# What the first request needs (httpx2 sends it, with a TLS context: core/model/early_request.py); once it has gone out (the main
 # thread prepares it alone: a thread's import beside would halve its pace), the view model, which -p reads a
 # prompt's facts from once its first model call is done (imported then, it would hold up the answer: the main
 # thread waits for the GIL at each file the import opens, while the SDK imports beside); then the SDK, which
@@ -465,9 +465,10 @@ def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
     and the first request goes out (it does not wait for the SDK: ``core/model/early_request.py``)."""
     global sdk_import
+    from .core.model.early_request import tls_context
     from .core.model.llm import start_sdk_import as start
 
-    sdk_import = start(*SDK_MODULES, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
+    sdk_import = start(*SDK_MODULES, tls_context, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
 
 
 def sdk_imported() -> None:

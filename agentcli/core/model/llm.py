@@ -366,11 +366,11 @@ class LLM:
         """Send one request body; the SDK's stream of typed events (a status error raised as the SDK's).
         The first call while the SDK still imports sends without it (``early_request``). ``deadline``:
         the stall timeout the caller runs this under."""
-        request_going_out()  # an SDK import held for the first request goes on (sdk_import.py)
         if self._client is None and not early_request.sdk_ready():
             creds = self.credentials or resolve_credentials()
             if early_request.applies(creds):
                 return await self._open_early(creds, body, deadline)
+        request_going_out()  # an SDK import held for the first request goes on (sdk_import.py)
         from anthropic import AsyncStream
         from anthropic.types import Message, RawMessageStreamEvent
 
@@ -387,7 +387,9 @@ class LLM:
         if self._http is None:
             self._http = early_request.http_client(self.timeout)  # the SDK's client takes it over
             start_sdk_import()  # the next calls are the SDK's
-        request = early_request.request(self._http, creds, body, self.timeout)
+        # Sent without an import beside it: an SDK import held for the first request goes on once the request
+        # is out, or failed (sdk_import.py).
+        request = early_request.request(self._http, creds, body, self.timeout, sent=request_going_out)
         response: httpx2.Response | None = None
         try:
             try:
@@ -395,6 +397,7 @@ class LLM:
                 failure: Exception | None = None
             except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
                 failure = exc
+            request_going_out()
             if (
                 response is not None
                 and response.is_success

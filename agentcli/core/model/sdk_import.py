@@ -7,6 +7,7 @@ import gc
 import importlib
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 # One event of each kind the API streams, as small as the API allows.
@@ -59,8 +60,8 @@ def import_sdk() -> None:
         pass
 
 
-def import_frozen(*first: str, after_first_request: tuple[str, ...] | None = None) -> None:
-    """Import ``first`` and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
+def import_frozen(*first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None) -> None:
+    """Import ``first`` (module names; a function is called) and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
     and turn the collector on: the import makes about 140,000 objects, none of them garbage, and left unfrozen
     they made every full collection after it scan them (about 300 ms on a loaded machine, in a keypress's frame).
     For a thread of its own; the caller may have turned the collector off before starting it.
@@ -73,8 +74,11 @@ def import_frozen(*first: str, after_first_request: tuple[str, ...] | None = Non
     the reply and its last steps before the exit do not queue behind it."""
     gc.disable()
     try:
-        for name in first:
-            importlib.import_module(name)
+        for step in first:
+            if isinstance(step, str):
+                importlib.import_module(step)
+            else:
+                step()
         if after_first_request is not None:
             FIRST_REQUEST.wait(HOLD_LIMIT)
             for name in after_first_request:
@@ -105,9 +109,11 @@ def request_going_out() -> None:
 sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
 
 
-def start_sdk_import(*first: str, after_first_request: tuple[str, ...] | None = None) -> threading.Thread | None:
+def start_sdk_import(
+    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None
+) -> threading.Thread | None:
     """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
-    ``first``: modules to import before it (what the early request needs: ``early_request``);
+    ``first``: modules to import (or functions to call) before it (what the early request needs: ``early_request``);
     ``after_first_request``: hold the rest until the first request goes out (``import_frozen``).
 
     Garbage collection waits until the import is done: the import and the work beside it make a few
