@@ -9,11 +9,12 @@ import re
 import stat
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from . import UsageError, __version__
+from .leaving import leave, leaving_after
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -405,8 +406,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
     if args.headless:
-        code = run_headless(args, settings, root)
-        if leave_when_done:
+        code = run_headless(args, settings, root, leaving=leave_when_done)
+        if leave_when_done:  # a run that never started its loop
             leave(code)
         return code
     from .ui.typeahead import typed_ahead_kept
@@ -481,27 +482,6 @@ def sdk_imported() -> None:
         sdk_import.join()
 
 
-def leave(code: int) -> NoReturn:
-    """End the process now that a headless run has printed its answer and closed its session.
-
-    The interpreter's own teardown of every loaded module takes hundreds of milliseconds and
-    nobody waits for it. What must happen still does: the exit hooks (they kill process groups
-    still running, such as background shells) and flushing standard output and error.
-    """
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except BrokenPipeError:  # the reader went away with the last words unread
-            code = code or 141
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
 def terminal() -> bool:
     """Whether standard input and output are both a terminal, as the full-screen app needs."""
     try:
@@ -534,22 +514,26 @@ def piped_input() -> str | None:
     return sys.stdin.read()
 
 
-def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
+def run_headless(args: argparse.Namespace, settings: Settings, root: Path, leaving: bool = False) -> int:
+    """A headless run; ``leaving``: the process ends with it, from inside its event loop (``leaving_after``)."""
     import asyncio
 
     from .ui.headless import run_headless as run_prompt
     from .ui.headless import whole_characters
 
+    def run_loop(main: Coroutine[Any, Any, int]) -> int:
+        return asyncio.run(leaving_after(main) if leaving else main)
+
     if args.input_format == "stream-json":
         from .ui.stream_input import run_stream_input
 
         opened = open_headless(args, settings, root)
-        return asyncio.run(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
+        return run_loop(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
     if args.review is not None:
         from .ui.review_headless import run_review
 
         opened = open_headless(args, settings, root)
-        return asyncio.run(run_review(opened[0], args.review, opened[1], args.fail_on)) if opened else 2
+        return run_loop(run_review(opened[0], args.review, opened[1], args.fail_on)) if opened else 2
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -561,7 +545,7 @@ def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> in
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     opened = open_headless(args, settings, root)
-    return asyncio.run(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
+    return run_loop(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
 
 
 def open_headless(
