@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import UsageError, __version__
-from .leaving import leave, leaving_after
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -279,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = known
         print(f"agentcli: {exc}", file=sys.stderr)
     if argv is None and sdk_import is not None:  # a run that failed early: no teardown racing the import
+        from .leaving import leave
+
         leave(code)
     sys.exit(code)
 
@@ -408,6 +409,8 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if args.headless:
         code = run_headless(args, settings, root, leaving=leave_when_done)
         if leave_when_done:  # a run that never started its loop
+            from .leaving import leave
+
             leave(code)
         return code
     from .ui.typeahead import typed_ahead_kept
@@ -518,6 +521,7 @@ def run_headless(args: argparse.Namespace, settings: Settings, root: Path, leavi
     """A headless run; ``leaving``: the process ends with it, from inside its event loop (``leaving_after``)."""
     import asyncio
 
+    from .leaving import leaving_after
     from .ui.headless import run_headless as run_prompt
     from .ui.headless import whole_characters
 
