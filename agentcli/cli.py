@@ -469,9 +469,12 @@ def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
     and the first request goes out (it does not wait for the SDK: ``core/model/early_request.py``)."""
     global sdk_import
-    from .core.model.early_request import tls_context
+    from .core.model.early_request import env_mirrored, tls_context
     from .core.model.llm import start_sdk_import as start
+    from .core.model.sdk_import import request_going_out
 
+    if not env_mirrored():  # the first request is the SDK's own (a proxy, custom headers): no waiting for it
+        request_going_out()
     sdk_import = start(*SDK_MODULES, tls_context, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
 
 

@@ -116,3 +116,16 @@ def test_the_import_waits_for_the_first_request_then_goes_on(server, repo):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:3] == ["False False", "Held.", "False True True 0.005"], proc.stdout
+
+
+def test_the_import_does_not_wait_when_the_first_request_is_the_sdks_own(repo):
+    # with custom headers (or a proxy) the first request goes through the SDK, which it then needs at once
+    script = (
+        "import os, sys\nos.environ['ANTHROPIC_CUSTOM_HEADERS'] = 'X-Team: a'\n"
+        "from agentcli.core.model import sdk_import\nsdk_import.HOLD_LIMIT = 600\n"
+        "from agentcli import cli\ncli.start_sdk_import()\ncli.sdk_import.join(60)\n"
+        "print(cli.sdk_import.is_alive(), 'anthropic' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
+    assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True"]), proc.stderr

@@ -58,15 +58,20 @@ def sdk_ready() -> bool:
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
+def env_mirrored() -> bool:
+    """Whether the environment sets nothing this module does not mirror (``NOT_MIRRORED``)."""
+    from ..system.secret_env import environ  # ANTHROPIC_CUSTOM_HEADERS is held as a secret, out of os.environ
+
+    env = environ()
+    return not any(name in env for name in NOT_MIRRORED)
+
+
 def applies(creds: Credentials) -> bool:
     """Whether the first request may go out before the SDK is imported."""
     from urllib.parse import urlsplit
 
     url = urlsplit(base_url(creds))
-    from ..system.secret_env import environ  # ANTHROPIC_CUSTOM_HEADERS is held as a secret, out of os.environ
-
-    env = environ()
-    return not any(name in env for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
+    return env_mirrored() and not url.query and "_" not in (url.hostname or "")
 
 
 def headers(creds: Credentials, timeout: float) -> dict[str, str]:
