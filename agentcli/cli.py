@@ -9,9 +9,9 @@ import re
 import stat
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from . import UsageError, __version__
 
@@ -278,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = known
         print(f"agentcli: {exc}", file=sys.stderr)
     if argv is None and sdk_import is not None:  # a run that failed early: no teardown racing the import
+        from .leaving import leave
+
         leave(code)
     sys.exit(code)
 
@@ -405,8 +407,10 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
     if settings.api_key_helper:
         load_helper_key(settings.api_key_helper)
     if args.headless:
-        code = run_headless(args, settings, root)
-        if leave_when_done:
+        code = run_headless(args, settings, root, leaving=leave_when_done)
+        if leave_when_done:  # a run that never started its loop
+            from .leaving import leave
+
             leave(code)
         return code
     from .ui.typeahead import typed_ahead_kept
@@ -451,11 +455,13 @@ def run_acp(argv: list[str]) -> int:
     return serve(settings_for, mode=args.permission_mode)
 
 
-# What the first request needs (httpx2 sends it: core/model/early_request.py), and the view model, which
-# -p reads a prompt's facts from once its first model call is done (imported then, it would hold up the
-# answer: the main thread waits for the GIL at each file the import opens, while the SDK imports beside);
-# then the SDK, which every later request goes through (core.llm.import_sdk).
-SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio", "agentcli.ui.view")
+# What the first request needs (httpx2 sends it, with a TLS context: core/model/early_request.py); once it has gone out (the main
+# thread prepares it alone: a thread's import beside would halve its pace), the view model, which -p reads a
+# prompt's facts from once its first model call is done (imported then, it would hold up the answer: the main
+# thread waits for the GIL at each file the import opens, while the SDK imports beside); then the SDK, which
+# every later request goes through (core.llm.import_sdk).
+SDK_MODULES = ("httpx2", "httpcore2", "anyio._backends._asyncio")
+AFTER_FIRST_REQUEST = ("agentcli.ui.view",)
 sdk_import: threading.Thread | None = None
 
 
@@ -463,36 +469,23 @@ def start_sdk_import() -> None:
     """Headless: import the SDK while the settings, the session and the system prompt are prepared
     and the first request goes out (it does not wait for the SDK: ``core/model/early_request.py``)."""
     global sdk_import
+    from .core.model.early_request import env_mirrored, tls_context
     from .core.model.llm import start_sdk_import as start
+    from .core.model.sdk_import import request_going_out
 
-    sdk_import = start(*SDK_MODULES) or sdk_import
+    if not env_mirrored():  # the first request is the SDK's own (a proxy, custom headers): no waiting for it
+        request_going_out()
+    sdk_import = start(*SDK_MODULES, tls_context, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
 
 
 def sdk_imported() -> None:
-    """Wait for the SDK import started by ``start_sdk_import`` (if any); garbage collection is back on."""
+    """Wait for the SDK import started by ``start_sdk_import`` (if any), held for no request any more;
+    garbage collection is back on."""
     if sdk_import is not None:
+        from .core.model.sdk_import import request_going_out
+
+        request_going_out()
         sdk_import.join()
-
-
-def leave(code: int) -> NoReturn:
-    """End the process now that a headless run has printed its answer and closed its session.
-
-    The interpreter's own teardown of every loaded module takes hundreds of milliseconds and
-    nobody waits for it. What must happen still does: the exit hooks (they kill process groups
-    still running, such as background shells) and flushing standard output and error.
-    """
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except BrokenPipeError:  # the reader went away with the last words unread
-            code = code or 141
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
 
 
 def terminal() -> bool:
@@ -527,22 +520,27 @@ def piped_input() -> str | None:
     return sys.stdin.read()
 
 
-def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> int:
+def run_headless(args: argparse.Namespace, settings: Settings, root: Path, leaving: bool = False) -> int:
+    """A headless run; ``leaving``: the process ends with it, from inside its event loop (``leaving_after``)."""
     import asyncio
 
+    from .leaving import leaving_after
     from .ui.headless import run_headless as run_prompt
     from .ui.headless import whole_characters
+
+    def run_loop(main: Coroutine[Any, Any, int]) -> int:
+        return asyncio.run(leaving_after(main) if leaving else main)
 
     if args.input_format == "stream-json":
         from .ui.stream_input import run_stream_input
 
         opened = open_headless(args, settings, root)
-        return asyncio.run(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
+        return run_loop(run_stream_input(*opened, replay=args.replay_user_messages)) if opened else 2
     if args.review is not None:
         from .ui.review_headless import run_review
 
         opened = open_headless(args, settings, root)
-        return asyncio.run(run_review(opened[0], args.review, opened[1], args.fail_on)) if opened else 2
+        return run_loop(run_review(opened[0], args.review, opened[1], args.fail_on)) if opened else 2
     piped = piped_input()
     prompt = args.prompt
     if prompt == "-":
@@ -554,7 +552,7 @@ def run_headless(args: argparse.Namespace, settings: Settings, root: Path) -> in
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     opened = open_headless(args, settings, root)
-    return asyncio.run(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
+    return run_loop(run_prompt(opened[0], whole_characters(prompt), opened[1])) if opened else 2
 
 
 def open_headless(

@@ -228,7 +228,8 @@ def measure_headless(
             [t[k] for t in theirs],
             digits=0,
             note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
-            "request and its reply do not wait for the SDK import (core/model/early_request.py)",
+            "request and its reply do not wait for the SDK import (core/model/early_request.py), which "
+            "waits for that request to go out (core/model/sdk_import.py)",
         )
 
 

@@ -96,7 +96,10 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         note="arrival time on the server's clock; target ≤ 0.9×; what did it: the first request does "
         "not wait for the `anthropic` import (about 1 s): it goes out with httpx2 (0.1 s to import) "
         "and its reply is read at once (core/model/early_request.py), while the SDK imports in a thread "
-        "for errors and every later call",
+        "for errors and every later call; that thread imports httpx2 and makes the TLS context (20 ms of "
+        "certificates) while the main thread waits on git, then waits for the request's last byte before "
+        "the SDK: one thread runs at a time, and the import beside had halved the preparation's pace "
+        "(core/model/sdk_import.py)",
     )
     section.compare(
         "agentcli -p: final answer to exit",
@@ -104,7 +107,8 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         "bare SDK script",
         [b[1] for b in bare],
         digits=0,
-        note="target ≤ 100 ms; from the server's last byte to the process's exit",
+        note="target ≤ 100 ms; from the server's last byte to the process's exit; the SDK import, "
+        "still running then, hands the interpreter over every 0.5 ms, not 5",
     )
 
 

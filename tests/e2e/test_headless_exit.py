@@ -70,3 +70,26 @@ def test_exit_codes_stay_as_they_were(server, api_env, repo):
     capped = run(repo, api_env, "-p", "hi", "--max-turns", "1", "--permission-mode", "bypassPermissions")
     assert capped.returncode == 1 and "stopped after --max-turns 1 turn" in capped.stderr
     assert "1 turns" not in capped.stderr
+
+
+def test_leaving_does_not_wait_for_the_event_loops_worker_threads(tmp_path):
+    # asyncio.run's teardown joins the default executor's threads; a run that leaves from inside its loop does
+    # not wait for a worker still busy (here for 10 minutes), and still runs the exit hooks and flushes.
+    script = (
+        "import asyncio, atexit, time\nfrom agentcli.leaving import leaving_after\n"
+        "atexit.register(lambda: print('hooks ran'))\n"
+        "async def main():\n"
+        "    asyncio.get_running_loop().run_in_executor(None, time.sleep, 600)\n"
+        "    print('answered', end=' ')\n"
+        "    return 3\n"
+        "asyncio.run(leaving_after(main()))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "answered hooks ran\n", "")

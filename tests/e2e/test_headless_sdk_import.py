@@ -61,3 +61,71 @@ def test_garbage_collection_is_back_on_after_the_import(repo):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
     assert (proc.returncode, proc.stdout.split()) == (0, ["True", "True"]), proc.stderr
+
+
+# -p's import thread waits, once what the first request needs is in, until that request goes out: Python runs one
+# thread at a time, so an import beside the run's preparation would halve its pace. The stand-in is the API.
+HELD_IMPORT = """
+import asyncio, sys, threading
+from agentcli.core.model import sdk_import
+from agentcli.core.model.llm import LLM, Credentials
+
+waiting = threading.Event()
+
+
+class Watched(threading.Event):
+    def wait(self, timeout=None):
+        waiting.set()
+        return super().wait(timeout)
+
+
+sdk_import.FIRST_REQUEST = Watched()
+sdk_import.HOLD_LIMIT = 600  # only the request may end the wait here
+thread = sdk_import.start_sdk_import("httpx2", after_first_request=("agentcli.ui.view",))
+waiting.wait(60)
+print("anthropic" in sys.modules, "agentcli.ui.view" in sys.modules)
+
+
+async def ask():
+    llm = LLM(credentials=Credentials(api_key="sk-ant-held-0000", base_url=sys.argv[1]))
+    try:
+        await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
+                         on_text=lambda text: print(text.strip()), on_retry=print)
+    finally:
+        await llm.aclose()
+
+
+asyncio.run(ask())
+thread.join(60)
+print(thread.is_alive(), "anthropic" in sys.modules, "agentcli.ui.view" in sys.modules, sys.getswitchinterval())
+"""
+
+
+def test_the_import_waits_for_the_first_request_then_goes_on(server, repo):
+    from tests.fakes.anthropic_server import text
+
+    server.script(text("Held."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", HELD_IMPORT, server.base_url],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["False False", "Held.", "False True True 0.005"], proc.stdout
+
+
+def test_the_import_does_not_wait_when_the_first_request_is_the_sdks_own(repo):
+    # with custom headers (or a proxy) the first request goes through the SDK, which it then needs at once
+    script = (
+        "import os, sys\nos.environ['ANTHROPIC_CUSTOM_HEADERS'] = 'X-Team: a'\n"
+        "from agentcli.core.model import sdk_import\nsdk_import.HOLD_LIMIT = 600\n"
+        "from agentcli import cli\ncli.start_sdk_import()\ncli.sdk_import.join(60)\n"
+        "print(cli.sdk_import.is_alive(), 'anthropic' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
+    assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True"]), proc.stderr

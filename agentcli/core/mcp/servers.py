@@ -8,7 +8,7 @@ it and one with servers does not wait for it.
 A stdio server runs in a session of its own, with the environment bash gets (secrets scrubbed)
 plus the ``env`` its config names, and a marker variable (``processes.MARKER``): whatever it
 starts carries the marker too, so everything is found and stopped at exit, also on headless
-runs' fast exit path (``cli.leave`` runs the exit hooks). A stdio server from the workspace's own
+runs' fast exit path (``leaving.leave`` runs the exit hooks). A stdio server from the workspace's own
 ``.mcp.json`` runs in the OS sandbox, as bash does (``core/system/sandbox.py``); the user's own servers
 run outside it.
 """

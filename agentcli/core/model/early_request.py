@@ -27,12 +27,15 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from .credentials import Credentials, base_url
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
 
 SDK_VERSION = "2.14.0"  # anthropic.__version__
@@ -55,15 +58,20 @@ def sdk_ready() -> bool:
     return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
 
 
+def env_mirrored() -> bool:
+    """Whether the environment sets nothing this module does not mirror (``NOT_MIRRORED``)."""
+    from ..system.secret_env import environ  # ANTHROPIC_CUSTOM_HEADERS is held as a secret, out of os.environ
+
+    env = environ()
+    return not any(name in env for name in NOT_MIRRORED)
+
+
 def applies(creds: Credentials) -> bool:
     """Whether the first request may go out before the SDK is imported."""
     from urllib.parse import urlsplit
 
     url = urlsplit(base_url(creds))
-    from ..system.secret_env import environ  # ANTHROPIC_CUSTOM_HEADERS is held as a secret, out of os.environ
-
-    env = environ()
-    return not any(name in env for name in NOT_MIRRORED) and not url.query and "_" not in (url.hostname or "")
+    return env_mirrored() and not url.query and "_" not in (url.hostname or "")
 
 
 def headers(creds: Credentials, timeout: float) -> dict[str, str]:
@@ -84,6 +92,22 @@ def headers(creds: Credentials, timeout: float) -> dict[str, str]:
     }
 
 
+_tls_made = threading.Lock()
+_tls: list[ssl.SSLContext] = []
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context httpx2's transport would make itself (``create_ssl_context``'s defaults: reading the
+    system's certificates takes about 20 ms of CPU), made once a process: -p's import thread makes it while
+    the main thread waits on git, so the first request does not."""
+    with _tls_made:
+        if not _tls:
+            import httpx2
+
+            _tls.append(httpx2.create_ssl_context())
+        return _tls[0]
+
+
 def http_client(timeout: float) -> httpx2.AsyncClient:
     """A client with the SDK's defaults (``DefaultAsyncHttpxClient``): it becomes the SDK client's own."""
     import httpx2
@@ -97,13 +121,20 @@ def http_client(timeout: float) -> httpx2.AsyncClient:
         timeout=httpx2.Timeout(timeout),
         limits=limits,
         follow_redirects=True,
-        transport=httpx2.AsyncHTTPTransport(limits=limits, socket_options=options),
+        transport=httpx2.AsyncHTTPTransport(verify=tls_context(), limits=limits, socket_options=options),
     )
 
 
-def request(http: httpx2.AsyncClient, creds: Credentials, body: bytes, timeout: float) -> httpx2.Request:
-    """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it."""
+def request(
+    http: httpx2.AsyncClient, creds: Credentials, body: bytes, timeout: float, sent: Callable[[], None]
+) -> httpx2.Request:
+    """``POST {base}/v1/messages`` with ``body``, as the SDK's ``_build_request`` makes it; ``sent`` is called
+    once its last byte is written (httpcore2's ``trace`` extension, which sends nothing)."""
     import httpx2
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event == "http11.send_request_body.complete":
+            sent()
 
     url = httpx2.URL(base_url(creds))
     path = url.raw_path if url.raw_path.endswith(b"/") else url.raw_path + b"/"
@@ -113,6 +144,7 @@ def request(http: httpx2.AsyncClient, creds: Credentials, body: bytes, timeout: 
         headers=headers(creds, timeout),
         content=body,
         timeout=httpx2.Timeout(timeout),
+        extensions={"trace": trace},
     )
 
 

@@ -46,6 +46,7 @@ from .credentials import resolve_credentials as resolve_credentials
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
+from .sdk_import import request_going_out
 from .sdk_import import start_sdk_import as start_sdk_import
 
 if TYPE_CHECKING:
@@ -369,6 +370,7 @@ class LLM:
             creds = self.credentials or resolve_credentials()
             if early_request.applies(creds):
                 return await self._open_early(creds, body, deadline)
+        request_going_out()  # an SDK import held for the first request goes on (sdk_import.py)
         from anthropic import AsyncStream
         from anthropic.types import Message, RawMessageStreamEvent
 
@@ -385,7 +387,9 @@ class LLM:
         if self._http is None:
             self._http = early_request.http_client(self.timeout)  # the SDK's client takes it over
             start_sdk_import()  # the next calls are the SDK's
-        request = early_request.request(self._http, creds, body, self.timeout)
+        # Sent without an import beside it: an SDK import held for the first request goes on once the request
+        # is out, or failed (sdk_import.py).
+        request = early_request.request(self._http, creds, body, self.timeout, sent=request_going_out)
         response: httpx2.Response | None = None
         try:
             try:
@@ -393,6 +397,7 @@ class LLM:
                 failure: Exception | None = None
             except Exception as exc:  # noqa: BLE001 - mapped below, once the SDK is there
                 failure = exc
+            request_going_out()
             if (
                 response is not None
                 and response.is_success

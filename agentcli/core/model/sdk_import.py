@@ -7,6 +7,7 @@ import gc
 import importlib
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 # One event of each kind the API streams, as small as the API allows.
@@ -59,16 +60,35 @@ def import_sdk() -> None:
         pass
 
 
-def import_frozen(*first: str) -> None:
-    """Import ``first`` and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
+def import_frozen(*first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None) -> None:
+    """Import ``first`` (module names; a function is called) and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
     and turn the collector on: the import makes about 140,000 objects, none of them garbage, and left unfrozen
     they made every full collection after it scan them (about 300 ms on a loaded machine, in a keypress's frame).
-    For a thread of its own; the caller may have turned the collector off before starting it."""
+    For a thread of its own; the caller may have turned the collector off before starting it.
+
+    ``after_first_request``: wait, once ``first`` is imported, until the process's first model request goes out
+    (``request_going_out``; at most ``HOLD_LIMIT``), then import these and the SDK. Python runs one thread at a
+    time, so an import beside the main thread's preparation halves its pace: held, the preparation has the
+    interpreter to itself and the import runs while the reply is awaited. The SDK's import hands the interpreter
+    over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
+    the reply and its last steps before the exit do not queue behind it."""
     gc.disable()
     try:
-        for name in first:
-            importlib.import_module(name)
-        import_sdk()
+        for step in first:
+            if isinstance(step, str):
+                importlib.import_module(step)
+            else:
+                step()
+        if after_first_request is not None:
+            FIRST_REQUEST.wait(HOLD_LIMIT)
+            for name in after_first_request:
+                importlib.import_module(name)
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
+        try:
+            import_sdk()
+        finally:
+            sys.setswitchinterval(previous)
     except Exception:  # the first request imports them again and says what is wrong
         pass
     finally:
@@ -76,12 +96,25 @@ def import_frozen(*first: str) -> None:
         gc.enable()
 
 
+FIRST_REQUEST = threading.Event()  # set as the process's first model request goes out (``request_going_out``)
+SWITCH_INTERVAL = 0.0005  # seconds the import thread holds the interpreter while another thread waits for it
+HOLD_LIMIT = 5.0  # seconds a held import waits for the first request at most (a run that sends none soon)
+
+
+def request_going_out() -> None:
+    """A model request is about to be sent: an import held for the first one (``after_first_request``) goes on."""
+    FIRST_REQUEST.set()
+
+
 sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
 
 
-def start_sdk_import(*first: str) -> threading.Thread | None:
+def start_sdk_import(
+    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None
+) -> threading.Thread | None:
     """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
-    ``first``: modules to import before it (what the early request needs: ``early_request``).
+    ``first``: modules to import (or functions to call) before it (what the early request needs: ``early_request``);
+    ``after_first_request``: hold the rest until the first request goes out (``import_frozen``).
 
     Garbage collection waits until the import is done: the import and the work beside it make a few
     hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
@@ -92,6 +125,12 @@ def start_sdk_import(*first: str) -> threading.Thread | None:
         return None
 
     gc.disable()
-    sdk_import = threading.Thread(target=import_frozen, args=first, name="sdk-import", daemon=True)
+    sdk_import = threading.Thread(
+        target=import_frozen,
+        args=first,
+        kwargs={"after_first_request": after_first_request},
+        name="sdk-import",
+        daemon=True,
+    )
     sdk_import.start()
     return sdk_import
