@@ -30,7 +30,6 @@ from .model.llm import import_frozen as import_frozen
 from .model.llm import import_sdk as import_sdk
 from .model.llm import resolve_credentials as resolve_credentials
 from .model.llm import start_sdk_import as start_sdk_import
-from .policy.permissions import MODES as MODES
 from .settings import EngineSettings as EngineSettings
 from .storage.store import SessionError as SessionError
 from .storage.store import SessionInfo as SessionInfo
@@ -55,6 +54,7 @@ from .views import McpServerView as McpServerView
 from .views import McpView as McpView
 from .views import SavedView as SavedView
 from .views import ToolsView as ToolsView
+from .vocabulary import MODES as MODES
 
 if TYPE_CHECKING:
     from .assembly import open_session as open_session
