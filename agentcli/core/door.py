@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from . import images as images  # front ends check the images a program sends (images.from_block)
 from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
-from .model.llm import LLM as LLM
-from .model.llm import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
-from .model.llm import LLMError as LLMError
-from .model.llm import MissingCredentials as MissingCredentials
-from .model.llm import context_window as context_window
-from .model.llm import import_frozen as import_frozen
-from .model.llm import import_sdk as import_sdk
-from .model.llm import resolve_credentials as resolve_credentials
-from .model.llm import start_sdk_import as start_sdk_import
+from .model.api_errors import LLMError as LLMError
+from .model.catalogue import context_window as context_window
+from .model.credentials import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
+from .model.credentials import MissingCredentials as MissingCredentials
+from .model.credentials import resolve_credentials as resolve_credentials
+from .model.sdk_import import import_frozen as import_frozen
+from .model.sdk_import import import_sdk as import_sdk
+from .model.sdk_import import start_sdk_import as start_sdk_import
 from .settings import EngineSettings as EngineSettings
 from .storage.store import SessionError as SessionError
 from .storage.store import SessionInfo as SessionInfo
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
     from .mcp.config import ServerConfig as ServerConfig
     from .mcp.tool import tool_name as mcp_tool_name
     from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES  # ACP's model picker lists them
+    from .model.llm import LLM as LLM  # the model client, with its HTTP and streaming: the session's, once it opens
     from .policy.hooks import EVENTS as HOOK_EVENTS
     from .policy.hooks import Hook as Hook
     from .policy.status_command import StatusCommand as StatusCommand

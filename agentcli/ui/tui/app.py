@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 
 from ...config import Settings
-from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
+from ...core.door import MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.events import (
     MAIN,
     ApprovalRequested,
@@ -59,7 +59,7 @@ from .widgets.status_bar import StatusBar
 from .widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from ...core.door import EngineSettings, SessionSurface
+    from ...core.door import LLM, EngineSettings, SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 
