@@ -107,7 +107,9 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """A name of the ``if TYPE_CHECKING:`` block, its module imported now (once: the name then stays here)."""
-    if name not in later():
+    # A dunder is none of them: ``from door import x`` asks for ``__path__`` first, which would read this file
+    # (``later``) before the TUI's first screen, where it takes nothing from the block.
+    if name.startswith("__") or name not in later():
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attribute = later()[name]
     value = getattr(importlib.import_module(module, __package__), attribute)

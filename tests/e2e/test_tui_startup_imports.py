@@ -38,3 +38,14 @@ def test_the_first_screen_loads_no_permission_checks_sandbox_model_client_or_que
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_names_from_the_door_does_not_read_its_lazy_block():
+    """``from door import x`` asks the module for ``__path__``: answered without parsing door.py, which its
+    lazy names need (``later``) and the first screen does not."""
+    code = (
+        "import agentcli.cli, agentcli.trust, agentcli.ui.tui.app; from agentcli.core import door; "
+        "print(door.later.cache_info().currsize, door.Skill.__name__, door.later.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["0", "Skill", "1"]
