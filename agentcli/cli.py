@@ -61,7 +61,7 @@ REVIEW_HELP = (
 
 def build_parser(review: bool = False) -> argparse.ArgumentParser:
     """The main command line; ``review``: the same options, introduced as `agentcli review [TARGET]`'s."""
-    from .core.policy.permissions import MODES
+    from .core.vocabulary import MODES
 
     p = Parser(
         prog="agentcli review" if review else "agentcli",
@@ -427,7 +427,7 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
 
 def run_acp(argv: list[str]) -> int:
     """`agentcli acp`: an ACP agent on stdio; each session's settings are loaded for the client's cwd."""
-    from .core.policy.permissions import MODES
+    from .core.vocabulary import MODES
 
     p = Parser(
         prog="agentcli acp",

@@ -33,10 +33,9 @@ from .config_values import checked
 from .core.model.catalogue import DEFAULT_MODEL, TASK_MODELS, resolve_model, thinking_mode
 from .core.policy.hooks import PLUGIN_ROOT_MARK, WORKSPACE_MARK
 from .core.policy.hooks import describe as describe_hooks
-from .core.policy.permissions import MODES
 from .core.settings import EngineSettings, ToolSettings
 from .core.system import secret_env
-from .core.system.sandbox import MODES as SANDBOX_MODES
+from .core.vocabulary import MODES, SANDBOX_MODES
 from .settings_files import SETTING_SOURCES as SETTING_SOURCES
 from .settings_files import from_claude_settings as from_claude_settings
 from .settings_files import project_files, read_toml

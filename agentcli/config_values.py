@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE
 from .core.lsp.specs import LspConfigError
 from .core.lsp.specs import parse_setting as parse_lsp
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, parse_hooks
@@ -152,10 +151,13 @@ def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, 
             raise ConfigError(f"{source}: '{key}' must be positive, not {value}.")
         if meta["fraction"] and value > 1:
             raise ConfigError(f"{source}: '{key}' is a share of the context window, at most 1, not {value}.")
-        if key == "compact_threshold" and value < MIN_THRESHOLD:
-            raise ConfigError(
-                f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
-                f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
-                "whole, so below that it cannot free enough."
-            )
+        if key == "compact_threshold":
+            from .core.engine.compaction import MIN_THRESHOLD, RECENT_SHARE  # only here: it loads the model client
+
+            if value < MIN_THRESHOLD:
+                raise ConfigError(
+                    f"{source}: 'compact_threshold' must be at least {MIN_THRESHOLD:g}, not {value}: "
+                    f"a compaction keeps the latest turns (up to {RECENT_SHARE:.0%} of the window) "
+                    "whole, so below that it cannot free enough."
+                )
     return value

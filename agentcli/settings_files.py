@@ -12,8 +12,8 @@ from typing import Any
 
 from . import paths
 from .config_values import ConfigError
-from .core.policy.permissions import MODES
 from .core.policy.rules import LISTS
+from .core.vocabulary import MODES
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
 

@@ -21,16 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from . import images as images  # front ends check the images a program sends (images.from_block)
 from .errors import ToolError as ToolError  # also what a front end's EditorFiles raises
-from .model.llm import LLM as LLM
-from .model.llm import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
-from .model.llm import LLMError as LLMError
-from .model.llm import MissingCredentials as MissingCredentials
-from .model.llm import context_window as context_window
-from .model.llm import import_frozen as import_frozen
-from .model.llm import import_sdk as import_sdk
-from .model.llm import resolve_credentials as resolve_credentials
-from .model.llm import start_sdk_import as start_sdk_import
-from .policy.permissions import MODES as MODES
+from .model.api_errors import LLMError as LLMError
+from .model.catalogue import context_window as context_window
+from .model.credentials import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
+from .model.credentials import MissingCredentials as MissingCredentials
+from .model.credentials import resolve_credentials as resolve_credentials
+from .model.sdk_import import import_frozen as import_frozen
+from .model.sdk_import import import_sdk as import_sdk
+from .model.sdk_import import start_sdk_import as start_sdk_import
 from .settings import EngineSettings as EngineSettings
 from .storage.store import SessionError as SessionError
 from .storage.store import SessionInfo as SessionInfo
@@ -55,6 +53,7 @@ from .views import McpServerView as McpServerView
 from .views import McpView as McpView
 from .views import SavedView as SavedView
 from .views import ToolsView as ToolsView
+from .vocabulary import MODES as MODES
 
 if TYPE_CHECKING:
     from .assembly import open_session as open_session
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
     from .mcp.config import ServerConfig as ServerConfig
     from .mcp.tool import tool_name as mcp_tool_name
     from .model.catalogue import MODEL_ALIASES as MODEL_ALIASES  # ACP's model picker lists them
+    from .model.llm import LLM as LLM  # the model client, with its HTTP and streaming: the session's, once it opens
     from .policy.hooks import EVENTS as HOOK_EVENTS
     from .policy.hooks import Hook as Hook
     from .policy.status_command import StatusCommand as StatusCommand
@@ -107,7 +107,9 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """A name of the ``if TYPE_CHECKING:`` block, its module imported now (once: the name then stays here)."""
-    if name not in later():
+    # A dunder is none of them: ``from door import x`` asks for ``__path__`` first, which would read this file
+    # (``later``) before the TUI's first screen, where it takes nothing from the block.
+    if name.startswith("__") or name not in later():
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attribute = later()[name]
     value = getattr(importlib.import_module(module, __package__), attribute)

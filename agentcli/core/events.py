@@ -30,10 +30,23 @@ from .vocabulary import ToolKind as ToolKind
 MAIN = "main"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Event:
     agent_id: str = MAIN
     parent_tool_use_id: str | None = None
+
+    # Every event compares, hashes and prints by its compared fields as a dataclass does, through these three
+    # written once, not three generated for each class (eq=False, repr=False below): each generated method is a
+    # compile at import, which cost the TUI's first screen about 6 ms for the 35 events.
+    def __eq__(self, other: object) -> bool:
+        return _compared(self) == _compared(other) if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(_compared(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
+        return f"{self.__class__.__qualname__}({shown})"
 
     @classmethod
     def event_type(cls) -> str:
@@ -51,7 +64,7 @@ class Event:
         return {"type": self.event_type(), **out}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UserMessage(Event):
     """A user-role message appended to an agent's history: the prompt, tool results, or an engine note."""
 
@@ -59,43 +72,43 @@ class UserMessage(Event):
     origin: Origin = "user"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TurnStarted(Event):
     turn: int = 1
     max_turns: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TextDelta(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ThinkingDelta(Event):
     """A piece of the model's extended thinking, as it streams (the AssistantMessage keeps it whole)."""
 
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RawStreamEvent(Event):
     """One event of the model's response stream as the API sent it (only when ``LLM.raw_events`` is on)."""
 
     event: dict[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ReplyStarted(Event):
     """The model API began its reply to the agent's model call (its status and headers came): until then the
     call waits for the server's first byte. Each try of a call has its own (a Retrying comes between)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TextReset(Event):
     """The model call is being retried: drop the text streamed so far for this message."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AssistantMessage(Event):
     """The final content blocks of one assistant message, as appended to history."""
 
@@ -103,7 +116,7 @@ class AssistantMessage(Event):
     stop_reason: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCallStarted(Event):
     id: str
     name: str
@@ -113,7 +126,7 @@ class ToolCallStarted(Event):
     preview: Preview = ""  # how the call reads for people, as its tool declares it
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCallFinished(Event):
     id: str
     name: str
@@ -123,7 +136,7 @@ class ToolCallFinished(Event):
     denied: bool = False  # the call never ran: a permission rule, the user, a hook or -p refused it
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolProgress(Event):
     """A running call's progress, as its MCP server reports it: ``progress`` of ``total`` (0 when the
     server gives none), and what it is doing."""
@@ -134,7 +147,7 @@ class ToolProgress(Event):
     message: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolOutput(Event):
     """A running command's output so far (bash), cut as its result would be: for a front end that shows it live
     (ACP). Not stored: the call's result holds it all."""
@@ -143,7 +156,7 @@ class ToolOutput(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class UsageUpdated(Event):
     """Usage of one model call (``usage``) and the agent's running total (``total``)."""
 
@@ -152,7 +165,7 @@ class UsageUpdated(Event):
     model: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentStarted(Event):
     id: str
     subagent_type: str  # the agent type, e.g. "general-purpose"
@@ -167,7 +180,7 @@ class SubagentStarted(Event):
     effort: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentFinished(Event):
     id: str
     status: Status
@@ -180,7 +193,7 @@ class SubagentFinished(Event):
     report: SubagentReport | None = None  # the whole report, receipt included (None in older sessions)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AttemptsCompared(Event):
     """The attempts of one best-of-N errand (task with ``attempts``: engine/attempts.py) side by side, once all ended."""
 
@@ -189,14 +202,14 @@ class AttemptsCompared(Event):
     attempts: tuple[Attempt, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentCancelling(Event):
     """The user asked to cancel subagent ``id``: it stops, and sums up what it found, before it finishes."""
 
     id: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentSteered(Event):
     """A message for running subagent ``id``, from ``source`` ("user" or "main agent"): it reads it at its
     next turn boundary."""
@@ -206,7 +219,7 @@ class SubagentSteered(Event):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SteerDelivered(Event):
     """What the user sent into the main agent's running turn (``texts``, as typed) was added to its history
     after the tool results, before its next model call; the ``UserMessage`` (origin "steered") that follows
@@ -215,7 +228,7 @@ class SteerDelivered(Event):
     texts: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentWrappingUp(Event):
     """Subagent ``id`` is asked to finish now: at its next turn boundary it answers, without tools, with
     what it has. ``reason`` says who asked or which budget it reached."""
@@ -224,7 +237,7 @@ class SubagentWrappingUp(Event):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentResultDelivered(Event):
     """A background child's result was added to the main agent's history, before its next model call.
 
@@ -237,7 +250,7 @@ class SubagentResultDelivered(Event):
     description: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ApprovalRequested(Event):
     """A tool call waits for the user. The front end resolves ``future`` with an Approval.
 
@@ -255,7 +268,7 @@ class ApprovalRequested(Event):
     future: asyncio.Future[str | Approval] | None = field(default=None, compare=False, metadata={"transient": True})
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ElicitationRequested(Event):
     """An MCP server asks the user something (elicitation). The front end resolves ``future`` with a
     dict of the answer's fields (accept), or with "decline" or "cancel".
@@ -273,7 +286,7 @@ class ElicitationRequested(Event):
     )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class PlanUpdated(Event):
     """An agent wrote its plan (``todo_write``): every item, in order, each a dict of ``content``,
     ``status`` (pending | in_progress | completed) and ``active_form`` (the item as it is being done)."""
@@ -281,7 +294,7 @@ class PlanUpdated(Event):
     items: list[dict[str, str]]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ApprovalsWaiting(Event):
     """The approval inbox changed: ``agents`` are the agents whose calls wait for the user, in the order
     they asked (the first is the question shown now), with ``descriptions`` their errands ("" for the
@@ -292,7 +305,7 @@ class ApprovalsWaiting(Event):
     descriptions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class LanguageServerWorking(Event):
     """What a language server says it works on (LSP's ``$/progress``): "indexing: python 40 %"; "" when it
     has nothing left in progress. Front ends show it in the status line; it is not stored."""
@@ -300,13 +313,13 @@ class LanguageServerWorking(Event):
     text: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Notice(Event):
     level: NoticeLevel
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Retrying(Event):
     """A model call failed in a way worth another try; the next one comes after ``delay`` seconds."""
 
@@ -320,14 +333,14 @@ class Retrying(Event):
         return f"{self.error} Retrying in {self.delay:.0f} s ({self.attempt}/{self.retries})."
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class HistoryCleared(Event):
     """/clear: the conversation starts afresh; ``messages`` is the new (empty) history."""
 
     messages: list[Message] = field(default_factory=list)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Rewound(HistoryCleared):
     """/rewind of the conversation: ``messages`` is the history as it was before prompt ``to_prompt``,
     whose text ``prompt`` front ends offer back for editing."""
@@ -336,7 +349,7 @@ class Rewound(HistoryCleared):
     prompt: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ModeChanged(Event):
     """The permission mode became ``mode`` (/permissions, shift+tab, an editor's mode picker). Stored, so a
     session loaded again in an editor (ACP's session/load) goes on in the mode it had."""
@@ -344,12 +357,12 @@ class ModeChanged(Event):
     mode: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TurnFinished(Event):
     stop_reason: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Compacted(Event):
     """Older turns were replaced by a summary to free context."""
 
@@ -427,6 +440,11 @@ AnyEvent = (
 
 
 EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+def _compared(event: Event) -> tuple[Any, ...]:
+    """An event's fields that take part in comparing it, in order (the tuple a dataclass's ``__eq__`` compares)."""
+    return tuple(getattr(event, f.name) for f in dataclasses.fields(event) if f.compare)
 
 
 def _snake(name: str) -> str:

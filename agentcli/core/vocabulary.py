@@ -25,4 +25,8 @@ ToolKind = Literal["read", "edit", "exec", "task"]  # what a tool does, as front
 # diff of its old and new strings; a written file's whole content; a search's folder; a call that starts a subagent,
 # whose own lines tell its story (task); "": its arguments as they are.
 Preview = Literal["", "command", "output", "edit", "write", "search", "delegate"]
+# The permission modes (core/policy/permissions.py says what each runs without asking) and the sandbox's settings
+# (core/system/sandbox.py): here, so that reading or checking a setting loads neither module.
+MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")
 ShellStatus = Literal["running", "exited", "killed"]  # a background shell's (bash with run_in_background)

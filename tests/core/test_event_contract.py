@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agentcli.core.content import NOTE_OPEN, agentcli_note
 from agentcli.core.engine.loop import CUT_OFF
 from agentcli.core.events import (
@@ -178,3 +180,25 @@ def test_every_kind_of_event_is_in_the_union_that_renderers_match_on():
 
     assert subclasses(Event) == set(get_args(AnyEvent))
     assert set(EVENT_TYPES.values()) == set(get_args(AnyEvent))  # and the store can read each back
+
+
+def test_events_compare_hash_and_print_by_their_fields_as_dataclasses_do():
+    """Event's one __eq__, __hash__ and __repr__ (not one generated per class) keep a dataclass's behaviour."""
+    import asyncio
+    import dataclasses
+
+    from agentcli.core.events import ApprovalRequested, TextDelta, ThinkingDelta
+
+    delta = TextDelta(text="hi", agent_id="c1")
+    assert delta == TextDelta(text="hi", agent_id="c1") and hash(delta) == hash(TextDelta(text="hi", agent_id="c1"))
+    assert delta != TextDelta(text="ho", agent_id="c1") and delta != ThinkingDelta(text="hi", agent_id="c1")
+    assert repr(delta) == "TextDelta(agent_id='c1', parent_tool_use_id=None, text='hi')"
+    loop = asyncio.new_event_loop()
+    try:  # a field left out of comparing (compare=False) is left out here too
+        first, second = (ApprovalRequested(tool="bash", input={}, future=loop.create_future()) for _ in range(2))
+        assert first == second and first != ApprovalRequested(tool="grep", input={}, future=first.future)
+    finally:
+        loop.close()
+    assert dataclasses.replace(delta, text="ho") == TextDelta(text="ho", agent_id="c1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delta.text = "ho"  # type: ignore[misc]

@@ -22,3 +22,30 @@ def test_an_answer_still_imports_markdown_when_first_drawn():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "AssistantEntry True"
+
+
+def test_the_first_screen_loads_no_permission_checks_sandbox_model_client_or_question_screens():
+    """The settings name the permission and sandbox modes (core/vocabulary.py), the door takes the key's check
+    and the model's window from their own small modules; the permission checks, the sandbox's bwrap plumbing,
+    the model client and compaction load with the session, after the first screen, and the screens that ask
+    (an approval, a server's question, a missing key) when first shown."""
+    code = (
+        "import sys, agentcli.cli, agentcli.trust, agentcli.ui.tui.app; "
+        "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.policy.permissions', "
+        "'agentcli.core.system.sandbox', 'agentcli.core.system.protected_paths', 'agentcli.core.policy.decision', "
+        "'agentcli.core.model.llm', 'agentcli.core.model.early_request', 'agentcli.core.engine.compaction', "
+        "'agentcli.ui.tui.screens.approval', 'agentcli.ui.tui.screens.elicitation', 'agentcli.ui.tui.screens.no_key'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_names_from_the_door_does_not_read_its_lazy_block():
+    """``from door import x`` asks the module for ``__path__``: answered without parsing door.py, which its
+    lazy names need (``later``) and the first screen does not."""
+    code = (
+        "import agentcli.cli, agentcli.trust, agentcli.ui.tui.app; from agentcli.core import door; "
+        "print(door.later.cache_info().currsize, door.Skill.__name__, door.later.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["0", "Skill", "1"]

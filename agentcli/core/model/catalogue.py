@@ -14,6 +14,13 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 # Short names users type (as in Claude Code), for the newest model of each family.
 MODEL_ALIASES = {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 TASK_MODELS = ("haiku", "sonnet", "opus")  # what the main agent may choose for a subagent by default (task_models)
+# Context window size in tokens; current Claude models have at least this much.
+DEFAULT_CONTEXT_WINDOW = 200_000
+
+
+def context_window(model: str) -> int:
+    return DEFAULT_CONTEXT_WINDOW
+
 
 # USD per million tokens: input, output, cache write, cache read. Matched by prefix,
 # longest first; unknown models report tokens only.

@@ -37,6 +37,7 @@ from .catalogue import (
     effort_level,
     supports_adaptive_thinking,
 )
+from .catalogue import context_window as context_window
 from .credentials import MISSING_KEY_MESSAGE as MISSING_KEY_MESSAGE
 from .credentials import PLACEHOLDER_KEY as PLACEHOLDER_KEY
 from .credentials import Credentials as Credentials
@@ -56,14 +57,6 @@ if TYPE_CHECKING:
 THINKING_REFUSED = (
     "The model server does not accept extended thinking ({error}); agentcli goes on without it for this session."
 )
-
-
-# Context window size in tokens; current Claude models have at least this much.
-DEFAULT_CONTEXT_WINDOW = 200_000
-
-
-def context_window(model: str) -> int:
-    return DEFAULT_CONTEXT_WINDOW
 
 
 @dataclass

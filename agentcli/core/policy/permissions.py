@@ -61,13 +61,12 @@ from ..system.home_held import home_reason
 from ..system.sandbox import Widening
 from ..tool_facts import KNOWN
 from ..units import quoted
+from ..vocabulary import MODES as MODES
 from .calls import CallContext as Ctx
 from .calls import JudgedTool as Tool
 from .decision import ALLOW, BYPASS, Decision, plan_refusal, refuse
 from .judgments import decide_command, decide_fetch
 from .rules import Rule, RuleError, RuleSet, save_allow_rule
-
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 # Tool kinds each mode runs without asking (bypassPermissions runs everything).
 _FREE: dict[str, set[str]] = {

@@ -47,12 +47,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..vocabulary import SANDBOX_MODES as MODES
 from . import processes, protected_paths, seccomp, session_dirs
 from .hidden_paths import secret_paths
 from .host_proxy import BRIDGE, PROXY_FOLDER, PROXY_SOCKET, HostProxy
 from .protected_paths import HeldLink, git_writable, linked_git_dirs
 
-MODES = ("auto", "on", "off")
 INSTALL = "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 # What a failed command's output says when the sandbox stopped it, and what the result then adds.

@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 
 from ...config import Settings
-from ...core.door import LLM, MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
+from ...core.door import MISSING_KEY_MESSAGE, MissingCredentials, resolve_credentials
 from ...core.events import (
     MAIN,
     ApprovalRequested,
@@ -50,8 +50,6 @@ from .messages import (
 )
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import show_tail, welcome
-from .screens import approval, elicitation
-from .screens.no_key import NoKeyScreen
 from .screens.transcript import TranscriptScreen
 from .widgets.footer import Footer
 from .widgets.prompt import PromptBar, PromptInput
@@ -59,7 +57,7 @@ from .widgets.status_bar import StatusBar
 from .widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from ...core.door import EngineSettings, SessionSurface
+    from ...core.door import LLM, EngineSettings, SessionSurface
 
 __all__ = ["AgentApp", "RESUME_WIDGETS", "make_app", "run_tui"]
 
@@ -129,6 +127,8 @@ class AgentApp(AppBase):
         if self.first_prompt:  # waits in the queue until the session is open (without a key: in the input)
             await self.submit(self.first_prompt)
         if self.no_key:
+            from .screens.no_key import NoKeyScreen  # here, as the question screens below: few launches draw them
+
             self.push_screen(NoKeyScreen())
         self.call_after_refresh(self.warm_up if self.session else lambda: open_after_paint(self, self.opening))
         if not self.testing:
@@ -147,9 +147,13 @@ class AgentApp(AppBase):
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         if isinstance(event, ApprovalRequested):
+            from .screens import approval  # on the first question: the first screen does without it
+
             approval.ask(self, event)
             return  # a question: the view does not fold it
         if isinstance(event, ElicitationRequested):
+            from .screens import elicitation
+
             elicitation.ask(self, event)
             return
         if isinstance(event, ApprovalsWaiting):
@@ -178,6 +182,8 @@ class AgentApp(AppBase):
         self.panel.show_inbox(self.view.inbox_line())
         if state is not None:
             await self.panel.show(state, self.clock())
+        from .screens import approval
+
         approval.inbox_changed(self, self.view.approvals)
 
     async def subagent_event(self, event: Event) -> None:

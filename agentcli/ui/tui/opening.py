@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from ...core.door import LLM, in_thread, project_dir, writable_folder
+from ...core.door import in_thread, project_dir, writable_folder
 from .. import slash
 from ..notify import Notifier
 from .base import AppBase
@@ -28,7 +28,7 @@ from .widgets.prompt import PromptBar
 RESUME_WIDGETS = 40  # messages and tool calls drawn when a session is resumed; scrolling up loads more
 
 if TYPE_CHECKING:
-    from ...core.door import EngineSettings, SessionSurface
+    from ...core.door import LLM, EngineSettings, SessionSurface
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...core.door import (
-    LLM,
-    SessionError,  # a bad --resume or --continue, in one sentence
-)
+from ...core.door import SessionError  # a bad --resume or --continue, in one sentence
 from ...core.events import MAIN, Event
 from ..escapes import visible_data, visible_event
 from .base import AppBase
@@ -17,7 +14,7 @@ from .preview import read_tail, session_path
 from .widgets.conversation import tail_start, text_of
 
 if TYPE_CHECKING:
-    from ...core.door import EngineSettings, SessionSurface
+    from ...core.door import LLM, EngineSettings, SessionSurface
 
 __all__ = ["SessionError", "open_session", "show_restored", "show_tail", "welcome"]
 
