@@ -3,9 +3,10 @@
 
 The newest bytes stay as they are; each time they reach ``BLOCK`` they are compressed on their own (zlib,
 no state kept between blocks: a compressor's state is about 256 KiB) and put after the earlier blocks.
-Reading the whole decompresses every block: at 3-4x for code and JSON (the history's tool results), a
-few ms a request for a history of megabytes, against the tens of ms serializing it again would take and
-the seconds a request waits on the model.
+Reading the whole decompresses every block. What that costs depends on the history: for the loop bench's
+(400 small messages, 70 KiB) 0.04 ms, against 2.1 ms to serialize it again; for one of source files read
+whole (1.7 MB, held in 0.57 MB) about 20 ms at load 6, about what serializing it again takes, while such a
+request waits seconds on the model. Kept uncompressed it cost nothing to read and its whole size to hold.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ messages is kept as one piece, with the message objects it was made of: the next
 conversation finds them, by identity, at the start of its history and serializes only what followed.
 One piece per conversation rather than one per message holds only the JSON (a kept bytes object, a
 list and a dict entry per message had cost as much again; memory a long session holds per turn), and
-that JSON is kept compressed but for its newest part (``packed.Packed``), as much again. The
+that JSON is kept compressed but for its newest part (``packed.Packed``: a third of it for source files). The
 last message carries the cache breakpoint (``with_cache_breakpoint``): it is serialized on each call
 and never kept, since the same message goes out unmarked once another follows it.
 """
