@@ -163,10 +163,15 @@ async def _measure(root: Path, runs: int, mem_runs: int, section: Section) -> No
         note=f"{Stat([m * 1024 / TURNS for m in mem['agentcli']], 'KiB', 1)} per turn; target ≤ 1.2×; what "
         "moved it (516 to 441 KiB, tracemalloc): the history's JSON is kept as one piece per "
         "conversation, found again by the identity of its messages (request_body.py), instead of a "
-        "bytes object, a list and a dict entry per message, whose bookkeeping cost as much as the "
-        "JSON; what is left over the bare loop: that JSON (about 70 KiB at 200 turns, what spares "
-        "each call serializing the history again), the quoted tool definitions kept for every "
-        "request (about 21 KiB) and the sandbox's list of hidden paths (about 16 KiB)",
+        "bytes object, a list and a dict entry per message; then (441 to about 350 KiB, one change at a time): "
+        "that JSON kept compressed but for its newest 16 KiB (core/model/packed.py; 70 KiB to about 8 here, "
+        "where one file is read again and again; source files compress about 3×), the sandbox's list of "
+        "hidden paths made when a command is wrapped rather than held (about 17 KiB), each tool call's name "
+        "one interned string (58 bytes a call), the session file written unbuffered (its buffers about 5 KiB), "
+        "the commands' environment made when a language server starts (about 5 KiB) and the history's content "
+        "lists kept at their size; what is left over the bare loop: the session itself (its tools, settings, "
+        "store, permissions: about 25 KiB), the JSON's newest part, and what a run leaves in caches the bare "
+        "loop does not fill (about 17 KiB, read after the session is let go)",
     )
 
 

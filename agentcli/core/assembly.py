@@ -6,6 +6,8 @@ one place that knows which part needs which (front ends open one through ``door.
 
 from __future__ import annotations
 
+import functools
+
 from .engine import compaction, mentions, telemetry
 from .engine.agents import load_agent_types
 from .engine.context import main_system_prompt
@@ -157,7 +159,7 @@ def assemble(
         settings.plugin_lsp,
         settings.lsp_timeout,
         workspace.root,
-        command_env(settings.tools.keep_secret_env),
+        functools.partial(command_env, settings.tools.keep_secret_env),
         sandbox,
         on_progress=lambda text: session.deliver(LanguageServerWorking(text=text)),
     )

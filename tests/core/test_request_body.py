@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentcli.core.content import Message
-from agentcli.core.model import request_body
+from agentcli.core.model import packed, request_body
 from agentcli.core.model.llm import LLM, Credentials
 from agentcli.core.model.request_body import RequestBodies, with_cache_breakpoint
 from tests.fakes.anthropic_server import FakeAnthropic, text
@@ -137,3 +137,24 @@ def test_conversations_no_longer_sent_are_let_go(monkeypatch: pytest.MonkeyPatch
     assert [value for value in encoded if isinstance(value, dict) and "role" in value] == [
         with_cache_breakpoint(kept[-1:])[0]
     ]  # the one still being sent is kept
+
+
+def test_a_long_history_kept_compressed_goes_out_as_it_was() -> None:
+    # the kept JSON is compressed a block at a time (core/model/packed.py): a history many blocks long, grown a
+    # turn at a time, goes out byte for byte as serializing it whole would make it, and is held in less
+    bodies = RequestBodies()
+    messages = history(1)
+    for i in range(300):
+        output = "".join(f'{n:6}\tline {n} of file {i} ✓ "q"\n' for n in range(i % 40))
+        messages.append(
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "r", "input": {}}]}
+        )
+        messages.append(
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": output}]}
+        )
+        body = bodies.build(params(messages))
+    whole = b",".join(request_body.encode(m) for m in messages[:-1])
+    assert bodies.history(messages[:-1]) == whole and len(whole) > 8 * packed.BLOCK
+    assert json.loads(body)["messages"][:-1] == messages[:-1]
+    (sent,) = bodies._sent
+    assert len(sent.json) == len(whole) and sent.json.held() < len(whole) / 3

@@ -30,6 +30,27 @@ async def test_glob_breaks_mtime_ties_by_path_inside_a_subdirectory(tmp_path):
     assert out.splitlines() == ["src/new.py", "src/a.py", "src/b.py", "src/z/c.py"]
 
 
+async def test_glob_keeps_ties_by_path_across_the_files_it_shows(tmp_path):
+    # rg sorts newest first and leaves a tie in the order it walked; 300 files in three times, the middle one
+    # across the 200 shown: the listing must be what a full sort by (newest, path) gives
+    names = [f"{d}/{'kamby'[i % 5]}{i}.py" for i in range(75) for d in ("a", "a-b", "b/c", "z")]
+    times = {}
+    for i, rel in enumerate(names):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+        when = (3 if i < 150 else 2 if i < 270 else 1) * 1_000_000_000
+        os.utime(path, ns=(when, when))
+        times[rel] = when
+    out = (await Glob().run({"pattern": "**/*.py"}, ctx_at(tmp_path))).splitlines()
+    expected = sorted(times, key=lambda rel: (-times[rel], rel))
+    assert out[:200] == expected[:200]
+    assert (
+        out[200]
+        == "[Showing the 200 most recently modified of 300 matching files; use a more specific pattern or path to see the others.]"
+    )
+
+
 # ---------------------------------------------------------------- grep: rg searches in parallel, we sort
 
 

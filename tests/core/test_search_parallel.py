@@ -15,7 +15,7 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import rg as search  # the rg runner, where grep decides when to sort itself
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.glob_patterns import compile_glob, name_globs
+from agentcli.core.tools.glob_patterns import compile_glob, name_globs, names_say_all
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import Glob, Grep
 from tests.conftest import tool_settings
@@ -231,6 +231,14 @@ def test_name_globs_only_for_plain_last_parts():
     assert name_globs("./a?b.txt") == ["a?b.txt"]
     for pattern in ("src/**", "a**b", "[ab].py", "x/{a,b/**}", "!x.py", "x:y", "a b.py", "a\\*.py", "a,b"):
         assert name_globs(pattern) is None, pattern
+        assert not names_say_all(pattern), pattern
+
+
+def test_names_say_all_only_for_names_at_any_depth():
+    for pattern in ("*.py", "**/*.py", "./test_?.py", "**/*.{py,pyi}", "{a,b}.txt"):
+        assert names_say_all(pattern), pattern
+    for pattern in ("src/*.py", "src/**/*.py", "**/src/*.py", "{*.py,src/*.txt}", "*/x.py"):
+        assert not names_say_all(pattern), pattern
 
 
 async def test_glob_past_its_timeout_and_a_cancelled_glob_stop_rg(tmp_path):

@@ -398,10 +398,12 @@ class Agent:
 
     def add_user(self, content: list[dict[str, Any]], origin: Origin = "user") -> None:
         """Append a user message, merged into the previous one when that is a user message too."""
+        content = list(content)  # at its size (``add_assistant``)
         append_user(self.messages, content)
         self.emit(UserMessage, content=content, origin=origin)
 
     def add_assistant(self, content: list[dict[str, Any]], stop_reason: str | None) -> None:
+        content = list(content)  # at its size: a list grown by appends keeps room for more, in every message kept
         self.messages.append({"role": "assistant", "content": content})
         self.emit(AssistantMessage, content=content, stop_reason=stop_reason)
         if not has_tool_use(content):

@@ -378,14 +378,14 @@ class LanguageServers:
         self,
         specs: list[ServerSpec],
         root: Path,
-        env: Mapping[str, str],
+        env: Mapping[str, str] | Callable[[], Mapping[str, str]],
         sandbox: Sandbox | None,
         timeout: float,
         on_progress: Callable[[str], None] | None = None,
     ) -> None:
         self.specs = specs
         self.root = root
-        self.env = env
+        self.env = env  # or what makes it when a server starts: most sessions start none (5 KiB held for nothing)
         self.sandbox = sandbox
         self.timeout = timeout
         self.on_progress = on_progress
@@ -415,9 +415,8 @@ class LanguageServers:
         if spec is None:
             return None
         if spec.name not in self.running:
-            self.running[spec.name] = LanguageServer(
-                spec, self.root, self.env, self.sandbox, self.timeout, self.on_progress
-            )
+            env = self.env() if callable(self.env) else self.env
+            self.running[spec.name] = LanguageServer(spec, self.root, env, self.sandbox, self.timeout, self.on_progress)
         return self.running[spec.name]
 
     def started(self) -> list[LanguageServer]:

@@ -12,7 +12,7 @@ import asyncio
 import re
 import subprocess
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -473,7 +473,7 @@ def language_servers(
     plugins: tuple[ServerSpec, ...],
     timeout: float,
     root: Path,
-    env: dict[str, str],
+    env: Mapping[str, str] | Callable[[], Mapping[str, str]],
     sandbox: Any,
     on_progress: Callable[[str], None] | None = None,
 ) -> LanguageServers:

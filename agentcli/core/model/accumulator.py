@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -132,7 +133,9 @@ def block_to_dict(block: Any) -> dict[str, Any] | None:
         data = block.input
         if isinstance(block.input, dict) and type(block.input) is not dict:  # the early path's Node: plain dicts
             data = json.loads(json.dumps(block.input))
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": data}
+        # the name as one string however often it is called (sys.intern): a long session holds every call
+        name = sys.intern(block.name) if type(block.name) is str else block.name
+        return {"type": "tool_use", "id": block.id, "name": name, "input": data}
     return cast("dict[str, Any] | None", block.model_dump(exclude_none=True))
 
 

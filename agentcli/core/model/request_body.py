@@ -6,7 +6,8 @@ once they are in the history (a merged user message is a new dict), so the JSON 
 messages is kept as one piece, with the message objects it was made of: the next call of the same
 conversation finds them, by identity, at the start of its history and serializes only what followed.
 One piece per conversation rather than one per message holds only the JSON (a kept bytes object, a
-list and a dict entry per message had cost as much again; memory a long session holds per turn). The
+list and a dict entry per message had cost as much again; memory a long session holds per turn), and
+that JSON is kept compressed but for its newest part (``packed.Packed``: a third of it for source files). The
 last message carries the cache breakpoint (``with_cache_breakpoint``): it is serialized on each call
 and never kept, since the same message goes out unmarked once another follows it.
 """
@@ -16,10 +17,11 @@ from __future__ import annotations
 import copy
 import json
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..content import Message
+from .packed import Packed
 
 # As the SDK encodes a body (anthropic._utils._json.openapi_dumps): compact, UTF-8, no NaN.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -36,7 +38,7 @@ class _Sent:
     """The JSON of ``messages`` (comma-separated), the history a conversation sent before its last message."""
 
     messages: list[Message]  # kept alive, so their ids cannot be reused
-    json: bytes
+    json: Packed = field(default_factory=Packed)
 
     def extends_to(self, head: list[Message]) -> bool:
         kept = self.messages
@@ -53,16 +55,16 @@ class RequestBodies:
         """The JSON of ``head``, the messages before the last, reusing what an earlier call made of its start."""
         found = next((sent for sent in self._sent if sent.extends_to(head)), None)
         if found is None:
-            found = _Sent([], b"")
+            found = _Sent([])
             self._sent = self._sent[: KEEP_CONVERSATIONS - 1]
         else:
             self._sent.remove(found)
         self._sent.insert(0, found)
         if len(head) > len(found.messages):
             parts = [encode(message) for message in head[len(found.messages) :]]
-            found.json = b",".join([found.json, *parts] if found.messages else parts)
+            found.json.extend(b",".join([b"", *parts] if found.messages else parts))
             found.messages = list(head)
-        return found.json
+        return bytes(found.json)
 
     def build(self, params: dict[str, Any]) -> bytes:
         """``params`` (the request's fields, ``messages`` as in the history, without the breakpoint) as JSON."""

@@ -12,6 +12,7 @@ process that resumes it forks into a copy instead of interleaving writes.
 from __future__ import annotations
 
 import datetime
+import errno
 import fcntl
 import json
 import os
@@ -85,7 +86,7 @@ class SessionStore:
         self.image_dir = project_dir / session_id / "images"  # each image once, by SHA-256 (core/images.py)
         self._header = header
         self._waiting: list[tuple[str, dict[str, Any]]] | None = []  # notices held back; None once something came
-        self._files: dict[str, IO[str]] = {}
+        self._files: dict[str, IO[bytes]] = {}
         self.warnings: list[str] = []  # damage found in files it opened
         self.off = False  # a write failed; nothing more is written
         self.problem = ""  # why it failed ("no space left on device")
@@ -152,10 +153,14 @@ class SessionStore:
             f = self._files.get(agent_id) or self._open(agent_id)
             record = record if finite(record) else finite_copy(record)
             try:
-                f.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
             except UnicodeEncodeError:  # a lone surrogate (no UTF-8 can hold it): kept as its JSON escape
-                f.write(json.dumps(record, default=str) + "\n")
-            f.flush()
+                line = (json.dumps(record, default=str) + "\n").encode()
+            while line:  # unbuffered: each record is on disk once written, as a flush made it
+                written = f.write(line)
+                if not written:
+                    raise OSError(errno.EIO, "nothing was written")
+                line = line[written:]
         except OSError as exc:
             self.off, self.problem = True, _reason(exc)
             self.close()
@@ -176,10 +181,11 @@ class SessionStore:
         except OSError:
             pass
 
-    def _open(self, agent_id: str) -> IO[str]:
+    def _open(self, agent_id: str) -> IO[bytes]:
         path = self.path_for(agent_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        f = path.open("a", encoding="utf-8")
+        # unbuffered (each record is written whole at once): a buffer would hold 5 KiB a file for nothing
+        f = path.open("ab", buffering=0)
         if agent_id == MAIN:
             try:
                 fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

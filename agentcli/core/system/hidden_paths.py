@@ -109,9 +109,14 @@ SECRET_PATHS = (
 )
 
 
-def secret_paths(home: Path | None = None) -> list[Path]:
-    """What the sandbox hides: the secrets under ``home`` (default $HOME), agentcli's own folders (those in
-    use and the usual ones, when AGENTCLI_HOME or XDG_* moves them) and Claude Code's folder where
-    CLAUDE_CONFIG_DIR moves it (its login, and settings and plugins whose hooks run as the user's own)."""
+def secret_paths(home: Path | None = None, homes: list[Path] | None = None) -> list[Path]:
+    """What the sandbox hides: the secrets under ``home`` (default $HOME), and ``homes`` (default ``own_homes()``)."""
     home = home or Path(os.environ.get("HOME") or Path.home())
-    return [*(home / name for name in SECRET_PATHS), *paths.all_homes(), paths.claude_home()]
+    return [*(home / name for name in SECRET_PATHS), *(own_homes() if homes is None else homes)]
+
+
+def own_homes() -> list[Path]:
+    """agentcli's own folders (those in use and the usual ones, when AGENTCLI_HOME or XDG_* moves them) and
+    Claude Code's folder where CLAUDE_CONFIG_DIR moves it (its login, and settings and plugins whose hooks run
+    as the user's own), as the environment places them now."""
+    return [*paths.all_homes(), paths.claude_home()]

@@ -49,7 +49,7 @@ from pathlib import Path
 
 from ..vocabulary import SANDBOX_MODES as MODES
 from . import processes, protected_paths, seccomp, session_dirs
-from .hidden_paths import secret_paths
+from .hidden_paths import own_homes, secret_paths
 from .host_proxy import BRIDGE, PROXY_FOLDER, PROXY_SOCKET, HostProxy
 from .protected_paths import HeldLink, git_writable, linked_git_dirs
 
@@ -143,12 +143,19 @@ class Sandbox:
         self.bwrap = (
             bwrap if bwrap is not None else (shutil.which("bwrap") if sys.platform.startswith("linux") else None)
         )
-        self.hidden = list(hidden) if hidden is not None else secret_paths()
         self.home = Path(os.environ.get("HOME") or Path.home())
+        # What it hides: ``hidden``, else the secrets under $HOME and the homes the environment places now; the
+        # list is made again when used rather than held (about 17 KiB, which a session would hold throughout).
+        self._hidden = list(hidden) if hidden is not None else None
+        self._homes = own_homes() if hidden is None else []
         self._tmp: Path | None = None
         self._problem: str | None = None  # why bwrap cannot be used here ("" once it worked)
         self._told = False  # the notice that the sandbox is off has been given
         self._lock = threading.RLock()  # usable() tries bwrap through wrap(), which makes the private /tmp
+
+    @property
+    def hidden(self) -> list[Path]:
+        return self._hidden if self._hidden is not None else secret_paths(self.home, self._homes)
 
     @classmethod
     def for_setting(cls, mode: str, network: bool = False, allowed_hosts: Sequence[str] = ()) -> Sandbox | None:

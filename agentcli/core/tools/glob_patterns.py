@@ -182,3 +182,12 @@ def name_globs(pattern: str) -> list[str] | None:
             return None
         names.append(name)
     return names
+
+
+def names_say_all(pattern: str) -> bool:
+    """Whether ``name_globs`` says all the pattern does: each alternative is a name at any depth ('*.py',
+    '**/test_*.py'), which rg's file type checks as the whole pattern would, so nothing is left to match in
+    Python."""
+    return name_globs(pattern) is not None and all(
+        alt.startswith("**/") and "/" not in alt[3:] for alt in _alternatives(pattern)
+    )

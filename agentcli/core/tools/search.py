@@ -19,14 +19,14 @@ import asyncio
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import ToolError
 from .base import Tool, ToolContext
 from .file_access import _open_dir, _os_error, open_file, resolve_path
-from .glob_patterns import compile_glob, name_globs, rebased_globs
+from .glob_listing import Listing, list_newest
+from .glob_patterns import compile_glob, name_globs, names_say_all, rebased_globs
 from .rg import (
     _FD_DIR,
     COMMON_RG_ARGS,
@@ -34,7 +34,6 @@ from .rg import (
     GREP_MAX_LINES,
     _grep_sorted,
     _off_loop,
-    _rg,
     _RgResult,
     _run_rg_sync,
     _Stopper,
@@ -55,7 +54,7 @@ def verbatim(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def timeout_note(result: _RgResult | _Listing) -> str:
+def timeout_note(result: _RgResult | Listing) -> str:
     return (
         f"[The search was stopped after {result.timed_out:g} s (setting search_timeout), so results may be "
         "missing; narrow it with `path` or `glob`.]"
@@ -296,58 +295,6 @@ class Grep(Tool):
 # ---------------------------------------------------------------- glob
 
 
-@dataclass
-class _Listing:
-    found: list[tuple[float, str]]  # (-mtime, path) of each file that matched, newest first, ties by path
-    listed: int  # files rg listed
-    returncode: int
-    stderr: str
-    timed_out: float = 0.0
-
-
-def _list_newest(
-    args: list[str], cwd: Path, timeout: float, matcher: re.Pattern[str], stopper: _Stopper, prefix: str = ""
-) -> _Listing:
-    """Run ``rg --files`` and stat each path ``matcher`` matches while rg still lists (the stats overlap rg's
-    walk). Past ``timeout`` seconds rg is stopped, and what it listed so far is the listing, each
-    path shown with ``prefix`` in front. Each piece of rg's output is taken whole (decoded at once, matched with
-    ``filter``), so what runs in Python per file is little more than its stat."""
-    found: list[tuple[float, str]] = []
-    listed = 0
-    pending = b""
-    stat = os.stat
-    root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-
-    def take(complete: bytes) -> None:
-        nonlocal listed
-        paths = [path for path in complete.decode("utf-8", errors="replace").split("\n") if path]
-        listed += len(paths)
-        for path in filter(matcher.match, paths):
-            try:
-                found.append((-stat(path, dir_fd=root).st_mtime, prefix + path))
-            except OSError:
-                found.append((0.0, prefix + path))
-
-    def feed(chunk: bytes) -> bool:
-        nonlocal pending
-        complete, newline, rest = chunk.rpartition(b"\n")
-        if newline:
-            take(pending + complete)
-            pending = rest
-        else:
-            pending += rest
-        return True
-
-    try:
-        returncode, stderr, timed_out = _rg(args, cwd, timeout, feed, stopper)
-        if pending and not timed_out:  # a line cut off by the timeout is left out
-            take(pending)
-    finally:
-        os.close(root)
-    found.sort()
-    return _Listing(found, listed, returncode, stderr, timed_out)
-
-
 class Glob(Tool):
     name = "glob"
     built_in_types = ("explore", "bash")
@@ -401,7 +348,17 @@ class Glob(Tool):
         timeout = ctx.settings.search_timeout
         result = await _off_loop(
             lambda stopper: _from_opened(
-                ctx, opened, lambda where: _list_newest(rg_args, Path(where), timeout, matcher, stopper, prefix)
+                ctx,
+                opened,
+                lambda where: list_newest(
+                    rg_args,
+                    Path(where),
+                    timeout,
+                    None if names_say_all(pattern) else matcher,
+                    stopper,
+                    GLOB_MAX_FILES,
+                    prefix,
+                ),
             )
         )
         if result.timed_out and not result.listed:
@@ -411,7 +368,7 @@ class Glob(Tool):
             )
         if result.returncode not in (0, 1) and not result.listed:
             raise _rg_error(result.stderr)
-        ordered = [path for _, path in result.found]
+        ordered = result.found
         stopped = f"\n{timeout_note(result)}" if result.timed_out else ""
         if not ordered:
             return (
