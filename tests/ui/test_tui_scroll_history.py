@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcli.ui.tui.app import make_app
-from agentcli.ui.tui.widgets.conversation import PrunedMarker
+from agentcli.ui.tui.widgets.entries import PrunedMarker
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
 

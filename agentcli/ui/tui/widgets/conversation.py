@@ -45,35 +45,16 @@ from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
-from .history import History, answer_entry, tail_start, text_of
+from .history import History, answer_entry, text_of
 from .thinking import ThinkingEntry
 from .to_model import ToModelEntry, is_long
 from .tool_call import TaskEntry, ToolCallEntry
-
-__all__ = [
-    "Conversation",
-    "NoticeEntry",
-    "PrunedMarker",
-    "ReportEntry",
-    "UserEntry",
-    "answer_entry",
-    "tail_start",
-    "text_of",
-]  # the history's, as before it had a module of its own
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
     from .answer import AssistantEntry
     from .early_answer import EarlyAnswer
-
-
-def __getattr__(name: str) -> Any:
-    if name == "AssistantEntry":  # imported on first use: see answer.py
-        from .answer import AssistantEntry
-
-        return AssistantEntry
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
