@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.scrollbar import ScrollBar
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -47,6 +48,7 @@ def text_of(content: Any) -> str:
 
 
 AHEAD = 1.5  # screens: scrolling up nearer than this to the top of what is drawn draws the next part above it
+TEND_AFTER = 0.05  # seconds the view rests after a scroll before it is tended (``History.tend``)
 
 
 def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool = False) -> int:
@@ -97,7 +99,7 @@ class History(VerticalScroll):
     _unsettled: list[EarlyAnswer]  # while it is built, and until they are Markdown entries
     _arranged: DockArrangeResult | None  # its latest layout, and an entry to keep in place
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
-    _tending = False  # a pass hiding what is far off screen is due after the next frame (offscreen.py, ``tend``)
+    _tending: Timer | None = None  # a pass hiding what is far off screen is due (offscreen.py, ``tend``)
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
     _upward = False  # the latest scroll was up
     _loading = False  # load_earlier is drawing
@@ -286,15 +288,16 @@ class History(VerticalScroll):
         return {*running, *self.tasks.values(), *self._unsettled, *([self._retry] if self._retry else [])}
 
     def tend(self) -> None:
-        """After the frame that shows a scroll, once scrolling up has drawn earlier parts: hide the history far from the
-        view (offscreen.py), and scrolling up near the top of what is drawn, draw the next part above it (so a page
-        up after it need not wait for it)."""
-        if not self._tending:
-            self._tending = True
-            self.call_after_refresh(self._tend)
+        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this), and
+        once scrolling up has drawn earlier parts: hide the history far from the view (offscreen.py), and scrolling up
+        near the top of what is drawn, draw the next part above it (so a page up after it need not wait for it)."""
+        if self._tending is not None:
+            self._tending.reset()  # not while the view is still moving: once it rests
+        else:
+            self._tending = self.set_timer(TEND_AFTER, self._tend)
 
     def _tend(self) -> None:
-        self._tending = False
+        self._tending = None
         if self._kept is not None or self._unfilled is not None or self._unsettled:
             self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
             return

@@ -20,8 +20,8 @@ from textual.widget import Widget
 
 from .entries import PrunedMarker
 
-HIDE_BEYOND = 3  # screens from the view: entries this far away are hidden behind a gap
-SHOW_WITHIN = 2  # screens: a gap this near is shown again (less than HIDE_BEYOND, so paging to and fro hides nothing)
+HIDE_BEYOND = 5  # screens from the view: entries this far away are hidden behind a gap
+SHOW_WITHIN = 3  # screens: a gap this near is shown again (less than HIDE_BEYOND, so paging to and fro hides nothing)
 FEWEST = 4  # entries worth a gap (each stands for at most a screenful)
 
 
