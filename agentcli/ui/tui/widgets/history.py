@@ -276,8 +276,7 @@ class History(VerticalScroll):
             reveal_near(self, self._arranged, new)  # before the frame that shows it
         super().watch_scroll_y(old, new)
         if new <= 0 < old and self._drawn_from:
-            self._paging = True
-            self.call_later(self.load_earlier)
+            self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
         self._upward = new < old
         if self._paging:
             self.tend()
@@ -325,6 +324,8 @@ class History(VerticalScroll):
         start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit, self.size.height, likely=True)
         await self._draw_above(self._replayed, start, end)
         self.call_after_refresh(keep_drawn)
+        if self._paging:
+            self.tend()  # the part before it too, while the view is still near the top
         if not self._drawn_from:
             self._replayed = []
             first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)
