@@ -8,7 +8,8 @@ from typing import Any
 
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.widgets.entries import PrunedMarker
-from agentcli.ui.tui.widgets.offscreen import Gap, reveal_all
+from agentcli.ui.tui.widgets.history import AHEAD
+from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
 
@@ -17,7 +18,7 @@ SIZE = (100, 30)
 
 async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_rows(server, make_session):
     session, _ = make_session()
-    session.restored_events = _exchanges(40)  # 240 messages and calls: many screens
+    session.restored_events = _exchanges(80)  # 480 messages and calls: many screens
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         view = app.conversation
@@ -42,21 +43,28 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
             )
 
         app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
+        height = view.scrollable_content_region.height
+
+        def ahead() -> bool:  # at least a screen and a half drawn above the view, or all of it
+            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
+
         view.scroll_home(animate=False, immediate=True)
         await until(pilot, lambda: len(entries()) > opened, "the earlier part drawn on reaching the top")
-        first = len(entries())
-        await until(pilot, lambda: len(entries()) > first, "the part before it drawn ahead, with no scroll")
+        await until(pilot, ahead, "the part before it drawn ahead, with no scroll")
+        bound = (2 * HIDE_BEYOND + 4) * height  # the rows laid out: the view, five screens each side, part gaps
+        for _ in range(60):
+            if view.virtual_size.height > bound + 3 * height:
+                break
+            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
+            await until(pilot, ahead, "the next part drawn ahead")
 
-        def page_up() -> None:
-            view.scroll_to(y=view.scroll_y - view.scrollable_content_region.height, animate=False, immediate=True)
+        def laid_out_rows() -> int:
+            return view.virtual_size.height - sum(g.rows for g in view.query_children(Gap) if g.display)
 
-        for _ in range(12):  # from where the drawing ahead left the view, with the frames between pages
-            page_up()
-            await pilot.pause()
-        await until(pilot, lambda: any(not e.display for e in entries()), "the entries far below hidden")
+        assert view.virtual_size.height > bound + 3 * height
+        await until(pilot, lambda: laid_out_rows() <= bound, "the entries far below hidden")
         hidden = [e for e in entries() if not e.display]
-        assert len(hidden) > len(entries()) // 3  # far more than a screen's: every page lays out fewer than all
-        assert all(e in hidden for g in view.query_children(Gap) for e in g.entries)
+        assert hidden and all(e in hidden for g in view.query_children(Gap) for e in g.entries)
         view.scroll_end(animate=False, immediate=True)
         await until(pilot, lambda: screen() == at_end, "the end shown again as it was")
 
