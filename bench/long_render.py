@@ -101,7 +101,7 @@ def run(work: Path, runs: int = 5) -> Section:
         "what moved it: entries more than five screens from the view are hidden behind one blank gap of their rows per "
         "screenful (ui/tui/widgets/offscreen.py), shown again before the frame that scrolls near them, so a page lays "
         "out and composites about what a bare view of those screens would; once the view has reached the top of what "
-        "is drawn, the next part is drawn ahead while the view rests within a screen and a half of it, so a page up "
+        "is drawn, the next part is drawn ahead while the view rests within a screen of it, so a page up "
         "no longer waits for a load (ui/tui/widgets/history.py); and what a load drew is frozen for the collector, "
         "whose full passes over the drawn history took 160-180 ms in a page's frame; earlier: reaching the top draws "
         "about a screenful above it in the layout that keeps the view in place"

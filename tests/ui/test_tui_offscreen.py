@@ -45,7 +45,7 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
         app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
         height = view.scrollable_content_region.height
 
-        def ahead() -> bool:  # at least a screen and a half drawn above the view, or all of it
+        def ahead() -> bool:  # at least a screen drawn above the view, or all of it
             return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
 
         view.scroll_home(animate=False, immediate=True)

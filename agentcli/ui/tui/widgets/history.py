@@ -47,7 +47,7 @@ def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
 
 
-AHEAD = 1.5  # screens: scrolling up nearer than this to the top of what is drawn draws the next part above it
+AHEAD = 1.0  # screens: scrolling up nearer than this to the top of what is drawn draws the next part above it
 TEND_AFTER = 0.05  # seconds the view rests after a scroll before it is tended (``History.tend``)
 
 
