@@ -98,11 +98,13 @@ def run(work: Path, runs: int = 5) -> Section:
     )
     steps = len(got["resume"][0]["scroll_ms"])
     moved = (
-        "what moved it: reaching the top of what is drawn draws about a screenful above it (ui/tui/widgets/"
-        "history.py), not the next 40 entries, in the same layout that keeps the view where it was (it was a scroll "
-        "after the next frame); what is left: styling and laying out that screenful's new widgets (a collapsed tool "
-        "call, an answer's Markdown blocks) when the top is reached, and a layout of all that is drawn; the fix "
-        "that remains is to keep off-screen history unmounted"
+        "what moved it: entries more than five screens from the view are hidden behind one blank gap of their rows per "
+        "screenful (ui/tui/widgets/offscreen.py), shown again before the frame that scrolls near them, so a page lays "
+        "out and composites about what a bare view of those screens would; once the view has reached the top of what "
+        "is drawn, the next part is drawn ahead while the view rests within a screen of it, so a page up "
+        "no longer waits for a load (ui/tui/widgets/history.py); and what a load drew is frozen for the collector, "
+        "whose full passes over the drawn history took 160-180 ms in a page's frame; earlier: reaching the top draws "
+        "about a screenful above it in the layout that keeps the view in place"
     )
     section.compare(
         "scroll: jump to the top",
@@ -125,7 +127,8 @@ def run(work: Path, runs: int = 5) -> Section:
         "bare VerticalScroll",
         [statistics.median(r["scroll_ms"]) for r in got["bare"]],
         digits=1,
-        note=f"median of the {steps} pages from the end to the top",
+        note=f"median of {steps} pages up from the end, each a quarter second after the one before (runs before "
+        "2026-12-05 12:40 UTC paged to the top: 4 pages, then 53 to 99, so they do not compare)",
     )
     section.compare(
         "scroll: slowest page up",
@@ -133,7 +136,7 @@ def run(work: Path, runs: int = 5) -> Section:
         "bare VerticalScroll",
         [max(r["scroll_ms"]) for r in got["bare"]],
         digits=1,
-        note="the page that reaches the top: " + moved,
+        note=f"the slowest of the {steps} pages: " + moved,
     )
     section.notes.append(
         f"The session: {session.turns} turns in {session.turns // 10} exchanges (a question, nine turns of "
@@ -144,9 +147,10 @@ def run(work: Path, runs: int = 5) -> Section:
         "that shows the conversation, each answer included (as Markdown, or as the text the first frame draws in its place; resumed: checked to show the last answer; "
         "new: its welcome line); later refreshes wait on the SDK import in its thread, which is no part of "
         "drawing, and measuring to one of them added about 1 s to both sides. The app starts with the collector "
-        "off, as `agentcli` starts it. RSS: after scrolling, 0.5 s later. Scroll, each move timed from "
-        "the scroll to the end of the repaint that follows: from the end, a jump to the top and back, then page "
-        f"up (a page is the view's height) until the top. The resumed conversation is {rows} rows long and holds "
+        "off, as `agentcli` starts it. RSS: once open, 0.5 s later, before scrolling. Scroll, each move timed "
+        "from the scroll to the end of the repaint that follows, a quarter second after the move before (a person "
+        "skimming back): from the end, a jump to the top and back, then 10 pages up (a page is the view's height). "
+        f"The resumed conversation is {rows} rows long and holds "
         f"{children} widgets (the app draws the latest part "
         "of a long session and marks the rest hidden; the whole history stays in the session); the bare peer "
         "holds the same number of plain `Static` widgets of the same heights."

@@ -93,7 +93,7 @@ async def _feed(app: App[Any], post: Any, answer: Any) -> tuple[float, float]:
 
 async def _ours(server: StandIn, root: Path) -> tuple[float, float]:
     from agentcli.ui.tui.app import make_app
-    from agentcli.ui.tui.widgets.conversation import AssistantEntry
+    from agentcli.ui.tui.widgets.answer import AssistantEntry
 
     llm = LLM(max_retries=0, credentials=Credentials(api_key=API_KEY, base_url=server.base_url))
     app = make_app(Settings().engine(), root, llm=llm)

@@ -6,7 +6,7 @@ Textual VerticalScroll holding plain Static widgets of the heights in ROOT/heigh
 ``resume`` run), the peer for scrolling. The JSON has ``drawn`` (time.monotonic() of the first frame
 that showed the conversation: a resumed one's tail, a new one's welcome line),
 ``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top and back) and ``scroll_ms``
-(page-up steps from the bottom to the top).
+(``PAGES`` page-up steps from the bottom, or fewer if the top comes first).
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from .probes import API_KEY, rss_mb, screen_text  # not .common: it imports the 
 # imports in a thread once its first screen is up (a new session's first frame never waits for it)
 
 SIZE = (120, 40)
-MAX_STEPS = 100
+PAGES = 10  # pages up from the end: what a person reading back does, the same in every run (paging to the top
+# of a history that draws earlier parts on the way made the count depend on the app: 4 pages, then 53 to 99)
+GLANCE = 0.25  # seconds between two moves: a person skimming back reads at most about four pages a second
 
 
 class BareScroll(App[None]):
@@ -58,13 +60,17 @@ def _page_up(view: VerticalScroll) -> None:
 
 
 async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
-    """From the bottom: jump to the top, jump back to the end, then page up step by step to the top."""
+    """From the bottom: jump to the top, jump back to the end, then page up ``PAGES`` times (or to the top), each move
+    a ``GLANCE`` after the one before (what the app does meanwhile is no part of the move)."""
     view.scroll_end(animate=False, immediate=True)
     await app.wait_for_refresh()
+    await asyncio.sleep(GLANCE)
     top = await _timed(app, lambda: view.scroll_home(animate=False, immediate=True))
+    await asyncio.sleep(GLANCE)
     bottom = await _timed(app, lambda: view.scroll_end(animate=False, immediate=True))
     steps = []
-    while view.scroll_y > 0 and len(steps) < MAX_STEPS:
+    while view.scroll_y > 0 and len(steps) < PAGES:
+        await asyncio.sleep(GLANCE)
         steps.append(await _timed(app, lambda: _page_up(view)))
     return {"scroll_ms": steps, "top_ms": top, "bottom_ms": bottom, "rows": view.virtual_size.height}
 

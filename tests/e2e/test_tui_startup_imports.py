@@ -17,7 +17,7 @@ def test_the_app_module_loads_no_markdown_pygments_or_pathspec():
 
 def test_an_answer_still_imports_markdown_when_first_drawn():
     code = (
-        "import sys; from agentcli.ui.tui.widgets.conversation import answer_entry; "
+        "import sys; from agentcli.ui.tui.widgets.history import answer_entry; "
         "entry = answer_entry('**hi**'); print(type(entry).__name__, 'markdown_it' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -13,8 +13,9 @@ from textual.widget import Widget
 
 from agentcli.ui.tui.widgets import early_answer
 from agentcli.ui.tui.widgets.answer import LateFence
-from agentcli.ui.tui.widgets.conversation import Conversation, answer_entry
+from agentcli.ui.tui.widgets.conversation import Conversation
 from agentcli.ui.tui.widgets.early_answer import EarlyAnswer, blocks
+from agentcli.ui.tui.widgets.history import answer_entry
 from tests.fakes.anthropic_server import text
 from tests.ui.test_tui_opening import held_app
 from tests.ui.test_tui_support import until

@@ -11,7 +11,7 @@ from ...core.events import MAIN, Event
 from ..escapes import visible_data, visible_event
 from .base import AppBase
 from .preview import read_tail, session_path
-from .widgets.conversation import tail_start, text_of
+from .widgets.history import tail_start, text_of
 
 if TYPE_CHECKING:
     from ...core.door import LLM, EngineSettings, SessionSurface

@@ -45,35 +45,17 @@ from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
-from .history import History, answer_entry, tail_start, text_of
+from .history import History, answer_entry, text_of
+from .offscreen import Gap, reveal_all
 from .thinking import ThinkingEntry
 from .to_model import ToModelEntry, is_long
 from .tool_call import TaskEntry, ToolCallEntry
-
-__all__ = [
-    "Conversation",
-    "NoticeEntry",
-    "PrunedMarker",
-    "ReportEntry",
-    "UserEntry",
-    "answer_entry",
-    "tail_start",
-    "text_of",
-]  # the history's, as before it had a module of its own
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
     from .answer import AssistantEntry
     from .early_answer import EarlyAnswer
-
-
-def __getattr__(name: str) -> Any:
-    if name == "AssistantEntry":  # imported on first use: see answer.py
-        from .answer import AssistantEntry
-
-        return AssistantEntry
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 COMPACTED = "Compacted "  # how old sessions' notices of compaction begin
@@ -143,12 +125,16 @@ class Conversation(History):
         await self.mount_all(widgets)
         await self.prune()
 
+    def changing(self) -> set[Widget]:
+        return super().changing() | {w for w in (self._answer, self._thinking) if w is not None}
+
     async def prune(self) -> None:
-        children = [c for c in self.children if not isinstance(c, PrunedMarker)]
+        children = [c for c in self.children if not isinstance(c, (PrunedMarker, Gap))]
         excess = len(children) - self.max_widgets
         if excess <= 0:
             return
         doomed = [c for c in children[:excess] if c is not self._answer]
+        reveal_all(self, [c for c in self.children if isinstance(c, Gap) and set(c.entries) & set(doomed)])
         if not isinstance(self.children[0], PrunedMarker):
             await self.mount(PrunedMarker(), before=0)
         await self.remove_children(doomed)
@@ -192,7 +178,7 @@ class Conversation(History):
         self._retry = None
         self.user_messages = 0
         self._replayed, self._drawn_from, self._preview, self._unfilled = [], 0, None, None
-        self._early, self._unsettled = None, []
+        self._early, self._unsettled, self._paging = None, [], False
         await self.remove_children()
 
     # -- streaming answers --

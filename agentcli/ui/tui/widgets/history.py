@@ -5,6 +5,7 @@ widgets are built by ``Conversation.apply`` from the events, each folded first i
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Awaitable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.scrollbar import ScrollBar
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -27,6 +29,7 @@ from ....core.events import (
 )
 from ...view import SessionView
 from .entries import PrunedMarker
+from .offscreen import Gap, hide_far, reveal_all, reveal_near
 
 if TYPE_CHECKING:
     from .answer import AssistantEntry
@@ -42,6 +45,10 @@ def answer_entry(text: str = "") -> AssistantEntry:
 
 def text_of(content: Any) -> str:
     return content_text(content, "\n\n")
+
+
+AHEAD = 1.0  # screens: scrolling up nearer than this to the top of what is drawn draws the next part above it
+TEND_AFTER = 0.05  # seconds the view rests after a scroll before it is tended (``History.tend``)
 
 
 def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool = False) -> int:
@@ -64,6 +71,17 @@ def tail_start(events: list[Event], widgets: int, rows: int = 0, *, likely: bool
     return 0
 
 
+def keep_drawn() -> None:
+    """Once a part of the history is drawn (its blocks composed by the frame after it): where the process freezes
+    what it keeps (the command line: core/model/sdk_import.py; not under tests), freeze it too. The collector's
+    full passes scanned every object drawn so far, and each page drawn above made them longer: 160 to 180 ms,
+    in the frame of a page up. What is drawn stays until the conversation is cleared (then it is not reclaimed:
+    the price of never scanning it)."""
+    if gc.get_freeze_count():
+        gc.collect(1)  # the young garbage first, cheaply
+        gc.freeze()
+
+
 class History(VerticalScroll):
     """What ``Conversation`` draws of a resumed session's past events; the conversation builds the widgets."""
 
@@ -81,6 +99,10 @@ class History(VerticalScroll):
     _unsettled: list[EarlyAnswer]  # while it is built, and until they are Markdown entries
     _arranged: DockArrangeResult | None  # its latest layout, and an entry to keep in place
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
+    _tending: Timer | None = None  # a pass hiding what is far off screen is due (offscreen.py, ``tend``)
+    _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
+    _upward = False  # the latest scroll was up
+    _loading = False  # load_earlier is drawing
 
     async def apply(self, event: Event) -> None:
         raise NotImplementedError
@@ -250,18 +272,60 @@ class History(VerticalScroll):
         return batch
 
     def watch_scroll_y(self, old: float, new: float) -> None:
+        if self._paging:
+            reveal_near(self, self._arranged, new)  # before the frame that shows it
         super().watch_scroll_y(old, new)
         if new <= 0 < old and self._drawn_from:
+            self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
+        self._upward = new < old
+        if self._paging:
+            self.tend()
+
+    def changing(self) -> set[Widget]:
+        """The entries that may still change their height: never hidden behind a gap (offscreen.py)."""
+        running = [call for call in self.tools.values() if call.result is None]
+        return {*running, *self.tasks.values(), *self._unsettled, *([self._retry] if self._retry else [])}
+
+    def tend(self) -> None:
+        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this), and
+        once scrolling up has drawn earlier parts: hide the history far from the view (offscreen.py), and scrolling up
+        near the top of what is drawn, draw the next part above it (so a page up after it need not wait for it)."""
+        if self._tending is not None:
+            self._tending.reset()  # not while the view is still moving: once it rests
+        else:
+            self._tending = self.set_timer(TEND_AFTER, self._tend)
+
+    def _tend(self) -> None:
+        self._tending = None
+        if self._kept is not None or self._unfilled is not None or self._unsettled:
+            self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
+            return
+        hide_far(self, self._arranged, self.changing())
+        if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
             self.call_later(self.load_earlier)
+
+    def on_resize(self) -> None:
+        if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):
+            reveal_all(self)  # their rows at another width are not known
 
     async def load_earlier(self) -> None:
         """Draw the next part of a resumed session above what is shown, about a screenful (drawing it is what a page
         up at the top waits for), keeping the view where it is (``arrange``)."""
         end = self._drawn_from
-        if not end or self._preview is not None:
+        if not end or self._preview is not None or self._loading:
             return
+        self._loading = True
+        try:
+            await self._load_earlier(end)
+        finally:
+            self._loading = False
+
+    async def _load_earlier(self, end: int) -> None:
         start = self._drawn_from = tail_start(self._replayed[:end], self._earlier_limit, self.size.height, likely=True)
         await self._draw_above(self._replayed, start, end)
+        self.call_after_refresh(keep_drawn)
+        if self._paging:
+            self.tend()  # the part before it too, while the view is still near the top
         if not self._drawn_from:
             self._replayed = []
             first = next((c for c in self.children if not isinstance(c, PrunedMarker)), None)

@@ -1,0 +1,124 @@
+"""A long conversation's history far off screen, stood in for by one blank ``Gap`` of its height per run of entries.
+
+Each page or load of a scroll view lays out and composites every child it displays, with all their blocks (an
+answer's Markdown, a tool call's lines), so with the whole history drawn a page cost more the more was drawn. Entries
+more than ``HIDE_BEYOND`` screens from the view are hidden (``display: none``: layout and the compositor skip them)
+and a gap as tall as the rows they took stands in for them, so the scrollbar and every row on screen stay where they
+were; a scroll that brings a gap within ``SHOW_WITHIN`` screens shows its entries again before the frame is drawn
+(the same rows, so nothing moves), and the gap goes. The entries keep their state meanwhile (an expanded call, a
+composed answer). Entries that may still change (a streaming answer, a running call or task, the focused one) are
+never hidden: a gap's height is only right while what it stands for keeps its height.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.geometry import Size
+from textual.layout import DockArrangeResult, WidgetPlacement
+from textual.widget import Widget
+
+from .entries import PrunedMarker
+
+HIDE_BEYOND = 5  # screens from the view: entries this far away are hidden behind a gap
+SHOW_WITHIN = 3  # screens: a gap this near is shown again (less than HIDE_BEYOND, so paging to and fro hides nothing)
+FEWEST = 4  # entries worth a gap (each stands for at most a screenful)
+
+
+class Gap(Widget):
+    """Blank rows in place of ``entries`` (hidden), as many as they took at ``width``."""
+
+    DEFAULT_CSS = "Gap { height: auto; }"
+
+    def __init__(self, entries: list[Widget], rows: int, width: int) -> None:
+        super().__init__()
+        self.entries, self.rows, self.at_width = entries, rows, width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.rows
+
+    def render(self) -> str:
+        return ""
+
+    def reveal(self) -> None:
+        """Show its entries again and leave (in the same layout: it takes no rows from now on)."""
+        for entry in self.entries:
+            if entry.parent is not None:
+                entry.display = True
+        self.display = False
+        self.remove()
+
+
+def reveal_near(history: Widget, arranged: DockArrangeResult | None, scroll_y: float) -> None:
+    """Before the frame that shows ``history`` (laid out as ``arranged``) at ``scroll_y``: show the entries of each gap
+    near it."""
+    if arranged is None:
+        return
+    height = history.scrollable_content_region.height
+    top, bottom = scroll_y - SHOW_WITHIN * height, scroll_y + height + SHOW_WITHIN * height
+    for placed in arranged.placements:
+        if isinstance(placed.widget, Gap) and placed.region.bottom > top and placed.region.y < bottom:
+            placed.widget.reveal()
+
+
+def reveal_all(history: Widget, among: Iterable[Widget] | None = None) -> None:
+    """Show every hidden entry (among ``among``'s gaps), as before the gaps: the width changed, or some of them go."""
+    for gap in list(history.query_children(Gap)) if among is None else [w for w in among if isinstance(w, Gap)]:
+        gap.reveal()
+
+
+def hide_far(history: Widget, arranged: DockArrangeResult | None, changing: set[Widget]) -> None:
+    """Hide the runs of entries of ``history`` (laid out as ``arranged``: after a frame) far from its view behind a gap
+    each; never those ``changing``."""
+    if arranged is None or not history.size.height:
+        return
+    height = history.scrollable_content_region.height
+    top, bottom = history.scroll_y - HIDE_BEYOND * height, history.scroll_y + height + HIDE_BEYOND * height
+    placements = list(arranged.placements)
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    top_entry = next((i for i, p in enumerate(placements) if not isinstance(p.widget, PrunedMarker)), 0)
+    for index, placed in enumerate([*placements, None]):
+        far = (
+            placed is not None
+            and index > top_entry  # never a gap at the top: the layout gives the first entry its margin, not a gap
+            and (placed.region.bottom < top or placed.region.y > bottom)
+            and not isinstance(placed.widget, (Gap, PrunedMarker))
+            and placed.widget.parent is history
+            and placed.widget not in changing
+            and not placed.widget.has_focus_within
+        )
+        if far and start is None:
+            start = index
+        elif not far and start is not None:
+            if index - start >= FEWEST:
+                runs.append((start, index))
+            start = None
+    for first, end in runs:  # a gap at most a screenful tall, so coming back near it shows about a screenful
+        starts: int | None = None  # where the gap just made ends, the next one starts: they have no margins
+        while first < end:
+            last = first + 1
+            while last < end and placements[last].region.bottom - placements[first].region.y <= height:
+                last += 1
+            starts = _hide(history, placements, first, last, starts) if last - first >= FEWEST else None
+            first = last
+
+
+def _hide(history: Widget, placements: list[WidgetPlacement], first: int, end: int, starts: int | None) -> int | None:
+    """Hide the entries of ``placements[first:end]`` behind one gap with the rows that keep what follows in place: the
+    gap has no margin, so it starts where the entry before ends plus that one's bottom margin (the stream layout
+    collapses margins), or where the gap before it ends (``starts``), and ends where the entry after starts less its
+    top margin (or the last one's margin ends). Returns where it ends (None: nothing hidden)."""
+    if starts is None:
+        before = placements[first - 1]  # (never a gap at the top)
+        starts = before.region.bottom + before.margin.bottom
+    after = placements[end] if end < len(placements) else None
+    last = placements[end - 1]
+    ends = after.region.y - after.margin.top if after is not None else last.region.bottom + last.margin.bottom
+    if ends <= starts:
+        return None
+    entries = [placed.widget for placed in placements[first:end]]
+    history.mount(Gap(entries, ends - starts, history.size.width), before=entries[0])  # in the DOM at once
+    for entry in entries:
+        entry.display = False
+    return ends

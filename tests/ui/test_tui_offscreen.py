@@ -1,0 +1,82 @@
+"""Paging up a long resumed conversation: the next part is drawn ahead of the view, what is far below it is hidden
+behind gaps of its rows (so a page costs the same however much is drawn), and coming back shows it again in the
+same rows, with no frame showing a gap (ui/tui/widgets/offscreen.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.widgets.entries import PrunedMarker
+from agentcli.ui.tui.widgets.history import AHEAD
+from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all
+from tests.ui.test_resume_cost import _exchanges
+from tests.ui.test_tui_support import until
+
+SIZE = (100, 30)
+
+
+async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_rows(server, make_session):
+    session, _ = make_session()
+    session.restored_events = _exchanges(80)  # 480 messages and calls: many screens
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+        await pilot.pause()
+
+        def screen() -> list[str]:  # the conversation's rows on screen (its scrollbar aside: more is drawn above)
+            area = view.scrollable_content_region
+            lines = app.screen._compositor.render_strips()[area.y : area.bottom]
+            return [strip.text[area.x : area.right] for strip in lines]
+
+        def entries() -> list[Any]:
+            return [c for c in view.children if not isinstance(c, (Gap, PrunedMarker))]
+
+        at_end, opened = screen(), len(entries())
+        shown_gaps: list[int] = []  # each layout: the rows of gaps inside the view (none may be)
+
+        def laid_out(_: Any) -> None:
+            shown = view.content_region
+            shown_gaps.extend(
+                g.region.height for g in view.query_children(Gap) if g.display and g.region.overlaps(shown)
+            )
+
+        app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
+        height = view.scrollable_content_region.height
+
+        def ahead() -> bool:  # at least a screen drawn above the view, or all of it
+            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
+
+        view.scroll_home(animate=False, immediate=True)
+        await until(pilot, lambda: len(entries()) > opened, "the earlier part drawn on reaching the top")
+        await until(pilot, ahead, "the part before it drawn ahead, with no scroll")
+        bound = (2 * HIDE_BEYOND + 4) * height  # the rows laid out: the view, five screens each side, part gaps
+        for _ in range(60):
+            if view.virtual_size.height > bound + 3 * height:
+                break
+            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
+            await until(pilot, ahead, "the next part drawn ahead")
+
+        def laid_out_rows() -> int:
+            return view.virtual_size.height - sum(g.rows for g in view.query_children(Gap) if g.display)
+
+        assert view.virtual_size.height > bound + 3 * height
+        await until(pilot, lambda: laid_out_rows() <= bound, "the entries far below hidden")
+        hidden = [e for e in entries() if not e.display]
+        assert hidden and all(e in hidden for g in view.query_children(Gap) for e in g.entries)
+        view.scroll_end(animate=False, immediate=True)
+        await until(pilot, lambda: screen() == at_end, "the end shown again as it was")
+
+        def hidden_above() -> bool:
+            return any(g.display and g.region.bottom <= view.region.y for g in view.query_children(Gap))
+
+        await until(pilot, hidden_above, "the entries far above hidden")
+        await pilot.pause()
+        assert screen() == at_end
+        assert shown_gaps == []  # and no frame showed a gap in the view
+        rows = view.virtual_size.height
+        reveal_all(view)
+        await until(pilot, lambda: not view.query_children(Gap), "every gap gone")
+        await pilot.pause()
+        assert view.virtual_size.height == rows  # each gap had exactly the rows of what it stood for
