@@ -8,7 +8,7 @@ from typing import Any
 
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.widgets.entries import PrunedMarker
-from agentcli.ui.tui.widgets.history import AHEAD
+from agentcli.ui.tui.widgets.history import AHEAD, keep_drawn
 from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
@@ -80,3 +80,30 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
         await until(pilot, lambda: not view.query_children(Gap), "every gap gone")
         await pilot.pause()
         assert view.virtual_size.height == rows  # each gap had exactly the rows of what it stood for
+
+
+async def test_clearing_frees_the_history_frozen_when_it_was_drawn(server, make_session):
+    """Where the process freezes what it keeps (the command line does; tests do not), each part drawn by paging
+    up is frozen too (history.keep_drawn): /clear must let the collector free it again, or it leaks."""
+    import gc
+    import weakref
+
+    session, _ = make_session()
+    session.restored_events = _exchanges(20)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    gc.freeze()  # as sdk_import does after startup
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            view = app.conversation
+            await until(pilot, lambda: len(view.children) > 3, "the history drawn")
+            keep_drawn()
+            drawn = [weakref.ref(child) for child in view.children]
+            await view.clear()
+            await view.add_user("and now?")  # the next layout: Textual's caches let go of the cleared entries
+            await until(pilot, lambda: any(r() is None for r in drawn) or not gc.get_freeze_count(), "the let-go")
+            for _ in range(3):
+                await pilot.pause()
+            gc.collect()
+            assert not [r for r in drawn if r() is not None], "the cleared history is kept (frozen) for good"
+    finally:
+        gc.unfreeze()

@@ -45,7 +45,7 @@ from ...format import seconds, sources_text, tokens, turns
 from ...transcript import TO_MODEL
 from ...view import SessionView, Subagent
 from .entries import NoticeEntry, PrunedMarker, ReportEntry, UserEntry
-from .history import History, answer_entry, text_of
+from .history import History, answer_entry, let_go_drawn, text_of
 from .offscreen import Gap, reveal_all
 from .thinking import ThinkingEntry
 from .to_model import ToModelEntry, is_long
@@ -179,7 +179,9 @@ class Conversation(History):
         self.user_messages = 0
         self._replayed, self._drawn_from, self._preview, self._unfilled = [], 0, None, None
         self._early, self._unsettled, self._paging = None, [], False
+        self._arranged, self._kept = None, None
         await self.remove_children()
+        let_go_drawn()
 
     # -- streaming answers --
 

@@ -76,10 +76,18 @@ def keep_drawn() -> None:
     what it keeps (the command line: core/model/sdk_import.py; not under tests), freeze it too. The collector's
     full passes scanned every object drawn so far, and each page drawn above made them longer: 160 to 180 ms,
     in the frame of a page up. What is drawn stays until the conversation is cleared (then it is not reclaimed:
-    the price of never scanning it)."""
+    the price of never scanning it, until ``let_go_drawn``)."""
     if gc.get_freeze_count():
         gc.collect(1)  # the young garbage first, cheaply
         gc.freeze()
+
+
+def let_go_drawn() -> None:
+    """The conversation was cleared: what ``keep_drawn`` froze of it would never be reclaimed (a widget's parent
+    and children hold each other, so only the collector frees them). Unfrozen, the collector frees it once Textual's
+    caches let go of it too (the next layout); what lives on is frozen again when paging up next draws a part."""
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 class History(VerticalScroll):
