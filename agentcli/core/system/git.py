@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,6 +226,41 @@ def _run_bytes(
     stdin: bytes | None = None,
     transports: tuple[str, ...] = (),
 ) -> tuple[int, bytes, str]:
+    return _start(cwd, repo, *args, timeout=timeout, objects=objects, stdin=stdin, transports=transports).result()
+
+
+@dataclass
+class Started:
+    """A git command started and not yet waited for: the caller does other work while it runs."""
+
+    process: subprocess.Popen[bytes] | None  # None: it could not start, ``failed`` says why
+    subcommand: str
+    timeout: float
+    stdin: bytes | None = None
+    failed: tuple[int, bytes, str] = (127, b"", "")
+
+    def result(self) -> tuple[int, bytes, str]:
+        """Waits for it: (exit status, stdout, stderr), as ``_run_bytes``. Blocking."""
+        if self.process is None:
+            return self.failed
+        try:
+            out, err = self.process.communicate(self.stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            return 124, b"", f"fatal: git {self.subcommand} took longer than {self.timeout:g} seconds"
+        return self.process.returncode, out, err.decode("utf-8", errors="replace")
+
+
+def _start(
+    cwd: Path,
+    repo: Repository | None,
+    *args: str,
+    timeout: float = COMMAND_TIMEOUT,
+    objects: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    transports: tuple[str, ...] = (),
+) -> Started:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -233,7 +269,7 @@ def _run_bytes(
         env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(repo.git_dir / CHILD_OBJECTS)  # a worktree child's own
     executable = shutil.which("git", path=env.get("PATH"))
     if executable is None:
-        return 127, b"", "git is not installed"
+        return Started(None, args[0], timeout, failed=(127, b"", "git is not installed"))
     location = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}") if repo else ()
     settings: list[str] = []  # leading "-c key=value" pairs: the caller's own settings (a commit identity)
     while len(args) > 2 and args[0] == "-c":
@@ -256,20 +292,17 @@ def _run_bytes(
         *rest,
     ]
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             command,
             cwd=cwd,
             env=env,
-            input=stdin,
-            capture_output=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL if stdin is None else None,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
-    except subprocess.TimeoutExpired:
-        return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
-        return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
-    return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
+        return Started(None, subcommand, timeout, failed=(127, b"", f"fatal: cannot run git: {exc.strerror or exc}"))
+    return Started(process, subcommand, timeout, stdin)
 
 
 # What a marketplace or a plugin may be cloned over (never ext:: or fd::, which run commands).
@@ -457,7 +490,24 @@ def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
     """The settings of the repository's own config (``.git/config``, ``config.worktree`` and the files they
     include; not the user's global or system files) whose names match ``pattern``, as (file, key, value),
     the file absolute. Reading config runs nothing. Blocking: one or two git processes."""
-    code, out, _ = _run(
+    return _config_found(root, _start_config(root, pattern))
+
+
+def repository_hooks(root: Path) -> list[Path]:
+    """The hooks the repository's own hooks folder holds (executable files, not the ``.sample`` ones git
+    puts there), which git would run on commit, checkout, merge and the like. Blocking: one git process."""
+    return _hooks_found(_start_hooks(root))
+
+
+def repository_trust_reads(root: Path, pattern: str) -> Callable[[], tuple[list[tuple[str, str, str]], list[Path]]]:
+    """``repository_config(root, pattern)`` and ``repository_hooks(root)`` started at once, their git processes
+    running while the caller reads files: the function returned waits for both (blocking)."""
+    config, hooks = _start_config(root, pattern), _start_hooks(root)
+    return lambda: (_config_found(root, config), _hooks_found(hooks))
+
+
+def _start_config(root: Path, pattern: str) -> Started:
+    return _start(
         root,
         None,
         "config",
@@ -469,7 +519,11 @@ def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
         pattern,
         timeout=10,
     )
-    fields = out.split("\0") if code == 0 else []
+
+
+def _config_found(root: Path, started: Started) -> list[tuple[str, str, str]]:
+    code, out_bytes, _ = started.result()
+    fields = out_bytes.decode("utf-8", errors="replace").split("\0") if code == 0 else []
     found = [
         (origin.removeprefix("file:"), *entry.partition("\n")[::2])
         for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3], strict=False)
@@ -482,10 +536,13 @@ def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def repository_hooks(root: Path) -> list[Path]:
-    """The hooks the repository's own hooks folder holds (executable files, not the ``.sample`` ones git
-    puts there), which git would run on commit, checkout, merge and the like. Blocking: one git process."""
-    code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
+def _start_hooks(root: Path) -> Started:
+    return _start(root, None, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
+
+
+def _hooks_found(started: Started) -> list[Path]:
+    code, out_bytes, _ = started.result()
+    out = out_bytes.decode("utf-8", errors="replace")
     if code != 0 or not out.strip():
         return []
     try:
