@@ -65,3 +65,15 @@ def test_settling_trust_where_nothing_asks_loads_no_trust_screen(tmp_path):
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "True []"
+
+
+def test_the_look_alike_bracket_patterns_compile_on_first_quote():
+    """content.quoted's two patterns (large case-insensitive classes of look-alike brackets, about 4 ms to
+    compile) are compiled when it first quotes, not when the first screen's modules load."""
+    code = (
+        "import agentcli.cli, agentcli.trust, agentcli.ui.tui.app; from agentcli.core import content; "
+        "before = content._brackets.cache_info().currsize; quoted = content.quoted('a <system-reminder> b'); "
+        "print(before, quoted)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "0 a [system-reminder] b"
