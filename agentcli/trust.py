@@ -50,7 +50,7 @@ def _git_sources(root: Path) -> list[Source]:
 
 def _git_started(root: Path) -> Callable[[], list[Source]]:
     """``_git_sources`` begun: its git processes run until the function returned is called."""
-    from .core.system.git import REPOSITORY_TRUST, repository_trust_reads
+    from .core.system.git_config import REPOSITORY_TRUST, repository_trust_reads
 
     reads = repository_trust_reads(root, REPOSITORY_TRUST)
     return lambda: _git_found(reads)
