@@ -18,7 +18,7 @@ from . import UsageError, __version__
 if TYPE_CHECKING:
     from .config import Settings
     from .core.door import SessionSurface
-    from .trust import Outcome
+    from .trust import Outcome, Request
     from .ui.headless import HeadlessOutput
 
 # Settings, permissions, the store (and through them asyncio and pathspec) are imported inside
@@ -505,8 +505,15 @@ def settle_trust(args: argparse.Namespace, root: Path) -> Outcome:
     if args.plain:
         from .ui.plain.trust import ask_in_line_mode as ask
     else:
-        from .ui.tui.screens.trust import ask_in_tui as ask
+        ask = ask_in_tui
     return settle(root, flag=args.trust_workspace, ask=ask)
+
+
+def ask_in_tui(request: Request) -> bool | None:
+    """The TUI's trust question, whose screen loads only when a workspace asks (most never do)."""
+    from .ui.tui.screens.trust import ask_in_tui as ask
+
+    return ask(request)
 
 
 def piped_input() -> str | None:

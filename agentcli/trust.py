@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import os
@@ -40,26 +41,25 @@ class Source:
     content: Any  # the widening content, as JSON-able data: what the hash covers
 
 
-# Each takes the workspace root and returns the sources that ask for something there.
-SOURCES: list[Callable[[Path], list[Source]]] = [
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in project_settings_sources(root)],
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in _mcp_sources(root)],
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
-    lambda root: _git_sources(root),
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in skill_trust_sources(root)],
-    lambda root: [Source(path, tuple(asks), content) for path, asks, content in plugin_trust_sources(root)],
-]
-
-
 def _git_sources(root: Path) -> list[Source]:
     """The repository's own git config (``.git/config`` and what it includes) where it names a program for
     git to run, or includes another file, and the hooks in its hooks folder: an archive can carry them, and
     git run through bash runs them as configured only in a trusted workspace (``untrusted_git_env``)."""
-    from .core.system.git import REPOSITORY_TRUST, repository_config, repository_hooks
+    return _git_started(root)()
 
+
+def _git_started(root: Path) -> Callable[[], list[Source]]:
+    """``_git_sources`` begun: its git processes run until the function returned is called."""
+    from .core.system.git_config import REPOSITORY_TRUST, repository_trust_reads
+
+    reads = repository_trust_reads(root, REPOSITORY_TRUST)
+    return lambda: _git_found(reads)
+
+
+def _git_found(reads: Callable[[], tuple[list[tuple[str, str, str]], list[Path]]]) -> list[Source]:
+    config, hooks = reads()
     by_file: dict[str, list[tuple[str, str]]] = {}
-    for file, key, value in repository_config(root, REPOSITORY_TRUST):
+    for file, key, value in config:
         by_file.setdefault(file, []).append((key, value))
     found = [
         Source(
@@ -77,7 +77,6 @@ def _git_sources(root: Path) -> list[Source]:
         )
         for file, items in by_file.items()
     ]
-    hooks = repository_hooks(root)
     if hooks:
         digests = []
         for hook in hooks:
@@ -93,6 +92,18 @@ def _git_sources(root: Path) -> list[Source]:
             )
         )
     return found
+
+
+# Each takes the workspace root and returns the sources that ask for something there.
+SOURCES: list[Callable[[Path], list[Source]]] = [
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in project_settings_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in _mcp_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in command_trust_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in agent_trust_sources(root)],
+    _git_sources,  # request_for starts its git processes first, to run while the files are read
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in skill_trust_sources(root)],
+    lambda root: [Source(path, tuple(asks), content) for path, asks, content in plugin_trust_sources(root)],
+]
 
 
 def _mcp_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
@@ -153,7 +164,13 @@ def visible(text: str) -> str:
 
 def request_for(root: Path) -> Request:
     root = root.resolve()
-    return Request(root, tuple(source for read in SOURCES for source in read(root)))
+    git = functools.cache(_git_started(root))  # git's processes run while the files are read
+    try:
+        return Request(
+            root, tuple(source for read in SOURCES for source in (git() if read is _git_sources else read(root)))
+        )
+    finally:
+        git()  # waited for even when a file fails to read: no process is left behind
 
 
 # ------------------------------------------------------------------ remembered answers

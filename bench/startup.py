@@ -149,7 +149,11 @@ def measure_tui(section: Section, ws: Path, runs: int) -> None:
         "import` no longer parses door.py; what stays before the screen: Textual itself, then about 85 ms of "
         "CPU of agentcli's own imports (each module timed after its imports), about half of it creating its "
         "92 dataclasses (the 34 events about 12 ms, the two settings classes about 4.5 ms), and trust's read "
-        "of the workspace's agent, command, skill and plugin files and git's config (two git processes)",
+        "of the workspace's agent, command, skill and plugin files, while git reads the repository's config and "
+        "hooks folder (two processes started at once before those reads and waited for after them, none where "
+        "no .git is found); no longer before it: ctypes (the key is wiped through /proc/self/mem), the "
+        "look-alike bracket patterns of content.quoted (about 4 ms to compile, now at the first quote) and the "
+        "trust question's screen (loaded when a workspace asks)",
     )
     section.compare(
         "… against the smallest app",

@@ -24,6 +24,7 @@ secret_env.start_without_secrets()
 seen = subprocess.run(["sh", "-c", "cat /proc/$PPID/environ"], capture_output=True).stdout
 sys.stdout.write(seen.decode(errors="replace").replace("\\0", "\\n"))
 print("held", *sorted(secret_env.held()), "environ", *sorted(k for k in os.environ if "KEY" in k or "TOKEN" in k))
+print("ctypes loaded:", "ctypes" in sys.modules)
 """
 
 
@@ -46,6 +47,23 @@ def test_a_child_reading_proc_environ_finds_no_secret_and_the_process_never_rest
     assert key not in out and token not in out
     assert "AGENTCLI_SECRETS_FD" not in out
     assert "held ANTHROPIC_API_KEY GITHUB_TOKEN environ\n" in out  # in memory only
+    assert "ctypes loaded: False" in out  # written through /proc/self/mem: no ctypes import on every start
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the in-place wipe is for Linux's /proc")
+def test_where_proc_self_mem_cannot_be_written_ctypes_wipes_the_block():
+    patch = (
+        "import builtins\n"
+        "def refusing(path, *args, **kwargs):\n"
+        "    if path == '/proc/self/mem':\n"
+        "        raise PermissionError(13, 'refused', path)\n"
+        "    return builtins.open(path, *args, **kwargs)\n"
+        "secret_env.open = refusing"
+    )
+    out, key, token = run(patch)
+    assert out.count("program began in ") == 1, f"the process restarted instead of wiping its block:\n{out}"
+    assert "PATH=" in out and key not in out and token not in out
+    assert "ctypes loaded: True" in out
 
 
 def test_where_the_block_cannot_be_wiped_the_process_restarts_without_the_secrets():

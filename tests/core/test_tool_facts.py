@@ -30,7 +30,8 @@ OTHER_WORDS = {
     "core/policy/permissions.py": {"task": 3},
     "core/policy/rules.py": {"bash": 1, "task": 1},
     "core/storage/worktrees.py": {"worktree": 6},
-    "core/system/git.py": {"worktree": 3},
+    "core/system/git.py": {"worktree": 2},
+    "core/system/git_config.py": {"worktree": 1},  # the scope git config reports for config.worktree
     "core/tools/__init__.py": {"task": 1},
     "core/vocabulary.py": {"task": 1},
     "ui/stream_json.py": {"structured_output": 1},

@@ -3,7 +3,11 @@ settings file does, and without a yes git run through bash runs none of them."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 from agentcli import trust
 from tests.conftest import git
@@ -68,3 +72,36 @@ def test_once_trusted_the_archive_s_fsmonitor_runs(server, api_env, repo):
     marker = fsmonitor_archive(repo)
     run_git_status(server, api_env, repo, "--trust-workspace")
     assert marker.exists()
+
+
+def test_a_repository_found_through_a_git_file_or_from_a_subfolder_still_asks(tmp_path):
+    """The check that spares git processes outside any repository looks for any ``.git`` from the workspace up: a
+    ``.git`` file pointing at a git folder elsewhere (as a worktree or submodule has) and a workspace deep inside
+    a repository both still have their repository's config read."""
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere.git"
+    git(tmp_path, "init", "-q", f"--separate-git-dir={elsewhere}", str(work))
+    assert (work / ".git").is_file()
+    git(work, "config", "core.fsmonitor", "/evil/watch")
+    deep = work / "a" / "b"
+    deep.mkdir(parents=True)
+    for workspace in (work, deep):
+        lines = trust.request_for(workspace).lines()
+        assert any(line.startswith("  core.fsmonitor = /evil/watch ") for line in lines), (workspace, lines)
+
+
+def test_outside_any_repository_trust_starts_no_git(tmp_path, monkeypatch):
+    """No folder from the workspace up holds .git or HEAD: no git process is started to read a config."""
+    if any((folder / name).exists() for folder in (tmp_path, *tmp_path.parents) for name in (".git", "HEAD")):
+        pytest.skip("the temporary folder is inside a repository here")
+    log, tools = tmp_path / "git-ran", tmp_path / "bin"
+    tools.mkdir()
+    (tools / "git").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("git")} "$@"\n')
+    (tools / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    assert trust.request_for(workspace).sources == ()
+    assert not log.exists()
+    git(tmp_path, "init", "-q", str(workspace))  # the same check in a repository does run git, through the wrapper
+    assert trust.request_for(workspace).sources == ()
+    assert "config" in log.read_text() and "rev-parse" in log.read_text()

@@ -49,3 +49,31 @@ def test_importing_names_from_the_door_does_not_read_its_lazy_block():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["0", "Skill", "1"]
+
+
+def test_settling_trust_where_nothing_asks_loads_no_trust_screen(tmp_path):
+    """The TUI's trust question (its own small app, and the dialog it is built on) loads only when a workspace
+    asks for trust; most never do."""
+    code = (
+        "import sys, argparse, pathlib, agentcli.cli, agentcli.ui.tui.app; "
+        "outcome = agentcli.cli.settle_trust(argparse.Namespace(headless=False, plain=False, trust_workspace=False), "
+        "pathlib.Path(sys.argv[1])); "
+        "print(outcome.trusted, sorted(m for m in sys.modules if m.startswith(('agentcli.ui.tui.screens.trust', "
+        "'agentcli.ui.tui.screens.dialog'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "True []"
+
+
+def test_the_look_alike_bracket_patterns_compile_on_first_quote():
+    """content.quoted's two patterns (large case-insensitive classes of look-alike brackets, about 4 ms to
+    compile) are compiled when it first quotes, not when the first screen's modules load."""
+    code = (
+        "import agentcli.cli, agentcli.trust, agentcli.ui.tui.app; from agentcli.core import content; "
+        "before = content._brackets.cache_info().currsize; quoted = content.quoted('a <system-reminder> b'); "
+        "print(before, quoted)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "0 a [system-reminder] b"

@@ -225,6 +225,41 @@ def _run_bytes(
     stdin: bytes | None = None,
     transports: tuple[str, ...] = (),
 ) -> tuple[int, bytes, str]:
+    return start_git(cwd, repo, *args, timeout=timeout, objects=objects, stdin=stdin, transports=transports).result()
+
+
+@dataclass
+class Started:
+    """A git command started and not yet waited for: the caller does other work while it runs."""
+
+    process: subprocess.Popen[bytes] | None  # None: it could not start, ``failed`` says why
+    subcommand: str
+    timeout: float
+    stdin: bytes | None = None
+    failed: tuple[int, bytes, str] = (127, b"", "")
+
+    def result(self) -> tuple[int, bytes, str]:
+        """Waits for it: (exit status, stdout, stderr), as ``_run_bytes``. Blocking."""
+        if self.process is None:
+            return self.failed
+        try:
+            out, err = self.process.communicate(self.stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            return 124, b"", f"fatal: git {self.subcommand} took longer than {self.timeout:g} seconds"
+        return self.process.returncode, out, err.decode("utf-8", errors="replace")
+
+
+def start_git(
+    cwd: Path,
+    repo: Repository | None,
+    *args: str,
+    timeout: float = COMMAND_TIMEOUT,
+    objects: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    transports: tuple[str, ...] = (),
+) -> Started:
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -233,7 +268,7 @@ def _run_bytes(
         env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(repo.git_dir / CHILD_OBJECTS)  # a worktree child's own
     executable = shutil.which("git", path=env.get("PATH"))
     if executable is None:
-        return 127, b"", "git is not installed"
+        return Started(None, args[0], timeout, failed=(127, b"", "git is not installed"))
     location = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}") if repo else ()
     settings: list[str] = []  # leading "-c key=value" pairs: the caller's own settings (a commit identity)
     while len(args) > 2 and args[0] == "-c":
@@ -256,20 +291,17 @@ def _run_bytes(
         *rest,
     ]
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             command,
             cwd=cwd,
             env=env,
-            input=stdin,
-            capture_output=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL if stdin is None else None,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
-    except subprocess.TimeoutExpired:
-        return 124, b"", f"fatal: git {subcommand} took longer than {timeout:g} seconds"
     except OSError as exc:
-        return 127, b"", f"fatal: cannot run git: {exc.strerror or exc}"
-    return done.returncode, done.stdout, done.stderr.decode("utf-8", errors="replace")
+        return Started(None, subcommand, timeout, failed=(127, b"", f"fatal: cannot run git: {exc.strerror or exc}"))
+    return Started(process, subcommand, timeout, stdin)
 
 
 # What a marketplace or a plugin may be cloned over (never ext:: or fd::, which run commands).
@@ -406,118 +438,6 @@ def _no_repository_filters(repo: Repository) -> dict[str, str]:
     for number, (key, value) in enumerate(settings):
         overrides[f"GIT_CONFIG_KEY_{number}"], overrides[f"GIT_CONFIG_VALUE_{number}"] = key, value
     return overrides if settings else {}
-
-
-# git run through bash in a workspace that is not trusted: the settings of HARDENING that keep git from
-# running the repository's programs, without those that change what commands print or forbid transports
-# (a push or fetch the user allowed must still work).
-BASH_HARDENING = (
-    ("core.hooksPath", "/dev/null"),
-    ("core.fsmonitor", "false"),
-    ("commit.gpgSign", "false"),
-    ("tag.gpgSign", "false"),
-    ("log.showSignature", "false"),
-    ("submodule.recurse", "false"),
-    ("diff.ignoreSubmodules", "all"),
-    ("status.submoduleSummary", "false"),
-    ("safe.bareRepository", "explicit"),
-    ("protocol.ext.allow", "never"),
-)
-
-
-# Settings of the repository's own config (and what it includes) that name a program, and the value that
-# runs none: they are replaced by name, as the filter drivers are for the git tools.
-REPOSITORY_PROGRAMS = (
-    r"^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|gitproxy|askpass)|sequence\.editor"
-    r"|diff\.external|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver"
-    r"|gpg\.(.+\.)?program|credential\.(.+\.)?helper|remote\..+\.(uploadpack|receivepack)|alias\..+)$"
-)
-
-
-_NEUTRAL = {
-    "core.fsmonitor": "false",
-    "core.hookspath": "/dev/null",
-    "core.pager": "cat",
-    "core.editor": "false",
-    "sequence.editor": "false",
-    "core.sshcommand": "ssh",
-    "uploadpack": "git-upload-pack",
-    "receivepack": "git-receive-pack",
-    "driver": "false",
-    "program": "false",
-}
-
-
-# What in the repository's own config asks for the user's trust (trust.py): every program it names, and
-# the files it includes (whose settings git reads as its own).
-REPOSITORY_TRUST = REPOSITORY_PROGRAMS[:-2] + r"|include\.path|includeif\..+\.path)$"
-
-
-def repository_config(root: Path, pattern: str) -> list[tuple[str, str, str]]:
-    """The settings of the repository's own config (``.git/config``, ``config.worktree`` and the files they
-    include; not the user's global or system files) whose names match ``pattern``, as (file, key, value),
-    the file absolute. Reading config runs nothing. Blocking: one or two git processes."""
-    code, out, _ = _run(
-        root,
-        None,
-        "config",
-        "--null",
-        "--show-scope",
-        "--show-origin",
-        "--includes",
-        "--get-regexp",
-        pattern,
-        timeout=10,
-    )
-    fields = out.split("\0") if code == 0 else []
-    found = [
-        (origin.removeprefix("file:"), *entry.partition("\n")[::2])
-        for scope, origin, entry in zip(fields[::3], fields[1::3], fields[2::3], strict=False)
-        if scope in ("local", "worktree")
-    ]
-    if any(not os.path.isabs(file) for file, _, _ in found):  # relative to the top of the work tree
-        code, top, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--show-toplevel", timeout=10)
-        base = top.strip() if code == 0 and top.strip() else str(root)
-        found = [(os.path.join(base, file), key, value) for file, key, value in found]
-    return found
-
-
-def repository_hooks(root: Path) -> list[Path]:
-    """The hooks the repository's own hooks folder holds (executable files, not the ``.sample`` ones git
-    puts there), which git would run on commit, checkout, merge and the like. Blocking: one git process."""
-    code, out, _ = _run(root, None, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
-    if code != 0 or not out.strip():
-        return []
-    try:
-        entries = sorted(Path(out.strip(), "hooks").iterdir())
-    except OSError:
-        return []
-    return [
-        entry
-        for entry in entries
-        if not entry.name.endswith(".sample") and entry.is_file() and os.access(entry, os.X_OK)
-    ]
-
-
-def untrusted_git_env(root: Path, trusted: bool, env: dict[str, str]) -> dict[str, str]:
-    """What to add to the environment of bash (``env``) so that git, run through it in a workspace that
-    is not ``trusted``, gets the git tools' hardening: BASH_HARDENING, and every program the repository's
-    own config names replaced by one that runs nothing. Through git's environment configuration
-    (GIT_CONFIG_COUNT, KEY_n, VALUE_n), which beats every config file and reaches every git the command
-    starts; appended to any the user set. {} in a trusted workspace. Blocking: one git process."""
-    if trusted:
-        return {}
-    settings = list(BASH_HARDENING)
-    for _, key, _ in repository_config(root, REPOSITORY_PROGRAMS):
-        last = key.rsplit(".", 1)[-1]
-        settings.append((key, _NEUTRAL.get(key, _NEUTRAL.get(last, ""))))
-        if key.startswith("filter."):
-            settings.append((key.rsplit(".", 1)[0] + ".required", "false"))
-    first = int(env["GIT_CONFIG_COUNT"]) if env.get("GIT_CONFIG_COUNT", "").isdigit() else 0
-    added = {"GIT_CONFIG_COUNT": str(first + len(settings))}
-    for number, (key, value) in enumerate(settings, start=first):
-        added[f"GIT_CONFIG_KEY_{number}"], added[f"GIT_CONFIG_VALUE_{number}"] = key, value
-    return added
 
 
 def _workspace_git(root: Path, *args: str) -> tuple[int, str, str]:

@@ -24,7 +24,7 @@ from ..events import Notice, ToolOutput
 from ..storage.outputs import CappedCopy
 from ..system import processes
 from ..system.child_objects import absorb, child_git_env
-from ..system.git import untrusted_git_env
+from ..system.git_config import untrusted_git_env
 from ..system.secret_env import command_env
 from .base import SandboxStopped, Tool, ToolContext
 from .caps import BASH_CAP, cap_output, decode
