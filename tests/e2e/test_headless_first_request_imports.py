@@ -46,10 +46,11 @@ NOT_BEFORE_THE_FIRST_REQUEST = {
     "agentcli.ui.stream_json",  # --output-format stream-json and json
     "agentcli.ui.change",
     "agentcli.ui.slash",  # a prompt that starts with a slash
+    "agentcli.core.comparison",  # a best-of-N errand's table (task with attempts)
 }
 
 
-def test_a_plain_prompt_loads_no_review_context_status_line_stream_json_or_commands(
+def test_a_plain_prompt_loads_no_review_context_status_line_stream_json_commands_or_comparison(
     server, api_env: dict[str, str], repo: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
     (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE)
