@@ -99,7 +99,8 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         "for errors and every later call; that thread imports httpx2 and makes the TLS context (20 ms of "
         "certificates) while the main thread waits on git, then waits for the request's last byte before "
         "the SDK: one thread runs at a time, and the import beside had halved the preparation's pace "
-        "(core/model/sdk_import.py)",
+        "(core/model/sdk_import.py); the main thread loads nothing before that request that /review, /context, "
+        "the status line, stream-json, the slash commands or best-of-N need (they load when first asked for)",
     )
     section.compare(
         "agentcli -p: final answer to exit",

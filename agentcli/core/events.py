@@ -12,9 +12,8 @@ import asyncio
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from .comparison import Attempt
 from .content import Message
 from .subagent_report import SubagentReport as SubagentReport  # a child's one report, which SubagentFinished carries
 from .usage import Usage as Usage  # tokens and cost, on events and reports
@@ -26,6 +25,9 @@ from .vocabulary import Preview as Preview
 from .vocabulary import Status as Status
 from .vocabulary import StepStatus as StepStatus
 from .vocabulary import ToolKind as ToolKind
+
+if TYPE_CHECKING:
+    from .comparison import Attempt  # loaded by a saved best-of-N comparison (from_dict) or by attempts.py
 
 MAIN = "main"
 
@@ -475,6 +477,8 @@ def event_from_dict(data: dict[str, Any]) -> Event | None:
             elif f.name == "report":
                 value = SubagentReport.from_dict(value)
             elif f.name == "attempts" and isinstance(value, list):
+                from .comparison import Attempt
+
                 value = tuple(a for a in map(Attempt.from_dict, value) if a is not None)
             kwargs[f.name] = value
     try:

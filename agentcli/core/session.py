@@ -13,16 +13,14 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .content import Message, agentcli_note
 from .engine import compaction, mentions
-from .engine.context_usage import ContextUsage, context_usage
 from .engine.custom_commands import CustomCommand
 from .engine.custom_commands import find as find_command
 from .engine.history import Prompt, history_before, user_prompts
 from .engine.loop import RunResult
-from .engine.review import Review, run_review
 from .engine.skill_tool import SkillTool
 from .engine.skills import Skill
 from .engine.steering import Steers
@@ -40,7 +38,6 @@ from .model.llm import LLM, context_window
 from .policy.hooks import Hooks
 from .policy.permissions import Permissions
 from .policy.rules import Rule
-from .policy.status_command import StatusCommand
 from .session_children import SessionChildren
 from .session_parts import SessionParts
 from .settings import EngineSettings
@@ -54,6 +51,11 @@ from .system.workspace import Workspace
 from .tools import ToolRegistry
 from .tools.base import Tool
 from .tools.shells import BackgroundShells
+
+if TYPE_CHECKING:  # what a command asks for loads when it is first asked (-p's first request goes without them)
+    from .engine.context_usage import ContextUsage
+    from .engine.review import Review
+    from .policy.status_command import StatusCommand
 
 
 class Session(SessionChildren, SessionParts):
@@ -121,6 +123,8 @@ class Session(SessionChildren, SessionParts):
 
     async def review(self, target: str = "") -> Review:
         """/review and `agentcli review` (engine/review.py): reviewer children on ``target``, findings checked."""
+        from .engine.review import run_review
+
         await self.system_ready()  # a review takes minutes: when it ends, the user is told, as after a turn
         return await self.lifecycle.turn(run_review(self.main, self.subagents, target, trusted=self.trusted))
 
@@ -424,6 +428,8 @@ class Session(SessionChildren, SessionParts):
 
     def status_command(self) -> StatusCommand | None:
         """The statusLine setting's command, ready to run (ui/status_line.py says when); None without one."""
+        from .policy.status_command import StatusCommand
+
         return StatusCommand.from_setting(
             self.settings.status_line,
             self.workspace.root,
@@ -440,6 +446,8 @@ class Session(SessionChildren, SessionParts):
 
     async def context_usage(self) -> ContextUsage:
         """/context: what the next request holds, part by part (engine/context_usage.py)."""
+        from .engine.context_usage import context_usage
+
         await self.system_ready()
         memory = "".join(self._memory_used)  # as the prompt was built, even if the files changed since
         return await context_usage(

@@ -17,11 +17,11 @@ from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from .escapes import json_line, visible
 from .format import turns
+from .prompt_mark import Mark
 from .signals import exit_code, exit_signals
-from .slash import not_sent_headless
-from .stream_json import Mark, StreamJson, init_message, result_message
 
 if TYPE_CHECKING:
+    from .stream_json import StreamJson
     from .view import SessionView
 
 
@@ -76,12 +76,16 @@ class HeadlessOutput:
         """The session is open: from now on its events can be rendered. ``announce``: print the init
         line now (else ``announce`` does, once the MCP servers it lists have started)."""
         if self.format == "stream-json":
+            from .stream_json import StreamJson  # (text output, the default, never loads it)
+
             self.renderer = StreamJson(session, self.line, partial_messages=self.partial_messages, view=self.facts())
         if announce:
             self.announce(session)
 
     def announce(self, session: SessionSurface) -> None:
         if self.format in ("stream-json", "events"):
+            from .stream_json import init_message
+
             self.line(init_message(session))
 
     def facts(self) -> SessionView:
@@ -209,8 +213,11 @@ async def answer(
     the reader gone) ends it as an Answer too. Its text is every text the main agent wrote for the prompt, not
     only the last turn's."""
     start = output.begin_prompt()
-    if refusal := not_sent_headless(prompt, session.commands):
-        return Answer(refusal, "refused", refusal)
+    if prompt.lstrip().startswith("/"):  # perhaps a command: the table of them (ui/slash.py) loads only then
+        from .slash import not_sent_headless
+
+        if refusal := not_sent_headless(prompt, session.commands):
+            return Answer(refusal, "refused", refusal)
     if form := structured(session):
         form.begin()
     try:
@@ -253,6 +260,8 @@ def report(
         if result.reason:
             output.write(output.err, f"agentcli: {result.reason}\n")
     else:
+        from .stream_json import result_message
+
         output.line(
             result_message(
                 session,

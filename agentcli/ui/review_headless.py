@@ -7,8 +7,8 @@ import asyncio
 
 from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
 from .headless import READER_GONE, Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
+from .prompt_mark import Mark
 from .signals import exit_signals
-from .stream_json import Mark
 
 
 async def run_review(session: SessionSurface, target: str, output: HeadlessOutput, fail_on: str | None) -> int:

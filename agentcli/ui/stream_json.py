@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
@@ -33,6 +32,7 @@ from .change import Line
 
 if TYPE_CHECKING:
     from ..core.door import SessionSurface
+    from .prompt_mark import Mark
     from .view import SessionView, Subagent
 
 # Result subtypes, as Claude Code's -p names them; how a run ended goes to ``terminal_reason``.
@@ -92,20 +92,6 @@ def usage_since(now: Usage, before: Usage) -> Usage:
         now.cache_write_tokens - before.cache_write_tokens,
         cost,
     )
-
-
-@dataclass
-class Mark:
-    """Where the session stood when a prompt went in: a result reports what happened since."""
-
-    turns: int
-    usage: Usage
-    api_seconds: float
-    started: float = field(default_factory=time.monotonic)
-
-    @classmethod
-    def of(cls, session: SessionSurface) -> Mark:
-        return cls(session.turns, session.usage, session.api_seconds)
 
 
 def result_message(

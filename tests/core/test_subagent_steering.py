@@ -248,7 +248,8 @@ async def test_one_task_call_takes_a_structured_brief_and_a_budget_together(serv
 
 async def test_json_and_cost_attribute_cost_per_child_and_per_agent_type(server, make_session):
     from agentcli.ui import slash
-    from agentcli.ui.stream_json import Mark, result_message
+    from agentcli.ui.prompt_mark import Mark
+    from agentcli.ui.stream_json import result_message
 
     server.when(
         is_main, tool_use("task", {"description": "Look", "prompt": "Look", "subagent_type": "explore"}), text("Done.")

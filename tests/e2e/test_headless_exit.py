@@ -7,9 +7,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from agentcli.core.storage.store import read_records
-from tests.fakes.anthropic_server import text, tool_use
+from tests.fakes.anthropic_server import Reply, text, tool_use
 from tests.waiting import wait_until
 
 
@@ -35,10 +36,15 @@ def alive(pid: int) -> bool:
 
 
 def test_the_session_file_is_complete_and_background_shells_are_stopped(server, api_env, repo, isolated_home):
-    server.script(
-        tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}),
-        text("Started it; done."),
-    )
+    server.script(tool_use("bash", {"command": "echo $$ > shell.pid; exec sleep 600", "run_in_background": True}))
+    pid_file = repo / "shell.pid"
+
+    def answer_once_it_runs(body: dict[str, Any]) -> Reply:
+        # the answer ends the run, which stops the shell: on a loaded machine that had come before its echo
+        wait_until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"), "the shell writing its pid")
+        return text("Started it; done.")
+
+    server.responder = answer_once_it_runs
     # Without the sandbox: in its PID namespace $$ is not the host's pid this test watches.
     proc = run(
         repo,
@@ -58,7 +64,7 @@ def test_the_session_file_is_complete_and_background_shells_are_stopped(server, 
     assert warnings == []
     assert "Started it; done." in json.dumps(records[-2:])  # the answer and the turn's end made it to disk
     assert (records[-1]["type"], records[-1]["stop_reason"]) == ("turn_finished", "end_turn")
-    pid = int((repo / "shell.pid").read_text())
+    pid = int(pid_file.read_text())
     wait_until(lambda: not alive(pid), "the background shell ending with agentcli -p")
 
 

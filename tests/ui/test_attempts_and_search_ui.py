@@ -7,7 +7,8 @@ import json
 
 from agentcli.core.comparison import Attempt
 from agentcli.core.events import AssistantMessage, AttemptsCompared
-from agentcli.ui.stream_json import Mark, result_message
+from agentcli.ui.prompt_mark import Mark
+from agentcli.ui.stream_json import result_message
 from agentcli.ui.tui.screens.quit import DiscardScreen
 from agentcli.ui.tui.widgets.entries import NoticeEntry, ReportEntry
 from tests.core.test_attempts import CHECK, children, is_main

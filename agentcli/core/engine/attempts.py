@@ -16,7 +16,6 @@ import asyncio
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ..comparison import Attempt, table_text
 from ..content import quoted
 from ..errors import ToolError
 from ..events import AttemptsCompared
@@ -26,6 +25,7 @@ from ..tool_facts import KNOWN
 from ..units import quoted as capped
 
 if TYPE_CHECKING:
+    from ..comparison import Attempt
     from ..tools.base import ToolContext
     from .subagent_record import SubagentRecord
     from .subagents import Subagents
@@ -106,11 +106,15 @@ async def run(subagents: Subagents, args: dict[str, Any], prompt: str, files: li
     head = f'{len(started)} attempts at "{args["description"]}", each in its own worktree' + (
         f", each checked with `{check}` by agentcli:" if check else " (no check was given):"
     )
+    from ..comparison import table_text
+
     return quoted("\n\n".join([head, table_text(compared), *answers, ASK]))
 
 
 async def compare(record: SubagentRecord, check: str, ctx: ToolContext, subagents: Subagents) -> Attempt:
     """One attempt's row: its worktree's diff stat, and its check's result (run here, in its worktree)."""
+    from ..comparison import Attempt  # (the comparison's table loads with the first best-of-N errand)
+
     report = record.report
     row = Attempt(
         id=record.id,
