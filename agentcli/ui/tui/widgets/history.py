@@ -28,6 +28,7 @@ from ....core.events import (
     UserMessage,
 )
 from ...view import SessionView
+from .ahead import draw_ahead
 from .entries import PrunedMarker
 from .offscreen import Gap, hide_far, reveal_all, reveal_near
 
@@ -191,6 +192,7 @@ class History(VerticalScroll):
     async def _after_first_frame(self) -> None:
         await self._settle()
         await self._fill_up()
+        self.tend()  # once it rests, draw ahead what a move shows next (ahead.py)
 
     async def _settle(self) -> None:
         """Swap the answers a preview's first frame drew as text for their Markdown entries, each in its place
@@ -286,8 +288,7 @@ class History(VerticalScroll):
         if new <= 0 < old and self._drawn_from:
             self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
         self._upward = new < old
-        if self._paging:
-            self.tend()
+        self.tend()
 
     def changing(self) -> set[Widget]:
         """The entries that may still change their height: never hidden behind a gap (offscreen.py)."""
@@ -308,9 +309,11 @@ class History(VerticalScroll):
         if self._kept is not None or self._unfilled is not None or self._unsettled:
             self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
             return
-        hide_far(self, self._arranged, self.changing())
-        if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
-            self.call_later(self.load_earlier)
+        if self._paging:
+            hide_far(self, self._arranged, self.changing())
+            if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
+                self.call_later(self.load_earlier)
+        draw_ahead(self, self._arranged)
 
     def on_resize(self) -> None:
         if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):
