@@ -108,7 +108,7 @@ class History(VerticalScroll):
     _unsettled: list[EarlyAnswer]  # while it is built, and until they are Markdown entries
     _arranged: DockArrangeResult | None  # its latest layout, and an entry to keep in place
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
-    _tending: Timer | None = None  # a pass hiding what is far off screen is due (offscreen.py, ``tend``)
+    _tending: Timer | None = None  # a pass drawing ahead and hiding what is far off screen is due (``tend``)
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
     _upward = False  # the latest scroll was up
     _loading = False  # load_earlier is drawing
@@ -296,9 +296,10 @@ class History(VerticalScroll):
         return {*running, *self.tasks.values(), *self._unsettled, *([self._retry] if self._retry else [])}
 
     def tend(self) -> None:
-        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this), and
-        once scrolling up has drawn earlier parts: hide the history far from the view (offscreen.py), and scrolling up
-        near the top of what is drawn, draw the next part above it (so a page up after it need not wait for it)."""
+        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this): render
+        ahead the lines the next move likely shows (ahead.py); and once scrolling up has drawn earlier parts, hide the
+        history far from the view (offscreen.py), and scrolling up near the top of what is drawn, draw the next part
+        above it (so a page up after it need not wait for it)."""
         if self._tending is not None:
             self._tending.reset()  # not while the view is still moving: once it rests
         else:
