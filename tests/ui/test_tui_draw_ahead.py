@@ -1,6 +1,6 @@
 """While a long resumed conversation's view rests, the screen above it and the first screen of what is drawn are
-rendered ahead, so the frame of a page up or of a jump to the top renders no entry's lines afresh
-(ui/tui/widgets/ahead.py)."""
+rendered ahead, so the frame of a page up or of a jump to the top renders no entry's lines afresh, a code block's
+colours included (ui/tui/widgets/ahead.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
+from agentcli.core.events import AssistantMessage
 from agentcli.ui.tui.app import make_app
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
@@ -20,7 +21,12 @@ SIZE = (100, 30)
 
 async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, make_session, monkeypatch):
     session, _ = make_session()
-    session.restored_events = _exchanges(30)  # 180 messages and calls: far more than a screen
+    session.restored_events = [  # 180 messages and calls: far more than a screen; each answer with a code block
+        AssistantMessage(content=[{"type": "text", "text": f"{e.content[0]['text']}\n\n```python\nx = 1\n```"}])
+        if isinstance(e, AssistantMessage)
+        else e
+        for e in _exchanges(30)
+    ]
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         view = app.conversation
@@ -51,8 +57,9 @@ async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, ma
             return [w for w in fresh if not isinstance(w, ScrollBar)]
 
         height = view.scrollable_content_region.height
-        view.scroll_home(animate=False, immediate=True)  # earlier parts drawn, so the view can page up from the end
-        await until(pilot, lambda: view.max_scroll_y > height, "a conversation two screens tall")
+        while view.max_scroll_y <= 4 * height:  # earlier parts drawn, so that a page up from the end shows rows
+            view.scroll_home(animate=False, immediate=True)  # no frame showed before
+            await until(pilot, lambda: view.scroll_y > 0, "the earlier part drawn above the top")
         await rest()
         view.scroll_end(animate=False, immediate=True)
         assert await move(lambda: view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)) == []

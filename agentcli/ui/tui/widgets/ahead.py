@@ -38,8 +38,11 @@ def draw_ahead(history: Widget, arranged: DockArrangeResult | None) -> None:
 
 
 def _render(widget: Widget) -> None:
-    """Render ``widget``'s lines and its shown children's, at the size the layout gave them."""
+    """Render ``widget``'s lines and its shown children's, at the size the layout gave them; first, what a widget
+    would do the first time it is painted (its ``ready_ahead``: a code block is coloured then, answer.py)."""
     if widget.display and widget.is_mounted and (size := widget.outer_size):
+        if (ready := getattr(widget, "ready_ahead", None)) is not None:
+            ready()
         widget.render_lines(Region(0, 0, size.width, size.height))
         for child in widget.children:
             _render(child)

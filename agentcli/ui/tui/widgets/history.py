@@ -313,7 +313,8 @@ class History(VerticalScroll):
         if self._paging:
             hide_far(self, self._arranged, self.changing())
             if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
-                self.call_later(self.load_earlier)
+                self.call_later(self.load_earlier)  # first: the next page up waits for it; drawn ahead at the
+                return  # rest after it (load_earlier tends again)
         draw_ahead(self, self._arranged)
 
     def on_resize(self) -> None:
