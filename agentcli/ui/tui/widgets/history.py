@@ -110,6 +110,7 @@ class History(VerticalScroll):
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
     _tending: Timer | None = None  # a pass drawing ahead and hiding what is far off screen is due (``tend``)
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
+    _replayed_any = False  # past events drawn, never shown yet: worth drawing ahead (ahead.py; live entries were shown)
     _upward = False  # the latest scroll was up
     _loading = False  # load_earlier is drawing
 
@@ -138,6 +139,7 @@ class History(VerticalScroll):
         to the top draws the next ``limit`` earlier ones (``load_earlier``).
         """
         events = list(events)
+        self._replayed_any = True
         if limit is not None:  # enough to fill the screen and scroll up from (then earlier parts load)
             start = tail_start(events, limit, rows=self.app.size.height + 1)
             if start:
@@ -154,6 +156,7 @@ class History(VerticalScroll):
         ``whole``: the whole file); ``adopt`` keeps them once the session is open. The first frame holds
         what likely fills the screen, the rest of what ``replay`` would draw comes right after it, above;
         nothing earlier loads meanwhile: the session holds the earlier part."""
+        self._replayed_any = True
         start = tail_start(events, limit, rows=self.app.size.height + 1)
         first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
         if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
@@ -288,7 +291,8 @@ class History(VerticalScroll):
         if new <= 0 < old and self._drawn_from:
             self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
         self._upward = new < old
-        self.tend()
+        if self._paging or self._replayed_any:
+            self.tend()
 
     def changing(self) -> set[Widget]:
         """The entries that may still change their height: never hidden behind a gap (offscreen.py)."""
@@ -315,7 +319,8 @@ class History(VerticalScroll):
             if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
                 self.call_later(self.load_earlier)  # first: the next page up waits for it; drawn ahead at the
                 return  # rest after it (load_earlier tends again)
-        draw_ahead(self, self._arranged)
+        if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
+            draw_ahead(self, self._arranged)
 
     def on_resize(self) -> None:
         if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):
