@@ -317,8 +317,7 @@ class History(VerticalScroll):
         if self._paging:
             hide_far(self, self._arranged, self.changing())
             if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
-                self.call_later(self.load_earlier)  # first: the next page up waits for it; drawn ahead at the
-                return  # rest after it (load_earlier tends again)
+                self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)
         if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
             draw_ahead(self, self._arranged)
 
