@@ -98,7 +98,10 @@ def run(work: Path, runs: int = 5) -> Section:
     )
     steps = len(got["resume"][0]["scroll_ms"])
     moved = (
-        "what moved it: entries more than five screens from the view are hidden behind one blank gap of their rows per "
+        "what moved it: while the view rests, the screen above it and the first screen of what is drawn are rendered "
+        "ahead into each widget's line cache (ui/tui/widgets/ahead.py), so a page up or a jump to the top composites "
+        "cached lines rather than rendering the entries' Markdown blocks and tool-call lines in its frame; "
+        "entries more than five screens from the view are hidden behind one blank gap of their rows per "
         "screenful (ui/tui/widgets/offscreen.py), shown again before the frame that scrolls near them, so a page lays "
         "out and composites about what a bare view of those screens would; once the view has reached the top of what "
         "is drawn, the next part is drawn ahead while the view rests within a screen of it, so a page up "

@@ -92,6 +92,11 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
             for code in self.query(_Code):  # the same text in colour takes the same size: no layout of the whole
                 code.update(self._highlighted_code, layout=shown.plain != self._highlighted_code.plain)  # screen
 
+    def ready_ahead(self) -> None:
+        """Drawn ahead while the view rests (ahead.py): coloured now, so the frame that shows it draws it once."""
+        if self._coloured_for is None:
+            self.colour()
+
     def notify_style_update(self) -> None:
         if self._coloured_for is not None:  # a theme change: colour again; before the first colouring: no
             self.colour()

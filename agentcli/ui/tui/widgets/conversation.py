@@ -178,7 +178,7 @@ class Conversation(History):
         self._retry = None
         self.user_messages = 0
         self._replayed, self._drawn_from, self._preview, self._unfilled = [], 0, None, None
-        self._early, self._unsettled, self._paging = None, [], False
+        self._early, self._unsettled, self._paging, self._replayed_any = None, [], False, False
         self._arranged, self._kept = None, None
         await self.remove_children()
         let_go_drawn()

@@ -28,6 +28,7 @@ from ....core.events import (
     UserMessage,
 )
 from ...view import SessionView
+from .ahead import draw_ahead
 from .entries import PrunedMarker
 from .offscreen import Gap, hide_far, reveal_all, reveal_near
 
@@ -107,8 +108,9 @@ class History(VerticalScroll):
     _unsettled: list[EarlyAnswer]  # while it is built, and until they are Markdown entries
     _arranged: DockArrangeResult | None  # its latest layout, and an entry to keep in place
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
-    _tending: Timer | None = None  # a pass hiding what is far off screen is due (offscreen.py, ``tend``)
+    _tending: Timer | None = None  # a pass drawing ahead and hiding what is far off screen is due (``tend``)
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
+    _replayed_any = False  # past events drawn, never shown yet: worth drawing ahead (ahead.py; live entries were shown)
     _upward = False  # the latest scroll was up
     _loading = False  # load_earlier is drawing
 
@@ -137,6 +139,7 @@ class History(VerticalScroll):
         to the top draws the next ``limit`` earlier ones (``load_earlier``).
         """
         events = list(events)
+        self._replayed_any = True
         if limit is not None:  # enough to fill the screen and scroll up from (then earlier parts load)
             start = tail_start(events, limit, rows=self.app.size.height + 1)
             if start:
@@ -153,6 +156,7 @@ class History(VerticalScroll):
         ``whole``: the whole file); ``adopt`` keeps them once the session is open. The first frame holds
         what likely fills the screen, the rest of what ``replay`` would draw comes right after it, above;
         nothing earlier loads meanwhile: the session holds the earlier part."""
+        self._replayed_any = True
         start = tail_start(events, limit, rows=self.app.size.height + 1)
         first = max(start, tail_start(events, limit, rows=self.app.size.height + 1, likely=True))
         if events and isinstance(events[-1], TextDelta):  # a message still being written: all in one go (what
@@ -191,6 +195,7 @@ class History(VerticalScroll):
     async def _after_first_frame(self) -> None:
         await self._settle()
         await self._fill_up()
+        self.tend()  # once it rests, draw ahead what a move shows next (ahead.py)
 
     async def _settle(self) -> None:
         """Swap the answers a preview's first frame drew as text for their Markdown entries, each in its place
@@ -286,7 +291,7 @@ class History(VerticalScroll):
         if new <= 0 < old and self._drawn_from:
             self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
         self._upward = new < old
-        if self._paging:
+        if self._paging or self._replayed_any:
             self.tend()
 
     def changing(self) -> set[Widget]:
@@ -295,9 +300,10 @@ class History(VerticalScroll):
         return {*running, *self.tasks.values(), *self._unsettled, *([self._retry] if self._retry else [])}
 
     def tend(self) -> None:
-        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this), and
-        once scrolling up has drawn earlier parts: hide the history far from the view (offscreen.py), and scrolling up
-        near the top of what is drawn, draw the next part above it (so a page up after it need not wait for it)."""
+        """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this): render
+        ahead the lines the next move likely shows (ahead.py); and once scrolling up has drawn earlier parts, hide the
+        history far from the view (offscreen.py), and scrolling up near the top of what is drawn, draw the next part
+        above it (so a page up after it need not wait for it)."""
         if self._tending is not None:
             self._tending.reset()  # not while the view is still moving: once it rests
         else:
@@ -308,9 +314,12 @@ class History(VerticalScroll):
         if self._kept is not None or self._unfilled is not None or self._unsettled:
             self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
             return
-        hide_far(self, self._arranged, self.changing())
-        if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
-            self.call_later(self.load_earlier)
+        if self._paging:
+            hide_far(self, self._arranged, self.changing())
+            if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
+                self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)
+        if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
+            draw_ahead(self, self._arranged)
 
     def on_resize(self) -> None:
         if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):
