@@ -79,6 +79,8 @@ def state(default: Any, help: str) -> Any:
 
 @dataclass
 class Settings:
+    """What the user's config, the workspace's settings and the command line set, before the engine reads its part."""
+
     model: str = setting(DEFAULT_MODEL, "the main agent's model", widens=False)
     max_tokens: int = setting(16_000, "the most tokens one model reply may have", widens=False)
     permission_mode: str = setting(

@@ -36,6 +36,8 @@ from .plugins import trust_sources as plugin_trust_sources
 
 @dataclass(frozen=True)
 class Source:
+    """One workspace file that would widen what agentcli may do, and what it asks for."""
+
     path: Path  # the file
     asks: tuple[str, ...]  # what it asks for, one line each, as the prompt shows it
     content: Any  # the widening content, as JSON-able data: what the hash covers
@@ -245,6 +247,8 @@ def revoke(path: Path) -> bool:
 
 @dataclass(frozen=True)
 class Outcome:
+    """Whether the workspace's widening settings apply, and a line to show about it."""
+
     trusted: bool  # the workspace's widening settings apply
     notice: str = ""  # one line to show: what was ignored, or that the answer could not be saved
 

@@ -34,6 +34,8 @@ MAIN = "main"
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Event:
+    """What every event carries: the agent it comes from and, for a subagent's, the task call that started it."""
+
     agent_id: str = MAIN
     parent_tool_use_id: str | None = None
 
@@ -76,12 +78,16 @@ class UserMessage(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TurnStarted(Event):
+    """An agent's turn (one model call and the tools it asks for) begins."""
+
     turn: int = 1
     max_turns: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TextDelta(Event):
+    """A piece of the answer the model is writing."""
+
     text: str
 
 
@@ -120,6 +126,8 @@ class AssistantMessage(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCallStarted(Event):
+    """The model asked for a tool call; it runs now (or waits for the user's yes)."""
+
     id: str
     name: str
     input: dict[str, Any]
@@ -130,6 +138,8 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCallFinished(Event):
+    """A tool call ended, with what the model reads of it."""
+
     id: str
     name: str
     output: str
@@ -169,6 +179,8 @@ class UsageUpdated(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentStarted(Event):
+    """A subagent began an errand (the task tool)."""
+
     id: str
     subagent_type: str  # the agent type, e.g. "general-purpose"
     description: str
@@ -184,6 +196,8 @@ class SubagentStarted(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SubagentFinished(Event):
+    """A subagent ended its errand, with its answer."""
+
     id: str
     status: Status
     result: str  # the child's answer, clean: the footer the model sees is added to the tool result only
@@ -317,6 +331,8 @@ class LanguageServerWorking(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Notice(Event):
+    """A line for the user: information, a warning or an error."""
+
     level: NoticeLevel
     text: str
 
@@ -361,6 +377,8 @@ class ModeChanged(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TurnFinished(Event):
+    """An agent's turn ended, and why."""
+
     stop_reason: str | None
 
 
