@@ -172,6 +172,11 @@ class Recorder:
             if (isinstance(e, Retrying) and retries.counted(e.text)) or isinstance(e, Notice) and e.level == "warning"
         ]
 
+    def unreached_tries(self) -> int:
+        """How many tries never reached the stand-in server (a loopback reset under load, tests/retries.py): a test
+        that spends the whole budget counts ``len(server.requests)`` plus these as its tries."""
+        return sum(1 for e in self.of(Retrying) if not retries.counted(e.text))
+
     def numbered_in_order(self, budget: int) -> bool:
         """Whether every retry note, a hidden one too, took the next number of one budget (tests/retries.py)."""
         return retries.numbered_in_order([(e.attempt, e.retries) for e in self.of(Retrying)], budget)
