@@ -13,6 +13,9 @@ def main() -> None:
         sys.stdout.write(f"agentcli {__version__}\n")
         return
     gc.disable()  # startup makes no garbage worth a pass; cli.run turns collection back on (see there)
+    from .core.system.lazy_dataclasses import defer_dataclass_methods
+
+    defer_dataclass_methods()  # before the first dataclass: each compiles its methods when first called
     from .core.system.secret_env import start_without_secrets, undumpable
 
     start_without_secrets()  # first: a restart (where the wipe cannot be done) then costs one bare start

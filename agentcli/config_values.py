@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core.lsp.specs import LspConfigError
-from .core.lsp.specs import parse_setting as parse_lsp
 from .core.policy.hooks import WORKSPACE_MARK, HookConfigError, parse_hooks
-from .core.policy.rules import RuleError, merge_lists
+
+# The checks of permission rules and language servers load when a file sets them (core/policy/rules.py with the
+# bash parser it needs, core/lsp/specs.py): about 5 ms of imports before the TUI's first screen otherwise.
 
 AGENT_TYPE_SETTINGS = ("model",)  # what [agents.<type>] may set; Subagents reads them per type
 WEB_SEARCH = {
@@ -101,6 +101,8 @@ def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, 
     metadata is ``meta``), checked as the setting's kind asks: rule lists, hooks, agent tables and language servers
     add up across files, and a switch, a text or a number is read as the type of its default."""
     if key == "permissions":  # rule lists add up across files
+        from .core.policy.rules import RuleError, merge_lists
+
         try:
             value = merge_lists(current, value)
         except RuleError as exc:
@@ -122,6 +124,9 @@ def checked(key: str, value: Any, current: Any, source: str, meta: Mapping[str, 
             )
         value = [m.strip() for m in value]
     elif key == "lsp":  # servers add up across files, by name
+        from .core.lsp.specs import LspConfigError
+        from .core.lsp.specs import parse_setting as parse_lsp
+
         try:
             parse_lsp(value, source)
         except LspConfigError as exc:

@@ -12,8 +12,7 @@ from typing import Any
 
 from . import paths
 from .config_values import ConfigError
-from .core.policy.rules import LISTS
-from .core.vocabulary import MODES
+from .core.vocabulary import LISTS, MODES
 
 SETTING_SOURCES = ("user", "project", "local")  # Claude Code's setting sources (SOURCE_OF: which files are which)
 

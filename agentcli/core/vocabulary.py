@@ -29,4 +29,7 @@ Preview = Literal["", "command", "output", "edit", "write", "search", "delegate"
 # (core/system/sandbox.py): here, so that reading or checking a setting loads neither module.
 MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")
+# The permission rule lists, checked in this order (core/policy/rules.py): here, so that reading a settings file
+# loads neither the rules nor the bash parser they need.
+LISTS: tuple[str, ...] = ("deny", "ask", "allow")
 ShellStatus = Literal["running", "exited", "killed"]  # a background shell's (bash with run_in_background)

@@ -77,3 +77,21 @@ def test_the_look_alike_bracket_patterns_compile_on_first_quote():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "0 a [system-reminder] b"
+
+
+def test_settings_and_trust_where_nothing_names_rules_or_servers_load_no_rule_or_server_parser(tmp_path):
+    """The permission rules' parser (with the bash parser it needs) and the language servers' load when a settings,
+    command or skill file names some, or a plugin's servers are read: not to settle trust and read the settings of a
+    workspace that names none, before the first screen."""
+    code = (
+        "import sys, argparse, pathlib, agentcli.cli, agentcli.config, agentcli.ui.tui.app; "
+        "root = pathlib.Path(sys.argv[1]); "
+        "outcome = agentcli.cli.settle_trust(argparse.Namespace(headless=False, plain=False, trust_workspace=False), "
+        "root); agentcli.config.load_settings(root, {}, trusted=outcome.trusted); "
+        "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.policy.rules', "
+        "'agentcli.core.policy.bash_', 'agentcli.core.lsp.specs'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from ... import paths
-from ..policy.rules import Rule, RuleError
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import FrontmatterError, definition_files, split_frontmatter
 from .plugins import Plugin, plugin_files
@@ -142,8 +141,7 @@ def parse_command(text: str, name: str, source: str, project: bool) -> CustomCom
         tools = []
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise ValueError("'allowed-tools' must be a comma-separated list of rules, or a list of them")
-    for rule in tools:
-        Rule.parse(rule)  # RuleError names the bad one
+    check_rules(tools)
     model = fields.get("model")
     return CustomCommand(
         name=name,
@@ -182,6 +180,17 @@ def trust_sources(root: Path) -> list[tuple[Path, list[str], Any]]:
     return sources
 
 
+def check_rules(rules: list[str]) -> None:
+    """Each of an allowed-tools list a permission rule (RuleError names the bad one). The rules' parser, with the
+    bash parser it needs, loads for a file that has some: the trust check reads these files before the TUI's first
+    screen."""
+    if rules:
+        from ..policy.rules import Rule
+
+        for rule in rules:
+            Rule.parse(rule)
+
+
 def _split_rules(text: str) -> list[str]:
     """'Bash(git add:*), Bash(git commit:*)' → the rules; commas inside parentheses stay."""
     rules, depth, current = [], 0, ""
@@ -213,4 +222,4 @@ def _first_line(body: str) -> str:
     return line[:80]
 
 
-__all__ = ["CustomCommand", "RuleError", "FrontmatterError", "find", "load_commands", "trust_sources"]
+__all__ = ["CustomCommand", "FrontmatterError", "find", "load_commands", "trust_sources"]

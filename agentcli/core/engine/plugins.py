@@ -28,14 +28,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..lsp.specs import LspConfigError, ServerSpec
-from ..lsp.specs import parse_claude_code as parse_lsp_servers
-from ..mcp.config import McpConfigError, ServerConfig
-from ..mcp.config import parse as parse_servers
 from ..policy.hooks import EVENTS, WORKSPACE_MARK, HookConfigError, parse_hooks
 from ..policy.hooks import PLUGIN_ROOT_MARK as ROOT_MARK
+
+if TYPE_CHECKING:  # their parsers load when a plugin's servers are read, not for the trust check before the TUI
+    from ..lsp.specs import ServerSpec
+    from ..mcp.config import ServerConfig
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
@@ -120,6 +120,9 @@ class Plugin:
     def servers(self) -> dict[str, ServerConfig]:
         """Its MCP servers, named ``plugin_<plugin>_<server>`` as Claude Code names them, ``${CLAUDE_PLUGIN_ROOT}``
         filled in, each to run in the sandbox with the plugin's folder readable. PluginError when malformed."""
+        from ..mcp.config import McpConfigError, ServerConfig
+        from ..mcp.config import parse as parse_servers
+
         found: dict[str, Any] = {}
         default = self.root / ".mcp.json"
         sources: list[Any] = [_read_json(default, self)] if default.is_file() else []
@@ -155,6 +158,9 @@ class Plugin:
         """Its language servers (Claude Code's ``lspServers``: ``.lsp.json``, and what plugin.json names or holds),
         ``${CLAUDE_PLUGIN_ROOT}`` filled in, each to run in the sandbox with the plugin's folder readable, as its MCP
         servers do. PluginError when malformed."""
+        from ..lsp.specs import LspConfigError
+        from ..lsp.specs import parse_claude_code as parse_lsp_servers
+
         found: dict[str, Any] = {}
         default = self.root / ".lsp.json"
         sources: list[Any] = [_read_json(default, self)] if default.is_file() else []

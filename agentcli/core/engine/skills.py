@@ -28,14 +28,16 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import paths
-from ..policy.rules import Rule, RuleError
-from .custom_commands import CustomCommand, _split_rules
+from .custom_commands import CustomCommand, _split_rules, check_rules
 from .definitions import Definition, from_folders, from_plugins
 from .frontmatter import FrontmatterError, split_frontmatter
 from .plugins import Plugin, one_line, skill_places
+
+if TYPE_CHECKING:
+    from ..policy.rules import Rule
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DESCRIPTION_CAP = 1_024  # characters of a description that reach the prompt (Agent Skills' limit)
@@ -181,8 +183,7 @@ def parse_skill(text: str, path: Path, source: str, project: bool, *, named_by_f
     tools = _split_rules(tools) if isinstance(tools, str) else tools if tools is not None else []
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         raise ValueError("'allowed-tools' must be a comma-separated list of rules, or a list of them")
-    for rule in tools:
-        Rule.parse(rule)  # RuleError names the bad one
+    check_rules(tools)
     return Skill(
         name=name.strip(),
         description=description,
@@ -218,6 +219,8 @@ def grants(skill: Skill, trusted: bool) -> list[Rule]:
     """The rules a loaded skill's allowed-tools add: none from a workspace's skill unless it is trusted."""
     if skill.project and not trusted:
         return []
+    from ..policy.rules import Rule, RuleError
+
     try:
         return [Rule.parse(text) for text in skill.allowed_tools]
     except RuleError:

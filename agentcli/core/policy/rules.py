@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tool_facts import KNOWN
+from ..vocabulary import LISTS as LISTS  # checked in this order
 from .bash_commands import WRITTEN, quote_words
 from .bash_commands import CommandLine as CommandLine
 from .bash_commands import SimpleCommand as SimpleCommand
@@ -43,8 +44,6 @@ from .bash_syntax import parse
 
 if TYPE_CHECKING:
     import pathspec
-
-LISTS = ("deny", "ask", "allow")  # checked in this order
 
 
 def names_tool(name: str, tool: str) -> bool:
