@@ -243,7 +243,8 @@ def _measure_in_run(repo: BigRepo, runs: int, section: Section) -> None:
         peer,
         theirs,
         note="the SDK imported by then, as in a real session: what the tool and the loop add inside a "
-        "run (the first request through the SDK's client included)",
+        "run (the first request through the SDK's client included, which no longer waits on a thread of the loop's "
+        "pool for the platform: `sdk_platform`)",
     )
 
 

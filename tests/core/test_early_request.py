@@ -5,6 +5,8 @@ scenario runs twice against the stand-in server, once that way and once the norm
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -157,6 +159,29 @@ def test_the_sdk_takes_over_the_early_connection(server: FakeAnthropic, monkeypa
     assert [first.content, second.content] == [[{"type": "text", "text": "One."}], [{"type": "text", "text": "Two."}]]
     assert [PLATFORM_HEADER in h for h in server.request_headers] == [False, True]
     assert early_http is not None and sdk_http is early_http
+
+
+def test_the_sdks_first_request_waits_on_no_thread_for_the_platform(server: FakeAnthropic) -> None:
+    """The SDK's client knows the platform before its first request (``sdk_platform``), so that request hands
+    nothing to the event loop's pool (a thread started, a hop there and back, on a tool result's way out), and
+    its platform header is the one the SDK finds itself."""
+    from anthropic._base_client import get_platform
+
+    handed: list[object] = []
+
+    class Watched(ThreadPoolExecutor):
+        def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+            handed.append(fn)
+            return super().submit(fn, *args, **kwargs)
+
+    async def first_request() -> ModelReply:
+        asyncio.get_running_loop().set_default_executor(Watched(max_workers=1))
+        return await ask(llm_for(server))
+
+    server.script(text("One."))
+    assert asyncio.run(first_request()).content == [{"type": "text", "text": "One."}]
+    assert handed == []
+    assert server.request_headers[0][PLATFORM_HEADER] == str(get_platform())
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,7 @@ from .credentials import resolve_credentials as resolve_credentials
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
-from .sdk_import import request_going_out
+from .sdk_import import request_going_out, sdk_platform
 from .sdk_import import start_sdk_import as start_sdk_import
 
 if TYPE_CHECKING:
@@ -111,6 +111,7 @@ class LLM:
                 timeout=self.timeout,
                 http_client=self._http,
             )
+            self._client._platform = sdk_platform()
         return self._client
 
     def use_tool_search(self, setting: str) -> None:

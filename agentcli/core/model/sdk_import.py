@@ -56,8 +56,20 @@ def import_sdk() -> None:
 
         for event in SAMPLE_EVENTS:
             construct_type(type_=RawMessageStreamEvent, value=event)
+        sdk_platform()
     except Exception:
         pass
+
+
+def sdk_platform() -> Any:
+    """The SDK's name for this platform (its X-Stainless-OS header), for a client of the SDK's to know before its
+    first request (``LLM.client``). Left to itself, that request asks for it in a thread of the event loop's pool
+    (``platform.uname()`` may block on Windows): a thread started, a hop there and back, 0.6-1.9 ms on the path of
+    the second model call of a run (a held grep's result). ``platform`` caches what it reads, and ``import_sdk``,
+    in the import's own thread, has read it already (pinned SDK: ``anthropic._base_client``)."""
+    from anthropic._base_client import get_platform
+
+    return get_platform()
 
 
 def import_frozen(*first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None) -> None:
