@@ -358,6 +358,7 @@ class Glob(Tool):
                     stopper,
                     GLOB_MAX_FILES,
                     prefix,
+                    base,
                 ),
             )
         )
