@@ -64,40 +64,57 @@ def list_newest(
     ``prefix`` in front; the first ``keep`` of them in the tool's order. Past ``timeout`` seconds rg is
     stopped, and what it printed so far is the listing (a line cut off is left out). ``real``: the real path
     of the folder listed, when known, for ``nothing_above``."""
-    pieces: list[bytes] = []
-
-    def feed(piece: bytes) -> bool:
-        pieces.append(piece)
-        return True
-
-    above = ("--no-ignore-parent",) if real is not None and nothing_above(real) else ()
-    returncode, stderr, timed_out = _rg([*args, *above, *NEWEST_FIRST], cwd, timeout, feed, stopper)
-    paths = b"".join(pieces).decode("utf-8", errors="replace").split("\n")
-    if timed_out or not paths[-1]:
-        paths.pop()  # what follows the last newline: nothing, or a line the timeout cut off
-    matched = paths if matcher is None else list(filter(matcher.match, paths))
     root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        found = _ties_by_path(matched, root, keep)
+        head = _Head(matcher, root, keep)
+        above = ("--no-ignore-parent",) if real is not None and nothing_above(real) else ()
+        returncode, stderr, timed_out = _rg([*args, *above, *NEWEST_FIRST], cwd, timeout, head.feed, stopper)
+        if head.pending and not timed_out:  # a last line without its newline; one the timeout cut off is left out
+            head.feed(b"\n")
+        found = head.found()
     finally:
         os.close(root)
-    return Listing([prefix + path for path in found] if prefix else found, len(paths), returncode, stderr, timed_out)
+    return Listing([prefix + path for path in found] if prefix else found, head.listed, returncode, stderr, timed_out)
 
 
-def _ties_by_path(paths: list[str], root: int, keep: int) -> list[str]:
-    """``paths``, newest first as rg sorted them, with the first ``keep`` and every later one of the same
-    time as the last of those ordered newest first, then by path; a file gone since rg listed it comes
-    after those."""
-    head: list[tuple[int, str]] = []
-    last: int | None = None
-    for path in paths:
-        try:
-            when = -os.stat(path, dir_fd=root).st_mtime_ns
-        except OSError:
-            when = 1  # after every file that has a time (its key is minus that time)
-        if len(head) >= keep and when != last:
-            break
-        head.append((when, path))
-        last = when
-    head.sort()
-    return [path for _, path in head] + paths[len(head) :]
+class _Head:
+    """rg's lines as they come, newest first: each matched as it arrives, and the first ``keep`` matches,
+    with every later one of the same time as the last of those, stat'ed as they arrive, while rg still
+    prints the rest (its first piece of output holds them, in a listing of thousands)."""
+
+    def __init__(self, matcher: re.Pattern[str] | None, root: int, keep: int) -> None:
+        self.matcher, self.root, self.keep = matcher, root, keep
+        self.pending = b""
+        self.listed = 0
+        self.matched: list[str] = []
+        self.head: list[tuple[int, str]] = []  # (minus the time, path) of the first matches
+        self.full = False  # the head is complete: the next file's time differs from the last one's
+
+    def feed(self, piece: bytes) -> bool:
+        data = self.pending + piece
+        end = data.rfind(b"\n") + 1
+        self.pending = data[end:]
+        if end:
+            paths = data[: end - 1].decode("utf-8", errors="replace").split("\n")  # no newline inside a character
+            self.listed += len(paths)
+            self.matched += paths if self.matcher is None else filter(self.matcher.match, paths)
+            if not self.full:
+                self._stat()
+        return True
+
+    def _stat(self) -> None:
+        head, root = self.head, self.root
+        for path in self.matched[len(head) :]:
+            try:
+                when = -os.stat(path, dir_fd=root).st_mtime_ns
+            except OSError:
+                when = 1  # a file gone since rg listed it: after every file that has a time
+            if len(head) >= self.keep and (not head or when != head[-1][0]):
+                self.full = True
+                return
+            head.append((when, path))
+
+    def found(self) -> list[str]:
+        """The matches newest first, the head's ties by path."""
+        head = sorted(self.head)
+        return [path for _, path in head] + self.matched[len(head) :]
