@@ -11,7 +11,7 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry
 from agentcli.core.tools.base import ToolContext
-from agentcli.core.tools.glob_listing import NEWEST_FIRST
+from agentcli.core.tools.glob_listing import NEWEST_FIRST, nothing_above
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import Glob, Grep
 from tests.fakes.anthropic_server import Reply, text, tool_use
@@ -145,7 +145,8 @@ async def _measure(repo: BigRepo, runs: int, section: Section) -> None:
         note=f"overhead {overhead}; {GLOB_NEWEST_WHY}",
     )
     # ... and against rg given the tool's own options: the part of the gap that is rg's.
-    own = [*COMMON_RG_ARGS, "--files", "--type-add", "globbed:*.py", "--type", "globbed", *NEWEST_FIRST]
+    above = ["--no-ignore-parent"] if nothing_above(repo.root.resolve()) else []
+    own = [*COMMON_RG_ARGS, "--files", "--type-add", "globbed:*.py", "--type", "globbed", *above, *NEWEST_FIRST]
     ours, theirs = [], []
     for i in range(runs):
         for which in (0, 1) if i % 2 == 0 else (1, 0):

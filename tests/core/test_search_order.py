@@ -12,6 +12,7 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
 from agentcli.core.tools.glob_listing import _Head
+from agentcli.core.tools.glob_patterns import compile_glob
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
 from tests.conftest import TOOLS
@@ -148,13 +149,16 @@ def test_glob_orders_the_same_files_however_rg_output_is_cut_into_pieces(tmp_pat
     root = os.open(tmp_path, os.O_RDONLY)
     try:
         orders = []
-        for size in (len(output), 7, 1):
-            head = _Head(None, root, 150)
-            for start in range(0, len(output), size):
-                head.feed(output[start : start + size])
-            orders.append(head.found())
+        for matcher, keep in ((None, 150), (compile_glob("{a,z}/*.py"), 40)):
+            for size in (len(output), 7, 1):
+                head = _Head(matcher, root, keep)
+                for start in range(0, len(output), size):
+                    head.feed(output[start : start + size])
+                orders.append((head.found(), head.matched, head.listed))
     finally:
         os.close(root)
     expected = sorted(names, key=lambda rel: (-times[rel], rel))
-    assert orders[0][:180] == expected[:180]  # the 150 shown, and the ties after them
-    assert orders[1] == orders[0] and orders[2] == orders[0]
+    assert orders[0] == (expected[:180], 240, 240)  # the 150 shown and the ties after them; all counted
+    wanted = [rel for rel in expected if rel.startswith(("a/", "z/"))]
+    assert orders[3] == (wanted[:50], 120, 240)  # 40 shown, and the ties after them: the newest 50 are one time
+    assert orders[1] == orders[2] == orders[0] and orders[4] == orders[5] == orders[3]

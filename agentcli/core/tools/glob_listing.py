@@ -42,7 +42,10 @@ def nothing_above(real: Path) -> bool:
 
 @dataclass
 class Listing:
-    found: list[str]  # the paths that matched, newest first; the first ``keep`` (and their ties) by path on a tie
+    found: list[
+        str
+    ]  # the first ``keep`` paths that matched (and any of the last one's time), newest first, then by path
+    matched: int  # paths that matched
     listed: int  # files rg listed
     returncode: int
     stderr: str
@@ -59,9 +62,9 @@ def list_newest(
     prefix: str = "",
     real: Path | None = None,
 ) -> Listing:
-    """Run ``rg --files`` (``args``) newest first and keep the paths ``matcher`` matches (all, when None: rg's
-    file type said it all, ``glob_patterns.names_say_all``), each shown with
-    ``prefix`` in front; the first ``keep`` of them in the tool's order. Past ``timeout`` seconds rg is
+    """Run ``rg --files`` (``args``) newest first and count the paths ``matcher`` matches (all, when None: rg's
+    file type said it all, ``glob_patterns.names_say_all``); the first ``keep`` of them in the tool's order, each
+    shown with ``prefix`` in front. Past ``timeout`` seconds rg is
     stopped, and what it printed so far is the listing (a line cut off is left out). ``real``: the real path
     of the folder listed, when known, for ``nothing_above``."""
     root = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -74,47 +77,58 @@ def list_newest(
         found = head.found()
     finally:
         os.close(root)
-    return Listing([prefix + path for path in found] if prefix else found, head.listed, returncode, stderr, timed_out)
+    shown = [prefix + path for path in found] if prefix else found
+    return Listing(shown, head.matched, head.listed, returncode, stderr, timed_out)
 
 
 class _Head:
-    """rg's lines as they come, newest first: each matched as it arrives, and the first ``keep`` matches,
-    with every later one of the same time as the last of those, stat'ed as they arrive, while rg still
-    prints the rest (its first piece of output holds them, in a listing of thousands)."""
+    """rg's lines as they come, newest first: the first ``keep`` matches, with every later one of the same time
+    as the last of those, stat'ed as they arrive, while rg still prints the rest (its first piece of output
+    holds them, in a listing of thousands); past them the matches are only counted, and when rg's file type
+    said it all (no ``matcher``), its lines are counted without being decoded."""
 
     def __init__(self, matcher: re.Pattern[str] | None, root: int, keep: int) -> None:
         self.matcher, self.root, self.keep = matcher, root, keep
         self.pending = b""
         self.listed = 0
-        self.matched: list[str] = []
+        self.matched = 0
+        self.waiting: list[str] = []  # matches not yet stat'ed
         self.head: list[tuple[int, str]] = []  # (minus the time, path) of the first matches
-        self.full = False  # the head is complete: the next file's time differs from the last one's
+        self.full = False  # the head is complete: a later match's time differs from the last one's
 
     def feed(self, piece: bytes) -> bool:
         data = self.pending + piece
         end = data.rfind(b"\n") + 1
         self.pending = data[end:]
-        if end:
-            paths = data[: end - 1].decode("utf-8", errors="replace").split("\n")  # no newline inside a character
-            self.listed += len(paths)
-            self.matched += paths if self.matcher is None else filter(self.matcher.match, paths)
-            if not self.full:
-                self._stat()
+        if not end:
+            return True
+        if self.full and self.matcher is None:
+            lines = data.count(b"\n", 0, end)
+            self.listed += lines
+            self.matched += lines
+            return True
+        paths = data[: end - 1].decode("utf-8", errors="replace").split("\n")  # no newline inside a character
+        self.listed += len(paths)
+        matches = paths if self.matcher is None else list(filter(self.matcher.match, paths))
+        self.matched += len(matches)
+        if not self.full:
+            self.waiting += matches
+            self._stat()
         return True
 
     def _stat(self) -> None:
         head, root = self.head, self.root
-        for path in self.matched[len(head) :]:
+        for path in self.waiting:
             try:
                 when = -os.stat(path, dir_fd=root).st_mtime_ns
             except OSError:
                 when = 1  # a file gone since rg listed it: after every file that has a time
             if len(head) >= self.keep and (not head or when != head[-1][0]):
                 self.full = True
-                return
+                break
             head.append((when, path))
+        self.waiting.clear()
 
     def found(self) -> list[str]:
-        """The matches newest first, the head's ties by path."""
-        head = sorted(self.head)
-        return [path for _, path in head] + self.matched[len(head) :]
+        """The first matches (all when fewer than ``keep``), newest first, a tie by path."""
+        return [path for _, path in sorted(self.head)]
