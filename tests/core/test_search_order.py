@@ -11,6 +11,8 @@ import pytest
 from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.glob_listing import _Head
+from agentcli.core.tools.glob_patterns import compile_glob
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import GREP_MAX_COLUMNS, Glob, Grep
 from tests.conftest import TOOLS
@@ -130,3 +132,33 @@ async def test_grep_prints_what_rg_sorted_by_path_prints(tmp_path, many, tool_ar
             assert footer and f"of {len(expected):,} " in footer[0], footer
         else:
             assert footer == []
+
+
+def test_glob_orders_the_same_files_however_rg_output_is_cut_into_pieces(tmp_path):
+    # the head is stat'ed as rg's output arrives: a piece may end inside a line, or inside a character
+    names = [f"{d}/{'kåmby'[i % 5]}{i}.py" for i in range(60) for d in ("a", "a-b", "b/c", "z")]
+    times = {}
+    for i, rel in enumerate(names):
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+        times[rel] = (3 if i < 100 else 2 if i < 180 else 1) * 1_000_000_000
+        os.utime(path, ns=(times[rel], times[rel]))
+    listed = sorted(reversed(names), key=lambda rel: -times[rel])  # newest first, a tie in some other order
+    output = b"".join(f"{rel}\n".encode() for rel in listed)
+    root = os.open(tmp_path, os.O_RDONLY)
+    try:
+        orders = []
+        for matcher, keep in ((None, 150), (compile_glob("{a,z}/*.py"), 40)):
+            for size in (len(output), 7, 1):
+                head = _Head(matcher, root, keep)
+                for start in range(0, len(output), size):
+                    head.feed(output[start : start + size])
+                orders.append((head.found(), head.matched, head.listed))
+    finally:
+        os.close(root)
+    expected = sorted(names, key=lambda rel: (-times[rel], rel))
+    assert orders[0] == (expected[:180], 240, 240)  # the 150 shown and the ties after them; all counted
+    wanted = [rel for rel in expected if rel.startswith(("a/", "z/"))]
+    assert orders[3] == (wanted[:50], 120, 240)  # 40 shown, and the ties after them: the newest 50 are one time
+    assert orders[1] == orders[2] == orders[0] and orders[4] == orders[5] == orders[3]

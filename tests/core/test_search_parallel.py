@@ -15,6 +15,7 @@ from agentcli.core.policy.permissions import Permissions
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import rg as search  # the rg runner, where grep decides when to sort itself
 from agentcli.core.tools.base import ToolContext
+from agentcli.core.tools.glob_listing import PARENT_IGNORES, nothing_above
 from agentcli.core.tools.glob_patterns import compile_glob, name_globs, names_say_all
 from agentcli.core.tools.rg import COMMON_RG_ARGS, rg_path
 from agentcli.core.tools.search import Glob, Grep
@@ -223,6 +224,21 @@ async def test_rg_glob_would_list_an_ignored_file_but_glob_does_not(tmp_path):
     assert "secret.py" in overridden.splitlines()
     out = await Glob().run({"pattern": "secret.py"}, ctx_at(tmp_path))
     assert out.startswith("No files match `secret.py`")
+
+
+@pytest.mark.parametrize("name", PARENT_IGNORES)
+async def test_an_ignore_file_above_the_workspace_still_hides_what_it_names(tmp_path, name):
+    """glob tells rg to skip the folders above the workspace (``--no-ignore-parent``) only when none holds a
+    file rg reads there: one that does keeps hiding what it names."""
+    rules = tmp_path / (f"{name}/info/exclude" if name == ".git" else name)
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    rules.write_text("secret_*.py\n")
+    workspace = tmp_path / "ws"
+    for rel in ("src/secret_key.py", "src/app.py"):
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text("")
+    assert not nothing_above(workspace)
+    assert (await Glob().run({"pattern": "*.py"}, ctx_at(workspace))).splitlines() == ["src/app.py"]
 
 
 def test_name_globs_only_for_plain_last_parts():

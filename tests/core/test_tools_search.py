@@ -44,6 +44,19 @@ def test_rg_path_finds_an_executable():
     assert found and os.access(found, os.X_OK)
 
 
+async def test_an_rg_gone_since_it_was_found_is_looked_for_again(ctx, tmp_path, monkeypatch):
+    place = tmp_path / "bin"
+    place.mkdir()
+    (place / "rg").symlink_to(rg_path() or "")
+    monkeypatch.setenv("PATH", f"{place}{os.pathsep}{os.environ['PATH']}")
+    assert rg_path() == str(place / "rg")  # found on this PATH, and remembered
+    (place / "rg").unlink()
+    with pytest.raises(ToolError, match="Could not run ripgrep"):
+        await glob(ctx, pattern="*.py")
+    assert rg_path() != str(place / "rg")  # the failed start made it look again
+    assert "No files match" in await glob(ctx, pattern="*.py")
+
+
 # ---------------------------------------------------------------- grep
 
 

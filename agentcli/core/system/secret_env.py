@@ -42,6 +42,7 @@ SECRET_MARKERS = (
 # ... and so are those with one of these as a whole part between underscores: MYSQL_PWD, SMTP_PASS,
 # REDISCLI_AUTH, DOCKER_AUTH_CONFIG (not PWD itself, nor GIT_AUTHOR_NAME or XAUTHORITY).
 _SECRET_PART = re.compile(r"(?:^|_)(?:PWD|PASS|AUTH)(?:_|$)")
+_MARKER = re.compile("|".join(SECRET_MARKERS))  # one search instead of ten: every child's environment is checked
 HANDOVER_VAR = "AGENTCLI_SECRETS_FD"
 URL_SETTINGS = ("ANTHROPIC_BASE_URL",)  # a secret when the URL carries user:password@
 
@@ -56,7 +57,7 @@ def is_secret(name: str, value: str) -> bool:
     if name.startswith("GIT_CONFIG_KEY_"):  # the name of a git setting (its value is GIT_CONFIG_VALUE_n)
         return False
     upper = name.upper()
-    if any(marker in upper for marker in SECRET_MARKERS) or (_SECRET_PART.search(upper) and upper != "PWD"):
+    if _MARKER.search(upper) or (_SECRET_PART.search(upper) and upper != "PWD"):
         return True
     return name in URL_SETTINGS and "@" in value.partition("://")[2].partition("/")[0]
 

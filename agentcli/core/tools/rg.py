@@ -47,17 +47,30 @@ _COUNT_LIMIT_BYTES = 256 * 1024 * 1024  # stop reading (and just say "more than"
 COMMON_RG_ARGS = ("--no-config", "--no-require-git", "--hidden", "--glob", "!.git")
 
 
+_found_rg: dict[str | None, str] = {}  # PATH -> where rg was found with it
+
+
 def rg_path() -> str | None:
-    """Where the ripgrep binary is: on PATH, else next to the running Python (the PyPI package)."""
+    """Where the ripgrep binary is: on PATH, else next to the running Python (the PyPI package). Remembered
+    for each PATH (searching it cost about 70 µs a call, 0.5% of a glob); forgotten when it fails to start."""
+    search_path = os.environ.get("PATH")
+    known = _found_rg.get(search_path)
+    if known is not None:
+        return known
     found = shutil.which("rg")
+    if not found:
+        bindir = Path(sys.executable).parent
+        found = next(
+            (
+                str(candidate)
+                for candidate in (bindir / "rg", bindir / "rg.exe")
+                if candidate.is_file() and os.access(candidate, os.X_OK)
+            ),
+            None,
+        )
     if found:
-        return found
-    bindir = Path(sys.executable).parent
-    for name in ("rg", "rg.exe"):
-        candidate = bindir / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
+        _found_rg[search_path] = found
+    return found
 
 
 def _require_rg() -> str:
@@ -155,6 +168,7 @@ def _rg(
             pass_fds=opened,
         )
     except OSError as exc:
+        _found_rg.clear()  # gone or replaced since it was found: look again next time
         raise ToolError(f"Could not run ripgrep: {exc.strerror or exc}.") from None
     stopper.started(proc)
     assert proc.stdout is not None and proc.stderr is not None

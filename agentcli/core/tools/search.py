@@ -358,6 +358,7 @@ class Glob(Tool):
                     stopper,
                     GLOB_MAX_FILES,
                     prefix,
+                    base,
                 ),
             )
         )
@@ -374,10 +375,10 @@ class Glob(Tool):
             return (
                 f"No files match {verbatim(pattern)} in {where} (files ignored by .gitignore are not listed).{stopped}"
             )
-        if len(ordered) > GLOB_MAX_FILES:
+        if result.matched > GLOB_MAX_FILES:
             shown = ordered[:GLOB_MAX_FILES]
             shown.append(
-                f"[Showing the {GLOB_MAX_FILES} most recently modified of {len(ordered):,} matching files; "
+                f"[Showing the {GLOB_MAX_FILES} most recently modified of {result.matched:,} matching files; "
                 "use a more specific pattern or path to see the others.]"
             )
             return "\n".join(shown) + stopped
