@@ -376,10 +376,6 @@ def run(argv: list[str], leave_when_done: bool = False) -> int:
         gc.disable()  # are frozen once the SDK is imported (ui/tui/work.py warm_up_import)
     elif args.plain or sdk_import is None:  # __main__ turned it off for the imports; -p: its SDK thread, when done
         gc.enable()
-    if args.headless:  # the system prompt's gits run beside the rest of the start, not after it (git_snapshot.py)
-        from .core.system.git_snapshot import take_ahead
-
-        take_ahead(root)
     trust = settle_trust(args, root)
     settings = load_settings(
         root,

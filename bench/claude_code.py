@@ -230,8 +230,7 @@ def measure_headless(
             note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
             "request and its reply do not wait for the SDK import (core/model/early_request.py), which "
             "waits for that request to go out (core/model/sdk_import.py); before that request the main thread "
-            "loads nothing that /review, /context, the status line, stream-json or best-of-N need, and the system "
-            "prompt's gits run from launch beside it (core/system/git_snapshot.py)",
+            "loads nothing that /review, /context, the status line, stream-json or best-of-N need",
         )
 
 

@@ -100,9 +100,7 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         "certificates) while the main thread waits on git, then waits for the request's last byte before "
         "the SDK: one thread runs at a time, and the import beside had halved the preparation's pace "
         "(core/model/sdk_import.py); the main thread loads nothing before that request that /review, /context, "
-        "the status line, stream-json, the slash commands or best-of-N need (they load when first asked for); "
-        "the system prompt's five gits start at launch, at once, in a thread (core/system/git_snapshot.py), so the "
-        "request no longer waits for them after the session is assembled",
+        "the status line, stream-json, the slash commands or best-of-N need (they load when first asked for)",
     )
     section.compare(
         "agentcli -p: final answer to exit",

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 
 from agentcli.core.policy.permissions import Permissions
-from agentcli.core.system import git_snapshot
 from agentcli.core.system.git import GIT_ENV, Repository, find_repository, is_git_repo
-from agentcli.core.system.git_snapshot import GitSnapshot, main_branch, snapshot, take_ahead
 from agentcli.core.system.workspace import Workspace
 from agentcli.core.tools import ToolRegistry, default_tools
 from agentcli.core.tools.base import Tool, ToolContext
+from agentcli.core.tools.git import GitSnapshot, main_branch, snapshot
 from tests.conftest import TOOLS, git
 from tests.narrow import of
 
@@ -178,15 +177,6 @@ def test_snapshot_and_main_branch(repo):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     git(repo, "checkout", "-q", head)
     assert of(GitSnapshot, snapshot(repo)).branch.startswith("detached HEAD at ")
-
-
-def test_a_snapshot_taken_ahead_is_the_next_one_and_only_that(repo):
-    take_ahead(repo / "src" / "..")  # the same folder, named another way
-    git_snapshot._ahead[repo.resolve()].result()  # read before the commit below
-    commit(repo, "Later commit", **{"later.txt": "x\n"})
-    ahead = of(GitSnapshot, snapshot(repo))
-    assert [c.split(" ", 1)[1] for c in ahead.commits][0] == "Initial commit"  # what was read at launch
-    assert [c.split(" ", 1)[1] for c in of(GitSnapshot, snapshot(repo)).commits][0] == "Later commit"  # git again
 
 
 def test_main_branch_from_origin_head(tmp_path, repo):

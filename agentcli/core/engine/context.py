@@ -7,9 +7,9 @@ import platform
 from pathlib import Path
 
 from ... import paths
-from ..system.git_snapshot import snapshot
 from ..system.workspace import Workspace, display_path
 from ..tools.file_access import Unreadable, read_confined
+from ..tools.git import snapshot
 from .agents import AgentType, changes_things
 from .frontmatter import confinement
 from .tool_catalogue import catalogue
