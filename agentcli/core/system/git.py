@@ -208,12 +208,16 @@ def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT
     return _run_bytes(repo.root, repo, *args, timeout=timeout)
 
 
+def start_on(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> Started:
+    """``run_git`` started and not waited for (``Started.text``): several such run at once, not one after another."""
+    return start_git(repo.root, repo, *args, timeout=timeout)
+
+
 def _run(
     cwd: Path, repo: Repository | None, *args: str, timeout: float = COMMAND_TIMEOUT, transports: tuple[str, ...] = ()
 ) -> tuple[int, str, str]:
     """Every git command, run from ``cwd``: on ``repo`` when given, else on the repository git finds."""
-    code, out, err = _run_bytes(cwd, repo, *args, timeout=timeout, transports=transports)
-    return code, out.decode("utf-8", errors="replace"), err
+    return start_git(cwd, repo, *args, timeout=timeout, transports=transports).text()
 
 
 def _run_bytes(
@@ -249,6 +253,11 @@ class Started:
             self.process.communicate()
             return 124, b"", f"fatal: git {self.subcommand} took longer than {self.timeout:g} seconds"
         return self.process.returncode, out, err.decode("utf-8", errors="replace")
+
+    def text(self) -> tuple[int, str, str]:
+        """``result`` with stdout as text, as ``run_git`` gives it. Blocking."""
+        code, out, err = self.result()
+        return code, out.decode("utf-8", errors="replace"), err
 
 
 def start_git(

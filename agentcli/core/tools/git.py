@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..system.git import Repository, UnsafeRepository, _first_error, _workspace_git, find_repository, run_git
+from ..system.git import (
+    Repository,
+    Started,
+    UnsafeRepository,
+    _first_error,
+    _workspace_git,
+    find_repository,
+    run_git,
+    start_on,
+)
 from .base import Tool, ToolContext
 from .file_access import resolve_path
 
@@ -229,32 +238,53 @@ class GitSnapshot:
 
 
 def snapshot(root: Path, commits: int = 5) -> GitSnapshot | None:
-    """The state of the repository ``root`` is in, or None outside one. Blocking."""
+    """The state of the repository ``root`` is in, or None outside one. Blocking.
+
+    Its five gits run at once, each a process of its own: one after another, they were the longest part of
+    building the system prompt, which a session's first request waits for."""
     try:
         repo = find_repository(root)
     except UnsafeRepository:
         return None  # the git tools say why when called
     if repo is None:
         return None
-    code, out, _ = run_git(repo, "symbolic-ref", "--short", "-q", "HEAD")
+    head = start_on(repo, "symbolic-ref", "--short", "-q", "HEAD")
+    status = start_on(repo, "status", "--short", "--untracked-files=normal", "--", ".", timeout=10)
+    log = start_on(repo, "log", f"--max-count={commits}", "--format=%h %s")
+    branches = main_branch_started(repo)
+    code, out, _ = head.text()
     if code == 0 and out.strip():
         branch = out.strip()
     else:
         code, out, _ = run_git(repo, "rev-parse", "--short", "HEAD")
         branch = f"detached HEAD at {out.strip()}" if code == 0 else "unknown"
-    code, out, _ = run_git(repo, "status", "--short", "--untracked-files=normal", "--", ".", timeout=10)
-    status = out.rstrip("\n").splitlines() if code == 0 else []
-    code, out, _ = run_git(repo, "log", f"--max-count={commits}", "--format=%h %s")
+    code, out, _ = status.text()
+    changed = out.rstrip("\n").splitlines() if code == 0 else []
+    code, out, _ = log.text()
     recent = out.rstrip("\n").splitlines() if code == 0 else []
-    return GitSnapshot(branch=branch, main_branch=main_branch(repo, branch), status=status, commits=recent)
+    return GitSnapshot(branch=branch, main_branch=main_branch_of(branch, *branches), status=changed, commits=recent)
 
 
 def main_branch(repo: Repository, current: str) -> str | None:
     """The branch changes are merged into: origin's HEAD, else a local main/master/trunk/develop."""
-    code, out, _ = run_git(repo, "symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD")
-    if code == 0 and out.strip():
-        return out.strip().removeprefix("origin/")
-    code, out, _ = run_git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    return main_branch_of(current, *main_branch_started(repo))
+
+
+def main_branch_started(repo: Repository) -> tuple[Started, Started]:
+    """The two gits ``main_branch_of`` reads, started together: origin's HEAD, and the local branches."""
+    return (
+        start_on(repo, "symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"),
+        start_on(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads"),
+    )
+
+
+def main_branch_of(current: str, origin_head: Started, heads: Started) -> str | None:
+    """``main_branch`` from its two gits (``main_branch_started``), waited for here."""
+    code, out, _ = origin_head.text()
+    origin = out.strip() if code == 0 else ""
+    code, out, _ = heads.text()  # waited for either way: no process is left unreaped
+    if origin:
+        return origin.removeprefix("origin/")
     local = out.split() if code == 0 else []
     for name in MAIN_BRANCH_NAMES:
         if name in local:
