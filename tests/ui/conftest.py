@@ -16,6 +16,10 @@ def tui(make_session: Callable[..., Any]) -> Callable[..., AgentApp]:
 
     def build(*, interactive: bool = True, testing: bool = True, **settings: Any) -> AgentApp:
         session, _ = make_session(interactive=interactive, **settings)
-        return make_app(session.settings, session.workspace.root, session=session, testing=testing)
+        app = make_app(session.settings, session.workspace.root, session=session, testing=testing)
+        # A toast lasts the whole test, as it does on an idle machine: under load the app's next step after a
+        # notify can come more than Textual's 5 s later, and an expired toast is gone from app._notifications.
+        app.NOTIFICATION_TIMEOUT = 3600  # type: ignore[misc]  # this app only, not the class
+        return app
 
     return build
