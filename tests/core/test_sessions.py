@@ -362,7 +362,7 @@ def test_a_child_without_a_start_record_is_skipped_and_one_without_a_finish_is_i
     assert record.result.startswith("found it") and isinstance(record.events[0], SubagentStarted)
 
 
-def test_a_resumed_tool_output_is_one_string_for_the_history_and_the_replayed_event(tmp_path):
+def test_a_resumed_tool_output_is_one_string_for_the_history_and_the_replayed_events(tmp_path):
     # the file stores a call's output twice (its tool_call_finished record and the tool result the model read):
     # parsed, it was two strings held for as long as the session runs
     def rec(type_, **fields):
@@ -388,5 +388,10 @@ def test_a_resumed_tool_output_is_one_string_for_the_history_and_the_replayed_ev
     path.write_text("\n".join(lines) + "\n")
     records, _ = read_records(path)
     held = agent_state(records).messages[-1]["content"][0]["content"]
-    (finished,) = [e for e in replay_events(records) if isinstance(e, ToolCallFinished)]
+    events = replay_events(records)
+    (started,) = [e for e in events if isinstance(e, ToolCallStarted)]
+    (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished.output == output and finished.output is held
+    # and the short fields each line repeats (agent, tool name, call id) are one string each, not one per line
+    assert (started.id, started.name, started.agent_id) == ("toolu_1", "grep", "main")
+    assert started.id is finished.id and started.name is finished.name and started.agent_id is finished.agent_id
