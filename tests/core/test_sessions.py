@@ -387,7 +387,8 @@ def test_a_resumed_tool_output_is_one_string_for_the_history_and_the_replayed_ev
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(lines) + "\n")
     records, _ = read_records(path)
-    held = agent_state(records).messages[-1]["content"][0]["content"]
+    (result,) = of(list, agent_state(records).messages[-1]["content"])
+    held = result["content"]
     events = replay_events(records)
     (started,) = [e for e in events if isinstance(e, ToolCallStarted)]
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
