@@ -10,8 +10,16 @@ import pytest
 
 from agentcli.core.content import Message
 from agentcli.core.door import SessionError
-from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, subagent_record
-from agentcli.core.events import Notice, SubagentFinished, SubagentStarted, TextDelta, ToolCallStarted, Usage
+from agentcli.core.engine.history import INTERRUPTED_RESULT, agent_state, repair, replay_events, subagent_record
+from agentcli.core.events import (
+    Notice,
+    SubagentFinished,
+    SubagentStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+)
 from agentcli.core.storage.store import find_session, list_sessions, project_dir, read_records
 from tests.fakes.anthropic_server import last_user_text, offers_tool, reply, text, tool_use, tool_use_block
 from tests.narrow import of
@@ -352,3 +360,39 @@ def test_a_child_without_a_start_record_is_skipped_and_one_without_a_finish_is_i
     assert record is not None
     assert (record.status, record.type, record.tool_use_id, record.seconds) == ("interrupted", "explore", "toolu_9", 4)
     assert record.result.startswith("found it") and isinstance(record.events[0], SubagentStarted)
+
+
+def test_a_resumed_tool_output_is_one_string_for_the_history_and_the_replayed_events(tmp_path):
+    # the file stores a call's output twice (its tool_call_finished record and the tool result the model read):
+    # parsed, it was two strings held for as long as the session runs
+    def rec(type_, **fields):
+        return json.dumps({"type": type_, "agent_id": "main", **fields})
+
+    output = "src/cache.py:1:def expire(entry):\n" * 20
+    lines = [
+        rec("user_message", content=[{"type": "text", "text": "find it"}], origin="user"),
+        rec("assistant_message", content=[tool_use_block("grep", {"pattern": "def"}, "toolu_1")]),
+        rec(
+            "tool_call_started",
+            id="toolu_1",
+            name="grep",
+            input={"pattern": "def"},
+            summary="def",
+            preview=None,
+            kind="search",
+        ),
+        rec("tool_call_finished", id="toolu_1", name="grep", output=output, is_error=False, seconds=0.1),
+        rec("user_message", content=[{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}]),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    records, _ = read_records(path)
+    (result,) = of(list, agent_state(records).messages[-1]["content"])
+    held = result["content"]
+    events = replay_events(records)
+    (started,) = [e for e in events if isinstance(e, ToolCallStarted)]
+    (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished.output == output and finished.output is held
+    # and the short fields each line repeats (agent, tool name, call id) are one string each, not one per line
+    assert (started.id, started.name, started.agent_id) == ("toolu_1", "grep", "main")
+    assert started.id is finished.id and started.name is finished.name and started.agent_id is finished.agent_id

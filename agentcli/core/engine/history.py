@@ -13,6 +13,7 @@ import dataclasses
 import datetime
 from dataclasses import dataclass, field
 from functools import cache
+from sys import intern
 from typing import Any
 
 from ..content import Message, append_user, as_blocks, typed
@@ -37,6 +38,8 @@ from .task_tool import TaskTool
 
 INTERRUPTED_RESULT = "Interrupted: agentcli stopped before this tool call finished, so its result was lost."
 INTERRUPTED_CHILD = "(Interrupted: agentcli stopped while this subagent was working.)"
+SHORT = 64  # a replayed event's text fields this long or shorter are interned: its agent, tool name, call id, model,
+# stop reason, origin are the same few strings over and over, parsed each time (about 0.3 MiB of a 500-turn session's)
 HISTORY_RESETS = ("compacted", "history_cleared", "rewound")  # records after which the history starts again
 
 
@@ -185,7 +188,11 @@ def first_time(tool_use_id: str, seen: set[str]) -> bool:
 def replay_events(records: list[dict[str, Any]]) -> list[Event]:
     """Stored records as the events a front end saw live (a TextDelta before each message's text)."""
     events: list[Event] = []
+    results = _result_texts(records)
     for record in records:
+        record = {name: intern(v) if type(v) is str and len(v) <= SHORT else v for name, v in record.items()}
+        if record.get("type") == "tool_call_finished" and results.get(record.get("id")) == record.get("output"):
+            record["output"] = results[record["id"]]  # one string for the event and the history
         event = event_from_dict(record)
         if event is None:
             continue
@@ -207,6 +214,18 @@ def replay_events(records: list[dict[str, Any]]) -> list[Event]:
                 )
         events.append(event)
     return events
+
+
+def _result_texts(records: list[dict[str, Any]]) -> dict[Any, str]:
+    """The text of each tool result the history holds, by its call's id: a call's ``tool_call_finished`` record
+    stores the same output again, parsed into a second string (about 0.5 MiB of a resumed 500-turn session's)."""
+    return {
+        block.get("tool_use_id"): block["content"]
+        for record in records
+        if record.get("type") == "user_message" and isinstance(record.get("content"), list)
+        for block in record["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), str)
+    }
 
 
 @cache

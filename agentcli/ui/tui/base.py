@@ -101,7 +101,7 @@ class AppBase(App[int]):
     def warm_up(self) -> None:
         """The session is open: import the SDK in a thread (then freeze what startup and it made), start MCP servers."""
         self.first_paint_without_sdk = "anthropic" not in sys.modules
-        self.run_worker(warm_up_import(), thread=True, group="warm-up")
+        self.run_worker(warm_up_import(bool(self.session.restored_events)), thread=True, group="warm-up")
         self.session.start_servers()
 
     def deliver(self, event: Event) -> None:
