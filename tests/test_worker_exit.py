@@ -54,7 +54,7 @@ def test_execnets_sigint_at_a_workers_end_is_noted_not_raised(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=110,
+        timeout=600,  # against a hang only: at load 20 the nested run, its worker and its 60 s loop outlasted 110 s
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     output = proc.stdout + proc.stderr
