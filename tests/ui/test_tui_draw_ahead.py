@@ -1,6 +1,7 @@
 """While a long resumed conversation's view rests, the screen above it and the first screen of what is drawn are
 rendered ahead, so the frame of a page up or of a jump to the top renders no entry's lines afresh, a code block's
-colours included (ui/tui/widgets/ahead.py)."""
+colours included (ui/tui/widgets/ahead.py); and what shows is laid out as a scroll lays it out, so that frame
+repaints what moved, not the footer's keys or the prompt (ui/tui/widgets/history.py: ``History._tend``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from textual._styles_cache import StylesCache
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
+from textual.widgets import Footer
 
 from agentcli.core.events import AssistantMessage
 from agentcli.ui.tui.app import make_app
@@ -32,6 +34,8 @@ async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, ma
         view = app.conversation
         await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
         fresh: list[Widget] = []  # the widgets inside the conversation that rendered lines not rendered before
+        footer = app.query_one(Footer)  # its keys: what a move leaves as it was (unlike the prompt, whose cursor
+        repainted: list[Widget] = []  # blinks), and those of them the move's frame repainted
         render_widget = StylesCache.render_widget
 
         def counted(cache: StylesCache, widget: Widget, crop: Region) -> Any:
@@ -39,6 +43,8 @@ async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, ma
             strips = render_widget(cache, widget, crop)
             if len(cache._cache) > before and view in widget.ancestors:
                 fresh.append(widget)
+            if footer in widget.ancestors:
+                repainted.append(widget)
             return strips
 
         monkeypatch.setattr(StylesCache, "render_widget", counted)
@@ -47,13 +53,17 @@ async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, ma
             """Let the view rest until it is tended (ahead.py: drawn ahead then)."""
             view.tend()  # (a scroll tends it too; this one makes sure a rest follows)
             await until(pilot, lambda: view._tending is None and not view._loading, "the view at rest, tended")
+            await pilot.pause()  # and what it asked of the refresh after it done
+            await app.wait_for_refresh()
 
         async def move(scroll: Any) -> list[Widget]:
             """Move after a rest; what the move's frame rendered afresh inside the conversation."""
             await rest()
             fresh.clear()
+            repainted.clear()
             scroll()
             await app.wait_for_refresh()
+            assert repainted == []
             return [w for w in fresh if not isinstance(w, ScrollBar)]
 
         height = view.scrollable_content_region.height

@@ -9,7 +9,7 @@ from typing import Any
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.widgets.entries import PrunedMarker
 from agentcli.ui.tui.widgets.history import AHEAD, keep_drawn
-from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all
+from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all, view_rows
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
 
@@ -44,6 +44,7 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
 
         app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
         height = view.scrollable_content_region.height
+        assert view_rows(view) == height  # what a scroll reads instead (not building the whole screen's map)
 
         def ahead() -> bool:  # at least a screen drawn above the view, or all of it
             return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)

@@ -310,6 +310,10 @@ class History(VerticalScroll):
             self._tending = self.set_timer(TEND_AFTER, self._tend)
 
     def _tend(self) -> None:
+        """Last, lay out what shows as a scroll does (after the refresh of what this did): Textual repaints only what a
+        scroll moved by comparing with the latest such layout, and after a whole layout (what drawing earlier parts,
+        hiding or rendering ahead off screen leaves) there is none, so the next move repainted the whole screen (the
+        prompt, the status bar, the footer): now that repaint happens here, while the view rests."""
         self._tending = None
         if self._kept is not None or self._unfilled is not None or self._unsettled:
             self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
@@ -320,6 +324,7 @@ class History(VerticalScroll):
                 self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)
         if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
             draw_ahead(self, self._arranged)
+        self.call_after_refresh(self._refresh_scroll)  # what shows laid out as a scroll lays it out: see ``_tend``
 
     def on_resize(self) -> None:
         if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):

@@ -54,11 +54,18 @@ def reveal_near(history: Widget, arranged: DockArrangeResult | None, scroll_y: f
     near it."""
     if arranged is None:
         return
-    height = history.scrollable_content_region.height
+    height = view_rows(history)
     top, bottom = scroll_y - SHOW_WITHIN * height, scroll_y + height + SHOW_WITHIN * height
     for placed in arranged.placements:
         if isinstance(placed.widget, Gap) and placed.region.bottom > top and placed.region.y < bottom:
             placed.widget.reveal()
+
+
+def view_rows(history: Widget) -> int:
+    """The rows ``history``'s view shows, from its latest layout: its ``scrollable_content_region`` asks the screen for
+    its region, and after a scroll (which lays out only what shows) that builds the map of every widget on the
+    screen, the whole history's included: a few milliseconds in the frame of a jump back to the end."""
+    return history.container_size.height - history.scrollbar_size_horizontal
 
 
 def reveal_all(history: Widget, among: Iterable[Widget] | None = None) -> None:
