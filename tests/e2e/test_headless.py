@@ -156,7 +156,7 @@ def test_api_error_exits_non_zero_with_the_reason(server, api_env, repo):
 
     server.script(*[error(401, "authentication_error", "invalid x-api-key")] * 3)
     proc = agentcli("-p", "hi", "--output-format", "json", cwd=repo, env=api_env)
-    assert proc.returncode == 1
+    assert proc.returncode == 1 and proc.stdout.strip(), proc.stderr
     out = json.loads(proc.stdout)
     assert out["is_error"] is True and "API key was rejected" in out["result"]
     assert API_KEY not in proc.stdout + proc.stderr
