@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+import errno
 import gc
+import os
 import sys
+
+# Writes that fail for want of room or a working device: one sentence, not a traceback.
+UNWRITABLE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def main() -> None:
+    try:
+        start()
+    except OSError as exc:
+        if exc.errno not in UNWRITABLE:
+            raise
+        where = exc.filename or "standard output"
+        try:  # what is still buffered for standard output goes nowhere at exit, instead of failing again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"agentcli: cannot write to {where} ({exc.strerror}); stopped.", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+        sys.exit(1)
+
+
+def start() -> None:
     if sys.argv[1:] == ["--version"]:  # starts nothing and reads no key: no restart, no imports
         from . import __version__
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import re
@@ -295,23 +296,25 @@ def stream_usage_error(message: str, argv: Sequence[str]) -> None:
         return
     import json
 
-    print(
-        json.dumps(
-            {
-                "type": "result",
-                "subtype": "error_during_execution",
-                "is_error": True,
-                "duration_ms": 0,
-                "duration_api_ms": 0,
-                "num_turns": 0,
-                "session_id": "",
-                "result": "",
-                "errors": [message],
-                "terminal_reason": "error",
-            }
-        ),
-        flush=True,
+    line = json.dumps(
+        {
+            "type": "result",
+            "subtype": "error_during_execution",
+            "is_error": True,
+            "duration_ms": 0,
+            "duration_api_ms": 0,
+            "num_turns": 0,
+            "session_id": "",
+            "result": "",
+            "errors": [message],
+            "terminal_reason": "error",
+        }
     )
+    try:
+        print(line, flush=True)
+    except OSError:  # standard output cannot take it (a closed pipe, a full disk): stderr has said why already
+        with contextlib.suppress(OSError, ValueError):  # what is still buffered goes nowhere at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def user_error_code(exc: Exception) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -63,6 +64,7 @@ class HeadlessOutput:
         self.format, self.out, self.err = output_format, out, err
         self.partial_messages, self.budget = partial_messages, budget
         self.reader_gone = False
+        self.unwritable = False  # a write failed otherwise (a full disk, an I/O error): stderr said so
         self.spent = 0.0  # USD, of the model calls of this process
         self.over_budget = False
         self.run: asyncio.Task[Any] | None = None
@@ -158,6 +160,11 @@ class HeadlessOutput:
         if self.renderer is not None:
             self.renderer.hook(run)
 
+    @property
+    def gone_status(self) -> int:
+        """The exit status once the output is gone: a closed pipe's, or 1 when it could not be written."""
+        return 1 if self.unwritable else READER_GONE
+
     def line(self, record: dict[str, Any]) -> None:
         self.write(self.out, json_line(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
 
@@ -167,8 +174,14 @@ class HeadlessOutput:
         try:
             stream.write(visible(text))  # what a stranger wrote never drives the reader's terminal
             stream.flush()
-        except BrokenPipeError:
+        except OSError as exc:  # a closed pipe: the reader went away; else the output cannot be written
             self.reader_gone = True
+            if not isinstance(exc, BrokenPipeError):
+                self.unwritable = True
+                name = "output" if stream is self.out else "error"
+                with contextlib.suppress(OSError, ValueError):
+                    self.err.write(f"agentcli: cannot write to standard {name} ({exc.strerror or exc}); stopped.\n")
+                    self.err.flush()
             try:  # what is still buffered goes nowhere at exit, instead of raising again
                 os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
             except (OSError, ValueError):  # not a real file
@@ -285,7 +298,7 @@ async def run_headless(session: SessionSurface, prompt: str, output: HeadlessOut
     output.attach(session)
     if output.reader_gone:  # gone before the start: nothing to do
         await session.aclose()
-        return READER_GONE
+        return output.gone_status
     output.run = asyncio.current_task()
     mark = Mark.of(session)
     ended_by: list[int] = []  # SIGTERM or SIGHUP: stop as an interrupt does, then exit 128 + signum
@@ -321,7 +334,7 @@ def exit_status(output: HeadlessOutput, result: Answer, ended_by: list[int], ses
     """The process's exit code. A session that could not be saved (a full disk: stderr said so when the write
     failed) is a failure too, so a script does not count on a transcript that is not there."""
     if output.reader_gone:
-        return READER_GONE
+        return output.gone_status
     if ended_by:
         return exit_code(ended_by[0])
     unsaved = session.saved is not None and session.saved.off

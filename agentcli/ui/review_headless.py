@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
-from .headless import READER_GONE, Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
+from .headless import Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
 from .prompt_mark import Mark
 from .signals import exit_signals
 
@@ -17,7 +17,7 @@ async def run_review(session: SessionSurface, target: str, output: HeadlessOutpu
     output.attach(session)
     if output.reader_gone:
         await session.aclose()
-        return READER_GONE
+        return output.gone_status
     output.run = asyncio.current_task()
     mark = Mark.of(session)
     ended_by: list[int] = []

@@ -45,7 +45,7 @@ from ..core.door import (
     images,
 )
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
-from .headless import READER_GONE, Answer, HeadlessOutput, answer, exit_status, report, whole_characters
+from .headless import Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .prompt_mark import Mark
 from .signals import exit_signals
 from .stream_json import MCP_STATUS
@@ -190,7 +190,7 @@ class Driver:
                 worker.cancel()
                 await self.session.aclose()
         if self.output.reader_gone:
-            return READER_GONE
+            return self.output.gone_status
         return exit_status(self.output, self.last or Answer("", "done"), self.ended_by, self.session)
 
     def on_signal(self, signum: int) -> None:
