@@ -205,7 +205,7 @@ def run_git(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> t
 
 def run_git_bytes(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> tuple[int, bytes, str]:
     """Like run_git, with stdout as bytes (file contents). Blocking."""
-    return _run_bytes(repo.root, repo, *args, timeout=timeout)
+    return start_on(repo, *args, timeout=timeout).result()
 
 
 def start_on(repo: Repository, *args: str, timeout: float = COMMAND_TIMEOUT) -> Started:
@@ -220,18 +220,6 @@ def _run(
     return start_git(cwd, repo, *args, timeout=timeout, transports=transports).text()
 
 
-def _run_bytes(
-    cwd: Path,
-    repo: Repository | None,
-    *args: str,
-    timeout: float = COMMAND_TIMEOUT,
-    objects: dict[str, str] | None = None,
-    stdin: bytes | None = None,
-    transports: tuple[str, ...] = (),
-) -> tuple[int, bytes, str]:
-    return start_git(cwd, repo, *args, timeout=timeout, objects=objects, stdin=stdin, transports=transports).result()
-
-
 @dataclass
 class Started:
     """A git command started and not yet waited for: the caller does other work while it runs."""
@@ -243,7 +231,7 @@ class Started:
     failed: tuple[int, bytes, str] = (127, b"", "")
 
     def result(self) -> tuple[int, bytes, str]:
-        """Waits for it: (exit status, stdout, stderr), as ``_run_bytes``. Blocking."""
+        """Waits for it: (exit status, stdout as bytes, stderr). Blocking."""
         if self.process is None:
             return self.failed
         try:
@@ -393,13 +381,13 @@ def absorb_child_objects(repo: Repository) -> None:
     if not store.is_dir():
         return
     own = {"GIT_OBJECT_DIRECTORY": str(store), "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
-    code, out, err = _run_bytes(
+    code, out, err = start_git(
         repo.root, repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)", objects=own
-    )
+    ).result()
     if code == 0 and out.strip():
-        code, out, err = _run_bytes(repo.root, repo, "pack-objects", "--stdout", "-q", objects=own, stdin=out)
+        code, out, err = start_git(repo.root, repo, "pack-objects", "--stdout", "-q", objects=own, stdin=out).result()
         if code == 0:
-            code, _, err = _run_bytes(repo.root, repo, "unpack-objects", "-q", objects={}, stdin=out)
+            code, _, err = start_git(repo.root, repo, "unpack-objects", "-q", objects={}, stdin=out).result()
     if code != 0:
         raise UnsafeRepository(
             f"Could not copy the objects of the worktree {repo.work_tree} into the repository: {_first_error(err)}."
