@@ -16,8 +16,9 @@ from agentcli.core.engine.context import subagent_system_prompt
 from agentcli.core.events import Notice
 from agentcli.core.model.llm import LLM, Credentials, LLMError
 from agentcli.core.system.workspace import Workspace
+from agentcli.core.tools import on_demand
 from agentcli.core.tools.base import Tool, ToolContext, ToolOutcome
-from agentcli.core.tools.on_demand import CARRIED, CORE, JOINED
+from agentcli.core.tools.on_demand import CARRIED, JOINED
 from tests.conftest import API_KEY
 from tests.fakes.anthropic_server import (
     reply,
@@ -57,7 +58,8 @@ async def test_agentcli_route_offers_the_core_and_names_the_rest_in_tool_search(
     session, _ = make_session(tool_search="agentcli")
     await session.send("what changed lately?")
     first, second, third = server.requests
-    assert set(tool_names(first)) == {name for name in CORE if name in session.tools} | {"tool_search"}
+    core = on_demand.CORE  # read now: the tools declared so far, every tool module loaded by the session
+    assert set(tool_names(first)) == {name for name in core if name in session.tools} | {"tool_search"}
     index = tool(first, "tool_search")["description"]
     for deferred in ("git_log", "git_blame", "web_fetch", "bash_output", "message_subagent", "worktree"):
         assert f"- {deferred}: " in index
