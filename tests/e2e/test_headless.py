@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -18,14 +19,29 @@ from tests.fakes.anthropic_server import offers_tool, reply, text, tool_use, too
 
 
 def agentcli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None, terminal: bool = False
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    terminal: bool = False,
+    stdout: IO[str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run agentcli; with ``terminal``, standard input and output are a pty (the app needs one), stderr a pipe."""
+    """Run agentcli; with ``terminal``, standard input and output are a pty (the app needs one), stderr a pipe;
+    ``stdout``: a file its standard output goes to, rather than a pipe read back."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     full_env.update(env or {})
     command = [sys.executable, "-m", "agentcli", *args]
     if not terminal:
-        return subprocess.run(command, cwd=cwd, env=full_env, input=stdin, capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            env=full_env,
+            input=stdin,
+            stdout=stdout or subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(

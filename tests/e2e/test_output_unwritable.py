@@ -3,13 +3,12 @@ never a traceback: for a headless answer in each output format, and for a comman
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_headless import agentcli
 from tests.fakes.anthropic_server import text
 
 FULL = Path("/dev/full")
@@ -17,17 +16,8 @@ pytestmark = pytest.mark.skipif(not FULL.exists(), reason="needs /dev/full")
 
 
 def run_into_full_disk(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")} | env
     with FULL.open("w") as out:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcli", *args],
-            cwd=cwd,
-            env=full_env,
-            stdout=out,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=60,
-        )
+        return agentcli(*args, cwd=cwd, env=env, stdout=out)
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
