@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import random
 import time
@@ -47,7 +46,7 @@ from .credentials import resolve_credentials as resolve_credentials
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
-from .sdk_import import request_going_out, sdk_platform
+from .sdk_import import request_going_out, sdk_module, sdk_platform
 from .sdk_import import start_sdk_import as start_sdk_import
 
 if TYPE_CHECKING:
@@ -341,7 +340,7 @@ class LLM:
     async def _sdk() -> Any:
         """The ``anthropic`` module; while another thread still imports it, waited for off the event loop."""
         if not early_request.sdk_ready():
-            await asyncio.to_thread(importlib.import_module, "anthropic")
+            await asyncio.to_thread(sdk_module)  # never beside the import thread's own (sdk_import.IMPORTING)
         import anthropic
 
         return anthropic

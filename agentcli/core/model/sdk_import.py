@@ -51,14 +51,27 @@ def import_sdk() -> None:
     the first reply otherwise). For a thread started at launch; a failure is left for the first request,
     which repeats it and says what is wrong."""
     try:
-        from anthropic._models import construct_type  # how the SDK's stream parses each event (pinned SDK)
-        from anthropic.types import RawMessageStreamEvent
+        with IMPORTING:
+            from anthropic._models import construct_type  # how the SDK's stream parses each event (pinned SDK)
+            from anthropic.types import RawMessageStreamEvent
 
-        for event in SAMPLE_EVENTS:
-            construct_type(type_=RawMessageStreamEvent, value=event)
-        sdk_platform()
+            for event in SAMPLE_EVENTS:
+                construct_type(type_=RawMessageStreamEvent, value=event)
+            sdk_platform()
     except Exception:
         pass
+
+
+def sdk_module() -> Any:
+    """The ``anthropic`` module, imported here, or waited for while the import thread imports it. Blocking."""
+    with IMPORTING:
+        return importlib.import_module("anthropic")
+
+
+# Held by a thread while it imports the SDK or what the import thread imports before it: two threads importing
+# them at once could each wait on a module the other was making, and Python then hands one of them a half-made
+# module ("cannot import name ... from partially initialized module 'anthropic._base_client'").
+IMPORTING = threading.RLock()
 
 
 def sdk_platform() -> Any:
@@ -86,15 +99,17 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
     the reply and its last steps before the exit do not queue behind it."""
     gc.disable()
     try:
-        for step in first:
-            if isinstance(step, str):
-                importlib.import_module(step)
-            else:
-                step()
+        with IMPORTING:
+            for step in first:
+                if isinstance(step, str):
+                    importlib.import_module(step)
+                else:
+                    step()
         if after_first_request is not None:
             FIRST_REQUEST.wait(HOLD_LIMIT)
-            for name in after_first_request:
-                importlib.import_module(name)
+            with IMPORTING:
+                for name in after_first_request:
+                    importlib.import_module(name)
         previous = sys.getswitchinterval()
         sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
         try:
