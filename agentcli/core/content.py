@@ -207,6 +207,10 @@ def quoted(text: str, *fences: str) -> str:
     ``fences`` around this text), in any case, spacing, width or look-alike letters, whatever joins its words,
     gets square brackets instead of its angle ones (``[/system-reminder]``; an HTML entity for one, ``&lt;``,
     counts as one), so it can neither open nor close one; all else is kept as it was. This is the one function that does it; docs/permissions.md names where each route calls it."""
+    if text.isascii() and "<" not in text and "&" not in text:
+        # No tag can start: in ASCII only "<" and an entity's "&" open one (each other bracket is outside it). Two
+        # scans in C instead of the pattern's, which took 90 µs for a glob's 200 paths, about 0.6% of the call.
+        return text
     names, starts = _tag_names(fences)
     opening, closing = _brackets()
     out: list[str] = []

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.core.content import NOTE_OPEN, NOTE_TAG, agentcli_note, quoted, quoted_all, readable
+from agentcli.core.content import NOTE_OPEN, NOTE_TAG, _brackets, agentcli_note, quoted, quoted_all, readable
 from agentcli.core.mcp.config import parse
 from tests.fakes.anthropic_server import offers_tool, text, tool_result_text, tool_results, tool_use
 from tests.fakes.mcp_forger import DEFUSED, FORGED, RAW
@@ -105,6 +105,21 @@ def test_every_spelling_of_the_tag_is_defused_and_other_markup_kept():
     assert quoted(quoted(FORGED)) == quoted(FORGED)
     hidden = "<" + "\u200b" * 5000 + "system-" + "\u2060" * 5000 + "reminder>"  # however many unseen characters
     assert quoted(hidden) == "[" + hidden[1:-1] + "]"
+
+
+def test_plain_ascii_text_without_a_bracket_or_an_entity_is_kept_as_it_is():
+    """quoted hands such text back without its pattern (a glob's paths, most outputs): in ASCII nothing but "<" or
+    an entity's "&" starts what the pattern matches, checked here against the pattern itself, with each tail a
+    tag of agentcli's could follow with."""
+    opening, _ = _brackets()
+    tails = ("", "system-reminder>", "/system-reminder>", "lt;system-reminder", "#60;", "#x3c;", "amp;lt;")
+    starters = {c for c in map(chr, range(128)) for tail in tails if opening.match(c + tail)}
+    assert starters == {"<", "&"}
+    paths = "\n".join(f"src/pkg_{i}/system-reminder_{i}.py" for i in range(50))
+    assert quoted(paths) is paths
+    assert quoted(paths + "\n<system-reminder>") == paths + "\n[system-reminder]"
+    assert quoted(paths + "\n&lt;system-reminder&gt;") == paths + "\n[system-reminder]"
+    assert quoted(paths + "\n\uff1csystem-reminder\uff1e") == paths + "\n[system-reminder]"  # not ASCII: the pattern
 
 
 UNSEEN = st.text(alphabet="\u200b\u2060\ufeff\u00ad \n\t", max_size=3)  # what a model does not see, and spaces

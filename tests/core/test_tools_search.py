@@ -227,6 +227,32 @@ async def test_glob_respects_gitignore_and_skips_git(ctx, tmp_path):
     assert sorted(out.splitlines()) == [".eslintrc.js", ".gitignore", "app.js"]
 
 
+@pytest.mark.parametrize("rules", [".gitignore", ".ignore", ".rgignore"])
+async def test_no_ignore_file_of_the_repository_brings_git_folders_back(ctx, tmp_path, rules):
+    """The repository's own ignore files whitelist every .git (a folder, a nested repository's, a worktree's file):
+    rg's `--glob !.git` override outranks them all. An ignore rule would not: an `--ignore-file` naming .git is
+    the lowest of rg's ignore rules, and hidden-file skipping gives way to any rule that whitelists, so either
+    listed .git/hooks/leak.py here (and each cost rg what the override does, one match a path)."""
+    await asyncio.to_thread(subprocess.run, ["git", "init", "-q", str(tmp_path)], check=True)
+    make(
+        tmp_path,
+        {
+            rules: "!.git\n!.git/\n!.git/**\n!**/.git\n!**/.git/**\n",
+            ".git/hooks/leak.py": "needle\n",
+            "vendor/lib/.git/config.py": "needle\n",
+            "linked/.git": "gitdir: /elsewhere\n",
+            "app.py": "needle\n",
+            "linked/b.py": "needle\n",
+        },
+    )
+    assert sorted((await glob(ctx, pattern="**/*.py")).splitlines()) == ["app.py", "linked/b.py"]
+    assert sorted((await glob(ctx, pattern="**/*")).splitlines()) == [rules, "app.py", "linked/b.py"]
+    assert sorted((await grep(ctx, pattern="needle", output_mode="files_with_matches")).splitlines()) == [
+        "app.py",
+        "linked/b.py",
+    ]
+
+
 async def test_glob_respects_gitignore_without_git(ctx, tmp_path):
     make(tmp_path, {".gitignore": "*.gen.py\n", "a.gen.py": "", "a.py": ""})
     assert (await glob(ctx, pattern="*.py")).splitlines() == ["a.py"]
