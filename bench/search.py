@@ -51,6 +51,13 @@ IN_RUN_WHY = (
     "competes with rg for the two cores; the next row holds the first reply as a model would"
 )
 HELD = 1.5  # seconds the first reply is held in the third row: the SDK import has ended by then
+HELD_WHY = (
+    "what moved it: the dataclass methods the run's first tool call uses (its events, its lines shown, its "
+    "permission check, h11's events: about 20) are compiled by -p's import thread while the first reply is "
+    "awaited (lazy_dataclasses.compile_waiting), not in the main thread between the reply and the result (its CPU "
+    "there 6.9 to 4.1 ms, paired); on a busy machine the SDK import (about 0.8 s of CPU, from the first request "
+    "on) has not ended 1.5 s later and runs beside rg, which is what the slow runs are"
+)
 GLOB_WHY = (
     "target ≤ 1.5×; what did it: rg lists only names the pattern's last part can match (a file type, "
     "which rg checks after .gitignore, unlike `--glob`, which overrides it), and rg sorts them newest first "
@@ -259,7 +266,7 @@ def _measure_in_run(repo: BigRepo, runs: int, section: Section) -> None:
         theirs,
         note="the SDK imported by then, as in a real session: what the tool and the loop add inside a "
         "run (the first request through the SDK's client included, which no longer waits on a thread of the loop's "
-        "pool for the platform: `sdk_platform`)",
+        "pool for the platform: `sdk_platform`); " + HELD_WHY,
     )
 
 

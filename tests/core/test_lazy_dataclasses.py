@@ -54,3 +54,28 @@ def test_a_recursive_repr_and_a_class_without_a_docstring_are_as_before() -> Non
     assert repr(node) == "Node(name='a', child=...)"
     assert Undocumented.__doc__ == "Undocumented(a: 'int', b: 'str' = 'x')"
     assert Undocumented(1) == Undocumented(1, "x") != Undocumented(2)
+
+
+def test_compile_waiting_compiles_the_methods_not_yet_called_as_their_first_call_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentcli.core.system import lazy_dataclasses
+
+    monkeypatch.setattr(lazy_dataclasses, "_waiting", [])  # this test's class alone: the others keep theirs waiting
+
+    @dataclasses.dataclass(frozen=True)
+    class Later:
+        """Defined here, none of its methods called yet."""
+
+        a: int
+        b: str = "x"
+
+    stand_ins = {name: vars(Later)[name] for name in ("__init__", "__eq__", "__setattr__")}
+    assert lazy_dataclasses.compile_waiting() >= len(stand_ins)
+    for name, stand_in in stand_ins.items():
+        compiled = vars(Later)[name]
+        assert compiled is not stand_in and compiled.__qualname__.endswith(f"<locals>.Later.{name}")
+    assert Later(1) == Later(1, "x") != Later(2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Later(1).a = 2  # type: ignore[misc]
+    assert lazy_dataclasses.compile_waiting() == 0  # nothing is compiled twice

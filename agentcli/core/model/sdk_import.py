@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..system.lazy_dataclasses import compile_waiting
+
 # One event of each kind the API streams, as small as the API allows.
 SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
     {
@@ -96,7 +98,9 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
     time, so an import beside the main thread's preparation halves its pace: held, the preparation has the
     interpreter to itself and the import runs while the reply is awaited. The SDK's import hands the interpreter
     over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
-    the reply and its last steps before the exit do not queue behind it."""
+    the reply and its last steps before the exit do not queue behind it. Held so, it then compiles the dataclass
+    methods still waiting for their first call (``lazy_dataclasses.compile_waiting``), which the run's first tool
+    call would otherwise compile between the model's reply and the tool's result going out."""
     gc.disable()
     try:
         with IMPORTING:
@@ -114,6 +118,8 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
         sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
         try:
             import_sdk()
+            if after_first_request is not None:  # -p: the main thread waits for the first reply meanwhile
+                compile_waiting()
         finally:
             sys.setswitchinterval(previous)
     except Exception:  # the first request imports them again and says what is wrong

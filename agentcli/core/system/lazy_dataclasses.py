@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 _made = threading.local()  # the stand-ins made for the class being processed on this thread, by method name
+_waiting: list[Callable[[], None]] = []  # compiles each stand-in made so far (see compile_waiting)
 
 
 def defer_dataclass_methods() -> bool:
@@ -46,7 +47,7 @@ def defer_dataclass_methods() -> bool:
             return create(name, args, body, **kwargs)  # type: ignore[no-any-return]
         compiled: list[Callable[..., Any]] = []
 
-        def stand_in(*call_args: Any, **call_kwargs: Any) -> Any:
+        def compile_it() -> None:
             if not compiled:
                 function = create(name, args, body, **kwargs)
                 function.__qualname__ = stand_in.__qualname__
@@ -54,13 +55,30 @@ def defer_dataclass_methods() -> bool:
                 owner = getattr(stand_in, "owner", None)
                 if owner is not None and owner.__dict__.get(name) is stand_in:
                     setattr(owner, name, function)  # the class's own, as dataclasses would have left it
+
+        def stand_in(*call_args: Any, **call_kwargs: Any) -> Any:
+            if not compiled:
+                compile_it()
             return compiled[0](*call_args, **call_kwargs)
 
         stand_in.__name__ = stand_in.__qualname__ = name
         stand_ins[name] = stand_in
+        _waiting.append(compile_it)
         return stand_in
 
     process_class.deferring = True  # type: ignore[attr-defined]
     dataclasses._create_fn = create_fn  # type: ignore[attr-defined]
     dataclasses._process_class = process_class  # type: ignore[attr-defined]
     return True
+
+
+def compile_waiting() -> int:
+    """Compile now every method still waiting for its first call, as their classes would have: for a thread that
+    has time while the main thread waits (``sdk_import.import_frozen``), so that the calls of a run's first tool
+    call (its events, its lines shown, its permission check: about 20 methods, 2-3 ms in the main thread between
+    the model's reply and the tool's result going out) find them compiled. Returns how many were waiting."""
+    waiting = _waiting[:]
+    del _waiting[: len(waiting)]
+    for compile_it in waiting:
+        compile_it()  # a method compiled meanwhile by its own first call is not compiled again
+    return len(waiting)
