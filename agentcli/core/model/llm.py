@@ -43,6 +43,7 @@ from .credentials import Credentials as Credentials
 from .credentials import MissingCredentials as MissingCredentials
 from .credentials import base_url
 from .credentials import resolve_credentials as resolve_credentials
+from .import_pause import pause_import
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
@@ -297,6 +298,8 @@ class LLM:
             raise _with_partial(
                 reply, LLMError("The reply held a tool call whose input is not valid JSON.", retryable=True), model
             )
+        if final.stop_reason != "tool_use":  # the run may end with this reply: no SDK import beside its last steps
+            pause_import()
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(
             content=[b for b in content if b is not None],
