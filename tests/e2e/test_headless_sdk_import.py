@@ -131,15 +131,16 @@ def test_the_import_does_not_wait_when_the_first_request_is_the_sdks_own(repo):
     assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True"]), proc.stderr
 
 
-# A reply that calls no tool may be the run's last: the SDK's import (here: two modules of a test's own) stops before
-# its next module until it is wanted, so -p's last steps have the interpreter to themselves (import_pause.py).
+# While a reply is handled, the SDK's import (here: a module of a test's own) waits before its next module until it
+# is wanted, so -p's last steps have the interpreter to themselves (import_pause.py); what the thread imports before
+# the SDK (the view model, which the main thread needs then) neither waits nor ends the pause.
 PAUSED_IMPORT = """
 import sys, threading
 from agentcli.core.model import import_pause, sdk_import
 
 how, sys.path[:0] = sys.argv[2], [sys.argv[1]]
 import_pause.PAUSE_LIMIT = 0.01 if how == "limit" else 600  # else only what the test does may end the pause
-waiting, first_in, go_on = threading.Event(), threading.Event(), threading.Event()
+waiting, started, go_on = threading.Event(), threading.Event(), threading.Event()
 
 
 class Watched(threading.Event):
@@ -152,31 +153,32 @@ import_pause._going = Watched()
 import_pause._going.set()
 
 
-def importer():
-    with import_pause.Pausable(how != "not pausable"):
-        import first_module  # (import statements raise the audit event the pause waits at; import_module does not)
+def importer():  # (import statements raise the audit event the pause waits at; importlib.import_module does not)
+    pause = import_pause.Pausable(how != "not pausable")
+    started.set()
+    go_on.wait(60)
+    import view_module
 
-        first_in.set()
-        go_on.wait(60)
-        import second_module
+    with pause:
+        import sdk_module
 
 
 thread = threading.Thread(target=importer)
 thread.start()
-first_in.wait(60)
+started.wait(60)
 import_pause.pause_import()
 go_on.set()
 if how == "not pausable":
     thread.join(60)
 else:
     waiting.wait(60)
-    print("held" if "second_module" not in sys.modules else "not held")
+    print("held" if "view_module" in sys.modules and "sdk_module" not in sys.modules else "not held")
     if how == "request":
         sdk_import.request_going_out()
     elif how == "import":  # the main thread imports a module: it might need one the paused thread holds half-made
         import other_module
     thread.join(60)
-print(thread.is_alive(), "second_module" in sys.modules, waiting.is_set())
+print(thread.is_alive(), "sdk_module" in sys.modules, waiting.is_set())
 """
 
 
@@ -190,7 +192,7 @@ print(thread.is_alive(), "second_module" in sys.modules, waiting.is_set())
     ],
 )
 def test_a_paused_import_goes_on_once_wanted(tmp_path, how, printed):
-    for name in ("first_module", "second_module", "other_module"):
+    for name in ("view_module", "sdk_module", "other_module"):
         (tmp_path / f"{name}.py").write_text("")
     proc = subprocess.run(
         [sys.executable, "-c", PAUSED_IMPORT, str(tmp_path), how], capture_output=True, text=True, timeout=120
@@ -208,12 +210,11 @@ import_pause._importer[0] = -1  # a pausable import runs (in no thread of this p
 
 async def ask():
     llm = LLM(max_retries=0, credentials=Credentials(api_key="sk-ant-pause-0000", base_url=sys.argv[1]))
-    tools = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
     try:
-        for _ in range(2):
-            await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=tools,
-                             on_text=lambda text: None, on_retry=print)
-            print("going" if import_pause._going.is_set() else "paused")
+        print("going" if import_pause._going.is_set() else "paused")
+        await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
+                         on_text=lambda text: None, on_retry=print)
+        print("going" if import_pause._going.is_set() else "paused")
     finally:
         await llm.aclose()
 
@@ -222,10 +223,10 @@ asyncio.run(ask())
 """
 
 
-def test_a_reply_that_calls_no_tool_pauses_the_import(server, repo):
-    from tests.fakes.anthropic_server import text, tool_use
+def test_a_reply_pauses_the_import(server, repo):
+    from tests.fakes.anthropic_server import text
 
-    server.script(tool_use("read_file", {"path": "a.txt"}), text("Done."))
+    server.script(text("Done."))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     proc = subprocess.run(
         [sys.executable, "-c", PAUSED_BY_A_REPLY, server.base_url],

@@ -1,15 +1,17 @@
-"""The SDK's import paused between two modules while a headless run may be ending (``pause_import``).
+"""The SDK's import paused between two modules while a reply is handled (``pause_import``).
 
-A reply that calls no tool is often a run's last: ``-p`` then writes its session's last records and the answer
-and exits, a few milliseconds of work on the main thread. The SDK, still importing in its thread when a server
-answers at once, would take half of the interpreter from those steps (one thread runs at a time) and grow the
-process the kernel then tears down, for a module the run never uses. Paused, it waits before its next module
-(Python's ``import`` audit event, raised before the import takes any lock of that module) until it is wanted:
-another request goes out (``request_going_out``), someone asks for the SDK (``sdk_module``), or another thread
-imports a module not yet loaded (it may need one the paused import holds half-made, and would wait on it for
-ever). ``PAUSE_LIMIT`` bounds any pause, so a run that goes on after all (a Stop hook that keeps it going,
-stream-json's next prompt) has the SDK soon; an ``import`` of a module the paused thread is making, which
-raises no event, waits that long at most.
+With a server that answers at once, ``-p``'s reply comes while the SDK still imports in its thread (about a
+second), and the run's last steps (the reply read, the session's last records written, the answer out) are a
+few milliseconds of work on the main thread. Beside the import they had half of the interpreter (one thread
+runs at a time), and the process the kernel tears down at the exit grew with it, for a module such a run never
+uses. So from the moment a reply begins, the import waits before its next module (Python's ``import`` audit
+event, raised before the import takes any lock of that module) until it is wanted: a request goes out
+(``request_going_out``: later requests go out before the SDK is in too, ``early_request``), someone asks for the
+SDK (``sdk_module``), or another thread imports a module not yet loaded (it may need one the paused import holds
+half-made, and would wait on it for ever). ``PAUSE_LIMIT`` bounds any pause, so a run that goes on (a long
+reply, a tool, a Stop hook) has the SDK soon after; an ``import`` of a module the paused thread is making, which
+raises no event, waits that long at most. What the thread imports before the SDK (the view model, which the
+main thread needs once the reply is in) never waits.
 
 The audit hook is added at the first pause: a hook is called for every audited event of every thread (about
 30,000 in the SDK's import, 3% of its CPU) and cannot be removed.
@@ -23,13 +25,14 @@ import threading
 PAUSE_LIMIT = 0.2  # seconds a pause lasts at most
 _going = threading.Event()  # cleared while the import is paused
 _going.set()
-_importer = [0]  # the ident of the thread whose SDK import may pause, while it imports it (else 0)
+_importer = [0]  # the ident of the thread that imports the SDK pausably, from its start to the SDK's end (else 0)
+_at_sdk = [False]  # that thread imports the SDK now (before, it imports what it must not wait in: the view model)
 _hooked: list[bool] = []  # the audit hook is added (once a process)
 
 
 def pause_import() -> None:
-    """The run may end here (a reply called no tool): a pausable SDK import, if one is running, stops before its
-    next module until it is wanted (the module's docstring says when)."""
+    """A reply begins: a pausable SDK import, if one is under way, stops before its next module of the SDK until it
+    is wanted (the module's docstring says when)."""
     if not _importer[0]:
         return
     if not _hooked:
@@ -48,23 +51,28 @@ def _gate(event: str, args: tuple[object, ...]) -> None:
     import of a new module ends the pause."""
     if event != "import" or _going.is_set():
         return
-    if threading.get_ident() == _importer[0]:
+    if threading.get_ident() != _importer[0]:
+        _going.set()
+    elif _at_sdk[0]:
         _going.wait(PAUSE_LIMIT)
-    _going.set()
+        _going.set()
 
 
 class Pausable:
-    """The SDK's import in this block, in the thread that runs it, may pause (``pausable``: else this does
-    nothing)."""
+    """Made by the thread that imports the SDK as it starts (pauses asked for from then on hold the SDK's import;
+    ``pausable``: else this does nothing), and entered around the SDK's import, which waits where it is paused."""
 
     def __init__(self, pausable: bool) -> None:
         self.pausable = pausable
+        if pausable:
+            _importer[0] = threading.get_ident()
 
     def __enter__(self) -> None:
         if self.pausable:
-            _importer[0] = threading.get_ident()
+            _at_sdk[0] = True
 
     def __exit__(self, *exc_info: object) -> None:
         if self.pausable:
+            _at_sdk[0] = False
             _importer[0] = 0
             _going.set()

@@ -275,6 +275,7 @@ class LLM:
                 stream = await self._open_stream(self.bodies.build(params), stall)
                 self._heard = True
                 stall.reschedule(loop.time() + self.stall_timeout)
+                pause_import()  # the SDK's import, if it still runs, waits while this reply and what follows are handled
                 on_reply()
                 content_type = stream.response.headers.get("content-type", "")
                 if content_type and "event-stream" not in content_type:
@@ -298,8 +299,6 @@ class LLM:
             raise _with_partial(
                 reply, LLMError("The reply held a tool call whose input is not valid JSON.", retryable=True), model
             )
-        if final.stop_reason != "tool_use":  # the run may end with this reply: no SDK import beside its last steps
-            pause_import()
         content = [block_to_dict(b) for b in final.content]
         return ModelReply(
             content=[b for b in content if b is not None],

@@ -102,8 +102,9 @@ def import_frozen(
     interpreter to itself and the import runs while the reply is awaited. The SDK's import hands the interpreter
     over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
     the reply and its last steps before the exit do not queue behind it. ``pausable``: the SDK's import stops between
-    two modules while a reply that called no tool may be the run's last (``pause_import``)."""
+    two modules while a reply is handled (``pause_import``)."""
     gc.disable()
+    pause = Pausable(pausable)
     try:
         with IMPORTING:
             for step in first:
@@ -119,7 +120,7 @@ def import_frozen(
         previous = sys.getswitchinterval()
         sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
         try:
-            with Pausable(pausable):
+            with pause:
                 import_sdk()
         finally:
             sys.setswitchinterval(previous)
