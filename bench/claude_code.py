@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.fakes.anthropic_server import text
 
-from .common import API_KEY, BIN, StandIn, api_env
+from .common import API_KEY, BIN, StandIn, api_env, run_to_exit
 from .startup import TUI_READY
 from .stats import Section
 from .terminal import Tmux
@@ -96,7 +96,7 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     started = time.monotonic()
     # stdin closed: with it an open pipe, Claude Code waits about 2 s for piped input before its request,
     # and agentcli -p waits for the pipe's end.
-    proc = subprocess.run(
+    proc = run_to_exit(
         argv,
         cwd=cwd,
         env=env,
