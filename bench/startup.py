@@ -108,8 +108,9 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         "bare SDK script",
         [b[1] for b in bare],
         digits=0,
-        note="target ≤ 100 ms; from the server's last byte to the process's exit; the SDK import, "
-        "still running then, hands the interpreter over every 0.5 ms, not 5",
+        note="target ≤ 100 ms; from the server's last byte to the process's exit, waited for, not polled "
+        "(bench/common.py run_to_exit); the SDK import, still running then, hands the interpreter over every "
+        "0.5 ms, not 5, and waits while a reply is handled (core/model/import_pause.py)",
     )
 
 
