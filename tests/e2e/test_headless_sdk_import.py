@@ -161,6 +161,7 @@ def importer():  # (import statements raise the audit event the pause waits at; 
 
     with pause:
         import sdk_module
+    pause.over()
 
 
 thread = threading.Thread(target=importer)

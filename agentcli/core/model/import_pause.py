@@ -61,7 +61,8 @@ def _gate(event: str, args: tuple[object, ...]) -> None:
 
 class Pausable:
     """Made by the thread that imports the SDK as it starts (pauses asked for from then on hold the SDK's import;
-    ``pausable``: else this does nothing), and entered around the SDK's import, which waits where it is paused."""
+    ``pausable``: else this does nothing), entered around the SDK's import, which waits where it is paused, and
+    ``over`` when the thread is done, whether or not it got that far."""
 
     def __init__(self, pausable: bool) -> None:
         self.pausable = pausable
@@ -75,5 +76,8 @@ class Pausable:
     def __exit__(self, *exc_info: object) -> None:
         if self.pausable:
             _at_sdk[0] = False
+
+    def over(self) -> None:
+        if self.pausable:
             _importer[0] = 0
             _going.set()

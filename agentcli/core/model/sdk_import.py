@@ -127,6 +127,7 @@ def import_frozen(
     except Exception:  # the first request imports them again and says what is wrong
         pass
     finally:
+        pause.over()
         gc.freeze()
         gc.enable()
 
@@ -152,7 +153,7 @@ def start_sdk_import(
     """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
     ``first``: modules to import (or functions to call) before it (what the early request needs: ``early_request``);
     ``after_first_request``: hold the rest until the first request goes out; ``pausable``: the SDK's import
-    stops while the run may be ending (both: ``import_frozen``).
+    stops while a reply is handled (both: ``import_frozen``).
 
     Garbage collection waits until the import is done: the import and the work beside it make a few
     hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
