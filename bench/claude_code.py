@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.fakes.anthropic_server import text
 
-from .common import API_KEY, BIN, StandIn, api_env
+from .common import API_KEY, BIN, StandIn, api_env, run_to_exit
 from .startup import TUI_READY
 from .stats import Section
 from .terminal import Tmux
@@ -38,6 +38,16 @@ QUIET = {
 # before a choice, never between rules).
 READY = re.compile(r"^─{20,}\n❯[^\n]*\n─{20,}$", re.MULTILINE)
 HEADLESS = ("agentcli -p: launch to first request", "agentcli -p: final answer to exit")  # the rows
+# What the exit row is made of (perf_counter stamps in the -p run and strace, 5 December, load 3-6): from the
+# server's last write about 1-5 ms until the main thread has read the reply, 3-5 ms of its steps to the exit
+# (the view model, the session's last records, the answer), 2-3 ms for the kernel to end a 40 MB process and
+# the bench to see it; the SDK import, still running then, waits while a reply is handled
+# (core/model/import_pause.py).
+EXIT_NOTE = (
+    "; the exit is waited for, not polled (bench/common.py run_to_exit: subprocess.run's timeout had looked "
+    "every 50 ms, adding 0-50 ms to both sides); agentcli's SDK import, still running when a server answers "
+    "at once, waits while a reply is handled (core/model/import_pause.py)"
+)
 TUI = "agentcli TUI: launch to ready prompt"
 TUI_ECHO = "agentcli TUI: launch to a word typed then shown"
 PROBE = "xyzzy"  # typed the moment the prompt shows
@@ -96,7 +106,7 @@ def _run(server: StandIn, argv: list[str], cwd: Path, env: dict[str, str]) -> tu
     started = time.monotonic()
     # stdin closed: with it an open pipe, Claude Code waits about 2 s for piped input before its request,
     # and agentcli -p waits for the pipe's end.
-    proc = subprocess.run(
+    proc = run_to_exit(
         argv,
         cwd=cwd,
         env=env,
@@ -230,7 +240,7 @@ def measure_headless(
             note="the same stand-in server; a throwaway HOME for Claude Code; agentcli's first "
             "request and its reply do not wait for the SDK import (core/model/early_request.py), which "
             "waits for that request to go out (core/model/sdk_import.py); before that request the main thread "
-            "loads nothing that /review, /context, the status line, stream-json or best-of-N need",
+            "loads nothing that /review, /context, the status line, stream-json or best-of-N need" + EXIT_NOTE * k,
         )
 
 

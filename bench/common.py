@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,35 @@ TOOLS = Settings().engine().tools  # the default settings of the tools, for a To
 
 async def close_session(session: Session) -> None:
     await session.aclose()
+
+
+def run_to_exit(
+    argv: list[str], *, timeout: float, check: bool = False, **options: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """``subprocess.run`` for a process timed to its exit, whose streams are no pipes: the wait blocks until the
+    exit (waitpid), and a timer kills a process that outlives ``timeout`` (then ``TimeoutExpired``). With a
+    timeout, ``subprocess.run`` polls for the exit instead, sleeping 1, 2, 4 ... then 50 ms between looks, which
+    added up to 50 ms to a row timed to the exit (0-50 ms by where the exit fell between two looks) and set a
+    short process's time on the grid of those looks."""
+    timed_out = threading.Event()
+    with subprocess.Popen(argv, **options) as proc:
+
+        def kill() -> None:
+            timed_out.set()
+            proc.kill()
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            code = proc.wait()
+        finally:
+            timer.cancel()
+    if timed_out.is_set():
+        raise subprocess.TimeoutExpired(argv, timeout)
+    done: subprocess.CompletedProcess[bytes] = subprocess.CompletedProcess(argv, code)
+    if check:
+        done.check_returncode()
+    return done
 
 
 def api_env(server: FakeAnthropic) -> dict[str, str]:

@@ -129,3 +129,114 @@ def test_the_import_does_not_wait_when_the_first_request_is_the_sdks_own(repo):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
     assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True"]), proc.stderr
+
+
+# While a reply is handled, the SDK's import (here: a module of a test's own) waits before its next module until it
+# is wanted, so -p's last steps have the interpreter to themselves (import_pause.py); what the thread imports before
+# the SDK (the view model, which the main thread needs then) neither waits nor ends the pause.
+PAUSED_IMPORT = """
+import sys, threading
+from agentcli.core.model import import_pause, sdk_import
+
+how, sys.path[:0] = sys.argv[2], [sys.argv[1]]
+import_pause.PAUSE_LIMIT = 0.01 if how == "limit" else 600  # else only what the test does may end the pause
+waiting, started, go_on = threading.Event(), threading.Event(), threading.Event()
+
+
+class Watched(threading.Event):
+    def wait(self, timeout=None):
+        waiting.set()
+        return super().wait(timeout)
+
+
+import_pause._going = Watched()
+import_pause._going.set()
+
+
+def importer():  # (import statements raise the audit event the pause waits at; importlib.import_module does not)
+    pause = import_pause.Pausable(how != "not pausable")
+    started.set()
+    go_on.wait(60)
+    import view_module
+
+    with pause:
+        import sdk_module
+    pause.over()
+
+
+thread = threading.Thread(target=importer)
+thread.start()
+started.wait(60)
+import_pause.pause_import()
+go_on.set()
+if how == "not pausable":
+    thread.join(60)
+else:
+    waiting.wait(60)
+    if how != "limit":  # (past its 10 ms the limit may have let it go on already)
+        print("held" if "view_module" in sys.modules and "sdk_module" not in sys.modules else "not held")
+    if how == "request":
+        sdk_import.request_going_out()
+    elif how == "import":  # the main thread imports a module: it might need one the paused thread holds half-made
+        import other_module
+    thread.join(60)
+print(thread.is_alive(), "sdk_module" in sys.modules, waiting.is_set())
+"""
+
+
+@pytest.mark.parametrize(
+    "how, printed",
+    [
+        ("request", ["held", "False", "True", "True"]),
+        ("import", ["held", "False", "True", "True"]),
+        ("limit", ["False", "True", "True"]),  # it waited (True), and went on with no one to say so
+        ("not pausable", ["False", "True", "False"]),  # line mode's and the TUI's imports
+    ],
+)
+def test_a_paused_import_goes_on_once_wanted(tmp_path, how, printed):
+    for name in ("view_module", "sdk_module", "other_module"):
+        (tmp_path / f"{name}.py").write_text("")
+    proc = subprocess.run(
+        [sys.executable, "-c", PAUSED_IMPORT, str(tmp_path), how], capture_output=True, text=True, timeout=120
+    )
+    assert (proc.returncode, proc.stdout.split()) == (0, printed), proc.stderr
+
+
+PAUSED_BY_A_REPLY = """
+import asyncio, sys, threading
+from agentcli.core.model import import_pause, sdk_import
+from agentcli.core.model.llm import LLM, Credentials
+
+import_pause._importer[0] = -1  # a pausable import runs (in no thread of this process: nothing here waits)
+sdk_import.sdk_import = threading.main_thread()  # and no other starts (its imports would end the pause)
+
+
+async def ask():
+    llm = LLM(max_retries=0, credentials=Credentials(api_key="sk-ant-pause-0000", base_url=sys.argv[1]))
+    try:
+        print("going" if import_pause._going.is_set() else "paused")
+        await llm.stream(system="Be brief.", messages=[{"role": "user", "content": "hi"}], tools=[],
+                         on_text=lambda text: None, on_retry=print)
+        print("going" if import_pause._going.is_set() else "paused")
+    finally:
+        await llm.aclose()
+
+
+asyncio.run(ask())
+"""
+
+
+def test_a_reply_pauses_the_import(server, repo):
+    from tests.fakes.anthropic_server import text
+
+    server.script(text("Done."))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", PAUSED_BY_A_REPLY, server.base_url],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert (proc.returncode, proc.stdout.split()) == (0, ["going", "paused"]), proc.stderr

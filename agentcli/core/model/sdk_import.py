@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..system.lazy_dataclasses import compile_waiting
+from .import_pause import Pausable, resume_import
 
 # One event of each kind the API streams, as small as the API allows.
 SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
@@ -66,6 +67,7 @@ def import_sdk() -> None:
 
 def sdk_module() -> Any:
     """The ``anthropic`` module, imported here, or waited for while the import thread imports it. Blocking."""
+    resume_import()
     with IMPORTING:
         return importlib.import_module("anthropic")
 
@@ -87,7 +89,9 @@ def sdk_platform() -> Any:
     return get_platform()
 
 
-def import_frozen(*first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None) -> None:
+def import_frozen(
+    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None, pausable: bool = False
+) -> None:
     """Import ``first`` (module names; a function is called) and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
     and turn the collector on: the import makes about 140,000 objects, none of them garbage, and left unfrozen
     they made every full collection after it scan them (about 300 ms on a loaded machine, in a keypress's frame).
@@ -100,8 +104,10 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
     over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
     the reply and its last steps before the exit do not queue behind it. Held so, it then compiles the dataclass
     methods still waiting for their first call (``lazy_dataclasses.compile_waiting``), which the run's first tool
-    call would otherwise compile between the model's reply and the tool's result going out."""
+    call would otherwise compile between the model's reply and the tool's result going out. ``pausable``: the SDK's
+    import stops between two modules while a reply is handled (``pause_import``)."""
     gc.disable()
+    pause = Pausable(pausable)
     try:
         with IMPORTING:
             for step in first:
@@ -117,7 +123,8 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
         previous = sys.getswitchinterval()
         sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
         try:
-            import_sdk()
+            with pause:
+                import_sdk()
             if after_first_request is not None:  # -p: the main thread waits for the first reply meanwhile
                 compile_waiting()
         finally:
@@ -125,6 +132,7 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
     except Exception:  # the first request imports them again and says what is wrong
         pass
     finally:
+        pause.over()
         gc.freeze()
         gc.enable()
 
@@ -135,19 +143,22 @@ HOLD_LIMIT = 5.0  # seconds a held import waits for the first request at most (a
 
 
 def request_going_out() -> None:
-    """A model request is about to be sent: an import held for the first one (``after_first_request``) goes on."""
+    """A model request is about to be sent: an import held for the first one (``after_first_request``), or paused
+    (``pause_import``), goes on."""
     FIRST_REQUEST.set()
+    resume_import()
 
 
 sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
 
 
 def start_sdk_import(
-    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None
+    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None, pausable: bool = False
 ) -> threading.Thread | None:
     """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
     ``first``: modules to import (or functions to call) before it (what the early request needs: ``early_request``);
-    ``after_first_request``: hold the rest until the first request goes out (``import_frozen``).
+    ``after_first_request``: hold the rest until the first request goes out; ``pausable``: the SDK's import
+    stops while a reply is handled (both: ``import_frozen``).
 
     Garbage collection waits until the import is done: the import and the work beside it make a few
     hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
@@ -161,7 +172,7 @@ def start_sdk_import(
     sdk_import = threading.Thread(
         target=import_frozen,
         args=first,
-        kwargs={"after_first_request": after_first_request},
+        kwargs={"after_first_request": after_first_request, "pausable": pausable},
         name="sdk-import",
         daemon=True,
     )
