@@ -5,7 +5,8 @@ MODE ``resume``: agentcli resuming SESSION_ID; ``fresh``: agentcli on a new sess
 Textual VerticalScroll holding plain Static widgets of the heights in ROOT/heights.json (written by a
 ``resume`` run), the peer for scrolling. The JSON has ``drawn`` (time.monotonic() of the first frame
 that showed the conversation: a resumed one's tail, a new one's welcome line),
-``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top and back) and ``scroll_ms``
+``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top and back; ``top_cpu_ms`` / ``bottom_cpu_ms``
+the main thread's CPU time over each) and ``scroll_ms``
 (``PAGES`` page-up steps from the bottom, or fewer if the top comes first).
 """
 
@@ -47,11 +48,13 @@ class BareScroll(App[None]):
                 )
 
 
-async def _timed(app: App[Any], action: Any) -> float:
-    started = time.perf_counter()
+async def _timed(app: App[Any], action: Any) -> tuple[float, float]:
+    """The move's wall time to the end of its repaint, and the main thread's CPU time over it (the app draws in its
+    main thread): what other work on a shared machine does not stretch, unlike the wall time."""
+    started, cpu = time.perf_counter(), time.thread_time()
     action()
     await app.wait_for_refresh()
-    return (time.perf_counter() - started) * 1000
+    return (time.perf_counter() - started) * 1000, (time.thread_time() - cpu) * 1000
 
 
 def _page_up(view: VerticalScroll) -> None:
@@ -65,14 +68,21 @@ async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
     view.scroll_end(animate=False, immediate=True)
     await app.wait_for_refresh()
     await asyncio.sleep(GLANCE)
-    top = await _timed(app, lambda: view.scroll_home(animate=False, immediate=True))
+    top, top_cpu = await _timed(app, lambda: view.scroll_home(animate=False, immediate=True))
     await asyncio.sleep(GLANCE)
-    bottom = await _timed(app, lambda: view.scroll_end(animate=False, immediate=True))
-    steps = []
+    bottom, bottom_cpu = await _timed(app, lambda: view.scroll_end(animate=False, immediate=True))
+    steps: list[float] = []
     while view.scroll_y > 0 and len(steps) < PAGES:
         await asyncio.sleep(GLANCE)
-        steps.append(await _timed(app, lambda: _page_up(view)))
-    return {"scroll_ms": steps, "top_ms": top, "bottom_ms": bottom, "rows": view.virtual_size.height}
+        steps.append((await _timed(app, lambda: _page_up(view)))[0])
+    return {
+        "scroll_ms": steps,
+        "top_ms": top,
+        "bottom_ms": bottom,
+        "top_cpu_ms": top_cpu,
+        "bottom_cpu_ms": bottom_cpu,
+        "rows": view.virtual_size.height,
+    }
 
 
 def first_frame_showing(app: App[Any], selector: str) -> list[float]:

@@ -15,6 +15,7 @@ from textual.widgets import Footer
 
 from agentcli.core.events import AssistantMessage
 from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.widgets import history
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
 
@@ -74,3 +75,24 @@ async def test_a_page_up_and_a_jump_to_the_top_render_no_entry_afresh(server, ma
         view.scroll_end(animate=False, immediate=True)
         assert await move(lambda: view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)) == []
         assert await move(lambda: view.scroll_home(animate=False, immediate=True)) == []
+
+
+async def test_a_rest_whose_timer_fired_before_a_scroll_waits_for_the_next_rest(server, make_session, monkeypatch):
+    """Under load the tend timer's tick can be queued when a move starts (a quarter second after a jump, the rest
+    after it still running): the move's reset of the timer is then too late, and tending there drew ahead and laid out
+    in the move's frame (20 ms of CPU instead of 7 for a jump back to the end, bench section session)."""
+    session, _ = make_session()
+    session.restored_events = _exchanges(30)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+        await until(pilot, lambda: view._tending is None and view._kept is None, "the view at rest, tended")
+        drawn: list[float] = []
+        monkeypatch.setattr(history, "draw_ahead", lambda *_: drawn.append(view.scroll_y))
+        view._tending = view.set_timer(60, view._tend)  # a timer that has fired, its tick queued: the scroll's
+        view._tending.stop()  # reset no longer stops it
+        view.scroll_to(y=view.scroll_y - 3, animate=False, immediate=True)
+        view._tend()  # the queued tick, run in the move's frame
+        assert drawn == []
+        await until(pilot, lambda: drawn == [view.scroll_y], "drawn ahead once the view rests after the scroll")

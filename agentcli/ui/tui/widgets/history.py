@@ -6,6 +6,7 @@ widgets are built by ``Conversation.apply`` from the events, each folded first i
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Awaitable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,7 @@ class History(VerticalScroll):
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
     _replayed_any = False  # past events drawn, never shown yet: worth drawing ahead (ahead.py; live entries were shown)
     _upward = False  # the latest scroll was up
+    _scrolled_at = 0.0  # time.monotonic() of the latest scroll: the view rests from then on
     _loading = False  # load_earlier is drawing
 
     async def apply(self, event: Event) -> None:
@@ -290,7 +292,7 @@ class History(VerticalScroll):
         super().watch_scroll_y(old, new)
         if new <= 0 < old and self._drawn_from:
             self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
-        self._upward = new < old
+        self._upward, self._scrolled_at = new < old, time.monotonic()
         if self._paging or self._replayed_any:
             self.tend()
 
@@ -317,6 +319,9 @@ class History(VerticalScroll):
         self._tending = None
         if self._kept is not None or self._unfilled is not None or self._unsettled:
             self.tend()  # drawing above, or the preview's first frame's rest: the layout is not final
+            return
+        if time.monotonic() - self._scrolled_at < TEND_AFTER / 2:  # a scroll came after the timer fired (its tick
+            self.tend()  # queued, too late to reset): tended now, this would draw ahead and lay out in the move's frame
             return
         if self._paging:
             hide_far(self, self._arranged, self.changing())
