@@ -8,7 +8,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from agentcli.ui.tui.widgets.answer import AssistantEntry, WrappingMarkdown
+from agentcli.ui.tui.widgets.answer import AssistantEntry, BulletList, LateFence, WrappingMarkdown
+from agentcli.ui.tui.widgets.conversation import Conversation
 from tests.narrow import of
 from tests.ui.test_tui_support import until
 
@@ -135,3 +136,55 @@ async def test_a_task_result_and_a_quote_start_at_their_first_line():
         assert heading.region.y - task._title.region.bottom == 1  # one empty line under the task's line
         quote = app.query_one(MarkdownBlockQuote)
         assert quote.children[0].region.y == quote.region.y  # the quote's first line is its heading
+
+
+LISTS = "Steps:\n\n- read `a.py`;\n- then:\n  1. parse it;\n  2. check it.\n\n3. three\n4. four\n\nDone."
+
+
+class Blank(App[None]):
+    def compose(self) -> ComposeResult:
+        with Conversation():
+            yield AssistantEntry(LISTS)
+            yield AssistantEntry(ANSWER)
+
+
+def _cells(app: App[None]) -> list[list[tuple[str, object, object]]]:
+    """Each cell of the screen: its character, its background, and its colour where it shows one."""
+    rows: list[list[tuple[str, object, object]]] = []
+    for strip in app.screen._compositor.render_strips():
+        row: list[tuple[str, object, object]] = []
+        for segment in strip:
+            style = segment.style
+            for char in segment.text:
+                row.append((char, style and style.bgcolor, style and style.color if char.strip() else None))
+        rows.append(row)
+    return rows
+
+
+async def test_blank_boxes_show_what_they_would_render():
+    """The conversation, an answer and a list's rows and columns are blank (Widget.BLANK: a blank strip for each,
+    which its children cover, rather than its styles rendered; fewer lines to make in a jump's frame): the screen
+    is cell for cell what it is when each renders through its styles."""
+    app = Blank()
+    async with app.run_test(size=(60, 40)) as pilot:
+        await until(pilot, lambda: len(app.query(BulletList)) == 2, "both answers' bullet lists")
+        coloured = lambda: [fence._coloured_for is not None for fence in app.query(LateFence)] == [True]  # noqa: E731
+        await until(pilot, coloured, "the code coloured")
+        blank = [widget for widget in app.query("*") if widget.BLANK]
+        names = {type(widget).__name__ for widget in blank}
+        assert {
+            "Conversation",
+            "AssistantEntry",
+            "BulletList",
+            "OrderedList",
+            "Horizontal",
+            "Vertical",
+            "LateFence",
+        } <= names
+        drawn = _cells(app)
+        assert any("parse it" in "".join(char for char, _, _ in row) for row in drawn)
+        for widget in blank:
+            widget.BLANK = False  # type: ignore[misc]
+            widget.refresh()
+        await pilot.pause()
+        assert _cells(app) == drawn

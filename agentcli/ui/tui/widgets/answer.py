@@ -12,9 +12,11 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
@@ -22,6 +24,8 @@ from ...markdown_rules import literal_underscores
 
 MarkdownTable = Markdown.BLOCKS["table_open"]  # Textual's table and code blocks (their module is private)
 MarkdownFence = Markdown.BLOCKS["fence"]
+MarkdownBulletList = Markdown.BLOCKS["bullet_list_open"]
+MarkdownOrderedList = Markdown.BLOCKS["ordered_list_open"]
 
 
 class WrappingTable(MarkdownTable):  # type: ignore[misc,valid-type]
@@ -70,6 +74,8 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
     colours its code as it is built, and again when it is first styled: the first block's colouring loads
     Pygments and compiles its lexer's patterns, which held up a resumed conversation's first frame."""
 
+    BLANK = True  # its code (a Label) draws all it shows; its own rows are blank strips of its background
+
     def __init__(self, markdown: Markdown, token: Any, code: str) -> None:
         MarkdownBlock.__init__(self, markdown, token)  # not MarkdownFence's, which colours at once
         self.code, self.lexer, self.auto_links = code, token.info, False
@@ -109,6 +115,29 @@ class LateFence(MarkdownFence):  # type: ignore[misc,valid-type]
             self._coloured_for = None  # coloured when next drawn
 
 
+def blank_rows(block: Widget) -> None:
+    """A list's rows and their columns are blank (``Widget.BLANK``): the bullet and the item's blocks cover them,
+    so the frame that shows them composites blank strips for them rather than rendering each through its styles."""
+    for row in block.query_children(Horizontal):
+        row.BLANK = True  # type: ignore[misc]
+        for column in row.query_children(Vertical):
+            column.BLANK = True  # type: ignore[misc]
+
+
+class BulletList(MarkdownBulletList):  # type: ignore[misc,valid-type]
+    BLANK = True  # its rows draw all it shows
+
+    def on_mount(self) -> None:
+        blank_rows(self)
+
+
+class OrderedList(MarkdownOrderedList):  # type: ignore[misc,valid-type]
+    BLANK = True  # its rows draw all it shows
+
+    def on_mount(self) -> None:
+        blank_rows(self)
+
+
 class WrappingMarkdown(Markdown):
     """Markdown whose tables wrap their cells instead of cutting them, whose code is coloured a frame late
     (LateFence), and whose underscores are text (``parser``), streamed or whole. A quote starts at its first
@@ -126,6 +155,10 @@ class WrappingMarkdown(Markdown):
             return WrappingTable
         if block_name in ("fence", "code_block"):
             return LateFence
+        if block_name == "bullet_list_open":
+            return BulletList
+        if block_name == "ordered_list_open":
+            return OrderedList
         return super().get_block_class(block_name)
 
 
@@ -146,6 +179,7 @@ class AssistantEntry(WrappingMarkdown):
     DEFAULT_CSS = """
     AssistantEntry { margin: 0 0 1 0; padding: 0 1 0 1; background: transparent; }
     """
+    BLANK = True  # its blocks draw all it shows; its own rows (its padding) are blank strips
 
     def compose(self) -> ComposeResult:
         text = self._initial_markdown

@@ -95,6 +95,8 @@ def let_go_drawn() -> None:
 class History(VerticalScroll):
     """What ``Conversation`` draws of a resumed session's past events; the conversation builds the widgets."""
 
+    BLANK = True  # its entries draw all it shows; its own rows (padding, the space between them) are blank strips
+
     tools: dict[str, ToolCallEntry]
     tasks: dict[str, TaskEntry]
     _retry: Static | None  # the line of the run of retries going on now

@@ -29,6 +29,7 @@ class Gap(Widget):
     """Blank rows in place of ``entries`` (hidden), as many as they took at ``width``."""
 
     DEFAULT_CSS = "Gap { height: auto; }"
+    BLANK = True  # its rows are blank strips, not its styles rendered around an empty text
 
     def __init__(self, entries: list[Widget], rows: int, width: int) -> None:
         super().__init__()
