@@ -20,6 +20,14 @@ def one_sentence(stderr: str) -> str:
     return stderr.strip()
 
 
+def _python(repo, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in a fresh Python in ``repo``, given ``args``, without the environment's ANTHROPIC_ settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=90
+    )
+
+
 def test_a_missing_key_is_one_sentence_and_exit_2(repo, isolated_home):
     proc = agentcli("-p", "hi", cwd=repo)
     assert proc.returncode == 2, proc.stderr
@@ -58,8 +66,7 @@ def test_garbage_collection_is_back_on_after_the_import(repo):
         "cli.sdk_imported()\n"
         "print(gc.isenabled(), 'anthropic' in sys.modules)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
+    proc = _python(repo, script)
     assert (proc.returncode, proc.stdout.split()) == (0, ["True", "True"]), proc.stderr
 
 
@@ -105,15 +112,7 @@ def test_the_import_waits_for_the_first_request_then_goes_on(server, repo):
     from tests.fakes.anthropic_server import text
 
     server.script(text("Held."))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", HELD_IMPORT, server.base_url],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    proc = _python(repo, HELD_IMPORT, server.base_url)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:3] == ["False False", "Held.", "False True True 0.005"], proc.stdout
 
@@ -126,8 +125,7 @@ def test_the_import_does_not_wait_when_the_first_request_is_the_sdks_own(repo):
         "from agentcli import cli\ncli.start_sdk_import()\ncli.sdk_import.join(60)\n"
         "print(cli.sdk_import.is_alive(), 'anthropic' in sys.modules)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=90)
+    proc = _python(repo, script)
     assert (proc.returncode, proc.stdout.split()) == (0, ["False", "True"]), proc.stderr
 
 
@@ -230,13 +228,5 @@ def test_a_reply_pauses_the_import(server, repo):
     from tests.fakes.anthropic_server import text
 
     server.script(text("Done."))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", PAUSED_BY_A_REPLY, server.base_url],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    proc = _python(repo, PAUSED_BY_A_REPLY, server.base_url)
     assert (proc.returncode, proc.stdout.split()) == (0, ["going", "paused"]), proc.stderr
