@@ -66,7 +66,7 @@ async def test_a_same_host_redirect_is_held_to_the_rules_on_urls(server, make_se
         web_fetch_private="loopback",
     )
     (denied, said), (followed, page) = results
-    assert denied and f"redirected to {site}/secret" in said and "denied by the rule" in said
+    assert denied and f"redirected to {site}/secret" in said and "denied by the rule" in said, (said, Site.hosts)
     assert "SECRET-TEXT" not in said
     assert not followed and "# Widgets" in page  # a redirect no rule names is still followed
     assert len(Site.hosts) == 3  # /to-secret, then /moved and /page: /secret was never asked for
@@ -80,7 +80,10 @@ async def test_a_redirect_to_a_url_an_ask_rule_names_is_reported_not_followed(se
         permissions={"allow": ["web_fetch(domain:127.0.0.1)"], "ask": [f"WebFetch({site}/secret)"]},
         web_fetch_private="loopback",
     )
-    assert not error and f"redirected to {site}/secret, which web_fetch does not follow by itself" in said
+    assert not error and f"redirected to {site}/secret, which web_fetch does not follow by itself" in said, (
+        said,
+        Site.hosts,
+    )
     assert "SECRET-TEXT" not in said and len(Site.hosts) == 1
 
 
