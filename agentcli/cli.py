@@ -478,7 +478,7 @@ def start_sdk_import() -> None:
 
     if not env_mirrored():  # the first request is the SDK's own (a proxy, custom headers): no waiting for it
         request_going_out()
-    sdk_import = start(*SDK_MODULES, tls_context, after_first_request=AFTER_FIRST_REQUEST, pausable=True) or sdk_import
+    sdk_import = start(*SDK_MODULES, tls_context, after_first_request=AFTER_FIRST_REQUEST) or sdk_import
 
 
 def sdk_imported() -> None:

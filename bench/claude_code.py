@@ -41,12 +41,10 @@ HEADLESS = ("agentcli -p: launch to first request", "agentcli -p: final answer t
 # What the exit row is made of (perf_counter stamps in the -p run and strace, 5 December, load 3-6): from the
 # server's last write about 1-5 ms until the main thread has read the reply, 3-5 ms of its steps to the exit
 # (the view model, the session's last records, the answer), 2-3 ms for the kernel to end a 40 MB process and
-# the bench to see it; the SDK import, still running then, waits while a reply is handled
-# (core/model/import_pause.py).
+# the bench to see it.
 EXIT_NOTE = (
     "; the exit is waited for, not polled (bench/common.py run_to_exit: subprocess.run's timeout had looked "
-    "every 50 ms, adding 0-50 ms to both sides); agentcli's SDK import, still running when a server answers "
-    "at once, waits while a reply is handled (core/model/import_pause.py)"
+    "every 50 ms, adding 0-50 ms to both sides)"
 )
 TUI = "agentcli TUI: launch to ready prompt"
 TUI_ECHO = "agentcli TUI: launch to a word typed then shown"

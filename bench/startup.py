@@ -110,7 +110,7 @@ def measure_headless(section: Section, ws: Path, runs: int) -> None:
         digits=0,
         note="target ≤ 100 ms; from the server's last byte to the process's exit, waited for, not polled "
         "(bench/common.py run_to_exit); the SDK import, still running then, hands the interpreter over every "
-        "0.5 ms, not 5, and waits while a reply is handled (core/model/import_pause.py)",
+        "0.5 ms, not 5",
     )
 
 

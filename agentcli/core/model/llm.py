@@ -43,7 +43,6 @@ from .credentials import Credentials as Credentials
 from .credentials import MissingCredentials as MissingCredentials
 from .credentials import base_url
 from .credentials import resolve_credentials as resolve_credentials
-from .import_pause import pause_import
 from .request_body import RequestBodies, with_cache_breakpoint_on_last
 from .sdk_import import import_frozen as import_frozen  # where front ends find them
 from .sdk_import import import_sdk as import_sdk
@@ -275,7 +274,6 @@ class LLM:
                 stream = await self._open_stream(self.bodies.build(params), stall)
                 self._heard = True
                 stall.reschedule(loop.time() + self.stall_timeout)
-                pause_import()  # the SDK's import, if it still runs, waits while this reply and what follows are handled
                 on_reply()
                 content_type = stream.response.headers.get("content-type", "")
                 if content_type and "event-stream" not in content_type:

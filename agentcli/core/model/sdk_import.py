@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..system.lazy_dataclasses import compile_waiting
-from .import_pause import Pausable, resume_import
 
 # One event of each kind the API streams, as small as the API allows.
 SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
@@ -67,7 +66,6 @@ def import_sdk() -> None:
 
 def sdk_module() -> Any:
     """The ``anthropic`` module, imported here, or waited for while the import thread imports it. Blocking."""
-    resume_import()
     with IMPORTING:
         return importlib.import_module("anthropic")
 
@@ -89,9 +87,7 @@ def sdk_platform() -> Any:
     return get_platform()
 
 
-def import_frozen(
-    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None, pausable: bool = False
-) -> None:
+def import_frozen(*first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None) -> None:
     """Import ``first`` (module names; a function is called) and the SDK (``import_sdk``) with the collector off, then freeze what the process holds
     and turn the collector on: the import makes about 140,000 objects, none of them garbage, and left unfrozen
     they made every full collection after it scan them (about 300 ms on a loaded machine, in a keypress's frame).
@@ -104,10 +100,8 @@ def import_frozen(
     over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
     the reply and its last steps before the exit do not queue behind it. Held so, it then compiles the dataclass
     methods still waiting for their first call (``lazy_dataclasses.compile_waiting``), which the run's first tool
-    call would otherwise compile between the model's reply and the tool's result going out. ``pausable``: the SDK's
-    import stops between two modules while a reply is handled (``pause_import``)."""
+    call would otherwise compile between the model's reply and the tool's result going out."""
     gc.disable()
-    pause = Pausable(pausable)
     try:
         with IMPORTING:
             for step in first:
@@ -123,8 +117,7 @@ def import_frozen(
         previous = sys.getswitchinterval()
         sys.setswitchinterval(min(previous, SWITCH_INTERVAL))
         try:
-            with pause:
-                import_sdk()
+            import_sdk()
             if after_first_request is not None:  # -p: the main thread waits for the first reply meanwhile
                 compile_waiting()
         finally:
@@ -132,7 +125,6 @@ def import_frozen(
     except Exception:  # the first request imports them again and says what is wrong
         pass
     finally:
-        pause.over()
         gc.freeze()
         gc.enable()
 
@@ -143,22 +135,19 @@ HOLD_LIMIT = 5.0  # seconds a held import waits for the first request at most (a
 
 
 def request_going_out() -> None:
-    """A model request is about to be sent: an import held for the first one (``after_first_request``), or paused
-    (``pause_import``), goes on."""
+    """A model request is about to be sent: an import held for the first one (``after_first_request``) goes on."""
     FIRST_REQUEST.set()
-    resume_import()
 
 
 sdk_import: threading.Thread | None = None  # the thread start_sdk_import started, if any
 
 
 def start_sdk_import(
-    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None, pausable: bool = False
+    *first: str | Callable[[], object], after_first_request: tuple[str, ...] | None = None
 ) -> threading.Thread | None:
     """Run ``import_sdk`` in a thread of its own, once per process (None when the SDK is imported already).
     ``first``: modules to import (or functions to call) before it (what the early request needs: ``early_request``);
-    ``after_first_request``: hold the rest until the first request goes out; ``pausable``: the SDK's import
-    stops while a reply is handled (both: ``import_frozen``).
+    ``after_first_request``: hold the rest until the first request goes out (``import_frozen``).
 
     Garbage collection waits until the import is done: the import and the work beside it make a few
     hundred thousand objects and none of them is garbage, so the collector's passes over them (about 14%
@@ -172,7 +161,7 @@ def start_sdk_import(
     sdk_import = threading.Thread(
         target=import_frozen,
         args=first,
-        kwargs={"after_first_request": after_first_request, "pausable": pausable},
+        kwargs={"after_first_request": after_first_request},
         name="sdk-import",
         daemon=True,
     )
