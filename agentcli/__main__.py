@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import gc
-import os
 import sys
 
 # Writes that fail for want of room or a working device: one sentence, not a traceback.
@@ -17,10 +16,11 @@ def main() -> None:
     except OSError as exc:
         if exc.errno not in UNWRITABLE:
             raise
-        where = exc.filename or "standard output"
-        try:  # what is still buffered for standard output goes nowhere at exit, instead of failing again
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            print(f"agentcli: cannot write to {where} ({exc.strerror}); stopped.", file=sys.stderr, flush=True)
+        from .leaving import cannot_write, discard_unwritten
+
+        discard_unwritten(sys.stdout)
+        try:
+            print(cannot_write(exc.filename or "standard output", exc), file=sys.stderr, flush=True)
         except (OSError, ValueError):
             pass
         sys.exit(1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import os
 import re
@@ -313,8 +312,9 @@ def stream_usage_error(message: str, argv: Sequence[str]) -> None:
     try:
         print(line, flush=True)
     except OSError:  # standard output cannot take it (a closed pipe, a full disk): stderr has said why already
-        with contextlib.suppress(OSError, ValueError):  # what is still buffered goes nowhere at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        from .leaving import discard_unwritten
+
+        discard_unwritten(sys.stdout)
 
 
 def user_error_code(exc: Exception) -> int | None:

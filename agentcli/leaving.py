@@ -1,11 +1,29 @@
-"""How a headless run ends the process: at once, once its answer is out and its session closed."""
+"""How the process ends: a headless run at once, once its answer is out and its session closed (``leave``); and
+output that can no longer be written, with one sentence and nothing left to fail again at exit."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Awaitable
-from typing import NoReturn
+from typing import IO, NoReturn
+
+
+def cannot_write(where: str, exc: OSError) -> str:
+    """The sentence for a write to ``where`` that failed (a full disk, an I/O error)."""
+    return f"agentcli: cannot write to {where} ({exc.strerror or exc}); stopped."
+
+
+def discard_unwritten(stream: IO[str]) -> None:
+    """What is still buffered for ``stream`` (whose reader went away, or which cannot be written) goes nowhere at
+    exit instead of failing again: its descriptor now points at /dev/null. A stream with no descriptor is left."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
 
 
 def leave(code: int) -> NoReturn:

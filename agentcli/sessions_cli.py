@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from .core.door import (
     subagent_record,
 )
 from .core.events import SubagentFinished
+from .leaving import discard_unwritten
 from .ui.escapes import json_line, visible
 from .ui.format import tokens
 from .ui.transcript import Transcript
@@ -41,7 +41,7 @@ def run_sessions(args: argparse.Namespace, root: Path) -> int:
             return export_command(root, args.session, fmt=args.format, output=args.output)
         return show_command(root, args.session, agent=args.agent, as_json=args.json)
     except BrokenPipeError:  # `agentcli sessions show S | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_unwritten(sys.stdout)
         return 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import signal
 import sys
@@ -16,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
+from ..leaving import cannot_write, discard_unwritten
 from .escapes import json_line, visible
 from .format import turns
 from .prompt_mark import Mark
@@ -180,12 +180,9 @@ class HeadlessOutput:
                 self.unwritable = True
                 name = "output" if stream is self.out else "error"
                 with contextlib.suppress(OSError, ValueError):
-                    self.err.write(f"agentcli: cannot write to standard {name} ({exc.strerror or exc}); stopped.\n")
+                    self.err.write(cannot_write(f"standard {name}", exc) + "\n")
                     self.err.flush()
-            try:  # what is still buffered goes nowhere at exit, instead of raising again
-                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-            except (OSError, ValueError):  # not a real file
-                pass
+            discard_unwritten(stream)
             if self.run is not None:
                 self.run.cancel()
 
