@@ -59,6 +59,21 @@ async def test_a_streamed_answer_grows_as_it_is_written():
         )
 
 
+async def test_an_answer_begun_while_the_conversation_closes_takes_its_text_without_an_error():
+    """The app closing without exit() (as run_test's end does) removes the conversation while the turn still
+    streams: the next answer's mount is skipped (its conversation is closing), and writing into that answer,
+    never mounted, failed with MountError in the app's message loop (a busy run of test_elicitation_ui met it)."""
+    app = Blank()
+    async with app.run_test(size=(100, 60)) as pilot:
+        conversation = app.query_one(Conversation)
+        closing = conversation.remove()
+        await conversation.write("again\n\n- and a list")
+        await pilot.pause()  # the stream appends what it was given
+        await conversation.end_answer()
+        await closing
+        assert not app.query(Conversation)
+
+
 PATHS = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; **this** stays bold."
 DRAWN = "Start at agentcli/__main__.py:9, then __init__ and snake_case_name; this stays bold."
 

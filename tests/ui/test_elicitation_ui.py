@@ -39,6 +39,7 @@ async def test_the_tui_asks_a_servers_question_in_a_modal_and_the_server_gets_th
         await until(pilot, lambda: isinstance(app.screen, ElicitationScreen), "the second question")
         await pilot.press("escape")
         await until(pilot, lambda: "cancel" in results(server), "the cancelled answer")
+        await until(pilot, lambda: not app.busy, "the second turn's end")
 
 
 async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_gets_the_answer(plain, server):  # noqa: F811

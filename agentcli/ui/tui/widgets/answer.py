@@ -12,11 +12,12 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.widget import MountError, Widget
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
@@ -188,6 +189,21 @@ class AssistantEntry(WrappingMarkdown):
             lines = text.splitlines()
             self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)  # as Markdown.update sets it
             yield from self._parse_markdown(parser().parse(text))
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Markdown's append, except that text for an answer off the screen is not drawn: an answer begun while
+        its conversation closes (the app shutting down as the reply still streams) was never mounted, and the
+        mount of its blocks failed with MountError in the app's message loop."""
+        appended = super().append(markdown)
+
+        async def unless_removed() -> None:
+            try:
+                await appended
+            except MountError:
+                if self.is_attached:
+                    raise
+
+        return AwaitComplete(unless_removed())
 
     async def _on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # Markdown's is async
         if self._markdown:  # composed whole: Markdown's own mount (called next, unless prevented) would parse it
