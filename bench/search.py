@@ -55,7 +55,9 @@ HELD_WHY = (
     "what moved it: the dataclass methods the run's first tool call uses (its events, its lines shown, its "
     "permission check, h11's events: about 20) are compiled by -p's import thread while the first reply is "
     "awaited (lazy_dataclasses.compile_waiting), not in the main thread between the reply and the result (its CPU "
-    "there 6.9 to 4.1 ms, paired); on a busy machine the SDK import (about 0.8 s of CPU, from the first request "
+    "there 6.9 to 4.1 ms, paired); then the SDK client's first post, the result's request, is warmed in the same "
+    "thread by a throwaway post to an in-memory transport (sdk_warm: that post's CPU 1.8 to 1.2 ms, the window's "
+    "6.7 to 5.6 ms, paired); on a busy machine the SDK import (about 0.8 s of CPU, from the first request "
     "on) has not ended 1.5 s later and runs beside rg, which is what the slow runs are"
 )
 GLOB_WHY = (

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..system.lazy_dataclasses import compile_waiting
+from .credentials import Credentials, base_url
+from .sdk_warm import warm_first_post
 
 # One event of each kind the API streams, as small as the API allows.
 SAMPLE_EVENTS: tuple[dict[str, Any], ...] = (
@@ -100,7 +102,9 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
     over every ``SWITCH_INTERVAL`` (not Python's 5 ms) to a thread that waits for it, so the main thread's reads of
     the reply and its last steps before the exit do not queue behind it. Held so, it then compiles the dataclass
     methods still waiting for their first call (``lazy_dataclasses.compile_waiting``), which the run's first tool
-    call would otherwise compile between the model's reply and the tool's result going out."""
+    call would otherwise compile between the model's reply and the tool's result going out, and posts once through a
+    throwaway SDK client to an in-memory transport (``sdk_warm``): the SDK client's first request, often that tool's
+    result, then costs what a later one does."""
     gc.disable()
     try:
         with IMPORTING:
@@ -120,6 +124,7 @@ def import_frozen(*first: str | Callable[[], object], after_first_request: tuple
             import_sdk()
             if after_first_request is not None:  # -p: the main thread waits for the first reply meanwhile
                 compile_waiting()
+                warm_first_post(base_url(Credentials(api_key=None, base_url=None)), sdk_platform())
         finally:
             sys.setswitchinterval(previous)
     except Exception:  # the first request imports them again and says what is wrong
