@@ -17,6 +17,16 @@ never accepted it, while it accepted the retry a few milliseconds later on the s
 closed a descriptor meanwhile (os.close logged); and the kernel's listen queue never overflowed (ListenOverflows 0 in
 /proc/net/netstat). So the kernel reset a connection it had completed before the server's accept() took it, a TCP
 matter on loopback rather than the stand-in server's or agentcli's code.
+
+A double close (a descriptor number closed by code that no longer owned it, after a socket got the number) was
+ruled out again, closes from C too: a scratch detector registered every socket and every file object opened with its
+descriptor's inode, reported an os.close or os.dup2 onto a descriptor a live object held and a second live owner of
+one number, and checked every 5 ms that each live socket and file still had its own inode (it caught a stray
+libc close() in a worker within the check). Two whole `make test` runs beside two busy loops (13 and 20 minutes) met
+not one, and the os.close, dup2 and pass_fds sites in agentcli/ and tests/ have no path that closes twice. The
+web_fetch attacks once failed twice in a row on one worker with "Server disconnected without sending a response", a
+clean end of the stream on a new connection to tests/loopback.py's site: its handler then either read the end first
+or never took the connection, which ``Site.lines`` (tests/core/test_web_fetch.py) now tells in the failure.
 """
 
 from __future__ import annotations

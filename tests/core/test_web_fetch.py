@@ -25,6 +25,15 @@ widget.spin()</code></pre>
 
 class Site(BaseHTTPRequestHandler):
     hosts: list[str] = []  # the Host header of each request: what the server was asked for
+    # the first line each connection the server took brought ("" for none: it read the end of the stream first), so
+    # a fetch that failed says whether its connection reached the handler at all
+    lines: list[str] = []
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        finally:
+            Site.lines.append(getattr(self, "raw_requestline", b"").decode(errors="replace").strip())
 
     def do_GET(self) -> None:  # noqa: N802
         Site.hosts.append(self.headers.get("Host", ""))
@@ -78,7 +87,7 @@ class Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site():
-    Site.hosts = []
+    Site.hosts, Site.lines = [], []
     with http_site(Site) as url:
         yield url
 

@@ -66,7 +66,11 @@ async def test_a_same_host_redirect_is_held_to_the_rules_on_urls(server, make_se
         web_fetch_private="loopback",
     )
     (denied, said), (followed, page) = results
-    assert denied and f"redirected to {site}/secret" in said and "denied by the rule" in said, (said, Site.hosts)
+    assert denied and f"redirected to {site}/secret" in said and "denied by the rule" in said, (
+        said,
+        Site.hosts,
+        Site.lines,
+    )
     assert "SECRET-TEXT" not in said
     assert not followed and "# Widgets" in page  # a redirect no rule names is still followed
     assert len(Site.hosts) == 3  # /to-secret, then /moved and /page: /secret was never asked for
@@ -83,6 +87,7 @@ async def test_a_redirect_to_a_url_an_ask_rule_names_is_reported_not_followed(se
     assert not error and f"redirected to {site}/secret, which web_fetch does not follow by itself" in said, (
         said,
         Site.hosts,
+        Site.lines,
     )
     assert "SECRET-TEXT" not in said and len(Site.hosts) == 1
 
