@@ -28,7 +28,7 @@ from ..view import SessionView
 from .messages import EngineEvent
 from .screens.quit import ask_to_quit
 from .sink import MergingSink
-from .theme import AGENTCLI_THEME
+from .theme import AGENTCLI_THEME, start_in
 from .widgets.conversation import Conversation
 from .widgets.plan import PlanBlock
 from .widgets.prompt import PromptInput
@@ -82,7 +82,7 @@ class AppBase(App[int]):
         self.panel.now = clock
         self.working = WorkingLine(clock, self.view, animate=not testing)
         self.register_theme(AGENTCLI_THEME)
-        self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
+        start_in(self, settings.theme if settings.theme in self.available_themes else "agentcli")
         if testing:
             self.animation_level = "none"
 
