@@ -28,13 +28,14 @@ def test_the_first_screen_loads_no_permission_checks_sandbox_model_client_or_que
     """The settings name the permission and sandbox modes (core/vocabulary.py), the door takes the key's check
     and the model's window from their own small modules; the permission checks, the sandbox's bwrap plumbing,
     the model client and compaction load with the session, after the first screen, and the screens that ask
-    (an approval, a server's question, a missing key) when first shown."""
+    (an approval, a server's question, a missing key, the question before quitting) when first shown."""
     code = (
         "import sys, agentcli.cli, agentcli.trust, agentcli.ui.tui.app; "
         "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.policy.permissions', "
         "'agentcli.core.system.sandbox', 'agentcli.core.system.protected_paths', 'agentcli.core.policy.decision', "
         "'agentcli.core.model.llm', 'agentcli.core.model.early_request', 'agentcli.core.engine.compaction', "
-        "'agentcli.ui.tui.screens.approval', 'agentcli.ui.tui.screens.elicitation', 'agentcli.ui.tui.screens.no_key'))))"
+        "'agentcli.ui.tui.screens.approval', 'agentcli.ui.tui.screens.elicitation', 'agentcli.ui.tui.screens.no_key', "
+        "'agentcli.ui.tui.screens.quit'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

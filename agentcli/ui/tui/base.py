@@ -26,7 +26,6 @@ from ..slash import still_running
 from ..turns import Turns
 from ..view import SessionView
 from .messages import EngineEvent
-from .screens.quit import ask_to_quit
 from .sink import MergingSink
 from .theme import AGENTCLI_THEME, start_in
 from .widgets.conversation import Conversation
@@ -181,6 +180,8 @@ class AppBase(App[int]):
         self.run_worker(self._ask_before_quitting(), group="quit", exclusive=True)
 
     async def _ask_before_quitting(self) -> None:
+        from .screens.quit import ask_to_quit  # here, as the other question screens: loaded when first asked
+
         session = self.session
         left = await slash.unmerged_attempts(session, self.view) if session else []  # best-of-N attempts left
         ask_to_quit(
