@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -96,3 +97,26 @@ def test_settings_and_trust_where_nothing_names_rules_or_servers_load_no_rule_or
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_the_toml_parser_loads_with_the_first_toml_file(tmp_path):
+    """Settings with no TOML file to read load no TOML parser; a workspace's file is read all the same, and a
+    damaged one still gets its sentence."""
+    code = (
+        "import sys, pathlib; from agentcli.config import ConfigError, load_settings; "
+        "ws = pathlib.Path(sys.argv[1]); load_settings(ws, {}); print('tomllib' in sys.modules); "
+        "(ws / '.agentcli').mkdir(); (ws / '.agentcli' / 'settings.toml').write_text('model = \"claude-opus-4-5\"\\n'); "
+        "print(load_settings(ws, {}).model, 'tomllib' in sys.modules); "
+        "(ws / '.agentcli' / 'settings.toml').write_text('model = '); "
+        "exec('try:\\n load_settings(ws, {})\\nexcept ConfigError as exc:\\n print(exc)')"
+    )
+    home = tmp_path / "home"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "AGENTCLI_HOME": str(home / "agentcli")}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ws)], capture_output=True, text=True, timeout=60, check=True, env=env
+    )
+    lines = out.stdout.splitlines()
+    assert lines[:2] == ["False", "claude-opus-4-5 True"]
+    assert lines[2].startswith(f"{ws / '.agentcli' / 'settings.toml'} is not valid TOML: ")
